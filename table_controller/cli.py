@@ -1,0 +1,54 @@
+"""`tablectl`: the one command-line entry point.
+
+Each sub-command lives in its own module under `table_controller.commands` and exposes
+`register(subparsers)`, which adds its parser and sets `func(args) -> int`. Modules import
+their heavy dependencies inside `func`, so `tablectl --help` stays fast on a Pi.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from table_controller import __version__
+
+#: Sub-commands in the order `--help` lists them.
+COMMANDS: tuple[str, ...] = ("demo", "run", "sim", "probe", "deal")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tablectl",
+        description="Controller for automatic mahjong tables (自动麻将机).",
+        epilog="Run `tablectl COMMAND --help` for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more log output (-v info, -vv debug); overrides the config's log level")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"table_controller.commands.{name}")
+        except ModuleNotFoundError as exc:  # a command still being built must not break the others
+            if exc.name != f"table_controller.commands.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per `tablectl` sub-command; each exposes `register(subparsers)`."""

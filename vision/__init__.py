@@ -1,0 +1,1 @@
+"""The camera tile reader: calibration, detection and classification of face-up tiles."""
