@@ -1,0 +1,25 @@
+# The two commands of the README, plus what they need. Each target sets itself up.
+.PHONY: demo test bench setup clean
+
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+$(STAMP): pyproject.toml apt-packages.txt scripts/bootstrap.sh
+	./scripts/bootstrap.sh
+
+setup: $(STAMP)
+
+## Simulated table + controller + display on http://127.0.0.1:8080/ (Ctrl-C stops it)
+demo: $(STAMP)
+	$(VENV)/bin/tablectl demo $(ARGS)
+
+## The whole test suite
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest $(ARGS)
+
+## Benchmarks: each prints its figures and a final JSON line
+bench: $(STAMP)
+	@for b in bench/*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis data

@@ -1,0 +1,40 @@
+"""`tablectl demo`: the embedded default — simulator, controller and display, no hardware or config."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="run a simulated table with the controller and its display (no hardware needed)",
+        description="Start the built-in table simulator on a pseudo-terminal, the controller and the "
+        "display on http://127.0.0.1:8080/, and play hands on their own until stopped (Ctrl-C).",
+    )
+    p.add_argument("--data-dir", type=Path, default=Path("data"), help="where the SQLite event log lives (default: ./data)")
+    p.add_argument("--port", type=int, default=8080, help="display port (default: 8080)")
+    p.add_argument("--host", default="127.0.0.1", help="display address (default: 127.0.0.1)")
+    p.add_argument("--ruleset", default="mcr", help="ruleset id (default: mcr)")
+    p.add_argument("--seed", type=int, default=1, help="simulator shuffle seed")
+    p.add_argument("--hand-seconds", type=float, default=20.0, help="how long each demo hand stays on the display")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from table_controller.config import ConfigError, parse_config
+    from table_controller.runner import run_service
+
+    try:
+        config = parse_config({
+            "table": {"link": "sim://", "sim_seed": args.seed},
+            "rules": {"ruleset": args.ruleset},
+            "display": {"host": args.host, "port": args.port},
+            "demo": {"autoplay": True, "hand_seconds": args.hand_seconds},
+        }, source="tablectl demo")
+    except ConfigError as exc:
+        print(f"tablectl demo: {exc}")
+        return 2
+    return run_service(config, args.data_dir.resolve(), verbose=args.verbose, open_browser=not args.no_browser)

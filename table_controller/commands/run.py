@@ -1,0 +1,31 @@
+"""`tablectl run --config FILE`: run the controller for a real table (or sim:// from the config)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the controller and display for the table described in a config file",
+        description="Link to the table named by [table].link in the config (serial device, socket://, "
+        "usb://VID:PID or sim://), keep the event log under [storage].data_dir and serve the display. "
+        "See config/table.example.toml for every key.",
+    )
+    p.add_argument("--config", type=Path, required=True, help="the table's TOML file")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from table_controller.config import ConfigError, load_config
+    from table_controller.runner import run_service
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return 2
+    return run_service(config, config.data_path(), verbose=args.verbose, open_browser=False)

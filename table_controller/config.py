@@ -1,0 +1,154 @@
+"""Table configuration: one TOML file, validated at start-up so a wrong key never reaches a match.
+
+Every key is documented in `config/table.example.toml`. A wrong key or value stops start-up with a
+`ConfigError` naming the file, the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SEATS = ("E", "S", "W", "N")
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; the message names file, key and what is allowed."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TableSection(_Section):
+    name: str = Field("1号桌", description="Shown on the display and in the match record.")
+    link: str = Field(
+        "sim://",
+        description="Where the table's controller board is: a serial device path, "
+        "/dev/serial/by-id/..., socket://HOST:PORT, rfc2217://HOST:PORT, loop://, usb://VID:PID, "
+        "or sim:// for the built-in simulator.",
+    )
+    baud: int = Field(115200, ge=1200, le=4_000_000)
+    dialect: Literal["mahjong-link", "remote-control"] = "mahjong-link"
+    tile_count: Literal[108, 136, 144] | None = Field(
+        None, description="Tiles the machine builds with; default: the ruleset's tile count."
+    )
+    sim_seed: int = Field(1, description="Seed of the built-in simulator's shuffles (sim:// only).")
+
+
+class CameraSection(_Section):
+    source: str = Field("", description='"" for no camera, a device index such as "0", or an MJPEG/RTSP URL.')
+
+
+class RulesSection(_Section):
+    ruleset: str = "mcr"
+
+    @field_validator("ruleset")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        known = _known_rulesets()
+        if known and value not in known:
+            raise ValueError(f"unknown ruleset {value!r}; allowed: {', '.join(sorted(known))}")
+        return value
+
+
+class Player(_Section):
+    position: int = Field(ge=1, le=4, description="The physical chair 1..4 (定位).")
+    name: str = Field(min_length=1, max_length=32)
+
+
+class DisplaySection(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=1, le=65535)
+    referee_token: str = Field("", description="Referee credential (token or PIN); empty = a random one, logged at start.")
+    operator_token: str = Field("", description="Operator credential; empty = a random one, logged at start.")
+    cors_origins: tuple[str, ...] = ()
+
+
+class StorageSection(_Section):
+    data_dir: str = Field("data", description="Directory holding the SQLite event log; relative to the config file.")
+
+
+class LogSection(_Section):
+    level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class DemoSection(_Section):
+    autoplay: bool = Field(False, description="Start hands on its own (the demo table).")
+    hand_seconds: float = Field(20.0, ge=1, le=3600, description="How long an autoplayed hand stays on the display.")
+
+
+class TableConfig(_Section):
+    table: TableSection = TableSection()
+    camera: CameraSection = CameraSection()
+    rules: RulesSection = RulesSection()
+    players: tuple[Player, ...] = (
+        Player(position=1, name="东家"),
+        Player(position=2, name="南家"),
+        Player(position=3, name="西家"),
+        Player(position=4, name="北家"),
+    )
+    display: DisplaySection = DisplaySection()
+    storage: StorageSection = StorageSection()
+    log: LogSection = LogSection()
+    demo: DemoSection = DemoSection()
+    #: The file this came from (not a key in it).
+    source: str = Field("<defaults>", exclude=True)
+
+    @model_validator(mode="after")
+    def _players_distinct(self) -> "TableConfig":
+        positions = [p.position for p in self.players]
+        if len(self.players) != 4 or sorted(positions) != [1, 2, 3, 4]:
+            raise ValueError("players: exactly four players with positions 1, 2, 3 and 4 are required")
+        return self
+
+    def data_path(self) -> Path:
+        base = Path(self.source).parent if self.source != "<defaults>" else Path.cwd()
+        return (base / self.storage.data_dir).resolve()
+
+
+def _known_rulesets() -> set[str]:
+    try:
+        from table_controller.rules import ruleset_ids
+    except ImportError:  # the rules engine is not importable: fall back to the files present
+        return {p.stem for p in (REPO_ROOT / "config" / "rulesets").glob("*.toml")}
+    return set(ruleset_ids())
+
+
+def _describe(error: dict[str, Any]) -> str:
+    key = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"key {key!r} is not a known setting (see config/table.example.toml)"
+    if kind == "literal_error":
+        return f"key {key!r}: {error['msg'].lower()}, got {error.get('input')!r}"
+    return f"key {key!r}: {error['msg']} (got {error.get('input')!r})"
+
+
+def parse_config(data: dict[str, Any], source: str = "<defaults>") -> TableConfig:
+    """Validate a parsed TOML document; every problem is reported, not only the first."""
+    try:
+        return TableConfig.model_validate({**data, "source": source})
+    except ValidationError as exc:
+        lines = [_describe(e) for e in exc.errors()]
+        raise ConfigError(f"{source}: " + "; ".join(lines)) from None
+
+
+def load_config(path: str | Path | None) -> TableConfig:
+    """Read and validate the table's TOML file; `None` gives the embedded defaults (the demo)."""
+    if path is None:
+        return TableConfig()
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read the config file: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    return parse_config(data, source=str(p))

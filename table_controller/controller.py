@@ -1,0 +1,256 @@
+"""The controller service: table events in, log append, state fold, live fan-out to the display.
+
+Every accepted event goes through `accept()`, which appends it to the SQLite log first, then
+folds it into the state, then publishes it. Operator actions become table commands only after
+their event is in the log, so the record never misses a cause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from table_controller.config import TableConfig
+from table_controller.state import SEATS, TableState, apply, fold, seat_of_position
+from table_controller.store import Event, EventStore
+
+log = logging.getLogger("table_controller.controller")
+
+#: How long a reconnect waits after the n-th failed attempt (seconds), capped at the last.
+RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
+#: Link-health events that change state but are too frequent to be worth a log row.
+TRANSIENT = frozenset({"heartbeat"})
+
+TableOpener = Callable[[str], Awaitable[Any]]
+
+
+class ActionError(ValueError):
+    """An operator or referee action that cannot be done now; the message says why (in Chinese)."""
+
+
+class Controller:
+    """Owns the event log, the folded state, the table link and the subscribers of the display."""
+
+    def __init__(self, config: TableConfig, store: EventStore, open_table: TableOpener,
+                 wall_clock: Callable[[], float] = time.time) -> None:
+        self.config = config
+        self.store = store
+        self._open_table = open_table
+        self._wall_clock = wall_clock
+        self.state: TableState = fold(store.since(0))
+        self.table: Any = None
+        self.health: dict[str, Any] = {}
+        self._subscribers: set[asyncio.Queue[Event]] = set()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._stopping = asyncio.Event()
+        self._linked = asyncio.Event()
+
+    # -- the log ---------------------------------------------------------------------------------
+    def accept(self, source: str, type: str, data: dict[str, Any]) -> Event:
+        """Append, fold, publish — in that order, so nothing shown is missing from the record."""
+        ev = self.store.append(source, type, data, at=self._wall_clock())
+        self.state = apply(self.state, ev)
+        for q in list(self._subscribers):
+            try:
+                q.put_nowait(ev)
+            except asyncio.QueueFull:  # a stalled client drops out and will resync by sequence number
+                self._subscribers.discard(q)
+        log.info("event", extra={"seq": ev.seq, "source": source, "type": type, "data": data})
+        return ev
+
+    def subscribe(self) -> asyncio.Queue[Event]:
+        q: asyncio.Queue[Event] = asyncio.Queue(maxsize=1000)
+        self._subscribers.add(q)
+        return q
+
+    def unsubscribe(self, q: asyncio.Queue[Event]) -> None:
+        self._subscribers.discard(q)
+
+    # -- life cycle ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        cfg = self.config
+        configured = {
+            "table_name": cfg.table.name,
+            "ruleset": cfg.rules.ruleset,
+            "players": {str(p.position): p.name for p in cfg.players},
+        }
+        if (self.state.table_name, self.state.ruleset, {str(k): v for k, v in self.state.players.items()}) != (
+            configured["table_name"], configured["ruleset"], configured["players"]
+        ):
+            self.accept("controller", "controller.configured", configured)
+        self._tasks.append(asyncio.create_task(self._link_loop(cfg.table.link), name="table-link"))
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        self._tasks.clear()
+        if self.table is not None:
+            try:
+                await self.table.close()
+            except Exception:  # closing a dead link must not stop shutdown
+                log.debug("close failed", exc_info=True)
+            self.table = None
+
+    async def wait_linked(self, timeout: float = 10.0) -> None:
+        await asyncio.wait_for(self._linked.wait(), timeout)
+
+    async def _link_loop(self, url: str) -> None:
+        """Keep the table linked: connect, identify, relay its events; reconnect with backoff."""
+        attempt = 0
+        while not self._stopping.is_set():
+            try:
+                self.table = await self._open_table(url)
+            except Exception as exc:  # every transport error means the same: not linked yet
+                if self.state.link.get("up") or attempt == 0:
+                    self.accept("link", "link.down", {"reason": f"无法连接牌桌：{exc}"})
+                delay = RECONNECT_BACKOFF[min(attempt, len(RECONNECT_BACKOFF) - 1)]
+                attempt += 1
+                await asyncio.sleep(delay)
+                continue
+            attempt = 0
+            self.accept("link", "link.up", _identity(self.table))
+            self._linked.set()
+            try:
+                async for ev in self.table.events():
+                    self._on_table_event(ev)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("table link lost", extra={"error": str(exc)})
+                reason = str(exc) or type(exc).__name__
+            else:
+                reason = "牌桌关闭了连接"
+            self._linked.clear()
+            self.accept("link", "link.down", {"reason": reason})
+            try:
+                await self.table.close()
+            except Exception:
+                log.debug("close after link loss failed", exc_info=True)
+            self.table = None
+
+    def _on_table_event(self, ev: Any) -> None:
+        etype = ev.type
+        fields = dict(ev.fields)
+        if etype in TRANSIENT:
+            self.health = {**self.health, "last_heard": self._wall_clock()}
+            return
+        if etype in ("link_up", "link_down"):
+            self.accept("link", "link." + etype.split("_", 1)[1], fields)
+            return
+        if etype == "hello":
+            return  # the identity is recorded by link.up
+        self.accept("table", "table." + etype, fields)
+        if etype == "phase":
+            asyncio.get_running_loop().create_task(self._on_phase(fields.get("phase", "")))
+        elif etype == "dice":
+            asyncio.get_running_loop().create_task(self._after_throw())
+
+    async def _on_phase(self, phase: str) -> None:
+        """The built set is raised as soon as it is ready for a hand that has started."""
+        hand = self.state.hand
+        if phase == "ready" and hand is not None and hand.get("deal") is None and self.table is not None:
+            await self._command("raise_walls")
+
+    async def _after_throw(self) -> None:
+        """Light the seat that throws next (mcr's second throw); the sim's autopilot presses it."""
+        hand = self.state.hand
+        if hand is None or hand.get("next_thrower") is None or self.table is None:
+            return
+        seat = hand["next_thrower"]
+        caps = getattr(getattr(self.table, "info", None), "capabilities", None)
+        if getattr(caps, "seat_lights", True):
+            await self._command("set_seat_lights", turn=seat, dealer="E")
+        if self.config.demo.autoplay:
+            await self._command("roll_dice", seat)
+
+    async def _command(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Send one command; a failure is recorded and shown, never raised into the event loop."""
+        if self.table is None:
+            raise ActionError("牌桌未连接")
+        try:
+            return await getattr(self.table, name)(*args, **kwargs)
+        except Exception as exc:
+            self.accept("controller", "controller.rejected", {"action": name, "reason": f"{name}: {exc}"})
+            return None
+
+    # -- actions ---------------------------------------------------------------------------------
+    async def start_hand(self, by: str) -> Event:
+        """Start the next hand: record it, set the tile count, shuffle and build."""
+        if self.table is None or not self.state.link.get("up"):
+            raise ActionError("牌桌未连接，无法开始新一盘")
+        from table_controller.rules import load_ruleset
+
+        rs = load_ruleset(self.state.ruleset)
+        prev = self.state.hand
+        hand_no = self.state.hands_played + 1 if prev is None or prev.get("ended") else prev["hand_no"] + 1
+        if prev is not None and not prev.get("ended"):
+            self.accept("operator", "operator.hand_end", {"hand_no": prev["hand_no"], "by": by, "result": "abandoned"})
+            hand_no = self.state.hands_played + 1
+        dealer_position = (hand_no - 1) % 4 + 1
+        prevalent = SEATS[((hand_no - 1) // 4) % 4]
+        ev = self.accept("operator", "operator.hand_start", {
+            "hand_no": hand_no, "by": by, "ruleset": rs.id,
+            "dealer_position": dealer_position, "prevalent_wind": prevalent,
+            "wall_lengths": _wall_lengths(self.table),
+            "seats": {seat_of_position(p, dealer_position): p for p in (1, 2, 3, 4)},
+        })
+        tile_count = self.config.table.tile_count or rs.tiles
+        await self._command("set_tile_count", tile_count)
+        await self._command("start_shuffle")
+        return ev
+
+    async def end_hand(self, by: str, result: str = "draw") -> Event:
+        hand = self.state.hand
+        if hand is None or hand.get("ended"):
+            raise ActionError("没有进行中的牌局")
+        ev = self.accept("operator", "operator.hand_end", {"hand_no": hand["hand_no"], "by": by, "result": result})
+        if self.table is not None:
+            await self._command("lower_walls")
+        return ev
+
+    async def autoplay(self, hand_seconds: float) -> None:
+        """The demo table: start a hand, let it stand on the display, end it, and again."""
+        while not self._stopping.is_set():
+            await self._linked.wait()
+            try:
+                await self.start_hand(by="autoplay")
+            except ActionError:
+                await asyncio.sleep(1.0)
+                continue
+            await asyncio.sleep(hand_seconds)
+            try:
+                await self.end_hand(by="autoplay")
+            except ActionError:
+                pass
+            await asyncio.sleep(2.0)
+
+
+def _identity(table: Any) -> dict[str, Any]:
+    info = getattr(table, "info", None)
+    if info is None:
+        return {}
+    if hasattr(info, "to_json"):
+        return dict(info.to_json())
+    if hasattr(info, "__dataclass_fields__"):
+        import dataclasses
+
+        return dataclasses.asdict(info)
+    return dict(vars(info))
+
+
+def _wall_lengths(table: Any) -> dict[str, int] | None:
+    """Wall lengths as the machine reports them (walls.md: taken from the table, not a constant)."""
+    caps = getattr(getattr(table, "info", None), "capabilities", None)
+    lengths = getattr(caps, "wall_lengths", None)
+    if isinstance(lengths, dict) and set(lengths) == set(SEATS):
+        return {k: int(v) for k, v in lengths.items()}
+    return None

@@ -1,0 +1,115 @@
+"""Assemble and run one table: event log, controller, display server, and the simulator for `sim://`.
+
+This is the only place that knows how the parts fit; `tablectl demo` and `tablectl run` and the
+integration tests all go through `TableService`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.config import TableConfig
+from table_controller.controller import Controller
+from table_controller.store import EventStore
+from table_controller.web.auth import Credentials
+
+log = logging.getLogger("table_controller.service")
+
+SIM_URL = "sim://"
+
+
+@dataclass
+class TableService:
+    """One table's running parts; `start()` brings them up, `stop()` takes them down in order."""
+
+    config: TableConfig
+    data_dir: Path
+    serve_http: bool = True
+    sim: Any = None
+    store: EventStore | None = None
+    controller: Controller | None = None
+    credentials: Credentials | None = None
+    port: int | None = None
+    _server: Any = None
+    _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+    async def start(self) -> None:
+        cfg = self.config
+        self.store = EventStore(self.data_dir / "events.sqlite3")
+        url = cfg.table.link
+        if url == SIM_URL:
+            from tablesim import SimTable
+
+            from drivers.clock import SystemClock
+
+            self.sim = SimTable(seed=cfg.table.sim_seed, clock=SystemClock(), dialect=cfg.table.dialect,
+                                autopilot=cfg.demo.autoplay)
+            url = await self.sim.serve_pty()
+            log.info("simulated table on a pseudo-terminal", extra={"pty": url})
+
+        async def opener(u: str) -> Any:
+            from drivers.clock import SystemClock
+            from drivers.table import open_table
+
+            return await open_table(u, clock=SystemClock(), baudrate=cfg.table.baud)
+
+        self.controller = Controller(cfg, self.store, opener)
+        # the controller links to the pty path (or the configured device), never to the sim object
+        self.controller.config = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": url})})
+        await self.controller.start()
+        self.credentials = Credentials(
+            referee=cfg.display.referee_token or secrets.token_urlsafe(9),
+            operator=cfg.display.operator_token or secrets.token_urlsafe(9),
+        )
+        if not cfg.display.referee_token or not cfg.display.operator_token:
+            log.warning("generated display credentials (set them in the config to keep them)",
+                        extra={"referee_token": self.credentials.referee, "operator_token": self.credentials.operator})
+        if self.serve_http:
+            await self._start_http()
+        if cfg.demo.autoplay:
+            self._tasks.append(asyncio.create_task(self.controller.autoplay(cfg.demo.hand_seconds), name="autoplay"))
+
+    async def _start_http(self) -> None:
+        import uvicorn
+
+        from table_controller.web.app import create_app
+
+        assert self.controller is not None
+        app = create_app(self.controller, self.credentials)
+        cfg = self.config.display
+        server = uvicorn.Server(uvicorn.Config(app, host=cfg.host, port=cfg.port, log_config=None,
+                                               lifespan="off", ws_ping_interval=10))
+        self._server = server
+        self._tasks.append(asyncio.create_task(server.serve(), name="http"))
+        while not server.started:
+            if self._tasks[-1].done():  # e.g. the port is taken: say so instead of hanging
+                self._tasks[-1].result()
+                raise OSError(f"the display server did not start on {cfg.host}:{cfg.port}")
+            await asyncio.sleep(0.02)
+        sock = server.servers[0].sockets[0]
+        self.port = sock.getsockname()[1]
+        log.info("display serving", extra={"url": f"http://{cfg.host}:{self.port}/"})
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        for task in self._tasks:
+            if task.get_name() != "http":
+                task.cancel()
+        for task in self._tasks:
+            try:
+                await asyncio.wait_for(task, 5)
+            except (asyncio.CancelledError, asyncio.TimeoutError, Exception):
+                pass
+        self._tasks.clear()
+        if self.controller is not None:
+            await self.controller.stop()
+        if self.sim is not None:
+            await self.sim.close()
+        if self.store is not None:
+            self.store.close()

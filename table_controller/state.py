@@ -1,0 +1,201 @@
+"""The table's state as a pure fold over the event log: `apply(state, event) -> state`.
+
+Nothing here does I/O or reads a clock: replaying the same log always gives the same state, which
+is what makes the SQLite log the match record and a restart lossless.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Iterable
+
+from table_controller.store import Event
+
+SEATS = ("E", "S", "W", "N")
+SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+LOG_TAIL = 60
+
+#: Phases of the table as the display names them (the table reports the English id).
+PHASE_ZH = {
+    "idle": "空闲",
+    "shuffling": "洗牌中",
+    "building": "砌牌中",
+    "ready": "牌已砌好",
+    "raising": "升牌中",
+    "walls_raised": "牌墙已升起",
+    "playing": "对局中",
+    "lowering": "降牌中",
+    "fault": "故障",
+    "offline": "未连接",
+}
+
+
+@lru_cache(maxsize=64)
+def _ruleset(ruleset_id: str) -> Any:
+    from table_controller.rules import load_ruleset
+
+    return load_ruleset(ruleset_id)
+
+
+@dataclass
+class TableState:
+    """Everything the display shows, all of it public (no concealed tile is ever in here)."""
+
+    seq: int = 0
+    table_name: str = ""
+    ruleset: str = "mcr"
+    players: dict[int, str] = field(default_factory=dict)  # position -> name
+    link: dict[str, Any] = field(default_factory=lambda: {"up": False, "reason": "未连接"})
+    identity: dict[str, Any] = field(default_factory=dict)
+    phase: str = "offline"
+    tile_count: int | None = None
+    faults: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hand: dict[str, Any] | None = None
+    hands_played: int = 0
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        hand = copy.deepcopy(self.hand)
+        return {
+            "seq": self.seq,
+            "table_name": self.table_name,
+            "ruleset": self.ruleset,
+            "ruleset_name_zh": _ruleset_name(self.ruleset),
+            "players": {str(k): v for k, v in sorted(self.players.items())},
+            "link": dict(self.link),
+            "identity": dict(self.identity),
+            "phase": self.phase,
+            "phase_zh": PHASE_ZH.get(self.phase, self.phase),
+            "tile_count": self.tile_count,
+            "faults": list(self.faults.values()),
+            "hand": hand,
+            "hands_played": self.hands_played,
+            "log": list(self.log),
+        }
+
+
+def _ruleset_name(ruleset_id: str) -> str:
+    try:
+        return str(_ruleset(ruleset_id).name_zh)
+    except Exception:  # an unknown id is reported where it is set; here only the label is missing
+        return ruleset_id
+
+
+def seat_of_position(position: int, dealer_position: int) -> str:
+    """Wind of a physical chair when `dealer_position` deals: chairs count counter-clockwise."""
+    return SEATS[(position - dealer_position) % 4]
+
+
+def _log_line(ev: Event) -> dict[str, Any]:
+    return {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": describe(ev)}
+
+
+def describe(ev: Event) -> str:
+    """A one-line Chinese description of an event for the display's log."""
+    d = ev.data
+    t = ev.type
+    if t == "link.up":
+        return f"连接牌桌：{d.get('serial', '')} 固件 {d.get('firmware', '')}"
+    if t == "link.down":
+        return f"牌桌连接中断：{d.get('reason', '')}"
+    if t == "table.phase":
+        return f"牌桌：{PHASE_ZH.get(d.get('phase', ''), d.get('phase', ''))}"
+    if t == "table.dice":
+        dice = "、".join(str(x) for x in d.get("dice", []))
+        return f"{SEAT_ZH.get(d.get('seat', ''), d.get('seat', ''))}家掷骰：{dice}（共 {sum(d.get('dice', []))} 点）"
+    if t == "table.fault_raised":
+        return f"故障：{d.get('name_zh', d.get('code', ''))}"
+    if t == "table.fault_cleared":
+        return f"故障解除：{d.get('name_zh', d.get('code', ''))}"
+    if t == "table.tile_count":
+        return f"牌数设定：{d.get('count')} 张"
+    if t == "table.button":
+        return f"{SEAT_ZH.get(d.get('seat', ''), d.get('seat', ''))}家按键：{d.get('button', '')}"
+    if t == "operator.hand_start":
+        return f"开始第 {d.get('hand_no')} 盘（{SEAT_ZH.get('E')}家：{d.get('dealer_position')} 号位）"
+    if t == "operator.hand_end":
+        return f"第 {d.get('hand_no')} 盘结束"
+    if t == "controller.rejected":
+        return f"拒绝：{d.get('reason', '')}"
+    return t
+
+
+def apply(state: TableState, ev: Event) -> TableState:
+    """Return the state after `ev`; the input state is not modified."""
+    s = copy.deepcopy(state)
+    s.seq = ev.seq
+    d = ev.data
+    t = ev.type
+    if t == "controller.configured":
+        s.table_name = d.get("table_name", s.table_name)
+        s.ruleset = d.get("ruleset", s.ruleset)
+        s.players = {int(k): v for k, v in d.get("players", {}).items()}
+    elif t == "link.up":
+        s.link = {"up": True, "reason": ""}
+        s.identity = dict(d)
+        if s.phase == "offline":
+            s.phase = "idle"
+    elif t == "link.down":
+        s.link = {"up": False, "reason": d.get("reason", "")}
+    elif t == "table.phase":
+        s.phase = d.get("phase", s.phase)
+    elif t == "table.tile_count":
+        s.tile_count = d.get("count")
+    elif t == "table.fault_raised":
+        s.faults[str(d.get("code"))] = dict(d)
+    elif t == "table.fault_cleared":
+        s.faults.pop(str(d.get("code")), None)
+    elif t == "operator.hand_start":
+        s.ruleset = d.get("ruleset", s.ruleset)
+        s.hand = {
+            "hand_no": d["hand_no"],
+            "ruleset": s.ruleset,
+            "dealer_position": d.get("dealer_position", 1),
+            "prevalent_wind": d.get("prevalent_wind", "E"),
+            "wall_lengths": d.get("wall_lengths"),
+            "throws": [],
+            "next_thrower": "E",
+            "deal": None,
+            "error": None,
+        }
+    elif t == "table.dice" and s.hand is not None and s.hand["deal"] is None:
+        _apply_throw(s.hand, d)
+    elif t == "operator.hand_end" and s.hand is not None:
+        s.hand["ended"] = True
+        s.hands_played += 1
+    s.log = (s.log + [_log_line(ev)])[-LOG_TAIL:]
+    return s
+
+
+def _apply_throw(hand: dict[str, Any], d: dict[str, Any]) -> None:
+    """Record a throw; when the ruleset's throws are complete, compute the wall break."""
+    from table_controller.rules import DealError, deal_plan, next_thrower
+
+    rs = _ruleset(hand["ruleset"])
+    dice = [int(x) for x in d.get("dice", [])]
+    hand["throws"].append({"seat": d.get("seat"), "dice": dice})
+    throws = [tuple(th["dice"]) for th in hand["throws"]]
+    try:
+        hand["next_thrower"] = next_thrower(rs, throws)
+        if hand["next_thrower"] is None:
+            plan = deal_plan(
+                rs,
+                dice=throws[0],
+                dice2=throws[1] if len(throws) > 1 else None,
+                wall_lengths=hand.get("wall_lengths"),
+            )
+            hand["deal"] = plan.to_json()
+    except DealError as exc:
+        # Wrong dice for this ruleset (e.g. a 2-dice table for a 3-dice rule): kept, shown, not guessed.
+        hand["error"] = str(exc)
+        hand["next_thrower"] = None
+
+
+def fold(events: Iterable[Event], initial: TableState | None = None) -> TableState:
+    """The state after every event of `events`, in order."""
+    state = initial or TableState()
+    for ev in events:
+        state = apply(state, ev)
+    return state

@@ -1,0 +1,54 @@
+"""Roles and credentials: referee and operator tokens, compared in constant time, attempts rate-limited."""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+ROLES = ("viewer", "operator", "referee")
+ROLE_ZH = {"viewer": "观众", "operator": "操作员", "referee": "裁判"}
+
+
+@dataclass
+class Credentials:
+    """The tokens of one table; an empty token never matches."""
+
+    referee: str
+    operator: str
+    max_failures: int = 5
+    window_s: float = 60.0
+    clock: Callable[[], float] = time.monotonic
+    _failures: dict[str, deque[float]] = field(default_factory=dict)
+
+    def locked_out(self, client: str) -> bool:
+        """Too many wrong tokens from this client within the window."""
+        now = self.clock()
+        q = self._failures.get(client)
+        if not q:
+            return False
+        while q and now - q[0] > self.window_s:
+            q.popleft()
+        return len(q) >= self.max_failures
+
+    def role_of(self, token: str | None, client: str) -> str | None:
+        """The role a token grants, `"viewer"` without one, or None for a wrong token (counted)."""
+        if not token:
+            return "viewer"
+        given = token.encode()
+        role = None
+        # Compare against both so the timing does not tell which one was close.
+        if self.referee and hmac.compare_digest(given, self.referee.encode()):
+            role = "referee"
+        if self.operator and hmac.compare_digest(given, self.operator.encode()):
+            role = role or "operator"
+        if role is None:
+            self._failures.setdefault(client, deque()).append(self.clock())
+        return role
+
+
+def allows(role: str, needed: str) -> bool:
+    """A referee may do what an operator may; an operator what a viewer may."""
+    return ROLES.index(role) >= ROLES.index(needed)

@@ -1,0 +1,63 @@
+"""Configuration: the example file is valid, and every kind of mistake names file, key and what is allowed."""
+
+from pathlib import Path
+
+import pytest
+
+from table_controller.config import REPO_ROOT, ConfigError, load_config, parse_config
+
+
+def test_example_config_is_valid_and_documents_every_section() -> None:
+    cfg = load_config(REPO_ROOT / "config" / "table.example.toml")
+    assert cfg.display.port == 8080
+    assert cfg.table.link == "sim://"
+    assert sorted(p.position for p in cfg.players) == [1, 2, 3, 4]
+    text = (REPO_ROOT / "config" / "table.example.toml").read_text(encoding="utf-8")
+    for section in ("[table]", "[camera]", "[rules]", "[[players]]", "[display]", "[storage]", "[log]", "[demo]"):
+        assert section in text
+
+
+def test_unknown_key_names_file_and_key(tmp_path: Path) -> None:
+    f = tmp_path / "t.toml"
+    f.write_text('[display]\nprot = 8080\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    msg = str(err.value)
+    assert str(f) in msg and "display.prot" in msg and "not a known setting" in msg
+
+
+def test_wrong_values_say_what_is_allowed() -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config({"table": {"dialect": "morse", "baud": 3}, "display": {"port": 0}}, "x.toml")
+    msg = str(err.value)
+    assert "table.dialect" in msg and "'mahjong-link'" in msg
+    assert "table.baud" in msg and "display.port" in msg
+
+
+def test_unknown_ruleset_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config({"rules": {"ruleset": "klondike"}}, "x.toml")
+    assert "rules.ruleset" in str(err.value) and "mcr" in str(err.value)
+
+
+def test_players_must_be_four_distinct_positions() -> None:
+    players = [{"position": 1, "name": "甲"}, {"position": 1, "name": "乙"},
+               {"position": 3, "name": "丙"}, {"position": 4, "name": "丁"}]
+    with pytest.raises(ConfigError, match="positions 1, 2, 3 and 4"):
+        parse_config({"players": players}, "x.toml")
+
+
+def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[table\nname=", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(bad)
+
+
+def test_data_dir_is_relative_to_the_config_file(tmp_path: Path) -> None:
+    f = tmp_path / "sub" / "t.toml"
+    f.parent.mkdir()
+    f.write_text('[storage]\ndata_dir = "rec"\n', encoding="utf-8")
+    assert load_config(f).data_path() == (tmp_path / "sub" / "rec").resolve()
