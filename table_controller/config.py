@@ -63,7 +63,7 @@ class Player(_Section):
 
 class DisplaySection(_Section):
     host: str = "127.0.0.1"
-    port: int = Field(8080, ge=1, le=65535)
+    port: int = Field(8080, ge=0, le=65535, description="0 = any free port (tests).")
     referee_token: str = Field("", description="Referee credential (token or PIN); empty = a random one, logged at start.")
     operator_token: str = Field("", description="Operator credential; empty = a random one, logged at start.")
     cors_origins: tuple[str, ...] = ()
