@@ -1,0 +1,50 @@
+"""The tile kinds the reader knows, in the glossary's codes, with the Chinese names players see."""
+
+from __future__ import annotations
+
+#: The 34 suit and honour kinds, in the order the classifier's outputs use.
+SUITED_AND_HONOURS: tuple[str, ...] = (
+    *(f"{n}m" for n in range(1, 10)),
+    *(f"{n}p" for n in range(1, 10)),
+    *(f"{n}s" for n in range(1, 10)),
+    *(f"{n}z" for n in range(1, 8)),
+)
+#: Seasons 1f..4f (春夏秋冬) then flowers 5f..8f (梅兰菊竹): labelled by what is drawn, never the numeral.
+FLOWERS: tuple[str, ...] = tuple(f"{n}f" for n in range(1, 9))
+#: The 42 face kinds.
+FACE_KINDS: tuple[str, ...] = SUITED_AND_HONOURS + FLOWERS
+#: Everything the classifier outputs: the 42 faces and a face-down tile.
+KINDS: tuple[str, ...] = FACE_KINDS + ("back",)
+KIND_INDEX: dict[str, int] = {k: i for i, k in enumerate(KINDS)}
+
+_NUMERALS = "一二三四五六七八九"
+_HONOURS = {"1z": "东", "2z": "南", "3z": "西", "4z": "北", "5z": "白", "6z": "发", "7z": "中"}
+_FLOWER_NAMES = {"1f": "春", "2f": "夏", "3f": "秋", "4f": "冬", "5f": "梅", "6f": "兰", "7f": "菊", "8f": "竹"}
+_SUIT_NAMES = {"m": "万", "p": "筒", "s": "条"}
+
+
+def chinese_name(kind: str) -> str:
+    """The name a player or referee reads for a kind (一万, 东, 梅, 牌背)."""
+    if kind == "back":
+        return "牌背"
+    if kind in _HONOURS:
+        return _HONOURS[kind]
+    if kind in _FLOWER_NAMES:
+        return _FLOWER_NAMES[kind]
+    if kind in FACE_KINDS:
+        return _NUMERALS[int(kind[0]) - 1] + _SUIT_NAMES[kind[1]]
+    raise ValueError(f"unknown tile kind {kind!r}")
+
+
+def max_copies(kind: str) -> int:
+    """How many of a kind a set holds: four of each suit and honour tile, one of each flower."""
+    if kind.endswith("f"):
+        return 1
+    if kind == "back":
+        return 144
+    return 4
+
+
+def is_flower(kind: str) -> bool:
+    """Flowers and seasons: the kinds public detectors lack and that the bench scores apart."""
+    return kind in FLOWERS
