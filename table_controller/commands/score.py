@@ -1,0 +1,68 @@
+"""`tablectl score`: score a winning hand given as JSON (docs/scoring.md) under a ruleset."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+RULESETS_HELP = "mcr, jingji, sichuan, xueliu, tuidaohu, jipinghu"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "score", help="score a winning hand (fans, total, payments)",
+        description="Score a winning hand read as JSON from FILE or standard input. A hand that "
+                    "does not win or misses the minimum prints {\"valid\": false, \"reason\": ...} "
+                    "and exits 0 (a verdict); malformed input exits 2 naming the field. "
+                    "Schema: docs/scoring.md.",
+        epilog='example: echo \'{"seat_wind":"E","prevalent_wind":"E","concealed":"1223434567899m",'
+               '"melds":[],"win_tile":"9m","win":"self_draw"}\' | tablectl score --ruleset mcr --json')
+    parser.add_argument("--ruleset", required=True, metavar="ID", help=f"ruleset id: {RULESETS_HELP}")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("file", nargs="?", default="-", help="hand JSON file (default: standard input)")
+    parser.set_defaults(func=run)
+
+
+def read_json(path: str) -> tuple[Any, str | None]:
+    """The parsed document, or an error message naming what is wrong."""
+    try:
+        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as exc:
+        return None, f"cannot read {path}: {exc.strerror}"
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+
+
+def print_human(result: dict[str, Any]) -> None:
+    if not result["valid"]:
+        print(f"不成和 ({result['reason']}): {result['message']}")
+        for fan in result.get("fans", []):
+            print(f"  {fan['name']} {fan['value']}×{fan['count']}")
+        return
+    for fan in result["fans"]:
+        print(f"  {fan['name']} {fan['value']}" + (f" ×{fan['count']}" if fan["count"] > 1 else ""))
+    print(f"合计 {result['total']}")
+    print("付分 " + "  ".join(f"{seat} {amount:+d}" for seat, amount in result["payments"].items()))
+
+
+def run(args: argparse.Namespace) -> int:
+    from table_controller.scoring import ScoringError, score_json
+
+    data, error = read_json(args.file)
+    if error:
+        print(f"tablectl score: {error}", file=sys.stderr)
+        return 2
+    try:
+        result = score_json(data, args.ruleset)
+    except ScoringError as exc:
+        print(f"tablectl score: {exc.code}: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        print_human(result)
+    return 0

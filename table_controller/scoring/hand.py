@@ -1,0 +1,230 @@
+"""The hand to score, as a typed option object read from the documented JSON (docs/scoring.md)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from table_controller import tiles as T
+from table_controller.scoring.errors import ScoringError
+
+MeldType = Literal["chi", "pung", "kong"]
+WinKind = Literal["self_draw", "discard", "rob_kong", "kong_replacement", "flower_replacement"]
+WIN_KINDS: tuple[str, ...] = ("self_draw", "discard", "rob_kong", "kong_replacement",
+                              "flower_replacement")
+#: Wins where the winner drew the tile (自摸 and its kinds).
+SELF_DRAWN: frozenset[str] = frozenset({"self_draw", "kong_replacement", "flower_replacement"})
+
+
+@dataclass(frozen=True)
+class Meld:
+    """A declared chow, pung or kong; `source` is the seat whose tile was claimed (None: concealed)."""
+
+    type: MeldType
+    tiles: tuple[str, ...]
+    concealed: bool = False
+    source: str | None = None
+    claimed: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """The lowest tile: the meld's kind."""
+        return min(self.tiles, key=T.sort_key)
+
+
+@dataclass(frozen=True)
+class HandInput:
+    """Everything the table knows about a winning hand; see docs/scoring.md for each field."""
+
+    seat_wind: str
+    prevalent_wind: str
+    concealed: tuple[str, ...]
+    win_tile: str
+    win: WinKind = "discard"
+    melds: tuple[Meld, ...] = ()
+    discarder: str | None = None
+    flowers: tuple[str, ...] = ()
+    last_tile: bool = False
+    #: Tiles seen on the table outside the winner's hand (discards, other seats' melds).
+    visible: dict[str, int] = field(default_factory=dict)
+    active: tuple[str, ...] = T.SEATS
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def winner(self) -> str:
+        return self.seat_wind
+
+    @property
+    def self_drawn(self) -> bool:
+        return self.win in SELF_DRAWN
+
+    @property
+    def payer(self) -> str | None:
+        """The one seat that pays on a discard or a robbed kong (the konger)."""
+        return None if self.self_drawn else self.discarder
+
+    def all_tiles(self) -> list[str]:
+        """Every tile of the hand but flowers: concealed, melds and the winning tile."""
+        out = list(self.concealed) + [self.win_tile]
+        for meld in self.melds:
+            out.extend(meld.tiles)
+        return out
+
+    def with_win(self, tile: str, win: WinKind | None = None) -> HandInput:
+        """The same ready hand completed by another tile (for waits)."""
+        return replace(self, win_tile=tile, win=win or self.win)
+
+    @classmethod
+    def from_json(cls, data: Any, *, ready_only: bool = False) -> HandInput:
+        """Validate the documented JSON; raise `ScoringError` naming the field at fault.
+
+        With `ready_only` the hand is a ready hand of 13 tiles and `win_tile` may be absent.
+        """
+        if not isinstance(data, dict):
+            raise ScoringError("bad_field", "the hand must be a JSON object", "")
+        known = {"seat_wind", "prevalent_wind", "winner", "melds", "concealed", "win_tile", "win",
+                 "discarder", "flowers", "last_tile", "visible", "active", "options"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ScoringError("bad_field", f"unknown field(s) {', '.join(unknown)}", unknown[0])
+        seat = _seat(data.get("seat_wind", data.get("winner")), "seat_wind")
+        if "winner" in data and _seat(data["winner"], "winner") != seat:
+            raise ScoringError("bad_field", "winner must be the winner's seat_wind", "winner")
+        prevalent = _seat(data.get("prevalent_wind", "E"), "prevalent_wind")
+        concealed = tuple(_tiles(data.get("concealed"), "concealed"))
+        melds = tuple(_meld(m, f"melds[{i}]", seat) for i, m in enumerate(_list(data.get("melds", []), "melds")))
+        win_tile_raw = data.get("win_tile")
+        if win_tile_raw is None and ready_only:
+            win_tile = ""
+        else:
+            win_tile = _tile(win_tile_raw, "win_tile")
+            if T.is_flower(win_tile):
+                raise ScoringError("bad_tile", "a flower cannot complete a hand", "win_tile")
+        win = data.get("win", "discard")
+        if win not in WIN_KINDS:
+            raise ScoringError("bad_field", f"must be one of {', '.join(WIN_KINDS)}, not {win!r}", "win")
+        discarder = data.get("discarder")
+        if win in ("discard", "rob_kong") and not ready_only:
+            discarder = _seat(discarder, "discarder")
+            if discarder == seat:
+                raise ScoringError("bad_field", "the winner cannot win on their own discard", "discarder")
+        elif discarder is not None:
+            discarder = _seat(discarder, "discarder")
+        flowers = tuple(_tiles(data.get("flowers", []), "flowers"))
+        for code in flowers:
+            if not T.is_flower(code):
+                raise ScoringError("bad_tile", f"{code} is not a flower (1f..8f)", "flowers")
+        if len(set(flowers)) != len(flowers):
+            raise ScoringError("too_many_copies", "each flower exists once", "flowers")
+        last_tile = data.get("last_tile", False)
+        if not isinstance(last_tile, bool):
+            raise ScoringError("bad_field", "must be true or false", "last_tile")
+        visible_raw = data.get("visible", {})
+        if not isinstance(visible_raw, dict):
+            raise ScoringError("bad_field", 'must be an object like {"9p": 3}', "visible")
+        visible: dict[str, int] = {}
+        for code, n in visible_raw.items():
+            _tile(code, f"visible.{code}")
+            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 4:
+                raise ScoringError("bad_field", "a count 0..4", f"visible.{code}")
+            visible[code] = n
+        active = tuple(_seat(s, "active") for s in _list(data.get("active", list(T.SEATS)), "active"))
+        if seat not in active:
+            raise ScoringError("bad_field", "the winner must be among the active seats", "active")
+        options = data.get("options", {})
+        if not isinstance(options, dict):
+            raise ScoringError("bad_field", "must be an object", "options")
+        hand = cls(seat_wind=seat, prevalent_wind=prevalent, concealed=concealed, win_tile=win_tile,
+                   win=win, melds=melds, discarder=discarder, flowers=flowers, last_tile=last_tile,
+                   visible=visible, active=active, options=options)
+        hand.check_counts(ready_only=ready_only)
+        return hand
+
+    def check_counts(self, *, ready_only: bool = False) -> None:
+        """13 tiles before the win (a kong counting 3), no fifth copy, no flower in the hand."""
+        for code in self.concealed:
+            if T.is_flower(code):
+                raise ScoringError("bad_tile", f"flower {code} belongs in flowers", "concealed")
+        n = len(self.concealed) + 3 * len(self.melds)
+        if n != 13:
+            raise ScoringError("wrong_tile_count",
+                               f"{len(self.concealed)} concealed tiles and {len(self.melds)} melds make "
+                               f"{n} tiles before the win; a hand needs 13", "concealed")
+        tiles = self.all_tiles() if self.win_tile else list(self.concealed) + [t for m in self.melds for t in m.tiles]
+        held = Counter(tiles)
+        for code, k in held.items():
+            if k > 4:
+                raise ScoringError("too_many_copies", f"{k} copies of {code}: a set has 4", "concealed")
+        if self.win == "rob_kong" and self.win_tile and held[self.win_tile] > 1:
+            raise ScoringError("impossible_rob_kong", f"抢杠和 on {self.win_tile}: the konger holds the other "
+                               "three, so the winner cannot hold another", "win")
+        for code, k in self.visible.items():
+            if k + held.get(code, 0) > 4:
+                raise ScoringError("too_many_copies", f"{k} visible and {held.get(code, 0)} in the hand: "
+                                   f"a set has 4 of {code}", f"visible.{code}")
+
+
+def _list(value: Any, name: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ScoringError("bad_field", "must be a list", name)
+    return value
+
+
+def _seat(value: Any, name: str) -> str:
+    if value not in T.SEATS:
+        raise ScoringError("bad_field", f"must be a seat E S W N, not {value!r}", name)
+    return value  # type: ignore[no-any-return]
+
+
+def _tile(value: Any, name: str) -> str:
+    if not T.is_tile(value):
+        raise ScoringError("bad_tile", f"not a tile code: {value!r}", name)
+    return value  # type: ignore[no-any-return]
+
+
+def _tiles(value: Any, name: str) -> list[str]:
+    if isinstance(value, str):
+        try:
+            return [c for c in T.parse_tiles(value) if _tile(c, name)]
+        except T.TileError as exc:
+            raise ScoringError("bad_tile", str(exc), name) from None
+    return [_tile(v, f"{name}[{i}]") for i, v in enumerate(_list(value, name))]
+
+
+def _meld(data: Any, name: str, winner: str) -> Meld:
+    if not isinstance(data, dict):
+        raise ScoringError("bad_field", "a meld is an object", name)
+    kind = data.get("type")
+    if kind not in ("chi", "pung", "kong"):
+        raise ScoringError("bad_field", f"type must be chi, pung or kong, not {kind!r}", f"{name}.type")
+    tiles = T.sort_tiles(_tiles(data.get("tiles"), f"{name}.tiles"))
+    concealed = data.get("concealed", False)
+    if not isinstance(concealed, bool):
+        raise ScoringError("bad_field", "must be true or false", f"{name}.concealed")
+    if kind == "chi":
+        ok = (len(tiles) == 3 and all(T.is_suited(t) for t in tiles) and len({T.suit(t) for t in tiles}) == 1
+              and [T.rank(t) for t in tiles] == list(range(T.rank(tiles[0]), T.rank(tiles[0]) + 3)))
+        if not ok:
+            raise ScoringError("bad_meld", f"a chow is three consecutive tiles of one suit, not {tiles}", f"{name}.tiles")
+        if concealed:
+            raise ScoringError("bad_meld", "only a kong is declared concealed", f"{name}.concealed")
+    else:
+        size = 3 if kind == "pung" else 4
+        if len(tiles) != size or len(set(tiles)) != 1 or T.is_flower(tiles[0]):
+            raise ScoringError("bad_meld", f"a {kind} is {size} identical tiles, not {tiles}", f"{name}.tiles")
+        if concealed and kind == "pung":
+            raise ScoringError("bad_meld", "only a kong is declared concealed", f"{name}.concealed")
+    source = None
+    if not concealed:
+        source = _seat(data.get("from"), f"{name}.from")
+        if source == winner:
+            raise ScoringError("bad_meld", "a claimed meld comes from another seat", f"{name}.from")
+        if kind == "chi" and source != T.seat_after(winner, 3):
+            raise ScoringError("bad_meld", "吃 only from 上家 (the previous seat)", f"{name}.from")
+    claimed = data.get("claimed")
+    if claimed is not None:
+        claimed = _tile(claimed, f"{name}.claimed")
+        if claimed not in tiles:
+            raise ScoringError("bad_meld", "the claimed tile must be one of the meld's", f"{name}.claimed")
+    return Meld(type=kind, tiles=tuple(tiles), concealed=concealed, source=source, claimed=claimed)

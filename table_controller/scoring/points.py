@@ -1,0 +1,48 @@
+"""Points shared by the rulesets: 标准分 by rank with ties sharing, and payment helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from table_controller import tiles as T
+
+
+def table_points(scores: Mapping[str, int], ranks: Sequence[float] = (4, 2, 1, 0)) -> dict[str, float]:
+    """标准分: the best score gets ranks[0] ...; tied seats share the points of the places they hold."""
+    order = sorted(scores, key=lambda s: -scores[s])
+    out: dict[str, float] = {}
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and scores[order[j + 1]] == scores[order[i]]:
+            j += 1
+        share = sum(ranks[i:j + 1]) / (j - i + 1)
+        for seat in order[i:j + 1]:
+            out[seat] = int(share) if float(share).is_integer() else share
+        i = j + 1
+    return out
+
+
+def zero() -> dict[str, int]:
+    return {seat: 0 for seat in T.SEATS}
+
+
+def collect(winner: str, amounts: Mapping[str, int]) -> dict[str, int]:
+    """The winner receives each payer's amount: a zero-sum payment table."""
+    out = zero()
+    for seat, amount in amounts.items():
+        out[seat] -= amount
+        out[winner] += amount
+    return out
+
+
+def add(*tables: Mapping[str, int]) -> dict[str, int]:
+    out = zero()
+    for table in tables:
+        for seat, amount in table.items():
+            out[seat] += amount
+    return out
+
+
+def others(seat: str, among: Iterable[str] = T.SEATS) -> list[str]:
+    return [s for s in among if s != seat]

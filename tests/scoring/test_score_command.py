@@ -1,0 +1,54 @@
+"""`tablectl score`: verdicts exit 0, malformed input exits 2 naming the field."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from typing import Any
+
+import pytest
+
+from table_controller.cli import main
+
+HAND = {"seat_wind": "E", "prevalent_wind": "E", "concealed": "1223434567899m", "melds": [],
+        "win_tile": "9m", "win": "self_draw"}
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], stdin: str,
+         *argv: str) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(["score", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_json_verdict(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(HAND), "--ruleset", "mcr", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["valid"] and result["total"] == 46
+    assert result["payments"] == {"E": 162, "S": -54, "W": -54, "N": -54}
+
+
+def test_not_a_win_exits_0(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(dict(HAND, win_tile="5z")), "--ruleset", "mcr", "--json")
+    assert code == 0 and json.loads(out)["reason"] == "not_a_win"
+
+
+@pytest.mark.parametrize("doc,ruleset,needle", [
+    ('{"seat_wind": "E",', "mcr", "malformed JSON"),
+    (json.dumps(dict(HAND, seat_wind="Q")), "mcr", "seat_wind"),
+    (json.dumps(dict(HAND, concealed="122343456789m")), "mcr", "wrong_tile_count"),
+    (json.dumps(dict(HAND, concealed="1111234567899m", win_tile="1m")), "mcr", "too_many_copies"),
+    (json.dumps(dict(HAND, melds=[{"type": "chi", "tiles": "135m", "from": "N"}])), "mcr", "melds[0].tiles"),
+    (json.dumps(HAND), "klondike", "unknown_ruleset"),
+])
+def test_malformed_exits_2_naming_it(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                     doc: str, ruleset: str, needle: str) -> None:
+    code, out, err = _run(monkeypatch, capsys, doc, "--ruleset", ruleset, "--json")
+    assert code == 2 and out == "" and needle in err
+
+
+def test_human_output_is_chinese(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(HAND), "--ruleset", "mcr")
+    assert code == 0 and "清一色 24" in out and "合计 46" in out
