@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from table_controller.scoring import ScoringError, mcr, score_json
 from table_controller.scoring.hand import HandInput
-from tests.scoring.gbnotation import read_cases
+from scoring.gbnotation import read_cases
 
 CASES = read_cases(str(Path(__file__).parent / "data" / "mcr_published.txt"))
 
