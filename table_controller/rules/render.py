@@ -1,0 +1,103 @@
+"""A text picture of the four walls of a deal plan, for `tablectl deal` and referees' logs.
+
+Seen from above with the dealer (E) at the bottom: E's wall runs E1 at the right to EL at the
+left, N's up the left side, W's left to right along the top, S's down the right side, which
+is the clockwise order of walls.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .geometry import SEAT_NAMES_ZH
+
+if TYPE_CHECKING:
+    from .deal import DealPlan
+    from .wall_state import WallState
+
+LEGEND = {
+    "*": "indicator 翻牌",
+    ">": "next draw 下一张",
+    "<": "next replacement 补牌",
+    "$": "last tile 海底",
+    "x": "dead wall / reserve 留牌",
+    ".": "dealt 已抓",
+    "#": "live 牌墙",
+}
+_PRIORITY = "*><$x.#"
+
+
+def _marks(plan: DealPlan, state: WallState) -> dict[str, str]:
+    """One mark per stack name (`W07`), the most telling one when a stack has several."""
+    marks: dict[str, str] = {}
+
+    def put(position: str | None, mark: str) -> None:
+        if position is None:
+            return
+        name = position[:-1]
+        old = marks.get(name)
+        if old is None or _PRIORITY.index(mark) < _PRIORITY.index(old):
+            marks[name] = mark
+
+    for positions in state.indicator_positions().values():
+        for pos in positions:
+            put(pos, "*")
+    put(state.next_draw, ">")
+    put(state.next_replacement, "<")
+    put(state.last_live, "$")
+    for pos in state.dead():
+        put(pos, "x")
+    standing = set(state.live_order()) | set(state.dead())
+    for pos in plan.order:
+        put(pos, "#" if pos in standing else ".")
+    return marks
+
+
+def render_plan(plan: DealPlan, state: WallState | None = None) -> str:
+    """The picture plus a few lines saying in words what the dice decided."""
+    state = state or plan.initial_state()
+    rs = plan.ruleset
+    marks = _marks(plan, state)
+    e, s, w, n = plan.ring.lengths
+
+    def cell(wall: str, number: int) -> str:
+        return marks.get(f"{wall}{number:02d}", "?")
+
+    width = max(w, e)
+    height = max(n, s)
+    lines = []
+    lines.append(f"      W1→{w} 西{'':<{max(0, 2 * width - 8)}}")
+    lines.append("    " + " ".join(cell("W", i) for i in range(1, w + 1)))
+    for row in range(height):
+        left = cell("N", n - row) if row < n else " "
+        right = cell("S", row + 1) if row < s else " "
+        label_l = f"N{n - row:02d}" if row < n else "   "
+        label_r = f"S{row + 1:02d}" if row < s else ""
+        lines.append(f"{label_l} {left}{' ' * (2 * width + 1)}{right} {label_r}")
+    lines.append("    " + " ".join(cell("E", i) for i in range(e, 0, -1)))
+    lines.append(f"      东 E{e}←1 (dealer 庄家)")
+    legend = "  ".join(f"{k} {v}" for k, v in LEGEND.items())
+
+    brk_wall, brk_stack = plan.ring.stack_at(plan.break_stack)
+    throws = [f"{plan.throwers[0]} threw {'+'.join(map(str, plan.dice))}={sum(plan.dice)}"]
+    if plan.dice2 is not None:
+        throws.append(f"{plan.throwers[1]} threw {'+'.join(map(str, plan.dice2))}={sum(plan.dice2)}")
+    mode = "留" if plan.brk.mode == "leave" else "从第"
+    lines += [
+        legend,
+        f"{rs.id} {rs.name_zh} ({rs.name_en}) · {rs.tiles} tiles · walls E{e} S{s} W{w} N{n}",
+        "dice: " + "; ".join(throws),
+        f"开门 break: {SEAT_NAMES_ZH[plan.brk.wall]}({plan.brk.wall}) wall, count {plan.brk.count} "
+        f"({mode}{plan.brk.count}墩, {plan.brk.mode}) → ends at {brk_wall}{brk_stack:02d}, "
+        f"first dealt {plan.first_dealt}",
+    ]
+    for seat, positions in plan.hands.items():
+        lines.append(f"  {seat} {SEAT_NAMES_ZH[seat]} {len(positions):>2}: {' '.join(positions)}")
+    lines.append(f"next draw {state.next_draw} · 海底 {state.last_live} · next replacement "
+                 f"{state.next_replacement} · live left {state.live_left}")
+    if plan.indicators:
+        names = {r.name: r.name_zh for r in rs.indicators}
+        lines.append("indicators: " + ", ".join(f"{names[k]} {k} {v}" for k, v in plan.indicators.items()))
+    if plan.set_aside:
+        lines.append("set aside (turned up): " + " ".join(plan.set_aside))
+    return "\n".join(lines)

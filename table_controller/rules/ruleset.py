@@ -1,0 +1,483 @@
+"""Rulesets as data: the frozen `Ruleset` and its loader from `config/rulesets/<id>.toml`.
+
+The wall/dice/deal/indicator sections are read strictly (an unknown key is an error naming the
+file, the key and what is allowed) because a typo there silently deals the wrong tiles. Other
+top-level tables (`[scoring]`, `[timers]`, ...) belong to other parts of the controller and are
+kept raw in `Ruleset.sections`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
+
+from .errors import RulesetError
+from .geometry import SEATS, Seat, count_seat
+from .tiles import TileSpec, is_kind, next_kind
+
+ENV_DIR = "TABLECTL_RULESETS_DIR"
+
+#: Top-level tables this module owns and checks key by key.
+OWN_SECTIONS: tuple[str, ...] = ("tiles", "wall", "dice", "break", "deal", "indicators", "hand_end")
+#: Top-level plain keys this module owns.
+OWN_KEYS: tuple[str, ...] = ("id", "name_zh", "name_en", "source", "description")
+
+BREAK_WALLS = ("total", "larger_die", "smaller_die", "second_thrower")
+BREAK_COUNTS = ("total", "smaller_die", "larger_die", "both_totals", "second_total")
+BREAK_MODES = ("leave", "start_at")
+REPLACEMENT_ORDERS = ("top_first", "bottom_first")
+DEALER_BY = ("count", "highest")
+INDICATOR_NAMES = ("dora", "baida", "laizi")
+INDICATOR_FROM = ("tail", "live")
+INDICATOR_YIELDS = ("same", "next")
+HAND_END_KINDS = ("horses", "fishing")
+HAND_END_FROM = ("winner", "previous_winner")
+
+_ID_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+_REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class FinishStep:
+    """One tile of the deal's finish (跳牌): `seat` takes `layer` of the stack `stack` places
+    after the last stack of the grab rounds."""
+
+    seat: Seat
+    stack: int
+    layer: str  # "t" or "b"
+
+
+@dataclass(frozen=True)
+class DealPattern:
+    """How the opening hands are taken from the first dealt stack k, clockwise.
+
+    `rounds` rounds in play order, each seat grabbing `stacks_per_grab` stacks (top then bottom),
+    then the `finish` steps. Offsets here are tile offsets from k's top: 2*stack + (0 top, 1 bottom).
+    """
+
+    rounds: int
+    stacks_per_grab: int
+    finish: tuple[FinishStep, ...]
+
+    def grabs(self) -> tuple[tuple[Seat, tuple[int, ...]], ...]:
+        """Every grab in the order taken: (seat, tile offsets)."""
+        out: list[tuple[Seat, tuple[int, ...]]] = []
+        stack = 0
+        for _ in range(self.rounds):
+            for seat in SEATS:
+                tiles = []
+                for _ in range(self.stacks_per_grab):
+                    tiles += [2 * stack, 2 * stack + 1]
+                    stack += 1
+                out.append((seat, tuple(tiles)))
+        for step in self.finish:
+            offset = 2 * (stack + step.stack) + (0 if step.layer == "t" else 1)
+            if out and out[-1][0] == step.seat and out[-1][1][-1] >= 2 * stack:
+                out[-1] = (step.seat, out[-1][1] + (offset,))  # E's two tops of 跳牌 are one grab
+            else:
+                out.append((step.seat, (offset,)))
+        return tuple(out)
+
+    @property
+    def dealt_tiles(self) -> int:
+        return sum(len(tiles) for _, tiles in self.grabs())
+
+    def hand_sizes(self) -> dict[Seat, int]:
+        sizes = {seat: 0 for seat in SEATS}
+        for seat, tiles in self.grabs():
+            sizes[seat] += len(tiles)
+        return sizes
+
+
+@dataclass(frozen=True)
+class IndicatorRule:
+    """A tile turned up from the wall that makes a kind special (宝牌, 百搭, 癞子).
+
+    From the tail: `stack` counts stacks from the break into the tail (1 = the stack just
+    counter-clockwise of k). From the live wall: `tile` counts live tiles after the deal
+    (1 = the first). `set_aside`: the turned tile leaves the draw order. `kan_step`: each
+    replacement draw turns up one more indicator this many stacks further from the break
+    (riichi's 杠宝牌).
+    """
+
+    name: str
+    name_zh: str
+    source: str
+    stack: int
+    layer: str
+    tile: int
+    set_aside: bool
+    yields: tuple[str, ...]
+    honours_next: Mapping[str, str] = field(hash=False, compare=False)
+    kan_step: int = 0
+
+    def kinds(self, indicator_kind: str, ranks: int) -> dict[str, str | None]:
+        """What the turned-up kind makes special: {"same": kind, "next": next kind}.
+
+        "next" is None for a kind outside the ruleset's cycle (never for its own tiles).
+        """
+        out: dict[str, str | None] = {}
+        for y in self.yields:
+            out[y] = indicator_kind if y == "same" else next_kind(indicator_kind, ranks, self.honours_next)
+        return out
+
+
+@dataclass(frozen=True)
+class HandEndRule:
+    """Tiles read from the tail when a hand ends (买马 horses, 钓鱼): each counts a seat."""
+
+    kind: str
+    name_zh: str
+    tiles: int
+    counts_from: str
+    honour_values: Mapping[str, int] = field(hash=False, compare=False)
+
+    def value(self, kind: str) -> int | None:
+        """The count a tile gives: suits by rank, honours by the ruleset's table, else None."""
+        from .tiles import suit_rank
+
+        sr = suit_rank(kind)
+        if sr:
+            return sr[1]
+        return self.honour_values.get(kind)
+
+    def seat_for(self, kind: str, start: Seat) -> Seat | None:
+        """The seat a tile counts to from `start` (the winner / previous winner), counter-clockwise."""
+        value = self.value(kind)
+        return None if value is None else count_seat(value, start)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One procedure from walls.md, read from its TOML file. Immutable: share it freely."""
+
+    id: str
+    name_zh: str
+    name_en: str
+    source: str
+    path: Path
+    tile_spec: TileSpec
+    wall_lengths: tuple[int, int, int, int]  # seat order E, S, W, N
+    reserve: int
+    last_zone: int
+    replacement_order: str
+    max_replacements: int | None
+    dice_count: int
+    throws: int
+    huangfan: bool
+    dealer_by: str
+    break_wall: str
+    break_count: str
+    break_mode: str
+    deal: DealPattern
+    indicators: tuple[IndicatorRule, ...]
+    hand_end: HandEndRule | None
+    sections: Mapping[str, Any] = field(hash=False, compare=False, repr=False)
+
+    @property
+    def tiles(self) -> int:
+        """Tiles in the full set (144, 136, 108)."""
+        return self.tile_spec.total
+
+    @property
+    def hand_sizes(self) -> dict[Seat, int]:
+        return self.deal.hand_sizes()
+
+    def indicator(self, name: str) -> IndicatorRule | None:
+        for rule in self.indicators:
+            if rule.name == name:
+                return rule
+        return None
+
+
+# --- locating files -------------------------------------------------------------------------
+
+
+def rulesets_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """Where ruleset files are: the argument, else $TABLECTL_RULESETS_DIR, else the repository's
+    `config/rulesets/` found from this file (so it works from any working directory)."""
+    if override is not None:
+        return Path(override)
+    env = os.environ.get(ENV_DIR)
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "config" / "rulesets"
+
+
+def ruleset_ids(rulesets_dir_: str | os.PathLike[str] | None = None) -> tuple[str, ...]:
+    """Ids of every ruleset file present, sorted."""
+    directory = rulesets_dir(rulesets_dir_)
+    if not directory.is_dir():
+        return ()
+    return tuple(sorted(p.stem for p in directory.glob("*.toml") if _ID_RE.match(p.stem)))
+
+
+def load_ruleset(ruleset_id: str, rulesets_dir_: str | os.PathLike[str] | None = None) -> Ruleset:
+    """Read and check `<dir>/<id>.toml`. Unknown id → RulesetError listing the known ids."""
+    directory = rulesets_dir(rulesets_dir_)
+    known = ruleset_ids(directory)
+    if not isinstance(ruleset_id, str) or not _ID_RE.match(ruleset_id) or ruleset_id not in known:
+        raise RulesetError(
+            f"unknown ruleset {ruleset_id!r}; known rulesets in {directory}: "
+            f"{', '.join(known) if known else '(none found)'}",
+            code="unknown_ruleset",
+        )
+    path = directory / f"{ruleset_id}.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"{path}: not valid TOML: {exc}", code="ruleset_toml") from exc
+    except OSError as exc:
+        raise RulesetError(f"{path}: cannot read: {exc}", code="ruleset_unreadable") from exc
+    return parse_ruleset(data, ruleset_id, path)
+
+
+# --- checking a file ------------------------------------------------------------------------
+
+
+class _Section:
+    """Reads one table of a ruleset file, remembering which keys were asked for, so that any
+    other key can be reported with the list of allowed ones."""
+
+    def __init__(self, path: Path, name: str, table: Any) -> None:
+        if not isinstance(table, dict):
+            raise RulesetError(f"{path}: [{name}] must be a table, not {type(table).__name__}",
+                               code="ruleset_key")
+        self.path, self.name, self.table = path, name, table
+        self.allowed: list[str] = []
+
+    def fail(self, key: str, why: str) -> RulesetError:
+        return RulesetError(f"{self.path}: [{self.name}] {key}: {why}", code="ruleset_key")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = _REQUIRED,
+            choices: Iterable[Any] | None = None, check: Callable[[Any], str | None] | None = None) -> Any:
+        self.allowed.append(key)
+        if key not in self.table:
+            if default is _REQUIRED:
+                raise self.fail(key, "is required")
+            return default
+        value = self.table[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            names = " or ".join(k.__name__ for k in kinds)
+            raise self.fail(key, f"must be {names}, not {value!r}")
+        if choices is not None and value not in tuple(choices):
+            raise self.fail(key, f"must be one of {', '.join(map(repr, choices))}, not {value!r}")
+        if check is not None:
+            problem = check(value)
+            if problem:
+                raise self.fail(key, problem)
+        return value
+
+    def done(self, extra_allowed: Iterable[str] = ()) -> None:
+        allowed = list(self.allowed) + list(extra_allowed)
+        for key in self.table:
+            if key not in allowed:
+                raise RulesetError(
+                    f"{self.path}: [{self.name}] has unknown key {key!r}; allowed keys: {', '.join(allowed)}",
+                    code="ruleset_unknown_key",
+                )
+
+
+def _positive(value: int) -> str | None:
+    return None if value >= 1 else "must be at least 1"
+
+
+def _non_negative(value: int) -> str | None:
+    return None if value >= 0 else "must not be negative"
+
+
+def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path) -> Ruleset:
+    """Build a Ruleset from parsed TOML, checking every key of this module's sections."""
+    top = _Section(path, "top level", {k: v for k, v in data.items() if not isinstance(v, dict)})
+    file_id = top.get("id", str, ruleset_id)
+    if file_id != ruleset_id:
+        raise top.fail("id", f"is {file_id!r} but the file is named {ruleset_id}.toml")
+    name_zh = top.get("name_zh", str)
+    name_en = top.get("name_en", str)
+    source = top.get("source", str, "")
+    top.get("description", str, "")
+    top.done()
+
+    sections: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and key not in OWN_SECTIONS:
+            close = difflib.get_close_matches(key, OWN_SECTIONS, n=1, cutoff=0.8)
+            if close:
+                raise RulesetError(f"{path}: unknown table [{key}]; did you mean [{close[0]}]?",
+                                   code="ruleset_unknown_key")
+            sections[key] = value
+    for name in OWN_SECTIONS:
+        if name not in data and name not in ("indicators", "hand_end"):
+            raise RulesetError(f"{path}: table [{name}] is required", code="ruleset_key")
+
+    tile_spec = _parse_tiles(_Section(path, "tiles", data["tiles"]))
+    wall = _Section(path, "wall", data["wall"])
+    lengths_table = wall.get("lengths", dict)
+    lengths = _parse_lengths(wall, lengths_table)
+    if 2 * sum(lengths) != tile_spec.total:
+        raise wall.fail("lengths", f"hold {2 * sum(lengths)} tiles but [tiles] makes {tile_spec.total}")
+    reserve = wall.get("reserve", int, 0, check=_non_negative)
+    last_zone = wall.get("last_zone", int, 0, check=_non_negative)
+    replacement_order = wall.get("replacement_order", str, "top_first", choices=REPLACEMENT_ORDERS)
+    max_replacements = wall.get("max_replacements", int, None, check=_non_negative)
+    wall.done()
+
+    dice = _Section(path, "dice", data["dice"])
+    dice_count = dice.get("count", int, choices=(1, 2, 3))
+    throws = dice.get("throws", int, 1, choices=(1, 2))
+    huangfan = dice.get("huangfan", bool, False)
+    dealer_by = dice.get("dealer_by", str, "count", choices=DEALER_BY)
+    dice.done()
+
+    brk = _Section(path, "break", data["break"])
+    break_wall = brk.get("wall", str, choices=BREAK_WALLS)
+    break_count = brk.get("count", str, choices=BREAK_COUNTS)
+    break_mode = brk.get("mode", str, choices=BREAK_MODES)
+    brk.done()
+    needs_two = break_wall == "second_thrower" or break_count in ("both_totals", "second_total")
+    if needs_two and throws != 2:
+        raise dice.fail("throws", f"must be 2: [break] uses the second throw ({break_wall}, {break_count})")
+    if throws == 2 and not needs_two:
+        raise dice.fail("throws", "is 2 but [break] never uses the second throw")
+
+    deal = _parse_deal(_Section(path, "deal", data["deal"]))
+    indicators = _parse_indicators(path, data.get("indicators", {}), tile_spec, replacement_order)
+    hand_end = _parse_hand_end(_Section(path, "hand_end", data["hand_end"])) if "hand_end" in data else None
+
+    total = tile_spec.total
+    if deal.dealt_tiles + reserve + sum(r.set_aside for r in indicators) >= total:
+        raise RulesetError(f"{path}: the deal ({deal.dealt_tiles} tiles) and the reserve ({reserve}) "
+                           f"leave nothing to draw from {total} tiles", code="ruleset_key")
+
+    return Ruleset(
+        id=ruleset_id, name_zh=name_zh, name_en=name_en, source=source, path=path,
+        tile_spec=tile_spec, wall_lengths=lengths, reserve=reserve, last_zone=last_zone,
+        replacement_order=replacement_order, max_replacements=max_replacements,
+        dice_count=dice_count, throws=throws, huangfan=huangfan, dealer_by=dealer_by,
+        break_wall=break_wall, break_count=break_count, break_mode=break_mode,
+        deal=deal, indicators=indicators, hand_end=hand_end,
+        sections=MappingProxyType(sections),
+    )
+
+
+def _parse_tiles(sec: _Section) -> TileSpec:
+    def suits_ok(value: list[Any]) -> str | None:
+        if not all(s in ("m", "p", "s") for s in value) or len(set(value)) != len(value):
+            return "must list distinct suits from 'm', 'p', 's'"
+        return None
+
+    suits = sec.get("suits", list, check=suits_ok)
+    ranks = sec.get("ranks", int, 9, choices=(9, 10))
+    winds = sec.get("winds", bool, True)
+    dragons = sec.get("dragons", bool, True)
+    flowers = sec.get("flowers", int, 0, check=lambda v: None if 0 <= v <= 8 else "must be 0..8")
+
+    def kinds_ok(value: list[Any]) -> str | None:
+        bad = [k for k in value if not isinstance(k, str) or not is_kind(k)]
+        return f"are not tile codes: {bad}" if bad else None
+
+    extra = sec.get("extra_flowers", list, [], check=kinds_ok)
+    total = sec.get("total", int)
+    sec.done()
+    spec = TileSpec(suits=tuple(suits), ranks=ranks, winds=winds, dragons=dragons,
+                    flowers=flowers, extra_flowers=tuple(extra))
+    if spec.total != total:
+        raise sec.fail("total", f"is {total} but suits/ranks/winds/dragons/flowers make {spec.total}")
+    return spec
+
+
+def _parse_lengths(sec: _Section, table: Mapping[str, Any]) -> tuple[int, int, int, int]:
+    if set(table) != set(SEATS):
+        raise sec.fail("lengths", f"must give exactly E, S, W, N, not {sorted(table)}")
+    values = tuple(table[s] for s in SEATS)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values):
+        raise sec.fail("lengths", f"must be positive whole numbers of stacks, not {dict(table)}")
+    return values  # type: ignore[return-value]
+
+
+def _parse_deal(sec: _Section) -> DealPattern:
+    rounds = sec.get("rounds", int, check=_positive)
+    per_grab = sec.get("stacks_per_grab", int, check=_positive)
+    raw = sec.get("finish", list, [])
+    sec.done()
+    steps = []
+    for i, item in enumerate(raw):
+        step = _Section(sec.path, f"deal.finish[{i}]", item)
+        seat = step.get("seat", str, choices=SEATS)
+        stack = step.get("stack", int, check=_non_negative)
+        layer = step.get("layer", str, choices=("top", "bottom"))
+        step.done()
+        steps.append(FinishStep(seat=seat, stack=stack, layer=layer[0]))
+    pattern = DealPattern(rounds=rounds, stacks_per_grab=per_grab, finish=tuple(steps))
+    offsets = [o for _, tiles in pattern.grabs() for o in tiles]
+    if sorted(offsets) != list(range(len(offsets))):
+        raise sec.fail("finish", "the deal must take each tile once and leave no gap before the live "
+                       f"wall (tile offsets taken: {sorted(offsets)[-8:]}...)")
+    return pattern
+
+
+def _parse_indicators(path: Path, table: Any, spec: TileSpec,
+                      replacement_order: str) -> tuple[IndicatorRule, ...]:
+    if not isinstance(table, dict):
+        raise RulesetError(f"{path}: [indicators] must be a table", code="ruleset_key")
+    rules = []
+    for name, body in table.items():
+        if name not in INDICATOR_NAMES:
+            raise RulesetError(f"{path}: [indicators] has unknown key {name!r}; allowed: "
+                               f"{', '.join(INDICATOR_NAMES)} (each a table)", code="ruleset_unknown_key")
+        sec = _Section(path, f"indicators.{name}", body)
+        name_zh = sec.get("name_zh", str)
+        source = sec.get("from", str, choices=INDICATOR_FROM)
+        if source == "tail":
+            stack = sec.get("stack", int, check=_positive)
+            layer = sec.get("layer", str, "top", choices=("top", "bottom"))[0]
+            tile = 0
+        else:
+            tile = sec.get("tile", int, check=_positive)
+            stack, layer = 0, "t"
+        set_aside = sec.get("set_aside", bool, False)
+        yields = sec.get("yields", list, ["next"],
+                         check=lambda v: None if v and all(y in INDICATOR_YIELDS for y in v)
+                         else f"must list some of {INDICATOR_YIELDS}")
+        honours = sec.get("honours_next", dict, {})
+        kan_step = sec.get("kan_step", int, 0, check=_non_negative)
+        sec.done()
+        if set_aside:
+            first_tail = "t" if replacement_order == "top_first" else "b"
+            if source == "live" and tile != 1:
+                raise sec.fail("set_aside", "only the first live tile (tile = 1) can be set aside")
+            if source == "tail" and (stack != 1 or layer != first_tail):
+                raise sec.fail("set_aside", "only the first replacement tile (stack = 1, its first "
+                               "layer in replacement_order) can be set aside")
+        for k, v in honours.items():
+            if not (is_kind(k) and isinstance(v, str) and is_kind(v)):
+                raise sec.fail("honours_next", f"maps tile codes to tile codes; {k!r} = {v!r} is not")
+        honour_kinds = [k for k in spec.kinds() if k.endswith("z")]
+        missing = [k for k in honour_kinds if k not in honours and "next" in yields]
+        if missing:
+            raise sec.fail("honours_next", f"gives no next kind for {missing}")
+        rules.append(IndicatorRule(name=name, name_zh=name_zh, source=source, stack=stack, layer=layer,
+                                   tile=tile, set_aside=set_aside, yields=tuple(yields),
+                                   honours_next=MappingProxyType(dict(honours)), kan_step=kan_step))
+    return tuple(rules)
+
+
+def _parse_hand_end(sec: _Section) -> HandEndRule:
+    kind = sec.get("kind", str, choices=HAND_END_KINDS)
+    name_zh = sec.get("name_zh", str)
+    tiles = sec.get("tiles", int, check=_positive)
+    counts_from = sec.get("counts_from", str, choices=HAND_END_FROM)
+    values = sec.get("honour_values", dict, {})
+    sec.done()
+    for k, v in values.items():
+        if not is_kind(k) or not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise sec.fail("honour_values", f"maps tile codes to counts ≥ 1; {k!r} = {v!r} is not")
+    return HandEndRule(kind=kind, name_zh=name_zh, tiles=tiles, counts_from=counts_from,
+                       honour_values=MappingProxyType(dict(values)))
