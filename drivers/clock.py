@@ -1,0 +1,144 @@
+"""Clocks injected into every timed part: the real monotonic clock, and a virtual one for tests."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from collections.abc import Awaitable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class Clock:
+    """What timed code needs from time: `now()` in monotonic seconds and `await sleep(s)`.
+
+    Code never calls `time.monotonic()` or `asyncio.sleep()` for its timing: it takes a
+    Clock, so a 60-second table build is tested in milliseconds with a `VirtualClock`.
+    """
+
+    def now(self) -> float:
+        raise NotImplementedError
+
+    async def sleep(self, seconds: float) -> None:
+        raise NotImplementedError
+
+    async def wait_for(self, aw: Awaitable[T], timeout: float | None) -> T:
+        """Like `asyncio.wait_for`, but the timeout runs on this clock."""
+        if timeout is None:
+            return await aw
+        task = asyncio.ensure_future(aw)
+        timer = asyncio.ensure_future(self.sleep(timeout))
+        try:
+            done, _ = await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            timer.cancel()
+            await asyncio.gather(task, timer, return_exceptions=True)
+            raise
+        if task in done:
+            timer.cancel()
+            await asyncio.gather(timer, return_exceptions=True)
+            return task.result()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        raise TimeoutError(f"no answer within {timeout:g} s")
+
+
+class SystemClock(Clock):
+    """The real clock: `time.monotonic()` and `asyncio.sleep()`."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+
+
+class VirtualClock(Clock):
+    """A clock that only moves when told to, or (with `auto=True`) jumps to the next timer.
+
+    Like MPF's TimeTravelLoop: with `auto=True`, whenever tasks sleep on this clock a helper
+    lets the event loop run `spins` iterations and `quantum` real seconds of real I/O (a
+    pty round trip through both sides is a handful of iterations), and then jumps virtual
+    time to the earliest sleeper's deadline. Real pty and socket I/O still flows, so a test of a
+    60-second build over a real pty takes some milliseconds and stays deterministic in
+    virtual time. Without `auto`, tests call `await clock.advance(dt)`.
+    """
+
+    def __init__(self, start: float = 1000.0, *, auto: bool = False, quantum: float = 0.0005,
+                 spins: int = 30) -> None:
+        self._now = float(start)
+        self._auto = auto
+        self._quantum = quantum
+        self._spins = spins
+        self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._counter = itertools.count()
+        self._driver: asyncio.Task[None] | None = None
+
+    def now(self) -> float:
+        return self._now
+
+    async def sleep(self, seconds: float) -> None:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        heapq.heappush(self._heap, (self._now + max(0.0, seconds), next(self._counter), fut))
+        if self._auto and (self._driver is None or self._driver.done()):
+            self._driver = loop.create_task(self._drive(), name="virtual-clock")
+        await fut
+
+    def pending(self) -> int:
+        """Sleepers still waiting (cancelled ones excluded)."""
+        return sum(1 for _, _, f in self._heap if not f.done())
+
+    def next_deadline(self) -> float | None:
+        self._drop_cancelled()
+        return self._heap[0][0] if self._heap else None
+
+    def _drop_cancelled(self) -> None:
+        while self._heap and self._heap[0][2].done():
+            heapq.heappop(self._heap)
+
+    def _fire_due(self) -> int:
+        fired = 0
+        while self._heap and self._heap[0][0] <= self._now:
+            _, _, fut = heapq.heappop(self._heap)
+            if not fut.done():
+                fut.set_result(None)
+                fired += 1
+        return fired
+
+    async def advance(self, seconds: float) -> None:
+        """Move time forward by `seconds`, waking sleepers in deadline order on the way."""
+        target = self._now + seconds
+        while True:
+            nxt = self.next_deadline()
+            if nxt is None or nxt > target:
+                break
+            self._now = max(self._now, nxt)
+            self._fire_due()
+            for _ in range(5):  # let woken tasks run and schedule their next sleep
+                await asyncio.sleep(0)
+        self._now = target
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    async def close(self) -> None:
+        """Stop the auto-advance helper (tests call this so no task outlives them)."""
+        if self._driver is not None:
+            self._driver.cancel()
+            await asyncio.gather(self._driver, return_exceptions=True)
+            self._driver = None
+
+    async def _drive(self) -> None:
+        while True:
+            for _ in range(self._spins):  # loop iterations: ready I/O is handled in each
+                await asyncio.sleep(0)
+            await asyncio.sleep(self._quantum)  # and a little real time for threads and sockets
+            nxt = self.next_deadline()
+            if nxt is None:
+                return
+            self._now = max(self._now, nxt)
+            self._fire_due()

@@ -1,0 +1,542 @@
+"""The asyncio table API: `await table.raise_walls()`, `async for ev in table.events()`.
+
+`open_table(url)` connects (RESET, identify), then keeps the link alive: on unplug or silence
+it reconnects with backoff, replays the handshake, resends pending commands (the table's
+request cache makes them run once) and receives the events it missed (numbered, replayed,
+deduplicated). See docs/protocol.md for the wire side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import struct
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers import messages as msgs
+from drivers.clock import Clock, SystemClock
+from drivers.errors import TableError, TransportError
+from drivers.faults import fault_fields
+from drivers.link import SILENCE_TIMEOUT, Delivery, Link, LinkHealth
+from drivers.transport import Transport, open_transport
+
+log = logging.getLogger(__name__)
+wire_log = logging.getLogger("drivers.wire")
+
+# Handshake and reconnection timing (protocol.md §5-6), seconds.
+RESET_INTERVAL = 0.25
+RESET_TRIES = 12
+IDENTIFY_TIMEOUT = 3.0
+COMMAND_TIMEOUT = 15.0
+BACKOFF_FIRST = 0.1
+BACKOFF_MAX = 5.0
+
+DIALECTS = ("mahjong-link", "remote-control")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What the machine can do, as it says in `identity`; a dialect that cannot say reports none."""
+
+    tile_counts: tuple[int, ...] = ()
+    wall_lengths: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
+    dice: int = 0
+    machine_dealt: bool = False
+    seat_buttons: bool = False
+    seat_lights: bool = False
+    buzzer: bool = False
+    tile_counter: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"tile_counts": list(self.tile_counts),
+                "wall_lengths": {str(k): list(v) for k, v in self.wall_lengths.items()},
+                "dice": self.dice, "machine_dealt": self.machine_dealt, "seat_buttons": self.seat_buttons,
+                "seat_lights": self.seat_lights, "buzzer": self.buzzer, "tile_counter": self.tile_counter}
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """The table's identity after the handshake."""
+
+    protocol_version: int
+    firmware: str
+    serial: str
+    capabilities: Capabilities
+    dialect: str
+    url: str
+    boot_id: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"protocol_version": self.protocol_version, "firmware": self.firmware, "serial": self.serial,
+                "dialect": self.dialect, "url": self.url, "boot_id": self.boot_id,
+                "capabilities": self.capabilities.as_dict()}
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """One thing the table reported. `seq` is the table's event number (0: heartbeat, link health)."""
+
+    type: str
+    fields: dict[str, Any]
+    seq: int
+    at: float
+
+
+@dataclass(frozen=True)
+class TableStatus:
+    """The table's state as `status` reports it."""
+
+    phase: str
+    tile_count: int
+    next_tile_count: int
+    set_ready: bool
+    dealer: str | None
+    faults: tuple[int, ...]
+    last_event: int
+    uptime_ms: int
+
+
+@dataclass
+class _Pending:
+    req: int
+    name: str
+    type: int
+    payload: bytes
+    future: asyncio.Future[dict[str, Any]]
+    sent_boot: int = 0
+
+
+def _capabilities(values: dict[str, Any]) -> Capabilities:
+    counts = tuple(values["tile_counts"])
+    lengths = values["wall_lengths"]
+    walls: dict[int, tuple[int, int, int, int]] = {}
+    for i, count in enumerate(counts):
+        four = tuple(lengths[4 * i: 4 * i + 4])
+        if len(four) == 4:
+            walls[count] = (four[0], four[1], four[2], four[3])
+    f = values["features"]
+    bit = msgs.FEATURE_BITS
+    return Capabilities(counts, walls, values["dice"], bool(f >> bit["machine_dealt"] & 1),
+                        bool(f >> bit["seat_buttons"] & 1), bool(f >> bit["seat_lights"] & 1),
+                        bool(f >> bit["buzzer"] & 1), bool(f >> bit["tile_counter"] & 1))
+
+
+class BaseTable:
+    """The surface every dialect offers; the controller only sees this."""
+
+    info: TableInfo
+    health: LinkHealth
+    clock: Clock
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self._events: asyncio.Queue[TableEvent] = asyncio.Queue()
+        self._subscribers: list[asyncio.Queue[TableEvent]] = []
+        self.phase: str | None = None
+        self.faults: dict[int, dict[str, Any]] = {}
+
+    def _emit(self, type_: str, fields: dict[str, Any], seq: int = 0) -> None:
+        ev = TableEvent(type_, fields, seq, self.clock.now())
+        if type_ == "phase":
+            self.phase = fields["phase"]
+        elif type_ == "fault_raised":
+            self.faults[fields["code"]] = fields
+        elif type_ == "fault_cleared":
+            self.faults.pop(fields["code"], None)
+        self._events.put_nowait(ev)
+        for q in self._subscribers:
+            q.put_nowait(ev)
+
+    async def events(self) -> AsyncIterator[TableEvent]:
+        """Every event, in order, from the moment the table was opened (one consumer; see `subscribe`)."""
+        while True:
+            yield await self._events.get()
+
+    def subscribe(self) -> asyncio.Queue[TableEvent]:
+        """An extra queue that receives every event from now on (for a display beside the controller)."""
+        q: asyncio.Queue[TableEvent] = asyncio.Queue()
+        self._subscribers.append(q)
+        return q
+
+    async def wait_for_event(self, type_: str, timeout: float | None = None, **match: Any) -> TableEvent:
+        """The next event of a type (and field values) seen by a fresh subscription."""
+        q = self.subscribe()
+        try:
+            async def _next() -> TableEvent:
+                while True:
+                    ev = await q.get()
+                    if ev.type == type_ and all(ev.fields.get(k) == v for k, v in match.items()):
+                        return ev
+            return await self.clock.wait_for(_next(), timeout)
+        finally:
+            self._subscribers.remove(q)
+
+    async def wait_phase(self, phase: str, timeout: float | None = None) -> None:
+        """Until the table reports `phase` (returns at once if it is already there)."""
+        if self.phase == phase:
+            return
+        await self.wait_for_event("phase", timeout, phase=phase)
+
+    # The commands; each dialect implements `_command`.
+    async def _command(self, name: str, **fields: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def set_tile_count(self, count: int) -> None:
+        await self._command("set_tile_count", count=count)
+
+    async def start_shuffle(self) -> None:
+        await self._command("start_shuffle")
+
+    async def raise_walls(self) -> None:
+        await self._command("raise_walls")
+
+    async def lower_walls(self) -> None:
+        await self._command("lower_walls")
+
+    async def roll_dice(self, seat: str = "E") -> None:
+        """Throw the dice for a side, as if its button was pressed; the values come as a `dice` event."""
+        await self._command("roll_dice", seat=seat)
+
+    async def set_seat_lights(self, dealer: str | None = None, prevalent: str | None = None,
+                              turn: str | None = None) -> None:
+        await self._command("seat_lights", dealer=dealer, prevalent=prevalent, turn=turn)
+
+    async def buzzer(self, ms: int) -> None:
+        await self._command("buzzer", ms=ms)
+
+    async def reset(self) -> None:
+        await self._command("reset")
+
+    async def status(self) -> TableStatus:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+
+class Table(BaseTable):
+    """A table speaking mahjong-link, kept connected across unplugs."""
+
+    def __init__(self, url: str, clock: Clock, *, reconnect: bool = True,
+                 command_timeout: float = COMMAND_TIMEOUT, transport_options: dict[str, Any] | None = None) -> None:
+        super().__init__(clock)
+        self.url = url
+        self._reconnect = reconnect
+        self._command_timeout = command_timeout
+        self._transport_options = transport_options or {}
+        self.health = LinkHealth()
+        self._link: Link = Link(silence_timeout=SILENCE_TIMEOUT, health=self.health)
+        self._transport: Transport | None = None
+        self._rx: asyncio.Queue[bytes | BaseException | None] = asyncio.Queue()
+        self._host_id = random.getrandbits(32) or 1
+        self._next_req = 1
+        self._pending: dict[int, _Pending] = {}
+        self._boot_id = 0
+        self._last_event = 0
+        self._up = asyncio.Event()
+        self._closing = False
+        self._runner: asyncio.Task[None] | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._first: asyncio.Future[None] | None = None
+        self._reset_nonce: int | None = None
+        self._reset_acked = asyncio.Event()
+        self.reconnects = 0
+        self.duplicate_events = 0
+        self.missed_events = 0
+
+    # ----- life cycle
+    async def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._first = loop.create_future()
+        self._runner = loop.create_task(self._run(), name=f"table-link {self.url}")
+        try:
+            await self._first
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        """Stop the link; pending commands fail with `closed`. Idempotent."""
+        self._closing = True
+        if self._runner is not None:
+            self._runner.cancel()
+            await asyncio.gather(self._runner, return_exceptions=True)
+            self._runner = None
+        await self._drop_transport()
+        self._fail_pending(TableError("the table link was closed", "closed"))
+
+    def _fail_pending(self, exc: TableError, only_sent_before_boot: bool = False) -> None:
+        for req, p in list(self._pending.items()):
+            if not p.future.done():
+                p.future.set_exception(exc)
+            self._pending.pop(req, None)
+
+    async def _drop_transport(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+            self._reader = None
+        if self._transport is not None:
+            t, self._transport = self._transport, None
+            await t.close()
+
+    async def _read_loop(self, transport: Transport) -> None:
+        try:
+            while True:
+                data = await transport.read()
+                self._rx.put_nowait(data)
+        except TransportError as exc:
+            self._rx.put_nowait(exc)
+
+    def _kick(self) -> None:
+        self._rx.put_nowait(None)
+
+    async def _run(self) -> None:
+        backoff = BACKOFF_FIRST
+        while not self._closing:
+            reason = "cannot_open"
+            try:
+                self._transport = await open_transport(self.url, **self._transport_options)
+                self._rx = asyncio.Queue()
+                self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
+                reason = await self._session()
+            except TableError as exc:
+                reason = exc.code
+                if self._first is not None and not self._first.done() and not self._reconnect:
+                    self._first.set_exception(exc)
+                    return
+                log.info("table %s: %s", self.url, exc)
+            if self.health.up:
+                self.health.up = False
+                self._up.clear()
+                self._emit("link_down", {"reason": reason})
+                backoff = BACKOFF_FIRST
+            await self._drop_transport()
+            if not self._reconnect:
+                if self._first is not None and not self._first.done():
+                    self._first.set_exception(TableError(f"cannot reach the table at {self.url}: {reason}", reason))
+                self._fail_pending(TableError(f"the link to the table went down ({reason})", "link_down"))
+                return
+            await self.clock.sleep(backoff)
+            backoff = min(backoff * 2, BACKOFF_MAX)
+            self.reconnects += 1
+
+    async def _session(self) -> str:
+        """One connection: handshake, then pump bytes until the link goes down; returns why."""
+        assert self._transport is not None
+        self._link.reset()
+        self.health.last_heard = None
+        pump = asyncio.get_running_loop().create_task(self._pump())
+        try:
+            await self._handshake()
+            self.health.up = True
+            self._up.set()
+            if self._first is not None and not self._first.done():
+                self._first.set_result(None)
+            self._emit("link_up", {"url": self.url, "boot_id": self._boot_id, "reconnects": self.reconnects})
+            return await pump
+        except TableError as exc:
+            return exc.code
+        finally:
+            pump.cancel()
+            await asyncio.gather(pump, return_exceptions=True)
+
+    async def _handshake(self) -> None:
+        for _ in range(RESET_TRIES):
+            self._reset_nonce = random.getrandbits(32)
+            self._reset_acked.clear()
+            self._link.reset()
+            self._link.send_reset(self._reset_nonce)
+            self._flush()
+            try:
+                await self.clock.wait_for(self._reset_acked.wait(), RESET_INTERVAL)
+                break
+            except TimeoutError:
+                continue
+        else:
+            raise TableError(f"no answer from {self.url} to RESET ({RESET_TRIES} tries)", "no_answer")
+        try:
+            values = await self.clock.wait_for(
+                self._send_request("identify", host_id=self._host_id, boot_id=self._boot_id,
+                                   last_event=self._last_event, resend=False), IDENTIFY_TIMEOUT)
+        except TimeoutError:
+            raise TableError(f"no identity from {self.url}", "no_identity") from None
+        boot_id = values["boot_id"]
+        if self._boot_id and boot_id != self._boot_id:
+            self._last_event = 0
+            self._fail_pending(TableError(
+                "the table restarted (power or brown-out) while the command was pending; it was not repeated",
+                "table_restarted"))
+        self._boot_id = boot_id
+        self.info = TableInfo(values["protocol"], values["firmware"], values["serial"], _capabilities(values),
+                              "mahjong-link", self.url, boot_id)
+        # Pending commands from before the unplug: resend; the table's request cache runs each once.
+        for p in sorted(self._pending.values(), key=lambda p: p.req):
+            if p.name != "identify":
+                self._link.send(p.type, p.payload, self.clock.now())
+        self._flush()
+
+    def _flush(self) -> None:
+        data = self._link.take_output()
+        if data and self._transport is not None:
+            if wire_log.isEnabledFor(logging.DEBUG):
+                wire_log.debug(">>> %s", data.hex(" "))
+            try:
+                self._transport.write(data)
+            except TransportError as exc:
+                self._rx.put_nowait(exc)
+
+    async def _pump(self) -> str:
+        while True:
+            deadline = self._link.next_deadline()
+            timeout = None if deadline is None else max(0.0, deadline - self.clock.now())
+            try:
+                item = await self.clock.wait_for(self._rx.get(), timeout)
+            except TimeoutError:
+                item = None
+            now = self.clock.now()
+            if isinstance(item, BaseException):
+                return getattr(item, "code", "unplugged")
+            deliveries: list[Delivery] = []
+            if item:
+                deliveries += self._link.receive(item, now)
+            deliveries += self._link.poll(now)
+            for d in deliveries:
+                if d.kind == "down":
+                    self._flush()
+                    return d.reason
+                self._deliver(d)
+            self._flush()
+
+    def _deliver(self, d: Delivery) -> None:
+        if d.kind == "reset_ack":
+            if d.nonce == self._reset_nonce:
+                self._reset_acked.set()
+            return
+        if d.kind == "reset":
+            self._link.send_control(msgs.RESET_ACK, struct.pack(">I", d.nonce))
+            if not self._reset_acked.is_set():
+                # Still waiting for our own RESET's answer: that RESET resets the table anyway,
+                # and this one was sent before the table saw ours (its boot announcement).
+                self._flush()
+                return
+            # The table rebooted and says so: answer, and start the handshake over.
+            self._link.send_control(msgs.RESET_ACK, struct.pack(">I", d.nonce))
+            self._flush()
+            self._reset_acked.clear()
+            self._rx.put_nowait(TableError("the table reset the link (it restarted)", "table_reset"))
+            return
+        try:
+            msg, values = msgs.decode(d.type, d.payload)
+        except msgs.MessageError as exc:
+            log.warning("table %s sent a frame we cannot read: %s", self.url, exc)
+            return
+        if wire_log.isEnabledFor(logging.DEBUG):
+            wire_log.debug("<<< %s", msg.format(values))
+        if msg.kind == "reply":
+            p = self._pending.pop(values["req"], None)
+            if p is not None and not p.future.done():
+                p.future.set_result({"_name": msg.name, **values})
+        elif msg.kind == "event":
+            self._on_event(msg.name, values)
+        elif msg.kind == "heartbeat":
+            self.phase = values["phase"]
+            self._emit("heartbeat", {"uptime_ms": values["uptime_ms"], "phase": values["phase"],
+                                     "last_event": values["last_event"]})
+
+    def _on_event(self, name: str, values: dict[str, Any]) -> None:
+        ev = values.pop("ev")
+        if ev <= self._last_event:
+            self.duplicate_events += 1
+            return
+        if ev != self._last_event + 1:
+            self.missed_events += ev - self._last_event - 1
+        self._last_event = ev
+        if name == "fault_raised":
+            values = fault_fields(values["code"], values["where"])
+        elif name == "dice":
+            values["dice"] = list(values["dice"])
+        self._emit(name, values, ev)
+
+    # ----- requests
+    async def _send_request(self, name: str, resend: bool = True, **fields: Any) -> dict[str, Any]:
+        req = self._next_req
+        self._next_req = self._next_req % 0xFFFF + 1
+        try:
+            type_, payload = msgs.encode(name, req=req, **fields)
+        except msgs.MessageError as exc:
+            raise TableError(str(exc), "bad_argument") from None
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[req] = _Pending(req, name if resend else "identify", type_, payload, fut)
+        self._link.send(type_, payload, self.clock.now())
+        self._flush()
+        self._kick()
+        try:
+            return await fut
+        finally:
+            self._pending.pop(req, None)
+
+    async def _command(self, name: str, **fields: Any) -> dict[str, Any]:
+        """Send a command once the link is up; raise TableError with the table's reason if refused."""
+        if self._closing:
+            raise TableError("the table link is closed", "closed")
+        try:
+            await self.clock.wait_for(self._up.wait(), self._command_timeout)
+            reply = await self.clock.wait_for(self._send_request(name, **fields), self._command_timeout)
+        except TimeoutError:
+            raise TableError(f"{name}: no reply from the table within {self._command_timeout:g} s "
+                             f"(link {'up' if self.health.up else 'down'}); whether it ran is unknown, "
+                             "ask status", "timeout") from None
+        if reply["_name"] == "result" and reply["code"] != 0:
+            code = msgs.RESULT_CODES.get(reply["code"], f"code_{reply['code']}")
+            raise TableError(f"{name} refused by the table: {reply['text'] or code}", code)
+        return reply
+
+    async def status(self) -> TableStatus:
+        r = await self._command("status")
+        st = TableStatus(r["phase"], r["tile_count"], r["next_tile_count"], r["set_ready"], r["dealer"],
+                         tuple(r["faults"]), r["last_event"], r["uptime_ms"])
+        self.phase = st.phase
+        return st
+
+    async def ping(self, data: bytes = b"") -> float:
+        """Round-trip time of one `ping` on this clock, in seconds."""
+        t0 = self.clock.now()
+        r = await self._command("ping", data=data)
+        if bytes(r["data"]) != data:
+            raise TableError("pong carried different data than the ping", "bad_reply")
+        return self.clock.now() - t0
+
+    async def debug(self, text: str) -> str:
+        """Simulator only: an in-band fault-injection command (see `tablectl sim --help`)."""
+        return str((await self._command("debug", text=text))["text"])
+
+
+async def open_table(url: str, clock: Clock | None = None, *, dialect: str = "mahjong-link",
+                     reconnect: bool = True, connect_timeout: float | None = 10.0,
+                     command_timeout: float = COMMAND_TIMEOUT, **transport_options: Any) -> BaseTable:
+    """Connect to a table and finish the handshake; `table.info` is then filled.
+
+    With `reconnect=True` (the default) the link survives unplugs; `connect_timeout` bounds
+    only the first connection. Transport options (`usb_backend`, `baudrate`) pass through.
+    """
+    clock = clock or SystemClock()
+    if dialect == "remote-control":
+        from drivers.remote import RemoteTable
+
+        remote = RemoteTable(url, clock, transport_options=transport_options)
+        await remote._start()
+        return remote
+    if dialect != "mahjong-link":
+        raise TableError(f"unknown dialect {dialect!r}; use one of {', '.join(DIALECTS)}", "bad_argument")
+    table = Table(url, clock, reconnect=reconnect, command_timeout=command_timeout,
+                  transport_options=transport_options)
+    try:
+        await clock.wait_for(table._start(), connect_timeout)
+    except TimeoutError:
+        await table.close()
+        raise TableError(f"no table answered at {url} within {connect_timeout:g} s", "no_answer") from None
+    return table

@@ -1,0 +1,247 @@
+"""One seam for every byte channel to a table: `open_transport(url)` (serial, TCP, RFC 2217, loop, USB).
+
+Transports only move bytes; the protocol lives in `drivers.link`. Serial ports and sockets
+are read with `loop.add_reader` on their file descriptor (no thread, so a simulator on a pty
+and the driver share one event loop); the URL handlers without a usable descriptor
+(`loop://`, `rfc2217://`) and USB run a reader thread confined inside the transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import os
+import queue
+import threading
+from typing import Any, Protocol
+
+from drivers.errors import TransportError
+
+log = logging.getLogger(__name__)
+DEFAULT_BAUD = 115200
+
+
+class Transport(Protocol):
+    """A byte channel: `read()` waits for bytes, `write()` never blocks, errors are TransportError."""
+
+    url: str
+
+    async def read(self) -> bytes: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class _QueueReader:
+    """Shared read side: bytes and the closing error arrive in an asyncio queue."""
+
+    def __init__(self) -> None:
+        self._q: asyncio.Queue[bytes | BaseException] = asyncio.Queue()
+        self._error: BaseException | None = None
+
+    async def read(self) -> bytes:
+        if self._error is not None and self._q.empty():
+            raise self._error
+        item = await self._q.get()
+        if isinstance(item, BaseException):
+            self._error = item
+            raise item
+        return item
+
+
+class FdTransport(_QueueReader):
+    """A pyserial port whose file descriptor the event loop watches (tty, pty, `socket://`)."""
+
+    def __init__(self, url: str, ser: Any) -> None:
+        super().__init__()
+        self.url = url
+        self._ser = ser
+        self._fd: int = ser.fileno()
+        os.set_blocking(self._fd, False)
+        self._loop = asyncio.get_running_loop()
+        self._wbuf = bytearray()
+        self._closed = False
+        self._loop.add_reader(self._fd, self._on_readable)
+
+    def _fail(self, why: str) -> None:
+        if self._closed:
+            return
+        self._detach()
+        self._q.put_nowait(TransportError(f"{self.url}: {why}", "unplugged"))
+
+    def _detach(self) -> None:
+        self._closed = True
+        self._loop.remove_reader(self._fd)
+        self._loop.remove_writer(self._fd)
+
+    def _on_readable(self) -> None:
+        try:
+            data = os.read(self._fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError as exc:  # EIO: the pty's other side is gone; ECONNRESET: socket reset
+            self._fail(f"read failed ({errno.errorcode.get(exc.errno or 0, exc.errno)})")
+            return
+        if not data:
+            self._fail("closed by the other side")
+            return
+        self._q.put_nowait(data)
+
+    def write(self, data: bytes) -> None:
+        if self._closed:
+            raise TransportError(f"{self.url}: write on a closed link", "closed")
+        if self._wbuf:
+            self._wbuf += data
+            return
+        try:
+            n = os.write(self._fd, data)
+        except BlockingIOError:
+            n = 0
+        except OSError as exc:
+            self._fail(f"write failed ({errno.errorcode.get(exc.errno or 0, exc.errno)})")
+            return
+        if n < len(data):
+            self._wbuf += data[n:]
+            self._loop.add_writer(self._fd, self._on_writable)
+
+    def _on_writable(self) -> None:
+        try:
+            n = os.write(self._fd, self._wbuf)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._fail(f"write failed ({errno.errorcode.get(exc.errno or 0, exc.errno)})")
+            return
+        del self._wbuf[:n]
+        if not self._wbuf:
+            self._loop.remove_writer(self._fd)
+
+    async def close(self) -> None:
+        if not self._closed:
+            self._detach()
+        try:
+            self._ser.close()
+        except OSError:
+            pass
+
+
+class ThreadTransport(_QueueReader):
+    """A byte device read and written by two threads that live and die inside this object."""
+
+    def __init__(self, url: str, read: Any, write: Any, close: Any, *, name: str) -> None:
+        super().__init__()
+        self.url = url
+        self._read, self._write, self._close = read, write, close
+        self._loop = asyncio.get_running_loop()
+        self._stop = threading.Event()
+        self._wq: queue.Queue[bytes | None] = queue.Queue()
+        self._threads = [threading.Thread(target=self._reader, name=f"{name}-rx", daemon=True),
+                         threading.Thread(target=self._writer, name=f"{name}-tx", daemon=True)]
+        for t in self._threads:
+            t.start()
+
+    def _post(self, item: bytes | BaseException) -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._q.put_nowait, item)
+        except RuntimeError:  # the loop is closed: nobody is listening any more
+            self._stop.set()
+
+    def _reader(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data = self._read()
+            except Exception as exc:  # noqa: BLE001 - any driver error ends the link the same way
+                if not self._stop.is_set():
+                    self._post(TransportError(f"{self.url}: read failed ({exc})", "unplugged"))
+                return
+            if data:
+                self._post(bytes(data))
+
+    def _writer(self) -> None:
+        while True:
+            data = self._wq.get()
+            if data is None or self._stop.is_set():
+                return
+            try:
+                self._write(data)
+            except Exception as exc:  # noqa: BLE001
+                self._post(TransportError(f"{self.url}: write failed ({exc})", "unplugged"))
+                return
+
+    def write(self, data: bytes) -> None:
+        if self._stop.is_set():
+            raise TransportError(f"{self.url}: write on a closed link", "closed")
+        self._wq.put(bytes(data))
+
+    async def close(self) -> None:
+        if self._stop.is_set() and not any(t.is_alive() for t in self._threads):
+            return
+        self._stop.set()
+        self._wq.put(None)
+        await asyncio.to_thread(self._join)
+
+    def _join(self) -> None:
+        for t in self._threads:
+            t.join(timeout=2.0)
+        try:
+            self._close()
+        except Exception:  # noqa: BLE001 - closing a dead device may fail; it is closed either way
+            pass
+
+
+def _serial_for_url(url: str, baudrate: int) -> Any:
+    import serial
+
+    try:
+        return serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, write_timeout=1.0)
+    except (serial.SerialException, ValueError, OSError) as exc:
+        raise TransportError(f"cannot open {url}: {exc}", "cannot_open") from None
+
+
+def _wrap_serial(url: str, ser: Any) -> Transport:
+    """Fd-watched if the port has a real descriptor; else threads inside the transport."""
+    import serial
+
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme in ("", "socket"):
+        try:
+            ser.reset_input_buffer()
+        except (serial.SerialException, OSError):
+            pass
+        return FdTransport(url, ser)
+
+    def read() -> bytes:
+        return bytes(ser.read(max(1, ser.in_waiting)))
+
+    return ThreadTransport(url, read, ser.write, ser.close, name=f"serial-{scheme}")
+
+
+def check_url(url: str) -> str:
+    """The transport kind a URL selects, `usb` or `serial`; TransportError if it is malformed."""
+    if url.startswith("usb://"):
+        from drivers.usb_transport import parse_usb_url
+
+        parse_usb_url(url)
+        return "usb"
+    if not url:
+        raise TransportError("empty table URL: give a device path, socket://HOST:PORT, rfc2217://, "
+                             "loop:// or usb://VID:PID", "bad_url")
+    return "serial"
+
+
+async def open_transport(url: str, *, baudrate: int = DEFAULT_BAUD, usb_backend: Any = None) -> Transport:
+    """Open the byte channel a URL names.
+
+    - a device path (`/dev/ttyUSB0`, `/dev/serial/by-id/...`, a pty slave `/dev/pts/N`),
+      `socket://HOST:PORT`, `rfc2217://HOST:PORT`, `loop://`: pyserial's `serial_for_url`;
+    - `usb://VID:PID[/SERIAL]` (hex ids): a vendor bulk interface through pyusb; `usb_backend`
+      picks a pyusb backend (tests give a virtual one).
+    """
+    if check_url(url) == "usb":
+        from drivers.usb_transport import open_usb
+
+        return await open_usb(url, backend=usb_backend)
+    ser = await asyncio.to_thread(_serial_for_url, url, baudrate)
+    return _wrap_serial(url, ser)

@@ -1,0 +1,77 @@
+"""The table's physical model: tile sets per setting, wall lengths, a seeded wall arrangement, timings."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+SIDES: tuple[str, ...] = ("E", "S", "W", "N")
+#: Clockwise order of walls seen from above (walls.md): E1..EL, N1..NL, W1..WL, S1..SL.
+CLOCKWISE: tuple[str, ...] = ("E", "N", "W", "S")
+
+#: Stacks per wall (E, S, W, N) for each tile-count setting (walls.md "Default lengths").
+WALL_LENGTHS: dict[int, tuple[int, int, int, int]] = {
+    144: (18, 18, 18, 18),
+    136: (17, 17, 17, 17),
+    108: (14, 13, 14, 13),
+}
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Typical mechanism times in seconds (protocol.md §8); a scenario may change them."""
+
+    build: dict[int, float]
+    raise_walls: float = 6.0
+    lower_walls: float = 8.0
+    dice_settle: float = 1.5
+    heartbeat: float = 1.0
+    autopilot_pause: float = 2.0
+    tick: float = 0.5
+
+    @staticmethod
+    def default() -> Timings:
+        return Timings(build={144: 60.0, 136: 57.0, 108: 45.0})
+
+
+def tile_set(count: int) -> list[str]:
+    """The tiles of one set for a tile-count setting, as glossary codes, four of each kind."""
+    suits = [f"{n}{s}" for s in "mps" for n in range(1, 10)]
+    if count == 108:
+        kinds = suits
+    elif count in (136, 144):
+        kinds = suits + [f"{n}z" for n in range(1, 8)]
+    else:
+        raise ValueError(f"no tile set for a setting of {count} tiles; the table supports {sorted(WALL_LENGTHS)}")
+    tiles = [k for k in kinds for _ in range(4)]
+    if count == 144:
+        tiles += [f"{n}f" for n in range(1, 9)]
+    return tiles
+
+
+def positions(lengths: tuple[int, int, int, int]) -> list[str]:
+    """Every tile position clockwise from E01: `E01t`, `E01b`, `E02t` ... (walls.md notation)."""
+    by_side = dict(zip(SIDES, lengths))
+    return [f"{side}{stack:02d}{level}" for side in CLOCKWISE for stack in range(1, by_side[side] + 1)
+            for level in "tb"]
+
+
+def arrange(count: int, rng: random.Random, ruleset: Any = None) -> dict[str, str]:
+    """A shuffled build: position -> tile kind.
+
+    With a ruleset (a `table_controller.rules` Ruleset whose set has `count` tiles, e.g. shiwan's
+    136 of 1-10 in each suit) the rules engine's own `physical_wall` builds it, so the simulator
+    and the engine agree on the tile set; without one, the standard set for the setting.
+    """
+    lengths = WALL_LENGTHS[count]
+    if ruleset is not None and getattr(ruleset, "tiles", None) == count:
+        from table_controller.rules.physical import physical_wall
+
+        return dict(physical_wall(ruleset, lengths, rng))
+    tiles = tile_set(count)
+    rng.shuffle(tiles)
+    pos = positions(lengths)
+    if len(pos) != len(tiles):
+        raise ValueError(f"{count} tiles do not fill walls of {lengths} stacks")
+    return dict(zip(pos, tiles))
