@@ -431,9 +431,21 @@ class SimTable:
         self._set_phase("idle")
 
     def _cmd_debug(self, v: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        words = v["text"].split()
+        try:
+            text = self.do(v["text"])
+        except SimError as exc:
+            raise _Refused("bad_argument", str(exc)) from None
+        return "result", {"code": 0, "text": text[:200]}
+
+    def do(self, line: str) -> str:
+        """Run one bench command (the in-band `debug` text and the scenario file's lines).
+
+        `fault ID [WHERE]`, `clear ID`, `press SEAT [BUTTON]`, `brownout`, `unplug [S]`,
+        `stall [S]`, `tile_count N`, `help`. SimError says what is wrong with a line.
+        """
+        words = line.split()
         if not words or words[0] == "help":
-            return "result", {"code": 0, "text": DEBUG_HELP}
+            return DEBUG_HELP
         cmd, args = words[0], words[1:]
         try:
             if cmd == "fault" and args:
@@ -449,10 +461,22 @@ class SimTable:
             elif cmd == "stall":
                 self.stall(float(args[0]) if args else 0.5)
             else:
-                raise SimError(f"unknown debug command {v['text']!r}; send 'help'")
-        except (SimError, ValueError) as exc:
-            raise _Refused("bad_argument", str(exc)) from None
-        return "result", {"code": 0, "text": "done"}
+                raise SimError(f"unknown bench command {line!r}; try 'help'")
+        except ValueError as exc:
+            raise SimError(f"{line!r}: {exc}") from None
+        return "done"
+
+    async def run_scenario(self, lines: list[str] | str) -> None:
+        """Play a scenario: lines `SECONDS COMMAND...` (times from the start), `#` comments.
+
+        Validated before it starts, so a typo fails at once with its line number, not a
+        minute into the run.
+        """
+        steps = parse_scenario(lines)
+        start = self.clock.now()
+        for at, command in steps:
+            await self.clock.sleep(max(0.0, start + at - self.clock.now()))
+            self.do(command)
 
     # ----- the mechanism
     def _set_phase(self, phase: str) -> None:
@@ -610,3 +634,29 @@ class _Refused(Exception):
 
 DEBUG_HELP = ("fault ID [WHERE] | clear ID | press SEAT [BUTTON] | brownout | unplug [S] | stall [S]; "
               "fault ids: " + ", ".join(BY_ID))
+_SCENARIO_VERBS = {"fault": 1, "clear": 1, "press": 1, "brownout": 0, "unplug": 0, "stall": 0}
+
+
+def parse_scenario(lines: list[str] | str) -> list[tuple[float, str]]:
+    """`[(seconds, command)]` from a scenario text; SimError names the bad line."""
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    steps: list[tuple[float, str]] = []
+    for n, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        when, _, command = line.partition(" ")
+        try:
+            at = float(when)
+        except ValueError:
+            raise SimError(f"scenario line {n}: {when!r} is not a time in seconds") from None
+        words = command.split()
+        if not words or words[0] not in _SCENARIO_VERBS or len(words) - 1 < _SCENARIO_VERBS[words[0]]:
+            raise SimError(f"scenario line {n}: {command.strip()!r} is not a bench command ({DEBUG_HELP})")
+        if words[0] in ("fault", "clear"):
+            SimTable._kind(words[1])
+        if words[0] == "press" and words[1] not in SIDES:
+            raise SimError(f"scenario line {n}: seat {words[1]!r} is not one of {', '.join(SIDES)}")
+        steps.append((at, command.strip()))
+    return sorted(steps, key=lambda s: s[0])

@@ -1,0 +1,104 @@
+"""`tablectl sim`: run the simulated table on a pty or a TCP port until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+
+EPILOG = """\
+examples:
+  tablectl sim --pty                          # prints the pty path: tablectl probe /dev/pts/N
+  tablectl sim --tcp 7777 --seed 3 --autopilot
+  tablectl sim --tcp 7777 --faults ber=1e-4,drop=0.01,unplug_every=10:0.5
+  tablectl sim --pty --dialect remote-control
+  tablectl sim --pty --scenario hardware-sim/scenarios/every-fault.txt
+
+--faults SPEC is KEY=VALUE,...:
+  ber=RATE                bit error rate on every byte, both ways (e.g. 1e-4)
+  drop=FRACTION           frames lost;   dup=FRACTION   frames sent twice
+  delay=FRACTION[:S]      frames delayed by S seconds (default 0.2), so they arrive late
+  garbage=FRACTION        frames preceded by random junk bytes
+  unplug_every=S[:D]      pull the cable every S seconds for D seconds (default 0.5)
+  stall_every=S[:D]       the firmware stops answering every S seconds for D seconds
+  brownout_on=COMMAND     the table reboots (brown-out) when COMMAND arrives (e.g. raise_walls)
+
+A scenario file has lines `SECONDS COMMAND`, commands being the bench commands also accepted
+in-band by the protocol's `debug` message:
+  fault ID [WHERE]   raise a fault: jam missing_tile extra_tile motor overheat centre_open sensor power dice
+  clear ID           the fault's cause is gone
+  press SEAT [BUTTON]  a player presses a button (dice, start, raise, lower) on side E/S/W/N
+  brownout           the firmware restarts
+  unplug [S]         the cable is pulled for S seconds;  stall [S]: the firmware hangs for S seconds
+Exit status: 0 after Ctrl-C, 2 on wrong options.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "sim", help="run the simulated automatic table (模拟麻将机) on a pty or TCP port",
+        description="Serve the table's side of the protocol from the simulator: the mechanism "
+                    "(shuffle, build, raise, dice), faults and link damage, in real time.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal (the default)")
+    where.add_argument("--tcp", type=int, metavar="PORT", help="serve on TCP PORT (0: any free port)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind with --tcp (default 127.0.0.1)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the shuffles, dice and link damage")
+    parser.add_argument("--dialect", choices=("mahjong-link", "remote-control"), default="mahjong-link",
+                        help="wire protocol the table speaks (default mahjong-link)")
+    parser.add_argument("--faults", metavar="SPEC", help="link damage and brown-outs, see below")
+    parser.add_argument("--tile-count", type=int, choices=(144, 136, 108), default=144,
+                        help="tile-count setting at power-on (default 144)")
+    parser.add_argument("--dice", type=int, choices=(2, 3), default=2, help="dice in the dice unit")
+    parser.add_argument("--autopilot", action="store_true",
+                        help="demo players: the dealer presses the dice button once the walls are up")
+    parser.add_argument("--scenario", metavar="FILE", help="play a scenario file of timed faults and presses")
+    parser.add_argument("--speed", type=float, default=1.0,
+                        help="mechanism speed factor: 10 makes a 60 s build take 6 s (demo)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import sys
+
+    from tablesim import FaultPlan, SimError, SimTable, Timings
+    from tablesim.sim import parse_scenario
+
+    try:
+        plan = FaultPlan.parse(args.faults)
+        scenario = None
+        if args.scenario:
+            with open(args.scenario, encoding="utf-8") as fh:
+                scenario = fh.read()
+            parse_scenario(scenario)
+    except (ValueError, SimError, OSError) as exc:
+        print(f"tablectl sim: {exc}", file=sys.stderr)
+        return 2
+    if args.speed <= 0:
+        print("tablectl sim: --speed must be positive", file=sys.stderr)
+        return 2
+    base = Timings.default()
+    timings = Timings(build={k: v / args.speed for k, v in base.build.items()},
+                      raise_walls=base.raise_walls / args.speed, lower_walls=base.lower_walls / args.speed,
+                      dice_settle=base.dice_settle / args.speed, autopilot_pause=base.autopilot_pause / args.speed)
+
+    async def main() -> None:
+        sim = SimTable(seed=args.seed, dialect=args.dialect, autopilot=args.autopilot,
+                       tile_count=args.tile_count, dice=args.dice, faults=plan, timings=timings)
+        try:
+            if args.tcp is not None:
+                port = await sim.serve_tcp(args.tcp, args.host)
+                print(f"socket://{args.host}:{port}", flush=True)
+            else:
+                print(await sim.serve_pty(), flush=True)
+            if scenario:
+                await sim.run_scenario(scenario)
+            await asyncio.Event().wait()
+        finally:
+            await sim.close()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    return 0
