@@ -45,6 +45,7 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
             with path.open("rb") as fh:
                 data = tomllib.load(fh)
             if "scoring" in data:
+                data["scoring"]["id"] = ruleset
                 return _freeze({k: data[k] for k in ("scoring", "match", "flow") if k in data})
     raise ScoringError("unknown_ruleset", f"ruleset {ruleset!r} has no [scoring] table", "ruleset")
 
