@@ -303,6 +303,7 @@ class Table(BaseTable):
                 self._rx = asyncio.Queue()
                 self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
                 reason = await self._session()
+                log.info("table %s: link ended (%s)", self.url, reason)
             except TableError as exc:
                 reason = exc.code
                 if self._first is not None and not self._first.done() and not self._reconnect:

@@ -153,6 +153,17 @@ class SimTable:
         self._add_conn(conn)
         return bound
 
+    async def serve_usb(self, vid: int = 0x1A86, pid: int = 0x7523) -> Any:
+        """A virtual pyusb backend whose one device is this table; pass it as `usb_backend`."""
+        from tablesim.usb import SimUsbBackend
+
+        conn = _Conn("usb", write=lambda b: None)
+        backend = SimUsbBackend(self, conn, vid, pid)
+        conn.write = backend.to_host.put
+        self._usb = backend
+        self._add_conn(conn)
+        return backend
+
     def _add_conn(self, conn: _Conn) -> None:
         self._conns.append(conn)
         conn.task = self._spawn(self._pump(conn), f"{conn.name} pump")
@@ -596,9 +607,14 @@ class SimTable:
             if hasattr(port, "drop_client"):
                 port.refuse = True
                 port.drop_client()
+        usb = getattr(self, "_usb", None)
+        if usb is not None:
+            usb.plugged = False
         try:
             await self.clock.sleep(duration)
         finally:
+            if usb is not None:
+                usb.plugged = True
             for port in self._ports:
                 if hasattr(port, "discard_input"):
                     port.discard_input()

@@ -1,0 +1,103 @@
+"""Synthetic classifier crops: one tile (with touching neighbours) rendered on felt, degraded the way
+a camera degrades it, then cut out the way the reader cuts tiles out of the table plane.
+
+Training on crops rather than whole frames is what makes a few minutes on a CPU enough; the crop
+path mirrors `vision.detect` (plane warp, quad, 36x48 window) so the two see the same pictures.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from tablesim.scenes.render import BACK_COLOURS, FELT_COLOURS, _draw_tile
+from vision.geometry import TILE_H_MM, TILE_W_MM, PlacedTile
+from vision.model import CROP_H, CROP_W
+
+#: Index of the "not a tile" training class, after the 43 kinds (42 faces and `back`).
+OTHER = 43
+
+
+def _patch(rng: np.random.Generator, centre_face: np.ndarray | None, pool: list[np.ndarray],
+           back: tuple[int, int, int]) -> tuple[np.ndarray, float]:
+    """A 3x3-tile patch of felt at 2 px/mm with the tile in the middle; returns (patch, px_per_mm)."""
+    s = 2.0
+    w_mm, h_mm = TILE_W_MM * 3, TILE_H_MM * 3
+    img = np.empty((int(h_mm * s), int(w_mm * s), 3), np.uint8)
+    felt = np.array(FELT_COLOURS[rng.integers(len(FELT_COLOURS))], np.float32) + rng.normal(0, 10, 3)
+    img[:] = np.clip(felt, 0, 255).astype(np.uint8)
+    cx, cy = w_mm / 2, h_mm / 2
+    neighbours = []
+    if rng.random() < 0.6:
+        neighbours.append((cx - TILE_W_MM, cy, 0))
+    if rng.random() < 0.6:
+        neighbours.append((cx + TILE_W_MM, cy, 0))
+    if rng.random() < 0.25:  # a sideways tile beside it, as in a meld, flush with the near edge
+        neighbours.append((cx + TILE_W_MM / 2 + TILE_H_MM / 2, cy + (TILE_H_MM - TILE_W_MM) / 2, 90))
+    if rng.random() < 0.3:
+        neighbours.append((cx, cy - TILE_H_MM, 0))
+    if rng.random() < 0.3:
+        neighbours.append((cx, cy + TILE_H_MM, 0))
+    for x, y, r in neighbours:
+        f = None if rng.random() < 0.05 else pool[rng.integers(len(pool))]
+        _draw_tile(img, PlacedTile("x", x, y, (r + 180 * int(rng.integers(2))) % 360).quad_mm() * s, f, back, rng)
+    if centre_face is not None or back is not None:
+        _draw_tile(img, PlacedTile("x", cx, cy, 0).quad_mm() * s, centre_face, back, rng)
+    return img, s
+
+
+def _degrade(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """Camera resolution, light, glare, blur, noise, JPEG. Returns the image and its scale change."""
+    r = rng.uniform(0.42, 0.8)  # 2 px/mm rendered -> 0.85..1.6 px/mm seen by the camera
+    small = cv2.resize(img, None, fx=r, fy=r, interpolation=cv2.INTER_AREA).astype(np.float32)
+    h, w = small.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    g = 1 + rng.uniform(-0.25, 0.25) * (xx / w - 0.5) + rng.uniform(-0.25, 0.25) * (yy / h - 0.5)
+    small *= g[:, :, None] * rng.uniform(0.6, 1.25) * rng.uniform(0.88, 1.12, 3)
+    if rng.random() < 0.08:
+        cx, cy, rad = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.1, 0.4) * w
+        small += (rng.uniform(80, 220) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * rad * rad)))[:, :, None]
+    sigma = rng.uniform(0, 0.9)
+    if sigma > 0.2:
+        small = cv2.GaussianBlur(small, (0, 0), sigma)
+    small += rng.normal(0, rng.uniform(0.5, 6), small.shape).astype(np.float32)
+    out = np.clip(small, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(50, 96))])
+    return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out), r
+
+
+def _cut(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    return cv2.warpPerspective(img, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def make_crop(rng: np.random.Generator, face: np.ndarray | None, pool: list[np.ndarray],
+              other: bool = False) -> tuple[np.ndarray, bool]:
+    """One training crop (BGR, CROP_H x CROP_W) and whether it was turned upside down.
+
+    `face=None` draws a face-down tile; `other=True` cuts a window that is not one whole tile
+    (felt, the seam between two tiles) for the rejection class.
+    """
+    back = BACK_COLOURS[rng.integers(len(BACK_COLOURS))]
+    img, s = _patch(rng, face, pool, back)
+    if other and rng.random() < 0.4:  # bare felt: no centre tile
+        img[:] = np.clip(np.array(FELT_COLOURS[rng.integers(len(FELT_COLOURS))]) + rng.normal(0, 10, 3), 0, 255).astype(np.uint8)
+        if rng.random() < 0.5:  # with a stray tile edge poking in
+            _draw_tile(img, PlacedTile("x", 45 + rng.choice([-1, 1]) * 28, 60, 0).quad_mm() * s, pool[0], back, rng)
+    img, r = _degrade(img, rng)
+    k = s * r
+    quad = PlacedTile("x", TILE_W_MM * 1.5, TILE_H_MM * 1.5, 0).quad_mm() * k
+    # the reader's quad is never exact: shift, turn, scale and corner wobble
+    c = quad.mean(axis=0)
+    if other:
+        shift = np.array([rng.choice([-1, 1]) * rng.uniform(0.35, 0.65) * TILE_W_MM, rng.uniform(-0.3, 0.3) * TILE_H_MM]) * k
+    else:
+        shift = rng.normal(0, 1.2, 2) * k
+    t = np.radians(rng.normal(0, 2.0))
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    quad = (quad - c) @ rot.T * rng.uniform(0.95, 1.06) + c + shift + rng.normal(0, 0.6, (4, 2)) * k
+    flipped = bool(rng.random() < 0.5)
+    if flipped:
+        quad = quad[[2, 3, 0, 1]]
+    return _cut(img, quad), flipped
