@@ -216,3 +216,39 @@ def chicken(v: View) -> int:
 def plain(v: View) -> int:
     """平和/平胡: four chows and a pair of a suit."""
     return int(v.shape.form == "standard" and len(v.shape.chows) == 4)
+
+
+def self_drawn(v: View) -> int:
+    """自摸: the winner drew the winning tile."""
+    return int(v.self_drawn)
+
+
+def seat_wind_pung(v: View) -> int:
+    """门风刻: a pung of the winner's seat wind."""
+    return int(T.WIND_TILE[v.hand.seat_wind] in _set_kinds(v))
+
+
+def prevalent_wind_pung(v: View) -> int:
+    """圈风刻: a pung of the prevalent wind."""
+    return int(T.WIND_TILE[v.hand.prevalent_wind] in _set_kinds(v))
+
+
+def nine_gates(v: View) -> int:
+    """九莲宝灯: concealed 1112345678999 of one suit plus any tile of it."""
+    if v.hand.melds or len(v.suits) != 1 or v.has_honours:
+        return 0
+    s = next(iter(v.suits))
+    held = v.counts.copy()
+    held[v.hand.win_tile] -= 1
+    need = {1: 3, 9: 3} | {r: 1 for r in range(2, 9)}
+    return int(all(held[f"{r}{s}"] == n for r, n in need.items()))
+
+
+def heavenly(v: View) -> int:
+    """天胡: the dealer wins on the dealt hand (`options.first_turn` for E)."""
+    return int(bool(v.hand.options.get("first_turn")) and v.hand.seat_wind == "E" and v.self_drawn)
+
+
+def earthly(v: View) -> int:
+    """地胡: a non-dealer wins in the first go-round (`options.first_turn`)."""
+    return int(bool(v.hand.options.get("first_turn")) and v.hand.seat_wind != "E")

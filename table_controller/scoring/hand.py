@@ -72,8 +72,13 @@ class HandInput:
         return out
 
     def with_win(self, tile: str, win: WinKind | None = None) -> HandInput:
-        """The same ready hand completed by another tile (for waits)."""
-        return replace(self, win_tile=tile, win=win or self.win)
+        """The same ready hand completed by another tile (for waits); a discard needs a discarder,
+        so one is supposed (the next seat) when the hand names none."""
+        win = win or self.win
+        discarder = self.discarder
+        if win in ("discard", "rob_kong") and discarder is None:
+            discarder = T.seat_after(self.seat_wind)
+        return replace(self, win_tile=tile, win=win, discarder=discarder)
 
     @classmethod
     def from_json(cls, data: Any, *, ready_only: bool = False) -> HandInput:

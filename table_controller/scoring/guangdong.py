@@ -1,0 +1,138 @@
+"""广东推倒胡 and 鸡平胡 (seed 001): fan tables, 鬼牌, 买马, 爆胡, kong payments.
+
+推倒胡 adds its fans' multiples (鸡胡 2 ... 十三幺 88) and doubles for 自摸 and 硬胡; 鸡平胡 counts
+番 that each double the base, capped at 爆胡 except the limit hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from table_controller import tiles as T
+from table_controller.scoring import elements as E
+from table_controller.scoring.common import best_reading
+from table_controller.scoring.config import scoring
+from table_controller.scoring.errors import ScoringError
+from table_controller.scoring.hand import HandInput
+from table_controller.scoring.points import add, collect
+from table_controller.scoring.registry import Registry
+from table_controller.scoring.result import Fan, ScoreResult, refuse
+
+REGISTRY = Registry("guangdong")
+for _name, _check in (
+    ("鸡胡", E.chicken), ("平胡", E.plain), ("碰碰胡", E.all_pungs), ("混一色", E.half_flush),
+    ("抢杠胡", E.rob_kong), ("杠上开花", E.kong_replacement_win), ("杠上炮", E.kong_discard_win),
+    ("海底捞月", E.last_tile), ("清一色", E.full_flush), ("七对", E.seven_pairs),
+    ("豪华七对", E.luxury_seven_pairs), ("混幺九", E.terminals_and_honours),
+    ("小三元", E.small_three_dragons), ("小四喜", E.small_four_winds), ("字一色", E.all_honours),
+    ("清幺九", E.all_terminals), ("天胡", E.heavenly), ("地胡", E.earthly),
+    ("十三幺", E.thirteen_orphans), ("大三元", E.big_three_dragons), ("大四喜", E.big_four_winds),
+    ("九莲宝灯", E.nine_gates), ("自摸", E.self_drawn), ("箭刻", E.dragon_pungs),
+    ("门风刻", E.seat_wind_pung), ("圈风刻", E.prevalent_wind_pung), ("门清", E.concealed_hand),
+):
+    REGISTRY.add(_name, _check)
+
+#: 买马 (walls.md): the seat a horse names, counted counter-clockwise from the winner.
+_HORSE_STEPS = {1: 0, 5: 0, 9: 0, 2: 1, 6: 1, 3: 2, 7: 2, 4: 3, 8: 3}
+_HONOUR_HORSE = {"1z": 0, "7z": 0, "2z": 1, "6z": 1, "3z": 2, "5z": 2, "4z": 3}
+
+
+def horse_seat(tile: str, origin: str) -> str:
+    """The seat a horse tile names: 1,5,9,东,中 → origin; 2,6,南,发 → 下家; 3,7,西,白 → 对家; 4,8,北 → 上家."""
+    steps = _HORSE_STEPS[T.rank(tile)] if T.is_suited(tile) else _HONOUR_HORSE[tile]
+    return T.seat_after(origin, steps)
+
+
+def _wildcard(hand: HandInput, table: Mapping[str, Any]) -> str | None:
+    wild = hand.options.get("wildcard")
+    if wild is None:
+        return None
+    if not table.get("wildcard", False):
+        raise ScoringError("bad_field", f"{table['id']} plays without 鬼牌", "options.wildcard")
+    if not T.is_tile(wild) or T.is_flower(wild):
+        raise ScoringError("bad_tile", f"not a tile code: {wild!r}", "options.wildcard")
+    return str(wild)
+
+
+def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResult:
+    """推倒胡: (Σ fans) × 自摸 × 硬胡 × base; 鸡平胡: base × 2^min(番, 爆胡) unless a limit hand."""
+    table = table or scoring("tuidaohu")
+    ruleset = str(table["id"])
+    if any(m.type == "chi" for m in hand.melds) and table.get("no_chow"):
+        raise ScoringError("bad_meld", f"{ruleset}: 不可以吃 (no chows)", "melds")
+    if hand.flowers:
+        raise ScoringError("bad_tile", f"{ruleset} plays 136 tiles, without flowers", "flowers")
+    wildcard = _wildcard(hand, table)
+    found = best_reading(hand, REGISTRY, table, wildcard=wildcard)
+    if found is None:
+        return refuse(ruleset, "not_a_win", "不是和牌")
+    fans, view = found
+    names = {f.name for f in fans}
+    if len(names - {"鸡胡"}) and table.get("style") == "multiply":
+        fans = [f for f in fans if f.name != "鸡胡"]
+    limit = [f for f in fans if f.name in table.get("limit_hands", ())]
+    if limit:  # 特殊牌型 stand alone, beyond the cap
+        fans = limit
+    if table.get("style") == "multiply":
+        if [f.name for f in fans] == ["鸡胡"] and hand.win == "discard":
+            return refuse(ruleset, "chicken_on_discard", "鸡胡只能自摸或抢杠胡", tuple(fans), 2)
+        total = sum(f.points for f in fans)
+        factor = 1
+        if hand.self_drawn:
+            factor *= int(table["self_draw_factor"])
+        if wildcard is not None and E.no_wildcard(view):
+            factor *= int(table["no_wildcard_factor"])
+            fans = fans + [Fan("硬胡", int(table["no_wildcard_factor"]))]
+        pts = total * factor * int(table["base"])
+        capped = False
+    else:
+        total = sum(f.points for f in fans)
+        if total < int(table.get("min_fan", 0)):
+            return refuse(ruleset, "below_minimum", f"不够{table['min_fan']}番起胡", tuple(fans), total)
+        cap = int(table["cap_fan"])
+        capped = not limit and total > cap
+        fan = int(table["limit_fan"]) if limit else min(total, cap)
+        pts = int(table["base"]) * 2 ** fan
+    payers = _payers(hand, pts, table)
+    pay = collect(hand.winner, payers)
+    horses = list(hand.options.get("horses", []))
+    horse_pay, horse_seats = horse_payments(hand, pay, horses)
+    return ScoreResult(True, ruleset, tuple(fans), total, pts, add(pay, horse_pay),
+                       details={"capped": capped, "horses": horse_seats})
+
+
+def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, int]:
+    if hand.self_drawn:
+        return {s: pts for s in T.SEATS if s != hand.winner}
+    if hand.win == "rob_kong" and table.get("rob_kong_pays_all"):
+        return {hand.discarder: 3 * pts}  # type: ignore[dict-key]  # 被抢杠者包三家
+    return {hand.discarder: pts}  # type: ignore[dict-key]
+
+
+def horse_payments(hand: HandInput, pay: Mapping[str, int], horses: list[str]) -> tuple[dict[str, int], list[str]]:
+    """买马: a horse on the winner wins once more from every loser; on a loser, that loser pays once more."""
+    seats = []
+    tables = []
+    origin = str(hand.options.get("horse_origin", hand.winner))
+    for i, tile in enumerate(horses):
+        if not T.is_tile(tile) or T.is_flower(tile):
+            raise ScoringError("bad_tile", f"not a horse tile: {tile!r}", f"options.horses[{i}]")
+        seat = horse_seat(tile, origin)
+        seats.append(seat)
+        if seat == hand.winner:
+            tables.append(dict(pay))
+        elif pay.get(seat, 0) < 0:
+            tables.append(collect(hand.winner, {seat: -pay[seat]}))
+    return add(*tables), seats
+
+
+def kong_payment(seat: str, kind: str, discarder: str | None = None,
+                 table: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """杠牌直接输赢: 点杠 3× base from the discarder; 补杠 1× and 暗杠 2× from each other seat."""
+    table = table or scoring("tuidaohu")
+    base, k = int(table["base"]), table["kong"]
+    if kind == "exposed":
+        return collect(seat, {discarder: int(k["点杠"]) * base})  # type: ignore[dict-key]
+    each = int(k["补杠" if kind == "added" else "暗杠"]) * base
+    return collect(seat, {s: each for s in T.SEATS if s != seat})

@@ -1,0 +1,214 @@
+"""竞技 (seed 004), 四川/血流 (seeds 000, 003) and 广东推倒胡/鸡平胡 (seed 001): worked examples and properties."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from table_controller.scoring import ScoringError, score_json
+from table_controller.scoring import guangdong, jingji, sichuan
+from table_controller.scoring.hand import HandInput
+
+
+def hand(concealed: str, win_tile: str, win: str = "self_draw", seat: str = "E", **over: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"seat_wind": seat, "prevalent_wind": "E", "concealed": concealed, "melds": [],
+                            "win_tile": win_tile, "win": win}
+    if win in ("discard", "rob_kong"):
+        data["discarder"] = "N" if seat != "N" else "W"
+    data.update(over)
+    return data
+
+
+def names(out: dict[str, Any]) -> dict[str, int]:
+    return {f["name"]: f["value"] * f["count"] for f in out["fans"]}
+
+
+# ---- 竞技麻将, seed 004 -----------------------------------------------------------------------
+
+def test_jingji_seven_pairs_with_half_flush_adds_both_seed004() -> None:
+    # seed 004 第九条 六(一): "七对"得分，同时为混一色的情况，加上"混一色"20分; 门清 8 is 附加分;
+    # 七对 takes no 单张和牌 points (第七条). 点和: ×2 paid by the discarder.
+    out = score_json(hand("1122334455m667z", "7z", "discard", seat="S", discarder="E"), "jingji")
+    assert names(out) == {"七对": 30, "混一色": 20, "门清": 8}
+    assert out["total"] == 58 and out["payments"] == {"S": 116, "E": -116, "W": 0, "N": 0}
+
+
+def test_jingji_self_draw_each_pays_once_and_double_while_dealer_continues_seed004() -> None:
+    # 清龙 10 + 门清 8 + 单张和牌? no: 1234567899m + 78p waits 6p/9p; 自摸 ×1 from each (第九条 四(二))
+    data = hand("123456789m78p99s", "9p")
+    out = score_json(data, "jingji")
+    assert names(out) == {"清龙": 10, "门清": 8}
+    assert out["payments"] == {"E": 54, "S": -18, "W": -18, "N": -18}
+    doubled = score_json(dict(data, options={"double": True}), "jingji")  # 倍打
+    assert doubled["payments"] == {"E": 108, "S": -36, "W": -36, "N": -36}
+
+
+def test_jingji_single_wait_flowers_and_last_tile_seed004() -> None:
+    # 嵌张 8p only: 单张和牌 4; two flowers 2 each; 妙手回春 8; 门清 8; 清龙 10
+    out = score_json(hand("123456789m79p99s", "8p", flowers=["1f", "5f"], last_tile=True), "jingji")
+    assert names(out) == {"清龙": 10, "花牌": 4, "单张和牌": 4, "妙手回春": 8, "门清": 8}
+
+
+def test_jingji_rob_kong_konger_pays_three_shares_seed004() -> None:
+    # 抢杠和牌由杠牌者一家支付三家分 (第九条 四(二))
+    out = score_json(hand("123456789m78p99s", "9p", "rob_kong", discarder="W"), "jingji")
+    assert out["payments"]["W"] == -3 * out["total"] and out["payments"]["E"] == 3 * out["total"]
+
+
+def test_jingji_no_fan_no_win_seed004() -> None:
+    # 无番禁和牌: 附加分 alone do not make a win
+    out = score_json(hand("123m456p678s1199m", "9m", "discard", discarder="N"), "jingji")
+    assert out == {"valid": False, "ruleset": "jingji", "reason": "no_fan", "message": "无番禁和牌: 须有技术型番种"}
+
+
+def test_jingji_knitted_and_knitted_straight_seed004() -> None:
+    assert "大乱" in names(score_json(hand("147m258p36s12345z", "9s"), "jingji"))
+    assert "组合龙" in names(score_json(hand("147m258p369s1113z", "3z"), "jingji"))
+
+
+def test_jingji_kong_chase_and_stacks_seed004() -> None:
+    assert jingji.kong_payment("S", "exposed", discarder="E") == {"E": -12, "S": 12, "W": 0, "N": 0}
+    assert jingji.kong_payment("S", "concealed") == {"E": -6, "S": 18, "W": -6, "N": -6}
+    assert jingji.kong_payment("S", "flower") == {"E": -8, "S": 24, "W": -8, "N": -8}
+    assert jingji.chase_payment("W") == {"E": 4, "S": 4, "W": -12, "N": 4}
+    # 盘面100分付完为止: a seat pays at most what it holds; two empty seats end the 局
+    new, over = jingji.settle({"E": 100, "S": 10, "W": 0, "N": 90}, {"E": 60, "S": -30, "W": -30, "N": 0})
+    assert new == {"E": 110, "S": 0, "W": 0, "N": 90} and over
+
+
+# ---- 四川, seeds 000 and 003 --------------------------------------------------------------------
+
+def test_sichuan_dragon_seven_pairs_and_cap_seed003() -> None:
+    # 003: 七对、清一色为两番; 杠或四归一 (根) 一番: 清一色龙七对 = 2+2+1 = 5 番, capped at 4
+    out = score_json(hand("1111223344556m", "6m"), "sichuan")
+    assert names(out) == {"七对": 2, "清一色": 2, "根": 1} and out["total"] == 5
+    assert out["points"] == 16 and out["capped"] is True
+    assert out["payments"] == {"E": 51, "S": -17, "W": -17, "N": -17}  # 自摸加底
+
+
+def test_sichuan_needs_missing_suit_seed003() -> None:
+    out = score_json(hand("123m456p789s1122s", "2s"), "sichuan")
+    assert out["valid"] is False and out["reason"] == "three_suits"
+    with pytest.raises(ScoringError):
+        score_json(hand("123m456m789m11z22m", "2m"), "sichuan")  # no honours among 108 tiles
+
+
+def test_blood_battle_self_draw_only_active_seats_pay_seed000() -> None:
+    # 血战: a seat that has already won no longer pays
+    out = score_json(hand("123m456m789m1122p", "2p", active=["E", "S", "N"]), "xueliu")
+    assert out["payments"] == {"E": 4, "S": -2, "W": 0, "N": -2}
+
+
+def test_sichuan_kong_rain_and_wind_seed003() -> None:
+    # 直杠立刻收取引杠者1倍; 面下杠收取其他未胡者1倍; 下雨收取其他未胡者2倍
+    assert sichuan.kong_payment("E", "exposed", discarder="W") == {"E": 1, "S": 0, "W": -1, "N": 0}
+    assert sichuan.kong_payment("E", "added", active=("E", "S", "W")) == {"E": 2, "S": -1, "W": -1, "N": 0}
+    assert sichuan.kong_payment("E", "concealed") == {"E": 6, "S": -2, "W": -2, "N": -2}
+
+
+def test_sichuan_exhaustive_flower_pig_and_not_ready_seed000() -> None:
+    def ready(concealed: str, seat: str) -> HandInput:
+        return HandInput.from_json({"seat_wind": seat, "concealed": concealed, "melds": []}, ready_only=True)
+
+    result = sichuan.settle_exhaustive({
+        "E": ready("1234567899m1p2s3s", "E"),   # three suits: 花猪
+        "S": ready("1112345678999m", "S"),      # ready (九莲 shape, 清一色)
+        "W": ready("12345678m13579p", "W"),     # two suits, not ready
+    })
+    assert result["flower_pigs"] == ["E"] and result["not_ready"] == ["W"] and "S" in result["ready"]
+    pay = result["payments"]
+    # the pig pays the cap (16) to S and to W; W, not ready, pays S what S's best wait scores
+    s_best = result["ready"]["S"]
+    assert s_best == 8  # 清一色 2 + 根 1 (1m or 9m: 四归一) = 3 番
+    assert pay == {"E": -32, "S": 16 + s_best, "W": 16 - s_best, "N": 0}
+
+
+# ---- 广东推倒胡 / 鸡平胡, seed 001 -------------------------------------------------------------------
+
+def test_tuidaohu_chicken_hand_rules_seed001() -> None:
+    # 鸡胡 2倍 只能自摸或者抢杠胡; 杠上开花时鸡胡为8倍; 自摸 2倍
+    chicken = hand("123m456p789s1122z", "2z", "discard", seat="S", discarder="E")
+    assert score_json(chicken, "tuidaohu")["reason"] == "chicken_on_discard"
+    drawn = score_json(dict(chicken, win="self_draw"), "tuidaohu")
+    assert names(drawn) == {"鸡胡": 2} and drawn["points"] == 4
+    kong = score_json(dict(chicken, win="kong_replacement"), "tuidaohu")
+    assert names(kong) == {"杠上开花": 8} and kong["points"] == 16
+
+
+def test_tuidaohu_wildcard_and_hard_win_seed001() -> None:
+    # 鬼牌 is any tile; 硬胡 (no 鬼牌 in the hand) doubles
+    wild = hand("123m456p789s1125z", "1z", seat="S", options={"wildcard": "5z"})
+    out = score_json(wild, "tuidaohu")
+    assert out["valid"] and "硬胡" not in names(out)
+    hard = score_json(hand("123m456p789s1122z", "2z", seat="S", options={"wildcard": "5z"}), "tuidaohu")
+    assert names(hard)["硬胡"] == 2 and hard["points"] == 2 * 2 * 2
+
+
+def test_tuidaohu_horses_seed001_walls_md() -> None:
+    # 买马: 1,5,9,东,中 → the winner; 2,6,南,发 → 下家; 3,7,西,白 → 对家; 4,8,北 → 上家
+    assert [guangdong.horse_seat(t, "S") for t in ("1m", "7z", "2z", "6z", "3s", "5z", "4p", "4z")] == [
+        "S", "S", "W", "W", "N", "N", "E", "E"]
+    out = score_json(hand("111m222p333s4455z", "5z", seat="S", options={"horses": ["9m", "8p"]}), "tuidaohu")
+    base = out["points"]
+    # one horse on the winner (every loser pays again), one on 上家 E (E pays again)
+    assert out["payments"] == {"S": 7 * base, "E": -3 * base, "W": -2 * base, "N": -2 * base}
+
+
+def test_tuidaohu_no_chow_and_kongs_seed001() -> None:
+    with pytest.raises(ScoringError) as err:
+        score_json(hand("456p789s1122z", "2z", melds=[{"type": "chi", "tiles": "123m", "from": "N"}]), "tuidaohu")
+    assert err.value.field == "melds"
+    assert guangdong.kong_payment("E", "exposed", "S") == {"E": 3, "S": -3, "W": 0, "N": 0}
+    assert guangdong.kong_payment("E", "concealed") == {"E": 6, "S": -2, "W": -2, "N": -2}
+
+
+def test_jipinghu_cap_and_limit_hands_seed001() -> None:
+    # 番 = 2倍; 爆胡 3番; 十三幺 breaks the cap and stands alone
+    flush = score_json(hand("1112223334445m", "5m", seat="S"), "jipinghu")
+    assert flush["capped"] is True and flush["points"] == 8
+    orphans = score_json(hand("19m19p19s1234567z", "1m", seat="S"), "jipinghu")
+    assert names(orphans) == {"十三幺": 13} and orphans["points"] == 32
+
+
+# ---- properties, every ruleset ------------------------------------------------------------------
+
+WINNERS = {
+    "jingji": [hand("123456789m78p99s", "9p"), hand("1122334455m667z", "7z", "discard", seat="S", discarder="E")],
+    "sichuan": [hand("1111223344556m", "6m"), hand("123m456m789m1122p", "2p", "discard", seat="W", discarder="S")],
+    "xueliu": [hand("1112345678999m", "5m", "discard", seat="N", discarder="E")],
+    "tuidaohu": [hand("111m222p333s4455z", "5z", seat="S", options={"horses": ["9m", "8p", "3z"]})],
+    "jipinghu": [hand("123m456p789s1122z", "2z", "discard", seat="S", discarder="E")],
+}
+CASES = [(r, h) for r, hs in WINNERS.items() for h in hs]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(CASES), st.randoms(use_true_random=False))
+def test_any_order_same_score_and_zero_sum(case: tuple[str, dict[str, Any]], rnd: Any) -> None:
+    ruleset, data = case
+    tiles = HandInput.from_json(data).concealed
+    shuffled = dict(data, concealed=rnd.sample(list(tiles), len(tiles)))
+    a, b = score_json(data, ruleset), score_json(shuffled, ruleset)
+    assert a == b and a["valid"]
+    assert sum(a["payments"].values()) == 0
+
+
+KINDS_136 = [f"{r}{s}" for s in "mps" for r in range(1, 10)] + [f"{r}z" for r in range(1, 8)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(list(WINNERS)), st.lists(st.sampled_from(KINDS_136), min_size=14, max_size=14),
+       st.sampled_from(["self_draw", "discard"]))
+def test_no_crash_on_any_hand(ruleset: str, tiles: list[str], win: str) -> None:
+    data = hand("", tiles[13], win)
+    data["concealed"] = tiles[:13]
+    try:
+        out = score_json(data, ruleset)
+    except ScoringError as exc:  # a fifth copy, or an honour in 四川: named, never a crash
+        assert exc.code in ("too_many_copies", "bad_tile")
+        return
+    assert out["valid"] in (True, False)
+    if out["valid"]:
+        assert sum(out["payments"].values()) == 0
