@@ -1,0 +1,140 @@
+"""The ruleset loader: every file loads; bad files are refused with the file, key and what is allowed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from table_controller.rules import RulesetError, load_ruleset, ruleset_ids, rulesets_dir
+
+REPO_RULESETS = Path(__file__).resolve().parents[2] / "config" / "rulesets"
+
+
+@pytest.fixture()
+def tmp_rulesets(tmp_path: Path) -> Path:
+    for name in ("mcr", "riichi"):
+        shutil.copy(REPO_RULESETS / f"{name}.toml", tmp_path / f"{name}.toml")
+    return tmp_path
+
+
+def _edit(directory: Path, rid: str, old: str, new: str) -> None:
+    path = directory / f"{rid}.toml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.mark.parametrize("rid", ruleset_ids())
+def test_every_ruleset_loads_with_names(rid: str) -> None:
+    rs = load_ruleset(rid)
+    assert rs.id == rid and rs.name_zh and rs.name_en and rs.source
+    assert rs.tiles in (108, 136, 144)
+    assert 2 * sum(rs.wall_lengths) == rs.tiles
+
+
+def test_walls_md_table_values() -> None:
+    # walls.md "The procedures": tiles, dice and throws per ruleset.
+    expect = {"mcr": (144, 2, 2), "jingji": (144, 2, 1), "shiwan": (136, 2, 1), "nanjing": (144, 2, 2),
+              "hefei": (108, 2, 1), "guangdong": (144, 3, 1), "tuidaohu": (136, 2, 1), "hainan": (144, 2, 1),
+              "sichuan": (108, 2, 1), "riichi": (136, 2, 1), "taiwan": (144, 3, 1), "jipinghu": (136, 2, 1)}
+    for rid, (tiles, dice, throws) in expect.items():
+        rs = load_ruleset(rid)
+        assert (rs.tiles, rs.dice_count, rs.throws) == (tiles, dice, throws), rid
+    assert load_ruleset("sichuan").wall_lengths == (14, 13, 14, 13)  # walls.md: 108 → E 14, S 13, W 14, N 13
+
+
+def test_unknown_id_lists_known_ids() -> None:
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("mahjong-soul")
+    assert err.value.code == "unknown_ruleset"
+    assert "mcr" in str(err.value) and "sichuan" in str(err.value)
+    with pytest.raises(RulesetError):
+        load_ruleset("../config/rulesets/mcr")
+
+
+def test_default_dir_is_found_from_the_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("TABLECTL_RULESETS_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)  # not the repository: the loader must not depend on the cwd
+    assert rulesets_dir() == REPO_RULESETS
+    assert load_ruleset("mcr").path == REPO_RULESETS / "mcr.toml"
+
+
+def test_env_and_argument_override(tmp_rulesets: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_rulesets))
+    assert ruleset_ids() == ("mcr", "riichi")
+    with pytest.raises(RulesetError):
+        load_ruleset("sichuan")
+    assert ruleset_ids(REPO_RULESETS) != ("mcr", "riichi")  # the argument wins over the variable
+    assert load_ruleset("sichuan", REPO_RULESETS).tiles == 108
+
+
+def test_other_teams_sections_are_kept_raw(tmp_rulesets: Path) -> None:
+    (tmp_rulesets / "mcr.toml").write_text(
+        (tmp_rulesets / "mcr.toml").read_text(encoding="utf-8")
+        + '\n[scoring]\nminimum_fan = 8\n[timers]\ndiscard_s = 10\n[flow.chow]\nallowed = true\n',
+        encoding="utf-8")
+    rs = load_ruleset("mcr", tmp_rulesets)
+    assert rs.sections["scoring"] == {"minimum_fan": 8}
+    assert rs.sections["timers"]["discard_s"] == 10
+    assert rs.sections["flow"] == {"chow": {"allowed": True}}
+    hash(rs)  # still usable as a key
+
+
+@pytest.mark.parametrize("section, old, new, words", [
+    ("wall", "reserve = 14", "reserve = 14\nreservee = 3", ["[wall]", "'reservee'", "allowed keys", "reserve"]),
+    ("dice", "count = 2\n", "count = 2\nsides = 6\n", ["[dice]", "'sides'", "throws"]),
+    ("break", 'mode = "leave"', 'mode = "leave"\nfrom = "left"', ["[break]", "'from'", "mode"]),
+    ("indicators", 'kan_step = 1', 'kan_step = 1\ncolour = "red"', ["[indicators.dora]", "'colour'"]),
+    ("top", 'source = ', 'sorce = "x"\nsource = ', ["top level", "'sorce'", "name_zh"]),
+])
+def test_unknown_key_in_own_section_names_file_key_and_allowed(
+        tmp_rulesets: Path, section: str, old: str, new: str, words: list[str]) -> None:
+    _edit(tmp_rulesets, "riichi", old, new)
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("riichi", tmp_rulesets)
+    text = str(err.value)
+    assert "riichi.toml" in text
+    for word in words:
+        assert word in text
+    assert err.value.code == "ruleset_unknown_key"
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ('mode = "leave"', 'mode = "skip"', ["[break] mode", "'leave', 'start_at'"]),
+    ("count = 2\n", "count = 7\n", ["[dice] count"]),
+    ("total = 144", "total = 136", ["[tiles] total", "144"]),
+    ("E = 18, S = 18", "E = 17, S = 18", ["[wall] lengths", "142"]),
+    ("throws = 2", "throws = 1", ["[dice] throws", "must be 2"]),
+    ('{ seat = "E", stack = 2, layer = "top" },', '{ seat = "E", stack = 3, layer = "top" },',
+     ["[deal] finish", "no gap"]),
+    ("[dice]", "[dic]", ["did you mean [dice]"]),
+    ("name_zh = ", "name_zh = 3 #", ["name_zh", "must be str"]),
+])
+def test_bad_values_are_refused_clearly(tmp_rulesets: Path, old: str, new: str, words: list[str]) -> None:
+    _edit(tmp_rulesets, "mcr", old, new)
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("mcr", tmp_rulesets)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_broken_toml_names_the_file(tmp_rulesets: Path) -> None:
+    _edit(tmp_rulesets, "mcr", "[dice]", "[dice")
+    with pytest.raises(RulesetError, match=r"mcr\.toml: not valid TOML") as err:
+        load_ruleset("mcr", tmp_rulesets)
+    assert err.value.code == "ruleset_toml"
+
+
+def test_a_new_procedure_is_just_a_new_file(tmp_rulesets: Path) -> None:
+    # issue 2: "A new procedure is a new TOML file where its parts already exist": a 136-tile
+    # table counting the smaller die from the sum's wall, leaving stacks (parts of hefei + mcr).
+    text = (REPO_RULESETS / "tuidaohu.toml").read_text(encoding="utf-8")
+    text = text.replace('id = "tuidaohu"', 'id = "house"').replace('count = "total"\nmode = "leave"',
+                                                                 'count = "smaller_die"\nmode = "leave"')
+    (tmp_rulesets / "house.toml").write_text(text, encoding="utf-8")
+    from table_controller.rules import deal_plan
+
+    plan = deal_plan(load_ruleset("house", tmp_rulesets), (2, 6))
+    assert plan.first_dealt == "N03t"  # 8 → 上家 N, leave 2
