@@ -54,6 +54,15 @@ def _tiles(text: str) -> list[str]:
     return out
 
 
+def read_ready(text: str) -> dict[str, Any]:
+    """A ready hand of the data's waits cases (13 tiles, no winning tile) → the score JSON."""
+    data = read_case(text + "|EE0000")
+    data["concealed"].append(data.pop("win_tile"))
+    data.pop("discarder", None)
+    data["win"] = "self_draw"
+    return data
+
+
 def read_case(text: str) -> dict[str, Any]:
     """One case of the data → the score JSON of docs/scoring.md (winner's seat from the flags)."""
     hand, _, rest = text.strip().partition("|")

@@ -1,0 +1,78 @@
+"""`tablectl waits`: the winning tiles of a ready hand, with what each would score."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "waits", help="list the winning tiles of a ready hand (听牌) and their scores",
+        description="List the tiles that complete a ready 13-tile hand and what each would score "
+                    "(for 诈和 checks and 查大叫). HAND is the concealed tiles (e.g. 1112345678999m); "
+                    "declared melds go in --meld. Use '-' to read the score JSON (docs/scoring.md, "
+                    "without win_tile) from standard input. Malformed input exits 2.",
+        epilog="example: tablectl waits 1112345678999m --ruleset mcr")
+    parser.add_argument("hand", metavar="HAND", help="concealed tiles, or - for JSON on standard input")
+    parser.add_argument("--ruleset", default="mcr", metavar="ID",
+                        help="mcr (default), jingji, sichuan, xueliu, tuidaohu, jipinghu")
+    parser.add_argument("--meld", action="append", default=[], metavar="TYPE:TILES[:FROM]",
+                        help="a declared meld, e.g. pung:555z:N, chi:123m:N, kong:1111p (concealed)")
+    parser.add_argument("--seat", default="E", choices=["E", "S", "W", "N"], help="seat wind (default E)")
+    parser.add_argument("--prevalent", default="E", choices=["E", "S", "W", "N"], help="prevalent wind")
+    parser.add_argument("--self-draw", action="store_true", help="score the waits as 自摸 (default 点和)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def _meld(text: str) -> dict[str, Any]:
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise ValueError(f"--meld {text!r}: expected TYPE:TILES[:FROM]")
+    meld: dict[str, Any] = {"type": parts[0], "tiles": parts[1]}
+    if len(parts) == 3:
+        meld["from"] = parts[2]
+    else:
+        meld["concealed"] = True
+    return meld
+
+
+def run(args: argparse.Namespace) -> int:
+    from table_controller.scoring import ScoringError
+    from table_controller.scoring.config import scoring
+    from table_controller.scoring.hand import HandInput
+    from table_controller.scoring.waits import waits
+
+    try:
+        if args.hand == "-":
+            data = json.loads(sys.stdin.read())
+        else:
+            data = {"seat_wind": args.seat, "prevalent_wind": args.prevalent, "concealed": args.hand,
+                    "melds": [_meld(m) for m in args.meld]}
+        if isinstance(data, dict) and "win" not in data:
+            data["win"] = "self_draw" if args.self_draw else "discard"
+        scoring(args.ruleset)
+        hand = HandInput.from_json(data, ready_only=True)
+        found = waits(hand, args.ruleset)
+    except json.JSONDecodeError as exc:
+        print(f"tablectl waits: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=sys.stderr)
+        return 2
+    except (ScoringError, ValueError) as exc:
+        code = getattr(exc, "code", "bad_field")
+        print(f"tablectl waits: {code}: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"ruleset": args.ruleset, "ready": bool(found),
+                          "waits": [w.to_json() for w in found]}, ensure_ascii=False))
+        return 0
+    if not found:
+        print("未听牌 (not ready)")
+    for w in found:
+        r = w.result
+        verdict = f"{r.total}" if r.valid else f"不成和: {r.message}"
+        fans = " ".join(f"{f.name}{f.value}" + (f"×{f.count}" if f.count > 1 else "") for f in r.fans)
+        print(f"{w.tile:>3} {w.to_json()['name']:<3} {verdict:<8} {fans}")
+    return 0

@@ -1,0 +1,64 @@
+"""Waits (听牌/叫): the tiles that complete a ready hand, with what each would score.
+
+Used for 诈和 checks (is the declared tile a wait at all?) and 查大叫 (what a ready hand is worth).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from table_controller import tiles as T
+from table_controller.scoring.config import scoring
+from table_controller.scoring.hand import HandInput
+from table_controller.scoring.result import ScoreResult
+
+
+@dataclass(frozen=True)
+class WaitResult:
+    """A tile that completes the hand's shape, and its verdict under the ruleset."""
+
+    tile: str
+    result: ScoreResult
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tile": self.tile, "name": T.tile_name(self.tile), **self.result.to_json()}
+
+
+def _kinds(ruleset: str) -> list[str]:
+    return T.all_kinds(honours=ruleset not in ("sichuan", "xueliu"))
+
+
+def _completes(hand: HandInput, ruleset: str, table: Any) -> bool:
+    """The shape wins, whatever it scores."""
+    if ruleset == "mcr":
+        from table_controller.scoring.mcr import library_fans
+
+        return not isinstance(library_fans(hand), str)
+    from table_controller.scoring.shapes import readings
+
+    wildcard = hand.options.get("wildcard") if table.get("wildcard") else None
+    return bool(readings(hand, wildcard, knitted=ruleset == "jingji"))
+
+
+def waits(hand: HandInput, ruleset: str) -> list[WaitResult]:
+    """Every kind that completes the 13-tile `hand`, scored as `hand.win` (default 点和).
+
+    A kind the hand already holds four of is no wait. A wait whose hand misses the ruleset's
+    minimum is listed with its verdict (`valid: false`): it is still the shape's wait.
+    """
+    from table_controller.scoring import score
+
+    table = scoring(ruleset)
+    held = list(hand.concealed) + [t for m in hand.melds for t in m.tiles]
+    out: list[WaitResult] = []
+    for kind in _kinds(ruleset):
+        if held.count(kind) >= 4:
+            continue
+        candidate = hand.with_win(kind)
+        if candidate.win == "rob_kong" and held.count(kind):
+            candidate = candidate.with_win(kind, "discard")
+        if not _completes(candidate, ruleset, table):
+            continue
+        out.append(WaitResult(kind, score(candidate, ruleset)))
+    return out
