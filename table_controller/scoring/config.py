@@ -1,15 +1,12 @@
 """Reads a ruleset's `[scoring]` (and `[match]`, `[flow]`) tables: the scoring rules are data.
 
-The tables live at the end of `config/rulesets/<id>.toml`, beside the wall and dice sections of
-the rules loader. Until a ruleset's file carries them, the package's own copy in
-`scoring/tables/<id>.toml` is read, so the engine works from an installed package too.
+The tables live at the end of `config/rulesets/<id>.toml`, beside the wall and dice sections,
+and come through the rules loader (`load_ruleset(id).sections`), so one file holds a ruleset.
 """
 
 from __future__ import annotations
 
-import tomllib
 from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -18,14 +15,11 @@ from table_controller.scoring.errors import ScoringError
 #: Rulesets this engine scores (glossary ids).
 SCORED_RULESETS: tuple[str, ...] = ("mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu")
 
-_REPO_RULESETS = Path(__file__).resolve().parents[2] / "config" / "rulesets"
-_PACKAGE_TABLES = Path(__file__).resolve().parent / "tables"
-
 
 def _freeze(value: Any) -> Any:
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return MappingProxyType({k: _freeze(v) for k, v in value.items()})
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     return value
 
@@ -34,22 +28,36 @@ def _freeze(value: Any) -> Any:
 def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
     """The ruleset's scoring tables, read-only (`["scoring"]`, `["match"]`, `["flow"]`).
 
-    Raises `ScoringError("unknown_ruleset")` for an id this engine does not score.
+    `["scoring"]["id"]` is the ruleset id. Raises `ScoringError("unknown_ruleset")` for an id
+    this engine does not score, or a ruleset file without a `[scoring]` table.
     """
     if ruleset not in SCORED_RULESETS:
         raise ScoringError("unknown_ruleset",
                            f"no scoring for ruleset {ruleset!r}; scored: {', '.join(SCORED_RULESETS)}",
                            "ruleset")
-    for path in (_REPO_RULESETS / f"{ruleset}.toml", _PACKAGE_TABLES / f"{ruleset}.toml"):
-        if path.is_file():
-            with path.open("rb") as fh:
-                data = tomllib.load(fh)
-            if "scoring" in data:
-                data["scoring"]["id"] = ruleset
-                return _freeze({k: data[k] for k in ("scoring", "match", "flow") if k in data})
-    raise ScoringError("unknown_ruleset", f"ruleset {ruleset!r} has no [scoring] table", "ruleset")
+    from table_controller.rules import RulesError, load_ruleset
+
+    try:
+        sections = load_ruleset(ruleset).sections
+    except RulesError as exc:
+        raise ScoringError("unknown_ruleset", str(exc), "ruleset") from exc
+    if "scoring" not in sections:
+        raise ScoringError("unknown_ruleset", f"ruleset {ruleset!r} has no [scoring] table", "ruleset")
+    tables = {k: dict(sections[k]) for k in ("scoring", "match", "flow") if k in sections}
+    tables["scoring"]["id"] = ruleset
+    return _freeze(tables)  # type: ignore[no-any-return]
 
 
 def scoring(ruleset: str) -> Mapping[str, Any]:
     """The `[scoring]` table of a ruleset."""
     return ruleset_tables(ruleset)["scoring"]  # type: ignore[no-any-return]
+
+
+def flow(ruleset: str) -> Mapping[str, Any]:
+    """The `[flow]` table of a ruleset (empty when it has none)."""
+    return ruleset_tables(ruleset).get("flow", MappingProxyType({}))  # type: ignore[no-any-return]
+
+
+def match(ruleset: str) -> Mapping[str, Any]:
+    """The `[match]` table of a ruleset (empty when it has none)."""
+    return ruleset_tables(ruleset).get("match", MappingProxyType({}))  # type: ignore[no-any-return]
