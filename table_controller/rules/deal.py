@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Mapping, Sequence
 
 from .dice import BreakPoint, Throw, break_point, check_throws, throwers
@@ -176,13 +176,11 @@ def deal_plan(rs: Ruleset, dice: Sequence[int] | None, dice2: Sequence[int] | No
     break_stack = (start + brk.count - 1) % total
     # leave: the n counted stacks stay as the tail, k = n+1; start_at: k = n itself.
     first_stack = (break_stack + (1 if brk.mode == "leave" else 0)) % total
-    order: list[str] = []
-    for i in range(total):
-        wall, number = ring.stack_at(first_stack + i)
-        order += [position_name(wall, number, "t"), position_name(wall, number, "b")]
+    ring_positions = _ring_positions(lengths)
+    order = ring_positions[2 * first_stack:] + ring_positions[:2 * first_stack]
     grabs = tuple((seat, tuple(order[o] for o in offsets)) for seat, offsets in rs.deal.grabs())
     plan = DealPlan(ruleset=rs, dice=first, dice2=second, throwers=throwers(rs, first), ring=ring,
-                    brk=brk, break_stack=break_stack, first_stack=first_stack, order=tuple(order),
+                    brk=brk, break_stack=break_stack, first_stack=first_stack, order=order,
                     grabs=grabs, indicators={})
     indicators: dict[str, str] = {}
     set_aside: list[str] = []
@@ -198,6 +196,17 @@ def deal_plan(rs: Ruleset, dice: Sequence[int] | None, dice2: Sequence[int] | No
     object.__setattr__(plan, "indicators", indicators)
     object.__setattr__(plan, "set_aside", tuple(set_aside))
     return plan
+
+
+@lru_cache(maxsize=64)
+def _ring_positions(lengths: tuple[int, int, int, int]) -> tuple[str, ...]:
+    """Every position in ring order from E01t (cached: tables report few distinct lengths)."""
+    ring = Ring(lengths)
+    out: list[str] = []
+    for i in range(ring.total):
+        wall, number = ring.stack_at(i)
+        out += [position_name(wall, number, "t"), position_name(wall, number, "b")]
+    return tuple(out)
 
 
 def _initial_state(plan: DealPlan) -> WallState:

@@ -13,6 +13,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
@@ -67,6 +68,10 @@ class DealPattern:
 
     def grabs(self) -> tuple[tuple[Seat, tuple[int, ...]], ...]:
         """Every grab in the order taken: (seat, tile offsets)."""
+        return self._grabs
+
+    @cached_property
+    def _grabs(self) -> tuple[tuple[Seat, tuple[int, ...]], ...]:
         out: list[tuple[Seat, tuple[int, ...]]] = []
         stack = 0
         for _ in range(self.rounds):
@@ -84,7 +89,7 @@ class DealPattern:
                 out.append((step.seat, (offset,)))
         return tuple(out)
 
-    @property
+    @cached_property
     def dealt_tiles(self) -> int:
         return sum(len(tiles) for _, tiles in self.grabs())
 

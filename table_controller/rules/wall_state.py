@@ -10,7 +10,7 @@ so the controller can keep the previous state to undo a referee's correction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace as _evolve
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from .errors import WallError
@@ -111,7 +111,7 @@ class WallState:
 
     @property
     def next_draw(self) -> str | None:
-        return None if self.exhausted else next(self._front_iter())
+        return None if self.exhausted else self._front_nth(0)
 
     @property
     def next_replacement(self) -> str | None:
@@ -124,11 +124,23 @@ class WallState:
         """Where the 海底 is now: it moves as replacement tiles are taken from the tail."""
         if self.exhausted:
             return None
-        index = self.live_left - 1
-        for i, pos in enumerate(self._front_iter()):
-            if i == index:
-                return pos
-        raise AssertionError("live_left never exceeds the tiles standing")
+        return self._front_nth(self.live_left - 1)
+
+    def _front_nth(self, index: int) -> str:
+        """The `index`-th standing tile in live draw order, in constant time."""
+        a, b = self.a, self.b
+        first = [layer for layer in (0, 1) if not self.a_mask & _BITS[layer]]
+        if index < len(first):
+            return self._pos(a, first[index])
+        index -= len(first)
+        middle = 2 * max(0, b - a - 1)
+        if index < middle:
+            return self._pos(a + 1 + index // 2, index % 2)
+        index -= middle
+        last = [layer for layer in (0, 1) if not self.b_mask & _BITS[layer]] if b > a else []
+        if index < len(last):
+            return self._pos(b, last[index])
+        raise IndexError("fewer tiles standing than asked for")
 
     def hand_end_tiles(self, count: int | None = None) -> tuple[str, ...]:
         """Tiles read when the hand ends (买马 horses, 钓鱼), taken from the tail.
@@ -179,8 +191,7 @@ class WallState:
         if am == 3:
             a += 1
             am = bm if a == b else 0
-        return pos, _evolve(self, a=a, a_mask=am, b=b, b_mask=bm,
-                            live_drawn=self.live_drawn + (1 if count else 0))
+        return pos, WallState(self.plan, a, am, b, bm, self.live_drawn + (1 if count else 0), self.tail_drawn)
 
     def replace(self) -> tuple[str, WallState]:
         """The next replacement tile (补花, 杠后补) from the tail and the wall after it."""
@@ -202,8 +213,7 @@ class WallState:
         if bm == 3:
             b -= 1
             bm = am if a == b else 0
-        return pos, _evolve(self, a=a, a_mask=am, b=b, b_mask=bm,
-                            tail_drawn=self.tail_drawn + (1 if count else 0))
+        return pos, WallState(self.plan, a, am, b, bm, self.live_drawn, self.tail_drawn + (1 if count else 0))
 
     def to_json(self) -> dict[str, Any]:
         """What the referee display needs during play, on top of `plan.to_json()`."""
