@@ -38,6 +38,7 @@ class TableSection(_Section):
         None, description="Tiles the machine builds with; default: the ruleset's tile count."
     )
     sim_seed: int = Field(1, description="Seed of the built-in simulator's shuffles (sim:// only).")
+    sim_speed: float = Field(1.0, gt=0, le=1000, description="Simulator mechanism speed-up (sim:// only; 1 = real table times).")
 
 
 class CameraSection(_Section):

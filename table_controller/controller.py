@@ -148,6 +148,9 @@ class Controller:
             return
         if etype == "hello":
             return  # the identity is recorded by link.up
+        if etype in ("dice", "button") and self.state.hand is not None:
+            # The table names its physical sides; the rules speak of winds of this hand.
+            fields["wind"] = wind_of_side(fields.get("seat", "E"), self.state.hand["dealer_position"])
         self.accept("table", "table." + etype, fields)
         if etype == "phase":
             asyncio.get_running_loop().create_task(self._on_phase(fields.get("phase", "")))
@@ -165,12 +168,12 @@ class Controller:
         hand = self.state.hand
         if hand is None or hand.get("next_thrower") is None or self.table is None:
             return
-        seat = hand["next_thrower"]
+        side = side_of_wind(hand["next_thrower"], hand["dealer_position"])
         caps = getattr(getattr(self.table, "info", None), "capabilities", None)
-        if getattr(caps, "seat_lights", True):
-            await self._command("set_seat_lights", turn=seat, dealer="E")
+        if getattr(caps, "seat_lights", False):
+            await self._command("set_seat_lights", dealer=side_of_wind("E", hand["dealer_position"]), turn=side)
         if self.config.demo.autoplay:
-            await self._command("roll_dice", seat)
+            await self._command("roll_dice", side)
 
     async def _command(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Send one command; a failure is recorded and shown, never raised into the event loop."""
@@ -200,12 +203,20 @@ class Controller:
         ev = self.accept("operator", "operator.hand_start", {
             "hand_no": hand_no, "by": by, "ruleset": rs.id,
             "dealer_position": dealer_position, "prevalent_wind": prevalent,
-            "wall_lengths": _wall_lengths(self.table),
+            "wall_lengths": _wall_lengths(self.table, self.config.table.tile_count or rs.tiles, dealer_position),
             "seats": {seat_of_position(p, dealer_position): p for p in (1, 2, 3, 4)},
         })
-        tile_count = self.config.table.tile_count or rs.tiles
-        await self._command("set_tile_count", tile_count)
-        await self._command("start_shuffle")
+        caps = getattr(getattr(self.table, "info", None), "capabilities", None)
+        if getattr(caps, "seat_lights", False):
+            await self._command("set_seat_lights", dealer=side_of_wind("E", dealer_position),
+                                prevalent=prevalent, turn=side_of_wind("E", dealer_position))
+        phase = self.state.phase
+        if phase == "ready":  # the next set was built under the table during the last hand
+            await self._command("raise_walls")
+        elif phase == "idle":
+            await self._command("set_tile_count", self.config.table.tile_count or rs.tiles)
+            await self._command("start_shuffle")
+        # building / raising: the walls go up when the table reports "ready" (see _on_phase)
         return ev
 
     async def end_hand(self, by: str, result: str = "draw") -> Event:
@@ -238,8 +249,8 @@ def _identity(table: Any) -> dict[str, Any]:
     info = getattr(table, "info", None)
     if info is None:
         return {}
-    if hasattr(info, "to_json"):
-        return dict(info.to_json())
+    if hasattr(info, "as_dict"):
+        return dict(info.as_dict())
     if hasattr(info, "__dataclass_fields__"):
         import dataclasses
 
@@ -247,10 +258,22 @@ def _identity(table: Any) -> dict[str, Any]:
     return dict(vars(info))
 
 
-def _wall_lengths(table: Any) -> dict[str, int] | None:
-    """Wall lengths as the machine reports them (walls.md: taken from the table, not a constant)."""
+def side_of_wind(wind: str, dealer_position: int) -> str:
+    """The table's physical side (sides E,S,W,N are chairs 1..4) where `wind` sits this hand."""
+    return SEATS[(SEATS.index(wind) + dealer_position - 1) % 4]
+
+
+def wind_of_side(side: str, dealer_position: int) -> str:
+    """The wind of this hand sitting at the table's physical side `side`."""
+    return seat_of_position(SEATS.index(side) + 1, dealer_position)
+
+
+def _wall_lengths(table: Any, tile_count: int, dealer_position: int) -> dict[str, int] | None:
+    """Wall lengths as the machine reports them (walls.md: taken from the table, not a constant),
+    re-labelled from the table's physical sides to the winds of this hand."""
     caps = getattr(getattr(table, "info", None), "capabilities", None)
-    lengths = getattr(caps, "wall_lengths", None)
-    if isinstance(lengths, dict) and set(lengths) == set(SEATS):
-        return {k: int(v) for k, v in lengths.items()}
-    return None
+    lengths = getattr(caps, "wall_lengths", None) or {}
+    by_side = lengths.get(tile_count)
+    if not by_side or len(by_side) != 4:
+        return None  # a table that cannot say (remote-control dialect): the ruleset's defaults
+    return {wind: int(by_side[SEATS.index(side_of_wind(wind, dealer_position))]) for wind in SEATS}

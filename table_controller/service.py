@@ -23,6 +23,24 @@ log = logging.getLogger("table_controller.service")
 SIM_URL = "sim://"
 
 
+def sim_timings(speed: float) -> Any:
+    """The simulator's mechanism times run `speed` times faster (a demo need not wait 60 s a build)."""
+    import dataclasses
+
+    from tablesim.physics import Timings
+
+    base = Timings.default()
+    return dataclasses.replace(
+        base,
+        build={k: v / speed for k, v in base.build.items()},
+        raise_walls=base.raise_walls / speed,
+        lower_walls=base.lower_walls / speed,
+        dice_settle=base.dice_settle / speed,
+        autopilot_pause=base.autopilot_pause / speed,
+        tick=min(base.tick, base.tick / speed),
+    )
+
+
 @dataclass
 class TableService:
     """One table's running parts; `start()` brings them up, `stop()` takes them down in order."""
@@ -48,7 +66,7 @@ class TableService:
             from drivers.clock import SystemClock
 
             self.sim = SimTable(seed=cfg.table.sim_seed, clock=SystemClock(), dialect=cfg.table.dialect,
-                                autopilot=cfg.demo.autoplay)
+                                autopilot=cfg.demo.autoplay, timings=sim_timings(cfg.table.sim_speed))
             url = await self.sim.serve_pty()
             log.info("simulated table on a pseudo-terminal", extra={"pty": url})
 
@@ -56,7 +74,8 @@ class TableService:
             from drivers.clock import SystemClock
             from drivers.table import open_table
 
-            return await open_table(u, clock=SystemClock(), baudrate=cfg.table.baud)
+            options = {"baudrate": cfg.table.baud} if not u.startswith(("socket://", "loop://", "usb://")) else {}
+            return await open_table(u, clock=SystemClock(), dialect=cfg.table.dialect, **options)
 
         self.controller = Controller(cfg, self.store, opener)
         # the controller links to the pty path (or the configured device), never to the sim object

@@ -175,7 +175,12 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any]) -> None:
 
     rs = _ruleset(hand["ruleset"])
     dice = [int(x) for x in d.get("dice", [])]
-    hand["throws"].append({"seat": d.get("seat"), "dice": dice})
+    wind = d.get("wind", d.get("seat"))
+    if hand.get("next_thrower") and wind != hand["next_thrower"]:
+        # Out of turn (a wrong button): shown to the referee, not counted for the break.
+        hand.setdefault("ignored_throws", []).append({"seat": wind, "dice": dice})
+        return
+    hand["throws"].append({"seat": d.get("wind", d.get("seat")), "side": d.get("seat"), "dice": dice})
     throws = [tuple(th["dice"]) for th in hand["throws"]]
     try:
         hand["next_thrower"] = next_thrower(rs, throws)

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = parse_config({
-            "table": {"link": "sim://", "sim_seed": args.seed},
+            "table": {"link": "sim://", "sim_seed": args.seed, "sim_speed": 6.0},
             "rules": {"ruleset": args.ruleset},
             "display": {"host": args.host, "port": args.port},
             "demo": {"autoplay": True, "hand_seconds": args.hand_seconds},

@@ -1,0 +1,114 @@
+"""The walking skeleton, every piece real: a simulated table on a real pseudo-terminal, the driver
+over pyserial, the rules engine, the SQLite log, and the display over real HTTP and WebSocket.
+
+An operator starts a hand from the display's API; the table shuffles, builds and raises the walls;
+the dealer presses the dice button (and, for mcr, the seat the first throw counts to throws
+again); the page's socket receives the dice and the wall plan with the break and the first stack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from table_controller.config import parse_config
+from table_controller.rules import deal_plan, load_ruleset
+from table_controller.service import TableService
+
+OPERATOR, REFEREE = "op-token-e2e", "ref-token-e2e"
+
+
+def _open_fds() -> set[str]:
+    out = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            out.add(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass
+    return {f for f in out if not f.startswith(("pipe:", "anon_inode:"))}
+
+
+async def _next_state(ws: Any, predicate, timeout: float = 15.0) -> dict[str, Any]:
+    """Read socket messages until one carries a state satisfying `predicate`."""
+    async def loop() -> dict[str, Any]:
+        while True:
+            msg = json.loads(await ws.recv())
+            state = msg.get("state")
+            if state is not None and predicate(state):
+                return state
+    return await asyncio.wait_for(loop(), timeout)
+
+
+@pytest.mark.parametrize("ruleset", ["mcr", "jingji"])
+async def test_operator_starts_a_hand_and_the_display_shows_dice_and_break(tmp_path: Path, ruleset: str) -> None:
+    config = parse_config({
+        "table": {"link": "sim://", "sim_seed": 7, "sim_speed": 100.0},
+        "rules": {"ruleset": ruleset},
+        "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE},
+    }, source="test")
+    service = TableService(config, tmp_path)
+    fds_before = _open_fds()
+    await service.start()
+    try:
+        assert service.sim is not None
+        pty_path = service.controller.config.table.link
+        assert pty_path.startswith("/dev/pts/"), pty_path  # a real pseudo-terminal, opened by pyserial
+        await service.controller.wait_linked(10)
+        base = f"http://127.0.0.1:{service.port}"
+        async with httpx.AsyncClient(base_url=base) as http, \
+                websockets.connect(f"ws://127.0.0.1:{service.port}/ws") as ws:
+            snap = json.loads(await ws.recv())
+            assert snap["type"] == "snapshot" and snap["state"]["link"]["up"] is True
+            assert snap["state"]["identity"]  # the table identified itself
+
+            # A viewer may not start a hand; the operator may.
+            assert (await http.post("/api/hand/start")).status_code == 403
+            r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
+            assert r.status_code == 200, r.text
+
+            state = await _next_state(ws, lambda s: s["phase"] == "walls_raised")
+            assert state["hand"]["hand_no"] == 1 and state["hand"]["deal"] is None
+
+            # The dealer presses the dice button on the table.
+            service.sim.press_button(seat="E", button="dice")  # hand 1: the dealer sits at side E
+            rs = load_ruleset(ruleset)
+            if rs.throws == 2:
+                state = await _next_state(ws, lambda s: len(s["hand"]["throws"]) == 1)
+                second = state["hand"]["next_thrower"]
+                assert second in ("E", "S", "W", "N")
+                service.sim.press_button(seat=second, button="dice")
+            state = await _next_state(ws, lambda s: s["hand"]["deal"] is not None)
+
+            hand = state["hand"]
+            throws = [tuple(t["dice"]) for t in hand["throws"]]
+            assert len(throws) == rs.throws
+            assert all(1 <= d <= 6 for t in throws for d in t)
+            expected = deal_plan(rs, dice=throws[0], dice2=throws[1] if rs.throws == 2 else None,
+                                 wall_lengths=hand.get("wall_lengths")).to_json()
+            assert hand["deal"] == expected
+            assert hand["deal"]["first_dealt"] and hand["deal"]["break"]["wall"] in ("E", "S", "W", "N")
+
+            # The page itself is served and carries the wall picture's hooks.
+            page = await http.get("/")
+            assert page.status_code == 200 and 'data-testid="wall"' in page.text
+    finally:
+        await service.stop()
+
+    # Every event shown was first written to the SQLite log.
+    leaked = _open_fds() - fds_before
+    assert not leaked, leaked  # the pty, serial port, sockets and database were closed
+    db = sqlite3.connect(tmp_path / "events.sqlite3")
+    rows = db.execute("SELECT type, data FROM events ORDER BY seq").fetchall()
+    db.close()
+    types = [t for t, _ in rows]
+    assert "link.up" in types and "operator.hand_start" in types
+    assert types.count("table.dice") == load_ruleset(ruleset).throws
+    assert types.index("operator.hand_start") < types.index("table.dice")
