@@ -66,7 +66,7 @@ def render_plan(plan: DealPlan, state: WallState | None = None) -> str:
     width = max(w, e)
     height = max(n, s)
     lines = []
-    lines.append(f"      W1→{w} 西{'':<{max(0, 2 * width - 8)}}")
+    lines.append(f"    西 W: W01 → W{w:02d}")
     lines.append("    " + " ".join(cell("W", i) for i in range(1, w + 1)))
     for row in range(height):
         left = cell("N", n - row) if row < n else " "
@@ -75,7 +75,7 @@ def render_plan(plan: DealPlan, state: WallState | None = None) -> str:
         label_r = f"S{row + 1:02d}" if row < s else ""
         lines.append(f"{label_l} {left}{' ' * (2 * width + 1)}{right} {label_r}")
     lines.append("    " + " ".join(cell("E", i) for i in range(e, 0, -1)))
-    lines.append(f"      东 E{e}←1 (dealer 庄家)")
+    lines.append(f"    东 E (dealer 庄家): E{e:02d} ← E01    北 N runs up the left, 南 S down the right")
     legend = "  ".join(f"{k} {v}" for k, v in LEGEND.items())
 
     brk_wall, brk_stack = plan.ring.stack_at(plan.break_stack)

@@ -200,6 +200,15 @@ class Ruleset:
                 return rule
         return None
 
+    def indicator_kinds(self, name: str, indicator_kind: str) -> dict[str, str | None]:
+        """What a turned-up tile makes special under this ruleset, e.g. wuhan ("laizi", "4z") →
+        {"next": "6z"}. RulesetError when the ruleset has no such indicator."""
+        rule = self.indicator(name)
+        if rule is None:
+            known = ", ".join(r.name for r in self.indicators) or "none"
+            raise RulesetError(f"{self.id} has no {name!r} indicator (it has: {known})", code="no_indicator")
+        return rule.kinds(indicator_kind, self.tile_spec.ranks)
+
 
 # --- locating files -------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.rules import WallError, deal_plan, load_ruleset, next_kind
+from table_controller.rules import RulesetError, WallError, deal_plan, load_ruleset, next_kind
 
 
 def _plan(rid: str, dice: tuple[int, ...], dice2: tuple[int, ...] | None = None):
@@ -171,8 +171,10 @@ def test_laizi_cycle_wuhan_never_red_dragon() -> None:
     assert rule.kinds("5m", 9) == {"next": "6m"} and rule.kinds("9m", 9) == {"next": "1m"}
     assert rule.kinds("4z", 9) == {"next": "6z"} and rule.kinds("7z", 9) == {"next": "6z"}
     assert rule.kinds("6z", 9) == {"next": "5z"} and rule.kinds("5z", 9) == {"next": "1z"}
-    wilds = {rule.kinds(k, 9)["next"] for k in rs.tile_spec.kinds()}
+    wilds = {rs.indicator_kinds("laizi", k)["next"] for k in rs.tile_spec.kinds()}
     assert "7z" not in wilds
+    with pytest.raises(RulesetError):
+        rs.indicator_kinds("dora", "1m")
 
 
 def test_next_kind_shiwan_wraps_at_ten() -> None:
