@@ -139,6 +139,7 @@ class DealPlan:
                 "mode": self.brk.mode,
                 "stack": stack_name(wall, number),
             },
+            "ring": list(self.ring.names()),
             "first_dealt": self.first_dealt,
             "hands": {seat: list(v) for seat, v in self.hands.items()},
             "hand_sizes": {seat: len(v) for seat, v in self.hands.items()},

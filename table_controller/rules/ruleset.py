@@ -309,7 +309,12 @@ def _non_negative(value: int) -> str | None:
 
 def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path) -> Ruleset:
     """Build a Ruleset from parsed TOML, checking every key of this module's sections."""
-    top = _Section(path, "top level", {k: v for k, v in data.items() if not isinstance(v, dict)})
+    def foreign_table(value: Any) -> bool:  # a table or an array of tables ([[penalties]])
+        return isinstance(value, dict) or (isinstance(value, list) and bool(value)
+                                           and all(isinstance(v, dict) for v in value))
+
+    top = _Section(path, "top level", {k: v for k, v in data.items()
+                                       if k in OWN_KEYS or not foreign_table(v)})
     file_id = top.get("id", str, ruleset_id)
     if file_id != ruleset_id:
         raise top.fail("id", f"is {file_id!r} but the file is named {ruleset_id}.toml")
@@ -321,7 +326,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path) -> Rules
 
     sections: dict[str, Any] = {}
     for key, value in data.items():
-        if isinstance(value, dict) and key not in OWN_SECTIONS:
+        if key not in OWN_SECTIONS and key not in OWN_KEYS and foreign_table(value):
             close = difflib.get_close_matches(key, OWN_SECTIONS, n=1, cutoff=0.8)
             if close:
                 raise RulesetError(f"{path}: unknown table [{key}]; did you mean [{close[0]}]?",

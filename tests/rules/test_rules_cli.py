@@ -29,6 +29,7 @@ def test_json_has_the_issue_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["throws"][1] == {"seat": "S", "dice": [5, 6], "total": 11}
     assert data["wall_lengths"] == {"E": 18, "S": 18, "W": 18, "N": 18}
     assert len(data["hands"]["E"]) == 14
+    assert data["ring"][:2] == ["E01", "E02"] and data["ring"][18] == "N01" and len(data["ring"]) == 72
 
 
 def test_riichi_json_indicator(capsys: pytest.CaptureFixture[str]) -> None:

@@ -125,12 +125,14 @@ def test_env_and_argument_override(tmp_rulesets: Path, monkeypatch: pytest.Monke
 
 def test_other_teams_sections_are_kept_raw(tmp_rulesets: Path) -> None:
     (tmp_rulesets / "mini.toml").write_text(
-        MINI + '\n[scoring]\nminimum_fan = 8\n[timers]\ndiscard_s = 10\n[flow.chow]\nallowed = true\n',
+        MINI + '\n[scoring]\nminimum_fan = 8\n[timers]\ndiscard_s = 10\n[flow.chow]\nallowed = true\n'
+        '[[penalties]]\nname = "诈和"\npoints = 30\n',
         encoding="utf-8")
     rs = load_ruleset("mini", tmp_rulesets)
     assert rs.sections["scoring"] == {"minimum_fan": 8}
     assert rs.sections["timers"]["discard_s"] == 10
     assert rs.sections["flow"] == {"chow": {"allowed": True}}
+    assert rs.sections["penalties"] == [{"name": "诈和", "points": 30}]
     hash(rs)  # still usable as a key
 
 
