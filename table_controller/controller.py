@@ -143,8 +143,13 @@ class Controller:
         if etype in TRANSIENT:
             self.health = {**self.health, "last_heard": self._wall_clock()}
             return
-        if etype in ("link_up", "link_down"):
-            self.accept("link", "link." + etype.split("_", 1)[1], fields)
+        if etype == "link_up":
+            # The driver reconnected on its own (unplug/replug): identity is unchanged.
+            if fields.get("reconnects", 0) or not self.state.link.get("up"):
+                self.accept("link", "link.restored", fields)
+            return
+        if etype == "link_down":
+            self.accept("link", "link.down", fields)
             return
         if etype == "hello":
             return  # the identity is recorded by link.up

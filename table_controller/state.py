@@ -17,6 +17,9 @@ SEATS = ("E", "S", "W", "N")
 SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 LOG_TAIL = 60
 
+#: The table's seat buttons as players know them.
+BUTTON_ZH = {"dice": "骰子", "start": "开始", "raise": "升牌", "lower": "降牌"}
+
 #: Phases of the table as the display names them (the table reports the English id).
 PHASE_ZH = {
     "idle": "空闲",
@@ -100,11 +103,13 @@ def describe(ev: Event) -> str:
         return f"连接牌桌：{d.get('serial', '')} 固件 {d.get('firmware', '')}"
     if t == "link.down":
         return f"牌桌连接中断：{d.get('reason', '')}"
+    if t == "link.restored":
+        return f"牌桌已重新连接（第 {d.get('reconnects', '')} 次）"
     if t == "table.phase":
         return f"牌桌：{PHASE_ZH.get(d.get('phase', ''), d.get('phase', ''))}"
     if t == "table.dice":
         dice = "、".join(str(x) for x in d.get("dice", []))
-        return f"{SEAT_ZH.get(d.get('seat', ''), d.get('seat', ''))}家掷骰：{dice}（共 {sum(d.get('dice', []))} 点）"
+        return f"{SEAT_ZH.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家掷骰：{dice}（共 {sum(d.get('dice', []))} 点）"
     if t == "table.fault_raised":
         return f"故障：{d.get('name_zh', d.get('code', ''))}"
     if t == "table.fault_cleared":
@@ -112,7 +117,8 @@ def describe(ev: Event) -> str:
     if t == "table.tile_count":
         return f"牌数设定：{d.get('count')} 张"
     if t == "table.button":
-        return f"{SEAT_ZH.get(d.get('seat', ''), d.get('seat', ''))}家按键：{d.get('button', '')}"
+        button = BUTTON_ZH.get(d.get("button", ""), d.get("button", ""))
+        return f"{SEAT_ZH.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家按键：{button}"
     if t == "operator.hand_start":
         return f"开始第 {d.get('hand_no')} 盘（{SEAT_ZH.get('E')}家：{d.get('dealer_position')} 号位）"
     if t == "operator.hand_end":
@@ -137,6 +143,8 @@ def apply(state: TableState, ev: Event) -> TableState:
         s.identity = dict(d)
         if s.phase == "offline":
             s.phase = "idle"
+    elif t == "link.restored":
+        s.link = {"up": True, "reason": ""}
     elif t == "link.down":
         s.link = {"up": False, "reason": d.get("reason", "")}
     elif t == "table.phase":

@@ -44,9 +44,9 @@ function stacksOf(deal) {
   for (const seat of SEATS) for (const p of (deal.hands && deal.hands[seat]) || []) add(p, "dealt");
   add(deal.first_dealt, "first");
   if (deal.live && deal.live.length) add(deal.live[0], "next");
-  const liveSet = new Set(deal.live || []);
-  for (const p of deal.tail || []) if (!liveSet.has(p)) add(p, "tail");
-  for (const p of deal.dead_wall || []) add(p, "dead");
+  // The next replacement tile (补牌) is the tail's first; a dead wall's tiles are never live.
+  if (deal.tail && deal.tail.length) add(deal.tail[0], "tail");
+  for (const p of deal.dead || []) add(p, "dead");
   add(deal.last_live, "last");
   for (const v of Object.values(deal.indicators || {})) {
     for (const p of [].concat(v && v.position ? v.position : v)) if (typeof p === "string") add(p, "indicator");
@@ -70,7 +70,7 @@ function renderWall(hand) {
       const id = seat + String(i).padStart(2, "0");
       stack.className = "stack";
       stack.dataset.stack = id;
-      if (brk && brk.wall === seat && (brk.stack || brk.count) === i) stack.classList.add("break");
+      if (brk && brk.stack === id) stack.classList.add("break");
       for (const level of ["t", "b"]) {
         const half = document.createElement("div");
         const pos = id + level;
