@@ -41,6 +41,11 @@ def _completes(hand: HandInput, ruleset: str, table: Any) -> bool:
     return bool(readings(hand, wildcard, knitted=ruleset == "jingji"))
 
 
+def completes(hand: HandInput, ruleset: str) -> bool:
+    """The winning tile completes the hand's shape under the ruleset (whatever it scores)."""
+    return _completes(hand, ruleset, scoring(ruleset))
+
+
 def waits(hand: HandInput, ruleset: str) -> list[WaitResult]:
     """Every kind that completes the 13-tile `hand`, scored as `hand.win` (default 点和).
 

@@ -1,0 +1,39 @@
+"""How a ruleset's hand flows: claims allowed, winners per discard, 漏和, 血战/血流, 后4张必胡, 定缺."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+Continue = Literal["end", "blood_battle", "blood_river"]
+
+
+@dataclass(frozen=True)
+class FlowRules:
+    """Typed options of the hand's flow, read from a ruleset's `[flow]` table."""
+
+    ruleset: str
+    chow: bool = True
+    multiple_winners: bool = False  # 一炮多响; otherwise 截和: the first seat after the discarder
+    missed_win: bool = False        # 漏和: a passed win locks that seat until it moves again
+    continue_after_win: Continue = "end"
+    must_win_last: int = 0          # 后N张必胡
+    missing_suit: bool = False      # 定缺
+    flowers: bool = True
+
+    @classmethod
+    def from_table(cls, ruleset: str, table: Mapping[str, Any]) -> FlowRules:
+        return cls(ruleset=ruleset, chow=not table.get("no_chow", False),
+                   multiple_winners=bool(table.get("multiple_winners", False)),
+                   missed_win=bool(table.get("missed_win", False)),
+                   continue_after_win=table.get("continue_after_win", "end"),
+                   must_win_last=int(table.get("must_win_last", 0)),
+                   missing_suit=bool(table.get("missing_suit", False)),
+                   flowers=int(table.get("tiles", 144)) == 144)
+
+    @classmethod
+    def for_ruleset(cls, ruleset: str) -> FlowRules:
+        """The flow of a scored ruleset, from its `[flow]` table."""
+        from table_controller.scoring.config import flow
+
+        return cls.from_table(ruleset, flow(ruleset))

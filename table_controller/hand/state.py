@@ -1,0 +1,465 @@
+"""The hand as a pure state machine: `apply(state, event) -> (state, notes)`, never mutating its input.
+
+Turn order, claim windows and their priority (和 > 杠/碰 > 吃; 截和 or 一炮多响), 抢杠, 漏和,
+replacement draws through the wall, 海底, 荒牌, 定缺, and play after a win (血战到底, 血流成河).
+An illegal event raises `IllegalAction` with the rule it breaks; the state is then unchanged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from table_controller import tiles as T
+from table_controller.hand.errors import IllegalAction
+from table_controller.hand.events import (
+    Claim, ChooseMissing, CloseWindow, Correct, Deal, Discard, Draw, Event, Flower, Kong, Pass,
+    Replace, SelfDrawWin,
+)
+from table_controller.hand.rules import FlowRules
+from table_controller.hand.wall import Wall
+
+Phase = Literal["deal", "choose_missing", "draw", "discard", "replace", "claims", "rob_kong", "ended"]
+_PRIORITY = {"win": 3, "kong": 2, "pung": 2, "chi": 1}
+
+
+@dataclass
+class SeatState:
+    """One seat's tiles: concealed (`back` where unseen), declared melds, flowers, discards."""
+
+    concealed: list[str] = field(default_factory=list)
+    melds: list[dict[str, Any]] = field(default_factory=list)
+    flowers: list[str] = field(default_factory=list)
+    discards: list[str] = field(default_factory=list)
+    won: int = 0
+    missing_suit: str | None = None
+    locked: set[str] = field(default_factory=set)  # 漏和: tiles it may not win on until it moves
+
+    def clone(self) -> SeatState:
+        return SeatState(list(self.concealed), [dict(m) for m in self.melds], list(self.flowers),
+                         list(self.discards), self.won, self.missing_suit, set(self.locked))
+
+    @property
+    def known(self) -> bool:
+        return T.BACK not in self.concealed
+
+    def take(self, tile: str, count: int = 1) -> None:
+        """Remove tiles from the concealed hand (a `back` stands for any unseen tile)."""
+        for _ in range(count):
+            if tile in self.concealed:
+                self.concealed.remove(tile)
+            elif T.BACK in self.concealed:
+                self.concealed.remove(T.BACK)
+            else:
+                raise IllegalAction("tile_not_held", f"手中没有{T.tile_name(tile)} ({tile})")
+
+    def holds(self, tile: str) -> int:
+        return self.concealed.count(tile) + (self.concealed.count(T.BACK) if T.BACK != tile else 0)
+
+
+@dataclass
+class HandState:
+    """Everything about the hand in play. Build with `new_hand(rules, wall)`."""
+
+    rules: FlowRules
+    wall: Wall
+    seats: dict[str, SeatState] = field(default_factory=lambda: {s: SeatState() for s in T.SEATS})
+    phase: Phase = "deal"
+    turn: str = "E"
+    last_discard: tuple[str, str] | None = None     # (seat, tile)
+    claims: dict[str, Claim] = field(default_factory=dict)
+    passed: set[str] = field(default_factory=set)
+    pending_kong: tuple[str, str] | None = None      # 补杠 open to 抢杠: (seat, tile)
+    after: str = "draw"                              # what the last tile in hand came from
+    drew_last: bool = False                          # the seat in turn drew the 海底
+    winners: list[dict[str, Any]] = field(default_factory=list)
+    result: str | None = None                        # "win" | "exhaustive" when ended
+    prevalent: str = "E"                             # 圈风
+
+    def clone(self) -> HandState:
+        return replace(self, seats={s: st.clone() for s, st in self.seats.items()}, claims=dict(self.claims),
+                       passed=set(self.passed), winners=[dict(w) for w in self.winners])
+
+    def active(self) -> list[str]:
+        """Seats still playing (血战: those who have not won)."""
+        if self.rules.continue_after_win == "blood_battle":
+            return [s for s in T.SEATS if not self.seats[s].won]
+        return list(T.SEATS)
+
+    def visible(self) -> Counter[str]:
+        """Tiles face up on the table: discards not claimed, every seat's exposed melds, flowers."""
+        seen: Counter[str] = Counter()
+        for st in self.seats.values():
+            seen.update(st.discards)
+            for m in st.melds:
+                if not m.get("concealed"):
+                    seen.update(m["tiles"])
+        return seen
+
+    def hand_json(self, seat: str, win_tile: str, win: str, discarder: str | None = None) -> dict[str, Any]:
+        """The scoring input (docs/scoring.md) for `seat` winning on `win_tile`."""
+        st = self.seats[seat]
+        concealed = list(st.concealed)
+        if win in ("self_draw", "kong_replacement", "flower_replacement") and win_tile in concealed:
+            concealed.remove(win_tile)
+        seen = self.visible()
+        for m in st.melds:
+            if not m.get("concealed"):
+                seen.subtract(m["tiles"])
+        seen[win_tile] -= 1 if win == "discard" else 0
+        data: dict[str, Any] = {
+            "seat_wind": seat, "prevalent_wind": self.prevalent, "concealed": concealed, "win_tile": win_tile,
+            "win": win, "melds": [dict(m) for m in st.melds], "flowers": list(st.flowers),
+            "last_tile": self.wall.exhausted, "active": self.active(),
+            "visible": {k: v for k, v in seen.items() if v > 0 and T.is_tile(k) and not T.is_flower(k)},
+        }
+        if discarder:
+            data["discarder"] = discarder
+        if st.missing_suit:
+            data["options"] = {"missing_suit": st.missing_suit}
+        return data
+
+
+def new_hand(rules: FlowRules, wall: Wall, prevalent: str = "E") -> HandState:
+    """A hand before the deal; `wall` is the wall after the opening deal (`plan.initial_state()`)."""
+    return HandState(rules=rules, wall=wall, prevalent=prevalent)
+
+
+def _need(cond: bool, code: str, rule: str) -> None:
+    if not cond:
+        raise IllegalAction(code, rule)
+
+
+def _check_seat(seat: str) -> None:
+    _need(seat in T.SEATS, "bad_seat", f"没有这个座位: {seat!r} (E S W N)")
+
+
+def _check_tile(tile: str, allow_back: bool = False) -> None:
+    _need(T.is_tile(tile) or (allow_back and tile == T.BACK), "bad_tile", f"不是牌: {tile!r}")
+
+
+def _completes(state: HandState, seat: str, tile: str, win: str, discarder: str | None) -> bool:
+    """The seat's known hand wins on `tile` (shape only); unknown tiles: assume it may."""
+    st = state.seats[seat]
+    if not st.known:
+        return True
+    from table_controller.scoring.errors import ScoringError
+    from table_controller.scoring.hand import HandInput
+    from table_controller.scoring.waits import completes
+
+    try:
+        hand = HandInput.from_json(state.hand_json(seat, tile, win, discarder))
+    except ScoringError:
+        return False
+    return completes(hand, state.rules.ruleset)
+
+
+def _fifth_copy(state: HandState, tile: str) -> None:
+    """No kind shows more than four times between the table and the known hands."""
+    if tile == T.BACK:
+        return
+    seen = state.visible()[tile] + sum(st.concealed.count(tile) for st in state.seats.values())
+    _need(seen <= 4, "fifth_copy", f"{T.tile_name(tile)}已有四张: 不可能有第五张 (摄像头或记录有误)")
+
+
+def _next_active(state: HandState, seat: str) -> str:
+    active = state.active()
+    for k in range(1, 5):
+        cand = T.seat_after(seat, k)
+        if cand in active:
+            return cand
+    return seat
+
+
+def apply(state: HandState, event: Event) -> tuple[HandState, list[dict[str, Any]]]:
+    """The hand after `event`, and notes for the display and the scorer (wins, 荒牌, kongs, 诈和)."""
+    s = state.clone()
+    notes: list[dict[str, Any]] = []
+    _need(s.phase != "ended" or isinstance(event, Correct), "hand_over", "本盘已结束")
+    handler = _HANDLERS.get(type(event))
+    _need(handler is not None, "bad_event", f"unknown event {event!r}")
+    handler(s, event, notes)  # type: ignore[operator]
+    return s, notes
+
+
+# ---- handlers (mutate the clone) --------------------------------------------------------------
+
+def _deal(s: HandState, e: Deal, notes: list[dict[str, Any]]) -> None:
+    _need(s.phase == "deal", "already_dealt", "已经起牌")
+    _need(set(e.hands) == set(T.SEATS), "bad_deal", "起牌须有东南西北四家")
+    for seat, tiles in e.hands.items():
+        want = 14 if seat == "E" else 13
+        _need(len(tiles) == want, "bad_deal", f"{seat} 起牌应为{want}张, 不是{len(tiles)}张")
+        for t in tiles:
+            _check_tile(t, allow_back=True)
+        s.seats[seat].concealed = list(tiles)
+    for t in T.all_kinds(flowers=True):
+        _fifth_copy(s, t)
+    s.turn = "E"
+    s.phase = "choose_missing" if s.rules.missing_suit else "discard"
+
+
+def _choose_missing(s: HandState, e: ChooseMissing, notes: list[dict[str, Any]]) -> None:
+    _need(s.phase == "choose_missing", "not_now", "现在不是定缺的时候")
+    _check_seat(e.seat)
+    _need(e.suit in T.SUITS, "bad_suit", f"定缺须为万(m)筒(p)条(s)之一, 不是{e.suit!r}")
+    s.seats[e.seat].missing_suit = e.suit
+    if all(st.missing_suit for st in s.seats.values()):
+        s.phase = "discard"
+
+
+def _draw(s: HandState, e: Draw, notes: list[dict[str, Any]]) -> None:
+    _need(s.phase == "draw", "not_now", "现在不该摸牌")
+    _need(e.seat == s.turn, "out_of_turn", f"轮到{T.seat_name(s.turn)}家摸牌, 不是{T.seat_name(e.seat)}家")
+    _check_tile(e.tile, allow_back=True)
+    s.drew_last = s.wall.is_last
+    pos, s.wall = s.wall.draw()
+    st = s.seats[e.seat]
+    st.concealed.append(e.tile)
+    st.locked.clear()  # 漏和 lasts until the seat moves again
+    _fifth_copy(s, e.tile)
+    s.after = "draw"
+    s.phase = "discard"  # a drawn flower is laid down with a Flower event before the discard
+    notes.append({"type": "draw", "seat": e.seat, "position": pos, "last_tile": s.drew_last})
+
+
+def _replace(s: HandState, e: Replace, notes: list[dict[str, Any]]) -> None:
+    _need(s.phase == "replace", "not_now", "现在不该补牌")
+    _need(e.seat == s.turn, "out_of_turn", f"应由{T.seat_name(s.turn)}家补牌")
+    _check_tile(e.tile, allow_back=True)
+    s.drew_last = s.wall.is_last
+    pos, s.wall = s.wall.replace()
+    s.seats[e.seat].concealed.append(e.tile)
+    _fifth_copy(s, e.tile)
+    s.phase = "discard"
+    notes.append({"type": "replace", "seat": e.seat, "position": pos})
+
+
+def _flower(s: HandState, e: Flower, notes: list[dict[str, Any]]) -> None:
+    _need(s.rules.flowers, "no_flowers", f"{s.rules.ruleset} 不用花牌")
+    _need(T.is_tile(e.tile) and T.is_flower(e.tile), "bad_tile", f"{e.tile} 不是花牌")
+    _need(s.phase == "discard" and e.seat == s.turn, "not_now", "补花须在自己出牌前")
+    s.seats[e.seat].take(e.tile)
+    s.seats[e.seat].flowers.append(e.tile)
+    s.after = "flower"
+    s.phase = "replace"
+    notes.append({"type": "flower", "seat": e.seat, "tile": e.tile})
+
+
+def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
+    _need(s.phase == "discard", "not_now", "现在不该出牌")
+    _need(e.seat == s.turn, "out_of_turn", f"轮到{T.seat_name(s.turn)}家出牌, 不是{T.seat_name(e.seat)}家")
+    _check_tile(e.tile)
+    _need(not T.is_flower(e.tile), "flower_discard", "花牌不能打出, 须补花")
+    st = s.seats[e.seat]
+    if st.missing_suit and T.suit(e.tile) != st.missing_suit:  # a known tile of the 缺门 goes first
+        _need(not any(t != T.BACK and T.is_suited(t) and T.suit(t) == st.missing_suit for t in st.concealed),
+              "missing_suit_first", f"定缺{st.missing_suit}: 须先打完缺门的牌")
+    st.take(e.tile)
+    st.discards.append(e.tile)
+    _fifth_copy(s, e.tile)
+    s.last_discard = (e.seat, e.tile)
+    s.claims, s.passed = {}, set()
+    s.phase = "claims"
+    notes.append({"type": "discard", "seat": e.seat, "tile": e.tile})
+    if not _eligible(s):
+        _resolve(s, notes)
+
+
+def _eligible(s: HandState) -> list[str]:
+    """Seats that may still answer the open window."""
+    assert s.last_discard or s.pending_kong
+    owner = s.pending_kong[0] if s.phase == "rob_kong" and s.pending_kong else s.last_discard[0]  # type: ignore[index]
+    seats = [x for x in s.active() if x != owner]
+    if s.rules.continue_after_win == "blood_battle":
+        seats = [x for x in seats if not s.seats[x].won]
+    return [x for x in seats if x not in s.claims and x not in s.passed]
+
+
+def _claim(s: HandState, e: Claim, notes: list[dict[str, Any]]) -> None:
+    _check_seat(e.seat)
+    _need(s.phase in ("claims", "rob_kong"), "window_closed", "没有可以叫的牌: 叫牌须在出牌后、下家摸牌前")
+    _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家不能再叫这张牌")
+    if s.phase == "rob_kong":
+        _need(e.action == "win", "rob_only_win", "补杠时只能抢杠和")
+        owner, tile = s.pending_kong  # type: ignore[misc]
+    else:
+        owner, tile = s.last_discard  # type: ignore[misc]
+    st = s.seats[e.seat]
+    if e.action == "chi":
+        _need(s.rules.chow, "no_chow", f"{s.rules.ruleset} 不可以吃")
+        _need(e.seat == T.seat_after(owner), "chi_not_from_previous", "吃只能吃上家打出的牌")
+        tiles = T.sort_tiles(e.tiles)
+        ok = (len(tiles) == 3 and tile in tiles and all(T.is_suited(t) for t in tiles)
+              and len({T.suit(t) for t in tiles}) == 1
+              and [T.rank(t) for t in tiles] == list(range(T.rank(tiles[0]), T.rank(tiles[0]) + 3)))
+        _need(ok, "bad_chow", f"吃须为含{tile}的同门顺子")
+        rest = list(tiles)
+        rest.remove(tile)
+        for t in rest:
+            _need(st.holds(t) >= 1, "tile_not_held", f"手中没有{T.tile_name(t)}")
+    elif e.action in ("pung", "kong"):
+        need = 2 if e.action == "pung" else 3
+        _need(st.holds(tile) >= need, "tile_not_held", f"{e.action}须手中有{need}张{T.tile_name(tile)}")
+    elif e.action == "win":
+        _need(tile not in st.locked, "missed_win", f"漏和: 放过了{T.tile_name(tile)}, 在自己摸牌前不能再和这张")
+    s.claims[e.seat] = e
+    if not _eligible(s):
+        _resolve(s, notes)
+
+
+def _pass(s: HandState, e: Pass, notes: list[dict[str, Any]]) -> None:
+    _check_seat(e.seat)
+    _need(s.phase in ("claims", "rob_kong"), "window_closed", "没有可以放过的牌")
+    _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家已经表态")
+    owner, tile = s.pending_kong if s.phase == "rob_kong" else s.last_discard  # type: ignore[misc]
+    win = "rob_kong" if s.phase == "rob_kong" else "discard"
+    could = s.seats[e.seat].known and _completes(s, e.seat, tile, win, owner)
+    if could and s.rules.must_win_last and s.wall.in_last_zone:
+        raise IllegalAction("must_win", f"后{s.rules.must_win_last}张必胡: 听牌的牌出现时必须和")
+    if could and s.rules.missed_win:
+        s.seats[e.seat].locked.add(tile)
+        notes.append({"type": "missed_win", "seat": e.seat, "tile": tile})
+    s.passed.add(e.seat)
+    if not _eligible(s):
+        _resolve(s, notes)
+
+
+def _close(s: HandState, e: CloseWindow, notes: list[dict[str, Any]]) -> None:
+    _need(s.phase in ("claims", "rob_kong"), "window_closed", "没有打开的叫牌窗口")
+    s.passed.update(_eligible(s))
+    _resolve(s, notes)
+
+
+def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
+    """Close the window: 和 > 杠/碰 > 吃; wins by seat order from the discarder (截和 or 一炮多响)."""
+    robbing = s.phase == "rob_kong"
+    owner, tile = s.pending_kong if robbing else s.last_discard  # type: ignore[misc]
+    order = [T.seat_after(owner, k) for k in (1, 2, 3)]
+    wins = [x for x in order if x in s.claims and s.claims[x].action == "win"]
+    if wins:
+        if not s.rules.multiple_winners:
+            wins = wins[:1]
+        _win_on_discard(s, owner, tile, wins, "rob_kong" if robbing else "discard", notes)
+        return
+    if robbing:  # nobody robbed: the kong stands, the konger draws its replacement
+        seat, _ = s.pending_kong  # type: ignore[misc]
+        s.pending_kong = None
+        st = s.seats[seat]
+        st.take(tile)
+        pung = next(m for m in st.melds if m["type"] == "pung" and m["tiles"][0] == tile)
+        pung["type"], pung["tiles"] = "kong", [tile] * 4
+        s.turn, s.after, s.phase = seat, "kong", "replace"
+        notes.append({"type": "kong", "seat": seat, "kind": "added", "tile": tile})
+        return
+    best = max(s.claims.values(), key=lambda c: _PRIORITY[c.action], default=None)
+    if best is None:
+        if s.wall.exhausted:
+            s.phase, s.result = "ended", "exhaustive"
+            notes.append({"type": "exhaustive_draw", "ready_check": s.active()})
+            return
+        s.turn, s.phase = _next_active(s, owner), "draw"
+        return
+    st = s.seats[best.seat]
+    s.seats[owner].discards.pop()
+    if best.action == "chi":
+        rest = list(T.sort_tiles(best.tiles))
+        rest.remove(tile)
+        for t in rest:
+            st.take(t)
+        st.melds.append({"type": "chi", "tiles": T.sort_tiles(best.tiles), "from": owner, "claimed": tile})
+        s.phase = "discard"
+    elif best.action == "pung":
+        st.take(tile, 2)
+        st.melds.append({"type": "pung", "tiles": [tile] * 3, "from": owner})
+        s.phase = "discard"
+    else:
+        st.take(tile, 3)
+        st.melds.append({"type": "kong", "tiles": [tile] * 4, "from": owner})
+        s.after, s.phase = "kong", "replace"
+        notes.append({"type": "kong", "seat": best.seat, "kind": "exposed", "tile": tile, "discarder": owner})
+    st.locked.clear()
+    s.turn = best.seat
+    notes.append({"type": best.action, "seat": best.seat, "tile": tile, "from": owner})
+
+
+def _win_on_discard(s: HandState, owner: str, tile: str, wins: list[str], how: str,
+                    notes: list[dict[str, Any]]) -> None:
+    for seat in wins:
+        hand = s.hand_json(seat, tile, how, owner)
+        s.winners.append({"seat": seat, "win": how, "tile": tile, "discarder": owner, "hand": hand})
+        s.seats[seat].won += 1
+        notes.append({"type": "win", "seat": seat, "win": how, "tile": tile, "discarder": owner, "hand": hand})
+    if how == "discard":
+        s.seats[owner].discards.pop()
+    if how == "rob_kong":  # the robbed tile leaves the konger's hand; its pung stays a pung
+        s.seats[owner].take(tile)
+        s.pending_kong = None
+    _after_win(s, wins[-1], notes)
+
+
+def _after_win(s: HandState, last_winner: str, notes: list[dict[str, Any]]) -> None:
+    """End the hand, or play on: 血战 without the winners, 血流 with everyone."""
+    mode = s.rules.continue_after_win
+    if mode == "end" or len(s.active()) <= 1 or s.wall.exhausted:
+        s.phase, s.result = "ended", "win"
+        notes.append({"type": "hand_over", "winners": [w["seat"] for w in s.winners]})
+        return
+    s.turn, s.phase = _next_active(s, last_winner), "draw"
+
+
+def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
+    _need(s.phase == "discard" and e.seat == s.turn, "not_now", "开杠须在自己摸牌后、出牌前")
+    _check_tile(e.tile)
+    st = s.seats[e.seat]
+    if e.kind == "concealed":
+        _need(st.holds(e.tile) >= 4, "tile_not_held", f"暗杠须手中有四张{T.tile_name(e.tile)}")
+        st.take(e.tile, 4)
+        st.melds.append({"type": "kong", "tiles": [e.tile] * 4, "concealed": True})
+        s.after, s.phase = "kong", "replace"
+        notes.append({"type": "kong", "seat": e.seat, "kind": "concealed", "tile": e.tile})
+        return
+    pung = next((m for m in st.melds if m["type"] == "pung" and m["tiles"][0] == e.tile), None)
+    _need(pung is not None, "no_pung", f"补杠须已碰出{T.tile_name(e.tile)}")
+    _need(st.holds(e.tile) >= 1, "tile_not_held", f"手中没有第四张{T.tile_name(e.tile)}")
+    # the fourth tile stays in hand while the others may rob it (抢杠)
+    s.pending_kong = (e.seat, e.tile)
+    s.claims, s.passed = {}, set()
+    s.phase = "rob_kong"
+    if not _eligible(s):
+        _resolve(s, notes)
+
+
+def _self_draw(s: HandState, e: SelfDrawWin, notes: list[dict[str, Any]]) -> None:
+    _need(s.phase == "discard" and e.seat == s.turn, "not_now", "自摸须在自己摸牌后、出牌前")
+    st = s.seats[e.seat]
+    tile = st.concealed[-1]
+    how = {"kong": "kong_replacement", "flower": "flower_replacement"}.get(s.after, "self_draw")
+    if st.known and not _completes(s, e.seat, tile, how, None):
+        notes.append({"type": "false_win", "seat": e.seat, "rule": "诈和: 手牌不成和, 罚分后继续"})
+        return
+    hand = s.hand_json(e.seat, tile, how)
+    hand["last_tile"] = s.drew_last
+    st.won += 1
+    s.winners.append({"seat": e.seat, "win": how, "tile": tile, "hand": hand})
+    notes.append({"type": "win", "seat": e.seat, "win": how, "tile": tile, "hand": hand})
+    if s.rules.continue_after_win != "end":
+        st.take(tile)  # the winning tile is laid aside; the seat plays on (血流) or leaves (血战)
+    _after_win(s, e.seat, notes)
+
+
+def _correct(s: HandState, e: Correct, notes: list[dict[str, Any]]) -> None:
+    _check_seat(e.seat)
+    _check_tile(e.new, allow_back=True)
+    s.seats[e.seat].take(e.old)
+    s.seats[e.seat].concealed.append(e.new)
+    _fifth_copy(s, e.new)
+    notes.append({"type": "corrected", "seat": e.seat, "old": e.old, "new": e.new})
+
+
+_HANDLERS = {
+    Deal: _deal, ChooseMissing: _choose_missing, Draw: _draw, Replace: _replace, Flower: _flower,
+    Discard: _discard, Claim: _claim, Pass: _pass, CloseWindow: _close, Kong: _kong,
+    SelfDrawWin: _self_draw, Correct: _correct,
+}

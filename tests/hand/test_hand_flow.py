@@ -1,0 +1,234 @@
+"""The hand state machine replaying whole hands: claims and priority, 抢杠, 一炮多响/截和, 漏和,
+血战/血流 continuation, 后4张必胡, 定缺, 荒牌, and refusals naming the rule broken."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from table_controller import tiles as T
+from table_controller.hand import (
+    ChooseMissing, Claim, CloseWindow, Correct, Deal, Discard, Draw, Event, FlowRules, HandState,
+    IllegalAction, Kong, Pass, Replace, SelfDrawWin, apply, event_from_json, new_hand,
+)
+from table_controller.rules import deal_plan, load_ruleset
+from table_controller.scoring import score_json
+
+
+@dataclass(frozen=True)
+class FakeWall:
+    """A wall of `live` tiles (a `Wall` of the hand's Protocol) with a last zone of `zone` tiles."""
+
+    live: int
+    zone: int = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.live == 0
+
+    @property
+    def is_last(self) -> bool:
+        return self.live == 1
+
+    @property
+    def in_last_zone(self) -> bool:
+        return 0 < self.live <= self.zone
+
+    def draw(self) -> tuple[str, FakeWall]:
+        return f"L{self.live}", FakeWall(self.live - 1, self.zone)
+
+    def replace(self) -> tuple[str, FakeWall]:
+        return f"T{self.live}", FakeWall(self.live - 1, self.zone)
+
+
+def hands(**by_seat: str) -> dict[str, tuple[str, ...]]:
+    """Opening hands: the given tiles, the rest face down (`back`)."""
+    out = {}
+    for seat in T.SEATS:
+        known = T.parse_tiles(by_seat.get(seat, ""))
+        want = 14 if seat == "E" else 13
+        out[seat] = tuple(known + [T.BACK] * (want - len(known)))
+    return out
+
+
+def play(state: HandState, *events: Event) -> tuple[HandState, list[dict[str, Any]]]:
+    notes: list[dict[str, Any]] = []
+    for event in events:
+        state, more = apply(state, event)
+        notes.extend(more)
+    return state, notes
+
+
+def wins(notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [n for n in notes if n["type"] == "win"]
+
+
+def mcr_hand() -> HandState:
+    plan = deal_plan(load_ruleset("mcr"), dice=(3, 4), dice2=(2, 5))
+    return new_hand(FlowRules.for_ruleset("mcr"), plan.initial_state())
+
+
+READY_5P = "123m456m789m11s46p"   # waits on 5p (嵌张), 清龙
+
+
+def test_claim_priority_pung_over_chow_and_chow_only_from_previous() -> None:
+    s, _ = play(mcr_hand(), Deal(hands(E="3p", S="12p", N="33p")), Discard("E", "3p"))
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Claim("W", "chi", ("1p", "2p", "3p")))
+    assert err.value.code == "chi_not_from_previous" and "上家" in err.value.rule
+    s, notes = play(s, Claim("S", "chi", ("1p", "2p", "3p")), Claim("N", "pung"), Pass("W"))
+    assert s.turn == "N" and s.phase == "discard"
+    assert s.seats["N"].melds == [{"type": "pung", "tiles": ["3p"] * 3, "from": "E"}]
+    assert s.seats["E"].discards == [] and [n["type"] for n in notes][-1] == "pung"
+    with pytest.raises(IllegalAction) as err:  # the window is closed once resolved
+        apply(s, Claim("S", "chi", ("1p", "2p", "3p")))
+    assert err.value.code == "window_closed"
+
+
+def test_rob_the_kong_through_the_real_wall() -> None:
+    s, notes = play(
+        mcr_hand(), Deal(hands(E="5p", S=READY_5P, W="55p")),
+        Discard("E", "5p"), Pass("S"), Claim("W", "pung"), Pass("N"),   # MCR: no 漏和, S may pass
+        Discard("W", "9s"), Pass("N"), Pass("E"), Pass("S"),
+        Draw("N"), Discard("N", "8s"), Pass("E"), Pass("S"), Pass("W"),
+        Draw("E"), Discard("E", "7s"), Pass("S"), Pass("W"), Pass("N"),
+        Draw("S", "9p"), Discard("S", "9p"), Pass("W"), Pass("N"), Pass("E"),
+        Draw("W", "5p"), Kong("W", "5p", "added"), Claim("S", "win"), Pass("N"), Pass("E"))
+    [win] = wins(notes)
+    assert win["win"] == "rob_kong" and win["discarder"] == "W" and s.phase == "ended"
+    assert s.seats["W"].melds[0]["type"] == "pung"  # the robbed kong stays a pung
+    scored = score_json(win["hand"], "mcr")
+    assert scored["valid"] and "抢杠和" in [f["name"] for f in scored["fans"]]
+    assert scored["payments"]["W"] == -(8 + scored["total"])
+
+
+def test_added_kong_not_robbed_draws_a_replacement() -> None:
+    s, notes = play(
+        mcr_hand(), Deal(hands(E="5p", W="55p")),
+        Discard("E", "5p"), Pass("S"), Claim("W", "pung"), Pass("N"),
+        Discard("W", "9s"), Pass("N"), Pass("E"), Pass("S"),
+        Draw("N"), Discard("N", "8s"), Pass("E"), Pass("S"), Pass("W"),
+        Draw("E"), Discard("E", "7s"), Pass("S"), Pass("W"), Pass("N"),
+        Draw("S"), Discard("S", "6s"), Pass("W"), Pass("N"), Pass("E"),
+        Draw("W", "5p"), Kong("W", "5p", "added"), CloseWindow(), Replace("W", "1z"))
+    assert s.seats["W"].melds[0] == {"type": "kong", "tiles": ["5p"] * 4, "from": "E"}
+    assert s.phase == "discard" and s.turn == "W" and notes[-1]["type"] == "replace"
+    s, notes = play(s, SelfDrawWin("W"))  # the hand is unknown: a declared win stands for the referee
+    assert wins(notes)[0]["win"] == "kong_replacement"
+
+
+@pytest.mark.parametrize("ruleset,winners", [("mcr", ["S"]), ("jingji", ["S", "W"]), ("sichuan", ["S", "W"])])
+def test_one_discard_several_winners(ruleset: str, winners: list[str]) -> None:
+    """MCR 截和: the first seat after the discarder; 竞技 and 四川 一炮多响: everyone who claims."""
+    rules = FlowRules.for_ruleset(ruleset)
+    ready_s, ready_w = ("123m456m789m11s46p", "123p456p789p11s46p") if ruleset != "sichuan" else (
+        "123m456m789m11p46p", "123p456p789p22m46p")
+    s, _ = play(new_hand(rules, FakeWall(40)), Deal(hands(E="5p", S=ready_s, W=ready_w)))
+    if rules.missing_suit:
+        s, _ = play(s, *(ChooseMissing(x, "s") for x in T.SEATS))
+    s, notes = play(s, Discard("E", "5p"), Claim("W", "win"), Claim("S", "win"), Pass("N"))
+    assert [w["seat"] for w in wins(notes)] == winners
+    for w in wins(notes):
+        out = score_json(w["hand"], ruleset)
+        assert out["valid"] and out["payments"]["E"] < 0 and sum(out["payments"].values()) == 0
+
+
+def test_missed_win_locks_until_the_seat_moves_seed001() -> None:
+    # 漏胡: A passes a win offered by 下家; 对家 or 上家 then discard the same tile: A cannot win it
+    rules = FlowRules.for_ruleset("tuidaohu")
+    s, notes = play(new_hand(rules, FakeWall(40)), Deal(hands(E="5p", S="5p", N="5p", W=READY_5P)),
+                    Discard("E", "5p"), Pass("S"), Pass("W"), Pass("N"))
+    assert {"type": "missed_win", "seat": "W", "tile": "5p"} in notes
+    s, _ = play(s, Draw("S"), Discard("S", "5p"))
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Claim("W", "win"))
+    assert err.value.code == "missed_win" and "漏和" in err.value.rule
+    s, _ = play(s, Pass("W"), Pass("N"), Pass("E"), Draw("W", "9s"), Discard("W", "9s"),
+                Pass("N"), Pass("E"), Pass("S"), Draw("N"), Discard("N", "5p"))
+    s, notes = play(s, Claim("W", "win"), Pass("E"), Pass("S"))  # W has moved: the lock is gone
+    assert wins(notes)[0]["seat"] == "W" and s.phase == "ended"
+
+
+def test_blood_battle_goes_on_without_the_winner_seed000() -> None:
+    rules = FlowRules.for_ruleset("sichuan")
+    s, _ = play(new_hand(rules, FakeWall(40)), Deal(hands(S="123m456m789m11p46p")),
+                *(ChooseMissing(x, "s") for x in T.SEATS),
+                Discard("E", "5p"), Claim("S", "win"), Pass("W"), Pass("N"))
+    assert s.phase == "draw" and s.turn == "W" and s.active() == ["E", "W", "N"]
+    s, _ = play(s, Draw("W"), Discard("W", "5p"))
+    with pytest.raises(IllegalAction):
+        apply(s, Claim("S", "win"))  # S has left the hand
+    s, notes = play(s, Pass("N"), Pass("E"))
+    assert s.turn == "N" and s.phase == "draw"
+
+
+def test_blood_river_wins_again_seed000() -> None:
+    rules = FlowRules.for_ruleset("xueliu")
+    s, _ = play(new_hand(rules, FakeWall(40)), Deal(hands(S="123m456m789m11p46p")),
+                *(ChooseMissing(x, "s") for x in T.SEATS),
+                Discard("E", "5p"), Claim("S", "win"), Pass("W"), Pass("N"),
+                Draw("W"), Discard("W", "5p"), Claim("S", "win"), Pass("N"), Pass("E"))
+    assert [w["seat"] for w in s.winners] == ["S", "S"] and s.phase == "draw" and s.turn == "W"
+
+
+def test_last_four_must_win_and_missing_suit_first_seed003() -> None:
+    rules = FlowRules.for_ruleset("sichuan")
+    s, _ = play(new_hand(rules, FakeWall(3, zone=4)), Deal(hands(E="5p1s", S="123m456m789m11p46p")),
+                *(ChooseMissing(x, "s") for x in T.SEATS))
+    with pytest.raises(IllegalAction) as err:  # E holds 1s of its missing suit: it must go first
+        apply(s, Discard("E", "5p"))
+    assert err.value.code == "missing_suit_first"
+    s, _ = play(s, Correct("E", "1s", "back"), Discard("E", "5p"))
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Pass("S"))
+    assert err.value.code == "must_win" and "后4张必胡" in err.value.rule
+
+
+def test_exhaustive_draw_when_the_last_discard_passes() -> None:
+    rules = FlowRules.for_ruleset("mcr")
+    s, notes = play(new_hand(rules, FakeWall(1)), Deal(hands()), Discard("E", "1z"),
+                    Pass("S"), Pass("W"), Pass("N"), Draw("S"))
+    assert notes[-1]["last_tile"] is True
+    s, notes = play(s, Discard("S", "2z"), CloseWindow())
+    assert s.phase == "ended" and s.result == "exhaustive" and notes[-1]["type"] == "exhaustive_draw"
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Draw("W"))
+    assert err.value.code == "hand_over"
+
+
+def test_self_drawn_last_tile_and_false_win() -> None:
+    rules = FlowRules.for_ruleset("mcr")
+    s, _ = play(new_hand(rules, FakeWall(1)), Deal(hands(S="123m456m789m11s46p")), Discard("E", "1z"),
+                Pass("S"), Pass("W"), Pass("N"))
+    bad, notes = play(s, Draw("S", "9p"), SelfDrawWin("S"))
+    assert notes[-1]["type"] == "false_win" and bad.phase == "discard"  # 诈和: penalty, play goes on
+    s, notes = play(s, Draw("S", "5p"), SelfDrawWin("S"))
+    out = score_json(wins(notes)[0]["hand"], "mcr")
+    assert "妙手回春" in [f["name"] for f in out["fans"]]
+
+
+@pytest.mark.parametrize("event,code", [
+    (Discard("S", "1m"), "out_of_turn"),
+    (Draw("E"), "not_now"),
+    (Claim("S", "win"), "window_closed"),
+    (Discard("E", "1f"), "flower_discard"),
+])
+def test_refusals_name_the_rule(event: Event, code: str) -> None:
+    s, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands()))
+    before = s
+    with pytest.raises(IllegalAction) as err:
+        apply(s, event)
+    assert err.value.code == code and err.value.rule
+    assert s is before and s.phase == "discard"  # the state is untouched
+
+
+def test_fifth_copy_and_events_from_json() -> None:
+    with pytest.raises(IllegalAction) as err:
+        play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands(E="1111m", S="1m")))
+    assert err.value.code == "fifth_copy"
+    event = event_from_json({"type": "claim", "seat": "S", "action": "chi", "tiles": "123p"})
+    assert event == Claim("S", "chi", ("1p", "2p", "3p"))
+    with pytest.raises(IllegalAction):
+        event_from_json({"type": "teleport"})
