@@ -75,7 +75,7 @@ def check_plan(plan: DealPlan) -> None:
         assert plan.first_dealt == f"{plan.brk.wall}{n:02d}t"
     # The first tail tile is the stack just counter-clockwise of k (unless set aside as an indicator).
     if not plan.set_aside or rs.indicators[0].source == "live":
-        assert tail[0] == plan.order[-2] if rs.replacement_order == "top_first" else plan.order[-1]
+        assert tail[0] == (plan.order[-2] if rs.replacement_order == "top_first" else plan.order[-1])
 
 
 def test_every_glossary_ruleset_has_a_file() -> None:
