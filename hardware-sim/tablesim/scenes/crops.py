@@ -53,11 +53,11 @@ def _degrade(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, flo
     h, w = small.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     g = 1 + rng.uniform(-0.25, 0.25) * (xx / w - 0.5) + rng.uniform(-0.25, 0.25) * (yy / h - 0.5)
-    small *= g[:, :, None] * rng.uniform(0.6, 1.25) * rng.uniform(0.88, 1.12, 3)
+    small *= g[:, :, None] * rng.uniform(0.6, 1.25) * rng.uniform(0.93, 1.07, 3)
     if rng.random() < 0.08:
         cx, cy, rad = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.1, 0.4) * w
         small += (rng.uniform(80, 220) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * rad * rad)))[:, :, None]
-    sigma = rng.uniform(0, 0.9)
+    sigma = rng.uniform(0, 0.7)
     if sigma > 0.2:
         small = cv2.GaussianBlur(small, (0, 0), sigma)
     small += rng.normal(0, rng.uniform(0.5, 6), small.shape).astype(np.float32)

@@ -70,9 +70,9 @@ def _tile_layout(rng: np.random.Generator, kinds_pool: list[str], n: int, back_f
         rot = SEAT_ROTATION[seat]
         budget = share
         # melds: from the player's right edge leftward, v centre 80 (upright spans 60..100)
-        u = 760.0
+        u = 725.0
         for _ in range(int(rng.integers(0, 4))):
-            if budget < 3 or u < 480:
+            if budget < 3 or u < 450:
                 break
             side = int(rng.integers(0, 3))
             for i in range(3):

@@ -1,0 +1,258 @@
+"""Finds tiles on the table plane: warps the frame to the plane, separates tiles from felt, and cuts
+blobs of touching tiles (discard rows, melds with a sideways tile) into single tiles.
+
+Touching tiles merge into one blob, so a blob is split where both the seams (the dark line where
+two tiles meet) and the tile sizes agree: a dynamic programme over cut positions whose pieces
+are a tile's width or its length, each piece's extent across the row saying which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.calibrate import Calibration
+from vision.geometry import MARKER_INSET_MM, MARKER_MM, TABLE_MM, TILE_H_MM, TILE_W_MM
+from vision.model import CROP_H, CROP_W
+
+#: Table-plane resolution tiles are *found* at (coarse, for speed); crops for the classifier
+#: are then cut from the camera frame itself, so no detail is lost to this resampling.
+PX_PER_MM: float = 0.8
+PLANE_PX: int = int(round(TABLE_MM * PX_PER_MM))
+TW, TH = TILE_W_MM * PX_PER_MM, TILE_H_MM * PX_PER_MM
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A tile-sized region of the plane: corners in plane pixels, corner 0 the top-left of the
+    tile as if it lay upright along its long axis pointing up (rotation `base` 0) or pointing
+    left (`base` 90); the classifier then decides between base and base + 180."""
+
+    quad: np.ndarray
+    base: int
+
+
+def warp_to_plane(frame: np.ndarray, calib: Calibration) -> np.ndarray:
+    s = np.diag([PX_PER_MM, PX_PER_MM, 1.0])
+    return cv2.warpPerspective(frame, s @ calib.image_to_plane, (PLANE_PX, PLANE_PX), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+
+
+def foreground_mask(plane: np.ndarray) -> np.ndarray:
+    """Pixels that are not felt: far from the felt colour (the plane's commonest colour), with
+    brightness weighed less than hue so the felt's uneven light is not taken for tiles."""
+    ycc = cv2.cvtColor(plane, cv2.COLOR_BGR2YCrCb)
+    sample = ycc[::6, ::6].reshape(-1, 3)
+    sample = sample[plane[::6, ::6].reshape(-1, 3).sum(axis=1) > 0]
+    felt = np.median(sample, axis=0) if len(sample) else np.array([90, 120, 110])
+    y, cr, cb = cv2.split(ycc)
+    dist = cv2.addWeighted(cv2.absdiff(y, np.full_like(y, int(felt[0]))), 0.5,
+                           cv2.absdiff(cr, np.full_like(cr, int(felt[1]))), 1.5, 0)
+    dist = cv2.addWeighted(dist, 1.0, cv2.absdiff(cb, np.full_like(cb, int(felt[2]))), 1.5, 0)
+    _, mask = cv2.threshold(dist, 30, 255, cv2.THRESH_BINARY)
+    mask[y == 0] = 0
+    # the markers and their white quiet zones are not tiles
+    m = int((MARKER_INSET_MM + MARKER_MM * 1.25) * PX_PER_MM)
+    for y0, x0 in ((0, 0), (0, PLANE_PX - m), (PLANE_PX - m, 0), (PLANE_PX - m, PLANE_PX - m)):
+        mask[y0:y0 + m, x0:x0 + m] = 0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    # fill the holes that dark or felt-coloured artwork leaves inside a tile's outline
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, contours, -1, 255, thickness=cv2.FILLED)
+    return mask
+
+
+def _seam_profile(strip_grey: np.ndarray, strip_mask: np.ndarray) -> np.ndarray:
+    """Per column, how much darker than its surroundings the column is: seams between tiles."""
+    g = strip_grey.astype(np.float32)
+    occ = strip_mask > 0
+    col = (g * occ).sum(axis=0) / np.maximum(occ.sum(axis=0), 1)
+    smooth = cv2.blur(col.reshape(1, -1), (9, 1)).ravel()
+    return np.maximum(smooth - col, 0)
+
+
+_SLACK = 0.14
+
+
+def _piece_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (piece length, extent across it wants, length penalty) a cut may use."""
+    seg, want, pen = [], [], []
+    for which, nom in enumerate((TW, TH)):
+        for n in range(int(nom * (1 - _SLACK)), int(np.ceil(nom * (1 + _SLACK))) + 1):
+            seg.append(n)
+            want.append(TH if which == 0 else TW)
+            pen.append(-abs(n - nom) / nom * 6.0)
+    return np.array(seg), np.array(want, np.float64), np.array(pen)
+
+
+_PIECES = _piece_table()
+
+
+def _split_1d(length: int, profile: np.ndarray, extent: np.ndarray) -> list[tuple[int, int]] | None:
+    """Best cut of [0, length) into pieces of a tile's width or length.
+
+    Score: seam darkness at each cut, plus agreement between each piece's length and its
+    extent across the strip (an upright piece is TW long and TH across; a sideways one the
+    reverse), minus a penalty for pieces off their nominal length.
+    """
+    S, WANT, PEN = _PIECES
+    slack = _SLACK
+    cs = np.concatenate([[0.0], np.cumsum(extent, dtype=np.float64)])
+    seam = np.zeros(length + 1)
+    if length > 1:
+        pk = profile.copy()
+        pk[1:] = np.maximum(pk[1:], profile[:-1])
+        pk[:-1] = np.maximum(pk[:-1], profile[1:])
+        seam[1:length] = pk[1:length] / 10.0
+    seam[length] = 0.5
+    best = np.full(length + 1, -np.inf)
+    best[0] = 0.0
+    back = np.full(length + 1, -1, np.int64)
+    step = int(S.min())
+    # a piece is at least `step` long, so ends in [b, b + step) only read finished starts < b
+    for b in range(step, length + 1, step):
+        ends = np.arange(b, min(b + step, length + 1))
+        starts = ends[:, None] - S[None, :]
+        valid = starts >= 0
+        st = np.clip(starts, 0, None)
+        across = (cs[ends][:, None] - cs[st]) / S[None, :]
+        score = best[st] + (-np.abs(across - WANT) / WANT * 4.0) + PEN + seam[ends][:, None]
+        score[~valid] = -np.inf
+        k = score.argmax(axis=1)
+        rows = np.arange(len(ends))
+        best[ends] = score[rows, k]
+        back[ends] = st[rows, k]
+    # the blob may run a little longer than its tiles (shadow): take the best end near length
+    lo = max(1, int(length - TW * slack))
+    end = lo + int(best[lo:length + 1].argmax())
+    if best[end] == -np.inf:
+        return None
+    pieces = []
+    while end > 0:
+        start = int(back[end])
+        if start < 0:
+            return None
+        pieces.append((start, end))
+        end = start
+    return pieces[::-1]
+
+
+def _rect_frame(rect: tuple) -> tuple[np.ndarray, int, int]:
+    """An affine map from the plane into an axis-aligned strip along the blob's longer side."""
+    (cx, cy), (w, h), angle = rect
+    if w < h:
+        w, h, angle = h, w, angle + 90.0
+    L, S = int(round(w)), int(round(h))
+    m = cv2.getRotationMatrix2D((cx, cy), angle, 1.0)
+    m[0, 2] += L / 2 - cx
+    m[1, 2] += S / 2 - cy
+    return m, L, S
+
+
+def _pieces_of(region: tuple[int, int, int, int], mask: np.ndarray, grey: np.ndarray, depth: int = 0) -> list[tuple[int, int, int, int]]:
+    """Recursively split an axis-aligned strip region (x0, y0, x1, y1) into tile boxes."""
+    x0, y0, x1, y1 = region
+    sub = mask[y0:y1, x0:x1]
+    if sub.size == 0 or sub.max() == 0:
+        return []
+    ys, xs = np.nonzero(sub)
+    x0, x1, y0, y1 = x0 + xs.min(), x0 + xs.max() + 1, y0 + ys.min(), y0 + ys.max() + 1
+    w, h = x1 - x0, y1 - y0
+    single = lambda a, b: abs(a - TW) < TW * 0.25 and abs(b - TH) < TH * 0.2  # noqa: E731
+    if single(w, h) or single(h, w):
+        return [(x0, y0, x1, y1)]
+    if w < TW * 0.6 or h < TW * 0.6 or depth > 3:
+        return []  # a sliver: a hand, a shadow, a piece cut off by the frame edge
+    results = []
+    for axis in (0, 1):  # 0: cut along x (columns), 1: cut along y (rows)
+        m = mask[y0:y1, x0:x1] if axis == 0 else mask[y0:y1, x0:x1].T
+        g = grey[y0:y1, x0:x1] if axis == 0 else grey[y0:y1, x0:x1].T
+        length = m.shape[1]
+        across = m.shape[0]
+        if across > TH * 1.2:  # more than one row across: only the other axis can start
+            extent = np.full(length, TH, np.float32)
+        else:
+            extent = (m > 0).sum(axis=0).astype(np.float32)
+        pieces = _split_1d(length, _seam_profile(g, m), extent)
+        if pieces:
+            results.append((axis, pieces))
+    if not results:
+        return []
+    # prefer cutting across the longer side first
+    axis, pieces = max(results, key=lambda r: (r[0] == (0 if w >= h else 1)))
+    boxes: list[tuple[int, int, int, int]] = []
+    for a, b in pieces:
+        sub_region = (x0 + a, y0, x0 + b, y1) if axis == 0 else (x0, y0 + a, x1, y0 + b)
+        boxes.extend(_pieces_of(sub_region, mask, grey, depth + 1))
+    return boxes
+
+
+def find_candidates(plane: np.ndarray, mask: np.ndarray | None = None) -> list[Candidate]:
+    """Tile-sized quads on the plane, single tiles and tiles cut out of touching groups."""
+    mask = foreground_mask(plane) if mask is None else mask
+    grey = cv2.cvtColor(plane, cv2.COLOR_BGR2GRAY)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    out: list[Candidate] = []
+    min_area = TW * TH * 0.5
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < min_area:
+            continue
+        x, y, w, h = stats[i, :4]
+        comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
+        pts = cv2.findNonZero(comp)
+        rect = cv2.minAreaRect(pts + np.array([[x, y]], np.int32))
+        m, L, S = _rect_frame(rect)
+        full = np.zeros_like(mask)
+        full[y:y + h, x:x + w] = comp
+        pad = 3
+        m[:, 2] += pad
+        strip_mask = cv2.warpAffine(full, m, (L + 2 * pad, S + 2 * pad), flags=cv2.INTER_NEAREST)
+        strip_grey = cv2.warpAffine(grey, m, (L + 2 * pad, S + 2 * pad), flags=cv2.INTER_LINEAR)
+        inv = cv2.invertAffineTransform(m)
+        for bx0, by0, bx1, by1 in _pieces_of((0, 0, L + 2 * pad, S + 2 * pad), strip_mask, strip_grey):
+            corners = np.float32([[bx0, by0], [bx1, by0], [bx1, by1], [bx0, by1]])
+            q = cv2.transform(corners[None], inv)[0]
+            out.append(_orient(q))
+    return out
+
+
+def _orient(q: np.ndarray) -> Candidate:
+    """Order a tile quad so corner 0 is the top-left of the tile read with its long axis up
+    (base 0) or pointing left (base 90), choosing whichever the quad's long side allows."""
+    c = q.mean(axis=0)
+    e01 = np.linalg.norm(q[1] - q[0])
+    e12 = np.linalg.norm(q[2] - q[1])
+    if e01 > e12:  # q0->q1 is the long side: re-start so the long side runs q1->q2
+        q = q[[1, 2, 3, 0]]
+    # now q0->q1 is a short side and the long axis is q1->q2; corners run clockwise on screen,
+    # so rolling by two is the only other choice and keeps corner 0 at the tile's top-left
+    axis = q[2] - q[1]
+    if abs(axis[1]) >= abs(axis[0]):  # long axis roughly along plane y: upright (0) or 180
+        top = q[[0, 1]].mean(axis=0)
+        if top[1] > c[1]:
+            q = q[[2, 3, 0, 1]]
+        return Candidate(q.astype(np.float32), 0)
+    # long axis along plane x: the tile's top points left (90) or right (270)
+    top = q[[0, 1]].mean(axis=0)
+    if top[0] > c[0]:
+        q = q[[2, 3, 0, 1]]
+    # the quad runs clockwise on screen, so corner 0 is now the lower end of the left edge:
+    # the tile's own top-left when it points left
+    return Candidate(q.astype(np.float32), 90)
+
+
+def quad_to_image(quad_plane_px: np.ndarray, calib: Calibration) -> np.ndarray:
+    """Detection-plane pixels -> camera-frame pixels."""
+    mm = quad_plane_px.astype(np.float64) / PX_PER_MM
+    return cv2.perspectiveTransform(mm[None], calib.plane_to_image)[0].astype(np.float32)
+
+
+def cut_crop(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The classifier's view of a quad (in `image` pixels), warped so corner 0 is the crop's
+    top-left: one resampling straight from the camera frame."""
+    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    return cv2.warpPerspective(image, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

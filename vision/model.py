@@ -1,0 +1,77 @@
+"""The tile classifier at run time: the committed ONNX network run with `cv2.dnn` (never torch).
+
+One forward pass per crop gives the kind (43 kinds plus a rejection class), whether the crop is
+upside down (so 180° turns cost nothing extra) and a 128-d embedding that enrollment compares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.kinds import KINDS
+
+#: Crop size the network takes, width x height: a tile at 1.2 px/mm of table plane.
+CROP_W, CROP_H = 36, 48
+MODEL_DIR = Path(__file__).parent / "models"
+DEFAULT_MODEL = MODEL_DIR / "tiles.onnx"
+#: Output names fixed by the exporter in `vision.train`.
+OUTPUTS = ("logits", "upside", "embedding")
+#: Classes the network outputs: KINDS then the rejection class.
+N_CLASSES = len(KINDS) + 1
+
+
+class ModelError(RuntimeError):
+    """The model file is missing or unreadable; the message says which and how to rebuild it."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The network's view of one crop: kind probabilities (43 kinds + other), P(upside down), embedding."""
+
+    probs: np.ndarray
+    upside: float
+    embedding: np.ndarray
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class TileClassifier:
+    """Loads the ONNX model once and classifies batches of BGR crops."""
+
+    def __init__(self, path: Path | str = DEFAULT_MODEL) -> None:
+        path = Path(path)
+        if not path.exists():
+            raise ModelError(f"tile model {path} not found; rebuild it with `tablectl vision train`")
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise ModelError(f"tile model {path} is unreadable: {exc}") from exc
+        self.path = path
+
+    def predict(self, crops: list[np.ndarray] | np.ndarray) -> list[Prediction]:
+        if len(crops) == 0:
+            return []
+        blob = preprocess(crops)
+        self.net.setInput(blob)
+        logits, upside, emb = self.net.forward(list(OUTPUTS))
+        probs = _softmax(logits.reshape(len(crops), -1))
+        up = _softmax(upside.reshape(len(crops), -1))[:, 1]
+        emb = emb.reshape(len(crops), -1)
+        return [Prediction(probs[i], float(up[i]), emb[i]) for i in range(len(crops))]
+
+
+def preprocess(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
+    """BGR uint8 crops -> NCHW float32 blob, each crop normalised by its own mean and spread
+    (so a dim corner of the table and a bright one look alike to the network)."""
+    arr = np.stack([c if c.shape[:2] == (CROP_H, CROP_W) else cv2.resize(c, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
+                    for c in crops]).astype(np.float32)
+    mean = arr.mean(axis=(1, 2, 3), keepdims=True)
+    std = arr.std(axis=(1, 2, 3), keepdims=True) + 8.0
+    return np.ascontiguousarray(((arr - mean) / std).transpose(0, 3, 1, 2))
