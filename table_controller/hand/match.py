@@ -1,0 +1,133 @@
+"""A session's structure: hands, rounds (圈) and 局, who deals next (轮庄, 连庄), 倍打 and 荒庄.
+
+Positions 1..4 are the physical chairs, fixed for the session; the winds (seats) move over them.
+Pure: `next_hand(match, outcome) -> (match, notes)`, the rules from the ruleset's `[match]` table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from table_controller import tiles as T
+from table_controller.hand.errors import IllegalAction
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """Typed options of a session, read from `[match]`."""
+
+    ruleset: str
+    hands_per_session: int = 0          # 0: no fixed count (timed, or until the rounds are played)
+    rounds: tuple[str, ...] = ("E", "S", "W", "N")
+    continue_dealer: bool = False       # 连庄 when the dealer wins
+    continue_on_draw: bool = False      # the dealer keeps the deal on 荒庄
+    double_on_continue: bool = False    # 竞技 倍打 while the dealer keeps the deal
+    seat_swap_before_round: str | None = None
+    next_dealer: str = "rotate"         # "rotate" or "first_winner" (四川: 首先和牌者坐庄)
+
+    @classmethod
+    def from_table(cls, ruleset: str, table: Mapping[str, Any]) -> MatchRules:
+        hands = table.get("hands_per_session", 0)
+        return cls(ruleset=ruleset, hands_per_session=int(hands) if isinstance(hands, int) else 0,
+                   rounds=tuple(table.get("rounds", ("E", "S", "W", "N"))),
+                   continue_dealer=bool(table.get("continue_dealer", False)),
+                   continue_on_draw=bool(table.get("continue_on_draw", False)),
+                   double_on_continue=bool(table.get("double_on_continue", False)),
+                   seat_swap_before_round=table.get("seat_swap_before_round"),
+                   next_dealer=str(table.get("next_dealer", "rotate")))
+
+    @classmethod
+    def for_ruleset(cls, ruleset: str) -> MatchRules:
+        from table_controller.scoring.config import match
+
+        return cls.from_table(ruleset, match(ruleset))
+
+
+@dataclass(frozen=True)
+class MatchState:
+    """Where a session stands: the dealer's chair, the prevalent wind, hands played, 连庄 count."""
+
+    rules: MatchRules
+    dealer_position: int = 1
+    first_dealer: int = 1
+    round_index: int = 0
+    hands_played: int = 0
+    dealer_streak: int = 0
+    over: bool = False
+    history: tuple[dict[str, Any], ...] = field(default=())
+
+    @property
+    def prevalent(self) -> str:
+        """圈风 of the coming hand."""
+        return self.rules.rounds[min(self.round_index, len(self.rules.rounds) - 1)]
+
+    @property
+    def double(self) -> bool:
+        """竞技 倍打: the dealer has kept the deal by winning."""
+        return self.rules.double_on_continue and self.dealer_streak > 0
+
+    def seat_of(self, position: int) -> str:
+        """The wind of a chair in the coming hand (the dealer's chair is E)."""
+        return T.SEATS[(position - self.dealer_position) % 4]
+
+    def position_of(self, seat: str) -> int:
+        return (self.dealer_position - 1 + T.SEATS.index(seat)) % 4 + 1
+
+
+def start(rules: MatchRules, first_dealer: int = 1) -> MatchState:
+    """A session whose first dealer sits in chair `first_dealer` (chosen by the dice)."""
+    if first_dealer not in (1, 2, 3, 4):
+        raise IllegalAction("bad_position", f"座位号须为1..4, 不是{first_dealer!r}")
+    return MatchState(rules=rules, dealer_position=first_dealer, first_dealer=first_dealer)
+
+
+def next_hand(m: MatchState, winners: list[str], discarder: str | None = None) -> tuple[MatchState, list[dict[str, Any]]]:
+    """After a hand (`winners` by seat in the order they won; none: 荒庄), who deals the next.
+
+    The dealer keeps the deal (连庄) when the ruleset says so and the dealer won (or on 荒庄
+    where it says so); otherwise the deal passes to the next chair in play order (四川 may give
+    it to the first winner instead). A round ends when the deal comes back to the first dealer.
+    """
+    if m.over:
+        raise IllegalAction("session_over", "本局比赛已结束")
+    for w in winners:
+        if w not in T.SEATS:
+            raise IllegalAction("bad_seat", f"没有这个座位: {w!r}")
+    r = m.rules
+    notes: list[dict[str, Any]] = []
+    keep = (r.continue_dealer and "E" in winners) or (r.continue_on_draw and not winners)
+    played = m.hands_played + 1
+    record = {"hand": played, "dealer": m.dealer_position, "prevalent": m.prevalent, "winners": list(winners)}
+    if keep:
+        new = replace(m, hands_played=played, dealer_streak=m.dealer_streak + 1, history=m.history + (record,))
+        notes.append({"type": "dealer_continues", "position": m.dealer_position, "double": new.double})
+    else:
+        if r.next_dealer == "first_winner" and winners:
+            target = m.position_of(winners[0])
+        else:
+            target = m.dealer_position % 4 + 1
+        round_index = m.round_index
+        # a round ends once every chair has dealt: the deal comes back to the first dealer
+        passes_first = _passes(m.dealer_position, target, m.first_dealer)
+        if passes_first:
+            round_index += 1
+        new = replace(m, dealer_position=target, round_index=round_index, hands_played=played,
+                      dealer_streak=0, history=m.history + (record,))
+        if passes_first and round_index < len(r.rounds):
+            notes.append({"type": "new_round", "prevalent": new.prevalent})
+            if r.seat_swap_before_round and new.prevalent == r.seat_swap_before_round:
+                notes.append({"type": "seat_swap", "before_round": new.prevalent})
+        if round_index >= len(r.rounds):
+            new = replace(new, over=True)
+    if r.hands_per_session and new.hands_played >= r.hands_per_session:
+        new = replace(new, over=True)
+    if new.over:
+        notes.append({"type": "session_over", "hands": new.hands_played})
+    return new, notes
+
+
+def _passes(old: int, new: int, first: int) -> bool:
+    """Moving the deal from chair `old` forward to `new` reaches (or passes) the first dealer."""
+    steps = (new - old) % 4 or 4
+    return any((old - 1 + k) % 4 + 1 == first for k in range(1, steps + 1))

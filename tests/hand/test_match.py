@@ -1,0 +1,54 @@
+"""Session structure per ruleset: MCR's 16 hands without 连庄 and the seat swap, 竞技 连庄 and 倍打,
+广东 keeping the deal on 流局, 四川 the first winner dealing next."""
+
+from __future__ import annotations
+
+import pytest
+
+from table_controller.hand import IllegalAction
+from table_controller.hand.match import MatchRules, next_hand, start
+
+
+def test_mcr_sixteen_hands_no_continuing_dealer_and_seat_swap() -> None:
+    m = start(MatchRules.for_ruleset("mcr"), first_dealer=3)
+    assert m.seat_of(3) == "E" and m.seat_of(4) == "S" and m.seat_of(2) == "N"
+    notes_all = []
+    for k in range(16):
+        assert not m.over
+        m, notes = next_hand(m, ["E"] if k % 2 == 0 else [])  # the dealer's win does not keep the deal
+        notes_all += notes
+    assert m.over and m.hands_played == 16
+    assert [n["prevalent"] for n in notes_all if n["type"] == "new_round"] == ["S", "W", "N"]
+    swap = [i for i, n in enumerate(notes_all) if n["type"] == "seat_swap"]
+    assert len(swap) == 1 and notes_all[swap[0] - 1] == {"type": "new_round", "prevalent": "W"}
+    assert notes_all[-1] == {"type": "session_over", "hands": 16}
+    with pytest.raises(IllegalAction):
+        next_hand(m, [])
+
+
+def test_jingji_dealer_continues_and_doubles_seed004() -> None:
+    m = start(MatchRules.for_ruleset("jingji"))
+    m, notes = next_hand(m, ["E"])
+    assert m.dealer_position == 1 and m.double and notes[0]["double"] is True
+    m, _ = next_hand(m, ["E"])
+    assert m.double and m.dealer_streak == 2   # 连续坐庄继续倍打, not doubled again
+    m, _ = next_hand(m, ["W"])
+    assert m.dealer_position == 2 and not m.double and m.prevalent == "E"
+
+
+def test_guangdong_dealer_keeps_the_deal_on_a_draw_seed001() -> None:
+    m = start(MatchRules.for_ruleset("tuidaohu"))
+    m, notes = next_hand(m, [])
+    assert m.dealer_position == 1 and notes[0]["type"] == "dealer_continues"
+    m, _ = next_hand(m, ["S", "E"])   # 一炮多响 including the dealer: the dealer stays
+    assert m.dealer_position == 1
+    m, _ = next_hand(m, ["N"])
+    assert m.dealer_position == 2
+
+
+def test_sichuan_first_winner_deals_next() -> None:
+    m = start(MatchRules.for_ruleset("sichuan"), first_dealer=2)
+    m, _ = next_hand(m, ["W", "S"])   # W won first: W's chair (2 + 2 = 4) deals next
+    assert m.dealer_position == 4 and m.seat_of(4) == "E"
+    m, _ = next_hand(m, [])           # 荒庄: the dealer deals again
+    assert m.dealer_position == 4
