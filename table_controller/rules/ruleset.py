@@ -418,7 +418,7 @@ def _parse_lengths(sec: _Section, table: Mapping[str, Any]) -> tuple[int, int, i
     values = tuple(table[s] for s in SEATS)
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values):
         raise sec.fail("lengths", f"must be positive whole numbers of stacks, not {dict(table)}")
-    return values  # type: ignore[return-value]
+    return values
 
 
 def _parse_deal(sec: _Section) -> DealPattern:

@@ -153,7 +153,7 @@ class WallState:
                 raise WallError(f"{self.plan.ruleset.id} reads no tiles at the end of a hand",
                                 code="no_hand_end")
             count = rule.tiles
-        out = []
+        out: list[str] = []
         for pos in self._tail_iter():
             if len(out) == count:
                 break
@@ -165,7 +165,7 @@ class WallState:
         out: dict[str, tuple[str, ...]] = {}
         for rule in self.plan.ruleset.indicators:
             base = self.plan.indicators[rule.name]
-            extra = ()
+            extra: tuple[str, ...] = ()
             if rule.kan_step and rule.source == "tail":
                 extra = tuple(self.plan.tail_position(rule.stack + i * rule.kan_step, rule.layer)
                               for i in range(1, self.tail_drawn + 1))
