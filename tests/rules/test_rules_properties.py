@@ -172,3 +172,44 @@ def test_drawing_everything_uses_each_tile_once(plan: DealPlan) -> None:
         assert state.remaining == 0
     with pytest.raises(WallError):
         state.draw()
+
+
+def _variant(rid: str, **wall: object) -> Ruleset:
+    """A ruleset file read with some [wall] keys changed (an option a table might choose)."""
+    import tomllib
+
+    from table_controller.rules import parse_ruleset
+
+    rs = rs_of(rid)
+    data = tomllib.loads(rs.path.read_text(encoding="utf-8"))
+    data["wall"].update(wall)
+    return parse_ruleset(data, rid, rs.path)
+
+
+@FAST
+@given(st.sampled_from(["tuidaohu", "sichuan", "riichi", "hainan"]), st.integers(1, 6), st.integers(1, 6),
+       st.lists(st.booleans(), max_size=150))
+def test_bottom_first_replacement_order(rid: str, d1: int, d2: int, ops: list[bool]) -> None:
+    # `replacement_order = "bottom_first"` (docs/rules.md [wall]): the tail takes k-1 bottom, then
+    # k-1 top, k-2 bottom, ...; live draws and replacements still never give a tile twice.
+    plan = deal_plan(_variant(rid, replacement_order="bottom_first"), (d1, d2))
+    assert plan.tail[:2] == (plan.order[-1], plan.order[-2])
+    state = plan.initial_state()
+    seen = set(p for h in plan.hands.values() for p in h)
+    for op in ops + [False] * 200:
+        try:
+            pos, state = state.draw() if op else state.replace()
+        except WallError:
+            continue
+        assert pos not in seen
+        seen.add(pos)
+    if plan.ruleset.max_replacements is None:
+        assert state.remaining == 0 and len(seen) == plan.ruleset.tiles
+
+
+def test_set_aside_indicator_must_be_the_first_replacement() -> None:
+    # fujian's 百搭 is k-1 top set aside; with bottom-first replacements it would sit mid-tail.
+    from table_controller.rules import RulesetError
+
+    with pytest.raises(RulesetError, match=r"\[indicators.baida\] set_aside"):
+        _variant("fujian", replacement_order="bottom_first")
