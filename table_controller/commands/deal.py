@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser = subparsers.add_parser(
         "deal",
         help="compute 开门 and 抓牌 for a ruleset and the dice (text picture or --json)",
-        description="From a ruleset and the dealer's dice, compute the wall break (开门), each seat's "
+        description="From a ruleset and the dealer's dice, compute the wall break (开门), each seat's\n"
                     "opening positions (抓牌), the live wall, the tail, the 海底 and the indicators.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
