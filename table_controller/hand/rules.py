@@ -20,6 +20,8 @@ class FlowRules:
     must_win_last: int = 0          # 后N张必胡
     missing_suit: bool = False      # 定缺
     flowers: bool = True
+    baofu_claims: int = 0           # 竞技 包付: this many claims in a row from one feeder bind them
+    chase: bool = False             # 竞技 追牌: four seats in a row discard the same tile
 
     @classmethod
     def from_table(cls, ruleset: str, table: Mapping[str, Any]) -> FlowRules:
@@ -29,7 +31,8 @@ class FlowRules:
                    continue_after_win=table.get("continue_after_win", "end"),
                    must_win_last=int(table.get("must_win_last", 0)),
                    missing_suit=bool(table.get("missing_suit", False)),
-                   flowers=int(table.get("tiles", 144)) == 144)
+                   flowers=int(table.get("tiles", 144)) == 144,
+                   baofu_claims=int(table.get("baofu_claims", 0)), chase=bool(table.get("chase", False)))
 
     @classmethod
     def for_ruleset(cls, ruleset: str) -> FlowRules:

@@ -76,10 +76,15 @@ class HandState:
     winners: list[dict[str, Any]] = field(default_factory=list)
     result: str | None = None                        # "win" | "exhaustive" when ended
     prevalent: str = "E"                             # 圈风
+    feeds: dict[str, tuple[str, int]] = field(default_factory=dict)  # claimer → (feeder, claims in a row)
+    bao: set[tuple[str, str]] = field(default_factory=set)            # 包付 pairs (claimer, feeder)
+    run: list[tuple[str, str]] = field(default_factory=list)          # discards since the last claim
+    after_kong_discard: bool = False                                   # the open discard follows a kong
 
     def clone(self) -> HandState:
         return replace(self, seats={s: st.clone() for s, st in self.seats.items()}, claims=dict(self.claims),
-                       passed=set(self.passed), winners=[dict(w) for w in self.winners])
+                       passed=set(self.passed), winners=[dict(w) for w in self.winners],
+                       feeds=dict(self.feeds), bao=set(self.bao), run=list(self.run))
 
     def active(self) -> list[str]:
         """Seats still playing (血战: those who have not won)."""
@@ -114,10 +119,20 @@ class HandState:
             "last_tile": self.wall.exhausted, "active": self.active(),
             "visible": {k: v for k, v in seen.items() if v > 0 and T.is_tile(k) and not T.is_flower(k)},
         }
+        options: dict[str, Any] = {}
         if discarder:
             data["discarder"] = discarder
+            if win == "discard" and self.after_kong_discard:
+                options["after_kong"] = True  # 杠上炮
         if st.missing_suit:
-            data["options"] = {"missing_suit": st.missing_suit}
+            options["missing_suit"] = st.missing_suit
+        for claimer, feeder in sorted(self.bao):
+            if seat == claimer:
+                options["baofu"] = feeder       # the feeder pays for the fed seat's win
+            elif seat == feeder:
+                options["baofu"] = claimer      # 互相包牌: and the other way round
+        if options:
+            data["options"] = options
         return data
 
 
@@ -220,6 +235,7 @@ def _draw(s: HandState, e: Draw, notes: list[dict[str, Any]]) -> None:
     st.locked.clear()  # 漏和 lasts until the seat moves again
     _fifth_copy(s, e.tile)
     s.after = "draw"
+    s.after_kong_discard = False
     s.phase = "discard"  # a drawn flower is laid down with a Flower event before the discard
     notes.append({"type": "draw", "seat": e.seat, "position": pos, "last_tile": s.drew_last})
 
@@ -260,9 +276,16 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
     st.discards.append(e.tile)
     _fifth_copy(s, e.tile)
     s.last_discard = (e.seat, e.tile)
+    s.after_kong_discard = s.after == "kong"
     s.claims, s.passed = {}, set()
     s.phase = "claims"
     notes.append({"type": "discard", "seat": e.seat, "tile": e.tile})
+    s.run.append((e.seat, e.tile))
+    last4 = s.run[-4:]
+    if (s.rules.chase and len(last4) == 4 and len({t for _, t in last4}) == 1
+            and len({x for x, _ in last4}) == 4):
+        notes.append({"type": "chase", "first": last4[0][0], "tile": e.tile})  # 追牌现场汇
+        s.run.clear()
     if not _eligible(s):
         _resolve(s, notes)
 
@@ -369,11 +392,11 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
         for t in rest:
             st.take(t)
         st.melds.append({"type": "chi", "tiles": T.sort_tiles(best.tiles), "from": owner, "claimed": tile})
-        s.phase = "discard"
+        s.after, s.phase = "claim", "discard"
     elif best.action == "pung":
         st.take(tile, 2)
         st.melds.append({"type": "pung", "tiles": [tile] * 3, "from": owner})
-        s.phase = "discard"
+        s.after, s.phase = "claim", "discard"
     else:
         st.take(tile, 3)
         st.melds.append({"type": "kong", "tiles": [tile] * 4, "from": owner})
@@ -381,7 +404,15 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
         notes.append({"type": "kong", "seat": best.seat, "kind": "exposed", "tile": tile, "discarder": owner})
     st.locked.clear()
     s.turn = best.seat
+    s.run.clear()
     notes.append({"type": best.action, "seat": best.seat, "tile": tile, "from": owner})
+    if s.rules.baofu_claims:
+        feeder, n = s.feeds.get(best.seat, (owner, 0))
+        n = n + 1 if feeder == owner else 1
+        s.feeds[best.seat] = (owner, n)
+        if n >= s.rules.baofu_claims and (best.seat, owner) not in s.bao:
+            s.bao.add((best.seat, owner))
+            notes.append({"type": "baofu", "claimer": best.seat, "feeder": owner})
 
 
 def _win_on_discard(s: HandState, owner: str, tile: str, wins: list[str], how: str,

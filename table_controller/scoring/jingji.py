@@ -12,6 +12,7 @@ from table_controller import tiles as T
 from table_controller.scoring import elements as E
 from table_controller.scoring.common import best_reading, waits_of
 from table_controller.scoring.config import scoring
+from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.points import collect
 from table_controller.scoring.registry import Registry
@@ -56,9 +57,17 @@ def additional(hand: HandInput, form: str, table: Mapping[str, Any]) -> list[Fan
 
 
 def payments(hand: HandInput, total: int, table: Mapping[str, Any]) -> dict[str, int]:
-    """点和: ×2 from the discarder; 自摸: ×1 from each; 抢杠和: ×3 from the konger; 倍打 doubles all."""
+    """点和: ×2 from the discarder; 自摸: ×1 from each; 抢杠和: ×3 from the konger; 倍打 doubles all.
+
+    包付 (`options.baofu`: the seat that pays alone): three shares from that seat, however won.
+    """
     factor = 2 if hand.options.get("double") else 1
     mult = table["multipliers"]
+    bao = hand.options.get("baofu")
+    if bao is not None:
+        if bao not in T.SEATS or bao == hand.winner:
+            raise ScoringError("bad_field", "包付 names another seat, E S W N", "options.baofu")
+        return collect(hand.winner, {bao: total * int(mult["baofu"]) * factor})
     if hand.win == "discard":
         return collect(hand.winner, {hand.discarder: total * int(mult["discard"]) * factor})  # type: ignore[dict-item]
     if hand.win == "rob_kong":
@@ -122,3 +131,21 @@ def settle(balances: Mapping[str, int], payments_: Mapping[str, int]) -> tuple[d
         new[s] += share
         remaining -= share
     return new, sum(1 for v in new.values() if v <= 0) >= 2
+
+
+def win_refusal(balances: Mapping[str, int], result: ScoreResult, payer: str | None) -> str | None:
+    """Why the stacks forbid this win, or None (seed 004 第三十二条, 三十八条(一)5, 三十六条).
+
+    `no_points_payer`: 盘面无分者点炮，禁止和牌 (a discarder with no points left);
+    `non_winning_end`: a win may not end the 局 (two seats empty) unless it leaves the winner first
+    (禁止非胜式和牌局结).
+    """
+    if not result.valid:
+        return None
+    if payer is not None and balances.get(payer, 0) <= 0:
+        return "no_points_payer"
+    new, over = settle(balances, result.payments)
+    winner = max(result.payments, key=lambda s: result.payments[s])
+    if over and any(new[s] >= new[winner] for s in new if s != winner):
+        return "non_winning_end"
+    return None

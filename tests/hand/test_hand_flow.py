@@ -232,3 +232,43 @@ def test_fifth_copy_and_events_from_json() -> None:
     assert event == Claim("S", "chi", ("1p", "2p", "3p"))
     with pytest.raises(IllegalAction):
         event_from_json({"type": "teleport"})
+
+
+def test_jingji_baofu_after_three_claims_from_one_feeder_seed004() -> None:
+    # 下家从起初总计连续吃碰上家三次牌 ... 和牌方包括自摸和牌应由喂牌方一家付三倍分
+    rules = FlowRules.for_ruleset("jingji")
+    s, notes = play(
+        new_hand(rules, FakeWall(60)), Deal(hands(E="3p6p9p", S="12p45p78p1z")),
+        Discard("E", "3p"), Claim("S", "chi", ("1p", "2p", "3p")), Pass("W"), Pass("N"), Discard("S", "1z"),
+        Pass("W"), Pass("N"), Pass("E"), Draw("W"), Discard("W", "9s"), Pass("N"), Pass("E"), Pass("S"),
+        Draw("N"), Discard("N", "8s"), Pass("E"), Pass("S"), Pass("W"),
+        Draw("E"), Discard("E", "6p"), Claim("S", "chi", ("4p", "5p", "6p")), Pass("W"), Pass("N"),
+        Discard("S", "7s"), Pass("W"), Pass("N"), Pass("E"), Draw("W"), Discard("W", "6s"),
+        Pass("N"), Pass("E"), Pass("S"), Draw("N"), Discard("N", "5s"), Pass("E"), Pass("S"), Pass("W"),
+        Draw("E"), Discard("E", "9p"), Claim("S", "chi", ("7p", "8p", "9p")), Pass("W"), Pass("N"))
+    assert {"type": "baofu", "claimer": "S", "feeder": "E"} in notes
+    s, notes = play(s, Discard("S", "4s"), Pass("W"), Pass("N"), Pass("E"), Draw("W"), Discard("W", "3s"),
+                    Pass("N"), Pass("E"), Pass("S"), Draw("N"), Discard("N", "2s"), Pass("E"), Pass("S"),
+                    Pass("W"), Draw("E"), Discard("E", "1s"), Pass("S"), Pass("W"), Pass("N"),
+                    Draw("S"), SelfDrawWin("S"))
+    hand = wins(notes)[0]["hand"]
+    assert hand["options"]["baofu"] == "E"
+
+
+def test_jingji_chase_four_same_discards_seed004() -> None:
+    rules = FlowRules.for_ruleset("jingji")
+    s, notes = play(new_hand(rules, FakeWall(60)), Deal(hands()),
+                    Discard("E", "1z"), CloseWindow(), Draw("S"), Discard("S", "1z"), CloseWindow(),
+                    Draw("W"), Discard("W", "1z"), CloseWindow(), Draw("N"), Discard("N", "1z"))
+    assert {"type": "chase", "first": "E", "tile": "1z"} in notes
+
+
+def test_discard_after_a_kong_is_kong_discard_win_seed001() -> None:
+    rules = FlowRules.for_ruleset("tuidaohu")
+    s, notes = play(new_hand(rules, FakeWall(60)), Deal(hands(E="1111s5p", S="123m456m789m11z46p")),
+                    Kong("E", "1s", "concealed"), Replace("E", "9s"), Discard("E", "5p"),
+                    Claim("S", "win"), Pass("W"), Pass("N"))
+    hand = wins(notes)[0]["hand"]
+    assert hand["options"] == {"after_kong": True}
+    out = score_json(hand, "tuidaohu")
+    assert "杠上炮" in [f["name"] for f in out["fans"]]

@@ -212,3 +212,23 @@ def test_no_crash_on_any_hand(ruleset: str, tiles: list[str], win: str) -> None:
     assert out["valid"] in (True, False)
     if out["valid"]:
         assert sum(out["payments"].values()) == 0
+
+
+def test_jingji_baofu_the_feeder_pays_three_shares_seed004() -> None:
+    data = hand("123456789m78p99s", "9p", options={"baofu": "W"})
+    out = score_json(data, "jingji")
+    assert out["payments"] == {"E": 3 * out["total"], "S": 0, "W": -3 * out["total"], "N": 0}
+    with pytest.raises(ScoringError):
+        score_json(hand("123456789m78p99s", "9p", options={"baofu": "E"}), "jingji")
+
+
+def test_jingji_stacks_forbid_some_wins_seed004() -> None:
+    from table_controller.scoring import score as score_hand
+
+    win = score_hand(HandInput.from_json(hand("1122334455m667z", "7z", "discard", seat="S", discarder="E")), "jingji")
+    # 盘面无分者点炮，禁止和牌
+    assert jingji.win_refusal({"E": 0, "S": 100, "W": 100, "N": 100}, win, "E") == "no_points_payer"
+    # the win would empty E and, with W already empty, end the 局 with N first: 禁止非胜式和牌局结
+    assert jingji.win_refusal({"E": 50, "S": 100, "W": 0, "N": 250}, win, "E") == "non_winning_end"
+    # ... unless it leaves the winner first
+    assert jingji.win_refusal({"E": 50, "S": 200, "W": 0, "N": 150}, win, "E") is None
