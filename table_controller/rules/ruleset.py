@@ -40,6 +40,10 @@ INDICATOR_YIELDS = ("same", "next")
 HAND_END_KINDS = ("horses", "fishing")
 HAND_END_FROM = ("winner", "previous_winner")
 
+#: How a Python type is called in TOML, for error messages people can act on.
+_TOML_TYPES: dict[type, str] = {dict: "a table", list: "an array", str: "a string", int: "an integer",
+                                bool: "true or false"}
+
 _ID_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _REQUIRED = object()
 
@@ -279,7 +283,7 @@ class _Section:
         value = self.table[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-            names = " or ".join(k.__name__ for k in kinds)
+            names = " or ".join(_TOML_TYPES.get(k, k.__name__) for k in kinds)
             raise self.fail(key, f"must be {names}, not {value!r}")
         if choices is not None and value not in tuple(choices):
             raise self.fail(key, f"must be one of {', '.join(map(repr, choices))}, not {value!r}")
@@ -313,6 +317,10 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path) -> Rules
         return isinstance(value, dict) or (isinstance(value, list) and bool(value)
                                            and all(isinstance(v, dict) for v in value))
 
+    for name in OWN_SECTIONS:
+        if name in data and not isinstance(data[name], dict):
+            raise RulesetError(f"{path}: {name} must be a table ([{name}] with keys), not {data[name]!r}",
+                               code="ruleset_key")
     top = _Section(path, "top level", {k: v for k, v in data.items()
                                        if k in OWN_KEYS or not foreign_table(v)})
     file_id = top.get("id", str, ruleset_id)

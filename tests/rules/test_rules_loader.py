@@ -164,7 +164,12 @@ def test_unknown_key_in_own_section_names_file_key_and_allowed(
     ('{ seat = "E", stack = 2, layer = "top" },', '{ seat = "E", stack = 3, layer = "top" },',
      ["[deal] finish", "no gap"]),
     ("[dice]", "[dic]", ["did you mean [dice]"]),
-    ("name_zh = ", "name_zh = 3 #", ["name_zh", "must be str"]),
+    ("name_zh = ", "name_zh = 3 #", ["name_zh", "must be a string"]),
+    ("lengths = { E = 18, S = 18, W = 18, N = 18 }", "lengths = [18, 18, 18, 18]",
+     ["[wall] lengths", "must be a table"]),
+    ("winds = true", "winds = 1", ["[tiles] winds", "must be true or false"]),
+    ('source = "walls.md mcr row"', 'source = "walls.md mcr row"\nhand_end = 4', ["hand_end must be a table"]),
+    ("[break]", "[wall.extra]\n[break]", ["[wall] has unknown key 'extra'"]),
 ])
 def test_bad_values_are_refused_clearly(tmp_rulesets: Path, old: str, new: str, words: list[str]) -> None:
     _edit(tmp_rulesets, "mini", old, new)
