@@ -80,6 +80,7 @@ class HandState:
     bao: set[tuple[str, str]] = field(default_factory=set)            # 包付 pairs (claimer, feeder)
     run: list[tuple[str, str]] = field(default_factory=list)          # discards since the last claim
     after_kong_discard: bool = False                                   # the open discard follows a kong
+    replacing: str | None = None                                       # the seat owed a replacement draw
 
     def clone(self) -> HandState:
         return replace(self, seats={s: st.clone() for s, st in self.seats.items()}, claims=dict(self.claims),
@@ -229,7 +230,7 @@ def _draw(s: HandState, e: Draw, notes: list[dict[str, Any]]) -> None:
     _need(e.seat == s.turn, "out_of_turn", f"轮到{T.seat_name(s.turn)}家摸牌, 不是{T.seat_name(e.seat)}家")
     _check_tile(e.tile, allow_back=True)
     s.drew_last = s.wall.is_last
-    pos, s.wall = s.wall.draw()
+    pos = _take_from_wall(s, replacement=False)
     st = s.seats[e.seat]
     st.concealed.append(e.tile)
     st.locked.clear()  # 漏和 lasts until the seat moves again
@@ -240,25 +241,48 @@ def _draw(s: HandState, e: Draw, notes: list[dict[str, Any]]) -> None:
     notes.append({"type": "draw", "seat": e.seat, "position": pos, "last_tile": s.drew_last})
 
 
+def _take_from_wall(s: HandState, replacement: bool) -> str:
+    """Advance the wall; its own refusal (荒牌, no tail tile left) becomes an IllegalAction."""
+    from table_controller.rules.errors import RulesError
+
+    _need(replacement or not s.wall.exhausted, "wall_exhausted", "荒牌: 牌墙已没有可摸的牌")
+    try:
+        pos, s.wall = s.wall.replace() if replacement else s.wall.draw()
+    except RulesError as exc:
+        raise IllegalAction(exc.code, str(exc)) from None
+    return pos
+
+
 def _replace(s: HandState, e: Replace, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "replace", "not_now", "现在不该补牌")
-    _need(e.seat == s.turn, "out_of_turn", f"应由{T.seat_name(s.turn)}家补牌")
+    who = s.replacing or s.turn
+    _need(e.seat == who, "out_of_turn", f"应由{T.seat_name(who)}家补牌")
     _check_tile(e.tile, allow_back=True)
     s.drew_last = s.wall.is_last
-    pos, s.wall = s.wall.replace()
+    pos = _take_from_wall(s, replacement=True)
     s.seats[e.seat].concealed.append(e.tile)
     _fifth_copy(s, e.tile)
+    s.replacing = None
     s.phase = "discard"
     notes.append({"type": "replace", "seat": e.seat, "position": pos})
 
 
+def _opening(s: HandState) -> bool:
+    """Before the dealer's first discard: every seat lays down its dealt flowers (dealer first)."""
+    return s.phase == "discard" and not any(st.discards or st.melds for st in s.seats.values())
+
+
 def _flower(s: HandState, e: Flower, notes: list[dict[str, Any]]) -> None:
     _need(s.rules.flowers, "no_flowers", f"{s.rules.ruleset} 不用花牌")
+    _check_seat(e.seat)
     _need(T.is_tile(e.tile) and T.is_flower(e.tile), "bad_tile", f"{e.tile} 不是花牌")
-    _need(s.phase == "discard" and e.seat == s.turn, "not_now", "补花须在自己出牌前")
+    opening = _opening(s) and s.turn == "E"
+    _need(s.phase == "discard" and (e.seat == s.turn or opening), "not_now", "补花须在自己出牌前 (起牌后各家依次补花)")
     s.seats[e.seat].take(e.tile)
     s.seats[e.seat].flowers.append(e.tile)
-    s.after = "flower"
+    if e.seat == s.turn:
+        s.after = "flower"
+    s.replacing = e.seat
     s.phase = "replace"
     notes.append({"type": "flower", "seat": e.seat, "tile": e.tile})
 

@@ -191,9 +191,10 @@ def _tile(value: Any, name: str) -> str:
 def _tiles(value: Any, name: str) -> list[str]:
     if isinstance(value, str):
         try:
-            return [c for c in T.parse_tiles(value) if _tile(c, name)]
+            parsed = T.parse_tiles(value)
         except T.TileError as exc:
             raise ScoringError("bad_tile", str(exc), name) from None
+        return [_tile(c, name) for c in parsed]
     return [_tile(v, f"{name}[{i}]") for i, v in enumerate(_list(value, name))]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from table_controller import tiles as T
 from table_controller.hand import (
-    ChooseMissing, Claim, CloseWindow, Correct, Deal, Discard, Draw, Event, FlowRules, HandState,
+    ChooseMissing, Claim, CloseWindow, Correct, Deal, Discard, Draw, Event, Flower, FlowRules, HandState,
     IllegalAction, Kong, Pass, Replace, SelfDrawWin, apply, event_from_json, new_hand,
 )
 from table_controller.rules import deal_plan, load_ruleset
@@ -272,3 +272,23 @@ def test_discard_after_a_kong_is_kong_discard_win_seed001() -> None:
     assert hand["options"] == {"after_kong": True}
     out = score_json(hand, "tuidaohu")
     assert "杠上炮" in [f["name"] for f in out["fans"]]
+
+
+def test_opening_flowers_each_seat_then_the_dealer_plays() -> None:
+    s, notes = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands(E="1f", W="5f")),
+                    Flower("E", "1f"), Replace("E", "2m"), Flower("W", "5f"))
+    with pytest.raises(IllegalAction):
+        apply(s, Replace("E"))  # the replacement is W's
+    s, notes = play(s, Replace("W", "8f"), Flower("W", "8f"), Replace("W", "3m"), Discard("E", "2m"))
+    assert s.seats["W"].flowers == ["5f", "8f"] and s.seats["E"].flowers == ["1f"]
+    assert s.phase == "claims"
+    with pytest.raises(IllegalAction):  # 四川 plays without flowers
+        play(new_hand(FlowRules.for_ruleset("sichuan"), FakeWall(40)), Deal(hands()), Flower("E", "1f"))
+
+
+def test_no_draw_past_the_last_tile() -> None:
+    s, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(0)), Deal(hands()))
+    s.phase, s.turn = "draw", "S"
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Draw("S"))
+    assert err.value.code == "wall_exhausted"
