@@ -65,8 +65,14 @@ class TableService:
 
             from drivers.clock import SystemClock
 
+            from table_controller.rules import load_ruleset
+
+            rs = load_ruleset(cfg.rules.ruleset)
+            # The simulator builds the ruleset's own tile set (e.g. shiwan's tens) through the
+            # rules engine, so its ground truth and the engine agree.
             self.sim = SimTable(seed=cfg.table.sim_seed, clock=SystemClock(), dialect=cfg.table.dialect,
-                                autopilot=cfg.demo.autoplay, timings=sim_timings(cfg.table.sim_speed))
+                                autopilot=cfg.demo.autoplay, timings=sim_timings(cfg.table.sim_speed),
+                                ruleset=rs, tile_count=cfg.table.tile_count or rs.tiles)
             url = await self.sim.serve_pty()
             log.info("simulated table on a pseudo-terminal", extra={"pty": url})
 

@@ -20,7 +20,7 @@ import pytest
 import websockets
 
 from table_controller.config import parse_config
-from table_controller.rules import deal_plan, load_ruleset
+from table_controller.rules import deal_plan, load_ruleset, open_hands
 from table_controller.service import TableService
 
 OPERATOR, REFEREE = "op-token-e2e", "ref-token-e2e"
@@ -91,9 +91,13 @@ async def test_operator_starts_a_hand_and_the_display_shows_dice_and_break(tmp_p
             throws = [tuple(t["dice"]) for t in hand["throws"]]
             assert len(throws) == rs.throws
             assert all(1 <= d <= 6 for t in throws for d in t)
-            expected = deal_plan(rs, dice=throws[0], dice2=throws[1] if rs.throws == 2 else None,
-                                 wall_lengths=hand.get("wall_lengths")).to_json()
-            assert hand["deal"] == expected
+            plan = deal_plan(rs, dice=throws[0], dice2=throws[1] if rs.throws == 2 else None,
+                             wall_lengths=hand.get("wall_lengths"))
+            assert hand["deal"] == plan.to_json()
+            # Ground truth: the simulator's physical wall dealt by the controller's plan gives the
+            # dealer 14 tiles and the others 13, from the ruleset's own tile set.
+            opening = open_hands(plan, service.sim.wall)
+            assert [len(opening.dealt[s]) for s in "ESWN"] == [14, 13, 13, 13]
             assert hand["deal"]["first_dealt"] and hand["deal"]["break"]["wall"] in ("E", "S", "W", "N")
 
             # The page itself is served and carries the wall picture's hooks.
