@@ -7,7 +7,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Mapping, Sequence
 
 from .dice import BreakPoint, Throw, break_point, check_throws, throwers
-from .errors import DealError
+from .errors import DealError, WallError
 from .geometry import SEATS, Ring, Seat, position_name, stack_name
 from .ruleset import Ruleset
 from .wall_state import WallState
@@ -90,6 +90,27 @@ class DealPlan:
     def initial_state(self) -> WallState:
         """The wall after the deal (and set-aside indicators), before any draw."""
         return _initial_state(self)
+
+    def state_after(self, live_drawn: int = 0, tail_drawn: int = 0) -> WallState:
+        """The wall after that many live and replacement draws, in any order.
+
+        Each end only ever takes from its own side, so the counts alone fix the wall: the
+        controller can store two numbers and rebuild the state after a restart.
+        WallError when the counts are more than the wall can give.
+        """
+        state = self._initial
+        limit = self.ruleset.max_replacements
+        if live_drawn < 0 or tail_drawn < 0 or live_drawn > state.live_left or \
+                live_drawn + tail_drawn > state.remaining or (limit is not None and tail_drawn > limit):
+            raise WallError(f"{live_drawn} live and {tail_drawn} replacement draws are more than this wall "
+                            f"gives ({state.live_left} live, {state.remaining} standing, replacements "
+                            f"{'unlimited' if limit is None else limit})", code="wall_exhausted")
+        # The reserve check depends on the order of draws, the tiles taken do not: take them unchecked.
+        for _ in range(tail_drawn):
+            _, state = state._take_tail(count=True)
+        for _ in range(live_drawn):
+            _, state = state._take_front(count=True)
+        return state
 
     @cached_property
     def _initial(self) -> WallState:

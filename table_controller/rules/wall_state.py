@@ -215,6 +215,12 @@ class WallState:
             bm = am if a == b else 0
         return pos, WallState(self.plan, a, am, b, bm, self.live_drawn, self.tail_drawn + (1 if count else 0))
 
+    def render_text(self) -> str:
+        """The text picture of the walls as they stand now (referees' logs, `tablectl`)."""
+        from .render import render_plan
+
+        return render_plan(self.plan, self)
+
     def to_json(self) -> dict[str, Any]:
         """What the referee display needs during play, on top of `plan.to_json()`."""
         return {

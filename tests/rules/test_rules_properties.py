@@ -145,6 +145,10 @@ def test_draws_and_replacements_never_give_a_tile_twice(plan: DealPlan, ops: lis
         assert state.remaining == before.remaining - 1
         if op and before.is_last:
             assert state.exhausted and pos == before.last_live
+    # the counts alone rebuild the wall, whatever the interleaving (docs/rules.md state_after)
+    rebuilt = plan.state_after(state.live_drawn, state.tail_drawn)
+    assert (rebuilt.a, rebuilt.a_mask, rebuilt.b, rebuilt.b_mask) == (state.a, state.a_mask, state.b, state.b_mask)
+    assert rebuilt.to_json() == state.to_json()
     # the reserve is never drawn live
     assert state.remaining >= 0
     if state.exhausted:

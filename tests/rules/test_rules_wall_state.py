@@ -190,3 +190,31 @@ def test_state_json_for_the_display() -> None:
     assert data["next_draw"] == "S17b" and data["last_live"] == "N17b"
     assert data["indicators"] == {"dora": ["W05t"]}
     assert data["live_left"] == 69 and data["remaining"] == 83 and data["replacements_left"] == 4
+
+
+def test_picture_follows_the_state() -> None:
+    # After every live tile is drawn, no stack shows live ('#') any more and the next draw is gone.
+    state = _plan("jingji", (3, 4)).initial_state()
+    while not state.exhausted:
+        _, state = state.draw()
+    picture = state.render_text()
+    wall_rows = [line for line in picture.splitlines() if line.startswith(("    ", "N", ))][:20]
+    assert not any("#" in row or ">" in row for row in wall_rows)
+    assert "next draw None" in picture
+
+
+def test_state_after_counts_any_order() -> None:
+    # riichi: all 69 live tiles drawn, then the 4 岭上 tiles — legal in that order only, yet the
+    # counts rebuild the same wall; counts the wall cannot give are refused.
+    plan = _plan("riichi", (3, 4))
+    state = plan.initial_state()
+    while not state.exhausted:
+        _, state = state.draw()
+    for _ in range(4):
+        _, state = state.replace()
+    rebuilt = plan.state_after(69, 4)
+    assert rebuilt.to_json() == state.to_json() and rebuilt.remaining == 136 - 53 - 69 - 4
+    assert plan.state_after() == plan.initial_state()
+    for bad in ((70, 0), (0, 5), (-1, 0)):
+        with pytest.raises(WallError):
+            plan.state_after(*bad)
