@@ -232,3 +232,24 @@ def test_jingji_stacks_forbid_some_wins_seed004() -> None:
     assert jingji.win_refusal({"E": 50, "S": 100, "W": 0, "N": 250}, win, "E") == "non_winning_end"
     # ... unless it leaves the winner first
     assert jingji.win_refusal({"E": 50, "S": 200, "W": 0, "N": 150}, win, "E") is None
+
+
+def test_jingji_20_point_fans_seed004() -> None:
+    # 全求独钓: four sets claimed, the pair won on a discard; all by pungs adds 对对和
+    melds = [{"type": "pung", "tiles": t, "from": "S"} for t in ("111m", "999p", "333s")]
+    melds.append({"type": "chi", "tiles": "789m", "from": "N"})
+    out = score_json(hand("5p", "5p", "discard", discarder="W", melds=melds), "jingji")
+    assert names(out) == {"全求独钓": 20, "单张和牌": 4}
+    pungs = melds[:3] + [{"type": "pung", "tiles": "777m", "from": "W"}]
+    assert names(score_json(hand("5p", "5p", "discard", discarder="W", melds=pungs), "jingji")) == {
+        "全求独钓": 20, "对对和": 20, "单张和牌": 4}
+    # 夹绝张: a 嵌张 win on the last 8s, three already seen (a pung on the table)
+    out = score_json(hand("123m456p79s11z", "8s", "discard", discarder="N", visible={"8s": 3},
+                          melds=[{"type": "chi", "tiles": "789p", "from": "N"}]), "jingji")
+    assert "夹绝张" in names(out)
+    # 全大: three 789 chows
+    out = score_json(hand("789m789p789s234s5p", "5p", "discard", discarder="N"), "jingji")
+    assert names(out)["全大"] == 20
+    # 三箭刻 (30) over the three dragon pungs
+    out = score_json(hand("555z666z777z123m9p", "9p"), "jingji")
+    assert names(out)["三箭刻"] == 30
