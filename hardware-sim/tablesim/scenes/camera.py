@@ -1,0 +1,123 @@
+"""A virtual IP camera: serves rendered table frames as MJPEG over HTTP, the way cheap network
+cameras do, so `cv2.VideoCapture("http://host:port/stream.mjpg")` opens it like the real one.
+
+Faults are switches (unplug, freeze, dark, glare) so the reader's camera-health path can be
+exercised end to end without hardware.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import cv2
+import numpy as np
+
+BOUNDARY = "tablesimframe"
+
+
+class VirtualCamera:
+    """MJPEG server over a frame source. `source()` returns the next BGR frame."""
+
+    def __init__(self, source: Callable[[], np.ndarray], host: str = "127.0.0.1", port: int = 0,
+                 fps: float = 10.0, quality: int = 85) -> None:
+        self.source = source
+        self.fps = fps
+        self.quality = quality
+        self.unplugged = False
+        self.frozen = False
+        self.dark = False
+        self.glare = False
+        self._last: bytes | None = None
+        self._lock = threading.Lock()
+        camera = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep test output quiet
+                return
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                if camera.unplugged:
+                    self.send_error(503, "camera unplugged")
+                    return
+                if self.path.startswith("/snapshot"):
+                    jpg = camera.next_jpeg()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "image/jpeg")
+                    self.send_header("Content-Length", str(len(jpg)))
+                    self.end_headers()
+                    self.wfile.write(jpg)
+                    return
+                if not self.path.startswith("/stream"):
+                    self.send_error(404, "try /stream.mjpg or /snapshot.jpg")
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", f"multipart/x-mixed-replace; boundary={BOUNDARY}")
+                self.end_headers()
+                try:
+                    while not camera.unplugged and not camera._stopping.is_set():
+                        jpg = camera.next_jpeg()
+                        self.wfile.write(f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpg)}\r\n\r\n".encode())
+                        self.wfile.write(jpg + b"\r\n")
+                        time.sleep(1.0 / camera.fps)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+
+        self._stopping = threading.Event()
+        self.server = ThreadingHTTPServer((host, port), Handler)
+        self.server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}/stream.mjpg"
+
+    def next_jpeg(self) -> bytes:
+        with self._lock:
+            if self.frozen and self._last is not None:
+                return self._last
+            frame = self.source()
+            if self.dark:
+                frame = (frame.astype(np.float32) * 0.08).astype(np.uint8)
+            if self.glare:
+                frame = np.clip(frame.astype(np.int16) + 160, 0, 255).astype(np.uint8)
+            ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+            if not ok:
+                raise RuntimeError("JPEG encoding failed")
+            self._last = buf.tobytes()
+            return self._last
+
+    def start(self) -> "VirtualCamera":
+        self._thread = threading.Thread(target=self.server.serve_forever, name="virtual-camera", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "VirtualCamera":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def scene_source(faces: list, seed: int = 0, opts: object | None = None, jitter: bool = True) -> Callable[[], np.ndarray]:
+    """Frames of one table layout, each with fresh sensor noise (a live camera is never still)."""
+    from tablesim.scenes.render import SceneOptions, render_scene
+
+    scene = render_scene(faces, seed, opts if isinstance(opts, SceneOptions) else SceneOptions())
+    rng = np.random.default_rng(seed)
+
+    def next_frame() -> np.ndarray:
+        if not jitter:
+            return scene.image
+        noise = rng.normal(0, 2.0, scene.image.shape).astype(np.float32)
+        return np.clip(scene.image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+    return next_frame

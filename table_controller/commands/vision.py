@@ -1,0 +1,253 @@
+"""`tablectl vision`: read tiles from a picture, evaluate, enroll a table's tiles, train the model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("vision", help="camera tile reader: read, eval, enroll, train, render",
+                              description="The camera tile reader (识牌): reads face-up tiles from camera frames.")
+    sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
+
+    r = sub.add_parser("read", help="read the tiles in a picture (a table frame or one tile)")
+    r.add_argument("image", type=Path, help="a table frame with the corner markers, or a close-up of one tile")
+    _common(r)
+    r.add_argument("--corners", help="felt corners in the image, 'x,y;x,y;x,y;x,y' clockwise from W's left, "
+                                     "for tables without markers")
+    r.add_argument("--json", action="store_true", help='print {"tiles": [...]} as JSON')
+    r.set_defaults(func=run_read)
+
+    e = sub.add_parser("eval", help="accuracy on a folder of single-tile pictures with labels.csv (file,kind)")
+    e.add_argument("dir", type=Path)
+    _common(e)
+    e.add_argument("--json", action="store_true", help="print the figures as JSON")
+    e.set_defaults(func=run_eval)
+
+    n = sub.add_parser("enroll", help="learn this table's tiles: one of each kind laid upright for E, in rows, in "
+                                      "the order 1m..9m 1p..9p 1s..9s 1z..7z 1f..8f [back]")
+    n.add_argument("images", type=Path, nargs="+", help="frames of the laid-out tiles (several help)")
+    n.add_argument("--out", type=Path, required=True, help="enrollment file to write (npz); extended if it exists")
+    n.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
+    n.add_argument("--kinds", default="", help="comma-separated kinds laid out, if not the full 42 in order")
+    n.set_defaults(func=run_enroll)
+
+    t = sub.add_parser("train", help="train the classifier on synthetic crops and export ONNX (needs the train extra)")
+    t.add_argument("--samples", type=int, default=24000)
+    t.add_argument("--epochs", type=int, default=5)
+    t.add_argument("--seed", type=int, default=5)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--out", type=Path, default=None, help="ONNX path (default: vision/models/tiles.onnx)")
+    t.set_defaults(func=run_train)
+
+    d = sub.add_parser("render", help="render labelled evaluation pictures of a tile style (simulator)")
+    d.add_argument("style", help="tile style, e.g. xmahjongg-real, gnome-smooth, kmahjongg-default")
+    d.add_argument("out", type=Path)
+    d.add_argument("--singles", type=int, default=2, help="single-tile pictures per kind (labels.csv)")
+    d.add_argument("--scenes", type=int, default=0, help="whole table frames (scene-N.jpg + scene-N.json)")
+    d.add_argument("--seed", type=int, default=1000)
+    d.set_defaults(func=run_render)
+
+    c = sub.add_parser("camera", help="serve a virtual MJPEG camera of a rendered table (simulator)")
+    c.add_argument("--style", default="kmahjongg-default")
+    c.add_argument("--port", type=int, default=8081)
+    c.add_argument("--host", default="127.0.0.1")
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=run_camera)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
+    p.add_argument("--enrollment", type=Path, default=None, help="enrollment file from `tablectl vision enroll`")
+    p.add_argument("--threshold", type=float, default=None, help="confidence under which a tile goes to the referee")
+
+
+def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from vision.enroll import Enrollment
+    from vision.model import DEFAULT_MODEL
+    from vision.reader import DEFAULT_THRESHOLD, TileReader
+
+    enrollment = Enrollment.load(args.enrollment) if getattr(args, "enrollment", None) else None
+    threshold = args.threshold if getattr(args, "threshold", None) is not None else DEFAULT_THRESHOLD
+    return TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment, threshold=threshold)
+
+
+def _imread(path: Path):  # type: ignore[no-untyped-def]
+    import cv2
+
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"{path}: not a readable image (missing, empty, or not PNG/JPEG)")
+    return img
+
+
+def _fail(msg: str) -> int:
+    print(f"tablectl vision: {msg}", file=sys.stderr)
+    return 1
+
+
+def run_read(args: argparse.Namespace) -> int:
+    from vision.calibrate import Calibration, CalibrationError
+    from vision.enroll import EnrollmentError
+    from vision.model import ModelError
+    from vision.reader import ReadError
+
+    try:
+        reader = _reader(args)
+        img = _imread(args.image)
+        if args.corners:
+            pts = [[float(v) for v in pair.split(",")] for pair in args.corners.split(";")]
+            reader.calibration = Calibration.from_corners(pts)
+        tiles = reader.read_image(img)
+    except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps({"tiles": [t.to_json() for t in tiles]}, ensure_ascii=False))
+    else:
+        from vision.kinds import chinese_name
+
+        for t in tiles:
+            flag = "" if t.accepted else "  ?请裁判确认"
+            print(f"{t.zone or '-':10} {t.kind:5} {chinese_name(t.kind):4} {t.confidence:.3f} rot {t.rotation:3}{flag}")
+    return 0
+
+
+def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-def]
+    """Single-tile accuracy figures for a folder with labels.csv."""
+    import csv
+
+    labels = directory / "labels.csv"
+    if not labels.exists():
+        raise ValueError(f"{labels} not found: the folder needs a labels.csv with columns file,kind")
+    rows = list(csv.DictReader(labels.open()))
+    if not rows or not {"file", "kind"} <= set(rows[0]):
+        raise ValueError(f"{labels}: expected a header 'file,kind' and at least one row")
+    per_kind: dict[str, list[int]] = {}
+    accepted = correct_accepted = correct = 0
+    unreadable = []
+    for row in rows:
+        try:
+            img = _imread(directory / row["file"])
+        except ValueError:
+            unreadable.append(row["file"])
+            continue
+        r = reader.read_single(img)
+        ok = int(r.kind == row["kind"])
+        correct += ok
+        per_kind.setdefault(row["kind"], [0, 0])
+        per_kind[row["kind"]][0] += ok
+        per_kind[row["kind"]][1] += 1
+        if r.accepted:
+            accepted += 1
+            correct_accepted += ok
+    n = sum(v[1] for v in per_kind.values())
+    return {"n": n, "top1": round(correct / n, 4) if n else None,
+            "per_kind": {k: round(v[0] / v[1], 4) for k, v in sorted(per_kind.items())},
+            "threshold": reader.threshold,
+            "coverage_at_threshold": round(accepted / n, 4) if n else None,
+            "accuracy_at_threshold": round(correct_accepted / accepted, 4) if accepted else None,
+            "unreadable": unreadable}
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from vision.enroll import EnrollmentError
+    from vision.model import ModelError
+
+    try:
+        figures = evaluate_dir(_reader(args), args.dir)
+    except (ValueError, ModelError, EnrollmentError) as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps(figures, ensure_ascii=False))
+    else:
+        print(f"n={figures['n']} top1={figures['top1']} coverage@{figures['threshold']}={figures['coverage_at_threshold']} "
+              f"accuracy@threshold={figures['accuracy_at_threshold']}")
+        for k, v in figures["per_kind"].items():
+            print(f"  {k:5} {v:.3f}")
+    return 0
+
+
+def run_enroll(args: argparse.Namespace) -> int:
+    from vision.enroll import Enrollment, EnrollmentError
+    from vision.kinds import FACE_KINDS
+    from vision.model import DEFAULT_MODEL, ModelError
+    from vision.reader import ReadError, TileReader
+    from vision.calibrate import CalibrationError
+
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] or list(FACE_KINDS)
+    try:
+        enrollment = Enrollment.load(args.out) if args.out.exists() else Enrollment()
+        reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)
+        for path in args.images:
+            reader.calibration = None  # each picture calibrates from its own markers
+            reader.enroll(_imread(path), kinds)
+            print(f"{path}: {len(kinds)} tiles enrolled")
+        assert reader.enrollment is not None
+        reader.enrollment.save(args.out)
+    except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
+        return _fail(str(exc))
+    print(f"wrote {args.out}: {len(reader.enrollment)} examples of {len(reader.enrollment.kinds_covered())} kinds")
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return _fail("training needs torch: pip install -e '.[train]' (a CPU build is enough)")
+    from vision.model import DEFAULT_MODEL
+    from vision.train import TrainConfig, train
+
+    report = train(TrainConfig(samples=args.samples, epochs=args.epochs, seed=args.seed, threads=args.threads),
+                   args.out or DEFAULT_MODEL)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def run_render(args: argparse.Namespace) -> int:
+    import cv2
+
+    from tablesim.scenes.render import SceneOptions, render_scene, render_single_tile
+    from vision.tileart import TileArtError, load_style
+
+    try:
+        faces = load_style(args.style)
+    except TileArtError as exc:
+        return _fail(str(exc))
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows = ["file,kind"]
+    for i in range(args.singles):
+        for j, f in enumerate(faces):
+            name = f"{f.kind}-{i}-{j}.png"
+            cv2.imwrite(str(args.out / name), render_single_tile(f.image, args.seed + i * 1000 + j))
+            rows.append(f"{name},{f.kind}")
+    (args.out / "labels.csv").write_text("\n".join(rows) + "\n")
+    for s in range(args.scenes):
+        scene = render_scene(faces, args.seed + s, SceneOptions())
+        cv2.imwrite(str(args.out / f"scene-{s}.jpg"), scene.image)
+        (args.out / f"scene-{s}.json").write_text(json.dumps({"tiles": scene.tiles}, ensure_ascii=False))
+    print(f"wrote {len(rows) - 1} single-tile pictures and {args.scenes} scenes to {args.out}")
+    return 0
+
+
+def run_camera(args: argparse.Namespace) -> int:
+    import time
+
+    from tablesim.scenes.camera import VirtualCamera, scene_source
+    from vision.tileart import TileArtError, load_style
+
+    try:
+        faces = list(load_style(args.style))
+    except TileArtError as exc:
+        return _fail(str(exc))
+    cam = VirtualCamera(scene_source(faces, args.seed), host=args.host, port=args.port).start()
+    print(f"virtual camera at {cam.url} (Ctrl-C to stop)")
+    try:
+        while True:
+            time.sleep(1)
+    finally:
+        cam.stop()

@@ -1,0 +1,39 @@
+"""Kinds, Chinese names, seats and zones on the table plane."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.geometry import SEAT_ROTATION, SEATS, TABLE_MM, PlacedTile, plane_to_seat, seat_to_plane, zone_of
+from vision.kinds import FACE_KINDS, KINDS, chinese_name, max_copies
+
+
+def test_kinds_are_the_glossary_codes() -> None:
+    assert len(FACE_KINDS) == 42 and KINDS[-1] == "back"
+    assert chinese_name("5m") == "五万" and chinese_name("6z") == "发" and chinese_name("5f") == "梅"
+    assert max_copies("3p") == 4 and max_copies("7f") == 1
+    with pytest.raises(ValueError):
+        chinese_name("10z")
+
+
+@pytest.mark.parametrize("seat", SEATS)
+def test_seat_frame_round_trip(seat: str) -> None:
+    x, y = seat_to_plane(seat, 200.0, 100.0)
+    s, u, v = plane_to_seat(x, y)
+    assert (s, round(u, 6), round(v, 6)) == (seat, 200.0, 100.0)
+
+
+def test_zones_per_seat() -> None:
+    assert zone_of(*seat_to_plane("E", 600, 80)) == "meld:E"
+    assert zone_of(*seat_to_plane("S", 150, 80)) == "flower:S"
+    assert zone_of(*seat_to_plane("W", 400, 200)) == "discard:W"
+    assert zone_of(TABLE_MM / 2, TABLE_MM / 2) == "centre"
+
+
+def test_placed_tile_corner_zero_is_its_top_left() -> None:
+    up = PlacedTile("1m", 100, 100, 0).quad_mm()
+    assert up[0][0] < up[1][0] and up[0][1] < up[2][1]  # top-left, then clockwise
+    left = PlacedTile("1m", 100, 100, SEAT_ROTATION["S"]).quad_mm()
+    # upright for S, the tile's top points left: its top edge is the left side
+    assert np.allclose(left[[0, 1]].mean(axis=0)[0], 100 - 20)

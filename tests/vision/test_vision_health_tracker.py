@@ -1,0 +1,60 @@
+"""Camera health and voting over frames."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.health import CameraHealth
+from vision.reader import TileReading, apply_count_constraints
+from vision.tracker import TileTracker
+
+
+def _frame(seed: int, level: int = 120) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.clip(rng.normal(level, 10, (120, 160, 3)), 0, 255).astype(np.uint8)
+
+
+def test_health_unplugged_frozen_dark_glare_ok() -> None:
+    h = CameraHealth(frozen_frames=3, unplugged_after=2)
+    assert h.check(_frame(0)).ok
+    assert h.check(None).ok  # one dropped grab is not an unplugged camera
+    assert h.check(None).code == "unplugged"
+    assert h.check(_frame(1)).ok
+    same = _frame(2)
+    codes = [h.check(same.copy()).code for _ in range(4)]
+    assert codes[-1] == "frozen"
+    assert CameraHealth().check(_frame(3, level=10)).code == "dark"
+    glare = _frame(4)
+    glare[:40] = 255
+    status = CameraHealth().check(glare)
+    assert status.code == "glare" and status.to_json()["message"] == "反光太强，无法识牌"
+
+
+def _reading(kind: str, x: float, conf: float = 0.99) -> TileReading:
+    quad = [[x, 0.0], [x + 30, 0.0], [x + 30, 40.0], [x, 40.0]]
+    return TileReading(kind, conf, 0, "E", "discard:E", quad)
+
+
+def test_tracker_votes_confirms_and_retires() -> None:
+    t = TileTracker(confirm=3, forget=2)
+    assert t.update([_reading("5m", 100)]) == []
+    assert t.update([_reading("6m", 101, 0.4)]) == []  # one bad frame is outvoted
+    events = t.update([_reading("5m", 99)])
+    assert [(e.event, e.kind, e.zone) for e in events] == [("appeared", "5m", "discard:E")]
+    assert t.update([_reading("5m", 100)]) == []  # nothing new
+    assert t.update([]) == []
+    gone = t.update([])
+    assert [(e.event, e.kind) for e in gone] == [("disappeared", "5m")]
+
+
+def test_tracker_flags_unsure_votes_for_the_referee() -> None:
+    t = TileTracker(confirm=2, referee_below=0.8)
+    t.update([_reading("5m", 0, 0.5)])
+    events = t.update([_reading("6m", 0, 0.45)])
+    assert events and events[0].needs_referee
+
+
+def test_count_constraints_flag_the_least_confident_extra() -> None:
+    rs = [_reading("1f", 0, 0.99), _reading("1f", 50, 0.7), _reading("3p", 100)]
+    out = apply_count_constraints(rs)
+    assert [r.accepted for r in out] == [True, False, True]

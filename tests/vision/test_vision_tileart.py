@@ -1,0 +1,34 @@
+"""Tile art loaders: every set labelled by what is drawn; the reserved styles complete."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.drawn import draw_faces
+from vision.kinds import FACE_KINDS
+from vision.tileart import FACE_SIZE, RESERVED_STYLES, TRAINING_STYLES, load_style
+
+
+def test_reserved_styles_are_never_training_styles() -> None:
+    assert not set(RESERVED_STYLES) & set(TRAINING_STYLES)
+
+
+def test_reserved_real_tiles_have_all_42_kinds_once() -> None:
+    faces = load_style("xmahjongg-real")
+    assert sorted(f.kind for f in faces) == sorted(FACE_KINDS)
+    assert all(f.image.shape == (FACE_SIZE[1], FACE_SIZE[0], 3) for f in faces)
+
+
+def test_dorothys_flowers_by_plant_not_numeral(dorothys) -> None:
+    kinds = [f.kind for f in dorothys]
+    assert sorted(kinds) == sorted(FACE_KINDS)
+    # the sheet's flower slots draw bamboo, orchid, plum, chrysanthemum: 8f 6f 5f 7f
+    assert kinds[-4:] == ["8f", "6f", "5f", "7f"]
+
+
+def test_drawn_faces_are_reproducible_and_varied() -> None:
+    a = draw_faces(seed=3, variants=1, kinds=("1m", "5f"))
+    b = draw_faces(seed=3, variants=1, kinds=("1m", "5f"))
+    assert [f.kind for f in a] == ["1m", "5f"]
+    assert all(np.array_equal(x.image, y.image) for x, y in zip(a, b))
+    assert not np.array_equal(a[0].image, a[1].image)

@@ -1,0 +1,224 @@
+"""The reader the controller calls: a camera frame in, the face-up tiles on the felt out, each with
+its kind, confidence, rotation, the seat that placed it, its zone and its corners in the frame.
+
+Low-confidence tiles are returned flagged, not dropped and not guessed, so the referee page can ask
+a person; the count constraints of a set (four of a kind, one of each flower) are applied last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
+from vision.detect import PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, quad_to_image, warp_to_plane
+from vision.enroll import Enrollment, EnrollmentError, reading_order
+from vision.geometry import ROTATION_SEAT, zone_of
+from vision.kinds import KINDS, max_copies
+from vision.model import DEFAULT_MODEL, Prediction, TileClassifier
+
+#: Default rejection threshold on the kind probability (chosen on synthetic validation crops of
+#: the training styles, never on the reserved styles).
+DEFAULT_THRESHOLD = 0.9
+#: Kinds that look the same turned half round: their rotation is not read from the face.
+SYMMETRIC = frozenset({"2p", "4p", "5p", "6p", "8p", "9p", "2s", "4s", "6s", "8s", "9s", "5z", "7z", "back"})
+
+
+class ReadError(ValueError):
+    """The frame cannot be read: not an image, empty, or the table cannot be located."""
+
+
+@dataclass
+class TileReading:
+    """One tile as read. `accepted` is False when `confidence` is under the threshold: show it to
+    the referee rather than trust it. `quad` is in frame pixels, corner 0 the tile's top-left."""
+
+    kind: str
+    confidence: float
+    rotation: int
+    seat: str
+    zone: str
+    quad: list[list[float]]
+    accepted: bool = True
+    second: str = ""
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["confidence"] = round(self.confidence, 4)
+        return d
+
+
+def _kind_probs(p: Prediction) -> np.ndarray:
+    """Probabilities over KINDS plus the rejection class last."""
+    return p.probs
+
+
+class TileReader:
+    """Reads frames of one table. Calibrates from the markers on the first frame (and again
+    whenever asked, or whenever reading fails with the stored calibration)."""
+
+    def __init__(self, model: Path | str = DEFAULT_MODEL, calibration: Calibration | None = None,
+                 enrollment: Enrollment | None = None, threshold: float = DEFAULT_THRESHOLD) -> None:
+        self.classifier = TileClassifier(model)
+        self.calibration = calibration
+        self.enrollment = enrollment
+        self.threshold = threshold
+
+    # --- whole frames ---------------------------------------------------------------------
+    def calibrate(self, frame: np.ndarray) -> Calibration:
+        self.calibration = calibrate_aruco(_check_frame(frame))
+        return self.calibration
+
+    def read(self, frame: np.ndarray) -> list[TileReading]:
+        """All face-up (and face-down) tiles on the felt in one frame."""
+        frame = _check_frame(frame)
+        if self.calibration is None:
+            self.calibrate(frame)
+        assert self.calibration is not None
+        plane = warp_to_plane(frame, self.calibration)
+        cands = find_candidates(plane, foreground_mask(plane))
+        quads = [quad_to_image(c.quad, self.calibration) for c in cands]
+        crops = [cut_crop(frame, q) for q in quads]
+        preds = self.classify(crops)
+        readings = []
+        for cand, quad, pred in zip(cands, quads, preds):
+            r = self._reading(cand, quad, pred)
+            if r is not None:
+                readings.append(r)
+        return apply_count_constraints(readings)
+
+    def read_crops(self, crops: list[np.ndarray]) -> list[Prediction]:
+        return self.classify(crops)
+
+    def classify(self, crops: list[np.ndarray]) -> list[Prediction]:
+        preds = self.classifier.predict(crops)
+        if self.enrollment is not None and len(self.enrollment):
+            preds = [self.enrollment.adapt(p) for p in preds]
+        return preds
+
+    def _reading(self, cand: Candidate, quad: np.ndarray, pred: Prediction) -> TileReading | None:
+        probs = _kind_probs(pred)
+        order = np.argsort(probs)[::-1]
+        top = int(order[0])
+        if top >= len(KINDS):  # the rejection class: felt, a hand, half of two tiles
+            return None
+        kind = KINDS[top]
+        upside = pred.upside > 0.5 and kind not in SYMMETRIC
+        rotation = (cand.base + (180 if upside else 0)) % 360
+        if upside:
+            quad = quad[[2, 3, 0, 1]]
+        centre_mm = cand.quad.mean(axis=0) / PX_PER_MM
+        second = KINDS[int(order[1])] if int(order[1]) < len(KINDS) else ""
+        conf = float(probs[top])
+        return TileReading(kind=kind, confidence=conf, rotation=rotation, seat=ROTATION_SEAT[rotation],
+                           zone=zone_of(float(centre_mm[0]), float(centre_mm[1])),
+                           quad=[[round(float(x), 1), round(float(y), 1)] for x, y in quad],
+                           accepted=conf >= self.threshold, second=second)
+
+    # --- enrollment -------------------------------------------------------------------------
+    def enroll(self, frame: np.ndarray, kinds: list[str], jitter: int = 6, seed: int = 0) -> Enrollment:
+        """Add a frame of this table's tiles, laid upright for E in rows in the order `kinds`,
+        to the reader's enrollment (several jittered crops of each, both ways up)."""
+        frame = _check_frame(frame)
+        if self.calibration is None:
+            self.calibrate(frame)
+        assert self.calibration is not None
+        plane = warp_to_plane(frame, self.calibration)
+        cands = find_candidates(plane, foreground_mask(plane))
+        if len(cands) != len(kinds):
+            raise EnrollmentError(f"saw {len(cands)} tiles on the felt but {len(kinds)} kinds were to be laid out; "
+                                  "lay them in rows with a finger's gap between rows and try again")
+        centres = np.array([c.quad.mean(axis=0) / PX_PER_MM for c in cands])
+        rng = np.random.default_rng(seed)
+        crops, labels = [], []
+        for kind, i in zip(kinds, reading_order(centres)):
+            base = cands[i].quad
+            scale = float(np.linalg.norm(base[1] - base[0]))
+            for t in range(jitter):
+                q = base + (rng.normal(0, 0.04, 2) * scale if t else 0) + (rng.normal(0, 0.02, (4, 2)) * scale if t else 0)
+                quad = quad_to_image(q.astype(np.float32), self.calibration)
+                for turned in (quad, quad[[2, 3, 0, 1]]):
+                    crops.append(cut_crop(frame, turned))
+                    labels.append(kind)
+        enrollment = self.enrollment if self.enrollment is not None else Enrollment()
+        enrollment.add(self.classifier.predict(crops), labels)
+        self.enrollment = enrollment
+        return enrollment
+
+    # --- a picture of a single tile ---------------------------------------------------------
+    def read_single(self, image: np.ndarray) -> TileReading:
+        """A close-up of one tile: find the largest tile-shaped bright region, else use the
+        whole picture, and classify it in both upright orientations."""
+        image = _check_frame(image)
+        quad = _largest_tile_quad(image)
+        crops = [cut_crop(image, quad), cut_crop(image, quad[[2, 3, 0, 1]])]
+        preds = self.classify(crops)
+        p = preds[0]
+        probs = _kind_probs(p)
+        top = int(np.argmax(probs[:len(KINDS)]))
+        kind = KINDS[top]
+        rotation = 180 if (p.upside > 0.5 and kind not in SYMMETRIC) else 0
+        conf = float(probs[top])
+        return TileReading(kind=kind, confidence=conf, rotation=rotation, seat=ROTATION_SEAT[rotation], zone="",
+                           quad=[[round(float(x), 1), round(float(y), 1)] for x, y in quad],
+                           accepted=conf >= self.threshold)
+
+    def read_image(self, image: np.ndarray) -> list[TileReading]:
+        """A table frame if the markers (or a stored calibration) locate the felt, else a single tile."""
+        try:
+            return self.read(image)
+        except CalibrationError:
+            return [self.read_single(image)]
+
+
+def _check_frame(frame: object) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
+        raise ReadError("not an image: expected a BGR picture as a numpy array")
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    elif frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    if min(frame.shape[:2]) < 16:
+        raise ReadError(f"image is too small to read ({frame.shape[1]}x{frame.shape[0]})")
+    return frame
+
+
+def _largest_tile_quad(image: np.ndarray) -> np.ndarray:
+    """The biggest bright, roughly tile-shaped region of a close-up, as an upright quad."""
+    h, w = image.shape[:2]
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    _, mask = cv2.threshold(cv2.GaussianBlur(grey, (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    best = None
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < 0.15 * h * w or area > 0.97 * h * w:
+            continue
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
+        ratio = max(rw, rh) / max(1.0, min(rw, rh))
+        if 1.05 < ratio < 1.8 and (best is None or area > best[0]):
+            best = (area, cv2.boxPoints(((cx, cy), (rw, rh), ang)))
+    if best is None:
+        return np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    from vision.detect import _orient
+
+    return _orient(best[1].astype(np.float32)).quad
+
+
+def apply_count_constraints(readings: list[TileReading]) -> list[TileReading]:
+    """A set holds four of each suit and honour tile and one of each flower: where a frame reads
+    more, the least confident extras are marked for the referee (not silently relabelled)."""
+    by_kind: dict[str, list[TileReading]] = {}
+    for r in readings:
+        by_kind.setdefault(r.kind, []).append(r)
+    for kind, rs in by_kind.items():
+        extra = len(rs) - max_copies(kind)
+        if extra > 0:
+            for r in sorted(rs, key=lambda r: r.confidence)[:extra]:
+                r.accepted = False
+    return readings
+

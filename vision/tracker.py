@@ -1,0 +1,105 @@
+"""Voting over frames: turns per-frame readings into stable "tile appeared / disappeared in zone Z"
+events for the controller, so one blurred frame or a hand passing over the felt changes nothing.
+
+A tile is a track at a place on the plane; its kind is the vote of the frames that saw it there
+(summed confidences). It is announced once seen in `confirm` of the last frames, and retired
+once missing for `forget` frames in a row. Tracks whose vote stays unsure are announced with
+`needs_referee`, for the referee page to confirm instead of a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.reader import TileReading
+
+
+@dataclass(frozen=True)
+class TileEvent:
+    """What the controller receives. `event` is "appeared" or "disappeared"."""
+
+    event: str
+    zone: str
+    kind: str
+    confidence: float
+    seat: str
+    track: int
+    needs_referee: bool = False
+
+    def to_json(self) -> dict:
+        return {"event": self.event, "zone": self.zone, "kind": self.kind, "confidence": round(self.confidence, 4),
+                "seat": self.seat, "track": self.track, "needs_referee": self.needs_referee}
+
+
+@dataclass
+class _Track:
+    id: int
+    centre: np.ndarray
+    zone: str
+    seat: str
+    votes: dict[str, float] = field(default_factory=dict)
+    seen: int = 0
+    missing: int = 0
+    announced: str | None = None
+
+    def kind(self) -> tuple[str, float]:
+        total = sum(self.votes.values())
+        k = max(self.votes, key=self.votes.__getitem__)
+        return k, self.votes[k] / total if total else 0.0
+
+
+class TileTracker:
+    """Feed it each frame's readings with `update`; it returns the events that frame caused."""
+
+    def __init__(self, confirm: int = 3, forget: int = 5, match_px: float = 18.0, referee_below: float = 0.8) -> None:
+        self.confirm = confirm
+        self.forget = forget
+        self.match_px = match_px
+        self.referee_below = referee_below
+        self.tracks: list[_Track] = []
+        self._next = 1
+
+    def update(self, readings: list[TileReading]) -> list[TileEvent]:
+        events: list[TileEvent] = []
+        centres = [np.mean(np.array(r.quad), axis=0) for r in readings]
+        taken: set[int] = set()
+        for t in self.tracks:
+            best, dist = None, self.match_px
+            for i, c in enumerate(centres):
+                d = float(np.linalg.norm(c - t.centre))
+                if i not in taken and d < dist:
+                    best, dist = i, d
+            if best is None:
+                t.missing += 1
+                continue
+            taken.add(best)
+            r = readings[best]
+            t.centre = 0.7 * t.centre + 0.3 * centres[best]
+            t.votes[r.kind] = t.votes.get(r.kind, 0.0) + r.confidence
+            t.seen += 1
+            t.missing = 0
+        for i, r in enumerate(readings):
+            if i not in taken:
+                self.tracks.append(_Track(self._next, centres[i], r.zone, r.seat, {r.kind: r.confidence}, seen=1))
+                self._next += 1
+        kept = []
+        for t in self.tracks:
+            kind, conf = t.kind()
+            if t.missing >= self.forget:
+                if t.announced is not None:
+                    events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id))
+                continue
+            kept.append(t)
+            if t.seen >= self.confirm and t.missing == 0 and t.announced != kind:
+                if t.announced is not None:  # the vote changed its mind: retract, then announce
+                    events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id))
+                t.announced = kind
+                events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=conf < self.referee_below))
+        self.tracks = kept
+        return events
+
+    def current(self) -> list[tuple[str, str, float]]:
+        """(zone, kind, vote share) of every announced tile: the table as the reader believes it."""
+        return [(t.zone, t.announced, t.kind()[1]) for t in self.tracks if t.announced is not None]
