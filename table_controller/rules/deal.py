@@ -40,7 +40,7 @@ def check_wall_lengths(rs: Ruleset, wall_lengths: WallLengths | None) -> tuple[i
     return values  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DealPlan:
     """Everything the dice decide before the first discard, as positions (`W07t`).
 
@@ -60,6 +60,10 @@ class DealPlan:
     grabs: tuple[tuple[Seat, tuple[str, ...]], ...] = field(repr=False)
     indicators: Mapping[str, str] = field(hash=False, compare=False)
     set_aside: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        second = f", dice2={self.dice2}" if self.dice2 is not None else ""
+        return f"DealPlan({self.ruleset.id}, dice={self.dice}{second}, first_dealt={self.first_dealt})"
 
     @property
     def wall_lengths(self) -> dict[Seat, int]:

@@ -10,7 +10,7 @@ so the controller can keep the previous state to undo a referee's correction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
 from .errors import WallError
@@ -26,7 +26,7 @@ _POPCOUNT = (0, 1, 1, 2)
 class WallState:
     """Where the front and the tail stand. Create with `plan.initial_state()`."""
 
-    plan: DealPlan
+    plan: DealPlan = field(repr=False)
     a: int  # front stack offset from k
     a_mask: int  # layers of stack a taken (1 top, 2 bottom)
     b: int  # tail stack offset from k
