@@ -233,6 +233,26 @@ class Controller:
             await self._command("lower_walls")
         return ev
 
+    def referee_action(self, type: str, data: dict[str, Any], by: str, client: str | None = None,
+                       source: str = "referee") -> Event:
+        """Log a referee action (who, from where) after checking the fold would accept it."""
+        from table_controller.penalties import PenaltyError
+        from table_controller.referee import RefereeError, validate
+
+        payload = {**data, "by": by, "client": client}
+        try:
+            validate(self.state, type, payload)
+        except (RefereeError, PenaltyError) as exc:
+            raise ActionError(str(exc)) from None
+        return self.accept(source, type, payload)
+
+    def record_play(self, type: str, data: dict[str, Any], by: str, source: str = "referee") -> Event:
+        """Log what happened on the table (a discard, a claim, a flower) as keyed or seen by the camera."""
+        hand = self.state.hand
+        if hand is None or hand.get("ended"):
+            raise ActionError("没有进行中的牌局 / no hand in play")
+        return self.accept(source, type, {**data, "by": by})
+
     async def autoplay(self, hand_seconds: float) -> None:
         """The demo table: start a hand, let it stand on the display, end it, and again."""
         while not self._stopping.is_set():

@@ -58,8 +58,13 @@ class TableState:
     hand: dict[str, Any] | None = None
     hands_played: int = 0
     log: list[dict[str, Any]] = field(default_factory=list)
+    #: Referee actions, every one kept (undone ones flagged): the score sheet and the audit read them.
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    #: Hands that ended: number, dealer, chairs by wind, result (the score sheet's rows).
+    hands: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The whole state, referee-only parts included: show it through `projection`, not directly."""
         hand = copy.deepcopy(self.hand)
         return {
             "seq": self.seq,
@@ -76,6 +81,8 @@ class TableState:
             "hand": hand,
             "hands_played": self.hands_played,
             "log": list(self.log),
+            "actions": copy.deepcopy(self.actions),
+            "hands": copy.deepcopy(self.hands),
         }
 
 
@@ -91,8 +98,15 @@ def seat_of_position(position: int, dealer_position: int) -> str:
     return SEATS[(position - dealer_position) % 4]
 
 
-def _log_line(ev: Event) -> dict[str, Any]:
-    return {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": describe(ev)}
+def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
+    text = describe(ev)
+    action = s.actions[-1] if s is not None and s.actions and s.actions[-1]["seq"] == ev.seq else None
+    if action is not None and action["type"] == "referee.penalty" and "name_zh" in action:
+        seat = SEAT_ZH.get(action["seat"], action["seat"])
+        text = f"裁判：{seat}家 {action['name_zh']}" + (f"（{action['amount']} 分）" if action["amount"] else "（警告/停和）")
+    if action is not None and action.get("error"):
+        text += f"（无效：{action['error']}）"
+    return {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}
 
 
 def describe(ev: Event) -> str:
@@ -123,6 +137,8 @@ def describe(ev: Event) -> str:
         return f"开始第 {d.get('hand_no')} 盘（{SEAT_ZH.get('E')}家：{d.get('dealer_position')} 号位）"
     if t == "operator.hand_end":
         return f"第 {d.get('hand_no')} 盘结束"
+    if t.startswith(("referee.", "play.")):
+        return _describe_referee(ev)
     if t == "controller.rejected":
         return f"拒绝：{d.get('reason', '')}"
     return t
@@ -158,6 +174,8 @@ def apply(state: TableState, ev: Event) -> TableState:
     elif t == "operator.hand_start":
         s.ruleset = d.get("ruleset", s.ruleset)
         s.hand = {
+            **_empty_play(),
+            "seats": d.get("seats") or {w: (i + d.get("dealer_position", 1) - 1) % 4 + 1 for i, w in enumerate(SEATS)},
             "hand_no": d["hand_no"],
             "ruleset": s.ruleset,
             "dealer_position": d.get("dealer_position", 1),
@@ -170,11 +188,111 @@ def apply(state: TableState, ev: Event) -> TableState:
         }
     elif t == "table.dice" and s.hand is not None and s.hand["deal"] is None:
         _apply_throw(s.hand, d)
-    elif t == "operator.hand_end" and s.hand is not None:
+    elif t == "operator.hand_end" and s.hand is not None and not s.hand.get("ended"):
         s.hand["ended"] = True
+        s.hand["turn"] = None
+        s.hand["claim"] = None
         s.hands_played += 1
-    s.log = (s.log + [_log_line(ev)])[-LOG_TAIL:]
+        s.hands = s.hands + [{"hand_no": s.hand["hand_no"], "dealer_position": s.hand["dealer_position"],
+                              "prevalent_wind": s.hand["prevalent_wind"], "seats": dict(s.hand["seats"]),
+                              "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq}]
+    elif t.startswith("referee."):
+        from table_controller.referee import apply_referee
+
+        apply_referee(s, ev)
+    elif t.startswith("play.") and s.hand is not None and not s.hand.get("ended"):
+        _apply_play(s.hand, ev, s.ruleset)
+    s.log = (s.log + [_log_line(ev, s)])[-LOG_TAIL:]
     return s
+
+
+def _empty_play() -> dict[str, Any]:
+    return {"discards": {w: [] for w in SEATS}, "melds": {w: [] for w in SEATS},
+            "flowers": {w: [] for w in SEATS}, "turn": None, "claim": None}
+
+
+def _turn(seat: str, kind: str, since: float, ruleset: str) -> dict[str, Any]:
+    from table_controller.timers import timer_rules
+
+    return {"seat": seat, "kind": kind, "since": since, "limit_s": timer_rules(ruleset).limit(kind)}
+
+
+def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
+    """What the table shows face up (discards, melds, flowers) and whose turn it is, for the timers.
+
+    `play.*` events come from the camera or the referee's keying; a concealed kong keeps its tiles
+    here for the referee, and the public projection shows it face down.
+    """
+    d = ev.data
+    seat = d.get("seat")
+    if seat not in SEATS and ev.type != "play.deal_done":
+        return
+    if ev.type == "play.deal_done":
+        hand["turn"] = _turn("E", "first_discard", ev.at, ruleset)
+    elif ev.type == "play.discard":
+        hand["discards"][seat].append({"tile": d.get("tile"), "seq": ev.seq, "claimed": False})
+        nxt = SEATS[(SEATS.index(seat) + 1) % 4]
+        hand["turn"] = _turn(nxt, "discard", ev.at, ruleset)
+        claim = _turn(seat, "claim", ev.at, ruleset)
+        hand["claim"] = {**claim, "tile": d.get("tile")} if claim["limit_s"] else None
+    elif ev.type == "play.claim":
+        frm = d.get("from")
+        if frm in SEATS and hand["discards"][frm]:
+            hand["discards"][frm][-1]["claimed"] = True
+        hand["melds"][seat].append({"type": d.get("kind", "pung"), "tiles": list(d.get("tiles", [])),
+                                    "concealed": False, "from": frm})
+        hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
+        hand["claim"] = None
+    elif ev.type == "play.kong":
+        hand["melds"][seat].append({"type": "kong", "tiles": list(d.get("tiles", [])),
+                                    "concealed": bool(d.get("concealed")), "from": None})
+        hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
+        hand["claim"] = None
+    elif ev.type == "play.flower":
+        hand["flowers"][seat].append(d.get("tile"))
+
+
+def _describe_referee(ev: Event) -> str:
+    """Log lines for referee and play events: never a concealed tile (the log is public)."""
+    d = ev.data
+    seat = SEAT_ZH.get(d.get("seat", ""), d.get("seat", ""))
+    t = ev.type
+    if t == "referee.penalty":
+        return f"裁判：{seat}家 罚则 {d.get('code', '')}"
+    if t == "referee.win_read":
+        h = d.get("hand") or {}
+        return f"读牌：{SEAT_ZH.get(h.get('seat_wind', ''), '?')}家和牌" + ("（更正）" if d.get("correction") else "")
+    if t == "referee.win_confirm":
+        return "裁判确认和牌"
+    if t == "referee.session_start":
+        return f"裁判开始比赛计时" + (f"（{d['minutes']} 分钟）" if d.get("minutes") else "")
+    if t == "referee.session_end":
+        return "裁判结束比赛计时"
+    if t == "referee.undo":
+        return f"裁判撤销 #{d.get('target', '')}：{d.get('reason', '')}"
+    if t == "play.deal_done":
+        return "起牌完毕，庄家出牌"
+    if t == "play.discard":
+        return f"{seat}家打出 {_tile_zh(d.get('tile'))}"
+    if t == "play.claim":
+        kind = {"chow": "吃", "pung": "碰", "kong": "杠"}.get(d.get("kind", ""), d.get("kind", ""))
+        return f"{seat}家{kind} {' '.join(_tile_zh(x) for x in d.get('tiles', []))}"
+    if t == "play.kong":
+        if d.get("concealed"):
+            return f"{seat}家暗杠"
+        return f"{seat}家杠 {' '.join(_tile_zh(x) for x in d.get('tiles', []))}"
+    if t == "play.flower":
+        return f"{seat}家补花 {_tile_zh(d.get('tile'))}"
+    return t
+
+
+def _tile_zh(code: Any) -> str:
+    from table_controller.tiles import tile_name
+
+    try:
+        return tile_name(str(code))
+    except Exception:  # a misread code is shown as read, not hidden
+        return str(code)
 
 
 def _apply_throw(hand: dict[str, Any], d: dict[str, Any]) -> None:

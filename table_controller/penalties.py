@@ -1,0 +1,141 @@
+"""Penalty catalogues (罚分) as data from each ruleset's `[penalties]` table, and what a penalty costs.
+
+The amounts are the rule texts' (see the TOML comments for the seed each comes from); this module
+only reads them and turns one ruling into points per seat, so the fold and the API agree on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal, Mapping
+
+SEATS = ("E", "S", "W", "N")
+Pays = Literal["dead", "each", "victim"]
+
+
+class PenaltyError(ValueError):
+    """A ruling that the catalogue does not allow; the message says why, Chinese first."""
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """One entry of a catalogue: who pays whom, and how much (fixed, escalating or referee-chosen)."""
+
+    code: str
+    name_zh: str
+    name_en: str
+    pays: Pays = "dead"
+    amount: int | None = None
+    amounts: tuple[int, ...] = ()
+    min: int | None = None
+    max: int | None = None
+    step: int = 1
+    stops_win: bool = False
+    disqualify: bool = False
+    rule_zh: str = ""
+
+    @property
+    def chosen(self) -> bool:
+        """The referee chooses the amount within `min`..`max`."""
+        return self.min is not None
+
+    def amount_for(self, previous: int, chosen: int | None = None) -> int:
+        """Points for this offence, after `previous` offences of the same kind by the seat this hand."""
+        if self.chosen:
+            assert self.min is not None and self.max is not None
+            if chosen is None:
+                raise PenaltyError(f"{self.name_zh}：须由裁判给出罚分 {self.min}–{self.max} / amount required")
+            if not (self.min <= chosen <= self.max) or (chosen - self.min) % self.step:
+                raise PenaltyError(f"{self.name_zh}：罚分须在 {self.min}–{self.max} 之间、以 {self.step} 为单位"
+                                   f" / amount must be {self.min}..{self.max} in steps of {self.step}")
+            return chosen
+        if chosen is not None:
+            raise PenaltyError(f"{self.name_zh}：罚分由规则确定，不能指定 / the amount is fixed by the rules")
+        if self.amounts:
+            if previous < len(self.amounts):
+                return self.amounts[previous]
+            # "以此类推": each further offence doubles the last amount
+            return self.amounts[-1] * 2 ** (previous - len(self.amounts) + 1)
+        return self.amount or 0
+
+    def deltas(self, seat: str, amount: int, victim: str | None = None) -> dict[str, int]:
+        """Points per wind for one ruling; "dead" points leave the table (盘外死分)."""
+        out = {s: 0 for s in SEATS}
+        if self.pays == "each":
+            for s in SEATS:
+                if s != seat:
+                    out[s] += amount
+                    out[seat] -= amount
+        elif self.pays == "victim":
+            if victim is None or victim == seat or victim not in SEATS:
+                raise PenaltyError(f"{self.name_zh}：须指定受损的另一家 / name the harmed seat (victim)")
+            out[victim] += amount
+            out[seat] -= amount
+        else:
+            out[seat] -= amount
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "name_zh": self.name_zh, "name_en": self.name_en, "pays": self.pays,
+                "amount": self.amount, "amounts": list(self.amounts), "min": self.min, "max": self.max,
+                "step": self.step, "stops_win": self.stops_win, "disqualify": self.disqualify,
+                "rule_zh": self.rule_zh}
+
+
+#: Entries every catalogue has: a recorded warning, and a ruling the rule text leaves to the referee.
+UNIVERSAL = (
+    Penalty("warning", "警告", "Warning", amount=0, rule_zh="明显有违例犯规干扰比赛的言行，由裁判员当场给予警告"),
+    Penalty("other", "其他（裁判裁定）", "Other (referee's ruling)", min=0, max=100, step=1,
+            rule_zh="规则未列明的情形，由裁判员现场裁定罚分"),
+)
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    ruleset: str
+    source: str
+    items: tuple[Penalty, ...]
+
+    def get(self, code: str) -> Penalty:
+        for p in self.items:
+            if p.code == code:
+                return p
+        known = ", ".join(p.code for p in self.items)
+        raise PenaltyError(f"未知的罚则 {code!r} / unknown penalty code; allowed: {known}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "source": self.source, "items": [p.to_json() for p in self.items]}
+
+
+def _entry(raw: Mapping[str, Any], where: str) -> Penalty:
+    fields = set(Penalty.__dataclass_fields__)
+    unknown = set(raw) - fields
+    if unknown:
+        raise PenaltyError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(fields))}")
+    data = dict(raw)
+    if "amounts" in data:
+        data["amounts"] = tuple(int(a) for a in data["amounts"])
+    p = Penalty(**data)
+    if p.pays not in ("dead", "each", "victim"):
+        raise PenaltyError(f"{where}: pays must be dead, each or victim, got {p.pays!r}")
+    if sum(x is not None and x != () for x in (p.amount, p.amounts or None, p.min)) != 1:
+        raise PenaltyError(f"{where}: give exactly one of amount, amounts, or min/max")
+    if p.chosen and (p.max is None or p.max < p.min):  # type: ignore[operator]
+        raise PenaltyError(f"{where}: max must be given and not below min")
+    return p
+
+
+@lru_cache(maxsize=32)
+def catalogue(ruleset_id: str) -> Catalogue:
+    """The ruleset's catalogue plus the universal entries; a ruleset without one has only those."""
+    from table_controller.rules import load_ruleset
+
+    table = load_ruleset(ruleset_id).sections.get("penalties", {})
+    items = [_entry(raw, f"{ruleset_id}.toml [[penalties.items]] #{i + 1}")
+             for i, raw in enumerate(table.get("items", []))]
+    codes = [p.code for p in items]
+    if len(set(codes)) != len(codes):
+        raise PenaltyError(f"{ruleset_id}.toml: duplicate penalty codes")
+    items += [u for u in UNIVERSAL if u.code not in codes]
+    return Catalogue(ruleset_id, str(table.get("source", "")), tuple(items))

@@ -1,0 +1,95 @@
+"""What each audience may see: the public projection (no concealed tile, ever) and the referee's.
+
+The public page, the broadcast and the public WebSocket are computed by `public_view` and
+`public_event` only; the referee's view adds the win as read (the concealed hand) and who acted
+from where, and travels only on the authenticated channel.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from table_controller import referee as R
+from table_controller import scoresheet
+from table_controller.penalties import catalogue
+from table_controller.timers import timer_rules
+
+#: The keys of a scored result that say nothing about the tiles held.
+RESULT_PUBLIC = ("valid", "fans", "total", "points", "payments")
+BACK = "back"
+
+
+def _base(state: Any) -> dict[str, Any]:
+    out = state.to_json()
+    hand_no = state.hand["hand_no"] if state.hand else None
+    out["session"] = R.session(state.actions)
+    out["timers"] = timer_rules(state.ruleset).to_json()
+    out["scoresheet"] = scoresheet.compute(state)
+    out["stopped"] = R.stopped_seats(state.actions, hand_no)
+    last = R.last_undoable(state.actions)
+    out["last_action"] = {"seq": last["seq"], "type": last["type"], "name_zh": R.ACTION_ZH.get(last["type"], last["type"])} if last else None
+    read = R.current_read(state.actions, hand_no)
+    done = R.confirmed(state.actions, hand_no)
+    out["win"] = None if read is None else {
+        "seq": read["seq"], "seat": read["seat"], "result": read["result"], "hand": read.get("hand"),
+        "correction": read.get("correction", False), "confirmed": done is not None,
+        "confirmed_seq": done["seq"] if done else None,
+    }
+    return out
+
+
+def referee_view(state: Any) -> dict[str, Any]:
+    """Everything, including the hand as read: for the referee's authenticated channel only."""
+    out = _base(state)
+    out["view"] = "referee"
+    out["penalty_catalogue"] = catalogue(state.ruleset).to_json()
+    return out
+
+
+def public_view(state: Any) -> dict[str, Any]:
+    """Everything public: discards, exposed melds, flowers, scores, penalties, fans — no concealed tile."""
+    out = _base(state)
+    out["view"] = "public"
+    if out["win"] is not None:
+        out["win"]["hand"] = None
+        out["win"]["result"] = _public_result(out["win"]["result"])
+    out["actions"] = [_public_action(a) for a in out["actions"]]
+    if out.get("hand"):
+        out["hand"] = _public_hand(out["hand"])
+    return out
+
+
+def _public_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {k: copy.deepcopy(result[k]) for k in RESULT_PUBLIC if k in result}
+
+
+def _public_action(a: dict[str, Any]) -> dict[str, Any]:
+    a = {k: v for k, v in a.items() if k not in ("hand", "client")}
+    if "result" in a:
+        a["result"] = _public_result(a["result"])
+    return a
+
+
+def _public_hand(hand: dict[str, Any]) -> dict[str, Any]:
+    hand = copy.deepcopy(hand)
+    for melds in (hand.get("melds") or {}).values():
+        for m in melds:
+            if m.get("concealed"):
+                m["tiles"] = [BACK] * len(m.get("tiles", []))
+    return hand
+
+
+def public_event(ev: dict[str, Any]) -> dict[str, Any]:
+    """An event as the public may see it: a win's tiles and a concealed kong's faces removed."""
+    ev = copy.deepcopy(ev)
+    data = ev.get("data", {})
+    data.pop("client", None)
+    if ev.get("type") == "referee.win_read":
+        hand = data.pop("hand", None) or {}
+        data["seat"] = hand.get("seat_wind", hand.get("winner")) if isinstance(hand, dict) else None
+    if ev.get("type") == "play.kong" and data.get("concealed"):
+        data["tiles"] = [BACK] * len(data.get("tiles", []))
+    return ev

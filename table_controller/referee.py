@@ -1,0 +1,205 @@
+"""Referee actions folded into the state: penalties, a win as read and confirmed, the session clock, undo.
+
+Every action is an event in the log (`referee.*`, with who and when) and lands in
+`state.actions`; an undo is itself an event naming the action it cancels and why. Effects are
+computed from the actions that are not undone, so an undo never rewrites history.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from table_controller.penalties import PenaltyError, catalogue
+from table_controller.store import Event
+from table_controller.timers import timer_rules
+
+if TYPE_CHECKING:
+    from table_controller.state import TableState
+
+SEATS = ("E", "S", "W", "N")
+#: Referee events that may be undone (play records are corrected by a new read instead).
+UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confirm",
+                      "referee.session_start", "referee.session_end"})
+ACTION_ZH = {
+    "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
+    "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
+}
+
+
+class RefereeError(ValueError):
+    """An action that cannot be taken now; the message says why, Chinese first."""
+
+
+def active(actions: list[dict[str, Any]], type: str | None = None, hand_no: int | None = None) -> list[dict[str, Any]]:
+    """Actions not undone, optionally of one type and one hand."""
+    return [a for a in actions if not a.get("undone") and (type is None or a["type"] == type)
+            and (hand_no is None or a.get("hand_no") == hand_no)]
+
+
+def last_undoable(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    live = [a for a in actions if a["type"] in UNDOABLE and not a.get("undone")]
+    return live[-1] if live else None
+
+
+def current_read(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, Any] | None:
+    """The latest win read of the hand that is not undone (a correction is a newer read)."""
+    reads = active(actions, "referee.win_read", hand_no)
+    return reads[-1] if reads else None
+
+
+def confirmed(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, Any] | None:
+    done = active(actions, "referee.win_confirm", hand_no)
+    return done[-1] if done else None
+
+
+def stopped_seats(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, str]:
+    """Seats that lost the right to win this hand (停和/相公), with the ruling's name."""
+    out: dict[str, str] = {}
+    for a in active(actions, "referee.penalty", hand_no):
+        if a.get("stops_win"):
+            out[a["seat"]] = a["name_zh"]
+    return out
+
+
+def apply_referee(s: "TableState", ev: Event) -> None:
+    """Fold one `referee.*` event into `s` (a copy the caller owns)."""
+    d = ev.data
+    hand = s.hand
+    hand_no = hand["hand_no"] if hand else None
+    record: dict[str, Any] = {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type,
+                              "by": d.get("by", ev.source), "client": d.get("client"), "hand_no": hand_no,
+                              "undone": False, "deltas": {}}
+    try:
+        if ev.type == "referee.penalty":
+            _penalty(s, d, record)
+        elif ev.type == "referee.win_read":
+            _win_read(s, d, record)
+        elif ev.type == "referee.win_confirm":
+            _win_confirm(s, d, record)
+        elif ev.type == "referee.session_start":
+            rules = timer_rules(s.ruleset)
+            minutes = d.get("minutes") or rules.session_minutes
+            if not minutes:
+                raise RefereeError("本规则未规定比赛时间，请给出分钟数 / give the session's minutes")
+            record.update(minutes=float(minutes), warnings_min=list(rules.warnings_min))
+        elif ev.type == "referee.session_end":
+            pass
+        elif ev.type == "referee.undo":
+            _undo(s, d, record)
+        else:
+            raise RefereeError(f"未知的裁判操作 {ev.type}")
+    except (RefereeError, PenaltyError) as exc:
+        # The log is the record even of a refused action; it just has no effect.
+        record["error"] = str(exc)
+    s.actions = s.actions + [record]
+
+
+def position_deltas(hand: dict[str, Any], by_wind: dict[str, int]) -> dict[str, int]:
+    """Points per physical chair (1..4) from points per wind of this hand."""
+    seats = hand.get("seats") or {w: i + 1 for i, w in enumerate(SEATS)}
+    return {str(seats[w]): int(v) for w, v in by_wind.items() if v}
+
+
+def _penalty(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
+    seat = d.get("seat")
+    if seat not in SEATS:
+        raise RefereeError("须指定受罚的一家 (E/S/W/N) / seat must be E, S, W or N")
+    p = catalogue(s.ruleset).get(str(d.get("code")))
+    previous = sum(1 for a in active(s.actions, "referee.penalty", record["hand_no"])
+                   if a.get("code") == p.code and a.get("seat") == seat and not a.get("error"))
+    amount = p.amount_for(previous, d.get("amount"))
+    by_wind = p.deltas(seat, amount, d.get("victim"))
+    record.update(code=p.code, name_zh=p.name_zh, name_en=p.name_en, seat=seat, victim=d.get("victim"),
+                  amount=amount, nth=previous + 1, stops_win=p.stops_win, disqualify=p.disqualify,
+                  note=str(d.get("note", ""))[:200], by_wind=by_wind)
+    if s.hand is not None:
+        record["deltas"] = position_deltas(s.hand, by_wind)
+    else:  # between hands (迟到): chairs and winds are those of the first hand
+        record["deltas"] = {str(i + 1): v for i, v in enumerate(by_wind[w] for w in SEATS) if v}
+
+
+def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
+    from table_controller.scoring import ScoringError, score_json
+
+    if s.hand is None or s.hand.get("ended"):
+        raise RefereeError("没有进行中的牌局 / no hand in play")
+    hand_in = d.get("hand")
+    if not isinstance(hand_in, dict):
+        raise RefereeError("缺少手牌 / hand is required")
+    record["hand"] = hand_in  # concealed tiles: the referee channel only (see projection.py)
+    record["seat"] = hand_in.get("seat_wind", hand_in.get("winner"))
+    record["correction"] = bool(current_read(s.actions, record["hand_no"]))
+    stopped = stopped_seats(s.actions, record["hand_no"])
+    try:
+        result = score_json(hand_in, s.ruleset)
+    except ScoringError as exc:
+        result = {"valid": False, "reason": "bad_hand", "message": str(exc)}
+    if record["seat"] in stopped and result.get("valid"):
+        result = {**result, "valid": False, "reason": "stopped",
+                  "message": f"该家已被判{stopped[record['seat']]}，不得和牌"}
+    record["result"] = result
+
+
+def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
+    if s.hand is None:
+        raise RefereeError("没有进行中的牌局 / no hand in play")
+    if confirmed(s.actions, record["hand_no"]):
+        raise RefereeError("本盘和牌已确认 / this win is already confirmed")
+    read = current_read(s.actions, record["hand_no"])
+    if read is None:
+        raise RefereeError("尚无和牌读牌，无法确认 / no win has been read")
+    result = read["result"]
+    if not result.get("valid"):
+        raise RefereeError(f"和牌不成立：{result.get('message') or result.get('reason', '')}（可更正读牌，或判诈和）")
+    record.update(read_seq=read["seq"], seat=read["seat"], total=result.get("total"),
+                  fans=result.get("fans", []), by_wind=result.get("payments", {}),
+                  deltas=position_deltas(s.hand, result.get("payments", {})))
+    s.hand["turn"] = None
+    s.hand["claim"] = None
+
+
+def _undo(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
+    reason = str(d.get("reason", "")).strip()
+    if not reason:
+        raise RefereeError("撤销须说明理由 / an undo needs a reason")
+    target = last_undoable(s.actions)
+    if target is None:
+        raise RefereeError("没有可撤销的裁判操作 / nothing to undo")
+    if d.get("target") is not None and int(d["target"]) != target["seq"]:
+        raise RefereeError(f"只能撤销最后一次裁判操作（#{target['seq']}）/ only the last action can be undone")
+    record.update(target=target["seq"], reason=reason[:200], target_type=target["type"])
+    s.actions = [({**a, "undone": True, "undo": {"seq": record["seq"], "reason": record["reason"],
+                                                 "by": record["by"], "at": record["at"]}}
+                  if a["seq"] == target["seq"] else a) for a in s.actions]
+
+
+def session(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The session clock from the last start that is not undone, and its end if one followed."""
+    starts = [a for a in active(actions, "referee.session_start") if not a.get("error")]
+    if not starts:
+        return None
+    start = starts[-1]
+    ends = [a for a in active(actions, "referee.session_end") if a["seq"] > start["seq"]]
+    return {"started_at": start["at"], "minutes": start["minutes"], "warnings_min": start["warnings_min"],
+            "ended_at": ends[0]["at"] if ends else None, "seq": start["seq"]}
+
+
+def validate(s: "TableState", type: str, data: dict[str, Any]) -> None:
+    """Refuse before logging what the fold would record as refused (the API answers 409/422 instead)."""
+    from table_controller.state import TableState  # noqa: F401  (type only)
+
+    probe = Event(seq=s.seq + 1, at=0.0, source="referee", type=type, data=data)
+    trial = _shallow(s)
+    apply_referee(trial, probe)
+    error = trial.actions[-1].get("error")
+    if error:
+        raise RefereeError(error)
+
+
+def _shallow(s: "TableState") -> "TableState":
+    import copy
+
+    trial = copy.copy(s)
+    trial.hand = copy.deepcopy(s.hand)
+    trial.actions = list(s.actions)
+    return trial

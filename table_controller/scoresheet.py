@@ -1,0 +1,97 @@
+"""The score sheet (比赛成绩记录表): each hand's points per player, running totals, 标准分, CSV.
+
+Computed from the folded state, never stored: a confirmed win or a penalty that is undone simply
+drops out. Points are per physical chair (1..4) because winds move from hand to hand.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from table_controller.referee import active, confirmed
+
+POSITIONS = ("1", "2", "3", "4")
+WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+RESULT_ZH = {"win": "和牌", "draw": "荒牌", "abandoned": "中止", "playing": "进行中"}
+
+
+def _table_points(ruleset: str) -> tuple[float, ...]:
+    try:
+        from table_controller.scoring.config import scoring
+
+        return tuple(scoring(ruleset).get("table_points", (4, 2, 1, 0)))
+    except Exception:  # a ruleset without [scoring]: the 4/2/1/0 of 中国麻将竞赛规则
+        return (4, 2, 1, 0)
+
+
+def compute(state: Any) -> dict[str, Any]:
+    """Rows, totals and 标准分 of the session so far (`final` once the session clock has ended)."""
+    actions = state.actions
+    hands = {h["hand_no"]: dict(h) for h in state.hands}
+    if state.hand is not None and state.hand["hand_no"] not in hands:
+        hands[state.hand["hand_no"]] = {"hand_no": state.hand["hand_no"], "dealer_position": state.hand["dealer_position"],
+                                        "prevalent_wind": state.hand["prevalent_wind"], "seats": state.hand.get("seats", {}),
+                                        "result": "playing"}
+    before = [a for a in active(actions, "referee.penalty", None) if a.get("hand_no") is None and not a.get("error")]
+    rows: list[dict[str, Any]] = []
+    totals = {p: 0 for p in POSITIONS}
+    if any(a.get("deltas") for a in before):
+        rows.append(_row({"hand_no": 0, "result": "penalty"}, None, before, totals))
+    for no in sorted(hands):
+        h = hands[no]
+        win = confirmed(actions, no)
+        pens = [a for a in active(actions, "referee.penalty", no) if not a.get("error")]
+        rows.append(_row(h, win, pens, totals))
+    final = _session_over(state)
+    points = _ranks(totals, _table_points(state.ruleset))
+    players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
+    return {"players": players, "rows": rows, "totals": dict(totals), "table_points": points, "final": final}
+
+
+def _row(h: dict[str, Any], win: dict[str, Any] | None, pens: list[dict[str, Any]], totals: dict[str, int]) -> dict[str, Any]:
+    win_pts = {p: int((win or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
+    pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
+    points = {p: win_pts[p] + pen_pts[p] for p in POSITIONS}
+    for p in POSITIONS:
+        totals[p] += points[p]
+    seats = h.get("seats") or {}
+    winner_pos = str(seats.get(win["seat"])) if win and win.get("seat") in seats else None
+    result = "win" if win else h.get("result", "draw")
+    return {"hand_no": h["hand_no"], "prevalent_wind": h.get("prevalent_wind"), "dealer_position": h.get("dealer_position"),
+            "result": result, "result_zh": RESULT_ZH.get(result, "罚分"), "winner_position": winner_pos,
+            "fan_total": win.get("total") if win else None, "win_points": win_pts, "penalty_points": pen_pts,
+            "points": points, "running": dict(totals),
+            "penalties": [{"seq": a["seq"], "seat": a["seat"], "name_zh": a["name_zh"], "amount": a["amount"]} for a in pens]}
+
+
+def _ranks(totals: dict[str, int], ranks: tuple[float, ...]) -> dict[str, float]:
+    from table_controller.scoring.points import table_points
+
+    return table_points(totals, ranks)
+
+
+def _session_over(state: Any) -> bool:
+    from table_controller.referee import session
+
+    s = session(state.actions)
+    return bool(s and s.get("ended_at"))
+
+
+def to_csv(sheet: dict[str, Any]) -> str:
+    """The sheet as CSV (UTF-8 with BOM so spreadsheet programs read the Chinese)."""
+    out = io.StringIO()
+    w = csv.writer(out)
+    names = [sheet["players"][p] for p in POSITIONS]
+    w.writerow(["盘", "圈风", "庄家", "结果", "番", *[f"{n} 本盘" for n in names], *[f"{n} 累计" for n in names]])
+    for r in sheet["rows"]:
+        w.writerow([r["hand_no"], WIND_ZH.get(r["prevalent_wind"] or "", ""),
+                    sheet["players"].get(str(r["dealer_position"]), "") if r["dealer_position"] else "",
+                    r["result_zh"] + (f"（{sheet['players'][r['winner_position']]}）" if r["winner_position"] else ""),
+                    "" if r["fan_total"] is None else r["fan_total"],
+                    *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])
+    w.writerow(["合计", "", "", "", "", *[sheet["totals"][p] for p in POSITIONS], "", "", "", ""])
+    w.writerow(["标准分", "", "", "最终" if sheet["final"] else "暂定", "", *[sheet["table_points"][p] for p in POSITIONS],
+                "", "", "", ""])
+    return "\ufeff" + out.getvalue()

@@ -1,0 +1,76 @@
+"""Turn timers and the session clock, their limits from each ruleset's `[timers]` table.
+
+The fold stores only *when* a turn or a session began (the event's stamp); how much time is left is
+computed here against a clock the caller passes in, so the fold stays pure and replayable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+#: Seconds before a turn's end when the display turns amber (a third of a short limit).
+TURN_WARN_S = 5.0
+
+
+@dataclass(frozen=True)
+class TimerRules:
+    """Limits of one ruleset; `None` where its rule text sets none (nothing is shown then)."""
+
+    first_discard_s: float | None = None
+    discard_s: float | None = None
+    claim_s: float | None = None
+    session_minutes: float | None = None
+    warnings_min: tuple[float, ...] = (15.0, 5.0)
+    source: str = ""
+
+    def limit(self, kind: str) -> float | None:
+        return {"first_discard": self.first_discard_s, "discard": self.discard_s, "claim": self.claim_s}.get(kind)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"first_discard_s": self.first_discard_s, "discard_s": self.discard_s, "claim_s": self.claim_s,
+                "session_minutes": self.session_minutes, "warnings_min": list(self.warnings_min),
+                "source": self.source}
+
+
+@lru_cache(maxsize=32)
+def timer_rules(ruleset_id: str) -> TimerRules:
+    """The ruleset's `[timers]`; a ruleset without the table has no timers."""
+    from table_controller.rules import load_ruleset
+
+    t: Mapping[str, Any] = load_ruleset(ruleset_id).sections.get("timers", {})
+    known = set(TimerRules.__dataclass_fields__)
+    unknown = set(t) - known
+    if unknown:
+        raise ValueError(f"{ruleset_id}.toml [timers]: unknown key(s) {', '.join(sorted(unknown))}; "
+                         f"allowed: {', '.join(sorted(known))}")
+    return TimerRules(
+        first_discard_s=t.get("first_discard_s"), discard_s=t.get("discard_s"), claim_s=t.get("claim_s"),
+        session_minutes=t.get("session_minutes"),
+        warnings_min=tuple(sorted((float(w) for w in t.get("warnings_min", (15, 5))), reverse=True)),
+        source=str(t.get("source", "")),
+    )
+
+
+def turn_status(turn: Mapping[str, Any] | None, now: float) -> dict[str, Any] | None:
+    """Time left on a running turn or claim window: `level` is ok, warning or overdue."""
+    if not turn or turn.get("limit_s") is None:
+        return None
+    remaining = float(turn["since"]) + float(turn["limit_s"]) - now
+    warn = min(TURN_WARN_S, float(turn["limit_s"]) / 3)
+    level = "overdue" if remaining <= 0 else "warning" if remaining <= warn else "ok"
+    return {**turn, "remaining_s": round(remaining, 1), "level": level}
+
+
+def session_status(session: Mapping[str, Any] | None, now: float) -> dict[str, Any] | None:
+    """Minutes left in the session and which warning (15, 5 minutes ...) has been reached."""
+    if not session or session.get("started_at") is None:
+        return None
+    ends_at = float(session["started_at"]) + float(session["minutes"]) * 60
+    end = float(session["ended_at"]) if session.get("ended_at") else now
+    remaining = ends_at - end
+    reached = [w for w in session.get("warnings_min", ()) if remaining <= w * 60]
+    return {**session, "ends_at": ends_at, "remaining_s": round(remaining, 1),
+            "warning_min": min(reached) if reached else None,
+            "level": "over" if remaining <= 0 else "warning" if reached else "ok"}

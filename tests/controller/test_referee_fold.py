@@ -1,0 +1,235 @@
+"""Referee actions folded from the log: penalties per ruleset, win read → confirm, undo, timers, score sheet."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from table_controller.penalties import PenaltyError, catalogue
+from table_controller.projection import public_event, public_view, referee_view
+from table_controller.referee import RefereeError, validate
+from table_controller.scoresheet import compute, to_csv
+from table_controller.state import TableState, fold
+from table_controller.store import Event
+from table_controller.timers import session_status, timer_rules, turn_status
+
+WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
+            "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
+            "win_tile": "2p", "win": "discard", "discarder": "E"}
+CONCEALED = set(WIN_HAND["concealed"])
+
+
+class Log:
+    """A hand-written log: events numbered and stamped one second apart."""
+
+    def __init__(self, ruleset: str = "mcr") -> None:
+        self.events: list[Event] = []
+        self.add("controller", "controller.configured",
+                 {"table_name": "T", "ruleset": ruleset, "players": {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}})
+
+    def add(self, source: str, type: str, data: dict[str, Any]) -> Event:
+        ev = Event(len(self.events) + 1, 1000.0 + len(self.events), source, type, data)
+        self.events.append(ev)
+        return ev
+
+    def start(self, hand_no: int = 1, dealer: int = 1) -> None:
+        seats = {w: (i + dealer - 1) % 4 + 1 for i, w in enumerate("ESWN")}
+        self.add("operator", "operator.hand_start", {"hand_no": hand_no, "ruleset": self.state().ruleset,
+                                                     "dealer_position": dealer, "prevalent_wind": "E", "seats": seats})
+
+    def ref(self, type: str, **data: Any) -> Event:
+        return self.add("referee", type, {**data, "by": "referee", "client": "10.0.0.9"})
+
+    def state(self) -> TableState:
+        return fold(self.events)
+
+
+def test_catalogues_come_from_the_seeds_with_amounts() -> None:
+    mcr = catalogue("mcr")
+    assert mcr.get("late_5").amount == 10 and mcr.get("late_10").amount == 20  # seed 000 八 2.(1)
+    assert mcr.get("empty_claim").amounts == (0, 5, 10, 20)
+    assert mcr.get("false_win").pays == "each" and mcr.get("false_win").stops_win
+    from table_controller.scoring.config import scoring
+    assert mcr.get("false_win").amount == scoring("mcr")["false_win_each"]  # one number for 诈和 in mcr
+    assert catalogue("shiwan").get("false_win").amount == 20  # 范文四: 罚给各家20分
+    jj = catalogue("jingji").get("foul")
+    assert (jj.min, jj.max, jj.step) == (10, 50, 10)  # seed 004: 10分一个单位，限于50分以内
+    assert catalogue("sichuan").get("other").chosen  # no catalogue in the text: the referee's ruling only
+
+
+def test_escalating_penalty_doubles_after_the_listed_amounts() -> None:
+    p = catalogue("mcr").get("slow_claim")
+    assert [p.amount_for(n) for n in range(6)] == [0, 5, 10, 20, 40, 80]
+    with pytest.raises(PenaltyError):
+        p.amount_for(0, chosen=30)
+    with pytest.raises(PenaltyError, match="10"):
+        catalogue("jingji").get("foul").amount_for(0, chosen=15)
+
+
+def test_penalties_fold_per_hand_with_who_and_when() -> None:
+    log = Log()
+    log.start(dealer=2)  # chair 2 deals: E is chair 2, N is chair 1
+    log.ref("referee.penalty", seat="S", code="empty_claim")
+    log.ref("referee.penalty", seat="S", code="empty_claim")
+    log.ref("referee.penalty", seat="N", code="exposed_other", amount=15, victim="W")
+    s = log.state()
+    a1, a2, a3 = s.actions
+    assert (a1["amount"], a2["amount"], a2["nth"]) == (0, 5, 2)
+    assert a2["deltas"] == {"3": -5}  # S is chair 3 when chair 2 deals
+    assert a3["deltas"] == {"1": -15, "4": 15}
+    assert a1["by"] == "referee" and a1["at"] == 1002.0 and a1["client"] == "10.0.0.9"
+    # the next hand counts offences afresh
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    log.start(hand_no=2, dealer=3)
+    log.ref("referee.penalty", seat="S", code="empty_claim")
+    assert log.state().actions[-1]["amount"] == 0
+
+
+def test_refused_ruling_is_logged_without_effect_and_validate_refuses_it_first() -> None:
+    log = Log()
+    log.start()
+    log.ref("referee.penalty", seat="S", code="exposed_other", amount=15)  # no victim named
+    s = log.state()
+    assert "victim" in s.actions[-1]["error"] and s.actions[-1]["deltas"] == {}
+    with pytest.raises(RefereeError, match="unknown penalty code"):
+        validate(s, "referee.penalty", {"seat": "S", "code": "nope"})
+    with pytest.raises(RefereeError, match="E, S, W or N"):
+        validate(s, "referee.penalty", {"seat": "X", "code": "warning"})
+    validate(s, "referee.penalty", {"seat": "S", "code": "warning"})  # fine: no exception
+
+
+def test_win_read_corrected_confirmed_and_scored_in_chairs() -> None:
+    log = Log()
+    log.start()
+    bad = {**WIN_HAND, "concealed": WIN_HAND["concealed"][:-1] + ["5s"]}
+    log.ref("referee.win_read", hand=bad)
+    s = log.state()
+    assert s.actions[-1]["result"]["valid"] is False
+    with pytest.raises(RefereeError, match="和牌不成立"):
+        validate(s, "referee.win_confirm", {})
+    log.ref("referee.win_read", hand=WIN_HAND)  # the referee corrects the tiles
+    log.ref("referee.win_confirm")
+    s = log.state()
+    view = referee_view(s)
+    assert view["win"]["correction"] and view["win"]["confirmed"]
+    assert view["win"]["hand"]["concealed"] == WIN_HAND["concealed"]
+    pay = view["win"]["result"]["payments"]
+    assert sum(pay.values()) == 0 and pay["N"] > 0 and pay["E"] < pay["S"]  # the discarder pays 8 + fan
+    assert s.actions[-1]["deltas"] == {"1": pay["E"], "2": pay["S"], "3": pay["W"], "4": pay["N"]}
+    with pytest.raises(RefereeError, match="已确认"):
+        validate(s, "referee.win_confirm", {})
+
+
+def test_a_seat_stopped_by_a_ruling_cannot_win() -> None:
+    log = Log()
+    log.start()
+    log.ref("referee.penalty", seat="N", code="false_win")
+    log.ref("referee.win_read", hand=WIN_HAND)
+    result = log.state().actions[-1]["result"]
+    assert result["valid"] is False and "诈和" in result["message"]
+
+
+def test_undo_needs_a_reason_targets_the_last_action_and_the_fold_honours_it() -> None:
+    log = Log()
+    log.start()
+    log.ref("referee.penalty", seat="S", code="late_5")
+    log.ref("referee.win_read", hand=WIN_HAND)
+    log.ref("referee.win_confirm")
+    before = compute(log.state())["totals"]
+    s = log.state()
+    with pytest.raises(RefereeError, match="理由"):
+        validate(s, "referee.undo", {"reason": "  "})
+    with pytest.raises(RefereeError, match="最后"):
+        validate(s, "referee.undo", {"reason": "x", "target": 3})
+    log.ref("referee.undo", reason="读错了和牌方", target=s.actions[-1]["seq"])
+    s = log.state()
+    confirm = s.actions[-2]
+    assert confirm["undone"] and confirm["undo"]["reason"] == "读错了和牌方"
+    assert public_view(s)["win"]["confirmed"] is False
+    assert compute(s)["totals"] != before and compute(s)["totals"]["2"] == -10  # only the late penalty stays
+    log.ref("referee.undo", reason="读牌有误")  # then the read itself
+    log.ref("referee.undo", reason="迟到判罚有误")  # then the penalty
+    s = log.state()
+    assert compute(s)["totals"] == {"1": 0, "2": 0, "3": 0, "4": 0}
+    assert public_view(s)["win"] is None
+    log.ref("referee.undo", reason="again")
+    assert "没有可撤销" in log.state().actions[-1]["error"]
+
+
+def test_public_projection_has_no_concealed_tile() -> None:
+    log = Log()
+    log.start()
+    log.add("camera", "play.kong", {"seat": "W", "tiles": ["7s"] * 4, "concealed": True})
+    log.add("camera", "play.discard", {"seat": "W", "tile": "3z"})
+    win_ev = log.ref("referee.win_read", hand=WIN_HAND)
+    s = log.state()
+    public = json.dumps(public_view(s), ensure_ascii=False)
+    private = json.dumps(referee_view(s), ensure_ascii=False)
+    assert "concealed\": [\"1m\"" not in public and "7s" not in public and "10.0.0.9" not in public
+    assert "\"1m\"" in private and "7s" in private
+    assert "3z" in public  # a discard is public
+    ev = json.dumps(public_event(win_ev.to_json()))
+    assert "1m" not in ev and "\"N\"" in ev
+    assert "7s" not in json.dumps(public_event(log.events[-3].to_json()))
+    for line in s.log:
+        assert not any(t in line["text"] for t in ("1m", "一万", "七条"))
+
+
+def test_turn_timers_follow_the_ruleset() -> None:
+    assert timer_rules("mcr").first_discard_s == 30 and timer_rules("mcr").discard_s == 15
+    assert timer_rules("jingji").first_discard_s == 20 and timer_rules("jingji").discard_s == 10
+    assert timer_rules("mcr").claim_s == 3
+    assert timer_rules("sichuan").discard_s is None  # its text sets no time limit
+    log = Log("jingji")
+    log.start()
+    log.add("camera", "play.deal_done", {})
+    s = log.state()
+    turn = s.hand["turn"]
+    assert (turn["seat"], turn["kind"], turn["limit_s"]) == ("E", "first_discard", 20)
+    assert turn_status(turn, turn["since"] + 5)["level"] == "ok"
+    assert turn_status(turn, turn["since"] + 16)["level"] == "warning"
+    assert turn_status(turn, turn["since"] + 21)["level"] == "overdue"
+    log.add("camera", "play.discard", {"seat": "E", "tile": "1z"})
+    hand = log.state().hand
+    assert (hand["turn"]["seat"], hand["turn"]["limit_s"], hand["claim"]["limit_s"]) == ("S", 10, 3)
+    log.add("camera", "play.claim", {"seat": "W", "kind": "pung", "tiles": ["1z"] * 3, "from": "E"})
+    hand = log.state().hand
+    assert hand["turn"]["seat"] == "W" and hand["claim"] is None and hand["discards"]["E"][0]["claimed"]
+
+
+def test_session_clock_warns_at_15_and_5_minutes() -> None:
+    log = Log()
+    log.ref("referee.session_start", minutes=60)
+    sess = public_view(log.state())["session"]
+    start = sess["started_at"]
+    assert session_status(sess, start + 30 * 60)["level"] == "ok"
+    st = session_status(sess, start + 46 * 60)
+    assert (st["level"], st["warning_min"]) == ("warning", 15)
+    assert session_status(sess, start + 56 * 60)["warning_min"] == 5
+    assert session_status(sess, start + 61 * 60)["level"] == "over"
+    log.ref("referee.session_start")
+    assert public_view(log.state())["session"]["minutes"] == 180  # the ruleset's 3 hours
+
+
+def test_score_sheet_totals_table_points_and_csv() -> None:
+    log = Log()
+    log.start()
+    log.ref("referee.win_read", hand=WIN_HAND)
+    log.ref("referee.win_confirm")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    log.start(hand_no=2, dealer=2)
+    log.ref("referee.penalty", seat="E", code="late_10")
+    log.add("operator", "operator.hand_end", {"hand_no": 2, "result": "draw"})
+    log.ref("referee.session_start", minutes=1)
+    log.ref("referee.session_end")
+    sheet = compute(log.state())
+    assert [r["hand_no"] for r in sheet["rows"]] == [1, 2]
+    assert sheet["rows"][0]["result"] == "win" and sheet["rows"][0]["winner_position"] == "4"
+    assert sheet["rows"][1]["points"]["2"] == -20  # chair 2 dealt hand 2
+    assert sheet["rows"][1]["running"] == sheet["totals"] and sum(sheet["rows"][0]["points"].values()) == 0
+    assert sheet["final"] and sheet["table_points"]["4"] == 4
+    csv = to_csv(sheet)
+    assert csv.startswith("\ufeff盘,") and "标准分" in csv and "丁" in csv
+    assert csv.splitlines()[-1].split(",")[5:9] == [str(sheet["table_points"][p]) for p in "1234"]
