@@ -127,7 +127,7 @@ class FrameDecoder:
 
     def expire(self, now: float) -> list[Frame]:
         """Drop a frame torn for longer than `torn_after` (its rest will never come) and rescan."""
-        if self._buf and self._partial_since is not None and now - self._partial_since >= self.torn_after:
+        if self._buf and self._partial_since is not None and now >= self._partial_since + self.torn_after:
             self.stats.torn += 1
             self.stats.junk_bytes += 1
             del self._buf[:1]

@@ -243,6 +243,6 @@ class Link:
             self.health.rto = self.rto
             self._resend_from(None, now)
         if (self.silence_timeout is not None and self.health.up and self.health.last_heard is not None
-                and now - self.health.last_heard >= self.silence_timeout):
+                and now >= self.health.last_heard + self.silence_timeout):
             out.append(Delivery("down", reason="silent"))
         return out

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import random
 import struct
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,9 +138,12 @@ class BaseTable:
         self._subscribers: list[asyncio.Queue[TableEvent]] = []
         self.phase: str | None = None
         self.faults: dict[int, dict[str, Any]] = {}
+        self.history: deque[TableEvent] = deque(maxlen=1024)  # recent numbered events, for late waiters
 
     def _emit(self, type_: str, fields: dict[str, Any], seq: int = 0) -> None:
         ev = TableEvent(type_, fields, seq, self.clock.now())
+        if seq:
+            self.history.append(ev)
         if type_ == "phase":
             self.phase = fields["phase"]
         elif type_ == "fault_raised":
@@ -161,14 +165,23 @@ class BaseTable:
         self._subscribers.append(q)
         return q
 
-    async def wait_for_event(self, type_: str, timeout: float | None = None, **match: Any) -> TableEvent:
-        """The next event of a type (and field values) seen by a fresh subscription."""
+    async def wait_for_event(self, type_: str, timeout: float | None = None, *, after: int | None = None,
+                             **match: Any) -> TableEvent:
+        """The next event of a type (and field values); with `after=N`, also one already received
+        whose number is above N (so a caller that sent a command first cannot miss its event)."""
+        def matches(ev: TableEvent) -> bool:
+            return ev.type == type_ and all(ev.fields.get(k) == v for k, v in match.items())
+
+        if after is not None:
+            for ev in self.history:
+                if ev.seq > after and matches(ev):
+                    return ev
         q = self.subscribe()
         try:
             async def _next() -> TableEvent:
                 while True:
                     ev = await q.get()
-                    if ev.type == type_ and all(ev.fields.get(k) == v for k, v in match.items()):
+                    if matches(ev):
                         return ev
             return await self.clock.wait_for(_next(), timeout)
         finally:
@@ -257,6 +270,11 @@ class Table(BaseTable):
         except BaseException:
             await self.close()
             raise
+
+    @property
+    def last_event(self) -> int:
+        """The number of the last table event received (0 before any)."""
+        return self._last_event
 
     async def close(self) -> None:
         """Stop the link; pending commands fail with `closed`. Idempotent."""

@@ -341,6 +341,8 @@ class SimTable:
         self._reply(conn, req, name, req=req, **fields)
 
     def _reply(self, conn: _Conn, req_no: int, name: str, **values: Any) -> None:
+        if "text" in values:  # a reason must fit one frame: cut it at a character boundary
+            values["text"] = values["text"].encode("utf-8")[:110].decode("utf-8", "ignore")
         type_, payload = msgs.encode(name, **values)
         self._cache[req_no] = (type_, payload)
         while len(self._cache) > REQUEST_CACHE:
@@ -446,7 +448,7 @@ class SimTable:
             text = self.do(v["text"])
         except SimError as exc:
             raise _Refused("bad_argument", str(exc)) from None
-        return "result", {"code": 0, "text": text[:200]}
+        return "result", {"code": 0, "text": text}
 
     def do(self, line: str) -> str:
         """Run one bench command (the in-band `debug` text and the scenario file's lines).
@@ -648,8 +650,7 @@ class _Refused(Exception):
         self.code, self.text = code, text
 
 
-DEBUG_HELP = ("fault ID [WHERE] | clear ID | press SEAT [BUTTON] | brownout | unplug [S] | stall [S]; "
-              "fault ids: " + ", ".join(BY_ID))
+DEBUG_HELP = "fault ID [WHERE] | clear ID | press SEAT [BUTTON] | brownout | unplug [S] | stall [S]"
 _SCENARIO_VERBS = {"fault": 1, "clear": 1, "press": 1, "brownout": 0, "unplug": 0, "stall": 0}
 
 

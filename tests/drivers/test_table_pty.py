@@ -1,0 +1,184 @@
+"""The table API against the simulator over a real pty: every command, event and fault code."""
+
+from __future__ import annotations
+
+import pytest
+
+from drivers.clock import VirtualClock
+from drivers.errors import TableError
+from drivers.faults import FAULTS
+from drivers.table import Table, TableEvent
+from tablesim import SimTable
+
+
+def drain(table: Table) -> list[TableEvent]:
+    out = []
+    while not table._events.empty():
+        ev = table._events.get_nowait()
+        if ev.type != "heartbeat":
+            out.append(ev)
+    return out
+
+
+async def test_handshake_reports_identity_and_capabilities(table: Table, sim: SimTable) -> None:
+    info = table.info
+    assert info.protocol_version == 1 and info.dialect == "mahjong-link"
+    assert info.serial == sim.serial and info.firmware.startswith("tablesim")
+    caps = info.capabilities
+    assert caps.tile_counts == (144, 136, 108)
+    assert caps.wall_lengths[108] == (14, 13, 14, 13) and caps.wall_lengths[144] == (18,) * 4
+    assert caps.dice == 2 and caps.machine_dealt and caps.seat_buttons and caps.seat_lights
+    assert table.health.up
+    assert await table.ping(b"abc") >= 0 and table.health.rtt is not None
+    evs = drain(table)
+    assert [e.type for e in evs][:2] == ["hello", "link_up"]
+    assert evs[0].seq == 1 and evs[0].fields["boot_id"] == info.boot_id
+
+
+async def test_a_whole_hand_cycle_on_the_clock(table: Table, sim: SimTable, vclock: VirtualClock) -> None:
+    await table.set_tile_count(108)
+    t0 = vclock.now()
+    await table.start_shuffle()
+    await table.wait_phase("ready", timeout=120)
+    assert 45.0 <= vclock.now() - t0 < 47.0  # the 108-tile build takes 45 s of table time
+    assert sim.wall is not None and len(sim.wall) == 108 and "N13b" in sim.wall and "N14t" not in sim.wall
+    await table.raise_walls()
+    await table.wait_phase("walls_raised", timeout=30)
+    await table.roll_dice("E")
+    dice = await table.wait_for_event("dice", timeout=10)
+    assert dice.fields["seat"] == "E" and len(dice.fields["dice"]) == 2
+    assert all(1 <= d <= 6 for d in dice.fields["dice"])
+    await table.wait_phase("playing", timeout=5)
+    await table.roll_dice("S")  # mcr's second throw, by the seat the first one counted to
+    second = await table.wait_for_event("dice", timeout=10, seat="S")
+    assert second.seq > dice.seq
+    status = await table.status()
+    assert status.phase == "playing" and status.tile_count == 108
+    await table.wait_for_event("tile_count", timeout=120)  # the next set is built during play
+    assert (await table.status()).set_ready
+    await table.lower_walls()
+    await table.wait_phase("ready", timeout=30)  # the next set was already built
+    types = [e.type for e in drain(table)]
+    phases = [e for e in types if e == "phase"]
+    assert len(phases) >= 7 and "tile_count" in types
+
+
+async def test_seat_lights_buzzer_and_reset(table: Table, sim: SimTable) -> None:
+    await table.set_seat_lights(dealer="S", prevalent="E", turn="W")
+    assert (sim.dealer, sim.prevalent, sim.turn) == ("S", "E", "W")
+    assert (await table.status()).dealer == "S"
+    await table.buzzer(300)
+    assert sim.buzzes == [300]
+    await table.start_shuffle()
+    await table.wait_phase("building", timeout=5)
+    await table.reset()
+    await table.wait_phase("idle", timeout=5)
+    assert sim.wall is None
+
+
+async def test_refusals_carry_the_tables_reason(table: Table) -> None:
+    with pytest.raises(TableError, match="needs phase ready, the table is idle") as bad_phase:
+        await table.raise_walls()
+    assert bad_phase.value.code == "bad_phase"
+    with pytest.raises(TableError) as bad_count:
+        await table.set_tile_count(100)
+    assert bad_count.value.code == "bad_argument" and "100" in str(bad_count.value)
+    with pytest.raises(TableError) as loud:
+        await table.buzzer(9000)
+    assert loud.value.code == "bad_argument"
+    with pytest.raises(TableError) as not_a_seat:
+        await table.roll_dice("X")
+    assert not_a_seat.value.code == "bad_argument"
+    # the link is fine after refusals
+    assert (await table.status()).phase == "idle"
+
+
+async def test_a_players_button_is_reported_and_rolls_the_dice(table: Table, sim: SimTable) -> None:
+    sim.press_button("N", "dice")
+    press = await table.wait_for_event("button", timeout=5)
+    assert press.fields == {"seat": "N", "button": "dice"}
+    dice = await table.wait_for_event("dice", timeout=5)
+    assert dice.fields["seat"] == "N" and dice.seq == press.seq + 1
+
+
+@pytest.mark.parametrize("kind", FAULTS, ids=lambda k: k.id)
+async def test_every_fault_code_reaches_the_display_in_chinese(table: Table, sim: SimTable, kind) -> None:  # type: ignore[no-untyped-def]
+    sim.raise_fault(kind.id, "pusher E")
+    ev = await table.wait_for_event("fault_raised", timeout=5)
+    assert ev.fields["code"] == kind.code
+    assert ev.fields["name_zh"] == kind.name_zh and ev.fields["remedy_zh"] == kind.remedy_zh
+    assert ev.fields["name_en"] == kind.name_en and ev.fields["where"] == "pusher E"
+    assert kind.code in table.faults
+    assert (await table.status()).faults == (kind.code,)
+    sim.clear_fault(kind.id)
+    cleared = await table.wait_for_event("fault_cleared", timeout=5)
+    assert cleared.fields == {"code": kind.code} and kind.code not in table.faults
+
+
+async def test_a_jam_pauses_the_build_and_blocks_the_lift(table: Table, sim: SimTable, vclock: VirtualClock) -> None:
+    await table.start_shuffle()
+    t0 = vclock.now()
+    await vclock.sleep(20)
+    sim.raise_fault("jam", "chain")
+    await vclock.sleep(30)
+    assert sim.phase == "building"
+    with pytest.raises(TableError) as refused:
+        await table.start_shuffle()
+    assert refused.value.code == "bad_phase"
+    sim.clear_fault("jam")
+    await table.wait_phase("ready", timeout=120)
+    assert vclock.now() - t0 >= 60 + 30 - 1  # 30 s of jam did not count as building
+    sim.raise_fault("centre_open", "centre")
+    await table.wait_for_event("fault_raised", timeout=5)
+    with pytest.raises(TableError, match="中心盖未关") as blocked:
+        await table.raise_walls()
+    assert blocked.value.code == "fault_active"
+
+
+async def test_autopilot_throws_for_the_dealer_then_for_whom_it_is_told(no_leaks: None) -> None:
+    clock = VirtualClock(auto=True)
+    sim = SimTable(seed=3, clock=clock, autopilot=True)
+    from drivers.table import open_table
+
+    table = await open_table(await sim.serve_pty(), clock=clock)
+    try:
+        await table.set_seat_lights(dealer="W")
+        await table.start_shuffle()
+        await table.wait_phase("ready", timeout=100)
+        await table.raise_walls()
+        first = await table.wait_for_event("dice", timeout=30)
+        assert first.fields["seat"] == "W"
+        sim.autopilot_next_thrower("N")
+        second = await table.wait_for_event("dice", timeout=30)
+        assert second.fields["seat"] == "N"
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
+
+
+async def test_the_same_seed_builds_the_same_walls(no_leaks: None) -> None:
+    walls = []
+    for _ in range(2):
+        clock = VirtualClock(auto=True)
+        sim = SimTable(seed=11, clock=clock)
+        from drivers.table import open_table
+
+        table = await open_table(await sim.serve_pty(), clock=clock)
+        await table.start_shuffle()
+        await table.wait_phase("ready", timeout=100)
+        walls.append(dict(sim.wall or {}))
+        await table.close()
+        await sim.close()
+        await clock.close()
+    assert walls[0] == walls[1] and len(walls[0]) == 144
+
+
+async def test_debug_commands_inject_faults_in_band(table: Table) -> None:
+    assert "fault ID" in await table.debug("help")
+    before = table.last_event
+    await table.debug("fault overheat disc motor")
+    ev = await table.wait_for_event("fault_raised", timeout=5, after=before)
+    assert ev.fields["name_zh"] == "过热" and ev.fields["where"] == "disc motor"
+    with pytest.raises(TableError, match="unknown fault"):
+        await table.debug("fault gremlins")
