@@ -158,8 +158,14 @@ def _pieces_of(region: tuple[int, int, int, int], mask: np.ndarray, grey: np.nda
     sub = mask[y0:y1, x0:x1]
     if sub.size == 0 or sub.max() == 0:
         return []
-    ys, xs = np.nonzero(sub)
-    x0, x1, y0, y1 = x0 + xs.min(), x0 + xs.max() + 1, y0 + ys.min(), y0 + ys.max() + 1
+    # trim to the rows and columns mostly covered: a neighbour's corner or shadow poking into
+    # the region must not stretch it
+    # the stretch (a whole blob may be L-shaped, so only pieces are trimmed this way)
+    occ = sub > 0
+    keep = 0.5 if depth else 0.0
+    cols = np.nonzero(occ.sum(axis=0) > keep * occ.sum(axis=0).max())[0]
+    rows = np.nonzero(occ.sum(axis=1) > keep * occ.sum(axis=1).max())[0]
+    x0, x1, y0, y1 = x0 + cols.min(), x0 + cols.max() + 1, y0 + rows.min(), y0 + rows.max() + 1
     w, h = x1 - x0, y1 - y0
     single = lambda a, b: abs(a - TW) < TW * 0.25 and abs(b - TH) < TH * 0.2  # noqa: E731
     if single(w, h) or single(h, w):

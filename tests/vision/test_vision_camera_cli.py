@@ -1,0 +1,66 @@
+"""The virtual MJPEG camera opened by cv2.VideoCapture, and `tablectl vision` on files."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from table_controller.cli import main
+from tablesim.scenes.camera import VirtualCamera, scene_source
+from tablesim.scenes.render import SceneOptions, render_scene, render_single_tile
+from vision.health import CameraHealth
+
+
+def test_virtual_camera_streams_and_unplugs(dorothys) -> None:
+    source = scene_source(list(dorothys), seed=2, opts=SceneOptions(size=(320, 240), tiles=6))
+    health = CameraHealth(unplugged_after=2)
+    with VirtualCamera(source, fps=30) as cam:
+        cap = cv2.VideoCapture(cam.url)
+        ok, frame = cap.read()
+        assert ok and frame.shape == (240, 320, 3)
+        assert health.check(frame).ok
+        cam.unplugged = True
+        statuses = []
+        for _ in range(3):
+            ok, frame = cap.read()
+            statuses.append(health.check(frame if ok else None).code)
+        cap.release()
+    assert statuses[-1] == "unplugged"
+
+
+def test_cli_read_json_on_a_table_frame(tmp_path, capsys, dorothys) -> None:
+    scene = render_scene(dorothys, seed=5, opts=SceneOptions(tiles=12))
+    path = tmp_path / "frame.jpg"
+    cv2.imwrite(str(path), scene.image)
+    assert main(["vision", "read", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["tiles"]) >= 10
+    first = out["tiles"][0]
+    assert {"kind", "confidence", "rotation", "quad", "zone"} <= set(first)
+
+
+def test_cli_read_reports_an_unreadable_file(tmp_path, capsys) -> None:
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"not a jpeg")
+    assert main(["vision", "read", str(bad), "--json"]) == 1
+    assert "not a readable image" in capsys.readouterr().err
+
+
+def test_cli_eval_on_single_tile_pictures(tmp_path, capsys, dorothys) -> None:
+    rows = ["file,kind"]
+    for i, f in enumerate(dorothys[:6]):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), render_single_tile(f.image, seed=i))
+        rows.append(f"{i}.png,{f.kind}")
+    (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
+    assert main(["vision", "eval", str(tmp_path), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["n"] == 6 and 0 <= figures["top1"] <= 1 and set(figures["per_kind"]) <= {f.kind for f in dorothys}
+    assert "coverage_at_threshold" in figures
+
+
+@pytest.mark.parametrize("missing", ["labels.csv"])
+def test_cli_eval_without_labels_is_a_clear_error(tmp_path, capsys, missing: str) -> None:
+    assert main(["vision", "eval", str(tmp_path)]) == 1
+    assert missing in capsys.readouterr().err

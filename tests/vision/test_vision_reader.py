@@ -1,0 +1,89 @@
+"""The reader end to end on rendered frames, with the committed ONNX model (no training here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import match
+
+from tablesim.scenes.render import SceneOptions, render_scene, render_single_tile
+from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
+from vision.enroll import Enrollment, EnrollmentError, reading_order
+from vision.model import ModelError, TileClassifier
+from vision.reader import ReadError, TileReader
+
+SMALL = SceneOptions(tiles=28)
+
+
+@pytest.fixture(scope="module")
+def scene(dorothys):
+    return render_scene(dorothys, seed=11, opts=SMALL)
+
+
+def test_reads_kinds_rotations_and_zones_of_a_table(reader: TileReader, scene) -> None:
+    reader.calibration = None
+    readings = reader.read(scene.image)
+    faces = [t for t in scene.tiles if t["kind"] != "back"]
+    pairs = match(faces, readings)
+    assert len(pairs) >= 0.9 * len(faces)
+    right = [(t, r) for t, r in pairs if r.kind == t["kind"]]
+    assert len(right) >= 0.9 * len(pairs)
+    assert np.mean([r.zone == t["zone"] for t, r in pairs]) >= 0.95
+    assert np.mean([r.rotation % 180 == t["rotation"] % 180 for t, r in pairs]) >= 0.95
+    j = readings[0].to_json()
+    assert set(j) >= {"kind", "confidence", "rotation", "quad", "zone", "seat", "accepted"} and len(j["quad"]) == 4
+
+
+def test_calibration_from_markers_matches_the_scene(scene) -> None:
+    cal = calibrate_aruco(scene.image)
+    # the plane corners projected by the renderer and by the calibration agree within a pixel
+    ours = np.array(cal.corners())
+    theirs = np.array([[0, 0], [800, 0], [800, 800], [0, 800]], np.float64)
+    import cv2
+
+    truth = cv2.perspectiveTransform(theirs[None], scene.plane_to_image)[0]
+    assert np.abs(ours - truth).max() < 2.0
+    again = Calibration.from_corners(ours)
+    assert np.allclose(again.image_to_plane / again.image_to_plane[2, 2], cal.image_to_plane / cal.image_to_plane[2, 2], atol=1e-2)
+
+
+def test_no_markers_is_a_clear_error_and_single_tile_still_reads(reader: TileReader, dorothys) -> None:
+    face = next(f for f in dorothys if f.kind == "7z")
+    img = render_single_tile(face.image, seed=3)
+    with pytest.raises(CalibrationError, match="markers"):
+        TileReader().read(img)
+    reading = reader.read_single(img)
+    assert reading.kind == "7z"
+
+
+def test_bad_input_is_rejected_with_a_message(reader: TileReader) -> None:
+    with pytest.raises(ReadError, match="not an image"):
+        reader.read("frame.jpg")  # type: ignore[arg-type]
+    with pytest.raises(ReadError, match="too small"):
+        reader.read(np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(ModelError, match="vision train"):
+        TileClassifier("/nonexistent/tiles.onnx")
+    with pytest.raises(CalibrationError):
+        Calibration.from_corners([[0, 0], [1, 1]])
+
+
+def test_enrollment_pulls_towards_enrolled_examples(reader: TileReader, dorothys) -> None:
+    faces = {f.kind: f.image for f in dorothys}
+    crops = [render_single_tile(faces[k], seed=i)[60:240, 40:200] for i, k in enumerate(("1m", "2m"))]
+    preds = reader.classifier.predict([__import__("cv2").resize(c, (36, 48)) for c in crops])
+    e = Enrollment()
+    e.add(preds, ["9s", "1f"])  # deliberately wrong labels: enrollment must dominate
+    assert int(np.argmax(e.adapt(preds[0]).probs)) == 26  # 9s
+    with pytest.raises(EnrollmentError):
+        e.add(preds, ["9s"])
+
+
+def test_enrollment_round_trip_and_reading_order(tmp_path) -> None:
+    e = Enrollment(np.eye(3, 128, dtype=np.float32), ["1m", "2m", "3m"])
+    e.save(tmp_path / "e.npz")
+    back = Enrollment.load(tmp_path / "e.npz")
+    assert back.kinds == ["1m", "2m", "3m"] and np.allclose(back.embeddings, e.embeddings)
+    with pytest.raises(EnrollmentError, match="not found"):
+        Enrollment.load(tmp_path / "missing.npz")
+    centres = np.array([[100, 205], [50, 200], [60, 260], [10, 262]], np.float64)
+    assert reading_order(centres) == [1, 0, 3, 2]
