@@ -25,12 +25,28 @@ def best_reading(hand: HandInput, registry: Registry, table: Mapping[str, Any], 
     return best(candidates)
 
 
+def candidates(hand: HandInput, kinds: list[str], *, wildcard: str | None = None) -> list[str]:
+    """Kinds that could complete the hand: those within two of a concealed suited tile, or held
+    honours; all kinds when a joker is held or the hand is spread enough for 十三幺/不靠 forms."""
+    concealed = [t for t in hand.concealed if t]
+    if (wildcard and wildcard in concealed) or len(set(concealed)) >= 10:
+        return list(kinds)
+    near: set[str] = set()
+    for t in concealed:
+        if T.is_suited(t):
+            s, r = T.suit(t), T.rank(t)
+            near.update(f"{x}{s}" for x in range(r - 2, r + 3) if 1 <= x <= 9)
+        else:
+            near.add(t)
+    return [k for k in kinds if k in near]
+
+
 def waits_of(hand: HandInput, kinds: list[str], *, wildcard: str | None = None,
              knitted: bool = False) -> list[str]:
     """The kinds that complete a ready hand of 13 (a fifth copy is never a wait)."""
     held = hand.all_tiles() if hand.win_tile else list(hand.concealed) + [t for m in hand.melds for t in m.tiles]
     out = []
-    for kind in kinds:
+    for kind in candidates(hand, kinds, wildcard=wildcard):
         if held.count(kind) >= 4:
             continue
         if readings(hand.with_win(kind), wildcard, knitted=knitted):

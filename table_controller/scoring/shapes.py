@@ -96,34 +96,26 @@ def _standard(counts: tuple[int, ...], wild: int, sets: int, pair: bool) -> tupl
         new = c.copy()
         new[i] -= have
         recurse(("pung", i, 3 - have), new, 3 - have, sets - 1, pair)
-        if i < 27 and i % 9 <= 6:  # a chow starting here
-            new = c.copy()
-            used = 0
-            for j in (i, i + 1, i + 2):
-                if new[j]:
-                    new[j] -= 1
-                else:
-                    used += 1
-            recurse(("chow", i, used), new, used, sets - 1, pair)
-        if i < 27 and wild and i % 9 >= 1 and i % 9 <= 7:  # i is the middle, a joker the low end
-            new = c.copy()
-            new[i] -= 1
-            used = 1
-            if new[i + 1]:
-                new[i + 1] -= 1
-            else:
-                used += 1
-            recurse(("chow", i - 1, used), new, used, sets - 1, pair)
-        if i < 27 and wild and i % 9 == 8:  # i the top of a 7-8-9 with jokers below
-            new = c.copy()
-            new[i] -= 1
-            recurse(("chow", i - 2, 2), new, 2, sets - 1, pair)
+        if i < 27:  # chows holding tile i: starting at i, or below it with jokers for the missing low tiles
+            for low in range(max(i - 2, i - i % 9), i + 1):
+                if low % 9 > 6:
+                    continue
+                new = c.copy()
+                used = 0
+                for j in (low, low + 1, low + 2):
+                    if j >= i and new[j]:
+                        new[j] -= 1
+                    else:
+                        used += 1
+                if low < i and not wild:
+                    continue
+                recurse(("chow", low, used), new, used, sets - 1, pair)
     if pair:
         have = min(c[i], 2)
         new = c.copy()
         new[i] -= have
         recurse(("pair", i, 2 - have), new, 2 - have, sets, False)
-    return tuple(dict.fromkeys(out))  # drop repeats, keep order
+    return tuple(dict.fromkeys(tuple(sorted(r)) for r in out))  # one reading per set of groups
 
 
 def _counts(tiles: list[str]) -> tuple[int, ...]:
@@ -166,6 +158,10 @@ _KNIT = ((1, 4, 7), (2, 5, 8), (3, 6, 9))
 def _knitted_straights(plain: list[str], declared: tuple[Group, ...], hand: HandInput) -> list[Shape]:
     """组合龙: 147, 258, 369 in three different suits, plus a set and a pair."""
     out: list[Shape] = []
+    ranks = {s: {T.rank(t) for t in plain if T.is_suited(t) and T.suit(t) == s} for s in T.SUITS}
+    full = {s: {k for k, triple in enumerate(_KNIT) if set(triple) <= ranks[s]} for s in T.SUITS}
+    if sum(1 for s in T.SUITS if full[s]) < 3:  # each suit must hold one whole triple
+        return out
     for order in (("m", "p", "s"), ("m", "s", "p"), ("p", "m", "s"), ("p", "s", "m"), ("s", "m", "p"), ("s", "p", "m")):
         knit = [f"{r}{s}" for ranks, s in zip(_KNIT, order) for r in ranks]
         rest = Counter(plain)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from table_controller import tiles as T
+from table_controller.scoring.common import candidates
 from table_controller.scoring.config import scoring
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.result import ScoreResult
@@ -57,7 +58,8 @@ def waits(hand: HandInput, ruleset: str) -> list[WaitResult]:
     table = scoring(ruleset)
     held = list(hand.concealed) + [t for m in hand.melds for t in m.tiles]
     out: list[WaitResult] = []
-    for kind in _kinds(ruleset):
+    wildcard = hand.options.get("wildcard") if table.get("wildcard") else None
+    for kind in candidates(hand, _kinds(ruleset), wildcard=wildcard):
         if held.count(kind) >= 4:
             continue
         candidate = hand.with_win(kind)

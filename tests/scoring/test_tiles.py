@@ -49,3 +49,12 @@ def test_next_kind_per_walls_md() -> None:
 @given(st.lists(st.sampled_from(T.all_kinds(tens=True, flowers=True) + ["back"]), max_size=20))
 def test_format_parse_round_trip(codes: list[str]) -> None:
     assert T.parse_tiles(T.format_tiles(codes)) == T.sort_tiles(codes)
+
+
+def test_is_tile_is_exactly_the_glossary() -> None:
+    import re
+
+    code = re.compile(r"^(?:(10|[1-9])[mps]|[1-7]z|[1-8]f)$")
+    candidates = [f"{n}{s}" for n in range(0, 12) for s in "mpszfx"] + ["back", "", "1", [], None]
+    for c in candidates:
+        assert T.is_tile(c) == bool(isinstance(c, str) and code.match(c)), c
