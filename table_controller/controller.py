@@ -28,7 +28,14 @@ TableOpener = Callable[[str], Awaitable[Any]]
 
 
 class ActionError(ValueError):
-    """An operator or referee action that cannot be done now; the message says why (in Chinese)."""
+    """An operator or referee action that cannot be done now; the message says why (in Chinese).
+
+    `status` is the HTTP answer: 409 for "not now", 422 for a ruling the rules do not allow.
+    """
+
+    def __init__(self, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class Controller:
@@ -47,6 +54,10 @@ class Controller:
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping = asyncio.Event()
         self._linked = asyncio.Event()
+
+    def now(self) -> float:
+        """The wall clock events are stamped with (the display's timers count against it)."""
+        return self._wall_clock()
 
     # -- the log ---------------------------------------------------------------------------------
     def accept(self, source: str, type: str, data: dict[str, Any]) -> Event:
@@ -242,7 +253,9 @@ class Controller:
         payload = {**data, "by": by, "client": client}
         try:
             validate(self.state, type, payload)
-        except (RefereeError, PenaltyError) as exc:
+        except PenaltyError as exc:
+            raise ActionError(str(exc), status=422) from None
+        except RefereeError as exc:
             raise ActionError(str(exc)) from None
         return self.accept(source, type, payload)
 

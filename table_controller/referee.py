@@ -91,6 +91,7 @@ def apply_referee(s: "TableState", ev: Event) -> None:
     except (RefereeError, PenaltyError) as exc:
         # The log is the record even of a refused action; it just has no effect.
         record["error"] = str(exc)
+        record["error_kind"] = "input" if isinstance(exc, PenaltyError) else "state"
     s.actions = s.actions + [record]
 
 
@@ -193,7 +194,7 @@ def validate(s: "TableState", type: str, data: dict[str, Any]) -> None:
     apply_referee(trial, probe)
     error = trial.actions[-1].get("error")
     if error:
-        raise RefereeError(error)
+        raise (PenaltyError if trial.actions[-1]["error_kind"] == "input" else RefereeError)(error)
 
 
 def _shallow(s: "TableState") -> "TableState":

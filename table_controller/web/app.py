@@ -1,30 +1,37 @@
 """The display's app factory: REST for state and actions, a numbered WebSocket stream, the pages.
 
-Live messages (JSON):
-- `{"type": "snapshot", "seq": N, "state": {...}}`: the whole public state at N;
-- `{"type": "event", "seq": N, "event": {...}, "state": {...}?}`: one accepted event; live events and
-  the last of a catch-up carry the state after them.
+Live messages (JSON), on `/ws` (public) and `/ws/referee` (authenticated by its first message):
+- `{"type": "snapshot", "seq": N, "state": {...}, "now": T}`: the whole view at N;
+- `{"type": "event", "seq": N, "event": {...}, "state": {...}?, "now": T}`: one accepted event; live
+  events and the last of a catch-up carry the state after them. `now` is the server's clock, so a
+  page counts turn timers down without trusting its own clock.
 A client that reconnects with `?since=N` receives exactly the events after N, or one snapshot when
-more than `REPLAY_LIMIT` were missed.
+more than `REPLAY_LIMIT` were missed. `/ws?delay=S` is the broadcast feed, S seconds behind.
+What the public sees is `projection.public_view` / `public_event`, never the raw state.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from table_controller import __version__
 from table_controller.controller import ActionError, Controller
+from table_controller.penalties import catalogue
+from table_controller.projection import public_event, public_view, referee_view
+from table_controller.scoresheet import to_csv
+from table_controller.state import apply, fold
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
 
 log = logging.getLogger("table_controller.web")
@@ -33,13 +40,63 @@ STATIC = Path(__file__).parent / "static"
 REPLAY_LIMIT = 500
 
 
-class StartHand(BaseModel):
+Seat = Literal["E", "S", "W", "N"]
+TILE_PATTERN = r"^(?:(?:10|[1-9])[mps]|[1-7]z|[1-8]f)$"
+Tile = Annotated[str, Field(pattern=TILE_PATTERN, description="tile code (GLOSSARY.md): 1m, 9p, 5z, 3f ...")]
+
+
+class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class EndHand(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class StartHand(_Body):
+    pass
+
+
+class EndHand(_Body):
     result: Literal["draw", "win", "abandoned"] = Field("draw", description="荒牌 (draw), 和牌 (win) or abandoned")
+
+
+class PenaltyIn(_Body):
+    seat: Seat = Field(description="the offender, wind of this hand")
+    code: str = Field(min_length=1, max_length=40, description="an entry of GET /api/penalties")
+    amount: int | None = Field(None, ge=0, le=1000, description="only for entries with min/max (the referee chooses)")
+    victim: Seat | None = Field(None, description="the harmed seat, for entries that pay a victim")
+    note: str = Field("", max_length=200)
+
+
+class WinIn(_Body):
+    hand: dict[str, Any] = Field(description="the winning hand as read, in the `tablectl score` schema (docs/scoring.md)")
+
+
+class UndoIn(_Body):
+    reason: str = Field(min_length=1, max_length=200, description="why the last referee action is undone")
+    target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
+
+
+class SessionIn(_Body):
+    minutes: float | None = Field(None, gt=0, le=24 * 60, description="default: the ruleset's [timers] session_minutes")
+
+
+class PlayIn(_Body):
+    type: Literal["deal_done", "discard", "claim", "kong", "flower"]
+    seat: Seat | None = None
+    tile: Tile | None = None
+    tiles: list[Tile] = Field(default_factory=list, max_length=4)
+    kind: Literal["chow", "pung", "kong"] | None = None
+    from_: Seat | None = Field(None, alias="from")
+    concealed: bool = False
+
+    @model_validator(mode="after")
+    def _complete(self) -> "PlayIn":
+        need = {"discard": ("seat", "tile"), "flower": ("seat", "tile"), "claim": ("seat", "kind", "from_"),
+                "kong": ("seat",), "deal_done": ()}[self.type]
+        missing = [n.rstrip("_") for n in need if getattr(self, n) is None]
+        if missing:
+            raise ValueError(f"{self.type} needs {', '.join(missing)}")
+        if self.type in ("claim", "kong") and len(self.tiles) < 3:
+            raise ValueError(f"{self.type} needs the meld's tiles (3 or 4)")
+        return self
 
 
 class ActionResult(BaseModel):
@@ -58,9 +115,14 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         referee=cfg.display.referee_token or secrets.token_urlsafe(12),
         operator=cfg.display.operator_token or secrets.token_urlsafe(12),
     )
-    app = FastAPI(title="自动麻将机 裁判显示 / Mahjong table display", version=__version__)
+    app = FastAPI(title="自动麻将机 裁判显示 / Mahjong table display", version=__version__,
+                  description="Referee display and control API. Roles: viewer (no token), operator, referee "
+                              "(`Authorization: Bearer <token>`). Live events: WebSocket `/ws?since=N` (public) and "
+                              "`/ws/referee?since=N` (first message `{\"token\": ...}`). See docs/display.md.")
     app.state.credentials = creds
     app.state.controller = controller
+    views = ViewCache(controller)
+    app.state.views = views
     if cfg.display.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.display.cors_origins),
                            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"])
@@ -85,18 +147,45 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             return got
         return check
 
+    def done(ev: Any) -> ActionResult:
+        return ActionResult(seq=ev.seq, type=ev.type)
+
+    def referee_act(type: str, data: dict[str, Any], who: str, request: Request) -> ActionResult:
+        try:
+            return done(controller.referee_action(type, data, by=who, client=_client(request)))
+        except ActionError as exc:
+            raise HTTPException(exc.status, detail=str(exc)) from None
+
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         return {"ok": True, "version": __version__, "seq": controller.state.seq,
                 "link": controller.state.link, "link_health": controller.health}
 
-    @app.get("/api/state")
+    @app.get("/api/state", summary="The public state (no concealed tile)")
     async def state() -> dict[str, Any]:
-        return controller.state.to_json()
+        return {**views.public(), "now": controller.now()}
 
-    @app.get("/api/events")
+    @app.get("/api/referee/state", summary="The referee's state, with the win as read")
+    async def referee_state(who: str = Depends(role("referee"))) -> dict[str, Any]:
+        return {**views.referee(), "now": controller.now()}
+
+    @app.get("/api/events", summary="Public events after `since`")
     async def events(since: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)) -> list[dict[str, Any]]:
-        return [ev.to_json() for ev in controller.store.since(since, limit)]
+        return [public_event(ev.to_json()) for ev in controller.store.since(since, limit)]
+
+    @app.get("/api/penalties", summary="The ruleset's penalty catalogue (罚则) with amounts")
+    async def penalties() -> dict[str, Any]:
+        return catalogue(controller.state.ruleset).to_json()
+
+    @app.get("/api/scoresheet", summary="The session's score sheet with running totals and 标准分")
+    async def scoresheet_json() -> dict[str, Any]:
+        return views.public()["scoresheet"]
+
+    @app.get("/api/scoresheet.csv", summary="The score sheet as CSV")
+    async def scoresheet_csv() -> Response:
+        body = to_csv(views.public()["scoresheet"])
+        return Response(body, media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="scoresheet.csv"'})
 
     @app.get("/api/whoami")
     async def whoami(who: str = Depends(role("viewer"))) -> dict[str, str]:
@@ -105,58 +194,216 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/hand/start", response_model=ActionResult)
     async def start_hand(body: StartHand | None = None, who: str = Depends(role("operator"))) -> ActionResult:
         try:
-            ev = await controller.start_hand(by=who)
+            return done(await controller.start_hand(by=who))
         except ActionError as exc:
-            raise HTTPException(409, detail=str(exc)) from None
-        return ActionResult(seq=ev.seq, type=ev.type)
+            raise HTTPException(exc.status, detail=str(exc)) from None
 
     @app.post("/api/hand/end", response_model=ActionResult)
     async def end_hand(body: EndHand | None = None, who: str = Depends(role("operator"))) -> ActionResult:
         try:
-            ev = await controller.end_hand(by=who, result=(body or EndHand()).result)
+            return done(await controller.end_hand(by=who, result=(body or EndHand()).result))
         except ActionError as exc:
-            raise HTTPException(409, detail=str(exc)) from None
-        return ActionResult(seq=ev.seq, type=ev.type)
+            raise HTTPException(exc.status, detail=str(exc)) from None
+
+    @app.post("/api/play", response_model=ActionResult, summary="Key in what happened on the table")
+    async def play(body: PlayIn, who: str = Depends(role("operator"))) -> ActionResult:
+        data = body.model_dump(by_alias=True, exclude={"type"}, exclude_none=True)
+        try:
+            return done(controller.record_play("play." + body.type, data, by=who))
+        except ActionError as exc:
+            raise HTTPException(exc.status, detail=str(exc)) from None
+
+    @app.post("/api/referee/penalty", response_model=ActionResult, summary="Rule a penalty (罚分)")
+    async def penalty(body: PenaltyIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.penalty", body.model_dump(exclude_none=True), who, request)
+
+    @app.post("/api/referee/win", response_model=ActionResult, summary="Record the win as read, or correct it")
+    async def win_read(body: WinIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        from table_controller.scoring import ScoringError
+        from table_controller.scoring.hand import HandInput
+
+        try:
+            HandInput.from_json(body.hand)
+        except ScoringError as exc:
+            raise HTTPException(422, detail=f"hand: {exc}") from None
+        return referee_act("referee.win_read", {"hand": body.hand}, who, request)
+
+    @app.post("/api/referee/win/confirm", response_model=ActionResult, summary="Confirm the win as read")
+    async def win_confirm(request: Request, body: StartHand | None = None,
+                          who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.win_confirm", {}, who, request)
+
+    @app.post("/api/referee/undo", response_model=ActionResult, summary="Undo the last referee action, with a reason")
+    async def undo(body: UndoIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.undo", body.model_dump(exclude_none=True), who, request)
+
+    @app.post("/api/referee/session/start", response_model=ActionResult, summary="Start the session clock")
+    async def session_start(request: Request, body: SessionIn | None = None,
+                            who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.session_start", (body or SessionIn()).model_dump(exclude_none=True), who, request)
+
+    @app.post("/api/referee/session/end", response_model=ActionResult, summary="End the session (标准分 final)")
+    async def session_end(request: Request, body: StartHand | None = None,
+                          who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.session_end", {}, who, request)
 
     @app.websocket("/ws")
-    async def stream(ws: WebSocket, since: int | None = None) -> None:
+    async def stream(ws: WebSocket, since: int | None = None, delay: float = 0.0) -> None:
         await ws.accept()
-        queue = controller.subscribe()  # before the catch-up read, so nothing falls in between
+        if not 0 <= delay <= MAX_DELAY_S:
+            await ws.close(code=4422, reason=f"delay must be 0..{MAX_DELAY_S:.0f} s")
+            return
+        if delay > 0:
+            await _delayed(ws, controller, delay)
+            return
+        await _stream(ws, controller, views, since, private=False)
+
+    @app.websocket("/ws/referee")
+    async def referee_stream(ws: WebSocket, since: int | None = None) -> None:
+        """The authenticated channel: the first message is `{"token": "..."}` (kept out of URLs and logs)."""
+        await ws.accept()
+        client = ws.client.host if ws.client else "?"
         try:
-            last = await _catch_up(ws, controller, since)
-            while True:
-                ev = await queue.get()
-                if ev.seq <= last:
-                    continue
-                last = ev.seq
-                await ws.send_json({"type": "event", "seq": ev.seq, "event": ev.to_json(),
-                                    "state": controller.state.to_json() if queue.empty() else None})
-        except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
-            pass
-        finally:
-            controller.unsubscribe(queue)
+            first = await asyncio.wait_for(ws.receive_json(), AUTH_TIMEOUT_S)
+        except (asyncio.TimeoutError, WebSocketDisconnect, ValueError, RuntimeError):
+            await _close(ws, 4401, "凭证缺失 / send {\"token\": ...} first")
+            return
+        if creds.locked_out(client):
+            await _close(ws, 4429, "尝试次数过多 / too many failed attempts")
+            return
+        token = first.get("token") if isinstance(first, dict) else None
+        got = creds.role_of(token if isinstance(token, str) else None, client)
+        if got != "referee":
+            await _close(ws, 4401 if got is None else 4403, "需要裁判权限 / needs the referee role")
+            return
+        await _stream(ws, controller, views, since, private=True)
 
-    @app.get("/")
-    async def table_page() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
-
-    @app.get("/public")
-    async def public_page() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
-
+    for path in PAGES:
+        app.add_api_route(path, _page, methods=["GET"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 
 
-async def _catch_up(ws: WebSocket, controller: Controller, since: int | None) -> int:
+#: The pages the service serves; one document, the script draws the page its path names.
+PAGES = ("/", "/win", "/penalties", "/scoresheet", "/public")
+MAX_DELAY_S = 3600.0
+AUTH_TIMEOUT_S = 5.0
+
+
+async def _page() -> FileResponse:
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    try:
+        await ws.send_json({"type": "error", "code": code, "detail": reason})
+        await ws.close(code=code, reason=reason[:100])
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+
+
+class ViewCache:
+    """The public and referee views and their messages, computed once per sequence number for all clients."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        self._cache: dict[tuple[str, int], Any] = {}
+
+    def _get(self, kind: str, make: Any) -> Any:
+        seq = self.controller.state.seq
+        key = (kind, seq)
+        if key not in self._cache:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def public(self) -> dict[str, Any]:
+        return self._get("public", lambda: public_view(self.controller.state))  # type: ignore[no-any-return]
+
+    def referee(self) -> dict[str, Any]:
+        return self._get("referee", lambda: referee_view(self.controller.state))  # type: ignore[no-any-return]
+
+    def message(self, ev: Any, private: bool, with_state: bool) -> str:
+        """One serialized socket message (the same text goes to every client of the channel)."""
+        kind = ("ref" if private else "pub") + ("+s" if with_state else "")
+        key = (kind, ev.seq)
+        if key in self._cache:
+            return self._cache[key]  # type: ignore[no-any-return]
+        event = ev.to_json() if private else public_event(ev.to_json())
+        state = None
+        if with_state:
+            state = self.referee() if private else self.public()
+        text = json.dumps({"type": "event", "seq": ev.seq, "event": event, "state": state,
+                           "now": self.controller.now()}, ensure_ascii=False)
+        if ev.seq == self.controller.state.seq:
+            self._cache[key] = text
+        return text
+
+    def snapshot(self, private: bool) -> str:
+        state = self.referee() if private else self.public()
+        return json.dumps({"type": "snapshot", "seq": state["seq"], "state": state, "now": self.controller.now()},
+                          ensure_ascii=False)
+
+
+async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> None:
+    queue = controller.subscribe()  # before the catch-up read, so nothing falls in between
+    try:
+        last = await _catch_up(ws, controller, views, since, private)
+        while True:
+            ev = await queue.get()
+            if ev.seq <= last:
+                continue
+            last = ev.seq
+            await ws.send_text(views.message(ev, private, with_state=queue.empty()))
+    except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
+        pass
+    finally:
+        controller.unsubscribe(queue)
+
+
+async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> int:
     """Send what a (re)connecting client lacks; return the last sequence number it now has."""
     head = controller.state.seq
     if since is None or since > head or head - since > REPLAY_LIMIT:
-        await ws.send_json({"type": "snapshot", "seq": head, "state": controller.state.to_json()})
+        await ws.send_text(views.snapshot(private))
         return head
     missed = controller.store.since(since)
     for i, ev in enumerate(missed):
         final = i == len(missed) - 1
-        await ws.send_json({"type": "event", "seq": ev.seq, "event": ev.to_json(),
-                            "state": controller.state.to_json() if final else None})
+        event = ev.to_json() if private else public_event(ev.to_json())
+        state = (views.referee() if private else views.public()) if final else None
+        await ws.send_text(json.dumps({"type": "event", "seq": ev.seq, "event": event, "state": state,
+                                       "now": controller.now()}, ensure_ascii=False))
     return missed[-1].seq if missed else since
+
+
+async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
+    """The broadcast feed: the public view as it was `delay` seconds ago, replayed event by event."""
+    queue = controller.subscribe()
+    try:
+        cutoff = controller.now() - delay
+        history = controller.store.since(0)
+        shown = fold([ev for ev in history if ev.at <= cutoff])
+        pending = [ev for ev in history if ev.at > cutoff]
+        await ws.send_text(json.dumps({"type": "snapshot", "seq": shown.seq, "state": public_view(shown),
+                                       "now": cutoff, "delay": delay}, ensure_ascii=False))
+        last = history[-1].seq if history else 0
+        while True:
+            while pending:
+                ev = pending.pop(0)
+                wait = ev.at + delay - controller.now()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                shown = apply(shown, ev)
+                await ws.send_text(json.dumps({"type": "event", "seq": ev.seq, "event": public_event(ev.to_json()),
+                                               "state": public_view(shown), "now": controller.now() - delay,
+                                               "delay": delay}, ensure_ascii=False))
+            ev = await queue.get()
+            if ev.seq > last:
+                last = ev.seq
+                pending.append(ev)
+    except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
+        pass
+    finally:
+        controller.unsubscribe(queue)

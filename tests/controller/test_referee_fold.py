@@ -93,7 +93,7 @@ def test_refused_ruling_is_logged_without_effect_and_validate_refuses_it_first()
     log.ref("referee.penalty", seat="S", code="exposed_other", amount=15)  # no victim named
     s = log.state()
     assert "victim" in s.actions[-1]["error"] and s.actions[-1]["deltas"] == {}
-    with pytest.raises(RefereeError, match="unknown penalty code"):
+    with pytest.raises(PenaltyError, match="unknown penalty code"):
         validate(s, "referee.penalty", {"seat": "S", "code": "nope"})
     with pytest.raises(RefereeError, match="E, S, W or N"):
         validate(s, "referee.penalty", {"seat": "X", "code": "warning"})

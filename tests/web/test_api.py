@@ -1,0 +1,224 @@
+"""The referee API over a real app and a real SQLite log: every role against every action, bad input
+answered with a 4xx that says what is wrong, and the public channels free of concealed tiles."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.websockets import WebSocketDisconnect
+
+from table_controller.config import parse_config
+from table_controller.controller import Controller
+from table_controller.store import EventStore
+from table_controller.web.app import create_app
+from table_controller.web.auth import Credentials
+
+REFEREE, OPERATOR = "ref-pin-2468", "op-pin-1357"
+WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
+            "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
+            "win_tile": "2p", "win": "discard", "discarder": "E"}
+
+
+async def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(f"nothing at {url}")
+
+
+def _client(tmp_path: Path, max_failures: int = 50) -> TestClient:
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    controller = Controller(cfg, store, _no_table)
+    controller.accept("operator", "operator.hand_start", {
+        "hand_no": 1, "ruleset": "mcr", "dealer_position": 1, "prevalent_wind": "E",
+        "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    app = create_app(controller, Credentials(referee=REFEREE, operator=OPERATOR, max_failures=max_failures))
+    c = TestClient(app)
+    c.controller = controller  # type: ignore[attr-defined]
+    c.store = store  # type: ignore[attr-defined]
+    return c
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    c = _client(tmp_path)
+    with c:
+        yield c
+    c.store.close()  # type: ignore[attr-defined]
+
+
+def bearer(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def _prepare_win(c: TestClient) -> None:
+    assert c.post("/api/referee/win", json={"hand": WIN_HAND}, headers=bearer(REFEREE)).status_code == 200
+
+
+def _prepare_penalty(c: TestClient) -> None:
+    assert c.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"}, headers=bearer(REFEREE)).status_code == 200
+
+
+# (path, body, least role, setup, status the allowed roles get)
+ACTIONS = [
+    ("/api/hand/start", {}, "operator", None, 409),  # no table linked: a reason, not a 500
+    ("/api/hand/end", {"result": "draw"}, "operator", None, 200),
+    ("/api/play", {"type": "discard", "seat": "E", "tile": "9p"}, "operator", None, 200),
+    ("/api/referee/penalty", {"seat": "W", "code": "empty_claim"}, "referee", None, 200),
+    ("/api/referee/win", {"hand": WIN_HAND}, "referee", None, 200),
+    ("/api/referee/win/confirm", {}, "referee", _prepare_win, 200),
+    ("/api/referee/undo", {"reason": "判错了"}, "referee", _prepare_penalty, 200),
+    ("/api/referee/session/start", {"minutes": 90}, "referee", None, 200),
+    ("/api/referee/session/end", {}, "referee", None, 200),
+]
+ROLES = {"viewer": None, "operator": OPERATOR, "referee": REFEREE}
+RANK = ["viewer", "operator", "referee"]
+
+
+@pytest.mark.parametrize("path,body,least,setup,ok", ACTIONS, ids=[a[0] for a in ACTIONS])
+@pytest.mark.parametrize("who", ["viewer", "operator", "referee", "wrong"])
+def test_every_role_against_every_action(client: TestClient, who: str, path: str, body: dict[str, Any],
+                                         least: str, setup: Any, ok: int) -> None:
+    if setup:
+        setup(client)
+    head = client.controller.state.seq  # type: ignore[attr-defined]
+    r = client.post(path, json=body, headers=bearer("not-a-pin" if who == "wrong" else ROLES[who]))
+    if who == "wrong":
+        assert r.status_code == 401 and "credential" in r.json()["detail"]
+    elif RANK.index(who) < RANK.index(least):
+        assert r.status_code == 403 and least in r.json()["detail"]
+    else:
+        assert r.status_code == ok, r.text
+        if ok == 200:
+            seq = r.json()["seq"]
+            ev = client.store.since(seq - 1, 1)[0]  # type: ignore[attr-defined]
+            assert ev.data["by"] == who  # who acted is in the log, with the time
+            assert ev.at > 0
+    if r.status_code != 200:
+        assert client.controller.state.seq == head  # type: ignore[attr-defined]  # nothing was logged
+
+
+def test_referee_state_needs_the_referee(client: TestClient) -> None:
+    _prepare_win(client)
+    assert client.get("/api/referee/state").status_code == 403
+    assert client.get("/api/referee/state", headers=bearer(OPERATOR)).status_code == 403
+    r = client.get("/api/referee/state", headers=bearer(REFEREE))
+    assert r.status_code == 200 and r.json()["win"]["hand"]["concealed"] == WIN_HAND["concealed"]
+
+
+def test_public_endpoints_show_fans_but_no_concealed_tile(client: TestClient) -> None:
+    client.post("/api/play", json={"type": "kong", "seat": "W", "tiles": ["7s"] * 4, "concealed": True},
+                headers=bearer(OPERATOR))
+    _prepare_win(client)
+    state = client.get("/api/state").json()
+    assert state["win"]["result"]["fans"] and state["win"]["hand"] is None
+    text = json.dumps(state) + client.get("/api/events").text
+    for tile in ("1m", "9m", "7s", "2p"):
+        assert f'"{tile}"' not in text
+    assert "ref-pin" not in text
+
+
+def test_bad_requests_say_what_is_wrong(client: TestClient) -> None:
+    h = bearer(REFEREE)
+    r = client.post("/api/referee/penalty", json={"seat": "X", "code": "late_5"}, headers=h)
+    assert r.status_code == 422 and any("seat" in d for d in r.json()["detail"])
+    r = client.post("/api/referee/penalty", json={"seat": "E", "code": "no_such"}, headers=h)
+    assert r.status_code == 422 and "late_5" in r.json()["detail"]
+    r = client.post("/api/referee/penalty", json={"seat": "E", "code": "exposed_other", "amount": 7, "victim": "S"}, headers=h)
+    assert r.status_code == 422 and "5" in r.json()["detail"]
+    r = client.post("/api/referee/penalty", json={"seat": "E", "code": "exposed_other", "amount": 10}, headers=h)
+    assert r.status_code == 422 and "victim" in r.json()["detail"]
+    r = client.post("/api/referee/win", json={"hand": {**WIN_HAND, "win_tile": "9x"}}, headers=h)
+    assert r.status_code == 422 and "win_tile" in r.json()["detail"]
+    r = client.post("/api/referee/undo", json={"reason": ""}, headers=h)
+    assert r.status_code == 422 and any("reason" in d for d in r.json()["detail"])
+    r = client.post("/api/referee/undo", json={"reason": "x"}, headers=h)
+    assert r.status_code == 409 and "撤销" in r.json()["detail"]
+    r = client.post("/api/referee/win/confirm", headers=h)
+    assert r.status_code == 409 and "读牌" in r.json()["detail"]
+    r = client.post("/api/play", json={"type": "discard", "seat": "E"}, headers=bearer(OPERATOR))
+    assert r.status_code == 422 and "tile" in json.dumps(r.json())
+    r = client.post("/api/referee/penalty", content=b"{not json", headers={**h, "Content-Type": "application/json"})
+    assert r.status_code == 422
+
+
+ENDPOINTS = ["/api/referee/penalty", "/api/referee/win", "/api/referee/undo", "/api/referee/session/start",
+             "/api/play", "/api/hand/end", "/api/referee/win/confirm"]
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8)
+                           | st.sampled_from(["E", "S", "1m", "late_5", "discard", "pung", "exposed_other"]),
+                           lambda kids: st.lists(kids, max_size=4) | st.dictionaries(
+                               st.sampled_from(["seat", "code", "amount", "victim", "hand", "reason", "type",
+                                                "tile", "tiles", "kind", "from", "minutes", "concealed",
+                                                "win_tile", "seat_wind", "target", "result"]), kids, max_size=5),
+                           max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(ENDPOINTS), body=json_values)
+def test_no_input_gets_a_500(client: TestClient, path: str, body: Any) -> None:
+    r = client.post(path, json=body, headers=bearer(REFEREE))
+    assert r.status_code < 500, (path, body, r.text)
+    if r.status_code >= 400:
+        assert r.json().get("detail")
+
+
+def test_scoresheet_json_and_csv(client: TestClient) -> None:
+    _prepare_win(client)
+    client.post("/api/referee/win/confirm", headers=bearer(REFEREE))
+    sheet = client.get("/api/scoresheet").json()
+    assert sheet["rows"][0]["result"] == "win" and sum(sheet["totals"].values()) == 0
+    r = client.get("/api/scoresheet.csv")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    assert "标准分" in r.text and "attachment" in r.headers["content-disposition"]
+
+
+def test_penalty_catalogue_is_public(client: TestClient) -> None:
+    cat = client.get("/api/penalties").json()
+    assert cat["ruleset"] == "mcr" and {"false_win", "late_5", "warning"} <= {i["code"] for i in cat["items"]}
+
+
+def test_referee_socket_authenticates_by_first_message(client: TestClient) -> None:
+    _prepare_win(client)
+    for token, code in ((None, 4403), (OPERATOR, 4403), ("guess", 4401)):
+        with client.websocket_connect("/ws/referee") as ws:
+            ws.send_json({"token": token})
+            msg = ws.receive_json()
+            assert msg["type"] == "error" and msg["code"] == code
+            with pytest.raises(WebSocketDisconnect):
+                ws.receive_json()
+    with client.websocket_connect("/ws/referee") as ws:
+        ws.send_json({"token": REFEREE})
+        snap = ws.receive_json()
+        assert snap["type"] == "snapshot" and snap["state"]["win"]["hand"]["win_tile"] == "2p"
+    with client.websocket_connect("/ws") as ws:
+        snap = ws.receive_json()
+        assert snap["state"]["view"] == "public" and '"2p"' not in json.dumps(snap)
+
+
+def test_public_socket_redacts_live_events_and_resyncs(client: TestClient) -> None:
+    head = client.controller.state.seq  # type: ignore[attr-defined]
+    with client.websocket_connect("/ws") as ws:
+        assert ws.receive_json()["type"] == "snapshot"
+        _prepare_win(client)
+        msg = ws.receive_json()
+        assert msg["event"]["type"] == "referee.win_read" and "hand" not in msg["event"]["data"]
+        assert msg["state"]["win"]["seat"] == "N" and msg["now"] > 0
+    _prepare_penalty(client)
+    with client.websocket_connect(f"/ws?since={head}") as ws:
+        got = [ws.receive_json() for _ in range(2)]
+    assert [m["seq"] for m in got] == [head + 1, head + 2] and got[-1]["state"] is not None
+    assert '"1m"' not in json.dumps(got)
+
+
+def test_delayed_broadcast_holds_back_recent_events(client: TestClient) -> None:
+    _prepare_penalty(client)
+    with client.websocket_connect("/ws?delay=600") as ws:
+        snap = ws.receive_json()
+        assert snap["delay"] == 600 and snap["state"]["actions"] == []  # the penalty is not out yet
+    with client.websocket_connect("/ws?delay=-1") as ws:
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_json()
