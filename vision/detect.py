@@ -172,23 +172,23 @@ def _pieces_of(region: tuple[int, int, int, int], mask: np.ndarray, grey: np.nda
         return [(x0, y0, x1, y1)]
     if w < TW * 0.6 or h < TW * 0.6 or depth > 3:
         return []  # a sliver: a hand, a shadow, a piece cut off by the frame edge
-    results = []
-    for axis in (0, 1):  # 0: cut along x (columns), 1: cut along y (rows)
+    # cut across the longer side first; the other way only if that finds no cut
+    found = None
+    for axis in ((0, 1) if w >= h else (1, 0)):  # 0: cut along x (columns), 1: along y (rows)
         m = mask[y0:y1, x0:x1] if axis == 0 else mask[y0:y1, x0:x1].T
         g = grey[y0:y1, x0:x1] if axis == 0 else grey[y0:y1, x0:x1].T
-        length = m.shape[1]
-        across = m.shape[0]
-        if across > TH * 1.2:  # more than one row across: only the other axis can start
+        length, across = m.shape[1], m.shape[0]
+        if across > TH * 1.2:  # more than one row across: each piece is a column of tiles
             extent = np.full(length, TH, np.float32)
         else:
             extent = (m > 0).sum(axis=0).astype(np.float32)
         pieces = _split_1d(length, _seam_profile(g, m), extent)
         if pieces:
-            results.append((axis, pieces))
-    if not results:
+            found = (axis, pieces)
+            break
+    if found is None:
         return []
-    # prefer cutting across the longer side first
-    axis, pieces = max(results, key=lambda r: (r[0] == (0 if w >= h else 1)))
+    axis, pieces = found
     boxes: list[tuple[int, int, int, int]] = []
     for a, b in pieces:
         sub_region = (x0 + a, y0, x0 + b, y1) if axis == 0 else (x0, y0 + a, x1, y0 + b)
@@ -211,12 +211,14 @@ def find_candidates(plane: np.ndarray, mask: np.ndarray | None = None) -> list[C
         pts = cv2.findNonZero(comp)
         rect = cv2.minAreaRect(pts + np.array([[x, y]], np.int32))
         m, L, S = _rect_frame(rect)
-        full = np.zeros_like(mask)
-        full[y:y + h, x:x + w] = comp
         pad = 3
         m[:, 2] += pad
-        strip_mask = cv2.warpAffine(full, m, (L + 2 * pad, S + 2 * pad), flags=cv2.INTER_NEAREST)
-        strip_grey = cv2.warpAffine(grey, m, (L + 2 * pad, S + 2 * pad), flags=cv2.INTER_LINEAR)
+        # warp from the blob's bounding box only: same map, shifted by the box's corner
+        m_roi = m.copy()
+        m_roi[:, 2] += m[:, :2] @ np.array([x, y], np.float64)
+        strip_mask = cv2.warpAffine(comp, m_roi, (L + 2 * pad, S + 2 * pad), flags=cv2.INTER_NEAREST)
+        strip_grey = cv2.warpAffine(grey[y:y + h, x:x + w], m_roi, (L + 2 * pad, S + 2 * pad), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
         inv = cv2.invertAffineTransform(m)
         for bx0, by0, bx1, by1 in _pieces_of((0, 0, L + 2 * pad, S + 2 * pad), strip_mask, strip_grey):
             corners = np.float32([[bx0, by0], [bx1, by0], [bx1, by1], [bx0, by1]])
