@@ -292,3 +292,44 @@ def test_no_draw_past_the_last_tile() -> None:
     with pytest.raises(IllegalAction) as err:
         apply(s, Draw("S"))
     assert err.value.code == "wall_exhausted"
+
+
+@pytest.mark.parametrize("ruleset,dice,seed", [("jipinghu", (2, 3), 1), ("sichuan", (6, 6), 2),
+                                               ("jingji", (3, 4), 3), ("mcr", (5, 2), 4)])
+def test_whole_hand_on_a_physical_wall(ruleset: str, dice: tuple[int, int], seed: int) -> None:
+    """Every tile known, dealt from a shuffled wall through the rules engine's WallState: 补花,
+    draws and replacements from the right ends, discards, until 荒牌; no tile lost or invented."""
+    from table_controller.rules import physical_wall
+
+    rs = load_ruleset(ruleset)
+    plan = deal_plan(rs, dice=dice, dice2=dice if ruleset == "mcr" else None)
+    wall = physical_wall(rs, rng=seed)
+    dealt = {x: tuple(wall[p] for p in plan.hands[x]) for x in T.SEATS}
+    s = new_hand(FlowRules.for_ruleset(ruleset), plan.initial_state())
+    s, _ = play(s, Deal(dealt))
+
+    def replace_flowers(s: HandState, seats: list[str]) -> HandState:
+        while any(T.is_flower(t) for x in seats for t in s.seats[x].concealed):
+            for x in seats:
+                for t in [t for t in s.seats[x].concealed if T.is_flower(t)]:
+                    s, _ = play(s, Flower(x, t))
+                    s, _ = play(s, Replace(x, wall[s.wall.next_replacement]))
+        return s
+
+    s = replace_flowers(s, list(T.SEATS))
+    if s.rules.missing_suit:
+        s, _ = play(s, *(ChooseMissing(x, "m") for x in T.SEATS))
+    while s.phase != "ended":
+        if s.phase == "draw":
+            s, _ = play(s, Draw(s.turn, wall[s.wall.next_draw]))
+            s = replace_flowers(s, [s.turn])
+        elif s.phase == "discard":
+            hand = s.seats[s.turn].concealed
+            missing = [t for t in hand if s.seats[s.turn].missing_suit and T.suit(t) == "m"]
+            s, _ = play(s, Discard(s.turn, missing[0] if missing else hand[-1]))
+        else:
+            s, _ = play(s, CloseWindow())
+    assert s.result == "exhaustive" and s.wall.exhausted
+    on_table = sum(len(x.concealed) + len(x.discards) + len(x.flowers) for x in s.seats.values())
+    assert on_table == rs.tiles - s.wall.remaining
+    assert all(len(x.concealed) == 13 for x in s.seats.values())
