@@ -52,7 +52,3 @@ def waits_of(hand: HandInput, kinds: list[str], *, wildcard: str | None = None,
         if readings(hand.with_win(kind), wildcard, knitted=knitted):
             out.append(kind)
     return out
-
-
-def seat_kinds(honours: bool) -> list[str]:
-    return T.all_kinds(honours=honours)

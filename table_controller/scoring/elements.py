@@ -141,23 +141,23 @@ def dragon_pungs(v: View) -> int:
     return sum(1 for k in _set_kinds(v) if k in DRAGONS)
 
 
-def three_of_range(lo: int, hi: int, v: View) -> int:
+def _three_chows(lo: int, hi: int, v: View) -> int:
     return int(sum(1 for g in v.shape.chows if T.rank(g.kind) == lo and T.rank(g.kind) + 2 == hi) >= 3)
 
 
 def all_upper(v: View) -> int:
     """全大: three chows of 789."""
-    return three_of_range(7, 9, v)
+    return _three_chows(7, 9, v)
 
 
 def all_middle(v: View) -> int:
     """全中: three chows of 456."""
-    return three_of_range(4, 6, v)
+    return _three_chows(4, 6, v)
 
 
 def all_lower(v: View) -> int:
     """全小: three chows of 123."""
-    return three_of_range(1, 3, v)
+    return _three_chows(1, 3, v)
 
 
 def melded_single_wait(v: View) -> int:

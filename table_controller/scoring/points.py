@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from table_controller import tiles as T
 
@@ -42,7 +42,3 @@ def add(*tables: Mapping[str, int]) -> dict[str, int]:
         for seat, amount in table.items():
             out[seat] += amount
     return out
-
-
-def others(seat: str, among: Iterable[str] = T.SEATS) -> list[str]:
-    return [s for s in among if s != seat]

@@ -102,7 +102,7 @@ class Registry:
         self.element(name)(check)
 
     def evaluate(self, view: View, values: Mapping[str, int],
-                 excludes: Mapping[str, Iterable[str]] = {}) -> list[Fan]:
+                 excludes: Mapping[str, Iterable[str]] | None = None) -> list[Fan]:
         """The elements the reading holds, valued from `values`, less those excluded (不计).
 
         An element without a value in the table is not scored: the data decides what counts.
@@ -116,7 +116,7 @@ class Registry:
                 held[name] = n
         for name in list(held):
             if name in held:
-                for dropped in excludes.get(name, ()):
+                for dropped in (excludes or {}).get(name, ()):
                     held.pop(dropped, None)
         return [Fan(name=name, value=int(values[name]), count=n) for name, n in held.items()]
 
