@@ -16,9 +16,8 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from tablesim.scenes.render import SceneOptions, render_scene
+from tablesim.scenes.render import SceneOptions, enrollment_layout, render_scene
 from vision.enroll import Enrollment
-from vision.geometry import TILE_H_MM, TILE_W_MM, PlacedTile
 from vision.kinds import FACE_KINDS, FLOWERS, SUITED_AND_HONOURS
 from vision.reader import TileReader
 from vision.tileart import RESERVED_STYLES, load_style
@@ -26,15 +25,6 @@ from vision.tileart import RESERVED_STYLES, load_style
 EVAL_SEED = 90_000
 ENROLL_SEED = 70_000
 MJD_NAMES = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
-
-
-def enrollment_layout() -> list[PlacedTile]:
-    """The 42 kinds laid upright for E in rows of 7 in the middle of the felt, a gap between rows."""
-    tiles = []
-    for i, kind in enumerate(FACE_KINDS):
-        r, c = divmod(i, 7)
-        tiles.append(PlacedTile(kind, 400 + (c - 3) * TILE_W_MM, 400 + (r - 2.5) * (TILE_H_MM + 15), 0))
-    return tiles
 
 
 def match(scene_tiles: list[dict], readings: list) -> list[tuple[dict, object | None]]:
@@ -137,7 +127,7 @@ def bench_style(style: str, n_scenes: int, mjd: bool) -> dict:
     # enrollment: two frames of the style's tiles laid out, different light and camera pose
     enrolled = TileReader(enrollment=Enrollment())
     for k in range(2):
-        frame = render_scene(faces, ENROLL_SEED + k, opts, tiles=enrollment_layout()).image
+        frame = render_scene(faces, ENROLL_SEED + k, opts, tiles=enrollment_layout(FACE_KINDS)).image
         enrolled.calibration = None
         enrolled.enroll(frame, list(FACE_KINDS))
     pairs_e = []

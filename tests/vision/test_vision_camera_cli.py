@@ -64,3 +64,20 @@ def test_cli_eval_on_single_tile_pictures(tmp_path, capsys, dorothys) -> None:
 def test_cli_eval_without_labels_is_a_clear_error(tmp_path, capsys, missing: str) -> None:
     assert main(["vision", "eval", str(tmp_path)]) == 1
     assert missing in capsys.readouterr().err
+
+
+def test_cli_enroll_writes_an_enrollment_the_reader_uses(tmp_path, capsys, dorothys) -> None:
+    from tablesim.scenes.render import enrollment_layout
+    from vision.enroll import Enrollment
+
+    kinds = ["1m", "5p", "9s", "6z", "7z", "5f", "8f"]
+    frame = render_scene(dorothys, seed=21, opts=SceneOptions(), tiles=enrollment_layout(kinds)).image
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), frame)
+    out = tmp_path / "table.npz"
+    assert main(["vision", "enroll", str(path), "--out", str(out), "--kinds", ",".join(kinds)]) == 0
+    e = Enrollment.load(out)
+    assert e.kinds_covered() == set(kinds) and len(e) == len(kinds) * 12
+    # the wrong number of kinds for the tiles on the felt is refused with a reason
+    assert main(["vision", "enroll", str(path), "--out", str(out), "--kinds", "1m,2m"]) == 1
+    assert "saw 7 tiles" in capsys.readouterr().err

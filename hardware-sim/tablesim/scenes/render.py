@@ -241,6 +241,18 @@ def render_scene(faces: list[Face] | tuple[Face, ...], seed: int, opts: SceneOpt
     return Scene(img, labels, mm_to_img)
 
 
+def enrollment_layout(kinds: list[str] | tuple[str, ...]) -> list[PlacedTile]:
+    """Tiles laid for `tablectl vision enroll`: upright for E, rows of 7 in the middle of the
+    felt, left to right and far row first, a finger's gap (15 mm) between rows."""
+    rows = (len(kinds) + 6) // 7
+    tiles = []
+    for i, kind in enumerate(kinds):
+        r, c = divmod(i, 7)
+        tiles.append(PlacedTile(kind, TABLE_MM / 2 + (c - 3) * TILE_W_MM,
+                                TABLE_MM / 2 + (r - (rows - 1) / 2) * (TILE_H_MM + 15), 0))
+    return tiles
+
+
 def render_single_tile(face: np.ndarray, seed: int, size: tuple[int, int] = (240, 300)) -> np.ndarray:
     """A photo of one tile on felt, filling most of the frame, as `vision read` accepts."""
     rng = np.random.default_rng(seed)
