@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from table_controller import tiles as T
 
 from table_controller.scoring.config import SCORED_RULESETS, scoring
 from table_controller.scoring.errors import ScoringError
@@ -10,7 +13,7 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["SCORED_RULESETS", "Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "score", "score_json"]
+           "kong_payment", "score", "score_json"]
 
 
 def score(hand: HandInput, ruleset: str) -> ScoreResult:
@@ -24,3 +27,31 @@ def score_json(data: Any, ruleset: str) -> dict[str, Any]:
     """JSON in, JSON out (docs/scoring.md); raises `ScoringError` for malformed input."""
     scoring(ruleset)  # an unknown ruleset is named before the hand is read
     return score(HandInput.from_json(data), ruleset).to_json()
+
+
+def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] | None = None) -> dict[str, int] | None:
+    """The on-the-spot payment of a kong (the hand machine's `kong` note), or None where the
+    ruleset pays kongs only as fans (MCR).
+
+    `note` carries `seat`, `kind` (`exposed` from a discard, `added` 补杠, `concealed` 暗杠,
+    `flower` 竞技 花杠) and, for an exposed kong, `discarder`; `active` (四川) the seats still playing.
+    """
+    scoring(ruleset)
+    seat, kind, discarder = note["seat"], note["kind"], note.get("discarder")
+    if kind not in ("exposed", "added", "concealed", "flower"):
+        raise ScoringError("bad_field", f"a kong is exposed, added, concealed or flower, not {kind!r}", "kind")
+    if kind == "exposed" and discarder is None:
+        raise ScoringError("bad_field", "an exposed kong names its discarder", "discarder")
+    if ruleset == "jingji":
+        from table_controller.scoring import jingji
+
+        return jingji.kong_payment(seat, kind, discarder)
+    if ruleset in ("sichuan", "xueliu"):
+        from table_controller.scoring import sichuan
+
+        return sichuan.kong_payment(seat, kind, discarder, active or T.SEATS, scoring(ruleset))
+    if ruleset in ("tuidaohu", "jipinghu"):
+        from table_controller.scoring import guangdong
+
+        return guangdong.kong_payment(seat, kind, discarder, scoring(ruleset))
+    return None

@@ -253,3 +253,17 @@ def test_jingji_20_point_fans_seed004() -> None:
     # 三箭刻 (30) over the three dragon pungs
     out = score_json(hand("555z666z777z123m9p", "9p"), "jingji")
     assert names(out)["三箭刻"] == 30
+
+
+def test_kong_payment_dispatch_from_the_hand_notes() -> None:
+    from table_controller.scoring import kong_payment
+
+    note = {"type": "kong", "seat": "S", "kind": "exposed", "tile": "5p", "discarder": "E"}
+    assert kong_payment("mcr", note) is None  # MCR pays kongs only as fans
+    assert kong_payment("jingji", note) == {"E": -12, "S": 12, "W": 0, "N": 0}
+    assert kong_payment("sichuan", note) == {"E": -1, "S": 1, "W": 0, "N": 0}
+    assert kong_payment("tuidaohu", note) == {"E": -3, "S": 3, "W": 0, "N": 0}
+    rain = {"seat": "S", "kind": "concealed"}
+    assert kong_payment("xueliu", rain, active=("S", "W", "N")) == {"E": 0, "S": 4, "W": -2, "N": -2}
+    with pytest.raises(ScoringError):
+        kong_payment("jingji", {"seat": "S", "kind": "exposed"})
