@@ -24,21 +24,28 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-@lru_cache(maxsize=None)
 def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
     """The ruleset's scoring tables, read-only (`["scoring"]`, `["match"]`, `["flow"]`).
 
     `["scoring"]["id"]` is the ruleset id. Raises `ScoringError("unknown_ruleset")` for an id
-    this engine does not score, or a ruleset file without a `[scoring]` table.
+    this engine does not score, or a ruleset file without a `[scoring]` table. Files are read
+    once per rulesets folder (`$TABLECTL_RULESETS_DIR` or the repository's `config/rulesets/`).
     """
     if ruleset not in SCORED_RULESETS:
         raise ScoringError("unknown_ruleset",
                            f"no scoring for ruleset {ruleset!r}; scored: {', '.join(SCORED_RULESETS)}",
                            "ruleset")
+    from table_controller.rules import rulesets_dir
+
+    return _tables(ruleset, str(rulesets_dir()))
+
+
+@lru_cache(maxsize=None)
+def _tables(ruleset: str, directory: str) -> Mapping[str, Any]:
     from table_controller.rules import RulesError, load_ruleset
 
     try:
-        sections = load_ruleset(ruleset).sections
+        sections = load_ruleset(ruleset, directory).sections
     except RulesError as exc:
         raise ScoringError("unknown_ruleset", str(exc), "ruleset") from exc
     if "scoring" not in sections:

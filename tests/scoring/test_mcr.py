@@ -106,3 +106,14 @@ def test_tile_order_does_not_matter_and_payments_sum_to_zero(case: Any, rnd: Any
     assert a == b
     if a["valid"]:
         assert sum(a["payments"].values()) == 0
+
+
+def test_the_minimum_is_data(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table that plays a higher minimum edits its ruleset file, not the code."""
+    source = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "mcr.toml"
+    text = source.read_text(encoding="utf-8")
+    assert "min_fan = 8" in text
+    (tmp_path / "mcr.toml").write_text(text.replace("min_fan = 8", "min_fan = 50"), encoding="utf-8")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    out = score_json(_hand(), "mcr")
+    assert out["valid"] is False and out["reason"] == "below_minimum" and out["total"] == 46
