@@ -286,8 +286,10 @@ class Table(BaseTable):
         await self._drop_transport()
         self._fail_pending(TableError("the table link was closed", "closed"))
 
-    def _fail_pending(self, exc: TableError, only_sent_before_boot: bool = False) -> None:
+    def _fail_pending(self, exc: TableError, keep: str = "") -> None:
         for req, p in list(self._pending.items()):
+            if p.name == keep:
+                continue
             if not p.future.done():
                 p.future.set_exception(exc)
             self._pending.pop(req, None)
@@ -322,8 +324,8 @@ class Table(BaseTable):
                 self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
                 reason = await self._session()
                 log.info("table %s: link ended (%s)", self.url, reason)
-            except TableError as exc:
-                reason = exc.code
+            except (TableError, OSError) as exc:
+                reason = getattr(exc, "code", "os_error")
                 if self._first is not None and not self._first.done() and not self._reconnect:
                     self._first.set_exception(exc)
                     return
@@ -352,6 +354,7 @@ class Table(BaseTable):
         try:
             await self._handshake()
             self.health.up = True
+            self._kick()  # the pump recomputes its deadline: silence detection starts now
             self._up.set()
             if self._first is not None and not self._first.done():
                 self._first.set_result(None)
@@ -359,6 +362,9 @@ class Table(BaseTable):
             return await pump
         except TableError as exc:
             return exc.code
+        except Exception:
+            log.exception("table %s: link task failed", self.url)
+            raise
         finally:
             pump.cancel()
             await asyncio.gather(pump, return_exceptions=True)
@@ -383,15 +389,8 @@ class Table(BaseTable):
                                    last_event=self._last_event, resend=False), IDENTIFY_TIMEOUT)
         except TimeoutError:
             raise TableError(f"no identity from {self.url}", "no_identity") from None
-        boot_id = values["boot_id"]
-        if self._boot_id and boot_id != self._boot_id:
-            self._last_event = 0
-            self._fail_pending(TableError(
-                "the table restarted (power or brown-out) while the command was pending; it was not repeated",
-                "table_restarted"))
-        self._boot_id = boot_id
-        self.info = TableInfo(values["protocol"], values["firmware"], values["serial"], _capabilities(values),
-                              "mahjong-link", self.url, boot_id)
+        if values["_name"] != "identity":
+            raise TableError(f"the table refused identify: {values.get('text', '')}", "no_identity")
         # Pending commands from before the unplug: resend; the table's request cache runs each once.
         for p in sorted(self._pending.values(), key=lambda p: p.req):
             if p.name != "identify":
@@ -455,6 +454,8 @@ class Table(BaseTable):
             return
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("<<< %s", msg.format(values))
+        if msg.name == "identity":
+            self._on_identity(values)  # now, before the replayed events behind it are numbered
         if msg.kind == "reply":
             p = self._pending.pop(values["req"], None)
             if p is not None and not p.future.done():
@@ -465,6 +466,17 @@ class Table(BaseTable):
             self.phase = values["phase"]
             self._emit("heartbeat", {"uptime_ms": values["uptime_ms"], "phase": values["phase"],
                                      "last_event": values["last_event"]})
+
+    def _on_identity(self, values: dict[str, Any]) -> None:
+        boot_id = values["boot_id"]
+        if self._boot_id and boot_id != self._boot_id:
+            self._last_event = 0  # a new boot numbers its events from 1 again
+            self._fail_pending(TableError(
+                "the table restarted (power or brown-out) while the command was pending; it was not repeated",
+                "table_restarted"), keep="identify")
+        self._boot_id = boot_id
+        self.info = TableInfo(values["protocol"], values["firmware"], values["serial"], _capabilities(values),
+                              "mahjong-link", self.url, boot_id)
 
     def _on_event(self, name: str, values: dict[str, Any]) -> None:
         ev = values.pop("ev")

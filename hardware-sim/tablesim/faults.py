@@ -26,6 +26,7 @@ class FaultPlan:
     stall_every: float = 0.0    # seconds between stalls: the firmware stops answering
     stall_for: float = 0.5
     brownout_on: str = ""       # a command name: the table browns out on receiving it (once)
+    unplug_on: str = ""         # a command name: the table runs it, then the cable is pulled before the reply
 
     HELP = {
         "ber": "bit error rate, e.g. ber=1e-4",
@@ -36,6 +37,7 @@ class FaultPlan:
         "unplug_every": "SECONDS[:DURATION]: unplug the cable periodically, e.g. unplug_every=10:0.5",
         "stall_every": "SECONDS[:DURATION]: the firmware stops answering for a while",
         "brownout_on": "COMMAND: reboot (brown-out) when this command arrives, e.g. brownout_on=raise_walls",
+        "unplug_on": "COMMAND: run this command, then pull the cable before the reply leaves (once)",
     }
 
     @classmethod
@@ -54,8 +56,8 @@ class FaultPlan:
             if not sep or key not in cls.HELP:
                 raise ValueError(f"fault spec part {part!r}: expected one of {', '.join(cls.HELP)} as KEY=VALUE")
             try:
-                if key == "brownout_on":
-                    plan.brownout_on = value.strip()
+                if key in ("brownout_on", "unplug_on"):
+                    setattr(plan, key, value.strip())
                 elif key in ("delay", "unplug_every", "stall_every"):
                     a, _, b = value.partition(":")
                     setattr(plan, key, float(a))

@@ -91,6 +91,7 @@ class SimTable:
         self._closed = False
         self._stalled_until = 0.0
         self._brownout_armed = bool(self.plan.brownout_on)
+        self._unplug_armed = bool(self.plan.unplug_on)
         self.commands_executed: list[str] = []  # every command the firmware ran (not cached repeats)
         self.events_sent = 0
         self._boot(reason=0)
@@ -338,6 +339,10 @@ class SimTable:
         except _Refused as r:
             reply = ("result", {"code": msgs.RESULT_IDS[r.code], "text": r.text})
         name, fields = reply if reply is not None else ("result", {"code": 0, "text": ""})
+        if self._unplug_armed and msg.name == self.plan.unplug_on:
+            self._unplug_armed = False
+            self._pull_cable()  # the command ran; its reply is lost with the link
+            self._spawn(self._unplugged(self.plan.unplug_for, already=True), "unplug")
         self._reply(conn, req, name, req=req, **fields)
 
     def _reply(self, conn: _Conn, req_no: int, name: str, **values: Any) -> None:
@@ -602,16 +607,10 @@ class SimTable:
         """Pull the cable for `duration` seconds: nothing crosses it (a TCP client is disconnected)."""
         self._spawn(self._unplugged(duration), "unplug")
 
-    async def _unplugged(self, duration: float) -> None:
-        for conn in self._conns:
-            conn.unplugged = True
-        for port in self._ports:
-            if hasattr(port, "drop_client"):
-                port.refuse = True
-                port.drop_client()
+    async def _unplugged(self, duration: float, already: bool = False) -> None:
+        if not already:
+            self._pull_cable()
         usb = getattr(self, "_usb", None)
-        if usb is not None:
-            usb.plugged = False
         try:
             await self.clock.sleep(duration)
         finally:
@@ -625,6 +624,17 @@ class SimTable:
             for conn in self._conns:
                 conn.unplugged = False
                 self._replug(conn)
+
+    def _pull_cable(self) -> None:
+        for conn in self._conns:
+            conn.unplugged = True
+        for port in self._ports:
+            if hasattr(port, "drop_client"):
+                port.refuse = True
+                port.drop_client()
+        usb = getattr(self, "_usb", None)
+        if usb is not None:
+            usb.plugged = False
 
     def stall(self, duration: float = 0.5) -> None:
         """The firmware hangs for `duration` seconds: bytes received meanwhile are lost."""

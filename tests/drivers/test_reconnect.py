@@ -1,0 +1,149 @@
+"""Unplug, stall and brown-out: commands run once or fail clearly; no event is lost or duplicated."""
+
+from __future__ import annotations
+
+import pytest
+
+from drivers.clock import VirtualClock
+from drivers.errors import TableError
+from drivers.table import Table, open_table
+from tablesim import SimTable
+
+
+async def start(transport: str, clock: VirtualClock, **sim_args: object) -> tuple[SimTable, Table]:
+    sim = SimTable(seed=5, clock=clock, **sim_args)  # type: ignore[arg-type]
+    if transport == "pty":
+        url = await sim.serve_pty()
+    else:
+        url = f"socket://127.0.0.1:{await sim.serve_tcp(0)}"
+    table = await open_table(url, clock=clock)
+    assert isinstance(table, Table)
+    return sim, table
+
+
+def numbered(table: Table) -> list[int]:
+    return [ev.seq for ev in table.history]
+
+
+@pytest.mark.parametrize("transport", ["pty", "tcp"])
+async def test_unplug_after_the_table_ran_a_command_it_completes_once(no_leaks: None, transport: str) -> None:
+    clock = VirtualClock(auto=True)
+    sim, table = await start(transport, clock, faults="unplug_on=start_shuffle,unplug_every=0")
+    try:
+        sim.plan.unplug_for = 5.0
+        await table.start_shuffle()  # its reply was lost with the cable; resent after replug, answered from the cache
+        assert sim.commands_executed.count("start_shuffle") == 1
+        assert table.reconnects >= 1
+        types = [e.type for e in list(table._events._queue)]  # type: ignore[attr-defined]
+        assert "link_down" in types and types.count("link_up") == 2
+        await table.wait_phase("ready", timeout=100)
+        assert numbered(table) == list(range(1, table.last_event + 1))
+        assert table.duplicate_events + table.missed_events == table.duplicate_events  # nothing missed
+        assert table.missed_events == 0
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
+
+
+@pytest.mark.parametrize("transport", ["pty", "tcp"])
+async def test_events_raised_while_unplugged_arrive_once_in_order(no_leaks: None, transport: str) -> None:
+    clock = VirtualClock(auto=True)
+    sim, table = await start(transport, clock)
+    try:
+        sim.unplug(6.0)
+        await clock.sleep(0.1)
+        for seat in "ESWN":
+            sim.press_button(seat, "start")
+        sim.raise_fault("jam", "lift W")
+        await table.wait_for_event("fault_raised", timeout=60)
+        assert table.health.up
+        presses = [e for e in table.history if e.type == "button"]
+        assert [e.fields["seat"] for e in presses] == ["E", "S", "W", "N"]
+        assert numbered(table) == list(range(1, table.last_event + 1))
+        assert table.missed_events == 0
+        status = await table.status()
+        assert status.last_event == table.last_event and status.faults == (1,)
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
+
+
+async def test_a_command_sent_while_unplugged_waits_for_the_link_and_runs_once(no_leaks: None) -> None:
+    clock = VirtualClock(auto=True)
+    sim, table = await start("tcp", clock)
+    try:
+        sim.unplug(4.0)
+        await table.wait_for_event("link_down", timeout=10)
+        await table.set_tile_count(136)
+        assert sim.next_tile_count == 136 and sim.commands_executed.count("set_tile_count") == 1
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
+
+
+async def test_brown_out_mid_command_fails_it_clearly_and_resynchronises(no_leaks: None) -> None:
+    clock = VirtualClock(auto=True)
+    sim, table = await start("pty", clock, faults="brownout_on=start_shuffle")
+    try:
+        old_boot = table.info.boot_id
+        with pytest.raises(TableError) as failed:
+            await table.start_shuffle()
+        assert failed.value.code == "table_restarted"
+        assert "not repeated" in str(failed.value)
+        assert "start_shuffle" not in sim.commands_executed
+        for _ in range(100):  # the replay of the new boot's events follows the identity
+            hellos = [e for e in table.history if e.type == "hello"]
+            if len(hellos) == 2:
+                break
+            await clock.sleep(0.1)
+        assert [h.fields["reason"] for h in hellos] == [0, 1]  # power on, then the brown-out
+        hello = hellos[-1]
+        assert hello.seq == 1 and hello.fields["boot_id"] == table.info.boot_id and table.info.boot_id != old_boot
+        assert table.info.boot_id != old_boot
+        assert (await table.status()).phase == "idle"
+        await table.start_shuffle()  # the link works after the restart
+        assert sim.commands_executed.count("start_shuffle") == 1
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
+
+
+async def test_a_stall_is_survived_by_retransmission(no_leaks: None) -> None:
+    clock = VirtualClock(auto=True)
+    sim, table = await start("pty", clock)
+    try:
+        sim.stall(1.5)
+        await table.buzzer(100)
+        assert sim.buzzes == [100]
+        assert table.health.retransmits >= 1
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
+
+
+async def test_a_long_silence_takes_the_link_down_and_it_comes_back(no_leaks: None) -> None:
+    clock = VirtualClock(auto=True)
+    sim, table = await start("pty", clock)
+    try:
+        sim.stall(10.0)
+        down = await table.wait_for_event("link_down", timeout=20)
+        assert down.fields["reason"] in ("silent", "no_ack")
+        await table.wait_for_event("link_up", timeout=30)
+        assert (await table.status()).phase == "idle"
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
+
+
+async def test_unreachable_table_fails_with_a_clear_error(no_leaks: None) -> None:
+    clock = VirtualClock(auto=True)
+    with pytest.raises(TableError) as nobody:
+        await open_table("/dev/does-not-exist", clock=clock, reconnect=False)
+    assert "cannot" in str(nobody.value)
+    await clock.close()
