@@ -117,3 +117,17 @@ def test_the_minimum_is_data(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
     out = score_json(_hand(), "mcr")
     assert out["valid"] is False and out["reason"] == "below_minimum" and out["total"] == 46
+
+
+def test_known_difference_with_the_published_data() -> None:
+    """258m 2346 9p 14788s waiting on 3p: the 3p both fills 369p of the 组合龙 and the 2_4p chow.
+
+    gb-mahjong-js publishes 组合龙 门前清 平和 (no 嵌张); pymahjonggb 1.4.0 also counts 嵌张 (1).
+    The library is this project's reference, so the referee sees its answer; this test pins the
+    difference so an upgrade that changes it is noticed.
+    """
+    from scoring.gbnotation import read_case
+
+    fans = mcr.library_fans(HandInput.from_json(read_case("258m23469p14788s3p")))
+    assert not isinstance(fans, str)
+    assert sorted(f.name for f in fans) == sorted(["组合龙", "门前清", "平和", "嵌张"])
