@@ -21,6 +21,8 @@ def register(subparsers: Any) -> None:
                '"melds":[],"win_tile":"9m","win":"self_draw"}\' | tablectl score --ruleset mcr --json')
     parser.add_argument("--ruleset", required=True, metavar="ID", help=f"ruleset id: {RULESETS_HELP}")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("--fans", action="store_true",
+                        help="print the ruleset's fan table (name, value, rule) instead of scoring a hand")
     parser.add_argument("file", nargs="?", default="-", help="hand JSON file (default: standard input)")
     parser.set_defaults(func=run)
 
@@ -52,6 +54,20 @@ def print_human(result: dict[str, Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from table_controller.scoring import ScoringError, score_json
 
+    if args.fans:
+        from table_controller.scoring.catalog import fan_table
+
+        try:
+            rows = fan_table(args.ruleset)
+        except ScoringError as exc:
+            print(f"tablectl score: {exc.code}: {exc}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps(rows, ensure_ascii=False))
+        else:
+            for row in rows:
+                print(f"{row['name']:<6}\t{row['value']:>4}\t{row['rule']}")
+        return 0
     data, error = read_json(args.file)
     if error:
         print(f"tablectl score: {error}", file=sys.stderr)

@@ -52,3 +52,17 @@ def test_malformed_exits_2_naming_it(monkeypatch: pytest.MonkeyPatch, capsys: py
 def test_human_output_is_chinese(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(monkeypatch, capsys, json.dumps(HAND), "--ruleset", "mcr")
     assert code == 0 and "清一色 24" in out and "合计 46" in out
+
+
+def test_fan_table_for_the_referee(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "--ruleset", "jingji", "--fans", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["清一色"]["value"] == 30 and "one suit" in by_name["清一色"]["rule"]
+    assert by_name["门清"] == {"name": "门清", "value": 8, "rule": "附加分"}
+    assert all(r["rule"] for r in rows)  # every valued element has its rule
+    assert main(["score", "--ruleset", "mcr", "--fans"]) == 0
+    assert "起和" in capsys.readouterr().out
+    for ruleset in ("sichuan", "xueliu", "tuidaohu", "jipinghu"):
+        assert main(["score", "--ruleset", ruleset, "--fans", "--json"]) == 0
+        assert all(r["rule"] for r in json.loads(capsys.readouterr().out)), ruleset
