@@ -49,6 +49,8 @@ class _Conn:
     task: asyncio.Task[None] | None = None
     boot_nonce: int | None = None
     remote_buf: bytearray = field(default_factory=bytearray)
+    line: deque[bytes] = field(default_factory=deque)
+    uart: asyncio.Task[None] | None = None
 
 
 class SimTable:
@@ -57,7 +59,7 @@ class SimTable:
     def __init__(self, seed: int = 1, clock: Clock | None = None, *, dialect: str = "mahjong-link",
                  autopilot: bool = False, tile_count: int = 144, dice: int = 2,
                  faults: FaultPlan | str | None = None, timings: Timings | None = None,
-                 serial: str | None = None, ruleset: Any = None) -> None:
+                 serial: str | None = None, ruleset: Any = None, baud: int | None = None) -> None:
         if dialect not in ("mahjong-link", "remote-control"):
             raise SimError(f"unknown dialect {dialect!r}: mahjong-link or remote-control")
         if tile_count not in WALL_LENGTHS:
@@ -65,6 +67,7 @@ class SimTable:
         if dice not in (2, 3):
             raise SimError("a dice unit has 2 or 3 dice")
         self.seed = seed
+        self.baud = baud  # pace what the table sends at this line rate (None: as fast as the port takes it)
         self.ruleset = ruleset  # optional rules-engine Ruleset: its tile set when its count is built
         self.clock = clock or SystemClock()
         self.dialect = dialect
@@ -212,7 +215,33 @@ class SimTable:
         for delay, piece in self.damage.outbound(frame):
             if delay:
                 self._spawn(self._late_write(conn, delay, piece), "late write")
+            elif self.baud:
+                control = len(piece) > 4 and piece[:2] == b"\xa5\x5a" and piece[4] < 0x10
+                if control:
+                    conn.line.appendleft(piece)
+                else:
+                    conn.line.append(piece)
+                if conn.uart is None or conn.uart.done():
+                    conn.uart = self._spawn(self._uart(conn), f"{conn.name} uart")
             else:
+                conn.write(piece)
+
+    async def _uart(self, conn: _Conn) -> None:
+        """Send at the line rate: 10 bits a byte (8N1), so benches measure against a real UART.
+
+        A frame leaves when the line is free and is written once its last byte would have
+        left the wire. Link-control frames (ACK, NAK) jump the queue, as a firmware's TX
+        priority would have them, so an ACK never waits behind eight full frames.
+        """
+        assert self.baud
+        free_at = self.clock.now()
+        while conn.line:
+            piece = conn.line.popleft()
+            now = self.clock.now()
+            free_at = max(free_at, now - 0.002) + len(piece) * 10 / self.baud  # catch up a late timer
+            if free_at > now:
+                await self.clock.sleep(free_at - now)
+            if not conn.unplugged:
                 conn.write(piece)
 
     async def _late_write(self, conn: _Conn, delay: float, piece: bytes) -> None:
@@ -264,6 +293,7 @@ class SimTable:
         """A fresh cable: old bytes and link state are gone; the host will RESET and identify."""
         while not conn.rx.empty():
             conn.rx.get_nowait()
+        conn.line.clear()
         conn.link.reset()
         conn.identified = False
         conn.remote_buf = bytearray()
