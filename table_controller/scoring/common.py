@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from table_controller import tiles as T
+from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.registry import Registry, View, best
 from table_controller.scoring.result import Fan
@@ -18,6 +19,12 @@ def best_reading(hand: HandInput, registry: Registry, table: Mapping[str, Any], 
     """The reading whose elements score most under the table's `fans` and `excludes`; None: no win."""
     values = table["fans"]
     excludes = table.get("excludes", {})
+    named = set(values) | set(excludes) | {n for names in excludes.values() for n in names}
+    unknown = sorted(named - set(registry.elements))
+    if unknown:  # a typo in the TOML must not silently drop a fan
+        raise ScoringError("bad_ruleset_table",
+                           f"[scoring.fans] of {table.get('id')} names fans this engine does not know: "
+                           f"{', '.join(unknown)}; known: {', '.join(registry.elements)}", "ruleset")
     candidates = []
     for shape in readings(hand, wildcard, knitted=knitted):
         view = View(hand, shape, wildcard, extra or {})

@@ -267,3 +267,15 @@ def test_kong_payment_dispatch_from_the_hand_notes() -> None:
     assert kong_payment("xueliu", rain, active=("S", "W", "N")) == {"E": 0, "S": 4, "W": -2, "N": -2}
     with pytest.raises(ScoringError):
         kong_payment("jingji", {"seat": "S", "kind": "exposed"})
+
+
+def test_a_typo_in_the_fan_table_is_an_error(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "sichuan.toml"
+    text = source.read_text(encoding="utf-8")
+    (tmp_path / "sichuan.toml").write_text(text.replace('"清一色" = 2', '"清一sè" = 2'), encoding="utf-8")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ScoringError) as err:
+        score_json(hand("1111223344556m", "6m"), "sichuan")
+    assert err.value.code == "bad_ruleset_table" and "清一sè" in str(err.value)
