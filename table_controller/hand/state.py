@@ -443,6 +443,8 @@ def _win_on_discard(s: HandState, owner: str, tile: str, wins: list[str], how: s
                     notes: list[dict[str, Any]]) -> None:
     for seat in wins:
         hand = s.hand_json(seat, tile, how, owner)
+        if len(wins) > 1:  # 一炮多响: 买马 counts from the discarder (seed 001)
+            hand.setdefault("options", {})["horse_origin"] = owner
         s.winners.append({"seat": seat, "win": how, "tile": tile, "discarder": owner, "hand": hand})
         s.seats[seat].won += 1
         notes.append({"type": "win", "seat": seat, "win": how, "tile": tile, "discarder": owner, "hand": hand})

@@ -130,6 +130,8 @@ def test_one_discard_several_winners(ruleset: str, winners: list[str]) -> None:
         s, _ = play(s, *(ChooseMissing(x, "s") for x in T.SEATS))
     s, notes = play(s, Discard("E", "5p"), Claim("W", "win"), Claim("S", "win"), Pass("N"))
     assert [w["seat"] for w in wins(notes)] == winners
+    if len(winners) > 1:
+        assert all(w["hand"]["options"]["horse_origin"] == "E" for w in wins(notes))
     for w in wins(notes):
         out = score_json(w["hand"], ruleset)
         assert out["valid"] and out["payments"]["E"] < 0 and sum(out["payments"].values()) == 0
