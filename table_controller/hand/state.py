@@ -384,11 +384,19 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
     robbing = s.phase == "rob_kong"
     owner, tile = s.pending_kong if robbing else s.last_discard  # type: ignore[misc]
     order = [T.seat_after(owner, k) for k in (1, 2, 3)]
-    wins = [x for x in order if x in s.claims and s.claims[x].action == "win"]
+    how = "rob_kong" if robbing else "discard"
+    wins = []
+    for x in order:
+        if x in s.claims and s.claims[x].action == "win":
+            if _completes(s, x, tile, how, owner):
+                wins.append(x)
+            else:  # 诈和: the declared hand does not win; the claim is void, play goes on
+                del s.claims[x]
+                notes.append({"type": "false_win", "seat": x, "tile": tile, "rule": "诈和: 手牌不成和, 罚分后继续"})
     if wins:
         if not s.rules.multiple_winners:
             wins = wins[:1]
-        _win_on_discard(s, owner, tile, wins, "rob_kong" if robbing else "discard", notes)
+        _win_on_discard(s, owner, tile, wins, how, notes)
         return
     if robbing:  # nobody robbed: the kong stands, the konger draws its replacement
         seat, _ = s.pending_kong  # type: ignore[misc]

@@ -335,3 +335,11 @@ def test_whole_hand_on_a_physical_wall(ruleset: str, dice: tuple[int, int], seed
     on_table = sum(len(x.concealed) + len(x.discards) + len(x.flowers) for x in s.seats.values())
     assert on_table == rs.tiles - s.wall.remaining
     assert all(len(x.concealed) == 13 for x in s.seats.values())
+
+
+def test_a_false_win_claim_is_void_and_the_pung_goes_ahead() -> None:
+    s, notes = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)),
+                    Deal(hands(E="5p", S="123m456m789m11s57p", W="55p")),
+                    Discard("E", "5p"), Claim("S", "win"), Claim("W", "pung"), Pass("N"))
+    assert {"type": "false_win", "seat": "S", "tile": "5p", "rule": "诈和: 手牌不成和, 罚分后继续"} in notes
+    assert not wins(notes) and s.turn == "W" and s.seats["W"].melds[0]["type"] == "pung"
