@@ -68,23 +68,15 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     if found is None:
         return refuse(ruleset, "not_a_win", "不是和牌")
     fans, view = found
-    names = {f.name for f in fans}
-    if len(names - {"鸡胡"}) and table.get("style") == "multiply":
-        fans = [f for f in fans if f.name != "鸡胡"]
+    if table.get("style") == "multiply" and any(f.name != "鸡胡" for f in fans):
+        fans = [f for f in fans if f.name != "鸡胡"]  # 鸡胡 is a hand with no other 番型
     limit = [f for f in fans if f.name in table.get("limit_hands", ())]
     if limit:  # 特殊牌型 stand alone, beyond the cap
         fans = limit
     if table.get("style") == "multiply":
         if [f.name for f in fans] == ["鸡胡"] and hand.win == "discard":
             return refuse(ruleset, "chicken_on_discard", "鸡胡只能自摸或抢杠胡", tuple(fans), 2)
-        total = sum(f.points for f in fans)
-        factor = 1
-        if hand.self_drawn:
-            factor *= int(table["self_draw_factor"])
-        if wildcard is not None and E.no_wildcard(view):
-            factor *= int(table["no_wildcard_factor"])
-            fans = fans + [Fan("硬胡", int(table["no_wildcard_factor"]))]
-        pts = total * factor * int(table["base"])
+        fans, total, pts = _multiply(hand, fans, table, wildcard is not None and bool(E.no_wildcard(view)))
         capped = False
     else:
         total = sum(f.points for f in fans)
@@ -92,14 +84,22 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
             return refuse(ruleset, "below_minimum", f"不够{table['min_fan']}番起胡", tuple(fans), total)
         cap = int(table["cap_fan"])
         capped = not limit and total > cap
-        fan = int(table["limit_fan"]) if limit else min(total, cap)
-        pts = int(table["base"]) * 2 ** fan
-    payers = _payers(hand, pts, table)
-    pay = collect(hand.winner, payers)
-    horses = list(hand.options.get("horses", []))
-    horse_pay, horse_seats = horse_payments(hand, pay, horses)
+        pts = int(table["base"]) * 2 ** (int(table["limit_fan"]) if limit else min(total, cap))
+    pay = collect(hand.winner, _payers(hand, pts, table))
+    horse_pay, horse_seats = horse_payments(hand, pay, list(hand.options.get("horses", [])))
     return ScoreResult(True, ruleset, tuple(fans), total, pts, add(pay, horse_pay),
                        details={"capped": capped, "horses": horse_seats})
+
+
+def _multiply(hand: HandInput, fans: list[Fan], table: Mapping[str, Any],
+              hard: bool) -> tuple[list[Fan], int, int]:
+    """推倒胡: (Σ 番型) × 自摸 2 × 硬胡 2 × 底分; 硬胡 only counts where a 鬼牌 is played."""
+    total = sum(f.points for f in fans)
+    factor = int(table["self_draw_factor"]) if hand.self_drawn else 1
+    if hard:
+        factor *= int(table["no_wildcard_factor"])
+        fans = fans + [Fan("硬胡", int(table["no_wildcard_factor"]))]
+    return fans, total, total * factor * int(table["base"])
 
 
 def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, int]:
