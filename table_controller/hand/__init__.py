@@ -13,9 +13,9 @@ from table_controller.hand.events import (
     Replace, SelfDrawWin, event_from_json,
 )
 from table_controller.hand.rules import FlowRules
-from table_controller.hand.state import HandState, SeatState, apply, new_hand
+from table_controller.hand.state import HandState, SeatState, apply, new_hand, ready_json
 from table_controller.hand.wall import Wall
 
 __all__ = ["ChooseMissing", "Claim", "CloseWindow", "Correct", "Deal", "Discard", "Draw", "Event",
            "Flower", "FlowRules", "HandState", "IllegalAction", "Kong", "Pass", "Replace", "SeatState",
-           "SelfDrawWin", "Wall", "apply", "event_from_json", "new_hand"]
+           "SelfDrawWin", "Wall", "apply", "event_from_json", "new_hand", "ready_json"]

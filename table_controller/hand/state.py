@@ -137,6 +137,17 @@ class HandState:
         return data
 
 
+def ready_json(state: HandState, seat: str) -> dict[str, Any]:
+    """A seat's 13 tiles as the waits input (docs/scoring.md, no `win_tile`): for 查大叫 at 荒牌."""
+    st = state.seats[seat]
+    data: dict[str, Any] = {"seat_wind": seat, "prevalent_wind": state.prevalent,
+                            "concealed": list(st.concealed), "melds": [dict(m) for m in st.melds],
+                            "win": "discard"}
+    if st.missing_suit:
+        data["options"] = {"missing_suit": st.missing_suit}
+    return data
+
+
 def new_hand(rules: FlowRules, wall: Wall, prevalent: str = "E") -> HandState:
     """A hand before the deal; `wall` is the wall after the opening deal (`plan.initial_state()`)."""
     return HandState(rules=rules, wall=wall, prevalent=prevalent)

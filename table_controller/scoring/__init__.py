@@ -13,7 +13,7 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["SCORED_RULESETS", "Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "kong_payment", "score", "score_json"]
+           "exhaustive_settlement", "kong_payment", "score", "score_json"]
 
 
 def score(hand: HandInput, ruleset: str) -> ScoreResult:
@@ -55,3 +55,15 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
 
         return guangdong.kong_payment(seat, kind, discarder, scoring(ruleset))
     return None
+
+
+def exhaustive_settlement(ruleset: str, hands: Mapping[str, Any]) -> dict[str, Any] | None:
+    """荒牌 payments among the seats still playing (四川 查花猪, 查大叫), or None where 荒庄 pays
+    nothing. `hands`: seat → the 13-tile JSON of each (`hand.ready_json`)."""
+    scoring(ruleset)
+    if ruleset not in ("sichuan", "xueliu"):
+        return None
+    from table_controller.scoring import sichuan
+
+    ready = {seat: HandInput.from_json(doc, ready_only=True) for seat, doc in hands.items()}
+    return sichuan.settle_exhaustive(ready, scoring(ruleset))

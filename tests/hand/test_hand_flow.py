@@ -343,3 +343,19 @@ def test_a_false_win_claim_is_void_and_the_pung_goes_ahead() -> None:
                     Discard("E", "5p"), Claim("S", "win"), Claim("W", "pung"), Pass("N"))
     assert {"type": "false_win", "seat": "S", "tile": "5p", "rule": "诈和: 手牌不成和, 罚分后继续"} in notes
     assert not wins(notes) and s.turn == "W" and s.seats["W"].melds[0]["type"] == "pung"
+
+
+def test_exhaustive_draw_settles_flower_pigs_and_not_ready_in_sichuan_seed000() -> None:
+    from table_controller.hand import ready_json
+    from table_controller.scoring import exhaustive_settlement
+
+    rules = FlowRules.for_ruleset("sichuan")
+    s, _ = play(new_hand(rules, FakeWall(1)),
+                Deal(hands(E="234567m12p123s456s", S="1112345678999m", W="12345678m13579p", N="22334455p11s246s")),
+                *(ChooseMissing(x, m) for x, m in zip(T.SEATS, "ssps")),
+                Discard("E", "6s"), CloseWindow(), Draw("S", "9s"), Discard("S", "9s"), CloseWindow())
+    assert s.result == "exhaustive"
+    out = exhaustive_settlement("sichuan", {x: ready_json(s, x) for x in s.active()})
+    assert out is not None and out["flower_pigs"] == ["E"] and "S" in out["ready"]
+    assert sum(out["payments"].values()) == 0 and out["payments"]["E"] < 0
+    assert exhaustive_settlement("mcr", {}) is None
