@@ -111,18 +111,22 @@ class VirtualClock(Clock):
         return fired
 
     async def advance(self, seconds: float) -> None:
-        """Move time forward by `seconds`, waking sleepers in deadline order on the way."""
+        """Move time forward by `seconds`, waking sleepers in deadline order on the way.
+
+        Before each step the loop runs a few iterations, so tasks just created get to
+        schedule their first sleep before time passes them by.
+        """
         target = self._now + seconds
         while True:
+            for _ in range(10):
+                await asyncio.sleep(0)
             nxt = self.next_deadline()
             if nxt is None or nxt > target:
                 break
             self._now = max(self._now, nxt)
             self._fire_due()
-            for _ in range(5):  # let woken tasks run and schedule their next sleep
-                await asyncio.sleep(0)
         self._now = target
-        for _ in range(5):
+        for _ in range(10):
             await asyncio.sleep(0)
 
     async def close(self) -> None:

@@ -1,0 +1,83 @@
+"""`tablectl sim` and `tablectl probe` as a user runs them: a real process, a real port."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from table_controller.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_sim(*args: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", *args],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    assert url, proc.stderr.read() if proc.stderr else "no output"
+    return proc, url
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+
+
+@pytest.mark.parametrize("where", [["--tcp", "0"], ["--pty"]])
+def test_probe_a_running_sim_prints_identity_as_json(where: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    proc, url = start_sim(*where, "--seed", "42")
+    try:
+        assert url.startswith("socket://127.0.0.1:") if where[0] == "--tcp" else os.path.exists(url)
+        assert main(["probe", url, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["ok"] and out["serial"] == "SIM-000042" and out["protocol_version"] == 1
+        assert out["capabilities"]["wall_lengths"]["108"] == [14, 13, 14, 13]
+        assert out["status"]["phase"] == "idle"
+    finally:
+        stop(proc)
+    assert proc.returncode == 0
+
+
+def test_probe_of_a_remote_control_table_reports_what_it_lacks(capsys: pytest.CaptureFixture[str]) -> None:
+    proc, url = start_sim("--pty", "--dialect", "remote-control")
+    try:
+        assert main(["probe", url, "--json", "--dialect", "remote-control"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["dialect"] == "remote-control" and out["capabilities"]["dice"] == 0
+        assert out["status"]["code"] == "unsupported"
+    finally:
+        stop(proc)
+
+
+def test_probe_of_nothing_fails_with_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["probe", "socket://127.0.0.1:1", "--json", "--timeout", "1"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is False and "127.0.0.1:1" in out["error"]
+
+
+def test_sim_rejects_a_bad_fault_spec(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "--faults", "ber=often"]) == 2
+    assert "not a number" in capsys.readouterr().err
+
+
+def test_sim_help_lists_the_fault_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["sim", "--help"])
+    text = capsys.readouterr().out
+    for key in ("ber=", "drop=", "unplug_every=", "brownout_on=", "fault ID"):
+        assert key in text
