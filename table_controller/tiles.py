@@ -50,7 +50,7 @@ def check(code: object) -> str:
     """Return `code` if it is a valid face code, else raise `TileError` naming it."""
     if not isinstance(code, str) or code not in _FACES:
         raise TileError(f"not a tile code: {code!r} (expected e.g. 1m 9p 10s 5z 3f)")
-    return code  # type: ignore[return-value]
+    return code
 
 
 def suit(code: str) -> str:

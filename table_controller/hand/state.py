@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from table_controller import tiles as T
 from table_controller.hand.errors import IllegalAction
@@ -205,8 +205,9 @@ def apply(state: HandState, event: Event) -> tuple[HandState, list[dict[str, Any
     notes: list[dict[str, Any]] = []
     _need(s.phase != "ended" or isinstance(event, Correct), "hand_over", "本盘已结束")
     handler = _HANDLERS.get(type(event))
-    _need(handler is not None, "bad_event", f"unknown event {event!r}")
-    handler(s, event, notes)  # type: ignore[operator]
+    if handler is None:
+        raise IllegalAction("bad_event", f"unknown event {event!r}")
+    handler(s, event, notes)
     return s, notes
 
 
@@ -325,10 +326,18 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
         _resolve(s, notes)
 
 
+def _window(s: HandState) -> tuple[str, str]:
+    """(seat, tile) the open window is about: the 补杠 open to 抢杠, else the last discard."""
+    if s.phase == "rob_kong" and s.pending_kong is not None:
+        return s.pending_kong
+    if s.last_discard is None:
+        raise IllegalAction("window_closed", "没有可以叫的牌")
+    return s.last_discard
+
+
 def _eligible(s: HandState) -> list[str]:
     """Seats that may still answer the open window."""
-    assert s.last_discard or s.pending_kong
-    owner = s.pending_kong[0] if s.phase == "rob_kong" and s.pending_kong else s.last_discard[0]  # type: ignore[index]
+    owner, _ = _window(s)
     seats = [x for x in s.active() if x != owner]
     if s.rules.continue_after_win == "blood_battle":
         seats = [x for x in seats if not s.seats[x].won]
@@ -341,9 +350,7 @@ def _claim(s: HandState, e: Claim, notes: list[dict[str, Any]]) -> None:
     _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家不能再叫这张牌")
     if s.phase == "rob_kong":
         _need(e.action == "win", "rob_only_win", "补杠时只能抢杠和")
-        owner, tile = s.pending_kong  # type: ignore[misc]
-    else:
-        owner, tile = s.last_discard  # type: ignore[misc]
+    owner, tile = _window(s)
     st = s.seats[e.seat]
     if e.action == "chi":
         _need(s.rules.chow, "no_chow", f"{s.rules.ruleset} 不可以吃")
@@ -371,7 +378,7 @@ def _pass(s: HandState, e: Pass, notes: list[dict[str, Any]]) -> None:
     _check_seat(e.seat)
     _need(s.phase in ("claims", "rob_kong"), "window_closed", "没有可以放过的牌")
     _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家已经表态")
-    owner, tile = s.pending_kong if s.phase == "rob_kong" else s.last_discard  # type: ignore[misc]
+    owner, tile = _window(s)
     win = "rob_kong" if s.phase == "rob_kong" else "discard"
     could = s.seats[e.seat].known and _completes(s, e.seat, tile, win, owner)
     if could and s.rules.must_win_last and s.wall.in_last_zone:
@@ -393,7 +400,7 @@ def _close(s: HandState, e: CloseWindow, notes: list[dict[str, Any]]) -> None:
 def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
     """Close the window: 和 > 杠/碰 > 吃; wins by seat order from the discarder (截和 or 一炮多响)."""
     robbing = s.phase == "rob_kong"
-    owner, tile = s.pending_kong if robbing else s.last_discard  # type: ignore[misc]
+    owner, tile = _window(s)
     order = [T.seat_after(owner, k) for k in (1, 2, 3)]
     how = "rob_kong" if robbing else "discard"
     wins = []
@@ -410,7 +417,7 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
         _win_on_discard(s, owner, tile, wins, how, notes)
         return
     if robbing:  # nobody robbed: the kong stands, the konger draws its replacement
-        seat, _ = s.pending_kong  # type: ignore[misc]
+        seat = owner
         s.pending_kong = None
         st = s.seats[seat]
         st.take(tile)
@@ -534,7 +541,7 @@ def _correct(s: HandState, e: Correct, notes: list[dict[str, Any]]) -> None:
     notes.append({"type": "corrected", "seat": e.seat, "old": e.old, "new": e.new})
 
 
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[[HandState, Any, list[dict[str, Any]]], None]] = {
     Deal: _deal, ChooseMissing: _choose_missing, Draw: _draw, Replace: _replace, Flower: _flower,
     Discard: _discard, Claim: _claim, Pass: _pass, CloseWindow: _close, Kong: _kong,
     SelfDrawWin: _self_draw, Correct: _correct,

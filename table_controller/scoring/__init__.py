@@ -20,7 +20,8 @@ def score(hand: HandInput, ruleset: str) -> ScoreResult:
     """Score a winning hand under a ruleset; raises `ScoringError` for an unknown ruleset."""
     from table_controller.scoring.rulesets import module_for
 
-    return module_for(ruleset).score(hand, scoring(ruleset))
+    result: ScoreResult = module_for(ruleset).score(hand, scoring(ruleset))
+    return result
 
 
 def score_json(data: Any, ruleset: str) -> dict[str, Any]:

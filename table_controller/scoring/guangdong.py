@@ -106,8 +106,8 @@ def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, in
     if hand.self_drawn:
         return {s: pts for s in T.SEATS if s != hand.winner}
     if hand.win == "rob_kong" and table.get("rob_kong_pays_all"):
-        return {hand.discarder: 3 * pts}  # type: ignore[dict-key]  # 被抢杠者包三家
-    return {hand.discarder: pts}  # type: ignore[dict-key]
+        return {hand.paying_seat(): 3 * pts}  # 被抢杠者包三家
+    return {hand.paying_seat(): pts}
 
 
 def horse_payments(hand: HandInput, pay: Mapping[str, int], horses: list[str]) -> tuple[dict[str, int], list[str]]:
@@ -133,6 +133,8 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
     table = table or scoring("tuidaohu")
     base, k = int(table["base"]), table["kong"]
     if kind == "exposed":
-        return collect(seat, {discarder: int(k["点杠"]) * base})  # type: ignore[dict-key]
+        if discarder is None:
+            raise ScoringError("bad_field", "an exposed kong names its discarder", "discarder")
+        return collect(seat, {discarder: int(k["点杠"]) * base})
     each = int(k["补杠" if kind == "added" else "暗杠"]) * base
     return collect(seat, {s: each for s in T.SEATS if s != seat})

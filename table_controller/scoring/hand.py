@@ -59,6 +59,12 @@ class HandInput:
     def self_drawn(self) -> bool:
         return self.win in SELF_DRAWN
 
+    def paying_seat(self) -> str:
+        """The discarder (or the robbed konger), who pays alone on a discard win."""
+        if self.discarder is None:
+            raise ScoringError("bad_field", "a win on a discard names its discarder", "discarder")
+        return self.discarder
+
     @property
     def payer(self) -> str | None:
         """The one seat that pays on a discard or a robbed kong (the konger)."""

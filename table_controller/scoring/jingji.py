@@ -69,9 +69,9 @@ def payments(hand: HandInput, total: int, table: Mapping[str, Any]) -> dict[str,
             raise ScoringError("bad_field", "包付 names another seat, E S W N", "options.baofu")
         return collect(hand.winner, {bao: total * int(mult["baofu"]) * factor})
     if hand.win == "discard":
-        return collect(hand.winner, {hand.discarder: total * int(mult["discard"]) * factor})  # type: ignore[dict-item]
+        return collect(hand.winner, {hand.paying_seat(): total * int(mult["discard"]) * factor})
     if hand.win == "rob_kong":
-        return collect(hand.winner, {hand.discarder: total * int(mult["rob_kong"]) * factor})  # type: ignore[dict-item]
+        return collect(hand.winner, {hand.paying_seat(): total * int(mult["rob_kong"]) * factor})
     return collect(hand.winner, {s: total * int(mult["self_draw"]) * factor
                                  for s in T.SEATS if s != hand.winner})
 

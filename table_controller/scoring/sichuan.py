@@ -45,7 +45,7 @@ def check_tiles(hand: HandInput) -> None:
 
 def points_for(fan: int, table: Mapping[str, Any]) -> int:
     """base × 2^min(fan, cap)."""
-    return int(table["base"]) * 2 ** min(fan, int(table["cap_fan"]))
+    return int(table["base"]) * int(2 ** min(fan, int(table["cap_fan"])))
 
 
 def score(hand: HandInput, table: Mapping[str, Any] | None = None, ruleset: str = RULESET) -> ScoreResult:
@@ -68,7 +68,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None, ruleset: str 
         bonus = int(table["base"]) if table.get("self_draw") == "add_base" else 0
         payers = {s: pts + bonus for s in hand.active if s != hand.winner}
     else:
-        payers = {hand.discarder: pts}  # type: ignore[dict-key]
+        payers = {hand.paying_seat(): pts}
     capped = fan > int(table["cap_fan"])
     return ScoreResult(True, ruleset, tuple(fans), fan, pts, collect(hand.winner, payers),
                        details={"capped": capped})
@@ -80,9 +80,15 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None, active: tup
     table = table or scoring(RULESET)
     base, k = int(table["base"]), table["kong"]
     if kind == "exposed":
-        return collect(seat, {discarder: int(k["直杠"]) * base})  # type: ignore[dict-key]
+        return collect(seat, {_discarder(discarder): int(k["直杠"]) * base})
     each = int(k["面下杠" if kind == "added" else "暗杠"]) * base
     return collect(seat, {s: each for s in active if s != seat})
+
+
+def _discarder(seat: str | None) -> str:
+    if seat is None:
+        raise ScoringError("bad_field", "an exposed kong names its discarder", "discarder")
+    return seat
 
 
 def settle_exhaustive(hands: Mapping[str, HandInput], table: Mapping[str, Any] | None = None) -> dict[str, Any]:
