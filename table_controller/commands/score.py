@@ -33,6 +33,8 @@ def read_json(path: str) -> tuple[Any, str | None]:
         text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
     except OSError as exc:
         return None, f"cannot read {path}: {exc.strerror}"
+    except UnicodeDecodeError:
+        return None, f"{path}: not UTF-8 text"
     try:
         return json.loads(text), None
     except json.JSONDecodeError as exc:

@@ -48,7 +48,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.hand == "-":
-            data = json.loads(sys.stdin.read())
+            from table_controller.commands.score import read_json
+
+            data, error = read_json("-")
+            if error:
+                raise ValueError(error)
         else:
             data = {"seat_wind": args.seat, "prevalent_wind": args.prevalent, "concealed": args.hand,
                     "melds": [_meld(m) for m in args.meld]}

@@ -66,3 +66,19 @@ def test_fan_table_for_the_referee(capsys: pytest.CaptureFixture[str]) -> None:
     for ruleset in ("sichuan", "xueliu", "tuidaohu", "jipinghu"):
         assert main(["score", "--ruleset", ruleset, "--fans", "--json"]) == 0
         assert all(r["rule"] for r in json.loads(capsys.readouterr().out)), ruleset
+
+
+def test_unreadable_file_and_json_waits(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "hand.json"
+    bad.write_bytes(b"\xff\xfe{")
+    assert main(["score", "--ruleset", "mcr", str(bad)]) == 2
+    assert "not UTF-8" in capsys.readouterr().err
+    assert main(["score", "--ruleset", "mcr", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"seat_wind": "E", "concealed": "1112345678999m"})))
+    assert main(["waits", "-", "--ruleset", "sichuan", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["waits"]) == 9
+    monkeypatch.setattr(sys, "stdin", io.StringIO("{"))
+    assert main(["waits", "-"]) == 2
+    assert "malformed JSON" in capsys.readouterr().err
