@@ -61,9 +61,6 @@ def run(args: argparse.Namespace) -> int:
         scoring(args.ruleset)
         hand = HandInput.from_json(data, ready_only=True)
         found = waits(hand, args.ruleset)
-    except json.JSONDecodeError as exc:
-        print(f"tablectl waits: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=sys.stderr)
-        return 2
     except (ScoringError, ValueError) as exc:
         code = getattr(exc, "code", "bad_field")
         print(f"tablectl waits: {code}: {exc}", file=sys.stderr)
