@@ -38,6 +38,7 @@ class LinkHealth:
     crc_errors: int = 0
     junk_bytes: int = 0
     resets: int = 0
+    reconnects: int = 0
     last_heard: float | None = None
     rtt: float | None = None
     rto: float = RTO_INITIAL

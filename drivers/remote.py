@@ -51,6 +51,7 @@ class RemoteTable(BaseTable):
         self._echo: asyncio.Queue[bytes] = asyncio.Queue()
         self._lock = asyncio.Lock()
         self._closing = False
+        self._closing_done = False
 
     async def _start(self) -> None:
         await self._connect()
@@ -168,3 +169,6 @@ class RemoteTable(BaseTable):
             await asyncio.gather(self._keeper, return_exceptions=True)
             self._keeper = None
         await self._drop()
+        if not self._closing_done:
+            self._closing_done = True
+            self._end_events()

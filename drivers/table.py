@@ -134,7 +134,7 @@ class BaseTable:
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        self._events: asyncio.Queue[TableEvent] = asyncio.Queue()
+        self._events: asyncio.Queue[TableEvent | None] = asyncio.Queue()  # None: closed
         self._subscribers: list[asyncio.Queue[TableEvent]] = []
         self.phase: str | None = None
         self.faults: dict[int, dict[str, Any]] = {}
@@ -155,9 +155,19 @@ class BaseTable:
             q.put_nowait(ev)
 
     async def events(self) -> AsyncIterator[TableEvent]:
-        """Every event, in order, from the moment the table was opened (one consumer; see `subscribe`)."""
+        """Every event, in order, from the moment the table was opened, until `close()`.
+
+        One consumer (the controller); a display beside it uses `subscribe()`.
+        """
         while True:
-            yield await self._events.get()
+            ev = await self._events.get()
+            if ev is None:
+                self._events.put_nowait(None)  # a second iteration after close ends at once too
+                return
+            yield ev
+
+    def _end_events(self) -> None:
+        self._events.put_nowait(None)
 
     def subscribe(self) -> asyncio.Queue[TableEvent]:
         """An extra queue that receives every event from now on (for a display beside the controller)."""
@@ -256,6 +266,7 @@ class Table(BaseTable):
         self._first: asyncio.Future[None] | None = None
         self._reset_nonce: int | None = None
         self._reset_acked = asyncio.Event()
+        self._events_ended = False
         self.reconnects = 0
         self.duplicate_events = 0
         self.missed_events = 0
@@ -285,6 +296,9 @@ class Table(BaseTable):
             self._runner = None
         await self._drop_transport()
         self._fail_pending(TableError("the table link was closed", "closed"))
+        if not self._events_ended:
+            self._events_ended = True
+            self._end_events()
 
     def _fail_pending(self, exc: TableError, keep: str = "") -> None:
         for req, p in list(self._pending.items()):
@@ -344,6 +358,7 @@ class Table(BaseTable):
             await self.clock.sleep(backoff)
             backoff = min(backoff * 2, BACKOFF_MAX)
             self.reconnects += 1
+            self.health.reconnects = self.reconnects
 
     async def _session(self) -> str:
         """One connection: handshake, then pump bytes until the link goes down; returns why."""

@@ -147,3 +147,24 @@ async def test_unreachable_table_fails_with_a_clear_error(no_leaks: None) -> Non
         await open_table("/dev/does-not-exist", clock=clock, reconnect=False)
     assert "cannot" in str(nobody.value)
     await clock.close()
+
+
+async def test_duplicated_delayed_and_garbled_frames_still_give_exactly_once(no_leaks: None) -> None:
+    clock = VirtualClock(auto=True)
+    sim, table = await start("pty", clock, faults="dup=0.2,delay=0.1:0.3,garbage=0.1,ber=1e-3,drop=0.05")
+    try:
+        for ms in range(1, 41):
+            await table.buzzer(ms)
+            if ms % 5 == 0:
+                sim.press_button("ESWN"[ms % 4], "start")
+        assert sim.buzzes == list(range(1, 41))
+        for _ in range(200):
+            if table.last_event >= sim.last_event:
+                break
+            await clock.sleep(0.1)
+        assert numbered(table) == list(range(1, sim.last_event + 1))
+        assert sim.damage.counts["duplicated"] > 0 and sim.damage.counts["delayed"] > 0
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()

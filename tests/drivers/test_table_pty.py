@@ -182,3 +182,25 @@ async def test_debug_commands_inject_faults_in_band(table: Table) -> None:
     assert ev.fields["name_zh"] == "过热" and ev.fields["where"] == "disc motor"
     with pytest.raises(TableError, match="unknown fault"):
         await table.debug("fault gremlins")
+
+
+async def test_events_end_when_the_table_is_closed(sim: SimTable, pty_path: str, vclock: VirtualClock) -> None:
+    import asyncio
+
+    from drivers.table import open_table
+
+    t = await open_table(pty_path, clock=vclock)
+    got: list[str] = []
+
+    async def consume() -> None:
+        async for ev in t.events():
+            got.append(ev.type)
+
+    task = asyncio.ensure_future(consume())
+    await vclock.sleep(2.5)
+    await t.close()
+    await asyncio.wait_for(task, 5)
+    assert got[:2] == ["hello", "link_up"] and "heartbeat" in got
+    with pytest.raises(TableError) as closed:
+        await t.status()
+    assert closed.value.code == "closed"
