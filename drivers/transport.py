@@ -194,9 +194,12 @@ class ThreadTransport(_QueueReader):
 def _serial_for_url(url: str, baudrate: int) -> Any:
     import serial
 
+    options: dict[str, Any] = {"baudrate": baudrate, "timeout": 0.05}
+    if not url.startswith(("rfc2217://", "loop://")):
+        options["write_timeout"] = 1.0  # rfc2217 refuses a write timeout; loop:// never blocks
     try:
-        return serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, write_timeout=1.0)
-    except (serial.SerialException, ValueError, OSError) as exc:
+        return serial.serial_for_url(url, **options)
+    except (serial.SerialException, ValueError, OSError, NotImplementedError) as exc:
         raise TransportError(f"cannot open {url}: {exc}", "cannot_open") from None
 
 

@@ -102,3 +102,57 @@ async def test_the_table_over_usb_with_a_virtual_pyusb_backend(no_leaks: None) -
         await table.close()
         await sim.close()
         await clock.close()
+
+
+@pytest.mark.filterwarnings("ignore:set(Daemon|Name):DeprecationWarning")  # pyserial 3.5's own thread setup
+async def test_rfc2217_url_through_a_real_telnet_com_port_server(no_leaks: None) -> None:
+    """pyserial's own RFC 2217 server side (PortManager) over a real socket, its port a loop://."""
+    import socket
+    import threading
+
+    import serial
+    import serial.rfc2217
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        conn.settimeout(0.05)
+        ser = serial.serial_for_url("loop://", timeout=0.05)
+
+        class Sock:
+            def write(self, data: bytes) -> None:
+                conn.sendall(data)
+
+        manager = serial.rfc2217.PortManager(ser, Sock())
+        try:
+            while not stop.is_set():
+                try:
+                    data = conn.recv(1024)
+                    if not data:
+                        break
+                    ser.write(b"".join(manager.filter(data)))
+                except socket.timeout:
+                    pass
+                echoed = ser.read(ser.in_waiting or 0)
+                if echoed:
+                    conn.sendall(b"".join(manager.escape(echoed)))
+        except OSError:
+            pass
+        finally:
+            ser.close()
+            conn.close()
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    t = await open_transport(f"rfc2217://127.0.0.1:{port}")
+    try:
+        t.write(b"\xa5\x5a\xff telnet IAC is escaped")
+        assert await read_exactly(t, 25) == b"\xa5\x5a\xff telnet IAC is escaped"
+    finally:
+        await t.close()
+        stop.set()
+        await asyncio.to_thread(server.join, 5)
+        listener.close()
