@@ -35,8 +35,22 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+async def software_rtt(pings: int) -> list[float]:
+    """Real time, no line-rate pacing: what the two Python ends and the pty cost per round trip."""
+    clock = SystemClock()
+    sim = SimTable(seed=1, clock=clock)
+    table = await open_table(await sim.serve_pty(), clock=clock)
+    assert isinstance(table, Table)
+    try:
+        return [await table.ping(b"12345678") for _ in range(pings)]
+    finally:
+        await table.close()
+        await sim.close()
+
+
 async def latency_and_throughput(pings: int, bulk: int) -> dict[str, Any]:
     """Real time, the sim sending at 115200 baud: sequential small pings, then pipelined big ones."""
+    bare = await software_rtt(pings)
     clock = SystemClock()
     sim = SimTable(seed=1, clock=clock, baud=BAUD)
     table = await open_table(await sim.serve_pty(), clock=clock)
@@ -61,6 +75,8 @@ async def latency_and_throughput(pings: int, bulk: int) -> dict[str, Any]:
         return {
             "rtt_p50_ms": round(pct(rtts, 0.5) * 1000, 3), "rtt_p99_ms": round(pct(rtts, 0.99) * 1000, 3),
             "rtt_mean_ms": round(statistics.fmean(rtts) * 1000, 3),
+            "rtt_unpaced_p50_ms": round(pct(bare, 0.5) * 1000, 3),
+            "rtt_unpaced_p99_ms": round(pct(bare, 0.99) * 1000, 3),
             "throughput_bytes_per_s": round(useful / elapsed, 1),
             "throughput_fraction_of_line_rate": round(useful / elapsed / LINE_BYTES_PER_S, 3),
             "wire_fraction_of_line_rate": round(wire / elapsed / LINE_BYTES_PER_S, 3),
@@ -155,11 +171,12 @@ async def soak(faults: str, seconds: float, seed: int) -> dict[str, Any]:
 async def main(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     perf = await latency_and_throughput(args.pings, args.bulk)
-    print(f"round trip (pty, sim at {BAUD} baud): p50 {perf['rtt_p50_ms']} ms, p99 {perf['rtt_p99_ms']} ms")
+    print(f"round trip (pty, sim at {BAUD} baud): p50 {perf['rtt_p50_ms']} ms, p99 {perf['rtt_p99_ms']} ms; "
+          f"unpaced (software only): p50 {perf['rtt_unpaced_p50_ms']} ms, p99 {perf['rtt_unpaced_p99_ms']} ms")
     print(f"throughput: {perf['throughput_bytes_per_s']} payload bytes/s = "
           f"{perf['throughput_fraction_of_line_rate']:.1%} of the line rate "
           f"({perf['wire_fraction_of_line_rate']:.1%} counting frame bytes)")
-    soaks = []
+    soaks: list[dict[str, Any]] = []
     for ber in (1e-4, 1e-3):
         spec = f"ber={ber:g},drop=0.01,unplug_every=10:0.5"
         r = await soak(spec, args.soak_seconds, seed=len(soaks) + 1)
