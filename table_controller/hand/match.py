@@ -56,6 +56,7 @@ class MatchState:
     dealer_streak: int = 0
     over: bool = False
     history: tuple[dict[str, Any], ...] = field(default=())
+    scores: tuple[int, int, int, int] = (0, 0, 0, 0)   # running 比赛分 by chair 1..4
 
     @property
     def prevalent(self) -> str:
@@ -82,8 +83,12 @@ def start(rules: MatchRules, first_dealer: int = 1) -> MatchState:
     return MatchState(rules=rules, dealer_position=first_dealer, first_dealer=first_dealer)
 
 
-def next_hand(m: MatchState, winners: list[str], discarder: str | None = None) -> tuple[MatchState, list[dict[str, Any]]]:
+def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | None = None,
+              ) -> tuple[MatchState, list[dict[str, Any]]]:
     """After a hand (`winners` by seat in the order they won; none: 荒庄), who deals the next.
+
+    `payments` (by seat, as the scorer gives them, kongs and penalties added) go to the running
+    score of each chair, so that the session's 标准分 can be ranked (`standings`).
 
     The dealer keeps the deal (连庄) when the ruleset says so and the dealer won (or on 荒庄
     where it says so); otherwise the deal passes to the next chair in play order (四川 may give
@@ -98,6 +103,12 @@ def next_hand(m: MatchState, winners: list[str], discarder: str | None = None) -
     notes: list[dict[str, Any]] = []
     keep = (r.continue_dealer and "E" in winners) or (r.continue_on_draw and not winners)
     played = m.hands_played + 1
+    scores = list(m.scores)
+    for seat, amount in (payments or {}).items():
+        if seat not in T.SEATS:
+            raise IllegalAction("bad_seat", f"没有这个座位: {seat!r}")
+        scores[m.position_of(seat) - 1] += amount
+    m = replace(m, scores=(scores[0], scores[1], scores[2], scores[3]))
     record = {"hand": played, "dealer": m.dealer_position, "prevalent": m.prevalent, "winners": list(winners)}
     if keep:
         new = replace(m, hands_played=played, dealer_streak=m.dealer_streak + 1, history=m.history + (record,))
@@ -131,3 +142,11 @@ def _passes(old: int, new: int, first: int) -> bool:
     """Moving the deal from chair `old` forward to `new` reaches (or passes) the first dealer."""
     steps = (new - old) % 4 or 4
     return any((old - 1 + k) % 4 + 1 == first for k in range(1, steps + 1))
+
+
+def standings(m: MatchState, ranks: tuple[float, ...] = (4, 2, 1, 0)) -> dict[int, float]:
+    """标准分 by chair from the running scores: 4/2/1/0 by rank, tied chairs sharing."""
+    from table_controller.scoring.points import table_points
+
+    by_chair = {str(k + 1): v for k, v in enumerate(m.scores)}
+    return {int(k): v for k, v in table_points(by_chair, ranks).items()}

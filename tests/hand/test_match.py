@@ -52,3 +52,13 @@ def test_sichuan_first_winner_deals_next() -> None:
     assert m.dealer_position == 4 and m.seat_of(4) == "E"
     m, _ = next_hand(m, [])           # 荒庄: the dealer deals again
     assert m.dealer_position == 4
+
+
+def test_scores_follow_the_chairs_and_rank_into_table_points() -> None:
+    from table_controller.hand.match import standings
+
+    m = start(MatchRules.for_ruleset("mcr"), first_dealer=1)
+    m, _ = next_hand(m, ["S"], {"E": -8, "S": 40, "W": -24, "N": -8})   # chair 2 is S
+    m, _ = next_hand(m, ["S"], {"E": -8, "S": 56, "W": -24, "N": -24})  # now chair 3 is S
+    assert m.scores == (-32, 32, 32, -32)
+    assert standings(m) == {2: 3, 3: 3, 1: 0.5, 4: 0.5}
