@@ -158,7 +158,10 @@ _KNIT = ((1, 4, 7), (2, 5, 8), (3, 6, 9))
 def _knitted_straights(plain: list[str], declared: tuple[Group, ...], hand: HandInput) -> list[Shape]:
     """组合龙: 147, 258, 369 in three different suits, plus a set and a pair."""
     out: list[Shape] = []
-    ranks = {s: {T.rank(t) for t in plain if T.is_suited(t) and T.suit(t) == s} for s in T.SUITS}
+    ranks: dict[str, set[int]] = {s: set() for s in T.SUITS}
+    for t in plain:  # codes are validated: read them directly, this runs for every candidate wait
+        if t[-1] in ranks:
+            ranks[t[-1]].add(int(t[:-1]))
     full = {s: {k for k, triple in enumerate(_KNIT) if set(triple) <= ranks[s]} for s in T.SUITS}
     if sum(1 for s in T.SUITS if full[s]) < 3:  # each suit must hold one whole triple
         return out
