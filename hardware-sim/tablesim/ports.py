@@ -115,7 +115,7 @@ class TcpPort:
         self._writer = writer
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)  # type: ignore[arg-type]
+        self._tasks.add(task)
         self._on_connect()
         try:
             while True:
@@ -126,7 +126,7 @@ class TcpPort:
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
-            self._tasks.discard(task)  # type: ignore[arg-type]
+            self._tasks.discard(task)
             if self._writer is writer:
                 self._writer = None
             writer.close()

@@ -24,7 +24,7 @@ EP_OUT, EP_IN = 0x01, 0x81
 PACKET = 64
 
 
-class SimUsbBackend(usb.backend.IBackend):
+class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships no type hints
     """One virtual device, `vid:pid`, wired to a simulator connection."""
 
     def __init__(self, sim: SimTable, conn: _Conn, vid: int, pid: int) -> None:
