@@ -103,7 +103,7 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
     action = s.actions[-1] if s is not None and s.actions and s.actions[-1]["seq"] == ev.seq else None
     if action is not None and action["type"] == "referee.penalty" and "name_zh" in action:
         seat = SEAT_ZH.get(action["seat"], action["seat"])
-        text = f"裁判：{seat}家 {action['name_zh']}" + (f"（{action['amount']} 分）" if action["amount"] else "（警告/停和）")
+        text = f"裁判：{seat}家 {action['name_zh']}" + (f"（{action['amount']} 分）" if action["amount"] else "（停和）" if action["stops_win"] else "（警告）")
     if action is not None and action.get("error"):
         text += f"（无效：{action['error']}）"
     return {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}

@@ -348,7 +348,8 @@ class ViewCache:
 
 async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> None:
     queue = controller.subscribe()  # before the catch-up read, so nothing falls in between
-    try:
+
+    async def send() -> None:
         last = await _catch_up(ws, controller, views, since, private)
         while True:
             ev = await queue.get()
@@ -356,10 +357,36 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
                 continue
             last = ev.seq
             await ws.send_text(views.message(ev, private, with_state=queue.empty()))
+
+    try:
+        await _until_closed(ws, send())
+    finally:
+        controller.unsubscribe(queue)
+
+
+async def _until_closed(ws: WebSocket, sending: Any) -> None:
+    """Run the sender until the client goes away: a closed page (or a server shutdown) ends it at once
+    instead of when the next event fails to send."""
+    sender = asyncio.create_task(sending)
+    try:
+        while not sender.done():
+            receiver = asyncio.ensure_future(ws.receive())
+            finished, _ = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+            if receiver in finished:
+                if receiver.result().get("type") == "websocket.disconnect":
+                    break
+            else:
+                receiver.cancel()
     except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
         pass
     finally:
-        controller.unsubscribe(queue)
+        sender.cancel()
+        try:
+            await sender
+        except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError, OSError):
+            pass
+        except Exception:  # a send to a dead socket: the client resyncs by sequence number
+            log.debug("socket sender ended", exc_info=True)
 
 
 async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> int:
@@ -381,7 +408,8 @@ async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, sin
 async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
     """The broadcast feed: the public view as it was `delay` seconds ago, replayed event by event."""
     queue = controller.subscribe()
-    try:
+
+    async def send() -> None:
         cutoff = controller.now() - delay
         history = controller.store.since(0)
         shown = fold([ev for ev in history if ev.at <= cutoff])
@@ -403,7 +431,8 @@ async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
             if ev.seq > last:
                 last = ev.seq
                 pending.append(ev)
-    except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
-        pass
+
+    try:
+        await _until_closed(ws, send())
     finally:
         controller.unsubscribe(queue)

@@ -1,50 +1,121 @@
-// The referee display: renders the public state pushed over /ws and sends operator actions.
+// The referee display: one script for the Table, Win, Penalties, Score sheet and Public pages.
+// It renders the state pushed over /ws (public) or /ws/referee (after a referee logs in) and sends
+// actions with the credential; the server decides what each role may see and do.
 "use strict";
 
 const SEATS = ["E", "S", "W", "N"];
 const I18N = {
-  zh: { lang: "English", controls: "操作", login: "登录", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
+  zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
+        nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开" },
         linkUp: "已连接", linkDown: "未连接", hand: "第 {n} 盘", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首墩 {first}", leave: "留下", start_at: "从此开始",
-        left: "余 {n} 张", nextThrow: "请 {seat} 家掷骰", legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌" },
-        role: { viewer: "观众", operator: "操作员", referee: "裁判" }, wrong: "凭证错误" },
-  en: { lang: "中文", controls: "Controls", login: "Log in", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
+        left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
+        legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌" },
+        role: { viewer: "观众", operator: "操作员", referee: "裁判" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
+        turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
+        session: "比赛剩余 {t}", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
+        stopped: "停和", flowers: "花", discards: "弃牌",
+        win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
+               seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
+               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", submit: "读牌 / 更正", confirm: "确认和牌",
+               false: "判诈和", none: "本盘尚无和牌", by: "{seat}家和牌", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
+               pending: "待裁判确认", correction: "（已更正）", fanUnit: "番" },
+        pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
+               undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
+               name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
+               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
+        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
+                 fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚" },
+        ok: "✓ 已记录", needRef: "需要裁判权限" },
+  en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
+        nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public" },
         linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first stack {first}", leave: "leave", start_at: "start at",
-        left: "{n} tiles left", nextThrow: "{seat} to throw", legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator" },
-        role: { viewer: "viewer", operator: "operator", referee: "referee" }, wrong: "wrong credential" },
+        left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
+        legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator" },
+        role: { viewer: "viewer", operator: "operator", referee: "referee" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
+        turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
+        session: "Session: {t} left", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
+        stopped: "no win", flowers: "flowers", discards: "discards",
+        win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
+               seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
+               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", submit: "Read / correct", confirm: "Confirm win",
+               false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
+               pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan" },
+        pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
+               undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
+               name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
+               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
+        sheet: { title: "Score sheet", csv: "Export CSV", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
+                 fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen." },
+        ok: "✓ recorded", needRef: "needs the referee role" },
 };
+const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public" };
+const page = PAGES[location.pathname.replace(/\/$/, "") || "/"] || "table";
+const params = new URLSearchParams(location.search);
+const delay = Number(params.get("delay") || 0);
 let lang = localStorage.getItem("lang") || "zh";
 let state = null;
 let lastSeq = null;
+let clockOffset = 0; // server clock minus ours (seconds)
+let ws = null;
+let role = "viewer";
 const logLines = [];
-const isPublic = location.pathname.startsWith("/public");
-if (isPublic) document.body.classList.add("public");
+window.__dice = [];
+
+document.body.classList.add("page-" + page);
+if (page === "public") document.body.classList.add("public");
 
 function t(key, vars) {
   let s = key.split(".").reduce((o, k) => (o ? o[k] : undefined), I18N[lang]);
   if (s === undefined) s = key;
-  for (const [k, v] of Object.entries(vars || {})) s = s.replace("{" + k + "}", v);
+  for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(v);
   return s;
 }
 const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+const serverNow = () => Date.now() / 1000 + clockOffset;
+const token = () => sessionStorage.getItem("token") || "";
 
+// ---- tiles: Chinese names from the glossary's codes -------------------------------------------
+const NUM = ["一", "二", "三", "四", "五", "六", "七", "八", "九", "十"];
+const SUIT = { m: "万", p: "筒", s: "条" };
+const HON = ["东", "南", "西", "北", "白", "发", "中"];
+const FLO = ["春", "夏", "秋", "冬", "梅", "兰", "菊", "竹"];
+function tileName(c) {
+  if (c === "back") return "🀫";
+  const m = /^(10|[1-9])([mpszf])$/.exec(c || "");
+  if (!m) return c;
+  const r = Number(m[1]);
+  if (m[2] === "z") return HON[r - 1];
+  if (m[2] === "f") return FLO[r - 1];
+  return NUM[r - 1] + SUIT[m[2]];
+}
+function tileHtml(c, extra) { return `<span class="tile ${c === "back" ? "back" : ""} ${extra || ""}" data-tile="${esc(c)}">${esc(tileName(c))}</span>`; }
+
+// ---- static text ------------------------------------------------------------------------------
 function renderStatic() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
-  $("legend").innerHTML = Object.entries(I18N[lang].legend)
-    .map(([k, v]) => `<span><i class="half ${k}"></i>${v}</span>`).join("");
+  document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+  document.querySelectorAll("#nav a").forEach((a) => a.classList.toggle("current", a.dataset.page === page));
+  $("legend").innerHTML = Object.entries(I18N[lang].legend).map(([k, v]) => `<span><i class="half ${k}"></i>${v}</span>`).join("");
+  document.querySelectorAll("select.seat-select").forEach((sel) => {
+    const keep = sel.value;
+    sel.innerHTML = (sel.classList.contains("optional") ? `<option value="">—</option>` : "")
+      + SEATS.map((s) => `<option value="${s}">${t("seat." + s)}</option>`).join("");
+    if (keep) sel.value = keep;
+  });
 }
 
+// ---- the wall ---------------------------------------------------------------------------------
 function stacksOf(deal) {
-  // Mark every half-stack with what it is in the deal plan.
   const marks = {};
   const add = (pos, cls) => { if (pos) (marks[pos] = marks[pos] || new Set()).add(cls); };
   if (!deal) return marks;
   for (const seat of SEATS) for (const p of (deal.hands && deal.hands[seat]) || []) add(p, "dealt");
   add(deal.first_dealt, "first");
   if (deal.live && deal.live.length) add(deal.live[0], "next");
-  // The next replacement tile (补牌) is the tail's first; a dead wall's tiles are never live.
   if (deal.tail && deal.tail.length) add(deal.tail[0], "tail");
   for (const p of deal.dead || []) add(p, "dead");
   add(deal.last_live, "last");
@@ -53,91 +124,277 @@ function stacksOf(deal) {
   }
   return marks;
 }
-
+let wallKey = null;
 function renderWall(hand) {
   const deal = hand && hand.deal;
+  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths]);
+  if (key === wallKey) return; // the wall only changes with a new hand or a new break
+  wallKey = key;
   const lengths = (deal && deal.wall_lengths) || (hand && hand.wall_lengths) || { E: 18, S: 18, W: 18, N: 18 };
   const marks = stacksOf(deal);
   const brk = deal && deal.break;
-  const wall = $("wall");
-  wall.innerHTML = "";
+  const parts = [];
   for (const seat of SEATS) {
-    const side = document.createElement("div");
-    side.className = "side " + seat;
-    side.dataset.wall = seat;
+    parts.push(`<div class="side ${seat}" data-wall="${seat}">`);
     for (let i = 1; i <= lengths[seat]; i++) {
-      const stack = document.createElement("div");
       const id = seat + String(i).padStart(2, "0");
-      stack.className = "stack";
-      stack.dataset.stack = id;
-      if (brk && brk.stack === id) stack.classList.add("break");
-      for (const level of ["t", "b"]) {
-        const half = document.createElement("div");
-        const pos = id + level;
-        half.className = "half " + [...(marks[pos] || [])].join(" ");
-        half.dataset.pos = pos;
-        half.title = pos;
-        stack.appendChild(half);
-      }
-      side.appendChild(stack);
+      parts.push(`<div class="stack${brk && brk.stack === id ? " break" : ""}" data-stack="${id}">`);
+      for (const level of ["t", "b"]) parts.push(`<div class="half ${[...(marks[id + level] || [])].join(" ")}" data-pos="${id + level}" title="${id + level}"></div>`);
+      parts.push("</div>");
     }
-    wall.appendChild(side);
+    parts.push("</div>");
   }
+  $("wall").innerHTML = parts.join("");
 }
 
 function renderDice(hand) {
-  const box = $("dice");
-  box.innerHTML = "";
-  for (const th of (hand && hand.throws) || []) {
-    const el = document.createElement("div");
-    el.className = "throw";
-    el.innerHTML = `<div>${t("seat." + th.seat)}</div><div class="dice">${th.dice.map((d) => `<span class="die" data-die="${d}">${d}</span>`).join("")}</div>`;
-    box.appendChild(el);
-  }
+  const throws = (hand && hand.throws) || [];
+  $("dice").innerHTML = throws.map((th) => `<div class="throw"><div>${t("seat." + th.seat)}</div><div class="dice">${
+    th.dice.map((d) => `<span class="die" data-die="${d}">${d}</span>`).join("")}</div></div>`).join("");
   const deal = hand && hand.deal;
   let text = "";
+  let warn = "";
   if (deal && deal.break) {
+    const left = (deal.live || []).length;
     text = t("breakAt", { wall: t("seat." + deal.break.wall), count: deal.break.count, mode: t(deal.break.mode), first: deal.first_dealt })
-      + " · " + t("left", { n: (deal.live || []).length });
+      + " · " + t("left", { n: left });
+    if (left <= 8 && !hand.ended) warn = t("lastWarn", { n: left });
   } else if (hand && hand.next_thrower && !hand.ended) {
     text = t("nextThrow", { seat: t("seat." + hand.next_thrower) });
   }
   $("break").textContent = text;
+  $("last-warn").textContent = warn;
   $("deal-error").textContent = (hand && hand.error) || "";
 }
 
+// ---- seats, discards, timers ------------------------------------------------------------------
+function seatsOf(s) {
+  // wind -> chair of this hand (before the first hand: chair 1 is E)
+  return (s.hand && s.hand.seats) || { E: 1, S: 2, W: 3, N: 4 };
+}
+function renderSeats() {
+  const s = state;
+  const seats = seatsOf(s);
+  const totals = (s.scoresheet && s.scoresheet.totals) || {};
+  const hand = s.hand || {};
+  const stopped = s.stopped || {};
+  $("seats").innerHTML = SEATS.map((w) => {
+    const pos = String(seats[w]);
+    const name = s.players[pos] || t("pos", { n: pos });
+    const discards = ((hand.discards || {})[w] || []).map((d) => tileHtml(d.tile, d.claimed ? "claimed" : "")).join("");
+    const melds = ((hand.melds || {})[w] || []).map((m) => `<span class="meld">${m.tiles.map((x) => tileHtml(x)).join("")}</span>`).join("");
+    const flowers = ((hand.flowers || {})[w] || []).map((x) => tileHtml(x, "flower")).join("");
+    return `<div class="seat" data-seat="${w}">
+      <div class="seat-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(name)}</span>
+        ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}
+        ${stopped[w] ? `<span class="stopped" title="${esc(stopped[w])}">${t("stopped")}</span>` : ""}
+        <span class="score" data-testid="score-${w}">${totals[pos] ?? 0}</span>
+        <span class="timer" data-timer="${w}"></span><span class="timer" data-claim="${w}"></span></div>
+      <div class="melds">${melds}${flowers}</div>
+      <div class="discards" aria-label="${t("discards")}">${discards}</div></div>`;
+  }).join("");
+  renderTimers();
+}
+function fmtMin(sec) {
+  const s = Math.max(0, Math.round(sec));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(r).padStart(2, "0");
+}
+function renderTimers() {
+  if (!state) return;
+  const now = serverNow();
+  const hand = state.hand || {};
+  document.querySelectorAll("[data-timer], [data-claim]").forEach((el) => { el.textContent = ""; el.className = "timer"; });
+  const show = (turn, attr, label) => {
+    if (!turn || turn.limit_s == null || hand.ended) return;
+    const el = document.querySelector(`[${attr}="${turn.seat}"]`);
+    if (!el) return;
+    const left = turn.since + turn.limit_s - now;
+    if (attr === "data-claim" && left <= 0) return; // the claim window has simply closed
+    const warnAt = Math.min(5, turn.limit_s / 3);
+    el.className = "timer " + (left <= 0 ? "overdue" : left <= warnAt ? "warning" : "ok");
+    el.textContent = label + " " + (left > 0 ? t("secs", { n: Math.ceil(left) }) : t("overdue", { n: Math.floor(-left) }));
+  };
+  show(hand.turn, "data-timer", t("turn." + ((hand.turn && hand.turn.kind) || "discard")));
+  if (hand.claim) SEATS.filter((w) => w !== hand.claim.seat).forEach((w) => show({ ...hand.claim, seat: w }, "data-claim", t("turn.claim")));
+  const box = $("session");
+  const sess = state.session;
+  box.className = "badge clock";
+  if (!sess) { box.textContent = t("noSession"); return; }
+  if (sess.ended_at) { box.textContent = t("sessionEnded"); return; }
+  const left = sess.started_at + sess.minutes * 60 - now;
+  const warned = (sess.warnings_min || []).filter((w) => left <= w * 60);
+  if (left <= 0) { box.textContent = t("sessionOver"); box.classList.add("over"); }
+  else if (warned.length) { box.textContent = t("sessionWarn", { t: fmtMin(left) }); box.classList.add("warning"); box.dataset.warning = Math.min(...warned); }
+  else box.textContent = t("session", { t: fmtMin(left) });
+}
+setInterval(renderTimers, 250);
+
+// ---- win --------------------------------------------------------------------------------------
+function renderWin() {
+  const win = state.win;
+  const seats = seatsOf(state);
+  const nameOf = (w) => `${t("seat." + w)} ${esc(state.players[String(seats[w])] || "")}`;
+  if (!win) {
+    $("win-summary").textContent = t("win.none");
+    $("fans").innerHTML = ""; $("fan-total").textContent = ""; $("payments").innerHTML = ""; $("win-tiles").innerHTML = "";
+    return;
+  }
+  const r = win.result || {};
+  $("win-summary").innerHTML = `<strong>${t("win.by", { seat: nameOf(win.seat) })}</strong>${win.correction ? t("win.correction") : ""} · `
+    + (r.valid ? t("win.valid") : t("win.invalid", { r: esc(r.message || r.reason || "") }))
+    + ` · <span class="${win.confirmed ? "confirmed" : "pending"}" data-testid="win-status">${win.confirmed ? t("win.confirmed") : t("win.pending")}</span>`;
+  $("fans").innerHTML = (r.fans || []).map((f) => `<tr><td>${esc(lang === "en" && f.name_en ? f.name_en : f.name)}</td><td>${f.value}</td><td>${f.count}</td></tr>`).join("");
+  $("fan-total").textContent = r.total != null ? r.total : "";
+  $("payments").innerHTML = SEATS.map((w) => {
+    const v = (r.payments || {})[w] || 0;
+    return `<div class="pay ${v > 0 ? "plus" : v < 0 ? "minus" : ""}"><span>${nameOf(w)}</span><strong>${v > 0 ? "+" : ""}${v}</strong></div>`;
+  }).join("");
+  const h = win.hand; // only on the referee's channel
+  $("win-tiles").innerHTML = h ? [
+    (h.melds || []).map((m) => `<span class="meld">${m.tiles.map((x) => tileHtml(x)).join("")}</span>`).join(""),
+    (h.concealed || []).map((x) => tileHtml(x)).join(""), tileHtml(h.win_tile, "winning"),
+    (h.flowers || []).map((x) => tileHtml(x, "flower")).join("")].join(" ") : "";
+  if (h && !$("win-form").dataset.filled) fillWinForm(h);
+}
+function renderBanner() {
+  // The win on the Table and Public pages: who, the fans and total, each seat's payment (no tiles).
+  const win = state.win;
+  const box = $("win-banner");
+  if (!win || !win.result) { box.innerHTML = ""; box.hidden = true; return; }
+  const r = win.result;
+  const seats = seatsOf(state);
+  box.hidden = false;
+  box.innerHTML = `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc(state.players[String(seats[win.seat])] || "") })}</strong>
+    <span class="${win.confirmed ? "confirmed" : "pending"}">${win.confirmed ? t("win.confirmed") : t("win.pending")}</span></div>`
+    + (r.valid ? `<div class="win-fans">${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
+      <strong>${t("win.total")} ${r.total}</strong></div>
+      <div class="win-pay">${SEATS.map((w) => { const v = (r.payments || {})[w] || 0; return `<span class="${v > 0 ? "plus" : v < 0 ? "minus" : ""}">${t("seat." + w)} ${v > 0 ? "+" : ""}${v}</span>`; }).join("")}</div>`
+      : `<div>${t("win.invalid", { r: "" })}</div>`);
+}
+function fillWinForm(h) {
+  const f = $("win-form");
+  f.dataset.filled = "1";
+  f.seat_wind.value = h.seat_wind || h.winner || "E";
+  f.win.value = h.win || "discard";
+  f.discarder.value = h.discarder || "S";
+  f.concealed.value = (h.concealed || []).join(" ");
+  f.win_tile.value = h.win_tile || "";
+  f.flowers.value = (h.flowers || []).join(" ");
+  f.melds.value = (h.melds || []).map((m) => `${m.type}${m.concealed ? "!" : ""} ${m.tiles.join(" ")}${m.from ? " " + m.from : ""}`).join("; ");
+}
+function parseTiles(text) {
+  // "123m 45p 5z" or "1m 2m 3m": the glossary's codes, digits before their suit letter
+  const out = [];
+  for (const [, digits, suit] of String(text || "").matchAll(/(\d+)\s*([mpszf])/g)) {
+    if (digits === "10") { out.push("10" + suit); continue; }
+    for (const d of digits) out.push(d + suit);
+  }
+  return out;
+}
+function parseMelds(text) {
+  return String(text || "").split(";").map((s) => s.trim()).filter(Boolean).map((part) => {
+    const m = /^(chi|chow|pung|kong)(!?)\s+(.*?)(?:\s+([ESWN]))?$/.exec(part);
+    if (!m) throw new Error(part);
+    return { type: m[1] === "chow" ? "chi" : m[1], tiles: parseTiles(m[3]), concealed: m[2] === "!", ...(m[4] ? { from: m[4] } : {}) };
+  });
+}
+
+// ---- penalties --------------------------------------------------------------------------------
+let catalogue = null;
+function amountText(p) {
+  const parts = [];
+  if (p.min != null) parts.push(t("pen.choose", { min: p.min, max: p.max, step: p.step }));
+  else if (p.amounts && p.amounts.length) parts.push(t("pen.escal", { list: p.amounts.join("、") }));
+  else if (p.amount) parts.push(t(p.pays === "each" ? "pen.each" : p.pays === "victim" ? "pen.victim_" : "pen.dead", { n: p.amount }));
+  else parts.push(t("pen.warning"));
+  if (p.pays === "each" && p.min != null) parts.push(t("pen.each", { n: "…" }));
+  if (p.stops_win) parts.push(t("pen.stops"));
+  return parts.join(" · ");
+}
+async function loadCatalogue() {
+  const res = await fetch("/api/penalties");
+  catalogue = await res.json();
+  renderCatalogue();
+}
+function renderCatalogue() {
+  if (!catalogue) return;
+  const sel = $("penalty-code");
+  const keep = sel.value;
+  sel.innerHTML = catalogue.items.map((p) => `<option value="${esc(p.code)}">${esc(lang === "en" ? p.name_en : p.name_zh)} — ${esc(amountText(p))}</option>`).join("");
+  if (keep) sel.value = keep;
+  $("catalogue").innerHTML = catalogue.items.map((p) => `<tr data-code="${esc(p.code)}"><td>${esc(lang === "en" ? p.name_en : p.name_zh)}</td><td>${esc(amountText(p))}</td><td class="rule">${esc(p.rule_zh)}</td></tr>`).join("");
+  $("catalogue-source").textContent = catalogue.source ? t("pen.source", { s: catalogue.source }) : "";
+}
+const ACTION_NAME = { "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
+  "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销" };
+function renderActions() {
+  const rows = (state.actions || []).slice().reverse().map((a) => {
+    const when = new Date(a.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB", { hour12: false });
+    let what = ACTION_NAME[a.type] || a.type;
+    if (a.type === "referee.penalty" && a.name_zh) what = `${t("seat." + a.seat)} · ${lang === "en" ? a.name_en : a.name_zh}${a.nth > 1 ? ` (#${a.nth})` : ""}${a.note ? " · " + a.note : ""}`;
+    if (a.type === "referee.win_read" && a.seat) what += ` · ${t("seat." + a.seat)}`;
+    if (a.type === "referee.undo") what += ` #${a.target || ""} · ${a.reason || ""}`;
+    if (a.error) what += ` ✗ ${a.error}`;
+    const pts = Object.entries(a.deltas || {}).map(([p, v]) => `${esc(state.players[p] || p)} ${v > 0 ? "+" : ""}${v}`).join(", ");
+    return `<tr data-seq="${a.seq}" class="${a.undone ? "undone" : ""}"><td>${a.seq}</td><td>${when}</td><td>${esc(t("role." + a.by) || a.by)}</td>
+      <td>${esc(what)}${a.undone ? `<div class="undo-note">${esc(t("pen.undone", { r: a.undo.reason }))}</div>` : ""}</td><td>${esc(pts)}</td></tr>`;
+  });
+  $("actions").innerHTML = rows.join("");
+  const last = state.last_action;
+  $("undo-target").textContent = last ? t("pen.last", { n: last.seq, name: last.name_zh }) : t("pen.nothing");
+}
+
+// ---- score sheet ------------------------------------------------------------------------------
+function renderSheet() {
+  const sheet = state.scoresheet;
+  if (!sheet) return;
+  const P = ["1", "2", "3", "4"];
+  $("sheet-head").innerHTML = `<tr><th>${t("sheet.hand")}</th><th>${t("sheet.round")}</th><th>${t("sheet.dealer")}</th><th>${t("sheet.result")}</th><th>${t("sheet.fan")}</th>${
+    P.map((p) => `<th>${esc(sheet.players[p])}</th>`).join("")}</tr>`;
+  $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no || "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
+    <td>${r.dealer_position ? esc(sheet.players[String(r.dealer_position)]) : ""}</td>
+    <td>${esc(r.result_zh)}${r.winner_position ? " · " + esc(sheet.players[r.winner_position]) : ""}</td><td>${r.fan_total ?? ""}</td>${
+    P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
+      r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div></td>`).join("")}</tr>`).join("");
+  $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
+    <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${sheet.table_points[p]}</th>`).join("")}</tr>`;
+}
+
+// ---- the whole page ---------------------------------------------------------------------------
 function render() {
   if (!state) return;
   $("table-name").textContent = state.table_name || "";
-  $("ruleset").textContent = state.ruleset_name_zh || state.ruleset;
+  $("ruleset").textContent = lang === "zh" ? (state.ruleset_name_zh || state.ruleset) : state.ruleset;
   const link = $("link");
   link.textContent = state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
   link.className = "badge " + (state.link.up ? "up" : "down");
   $("phase").textContent = lang === "zh" ? state.phase_zh : state.phase;
   $("hand-no").textContent = state.hand ? t("hand", { n: state.hand.hand_no }) : "";
-  renderWall(state.hand);
-  renderDice(state.hand);
-  const faults = $("faults");
-  faults.innerHTML = state.faults.length ? "" : `<li class="none">${t("noFaults")}</li>`;
-  for (const f of state.faults) {
-    const li = document.createElement("li");
-    li.textContent = lang === "zh"
-      ? `${f.name_zh || f.code}（${f.where || ""}）：${f.remedy_zh || ""}`
-      : `${f.name_en || f.code} (${f.where || ""}): ${f.remedy_en || ""}`;
-    faults.appendChild(li);
+  if (page === "table" || page === "public") {
+    renderWall(state.hand);
+    renderDice(state.hand);
+    renderSeats();
+    const faults = $("faults");
+    faults.innerHTML = state.faults.length ? "" : `<li class="none">${t("noFaults")}</li>`;
+    for (const f of state.faults) {
+      const li = document.createElement("li");
+      li.textContent = lang === "zh" ? `${f.name_zh || f.code}（${f.where || ""}）：${f.remedy_zh || ""}` : `${f.name_en || f.code} (${f.where || ""}): ${f.remedy_en || ""}`;
+      faults.appendChild(li);
+    }
+    $("log").innerHTML = logLines.slice(-60).reverse().map((l) => `<li value="${l.seq}" data-seq="${l.seq}" class="src-${esc(l.source)}">${esc(l.text)}</li>`).join("");
   }
-  const ol = $("log");
-  ol.innerHTML = "";
-  for (const line of logLines.slice(-60).reverse()) {
-    const li = document.createElement("li");
-    li.value = line.seq;
-    li.dataset.seq = line.seq;
-    li.textContent = line.text;
-    ol.appendChild(li);
-  }
+  if (page === "win") renderWin();
+  if (page === "table" || page === "public") renderBanner();
+  if (page === "penalties") renderActions();
+  if (page === "scoresheet") renderSheet();
+  renderTimers();
+  window.__dice = ((state.hand && state.hand.throws) || []).map((th) => th.dice);
 }
 
 function onMessage(msg) {
+  if (msg.type === "error") { $("action-msg").textContent = msg.detail; return; }
+  if (msg.now) clockOffset = msg.now + (msg.delay || 0) - Date.now() / 1000;
   if (msg.type === "snapshot") {
     state = msg.state;
     logLines.length = 0;
@@ -148,7 +405,6 @@ function onMessage(msg) {
     lastSeq = msg.seq;
     if (msg.state) {
       state = msg.state;
-      // The state's log tail is authoritative for text; keep lines we had that are older.
       const known = new Set(logLines.map((l) => l.seq));
       for (const l of state.log) if (!known.has(l.seq)) logLines.push(l);
       logLines.sort((a, b) => a.seq - b.seq);
@@ -161,33 +417,95 @@ function onMessage(msg) {
 let retry = 0;
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const q = lastSeq === null ? "" : `?since=${lastSeq}`;
-  const ws = new WebSocket(`${proto}://${location.host}/ws${q}`);
-  ws.onopen = () => { retry = 0; document.body.dataset.connected = "1"; };
-  ws.onmessage = (e) => onMessage(JSON.parse(e.data));
-  ws.onclose = () => {
+  const referee = role === "referee" && page !== "public";
+  const q = new URLSearchParams();
+  if (lastSeq !== null && !delay) q.set("since", lastSeq);
+  if (delay && !referee) q.set("delay", delay);
+  const sock = new WebSocket(`${proto}://${location.host}/ws${referee ? "/referee" : ""}${q.toString() ? "?" + q : ""}`);
+  ws = sock;
+  sock.onopen = () => {
+    retry = 0;
+    if (referee) sock.send(JSON.stringify({ token: token() }));
+    document.body.dataset.connected = "1";
+  };
+  sock.onmessage = (e) => onMessage(JSON.parse(e.data));
+  sock.onclose = () => {
+    if (ws !== sock) return; // replaced on purpose (log in / log out)
     document.body.dataset.connected = "0";
     setTimeout(connect, Math.min(200 * 2 ** retry++, 3000));
   };
 }
-
-async function act(path) {
-  const token = sessionStorage.getItem("token") || "";
-  const res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token, "Content-Type": "application/json" }, body: "{}" });
-  const body = await res.json().catch(() => ({}));
-  $("action-msg").textContent = res.ok ? "✓" : (body.detail || body.error || res.status);
+function reconnect() {
+  const old = ws;
+  ws = null;
+  if (old) old.close();
+  lastSeq = null; // the referee's view differs from the public one: start from a snapshot
+  connect();
 }
 
-$("login").addEventListener("submit", async (e) => {
-  e.preventDefault();
-  sessionStorage.setItem("token", $("token").value);
-  const res = await fetch("/api/whoami", { headers: { Authorization: "Bearer " + $("token").value } });
+async function act(path, body) {
+  const res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+  const data = await res.json().catch(() => ({}));
+  const msg = $("action-msg");
+  const detail = Array.isArray(data.detail) ? data.detail.join("; ") : (data.detail || data.error || res.status);
+  msg.textContent = res.ok ? t("ok") + ` #${data.seq}` : `✗ ${detail}`;
+  msg.className = "msg " + (res.ok ? "good" : "bad");
+  return res.ok;
+}
+
+async function login(value) {
+  if (!value) { role = "viewer"; sessionStorage.removeItem("token"); }
+  else sessionStorage.setItem("token", value);
+  const res = await fetch("/api/whoami", { headers: value ? { Authorization: "Bearer " + value } : {} });
   const body = await res.json().catch(() => ({}));
-  $("role").textContent = res.ok ? t("role." + body.role) : t("wrong");
-});
+  role = res.ok ? body.role : "viewer";
+  if (!res.ok) sessionStorage.removeItem("token");
+  $("role").textContent = res.ok ? t("role." + role) : (body.detail || t("wrong"));
+  document.body.dataset.role = role;
+  reconnect();
+}
+
+$("login").addEventListener("submit", (e) => { e.preventDefault(); login($("token").value); });
+$("logout").addEventListener("click", () => { $("token").value = ""; login(""); });
 $("start-hand").addEventListener("click", () => act("/api/hand/start"));
-$("end-hand").addEventListener("click", () => act("/api/hand/end"));
-$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); renderStatic(); render(); });
+$("end-hand").addEventListener("click", () => act("/api/hand/end", { result: state && state.win && state.win.confirmed ? "win" : "draw" }));
+$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); });
+$("penalty-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  const body = { seat: f.seat.value, code: f.code.value };
+  if (f.amount.value !== "") body.amount = Number(f.amount.value);
+  if (f.victim.value) body.victim = f.victim.value;
+  if (f.note.value) body.note = f.note.value;
+  if (await act("/api/referee/penalty", body)) { f.amount.value = ""; f.note.value = ""; }
+});
+$("undo-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const body = { reason: $("undo-reason").value };
+  if (state && state.last_action) body.target = state.last_action.seq;
+  if (await act("/api/referee/undo", body)) $("undo-reason").value = "";
+});
+$("win-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  let melds;
+  try { melds = parseMelds(f.melds.value); } catch (err) { $("action-msg").textContent = "✗ melds: " + err.message; return; }
+  const hand = { seat_wind: f.seat_wind.value, prevalent_wind: (state && state.hand && state.hand.prevalent_wind) || "E", win: f.win.value,
+                 concealed: parseTiles(f.concealed.value), win_tile: parseTiles(f.win_tile.value)[0] || f.win_tile.value, melds, flowers: parseTiles(f.flowers.value) };
+  if (f.win.value === "discard" || f.win.value === "rob_kong") hand.discarder = f.discarder.value;
+  await act("/api/referee/win", { hand });
+});
+$("win-confirm").addEventListener("click", () => act("/api/referee/win/confirm"));
+$("win-false").addEventListener("click", () => {
+  const seat = (state && state.win && state.win.seat) || $("win-form").seat_wind.value;
+  const body = { seat, code: "false_win" };
+  const amount = $("false-amount").value;
+  if (amount !== "") body.amount = Number(amount);
+  act("/api/referee/penalty", body);
+});
+$("session-start").addEventListener("click", () => act("/api/referee/session/start"));
+$("session-end").addEventListener("click", () => act("/api/referee/session/end"));
 
 renderStatic();
-connect();
+if (page === "penalties") loadCatalogue();
+if (token() && page !== "public") login(token()); else { document.body.dataset.role = "viewer"; connect(); }

@@ -1,0 +1,302 @@
+"""The pages in Debian's Chromium (Playwright) against the running service: a simulated table on a real
+pty, real uvicorn on a loopback port, real SQLite.
+
+Set SCREENSHOTS_DIR=docs/screenshots to refresh the README's screenshots; by default they go to a
+temporary directory and are only checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from table_controller.config import parse_config
+from table_controller.controller import side_of_wind
+from table_controller.service import TableService
+
+# One Chromium for the module (its launch is the slow part); each test gets its own service.
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+OPERATOR, REFEREE = "op-browser-1", "ref-browser-2"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
+            "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
+            "win_tile": "2p", "win": "discard", "discarder": "E"}
+TILE = re.compile(r"^(?:10|[1-9])[mps]$|^[1-7]z$|^[1-8]f$")
+
+
+def _config(port: int = 0, ruleset: str = "mcr") -> Any:
+    return parse_config({
+        "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+        "rules": {"ruleset": ruleset},
+        "players": [{"position": 1, "name": "张伟"}, {"position": 2, "name": "李娜"},
+                    {"position": 3, "name": "王芳"}, {"position": 4, "name": "陈杰"}],
+        "display": {"port": port, "operator_token": OPERATOR, "referee_token": REFEREE},
+    }, source="test")
+
+
+async def _until(check: Callable[[], bool], timeout: float = 15.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def service(tmp_path: Path):
+    svc = TableService(_config(), tmp_path)
+    await svc.start()
+    await svc.controller.wait_linked(10)
+    yield svc
+    await svc.stop()
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def chromium():
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        await b.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(chromium: Any):
+    """A fresh context per test (no shared storage), in the module's browser."""
+    context = await chromium.new_context(viewport={"width": 1280, "height": 720})
+    yield context
+    await context.close()
+
+
+def _http(svc: TableService) -> httpx.AsyncClient:
+    return httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}")
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def _start_hand(svc: TableService, http: httpx.AsyncClient) -> None:
+    r = await http.post("/api/hand/start", headers=_auth(OPERATOR))
+    assert r.status_code == 200, r.text
+    await _until(lambda: svc.controller.state.phase == "walls_raised")
+
+
+async def _throw_all(svc: TableService) -> None:
+    """Press the dice button of each seat the ruleset asks to throw, until the break is known."""
+    while (hand := svc.controller.state.hand)["deal"] is None and hand["next_thrower"]:
+        n = len(hand["throws"])
+        svc.sim.press_button(seat=side_of_wind(hand["next_thrower"], hand["dealer_position"]), button="dice")
+        await _until(lambda: len(svc.controller.state.hand["throws"]) > n)
+
+
+async def _open(browser: Any, svc: TableService, path: str, token: str | None = None,
+                viewport: tuple[int, int] = (1280, 720), page: Any = None) -> Any:
+    """Open `path` (in `page` when given, else a new one), log in with `token`, wait until it is current."""
+    if page is None:
+        page = await browser.new_page()
+        await page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    else:
+        await page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+        if page.url.startswith("http"):
+            await page.evaluate("sessionStorage.clear()")
+    await page.goto(f"http://127.0.0.1:{svc.port}{path}")
+    if token:
+        await page.fill("#token", token)
+        await page.click("#login button[type=submit]")
+        await page.wait_for_function("document.body.dataset.role && document.body.dataset.role !== 'viewer'")
+    await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+    return page
+
+
+async def test_dice_appear_within_a_second_of_the_tables_event(service: TableService, browser: Any) -> None:
+    page = await _open(browser, service, "/")
+    async with _http(service) as http:
+        await _start_hand(service, http)
+    queue = service.controller.subscribe()
+    hand = service.controller.state.hand
+    service.sim.press_button(seat=side_of_wind("E", hand["dealer_position"]), button="dice")
+    while (ev := await asyncio.wait_for(queue.get(), 10)).type != "table.dice":
+        pass
+    accepted = time.monotonic()
+    await page.wait_for_selector("#dice [data-die]", timeout=1000)
+    shown = time.monotonic()
+    service.controller.unsubscribe(queue)
+    assert shown - accepted < 1.0
+    faces = await page.eval_on_selector_all("#dice [data-die]", "els => els.map(e => Number(e.dataset.die))")
+    assert faces[:2] == ev.data["dice"]
+
+
+async def test_page_reconnects_after_a_restart_and_shows_every_missed_event(tmp_path: Path, browser: Any) -> None:
+    first = TableService(_config(), tmp_path)
+    await first.start()
+    await first.controller.wait_linked(10)
+    port = first.port
+    page = await _open(browser, first, "/")
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    seen = first.controller.state.seq
+    await first.stop()
+    await page.wait_for_function("document.body.dataset.connected === '0'")
+
+    second = TableService(_config(port=port), tmp_path)
+    await second.start()  # records controller/link events before its HTTP server is up: the page misses them
+    try:
+        await second.controller.wait_linked(10)
+        async with _http(second) as http:
+            for seat in ("S", "W"):
+                r = await http.post("/api/referee/penalty", json={"seat": seat, "code": "late_5"}, headers=_auth(REFEREE))
+                assert r.status_code == 200
+        head = second.controller.state.seq
+        assert head - seen >= 3
+        await page.wait_for_function(f"window.__lastSeq === {head}", timeout=15000)
+        shown = {int(s) for s in await page.eval_on_selector_all("#log li", "els => els.map(e => e.dataset.seq)")}
+        assert set(range(seen + 1, head + 1)) <= shown
+        assert any(f"since={seen}" in url for url in sockets)  # it asked for exactly what it lacked
+        texts = await page.inner_text("#log")
+        assert texts.count("迟到") == 2
+    finally:
+        await second.stop()
+
+
+async def test_a_viewers_referee_action_fails_and_the_referees_succeeds(service: TableService, browser: Any) -> None:
+    async with _http(service) as http:
+        await _start_hand(service, http)
+    page = None
+    for token in (None, OPERATOR):
+        page = await _open(browser, service, "/penalties", token=token, page=page)
+        await page.select_option("#penalty-form select[name=seat]", "S")
+        await page.select_option("#penalty-code", "late_5")
+        await page.click("#penalty-submit")
+        await page.wait_for_selector("#action-msg.bad")
+        assert "需要裁判权限" in await page.inner_text("#action-msg")
+    assert not [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
+    page = await _open(browser, service, "/penalties", token=REFEREE, page=page)
+    await page.select_option("#penalty-form select[name=seat]", "S")
+    await page.select_option("#penalty-code", "late_5")
+    await page.click("#penalty-submit")
+    await page.wait_for_selector("#action-msg.good")
+    await page.wait_for_selector("#actions tr[data-seq]")
+    assert [a["seat"] for a in service.controller.state.actions] == ["S"]
+
+
+async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
+    """A hand in play: dice, a few discards, a pung, a concealed kong, a flower, a penalty, a win read."""
+    await _start_hand(svc, http)
+    await _throw_all(svc)
+    op = _auth(OPERATOR)
+    plays = [{"type": "deal_done"}, {"type": "flower", "seat": "E", "tile": "5f"},
+             {"type": "discard", "seat": "E", "tile": "9p"}, {"type": "discard", "seat": "S", "tile": "5z"},
+             {"type": "claim", "seat": "N", "kind": "pung", "tiles": ["5z", "5z", "5z"], "from": "S"},
+             {"type": "discard", "seat": "N", "tile": "1s"},
+             {"type": "kong", "seat": "W", "tiles": ["7s"] * 4, "concealed": True},
+             {"type": "discard", "seat": "W", "tile": "3z"}, {"type": "discard", "seat": "N", "tile": "8s"}]
+    for p in plays:
+        r = await http.post("/api/play", json=p, headers=op)
+        assert r.status_code == 200, r.text
+    ref = _auth(REFEREE)
+    assert (await http.post("/api/referee/session/start", json={}, headers=ref)).status_code == 200
+    assert (await http.post("/api/referee/penalty", json={"seat": "S", "code": "slow_claim"}, headers=ref)).status_code == 200
+    r = await http.post("/api/referee/win", json={"hand": WIN_HAND}, headers=ref)
+    assert r.status_code == 200
+
+
+PUBLIC_TILES = {"5f", "9p", "5z", "1s", "3z", "8s", "back"}
+
+
+async def test_public_page_html_scripts_and_socket_carry_no_concealed_tile(service: TableService, browser: Any) -> None:
+    async with _http(service) as http:
+        await _populate(service, http)
+        script = (await http.get("/static/app.js")).text
+    frames: list[str] = []
+    page = await browser.new_page()
+    await page.set_viewport_size({"width": 1280, "height": 720})
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+    await page.goto(f"http://127.0.0.1:{service.port}/public")
+    await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
+    await page.wait_for_selector("#win-banner .win-fans")  # the fans are public: the read is on the page
+    async with _http(service) as http:  # and a live event after the page is up
+        await http.post("/api/referee/win", json={"hand": {**WIN_HAND, "win": "self_draw", "discarder": None}},
+                        headers=_auth(REFEREE))
+    await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
+    html = await page.content()
+    scripts = [script] + await page.eval_on_selector_all("script", "els => els.map(e => e.textContent)")
+
+    assert len(frames) >= 2
+    seen_tiles: set[str] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, str) and TILE.match(x):
+            seen_tiles.add(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    for f in frames:
+        walk(json.loads(f))
+    assert seen_tiles <= PUBLIC_TILES, seen_tiles - PUBLIC_TILES
+    shown = set(re.findall(r'data-tile="([^"]+)"', html))
+    assert shown <= PUBLIC_TILES and {"9p", "5z", "back"} <= shown
+    for tile in ("1m", "2m", "2p", "7s"):
+        assert f'data-tile="{tile}"' not in html
+        assert all(f'"{tile}"' not in s for s in scripts)
+    assert "一万" not in html and "七条" not in html
+
+    # the same hand is on the referee's page, so the checks above would have seen it
+    ref = await _open(browser, service, "/win", token=REFEREE)
+    await ref.wait_for_selector('#win-tiles [data-tile="1m"]')
+
+
+async def _shoot(page: Any, svc: TableService, out: Path, name: str, path: str, token: str | None,
+                 size: tuple[int, int] = (1280, 720), english: bool = False) -> None:
+    await _open(None, svc, path, token=token, viewport=size, page=page)
+    if english:
+        await page.click("#lang")
+    await page.wait_for_timeout(150)
+    width = await page.evaluate("document.documentElement.scrollWidth")
+    assert width <= size[0], f"{name}: the page is {width}px wide on a {size[0]}px screen"
+    await page.screenshot(path=str(out / f"{name}.png"), full_page=name in ("penalties", "scoresheet", "table-phone"))
+    if english:
+        await page.click("#lang")
+
+
+async def test_screenshots_of_each_page(service: TableService, browser: Any, tmp_path: Path) -> None:
+    out = Path(os.environ.get("SCREENSHOTS_DIR") or tmp_path / "shots")
+    out.mkdir(parents=True, exist_ok=True)
+    page = await browser.new_page()
+    async with _http(service) as http:
+        await _populate(service, http)
+        for name, path, token, size in (("table", "/", OPERATOR, (1280, 720)), ("win", "/win", REFEREE, (1280, 720)),
+                                        ("public", "/public", None, (1280, 720)), ("table-phone", "/", None, (390, 844))):
+            await _shoot(page, service, out, name, path, token, size)
+        await _shoot(page, service, out, "table-en", "/", None, english=True)
+        await http.post("/api/referee/win/confirm", headers=_auth(REFEREE))
+        await http.post("/api/hand/end", json={"result": "win"}, headers=_auth(OPERATOR))
+        await _start_hand(service, http)
+        await _throw_all(service)
+        await http.post("/api/play", json={"type": "deal_done"}, headers=_auth(OPERATOR))
+        await http.post("/api/referee/penalty", json={"seat": "W", "code": "late_5"}, headers=_auth(REFEREE))
+        await http.post("/api/referee/penalty", json={"seat": "N", "code": "exposed_other", "amount": 20, "victim": "E"},
+                        headers=_auth(REFEREE))
+        await http.post("/api/referee/undo", json={"reason": "录入错误，应为南家"}, headers=_auth(REFEREE))
+        await http.post("/api/referee/penalty", json={"seat": "S", "code": "exposed_other", "amount": 20, "victim": "E"},
+                        headers=_auth(REFEREE))
+    await _shoot(page, service, out, "penalties", "/penalties", REFEREE)
+    await _shoot(page, service, out, "scoresheet", "/scoresheet", REFEREE)
+    for name in ("table", "win", "public", "table-phone", "table-en", "penalties", "scoresheet"):
+        assert (out / f"{name}.png").stat().st_size > 10_000
