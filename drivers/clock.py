@@ -68,7 +68,7 @@ class VirtualClock(Clock):
     virtual time. Without `auto`, tests call `await clock.advance(dt)`.
     """
 
-    def __init__(self, start: float = 1000.0, *, auto: bool = False, quantum: float = 0.002,
+    def __init__(self, start: float = 1000.0, *, auto: bool = False, quantum: float = 0.003,
                  spins: int = 30) -> None:
         self._now = float(start)
         self._auto = auto

@@ -246,5 +246,18 @@ async def open_transport(url: str, *, baudrate: int = DEFAULT_BAUD, usb_backend:
         from drivers.usb_transport import open_usb
 
         return await open_usb(url, backend=usb_backend)
-    ser = await asyncio.to_thread(_serial_for_url, url, baudrate)
+    if _opens_at_once(url):
+        ser = _serial_for_url(url, baudrate)
+    else:  # a network round trip (rfc2217 negotiation, a remote host): keep the loop free meanwhile
+        ser = await asyncio.to_thread(_serial_for_url, url, baudrate)
     return _wrap_serial(url, ser)
+
+
+def _opens_at_once(url: str) -> bool:
+    """Device paths (opened non-blocking), loop:// and local sockets open without waiting on anything."""
+    if "://" not in url or url.startswith("loop://"):
+        return True
+    if url.startswith("socket://"):
+        host = url[len("socket://"):].rsplit(":", 1)[0].strip("[]")
+        return host in ("127.0.0.1", "localhost", "::1")
+    return False
