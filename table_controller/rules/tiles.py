@@ -2,50 +2,37 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Mapping
+
+from table_controller import tiles
 
 SUITS: tuple[str, ...] = ("m", "p", "s")
 WINDS: tuple[str, ...] = ("1z", "2z", "3z", "4z")
 DRAGONS: tuple[str, ...] = ("5z", "6z", "7z")
 FLOWERS: tuple[str, ...] = tuple(f"{n}f" for n in range(1, 9))
 
-_KIND_RE = re.compile(r"^(?:(10|[1-9])([mps])|([1-7])z|([1-8])f)$")
-
-_HONOUR_ZH = {"1z": "东", "2z": "南", "3z": "西", "4z": "北", "5z": "白", "6z": "发", "7z": "中"}
-_FLOWER_ZH = {"1f": "春", "2f": "夏", "3f": "秋", "4f": "冬", "5f": "梅", "6f": "兰", "7f": "菊", "8f": "竹"}
-_SUIT_ZH = {"m": "万", "p": "筒", "s": "条"}
-_RANK_ZH = ("", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十")
-
-
 def is_kind(text: str) -> bool:
     """Whether `text` is a tile code of the glossary (`1m`..`10s`, `1z`..`7z`, `1f`..`8f`)."""
-    return bool(_KIND_RE.match(text))
+    return tiles.is_tile(text)
 
 
 def suit_rank(kind: str) -> tuple[str, int] | None:
     """("m", 5) for `5m`; None for honours and flowers."""
-    match = _KIND_RE.match(kind)
-    if not match or not match.group(2):
+    if not tiles.is_tile(kind) or not tiles.is_suited(kind):
         return None
-    return match.group(2), int(match.group(1))
+    return tiles.suit(kind), tiles.rank(kind)
 
 
 def is_flower_kind(kind: str) -> bool:
-    return kind.endswith("f") and is_kind(kind)
+    return tiles.is_tile(kind) and tiles.is_flower(kind)
 
 
 def name_zh(kind: str) -> str:
-    """The Chinese name players read: 五万, 东, 春."""
-    sr = suit_rank(kind)
-    if sr:
-        return _RANK_ZH[sr[1]] + _SUIT_ZH[sr[0]]
-    if kind in _HONOUR_ZH:
-        return _HONOUR_ZH[kind]
-    if kind in _FLOWER_ZH:
-        return _FLOWER_ZH[kind]
-    raise ValueError(f"{kind!r} is not a tile code")
+    """The Chinese name players read (五万, 东, 春): the glossary's, from `table_controller.tiles`."""
+    if not tiles.is_tile(kind):
+        raise ValueError(f"{kind!r} is not a tile code")
+    return tiles.tile_name(kind)
 
 
 @dataclass(frozen=True)
