@@ -415,8 +415,8 @@ class Table(BaseTable):
     def _flush(self) -> None:
         data = self._link.take_output()
         if data and self._transport is not None:
-            if wire_log.isEnabledFor(logging.DEBUG):
-                wire_log.debug(">>> %s", data.hex(" "))
+            if wire_log.isEnabledFor(logging.DEBUG - 5):  # raw bytes only at the very verbose level
+                wire_log.log(logging.DEBUG - 5, ">>> %s", data.hex(" "))
             try:
                 self._transport.write(data)
             except TransportError as exc:
@@ -515,6 +515,8 @@ class Table(BaseTable):
             type_, payload = msgs.encode(name, req=req, **fields)
         except msgs.MessageError as exc:
             raise TableError(str(exc), "bad_argument") from None
+        if wire_log.isEnabledFor(logging.DEBUG):
+            wire_log.debug(">>> %s", msgs.describe(type_, payload))
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[req] = _Pending(req, name if resend else "identify", type_, payload, fut)
         self._link.send(type_, payload, self.clock.now())

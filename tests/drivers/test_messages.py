@@ -68,3 +68,12 @@ def test_decode_never_fails_other_than_message_error(type_: int, payload: bytes)
     except m.MessageError:
         pass
     m.describe(type_, payload)
+
+
+def test_every_phase_button_and_result_code_has_a_chinese_name() -> None:
+    from drivers.names import BUTTON_NAMES, LINK_REASONS, PHASE_NAMES, phase_zh, reason_zh
+
+    assert set(PHASE_NAMES) == set(m.PHASES) and set(BUTTON_NAMES) == set(m.BUTTONS)
+    assert set(m.RESULT_CODES.values()) - {"ok", "unknown_command", "malformed"} <= set(LINK_REASONS)
+    assert phase_zh("walls_raised").startswith("牌墙") and phase_zh(None) == "未知"
+    assert reason_zh("silent").startswith("牌桌无响应") and reason_zh("new_code") == "new_code"
