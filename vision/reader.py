@@ -20,9 +20,20 @@ from vision.geometry import ROTATION_SEAT, zone_of
 from vision.kinds import KINDS, max_copies
 from vision.model import DEFAULT_MODEL, Prediction, TileClassifier
 
-#: Default rejection threshold on the kind probability (chosen on synthetic validation crops of
-#: the training styles, never on the reserved styles).
+#: Fallback rejection threshold on the kind probability; the model's own JSON recipe carries the
+#: one chosen on its synthetic validation crops (training styles only, never the reserved ones).
 DEFAULT_THRESHOLD = 0.9
+
+
+def model_threshold(model: Path | str) -> float:
+    """The threshold stored beside the model by `tablectl vision train`, else the fallback."""
+    import json
+
+    meta = Path(model).with_suffix(".json")
+    try:
+        return float(json.loads(meta.read_text())["threshold"])
+    except (OSError, KeyError, ValueError, TypeError):
+        return DEFAULT_THRESHOLD
 #: Kinds that look the same turned half round: their rotation is not read from the face.
 SYMMETRIC = frozenset({"2p", "4p", "5p", "6p", "8p", "9p", "2s", "4s", "6s", "8s", "9s", "5z", "7z", "back"})
 
@@ -61,11 +72,11 @@ class TileReader:
     whenever asked, or whenever reading fails with the stored calibration)."""
 
     def __init__(self, model: Path | str = DEFAULT_MODEL, calibration: Calibration | None = None,
-                 enrollment: Enrollment | None = None, threshold: float = DEFAULT_THRESHOLD) -> None:
+                 enrollment: Enrollment | None = None, threshold: float | None = None) -> None:
         self.classifier = TileClassifier(model)
         self.calibration = calibration
         self.enrollment = enrollment
-        self.threshold = threshold
+        self.threshold = model_threshold(model) if threshold is None else threshold
 
     # --- whole frames ---------------------------------------------------------------------
     def calibrate(self, frame: np.ndarray) -> Calibration:

@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     t = sub.add_parser("train", help="train the classifier on synthetic crops and export ONNX (needs the train extra)")
     t.add_argument("--samples", type=int, default=24000)
-    t.add_argument("--epochs", type=int, default=5)
+    t.add_argument("--epochs", type=int, default=8)
     t.add_argument("--seed", type=int, default=5)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--out", type=Path, default=None, help="ONNX path (default: vision/models/tiles.onnx)")
@@ -69,11 +69,10 @@ def _common(p: argparse.ArgumentParser) -> None:
 def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from vision.enroll import Enrollment
     from vision.model import DEFAULT_MODEL
-    from vision.reader import DEFAULT_THRESHOLD, TileReader
+    from vision.reader import TileReader
 
     enrollment = Enrollment.load(args.enrollment) if getattr(args, "enrollment", None) else None
-    threshold = args.threshold if getattr(args, "threshold", None) is not None else DEFAULT_THRESHOLD
-    return TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment, threshold=threshold)
+    return TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment, threshold=getattr(args, "threshold", None))
 
 
 def _imread(path: Path):  # type: ignore[no-untyped-def]

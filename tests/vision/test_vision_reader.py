@@ -9,6 +9,7 @@ from conftest import match
 from tablesim.scenes.render import SceneOptions, render_scene, render_single_tile
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
 from vision.enroll import Enrollment, EnrollmentError, reading_order
+from vision.kinds import KIND_INDEX
 from vision.model import ModelError, TileClassifier
 from vision.reader import ReadError, TileReader
 
@@ -43,8 +44,11 @@ def test_calibration_from_markers_matches_the_scene(scene) -> None:
 
     truth = cv2.perspectiveTransform(theirs[None], scene.plane_to_image)[0]
     assert np.abs(ours - truth).max() < 2.0
-    again = Calibration.from_corners(ours)
-    assert np.allclose(again.image_to_plane / again.image_to_plane[2, 2], cal.image_to_plane / cal.image_to_plane[2, 2], atol=1e-2)
+    again = Calibration.from_corners(ours)  # stored corners give the same plane (within 0.5 mm)
+    pts = np.array([[[300.0, 200.0], [640.0, 480.0], [1000.0, 800.0]]])
+    a = cv2.perspectiveTransform(pts, again.image_to_plane)
+    b = cv2.perspectiveTransform(pts, cal.image_to_plane)
+    assert np.abs(a - b).max() < 0.5
 
 
 def test_no_markers_is_a_clear_error_and_single_tile_still_reads(reader: TileReader, dorothys) -> None:
@@ -68,12 +72,18 @@ def test_bad_input_is_rejected_with_a_message(reader: TileReader) -> None:
 
 
 def test_enrollment_pulls_towards_enrolled_examples(reader: TileReader, dorothys) -> None:
+    import cv2
+
     faces = {f.kind: f.image for f in dorothys}
-    crops = [render_single_tile(faces[k], seed=i)[60:240, 40:200] for i, k in enumerate(("1m", "2m"))]
-    preds = reader.classifier.predict([__import__("cv2").resize(c, (36, 48)) for c in crops])
+    kinds = ["2m", "3m", "5f", "8f"]  # pairs the network alone finds hard to tell apart
+    crops = [cv2.resize(render_single_tile(faces[k], seed=i)[60:240, 40:200], (36, 48)) for i, k in enumerate(kinds)]
+    preds = reader.classifier.predict(crops)
     e = Enrollment()
-    e.add(preds, ["9s", "1f"])  # deliberately wrong labels: enrollment must dominate
-    assert int(np.argmax(e.adapt(preds[0]).probs)) == 26  # 9s
+    e.add(preds, kinds)
+    for p, k in zip(preds, kinds):
+        adapted = e.adapt(p).probs
+        assert int(np.argmax(adapted)) == KIND_INDEX[k]
+        assert adapted[KIND_INDEX[k]] >= p.probs[KIND_INDEX[k]]
     with pytest.raises(EnrollmentError):
         e.add(preds, ["9s"])
 
