@@ -2,6 +2,7 @@
 
 from tablesim.faults import FaultPlan
 from tablesim.physics import Timings, arrange, tile_set
-from tablesim.sim import SimError, SimTable
+from tablesim.mechanism import Mechanism, SimError
+from tablesim.sim import SimTable
 
-__all__ = ["FaultPlan", "SimError", "SimTable", "Timings", "arrange", "tile_set"]
+__all__ = ["FaultPlan", "Mechanism", "SimError", "SimTable", "Timings", "arrange", "tile_set"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tablesim.mechanism import Refused
 
 if TYPE_CHECKING:
     from tablesim.sim import SimTable, _Conn
@@ -42,18 +44,12 @@ def handle_remote_bytes(sim: SimTable, conn: _Conn, data: bytes) -> None:
 
 
 def _act(sim: SimTable, cmd: int, p1: int) -> None:
-    """What the remote's buttons do; out of phase they do nothing, as on a real table."""
-    cmd_values: dict[str, Any] = {}
+    """What the remote's buttons do; out of phase, or blocked by a fault, they do nothing."""
+    name = {SHUFFLE: "start_shuffle", LIFT: "raise_walls" if p1 == 1 else "lower_walls"}.get(cmd)
+    if name is None:
+        return  # PING: no action
     try:
-        if cmd == SHUFFLE and sim.phase == "idle":
-            sim.commands_executed.append("start_shuffle")
-            sim._cmd_start_shuffle(cmd_values)
-        elif cmd == LIFT and p1 == 1 and sim.phase == "ready":
-            sim.commands_executed.append("raise_walls")
-            sim._cmd_raise_walls(cmd_values)
-        elif cmd == LIFT and p1 == 0 and sim.phase in ("walls_raised", "playing"):
-            sim.commands_executed.append("lower_walls")
-            sim._cmd_lower_walls(cmd_values)
-    except Exception as exc:  # noqa: BLE001 - a refused remote press is silently ignored by the table
-        if type(exc).__name__ != "_Refused":
-            raise
+        getattr(sim.mech, name)()
+    except Refused:
+        return  # a real table ignores a press it cannot do; the remote has no way to say so
+    sim.commands_executed.append(name)

@@ -1,9 +1,8 @@
-"""The simulated table: its firmware (the table's side of mahjong-link) and its mechanism, on a clock.
+"""The simulated table's firmware: the table's side of mahjong-link over a pty, TCP or USB.
 
-The mechanism is a small state machine (idle → building → ready → raising → walls_raised →
-playing → lowering → ready/building) driven by timers on the injected clock, so a 60-second
-build costs milliseconds under a `VirtualClock`. The firmware keeps the event ring, the
-request cache and the boot id exactly as docs/protocol.md asks a real table to.
+It keeps the event ring, the request cache and the boot id exactly as docs/protocol.md asks a
+real table to, damages the cable as its `FaultPlan` says, and drives a `Mechanism` (the
+machine itself) by the protocol's command names. Everything runs on the injected clock.
 """
 
 from __future__ import annotations
@@ -19,10 +18,11 @@ from typing import Any
 
 from drivers import messages as msgs
 from drivers.clock import Clock, SystemClock
-from drivers.faults import BY_CODE, BY_ID, FaultKind
 from drivers.link import Delivery, Link
+from tablesim import scenario
 from tablesim.faults import FaultPlan, LinkDamage
-from tablesim.physics import SIDES, WALL_LENGTHS, Timings, arrange
+from tablesim.mechanism import Mechanism, Refused, SimError
+from tablesim.physics import WALL_LENGTHS, Timings
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +30,6 @@ EVENT_RING = 256
 REQUEST_CACHE = 32
 BOOT_RESET_INTERVAL = 0.5
 FIRMWARE = "tablesim 1.0"
-
-
-class SimError(ValueError):
-    """A simulator call that makes no sense (unknown seat, fault, dialect); the text says why."""
 
 
 @dataclass
@@ -80,17 +76,12 @@ class SimTable:
         self._rng_dice = random.Random(f"{seed}:dice")
         self._rng_boot = random.Random(f"{seed}:boot")
         self.damage = LinkDamage(self.plan, random.Random(f"{seed}:link"))
-        self.tile_count = tile_count        # the set built now / last
-        self.next_tile_count = tile_count   # the setting for the next build
-        self.dealer = "E"
-        self.prevalent: str | None = "E"
-        self.turn: str | None = None
-        self.buzzes: list[int] = []
+        self._tile_count = tile_count
+        self.buzzes: list[int] = []  # every buzzer command the table ran, across reboots (a bench record)
         self._conns: list[_Conn] = []
         self._ports: list[Any] = []
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._mech: asyncio.Task[None] | None = None
-        self._background: asyncio.Task[None] | None = None
+        self._usb: Any = None
         self._closed = False
         self._stalled_until = 0.0
         self._brownout_armed = bool(self.plan.brownout_on)
@@ -101,27 +92,57 @@ class SimTable:
 
     # ----- state
     def _boot(self, reason: int) -> None:
+        """Power on: a fresh boot id, an idle machine, an empty event ring and request cache."""
         self.boot_id = self._rng_boot.getrandbits(32) or 1
         self.boot_time = self.clock.now()
-        self.phase = "idle"
-        self.faults: dict[int, str] = {}
-        self.built: dict[str, str] | None = None
-        self.up: dict[str, str] | None = None
+        self.mech = Mechanism(self.clock, self.timings, emit=self._event, spawn=self._spawn,
+                              tile_count=self._tile_count, dice=self.dice_count, rng_wall=self._rng_wall,
+                              rng_dice=self._rng_dice, ruleset=self.ruleset, autopilot=self.autopilot,
+                              buzzes=self.buzzes)
         self._ring: deque[tuple[int, int, bytes]] = deque(maxlen=EVENT_RING)
         self.last_event = 0
         self._cache: OrderedDict[int, tuple[int, bytes]] = OrderedDict()
         self._host_id = 0
         self._event("hello", boot_id=self.boot_id, reason=reason)
 
+    # ----- the machine's state, as tests and the demo read it
+    @property
+    def phase(self) -> str:
+        return self.mech.phase
+
     @property
     def wall(self) -> dict[str, str] | None:
         """The arrangement on the table surface if the walls are up, else the set built below."""
-        return self.up if self.up is not None else self.built
+        return self.mech.wall
 
     @property
     def next_wall(self) -> dict[str, str] | None:
         """The set built under the table while a hand is played (None until built)."""
-        return self.built if self.up is not None else None
+        return self.mech.next_wall
+
+    @property
+    def faults(self) -> dict[int, str]:
+        return self.mech.faults
+
+    @property
+    def dealer(self) -> str:
+        return self.mech.dealer
+
+    @property
+    def prevalent(self) -> str | None:
+        return self.mech.prevalent
+
+    @property
+    def turn(self) -> str | None:
+        return self.mech.turn
+
+    @property
+    def tile_count(self) -> int:
+        return self.mech.tile_count
+
+    @property
+    def next_tile_count(self) -> int:
+        return self.mech.next_tile_count
 
     def _spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro, name=f"tablesim {name}")
@@ -332,7 +353,7 @@ class SimTable:
                 continue
             for conn in self._conns:
                 if conn.identified and not conn.unplugged and self.clock.now() >= self._stalled_until:
-                    self._send(conn, "heartbeat", uptime_ms=self._uptime_ms(), phase=self.phase,
+                    self._send(conn, "heartbeat", uptime_ms=self._uptime_ms(), phase=self.mech.phase,
                                last_event=self.last_event)
 
     def _uptime_ms(self) -> int:
@@ -363,12 +384,11 @@ class SimTable:
             self._identify(conn, values)
             return
         self.commands_executed.append(msg.name)
-        handler = getattr(self, f"_cmd_{msg.name}")
         try:
-            reply = handler(values)
-        except _Refused as r:
+            reply = self._run_command(msg.name, values)
+        except Refused as r:
             reply = ("result", {"code": msgs.RESULT_IDS[r.code], "text": r.text})
-        name, fields = reply if reply is not None else ("result", {"code": 0, "text": ""})
+        name, fields = reply
         if self._unplug_armed and msg.name == self.plan.unplug_on:
             self._unplug_armed = False
             self._pull_cable()  # the command ran; its reply is lost with the link
@@ -403,229 +423,50 @@ class SimTable:
         conn.identified = True
         conn.boot_nonce = None
 
-    def _status_fields(self) -> dict[str, Any]:
-        return {"phase": self.phase, "tile_count": self.tile_count, "next_tile_count": self.next_tile_count,
-                "set_ready": self.built is not None, "dealer": self.dealer,
-                "faults": tuple(sorted(self.faults)), "last_event": self.last_event,
-                "uptime_ms": self._uptime_ms()}
-
-    def _cmd_status(self, v: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return "status_report", self._status_fields()
-
-    def _cmd_ping(self, v: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return "pong", {"data": v["data"]}
-
-    def _cmd_set_tile_count(self, v: dict[str, Any]) -> None:
-        if v["count"] not in WALL_LENGTHS:
-            raise _Refused("bad_argument", f"tile count {v['count']} not one of {sorted(WALL_LENGTHS)}")
-        self.next_tile_count = v["count"]
-
-    def _blocking(self, part: str) -> FaultKind | None:
-        for code in self.faults:
-            kind = BY_CODE[code]
-            if part in kind.blocks:
-                return kind
-        return None
-
-    def _need(self, part: str) -> None:
-        kind = self._blocking(part)
-        if kind is not None:
-            raise _Refused("fault_active", f"{kind.name_zh} ({kind.name_en}) at {self.faults[kind.code]}")
-
-    def _cmd_start_shuffle(self, v: dict[str, Any]) -> None:
-        if self.phase != "idle":
-            raise _Refused("bad_phase", f"start_shuffle needs phase idle, the table is {self.phase}")
-        self._need("build")
-        self._set_phase("building")
-        self._background = self._spawn(self._build(then_ready=True), "build")
-
-    def _cmd_raise_walls(self, v: dict[str, Any]) -> None:
-        if self.phase != "ready":
-            raise _Refused("bad_phase", f"raise_walls needs phase ready, the table is {self.phase}")
-        self._need("lift")
-        self._mech = self._spawn(self._raise(), "raise")
-
-    def _cmd_lower_walls(self, v: dict[str, Any]) -> None:
-        if self.phase not in ("walls_raised", "playing"):
-            raise _Refused("bad_phase", f"lower_walls needs the walls up, the table is {self.phase}")
-        self._need("lift")
-        self._mech = self._spawn(self._lower(), "lower")
-
-    def _cmd_roll_dice(self, v: dict[str, Any]) -> None:
-        if v["seat"] is None:
-            raise _Refused("bad_argument", "roll_dice needs a seat")
-        self._need("dice")
-        self._spawn(self._roll(v["seat"]), "dice")
-
-    def _cmd_seat_lights(self, v: dict[str, Any]) -> None:
-        self.dealer = v["dealer"] or self.dealer
-        self.prevalent = v["prevalent"]
-        self.turn = v["turn"]
-
-    def _cmd_buzzer(self, v: dict[str, Any]) -> None:
-        if v["ms"] > 5000:
-            raise _Refused("bad_argument", f"buzzer ms {v['ms']} is over 5000")
-        self.buzzes.append(v["ms"])
-
-    def _cmd_reset(self, v: dict[str, Any]) -> None:
-        for t in (self._mech, self._background):
-            if t is not None:
-                t.cancel()
-        self._mech = self._background = None
-        self.built = self.up = None
-        for code in list(self.faults):
-            if code in (1, 9):  # latched faults a reset clears once the tile is out / the dice checked
-                self.clear_fault(code)
-        self._set_phase("idle")
-
-    def _cmd_debug(self, v: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        try:
-            text = self.do(v["text"])
-        except SimError as exc:
-            raise _Refused("bad_argument", str(exc)) from None
-        return "result", {"code": 0, "text": text}
+    def _run_command(self, name: str, values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Answer the firmware's own commands; hand the machine's to the mechanism by name."""
+        args = {k: v for k, v in values.items() if k != "req"}
+        if name == "status":
+            return "status_report", {**self.mech.status(), "last_event": self.last_event,
+                                     "uptime_ms": self._uptime_ms()}
+        if name == "ping":
+            return "pong", {"data": args["data"]}
+        if name == "debug":
+            try:
+                return "result", {"code": 0, "text": self.do(args["text"])}
+            except SimError as exc:
+                raise Refused("bad_argument", str(exc)) from None
+        getattr(self.mech, name)(**args)  # set_tile_count(count=...), raise_walls(), roll_dice(seat=...) ...
+        return "result", {"code": 0, "text": ""}
 
     def do(self, line: str) -> str:
-        """Run one bench command (the in-band `debug` text and the scenario file's lines).
-
-        `fault ID [WHERE]`, `clear ID`, `press SEAT [BUTTON]`, `brownout`, `unplug [S]`,
-        `stall [S]`, `tile_count N`, `help`. SimError says what is wrong with a line.
-        """
-        words = line.split()
-        if not words or words[0] == "help":
-            return DEBUG_HELP
-        cmd, args = words[0], words[1:]
-        try:
-            if cmd == "fault" and args:
-                self.raise_fault(args[0], " ".join(args[1:]) or "table")
-            elif cmd == "clear" and args:
-                self.clear_fault(args[0])
-            elif cmd == "press" and args:
-                self.press_button(args[0], args[1] if len(args) > 1 else "dice")
-            elif cmd == "brownout":
-                asyncio.get_running_loop().call_soon(self.brown_out)
-            elif cmd == "unplug":
-                self.unplug(float(args[0]) if args else 0.5)
-            elif cmd == "stall":
-                self.stall(float(args[0]) if args else 0.5)
-            else:
-                raise SimError(f"unknown bench command {line!r}; try 'help'")
-        except ValueError as exc:
-            raise SimError(f"{line!r}: {exc}") from None
-        return "done"
+        """Run one bench command (`fault jam chain`, `press E`, `unplug 2`...; see `tablesim.scenario`)."""
+        return scenario.run_command(self, line)
 
     async def run_scenario(self, lines: list[str] | str) -> None:
-        """Play a scenario: lines `SECONDS COMMAND...` (times from the start), `#` comments.
-
-        Validated before it starts, so a typo fails at once with its line number, not a
-        minute into the run.
-        """
-        steps = parse_scenario(lines)
-        start = self.clock.now()
-        for at, command in steps:
-            await self.clock.sleep(max(0.0, start + at - self.clock.now()))
-            self.do(command)
-
-    # ----- the mechanism
-    def _set_phase(self, phase: str) -> None:
-        if phase != self.phase:
-            self.phase = phase
-            self._event("phase", phase=phase)
-
-    async def _run_for(self, seconds: float, part: str) -> None:
-        """Let a motor run `seconds` of working time; time under a fault blocking `part` does not count."""
-        left = seconds
-        tick = self.timings.tick
-        while left > 1e-9:
-            if self._blocking(part) is not None:
-                await self.clock.sleep(tick)
-                continue
-            step = min(tick, left)
-            await self.clock.sleep(step)
-            left -= step
-
-    async def _build(self, then_ready: bool) -> None:
-        count = self.next_tile_count
-        await self._run_for(self.timings.build[count], "build")
-        self.tile_count = count
-        self.built = arrange(count, self._rng_wall, self.ruleset)
-        self._event("tile_count", count=len(self.built), expected=count)
-        if self.phase == "building":
-            self._set_phase("ready")
-
-    async def _raise(self) -> None:
-        self._set_phase("raising")
-        await self._run_for(self.timings.raise_walls, "lift")
-        self.up, self.built = self.built, None
-        self._set_phase("walls_raised")
-        # The tiles of the last hand are in the hopper: build the next set during play.
-        self._background = self._spawn(self._build(then_ready=False), "next build")
-        if self.autopilot:
-            self._spawn(self._autopress(self.dealer), "autopilot")
-
-    async def _lower(self) -> None:
-        self._set_phase("lowering")
-        await self._run_for(self.timings.lower_walls, "lift")
-        self.up = None
-        self._set_phase("ready" if self.built is not None else "building")
-
-    async def _roll(self, seat: str) -> None:
-        await self.clock.sleep(self.timings.dice_settle)
-        values = tuple(self._rng_dice.randint(1, 6) for _ in range(self.dice_count))
-        self._event("dice", seat=seat, dice=values)
-        if self.phase == "walls_raised":
-            self._set_phase("playing")
-
-    async def _autopress(self, seat: str) -> None:
-        await self.clock.sleep(self.timings.autopilot_pause)
-        self.press_button(seat, "dice")
+        """Play a scenario file's lines `SECONDS COMMAND` on this table's clock."""
+        await scenario.play(self, lines)
 
     # ----- the people at the table and the test bench
     def press_button(self, seat: str, button: str = "dice") -> None:
         """A player presses a button on their side; the dice button also rolls the dice."""
-        if seat not in SIDES:
-            raise SimError(f"seat {seat!r} is not one of {', '.join(SIDES)}")
-        if button not in msgs.BUTTONS:
-            raise SimError(f"button {button!r} is not one of {', '.join(msgs.BUTTONS)}")
-        self._event("button", seat=seat, button=button)
-        if button == "dice" and self._blocking("dice") is None:
-            self._spawn(self._roll(seat), "dice")
+        self.mech.press_button(seat, button)
 
     def autopilot_next_thrower(self, seat: str) -> None:
         """Demo players: the named seat presses its dice button after a short pause."""
-        if seat not in SIDES:
-            raise SimError(f"seat {seat!r} is not one of {', '.join(SIDES)}")
-        self._spawn(self._autopress(seat), "autopilot")
+        self.mech.autopilot_next_thrower(seat)
 
     def raise_fault(self, fault: str | int, where: str = "table") -> None:
-        """A fault appears (jam, missing_tile, motor, overheat, centre_open, sensor, power, dice)."""
-        kind = self._kind(fault)
-        if kind.code in self.faults:
-            return
-        self.faults[kind.code] = where
-        self._event("fault_raised", code=kind.code, where=where)
+        """A fault appears (jam, missing_tile, extra_tile, motor, overheat, centre_open, sensor, power, dice)."""
+        self.mech.raise_fault(fault, where)
 
     def clear_fault(self, fault: str | int) -> None:
-        kind = self._kind(fault)
-        if self.faults.pop(kind.code, None) is not None:
-            self._event("fault_cleared", code=kind.code)
-
-    @staticmethod
-    def _kind(fault: str | int) -> FaultKind:
-        if isinstance(fault, int) or (isinstance(fault, str) and fault.isdigit()):
-            kind = BY_CODE.get(int(fault))
-        else:
-            kind = BY_ID.get(fault)
-        if kind is None:
-            raise SimError(f"unknown fault {fault!r}; known: {', '.join(BY_ID)}")
-        return kind
+        """The fault's cause is gone."""
+        self.mech.clear_fault(fault)
 
     def brown_out(self) -> None:
         """The supply dips: the firmware restarts, forgets everything, and says so (RESET, hello)."""
-        for t in (self._mech, self._background):
-            if t is not None:
-                t.cancel()
-        self._mech = self._background = None
+        self.mech.stop()
         self._boot(reason=1)
         for conn in self._conns:
             conn.link.reset()
@@ -640,7 +481,7 @@ class SimTable:
     async def _unplugged(self, duration: float, already: bool = False) -> None:
         if not already:
             self._pull_cable()
-        usb = getattr(self, "_usb", None)
+        usb = self._usb
         try:
             await self.clock.sleep(duration)
         finally:
@@ -662,9 +503,8 @@ class SimTable:
             if hasattr(port, "drop_client"):
                 port.refuse = True
                 port.drop_client()
-        usb = getattr(self, "_usb", None)
-        if usb is not None:
-            usb.plugged = False
+        if self._usb is not None:
+            self._usb.plugged = False
 
     def stall(self, duration: float = 0.5) -> None:
         """The firmware hangs for `duration` seconds: bytes received meanwhile are lost."""
@@ -682,38 +522,6 @@ class SimTable:
         handle_remote_bytes(self, conn, data)
 
 
-class _Refused(Exception):
-    """A command the firmware refuses, with the result code and the reason."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(text)
-        self.code, self.text = code, text
-
-
-DEBUG_HELP = "fault ID [WHERE] | clear ID | press SEAT [BUTTON] | brownout | unplug [S] | stall [S]"
-_SCENARIO_VERBS = {"fault": 1, "clear": 1, "press": 1, "brownout": 0, "unplug": 0, "stall": 0}
-
-
-def parse_scenario(lines: list[str] | str) -> list[tuple[float, str]]:
-    """`[(seconds, command)]` from a scenario text; SimError names the bad line."""
-    if isinstance(lines, str):
-        lines = lines.splitlines()
-    steps: list[tuple[float, str]] = []
-    for n, raw in enumerate(lines, 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        when, _, command = line.partition(" ")
-        try:
-            at = float(when)
-        except ValueError:
-            raise SimError(f"scenario line {n}: {when!r} is not a time in seconds") from None
-        words = command.split()
-        if not words or words[0] not in _SCENARIO_VERBS or len(words) - 1 < _SCENARIO_VERBS[words[0]]:
-            raise SimError(f"scenario line {n}: {command.strip()!r} is not a bench command ({DEBUG_HELP})")
-        if words[0] in ("fault", "clear"):
-            SimTable._kind(words[1])
-        if words[0] == "press" and words[1] not in SIDES:
-            raise SimError(f"scenario line {n}: seat {words[1]!r} is not one of {', '.join(SIDES)}")
-        steps.append((at, command.strip()))
-    return sorted(steps, key=lambda s: s[0])
+# kept importable from here: tests and the CLI check scenarios before a run
+parse_scenario = scenario.parse_scenario
+__all__ = ["SimError", "SimTable", "parse_scenario"]

@@ -36,30 +36,30 @@ def events(sim: SimTable) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
 
 
 async def test_build_takes_its_time_and_the_setting_applies_to_the_next_build(sim: SimTable, clock: VirtualClock) -> None:
-    sim._cmd_start_shuffle({})
+    sim.mech.start_shuffle()
     await clock.advance(59.0)
     assert sim.phase == "building" and sim.wall is None
     await clock.advance(1.5)
     assert sim.phase == "ready" and len(sim.wall or {}) == 144
-    sim._cmd_set_tile_count({"count": 108})
+    sim.mech.set_tile_count(108)
     assert sim.tile_count == 144 and sim.next_tile_count == 108
-    sim._cmd_raise_walls({})
+    sim.mech.raise_walls()
     await clock.advance(6.5)
     assert sim.phase == "walls_raised" and len(sim.wall or {}) == 144
     assert sim.next_wall is None
     await clock.advance(46)  # the next set (108, the new setting) is built during play
     assert sim.next_wall is not None and len(sim.next_wall) == 108
-    sim._cmd_lower_walls({})
+    sim.mech.lower_walls()
     await clock.advance(8.5)
     assert sim.phase == "ready" and len(sim.wall or {}) == 108
 
 
 async def test_lowering_before_the_next_set_is_built_goes_to_building(sim: SimTable, clock: VirtualClock) -> None:
-    sim._cmd_start_shuffle({})
+    sim.mech.start_shuffle()
     await clock.advance(61)
-    sim._cmd_raise_walls({})
+    sim.mech.raise_walls()
     await clock.advance(7)
-    sim._cmd_lower_walls({})
+    sim.mech.lower_walls()
     await clock.advance(9)
     assert sim.phase == "building"
     await clock.advance(60)
@@ -69,9 +69,9 @@ async def test_lowering_before_the_next_set_is_built_goes_to_building(sim: SimTa
 
 
 async def test_dice_follow_the_button_and_start_play(sim: SimTable, clock: VirtualClock) -> None:
-    sim._cmd_start_shuffle({})
+    sim.mech.start_shuffle()
     await clock.advance(61)
-    sim._cmd_raise_walls({})
+    sim.mech.raise_walls()
     await clock.advance(7)
     sim.press_button("E")
     await clock.advance(2)
@@ -99,7 +99,7 @@ async def test_a_dice_fault_stops_the_dice(sim: SimTable, clock: VirtualClock) -
 
 
 async def test_brown_out_forgets_everything_but_says_hello(sim: SimTable, clock: VirtualClock) -> None:
-    sim._cmd_start_shuffle({})
+    sim.mech.start_shuffle()
     await clock.advance(61)
     old = sim.boot_id
     sim.brown_out()
