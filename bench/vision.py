@@ -11,10 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 
-import numpy as np
-from tqdm import tqdm
+# Run as `python bench/vision.py`, this file's folder comes first on sys.path and its own name
+# would shadow the `vision` package: take the folder off before importing the project.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import numpy as np  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
 from tablesim.scenes.render import SceneOptions, enrollment_layout, render_scene
 from vision.enroll import Enrollment

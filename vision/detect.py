@@ -84,7 +84,7 @@ def _piece_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         for n in range(int(nom * (1 - _SLACK)), int(np.ceil(nom * (1 + _SLACK))) + 1):
             seg.append(n)
             want.append(TH if which == 0 else TW)
-            pen.append(-abs(n - nom) / nom * 6.0)
+            pen.append(-abs(n - nom) / nom * 10.0)
     return np.array(seg), np.array(want, np.float64), np.array(pen)
 
 
@@ -106,7 +106,7 @@ def _split_1d(length: int, profile: np.ndarray, extent: np.ndarray) -> list[tupl
         pk = profile.copy()
         pk[1:] = np.maximum(pk[1:], profile[:-1])
         pk[:-1] = np.maximum(pk[:-1], profile[1:])
-        seam[1:length] = pk[1:length] / 10.0
+        seam[1:length] = np.minimum(pk[1:length] / 10.0, 1.5)  # capped: bamboo sticks are dark too
     seam[length] = 0.5
     best = np.full(length + 1, -np.inf)
     best[0] = 0.0

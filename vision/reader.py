@@ -139,6 +139,9 @@ class TileReader:
         assert self.calibration is not None
         plane = warp_to_plane(frame, self.calibration)
         cands = find_candidates(plane, foreground_mask(plane))
+        if len(cands) != len(kinds):  # drop what the network calls "not a tile" and look again
+            first = self.classifier.predict([cut_crop(frame, quad_to_image(c.quad, self.calibration)) for c in cands])
+            cands = [c for c, p in zip(cands, first) if int(np.argmax(p.probs)) < len(KINDS)]
         if len(cands) != len(kinds):
             raise EnrollmentError(f"saw {len(cands)} tiles on the felt but {len(kinds)} kinds were to be laid out; "
                                   "lay them in rows with a finger's gap between rows and try again")

@@ -179,7 +179,7 @@ def render_plane(tiles: list[PlacedTile], faces: dict[str, list[np.ndarray]], rn
 def _camera(rng: np.random.Generator, size: tuple[int, int], jitter: float) -> np.ndarray:
     """Where the plane's corners land in the frame: centred, a little rotated and skewed."""
     w, h = size
-    side = min(w, h) * rng.uniform(0.86, 0.96)
+    side = min(w, h) * rng.uniform(0.8, 0.88)  # the whole felt, markers included, stays in view
     c = np.array([w / 2, h / 2]) + rng.normal(0, 0.01, 2) * [w, h]
     angle = np.radians(rng.uniform(-6, 6))
     base = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * side / 2
