@@ -129,12 +129,14 @@ class Mechanism:
         if self.phase != "ready":
             raise Refused("bad_phase", f"raise_walls needs phase ready, the table is {self.phase}")
         self._need("lift")
+        self._set_phase("raising")  # before the reply: the host sees the new phase when its command returns
         self._motion = self._start(self._raising(), "raise")
 
     def lower_walls(self) -> None:
         if self.phase not in ("walls_raised", "playing"):
             raise Refused("bad_phase", f"lower_walls needs the walls up, the table is {self.phase}")
         self._need("lift")
+        self._set_phase("lowering")
         self._motion = self._start(self._lowering(), "lower")
 
     def roll_dice(self, seat: str | None) -> None:
@@ -227,7 +229,6 @@ class Mechanism:
             self._set_phase("ready")
 
     async def _raising(self) -> None:
-        self._set_phase("raising")
         await self._run_for(self.timings.raise_walls, "lift")
         self.up, self.built = self.built, None
         self._set_phase("walls_raised")
@@ -237,7 +238,6 @@ class Mechanism:
             self._start(self._autopress(self.dealer), "autopilot")
 
     async def _lowering(self) -> None:
-        self._set_phase("lowering")
         await self._run_for(self.timings.lower_walls, "lift")
         self.up = None
         self._set_phase("ready" if self.built is not None else "building")
