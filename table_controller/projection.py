@@ -17,11 +17,15 @@ from table_controller.timers import timer_rules
 
 #: The keys of a scored result that say nothing about the tiles held.
 RESULT_PUBLIC = ("valid", "fans", "total", "points", "payments")
+#: Referee actions carried in every pushed state (the rest: GET /api/actions); keeps messages small.
+ACTIONS_TAIL = 50
 BACK = "back"
 
 
 def _base(state: Any) -> dict[str, Any]:
     out = state.to_json()
+    out["actions_total"] = len(state.actions)
+    out["actions"] = out["actions"][-ACTIONS_TAIL:]
     hand_no = state.hand["hand_no"] if state.hand else None
     out["session"] = R.session(state.actions)
     out["timers"] = timer_rules(state.ruleset).to_json()
@@ -74,12 +78,10 @@ def _public_action(a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _public_hand(hand: dict[str, Any]) -> dict[str, Any]:
-    hand = copy.deepcopy(hand)
-    for melds in (hand.get("melds") or {}).values():
-        for m in melds:
-            if m.get("concealed"):
-                m["tiles"] = [BACK] * len(m.get("tiles", []))
-    return hand
+    """The hand with concealed kongs face down (a new dict: the state itself is shared, never changed)."""
+    melds = {w: [{**m, "tiles": [BACK] * len(m.get("tiles", []))} if m.get("concealed") else m for m in ms]
+             for w, ms in (hand.get("melds") or {}).items()}
+    return {**hand, "melds": melds}
 
 
 def public_event(ev: dict[str, Any]) -> dict[str, Any]:
@@ -93,3 +95,8 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any]:
     if ev.get("type") == "play.kong" and data.get("concealed"):
         data["tiles"] = [BACK] * len(data.get("tiles", []))
     return ev
+
+
+def public_actions(state: Any) -> list[dict[str, Any]]:
+    """Every referee action of the session, as the public may see it (the audit trail)."""
+    return [_public_action(a) for a in state.actions]

@@ -200,7 +200,8 @@ def validate(s: "TableState", type: str, data: dict[str, Any]) -> None:
 def _shallow(s: "TableState") -> "TableState":
     import copy
 
+    from table_controller.state import copy_hand
+
     trial = copy.copy(s)
-    trial.hand = copy.deepcopy(s.hand)
-    trial.actions = list(s.actions)
+    trial.hand = copy_hand(s.hand) if s.hand is not None else None
     return trial

@@ -65,7 +65,8 @@ class TableState:
 
     def to_json(self) -> dict[str, Any]:
         """The whole state, referee-only parts included: show it through `projection`, not directly."""
-        hand = copy.deepcopy(self.hand)
+        # States are never changed in place (`apply` copies what it changes), so sharing is safe.
+        hand = self.hand
         return {
             "seq": self.seq,
             "table_name": self.table_name,
@@ -81,8 +82,8 @@ class TableState:
             "hand": hand,
             "hands_played": self.hands_played,
             "log": list(self.log),
-            "actions": copy.deepcopy(self.actions),
-            "hands": copy.deepcopy(self.hands),
+            "actions": list(self.actions),
+            "hands": list(self.hands),
         }
 
 
@@ -146,7 +147,13 @@ def describe(ev: Event) -> str:
 
 def apply(state: TableState, ev: Event) -> TableState:
     """Return the state after `ev`; the input state is not modified."""
-    s = copy.deepcopy(state)
+    # Structural sharing: copy only what this event changes (a deep copy of a long session per
+    # event was the display's main cost); nothing below mutates a container it did not copy.
+    t = ev.type
+    s = copy.copy(state)
+    s.faults = dict(state.faults)
+    if state.hand is not None and t.startswith(("operator.hand", "table.dice", "play.", "referee.")):
+        s.hand = copy_hand(state.hand)
     s.seq = ev.seq
     d = ev.data
     t = ev.type
@@ -204,6 +211,19 @@ def apply(state: TableState, ev: Event) -> TableState:
         _apply_play(s.hand, ev, s.ruleset)
     s.log = (s.log + [_log_line(ev, s)])[-LOG_TAIL:]
     return s
+
+
+def copy_hand(hand: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the hand that the fold may change: its lists and the dicts inside them are new;
+    the deal plan, never changed once computed, is shared."""
+    out = dict(hand)
+    for key in ("discards", "melds", "flowers"):
+        if key in out:
+            out[key] = {w: [dict(x) if isinstance(x, dict) else x for x in v] for w, v in out[key].items()}
+    for key in ("throws", "ignored_throws"):
+        if key in out:
+            out[key] = list(out[key])
+    return out
 
 
 def _empty_play() -> dict[str, Any]:

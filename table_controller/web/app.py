@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from table_controller import __version__
 from table_controller.controller import ActionError, Controller
 from table_controller.penalties import catalogue
-from table_controller.projection import public_event, public_view, referee_view
+from table_controller.projection import public_actions, public_event, public_view, referee_view
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply, fold
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
@@ -172,6 +172,10 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.get("/api/events", summary="Public events after `since`")
     async def events(since: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)) -> list[dict[str, Any]]:
         return [public_event(ev.to_json()) for ev in controller.store.since(since, limit)]
+
+    @app.get("/api/actions", summary="Every referee action of the session: who, when, what, undone and why")
+    async def actions() -> list[dict[str, Any]]:
+        return public_actions(controller.state)
 
     @app.get("/api/penalties", summary="The ruleset's penalty catalogue (罚则) with amounts")
     async def penalties() -> dict[str, Any]:

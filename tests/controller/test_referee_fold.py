@@ -233,3 +233,28 @@ def test_score_sheet_totals_table_points_and_csv() -> None:
     csv = to_csv(sheet)
     assert csv.startswith("\ufeff盘,") and "标准分" in csv and "丁" in csv
     assert csv.splitlines()[-1].split(",")[5:9] == [str(sheet["table_points"][p]) for p in "1234"]
+
+
+def test_apply_never_changes_the_state_it_is_given() -> None:
+    """The fold shares unchanged parts between states (for speed): sharing must never leak a change."""
+    log = Log()
+    log.start()
+    log.add("table", "table.fault_raised", {"code": "E1", "name_zh": "卡牌"})
+    log.add("camera", "play.deal_done", {})
+    log.add("camera", "play.discard", {"seat": "E", "tile": "1z"})
+    log.add("camera", "play.claim", {"seat": "W", "kind": "pung", "tiles": ["1z"] * 3, "from": "E"})
+    log.add("camera", "play.kong", {"seat": "S", "tiles": ["7s"] * 4, "concealed": True})
+    log.ref("referee.penalty", seat="S", code="empty_claim")
+    log.ref("referee.win_read", hand=WIN_HAND)
+    log.ref("referee.win_confirm")
+    log.ref("referee.undo", reason="重来")
+    log.add("table", "table.fault_cleared", {"code": "E1"})
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    from table_controller.state import apply
+    state = TableState()
+    for ev in log.events:
+        before = json.dumps(state.to_json(), sort_keys=True)
+        public_view(state)
+        after = apply(state, ev)
+        assert json.dumps(state.to_json(), sort_keys=True) == before, ev.type
+        state = after

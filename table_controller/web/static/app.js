@@ -412,6 +412,8 @@ function onMessage(msg) {
   }
   window.__lastSeq = lastSeq;
   render();
+  // bench/display.py sets window.__trace: when each event was on screen (the server stamps event.at)
+  if (window.__trace && msg.event) window.__trace.push([msg.seq, msg.event.at, Date.now() / 1000]);
 }
 
 let retry = 0;
