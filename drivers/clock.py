@@ -5,11 +5,47 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import threading
 import time
 from collections.abc import Awaitable
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+class IOLedger:
+    """Bytes written into a channel whose other end this same process reads, not yet read.
+
+    Transports and the simulator's ports count what they write and read. While bytes are in
+    flight inside the kernel (a pty's buffer work, a loopback socket, a reader thread), a
+    `VirtualClock` in auto mode does not jump: otherwise, on a loaded machine, virtual time
+    could run past a timeout before a reply that was already sent arrives.
+    """
+
+    def __init__(self) -> None:
+        self._balance = 0
+        self._lock = threading.Lock()
+
+    def wrote(self, n: int) -> None:
+        with self._lock:
+            self._balance += n
+
+    def read(self, n: int) -> None:
+        with self._lock:
+            self._balance = max(0, self._balance - n)
+
+    @property
+    def in_flight(self) -> int:
+        return self._balance
+
+    def forget(self) -> None:
+        """Bytes that will never be read (flushed, or written to a far end outside this process)."""
+        with self._lock:
+            self._balance = 0
+
+
+#: The process's ledger; in-process transports and simulator ports report to it.
+LEDGER = IOLedger()
 
 
 class Clock:
@@ -55,6 +91,10 @@ class SystemClock(Clock):
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
+
+
+#: Real seconds an auto-advancing clock waits for in-flight bytes before it assumes they are lost.
+HOLD_LIMIT = 0.25
 
 
 class VirtualClock(Clock):
@@ -137,10 +177,17 @@ class VirtualClock(Clock):
             self._driver = None
 
     async def _drive(self) -> None:
+        held = 0.0
         while True:
             for _ in range(self._spins):  # loop iterations: ready I/O is handled in each
                 await asyncio.sleep(0)
             await asyncio.sleep(self._quantum)  # and a little real time for threads and sockets
+            if LEDGER.in_flight and held < HOLD_LIMIT:
+                held += self._quantum  # bytes are on their way inside this process: time waits
+                continue
+            if held >= HOLD_LIMIT:
+                LEDGER.forget()  # nobody reads them (a flushed buffer, a closed port): stop waiting
+            held = 0.0
             nxt = self.next_deadline()
             if nxt is None:
                 return

@@ -16,6 +16,7 @@ import queue
 import threading
 from typing import Any, Protocol
 
+from drivers.clock import LEDGER
 from drivers.errors import TransportError
 
 log = logging.getLogger(__name__)
@@ -60,10 +61,22 @@ class FdTransport(_QueueReader):
         self._ser = ser
         self._fd: int = ser.fileno()
         os.set_blocking(self._fd, False)
+        self._discard_stale_input()
         self._loop = asyncio.get_running_loop()
         self._wbuf = bytearray()
         self._closed = False
         self._loop.add_reader(self._fd, self._on_readable)
+
+    def _discard_stale_input(self) -> None:
+        """Bytes that arrived before we opened belong to no conversation of ours: drop them."""
+        while True:
+            try:
+                data = os.read(self._fd, 4096)
+            except OSError:  # EAGAIN: nothing more; anything else shows up on the first real read
+                return
+            if not data:
+                return
+            LEDGER.read(len(data))
 
     def _fail(self, why: str) -> None:
         if self._closed:
@@ -87,6 +100,7 @@ class FdTransport(_QueueReader):
         if not data:
             self._fail("closed by the other side")
             return
+        LEDGER.read(len(data))
         self._q.put_nowait(data)
 
     def write(self, data: bytes) -> None:
@@ -102,6 +116,7 @@ class FdTransport(_QueueReader):
         except OSError as exc:
             self._fail(f"write failed ({errno.errorcode.get(exc.errno or 0, exc.errno)})")
             return
+        LEDGER.wrote(n)
         if n < len(data):
             self._wbuf += data[n:]
             self._loop.add_writer(self._fd, self._on_writable)
@@ -114,6 +129,7 @@ class FdTransport(_QueueReader):
         except OSError as exc:
             self._fail(f"write failed ({errno.errorcode.get(exc.errno or 0, exc.errno)})")
             return
+        LEDGER.wrote(n)
         del self._wbuf[:n]
         if not self._wbuf:
             self._loop.remove_writer(self._fd)
@@ -157,6 +173,7 @@ class ThreadTransport(_QueueReader):
                     self._post(TransportError(f"{self.url}: read failed ({exc})", "unplugged"))
                 return
             if data:
+                LEDGER.read(len(data))
                 self._post(bytes(data))
 
     def _writer(self) -> None:
@@ -166,6 +183,7 @@ class ThreadTransport(_QueueReader):
                 return
             try:
                 self._write(data)
+                LEDGER.wrote(len(data))
             except Exception as exc:  # noqa: BLE001
                 self._post(TransportError(f"{self.url}: write failed ({exc})", "unplugged"))
                 return
@@ -205,14 +223,8 @@ def _serial_for_url(url: str, baudrate: int) -> Any:
 
 def _wrap_serial(url: str, ser: Any) -> Transport:
     """Fd-watched if the port has a real descriptor; else threads inside the transport."""
-    import serial
-
     scheme = url.split("://", 1)[0] if "://" in url else ""
     if scheme in ("", "socket"):
-        try:
-            ser.reset_input_buffer()
-        except (serial.SerialException, OSError):
-            pass
         return FdTransport(url, ser)
 
     def read() -> bytes:

@@ -7,6 +7,8 @@ import os
 import tty
 from collections.abc import Callable
 
+from drivers.clock import LEDGER
+
 #: A pty's kernel buffer is small; beyond this much unread output a real UART would overrun.
 MAX_BACKLOG = 64 * 1024
 
@@ -38,6 +40,7 @@ class PtyPort:
         except OSError:
             return
         if data:
+            LEDGER.read(len(data))
             self._on_data(data)
 
     def write(self, data: bytes) -> None:
@@ -55,6 +58,7 @@ class PtyPort:
             n = 0
         except OSError:
             return
+        LEDGER.wrote(n)
         if n < len(data):
             self._wbuf += data[n:]
             self._loop.add_writer(self.master, self._writable)
@@ -67,6 +71,7 @@ class PtyPort:
         except OSError:
             self._wbuf.clear()
             n = 0
+        LEDGER.wrote(n)
         del self._wbuf[:n]
         if not self._wbuf:
             self._loop.remove_writer(self.master)
@@ -75,10 +80,12 @@ class PtyPort:
         """Throw away what the host wrote while the cable was 'unplugged'."""
         while True:
             try:
-                if not os.read(self.master, 4096):
-                    return
+                data = os.read(self.master, 4096)
             except OSError:
                 return
+            if not data:
+                return
+            LEDGER.read(len(data))
 
     def close(self) -> None:
         if self._closed:
@@ -122,6 +129,7 @@ class TcpPort:
                 data = await reader.read(4096)
                 if not data:
                     break
+                LEDGER.read(len(data))
                 self._on_data(data)
         except (ConnectionError, asyncio.CancelledError):
             pass
@@ -134,6 +142,7 @@ class TcpPort:
     def write(self, data: bytes) -> None:
         if self._writer is not None and not self._writer.is_closing():
             self._writer.write(data)
+            LEDGER.wrote(len(data))
 
     def drop_client(self) -> None:
         """Pull the cable: the current client's connection is closed."""

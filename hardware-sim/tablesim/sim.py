@@ -184,7 +184,7 @@ class SimTable:
 
         conn = _Conn("usb", write=lambda b: None)
         backend = SimUsbBackend(self, conn, vid, pid)
-        conn.write = backend.to_host.put
+        conn.write = backend.send
         self._usb = backend
         self._add_conn(conn)
         return backend

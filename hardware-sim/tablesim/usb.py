@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import usb.backend
 import usb.core
 
+from drivers.clock import LEDGER
+
 if TYPE_CHECKING:
     from tablesim.sim import SimTable, _Conn
 
@@ -99,6 +101,7 @@ class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships 
     def bulk_write(self, dev_handle: Any, ep: int, intf: int, data: Any, timeout: int) -> int:
         self._check()
         payload = bytes(data)
+        LEDGER.read(len(payload))  # the sim has it now (the host's write counted it)
         self._loop.call_soon_threadsafe(self._sim._on_bytes, self._conn, payload)
         return len(payload)
 
@@ -114,6 +117,11 @@ class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships 
         memoryview(buff).cast("B")[:n] = self._pending[:n]
         self._pending = self._pending[n:]
         return n
+
+    def send(self, data: bytes) -> None:
+        """The table's side writes toward the host."""
+        LEDGER.wrote(len(data))
+        self.to_host.put(data)
 
     def clear_halt(self, dev_handle: Any, ep: int) -> None:
         return None
