@@ -241,7 +241,9 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     """What the table shows face up (discards, melds, flowers) and whose turn it is, for the timers.
 
     `play.*` events come from the camera or the referee's keying; a concealed kong keeps its tiles
-    here for the referee, and the public projection shows it face down.
+    here for the referee, and the public projection shows it face down. Draws are not seen, so
+    `tiles_left` counts them from what is: a seat that acts after a discard it did not claim drew
+    first; every kong and flower took a replacement.
     """
     d = ev.data
     seat = d.get("seat")
@@ -249,12 +251,19 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         return
     if ev.type == "play.deal_done":
         hand["turn"] = _turn("E", "first_discard", ev.at, ruleset)
-    elif ev.type == "play.discard":
+        return
+    if ev.type == "play.claim":
+        hand["pending_draw"] = False  # the claimer takes the discard instead of drawing
+    elif hand.get("pending_draw"):
+        hand["drawn"] = hand.get("drawn", 0) + 1  # the seat drew from the wall before acting
+        hand["pending_draw"] = False
+    if ev.type == "play.discard":
         hand["discards"][seat].append({"tile": d.get("tile"), "seq": ev.seq, "claimed": False})
         nxt = SEATS[(SEATS.index(seat) + 1) % 4]
         hand["turn"] = _turn(nxt, "discard", ev.at, ruleset)
         claim = _turn(seat, "claim", ev.at, ruleset)
         hand["claim"] = {**claim, "tile": d.get("tile")} if claim["limit_s"] else None
+        hand["pending_draw"] = True
     elif ev.type == "play.claim":
         frm = d.get("from")
         if frm in SEATS and hand["discards"][frm]:
@@ -263,13 +272,20 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
                                     "concealed": False, "from": frm})
         hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
         hand["claim"] = None
+        if d.get("kind") == "kong":
+            hand["drawn"] = hand.get("drawn", 0) + 1  # the replacement tile
     elif ev.type == "play.kong":
         hand["melds"][seat].append({"type": "kong", "tiles": list(d.get("tiles", [])),
                                     "concealed": bool(d.get("concealed")), "from": None})
         hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
         hand["claim"] = None
+        hand["drawn"] = hand.get("drawn", 0) + 1
     elif ev.type == "play.flower":
         hand["flowers"][seat].append(d.get("tile"))
+        hand["drawn"] = hand.get("drawn", 0) + 1
+    live = len((hand.get("deal") or {}).get("live") or [])
+    if live:
+        hand["tiles_left"] = max(0, live - hand.get("drawn", 0))
 
 
 def _describe_referee(ev: Event) -> str:

@@ -199,6 +199,21 @@ def test_turn_timers_follow_the_ruleset() -> None:
     assert hand["turn"]["seat"] == "W" and hand["claim"] is None and hand["discards"]["E"][0]["claimed"]
 
 
+def test_tiles_left_counts_unseen_draws_and_replacements() -> None:
+    log = Log("jingji")
+    log.start()
+    log.add("table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})
+    live = len(log.state().hand["deal"]["live"])
+    log.add("camera", "play.flower", {"seat": "E", "tile": "1f"})  # opening replacement: 1
+    log.add("camera", "play.deal_done", {})
+    log.add("camera", "play.discard", {"seat": "E", "tile": "1z"})  # the dealer's 14th tile: no draw
+    log.add("camera", "play.discard", {"seat": "S", "tile": "2z"})  # S drew first: 2
+    log.add("camera", "play.claim", {"seat": "N", "kind": "pung", "tiles": ["2z"] * 3, "from": "S"})
+    log.add("camera", "play.discard", {"seat": "N", "tile": "3z"})  # after a claim: no draw
+    log.add("camera", "play.kong", {"seat": "E", "tiles": ["9m"] * 4, "concealed": True})  # draw + replacement: 4
+    assert log.state().hand["tiles_left"] == live - 4
+
+
 def test_session_clock_warns_at_15_and_5_minutes() -> None:
     log = Log()
     log.ref("referee.session_start", minutes=60)

@@ -17,7 +17,7 @@ const I18N = {
         stopped: "停和", flowers: "花", discards: "弃牌",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
-               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", submit: "读牌 / 更正", confirm: "确认和牌",
+               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", confirm: "确认和牌",
                false: "判诈和", none: "本盘尚无和牌", by: "{seat}家和牌", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                pending: "待裁判确认", correction: "（已更正）", fanUnit: "番" },
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
@@ -39,7 +39,7 @@ const I18N = {
         stopped: "no win", flowers: "flowers", discards: "discards",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
-               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", submit: "Read / correct", confirm: "Confirm win",
+               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", last: "Last tile", submit: "Read / correct", confirm: "Confirm win",
                false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
                pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan" },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
@@ -155,7 +155,7 @@ function renderDice(hand) {
   let text = "";
   let warn = "";
   if (deal && deal.break) {
-    const left = (deal.live || []).length;
+    const left = hand.tiles_left != null ? hand.tiles_left : (deal.live || []).length;
     text = t("breakAt", { wall: t("seat." + deal.break.wall), count: deal.break.count, mode: t(deal.break.mode), first: deal.first_dealt })
       + " · " + t("left", { n: left });
     if (left <= 8 && !hand.ended) warn = t("lastWarn", { n: left });
@@ -281,6 +281,7 @@ function fillWinForm(h) {
   f.concealed.value = (h.concealed || []).join(" ");
   f.win_tile.value = h.win_tile || "";
   f.flowers.value = (h.flowers || []).join(" ");
+  f.last_tile.checked = !!h.last_tile;
   f.melds.value = (h.melds || []).map((m) => `${m.type}${m.concealed ? "!" : ""} ${m.tiles.join(" ")}${m.from ? " " + m.from : ""}`).join("; ");
 }
 function parseTiles(text) {
@@ -493,7 +494,8 @@ $("win-form").addEventListener("submit", async (e) => {
   let melds;
   try { melds = parseMelds(f.melds.value); } catch (err) { $("action-msg").textContent = "✗ melds: " + err.message; return; }
   const hand = { seat_wind: f.seat_wind.value, prevalent_wind: (state && state.hand && state.hand.prevalent_wind) || "E", win: f.win.value,
-                 concealed: parseTiles(f.concealed.value), win_tile: parseTiles(f.win_tile.value)[0] || f.win_tile.value, melds, flowers: parseTiles(f.flowers.value) };
+                 concealed: parseTiles(f.concealed.value), win_tile: parseTiles(f.win_tile.value)[0] || f.win_tile.value, melds, flowers: parseTiles(f.flowers.value),
+                 last_tile: f.last_tile.checked };
   if (f.win.value === "discard" || f.win.value === "rob_kong") hand.discarder = f.discarder.value;
   await act("/api/referee/win", { hand });
 });
