@@ -16,7 +16,7 @@ import numpy as np
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
 from vision.detect import PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, quad_to_image, warp_to_plane
 from vision.enroll import Enrollment, EnrollmentError, reading_order
-from vision.geometry import ROTATION_SEAT, zone_of
+from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
 from vision.kinds import KINDS, max_copies
 from vision.model import DEFAULT_MODEL, Prediction, TileClassifier
 
@@ -107,7 +107,7 @@ class TileReader:
     def classify(self, crops: list[np.ndarray]) -> list[Prediction]:
         preds = self.classifier.predict(crops)
         if self.enrollment is not None and len(self.enrollment):
-            preds = [self.enrollment.adapt(p) for p in preds]
+            preds = [self.enrollment.adapt(p, c) for p, c in zip(preds, crops)]
         return preds
 
     def _reading(self, cand: Candidate, quad: np.ndarray, pred: Prediction) -> TileReading | None:
@@ -117,15 +117,24 @@ class TileReader:
         if top >= len(KINDS):  # the rejection class: felt, a hand, half of two tiles
             return None
         kind = KINDS[top]
-        upside = pred.upside > 0.5 and kind not in SYMMETRIC
+        centre_mm = cand.quad.mean(axis=0) / PX_PER_MM
+        zone = zone_of(float(centre_mm[0]), float(centre_mm[1]))
+        upside = pred.upside > 0.5
+        if kind in SYMMETRIC or abs(pred.upside - 0.5) < 0.45:
+            # the face cannot say (or barely): a tile lying square to a seat's zone was put
+            # there by that seat, so take its rotation when the tile's axis allows it
+            seat_rot = SEAT_ROTATION.get(zone.split(":")[-1]) if ":" in zone else None
+            if seat_rot is not None and seat_rot % 180 == cand.base:
+                upside = seat_rot != cand.base
+            elif kind in SYMMETRIC:
+                upside = False
         rotation = (cand.base + (180 if upside else 0)) % 360
         if upside:
             quad = quad[[2, 3, 0, 1]]
-        centre_mm = cand.quad.mean(axis=0) / PX_PER_MM
         second = KINDS[int(order[1])] if int(order[1]) < len(KINDS) else ""
         conf = float(probs[top])
         return TileReading(kind=kind, confidence=conf, rotation=rotation, seat=ROTATION_SEAT[rotation],
-                           zone=zone_of(float(centre_mm[0]), float(centre_mm[1])),
+                           zone=zone,
                            quad=[[round(float(x), 1), round(float(y), 1)] for x, y in quad],
                            accepted=conf >= self.threshold, second=second)
 
@@ -158,7 +167,7 @@ class TileReader:
                     crops.append(cut_crop(frame, turned))
                     labels.append(kind)
         enrollment = self.enrollment if self.enrollment is not None else Enrollment()
-        enrollment.add(self.classifier.predict(crops), labels)
+        enrollment.add(self.classifier.predict(crops), labels, crops)
         self.enrollment = enrollment
         return enrollment
 

@@ -97,3 +97,14 @@ def test_enrollment_round_trip_and_reading_order(tmp_path) -> None:
         Enrollment.load(tmp_path / "missing.npz")
     centres = np.array([[100, 205], [50, 200], [60, 260], [10, 262]], np.float64)
     assert reading_order(centres) == [1, 0, 3, 2]
+
+
+def test_symmetric_tiles_take_the_rotation_of_their_seat_zone(reader: TileReader, dorothys) -> None:
+    from vision.geometry import PlacedTile, seat_to_plane
+
+    layout = [PlacedTile("5p", *seat_to_plane("W", 400, 200), 180), PlacedTile("8p", *seat_to_plane("S", 400, 200), 90),
+              PlacedTile("5z", *seat_to_plane("N", 350, 200), 270)]
+    scene = render_scene(dorothys, seed=8, opts=SMALL, tiles=layout)
+    reader.calibration = None
+    got = {(r.zone, r.rotation, r.seat) for r in reader.read(scene.image)}
+    assert got == {("discard:W", 180, "W"), ("discard:S", 90, "S"), ("discard:N", 270, "N")}
