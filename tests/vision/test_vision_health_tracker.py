@@ -58,3 +58,18 @@ def test_count_constraints_flag_the_least_confident_extra() -> None:
     rs = [_reading("1f", 0, 0.99), _reading("1f", 50, 0.7), _reading("3p", 100)]
     out = apply_count_constraints(rs)
     assert [r.accepted for r in out] == [True, False, True]
+
+
+def test_vision_config_table(tmp_path) -> None:
+    import pytest
+
+    from vision.config import VisionConfigError, load, parse
+
+    path = tmp_path / "table.toml"
+    path.write_text('[vision]\ncamera = "http://cam/stream.mjpg"\ncorners = [[0, 0], [100, 0], [100, 100], [0, 100]]\n')
+    cfg = load(path)
+    assert cfg.camera == "http://cam/stream.mjpg" and cfg.calibration() is not None
+    with pytest.raises(VisionConfigError, match="corners"):
+        parse({"corners": [[0, 0]]})
+    with pytest.raises(VisionConfigError, match="unknown keys: cornerz"):
+        parse({"cornerz": []})
