@@ -214,13 +214,13 @@ class Controller:
         if prev is not None and not prev.get("ended"):
             self.accept("operator", "operator.hand_end", {"hand_no": prev["hand_no"], "by": by, "result": "abandoned"})
             hand_no = self.state.hands_played + 1
-        dealer_position = (hand_no - 1) % 4 + 1
-        prevalent = SEATS[((hand_no - 1) // 4) % 4]
+        dealer_position, prevalent, double = self._next_dealer(rs.id, hand_no)
         ev = self.accept("operator", "operator.hand_start", {
             "hand_no": hand_no, "by": by, "ruleset": rs.id,
             "dealer_position": dealer_position, "prevalent_wind": prevalent,
             "wall_lengths": _wall_lengths(self.table, self.config.table.tile_count or rs.tiles, dealer_position),
             "seats": {seat_of_position(p, dealer_position): p for p in (1, 2, 3, 4)},
+            **({"double": True} if double else {}),
         })
         caps = getattr(getattr(self.table, "info", None), "capabilities", None)
         if getattr(caps, "seat_lights", False):
@@ -234,6 +234,23 @@ class Controller:
             await self._command("start_shuffle")
         # building / raising: the walls go up when the table reports "ready" (see _on_phase)
         return ev
+
+    def _next_dealer(self, ruleset: str, hand_no: int) -> tuple[int, str, bool]:
+        """Who deals the coming hand and the round's wind, by the ruleset's session rules (轮庄,
+        连庄 and 倍打, 四川's first winner) over the hands played and the wins the referee confirmed."""
+        from table_controller.hand.match import MatchRules, next_hand, start
+        from table_controller.referee import confirmed
+        from table_controller.scoring import ScoringError
+
+        try:
+            m = start(MatchRules.for_ruleset(ruleset))
+            for h in self.state.hands:
+                win = confirmed(self.state.actions, h["hand_no"])
+                m, _ = next_hand(m, [win["seat"]] if win else [])
+            return m.dealer_position, m.prevalent, m.double
+        except (ScoringError, ValueError):
+            # a ruleset without session rules: the deal passes every hand, a round every four
+            return (hand_no - 1) % 4 + 1, SEATS[((hand_no - 1) // 4) % 4], False
 
     async def end_hand(self, by: str, result: str = "draw") -> Event:
         hand = self.state.hand

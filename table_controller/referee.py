@@ -92,6 +92,9 @@ def apply_referee(s: "TableState", ev: Event) -> None:
         # The log is the record even of a refused action; it just has no effect.
         record["error"] = str(exc)
         record["error_kind"] = "input" if isinstance(exc, PenaltyError) else "state"
+    except Exception as exc:  # noqa: BLE001 — the event is already in the log: a replay must never stop here
+        record["error"] = f"无法处理此操作 / cannot apply: {type(exc).__name__}: {exc}"
+        record["error_kind"] = "input"
     s.actions = s.actions + [record]
 
 

@@ -186,6 +186,7 @@ def apply(state: TableState, ev: Event) -> TableState:
             "hand_no": d["hand_no"],
             "ruleset": s.ruleset,
             "dealer_position": d.get("dealer_position", 1),
+            "double": bool(d.get("double", False)),
             "prevalent_wind": d.get("prevalent_wind", "E"),
             "wall_lengths": d.get("wall_lengths"),
             "throws": [],

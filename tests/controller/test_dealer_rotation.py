@@ -1,0 +1,54 @@
+"""Who deals the next hand follows the ruleset's session rules and the wins the referee confirmed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from table_controller.config import parse_config
+from table_controller.controller import Controller
+from table_controller.store import EventStore
+
+WIN_BY_DEALER = {"seat_wind": "E", "prevalent_wind": "E", "melds": [],
+                 "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
+                 "win_tile": "2p", "win": "discard", "discarder": "S"}
+
+
+async def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(url)
+
+
+def _controller(tmp_path: Path, ruleset: str) -> Controller:
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
+    c = Controller(cfg, EventStore(tmp_path / "e.sqlite3"), _no_table)
+    c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": ruleset, "players": {}})
+    return c
+
+
+def _play_hand(c: Controller, hand_no: int, dealer_wins: bool) -> None:
+    dealer, prevalent, double = c._next_dealer(c.state.ruleset, hand_no)
+    seats = {w: (i + dealer - 1) % 4 + 1 for i, w in enumerate("ESWN")}
+    c.accept("operator", "operator.hand_start", {"hand_no": hand_no, "ruleset": c.state.ruleset,
+                                                 "dealer_position": dealer, "prevalent_wind": prevalent, "seats": seats})
+    if dealer_wins:
+        c.referee_action("referee.win_read", {"hand": WIN_BY_DEALER}, by="referee")
+        c.referee_action("referee.win_confirm", {}, by="referee")
+    c.accept("operator", "operator.hand_end", {"hand_no": hand_no, "result": "win" if dealer_wins else "draw"})
+
+
+def test_mcr_passes_the_deal_every_hand(tmp_path: Path) -> None:
+    c = _controller(tmp_path, "mcr")
+    assert c._next_dealer("mcr", 1) == (1, "E", False)
+    _play_hand(c, 1, dealer_wins=True)  # no 连庄 in MCR
+    assert c._next_dealer("mcr", 2)[0] == 2
+    for n in range(2, 5):
+        _play_hand(c, n, dealer_wins=False)
+    assert c._next_dealer("mcr", 5) == (1, "S", False)  # the South round
+
+
+def test_jingji_dealer_keeps_the_deal_and_doubles(tmp_path: Path) -> None:
+    c = _controller(tmp_path, "jingji")
+    _play_hand(c, 1, dealer_wins=True)
+    assert c._next_dealer("jingji", 2) == (1, "E", True)  # 连庄, 倍打
+    _play_hand(c, 2, dealer_wins=False)
+    assert c._next_dealer("jingji", 3)[:2] == (2, "E")
