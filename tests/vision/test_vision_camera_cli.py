@@ -81,3 +81,25 @@ def test_cli_enroll_writes_an_enrollment_the_reader_uses(tmp_path, capsys, dorot
     # the wrong number of kinds for the tiles on the felt is refused with a reason
     assert main(["vision", "enroll", str(path), "--out", str(out), "--kinds", "1m,2m"]) == 1
     assert "saw 7 tiles" in capsys.readouterr().err
+
+
+def test_camera_stream_survives_an_unplug_and_reconnects(dorothys) -> None:
+    from vision.camera import CameraStream
+
+    source = scene_source(list(dorothys), seed=3, opts=SceneOptions(size=(320, 240), tiles=4))
+    with VirtualCamera(source, fps=30) as cam:
+        now = [0.0]
+        stream = CameraStream(cam.url, reopen_every_s=1.0, clock=lambda: now[0], health=CameraHealth(unplugged_after=2))
+        frame, status = stream.grab()
+        assert frame is not None and status.ok
+        cam.unplugged = True
+        codes = [stream.grab()[1].code for _ in range(3)]
+        assert codes[-1] == "unplugged"
+        cam.unplugged = False
+        now[0] = 5.0  # time passes; the stream reopens
+        frame, status = stream.grab()
+        assert frame is not None and status.ok
+        stream.close()
+    missing = CameraStream("http://127.0.0.1:9/none.mjpg", health=CameraHealth(unplugged_after=1))
+    frame, status = missing.grab()
+    assert frame is None and status.code == "unplugged"
