@@ -33,6 +33,7 @@ LINK_REASONS: dict[str, tuple[str, str]] = {
     "no_identity": ("牌桌未报告身份", "the table did not identify itself"),
     "timeout": ("牌桌未回复，请查询状态", "no reply; ask the table's status"),
     "closed": ("连接已关闭", "the link was closed"),
+    "events_behind": ("牌桌事件未送达，正在重新同步", "table events missing; resynchronising"),
     "unsupported": ("此牌桌不支持该功能", "this table cannot do that"),
     "bad_phase": ("牌桌当前状态不允许此操作", "not possible in the table's current phase"),
     "bad_argument": ("参数错误", "bad argument"),

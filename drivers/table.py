@@ -267,6 +267,7 @@ class Table(BaseTable):
         self._reset_nonce: int | None = None
         self._reset_acked = asyncio.Event()
         self._events_ended = False
+        self._behind = 0  # heartbeats in a row that announced events we do not have
         self.reconnects = 0
         self.duplicate_events = 0
         self.missed_events = 0
@@ -481,6 +482,24 @@ class Table(BaseTable):
             self.phase = values["phase"]
             self._emit("heartbeat", {"uptime_ms": values["uptime_ms"], "phase": values["phase"],
                                      "last_event": values["last_event"]})
+            self._check_numbering(values["last_event"])
+
+    def _check_numbering(self, table_last: int) -> None:
+        """A safety net under RESET: heartbeats say which event the table numbered last.
+
+        Fewer than we have: it restarted without our noticing. More, three heartbeats running:
+        events are stuck somewhere. Either way a fresh handshake resynchronises (replay by number).
+        """
+        if table_last < self._last_event:
+            self._rx.put_nowait(TableError("the table's event numbers went back: it restarted", "table_reset"))
+        elif table_last > self._last_event:
+            self._behind += 1
+            if self._behind >= 3:
+                self._behind = 0
+                self._rx.put_nowait(TableError("events the table numbered did not arrive; resynchronising",
+                                               "events_behind"))
+        else:
+            self._behind = 0
 
     def _on_identity(self, values: dict[str, Any]) -> None:
         boot_id = values["boot_id"]

@@ -168,3 +168,22 @@ async def test_duplicated_delayed_and_garbled_frames_still_give_exactly_once(no_
         await table.close()
         await sim.close()
         await clock.close()
+
+
+async def test_events_the_table_numbered_but_never_sent_are_recovered_from_heartbeats(no_leaks: None) -> None:
+    clock = VirtualClock(auto=True)
+    sim, table = await start("pty", clock)
+    try:
+        conn = sim._conns[0]
+        conn.identified = False  # a firmware slip: the event goes to the ring but not on the wire
+        sim.press_button("W", "start")
+        conn.identified = True
+        press = await table.wait_for_event("button", timeout=30)
+        assert press.fields == {"seat": "W", "button": "start"}
+        assert numbered(table) == list(range(1, sim.last_event + 1))
+        down = [e for e in list(table._events._queue) if e and e.type == "link_down"]  # type: ignore[attr-defined]
+        assert down and down[0].fields["reason"] == "events_behind"
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
