@@ -229,27 +229,25 @@ def find_candidates(plane: np.ndarray, mask: np.ndarray | None = None) -> list[C
 
 def _orient(q: np.ndarray) -> Candidate:
     """Order a tile quad so corner 0 is the top-left of the tile read with its long axis up
-    (base 0) or pointing left (base 90), choosing whichever the quad's long side allows."""
-    c = q.mean(axis=0)
-    e01 = np.linalg.norm(q[1] - q[0])
-    e12 = np.linalg.norm(q[2] - q[1])
-    if e01 > e12:  # q0->q1 is the long side: re-start so the long side runs q1->q2
-        q = q[[1, 2, 3, 0]]
-    # now q0->q1 is a short side and the long axis is q1->q2; corners run clockwise on screen,
-    # so rolling by two is the only other choice and keeps corner 0 at the tile's top-left
-    axis = q[2] - q[1]
-    if abs(axis[1]) >= abs(axis[0]):  # long axis roughly along plane y: upright (0) or 180
-        top = q[[0, 1]].mean(axis=0)
-        if top[1] > c[1]:
-            q = q[[2, 3, 0, 1]]
-        return Candidate(q.astype(np.float32), 0)
-    # long axis along plane x: the tile's top points left (90) or right (270)
-    top = q[[0, 1]].mean(axis=0)
-    if top[0] > c[0]:
-        q = q[[2, 3, 0, 1]]
-    # the quad runs clockwise on screen, so corner 0 is now the lower end of the left edge:
-    # the tile's own top-left when it points left
-    return Candidate(q.astype(np.float32), 90)
+    (base 0) or pointing left (base 90), whichever the quad's long side allows.
+
+    The quad runs clockwise on screen, so rolling by two is the only other choice for a given
+    long axis and keeps corner 0 at the tile's own top-left. (Plain floats: this runs for
+    every tile of every frame.)"""
+    p = [(float(x), float(y)) for x, y in q]
+    d01 = (p[1][0] - p[0][0]) ** 2 + (p[1][1] - p[0][1]) ** 2
+    d12 = (p[2][0] - p[1][0]) ** 2 + (p[2][1] - p[1][1]) ** 2
+    order = [0, 1, 2, 3] if d01 <= d12 else [1, 2, 3, 0]  # make q0->q1 a short side
+    ax, ay = p[order[2]][0] - p[order[1]][0], p[order[2]][1] - p[order[1]][1]  # the long axis
+    cx, cy = sum(x for x, _ in p) / 4, sum(y for _, y in p) / 4
+    tx, ty = (p[order[0]][0] + p[order[1]][0]) / 2, (p[order[0]][1] + p[order[1]][1]) / 2  # mid top edge
+    if abs(ay) >= abs(ax):  # long axis along plane y: upright (0), or 180 if the top is below
+        base, flip = 0, ty > cy
+    else:  # long axis along plane x: the top points left (90), or right (270)
+        base, flip = 90, tx > cx
+    if flip:
+        order = order[2:] + order[:2]
+    return Candidate(q[order].astype(np.float32), base)
 
 
 def quad_to_image(quad_plane_px: np.ndarray, calib: Calibration) -> np.ndarray:
