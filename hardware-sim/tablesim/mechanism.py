@@ -82,6 +82,7 @@ class Mechanism:
         self.prevalent: str | None = "E"
         self.turn: str | None = None
         self.buzzes = buzzes if buzzes is not None else []
+        self.tiles_off = 0  # tiles lost (< 0) or foreign tiles added (> 0) before the next build
         self._motion: asyncio.Task[None] | None = None  # raise / lower
         self._build: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -179,6 +180,10 @@ class Mechanism:
         """Demo players: the named seat presses its dice button after a short pause."""
         self._start(self._autopress(check_seat(seat)), "autopilot")
 
+    def lose_tiles(self, n: int) -> None:
+        """Tiles fall off the table (or, n < 0, foreign tiles get in): the next build counts wrong."""
+        self.tiles_off -= n
+
     def raise_fault(self, fault: str | int, where: str = "table") -> None:
         kind = fault_kind(fault)
         if kind.code not in self.faults:
@@ -224,7 +229,12 @@ class Mechanism:
         await self._run_for(self.timings.build[count], "build")
         self.tile_count = count
         self.built = arrange(count, self._rng_wall, self.ruleset)
-        self._emit("tile_count", count=len(self.built), expected=count)
+        counted, self.tiles_off = count + self.tiles_off, 0
+        self._emit("tile_count", count=counted, expected=count)
+        if counted < count:  # the counter saw a gap in the walls: the lift stays down until it is fixed
+            self.raise_fault("missing_tile", "counter")
+        elif counted > count:
+            self.raise_fault("extra_tile", "counter")
         if self.phase == "building":
             self._set_phase("ready")
 

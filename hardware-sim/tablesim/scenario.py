@@ -10,9 +10,11 @@ from tablesim.mechanism import SimError, check_seat, fault_kind
 if TYPE_CHECKING:
     from tablesim.sim import SimTable
 
-HELP = "fault ID [WHERE] | clear ID | press SEAT [BUTTON] | brownout | unplug [S] | stall [S]"
+HELP = ("fault ID [WHERE] | clear ID | press SEAT [BUTTON] | lose N | add N | brownout | unplug [S] | "
+        "stall [S]")
 #: verb -> number of required arguments
-VERBS: dict[str, int] = {"fault": 1, "clear": 1, "press": 1, "brownout": 0, "unplug": 0, "stall": 0}
+VERBS: dict[str, int] = {"fault": 1, "clear": 1, "press": 1, "lose": 1, "add": 1, "brownout": 0, "unplug": 0,
+                         "stall": 0}
 
 
 def run_command(sim: SimTable, line: str) -> str:
@@ -30,6 +32,10 @@ def run_command(sim: SimTable, line: str) -> str:
             sim.clear_fault(args[0])
         elif verb == "press":
             sim.press_button(args[0], args[1] if len(args) > 1 else "dice")
+        elif verb == "lose":
+            sim.mech.lose_tiles(int(args[0]))
+        elif verb == "add":
+            sim.mech.lose_tiles(-int(args[0]))
         elif verb == "brownout":
             asyncio.get_running_loop().call_soon(sim.brown_out)  # after the reply to `debug` is queued
         elif verb == "unplug":

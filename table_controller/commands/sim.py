@@ -26,6 +26,7 @@ in-band by the protocol's `debug` message:
   fault ID [WHERE]   raise a fault: jam missing_tile extra_tile motor overheat centre_open sensor power dice
   clear ID           the fault's cause is gone
   press SEAT [BUTTON]  a player presses a button (dice, start, raise, lower) on side E/S/W/N
+  lose N / add N     N tiles fall off (or foreign tiles get in): the next build's count raises 缺牌 / 多牌
   brownout           the firmware restarts
   unplug [S]         the cable is pulled for S seconds;  stall [S]: the firmware hangs for S seconds
 Exit status: 0 after Ctrl-C, 2 on wrong options.

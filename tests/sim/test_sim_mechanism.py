@@ -125,3 +125,24 @@ async def test_bench_commands_reject_nonsense(sim: SimTable) -> None:
     with pytest.raises(SimError, match="seat 'Q'"):
         sim.do("press Q")
     assert "fault ID" in sim.do("help")
+
+
+async def test_a_lost_tile_shows_at_the_counter_and_keeps_the_walls_down(sim: SimTable, clock: VirtualClock) -> None:
+    sim.do("lose 1")
+    sim.mech.start_shuffle()
+    await clock.advance(61)
+    counts = [v for n, v in events(sim) if n == "tile_count"]
+    assert counts == [{"count": 143, "expected": 144}]
+    assert sim.faults == {2: "counter"}
+    from tablesim.mechanism import Refused
+
+    with pytest.raises(Refused, match="缺牌"):
+        sim.mech.raise_walls()
+    sim.clear_fault("missing_tile")  # the attendant found the tile
+    sim.mech.raise_walls()
+    await clock.advance(7)
+    assert sim.phase == "walls_raised"
+    sim.do("add 2")
+    await clock.advance(61)  # the next set, built during play, has two foreign tiles
+    assert [v for n, v in events(sim) if n == "tile_count"][-1] == {"count": 146, "expected": 144}
+    assert 3 in sim.faults
