@@ -174,20 +174,19 @@ class TileReader:
     # --- a picture of a single tile ---------------------------------------------------------
     def read_single(self, image: np.ndarray) -> TileReading:
         """A close-up of one tile: find the largest tile-shaped bright region, else use the
-        whole picture, and classify it in both upright orientations."""
+        whole picture, and classify it (the upside head tells 0 from 180)."""
         image = _check_frame(image)
         quad = _largest_tile_quad(image)
-        crops = [cut_crop(image, quad), cut_crop(image, quad[[2, 3, 0, 1]])]
-        preds = self.classify(crops)
+        preds = self.classify([cut_crop(image, quad)])
         p = preds[0]
         probs = _kind_probs(p)
-        top = int(np.argmax(probs[:len(KINDS)]))
-        kind = KINDS[top]
+        order = np.argsort(probs[:len(KINDS)])[::-1]
+        kind = KINDS[int(order[0])]
         rotation = 180 if (p.upside > 0.5 and kind not in SYMMETRIC) else 0
-        conf = float(probs[top])
+        conf = float(probs[int(order[0])])
         return TileReading(kind=kind, confidence=conf, rotation=rotation, seat=ROTATION_SEAT[rotation], zone="",
                            quad=[[round(float(x), 1), round(float(y), 1)] for x, y in quad],
-                           accepted=conf >= self.threshold)
+                           accepted=conf >= self.threshold, second=KINDS[int(order[1])])
 
     def read_image(self, image: np.ndarray) -> list[TileReading]:
         """A table frame if the markers (or a stored calibration) locate the felt, else a single tile."""
