@@ -72,6 +72,7 @@ class TableState:
             "table_name": self.table_name,
             "ruleset": self.ruleset,
             "ruleset_name_zh": _ruleset_name(self.ruleset),
+            "ruleset_name_en": _ruleset_name(self.ruleset, "name_en"),
             "players": {str(k): v for k, v in sorted(self.players.items())},
             "link": dict(self.link),
             "identity": dict(self.identity),
@@ -87,9 +88,9 @@ class TableState:
         }
 
 
-def _ruleset_name(ruleset_id: str) -> str:
+def _ruleset_name(ruleset_id: str, attr: str = "name_zh") -> str:
     try:
-        return str(_ruleset(ruleset_id).name_zh)
+        return str(getattr(_ruleset(ruleset_id), attr))
     except Exception:  # an unknown id is reported where it is set; here only the label is missing
         return ruleset_id
 
@@ -256,7 +257,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     if ev.type == "play.claim":
         hand["pending_draw"] = False  # the claimer takes the discard instead of drawing
     elif hand.get("pending_draw"):
-        hand["drawn"] = hand.get("drawn", 0) + 1  # the seat drew from the wall before acting
+        hand["live_drawn"] = hand.get("live_drawn", 0) + 1  # the seat drew from the wall before acting
         hand["pending_draw"] = False
     if ev.type == "play.discard":
         hand["discards"][seat].append({"tile": d.get("tile"), "seq": ev.seq, "claimed": False})
@@ -274,19 +275,45 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
         hand["claim"] = None
         if d.get("kind") == "kong":
-            hand["drawn"] = hand.get("drawn", 0) + 1  # the replacement tile
+            hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1  # the replacement tile
     elif ev.type == "play.kong":
         hand["melds"][seat].append({"type": "kong", "tiles": list(d.get("tiles", [])),
                                     "concealed": bool(d.get("concealed")), "from": None})
         hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
         hand["claim"] = None
-        hand["drawn"] = hand.get("drawn", 0) + 1
+        hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
     elif ev.type == "play.flower":
         hand["flowers"][seat].append(d.get("tile"))
-        hand["drawn"] = hand.get("drawn", 0) + 1
-    live = len((hand.get("deal") or {}).get("live") or [])
-    if live:
-        hand["tiles_left"] = max(0, live - hand.get("drawn", 0))
+        hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
+    _wall_now(hand)
+
+
+def _wall_now(hand: dict[str, Any]) -> None:
+    """Next draw, next replacement, 海底 and tiles left after the draws counted so far (rules engine)."""
+    from table_controller.rules import WallError
+
+    if not hand.get("deal"):
+        return
+    throws = tuple(tuple(th["dice"]) for th in hand["throws"])
+    lengths = tuple(sorted((hand.get("wall_lengths") or {}).items()))
+    live, tail = hand.get("live_drawn", 0), hand.get("tail_drawn", 0)
+    try:
+        st = _plan(hand["ruleset"], throws, lengths).state_after(live_drawn=live, tail_drawn=tail)
+    except WallError as exc:  # more draws counted than the wall holds: shown, not guessed
+        hand["wall_now"] = {"live_drawn": live, "tail_drawn": tail, "live_left": 0, "error": str(exc)}
+    else:
+        hand["wall_now"] = {"live_drawn": live, "tail_drawn": tail, "live_left": st.live_left,
+                            "next_draw": st.next_draw, "next_replacement": st.next_replacement,
+                            "last_live": st.last_live}
+    hand["tiles_left"] = hand["wall_now"]["live_left"]
+
+
+@lru_cache(maxsize=16)
+def _plan(ruleset_id: str, throws: tuple[tuple[int, ...], ...], lengths: tuple[tuple[str, int], ...]) -> Any:
+    from table_controller.rules import deal_plan
+
+    return deal_plan(_ruleset(ruleset_id), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
+                     wall_lengths=dict(lengths) or None)
 
 
 def _describe_referee(ev: Event) -> str:

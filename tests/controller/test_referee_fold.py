@@ -211,7 +211,11 @@ def test_tiles_left_counts_unseen_draws_and_replacements() -> None:
     log.add("camera", "play.claim", {"seat": "N", "kind": "pung", "tiles": ["2z"] * 3, "from": "S"})
     log.add("camera", "play.discard", {"seat": "N", "tile": "3z"})  # after a claim: no draw
     log.add("camera", "play.kong", {"seat": "E", "tiles": ["9m"] * 4, "concealed": True})  # draw + replacement: 4
-    assert log.state().hand["tiles_left"] == live - 4
+    hand = log.state().hand
+    assert hand["tiles_left"] == live - 4
+    now = hand["wall_now"]
+    assert (now["live_drawn"], now["tail_drawn"]) == (2, 2)
+    assert now["next_draw"] == hand["deal"]["live"][2] and now["next_replacement"] == hand["deal"]["tail"][2]
 
 
 def test_session_clock_warns_at_15_and_5_minutes() -> None:

@@ -109,16 +109,20 @@ function renderStatic() {
 }
 
 // ---- the wall ---------------------------------------------------------------------------------
-function stacksOf(deal) {
+function stacksOf(deal, now) {
+  // now: the wall after the draws counted from play (hand.wall_now), when there has been play
   const marks = {};
   const add = (pos, cls) => { if (pos) (marks[pos] = marks[pos] || new Set()).add(cls); };
   if (!deal) return marks;
   for (const seat of SEATS) for (const p of (deal.hands && deal.hands[seat]) || []) add(p, "dealt");
   add(deal.first_dealt, "first");
-  if (deal.live && deal.live.length) add(deal.live[0], "next");
-  if (deal.tail && deal.tail.length) add(deal.tail[0], "tail");
+  const live = now ? now.live_drawn : 0, tail = now ? now.tail_drawn : 0;
+  for (const p of (deal.live || []).slice(0, live)) add(p, "dealt");
+  for (const p of (deal.tail || []).slice(0, tail)) add(p, "dealt");
+  add(now ? now.next_draw : (deal.live || [])[0], "next");
+  add(now ? now.next_replacement : (deal.tail || [])[0], "tail");
   for (const p of deal.dead || []) add(p, "dead");
-  add(deal.last_live, "last");
+  add(now ? now.last_live : deal.last_live, "last");
   for (const v of Object.values(deal.indicators || {})) {
     for (const p of [].concat(v && v.position ? v.position : v)) if (typeof p === "string") add(p, "indicator");
   }
@@ -127,11 +131,11 @@ function stacksOf(deal) {
 let wallKey = null;
 function renderWall(hand) {
   const deal = hand && hand.deal;
-  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths]);
+  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths, hand && hand.wall_now]);
   if (key === wallKey) return; // the wall only changes with a new hand or a new break
   wallKey = key;
   const lengths = (deal && deal.wall_lengths) || (hand && hand.wall_lengths) || { E: 18, S: 18, W: 18, N: 18 };
-  const marks = stacksOf(deal);
+  const marks = stacksOf(deal, hand && hand.wall_now);
   const brk = deal && deal.break;
   const parts = [];
   for (const seat of SEATS) {
@@ -366,7 +370,7 @@ function renderSheet() {
 function render() {
   if (!state) return;
   $("table-name").textContent = state.table_name || "";
-  $("ruleset").textContent = lang === "zh" ? (state.ruleset_name_zh || state.ruleset) : state.ruleset;
+  $("ruleset").textContent = lang === "zh" ? (state.ruleset_name_zh || state.ruleset) : (state.ruleset_name_en || state.ruleset);
   const link = $("link");
   link.textContent = state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
   link.className = "badge " + (state.link.up ? "up" : "down");
