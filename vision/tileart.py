@@ -315,6 +315,9 @@ TRAINING_STYLES = (
 )
 #: Styles kept strictly for evaluation: never train or tune on them.
 RESERVED_STYLES = ("xmahjongg-real", "gnome-smooth")
+#: kmahjongg sets whose art is not Chinese tiles at all (letters, hieroglyphs): never trained on,
+#: they stand in for "art the network has never seen" when tuning enrollment.
+DEV_STYLES = ("kmahjongg-alphabet", "kmahjongg-egypt")
 
 
 def _load_uncached(style: str) -> list[Face]:
@@ -336,7 +339,7 @@ def _load_uncached(style: str) -> list[Face]:
         from vision.drawn import draw_faces
 
         return draw_faces(seed=0, variants=6)
-    raise TileArtError(f"unknown tile style {style!r}; known: {', '.join(TRAINING_STYLES + RESERVED_STYLES)}")
+    raise TileArtError(f"unknown tile style {style!r}; known: {', '.join(TRAINING_STYLES + RESERVED_STYLES + DEV_STYLES)}")
 
 
 def cache_dir() -> Path:
