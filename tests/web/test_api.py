@@ -222,3 +222,27 @@ def test_delayed_broadcast_holds_back_recent_events(client: TestClient) -> None:
     with client.websocket_connect("/ws?delay=-1") as ws:
         with pytest.raises(WebSocketDisconnect):
             ws.receive_json()
+
+
+def test_openapi_documents_the_referee_api(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    paths = spec["paths"]
+    for p in ("/api/referee/penalty", "/api/referee/win", "/api/referee/undo", "/api/scoresheet.csv", "/api/play"):
+        assert p in paths
+    assert "PenaltyIn" in spec["components"]["schemas"]
+
+
+def test_delayed_broadcast_releases_an_event_after_the_delay(client: TestClient) -> None:
+    import time
+
+    with client.websocket_connect("/ws?delay=1") as ws:
+        snap = ws.receive_json()
+        assert snap["state"]["actions"] == []
+        posted = time.monotonic()
+        _prepare_penalty(client)
+        msg = ws.receive_json()
+        while msg["event"]["type"] != "referee.penalty":  # the fixture's hand start, a moment earlier
+            msg = ws.receive_json()
+        waited = time.monotonic() - posted
+        assert msg["event"]["type"] == "referee.penalty" and msg["state"]["actions"][-1]["code"] == "late_5"
+        assert waited >= 0.9

@@ -7,7 +7,7 @@ const SEATS = ["E", "S", "W", "N"];
 const I18N = {
   zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开" },
-        linkUp: "已连接", linkDown: "未连接", hand: "第 {n} 盘", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
+        linkUp: "已连接", linkDown: "未连接", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首墩 {first}", leave: "留下", start_at: "从此开始",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
         legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌" },
@@ -29,7 +29,7 @@ const I18N = {
         ok: "✓ 已记录", needRef: "需要裁判权限" },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public" },
-        linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
+        linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first stack {first}", leave: "leave", start_at: "start at",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
         legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator" },
@@ -312,7 +312,7 @@ function amountText(p) {
   if (p.min != null) parts.push(t("pen.choose", { min: p.min, max: p.max, step: p.step }));
   else if (p.amounts && p.amounts.length) parts.push(t("pen.escal", { list: p.amounts.join("、") }));
   else if (p.amount) parts.push(t(p.pays === "each" ? "pen.each" : p.pays === "victim" ? "pen.victim_" : "pen.dead", { n: p.amount }));
-  else parts.push(t("pen.warning"));
+  else if (!p.stops_win) parts.push(t("pen.warning"));
   if (p.pays === "each" && p.min != null) parts.push(t("pen.each", { n: "…" }));
   if (p.stops_win) parts.push(t("pen.stops"));
   return parts.join(" · ");
@@ -375,7 +375,8 @@ function render() {
   link.textContent = state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
   link.className = "badge " + (state.link.up ? "up" : "down");
   $("phase").textContent = lang === "zh" ? state.phase_zh : state.phase;
-  $("hand-no").textContent = state.hand ? t("hand", { n: state.hand.hand_no }) + (state.hand.double ? " · " + t("double") : "") : "";
+  $("hand-no").textContent = state.hand ? t("round", { w: t("seat." + state.hand.prevalent_wind) }) + " · " + t("hand", { n: state.hand.hand_no })
+    + (state.hand.double ? " · " + t("double") : "") : "";
   if (page === "table" || page === "public") {
     renderWall(state.hand);
     renderDice(state.hand);
