@@ -213,7 +213,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     async def play(body: PlayIn, who: str = Depends(role("operator"))) -> ActionResult:
         data = body.model_dump(by_alias=True, exclude={"type"}, exclude_none=True)
         try:
-            return done(controller.record_play("play." + body.type, data, by=who))
+            return done(controller.record_play("play." + body.type, data, by=who, source=who))
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
 

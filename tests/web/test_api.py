@@ -96,7 +96,8 @@ def test_every_role_against_every_action(client: TestClient, who: str, path: str
         if ok == 200:
             seq = r.json()["seq"]
             ev = client.store.since(seq - 1, 1)[0]  # type: ignore[attr-defined]
-            assert ev.data["by"] == who  # who acted is in the log, with the time
+            assert ev.data["by"] == who and ev.source == (who if path == "/api/play" else ev.source)
+            # who acted is in the log, with the time
             assert ev.at > 0
     if r.status_code != 200:
         assert client.controller.state.seq == head  # type: ignore[attr-defined]  # nothing was logged
