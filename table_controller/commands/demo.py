@@ -19,6 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ruleset", default="mcr", help="ruleset id (default: mcr)")
     p.add_argument("--seed", type=int, default=1, help="simulator shuffle seed")
     p.add_argument("--hand-seconds", type=float, default=20.0, help="how long each demo hand stays on the display")
+    p.add_argument("--speed", type=float, default=6.0,
+                   help="simulated mechanisms run this many times faster than a real table (default: 6)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.set_defaults(func=run)
 
@@ -29,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = parse_config({
-            "table": {"link": "sim://", "sim_seed": args.seed, "sim_speed": 6.0},
+            "table": {"link": "sim://", "sim_seed": args.seed, "sim_speed": args.speed},
             "rules": {"ruleset": args.ruleset},
             "display": {"host": args.host, "port": args.port},
             "demo": {"autoplay": True, "hand_seconds": args.hand_seconds},

@@ -1,0 +1,134 @@
+"""`tablectl sim`, `tablectl run --config` and `tablectl demo` as real processes, the way a table
+maker and an operator start them: a simulator on a pseudo-terminal, the controller linked to it
+by its device path from a config file, JSON log lines on stdout, a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+TABLECTL = [sys.executable, "-m", "table_controller.cli"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait(predicate, timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
+
+
+def _stop(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, _ = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return proc.returncode, out
+
+
+def test_run_with_a_config_file_links_to_a_simulator_on_a_pty(tmp_path: Path) -> None:
+    sim = subprocess.Popen(TABLECTL + ["sim", "--pty", "--speed", "100", "--autopilot", "--seed", "5"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ctl = None
+    try:
+        assert sim.stdout is not None
+        pty = sim.stdout.readline().strip()
+        assert pty.startswith("/dev/pts/"), pty
+        port = _free_port()
+        config = tmp_path / "table.toml"
+        config.write_text(f"""
+[table]
+name = "测试桌"
+link = "{pty}"
+
+[rules]
+ruleset = "jingji"
+
+[display]
+port = {port}
+operator_token = "op-123"
+referee_token = "ref-456"
+
+[storage]
+data_dir = "record"
+""", encoding="utf-8")
+        ctl = subprocess.Popen(TABLECTL + ["run", "--config", str(config)], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+        base = f"http://127.0.0.1:{port}"
+        _wait(lambda: httpx.get(f"{base}/api/health").json()["link"]["up"], 20, "the link to come up")
+        r = httpx.post(f"{base}/api/hand/start", headers={"Authorization": "Bearer op-123"})
+        assert r.status_code == 200, r.text
+        # jingji: one press of the machine's dice (the simulator's autopilot presses the dealer's button)
+        state = _wait(lambda: (s := httpx.get(f"{base}/api/state").json())["hand"] and s["hand"]["deal"] and s,
+                      30, "the deal plan")
+        assert state["table_name"] == "测试桌"
+        assert state["hand"]["deal"]["ruleset"] == "jingji"
+        assert len(state["hand"]["throws"]) == 1
+        code, out = _stop(ctl)
+        ctl = None
+        assert code == 0, out
+        records = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        assert records and all({"ts", "level", "logger", "msg"} <= set(r) for r in records)
+        assert any(r.get("type") == "table.dice" for r in records)
+        assert (tmp_path / "record" / "events.sqlite3").is_file()  # relative to the config file
+    finally:
+        if ctl is not None:
+            _stop(ctl)
+        _stop(sim)
+
+
+def test_run_refuses_a_wrong_config_naming_file_and_key(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text('[rules]\nruleset = "klondike"\n[display]\ncolour = "red"\n', encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["run", "--config", str(config)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert str(config) in proc.stderr and "rules.ruleset" in proc.stderr and "display.colour" in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["demo", "--help"], ["run", "--help"]])
+def test_help_and_version(args: list[str]) -> None:
+    proc = subprocess.run(TABLECTL + args, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.strip()
+
+
+def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
+    port = _free_port()
+    demo = subprocess.Popen(TABLECTL + ["demo", "--no-browser", "--port", str(port), "--data-dir", str(tmp_path),
+                                        "--speed", "100", "--hand-seconds", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        # mcr, two throws (the second asked for by the controller), then the next hand starts by itself
+        _wait(lambda: (s := httpx.get(f"{base}/api/state").json())["hand"] and s["hand"]["hand_no"] >= 2
+              and s["hands_played"] >= 1, 60, "two autoplayed hands")
+        events = httpx.get(f"{base}/api/events?since=0&limit=5000").json()
+        dice = [e for e in events if e["type"] == "table.dice"]
+        assert len(dice) >= 2
+    finally:
+        code, out = _stop(demo)
+    assert code == 0, out
