@@ -268,6 +268,8 @@ class Table(BaseTable):
         self._reset_acked = asyncio.Event()
         self._events_ended = False
         self._behind = 0  # heartbeats in a row that announced events we do not have
+        self._holding = False  # during a handshake: replayed events wait until link_up is out
+        self._held: list[tuple[str, dict[str, Any], int]] = []
         self.reconnects = 0
         self.duplicate_events = 0
         self.missed_events = 0
@@ -367,14 +369,24 @@ class Table(BaseTable):
         self._link.reset()
         self.health.last_heard = None
         pump = asyncio.get_running_loop().create_task(self._pump())
+        self._held = []
+        self._holding = True
         try:
-            await self._handshake()
+            st = await self._handshake()
             self.health.up = True
             self._kick()  # the pump recomputes its deadline: silence detection starts now
             self._up.set()
             if self._first is not None and not self._first.done():
                 self._first.set_result(None)
+            # Order for the consumer: link_up, then the replayed events, then live ones.
             self._emit("link_up", {"url": self.url, "boot_id": self._boot_id, "reconnects": self.reconnects})
+            self._holding = False
+            for name, fields, seq in self._held:
+                self._emit(name, fields, seq)
+            self._held = []
+            if st is not None:
+                self._resync(st)
+            self._resend_pending()
             return await pump
         except TableError as exc:
             return exc.code
@@ -382,10 +394,12 @@ class Table(BaseTable):
             log.exception("table %s: link task failed", self.url)
             raise
         finally:
+            self._holding = False
             pump.cancel()
             await asyncio.gather(pump, return_exceptions=True)
 
-    async def _handshake(self) -> None:
+    async def _handshake(self) -> dict[str, Any] | None:
+        """RESET, identify, status (protocol.md §5); events replayed meanwhile are held back."""
         for _ in range(RESET_TRIES):
             self._reset_nonce = random.getrandbits(32)
             self._reset_acked.clear()
@@ -407,11 +421,29 @@ class Table(BaseTable):
             raise TableError(f"no identity from {self.url}", "no_identity") from None
         if values["_name"] != "identity":
             raise TableError(f"the table refused identify: {values.get('text', '')}", "no_identity")
-        # Pending commands from before the unplug: resend; the table's request cache runs each once.
+        try:
+            st = await self.clock.wait_for(self._send_request("status", resend=False), IDENTIFY_TIMEOUT)
+        except TimeoutError:
+            raise TableError(f"no status from {self.url}", "no_identity") from None
+        return st if st["_name"] == "status_report" else None
+
+    def _resend_pending(self) -> None:
+        """Commands pending from before the unplug go again; the table's request cache runs each once."""
         for p in sorted(self._pending.values(), key=lambda p: p.req):
-            if p.name != "identify":
+            if p.name != "handshake":
                 self._link.send(p.type, p.payload, self.clock.now())
         self._flush()
+
+    def _resync(self, st: dict[str, Any]) -> None:
+        """Take the phase and the set of faults from `status`, in case more events were missed
+        than the table's ring could replay (the display must not show a fault that is gone)."""
+        self.phase = st["phase"]
+        now_faults = set(st["faults"])
+        for code in list(self.faults):
+            if code not in now_faults:
+                del self.faults[code]
+        for code in now_faults - set(self.faults):
+            self.faults[code] = fault_fields(code, "?")
 
     def _flush(self) -> None:
         data = self._link.take_output()
@@ -478,7 +510,7 @@ class Table(BaseTable):
                 p.future.set_result({"_name": msg.name, **values})
         elif msg.kind == "event":
             self._on_event(msg.name, values)
-        elif msg.kind == "heartbeat":
+        elif msg.kind == "heartbeat" and not self._holding:
             self.phase = values["phase"]
             self._emit("heartbeat", {"uptime_ms": values["uptime_ms"], "phase": values["phase"],
                                      "last_event": values["last_event"]})
@@ -507,7 +539,7 @@ class Table(BaseTable):
             self._last_event = 0  # a new boot numbers its events from 1 again
             self._fail_pending(TableError(
                 "the table restarted (power or brown-out) while the command was pending; it was not repeated",
-                "table_restarted"), keep="identify")
+                "table_restarted"), keep="handshake")
         self._boot_id = boot_id
         self.info = TableInfo(values["protocol"], values["firmware"], values["serial"], _capabilities(values),
                               "mahjong-link", self.url, boot_id)
@@ -524,7 +556,10 @@ class Table(BaseTable):
             values = fault_fields(values["code"], values["where"])
         elif name == "dice":
             values["dice"] = list(values["dice"])
-        self._emit(name, values, ev)
+        if self._holding:
+            self._held.append((name, values, ev))
+        else:
+            self._emit(name, values, ev)
 
     # ----- requests
     async def _send_request(self, name: str, resend: bool = True, **fields: Any) -> dict[str, Any]:
@@ -537,7 +572,7 @@ class Table(BaseTable):
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug(">>> %s", msgs.describe(type_, payload))
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[req] = _Pending(req, name if resend else "identify", type_, payload, fut)
+        self._pending[req] = _Pending(req, name if resend else "handshake", type_, payload, fut)
         self._link.send(type_, payload, self.clock.now())
         self._flush()
         self._kick()

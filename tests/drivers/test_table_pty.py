@@ -35,8 +35,8 @@ async def test_handshake_reports_identity_and_capabilities(table: Table, sim: Si
             break
     assert table.health.rtt is not None and 0.025 <= table.health.rto <= 1.0
     evs = drain(table)
-    assert [e.type for e in evs][:2] == ["hello", "link_up"]
-    assert evs[0].seq == 1 and evs[0].fields["boot_id"] == info.boot_id
+    assert [e.type for e in evs][:2] == ["link_up", "hello"]  # replayed events follow link_up
+    assert evs[1].seq == 1 and evs[1].fields["boot_id"] == info.boot_id
 
 
 async def test_a_whole_hand_cycle_on_the_clock(table: Table, sim: SimTable, vclock: VirtualClock) -> None:
@@ -204,7 +204,7 @@ async def test_events_end_when_the_table_is_closed(sim: SimTable, pty_path: str,
     await vclock.sleep(2.5)
     await t.close()
     await asyncio.wait_for(task, 5)
-    assert got[:2] == ["hello", "link_up"] and "heartbeat" in got
+    assert got[:2] == ["link_up", "hello"] and "heartbeat" in got
     with pytest.raises(TableError) as closed:
         await t.status()
     assert closed.value.code == "closed"
