@@ -30,6 +30,9 @@ EVENT_RING = 256
 REQUEST_CACHE = 32
 BOOT_RESET_INTERVAL = 0.5
 FIRMWARE = "tablesim 1.0"
+#: Seconds of line time a late timer may catch up on (an event loop wakes a millisecond or so
+#: late; without this the paced line would lose that much per frame and look slower than a UART).
+UART_SLACK = 0.01
 
 
 @dataclass
@@ -259,7 +262,7 @@ class SimTable:
         while conn.line:
             piece = conn.line.popleft()
             now = self.clock.now()
-            free_at = max(free_at, now - 0.002) + len(piece) * 10 / self.baud  # catch up a late timer
+            free_at = max(free_at, now - UART_SLACK) + len(piece) * 10 / self.baud  # catch up late timers
             if free_at > now:
                 await self.clock.sleep(free_at - now)
             if not conn.unplugged:
