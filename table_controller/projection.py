@@ -18,7 +18,9 @@ from table_controller.timers import timer_rules
 #: The keys of a scored result that say nothing about the tiles held.
 RESULT_PUBLIC = ("valid", "fans", "total", "points", "payments")
 #: Referee actions carried in every pushed state (the rest: GET /api/actions); keeps messages small.
-ACTIONS_TAIL = 50
+ACTIONS_TAIL = 30
+#: Fields of an action the pages do not need (the full record: GET /api/actions, the log itself).
+ACTION_INTERNAL = ("hand", "client", "by_wind", "error_kind", "source")
 BACK = "back"
 
 
@@ -58,7 +60,7 @@ def public_view(state: Any) -> dict[str, Any]:
     if out["win"] is not None:
         out["win"]["hand"] = None
         out["win"]["result"] = _public_result(out["win"]["result"])
-    out["actions"] = [_public_action(a) for a in out["actions"]]
+    out["actions"] = [{k: v for k, v in _public_action(a).items() if k not in ACTION_INTERNAL} for a in out["actions"]]
     if out.get("hand"):
         out["hand"] = _public_hand(out["hand"])
     return out

@@ -62,8 +62,7 @@ def _row(h: dict[str, Any], win: dict[str, Any] | None, pens: list[dict[str, Any
     return {"hand_no": h["hand_no"], "prevalent_wind": h.get("prevalent_wind"), "dealer_position": h.get("dealer_position"),
             "result": result, "result_zh": RESULT_ZH.get(result, "罚分"), "winner_position": winner_pos,
             "fan_total": win.get("total") if win else None, "win_points": win_pts, "penalty_points": pen_pts,
-            "points": points, "running": dict(totals),
-            "penalties": [{"seq": a["seq"], "seat": a["seat"], "name_zh": a["name_zh"], "amount": a["amount"]} for a in pens]}
+            "points": points, "running": dict(totals), "penalty_count": len(pens)}
 
 
 def _ranks(totals: dict[str, int], ranks: tuple[float, ...]) -> dict[str, float]:
