@@ -52,7 +52,7 @@ def tile_set(count: int) -> list[str]:
 
 def positions(lengths: tuple[int, int, int, int]) -> list[str]:
     """Every tile position clockwise from E01: `E01t`, `E01b`, `E02t` ... (walls.md notation)."""
-    by_side = dict(zip(SIDES, lengths))
+    by_side = dict(zip(SIDES, lengths, strict=True))
     return [f"{side}{stack:02d}{level}" for side in CLOCKWISE for stack in range(1, by_side[side] + 1)
             for level in "tb"]
 
@@ -74,4 +74,4 @@ def arrange(count: int, rng: random.Random, ruleset: Any = None) -> dict[str, st
     pos = positions(lengths)
     if len(pos) != len(tiles):
         raise ValueError(f"{count} tiles do not fill walls of {lengths} stacks")
-    return dict(zip(pos, tiles))
+    return dict(zip(pos, tiles, strict=True))

@@ -7,7 +7,6 @@ could be played against a real table's firmware over its serial port.
 from __future__ import annotations
 
 import asyncio
-import struct
 from pathlib import Path
 from typing import Any
 

@@ -134,7 +134,7 @@ async def test_rfc2217_url_through_a_real_telnet_com_port_server(no_leaks: None)
                     if not data:
                         break
                     ser.write(b"".join(manager.filter(data)))
-                except socket.timeout:
+                except TimeoutError:
                     pass
                 echoed = ser.read(ser.in_waiting or 0)
                 if echoed:
