@@ -43,8 +43,13 @@ class LinkHealth:
     rtt: float | None = None
     rto: float = RTO_INITIAL
 
+    @property
+    def naks(self) -> int:
+        """NAKs either way: each one is a frame lost or damaged on the cable."""
+        return self.naks_sent + self.naks_received
+
     def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "naks": self.naks}
 
 
 @dataclass(frozen=True, slots=True)

@@ -142,3 +142,10 @@ def test_silence_is_detected_on_the_host_side() -> None:
     a.receive(encode_frame(0, ACK), 10.0)
     assert a.next_deadline() == 13.5
     assert [d.reason for d in a.poll(13.5)] == ["silent"]
+
+
+def test_health_counts_naks_both_ways_for_the_display() -> None:
+    a = Link()
+    a.receive(encode_frame(3, 0x20, b"x"), 0.0)  # from the future: NAK sent
+    a.receive(encode_frame(0, NAK), 0.1)
+    assert a.health.naks == 2 and a.health.as_dict()["naks"] == 2
