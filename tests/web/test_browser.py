@@ -193,6 +193,31 @@ async def test_a_viewers_referee_action_fails_and_the_referees_succeeds(service:
     assert [a["seat"] for a in service.controller.state.actions] == ["S"]
 
 
+async def test_referee_reads_confirms_a_win_on_the_page_and_the_score_sheet_follows(service: TableService,
+                                                                                  browser: Any) -> None:
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        await _throw_all(service)
+    page = await _open(browser, service, "/win", token=REFEREE)
+    form = "#win-form"
+    await page.select_option(f"{form} select[name=seat_wind]", "N")
+    await page.select_option(f"{form} select[name=win]", "discard")
+    await page.select_option(f"{form} select[name=discarder]", "E")
+    await page.fill(f"{form} input[name=concealed]", "123456789m 1112p")  # the notation players write
+    await page.fill(f"{form} input[name=win_tile]", "2p")
+    await page.click("#win-read")
+    await page.wait_for_selector('[data-testid="win-status"].pending')
+    assert "清龙" in await page.inner_text("#fans")
+    read = service.controller.state.actions[-1]
+    assert read["hand"]["concealed"] == WIN_HAND["concealed"] and read["hand"]["discarder"] == "E"
+    await page.click("#win-confirm")
+    await page.wait_for_selector('[data-testid="win-status"].confirmed')
+    pay = read["result"]["payments"]
+    await _open(browser, service, "/scoresheet", token=REFEREE, page=page)
+    assert await page.inner_text('[data-testid="total-4"]') == str(pay["N"])  # chair 4 is N in hand 1
+    assert await page.inner_text('[data-testid="total-1"]') == str(pay["E"])
+
+
 async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     """A hand in play: dice, a few discards, a pung, a concealed kong, a flower, a penalty, a win read."""
     await _start_hand(svc, http)
@@ -267,6 +292,8 @@ async def _shoot(page: Any, svc: TableService, out: Path, name: str, path: str, 
     await _open(None, svc, path, token=token, viewport=size, page=page)
     if english:
         await page.click("#lang")
+        assert await page.inner_text('#nav a[data-page="table"]') == "Table"
+        assert "Hand" in await page.inner_text("#hand-no")
     await page.wait_for_timeout(150)
     width = await page.evaluate("document.documentElement.scrollWidth")
     assert width <= size[0], f"{name}: the page is {width}px wide on a {size[0]}px screen"
