@@ -44,7 +44,8 @@ def _ruleset(ruleset_id: str) -> Any:
 
 @dataclass
 class TableState:
-    """Everything the display shows, all of it public (no concealed tile is ever in here)."""
+    """Everything the displays show. Referee-only parts (a win as read, a concealed kong's faces, who
+    acted from where) are in here too: pages and sockets read it only through `projection`."""
 
     seq: int = 0
     table_name: str = ""
