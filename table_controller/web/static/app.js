@@ -400,7 +400,8 @@ function render() {
 
 function onMessage(msg) {
   if (msg.type === "error") { $("action-msg").textContent = msg.detail; return; }
-  if (msg.now) clockOffset = msg.now + (msg.delay || 0) - Date.now() / 1000;
+  // a delayed feed's `now` is delayed too, so its timers count down as they did then
+  if (msg.now) clockOffset = msg.now - Date.now() / 1000;
   if (msg.type === "snapshot") {
     state = msg.state;
     logLines.length = 0;
