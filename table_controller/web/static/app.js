@@ -399,7 +399,18 @@ function render() {
 }
 
 function onMessage(msg) {
-  if (msg.type === "error") { $("action-msg").textContent = msg.detail; return; }
+  if (msg.type === "error") {
+    $("action-msg").textContent = msg.detail;
+    if (msg.code === 4401 || msg.code === 4403) {
+      // the credential no longer holds (e.g. changed at a restart): fall back to the public view
+      // instead of retrying it into the rate limit
+      role = "viewer";
+      document.body.dataset.role = role;
+      sessionStorage.removeItem("token");
+      $("role").textContent = t("wrong");
+    }
+    return;
+  }
   // a delayed feed's `now` is delayed too, so its timers count down as they did then
   if (msg.now) clockOffset = msg.now - Date.now() / 1000;
   if (msg.type === "snapshot") {
