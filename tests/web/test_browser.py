@@ -297,7 +297,7 @@ async def _shoot(page: Any, svc: TableService, out: Path, name: str, path: str, 
     await page.wait_for_timeout(150)
     width = await page.evaluate("document.documentElement.scrollWidth")
     assert width <= size[0], f"{name}: the page is {width}px wide on a {size[0]}px screen"
-    await page.screenshot(path=str(out / f"{name}.png"), full_page=name in ("penalties", "scoresheet", "table-phone"))
+    await page.screenshot(path=str(out / f"{name}.png"), full_page=name in ("penalties", "scoresheet", "table-phone", "penalties-phone"))
     if english:
         await page.click("#lang")
 
@@ -325,5 +325,6 @@ async def test_screenshots_of_each_page(service: TableService, browser: Any, tmp
                         headers=_auth(REFEREE))
     await _shoot(page, service, out, "penalties", "/penalties", REFEREE)
     await _shoot(page, service, out, "scoresheet", "/scoresheet", REFEREE)
-    for name in ("table", "win", "public", "table-phone", "table-en", "penalties", "scoresheet"):
+    await _shoot(page, service, out, "penalties-phone", "/penalties", REFEREE, (390, 844))
+    for name in ("table", "win", "public", "table-phone", "table-en", "penalties", "scoresheet", "penalties-phone"):
         assert (out / f"{name}.png").stat().st_size > 10_000
