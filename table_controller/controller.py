@@ -281,6 +281,9 @@ class Controller:
         hand = self.state.hand
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")
+        problem = _play_problem(hand, type, data)
+        if problem:
+            raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
 
     async def autoplay(self, hand_seconds: float) -> None:
@@ -298,6 +301,28 @@ class Controller:
             except ActionError:
                 pass
             await asyncio.sleep(2.0)
+
+
+def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
+    """The turn-order rule a keyed play breaks, or None (the camera's events are not held to this)."""
+    turn = hand.get("turn")
+    seat = d.get("seat")
+    zh = {"E": "东", "S": "南", "W": "西", "N": "北"}
+    if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
+        return f"未轮到{zh.get(seat, seat)}家，现在是{zh[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
+    if type == "play.claim":
+        frm = d.get("from")
+        pool = (hand.get("discards") or {}).get(frm) or []
+        if frm == seat:
+            return "不能吃碰杠自己打出的牌 / a seat cannot claim its own discard"
+        if not pool or pool[-1]["claimed"] or (turn and turn["seat"] == frm):
+            return f"{zh.get(frm, frm)}家没有可吃碰的最后一张弃牌 / {frm} has no discard to claim"
+        last = pool[-1]["tile"]
+        if last not in d.get("tiles", []):
+            return f"副露须含被吃碰的牌 {last} / the meld must contain the claimed tile {last}"
+        if d.get("kind") == "chow" and SEATS[(SEATS.index(seat) - 1) % 4] != frm:
+            return "只能吃上家的牌 / a chow only from the previous seat (上家)"
+    return None
 
 
 def _identity(table: Any) -> dict[str, Any]:

@@ -247,3 +247,24 @@ def test_delayed_broadcast_releases_an_event_after_the_delay(client: TestClient)
         waited = time.monotonic() - posted
         assert msg["event"]["type"] == "referee.penalty" and msg["state"]["actions"][-1]["code"] == "late_5"
         assert waited >= 0.9
+
+
+def test_keyed_play_follows_turn_order(client: TestClient) -> None:
+    op = bearer(OPERATOR)
+
+    def play(**body: Any) -> Any:
+        return client.post("/api/play", json=body, headers=op)
+
+    assert play(type="deal_done").status_code == 200
+    r = play(type="discard", seat="S", tile="1z")
+    assert r.status_code == 409 and "东" in r.json()["detail"]  # the dealer discards first
+    assert play(type="discard", seat="E", tile="1z").status_code == 200
+    r = play(type="claim", seat="W", kind="chow", tiles=["1z", "2z", "3z"], **{"from": "E"})
+    assert r.status_code == 409 and "上家" in r.json()["detail"]
+    r = play(type="claim", seat="W", kind="pung", tiles=["5z"] * 3, **{"from": "E"})
+    assert r.status_code == 409 and "1z" in r.json()["detail"]
+    assert play(type="claim", seat="W", kind="pung", tiles=["1z"] * 3, **{"from": "E"}).status_code == 200
+    r = play(type="claim", seat="N", kind="pung", tiles=["1z"] * 3, **{"from": "E"})
+    assert r.status_code == 409  # already claimed
+    assert play(type="discard", seat="W", tile="9p").status_code == 200
+    assert play(type="claim", seat="N", kind="chow", tiles=["7p", "8p", "9p"], **{"from": "W"}).status_code == 200

@@ -226,9 +226,10 @@ async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     plays = [{"type": "deal_done"}, {"type": "flower", "seat": "E", "tile": "5f"},
              {"type": "discard", "seat": "E", "tile": "9p"}, {"type": "discard", "seat": "S", "tile": "5z"},
              {"type": "claim", "seat": "N", "kind": "pung", "tiles": ["5z", "5z", "5z"], "from": "S"},
-             {"type": "discard", "seat": "N", "tile": "1s"},
+             {"type": "discard", "seat": "N", "tile": "1s"}, {"type": "discard", "seat": "E", "tile": "8s"},
+             {"type": "discard", "seat": "S", "tile": "4s"},
              {"type": "kong", "seat": "W", "tiles": ["7s"] * 4, "concealed": True},
-             {"type": "discard", "seat": "W", "tile": "3z"}, {"type": "discard", "seat": "N", "tile": "8s"}]
+             {"type": "discard", "seat": "W", "tile": "3z"}]
     for p in plays:
         r = await http.post("/api/play", json=p, headers=op)
         assert r.status_code == 200, r.text
@@ -239,7 +240,7 @@ async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     assert r.status_code == 200
 
 
-PUBLIC_TILES = {"5f", "9p", "5z", "1s", "3z", "8s", "back"}
+PUBLIC_TILES = {"5f", "9p", "5z", "1s", "3z", "8s", "4s", "back"}
 
 
 async def test_public_page_html_scripts_and_socket_carry_no_concealed_tile(service: TableService, browser: Any) -> None:
