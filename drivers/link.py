@@ -7,6 +7,7 @@ timeout, retransmission and resynchronisation is tested without sleeping.
 
 from __future__ import annotations
 
+import math
 import struct
 from collections import deque
 from dataclasses import dataclass, field
@@ -87,6 +88,9 @@ class Link:
     rto_min: float = RTO_MIN
     rto_max: float = RTO_MAX
     silence_timeout: float | None = None
+    #: The frames wait in a paced transmit queue (a UART): a frame's timer starts only when the
+    #: sender reports it left the line (`left_wire`), not when the link hands it over.
+    paced: bool = False
     health: LinkHealth = field(default_factory=LinkHealth)
     decoder: FrameDecoder = field(default_factory=FrameDecoder)
 
@@ -134,6 +138,16 @@ class Link:
         self.decoder.reset()
         self.health.resets += 1
 
+    def left_wire(self, seq: int, now: float) -> None:
+        """A data frame queued behind others has only now left the line (a paced UART): its
+        retransmission timer and RTT sample start here, not when it was queued."""
+        for f in self._in_flight:
+            if f.seq == seq:
+                f.last_sent = now
+                if f.tries == 1:
+                    f.first_sent = now
+                return
+
     @property
     def in_flight(self) -> int:
         return len(self._in_flight) + len(self._backlog)
@@ -145,7 +159,7 @@ class Link:
     def _fill_window(self, now: float) -> None:
         while self._backlog and len(self._in_flight) < self.window:
             type_, payload = self._backlog.popleft()
-            f = _InFlight(self._tx_seq, type_, payload, now, now)
+            f = _InFlight(self._tx_seq, type_, payload, self._stamp(now), self._stamp(now))
             self._tx_seq = (self._tx_seq + 1) & 0xFF
             self._in_flight.append(f)
             self._transmit(f)
@@ -169,16 +183,19 @@ class Link:
         sampled = False
         while self._in_flight and _before(self._in_flight[0].seq, n):
             f = self._in_flight.popleft()
-            if not sampled and f.tries == 1:
+            if not sampled and f.tries == 1 and f.first_sent != math.inf:
                 self._sample_rtt(now - f.first_sent)
                 sampled = True
         self._fill_window(now)
+
+    def _stamp(self, now: float) -> float:
+        return math.inf if self.paced else now
 
     def _resend_from(self, n: int | None, now: float) -> None:
         for f in self._in_flight:
             if n is None or not _before(f.seq, n):
                 f.tries += 1
-                f.last_sent = now
+                f.last_sent = self._stamp(now)
                 self.health.retransmits += 1
                 self._transmit(f)
 
@@ -230,7 +247,7 @@ class Link:
     # ----- timers
     def next_deadline(self) -> float | None:
         cands = []
-        if self._in_flight:
+        if self._in_flight and self._in_flight[0].last_sent != math.inf:
             cands.append(self._in_flight[0].last_sent + self.rto)
         if self.decoder.has_partial() and self.decoder._partial_since is not None:
             cands.append(self.decoder._partial_since + self.decoder.torn_after)

@@ -105,22 +105,22 @@ class LinkDamage:
             return b""
         return self.corrupt(data)
 
-    def outbound(self, frame: bytes) -> list[tuple[float, bytes]]:
-        """(delay seconds, bytes) pieces to write for one frame."""
+    def outbound(self, frame: bytes) -> list[tuple[float, bytes, bool]]:
+        """(delay seconds, bytes, is_the_frame) pieces to write for one frame; [] if it is lost."""
         p = self.plan
         if p.drop and self.rng.random() < p.drop:
             self.counts["dropped"] += 1
             return []
-        pieces: list[tuple[float, bytes]] = []
+        pieces: list[tuple[float, bytes, bool]] = []
         if p.garbage and self.rng.random() < p.garbage:
             self.counts["garbage"] += 1
-            pieces.append((0.0, bytes(self.rng.getrandbits(8) for _ in range(self.rng.randint(1, 12)))))
+            pieces.append((0.0, bytes(self.rng.getrandbits(8) for _ in range(self.rng.randint(1, 12))), False))
         delay = 0.0
         if p.delay and self.rng.random() < p.delay:
             self.counts["delayed"] += 1
             delay = p.delay_s
-        pieces.append((delay, self.corrupt(frame)))
+        pieces.append((delay, self.corrupt(frame), True))
         if p.dup and self.rng.random() < p.dup:
             self.counts["duplicated"] += 1
-            pieces.append((delay, self.corrupt(frame)))
+            pieces.append((delay, self.corrupt(frame), True))
         return pieces

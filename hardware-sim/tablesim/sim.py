@@ -193,6 +193,7 @@ class SimTable:
         return backend
 
     def _add_conn(self, conn: _Conn) -> None:
+        conn.link.paced = self.baud is not None
         self._conns.append(conn)
         conn.task = self._spawn(self._pump(conn), f"{conn.name} pump")
         if not any(t.get_name() == "tablesim heartbeat" for t in self._tasks):
@@ -236,7 +237,9 @@ class SimTable:
     def _write(self, conn: _Conn, frame: bytes) -> None:
         if conn.unplugged:
             return
-        for delay, piece in self.damage.outbound(frame):
+        pieces = self.damage.outbound(frame)
+        queued = False
+        for delay, piece, is_frame in pieces:
             if delay:
                 self._spawn(self._late_write(conn, delay, piece), "late write")
             elif self.baud:
@@ -245,10 +248,13 @@ class SimTable:
                     conn.line.appendleft(piece)
                 else:
                     conn.line.append(piece)
+                queued = queued or is_frame
                 if conn.uart is None or conn.uart.done():
                     conn.uart = self._spawn(self._uart(conn), f"{conn.name} uart")
             else:
                 conn.write(piece)
+        if self.baud and not queued and frame[4] >= 0x10:
+            conn.link.left_wire(frame[3], self.clock.now())  # lost or delayed on the cable: its timer runs
 
     async def _uart(self, conn: _Conn) -> None:
         """Send at the line rate: 10 bits a byte (8N1), so benches measure against a real UART.
@@ -267,6 +273,8 @@ class SimTable:
                 await self.clock.sleep(free_at - now)
             if not conn.unplugged:
                 conn.write(piece)
+                if len(piece) > 4 and piece[:2] == b"\xa5\x5a" and piece[4] >= 0x10:
+                    conn.link.left_wire(piece[3], self.clock.now())  # its timer starts now
 
     async def _late_write(self, conn: _Conn, delay: float, piece: bytes) -> None:
         await self.clock.sleep(delay)

@@ -149,3 +149,18 @@ def test_health_counts_naks_both_ways_for_the_display() -> None:
     a.receive(encode_frame(3, 0x20, b"x"), 0.0)  # from the future: NAK sent
     a.receive(encode_frame(0, NAK), 0.1)
     assert a.health.naks == 2 and a.health.as_dict()["naks"] == 2
+
+
+def test_a_paced_link_starts_each_timer_when_its_frame_leaves_the_line() -> None:
+    a = Link(paced=True)
+    for i in range(3):
+        a.send(0x20, bytes([i]), 0.0)
+    frames = a.take_frames()
+    assert len(frames) == 3 and a.next_deadline() is None  # all queued, none on the line yet
+    a.left_wire(frames[0][3], 0.010)
+    assert a.next_deadline() == 0.010 + RTO_INITIAL
+    a.receive(encode_frame(1, ACK), 0.012)  # frame 0 acked: RTT measured from when it left
+    assert a.health.rtt is not None and abs(a.health.rtt - 0.002) < 1e-9
+    assert a.next_deadline() is None  # frame 1 still waits in the queue: no timer runs for it
+    a.left_wire(frames[1][3], 0.020)
+    assert a.next_deadline() is not None and a.next_deadline() > 0.020
