@@ -218,6 +218,31 @@ async def test_referee_reads_confirms_a_win_on_the_page_and_the_score_sheet_foll
     assert await page.inner_text('[data-testid="total-1"]') == str(pay["E"])
 
 
+async def test_session_clock_and_turn_timer_warnings_show(service: TableService, browser: Any) -> None:
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        await _throw_all(service)
+        page = await _open(browser, service, "/public")
+        ref = _auth(REFEREE)
+        assert (await http.post("/api/referee/session/start", json={"minutes": 20}, headers=ref)).status_code == 200
+        await page.wait_for_selector('#session:not(.warning)')
+        assert "比赛剩余" in await page.inner_text("#session")
+        await http.post("/api/referee/undo", json={"reason": "时长录错"}, headers=ref)
+        await http.post("/api/referee/session/start", json={"minutes": 10}, headers=ref)
+        await page.wait_for_selector('#session.warning[data-warning="15"]')
+        await http.post("/api/referee/undo", json={"reason": "时长录错"}, headers=ref)
+        await http.post("/api/referee/session/start", json={"minutes": 4}, headers=ref)
+        await page.wait_for_selector('#session.warning[data-warning="5"]')
+        await http.post("/api/play", json={"type": "deal_done"}, headers=_auth(OPERATOR))
+        await page.wait_for_selector('[data-timer="E"].timer.ok')  # 30 s for the dealer's first discard
+        secs = int(re.search(r"(\d+)", await page.inner_text('[data-timer="E"]')).group(1))
+        assert 20 < secs <= 30
+        await http.post("/api/play", json={"type": "discard", "seat": "E", "tile": "9p"}, headers=_auth(OPERATOR))
+        await page.wait_for_selector('[data-claim="S"].timer.ok, [data-claim="S"].timer.warning')  # the 3 s claim window
+        await page.wait_for_selector('[data-claim="S"]:empty', state="attached", timeout=5000)
+        await page.wait_for_selector('[data-timer="S"].timer.ok')
+
+
 async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     """A hand in play: dice, a few discards, a pung, a concealed kong, a flower, a penalty, a win read."""
     await _start_hand(svc, http)
