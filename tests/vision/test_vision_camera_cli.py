@@ -103,3 +103,36 @@ def test_camera_stream_survives_an_unplug_and_reconnects(dorothys) -> None:
     missing = CameraStream("http://127.0.0.1:9/none.mjpg", health=CameraHealth(unplugged_after=1))
     frame, status = missing.grab()
     assert frame is None and status.code == "unplugged"
+
+
+def test_vision_loop_emits_events_and_survives_faults(dorothys, reader) -> None:
+    import numpy as np
+
+    from vision.camera import CameraStream
+    from vision.service import VisionLoop
+    from vision.tracker import TileTracker
+
+    source = scene_source(list(dorothys), seed=9, opts=SceneOptions(tiles=12))
+    with VirtualCamera(source, fps=30) as cam:
+        now = [0.0]
+        stream = CameraStream(cam.url, clock=lambda: now[0], health=CameraHealth(unplugged_after=1))
+        reader.calibration = None
+        loop = VisionLoop(stream, reader, TileTracker(confirm=2))
+        results = [loop.step() for _ in range(2)]
+        appeared = [e for e in results[-1].events if e.event == "appeared"]
+        assert len(appeared) >= 10 and all(e.zone for e in appeared)
+        cam.dark = True
+        dark = loop.step()
+        assert dark.status.code == "dark" and dark.events == []
+        cam.dark = False
+        cam.unplugged = True
+        assert loop.step().status.code == "unplugged"
+        json_ok = results[-1].to_json()
+        assert json_ok["camera"]["ok"] and len(json_ok["tiles"]) >= 10
+    # a frame without markers is a problem to show, not a crash
+    blank = CameraStream(0, health=CameraHealth())
+    loop = VisionLoop(blank, reader)
+    reader.calibration = None
+    blank.grab = lambda: (np.full((480, 640, 3), 90, np.uint8), CameraHealth().check(np.full((480, 640, 3), 90, np.uint8)))  # type: ignore[method-assign]
+    result = loop.step()
+    assert result.events == [] and "markers" in result.problem
