@@ -177,6 +177,34 @@ def _undo(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
                   if a["seq"] == target["seq"] else a) for a in s.actions]
 
 
+def visible_tiles(hand: dict[str, Any] | None, win: dict[str, Any]) -> dict[str, int]:
+    """Tiles seen on the table outside the winner's hand (for 和绝张): every discard still in the
+    pool and the other seats' exposed melds (a claimed discard is counted once, in its meld). The
+    discard being won on is the winning tile itself, not one of the others."""
+    seen: dict[str, int] = {}
+    if not hand:
+        return seen
+    winner = win.get("seat_wind", win.get("winner"))
+    for pool in (hand.get("discards") or {}).values():
+        for d in pool:
+            if not d.get("claimed") and d.get("tile"):
+                seen[d["tile"]] = seen.get(d["tile"], 0) + 1
+    for seat, melds in (hand.get("melds") or {}).items():
+        if seat == winner:
+            continue
+        for m in melds:
+            if not m.get("concealed"):
+                for tile in m.get("tiles", []):
+                    seen[tile] = seen.get(tile, 0) + 1
+    pool = (hand.get("discards") or {}).get(win.get("discarder")) or []
+    tile = win.get("win_tile")
+    if win.get("win") == "discard" and pool and pool[-1]["tile"] == tile and not pool[-1]["claimed"]:
+        seen[tile] -= 1
+        if not seen[tile]:
+            del seen[tile]
+    return seen
+
+
 def session(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The session clock from the last start that is not undone, and its end if one followed."""
     starts = [a for a in active(actions, "referee.session_start") if not a.get("error")]
@@ -190,8 +218,6 @@ def session(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def validate(s: "TableState", type: str, data: dict[str, Any]) -> None:
     """Refuse before logging what the fold would record as refused (the API answers 409/422 instead)."""
-    from table_controller.state import TableState  # noqa: F401  (type only)
-
     probe = Event(seq=s.seq + 1, at=0.0, source="referee", type=type, data=data)
     trial = _shallow(s)
     apply_referee(trial, probe)

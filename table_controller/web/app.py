@@ -30,6 +30,7 @@ from table_controller import __version__
 from table_controller.controller import ActionError, Controller
 from table_controller.penalties import catalogue
 from table_controller.projection import public_actions, public_event, public_view, referee_view
+from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply, fold
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
@@ -230,7 +231,10 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             HandInput.from_json(body.hand)
         except ScoringError as exc:
             raise HTTPException(422, detail=f"hand: {exc}") from None
-        return referee_act("referee.win_read", {"hand": body.hand}, who, request)
+        hand = dict(body.hand)
+        if "visible" not in hand:  # 绝张 from what the table shows, unless the referee says otherwise
+            hand["visible"] = visible_tiles(controller.state.hand, hand)
+        return referee_act("referee.win_read", {"hand": hand}, who, request)
 
     @app.post("/api/referee/win/confirm", response_model=ActionResult, summary="Confirm the win as read")
     async def win_confirm(request: Request, body: StartHand | None = None,

@@ -268,3 +268,15 @@ def test_keyed_play_follows_turn_order(client: TestClient) -> None:
     assert r.status_code == 409  # already claimed
     assert play(type="discard", seat="W", tile="9p").status_code == 200
     assert play(type="claim", seat="N", kind="chow", tiles=["7p", "8p", "9p"], **{"from": "W"}).status_code == 200
+
+
+def test_win_read_counts_the_tiles_the_table_shows(client: TestClient) -> None:
+    op = bearer(OPERATOR)
+    for body in ({"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "5z"},
+                 {"type": "claim", "seat": "W", "kind": "pung", "tiles": ["5z"] * 3, "from": "E"},
+                 {"type": "discard", "seat": "W", "tile": "2p"}, {"type": "discard", "seat": "N", "tile": "2p"},
+                 {"type": "discard", "seat": "E", "tile": "2p"}):
+        assert client.post("/api/play", json=body, headers=op).status_code == 200, body
+    _prepare_win(client)  # N wins on E's 2p
+    hand = client.get("/api/referee/state", headers=bearer(REFEREE)).json()["win"]["hand"]
+    assert hand["visible"] == {"5z": 3, "2p": 2}  # W's pung, and two 2p besides the one won on
