@@ -2,9 +2,10 @@
 events for the controller, so one blurred frame or a hand passing over the felt changes nothing.
 
 A tile is a track at a place on the plane; its kind is the vote of the frames that saw it there
-(summed confidences). It is announced once seen in `confirm` of the last frames, and retired
-once missing for `forget` frames in a row. Tracks whose vote stays unsure are announced with
-`needs_referee`, for the referee page to confirm instead of a guess.
+(summed confidences). It is announced once seen in `confirm` frames, and retired once missing
+for `forget` frames in a row. Tracks whose vote is split, or whose frames mostly read it under
+the reader's threshold, are announced with `needs_referee`, for the referee page to confirm
+instead of a guess.
 """
 
 from __future__ import annotations
@@ -40,14 +41,27 @@ class _Track:
     zone: str
     seat: str
     votes: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    accepted: dict[str, int] = field(default_factory=dict)
     seen: int = 0
     missing: int = 0
     announced: str | None = None
 
+    def add(self, r: TileReading) -> None:
+        self.votes[r.kind] = self.votes.get(r.kind, 0.0) + r.confidence
+        self.counts[r.kind] = self.counts.get(r.kind, 0) + 1
+        self.accepted[r.kind] = self.accepted.get(r.kind, 0) + int(r.accepted)
+
     def kind(self) -> tuple[str, float]:
+        """The voted kind and its confidence: its share of the vote times its mean confidence."""
         total = sum(self.votes.values())
         k = max(self.votes, key=self.votes.__getitem__)
-        return k, self.votes[k] / total if total else 0.0
+        share = self.votes[k] / total if total else 0.0
+        return k, share * self.votes[k] / self.counts[k]
+
+    def sure(self, kind: str) -> bool:
+        """Most frames read it above the reader's threshold."""
+        return self.accepted.get(kind, 0) * 2 > self.counts.get(kind, 0)
 
 
 class TileTracker:
@@ -77,12 +91,14 @@ class TileTracker:
             taken.add(best)
             r = readings[best]
             t.centre = 0.7 * t.centre + 0.3 * centres[best]
-            t.votes[r.kind] = t.votes.get(r.kind, 0.0) + r.confidence
+            t.add(r)
             t.seen += 1
             t.missing = 0
         for i, r in enumerate(readings):
             if i not in taken:
-                self.tracks.append(_Track(self._next, centres[i], r.zone, r.seat, {r.kind: r.confidence}, seen=1))
+                track = _Track(self._next, centres[i], r.zone, r.seat, seen=1)
+                track.add(r)
+                self.tracks.append(track)
                 self._next += 1
         kept = []
         for t in self.tracks:
@@ -96,7 +112,8 @@ class TileTracker:
                 if t.announced is not None:  # the vote changed its mind: retract, then announce
                     events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id))
                 t.announced = kind
-                events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=conf < self.referee_below))
+                unsure = conf < self.referee_below or not t.sure(kind)
+                events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=unsure))
         self.tracks = kept
         return events
 

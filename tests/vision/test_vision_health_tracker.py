@@ -32,7 +32,7 @@ def test_health_unplugged_frozen_dark_glare_ok() -> None:
 
 def _reading(kind: str, x: float, conf: float = 0.99) -> TileReading:
     quad = [[x, 0.0], [x + 30, 0.0], [x + 30, 40.0], [x, 40.0]]
-    return TileReading(kind, conf, 0, "E", "discard:E", quad)
+    return TileReading(kind, conf, 0, "E", "discard:E", quad, accepted=conf >= 0.66)
 
 
 def test_tracker_votes_confirms_and_retires() -> None:
@@ -52,6 +52,13 @@ def test_tracker_flags_unsure_votes_for_the_referee() -> None:
     t.update([_reading("5m", 0, 0.5)])
     events = t.update([_reading("6m", 0, 0.45)])
     assert events and events[0].needs_referee
+
+
+def test_tracker_flags_a_kind_read_steadily_under_the_threshold() -> None:
+    t = TileTracker(confirm=2)
+    t.update([_reading("3f", 0, 0.6)])
+    events = t.update([_reading("3f", 0, 0.62)])
+    assert events and events[0].kind == "3f" and events[0].needs_referee
 
 
 def test_count_constraints_flag_the_least_confident_extra() -> None:
