@@ -34,6 +34,8 @@ def model_threshold(model: Path | str) -> float:
         return float(json.loads(meta.read_text())["threshold"])
     except (OSError, KeyError, ValueError, TypeError):
         return DEFAULT_THRESHOLD
+
+
 #: Kinds that look the same turned half round: their rotation is not read from the face.
 SYMMETRIC = frozenset({"2p", "4p", "5p", "6p", "8p", "9p", "2s", "4s", "6s", "8s", "9s", "5z", "7z", "back"})
 
@@ -68,8 +70,9 @@ def _kind_probs(p: Prediction) -> np.ndarray:
 
 
 class TileReader:
-    """Reads frames of one table. Calibrates from the markers on the first frame (and again
-    whenever asked, or whenever reading fails with the stored calibration)."""
+    """Reads frames of one table. Calibrates from the markers on the first frame and keeps that
+    calibration (a fixed camera); call `calibrate` again, or set `calibration = None`, after the
+    camera moved (`VisionLoop` does so when the markers are lost)."""
 
     def __init__(self, model: Path | str = DEFAULT_MODEL, calibration: Calibration | None = None,
                  enrollment: Enrollment | None = None, threshold: float | None = None) -> None:
