@@ -42,12 +42,13 @@ DIALECTS = ("mahjong-link", "remote-control")
 
 @dataclass
 class _Pending:
+    """A command sent and not yet answered; resent after a reconnect unless `name` is "handshake"."""
+
     req: int
     name: str
     type: int
     payload: bytes
     future: asyncio.Future[dict[str, Any]]
-    sent_boot: int = 0
 
 
 def _capabilities(values: dict[str, Any]) -> Capabilities:
@@ -169,7 +170,9 @@ class Table(BaseTable):
             except (TableError, OSError) as exc:
                 reason = getattr(exc, "code", "os_error")
                 if self._first is not None and not self._first.done() and not self._reconnect:
-                    self._first.set_exception(exc)
+                    await self._drop_transport()
+                    self._first.set_exception(exc if isinstance(exc, TableError)
+                                              else TableError(f"cannot use {self.url}: {exc}", reason))
                     return
                 log.info("table %s: %s", self.url, exc)
             if self.health.up:
