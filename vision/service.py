@@ -35,18 +35,28 @@ class StepResult:
 
 
 class VisionLoop:
-    """Camera + reader + tracker. Recalibrates from the markers when reading with the stored
-    calibration finds none of the felt (a bumped camera)."""
+    """Camera + reader + tracker. Every `recalibrate_every` frames it recalibrates from the
+    markers when they are in view (a bumped camera heals itself); when they are not, the last
+    calibration stays."""
 
-    def __init__(self, camera: CameraStream, reader: TileReader, tracker: TileTracker | None = None) -> None:
+    def __init__(self, camera: CameraStream, reader: TileReader, tracker: TileTracker | None = None,
+                 recalibrate_every: int = 50) -> None:
         self.camera = camera
         self.reader = reader
         self.tracker = tracker or TileTracker()
+        self.recalibrate_every = recalibrate_every
+        self._frames = 0
 
     def step(self) -> StepResult:
         frame, status = self.camera.grab()
         if frame is None or not status.ok:
             return StepResult(status)
+        self._frames += 1
+        if self.reader.calibration is not None and self._frames % self.recalibrate_every == 0:
+            try:
+                self.reader.calibrate(frame)
+            except CalibrationError:
+                pass  # markers covered for now: keep the calibration we have
         try:
             readings = self.reader.read(frame)
         except CalibrationError as exc:  # markers hidden or camera moved: say so, keep going
