@@ -23,24 +23,6 @@ log = logging.getLogger("table_controller.service")
 SIM_URL = "sim://"
 
 
-def sim_timings(speed: float) -> Any:
-    """The simulator's mechanism times run `speed` times faster (a demo need not wait 60 s a build)."""
-    import dataclasses
-
-    from tablesim.physics import Timings
-
-    base = Timings.default()
-    return dataclasses.replace(
-        base,
-        build={k: v / speed for k, v in base.build.items()},
-        raise_walls=base.raise_walls / speed,
-        lower_walls=base.lower_walls / speed,
-        dice_settle=base.dice_settle / speed,
-        autopilot_pause=base.autopilot_pause / speed,
-        tick=min(base.tick, base.tick / speed),
-    )
-
-
 @dataclass
 class TableService:
     """One table's running parts; `start()` brings them up, `stop()` takes them down in order."""
@@ -62,6 +44,7 @@ class TableService:
         url = cfg.table.link
         if url == SIM_URL:
             from tablesim import SimTable
+            from tablesim.physics import Timings
 
             from drivers.clock import SystemClock
 
@@ -71,7 +54,7 @@ class TableService:
             # The simulator builds the ruleset's own tile set (e.g. shiwan's tens) through the
             # rules engine, so its ground truth and the engine agree.
             self.sim = SimTable(seed=cfg.table.sim_seed, clock=SystemClock(), dialect=cfg.table.dialect,
-                                autopilot=cfg.demo.autoplay, timings=sim_timings(cfg.table.sim_speed),
+                                autopilot=cfg.demo.autoplay, timings=Timings.default().scaled(cfg.table.sim_speed),
                                 ruleset=rs, tile_count=cfg.table.tile_count or rs.tiles)
             url = await self.sim.serve_pty()
             log.info("simulated table on a pseudo-terminal", extra={"pty": url})

@@ -34,6 +34,18 @@ class Timings:
     def default() -> Timings:
         return Timings(build={144: 60.0, 136: 57.0, 108: 45.0})
 
+    def scaled(self, speed: float) -> Timings:
+        """The mechanisms `speed` times faster (a demo need not wait 60 s for a build).
+
+        Heartbeats keep their period: they pace the link, not the mechanism.
+        """
+        if speed <= 0:
+            raise ValueError(f"speed must be positive, got {speed}")
+        return Timings(build={k: v / speed for k, v in self.build.items()},
+                       raise_walls=self.raise_walls / speed, lower_walls=self.lower_walls / speed,
+                       dice_settle=self.dice_settle / speed, heartbeat=self.heartbeat,
+                       autopilot_pause=self.autopilot_pause / speed, tick=min(self.tick, self.tick / speed))
+
 
 def tile_set(count: int) -> list[str]:
     """The tiles of one set for a tile-count setting, as glossary codes, four of each kind."""

@@ -78,10 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         print("tablectl sim: --speed must be positive", file=sys.stderr)
         return 2
-    base = Timings.default()
-    timings = Timings(build={k: v / args.speed for k, v in base.build.items()},
-                      raise_walls=base.raise_walls / args.speed, lower_walls=base.lower_walls / args.speed,
-                      dice_settle=base.dice_settle / args.speed, autopilot_pause=base.autopilot_pause / args.speed)
+    timings = Timings.default().scaled(args.speed)
 
     async def main() -> None:
         sim = SimTable(seed=args.seed, dialect=args.dialect, autopilot=args.autopilot,
