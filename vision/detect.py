@@ -208,8 +208,8 @@ def find_candidates(plane: np.ndarray, mask: np.ndarray | None = None) -> list[C
             continue
         x, y, w, h = stats[i, :4]
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
-        pts = cv2.findNonZero(comp)
-        rect = cv2.minAreaRect(pts + np.array([[x, y]], np.int32))
+        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        rect = cv2.minAreaRect(np.concatenate(contours) + np.array([[[x, y]]], np.int32))
         m, L, S = _rect_frame(rect)
         pad = 3
         m[:, 2] += pad
