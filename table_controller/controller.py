@@ -49,7 +49,8 @@ class Controller:
         self._wall_clock = wall_clock
         self.state: TableState = fold(store.since(0))
         self.table: Any = None
-        self.health: dict[str, Any] = {}
+        #: Extra health sources shown beside the link's (e.g. the camera): name -> () -> dict.
+        self.health_sources: dict[str, Callable[[], dict[str, Any]]] = {}
         self._subscribers: set[asyncio.Queue[Event]] = set()
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping = asyncio.Event()
@@ -58,6 +59,32 @@ class Controller:
     def now(self) -> float:
         """The wall clock events are stamped with (the display's timers count against it)."""
         return self._wall_clock()
+
+    def health_report(self) -> dict[str, Any]:
+        """The link's counters (and other sources') as the display shows them; not logged, always fresh."""
+        link: dict[str, Any] = {"up": bool(self.state.link.get("up")), "reason": self.state.link.get("reason", "")}
+        table = self.table
+        if table is not None and getattr(table, "health", None) is not None:
+            h = table.health.as_dict()
+            heard = h.get("last_heard")
+            clock = getattr(table, "clock", None)
+            link.update({
+                "rtt_ms": round(h["rtt"] * 1000, 1) if h.get("rtt") is not None else None,
+                "retransmits": h.get("retransmits", 0),
+                "naks": h.get("naks", 0),
+                "crc_errors": h.get("crc_errors", 0),
+                "junk_bytes": h.get("junk_bytes", 0),
+                "reconnects": h.get("reconnects", 0),
+                "missed_events": getattr(table, "missed_events", 0),
+                "heard_s_ago": round(clock.now() - heard, 1) if heard is not None and clock is not None else None,
+            })
+        report: dict[str, Any] = {"link": link}
+        for name, source in self.health_sources.items():
+            try:
+                report[name] = source()
+            except Exception as exc:  # a broken health source is itself news, not a crash
+                report[name] = {"ok": False, "error": str(exc)}
+        return report
 
     # -- the log ---------------------------------------------------------------------------------
     def accept(self, source: str, type: str, data: dict[str, Any]) -> Event:
@@ -152,8 +179,7 @@ class Controller:
         etype = ev.type
         fields = dict(ev.fields)
         if etype in TRANSIENT:
-            self.health = {**self.health, "last_heard": self._wall_clock()}
-            return
+            return  # the driver's link counters already note when the table was last heard
         if etype == "link_up":
             # The driver reconnected on its own (unplug/replug): identity is unchanged.
             if fields.get("reconnects", 0) or not self.state.link.get("up"):

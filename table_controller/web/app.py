@@ -39,6 +39,8 @@ log = logging.getLogger("table_controller.web")
 STATIC = Path(__file__).parent / "static"
 #: Beyond this many missed events a reconnecting client gets one snapshot instead.
 REPLAY_LIMIT = 500
+#: A quiet socket still gets the link's health this often (seconds).
+HEALTH_EVERY_S = 2.0
 
 
 Seat = Literal["E", "S", "W", "N"]
@@ -160,7 +162,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         return {"ok": True, "version": __version__, "seq": controller.state.seq,
-                "link": controller.state.link, "link_health": controller.health}
+                "link": controller.state.link, "health": controller.health_report()}
 
     @app.get("/api/state", summary="The public state (no concealed tile)")
     async def state() -> dict[str, Any]:
@@ -359,8 +361,13 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
 
     async def send() -> None:
         last = await _catch_up(ws, controller, views, since, private)
+        await ws.send_text(_health_message(controller))
         while True:
-            ev = await queue.get()
+            try:
+                ev = await asyncio.wait_for(queue.get(), HEALTH_EVERY_S)
+            except asyncio.TimeoutError:  # quiet table: the link's health still refreshes
+                await ws.send_text(_health_message(controller))
+                continue
             if ev.seq <= last:
                 continue
             last = ev.seq
@@ -370,6 +377,11 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
         await _until_closed(ws, send())
     finally:
         controller.unsubscribe(queue)
+
+
+def _health_message(controller: Controller) -> str:
+    return json.dumps({"type": "health", "health": controller.health_report(), "now": controller.now()},
+                      ensure_ascii=False)
 
 
 async def _until_closed(ws: WebSocket, sending: Any) -> None:

@@ -100,6 +100,11 @@ async def test_operator_starts_a_hand_and_the_display_shows_dice_and_break(tmp_p
             assert [len(opening.dealt[s]) for s in "ESWN"] == [14, 13, 13, 13]
             assert hand["deal"]["first_dealt"] and hand["deal"]["break"]["wall"] in ("E", "S", "W", "N")
 
+            # The link's health is on the API with the driver's counters (the display shows it).
+            health = (await http.get("/api/health")).json()["health"]["link"]
+            assert health["up"] is True and health["crc_errors"] == 0
+            assert health["rtt_ms"] is not None and health["heard_s_ago"] is not None
+
             # The page itself is served and carries the wall picture's hooks.
             page = await http.get("/")
             assert page.status_code == 200 and 'data-testid="wall"' in page.text

@@ -354,3 +354,18 @@ async def test_screenshots_of_each_page(service: TableService, browser: Any, tmp
     await _shoot(page, service, out, "penalties-phone", "/penalties", REFEREE, (390, 844))
     for name in ("table", "win", "public", "table-phone", "table-en", "penalties", "scoresheet", "penalties-phone"):
         assert (out / f"{name}.png").stat().st_size > 10_000
+
+
+async def test_table_fault_and_link_health_show_on_the_page(service: TableService, browser: Any) -> None:
+    """A jam on the table shows what, where and what to do; the link's counters refresh by themselves."""
+    page = await _open(browser, service, "/")
+    await page.wait_for_selector("[data-testid=link-health]", timeout=5000)
+    text = await page.inner_text("[data-testid=link-health]")
+    assert "链路正常" in text and "重发" in text
+    service.sim.raise_fault("jam", where="S")
+    await page.wait_for_function("document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)
+    fault = await page.inner_text("#faults")
+    assert "S" in fault or "南" in fault  # where
+    assert "：" in fault and len(fault.split("：", 1)[1].strip()) > 0  # what to do
+    service.sim.clear_fault("jam")
+    await page.wait_for_function("!document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)

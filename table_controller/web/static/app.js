@@ -26,7 +26,9 @@ const I18N = {
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
         sheet: { title: "比赛成绩记录表", csv: "导出 CSV", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚" },
-        ok: "✓ 已记录", needRef: "需要裁判权限" },
+        ok: "✓ 已记录", needRef: "需要裁判权限",
+        hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
+              heard: "{n} 秒前收到心跳", camera: "摄像头：" } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public" },
         linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
@@ -48,7 +50,9 @@ const I18N = {
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
         sheet: { title: "Score sheet", csv: "Export CSV", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen." },
-        ok: "✓ recorded", needRef: "needs the referee role" },
+        ok: "✓ recorded", needRef: "needs the referee role" ,
+        hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
+              heard: "heartbeat {n} s ago", camera: "Camera: " } },
 };
 const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public" };
 const page = PAGES[location.pathname.replace(/\/$/, "") || "/"] || "table";
@@ -398,7 +402,41 @@ function render() {
   window.__dice = ((state.hand && state.hand.throws) || []).map((th) => th.dice);
 }
 
+let health = null;
+
+function renderHealth() {
+  // The link's counters (and the camera's state) arrive every few seconds as "health" messages.
+  const box = $("health");
+  if (!box || !health) return;
+  box.innerHTML = "";
+  const l = health.link || {};
+  const parts = [l.up ? t("hl.up") : t("hl.down")];
+  if (l.rtt_ms !== null && l.rtt_ms !== undefined) parts.push(t("hl.rtt", { n: l.rtt_ms }));
+  if (l.retransmits !== undefined) {
+    parts.push(t("hl.counters", { r: l.retransmits, c: l.crc_errors || 0, k: l.naks || 0, x: l.reconnects || 0 }));
+  }
+  if (l.heard_s_ago !== null && l.heard_s_ago !== undefined) parts.push(t("hl.heard", { n: l.heard_s_ago }));
+  const line = document.createElement("div");
+  line.className = l.up ? "ok" : "bad";
+  line.dataset.testid = "link-health";
+  line.textContent = parts.join(" · ");
+  box.appendChild(line);
+  if (health.camera) {
+    const c = health.camera;
+    const cam = document.createElement("div");
+    cam.className = c.ok ? "ok" : "bad";
+    cam.dataset.testid = "camera-health";
+    cam.textContent = t("hl.camera") + (lang === "zh" ? c.message_zh || c.state || "" : c.message_en || c.state || "");
+    box.appendChild(cam);
+  }
+}
+
 function onMessage(msg) {
+  if (msg.type === "health") {
+    health = msg.health;
+    renderHealth();
+    return;
+  }
   if (msg.type === "error") {
     $("action-msg").textContent = msg.detail;
     if (msg.code === 4401 || msg.code === 4403) {
@@ -489,7 +527,7 @@ $("login").addEventListener("submit", (e) => { e.preventDefault(); login($("toke
 $("logout").addEventListener("click", () => { $("token").value = ""; login(""); });
 $("start-hand").addEventListener("click", () => act("/api/hand/start"));
 $("end-hand").addEventListener("click", () => act("/api/hand/end", { result: state && state.win && state.win.confirmed ? "win" : "draw" }));
-$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); });
+$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); renderHealth(); });
 $("penalty-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const f = e.target;
