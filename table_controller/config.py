@@ -43,6 +43,11 @@ class TableSection(_Section):
 
 class CameraSection(_Section):
     source: str = Field("", description='"" for no camera, a device index such as "0", or an MJPEG/RTSP URL.')
+    corners: tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]] | None = Field(
+        None, description="The table's four corners in the image, picked once; none: calibrate from the ArUco markers.")
+    enrollment: str = Field("", description="File written by `tablectl vision enroll` for this table's tiles.")
+    threshold: float | None = Field(None, gt=0, lt=1, description="Confidence below which a tile goes to the referee.")
+    period_s: float = Field(0.5, ge=0.05, le=10, description="Seconds between camera reads.")
 
 
 class RulesSection(_Section):

@@ -35,6 +35,7 @@ class TableService:
     controller: Controller | None = None
     credentials: Credentials | None = None
     port: int | None = None
+    camera: Any = None
     _server: Any = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
@@ -77,10 +78,25 @@ class TableService:
         if not cfg.display.referee_token or not cfg.display.operator_token:
             log.warning("generated display credentials (set them in the config to keep them)",
                         extra={"referee_token": self.credentials.referee, "operator_token": self.credentials.operator})
+        if cfg.camera.source:
+            self._start_camera()
         if self.serve_http:
             await self._start_http()
         if cfg.demo.autoplay:
             self._tasks.append(asyncio.create_task(self.controller.autoplay(cfg.demo.hand_seconds), name="autoplay"))
+
+    def _start_camera(self) -> None:
+        from table_controller.camera import CameraWatcher, vision_loop_factory
+
+        assert self.controller is not None
+        cam = self.config.camera
+        enrollment = cam.enrollment
+        if enrollment and self.config.source != "<defaults>" and not Path(enrollment).is_absolute():
+            enrollment = str(Path(self.config.source).parent / enrollment)
+        self.camera = CameraWatcher(self.controller, vision_loop_factory(cam.source, cam.corners, enrollment or None,
+                                                                        cam.threshold), period_s=cam.period_s)
+        self.controller.health_sources["camera"] = self.camera.health
+        self._tasks.append(asyncio.create_task(self.camera.run(), name="camera"))
 
     async def _start_http(self) -> None:
         import uvicorn

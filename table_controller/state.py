@@ -12,10 +12,13 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from table_controller.store import Event
+from table_controller.tiles import tile_name
 
 SEATS = ("E", "S", "W", "N")
 SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 LOG_TAIL = 60
+CAMERA_PENDING = 20
+ZONE_ZH = {"discard": "弃牌区", "meld": "副露区", "flower": "花牌区", "centre": "中央"}
 
 #: The table's seat buttons as players know them.
 BUTTON_ZH = {"dice": "骰子", "start": "开始", "raise": "升牌", "lower": "降牌"}
@@ -63,6 +66,10 @@ class TableState:
     actions: list[dict[str, Any]] = field(default_factory=list)
     #: Hands that ended: number, dealer, chairs by wind, result (the score sheet's rows).
     hands: list[dict[str, Any]] = field(default_factory=list)
+    #: The camera's last reported state (None: no camera configured).
+    camera: dict[str, Any] | None = None
+    #: Tiles the camera read but is unsure of, for the referee to confirm (newest last).
+    camera_pending: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The whole state, referee-only parts included: show it through `projection`, not directly."""
@@ -86,6 +93,8 @@ class TableState:
             "log": list(self.log),
             "actions": list(self.actions),
             "hands": list(self.hands),
+            "camera": self.camera,
+            "camera_pending": list(self.camera_pending),
         }
 
 
@@ -144,6 +153,18 @@ def describe(ev: Event) -> str:
         return _describe_referee(ev)
     if t == "controller.rejected":
         return f"拒绝：{d.get('reason', '')}"
+    if t == "camera.status":
+        return f"摄像头：{d.get('message', d.get('code', ''))}" + (f"（{d['problem']}）" if d.get("problem") else "")
+    if t.startswith("camera.tile_"):
+        zone, _, seat = str(d.get("zone", "")).partition(":")
+        where = (f"{SEAT_ZH.get(seat, seat)}家" if seat else "") + ZONE_ZH.get(zone, zone)
+        verb = "出现" if t.endswith("appeared") else "移走"
+        try:
+            kind = tile_name(d.get("kind", ""))
+        except ValueError:
+            kind = str(d.get("kind", ""))
+        sure = "（待裁判确认）" if d.get("needs_referee") else ""
+        return f"摄像头：{where}{verb} {kind}，置信度 {float(d.get('confidence', 0)):.2f}{sure}"
     return t
 
 
@@ -206,6 +227,11 @@ def apply(state: TableState, ev: Event) -> TableState:
         s.hands = s.hands + [{"hand_no": s.hand["hand_no"], "dealer_position": s.hand["dealer_position"],
                               "prevalent_wind": s.hand["prevalent_wind"], "seats": dict(s.hand["seats"]),
                               "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq}]
+    elif t == "camera.status":
+        s.camera = dict(d)
+    elif t.startswith("camera.tile_") and d.get("needs_referee"):
+        # The camera is unsure (split vote or low confidence): the referee confirms instead of a guess.
+        s.camera_pending = (s.camera_pending + [{"seq": ev.seq, **d}])[-CAMERA_PENDING:]
     elif t.startswith("referee."):
         from table_controller.referee import apply_referee
 

@@ -426,7 +426,7 @@ function renderHealth() {
     const cam = document.createElement("div");
     cam.className = c.ok ? "ok" : "bad";
     cam.dataset.testid = "camera-health";
-    cam.textContent = t("hl.camera") + (lang === "zh" ? c.message_zh || c.state || "" : c.message_en || c.state || "");
+    cam.textContent = t("hl.camera") + (lang === "zh" ? c.message || c.code || "" : c.message_en || c.code || "") + (c.problem ? " · " + c.problem : "");
     box.appendChild(cam);
   }
 }

@@ -1,0 +1,71 @@
+"""The camera in the running service: the simulator's virtual MJPEG camera, opened by OpenCV like an
+IP camera, read by the committed model; tile events land in the SQLite log, the camera's health on the
+display's API, and an unplugged camera is recorded and shown while the table keeps going."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Callable
+
+import httpx
+import pytest
+
+from table_controller.config import parse_config
+from table_controller.service import TableService
+from tablesim.scenes.camera import VirtualCamera, scene_source
+from tablesim.scenes.render import SceneOptions
+from vision.tileart import load_style
+
+OPERATOR = "op-cam"
+
+
+async def _until(check: Callable[[], object], timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def faces() -> list:
+    return list(load_style("xmahjongg-dorothys"))
+
+
+async def test_camera_events_health_and_unplug(tmp_path: Path, faces: list) -> None:
+    with VirtualCamera(scene_source(faces, seed=4, opts=SceneOptions(tiles=12), jitter=False), fps=10) as cam:
+        config = parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0},
+            "camera": {"source": cam.url, "period_s": 0.2},
+            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
+        }, source="test")
+        service = TableService(config, tmp_path)
+        await service.start()
+        try:
+            ctl = service.controller
+            assert ctl is not None
+            types = lambda: [e.type for e in ctl.store.since(0)]
+            await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera to report OK")
+            await _until(lambda: types().count("camera.tile_appeared") >= 8, 60, "tiles read by the camera")
+            appeared = [e for e in ctl.store.since(0) if e.type == "camera.tile_appeared"]
+            assert all(e.data["zone"] and 0 <= e.data["confidence"] <= 1 for e in appeared)
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+                health = (await http.get("/api/health")).json()["health"]
+                assert health["camera"]["ok"] is True and health["link"]["up"] is True
+
+                cam.unplugged = True  # the camera's cable is pulled
+                await _until(lambda: ctl.state.camera["code"] == "unplugged", 30, "the unplug to be recorded")
+                assert "手动录入" in ctl.state.camera["message"]
+                # the table goes on: an operator still starts a hand
+                r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
+                assert r.status_code == 200, r.text
+                state = (await http.get("/api/state")).json()
+                assert state["camera"]["code"] == "unplugged"
+                assert any("摄像头" in line["text"] for line in state["log"])
+
+                cam.unplugged = False
+                await _until(lambda: ctl.state.camera["ok"], 30, "the camera to come back")
+        finally:
+            await service.stop()
