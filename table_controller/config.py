@@ -85,7 +85,8 @@ class LogSection(_Section):
 
 class DemoSection(_Section):
     autoplay: bool = Field(False, description="Start hands on its own (the demo table).")
-    hand_seconds: float = Field(20.0, ge=1, le=3600, description="How long an autoplayed hand stays on the display.")
+    hand_seconds: float = Field(20.0, ge=0, le=3600, description="How long a finished demo hand stays on the display.")
+    turn_seconds: float = Field(1.0, ge=0, le=60, description="Seconds between the demo players' actions.")
 
 
 class TableConfig(_Section):
@@ -104,6 +105,12 @@ class TableConfig(_Section):
     demo: DemoSection = DemoSection()
     #: The file this came from (not a key in it).
     source: str = Field("<defaults>", exclude=True)
+
+    @model_validator(mode="after")
+    def _demo_needs_the_simulator(self) -> "TableConfig":
+        if self.demo.autoplay and self.table.link != "sim://":
+            raise ValueError("demo.autoplay: the demo players play the simulator's wall; it needs table.link = \"sim://\"")
+        return self
 
     @model_validator(mode="after")
     def _players_distinct(self) -> "TableConfig":

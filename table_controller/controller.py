@@ -312,22 +312,6 @@ class Controller:
             raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
 
-    async def autoplay(self, hand_seconds: float) -> None:
-        """The demo table: start a hand, let it stand on the display, end it, and again."""
-        while not self._stopping.is_set():
-            await self._linked.wait()
-            try:
-                await self.start_hand(by="autoplay")
-            except ActionError:
-                await asyncio.sleep(1.0)
-                continue
-            await asyncio.sleep(hand_seconds)
-            try:
-                await self.end_hand(by="autoplay")
-            except ActionError:
-                pass
-            await asyncio.sleep(2.0)
-
 
 def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
     """The turn-order rule a keyed play breaks, or None (the camera's events are not held to this)."""

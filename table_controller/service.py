@@ -83,7 +83,11 @@ class TableService:
         if self.serve_http:
             await self._start_http()
         if cfg.demo.autoplay:
-            self._tasks.append(asyncio.create_task(self.controller.autoplay(cfg.demo.hand_seconds), name="autoplay"))
+            from table_controller.demo import demo_loop
+
+            self._tasks.append(asyncio.create_task(
+                demo_loop(self.controller, self.sim, cfg.table.sim_seed, cfg.demo.turn_seconds, cfg.demo.hand_seconds),
+                name="demo"))
 
     def _start_camera(self) -> None:
         from table_controller.camera import CameraWatcher, vision_loop_factory

@@ -11,14 +11,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "demo",
         help="run a simulated table with the controller and its display (no hardware needed)",
         description="Start the built-in table simulator on a pseudo-terminal, the controller and the "
-        "display on http://127.0.0.1:8080/, and play hands on their own until stopped (Ctrl-C).",
+        "display on http://127.0.0.1:8080/; hands start on their own and four simulated players play "
+        "them (discards, flowers, to 荒牌) until stopped (Ctrl-C).",
     )
     p.add_argument("--data-dir", type=Path, default=Path("data"), help="where the SQLite event log lives (default: ./data)")
     p.add_argument("--port", type=int, default=8080, help="display port (default: 8080)")
     p.add_argument("--host", default="127.0.0.1", help="display address (default: 127.0.0.1)")
     p.add_argument("--ruleset", default="mcr", help="ruleset id (default: mcr)")
     p.add_argument("--seed", type=int, default=1, help="simulator shuffle seed")
-    p.add_argument("--hand-seconds", type=float, default=20.0, help="how long each demo hand stays on the display")
+    p.add_argument("--hand-seconds", type=float, default=20.0, help="how long a finished hand stays on the display")
+    p.add_argument("--turn-seconds", type=float, default=1.0, help="seconds between the simulated players' actions")
     p.add_argument("--speed", type=float, default=6.0,
                    help="simulated mechanisms run this many times faster than a real table (default: 6)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
@@ -34,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
             "table": {"link": "sim://", "sim_seed": args.seed, "sim_speed": args.speed},
             "rules": {"ruleset": args.ruleset},
             "display": {"host": args.host, "port": args.port},
-            "demo": {"autoplay": True, "hand_seconds": args.hand_seconds},
+            "demo": {"autoplay": True, "hand_seconds": args.hand_seconds, "turn_seconds": args.turn_seconds},
         }, source="tablectl demo")
     except ConfigError as exc:
         print(f"tablectl demo: {exc}")

@@ -119,7 +119,7 @@ def test_help_and_version(args: list[str]) -> None:
 def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
     port = _free_port()
     demo = subprocess.Popen(TABLECTL + ["demo", "--no-browser", "--port", str(port), "--data-dir", str(tmp_path),
-                                        "--speed", "100", "--hand-seconds", "1"],
+                                        "--speed", "100", "--hand-seconds", "1", "--turn-seconds", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ})
     try:
         base = f"http://127.0.0.1:{port}"
@@ -129,6 +129,12 @@ def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
         events = httpx.get(f"{base}/api/events?since=0&limit=5000").json()
         dice = [e for e in events if e["type"] == "table.dice"]
         assert len(dice) >= 2
+        # the simulated players played the first hand out: discards in turn, then 荒牌
+        first_end = next(e for e in events if e["type"] == "operator.hand_end")
+        discards = [e for e in events if e["type"] == "play.discard" and e["seq"] < first_end["seq"]]
+        assert len(discards) > 40 and all(e["source"] == "demo" for e in discards)
+        assert [e["data"]["seat"] for e in discards[:8]] == list("ESWNESWN")
+        assert first_end["data"]["result"] == "draw"
     finally:
         code, out = _stop(demo)
     assert code == 0, out

@@ -1,0 +1,75 @@
+"""The demo table (`tablectl demo`): hands start on their own and simulated players play them.
+
+Everything a visitor sees goes the real way: the simulator's dice arrive over the pty, the
+controller computes the break, and the players' discards and flowers are recorded as `play.*`
+events (source `demo`) through the same checks as an operator's keying.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import Any
+
+from table_controller.controller import ActionError, Controller, wind_of_side
+
+log = logging.getLogger("table_controller.demo")
+
+#: How long to wait for the table to shuffle, build, raise and the dice to fall (real seconds).
+DEAL_TIMEOUT_S = 180.0
+
+
+def wall_by_wind(physical: dict[str, str], dealer_position: int) -> dict[str, str]:
+    """The simulator's wall (keyed by the table's physical sides) keyed by this hand's winds."""
+    return {wind_of_side(pos[0], dealer_position) + pos[1:]: kind for pos, kind in physical.items()}
+
+
+async def _until(check: Any, timeout: float, poll: float = 0.05) -> bool:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not check():
+        if loop.time() > end:
+            return False
+        await asyncio.sleep(poll)
+    return True
+
+
+async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, turn_seconds: float) -> None:
+    """Start a hand, wait for the break, and let the players play it out to 荒牌."""
+    from table_controller.rules import deal_plan, load_ruleset
+    from tablesim.players import play_hand
+
+    await controller.start_hand(by="demo")
+    if not await _until(lambda: (h := controller.state.hand) is not None and (h.get("deal") or h.get("error")),
+                        DEAL_TIMEOUT_S):
+        log.warning("no deal from the table in time; ending the hand")
+        await controller.end_hand(by="demo", result="abandoned")
+        return
+    hand = controller.state.hand
+    assert hand is not None
+    if hand.get("error") or sim.wall is None:
+        await controller.end_hand(by="demo", result="abandoned")
+        return
+    throws = [tuple(t["dice"]) for t in hand["throws"]]
+    plan = deal_plan(load_ruleset(hand["ruleset"]), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
+                     wall_lengths=hand.get("wall_lengths"))
+    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng):
+        type_, data = action.event()
+        controller.record_play(type_, data, by="demo", source="demo")
+        await asyncio.sleep(turn_seconds)
+    await controller.end_hand(by="demo", result="draw")
+
+
+async def demo_loop(controller: Controller, sim: Any, seed: int, turn_seconds: float, pause_seconds: float) -> None:
+    """Play hands until cancelled; a refused action (e.g. the link is down) waits and tries again."""
+    rng = random.Random(f"{seed}:players")
+    while True:
+        await controller._linked.wait()
+        try:
+            await play_one_hand(controller, sim, rng, turn_seconds)
+        except ActionError as exc:
+            log.info("demo hand interrupted", extra={"reason": str(exc)})
+            await asyncio.sleep(1.0)
+            continue
+        await asyncio.sleep(pause_seconds)
