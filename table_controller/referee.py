@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 SEATS = ("E", "S", "W", "N")
 #: Referee events that may be undone (play records are corrected by a new read instead).
 UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confirm",
-                      "referee.session_start", "referee.session_end"})
+                      "referee.session_start", "referee.session_end", "referee.camera_confirm"})
 ACTION_ZH = {
     "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
     "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
+    "referee.camera_confirm": "确认识牌",
 }
 
 
@@ -86,6 +87,8 @@ def apply_referee(s: "TableState", ev: Event) -> None:
             pass
         elif ev.type == "referee.undo":
             _undo(s, d, record)
+        elif ev.type == "referee.camera_confirm":
+            _camera_confirm(s, d, record)
         else:
             raise RefereeError(f"未知的裁判操作 {ev.type}")
     except (RefereeError, PenaltyError) as exc:
@@ -96,6 +99,27 @@ def apply_referee(s: "TableState", ev: Event) -> None:
         record["error"] = f"无法处理此操作 / cannot apply: {type(exc).__name__}: {exc}"
         record["error_kind"] = "input"
     s.actions = s.actions + [record]
+
+
+def camera_open(s: "TableState") -> list[dict[str, Any]]:
+    """The camera's unsure readings the referee has not yet ruled on (a confirmation undone reopens one)."""
+    ruled = {a.get("camera_seq") for a in active(s.actions, "referee.camera_confirm") if not a.get("error")}
+    return [p for p in s.camera_pending if p["seq"] not in ruled]
+
+
+def _camera_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
+    """The referee says what the unsure tile really is: the camera's reading, or a correction."""
+    from table_controller.tiles import is_tile
+
+    seq = d.get("seq")
+    item = next((p for p in camera_open(s) if p["seq"] == seq), None)
+    if item is None:
+        raise RefereeError(f"没有待确认的识牌 #{seq} / no open camera reading #{seq}")
+    kind = d.get("kind") or item.get("kind")
+    if not isinstance(kind, str) or not is_tile(kind):
+        raise PenaltyError(f"不是牌的代码：{kind!r} / not a tile code (e.g. 5m 1z 3f)")
+    record.update(camera_seq=seq, kind=kind, read_as=item.get("kind"), zone=item.get("zone"),
+                  corrected=kind != item.get("kind"))
 
 
 def position_deltas(hand: dict[str, Any], by_wind: dict[str, int]) -> dict[str, int]:

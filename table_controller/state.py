@@ -12,7 +12,6 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from table_controller.store import Event
-from table_controller.tiles import tile_name
 
 SEATS = ("E", "S", "W", "N")
 SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
@@ -94,8 +93,14 @@ class TableState:
             "actions": list(self.actions),
             "hands": list(self.hands),
             "camera": self.camera,
-            "camera_pending": list(self.camera_pending),
+            "camera_pending": _camera_open(self),
         }
+
+
+def _camera_open(state: "TableState") -> list[dict[str, Any]]:
+    from table_controller.referee import camera_open
+
+    return camera_open(state)
 
 
 def _ruleset_name(ruleset_id: str, attr: str = "name_zh") -> str:
@@ -159,10 +164,7 @@ def describe(ev: Event) -> str:
         zone, _, seat = str(d.get("zone", "")).partition(":")
         where = (f"{SEAT_ZH.get(seat, seat)}家" if seat else "") + ZONE_ZH.get(zone, zone)
         verb = "出现" if t.endswith("appeared") else "移走"
-        try:
-            kind = tile_name(d.get("kind", ""))
-        except ValueError:
-            kind = str(d.get("kind", ""))
+        kind = _tile_zh(d.get("kind", ""))
         sure = "（待裁判确认）" if d.get("needs_referee") else ""
         return f"摄像头：{where}{verb} {kind}，置信度 {float(d.get('confidence', 0)):.2f}{sure}"
     return t
@@ -361,6 +363,9 @@ def _describe_referee(ev: Event) -> str:
         return "裁判结束比赛计时"
     if t == "referee.undo":
         return f"裁判撤销 #{d.get('target', '')}：{d.get('reason', '')}"
+    if t == "referee.camera_confirm":
+        kind = d.get("kind")
+        return f"裁判确认识牌 #{d.get('seq', '')}" + (f"：{_tile_zh(kind)}" if kind else "")
     if t == "play.deal_done":
         return "起牌完毕，庄家出牌"
     if t == "play.discard":

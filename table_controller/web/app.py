@@ -77,6 +77,12 @@ class UndoIn(_Body):
     target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
 
 
+class CameraConfirmIn(_Body):
+    seq: int = Field(ge=1, description="seq of the camera's unsure reading (state.camera_pending)")
+    kind: str | None = Field(None, min_length=2, max_length=4,
+                             description="the tile it really is (glossary code); none: the camera read it right")
+
+
 class SessionIn(_Body):
     minutes: float | None = Field(None, gt=0, le=24 * 60, description="default: the ruleset's [timers] session_minutes")
 
@@ -246,6 +252,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/referee/undo", response_model=ActionResult, summary="Undo the last referee action, with a reason")
     async def undo(body: UndoIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         return referee_act("referee.undo", body.model_dump(exclude_none=True), who, request)
+
+    @app.post("/api/referee/camera/confirm", response_model=ActionResult,
+              summary="Confirm or correct a tile the camera was unsure of")
+    async def camera_confirm(body: CameraConfirmIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.camera_confirm", body.model_dump(exclude_none=True), who, request)
 
     @app.post("/api/referee/session/start", response_model=ActionResult, summary="Start the session clock")
     async def session_start(request: Request, body: SessionIn | None = None,

@@ -28,7 +28,9 @@ const I18N = {
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚" },
         ok: "✓ 已记录", needRef: "需要裁判权限",
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
-              heard: "{n} 秒前收到心跳", camera: "摄像头：" } },
+              heard: "{n} 秒前收到心跳", camera: "摄像头：" },
+        cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为", seen: "{where} {kind}（置信度 {c}）",
+               zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public" },
         linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
@@ -52,7 +54,9 @@ const I18N = {
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen." },
         ok: "✓ recorded", needRef: "needs the referee role" ,
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
-              heard: "heartbeat {n} s ago", camera: "Camera: " } },
+              heard: "heartbeat {n} s ago", camera: "Camera: " },
+        cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to", seen: "{where} {kind} (confidence {c})",
+               zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
 };
 const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public" };
 const page = PAGES[location.pathname.replace(/\/$/, "") || "/"] || "table";
@@ -392,6 +396,7 @@ function render() {
       li.textContent = lang === "zh" ? `${f.name_zh || f.code}（${f.where || ""}）：${f.remedy_zh || ""}` : `${f.name_en || f.code} (${f.where || ""}): ${f.remedy_en || ""}`;
       faults.appendChild(li);
     }
+    renderCameraPending();
     $("log").innerHTML = logLines.slice(-60).reverse().map((l) => `<li value="${l.seq}" data-seq="${l.seq}" class="src-${esc(l.source)}">${esc(l.text)}</li>`).join("");
   }
   if (page === "win") renderWin();
@@ -400,6 +405,43 @@ function render() {
   if (page === "scoresheet") renderSheet();
   renderTimers();
   window.__dice = ((state.hand && state.hand.throws) || []).map((th) => th.dice);
+}
+
+function renderCameraPending() {
+  // Tiles the camera was unsure of: the referee confirms or corrects them instead of a guess.
+  const ul = $("camera-pending");
+  if (!ul) return;
+  const items = state.camera_pending || [];
+  ul.innerHTML = "";
+  if (!items.length) {
+    const li = document.createElement("li");
+    li.className = "none";
+    li.textContent = t("cam.none");
+    ul.appendChild(li);
+    return;
+  }
+  for (const p of items) {
+    const [zone, seat] = String(p.zone || "").split(":");
+    const where = (seat ? t("seat." + seat) : "") + t("cam.zone." + zone);
+    const li = document.createElement("li");
+    li.dataset.seq = p.seq;
+    const label = document.createElement("span");
+    label.textContent = t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
+    const ok = document.createElement("button");
+    ok.type = "button";
+    ok.textContent = t("cam.confirm");
+    ok.addEventListener("click", () => act("/api/referee/camera/confirm", { seq: p.seq }));
+    const input = document.createElement("input");
+    input.size = 4;
+    input.placeholder = p.kind;
+    input.setAttribute("aria-label", t("cam.correct"));
+    const fix = document.createElement("button");
+    fix.type = "button";
+    fix.textContent = t("cam.correct");
+    fix.addEventListener("click", () => act("/api/referee/camera/confirm", { seq: p.seq, kind: input.value.trim() }));
+    li.append(label, " ", ok, " ", input, fix);
+    ul.appendChild(li);
+  }
 }
 
 let health = null;

@@ -1,0 +1,66 @@
+"""Tiles the camera is unsure of go to the referee, who confirms or corrects them (never a guess)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from test_api import OPERATOR, REFEREE, _client, bearer  # type: ignore[import-not-found]
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    c = _client(tmp_path)
+    with c:
+        yield c
+    c.store.close()  # type: ignore[attr-defined]
+
+
+def _unsure(c: TestClient, kind: str = "3f", confidence: float = 0.41) -> int:
+    ev = c.controller.accept("camera", "camera.tile_appeared", {  # type: ignore[attr-defined]
+        "event": "appeared", "zone": "flower:S", "kind": kind, "confidence": confidence, "seat": "S",
+        "track": 7, "needs_referee": True})
+    return ev.seq
+
+
+def test_an_unsure_reading_waits_for_the_referee_and_sure_ones_do_not(client: TestClient) -> None:
+    client.controller.accept("camera", "camera.tile_appeared", {  # type: ignore[attr-defined]
+        "event": "appeared", "zone": "discard:E", "kind": "5m", "confidence": 0.99, "seat": "E",
+        "track": 1, "needs_referee": False})
+    seq = _unsure(client)
+    pending = client.get("/api/state").json()["camera_pending"]
+    assert [p["seq"] for p in pending] == [seq] and pending[0]["kind"] == "3f"
+    log = client.get("/api/state").json()["log"]
+    assert "待裁判确认" in log[-1]["text"] and "秋" in log[-1]["text"]
+
+
+@pytest.mark.parametrize("token,status", [(None, 403), (OPERATOR, 403), ("wrong", 401)])
+def test_only_the_referee_may_rule_on_a_reading(client: TestClient, token: str | None, status: int) -> None:
+    seq = _unsure(client)
+    before = client.controller.state.seq  # type: ignore[attr-defined]
+    r = client.post("/api/referee/camera/confirm", json={"seq": seq}, headers=bearer(token))
+    assert r.status_code == status
+    assert client.controller.state.seq == before  # type: ignore[attr-defined]  # a refusal logs nothing
+
+
+def test_confirm_correct_and_undo(client: TestClient) -> None:
+    seq = _unsure(client, kind="3f")
+    r = client.post("/api/referee/camera/confirm", json={"seq": seq, "kind": "not-a-tile"}, headers=bearer(REFEREE))
+    assert r.status_code == 422
+    r = client.post("/api/referee/camera/confirm", json={"seq": 9999}, headers=bearer(REFEREE))
+    assert r.status_code == 409 and "9999" in r.json()["detail"]
+    r = client.post("/api/referee/camera/confirm", json={"seq": seq, "kind": "7f"}, headers=bearer(REFEREE))
+    assert r.status_code == 200, r.text
+    state = client.get("/api/state").json()
+    assert state["camera_pending"] == []
+    action = state["actions"][-1]
+    assert action["type"] == "referee.camera_confirm" and action["kind"] == "7f" and action["corrected"] is True
+    # the referee changes their mind: undo reopens the reading
+    r = client.post("/api/referee/undo", json={"reason": "看错了"}, headers=bearer(REFEREE))
+    assert r.status_code == 200, r.text
+    assert [p["seq"] for p in client.get("/api/state").json()["camera_pending"]] == [seq]
+    r = client.post("/api/referee/camera/confirm", json={"seq": seq}, headers=bearer(REFEREE))
+    assert r.status_code == 200
+    assert client.get("/api/state").json()["actions"][-1]["kind"] == "3f"  # confirmed as read
