@@ -81,11 +81,14 @@ class HandState:
     run: list[tuple[str, str]] = field(default_factory=list)          # discards since the last claim
     after_kong_discard: bool = False                                   # the open discard follows a kong
     replacing: str | None = None                                       # the seat owed a replacement draw
+    double: bool = False                      # 竞技 倍打: the dealer kept the deal (`MatchState.double`)
+    hanging: dict[str, str] = field(default_factory=dict)  # 全求独钓: seat → the tile it first hung
 
     def clone(self) -> HandState:
         return replace(self, seats={s: st.clone() for s, st in self.seats.items()}, claims=dict(self.claims),
                        passed=set(self.passed), winners=[dict(w) for w in self.winners],
-                       feeds=dict(self.feeds), bao=set(self.bao), run=list(self.run))
+                       feeds=dict(self.feeds), bao=set(self.bao), run=list(self.run),
+                       hanging=dict(self.hanging))
 
     def active(self) -> list[str]:
         """Seats still playing (血战: those who have not won)."""
@@ -127,6 +130,10 @@ class HandState:
                 options["after_kong"] = True  # 杠上炮
         if st.missing_suit:
             options["missing_suit"] = st.missing_suit
+        if self.double:
+            options["double"] = True            # 倍打: every payment doubles
+        if seat in self.hanging:
+            options["hanging"] = self.hanging[seat]  # 全求独钓 包付: the tile first hung
         for claimer, feeder in sorted(self.bao):
             if seat == claimer:
                 options["baofu"] = feeder       # the feeder pays for the fed seat's win
@@ -148,9 +155,13 @@ def ready_json(state: HandState, seat: str) -> dict[str, Any]:
     return data
 
 
-def new_hand(rules: FlowRules, wall: Wall, prevalent: str = "E") -> HandState:
-    """A hand before the deal; `wall` is the wall after the opening deal (`plan.initial_state()`)."""
-    return HandState(rules=rules, wall=wall, prevalent=prevalent)
+def new_hand(rules: FlowRules, wall: Wall, prevalent: str = "E", double: bool = False) -> HandState:
+    """A hand before the deal; `wall` is the wall after the opening deal (`plan.initial_state()`).
+
+    `double`: 竞技 倍打 (`MatchState.double`): the hand's wins, kongs and 追牌 notes carry it so
+    that their payments double (seed 004 三十八 7 "整体全面按照双倍计算所有得失分").
+    """
+    return HandState(rules=rules, wall=wall, prevalent=prevalent, double=double)
 
 
 def _need(cond: bool, code: str, rule: str) -> None:
@@ -311,6 +322,7 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
     st.take(e.tile)
     st.discards.append(e.tile)
     _fifth_copy(s, e.tile)
+    _hang(s, e.seat)
     s.last_discard = (e.seat, e.tile)
     s.after_kong_discard = s.after == "kong"
     s.claims, s.passed = {}, set()
@@ -320,10 +332,26 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
     last4 = s.run[-4:]
     if (s.rules.chase and len(last4) == 4 and len({t for _, t in last4}) == 1
             and len({x for x, _ in last4}) == 4):
-        notes.append({"type": "chase", "first": last4[0][0], "tile": e.tile})  # 追牌现场汇
+        notes.append(_doubled(s, {"type": "chase", "first": last4[0][0], "tile": e.tile}))  # 追牌现场汇
         s.run.clear()
     if not _eligible(s):
         _resolve(s, notes)
+
+
+def _doubled(s: HandState, note: dict[str, Any]) -> dict[str, Any]:
+    """A payment note (kong, 追牌) marked `double` under 倍打, for `scoring.kong_payment` & co."""
+    if s.double:
+        note["double"] = True
+    return note
+
+
+def _hang(s: HandState, seat: str) -> None:
+    """全求独钓 (竞技 包付 2(2)): the first time a seat's discard leaves it one tile beside four
+    claimed sets, that tile is the one it hangs ("挂牌"); a later swap keeps the first."""
+    st = s.seats[seat]
+    if (s.rules.baofu_hanging and seat not in s.hanging and len(st.concealed) == 1 and st.concealed[0] != T.BACK
+            and len(st.melds) == 4 and all(not m.get("concealed") for m in st.melds)):
+        s.hanging[seat] = st.concealed[0]
 
 
 def _window(s: HandState) -> tuple[str, str]:
@@ -424,7 +452,7 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
         pung = next(m for m in st.melds if m["type"] == "pung" and m["tiles"][0] == tile)
         pung["type"], pung["tiles"] = "kong", [tile] * 4
         s.turn, s.after, s.phase = seat, "kong", "replace"
-        notes.append({"type": "kong", "seat": seat, "kind": "added", "tile": tile})
+        notes.append(_doubled(s, {"type": "kong", "seat": seat, "kind": "added", "tile": tile}))
         return
     best = max(s.claims.values(), key=lambda c: _PRIORITY[c.action], default=None)
     if best is None:
@@ -451,7 +479,8 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
         st.take(tile, 3)
         st.melds.append({"type": "kong", "tiles": [tile] * 4, "from": owner})
         s.after, s.phase = "kong", "replace"
-        notes.append({"type": "kong", "seat": best.seat, "kind": "exposed", "tile": tile, "discarder": owner})
+        notes.append(_doubled(s, {"type": "kong", "seat": best.seat, "kind": "exposed", "tile": tile,
+                                  "discarder": owner}))
     st.locked.clear()
     s.turn = best.seat
     s.run.clear()
@@ -501,7 +530,7 @@ def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
         st.take(e.tile, 4)
         st.melds.append({"type": "kong", "tiles": [e.tile] * 4, "concealed": True})
         s.after, s.phase = "kong", "replace"
-        notes.append({"type": "kong", "seat": e.seat, "kind": "concealed", "tile": e.tile})
+        notes.append(_doubled(s, {"type": "kong", "seat": e.seat, "kind": "concealed", "tile": e.tile}))
         return
     pung = next((m for m in st.melds if m["type"] == "pung" and m["tiles"][0] == e.tile), None)
     _need(pung is not None, "no_pung", f"补杠须已碰出{T.tile_name(e.tile)}")

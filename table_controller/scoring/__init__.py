@@ -35,7 +35,8 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
     ruleset pays kongs only as fans (MCR).
 
     `note` carries `seat`, `kind` (`exposed` from a discard, `added` 补杠, `concealed` 暗杠,
-    `flower` 竞技 花杠) and, for an exposed kong, `discarder`; `active` (四川) the seats still playing.
+    `flower` 竞技 花杠) and, for an exposed kong, `discarder`; `double` (竞技 倍打) doubles it;
+    `active` (四川) the seats still playing.
     """
     scoring(ruleset)
     seat, kind, discarder = note["seat"], note["kind"], note.get("discarder")
@@ -46,7 +47,7 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
     if ruleset == "jingji":
         from table_controller.scoring import jingji
 
-        return jingji.kong_payment(seat, kind, discarder)
+        return jingji.kong_payment(seat, kind, discarder, scoring(ruleset), double=bool(note.get("double")))
     if ruleset in ("sichuan", "xueliu"):
         from table_controller.scoring import sichuan
 

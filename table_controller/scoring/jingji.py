@@ -1,15 +1,18 @@
 """竞技麻将 (seed 004): 10/20/30-point fans, additional points, 点和 ×2, 自摸 ×1 each, 倍打, kong payments.
 
-Rule text: seed 004 第九条 (番种 and 附加分), 第三十八条 (比赛分), 杠牌 (现场汇), 包付.
+Rule text: seed 004 第九条 (番种 and 附加分), 第三十八条 (比赛分), 杠牌 (现场汇), 包付 (`baofu`),
+三十二 禁止非胜式和牌局结 (`win_refusal`, `guard_end`), 二十七 诈和 (`false_win`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from table_controller import tiles as T
 from table_controller.scoring import elements as E
+from table_controller.scoring.baofu import Liability, liability
 from table_controller.scoring.common import best_reading, waits_of
 from table_controller.scoring.config import scoring
 from table_controller.scoring.errors import ScoringError
@@ -56,24 +59,33 @@ def additional(hand: HandInput, form: str, table: Mapping[str, Any]) -> list[Fan
     return out
 
 
-def payments(hand: HandInput, total: int, table: Mapping[str, Any]) -> dict[str, int]:
+def double_factor(hand: HandInput, table: Mapping[str, Any]) -> int:
+    """倍打: `options.double` (the hand machine's flag while the dealer keeps the deal) multiplies
+    every payment by `[scoring] double` (2). Seed 004 三十: "庄家和牌继续坐庄时，即进入全面翻倍
+    计分比赛，称'倍打'；连续坐庄继续倍打，但不再加倍计分" (a flag, never ×4)."""
+    flag = hand.options.get("double", False)
+    if not isinstance(flag, bool):
+        raise ScoringError("bad_field", "倍打 is true or false", "options.double")
+    return int(table["double"]) if flag else 1
+
+
+def payments(hand: HandInput, total: int, table: Mapping[str, Any]) -> tuple[dict[str, int], Liability | None]:
     """点和: ×2 from the discarder; 自摸: ×1 from each; 抢杠和: ×3 from the konger; 倍打 doubles all.
 
-    包付 (`options.baofu`: the seat that pays alone): three shares from that seat, however won.
+    包付 (`baofu.liability`: 吃碰三次, 清一色, 全求独钓): three shares ("一家支付三家分") from that
+    seat alone, however won. Returns the payments and the 包付 that decided them, if any.
     """
-    factor = 2 if hand.options.get("double") else 1
+    factor = double_factor(hand, table)
     mult = table["multipliers"]
-    bao = hand.options.get("baofu")
+    bao = liability(hand, table["baofu"])
     if bao is not None:
-        if bao not in T.SEATS or bao == hand.winner:
-            raise ScoringError("bad_field", "包付 names another seat, E S W N", "options.baofu")
-        return collect(hand.winner, {bao: total * int(mult["baofu"]) * factor})
+        return collect(hand.winner, {bao.seat: total * int(mult["baofu"]) * factor}), bao
     if hand.win == "discard":
-        return collect(hand.winner, {hand.paying_seat(): total * int(mult["discard"]) * factor})
+        return collect(hand.winner, {hand.paying_seat(): total * int(mult["discard"]) * factor}), None
     if hand.win == "rob_kong":
-        return collect(hand.winner, {hand.paying_seat(): total * int(mult["rob_kong"]) * factor})
+        return collect(hand.winner, {hand.paying_seat(): total * int(mult["rob_kong"]) * factor}), None
     return collect(hand.winner, {s: total * int(mult["self_draw"]) * factor
-                                 for s in T.SEATS if s != hand.winner})
+                                 for s in T.SEATS if s != hand.winner}), None
 
 
 def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResult:
@@ -87,26 +99,34 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
         return refuse(RULESET, "no_fan", "无番禁和牌: 须有技术型番种")
     extra = additional(hand, view.shape.form, table)
     total = sum(f.points for f in fans + extra)
-    return ScoreResult(True, RULESET, tuple(fans + extra), total, total, payments(hand, total, table),
-                       details={"fan_points": sum(f.points for f in fans),
-                                "double": bool(hand.options.get("double"))})
+    pay, bao = payments(hand, total, table)
+    details: dict[str, Any] = {"fan_points": sum(f.points for f in fans),
+                               "double": double_factor(hand, table) > 1}
+    if bao is not None:
+        details["baofu"] = bao.to_json()
+    return ScoreResult(True, RULESET, tuple(fans + extra), total, total, pay, details=details)
 
 
 def kong_payment(seat: str, kind: str, discarder: str | None = None,
-                 table: Mapping[str, Any] | None = None) -> dict[str, int]:
-    """杠牌现场汇: 明杠 4 from each (点杠: 12 from the discarder), 暗杠 6 from each, 花杠 8 from each."""
+                 table: Mapping[str, Any] | None = None, double: bool = False) -> dict[str, int]:
+    """杠牌现场汇: 明杠 4 from each (点杠: 12 from the discarder), 暗杠 6 from each, 花杠 8 from each.
+
+    `double` (倍打) doubles it: seed 004 三十八 7 "倍打分：整体全面按照双倍计算所有得失分".
+    """
     table = table or scoring(RULESET)
     k = table["kong"]
+    factor = int(table["double"]) if double else 1
     if kind == "exposed" and discarder:
-        return collect(seat, {discarder: int(k["点杠"])})
-    each = int(k[{"exposed": "明杠", "added": "明杠", "concealed": "暗杠", "flower": "花杠"}[kind]])
+        return collect(seat, {discarder: int(k["点杠"]) * factor})
+    each = int(k[{"exposed": "明杠", "added": "明杠", "concealed": "暗杠", "flower": "花杠"}[kind]]) * factor
     return collect(seat, {s: each for s in T.SEATS if s != seat})
 
 
-def chase_payment(first: str, table: Mapping[str, Any] | None = None) -> dict[str, int]:
-    """追牌现场汇: four seats discard the same tile in a row; the first pays 4 to each other."""
+def chase_payment(first: str, table: Mapping[str, Any] | None = None, double: bool = False) -> dict[str, int]:
+    """追牌现场汇: four seats discard the same tile in a row; the first pays 4 to each other
+    (seed 004 三十七 "四人连续出同一张牌，第一家向其他三家各支付四分"); 倍打 doubles it."""
     table = table or scoring(RULESET)
-    each = int(table["chase_each"])
+    each = int(table["chase_each"]) * (int(table["double"]) if double else 1)
     return {s: (-3 * each if s == first else each) for s in T.SEATS}
 
 
@@ -149,3 +169,75 @@ def win_refusal(balances: Mapping[str, int], result: ScoreResult, payer: str | N
     if over and any(new[s] >= new[winner] for s in new if s != winner):
         return "non_winning_end"
     return None
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """An on-the-spot payment (a kong, a penalty) checked against 禁止非胜式和牌局结.
+
+    `balances`: the stacks after what goes on the table; `held`: points hung outside the table,
+    added once the 局 is over (`points.add(final, held)`); `voided`: the payment scores nothing;
+    `over`: the 局 ends (two seats empty).
+    """
+
+    balances: dict[str, int]
+    held: dict[str, int]
+    voided: bool
+    over: bool
+
+
+def guard_end(balances: Mapping[str, int], payments_: Mapping[str, int], beneficiary: str | None,
+              table: Mapping[str, Any] | None = None) -> Guarded:
+    """Pay a kong or a penalty out of the stacks unless it ends the 局 without a winner.
+
+    Seed 004 十五: "由于杠牌可能会改变四家得分局面，遇到杠牌导致非胜式局结，则本次杠牌不得分，除非
+    杠牌方自己成为局结第一名。" 三十二: "并禁止杠牌局结 ... 在局结情况下，除非是盘面第一名，其他各家
+    任何杠牌或处罚而导致分数变化产生非胜式局结，均为禁止，即杠牌和处罚的得失分只能挂于盘外，局结后
+    累积得分。"
+
+    The payment stands when it does not end the 局 (two seats empty), or when it leaves
+    `beneficiary` (the konger; the seat a penalty is paid to; None for dead points, which make
+    nobody first) alone in first place. Otherwise the two articles disagree on what becomes of
+    it; `[scoring.non_winning_end] kong` picks: `"hold"` (default, 三十二: 挂于盘外, added after the
+    局 ends) or `"void"` (十五: 本次杠牌不得分).
+    """
+    table = table or scoring(RULESET)
+    new, over = settle(balances, payments_)
+    if not over or (beneficiary is not None
+                    and all(new[beneficiary] > v for s, v in new.items() if s != beneficiary)):
+        return Guarded(new, {}, False, over)
+    mode = table["non_winning_end"]["kong"]
+    if mode == "void":
+        return Guarded(dict(balances), {}, True, False)
+    if mode != "hold":
+        raise ScoringError("bad_ruleset_table", f"[scoring.non_winning_end] kong is hold or void, not {mode!r}",
+                           "ruleset")
+    return Guarded(dict(balances), dict(payments_), False, False)
+
+
+def false_win(seat: str, amount: int, victim: str | None = None, table: Mapping[str, Any] | None = None,
+              double: bool = False) -> dict[str, int]:
+    """诈和: the 罚分 the referee chooses, as dead points or to the seat it harmed; 倍打 doubles it.
+
+    Seed 004 二十七: "诈和：不符合规定条件而宣布和牌。此种情况应'罚分'处理为相公并机械出牌。"
+    三十八 6: "罚分可以判给明显亏损方 ... 或处理成盘外的死分，不再计算为盘内分。罚分限定为10分一个
+    单位，限于50分以内". So `amount` is a multiple of 10 up to 50 (`[scoring.false_win]`); with
+    `victim` it goes to that seat, without it the points leave the table (the seats do not sum to
+    zero). The seat then plays on as 相公 (it may not win this hand).
+    """
+    table = table or scoring(RULESET)
+    rule = table["false_win"]
+    unit, most = int(rule["unit"]), int(rule["max"])
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0 or amount % unit or amount > most:
+        raise ScoringError("bad_field", f"罚分 is {unit} to {most} in units of {unit}, not {amount!r}", "amount")
+    for name, value in (("seat", seat), ("victim", victim)):
+        if value is not None and value not in T.SEATS:
+            raise ScoringError("bad_field", f"must be a seat E S W N, not {value!r}", name)
+    if victim == seat:
+        raise ScoringError("bad_field", "the penalty goes to another seat", "victim")
+    paid = amount * (int(table["double"]) if double else 1)
+    out = {s: 0 for s in T.SEATS}
+    out[seat] -= paid
+    if victim is not None:
+        out[victim] += paid
+    return out

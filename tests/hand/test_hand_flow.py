@@ -359,3 +359,63 @@ def test_exhaustive_draw_settles_flower_pigs_and_not_ready_in_sichuan_seed000() 
     assert out is not None and out["flower_pigs"] == ["E"] and "S" in out["ready"]
     assert sum(out["payments"].values()) == 0 and out["payments"]["E"] < 0
     assert exhaustive_settlement("mcr", {}) is None
+
+
+def melded_single(rules: FlowRules) -> HandState:
+    """S shows four sets claimed from others and holds 5p and 9s, to discard (竞技 全求独钓)."""
+    s, _ = play(new_hand(rules, FakeWall(60)), Deal(hands()))
+    st = s.seats["S"]
+    st.melds = [{"type": "chi", "tiles": ["1m", "2m", "3m"], "from": "E", "claimed": "1m"},
+                {"type": "pung", "tiles": ["9p"] * 3, "from": "W"}, {"type": "pung", "tiles": ["3s"] * 3, "from": "N"},
+                {"type": "chi", "tiles": ["7m", "8m", "9m"], "from": "E", "claimed": "9m"}]
+    st.concealed = ["5p", "9s"]
+    s.turn, s.phase = "S", "discard"
+    return s
+
+
+def test_jingji_hung_tile_of_a_melded_single_wait_goes_to_the_scorer_seed004() -> None:
+    # 三十四 2(2) "当一家形成全求独钓，挂牌于牌墙上 ... 点炮，均为包牌，一家支付三家分"
+    s, notes = play(melded_single(FlowRules.for_ruleset("jingji")), Discard("S", "9s"), CloseWindow())
+    assert s.hanging == {"S": "5p"}
+    s, notes = play(s, Draw("W"), Discard("W", "5p"), Claim("S", "win"), Pass("N"), Pass("E"))
+    hand = wins(notes)[0]["hand"]
+    assert hand["options"]["hanging"] == "5p"
+    out = score_json(hand, "jingji")
+    assert out["baofu"] == {"seat": "W", "rule": "全求独钓包付"} and out["payments"]["W"] == -3 * out["total"]
+
+
+def test_jingji_swapped_hung_tile_is_a_plain_discard_seed004() -> None:
+    # "挂牌方换牌后，点炮方不再包牌，仅处理为点炮": S draws 6p and lets the hung 5p go
+    s, _ = play(melded_single(FlowRules.for_ruleset("jingji")), Discard("S", "9s"), CloseWindow(),
+                Draw("W"), Discard("W", "1z"), CloseWindow(), Draw("N"), Discard("N", "2z"), CloseWindow(),
+                Draw("E"), Discard("E", "3z"), CloseWindow(), Draw("S", "6p"), Discard("S", "5p"), CloseWindow())
+    assert s.hanging == {"S": "5p"} and s.seats["S"].concealed == ["6p"]
+    s, notes = play(s, Draw("W"), Discard("W", "6p"), Claim("S", "win"), Pass("N"), Pass("E"))
+    out = score_json(wins(notes)[0]["hand"], "jingji")
+    assert "baofu" not in out and out["payments"]["W"] == -2 * out["total"]
+
+
+def test_hung_tile_only_where_the_ruleset_has_the_rule() -> None:
+    s, _ = play(melded_single(FlowRules.for_ruleset("mcr")), Discard("S", "9s"), CloseWindow())
+    assert s.hanging == {}
+
+
+def test_jingji_double_marks_wins_kongs_and_chase_seed004() -> None:
+    # 三十 倍打 "全面翻倍计分": the hand knows it from the session (MatchState.double)
+    from table_controller.scoring import kong_payment
+
+    rules = FlowRules.for_ruleset("jingji")
+    s, notes = play(new_hand(rules, FakeWall(60), double=True), Deal(hands(E="1111s")),
+                    Kong("E", "1s", "concealed"))
+    kong = next(n for n in notes if n["type"] == "kong")
+    assert kong["double"] is True
+    assert kong_payment("jingji", kong) == {"E": 36, "S": -12, "W": -12, "N": -12}
+    s, notes = play(new_hand(rules, FakeWall(60), double=True), Deal(hands(E="123456789m99s11z1p")),
+                    Discard("E", "1p"), CloseWindow(), Draw("S"), Discard("S", "1p"), CloseWindow(),
+                    Draw("W"), Discard("W", "1p"), CloseWindow(), Draw("N"), Discard("N", "1p"), CloseWindow(),
+                    Draw("E", "1z"), SelfDrawWin("E"))
+    assert {"type": "chase", "first": "E", "tile": "1p", "double": True} in notes
+    hand = wins(notes)[0]["hand"]
+    assert hand["options"]["double"] is True
+    out = score_json(hand, "jingji")
+    assert out["double"] is True and out["payments"]["S"] == -2 * out["total"]
