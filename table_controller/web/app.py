@@ -34,6 +34,7 @@ from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply, fold
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
+from table_controller.web.schemas import EventOut, HealthOut, StateOut
 
 log = logging.getLogger("table_controller.web")
 STATIC = Path(__file__).parent / "static"
@@ -165,20 +166,20 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
 
-    @app.get("/api/health")
+    @app.get("/api/health", response_model=HealthOut, summary="Is the service up; the link's and camera's health")
     async def health() -> dict[str, Any]:
         return {"ok": True, "version": __version__, "seq": controller.state.seq,
                 "link": controller.state.link, "health": controller.health_report()}
 
-    @app.get("/api/state", summary="The public state (no concealed tile)")
+    @app.get("/api/state", response_model=StateOut, summary="The public state (no concealed tile)")
     async def state() -> dict[str, Any]:
         return {**views.public(), "now": controller.now()}
 
-    @app.get("/api/referee/state", summary="The referee's state, with the win as read")
+    @app.get("/api/referee/state", response_model=StateOut, summary="The referee's state, with the win as read")
     async def referee_state(who: str = Depends(role("referee"))) -> dict[str, Any]:
         return {**views.referee(), "now": controller.now()}
 
-    @app.get("/api/events", summary="Public events after `since`")
+    @app.get("/api/events", response_model=list[EventOut], summary="Public events after `since`")
     async def events(since: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)) -> list[dict[str, Any]]:
         return [public_event(ev.to_json()) for ev in controller.store.since(since, limit)]
 

@@ -287,3 +287,17 @@ def test_win_read_counts_the_tiles_the_table_shows(client: TestClient) -> None:
     _prepare_win(client)  # N wins on E's 2p
     hand = client.get("/api/referee/state", headers=bearer(REFEREE)).json()["win"]["hand"]
     assert hand["visible"] == {"5z": 3, "2p": 2}  # W's pung, and two 2p besides the one won on
+
+
+def test_openapi_describes_what_the_gets_return(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    state = schemas["StateOut"]["properties"]
+    for key in ("seq", "hand", "faults", "link", "camera_pending", "scoresheet", "now"):
+        assert key in state
+    ok = spec["paths"]["/api/state"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert ok["$ref"].endswith("/StateOut")
+    assert "EventOut" in schemas and "HealthOut" in schemas
+    # the schema is what the server really sends
+    body = client.get("/api/state").json()
+    assert set(schemas["StateOut"]["required"]) <= set(body)

@@ -1,0 +1,61 @@
+"""Response schemas of the display's API, so OpenAPI (/docs) tells a client what each GET returns.
+
+The state is large and grows with the rules it shows; these models name and describe its
+top-level parts (docs/display.md has the details) and let the rest through unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class LinkState(_Open):
+    up: bool = Field(description="whether the table's controller board is linked")
+    reason: str = Field("", description="why not, in Chinese (牌桌连接中断 ...)")
+
+
+class StateOut(_Open):
+    """One view (public or referee) of the folded state."""
+
+    seq: int = Field(description="sequence number of the last event folded in")
+    view: str = Field(description='"public" or "referee"')
+    table_name: str
+    ruleset: str = Field(description="ruleset id (config/rulesets/<id>.toml)")
+    ruleset_name_zh: str
+    players: dict[str, str] = Field(description="chair (1..4) → player name")
+    link: LinkState
+    phase: str = Field(description="the table's phase id (idle, building, ready, walls_raised, playing, ...)")
+    phase_zh: str
+    faults: list[dict[str, Any]] = Field(description="active table faults: code, name_zh/en, where, remedy_zh/en")
+    hand: dict[str, Any] | None = Field(description="the current hand: throws, deal plan, wall now, discards, melds, flowers, turn")
+    hands: list[dict[str, Any]] = Field(description="hands that ended")
+    log: list[dict[str, Any]] = Field(description="the last log lines: seq, at, source, type, text (Chinese)")
+    actions: list[dict[str, Any]] = Field(description="the last referee actions (who, when, what, undone)")
+    win: dict[str, Any] | None = Field(description="the win as read: seat, fans, total, payments (hand: referee view only)")
+    scoresheet: dict[str, Any]
+    camera: dict[str, Any] | None = Field(description="the camera's last status; null without a camera")
+    camera_pending: list[dict[str, Any]] = Field(description="unsure camera readings awaiting the referee")
+    now: float = Field(description="the server's clock (s since the epoch) for the page's timers")
+
+
+class EventOut(_Open):
+    seq: int
+    at: float = Field(description="when it was accepted (s since the epoch)")
+    source: str = Field(description="table, link, camera, referee, operator, controller or demo")
+    type: str
+    data: dict[str, Any]
+
+
+class HealthOut(BaseModel):
+    ok: bool
+    version: str
+    seq: int
+    link: LinkState
+    health: dict[str, Any] = Field(description="link counters (rtt_ms, retransmits, crc_errors, reconnects, "
+                                               "heard_s_ago) and the camera's state")
