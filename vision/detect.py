@@ -108,23 +108,28 @@ def _split_1d(length: int, profile: np.ndarray, extent: np.ndarray) -> list[tupl
         pk[:-1] = np.maximum(pk[:-1], profile[1:])
         seam[1:length] = np.minimum(pk[1:length] / 10.0, 1.5)  # capped: bamboo sticks are dark too
     seam[length] = 0.5
+    # everything but best[start] is known before the programme runs: score every (end, piece)
+    # pair at once, then the loop over blocks of ends only adds and takes maxima
+    ends_all = np.arange(length + 1)
+    starts_all = ends_all[:, None] - S[None, :]
+    valid_all = starts_all >= 0
+    st_all = np.where(valid_all, starts_all, 0)
+    across_all = (cs[ends_all][:, None] - cs[st_all]) / S[None, :]
+    fixed = (-np.abs(across_all - WANT) / WANT * 4.0) + PEN + seam[:, None]
+    fixed[~valid_all] = -np.inf
     best = np.full(length + 1, -np.inf)
     best[0] = 0.0
     back = np.full(length + 1, -1, np.int64)
     step = int(S.min())
     # a piece is at least `step` long, so ends in [b, b + step) only read finished starts < b
     for b in range(step, length + 1, step):
-        ends = np.arange(b, min(b + step, length + 1))
-        starts = ends[:, None] - S[None, :]
-        valid = starts >= 0
-        st = np.clip(starts, 0, None)
-        across = (cs[ends][:, None] - cs[st]) / S[None, :]
-        score = best[st] + (-np.abs(across - WANT) / WANT * 4.0) + PEN + seam[ends][:, None]
-        score[~valid] = -np.inf
+        e = min(b + step, length + 1)
+        st = st_all[b:e]
+        score = best[st] + fixed[b:e]
         k = score.argmax(axis=1)
-        rows = np.arange(len(ends))
-        best[ends] = score[rows, k]
-        back[ends] = st[rows, k]
+        rows = np.arange(e - b)
+        best[b:e] = score[rows, k]
+        back[b:e] = st[rows, k]
     # the blob may run a little longer than its tiles (shadow): take the best end near length
     lo = max(1, int(length - TW * slack))
     end = lo + int(best[lo:length + 1].argmax())
@@ -156,16 +161,20 @@ def _pieces_of(region: tuple[int, int, int, int], mask: np.ndarray, grey: np.nda
     """Recursively split an axis-aligned strip region (x0, y0, x1, y1) into tile boxes."""
     x0, y0, x1, y1 = region
     sub = mask[y0:y1, x0:x1]
-    if sub.size == 0 or sub.max() == 0:
+    if sub.size == 0:
         return []
     # trim to the rows and columns mostly covered: a neighbour's corner or shadow poking into
     # the region must not stretch it
     # the stretch (a whole blob may be L-shaped, so only pieces are trimmed this way)
     occ = sub > 0
+    col_sum, row_sum = occ.sum(axis=0), occ.sum(axis=1)
+    cmax = int(col_sum.max())
+    if cmax == 0:
+        return []
     keep = 0.5 if depth else 0.0
-    cols = np.nonzero(occ.sum(axis=0) > keep * occ.sum(axis=0).max())[0]
-    rows = np.nonzero(occ.sum(axis=1) > keep * occ.sum(axis=1).max())[0]
-    x0, x1, y0, y1 = x0 + cols.min(), x0 + cols.max() + 1, y0 + rows.min(), y0 + rows.max() + 1
+    cols = np.flatnonzero(col_sum > keep * cmax)
+    rows = np.flatnonzero(row_sum > keep * row_sum.max())
+    x0, x1, y0, y1 = x0 + int(cols[0]), x0 + int(cols[-1]) + 1, y0 + int(rows[0]), y0 + int(rows[-1]) + 1
     w, h = x1 - x0, y1 - y0
     single = lambda a, b: abs(a - TW) < TW * 0.25 and abs(b - TH) < TH * 0.2  # noqa: E731
     if single(w, h) or single(h, w):
@@ -256,9 +265,10 @@ def quad_to_image(quad_plane_px: np.ndarray, calib: Calibration) -> np.ndarray:
     return cv2.perspectiveTransform(mm[None], calib.plane_to_image)[0].astype(np.float32)
 
 
-def cut_crop(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The classifier's view of a quad (in `image` pixels), warped so corner 0 is the crop's
-    top-left: one resampling straight from the camera frame."""
-    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
+def cut_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CROP_W, CROP_H)) -> np.ndarray:
+    """The classifier's view of a quad (in `image` pixels) at `size` (width, height), warped so
+    corner 0 is the crop's top-left: one resampling straight from the camera frame."""
+    w, h = size
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    return cv2.warpPerspective(image, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -140,6 +140,115 @@ class _Painter:
         return cv2.resize(self.img, FACE_SIZE, interpolation=cv2.INTER_AREA)
 
 
+def _plant(p: _Painter, kind: str, box: tuple[float, float, float, float]) -> None:
+    """The plant a flower tile names, drawn in `box` (x0, y0, x1, y1, fractions of the face):
+    plum blossoms (five round petals) on a crooked branch, orchid (long arching leaves and a few
+    open flowers), chrysanthemum (one big many-petalled head), bamboo (jointed stalks, leaves)."""
+    rng = p.rng
+    x0, y0, x1, y1 = (box[0] * p.w, box[1] * p.h, box[2] * p.w, box[3] * p.h)
+    bw, bh = x1 - x0, y1 - y0
+    P = lambda fx, fy: (int(x0 + fx * bw), int(y0 + fy * bh))  # noqa: E731
+    green, brown = p.ink("green"), (int(rng.uniform(20, 60)), int(rng.uniform(50, 90)), int(rng.uniform(80, 130)))
+    if kind == "5f":  # plum
+        pts = [P(rng.uniform(0.1, 0.4), 0.95)]
+        for k in range(4):
+            pts.append(P(float(np.clip(pts[-1][0] / max(bw, 1) - x0 / max(bw, 1) + rng.uniform(-0.3, 0.35), 0.1, 0.9)), 0.95 - 0.22 * (k + 1)))
+        cv2.polylines(p.img, [np.array(pts, np.int32)], False, brown, int(max(3, bw * 0.05)), cv2.LINE_AA)
+        petal = p.ink("red", "gold", "blue") if rng.random() < 0.8 else (200, 190, 240)
+        for _ in range(rng.integers(3, 7)):
+            a = pts[rng.integers(1, len(pts))]
+            c = (a[0] + int(rng.normal(0, bw * 0.12)), a[1] + int(rng.normal(0, bh * 0.06)))
+            r = max(2, int(bw * rng.uniform(0.06, 0.09)))
+            for k in range(5):
+                t = k * 2 * np.pi / 5 + rng.uniform(0, 1)
+                cv2.circle(p.img, (int(c[0] + r * np.cos(t)), int(c[1] + r * np.sin(t))), r, petal, -1, cv2.LINE_AA)
+            cv2.circle(p.img, c, max(1, r // 2), (30, 200, 230), -1, cv2.LINE_AA)
+    elif kind == "6f":  # orchid
+        base = P(rng.uniform(0.35, 0.65), 0.97)
+        for _ in range(rng.integers(4, 8)):
+            tip = P(rng.uniform(-0.1, 1.1), rng.uniform(0.05, 0.5))
+            mid = ((base[0] + tip[0]) // 2 + int(rng.normal(0, bw * 0.15)), (base[1] + tip[1]) // 2)
+            cv2.polylines(p.img, [np.array([base, mid, tip], np.int32)], False, green, int(rng.integers(2, 5)), cv2.LINE_AA)
+        col = p.ink("blue", "red", "gold")
+        for _ in range(rng.integers(1, 4)):
+            c = P(rng.uniform(0.2, 0.8), rng.uniform(0.2, 0.55))
+            r = max(2, int(bw * rng.uniform(0.07, 0.1)))
+            for t in np.linspace(0, 2 * np.pi, 6)[:-1] + rng.uniform(0, 1):
+                cv2.ellipse(p.img, (int(c[0] + r * np.cos(t)), int(c[1] + r * np.sin(t))), (r, max(1, r // 2)),
+                            float(np.degrees(t)), 0, 360, col, -1, cv2.LINE_AA)
+    elif kind == "7f":  # chrysanthemum
+        c = P(rng.uniform(0.35, 0.65), rng.uniform(0.25, 0.45))
+        cv2.line(p.img, c, P(0.5, 0.98), green, int(max(2, bw * 0.04)), cv2.LINE_AA)
+        for _ in range(rng.integers(2, 4)):
+            lc = P(rng.uniform(0.2, 0.8), rng.uniform(0.55, 0.9))
+            cv2.ellipse(p.img, lc, (int(bw * 0.14), int(bh * 0.05)), rng.uniform(-40, 40), 0, 360, green, -1, cv2.LINE_AA)
+        col = p.ink("gold", "red", "blue")
+        R = int(bw * rng.uniform(0.25, 0.35))
+        n = int(rng.integers(14, 24))
+        for k in range(n):
+            t = k * 2 * np.pi / n
+            cv2.line(p.img, c, (int(c[0] + R * np.cos(t)), int(c[1] + R * np.sin(t))), col, max(2, R // 6), cv2.LINE_AA)
+        cv2.circle(p.img, c, max(2, R // 4), p.ink("gold", "red"), -1, cv2.LINE_AA)
+    else:  # bamboo
+        for _ in range(rng.integers(1, 4)):
+            x = rng.uniform(0.2, 0.8)
+            top = rng.uniform(0.02, 0.3)
+            W = int(max(3, bw * rng.uniform(0.06, 0.1)))
+            cv2.line(p.img, P(x, top), P(x + rng.uniform(-0.08, 0.08), 0.98), green, W, cv2.LINE_AA)
+            for y in np.arange(top + 0.12, 0.98, rng.uniform(0.12, 0.2)):
+                a, b = P(x - 0.06, y), P(x + 0.06, y)
+                cv2.line(p.img, a, b, (20, 80, 20), max(1, W // 3), cv2.LINE_AA)
+            for _ in range(rng.integers(2, 5)):
+                s = P(x, rng.uniform(top, 0.7))
+                d = rng.choice([-1, 1])
+                tip = (s[0] + int(d * bw * rng.uniform(0.2, 0.35)), s[1] + int(bh * rng.uniform(-0.1, 0.1)))
+                cv2.line(p.img, s, tip, green, max(2, W // 2), cv2.LINE_AA)
+
+
+def _draw_flower(p: _Painter, kind: str, rng: np.random.Generator) -> None:
+    """A flower or season: its character (春夏秋冬梅兰菊竹) big, or small in a corner beside a
+    picture, in many inks, frames and placements; flowers often with their plant drawn; a
+    numeral that means nothing (sets number them differently) often added."""
+    chars = _FLOWER_CHARS[kind]
+    ch = chars[rng.integers(len(chars))]
+    j = lambda s: float(rng.normal(0, s))  # noqa: E731
+    layout = rng.random()
+    if layout < 0.35:  # the character alone, large, maybe in a frame (plain, filled, dark or light)
+        frame = rng.random()
+        x0, y0 = rng.uniform(0.06, 0.16), rng.uniform(0.05, 0.13)
+        pt0, pt1 = (int(p.w * x0), int(p.h * y0)), (int(p.w * (1 - x0)), int(p.h * (1 - y0)))
+        ink = p.ink("black", "gold", "red", "green", "blue", "darkblue")
+        if frame < 0.3:
+            cv2.rectangle(p.img, pt0, pt1, p.ink("black", "gold", "red", "blue"), int(rng.integers(3, 9)))
+        elif frame < 0.55:  # a filled panel: the character must contrast with it
+            fill = p.ink("black", "darkblue", "red", "green") if rng.random() < 0.6 else (230, 230, 235)
+            cv2.rectangle(p.img, pt0, pt1, fill, -1)
+            if sum(fill) < 450:
+                ink = tuple(int(v) for v in np.clip(np.array((60, 190, 230)) + rng.normal(0, 25, 3), 0, 255)) \
+                    if rng.random() < 0.6 else (235, 235, 235)
+            if rng.random() < 0.5:
+                cv2.rectangle(p.img, pt0, pt1, p.ink("gold", "red"), int(rng.integers(2, 6)))
+        p.text(ch, 0.5 + j(0.02), 0.5 + j(0.03), rng.uniform(0.32, 0.5), ink)
+        if rng.random() < 0.3:
+            p.text(str(rng.integers(1, 5)), rng.choice([0.2, 0.8]), 0.12, 0.1, p.ink("black", "blue", "red"))
+    elif layout < 0.85:  # a picture with the character in a corner or down one side
+        if kind in ("5f", "6f", "7f", "8f") and rng.random() < 0.75:
+            _plant(p, kind, (0.08, rng.uniform(0.22, 0.35), 0.92, 0.95))
+        else:
+            p.scribble_plant()
+        cx = 0.75 if rng.random() < 0.6 else 0.25
+        size = rng.uniform(0.15, 0.26)
+        p.text(ch, cx + j(0.02), 0.06 + size / 2 + j(0.02), size, p.ink("red", "black", "green", "blue"))
+        if rng.random() < 0.7:
+            p.text(str(rng.integers(1, 5)), 1.0 - cx, 0.12, 0.12, p.ink("black", "blue", "red"))
+    else:  # the character and a picture of the same weight, one above the other
+        top = rng.random() < 0.5
+        p.text(ch, 0.5 + j(0.02), (0.25 if top else 0.75) + j(0.02), rng.uniform(0.26, 0.36), p.ink("red", "black", "green", "blue"))
+        box = (0.15, 0.5, 0.85, 0.95) if top else (0.15, 0.05, 0.85, 0.5)
+        if kind in ("5f", "6f", "7f", "8f"):
+            _plant(p, kind, box)
+
+
 def _draw(kind: str, rng: np.random.Generator) -> np.ndarray:
     p = _Painter(rng)
     n, suit = int(kind[:-1]), kind[-1]
@@ -188,18 +297,7 @@ def _draw(kind: str, rng: np.random.Generator) -> np.ndarray:
         colour = p.ink("red") if kind == "7z" else p.ink("green") if kind == "6z" else p.ink("black", "darkblue", "blue")
         p.text(chars[rng.integers(len(chars))], 0.5 + j(0.02), 0.5 + j(0.03), rng.uniform(0.45, 0.62), colour)
     elif suit == "f":
-        chars = _FLOWER_CHARS[kind]
-        ch = chars[rng.integers(len(chars))]
-        if rng.random() < 0.35:  # the character alone, large (as smooth-like sets do)
-            if rng.random() < 0.5:
-                cv2.rectangle(p.img, (int(p.w * 0.12), int(p.h * 0.1)), (int(p.w * 0.88), int(p.h * 0.9)), p.ink("black", "gold"), 5)
-            p.text(ch, 0.5, 0.5, rng.uniform(0.3, 0.45), p.ink("black", "gold", "red", "green"))
-        else:  # a picture that names no plant, the character in a corner, a meaningless numeral
-            p.scribble_plant()
-            cx = 0.75 if rng.random() < 0.6 else 0.25
-            p.text(ch, cx + j(0.02), 0.16 + j(0.02), rng.uniform(0.14, 0.22), p.ink("red", "black", "green"))
-            if rng.random() < 0.7:
-                p.text(str(rng.integers(1, 5)), 1.0 - cx, 0.12, 0.12, p.ink("black", "blue", "red"))
+        _draw_flower(p, kind, rng)
     return p.face()
 
 
@@ -209,3 +307,17 @@ def draw_faces(seed: int = 0, variants: int = 6, kinds: tuple[str, ...] | None =
 
     rng = np.random.default_rng(seed)
     return [Face(k, "drawn", _draw(k, rng)) for _ in range(variants) for k in (kinds or FACE_KINDS)]
+
+
+def draw_set(seed: int, kinds: tuple[str, ...] | None = None) -> list[Face]:
+    """One face per kind, drawn as one tile set is: the tiles of a group (a suit, the winds, the
+    dragons, the flowers and seasons together) share their design, font, inks and frame and
+    differ only in what names the kind, as real sets do. The hard case for flowers: eight
+    faces alike but for a character or a plant."""
+    from vision.kinds import FACE_KINDS
+
+    out = []
+    for k in (kinds or FACE_KINDS):
+        group = {"m": 1, "p": 2, "s": 3, "f": 4}.get(k[-1], 5 if k in ("1z", "2z", "3z", "4z") else 6)
+        out.append(Face(k, "drawn-set", _draw(k, np.random.default_rng([seed, group]))))
+    return out

@@ -14,8 +14,11 @@ import numpy as np
 
 from vision.kinds import KINDS
 
-#: Crop size the network takes, width x height: a tile at 1.2 px/mm of table plane.
-CROP_W, CROP_H = 36, 48
+#: Crop size new networks are trained on, width x height: a tile at 1.6 px/mm of table plane, so
+#: a flower's character (a sixth of the tile's height) is 10+ px high. A model's own JSON recipe
+#: says which size it takes (`crop`); models without it take the first size, 36x48.
+CROP_W, CROP_H = 48, 64
+LEGACY_CROP = (36, 48)
 MODEL_DIR = Path(__file__).parent / "models"
 DEFAULT_MODEL = MODEL_DIR / "tiles.onnx"
 #: Output names fixed by the exporter in `vision.train`.
@@ -54,11 +57,12 @@ class TileClassifier:
         except cv2.error as exc:
             raise ModelError(f"tile model {path} is unreadable: {exc}") from exc
         self.path = path
+        self.crop_size = model_crop_size(path)
 
     def predict(self, crops: list[np.ndarray] | np.ndarray) -> list[Prediction]:
         if len(crops) == 0:
             return []
-        blob = preprocess(crops)
+        blob = preprocess(crops, self.crop_size)
         self.net.setInput(blob)
         logits, upside, emb = self.net.forward(list(OUTPUTS))
         probs = _softmax(logits.reshape(len(crops), -1))
@@ -67,10 +71,22 @@ class TileClassifier:
         return [Prediction(probs[i], float(up[i]), emb[i]) for i in range(len(crops))]
 
 
-def preprocess(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
-    """BGR uint8 crops -> NCHW float32 blob, each crop normalised by its own mean and spread
-    (so a dim corner of the table and a bright one look alike to the network)."""
-    arr = np.stack([c if c.shape[:2] == (CROP_H, CROP_W) else cv2.resize(c, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
+def model_crop_size(path: Path | str) -> tuple[int, int]:
+    """(width, height) of the crops the model at `path` takes, from its JSON recipe."""
+    import json
+
+    try:
+        w, h = json.loads(Path(path).with_suffix(".json").read_text())["crop"]
+        return int(w), int(h)
+    except (OSError, KeyError, ValueError, TypeError):
+        return LEGACY_CROP
+
+
+def preprocess(crops: list[np.ndarray] | np.ndarray, size: tuple[int, int] = (CROP_W, CROP_H)) -> np.ndarray:
+    """BGR uint8 crops -> NCHW float32 blob at `size` (width, height), each crop normalised by its
+    own mean and spread (so a dim corner of the table and a bright one look alike to the network)."""
+    w, h = size
+    arr = np.stack([c if c.shape[:2] == (h, w) else cv2.resize(c, (w, h), interpolation=cv2.INTER_AREA)
                     for c in crops]).astype(np.float32)
     mean = arr.mean(axis=(1, 2, 3), keepdims=True)
     std = arr.std(axis=(1, 2, 3), keepdims=True) + 8.0

@@ -95,7 +95,7 @@ class TileReader:
         plane = warp_to_plane(frame, self.calibration)
         cands = find_candidates(plane, foreground_mask(plane))
         quads = [quad_to_image(c.quad, self.calibration) for c in cands]
-        crops = [cut_crop(frame, q) for q in quads]
+        crops = [cut_crop(frame, q, self.classifier.crop_size) for q in quads]
         preds = self.classify(crops)
         readings = []
         for cand, quad, pred in zip(cands, quads, preds):
@@ -110,7 +110,7 @@ class TileReader:
     def classify(self, crops: list[np.ndarray]) -> list[Prediction]:
         preds = self.classifier.predict(crops)
         if self.enrollment is not None and len(self.enrollment):
-            preds = [self.enrollment.adapt(p, c) for p, c in zip(preds, crops)]
+            preds = self.enrollment.adapt_batch(preds, list(crops))
         return preds
 
     def _reading(self, cand: Candidate, quad: np.ndarray, pred: Prediction) -> TileReading | None:
@@ -152,7 +152,8 @@ class TileReader:
         plane = warp_to_plane(frame, self.calibration)
         cands = find_candidates(plane, foreground_mask(plane))
         if len(cands) != len(kinds):  # drop what the network calls "not a tile" and look again
-            first = self.classifier.predict([cut_crop(frame, quad_to_image(c.quad, self.calibration)) for c in cands])
+            first = self.classifier.predict([cut_crop(frame, quad_to_image(c.quad, self.calibration), self.classifier.crop_size)
+                                             for c in cands])
             cands = [c for c, p in zip(cands, first) if int(np.argmax(p.probs)) < len(KINDS)]
         if len(cands) != len(kinds):
             raise EnrollmentError(f"saw {len(cands)} tiles on the felt but {len(kinds)} kinds were to be laid out; "
@@ -167,7 +168,7 @@ class TileReader:
                 q = base + (rng.normal(0, 0.04, 2) * scale if t else 0) + (rng.normal(0, 0.02, (4, 2)) * scale if t else 0)
                 quad = quad_to_image(q.astype(np.float32), self.calibration)
                 for turned in (quad, quad[[2, 3, 0, 1]]):
-                    crops.append(cut_crop(frame, turned))
+                    crops.append(cut_crop(frame, turned, self.classifier.crop_size))
                     labels.append(kind)
         enrollment = self.enrollment if self.enrollment is not None else Enrollment()
         enrollment.add(self.classifier.predict(crops), labels, crops)
@@ -180,7 +181,7 @@ class TileReader:
         whole picture, and classify it (the upside head tells 0 from 180)."""
         image = _check_frame(image)
         quad = _largest_tile_quad(image)
-        preds = self.classify([cut_crop(image, quad)])
+        preds = self.classify([cut_crop(image, quad, self.classifier.crop_size)])
         p = preds[0]
         probs = _kind_probs(p)
         order = np.argsort(probs[:len(KINDS)])[::-1]

@@ -2,7 +2,7 @@
 a camera degrades it, then cut out the way the reader cuts tiles out of the table plane.
 
 Training on crops rather than whole frames is what makes a few minutes on a CPU enough; the crop
-path mirrors `vision.detect` (plane warp, quad, 36x48 window) so the two see the same pictures.
+path mirrors `vision.detect` (plane warp, quad, crop window) so the two see the same pictures.
 """
 
 from __future__ import annotations
@@ -66,15 +66,16 @@ def _degrade(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, flo
     return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out), r
 
 
-def _cut(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
+def _cut(img: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    w, h = size
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    return cv2.warpPerspective(img, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def make_crop(rng: np.random.Generator, face: np.ndarray | None, pool: list[np.ndarray],
-              other: bool = False) -> tuple[np.ndarray, bool]:
-    """One training crop (BGR, CROP_H x CROP_W) and whether it was turned upside down.
+              other: bool = False, size: tuple[int, int] = (CROP_W, CROP_H)) -> tuple[np.ndarray, bool]:
+    """One training crop (BGR, `size` = width x height) and whether it was turned upside down.
 
     `face=None` draws a face-down tile; `other=True` cuts a window that is not one whole tile
     (felt, the seam between two tiles) for the rejection class.
@@ -100,4 +101,4 @@ def make_crop(rng: np.random.Generator, face: np.ndarray | None, pool: list[np.n
     flipped = bool(rng.random() < 0.5)
     if flipped:
         quad = quad[[2, 3, 0, 1]]
-    return _cut(img, quad), flipped
+    return _cut(img, quad, size), flipped
