@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from table_controller import tiles as T
@@ -13,7 +13,7 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["SCORED_RULESETS", "Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "exhaustive_settlement", "kong_payment", "score", "score_json"]
+           "exhaustive_settlement", "false_win", "kong_payment", "score", "score_json"]
 
 
 def score(hand: HandInput, ruleset: str) -> ScoreResult:
@@ -59,13 +59,51 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
     return None
 
 
-def exhaustive_settlement(ruleset: str, hands: Mapping[str, Any]) -> dict[str, Any] | None:
-    """荒牌 payments among the seats still playing (四川 查花猪, 查大叫), or None where 荒庄 pays
-    nothing. `hands`: seat → the 13-tile JSON of each (`hand.ready_json`)."""
+def exhaustive_settlement(ruleset: str, hands: Mapping[str, Any],
+                          kongs: Sequence[Mapping[str, int]] = ()) -> dict[str, Any] | None:
+    """荒牌 payments among the seats still playing (四川 查花猪, 查大叫, 退税), or None where 荒庄
+    pays nothing. `hands`: seat → the 13-tile JSON of each (`hand.ready_json`); `kongs`: the
+    hand's 刮风下雨 payments (`kong_payment` of each `kong` note), for 退税."""
     scoring(ruleset)
     if ruleset not in ("sichuan", "xueliu"):
         return None
     from table_controller.scoring import sichuan
 
     ready = {seat: HandInput.from_json(doc, ready_only=True) for seat, doc in hands.items()}
-    return sichuan.settle_exhaustive(ready, scoring(ruleset))
+    return sichuan.settle_exhaustive(ready, scoring(ruleset), kongs)
+
+
+def false_win(ruleset: str, seat: str, *, amount: int | None = None, victim: str | None = None,
+              fan: int | None = None, active: Sequence[str] | None = None, double: bool = False) -> dict[str, int]:
+    """The payments of a 诈和/错和 by `seat`, where the ruleset's rule text states them.
+
+    - `mcr`: 10 to each other seat (`mcr.false_win`);
+    - `jingji`: the referee's 罚分 `amount` (10..50 in tens), dead or to `victim`; `double` 倍打
+      (`jingji.false_win`, seed 004 二十七, 三十八 6);
+    - `sichuan`/`xueliu`: what the declared hand (`fan` 番) would have won, to each seat still
+      playing (`active`) (`sichuan.false_win`, seed 003).
+    `tuidaohu`/`jipinghu` raise `ScoringError("no_false_win_rule")`: seed 001 defines 诈和
+    ("三十一、诈和 不符合《规则》规定条件而宣布和牌") but states no payment, so none is invented;
+    the referee's penalty catalogue applies. A missing argument raises `bad_field` naming it.
+    """
+    table = scoring(ruleset)
+    if seat not in T.SEATS:
+        raise ScoringError("bad_field", f"must be a seat E S W N, not {seat!r}", "seat")
+    if ruleset == "mcr":
+        from table_controller.scoring import mcr
+
+        return mcr.false_win(seat, table)
+    if ruleset == "jingji":
+        from table_controller.scoring import jingji
+
+        if amount is None:
+            raise ScoringError("bad_field", "竞技 诈和 is a 罚分 the referee chooses (10..50)", "amount")
+        return jingji.false_win(seat, amount, victim, table, double)
+    if ruleset in ("sichuan", "xueliu"):
+        from table_controller.scoring import sichuan
+
+        if fan is None:
+            raise ScoringError("bad_field", "四川 诈和 pays the 番 the seat declared", "fan")
+        return sichuan.false_win(seat, fan, tuple(active or T.SEATS), table)
+    raise ScoringError("no_false_win_rule", f"the {ruleset} rule text (seed 001) states no 诈和 payment; "
+                       "use the referee's penalty", "ruleset")

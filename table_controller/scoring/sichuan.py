@@ -5,7 +5,7 @@ Points are `base × 2^fan` with the fan count capped by the table's `cap_fan` (�
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from table_controller import tiles as T
@@ -91,11 +91,36 @@ def _discarder(seat: str | None) -> str:
     return seat
 
 
-def settle_exhaustive(hands: Mapping[str, HandInput], table: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """荒牌 among the seats still playing: 查花猪 then 查大叫.
+def refunds(kongs: Sequence[Mapping[str, int]], not_ready: Sequence[str]) -> list[dict[str, int]]:
+    """退税: each 刮风下雨 payment received by a seat not ready at 荒牌, turned back to its payers.
+
+    Not in the seeds' text: 000 范文三 and 003 give 刮风下雨 and 查花猪/查大叫 ("流局查卫生") but
+    no word on kong money at 荒牌. This is the common 成都 reading ("没听牌的退还刮风下雨所得",
+    a 花猪 included, since it cannot be ready), on by the ruleset's `tax_refund` option.
+    `kongs` are the kong payments of the hand as `kong_payment` gave them (one receiver each).
+    """
+    out = []
+    for i, pay in enumerate(kongs):
+        if not isinstance(pay, Mapping) or set(pay) - set(T.SEATS) or sum(pay.values()) != 0:
+            raise ScoringError("bad_field", "a kong payment is {seat: signed amount}, summing to zero", f"kongs[{i}]")
+        receivers = [seat for seat, amount in pay.items() if amount > 0]
+        if not receivers:  # nobody left to pay (血战: the konger alone still playing)
+            continue
+        if len(receivers) > 1:
+            raise ScoringError("bad_field", "a kong payment has one receiver, the konger", f"kongs[{i}]")
+        if receivers[0] in not_ready:
+            out.append({seat: -amount for seat, amount in pay.items()})
+    return out
+
+
+def settle_exhaustive(hands: Mapping[str, HandInput], table: Mapping[str, Any] | None = None,
+                      kongs: Sequence[Mapping[str, int]] = ()) -> dict[str, Any]:
+    """荒牌 among the seats still playing: 查花猪, 查大叫, then 退税.
 
     A 花猪 (three suits) pays each other non-花猪 seat the capped amount; a seat not ready pays
     each ready seat the most its waits could score (as a discard win). `hands` are 13-tile hands.
+    With `tax_refund` (退税, see `refunds`), a seat not ready (花猪 included) gives back the
+    刮风下雨 payments it received this hand (`kongs`, as `kong_payment` gave them).
     """
     table = table or scoring(RULESET)
     pigs = [s for s, h in hands.items() if len(suits_of(list(h.concealed) + [t for m in h.melds for t in m.tiles])) > 2]
@@ -120,4 +145,30 @@ def settle_exhaustive(hands: Mapping[str, HandInput], table: Mapping[str, Any] |
     for seat in not_ready:
         for winner, pts in ready.items():
             tables.append(collect(winner, {seat: pts}))
-    return {"flower_pigs": pigs, "ready": ready, "not_ready": not_ready, "payments": add(*tables)}
+    back = refunds(kongs, pigs + not_ready) if table.get("tax_refund", False) else []
+    returned: dict[str, int] = {}
+    for pay in back:  # each refund has one giver: the konger, now negative
+        giver = next(seat for seat, amount in pay.items() if amount < 0)
+        returned[giver] = returned.get(giver, 0) - pay[giver]
+    return {"flower_pigs": pigs, "ready": ready, "not_ready": not_ready, "refunds": returned,
+            "payments": add(*tables, *back)}
+
+
+def false_win(seat: str, fan: int, active: Sequence[str] = T.SEATS,
+              table: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """诈和: the seat pays each other seat still playing what the hand it declared would have won.
+
+    Seed 003: "无论哪一种，对诈和者均按输牌对待 ... 一般是按诈和者欲和出的番数罚筹码，亦即和多少罚
+    多少也有的加倍罚。本盘停和并罚给各家，该盘继续比赛诈和者继续陪打". `fan` is the 番 the seat
+    declared; each payee gets `base × 2^min(fan, cap)` times `false_win_factor` (1: "和多少罚多少";
+    2: "也有的加倍罚", the other reading, a ruleset option). The seat plays on without winning (停和).
+    """
+    table = table or scoring(RULESET)
+    if isinstance(fan, bool) or not isinstance(fan, int) or fan < 0:
+        raise ScoringError("bad_field", f"the declared 番 is a count 0 or more, not {fan!r}", "fan")
+    for i, s in enumerate([seat, *active]):
+        if s not in T.SEATS:
+            raise ScoringError("bad_field", f"must be a seat E S W N, not {s!r}", "seat" if i == 0 else "active")
+    each = points_for(fan, table) * int(table["false_win_factor"])
+    payees = [s for s in active if s != seat]
+    return {s: each if s in payees else -each * len(payees) if s == seat else 0 for s in T.SEATS}
