@@ -50,6 +50,10 @@ def print_human(result: dict[str, Any]) -> None:
     for fan in result["fans"]:
         print(f"  {fan['name']} {fan['value']}" + (f" ×{fan['count']}" if fan["count"] > 1 else ""))
     print(f"合计 {result['total']}")
+    if result.get("double"):
+        print("倍打 (双倍计分)")
+    if "baofu" in result:
+        print(f"包付 {result['baofu']['seat']} ({result['baofu']['rule']}): 一家支付三家分")
     print("付分 " + "  ".join(f"{seat} {amount:+d}" for seat, amount in result["payments"].items()))
 
 

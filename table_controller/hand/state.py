@@ -339,7 +339,7 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
 
 
 def _doubled(s: HandState, note: dict[str, Any]) -> dict[str, Any]:
-    """A payment note (kong, 追牌) marked `double` under 倍打, for `scoring.kong_payment` & co."""
+    """A payment note (kong, 追牌, 诈和) marked `double` under 倍打, for `scoring.kong_payment` & co."""
     if s.double:
         note["double"] = True
     return note
@@ -438,7 +438,8 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
                 wins.append(x)
             else:  # 诈和: the declared hand does not win; the claim is void, play goes on
                 del s.claims[x]
-                notes.append({"type": "false_win", "seat": x, "tile": tile, "rule": "诈和: 手牌不成和, 罚分后继续"})
+                notes.append(_doubled(s, {"type": "false_win", "seat": x, "tile": tile,
+                                          "rule": "诈和: 手牌不成和, 罚分后继续"}))
     if wins:
         if not s.rules.multiple_winners:
             wins = wins[:1]
@@ -549,7 +550,7 @@ def _self_draw(s: HandState, e: SelfDrawWin, notes: list[dict[str, Any]]) -> Non
     tile = st.concealed[-1]
     how = {"kong": "kong_replacement", "flower": "flower_replacement"}.get(s.after, "self_draw")
     if st.known and not _completes(s, e.seat, tile, how, None):
-        notes.append({"type": "false_win", "seat": e.seat, "rule": "诈和: 手牌不成和, 罚分后继续"})
+        notes.append(_doubled(s, {"type": "false_win", "seat": e.seat, "rule": "诈和: 手牌不成和, 罚分后继续"}))
         return
     hand = s.hand_json(e.seat, tile, how)
     hand["last_tile"] = s.drew_last

@@ -82,3 +82,20 @@ def test_unreadable_file_and_json_waits(tmp_path: Any, monkeypatch: pytest.Monke
     monkeypatch.setattr(sys, "stdin", io.StringIO("{"))
     assert main(["waits", "-"]) == 2
     assert "malformed JSON" in capsys.readouterr().err
+
+
+def test_jingji_baofu_and_double_in_the_json_and_the_text(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # seed 004 三十四 2(2) 全求独钓: the discarder of the hung tile pays three shares; 三十 倍打 doubles
+    melds = [{"type": "chi", "tiles": "123m", "from": "E"}, {"type": "pung", "tiles": "999p", "from": "W"},
+             {"type": "pung", "tiles": "333s", "from": "N"}, {"type": "chi", "tiles": "789m", "from": "E"}]
+    doc = {"seat_wind": "S", "concealed": "5p", "melds": melds, "win_tile": "5p", "win": "discard",
+           "discarder": "W", "options": {"hanging": "5p", "double": True}}
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(doc), "--ruleset", "jingji", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["baofu"] == {"seat": "W", "rule": "全求独钓包付"} and result["double"] is True
+    assert result["payments"]["W"] == -6 * result["total"]
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(doc), "--ruleset", "jingji")
+    assert "包付 W (全求独钓包付)" in out and "倍打" in out
+    code, _, err = _run(monkeypatch, capsys, json.dumps(dict(doc, options={"double": "yes"})), "--ruleset", "jingji")
+    assert code == 2 and "options.double" in err
