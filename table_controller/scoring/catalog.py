@@ -28,4 +28,21 @@ def fan_table(ruleset: str) -> list[dict[str, Any]]:
         out.append({"name": name, "value": int(value), "rule": element.rule if element else ""})
     for name, value in table.get("additional", {}).items():
         out.append({"name": name, "value": int(value), "rule": "附加分"})
-    return out
+    return out + settlement_rows(ruleset, table)
+
+
+def settlement_rows(ruleset: str, table: Any) -> list[dict[str, Any]]:
+    """The payment rules a referee applies beside the fans (包付, 倍打, 诈和), where the table has them."""
+    rows: list[dict[str, Any]] = []
+    if ruleset == "jingji":
+        rows.append({"name": "包付", "value": int(table["multipliers"]["baofu"]),
+                     "rule": "吃碰三次 / 清一色盘面 / 全求独钓挂牌点炮: 一家支付三家分"})
+        rows.append({"name": "倍打", "value": int(table["double"]),
+                     "rule": "庄家和牌连庄: 所有得失分双倍, 连续坐庄不再加倍"})
+        rows.append({"name": "诈和", "value": int(table["false_win"]["max"]),
+                     "rule": f"罚分{table['false_win']['unit']}分一个单位, 限于{table['false_win']['max']}分以内, "
+                             "判给亏损方或盘外死分; 处理为相公"})
+    elif "false_win_factor" in table:
+        rows.append({"name": "诈和", "value": int(table["false_win_factor"]),
+                     "rule": "按输牌对待: 和多少罚多少 (×此倍数), 罚给各家; 本盘停和"})
+    return rows

@@ -61,6 +61,7 @@ def test_fan_table_for_the_referee(capsys: pytest.CaptureFixture[str]) -> None:
     assert by_name["清一色"]["value"] == 30 and "one suit" in by_name["清一色"]["rule"]
     assert by_name["门清"] == {"name": "门清", "value": 8, "rule": "附加分"}
     assert all(r["rule"] for r in rows)  # every valued element has its rule
+    assert by_name["包付"]["value"] == 3 and by_name["倍打"]["value"] == 2 and by_name["诈和"]["value"] == 50
     assert main(["score", "--ruleset", "mcr", "--fans"]) == 0
     assert "起和" in capsys.readouterr().out
     for ruleset in ("sichuan", "xueliu", "tuidaohu", "jipinghu"):
