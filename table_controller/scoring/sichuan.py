@@ -95,8 +95,9 @@ def refunds(kongs: Sequence[Mapping[str, int]], not_ready: Sequence[str]) -> lis
     """退税: each 刮风下雨 payment received by a seat not ready at 荒牌, turned back to its payers.
 
     Not in the seeds' text: 000 范文三 and 003 give 刮风下雨 and 查花猪/查大叫 ("流局查卫生") but
-    no word on kong money at 荒牌. This is the common 成都 reading ("没听牌的退还刮风下雨所得",
-    a 花猪 included, since it cannot be ready), on by the ruleset's `tax_refund` option.
+    no word on kong money at 荒牌. This is the common 成都 reading, not a quotation: a seat not
+    ready gives back what it took for 刮风下雨 (a 花猪 included, since it cannot be ready); the
+    ruleset's `tax_refund` option turns it on (sichuan, xueliu) or off.
     `kongs` are the kong payments of the hand as `kong_payment` gave them (one receiver each).
     """
     out = []
@@ -170,5 +171,7 @@ def false_win(seat: str, fan: int, active: Sequence[str] = T.SEATS,
         if s not in T.SEATS:
             raise ScoringError("bad_field", f"must be a seat E S W N, not {s!r}", "seat" if i == 0 else "active")
     each = points_for(fan, table) * int(table["false_win_factor"])
-    payees = [s for s in active if s != seat]
-    return {s: each if s in payees else -each * len(payees) if s == seat else 0 for s in T.SEATS}
+    payees = {s for s in active if s != seat}
+    out = {s: (each if s in payees else 0) for s in T.SEATS}
+    out[seat] = -each * len(payees)
+    return out

@@ -76,3 +76,12 @@ def test_false_win_dispatch_per_ruleset() -> None:
         with pytest.raises(ScoringError) as err:
             false_win(ruleset, "X" if ruleset == "mcr" else "S", **kwargs)  # type: ignore[arg-type]
         assert err.value.code == code
+
+
+def test_jingji_false_win_limits_agree_with_the_referee_catalogue() -> None:
+    # one rule, two readers: [scoring.false_win] (payments) and [penalties] (the referee's list)
+    from table_controller.rules import load_ruleset
+
+    item = next(i for i in load_ruleset("jingji").sections["penalties"]["items"] if i["code"] == "false_win")
+    rule = scoring("jingji")["false_win"]
+    assert (item["min"], item["step"], item["max"]) == (rule["unit"], rule["unit"], rule["max"])
