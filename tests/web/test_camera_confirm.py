@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from fastapi.testclient import TestClient
 
-from test_api import OPERATOR, REFEREE, _client, bearer  # type: ignore[import-not-found]
-
-
-@pytest.fixture
-def client(tmp_path: Path):
-    c = _client(tmp_path)
-    with c:
-        yield c
-    c.store.close()  # type: ignore[attr-defined]
+# the API tests' service (a hand in play, no table) and credentials
+from test_api import OPERATOR, REFEREE, bearer, client  # type: ignore[import-not-found]  # noqa: F401
 
 
 def _unsure(c: TestClient, kind: str = "3f", confidence: float = 0.41) -> int:
