@@ -14,7 +14,7 @@ import sys
 from table_controller import __version__
 
 #: Sub-commands in the order `--help` lists them.
-COMMANDS: tuple[str, ...] = ("demo", "run", "sim", "probe", "deal", "score", "waits", "vision")
+COMMANDS: tuple[str, ...] = ("demo", "run", "sim", "probe", "deal", "score", "waits", "vision", "hub")
 
 
 def build_parser() -> argparse.ArgumentParser:

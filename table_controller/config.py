@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SEATS = ("E", "S", "W", "N")
@@ -89,6 +89,53 @@ class DemoSection(_Section):
     turn_seconds: float = Field(1.0, ge=0, le=60, description="Seconds between the demo players' actions.")
 
 
+class TournamentSection(_Section):
+    broker: str = Field("", description='"" = the table runs alone; "mqtt://HOST:PORT" = publish to a tournament hub.')
+    name: str = Field("", validate_default=True,
+                      description="The tournament's id (a topic level): ASCII letters, digits, '_' and '-'.")
+    table_id: str = Field("", validate_default=True,
+                          description="This table's id in the tournament (a topic level and the hub's file name).")
+    username: str = Field("", description="Broker user name; empty = anonymous.")
+    password: str = Field("", description="Broker password.")
+    topic_prefix: str = Field("mahjong", description="First topic levels: <prefix>/<name>/<table_id>/events|state.")
+
+    @field_validator("broker")
+    @classmethod
+    def _broker(cls, value: str) -> str:
+        from table_controller.tournament.wire import WireError, parse_broker
+
+        try:
+            if value:
+                parse_broker(value)
+        except WireError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("name", "table_id")
+    @classmethod
+    def _id(cls, value: str, info: ValidationInfo) -> str:
+        from table_controller.tournament.wire import WireError, check_id
+
+        if not value:
+            if info.data.get("broker"):
+                raise ValueError("needed when a broker is set")
+            return value
+        try:
+            return check_id(value, info.field_name or "id")
+        except WireError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("topic_prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        from table_controller.tournament.wire import WireError, check_prefix
+
+        try:
+            return check_prefix(value)
+        except WireError as exc:
+            raise ValueError(str(exc)) from None
+
+
 class TableConfig(_Section):
     table: TableSection = TableSection()
     camera: CameraSection = CameraSection()
@@ -103,6 +150,7 @@ class TableConfig(_Section):
     storage: StorageSection = StorageSection()
     log: LogSection = LogSection()
     demo: DemoSection = DemoSection()
+    tournament: TournamentSection = TournamentSection()
     #: The file this came from (not a key in it).
     source: str = Field("<defaults>", exclude=True)
 

@@ -36,6 +36,7 @@ class TableService:
     credentials: Credentials | None = None
     port: int | None = None
     camera: Any = None
+    publisher: Any = None
     _server: Any = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
@@ -80,6 +81,8 @@ class TableService:
                         extra={"referee_token": self.credentials.referee, "operator_token": self.credentials.operator})
         if cfg.camera.source:
             self._start_camera()
+        if cfg.tournament.broker:
+            self._start_tournament()
         if self.serve_http:
             await self._start_http()
         if cfg.demo.autoplay:
@@ -101,6 +104,17 @@ class TableService:
                                                                         cam.threshold), period_s=cam.period_s)
         self.controller.health_sources["camera"] = self.camera.health
         self._tasks.append(asyncio.create_task(self.camera.run(), name="camera"))
+
+    def _start_tournament(self) -> None:
+        """Publish to the tournament's broker in the background: the table never waits for it."""
+        from table_controller.tournament.publisher import TournamentPublisher
+
+        assert self.controller is not None
+        t = self.config.tournament
+        self.publisher = TournamentPublisher(self.controller, t.broker, t.name, t.table_id, prefix=t.topic_prefix,
+                                             username=t.username, password=t.password)
+        self.controller.health_sources["tournament"] = self.publisher.health
+        self._tasks.append(asyncio.create_task(self.publisher.run(), name="tournament"))
 
     async def _start_http(self) -> None:
         import uvicorn

@@ -1,0 +1,70 @@
+"""`tablectl hub`: keep a tournament's standings from every table's events on an MQTT broker."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+PASSWORD_ENV = "TABLECTL_HUB_PASSWORD"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "hub",
+        help="collect a tournament's tables from an MQTT broker and serve the standings",
+        description="Subscribe to <prefix>/<tournament>/+/events and .../state on the broker, keep each "
+        "table's public log in DIR/<tournament>/tables/<table_id>.sqlite3 and serve the standings at / "
+        f"and /api/standings. The broker password, if any, is read from ${PASSWORD_ENV}. See docs/tournament.md.",
+    )
+    p.add_argument("--broker", required=True, help="mqtt://HOST:PORT of the tournament's broker (Mosquitto)")
+    p.add_argument("--tournament", required=True, help="the tournament's id, as the tables' [tournament].name")
+    p.add_argument("--port", type=int, default=8090, help="HTTP port of the standings page (default 8090; 0 = any)")
+    p.add_argument("--host", default="127.0.0.1", help='address to serve on ("0.0.0.0" for the kiosk on the LAN)')
+    p.add_argument("--data-dir", type=Path, default=Path("hub-data"), help="where the hub keeps its SQLite files")
+    p.add_argument("--topic-prefix", default="mahjong", help="as the tables' [tournament].topic_prefix")
+    p.add_argument("--username", default="", help=f"broker user name (the password: ${PASSWORD_ENV})")
+    p.add_argument("--client-id", default="", help="MQTT client id (default hub-<tournament>; one per hub)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
+    from table_controller.logs import setup_logging
+    from table_controller.tournament.hub import HubError
+    from table_controller.tournament.web import HubService
+    from table_controller.tournament.wire import WireError, check_id, check_prefix, parse_broker
+
+    try:
+        parse_broker(args.broker)
+        check_id(args.tournament, "tournament")
+        check_prefix(args.topic_prefix)
+    except WireError as exc:
+        print(f"tablectl hub: {exc}", file=sys.stderr)
+        return 2
+    setup_logging("info", args.verbose)
+
+    async def main() -> int:
+        service = HubService(args.broker, args.tournament, args.data_dir, host=args.host, port=args.port,
+                             prefix=args.topic_prefix, username=args.username,
+                             password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await service.start()
+        except (OSError, HubError) as exc:
+            print(f"tablectl hub: cannot start: {exc}", file=sys.stderr)
+            await service.stop()
+            return 1
+        print(f"排名 / standings: http://{args.host}:{service.bound_port}/   "
+              f"数据 / data: {args.data_dir / args.tournament}", flush=True)
+        await stop.wait()
+        await service.stop()
+        return 0
+
+    return asyncio.run(main())

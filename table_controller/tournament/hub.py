@@ -1,0 +1,317 @@
+"""The tournament hub: every table's public log in its own SQLite file, and the standings across tables.
+
+The tables are the source of truth. The hub keeps what they publish, each event once (by table and
+seq), follows the `prev` chain to know whether it holds a table's whole log, and asks the table
+to send again from where a gap starts (a broker restarted without persistence, a hub that was
+down). Standings come from each table's latest published score sheet, never from a refold: the
+public log has no concealed tiles to refold a win from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from table_controller.tournament.wire import (
+    ID_RE, POSITIONS, EventMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode, parse_broker,
+)
+
+log = logging.getLogger("table_controller.tournament.hub")
+
+BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
+KEEPALIVE = 10
+#: Seconds between looks for gaps; a gap must last this long without progress before a replay is asked.
+REPAIR_S = 1.0
+GAP_GRACE_S = 2.0
+#: Seconds between two replay requests to the same table.
+ASK_EVERY_S = 5.0
+#: Bytes of a rejected message kept for the audit.
+REJECT_KEEP = 65536
+
+
+class HubError(RuntimeError):
+    """The hub's files cannot be opened or written."""
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+    db.execute("PRAGMA journal_mode=WAL")
+    # NORMAL, not FULL: a power cut may lose the last events here, and the tables send them again.
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db
+
+
+class TableLog:
+    """One table's events as published (public projection), and its latest standing."""
+
+    def __init__(self, path: Path, table_id: str) -> None:
+        self.table_id = table_id
+        self.path = path
+        self._db = _connect(path)
+        self._db.execute("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, prev INTEGER NOT NULL,"
+                         " at REAL NOT NULL, source TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,"
+                         " received REAL NOT NULL)")
+        self._db.execute("CREATE INDEX IF NOT EXISTS events_prev ON events (prev)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1),"
+                         " seq INTEGER NOT NULL, payload TEXT NOT NULL, received REAL NOT NULL)")
+        row = self._db.execute("SELECT payload, received FROM state WHERE id = 1").fetchone()
+        self.state: dict[str, Any] | None = json.loads(row[0]) if row else None
+        self.state_received: float | None = row[1] if row else None
+        self.count = int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+        self.max_seq = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+        #: Every event up to this seq is here (the prev chain from 0 is unbroken).
+        self.contiguous = 0
+        self._follow()
+
+    def _follow(self) -> None:
+        while True:
+            row = self._db.execute("SELECT seq FROM events WHERE prev = ? ORDER BY seq LIMIT 1",
+                                   (self.contiguous,)).fetchone()
+            if row is None:
+                return
+            self.contiguous = int(row[0])
+
+    def add_event(self, msg: EventMsg, received: float) -> str:
+        """Keep the event unless it is already here: "new", "duplicate", or "conflict" (same seq, other content)."""
+        data = json.dumps(msg.data, ensure_ascii=False, sort_keys=True)
+        row = self._db.execute("SELECT prev, at, source, type, data FROM events WHERE seq = ?", (msg.seq,)).fetchone()
+        if row is not None:
+            return "duplicate" if tuple(row) == (msg.prev, msg.at, msg.source, msg.type, data) else "conflict"
+        self._db.execute("INSERT INTO events (seq, prev, at, source, type, data, received) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (msg.seq, msg.prev, msg.at, msg.source, msg.type, data, received))
+        self.count += 1
+        self.max_seq = max(self.max_seq, msg.seq)
+        if msg.prev == self.contiguous:
+            self._follow()
+        return "new"
+
+    def set_state(self, msg: StateMsg, received: float) -> bool:
+        """Keep the newer standing only (a retained message may be older than one already here)."""
+        if self.state is not None and msg.seq < self.state["seq"]:
+            return False
+        payload = msg.model_dump()
+        self._db.execute("INSERT INTO state (id, seq, payload, received) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE"
+                         " SET seq = excluded.seq, payload = excluded.payload, received = excluded.received",
+                         (msg.seq, json.dumps(payload, ensure_ascii=False), received))
+        self.state, self.state_received = payload, received
+        return True
+
+    def behind(self) -> int:
+        """The highest seq this table is known to have logged beyond what the hub holds in full (0: none)."""
+        known = max(self.max_seq, self.state["seq"] if self.state else 0)
+        return known if known > self.contiguous else 0
+
+    def events(self, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        rows = self._db.execute("SELECT seq, prev, at, source, type, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                                (after, limit)).fetchall()
+        return [{"seq": r[0], "prev": r[1], "at": r[2], "source": r[3], "type": r[4], "data": json.loads(r[5])}
+                for r in rows]
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class Hub:
+    """Subscribes to one tournament's tables, keeps their logs and computes the standings."""
+
+    def __init__(self, broker: str, tournament: str, data_dir: Path, prefix: str = "mahjong", username: str = "",
+                 password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time) -> None:
+        self.broker = broker
+        self.host, self.port = parse_broker(broker)
+        self.tournament = check_id(tournament, "tournament")
+        self.prefix = check_prefix(prefix)
+        self.username, self.password = username or None, password or None
+        self.client_id = client_id or f"hub-{tournament}"
+        self.dir = Path(data_dir) / tournament
+        self._wall_clock = wall_clock
+        try:
+            self._db = _connect(self.dir / "hub.sqlite3")
+            self._db.execute("CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                             " received REAL NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL, error TEXT NOT NULL)")
+            #: Messages kept in `rejected` since the hub's first start (the audit); `malformed` counts this run's.
+            self.rejected = int(self._db.execute("SELECT COUNT(*) FROM rejected").fetchone()[0])
+            self.tables: dict[str, TableLog] = {}
+            for path in sorted((self.dir / "tables").glob("*.sqlite3")):
+                if ID_RE.match(path.stem):  # only files this hub wrote
+                    self.tables[path.stem] = TableLog(path, path.stem)
+        except sqlite3.Error as exc:
+            raise HubError(f"cannot open the hub's files in {self.dir}: {exc}") from None
+        self.connected = False
+        self.error = ""
+        self.received = self.malformed = self.errors = self.duplicates = self.conflicts = self.replays_asked = 0
+        self._progress: dict[str, tuple[int, float]] = {}
+        self._asked: dict[str, float] = {}
+
+    # -- messages ----------------------------------------------------------------------------------
+    def handle(self, topic: str, payload: bytes) -> str:
+        """File one received message; what it was ("new", "duplicate", "state", "malformed", ...). Never raises."""
+        now = self._wall_clock()
+        self.received += 1
+        try:
+            table_id, kind = Topics.parse(self.prefix, self.tournament, topic)
+            if kind == "replay":
+                return "ignored"  # our own requests to the tables
+            table = self._table(table_id)
+            if kind == "events":
+                outcome = table.add_event(decode(EventMsg, payload, self.tournament, table_id), now)
+                if outcome == "duplicate":
+                    self.duplicates += 1
+                elif outcome == "conflict":
+                    self.conflicts += 1
+                    log.error("a table sent a different event under a seq already kept; kept the first",
+                              extra={"topic": topic})
+                    self._reject(now, topic, payload, "conflict: another event with this seq is already kept")
+                return outcome
+            table.set_state(decode(StateMsg, payload, self.tournament, table_id), now)
+            return "state"
+        except WireError as exc:
+            self.malformed += 1
+            self._reject(now, topic, payload, str(exc))
+            return "malformed"
+        except Exception as exc:  # a bug or a full disk must not stop the standings of the other tables
+            self.errors += 1
+            log.exception("could not file a message", extra={"topic": topic})
+            self._reject(now, topic, payload, f"internal error: {exc}")
+            return "error"
+
+    def _table(self, table_id: str) -> TableLog:
+        table = self.tables.get(table_id)
+        if table is None:
+            table = self.tables[table_id] = TableLog(self.dir / "tables" / f"{table_id}.sqlite3", table_id)
+            log.info("new table in the tournament", extra={"table_id": table_id})
+        return table
+
+    def _reject(self, now: float, topic: str, payload: bytes, error: str) -> None:
+        """Log a message that cannot be filed, and keep it for the audit (not lost, not used)."""
+        self.rejected += 1
+        log.warning("rejected a message", extra={"topic": topic, "error": error, "bytes": len(payload)})
+        try:
+            self._db.execute("INSERT INTO rejected (received, topic, payload, error) VALUES (?, ?, ?, ?)",
+                             (now, topic, bytes(payload[:REJECT_KEEP]), error))
+        except sqlite3.Error:
+            log.exception("could not keep the rejected message")
+
+    def gaps(self, now: float) -> list[tuple[str, int]]:
+        """Tables to ask again, and from after which seq: a gap that has not closed for `GAP_GRACE_S`."""
+        out = []
+        for table_id, table in self.tables.items():
+            if not table.behind():
+                self._progress.pop(table_id, None)
+                continue
+            seen, since = self._progress.get(table_id, (-1, now))
+            if seen != table.contiguous:
+                self._progress[table_id] = (table.contiguous, now)
+                continue
+            if now - since >= GAP_GRACE_S and now - self._asked.get(table_id, -ASK_EVERY_S) >= ASK_EVERY_S:
+                self._asked[table_id] = now
+                out.append((table_id, table.contiguous))
+        return out
+
+    # -- what the pages show -----------------------------------------------------------------------
+    def standings(self) -> dict[str, Any]:
+        """Players across tables: summed 标准分 and points; equal on both, equal rank (as the score sheet shares)."""
+        players: dict[str, dict[str, Any]] = {}
+        tables = []
+        for table_id, table in sorted(self.tables.items()):
+            st = table.state
+            tables.append({
+                "table_id": table_id, "table_name": st["table_name"] if st else table_id,
+                "seq": st["seq"] if st else None, "events": table.count, "contiguous": table.contiguous,
+                "complete": table.behind() == 0, "hand_no": st["hand_no"] if st else None,
+                "hands_played": st["hands_played"] if st else 0, "phase": st["phase"] if st else None,
+                "phase_zh": st["phase_zh"] if st else None, "final": st["final"] if st else False,
+                "updated_at": table.state_received,
+            })
+            if st is None:
+                continue
+            for pos in POSITIONS:
+                name = st["players"][pos]
+                p = players.setdefault(name, {"name": name, "table_points": 0, "points": 0, "tables": []})
+                p["table_points"] += st["table_points"][pos]
+                p["points"] += st["totals"][pos]
+                p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "position": int(pos),
+                                    "points": st["totals"][pos], "table_points": st["table_points"][pos],
+                                    "final": st["final"]})
+        order = sorted(players.values(), key=lambda p: (-p["table_points"], -p["points"], p["name"]))
+        for i, p in enumerate(order):
+            same = i > 0 and (p["table_points"], p["points"]) == (order[i - 1]["table_points"], order[i - 1]["points"])
+            p["rank"] = order[i - 1]["rank"] if same else i + 1
+            p["table_points"] = _tidy(p["table_points"])
+        return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
+                "hub": self.health()}
+
+    def health(self) -> dict[str, Any]:
+        return {"connected": self.connected, "broker": self.broker, "error": self.error, "received": self.received,
+                "malformed": self.malformed, "errors": self.errors, "rejected": self.rejected,
+                "duplicates": self.duplicates, "conflicts": self.conflicts, "replays_asked": self.replays_asked}
+
+    # -- the broker --------------------------------------------------------------------------------
+    async def run(self) -> None:
+        """Stay subscribed for as long as the hub runs; reconnect with backoff when the broker goes."""
+        attempt = 0
+        while True:
+            try:
+                # A persistent session: messages sent while the hub reconnects wait at the broker.
+                async with aiomqtt.Client(self.host, self.port, username=self.username, password=self.password,
+                                          identifier=self.client_id, clean_session=False,
+                                          keepalive=KEEPALIVE) as client:
+                    self.connected, self.error, attempt = True, "", 0
+                    log.info("hub connected", extra={"broker": self.broker, "tournament": self.tournament})
+                    await self._session(client)
+            except aiomqtt.MqttError as exc:
+                self.error = str(exc)
+                log.warning("hub lost the broker; reconnecting", extra={"broker": self.broker, "error": self.error})
+            self.connected = False
+            await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+            attempt += 1
+
+    async def _session(self, client: Any) -> None:
+        base = f"{self.prefix}/{self.tournament}/+"
+        await client.subscribe(f"{base}/events", qos=1)
+        await client.subscribe(f"{base}/state", qos=1)
+        tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._repair(client))]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                task.result()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _listen(self, client: Any) -> None:
+        async for message in client.messages:
+            payload = message.payload
+            if isinstance(payload, str):
+                payload = payload.encode("utf-8")
+            elif not isinstance(payload, (bytes, bytearray)):
+                payload = b"" if payload is None else str(payload).encode("utf-8")
+            self.handle(str(message.topic), bytes(payload))
+
+    async def _repair(self, client: Any) -> None:
+        while True:
+            await asyncio.sleep(REPAIR_S)
+            for table_id, after in self.gaps(time.monotonic()):
+                log.info("asking a table for its events again", extra={"table_id": table_id, "after": after})
+                msg = ReplayMsg(v=1, tournament=self.tournament, table_id=table_id, after=after)
+                await client.publish(Topics(self.prefix, self.tournament, table_id).replay, encode(msg), qos=1)
+                self.replays_asked += 1
+
+    def close(self) -> None:
+        for table in self.tables.values():
+            table.close()
+        self._db.close()
+
+
+def _tidy(x: float) -> float | int:
+    """Shared 标准分 may be halves; whole numbers print without ".0" (as the score sheet shows them)."""
+    return int(x) if float(x).is_integer() else round(x, 2)

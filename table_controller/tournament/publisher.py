@@ -1,0 +1,216 @@
+"""Store-and-forward of one table's log to the tournament broker: nothing lost, nothing required.
+
+The SQLite log is the queue. The publisher sends every event after the last one the broker
+acknowledged (QoS 1), then moves that mark in the log's `meta` table; a broker outage, a cut cable
+or a restart of the table only delays what is sent. The table never waits for it: `accept()` does
+not know the publisher exists, and a dead broker shows up on the health panel, not in play.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from table_controller.projection import public_event, public_view
+from table_controller.tournament.wire import EventMsg, ReplayMsg, StateMsg, Topics, WireError, decode, encode, parse_broker
+
+log = logging.getLogger("table_controller.tournament")
+
+#: Seconds before the n-th reconnect attempt, capped at the last.
+BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
+#: Events sent at once (each a QoS 1 publish; the broker acknowledges them in flight).
+BATCH = 100
+#: Seconds to wait for the broker's PUBACK before the connection is deemed dead.
+PUBLISH_TIMEOUT = 10.0
+#: MQTT keepalive: a silent cable is noticed after about 1.5 times this.
+KEEPALIVE = 10
+#: Seconds between looks at the log when no event wakes the publisher, and between state messages.
+POLL_S = 0.5
+
+
+class AckMark:
+    """The last sequence number the broker acknowledged, kept beside the log it counts.
+
+    A second connection to the log's file writes only the `meta` table, so the mark survives a
+    restart of the table with the events it refers to (WAL lets both connections work).
+    """
+
+    def __init__(self, db_path: Path, key: str) -> None:
+        self.key = key
+        self._db = sqlite3.connect(db_path, check_same_thread=False, isolation_level=None, timeout=10)
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        self.value = int(row[0]) if row else 0
+
+    def advance(self, seq: int) -> None:
+        """Record `seq` as acknowledged; the mark never moves back (a replay resends, it does not un-send)."""
+        if seq <= self.value:
+            return
+        self._db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
+                         (self.key, str(seq), str(seq)))
+        self.value = seq
+
+    def previous_seq(self, seq: int) -> int:
+        """The logged event just before `seq` (0 if none): the `prev` link of the chain the hub checks."""
+        row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE seq < ?", (seq,)).fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class TournamentPublisher:
+    """Sends one table's public events and standing to `<prefix>/<tournament>/<table_id>/...`."""
+
+    def __init__(self, controller: Any, broker: str, tournament: str, table_id: str, prefix: str = "mahjong",
+                 username: str = "", password: str = "", wall_clock: Callable[[], float] = time.time) -> None:
+        self.controller = controller
+        self.broker = broker
+        self.host, self.port = parse_broker(broker)
+        self.tournament, self.table_id = tournament, table_id
+        self.topics = Topics(prefix, tournament, table_id)
+        self.username, self.password = username or None, password or None
+        self._wall_clock = wall_clock
+        self.mark = AckMark(Path(controller.store.path), f"tournament.acked {broker} {self.topics.base}")
+        self.connected = False
+        self.error = ""
+        self.reconnects = 0
+        self._position = self.mark.value  # the next event sent is the first after this
+        self._rewind: int | None = None
+        self._state_sent: tuple[int, int] | None = None  # (state seq, position) of the last state message
+        self._wake = asyncio.Event()
+
+    # -- shown on the table's health panel ---------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        last = self.controller.store.last_seq()
+        backlog = max(0, last - self.mark.value)
+        if self.connected:
+            zh, en = f"赛事连线正常 · 待发 {backlog} 条", f"tournament link up · {backlog} to send"
+        elif not self.error:
+            zh, en = f"正在连接赛事服务器 · 待发 {backlog} 条", f"connecting to the tournament · {backlog} to send"
+        else:
+            zh, en = f"赛事连线中断，重试中 · 待发 {backlog} 条", f"tournament link down, retrying · {backlog} to send"
+        return {"ok": self.connected, "connected": self.connected, "broker": self.broker, "topic": self.topics.base,
+                "acked_seq": self.mark.value, "last_seq": last, "backlog": backlog, "reconnects": self.reconnects,
+                "error": self.error, "message": zh, "message_en": en}
+
+    # -- life cycle --------------------------------------------------------------------------------
+    async def run(self) -> None:
+        """Connect, send, and on any broker trouble wait and connect again, for as long as the table runs."""
+        attempt = 0
+        try:
+            while True:
+                try:
+                    async with aiomqtt.Client(self.host, self.port, username=self.username, password=self.password,
+                                              identifier=f"table-{self.tournament}-{self.table_id}",
+                                              keepalive=KEEPALIVE, timeout=PUBLISH_TIMEOUT) as client:
+                        self.connected, self.error, attempt = True, "", 0
+                        log.info("tournament broker connected", extra={"broker": self.broker, "topic": self.topics.base,
+                                                                       "acked_seq": self.mark.value})
+                        await self._session(client)
+                except aiomqtt.MqttError as exc:
+                    self.error = str(exc)
+                    log.warning("tournament broker unreachable; the table plays on and the log waits",
+                                extra={"broker": self.broker, "error": self.error, "backlog": self.health()["backlog"]})
+                if self.connected:
+                    self.reconnects += 1
+                self.connected = False
+                await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+                attempt += 1
+        finally:
+            self.connected = False
+            self.mark.close()
+
+    async def _session(self, client: Any) -> None:
+        """One connection: listen for the hub's replay requests while sending; either failing ends both."""
+        self._position = self.mark.value
+        self._state_sent = None
+        await client.subscribe(self.topics.replay, qos=1)
+        queue = self.controller.subscribe()
+        tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._send(client, queue))]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                task.result()
+        finally:
+            self.controller.unsubscribe(queue)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _listen(self, client: Any) -> None:
+        async for message in client.messages:  # raises MqttError when the connection drops
+            try:
+                req = decode(ReplayMsg, message.payload, self.tournament, self.table_id)
+            except WireError as exc:
+                log.warning("ignored a malformed replay request", extra={"topic": str(message.topic), "error": str(exc)})
+                continue
+            log.info("the hub asks for events again", extra={"after": req.after, "position": self._position})
+            self._rewind = req.after if self._rewind is None else min(self._rewind, req.after)
+            self._wake.set()
+
+    async def _send(self, client: Any, queue: asyncio.Queue[Any]) -> None:
+        store = self.controller.store
+        while True:
+            if self._rewind is not None:
+                self._position, self._rewind = min(self._position, self._rewind), None
+            batch = store.since(self._position, limit=BATCH)
+            if batch:
+                await self._publish_events(client, batch)
+                continue
+            await self._publish_state(client)
+            await self._idle(queue)
+
+    async def _publish_events(self, client: Any, batch: list[Any]) -> None:
+        prev = self.mark.previous_seq(batch[0].seq)
+        payloads = []
+        for ev in batch:
+            public = public_event(ev.to_json())
+            payloads.append(encode(EventMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=ev.seq,
+                                            prev=prev, at=ev.at, source=public["source"], type=public["type"],
+                                            data=public["data"])))
+            prev = ev.seq
+        results = await asyncio.gather(*(client.publish(self.topics.events, p, qos=1) for p in payloads),
+                                       return_exceptions=True)
+        for ev, result in zip(batch, results):
+            if isinstance(result, BaseException):
+                raise result  # the rest is resent after reconnecting; the hub drops what it has
+            self.mark.advance(ev.seq)
+            self._position = ev.seq
+
+    async def _publish_state(self, client: Any) -> None:
+        """The retained standing, once the events it counts are out (so the hub sees no false gap)."""
+        state = self.controller.state
+        if self._state_sent == (state.seq, self._position) or state.seq > self._position:
+            return
+        view = public_view(state)
+        sheet = view["scoresheet"]
+        hand = view.get("hand") or {}
+        msg = StateMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=state.seq, at=self._wall_clock(),
+                       table_name=view["table_name"], ruleset=view["ruleset"], players=sheet["players"],
+                       totals=sheet["totals"], table_points=sheet["table_points"], final=bool(sheet["final"]),
+                       hand_no=hand.get("hand_no"), hands_played=view["hands_played"],
+                       phase=view["phase"], phase_zh=view["phase_zh"])
+        await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
+        self._state_sent = (state.seq, self._position)
+
+    async def _idle(self, queue: asyncio.Queue[Any]) -> None:
+        """Wait for a new event (or a replay request), at most `POLL_S`; the log, not the queue, says what to send."""
+        get = asyncio.ensure_future(queue.get())
+        wake = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait((get, wake), timeout=POLL_S, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            get.cancel()
+            wake.cancel()
+        self._wake.clear()
+        while not queue.empty():  # drained so the controller never drops this subscriber as stalled
+            queue.get_nowait()

@@ -1,0 +1,187 @@
+"""The hub's HTTP side: `GET /api/standings` and a standings page for a kiosk (Chinese, English switch).
+
+`HubService` runs the hub's broker loop and this server together, the way `TableService` runs a
+table: the `tablectl hub` command and the tests both go through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.tournament.hub import Hub
+
+log = logging.getLogger("table_controller.tournament.web")
+
+
+def create_hub_app(hub: Hub) -> Any:
+    from fastapi import FastAPI, HTTPException
+    from fastapi.responses import HTMLResponse
+
+    app = FastAPI(title=f"赛事排名 {hub.tournament}", docs_url=None, redoc_url=None)
+
+    @app.get("/api/standings")
+    def standings() -> dict[str, Any]:
+        """Players ranked by 标准分 then points, each table's progress, and the hub's own counters."""
+        return hub.standings()
+
+    @app.get("/api/health")
+    def health() -> dict[str, Any]:
+        return hub.health()
+
+    @app.get("/api/tables/{table_id}/events")
+    def events(table_id: str, since: int = 0, limit: int = 1000) -> dict[str, Any]:
+        """A table's public log as the hub holds it (the audit trail), oldest first."""
+        table = hub.tables.get(table_id)
+        if table is None:
+            raise HTTPException(404, f"没有这张桌子 / no table {table_id!r} in {hub.tournament}")
+        return {"table_id": table_id, "contiguous": table.contiguous,
+                "events": table.events(since, max(1, min(limit, 5000)))}
+
+    @app.get("/", response_class=HTMLResponse)
+    def page() -> str:
+        return PAGE.replace("{{tournament}}", _html(hub.tournament))
+
+    return app
+
+
+def _html(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+@dataclass
+class HubService:
+    """The hub and its HTTP server; `start()` brings both up (the broker may still be away), `stop()` ends them."""
+
+    broker: str
+    tournament: str
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 8090
+    prefix: str = "mahjong"
+    username: str = ""
+    password: str = ""
+    client_id: str = ""
+    hub: Hub | None = None
+    bound_port: int | None = None
+    _server: Any = None
+    _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+    async def start(self) -> None:
+        import uvicorn
+
+        self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
+                       password=self.password, client_id=self.client_id)
+        self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
+        server = uvicorn.Server(uvicorn.Config(create_hub_app(self.hub), host=self.host, port=self.port,
+                                               log_config=None, lifespan="off"))
+        self._server = server
+        http = asyncio.create_task(server.serve(), name="hub-http")
+        self._tasks.append(http)
+        while not server.started:
+            if http.done():  # e.g. the port is taken: say so instead of hanging
+                http.result()
+                raise OSError(f"the hub's page did not start on {self.host}:{self.port}")
+            await asyncio.sleep(0.02)
+        self.bound_port = server.servers[0].sockets[0].getsockname()[1]
+        log.info("hub serving", extra={"url": f"http://{self.host}:{self.bound_port}/", "broker": self.broker})
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        for task in self._tasks:
+            if task.get_name() != "hub-http":
+                task.cancel()
+        for task in self._tasks:
+            try:
+                await asyncio.wait_for(task, 5)
+            except (asyncio.CancelledError, asyncio.TimeoutError, Exception):
+                pass
+        self._tasks.clear()
+        if self.hub is not None:
+            self.hub.close()
+
+
+PAGE = """<!doctype html>
+<html lang="zh-CN">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{tournament}} · 排名</title>
+<style>
+  body { font-family: "Noto Sans CJK SC", "Noto Sans", sans-serif; margin: 0; background: #10301f; color: #f4f1e6; }
+  header { display: flex; justify-content: space-between; align-items: center; padding: 1rem 2rem; background: #0b2216; }
+  h1 { margin: 0; font-size: 2.2rem; }
+  h2 { font-size: 1.5rem; margin: 1.5rem 2rem 0.5rem; }
+  table { border-collapse: collapse; margin: 0 2rem; width: calc(100% - 4rem); font-size: 1.6rem; }
+  th, td { padding: 0.45rem 0.8rem; text-align: left; border-bottom: 1px solid #2e5a43; }
+  th { color: #c9b77a; font-weight: normal; }
+  td.num { text-align: right; font-variant-numeric: tabular-nums; }
+  #tables { font-size: 1.2rem; }
+  .bad { color: #ff8a7a; } .muted { color: #9fb5a8; }
+  button { font-size: 1.1rem; padding: 0.3rem 0.9rem; }
+  footer { margin: 1.5rem 2rem; font-size: 1rem; }
+</style>
+</head>
+<body>
+<header><h1 id="title"></h1><button id="lang" type="button"></button></header>
+<table data-testid="standings"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
+<h2 id="tables-title"></h2>
+<table id="tables" data-testid="tables"><thead><tr id="thead"></tr></thead><tbody id="trows"></tbody></table>
+<footer id="status" class="muted"></footer>
+<script>
+"use strict";
+const TOURNAMENT = "{{tournament}}";
+const I18N = {
+  zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "桌次"], tables: "各桌进度",
+        thead: ["桌", "盘", "状态", "已收事件"], final: "最终", prov: "暂定", filling: "补齐中", none: "暂无成绩",
+        ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
+  en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Tables"], tables: "Tables",
+        thead: ["Table", "Hand", "Phase", "Events"], final: "final", prov: "provisional", filling: "catching up",
+        none: "no results yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
+        bad: "{n} malformed messages", hand: "hand {n}" },
+};
+let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
+let last = null;
+const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+const t = (k, vars) => { let s = I18N[lang][k]; for (const [a, b] of Object.entries(vars || {})) s = s.replace("{" + a + "}", b); return s; };
+function render() {
+  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  $("title").textContent = t("title", { t: TOURNAMENT });
+  document.title = $("title").textContent;
+  $("lang").textContent = t("lang");
+  $("head").innerHTML = I18N[lang].head.map((h) => `<th>${esc(h)}</th>`).join("");
+  $("thead").innerHTML = I18N[lang].thead.map((h) => `<th>${esc(h)}</th>`).join("");
+  $("tables-title").textContent = t("tables");
+  if (!last) return;
+  $("rows").innerHTML = last.players.length ? last.players.map((p) => `<tr data-player="${esc(p.name)}">
+      <td class="num">${p.rank}</td><td>${esc(p.name)}</td><td class="num">${p.table_points}</td>
+      <td class="num">${p.points}</td><td>${p.tables.map((x) => esc(x.table_name) + (x.final ? "" : "（" + t("prov") + "）")).join("、")}</td></tr>`).join("")
+    : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;
+  $("trows").innerHTML = last.tables.map((x) => `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}</td>
+      <td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td>
+      <td>${esc(lang === "zh" ? x.phase_zh || "" : x.phase || "")}${x.final ? " · " + esc(t("final")) : ""}</td>
+      <td class="num ${x.complete ? "" : "bad"}">${x.events}${x.complete ? "" : " · " + esc(t("filling"))}</td></tr>`).join("");
+  const h = last.hub;
+  const when = new Date(last.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
+  $("status").innerHTML = `<span class="${h.connected ? "" : "bad"}">${esc(t(h.connected ? "ok" : "down"))}</span> · `
+    + esc(t("updated", { s: when })) + (h.malformed ? " · " + esc(t("bad", { n: h.malformed })) : "");
+}
+async function poll() {
+  try {
+    const r = await fetch("/api/standings", { cache: "no-store" });
+    if (r.ok) last = await r.json();
+  } catch (e) { /* the hub restarts: keep the last standings on screen */ }
+  render();
+  setTimeout(poll, 3000);
+}
+$("lang").onclick = () => { lang = lang === "zh" ? "en" : "zh"; render(); };
+poll();
+</script>
+</body>
+</html>
+"""

@@ -1,0 +1,150 @@
+"""What travels between a table and the hub: topics, payloads, the broker URL (docs/tournament.md).
+
+Both sides build and read messages here and nowhere else, so the wire format is written once.
+No MQTT import: the config validates broker URLs and ids with these functions on a Pi that may
+never join a tournament.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+#: Payload format version; a hub refuses (and counts) any other.
+WIRE_VERSION = 1
+DEFAULT_PORT = 1883
+#: Ids become topic levels and hub file names: ASCII letters, digits, "_" and "-" only.
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+POSITIONS = ("1", "2", "3", "4")
+
+
+class WireError(ValueError):
+    """A broker URL, an id or a received message that cannot be used; the text says why."""
+
+
+def check_id(value: str, what: str) -> str:
+    if not ID_RE.match(value):
+        raise WireError(f"{what} {value!r}: use 1-64 ASCII letters, digits, '_' or '-' (it becomes an MQTT topic level)")
+    return value
+
+
+def check_prefix(value: str) -> str:
+    """A topic prefix: one or more id-like levels separated by '/', e.g. "mahjong" or "club/mahjong"."""
+    if not value or not all(ID_RE.match(level) for level in value.split("/")):
+        raise WireError(f"topic prefix {value!r}: levels of ASCII letters, digits, '_' or '-', separated by '/'")
+    return value
+
+
+def parse_broker(url: str) -> tuple[str, int]:
+    """`mqtt://HOST[:PORT]` → (host, port); anything else is refused with the form expected."""
+    parts = urlsplit(url)
+    if parts.scheme != "mqtt" or not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username:
+        raise WireError(f"broker {url!r}: expected mqtt://HOST:PORT (credentials go in username/password)")
+    try:
+        port = parts.port or DEFAULT_PORT
+    except ValueError:
+        raise WireError(f"broker {url!r}: the port must be a number 1..65535") from None
+    return parts.hostname, port
+
+
+class Topics:
+    """The topics of one table (or, with table_id "+", the hub's subscriptions)."""
+
+    def __init__(self, prefix: str, tournament: str, table_id: str) -> None:
+        self.base = f"{prefix}/{tournament}/{table_id}"
+        self.events = f"{self.base}/events"
+        self.state = f"{self.base}/state"
+        self.replay = f"{self.base}/replay"
+
+    @staticmethod
+    def parse(prefix: str, tournament: str, topic: str) -> tuple[str, str]:
+        """(table_id, kind) of a received topic; `WireError` if it is not one of ours."""
+        head = f"{prefix}/{tournament}/"
+        rest = topic[len(head):].split("/") if topic.startswith(head) else []
+        if len(rest) != 2 or rest[1] not in ("events", "state", "replay"):
+            raise WireError(f"topic {topic!r} is not {head}<table_id>/events|state|replay")
+        return check_id(rest[0], "table id"), rest[1]
+
+
+class _Msg(BaseModel):
+    # Unknown keys are ignored (a newer table may add some); wrong types are refused.
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    v: Literal[1]
+    tournament: str
+    table_id: str
+
+
+class EventMsg(_Msg):
+    """One event of a table's log, as the public may see it (`projection.public_event`)."""
+
+    seq: int = Field(ge=1)
+    #: The sequence number of the table's previous logged event (0 for the first): the hub knows
+    #: from this chain alone whether it holds the whole log so far.
+    prev: int = Field(ge=0)
+    at: float
+    source: str
+    type: str
+    data: dict[str, Any]
+
+    @model_validator(mode="after")
+    def _chain(self) -> "EventMsg":
+        if self.prev >= self.seq:
+            raise ValueError(f"prev {self.prev} must be below seq {self.seq}")
+        return self
+
+
+class StateMsg(_Msg):
+    """A table's public standing (retained): its score sheet's totals and 标准分 after event `seq`."""
+
+    seq: int = Field(ge=0)
+    at: float
+    table_name: str
+    ruleset: str
+    players: dict[str, str]
+    totals: dict[str, int | float]
+    table_points: dict[str, int | float]
+    final: bool
+    hand_no: int | None
+    hands_played: int = Field(ge=0)
+    phase: str
+    phase_zh: str
+
+    @model_validator(mode="after")
+    def _four_chairs(self) -> "StateMsg":
+        for name in ("players", "totals", "table_points"):
+            if sorted(getattr(self, name)) != list(POSITIONS):
+                raise ValueError(f"{name} must have the chairs 1, 2, 3 and 4")
+        return self
+
+
+class ReplayMsg(_Msg):
+    """The hub asks a table to send its events again from after `after` (it found a gap)."""
+
+    after: int = Field(ge=0)
+
+
+def encode(msg: BaseModel) -> bytes:
+    return json.dumps(msg.model_dump(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def decode(kind: type[_Msg], payload: bytes | bytearray, tournament: str, table_id: str) -> Any:
+    """Parse a received payload as `kind`; `WireError` names what is wrong (never a crash)."""
+    try:
+        raw = json.loads(bytes(payload).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WireError(f"not UTF-8 JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise WireError(f"expected a JSON object, got {type(raw).__name__}")
+    try:
+        msg = kind.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
+        raise WireError(f"not a valid {kind.__name__}: {problems}") from None
+    if (msg.tournament, msg.table_id) != (tournament, table_id):
+        raise WireError(f"message for {msg.tournament}/{msg.table_id} arrived on the topic of {tournament}/{table_id}")
+    return msg

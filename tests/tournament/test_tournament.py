@@ -1,0 +1,261 @@
+"""Tables publish to a real Mosquitto; a real hub keeps every event once and follows the score sheets.
+
+Every part is the one that runs at a tournament: `TableService` with the simulator on a pty, the
+publisher and the hub over aiomqtt to `/usr/sbin/mosquitto` on a loopback port, the hub's HTTP
+server. The broker is stopped and started under them; a raw client reads what went over the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import httpx
+from tournament_helpers import Broker, Wire, until
+
+from table_controller.config import parse_config
+from table_controller.projection import public_event, referee_view
+from table_controller.scoresheet import compute
+from table_controller.service import TableService
+from table_controller.tournament.web import HubService
+
+TOURNAMENT = "cup"
+WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
+            "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
+            "win_tile": "2p", "win": "discard", "discarder": "E"}
+
+
+def _config(broker: str, table_id: str, names: list[str], seed: int = 1) -> Any:
+    data: dict[str, Any] = {
+        "table": {"link": "sim://", "sim_seed": seed, "sim_speed": 100.0, "name": f"{table_id}号桌"},
+        "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
+        "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+    }
+    if broker:
+        data["tournament"] = {"broker": broker, "name": TOURNAMENT, "table_id": table_id}
+    return parse_config(data, source="test")
+
+
+async def _table(tmp: Path, broker: str, table_id: str, names: list[str], seed: int = 1) -> TableService:
+    service = TableService(_config(broker, table_id, names, seed), tmp / table_id)
+    await service.start()
+    await service.controller.wait_linked(10)
+    return service
+
+
+async def _hub(tmp: Path, broker: Broker) -> HubService:
+    hub = HubService(broker.url, TOURNAMENT, tmp / "hub", port=0)
+    await hub.start()
+    await until(lambda: hub.hub.connected, 5, "the hub to connect")
+    return hub
+
+
+def _penalty(service: TableService, seat: str, victim: str, amount: int = 15) -> None:
+    service.controller.referee_action("referee.penalty", {"seat": seat, "code": "exposed_other", "amount": amount,
+                                                          "victim": victim}, by="referee")
+
+
+def _logged(service: TableService) -> list[int]:
+    return [ev.seq for ev in service.store.since(0)]
+
+
+def _held(hub: HubService, table_id: str) -> list[int]:
+    table = hub.hub.tables.get(table_id)
+    return [e["seq"] for e in table.events(0, 100000)] if table else []
+
+
+def _in_step(hub: HubService, service: TableService, table_id: str) -> bool:
+    """The hub holds the table's whole log and the standing of its current score sheet."""
+    table = hub.hub.tables.get(table_id)
+    if table is None or table.state is None:
+        return False
+    sheet = compute(service.controller.state)
+    return (_held(hub, table_id) == _logged(service) and table.state["seq"] == service.controller.state.seq
+            and table.state["totals"] == sheet["totals"] and table.state["table_points"] == sheet["table_points"])
+
+
+async def test_two_tables_one_broker_standings_follow_the_score_sheets(tmp_path: Path, broker: Broker) -> None:
+    hub = await _hub(tmp_path, broker)
+    t1 = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"], seed=1)
+    t2 = await _table(tmp_path, broker.url, "t2", ["戊", "己", "甲", "辛"], seed=2)  # 甲 plays both (two sessions)
+    try:
+        await t1.controller.start_hand(by="operator")
+        _penalty(t1, "S", "W")  # chair 2 pays chair 3 15
+        _penalty(t2, "E", "N", 20)  # chair 1 pays chair 4 20
+        await until(lambda: _in_step(hub, t1, "t1") and _in_step(hub, t2, "t2"), 10, "the hub to follow both tables")
+
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            body = (await http.get("/api/standings")).json()
+            page = await http.get("/")
+        assert page.status_code == 200 and "排名" in page.text and TOURNAMENT in page.text
+        by_name = {p["name"]: p for p in body["players"]}
+        assert len(by_name) == 7  # 甲 once, with both tables
+        s1, s2 = compute(t1.controller.state), compute(t2.controller.state)
+        assert s1["totals"] == {"1": 0, "2": -15, "3": 15, "4": 0}
+        assert s1["table_points"] == {"1": 1.5, "2": 0, "3": 4, "4": 1.5}  # 甲 and 丁 tie: they share 2 + 1
+        assert by_name["甲"]["points"] == s1["totals"]["1"] + s2["totals"]["3"]
+        assert by_name["甲"]["table_points"] == s1["table_points"]["1"] + s2["table_points"]["3"]
+        assert [t["table_id"] for t in by_name["甲"]["tables"]] == ["t1", "t2"]
+        assert by_name["辛"]["points"] == 20 and by_name["辛"]["table_points"] == 4
+        ranks = {p["name"]: p["rank"] for p in body["players"]}
+        # 标准分 first, then points; 丁 and 己 are equal on both, share rank 4, and the next is 6th
+        assert ranks == {"辛": 1, "丙": 2, "甲": 3, "丁": 4, "己": 4, "乙": 6, "戊": 7}
+        assert [p["name"] for p in body["players"]][:3] == ["辛", "丙", "甲"] and by_name["甲"]["table_points"] == 3
+        assert all(t["complete"] for t in body["tables"]) and body["hub"]["malformed"] == 0
+
+        # A restart of the table resends nothing the broker already acknowledged.
+        await until(lambda: t1.publisher.health()["backlog"] == 0, 5, "t1's backlog to drain")
+        await t1.stop()
+        t1 = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"], seed=1)
+        _penalty(t1, "N", "E", 10)
+        await until(lambda: _in_step(hub, t1, "t1"), 10, "the hub to follow the restarted table")
+        assert hub.hub.duplicates == 0
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            after = {p["name"]: p for p in (await http.get("/api/standings")).json()["players"]}
+        assert after["丁"]["points"] == -10 and after["甲"]["points"] == 10  # chair 4 paid chair 1
+    finally:
+        await t1.stop()
+        await t2.stop()
+        await hub.stop()
+
+
+async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker: Broker) -> None:
+    hub = await _hub(tmp_path, broker)
+    table = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"])
+    try:
+        await table.controller.start_hand(by="operator")
+        _penalty(table, "S", "W")
+        await until(lambda: _in_step(hub, table, "t1"), 10, "the hub to hold the first events")
+
+        broker.stop()
+        await until(lambda: not table.publisher.health()["connected"], 30, "the publisher to notice")
+        _penalty(table, "E", "N", 20)  # the table plays on without the broker
+        _penalty(table, "W", "S", 5)
+        health = table.controller.health_report()["tournament"]
+        assert health["connected"] is False and health["backlog"] >= 2 and "中断" in health["message"]
+        assert _held(hub, "t1") != _logged(table)
+
+        broker.start()
+        await until(lambda: _in_step(hub, table, "t1"), 20, "the hub to catch up after the outage")
+        assert table.publisher.health()["backlog"] == 0 and table.publisher.health()["connected"]
+        # Exactly once, and exactly the public projection of the table's log.
+        db = sqlite3.connect(hub.hub.tables["t1"].path)
+        rows = db.execute("SELECT seq, COUNT(*) FROM events GROUP BY seq ORDER BY seq").fetchall()
+        db.close()
+        assert [r[0] for r in rows] == _logged(table) and all(r[1] == 1 for r in rows)
+        held = {e["seq"]: e for e in hub.hub.tables["t1"].events(0, 100000)}
+        for ev in table.store.since(0):
+            want = public_event(ev.to_json())
+            assert {k: held[ev.seq][k] for k in ("at", "source", "type", "data")} == \
+                {k: want[k] for k in ("at", "source", "type", "data")}
+    finally:
+        await table.stop()
+        await hub.stop()
+
+
+async def test_a_table_without_a_broker_runs_alone_and_sends_nothing(tmp_path: Path, wire: Wire) -> None:
+    table = await _table(tmp_path, "", "t1", ["甲", "乙", "丙", "丁"])
+    try:
+        await table.controller.start_hand(by="operator")
+        _penalty(table, "S", "W")
+        await until(lambda: table.controller.state.phase == "walls_raised", 10, "the walls")
+        await asyncio.sleep(0.5)
+        assert table.publisher is None and "tournament" not in table.controller.health_report()
+        assert compute(table.controller.state)["totals"]["3"] == 15
+        assert wire.messages == []
+    finally:
+        await table.stop()
+    db = sqlite3.connect(tmp_path / "t1" / "events.sqlite3")
+    assert db.execute("SELECT COUNT(*) FROM meta WHERE key LIKE 'tournament%'").fetchone()[0] == 0
+    db.close()
+
+
+def _string_lists(node: Any) -> list[list[str]]:
+    if isinstance(node, dict):
+        return [x for v in node.values() for x in _string_lists(v)]
+    if isinstance(node, list):
+        own = [node] if node and all(isinstance(x, str) for x in node) else []
+        return own + [x for v in node for x in _string_lists(v)]
+    return []
+
+
+async def test_only_the_public_projection_goes_out(tmp_path: Path, broker: Broker, wire: Wire) -> None:
+    table = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"])
+    try:
+        await table.controller.start_hand(by="operator")
+        read = table.controller.referee_action("referee.win_read", {"hand": WIN_HAND}, by="referee", client="10.0.0.9")
+        table.controller.referee_action("referee.win_confirm", {}, by="referee")
+        # the secret is there at the table, for the referee
+        assert referee_view(table.controller.state)["win"]["hand"]["concealed"] == WIN_HAND["concealed"]
+        assert read.data["hand"]["concealed"] == WIN_HAND["concealed"]
+        await until(lambda: table.publisher.health()["backlog"] == 0 and any(
+            t.endswith("/state") and json.loads(p)["seq"] == table.controller.state.seq for t, p, _ in wire.messages),
+            10, "every event and the state on the wire")
+    finally:
+        await table.stop()
+
+    events = [json.loads(p) for t, p, _ in wire.messages if t == f"mahjong/{TOURNAMENT}/t1/events"]
+    assert [e["seq"] for e in events] == _logged_after_stop(tmp_path)
+    by_seq = {e["seq"]: e for e in events}
+    win = by_seq[read.seq]
+    assert win["type"] == "referee.win_read" and win["data"]["seat"] == "N"
+    assert "hand" not in win["data"] and "client" not in win["data"]
+    db = sqlite3.connect(tmp_path / "t1" / "events.sqlite3")
+    for seq, at, source, type_, data in db.execute("SELECT seq, at, source, type, data FROM events"):
+        want = public_event({"seq": seq, "at": at, "source": source, "type": type_, "data": json.loads(data)})
+        assert {k: by_seq[seq][k] for k in want} == want  # exactly the public projection, nothing more
+    db.close()
+    states = [json.loads(p) for t, p, _ in wire.messages if t.endswith("/state")]
+    assert states and states[-1]["totals"]["4"] > 0  # the confirmed win is in the published standing
+    concealed = WIN_HAND["concealed"]
+    for topic, payload, _ in wire.messages:
+        for strings in _string_lists(json.loads(payload)):
+            assert strings != concealed and strings != concealed[:-1], (topic, strings)
+        assert b"concealed" not in payload, topic
+
+
+def _logged_after_stop(tmp: Path) -> list[int]:
+    db = sqlite3.connect(tmp / "t1" / "events.sqlite3")
+    try:
+        return [r[0] for r in db.execute("SELECT seq FROM events ORDER BY seq")]
+    finally:
+        db.close()
+
+
+async def test_garbage_on_the_topics_is_counted_kept_and_harmless(tmp_path: Path, broker: Broker) -> None:
+    hub = await _hub(tmp_path, broker)
+    good = {"v": 1, "tournament": TOURNAMENT, "table_id": "t9", "seq": 1, "prev": 0, "at": 1.5,
+            "source": "operator", "type": "operator.note", "data": {"text": "好"}}
+    garbage = [
+        ("mahjong/cup/t9/events", b"\xff\xfe not json"),
+        ("mahjong/cup/t9/events", b"[1, 2, 3]"),
+        ("mahjong/cup/t9/events", json.dumps({**good, "seq": "1"}).encode()),
+        ("mahjong/cup/t9/events", json.dumps({**good, "prev": 1}).encode()),
+        ("mahjong/cup/t9/events", json.dumps({**good, "table_id": "t8"}).encode()),
+        ("mahjong/cup/t9/events", json.dumps({**good, "v": 2}).encode()),
+        ("mahjong/cup/t9/state", json.dumps({"v": 1, "tournament": TOURNAMENT, "table_id": "t9", "seq": 1}).encode()),
+        ("mahjong/cup/bad id/events", json.dumps(good).encode()),
+        ("mahjong/cup/t9/events", b""),
+    ]
+    try:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-garbage") as client:
+            for topic, payload in garbage:
+                await client.publish(topic, payload, qos=1)
+            await client.publish("mahjong/cup/t9/events", json.dumps(good).encode(), qos=1)
+        await until(lambda: _held(hub, "t9") == [1], 5, "the good event after the garbage")
+        await until(lambda: hub.hub.malformed == len(garbage), 5, "every bad message counted")
+        assert hub.hub.connected and not any(t.done() for t in hub._tasks)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            body = (await http.get("/api/standings")).json()
+        assert body["hub"]["malformed"] == len(garbage) and body["hub"]["errors"] == 0
+        db = sqlite3.connect(hub.hub.dir / "hub.sqlite3")
+        kept = db.execute("SELECT topic, payload, error FROM rejected ORDER BY id").fetchall()
+        db.close()
+        assert [(t, bytes(p)) for t, p, _ in kept] == garbage  # kept for the audit, byte for byte
+        assert "not UTF-8 JSON" in kept[0][2] and "seq" in kept[2][2] and "t8" in kept[4][2]
+    finally:
+        await hub.stop()
