@@ -13,6 +13,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -39,32 +40,42 @@ class AckMark:
     """The last sequence number the broker acknowledged, kept beside the log it counts.
 
     A second connection to the log's file writes only the `meta` table, so the mark survives a
-    restart of the table with the events it refers to (WAL lets both connections work).
+    restart of the table with the events it refers to (WAL lets both connections work). It is
+    opened on first use, so a publisher that never ran holds no file open.
     """
 
     def __init__(self, db_path: Path, key: str) -> None:
-        self.key = key
-        self._db = sqlite3.connect(db_path, check_same_thread=False, isolation_level=None, timeout=10)
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        self.path, self.key = db_path, key
+        self._db: sqlite3.Connection | None = None
+        with closing(sqlite3.connect(db_path, timeout=10)) as db:
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            db.commit()
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         self.value = int(row[0]) if row else 0
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+            self._db.execute("PRAGMA synchronous=FULL")
+        return self._db
 
     def advance(self, seq: int) -> None:
         """Record `seq` as acknowledged; the mark never moves back (a replay resends, it does not un-send)."""
         if seq <= self.value:
             return
-        self._db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
-                         (self.key, str(seq), str(seq)))
+        self._conn().execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
+                             (self.key, str(seq), str(seq)))
         self.value = seq
 
     def previous_seq(self, seq: int) -> int:
         """The logged event just before `seq` (0 if none): the `prev` link of the chain the hub checks."""
-        row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE seq < ?", (seq,)).fetchone()
+        row = self._conn().execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE seq < ?", (seq,)).fetchone()
         return int(row[0])
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
 class TournamentPublisher:
@@ -180,11 +191,14 @@ class TournamentPublisher:
             prev = ev.seq
         results = await asyncio.gather(*(client.publish(self.topics.events, p, qos=1) for p in payloads),
                                        return_exceptions=True)
-        for ev, result in zip(batch, results):
-            if isinstance(result, BaseException):
-                raise result  # the rest is resent after reconnecting; the hub drops what it has
-            self.mark.advance(ev.seq)
-            self._position = ev.seq
+        done = 0
+        while done < len(batch) and not isinstance(results[done], BaseException):
+            done += 1
+        if done:  # one durable write per batch: the acknowledged prefix
+            self.mark.advance(batch[done - 1].seq)
+            self._position = batch[done - 1].seq
+        if done < len(batch):
+            raise results[done]  # the rest is resent after reconnecting; the hub drops what it has
 
     async def _publish_state(self, client: Any) -> None:
         """The retained standing, once the events it counts are out (so the hub sees no false gap)."""

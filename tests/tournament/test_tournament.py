@@ -135,7 +135,8 @@ async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker
         await until(lambda: not table.publisher.health()["connected"], 30, "the publisher to notice")
         _penalty(table, "E", "N", 20)  # the table plays on without the broker
         _penalty(table, "W", "S", 5)
-        health = table.controller.health_report()["tournament"]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{table.port}") as http:  # the display's health panel
+            health = (await http.get("/api/health")).json()["health"]["tournament"]
         assert health["connected"] is False and health["backlog"] >= 2 and "中断" in health["message"]
         assert _held(hub, "t1") != _logged(table)
 
@@ -152,6 +153,17 @@ async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker
             want = public_event(ev.to_json())
             assert {k: held[ev.seq][k] for k in ("at", "source", "type", "data")} == \
                 {k: want[k] for k in ("at", "source", "type", "data")}
+
+        # The hub is away while the broker takes events (and acknowledges them), then the broker
+        # restarts and forgets them: the restarted hub finds the gap and has the table send again.
+        await hub.stop()
+        _penalty(table, "N", "E", 10)
+        await until(lambda: table.publisher.health()["backlog"] == 0, 5, "the broker to acknowledge")
+        broker.stop()
+        broker.start()
+        hub = await _hub(tmp_path, broker)
+        await until(lambda: _in_step(hub, table, "t1"), 20, "the restarted hub to fill the gap")
+        assert hub.hub.replays_asked >= 1 and _held(hub, "t1") == _logged(table)
     finally:
         await table.stop()
         await hub.stop()

@@ -471,6 +471,15 @@ function renderHealth() {
     cam.textContent = t("hl.camera") + (lang === "zh" ? c.message || c.code || "" : c.message_en || c.code || "") + (c.problem ? " · " + c.problem : "");
     box.appendChild(cam);
   }
+  if (health.tournament) {
+    // the tournament publisher (docs/tournament.md): connected or retrying, and how many events wait to go
+    const m = health.tournament;
+    const tour = document.createElement("div");
+    tour.className = m.ok ? "ok" : "bad";
+    tour.dataset.testid = "tournament-health";
+    tour.textContent = (lang === "zh" ? m.message : m.message_en) || "";
+    box.appendChild(tour);
+  }
 }
 
 function onMessage(msg) {
