@@ -32,7 +32,7 @@ BATCH = 100
 PUBLISH_TIMEOUT = 10.0
 #: MQTT keepalive: a silent cable is noticed after about 1.5 times this.
 KEEPALIVE = 10
-#: Seconds between looks at the log when no event wakes the publisher, and between state messages.
+#: Seconds between looks at the log when no event wakes the publisher; the least between two state messages.
 POLL_S = 0.5
 
 
@@ -97,6 +97,7 @@ class TournamentPublisher:
         self._position = self.mark.value  # the next event sent is the first after this
         self._rewind: int | None = None
         self._state_sent: tuple[int, int] | None = None  # (state seq, position) of the last state message
+        self._state_at = -POLL_S  # time.monotonic() of the last state message
         self._wake = asyncio.Event()
 
     # -- shown on the table's health panel ---------------------------------------------------------
@@ -205,6 +206,8 @@ class TournamentPublisher:
         state = self.controller.state
         if self._state_sent == (state.seq, self._position) or state.seq > self._position:
             return
+        if time.monotonic() - self._state_at < POLL_S:
+            return  # a burst of events: the next look (within POLL_S) sends the standing once
         view = public_view(state)
         sheet = view["scoresheet"]
         hand = view.get("hand") or {}
@@ -214,7 +217,7 @@ class TournamentPublisher:
                        hand_no=hand.get("hand_no"), hands_played=view["hands_played"],
                        phase=view["phase"], phase_zh=view["phase_zh"])
         await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
-        self._state_sent = (state.seq, self._position)
+        self._state_sent, self._state_at = (state.seq, self._position), time.monotonic()
 
     async def _idle(self, queue: asyncio.Queue[Any]) -> None:
         """Wait for a new event (or a replay request), at most `POLL_S`; the log, not the queue, says what to send."""
