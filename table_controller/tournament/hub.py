@@ -270,6 +270,9 @@ class Hub:
             except aiomqtt.MqttError as exc:
                 self.error = str(exc)
                 log.warning("hub lost the broker; reconnecting", extra={"broker": self.broker, "error": self.error})
+            except Exception as exc:  # a bug here must not leave the standings frozen
+                self.error = f"{type(exc).__name__}: {exc}"
+                log.exception("hub session failed; reconnecting", extra={"broker": self.broker})
             self.connected = False
             await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
             attempt += 1

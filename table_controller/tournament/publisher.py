@@ -96,7 +96,7 @@ class TournamentPublisher:
         self.reconnects = 0
         self._position = self.mark.value  # the next event sent is the first after this
         self._rewind: int | None = None
-        self._state_sent: tuple[int, int] | None = None  # (state seq, position) of the last state message
+        self._state_sent: int | None = None  # the state seq of the last state message on this connection
         self._state_at = -POLL_S  # time.monotonic() of the last state message
         self._wake = asyncio.Event()
 
@@ -132,6 +132,9 @@ class TournamentPublisher:
                     self.error = str(exc)
                     log.warning("tournament broker unreachable; the table plays on and the log waits",
                                 extra={"broker": self.broker, "error": self.error, "backlog": self.health()["backlog"]})
+                except Exception as exc:  # a bug here must not end the publishing for the rest of the session
+                    self.error = f"{type(exc).__name__}: {exc}"
+                    log.exception("tournament publisher failed; retrying", extra={"broker": self.broker})
                 if self.connected:
                     self.reconnects += 1
                 self.connected = False
@@ -204,7 +207,7 @@ class TournamentPublisher:
     async def _publish_state(self, client: Any) -> None:
         """The retained standing, once the events it counts are out (so the hub sees no false gap)."""
         state = self.controller.state
-        if self._state_sent == (state.seq, self._position) or state.seq > self._position:
+        if self._state_sent == state.seq or state.seq > self._position:
             return
         if time.monotonic() - self._state_at < POLL_S:
             return  # a burst of events: the next look (within POLL_S) sends the standing once
@@ -217,7 +220,7 @@ class TournamentPublisher:
                        hand_no=hand.get("hand_no"), hands_played=view["hands_played"],
                        phase=view["phase"], phase_zh=view["phase_zh"])
         await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
-        self._state_sent, self._state_at = (state.seq, self._position), time.monotonic()
+        self._state_sent, self._state_at = state.seq, time.monotonic()
 
     async def _idle(self, queue: asyncio.Queue[Any]) -> None:
         """Wait for a new event (or a replay request), at most `POLL_S`; the log, not the queue, says what to send."""
