@@ -22,18 +22,20 @@ def create_hub_app(hub: Hub) -> Any:
     from fastapi.responses import HTMLResponse
 
     app = FastAPI(title=f"赛事排名 {hub.tournament}", docs_url=None, redoc_url=None)
+    # The handlers are async on purpose: they run on the loop that files messages, never beside it
+    # in a worker thread, so they read the hub's tables and SQLite files without a lock.
 
     @app.get("/api/standings")
-    def standings() -> dict[str, Any]:
+    async def standings() -> dict[str, Any]:
         """Players ranked by 标准分 then points, each table's progress, and the hub's own counters."""
         return hub.standings()
 
     @app.get("/api/health")
-    def health() -> dict[str, Any]:
+    async def health() -> dict[str, Any]:
         return hub.health()
 
     @app.get("/api/tables/{table_id}/events")
-    def events(table_id: str, since: int = 0, limit: int = 1000) -> dict[str, Any]:
+    async def events(table_id: str, since: int = 0, limit: int = 1000) -> dict[str, Any]:
         """A table's public log as the hub holds it (the audit trail), oldest first."""
         table = hub.tables.get(table_id)
         if table is None:
@@ -42,7 +44,7 @@ def create_hub_app(hub: Hub) -> Any:
                 "events": table.events(since, max(1, min(limit, 5000)))}
 
     @app.get("/", response_class=HTMLResponse)
-    def page() -> str:
+    async def page() -> str:
         return PAGE.replace("{{tournament}}", _html(hub.tournament))
 
     return app

@@ -10,13 +10,13 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tournament_helpers import Broker, _free_port
+from tournament_helpers import Broker, free_port
 
 from table_controller.config import REPO_ROOT
 
 
 def test_hub_command_serves_standings_and_stops_cleanly(tmp_path: Path, broker: Broker) -> None:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "hub", "--broker", broker.url,
                              "--tournament", "cup", "--port", str(port), "--data-dir", str(tmp_path / "hub")],
                             cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -16,7 +16,7 @@ import aiomqtt
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -26,7 +26,7 @@ class Broker:
     """`mosquitto -c FILE` as a child process; `url` stays the same across stop() and start()."""
 
     def __init__(self, workdir: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.conf = workdir / "mosquitto.conf"
         self.log = workdir / "mosquitto.log"
