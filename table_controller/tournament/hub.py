@@ -21,7 +21,8 @@ from typing import Any
 import aiomqtt
 
 from table_controller.tournament.wire import (
-    ID_RE, POSITIONS, EventMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode, parse_broker,
+    ID_RE, POSITIONS, EventMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode,
+    parse_broker,
 )
 
 log = logging.getLogger("table_controller.tournament.hub")
@@ -86,7 +87,8 @@ class TableLog:
         row = self._db.execute("SELECT prev, at, source, type, data FROM events WHERE seq = ?", (msg.seq,)).fetchone()
         if row is not None:
             return "duplicate" if tuple(row) == (msg.prev, msg.at, msg.source, msg.type, data) else "conflict"
-        self._db.execute("INSERT INTO events (seq, prev, at, source, type, data, received) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        self._db.execute("INSERT INTO events (seq, prev, at, source, type, data, received)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (msg.seq, msg.prev, msg.at, msg.source, msg.type, data, received))
         self.count += 1
         self.max_seq = max(self.max_seq, msg.seq)
@@ -111,7 +113,8 @@ class TableLog:
         return known if known > self.contiguous else 0
 
     def events(self, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT seq, prev, at, source, type, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+        rows = self._db.execute("SELECT seq, prev, at, source, type, data FROM events"
+                                " WHERE seq > ? ORDER BY seq LIMIT ?",
                                 (after, limit)).fetchall()
         return [{"seq": r[0], "prev": r[1], "at": r[2], "source": r[3], "type": r[4], "data": json.loads(r[5])}
                 for r in rows]
@@ -136,7 +139,8 @@ class Hub:
         try:
             self._db = _connect(self.dir / "hub.sqlite3")
             self._db.execute("CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY AUTOINCREMENT,"
-                             " received REAL NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL, error TEXT NOT NULL)")
+                             " received REAL NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL,"
+                             " error TEXT NOT NULL)")
             #: Messages kept in `rejected` since the hub's first start (the audit); `malformed` counts this run's.
             self.rejected = int(self._db.execute("SELECT COUNT(*) FROM rejected").fetchone()[0])
             self.tables: dict[str, TableLog] = {}

@@ -20,7 +20,9 @@ from typing import Any
 import aiomqtt
 
 from table_controller.projection import public_event, public_view
-from table_controller.tournament.wire import EventMsg, ReplayMsg, StateMsg, Topics, WireError, decode, encode, parse_broker
+from table_controller.tournament.wire import (
+    EventMsg, ReplayMsg, StateMsg, Topics, WireError, decode, encode, parse_broker,
+)
 
 log = logging.getLogger("table_controller.tournament")
 
@@ -166,7 +168,8 @@ class TournamentPublisher:
             try:
                 req = decode(ReplayMsg, message.payload, self.tournament, self.table_id)
             except WireError as exc:
-                log.warning("ignored a malformed replay request", extra={"topic": str(message.topic), "error": str(exc)})
+                log.warning("ignored a malformed replay request",
+                            extra={"topic": str(message.topic), "error": str(exc)})
                 continue
             log.info("the hub asks for events again", extra={"after": req.after, "position": self._position})
             self._rewind = req.after if self._rewind is None else min(self._rewind, req.after)

@@ -115,7 +115,8 @@ PAGE = """<!doctype html>
 <title>{{tournament}} · 排名</title>
 <style>
   body { font-family: "Noto Sans CJK SC", "Noto Sans", sans-serif; margin: 0; background: #10301f; color: #f4f1e6; }
-  header { display: flex; justify-content: space-between; align-items: center; padding: 1rem 2rem; background: #0b2216; }
+  header { display: flex; justify-content: space-between; align-items: center; padding: 1rem 2rem;
+           background: #0b2216; }
   h1 { margin: 0; font-size: 2.2rem; }
   h2 { font-size: 1.5rem; margin: 1.5rem 2rem 0.5rem; }
   table { border-collapse: collapse; margin: 0 2rem; width: calc(100% - 4rem); font-size: 1.6rem; }
@@ -141,7 +142,8 @@ const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "桌次"], tables: "各桌进度",
         thead: ["桌", "盘", "状态", "已收事件"], final: "最终", prov: "暂定", filling: "补齐中", none: "暂无成绩",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
-  en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Tables"], tables: "Tables",
+  en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Tables"],
+        tables: "Tables",
         thead: ["Table", "Hand", "Phase", "Events"], final: "final", prov: "provisional", filling: "catching up",
         none: "no results yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
         bad: "{n} malformed messages", hand: "hand {n}" },
@@ -149,8 +151,25 @@ const I18N = {
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
 let last = null;
 const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
-const t = (k, vars) => { let s = I18N[lang][k]; for (const [a, b] of Object.entries(vars || {})) s = s.replace("{" + a + "}", b); return s; };
+const ENTITY = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ENTITY[c]);
+function t(key, vars) {
+  let s = I18N[lang][key];
+  for (const [k, v] of Object.entries(vars || {})) s = s.replace("{" + k + "}", v);
+  return s;
+}
+function playerRow(p) {
+  const tables = p.tables.map((x) => esc(x.table_name) + (x.final ? "" : "（" + esc(t("prov")) + "）")).join("、");
+  return `<tr data-player="${esc(p.name)}"><td class="num">${p.rank}</td><td>${esc(p.name)}</td>`
+    + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;
+}
+function tableRow(x) {
+  const phase = esc(lang === "zh" ? x.phase_zh || "" : x.phase || "") + (x.final ? " · " + esc(t("final")) : "");
+  const events = x.events + (x.complete ? "" : " · " + esc(t("filling")));
+  return `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}</td>`
+    + `<td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td><td>${phase}</td>`
+    + `<td class="num ${x.complete ? "" : "bad"}">${events}</td></tr>`;
+}
 function render() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   $("title").textContent = t("title", { t: TOURNAMENT });
@@ -160,14 +179,9 @@ function render() {
   $("thead").innerHTML = I18N[lang].thead.map((h) => `<th>${esc(h)}</th>`).join("");
   $("tables-title").textContent = t("tables");
   if (!last) return;
-  $("rows").innerHTML = last.players.length ? last.players.map((p) => `<tr data-player="${esc(p.name)}">
-      <td class="num">${p.rank}</td><td>${esc(p.name)}</td><td class="num">${p.table_points}</td>
-      <td class="num">${p.points}</td><td>${p.tables.map((x) => esc(x.table_name) + (x.final ? "" : "（" + t("prov") + "）")).join("、")}</td></tr>`).join("")
+  $("rows").innerHTML = last.players.length ? last.players.map(playerRow).join("")
     : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;
-  $("trows").innerHTML = last.tables.map((x) => `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}</td>
-      <td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td>
-      <td>${esc(lang === "zh" ? x.phase_zh || "" : x.phase || "")}${x.final ? " · " + esc(t("final")) : ""}</td>
-      <td class="num ${x.complete ? "" : "bad"}">${x.events}${x.complete ? "" : " · " + esc(t("filling"))}</td></tr>`).join("");
+  $("trows").innerHTML = last.tables.map(tableRow).join("");
   const h = last.hub;
   const when = new Date(last.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
   $("status").innerHTML = `<span class="${h.connected ? "" : "bad"}">${esc(t(h.connected ? "ok" : "down"))}</span> · `

@@ -28,7 +28,8 @@ class WireError(ValueError):
 
 def check_id(value: str, what: str) -> str:
     if not ID_RE.match(value):
-        raise WireError(f"{what} {value!r}: use 1-64 ASCII letters, digits, '_' or '-' (it becomes an MQTT topic level)")
+        raise WireError(f"{what} {value!r}: use 1-64 ASCII letters, digits, '_' or '-' "
+                        "(it becomes an MQTT topic level)")
     return value
 
 
