@@ -272,5 +272,13 @@ async def test_garbage_on_the_topics_is_counted_kept_and_harmless(tmp_path: Path
         db.close()
         assert [(t, bytes(p)) for t, p, _ in kept] == garbage  # kept for the audit, byte for byte
         assert "not UTF-8 JSON" in kept[0][2] and "seq" in kept[2][2] and "t8" in kept[4][2]
+
+        # the same event again is dropped; another event under the same seq is kept aside, not filed
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-garbage") as client:
+            await client.publish("mahjong/cup/t9/events", json.dumps(good).encode(), qos=1)
+            await client.publish("mahjong/cup/t9/events", json.dumps({**good, "data": {"text": "坏"}}).encode(), qos=1)
+        await until(lambda: hub.hub.duplicates == 1 and hub.hub.conflicts == 1, 5, "the duplicate and the conflict")
+        assert hub.hub.tables["t9"].events() == [{k: good[k] for k in ("seq", "prev", "at", "source", "type", "data")}]
+        assert hub.hub.rejected == len(garbage) + 1 and hub.hub.malformed == len(garbage)
     finally:
         await hub.stop()
