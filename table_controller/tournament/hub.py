@@ -164,9 +164,9 @@ class Hub:
             table_id, kind = Topics.parse(self.prefix, self.tournament, topic)
             if kind == "replay":
                 return "ignored"  # our own requests to the tables
-            table = self._table(table_id)
             if kind == "events":
-                outcome = table.add_event(decode(EventMsg, payload, self.tournament, table_id), now)
+                event = decode(EventMsg, payload, self.tournament, table_id)  # first: garbage makes no table
+                outcome = self._table(table_id).add_event(event, now)
                 if outcome == "duplicate":
                     self.duplicates += 1
                 elif outcome == "conflict":
@@ -175,7 +175,8 @@ class Hub:
                               extra={"topic": topic})
                     self._reject(now, topic, payload, "conflict: another event with this seq is already kept")
                 return outcome
-            table.set_state(decode(StateMsg, payload, self.tournament, table_id), now)
+            state = decode(StateMsg, payload, self.tournament, table_id)
+            self._table(table_id).set_state(state, now)
             return "state"
         except WireError as exc:
             self.malformed += 1

@@ -251,7 +251,7 @@ async def test_garbage_on_the_topics_is_counted_kept_and_harmless(tmp_path: Path
         ("mahjong/cup/t9/events", json.dumps({**good, "seq": "1"}).encode()),
         ("mahjong/cup/t9/events", json.dumps({**good, "prev": 1}).encode()),
         ("mahjong/cup/t9/events", json.dumps({**good, "table_id": "t8"}).encode()),
-        ("mahjong/cup/t9/events", json.dumps({**good, "v": 2}).encode()),
+        ("mahjong/cup/t7/events", json.dumps({**good, "table_id": "t7", "v": 2}).encode()),
         ("mahjong/cup/t9/state", json.dumps({"v": 1, "tournament": TOURNAMENT, "table_id": "t9", "seq": 1}).encode()),
         ("mahjong/cup/bad id/events", json.dumps(good).encode()),
         ("mahjong/cup/t9/events", b""),
@@ -263,6 +263,7 @@ async def test_garbage_on_the_topics_is_counted_kept_and_harmless(tmp_path: Path
             await client.publish("mahjong/cup/t9/events", json.dumps(good).encode(), qos=1)
         await until(lambda: _held(hub, "t9") == [1], 5, "the good event after the garbage")
         await until(lambda: hub.hub.malformed == len(garbage), 5, "every bad message counted")
+        assert sorted(hub.hub.tables) == ["t9"]  # garbage alone opened no table file (t7, "bad id")
         assert hub.hub.connected and not any(t.done() for t in hub._tasks)
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
             body = (await http.get("/api/standings")).json()
