@@ -23,7 +23,7 @@ from vision.model import N_CLASSES, Prediction
 #: the dev styles (kmahjongg alphabet and egypt: art never trained on), never on the reserved
 #: evaluation styles; see docs/vision.md.
 TEMPERATURE = 50.0
-NETWORK_WEIGHT = 0.2
+NETWORK_WEIGHT = 0.05
 #: Template size (width, height), the share of the crop's sides left out of it (the tile's rim
 #: and its neighbours' edges, which say nothing about the kind and vary with the quad's jitter)
 #: and its share of the similarity. Chosen on the dev sets (see docs/vision.md): trimming the

@@ -22,11 +22,13 @@ from vision.tileart import TRAINING_STYLES, load_style
 @dataclass(frozen=True)
 class TrainConfig:
     samples: int = 40000
-    epochs: int = 7
+    epochs: int = 8
     batch: int = 128
     lr: float = 3e-3
     seed: int = 5
     drawn_variants: int = 24
+    #: drawn sets (`vision.drawn.draw_set`) from seeds seed*1000+k; the dev set's seed is not one
+    drawn_sets: int = 16
     threads: int = 2
     crop_w: int = CROP_W
     crop_h: int = CROP_H
@@ -39,19 +41,23 @@ class TrainConfig:
 CHUNK = 2000
 
 
-_STYLE_CACHE: dict[tuple[int, int], list[list[tuple[str, np.ndarray]]]] = {}
+_STYLE_CACHE: dict[tuple[int, int, int], list[list[tuple[str, np.ndarray]]]] = {}
 
 
 def _styles(cfg: TrainConfig, seed: int) -> list[list[tuple[str, np.ndarray]]]:
     """Faces of every training style (drawn ones from `seed`), kept per worker process."""
-    from vision.drawn import draw_faces
+    from vision.drawn import draw_faces, draw_set
 
-    key = (seed, cfg.drawn_variants)
+    key = (seed, cfg.drawn_variants, cfg.drawn_sets)
     if key in _STYLE_CACHE:
         return _STYLE_CACHE[key]
     styles = []
     for style in TRAINING_STYLES:
-        faces = draw_faces(seed=seed, variants=cfg.drawn_variants) if style == "drawn" else load_style(style)
+        if style == "drawn":  # faces drawn one by one, and whole sets whose groups share a design
+            faces = draw_faces(seed=seed, variants=cfg.drawn_variants)
+            faces += [f for k in range(cfg.drawn_sets) for f in draw_set(seed * 1000 + k)]
+        else:
+            faces = load_style(style)
         styles.append([(f.kind, f.image) for f in faces])
     _STYLE_CACHE[key] = styles
     return styles

@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     t = sub.add_parser("train", help="train the classifier on synthetic crops and export ONNX (needs the train extra)")
     t.add_argument("--samples", type=int, default=40000)
-    t.add_argument("--epochs", type=int, default=7)
+    t.add_argument("--epochs", type=int, default=8)
     t.add_argument("--seed", type=int, default=5)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--out", type=Path, default=None, help="ONNX path (default: vision/models/tiles.onnx)")
