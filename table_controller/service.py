@@ -37,7 +37,7 @@ class TableService:
     port: int | None = None
     camera: Any = None
     publisher: Any = None
-    _server: Any = None
+    _served: Any = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     async def start(self) -> None:
@@ -117,38 +117,21 @@ class TableService:
         self._tasks.append(asyncio.create_task(self.publisher.run(), name="tournament"))
 
     async def _start_http(self) -> None:
-        import uvicorn
-
         from table_controller.web.app import create_app
+        from table_controller.web.serve import serve
 
         assert self.controller is not None
-        app = create_app(self.controller, self.credentials)
         cfg = self.config.display
-        server = uvicorn.Server(uvicorn.Config(app, host=cfg.host, port=cfg.port, log_config=None,
-                                               lifespan="off", ws_ping_interval=10))
-        self._server = server
-        self._tasks.append(asyncio.create_task(server.serve(), name="http"))
-        while not server.started:
-            if self._tasks[-1].done():  # e.g. the port is taken: say so instead of hanging
-                self._tasks[-1].result()
-                raise OSError(f"the display server did not start on {cfg.host}:{cfg.port}")
-            await asyncio.sleep(0.02)
-        sock = server.servers[0].sockets[0]
-        self.port = sock.getsockname()[1]
+        self._served = await serve(create_app(self.controller, self.credentials), cfg.host, cfg.port,
+                                   name="http", what="the display server", ws_ping_interval=10)
+        self._tasks.append(self._served.task)
+        self.port = self._served.port
         log.info("display serving", extra={"url": f"http://{cfg.host}:{self.port}/"})
 
     async def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        for task in self._tasks:
-            if task.get_name() != "http":
-                task.cancel()
-        for task in self._tasks:
-            try:
-                await asyncio.wait_for(task, 5)
-            except (asyncio.CancelledError, asyncio.TimeoutError, Exception):
-                pass
-        self._tasks.clear()
+        from table_controller.web.serve import stop_tasks
+
+        await stop_tasks(self._tasks, self._served)
         if self.controller is not None:
             await self.controller.stop()
         if self.sim is not None:

@@ -69,43 +69,27 @@ class HubService:
     client_id: str = ""
     hub: Hub | None = None
     bound_port: int | None = None
-    _server: Any = None
+    _served: Any = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     async def start(self) -> None:
-        import uvicorn
+        from table_controller.web.serve import serve
 
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
                        password=self.password, client_id=self.client_id)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
-        server = uvicorn.Server(uvicorn.Config(create_hub_app(self.hub), host=self.host, port=self.port,
-                                               log_config=None, lifespan="off"))
-        self._server = server
-        http = asyncio.create_task(server.serve(), name="hub-http")
-        self._tasks.append(http)
-        while not server.started:
-            if http.done():  # e.g. the port is taken: say so instead of hanging
-                http.result()
-                raise OSError(f"the hub's page did not start on {self.host}:{self.port}")
-            await asyncio.sleep(0.02)
-        self.bound_port = server.servers[0].sockets[0].getsockname()[1]
+        self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
+                                   what="the hub's page")
+        self._tasks.append(self._served.task)
+        self.bound_port = self._served.port
         log.info("hub serving", extra={"url": f"http://{self.host}:{self.bound_port}/", "broker": self.broker})
 
     async def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        for task in self._tasks:
-            if task.get_name() != "hub-http":
-                task.cancel()
-        for task in self._tasks:
-            try:
-                await asyncio.wait_for(task, 5)
-            except (asyncio.CancelledError, asyncio.TimeoutError, Exception):
-                pass
-        self._tasks.clear()
+        from table_controller.web.serve import stop_tasks
+
+        await stop_tasks(self._tasks, self._served)
         if self.hub is not None:
             self.hub.close()
-
 
 PAGE = """<!doctype html>
 <html lang="zh-CN">
