@@ -10,6 +10,7 @@ from typing import Any
 
 from drivers.clock import Clock
 from drivers.link import LinkHealth
+from drivers.transport import Transport
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,8 @@ class BaseTable:
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
+        self._transport: Transport | None = None
+        self._reader: asyncio.Task[None] | None = None  # the dialect's loop reading `_transport`
         self._events: asyncio.Queue[TableEvent | None] = asyncio.Queue()  # None: closed
         self._subscribers: list[asyncio.Queue[TableEvent]] = []
         self.phase: str | None = None
@@ -102,6 +105,16 @@ class BaseTable:
         self._events.put_nowait(ev)
         for q in self._subscribers:
             q.put_nowait(ev)
+
+    async def _drop_transport(self) -> None:
+        """Stop reading and close the transport (an unplug, a close, a failed handshake)."""
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+            self._reader = None
+        if self._transport is not None:
+            t, self._transport = self._transport, None
+            await t.close()
 
     async def events(self) -> AsyncIterator[TableEvent]:
         """Every event, in order, from the moment the table was opened, until `close()`.

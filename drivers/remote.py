@@ -65,19 +65,10 @@ class RemoteTable(BaseTable):
         try:
             await self._exchange(frame(PING))
         except TableError:
-            await self._drop()
+            await self._drop_transport()
             raise
         self.health.up = True
         self._emit("link_up", {"url": self.url, "dialect": "remote-control"})
-
-    async def _drop(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
-            self._reader = None
-        if self._transport is not None:
-            t, self._transport = self._transport, None
-            await t.close()
 
     async def _read_loop(self, transport: Transport) -> None:
         try:
@@ -142,7 +133,7 @@ class RemoteTable(BaseTable):
                 if self.health.up:
                     await self._exchange(frame(PING))
                 else:
-                    await self._drop()
+                    await self._drop_transport()
                     await self._connect()
                     backoff = 0.1
             except TableError as exc:
@@ -168,7 +159,7 @@ class RemoteTable(BaseTable):
             self._keeper.cancel()
             await asyncio.gather(self._keeper, return_exceptions=True)
             self._keeper = None
-        await self._drop()
+        await self._drop_transport()
         if not self._closing_done:
             self._closing_done = True
             self._end_events()

@@ -137,15 +137,6 @@ class Table(BaseTable):
                 p.future.set_exception(exc)
             self._pending.pop(req, None)
 
-    async def _drop_transport(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
-            self._reader = None
-        if self._transport is not None:
-            t, self._transport = self._transport, None
-            await t.close()
-
     async def _read_loop(self, transport: Transport) -> None:
         try:
             while True:
