@@ -35,3 +35,45 @@ def test_finds_touching_rows_and_sideways_tiles(dorothys) -> None:
         assert d[i] < 6.0, f"{t} not found"
         assert cands[i].base % 180 == t.rotation % 180
     assert len(cands) == len(layout)
+
+
+def test_split_scores_every_cut_like_the_plain_programme() -> None:
+    """The precomputed programme gives the cuts of a plain, one-end-at-a-time one."""
+    from vision.detect import _PIECES, _SLACK
+
+    S, WANT, PEN = _PIECES
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        length = int(rng.integers(20, 220))
+        profile = rng.uniform(0, 30, length) * (rng.random(length) < 0.2)
+        extent = rng.uniform(10, 40, length).astype(np.float32)
+        cs = np.concatenate([[0.0], np.cumsum(extent, dtype=np.float64)])
+        pk = profile.copy()
+        pk[1:] = np.maximum(pk[1:], profile[:-1])
+        pk[:-1] = np.maximum(pk[:-1], profile[1:])
+        seam = np.zeros(length + 1)
+        seam[1:length] = np.minimum(pk[1:length] / 10.0, 1.5)
+        seam[length] = 0.5
+        best, back = np.full(length + 1, -np.inf), np.full(length + 1, -1)
+        best[0] = 0.0
+        for e in range(1, length + 1):
+            for n, want, pen in zip(S, WANT, PEN):
+                s = e - n
+                if s >= 0 and best[s] > -np.inf:
+                    v = best[s] - abs((cs[e] - cs[s]) / n - want) / want * 4.0 + pen + seam[e]
+                    if v > best[e] + 1e-9:
+                        best[e], back[e] = v, s
+        lo = max(1, int(length - TW * _SLACK))
+        end = lo + int(best[lo:length + 1].argmax())
+        got = _split_1d(length, profile, extent)
+        if best[end] == -np.inf:
+            assert got is None
+            continue
+        def piece(a: int, b: int) -> float:
+            n = b - a
+            return max(-abs((cs[b] - cs[a]) / n - want) / want * 4.0 + pen + seam[b]
+                       for m, want, pen in zip(S, WANT, PEN) if m == n)
+
+        assert got is not None and got[0][0] == 0 and got[-1][1] == end
+        assert all(a == b for (_, a), (b, _) in zip(got, got[1:]))
+        assert abs(sum(piece(a, b) for a, b in got) - best[end]) < 1e-6

@@ -108,3 +108,27 @@ def test_symmetric_tiles_take_the_rotation_of_their_seat_zone(reader: TileReader
     reader.calibration = None
     got = {(r.zone, r.rotation, r.seat) for r in reader.read(scene.image)}
     assert got == {("discard:W", 180, "W"), ("discard:S", 90, "S"), ("discard:N", 270, "N")}
+
+
+def test_batched_enrollment_equals_one_by_one_and_crop_size_follows_the_model(reader: TileReader, dorothys, tmp_path) -> None:
+    import shutil
+
+    import cv2
+
+    from vision.model import DEFAULT_MODEL, LEGACY_CROP, model_crop_size
+
+    faces = {f.kind: f.image for f in dorothys}
+    kinds = ["1m", "9p", "5s", "6f"]
+    crops = [render_single_tile(faces[k], seed=i)[60:240, 40:200] for i, k in enumerate(kinds)]
+    crops = [cv2.resize(c, reader.classifier.crop_size) for c in crops]
+    preds = reader.classifier.predict(crops)
+    e = Enrollment()
+    e.add(preds, kinds, crops)
+    batch = e.adapt_batch(preds, crops)
+    for p, c, b in zip(preds, crops, batch):
+        assert np.allclose(e.adapt(p, c).probs, b.probs, atol=1e-5)
+    assert [KIND_INDEX[k] for k in kinds] == [int(np.argmax(b.probs)) for b in batch]
+    # a model without `crop` in its recipe is a first-generation 36x48 model
+    shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
+    assert model_crop_size(tmp_path / "m.onnx") == LEGACY_CROP
+    assert model_crop_size(DEFAULT_MODEL) == reader.classifier.crop_size

@@ -32,3 +32,16 @@ def test_drawn_faces_are_reproducible_and_varied() -> None:
     assert [f.kind for f in a] == ["1m", "5f"]
     assert all(np.array_equal(x.image, y.image) for x, y in zip(a, b))
     assert not np.array_equal(a[0].image, a[1].image)
+
+
+def test_drawn_sets_share_a_design_within_a_group() -> None:
+    import numpy as np
+
+    from vision.drawn import draw_set
+
+    faces = {f.kind: f.image.astype(np.int16) for f in draw_set(seed=3)}
+    # seasons of one set differ only where their characters are: most pixels are equal
+    same = (np.abs(faces["1f"] - faces["2f"]).sum(axis=2) < 8).mean()
+    assert same > 0.6
+    assert not np.array_equal(faces["1f"], faces["2f"])
+    assert np.array_equal(faces["1f"], {f.kind: f.image for f in draw_set(seed=3)}["1f"])
