@@ -3,7 +3,8 @@
 Prints, per reserved style: detection recall and per-tile top-1 on rendered 1280x960 table scenes
 (34 suit/honour kinds and the 8 flowers apart), coverage and accuracy at the rejection threshold,
 the same after enrollment with that style, the frame read time, and `mahjong-detector` on the same
-frames when it is installed. Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`.
+frames when it is installed. Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`;
+`--dev` runs the dev sets instead (kmahjongg alphabet, egypt, a held-out drawn set): tune on those.
 """
 
 from __future__ import annotations
