@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import match
+from scene_match import match
 
 from tablesim.scenes.render import SceneOptions, render_scene, render_single_tile
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
