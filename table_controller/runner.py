@@ -7,7 +7,9 @@ import logging
 import signal
 import sys
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from table_controller.config import TableConfig
 from table_controller.logs import setup_logging
@@ -16,34 +18,44 @@ from table_controller.service import TableService
 log = logging.getLogger("table_controller.runner")
 
 
+async def serve_until_signalled(service: Any, started: Callable[[], None], errors: tuple[type[BaseException], ...],
+                                name: str = "tablectl") -> int:
+    """Start `service`, call `started`, run until SIGINT/SIGTERM (systemd's stop), stop it; 1 if it cannot start."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await service.start()
+    except errors as exc:
+        print(f"{name}: cannot start: {exc}", file=sys.stderr)
+        await service.stop()
+        return 1
+    started()
+    await stop.wait()
+    log.info("stopping")
+    await service.stop()
+    return 0
+
+
 def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_browser: bool = False) -> int:
     setup_logging(config.log.level, verbose)
 
     async def main() -> int:
         service = TableService(config, data_dir)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        try:
-            await service.start()
-        except OSError as exc:
-            print(f"tablectl: cannot start: {exc}", file=sys.stderr)
-            await service.stop()
-            return 1
-        url = f"http://{config.display.host}:{service.port}/"
-        print(f"显示 / display: {url}   事件记录 / event log: {data_dir / 'events.sqlite3'}", flush=True)
-        if service.credentials is not None and not config.display.operator_token:
-            print(f"操作员凭证 / operator token: {service.credentials.operator}   "
-                  f"裁判凭证 / referee token: {service.credentials.referee}", flush=True)
-        if open_browser:
-            try:
-                webbrowser.open(url)
-            except webbrowser.Error:
-                log.info("no browser to open", extra={"url": url})
-        await stop.wait()
-        log.info("stopping")
-        await service.stop()
-        return 0
+
+        def started() -> None:
+            url = f"http://{config.display.host}:{service.port}/"
+            print(f"显示 / display: {url}   事件记录 / event log: {data_dir / 'events.sqlite3'}", flush=True)
+            if service.credentials is not None and not config.display.operator_token:
+                print(f"操作员凭证 / operator token: {service.credentials.operator}   "
+                      f"裁判凭证 / referee token: {service.credentials.referee}", flush=True)
+            if open_browser:
+                try:
+                    webbrowser.open(url)
+                except webbrowser.Error:
+                    log.info("no browser to open", extra={"url": url})
+
+        return await serve_until_signalled(service, started, (OSError,))
 
     return asyncio.run(main())

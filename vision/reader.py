@@ -86,14 +86,19 @@ class TileReader:
         self.calibration = calibrate_aruco(_check_frame(frame))
         return self.calibration
 
-    def read(self, frame: np.ndarray) -> list[TileReading]:
-        """All face-up (and face-down) tiles on the felt in one frame."""
+    def _candidates(self, frame: np.ndarray) -> tuple[np.ndarray, list[Candidate]]:
+        """The checked frame and the tile candidates on the table plane (calibrating first if needed)."""
         frame = _check_frame(frame)
         if self.calibration is None:
             self.calibrate(frame)
         assert self.calibration is not None
         plane = warp_to_plane(frame, self.calibration)
-        cands = find_candidates(plane, foreground_mask(plane))
+        return frame, find_candidates(plane, foreground_mask(plane))
+
+    def read(self, frame: np.ndarray) -> list[TileReading]:
+        """All face-up (and face-down) tiles on the felt in one frame."""
+        frame, cands = self._candidates(frame)
+        assert self.calibration is not None
         quads = [quad_to_image(c.quad, self.calibration) for c in cands]
         crops = [cut_crop(frame, q, self.classifier.crop_size) for q in quads]
         preds = self.classify(crops)
@@ -145,12 +150,8 @@ class TileReader:
     def enroll(self, frame: np.ndarray, kinds: list[str], jitter: int = 6, seed: int = 0) -> Enrollment:
         """Add a frame of this table's tiles, laid upright for E in rows in the order `kinds`,
         to the reader's enrollment (several jittered crops of each, both ways up)."""
-        frame = _check_frame(frame)
-        if self.calibration is None:
-            self.calibrate(frame)
+        frame, cands = self._candidates(frame)
         assert self.calibration is not None
-        plane = warp_to_plane(frame, self.calibration)
-        cands = find_candidates(plane, foreground_mask(plane))
         if len(cands) != len(kinds):  # drop what the network calls "not a tile" and look again
             first = self.classifier.predict([cut_crop(frame, quad_to_image(c.quad, self.calibration), self.classifier.crop_size)
                                              for c in cands])

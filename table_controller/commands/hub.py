@@ -31,9 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
-    import signal
 
     from table_controller.logs import setup_logging
+    from table_controller.runner import serve_until_signalled
     from table_controller.tournament.hub import HubError
     from table_controller.tournament.web import HubService
     from table_controller.tournament.wire import WireError, check_id, check_prefix, parse_broker
@@ -51,20 +51,11 @@ def run(args: argparse.Namespace) -> int:
         service = HubService(args.broker, args.tournament, args.data_dir, host=args.host, port=args.port,
                              prefix=args.topic_prefix, username=args.username,
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        try:
-            await service.start()
-        except (OSError, HubError) as exc:
-            print(f"tablectl hub: cannot start: {exc}", file=sys.stderr)
-            await service.stop()
-            return 1
-        print(f"排名 / standings: http://{args.host}:{service.bound_port}/   "
-              f"数据 / data: {args.data_dir / args.tournament}", flush=True)
-        await stop.wait()
-        await service.stop()
-        return 0
+
+        def started() -> None:
+            print(f"排名 / standings: http://{args.host}:{service.bound_port}/   "
+                  f"数据 / data: {args.data_dir / args.tournament}", flush=True)
+
+        return await serve_until_signalled(service, started, (OSError, HubError), name="tablectl hub")
 
     return asyncio.run(main())
