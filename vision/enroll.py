@@ -1,11 +1,14 @@
 """Enrollment: a table's own tiles, shown once, adapt the reader to art no training set had.
 
 Every table's tiles differ from all packaged art, so the reader keeps, for a few real examples
-per kind, the network's embedding and a small normalised picture (a template), and at read time
-blends the network's guess with the nearest enrolled examples. The embedding carries what the
-network learnt; the template catches what it never learnt to tell apart (a flower set's small
-characters): the same art, aligned by the tile's corners, matches itself closely. Adding
-examples costs one forward pass each: seconds on a Pi, no training, nothing leaves the table.
+per kind, the network's embedding and a small normalised picture of the tile's face (a
+template), and at read time blends the network's guess with the nearest enrolled examples. The
+embedding carries what the network learnt; the template catches what it never learnt to tell
+apart (a flower set's small characters): the same art matches itself closely once aligned. The
+tile's corners found on the felt are only good to a few millimetres (touching tiles in a row are
+cut where the seam looks darkest), so the template is matched at every small shift, not only
+where the corners put it. Adding examples costs one forward pass each: seconds on a Pi, no
+training, nothing leaves the table.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from vision.kinds import KIND_INDEX
 from vision.model import N_CLASSES, Prediction
@@ -22,26 +26,59 @@ from vision.model import N_CLASSES, Prediction
 #: Sharpness of the similarity vote and the weight kept on the network's own guess. Chosen on
 #: the dev styles (kmahjongg alphabet and egypt: art never trained on), never on the reserved
 #: evaluation styles; see docs/vision.md.
-TEMPERATURE = 50.0
+TEMPERATURE = 100.0
 NETWORK_WEIGHT = 0.05
-#: Template size (width, height), the share of the crop's sides left out of it (the tile's rim
-#: and its neighbours' edges, which say nothing about the kind and vary with the quad's jitter)
-#: and its share of the similarity. Chosen on the dev sets (see docs/vision.md): trimming the
-#: rim helped every dev set; 24x32 did as well as 36x48 at half the cost.
+#: The template: the crop shrunk to (width, height) in grey, the share of each side left out (the
+#: tile's rim and its neighbours' edges, which say nothing about the kind), the largest shift in
+#: pixels at which it is matched (3 px of 24 is 12% of a tile's width, about the spread of the
+#: corners found in a row of touching tiles), and its share of the similarity. Chosen on the dev
+#: sets (see docs/vision.md): matching at every shift raised all three; grey did as well as colour
+#: at a third of the cost.
 TEMPLATE_SIZE = (24, 32)
-TEMPLATE_MARGIN = 0.12
-TEMPLATE_WEIGHT = 0.25
+TEMPLATE_MARGIN = 0.16
+TEMPLATE_SHIFT = 3
+TEMPLATE_WEIGHT = 0.5
+#: Of each enrolled tile's jittered positions, how many also give templates (the corners as
+#: found and one jitter, both ways up): the shift search covers the rest, and every template
+#: costs read time. Two did better than one on the dev sets, twelve no better than two.
+TEMPLATED_POSITIONS = 2
+#: What a stored template file must match to be used (files from other template settings load
+#: with their embeddings only).
+TEMPLATE_FORMAT = np.array([*TEMPLATE_SIZE, round(100 * TEMPLATE_MARGIN), TEMPLATE_SHIFT, 1], np.int32)
+
+
+def _grey(crop: np.ndarray) -> np.ndarray:
+    return cv2.resize(crop, TEMPLATE_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32).mean(axis=2)
+
+
+def _margins() -> tuple[int, int]:
+    w, h = TEMPLATE_SIZE
+    return round(h * TEMPLATE_MARGIN), round(w * TEMPLATE_MARGIN)
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    x = x - x.mean(axis=-1, keepdims=True)
+    return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 1e-6)
 
 
 def template(crop: np.ndarray) -> np.ndarray:
-    """A crop's inner face as a zero-mean unit vector at low resolution (normalised
-    cross-correlation)."""
-    h, w = crop.shape[:2]
-    my, mx = int(round(h * TEMPLATE_MARGIN)), int(round(w * TEMPLATE_MARGIN))
-    inner = crop[my:h - my, mx:w - mx]
-    small = cv2.resize(inner, TEMPLATE_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
-    small -= small.mean()
-    return small / (np.linalg.norm(small) + 1e-6)
+    """A crop's inner face, grey, as a zero-mean unit vector (normalised cross-correlation)."""
+    (w, h), (my, mx) = TEMPLATE_SIZE, _margins()
+    return _normalise(_grey(crop)[my:h - my, mx:w - mx].ravel())
+
+
+def shifted_windows(crops: list[np.ndarray]) -> np.ndarray:
+    """Every window of a template's size within `TEMPLATE_SHIFT` pixels of the centred one, for
+    each crop: (crops, positions, template length), each a zero-mean unit vector."""
+    (w, h), (my, mx), s = TEMPLATE_SIZE, _margins(), TEMPLATE_SHIFT
+    th, tw = h - 2 * my, w - 2 * mx
+    grey = np.stack([_grey(c) for c in crops])
+    pad = max(0, s - min(my, mx))
+    if pad:
+        grey = np.pad(grey, ((0, 0), (pad, pad), (pad, pad)), mode="edge")
+    area = grey[:, pad + my - s:pad + h - my + s, pad + mx - s:pad + w - mx + s]
+    win = sliding_window_view(area, (th, tw), axis=(1, 2))  # (n, 2s+1, 2s+1, th, tw)
+    return _normalise(win.reshape(len(crops), -1, th * tw))
 
 
 class EnrollmentError(ValueError):
@@ -52,23 +89,33 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 1e-9)
 
 
+def _template_length() -> int:
+    (w, h), (my, mx) = TEMPLATE_SIZE, _margins()
+    return (h - 2 * my) * (w - 2 * mx)
+
+
 class Enrollment:
-    """Labelled embeddings of this table's tiles."""
+    """Labelled embeddings of this table's tiles, and templates of some of them."""
 
     def __init__(self, embeddings: np.ndarray | None = None, kinds: list[str] | None = None,
-                 templates: np.ndarray | None = None) -> None:
+                 templates: np.ndarray | None = None, template_kinds: list[str] | None = None) -> None:
         self.embeddings = np.zeros((0, 128), np.float32) if embeddings is None else _unit(np.asarray(embeddings, np.float32))
         self.kinds: list[str] = list(kinds or [])
-        n_t = TEMPLATE_SIZE[0] * TEMPLATE_SIZE[1] * 3
-        self.templates = np.zeros((len(self.kinds), n_t), np.float32) if templates is None else np.asarray(templates, np.float32)
-        if len(self.kinds) != len(self.embeddings) or len(self.templates) != len(self.kinds):
-            raise EnrollmentError("one kind and one template per embedding")
+        self.templates = (np.zeros((0, _template_length()), np.float32) if templates is None
+                          else np.asarray(templates, np.float32).reshape(-1, _template_length()))
+        self.template_kinds: list[str] = list(template_kinds or [])
+        if len(self.kinds) != len(self.embeddings):
+            raise EnrollmentError("one kind per embedding")
+        if len(self.template_kinds) != len(self.templates):
+            raise EnrollmentError("one kind per template")
 
     def __len__(self) -> int:
         return len(self.kinds)
 
-    def add(self, preds: list[Prediction], kinds: list[str], crops: list[np.ndarray] | None = None) -> None:
-        """Enroll examples: their network predictions, kinds and (better) the crops themselves."""
+    def add(self, preds: list[Prediction], kinds: list[str], crops: list[np.ndarray] | None = None,
+            templated: list[bool] | None = None) -> None:
+        """Enroll examples: their network predictions and kinds, and (better) the crops
+        themselves, of which those marked in `templated` (default: all) also give a template."""
         if len(preds) != len(kinds) or (crops is not None and len(crops) != len(kinds)):
             raise EnrollmentError(f"{len(preds)} tiles seen but {len(kinds)} kinds given")
         for k in kinds:
@@ -78,10 +125,12 @@ class Enrollment:
             return
         new = _unit(np.stack([p.embedding for p in preds]).astype(np.float32))
         self.embeddings = np.concatenate([self.embeddings.reshape(-1, new.shape[1]), new])
-        n_t = self.templates.shape[1]
-        temps = np.stack([template(c) for c in crops]) if crops is not None else np.zeros((len(kinds), n_t), np.float32)
-        self.templates = np.concatenate([self.templates, temps.astype(np.float32)])
         self.kinds.extend(kinds)
+        if crops is not None:
+            chosen = [i for i in range(len(crops)) if templated is None or templated[i]]
+            if chosen:
+                self.templates = np.concatenate([self.templates, np.stack([template(crops[i]) for i in chosen])])
+                self.template_kinds.extend(kinds[i] for i in chosen)
 
     def kinds_covered(self) -> set[str]:
         return set(self.kinds)
@@ -90,20 +139,27 @@ class Enrollment:
         """The network's probabilities blended with a vote of the nearest enrolled tiles."""
         return self.adapt_batch([p], None if crop is None else [crop])[0]
 
+    def _per_kind(self, sims: np.ndarray, kinds: list[str]) -> np.ndarray:
+        """(tiles, N_CLASSES) best similarity per kind; -inf where a kind has no example."""
+        idx = np.array([KIND_INDEX[k] for k in kinds])
+        out = np.full((len(sims), N_CLASSES), -np.inf, np.float32)
+        for k in np.unique(idx):
+            out[:, k] = sims[:, idx == k].max(axis=1)
+        return out
+
     def adapt_batch(self, preds: list[Prediction], crops: list[np.ndarray] | None = None) -> list[Prediction]:
-        """`adapt` for a frame's tiles at once (two matrix products instead of one per tile)."""
+        """`adapt` for a frame's tiles at once (a few matrix products instead of one per tile)."""
         if not preds or not len(self):
             return list(preds)
         emb = _unit(np.stack([p.embedding for p in preds]).astype(np.float32))
-        sims = emb @ self.embeddings.T
-        has = np.abs(self.templates).sum(axis=1) > 0
-        if crops is not None and has.any():
-            ncc = np.stack([template(c) for c in crops]) @ self.templates.T
-            sims = np.where(has[None, :], (1 - TEMPLATE_WEIGHT) * sims + TEMPLATE_WEIGHT * ncc, sims)
-        idx = np.array([KIND_INDEX[k] for k in self.kinds])
-        per_kind = np.full((len(preds), N_CLASSES), -np.inf, np.float32)
-        for k in np.unique(idx):
-            per_kind[:, k] = sims[:, idx == k].max(axis=1)
+        per_kind = self._per_kind(emb @ self.embeddings.T, self.kinds)
+        if crops is not None and self.template_kinds:
+            win = shifted_windows(list(crops))
+            n, positions, d = win.shape
+            ncc = (win.reshape(n * positions, d) @ self.templates.T).reshape(n, positions, -1).max(axis=1)
+            ncc_kind = self._per_kind(ncc, self.template_kinds)
+            both = np.isfinite(ncc_kind) & np.isfinite(per_kind)
+            per_kind = np.where(both, (1 - TEMPLATE_WEIGHT) * per_kind + TEMPLATE_WEIGHT * ncc_kind, per_kind)
         seen = np.isfinite(per_kind[0])
         # kinds nobody enrolled (and the rejection class) get a neutral similarity
         per_kind[:, ~seen] = per_kind[:, seen].mean(axis=1, keepdims=True)
@@ -116,7 +172,8 @@ class Enrollment:
     def save(self, path: Path | str) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, embeddings=self.embeddings, kinds=np.array(self.kinds), templates=self.templates)
+        np.savez_compressed(path, embeddings=self.embeddings, kinds=np.array(self.kinds), templates=self.templates,
+                            template_kinds=np.array(self.template_kinds), template_format=TEMPLATE_FORMAT)
 
     @classmethod
     def load(cls, path: Path | str) -> "Enrollment":
@@ -125,10 +182,12 @@ class Enrollment:
             raise EnrollmentError(f"enrollment file {path} not found; make one with `tablectl vision enroll`")
         try:
             data = np.load(path, allow_pickle=False)
-            templates = data["templates"] if "templates" in data.files else None
-            if templates is not None and templates.shape[1] != TEMPLATE_SIZE[0] * TEMPLATE_SIZE[1] * 3:
-                templates = None  # made with another template size: embeddings only
-            return cls(data["embeddings"], [str(k) for k in data["kinds"]], templates)
+            same = ("template_format" in data.files and "template_kinds" in data.files
+                    and np.array_equal(data["template_format"], TEMPLATE_FORMAT))
+            # made with other template settings: embeddings only (enroll again for the templates)
+            templates, template_kinds = ((data["templates"], [str(k) for k in data["template_kinds"]]) if same
+                                         else (None, None))
+            return cls(data["embeddings"], [str(k) for k in data["kinds"]], templates, template_kinds)
         except (OSError, KeyError, ValueError) as exc:
             raise EnrollmentError(f"enrollment file {path} is unreadable: {exc}") from exc
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
 from vision.detect import PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, quad_to_image, warp_to_plane
-from vision.enroll import Enrollment, EnrollmentError, reading_order
+from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
 from vision.kinds import KINDS, max_copies
 from vision.model import DEFAULT_MODEL, Prediction, TileClassifier
@@ -161,7 +161,7 @@ class TileReader:
                                   "lay them in rows with a finger's gap between rows and try again")
         centres = np.array([c.quad.mean(axis=0) / PX_PER_MM for c in cands])
         rng = np.random.default_rng(seed)
-        crops, labels = [], []
+        crops, labels, templated = [], [], []
         for kind, i in zip(kinds, reading_order(centres)):
             base = cands[i].quad
             scale = float(np.linalg.norm(base[1] - base[0]))
@@ -171,8 +171,9 @@ class TileReader:
                 for turned in (quad, quad[[2, 3, 0, 1]]):
                     crops.append(cut_crop(frame, turned, self.classifier.crop_size))
                     labels.append(kind)
+                    templated.append(t < TEMPLATED_POSITIONS)
         enrollment = self.enrollment if self.enrollment is not None else Enrollment()
-        enrollment.add(self.classifier.predict(crops), labels, crops)
+        enrollment.add(self.classifier.predict(crops), labels, crops, templated)
         self.enrollment = enrollment
         return enrollment
 

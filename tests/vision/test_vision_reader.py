@@ -132,3 +132,42 @@ def test_batched_enrollment_equals_one_by_one_and_crop_size_follows_the_model(re
     shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
     assert model_crop_size(tmp_path / "m.onnx") == LEGACY_CROP
     assert model_crop_size(DEFAULT_MODEL) == reader.classifier.crop_size
+
+
+def test_templates_match_a_tile_whose_corners_were_found_a_few_pixels_off(dorothys) -> None:
+    """Corners found in a row of touching tiles are off by a few millimetres: the template is
+    matched at every small shift, so the same face still matches itself best."""
+    import cv2
+
+    from vision.enroll import TEMPLATE_SHIFT, shifted_windows, template
+
+    faces = {f.kind: f.image for f in dorothys}
+    tile = render_single_tile(faces["5f"], seed=3)[60:240, 40:200]
+    crop = cv2.resize(tile, (48, 64), interpolation=cv2.INTER_AREA)
+    # the same tile cut 2 px (at template scale: 4 px here) to the right and down
+    off = cv2.warpAffine(crop, np.float32([[1, 0, -4], [0, 1, -4]]), (48, 64), borderMode=cv2.BORDER_REPLICATE)
+    other = cv2.resize(render_single_tile(faces["6f"], seed=3)[60:240, 40:200], (48, 64), interpolation=cv2.INTER_AREA)
+    t = template(crop)
+    win = shifted_windows([off, other])
+    assert win.shape[1] == (2 * TEMPLATE_SHIFT + 1) ** 2
+    best_self, best_other = (win[0] @ t).max(), (win[1] @ t).max()
+    assert best_self > 0.97 > template(off) @ t  # the plain template alone loses the match
+    assert best_self > best_other + 0.05
+
+
+def test_enrollment_files_keep_their_templates_and_older_files_load_without_them(reader: TileReader, dorothys, tmp_path) -> None:
+    import cv2
+
+    faces = {f.kind: f.image for f in dorothys}
+    kinds = ["1m", "5f"]
+    crops = [cv2.resize(render_single_tile(faces[k], seed=i)[60:240, 40:200], reader.classifier.crop_size) for i, k in enumerate(kinds)]
+    e = Enrollment()
+    e.add(reader.classifier.predict(crops), kinds, crops, templated=[True, False])
+    assert e.template_kinds == ["1m"] and len(e) == 2
+    e.save(tmp_path / "e.npz")
+    back = Enrollment.load(tmp_path / "e.npz")
+    assert back.template_kinds == ["1m"] and np.allclose(back.templates, e.templates)
+    np.savez_compressed(tmp_path / "old.npz", embeddings=e.embeddings, kinds=np.array(e.kinds),
+                        templates=np.zeros((2, 24 * 32 * 3), np.float32))
+    old = Enrollment.load(tmp_path / "old.npz")
+    assert old.kinds == kinds and old.template_kinds == [] and len(old.templates) == 0
