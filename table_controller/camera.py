@@ -70,22 +70,16 @@ class CameraWatcher:
                 camera.close()
 
 
-def vision_loop_factory(source: str, corners: Any, enrollment: str | None, threshold: float | None) -> Callable[[], Any]:
+def vision_loop_factory(source: str, corners: Any, enrollment: str | None, threshold: float | None,
+                        model: str = "") -> Callable[[], Any]:
     """Build the reader as configured in `[camera]` (imports OpenCV and the model only when a camera is set)."""
 
     def make() -> Any:
         from vision.camera import CameraStream
-        from vision.config import parse
+        from vision.config import VisionConfig
         from vision.service import VisionLoop
 
-        table: dict[str, Any] = {"camera": int(source) if source.isdigit() else source}
-        if corners:
-            table["corners"] = [list(c) for c in corners]
-        if enrollment:
-            table["enrollment"] = enrollment
-        if threshold is not None:
-            table["threshold"] = threshold
-        cfg = parse(table)
+        cfg = VisionConfig.from_camera_section(source, corners, model, enrollment or "", threshold)
         return VisionLoop(CameraStream(cfg.camera), cfg.reader())
 
     return make

@@ -46,6 +46,7 @@ class CameraSection(_Section):
     corners: tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]] | None = Field(
         None, description="The table's four corners in the image, picked once; none: calibrate from the ArUco markers.")
     enrollment: str = Field("", description="File written by `tablectl vision enroll` for this table's tiles.")
+    model: str = Field("", description="Tile model (ONNX) other than the packaged one, e.g. from `tablectl vision train`.")
     threshold: float | None = Field(None, gt=0, lt=1, description="Confidence below which a tile goes to the referee.")
     period_s: float = Field(0.5, ge=0.05, le=10, description="Seconds between camera reads.")
 

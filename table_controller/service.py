@@ -92,16 +92,20 @@ class TableService:
                 demo_loop(self.controller, self.sim, cfg.table.sim_seed, cfg.demo.turn_seconds, cfg.demo.hand_seconds),
                 name="demo"))
 
+    def _beside_config(self, path: str) -> str:
+        """A relative path in the config file is relative to that file."""
+        if path and self.config.source != "<defaults>" and not Path(path).is_absolute():
+            return str(Path(self.config.source).parent / path)
+        return path
+
     def _start_camera(self) -> None:
         from table_controller.camera import CameraWatcher, vision_loop_factory
 
         assert self.controller is not None
         cam = self.config.camera
-        enrollment = cam.enrollment
-        if enrollment and self.config.source != "<defaults>" and not Path(enrollment).is_absolute():
-            enrollment = str(Path(self.config.source).parent / enrollment)
+        enrollment, model = (self._beside_config(p) for p in (cam.enrollment, cam.model))
         self.camera = CameraWatcher(self.controller, vision_loop_factory(cam.source, cam.corners, enrollment or None,
-                                                                        cam.threshold), period_s=cam.period_s)
+                                                                        cam.threshold, model), period_s=cam.period_s)
         self.controller.health_sources["camera"] = self.camera.health
         self._tasks.append(asyncio.create_task(self.camera.run(), name="camera"))
 

@@ -40,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--epochs", type=int, default=8)
     t.add_argument("--seed", type=int, default=5)
     t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--restyle", type=float, default=0.0,
+                   help="share of faces drawn as another maker might have (stroke weight, inks, placement)")
     t.add_argument("--out", type=Path, default=None, help="ONNX path (default: vision/models/tiles.onnx)")
     t.set_defaults(func=run_train)
 
@@ -201,7 +203,8 @@ def run_train(args: argparse.Namespace) -> int:
     from vision.model import DEFAULT_MODEL
     from vision.train import TrainConfig, train
 
-    report = train(TrainConfig(samples=args.samples, epochs=args.epochs, seed=args.seed, threads=args.threads),
+    report = train(TrainConfig(samples=args.samples, epochs=args.epochs, seed=args.seed, threads=args.threads,
+                               restyle=args.restyle),
                    args.out or DEFAULT_MODEL)
     print(json.dumps(report, indent=2))
     return 0

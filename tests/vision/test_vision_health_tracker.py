@@ -67,16 +67,23 @@ def test_count_constraints_flag_the_least_confident_extra() -> None:
     assert [r.accepted for r in out] == [True, False, True]
 
 
-def test_vision_config_table(tmp_path) -> None:
+def test_vision_config_from_the_camera_section(tmp_path) -> None:
+    """The reader is set up from the controller's `[camera]` table (validated there)."""
     import pytest
 
-    from vision.config import VisionConfigError, load, parse
+    from table_controller.config import ConfigError, load_config
+    from vision.config import VisionConfig
+    from vision.model import DEFAULT_MODEL
 
     path = tmp_path / "table.toml"
-    path.write_text('[vision]\ncamera = "http://cam/stream.mjpg"\ncorners = [[0, 0], [100, 0], [100, 100], [0, 100]]\n')
-    cfg = load(path)
-    assert cfg.camera == "http://cam/stream.mjpg" and cfg.calibration() is not None
-    with pytest.raises(VisionConfigError, match="corners"):
-        parse({"corners": [[0, 0]]})
-    with pytest.raises(VisionConfigError, match="unknown keys: cornerz"):
-        parse({"cornerz": []})
+    path.write_text('[camera]\nsource = "http://cam/stream.mjpg"\ncorners = [[0, 0], [100, 0], [100, 100], [0, 100]]\n')
+    cam = load_config(path).camera
+    cfg = VisionConfig.from_camera_section(cam.source, cam.corners, cam.model, cam.enrollment, cam.threshold)
+    assert cfg.camera == "http://cam/stream.mjpg" and cfg.calibration() is not None and cfg.model == DEFAULT_MODEL
+    assert VisionConfig.from_camera_section("0").camera == 0
+    path.write_text('[camera]\ncorners = [[0, 0]]\n')
+    with pytest.raises(ConfigError, match="corners"):
+        load_config(path)
+    path.write_text('[camera]\ncornerz = []\n')
+    with pytest.raises(ConfigError, match="cornerz"):
+        load_config(path)
