@@ -34,6 +34,9 @@ class TrainConfig:
     crop_h: int = CROP_H
     #: share of the tile crops that are flowers or seasons (the kinds hardest to learn)
     flower_share: float = 0.3
+    #: share of the tile faces restyled (`tablesim.scenes.crops.restyle`: stroke weight, inks,
+    #: the body's white, placement) before they are drawn
+    restyle: float = 0.0
 
 
 #: Crops are rendered in chunks, each from its own seed, so the data are the same whatever the
@@ -66,7 +69,7 @@ def _styles(cfg: TrainConfig, seed: int) -> list[list[tuple[str, np.ndarray]]]:
 def _render_chunk(args: tuple[TrainConfig, int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`n` crops from seed (cfg.seed, chunk): a tile crop of a random style and kind (flowers
     at `flower_share`), a face-down tile, or a "not a tile" window."""
-    from tablesim.scenes.crops import OTHER, make_crop
+    from tablesim.scenes.crops import OTHER, make_crop, restyle
 
     cfg, chunk, n, drawn_seed = args
     styles = _styles(cfg, drawn_seed)
@@ -93,6 +96,8 @@ def _render_chunk(args: tuple[TrainConfig, int, int, int]) -> tuple[np.ndarray, 
             w = weights * np.array([len(g) > 0 for g in group])
             style = group[rng.choice(len(group), p=w / w.sum())]
             kind, img = style[rng.integers(len(style))]
+            if cfg.restyle and rng.random() < cfg.restyle:
+                img = restyle(img, rng)
             crop, flipped = make_crop(rng, img, pool, size=size)
             label = KIND_INDEX[kind]
         x[i], y[i], up[i] = crop, label, int(flipped)
@@ -240,6 +245,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True) -> dict:
               "heldout_drawn_seed": held,
               "threshold": threshold, "seconds_data": round(t_data),
               "seconds_total": round(time.time() - t0), "torch": torch.__version__,
-              "command": f"nice -n 19 tablectl vision train --samples {cfg.samples} --epochs {cfg.epochs} --seed {cfg.seed} --out {out}"}
+              "command": (f"nice -n 19 tablectl vision train --samples {cfg.samples} --epochs {cfg.epochs} --seed {cfg.seed}"
+                          + (f" --restyle {cfg.restyle}" if cfg.restyle else "") + f" --out {out}")}
     out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
     return report

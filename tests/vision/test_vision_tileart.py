@@ -45,3 +45,20 @@ def test_drawn_sets_share_a_design_within_a_group() -> None:
     assert same > 0.6
     assert not np.array_equal(faces["1f"], faces["2f"])
     assert np.array_equal(faces["1f"], {f.kind: f.image for f in draw_set(seed=3)}["1f"])
+
+
+def test_restyled_faces_keep_size_and_body_and_follow_the_seed(dorothys) -> None:
+    """Training restyles faces (stroke weight, inks, the body's white, placement): the result is
+    reproducible from the seed, the same size, still a light body with dark strokes, and varied."""
+    from tablesim.scenes.crops import restyle
+
+    face = next(f.image for f in dorothys if f.kind == "2m")
+    a = [restyle(face, np.random.default_rng(s)) for s in range(12)]
+    b = [restyle(face, np.random.default_rng(s)) for s in range(12)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(x.shape == face.shape and x.dtype == np.uint8 for x in a)
+    changed = [float(np.abs(x.astype(int) - face.astype(int)).mean()) for x in a]
+    assert sum(c > 2 for c in changed) >= 8 and len({round(c, 1) for c in changed}) >= 6
+    for x in a:  # the body stays the lightest part and the strokes stay darker than it
+        grey = x.mean(axis=2)
+        assert np.median(grey) > 150 and np.percentile(grey, 2) < np.median(grey) - 60

@@ -46,6 +46,44 @@ def _patch(rng: np.random.Generator, centre_face: np.ndarray | None, pool: list[
     return img, s
 
 
+def restyle(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The same face as another maker might have cut and painted it: strokes heavier or lighter,
+    the inks' colours shifted, the body a warmer or cooler white, the picture a little larger,
+    smaller or off centre, sometimes engraved (a shaded edge beside each stroke).
+
+    Training art is clean and digital; real tiles vary in all of these ways, and a network that has
+    seen one drawing of a kind at one weight learns that weight rather than the kind.
+    """
+    img = face.astype(np.float32)
+    border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
+    body = np.median(border, axis=0)
+    if rng.random() < 0.5:  # stroke weight: dark strokes on a light body grow under a min filter
+        k = np.ones((int(rng.integers(2, 4)),) * 2, np.uint8)
+        img = cv2.erode(img, k) if rng.random() < 0.6 else cv2.dilate(img, k)
+    if rng.random() < 0.5:  # inks (the saturated pixels, not the body): hue turned, saturation scaled
+        hsv = cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV).astype(np.float32)
+        ink = hsv[..., 1] > 90
+        hsv[..., 0] = np.where(ink, (hsv[..., 0] + rng.uniform(-14, 14)) % 180, hsv[..., 0])
+        hsv[..., 1] *= rng.uniform(0.55, 1.3)
+        img = cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < 0.4:  # placement of the picture on the face
+        h, w = img.shape[:2]
+        sc = rng.uniform(0.86, 1.06)
+        m = np.float32([[sc, 0, (1 - sc) * w / 2 + rng.uniform(-0.04, 0.04) * w],
+                        [0, sc, (1 - sc) * h / 2 + rng.uniform(-0.04, 0.04) * h]])
+        img = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                             borderValue=tuple(float(v) for v in body))
+    if rng.random() < 0.15:  # engraved: light on one side of each stroke, shade on the other
+        d = rng.choice([-1, 1], 2) * int(rng.integers(1, 3))
+        shifted = np.roll(img, (int(d[0]), int(d[1])), axis=(0, 1))
+        img = img + 0.35 * (img - shifted)
+    if rng.random() < 0.4:  # the body's white: ivory or cream (less blue, a little less green)
+        warm = rng.uniform(0, 1)
+        tint = np.array([1 - 0.14 * warm, 1 - 0.05 * warm, 1.0]) * rng.uniform(0.92, 1.0)
+        img = (body + (img - body) * rng.uniform(0.75, 1.1)) * tint
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
 def _degrade(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float]:
     """Camera resolution, light, glare, blur, noise, JPEG. Returns the image and its scale change."""
     r = rng.uniform(0.42, 0.8)  # 2 px/mm rendered -> 0.85..1.6 px/mm seen by the camera
