@@ -35,7 +35,7 @@ EVAL_SEED = 90_000
 #: one picture per group, so they say nothing about flowers) and faces drawn from a seed no
 #: model is trained on (they do say something about flowers).
 HELDOUT_DRAWN_SEED = 424_242
-DEV_SETS = (*DEV_STYLES, "drawn-heldout")
+DEV_SETS = (*DEV_STYLES, "drawn-heldout", "drawn-heldout-fonts")
 ENROLL_SEED = 70_000
 MJD_NAMES = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 
@@ -123,10 +123,11 @@ def run_mahjong_detector(scenes: list) -> dict | None:
 
 def _faces(style: str) -> tuple:
     """A style's faces; `drawn-heldout` is faces drawn from a seed no model was trained on."""
-    if style == "drawn-heldout":
-        from vision.drawn import draw_set
+    if style.startswith("drawn-heldout"):
+        from vision.drawn import CJK_FONTS, HELDOUT_FONTS, draw_set
 
-        return tuple(draw_set(seed=HELDOUT_DRAWN_SEED))
+        # -fonts: also in typefaces no model trains on (brush hands, as real tiles are carved)
+        return tuple(draw_set(seed=HELDOUT_DRAWN_SEED, fonts=HELDOUT_FONTS if style.endswith("-fonts") else CJK_FONTS))
     return load_style(style)
 
 

@@ -8,6 +8,7 @@ teaches the classifier the essentials.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -22,6 +23,38 @@ CJK_FONTS: tuple[tuple[Path, int], ...] = (
     (Path("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc"), 2),
     (Path("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"), 0),
 )
+#: More typefaces for training (`TrainConfig.more_fonts`): kai (brush), ming and song, fangsong,
+#: heavy hei, a Japanese mincho. Tile makers carve and paint in all of these; a network that saw
+#: one typeface learns the typeface rather than the character.
+MORE_FONTS: tuple[tuple[Path, int], ...] = (
+    (Path("/usr/share/fonts/truetype/arphic/ukai.ttc"), 0),
+    (Path("/usr/share/fonts/truetype/arphic/ukai.ttc"), 1),
+    (Path("/usr/share/fonts/truetype/arphic/uming.ttc"), 0),
+    (Path("/usr/share/fonts/truetype/arphic-gkai00mp/gkai00mp.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/cwtex/cwming.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/cwtex/cwfs.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/cwtex/cwheib.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc"), 0),
+    (Path("/usr/share/fonts/truetype/hanazono/HanaMinA.ttf"), 0),
+)
+#: Typefaces no model trains on, for the dev set `drawn-heldout-fonts`: two brush (kai) faces,
+#: the hand real tiles are most often carved in.
+HELDOUT_FONTS: tuple[tuple[Path, int], ...] = (
+    (Path("/usr/share/fonts/truetype/cwtex/cwkai.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf"), 0),
+)
+FONT_PACKAGES = "fonts-noto-cjk, fonts-arphic-ukai, fonts-arphic-uming, fonts-arphic-gkai00mp, fonts-cwtex-*, " \
+    "fonts-wqy-zenhei, fonts-hanazono, fonts-lxgw-wenkai"
+
+
+@lru_cache(maxsize=4096)
+def _has_glyph(path: Path, index: int, ch: str) -> bool:
+    """Whether the font draws `ch` (not its "missing" box): GB fonts lack 萬, TW fonts lack 万."""
+    from PIL import ImageFont
+
+    font = ImageFont.truetype(str(path), 32, index=index)
+    got = np.asarray(font.getmask(ch))
+    return got.size > 0 and got.any() and not np.array_equal(got, np.asarray(font.getmask("\U0010fffd")))
 
 _NUMERALS = ("一二三四五六七八九", "一二三四伍六七八九")
 _WAN = ("萬", "万")
@@ -56,8 +89,9 @@ class _Painter:
 
     S = 3
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, fonts: tuple[tuple[Path, int], ...] = CJK_FONTS) -> None:
         self.rng = rng
+        self.fonts = fonts
         self.w, self.h = FACE_SIZE[0] * self.S, FACE_SIZE[1] * self.S
         bg = np.array(_FACES[rng.integers(len(_FACES))], np.float32) + rng.normal(0, 6, 3)
         self.img = np.empty((self.h, self.w, 3), np.uint8)
@@ -70,9 +104,11 @@ class _Painter:
     def text(self, ch: str, cx: float, cy: float, size: float, colour: tuple[int, int, int]) -> None:
         from PIL import Image, ImageDraw, ImageFont
 
-        path, index = CJK_FONTS[self.rng.integers(len(CJK_FONTS))]
+        path, index = self.fonts[self.rng.integers(len(self.fonts))]
         if not path.exists():
-            raise TileArtError(f"{path} missing: install fonts-noto-cjk")
+            raise TileArtError(f"{path} missing: install {FONT_PACKAGES}")
+        if not _has_glyph(path, index, ch):  # the first typeface of the list that has it
+            path, index = next((f for f in self.fonts if f[0].exists() and _has_glyph(*f, ch)), (path, index))
         px = max(8, int(size * self.h))
         font = ImageFont.truetype(str(path), px, index=index)
         layer = Image.new("L", (px * 2, px * 2), 0)
@@ -249,8 +285,8 @@ def _draw_flower(p: _Painter, kind: str, rng: np.random.Generator) -> None:
             _plant(p, kind, box)
 
 
-def _draw(kind: str, rng: np.random.Generator) -> np.ndarray:
-    p = _Painter(rng)
+def _draw(kind: str, rng: np.random.Generator, fonts: tuple[tuple[Path, int], ...] = CJK_FONTS) -> np.ndarray:
+    p = _Painter(rng, fonts)
     n, suit = int(kind[:-1]), kind[-1]
     j = lambda s: float(rng.normal(0, s))  # noqa: E731 - small placement jitter
     if suit == "m":
@@ -301,15 +337,17 @@ def _draw(kind: str, rng: np.random.Generator) -> np.ndarray:
     return p.face()
 
 
-def draw_faces(seed: int = 0, variants: int = 6, kinds: tuple[str, ...] | None = None) -> list[Face]:
+def draw_faces(seed: int = 0, variants: int = 6, kinds: tuple[str, ...] | None = None,
+               fonts: tuple[tuple[Path, int], ...] = CJK_FONTS) -> list[Face]:
     """`variants` drawn faces of every kind, reproducible from `seed`."""
     from vision.kinds import FACE_KINDS
 
     rng = np.random.default_rng(seed)
-    return [Face(k, "drawn", _draw(k, rng)) for _ in range(variants) for k in (kinds or FACE_KINDS)]
+    return [Face(k, "drawn", _draw(k, rng, fonts)) for _ in range(variants) for k in (kinds or FACE_KINDS)]
 
 
-def draw_set(seed: int, kinds: tuple[str, ...] | None = None) -> list[Face]:
+def draw_set(seed: int, kinds: tuple[str, ...] | None = None,
+             fonts: tuple[tuple[Path, int], ...] = CJK_FONTS) -> list[Face]:
     """One face per kind, drawn as one tile set is: the tiles of a group (a suit, the winds, the
     dragons, the flowers and seasons together) share their design, font, inks and frame and
     differ only in what names the kind, as real sets do. The hard case for flowers: eight
@@ -319,5 +357,5 @@ def draw_set(seed: int, kinds: tuple[str, ...] | None = None) -> list[Face]:
     out = []
     for k in (kinds or FACE_KINDS):
         group = {"m": 1, "p": 2, "s": 3, "f": 4}.get(k[-1], 5 if k in ("1z", "2z", "3z", "4z") else 6)
-        out.append(Face(k, "drawn-set", _draw(k, np.random.default_rng([seed, group]))))
+        out.append(Face(k, "drawn-set", _draw(k, np.random.default_rng([seed, group]), fonts)))
     return out

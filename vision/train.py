@@ -37,6 +37,8 @@ class TrainConfig:
     #: share of the tile faces restyled (`tablesim.scenes.crops.restyle`: stroke weight, inks,
     #: the body's white, placement) before they are drawn
     restyle: float = 0.0
+    #: drawn faces also in `vision.drawn.MORE_FONTS` (brush, ming, fangsong, heavy, mincho)
+    more_fonts: bool = False
 
 
 #: Crops are rendered in chunks, each from its own seed, so the data are the same whatever the
@@ -44,21 +46,22 @@ class TrainConfig:
 CHUNK = 2000
 
 
-_STYLE_CACHE: dict[tuple[int, int, int], list[list[tuple[str, np.ndarray]]]] = {}
+_STYLE_CACHE: dict[tuple[int, int, int, bool], list[list[tuple[str, np.ndarray]]]] = {}
 
 
 def _styles(cfg: TrainConfig, seed: int) -> list[list[tuple[str, np.ndarray]]]:
     """Faces of every training style (drawn ones from `seed`), kept per worker process."""
-    from vision.drawn import draw_faces, draw_set
+    from vision.drawn import CJK_FONTS, MORE_FONTS, draw_faces, draw_set
 
-    key = (seed, cfg.drawn_variants, cfg.drawn_sets)
+    key = (seed, cfg.drawn_variants, cfg.drawn_sets, cfg.more_fonts)
     if key in _STYLE_CACHE:
         return _STYLE_CACHE[key]
     styles = []
     for style in TRAINING_STYLES:
         if style == "drawn":  # faces drawn one by one, and whole sets whose groups share a design
-            faces = draw_faces(seed=seed, variants=cfg.drawn_variants)
-            faces += [f for k in range(cfg.drawn_sets) for f in draw_set(seed * 1000 + k)]
+            fonts = CJK_FONTS + MORE_FONTS if cfg.more_fonts else CJK_FONTS
+            faces = draw_faces(seed=seed, variants=cfg.drawn_variants, fonts=fonts)
+            faces += [f for k in range(cfg.drawn_sets) for f in draw_set(seed * 1000 + k, fonts=fonts)]
         else:
             faces = load_style(style)
         styles.append([(f.kind, f.image) for f in faces])
@@ -246,6 +249,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True) -> dict:
               "threshold": threshold, "seconds_data": round(t_data),
               "seconds_total": round(time.time() - t0), "torch": torch.__version__,
               "command": (f"nice -n 19 tablectl vision train --samples {cfg.samples} --epochs {cfg.epochs} --seed {cfg.seed}"
-                          + (f" --restyle {cfg.restyle}" if cfg.restyle else "") + f" --out {out}")}
+                          + (f" --restyle {cfg.restyle}" if cfg.restyle else "")
+                          + (" --more-fonts" if cfg.more_fonts else "") + f" --out {out}")}
     out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
     return report

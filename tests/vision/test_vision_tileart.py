@@ -62,3 +62,20 @@ def test_restyled_faces_keep_size_and_body_and_follow_the_seed(dorothys) -> None
     for x in a:  # the body stays the lightest part and the strokes stay darker than it
         grey = x.mean(axis=2)
         assert np.median(grey) > 150 and np.percentile(grey, 2) < np.median(grey) - 60
+
+
+def test_drawn_typefaces_held_out_and_missing_glyphs_taken_from_another_face() -> None:
+    """The dev set's brush typefaces are never in training, and a typeface without a character
+    (a GB face has no 萬) draws it from another typeface of its list, never as a missing box."""
+    from vision.drawn import CJK_FONTS, HELDOUT_FONTS, MORE_FONTS, _has_glyph, _Painter
+
+    assert not set(HELDOUT_FONTS) & set(CJK_FONTS + MORE_FONTS)
+    gb = next(f for f in MORE_FONTS if "gkai" in f[0].name)
+    assert not _has_glyph(*gb, "萬") and _has_glyph(*gb, "万")
+    noto = CJK_FONTS[0]
+    a = _Painter(np.random.default_rng(0), fonts=(gb, noto))
+    b = _Painter(np.random.default_rng(0), fonts=(noto, noto))  # the same draws, noto every time
+    for _ in range(6):  # whichever face `a` picks, its 萬 is noto's
+        a.text("萬", 0.5, 0.5, 0.4, (0, 0, 200))
+        b.text("萬", 0.5, 0.5, 0.4, (0, 0, 200))
+        assert np.array_equal(a.img, b.img)
