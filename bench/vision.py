@@ -131,6 +131,35 @@ def _faces(style: str) -> tuple:
     return load_style(style)
 
 
+def bench_dev_crops(model: Path | None, sets: int = 8) -> dict:
+    """The network alone on crops (as training makes them) of `sets` held-out drawn sets, in the
+    typefaces training uses and in the brush typefaces it never sees: more faces per kind than one
+    rendered set gives, so a choice between models rests on more than one design per kind."""
+    from tablesim.scenes.crops import make_crop
+    from vision.drawn import CJK_FONTS, HELDOUT_FONTS, draw_set
+    from vision.kinds import KIND_INDEX
+    from vision.model import DEFAULT_MODEL, TileClassifier
+
+    clf = TileClassifier(model or DEFAULT_MODEL)
+    out = {}
+    for name, fonts in (("drawn_sets", CJK_FONTS), ("drawn_sets_heldout_fonts", HELDOUT_FONTS)):
+        xs, ys = [], []
+        for k in tqdm(range(sets), desc=f"{name}: drawing"):
+            faces = draw_set(HELDOUT_DRAWN_SEED + 17 * k, fonts=fonts)
+            pool = [f.image for f in faces]
+            rng = np.random.default_rng([HELDOUT_DRAWN_SEED, k, len(name)])
+            for f in faces:
+                for _ in range(3):
+                    xs.append(make_crop(rng, f.image, pool, size=clf.crop_size)[0])
+                    ys.append(KIND_INDEX[f.kind])
+        y = np.array(ys)
+        pred = np.array([int(np.argmax(p.probs)) for p in clf.predict(xs)])
+        fl = (y >= KIND_INDEX["1f"]) & (y <= KIND_INDEX["8f"])
+        out[name] = {"crops": len(y), "top1_34": round(float(np.mean(pred[~fl] == y[~fl])), 4),
+                     "top1_flowers": round(float(np.mean(pred[fl] == y[fl])), 4)}
+    return out
+
+
 def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None) -> dict:
     faces = _faces(style)
     opts = SceneOptions()
@@ -174,6 +203,7 @@ def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None)
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--crops-only", action="store_true", help="with --dev: only the network on held-out drawn crops")
     ap.add_argument("--scenes", type=int, default=6, help="scenes per reserved style (80 tiles each)")
     ap.add_argument("--no-mahjong-detector", action="store_true")
     ap.add_argument("--dev", action="store_true", help="the dev sets (for tuning) instead of the reserved styles")
@@ -181,6 +211,14 @@ def main() -> None:
     ap.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
     args = ap.parse_args()
     styles = args.styles.split(",") if args.styles else DEV_SETS if args.dev else RESERVED_STYLES
+    if args.dev:
+        crops = bench_dev_crops(args.model)
+        for name, r in crops.items():
+            print(f"network alone, {r['crops']} crops of held-out {name.replace('_', ' ')}: "
+                  f"34 kinds {r['top1_34']}, flowers {r['top1_flowers']}")
+        if args.crops_only:
+            print("\nJSON", json.dumps(crops))
+            return
     results = [bench_style(s, args.scenes, not args.no_mahjong_detector, args.model) for s in styles]
     for r in results:
         b, e = r["base"], r["enrolled"]
