@@ -77,3 +77,19 @@ def test_split_scores_every_cut_like_the_plain_programme() -> None:
         assert got is not None and got[0][0] == 0 and got[-1][1] == end
         assert all(a == b for (_, a), (b, _) in zip(got, got[1:]))
         assert abs(sum(piece(a, b) for a, b in got) - best[end]) < 1e-6
+
+
+def test_scenes_never_show_more_of_a_kind_than_a_set_holds() -> None:
+    """A real table shows at most four of a tile and one of each flower; so must the scenes the
+    reader is tested and measured on (pungs in melds used to copy a kind past its count)."""
+    from collections import Counter
+
+    import numpy as np
+
+    from tablesim.scenes.render import _tile_layout
+    from vision.kinds import FACE_KINDS, max_copies
+
+    for seed in range(200):
+        tiles = _tile_layout(np.random.default_rng(seed), list(FACE_KINDS), 80, 0.05)
+        over = {k: n for k, n in Counter(t.kind for t in tiles).items() if n > max_copies(k)}
+        assert not over, (seed, over)

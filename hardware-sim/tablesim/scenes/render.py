@@ -60,7 +60,7 @@ def _tile_layout(rng: np.random.Generator, kinds_pool: list[str], n: int, back_f
             if counts.get(k, 0) < max_copies(k):
                 counts[k] = counts.get(k, 0) + 1
                 return k
-        return kinds_pool[0]
+        return "back"  # every kind of the pool is used up: a face-down tile, never a fifth copy
 
     flowers = [k for k in kinds_pool if k.endswith("f")]
     plain = [k for k in kinds_pool if not k.endswith("f")]
@@ -76,8 +76,11 @@ def _tile_layout(rng: np.random.Generator, kinds_pool: list[str], n: int, back_f
                 break
             side = int(rng.integers(0, 3))
             for i in range(3):
-                k = take() if i == 0 or rng.random() < 0.5 else placed[-1].kind if placed[-1].kind != "back" else take()
-                k = k if counts.get(k, 0) <= max_copies(k) else take()
+                k = placed[-1].kind if i and rng.random() >= 0.5 else "back"  # a pung repeats the kind
+                if k != "back" and counts.get(k, 0) < max_copies(k):
+                    counts[k] += 1
+                else:
+                    k = take()
                 if i == side:  # the claimed tile lies sideways, flush with the near edge
                     u -= TILE_H_MM
                     x, y = seat_to_plane(seat, u + TILE_H_MM / 2, 60 + TILE_W_MM / 2)
