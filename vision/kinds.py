@@ -48,3 +48,32 @@ def max_copies(kind: str) -> int:
 def is_flower(kind: str) -> bool:
     """Flowers and seasons: the kinds public detectors lack and that the bench scores apart."""
     return kind in FLOWERS
+
+
+def assign_within_counts(probs: "np.ndarray") -> "np.ndarray":
+    """The kind index for each tile of one frame, most probable first, such that no kind is read
+    more often than a set holds it (`max_copies`).
+
+    `probs` is (tiles, classes) over `KINDS` and, after them, the rejection class (no limit).
+    Where a frame reads more of a kind than exist, the least sure of them take their next most
+    probable kind that still has room (repeatedly, as a move may fill another kind). A set holds
+    one 梅: two tiles both read as 梅 cannot both be right, and the second reading of the less
+    sure one is the better bet. The reader marks every moved tile for the referee.
+    """
+    import numpy as np
+
+    n, classes = probs.shape
+    caps = np.array([max_copies(k) for k in KINDS] + [n] * (classes - len(KINDS)))
+    choice = probs.argmax(axis=1)
+    counts = np.bincount(choice, minlength=classes)
+    while (over := np.flatnonzero(counts > caps)).size:
+        k = int(over[0])
+        members = np.flatnonzero(choice == k)
+        for i in members[np.argsort(-probs[members, k], kind="stable")][caps[k]:]:
+            room = counts < caps
+            room[k] = False
+            j = int(np.argmax(np.where(room, probs[i], -1.0)))
+            choice[i] = j
+            counts[k] -= 1
+            counts[j] += 1
+    return choice

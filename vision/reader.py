@@ -17,7 +17,7 @@ from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
 from vision.detect import PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, quad_to_image, warp_to_plane
 from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
-from vision.kinds import KINDS, max_copies
+from vision.kinds import KINDS, assign_within_counts
 from vision.model import DEFAULT_MODEL, Prediction, TileClassifier
 
 #: Fallback rejection threshold on the kind probability; the model's own JSON recipe carries the
@@ -102,12 +102,13 @@ class TileReader:
         quads = [quad_to_image(c.quad, self.calibration) for c in cands]
         crops = [cut_crop(frame, q, self.classifier.crop_size) for q in quads]
         preds = self.classify(crops)
+        chosen = assign_within_counts(np.stack([p.probs for p in preds])) if preds else []
         readings = []
-        for cand, quad, pred in zip(cands, quads, preds):
-            r = self._reading(cand, quad, pred)
+        for cand, quad, pred, top in zip(cands, quads, preds, chosen):
+            r = self._reading(cand, quad, pred, int(top))
             if r is not None:
                 readings.append(r)
-        return apply_count_constraints(readings)
+        return readings
 
     def read_crops(self, crops: list[np.ndarray]) -> list[Prediction]:
         return self.classify(crops)
@@ -118,10 +119,12 @@ class TileReader:
             preds = self.enrollment.adapt_batch(preds, list(crops))
         return preds
 
-    def _reading(self, cand: Candidate, quad: np.ndarray, pred: Prediction) -> TileReading | None:
+    def _reading(self, cand: Candidate, quad: np.ndarray, pred: Prediction, top: int) -> TileReading | None:
+        """The reading of one tile read as kind index `top` (the network's first choice, or the
+        next one the frame's counts left it: see `assign_within_counts`)."""
         probs = _kind_probs(pred)
         order = np.argsort(probs)[::-1]
-        top = int(order[0])
+        moved = top != int(order[0])  # the counts moved it: a person confirms
         if top >= len(KINDS):  # the rejection class: felt, a hand, half of two tiles
             return None
         kind = KINDS[top]
@@ -139,12 +142,13 @@ class TileReader:
         rotation = (cand.base + (180 if upside else 0)) % 360
         if upside:
             quad = quad[[2, 3, 0, 1]]
-        second = KINDS[int(order[1])] if int(order[1]) < len(KINDS) else ""
+        runner_up = int(order[0]) if moved else int(order[1])
+        second = KINDS[runner_up] if runner_up < len(KINDS) else ""
         conf = float(probs[top])
         return TileReading(kind=kind, confidence=conf, rotation=rotation, seat=ROTATION_SEAT[rotation],
                            zone=zone,
                            quad=[[round(float(x), 1), round(float(y), 1)] for x, y in quad],
-                           accepted=conf >= self.threshold, second=second)
+                           accepted=conf >= self.threshold and not moved, second=second)
 
     # --- enrollment -------------------------------------------------------------------------
     def enroll(self, frame: np.ndarray, kinds: list[str], jitter: int = 6, seed: int = 0) -> Enrollment:
@@ -235,18 +239,3 @@ def _largest_tile_quad(image: np.ndarray) -> np.ndarray:
     from vision.detect import _orient
 
     return _orient(best[1].astype(np.float32)).quad
-
-
-def apply_count_constraints(readings: list[TileReading]) -> list[TileReading]:
-    """A set holds four of each suit and honour tile and one of each flower: where a frame reads
-    more, the least confident extras are marked for the referee (not silently relabelled)."""
-    by_kind: dict[str, list[TileReading]] = {}
-    for r in readings:
-        by_kind.setdefault(r.kind, []).append(r)
-    for kind, rs in by_kind.items():
-        extra = len(rs) - max_copies(kind)
-        if extra > 0:
-            for r in sorted(rs, key=lambda r: r.confidence)[:extra]:
-                r.accepted = False
-    return readings
-

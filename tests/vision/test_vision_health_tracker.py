@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.health import CameraHealth
-from vision.reader import TileReading, apply_count_constraints
+from vision.reader import TileReading
 from vision.tracker import TileTracker
 
 
@@ -61,10 +61,40 @@ def test_tracker_flags_a_kind_read_steadily_under_the_threshold() -> None:
     assert events and events[0].kind == "3f" and events[0].needs_referee
 
 
-def test_count_constraints_flag_the_least_confident_extra() -> None:
-    rs = [_reading("1f", 0, 0.99), _reading("1f", 50, 0.7), _reading("3p", 100)]
-    out = apply_count_constraints(rs)
-    assert [r.accepted for r in out] == [True, False, True]
+def test_count_constraints_move_the_least_sure_extra_to_its_next_kind() -> None:
+    """One 梅 (5f) in a set: of two tiles read as 梅 the less sure takes its next kind with room;
+    five tiles read as 3p leave four; a move that fills a kind moves the next one on."""
+    from vision.kinds import KIND_INDEX, KINDS, assign_within_counts
+
+    def tile(*pairs: tuple[str, float]) -> np.ndarray:
+        p = np.full(len(KINDS) + 1, 0.001)
+        for k, v in pairs:
+            p[KIND_INDEX[k] if k != "other" else len(KINDS)] = v
+        return p / p.sum()
+
+    probs = np.stack([tile(("5f", 0.9), ("6f", 0.05)),
+                      tile(("5f", 0.6), ("6f", 0.3), ("7f", 0.1)),
+                      tile(("6f", 0.95)),                          # 6f is taken: the second 5f goes to 7f
+                      *[tile(("3p", 0.9 - 0.1 * i), ("2p", 0.05)) for i in range(5)],
+                      tile(("other", 0.9), ("5f", 0.1))])           # the rejection class has no limit
+    got = [KINDS[i] if i < len(KINDS) else "other" for i in assign_within_counts(probs)]
+    assert got == ["5f", "7f", "6f", "3p", "3p", "3p", "3p", "2p", "other"]
+    # within the counts, nothing moves
+    assert list(assign_within_counts(probs[[0, 2, 3]])) == [KIND_INDEX["5f"], KIND_INDEX["6f"], KIND_INDEX["3p"]]
+
+
+def test_reader_marks_tiles_the_counts_moved_for_the_referee(reader, dorothys) -> None:
+    """Two 梅 on the felt cannot both be 梅: whichever reading moved goes to the referee."""
+    from tablesim.scenes.render import SceneOptions, render_scene
+    from vision.geometry import PlacedTile, seat_to_plane
+
+    layout = [PlacedTile("5f", *seat_to_plane("E", 300, 200), 0), PlacedTile("5f", *seat_to_plane("E", 360, 200), 0)]
+    scene = render_scene(dorothys, seed=4, opts=SceneOptions(tiles=2), tiles=layout)
+    reader.calibration = None
+    rs = reader.read(scene.image)
+    assert len(rs) == 2 and sum(r.kind == "5f" for r in rs) == 1
+    moved = next(r for r in rs if r.kind != "5f")
+    assert not moved.accepted and moved.second == "5f"
 
 
 def test_vision_config_from_the_camera_section(tmp_path) -> None:
