@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 #: The 34 suit and honour kinds, in the order the classifier's outputs use.
 SUITED_AND_HONOURS: tuple[str, ...] = (
     *(f"{n}m" for n in range(1, 10)),
@@ -50,7 +52,7 @@ def is_flower(kind: str) -> bool:
     return kind in FLOWERS
 
 
-def assign_within_counts(probs: "np.ndarray") -> "np.ndarray":
+def assign_within_counts(probs: np.ndarray) -> np.ndarray:
     """The kind index for each tile of one frame, most probable first, such that no kind is read
     more often than a set holds it (`max_copies`).
 
@@ -60,8 +62,6 @@ def assign_within_counts(probs: "np.ndarray") -> "np.ndarray":
     one 梅: two tiles both read as 梅 cannot both be right, and the second reading of the less
     sure one is the better bet. The reader marks every moved tile for the referee.
     """
-    import numpy as np
-
     n, classes = probs.shape
     caps = np.array([max_copies(k) for k in KINDS] + [n] * (classes - len(KINDS)))
     choice = probs.argmax(axis=1)
