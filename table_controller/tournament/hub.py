@@ -22,13 +22,11 @@ import aiomqtt
 
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode,
-    parse_broker,
+    KEEPALIVE, backoff, parse_broker,
 )
 
 log = logging.getLogger("table_controller.tournament.hub")
 
-BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
-KEEPALIVE = 10
 #: Seconds between looks for gaps; a gap must last this long without progress before a replay is asked.
 REPAIR_S = 1.0
 GAP_GRACE_S = 2.0
@@ -279,7 +277,7 @@ class Hub:
                 self.error = f"{type(exc).__name__}: {exc}"
                 log.exception("hub session failed; reconnecting", extra={"broker": self.broker})
             self.connected = False
-            await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+            await asyncio.sleep(backoff(attempt))
             attempt += 1
 
     async def _session(self, client: Any) -> None:

@@ -21,19 +21,15 @@ import aiomqtt
 
 from table_controller.projection import public_event, public_view
 from table_controller.tournament.wire import (
-    EventMsg, ReplayMsg, StateMsg, Topics, WireError, decode, encode, parse_broker,
+    KEEPALIVE, EventMsg, ReplayMsg, StateMsg, Topics, WireError, backoff, decode, encode, parse_broker,
 )
 
 log = logging.getLogger("table_controller.tournament")
 
-#: Seconds before the n-th reconnect attempt, capped at the last.
-BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
 #: Events sent at once (each a QoS 1 publish; the broker acknowledges them in flight).
 BATCH = 100
 #: Seconds to wait for the broker's PUBACK before the connection is deemed dead.
 PUBLISH_TIMEOUT = 10.0
-#: MQTT keepalive: a silent cable is noticed after about 1.5 times this.
-KEEPALIVE = 10
 #: Seconds between looks at the log when no event wakes the publisher; the least between two state messages.
 POLL_S = 0.5
 
@@ -140,7 +136,7 @@ class TournamentPublisher:
                 if self.connected:
                     self.reconnects += 1
                 self.connected = False
-                await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+                await asyncio.sleep(backoff(attempt))
                 attempt += 1
         finally:
             self.connected = False

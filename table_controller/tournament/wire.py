@@ -17,6 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 #: Payload format version; a hub refuses (and counts) any other.
 WIRE_VERSION = 1
 DEFAULT_PORT = 1883
+#: Seconds before the n-th reconnect to the broker (table and hub alike), capped at the last.
+BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
+#: MQTT keepalive: a silent cable is noticed after about 1.5 times this.
+KEEPALIVE = 10
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait before reconnect attempt `attempt` (0-based)."""
+    return BACKOFF[min(attempt, len(BACKOFF) - 1)]
 #: Ids become topic levels and hub file names: ASCII letters, digits, "_" and "-" only.
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 POSITIONS = ("1", "2", "3", "4")
