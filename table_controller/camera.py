@@ -18,14 +18,22 @@ log = logging.getLogger("table_controller.camera")
 class Accepting(Protocol):
     def accept(self, source: str, type: str, data: dict[str, Any]) -> Any: ...
 
+    @property
+    def state(self) -> Any: ...
+
 
 class CameraWatcher:
     """Steps a `vision.service.VisionLoop` every `period_s` and forwards what it saw."""
 
-    def __init__(self, controller: Accepting, make_loop: Callable[[], Any], period_s: float = 0.5) -> None:
+    def __init__(self, controller: Accepting, make_loop: Callable[[], Any], period_s: float = 0.5,
+                 learn: bool = True) -> None:
         self._controller = controller
         self._make_loop = make_loop
         self.period_s = period_s
+        self.learn = learn
+        # rulings already in the record when the camera started name tracks of an earlier run
+        self._since = controller.state.seq
+        self._next_action = len(controller.state.actions)
         self.status: dict[str, Any] = {"ok": False, "code": "starting", "message": "摄像头启动中",
                                        "message_en": "camera starting", "problem": ""}
         self._loop: Any = None
@@ -63,6 +71,8 @@ class CameraWatcher:
                 if result is not None:
                     for ev in result.events:
                         self._controller.accept("camera", f"camera.tile_{ev.event}", ev.to_json())
+                if self.learn:
+                    await self._learn_from_rulings()
                 await asyncio.sleep(self.period_s)
         finally:
             camera = getattr(self._loop, "camera", None)
@@ -70,8 +80,31 @@ class CameraWatcher:
                 camera.close()
 
 
+    async def _learn_from_rulings(self) -> None:
+        """Each referee ruling on an unsure tile since the last step teaches the reader that
+        tile's art (`VisionLoop.learn`); what it learnt is recorded as `camera.learned`."""
+        state = self._controller.state
+        rulings = state.actions[self._next_action:]
+        self._next_action = len(state.actions)
+        for a in rulings:
+            if a.get("type") != "referee.camera_confirm" or a.get("error") or a.get("undone"):
+                continue
+            item = next((p for p in state.camera_pending if p["seq"] == a.get("camera_seq")), None)
+            if item is None or item["seq"] <= self._since or "track" not in item:
+                continue
+            try:
+                outcome = await asyncio.to_thread(self._loop.learn, int(item["track"]), a["kind"], bool(a.get("corrected")))
+            except Exception as exc:  # learning is a bonus: the ruling itself already stands
+                log.warning("camera could not learn from a ruling", extra={"error": str(exc)})
+                continue
+            if outcome == "learnt":
+                self._controller.accept("camera", "camera.learned", {
+                    "kind": a["kind"], "camera_seq": item["seq"], "track": item["track"],
+                    "corrected": bool(a.get("corrected")), "zone": item.get("zone")})
+
+
 def vision_loop_factory(source: str, corners: Any, enrollment: str | None, threshold: float | None,
-                        model: str = "") -> Callable[[], Any]:
+                        model: str = "", learn: bool = True) -> Callable[[], Any]:
     """Build the reader as configured in `[camera]` (imports OpenCV and the model only when a camera is set)."""
 
     def make() -> Any:
@@ -80,6 +113,7 @@ def vision_loop_factory(source: str, corners: Any, enrollment: str | None, thres
         from vision.service import VisionLoop
 
         cfg = VisionConfig.from_camera_section(source, corners, model, enrollment or "", threshold)
-        return VisionLoop(CameraStream(cfg.camera), cfg.reader())
+        # what the referee teaches is kept in the table's enrollment file, when it has one
+        return VisionLoop(CameraStream(cfg.camera), cfg.reader(), save_enrollment=cfg.enrollment if learn else None)
 
     return make

@@ -49,6 +49,8 @@ class CameraSection(_Section):
     model: str = Field("", description="Tile model (ONNX) other than the packaged one, e.g. from `tablectl vision train`.")
     threshold: float | None = Field(None, gt=0, lt=1, description="Confidence below which a tile goes to the referee.")
     period_s: float = Field(0.5, ge=0.05, le=10, description="Seconds between camera reads.")
+    learn: bool = Field(True, description="Learn this table's tile art from the referee's rulings on unsure tiles "
+                                          "(kept in `enrollment` when set).")
 
 
 class RulesSection(_Section):

@@ -105,7 +105,8 @@ class TableService:
         cam = self.config.camera
         enrollment, model = (self._beside_config(p) for p in (cam.enrollment, cam.model))
         self.camera = CameraWatcher(self.controller, vision_loop_factory(cam.source, cam.corners, enrollment or None,
-                                                                        cam.threshold, model), period_s=cam.period_s)
+                                                                        cam.threshold, model, cam.learn),
+                                    period_s=cam.period_s, learn=cam.learn)
         self.controller.health_sources["camera"] = self.camera.health
         self._tasks.append(asyncio.create_task(self.camera.run(), name="camera"))
 

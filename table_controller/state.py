@@ -167,6 +167,9 @@ def describe(ev: Event) -> str:
         kind = _tile_zh(d.get("kind", ""))
         sure = "（待裁判确认）" if d.get("needs_referee") else ""
         return f"摄像头：{where}{verb} {kind}，置信度 {float(d.get('confidence', 0)):.2f}{sure}"
+    if t == "camera.learned":
+        how = "按裁判更正" if d.get("corrected") else "按裁判确认"
+        return f"摄像头学会此副牌的 {_tile_zh(d.get('kind', ''))}（{how} #{d.get('camera_seq', '')}）"
     return t
 
 

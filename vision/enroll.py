@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from vision.kinds import KIND_INDEX
+from vision.kinds import FACE_KINDS, KIND_INDEX
 from vision.model import N_CLASSES, Prediction
 
 #: Sharpness of the similarity vote and the weight kept on the network's own guess. Chosen on
@@ -45,6 +45,10 @@ TEMPLATED_POSITIONS = 2
 #: What a stored template file must match to be used (files from other template settings load
 #: with their embeddings only).
 TEMPLATE_FORMAT = np.array([*TEMPLATE_SIZE, round(100 * TEMPLATE_MARGIN), TEMPLATE_SHIFT, 1], np.int32)
+
+
+#: The 42 face kinds among the network's classes (not `back`, not the rejection class).
+_FACE = np.isin(np.arange(N_CLASSES), [KIND_INDEX[k] for k in FACE_KINDS])
 
 
 def _grey(crop: np.ndarray) -> np.ndarray:
@@ -161,12 +165,18 @@ class Enrollment:
             both = np.isfinite(ncc_kind) & np.isfinite(per_kind)
             per_kind = np.where(both, (1 - TEMPLATE_WEIGHT) * per_kind + TEMPLATE_WEIGHT * ncc_kind, per_kind)
         seen = np.isfinite(per_kind[0])
-        # kinds nobody enrolled (and the rejection class) get a neutral similarity
+        # `back` and the rejection class (never enrolled) get a neutral similarity
         per_kind[:, ~seen] = per_kind[:, seen].mean(axis=1, keepdims=True)
         probs = np.stack([p.probs for p in preds])
         logit = NETWORK_WEIGHT * np.log(probs + 1e-6) + TEMPERATURE * per_kind
+        # A face kind nobody enrolled keeps the network's probability; the vote shares out the
+        # rest. Else a partial enrollment (the tiles the referee confirmed) reads a 6m, never
+        # shown, as the enrolled 8m drawn alike; with every kind enrolled this changes nothing.
+        unseen = _FACE & ~seen
+        logit[:, unseen] = -np.inf
         e = np.exp(logit - logit.max(axis=1, keepdims=True))
-        e /= e.sum(axis=1, keepdims=True)
+        e *= (1.0 - probs[:, unseen].sum(axis=1, keepdims=True)) / e.sum(axis=1, keepdims=True)
+        e[:, unseen] = probs[:, unseen]
         return [replace(p, probs=e[i]) for i, p in enumerate(preds)]
 
     def save(self, path: Path | str) -> None:

@@ -40,6 +40,19 @@ def model_threshold(model: Path | str) -> float:
 SYMMETRIC = frozenset({"2p", "4p", "5p", "6p", "8p", "9p", "2s", "4s", "6s", "8s", "9s", "5z", "7z", "back"})
 
 
+#: Tiles of a kind learnt from the referee's confirmations (`TileReader.learn`) beyond which a
+#: confirmation "read right" adds nothing; corrections are always learnt.
+LEARN_UP_TO = 4
+
+
+@dataclass
+class Examples:
+    """Jittered crops of one tile (both ways up), and which of them also give templates."""
+
+    crops: list[np.ndarray]
+    templated: list[bool]
+
+
 class ReadError(ValueError):
     """The frame cannot be read: not an image, empty, or the table cannot be located."""
 
@@ -166,20 +179,53 @@ class TileReader:
         centres = np.array([c.quad.mean(axis=0) / PX_PER_MM for c in cands])
         rng = np.random.default_rng(seed)
         crops, labels, templated = [], [], []
+        calibration = self.calibration
         for kind, i in zip(kinds, reading_order(centres)):
-            base = cands[i].quad
-            scale = float(np.linalg.norm(base[1] - base[0]))
-            for t in range(jitter):
-                q = base + (rng.normal(0, 0.04, 2) * scale if t else 0) + (rng.normal(0, 0.02, (4, 2)) * scale if t else 0)
-                quad = quad_to_image(q.astype(np.float32), self.calibration)
-                for turned in (quad, quad[[2, 3, 0, 1]]):
-                    crops.append(cut_crop(frame, turned, self.classifier.crop_size))
-                    labels.append(kind)
-                    templated.append(t < TEMPLATED_POSITIONS)
+            ex = self._examples(frame, cands[i].quad, rng, jitter, lambda q: quad_to_image(q, calibration))
+            crops += ex.crops
+            templated += ex.templated
+            labels += [kind] * len(ex.crops)
         enrollment = self.enrollment if self.enrollment is not None else Enrollment()
         enrollment.add(self.classifier.predict(crops), labels, crops, templated)
         self.enrollment = enrollment
         return enrollment
+
+    def examples(self, frame: np.ndarray, quad: np.ndarray | list, seed: int = 0, jitter: int = 6) -> "Examples":
+        """Jittered crops of one tile of a frame (`quad` in frame pixels, corner 0 its top-left, as
+        a reading gives it), kept while the referee is asked what it is (`learn`)."""
+        return self._examples(_check_frame(frame), np.asarray(quad, np.float32), np.random.default_rng(seed), jitter,
+                              lambda q: q)
+
+    def _examples(self, frame: np.ndarray, base: np.ndarray, rng: np.random.Generator, jitter: int,
+                  to_image) -> "Examples":  # type: ignore[no-untyped-def]
+        """`jitter` positions around `base` (the first as found), each both ways up; the first
+        `TEMPLATED_POSITIONS` also give templates."""
+        scale = float(np.linalg.norm(base[1] - base[0]))
+        out = Examples([], [])
+        for t in range(jitter):
+            q = base + (rng.normal(0, 0.04, 2) * scale if t else 0) + (rng.normal(0, 0.02, (4, 2)) * scale if t else 0)
+            quad = to_image(q.astype(np.float32))
+            for turned in (quad, quad[[2, 3, 0, 1]]):
+                out.crops.append(cut_crop(frame, turned, self.classifier.crop_size))
+                out.templated.append(t < TEMPLATED_POSITIONS)
+        return out
+
+    def learn(self, examples: "Examples", kind: str, corrected: bool = False) -> bool:
+        """The referee said what an unsure tile is: enroll its examples as `kind`, so the next
+        tiles of that art read right (flowers above all, which no training art predicts). A
+        reading the referee corrected is always learnt; one confirmed as read only while its
+        kind has fewer than `LEARN_UP_TO` tiles enrolled (more change little and cost read time).
+        Returns whether anything was added."""
+        if kind not in KINDS or kind == "back":
+            raise EnrollmentError(f"cannot learn {kind!r}: not a face kind")
+        enrollment = self.enrollment if self.enrollment is not None else Enrollment()
+        per_tile = max(1, sum(examples.templated))
+        if not corrected and enrollment.template_kinds.count(kind) >= LEARN_UP_TO * per_tile:
+            return False
+        enrollment.add(self.classifier.predict(examples.crops), [kind] * len(examples.crops), examples.crops,
+                       examples.templated)
+        self.enrollment = enrollment
+        return True
 
     # --- a picture of a single tile ---------------------------------------------------------
     def read_single(self, image: np.ndarray) -> TileReading:

@@ -8,12 +8,14 @@ with manual entry whatever the camera does.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from vision.calibrate import CalibrationError
 from vision.camera import CameraStream
 from vision.health import HealthStatus
-from vision.reader import ReadError, TileReader, TileReading
+from vision.reader import Examples, ReadError, TileReader, TileReading
 from vision.tracker import TileEvent, TileTracker
 
 log = logging.getLogger(__name__)
@@ -39,13 +41,18 @@ class VisionLoop:
     markers when they are in view (a bumped camera heals itself); when they are not, the last
     calibration stays."""
 
+    #: Unsure tiles whose crops are kept for the referee's answer (`learn`), newest kept.
+    KEEP_UNSURE = 64
+
     def __init__(self, camera: CameraStream, reader: TileReader, tracker: TileTracker | None = None,
-                 recalibrate_every: int = 50) -> None:
+                 recalibrate_every: int = 50, save_enrollment: Path | None = None) -> None:
         self.camera = camera
         self.reader = reader
         self.tracker = tracker or TileTracker()
         self.recalibrate_every = recalibrate_every
+        self.save_enrollment = save_enrollment
         self._frames = 0
+        self._unsure: OrderedDict[int, Examples] = OrderedDict()
 
     def step(self) -> StepResult:
         frame, status = self.camera.grab()
@@ -65,4 +72,34 @@ class VisionLoop:
         except ReadError as exc:
             log.warning("frame unreadable: %s", exc)
             return StepResult(status, problem=str(exc))
-        return StepResult(status, self.tracker.update(readings), readings)
+        events = self.tracker.update(readings)
+        for ev in events:
+            if ev.event == "appeared" and ev.needs_referee:
+                self._keep_unsure(frame, ev.track)
+        return StepResult(status, events, readings)
+
+    def _keep_unsure(self, frame, track: int) -> None:  # type: ignore[no-untyped-def]
+        reading = self.tracker.reading(track)
+        if reading is None:
+            return
+        self._unsure[track] = self.reader.examples(frame, reading.quad, seed=track)
+        self._unsure.move_to_end(track)
+        while len(self._unsure) > self.KEEP_UNSURE:
+            self._unsure.popitem(last=False)
+
+    def learn(self, track: int, kind: str, corrected: bool = False) -> str:
+        """The referee ruled on an unsure tile (`track` of its "appeared" event): enroll what the
+        camera saw as `kind`. Returns "learnt", "enough" (its kind has examples enough) or
+        "gone" (no crops kept for that track: too old, or the service restarted). A learnt
+        enrollment is saved to `save_enrollment` when the table has an enrollment file."""
+        examples = self._unsure.pop(track, None)
+        if examples is None:
+            return "gone"
+        if not self.reader.learn(examples, kind, corrected):
+            return "enough"
+        if self.save_enrollment is not None and self.reader.enrollment is not None:
+            try:
+                self.reader.enrollment.save(self.save_enrollment)
+            except OSError as exc:  # a read-only card: keep learning in memory, say so
+                log.warning("enrollment not saved: %s", exc)
+        return "learnt"

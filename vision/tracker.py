@@ -46,8 +46,10 @@ class _Track:
     seen: int = 0
     missing: int = 0
     announced: str | None = None
+    last: TileReading | None = None
 
     def add(self, r: TileReading) -> None:
+        self.last = r
         self.votes[r.kind] = self.votes.get(r.kind, 0.0) + r.confidence
         self.counts[r.kind] = self.counts.get(r.kind, 0) + 1
         self.accepted[r.kind] = self.accepted.get(r.kind, 0) + int(r.accepted)
@@ -116,6 +118,10 @@ class TileTracker:
                 events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=unsure))
         self.tracks = kept
         return events
+
+    def reading(self, track: int) -> TileReading | None:
+        """The latest reading of a live track (its corners in the frame), None once retired."""
+        return next((t.last for t in self.tracks if t.id == track), None)
 
     def current(self) -> list[tuple[str, str, float]]:
         """(zone, kind, vote share) of every announced tile: the table as the reader believes it."""

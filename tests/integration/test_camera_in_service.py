@@ -69,3 +69,40 @@ async def test_camera_events_health_and_unplug(tmp_path: Path, faces: list) -> N
                 await _until(lambda: ctl.state.camera["ok"], 30, "the camera to come back")
         finally:
             await service.stop()
+
+
+async def test_the_camera_learns_from_the_referees_rulings(tmp_path: Path, faces: list) -> None:
+    """The referee rules on a tile the camera was unsure of; the reader enrolls what it saw as
+    the kind the referee named, records that it learnt, and keeps it in the table's enrollment file."""
+    from vision.enroll import Enrollment
+
+    enrollment = tmp_path / "enrolled.npz"
+    Enrollment().save(enrollment)  # the table's (empty) enrollment file
+    with VirtualCamera(scene_source(faces, seed=5, opts=SceneOptions(tiles=12), jitter=False), fps=10) as cam:
+        config = parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0},
+            # a threshold no reading reaches: every tile goes to the referee
+            "camera": {"source": cam.url, "period_s": 0.2, "threshold": 0.9999, "enrollment": str(enrollment)},
+            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
+        }, source="test")
+        service = TableService(config, tmp_path)
+        await service.start()
+        try:
+            ctl = service.controller
+            assert ctl is not None
+            await _until(lambda: ctl.state.camera_pending, 60, "an unsure tile")
+            item = ctl.state.camera_pending[0]
+            named = "7f" if item["kind"] != "7f" else "6f"  # the referee corrects it
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+                r = await http.post("/api/referee/camera/confirm", json={"seq": item["seq"], "kind": named},
+                                    headers={"Authorization": "Bearer ref-cam"})
+                assert r.status_code == 200, r.text
+            learned = lambda: [e for e in ctl.store.since(0) if e.type == "camera.learned"]  # noqa: E731
+            await _until(learned, 30, "the reader to learn the ruling")
+            ev = learned()[0]
+            assert ev.data["kind"] == named and ev.data["camera_seq"] == item["seq"] and ev.data["corrected"] is True
+            assert any("学会" in line["text"] for line in ctl.state.log)
+            saved = Enrollment.load(enrollment)
+            assert set(saved.kinds) == {named} and saved.template_kinds.count(named) >= 2
+        finally:
+            await service.stop()

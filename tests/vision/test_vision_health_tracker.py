@@ -52,6 +52,10 @@ def test_tracker_flags_unsure_votes_for_the_referee() -> None:
     t.update([_reading("5m", 0, 0.5)])
     events = t.update([_reading("6m", 0, 0.45)])
     assert events and events[0].needs_referee
+    # the track's latest corners stay at hand, to cut the crops the referee's answer will label
+    last = t.reading(events[0].track)
+    assert last is not None and last.kind == "6m" and last.quad[0] == [0.0, 0.0]
+    assert t.reading(999) is None
 
 
 def test_tracker_flags_a_kind_read_steadily_under_the_threshold() -> None:

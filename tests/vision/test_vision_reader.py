@@ -127,11 +127,33 @@ def test_batched_enrollment_equals_one_by_one_and_crop_size_follows_the_model(re
     batch = e.adapt_batch(preds, crops)
     for p, c, b in zip(preds, crops, batch):
         assert np.allclose(e.adapt(p, c).probs, b.probs, atol=1e-5)
-    assert [KIND_INDEX[k] for k in kinds] == [int(np.argmax(b.probs)) for b in batch]
+    for k, p, b in zip(kinds, preds, batch):  # every enrolled kind gains on its own tile
+        assert b.probs[KIND_INDEX[k]] >= p.probs[KIND_INDEX[k]]
     # a model without `crop` in its recipe is a first-generation 36x48 model
     shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
     assert model_crop_size(tmp_path / "m.onnx") == LEGACY_CROP
     assert model_crop_size(DEFAULT_MODEL) == reader.classifier.crop_size
+
+
+def test_a_partial_enrollment_leaves_the_kinds_nobody_enrolled_to_the_network(reader: TileReader, dorothys) -> None:
+    """Tiles the referee confirmed enroll a few kinds only: a tile of another kind keeps the
+    network's reading instead of being pulled to the enrolled kind it looks most like."""
+    import cv2
+
+    faces = {f.kind: f.image for f in dorothys}
+    crop = lambda k, i: cv2.resize(render_single_tile(faces[k], seed=i)[60:240, 40:200], reader.classifier.crop_size)  # noqa: E731
+    enrolled = ["6m", "9m", "2f"]
+    crops = [crop(k, i) for i, k in enumerate(enrolled)]
+    e = Enrollment()
+    e.add(reader.classifier.predict(crops), enrolled, crops)
+    stranger = crop("8m", 7)  # drawn like 6m and 9m but never enrolled
+    p = reader.classifier.predict([stranger])[0]
+    assert int(np.argmax(p.probs)) == KIND_INDEX["8m"]
+    q = e.adapt(p, stranger).probs
+    assert q[KIND_INDEX["8m"]] == pytest.approx(p.probs[KIND_INDEX["8m"]]) and int(np.argmax(q)) == KIND_INDEX["8m"]
+    assert q.sum() == pytest.approx(1.0)
+    own = e.adapt(reader.classifier.predict([crops[0]])[0], crops[0]).probs  # an enrolled kind still gains
+    assert int(np.argmax(own)) == KIND_INDEX["6m"]
 
 
 def test_templates_match_a_tile_whose_corners_were_found_a_few_pixels_off(dorothys) -> None:

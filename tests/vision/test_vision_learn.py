@@ -1,0 +1,67 @@
+"""The reader learns a table's art from the referee's rulings on the tiles it was unsure of."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scene_match import match
+
+from tablesim.scenes.render import SceneOptions, render_scene
+from vision.drawn import HELDOUT_FONTS, draw_set
+from vision.enroll import EnrollmentError
+from vision.reader import LEARN_UP_TO, TileReader
+
+OPTS = SceneOptions()
+
+
+@pytest.fixture(scope="module")
+def strange_set():
+    """A drawn set in typefaces and from a seed no model trains on: art the reader never saw."""
+    return draw_set(seed=515_151, fonts=HELDOUT_FONTS)
+
+
+def _right(reader: TileReader, scenes: list) -> tuple[int, int, int]:
+    """Flowers read right, other faces read right, faces found in `scenes`."""
+    flowers = others = n = 0
+    for scene in scenes:
+        reader.calibration = None
+        for t, r in match(scene.tiles, reader.read(scene.image)):
+            if t["kind"] != "back":
+                n += 1
+                flowers += t["kind"].endswith("f") and r.kind == t["kind"]
+                others += not t["kind"].endswith("f") and r.kind == t["kind"]
+    return flowers, others, n
+
+
+def test_rulings_on_unsure_tiles_teach_the_reader_that_art(strange_set) -> None:
+    reader = TileReader()
+    # the referee rules on every tile of four frames the reader was unsure of
+    ruled: set[str] = set()
+    for seed in range(1, 5):
+        scene = render_scene(strange_set, seed=seed, opts=OPTS)
+        reader.calibration = None
+        for t, r in match(scene.tiles, reader.read(scene.image)):
+            if not r.accepted and t["kind"] != "back":
+                reader.learn(reader.examples(scene.image, r.quad), t["kind"], corrected=r.kind != t["kind"])
+                ruled.add(t["kind"])
+    assert reader.enrollment is not None and set(reader.enrollment.kinds) == ruled
+    assert sum(k.endswith("f") for k in ruled) >= 6
+    # new frames of the same art: flowers (which no training art predicts) read better than by
+    # the network alone, and the kinds nobody ruled on read no worse
+    later = [render_scene(strange_set, seed=s, opts=OPTS) for s in range(50, 54)]
+    f0, o0, n = _right(TileReader(), later)
+    f1, o1, _ = _right(reader, later)
+    assert f1 >= f0 + 4 and o1 >= o0 - 2, (f0, f1, o0, o1, n)
+
+
+def test_confirmations_stop_adding_once_a_kind_has_enough_but_corrections_always_count(strange_set) -> None:
+    reader = TileReader()
+    scene = render_scene(strange_set, seed=1, opts=SceneOptions(tiles=12))
+    reader.calibration = None
+    r = reader.read(scene.image)[0]
+    added = [reader.learn(reader.examples(scene.image, r.quad, seed=i), "5f") for i in range(LEARN_UP_TO + 1)]
+    assert added == [True] * LEARN_UP_TO + [False]
+    assert reader.learn(reader.examples(scene.image, r.quad), "5f", corrected=True)
+    with pytest.raises(EnrollmentError):
+        reader.learn(reader.examples(scene.image, r.quad), "back")
+    assert np.isfinite(reader.enrollment.templates).all()
