@@ -2,8 +2,9 @@
 
 Prints, per reserved style: detection recall and per-tile top-1 on rendered 1280x960 table scenes
 (34 suit/honour kinds and the 8 flowers apart), coverage and accuracy at the rejection threshold,
-the same after enrollment with that style, the frame read time, and `mahjong-detector` on the same
-frames when it is installed. Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`;
+the same after enrollment with that style, the same after the reader learnt from the referee's
+rulings on the tiles it was unsure of in four other frames (no enrollment), the frame read time,
+and `mahjong-detector` on the same frames when it is installed. Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`;
 `--dev` runs the dev sets instead (kmahjongg alphabet, egypt, a held-out drawn set): tune on those.
 """
 
@@ -37,6 +38,9 @@ EVAL_SEED = 90_000
 HELDOUT_DRAWN_SEED = 424_242
 DEV_SETS = (*DEV_STYLES, "drawn-heldout", "drawn-heldout-fonts")
 ENROLL_SEED = 70_000
+#: Frames of play whose unsure tiles the referee rules on, in the "learning from the referee" run.
+LEARN_SEED = 60_000
+LEARN_FRAMES = 4
 MJD_NAMES = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 
 
@@ -160,6 +164,32 @@ def bench_dev_crops(model: Path | None, sets: int = 8) -> dict:
     return out
 
 
+def referee_rulings(reader: TileReader, faces: tuple, opts: SceneOptions, desc: str) -> int:
+    """Play LEARN_FRAMES frames; the referee names every tile the reader was unsure of (the
+    frame's labels stand in for the referee) and the reader learns each ruling. Returns how many."""
+    rulings = 0
+    for k in tqdm(range(LEARN_FRAMES), desc=desc):
+        play = render_scene(faces, LEARN_SEED + k, opts)
+        reader.calibrate(play.image)
+        for t, r in match(play.tiles, reader.read(play.image)):
+            if r is not None and t["kind"] != "back" and not r.accepted:
+                reader.learn(reader.examples(play.image, r.quad), t["kind"], corrected=r.kind != t["kind"])
+                rulings += 1
+    return rulings
+
+
+def read_scenes(reader: TileReader, scenes: list) -> tuple[list, list[float]]:
+    """(label, reading) pairs of every scene and the read time of each frame."""
+    pairs, times = [], []
+    for scene in scenes:
+        reader.calibrate(scene.image)
+        t0 = time.perf_counter()
+        readings = reader.read(scene.image)
+        times.append(time.perf_counter() - t0)
+        pairs += match(scene.tiles, readings)
+    return pairs, times
+
+
 def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None) -> dict:
     faces = _faces(style)
     opts = SceneOptions()
@@ -184,15 +214,21 @@ def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None)
         frame = render_scene(faces, ENROLL_SEED + k, opts, tiles=enrollment_layout(FACE_KINDS)).image
         enrolled.calibration = None
         enrolled.enroll(frame, list(FACE_KINDS))
-    pairs_e, times_e = [], []
-    for scene in tqdm(scenes, desc=f"{style}: reading enrolled"):
-        enrolled.calibrate(scene.image)
-        t0 = time.perf_counter()
-        readings = enrolled.read(scene.image)
-        times_e.append(time.perf_counter() - t0)
-        pairs_e += match(scene.tiles, readings)
+    pairs_e, times_e = read_scenes(enrolled, scenes)
     after = score(pairs_e)
-    out = {"style": style, "scenes": n_scenes, "base": base, "enrolled": after,
+    # learning from the referee: the referee rules on every tile the reader was unsure of in
+    # LEARN_FRAMES frames of play (other layouts than the scored ones) and the reader learns each
+    # ruling; first with no enrollment at all, then on top of the enrollment above
+    learner = TileReader(**kw)
+    rulings = referee_rulings(learner, faces, opts, f"{style}: referee rulings")
+    pairs_l, times_l = read_scenes(learner, scenes)
+    rulings_e = referee_rulings(enrolled, faces, opts, f"{style}: referee rulings, enrolled")
+    pairs_le, _ = read_scenes(enrolled, scenes)
+    after_rulings = {**score(pairs_le), "rulings": rulings_e}
+    learned = {**score(pairs_l), "rulings": rulings, "frames": LEARN_FRAMES,
+               "frame_ms_median": round(1000 * statistics.median(times_l), 1)}
+    out = {"style": style, "scenes": n_scenes, "base": base, "enrolled": after, "learned": learned,
+           "enrolled_then_rulings": after_rulings,
            "frame_ms_median": round(1000 * statistics.median(times), 1),
            "frame_ms_max": round(1000 * max(times), 1),
            "frame_ms_enrolled_median": round(1000 * statistics.median(times_e), 1),
@@ -236,6 +272,15 @@ def main() -> None:
         print(f"after enrollment: top-1 all 42 {e['top1_all']} (34: {e['top1_34']}, flowers: {e['top1_flowers']}), "
               f"gain {round((e['top1_all'] or 0) - (b['top1_all'] or 0), 4)}   (target >= 0.998)")
         print(f"  at threshold: coverage {e['coverage_at_threshold']}, accuracy {e['accuracy_at_threshold']}")
+        lr = r["learned"]
+        print(f"learning from the referee ({lr['rulings']} rulings on the unsure tiles of {lr['frames']} other frames): "
+              f"top-1 34 kinds {lr['top1_34']}, flowers {lr['top1_flowers']}, all 42 {lr['top1_all']}")
+        print(f"  at threshold: coverage {lr['coverage_at_threshold']}, accuracy {lr['accuracy_at_threshold']}; "
+              f"frame {lr['frame_ms_median']} ms")
+        er = r["enrolled_then_rulings"]
+        print(f"enrollment, then {er['rulings']} rulings on the same 4 frames: top-1 all 42 {er['top1_all']} "
+              f"(34: {er['top1_34']}, flowers: {er['top1_flowers']}); at threshold: coverage "
+              f"{er['coverage_at_threshold']}, accuracy {er['accuracy_at_threshold']}")
         print(f"frame read time 1280x960: median {r['frame_ms_median']} ms, max {r['frame_ms_max']} ms wall, "
               f"{r['frame_cpu_ms_median']} ms CPU (all threads), load average {r['load_average']} on "
               f"{os.cpu_count()} cores (+ calibration {r['calibrate_ms_median']} ms when the camera moved)   "
