@@ -37,6 +37,18 @@ MORE_FONTS: tuple[tuple[Path, int], ...] = (
     (Path("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc"), 0),
     (Path("/usr/share/fonts/truetype/hanazono/HanaMinA.ttf"), 0),
 )
+#: Brush hands for training (`TrainConfig.brush_fonts`): heavy and light brush (毛筆, 行書), the
+#: Taiwan and Big5 standard kai, a textbook hand. Many real sets are carved in such hands; the
+#: cursive 草書 face of the same package is left out (no tile maker writes 東 as a scrawl).
+BRUSH_FONTS: tuple[tuple[Path, int], ...] = (
+    (Path("/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu-gyosho.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/aoyagi-kouzan-t/AoyagiKouzanT.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/aoyagi-soseki/aoyagi-soseki.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/cns11643/TW-Kai-98_1.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/arphic-bkai00mp/bkai00mp.ttf"), 0),
+    (Path("/usr/share/fonts/truetype/klee/KleeOne-SemiBold.ttf"), 0),
+)
 #: Typefaces no model trains on, for the dev set `drawn-heldout-fonts`: two brush (kai) faces,
 #: the hand real tiles are most often carved in.
 HELDOUT_FONTS: tuple[tuple[Path, int], ...] = (
@@ -44,7 +56,8 @@ HELDOUT_FONTS: tuple[tuple[Path, int], ...] = (
     (Path("/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf"), 0),
 )
 FONT_PACKAGES = "fonts-noto-cjk, fonts-arphic-ukai, fonts-arphic-uming, fonts-arphic-gkai00mp, fonts-cwtex-*, " \
-    "fonts-wqy-zenhei, fonts-hanazono, fonts-lxgw-wenkai"
+    "fonts-wqy-zenhei, fonts-hanazono, fonts-lxgw-wenkai, fonts-kouzan-mouhitsu, fonts-aoyagi-kouzan-t, " \
+    "fonts-aoyagi-soseki, fonts-cns11643-kai, fonts-arphic-bkai00mp, fonts-klee"
 
 
 @lru_cache(maxsize=4096)

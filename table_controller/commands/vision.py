@@ -43,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--restyle", type=float, default=0.0,
                    help="share of faces drawn as another maker might have (stroke weight, inks, placement)")
     t.add_argument("--more-fonts", action="store_true", help="draw faces in more typefaces (brush, ming, fangsong, ...)")
+    t.add_argument("--brush-fonts", action="store_true", help="draw faces in brush hands too (毛筆, 行書, kai)")
     t.add_argument("--out", type=Path, default=None, help="ONNX path (default: vision/models/tiles.onnx)")
     t.set_defaults(func=run_train)
 
@@ -205,7 +206,8 @@ def run_train(args: argparse.Namespace) -> int:
     from vision.train import TrainConfig, train
 
     report = train(TrainConfig(samples=args.samples, epochs=args.epochs, seed=args.seed, threads=args.threads,
-                               restyle=args.restyle, more_fonts=args.more_fonts),
+                               restyle=args.restyle, more_fonts=args.more_fonts,
+                               brush_fonts=args.brush_fonts),
                    args.out or DEFAULT_MODEL)
     print(json.dumps(report, indent=2))
     return 0
