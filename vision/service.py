@@ -15,6 +15,7 @@ from pathlib import Path
 from vision.calibrate import CalibrationError
 from vision.camera import CameraStream
 from vision.health import HealthStatus
+from vision.kinds import FACE_KINDS
 from vision.reader import Examples, ReadError, TileReader, TileReading
 from vision.tracker import TileEvent, TileTracker
 
@@ -72,11 +73,16 @@ class VisionLoop:
         except ReadError as exc:
             log.warning("frame unreadable: %s", exc)
             return StepResult(status, problem=str(exc))
+        return StepResult(status, self.observe(frame, readings), readings)
+
+    def observe(self, frame, readings: list[TileReading]) -> list[TileEvent]:  # type: ignore[no-untyped-def]
+        """Vote one frame's readings into tile events; keep crops of the tiles announced unsure,
+        for the referee's ruling to teach the reader (`learn`)."""
         events = self.tracker.update(readings)
         for ev in events:
             if ev.event == "appeared" and ev.needs_referee:
                 self._keep_unsure(frame, ev.track)
-        return StepResult(status, events, readings)
+        return events
 
     def _keep_unsure(self, frame, track: int) -> None:  # type: ignore[no-untyped-def]
         reading = self.tracker.reading(track)
@@ -89,12 +95,14 @@ class VisionLoop:
 
     def learn(self, track: int, kind: str, corrected: bool = False) -> str:
         """The referee ruled on an unsure tile (`track` of its "appeared" event): enroll what the
-        camera saw as `kind`. Returns "learnt", "enough" (its kind has examples enough) or
-        "gone" (no crops kept for that track: too old, or the service restarted). A learnt
-        enrollment is saved to `save_enrollment` when the table has an enrollment file."""
+        camera saw as `kind`. Returns "learnt", "enough" (its kind has examples enough), "not a
+        face" (`back`) or "gone" (no crops kept for that track: too old, or the service
+        restarted). What is learnt is saved to `save_enrollment` when the table has that file."""
         examples = self._unsure.pop(track, None)
         if examples is None:
             return "gone"
+        if kind not in FACE_KINDS:  # a face-down tile: nothing of the set's art to learn
+            return "not a face"
         if not self.reader.learn(examples, kind, corrected):
             return "enough"
         if self.save_enrollment is not None and self.reader.enrollment is not None:

@@ -65,3 +65,25 @@ def test_confirmations_stop_adding_once_a_kind_has_enough_but_corrections_always
     with pytest.raises(EnrollmentError):
         reader.learn(reader.examples(scene.image, r.quad), "back")
     assert np.isfinite(reader.enrollment.templates).all()
+
+
+def test_the_vision_loop_keeps_unsure_tiles_until_the_referee_rules(strange_set, tmp_path) -> None:
+    from vision.enroll import Enrollment
+    from vision.service import VisionLoop
+    from vision.tracker import TileTracker
+
+    scene = render_scene(strange_set, seed=2, opts=SceneOptions(tiles=12))
+    reader = TileReader(threshold=0.9999)  # every tile unsure
+    loop = VisionLoop(camera=None, reader=reader, tracker=TileTracker(confirm=1),  # type: ignore[arg-type]
+                      save_enrollment=tmp_path / "e.npz")
+    events = loop.observe(scene.image, reader.read(scene.image))
+    unsure = [e for e in events if e.needs_referee]
+    assert len(unsure) >= 8
+    assert loop.learn(unsure[0].track, "back") == "not a face"
+    assert loop.learn(unsure[0].track, "3f") == "gone"  # its crops went with the first ruling
+    assert loop.learn(unsure[1].track, "3f", corrected=True) == "learnt"
+    assert Enrollment.load(tmp_path / "e.npz").kinds == reader.enrollment.kinds == ["3f"] * 12
+    for e in unsure[2:2 + LEARN_UP_TO - 1]:
+        assert loop.learn(e.track, "3f") == "learnt"
+    assert loop.learn(unsure[2 + LEARN_UP_TO - 1].track, "3f") == "enough"
+    assert loop.learn(10_000, "3f") == "gone"
