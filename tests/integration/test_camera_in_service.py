@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import httpx
 import pytest
@@ -34,41 +36,48 @@ def faces() -> list:
     return list(load_style("xmahjongg-dorothys"))
 
 
-async def test_camera_events_health_and_unplug(tmp_path: Path, faces: list) -> None:
-    with VirtualCamera(scene_source(faces, seed=4, opts=SceneOptions(tiles=12), jitter=False), fps=10) as cam:
+@asynccontextmanager
+async def _camera_table(tmp_path: Path, faces: list, seed: int, **camera: Any) -> AsyncIterator[tuple]:
+    """A table service (simulated link) watching the virtual camera, which shows a scene of 12
+    tiles: (service, controller, camera)."""
+    with VirtualCamera(scene_source(faces, seed=seed, opts=SceneOptions(tiles=12), jitter=False), fps=10) as cam:
         config = parse_config({
             "table": {"link": "sim://", "sim_speed": 100.0},
-            "camera": {"source": cam.url, "period_s": 0.2},
+            "camera": {"source": cam.url, "period_s": 0.2, **camera},
             "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         }, source="test")
         service = TableService(config, tmp_path)
         await service.start()
         try:
-            ctl = service.controller
-            assert ctl is not None
-            types = lambda: [e.type for e in ctl.store.since(0)]
-            await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera to report OK")
-            await _until(lambda: types().count("camera.tile_appeared") >= 8, 60, "tiles read by the camera")
-            appeared = [e for e in ctl.store.since(0) if e.type == "camera.tile_appeared"]
-            assert all(e.data["zone"] and 0 <= e.data["confidence"] <= 1 for e in appeared)
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-                health = (await http.get("/api/health")).json()["health"]
-                assert health["camera"]["ok"] is True and health["link"]["up"] is True
-
-                cam.unplugged = True  # the camera's cable is pulled
-                await _until(lambda: ctl.state.camera["code"] == "unplugged", 30, "the unplug to be recorded")
-                assert "手动录入" in ctl.state.camera["message"]
-                # the table goes on: an operator still starts a hand
-                r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
-                assert r.status_code == 200, r.text
-                state = (await http.get("/api/state")).json()
-                assert state["camera"]["code"] == "unplugged"
-                assert any("摄像头" in line["text"] for line in state["log"])
-
-                cam.unplugged = False
-                await _until(lambda: ctl.state.camera["ok"], 30, "the camera to come back")
+            assert service.controller is not None
+            yield service, service.controller, cam
         finally:
             await service.stop()
+
+
+async def test_camera_events_health_and_unplug(tmp_path: Path, faces: list) -> None:
+    async with _camera_table(tmp_path, faces, seed=4) as (service, ctl, cam):
+        types = lambda: [e.type for e in ctl.store.since(0)]  # noqa: E731
+        await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera to report OK")
+        await _until(lambda: types().count("camera.tile_appeared") >= 8, 60, "tiles read by the camera")
+        appeared = [e for e in ctl.store.since(0) if e.type == "camera.tile_appeared"]
+        assert all(e.data["zone"] and 0 <= e.data["confidence"] <= 1 for e in appeared)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            health = (await http.get("/api/health")).json()["health"]
+            assert health["camera"]["ok"] is True and health["link"]["up"] is True
+
+            cam.unplugged = True  # the camera's cable is pulled
+            await _until(lambda: ctl.state.camera["code"] == "unplugged", 30, "the unplug to be recorded")
+            assert "手动录入" in ctl.state.camera["message"]
+            # the table goes on: an operator still starts a hand
+            r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
+            assert r.status_code == 200, r.text
+            state = (await http.get("/api/state")).json()
+            assert state["camera"]["code"] == "unplugged"
+            assert any("摄像头" in line["text"] for line in state["log"])
+
+            cam.unplugged = False
+            await _until(lambda: ctl.state.camera["ok"], 30, "the camera to come back")
 
 
 async def test_the_camera_learns_from_the_referees_rulings(tmp_path: Path, faces: list) -> None:
@@ -78,31 +87,19 @@ async def test_the_camera_learns_from_the_referees_rulings(tmp_path: Path, faces
 
     enrollment = tmp_path / "enrolled.npz"
     Enrollment().save(enrollment)  # the table's (empty) enrollment file
-    with VirtualCamera(scene_source(faces, seed=5, opts=SceneOptions(tiles=12), jitter=False), fps=10) as cam:
-        config = parse_config({
-            "table": {"link": "sim://", "sim_speed": 100.0},
-            # a threshold no reading reaches: every tile goes to the referee
-            "camera": {"source": cam.url, "period_s": 0.2, "threshold": 0.9999, "enrollment": str(enrollment)},
-            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
-        }, source="test")
-        service = TableService(config, tmp_path)
-        await service.start()
-        try:
-            ctl = service.controller
-            assert ctl is not None
-            await _until(lambda: ctl.state.camera_pending, 60, "an unsure tile")
-            item = ctl.state.camera_pending[0]
-            named = "7f" if item["kind"] != "7f" else "6f"  # the referee corrects it
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-                r = await http.post("/api/referee/camera/confirm", json={"seq": item["seq"], "kind": named},
-                                    headers={"Authorization": "Bearer ref-cam"})
-                assert r.status_code == 200, r.text
-            learned = lambda: [e for e in ctl.store.since(0) if e.type == "camera.learned"]  # noqa: E731
-            await _until(learned, 30, "the reader to learn the ruling")
-            ev = learned()[0]
-            assert ev.data["kind"] == named and ev.data["camera_seq"] == item["seq"] and ev.data["corrected"] is True
-            assert any("学会" in line["text"] for line in ctl.state.log)
-            saved = Enrollment.load(enrollment)
-            assert set(saved.kinds) == {named} and saved.template_kinds.count(named) >= 2
-        finally:
-            await service.stop()
+    # a threshold no reading reaches: every tile goes to the referee
+    async with _camera_table(tmp_path, faces, seed=5, threshold=0.9999, enrollment=str(enrollment)) as (service, ctl, _):
+        await _until(lambda: ctl.state.camera_pending, 60, "an unsure tile")
+        item = ctl.state.camera_pending[0]
+        named = "7f" if item["kind"] != "7f" else "6f"  # the referee corrects it
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            r = await http.post("/api/referee/camera/confirm", json={"seq": item["seq"], "kind": named},
+                                headers={"Authorization": "Bearer ref-cam"})
+            assert r.status_code == 200, r.text
+        learned = lambda: [e for e in ctl.store.since(0) if e.type == "camera.learned"]  # noqa: E731
+        await _until(learned, 30, "the reader to learn the ruling")
+        ev = learned()[0]
+        assert ev.data["kind"] == named and ev.data["camera_seq"] == item["seq"] and ev.data["corrected"] is True
+        assert any("学会" in line["text"] for line in ctl.state.log)
+        saved = Enrollment.load(enrollment)
+        assert set(saved.kinds) == {named} and saved.template_kinds.count(named) >= 2
