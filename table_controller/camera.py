@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 log = logging.getLogger("table_controller.camera")
@@ -37,6 +38,11 @@ class CameraWatcher:
         self.status: dict[str, Any] = {"ok": False, "code": "starting", "message": "摄像头启动中",
                                        "message_en": "camera starting", "problem": ""}
         self._loop: Any = None
+
+    @property
+    def loop(self) -> Any:
+        """The `vision.service.VisionLoop` once started (None before, or when the reader failed)."""
+        return self._loop
 
     def health(self) -> dict[str, Any]:
         """For the display's health panel (not logged: it refreshes every step)."""
@@ -104,16 +110,25 @@ class CameraWatcher:
 
 
 def vision_loop_factory(source: str, corners: Any, enrollment: str | None, threshold: float | None,
-                        model: str = "", learn: bool = True) -> Callable[[], Any]:
-    """Build the reader as configured in `[camera]` (imports OpenCV and the model only when a camera is set)."""
+                        model: str = "", learn: bool = True, learned_file: Path | None = None) -> Callable[[], Any]:
+    """Build the reader as configured in `[camera]` (imports OpenCV and the model only when a
+    camera is set). What the referee's rulings teach is kept in the table's enrollment file, or,
+    when it has none, in `learned_file` (read back at the next start)."""
 
     def make() -> Any:
         from vision.camera import CameraStream
         from vision.config import VisionConfig
+        from vision.enroll import Enrollment, EnrollmentError
         from vision.service import VisionLoop
 
         cfg = VisionConfig.from_camera_section(source, corners, model, enrollment or "", threshold)
-        # what the referee teaches is kept in the table's enrollment file, when it has one
-        return VisionLoop(CameraStream(cfg.camera), cfg.reader(), save_enrollment=cfg.enrollment if learn else None)
+        reader = cfg.reader()
+        keep = cfg.enrollment or learned_file
+        if learn and cfg.enrollment is None and learned_file is not None and learned_file.exists():
+            try:
+                reader.enrollment = Enrollment.load(learned_file)
+            except EnrollmentError as exc:  # learning starts afresh; the next ruling rewrites the file
+                log.warning("learned tiles not loaded", extra={"error": str(exc)})
+        return VisionLoop(CameraStream(cfg.camera), reader, save_enrollment=keep if learn else None)
 
     return make

@@ -50,7 +50,7 @@ class CameraSection(_Section):
     threshold: float | None = Field(None, gt=0, lt=1, description="Confidence below which a tile goes to the referee.")
     period_s: float = Field(0.5, ge=0.05, le=10, description="Seconds between camera reads.")
     learn: bool = Field(True, description="Learn this table's tile art from the referee's rulings on unsure tiles "
-                                          "(kept in `enrollment` when set).")
+                                          "(kept in `enrollment` when set, else in the data directory).")
 
 
 class RulesSection(_Section):

@@ -21,6 +21,9 @@ from table_controller.web.auth import Credentials
 log = logging.getLogger("table_controller.service")
 
 SIM_URL = "sim://"
+#: In the data directory: what the camera learnt from the referee's rulings, for a table without
+#: an enrollment file (`[camera] enrollment`).
+LEARNED_TILES = "camera-learned.npz"
 
 
 @dataclass
@@ -105,7 +108,8 @@ class TableService:
         cam = self.config.camera
         enrollment, model = (self._beside_config(p) for p in (cam.enrollment, cam.model))
         self.camera = CameraWatcher(self.controller, vision_loop_factory(cam.source, cam.corners, enrollment or None,
-                                                                        cam.threshold, model, cam.learn),
+                                                                        cam.threshold, model, cam.learn,
+                                                                        self.data_dir / LEARNED_TILES),
                                     period_s=cam.period_s, learn=cam.learn)
         self.controller.health_sources["camera"] = self.camera.health
         self._tasks.append(asyncio.create_task(self.camera.run(), name="camera"))

@@ -103,3 +103,22 @@ async def test_the_camera_learns_from_the_referees_rulings(tmp_path: Path, faces
         assert any("学会" in line["text"] for line in ctl.state.log)
         saved = Enrollment.load(enrollment)
         assert set(saved.kinds) == {named} and saved.template_kinds.count(named) >= 2
+
+
+async def test_without_an_enrollment_file_what_the_camera_learnt_survives_a_restart(tmp_path: Path, faces: list) -> None:
+    from table_controller.service import LEARNED_TILES
+
+    async with _camera_table(tmp_path, faces, seed=6, threshold=0.9999) as (service, ctl, _):
+        await _until(lambda: ctl.state.camera_pending, 60, "an unsure tile")
+        item = ctl.state.camera_pending[0]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            r = await http.post("/api/referee/camera/confirm", json={"seq": item["seq"]},  # confirmed as read
+                                headers={"Authorization": "Bearer ref-cam"})
+            assert r.status_code == 200, r.text
+        await _until(lambda: (tmp_path / LEARNED_TILES).exists(), 30, "the learnt tiles to be kept")
+    async with _camera_table(tmp_path, faces, seed=6, threshold=0.9999) as (service, ctl, _):
+        await _until(lambda: service.camera.loop is not None, 60, "the reader to start again")
+        assert service.camera.loop.reader.enrollment.kinds_covered() == {item["kind"]}
+        # the ruling made before the restart is not learnt again (its crops and tracks are gone)
+        await asyncio.sleep(0.6)
+        assert len([e for e in ctl.store.since(0) if e.type == "camera.learned"]) == 1
