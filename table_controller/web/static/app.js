@@ -29,7 +29,8 @@ const I18N = {
         ok: "✓ 已记录", needRef: "需要裁判权限",
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
-        cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为", seen: "{where} {kind}（置信度 {c}）",
+        cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
+               hint: "每次确认或更正，摄像头都会记住这副牌的样子。", seen: "{where} {kind}（置信度 {c}）",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public" },
@@ -55,7 +56,8 @@ const I18N = {
         ok: "✓ recorded", needRef: "needs the referee role" ,
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
               heard: "heartbeat {n} s ago", camera: "Camera: " },
-        cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to", seen: "{where} {kind} (confidence {c})",
+        cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
+               hint: "Each confirmation or correction teaches the camera this set's tiles.", seen: "{where} {kind} (confidence {c})",
                zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
 };
 const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public" };
