@@ -35,6 +35,7 @@ class CameraWatcher:
         # rulings already in the record when the camera started name tracks of an earlier run
         self._since = controller.state.seq
         self._next_action = len(controller.state.actions)
+        self._learnt: dict[int, dict[str, Any]] = {}  # ruling's seq -> what it taught, for an undo
         self.status: dict[str, Any] = {"ok": False, "code": "starting", "message": "摄像头启动中",
                                        "message_en": "camera starting", "problem": ""}
         self._loop: Any = None
@@ -88,25 +89,35 @@ class CameraWatcher:
 
     async def _learn_from_rulings(self) -> None:
         """Each referee ruling on an unsure tile since the last step teaches the reader that
-        tile's art (`VisionLoop.learn`); what it learnt is recorded as `camera.learned`."""
+        tile's art (`VisionLoop.learn`), recorded as `camera.learned`; a ruling the referee
+        undoes is forgotten again (`VisionLoop.unlearn`), recorded as `camera.unlearned`."""
         state = self._controller.state
-        rulings = state.actions[self._next_action:]
+        actions = state.actions[self._next_action:]
         self._next_action = len(state.actions)
-        for a in rulings:
-            if a.get("type") != "referee.camera_confirm" or a.get("error") or a.get("undone"):
-                continue
-            item = next((p for p in state.camera_pending if p["seq"] == a.get("camera_seq")), None)
-            if item is None or item["seq"] <= self._since or "track" not in item:
+        for a in actions:
+            if a.get("error") or a.get("undone"):
                 continue
             try:
-                outcome = await asyncio.to_thread(self._loop.learn, int(item["track"]), a["kind"], bool(a.get("corrected")))
-            except Exception as exc:  # learning is a bonus: the ruling itself already stands
+                if a.get("type") == "referee.camera_confirm":
+                    await self._learn(state, a)
+                elif a.get("type") == "referee.undo" and a.get("target") in self._learnt:
+                    item = self._learnt.pop(a["target"])
+                    gone = await asyncio.to_thread(self._loop.unlearn, f"ruling:{a['target']}")
+                    self._controller.accept("camera", "camera.unlearned", {**item, "removed": gone, "undo_seq": a["seq"]})
+            except Exception as exc:  # learning is a bonus: the rulings themselves already stand
                 log.warning("camera could not learn from a ruling", extra={"error": str(exc)})
-                continue
-            if outcome == "learnt":
-                self._controller.accept("camera", "camera.learned", {
-                    "kind": a["kind"], "camera_seq": item["seq"], "track": item["track"],
-                    "corrected": bool(a.get("corrected")), "zone": item.get("zone")})
+
+    async def _learn(self, state: Any, a: dict[str, Any]) -> None:
+        item = next((p for p in state.camera_pending if p["seq"] == a.get("camera_seq")), None)
+        if item is None or item["seq"] <= self._since or "track" not in item:
+            return
+        outcome = await asyncio.to_thread(self._loop.learn, int(item["track"]), a["kind"], bool(a.get("corrected")),
+                                          f"ruling:{a['seq']}")
+        if outcome == "learnt":
+            learnt = {"kind": a["kind"], "camera_seq": item["seq"], "track": item["track"],
+                      "corrected": bool(a.get("corrected")), "zone": item.get("zone")}
+            self._learnt[a["seq"]] = learnt
+            self._controller.accept("camera", "camera.learned", learnt)
 
 
 def vision_loop_factory(source: str, corners: Any, enrollment: str | None, threshold: float | None,

@@ -170,6 +170,8 @@ def describe(ev: Event) -> str:
     if t == "camera.learned":
         how = "按裁判更正" if d.get("corrected") else "按裁判确认"
         return f"摄像头学会此副牌的 {_tile_zh(d.get('kind', ''))}（{how} #{d.get('camera_seq', '')}）"
+    if t == "camera.unlearned":
+        return f"摄像头忘掉 #{d.get('camera_seq', '')} 所学的 {_tile_zh(d.get('kind', ''))}（裁判撤销）"
     return t
 
 

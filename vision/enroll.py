@@ -102,22 +102,28 @@ class Enrollment:
     """Labelled embeddings of this table's tiles, and templates of some of them."""
 
     def __init__(self, embeddings: np.ndarray | None = None, kinds: list[str] | None = None,
-                 templates: np.ndarray | None = None, template_kinds: list[str] | None = None) -> None:
+                 templates: np.ndarray | None = None, template_kinds: list[str] | None = None,
+                 sources: list[str] | None = None, template_sources: list[str] | None = None) -> None:
         self.embeddings = np.zeros((0, 128), np.float32) if embeddings is None else _unit(np.asarray(embeddings, np.float32))
         self.kinds: list[str] = list(kinds or [])
         self.templates = (np.zeros((0, _template_length()), np.float32) if templates is None
                           else np.asarray(templates, np.float32).reshape(-1, _template_length()))
         self.template_kinds: list[str] = list(template_kinds or [])
-        if len(self.kinds) != len(self.embeddings):
-            raise EnrollmentError("one kind per embedding")
-        if len(self.template_kinds) != len(self.templates):
-            raise EnrollmentError("one kind per template")
+        #: Where each example came from ("" for `tablectl vision enroll`, "ruling:<seq>" for a
+        #: referee's ruling), so that an undone ruling can be forgotten (`remove`).
+        self.sources: list[str] = list(sources) if sources is not None else [""] * len(self.kinds)
+        self.template_sources: list[str] = (list(template_sources) if template_sources is not None
+                                            else [""] * len(self.template_kinds))
+        if len(self.kinds) != len(self.embeddings) or len(self.sources) != len(self.kinds):
+            raise EnrollmentError("one kind and one source per embedding")
+        if len(self.template_kinds) != len(self.templates) or len(self.template_sources) != len(self.template_kinds):
+            raise EnrollmentError("one kind and one source per template")
 
     def __len__(self) -> int:
         return len(self.kinds)
 
     def add(self, preds: list[Prediction], kinds: list[str], crops: list[np.ndarray] | None = None,
-            templated: list[bool] | None = None) -> None:
+            templated: list[bool] | None = None, source: str = "") -> None:
         """Enroll examples: their network predictions and kinds, and (better) the crops
         themselves, of which those marked in `templated` (default: all) also give a template."""
         if len(preds) != len(kinds) or (crops is not None and len(crops) != len(kinds)):
@@ -130,11 +136,26 @@ class Enrollment:
         new = _unit(np.stack([p.embedding for p in preds]).astype(np.float32))
         self.embeddings = np.concatenate([self.embeddings.reshape(-1, new.shape[1]), new])
         self.kinds.extend(kinds)
+        self.sources.extend([source] * len(kinds))
         if crops is not None:
             chosen = [i for i in range(len(crops)) if templated is None or templated[i]]
             if chosen:
                 self.templates = np.concatenate([self.templates, np.stack([template(crops[i]) for i in chosen])])
                 self.template_kinds.extend(kinds[i] for i in chosen)
+                self.template_sources.extend([source] * len(chosen))
+
+    def remove(self, source: str) -> int:
+        """Forget every example that came from `source` (an undone ruling); how many went."""
+        keep = [i for i, s in enumerate(self.sources) if s != source]
+        keep_t = [i for i, s in enumerate(self.template_sources) if s != source]
+        gone = len(self.sources) - len(keep)
+        self.embeddings = self.embeddings[keep]
+        self.kinds = [self.kinds[i] for i in keep]
+        self.sources = [self.sources[i] for i in keep]
+        self.templates = self.templates[keep_t]
+        self.template_kinds = [self.template_kinds[i] for i in keep_t]
+        self.template_sources = [self.template_sources[i] for i in keep_t]
+        return gone
 
     def kinds_covered(self) -> set[str]:
         return set(self.kinds)
@@ -183,7 +204,8 @@ class Enrollment:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, embeddings=self.embeddings, kinds=np.array(self.kinds), templates=self.templates,
-                            template_kinds=np.array(self.template_kinds), template_format=TEMPLATE_FORMAT)
+                            template_kinds=np.array(self.template_kinds), template_format=TEMPLATE_FORMAT,
+                            sources=np.array(self.sources, dtype=str), template_sources=np.array(self.template_sources, dtype=str))
 
     @classmethod
     def load(cls, path: Path | str) -> "Enrollment":
@@ -197,7 +219,12 @@ class Enrollment:
             # made with other template settings: embeddings only (enroll again for the templates)
             templates, template_kinds = ((data["templates"], [str(k) for k in data["template_kinds"]]) if same
                                          else (None, None))
-            return cls(data["embeddings"], [str(k) for k in data["kinds"]], templates, template_kinds)
+            # files from before sources were kept: every example counts as enrolled by hand
+            sources = [str(x) for x in data["sources"]] if "sources" in data.files else None
+            template_sources = ([str(x) for x in data["template_sources"]]
+                                if same and "template_sources" in data.files else None)
+            return cls(data["embeddings"], [str(k) for k in data["kinds"]], templates, template_kinds, sources,
+                       template_sources)
         except (OSError, KeyError, ValueError) as exc:
             raise EnrollmentError(f"enrollment file {path} is unreadable: {exc}") from exc
 

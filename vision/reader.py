@@ -210,12 +210,12 @@ class TileReader:
                 out.templated.append(t < TEMPLATED_POSITIONS)
         return out
 
-    def learn(self, examples: "Examples", kind: str, corrected: bool = False) -> bool:
+    def learn(self, examples: "Examples", kind: str, corrected: bool = False, source: str = "") -> bool:
         """The referee said what an unsure tile is: enroll its examples as `kind`, so the next
         tiles of that art read right (flowers above all, which no training art predicts). A
         reading the referee corrected is always learnt; one confirmed as read only while its
         kind has fewer than `LEARN_UP_TO` tiles enrolled (more change little and cost read time).
-        Returns whether anything was added."""
+        `source` names the ruling (`Enrollment.remove` forgets it). Returns whether anything was added."""
         if kind not in KINDS or kind == "back":
             raise EnrollmentError(f"cannot learn {kind!r}: not a face kind")
         enrollment = self.enrollment if self.enrollment is not None else Enrollment()
@@ -223,7 +223,7 @@ class TileReader:
         if not corrected and enrollment.template_kinds.count(kind) >= LEARN_UP_TO * per_tile:
             return False
         enrollment.add(self.classifier.predict(examples.crops), [kind] * len(examples.crops), examples.crops,
-                       examples.templated)
+                       examples.templated, source=source)
         self.enrollment = enrollment
         return True
 

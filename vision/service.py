@@ -93,7 +93,7 @@ class VisionLoop:
         while len(self._unsure) > self.KEEP_UNSURE:
             self._unsure.popitem(last=False)
 
-    def learn(self, track: int, kind: str, corrected: bool = False) -> str:
+    def learn(self, track: int, kind: str, corrected: bool = False, source: str = "") -> str:
         """The referee ruled on an unsure tile (`track` of its "appeared" event): enroll what the
         camera saw as `kind`. Returns "learnt", "enough" (its kind has examples enough), "not a
         face" (`back`) or "gone" (no crops kept for that track: too old, or the service
@@ -103,11 +103,23 @@ class VisionLoop:
             return "gone"
         if kind not in FACE_KINDS:  # a face-down tile: nothing of the set's art to learn
             return "not a face"
-        if not self.reader.learn(examples, kind, corrected):
+        if not self.reader.learn(examples, kind, corrected, source):
             return "enough"
+        self._save()
+        return "learnt"
+
+    def unlearn(self, source: str) -> int:
+        """Forget what a ruling taught (the referee undid it); how many examples went."""
+        if self.reader.enrollment is None:
+            return 0
+        gone = self.reader.enrollment.remove(source)
+        if gone:
+            self._save()
+        return gone
+
+    def _save(self) -> None:
         if self.save_enrollment is not None and self.reader.enrollment is not None:
             try:
                 self.reader.enrollment.save(self.save_enrollment)
             except OSError as exc:  # a read-only card: keep learning in memory, say so
                 log.warning("enrollment not saved: %s", exc)
-        return "learnt"

@@ -82,7 +82,8 @@ async def test_camera_events_health_and_unplug(tmp_path: Path, faces: list) -> N
 
 async def test_the_camera_learns_from_the_referees_rulings(tmp_path: Path, faces: list) -> None:
     """The referee rules on a tile the camera was unsure of; the reader enrolls what it saw as
-    the kind the referee named, records that it learnt, and keeps it in the table's enrollment file."""
+    the kind the referee named, records that it learnt, and keeps it in the table's enrollment
+    file; when the referee undoes the ruling, the reader forgets it."""
     from vision.enroll import Enrollment
 
     enrollment = tmp_path / "enrolled.npz"
@@ -103,6 +104,14 @@ async def test_the_camera_learns_from_the_referees_rulings(tmp_path: Path, faces
         assert any("学会" in line["text"] for line in ctl.state.log)
         saved = Enrollment.load(enrollment)
         assert set(saved.kinds) == {named} and saved.template_kinds.count(named) >= 2
+        # the referee undoes the ruling: the camera forgets what it taught
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            r = await http.post("/api/referee/undo", json={"reason": "看错了"}, headers={"Authorization": "Bearer ref-cam"})
+            assert r.status_code == 200, r.text
+        unlearned = lambda: [e for e in ctl.store.since(0) if e.type == "camera.unlearned"]  # noqa: E731
+        await _until(unlearned, 30, "the reader to forget the undone ruling")
+        assert unlearned()[0].data["kind"] == named and unlearned()[0].data["removed"] >= 12
+        assert len(Enrollment.load(enrollment)) == 0 and any("忘掉" in line["text"] for line in ctl.state.log)
 
 
 async def test_without_an_enrollment_file_what_the_camera_learnt_survives_a_restart(tmp_path: Path, faces: list) -> None:

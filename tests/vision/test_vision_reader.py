@@ -193,3 +193,22 @@ def test_enrollment_files_keep_their_templates_and_older_files_load_without_them
                         templates=np.zeros((2, 24 * 32 * 3), np.float32))
     old = Enrollment.load(tmp_path / "old.npz")
     assert old.kinds == kinds and old.template_kinds == [] and len(old.templates) == 0
+
+
+def test_examples_from_one_ruling_can_be_forgotten_and_sources_survive_a_file(reader: TileReader, dorothys, tmp_path) -> None:
+    import cv2
+
+    faces = {f.kind: f.image for f in dorothys}
+    crops = [cv2.resize(render_single_tile(faces[k], seed=i)[60:240, 40:200], reader.classifier.crop_size)
+             for i, k in enumerate(["1m", "5f", "5f"])]
+    preds = reader.classifier.predict(crops)
+    e = Enrollment()
+    e.add(preds[:1], ["1m"], crops[:1])  # laid out by hand
+    e.add(preds[1:2], ["5f"], crops[1:2], source="ruling:12")
+    e.add(preds[2:], ["5f"], crops[2:], source="ruling:13")
+    e.save(tmp_path / "e.npz")
+    back = Enrollment.load(tmp_path / "e.npz")
+    assert back.sources == ["", "ruling:12", "ruling:13"] and back.template_sources == back.sources
+    assert back.remove("ruling:12") == 1 and back.remove("ruling:12") == 0
+    assert back.kinds == ["1m", "5f"] and back.template_kinds == ["1m", "5f"] and len(back.templates) == 2
+    assert np.allclose(back.embeddings[1], e.embeddings[2]) and back.sources == ["", "ruling:13"]
