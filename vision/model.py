@@ -53,7 +53,7 @@ class TileClassifier:
         if not path.exists():
             raise ModelError(f"tile model {path} not found; rebuild it with `tablectl vision train`")
         try:
-            self.net = cv2.dnn.readNetFromONNX(str(path))
+            self.net = _read_onnx(path)
         except cv2.error as exc:
             raise ModelError(f"tile model {path} is unreadable: {exc}") from exc
         self.path = path
@@ -69,6 +69,16 @@ class TileClassifier:
         up = _softmax(upside.reshape(len(crops), -1))[:, 1]
         emb = emb.reshape(len(crops), -1)
         return [Prediction(probs[i], float(up[i]), emb[i]) for i in range(len(crops))]
+
+
+def _read_onnx(path: Path) -> "cv2.dnn.Net":
+    """The network, on OpenCV 5's classic engine where there is a choice: for this small net it
+    runs a batch of 80 crops in ~33 ms against ~45 ms on the default (new graph) engine, same
+    outputs to 1e-5. OpenCV 4 has only the one engine."""
+    engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+    if engine is None:
+        return cv2.dnn.readNetFromONNX(str(path))
+    return cv2.dnn.readNetFromONNX(str(path), engine=engine)
 
 
 def model_crop_size(path: Path | str) -> tuple[int, int]:
