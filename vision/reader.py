@@ -17,7 +17,7 @@ from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
 from vision.detect import PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, quad_to_image, warp_to_plane
 from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
-from vision.kinds import KINDS, assign_within_counts
+from vision.kinds import FACE_KINDS, KINDS, assign_within_counts
 from vision.model import DEFAULT_MODEL, Prediction, TileClassifier
 
 #: Fallback rejection threshold on the kind probability; the model's own JSON recipe carries the
@@ -190,14 +190,14 @@ class TileReader:
         self.enrollment = enrollment
         return enrollment
 
-    def examples(self, frame: np.ndarray, quad: np.ndarray | list, seed: int = 0, jitter: int = 6) -> "Examples":
+    def examples(self, frame: np.ndarray, quad: np.ndarray | list, seed: int = 0, jitter: int = 6) -> Examples:
         """Jittered crops of one tile of a frame (`quad` in frame pixels, corner 0 its top-left, as
         a reading gives it), kept while the referee is asked what it is (`learn`)."""
         return self._examples(_check_frame(frame), np.asarray(quad, np.float32), np.random.default_rng(seed), jitter,
                               lambda q: q)
 
     def _examples(self, frame: np.ndarray, base: np.ndarray, rng: np.random.Generator, jitter: int,
-                  to_image) -> "Examples":  # type: ignore[no-untyped-def]
+                  to_image) -> Examples:  # type: ignore[no-untyped-def]
         """`jitter` positions around `base` (the first as found), each both ways up; the first
         `TEMPLATED_POSITIONS` also give templates."""
         scale = float(np.linalg.norm(base[1] - base[0]))
@@ -210,13 +210,13 @@ class TileReader:
                 out.templated.append(t < TEMPLATED_POSITIONS)
         return out
 
-    def learn(self, examples: "Examples", kind: str, corrected: bool = False, source: str = "") -> bool:
+    def learn(self, examples: Examples, kind: str, corrected: bool = False, source: str = "") -> bool:
         """The referee said what an unsure tile is: enroll its examples as `kind`, so the next
         tiles of that art read right (flowers above all, which no training art predicts). A
         reading the referee corrected is always learnt; one confirmed as read only while its
         kind has fewer than `LEARN_UP_TO` tiles enrolled (more change little and cost read time).
         `source` names the ruling (`Enrollment.remove` forgets it). Returns whether anything was added."""
-        if kind not in KINDS or kind == "back":
+        if kind not in FACE_KINDS:
             raise EnrollmentError(f"cannot learn {kind!r}: not a face kind")
         enrollment = self.enrollment if self.enrollment is not None else Enrollment()
         per_tile = max(1, sum(examples.templated))
