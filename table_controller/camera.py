@@ -35,7 +35,8 @@ class CameraWatcher:
         # rulings already in the record when the camera started name tracks of an earlier run
         self._since = controller.state.seq
         self._next_action = len(controller.state.actions)
-        self._learnt: dict[int, dict[str, Any]] = {}  # ruling's seq -> what it taught, for an undo
+        # ruling's seq -> (what it said, whether the reader learnt from it), for an undo
+        self._ruled: dict[int, tuple[dict[str, Any], bool]] = {}
         self.status: dict[str, Any] = {"ok": False, "code": "starting", "message": "摄像头启动中",
                                        "message_en": "camera starting", "problem": ""}
         self._loop: Any = None
@@ -100,10 +101,12 @@ class CameraWatcher:
             try:
                 if a.get("type") == "referee.camera_confirm":
                     await self._learn(state, a)
-                elif a.get("type") == "referee.undo" and a.get("target") in self._learnt:
-                    item = self._learnt.pop(a["target"])
-                    gone = await asyncio.to_thread(self._loop.unlearn, f"ruling:{a['target']}")
-                    self._controller.accept("camera", "camera.unlearned", {**item, "removed": gone, "undo_seq": a["seq"]})
+                elif a.get("type") == "referee.undo" and a.get("target") in self._ruled:
+                    item, learnt = self._ruled.pop(a["target"])
+                    gone = await asyncio.to_thread(self._loop.unlearn, f"ruling:{a['target']}", int(item["track"]))
+                    if learnt:
+                        self._controller.accept("camera", "camera.unlearned",
+                                                {**item, "removed": gone, "undo_seq": a["seq"]})
             except Exception as exc:  # learning is a bonus: the rulings themselves already stand
                 log.warning("camera could not learn from a ruling", extra={"error": str(exc)})
 
@@ -113,11 +116,11 @@ class CameraWatcher:
             return
         outcome = await asyncio.to_thread(self._loop.learn, int(item["track"]), a["kind"], bool(a.get("corrected")),
                                           f"ruling:{a['seq']}")
+        ruling = {"kind": a["kind"], "camera_seq": item["seq"], "track": item["track"],
+                  "corrected": bool(a.get("corrected")), "zone": item.get("zone")}
+        self._ruled[a["seq"]] = (ruling, outcome == "learnt")
         if outcome == "learnt":
-            learnt = {"kind": a["kind"], "camera_seq": item["seq"], "track": item["track"],
-                      "corrected": bool(a.get("corrected")), "zone": item.get("zone")}
-            self._learnt[a["seq"]] = learnt
-            self._controller.accept("camera", "camera.learned", learnt)
+            self._controller.accept("camera", "camera.learned", ruling)
 
 
 def vision_loop_factory(source: str, corners: Any, enrollment: str | None, threshold: float | None,

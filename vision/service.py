@@ -94,10 +94,11 @@ class VisionLoop:
             self._unsure.popitem(last=False)
 
     def learn(self, track: int, kind: str, corrected: bool = False, source: str = "") -> str:
-        """The referee ruled on an unsure tile (`track` of its "appeared" event): enroll what the
-        camera saw as `kind`. Returns "learnt", "enough" (its kind has examples enough), "not a
+        """The referee ruled on an unsure tile (`track` of its "appeared" event): the tracker
+        takes the ruling as that tile's kind, and what the camera saw is enrolled as `kind`. Returns "learnt", "enough" (its kind has examples enough), "not a
         face" (`back`) or "gone" (no crops kept for that track: too old, or the service
         restarted). What is learnt is saved to `save_enrollment` when the table has that file."""
+        self.tracker.rule(track, kind)
         examples = self._unsure.pop(track, None)
         if examples is None:
             return "gone"
@@ -108,8 +109,11 @@ class VisionLoop:
         self._save()
         return "learnt"
 
-    def unlearn(self, source: str) -> int:
-        """Forget what a ruling taught (the referee undid it); how many examples went."""
+    def unlearn(self, source: str, track: int | None = None) -> int:
+        """Forget what a ruling taught (the referee undid it), and lift it from the tile's track
+        (the camera's vote decides again); how many examples went."""
+        if track is not None:
+            self.tracker.rule(track, None)
         if self.reader.enrollment is None:
             return 0
         gone = self.reader.enrollment.remove(source)

@@ -28,10 +28,14 @@ class TileEvent:
     seat: str
     track: int
     needs_referee: bool = False
+    ruled: bool = False  # the kind is the referee's ruling, not the camera's vote
 
     def to_json(self) -> dict:
-        return {"event": self.event, "zone": self.zone, "kind": self.kind, "confidence": round(self.confidence, 4),
-                "seat": self.seat, "track": self.track, "needs_referee": self.needs_referee}
+        d = {"event": self.event, "zone": self.zone, "kind": self.kind, "confidence": round(self.confidence, 4),
+             "seat": self.seat, "track": self.track, "needs_referee": self.needs_referee}
+        if self.ruled:
+            d["ruled"] = True
+        return d
 
 
 @dataclass
@@ -47,6 +51,7 @@ class _Track:
     missing: int = 0
     announced: str | None = None
     last: TileReading | None = None
+    ruled: str | None = None
 
     def add(self, r: TileReading) -> None:
         self.last = r
@@ -55,7 +60,10 @@ class _Track:
         self.accepted[r.kind] = self.accepted.get(r.kind, 0) + int(r.accepted)
 
     def kind(self) -> tuple[str, float]:
-        """The voted kind and its confidence: its share of the vote times its mean confidence."""
+        """The voted kind and its confidence: its share of the vote times its mean confidence;
+        once the referee ruled, the ruled kind, sure."""
+        if self.ruled is not None:
+            return self.ruled, 1.0
         total = sum(self.votes.values())
         k = max(self.votes, key=self.votes.__getitem__)
         share = self.votes[k] / total if total else 0.0
@@ -114,10 +122,22 @@ class TileTracker:
                 if t.announced is not None:  # the vote changed its mind: retract, then announce
                     events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id))
                 t.announced = kind
-                unsure = conf < self.referee_below or not t.sure(kind)
-                events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=unsure))
+                ruled = t.ruled is not None
+                unsure = not ruled and (conf < self.referee_below or not t.sure(kind))
+                events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=unsure, ruled=ruled))
         self.tracks = kept
         return events
+
+    def rule(self, track: int, kind: str | None) -> bool:
+        """The referee said what the tile of `track` is: its vote stops there (a camera that
+        still reads it otherwise no longer flips it), and if that differs from what was announced,
+        the next frame retracts it and announces the ruled kind. None lifts the ruling (undone).
+        False if the track is gone."""
+        t = next((t for t in self.tracks if t.id == track), None)
+        if t is None:
+            return False
+        t.ruled = kind
+        return True
 
     def reading(self, track: int) -> TileReading | None:
         """The latest reading of a live track (its corners in the frame), None once retired."""

@@ -104,6 +104,11 @@ async def test_the_camera_learns_from_the_referees_rulings(tmp_path: Path, faces
         assert any("学会" in line["text"] for line in ctl.state.log)
         saved = Enrollment.load(enrollment)
         assert set(saved.kinds) == {named} and saved.template_kinds.count(named) >= 2
+        # the camera's own record now says what the referee ruled
+        ruled = lambda: [e for e in ctl.store.since(0) if e.type == "camera.tile_appeared"  # noqa: E731
+                         and e.data["track"] == item["track"] and e.data.get("ruled")]
+        await _until(ruled, 30, "the ruled kind to be announced")
+        assert ruled()[0].data["kind"] == named and not ruled()[0].data["needs_referee"]
         # the referee undoes the ruling: the camera forgets what it taught
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
             r = await http.post("/api/referee/undo", json={"reason": "看错了"}, headers={"Authorization": "Bearer ref-cam"})

@@ -58,6 +58,22 @@ def test_tracker_flags_unsure_votes_for_the_referee() -> None:
     assert t.reading(999) is None
 
 
+def test_a_ruling_fixes_the_tracks_kind_and_corrects_what_was_announced() -> None:
+    t = TileTracker(confirm=2, referee_below=0.8)
+    t.update([_reading("6f", 0, 0.5)])
+    first = t.update([_reading("6f", 0, 0.5)])
+    assert [(e.event, e.kind, e.needs_referee) for e in first] == [("appeared", "6f", True)]
+    assert t.rule(first[0].track, "7f") and not t.rule(999, "7f")
+    fixed = t.update([_reading("6f", 0, 0.6)])  # the camera still reads 6f
+    assert [(e.event, e.kind) for e in fixed] == [("disappeared", "6f"), ("appeared", "7f")]
+    assert not fixed[1].needs_referee and fixed[1].to_json()["ruled"] is True
+    for _ in range(5):  # and the ruling stands, however the camera reads it
+        assert t.update([_reading("6f", 0, 0.99)]) == []
+    assert t.current() == [("discard:E", "7f", 1.0)]
+    assert t.rule(first[0].track, None)  # the referee undid the ruling: the camera's vote decides again
+    assert [(e.event, e.kind) for e in t.update([_reading("6f", 0, 0.99)])] == [("disappeared", "7f"), ("appeared", "6f")]
+
+
 def test_tracker_flags_a_kind_read_steadily_under_the_threshold() -> None:
     t = TileTracker(confirm=2)
     t.update([_reading("3f", 0, 0.6)])
