@@ -16,8 +16,9 @@ OPTS = SceneOptions()
 
 @pytest.fixture(scope="module")
 def strange_set():
-    """A drawn set in typefaces and from a seed no model trains on: art the reader never saw."""
-    return draw_set(seed=515_151, fonts=HELDOUT_FONTS)
+    """A drawn set in typefaces and from a seed no model trains on: art the reader never saw,
+    and whose flowers the network alone reads worst (3 of 31 right in the frames below)."""
+    return draw_set(seed=777, fonts=HELDOUT_FONTS)
 
 
 def _right(reader: TileReader, scenes: list) -> tuple[int, int, int]:
@@ -51,7 +52,7 @@ def test_rulings_on_unsure_tiles_teach_the_reader_that_art(strange_set) -> None:
     later = [render_scene(strange_set, seed=s, opts=OPTS) for s in range(50, 54)]
     f0, o0, n = _right(TileReader(), later)
     f1, o1, _ = _right(reader, later)
-    assert f1 >= f0 + 4 and o1 >= o0 - 2, (f0, f1, o0, o1, n)
+    assert f1 >= f0 + 8 and o1 >= o0 - 2, (f0, f1, o0, o1, n)
 
 
 def test_confirmations_stop_adding_once_a_kind_has_enough_but_corrections_always_count(strange_set) -> None:
