@@ -87,7 +87,6 @@ class CameraWatcher:
             if camera is not None:
                 camera.close()
 
-
     async def _learn_from_rulings(self) -> None:
         """Each referee ruling on an unsure tile since the last step teaches the reader that
         tile's art (`VisionLoop.learn`), recorded as `camera.learned`; a ruling the referee
