@@ -4,8 +4,8 @@ Prints, per reserved style: detection recall and per-tile top-1 on rendered 1280
 (34 suit/honour kinds and the 8 flowers apart), coverage and accuracy at the rejection threshold,
 the same after enrollment with that style, the same after the reader learnt from the referee's
 rulings on the tiles it was unsure of in four other frames (no enrollment), the frame read time,
-and `mahjong-detector` on the same frames when it is installed. Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`;
-`--dev` runs the dev sets instead (kmahjongg alphabet, egypt, a held-out drawn set): tune on those.
+and `mahjong-detector` on the same frames when it is installed.
+Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`; `--dev` runs the dev sets instead (kmahjongg alphabet, egypt, a held-out drawn set): tune on those.
 """
 
 from __future__ import annotations
@@ -278,7 +278,7 @@ def main() -> None:
         print(f"  at threshold: coverage {lr['coverage_at_threshold']}, accuracy {lr['accuracy_at_threshold']}; "
               f"frame {lr['frame_ms_median']} ms")
         er = r["enrolled_then_rulings"]
-        print(f"enrollment, then {er['rulings']} rulings on the same 4 frames: top-1 all 42 {er['top1_all']} "
+        print(f"enrollment, then {er['rulings']} rulings on the same {lr['frames']} frames: top-1 all 42 {er['top1_all']} "
               f"(34: {er['top1_34']}, flowers: {er['top1_flowers']}); at threshold: coverage "
               f"{er['coverage_at_threshold']}, accuracy {er['accuracy_at_threshold']}")
         print(f"frame read time 1280x960: median {r['frame_ms_median']} ms, max {r['frame_ms_max']} ms wall, "
