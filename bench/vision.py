@@ -5,7 +5,8 @@ Prints, per reserved style: detection recall and per-tile top-1 on rendered 1280
 the same after enrollment with that style, the same after the reader learnt from the referee's
 rulings on the tiles it was unsure of in four other frames (no enrollment), the frame read time,
 and `mahjong-detector` on the same frames when it is installed.
-Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`; `--dev` runs the dev sets instead (kmahjongg alphabet, egypt, a held-out drawn set): tune on those.
+Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`; `--dev` runs the dev sets instead
+(kmahjongg alphabet, egypt, a held-out drawn set): tune on those.
 """
 
 from __future__ import annotations
