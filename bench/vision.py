@@ -29,7 +29,7 @@ from tqdm import tqdm  # noqa: E402
 from tablesim.scenes.render import SceneOptions, enrollment_layout, render_scene
 from vision.enroll import Enrollment
 from vision.kinds import FACE_KINDS, FLOWERS, SUITED_AND_HONOURS
-from vision.reader import TileReader
+from vision.reader import SECOND_LOOK_BELOW, TileReader
 from vision.tileart import DEV_STYLES, RESERVED_STYLES, load_style
 
 EVAL_SEED = 90_000
@@ -136,16 +136,17 @@ def _faces(style: str) -> tuple:
     return load_style(style)
 
 
-def bench_dev_crops(model: Path | None, sets: int = 8) -> dict:
+def bench_dev_crops(model: Path | None, sets: int = 8, one_look: bool = False) -> dict:
     """The network alone on crops (as training makes them) of `sets` held-out drawn sets, in the
     typefaces training uses and in the brush typefaces it never sees: more faces per kind than one
     rendered set gives, so a choice between models rests on more than one design per kind."""
     from tablesim.scenes.crops import make_crop
     from vision.drawn import CJK_FONTS, HELDOUT_FONTS, draw_set
     from vision.kinds import KIND_INDEX
-    from vision.model import DEFAULT_MODEL, TileClassifier
+    from vision.model import DEFAULT_MODEL
 
-    clf = TileClassifier(model or DEFAULT_MODEL)
+    reader = TileReader(model or DEFAULT_MODEL, second_look_below=None if one_look else SECOND_LOOK_BELOW)
+    clf = reader.classifier
     out = {}
     for name, fonts in (("drawn_sets", CJK_FONTS), ("drawn_sets_heldout_fonts", HELDOUT_FONTS)):
         xs, ys = [], []
@@ -158,7 +159,7 @@ def bench_dev_crops(model: Path | None, sets: int = 8) -> dict:
                     xs.append(make_crop(rng, f.image, pool, size=clf.crop_size)[0])
                     ys.append(KIND_INDEX[f.kind])
         y = np.array(ys)
-        pred = np.array([int(np.argmax(p.probs)) for p in clf.predict(xs)])
+        pred = np.array([int(np.argmax(p.probs)) for p in reader.classify(xs)])
         fl = (y >= KIND_INDEX["1f"]) & (y <= KIND_INDEX["8f"])
         out[name] = {"crops": len(y), "top1_34": round(float(np.mean(pred[~fl] == y[~fl])), 4),
                      "top1_flowers": round(float(np.mean(pred[fl] == y[fl])), 4)}
@@ -191,11 +192,13 @@ def read_scenes(reader: TileReader, scenes: list) -> tuple[list, list[float]]:
     return pairs, times
 
 
-def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None) -> dict:
+def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None, one_look: bool = False) -> dict:
     faces = _faces(style)
     opts = SceneOptions()
     scenes = [render_scene(faces, EVAL_SEED + i, opts) for i in tqdm(range(n_scenes), desc=f"{style}: rendering")]
-    kw = {"model": model} if model else {}
+    kw: dict = {"model": model} if model else {}
+    if one_look:
+        kw["second_look_below"] = None
     reader = TileReader(**kw)
     pairs, times, cpu_times, calib_times = [], [], [], []
     for scene in tqdm(scenes, desc=f"{style}: reading"):
@@ -250,17 +253,18 @@ def main() -> None:
     ap.add_argument("--dev", action="store_true", help="the dev sets (for tuning) instead of the reserved styles")
     ap.add_argument("--styles", default="", help="comma-separated styles instead")
     ap.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
+    ap.add_argument("--one-look", action="store_true", help="no second look at unsure crops (vision.reader.SECOND_LOOK_BELOW)")
     args = ap.parse_args()
     styles = args.styles.split(",") if args.styles else DEV_SETS if args.dev else RESERVED_STYLES
     if args.dev:
-        crops = bench_dev_crops(args.model)
+        crops = bench_dev_crops(args.model, one_look=args.one_look)
         for name, r in crops.items():
             print(f"network alone, {r['crops']} crops of held-out {name.replace('_', ' ')}: "
                   f"34 kinds {r['top1_34']}, flowers {r['top1_flowers']}")
         if args.crops_only:
             print("\nJSON", json.dumps(crops))
             return
-    results = [bench_style(s, args.scenes, not args.no_mahjong_detector, args.model) for s in styles]
+    results = [bench_style(s, args.scenes, not args.no_mahjong_detector, args.model, args.one_look) for s in styles]
     for r in results:
         b, e = r["base"], r["enrolled"]
         print(f"\n== {r['style']} ({r['scenes']} scenes, {r['tiles_per_frame']} tiles/frame)")

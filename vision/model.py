@@ -6,7 +6,7 @@ upside down (so 180° turns cost nothing extra) and a 128-d embedding that enrol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -69,6 +69,19 @@ class TileClassifier:
         up = _softmax(upside.reshape(len(crops), -1))[:, 1]
         emb = emb.reshape(len(crops), -1)
         return [Prediction(probs[i], float(up[i]), emb[i]) for i in range(len(crops))]
+
+    def predict_turned(self, crops: list[np.ndarray] | np.ndarray) -> list[Prediction]:
+        """The crops looked at turned half round, told back in each crop's own frame (`upside`
+        is whether the crop as given is upside down): a second opinion on the same tile, since
+        the network learnt tiles both ways up."""
+        turned = self.predict([np.ascontiguousarray(c[::-1, ::-1]) for c in crops])
+        return [replace(p, upside=1.0 - p.upside) for p in turned]
+
+
+def average(first: Prediction, second: Prediction) -> Prediction:
+    """Two looks at one tile as one: probabilities averaged, the first look's embedding (what
+    enrollments hold and compare)."""
+    return Prediction((first.probs + second.probs) / 2, (first.upside + second.upside) / 2, first.embedding)
 
 
 def _read_onnx(path: Path) -> "cv2.dnn.Net":

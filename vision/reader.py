@@ -18,7 +18,7 @@ from vision.detect import PX_PER_MM, Candidate, cut_crop, find_candidates, foreg
 from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
 from vision.kinds import FACE_KINDS, KINDS, assign_within_counts
-from vision.model import DEFAULT_MODEL, Prediction, TileClassifier
+from vision.model import DEFAULT_MODEL, Prediction, TileClassifier, average
 
 #: Fallback rejection threshold on the kind probability; the model's own JSON recipe carries the
 #: one chosen on its synthetic validation crops (training styles only, never the reserved ones).
@@ -34,6 +34,14 @@ def model_threshold(model: Path | str) -> float:
         return float(json.loads(meta.read_text())["threshold"])
     except (OSError, KeyError, ValueError, TypeError):
         return DEFAULT_THRESHOLD
+
+
+#: A tile the reader is this unsure of (after any enrollment) is looked at again turned half
+#: round, and the two looks are averaged. The network learnt tiles both ways up, so the turned
+#: crop is a second, differently wrong opinion. On 20 dev scenes of held-out drawn sets it took
+#: flowers from 0.785 to 0.861 and from 0.924 to 0.951, the 34 kinds within 0.4 points either
+#: way; an enrolled table is sure of nearly every tile and so pays almost nothing for it.
+SECOND_LOOK_BELOW = 0.9
 
 
 #: Kinds that look the same turned half round: their rotation is not read from the face.
@@ -88,8 +96,11 @@ class TileReader:
     camera moved (`VisionLoop` does so when the markers are lost)."""
 
     def __init__(self, model: Path | str = DEFAULT_MODEL, calibration: Calibration | None = None,
-                 enrollment: Enrollment | None = None, threshold: float | None = None) -> None:
+                 enrollment: Enrollment | None = None, threshold: float | None = None,
+                 second_look_below: float | None = SECOND_LOOK_BELOW) -> None:
         self.classifier = TileClassifier(model)
+        #: None: one look at every crop (see `SECOND_LOOK_BELOW`)
+        self.second_look_below = second_look_below
         self.calibration = calibration
         self.enrollment = enrollment
         self.threshold = model_threshold(model) if threshold is None else threshold
@@ -127,9 +138,23 @@ class TileReader:
         return self.classify(crops)
 
     def classify(self, crops: list[np.ndarray]) -> list[Prediction]:
-        preds = self.classifier.predict(crops)
+        """The network's reading of each crop, adapted by the enrollment, with a second look at
+        the crops still unsure (`SECOND_LOOK_BELOW`)."""
+        first = self.classifier.predict(crops)
+        preds = self._adapt(first, list(crops))
+        if self.second_look_below is None:
+            return preds
+        again = [i for i, p in enumerate(preds) if float(p.probs.max()) < self.second_look_below]
+        if again:
+            turned = self.classifier.predict_turned([crops[i] for i in again])
+            both = self._adapt([average(first[i], t) for i, t in zip(again, turned)], [crops[i] for i in again])
+            for i, p in zip(again, both):
+                preds[i] = p
+        return preds
+
+    def _adapt(self, preds: list[Prediction], crops: list[np.ndarray]) -> list[Prediction]:
         if self.enrollment is not None and len(self.enrollment):
-            preds = self.enrollment.adapt_batch(preds, list(crops))
+            return self.enrollment.adapt_batch(preds, crops)
         return preds
 
     def _reading(self, cand: Candidate, quad: np.ndarray, pred: Prediction, top: int) -> TileReading | None:

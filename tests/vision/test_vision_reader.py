@@ -212,3 +212,28 @@ def test_examples_from_one_ruling_can_be_forgotten_and_sources_survive_a_file(re
     assert back.remove("ruling:12") == 1 and back.remove("ruling:12") == 0
     assert back.kinds == ["1m", "5f"] and back.template_kinds == ["1m", "5f"] and len(back.templates) == 2
     assert np.allclose(back.embeddings[1], e.embeddings[2]) and back.sources == ["", "ruling:13"]
+
+
+def test_unsure_tiles_get_a_second_look_turned_half_round_and_sure_ones_do_not(scene) -> None:
+    from vision.detect import cut_crop
+    from vision.model import average
+
+    one = TileReader(second_look_below=None)
+    two = TileReader(second_look_below=0.9)
+    crops = [cut_crop(scene.image, np.array(r.quad, np.float32)) for r in one.read(scene.image)]
+    first = one.classify(crops)
+    turned = one.classifier.predict_turned(crops)
+    # the turned look is the network on the crop turned round, told back in the crop's own frame
+    again = one.classifier.predict([np.ascontiguousarray(c[::-1, ::-1]) for c in crops])
+    assert np.allclose([t.upside for t in turned], [1 - a.upside for a in again], atol=1e-6)
+    assert np.allclose(turned[0].probs, again[0].probs, atol=1e-6)
+    looked = two.classify(crops)
+    unsure = [float(p.probs.max()) < 0.9 for p in first]
+    assert any(unsure) and not all(unsure)
+    for p1, pt, p2, u in zip(first, turned, looked, unsure):
+        want = average(p1, pt) if u else p1
+        assert np.allclose(p2.probs, want.probs, atol=1e-6) and abs(p2.upside - want.upside) < 1e-6
+        assert np.array_equal(p2.embedding, p1.embedding)  # enrollments compare the first look
+    # upright tiles stay upright after both looks: the turned look's vote is turned back
+    asym = [i for i, p in enumerate(first) if abs(p.upside - 0.5) > 0.45 and unsure[i]]
+    assert asym and all((looked[i].upside > 0.5) == (first[i].upside > 0.5) for i in asym)
