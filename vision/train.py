@@ -253,6 +253,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True) -> dict:
               "command": (f"nice -n 19 tablectl vision train --samples {cfg.samples} --epochs {cfg.epochs} --seed {cfg.seed}"
                           + (f" --restyle {cfg.restyle}" if cfg.restyle else "")
                           + (" --more-fonts" if cfg.more_fonts else "") + (" --brush-fonts" if cfg.brush_fonts else "")
+                          + (f" --flower-share {cfg.flower_share}" if cfg.flower_share != TrainConfig.flower_share else "")
                           + f" --out {out}")}
     out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
     return report
