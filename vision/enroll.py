@@ -176,6 +176,12 @@ class Enrollment:
         """`adapt` for a frame's tiles at once (a few matrix products instead of one per tile)."""
         if not preds or not len(self):
             return list(preds)
+        return self.blend(preds, self.similarity(preds, crops))
+
+    def similarity(self, preds: list[Prediction], crops: list[np.ndarray] | None = None) -> np.ndarray:
+        """(tiles, N_CLASSES): how like each kind's enrolled tiles each tile is (embeddings, and
+        templates where there are crops); -inf for kinds nobody enrolled. It does not depend on
+        the network's probabilities, so a second look at a tile blends with it again for free."""
         emb = _unit(np.stack([p.embedding for p in preds]).astype(np.float32))
         per_kind = self._per_kind(emb @ self.embeddings.T, self.kinds)
         if crops is not None and self.template_kinds:
@@ -185,6 +191,13 @@ class Enrollment:
             ncc_kind = self._per_kind(ncc, self.template_kinds)
             both = np.isfinite(ncc_kind) & np.isfinite(per_kind)
             per_kind = np.where(both, (1 - TEMPLATE_WEIGHT) * per_kind + TEMPLATE_WEIGHT * ncc_kind, per_kind)
+        return per_kind
+
+    def blend(self, preds: list[Prediction], similarity: np.ndarray) -> list[Prediction]:
+        """The network's probabilities blended with the vote of `similarity` (from `similarity`)."""
+        if not preds:
+            return []
+        per_kind = similarity.copy()
         seen = np.isfinite(per_kind[0])
         # `back` and the rejection class (never enrolled) get a neutral similarity
         per_kind[:, ~seen] = per_kind[:, seen].mean(axis=1, keepdims=True)

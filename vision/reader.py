@@ -141,20 +141,19 @@ class TileReader:
         """The network's reading of each crop, adapted by the enrollment, with a second look at
         the crops still unsure (`SECOND_LOOK_BELOW`)."""
         first = self.classifier.predict(crops)
-        preds = self._adapt(first, list(crops))
+        enrollment = self.enrollment if self.enrollment is not None and len(self.enrollment) and first else None
+        similarity = enrollment.similarity(first, list(crops)) if enrollment is not None else None
+        preds = enrollment.blend(first, similarity) if enrollment is not None and similarity is not None else first
         if self.second_look_below is None:
             return preds
         again = [i for i, p in enumerate(preds) if float(p.probs.max()) < self.second_look_below]
         if again:
             turned = self.classifier.predict_turned([crops[i] for i in again])
-            both = self._adapt([average(first[i], t) for i, t in zip(again, turned)], [crops[i] for i in again])
+            both = [average(first[i], t) for i, t in zip(again, turned)]
+            if enrollment is not None and similarity is not None:  # the same likeness, new network vote
+                both = enrollment.blend(both, similarity[again])
             for i, p in zip(again, both):
                 preds[i] = p
-        return preds
-
-    def _adapt(self, preds: list[Prediction], crops: list[np.ndarray]) -> list[Prediction]:
-        if self.enrollment is not None and len(self.enrollment):
-            return self.enrollment.adapt_batch(preds, crops)
         return preds
 
     def _reading(self, cand: Candidate, quad: np.ndarray, pred: Prediction, top: int) -> TileReading | None:

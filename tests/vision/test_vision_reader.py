@@ -237,3 +237,14 @@ def test_unsure_tiles_get_a_second_look_turned_half_round_and_sure_ones_do_not(s
     # upright tiles stay upright after both looks: the turned look's vote is turned back
     asym = [i for i, p in enumerate(first) if abs(p.upside - 0.5) > 0.45 and unsure[i]]
     assert asym and all((looked[i].upside > 0.5) == (first[i].upside > 0.5) for i in asym)
+    # enrolled: the second look is blended with the same likeness to the enrolled tiles
+    e = Enrollment()
+    e.add(one.classifier.predict(crops[:6]), [r.kind for r in one.read(scene.image)][:6], crops[:6])
+    two.enrollment = one.enrollment = e
+    adapted = one.classify(crops)
+    looked = two.classify(crops)
+    unsure = [float(p.probs.max()) < 0.9 for p in adapted]
+    assert any(unsure)
+    for i, u in enumerate(unsure):
+        want = e.adapt(average(first[i], turned[i]), crops[i]) if u else adapted[i]
+        assert np.allclose(looked[i].probs, want.probs, atol=1e-5)
