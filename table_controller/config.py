@@ -93,13 +93,16 @@ class DemoSection(_Section):
 
 
 class TournamentSection(_Section):
-    broker: str = Field("", description='"" = the table runs alone; "mqtt://HOST:PORT" = publish to a tournament hub.')
+    broker: str = Field("", description='"" = the table runs alone; "mqtt://HOST:PORT" = publish to a tournament hub; '
+                                        '"mqtts://HOST:PORT" = the same over TLS (port 8883 when none is given).')
     name: str = Field("", validate_default=True,
                       description="The tournament's id (a topic level): ASCII letters, digits, '_' and '-'.")
     table_id: str = Field("", validate_default=True,
                           description="This table's id in the tournament (a topic level and the hub's file name).")
     username: str = Field("", description="Broker user name; empty = anonymous.")
     password: str = Field("", description="Broker password.")
+    ca_file: str = Field("", description="For an mqtts:// broker: the CA certificate (PEM) its certificate must chain "
+                                         "to; empty = the system's CAs.")
     topic_prefix: str = Field("mahjong", description="First topic levels: <prefix>/<name>/<table_id>/events|state.")
 
     @field_validator("broker")
@@ -113,6 +116,16 @@ class TournamentSection(_Section):
         except WireError as exc:
             raise ValueError(str(exc)) from None
         return value
+
+    @field_validator("ca_file")
+    @classmethod
+    def _ca_file(cls, value: str, info: ValidationInfo) -> str:
+        from table_controller.tournament.wire import WireError, check_ca_file
+
+        try:
+            return check_ca_file(info.data.get("broker", ""), value)
+        except WireError as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("name", "table_id")
     @classmethod

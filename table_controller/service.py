@@ -121,7 +121,7 @@ class TableService:
         assert self.controller is not None
         t = self.config.tournament
         self.publisher = TournamentPublisher(self.controller, t.broker, t.name, t.table_id, prefix=t.topic_prefix,
-                                             username=t.username, password=t.password)
+                                             username=t.username, password=t.password, ca_file=t.ca_file)
         self.controller.health_sources["tournament"] = self.publisher.health
         self._tasks.append(asyncio.create_task(self.publisher.run(), name="tournament"))
 

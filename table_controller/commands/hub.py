@@ -18,13 +18,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "table's public log in DIR/<tournament>/tables/<table_id>.sqlite3 and serve the standings at / "
         f"and /api/standings. The broker password, if any, is read from ${PASSWORD_ENV}. See docs/tournament.md.",
     )
-    p.add_argument("--broker", required=True, help="mqtt://HOST:PORT of the tournament's broker (Mosquitto)")
+    p.add_argument("--broker", required=True, help="mqtt://HOST:PORT of the tournament's broker (Mosquitto), or mqtts:// for TLS")
     p.add_argument("--tournament", required=True, help="the tournament's id, as the tables' [tournament].name")
     p.add_argument("--port", type=int, default=8090, help="HTTP port of the standings page (default 8090; 0 = any)")
     p.add_argument("--host", default="127.0.0.1", help='address to serve on ("0.0.0.0" for the kiosk on the LAN)')
     p.add_argument("--data-dir", type=Path, default=Path("hub-data"), help="where the hub keeps its SQLite files")
     p.add_argument("--topic-prefix", default="mahjong", help="as the tables' [tournament].topic_prefix")
     p.add_argument("--username", default="", help=f"broker user name (the password: ${PASSWORD_ENV})")
+    p.add_argument("--ca-file", default="", help="for an mqtts:// broker: the CA certificate (PEM) it must chain to")
     p.add_argument("--client-id", default="", help="MQTT client id (default hub-<tournament>; one per hub)")
     p.set_defaults(func=run)
 
@@ -36,10 +37,11 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.runner import serve_until_signalled
     from table_controller.tournament.hub import HubError
     from table_controller.tournament.web import HubService
-    from table_controller.tournament.wire import WireError, check_id, check_prefix, parse_broker
+    from table_controller.tournament.wire import WireError, check_ca_file, check_id, check_prefix, parse_broker
 
     try:
         parse_broker(args.broker)
+        check_ca_file(args.broker, args.ca_file)
         check_id(args.tournament, "tournament")
         check_prefix(args.topic_prefix)
     except WireError as exc:
@@ -50,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> int:
         service = HubService(args.broker, args.tournament, args.data_dir, host=args.host, port=args.port,
                              prefix=args.topic_prefix, username=args.username,
-                             password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id)
+                             password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
+                             ca_file=args.ca_file)
 
         def started() -> None:
             print(f"排名 / standings: http://{args.host}:{service.bound_port}/   "

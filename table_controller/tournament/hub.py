@@ -22,7 +22,7 @@ import aiomqtt
 
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode,
-    KEEPALIVE, backoff, parse_broker,
+    KEEPALIVE, backoff, parse_broker, tls_context,
 )
 
 log = logging.getLogger("table_controller.tournament.hub")
@@ -125,9 +125,11 @@ class Hub:
     """Subscribes to one tournament's tables, keeps their logs and computes the standings."""
 
     def __init__(self, broker: str, tournament: str, data_dir: Path, prefix: str = "mahjong", username: str = "",
-                 password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time) -> None:
+                 password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
+                 ca_file: str = "") -> None:
         self.broker = broker
-        self.host, self.port = parse_broker(broker)
+        self.host, self.port, tls = parse_broker(broker)
+        self.tls = tls_context(ca_file) if tls else None
         self.tournament = check_id(tournament, "tournament")
         self.prefix = check_prefix(prefix)
         self.username, self.password = username or None, password or None
@@ -265,7 +267,7 @@ class Hub:
             try:
                 # A persistent session: messages sent while the hub reconnects wait at the broker.
                 async with aiomqtt.Client(self.host, self.port, username=self.username, password=self.password,
-                                          identifier=self.client_id, clean_session=False,
+                                          tls_context=self.tls, identifier=self.client_id, clean_session=False,
                                           keepalive=KEEPALIVE) as client:
                     self.connected, self.error, attempt = True, "", 0
                     log.info("hub connected", extra={"broker": self.broker, "tournament": self.tournament})

@@ -21,7 +21,7 @@ import aiomqtt
 
 from table_controller.projection import public_event, public_view
 from table_controller.tournament.wire import (
-    KEEPALIVE, EventMsg, ReplayMsg, StateMsg, Topics, WireError, backoff, decode, encode, parse_broker,
+    KEEPALIVE, EventMsg, ReplayMsg, StateMsg, Topics, WireError, backoff, decode, encode, parse_broker, tls_context,
 )
 
 log = logging.getLogger("table_controller.tournament")
@@ -80,10 +80,12 @@ class TournamentPublisher:
     """Sends one table's public events and standing to `<prefix>/<tournament>/<table_id>/...`."""
 
     def __init__(self, controller: Any, broker: str, tournament: str, table_id: str, prefix: str = "mahjong",
-                 username: str = "", password: str = "", wall_clock: Callable[[], float] = time.time) -> None:
+                 username: str = "", password: str = "", wall_clock: Callable[[], float] = time.time,
+                 ca_file: str = "") -> None:
         self.controller = controller
         self.broker = broker
-        self.host, self.port = parse_broker(broker)
+        self.host, self.port, tls = parse_broker(broker)
+        self.tls = tls_context(ca_file) if tls else None
         self.tournament, self.table_id = tournament, table_id
         self.topics = Topics(prefix, tournament, table_id)
         self.username, self.password = username or None, password or None
@@ -120,7 +122,7 @@ class TournamentPublisher:
             while True:
                 try:
                     async with aiomqtt.Client(self.host, self.port, username=self.username, password=self.password,
-                                              identifier=f"table-{self.tournament}-{self.table_id}",
+                                              tls_context=self.tls, identifier=f"table-{self.tournament}-{self.table_id}",
                                               keepalive=KEEPALIVE, timeout=PUBLISH_TIMEOUT) as client:
                         self.connected, self.error, attempt = True, "", 0
                         log.info("tournament broker connected", extra={"broker": self.broker, "topic": self.topics.base,

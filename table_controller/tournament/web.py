@@ -67,6 +67,7 @@ class HubService:
     username: str = ""
     password: str = ""
     client_id: str = ""
+    ca_file: str = ""
     hub: Hub | None = None
     bound_port: int | None = None
     _served: Any = None
@@ -76,7 +77,7 @@ class HubService:
         from table_controller.web.serve import serve
 
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
-                       password=self.password, client_id=self.client_id)
+                       password=self.password, client_id=self.client_id, ca_file=self.ca_file)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
                                    what="the hub's page")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+import ssl
+from typing import Any, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -17,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 #: Payload format version; a hub refuses (and counts) any other.
 WIRE_VERSION = 1
 DEFAULT_PORT = 1883
+#: The port of `mqtts://` (MQTT over TLS) when the URL names none.
+DEFAULT_TLS_PORT = 8883
 #: Seconds before the n-th reconnect to the broker (table and hub alike), capped at the last.
 BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0)
 #: MQTT keepalive: a silent cable is noticed after about 1.5 times this.
@@ -49,16 +52,47 @@ def check_prefix(value: str) -> str:
     return value
 
 
-def parse_broker(url: str) -> tuple[str, int]:
-    """`mqtt://HOST[:PORT]` → (host, port); anything else is refused with the form expected."""
+class BrokerAddress(NamedTuple):
+    host: str
+    port: int
+    #: `mqtts://`: the connection is TLS and the broker's certificate is checked
+    tls: bool
+
+
+def parse_broker(url: str) -> BrokerAddress:
+    """`mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]` (TLS) → its address; anything else is
+    refused with the form expected."""
     parts = urlsplit(url)
-    if parts.scheme != "mqtt" or not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username:
-        raise WireError(f"broker {url!r}: expected mqtt://HOST:PORT (credentials go in username/password)")
+    if (parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or parts.path not in ("", "/") or parts.query
+            or parts.username):
+        raise WireError(f"broker {url!r}: expected mqtt://HOST:PORT, or mqtts://HOST:PORT for TLS "
+                        "(credentials go in username/password)")
+    tls = parts.scheme == "mqtts"
     try:
-        port = parts.port or DEFAULT_PORT
+        port = parts.port or (DEFAULT_TLS_PORT if tls else DEFAULT_PORT)
     except ValueError:
         raise WireError(f"broker {url!r}: the port must be a number 1..65535") from None
-    return parts.hostname, port
+    return BrokerAddress(parts.hostname, port, tls)
+
+
+def tls_context(ca_file: str = "") -> ssl.SSLContext:
+    """The TLS settings of an `mqtts://` connection: the broker's certificate must chain to
+    `ca_file` (PEM; a tournament's own CA) or, without one, to the system's CAs, and must name
+    the broker's host. An unreadable or malformed file is a `WireError` naming it."""
+    try:
+        return ssl.create_default_context(cafile=ca_file or None)
+    except (OSError, ssl.SSLError) as exc:
+        raise WireError(f"CA file {ca_file!r}: cannot be read as PEM certificates ({exc})") from None
+
+
+def check_ca_file(broker: str, ca_file: str) -> str:
+    """A CA file only makes sense for a TLS broker, and must load (checked when the config is
+    read, so a table does not start with a link that can never come up)."""
+    if ca_file:
+        if not broker or not parse_broker(broker).tls:
+            raise WireError("ca_file is for an mqtts:// broker (TLS); the broker given is not one")
+        tls_context(ca_file)
+    return ca_file
 
 
 class Topics:

@@ -23,15 +23,19 @@ def free_port() -> int:
 
 
 class Broker:
-    """`mosquitto -c FILE` as a child process; `url` stays the same across stop() and start()."""
+    """`mosquitto -c FILE` as a child process; `url` stays the same across stop() and start().
+    With `tls` (a `ThrowawayCA`'s server files) it listens for mqtts:// only."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, tls: "ThrowawayCA | None" = None) -> None:
         self.port = free_port()
-        self.url = f"mqtt://127.0.0.1:{self.port}"
+        self.url = f"{'mqtts' if tls else 'mqtt'}://127.0.0.1:{self.port}"
         self.conf = workdir / "mosquitto.conf"
         self.log = workdir / "mosquitto.log"
         # No persistence: a restart loses retained and queued messages, the hardest case for the hub.
-        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+        conf = f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+        if tls:  # started as root it would read these as `mosquitto`, who cannot enter pytest's 0700 tmp
+            conf += f"cafile {tls.ca}\ncertfile {tls.cert}\nkeyfile {tls.key}\nuser root\n"
+        self.conf.write_text(conf)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -77,3 +81,20 @@ async def until(predicate: Callable[[], Any], timeout: float = 10.0, what: str =
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what or predicate}")
         await asyncio.sleep(0.05)
+
+
+class ThrowawayCA:
+    """A throwaway certificate authority (openssl) and a broker certificate it signed for
+    127.0.0.1, as a tournament would make for its own broker."""
+
+    def __init__(self, workdir: Path, name: str = "ca") -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.ca, self.cert, self.key = workdir / f"{name}.pem", workdir / f"{name}-server.pem", workdir / f"{name}-server.key"
+        ca_key, csr, ext = workdir / f"{name}.key", workdir / f"{name}.csr", workdir / f"{name}.ext"
+        ext.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        for cmd in (["req", "-x509", *ec, "-keyout", ca_key, "-out", self.ca, "-days", "2", "-subj", f"/CN=Test {name}"],
+                    ["req", *ec, "-keyout", self.key, "-out", csr, "-subj", "/CN=127.0.0.1"],
+                    ["x509", "-req", "-in", csr, "-CA", self.ca, "-CAkey", ca_key, "-CAcreateserial", "-out", self.cert,
+                     "-days", "2", "-extfile", ext]):
+            subprocess.run(["openssl", *map(str, cmd)], check=True, capture_output=True)
