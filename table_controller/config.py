@@ -70,12 +70,32 @@ class Player(_Section):
     name: str = Field(min_length=1, max_length=32)
 
 
+class Referee(_Section):
+    """One referee's own credential: every ruling made with it is logged under the name."""
+
+    name: str = Field(min_length=1, max_length=32, description="As shown beside the referee's rulings, e.g. 王立.")
+    token: str = Field(min_length=6, max_length=128, description="This referee's token or PIN (at least 6 characters).")
+
+
 class DisplaySection(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535, description="0 = any free port (tests).")
     referee_token: str = Field("", description="Referee credential (token or PIN); empty = a random one, logged at start.")
     operator_token: str = Field("", description="Operator credential; empty = a random one, logged at start.")
+    referees: tuple[Referee, ...] = Field((), description="Named referees, each with a credential of their own "
+                                                           "(in addition to referee_token).")
     cors_origins: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "DisplaySection":
+        names = [r.name for r in self.referees]
+        if len(set(names)) != len(names):
+            raise ValueError("referees: each name once (rulings are logged under it)")
+        tokens = [r.token for r in self.referees] + [t for t in (self.referee_token, self.operator_token) if t]
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("referees: every credential must differ from the others and from "
+                             "referee_token / operator_token")
+        return self
 
 
 class StorageSection(_Section):

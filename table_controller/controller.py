@@ -288,12 +288,15 @@ class Controller:
         return ev
 
     def referee_action(self, type: str, data: dict[str, Any], by: str, client: str | None = None,
-                       source: str = "referee") -> Event:
-        """Log a referee action (who, from where) after checking the fold would accept it."""
+                       source: str = "referee", by_name: str = "") -> Event:
+        """Log a referee action (who, by name when the referee has a credential of their own,
+        and from where) after checking the fold would accept it."""
         from table_controller.penalties import PenaltyError
         from table_controller.referee import RefereeError, validate
 
         payload = {**data, "by": by, "client": client}
+        if by_name:
+            payload["by_name"] = by_name
         try:
             validate(self.state, type, payload)
         except PenaltyError as exc:

@@ -68,7 +68,8 @@ def apply_referee(s: "TableState", ev: Event) -> None:
     hand = s.hand
     hand_no = hand["hand_no"] if hand else None
     record: dict[str, Any] = {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type,
-                              "by": d.get("by", ev.source), "client": d.get("client"), "hand_no": hand_no,
+                              "by": d.get("by", ev.source), "by_name": d.get("by_name", ""),
+                              "client": d.get("client"), "hand_no": hand_no,
                               "undone": False, "deltas": {}}
     try:
         if ev.type == "referee.penalty":

@@ -121,9 +121,11 @@ def _client(request: Request) -> str:
 def create_app(controller: Controller, credentials: Credentials | None = None) -> FastAPI:
     """Build the app around a running controller; tests pass their own credentials."""
     cfg = controller.config
+    named = {r.token: r.name for r in cfg.display.referees}
     creds = credentials or Credentials(
-        referee=cfg.display.referee_token or secrets.token_urlsafe(12),
+        referee=cfg.display.referee_token or ("" if named else secrets.token_urlsafe(12)),
         operator=cfg.display.operator_token or secrets.token_urlsafe(12),
+        referees=named,
     )
     app = FastAPI(title="自动麻将机 裁判显示 / Mahjong table display", version=__version__,
                   description="Referee display and control API. Roles: viewer (no token), operator, referee "
@@ -149,12 +151,13 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
                 raise HTTPException(429, detail="尝试次数过多，请稍后再试 / too many failed attempts")
             header = request.headers.get("authorization", "")
             token = header[7:].strip() if header.lower().startswith("bearer ") else None
-            got = creds.role_of(token, client)
+            got = creds.identify(token, client)
             if got is None:
                 raise HTTPException(401, detail="凭证错误 / wrong credential")
-            if not allows(got, needed):
+            if not allows(got[0], needed):
                 raise HTTPException(403, detail=f"需要{ROLE_ZH[needed]}权限 / needs the {needed} role")
-            return got
+            request.state.by_name = got[1]  # a named referee: logged with each ruling
+            return got[0]
         return check
 
     def done(ev: Any) -> ActionResult:
@@ -162,7 +165,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
     def referee_act(type: str, data: dict[str, Any], who: str, request: Request) -> ActionResult:
         try:
-            return done(controller.referee_action(type, data, by=who, client=_client(request)))
+            return done(controller.referee_action(type, data, by=who, client=_client(request),
+                                                  by_name=getattr(request.state, "by_name", "")))
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
 
@@ -202,8 +206,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
                         headers={"Content-Disposition": 'attachment; filename="scoresheet.csv"'})
 
     @app.get("/api/whoami")
-    async def whoami(who: str = Depends(role("viewer"))) -> dict[str, str]:
-        return {"role": who, "role_zh": ROLE_ZH[who]}
+    async def whoami(request: Request, who: str = Depends(role("viewer"))) -> dict[str, str]:
+        return {"role": who, "role_zh": ROLE_ZH[who], "name": getattr(request.state, "by_name", "")}
 
     @app.post("/api/hand/start", response_model=ActionResult)
     async def start_hand(body: StartHand | None = None, who: str = Depends(role("operator"))) -> ActionResult:

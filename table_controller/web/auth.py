@@ -14,13 +14,15 @@ ROLE_ZH = {"viewer": "观众", "operator": "操作员", "referee": "裁判"}
 
 @dataclass
 class Credentials:
-    """The tokens of one table; an empty token never matches."""
+    """The tokens of one table; an empty token never matches. `referees` maps a named referee's
+    token to the name, so that each ruling is logged under the referee who made it."""
 
     referee: str
     operator: str
     max_failures: int = 5
     window_s: float = 60.0
     clock: Callable[[], float] = time.monotonic
+    referees: dict[str, str] = field(default_factory=dict)
     _failures: dict[str, deque[float]] = field(default_factory=dict)
 
     def locked_out(self, client: str) -> bool:
@@ -33,20 +35,29 @@ class Credentials:
             q.popleft()
         return len(q) >= self.max_failures
 
+    def identify(self, token: str | None, client: str) -> tuple[str, str] | None:
+        """(role, name) a token grants (`name` is "" but for a named referee), `("viewer", "")`
+        without one, or None for a wrong token (counted against the client)."""
+        if not token:
+            return ("viewer", "")
+        given = token.encode()
+        found: tuple[str, str] | None = None
+        # Compare against every credential so the timing does not tell which one was close.
+        for own, name in self.referees.items():
+            if hmac.compare_digest(given, own.encode()):
+                found = found or ("referee", name)
+        if self.referee and hmac.compare_digest(given, self.referee.encode()):
+            found = found or ("referee", "")
+        if self.operator and hmac.compare_digest(given, self.operator.encode()):
+            found = found or ("operator", "")
+        if found is None:
+            self._failures.setdefault(client, deque()).append(self.clock())
+        return found
+
     def role_of(self, token: str | None, client: str) -> str | None:
         """The role a token grants, `"viewer"` without one, or None for a wrong token (counted)."""
-        if not token:
-            return "viewer"
-        given = token.encode()
-        role = None
-        # Compare against both so the timing does not tell which one was close.
-        if self.referee and hmac.compare_digest(given, self.referee.encode()):
-            role = "referee"
-        if self.operator and hmac.compare_digest(given, self.operator.encode()):
-            role = role or "operator"
-        if role is None:
-            self._failures.setdefault(client, deque()).append(self.clock())
-        return role
+        got = self.identify(token, client)
+        return got[0] if got else None
 
 
 def allows(role: str, needed: str) -> bool:

@@ -84,3 +84,41 @@ def test_websocket_resync_gives_exactly_the_missed_events(client: TestClient) ->
 def test_public_state_has_no_tile_faces(client: TestClient) -> None:
     state = client.get("/api/state").json()
     assert "wall" not in state  # the physical wall arrangement (the sim's ground truth) never leaves the table
+
+
+def test_named_referees_rule_under_their_own_names(tmp_path: Path) -> None:
+    """Two referees with credentials of their own: each ruling is logged (and shown in the
+    public audit trail) under the name of the referee who made it; no anonymous referee
+    credential exists unless one is configured."""
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"},
+                        "display": {"operator_token": OPERATOR,
+                                    "referees": [{"name": "王立", "token": "wang-pin-1"},
+                                                 {"name": "李敏", "token": "li-pin-22"}]}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    controller = Controller(cfg, store, _no_table)
+    with TestClient(create_app(controller)) as c:
+        me = c.get("/api/whoami", headers=bearer("li-pin-22")).json()
+        assert me == {"role": "referee", "role_zh": "裁判", "name": "李敏"}
+        assert c.get("/api/whoami", headers=bearer(OPERATOR)).json()["name"] == ""
+        assert c.post("/api/referee/session/start", json={"minutes": 90}, headers=bearer("wang-pin-1")).status_code == 200
+        assert c.post("/api/referee/session/end", json={}, headers=bearer("li-pin-22")).status_code == 200
+        assert c.post("/api/referee/session/end", json={}, headers=bearer(OPERATOR)).status_code == 403
+        trail = c.get("/api/actions").json()
+        assert [(a["type"], a["by"], a["by_name"]) for a in trail] == [
+            ("referee.session_start", "referee", "王立"), ("referee.session_end", "referee", "李敏")]
+        assert all("client" not in a for a in trail)
+    assert [ev.data["by_name"] for ev in store.since(0) if ev.type.startswith("referee.")] == ["王立", "李敏"]
+    store.close()
+
+
+@pytest.mark.parametrize("display, what", [
+    ({"referees": [{"name": "王立", "token": "same-pin"}, {"name": "李敏", "token": "same-pin"}]}, "differ"),
+    ({"referees": [{"name": "王立", "token": "pin-one"}, {"name": "王立", "token": "pin-two"}]}, "each name once"),
+    ({"referee_token": "pin-one", "referees": [{"name": "王立", "token": "pin-one"}]}, "differ"),
+    ({"referees": [{"name": "王立", "token": "123"}]}, "at least 6"),
+])
+def test_named_referee_credentials_are_checked_when_read(display: dict[str, Any], what: str) -> None:
+    from table_controller.config import ConfigError
+
+    with pytest.raises(ConfigError, match=what):
+        parse_config({"table": {"link": "socket://127.0.0.1:9"}, "display": display}, "test")

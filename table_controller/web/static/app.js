@@ -352,7 +352,7 @@ function renderActions() {
     if (a.type === "referee.undo") what += ` #${a.target || ""} · ${a.reason || ""}`;
     if (a.error) what += ` ✗ ${a.error}`;
     const pts = Object.entries(a.deltas || {}).map(([p, v]) => `${esc(state.players[p] || p)} ${v > 0 ? "+" : ""}${v}`).join(", ");
-    return `<tr data-seq="${a.seq}" class="${a.undone ? "undone" : ""}"><td>${a.seq}</td><td>${when}</td><td>${esc(t("role." + a.by) || a.by)}</td>
+    return `<tr data-seq="${a.seq}" class="${a.undone ? "undone" : ""}"><td>${a.seq}</td><td>${when}</td><td>${esc((t("role." + a.by) || a.by) + (a.by_name ? " " + a.by_name : ""))}</td>
       <td>${esc(what)}${a.undone ? `<div class="undo-note">${esc(t("pen.undone", { r: a.undo.reason }))}</div>` : ""}</td><td>${esc(pts)}</td></tr>`;
   });
   $("actions").innerHTML = rows.join("");
@@ -571,7 +571,7 @@ async function login(value) {
   const body = await res.json().catch(() => ({}));
   role = res.ok ? body.role : "viewer";
   if (!res.ok) sessionStorage.removeItem("token");
-  $("role").textContent = res.ok ? t("role." + role) : (body.detail || t("wrong"));
+  $("role").textContent = res.ok ? t("role." + role) + (body.name ? " " + body.name : "") : (body.detail || t("wrong"));
   document.body.dataset.role = role;
   reconnect();
 }
