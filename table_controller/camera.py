@@ -19,6 +19,8 @@ log = logging.getLogger("table_controller.camera")
 class Accepting(Protocol):
     def accept(self, source: str, type: str, data: dict[str, Any]) -> Any: ...
 
+    def record_play(self, type: str, data: dict[str, Any], by: str, source: str = "referee") -> Any: ...
+
     @property
     def state(self) -> Any: ...
 
@@ -27,11 +29,15 @@ class CameraWatcher:
     """Steps a `vision.service.VisionLoop` every `period_s` and forwards what it saw."""
 
     def __init__(self, controller: Accepting, make_loop: Callable[[], Any], period_s: float = 0.5,
-                 learn: bool = True) -> None:
+                 learn: bool = True, record_play: bool = True) -> None:
+        from table_controller.camera_record import CameraRecord
+
         self._controller = controller
         self._make_loop = make_loop
         self.period_s = period_s
         self.learn = learn
+        #: None: the camera's tiles stay camera events and never become play (`[camera] record_play`)
+        self.record = CameraRecord() if record_play else None
         # rulings already in the record when the camera started name tracks of an earlier run
         self._since = controller.state.seq
         self._next_action = len(controller.state.actions)
@@ -76,26 +82,54 @@ class CameraWatcher:
                 if status["code"] != last_code or status["problem"] != last_problem:
                     self._controller.accept("camera", "camera.status", status)
                     last_code, last_problem = status["code"], status["problem"]
+                seen: list[dict[str, Any]] = []
                 if result is not None:
                     for ev in result.events:
                         self._controller.accept("camera", f"camera.tile_{ev.event}", ev.to_json())
-                if self.learn:
-                    await self._learn_from_rulings()
+                        seen.append(ev.to_json())
+                seen += await self._rulings()
+                self._record_play(seen)
                 await asyncio.sleep(self.period_s)
         finally:
             camera = getattr(self._loop, "camera", None)
             if camera is not None:
                 camera.close()
 
-    async def _learn_from_rulings(self) -> None:
-        """Each referee ruling on an unsure tile since the last step teaches the reader that
-        tile's art (`VisionLoop.learn`), recorded as `camera.learned`; a ruling the referee
-        undoes is forgotten again (`VisionLoop.unlearn`), recorded as `camera.unlearned`."""
+    def _record_play(self, seen: list[dict[str, Any]]) -> None:
+        """What the camera saw laid down becomes play (`table_controller.camera_record`); a play
+        the record refuses (out of turn, say) is logged as `camera.play_refused` for the referee."""
+        from table_controller.camera_record import AREAS
+        from table_controller.controller import ActionError
+
+        if self.record is None or not seen:
+            return
+        self.record.see(self._controller.state.hand, seen)
+        for area in AREAS:  # the state moves with each play recorded: a claim needs its discard
+            for type_, data in self.record.plays(self._controller.state.hand, area):
+                try:
+                    self._controller.record_play(type_, data, by="camera", source="camera")
+                except ActionError as exc:
+                    self._controller.accept("camera", "camera.play_refused",
+                                            {"play": type_, **data, "reason": str(exc)})
+
+    async def _rulings(self) -> list[dict[str, Any]]:
+        """The referee's rulings on unsure tiles seen since the camera started (the step before),
+        as `ruled` events for the play record. With `learn`, each also teaches the reader that tile's art
+        (`VisionLoop.learn`), recorded as `camera.learned`; a ruling the referee undoes is
+        forgotten again (`VisionLoop.unlearn`), recorded as `camera.unlearned`."""
         state = self._controller.state
         actions = state.actions[self._next_action:]
         self._next_action = len(state.actions)
+        ruled: list[dict[str, Any]] = []
         for a in actions:
             if a.get("error") or a.get("undone"):
+                continue
+            if a.get("type") == "referee.camera_confirm":
+                item = next((p for p in state.camera_pending if p["seq"] == a.get("camera_seq")), None)
+                if item is not None and item["seq"] > self._since and item.get("event") == "appeared":
+                    ruled.append({"event": "ruled", "zone": item.get("zone"), "kind": a.get("kind"),
+                                  "track": item.get("track")})
+            if not self.learn:
                 continue
             try:
                 if a.get("type") == "referee.camera_confirm":
@@ -108,6 +142,7 @@ class CameraWatcher:
                                                 {**item, "removed": gone, "undo_seq": a["seq"]})
             except Exception as exc:  # learning is a bonus: the rulings themselves already stand
                 log.warning("camera could not learn from a ruling", extra={"error": str(exc)})
+        return ruled
 
     async def _learn(self, state: Any, a: dict[str, Any]) -> None:
         item = next((p for p in state.camera_pending if p["seq"] == a.get("camera_seq")), None)

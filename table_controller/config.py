@@ -51,6 +51,9 @@ class CameraSection(_Section):
     period_s: float = Field(0.5, ge=0.05, le=10, description="Seconds between camera reads.")
     learn: bool = Field(True, description="Learn this table's tile art from the referee's rulings on unsure tiles "
                                           "(kept in `enrollment` when set, else in the data directory).")
+    record_play: bool = Field(True, description="The camera keeps the play record: sure discards, flowers and melds it "
+                                                "sees become the hand's play events (what is already keyed is not "
+                                                "recorded twice).")
 
 
 class RulesSection(_Section):

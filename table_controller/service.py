@@ -113,7 +113,7 @@ class TableService:
         self.camera = CameraWatcher(self.controller, vision_loop_factory(cam.source, cam.corners, enrollment or None,
                                                                         cam.threshold, model, cam.learn,
                                                                         self.data_dir / LEARNED_TILES),
-                                    period_s=cam.period_s, learn=cam.learn)
+                                    period_s=cam.period_s, learn=cam.learn, record_play=cam.record_play)
         self.controller.health_sources["camera"] = self.camera.health
         self._tasks.append(asyncio.create_task(self.camera.run(), name="camera"))
 

@@ -170,6 +170,8 @@ def describe(ev: Event) -> str:
     if t == "camera.learned":
         how = "按裁判更正" if d.get("corrected") else "按裁判确认"
         return f"摄像头学会此副牌的 {_tile_zh(d.get('kind', ''))}（{how} #{d.get('camera_seq', '')}）"
+    if t == "camera.play_refused":
+        return f"摄像头所见未记入牌谱：{d.get('reason', '')}"
     if t == "camera.unlearned":
         return f"摄像头忘掉 #{d.get('camera_seq', '')} 所学的 {_tile_zh(d.get('kind', ''))}（裁判撤销）"
     return t
@@ -311,8 +313,14 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         if d.get("kind") == "kong":
             hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1  # the replacement tile
     elif ev.type == "play.kong":
-        hand["melds"][seat].append({"type": "kong", "tiles": list(d.get("tiles", [])),
-                                    "concealed": bool(d.get("concealed")), "from": None})
+        tiles = list(d.get("tiles", []))
+        pung = next((m for m in hand["melds"][seat] if d.get("added") and m["type"] == "pung"
+                     and tiles and m["tiles"][:1] == tiles[:1]), None)
+        if pung is not None:  # 补杠: the pung becomes a kong where it lies
+            pung.update(type="kong", tiles=tiles)
+        else:
+            hand["melds"][seat].append({"type": "kong", "tiles": tiles, "concealed": bool(d.get("concealed")),
+                                        "from": None})
         hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
         hand["claim"] = None
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
@@ -381,6 +389,8 @@ def _describe_referee(ev: Event) -> str:
     if t == "play.kong":
         if d.get("concealed"):
             return f"{seat}家暗杠"
+        if d.get("added"):
+            return f"{seat}家补杠 {_tile_zh((d.get('tiles') or [''])[0])}"
         return f"{seat}家杠 {' '.join(_tile_zh(x) for x in d.get('tiles', []))}"
     if t == "play.flower":
         return f"{seat}家补花 {_tile_zh(d.get('tile'))}"

@@ -96,6 +96,8 @@ class PlayIn(_Body):
     kind: Literal["chow", "pung", "kong"] | None = None
     from_: Seat | None = Field(None, alias="from")
     concealed: bool = False
+    #: a kong: the fourth tile added to the seat's pung (补杠)
+    added: bool = False
 
     @model_validator(mode="after")
     def _complete(self) -> "PlayIn":

@@ -137,3 +137,97 @@ async def test_without_an_enrollment_file_what_the_camera_learnt_survives_a_rest
         # the ruling made before the restart is not learnt again (its crops and tracks are gone)
         await asyncio.sleep(0.6)
         assert len([e for e in ctl.store.since(0) if e.type == "camera.learned"]) == 1
+
+
+class LaidTable:
+    """A virtual camera's table the test lays tiles on, as players do: each change re-renders the
+    frame (same light and camera pose), and every frame carries fresh sensor noise."""
+
+    def __init__(self, faces: list, seed: int) -> None:
+        import numpy as np
+
+        self.faces, self.seed, self.tiles = faces, seed, []  # type: ignore[var-annotated]
+        self._shown: tuple = ()
+        self._image = None
+        self._rng = np.random.default_rng(seed)
+
+    def lay(self, seat: str, area: str, kind: str, slot: int = 0) -> None:
+        """A tile upright to `seat` (a side of the table), in its discard pool or meld area."""
+        from vision.geometry import SEAT_ROTATION, TILE_W_MM, PlacedTile, seat_to_plane
+
+        u, v = (300 + slot * TILE_W_MM, 220) if area == "discard" else (560 + slot * TILE_W_MM, 60)
+        x, y = seat_to_plane(seat, u, v)
+        self.tiles.append(PlacedTile(kind, x, y, SEAT_ROTATION[seat]))
+
+    def __call__(self):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        from tablesim.scenes.render import render_scene
+
+        if tuple(self.tiles) != self._shown:
+            self._shown = tuple(self.tiles)
+            self._image = render_scene(self.faces, self.seed, SceneOptions(), tiles=list(self.tiles)).image
+        noise = self._rng.normal(0, 2.0, self._image.shape).astype(np.float32)
+        return np.clip(self._image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+
+async def test_the_camera_keeps_the_play_record_of_a_live_hand(tmp_path: Path, faces: list) -> None:
+    """A hand in play; players lay discards and a pung on the felt under the virtual camera: the
+    service records them as the hand's play (deal over, discards, claim) with no keying, rules
+    unsure tiles through the referee page, and refuses a discard out of turn with the reason."""
+    laid = LaidTable(faces, seed=21)
+    with VirtualCamera(laid, fps=10) as cam:
+        config = parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0},
+            "camera": {"source": cam.url, "period_s": 0.2},
+            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
+        }, source="test")
+        service = TableService(config, tmp_path)
+        await service.start()
+        try:
+            ctl = service.controller
+            assert ctl is not None
+            await ctl.wait_linked(10)
+            await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera to report OK")
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+                r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
+                assert r.status_code == 200, r.text
+
+                async def referee_rules_what_is_unsure() -> bool:
+                    for item in list(ctl.state.camera_pending):  # as read: the art is a training style
+                        await http.post("/api/referee/camera/confirm", json={"seq": item["seq"]},
+                                        headers={"Authorization": "Bearer ref-cam"})
+                    return True
+
+                def played() -> list[tuple[str, Any]]:
+                    return [(e.type, e.data.get("seat"), e.data.get("tile") or e.data.get("kind"))
+                            for e in ctl.store.since(0) if e.type.startswith("play.")]
+
+                async def until_played(n: int, what: str) -> None:
+                    end = time.monotonic() + 60
+                    while len(played()) < n:
+                        assert time.monotonic() < end, f"timed out waiting for {what}: {played()}"
+                        await referee_rules_what_is_unsure()
+                        await asyncio.sleep(0.1)
+
+                # chair 1 deals (E sits at the E side); E opens with 9p, S follows with 1z
+                laid.lay("E", "discard", "9p")
+                await until_played(2, "E's discard")
+                laid.lay("S", "discard", "1z")
+                await until_played(3, "S's discard")
+                # W pungs the 1z: it leaves S's pool; three lie in W's meld area
+                laid.tiles = [t for t in laid.tiles if t.kind != "1z"]
+                for k in range(3):
+                    laid.lay("W", "meld", "1z", slot=k)
+                await until_played(4, "W's pung")
+                assert played() == [("play.deal_done", None, None), ("play.discard", "E", "9p"),
+                                    ("play.discard", "S", "1z"), ("play.claim", "W", "pung")]
+                hand = (await http.get("/api/state")).json()["hand"]
+                assert hand["melds"]["W"][0]["tiles"] == ["1z"] * 3 and hand["turn"]["seat"] == "W"
+                # N lays a tile while W is to play: refused, and the log says why
+                laid.lay("N", "discard", "5p")
+                await _until(lambda: any(e.type == "camera.play_refused" for e in ctl.store.since(0)), 60,
+                             "the out-of-turn discard to be refused")
+                assert len(played()) == 4
+        finally:
+            await service.stop()

@@ -1,0 +1,153 @@
+"""The camera keeps the play record: tiles it sees laid down become the hand's `play.*` events.
+
+A tile that appears in a seat's discard pool, flower area or meld area is a discard, a flower or
+part of a meld of the wind sitting at that side of the table this hand. The camera only fills in
+what the record lacks: it compares the tiles *lying* in each area (tracks that appeared and have
+not disappeared) with what the record holds there (a discard pool less its claimed tiles, the
+flowers, the meld tiles). So a play an operator already keyed, a tile hidden by a hand for a
+moment and found again, or the whole table seen afresh after a restart, is never recorded twice.
+
+A tile the camera is unsure of holds back the tiles laid after it in its area until the referee
+rules on it (`referee.camera_confirm`), so the record keeps the order of play. Melds are recorded
+once their tiles are all there: three alike or a run with the last discard from another seat
+(碰 / 吃), four alike with it (明杠), four alike without it (a kong from the hand; with two or more
+face down, 暗杠), one alike beside a pung (补杠). Tiles that make no meld wait for the referee.
+
+No I/O: `see` takes the camera's events, `plays` says what to record in one area; the watcher
+(`table_controller.camera`) records each through the same checks as keyed play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_controller.controller import wind_of_side
+from table_controller.state import SEATS
+from table_controller.tiles import BACK, is_flower
+
+#: Areas of a seat that hold its laid-down tiles, in the order they are reconciled (a claim needs
+#: the discard it takes already in the record); `centre` is not play.
+AREAS = ("discard", "flower", "meld")
+
+Play = tuple[str, dict[str, Any]]
+
+
+@dataclass
+class CameraRecord:
+    """The tiles lying in each seat's areas this hand, as the camera sees them."""
+
+    hand_no: int | None = None
+    #: (area, wind) -> track -> kind, in the order the tiles appeared; None until sure
+    lying: dict[tuple[str, str], dict[int, str | None]] = field(default_factory=dict)
+    #: tracks already in the record (recorded by the camera, keyed, or seen before)
+    accounted: set[int] = field(default_factory=set)
+
+    def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
+        """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
+        rulings on unsure tiles (`{"event": "ruled", "zone", "kind", "track"}`), in order."""
+        if hand is None or hand.get("ended"):
+            return
+        if hand.get("hand_no") != self.hand_no:
+            self.hand_no, self.lying, self.accounted = hand.get("hand_no"), {}, set()
+        for ev in events:
+            area, _, side = str(ev.get("zone", "")).partition(":")
+            if area not in AREAS or side not in SEATS or not isinstance(ev.get("track"), int):
+                continue
+            here = self.lying.setdefault((area, wind_of_side(side, int(hand.get("dealer_position", 1)))), {})
+            track = ev["track"]
+            if ev.get("event") == "disappeared":
+                here.pop(track, None)
+            elif ev.get("event") == "appeared" and track not in here:
+                here[track] = None if ev.get("needs_referee") else str(ev.get("kind", ""))
+            elif ev.get("event") == "appeared" and ev.get("ruled") or ev.get("event") == "ruled":
+                if track in here:
+                    here[track] = str(ev.get("kind", ""))
+
+    def plays(self, hand: dict[str, Any] | None, area: str) -> list[Play]:
+        """What to record in `area` of every seat so that the record holds what lies there."""
+        if hand is None or hand.get("ended") or hand.get("hand_no") != self.hand_no:
+            return []
+        out: list[Play] = []
+        for wind in SEATS:
+            here = self.lying.get((area, wind))
+            if not here:
+                continue
+            new = self._new_tracks(here, _recorded(hand, area, wind))
+            kinds = [here[t] for t in new]
+            if area == "meld":
+                meld = _meld(hand, wind, kinds) if None not in kinds else None
+                if meld:
+                    out.append(meld)
+                    self.accounted.update(new)
+                continue
+            for track, kind in zip(new, kinds):
+                if kind is None:
+                    break  # the referee rules on it first: the record keeps the order of play
+                self.accounted.add(track)
+                if area == "flower" and is_flower(kind):
+                    out.append(("play.flower", {"seat": wind, "tile": kind}))
+                elif area == "discard" and kind != BACK and not is_flower(kind):
+                    if hand.get("turn") is None and wind == "E" and not any(hand["discards"].values()) \
+                            and not any(t == "play.deal_done" for t, _ in out):
+                        out.append(("play.deal_done", {}))  # the dealer's first discard: the deal is over
+                    out.append(("play.discard", {"seat": wind, "tile": kind}))
+        return out
+
+    def _new_tracks(self, here: dict[int, str | None], recorded: int) -> list[int]:
+        """The tiles lying here that the record lacks: the newest of those not yet accounted for,
+        as many as lie beyond what the record holds; the older ones are in it already."""
+        excess = len(here) - recorded
+        fresh = [t for t in here if t not in self.accounted]
+        new = fresh[len(fresh) - excess:] if 0 < excess <= len(fresh) else fresh if excess > 0 else []
+        self.accounted.update(t for t in fresh if t not in new)
+        return new
+
+
+def _recorded(hand: dict[str, Any], area: str, wind: str) -> int:
+    """How many tiles the record says lie in `area` of `wind`."""
+    if area == "discard":
+        return sum(1 for d in hand["discards"][wind] if not d.get("claimed"))
+    if area == "flower":
+        return len(hand["flowers"][wind])
+    return sum(len(m.get("tiles", [])) for m in hand["melds"][wind])
+
+
+def _last_discard(hand: dict[str, Any]) -> tuple[str, str] | None:
+    """(seat, tile) of the newest discard if nobody has claimed it yet."""
+    newest: tuple[int, str] | None = None
+    for seat, pool in hand["discards"].items():
+        if pool and (newest is None or pool[-1]["seq"] > newest[0]):
+            newest = (pool[-1]["seq"], seat)
+    if newest is None:
+        return None
+    last = hand["discards"][newest[1]][-1]
+    return None if last["claimed"] else (newest[1], last["tile"])
+
+
+def _is_run(tiles: list[str]) -> bool:
+    if len({t[-1] for t in tiles}) != 1 or tiles[0][-1] not in "mps":
+        return False
+    ranks = sorted(int(t[0]) for t in tiles)
+    return ranks == list(range(ranks[0], ranks[0] + len(ranks)))
+
+
+def _meld(hand: dict[str, Any], wind: str, kinds: list[str | None]) -> Play | None:
+    """The meld the new tiles in a seat's meld area make, once they make one."""
+    tiles = [k for k in kinds if k is not None]
+    faces = [t for t in tiles if t != BACK]
+    last = _last_discard(hand)
+    frm, taken = last if last is not None and last[0] != wind else (None, None)
+    if len(tiles) == 1 and faces:  # a fourth tile beside a pung: 补杠 (or a claimed kong seen late)
+        if any(m.get("type") == "pung" and m.get("tiles", [None])[0] == faces[0] for m in hand["melds"][wind]):
+            return ("play.kong", {"seat": wind, "tiles": [faces[0]] * 4, "added": True})
+    if len(tiles) == 3 and len(faces) == 3 and taken in faces:
+        if len(set(faces)) == 1:
+            return ("play.claim", {"seat": wind, "kind": "pung", "from": frm, "tiles": faces})
+        if _is_run(faces):
+            return ("play.claim", {"seat": wind, "kind": "chow", "from": frm, "tiles": sorted(faces)})
+    if len(tiles) == 4 and faces and len(set(faces)) == 1:
+        if len(faces) == 4 and taken == faces[0]:
+            return ("play.claim", {"seat": wind, "kind": "kong", "from": frm, "tiles": faces})
+        return ("play.kong", {"seat": wind, "tiles": [faces[0]] * 4, "concealed": len(faces) <= 2})
+    return None

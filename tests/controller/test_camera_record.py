@@ -1,0 +1,136 @@
+"""The camera keeps the play record: what it sees laid down becomes `play.*` events in the real log,
+through the same checks as keyed play, never twice, in the order of play."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller.camera import CameraWatcher
+from table_controller.config import parse_config
+from table_controller.controller import Controller, side_of_wind
+from table_controller.store import EventStore
+
+DEALER = 2  # chair 2 deals: the winds sit one side round from the table's sides, as in most hands
+
+
+async def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(f"nothing at {url}")
+
+
+@pytest.fixture
+def table(tmp_path: Path):  # type: ignore[no-untyped-def]
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    controller = Controller(cfg, store, _no_table)
+    seats = {w: (i + DEALER - 1) % 4 + 1 for i, w in enumerate("ESWN")}
+    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": DEALER,
+                                                          "prevalent_wind": "E", "seats": seats})
+    watcher = CameraWatcher(controller, make_loop=lambda: None)
+    yield controller, watcher
+    store.close()
+
+
+class Camera:
+    """Tile events as the reader's tracker announces them, placed by wind (turned into the table's side)."""
+
+    def __init__(self) -> None:
+        self.track = 0
+
+    def lay(self, area: str, wind: str, kind: str, unsure: bool = False) -> dict[str, Any]:
+        self.track += 1
+        return {"event": "appeared", "zone": f"{area}:{side_of_wind(wind, DEALER)}", "kind": kind, "track": self.track,
+                "confidence": 0.5 if unsure else 0.98, "needs_referee": unsure}
+
+
+def gone(ev: dict[str, Any]) -> dict[str, Any]:
+    return {**ev, "event": "disappeared"}
+
+
+def plays(controller: Controller) -> list[tuple[str, dict[str, Any]]]:
+    keep = ("seat", "tile", "kind", "from", "tiles", "concealed", "added")
+    return [(e.type, {k: e.data[k] for k in keep if k in e.data and e.data[k] not in ([], False)})
+            for e in controller.store.since(0) if e.type.startswith("play.")]
+
+
+def test_discards_flowers_and_a_pung_seen_become_the_record_once(table) -> None:  # type: ignore[no-untyped-def]
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("flower", "S", "3f")])  # flowers laid out while the deal goes on
+    first = cam.lay("discard", "E", "9p")
+    watcher._record_play([first])
+    assert plays(controller) == [("play.flower", {"seat": "S", "tile": "3f"}), ("play.deal_done", {}),
+                                 ("play.discard", {"seat": "E", "tile": "9p"})]
+    assert controller.state.hand["discards"]["E"][0]["tile"] == "9p"
+    s_discard = cam.lay("discard", "S", "5s")
+    watcher._record_play([s_discard])
+    # W pungs S's 5s: it leaves S's pool and three 5s lie in W's meld area, seen in one step
+    watcher._record_play([gone(s_discard)] + [cam.lay("meld", "W", "5s") for _ in range(3)])
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5s"}),
+                                      ("play.claim", {"seat": "W", "kind": "pung", "from": "S", "tiles": ["5s"] * 3})]
+    hand = controller.state.hand
+    assert hand["discards"]["S"][0]["claimed"] and hand["turn"]["seat"] == "W"
+    # a hand hides E's pool for a moment: its tile is found again as a new track, nothing is recorded
+    watcher._record_play([gone(first)])
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    n = len(plays(controller))
+    watcher._record_play([cam.lay("discard", "W", "1z")])
+    assert len(plays(controller)) == n + 1 and plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "1z"})
+    # the fourth 5s beside W's pung: 补杠; the pung becomes a kong where it lies
+    controller.record_play("play.discard", {"seat": "N", "tile": "2m"}, by="operator", source="operator")
+    controller.record_play("play.discard", {"seat": "E", "tile": "3m"}, by="operator", source="operator")
+    controller.record_play("play.discard", {"seat": "S", "tile": "4m"}, by="operator", source="operator")
+    watcher._record_play([cam.lay("meld", "W", "5s")])
+    assert plays(controller)[-1] == ("play.kong", {"seat": "W", "tiles": ["5s"] * 4, "added": True})
+    assert [m["type"] for m in controller.state.hand["melds"]["W"]] == ["kong"]
+
+
+def test_keyed_play_is_not_recorded_again_and_a_camera_restart_adds_nothing(table) -> None:  # type: ignore[no-untyped-def]
+    controller, watcher = table
+    controller.record_play("play.deal_done", {}, by="operator", source="operator")
+    controller.record_play("play.discard", {"seat": "E", "tile": "7m"}, by="operator", source="operator")
+    cam = Camera()
+    lying = [cam.lay("discard", "E", "7m")]
+    watcher._record_play(lying)
+    assert [t for t, _ in plays(controller)] == ["play.deal_done", "play.discard"]  # keyed already
+    lying.append(cam.lay("discard", "S", "8m"))
+    watcher._record_play(lying[-1:])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "8m"})
+    before = len(plays(controller))
+    # the service restarts: a new watcher sees every tile lying on the table afresh
+    again = CameraWatcher(controller, make_loop=lambda: None)
+    again._record_play([{**ev, "track": 100 + i} for i, ev in enumerate(lying)])
+    assert len(plays(controller)) == before
+
+
+def test_an_unsure_tile_holds_its_pool_until_the_referee_rules_and_out_of_turn_is_refused(table) -> None:  # type: ignore[no-untyped-def]
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "2p")])
+    unsure = cam.lay("discard", "S", "6m", unsure=True)
+    watcher._record_play([unsure])
+    assert [d.get("tile") for _, d in plays(controller)] == [None, "2p"]  # deal_done, E's discard
+    # the referee rules: it is a 9m; the camera records it as the referee said
+    watcher._record_play([{"event": "ruled", "zone": unsure["zone"], "kind": "9m", "track": unsure["track"]}])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "9m"})
+    # N lays a tile while W is to play: the record refuses it and the referee is told why
+    watcher._record_play([cam.lay("discard", "N", "4p")])
+    refused = [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert len(refused) == 1 and refused[0].data["play"] == "play.discard" and "W" in refused[0].data["reason"]
+    assert controller.state.hand["turn"]["seat"] == "W"
+    assert any("未记入牌谱" in line["text"] for line in controller.state.log)
+
+
+def test_no_record_without_a_hand_or_when_switched_off(tmp_path: Path) -> None:
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    controller = Controller(cfg, store, _no_table)
+    cam = Camera()
+    CameraWatcher(controller, make_loop=lambda: None)._record_play([cam.lay("discard", "E", "2p")])  # no hand
+    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": DEALER,
+                                                          "prevalent_wind": "E"})
+    CameraWatcher(controller, make_loop=lambda: None, record_play=False)._record_play([cam.lay("discard", "E", "2p")])
+    assert plays(controller) == []
+    store.close()
