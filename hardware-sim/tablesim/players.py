@@ -1,8 +1,9 @@
 """Simulated players for the demo table: four people who play a hand from the physical wall.
 
-They are not good players (they never claim or declare a win: the referee's part stays with a
-person), but they play legally and in turn, so a visitor sees discards pile up, flowers replaced
-from the tail, the wall shrink to 海底, and the hand end in 荒牌 as a real table would show it.
+They are not good players (they pung a discard when they hold a pair of it, but never chow, kong
+or declare a win: the referee's part stays with a person), yet they play legally and in turn, so
+a visitor sees discards pile up, melds laid out, flowers replaced from the tail, the wall shrink
+to 海底, and the hand end in 荒牌 as a real table would show it.
 The wall comes from the simulator (`SimTable.wall`), the order of draws from the rules engine.
 """
 
@@ -18,16 +19,24 @@ from table_controller.tiles import is_suited, rank, suit
 SEATS = ("E", "S", "W", "N")
 
 
+#: How often a player holding a pair of the discard pungs it (people do not take every pung).
+PUNG_WILLINGNESS = 0.7
+
+
 @dataclass(frozen=True)
 class PlayerAction:
-    """What the players did that the table shows face up: a flower laid out, a discard."""
+    """What the players did that the table shows face up: a flower laid out, a discard, a pung."""
 
-    type: str  # "flower", "deal_done", "discard"
+    type: str  # "flower", "deal_done", "discard", "claim"
     seat: str | None = None
     tile: str | None = None
+    #: a claim: the seat whose discard it takes
+    frm: str | None = None
 
     def event(self) -> tuple[str, dict[str, object]]:
         """As the controller's `play.*` event."""
+        if self.type == "claim":
+            return "play.claim", {"seat": self.seat, "kind": "pung", "from": self.frm, "tiles": [self.tile] * 3}
         data: dict[str, object] = {}
         if self.seat is not None:
             data["seat"] = self.seat
@@ -68,9 +77,9 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random) -> It
     hands = {seat: list(opening.hands[seat]) for seat in SEATS}
     state = opening.state
     seat = "E"
-    first = True
+    draw = False  # the dealer holds 14, a claimer the tile it took: neither draws first
     while True:
-        if not first:
+        if draw:
             if state.exhausted:
                 return
             pos, state = state.draw()
@@ -82,8 +91,24 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random) -> It
                 pos, state = state.replace()
                 kind = wall[pos]
             hands[seat].append(kind)
-        first = False
         tile = choose_discard(hands[seat], rng)
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
-        seat = SEATS[(SEATS.index(seat) + 1) % 4]
+        claimer = _pung(hands, seat, tile, rng) if not state.exhausted else None  # the 海底 discard is not claimed
+        if claimer is None:
+            seat, draw = SEATS[(SEATS.index(seat) + 1) % 4], True
+        else:
+            hands[claimer].remove(tile)
+            hands[claimer].remove(tile)
+            yield PlayerAction("claim", claimer, tile, frm=seat)
+            seat, draw = claimer, False
+
+
+def _pung(hands: dict[str, list[str]], discarder: str, tile: str, rng: random.Random) -> str | None:
+    """The first seat after the discarder holding a pair of `tile` that wants it, if any."""
+    start = SEATS.index(discarder)
+    for k in (1, 2, 3):
+        seat = SEATS[(start + k) % 4]
+        if hands[seat].count(tile) >= 2 and rng.random() < PUNG_WILLINGNESS:
+            return seat
+    return None

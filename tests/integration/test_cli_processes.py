@@ -133,7 +133,14 @@ def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
         first_end = next(e for e in events if e["type"] == "operator.hand_end")
         discards = [e for e in events if e["type"] == "play.discard" and e["seq"] < first_end["seq"]]
         assert len(discards) > 40 and all(e["source"] == "demo" for e in discards)
-        assert [e["data"]["seat"] for e in discards[:8]] == list("ESWNESWN")
+        # in turn: E first, then counter-clockwise, except that a pung takes the turn to the claimer
+        play = [e for e in events if e["type"] in ("play.discard", "play.claim") and e["seq"] < first_end["seq"]]
+        assert play[0]["data"]["seat"] == "E"
+        for before, after in zip(play, play[1:]):
+            if after["type"] == "play.discard":
+                follows = before["data"]["seat"] if before["type"] == "play.claim" else \
+                    "ESWN"[("ESWN".index(before["data"]["seat"]) + 1) % 4]
+                assert after["data"]["seat"] == follows
         assert first_end["data"]["result"] == "draw"
     finally:
         code, out = _stop(demo)

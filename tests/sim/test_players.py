@@ -24,8 +24,17 @@ def test_a_hand_is_played_in_turn_from_the_wall_to_the_last_tile(ruleset: str, d
     deal_done = kinds.index("deal_done")
     assert all(a.type == "flower" for a in actions[:deal_done])
     discards = [a for a in actions if a.type == "discard"]
-    # turn order: E first, then counter-clockwise, never twice in a row
-    assert [a.seat for a in discards] == [SEATS[i % 4] for i in range(len(discards))]
+    claims = [a for a in actions if a.type == "claim"]
+    # turn order: E first, then counter-clockwise; a pung takes the turn to the claimer
+    assert discards[0].seat == "E"
+    play = [a for a in actions[deal_done:] if a.type in ("discard", "claim")]
+    for before, after in zip(play, play[1:]):
+        if after.type == "claim":
+            assert before.type == "discard" and after.frm == before.seat != after.seat and after.tile == before.tile
+        elif before.type == "claim":
+            assert after.seat == before.seat  # the claimer discards next, without drawing
+        else:
+            assert after.seat == SEATS[(SEATS.index(before.seat) + 1) % 4]
     # every face-up tile came out of the wall: no tile invented, none shown twice
     shown = Counter(a.tile for a in actions if a.tile)
     assert all(n <= Counter(wall.values())[k] for k, n in shown.items())
@@ -38,11 +47,35 @@ def test_a_hand_is_played_in_turn_from_the_wall_to_the_last_tile(ruleset: str, d
         _, state = state.draw()
         draws += 1
     flowers_in_play = sum(1 for a in actions[deal_done:] if a.type == "flower")
-    # each flower drawn in play is replaced from the tail, which leaves the live wall one tile shorter
-    assert len(discards) == 1 + draws - flowers_in_play
+    # each flower drawn in play is replaced from the tail, which leaves the live wall one tile shorter;
+    # a claimer discards without drawing
+    assert len(discards) == 1 + draws - flowers_in_play + len(claims)
 
 
 def test_the_least_useful_tile_goes_first() -> None:
     hand = ["1m", "2m", "3m", "5p", "5p", "7z", "9s", "9s", "9s", "4s", "5s", "6s", "1z", "2z"]
     assert usefulness("7z", hand) == 0 and usefulness("5p", hand) == 3
     assert choose_discard(hand, random.Random(0)) in {"7z", "1z", "2z"}
+
+
+def test_players_pung_a_discard_they_hold_a_pair_of_and_the_record_takes_it() -> None:
+    """Over a few hands the players pung; each pung is legal for the controller's record."""
+    from table_controller.state import fold
+    from table_controller.store import Event
+    from table_controller.controller import _play_problem
+
+    rs = load_ruleset("mcr")
+    plan = deal_plan(rs, (3, 4), (2, 5))
+    claims = 0
+    for seed in range(6):
+        wall = physical_wall(rs, None, random.Random(seed))
+        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})]
+        for a in play_hand(plan, wall, random.Random(seed)):
+            type_, data = a.event()
+            hand = fold(events).hand
+            assert _play_problem(hand, type_, data) is None, (seed, type_, data)
+            events.append(Event(len(events) + 1, float(len(events)), "demo", type_, data))
+            claims += type_ == "play.claim"
+        melds = fold(events).hand["melds"]
+        assert all(m["type"] == "pung" and len(set(m["tiles"])) == 1 for ms in melds.values() for m in ms)
+    assert claims >= 3
