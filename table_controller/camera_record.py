@@ -13,16 +13,23 @@ once their tiles are all there: three alike or a run with the last discard from 
 (碰 / 吃), four alike with it (明杠), four alike without it (a kong from the hand; with two or more
 face down, 暗杠), one alike beside a pung (补杠). Tiles that make no meld wait for the referee.
 
+A win: the winner lays the hand face up in front of them (its flower and meld areas). `laid_down`
+lists what the camera sees there beyond the recorded melds and flowers, and `win_hand` makes the
+scoring input from it and the record (melds, flowers, the discard won on, the tiles visible for
+和绝张), for the referee to check, correct and confirm (`POST /api/referee/win/camera`).
+
 No I/O: `see` takes the camera's events, `plays` says what to record in one area; the watcher
 (`table_controller.camera`) records each through the same checks as keyed play.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.controller import wind_of_side
+from table_controller.referee import visible_tiles
 from table_controller.state import SEATS
 from table_controller.tiles import BACK, is_flower
 
@@ -94,6 +101,17 @@ class CameraRecord:
                     out.append(("play.discard", {"seat": wind, "tile": kind}))
         return out
 
+    def laid_down(self, hand: dict[str, Any] | None, wind: str) -> tuple[list[str], int]:
+        """(tiles, unsure): the face-up tiles lying in front of `wind` (its flower and meld
+        areas) that are not its recorded melds or flowers, and how many more lie there that the
+        camera is not sure of (the referee rules on them, or corrects the read)."""
+        if hand is None or hand.get("hand_no") != self.hand_no:
+            return [], 0
+        lying = [k for area in ("meld", "flower") for k in self.lying.get((area, wind), {}).values()]
+        faces = Counter(k for k in lying if k is not None and k != BACK and not is_flower(k))
+        faces -= Counter(t for m in hand["melds"][wind] for t in m.get("tiles", []))
+        return sorted(faces.elements()), sum(1 for k in lying if k is None)
+
     def _new_tracks(self, here: dict[int, str | None], recorded: int) -> list[int]:
         """The tiles lying here that the record lacks: the newest of those not yet accounted for,
         as many as lie beyond what the record holds; the older ones are in it already."""
@@ -151,3 +169,42 @@ def _meld(hand: dict[str, Any], wind: str, kinds: list[str | None]) -> Play | No
             return ("play.claim", {"seat": wind, "kind": "kong", "from": frm, "tiles": faces})
         return ("play.kong", {"seat": wind, "tiles": [faces[0]] * 4, "concealed": len(faces) <= 2})
     return None
+
+
+class WinReadError(ValueError):
+    """The camera's view cannot make a win read (the message says what the referee must give)."""
+
+
+def win_hand(hand: dict[str, Any], wind: str, laid: list[str], win: str = "discard",
+             win_tile: str | None = None) -> dict[str, Any]:
+    """The scoring input (docs/scoring.md) for `wind` winning with the tiles `laid` face up in
+    front of it, the rest from the record: its melds and flowers, the discard won on (`win =
+    "discard"`: the newest unclaimed discard, unless `win_tile` names another), the tiles seen
+    outside the hand (和绝张), the wall's last tile (海底). The winning tile may lie among the
+    laid tiles or not; a hand of the wrong size is still returned, for the scorer to say so."""
+    last = _last_discard(hand)
+    discarder = None
+    if win in ("discard", "rob_kong"):
+        if win_tile is None:
+            if last is None or last[0] == wind:
+                raise WinReadError("没有可和的弃牌：请指明和牌张 / no discard to win on: name the winning tile")
+            discarder, win_tile = last
+        elif last is not None and last[1] == win_tile and last[0] != wind:
+            discarder = last[0]
+    elif win_tile is None:
+        raise WinReadError("自摸须指明和牌张 / a self-drawn win needs the winning tile named")
+    melds = [{"type": "chi" if m["type"] == "chow" else m["type"], "tiles": list(m["tiles"]),
+              "concealed": bool(m.get("concealed")), **({"from": m["from"]} if m.get("from") else {})}
+             for m in hand["melds"][wind]]
+    concealed = list(laid)
+    if win_tile in concealed and len(concealed) == 14 - 3 * len(melds):
+        concealed.remove(win_tile)  # laid with the hand: the scorer takes it apart
+    out: dict[str, Any] = {
+        "seat_wind": wind, "prevalent_wind": hand.get("prevalent_wind", "E"), "melds": melds,
+        "concealed": concealed, "win_tile": win_tile, "win": win, "flowers": list(hand["flowers"][wind]),
+        "last_tile": hand.get("tiles_left") == 0,
+    }
+    if discarder is not None:
+        out["discarder"] = discarder
+    out["visible"] = visible_tiles(hand, out)
+    return out

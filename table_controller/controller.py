@@ -51,6 +51,8 @@ class Controller:
         self.table: Any = None
         #: Extra health sources shown beside the link's (e.g. the camera): name -> () -> dict.
         self.health_sources: dict[str, Callable[[], dict[str, Any]]] = {}
+        #: The camera watcher (`table_controller.camera.CameraWatcher`) when a camera is configured.
+        self.camera: Any = None
         self._subscribers: set[asyncio.Queue[Event]] = set()
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping = asyncio.Event()

@@ -115,6 +115,7 @@ class TableService:
                                                                         self.data_dir / LEARNED_TILES),
                                     period_s=cam.period_s, learn=cam.learn, record_play=cam.record_play)
         self.controller.health_sources["camera"] = self.camera.health
+        self.controller.camera = self.camera
         self._tasks.append(asyncio.create_task(self.camera.run(), name="camera"))
 
     def _start_tournament(self) -> None:

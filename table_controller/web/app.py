@@ -73,6 +73,12 @@ class WinIn(_Body):
     hand: dict[str, Any] = Field(description="the winning hand as read, in the `tablectl score` schema (docs/scoring.md)")
 
 
+class WinCameraIn(_Body):
+    seat: Seat = Field(description="the winner, whose hand lies face up in front of them")
+    win: Literal["discard", "self_draw", "rob_kong", "kong_replacement", "flower_replacement"] = "discard"
+    win_tile: Tile | None = Field(None, description="the winning tile; needed unless won on the last discard")
+
+
 class UndoIn(_Body):
     reason: str = Field(min_length=1, max_length=200, description="why the last referee action is undone")
     target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
@@ -250,6 +256,30 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         if "visible" not in hand:  # 绝张 from what the table shows, unless the referee says otherwise
             hand["visible"] = visible_tiles(controller.state.hand, hand)
         return referee_act("referee.win_read", {"hand": hand}, who, request)
+
+    @app.post("/api/referee/win/camera", response_model=ActionResult,
+              summary="Read the win from the hand the camera sees laid down (then check, correct, confirm)")
+    async def win_from_camera(body: WinCameraIn, request: Request,
+                              who: str = Depends(role("referee"))) -> ActionResult:
+        from table_controller.camera_record import WinReadError, win_hand
+
+        record = getattr(controller.camera, "record", None)
+        hand = controller.state.hand
+        if record is None:
+            raise HTTPException(409, detail="没有记录牌局的摄像头 / no camera keeping the play record")
+        if hand is None or hand.get("ended"):
+            raise HTTPException(409, detail="没有进行中的牌局 / no hand in play")
+        laid, unsure = record.laid_down(hand, body.seat)
+        if unsure:
+            raise HTTPException(409, detail=f"摄像头还有 {unsure} 张牌未确认，请先确认 / "
+                                            f"{unsure} laid tiles wait for the referee's ruling first")
+        if not laid:
+            raise HTTPException(409, detail="摄像头未见摊开的手牌 / the camera sees no hand laid down")
+        try:
+            read = win_hand(hand, body.seat, laid, body.win, body.win_tile)
+        except WinReadError as exc:
+            raise HTTPException(422, detail=str(exc)) from None
+        return referee_act("referee.win_read", {"hand": read, "source": "camera"}, who, request)
 
     @app.post("/api/referee/win/confirm", response_model=ActionResult, summary="Confirm the win as read")
     async def win_confirm(request: Request, body: StartHand | None = None,

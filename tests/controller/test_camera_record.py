@@ -134,3 +134,40 @@ def test_no_record_without_a_hand_or_when_switched_off(tmp_path: Path) -> None:
     CameraWatcher(controller, make_loop=lambda: None, record_play=False)._record_play([cam.lay("discard", "E", "2p")])
     assert plays(controller) == []
     store.close()
+
+
+def test_the_referee_reads_a_win_from_the_hand_the_camera_sees_laid_down(table) -> None:  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from table_controller.web.app import create_app
+    from table_controller.web.auth import Credentials
+
+    controller, watcher = table
+    controller.camera = watcher
+    cam = Camera()
+    for seat, tile in (("E", "9s"), ("S", "8s"), ("W", "2p")):
+        watcher._record_play([cam.lay("discard", seat, tile)])
+    ref = {"Authorization": "Bearer ref-pin-1"}
+    with TestClient(create_app(controller, Credentials(referee="ref-pin-1", operator="op-pin-2"))) as http:
+        assert http.post("/api/referee/win/camera", json={"seat": "N"}, headers=ref).status_code == 409  # nothing laid
+        # N lays the hand face up in front of it: most of it where melds go, the rest by the flowers
+        hand = "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split()
+        unsure = cam.lay("flower", "N", "2p", unsure=True)
+        watcher._record_play([cam.lay("meld", "N", t) for t in hand[:9]] + [cam.lay("flower", "N", t) for t in hand[9:12]]
+                             + [unsure])
+        assert [t for t, _ in plays(controller)][-1] == "play.discard"  # thirteen tiles make no meld
+        r = http.post("/api/referee/win/camera", json={"seat": "N"}, headers=ref)
+        assert r.status_code == 409 and "1" in r.json()["detail"]  # one tile still waits for a ruling
+        watcher._record_play([{"event": "ruled", "zone": unsure["zone"], "kind": "2p", "track": unsure["track"]}])
+        assert http.post("/api/referee/win/camera", json={"seat": "N", "win": "self_draw"},
+                         headers=ref).status_code == 422  # which tile was drawn: the referee must say
+        r = http.post("/api/referee/win/camera", json={"seat": "N"}, headers=ref)
+        assert r.status_code == 200, r.text
+        read = controller.state.actions[-1]
+        assert read["type"] == "referee.win_read" and read["seat"] == "N"
+        assert sorted(read["hand"]["concealed"]) == sorted(hand) and read["hand"]["win_tile"] == "2p"
+        assert read["hand"]["discarder"] == "W" and read["hand"]["visible"] == {"9s": 1, "8s": 1}
+        assert read["result"]["valid"] and read["result"]["payments"]["W"] < 0
+        public = http.get("/api/state").json()
+        assert "1m" not in str(public.get("win")) and "concealed" not in str(public.get("win"))  # never public
+        assert http.post("/api/referee/win/confirm", headers=ref).status_code == 200

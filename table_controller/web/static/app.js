@@ -17,7 +17,7 @@ const I18N = {
         stopped: "停和", flowers: "花", discards: "弃牌", double: "倍打",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
-               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", confirm: "确认和牌",
+               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                pending: "待裁判确认", correction: "（已更正）", fanUnit: "番" },
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
@@ -44,7 +44,7 @@ const I18N = {
         stopped: "no win", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
-               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", last: "Last tile", submit: "Read / correct", confirm: "Confirm win",
+               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
                false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
                pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan" },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
@@ -606,6 +606,14 @@ $("win-form").addEventListener("submit", async (e) => {
                  last_tile: f.last_tile.checked };
   if (f.win.value === "discard" || f.win.value === "rob_kong") hand.discarder = f.discarder.value;
   await act("/api/referee/win", { hand });
+});
+$("win-camera").addEventListener("click", () => {
+  // the hand the camera sees laid down in front of the winner; the form's tile names the winning tile when needed
+  const f = $("win-form");
+  const body = { seat: f.seat_wind.value, win: f.win.value };
+  const tile = parseTiles(f.win_tile.value)[0];
+  if (tile) body.win_tile = tile;
+  act("/api/referee/win/camera", body);
 });
 $("win-confirm").addEventListener("click", () => act("/api/referee/win/confirm"));
 $("win-false").addEventListener("click", () => {
