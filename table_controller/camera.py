@@ -101,7 +101,7 @@ class CameraWatcher:
         from table_controller.camera_record import AREAS
         from table_controller.controller import ActionError
 
-        if self.record is None or not seen:
+        if self.record is None:
             return
         self.record.see(self._controller.state.hand, seen)
         for area in AREAS:  # the state moves with each play recorded: a claim needs its discard

@@ -9,9 +9,10 @@ moment and found again, or the whole table seen afresh after a restart, is never
 
 A tile the camera is unsure of holds back the tiles laid after it in its area until the referee
 rules on it (`referee.camera_confirm`), so the record keeps the order of play. Melds are recorded
-once their tiles are all there: three alike or a run with the last discard from another seat
-(碰 / 吃), four alike with it (明杠), four alike without it (a kong from the hand; with two or more
-face down, 暗杠), one alike beside a pung (补杠). Tiles that make no meld wait for the referee.
+once their tiles are all there and none was added in the last step (a hand laid down tile by
+tile on a win is not taken for a claim): three alike or a run with the last discard from another
+seat (碰 / 吃), four alike with it (明杠), four alike without it (a kong from the hand; with two or
+more face down, 暗杠), one alike beside a pung (补杠). Tiles that make no meld wait for the referee.
 
 A win: the winner lays the hand face up in front of them (its flower and meld areas). `laid_down`
 lists what the camera sees there beyond the recorded melds and flowers, and `win_hand` makes the
@@ -49,10 +50,13 @@ class CameraRecord:
     lying: dict[tuple[str, str], dict[int, str | None]] = field(default_factory=dict)
     #: tracks already in the record (recorded by the camera, keyed, or seen before)
     accounted: set[int] = field(default_factory=set)
+    #: areas where a tile appeared in the last `see`: a meld area is judged once it has settled
+    changed: set[tuple[str, str]] = field(default_factory=set)
 
     def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
         """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
         rulings on unsure tiles (`{"event": "ruled", "zone", "kind", "track"}`), in order."""
+        self.changed = set()
         if hand is None or hand.get("ended"):
             return
         if hand.get("hand_no") != self.hand_no:
@@ -67,6 +71,7 @@ class CameraRecord:
                 here.pop(track, None)
             elif ev.get("event") == "appeared" and track not in here:
                 here[track] = None if ev.get("needs_referee") else str(ev.get("kind", ""))
+                self.changed.add((area, wind_of_side(side, int(hand.get("dealer_position", 1)))))
             elif ev.get("event") == "appeared" and ev.get("ruled") or ev.get("event") == "ruled":
                 if track in here:
                     here[track] = str(ev.get("kind", ""))
@@ -83,6 +88,8 @@ class CameraRecord:
             new = self._new_tracks(here, _recorded(hand, area, wind))
             kinds = [here[t] for t in new]
             if area == "meld":
+                if (area, wind) in self.changed:
+                    continue  # tiles are still being laid: a hand laid down on a win is not a meld
                 meld = _meld(hand, wind, kinds) if None not in kinds else None
                 if meld:
                     out.append(meld)

@@ -66,8 +66,11 @@ def test_discards_flowers_and_a_pung_seen_become_the_record_once(table) -> None:
     assert controller.state.hand["discards"]["E"][0]["tile"] == "9p"
     s_discard = cam.lay("discard", "S", "5s")
     watcher._record_play([s_discard])
-    # W pungs S's 5s: it leaves S's pool and three 5s lie in W's meld area, seen in one step
+    # W pungs S's 5s: it leaves S's pool and three 5s lie in W's meld area, seen in one step;
+    # the meld area is judged once it has settled (the next step)
     watcher._record_play([gone(s_discard)] + [cam.lay("meld", "W", "5s") for _ in range(3)])
+    assert plays(controller)[-1][0] == "play.discard"  # the meld area must settle for a step first
+    watcher._record_play([])
     assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5s"}),
                                       ("play.claim", {"seat": "W", "kind": "pung", "from": "S", "tiles": ["5s"] * 3})]
     hand = controller.state.hand
@@ -83,6 +86,7 @@ def test_discards_flowers_and_a_pung_seen_become_the_record_once(table) -> None:
     controller.record_play("play.discard", {"seat": "E", "tile": "3m"}, by="operator", source="operator")
     controller.record_play("play.discard", {"seat": "S", "tile": "4m"}, by="operator", source="operator")
     watcher._record_play([cam.lay("meld", "W", "5s")])
+    watcher._record_play([])
     assert plays(controller)[-1] == ("play.kong", {"seat": "W", "tiles": ["5s"] * 4, "added": True})
     assert [m["type"] for m in controller.state.hand["melds"]["W"]] == ["kong"]
 
@@ -155,6 +159,7 @@ def test_the_referee_reads_a_win_from_the_hand_the_camera_sees_laid_down(table) 
         unsure = cam.lay("flower", "N", "2p", unsure=True)
         watcher._record_play([cam.lay("meld", "N", t) for t in hand[:9]] + [cam.lay("flower", "N", t) for t in hand[9:12]]
                              + [unsure])
+        watcher._record_play([])
         assert [t for t, _ in plays(controller)][-1] == "play.discard"  # thirteen tiles make no meld
         r = http.post("/api/referee/win/camera", json={"seat": "N"}, headers=ref)
         assert r.status_code == 409 and "1" in r.json()["detail"]  # one tile still waits for a ruling
@@ -171,3 +176,16 @@ def test_the_referee_reads_a_win_from_the_hand_the_camera_sees_laid_down(table) 
         public = http.get("/api/state").json()
         assert "1m" not in str(public.get("win")) and "concealed" not in str(public.get("win"))  # never public
         assert http.post("/api/referee/win/confirm", headers=ref).status_code == 200
+
+
+def test_a_hand_laid_down_tile_by_tile_is_not_taken_for_a_claim(table) -> None:  # type: ignore[no-untyped-def]
+    controller, watcher = table
+    cam = Camera()
+    for seat, tile in (("E", "9s"), ("S", "8s"), ("W", "2p")):
+        watcher._record_play([cam.lay("discard", seat, tile)])
+    n = len(plays(controller))
+    # N lays 1p 2p 3p first (a run with W's 2p!), then the rest of the hand over the next steps
+    for group in (["1p", "2p", "3p"], ["4m", "5m", "6m"], ["7m", "8m", "9m", "1z"], ["1z", "1z", "5s"]):
+        watcher._record_play([cam.lay("meld", "N", t) for t in group])
+    watcher._record_play([])
+    assert len(plays(controller)) == n
