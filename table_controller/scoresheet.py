@@ -33,7 +33,7 @@ def compute(state: Any) -> dict[str, Any]:
     if state.hand is not None and state.hand["hand_no"] not in hands:
         hands[state.hand["hand_no"]] = {"hand_no": state.hand["hand_no"], "dealer_position": state.hand["dealer_position"],
                                         "prevalent_wind": state.hand["prevalent_wind"], "seats": state.hand.get("seats", {}),
-                                        "result": "playing"}
+                                        "result": "playing", "kong_payments": state.hand.get("kong_payments", [])}
     before = [a for a in active(actions, "referee.penalty", None) if a.get("hand_no") is None and not a.get("error")]
     rows: list[dict[str, Any]] = []
     totals = {p: 0 for p in POSITIONS}
@@ -53,15 +53,21 @@ def compute(state: Any) -> dict[str, Any]:
 def _row(h: dict[str, Any], win: dict[str, Any] | None, pens: list[dict[str, Any]], totals: dict[str, int]) -> dict[str, Any]:
     win_pts = {p: int((win or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
     pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
-    points = {p: win_pts[p] + pen_pts[p] for p in POSITIONS}
+    seats = h.get("seats") or {}
+    kong_pts = {p: 0 for p in POSITIONS}
+    for k in h.get("kong_payments", []):  # 杠牌现场汇 / 刮风下雨, paid when the kong was made
+        for wind, v in k["by_wind"].items():
+            if wind in seats:
+                kong_pts[str(seats[wind])] += int(v)
+    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] for p in POSITIONS}
     for p in POSITIONS:
         totals[p] += points[p]
-    seats = h.get("seats") or {}
     winner_pos = str(seats.get(win["seat"])) if win and win.get("seat") in seats else None
     result = "win" if win else h.get("result", "draw")
     return {"hand_no": h["hand_no"], "prevalent_wind": h.get("prevalent_wind"), "dealer_position": h.get("dealer_position"),
             "result": result, "result_zh": RESULT_ZH.get(result, "罚分"), "winner_position": winner_pos,
             "fan_total": win.get("total") if win else None, "win_points": win_pts, "penalty_points": pen_pts,
+            "kong_points": kong_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
 
 

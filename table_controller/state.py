@@ -235,7 +235,8 @@ def apply(state: TableState, ev: Event) -> TableState:
         s.hands_played += 1
         s.hands = s.hands + [{"hand_no": s.hand["hand_no"], "dealer_position": s.hand["dealer_position"],
                               "prevalent_wind": s.hand["prevalent_wind"], "seats": dict(s.hand["seats"]),
-                              "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq}]
+                              "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq,
+                              "kong_payments": list(s.hand.get("kong_payments", []))}]
     elif t == "camera.status":
         s.camera = dict(d)
     elif t.startswith("camera.tile_") and d.get("needs_referee"):
@@ -312,6 +313,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["claim"] = None
         if d.get("kind") == "kong":
             hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1  # the replacement tile
+            _pay_kong(hand, ev, seat, "exposed", frm, ruleset)
     elif ev.type == "play.kong":
         tiles = list(d.get("tiles", []))
         pung = next((m for m in hand["melds"][seat] if d.get("added") and m["type"] == "pung"
@@ -321,6 +323,8 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         else:
             hand["melds"][seat].append({"type": "kong", "tiles": tiles, "concealed": bool(d.get("concealed")),
                                         "from": None})
+        # a kong from the hand pays as 暗杠 whether its tiles lie face up or down
+        _pay_kong(hand, ev, seat, "added" if pung is not None else "concealed", None, ruleset)
         hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
         hand["claim"] = None
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
@@ -328,6 +332,21 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["flowers"][seat].append(d.get("tile"))
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
     _wall_now(hand)
+
+
+def _pay_kong(hand: dict[str, Any], ev: Event, seat: str, kind: str, discarder: str | None, ruleset: str) -> None:
+    """The kong's on-the-spot payment where the ruleset has one (竞技 杠牌现场汇, 四川 刮风下雨,
+    广东 杠分; none in MCR), kept on the hand for the score sheet (`kong_payments`)."""
+    from table_controller.scoring import ScoringError, kong_payment
+
+    note = {"seat": seat, "kind": kind, "discarder": discarder, "double": bool(hand.get("double"))}
+    try:
+        pay = kong_payment(ruleset, note)
+    except ScoringError:  # a ruleset with no [scoring] table (e.g. riichi here): no payment to make
+        pay = None
+    if pay:
+        hand["kong_payments"] = hand.get("kong_payments", []) + [
+            {"seq": ev.seq, "seat": seat, "kind": kind, "by_wind": {w: int(v) for w, v in pay.items() if v}}]
 
 
 def _wall_now(hand: dict[str, Any]) -> None:

@@ -277,3 +277,42 @@ def test_apply_never_changes_the_state_it_is_given() -> None:
         after = apply(state, ev)
         assert json.dumps(state.to_json(), sort_keys=True) == before, ev.type
         state = after
+
+
+def test_kongs_pay_on_the_spot_where_the_ruleset_says_and_the_score_sheet_shows_it() -> None:
+    """竞技 杠牌现场汇 (seed 004): 点杠 12 from the discarder, 暗杠 6 from each, 补杠 as 明杠 4
+    from each; MCR pays kongs only as fans. Chair 2 deals, so the points land on the chairs."""
+    log = Log("jingji")
+    log.start(dealer=2)
+    play = lambda type_, **d: log.add("operator", f"play.{type_}", {**d, "by": "operator"})  # noqa: E731
+    play("deal_done")
+    play("discard", seat="E", tile="5s")
+    play("claim", seat="S", kind="kong", **{"from": "E"}, tiles=["5s"] * 4)  # 点杠: E pays 12
+    play("discard", seat="S", tile="1z")
+    play("kong", seat="W", tiles=["9m"] * 4, concealed=True)  # 暗杠: 6 from each
+    play("discard", seat="W", tile="2p")
+    play("claim", seat="N", kind="pung", **{"from": "W"}, tiles=["2p"] * 3)
+    play("discard", seat="N", tile="3p")
+    play("discard", seat="E", tile="4p")
+    play("discard", seat="S", tile="6p")
+    play("discard", seat="W", tile="7p")
+    play("kong", seat="N", tiles=["2p"] * 4, added=True)  # 补杠: 4 from each
+    state = log.state()
+    kongs = state.hand["kong_payments"]
+    assert [(k["seat"], k["kind"], k["by_wind"]) for k in kongs] == [
+        ("S", "exposed", {"S": 12, "E": -12}),
+        ("W", "concealed", {"W": 18, "E": -6, "S": -6, "N": -6}),
+        ("N", "added", {"N": 12, "E": -4, "S": -4, "W": -4})]
+    assert [m["type"] for m in state.hand["melds"]["N"]] == ["kong"]
+    row = compute(state)["rows"][-1]
+    # winds → chairs with chair 2 dealing: E=2, S=3, W=4, N=1
+    assert row["kong_points"] == {"2": -22, "3": 2, "4": 14, "1": 6} and row["points"] == row["kong_points"]
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    assert compute(log.state())["totals"] == {"1": 6, "2": -22, "3": 2, "4": 14}
+    # the same kongs in MCR pay nothing on the spot
+    mcr = Log("mcr")
+    mcr.start(dealer=2)
+    for ev in log.events[2:]:
+        if ev.type.startswith("play."):
+            mcr.add(ev.source, ev.type, ev.data)
+    assert "kong_payments" not in mcr.state().hand and compute(mcr.state())["totals"] == {p: 0 for p in "1234"}
