@@ -71,6 +71,9 @@ class RulesSection(_Section):
 class Player(_Section):
     position: int = Field(ge=1, le=4, description="The physical chair 1..4 (定位).")
     name: str = Field(min_length=1, max_length=32)
+    id: str = Field("", pattern=r"^$|^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$",
+                    description="The player's registration number in the tournament (e.g. A017): the hub adds "
+                                "up a player's tables by it; empty = by name.")
 
 
 class Referee(_Section):

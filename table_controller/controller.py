@@ -116,9 +116,12 @@ class Controller:
             "table_name": cfg.table.name,
             "ruleset": cfg.rules.ruleset,
             "players": {str(p.position): p.name for p in cfg.players},
+            "player_ids": {str(p.position): p.id for p in cfg.players if p.id},
         }
-        if (self.state.table_name, self.state.ruleset, {str(k): v for k, v in self.state.players.items()}) != (
-            configured["table_name"], configured["ruleset"], configured["players"]
+        st = self.state
+        if (st.table_name, st.ruleset, {str(k): v for k, v in st.players.items()},
+                {str(k): v for k, v in st.player_ids.items()}) != (
+            configured["table_name"], configured["ruleset"], configured["players"], configured["player_ids"]
         ):
             self.accept("controller", "controller.configured", configured)
         self._tasks.append(asyncio.create_task(self._link_loop(cfg.table.link), name="table-link"))

@@ -53,6 +53,7 @@ class TableState:
     table_name: str = ""
     ruleset: str = "mcr"
     players: dict[int, str] = field(default_factory=dict)  # position -> name
+    player_ids: dict[int, str] = field(default_factory=dict)  # position -> registration number (tournaments)
     link: dict[str, Any] = field(default_factory=lambda: {"up": False, "reason": "未连接"})
     identity: dict[str, Any] = field(default_factory=dict)
     phase: str = "offline"
@@ -81,6 +82,7 @@ class TableState:
             "ruleset_name_zh": _ruleset_name(self.ruleset),
             "ruleset_name_en": _ruleset_name(self.ruleset, "name_en"),
             "players": {str(k): v for k, v in sorted(self.players.items())},
+            "player_ids": {str(k): v for k, v in sorted(self.player_ids.items())},
             "link": dict(self.link),
             "identity": dict(self.identity),
             "phase": self.phase,
@@ -193,6 +195,7 @@ def apply(state: TableState, ev: Event) -> TableState:
         s.table_name = d.get("table_name", s.table_name)
         s.ruleset = d.get("ruleset", s.ruleset)
         s.players = {int(k): v for k, v in d.get("players", {}).items()}
+        s.player_ids = {int(k): v for k, v in d.get("player_ids", {}).items()}
     elif t == "link.up":
         s.link = {"up": True, "reason": ""}
         s.identity = dict(d)

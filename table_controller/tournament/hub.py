@@ -240,13 +240,16 @@ class Hub:
                 continue
             for pos in POSITIONS:
                 name = st["players"][pos]
-                p = players.setdefault(name, {"name": name, "table_points": 0, "points": 0, "tables": []})
+                pid = (st.get("player_ids") or {}).get(pos, "")
+                # a registration number tells apart two players of one name; without one, the name
+                p = players.setdefault(f"id:{pid}" if pid else f"name:{name}",
+                                       {"name": name, "id": pid, "table_points": 0, "points": 0, "tables": []})
                 p["table_points"] += st["table_points"][pos]
                 p["points"] += st["totals"][pos]
                 p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "position": int(pos),
                                     "points": st["totals"][pos], "table_points": st["table_points"][pos],
                                     "final": st["final"]})
-        order = sorted(players.values(), key=lambda p: (-p["table_points"], -p["points"], p["name"]))
+        order = sorted(players.values(), key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
             same = i > 0 and (p["table_points"], p["points"]) == (order[i - 1]["table_points"], order[i - 1]["points"])
             p["rank"] = order[i - 1]["rank"] if same else i + 1

@@ -217,6 +217,7 @@ class TournamentPublisher:
         hand = view.get("hand") or {}
         msg = StateMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=state.seq, at=self._wall_clock(),
                        table_name=view["table_name"], ruleset=view["ruleset"], players=sheet["players"],
+                       player_ids=view.get("player_ids", {}),
                        totals=sheet["totals"], table_points=sheet["table_points"], final=bool(sheet["final"]),
                        hand_no=hand.get("hand_no"), hands_played=view["hands_played"],
                        phase=view["phase"], phase_zh=view["phase_zh"])

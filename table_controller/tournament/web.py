@@ -145,7 +145,7 @@ function t(key, vars) {
 }
 function playerRow(p) {
   const tables = p.tables.map((x) => esc(x.table_name) + (x.final ? "" : "（" + esc(t("prov")) + "）")).join("、");
-  return `<tr data-player="${esc(p.name)}"><td class="num">${p.rank}</td><td>${esc(p.name)}</td>`
+  return `<tr data-player="${esc(p.name)}"><td class="num">${p.rank}</td><td>${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
     + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;
 }
 function tableRow(x) {

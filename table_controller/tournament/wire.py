@@ -150,6 +150,8 @@ class StateMsg(_Msg):
     table_name: str
     ruleset: str
     players: dict[str, str]
+    #: chair -> registration number, for the chairs that have one (the hub adds up by it)
+    player_ids: dict[str, str] = Field(default_factory=dict)
     totals: dict[str, int | float]
     table_points: dict[str, int | float]
     final: bool

@@ -29,10 +29,11 @@ WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
             "win_tile": "2p", "win": "discard", "discarder": "E"}
 
 
-def _config(broker: str, table_id: str, names: list[str], seed: int = 1) -> Any:
+def _config(broker: str, table_id: str, names: list[str], seed: int = 1, ids: list[str] | None = None) -> Any:
     data: dict[str, Any] = {
         "table": {"link": "sim://", "sim_seed": seed, "sim_speed": 100.0, "name": f"{table_id}号桌"},
-        "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
+        "players": [{"position": i + 1, "name": n, **({"id": ids[i]} if ids and ids[i] else {})}
+                    for i, n in enumerate(names)],
         "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
     }
     if broker:
@@ -40,8 +41,9 @@ def _config(broker: str, table_id: str, names: list[str], seed: int = 1) -> Any:
     return parse_config(data, source="test")
 
 
-async def _table(tmp: Path, broker: str, table_id: str, names: list[str], seed: int = 1) -> TableService:
-    service = TableService(_config(broker, table_id, names, seed), tmp / table_id)
+async def _table(tmp: Path, broker: str, table_id: str, names: list[str], seed: int = 1,
+                 ids: list[str] | None = None) -> TableService:
+    service = TableService(_config(broker, table_id, names, seed, ids), tmp / table_id)
     await service.start()
     await service.controller.wait_linked(10)
     return service
@@ -282,4 +284,27 @@ async def test_garbage_on_the_topics_is_counted_kept_and_harmless(tmp_path: Path
         assert hub.hub.tables["t9"].events() == [{k: good[k] for k in ("seq", "prev", "at", "source", "type", "data")}]
         assert hub.hub.rejected == len(garbage) + 1 and hub.hub.malformed == len(garbage)
     finally:
+        await hub.stop()
+
+
+async def test_registration_numbers_tell_apart_players_of_one_name(tmp_path: Path, broker: Broker) -> None:
+    """Two players called 王伟 (A001 and B007) and one, A001, who plays at two tables: the hub adds
+    up by registration number, so there are two 王伟 and A001's tables count together."""
+    hub = await _hub(tmp_path, broker)
+    t1 = await _table(tmp_path, broker.url, "t1", ["王伟", "乙", "丙", "丁"], seed=1, ids=["A001", "", "", ""])
+    t2 = await _table(tmp_path, broker.url, "t2", ["王伟", "王伟", "戊", "己"], seed=2, ids=["B007", "A001", "", ""])
+    try:
+        _penalty(t1, "E", "S", 10)  # t1: chair 1 (A001) pays chair 2 10
+        _penalty(t2, "S", "E", 20)  # t2: chair 2 (A001) pays chair 1 (B007) 20
+        await until(lambda: _in_step(hub, t1, "t1") and _in_step(hub, t2, "t2"), 10, "the hub to follow both tables")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            players = (await http.get("/api/standings")).json()["players"]
+        wang = {p["id"]: p for p in players if p["name"] == "王伟"}
+        assert set(wang) == {"A001", "B007"}
+        assert wang["A001"]["points"] == -30 and [t["table_id"] for t in wang["A001"]["tables"]] == ["t1", "t2"]
+        assert wang["B007"]["points"] == 20 and len(wang["B007"]["tables"]) == 1
+        assert next(p for p in players if p["name"] == "乙")["id"] == ""  # no number: by name, as before
+    finally:
+        await t1.stop()
+        await t2.stop()
         await hub.stop()
