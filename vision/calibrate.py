@@ -69,7 +69,7 @@ def calibrate_aruco(frame: np.ndarray, min_markers: int = 3) -> Calibration:
     found = find_markers(frame)
     if len(found) < min_markers:
         raise CalibrationError(f"saw {len(found)} of the 4 corner markers (ids {sorted(found)}); need {min_markers}. "
-                               "Clear the corners of the felt or store corners in config [vision] corners.")
+                               "Clear the corners of the felt or store the corners in the config's [camera] corners.")
     src = np.concatenate([found[i] for i in sorted(found)]).astype(np.float32)
     dst = np.concatenate([marker_corners_mm(i) for i in sorted(found)]).astype(np.float32)
     h, _ = cv2.findHomography(src, dst, 0)
