@@ -218,6 +218,39 @@ async def test_referee_reads_confirms_a_win_on_the_page_and_the_score_sheet_foll
     assert await page.inner_text('[data-testid="total-1"]') == str(pay["E"])
 
 
+async def test_referee_reads_the_win_from_the_camera_on_the_page(service: TableService, browser: Any) -> None:
+    """The camera saw the hand's discards and the winner's hand laid down; the referee presses
+    摄像头读牌 and the read, scored, waits for confirmation (events fed as the reader announces them)."""
+    from table_controller.camera import CameraWatcher
+
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        await _throw_all(service)
+    ctl = service.controller
+    watcher = CameraWatcher(ctl, make_loop=lambda: None)
+    ctl.camera = watcher
+    seen = iter(range(1, 100))
+
+    def lay(zone: str, kind: str) -> dict[str, Any]:  # hand 1: chair 1 deals, each wind sits at its own side
+        return {"event": "appeared", "zone": zone, "kind": kind, "track": next(seen), "confidence": 0.97,
+                "needs_referee": False}
+
+    for seat, tile in (("E", "9s"), ("S", "8s"), ("W", "2p")):
+        watcher._record_play([lay(f"discard:{seat}", tile)])
+    hand = "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split()
+    watcher._record_play([lay("meld:N", t) for t in hand[:9]] + [lay("flower:N", t) for t in hand[9:]])
+    watcher._record_play([])
+    page = await _open(browser, service, "/win", token=REFEREE)
+    await page.select_option("#win-form select[name=seat_wind]", "N")
+    await page.select_option("#win-form select[name=win]", "discard")
+    await page.click("#win-camera")
+    await page.wait_for_selector('[data-testid="win-status"].pending')
+    assert "清龙" in await page.inner_text("#fans")
+    read = ctl.state.actions[-1]
+    assert read["type"] == "referee.win_read" and sorted(read["hand"]["concealed"]) == sorted(hand)
+    assert read["hand"]["discarder"] == "W" and read["hand"]["win_tile"] == "2p"
+
+
 async def test_session_clock_and_turn_timer_warnings_show(service: TableService, browser: Any) -> None:
     async with _http(service) as http:
         await _start_hand(service, http)
