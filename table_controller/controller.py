@@ -321,8 +321,38 @@ class Controller:
         return self.accept(source, type, {**data, "by": by})
 
 
+def _face_up(hand: dict[str, Any], tile: str) -> int:
+    """Copies of `tile` the record already shows: in the pools (a claimed discard counts in its
+    meld), in the melds, among the flowers."""
+    pools = sum(1 for pool in hand["discards"].values() for x in pool if x.get("tile") == tile and not x.get("claimed"))
+    melds = sum(m.get("tiles", []).count(tile) for ms in hand["melds"].values() for m in ms)
+    return pools + melds + sum(fl.count(tile) for fl in hand["flowers"].values())
+
+
+def _too_many(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
+    """A play that would show a fifth copy of a tile (a second of a flower): a misread or a
+    mis-keyed tile, never a real one."""
+    from table_controller.tiles import is_flower
+
+    if type in ("play.discard", "play.flower"):
+        new = [d.get("tile")]
+    elif type == "play.claim":
+        new = list(d.get("tiles", []))
+        new.remove(hand["discards"][d["from"]][-1]["tile"])  # the claimed discard is already face up
+    elif type == "play.kong":
+        tiles = list(d.get("tiles", []))
+        new = tiles[:1] if d.get("added") else tiles
+    else:
+        return None
+    for tile in set(t for t in new if isinstance(t, str)):
+        most = 1 if is_flower(tile) else 4
+        if _face_up(hand, tile) + new.count(tile) > most:
+            return f"桌面将出现第 {most + 1} 张 {tile}：请核对 / a copy of {tile} too many would be face up: check it"
+    return None
+
+
 def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
-    """The turn-order rule a keyed play breaks, or None (the camera's events are not held to this)."""
+    """The rule a play breaks (turn order, what may be claimed, a tile's count), or None."""
     turn = hand.get("turn")
     seat = d.get("seat")
     zh = {"E": "东", "S": "南", "W": "西", "N": "北"}
@@ -340,7 +370,7 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             return f"副露须含被吃碰的牌 {last} / the meld must contain the claimed tile {last}"
         if d.get("kind") == "chow" and SEATS[(SEATS.index(seat) - 1) % 4] != frm:
             return "只能吃上家的牌 / a chow only from the previous seat (上家)"
-    return None
+    return _too_many(hand, type, d)
 
 
 def _identity(table: Any) -> dict[str, Any]:

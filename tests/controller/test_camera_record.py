@@ -189,3 +189,18 @@ def test_a_hand_laid_down_tile_by_tile_is_not_taken_for_a_claim(table) -> None: 
         watcher._record_play([cam.lay("meld", "N", t) for t in group])
     watcher._record_play([])
     assert len(plays(controller)) == n
+
+
+def test_a_fifth_copy_of_a_tile_is_refused_as_a_misread(table) -> None:  # type: ignore[no-untyped-def]
+    controller, watcher = table
+    cam = Camera()
+    for seat in "ESWN":  # four 3z discarded in a row: all there are
+        watcher._record_play([cam.lay("discard", seat, "3z")])
+    watcher._record_play([cam.lay("discard", "E", "3z")])  # the camera misreads E's next discard
+    refused = [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert len(refused) == 1 and "3z" in refused[0].data["reason"]
+    assert sum(d["tile"] == "3z" for pool in controller.state.hand["discards"].values() for d in pool) == 4
+    watcher._record_play([cam.lay("flower", "S", "5f")])
+    watcher._record_play([cam.lay("flower", "W", "5f")])  # one plum in a set
+    assert [e.data["play"] for e in controller.store.since(0) if e.type == "camera.play_refused"] == \
+        ["play.discard", "play.flower"]
