@@ -88,7 +88,10 @@ class CameraWatcher:
                         self._controller.accept("camera", f"camera.tile_{ev.event}", ev.to_json())
                         seen.append(ev.to_json())
                 seen += await self._rulings()
-                self._record_play(seen)
+                try:
+                    self._record_play(seen)
+                except Exception:  # the record is a help: a bug in it must not stop the camera
+                    log.exception("camera could not update the play record")
                 await asyncio.sleep(self.period_s)
         finally:
             camera = getattr(self._loop, "camera", None)
