@@ -45,9 +45,68 @@ def compute(state: Any) -> dict[str, Any]:
         pens = [a for a in active(actions, "referee.penalty", no) if not a.get("error")]
         rows.append(_row(h, win, pens, totals))
     final = _session_over(state)
+    out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
+    final = final or out_of_stacks
     points = _ranks(totals, _table_points(state.ruleset))
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     return {"players": players, "rows": rows, "totals": dict(totals), "table_points": points, "final": final}
+
+
+def _stack(ruleset: str) -> int | None:
+    """The points each seat starts the 局 with where the ruleset plays from stacks (竞技 100)."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        stack = scoring(ruleset).get("stack")
+    except Exception:  # a ruleset without [scoring]
+        return None
+    return int(stack) if isinstance(stack, int) and not isinstance(stack, bool) else None
+
+
+def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int, dict[str, Any]],
+                      totals: dict[str, int]) -> bool:
+    """竞技 (seed 004): every seat plays from a stack of `stack` points and pays at most what it
+    holds (盘面付完为止); a kong or a penalty that would end the 局 without leaving its receiver
+    first is held outside the table until the 局 ends (三十二) or voided (十五, `[scoring.
+    non_winning_end]`); the 局 ends when two seats are empty. Rewrites the rows' points, running
+    totals and `totals` (points won or lost, as for other rulesets) and adds each row's `stacks`;
+    True once the 局 is over. Nothing changes for rulesets without a stack."""
+    stack = _stack(ruleset)
+    if stack is None:
+        return False
+    from table_controller.scoring import jingji
+    from table_controller.scoring.config import scoring
+
+    table = scoring(ruleset)
+    balances = {p: stack for p in POSITIONS}
+    held = {p: 0 for p in POSITIONS}
+    over = False
+    for row in rows:
+        before = dict(balances)
+        if not over:
+            seats = (hands.get(row["hand_no"]) or {}).get("seats") or {}
+            for k in (hands.get(row["hand_no"]) or {}).get("kong_payments", []):
+                pay = {str(seats[w]): int(v) for w, v in k["by_wind"].items() if w in seats}
+                g = jingji.guard_end(balances, {p: pay.get(p, 0) for p in POSITIONS}, str(seats.get(k["seat"], "")) or None,
+                                     table)
+                balances, over = g.balances, g.over
+                for p, v in g.held.items():
+                    held[p] += v
+            if not over and any(row["penalty_points"].values()):
+                gainer = max(POSITIONS, key=lambda p: row["penalty_points"][p])
+                g = jingji.guard_end(balances, row["penalty_points"], gainer if row["penalty_points"][gainer] > 0 else None,
+                                     table)
+                balances, over = g.balances, g.over
+                for p, v in g.held.items():
+                    held[p] += v
+            if not over and any(row["win_points"].values()):
+                balances, over = jingji.settle(balances, row["win_points"])
+        row["points"] = {p: balances[p] - before[p] for p in POSITIONS}
+        row["stacks"] = dict(balances)
+        row["running"] = {p: balances[p] - stack + (held[p] if over else 0) for p in POSITIONS}
+    for p in POSITIONS:
+        totals[p] = balances[p] - stack + (held[p] if over else 0)  # 局结后累积: held points count once it is over
+    return over
 
 
 def _row(h: dict[str, Any], win: dict[str, Any] | None, pens: list[dict[str, Any]], totals: dict[str, int]) -> dict[str, Any]:

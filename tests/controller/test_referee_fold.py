@@ -316,3 +316,36 @@ def test_kongs_pay_on_the_spot_where_the_ruleset_says_and_the_score_sheet_shows_
         if ev.type.startswith("play."):
             mcr.add(ev.source, ev.type, ev.data)
     assert "kong_payments" not in mcr.state().hand and compute(mcr.state())["totals"] == {p: 0 for p in "1234"}
+
+
+def test_jingji_plays_from_stacks_a_seat_pays_what_it_holds_and_two_empty_seats_end_the_session() -> None:
+    """Seed 004: 100 points each (储备分), 盘面付完为止, the 局 over when two seats have nothing."""
+    log = Log("jingji")
+    log.start(dealer=1)  # winds sit at their own chairs: E=1, S=2, W=3, N=4
+    log.ref("referee.penalty", seat="E", code="foul_to_victim", amount=50, victim="S")
+    log.ref("referee.penalty", seat="E", code="foul_to_victim", amount=30, victim="S")
+    log.ref("referee.win_read", hand=WIN_HAND)  # N on E's discard: 18 × 2 = 36 due from E
+    log.ref("referee.win_confirm")
+    sheet = compute(log.state())
+    row = sheet["rows"][-1]
+    assert row["win_points"] == {"1": -36, "2": 0, "3": 0, "4": 36}  # what the hand scored...
+    assert row["points"] == {"1": -100, "2": 80, "3": 0, "4": 20}   # ...and what E could pay: its last 20
+    assert row["stacks"] == {"1": 0, "2": 180, "3": 100, "4": 120} and not sheet["final"]
+    assert sheet["totals"] == {"1": -100, "2": 80, "3": 0, "4": 20}
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    log.start(hand_no=2, dealer=2)  # W is chair 4 now
+    log.ref("referee.penalty", seat="W", code="foul_to_victim", amount=50, victim="S")
+    log.ref("referee.penalty", seat="W", code="foul_to_victim", amount=50, victim="S")
+    sheet = compute(log.state())
+    assert sheet["rows"][-1]["stacks"] == {"1": 0, "2": 180, "3": 200, "4": 20}
+    assert not sheet["final"]
+    log.ref("referee.penalty", seat="W", code="foul_to_victim", amount=20, victim="S")
+    sheet = compute(log.state())  # chair 4 is empty too: two seats with nothing end the 局
+    assert sheet["rows"][-1]["stacks"] == {"1": 0, "2": 180, "3": 220, "4": 0} and sheet["final"]
+    assert sum(sheet["totals"].values()) == 0
+    # MCR keeps no stacks: the same rulings are summed as they are
+    mcr = Log("mcr")
+    mcr.start(dealer=1)
+    mcr.ref("referee.win_read", hand=WIN_HAND)
+    mcr.ref("referee.win_confirm")
+    assert "stacks" not in compute(mcr.state())["rows"][-1]
