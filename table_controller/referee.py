@@ -180,11 +180,42 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
     result = read["result"]
     if not result.get("valid"):
         raise RefereeError(f"和牌不成立：{result.get('message') or result.get('reason', '')}（可更正读牌，或判诈和）")
+    refusal = _stacks_refuse(s, read)
+    if refusal:
+        raise RefereeError(refusal)
     record.update(read_seq=read["seq"], seat=read["seat"], total=result.get("total"),
                   fans=result.get("fans", []), by_wind=result.get("payments", {}),
                   deltas=position_deltas(s.hand, result.get("payments", {})))
     s.hand["turn"] = None
     s.hand["claim"] = None
+
+
+#: Why 竞技's stacks forbid a win (seed 004 三十二, 三十六, 三十八(一)5), for `jingji.win_refusal`.
+_REFUSALS = {
+    "no_points_payer": "盘面无分者点炮，禁止和牌 / the discarder has no points left: no win on its discard",
+    "non_winning_end": "此和牌将使局结而和牌方不是第一名，禁止和牌 / this win would end the session "
+                       "without the winner first",
+}
+
+
+def _stacks_refuse(s: "TableState", read: dict[str, Any]) -> str | None:
+    """Where the ruleset plays from stacks (竞技), why they forbid this win, or None."""
+    from types import SimpleNamespace
+
+    from table_controller.scoresheet import compute, stack_of
+
+    if s.hand is None or stack_of(s.ruleset) is None:
+        return None
+    from table_controller.scoring import jingji
+
+    rows = compute(s)["rows"]
+    seats = s.hand.get("seats") or {w: i + 1 for i, w in enumerate(SEATS)}
+    by_wind = {w: rows[-1]["stacks"][str(seats[w])] for w in SEATS} if rows and "stacks" in rows[-1] else None
+    if by_wind is None:
+        return None
+    result = SimpleNamespace(valid=True, payments=read["result"].get("payments", {}))
+    why = jingji.win_refusal(by_wind, result, read["hand"].get("discarder"))  # type: ignore[arg-type]
+    return _REFUSALS.get(why or "", why)
 
 
 def _undo(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:

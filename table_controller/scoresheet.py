@@ -52,7 +52,7 @@ def compute(state: Any) -> dict[str, Any]:
     return {"players": players, "rows": rows, "totals": dict(totals), "table_points": points, "final": final}
 
 
-def _stack(ruleset: str) -> int | None:
+def stack_of(ruleset: str) -> int | None:
     """The points each seat starts the 局 with where the ruleset plays from stacks (竞技 100)."""
     try:
         from table_controller.scoring.config import scoring
@@ -71,7 +71,7 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     non_winning_end]`); the 局 ends when two seats are empty. Rewrites the rows' points, running
     totals and `totals` (points won or lost, as for other rulesets) and adds each row's `stacks`;
     True once the 局 is over. Nothing changes for rulesets without a stack."""
-    stack = _stack(ruleset)
+    stack = stack_of(ruleset)
     if stack is None:
         return False
     from table_controller.scoring import jingji

@@ -349,3 +349,17 @@ def test_jingji_plays_from_stacks_a_seat_pays_what_it_holds_and_two_empty_seats_
     mcr.ref("referee.win_read", hand=WIN_HAND)
     mcr.ref("referee.win_confirm")
     assert "stacks" not in compute(mcr.state())["rows"][-1]
+
+
+def test_jingji_refuses_a_win_on_the_discard_of_a_seat_with_no_points_left() -> None:
+    """Seed 004: 盘面无分者点炮，禁止和牌."""
+    log = Log("jingji")
+    log.start(dealer=1)
+    log.ref("referee.penalty", seat="E", code="foul_to_victim", amount=50, victim="S")
+    log.ref("referee.penalty", seat="E", code="foul_to_victim", amount=50, victim="S")  # E (chair 1) is empty
+    log.ref("referee.win_read", hand=WIN_HAND)  # N on E's discard
+    with pytest.raises(RefereeError, match="盘面无分"):
+        validate(log.state(), "referee.win_confirm", {"by": "referee"})
+    self_drawn = {**WIN_HAND, "win": "self_draw", "discarder": None}
+    log.ref("referee.win_read", hand=self_drawn)  # a self-drawn win is allowed: the others pay
+    validate(log.state(), "referee.win_confirm", {"by": "referee"})
