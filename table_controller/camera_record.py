@@ -39,6 +39,10 @@ from table_controller.tiles import BACK, is_flower
 AREAS = ("discard", "flower", "meld")
 
 Play = tuple[str, dict[str, Any]]
+#: A tile lost from view counts as found again if one appears within this many frame pixels of
+#: it (half a tile at the usual 1.2-1.6 px/mm) within this many steps (a few seconds).
+FOUND_PX = 16.0
+LOST_STEPS = 20
 
 
 @dataclass
@@ -52,6 +56,11 @@ class CameraRecord:
     accounted: set[int] = field(default_factory=set)
     #: areas where a tile appeared in the last `see`: a meld area is judged once it has settled
     changed: set[tuple[str, str]] = field(default_factory=set)
+    #: tiles lost from view lately (a hand over them, a detection that failed for a few frames):
+    #: (area, wind) -> [(where, kind, accounted, steps left)]; found again, they are not new
+    lost: dict[tuple[str, str], list[tuple[tuple[float, float], str | None, bool, int]]] = field(default_factory=dict)
+    #: pool tiles claimed into a meld: when they leave the pool they are gone, not lost
+    claimed: set[int] = field(default_factory=set)
 
     def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
         """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
@@ -60,18 +69,28 @@ class CameraRecord:
         if hand is None or hand.get("ended"):
             return
         if hand.get("hand_no") != self.hand_no:
-            self.hand_no, self.lying, self.accounted = hand.get("hand_no"), {}, set()
+            self.hand_no, self.lying, self.accounted, self.lost = hand.get("hand_no"), {}, set(), {}
+            self.claimed = set()
+        self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
+                     for k, v in self.lost.items()}
         for ev in events:
             area, _, side = str(ev.get("zone", "")).partition(":")
             if area not in AREAS or side not in SEATS or not isinstance(ev.get("track"), int):
                 continue
-            here = self.lying.setdefault((area, wind_of_side(side, int(hand.get("dealer_position", 1)))), {})
+            key = (area, wind_of_side(side, int(hand.get("dealer_position", 1))))
+            here = self.lying.setdefault(key, {})
             track = ev["track"]
             if ev.get("event") == "disappeared":
+                if track in here and ev.get("at") and track not in self.claimed:
+                    self.lost.setdefault(key, []).append((tuple(ev["at"]), here[track], track in self.accounted,
+                                                          LOST_STEPS))
                 here.pop(track, None)
             elif ev.get("event") == "appeared" and track not in here:
-                here[track] = None if ev.get("needs_referee") else str(ev.get("kind", ""))
-                self.changed.add((area, wind_of_side(side, int(hand.get("dealer_position", 1)))))
+                kind = None if ev.get("needs_referee") else str(ev.get("kind", ""))
+                here[track] = kind
+                self.changed.add(key)
+                if self._found_again(key, ev.get("at"), kind):
+                    self.accounted.add(track)
             elif ev.get("event") == "appeared" and ev.get("ruled") or ev.get("event") == "ruled":
                 if track in here:
                     here[track] = str(ev.get("kind", ""))
@@ -94,6 +113,8 @@ class CameraRecord:
                 if meld:
                     out.append(meld)
                     self.accounted.update(new)
+                    if meld[0] == "play.claim":
+                        self._claim(meld[1]["from"], hand["discards"][meld[1]["from"]][-1]["tile"])
                 continue
             for track, kind in zip(new, kinds):
                 if kind is None:
@@ -107,6 +128,31 @@ class CameraRecord:
                         out.append(("play.deal_done", {}))  # the dealer's first discard: the deal is over
                     out.append(("play.discard", {"seat": wind, "tile": kind}))
         return out
+
+    def _claim(self, frm: str, tile: str) -> None:
+        """The newest `tile` in `frm`'s pool went into a meld: when it leaves the pool (or if it
+        already has), it is not a tile lost from view, and a later discard where it lay is new."""
+        pool = self.lying.get(("discard", frm), {})
+        track = next((t for t in reversed(list(pool)) if pool[t] == tile), None)
+        if track is not None:
+            self.claimed.add(track)
+            return
+        lost = self.lost.get(("discard", frm), [])
+        i = next((i for i in range(len(lost) - 1, -1, -1) if lost[i][1] == tile), None)
+        if i is not None:
+            del lost[i]
+
+    def _found_again(self, key: tuple[str, str], at: Any, kind: str | None) -> bool:
+        """Whether a tile appearing at `at` is one lost there lately (same kind, or either
+        unsure), already in the record; the lost one is then forgotten."""
+        if not at:
+            return False
+        for i, (where, was, accounted, _) in enumerate(self.lost.get(key, [])):
+            near = (where[0] - at[0]) ** 2 + (where[1] - at[1]) ** 2 <= FOUND_PX ** 2
+            if near and (was == kind or was is None or kind is None):
+                del self.lost[key][i]
+                return accounted
+        return False
 
     def laid_down(self, hand: dict[str, Any] | None, wind: str) -> tuple[list[str], int]:
         """(tiles, unsure): the face-up tiles lying in front of `wind` (its flower and meld

@@ -29,12 +29,17 @@ class TileEvent:
     track: int
     needs_referee: bool = False
     ruled: bool = False  # the kind is the referee's ruling, not the camera's vote
+    #: the tile's centre in the frame (pixels): a tile lost for a moment and found again is
+    #: a new track at the same place
+    at: tuple[float, float] | None = None
 
     def to_json(self) -> dict:
         d = {"event": self.event, "zone": self.zone, "kind": self.kind, "confidence": round(self.confidence, 4),
              "seat": self.seat, "track": self.track, "needs_referee": self.needs_referee}
         if self.ruled:
             d["ruled"] = True
+        if self.at is not None:
+            d["at"] = [round(self.at[0], 1), round(self.at[1], 1)]
         return d
 
 
@@ -113,18 +118,20 @@ class TileTracker:
         kept = []
         for t in self.tracks:
             kind, conf = t.kind()
+            at = (float(t.centre[0]), float(t.centre[1]))
             if t.missing >= self.forget:
                 if t.announced is not None:
-                    events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id))
+                    events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id, at=at))
                 continue
             kept.append(t)
             if t.seen >= self.confirm and t.missing == 0 and t.announced != kind:
                 if t.announced is not None:  # the vote changed its mind: retract, then announce
-                    events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id))
+                    events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id, at=at))
                 t.announced = kind
                 ruled = t.ruled is not None
                 unsure = not ruled and (conf < self.referee_below or not t.sure(kind))
-                events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=unsure, ruled=ruled))
+                events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=unsure, ruled=ruled,
+                                        at=at))
         self.tracks = kept
         return events
 

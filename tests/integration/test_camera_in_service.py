@@ -166,7 +166,8 @@ class LaidTable:
 
         if tuple(self.tiles) != self._shown:
             self._shown = tuple(self.tiles)
-            self._image = render_scene(self.faces, self.seed, SceneOptions(), tiles=list(self.tiles)).image
+            self._image = render_scene(self.faces, self.seed, SceneOptions(), tiles=list(self.tiles),
+                                       pose_seed=self.seed).image  # the camera stays put as tiles come
         noise = self._rng.normal(0, 2.0, self._image.shape).astype(np.float32)
         return np.clip(self._image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 

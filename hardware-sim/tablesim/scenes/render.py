@@ -221,12 +221,18 @@ def faces_by_kind(faces: list[Face] | tuple[Face, ...]) -> dict[str, list[np.nda
 
 
 def render_scene(faces: list[Face] | tuple[Face, ...], seed: int, opts: SceneOptions = SceneOptions(),
-                 tiles: list[PlacedTile] | None = None) -> Scene:
-    """A camera frame of a table with about `opts.tiles` face-up tiles of the given art, labelled."""
+                 tiles: list[PlacedTile] | None = None, pose_seed: int | None = None) -> Scene:
+    """A camera frame of a table with about `opts.tiles` face-up tiles of the given art, labelled.
+
+    `pose_seed` fixes the camera's pose and the light apart from the tiles: frames of one table
+    while play goes on (tiles laid and taken away) then come from one camera that does not move.
+    """
     rng = np.random.default_rng(seed)
     by_kind = faces_by_kind(faces)
     layout = tiles if tiles is not None else _tile_layout(rng, sorted(by_kind), opts.tiles, opts.back_fraction)
     plane = render_plane(layout, by_kind, rng, markers=opts.markers)
+    if pose_seed is not None:
+        rng = np.random.default_rng([pose_seed, 1])
     s = RENDER_PX_PER_MM
     src = np.float32([[0, 0], [TABLE_MM * s, 0], [TABLE_MM * s, TABLE_MM * s], [0, TABLE_MM * s]])
     dst = _camera(rng, opts.size, opts.perspective / 4)

@@ -1,0 +1,211 @@
+"""Benchmark: how well the camera keeps the play record of whole hands (issue 5's purpose).
+
+Simulated players play a hand from the simulator's wall (`tablesim.players`); after each of
+their plays the tiles lie on the felt as players lay them (discard rows, melds, flowers), a frame
+is rendered in the given tile art and read `--frames` times with fresh sensor noise by the real
+reader and tracker, and the camera's events go through the real `CameraWatcher` into a real
+controller's log, with its checks. The referee rules on every tile the camera is unsure of (the
+layout stands in for the referee) and the reader learns from each ruling, as at a table.
+
+Prints, per style: the plays the camera recorded right, wrong, missing or refused against what was
+played, the referee's rulings, and the read time per frame; a final JSON line.
+Run: `nice -n 15 .venv/bin/python bench/camera_record.py [--hands N] [--styles a,b]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+# Run as `python bench/camera_record.py`, this file's folder comes first on sys.path and the
+# sibling `vision.py` would shadow the `vision` package: take the folder off first.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import numpy as np  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from table_controller.camera import CameraWatcher  # noqa: E402
+from table_controller.config import parse_config  # noqa: E402
+from table_controller.controller import Controller  # noqa: E402
+from table_controller.rules import deal_plan, load_ruleset, physical_wall  # noqa: E402
+from table_controller.store import EventStore  # noqa: E402
+from tablesim.players import play_hand  # noqa: E402
+from tablesim.scenes.render import SceneOptions, render_scene  # noqa: E402
+from vision.geometry import SEAT_ROTATION, TILE_H_MM, TILE_W_MM, PlacedTile, seat_to_plane  # noqa: E402
+from vision.reader import TileReader  # noqa: E402
+from vision.tileart import RESERVED_STYLES, load_style  # noqa: E402
+from vision.tracker import TileTracker  # noqa: E402
+
+SEED = 50_000
+
+
+class Felt:
+    """The tiles lying on the table, placed where players put them (seat-local rows)."""
+
+    def __init__(self) -> None:
+        self.tiles: list[PlacedTile] = []
+        self.pools: dict[str, list[PlacedTile]] = {s: [] for s in "ESWN"}
+        self.near: dict[str, int] = {s: 0 for s in "ESWN"}  # meld tiles laid, right of centre
+        self.flowers: dict[str, int] = {s: 0 for s in "ESWN"}
+
+    def _put(self, seat: str, u: float, v: float, kind: str) -> PlacedTile:
+        x, y = seat_to_plane(seat, u, v)
+        t = PlacedTile(kind, x, y, SEAT_ROTATION[seat])
+        self.tiles.append(t)
+        return t
+
+    def discard(self, seat: str, kind: str) -> None:
+        """Rows of six in front of the seat, as 国标 players lay them."""
+        k = len(self.pools[seat])
+        self.pools[seat].append(self._put(seat, 310 + (k % 6) * TILE_W_MM, 172 + (k // 6) * (TILE_H_MM + 2), kind))
+
+    def meld(self, seat: str, kinds: list[str], taken_from: str) -> None:
+        self.tiles.remove(self.pools[taken_from].pop())  # the claimed discard leaves its pool
+        for kind in kinds:
+            self._put(seat, 430 + self.near[seat] * TILE_W_MM, 60, kind)
+            self.near[seat] += 1
+
+    def flower(self, seat: str, kind: str) -> None:
+        self._put(seat, 110 + self.flowers[seat] * TILE_W_MM, 60, kind)  # clear of the corner markers
+        self.flowers[seat] += 1
+
+
+def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(url)
+
+
+def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path) -> dict[str, Any]:
+    """One hand played, seen and recorded; `log_file` (new) holds the controller's log."""
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "mcr"}}, "bench")
+    store = EventStore(log_file)
+    controller = Controller(cfg, store, _no_table)  # type: ignore[arg-type]
+    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1,
+                                                          "prevalent_wind": "E"})
+    watcher = CameraWatcher(controller, make_loop=lambda: None)
+    reader, tracker = TileReader(), TileTracker()
+    rs = load_ruleset("mcr")
+    rng = random.Random(hand_seed)
+    plan = deal_plan(rs, (rng.randint(1, 6), rng.randint(1, 6)), (rng.randint(1, 6), rng.randint(1, 6)))
+    felt, truth, rulings, read_s = Felt(), [], 0, []
+    noise = np.random.default_rng(hand_seed)
+    opts = SceneOptions()
+    actions = list(play_hand(plan, physical_wall(rs, None, rng), rng))
+    for action in tqdm(actions, desc=f"hand {hand_seed}", leave=False):
+        if action.type == "discard":
+            felt.discard(action.seat, action.tile)
+        elif action.type == "flower":
+            felt.flower(action.seat, action.tile)
+        elif action.type == "claim":
+            felt.meld(action.seat, [action.tile] * 3, action.frm)
+        truth.append((f"play.{action.type}", action.seat, action.tile))
+        scene = render_scene(faces, hand_seed, opts, tiles=list(felt.tiles), pose_seed=hand_seed)
+        if reader.calibration is None:
+            reader.calibrate(scene.image)
+        for _ in range(frames):
+            frame = np.clip(scene.image + noise.normal(0, 2.0, scene.image.shape), 0, 255).astype(np.uint8)
+            t0 = time.perf_counter()
+            events = tracker.update(reader.read(frame))
+            read_s.append(time.perf_counter() - t0)
+            seen = [e.to_json() for e in events]
+            for e in events:  # the referee names each unsure tile; the reader learns it
+                if e.event != "appeared" or not e.needs_referee:
+                    continue
+                kind = _true_kind(scene, tracker.reading(e.track))
+                if kind is None:
+                    continue
+                rulings += 1
+                reading = tracker.reading(e.track)
+                reader.learn(reader.examples(frame, reading.quad), kind, corrected=kind != e.kind)
+                tracker.rule(e.track, kind)
+                seen.append({"event": "ruled", "zone": e.zone, "kind": kind, "track": e.track})
+            watcher._record_play(seen)
+    watcher._record_play([])  # a last quiet step: the meld areas settle
+    recorded = [(e.type, e.data.get("seat"), e.data.get("tile") or (e.data.get("tiles") or [None])[0])
+                for e in store.since(0) if e.type.startswith("play.")]
+    refused = [e.data for e in store.since(0) if e.type == "camera.play_refused"]
+    store.close()
+    return {"truth": truth, "recorded": recorded, "refused": refused, "rulings": rulings, "read_s": read_s}
+
+
+def _true_kind(scene: Any, reading: Any) -> str | None:
+    """What lies where the camera saw the tile: the labelled tile nearest the reading's centre."""
+    if reading is None:
+        return None
+    c = np.mean(np.array(reading.quad), axis=0)
+    best = min(scene.tiles, key=lambda t: float(np.linalg.norm(np.mean(np.array(t["quad"]), axis=0) - c)))
+    return str(best["kind"])
+
+
+def compare(truth: list[tuple], recorded: list[tuple]) -> dict[str, int]:
+    """Plays right (same type, seat and tile, in order), wrong (type and seat right, tile not),
+    missing (played, not recorded) and extra (recorded, not played)."""
+    right = wrong = missing = extra = 0
+    sm = difflib.SequenceMatcher(a=truth, b=recorded, autojunk=False)
+    for op, a0, a1, b0, b1 in sm.get_opcodes():
+        if op == "equal":
+            right += a1 - a0
+        elif op == "replace":
+            pairs = list(zip(truth[a0:a1], recorded[b0:b1]))
+            wrong += sum(1 for t, r in pairs if t[:2] == r[:2])
+            missing += (a1 - a0) - sum(1 for t, r in pairs if t[:2] == r[:2])
+            extra += max(0, (b1 - b0) - (a1 - a0))
+        elif op == "delete":
+            missing += a1 - a0
+        else:
+            extra += b1 - b0
+    return {"right": right, "wrong": wrong, "missing": missing, "extra": extra}
+
+
+def _explain(r: dict[str, Any]) -> None:
+    for op, a0, a1, b0, b1 in difflib.SequenceMatcher(a=r["truth"], b=r["recorded"], autojunk=False).get_opcodes():
+        if op != "equal":
+            print(f"  {op}: played {r['truth'][a0:a1]} recorded {r['recorded'][b0:b1]}")
+    for d in r["refused"]:
+        print(f"  refused {d['play']} {d.get('seat')} {d.get('tile') or d.get('tiles')}: {d['reason']}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--hands", type=int, default=1, help="hands per style")
+    ap.add_argument("--frames", type=int, default=3, help="frames read after each play (the tracker confirms in 3)")
+    ap.add_argument("--styles", default=",".join(("xmahjongg-dorothys",) + RESERVED_STYLES),
+                    help="tile art (default: a training style and the two reserved ones)")
+    ap.add_argument("--why", action="store_true", help="print each play recorded wrong, missed or refused")
+    args = ap.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for style in args.styles.split(","):
+            faces = load_style(style)
+            tally = {"plays": 0, "right": 0, "wrong": 0, "missing": 0, "extra": 0, "refused": 0, "rulings": 0}
+            times: list[float] = []
+            for h in range(args.hands):
+                r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3")
+                for k, v in compare(r["truth"], r["recorded"]).items():
+                    tally[k] += v
+                tally["plays"] += len(r["truth"])
+                tally["refused"] += len(r["refused"])
+                if args.why:
+                    _explain(r)
+                tally["rulings"] += r["rulings"]
+                times += r["read_s"]
+            tally["frame_ms_median"] = round(1000 * statistics.median(times), 1)
+            results.append({"style": style, "hands": args.hands, **tally})
+            p = tally["plays"]
+            print(f"\n== {style}: {args.hands} hand(s), {p} plays (flowers, discards, pungs), {args.frames} frames each")
+            print(f"recorded right {tally['right']} ({tally['right'] / p:.3f}), wrong tile {tally['wrong']}, "
+                  f"missing {tally['missing']}, extra {tally['extra']}; refused and logged {tally['refused']}")
+            print(f"referee rulings {tally['rulings']} ({tally['rulings'] / p:.2f} per play); "
+                  f"frame read median {tally['frame_ms_median']} ms")
+    print("\nJSON", json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
