@@ -204,3 +204,28 @@ def test_a_fifth_copy_of_a_tile_is_refused_as_a_misread(table) -> None:  # type:
     watcher._record_play([cam.lay("flower", "W", "5f")])  # one plum in a set
     assert [e.data["play"] for e in controller.store.since(0) if e.type == "camera.play_refused"] == \
         ["play.discard", "play.flower"]
+
+
+def test_a_tile_found_again_where_it_was_lost_is_not_a_new_play(table) -> None:  # type: ignore[no-untyped-def]
+    """E's 1z is lost from view and found again (a new track) in the very frame E's new discard,
+    5z, appears: by where they lie, the camera records the 5z. And a discard taken by a pung leaves
+    for good: S's next 3m, laid where the claimed one lay, is a new play."""
+    controller, watcher = table
+    cam = Camera()
+
+    def at(ev: dict[str, Any], x: float, y: float) -> dict[str, Any]:
+        return {**ev, "at": [x, y]}
+
+    e1 = at(cam.lay("discard", "E", "1z"), 100, 500)
+    watcher._record_play([e1])
+    s1 = at(cam.lay("discard", "S", "3m"), 600, 300)
+    watcher._record_play([s1])
+    watcher._record_play([gone(s1)] + [at(cam.lay("meld", "W", "3m"), 300 + 30 * k, 60) for k in range(3)])
+    watcher._record_play([])  # W pungs S's 3m
+    watcher._record_play([at(cam.lay("discard", "W", "9p"), 300, 200)])
+    watcher._record_play([at(cam.lay("discard", "N", "8p"), 200, 300)])
+    watcher._record_play([gone(e1)])  # a hand over E's pool
+    watcher._record_play([at(cam.lay("discard", "E", "5z"), 130, 500), at(cam.lay("discard", "E", "1z"), 101, 501)])
+    watcher._record_play([at(cam.lay("discard", "S", "3m"), 600, 301)])  # where the claimed 3m lay
+    assert [d for _, d in plays(controller)][-2:] == [{"seat": "E", "tile": "5z"}, {"seat": "S", "tile": "3m"}]
+    assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
