@@ -84,11 +84,8 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     for row in rows:
         before = dict(balances)
         if not over:
-            seats = (hands.get(row["hand_no"]) or {}).get("seats") or {}
-            for k in (hands.get(row["hand_no"]) or {}).get("kong_payments", []):
-                pay = {str(seats[w]): int(v) for w, v in k["by_wind"].items() if w in seats}
-                g = jingji.guard_end(balances, {p: pay.get(p, 0) for p in POSITIONS}, str(seats.get(k["seat"], "")) or None,
-                                     table)
+            for konger, pay in _kongs(hands.get(row["hand_no"]) or {}):
+                g = jingji.guard_end(balances, pay, konger, table)
                 balances, over = g.balances, g.over
                 for p, v in g.held.items():
                     held[p] += v
@@ -109,15 +106,22 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     return over
 
 
+def _kongs(h: dict[str, Any]) -> list[tuple[str | None, dict[str, int]]]:
+    """The hand's kong payments (杠牌现场汇 / 刮风下雨, paid when each kong was made) per chair:
+    (the konger's chair, chair -> points)."""
+    seats = h.get("seats") or {}
+    out = []
+    for k in h.get("kong_payments", []):
+        pay = {str(seats[w]): int(v) for w, v in k["by_wind"].items() if w in seats}
+        out.append((str(seats[k["seat"]]) if k.get("seat") in seats else None, {p: pay.get(p, 0) for p in POSITIONS}))
+    return out
+
+
 def _row(h: dict[str, Any], win: dict[str, Any] | None, pens: list[dict[str, Any]], totals: dict[str, int]) -> dict[str, Any]:
     win_pts = {p: int((win or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
     pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
     seats = h.get("seats") or {}
-    kong_pts = {p: 0 for p in POSITIONS}
-    for k in h.get("kong_payments", []):  # 杠牌现场汇 / 刮风下雨, paid when the kong was made
-        for wind, v in k["by_wind"].items():
-            if wind in seats:
-                kong_pts[str(seats[wind])] += int(v)
+    kong_pts = {p: sum(pay[p] for _, pay in _kongs(h)) for p in POSITIONS}
     points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] for p in POSITIONS}
     for p in POSITIONS:
         totals[p] += points[p]
