@@ -192,13 +192,16 @@ def read_scenes(reader: TileReader, scenes: list) -> tuple[list, list[float]]:
     return pairs, times
 
 
-def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None, one_look: bool = False) -> dict:
+def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None, one_look: bool = False,
+                second_model: Path | None = None) -> dict:
     faces = _faces(style)
     opts = SceneOptions()
     scenes = [render_scene(faces, EVAL_SEED + i, opts) for i in tqdm(range(n_scenes), desc=f"{style}: rendering")]
     kw: dict = {"model": model} if model else {}
     if one_look:
         kw["second_look_below"] = None
+    if second_model:
+        kw["second_model"] = second_model
     reader = TileReader(**kw)
     pairs, times, cpu_times, calib_times = [], [], [], []
     for scene in tqdm(scenes, desc=f"{style}: reading"):
@@ -253,6 +256,8 @@ def main() -> None:
     ap.add_argument("--dev", action="store_true", help="the dev sets (for tuning) instead of the reserved styles")
     ap.add_argument("--styles", default="", help="comma-separated styles instead")
     ap.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
+    ap.add_argument("--second-model", type=Path, default=None,
+                    help="ONNX model of the second look (default: the one the model's JSON names, else the model)")
     ap.add_argument("--one-look", action="store_true", help="no second look at unsure crops (vision.reader.SECOND_LOOK_BELOW)")
     args = ap.parse_args()
     styles = args.styles.split(",") if args.styles else DEV_SETS if args.dev else RESERVED_STYLES
@@ -264,7 +269,8 @@ def main() -> None:
         if args.crops_only:
             print("\nJSON", json.dumps(crops))
             return
-    results = [bench_style(s, args.scenes, not args.no_mahjong_detector, args.model, args.one_look) for s in styles]
+    results = [bench_style(s, args.scenes, not args.no_mahjong_detector, args.model, args.one_look, args.second_model)
+               for s in styles]
     for r in results:
         b, e = r["base"], r["enrolled"]
         print(f"\n== {r['style']} ({r['scenes']} scenes, {r['tiles_per_frame']} tiles/frame)")

@@ -94,6 +94,19 @@ def _read_onnx(path: Path) -> "cv2.dnn.Net":
     return cv2.dnn.readNetFromONNX(str(path), engine=engine)
 
 
+def second_look_model(path: Path | str) -> Path | None:
+    """The network that takes the second look at unsure tiles (`vision.reader.SECOND_LOOK_BELOW`)
+    when the model's JSON recipe names one (`second_look`, beside the model); None: the model
+    itself looks again."""
+    import json
+
+    try:
+        name = json.loads(Path(path).with_suffix(".json").read_text()).get("second_look")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return Path(path).parent / name if isinstance(name, str) and name else None
+
+
 def model_crop_size(path: Path | str) -> tuple[int, int]:
     """(width, height) of the crops the model at `path` takes, from its JSON recipe."""
     import json

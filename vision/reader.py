@@ -18,7 +18,7 @@ from vision.detect import PX_PER_MM, Candidate, cut_crop, find_candidates, foreg
 from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
 from vision.kinds import FACE_KINDS, KINDS, assign_within_counts
-from vision.model import DEFAULT_MODEL, Prediction, TileClassifier, average
+from vision.model import DEFAULT_MODEL, Prediction, TileClassifier, average, second_look_model
 
 #: Fallback rejection threshold on the kind probability; the model's own JSON recipe carries the
 #: one chosen on its synthetic validation crops (training styles only, never the reserved ones).
@@ -97,10 +97,14 @@ class TileReader:
 
     def __init__(self, model: Path | str = DEFAULT_MODEL, calibration: Calibration | None = None,
                  enrollment: Enrollment | None = None, threshold: float | None = None,
-                 second_look_below: float | None = SECOND_LOOK_BELOW) -> None:
+                 second_look_below: float | None = SECOND_LOOK_BELOW, second_model: Path | str | None = None) -> None:
         self.classifier = TileClassifier(model)
         #: None: one look at every crop (see `SECOND_LOOK_BELOW`)
         self.second_look_below = second_look_below
+        #: the network of the second look: `second_model`, else the one the model's recipe names,
+        #: else the model itself (a network trained otherwise errs otherwise)
+        second = second_model or second_look_model(model)
+        self.second = TileClassifier(second) if second else self.classifier
         self.calibration = calibration
         self.enrollment = enrollment
         self.threshold = model_threshold(model) if threshold is None else threshold
@@ -148,7 +152,7 @@ class TileReader:
             return preds
         again = [i for i, p in enumerate(preds) if float(p.probs.max()) < self.second_look_below]
         if again:
-            turned = self.classifier.predict_turned([crops[i] for i in again])
+            turned = self.second.predict_turned([crops[i] for i in again])
             both = [average(first[i], t) for i, t in zip(again, turned)]
             if enrollment is not None and similarity is not None:  # the same likeness, new network vote
                 both = enrollment.blend(both, similarity[again])
