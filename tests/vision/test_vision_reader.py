@@ -227,10 +227,13 @@ def test_unsure_tiles_get_a_second_look_turned_half_round_and_sure_ones_do_not(s
     again = one.classifier.predict([np.ascontiguousarray(c[::-1, ::-1]) for c in crops])
     assert np.allclose([t.upside for t in turned], [1 - a.upside for a in again], atol=1e-6)
     assert np.allclose(turned[0].probs, again[0].probs, atol=1e-6)
+    # the second look is taken by the network the model's recipe names (trained otherwise)
+    assert two.second.path.name == "tiles-second.onnx" and two.second is not two.classifier
+    second = two.second.predict_turned(crops)
     looked = two.classify(crops)
     unsure = [float(p.probs.max()) < 0.9 for p in first]
     assert any(unsure) and not all(unsure)
-    for p1, pt, p2, u in zip(first, turned, looked, unsure):
+    for p1, pt, p2, u in zip(first, second, looked, unsure):
         want = average(p1, pt) if u else p1
         assert np.allclose(p2.probs, want.probs, atol=1e-6) and abs(p2.upside - want.upside) < 1e-6
         assert np.array_equal(p2.embedding, p1.embedding)  # enrollments compare the first look
@@ -246,5 +249,21 @@ def test_unsure_tiles_get_a_second_look_turned_half_round_and_sure_ones_do_not(s
     unsure = [float(p.probs.max()) < 0.9 for p in adapted]
     assert any(unsure)
     for i, u in enumerate(unsure):
-        want = e.adapt(average(first[i], turned[i]), crops[i]) if u else adapted[i]
+        want = e.adapt(average(first[i], second[i]), crops[i]) if u else adapted[i]
         assert np.allclose(looked[i].probs, want.probs, atol=1e-5)
+
+
+def test_a_model_whose_recipe_names_no_second_network_looks_again_itself(tmp_path) -> None:
+    import json
+    import shutil
+
+    from vision.model import DEFAULT_MODEL, second_look_model
+
+    own = tmp_path / "own.onnx"
+    shutil.copy(DEFAULT_MODEL, own)
+    recipe = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    recipe.pop("second_look")
+    own.with_suffix(".json").write_text(json.dumps(recipe))
+    assert second_look_model(own) is None and second_look_model(DEFAULT_MODEL).name == "tiles-second.onnx"
+    reader = TileReader(own)
+    assert reader.second is reader.classifier and reader.threshold == recipe["threshold"]
