@@ -75,14 +75,8 @@ class TableService:
         # the controller links to the pty path (or the configured device), never to the sim object
         self.controller.config = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": url})})
         await self.controller.start()
-        named = {r.token: r.name for r in cfg.display.referees}
-        self.credentials = Credentials(
-            # with named referees, no anonymous referee credential unless one is configured
-            referee=cfg.display.referee_token or ("" if named else secrets.token_urlsafe(9)),
-            operator=cfg.display.operator_token or secrets.token_urlsafe(9),
-            referees=named,
-        )
-        if (not cfg.display.referee_token and not named) or not cfg.display.operator_token:
+        self.credentials = Credentials.from_display(cfg.display, lambda: secrets.token_urlsafe(9))
+        if (not cfg.display.referee_token and not cfg.display.referees) or not cfg.display.operator_token:
             log.warning("generated display credentials (set them in the config to keep them)",
                         extra={"referee_token": self.credentials.referee, "operator_token": self.credentials.operator})
         if cfg.camera.source:

@@ -129,12 +129,7 @@ def _client(request: Request) -> str:
 def create_app(controller: Controller, credentials: Credentials | None = None) -> FastAPI:
     """Build the app around a running controller; tests pass their own credentials."""
     cfg = controller.config
-    named = {r.token: r.name for r in cfg.display.referees}
-    creds = credentials or Credentials(
-        referee=cfg.display.referee_token or ("" if named else secrets.token_urlsafe(12)),
-        operator=cfg.display.operator_token or secrets.token_urlsafe(12),
-        referees=named,
-    )
+    creds = credentials or Credentials.from_display(cfg.display, lambda: secrets.token_urlsafe(12))
     app = FastAPI(title="自动麻将机 裁判显示 / Mahjong table display", version=__version__,
                   description="Referee display and control API. Roles: viewer (no token), operator, referee "
                               "(`Authorization: Bearer <token>`). Live events: WebSocket `/ws?since=N` (public) and "

@@ -6,7 +6,7 @@ import hmac
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 ROLES = ("viewer", "operator", "referee")
 ROLE_ZH = {"viewer": "观众", "operator": "操作员", "referee": "裁判"}
@@ -24,6 +24,15 @@ class Credentials:
     clock: Callable[[], float] = time.monotonic
     referees: dict[str, str] = field(default_factory=dict)
     _failures: dict[str, deque[float]] = field(default_factory=dict)
+
+    @classmethod
+    def from_display(cls, display: Any, generate: Callable[[], str]) -> "Credentials":
+        """From `[display]`: its tokens, a `generate`d one for each left empty (logged at start
+        by the caller), and its named referees; with named referees and no `referee_token`,
+        no anonymous referee credential at all."""
+        named = {r.token: r.name for r in display.referees}
+        return cls(referee=display.referee_token or ("" if named else generate()),
+                   operator=display.operator_token or generate(), referees=named)
 
     def locked_out(self, client: str) -> bool:
         """Too many wrong tokens from this client within the window."""
