@@ -69,8 +69,9 @@ class Felt:
 
     def meld(self, seat: str, kinds: list[str], taken_from: str) -> None:
         self.tiles.remove(self.pools[taken_from].pop())  # the claimed discard leaves its pool
-        for kind in kinds:
-            self._put(seat, 430 + self.near[seat] * TILE_W_MM, 60, kind)
+        for kind in kinds:  # rows of nine right of centre, a second row further in: clear of the corner
+            n = self.near[seat]
+            self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), kind)
             self.near[seat] += 1
 
     def flower(self, seat: str, kind: str) -> None:
