@@ -127,16 +127,19 @@ class CameraWatcher:
         for a in actions:
             if a.get("error") or a.get("undone"):
                 continue
+            item = None
             if a.get("type") == "referee.camera_confirm":
                 item = next((p for p in state.camera_pending if p["seq"] == a.get("camera_seq")), None)
-                if item is not None and item["seq"] > self._since and item.get("event") == "appeared":
+                if item is not None and item["seq"] <= self._since:
+                    item = None  # a ruling on a tile of an earlier run: its track is gone
+                if item is not None and item.get("event") == "appeared":
                     ruled.append({"event": "ruled", "zone": item.get("zone"), "kind": a.get("kind"),
                                   "track": item.get("track")})
             if not self.learn:
                 continue
             try:
-                if a.get("type") == "referee.camera_confirm":
-                    await self._learn(state, a)
+                if item is not None:
+                    await self._learn(item, a)
                 elif a.get("type") == "referee.undo" and a.get("target") in self._ruled:
                     item, learnt = self._ruled.pop(a["target"])
                     gone = await asyncio.to_thread(self._loop.unlearn, f"ruling:{a['target']}", int(item["track"]))
@@ -147,9 +150,9 @@ class CameraWatcher:
                 log.warning("camera could not learn from a ruling", extra={"error": str(exc)})
         return ruled
 
-    async def _learn(self, state: Any, a: dict[str, Any]) -> None:
-        item = next((p for p in state.camera_pending if p["seq"] == a.get("camera_seq")), None)
-        if item is None or item["seq"] <= self._since or "track" not in item:
+    async def _learn(self, item: dict[str, Any], a: dict[str, Any]) -> None:
+        """Teach the reader the art of the tile `item` (a pending reading) as ruling `a` named it."""
+        if "track" not in item:
             return
         outcome = await asyncio.to_thread(self._loop.learn, int(item["track"]), a["kind"], bool(a.get("corrected")),
                                           f"ruling:{a['seq']}")

@@ -102,13 +102,11 @@ class CameraRecord:
         out: list[Play] = []
         for wind in SEATS:
             here = self.lying.get((area, wind))
-            if not here:
-                continue
+            if not here or (area == "meld" and (area, wind) in self.changed):
+                continue  # a meld area still being laid waits a step: a hand laid down is not a meld
             new = self._new_tracks(here, _recorded(hand, area, wind))
             kinds = [here[t] for t in new]
             if area == "meld":
-                if (area, wind) in self.changed:
-                    continue  # tiles are still being laid: a hand laid down on a win is not a meld
                 meld = _meld(hand, wind, kinds) if None not in kinds else None
                 if meld:
                     out.append(meld)

@@ -83,21 +83,19 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     over = False
     for row in rows:
         before = dict(balances)
-        if not over:
-            for konger, pay in _kongs(hands.get(row["hand_no"]) or {}):
-                g = jingji.guard_end(balances, pay, konger, table)
-                balances, over = g.balances, g.over
-                for p, v in g.held.items():
-                    held[p] += v
-            if not over and any(row["penalty_points"].values()):
-                gainer = max(POSITIONS, key=lambda p: row["penalty_points"][p])
-                g = jingji.guard_end(balances, row["penalty_points"], gainer if row["penalty_points"][gainer] > 0 else None,
-                                     table)
-                balances, over = g.balances, g.over
-                for p, v in g.held.items():
-                    held[p] += v
-            if not over and any(row["win_points"].values()):
-                balances, over = jingji.settle(balances, row["win_points"])
+        on_the_spot = list(_kongs(hands.get(row["hand_no"]) or {}))  # kongs, then the penalties
+        if any(row["penalty_points"].values()):
+            gainer = max(POSITIONS, key=lambda p: row["penalty_points"][p])
+            on_the_spot.append((gainer if row["penalty_points"][gainer] > 0 else None, row["penalty_points"]))
+        for receiver, pay in on_the_spot:
+            if over:
+                break
+            g = jingji.guard_end(balances, pay, receiver, table)
+            balances, over = g.balances, g.over
+            for p, v in g.held.items():
+                held[p] += v
+        if not over and any(row["win_points"].values()):
+            balances, over = jingji.settle(balances, row["win_points"])
         row["points"] = {p: balances[p] - before[p] for p in POSITIONS}
         row["stacks"] = dict(balances)
         row["running"] = {p: balances[p] - stack + (held[p] if over else 0) for p in POSITIONS}

@@ -22,7 +22,7 @@ import aiomqtt
 
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode,
-    KEEPALIVE, backoff, parse_broker, tls_context,
+    KEEPALIVE, backoff, endpoint,
 )
 
 log = logging.getLogger("table_controller.tournament.hub")
@@ -128,8 +128,7 @@ class Hub:
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
                  ca_file: str = "") -> None:
         self.broker = broker
-        self.host, self.port, tls = parse_broker(broker)
-        self.tls = tls_context(ca_file) if tls else None
+        self.host, self.port, self.tls = endpoint(broker, ca_file)
         self.tournament = check_id(tournament, "tournament")
         self.prefix = check_prefix(prefix)
         self.username, self.password = username or None, password or None

@@ -21,7 +21,7 @@ import aiomqtt
 
 from table_controller.projection import public_event, public_view
 from table_controller.tournament.wire import (
-    KEEPALIVE, EventMsg, ReplayMsg, StateMsg, Topics, WireError, backoff, decode, encode, parse_broker, tls_context,
+    KEEPALIVE, EventMsg, ReplayMsg, StateMsg, Topics, WireError, backoff, decode, encode, endpoint,
 )
 
 log = logging.getLogger("table_controller.tournament")
@@ -84,8 +84,7 @@ class TournamentPublisher:
                  ca_file: str = "") -> None:
         self.controller = controller
         self.broker = broker
-        self.host, self.port, tls = parse_broker(broker)
-        self.tls = tls_context(ca_file) if tls else None
+        self.host, self.port, self.tls = endpoint(broker, ca_file)
         self.tournament, self.table_id = tournament, table_id
         self.topics = Topics(prefix, tournament, table_id)
         self.username, self.password = username or None, password or None
@@ -122,8 +121,8 @@ class TournamentPublisher:
             while True:
                 try:
                     async with aiomqtt.Client(self.host, self.port, username=self.username, password=self.password,
-                                              tls_context=self.tls, identifier=f"table-{self.tournament}-{self.table_id}",
-                                              keepalive=KEEPALIVE, timeout=PUBLISH_TIMEOUT) as client:
+                                              tls_context=self.tls, keepalive=KEEPALIVE, timeout=PUBLISH_TIMEOUT,
+                                              identifier=f"table-{self.tournament}-{self.table_id}") as client:
                         self.connected, self.error, attempt = True, "", 0
                         log.info("tournament broker connected", extra={"broker": self.broker, "topic": self.topics.base,
                                                                        "acked_seq": self.mark.value})

@@ -85,6 +85,12 @@ def tls_context(ca_file: str = "") -> ssl.SSLContext:
         raise WireError(f"CA file {ca_file!r}: cannot be read as PEM certificates ({exc})") from None
 
 
+def endpoint(broker: str, ca_file: str = "") -> tuple[str, int, ssl.SSLContext | None]:
+    """(host, port, TLS context or None) to connect to `broker`, for the table and the hub alike."""
+    host, port, tls = parse_broker(broker)
+    return host, port, tls_context(ca_file) if tls else None
+
+
 def check_ca_file(broker: str, ca_file: str) -> str:
     """A CA file only makes sense for a TLS broker, and must load (checked when the config is
     read, so a table does not start with a link that can never come up)."""
