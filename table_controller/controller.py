@@ -270,14 +270,13 @@ class Controller:
         """Who deals the coming hand and the round's wind, by the ruleset's session rules (轮庄,
         连庄 and 倍打, 四川's first winner) over the hands played and the wins the referee confirmed."""
         from table_controller.hand.match import MatchRules, next_hand, start
-        from table_controller.referee import confirmed
+        from table_controller.referee import winners
         from table_controller.scoring import ScoringError
 
         try:
             m = start(MatchRules.for_ruleset(ruleset))
             for h in self.state.hands:
-                win = confirmed(self.state.actions, h["hand_no"])
-                m, _ = next_hand(m, [win["seat"]] if win else [])
+                m, _ = next_hand(m, winners(self.state.actions, h["hand_no"]))
             return m.dealer_position, m.prevalent, m.double
         except (ScoringError, ValueError):
             # a ruleset without session rules: the deal passes every hand, a round every four
@@ -356,6 +355,8 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     turn = hand.get("turn")
     seat = d.get("seat")
     zh = {"E": "东", "S": "南", "W": "西", "N": "北"}
+    if seat in (hand.get("out") or []):
+        return f"{zh.get(seat, seat)}家本盘已和牌，不再行牌（血战到底）/ {seat} has won this hand and plays no more"
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
         return f"未轮到{zh.get(seat, seat)}家，现在是{zh[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
     if type == "play.claim":

@@ -20,7 +20,7 @@ RESULT_PUBLIC = ("valid", "fans", "total", "points", "payments")
 #: Referee actions carried in every pushed state (the rest: GET /api/actions); keeps messages small.
 ACTIONS_TAIL = 30
 #: Fields of an action the pages do not need (the full record: GET /api/actions, the log itself).
-ACTION_INTERNAL = ("hand", "client", "by_wind", "error_kind", "source")
+ACTION_INTERNAL = ("hand", "hands", "client", "by_wind", "error_kind", "source", "restore")
 BACK = "back"
 
 
@@ -36,13 +36,32 @@ def _base(state: Any) -> dict[str, Any]:
     last = R.last_undoable(state.actions)
     out["last_action"] = {"seq": last["seq"], "type": last["type"], "name_zh": R.ACTION_ZH.get(last["type"], last["type"])} if last else None
     read = R.current_read(state.actions, hand_no)
-    done = R.confirmed(state.actions, hand_no)
+    wins = R.confirmed_wins(state.actions, hand_no)
+    done = next((w for w in wins if read is not None and w.get("read_seq") == read["seq"]), None)
     out["win"] = None if read is None else {
         "seq": read["seq"], "seat": read["seat"], "result": read["result"], "hand": read.get("hand"),
         "correction": read.get("correction", False), "confirmed": done is not None,
         "confirmed_seq": done["seq"] if done else None,
     }
+    # every confirmed win of the hand (一炮多响, 血战): who, fans, total, payments (no tile held)
+    out["wins"] = [{"seq": w["seq"], "seat": w["seat"], "total": w.get("total"), "fans": w.get("fans", []),
+                    "payments": dict(w.get("by_wind", {})), "win_kind": w.get("win_kind")} for w in wins]
+    settled = R.exhaustive(state.actions, hand_no)
+    out["exhaustive"] = None if settled is None else {
+        "seq": settled["seq"], "flower_pigs": settled["flower_pigs"], "ready": settled["ready"],
+        "not_ready": settled["not_ready"], "refunds": settled["refunds"], "payments": dict(settled["by_wind"])}
+    out["further_win"] = _further_win_possible(state, wins)
     return out
+
+
+def _further_win_possible(state: Any, wins: list[dict[str, Any]]) -> bool:
+    """Whether the referee may read another winner of this hand (the Win page offers a new read)."""
+    if not wins or state.hand is None:
+        return False
+    flow = R.flow_of(state.ruleset)
+    if flow.continue_after_win == "blood_battle":
+        return len(wins) < 3
+    return flow.continue_after_win == "blood_river" or flow.multiple_winners
 
 
 def referee_view(state: Any) -> dict[str, Any]:
@@ -73,7 +92,7 @@ def _public_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _public_action(a: dict[str, Any]) -> dict[str, Any]:
-    a = {k: v for k, v in a.items() if k not in ("hand", "client")}
+    a = {k: v for k, v in a.items() if k not in ("hand", "hands", "client")}
     if "result" in a:
         a["result"] = _public_result(a["result"])
     return a
@@ -94,6 +113,8 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any]:
     if ev.get("type") == "referee.win_read":
         hand = data.pop("hand", None) or {}
         data["seat"] = hand.get("seat_wind", hand.get("winner")) if isinstance(hand, dict) else None
+    if ev.get("type") == "referee.exhaustive":
+        data.pop("hands", None)  # the hands shown at 查叫: the referee's channel only
     if ev.get("type") == "play.kong" and data.get("concealed"):
         data["tiles"] = [BACK] * len(data.get("tiles", []))
     return ev

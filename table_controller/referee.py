@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from table_controller.penalties import PenaltyError, catalogue
+from table_controller.scoring.errors import ScoringError
 from table_controller.store import Event
 from table_controller.timers import timer_rules
 
@@ -19,11 +20,12 @@ if TYPE_CHECKING:
 SEATS = ("E", "S", "W", "N")
 #: Referee events that may be undone (play records are corrected by a new read instead).
 UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confirm",
-                      "referee.session_start", "referee.session_end", "referee.camera_confirm"})
+                      "referee.session_start", "referee.session_end", "referee.camera_confirm",
+                      "referee.exhaustive"})
 ACTION_ZH = {
     "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
     "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
-    "referee.camera_confirm": "确认识牌",
+    "referee.camera_confirm": "确认识牌", "referee.exhaustive": "查叫",
 }
 
 
@@ -48,9 +50,88 @@ def current_read(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str
     return reads[-1] if reads else None
 
 
+def confirmed_wins(actions: list[dict[str, Any]], hand_no: int | None) -> list[dict[str, Any]]:
+    """Every win the referee confirmed in the hand, in the order confirmed: more than one where
+    the ruleset has 一炮多响 or plays on after a win (血战到底, 血流成河)."""
+    return [a for a in active(actions, "referee.win_confirm", hand_no) if not a.get("error")]
+
+
 def confirmed(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, Any] | None:
-    done = active(actions, "referee.win_confirm", hand_no)
+    """The hand's latest confirmed win, or None."""
+    done = confirmed_wins(actions, hand_no)
     return done[-1] if done else None
+
+
+def winners(actions: list[dict[str, Any]], hand_no: int | None) -> list[str]:
+    """The seats that won the hand in the order the rules rank them: by the order confirmed, and
+    several winners on one discard (一炮多响) from the discarder's next seat round (四川's
+    first winner deals next)."""
+    wins = confirmed_wins(actions, hand_no)
+    first_of: dict[tuple[Any, ...], int] = {}
+    keyed = []
+    for i, w in enumerate(wins):
+        group = _discard_of(w) or ("self", i)
+        first_of.setdefault(group, i)
+        away = (SEATS.index(w["seat"]) - SEATS.index(w["discarder"])) % 4 if _discard_of(w) else 0
+        keyed.append((first_of[group], away, w["seat"]))
+    return [seat for _, _, seat in sorted(keyed)]
+
+
+def out_seats(ruleset: str, actions: list[dict[str, Any]], hand_no: int | None) -> list[str]:
+    """Seats that have left the hand by winning (血战到底: a winner plays no more)."""
+    if flow_of(ruleset).continue_after_win != "blood_battle":
+        return []
+    return [w["seat"] for w in confirmed_wins(actions, hand_no)]
+
+
+def flow_of(ruleset: str) -> Any:
+    """The ruleset's hand flow (`FlowRules`); a ruleset without a `[flow]` table ends at the first win."""
+    from table_controller.hand.rules import FlowRules
+    from table_controller.scoring import ScoringError
+
+    try:
+        return FlowRules.for_ruleset(ruleset)
+    except (ScoringError, KeyError, ValueError):
+        return FlowRules(ruleset=ruleset)
+
+
+def _discard_of(win: dict[str, Any]) -> tuple[str, str] | None:
+    """(discarder, tile) of a win on a discard, None for a self-drawn one."""
+    if win.get("win_kind") == "discard" and win.get("discarder") in SEATS:
+        return (win["discarder"], win.get("win_tile", ""))
+    return None
+
+
+def further_win_refusal(ruleset: str, wins: list[dict[str, Any]], read: dict[str, Any]) -> str | None:
+    """Why the ruleset allows no win by `read` after the hand's confirmed `wins`, or None.
+
+    - one win ends the hand (MCR 截和: one winner per discard) unless the ruleset has 一炮多响,
+      where others may win on the same discard;
+    - 血战到底: each seat wins once, and the hand ends when three have won;
+    - 血流成河: winners play on and may win again.
+    """
+    if not wins:
+        return None
+    flow = flow_of(ruleset)
+    seat = read["seat"]
+    if flow.continue_after_win == "blood_river":
+        return None
+    if flow.continue_after_win == "blood_battle":
+        done = {w["seat"] for w in wins}
+        if seat in done:
+            return "该家本盘已和牌（血战到底）/ this seat has already won this hand"
+        if len(done) >= 3:
+            return "三家已和，本盘已结束（血战到底）/ three seats have won: the hand is over"
+        return None
+    if not flow.multiple_winners:
+        return "本盘和牌已确认（截和：一张牌只有一家和）/ this hand's win is already confirmed"
+    hand = read.get("hand") or {}
+    this = (hand.get("discarder"), hand.get("win_tile")) if hand.get("win", "discard") == "discard" else None
+    if this is None or this != _discard_of(wins[0]):
+        return "一炮多响只限同一张弃牌 / after a win, others may win only on the same discard"
+    if any(w["seat"] == seat for w in wins):
+        return "该家本盘已和牌 / this seat has already won this hand"
+    return None
 
 
 def stopped_seats(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, str]:
@@ -90,12 +171,14 @@ def apply_referee(s: "TableState", ev: Event) -> None:
             _undo(s, d, record)
         elif ev.type == "referee.camera_confirm":
             _camera_confirm(s, d, record)
+        elif ev.type == "referee.exhaustive":
+            _exhaustive(s, d, record)
         else:
             raise RefereeError(f"未知的裁判操作 {ev.type}")
-    except (RefereeError, PenaltyError) as exc:
+    except (RefereeError, PenaltyError, ScoringError) as exc:
         # The log is the record even of a refused action; it just has no effect.
         record["error"] = str(exc)
-        record["error_kind"] = "input" if isinstance(exc, PenaltyError) else "state"
+        record["error_kind"] = "state" if isinstance(exc, RefereeError) else "input"
     except Exception as exc:  # noqa: BLE001 — the event is already in the log: a replay must never stop here
         record["error"] = f"无法处理此操作 / cannot apply: {type(exc).__name__}: {exc}"
         record["error_kind"] = "input"
@@ -155,9 +238,15 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     hand_in = d.get("hand")
     if not isinstance(hand_in, dict):
         raise RefereeError("缺少手牌 / hand is required")
+    wins = confirmed_wins(s.actions, record["hand_no"])
+    out = out_seats(s.ruleset, s.actions, record["hand_no"])
+    if out and "active" not in hand_in:  # 血战: only the seats still playing pay a later win
+        hand_in = {**hand_in, "active": [w for w in SEATS if w not in out or w == hand_in.get("seat_wind")]}
     record["hand"] = hand_in  # concealed tiles: the referee channel only (see projection.py)
     record["seat"] = hand_in.get("seat_wind", hand_in.get("winner"))
-    record["correction"] = bool(current_read(s.actions, record["hand_no"]))
+    previous = current_read(s.actions, record["hand_no"])
+    # a new read corrects the last one unless that one is confirmed (then it is a further winner)
+    record["correction"] = previous is not None and all(w.get("read_seq") != previous["seq"] for w in wins)
     stopped = stopped_seats(s.actions, record["hand_no"])
     try:
         result = score_json(hand_in, s.ruleset)
@@ -166,28 +255,86 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     if record["seat"] in stopped and result.get("valid"):
         result = {**result, "valid": False, "reason": "stopped",
                   "message": f"该家已被判{stopped[record['seat']]}，不得和牌"}
+    if record["seat"] in out and result.get("valid"):
+        result = {**result, "valid": False, "reason": "already_won",
+                  "message": "该家本盘已和牌（血战到底），不再行牌"}
     record["result"] = result
 
 
 def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
+    from table_controller.state import after_win
+
     if s.hand is None:
         raise RefereeError("没有进行中的牌局 / no hand in play")
-    if confirmed(s.actions, record["hand_no"]):
-        raise RefereeError("本盘和牌已确认 / this win is already confirmed")
     read = current_read(s.actions, record["hand_no"])
     if read is None:
         raise RefereeError("尚无和牌读牌，无法确认 / no win has been read")
+    wins = confirmed_wins(s.actions, record["hand_no"])
+    if any(w.get("read_seq") == read["seq"] for w in wins):
+        raise RefereeError("本盘和牌已确认 / this win is already confirmed")
     result = read["result"]
     if not result.get("valid"):
         raise RefereeError(f"和牌不成立：{result.get('message') or result.get('reason', '')}（可更正读牌，或判诈和）")
-    refusal = _stacks_refuse(s, read)
+    refusal = further_win_refusal(s.ruleset, wins, read) or _stacks_refuse(s, read)
     if refusal:
         raise RefereeError(refusal)
+    hand = read.get("hand") or {}
+    kind = hand.get("win", "discard")
     record.update(read_seq=read["seq"], seat=read["seat"], total=result.get("total"),
                   fans=result.get("fans", []), by_wind=result.get("payments", {}),
-                  deltas=position_deltas(s.hand, result.get("payments", {})))
-    s.hand["turn"] = None
-    s.hand["claim"] = None
+                  deltas=position_deltas(s.hand, result.get("payments", {})), win_kind=kind)
+    if kind in ("discard", "rob_kong"):  # the tile won on was face up: public, unlike a self-drawn one
+        record.update(discarder=hand.get("discarder"), win_tile=hand.get("win_tile"))
+    record["restore"] = after_win(s.hand, record, flow_of(s.ruleset), wins + [record], record["at"])
+
+
+def record_melds(hand: dict[str, Any], wind: str) -> list[dict[str, Any]]:
+    """A seat's melds as the record holds them, in the scorer's JSON (docs/scoring.md)."""
+    return [{"type": "chi" if m["type"] == "chow" else m["type"], "tiles": list(m["tiles"]),
+             "concealed": bool(m.get("concealed")), **({"from": m["from"]} if m.get("from") else {})}
+            for m in (hand.get("melds") or {}).get(wind, [])]
+
+
+def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
+    """查叫 at 荒牌 (四川 查花猪, 查大叫, 退税): the seats still playing show their 13 tiles, the
+    scorer settles among them. `hands`: seat -> {"concealed": tiles} (melds, flowers and 定缺
+    from the record unless given). A newer ruling replaces an older one (or undo it)."""
+    from table_controller.scoring import exhaustive_settlement
+
+    hand = s.hand
+    if hand is None or not hand.get("ended"):
+        raise RefereeError("查叫在荒牌结束本盘之后 / 查叫 comes after the hand ends in a draw")
+    ended = next((h for h in reversed(s.hands) if h["hand_no"] == hand["hand_no"]), None)
+    if ended is None or ended.get("result") != "draw":
+        raise RefereeError("本盘不是荒牌 / the hand did not end in a draw")
+    playing = [w for w in SEATS if w not in out_seats(s.ruleset, s.actions, record["hand_no"])]
+    given = d.get("hands")
+    if not isinstance(given, dict) or sorted(given) != sorted(playing):
+        raise PenaltyError(f"须给出仍在牌局中各家的手牌：{'、'.join(playing)} / give the hands of {', '.join(playing)}")
+    hands = {}
+    for seat in playing:
+        one = given[seat]
+        if not isinstance(one, dict):
+            raise PenaltyError(f"{seat}: 手牌须为对象 / a hand is an object")
+        hands[seat] = {"seat_wind": seat, "prevalent_wind": hand.get("prevalent_wind", "E"),
+                       "melds": record_melds(hand, seat), **one}
+    kongs = [dict(k["by_wind"]) for k in hand.get("kong_payments", [])]
+    for k in kongs:  # a payment names only the seats that moved: the scorer wants them summing to zero
+        if sum(k.values()):
+            raise RefereeError("杠分记录不平 / a kong payment does not sum to zero")
+    settled = exhaustive_settlement(s.ruleset, hands, kongs)
+    if settled is None:
+        raise RefereeError("本规则荒牌不查叫 / this ruleset settles nothing at a draw")
+    pays = {w: int(v) for w, v in settled["payments"].items() if v}
+    record.update(hands=hands, flower_pigs=settled["flower_pigs"], ready=settled["ready"],
+                  not_ready=settled["not_ready"], refunds=settled["refunds"], by_wind=pays,
+                  deltas=position_deltas(hand, pays))
+
+
+def exhaustive(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, Any] | None:
+    """The hand's standing 查叫 ruling (the newest not undone), or None."""
+    done = [a for a in active(actions, "referee.exhaustive", hand_no) if not a.get("error")]
+    return done[-1] if done else None
 
 
 #: Why 竞技's stacks forbid a win (seed 004 三十二, 三十六, 三十八(一)5), for `jingji.win_refusal`.
@@ -228,6 +375,10 @@ def _undo(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     if d.get("target") is not None and int(d["target"]) != target["seq"]:
         raise RefereeError(f"只能撤销最后一次裁判操作（#{target['seq']}）/ only the last action can be undone")
     record.update(target=target["seq"], reason=reason[:200], target_type=target["type"])
+    if target["type"] == "referee.win_confirm" and s.hand is not None and target.get("hand_no") == s.hand["hand_no"]:
+        from table_controller.state import undo_win
+
+        undo_win(s.hand, target.get("restore"))
     s.actions = [({**a, "undone": True, "undo": {"seq": record["seq"], "reason": record["reason"],
                                                  "by": record["by"], "at": record["at"]}}
                   if a["seq"] == target["seq"] else a) for a in s.actions]

@@ -10,7 +10,7 @@ import csv
 import io
 from typing import Any
 
-from table_controller.referee import active, confirmed
+from table_controller.referee import active, confirmed_wins, exhaustive
 
 POSITIONS = ("1", "2", "3", "4")
 WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
@@ -38,12 +38,11 @@ def compute(state: Any) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     totals = {p: 0 for p in POSITIONS}
     if any(a.get("deltas") for a in before):
-        rows.append(_row({"hand_no": 0, "result": "penalty"}, None, before, totals))
+        rows.append(_row({"hand_no": 0, "result": "penalty"}, [], before, None, totals))
     for no in sorted(hands):
         h = hands[no]
-        win = confirmed(actions, no)
         pens = [a for a in active(actions, "referee.penalty", no) if not a.get("error")]
-        rows.append(_row(h, win, pens, totals))
+        rows.append(_row(h, confirmed_wins(actions, no), pens, exhaustive(actions, no), totals))
     final = _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
     final = final or out_of_stacks
@@ -94,8 +93,9 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
             balances, over = g.balances, g.over
             for p, v in g.held.items():
                 held[p] += v
-        if not over and any(row["win_points"].values()):
-            balances, over = jingji.settle(balances, row["win_points"])
+        for win in row["wins"]:  # 一炮多响: each winner in turn, 点炮方按逆时针顺序付分 (seed 004)
+            if not over and any(win["points"].values()):
+                balances, over = jingji.settle(balances, win["points"])
         row["points"] = {p: balances[p] - before[p] for p in POSITIONS}
         row["stacks"] = dict(balances)
         row["running"] = {p: balances[p] - stack + (held[p] if over else 0) for p in POSITIONS}
@@ -115,20 +115,27 @@ def _kongs(h: dict[str, Any]) -> list[tuple[str | None, dict[str, int]]]:
     return out
 
 
-def _row(h: dict[str, Any], win: dict[str, Any] | None, pens: list[dict[str, Any]], totals: dict[str, int]) -> dict[str, Any]:
-    win_pts = {p: int((win or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
-    pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
+def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any]],
+         settled: dict[str, Any] | None, totals: dict[str, int]) -> dict[str, Any]:
+    """One hand's line: every confirmed win (一炮多响, 血战 play on), the penalties, the kongs
+    paid on the spot and the 查叫 at 荒牌, per chair."""
     seats = h.get("seats") or {}
+    won = [{"position": str(seats[w["seat"]]) if w.get("seat") in seats else None, "seat": w.get("seat"),
+            "fan_total": w.get("total"), "points": {p: int(w.get("deltas", {}).get(p, 0)) for p in POSITIONS}}
+           for w in wins]
+    win_pts = {p: sum(w["points"][p] for w in won) for p in POSITIONS}
+    pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
     kong_pts = {p: sum(pay[p] for _, pay in _kongs(h)) for p in POSITIONS}
-    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] for p in POSITIONS}
+    draw_pts = {p: int((settled or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
+    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + draw_pts[p] for p in POSITIONS}
     for p in POSITIONS:
         totals[p] += points[p]
-    winner_pos = str(seats.get(win["seat"])) if win and win.get("seat") in seats else None
-    result = "win" if win else h.get("result", "draw")
+    result = "win" if wins else h.get("result", "draw")
     return {"hand_no": h["hand_no"], "prevalent_wind": h.get("prevalent_wind"), "dealer_position": h.get("dealer_position"),
-            "result": result, "result_zh": RESULT_ZH.get(result, "罚分"), "winner_position": winner_pos,
-            "fan_total": win.get("total") if win else None, "win_points": win_pts, "penalty_points": pen_pts,
-            "kong_points": kong_pts,
+            "result": result, "result_zh": RESULT_ZH.get(result, "罚分"),
+            "winner_position": won[0]["position"] if won else None,
+            "fan_total": won[0]["fan_total"] if won else None, "wins": won, "win_points": win_pts,
+            "penalty_points": pen_pts, "kong_points": kong_pts, "exhaustive_points": draw_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
 
 
@@ -145,6 +152,11 @@ def _session_over(state: Any) -> bool:
     return bool(s and s.get("ended_at"))
 
 
+def _winners_zh(sheet: dict[str, Any], row: dict[str, Any]) -> str:
+    names = [sheet["players"][w["position"]] for w in row.get("wins", []) if w["position"] in sheet["players"]]
+    return f"（{'、'.join(names)}）" if names else ""
+
+
 def to_csv(sheet: dict[str, Any]) -> str:
     """The sheet as CSV (UTF-8 with BOM so spreadsheet programs read the Chinese)."""
     out = io.StringIO()
@@ -154,8 +166,7 @@ def to_csv(sheet: dict[str, Any]) -> str:
     for r in sheet["rows"]:
         w.writerow([r["hand_no"], WIND_ZH.get(r["prevalent_wind"] or "", ""),
                     sheet["players"].get(str(r["dealer_position"]), "") if r["dealer_position"] else "",
-                    r["result_zh"] + (f"（{sheet['players'][r['winner_position']]}）" if r["winner_position"] else ""),
-                    "" if r["fan_total"] is None else r["fan_total"],
+                    r["result_zh"] + _winners_zh(sheet, r), " / ".join(str(w["fan_total"]) for w in r.get("wins", [])),
                     *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])
     w.writerow(["合计", "", "", "", "", *[sheet["totals"][p] for p in POSITIONS], "", "", "", ""])
     w.writerow(["标准分", "", "", "最终" if sheet["final"] else "暂定", "", *[sheet["table_points"][p] for p in POSITIONS],

@@ -246,9 +246,12 @@ def apply(state: TableState, ev: Event) -> TableState:
         # The camera is unsure (split vote or low confidence): the referee confirms instead of a guess.
         s.camera_pending = (s.camera_pending + [{"seq": ev.seq, **d}])[-CAMERA_PENDING:]
     elif t.startswith("referee."):
-        from table_controller.referee import apply_referee
+        from table_controller.referee import apply_referee, out_seats, winners
 
         apply_referee(s, ev)
+        if s.hand is not None:  # derived from the actions, so an undo puts them back too
+            s.hand["winners"] = winners(s.actions, s.hand["hand_no"])
+            s.hand["out"] = out_seats(s.ruleset, s.actions, s.hand["hand_no"])
     elif t.startswith("play.") and s.hand is not None and not s.hand.get("ended"):
         _apply_play(s.hand, ev, s.ruleset)
     s.log = (s.log + [_log_line(ev, s)])[-LOG_TAIL:]
@@ -301,8 +304,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["pending_draw"] = False
     if ev.type == "play.discard":
         hand["discards"][seat].append({"tile": d.get("tile"), "seq": ev.seq, "claimed": False})
-        nxt = SEATS[(SEATS.index(seat) + 1) % 4]
-        hand["turn"] = _turn(nxt, "discard", ev.at, ruleset)
+        hand["turn"] = _turn(next_playing(hand, seat), "discard", ev.at, ruleset)
         claim = _turn(seat, "claim", ev.at, ruleset)
         hand["claim"] = {**claim, "tile": d.get("tile")} if claim["limit_s"] else None
         hand["pending_draw"] = True
@@ -337,14 +339,85 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     _wall_now(hand)
 
 
+def next_playing(hand: dict[str, Any], seat: str) -> str:
+    """The seat after `seat` in play order that is still playing (血战到底: winners are out)."""
+    out = hand.get("out") or []
+    for k in range(1, 5):
+        nxt = SEATS[(SEATS.index(seat) + k) % 4]
+        if nxt not in out:
+            return nxt
+    return SEATS[(SEATS.index(seat) + 1) % 4]
+
+
+def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[dict[str, Any]],
+              at: float) -> dict[str, Any]:
+    """What a confirmed win does to the live hand; returns what an undo of it puts back.
+
+    Where one win ends play (MCR, 竞技 and 广东 even with 一炮多响) nobody has the turn any more.
+    Where play goes on (血战到底, 血流成河) the tile won on leaves the pool, a self-drawn win counts
+    its draw from the wall, and the turn passes to the seat after the winner (after the last
+    of several winners on one discard, counted from the discarder), skipping seats that are out.
+    """
+    restore = {"turn": hand.get("turn"), "claim": hand.get("claim"), "pending_draw": hand.get("pending_draw"),
+               "live_drawn": hand.get("live_drawn", 0), "won_discard": None}
+    if flow.continue_after_win == "end":
+        hand["turn"] = None
+        hand["claim"] = None
+        return restore
+    seat = win["seat"]
+    out = set(hand.get("out") or [])
+    if flow.continue_after_win == "blood_battle":
+        out |= {w["seat"] for w in wins}
+    discarder = win.get("discarder")
+    if win.get("win_kind") == "discard" and discarder in SEATS:
+        pool = hand["discards"][discarder]
+        for i in range(len(pool) - 1, -1, -1):
+            if pool[i].get("tile") == win.get("win_tile"):
+                if not pool[i].get("claimed"):
+                    pool[i] = {**pool[i], "claimed": True, "won_by": seat}
+                    restore["won_discard"] = [discarder, i]
+                break
+        same = [w["seat"] for w in wins if w.get("win_kind") == "discard" and w.get("discarder") == discarder
+                and w.get("win_tile") == win.get("win_tile")]
+        seat = max(same, key=lambda w: (SEATS.index(w) - SEATS.index(discarder)) % 4)
+    elif hand.get("pending_draw"):  # 自摸: the winner drew from the wall first
+        hand["live_drawn"] = hand.get("live_drawn", 0) + 1
+    hand["pending_draw"] = True
+    hand["claim"] = None
+    playing = [w for w in SEATS if w not in out]
+    if len(playing) <= 1:  # 血战到底: one seat left, the hand is over
+        hand["turn"] = None
+    else:
+        nxt = next((SEATS[(SEATS.index(seat) + k) % 4] for k in range(1, 5)
+                    if SEATS[(SEATS.index(seat) + k) % 4] not in out), seat)
+        hand["turn"] = _turn(nxt, "discard", at, hand.get("ruleset", ""))
+    _wall_now(hand)
+    return restore
+
+
+def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
+    """Put back what `after_win` changed (plays recorded since stay as they are)."""
+    if not restore:
+        return
+    for key in ("turn", "claim", "pending_draw", "live_drawn"):
+        hand[key] = restore.get(key)
+    if restore.get("won_discard"):
+        seat, i = restore["won_discard"]
+        pool = hand["discards"][seat]
+        if i < len(pool):
+            pool[i] = {k: v for k, v in pool[i].items() if k != "won_by"} | {"claimed": False}
+    _wall_now(hand)
+
+
 def _pay_kong(hand: dict[str, Any], ev: Event, seat: str, kind: str, discarder: str | None, ruleset: str) -> None:
     """The kong's on-the-spot payment where the ruleset has one (竞技 杠牌现场汇, 四川 刮风下雨,
     广东 杠分; none in MCR), kept on the hand for the score sheet (`kong_payments`)."""
     from table_controller.scoring import ScoringError, kong_payment
 
     note = {"seat": seat, "kind": kind, "discarder": discarder, "double": bool(hand.get("double"))}
+    playing = tuple(w for w in SEATS if w not in hand.get("out", []))  # 血战: winners pay no more
     try:
-        pay = kong_payment(ruleset, note)
+        pay = kong_payment(ruleset, note, playing)
     except ScoringError:  # a ruleset with no [scoring] table (e.g. riichi here): no payment to make
         pay = None
     if pay:
@@ -392,6 +465,8 @@ def _describe_referee(ev: Event) -> str:
         return f"读牌：{SEAT_ZH.get(h.get('seat_wind', ''), '?')}家和牌" + ("（更正）" if d.get("correction") else "")
     if t == "referee.win_confirm":
         return "裁判确认和牌"
+    if t == "referee.exhaustive":
+        return "裁判查叫（荒牌：查花猪、查大叫、退税）"
     if t == "referee.session_start":
         return f"裁判开始比赛计时" + (f"（{d['minutes']} 分钟）" if d.get("minutes") else "")
     if t == "referee.session_end":

@@ -79,6 +79,16 @@ class WinCameraIn(_Body):
     win_tile: Tile | None = Field(None, description="the winning tile; needed unless won on the last discard")
 
 
+class ShownHand(_Body):
+    concealed: list[Tile] | str = Field(description="the concealed tiles shown (13 less 3 per meld), a list or `123m 45p`")
+    melds: list[dict[str, Any]] | None = Field(None, description="default: the seat's melds as recorded")
+    options: dict[str, Any] | None = Field(None, description="e.g. {\"missing_suit\": \"m\"} (定缺)")
+
+
+class ExhaustiveIn(_Body):
+    hands: dict[Seat, ShownHand] = Field(description="查叫: each seat still playing, its hand as shown at 荒牌")
+
+
 class UndoIn(_Body):
     reason: str = Field(min_length=1, max_length=200, description="why the last referee action is undone")
     target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
@@ -275,6 +285,33 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         except WinReadError as exc:
             raise HTTPException(422, detail=str(exc)) from None
         return referee_act("referee.win_read", {"hand": read, "source": "camera"}, who, request)
+
+    @app.post("/api/referee/exhaustive", response_model=ActionResult,
+              summary="查叫 at 荒牌: settle 查花猪, 查大叫, 退税 among the seats still playing")
+    async def exhaustive(body: ExhaustiveIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        hands = {seat: h.model_dump(exclude_none=True) for seat, h in body.hands.items()}
+        return referee_act("referee.exhaustive", {"hands": hands}, who, request)
+
+    @app.post("/api/referee/exhaustive/camera", response_model=ActionResult,
+              summary="查叫 from the hands the camera sees laid down at 荒牌")
+    async def exhaustive_from_camera(request: Request, body: StartHand | None = None,
+                                     who: str = Depends(role("referee"))) -> ActionResult:
+        record = getattr(controller.camera, "record", None)
+        hand = controller.state.hand
+        if record is None:
+            raise HTTPException(409, detail="没有记录牌局的摄像头 / no camera keeping the play record")
+        if hand is None or not hand.get("ended"):
+            raise HTTPException(409, detail="查叫在荒牌结束本盘之后 / 查叫 comes after the hand ends in a draw")
+        hands = {}
+        for seat in (w for w in ("E", "S", "W", "N") if w not in (hand.get("out") or [])):
+            laid, unsure = record.laid_down(hand, seat)
+            if unsure:
+                raise HTTPException(409, detail=f"摄像头还有 {unsure} 张牌未确认，请先确认 / "
+                                                f"{unsure} laid tiles wait for the referee's ruling first")
+            if not laid:
+                raise HTTPException(409, detail=f"摄像头未见{seat}家摊开的手牌 / the camera sees no hand laid down by {seat}")
+            hands[seat] = {"concealed": laid}
+        return referee_act("referee.exhaustive", {"hands": hands, "source": "camera"}, who, request)
 
     @app.post("/api/referee/win/confirm", response_model=ActionResult, summary="Confirm the win as read")
     async def win_confirm(request: Request, body: StartHand | None = None,

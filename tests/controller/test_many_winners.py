@@ -1,0 +1,207 @@
+"""More than one winner in a hand on the live table: 一炮多响, 血战到底 / 血流成河 playing on after a
+win, and 查叫 at 荒牌 (四川 查花猪, 查大叫, 退税), folded from the log into the score sheet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from table_controller.controller import _play_problem
+from table_controller.projection import public_event, public_view, referee_view
+from table_controller.referee import RefereeError, validate, winners
+from table_controller.scoresheet import compute, to_csv
+
+from test_referee_fold import Log  # type: ignore[import-not-found]
+
+
+def win(seat: str, concealed: str, tile: str, how: str = "discard", discarder: str | None = None) -> dict[str, Any]:
+    hand: dict[str, Any] = {"seat_wind": seat, "prevalent_wind": "E", "melds": [], "concealed": concealed.split(),
+                            "win_tile": tile, "win": how}
+    if discarder:
+        hand["discarder"] = discarder
+    return hand
+
+
+def nz(pay: dict[str, int]) -> dict[str, int]:
+    return {w: v for w, v in pay.items() if v}
+
+
+def play(log: Log, type_: str, **d: Any) -> None:
+    log.add("camera", f"play.{type_}", {**d, "by": "camera"})
+
+
+def read_and_confirm(log: Log, hand: dict[str, Any]) -> dict[str, Any]:
+    log.ref("referee.win_read", hand=hand)
+    state = log.state()
+    validate(state, "referee.win_confirm", {})
+    log.ref("referee.win_confirm")
+    return log.state().actions[-1]
+
+
+# 四川: no honours, 缺一门 (two suits at most).
+S_WINS = "1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 8m 2p 3p"       # on 4p (or 1p)
+N_WINS = "4m 5m 6m 7m 8m 9m 2p 3p 4p 6p 6p 7p 8p"       # on 6p / 9p
+W_WINS = "2s 3s 4s 5s 6s 7s 2p 2p 2p 6p 7p 9s 9s"       # on 5p / 8p
+
+
+def sichuan_hand(log: Log) -> None:
+    log.start()
+    play(log, "deal_done")
+    play(log, "discard", seat="E", tile="4p")
+
+
+def test_mcr_one_winner_a_second_read_is_a_new_read_and_its_confirmation_is_refused() -> None:
+    log = Log("mcr")
+    log.start()
+    read_and_confirm(log, win("N", "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p", "2p", discarder="E"))
+    log.ref("referee.win_read", hand=win("S", "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p", "2p", discarder="E"))
+    state = log.state()
+    assert state.actions[-1]["correction"] is False  # the confirmed read stays; this one is another seat's
+    with pytest.raises(RefereeError, match="截和"):
+        validate(state, "referee.win_confirm", {})
+    assert public_view(state)["further_win"] is False
+
+
+def test_one_discard_two_winners_where_the_ruleset_allows_it_and_the_sheet_adds_both() -> None:
+    """广东鸡平胡 一炮多响: both seats win on E's discard; another kind of win is refused."""
+    log = Log("jipinghu")
+    log.start(dealer=2)  # winds on chairs: E=2, S=3, W=4, N=1
+    play(log, "deal_done")
+    play(log, "discard", seat="E", tile="2p")
+    first = read_and_confirm(log, win("N", "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p", "2p", discarder="E"))
+    assert log.state().hand["turn"] is None  # the hand's play is over at the first win
+    assert public_view(log.state())["further_win"] is True
+    # a read of a win on another tile is not 一炮多响
+    log.ref("referee.win_read", hand=win("W", "2s 3s 4s 5s 6s 7s 2p 2p 2p 6p 7p 9s 9s", "8p", "self_draw"))
+    with pytest.raises(RefereeError, match="同一张弃牌"):
+        validate(log.state(), "referee.win_confirm", {})
+    second = read_and_confirm(log, win("S", "3m 4m 5m 6m 7m 8m 4s 4s 4s 1p 1p 1p 2p", "2p", discarder="E"))
+    state = log.state()
+    assert winners(state.actions, 1) == ["S", "N"]  # ranked from the discarder's next seat round
+    row = compute(state)["rows"][-1]
+    assert [w["seat"] for w in row["wins"]] == ["N", "S"]
+    e_pays = first["by_wind"]["E"] + second["by_wind"]["E"]
+    assert e_pays < 0 and row["win_points"]["2"] == e_pays  # E sits in chair 2
+    assert row["win_points"]["1"] == first["by_wind"]["N"] and row["win_points"]["3"] == second["by_wind"]["S"]
+    view = public_view(state)
+    assert [w["seat"] for w in view["wins"]] == ["N", "S"] and view["win"]["confirmed"]
+    csv = to_csv(compute(state))
+    assert "和牌（甲、丙）" in csv  # chairs 1 (N) and 3 (S): 甲 and 丙
+    with pytest.raises(RefereeError, match="已确认"):
+        validate(state, "referee.win_confirm", {})
+
+
+def test_blood_battle_plays_on_winners_leave_and_pay_no_more() -> None:
+    log = Log("sichuan")
+    sichuan_hand(log)  # E discards 4p
+    s_win = read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    hand = log.state().hand
+    assert nz(s_win["by_wind"]) == {"S": 1, "E": -1}
+    assert hand["out"] == ["S"] and hand["turn"]["seat"] == "W"  # the seat after the winner plays on
+    assert hand["discards"]["E"][-1]["claimed"] and hand["discards"]["E"][-1]["won_by"] == "S"
+    assert "已和牌" in (_play_problem(hand, "play.discard", {"seat": "S", "tile": "9m"}) or "")
+    assert _play_problem(hand, "play.discard", {"seat": "W", "tile": "9m"}) is None
+    play(log, "discard", seat="W", tile="9m")
+    assert log.state().hand["turn"]["seat"] == "N"
+    play(log, "kong", seat="N", tiles=["1s"] * 4, concealed=True)  # 下雨: 2 from each seat still playing
+    assert log.state().hand["kong_payments"][-1]["by_wind"] == {"N": 4, "E": -2, "W": -2}
+    play(log, "discard", seat="N", tile="9m")
+    assert log.state().hand["turn"]["seat"] == "E"  # S is skipped
+    play(log, "discard", seat="E", tile="1p")
+    # W wins by self-draw: only E and N, still playing, pay
+    w_win = read_and_confirm(log, win("W", W_WINS, "8p", "self_draw"))
+    assert set(nz(w_win["by_wind"])) == {"W", "E", "N"} and w_win["by_wind"]["W"] > 0
+    hand = log.state().hand
+    assert hand["out"] == ["S", "W"] and hand["turn"]["seat"] == "N"
+    # S cannot win again; a read of it is shown invalid
+    log.ref("referee.win_read", hand=win("S", S_WINS, "1p", discarder="E"))
+    assert log.state().actions[-1]["result"]["reason"] == "already_won"
+    n_win = read_and_confirm(log, win("N", N_WINS, "9p", discarder="E"))
+    state = log.state()
+    assert nz(n_win["by_wind"]) == {"N": 1, "E": -1} and state.hand["turn"] is None  # one seat left: over
+    assert winners(state.actions, 1) == ["S", "W", "N"]
+    log.ref("referee.win_read", hand=win("E", "1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 8m 2p 3p", "1p", discarder="N"))
+    with pytest.raises(RefereeError):
+        validate(log.state(), "referee.win_confirm", {})
+    row = compute(log.state())["rows"][-1]
+    assert [w["seat"] for w in row["wins"]] == ["S", "W", "N"]
+    assert sum(row["points"].values()) == 0 and row["points"]["1"] < 0  # E (chair 1) paid every win
+
+
+def test_blood_battle_one_discard_two_winners_then_the_seat_after_the_last_plays() -> None:
+    log = Log("sichuan")
+    sichuan_hand(log)  # E discards 4p
+    read_and_confirm(log, win("N", "4m 5m 6m 7m 8m 9m 2p 3p 6p 6p 6p 7p 7p", "4p", discarder="E"))
+    assert log.state().hand["turn"]["seat"] == "E"  # after N comes E
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    hand = log.state().hand
+    assert hand["out"] == ["N", "S"] and hand["turn"]["seat"] == "E"  # N is the last counted from E
+    assert winners(log.state().actions, 1) == ["S", "N"]  # S first after the discarder: deals next
+
+
+def test_undoing_a_blood_battle_win_puts_the_seat_and_the_discard_back() -> None:
+    log = Log("sichuan")
+    sichuan_hand(log)
+    before = log.state().hand
+    conf = read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    log.ref("referee.undo", reason="读错了", target=conf["seq"])
+    hand = log.state().hand
+    assert hand["out"] == [] and hand["turn"] == before["turn"]
+    assert not hand["discards"]["E"][-1]["claimed"] and "won_by" not in hand["discards"]["E"][-1]
+    assert compute(log.state())["rows"][-1]["wins"] == []
+
+
+def test_blood_river_a_winner_plays_on_and_may_win_again() -> None:
+    log = Log("xueliu")
+    sichuan_hand(log)
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    hand = log.state().hand
+    assert hand["out"] == [] and hand["turn"]["seat"] == "W"
+    play(log, "discard", seat="W", tile="1p")
+    read_and_confirm(log, win("S", S_WINS, "1p", discarder="W"))
+    assert winners(log.state().actions, 1) == ["S", "S"]
+    assert len(compute(log.state())["rows"][-1]["wins"]) == 2
+
+
+def test_exhaustive_settles_flower_pig_not_ready_and_refunds_among_the_seats_still_playing() -> None:
+    log = Log("sichuan")
+    sichuan_hand(log)
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    play(log, "kong", seat="W", tiles=["9s"] * 4, concealed=True)   # W takes 2 from E and N
+    play(log, "discard", seat="W", tile="1m")
+    hands = {"E": {"concealed": "1m 1m 2m 3m 4m 6m 7m 8m 5p 6p 7p 9p 9p".split()},   # ready (9p / 1m)
+             "W": {"concealed": "1m 2m 4m 5p 6p 8p 9p 1s 1s 2s".split()},             # 花猪: three suits
+             "N": {"concealed": "1m 3m 5m 7m 9m 2p 4p 6p 8p 1p 3p 5p 9p".split()}}    # not ready
+    with pytest.raises(RefereeError, match="荒牌"):
+        validate(log.state(), "referee.exhaustive", {"hands": hands})  # the hand is still in play
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    state = log.state()
+    with pytest.raises(Exception, match="E、W、N"):  # S has won: its hand is not asked for
+        validate(state, "referee.exhaustive", {"hands": {**hands, "S": hands["E"]}})
+    log.ref("referee.exhaustive", hands=hands)
+    state = log.state()
+    done = state.actions[-1]
+    assert "error" not in done, done.get("error")
+    assert done["flower_pigs"] == ["W"] and list(done["ready"]) == ["E"] and done["not_ready"] == ["N"]
+    assert done["refunds"] == {"W": 4}  # W, not ready, gives back its 下雨
+    assert sum(done["by_wind"].values()) == 0 and done["by_wind"]["E"] > 0 and done["by_wind"]["W"] < 0
+    row = compute(state)["rows"][-1]
+    assert row["exhaustive_points"]["2"] == done["by_wind"].get("S", 0) == 0  # S (chair 2) is out
+    assert sum(row["points"].values()) == 0
+    # W's 下雨 and its refund cancel on the sheet
+    assert row["kong_points"]["3"] == 4 and done["deltas"]["3"] <= -4
+    view = public_view(state)
+    assert view["exhaustive"]["flower_pigs"] == ["W"]
+    assert all("hands" not in a for a in view["actions"]) and "hands" in referee_view(state)["actions"][-1]
+    ev = public_event({"type": "referee.exhaustive", "data": {"hands": hands, "by": "referee"}})
+    assert "hands" not in ev["data"]
+
+
+def test_exhaustive_is_refused_where_the_ruleset_settles_nothing_at_a_draw() -> None:
+    log = Log("mcr")
+    log.start()
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    hands = {w: {"concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split()} for w in "ESWN"}
+    with pytest.raises(RefereeError, match="不查叫"):
+        validate(log.state(), "referee.exhaustive", {"hands": hands})
