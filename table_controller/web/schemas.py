@@ -38,6 +38,11 @@ class StateOut(_Open):
     log: list[dict[str, Any]] = Field(description="the last log lines: seq, at, source, type, text (Chinese)")
     actions: list[dict[str, Any]] = Field(description="the last referee actions (who, when, what, undone)")
     win: dict[str, Any] | None = Field(description="the win as read: seat, fans, total, payments (hand: referee view only)")
+    wins: list[dict[str, Any]] = Field(description="every win confirmed this hand (一炮多响, 血战): seat, fans, total, payments")
+    further_win: bool = Field(description="another seat may still win this hand (一炮多响, 血战到底, 血流成河)")
+    plays_on: bool = Field(description="the ruleset plays on after a win (血战到底, 血流成河)")
+    settles_draw: bool = Field(description="the ruleset checks the hands at 荒牌 (查叫: 查花猪, 查大叫, 退税)")
+    exhaustive: dict[str, Any] | None = Field(description="the 查叫 at 荒牌: flower_pigs, ready, not_ready, refunds, payments")
     scoresheet: dict[str, Any]
     camera: dict[str, Any] | None = Field(description="the camera's last status; null without a camera")
     camera_pending: list[dict[str, Any]] = Field(description="unsure camera readings awaiting the referee")

@@ -402,3 +402,67 @@ async def test_table_fault_and_link_health_show_on_the_page(service: TableServic
     assert "：" in fault and len(fault.split("：", 1)[1].strip()) > 0  # what to do
     service.sim.clear_fault("jam")
     await page.wait_for_function("!document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)
+
+
+async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp_path: Path, browser: Any) -> None:
+    """四川血战到底 on the page: the referee confirms S's win, play goes on without S, W wins too; the
+    wall runs out, 结束本盘 ends it as a draw and the 查叫 form asks E and N only for their hands."""
+    svc = TableService(_config(ruleset="sichuan"), tmp_path)
+    await svc.start()
+    try:
+        await svc.controller.wait_linked(10)
+        async with _http(svc) as http:
+            await _start_hand(svc, http)
+            await _throw_all(svc)
+
+            async def play(**body: Any) -> None:
+                r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
+                assert r.status_code == 200, r.text
+
+            await play(type="deal_done")
+            await play(type="discard", seat="E", tile="4p")
+            page = await _open(browser, svc, "/win", token=REFEREE)
+            form = "#win-form"
+            await page.select_option(f"{form} select[name=seat_wind]", "S")
+            await page.select_option(f"{form} select[name=discarder]", "E")
+            await page.fill(f"{form} input[name=concealed]", "11123456788m 23p")
+            await page.fill(f"{form} input[name=win_tile]", "4p")
+            await page.click("#win-read")
+            await page.wait_for_selector('[data-testid="win-status"].pending')
+            await page.click("#win-confirm")
+            await page.wait_for_selector('#wins-list li[data-seat="S"]')
+            assert await page.is_visible('[data-testid="win-more"]')
+            assert svc.controller.state.hand["turn"]["seat"] == "W"
+            r = await http.post("/api/play", json={"type": "discard", "seat": "S", "tile": "9m"}, headers=_auth(OPERATOR))
+            assert r.status_code == 409 and "已和牌" in r.json()["detail"]
+            await play(type="discard", seat="W", tile="9m")
+            await play(type="discard", seat="N", tile="9m")
+            await play(type="discard", seat="E", tile="1p")
+            w_hand = {"seat_wind": "W", "prevalent_wind": "E", "concealed": "2s 3s 4s 5s 6s 7s 2p 2p 2p 6p 7p 9s 9s".split(),
+                      "win_tile": "8p", "win": "self_draw"}
+            for path, body in (("/api/referee/win", {"hand": w_hand}), ("/api/referee/win/confirm", {})):
+                r = await http.post(path, json=body, headers=_auth(REFEREE))
+                assert r.status_code == 200, r.text
+            await page.wait_for_selector('#wins-list li[data-seat="W"]')
+            assert not await page.is_visible("#exhaustive-section")
+            await _open(browser, svc, "/", token=REFEREE, page=page)
+            await page.click("#end-hand")
+            await _until(lambda: bool(svc.controller.state.hands) and svc.controller.state.hands[-1]["result"] == "draw")
+            await _open(browser, svc, "/win", token=REFEREE, page=page)
+            await page.wait_for_selector("#exhaustive-section:not([hidden])")
+            assert not await page.is_visible('#exhaustive-form input[name="S"]')
+            assert not await page.is_visible('#exhaustive-form input[name="W"]')
+            await page.fill('#exhaustive-form input[name="E"]', "1123466678m 789p")   # ready
+            await page.fill('#exhaustive-form input[name="N"]', "13579m 2468p 135p 9p")  # not ready
+            await page.click("#exhaustive-submit")
+            await page.wait_for_selector('[data-testid="exhaustive-summary"] h3')
+            summary = await page.inner_text('[data-testid="exhaustive-summary"]')
+            assert "有叫：东" in summary and "无叫：北" in summary
+            sheet = (await http.get("/api/scoresheet")).json()
+            row = sheet["rows"][-1]
+            assert [w["seat"] for w in row["wins"]] == ["S", "W"] and sum(row["points"].values()) == 0
+            assert row["exhaustive_points"]["1"] > 0 and row["exhaustive_points"]["4"] < 0  # E (chair 1) and N (4)
+            public = (await http.get("/api/state")).json()
+            assert all("hands" not in a for a in public["actions"]) and public["exhaustive"]["not_ready"] == ["N"]
+    finally:
+        await svc.stop()

@@ -19,7 +19,10 @@ const I18N = {
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
-               pending: "待裁判确认", correction: "（已更正）", fanUnit: "番" },
+               pending: "待裁判确认", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
+               more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
+        draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）。", submit: "查叫", camera: "摄像头查叫",
+                result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无" },
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
@@ -46,7 +49,11 @@ const I18N = {
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
                concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
                false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
-               pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan" },
+               pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
+               more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
+        draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded).",
+                submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
+                ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
@@ -271,6 +278,25 @@ function renderWin() {
     (h.flowers || []).map((x) => tileHtml(x, "flower")).join("")].join(" ") : "";
   if (h && !$("win-form").dataset.filled) fillWinForm(h);
 }
+function renderWins() {
+  // every win the referee confirmed this hand (一炮多响, 血战), the 查叫 at a draw, and the 查叫 form
+  const seats = seatsOf(state);
+  const nameOf = (w) => `${t("seat." + w)} ${esc(state.players[String(seats[w])] || "")}`;
+  const pays = (p) => SEATS.filter((w) => (p || {})[w]).map((w) => `${t("seat." + w)} ${p[w] > 0 ? "+" : ""}${p[w]}`).join(" · ");
+  const wins = state.wins || [];
+  $("wins-list").innerHTML = wins.length ? wins.map((w) => `<li data-seat="${w.seat}"><strong>${nameOf(w.seat)}</strong> ${w.total ?? ""} · ${pays(w.payments)}</li>`).join("")
+    : `<li class="none">${t("win.noneYet")}</li>`;
+  const x = state.exhaustive;
+  const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join("、") : t("draw.none"));
+  $("exhaustive-summary").innerHTML = x ? `<h3>${t("draw.result")}</h3><div>${t("draw.pigs", { s: list(x.flower_pigs) })} · ${t("draw.ready", { s: list(Object.keys(x.ready)) })} · ${
+    t("draw.notReady", { s: list(x.not_ready) })} · ${t("draw.refunds", { s: list(Object.keys(x.refunds)) })}</div><div class="win-pay">${pays(x.payments)}</div>` : "";
+  $("win-more").hidden = !state.further_win;
+  $("win-more").textContent = t("win.more");
+  const hand = state.hand;
+  $("exhaustive-section").hidden = !(state.settles_draw && hand && hand.ended);
+  const out = (hand && hand.out) || [];
+  SEATS.forEach((w) => { const input = $("exhaustive-form")[w]; input.disabled = out.includes(w); input.parentElement.hidden = out.includes(w); });
+}
 function renderBanner() {
   // The win on the Table and Public pages: who, the fans and total, each seat's payment (no tiles).
   const win = state.win;
@@ -279,7 +305,9 @@ function renderBanner() {
   const r = win.result;
   const seats = seatsOf(state);
   box.hidden = false;
-  box.innerHTML = `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc(state.players[String(seats[win.seat])] || "") })}</strong>
+  const others = (state.wins || []).filter((w) => w.seq !== win.confirmed_seq);
+  box.innerHTML = others.map((w) => `<div class="win-head earlier"><strong>${t("win.by", { seat: t("seat." + w.seat) + " " + esc(state.players[String(seats[w.seat])] || "") })}</strong>
+    <span class="confirmed">${t("win.confirmed")}</span> ${w.total ?? ""}</div>`).join("") + `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc(state.players[String(seats[win.seat])] || "") })}</strong>
     <span class="${win.confirmed ? "confirmed" : "pending"}">${win.confirmed ? t("win.confirmed") : t("win.pending")}</span></div>`
     + (r.valid ? `<div class="win-fans">${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
       <strong>${t("win.total")} ${r.total}</strong></div>
@@ -369,7 +397,7 @@ function renderSheet() {
     P.map((p) => `<th>${esc(sheet.players[p])}</th>`).join("")}</tr>`;
   $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no || "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
     <td>${r.dealer_position ? esc(sheet.players[String(r.dealer_position)]) : ""}</td>
-    <td>${esc(r.result_zh)}${r.winner_position ? " · " + esc(sheet.players[r.winner_position]) : ""}</td><td>${r.fan_total ?? ""}</td>${
+    <td>${esc(r.result_zh)}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
       r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p]})</small>` : ""}${
       r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div>${
@@ -403,7 +431,7 @@ function render() {
     renderCameraPending();
     $("log").innerHTML = logLines.slice(-60).reverse().map((l) => `<li value="${l.seq}" data-seq="${l.seq}" class="src-${esc(l.source)}">${esc(l.text)}</li>`).join("");
   }
-  if (page === "win") renderWin();
+  if (page === "win") { renderWin(); renderWins(); }
   if (page === "table" || page === "public") renderBanner();
   if (page === "penalties") renderActions();
   if (page === "scoresheet") renderSheet();
@@ -581,7 +609,12 @@ async function login(value) {
 $("login").addEventListener("submit", (e) => { e.preventDefault(); login($("token").value); });
 $("logout").addEventListener("click", () => { $("token").value = ""; login(""); });
 $("start-hand").addEventListener("click", () => act("/api/hand/start"));
-$("end-hand").addEventListener("click", () => act("/api/hand/end", { result: state && state.win && state.win.confirmed ? "win" : "draw" }));
+$("end-hand").addEventListener("click", () => {
+  // a hand that plays on after wins (血战, 血流) ends as a draw unless the wins ended it: then 查叫 follows
+  const wins = (state && state.wins) || [];
+  const byWins = wins.length && !(state.plays_on && state.further_win);
+  act("/api/hand/end", { result: byWins ? "win" : "draw" });
+});
 $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); renderHealth(); });
 $("penalty-form").addEventListener("submit", async (e) => {
   e.preventDefault();
@@ -625,6 +658,13 @@ $("win-false").addEventListener("click", () => {
   if (amount !== "") body.amount = Number(amount);
   act("/api/referee/penalty", body);
 });
+$("exhaustive-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const hands = {};
+  SEATS.forEach((w) => { const input = e.target[w]; if (!input.disabled) hands[w] = { concealed: parseTiles(input.value) }; });
+  act("/api/referee/exhaustive", { hands });
+});
+$("exhaustive-camera").addEventListener("click", () => act("/api/referee/exhaustive/camera"));
 $("session-start").addEventListener("click", () => act("/api/referee/session/start"));
 $("session-end").addEventListener("click", () => act("/api/referee/session/end"));
 
