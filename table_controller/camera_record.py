@@ -66,7 +66,7 @@ class CameraRecord:
         """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
         rulings on unsure tiles (`{"event": "ruled", "zone", "kind", "track"}`), in order."""
         self.changed = set()
-        if hand is None or hand.get("ended"):
+        if hand is None:  # an ended hand is still watched: hands laid down at 荒牌 are read for 查叫
             return
         if hand.get("hand_no") != self.hand_no:
             self.hand_no, self.lying, self.accounted, self.lost = hand.get("hand_no"), {}, set(), {}

@@ -74,6 +74,9 @@ ACTIONS = [
     ("/api/referee/undo", {"reason": "判错了"}, "referee", _prepare_penalty, 200),
     ("/api/referee/session/start", {"minutes": 90}, "referee", None, 200),
     ("/api/referee/session/end", {}, "referee", None, 200),
+    # 查叫 while the hand is in play (and in MCR, which has none): a reason, nothing logged
+    ("/api/referee/exhaustive", {"hands": {"E": {"concealed": "123456789m 1112p"}}}, "referee", None, 409),
+    ("/api/referee/exhaustive/camera", {}, "referee", None, 409),
 ]
 ROLES = {"viewer": None, "operator": OPERATOR, "referee": REFEREE}
 RANK = ["viewer", "operator", "referee"]
