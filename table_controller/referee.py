@@ -240,6 +240,10 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
         raise RefereeError("缺少手牌 / hand is required")
     wins = confirmed_wins(s.actions, record["hand_no"])
     out = out_seats(s.ruleset, s.actions, record["hand_no"])
+    derived = record_options(s.hand, hand_in)
+    if derived:  # what the record shows (倍打, 包付, 杠上炮); the referee's own options win
+        given = hand_in.get("options") if isinstance(hand_in.get("options"), dict) else {}
+        hand_in = {**hand_in, "options": {**derived, **given}}
     if out and "active" not in hand_in:  # 血战: only the seats still playing pay a later win
         hand_in = {**hand_in, "active": [w for w in SEATS if w not in out or w == hand_in.get("seat_wind")]}
     record["hand"] = hand_in  # concealed tiles: the referee channel only (see projection.py)
@@ -286,6 +290,27 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
     if kind in ("discard", "rob_kong"):  # the tile won on was face up: public, unlike a self-drawn one
         record.update(discarder=hand.get("discarder"), win_tile=hand.get("win_tile"))
     record["restore"] = after_win(s.hand, record, flow_of(s.ruleset), wins + [record], record["at"])
+
+
+def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
+    """Scoring options of a win read that the play record shows: 倍打 (`double`: the dealer kept
+    the deal), 竞技 包付 (`baofu`: three claims in a row between the winner and one seat, either
+    way round) and 杠上炮 (`after_kong`: the discard won on followed the discarder's kong)."""
+    opts: dict[str, Any] = {}
+    seat = read.get("seat_wind", read.get("winner"))
+    if hand.get("double"):
+        opts["double"] = True
+    for claimer, feeder in hand.get("bao", []):
+        if seat == claimer:
+            opts["baofu"] = feeder
+        elif seat == feeder:
+            opts["baofu"] = claimer
+    discarder = read.get("discarder")
+    pool = (hand.get("discards") or {}).get(discarder) or [] if discarder in SEATS else []
+    if read.get("win", "discard") == "discard" and pool and pool[-1].get("tile") == read.get("win_tile") \
+            and pool[-1].get("after_kong"):
+        opts["after_kong"] = True
+    return opts
 
 
 def record_melds(hand: dict[str, Any], wind: str) -> list[dict[str, Any]]:

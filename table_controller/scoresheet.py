@@ -33,7 +33,8 @@ def compute(state: Any) -> dict[str, Any]:
     if state.hand is not None and state.hand["hand_no"] not in hands:
         hands[state.hand["hand_no"]] = {"hand_no": state.hand["hand_no"], "dealer_position": state.hand["dealer_position"],
                                         "prevalent_wind": state.hand["prevalent_wind"], "seats": state.hand.get("seats", {}),
-                                        "result": "playing", "kong_payments": state.hand.get("kong_payments", [])}
+                                        "result": "playing", "kong_payments": state.hand.get("kong_payments", []),
+                                        "chase_payments": state.hand.get("chase_payments", [])}
     before = [a for a in active(actions, "referee.penalty", None) if a.get("hand_no") is None and not a.get("error")]
     rows: list[dict[str, Any]] = []
     totals = {p: 0 for p in POSITIONS}
@@ -82,7 +83,7 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     over = False
     for row in rows:
         before = dict(balances)
-        on_the_spot = list(_kongs(hands.get(row["hand_no"]) or {}))  # kongs, then the penalties
+        on_the_spot = list(_on_the_spot(hands.get(row["hand_no"]) or {}))  # kongs, 追牌, then the penalties
         if any(row["penalty_points"].values()):
             gainer = max(POSITIONS, key=lambda p: row["penalty_points"][p])
             on_the_spot.append((gainer if row["penalty_points"][gainer] > 0 else None, row["penalty_points"]))
@@ -104,14 +105,18 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     return over
 
 
-def _kongs(h: dict[str, Any]) -> list[tuple[str | None, dict[str, int]]]:
-    """The hand's kong payments (杠牌现场汇 / 刮风下雨, paid when each kong was made) per chair:
-    (the konger's chair, chair -> points)."""
+def _on_the_spot(h: dict[str, Any], which: tuple[str, ...] = ("kong_payments", "chase_payments"),
+                 ) -> list[tuple[str | None, dict[str, int]]]:
+    """The hand's payments made when they happened, per chair: kongs (杠牌现场汇 / 刮风下雨, the
+    konger receives) and 追牌现场汇 (the first of four same discards pays; no single receiver),
+    as (the receiving chair or None, chair -> points), in the order they were made."""
     seats = h.get("seats") or {}
+    made = sorted(((k, key) for key in which for k in h.get(key, [])), key=lambda x: x[0].get("seq", 0))
     out = []
-    for k in h.get("kong_payments", []):
+    for k, key in made:
         pay = {str(seats[w]): int(v) for w, v in k["by_wind"].items() if w in seats}
-        out.append((str(seats[k["seat"]]) if k.get("seat") in seats else None, {p: pay.get(p, 0) for p in POSITIONS}))
+        receiver = str(seats[k["seat"]]) if key == "kong_payments" and k.get("seat") in seats else None
+        out.append((receiver, {p: pay.get(p, 0) for p in POSITIONS}))
     return out
 
 
@@ -125,9 +130,10 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
            for w in wins]
     win_pts = {p: sum(w["points"][p] for w in won) for p in POSITIONS}
     pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
-    kong_pts = {p: sum(pay[p] for _, pay in _kongs(h)) for p in POSITIONS}
+    kong_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("kong_payments",))) for p in POSITIONS}
+    chase_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("chase_payments",))) for p in POSITIONS}
     draw_pts = {p: int((settled or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
-    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + draw_pts[p] for p in POSITIONS}
+    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + chase_pts[p] + draw_pts[p] for p in POSITIONS}
     for p in POSITIONS:
         totals[p] += points[p]
     result = "win" if wins else h.get("result", "draw")
@@ -135,7 +141,7 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
             "result": result, "result_zh": RESULT_ZH.get(result, "罚分"),
             "winner_position": won[0]["position"] if won else None,
             "fan_total": won[0]["fan_total"] if won else None, "wins": won, "win_points": win_pts,
-            "penalty_points": pen_pts, "kong_points": kong_pts, "exhaustive_points": draw_pts,
+            "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts, "exhaustive_points": draw_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
 
 

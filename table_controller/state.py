@@ -239,7 +239,8 @@ def apply(state: TableState, ev: Event) -> TableState:
         s.hands = s.hands + [{"hand_no": s.hand["hand_no"], "dealer_position": s.hand["dealer_position"],
                               "prevalent_wind": s.hand["prevalent_wind"], "seats": dict(s.hand["seats"]),
                               "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq,
-                              "kong_payments": list(s.hand.get("kong_payments", []))}]
+                              "kong_payments": list(s.hand.get("kong_payments", [])),
+                              "chase_payments": list(s.hand.get("chase_payments", []))}]
     elif t == "camera.status":
         s.camera = dict(d)
     elif t.startswith("camera.tile_") and d.get("needs_referee"):
@@ -303,8 +304,11 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["live_drawn"] = hand.get("live_drawn", 0) + 1  # the seat drew from the wall before acting
         hand["pending_draw"] = False
     if ev.type == "play.discard":
-        hand["discards"][seat].append({"tile": d.get("tile"), "seq": ev.seq, "claimed": False})
+        after_kong = hand.get("kong_by") == seat  # 杠上炮 if this discard is won on
+        hand["discards"][seat].append({"tile": d.get("tile"), "seq": ev.seq, "claimed": False,
+                                       **({"after_kong": True} if after_kong else {})})
         hand["turn"] = _turn(next_playing(hand, seat), "discard", ev.at, ruleset)
+        _chase(hand, ev, seat, d.get("tile"), ruleset)
         claim = _turn(seat, "claim", ev.at, ruleset)
         hand["claim"] = {**claim, "tile": d.get("tile")} if claim["limit_s"] else None
         hand["pending_draw"] = True
@@ -312,6 +316,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         frm = d.get("from")
         if frm in SEATS and hand["discards"][frm]:
             hand["discards"][frm][-1]["claimed"] = True
+            _feed(hand, seat, frm, ruleset)
         hand["melds"][seat].append({"type": d.get("kind", "pung"), "tiles": list(d.get("tiles", [])),
                                     "concealed": False, "from": frm})
         hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
@@ -336,7 +341,46 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     elif ev.type == "play.flower":
         hand["flowers"][seat].append(d.get("tile"))
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
+    if ev.type in ("play.claim", "play.kong"):
+        hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
+    if ev.type != "play.flower":  # a flower replaced after a kong keeps the seat's discard 杠上炮
+        hand["kong_by"] = seat if ev.type == "play.kong" or d.get("kind") == "kong" else None
     _wall_now(hand)
+
+
+def _chase(hand: dict[str, Any], ev: Event, seat: str, tile: Any, ruleset: str) -> None:
+    """竞技 追牌现场汇 (seed 004 三十七): four seats in a row discard the same tile, no claim between;
+    the first pays `chase_each` to each other seat on the spot (倍打 doubles it)."""
+    from table_controller.referee import flow_of
+
+    if not flow_of(ruleset).chase:
+        return
+    run = [*hand.get("run", []), [seat, tile]][-4:]
+    hand["run"] = run
+    if len(run) == 4 and len({t for _, t in run}) == 1 and len({w for w, _ in run}) == 4:
+        from table_controller.scoring import jingji
+
+        pay = jingji.chase_payment(run[0][0], double=bool(hand.get("double")))
+        hand["chase_payments"] = hand.get("chase_payments", []) + [
+            {"seq": ev.seq, "seat": run[0][0], "tile": tile, "by_wind": {w: int(v) for w, v in pay.items() if v}}]
+        hand["run"] = []
+
+
+def _feed(hand: dict[str, Any], claimer: str, feeder: str, ruleset: str) -> None:
+    """竞技 包付 (吃碰三次): `baofu_claims` claims in a row by one seat from one feeder bind them;
+    a later win read of either carries `options.baofu` (`referee.record_options`)."""
+    from table_controller.referee import flow_of
+
+    need = flow_of(ruleset).baofu_claims
+    if not need:
+        return
+    feeds = dict(hand.get("feeds", {}))
+    was, n = feeds.get(claimer, [feeder, 0])
+    n = n + 1 if was == feeder else 1
+    feeds[claimer] = [feeder, n]
+    hand["feeds"] = feeds
+    if n >= need and [claimer, feeder] not in hand.get("bao", []):
+        hand["bao"] = [*hand.get("bao", []), [claimer, feeder]]
 
 
 def next_playing(hand: dict[str, Any], seat: str) -> str:

@@ -28,7 +28,7 @@ const I18N = {
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
         sheet: { title: "比赛成绩记录表", csv: "导出 CSV", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
-                 fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", stack: "盘面" },
+                 fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
         ok: "✓ 已记录", needRef: "需要裁判权限",
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
@@ -59,7 +59,7 @@ const I18N = {
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
         sheet: { title: "Score sheet", csv: "Export CSV", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
-                 fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", stack: "stack" },
+                 fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
         ok: "✓ recorded", needRef: "needs the referee role" ,
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
               heard: "heartbeat {n} s ago", camera: "Camera: " },
@@ -400,7 +400,9 @@ function renderSheet() {
     <td>${esc(r.result_zh)}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
       r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p]})</small>` : ""}${
-      r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div>${
+      r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
+      r.chase_points && r.chase_points[p] ? `<small> (${t("sheet.chase")} ${r.chase_points[p] > 0 ? "+" : ""}${r.chase_points[p]})</small>` : ""}${
+      r.exhaustive_points && r.exhaustive_points[p] ? `<small> (${t("sheet.draw")} ${r.exhaustive_points[p] > 0 ? "+" : ""}${r.exhaustive_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div>${
       r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}</td>`).join("")}</tr>`).join("");
   $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
     <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${sheet.table_points[p]}</th>`).join("")}</tr>`;

@@ -1,0 +1,92 @@
+"""What the live play record knows and the win read would otherwise miss: 竞技 追牌现场汇 paid on the
+spot, 包付 from three claims in a row, 倍打 while the dealer keeps the deal, and 杠上炮."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_controller.referee import record_options
+from table_controller.scoresheet import compute
+
+from test_referee_fold import Log  # type: ignore[import-not-found]
+
+
+def play(log: Log, type_: str, **d: Any) -> None:
+    log.add("camera", f"play.{type_}", {**d, "by": "camera"})
+
+
+def discards(log: Log, *plays: tuple[str, str]) -> None:
+    for seat, tile in plays:
+        play(log, "discard", seat=seat, tile=tile)
+
+
+def test_four_seats_in_a_row_discarding_one_tile_pay_the_chase_on_the_spot() -> None:
+    log = Log("jingji")
+    log.start(dealer=2)  # E=2, S=3, W=4, N=1
+    play(log, "deal_done")
+    discards(log, ("E", "5z"), ("S", "5z"), ("W", "5z"), ("N", "5z"))
+    hand = log.state().hand
+    assert [(c["seat"], c["by_wind"]) for c in hand["chase_payments"]] == [
+        ("E", {"E": -12, "S": 4, "W": 4, "N": 4})]  # seed 004 三十七: the first pays 4 to each
+    row = compute(log.state())["rows"][-1]
+    assert row["chase_points"] == {"2": -12, "3": 4, "4": 4, "1": 4} and row["points"] == row["chase_points"]
+    assert row["stacks"] == {"2": 88, "3": 104, "4": 104, "1": 104}  # 竞技 plays from stacks of 100
+    # a claim breaks the run; and MCR has no such payment
+    discards(log, ("E", "1z"), ("S", "1z"), ("W", "1z"))
+    play(log, "claim", seat="N", kind="pung", tiles=["1z"] * 3, **{"from": "W"})
+    discards(log, ("N", "1z"))
+    assert len(log.state().hand["chase_payments"]) == 1
+    mcr = Log("mcr")
+    mcr.start()
+    play(mcr, "deal_done")
+    discards(mcr, ("E", "5z"), ("S", "5z"), ("W", "5z"), ("N", "5z"))
+    assert "chase_payments" not in mcr.state().hand
+
+
+def test_three_claims_in_a_row_from_one_seat_bind_them_and_the_win_read_carries_it() -> None:
+    log = Log("jingji")
+    log.start()
+    play(log, "deal_done")
+    for tile in ("2m", "5p", "7s"):
+        discards(log, ("E", "1z"), ("S", tile))
+        play(log, "claim", seat="W", kind="pung", tiles=[tile] * 3, **{"from": "S"})
+        discards(log, ("W", "9m"), ("N", "9p"))
+    hand = log.state().hand
+    assert hand["bao"] == [["W", "S"]]
+    assert record_options(hand, {"seat_wind": "W", "win": "self_draw"})["baofu"] == "S"
+    assert record_options(hand, {"seat_wind": "S", "win": "self_draw"})["baofu"] == "W"  # 互相包牌
+    assert "baofu" not in record_options(hand, {"seat_wind": "E", "win": "self_draw"})
+    # the read the referee makes without options is scored with 包付: S alone pays
+    win = {"seat_wind": "W", "prevalent_wind": "E", "win": "self_draw", "win_tile": "6m",
+           "melds": [{"type": "pung", "tiles": [t] * 3, "from": "S"} for t in ("2m", "5p", "7s")],
+           "concealed": ["4m", "4m", "4m", "6m"]}  # 碰碰和
+    log.ref("referee.win_read", hand=win)
+    read = log.state().actions[-1]
+    assert read["hand"]["options"]["baofu"] == "S"
+    assert read["result"]["valid"], read["result"]
+    pays = {w: v for w, v in read["result"]["payments"].items() if v}
+    assert set(pays) == {"W", "S"}
+
+
+def test_a_doubled_hand_and_a_discard_after_a_kong_reach_the_read() -> None:
+    log = Log("jingji")
+    log.add("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "jingji", "dealer_position": 1,
+                                                "prevalent_wind": "E", "double": True,
+                                                "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    play(log, "deal_done")
+    play(log, "kong", seat="E", tiles=["9s"] * 4, concealed=True)
+    play(log, "flower", seat="E", tile="3f")  # the replacement was a flower: still the kong's turn
+    discards(log, ("E", "2p"))
+    hand = log.state().hand
+    assert hand["discards"]["E"][-1].get("after_kong")
+    opts = record_options(hand, {"seat_wind": "N", "win": "discard", "discarder": "E", "win_tile": "2p"})
+    assert opts == {"double": True, "after_kong": True}
+    discards(log, ("S", "3p"))
+    assert not log.state().hand["discards"]["S"][-1].get("after_kong")
+    assert record_options(log.state().hand, {"seat_wind": "N", "win": "discard", "discarder": "S",
+                                             "win_tile": "3p"}) == {"double": True}
+    # the referee's own option stands over the record's
+    log.ref("referee.win_read", hand={"seat_wind": "N", "prevalent_wind": "E", "win": "discard", "discarder": "S",
+                                      "win_tile": "3p", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 3p".split(),
+                                      "options": {"double": False}})
+    assert log.state().actions[-1]["hand"]["options"] == {"double": False}
