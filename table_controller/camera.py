@@ -100,7 +100,8 @@ class CameraWatcher:
 
     def _record_play(self, seen: list[dict[str, Any]]) -> None:
         """What the camera saw laid down becomes play (`table_controller.camera_record`); a play
-        the record refuses (out of turn, say) is logged as `camera.play_refused` for the referee."""
+        the record refuses (out of turn, say) is logged once as `camera.play_refused` for the
+        referee and offered again each step, so it lands once the referee keys what was missed."""
         from table_controller.camera_record import AREAS
         from table_controller.controller import ActionError
 
@@ -108,12 +109,13 @@ class CameraWatcher:
             return
         self.record.see(self._controller.state.hand, seen)
         for area in AREAS:  # the state moves with each play recorded: a claim needs its discard
-            for type_, data in self.record.plays(self._controller.state.hand, area):
+            for i, (type_, data) in enumerate(self.record.plays(self._controller.state.hand, area)):
                 try:
                     self._controller.record_play(type_, data, by="camera", source="camera")
                 except ActionError as exc:
-                    self._controller.accept("camera", "camera.play_refused",
-                                            {"play": type_, **data, "reason": str(exc)})
+                    if self.record.refused(i, str(exc)):  # offered again next step; told once
+                        self._controller.accept("camera", "camera.play_refused",
+                                                {"play": type_, **data, "reason": str(exc)})
 
     async def _rulings(self) -> list[dict[str, Any]]:
         """The referee's rulings on unsure tiles seen since the camera started (the step before),

@@ -61,6 +61,11 @@ class CameraRecord:
     lost: dict[tuple[str, str], list[tuple[tuple[float, float], str | None, bool, int]]] = field(default_factory=dict)
     #: pool tiles claimed into a meld: when they leave the pool they are gone, not lost
     claimed: set[int] = field(default_factory=set)
+    #: the tracks behind each play of the last `plays` call (and a pool tile it claimed), so that
+    #: a refused play can be offered again (`refused`)
+    proposed: list[tuple[list[int], int | None]] = field(default_factory=list)
+    #: why each refused play (by its tracks) was refused last: the referee is told once, not each step
+    refusals: dict[tuple[int, ...], str] = field(default_factory=dict)
 
     def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
         """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
@@ -70,7 +75,7 @@ class CameraRecord:
             return
         if hand.get("hand_no") != self.hand_no:
             self.hand_no, self.lying, self.accounted, self.lost = hand.get("hand_no"), {}, set(), {}
-            self.claimed = set()
+            self.claimed, self.refusals = set(), {}
         self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
                      for k, v in self.lost.items()}
         for ev in events:
@@ -100,6 +105,7 @@ class CameraRecord:
         if hand is None or hand.get("ended") or hand.get("hand_no") != self.hand_no:
             return []
         out: list[Play] = []
+        self.proposed = []
         for wind in SEATS:
             here = self.lying.get((area, wind))
             if not here or (area == "meld" and (area, wind) in self.changed):
@@ -111,8 +117,10 @@ class CameraRecord:
                 if meld:
                     out.append(meld)
                     self.accounted.update(new)
+                    taken = None
                     if meld[0] == "play.claim":
-                        self._claim(meld[1]["from"], hand["discards"][meld[1]["from"]][-1]["tile"])
+                        taken = self._claim(meld[1]["from"], hand["discards"][meld[1]["from"]][-1]["tile"])
+                    self.proposed.append((list(new), taken))
                 continue
             for track, kind in zip(new, kinds):
                 if kind is None:
@@ -120,25 +128,44 @@ class CameraRecord:
                 self.accounted.add(track)
                 if area == "flower" and is_flower(kind):
                     out.append(("play.flower", {"seat": wind, "tile": kind}))
+                    self.proposed.append(([track], None))
                 elif area == "discard" and kind != BACK and not is_flower(kind):
                     if hand.get("turn") is None and wind == "E" and not any(hand["discards"].values()) \
                             and not any(t == "play.deal_done" for t, _ in out):
                         out.append(("play.deal_done", {}))  # the dealer's first discard: the deal is over
+                        self.proposed.append(([], None))
                     out.append(("play.discard", {"seat": wind, "tile": kind}))
+                    self.proposed.append(([track], None))
         return out
 
-    def _claim(self, frm: str, tile: str) -> None:
+    def refused(self, index: int, reason: str) -> bool:
+        """The record refused play `index` of the last `plays` (out of turn, say: a claim the
+        camera missed). Its tiles are offered again at every step, so once the referee keys what
+        the camera missed, what was refused meanwhile is recorded without keying it too. True
+        when this refusal is news (the referee is told once per play and reason)."""
+        tracks, taken = self.proposed[index]
+        self.accounted.difference_update(tracks)
+        if taken is not None:
+            self.claimed.discard(taken)
+        key = tuple(tracks)
+        news = self.refusals.get(key) != reason
+        self.refusals[key] = reason
+        return news
+
+    def _claim(self, frm: str, tile: str) -> int | None:
         """The newest `tile` in `frm`'s pool went into a meld: when it leaves the pool (or if it
-        already has), it is not a tile lost from view, and a later discard where it lay is new."""
+        already has), it is not a tile lost from view, and a later discard where it lay is new.
+        Returns the pool tile's track while it still lies there."""
         pool = self.lying.get(("discard", frm), {})
         track = next((t for t in reversed(list(pool)) if pool[t] == tile), None)
         if track is not None:
             self.claimed.add(track)
-            return
+            return track
         lost = self.lost.get(("discard", frm), [])
         i = next((i for i in range(len(lost) - 1, -1, -1) if lost[i][1] == tile), None)
         if i is not None:
             del lost[i]
+        return None
 
     def _found_again(self, key: tuple[str, str], at: Any, kind: str | None) -> bool:
         """Whether a tile appearing at `at` is one lost there lately (same kind, or either

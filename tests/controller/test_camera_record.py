@@ -229,3 +229,28 @@ def test_a_tile_found_again_where_it_was_lost_is_not_a_new_play(table) -> None: 
     watcher._record_play([at(cam.lay("discard", "S", "3m"), 600, 301)])  # where the claimed 3m lay
     assert [d for _, d in plays(controller)][-2:] == [{"seat": "E", "tile": "5z"}, {"seat": "S", "tile": "3m"}]
     assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+
+
+def test_after_a_claim_the_camera_missed_the_referee_keys_only_the_claim(table) -> None:  # type: ignore[no-untyped-def]
+    """N pungs S's 7m where the camera cannot see the meld: N's next discard is refused (W's turn by
+    the record) and the referee is told once; the referee keys the pung, and the discard refused
+    meanwhile is recorded at the camera's next step without being keyed."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "2p")])
+    seven = cam.lay("discard", "S", "7m")
+    watcher._record_play([seven])
+    watcher._record_play([gone(seven), cam.lay("discard", "N", "4p")])  # the pung itself is not seen
+    for _ in range(3):
+        watcher._record_play([])
+    refused = [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert len(refused) == 1 and refused[0].data["tile"] == "4p"
+    assert controller.state.hand["discards"]["N"] == []
+    controller.record_play("play.claim", {"seat": "N", "kind": "pung", "from": "S", "tiles": ["7m"] * 3}, by="referee")
+    watcher._record_play([])
+    assert plays(controller)[-2:] == [("play.claim", {"seat": "N", "kind": "pung", "from": "S", "tiles": ["7m"] * 3}),
+                                      ("play.discard", {"seat": "N", "tile": "4p"})]
+    assert controller.state.hand["turn"]["seat"] == "E"
+    watcher._record_play([cam.lay("discard", "E", "9s")])  # and play goes on from there
+    assert plays(controller)[-1] == ("play.discard", {"seat": "E", "tile": "9s"})
+    assert len([e for e in controller.store.since(0) if e.type == "camera.play_refused"]) == 1
