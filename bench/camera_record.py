@@ -7,8 +7,12 @@ reader and tracker, and the camera's events go through the real `CameraWatcher` 
 controller's log, with its checks. The referee rules on every tile the camera is unsure of (the
 layout stands in for the referee) and the reader learns from each ruling, as at a table.
 
+With `--hide-melds` every meld is laid where the camera cannot see it (a claim it misses): the
+referee keys each claim once the record refuses the claimer's next play, and no other play; the
+plays refused meanwhile must then land from the camera on their own.
+
 Prints, per style: the plays the camera recorded right, wrong, missing or refused against what was
-played, the referee's rulings, and the read time per frame; a final JSON line.
+played, the referee's rulings (and keyed claims), and the read time per frame; a final JSON line.
 Run: `nice -n 15 .venv/bin/python bench/camera_record.py [--hands N] [--styles a,b]`.
 """
 
@@ -67,8 +71,10 @@ class Felt:
         k = len(self.pools[seat])
         self.pools[seat].append(self._put(seat, 310 + (k % 6) * TILE_W_MM, 172 + (k // 6) * (TILE_H_MM + 2), kind))
 
-    def meld(self, seat: str, kinds: list[str], taken_from: str) -> None:
+    def meld(self, seat: str, kinds: list[str], taken_from: str, hidden: bool = False) -> None:
         self.tiles.remove(self.pools[taken_from].pop())  # the claimed discard leaves its pool
+        if hidden:  # laid out of the camera's view
+            return
         for kind in kinds:  # rows of nine right of centre, a second row further in: clear of the corner
             n = self.near[seat]
             self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), kind)
@@ -83,8 +89,9 @@ def _no_table(url: str) -> Any:
     raise ConnectionRefusedError(url)
 
 
-def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path) -> dict[str, Any]:
-    """One hand played, seen and recorded; `log_file` (new) holds the controller's log."""
+def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_melds: bool = False) -> dict[str, Any]:
+    """One hand played, seen and recorded; `log_file` (new) holds the controller's log. With
+    `hide_melds` the referee keys each claim (unseen) once a play of the claimer is refused."""
     cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "mcr"}}, "bench")
     store = EventStore(log_file)
     controller = Controller(cfg, store, _no_table)  # type: ignore[arg-type]
@@ -96,6 +103,8 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path) -> dict[
     rng = random.Random(hand_seed)
     plan = deal_plan(rs, (rng.randint(1, 6), rng.randint(1, 6)), (rng.randint(1, 6), rng.randint(1, 6)))
     felt, truth, rulings, read_s = Felt(), [], 0, []
+    unseen: list[Any] = []  # claims laid out of view, not yet keyed
+    keyed = 0
     noise = np.random.default_rng(hand_seed)
     opts = SceneOptions()
     actions = list(play_hand(plan, physical_wall(rs, None, rng), rng))
@@ -105,7 +114,9 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path) -> dict[
         elif action.type == "flower":
             felt.flower(action.seat, action.tile)
         elif action.type == "claim":
-            felt.meld(action.seat, [action.tile] * 3, action.frm)
+            felt.meld(action.seat, [action.tile] * 3, action.frm, hidden=hide_melds)
+            if hide_melds:
+                unseen.append(action)
         truth.append((f"play.{action.type}", action.seat, action.tile))
         scene = render_scene(faces, hand_seed, opts, tiles=list(felt.tiles), pose_seed=hand_seed)
         if reader.calibration is None:
@@ -128,12 +139,20 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path) -> dict[
                 tracker.rule(e.track, kind)
                 seen.append({"event": "ruled", "zone": e.zone, "kind": kind, "track": e.track})
             watcher._record_play(seen)
+        refusals = [e.data for e in store.since(0) if e.type == "camera.play_refused"]
+        while unseen and any(d.get("seat") == unseen[0].seat for d in refusals):
+            claim = unseen.pop(0)  # the referee sees the claimer's play refused and keys the claim
+            type_, data = claim.event()
+            controller.record_play(type_, data, by="referee", source="referee")
+            keyed += 1
+            watcher._record_play([])  # the camera's next step
     watcher._record_play([])  # a last quiet step: the meld areas settle
     recorded = [(e.type, e.data.get("seat"), e.data.get("tile") or (e.data.get("tiles") or [None])[0])
                 for e in store.since(0) if e.type.startswith("play.")]
     refused = [e.data for e in store.since(0) if e.type == "camera.play_refused"]
     store.close()
-    return {"truth": truth, "recorded": recorded, "refused": refused, "rulings": rulings, "read_s": read_s}
+    return {"truth": truth, "recorded": recorded, "refused": refused, "rulings": rulings, "read_s": read_s,
+            "keyed": keyed}
 
 
 def _true_kind(scene: Any, reading: Any) -> str | None:
@@ -180,15 +199,19 @@ def main() -> None:
     ap.add_argument("--styles", default=",".join(("xmahjongg-dorothys",) + RESERVED_STYLES),
                     help="tile art (default: a training style and the two reserved ones)")
     ap.add_argument("--why", action="store_true", help="print each play recorded wrong, missed or refused")
+    ap.add_argument("--hide-melds", action="store_true",
+                    help="lay melds out of the camera's view: the referee keys each claim, nothing else")
     args = ap.parse_args()
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for style in args.styles.split(","):
             faces = load_style(style)
-            tally = {"plays": 0, "right": 0, "wrong": 0, "missing": 0, "extra": 0, "refused": 0, "rulings": 0}
+            tally = {"plays": 0, "right": 0, "wrong": 0, "missing": 0, "extra": 0, "refused": 0, "rulings": 0,
+                     "keyed_claims": 0}
             times: list[float] = []
             for h in range(args.hands):
-                r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3")
+                r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3", args.hide_melds)
+                tally["keyed_claims"] += r["keyed"]
                 for k, v in compare(r["truth"], r["recorded"]).items():
                     tally[k] += v
                 tally["plays"] += len(r["truth"])
@@ -203,6 +226,8 @@ def main() -> None:
             print(f"\n== {style}: {args.hands} hand(s), {p} plays (flowers, discards, pungs), {args.frames} frames each")
             print(f"recorded right {tally['right']} ({tally['right'] / p:.3f}), wrong tile {tally['wrong']}, "
                   f"missing {tally['missing']}, extra {tally['extra']}; refused and logged {tally['refused']}")
+            if args.hide_melds:
+                print(f"claims out of view, keyed by the referee: {tally['keyed_claims']} (nothing else keyed)")
             print(f"referee rulings {tally['rulings']} ({tally['rulings'] / p:.2f} per play); "
                   f"frame read median {tally['frame_ms_median']} ms")
     print("\nJSON", json.dumps(results))

@@ -63,7 +63,10 @@ class CameraRecord:
     claimed: set[int] = field(default_factory=set)
     #: the tracks behind each play of the last `plays` call (and a pool tile it claimed), so that
     #: a refused play can be offered again (`refused`)
-    proposed: list[tuple[list[int], int | None]] = field(default_factory=list)
+    proposed: list[tuple[list[int], int | None, str | None]] = field(default_factory=list)
+    #: per seat, how many of the record's claimed discards the camera has taken account of (its own
+    #: claims and those keyed by the referee or won on), so that each claimed tile is gone, not lost
+    claims_known: dict[str, int] = field(default_factory=dict)
     #: why each refused play (by its tracks) was refused last: the referee is told once, not each step
     refusals: dict[tuple[int, ...], str] = field(default_factory=dict)
 
@@ -75,7 +78,8 @@ class CameraRecord:
             return
         if hand.get("hand_no") != self.hand_no:
             self.hand_no, self.lying, self.accounted, self.lost = hand.get("hand_no"), {}, set(), {}
-            self.claimed, self.refusals = set(), {}
+            self.claimed, self.refusals, self.claims_known = set(), {}, {}
+        self._sync_claims(hand)
         self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
                      for k, v in self.lost.items()}
         for ev in events:
@@ -117,10 +121,12 @@ class CameraRecord:
                 if meld:
                     out.append(meld)
                     self.accounted.update(new)
-                    taken = None
+                    taken, frm = None, None
                     if meld[0] == "play.claim":
-                        taken = self._claim(meld[1]["from"], hand["discards"][meld[1]["from"]][-1]["tile"])
-                    self.proposed.append((list(new), taken))
+                        frm = meld[1]["from"]
+                        taken = self._claim(frm, hand["discards"][frm][-1]["tile"])
+                        self.claims_known[frm] = self.claims_known.get(frm, 0) + 1
+                    self.proposed.append((list(new), taken, frm))
                 continue
             for track, kind in zip(new, kinds):
                 if kind is None:
@@ -128,14 +134,14 @@ class CameraRecord:
                 self.accounted.add(track)
                 if area == "flower" and is_flower(kind):
                     out.append(("play.flower", {"seat": wind, "tile": kind}))
-                    self.proposed.append(([track], None))
+                    self.proposed.append(([track], None, None))
                 elif area == "discard" and kind != BACK and not is_flower(kind):
                     if hand.get("turn") is None and wind == "E" and not any(hand["discards"].values()) \
                             and not any(t == "play.deal_done" for t, _ in out):
                         out.append(("play.deal_done", {}))  # the dealer's first discard: the deal is over
-                        self.proposed.append(([], None))
+                        self.proposed.append(([], None, None))
                     out.append(("play.discard", {"seat": wind, "tile": kind}))
-                    self.proposed.append(([track], None))
+                    self.proposed.append(([track], None, None))
         return out
 
     def refused(self, index: int, reason: str) -> bool:
@@ -143,14 +149,26 @@ class CameraRecord:
         camera missed). Its tiles are offered again at every step, so once the referee keys what
         the camera missed, what was refused meanwhile is recorded without keying it too. True
         when this refusal is news (the referee is told once per play and reason)."""
-        tracks, taken = self.proposed[index]
+        tracks, taken, frm = self.proposed[index]
         self.accounted.difference_update(tracks)
         if taken is not None:
             self.claimed.discard(taken)
+        if frm is not None:
+            self.claims_known[frm] -= 1
         key = tuple(tracks)
         news = self.refusals.get(key) != reason
         self.refusals[key] = reason
         return news
+
+    def _sync_claims(self, hand: dict[str, Any]) -> None:
+        """Discards the record shows claimed that the camera did not claim itself (the referee
+        keyed a claim the camera missed; a 血战 win took the tile): each is gone from its pool,
+        so a later discard laid where it lay is new, not the claimed tile found again."""
+        for wind in SEATS:
+            taken = [d for d in hand["discards"][wind] if d.get("claimed")]
+            for d in taken[self.claims_known.get(wind, 0):]:
+                self._claim(wind, d["tile"])
+            self.claims_known[wind] = len(taken)
 
     def _claim(self, frm: str, tile: str) -> int | None:
         """The newest `tile` in `frm`'s pool went into a meld: when it leaves the pool (or if it

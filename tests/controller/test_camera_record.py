@@ -238,7 +238,7 @@ def test_after_a_claim_the_camera_missed_the_referee_keys_only_the_claim(table) 
     controller, watcher = table
     cam = Camera()
     watcher._record_play([cam.lay("discard", "E", "2p")])
-    seven = cam.lay("discard", "S", "7m")
+    seven = {**cam.lay("discard", "S", "7m"), "at": [400.0, 300.0]}
     watcher._record_play([seven])
     watcher._record_play([gone(seven), cam.lay("discard", "N", "4p")])  # the pung itself is not seen
     for _ in range(3):
@@ -253,4 +253,7 @@ def test_after_a_claim_the_camera_missed_the_referee_keys_only_the_claim(table) 
     assert controller.state.hand["turn"]["seat"] == "E"
     watcher._record_play([cam.lay("discard", "E", "9s")])  # and play goes on from there
     assert plays(controller)[-1] == ("play.discard", {"seat": "E", "tile": "9s"})
+    # S lays another 7m just where the claimed one lay: a new discard, not the old one found again
+    watcher._record_play([{**cam.lay("discard", "S", "7m"), "at": [402.0, 301.0]}])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "7m"})
     assert len([e for e in controller.store.since(0) if e.type == "camera.play_refused"]) == 1
