@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.controller import wind_of_side
-from table_controller.referee import visible_tiles
+from table_controller.referee import record_melds, visible_tiles
 from table_controller.state import SEATS
 from table_controller.tiles import BACK, is_flower
 
@@ -289,9 +289,7 @@ def win_hand(hand: dict[str, Any], wind: str, laid: list[str], win: str = "disca
             discarder = last[0]
     elif win_tile is None:
         raise WinReadError("自摸须指明和牌张 / a self-drawn win needs the winning tile named")
-    melds = [{"type": "chi" if m["type"] == "chow" else m["type"], "tiles": list(m["tiles"]),
-              "concealed": bool(m.get("concealed")), **({"from": m["from"]} if m.get("from") else {})}
-             for m in hand["melds"][wind]]
+    melds = record_melds(hand, wind)
     concealed = list(laid)
     if win_tile in concealed and len(concealed) == 14 - 3 * len(melds):
         concealed.remove(win_tile)  # laid with the hand: the scorer takes it apart

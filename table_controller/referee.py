@@ -322,8 +322,8 @@ def record_melds(hand: dict[str, Any], wind: str) -> list[dict[str, Any]]:
 
 def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     """查叫 at 荒牌 (四川 查花猪, 查大叫, 退税): the seats still playing show their 13 tiles, the
-    scorer settles among them. `hands`: seat -> {"concealed": tiles} (melds, flowers and 定缺
-    from the record unless given). A newer ruling replaces an older one (or undo it)."""
+    scorer settles among them. `hands`: seat -> {"concealed": tiles} (melds from the record
+    unless given; `options.missing_suit` for 定缺). A newer ruling replaces an older one."""
     from table_controller.scoring import exhaustive_settlement
 
     hand = s.hand
@@ -335,12 +335,13 @@ def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> N
     playing = [w for w in SEATS if w not in out_seats(s.ruleset, s.actions, record["hand_no"])]
     given = d.get("hands")
     if not isinstance(given, dict) or sorted(given) != sorted(playing):
-        raise PenaltyError(f"须给出仍在牌局中各家的手牌：{'、'.join(playing)} / give the hands of {', '.join(playing)}")
+        raise ScoringError("bad_field", f"须给出仍在牌局中各家的手牌：{'、'.join(playing)} / "
+                           f"give the hands of {', '.join(playing)}", "hands")
     hands = {}
     for seat in playing:
         one = given[seat]
         if not isinstance(one, dict):
-            raise PenaltyError(f"{seat}: 手牌须为对象 / a hand is an object")
+            raise ScoringError("bad_field", "手牌须为对象 / a hand is an object", f"hands.{seat}")
         hands[seat] = {"seat_wind": seat, "prevalent_wind": hand.get("prevalent_wind", "E"),
                        "melds": record_melds(hand, seat), **one}
     kongs = [dict(k["by_wind"]) for k in hand.get("kong_payments", [])]

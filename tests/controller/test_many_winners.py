@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from table_controller.controller import _play_problem
+from table_controller.penalties import PenaltyError
 from table_controller.projection import public_event, public_view, referee_view
 from table_controller.referee import RefereeError, validate, winners
 from table_controller.scoresheet import compute, to_csv
@@ -177,7 +178,7 @@ def test_exhaustive_settles_flower_pig_not_ready_and_refunds_among_the_seats_sti
         validate(log.state(), "referee.exhaustive", {"hands": hands})  # the hand is still in play
     log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
     state = log.state()
-    with pytest.raises(Exception, match="E、W、N"):  # S has won: its hand is not asked for
+    with pytest.raises(PenaltyError, match="E、W、N"):  # S has won: its hand is not asked for (422)
         validate(state, "referee.exhaustive", {"hands": {**hands, "S": hands["E"]}})
     log.ref("referee.exhaustive", hands=hands)
     state = log.state()
