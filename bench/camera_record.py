@@ -8,8 +8,10 @@ controller's log, with its checks. The referee rules on every tile the camera is
 layout stands in for the referee) and the reader learns from each ruling, as at a table.
 
 With `--hide-melds` every meld is laid where the camera cannot see it (a claim it misses): the
-referee keys each claim once the record refuses the claimer's next play, and no other play; the
-plays refused meanwhile must then land from the camera on their own.
+referee keys each claim after the claimer's next play (by then often refused as out of turn),
+and no other play; the plays refused meanwhile must then land from the camera on their own. A
+claim keyed after the claimer's discard (one from 上家, which the record took in turn) lands after
+it: "kept" counts the plays recorded whatever their order.
 
 Prints, per style: the plays the camera recorded right, wrong, missing or refused against what was
 played, the referee's rulings (and keyed claims), and the read time per frame; a final JSON line.
@@ -38,7 +40,7 @@ from tqdm import tqdm  # noqa: E402
 
 from table_controller.camera import CameraWatcher  # noqa: E402
 from table_controller.config import parse_config  # noqa: E402
-from table_controller.controller import Controller  # noqa: E402
+from table_controller.controller import ActionError, Controller  # noqa: E402
 from table_controller.rules import deal_plan, load_ruleset, physical_wall  # noqa: E402
 from table_controller.store import EventStore  # noqa: E402
 from tablesim.players import play_hand  # noqa: E402
@@ -115,8 +117,8 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
             felt.flower(action.seat, action.tile)
         elif action.type == "claim":
             felt.meld(action.seat, [action.tile] * 3, action.frm, hidden=hide_melds)
-            if hide_melds:
-                unseen.append(action)
+            if hide_melds:  # the referee keys it after the claimer's next play
+                unseen.append((action, len(truth) + 1))
         truth.append((f"play.{action.type}", action.seat, action.tile))
         scene = render_scene(faces, hand_seed, opts, tiles=list(felt.tiles), pose_seed=hand_seed)
         if reader.calibration is None:
@@ -139,11 +141,14 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
                 tracker.rule(e.track, kind)
                 seen.append({"event": "ruled", "zone": e.zone, "kind": kind, "track": e.track})
             watcher._record_play(seen)
-        refusals = [e.data for e in store.since(0) if e.type == "camera.play_refused"]
-        while unseen and any(d.get("seat") == unseen[0].seat for d in refusals):
-            claim = unseen.pop(0)  # the referee sees the claimer's play refused and keys the claim
+        while unseen and len(truth) > unseen[0][1]:
+            claim = unseen[0][0]  # the referee notices the meld missing from the record and keys it
             type_, data = claim.event()
-            controller.record_play(type_, data, by="referee", source="referee")
+            try:
+                controller.record_play(type_, data, by="referee", source="referee")
+            except ActionError:  # the record lacks what the claim needs: the referee looks again later
+                break
+            unseen.pop(0)
             keyed += 1
             watcher._record_play([])  # the camera's next step
     watcher._record_play([])  # a last quiet step: the meld areas settle
@@ -152,7 +157,7 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
     refused = [e.data for e in store.since(0) if e.type == "camera.play_refused"]
     store.close()
     return {"truth": truth, "recorded": recorded, "refused": refused, "rulings": rulings, "read_s": read_s,
-            "keyed": keyed}
+            "keyed": keyed, "not_keyed": len(unseen)}
 
 
 def _true_kind(scene: Any, reading: Any) -> str | None:
@@ -184,6 +189,13 @@ def compare(truth: list[tuple], recorded: list[tuple]) -> dict[str, int]:
     return {"right": right, "wrong": wrong, "missing": missing, "extra": extra}
 
 
+def kept(truth: list[tuple], recorded: list[tuple]) -> int:
+    """Plays recorded, whatever their order (a late-keyed claim lands after the discard that followed it)."""
+    from collections import Counter
+
+    return sum((Counter(truth) & Counter(recorded)).values())
+
+
 def _explain(r: dict[str, Any]) -> None:
     for op, a0, a1, b0, b1 in difflib.SequenceMatcher(a=r["truth"], b=r["recorded"], autojunk=False).get_opcodes():
         if op != "equal":
@@ -207,11 +219,13 @@ def main() -> None:
         for style in args.styles.split(","):
             faces = load_style(style)
             tally = {"plays": 0, "right": 0, "wrong": 0, "missing": 0, "extra": 0, "refused": 0, "rulings": 0,
-                     "keyed_claims": 0}
+                     "keyed_claims": 0, "claims_not_keyed": 0, "kept": 0}
             times: list[float] = []
             for h in range(args.hands):
                 r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3", args.hide_melds)
                 tally["keyed_claims"] += r["keyed"]
+                tally["kept"] += kept(r["truth"], r["recorded"])
+                tally["claims_not_keyed"] += r["not_keyed"]
                 for k, v in compare(r["truth"], r["recorded"]).items():
                     tally[k] += v
                 tally["plays"] += len(r["truth"])
@@ -227,7 +241,9 @@ def main() -> None:
             print(f"recorded right {tally['right']} ({tally['right'] / p:.3f}), wrong tile {tally['wrong']}, "
                   f"missing {tally['missing']}, extra {tally['extra']}; refused and logged {tally['refused']}")
             if args.hide_melds:
-                print(f"claims out of view, keyed by the referee: {tally['keyed_claims']} (nothing else keyed)")
+                print(f"claims out of view, keyed by the referee: {tally['keyed_claims']} (nothing else keyed); "
+                      f"left unkeyed (the record lacked their discard): {tally['claims_not_keyed']}; "
+                      f"kept in any order {tally['kept']} ({tally['kept'] / p:.3f})")
             print(f"referee rulings {tally['rulings']} ({tally['rulings'] / p:.2f} per play); "
                   f"frame read median {tally['frame_ms_median']} ms")
     print("\nJSON", json.dumps(results))

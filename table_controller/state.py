@@ -298,7 +298,10 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     if ev.type == "play.deal_done":
         hand["turn"] = _turn("E", "first_discard", ev.at, ruleset)
         return
-    if ev.type == "play.claim":
+    late = ev.type == "play.claim" and _claimed_late(hand, seat, d.get("from"))
+    if late:  # keyed after the claimer's discard (a claim from 上家 the camera missed): it drew nothing
+        hand["live_drawn"] = max(0, hand.get("live_drawn", 0) - 1)
+    elif ev.type == "play.claim":
         hand["pending_draw"] = False  # the claimer takes the discard instead of drawing
     elif hand.get("pending_draw"):
         hand["live_drawn"] = hand.get("live_drawn", 0) + 1  # the seat drew from the wall before acting
@@ -319,8 +322,9 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
             _feed(hand, seat, frm, ruleset)
         hand["melds"][seat].append({"type": d.get("kind", "pung"), "tiles": list(d.get("tiles", [])),
                                     "concealed": False, "from": frm})
-        hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
-        hand["claim"] = None
+        if not late:  # a late claim leaves the turn where the claimer's discard put it
+            hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
+            hand["claim"] = None
         if d.get("kind") == "kong":
             hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1  # the replacement tile
             _pay_kong(hand, ev, seat, "exposed", frm, ruleset)
@@ -381,6 +385,14 @@ def _feed(hand: dict[str, Any], claimer: str, feeder: str, ruleset: str) -> None
     hand["feeds"] = feeds
     if n >= need and [claimer, feeder] not in hand.get("bao", []):
         hand["bao"] = [*hand.get("bao", []), [claimer, feeder]]
+
+
+def _claimed_late(hand: dict[str, Any], seat: Any, frm: Any) -> bool:
+    """Whether a claim is recorded after the claimer already discarded (its newest discard is
+    newer than the discard it claims): keyed late, for a claim the camera could not see."""
+    if seat not in SEATS or frm not in SEATS or not hand["discards"][frm] or not hand["discards"][seat]:
+        return False
+    return int(hand["discards"][seat][-1]["seq"]) > int(hand["discards"][frm][-1]["seq"])
 
 
 def next_playing(hand: dict[str, Any], seat: str) -> str:

@@ -257,3 +257,23 @@ def test_after_a_claim_the_camera_missed_the_referee_keys_only_the_claim(table) 
     watcher._record_play([{**cam.lay("discard", "S", "7m"), "at": [402.0, 301.0]}])
     assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "7m"})
     assert len([e for e in controller.store.since(0) if e.type == "camera.play_refused"]) == 1
+
+
+def test_a_claim_from_the_previous_seat_keyed_after_the_claimers_discard_keeps_the_turn(table) -> None:  # type: ignore[no-untyped-def]
+    """S pungs E's 2p out of the camera's view and discards 4p, in turn as far as the record knows;
+    the referee keys the pung afterwards: the turn stays with W and the draw S never made is not
+    counted."""
+    controller, watcher = table
+    cam = Camera()
+    two = {**cam.lay("discard", "E", "2p"), "at": [300.0, 200.0]}
+    watcher._record_play([two])
+    watcher._record_play([gone(two), cam.lay("discard", "S", "4p")])
+    hand = controller.state.hand
+    assert hand["turn"]["seat"] == "W" and hand["live_drawn"] == 1  # the record thinks S drew
+    controller.record_play("play.claim", {"seat": "S", "kind": "pung", "from": "E", "tiles": ["2p"] * 3}, by="referee")
+    hand = controller.state.hand
+    assert hand["turn"]["seat"] == "W" and hand["live_drawn"] == 0
+    assert hand["discards"]["E"][-1]["claimed"] and hand["melds"]["S"][0]["tiles"] == ["2p"] * 3
+    watcher._record_play([cam.lay("discard", "W", "9s")])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "9s"})
+    assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
