@@ -151,7 +151,8 @@ def test_bad_requests_say_what_is_wrong(client: TestClient) -> None:
 
 
 ENDPOINTS = ["/api/referee/penalty", "/api/referee/win", "/api/referee/undo", "/api/referee/session/start",
-             "/api/play", "/api/hand/end", "/api/referee/win/confirm"]
+             "/api/play", "/api/hand/end", "/api/referee/win/confirm", "/api/referee/exhaustive",
+             "/api/referee/exhaustive/camera", "/api/referee/win/camera", "/api/referee/camera/confirm"]
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8)
                            | st.sampled_from(["E", "S", "1m", "late_5", "discard", "pung", "exposed_other"]),
                            lambda kids: st.lists(kids, max_size=4) | st.dictionaries(
