@@ -446,6 +446,8 @@ async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp
             await page.wait_for_selector('#wins-list li[data-seat="W"]')
             assert not await page.is_visible("#exhaustive-section")
             await _open(browser, svc, "/", token=REFEREE, page=page)
+            assert await page.inner_text('[data-testid="won-S"]') == "已和离场"  # out of the hand, on the table page
+            assert await page.is_visible('[data-testid="won-W"]') and not await page.is_visible('[data-testid="won-E"]')
             await page.click("#end-hand")
             await _until(lambda: bool(svc.controller.state.hands) and svc.controller.state.hands[-1]["result"] == "draw")
             await _open(browser, svc, "/win", token=REFEREE, page=page)

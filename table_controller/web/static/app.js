@@ -14,7 +14,7 @@ const I18N = {
         role: { viewer: "观众", operator: "操作员", referee: "裁判" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
-        stopped: "停和", flowers: "花", discards: "弃牌", double: "倍打",
+        stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
@@ -44,7 +44,7 @@ const I18N = {
         role: { viewer: "viewer", operator: "operator", referee: "referee" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
-        stopped: "no win", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
+        stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
                concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
@@ -209,6 +209,7 @@ function renderSeats() {
       <div class="seat-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(name)}</span>
         ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}
         ${stopped[w] ? `<span class="stopped" title="${esc(stopped[w])}">${t("stopped")}</span>` : ""}
+        ${(hand.winners || []).includes(w) ? `<span class="won" data-testid="won-${w}">${t((hand.out || []).includes(w) ? "out" : "won")}</span>` : ""}
         <span class="score" data-testid="score-${w}">${totals[pos] ?? 0}</span>
         <span class="timer" data-timer="${w}"></span><span class="timer" data-claim="${w}"></span></div>
       <div class="melds">${melds}${flowers}</div>
