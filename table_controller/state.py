@@ -333,7 +333,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         pung = next((m for m in hand["melds"][seat] if d.get("added") and m["type"] == "pung"
                      and tiles and m["tiles"][:1] == tiles[:1]), None)
         if pung is not None:  # 补杠: the pung becomes a kong where it lies
-            pung.update(type="kong", tiles=tiles)
+            pung.update(type="kong", tiles=tiles, added_seq=ev.seq)  # 抢杠: a win may take it back
         else:
             hand["melds"][seat].append({"type": "kong", "tiles": tiles, "concealed": bool(d.get("concealed")),
                                         "from": None})
@@ -415,10 +415,12 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     of several winners on one discard, counted from the discarder), skipping seats that are out.
     """
     restore = {"turn": hand.get("turn"), "claim": hand.get("claim"), "pending_draw": hand.get("pending_draw"),
-               "live_drawn": hand.get("live_drawn", 0), "won_discard": None}
+               "live_drawn": hand.get("live_drawn", 0), "won_discard": None,
+               "robbed": _rob_kong(hand, win) if win.get("win_kind") == "rob_kong" else None}
     if flow.continue_after_win == "end":
         hand["turn"] = None
         hand["claim"] = None
+        _wall_now(hand)
         return restore
     seat = win["seat"]
     out = set(hand.get("out") or [])
@@ -451,10 +453,34 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     return restore
 
 
+def _rob_kong(hand: dict[str, Any], win: dict[str, Any]) -> dict[str, Any] | None:
+    """抢杠和: the robbed 补杠 never stands. The konger's kong goes back to the pung it was, its
+    on-the-spot payment is void and its replacement tile was never drawn. Returns what undoes it."""
+    konger, tile = win.get("discarder"), win.get("win_tile")
+    melds = (hand.get("melds") or {}).get(konger) or []
+    i = next((i for i in range(len(melds) - 1, -1, -1) if melds[i].get("type") == "kong"
+              and melds[i].get("added_seq") and (melds[i].get("tiles") or [None])[0] == tile), None)
+    if i is None:
+        return None  # the 补杠 was never recorded: nothing to take back
+    kong = melds[i]
+    melds[i] = {k: v for k, v in kong.items() if k != "added_seq"} | {"type": "pung", "tiles": kong["tiles"][:3]}
+    pays = hand.get("kong_payments", [])
+    paid = next((p for p in pays if p.get("seq") == kong["added_seq"]), None)
+    hand["kong_payments"] = [p for p in pays if p is not paid]
+    hand["tail_drawn"] = max(0, hand.get("tail_drawn", 0) - 1)
+    return {"seat": konger, "index": i, "kong": kong, "payment": paid}
+
+
 def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
     """Put back what `after_win` changed (plays recorded since stay as they are)."""
     if not restore:
         return
+    robbed = restore.get("robbed")
+    if robbed:  # the 补杠 stands again, paid
+        hand["melds"][robbed["seat"]][robbed["index"]] = robbed["kong"]
+        if robbed["payment"]:
+            hand["kong_payments"] = sorted([*hand.get("kong_payments", []), robbed["payment"]], key=lambda p: p["seq"])
+        hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
     for key in ("turn", "claim", "pending_draw", "live_drawn"):
         hand[key] = restore.get(key)
     if restore.get("won_discard"):

@@ -206,3 +206,35 @@ def test_exhaustive_is_refused_where_the_ruleset_settles_nothing_at_a_draw() -> 
     hands = {w: {"concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split()} for w in "ESWN"}
     with pytest.raises(RefereeError, match="不查叫"):
         validate(log.state(), "referee.exhaustive", {"hands": hands})
+
+
+def test_a_robbed_kong_is_not_paid_and_goes_back_to_a_pung_until_the_win_is_undone() -> None:
+    """竞技 抢杠和: W adds the fourth 5p to its pung (补杠, paid on the spot); N wins on that 5p. The
+    kong never stood: no kong payment, the pung is back, the replacement was not drawn."""
+    log = Log("jingji")
+    log.start()
+    play(log, "deal_done")
+    play(log, "discard", seat="E", tile="1z")
+    play(log, "discard", seat="S", tile="5p")
+    play(log, "claim", seat="W", kind="pung", tiles=["5p"] * 3, **{"from": "S"})
+    play(log, "discard", seat="W", tile="9m")
+    play(log, "discard", seat="N", tile="9s")
+    play(log, "discard", seat="E", tile="2z")
+    play(log, "discard", seat="S", tile="3z")
+    play(log, "kong", seat="W", tiles=["5p"] * 4, added=True)
+    paid = log.state().hand
+    assert [k["kind"] for k in paid["kong_payments"]] == ["added"]
+    before = compute(log.state())["rows"][-1]["kong_points"]
+    assert before["3"] > 0  # W (chair 3) was paid for it
+    conf = read_and_confirm(log, win("N", "1m 2m 3m 4m 5m 6m 7m 8m 9m 3p 4p 9s 9s", "5p", "rob_kong", discarder="W"))
+    hand = log.state().hand
+    assert hand["kong_payments"] == [] and hand["melds"]["W"][0]["type"] == "pung"
+    assert hand["melds"]["W"][0]["tiles"] == ["5p"] * 3
+    assert hand["tail_drawn"] == paid["tail_drawn"] - 1  # the replacement was never drawn
+    row = compute(log.state())["rows"][-1]
+    assert row["kong_points"] == {p: 0 for p in "1234"} and row["points"] == row["win_points"]
+    assert nz(conf["by_wind"]) and set(nz(conf["by_wind"])) == {"N", "W"}  # the konger pays 抢杠和
+    log.ref("referee.undo", reason="抢杠读错", target=conf["seq"])
+    hand = log.state().hand
+    assert hand["melds"]["W"][0]["type"] == "kong" and [k["kind"] for k in hand["kong_payments"]] == ["added"]
+    assert compute(log.state())["rows"][-1]["kong_points"] == before
