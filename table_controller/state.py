@@ -310,7 +310,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         after_kong = hand.get("kong_by") == seat  # 杠上炮 if this discard is won on
         hand["discards"][seat].append({"tile": d.get("tile"), "seq": ev.seq, "claimed": False,
                                        **({"after_kong": True} if after_kong else {})})
-        hand["turn"] = _turn(next_playing(hand, seat), "discard", ev.at, ruleset)
+        hand["turn"] = _turn(next_playing(seat, hand.get("out") or ()), "discard", ev.at, ruleset)
         _chase(hand, ev, seat, d.get("tile"), ruleset)
         claim = _turn(seat, "claim", ev.at, ruleset)
         hand["claim"] = {**claim, "tile": d.get("tile")} if claim["limit_s"] else None
@@ -395,9 +395,8 @@ def _claimed_late(hand: dict[str, Any], seat: Any, frm: Any) -> bool:
     return int(hand["discards"][seat][-1]["seq"]) > int(hand["discards"][frm][-1]["seq"])
 
 
-def next_playing(hand: dict[str, Any], seat: str) -> str:
-    """The seat after `seat` in play order that is still playing (血战到底: winners are out)."""
-    out = hand.get("out") or []
+def next_playing(seat: str, out: Any = ()) -> str:
+    """The seat after `seat` in play order that is still playing (血战到底: the seats `out` have won)."""
     for k in range(1, 5):
         nxt = SEATS[(SEATS.index(seat) + k) % 4]
         if nxt not in out:
@@ -442,13 +441,10 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
         hand["live_drawn"] = hand.get("live_drawn", 0) + 1
     hand["pending_draw"] = True
     hand["claim"] = None
-    playing = [w for w in SEATS if w not in out]
-    if len(playing) <= 1:  # 血战到底: one seat left, the hand is over
+    if len(out) >= 3:  # 血战到底: one seat left, the hand is over
         hand["turn"] = None
     else:
-        nxt = next((SEATS[(SEATS.index(seat) + k) % 4] for k in range(1, 5)
-                    if SEATS[(SEATS.index(seat) + k) % 4] not in out), seat)
-        hand["turn"] = _turn(nxt, "discard", at, hand.get("ruleset", ""))
+        hand["turn"] = _turn(next_playing(seat, out), "discard", at, hand.get("ruleset", ""))
     _wall_now(hand)
     return restore
 
