@@ -7,6 +7,7 @@ computed from the actions that are not undone, so an undo never rewrites history
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from table_controller.penalties import PenaltyError, catalogue
@@ -84,6 +85,7 @@ def out_seats(ruleset: str, actions: list[dict[str, Any]], hand_no: int | None) 
     return [w["seat"] for w in confirmed_wins(actions, hand_no)]
 
 
+@lru_cache(maxsize=32)
 def flow_of(ruleset: str) -> Any:
     """The ruleset's hand flow (`FlowRules`); a ruleset without a `[flow]` table ends at the first win."""
     from table_controller.hand.rules import FlowRules
