@@ -338,7 +338,9 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
             hand["melds"][seat].append({"type": "kong", "tiles": tiles, "concealed": bool(d.get("concealed")),
                                         "from": None})
         # a kong from the hand pays as 暗杠 whether its tiles lie face up or down
-        _pay_kong(hand, ev, seat, "added" if pung is not None else "concealed", None, ruleset)
+        # (a 补杠 names the seat whose discard made the pung: 南宁 has that seat pay it)
+        _pay_kong(hand, ev, seat, "added" if pung is not None else "concealed",
+                  pung.get("from") if pung is not None else None, ruleset)
         hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
         hand["claim"] = None
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1

@@ -1,4 +1,4 @@
-"""Scoring engine: fans, totals and payments per ruleset (mcr, jingji, sichuan/xueliu, tuidaohu/jipinghu)."""
+"""Scoring engine: fans, totals and payments per ruleset (mcr, jingji, sichuan/xueliu, tuidaohu/jipinghu, nanning)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,10 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
         from table_controller.scoring import guangdong
 
         return guangdong.kong_payment(seat, kind, discarder, scoring(ruleset))
+    if ruleset == "nanning":
+        from table_controller.scoring import nanning
+
+        return nanning.kong_payment(seat, kind, discarder, scoring(ruleset))
     return None
 
 

@@ -47,6 +47,16 @@ def luxury_seven_pairs(v: View) -> int:
     return int(v.shape.form == "seven_pairs" and any(n == 4 for n in v.counts.values()))
 
 
+def double_luxury_seven_pairs(v: View) -> int:
+    """超豪华七对 (南宁): seven pairs holding two kinds four times each."""
+    return int(v.shape.form == "seven_pairs" and sum(1 for n in v.counts.values() if n == 4) >= 2)
+
+
+def triple_luxury_seven_pairs(v: View) -> int:
+    """超超豪华七对 (南宁): seven pairs holding three kinds four times each."""
+    return int(v.shape.form == "seven_pairs" and sum(1 for n in v.counts.values() if n == 4) >= 3)
+
+
 def thirteen_orphans(v: View) -> int:
     """十三幺: one of each terminal and honour and a second of one of them."""
     return int(v.shape.form == "thirteen_orphans")

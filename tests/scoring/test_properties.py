@@ -12,7 +12,7 @@ from table_controller import tiles as T
 from table_controller.scoring import HandInput, ScoringError, score_json
 from table_controller.scoring.waits import waits
 
-RULESETS = ["mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu"]
+RULESETS = ["mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu", "nanning"]
 SUITED = [f"{r}{s}" for s in "mps" for r in range(1, 10)]
 HONOURS = [f"{r}z" for r in range(1, 8)]
 
@@ -96,3 +96,9 @@ def test_the_winning_tile_is_a_wait(data: dict[str, Any], ruleset: str) -> None:
     hand = HandInput.from_json(data)
     ready = HandInput.from_json({k: v for k, v in data.items() if k != "win_tile"}, ready_only=True)
     assert hand.win_tile in [w.tile for w in waits(ready, ruleset)]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(winning_hands(chows=False))
+def test_nanning_pung_hands(data: dict[str, Any]) -> None:
+    _check(data, "nanning")  # 南宁 has no chows: every such win scores, its payments summing to zero

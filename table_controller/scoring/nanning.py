@@ -1,0 +1,126 @@
+"""南宁麻将 (seed 004 南宁麻将): payments counted in 张, a pair of values per hand pattern.
+
+The seed gives the same scheme twice, in 胡牌牌型 and 胡牌计算, and a third one in 番 (胡牌方式,
+"不满5番…按照5番满计算") from a game app; this module reads the first two, where they agree:
+
+- 推倒胡 (a plain hand): 自摸 3 from each, 放冲 2 from the discarder; 门清 adds 1 to each
+  ("门清情况下，各加1 张"; "自摸 每家付3分", "门清自摸 每家付4分"; 有暗杠也算门清).
+- Patterns replace the plain hand and add up ("可以累计": 清一色 + 对对胡 on a discard is 9 + 9):
+  对对胡 and 清一色 6 / 9, 门清 8 / 12; 七小对 8 / 12; 七大对 16 / 24; 超豪华七对 32 / 48;
+  超超豪华七对 64 / 96; 全求人 18 on a discard (胡牌计算: "自摸算对对胡,只有放炮才算全求人").
+- Ways of winning replace the plain hand's value and add the patterns: 杠上炮, 抢杠, 海底炮 9 from
+  the discarder (抢杠: the konger, "算放炮", the kong not paid); 海底 (自摸) 6 from each; 杠上开花
+  after a 暗杠 9 from each ("算自摸"), after a 明杠 18 from the seat that fed the kong alone
+  ("被杠者付一人付18分 … 算放炮").
+- 天胡 / 地胡: 100 (自摸 from each / from the discarder), alone.
+- Kongs pay on the spot (杠钱是及时给的): 明杠 1 from the discarder, 补杠 1 from the seat whose
+  discard made the pung ("碰了之后再杠也算明杠"), 暗杠 1 from each.
+
+Not scored here: 封胡 and its 旅游 payments, 钓鱼, 买马 (the seed's app features); the referee's
+penalty catalogue covers disputes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from table_controller import tiles as T
+from table_controller.scoring import elements as E
+from table_controller.scoring.common import best_reading
+from table_controller.scoring.config import scoring
+from table_controller.scoring.errors import ScoringError
+from table_controller.scoring.hand import HandInput
+from table_controller.scoring.points import collect
+from table_controller.scoring.registry import Registry
+from table_controller.scoring.result import Fan, ScoreResult, refuse
+
+RULESET = "nanning"
+REGISTRY = Registry(RULESET)
+for _name, _check in (
+    ("推倒胡", E.standard), ("对对胡", E.all_pungs), ("清一色", E.full_flush), ("七小对", E.seven_pairs),
+    ("七大对", E.luxury_seven_pairs), ("超豪华七对", E.double_luxury_seven_pairs),
+    ("超超豪华七对", E.triple_luxury_seven_pairs), ("全求人", E.melded_single_wait),
+    ("门清", E.concealed_hand), ("杠上开花", E.kong_replacement_win), ("杠上炮", E.kong_discard_win),
+    ("抢杠", E.rob_kong), ("海底", E.last_tile_draw), ("海底炮", E.last_tile_claim),
+    ("天胡", E.heavenly), ("地胡", E.earthly),
+):
+    REGISTRY.add(_name, _check)
+
+
+def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResult:
+    """The hand's value in 张 and who pays it (module docstring)."""
+    table = table or scoring(RULESET)
+    if any(m.type == "chi" for m in hand.melds):
+        raise ScoringError("bad_meld", "南宁麻将不可吃 (no chows)", "melds")
+    if hand.flowers:
+        raise ScoringError("bad_tile", "南宁麻将 136 张，没有花牌", "flowers")
+    pats: Mapping[str, Mapping[str, int]] = table["patterns"]
+    ways: Mapping[str, Mapping[str, int]] = table["ways"]
+    found = best_reading(hand, REGISTRY, {"fans": {n: max(v.values()) for n, v in {**pats, **ways}.items()}
+                                          | {"推倒胡": 1, "门清": 1}, "excludes": table.get("excludes", {})})
+    if found is None:
+        return refuse(RULESET, "not_a_win", "不是和牌")
+    named = {f.name for f in found[0]}
+    col = "self_draw" if hand.self_drawn else "discard"
+    concealed = "门清" in named
+    limit = [n for n in ("天胡", "地胡") if n in named]
+    if limit:
+        fans = [Fan(limit[0], int(ways[limit[0]][col]))]
+        return _result(hand, fans, table)
+    fans = []
+    for name in (n for n in pats if n in named):
+        value = pats[name].get(f"concealed_{col}" if concealed else col, pats[name].get(col))
+        if value:  # 全求人 has no self-drawn value: it is then 对对胡 (read above)
+            fans.append(Fan(name, int(value)))
+    way = next((n for n in ways if n in named and n not in ("天胡", "地胡") and ways[n].get(col)), None)
+    if way == "杠上开花" and not _after_concealed_kong(hand):
+        fans.append(Fan("杠上开花", int(ways[way]["exposed_kong"])))
+    elif way is not None:
+        fans.append(Fan(way, int(ways[way][col])))
+    if not fans:  # the plain hand, 门清 adding one
+        plain = table["plain"]
+        fans = [Fan("推倒胡", int(plain[col]))] + ([Fan("门清", int(plain["concealed_bonus"]))] if concealed else [])
+    return _result(hand, fans, table)
+
+
+def _result(hand: HandInput, fans: list[Fan], table: Mapping[str, Any]) -> ScoreResult:
+    total = sum(f.value * f.count for f in fans)
+    pts = total * int(table["base"])
+    if hand.win == "kong_replacement" and not _after_concealed_kong(hand) and _kong_feeder(hand):
+        payers = {_kong_feeder(hand): pts}  # 明杠杠开: 算放炮, the seat that fed the kong pays alone
+    elif hand.self_drawn:
+        payers = {s: pts for s in T.SEATS if s != hand.winner}
+    else:
+        payers = {hand.paying_seat(): pts}
+    return ScoreResult(True, RULESET, tuple(fans), total, pts, collect(hand.winner, payers))
+
+
+def _last_kong(hand: HandInput) -> Any:
+    kongs = [m for m in hand.melds if m.type == "kong"]
+    return kongs[-1] if kongs else None
+
+
+def _after_concealed_kong(hand: HandInput) -> bool:
+    """杠上开花 after a 暗杠 (or a kong the read does not show: counted as self-drawn)."""
+    kong = _last_kong(hand)
+    return kong is None or kong.concealed or not kong.source
+
+
+def _kong_feeder(hand: HandInput) -> str | None:
+    kong = _last_kong(hand)
+    return None if kong is None else kong.source
+
+
+def kong_payment(seat: str, kind: str, discarder: str | None = None,
+                 table: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """杠钱 on the spot: 明杠 from the discarder, 补杠 from the seat that fed the pung (or each other
+    seat when the record does not say), 暗杠 from each other seat."""
+    table = table or scoring(RULESET)
+    k, base = table["kong"], int(table["base"])
+    if kind in ("exposed", "added") and discarder is not None:
+        return collect(seat, {discarder: int(k["明杠"]) * base})
+    if kind == "exposed":
+        raise ScoringError("bad_field", "an exposed kong names its discarder", "discarder")
+    each = int(k["暗杠" if kind == "concealed" else "明杠"]) * base
+    return collect(seat, {s: each for s in T.SEATS if s != seat})
