@@ -30,6 +30,8 @@ HANDS: dict[str, list[dict[str, Any]]] = {
                  {"seat_wind": "S", "concealed": "123m456p789s1125z", "win_tile": "1z", "win": "self_draw",
                   "options": {"wildcard": "5z"}}],
     "jipinghu": [{"seat_wind": "S", "concealed": "123m456p789s1122z", "win_tile": "2z", "win": "discard", "discarder": "E"}],
+    "nanning": [{"seat_wind": "S", "concealed": "1111333m557799m", "win_tile": "3m", "win": "self_draw"},
+                {"seat_wind": "S", "concealed": "111m222p333s4455z", "win_tile": "5z", "win": "discard", "discarder": "E"}],
 }
 READY = [("mcr", "1112345678999m"), ("sichuan", "1112345678999m"), ("jingji", "147m258p36s12345z"),
          ("tuidaohu", "123m456p789s1155z")]
