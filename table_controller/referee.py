@@ -63,10 +63,10 @@ def confirmed(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, A
     return done[-1] if done else None
 
 
-def winners(actions: list[dict[str, Any]], hand_no: int | None) -> list[str]:
-    """The seats that won the hand in the order the rules rank them: by the order confirmed, and
-    several winners on one discard (一炮多响) from the discarder's next seat round (四川's
-    first winner deals next)."""
+def ranked_wins(actions: list[dict[str, Any]], hand_no: int | None) -> list[dict[str, Any]]:
+    """The hand's confirmed wins in the order the rules rank them: by the order confirmed, and
+    several winners on one discard (一炮多响) from the discarder's next seat round (四川's first
+    winner deals next; 竞技's discarder pays them counter-clockwise)."""
     wins = confirmed_wins(actions, hand_no)
     first_of: dict[tuple[Any, ...], int] = {}
     keyed = []
@@ -74,8 +74,13 @@ def winners(actions: list[dict[str, Any]], hand_no: int | None) -> list[str]:
         group = _discard_of(w) or ("self", i)
         first_of.setdefault(group, i)
         away = (SEATS.index(w["seat"]) - SEATS.index(w["discarder"])) % 4 if _discard_of(w) else 0
-        keyed.append((first_of[group], away, w["seat"]))
-    return [seat for _, _, seat in sorted(keyed)]
+        keyed.append((first_of[group], away, i))
+    return [wins[i] for _, _, i in sorted(keyed)]
+
+
+def winners(actions: list[dict[str, Any]], hand_no: int | None) -> list[str]:
+    """The seats that won the hand, ranked as `ranked_wins`."""
+    return [w["seat"] for w in ranked_wins(actions, hand_no)]
 
 
 def out_seats(ruleset: str, actions: list[dict[str, Any]], hand_no: int | None) -> list[str]:

@@ -10,7 +10,7 @@ import csv
 import io
 from typing import Any
 
-from table_controller.referee import active, confirmed_wins, exhaustive
+from table_controller.referee import active, exhaustive, ranked_wins
 
 POSITIONS = ("1", "2", "3", "4")
 WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
@@ -43,7 +43,7 @@ def compute(state: Any) -> dict[str, Any]:
     for no in sorted(hands):
         h = hands[no]
         pens = [a for a in active(actions, "referee.penalty", no) if not a.get("error")]
-        rows.append(_row(h, confirmed_wins(actions, no), pens, exhaustive(actions, no), totals))
+        rows.append(_row(h, ranked_wins(actions, no), pens, exhaustive(actions, no), totals))
     final = _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
     final = final or out_of_stacks

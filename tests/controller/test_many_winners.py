@@ -81,14 +81,14 @@ def test_one_discard_two_winners_where_the_ruleset_allows_it_and_the_sheet_adds_
     state = log.state()
     assert winners(state.actions, 1) == ["S", "N"]  # ranked from the discarder's next seat round
     row = compute(state)["rows"][-1]
-    assert [w["seat"] for w in row["wins"]] == ["N", "S"]
+    assert [w["seat"] for w in row["wins"]] == ["S", "N"]  # counter-clockwise from the discarder
     e_pays = first["by_wind"]["E"] + second["by_wind"]["E"]
     assert e_pays < 0 and row["win_points"]["2"] == e_pays  # E sits in chair 2
     assert row["win_points"]["1"] == first["by_wind"]["N"] and row["win_points"]["3"] == second["by_wind"]["S"]
     view = public_view(state)
     assert [w["seat"] for w in view["wins"]] == ["N", "S"] and view["win"]["confirmed"]
     csv = to_csv(compute(state))
-    assert "和牌（甲、丙）" in csv  # chairs 1 (N) and 3 (S): 甲 and 丙
+    assert "和牌（丙、甲）" in csv  # S (chair 3, 丙) first after the discarder, then N (chair 1, 甲)
     with pytest.raises(RefereeError, match="已确认"):
         validate(state, "referee.win_confirm", {})
 
