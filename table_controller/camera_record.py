@@ -227,8 +227,9 @@ def _recorded(hand: dict[str, Any], area: str, wind: str) -> int:
     return sum(len(m.get("tiles", [])) for m in hand["melds"][wind])
 
 
-def _last_discard(hand: dict[str, Any]) -> tuple[str, str] | None:
-    """(seat, tile) of the newest discard if nobody has claimed it yet."""
+def _last_discard(hand: dict[str, Any], won_too: bool = False) -> tuple[str, str] | None:
+    """(seat, tile) of the newest discard if nobody has claimed it yet (`won_too`: or only won
+    on, which another seat may win on as well: 一炮多响)."""
     newest: tuple[int, str] | None = None
     for seat, pool in hand["discards"].items():
         if pool and (newest is None or pool[-1]["seq"] > newest[0]):
@@ -236,7 +237,8 @@ def _last_discard(hand: dict[str, Any]) -> tuple[str, str] | None:
     if newest is None:
         return None
     last = hand["discards"][newest[1]][-1]
-    return None if last["claimed"] else (newest[1], last["tile"])
+    open_ = not last["claimed"] or (won_too and last.get("won_by"))
+    return (newest[1], last["tile"]) if open_ else None
 
 
 def _is_run(tiles: list[str]) -> bool:
@@ -278,7 +280,7 @@ def win_hand(hand: dict[str, Any], wind: str, laid: list[str], win: str = "disca
     "discard"`: the newest unclaimed discard, unless `win_tile` names another), the tiles seen
     outside the hand (和绝张), the wall's last tile (海底). The winning tile may lie among the
     laid tiles or not; a hand of the wrong size is still returned, for the scorer to say so."""
-    last = _last_discard(hand)
+    last = _last_discard(hand, won_too=True)
     discarder = None
     if win in ("discard", "rob_kong"):
         if win_tile is None:

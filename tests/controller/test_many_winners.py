@@ -238,3 +238,18 @@ def test_a_robbed_kong_is_not_paid_and_goes_back_to_a_pung_until_the_win_is_undo
     hand = log.state().hand
     assert hand["melds"]["W"][0]["type"] == "kong" and [k["kind"] for k in hand["kong_payments"]] == ["added"]
     assert compute(log.state())["rows"][-1]["kong_points"] == before
+
+
+def test_the_camera_reads_a_second_winner_on_the_discard_already_won_on() -> None:
+    """一炮多响 in 血战: after S's win on E's 4p, N's hand laid down reads as a win on that same 4p."""
+    from table_controller.camera_record import win_hand
+
+    log = Log("sichuan")
+    sichuan_hand(log)
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    laid = "4m 5m 6m 7m 8m 9m 2p 3p 6p 6p 6p 7p 7p".split()
+    read = win_hand(log.state().hand, "N", laid)
+    assert (read["discarder"], read["win_tile"], read["win"]) == ("E", "4p", "discard")
+    n_win = read_and_confirm(log, read)
+    assert nz(n_win["by_wind"]) == {"N": 1, "E": -1}  # the discarder pays each winner
+    assert winners(log.state().actions, 1) == ["S", "N"]
