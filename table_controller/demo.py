@@ -2,7 +2,9 @@
 
 Everything a visitor sees goes the real way: the simulator's dice arrive over the pty, the
 controller computes the break, and the players' discards and flowers are recorded as `play.*`
-events (source `demo`) through the same checks as an operator's keying.
+events (source `demo`) through the same checks as an operator's keying. A player whose hand
+wins lays it down and the demo stands in for the referee (read, confirm: source `demo`), so the
+win banner and the score sheet move; 血战/血流 hands, which play on after a win, end in 荒牌.
 """
 
 from __future__ import annotations
@@ -54,11 +56,50 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     throws = [tuple(t["dice"]) for t in hand["throws"]]
     plan = deal_plan(load_ruleset(hand["ruleset"]), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
                      wall_lengths=hand.get("wall_lengths"))
-    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng):
+    judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"))
+    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge):
+        if action.type == "win":
+            await asyncio.sleep(turn_seconds)
+            if declare_win(controller, action.hand):
+                await controller.end_hand(by="demo", result="win")
+                return
+            break
         type_, data = action.event()
         controller.record_play(type_, data, by="demo", source="demo")
         await asyncio.sleep(turn_seconds)
     await controller.end_hand(by="demo", result="draw")
+
+
+def win_judge(ruleset: str, prevalent: str) -> Any:
+    """Whether a hand laid down wins under `ruleset` (the scorer says so), for the demo's players;
+    None where the demo cannot show a win: rulesets without scoring, and those that play on after
+    a win (血战到底, 血流成河), which the demo's players do not follow."""
+    from table_controller.referee import flow_of
+    from table_controller.scoring import SCORED_RULESETS, ScoringError, score_json
+
+    if ruleset not in SCORED_RULESETS or flow_of(ruleset).continue_after_win != "end":
+        return None
+
+    def judge(read: dict[str, Any]) -> bool:
+        try:
+            return bool(score_json({**read, "prevalent_wind": prevalent}, ruleset)["valid"])
+        except ScoringError:
+            return False
+
+    return judge
+
+
+def declare_win(controller: Controller, read: dict[str, Any]) -> bool:
+    """The demo's player lays the hand down and the demo stands in for the referee: the win is
+    read and confirmed through the same checks (source `demo`). False when they refuse it."""
+    data = {**read, "prevalent_wind": (controller.state.hand or {}).get("prevalent_wind", "E")}
+    try:
+        controller.referee_action("referee.win_read", {"hand": data}, by="demo", source="demo")
+        controller.referee_action("referee.win_confirm", {}, by="demo", source="demo")
+    except ActionError as exc:
+        log.info("demo win refused", extra={"reason": str(exc)})
+        return False
+    return True
 
 
 async def demo_loop(controller: Controller, sim: Any, seed: int, turn_seconds: float, pause_seconds: float) -> None:

@@ -1,17 +1,20 @@
 """Simulated players for the demo table: four people who play a hand from the physical wall.
 
-They are not good players (they pung a discard when they hold a pair of it, but never chow, kong
-or declare a win: the referee's part stays with a person), yet they play legally and in turn, so
-a visitor sees discards pile up, melds laid out, flowers replaced from the tail, the wall shrink
-to 海底, and the hand end in 荒牌 as a real table would show it.
+They are not good players (they pung a discard when they hold a pair of it, but never chow or
+kong), yet they play legally and in turn, so a visitor sees discards pile up, melds laid out,
+flowers replaced from the tail, the wall shrink to 海底, and the hand end in 荒牌 as a real table
+would show it. Given a `judge` (does this hand win under the table's rules?), a player whose
+hand is complete declares it, on its own draw or on a discard (the first seat after the
+discarder), and lays it down: the hand ends there.
 The wall comes from the simulator (`SimTable.wall`), the order of draws from the rules engine.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from table_controller.rules import DealPlan, open_hands
 from table_controller.tiles import is_suited, rank, suit
@@ -27,11 +30,13 @@ PUNG_WILLINGNESS = 0.7
 class PlayerAction:
     """What the players did that the table shows face up: a flower laid out, a discard, a pung."""
 
-    type: str  # "flower", "deal_done", "discard", "claim"
+    type: str  # "flower", "deal_done", "discard", "claim", "win"
     seat: str | None = None
     tile: str | None = None
-    #: a claim: the seat whose discard it takes
+    #: a claim: the seat whose discard it takes (a win on a discard: the discarder)
     frm: str | None = None
+    #: a win: the hand laid down, as the scorer reads it (docs/scoring.md)
+    hand: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def event(self) -> tuple[str, dict[str, object]]:
         """As the controller's `play.*` event."""
@@ -63,8 +68,14 @@ def choose_discard(hand: list[str], rng: random.Random) -> str:
     return rng.choice(sorted(t for t, s in scores.items() if s == low))
 
 
-def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random) -> Iterator[PlayerAction]:
-    """The hand's face-up actions in order, until the live wall is exhausted (荒牌).
+#: Whether a hand laid down wins under the table's rules (the scorer's JSON in, yes or no out).
+Judge = Callable[[dict[str, Any]], bool]
+
+
+def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
+              judge: Judge | None = None) -> Iterator[PlayerAction]:
+    """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
+    `judge`, a player's win.
 
     `wall` is keyed by positions of this hand's winds (as `plan` is).
     """
@@ -75,6 +86,21 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random) -> It
             yield PlayerAction("flower", seat, flower)
     yield PlayerAction("deal_done")
     hands = {seat: list(opening.hands[seat]) for seat in SEATS}
+    melds: dict[str, list[dict[str, Any]]] = {seat: [] for seat in SEATS}
+    flowers = {seat: list(opening.flowers[seat]) for seat in SEATS}
+
+    def won(seat: str, tile: str, how: str, frm: str | None = None, last: bool = False) -> PlayerAction | None:
+        if judge is None:
+            return None
+        held = list(hands[seat])
+        held.remove(tile)  # the tile won on is in the hand already (drawn, or taken for the look)
+        read: dict[str, Any] = {"seat_wind": seat, "concealed": held, "win_tile": tile, "win": how,
+                                "melds": [dict(m) for m in melds[seat]], "flowers": list(flowers[seat]),
+                                "last_tile": last}
+        if frm is not None:
+            read["discarder"] = frm
+        return PlayerAction("win", seat, tile, frm=frm, hand=read) if judge(read) else None
+
     state = opening.state
     seat = "E"
     draw = False  # the dealer holds 14, a claimer the tile it took: neither draws first
@@ -86,20 +112,35 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random) -> It
             kind = wall[pos]
             while spec.is_bonus(kind):
                 yield PlayerAction("flower", seat, kind)
+                flowers[seat].append(kind)
                 if state.replacements_left == 0 or state.exhausted:
                     return
                 pos, state = state.replace()
                 kind = wall[pos]
             hands[seat].append(kind)
+            win = won(seat, kind, "self_draw", last=state.exhausted)
+            if win is not None:
+                yield win
+                return
         tile = choose_discard(hands[seat], rng)
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
+        for k in (1, 2, 3):  # the first seat after the discarder that wins on it takes it
+            other = SEATS[(SEATS.index(seat) + k) % 4]
+            hands[other].append(tile)
+            win = won(other, tile, "discard", frm=seat, last=state.exhausted)
+            hands[other].remove(tile)
+            if win is not None:
+                hands[other].append(tile)
+                yield win
+                return
         claimer = _pung(hands, seat, tile, rng) if not state.exhausted else None  # the 海底 discard is not claimed
         if claimer is None:
             seat, draw = SEATS[(SEATS.index(seat) + 1) % 4], True
         else:
             hands[claimer].remove(tile)
             hands[claimer].remove(tile)
+            melds[claimer].append({"type": "pung", "tiles": [tile] * 3, "from": seat})
             yield PlayerAction("claim", claimer, tile, frm=seat)
             seat, draw = claimer, False
 

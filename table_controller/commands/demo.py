@@ -12,7 +12,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run a simulated table with the controller and its display (no hardware needed)",
         description="Start the built-in table simulator on a pseudo-terminal, the controller and the "
         "display on http://127.0.0.1:8080/; hands start on their own and four simulated players play "
-        "them (discards, flowers, to 荒牌) until stopped (Ctrl-C).",
+        "them (discards, flowers, pungs, to a win the demo confirms as the referee, or to 荒牌) until "
+        "stopped (Ctrl-C).",
     )
     p.add_argument("--data-dir", type=Path, default=Path("data"), help="where the SQLite event log lives (default: ./data)")
     p.add_argument("--port", type=int, default=8080, help="display port (default: 8080)")

@@ -79,3 +79,38 @@ def test_players_pung_a_discard_they_hold_a_pair_of_and_the_record_takes_it() ->
         melds = fold(events).hand["melds"]
         assert all(m["type"] == "pung" and len(set(m["tiles"])) == 1 for ms in melds.values() for m in ms)
     assert claims >= 3
+
+
+@pytest.mark.parametrize("ruleset,dice2", [("mcr", (2, 5)), ("jingji", None), ("nanning", None)])
+def test_with_a_judge_a_player_declares_a_win_the_scorer_and_the_record_accept(ruleset: str, dice2) -> None:
+    """The demo's players lay down a complete hand when the rules say it wins; the read they lay
+    down holds the tiles they hold, and the referee's checks confirm it from the record."""
+    from table_controller.demo import win_judge
+    from table_controller.referee import validate
+    from table_controller.scoring import score_json
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    rs = load_ruleset(ruleset)
+    plan = deal_plan(rs, (3, 4), dice2)
+    judge = win_judge(ruleset, "E")
+    wins = 0
+    for seed in range(8):
+        wall = physical_wall(rs, None, random.Random(seed))
+        actions = list(play_hand(plan, wall, random.Random(seed), judge))
+        assert all(a.type != "win" for a in actions[:-1])  # a win ends the hand
+        if actions[-1].type != "win":
+            continue
+        wins += 1
+        win = actions[-1]
+        read = {**win.hand, "prevalent_wind": "E"}
+        assert len(read["concealed"]) + 3 * len(read["melds"]) == 13 and read["win_tile"] == win.tile
+        assert score_json(read, ruleset)["valid"]
+        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
+        for a in actions[:-1]:
+            type_, data = a.event()
+            events.append(Event(len(events) + 1, float(len(events)), "demo", type_, data))
+        events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
+        validate(fold(events), "referee.win_confirm", {})  # raises if the referee's checks refuse it
+    assert wins >= 2
+    assert win_judge("sichuan", "E") is None  # 血战 plays on after a win: the demo's players do not declare
