@@ -3,8 +3,9 @@
 Everything a visitor sees goes the real way: the simulator's dice arrive over the pty, the
 controller computes the break, and the players' discards and flowers are recorded as `play.*`
 events (source `demo`) through the same checks as an operator's keying. A player whose hand
-wins lays it down and the demo stands in for the referee (read, confirm: source `demo`), so the
-win banner and the score sheet move; 血战/血流 hands, which play on after a win, end in 荒牌.
+wins lays it down and the demo stands in for the referee (read, confirm, 查叫 at 荒牌: source
+`demo`), so the win banner and the score sheet move. In 血战 winners leave and the others play
+on; 血流 hands, whose winners play on with their hands, end in 荒牌.
 """
 
 from __future__ import annotations
@@ -56,28 +57,51 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     throws = [tuple(t["dice"]) for t in hand["throws"]]
     plan = deal_plan(load_ruleset(hand["ruleset"]), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
                      wall_lengths=hand.get("wall_lengths"))
+    from table_controller.referee import flow_of
+
     judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"))
-    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge):
-        if action.type == "win":
-            await asyncio.sleep(turn_seconds)
-            if declare_win(controller, action.hand):
-                await controller.end_hand(by="demo", result="win")
-                return
+    leave = flow_of(hand["ruleset"]).continue_after_win == "blood_battle"
+    wins, shown = 0, None
+    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge, leave):
+        await asyncio.sleep(turn_seconds)
+        if action.type == "reveal":
+            shown = action.hand
             break
+        if action.type == "win":
+            if not declare_win(controller, action.hand):
+                break
+            wins += 1
+            continue
         type_, data = action.event()
         controller.record_play(type_, data, by="demo", source="demo")
-        await asyncio.sleep(turn_seconds)
-    await controller.end_hand(by="demo", result="draw")
+    over = wins >= (3 if leave else 1)
+    await controller.end_hand(by="demo", result="win" if over else "draw")
+    if shown is not None and not over:
+        check_hands(controller, shown)
+
+
+def check_hands(controller: Controller, shown: dict[str, Any]) -> None:
+    """查叫 at 荒牌 where the ruleset checks the hands (四川): the seats still playing show them and
+    the demo, standing in for the referee, rules it (source `demo`)."""
+    from table_controller.referee import settles_draw
+
+    if not settles_draw(controller.state.ruleset):
+        return
+    hands = {seat: {"concealed": h["concealed"]} for seat, h in shown.items()}
+    try:
+        controller.referee_action("referee.exhaustive", {"hands": hands}, by="demo", source="demo")
+    except ActionError as exc:
+        log.info("demo 查叫 refused", extra={"reason": str(exc)})
 
 
 def win_judge(ruleset: str, prevalent: str) -> Any:
     """Whether a hand laid down wins under `ruleset` (the scorer says so), for the demo's players;
-    None where the demo cannot show a win: rulesets without scoring, and those that play on after
-    a win (血战到底, 血流成河), which the demo's players do not follow."""
+    None where the demo cannot show a win: rulesets without scoring, and 血流成河, where winners
+    play on with their hands, which the demo's players do not follow."""
     from table_controller.referee import flow_of
     from table_controller.scoring import SCORED_RULESETS, ScoringError, score_json
 
-    if ruleset not in SCORED_RULESETS or flow_of(ruleset).continue_after_win != "end":
+    if ruleset not in SCORED_RULESETS or flow_of(ruleset).continue_after_win == "blood_river":
         return None
 
     def judge(read: dict[str, Any]) -> bool:

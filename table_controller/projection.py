@@ -52,7 +52,7 @@ def _base(state: Any) -> dict[str, Any]:
         "not_ready": settled["not_ready"], "refunds": settled["refunds"], "payments": dict(settled["by_wind"])}
     out["further_win"] = _further_win_possible(state, wins)
     out["plays_on"] = R.flow_of(state.ruleset).continue_after_win != "end"
-    out["settles_draw"] = _settles_draw(state.ruleset)
+    out["settles_draw"] = R.settles_draw(state.ruleset)
     return out
 
 
@@ -64,17 +64,6 @@ def _further_win_possible(state: Any, wins: list[dict[str, Any]]) -> bool:
     if flow.continue_after_win == "blood_battle":
         return len(wins) < 3
     return flow.continue_after_win == "blood_river" or flow.multiple_winners
-
-
-def _settles_draw(ruleset: str) -> bool:
-    """Whether the ruleset checks the hands at 荒牌 (`[flow] exhaustive_checks`: 四川 查花猪, 查大叫)."""
-    from table_controller.scoring import ScoringError
-    from table_controller.scoring.config import flow
-
-    try:
-        return bool(flow(ruleset).get("exhaustive_checks"))
-    except (ScoringError, KeyError):
-        return False
 
 
 def referee_view(state: Any) -> dict[str, Any]:

@@ -102,6 +102,16 @@ def flow_of(ruleset: str) -> Any:
         return FlowRules(ruleset=ruleset)
 
 
+def settles_draw(ruleset: str) -> bool:
+    """Whether the ruleset checks the hands at 荒牌 (`[flow] exhaustive_checks`: 四川 查花猪, 查大叫)."""
+    from table_controller.scoring.config import flow
+
+    try:
+        return bool(flow(ruleset).get("exhaustive_checks"))
+    except (ScoringError, KeyError):
+        return False
+
+
 def _discard_of(win: dict[str, Any]) -> tuple[str, str] | None:
     """(discarder, tile) of a win on a discard, None for a self-drawn one."""
     if win.get("win_kind") == "discard" and win.get("discarder") in SEATS:

@@ -12,7 +12,7 @@ The wall comes from the simulator (`SimTable.wall`), the order of draws from the
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,12 +30,12 @@ PUNG_WILLINGNESS = 0.7
 class PlayerAction:
     """What the players did that the table shows face up: a flower laid out, a discard, a pung."""
 
-    type: str  # "flower", "deal_done", "discard", "claim", "win"
+    type: str  # "flower", "deal_done", "discard", "claim", "win", "reveal" (hands shown at 荒牌)
     seat: str | None = None
     tile: str | None = None
     #: a claim: the seat whose discard it takes (a win on a discard: the discarder)
     frm: str | None = None
-    #: a win: the hand laid down, as the scorer reads it (docs/scoring.md)
+    #: a win: the hand laid down, as the scorer reads it (docs/scoring.md); a reveal: seat -> hand
     hand: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def event(self) -> tuple[str, dict[str, object]]:
@@ -73,9 +73,11 @@ Judge = Callable[[dict[str, Any]], bool]
 
 
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
-              judge: Judge | None = None) -> Iterator[PlayerAction]:
+              judge: Judge | None = None, leave_on_win: bool = False) -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
-    `judge`, a player's win.
+    `judge`, a player's win. With `leave_on_win` (血战到底) a winner leaves and the others play on
+    until three have won; a hand that reaches 荒牌 so then ends with a `reveal` of the hands of
+    the seats still playing (for 查叫).
 
     `wall` is keyed by positions of this hand's winds (as `plan` is).
     """
@@ -88,6 +90,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     hands = {seat: list(opening.hands[seat]) for seat in SEATS}
     melds: dict[str, list[dict[str, Any]]] = {seat: [] for seat in SEATS}
     flowers = {seat: list(opening.flowers[seat]) for seat in SEATS}
+    out: list[str] = []  # 血战: the seats that won and left
 
     def won(seat: str, tile: str, how: str, frm: str | None = None, last: bool = False) -> PlayerAction | None:
         if judge is None:
@@ -101,12 +104,22 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             read["discarder"] = frm
         return PlayerAction("win", seat, tile, frm=frm, hand=read) if judge(read) else None
 
+    def after(seat: str) -> str:
+        return next(SEATS[(SEATS.index(seat) + k) % 4] for k in range(1, 5)
+                    if SEATS[(SEATS.index(seat) + k) % 4] not in out)
+
+    def reveal() -> PlayerAction:
+        return PlayerAction("reveal", hand={w: {"concealed": list(hands[w]), "melds": [dict(m) for m in melds[w]]}
+                                            for w in SEATS if w not in out})
+
     state = opening.state
     seat = "E"
     draw = False  # the dealer holds 14, a claimer the tile it took: neither draws first
     while True:
         if draw:
             if state.exhausted:
+                if judge is not None:
+                    yield reveal()
                 return
             pos, state = state.draw()
             kind = wall[pos]
@@ -121,22 +134,35 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             win = won(seat, kind, "self_draw", last=state.exhausted)
             if win is not None:
                 yield win
-                return
+                if not leave_on_win or len(out) >= 2:
+                    return
+                out.append(seat)
+                seat, draw = after(seat), True
+                continue
         tile = choose_discard(hands[seat], rng)
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
+        winner = None
         for k in (1, 2, 3):  # the first seat after the discarder that wins on it takes it
             other = SEATS[(SEATS.index(seat) + k) % 4]
+            if other in out:
+                continue
             hands[other].append(tile)
             win = won(other, tile, "discard", frm=seat, last=state.exhausted)
-            hands[other].remove(tile)
             if win is not None:
-                hands[other].append(tile)
+                winner = other
                 yield win
+                break
+            hands[other].remove(tile)
+        if winner is not None:
+            if not leave_on_win or len(out) >= 2:
                 return
-        claimer = _pung(hands, seat, tile, rng) if not state.exhausted else None  # the 海底 discard is not claimed
+            out.append(winner)
+            seat, draw = after(winner), True
+            continue
+        claimer = _pung(hands, seat, tile, rng, out) if not state.exhausted else None  # the 海底 discard is not claimed
         if claimer is None:
-            seat, draw = SEATS[(SEATS.index(seat) + 1) % 4], True
+            seat, draw = after(seat), True
         else:
             hands[claimer].remove(tile)
             hands[claimer].remove(tile)
@@ -145,11 +171,12 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             seat, draw = claimer, False
 
 
-def _pung(hands: dict[str, list[str]], discarder: str, tile: str, rng: random.Random) -> str | None:
-    """The first seat after the discarder holding a pair of `tile` that wants it, if any."""
+def _pung(hands: dict[str, list[str]], discarder: str, tile: str, rng: random.Random,
+          out: Sequence[str] = ()) -> str | None:
+    """The first seat after the discarder (still playing) holding a pair of `tile` that wants it, if any."""
     start = SEATS.index(discarder)
     for k in (1, 2, 3):
         seat = SEATS[(start + k) % 4]
-        if hands[seat].count(tile) >= 2 and rng.random() < PUNG_WILLINGNESS:
+        if seat not in out and hands[seat].count(tile) >= 2 and rng.random() < PUNG_WILLINGNESS:
             return seat
     return None

@@ -113,4 +113,44 @@ def test_with_a_judge_a_player_declares_a_win_the_scorer_and_the_record_accept(r
         events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
         validate(fold(events), "referee.win_confirm", {})  # raises if the referee's checks refuse it
     assert wins >= 2
-    assert win_judge("sichuan", "E") is None  # 血战 plays on after a win: the demo's players do not declare
+    assert win_judge("xueliu", "E") is None  # 血流: winners play on with their hands, not followed
+
+
+def test_in_blood_battle_winners_leave_the_others_play_on_and_the_draw_is_checked() -> None:
+    """四川血战: a winner plays no more; at 荒牌 the seats still playing show their hands; the
+    record takes every play, each win and the 查叫 through the referee's checks."""
+    from table_controller.demo import win_judge
+    from table_controller.referee import validate
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    rs = load_ruleset("sichuan")
+    plan = deal_plan(rs, (3, 4), None)
+    judge = win_judge("sichuan", "E")
+    several = checked = 0
+    for seed in range(10):
+        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge, True))
+        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1})]
+
+        def add(type_: str, data: dict) -> None:
+            events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
+
+        out: list[str] = []
+        for a in actions:
+            if a.type == "win":
+                add("referee.win_read", {"hand": {**a.hand, "prevalent_wind": "E"}})
+                validate(fold(events), "referee.win_confirm", {})
+                add("referee.win_confirm", {})
+                out.append(a.seat)
+            elif a.type == "reveal":
+                assert sorted(a.hand) == sorted(w for w in SEATS if w not in out)
+                add("operator.hand_end", {"hand_no": 1, "result": "draw"})
+                hands = {w: {"concealed": h["concealed"]} for w, h in a.hand.items()}
+                validate(fold(events), "referee.exhaustive", {"hands": hands})
+                checked += 1
+            else:
+                assert a.seat not in out  # a winner has left
+                add(*a.event())
+        several += len(out) >= 2
+        assert len(out) <= 3 and (actions[-1].type == "reveal" or len(out) == 3)
+    assert several >= 2 and checked >= 5
