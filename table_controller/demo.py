@@ -39,7 +39,9 @@ async def _until(check: Any, timeout: float, poll: float = 0.05) -> bool:
 
 
 async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, turn_seconds: float) -> None:
-    """Start a hand, wait for the break, and let the players play it out to 荒牌."""
+    """Start a hand, wait for the break, and let the players play it out: to a win (血战: three),
+    or to 荒牌 (四川: then 查叫)."""
+    from table_controller.referee import flow_of
     from table_controller.rules import deal_plan, load_ruleset
     from tablesim.players import play_hand
 
@@ -57,8 +59,6 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     throws = [tuple(t["dice"]) for t in hand["throws"]]
     plan = deal_plan(load_ruleset(hand["ruleset"]), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
                      wall_lengths=hand.get("wall_lengths"))
-    from table_controller.referee import flow_of
-
     judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"))
     leave = flow_of(hand["ruleset"]).continue_after_win == "blood_battle"
     wins, shown = 0, None
