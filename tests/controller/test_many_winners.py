@@ -253,3 +253,22 @@ def test_the_camera_reads_a_second_winner_on_the_discard_already_won_on() -> Non
     n_win = read_and_confirm(log, read)
     assert nz(n_win["by_wind"]) == {"N": 1, "E": -1}  # the discarder pays each winner
     assert winners(log.state().actions, 1) == ["S", "N"]
+
+
+def test_blood_river_checks_all_four_at_a_draw_and_a_newer_ruling_or_an_undo_replaces_it() -> None:
+    log = Log("xueliu")
+    sichuan_hand(log)
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))  # 血流: S stays in the hand
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    ready = {"concealed": "1m 1m 2m 3m 4m 6m 7m 8m 5p 6p 7p 9p 9p".split()}
+    pig = {"concealed": "1m 3m 5m 7m 9m 2p 4p 6p 8p 1s 3s 5s 9s".split()}
+    with pytest.raises(PenaltyError, match="E、S、W、N"):
+        validate(log.state(), "referee.exhaustive", {"hands": {"E": ready, "W": ready, "N": pig}})
+    log.ref("referee.exhaustive", hands={"E": ready, "S": ready, "W": ready, "N": pig})
+    first = compute(log.state())["rows"][-1]["exhaustive_points"]
+    assert first["4"] < 0 and sum(first.values()) == 0  # N (chair 4) the 花猪 pays the three others
+    log.ref("referee.exhaustive", hands={"E": ready, "S": ready, "W": pig, "N": pig})  # read again: W too
+    second = compute(log.state())["rows"][-1]["exhaustive_points"]
+    assert second != first and second["3"] < 0 and second["4"] < 0
+    log.ref("referee.undo", reason="重新查叫", target=log.state().actions[-1]["seq"])
+    assert compute(log.state())["rows"][-1]["exhaustive_points"] == first
