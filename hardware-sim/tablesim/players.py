@@ -5,7 +5,7 @@ kong), yet they play legally and in turn, so a visitor sees discards pile up, me
 flowers replaced from the tail, the wall shrink to 海底, and the hand end in 荒牌 as a real table
 would show it. Given a `judge` (does this hand win under the table's rules?), a player whose
 hand is complete declares it, on its own draw or on a discard (the first seat after the
-discarder), and lays it down: the hand ends there.
+discarder), and lays it down: the hand ends there, or (血战到底) the winner leaves it.
 The wall comes from the simulator (`SimTable.wall`), the order of draws from the rules engine.
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.rules import DealPlan, open_hands
+from table_controller.state import next_playing
 from table_controller.tiles import is_suited, rank, suit
 
 SEATS = ("E", "S", "W", "N")
@@ -104,10 +105,6 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             read["discarder"] = frm
         return PlayerAction("win", seat, tile, frm=frm, hand=read) if judge(read) else None
 
-    def after(seat: str) -> str:
-        return next(SEATS[(SEATS.index(seat) + k) % 4] for k in range(1, 5)
-                    if SEATS[(SEATS.index(seat) + k) % 4] not in out)
-
     def reveal() -> PlayerAction:
         return PlayerAction("reveal", hand={w: {"concealed": list(hands[w]), "melds": [dict(m) for m in melds[w]]}
                                             for w in SEATS if w not in out})
@@ -137,7 +134,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                 if not leave_on_win or len(out) >= 2:
                     return
                 out.append(seat)
-                seat, draw = after(seat), True
+                seat, draw = next_playing(seat, out), True
                 continue
         tile = choose_discard(hands[seat], rng)
         hands[seat].remove(tile)
@@ -158,11 +155,11 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             if not leave_on_win or len(out) >= 2:
                 return
             out.append(winner)
-            seat, draw = after(winner), True
+            seat, draw = next_playing(winner, out), True
             continue
         claimer = _pung(hands, seat, tile, rng, out) if not state.exhausted else None  # the 海底 discard is not claimed
         if claimer is None:
-            seat, draw = after(seat), True
+            seat, draw = next_playing(seat, out), True
         else:
             hands[claimer].remove(tile)
             hands[claimer].remove(tile)
