@@ -5,7 +5,8 @@ kong), yet they play legally and in turn, so a visitor sees discards pile up, me
 flowers replaced from the tail, the wall shrink to 海底, and the hand end in 荒牌 as a real table
 would show it. Given a `judge` (does this hand win under the table's rules?), a player whose
 hand is complete declares it, on its own draw or on a discard (the first seat after the
-discarder), and lays it down: the hand ends there, or (血战到底) the winner leaves it.
+discarder; in 血战到底 every seat that wins on it, 一炮多响), and lays it down: the hand ends
+there, or (血战到底) the winners leave it.
 The wall comes from the simulator (`SimTable.wall`), the order of draws from the rules engine.
 """
 
@@ -131,31 +132,30 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             win = won(seat, kind, "self_draw", last=state.exhausted)
             if win is not None:
                 yield win
-                if not leave_on_win or len(out) >= 2:
-                    return
                 out.append(seat)
+                if not leave_on_win or len(out) >= 3:
+                    return
                 seat, draw = next_playing(seat, out), True
                 continue
         tile = choose_discard(hands[seat], rng)
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
-        winner = None
-        for k in (1, 2, 3):  # the first seat after the discarder that wins on it takes it
+        winners = []  # 血战 一炮多响: every seat that wins on it; otherwise the first after the discarder
+        for k in (1, 2, 3):
             other = SEATS[(SEATS.index(seat) + k) % 4]
-            if other in out:
+            if other in out or (winners and not leave_on_win) or len(out) + len(winners) >= 3:
                 continue
             hands[other].append(tile)
             win = won(other, tile, "discard", frm=seat, last=state.exhausted)
-            if win is not None:
-                winner = other
-                yield win
-                break
             hands[other].remove(tile)
-        if winner is not None:
-            if not leave_on_win or len(out) >= 2:
+            if win is not None:
+                winners.append(other)
+                yield win
+        if winners:
+            out.extend(winners)
+            if not leave_on_win or len(out) >= 3:
                 return
-            out.append(winner)
-            seat, draw = next_playing(winner, out), True
+            seat, draw = next_playing(winners[-1], out), True
             continue
         claimer = _pung(hands, seat, tile, rng, out) if not state.exhausted else None  # the 海底 discard is not claimed
         if claimer is None:
