@@ -277,3 +277,36 @@ def test_a_claim_from_the_previous_seat_keyed_after_the_claimers_discard_keeps_t
     watcher._record_play([cam.lay("discard", "W", "9s")])
     assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "9s"})
     assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+
+
+def test_blood_battle_play_seen_before_the_referee_confirms_a_win_lands_after_it(tmp_path: Path) -> None:
+    """四川血战: S wins on E's 4p and play goes straight on; W's discard, seen before the referee
+    confirms S's win, is refused (S's turn by the record) and lands once the win is confirmed."""
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    controller = Controller(cfg, store, _no_table)
+    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
+                                                          "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    watcher = CameraWatcher(controller, make_loop=lambda: None)
+    track = iter(range(1, 100))
+
+    def lay(wind: str, kind: str, at: list[float]) -> dict[str, Any]:  # chair 1 deals: sides are winds
+        return {"event": "appeared", "zone": f"discard:{wind}", "kind": kind, "track": next(track),
+                "confidence": 0.98, "needs_referee": False, "at": at}
+
+    four = lay("E", "4p", [300.0, 200.0])
+    watcher._record_play([four])
+    watcher._record_play([gone(four), lay("W", "9m", [500.0, 200.0])])  # S took it to win; W plays on
+    assert controller.state.hand["discards"]["W"] == []
+    win = {"seat_wind": "S", "prevalent_wind": "E", "win": "discard", "discarder": "E", "win_tile": "4p",
+           "concealed": "1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 8m 2p 3p".split()}
+    controller.referee_action("referee.win_read", {"hand": win}, by="referee")
+    controller.referee_action("referee.win_confirm", {}, by="referee")
+    watcher._record_play([])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "9m"})
+    watcher._record_play([lay("N", "1s", [700.0, 200.0])])
+    watcher._record_play([lay("E", "4p", [302.0, 201.0])])  # E's next 4p where the won one lay: new
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "N", "tile": "1s"}),
+                                      ("play.discard", {"seat": "E", "tile": "4p"})]
+    assert not [e for e in store.since(0) if e.type == "camera.play_refused" and e.data.get("seat") != "W"]
+    store.close()
