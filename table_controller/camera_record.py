@@ -110,10 +110,13 @@ class CameraRecord:
             return []
         out: list[Play] = []
         self.proposed = []
+        gone = hand.get("out") or []  # 血战: the seats that won and left
         for wind in SEATS:
             here = self.lying.get((area, wind))
             if not here or (area == "meld" and (area, wind) in self.changed):
                 continue  # a meld area still being laid waits a step: a hand laid down is not a meld
+            if wind in gone:
+                continue  # a winner's tiles lie there as laid down, not played
             new = self._new_tracks(here, _recorded(hand, area, wind))
             kinds = [here[t] for t in new]
             if area == "meld":

@@ -304,6 +304,12 @@ def test_blood_battle_play_seen_before_the_referee_confirms_a_win_lands_after_it
     controller.referee_action("referee.win_confirm", {}, by="referee")
     watcher._record_play([])
     assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "9m"})
+    # S lays its winning hand face up in front of it: not play (S is out), yet there to read
+    laid = [{"event": "appeared", "zone": "meld:S", "kind": k, "track": next(track), "confidence": 0.98,
+             "needs_referee": False} for k in win["concealed"] + ["4p"]]
+    watcher._record_play(laid)
+    watcher._record_play([])
+    assert watcher.record.laid_down(controller.state.hand, "S")[0] == sorted(win["concealed"] + ["4p"])
     watcher._record_play([lay("N", "1s", [700.0, 200.0])])
     watcher._record_play([lay("E", "4p", [302.0, 201.0])])  # E's next 4p where the won one lay: new
     assert plays(controller)[-2:] == [("play.discard", {"seat": "N", "tile": "1s"}),
