@@ -70,3 +70,26 @@ def test_the_hands_laid_down_at_a_draw_are_read_for_the_check(tmp_path: Path) ->
         assert public["scoresheet"]["rows"][-1]["exhaustive_points"] == {"1": pays["E"], "2": pays["S"],
                                                                          "3": pays["W"], "4": pays["N"]}
     store.close()
+
+
+def test_a_malformed_hand_at_the_check_is_a_422_that_logs_nothing(tmp_path: Path) -> None:
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    ctl = Controller(cfg, store, _no_table)
+    ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
+                                                   "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    ctl.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    c = TestClient(create_app(ctl, Credentials(referee=REFEREE, operator=OPERATOR)))
+    hands = {w: {"concealed": HANDS[w]} for w in "ESWN"}
+    with c:
+        head = ctl.state.seq
+        short = {**hands, "W": {"concealed": "1m 3m 5m"}}
+        r = c.post("/api/referee/exhaustive", json={"hands": short}, headers=bearer(REFEREE))
+        assert r.status_code == 422 and "13" in r.json()["detail"]  # says how many a hand needs
+        r = c.post("/api/referee/exhaustive", json={"hands": {"E": hands["E"]}}, headers=bearer(REFEREE))
+        assert r.status_code == 422 and "E、S、W、N" in r.json()["detail"]
+        r = c.post("/api/referee/exhaustive", json={"hands": {**hands, "X": hands["E"]}}, headers=bearer(REFEREE))
+        assert r.status_code == 422  # not a seat: the request itself is refused
+        assert ctl.state.seq == head  # nothing was logged
+        assert c.post("/api/referee/exhaustive", json={"hands": hands}, headers=bearer(REFEREE)).status_code == 200
+    store.close()
