@@ -279,6 +279,11 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     if record["seat"] in out and result.get("valid"):
         result = {**result, "valid": False, "reason": "already_won",
                   "message": "该家本盘已和牌（血战到底），不再行牌"}
+    passed = missed_win(s.ruleset, s.hand, hand_in) if result.get("valid") else None
+    if passed is not None:
+        result = {**result, "valid": False, "reason": "missed_win",
+                  "message": f"漏和：放过了{passed}的这张牌，在自己摸牌前不能再和这张 / "
+                             "passed a win on this tile and has not moved since"}
     record["result"] = result
 
 
@@ -307,6 +312,25 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
     if kind in ("discard", "rob_kong"):  # the tile won on was face up: public, unlike a self-drawn one
         record.update(discarder=hand.get("discarder"), win_tile=hand.get("win_tile"))
     record["restore"] = after_win(s.hand, record, flow_of(s.ruleset), wins + [record], record["at"])
+
+
+def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | None:
+    """漏和 (`[flow] missed_win`, 广东): a seat that let a discard of the tile it now wins on go by,
+    and has not moved since, may not win on it. The record shows it without the seat's tiles:
+    with no move of its own since, the hand read now is the hand it held then, so it could have
+    won on that discard too. Returns the seat whose discard it passed, or None."""
+    if not flow_of(ruleset).missed_win or read.get("win", "discard") != "discard":
+        return None
+    seat, tile, discarder = read.get("seat_wind", read.get("winner")), read.get("win_tile"), read.get("discarder")
+    pools = hand.get("discards") or {}
+    if seat not in SEATS or discarder not in SEATS or not pools.get(discarder):
+        return None
+    moved = max([d["seq"] for d in pools.get(seat, [])] + [0])
+    won_on = pools[discarder][-1]["seq"]
+    for other, pool in pools.items():
+        if other != seat and any(moved < d["seq"] < won_on and d.get("tile") == tile for d in pool):
+            return other
+    return None
 
 
 def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:

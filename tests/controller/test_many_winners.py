@@ -272,3 +272,31 @@ def test_blood_river_checks_all_four_at_a_draw_and_a_newer_ruling_or_an_undo_rep
     assert second != first and second["3"] < 0 and second["4"] < 0
     log.ref("referee.undo", reason="重新查叫", target=log.state().actions[-1]["seq"])
     assert compute(log.state())["rows"][-1]["exhaustive_points"] == first
+
+
+def test_a_seat_that_let_its_winning_tile_go_by_may_not_win_on_it_until_it_moves() -> None:
+    """广东 漏和: N waits on 2p; S's 2p goes by; W's 2p right after is not N's to win. Once N has
+    moved (discarded), a later 2p is."""
+    n_hand = "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split()
+    log = Log("jipinghu")
+    log.start()
+    play(log, "deal_done")
+    play(log, "discard", seat="E", tile="1z")
+    play(log, "discard", seat="S", tile="2p")          # N could win: it lets it go by
+    play(log, "discard", seat="W", tile="2p")
+    log.ref("referee.win_read", hand=win("N", " ".join(n_hand), "2p", discarder="W"))
+    result = log.state().actions[-1]["result"]
+    assert not result["valid"] and result["reason"] == "missed_win" and "漏和" in result["message"]
+    with pytest.raises(RefereeError, match="漏和"):
+        validate(log.state(), "referee.win_confirm", {})
+    play(log, "discard", seat="N", tile="9s")           # N moves (drew and discarded)
+    play(log, "discard", seat="E", tile="2p")
+    read_and_confirm(log, win("N", " ".join(n_hand), "2p", discarder="E"))
+    # a ruleset without 漏和 (MCR) lets the same win stand
+    mcr = Log("mcr")
+    mcr.start()
+    play(mcr, "deal_done")
+    for seat in "ESW":
+        play(mcr, "discard", seat=seat, tile="2p" if seat != "E" else "1z")
+    mcr.ref("referee.win_read", hand=win("N", " ".join(n_hand), "2p", discarder="W"))
+    assert mcr.state().actions[-1]["result"]["valid"]
