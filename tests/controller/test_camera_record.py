@@ -279,14 +279,11 @@ def test_a_claim_from_the_previous_seat_keyed_after_the_claimers_discard_keeps_t
     assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
 
 
-def test_blood_battle_play_seen_before_the_referee_confirms_a_win_lands_after_it(tmp_path: Path) -> None:
+def test_blood_battle_play_seen_before_the_referee_confirms_a_win_lands_after_it(sichuan_table: Controller) -> None:
     """四川血战: S wins on E's 4p and play goes straight on; W's discard, seen before the referee
     confirms S's win, is refused (S's turn by the record) and lands once the win is confirmed."""
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
-    store = EventStore(tmp_path / "events.sqlite3")
-    controller = Controller(cfg, store, _no_table)
-    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
-                                                          "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    controller = sichuan_table
+    store = controller.store
     watcher = CameraWatcher(controller, make_loop=lambda: None)
     track = iter(range(1, 100))
 
@@ -315,4 +312,3 @@ def test_blood_battle_play_seen_before_the_referee_confirms_a_win_lands_after_it
     assert plays(controller)[-2:] == [("play.discard", {"seat": "N", "tile": "1s"}),
                                       ("play.discard", {"seat": "E", "tile": "4p"})]
     assert not [e for e in store.since(0) if e.type == "camera.play_refused" and e.data.get("seat") != "W"]
-    store.close()

@@ -3,15 +3,10 @@ by the camera's play record and settled (查花猪, 查大叫); unsure tiles wai
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from fastapi.testclient import TestClient
 
 from table_controller.camera import CameraWatcher
-from table_controller.config import parse_config
 from table_controller.controller import Controller
-from table_controller.store import EventStore
 from table_controller.web.app import create_app
 from table_controller.web.auth import Credentials
 
@@ -23,16 +18,8 @@ HANDS = {"E": "1m 1m 2m 3m 4m 6m 6m 6m 7m 8m 7p 8p 9p",   # ready on 5m / 9m
          "N": "2s 3s 4s 5s 6s 7s 2p 2p 2p 6p 7p 9s 9s"}   # ready on 5p / 8p
 
 
-async def _no_table(url: str) -> Any:
-    raise ConnectionRefusedError(f"nothing at {url}")
-
-
-def test_the_hands_laid_down_at_a_draw_are_read_for_the_check(tmp_path: Path) -> None:
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
-    store = EventStore(tmp_path / "events.sqlite3")
-    ctl = Controller(cfg, store, _no_table)
-    ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
-                                                   "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+def test_the_hands_laid_down_at_a_draw_are_read_for_the_check(sichuan_table: Controller) -> None:
+    ctl = sichuan_table
     watcher = CameraWatcher(ctl, make_loop=lambda: None)
     ctl.camera = watcher
     tracks = iter(range(1, 200))
@@ -69,15 +56,10 @@ def test_the_hands_laid_down_at_a_draw_are_read_for_the_check(tmp_path: Path) ->
         assert "hands" not in public["actions"][-1] and public["exhaustive"]["flower_pigs"] == ["S"]
         assert public["scoresheet"]["rows"][-1]["exhaustive_points"] == {"1": pays["E"], "2": pays["S"],
                                                                          "3": pays["W"], "4": pays["N"]}
-    store.close()
 
 
-def test_a_malformed_hand_at_the_check_is_a_422_that_logs_nothing(tmp_path: Path) -> None:
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
-    store = EventStore(tmp_path / "events.sqlite3")
-    ctl = Controller(cfg, store, _no_table)
-    ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
-                                                   "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+def test_a_malformed_hand_at_the_check_is_a_422_that_logs_nothing(sichuan_table: Controller) -> None:
+    ctl = sichuan_table
     ctl.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
     c = TestClient(create_app(ctl, Credentials(referee=REFEREE, operator=OPERATOR)))
     hands = {w: {"concealed": HANDS[w]} for w in "ESWN"}
@@ -92,4 +74,3 @@ def test_a_malformed_hand_at_the_check_is_a_422_that_logs_nothing(tmp_path: Path
         assert r.status_code == 422  # not a seat: the request itself is refused
         assert ctl.state.seq == head  # nothing was logged
         assert c.post("/api/referee/exhaustive", json={"hands": hands}, headers=bearer(REFEREE)).status_code == 200
-    store.close()

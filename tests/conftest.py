@@ -1,0 +1,29 @@
+"""Fixtures shared across test folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from table_controller.config import parse_config
+from table_controller.controller import Controller
+from table_controller.store import EventStore
+
+
+async def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(f"nothing at {url}")
+
+
+@pytest.fixture
+def sichuan_table(tmp_path: Path) -> Iterator[Controller]:
+    """A controller on a real SQLite log with a 四川血战 hand started (chair 1 deals, so each wind
+    sits at its own side) and no table linked."""
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    controller = Controller(cfg, store, _no_table)
+    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
+                                                          "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    yield controller
+    store.close()
