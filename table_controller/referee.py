@@ -71,9 +71,9 @@ def ranked_wins(actions: list[dict[str, Any]], hand_no: int | None) -> list[dict
     first_of: dict[tuple[Any, ...], int] = {}
     keyed = []
     for i, w in enumerate(wins):
-        group = _discard_of(w) or ("self", i)
+        group = discard_of(w) or ("self", i)
         first_of.setdefault(group, i)
-        away = (SEATS.index(w["seat"]) - SEATS.index(w["discarder"])) % 4 if _discard_of(w) else 0
+        away = (SEATS.index(w["seat"]) - SEATS.index(w["discarder"])) % 4 if discard_of(w) else 0
         keyed.append((first_of[group], away, i))
     return [wins[i] for _, _, i in sorted(keyed)]
 
@@ -112,8 +112,8 @@ def settles_draw(ruleset: str) -> bool:
         return False
 
 
-def _discard_of(win: dict[str, Any]) -> tuple[str, str] | None:
-    """(discarder, tile) of a win on a discard, None for a self-drawn one."""
+def discard_of(win: dict[str, Any]) -> tuple[str, str] | None:
+    """(discarder, tile) of a confirmed win on a discard, None for a self-drawn one."""
     if win.get("win_kind") == "discard" and win.get("discarder") in SEATS:
         return (win["discarder"], win.get("win_tile", ""))
     return None
@@ -144,7 +144,7 @@ def further_win_refusal(ruleset: str, wins: list[dict[str, Any]], read: dict[str
         return "本盘和牌已确认（截和：一张牌只有一家和）/ this hand's win is already confirmed"
     hand = read.get("hand") or {}
     this = (hand.get("discarder"), hand.get("win_tile")) if hand.get("win", "discard") == "discard" else None
-    if this is None or this != _discard_of(wins[0]):
+    if this is None or this != discard_of(wins[0]):
         return "一炮多响只限同一张弃牌 / after a win, others may win only on the same discard"
     if any(w["seat"] == seat for w in wins):
         return "该家本盘已和牌 / this seat has already won this hand"
@@ -347,7 +347,7 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
         elif seat == feeder:
             opts["baofu"] = claimer
     discarder = read.get("discarder")
-    pool = (hand.get("discards") or {}).get(discarder) or [] if discarder in SEATS else []
+    pool = (hand.get("discards") or {}).get(discarder) or []
     if read.get("win", "discard") == "discard" and pool and pool[-1].get("tile") == read.get("win_tile") \
             and pool[-1].get("after_kong"):
         opts["after_kong"] = True

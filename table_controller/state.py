@@ -436,8 +436,9 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
                     pool[i] = {**pool[i], "claimed": True, "won_by": seat}
                     restore["won_discard"] = [discarder, i]
                 break
-        same = [w["seat"] for w in wins if w.get("win_kind") == "discard" and w.get("discarder") == discarder
-                and w.get("win_tile") == win.get("win_tile")]
+        from table_controller.referee import discard_of
+
+        same = [w["seat"] for w in wins if discard_of(w) == discard_of(win)]
         seat = max(same, key=lambda w: (SEATS.index(w) - SEATS.index(discarder)) % 4)
     elif hand.get("pending_draw"):  # 自摸: the winner drew from the wall first
         hand["live_drawn"] = hand.get("live_drawn", 0) + 1

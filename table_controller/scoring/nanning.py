@@ -64,31 +64,32 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     named = {f.name for f in found[0]}
     col = "self_draw" if hand.self_drawn else "discard"
     concealed = "门清" in named
+    feeder = _exposed_kong_feeder(hand) if hand.win == "kong_replacement" else None
     limit = [n for n in ("天胡", "地胡") if n in named]
     if limit:
         fans = [Fan(limit[0], int(ways[limit[0]][col]))]
-        return _result(hand, fans, table)
+        return _result(hand, fans, table, feeder)
     fans = []
     for name in (n for n in pats if n in named):
         value = pats[name].get(f"concealed_{col}" if concealed else col, pats[name].get(col))
         if value:  # 全求人 has no self-drawn value: it is then 对对胡 (read above)
             fans.append(Fan(name, int(value)))
     way = next((n for n in ways if n in named and n not in ("天胡", "地胡") and ways[n].get(col)), None)
-    if way == "杠上开花" and not _after_concealed_kong(hand):
+    if way == "杠上开花" and feeder:
         fans.append(Fan("杠上开花", int(ways[way]["exposed_kong"])))
     elif way is not None:
         fans.append(Fan(way, int(ways[way][col])))
     if not fans:  # the plain hand, 门清 adding one
         plain = table["plain"]
         fans = [Fan("推倒胡", int(plain[col]))] + ([Fan("门清", int(plain["concealed_bonus"]))] if concealed else [])
-    return _result(hand, fans, table)
+    return _result(hand, fans, table, feeder)
 
 
-def _result(hand: HandInput, fans: list[Fan], table: Mapping[str, Any]) -> ScoreResult:
+def _result(hand: HandInput, fans: list[Fan], table: Mapping[str, Any], feeder: str | None) -> ScoreResult:
     total = sum(f.value * f.count for f in fans)
     pts = total * int(table["base"])
-    if hand.win == "kong_replacement" and not _after_concealed_kong(hand) and _kong_feeder(hand):
-        payers = {_kong_feeder(hand): pts}  # 明杠杠开: 算放炮, the seat that fed the kong pays alone
+    if feeder:
+        payers = {feeder: pts}  # 明杠杠开: 算放炮, the seat that fed the kong pays alone
     elif hand.self_drawn:
         payers = {s: pts for s in T.SEATS if s != hand.winner}
     else:
@@ -96,20 +97,13 @@ def _result(hand: HandInput, fans: list[Fan], table: Mapping[str, Any]) -> Score
     return ScoreResult(True, RULESET, tuple(fans), total, pts, collect(hand.winner, payers))
 
 
-def _last_kong(hand: HandInput) -> Any:
+def _exposed_kong_feeder(hand: HandInput) -> str | None:
+    """The seat that fed the hand's last kong when it was a 明杠; None after a 暗杠 (or a kong the
+    read does not show), whose 杠上开花 counts as self-drawn."""
     kongs = [m for m in hand.melds if m.type == "kong"]
-    return kongs[-1] if kongs else None
-
-
-def _after_concealed_kong(hand: HandInput) -> bool:
-    """杠上开花 after a 暗杠 (or a kong the read does not show: counted as self-drawn)."""
-    kong = _last_kong(hand)
-    return kong is None or kong.concealed or not kong.source
-
-
-def _kong_feeder(hand: HandInput) -> str | None:
-    kong = _last_kong(hand)
-    return None if kong is None else kong.source
+    if not kongs or kongs[-1].concealed:
+        return None
+    return kongs[-1].source or None
 
 
 def kong_payment(seat: str, kind: str, discarder: str | None = None,

@@ -30,7 +30,7 @@ from table_controller import __version__
 from table_controller.controller import ActionError, Controller
 from table_controller.penalties import catalogue
 from table_controller.projection import public_actions, public_event, public_view, referee_view
-from table_controller.referee import visible_tiles
+from table_controller.referee import SEATS, visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply, fold
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
@@ -303,7 +303,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         if hand is None or not hand.get("ended"):
             raise HTTPException(409, detail="查叫在荒牌结束本盘之后 / 查叫 comes after the hand ends in a draw")
         hands = {}
-        for seat in (w for w in ("E", "S", "W", "N") if w not in (hand.get("out") or [])):
+        for seat in (w for w in SEATS if w not in (hand.get("out") or [])):
             laid, unsure = record.laid_down(hand, seat)
             if unsure:
                 raise HTTPException(409, detail=f"摄像头还有 {unsure} 张牌未确认，请先确认 / "
