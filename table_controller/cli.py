@@ -14,7 +14,7 @@ import sys
 from table_controller import __version__
 
 #: Sub-commands in the order `--help` lists them.
-COMMANDS: tuple[str, ...] = ("demo", "run", "sim", "probe", "deal", "score", "waits", "vision", "hub")
+COMMANDS: tuple[str, ...] = ("demo", "run", "install-service", "sim", "probe", "deal", "score", "waits", "vision", "hub")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,9 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
-            module = importlib.import_module(f"table_controller.commands.{name}")
+            module = importlib.import_module(f"table_controller.commands.{name.replace('-', '_')}")
         except ModuleNotFoundError as exc:  # a command still being built must not break the others
-            if exc.name != f"table_controller.commands.{name}":
+            if exc.name != f"table_controller.commands.{name.replace('-', '_')}":
                 raise
             continue
         module.register(sub)

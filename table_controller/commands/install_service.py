@@ -1,0 +1,64 @@
+"""`tablectl install-service --config FILE`: make the Pi start this table's controller at boot."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import shlex
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "install-service",
+        help="write the systemd unit (and udev rule) that runs this table's controller at boot",
+        description="Write /etc/systemd/system/<unit>.service running `tablectl run --config FILE` as USER, with "
+        "the groups the config's devices need (dialout, video, plugdev), its data directory writable and "
+        "everything else read-only; a usb://VID:PID table also gets a udev rule. Prints the commands to "
+        "enable it. --print shows the files without writing; --root writes under another root (an SD card "
+        "image mounted elsewhere).",
+    )
+    p.add_argument("--config", type=Path, required=True, help="the table's TOML file")
+    p.add_argument("--user", default=os.environ.get("SUDO_USER") or getpass.getuser(),
+                   help="the account the service runs as (default: the one who ran sudo, else you)")
+    p.add_argument("--unit", default="mahjong-table", help="unit name (default mahjong-table)")
+    p.add_argument("--root", type=Path, default=Path("/"), help="system root to write under (default /)")
+    p.add_argument("--print", action="store_true", dest="show", help="print the files instead of writing them")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from table_controller.config import ConfigError, load_config
+    from table_controller.deploy import DeployError, unit_files, writable_dirs
+
+    config_path = args.config.resolve()
+    try:
+        config = load_config(config_path)
+        files = unit_files(config, config_path, Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "tablectl"
+                           else Path(sys.executable).parent / "tablectl", args.user, args.unit)
+    except (ConfigError, DeployError) as exc:
+        print(f"tablectl install-service: {exc}", file=sys.stderr)
+        return 2
+    for f in files:
+        target = args.root / f.path
+        if args.show:
+            print(f"# {target}\n{f.text}")
+            continue
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(f.text, encoding="utf-8")
+        except OSError as exc:
+            print(f"tablectl install-service: cannot write {target}: {exc.strerror} (run it with sudo)", file=sys.stderr)
+            return 1
+        print(f"wrote {target}")
+    if not args.show:
+        # systemd refuses to start a unit whose ReadWritePaths do not exist
+        dirs = " ".join(shlex.quote(str(d)) for d in writable_dirs(config))
+        print("then, as root:")
+        print(f"  mkdir -p {dirs} && chown {shlex.quote(args.user)} {dirs}")
+        for f in files:
+            print(f"  {f.then}")
+        print(f"logs: journalctl -u {args.unit} -o cat")
+    return 0

@@ -1,0 +1,150 @@
+"""The files that make a Raspberry Pi run one table's controller at boot: a systemd unit and,
+for a table on USB, a udev rule.
+
+Why generated, not copied: what the service needs from the system follows from the table's
+config. A serial link needs the `dialout` group, a camera on /dev/video* the `video` group, a
+`usb://VID:PID` link a udev rule that lets the `plugdev` group open that one device, the event log
+and the camera's enrollment file writable directories under an otherwise read-only system, and a
+display port under 1024 the capability to bind it. Pure: `unit_files` returns text, the command
+(`tablectl install-service`) writes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from table_controller.config import TableConfig
+
+#: Exit status of `tablectl run` for a config it refuses: restarting cannot help, so systemd must not.
+CONFIG_ERROR_EXIT = 2
+DEFAULT_UNIT = "mahjong-table"
+UNIT_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+USB_LINK = re.compile(r"^usb://([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})(?:/.*)?$")
+
+
+class DeployError(ValueError):
+    """The unit cannot be written as asked (a bad name, a config path that is not absolute)."""
+
+
+@dataclass(frozen=True)
+class UnitFile:
+    """One file to install: its path under the system root and its text."""
+
+    path: str
+    text: str
+    #: What to run once it is in place.
+    then: str
+
+
+def needed_groups(config: TableConfig) -> list[str]:
+    """The supplementary groups the service needs for the devices the config names."""
+    groups = []
+    link = config.table.link
+    if link.startswith("/dev/"):
+        groups.append("dialout")  # /dev/ttyUSB*, /dev/ttyAMA*, /dev/serial/by-id/...: group dialout on Debian
+    if USB_LINK.match(link):
+        groups.append("plugdev")  # the udev rule below gives that group the table's USB device
+    source = config.camera.source
+    if source.isdigit() or source.startswith("/dev/video"):
+        groups.append("video")
+    return groups
+
+
+def writable_dirs(config: TableConfig) -> list[Path]:
+    """Directories the service writes: the event log's, and the enrollment file's (the camera
+    saves what the referee's rulings teach it there)."""
+    dirs = [config.data_path()]
+    enrollment = config.camera.enrollment
+    if config.camera.source and enrollment and config.camera.learn:
+        path = Path(enrollment)
+        if not path.is_absolute():
+            path = Path(config.source).parent / path
+        dirs.append(path.resolve().parent)
+    unique: list[Path] = []
+    for d in dirs:
+        if d not in unique:
+            unique.append(d)
+    return unique
+
+
+def _quote(path: Path | str) -> str:
+    """A systemd command-line word: plain when it can be, else double-quoted."""
+    s = str(path)
+    if re.fullmatch(r"[A-Za-z0-9_./:@+=-]+", s):
+        return s
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: str) -> str:
+    """The systemd service running `tablectl run --config config_path` as `user`."""
+    if not config_path.is_absolute() or not tablectl.is_absolute():
+        raise DeployError("the config file and tablectl must be absolute paths (systemd does not start in this directory)")
+    groups = needed_groups(config)
+    lines = [
+        "# Written by `tablectl install-service`; run it again after changing the config's link or camera.",
+        "[Unit]",
+        f"Description=自动麻将机控制器 {config.table.name} (mahjong table controller)",
+        "Documentation=file://" + str(Path(__file__).resolve().parent.parent / "README.md"),
+    ]
+    if config.tournament.broker:
+        lines += ["Wants=network-online.target", "After=network-online.target"]
+    lines += [
+        "",
+        "[Service]",
+        "Type=simple",
+        f"User={user}",
+    ]
+    if groups:
+        lines.append("SupplementaryGroups=" + " ".join(groups))
+    lines += [
+        f"ExecStart={_quote(tablectl)} run --config {_quote(config_path)}",
+        # A table that lost its board, its camera or its broker keeps running and reconnects;
+        # the process ends only when it cannot start (port taken: retry) or the config is wrong (do not).
+        "Restart=on-failure",
+        "RestartSec=3",
+        f"RestartPreventExitStatus={CONFIG_ERROR_EXIT}",
+        "TimeoutStopSec=20",
+        "Environment=PYTHONUNBUFFERED=1",
+        # JSON lines on stdout go to the journal: `journalctl -u <unit> -o cat`
+        "StandardOutput=journal",
+        "StandardError=journal",
+        "NoNewPrivileges=yes",
+        "PrivateTmp=yes",
+        "ProtectSystem=strict",
+        "ProtectHome=read-only",
+        "ReadWritePaths=" + " ".join(_quote(d) for d in writable_dirs(config)),
+    ]
+    if config.display.port < 1024:
+        lines.append("AmbientCapabilities=CAP_NET_BIND_SERVICE")
+    lines += ["", "[Install]", "WantedBy=multi-user.target", ""]
+    return "\n".join(lines)
+
+
+def udev_rule(config: TableConfig) -> str | None:
+    """For a `usb://VID:PID` table: let group plugdev open exactly that device; None otherwise
+    (serial adapters already belong to dialout)."""
+    m = USB_LINK.match(config.table.link)
+    if not m:
+        return None
+    vid, pid = m.group(1).lower(), m.group(2).lower()
+    return ("# Written by `tablectl install-service`: the table's controller board, for the controller's user.\n"
+            f'SUBSYSTEM=="usb", ATTR{{idVendor}}=="{vid}", ATTR{{idProduct}}=="{pid}", MODE="0660", GROUP="plugdev", '
+            'TAG+="uaccess"\n')
+
+
+def unit_files(config: TableConfig, config_path: Path, tablectl: Path, user: str,
+               unit: str = DEFAULT_UNIT) -> list[UnitFile]:
+    """Every file to install, with its path under the system root and what to run after."""
+    if not UNIT_NAME.match(unit):
+        raise DeployError(f"unit name {unit!r}: use letters, digits, '-', '_', '.' or '@' (at most 64)")
+    if not user or not re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}\$?", user):
+        raise DeployError(f"user {user!r} is not a valid login name")
+    files = [UnitFile(f"etc/systemd/system/{unit}.service", service_unit(config, config_path, tablectl, user),
+                      f"systemctl daemon-reload && systemctl enable --now {unit}")]
+    rule = udev_rule(config)
+    if rule:
+        files.append(UnitFile(f"etc/udev/rules.d/60-{unit}.rules", rule,
+                              "udevadm control --reload && udevadm trigger --subsystem-match=usb"))
+    return files

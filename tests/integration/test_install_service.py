@@ -1,0 +1,137 @@
+"""`tablectl install-service`: the unit a Pi boots the table with. The unit is checked by systemd's
+own parser, and its ExecStart line is run the way systemd runs it (from /, with the unit's
+environment) to show that the controller starts, serves, stops cleanly on SIGTERM, and exits
+with the status the unit tells systemd not to restart on when the config is wrong."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from table_controller.deploy import CONFIG_ERROR_EXIT
+
+TABLECTL = [sys.executable, "-m", "table_controller.cli"]
+
+
+def _unit(text: str) -> dict[str, list[str]]:
+    keys: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            k, v = line.split("=", 1)
+            keys.setdefault(k, []).append(v)
+    return keys
+
+
+def _install(tmp_path: Path, config_text: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    config = tmp_path / "etc" / "table.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(config_text, encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--root", str(tmp_path / "root"),
+                                      "--user", getpass.getuser()], capture_output=True, text=True, timeout=60)
+    return config, proc
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_the_unit_passes_systemd_and_its_command_runs_the_table(tmp_path: Path) -> None:
+    port = _free_port()
+    config, proc = _install(tmp_path, f'[table]\nname = "9号桌"\nlink = "sim://"\n[display]\nport = {port}\n'
+                                      '[storage]\ndata_dir = "../var/mahjong"\n')
+    assert proc.returncode == 0, proc.stderr
+    unit_path = tmp_path / "root" / "etc/systemd/system/mahjong-table.service"
+    assert f"wrote {unit_path}" in proc.stdout
+    data = (tmp_path / "var" / "mahjong").resolve()
+    assert f"mkdir -p {data}" in proc.stdout and "systemctl daemon-reload && systemctl enable --now mahjong-table" in proc.stdout
+    assert not (tmp_path / "root" / "etc/udev").exists()  # a sim:// (or serial) table needs no udev rule
+    text = unit_path.read_text(encoding="utf-8")
+    unit = _unit(text)
+    assert unit["ReadWritePaths"] == [str(data)]
+    assert unit["RestartPreventExitStatus"] == [str(CONFIG_ERROR_EXIT)]
+    assert "9号桌" in unit["Description"][0]
+
+    if shutil.which("systemd-analyze"):
+        check = subprocess.run(["systemd-analyze", "verify", str(unit_path)], capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0 and "mahjong-table.service" not in check.stderr, check.stderr
+
+    # ExecStart as systemd runs it: from /, with the unit's environment (the data directory exists first)
+    data.mkdir(parents=True)
+    argv = shlex.split(unit["ExecStart"][0])
+    env = {**os.environ, **dict(e.split("=", 1) for e in unit["Environment"])}
+    ctl = subprocess.Popen(argv, cwd="/", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline and ctl.poll() is None, "the service did not come up"
+            time.sleep(0.2)
+        ctl.send_signal(signal.SIGTERM)
+        ctl.communicate(timeout=float(unit["TimeoutStopSec"][0]))
+        assert ctl.returncode == 0
+    finally:
+        if ctl.poll() is None:
+            ctl.kill()
+            ctl.communicate()
+    assert (data / "events.sqlite3").is_file()  # the event log went where ReadWritePaths lets it write
+
+    # the config goes wrong later: the command exits with the status the unit does not restart on
+    config.write_text('[rules]\nruleset = "klondike"\n', encoding="utf-8")
+    bad = subprocess.run(argv, cwd="/", env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == CONFIG_ERROR_EXIT and "rules.ruleset" in bad.stderr
+
+
+def test_a_usb_table_with_a_camera_gets_its_groups_and_a_udev_rule(tmp_path: Path) -> None:
+    config, proc = _install(tmp_path, '[table]\nlink = "usb://1A86:7523"\n[camera]\nsource = "0"\n'
+                                      'enrollment = "tiles/table.npz"\n[display]\nport = 80\n')
+    assert proc.returncode == 0, proc.stderr
+    unit = _unit((tmp_path / "root" / "etc/systemd/system/mahjong-table.service").read_text(encoding="utf-8"))
+    assert unit["SupplementaryGroups"] == ["plugdev video"]
+    assert unit["ReadWritePaths"] == [f"{config.parent / 'data'} {config.parent / 'tiles'}"]
+    assert unit["AmbientCapabilities"] == ["CAP_NET_BIND_SERVICE"]  # port 80
+    rule = (tmp_path / "root" / "etc/udev/rules.d/60-mahjong-table.rules").read_text(encoding="utf-8")
+    assert 'ATTR{idVendor}=="1a86", ATTR{idProduct}=="7523"' in rule and 'GROUP="plugdev"' in rule
+    assert "udevadm control --reload" in proc.stdout
+
+
+@pytest.mark.parametrize(("config_text", "args", "message"), [
+    ('[rules]\nruleset = "klondike"\n', [], "rules.ruleset"),
+    ('[table]\nlink = "sim://"\n', ["--user", "Bad User"], "not a valid login name"),
+    ('[table]\nlink = "sim://"\n', ["--unit", "../etc/passwd"], "unit name"),
+])
+def test_refuses_a_bad_config_user_or_unit_and_writes_nothing(tmp_path: Path, config_text: str, args: list[str],
+                                                              message: str) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(config_text, encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--root", str(tmp_path / "root"), *args],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert not (tmp_path / "root").exists()
+
+
+def test_serial_link_gets_dialout_and_print_writes_nothing(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nlink = "/dev/serial/by-id/usb-FTDI_FT232R-if00-port0"\n', encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--root", str(tmp_path / "root"),
+                                      "--print", "--user", "pi"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "SupplementaryGroups=dialout\n" in proc.stdout and "User=pi\n" in proc.stdout
+    assert "udev" not in proc.stdout and not (tmp_path / "root").exists()
