@@ -5,7 +5,7 @@ controller computes the break, and the players' discards and flowers are recorde
 events (source `demo`) through the same checks as an operator's keying. A player whose hand
 wins lays it down and the demo stands in for the referee (read, confirm, 查叫 at 荒牌: source
 `demo`), so the win banner and the score sheet move. In 血战 winners leave and the others play
-on; 血流 hands, whose winners play on with their hands, end in 荒牌.
+on; in 血流 winners play on with their hands and may win again, until 荒牌.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ async def _until(check: Any, timeout: float, poll: float = 0.05) -> bool:
 
 
 async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, turn_seconds: float) -> None:
-    """Start a hand, wait for the break, and let the players play it out: to a win (血战: three),
-    or to 荒牌 (四川: then 查叫)."""
+    """Start a hand, wait for the break, and let the players play it out: to a win (血战: three;
+    血流: wins do not end it), or to 荒牌 (四川: then 查叫)."""
     from table_controller.referee import flow_of
     from table_controller.rules import deal_plan, load_ruleset
     from tablesim.players import play_hand
@@ -60,9 +60,9 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     plan = deal_plan(load_ruleset(hand["ruleset"]), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
                      wall_lengths=hand.get("wall_lengths"))
     judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"))
-    leave = flow_of(hand["ruleset"]).continue_after_win == "blood_battle"
+    after_win = flow_of(hand["ruleset"]).continue_after_win
     wins, shown = 0, None
-    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge, leave):
+    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge, after_win):
         await asyncio.sleep(turn_seconds)
         if action.type == "reveal":
             shown = action.hand
@@ -74,7 +74,8 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
             continue
         type_, data = action.event()
         controller.record_play(type_, data, by="demo", source="demo")
-    over = wins >= (3 if leave else 1)
+    # wins end the hand: the first (截和, 一炮多响), or the third (血战); never in 血流, which plays to 荒牌
+    over = {"end": wins >= 1, "blood_battle": wins >= 3}.get(after_win, False)
     await controller.end_hand(by="demo", result="win" if over else "draw")
     if shown is not None and not over:
         check_hands(controller, shown)
@@ -96,12 +97,10 @@ def check_hands(controller: Controller, shown: dict[str, Any]) -> None:
 
 def win_judge(ruleset: str, prevalent: str) -> Any:
     """Whether a hand laid down wins under `ruleset` (the scorer says so), for the demo's players;
-    None where the demo cannot show a win: rulesets without scoring, and 血流成河, where winners
-    play on with their hands, which the demo's players do not follow."""
-    from table_controller.referee import flow_of
+    None for a ruleset the scorer does not score (the demo cannot show its wins)."""
     from table_controller.scoring import SCORED_RULESETS, ScoringError, score_json
 
-    if ruleset not in SCORED_RULESETS or flow_of(ruleset).continue_after_win == "blood_river":
+    if ruleset not in SCORED_RULESETS:
         return None
 
     def judge(read: dict[str, Any]) -> bool:

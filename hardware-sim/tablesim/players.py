@@ -74,15 +74,28 @@ def choose_discard(hand: list[str], rng: random.Random) -> str:
 Judge = Callable[[dict[str, Any]], bool]
 
 
+#: What a win does to the hand (the ruleset's `[flow] continue_after_win`).
+AFTER_WIN = ("end", "blood_battle", "blood_river")
+
+
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
-              judge: Judge | None = None, leave_on_win: bool = False) -> Iterator[PlayerAction]:
+              judge: Judge | None = None, after_win: str = "end") -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
-    `judge`, a player's win. With `leave_on_win` (血战到底) a winner leaves and the others play on
-    until three have won; a hand that reaches 荒牌 so then ends with a `reveal` of the hands of
-    the seats still playing (for 查叫).
+    `judge`, a player's win. `after_win`, as the ruleset's flow says:
+    - "end": the first win ends the hand;
+    - "blood_battle" (血战到底): a winner leaves and the others play on until three have won;
+    - "blood_river" (血流成河): a winner sets the tile won on aside and plays on with its 13
+      tiles, and may win again; only 荒牌 ends the hand.
+    With a judge, a hand that reaches 荒牌 where wins do not end it ends with a `reveal` of the
+    hands of the seats still playing (for 查叫). Several seats may win on one discard where play
+    goes on after a win (一炮多响).
 
     `wall` is keyed by positions of this hand's winds (as `plan` is).
     """
+    if after_win not in AFTER_WIN:
+        raise ValueError(f"after_win must be one of {AFTER_WIN}, got {after_win!r}")
+    play_on = after_win != "end"
+    leave = after_win == "blood_battle"
     spec = plan.ruleset.tile_spec
     opening = open_hands(plan, wall)
     for seat in SEATS:  # 补花 was done dealer first (walls.md); the flowers are laid out in that order
@@ -92,7 +105,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     hands = {seat: list(opening.hands[seat]) for seat in SEATS}
     melds: dict[str, list[dict[str, Any]]] = {seat: [] for seat in SEATS}
     flowers = {seat: list(opening.flowers[seat]) for seat in SEATS}
-    out: list[str] = []  # 血战: the seats that won and left
+    out: list[str] = []  # 血战: the seats that won and left (血流: nobody leaves)
+    locked: set[str] = set()  # 血流: winners keep their hand as it won (they discard what they draw, claim nothing)
 
     def won(seat: str, tile: str, how: str, frm: str | None = None, last: bool = False) -> PlayerAction | None:
         if judge is None:
@@ -114,6 +128,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     seat = "E"
     draw = False  # the dealer holds 14, a claimer the tile it took: neither draws first
     while True:
+        drawn = None
         if draw:
             if state.exhausted:
                 if judge is not None:
@@ -132,18 +147,24 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             win = won(seat, kind, "self_draw", last=state.exhausted)
             if win is not None:
                 yield win
-                out.append(seat)
-                if not leave_on_win or len(out) >= 3:
+                if not play_on:
                     return
+                hands[seat].remove(kind)  # 血流: the tile won on is set aside; 血战: the winner leaves
+                locked.add(seat)
+                if leave:
+                    out.append(seat)
+                    if len(out) >= 3:
+                        return
                 seat, draw = next_playing(seat, out), True
                 continue
-        tile = choose_discard(hands[seat], rng)
+            drawn = kind
+        tile = drawn if seat in locked and drawn is not None else choose_discard(hands[seat], rng)
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
-        winners = []  # 血战 一炮多响: every seat that wins on it; otherwise the first after the discarder
+        winners = []  # 血战/血流 一炮多响: every seat that wins on it; otherwise the first after the discarder
         for k in (1, 2, 3):
             other = SEATS[(SEATS.index(seat) + k) % 4]
-            if other in out or (winners and not leave_on_win) or len(out) + len(winners) >= 3:
+            if other in out or (winners and not play_on) or (leave and len(out) + len(winners) >= 3):
                 continue
             hands[other].append(tile)
             win = won(other, tile, "discard", frm=seat, last=state.exhausted)
@@ -152,12 +173,17 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                 winners.append(other)
                 yield win
         if winners:
-            out.extend(winners)
-            if not leave_on_win or len(out) >= 3:
+            if not play_on:
                 return
+            locked.update(winners)
+            if leave:
+                out.extend(winners)
+                if len(out) >= 3:
+                    return
             seat, draw = next_playing(winners[-1], out), True
             continue
-        claimer = _pung(hands, seat, tile, rng, out) if not state.exhausted else None  # the 海底 discard is not claimed
+        # the 海底 discard is not claimed; nor does a 血流 winner claim (its hand stays as it won)
+        claimer = _pung(hands, seat, tile, rng, [*out, *locked]) if not state.exhausted else None
         if claimer is None:
             seat, draw = next_playing(seat, out), True
         else:

@@ -113,7 +113,6 @@ def test_with_a_judge_a_player_declares_a_win_the_scorer_and_the_record_accept(r
         events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
         validate(fold(events), "referee.win_confirm", {})  # raises if the referee's checks refuse it
     assert wins >= 2
-    assert win_judge("xueliu", "E") is None  # 血流: winners play on with their hands, not followed
 
 
 def test_in_blood_battle_winners_leave_the_others_play_on_and_the_draw_is_checked() -> None:
@@ -129,7 +128,7 @@ def test_in_blood_battle_winners_leave_the_others_play_on_and_the_draw_is_checke
     judge = win_judge("sichuan", "E")
     several = checked = 0
     for seed in range(10):
-        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge, True))
+        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge, "blood_battle"))
         events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1})]
 
         def add(type_: str, data: dict) -> None:
@@ -154,3 +153,64 @@ def test_in_blood_battle_winners_leave_the_others_play_on_and_the_draw_is_checke
         several += len(out) >= 2
         assert len(out) <= 3 and (actions[-1].type == "reveal" or len(out) == 3)
     assert several >= 2 and checked >= 5
+
+
+def test_in_blood_river_winners_play_on_with_their_hands_and_may_win_again() -> None:
+    """血流成河: a winner sets the tile won on aside and plays on with the hand that won (it
+    discards what it draws unless that wins again, and claims nothing); only 荒牌 ends the hand,
+    and then all four show their hands for 查叫. Every play, every win and the 查叫 pass the live
+    table's checks in turn."""
+    from table_controller.controller import _play_problem
+    from table_controller.demo import win_judge
+    from table_controller.referee import validate
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    rs = load_ruleset("xueliu")
+    plan = deal_plan(rs, (3, 4), None)
+    judge = win_judge("xueliu", "E")
+    again = won_hands = 0
+    for seed in range(10):
+        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge,
+                                 "blood_river"))
+        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "xueliu", "dealer_position": 1})]
+
+        def add(type_: str, data: dict) -> None:
+            events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
+
+        wins: list[str] = []
+        hand_as_won: dict[str, list[str]] = {}
+        for a in actions:
+            if a.type == "win":
+                add("referee.win_read", {"hand": {**a.hand, "prevalent_wind": "E"}})
+                validate(fold(events), "referee.win_confirm", {})
+                add("referee.win_confirm", {})
+                if a.seat in hand_as_won:  # it won again with the hand it won with
+                    assert sorted(a.hand["concealed"]) == hand_as_won[a.seat]
+                hand_as_won[a.seat] = sorted(a.hand["concealed"])
+                wins.append(a.seat)
+            elif a.type == "reveal":
+                assert sorted(a.hand) == sorted(SEATS)  # nobody left
+                for seat, kept in hand_as_won.items():
+                    assert sorted(a.hand[seat]["concealed"]) == kept
+                add("operator.hand_end", {"hand_no": 1, "result": "draw"})
+                validate(fold(events), "referee.exhaustive",
+                         {"hands": {w: {"concealed": h["concealed"]} for w, h in a.hand.items()}})
+            else:
+                type_, data = a.event()
+                if type_.startswith("play."):
+                    assert _play_problem(fold(events).hand, type_, data) is None, (seed, a)
+                if a.type == "claim":
+                    assert a.seat not in wins  # a winner claims nothing
+                add(type_, data)
+        assert actions[-1].type == "reveal"  # wins never end it
+        won_hands += bool(wins)
+        again += len(wins) > len(set(wins))
+    assert won_hands >= 5 and again >= 1
+
+
+def test_play_hand_refuses_an_unknown_flow() -> None:
+    rs = load_ruleset("sichuan")
+    with pytest.raises(ValueError, match="after_win"):
+        list(play_hand(deal_plan(rs, (3, 4), None), physical_wall(rs, None, random.Random(0)), random.Random(0),
+                       None, "marathon"))
