@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from table_controller.config import TableConfig
-from table_controller.state import SEATS, TableState, apply, fold, seat_of_position
+from table_controller.state import SEAT_ZH, SEATS, TableState, apply, fold, seat_of_position
 from table_controller.store import Event, EventStore
 
 log = logging.getLogger("table_controller.controller")
@@ -251,6 +251,7 @@ class Controller:
             "dealer_position": dealer_position, "prevalent_wind": prevalent,
             "wall_lengths": _wall_lengths(self.table, self.config.table.tile_count or rs.tiles, dealer_position),
             "seats": {seat_of_position(p, dealer_position): p for p in (1, 2, 3, 4)},
+            "table_dice": _table_dice(self.table),
             **({"double": True} if double else {}),
         })
         caps = getattr(getattr(self.table, "info", None), "capabilities", None)
@@ -308,6 +309,28 @@ class Controller:
         except RefereeError as exc:
             raise ActionError(str(exc)) from None
         return self.accept(source, type, payload)
+
+    def record_dice(self, seat: str, dice: list[int], by: str, source: str = "operator") -> Event:
+        """Key a throw of the dice by hand: for a table whose dice unit reports nothing (the
+        remote-control dialect), throws fewer dice than the ruleset's, or is out of order. The
+        throw counts as if the table had reported it, in the ruleset's order of throwers."""
+        from table_controller.rules import load_ruleset
+
+        hand = self.state.hand
+        if hand is None or hand.get("ended"):
+            raise ActionError("没有进行中的牌局 / no hand in play")
+        if hand.get("deal") is not None:
+            raise ActionError("本盘已开门，骰子已定 / the dice are thrown: the break is set")
+        if seat not in SEATS:
+            raise ActionError(f"未知座位 {seat!r} / unknown seat (E, S, W or N)", status=422)
+        want = hand.get("next_thrower")
+        if want and seat != want:
+            raise ActionError(f"应由 {SEAT_ZH[want]} 家掷骰 / {want} throws next, not {seat}")
+        count = load_ruleset(hand["ruleset"]).dice_count
+        if len(dice) != count or not all(isinstance(x, int) and 1 <= x <= 6 for x in dice):
+            raise ActionError(f"本规则须掷 {count} 颗骰子，每颗 1 至 6 点 / this ruleset throws {count} dice of 1 to 6, "
+                              f"got {dice}", status=422)
+        return self.accept(source, "operator.dice", {"seat": seat, "wind": seat, "dice": list(dice), "by": by})
 
     def record_play(self, type: str, data: dict[str, Any], by: str, source: str = "referee") -> Event:
         """Log what happened on the table (a discard, a claim, a flower) as keyed or seen by the camera."""
@@ -395,6 +418,12 @@ def side_of_wind(wind: str, dealer_position: int) -> str:
 def wind_of_side(side: str, dealer_position: int) -> str:
     """The wind of this hand sitting at the table's physical side `side`."""
     return seat_of_position(SEATS.index(side) + 1, dealer_position)
+
+
+def _table_dice(table: Any) -> int:
+    """How many dice the table's unit throws and reports; 0 for a table that reports none."""
+    caps = getattr(getattr(table, "info", None), "capabilities", None)
+    return int(getattr(caps, "dice", 0) or 0)
 
 
 def _wall_lengths(table: Any, tile_count: int, dealer_position: int) -> dict[str, int] | None:

@@ -58,9 +58,11 @@ class TableService:
             rs = load_ruleset(cfg.rules.ruleset)
             # The simulator builds the ruleset's own tile set (e.g. shiwan's tens) through the
             # rules engine, so its ground truth and the engine agree.
+            # ... and a dice unit of the ruleset's (广东, 台湾: three dice), as a table maker fits one
             self.sim = SimTable(seed=cfg.table.sim_seed, clock=SystemClock(), dialect=cfg.table.dialect,
                                 autopilot=cfg.demo.autoplay, timings=Timings.default().scaled(cfg.table.sim_speed),
-                                ruleset=rs, tile_count=cfg.table.tile_count or rs.tiles)
+                                ruleset=rs, tile_count=cfg.table.tile_count or rs.tiles,
+                                dice=rs.dice_count if rs.dice_count in (2, 3) else 2)
             url = await self.sim.serve_pty()
             log.info("simulated table on a pseudo-terminal", extra={"pty": url})
 

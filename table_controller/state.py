@@ -105,6 +105,13 @@ def _camera_open(state: "TableState") -> list[dict[str, Any]]:
     return camera_open(state)
 
 
+def _dice_count(ruleset_id: str) -> int | None:
+    try:
+        return int(_ruleset(ruleset_id).dice_count)
+    except Exception:  # an unknown id is reported where it is set
+        return None
+
+
 def _ruleset_name(ruleset_id: str, attr: str = "name_zh") -> str:
     try:
         return str(getattr(_ruleset(ruleset_id), attr))
@@ -140,9 +147,10 @@ def describe(ev: Event) -> str:
         return f"牌桌已重新连接（第 {d.get('reconnects', '')} 次）"
     if t == "table.phase":
         return f"牌桌：{PHASE_ZH.get(d.get('phase', ''), d.get('phase', ''))}"
-    if t == "table.dice":
+    if t in ("table.dice", "operator.dice"):
         dice = "、".join(str(x) for x in d.get("dice", []))
-        return f"{SEAT_ZH.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家掷骰：{dice}（共 {sum(d.get('dice', []))} 点）"
+        how = "掷骰（录入）" if t == "operator.dice" else "掷骰"
+        return f"{SEAT_ZH.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家{how}：{dice}（共 {sum(d.get('dice', []))} 点）"
     if t == "table.fault_raised":
         return f"故障：{d.get('name_zh', d.get('code', ''))}"
     if t == "table.fault_cleared":
@@ -186,7 +194,7 @@ def apply(state: TableState, ev: Event) -> TableState:
     t = ev.type
     s = copy.copy(state)
     s.faults = dict(state.faults)
-    if state.hand is not None and t.startswith(("operator.hand", "table.dice", "play.", "referee.")):
+    if state.hand is not None and t.startswith(("operator.hand", "table.dice", "operator.dice", "play.", "referee.")):
         s.hand = copy_hand(state.hand)
     s.seq = ev.seq
     d = ev.data
@@ -228,9 +236,13 @@ def apply(state: TableState, ev: Event) -> TableState:
             "next_thrower": "E",
             "deal": None,
             "error": None,
+            # the dice this table's unit throws (0: it reports none, as a remote-control table) against
+            # the ruleset's: where they differ, the operator keys the dice thrown by hand
+            "table_dice": d.get("table_dice"),
+            "dice_count": _dice_count(s.ruleset),
         }
-    elif t == "table.dice" and s.hand is not None and s.hand["deal"] is None:
-        _apply_throw(s.hand, d)
+    elif t in ("table.dice", "operator.dice") and s.hand is not None and s.hand["deal"] is None:
+        _apply_throw(s.hand, d, keyed=t == "operator.dice")
     elif t == "operator.hand_end" and s.hand is not None and not s.hand.get("ended"):
         s.hand["ended"] = True
         s.hand["turn"] = None
@@ -584,8 +596,13 @@ def _tile_zh(code: Any) -> str:
         return str(code)
 
 
-def _apply_throw(hand: dict[str, Any], d: dict[str, Any]) -> None:
-    """Record a throw; when the ruleset's throws are complete, compute the wall break."""
+def _apply_throw(hand: dict[str, Any], d: dict[str, Any], keyed: bool = False) -> None:
+    """Record a throw (the table's dice, or dice keyed by the operator); when the ruleset's
+    throws are complete, compute the wall break.
+
+    A throw the ruleset cannot use (a 2-dice table under a 3-dice rule, a dice unit's fault) is
+    kept among the ignored throws with the reason shown, and the same seat throws again, or the
+    operator keys the dice thrown by hand: a bad throw never leaves the hand without a break."""
     from table_controller.rules import DealError, deal_plan, next_thrower
 
     rs = _ruleset(hand["ruleset"])
@@ -595,22 +612,30 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any]) -> None:
         # Out of turn (a wrong button): shown to the referee, not counted for the break.
         hand.setdefault("ignored_throws", []).append({"seat": wind, "dice": dice})
         return
-    hand["throws"].append({"seat": d.get("wind", d.get("seat")), "side": d.get("seat"), "dice": dice})
-    throws = [tuple(th["dice"]) for th in hand["throws"]]
+    throw = {"seat": wind, "side": d.get("seat"), "dice": dice, **({"keyed": True} if keyed else {})}
+    throws = [tuple(th["dice"]) for th in hand["throws"]] + [tuple(dice)]
     try:
-        hand["next_thrower"] = next_thrower(rs, throws)
-        if hand["next_thrower"] is None:
-            plan = deal_plan(
-                rs,
-                dice=throws[0],
-                dice2=throws[1] if len(throws) > 1 else None,
-                wall_lengths=hand.get("wall_lengths"),
-            )
-            hand["deal"] = plan.to_json()
+        after = next_thrower(rs, throws)
+        deal = None
+        if after is None:
+            deal = deal_plan(rs, dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
+                             wall_lengths=hand.get("wall_lengths")).to_json()
     except DealError as exc:
-        # Wrong dice for this ruleset (e.g. a 2-dice table for a 3-dice rule): kept, shown, not guessed.
-        hand["error"] = str(exc)
-        hand["next_thrower"] = None
+        # Not guessed: shown, set aside, and asked again (the dice are keyed where the table cannot throw them)
+        if exc.code == "dice_count":
+            why = f"本规则每次掷 {rs.dice_count} 颗骰子，此次 {len(dice)} 颗"
+        elif exc.code == "dice_face":
+            why = "骰子点数须为 1 至 6"
+        else:
+            why = "骰子无法开门"
+        hand["error"] = f"{why}：请重掷或录入骰子 / {exc}: throw again or key the dice"
+        hand.setdefault("ignored_throws", []).append({**throw, "reason": str(exc)})
+        return
+    hand["throws"].append(throw)
+    hand["next_thrower"] = after
+    hand["error"] = None
+    if deal is not None:
+        hand["deal"] = deal
 
 
 def fold(events: Iterable[Event], initial: TableState | None = None) -> TableState:

@@ -127,6 +127,11 @@ class PlayIn(_Body):
         return self
 
 
+class DiceIn(_Body):
+    seat: Seat
+    dice: list[Annotated[int, Field(ge=1, le=6)]] = Field(min_length=1, max_length=3)
+
+
 class ActionResult(BaseModel):
     seq: int
     type: str
@@ -241,6 +246,14 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         data = body.model_dump(by_alias=True, exclude={"type"}, exclude_none=True)
         try:
             return done(controller.record_play("play." + body.type, data, by=who, source=who))
+        except ActionError as exc:
+            raise HTTPException(exc.status, detail=str(exc)) from None
+
+    @app.post("/api/dice", response_model=ActionResult,
+              summary="Key the dice thrown by hand (a table that reports no dice, or fewer than the ruleset's)")
+    async def dice(body: DiceIn, who: str = Depends(role("operator"))) -> ActionResult:
+        try:
+            return done(controller.record_dice(body.seat, body.dice, by=who, source=who))
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
 

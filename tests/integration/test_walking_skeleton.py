@@ -47,7 +47,7 @@ async def _next_state(ws: Any, predicate, timeout: float = 15.0) -> dict[str, An
     return await asyncio.wait_for(loop(), timeout)
 
 
-@pytest.mark.parametrize("ruleset", ["mcr", "jingji"])
+@pytest.mark.parametrize("ruleset", ["mcr", "jingji", "guangdong"])  # guangdong: a three-dice unit
 async def test_operator_starts_a_hand_and_the_display_shows_dice_and_break(tmp_path: Path, ruleset: str) -> None:
     config = parse_config({
         "table": {"link": "sim://", "sim_seed": 7, "sim_speed": 100.0},
@@ -91,6 +91,8 @@ async def test_operator_starts_a_hand_and_the_display_shows_dice_and_break(tmp_p
             throws = [tuple(t["dice"]) for t in hand["throws"]]
             assert len(throws) == rs.throws
             assert all(1 <= d <= 6 for t in throws for d in t)
+            # the simulated table carries the ruleset's dice unit, and the hand knows both counts
+            assert all(len(t) == rs.dice_count for t in throws) and hand["table_dice"] == rs.dice_count == hand["dice_count"]
             plan = deal_plan(rs, dice=throws[0], dice2=throws[1] if rs.throws == 2 else None,
                              wall_lengths=hand.get("wall_lengths"))
             assert hand["deal"] == plan.to_json()

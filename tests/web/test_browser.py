@@ -468,3 +468,45 @@ async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp
             assert all("hands" not in a for a in public["actions"]) and public["exhaustive"]["not_ready"] == ["N"]
     finally:
         await svc.stop()
+
+
+async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_page(tmp_path: Path, browser: Any,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """广东 throws three dice; this table's unit throws two. The page says so before the throw, shows
+    the table's throw as unusable, and the operator keys the three dice thrown by hand: the break
+    follows, and the throw is marked as keyed."""
+    import tablesim
+
+    real = tablesim.SimTable
+
+    class TwoDiceTable(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **{**kwargs, "dice": 2})
+
+    monkeypatch.setattr(tablesim, "SimTable", TwoDiceTable)
+    svc = TableService(_config(ruleset="guangdong"), tmp_path)
+    await svc.start()
+    try:
+        await svc.controller.wait_linked(10)
+        async with _http(svc) as http:
+            await _start_hand(svc, http)
+        viewer = await _open(browser, svc, "/")
+        assert not await viewer.is_visible('[data-testid="dice-form"]')  # the form is the operator's
+        page = await _open(browser, svc, "/", token=OPERATOR)
+        await page.wait_for_selector('[data-testid="dice-form"]:not([hidden])')
+        assert "2 颗" in await page.text_content("#dice-hint") and "3 颗" in await page.text_content("#dice-hint")
+        assert await page.input_value("#dice-form select[name=seat]") == "E"
+        hand = svc.controller.state.hand
+        svc.sim.press_button(seat=side_of_wind("E", hand["dealer_position"]), button="dice")
+        await page.wait_for_function("document.querySelector('#deal-error').textContent.includes('3 dice')")
+        assert "重掷" in await page.text_content("#dice-hint")
+        await page.fill("#dice-form input[name=dice]", "3 4 5")
+        await page.click("#dice-form button[type=submit]")
+        await page.wait_for_function("document.querySelector('#break').textContent.length > 0")
+        assert await page.text_content("#deal-error") == ""
+        assert not await page.is_visible('[data-testid="dice-form"]')
+        faces = await page.eval_on_selector_all("#dice [data-die]", "els => els.map(e => Number(e.dataset.die))")
+        assert faces == [3, 4, 5] and "录入" in await page.text_content("#dice")
+        assert svc.controller.state.hand["deal"]["dice"] == [3, 4, 5]
+    finally:
+        await svc.stop()

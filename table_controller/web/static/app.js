@@ -29,6 +29,8 @@ const I18N = {
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
         sheet: { title: "比赛成绩记录表", csv: "导出 CSV", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
+        dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
+                fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
         ok: "✓ 已记录", needRef: "需要裁判权限",
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
@@ -54,6 +56,8 @@ const I18N = {
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded).",
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
                 ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
+        dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", none: "This table reports no dice: throw, then key the {m} dice.",
+                fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
@@ -170,7 +174,7 @@ function renderWall(hand) {
 
 function renderDice(hand) {
   const throws = (hand && hand.throws) || [];
-  $("dice").innerHTML = throws.map((th) => `<div class="throw"><div>${t("seat." + th.seat)}</div><div class="dice">${
+  $("dice").innerHTML = throws.map((th) => `<div class="throw"><div>${t("seat." + th.seat)}${th.keyed ? ` <small>(${t("dice.keyed")})</small>` : ""}</div><div class="dice">${
     th.dice.map((d) => `<span class="die" data-die="${d}">${d}</span>`).join("")}</div></div>`).join("");
   const deal = hand && hand.deal;
   let text = "";
@@ -186,6 +190,22 @@ function renderDice(hand) {
   $("break").textContent = text;
   $("last-warn").textContent = warn;
   $("deal-error").textContent = (hand && hand.error) || "";
+  renderDiceForm(hand);
+}
+
+function renderDiceForm(hand) {
+  // keyed dice: offered while the hand waits for its break; explained where the table cannot throw the ruleset's dice
+  const f = $("dice-form");
+  const waiting = !!(hand && !hand.ended && !hand.deal && hand.next_thrower);
+  f.hidden = !waiting;
+  if (!waiting) return;
+  if (document.activeElement !== f.seat) f.seat.value = hand.next_thrower;
+  const m = hand.dice_count;
+  let hint = "";
+  if (hand.error) hint = t("dice.retry");
+  else if (hand.table_dice === 0) hint = t("dice.none", { m });
+  else if (hand.table_dice && m && hand.table_dice !== m) hint = t("dice.fewer", { n: hand.table_dice, m });
+  $("dice-hint").textContent = hint;
 }
 
 // ---- seats, discards, timers ------------------------------------------------------------------
@@ -617,6 +637,12 @@ $("end-hand").addEventListener("click", () => {
   const wins = (state && state.wins) || [];
   const byWins = wins.length && !(state.plays_on && state.further_win);
   act("/api/hand/end", { result: byWins ? "win" : "draw" });
+});
+$("dice-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  const dice = (f.dice.value.match(/\d/g) || []).map(Number);  // "3 5", "35", "3,5,2"
+  if (await act("/api/dice", { seat: f.seat.value, dice })) f.dice.value = "";
 });
 $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); renderHealth(); });
 $("penalty-form").addEventListener("submit", async (e) => {

@@ -1,0 +1,110 @@
+"""Dice keyed by hand: a table whose dice unit reports nothing (remote-control dialect), throws
+fewer dice than the ruleset's (a 2-dice table for 广东's three), or faults mid-throw. A throw the
+ruleset cannot use is set aside and shown, never leaves the hand without a break, and the
+operator's keyed throw counts as the table's would, in the ruleset's order of throwers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from table_controller.config import parse_config
+from table_controller.controller import ActionError, Controller
+from table_controller.rules import deal_plan, load_ruleset, next_thrower
+from table_controller.state import fold
+from table_controller.store import Event, EventStore
+from table_controller.web.app import create_app
+from table_controller.web.auth import Credentials
+
+OPERATOR, REFEREE = "op-dice-1357", "ref-dice-2468"
+
+
+def _start(ruleset: str, table_dice: int = 2) -> list[Event]:
+    return [Event(1, 0.0, "operator", "operator.hand_start",
+                  {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1, "table_dice": table_dice})]
+
+
+def _add(events: list[Event], source: str, type_: str, data: dict) -> None:
+    events.append(Event(len(events) + 1, float(len(events)), source, type_, data))
+
+
+def test_a_two_dice_table_under_a_three_dice_rule_is_shown_and_the_keyed_throw_breaks_the_wall() -> None:
+    events = _start("guangdong")
+    hand = fold(events).hand
+    assert hand["dice_count"] == 3 and hand["table_dice"] == 2  # the page asks for keyed dice from the start
+    _add(events, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})
+    hand = fold(events).hand
+    assert hand["deal"] is None and hand["throws"] == [] and hand["next_thrower"] == "E"
+    assert "3 dice" in hand["error"] and "key the dice" in hand["error"]
+    assert hand["ignored_throws"][0]["dice"] == [3, 4] and "3 dice" in hand["ignored_throws"][0]["reason"]
+    _add(events, "operator", "operator.dice", {"seat": "E", "wind": "E", "dice": [3, 4, 5], "by": "operator"})
+    hand = fold(events).hand
+    assert hand["error"] is None and hand["throws"] == [{"seat": "E", "side": "E", "dice": [3, 4, 5], "keyed": True}]
+    assert hand["deal"] == deal_plan(load_ruleset("guangdong"), dice=(3, 4, 5)).to_json()
+
+
+def test_a_dice_unit_failing_on_mcr_second_throw_the_same_seat_throws_again_by_hand() -> None:
+    rs = load_ruleset("mcr")
+    events = _start("mcr")
+    _add(events, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [2, 3]})
+    second = next_thrower(rs, [(2, 3)])
+    _add(events, "table", "table.dice", {"seat": second, "wind": second, "dice": [6]})  # one die fell off the unit
+    hand = fold(events).hand
+    assert hand["next_thrower"] == second and len(hand["throws"]) == 1 and hand["error"]
+    _add(events, "operator", "operator.dice", {"seat": second, "wind": second, "dice": [1, 6], "by": "operator"})
+    hand = fold(events).hand
+    assert hand["error"] is None
+    assert hand["deal"] == deal_plan(rs, dice=(2, 3), dice2=(1, 6)).to_json()
+
+
+def _client(tmp_path: Path, ruleset: str) -> TestClient:
+    async def no_table(url: str):
+        raise ConnectionRefusedError(url)
+
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
+    controller = Controller(cfg, EventStore(tmp_path / "events.sqlite3"), no_table)
+    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 2,
+                                                          "table_dice": 0})
+    c = TestClient(create_app(controller, Credentials(referee=REFEREE, operator=OPERATOR)))
+    c.controller = controller  # type: ignore[attr-defined]
+    return c
+
+
+def test_a_table_that_reports_no_dice_is_dealt_from_keyed_throws_over_http(tmp_path: Path) -> None:
+    """A remote-control table says nothing of its dice: the operator keys both of MCR's throws."""
+    c = _client(tmp_path, "mcr")
+    op = {"Authorization": f"Bearer {OPERATOR}"}
+    with c:
+        assert c.post("/api/dice", json={"seat": "E", "dice": [4, 4]}).status_code in (401, 403)  # a viewer
+        r = c.post("/api/dice", json={"seat": "E", "dice": [4, 4]}, headers=op)
+        assert r.status_code == 200 and r.json()["type"] == "operator.dice"
+        second = c.get("/api/state").json()["hand"]["next_thrower"]
+        assert second == next_thrower(load_ruleset("mcr"), [(4, 4)])
+        wrong = next(s for s in "ESWN" if s != second)
+        r = c.post("/api/dice", json={"seat": wrong, "dice": [1, 2]}, headers=op)
+        assert r.status_code == 409 and second in r.json()["detail"]
+        for bad in ({"seat": second, "dice": [7, 1]}, {"seat": second, "dice": []}, {"seat": "X", "dice": [1, 2]},
+                    {"seat": second, "dice": "12"}, {"seat": second}):
+            r = c.post("/api/dice", json=bad, headers=op)
+            assert r.status_code == 422 and r.json()["detail"], bad
+        seq = c.controller.state.seq  # type: ignore[attr-defined]
+        r = c.post("/api/dice", json={"seat": second, "dice": [1, 2, 3]}, headers=op)  # mcr throws two dice
+        assert r.status_code == 422 and "2" in r.json()["detail"]
+        assert c.controller.state.seq == seq  # type: ignore[attr-defined]  # refused: nothing logged
+        assert c.post("/api/dice", json={"seat": second, "dice": [5, 2]}, headers=op).status_code == 200
+        state = c.get("/api/state").json()
+        assert state["hand"]["deal"] == deal_plan(load_ruleset("mcr"), dice=(4, 4), dice2=(5, 2)).to_json()
+        assert [t.get("keyed") for t in state["hand"]["throws"]] == [True, True]
+        r = c.post("/api/dice", json={"seat": "E", "dice": [1, 1]}, headers=op)  # the break is set
+        assert r.status_code == 409
+        events = c.get("/api/events").json()
+        assert [e["type"] for e in events].count("operator.dice") == 2
+
+
+def test_record_dice_needs_a_hand_in_play(tmp_path: Path) -> None:
+    c = _client(tmp_path, "jingji")
+    c.controller.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "abandoned"})  # type: ignore[attr-defined]
+    with pytest.raises(ActionError, match="no hand in play"):
+        c.controller.record_dice("E", [1, 2], by="operator")  # type: ignore[attr-defined]
