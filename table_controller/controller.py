@@ -262,7 +262,8 @@ class Controller:
         if phase == "ready":  # the next set was built under the table during the last hand
             await self._command("raise_walls")
         elif phase == "idle":
-            await self._command("set_tile_count", self.config.table.tile_count or rs.tiles)
+            if getattr(caps, "tile_counts", ()):  # a table that cannot say its counts (remote-control) cannot be told one
+                await self._command("set_tile_count", self.config.table.tile_count or rs.tiles)
             await self._command("start_shuffle")
         # building / raising: the walls go up when the table reports "ready" (see _on_phase)
         return ev

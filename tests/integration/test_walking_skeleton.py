@@ -123,3 +123,36 @@ async def test_operator_starts_a_hand_and_the_display_shows_dice_and_break(tmp_p
     assert "link.up" in types and "operator.hand_start" in types
     assert types.count("table.dice") == load_ruleset(ruleset).throws
     assert types.index("operator.hand_start") < types.index("table.dice")
+
+
+async def test_a_remote_control_table_shuffles_and_the_operator_keys_its_dice(tmp_path: Path) -> None:
+    """A remote-control table (five-byte frames) says nothing: no tile counts, no phases, no dice. A
+    hand start only asks it to shuffle (nothing it cannot do is sent, so nothing is refused); the
+    hand knows the table reports no dice, and the operator's keyed throw sets the break."""
+    config = parse_config({
+        "table": {"link": "sim://", "sim_seed": 3, "sim_speed": 100.0, "dialect": "remote-control"},
+        "rules": {"ruleset": "jingji"},
+        "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE},
+    }, source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        await service.controller.wait_linked(10)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            op = {"Authorization": f"Bearer {OPERATOR}"}
+            assert (await http.post("/api/hand/start", headers=op)).status_code == 200
+            for _ in range(200):  # the shuffle command reached the table's mechanism
+                if service.sim.phase != "idle":
+                    break
+                await asyncio.sleep(0.02)
+            assert service.sim.phase != "idle"
+            hand = (await http.get("/api/state")).json()["hand"]
+            assert hand["table_dice"] == 0 and hand["dice_count"] == 2 and hand["next_thrower"] == "E"
+            r = await http.post("/api/dice", json={"seat": "E", "dice": [6, 3]}, headers=op)
+            assert r.status_code == 200, r.text
+            hand = (await http.get("/api/state")).json()["hand"]
+            assert hand["deal"] == deal_plan(load_ruleset("jingji"), dice=(6, 3)).to_json()
+            events = (await http.get("/api/events")).json()
+            assert not [e for e in events if e["type"] == "controller.rejected"]
+    finally:
+        await service.stop()
