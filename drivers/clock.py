@@ -7,7 +7,7 @@ import heapq
 import itertools
 import threading
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -91,6 +91,28 @@ class SystemClock(Clock):
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
+
+
+class SteadyWallClock:
+    """Wall-clock seconds (for stamping events) that advance with the monotonic clock.
+
+    A Raspberry Pi has no real-time clock: it boots with the time it last saved, and the
+    system clock jumps when NTP first reaches a server, maybe in the middle of a session.
+    Stamps from this clock do not jump with it, so what is measured between stamps (the turn
+    timers, the session clock, a delayed broadcast) stays right for the whole run; `drift()`
+    says how far the system clock has moved away from the stamps, for the record.
+    """
+
+    def __init__(self, wall: Callable[[], float] = time.time, mono: Callable[[], float] = time.monotonic) -> None:
+        self._wall, self._mono = wall, mono
+        self._wall0, self._mono0 = wall(), mono()
+
+    def __call__(self) -> float:
+        return self._wall0 + (self._mono() - self._mono0)
+
+    def drift(self) -> float:
+        """System clock minus this clock, in seconds: 0 unless the system clock was stepped."""
+        return self._wall() - self()
 
 
 #: Real seconds an auto-advancing clock waits for in-flight bytes before it assumes they are lost.

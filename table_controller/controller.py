@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from drivers.clock import SteadyWallClock
 
 from table_controller.config import TableConfig
 from table_controller.state import SEAT_ZH, SEATS, TableState, apply, fold, seat_of_position
@@ -38,15 +39,21 @@ class ActionError(ValueError):
         self.status = status
 
 
+#: How far the system clock may move from the stamps before the record says so, and how often it is checked.
+CLOCK_STEP_S = 2.0
+CLOCK_CHECK_S = 10.0
+
+
 class Controller:
     """Owns the event log, the folded state, the table link and the subscribers of the display."""
 
     def __init__(self, config: TableConfig, store: EventStore, open_table: TableOpener,
-                 wall_clock: Callable[[], float] = time.time) -> None:
+                 wall_clock: Callable[[], float] | None = None) -> None:
         self.config = config
         self.store = store
         self._open_table = open_table
-        self._wall_clock = wall_clock
+        self._wall_clock = wall_clock if wall_clock is not None else SteadyWallClock()
+        self._drift_logged = 0.0
         self.state: TableState = fold(store.since(0))
         self.table: Any = None
         #: Extra health sources shown beside the link's (e.g. the camera): name -> () -> dict.
@@ -125,6 +132,30 @@ class Controller:
         ):
             self.accept("controller", "controller.configured", configured)
         self._tasks.append(asyncio.create_task(self._link_loop(cfg.table.link), name="table-link"))
+        self.check_clock()
+        self._tasks.append(asyncio.create_task(self._clock_loop(), name="clock-watch"))
+
+    def check_clock(self) -> Event | None:
+        """Record it when the system clock was stepped away from the stamps (NTP's first sync on a
+        Pi without a real-time clock), or when the stamps would run behind the record's last
+        event (a clock set back while the service was down). The stamps themselves stay steady."""
+        drift = getattr(self._wall_clock, "drift", None)
+        now = self._wall_clock()
+        last = self.state.last_at
+        if last is not None and now < last - CLOCK_STEP_S:
+            return self.accept("controller", "controller.clock_step", {"behind_record_s": round(last - now, 1)})
+        if drift is None:
+            return None
+        d = float(drift())
+        if abs(d - self._drift_logged) < CLOCK_STEP_S:
+            return None
+        self._drift_logged = d
+        return self.accept("controller", "controller.clock_step", {"drift_s": round(d, 1)})
+
+    async def _clock_loop(self) -> None:
+        while not self._stopping.is_set():
+            await asyncio.sleep(CLOCK_CHECK_S)
+            self.check_clock()
 
     async def stop(self) -> None:
         self._stopping.set()

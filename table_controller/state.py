@@ -50,6 +50,8 @@ class TableState:
     acted from where) are in here too: pages and sockets read it only through `projection`."""
 
     seq: int = 0
+    #: the last event's stamp (a clock that would stamp earlier was set back: `controller.check_clock`)
+    last_at: float | None = None
     table_name: str = ""
     ruleset: str = "mcr"
     players: dict[int, str] = field(default_factory=dict)  # position -> name
@@ -145,6 +147,11 @@ def describe(ev: Event) -> str:
         return f"牌桌连接中断：{d.get('reason', '')}"
     if t == "link.restored":
         return f"牌桌已重新连接（第 {d.get('reconnects', '')} 次）"
+    if t == "controller.clock_step":
+        if d.get("behind_record_s"):
+            return f"系统时钟比记录晚 {d['behind_record_s']} 秒（时钟被调回？）：请核对时间 / the clock is behind the record"
+        return (f"系统时钟跳变 {d.get('drift_s')} 秒（如首次对时）；本次运行的计时不受影响 / "
+                f"the system clock moved {d.get('drift_s')} s; this run's timers are unaffected")
     if t == "table.phase":
         return f"牌桌：{PHASE_ZH.get(d.get('phase', ''), d.get('phase', ''))}"
     if t in ("table.dice", "operator.dice"):
@@ -197,6 +204,7 @@ def apply(state: TableState, ev: Event) -> TableState:
     if state.hand is not None and t.startswith(("operator.hand", "table.dice", "operator.dice", "play.", "referee.")):
         s.hand = copy_hand(state.hand)
     s.seq = ev.seq
+    s.last_at = ev.at
     d = ev.data
     t = ev.type
     if t == "controller.configured":

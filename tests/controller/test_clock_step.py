@@ -1,0 +1,72 @@
+"""A Pi has no real-time clock: the system clock jumps when NTP first syncs, maybe mid-session.
+The stamps stay steady, so the session clock and the turn timers do not jump; the record says
+the system clock moved, once per step; and a clock set back behind the record is reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drivers.clock import SteadyWallClock
+from table_controller.config import parse_config
+from table_controller.controller import Controller
+from table_controller.store import EventStore
+from table_controller.referee import session
+from table_controller.timers import session_status
+
+
+class FakeTime:
+    def __init__(self, wall: float) -> None:
+        self.wall, self.mono = wall, 100.0
+
+    def advance(self, s: float) -> None:
+        self.wall += s
+        self.mono += s
+
+
+async def _no_table(url: str):
+    raise ConnectionRefusedError(url)
+
+
+def _controller(path: Path, clock: SteadyWallClock) -> Controller:
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    return Controller(cfg, EventStore(path / "events.sqlite3"), _no_table, wall_clock=clock)
+
+
+def test_steady_clock_ignores_a_step_and_says_how_far_the_system_moved() -> None:
+    t = FakeTime(1_000_000.0)
+    clock = SteadyWallClock(wall=lambda: t.wall, mono=lambda: t.mono)
+    start = clock()
+    t.advance(30)
+    t.wall += 3600  # NTP's first sync: an hour forward
+    assert clock() - start == 30 and clock.drift() == 3600
+
+
+def test_session_clock_does_not_jump_when_the_system_clock_is_stepped(tmp_path: Path) -> None:
+    t = FakeTime(1_000_000.0)
+    c = _controller(tmp_path, SteadyWallClock(wall=lambda: t.wall, mono=lambda: t.mono))
+    c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})
+    c.referee_action("referee.session_start", {"minutes": 90}, by="referee")
+    t.advance(600)
+    t.wall += 2 * 3600  # two hours forward mid-session
+    status = session_status(session(c.state.actions), c.now())
+    assert 79 * 60 < status["remaining_s"] <= 80 * 60  # 10 minutes gone, not "time is up"
+    ev = c.check_clock()
+    assert ev is not None and ev.type == "controller.clock_step" and ev.data["drift_s"] == 7200.0
+    assert c.check_clock() is None  # reported once
+    t.advance(60)
+    t.wall -= 1  # NTP slewing a second: under the step threshold, not reported
+    assert c.check_clock() is None
+    t.wall -= 30  # a further step is
+    assert c.check_clock().data["drift_s"] == 7169.0
+
+
+def test_a_clock_behind_the_record_is_reported_at_start(tmp_path: Path) -> None:
+    t = FakeTime(1_000_000.0)
+    c = _controller(tmp_path, SteadyWallClock(wall=lambda: t.wall, mono=lambda: t.mono))
+    c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})
+    c.store.close()
+    t.wall -= 86_400  # restarted with yesterday's time (fake-hwclock before NTP)
+    again = _controller(tmp_path, SteadyWallClock(wall=lambda: t.wall, mono=lambda: t.mono))
+    ev = again.check_clock()
+    assert ev is not None and ev.data["behind_record_s"] >= 86_399
+    assert again.check_clock() is None
