@@ -43,48 +43,14 @@ from table_controller.config import parse_config  # noqa: E402
 from table_controller.controller import ActionError, Controller  # noqa: E402
 from table_controller.rules import deal_plan, load_ruleset, physical_wall  # noqa: E402
 from table_controller.store import EventStore  # noqa: E402
+from tablesim.felt import Felt  # noqa: E402
 from tablesim.players import play_hand  # noqa: E402
 from tablesim.scenes.render import SceneOptions, render_scene  # noqa: E402
-from vision.geometry import SEAT_ROTATION, TILE_H_MM, TILE_W_MM, PlacedTile, seat_to_plane  # noqa: E402
 from vision.reader import TileReader  # noqa: E402
 from vision.tileart import RESERVED_STYLES, load_style  # noqa: E402
 from vision.tracker import TileTracker  # noqa: E402
 
 SEED = 50_000
-
-
-class Felt:
-    """The tiles lying on the table, placed where players put them (seat-local rows)."""
-
-    def __init__(self) -> None:
-        self.tiles: list[PlacedTile] = []
-        self.pools: dict[str, list[PlacedTile]] = {s: [] for s in "ESWN"}
-        self.near: dict[str, int] = {s: 0 for s in "ESWN"}  # meld tiles laid, right of centre
-        self.flowers: dict[str, int] = {s: 0 for s in "ESWN"}
-
-    def _put(self, seat: str, u: float, v: float, kind: str) -> PlacedTile:
-        x, y = seat_to_plane(seat, u, v)
-        t = PlacedTile(kind, x, y, SEAT_ROTATION[seat])
-        self.tiles.append(t)
-        return t
-
-    def discard(self, seat: str, kind: str) -> None:
-        """Rows of six in front of the seat, as 国标 players lay them."""
-        k = len(self.pools[seat])
-        self.pools[seat].append(self._put(seat, 310 + (k % 6) * TILE_W_MM, 172 + (k // 6) * (TILE_H_MM + 2), kind))
-
-    def meld(self, seat: str, kinds: list[str], taken_from: str, hidden: bool = False) -> None:
-        self.tiles.remove(self.pools[taken_from].pop())  # the claimed discard leaves its pool
-        if hidden:  # laid out of the camera's view
-            return
-        for kind in kinds:  # rows of nine right of centre, a second row further in: clear of the corner
-            n = self.near[seat]
-            self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), kind)
-            self.near[seat] += 1
-
-    def flower(self, seat: str, kind: str) -> None:
-        self._put(seat, 110 + self.flowers[seat] * TILE_W_MM, 60, kind)  # clear of the corner markers
-        self.flowers[seat] += 1
 
 
 def _no_table(url: str) -> Any:

@@ -116,6 +116,20 @@ class DemoSection(_Section):
     autoplay: bool = Field(False, description="Start hands on its own (the demo table).")
     hand_seconds: float = Field(20.0, ge=0, le=3600, description="How long a finished demo hand stays on the display.")
     turn_seconds: float = Field(1.0, ge=0, le=60, description="Seconds between the demo players' actions.")
+    camera: str = Field("", description='"" = no camera; a tile style (e.g. "xmahjongg-dorothys"): the players lay '
+                                        "their plays on a simulated felt, a virtual camera shows it in that art, "
+                                        "and the camera, not the players, keeps the play record.")
+
+    @field_validator("camera")
+    @classmethod
+    def _known_style(cls, v: str) -> str:
+        if v:
+            from vision.tileart import DEV_STYLES, RESERVED_STYLES, TRAINING_STYLES
+
+            known = TRAINING_STYLES + RESERVED_STYLES + DEV_STYLES
+            if v not in known:
+                raise ValueError(f"unknown tile style {v!r}; one of: {', '.join(known)}")
+        return v
 
 
 class TournamentSection(_Section):
@@ -200,6 +214,10 @@ class TableConfig(_Section):
     def _demo_needs_the_simulator(self) -> "TableConfig":
         if self.demo.autoplay and self.table.link != "sim://":
             raise ValueError("demo.autoplay: the demo players play the simulator's wall; it needs table.link = \"sim://\"")
+        if self.demo.camera and not self.demo.autoplay:
+            raise ValueError("demo.camera: the demo's camera watches the demo players' felt; it needs demo.autoplay = true")
+        if self.demo.camera and self.camera.source:
+            raise ValueError("demo.camera: the demo brings its own camera; leave camera.source empty")
         return self
 
     @model_validator(mode="after")

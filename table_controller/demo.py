@@ -5,7 +5,10 @@ controller computes the break, and the players' discards and flowers are recorde
 events (source `demo`) through the same checks as an operator's keying. A player whose hand
 wins lays it down and the demo stands in for the referee (read, confirm, 查叫 at 荒牌: source
 `demo`), so the win banner and the score sheet move. In 血战 winners leave and the others play
-on; in 血流 winners play on with their hands and may win again, until 荒牌.
+on; in 血流 winners play on with their hands and may win again, until 荒牌. With a camera
+(`[demo] camera`, `tablectl demo --camera STYLE`) the players lay their discards, flowers and
+melds on a simulated felt that a virtual camera shows in that tile art; the camera keeps the
+record, and the demo, as the referee at the table, rules on the tiles it is unsure of.
 """
 
 from __future__ import annotations
@@ -38,13 +41,73 @@ async def _until(check: Any, timeout: float, poll: float = 0.05) -> bool:
     return True
 
 
-async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, turn_seconds: float) -> None:
+#: How long the demo (standing in for the referee) waits for the camera to record a play laid on
+#: the felt before it keys the play itself, as a referee keys what the camera missed.
+CAMERA_WAIT_S = 10.0
+
+
+def _recorded(hand: dict[str, Any] | None, kind: str, seat: str) -> int:
+    """How many plays of this kind by this seat the record holds (the camera's or anyone's)."""
+    if hand is None:
+        return 0
+    where = {"discard": "discards", "flower": "flowers", "claim": "melds"}[kind]
+    return len((hand.get(where) or {}).get(seat) or [])
+
+
+def rule_camera(controller: Controller, felt: Any, ruled: set[int]) -> int:
+    """The demo stands in for the referee at the table: each tile the camera is unsure of is
+    confirmed, or corrected to what lies there (source `demo`); the reader learns each ruling."""
+    from table_controller.referee import camera_open
+
+    n = 0
+    for p in camera_open(controller.state):
+        if p["seq"] in ruled or not p.get("at"):
+            continue
+        ruled.add(p["seq"])
+        kind = felt.kind_at(p["at"])
+        if kind is None:
+            continue  # nothing lies there any more
+        data: dict[str, Any] = {"seq": p["seq"], **({"kind": kind} if kind != p.get("kind") else {})}
+        try:
+            controller.referee_action("referee.camera_confirm", data, by="demo", source="demo")
+            n += 1
+        except ActionError as exc:
+            log.info("demo camera ruling refused", extra={"reason": str(exc)})
+    return n
+
+
+async def lay_and_watch(controller: Controller, felt: Any, action: Any, ruled: set[int],
+                        wait_s: float = CAMERA_WAIT_S) -> bool:
+    """Lay a play on the felt and wait until the camera has recorded it, ruling on its unsure
+    tiles meanwhile; after `wait_s` the demo keys it (source `demo`). True when the camera did."""
+    before = _recorded(controller.state.hand, action.type, action.seat)
+    felt.lay(action.type, action.seat, action.tile, action.frm)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait_s
+    while loop.time() < end:
+        rule_camera(controller, felt, ruled)
+        if _recorded(controller.state.hand, action.type, action.seat) > before:
+            return True
+        await asyncio.sleep(0.1)
+    type_, data = action.event()
+    try:
+        controller.record_play(type_, data, by="demo", source="demo")
+    except ActionError as exc:
+        log.info("demo keyed play refused", extra={"reason": str(exc)})
+    return False
+
+
+async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, turn_seconds: float,
+                        felt: Any = None) -> None:
     """Start a hand, wait for the break, and let the players play it out: to a win (血战: three;
-    血流: wins do not end it), or to 荒牌 (四川: then 查叫)."""
+    血流: wins do not end it), or to 荒牌 (四川: then 查叫). With a `felt` (the demo's camera) the
+    face-up plays are laid on it and the camera records them."""
     from table_controller.referee import flow_of
     from table_controller.rules import deal_plan, load_ruleset
     from tablesim.players import play_hand
 
+    if felt is not None:
+        felt.clear()  # the last hand's tiles go down into the table
     await controller.start_hand(by="demo")
     if not await _until(lambda: (h := controller.state.hand) is not None and (h.get("deal") or h.get("error")),
                         DEAL_TIMEOUT_S):
@@ -61,7 +124,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
                      wall_lengths=hand.get("wall_lengths"))
     judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"))
     after_win = flow_of(hand["ruleset"]).continue_after_win
-    wins, shown = 0, None
+    wins, shown, ruled = 0, None, set()
     for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge, after_win):
         await asyncio.sleep(turn_seconds)
         if action.type == "reveal":
@@ -71,6 +134,9 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
             if not declare_win(controller, action.hand):
                 break
             wins += 1
+            continue
+        if felt is not None and action.type in ("discard", "flower", "claim"):
+            await lay_and_watch(controller, felt, action, ruled)
             continue
         type_, data = action.event()
         controller.record_play(type_, data, by="demo", source="demo")
@@ -125,13 +191,14 @@ def declare_win(controller: Controller, read: dict[str, Any]) -> bool:
     return True
 
 
-async def demo_loop(controller: Controller, sim: Any, seed: int, turn_seconds: float, pause_seconds: float) -> None:
+async def demo_loop(controller: Controller, sim: Any, seed: int, turn_seconds: float, pause_seconds: float,
+                    felt: Any = None) -> None:
     """Play hands until cancelled; a refused action (e.g. the link is down) waits and tries again."""
     rng = random.Random(f"{seed}:players")
     while True:
         await controller._linked.wait()
         try:
-            await play_one_hand(controller, sim, rng, turn_seconds)
+            await play_one_hand(controller, sim, rng, turn_seconds, felt)
         except ActionError as exc:
             log.info("demo hand interrupted", extra={"reason": str(exc)})
             await asyncio.sleep(1.0)

@@ -39,6 +39,9 @@ class TableService:
     credentials: Credentials | None = None
     port: int | None = None
     camera: Any = None
+    #: the demo's felt and virtual camera (`[demo] camera`), None otherwise
+    felt: Any = None
+    _virtual_camera: Any = None
     publisher: Any = None
     _served: Any = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -81,8 +84,10 @@ class TableService:
         if (not cfg.display.referee_token and not cfg.display.referees) or not cfg.display.operator_token:
             log.warning("generated display credentials (set them in the config to keep them)",
                         extra={"referee_token": self.credentials.referee, "operator_token": self.credentials.operator})
-        if cfg.camera.source:
-            self._start_camera()
+        if cfg.demo.autoplay and cfg.demo.camera:
+            self._start_camera(self._start_demo_camera())
+        elif cfg.camera.source:
+            self._start_camera(cfg.camera.source)
         if cfg.tournament.broker:
             self._start_tournament()
         if self.serve_http:
@@ -91,7 +96,8 @@ class TableService:
             from table_controller.demo import demo_loop
 
             self._tasks.append(asyncio.create_task(
-                demo_loop(self.controller, self.sim, cfg.table.sim_seed, cfg.demo.turn_seconds, cfg.demo.hand_seconds),
+                demo_loop(self.controller, self.sim, cfg.table.sim_seed, cfg.demo.turn_seconds, cfg.demo.hand_seconds,
+                          felt=self.felt),
                 name="demo"))
 
     def _beside_config(self, path: str) -> str:
@@ -100,13 +106,25 @@ class TableService:
             return str(Path(self.config.source).parent / path)
         return path
 
-    def _start_camera(self) -> None:
+    def _start_demo_camera(self) -> str:
+        """The demo's camera: the players lay their plays on a simulated felt, rendered in the
+        configured tile art and served as MJPEG like an IP camera; returns its URL."""
+        from tablesim.felt import FeltCamera
+        from tablesim.scenes.camera import VirtualCamera
+        from vision.tileart import load_style
+
+        self.felt = FeltCamera(load_style(self.config.demo.camera), seed=self.config.table.sim_seed)
+        self._virtual_camera = VirtualCamera(self.felt.frame, fps=4).start()
+        log.info("demo camera", extra={"url": self._virtual_camera.url, "style": self.config.demo.camera})
+        return str(self._virtual_camera.url)
+
+    def _start_camera(self, source: str) -> None:
         from table_controller.camera import CameraWatcher, vision_loop_factory
 
         assert self.controller is not None
         cam = self.config.camera
         enrollment, model = (self._beside_config(p) for p in (cam.enrollment, cam.model))
-        self.camera = CameraWatcher(self.controller, vision_loop_factory(cam.source, cam.corners, enrollment or None,
+        self.camera = CameraWatcher(self.controller, vision_loop_factory(source, cam.corners, enrollment or None,
                                                                         cam.threshold, model, cam.learn,
                                                                         self.data_dir / LEARNED_TILES),
                                     period_s=cam.period_s, learn=cam.learn, record_play=cam.record_play)
@@ -145,5 +163,8 @@ class TableService:
             await self.controller.stop()
         if self.sim is not None:
             await self.sim.close()
+        if self._virtual_camera is not None:
+            self._virtual_camera.stop()
+            self._virtual_camera = None
         if self.store is not None:
             self.store.close()

@@ -24,6 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--turn-seconds", type=float, default=1.0, help="seconds between the simulated players' actions")
     p.add_argument("--speed", type=float, default=6.0,
                    help="simulated mechanisms run this many times faster than a real table (default: 6)")
+    p.add_argument("--camera", metavar="STYLE", default="",
+                   help="the players lay their plays on a simulated felt that a virtual camera shows in this tile "
+                        "art (e.g. xmahjongg-dorothys; `tablectl vision render --help` lists them); the camera keeps "
+                        "the play record and the demo rules on the tiles it is unsure of")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.set_defaults(func=run)
 
@@ -37,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
             "table": {"link": "sim://", "sim_seed": args.seed, "sim_speed": args.speed},
             "rules": {"ruleset": args.ruleset},
             "display": {"host": args.host, "port": args.port},
-            "demo": {"autoplay": True, "hand_seconds": args.hand_seconds, "turn_seconds": args.turn_seconds},
+            "demo": {"autoplay": True, "hand_seconds": args.hand_seconds, "turn_seconds": args.turn_seconds,
+                     "camera": args.camera},
         }, source="tablectl demo")
     except ConfigError as exc:
         print(f"tablectl demo: {exc}")

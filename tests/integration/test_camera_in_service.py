@@ -232,3 +232,39 @@ async def test_the_camera_keeps_the_play_record_of_a_live_hand(tmp_path: Path, f
                 assert len(played()) == 4
         finally:
             await service.stop()
+
+
+async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) -> None:
+    """`tablectl demo --camera STYLE`: the players lay their plays on the simulated felt, the
+    virtual camera shows it in that art, the reader reads it, and the camera (not the players)
+    records the discards, flowers and melds, in the order laid; the demo rules on unsure tiles."""
+    config = parse_config({
+        "table": {"link": "sim://", "sim_speed": 100.0, "sim_seed": 2},
+        "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
+        "demo": {"autoplay": True, "turn_seconds": 0.0, "hand_seconds": 1.0, "camera": "xmahjongg-dorothys"},
+    }, source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        ctl = service.controller
+        assert ctl is not None and service.felt is not None
+        camera_plays = lambda: [e for e in ctl.store.since(0) if e.type.startswith("play.") and e.source == "camera"]  # noqa: E731
+        await _until(lambda: len(camera_plays()) >= 10, 120, "ten plays recorded by the camera")
+        hand = ctl.state.hand
+        assert hand is not None and hand["hand_no"] == 1
+        for seat in "ESWN":  # what the record holds is what lies on the felt, in the order laid
+            laid = [t.kind for t in service.felt._felt.pools[seat]]
+            recorded = [d["tile"] for d in hand["discards"][seat] if not d.get("claimed")]
+            assert recorded == laid[:len(recorded)] and len(laid) - len(recorded) <= 1, (seat, laid, recorded)
+        assert not [e for e in ctl.store.since(0) if e.type == "play.discard" and e.source == "demo"]
+    finally:
+        await service.stop()
+
+
+def test_demo_camera_needs_a_known_style_and_the_demo() -> None:
+    from table_controller.config import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown tile style 'felt-tip'"):
+        parse_config({"demo": {"autoplay": True, "camera": "felt-tip"}})
+    with pytest.raises(ConfigError, match="needs demo.autoplay"):
+        parse_config({"demo": {"camera": "xmahjongg-dorothys"}})

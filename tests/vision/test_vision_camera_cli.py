@@ -136,3 +136,36 @@ def test_vision_loop_emits_events_and_survives_faults(dorothys, reader) -> None:
     blank.grab = lambda: (np.full((480, 640, 3), 90, np.uint8), CameraHealth().check(np.full((480, 640, 3), 90, np.uint8)))  # type: ignore[method-assign]
     result = loop.step()
     assert result.events == [] and "markers" in result.problem
+
+
+def test_camera_stream_returns_the_newest_frame_not_a_queued_one() -> None:
+    """An IP camera sends faster than the reader reads (here 20 fps, read twice a second): the
+    reader must see the table as it is now, not frames queued seconds ago in its socket."""
+    import time
+
+    import numpy as np
+
+    from vision.camera import CameraStream
+
+    sent = [0]
+
+    def numbered() -> np.ndarray:  # each frame carries its number in two flat blocks (JPEG keeps them)
+        sent[0] += 1
+        img = np.full((240, 320, 3), 128, np.uint8)
+        img[:64, :64] = (sent[0] % 32) * 8
+        img[:64, 64:128] = (sent[0] // 32 % 32) * 8
+        return img
+
+    def number(img: np.ndarray) -> int:
+        return round(float(img[8:56, 8:56].mean()) / 8) + 32 * round(float(img[8:56, 72:120].mean()) / 8)
+
+    with VirtualCamera(numbered, fps=20) as cam:
+        stream = CameraStream(cam.url)
+        lags = []
+        for _ in range(8):
+            frame, status = stream.grab()
+            assert frame is not None and status.ok
+            lags.append(sent[0] - number(frame))
+            time.sleep(0.5)
+        stream.close()
+    assert max(lags[2:]) <= 4, lags  # a frame or two in flight, never a growing queue

@@ -1,0 +1,114 @@
+"""The felt: the face-up tiles lying on the simulated table where players put them, and the camera
+above it.
+
+The demo with a camera (`tablectl demo --camera`) and `bench/camera_record.py` lay each play here
+(discards in rows of six, melds right of centre, flowers left), and `FeltCamera.frame` renders
+what a camera that does not move sees: the same scene renderer as the training and evaluation
+scenes, in any tile art, with fresh sensor noise on every frame.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from tablesim.scenes.render import Scene, SceneOptions, render_scene
+from vision.geometry import SEAT_ROTATION, SEATS, TILE_H_MM, TILE_W_MM, PlacedTile, seat_to_plane
+
+
+class Felt:
+    """The tiles lying on the table, placed where players put them (seat-local rows)."""
+
+    def __init__(self) -> None:
+        self.tiles: list[PlacedTile] = []
+        self.pools: dict[str, list[PlacedTile]] = {s: [] for s in SEATS}
+        self.near: dict[str, int] = {s: 0 for s in SEATS}  # meld tiles laid, right of centre
+        self.flowers: dict[str, int] = {s: 0 for s in SEATS}
+
+    def _put(self, seat: str, u: float, v: float, kind: str) -> PlacedTile:
+        x, y = seat_to_plane(seat, u, v)
+        t = PlacedTile(kind, x, y, SEAT_ROTATION[seat])
+        self.tiles.append(t)
+        return t
+
+    def discard(self, seat: str, kind: str) -> None:
+        """Rows of six in front of the seat, as 国标 players lay them."""
+        k = len(self.pools[seat])
+        self.pools[seat].append(self._put(seat, 310 + (k % 6) * TILE_W_MM, 172 + (k // 6) * (TILE_H_MM + 2), kind))
+
+    def meld(self, seat: str, kinds: list[str], taken_from: str, hidden: bool = False) -> None:
+        """The claimed discard leaves its pool; the meld is laid right of centre (`hidden`: out of
+        the camera's view, as under an arm)."""
+        self.tiles.remove(self.pools[taken_from].pop())
+        if hidden:
+            return
+        for kind in kinds:  # rows of nine right of centre, a second row further in: clear of the corner
+            n = self.near[seat]
+            self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), kind)
+            self.near[seat] += 1
+
+    def flower(self, seat: str, kind: str) -> None:
+        self._put(seat, 110 + self.flowers[seat] * TILE_W_MM, 60, kind)  # clear of the corner markers
+        self.flowers[seat] += 1
+
+
+class FeltCamera:
+    """A camera that does not move above a `Felt` the demo lays plays on; thread-safe, since the
+    virtual camera's server thread asks for frames while the demo's players lay tiles.
+
+    The scene is rendered again only when the felt changed; each frame adds fresh sensor noise."""
+
+    def __init__(self, faces: tuple | list, seed: int = 0, opts: SceneOptions = SceneOptions()) -> None:
+        self.faces, self.seed, self.opts = tuple(faces), seed, opts
+        self._lock = threading.Lock()
+        self._felt = Felt()
+        self._version = 0
+        self._scene: tuple[int, Scene] | None = None
+        self._noise = np.random.default_rng(seed)
+
+    def lay(self, play: str, seat: str, tile: str, frm: str | None = None) -> None:
+        """A face-up play on the felt: `discard`, `flower` or `claim` (a pung of `tile` from `frm`)."""
+        with self._lock:
+            if play == "discard":
+                self._felt.discard(seat, tile)
+            elif play == "flower":
+                self._felt.flower(seat, tile)
+            elif play == "claim" and frm is not None:
+                self._felt.meld(seat, [tile] * 3, frm)
+            else:
+                raise ValueError(f"cannot lay {play!r} on the felt")
+            self._version += 1
+
+    def clear(self) -> None:
+        """The hand is over: the tiles go down into the table."""
+        with self._lock:
+            self._felt = Felt()
+            self._version += 1
+
+    def scene(self) -> Scene:
+        """The current scene, labelled (rendered again only after the felt changed)."""
+        with self._lock:
+            if self._scene is None or self._scene[0] != self._version:
+                tiles = list(self._felt.tiles)
+                self._scene = (self._version, render_scene(self.faces, self.seed, self.opts, tiles=tiles,
+                                                           pose_seed=self.seed))
+            return self._scene[1]
+
+    def frame(self) -> np.ndarray:
+        """What the camera sends now (for `tablesim.scenes.camera.VirtualCamera`)."""
+        image = self.scene().image
+        noise = self._noise.normal(0, 2.0, image.shape)
+        return np.clip(image + noise, 0, 255).astype(np.uint8)
+
+    def kind_at(self, point: tuple[float, float] | list[float]) -> str | None:
+        """The tile lying under an image point (within a third of a tile of its centre), as the
+        referee standing at the table sees it; None where no tile lies."""
+        best, best_d = None, None
+        p = np.asarray(point, dtype=float)
+        for t in self.scene().tiles:
+            q = np.asarray(t["quad"], dtype=float)
+            d = float(np.linalg.norm(q.mean(axis=0) - p))
+            if d < np.linalg.norm(q[1] - q[0]) / 3 and (best_d is None or d < best_d):
+                best, best_d = t["kind"], d
+        return best
