@@ -15,6 +15,9 @@ from typing import Any, Protocol
 
 log = logging.getLogger("table_controller.camera")
 
+#: Unsure readings whose tile the referee's page can still show (the reader keeps as many views).
+ASKED_KEPT = 64
+
 
 class Accepting(Protocol):
     def accept(self, source: str, type: str, data: dict[str, Any]) -> Any: ...
@@ -46,6 +49,18 @@ class CameraWatcher:
         self.status: dict[str, Any] = {"ok": False, "code": "starting", "message": "摄像头启动中",
                                        "message_en": "camera starting", "problem": ""}
         self._loop: Any = None
+        #: the seq of each unsure reading this run logged -> its track (the referee's page shows the tile)
+        self._asked: dict[int, int] = {}
+
+    def view_jpeg(self) -> bytes | None:
+        """The camera's last frame with what it read, for the referee (None: no frame yet)."""
+        return self._loop.view_jpeg() if self._loop is not None else None
+
+    def tile_jpeg(self, seq: int) -> bytes | None:
+        """The unsure tile the camera asked about in event `seq`, as it saw it (None: not from
+        this run, or no longer kept)."""
+        track = self._asked.get(seq)
+        return self._loop.tile_jpeg(track) if self._loop is not None and track is not None else None
 
     @property
     def loop(self) -> Any:
@@ -85,7 +100,11 @@ class CameraWatcher:
                 seen: list[dict[str, Any]] = []
                 if result is not None:
                     for ev in result.events:
-                        self._controller.accept("camera", f"camera.tile_{ev.event}", ev.to_json())
+                        logged = self._controller.accept("camera", f"camera.tile_{ev.event}", ev.to_json())
+                        if ev.needs_referee and getattr(logged, "seq", None) is not None:
+                            self._asked[logged.seq] = ev.track
+                            while len(self._asked) > ASKED_KEPT:
+                                del self._asked[next(iter(self._asked))]
                         seen.append(ev.to_json())
                 seen += await self._rulings()
                 try:

@@ -12,6 +12,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 from vision.calibrate import CalibrationError
 from vision.camera import CameraStream
 from vision.health import HealthStatus
@@ -37,6 +40,16 @@ class StepResult:
                 "tiles": [r.to_json() for r in self.readings], "problem": self.problem}
 
 
+def tile_view(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (120, 160), margin: float = 0.25) -> np.ndarray:
+    """A tile cut upright from the frame with a margin of its neighbours round it (a referee
+    judges a tile better with its surroundings than from the network's small crop)."""
+    from vision.detect import cut_crop
+
+    centre = quad.mean(axis=0)
+    grown = centre + (quad - centre) * (1 + margin)
+    return cut_crop(frame, grown, size)
+
+
 class VisionLoop:
     """Camera + reader + tracker. Every `recalibrate_every` frames it recalibrates from the
     markers when they are in view (a bumped camera heals itself); when they are not, the last
@@ -54,6 +67,11 @@ class VisionLoop:
         self.save_enrollment = save_enrollment
         self._frames = 0
         self._unsure: OrderedDict[int, Examples] = OrderedDict()
+        #: what the camera saw last, for the referee's view (one tuple: a reader in another thread
+        #: gets a frame and its own readings, never a mix)
+        self.last: tuple[np.ndarray, list[TileReading]] | None = None
+        #: each unsure tile as the referee should see it: larger than the network's crop, upright
+        self._unsure_views: OrderedDict[int, np.ndarray] = OrderedDict()
 
     def step(self) -> StepResult:
         frame, status = self.camera.grab()
@@ -73,6 +91,7 @@ class VisionLoop:
         except ReadError as exc:
             log.warning("frame unreadable: %s", exc)
             return StepResult(status, problem=str(exc))
+        self.last = (frame, readings)
         return StepResult(status, self.observe(frame, readings), readings)
 
     def observe(self, frame, readings: list[TileReading]) -> list[TileEvent]:  # type: ignore[no-untyped-def]
@@ -92,6 +111,36 @@ class VisionLoop:
         self._unsure.move_to_end(track)
         while len(self._unsure) > self.KEEP_UNSURE:
             self._unsure.popitem(last=False)
+        self._unsure_views[track] = tile_view(frame, np.asarray(reading.quad, np.float32))
+        while len(self._unsure_views) > self.KEEP_UNSURE:
+            self._unsure_views.popitem(last=False)
+
+    def view_jpeg(self, width: int = 960) -> bytes | None:
+        """The last frame with what was read on it, for the referee's page: each tile's outline
+        (green: sure; amber: asked of the referee) and its code. None before the first frame."""
+        last = self.last
+        if last is None:
+            return None
+        frame, readings = last
+        img = frame.copy()
+        for r in readings:
+            colour = (80, 200, 80) if r.accepted else (0, 170, 255)
+            quad = np.asarray(r.quad, np.int32)
+            cv2.polylines(img, [quad], True, colour, 2, cv2.LINE_AA)
+            x, y = quad.min(axis=0)
+            cv2.putText(img, r.kind, (int(x), int(y) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.55, colour, 2, cv2.LINE_AA)
+        if img.shape[1] > width:
+            img = cv2.resize(img, (width, round(img.shape[0] * width / img.shape[1])), interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return buf.tobytes() if ok else None
+
+    def tile_jpeg(self, track: int) -> bytes | None:
+        """The unsure tile of `track` as the camera saw it when it asked (None: not kept)."""
+        view = self._unsure_views.get(track)
+        if view is None:
+            return None
+        ok, buf = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        return buf.tobytes() if ok else None
 
     def learn(self, track: int, kind: str, corrected: bool = False, source: str = "") -> str:
         """The referee ruled on an unsure tile (`track` of its "appeared" event): the tracker

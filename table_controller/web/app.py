@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -339,6 +340,26 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
               summary="Confirm or correct a tile the camera was unsure of")
     async def camera_confirm(body: CameraConfirmIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         return referee_act("referee.camera_confirm", body.model_dump(exclude_none=True), who, request)
+
+    async def camera_jpeg(make: Callable[[Any], bytes | None], missing: str) -> Response:
+        camera = controller.camera
+        if camera is None:
+            raise HTTPException(404, detail="本桌没有摄像头 / this table has no camera")
+        jpg = await asyncio.to_thread(make, camera)  # OpenCV drawing and encoding: off the event loop
+        if jpg is None:
+            raise HTTPException(404, detail=missing)
+        return Response(jpg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.get("/api/referee/camera/view.jpg", summary="The camera's last frame with what it read (referee only)",
+             response_class=Response)
+    async def camera_view(who: str = Depends(role("referee"))) -> Response:
+        return await camera_jpeg(lambda cam: cam.view_jpeg(), "摄像头尚无画面 / no frame from the camera yet")
+
+    @app.get("/api/referee/camera/tile/{seq}.jpg", summary="An unsure tile as the camera saw it (referee only)",
+             response_class=Response)
+    async def camera_tile(seq: int, who: str = Depends(role("referee"))) -> Response:
+        return await camera_jpeg(lambda cam: cam.tile_jpeg(seq),
+                                 f"#{seq} 的画面已不在（更早或重启之前）/ no picture kept for #{seq}")
 
     @app.post("/api/referee/session/start", response_model=ActionResult, summary="Start the session clock")
     async def session_start(request: Request, body: SessionIn | None = None,

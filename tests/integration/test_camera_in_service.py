@@ -268,3 +268,46 @@ def test_demo_camera_needs_a_known_style_and_the_demo() -> None:
         parse_config({"demo": {"autoplay": True, "camera": "felt-tip"}})
     with pytest.raises(ConfigError, match="needs demo.autoplay"):
         parse_config({"demo": {"camera": "xmahjongg-dorothys"}})
+
+
+async def test_the_referee_sees_the_camera_view_and_each_unsure_tile(tmp_path: Path, faces: list) -> None:
+    """The referee's page shows what the camera saw (its last frame with each tile's outline and
+    code) and, beside each tile it asks about, that tile as it saw it; both are the referee's
+    only: the frame may show more than the public views."""
+    import cv2
+    import numpy as np
+
+    async with _camera_table(tmp_path, faces, seed=7, threshold=0.9999) as (service, ctl, _):
+        await _until(lambda: ctl.state.camera_pending, 60, "an unsure tile")
+        item = ctl.state.camera_pending[0]
+        ref = {"Authorization": "Bearer ref-cam"}
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            for path in ("/api/referee/camera/view.jpg", f"/api/referee/camera/tile/{item['seq']}.jpg"):
+                assert (await http.get(path)).status_code in (401, 403)  # a viewer
+                assert (await http.get(path, headers={"Authorization": f"Bearer {OPERATOR}"})).status_code == 403
+            r = await http.get("/api/referee/camera/view.jpg", headers=ref)
+            assert r.status_code == 200 and r.headers["content-type"] == "image/jpeg"
+            view = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
+            assert view.shape[1] == 960 and view.shape[0] == 720  # the 1280×960 frame, scaled for the page
+            # every tile was unsure at this threshold: outlines drawn in the referee's amber
+            amber = np.all(np.abs(view.astype(int) - (0, 170, 255)) < 40, axis=2)
+            assert amber.sum() > 500
+            r = await http.get(f"/api/referee/camera/tile/{item['seq']}.jpg", headers=ref)
+            assert r.status_code == 200
+            tile = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
+            assert tile.shape[:2] == (160, 120)
+            r = await http.get("/api/referee/camera/tile/999999.jpg", headers=ref)
+            assert r.status_code == 404 and "999999" in r.json()["detail"]
+
+
+async def test_camera_pictures_without_a_camera_are_a_clear_404(tmp_path: Path) -> None:
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 100.0},
+                           "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"}}, source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            r = await http.get("/api/referee/camera/view.jpg", headers={"Authorization": "Bearer ref-cam"})
+            assert r.status_code == 404 and "no camera" in r.json()["detail"]
+    finally:
+        await service.stop()

@@ -510,3 +510,34 @@ async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_pag
         assert svc.controller.state.hand["deal"]["dice"] == [3, 4, 5]
     finally:
         await svc.stop()
+
+
+async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_path: Path, browser: Any) -> None:
+    """With a camera, the referee's Table page shows the camera's last frame with what it read,
+    refreshed, and beside each tile the camera asks about, that tile as it saw it."""
+    from tablesim.scenes.camera import VirtualCamera, scene_source
+    from tablesim.scenes.render import SceneOptions
+    from vision.tileart import load_style
+
+    source = scene_source(list(load_style("xmahjongg-dorothys")), seed=7, opts=SceneOptions(tiles=12))
+    with VirtualCamera(source, fps=5) as cam:
+        config = _config().model_copy(update={"camera": parse_config(
+            {"camera": {"source": cam.url, "period_s": 0.2, "threshold": 0.9999}}).camera})
+        svc = TableService(config, tmp_path)
+        await svc.start()
+        try:
+            await _until(lambda: svc.controller.state.camera_pending, 60)
+            page = await _open(browser, svc, "/", token=REFEREE)
+            await page.wait_for_function("(() => { const i = document.querySelector('#camera-view');"
+                                         " return i && !i.hidden && i.naturalWidth === 960; })()", timeout=15000)
+            await page.wait_for_selector("#camera-pending li img.camera-tile:not([hidden])", timeout=15000)
+            size = await page.eval_on_selector("#camera-pending li img.camera-tile",
+                                               "i => [i.naturalWidth, i.naturalHeight]")
+            assert size == [120, 160]
+            if os.environ.get("SCREENSHOTS_DIR"):
+                await page.screenshot(path=str(Path(os.environ["SCREENSHOTS_DIR"]) / "camera.png"), full_page=True)
+            viewer = await _open(browser, svc, "/")
+            await asyncio.sleep(2.5)  # a refresh has come and gone
+            assert not await viewer.is_visible("#camera-view")  # the frame is the referee's
+        finally:
+            await svc.stop()

@@ -35,7 +35,7 @@ const I18N = {
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
         cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
-               hint: "每次确认或更正，摄像头都会记住这副牌的样子。", seen: "{where} {kind}（置信度 {c}）",
+               hint: "每次确认或更正，摄像头都会记住这副牌的样子。", view: "摄像头画面", seen: "{where} {kind}（置信度 {c}）",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public" },
@@ -68,7 +68,7 @@ const I18N = {
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
               heard: "heartbeat {n} s ago", camera: "Camera: " },
         cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
-               hint: "Each confirmation or correction teaches the camera this set's tiles.", seen: "{where} {kind} (confidence {c})",
+               hint: "Each confirmation or correction teaches the camera this set's tiles.", view: "Camera view", seen: "{where} {kind} (confidence {c})",
                zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
 };
 const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public" };
@@ -482,6 +482,12 @@ function renderCameraPending() {
     li.dataset.seq = p.seq;
     const label = document.createElement("span");
     label.textContent = t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
+    const pic = document.createElement("img");
+    pic.className = "camera-tile";
+    pic.alt = "";
+    pic.hidden = true;
+    cameraPicture(`/api/referee/camera/tile/${p.seq}.jpg`, p.seq).then((url) => { if (url) { pic.src = url; pic.hidden = false; } });
+    li.append(pic);
     const ok = document.createElement("button");
     ok.type = "button";
     ok.textContent = t("cam.confirm");
@@ -498,6 +504,33 @@ function renderCameraPending() {
     ul.appendChild(li);
   }
 }
+
+// Pictures from the camera are the referee's (fetched with the credential, shown as blob URLs):
+// each unsure tile once, the live view every few seconds while the Table page is open.
+const tilePictures = new Map();
+async function cameraPicture(path, key) {
+  if (role !== "referee") return null;
+  if (key !== undefined && tilePictures.has(key)) return tilePictures.get(key);
+  const pending = fetch(path, { headers: { Authorization: "Bearer " + token() } })
+    .then((res) => {
+      if (res.status === 401 || res.status === 403) tilePictures.delete(key);  // asked too early: ask again later
+      return res.ok ? res.blob() : null;  // 404: that picture is not kept (older, or before a restart)
+    })
+    .then((blob) => (blob ? URL.createObjectURL(blob) : null)).catch(() => { tilePictures.delete(key); return null; });
+  if (key !== undefined) tilePictures.set(key, pending);
+  return pending;
+}
+async function refreshCameraView() {
+  const img = $("camera-view");
+  const show = role === "referee" && page === "table" && !!(health && health.camera);
+  if (!show) { img.hidden = true; return; }
+  const url = await cameraPicture("/api/referee/camera/view.jpg");
+  if (!url) return;
+  if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
+  img.src = url;
+  img.hidden = false;
+}
+setInterval(refreshCameraView, 2000);
 
 let health = null;
 
