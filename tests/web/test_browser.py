@@ -541,3 +541,40 @@ async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_p
             assert not await viewer.is_visible("#camera-view")  # the frame is the referee's
         finally:
             await svc.stop()
+
+
+async def test_the_operator_keys_plays_on_the_table_page(service: TableService, browser: Any) -> None:
+    """A table without a camera: the operator keys the hand on the Table page. The seat follows
+    the turn, a claim names the last discarder, the record checks each play (a play out of turn
+    is refused with the rule), and the discards and melds show."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+    await _throw_all(service)
+    page = await _open(browser, service, "/", token=OPERATOR)
+    form = "#play-form"
+    await page.wait_for_selector(f"{form}:not([hidden])")
+    await page.click(f"{form} [data-play=deal_done]")
+    await page.wait_for_function("document.querySelector('#play-form select[name=seat]').value === 'E'")
+    await page.fill(f"{form} input[name=tiles]", "5m")
+    await page.click(f"{form} [data-play=discard]")
+    await _until(lambda: [d["tile"] for d in service.controller.state.hand["discards"]["E"]] == ["5m"])
+    await page.wait_for_function("document.querySelector('#play-form select[name=seat]').value === 'S'")
+    assert await page.input_value(f"{form} select[name=from]") == "E"
+    assert await page.input_value(f"{form} input[name=tiles]") == ""  # cleared for the next play
+    await page.select_option(f"{form} select[name=seat]", "W")  # W pungs E's 5m
+    await page.fill(f"{form} input[name=tiles]", "5m")
+    await page.click(f"{form} [data-play=pung]")
+    await _until(lambda: service.controller.state.hand["melds"]["W"])
+    meld = service.controller.state.hand["melds"]["W"][0]
+    assert meld["type"] == "pung" and meld["tiles"] == ["5m"] * 3 and meld["from"] == "E"
+    await page.wait_for_function("document.querySelector('#play-form select[name=seat]').value === 'W'")
+    await page.select_option(f"{form} select[name=seat]", "N")  # not N's turn: refused with the rule
+    await page.fill(f"{form} input[name=tiles]", "9p")
+    await page.click(f"{form} [data-play=discard]")
+    await page.wait_for_selector("#action-msg.bad")
+    assert "✗" in await page.text_content("#action-msg")
+    assert service.controller.state.hand["discards"]["N"] == []
+    await page.fill(f"{form} input[name=tiles]", "")
+    await page.click(f"{form} [data-play=discard]")  # no tile: said on the page, nothing sent
+    assert "5m" in await page.text_content("#action-msg")
+    assert await page.locator('#seats [data-tile="5m"]').count() >= 3  # W's pung shows on the page

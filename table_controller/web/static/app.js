@@ -31,6 +31,8 @@ const I18N = {
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
         dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
+        key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
+               flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m" },
         ok: "✓ 已记录", needRef: "需要裁判权限",
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
@@ -56,6 +58,8 @@ const I18N = {
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded).",
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
                 ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
+        key: { title: "Key plays", seat: "Seat", tiles: "Tiles", tilesHint: "5m · 345s · 7777p", from: "From", dealDone: "Deal done", discard: "Discard",
+               flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m" },
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
@@ -191,6 +195,44 @@ function renderDice(hand) {
   $("last-warn").textContent = warn;
   $("deal-error").textContent = (hand && hand.error) || "";
   renderDiceForm(hand);
+  renderPlayForm(hand);
+}
+
+function lastDiscarder(hand) {
+  // the seat whose discard lies last on the table (a claim takes it)
+  let best = null;
+  for (const w of SEATS) {
+    const pool = (hand.discards || {})[w] || [];
+    const last = pool[pool.length - 1];
+    if (last && !last.claimed && (!best || last.seq > best.seq)) best = { seat: w, seq: last.seq };
+  }
+  return best && best.seat;
+}
+
+function renderPlayForm(hand) {
+  // keying what happened on the table, for a table without a camera (or what the camera missed)
+  const f = $("play-form");
+  const open = !!(hand && hand.deal && !hand.ended);
+  f.hidden = !open;
+  if (!open) return;
+  const active = document.activeElement;
+  if (active !== f.seat && hand.turn && hand.turn.seat) f.seat.value = hand.turn.seat;
+  const from = lastDiscarder(hand);
+  if (active !== f.from && from) f.from.value = from;
+}
+
+function playBody(kind, f) {
+  const tiles = parseTiles(f.tiles.value);
+  const seat = f.seat.value;
+  if (kind === "deal_done") return { type: "deal_done" };
+  if (!tiles.length) return null;
+  const t0 = tiles[0];
+  if (kind === "discard" || kind === "flower") return { type: kind, seat, tile: t0 };
+  const four = tiles.length >= 4 ? tiles.slice(0, 4) : [t0, t0, t0, t0];
+  if (kind === "chow") return { type: "claim", kind: "chow", seat, from: f.from.value, tiles: tiles.slice(0, 3) };
+  if (kind === "pung") return { type: "claim", kind: "pung", seat, from: f.from.value, tiles: [t0, t0, t0] };
+  if (kind === "kong") return { type: "claim", kind: "kong", seat, from: f.from.value, tiles: four };
+  return { type: "kong", seat, tiles: four, concealed: kind === "concealed", added: kind === "added" };
 }
 
 function renderDiceForm(hand) {
@@ -677,6 +719,13 @@ $("dice-form").addEventListener("submit", async (e) => {
   const dice = (f.dice.value.match(/\d/g) || []).map(Number);  // "3 5", "35", "3,5,2"
   if (await act("/api/dice", { seat: f.seat.value, dice })) f.dice.value = "";
 });
+$("play-form").addEventListener("submit", (e) => e.preventDefault());
+document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", async () => {
+  const f = $("play-form");
+  const body = playBody(button.dataset.play, f);
+  if (!body) { $("action-msg").textContent = "✗ " + t("key.needTile"); $("action-msg").className = "msg bad"; return; }
+  if (await act("/api/play", body)) f.tiles.value = "";
+}));
 $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); renderHealth(); });
 $("penalty-form").addEventListener("submit", async (e) => {
   e.preventDefault();
