@@ -8,6 +8,7 @@ temporary directory and are only checked.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -83,6 +84,18 @@ async def browser(chromium: Any):
 
 def _http(svc: TableService) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}")
+
+
+@contextlib.asynccontextmanager
+async def _running(config: Any, tmp_path: Path) -> Any:
+    """A service of its own for one test (another ruleset, a camera), started and linked; stopped after."""
+    svc = TableService(config, tmp_path)
+    await svc.start()
+    try:
+        await svc.controller.wait_linked(10)
+        yield svc
+    finally:
+        await svc.stop()
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -407,10 +420,7 @@ async def test_table_fault_and_link_health_show_on_the_page(service: TableServic
 async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp_path: Path, browser: Any) -> None:
     """四川血战到底 on the page: the referee confirms S's win, play goes on without S, W wins too; the
     wall runs out, 结束本盘 ends it as a draw and the 查叫 form asks E and N only for their hands."""
-    svc = TableService(_config(ruleset="sichuan"), tmp_path)
-    await svc.start()
-    try:
-        await svc.controller.wait_linked(10)
+    async with _running(_config(ruleset="sichuan"), tmp_path) as svc:
         async with _http(svc) as http:
             await _start_hand(svc, http)
             await _throw_all(svc)
@@ -466,8 +476,6 @@ async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp
             assert row["exhaustive_points"]["1"] > 0 and row["exhaustive_points"]["4"] < 0  # E (chair 1) and N (4)
             public = (await http.get("/api/state")).json()
             assert all("hands" not in a for a in public["actions"]) and public["exhaustive"]["not_ready"] == ["N"]
-    finally:
-        await svc.stop()
 
 
 async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_page(tmp_path: Path, browser: Any,
@@ -484,10 +492,7 @@ async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_pag
             super().__init__(*args, **{**kwargs, "dice": 2})
 
     monkeypatch.setattr(tablesim, "SimTable", TwoDiceTable)
-    svc = TableService(_config(ruleset="guangdong"), tmp_path)
-    await svc.start()
-    try:
-        await svc.controller.wait_linked(10)
+    async with _running(_config(ruleset="guangdong"), tmp_path) as svc:
         async with _http(svc) as http:
             await _start_hand(svc, http)
         viewer = await _open(browser, svc, "/")
@@ -508,8 +513,6 @@ async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_pag
         faces = await page.eval_on_selector_all("#dice [data-die]", "els => els.map(e => Number(e.dataset.die))")
         assert faces == [3, 4, 5] and "录入" in await page.text_content("#dice")
         assert svc.controller.state.hand["deal"]["dice"] == [3, 4, 5]
-    finally:
-        await svc.stop()
 
 
 async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_path: Path, browser: Any) -> None:
@@ -523,9 +526,7 @@ async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_p
     with VirtualCamera(source, fps=5) as cam:
         config = _config().model_copy(update={"camera": parse_config(
             {"camera": {"source": cam.url, "period_s": 0.2, "threshold": 0.9999}}).camera})
-        svc = TableService(config, tmp_path)
-        await svc.start()
-        try:
+        async with _running(config, tmp_path) as svc:
             await _until(lambda: svc.controller.state.camera_pending, 60)
             page = await _open(browser, svc, "/", token=REFEREE)
             await page.wait_for_function("(() => { const i = document.querySelector('#camera-view');"
@@ -539,8 +540,6 @@ async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_p
             viewer = await _open(browser, svc, "/")
             await asyncio.sleep(2.5)  # a refresh has come and gone
             assert not await viewer.is_visible("#camera-view")  # the frame is the referee's
-        finally:
-            await svc.stop()
 
 
 async def test_the_operator_keys_plays_on_the_table_page(service: TableService, browser: Any) -> None:
@@ -554,6 +553,7 @@ async def test_the_operator_keys_plays_on_the_table_page(service: TableService, 
     form = "#play-form"
     await page.wait_for_selector(f"{form}:not([hidden])")
     await page.click(f"{form} [data-play=deal_done]")
+    await _until(lambda: service.controller.state.hand["turn"] is not None)  # recorded before the next play is sent
     await page.wait_for_function("document.querySelector('#play-form select[name=seat]').value === 'E'")
     await page.fill(f"{form} input[name=tiles]", "5m")
     await page.click(f"{form} [data-play=discard]")
