@@ -77,31 +77,27 @@ def _quote(path: Path | str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: str) -> str:
-    """The systemd service running `tablectl run --config config_path` as `user`."""
-    if not config_path.is_absolute() or not tablectl.is_absolute():
-        raise DeployError("the config file and tablectl must be absolute paths (systemd does not start in this directory)")
-    groups = needed_groups(config)
+def _unit(description: str, exec_start: list[str], user: str, groups: list[str], writable: list[Path], port: int,
+          network: bool, extra: list[str] = ()) -> str:
+    """One service unit: the command as `user`, restarted when it dies but not when its
+    configuration is wrong, read-only but for `writable`, logging to the journal."""
     lines = [
-        "# Written by `tablectl install-service`; run it again after changing the config's link or camera.",
+        "# Written by `tablectl install-service`; run it again after changing what it was made from.",
         "[Unit]",
-        f"Description=自动麻将机控制器 {config.table.name} (mahjong table controller)",
+        f"Description={description}",
         "Documentation=file://" + str(Path(__file__).resolve().parent.parent / "README.md"),
     ]
-    if config.tournament.broker:
+    if network:
         lines += ["Wants=network-online.target", "After=network-online.target"]
-    lines += [
-        "",
-        "[Service]",
-        "Type=simple",
-        f"User={user}",
-    ]
+    lines += ["", "[Service]", "Type=simple", f"User={user}"]
     if groups:
         lines.append("SupplementaryGroups=" + " ".join(groups))
     lines += [
-        f"ExecStart={_quote(tablectl)} run --config {_quote(config_path)}",
-        # A table that lost its board, its camera or its broker keeps running and reconnects;
-        # the process ends only when it cannot start (port taken: retry) or the config is wrong (do not).
+        "ExecStart=" + " ".join(_quote(w) for w in exec_start),
+        *extra,
+        # A table that lost its board, its camera or its broker keeps running and reconnects (the
+        # hub its broker); the process ends only when it cannot start (port taken: retry) or its
+        # configuration is wrong (do not).
         "Restart=on-failure",
         "RestartSec=3",
         f"RestartPreventExitStatus={CONFIG_ERROR_EXIT}",
@@ -114,12 +110,61 @@ def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: s
         "PrivateTmp=yes",
         "ProtectSystem=strict",
         "ProtectHome=read-only",
-        "ReadWritePaths=" + " ".join(_quote(d) for d in writable_dirs(config)),
+        "ReadWritePaths=" + " ".join(_quote(d) for d in writable),
     ]
-    if config.display.port < 1024:
+    if port < 1024:
         lines.append("AmbientCapabilities=CAP_NET_BIND_SERVICE")
     lines += ["", "[Install]", "WantedBy=multi-user.target", ""]
     return "\n".join(lines)
+
+
+def _absolute(*paths: Path) -> None:
+    if not all(p.is_absolute() for p in paths):
+        raise DeployError("the config file and tablectl must be absolute paths (systemd does not start in this directory)")
+
+
+def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: str) -> str:
+    """The systemd service running `tablectl run --config config_path` as `user`."""
+    _absolute(config_path, tablectl)
+    return _unit(f"自动麻将机控制器 {config.table.name} (mahjong table controller)",
+                 [str(tablectl), "run", "--config", str(config_path)], user, needed_groups(config),
+                 writable_dirs(config), config.display.port, network=bool(config.tournament.broker))
+
+
+#: The hub's unit reads the broker password from this file (`TABLECTL_HUB_PASSWORD=...`, mode 600), if it exists.
+HUB_ENV_FILE = "/etc/mahjong-hub.env"
+
+
+def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]:
+    """The systemd service running `tablectl hub HUB_ARGS` as `user` (the data directory made
+    absolute); returns the unit and the data directory it writes."""
+    from table_controller.commands.hub import check, parse
+    from table_controller.tournament.wire import WireError
+
+    _absolute(tablectl)
+    try:
+        args = parse(hub_args)
+    except SystemExit:
+        raise DeployError("the hub's arguments are wrong (above); `tablectl hub --help` lists them") from None
+    try:
+        check(args)
+    except WireError as exc:
+        raise DeployError(str(exc)) from None
+    data = args.data_dir.resolve()
+    argv, skip = [], False
+    for i, word in enumerate(hub_args):  # the data directory, wherever it is given, becomes absolute
+        if skip:
+            skip = False
+            continue
+        if word == "--data-dir":
+            skip = True
+            continue
+        if word.startswith("--data-dir="):
+            continue
+        argv.append(word)
+    unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],
+                 user, [], [data], args.port, network=True, extra=[f"EnvironmentFile=-{HUB_ENV_FILE}"])
+    return unit, data
 
 
 def udev_rule(config: TableConfig) -> str | None:
@@ -134,13 +179,25 @@ def udev_rule(config: TableConfig) -> str | None:
             'TAG+="uaccess"\n')
 
 
-def unit_files(config: TableConfig, config_path: Path, tablectl: Path, user: str,
-               unit: str = DEFAULT_UNIT) -> list[UnitFile]:
-    """Every file to install, with its path under the system root and what to run after."""
+def _check_names(unit: str, user: str) -> None:
     if not UNIT_NAME.match(unit):
         raise DeployError(f"unit name {unit!r}: use letters, digits, '-', '_', '.' or '@' (at most 64)")
     if not user or not re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}\$?", user):
         raise DeployError(f"user {user!r} is not a valid login name")
+
+
+def hub_files(hub_args: list[str], tablectl: Path, user: str, unit: str = "mahjong-hub") -> tuple[list[UnitFile], Path]:
+    """The hub's unit file (and the data directory to create), as `unit_files` for a table."""
+    _check_names(unit, user)
+    text, data = hub_unit(hub_args, tablectl, user)
+    return [UnitFile(f"etc/systemd/system/{unit}.service", text,
+                     f"systemctl daemon-reload && systemctl enable --now {unit}")], data
+
+
+def unit_files(config: TableConfig, config_path: Path, tablectl: Path, user: str,
+               unit: str = DEFAULT_UNIT) -> list[UnitFile]:
+    """Every file to install, with its path under the system root and what to run after."""
+    _check_names(unit, user)
     files = [UnitFile(f"etc/systemd/system/{unit}.service", service_unit(config, config_path, tablectl, user),
                       f"systemctl daemon-reload && systemctl enable --now {unit}")]
     rule = udev_rule(config)

@@ -30,6 +30,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def check(args: argparse.Namespace) -> None:
+    """What the hub's arguments must be before it starts (also `tablectl install-service --hub`);
+    raises `WireError` naming the problem."""
+    from table_controller.tournament.wire import check_ca_file, check_id, check_prefix, parse_broker
+
+    parse_broker(args.broker)
+    check_ca_file(args.broker, args.ca_file)
+    check_id(args.tournament, "tournament")
+    check_prefix(args.topic_prefix)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The hub's command line on its own (for the unit that runs it); SystemExit(2) when it is wrong."""
+    parser = argparse.ArgumentParser(prog="tablectl")
+    register(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["hub", *argv])
+
+
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -37,13 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.runner import serve_until_signalled
     from table_controller.tournament.hub import HubError
     from table_controller.tournament.web import HubService
-    from table_controller.tournament.wire import WireError, check_ca_file, check_id, check_prefix, parse_broker
+    from table_controller.tournament.wire import WireError
 
     try:
-        parse_broker(args.broker)
-        check_ca_file(args.broker, args.ca_file)
-        check_id(args.tournament, "tournament")
-        check_prefix(args.topic_prefix)
+        check(args)
     except WireError as exc:
         print(f"tablectl hub: {exc}", file=sys.stderr)
         return 2

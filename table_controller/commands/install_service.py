@@ -20,10 +20,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "enable it. --print shows the files without writing; --root writes under another root (an SD card "
         "image mounted elsewhere).",
     )
-    p.add_argument("--config", type=Path, required=True, help="the table's TOML file")
+    p.add_argument("--config", type=Path, help="the table's TOML file")
+    p.add_argument("--hub", action="store_true",
+                   help="instead of a table, the tournament's hub: its arguments follow `--`, e.g. "
+                        "`install-service --hub -- --broker mqtt://10.0.0.2 --tournament spring-cup --host 0.0.0.0`; "
+                        "the broker password goes in /etc/mahjong-hub.env as TABLECTL_HUB_PASSWORD=...")
+    p.add_argument("hub_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.add_argument("--user", default=os.environ.get("SUDO_USER") or getpass.getuser(),
                    help="the account the service runs as (default: the one who ran sudo, else you)")
-    p.add_argument("--unit", default="mahjong-table", help="unit name (default mahjong-table)")
+    p.add_argument("--unit", default="", help="unit name (default mahjong-table, or mahjong-hub with --hub)")
     p.add_argument("--root", type=Path, default=Path("/"), help="system root to write under (default /)")
     p.add_argument("--print", action="store_true", dest="show", help="print the files instead of writing them")
     p.set_defaults(func=run)
@@ -31,13 +36,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from table_controller.config import ConfigError, load_config
-    from table_controller.deploy import DeployError, unit_files, writable_dirs
+    from table_controller.deploy import DeployError, hub_files, unit_files, writable_dirs
 
-    config_path = args.config.resolve()
+    tablectl = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "tablectl" else Path(sys.executable).parent / "tablectl"
+    hub_args = args.hub_args[1:] if args.hub_args[:1] == ["--"] else args.hub_args
     try:
-        config = load_config(config_path)
-        files = unit_files(config, config_path, Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "tablectl"
-                           else Path(sys.executable).parent / "tablectl", args.user, args.unit)
+        if args.hub:
+            if args.config is not None:
+                raise DeployError("--hub installs the tournament's hub, which has no table config: drop --config")
+            files, data = hub_files(hub_args, tablectl, args.user, args.unit or "mahjong-hub")
+            dirs = [data]
+        else:
+            if args.config is None or hub_args:
+                raise DeployError("give the table's --config (or --hub, with the hub's arguments after --)")
+            config = load_config(args.config.resolve())
+            files = unit_files(config, args.config.resolve(), tablectl, args.user, args.unit or "mahjong-table")
+            dirs = writable_dirs(config)
     except (ConfigError, DeployError) as exc:
         print(f"tablectl install-service: {exc}", file=sys.stderr)
         return 2
@@ -55,10 +69,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {target}")
     if not args.show:
         # systemd refuses to start a unit whose ReadWritePaths do not exist
-        dirs = " ".join(shlex.quote(str(d)) for d in writable_dirs(config))
+        made = " ".join(shlex.quote(str(d)) for d in dirs)
         print("then, as root:")
-        print(f"  mkdir -p {dirs} && chown {shlex.quote(args.user)} {dirs}")
+        print(f"  mkdir -p {made} && chown {shlex.quote(args.user)} {made}")
         for f in files:
             print(f"  {f.then}")
-        print(f"logs: journalctl -u {args.unit} -o cat")
+        print(f"logs: journalctl -u {Path(files[0].path).stem} -o cat")
     return 0

@@ -135,3 +135,61 @@ def test_serial_link_gets_dialout_and_print_writes_nothing(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert "SupplementaryGroups=dialout\n" in proc.stdout and "User=pi\n" in proc.stdout
     assert "udev" not in proc.stdout and not (tmp_path / "root").exists()
+
+
+def test_the_hubs_unit_passes_systemd_and_its_command_serves_the_standings(tmp_path: Path) -> None:
+    """The tournament's hub as a service: its arguments after `--`, the data directory made
+    absolute, the broker password from an optional environment file; the command runs from /
+    and serves the standings (the broker may come later: the hub waits for it)."""
+    port = _free_port()
+    root = tmp_path / "root"
+    proc = subprocess.run(TABLECTL + ["install-service", "--hub", "--root", str(root), "--user", getpass.getuser(), "--",
+                                      "--broker", "mqtt://127.0.0.1:1", "--tournament", "spring-cup",
+                                      "--port", str(port), "--data-dir", "hub-data"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    unit_path = root / "etc/systemd/system/mahjong-hub.service"
+    unit = _unit(unit_path.read_text(encoding="utf-8"))
+    data = tmp_path / "hub-data"
+    assert unit["ReadWritePaths"] == [str(data)] and unit["EnvironmentFile"] == ["-/etc/mahjong-hub.env"]
+    assert f"--data-dir {data}" in unit["ExecStart"][0] and "spring-cup" in unit["Description"][0]
+    assert "mahjong-hub" in proc.stdout and f"mkdir -p {data}" in proc.stdout
+    if shutil.which("systemd-analyze"):
+        check = subprocess.run(["systemd-analyze", "verify", str(unit_path)], capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0 and "mahjong-hub.service" not in check.stderr, check.stderr
+    data.mkdir()
+    env = {**os.environ, **dict(e.split("=", 1) for e in unit["Environment"])}
+    hub = subprocess.Popen(shlex.split(unit["ExecStart"][0]), cwd="/", env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/api/standings", timeout=2)
+                if r.status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline and hub.poll() is None, "the hub did not come up"
+            time.sleep(0.2)
+        hub.send_signal(signal.SIGTERM)
+        hub.communicate(timeout=float(unit["TimeoutStopSec"][0]))
+        assert hub.returncode == 0
+    finally:
+        if hub.poll() is None:
+            hub.kill()
+            hub.communicate()
+    assert (data / "spring-cup").is_dir()  # it kept its files where ReadWritePaths lets it write
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--hub", "--", "--broker", "ftp://x", "--tournament", "cup"], "mqtt://"),
+    (["--hub", "--", "--tournament", "cup"], "hub's arguments are wrong"),
+    (["--hub", "--config", "table.toml", "--", "--broker", "mqtt://h", "--tournament", "cup"], "drop --config"),
+    ([], "give the table's --config"),
+])
+def test_the_hub_unit_refuses_wrong_arguments_and_writes_nothing(tmp_path: Path, args: list[str], message: str) -> None:
+    proc = subprocess.run(TABLECTL + ["install-service", "--root", str(tmp_path / "root"), *args],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert not (tmp_path / "root").exists()
