@@ -20,6 +20,7 @@ from table_controller.config import TableConfig
 #: Exit status of `tablectl run` for a config it refuses: restarting cannot help, so systemd must not.
 CONFIG_ERROR_EXIT = 2
 DEFAULT_UNIT = "mahjong-table"
+HUB_UNIT = "mahjong-hub"
 UNIT_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 USB_LINK = re.compile(r"^usb://([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})(?:/.*)?$")
 
@@ -186,7 +187,7 @@ def _check_names(unit: str, user: str) -> None:
         raise DeployError(f"user {user!r} is not a valid login name")
 
 
-def hub_files(hub_args: list[str], tablectl: Path, user: str, unit: str = "mahjong-hub") -> tuple[list[UnitFile], Path]:
+def hub_files(hub_args: list[str], tablectl: Path, user: str, unit: str = HUB_UNIT) -> tuple[list[UnitFile], Path]:
     """The hub's unit file (and the data directory to create), as `unit_files` for a table."""
     _check_names(unit, user)
     text, data = hub_unit(hub_args, tablectl, user)

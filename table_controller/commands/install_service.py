@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from table_controller.config import ConfigError, load_config
-    from table_controller.deploy import DeployError, hub_files, unit_files, writable_dirs
+    from table_controller.deploy import DEFAULT_UNIT, HUB_UNIT, DeployError, hub_files, unit_files, writable_dirs
 
     tablectl = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "tablectl" else Path(sys.executable).parent / "tablectl"
     hub_args = args.hub_args[1:] if args.hub_args[:1] == ["--"] else args.hub_args
@@ -44,13 +44,13 @@ def run(args: argparse.Namespace) -> int:
         if args.hub:
             if args.config is not None:
                 raise DeployError("--hub installs the tournament's hub, which has no table config: drop --config")
-            files, data = hub_files(hub_args, tablectl, args.user, args.unit or "mahjong-hub")
+            files, data = hub_files(hub_args, tablectl, args.user, args.unit or HUB_UNIT)
             dirs = [data]
         else:
             if args.config is None or hub_args:
                 raise DeployError("give the table's --config (or --hub, with the hub's arguments after --)")
             config = load_config(args.config.resolve())
-            files = unit_files(config, args.config.resolve(), tablectl, args.user, args.unit or "mahjong-table")
+            files = unit_files(config, args.config.resolve(), tablectl, args.user, args.unit or DEFAULT_UNIT)
             dirs = writable_dirs(config)
     except (ConfigError, DeployError) as exc:
         print(f"tablectl install-service: {exc}", file=sys.stderr)
