@@ -129,7 +129,13 @@ def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: s
     _absolute(config_path, tablectl)
     return _unit(f"自动麻将机控制器 {config.table.name} (mahjong table controller)",
                  [str(tablectl), "run", "--config", str(config_path)], user, needed_groups(config),
-                 writable_dirs(config), config.display.port, network=bool(config.tournament.broker))
+                 writable_dirs(config), config.display.port, network=_on_network(config))
+
+
+def _on_network(config: TableConfig) -> bool:
+    """Whether the table needs the network up first: a tournament broker, an IP camera, a table on TCP."""
+    return bool(config.tournament.broker) or "://" in config.camera.source or \
+        config.table.link.startswith(("socket://", "rfc2217://"))
 
 
 #: The hub's unit reads the broker password from this file (`TABLECTL_HUB_PASSWORD=...`, mode 600), if it exists.

@@ -107,6 +107,7 @@ def test_a_usb_table_with_a_camera_gets_its_groups_and_a_udev_rule(tmp_path: Pat
     assert unit["SupplementaryGroups"] == ["plugdev video"]
     assert unit["ReadWritePaths"] == [f"{config.parent / 'data'} {config.parent / 'tiles'}"]
     assert unit["AmbientCapabilities"] == ["CAP_NET_BIND_SERVICE"]  # port 80
+    assert "Wants" not in unit  # a USB table with a USB camera starts without waiting for the network
     rule = (tmp_path / "root" / "etc/udev/rules.d/60-mahjong-table.rules").read_text(encoding="utf-8")
     assert 'ATTR{idVendor}=="1a86", ATTR{idProduct}=="7523"' in rule and 'GROUP="plugdev"' in rule
     assert "udevadm control --reload" in proc.stdout
@@ -193,3 +194,13 @@ def test_the_hub_unit_refuses_wrong_arguments_and_writes_nothing(tmp_path: Path,
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 2 and message in proc.stderr
     assert not (tmp_path / "root").exists()
+
+
+def test_a_table_with_an_ip_camera_waits_for_the_network(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nlink = "/dev/ttyUSB0"\n[camera]\nsource = "rtsp://10.0.0.9/stream"\n', encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    unit = _unit(proc.stdout)
+    assert unit["After"] == ["network-online.target"] and unit["SupplementaryGroups"] == ["dialout"]
