@@ -62,6 +62,50 @@ class CameraWatcher:
         track = self._asked.get(seq)
         return self._loop.tile_jpeg(track) if self._loop is not None and track is not None else None
 
+    def win_read(self, seat: str, win: str = "discard", win_tile: str | None = None) -> dict[str, Any]:
+        """The win of `seat` as the camera sees its hand laid down (melds, flowers and the discard
+        won on from the record), for `referee.win_read`; ActionError says why not."""
+        from table_controller.camera_record import WinReadError, win_hand
+        from table_controller.controller import ActionError
+
+        hand = self._live_record(ended=False)
+        laid = self._laid(hand, seat)
+        try:
+            return win_hand(hand, seat, laid, win, win_tile)
+        except WinReadError as exc:
+            raise ActionError(str(exc), status=422) from None
+
+    def exhaustive_hands(self) -> dict[str, dict[str, Any]]:
+        """The hands the seats still playing have laid down at 荒牌, for `referee.exhaustive` (查叫)."""
+        from table_controller.state import SEATS
+
+        hand = self._live_record(ended=True)
+        return {seat: {"concealed": self._laid(hand, seat)} for seat in SEATS if seat not in (hand.get("out") or [])}
+
+    def _live_record(self, ended: bool) -> dict[str, Any]:
+        from table_controller.controller import ActionError
+
+        hand = self._controller.state.hand
+        if self.record is None:
+            raise ActionError("没有记录牌局的摄像头 / no camera keeping the play record")
+        if ended and (hand is None or not hand.get("ended")):
+            raise ActionError("查叫在荒牌结束本盘之后 / 查叫 comes after the hand ends in a draw")
+        if not ended and (hand is None or hand.get("ended")):
+            raise ActionError("没有进行中的牌局 / no hand in play")
+        return hand
+
+    def _laid(self, hand: dict[str, Any], seat: str) -> list[str]:
+        from table_controller.controller import ActionError
+
+        assert self.record is not None
+        laid, unsure = self.record.laid_down(hand, seat)
+        if unsure:
+            raise ActionError(f"摄像头还有 {unsure} 张牌未确认，请先确认 / "
+                              f"{unsure} laid tiles wait for the referee's ruling first")
+        if not laid:
+            raise ActionError(f"摄像头未见{seat}家摊开的手牌 / the camera sees no hand laid down by {seat}")
+        return laid
+
     @property
     def loop(self) -> Any:
         """The `vision.service.VisionLoop` once started (None before, or when the reader failed)."""

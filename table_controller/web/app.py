@@ -31,7 +31,7 @@ from table_controller import __version__
 from table_controller.controller import ActionError, Controller
 from table_controller.penalties import catalogue
 from table_controller.projection import public_actions, public_event, public_view, referee_view
-from table_controller.referee import SEATS, visible_tiles
+from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply, fold
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
@@ -280,24 +280,12 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
               summary="Read the win from the hand the camera sees laid down (then check, correct, confirm)")
     async def win_from_camera(body: WinCameraIn, request: Request,
                               who: str = Depends(role("referee"))) -> ActionResult:
-        from table_controller.camera_record import WinReadError, win_hand
-
-        record = getattr(controller.camera, "record", None)
-        hand = controller.state.hand
-        if record is None:
+        if controller.camera is None:
             raise HTTPException(409, detail="没有记录牌局的摄像头 / no camera keeping the play record")
-        if hand is None or hand.get("ended"):
-            raise HTTPException(409, detail="没有进行中的牌局 / no hand in play")
-        laid, unsure = record.laid_down(hand, body.seat)
-        if unsure:
-            raise HTTPException(409, detail=f"摄像头还有 {unsure} 张牌未确认，请先确认 / "
-                                            f"{unsure} laid tiles wait for the referee's ruling first")
-        if not laid:
-            raise HTTPException(409, detail="摄像头未见摊开的手牌 / the camera sees no hand laid down")
         try:
-            read = win_hand(hand, body.seat, laid, body.win, body.win_tile)
-        except WinReadError as exc:
-            raise HTTPException(422, detail=str(exc)) from None
+            read = controller.camera.win_read(body.seat, body.win, body.win_tile)
+        except ActionError as exc:
+            raise HTTPException(exc.status, detail=str(exc)) from None
         return referee_act("referee.win_read", {"hand": read, "source": "camera"}, who, request)
 
     @app.post("/api/referee/exhaustive", response_model=ActionResult,
@@ -310,21 +298,12 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
               summary="查叫 from the hands the camera sees laid down at 荒牌")
     async def exhaustive_from_camera(request: Request, body: StartHand | None = None,
                                      who: str = Depends(role("referee"))) -> ActionResult:
-        record = getattr(controller.camera, "record", None)
-        hand = controller.state.hand
-        if record is None:
+        if controller.camera is None:
             raise HTTPException(409, detail="没有记录牌局的摄像头 / no camera keeping the play record")
-        if hand is None or not hand.get("ended"):
-            raise HTTPException(409, detail="查叫在荒牌结束本盘之后 / 查叫 comes after the hand ends in a draw")
-        hands = {}
-        for seat in (w for w in SEATS if w not in (hand.get("out") or [])):
-            laid, unsure = record.laid_down(hand, seat)
-            if unsure:
-                raise HTTPException(409, detail=f"摄像头还有 {unsure} 张牌未确认，请先确认 / "
-                                                f"{unsure} laid tiles wait for the referee's ruling first")
-            if not laid:
-                raise HTTPException(409, detail=f"摄像头未见{seat}家摊开的手牌 / the camera sees no hand laid down by {seat}")
-            hands[seat] = {"concealed": laid}
+        try:
+            hands = controller.camera.exhaustive_hands()
+        except ActionError as exc:
+            raise HTTPException(exc.status, detail=str(exc)) from None
         return referee_act("referee.exhaustive", {"hands": hands, "source": "camera"}, who, request)
 
     @app.post("/api/referee/win/confirm", response_model=ActionResult, summary="Confirm the win as read")
