@@ -18,7 +18,7 @@ import logging
 import random
 from typing import Any
 
-from table_controller.controller import ActionError, Controller, wind_of_side
+from table_controller.controller import ActionError, Controller, side_of_wind, wind_of_side
 
 log = logging.getLogger("table_controller.demo")
 
@@ -44,6 +44,13 @@ async def _until(check: Any, timeout: float, poll: float = 0.05) -> bool:
 #: How long the demo (standing in for the referee) waits for the camera to record a play laid on
 #: the felt before it keys the play itself, as a referee keys what the camera missed.
 CAMERA_WAIT_S = 10.0
+
+
+def _side(controller: Controller, wind: str | None) -> str | None:
+    """The table's physical side where the wind of this hand sits: the felt is the table's, and
+    the camera tells winds from sides by the hand's dealer, as at a real table."""
+    hand = controller.state.hand
+    return side_of_wind(wind, hand["dealer_position"]) if wind is not None and hand is not None else wind
 
 
 def _recorded(hand: dict[str, Any] | None, kind: str, seat: str) -> int:
@@ -81,7 +88,7 @@ async def lay_and_watch(controller: Controller, felt: Any, action: Any, ruled: s
     """Lay a play on the felt and wait until the camera has recorded it, ruling on its unsure
     tiles meanwhile; after `wait_s` the demo keys it (source `demo`). True when the camera did."""
     before = _recorded(controller.state.hand, action.type, action.seat)
-    felt.lay(action.type, action.seat, action.tile, action.frm)
+    felt.lay(action.type, _side(controller, action.seat), action.tile, _side(controller, action.frm))
     loop = asyncio.get_running_loop()
     end = loop.time() + wait_s
     while loop.time() < end:
@@ -95,6 +102,35 @@ async def lay_and_watch(controller: Controller, felt: Any, action: Any, ruled: s
     except ActionError as exc:
         log.info("demo keyed play refused", extra={"reason": str(exc)})
     return False
+
+
+async def win_by_camera(controller: Controller, felt: Any, action: Any, ruled: set[int],
+                        wait_s: float = CAMERA_WAIT_S) -> bool:
+    """The winner lays the hand down on the felt; the demo, as the referee, reads the win from
+    the camera (`CameraWatcher.win_read`), checks it against the table and confirms it. Where the
+    camera's read is not the hand on the table after `wait_s`, the referee reads it by hand
+    (`declare_win`), as at a table whose camera misread a tile. False when the win is refused."""
+    read = action.hand
+    laid = list(read["concealed"]) + ([read["win_tile"]] if read["win"] != "discard" else [])
+    felt.lay("hand", _side(controller, action.seat), " ".join(laid))
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait_s
+    while loop.time() < end and controller.camera is not None:
+        rule_camera(controller, felt, ruled)
+        try:
+            seen = controller.camera.win_read(action.seat, read["win"], read["win_tile"])
+        except ActionError:
+            seen = None  # not all laid tiles seen, or some still unsure
+        if seen is not None and sorted(seen["concealed"]) == sorted(read["concealed"]):
+            try:
+                controller.referee_action("referee.win_read", {"hand": seen, "source": "camera"}, by="demo", source="demo")
+                controller.referee_action("referee.win_confirm", {}, by="demo", source="demo")
+                return True
+            except ActionError as exc:
+                log.info("demo camera win refused", extra={"reason": str(exc)})
+                break
+        await asyncio.sleep(0.2)
+    return declare_win(controller, read)
 
 
 async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, turn_seconds: float,
@@ -131,7 +167,9 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
             shown = action.hand
             break
         if action.type == "win":
-            if not declare_win(controller, action.hand):
+            declared = (await win_by_camera(controller, felt, action, ruled) if felt is not None
+                        else declare_win(controller, action.hand))
+            if not declared:
                 break
             wins += 1
             continue

@@ -52,6 +52,13 @@ class Felt:
         self._put(seat, 110 + self.flowers[seat] * TILE_W_MM, 60, kind)  # clear of the corner markers
         self.flowers[seat] += 1
 
+    def hand(self, seat: str, kinds: list[str]) -> None:
+        """A hand laid down face up on a win (or at 荒牌 for 查叫): one row in front of the seat,
+        further in than its flowers, from the player's left (clear of the melds' second row,
+        which starts right of centre only when the concealed hand is short)."""
+        for i, kind in enumerate(kinds):
+            self._put(seat, 110 + i * TILE_W_MM, 60 + TILE_H_MM + 2, kind)
+
 
 class FeltCamera:
     """A camera that does not move above a `Felt` the demo lays plays on; thread-safe, since the
@@ -68,7 +75,8 @@ class FeltCamera:
         self._noise = np.random.default_rng(seed)
 
     def lay(self, play: str, seat: str, tile: str, frm: str | None = None) -> None:
-        """A face-up play on the felt: `discard`, `flower` or `claim` (a pung of `tile` from `frm`)."""
+        """A face-up play on the felt: `discard`, `flower`, `claim` (a pung of `tile` from `frm`),
+        or `hand` (the tiles of `tile`, space-separated, laid down in front of `seat`)."""
         with self._lock:
             if play == "discard":
                 self._felt.discard(seat, tile)
@@ -76,6 +84,8 @@ class FeltCamera:
                 self._felt.flower(seat, tile)
             elif play == "claim" and frm is not None:
                 self._felt.meld(seat, [tile] * 3, frm)
+            elif play == "hand":
+                self._felt.hand(seat, tile.split())
             else:
                 raise ValueError(f"cannot lay {play!r} on the felt")
             self._version += 1

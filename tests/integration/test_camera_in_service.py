@@ -311,3 +311,43 @@ async def test_camera_pictures_without_a_camera_are_a_clear_404(tmp_path: Path) 
             assert r.status_code == 404 and "no camera" in r.json()["detail"]
     finally:
         await service.stop()
+
+
+async def test_the_felt_is_the_tables_the_camera_names_winds_by_the_hands_dealer(tmp_path: Path) -> None:
+    """In a hand dealt by chair 2, the wind E sits at the table's side S: the demo lays E's
+    discard at that side, and the camera, telling winds from sides by the dealer, records it as
+    E's (before the fix, every play after the first hand was laid at the wrong side and refused)."""
+    from table_controller.demo import lay_and_watch, win_by_camera
+    from tablesim.felt import FeltCamera
+    from tablesim.players import PlayerAction
+
+    felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=3)
+    with VirtualCamera(felt.frame, fps=4) as cam:
+        config = parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0},
+            "camera": {"source": cam.url, "period_s": 0.3},
+            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
+        }, source="test")
+        service = TableService(config, tmp_path)
+        await service.start()
+        try:
+            ctl = service.controller
+            assert ctl is not None
+            ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 2,
+                                                           "prevalent_wind": "E"})
+            ctl.record_play("play.deal_done", {}, by="demo", source="demo")
+            await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera")
+            seen = await lay_and_watch(ctl, felt, PlayerAction("discard", "E", "9m"), set(), wait_s=30)
+            assert seen and [d["tile"] for d in ctl.state.hand["discards"]["E"]] == ["9m"]
+            assert felt._felt.pools["S"] and not felt._felt.pools["E"]  # laid at the table's side S
+            assert not [e for e in ctl.store.since(0) if e.type == "camera.play_refused"]
+            # N wins on it: the hand is laid down at N's side, read from the camera, checked, confirmed
+            read = {"seat_wind": "N", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 1p 1p 1p 2p 2p".split(), "win_tile": "9m",
+                    "win": "discard", "discarder": "E", "melds": [], "flowers": [], "last_tile": False}
+            assert await win_by_camera(ctl, felt, PlayerAction("win", "N", "9m", frm="E", hand=read), set(), wait_s=30)
+            reads = [e for e in ctl.store.since(0) if e.type == "referee.win_read"]
+            assert len(reads) == 1 and reads[0].data["source"] == "camera"
+            assert sorted(reads[0].data["hand"]["concealed"]) == sorted(read["concealed"])
+            assert ctl.state.hand["winners"] == ["N"]  # confirmed
+        finally:
+            await service.stop()
