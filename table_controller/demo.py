@@ -8,7 +8,8 @@ wins lays it down and the demo stands in for the referee (read, confirm, 查叫 
 on; in 血流 winners play on with their hands and may win again, until 荒牌. With a camera
 (`[demo] camera`, `tablectl demo --camera STYLE`) the players lay their discards, flowers and
 melds on a simulated felt that a virtual camera shows in that tile art; the camera keeps the
-record, and the demo, as the referee at the table, rules on the tiles it is unsure of.
+record, and the demo, as the referee at the table, rules on the tiles it is unsure of and
+reads a win from the hand the camera sees laid down.
 """
 
 from __future__ import annotations
