@@ -183,19 +183,39 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     over = {"end": wins >= 1, "blood_battle": wins >= 3}.get(after_win, False)
     await controller.end_hand(by="demo", result="win" if over else "draw")
     if shown is not None and not over:
-        check_hands(controller, shown)
+        await check_hands(controller, shown, felt, ruled)
 
 
-def check_hands(controller: Controller, shown: dict[str, Any]) -> None:
+async def check_hands(controller: Controller, shown: dict[str, Any], felt: Any = None, ruled: set[int] | None = None,
+                      wait_s: float = CAMERA_WAIT_S) -> None:
     """查叫 at 荒牌 where the ruleset checks the hands (四川): the seats still playing show them and
-    the demo, standing in for the referee, rules it (source `demo`)."""
+    the demo, standing in for the referee, rules it (source `demo`). With the demo's camera the
+    hands are laid on the felt and read from it (`CameraWatcher.exhaustive_hands`), checked
+    against the table, or given by hand where the camera's read is not the hands."""
     from table_controller.referee import settles_draw
 
     if not settles_draw(controller.state.ruleset):
         return
     hands = {seat: {"concealed": h["concealed"]} for seat, h in shown.items()}
+    data: dict[str, Any] = {"hands": hands}
+    if felt is not None and controller.camera is not None:
+        for seat, h in hands.items():
+            felt.lay("hand", _side(controller, seat), " ".join(h["concealed"]))
+        truth = {seat: sorted(h["concealed"]) for seat, h in hands.items()}
+        loop = asyncio.get_running_loop()
+        end = loop.time() + wait_s
+        while loop.time() < end:
+            rule_camera(controller, felt, ruled if ruled is not None else set())
+            try:
+                seen = controller.camera.exhaustive_hands()
+            except ActionError:
+                seen = None  # not all laid down and sure yet
+            if seen is not None and {w: sorted(h["concealed"]) for w, h in seen.items()} == truth:
+                data = {"hands": seen, "source": "camera"}
+                break
+            await asyncio.sleep(0.2)
     try:
-        controller.referee_action("referee.exhaustive", {"hands": hands}, by="demo", source="demo")
+        controller.referee_action("referee.exhaustive", data, by="demo", source="demo")
     except ActionError as exc:
         log.info("demo 查叫 refused", extra={"reason": str(exc)})
 

@@ -351,3 +351,38 @@ async def test_the_felt_is_the_tables_the_camera_names_winds_by_the_hands_dealer
             assert ctl.state.hand["winners"] == ["N"]  # confirmed
         finally:
             await service.stop()
+
+
+async def test_the_demo_rules_cha_jiao_from_the_hands_the_camera_sees(tmp_path: Path) -> None:
+    """四川 at 荒牌: the seats lay their hands on the felt, the demo reads them from the camera,
+    checks them against the table and rules 查叫 with them (source camera)."""
+    from table_controller.demo import check_hands
+    from tablesim.felt import FeltCamera
+
+    felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=4)
+    with VirtualCamera(felt.frame, fps=4) as cam:
+        config = parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0},
+            "rules": {"ruleset": "sichuan"},
+            "camera": {"source": cam.url, "period_s": 0.3},
+            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
+        }, source="test")
+        service = TableService(config, tmp_path)
+        await service.start()
+        try:
+            ctl = service.controller
+            assert ctl is not None
+            ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
+                                                           "prevalent_wind": "E"})
+            ctl.record_play("play.deal_done", {}, by="demo", source="demo")
+            await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera")
+            ctl.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "draw", "by": "demo"})
+            shown = {"E": "1m 1m 2m 3m 4m 6m 6m 6m 7m 8m 7p 8p 9p", "S": "1s 2s 3s 4s 5s 6s 7s 8s 9s 2p 2p 5p 6p",
+                     "W": "1p 1p 1p 2p 3p 4p 5p 6p 7s 7s 9m 9m 9m", "N": "1m 3m 5m 7m 9m 2p 4p 6p 8p 1p 3p 5p 9p"}
+            await check_hands(ctl, {w: {"concealed": t.split()} for w, t in shown.items()}, felt, set(), wait_s=60)
+            rulings = [e for e in ctl.store.since(0) if e.type == "referee.exhaustive"]
+            assert len(rulings) == 1 and rulings[0].data.get("source") == "camera"
+            assert {w: sorted(h["concealed"]) for w, h in rulings[0].data["hands"].items()} == \
+                {w: sorted(t.split()) for w, t in shown.items()}
+        finally:
+            await service.stop()
