@@ -37,12 +37,14 @@ def faces() -> list:
 
 
 @asynccontextmanager
-async def _camera_table(tmp_path: Path, faces: list, seed: int, **camera: Any) -> AsyncIterator[tuple]:
-    """A table service (simulated link) watching the virtual camera, which shows a scene of 12
-    tiles: (service, controller, camera)."""
-    with VirtualCamera(scene_source(faces, seed=seed, opts=SceneOptions(tiles=12), jitter=False), fps=10) as cam:
+async def _watching(tmp_path: Path, source: Callable[[], Any], fps: float = 10, ruleset: str = "mcr",
+                    **camera: Any) -> AsyncIterator[tuple]:
+    """A table service (simulated link) watching a virtual camera that serves `source`'s frames:
+    (service, controller, camera)."""
+    with VirtualCamera(source, fps=fps) as cam:
         config = parse_config({
             "table": {"link": "sim://", "sim_speed": 100.0},
+            "rules": {"ruleset": ruleset},
             "camera": {"source": cam.url, "period_s": 0.2, **camera},
             "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         }, source="test")
@@ -53,6 +55,29 @@ async def _camera_table(tmp_path: Path, faces: list, seed: int, **camera: Any) -
             yield service, service.controller, cam
         finally:
             await service.stop()
+
+
+@asynccontextmanager
+async def _camera_table(tmp_path: Path, faces: list, seed: int, **camera: Any) -> AsyncIterator[tuple]:
+    """A table service watching a scene of 12 tiles: (service, controller, camera)."""
+    async with _watching(tmp_path, scene_source(faces, seed=seed, opts=SceneOptions(tiles=12), jitter=False),
+                         **camera) as table:
+        yield table
+
+
+@asynccontextmanager
+async def _felt_table(tmp_path: Path, seed: int, ruleset: str = "mcr", dealer_position: int = 1) -> AsyncIterator[tuple]:
+    """A table service watching the demo's felt through a virtual camera, a hand started (dealt
+    by `dealer_position`) and its deal done, the camera reporting OK: (felt, controller)."""
+    from tablesim.felt import FeltCamera
+
+    felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=seed)
+    async with _watching(tmp_path, felt.frame, fps=4, ruleset=ruleset, period_s=0.3) as (_, ctl, _):
+        ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset,
+                                                       "dealer_position": dealer_position, "prevalent_wind": "E"})
+        ctl.record_play("play.deal_done", {}, by="demo", source="demo")
+        await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera")
+        yield felt, ctl
 
 
 async def test_camera_events_health_and_unplug(tmp_path: Path, faces: list) -> None:
@@ -318,71 +343,34 @@ async def test_the_felt_is_the_tables_the_camera_names_winds_by_the_hands_dealer
     discard at that side, and the camera, telling winds from sides by the dealer, records it as
     E's (before the fix, every play after the first hand was laid at the wrong side and refused)."""
     from table_controller.demo import lay_and_watch, win_by_camera
-    from tablesim.felt import FeltCamera
     from tablesim.players import PlayerAction
 
-    felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=3)
-    with VirtualCamera(felt.frame, fps=4) as cam:
-        config = parse_config({
-            "table": {"link": "sim://", "sim_speed": 100.0},
-            "camera": {"source": cam.url, "period_s": 0.3},
-            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
-        }, source="test")
-        service = TableService(config, tmp_path)
-        await service.start()
-        try:
-            ctl = service.controller
-            assert ctl is not None
-            ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 2,
-                                                           "prevalent_wind": "E"})
-            ctl.record_play("play.deal_done", {}, by="demo", source="demo")
-            await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera")
-            seen = await lay_and_watch(ctl, felt, PlayerAction("discard", "E", "9m"), set(), wait_s=30)
-            assert seen and [d["tile"] for d in ctl.state.hand["discards"]["E"]] == ["9m"]
-            assert felt._felt.pools["S"] and not felt._felt.pools["E"]  # laid at the table's side S
-            assert not [e for e in ctl.store.since(0) if e.type == "camera.play_refused"]
-            # N wins on it: the hand is laid down at N's side, read from the camera, checked, confirmed
-            read = {"seat_wind": "N", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 1p 1p 1p 2p 2p".split(), "win_tile": "9m",
-                    "win": "discard", "discarder": "E", "melds": [], "flowers": [], "last_tile": False}
-            assert await win_by_camera(ctl, felt, PlayerAction("win", "N", "9m", frm="E", hand=read), set(), wait_s=30)
-            reads = [e for e in ctl.store.since(0) if e.type == "referee.win_read"]
-            assert len(reads) == 1 and reads[0].data["source"] == "camera"
-            assert sorted(reads[0].data["hand"]["concealed"]) == sorted(read["concealed"])
-            assert ctl.state.hand["winners"] == ["N"]  # confirmed
-        finally:
-            await service.stop()
+    async with _felt_table(tmp_path, seed=3, dealer_position=2) as (felt, ctl):
+        seen = await lay_and_watch(ctl, felt, PlayerAction("discard", "E", "9m"), set(), wait_s=30)
+        assert seen and [d["tile"] for d in ctl.state.hand["discards"]["E"]] == ["9m"]
+        assert felt._felt.pools["S"] and not felt._felt.pools["E"]  # laid at the table's side S
+        assert not [e for e in ctl.store.since(0) if e.type == "camera.play_refused"]
+        # N wins on it: the hand is laid down at N's side, read from the camera, checked, confirmed
+        read = {"seat_wind": "N", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 1p 1p 1p 2p 2p".split(), "win_tile": "9m",
+                "win": "discard", "discarder": "E", "melds": [], "flowers": [], "last_tile": False}
+        assert await win_by_camera(ctl, felt, PlayerAction("win", "N", "9m", frm="E", hand=read), set(), wait_s=30)
+        reads = [e for e in ctl.store.since(0) if e.type == "referee.win_read"]
+        assert len(reads) == 1 and reads[0].data["source"] == "camera"
+        assert sorted(reads[0].data["hand"]["concealed"]) == sorted(read["concealed"])
+        assert ctl.state.hand["winners"] == ["N"]  # confirmed
 
 
 async def test_the_demo_rules_cha_jiao_from_the_hands_the_camera_sees(tmp_path: Path) -> None:
     """四川 at 荒牌: the seats lay their hands on the felt, the demo reads them from the camera,
     checks them against the table and rules 查叫 with them (source camera)."""
     from table_controller.demo import check_hands
-    from tablesim.felt import FeltCamera
 
-    felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=4)
-    with VirtualCamera(felt.frame, fps=4) as cam:
-        config = parse_config({
-            "table": {"link": "sim://", "sim_speed": 100.0},
-            "rules": {"ruleset": "sichuan"},
-            "camera": {"source": cam.url, "period_s": 0.3},
-            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
-        }, source="test")
-        service = TableService(config, tmp_path)
-        await service.start()
-        try:
-            ctl = service.controller
-            assert ctl is not None
-            ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
-                                                           "prevalent_wind": "E"})
-            ctl.record_play("play.deal_done", {}, by="demo", source="demo")
-            await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera")
-            ctl.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "draw", "by": "demo"})
-            shown = {"E": "1m 1m 2m 3m 4m 6m 6m 6m 7m 8m 7p 8p 9p", "S": "1s 2s 3s 4s 5s 6s 7s 8s 9s 2p 2p 5p 6p",
-                     "W": "1p 1p 1p 2p 3p 4p 5p 6p 7s 7s 9m 9m 9m", "N": "1m 3m 5m 7m 9m 2p 4p 6p 8p 1p 3p 5p 9p"}
-            await check_hands(ctl, {w: {"concealed": t.split()} for w, t in shown.items()}, felt, set(), wait_s=60)
-            rulings = [e for e in ctl.store.since(0) if e.type == "referee.exhaustive"]
-            assert len(rulings) == 1 and rulings[0].data.get("source") == "camera"
-            assert {w: sorted(h["concealed"]) for w, h in rulings[0].data["hands"].items()} == \
-                {w: sorted(t.split()) for w, t in shown.items()}
-        finally:
-            await service.stop()
+    async with _felt_table(tmp_path, seed=4, ruleset="sichuan") as (felt, ctl):
+        ctl.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "draw", "by": "demo"})
+        shown = {"E": "1m 1m 2m 3m 4m 6m 6m 6m 7m 8m 7p 8p 9p", "S": "1s 2s 3s 4s 5s 6s 7s 8s 9s 2p 2p 5p 6p",
+                 "W": "1p 1p 1p 2p 3p 4p 5p 6p 7s 7s 9m 9m 9m", "N": "1m 3m 5m 7m 9m 2p 4p 6p 8p 1p 3p 5p 9p"}
+        await check_hands(ctl, {w: {"concealed": t.split()} for w, t in shown.items()}, felt, set(), wait_s=60)
+        rulings = [e for e in ctl.store.since(0) if e.type == "referee.exhaustive"]
+        assert len(rulings) == 1 and rulings[0].data.get("source") == "camera"
+        assert {w: sorted(h["concealed"]) for w, h in rulings[0].data["hands"].items()} == \
+            {w: sorted(t.split()) for w, t in shown.items()}

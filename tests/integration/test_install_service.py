@@ -49,6 +49,31 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _serve_then_stop(unit: dict[str, list[str]], url: str) -> int:
+    """Run the unit's ExecStart as systemd does (from /, with its environment) until `url`
+    answers, then stop it as systemd does (SIGTERM, TimeoutStopSec); its exit status."""
+    env = {**os.environ, **dict(e.split("=", 1) for e in unit["Environment"])}
+    proc = subprocess.Popen(shlex.split(unit["ExecStart"][0]), cwd="/", env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(url, timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline and proc.poll() is None, f"{url} did not come up"
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=float(unit["TimeoutStopSec"][0]))
+        return proc.returncode
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 def test_the_unit_passes_systemd_and_its_command_runs_the_table(tmp_path: Path) -> None:
     port = _free_port()
     config, proc = _install(tmp_path, f'[table]\nname = "9号桌"\nlink = "sim://"\n[display]\nport = {port}\n'
@@ -71,31 +96,12 @@ def test_the_unit_passes_systemd_and_its_command_runs_the_table(tmp_path: Path) 
 
     # ExecStart as systemd runs it: from /, with the unit's environment (the data directory exists first)
     data.mkdir(parents=True)
-    argv = shlex.split(unit["ExecStart"][0])
-    env = {**os.environ, **dict(e.split("=", 1) for e in unit["Environment"])}
-    ctl = subprocess.Popen(argv, cwd="/", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline and ctl.poll() is None, "the service did not come up"
-            time.sleep(0.2)
-        ctl.send_signal(signal.SIGTERM)
-        ctl.communicate(timeout=float(unit["TimeoutStopSec"][0]))
-        assert ctl.returncode == 0
-    finally:
-        if ctl.poll() is None:
-            ctl.kill()
-            ctl.communicate()
+    assert _serve_then_stop(unit, f"http://127.0.0.1:{port}/api/health") == 0
     assert (data / "events.sqlite3").is_file()  # the event log went where ReadWritePaths lets it write
 
     # the config goes wrong later: the command exits with the status the unit does not restart on
     config.write_text('[rules]\nruleset = "klondike"\n', encoding="utf-8")
-    bad = subprocess.run(argv, cwd="/", env=env, capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(shlex.split(unit["ExecStart"][0]), cwd="/", capture_output=True, text=True, timeout=60)
     assert bad.returncode == CONFIG_ERROR_EXIT and "rules.ruleset" in bad.stderr
 
 
@@ -159,27 +165,7 @@ def test_the_hubs_unit_passes_systemd_and_its_command_serves_the_standings(tmp_p
         check = subprocess.run(["systemd-analyze", "verify", str(unit_path)], capture_output=True, text=True, timeout=60)
         assert check.returncode == 0 and "mahjong-hub.service" not in check.stderr, check.stderr
     data.mkdir()
-    env = {**os.environ, **dict(e.split("=", 1) for e in unit["Environment"])}
-    hub = subprocess.Popen(shlex.split(unit["ExecStart"][0]), cwd="/", env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                r = httpx.get(f"http://127.0.0.1:{port}/api/standings", timeout=2)
-                if r.status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline and hub.poll() is None, "the hub did not come up"
-            time.sleep(0.2)
-        hub.send_signal(signal.SIGTERM)
-        hub.communicate(timeout=float(unit["TimeoutStopSec"][0]))
-        assert hub.returncode == 0
-    finally:
-        if hub.poll() is None:
-            hub.kill()
-            hub.communicate()
+    assert _serve_then_stop(unit, f"http://127.0.0.1:{port}/api/standings") == 0
     assert (data / "spring-cup").is_dir()  # it kept its files where ReadWritePaths lets it write
 
 
