@@ -47,6 +47,11 @@ async def _until(check: Any, timeout: float, poll: float = 0.05) -> bool:
 CAMERA_WAIT_S = 10.0
 
 
+#: How long the felt lies empty between the demo's hands (the camera retires a tile after five
+#: frames unseen, 2.5 s at its 0.5 s period).
+FELT_CLEAR_S = 4.0
+
+
 def _side(controller: Controller, wind: str | None) -> str | None:
     """The table's physical side where the wind of this hand sits: the felt is the table's, and
     the camera tells winds from sides by the hand's dealer, as at a real table."""
@@ -145,6 +150,10 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
 
     if felt is not None:
         felt.clear()  # the last hand's tiles go down into the table
+        # and the camera sees the felt empty before the next hand's first tile: a real table takes
+        # longer than this to shuffle, but the demo's fast one could lay a flower where a tile of
+        # the last hand lay before the camera let that tile go, and the flower would be taken for it
+        await asyncio.sleep(FELT_CLEAR_S)
     await controller.start_hand(by="demo")
     if not await _until(lambda: (h := controller.state.hand) is not None and (h.get("deal") or h.get("error")),
                         DEAL_TIMEOUT_S):
