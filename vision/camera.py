@@ -7,14 +7,27 @@ trying to reopen the camera in the background of the calls.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
+import weakref
 from collections.abc import Callable
 
 import cv2
 import numpy as np
 
 from vision.health import CameraHealth, HealthStatus
+
+
+#: Streams whose reader thread may still run: stopped at exit, before the interpreter goes away
+#: under a thread inside OpenCV (which aborts the process: "terminate called without an active exception").
+_OPEN: "weakref.WeakSet[CameraStream]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for stream in list(_OPEN):
+        stream.close()
 
 
 class CameraStream:
@@ -91,6 +104,7 @@ class CameraStream:
             self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="camera-reader", daemon=True)
             self._thread.start()
+            _OPEN.add(self)
             with self._cond:  # the first open is tried before the first answer
                 self._cond.wait_for(lambda: self._attempts > 0, timeout=30.0)
         frame = None
@@ -109,6 +123,7 @@ class CameraStream:
 
     def close(self) -> None:
         self._stop.set()
+        _OPEN.discard(self)
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout=5.0)  # a read blocked on a dead network camera ends with its timeout

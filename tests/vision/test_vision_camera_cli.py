@@ -103,6 +103,7 @@ def test_camera_stream_survives_an_unplug_and_reconnects(dorothys) -> None:
     missing = CameraStream("http://127.0.0.1:9/none.mjpg", health=CameraHealth(unplugged_after=1))
     frame, status = missing.grab()
     assert frame is None and status.code == "unplugged"
+    missing.close()
 
 
 def test_vision_loop_emits_events_and_survives_faults(dorothys, reader) -> None:
@@ -129,6 +130,7 @@ def test_vision_loop_emits_events_and_survives_faults(dorothys, reader) -> None:
         assert loop.step().status.code == "unplugged"
         json_ok = results[-1].to_json()
         assert json_ok["camera"]["ok"] and len(json_ok["tiles"]) >= 10
+        stream.close()
     # a frame without markers is a problem to show, not a crash
     blank = CameraStream(0, health=CameraHealth())
     loop = VisionLoop(blank, reader)
@@ -169,3 +171,17 @@ def test_camera_stream_returns_the_newest_frame_not_a_queued_one() -> None:
             time.sleep(0.5)
         stream.close()
     assert max(lags[2:]) <= 4, lags  # a frame or two in flight, never a growing queue
+
+
+def test_a_stream_left_open_does_not_abort_the_process_at_exit() -> None:
+    """The reader thread may be inside OpenCV when Python exits: the stream is closed first, or
+    the C++ runtime aborts the process ("terminate called without an active exception")."""
+    import subprocess
+    import sys
+
+    code = ("from vision.camera import CameraStream\n"
+            "s = CameraStream('http://127.0.0.1:9/none.mjpg')\n"
+            "print(s.grab()[1].code)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "terminate called" not in proc.stderr
