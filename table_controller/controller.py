@@ -362,7 +362,9 @@ class Controller:
         if len(dice) != count or not all(isinstance(x, int) and 1 <= x <= 6 for x in dice):
             raise ActionError(f"本规则须掷 {count} 颗骰子，每颗 1 至 6 点 / this ruleset throws {count} dice of 1 to 6, "
                               f"got {dice}", status=422)
-        return self.accept(source, "operator.dice", {"seat": seat, "wind": seat, "dice": list(dice), "by": by})
+        # as the table reports a throw: `seat` its physical side, `wind` the wind sitting there this hand
+        side = side_of_wind(seat, hand["dealer_position"])
+        return self.accept(source, "operator.dice", {"seat": side, "wind": seat, "dice": list(dice), "by": by})
 
     def record_play(self, type: str, data: dict[str, Any], by: str, source: str = "referee") -> Event:
         """Log what happened on the table (a discard, a claim, a flower) as keyed or seen by the camera."""

@@ -97,6 +97,7 @@ def test_a_table_that_reports_no_dice_is_dealt_from_keyed_throws_over_http(tmp_p
         state = c.get("/api/state").json()
         assert state["hand"]["deal"] == deal_plan(load_ruleset("mcr"), dice=(4, 4), dice2=(5, 2)).to_json()
         assert [t.get("keyed") for t in state["hand"]["throws"]] == [True, True]
+        assert state["hand"]["throws"][0]["side"] == "S"  # chair 2 deals: E sits at the table's side S
         r = c.post("/api/dice", json={"seat": "E", "dice": [1, 1]}, headers=op)  # the break is set
         assert r.status_code == 409
         events = c.get("/api/events").json()
