@@ -63,11 +63,7 @@ def writable_dirs(config: TableConfig) -> list[Path]:
         if not path.is_absolute():
             path = Path(config.source).parent / path
         dirs.append(path.resolve().parent)
-    unique: list[Path] = []
-    for d in dirs:
-        if d not in unique:
-            unique.append(d)
-    return unique
+    return list(dict.fromkeys(dirs))  # the enrollment may live beside the log
 
 
 def _quote(path: Path | str) -> str:
@@ -158,17 +154,13 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
     except WireError as exc:
         raise DeployError(str(exc)) from None
     data = args.data_dir.resolve()
-    argv, skip = [], False
-    for i, word in enumerate(hub_args):  # the data directory, wherever it is given, becomes absolute
-        if skip:
-            skip = False
-            continue
-        if word == "--data-dir":
-            skip = True
-            continue
-        if word.startswith("--data-dir="):
-            continue
-        argv.append(word)
+    # the command as parsed, each option spelled out, its paths absolute (systemd starts it in /)
+    argv = ["--broker", args.broker, "--tournament", args.tournament, "--port", str(args.port), "--host", args.host,
+            "--topic-prefix", args.topic_prefix]
+    for option, value in (("--username", args.username), ("--ca-file", args.ca_file and str(Path(args.ca_file).resolve())),
+                          ("--client-id", args.client_id)):
+        if value:
+            argv += [option, value]
     unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],
                  user, [], [data], args.port, network=True, extra=[f"EnvironmentFile=-{HUB_ENV_FILE}"])
     return unit, data

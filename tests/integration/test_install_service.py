@@ -190,3 +190,17 @@ def test_a_table_with_an_ip_camera_waits_for_the_network(tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr
     unit = _unit(proc.stdout)
     assert unit["After"] == ["network-online.target"] and unit["SupplementaryGroups"] == ["dialout"]
+
+
+def test_the_hubs_unit_names_a_relative_ca_file_by_its_absolute_path(tmp_path: Path) -> None:
+    """systemd starts the hub in /: a `--ca-file` given relative to where the unit was made must
+    reach the unit as an absolute path, or the TLS hub cannot find its CA after a reboot."""
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Test CA"],
+                   cwd=tmp_path, check=True, capture_output=True)
+    proc = subprocess.run(TABLECTL + ["install-service", "--hub", "--print", "--user", "pi", "--",
+                                      "--broker", "mqtts://10.0.0.2", "--tournament", "cup", "--ca-file", "ca.pem"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    argv = shlex.split(_unit(proc.stdout)["ExecStart"][0])
+    assert argv[argv.index("--ca-file") + 1] == str(tmp_path / "ca.pem")
