@@ -414,6 +414,11 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     zh = {"E": "东", "S": "南", "W": "西", "N": "北"}
     if seat in (hand.get("out") or []):
         return f"{zh.get(seat, seat)}家本盘已和牌，不再行牌（血战到底）/ {seat} has won this hand and plays no more"
+    if type == "play.missing":
+        return _missing_problem(hand, seat, d.get("suit"))
+    held_out = _holds_missing(hand, type, d)
+    if held_out:
+        return held_out
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
         return f"未轮到{zh.get(seat, seat)}家，现在是{zh[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
     if type == "play.claim":
@@ -429,6 +434,37 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
         if d.get("kind") == "chow" and SEATS[(SEATS.index(seat) - 1) % 4] != frm:
             return "只能吃上家的牌 / a chow only from the previous seat (上家)"
     return _too_many(hand, type, d)
+
+
+def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:
+    """Why a seat's 定缺 cannot be recorded: the ruleset has none, the suit is not one, or the seat
+    has already played with another (定缺 holds for the whole hand)."""
+    from table_controller.tiles import SUITS, suit_name
+
+    if not hand.get("missing_suit"):
+        return "本规则不定缺 / this ruleset has no 定缺"
+    if seat not in SEATS:
+        return f"未知座位 {seat!r} / unknown seat (E, S, W or N)"
+    if suit not in SUITS:
+        return f"定缺须为万(m)、筒(p)、条(s)之一，不是 {suit!r} / the missing suit is m, p or s"
+    was = (hand.get("missing") or {}).get(seat)
+    if was and was != suit and (hand["discards"][seat] or hand["melds"][seat]):
+        return (f"{SEAT_ZH[seat]}家已定缺{suit_name(was)}并已行牌，不可更改 / "
+                f"{seat} named {was} and has played since: 定缺 holds for the hand")
+    return None
+
+
+def _holds_missing(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
+    """A claim or kong of a seat's 定缺 suit: it would keep what it said it gives up."""
+    from table_controller.tiles import is_suited, suit, suit_name
+
+    gone = (hand.get("missing") or {}).get(d.get("seat"))
+    if not gone or type not in ("play.claim", "play.kong"):
+        return None
+    if any(isinstance(t, str) and is_suited(t) and suit(t) == gone for t in d.get("tiles", [])):
+        return (f"{SEAT_ZH.get(d['seat'], d['seat'])}家定缺{suit_name(gone)}，不能吃碰杠{suit_name(gone)} / "
+                f"{d['seat']} gave up {gone}: no claim or kong of it")
+    return None
 
 
 def _identity(table: Any) -> dict[str, Any]:

@@ -169,9 +169,12 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     plan = deal_plan(load_ruleset(hand["ruleset"]), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
                      wall_lengths=hand.get("wall_lengths"))
     judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"))
-    after_win = flow_of(hand["ruleset"]).continue_after_win
+    flow = flow_of(hand["ruleset"])
+    after_win = flow.continue_after_win
     wins, shown, ruled = 0, None, set()
-    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge, after_win):
+    # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
+    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge, after_win,
+                            missing=flow.missing_suit):
         await asyncio.sleep(turn_seconds)
         if action.type == "reveal":
             shown = action.hand

@@ -336,11 +336,15 @@ def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str 
 def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
     """Scoring options of a win read that the play record shows: 倍打 (`double`: the dealer kept
     the deal), 竞技 包付 (`baofu`: three claims in a row between the winner and one seat, either
-    way round) and 杠上炮 (`after_kong`: the discard won on followed the discarder's kong)."""
+    way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong) and 四川
+    定缺 (`missing_suit`: the suit the winner named)."""
     opts: dict[str, Any] = {}
     seat = read.get("seat_wind", read.get("winner"))
     if hand.get("double"):
         opts["double"] = True
+    gone = (hand.get("missing") or {}).get(seat)
+    if gone:
+        opts["missing_suit"] = gone
     for claimer, feeder in hand.get("bao", []):
         if seat == claimer:
             opts["baofu"] = feeder
@@ -364,7 +368,8 @@ def record_melds(hand: dict[str, Any], wind: str) -> list[dict[str, Any]]:
 def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     """查叫 at 荒牌 (四川 查花猪, 查大叫, 退税): the seats still playing show their 13 tiles, the
     scorer settles among them. `hands`: seat -> {"concealed": tiles} (melds from the record
-    unless given; `options.missing_suit` for 定缺). A newer ruling replaces an older one."""
+    unless given; `options.missing_suit` for 定缺, else the 定缺 keyed in the hand). A newer ruling
+    replaces an older one."""
     from table_controller.scoring import exhaustive_settlement
 
     hand = s.hand
@@ -385,6 +390,10 @@ def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> N
             raise ScoringError("bad_field", "手牌须为对象 / a hand is an object", f"hands.{seat}")
         hands[seat] = {"seat_wind": seat, "prevalent_wind": hand.get("prevalent_wind", "E"),
                        "melds": record_melds(hand, seat), **one}
+        gone = (hand.get("missing") or {}).get(seat)
+        if gone:  # the 定缺 keyed during the hand, unless the ruling names it
+            given_opts = one.get("options") if isinstance(one.get("options"), dict) else {}
+            hands[seat]["options"] = {"missing_suit": gone, **given_opts}
     kongs = [dict(k["by_wind"]) for k in hand.get("kong_payments", [])]
     for k in kongs:  # a payment names only the seats that moved: the scorer wants them summing to zero
         if sum(k.values()):

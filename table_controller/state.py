@@ -114,6 +114,15 @@ def _dice_count(ruleset_id: str) -> int | None:
         return None
 
 
+def _flow_missing(ruleset_id: str) -> bool:
+    from table_controller.referee import flow_of
+
+    try:
+        return bool(flow_of(ruleset_id).missing_suit)
+    except Exception:  # an unknown id is reported where it is set
+        return False
+
+
 def _ruleset_name(ruleset_id: str, attr: str = "name_zh") -> str:
     try:
         return str(getattr(_ruleset(ruleset_id), attr))
@@ -248,6 +257,10 @@ def apply(state: TableState, ev: Event) -> TableState:
             # the ruleset's: where they differ, the operator keys the dice thrown by hand
             "table_dice": d.get("table_dice"),
             "dice_count": _dice_count(s.ruleset),
+            # 定缺 (四川): whether the ruleset has each seat name a suit it will not keep, and the
+            # suits named so far (public: players declare them openly)
+            "missing_suit": _flow_missing(s.ruleset),
+            "missing": {},
         }
     elif t in ("table.dice", "operator.dice") and s.hand is not None and s.hand["deal"] is None:
         _apply_throw(s.hand, d, keyed=t == "operator.dice")
@@ -289,6 +302,8 @@ def copy_hand(hand: dict[str, Any]) -> dict[str, Any]:
     for key in ("throws", "ignored_throws"):
         if key in out:
             out[key] = list(out[key])
+    if "missing" in out:
+        out["missing"] = dict(out["missing"])
     return out
 
 
@@ -317,6 +332,9 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         return
     if ev.type == "play.deal_done":
         hand["turn"] = _turn("E", "first_discard", ev.at, ruleset)
+        return
+    if ev.type == "play.missing":  # 定缺: said, not played; no draw, no turn
+        hand["missing"] = {**hand.get("missing", {}), seat: d.get("suit")}
         return
     late = ev.type == "play.claim" and _claimed_late(hand, seat, d.get("from"))
     if late:  # keyed after the claimer's discard (a claim from 上家 the camera missed): it drew nothing
@@ -592,7 +610,18 @@ def _describe_referee(ev: Event) -> str:
         return f"{seat}家杠 {' '.join(_tile_zh(x) for x in d.get('tiles', []))}"
     if t == "play.flower":
         return f"{seat}家补花 {_tile_zh(d.get('tile'))}"
+    if t == "play.missing":
+        return f"{seat}家定缺：{_suit_zh(d.get('suit'))}"
     return t
+
+
+def _suit_zh(code: Any) -> str:
+    from table_controller.tiles import TileError, suit_name
+
+    try:
+        return suit_name(str(code))
+    except TileError:
+        return str(code)
 
 
 def _tile_zh(code: Any) -> str:

@@ -167,6 +167,14 @@ def tile_name(code: str) -> str:
     return _FLOWER_NAMES[r - 1]
 
 
+def suit_name(s: str) -> str:
+    """万 筒 条 for m p s (a 定缺's name)."""
+    try:
+        return _SUIT_NAMES[s]
+    except KeyError:
+        raise TileError(f"not a suit: {s!r} (expected m, p or s)", code="bad_suit") from None
+
+
 def seat_name(seat: str) -> str:
     """东 南 西 北 for E S W N."""
     try:

@@ -32,19 +32,23 @@ PUNG_WILLINGNESS = 0.7
 class PlayerAction:
     """What the players did that the table shows face up: a flower laid out, a discard, a pung."""
 
-    type: str  # "flower", "deal_done", "discard", "claim", "win", "reveal" (hands shown at 荒牌)
+    type: str  # "flower", "deal_done", "missing" (定缺), "discard", "claim", "win", "reveal" (hands shown at 荒牌)
     seat: str | None = None
     tile: str | None = None
     #: a claim: the seat whose discard it takes (a win on a discard: the discarder)
     frm: str | None = None
     #: a win: the hand laid down, as the scorer reads it (docs/scoring.md); a reveal: seat -> hand
     hand: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: 定缺: the suit the seat gives up (m, p or s)
+    suit: str | None = None
 
     def event(self) -> tuple[str, dict[str, object]]:
         """As the controller's `play.*` event."""
         if self.type == "claim":
             return "play.claim", {"seat": self.seat, "kind": "pung", "from": self.frm, "tiles": [self.tile] * 3}
         data: dict[str, object] = {}
+        if self.type == "missing":
+            return "play.missing", {"seat": self.seat, "suit": self.suit}
         if self.seat is not None:
             data["seat"] = self.seat
         if self.tile is not None:
@@ -63,11 +67,20 @@ def usefulness(tile: str, hand: list[str]) -> int:
     return score
 
 
-def choose_discard(hand: list[str], rng: random.Random) -> str:
-    """The least useful tile; ties broken by the player's whim (the seeded `rng`)."""
-    scores = {t: usefulness(t, hand) for t in set(hand)}
+def choose_discard(hand: list[str], rng: random.Random, gone: str | None = None) -> str:
+    """The least useful tile; ties broken by the player's whim (the seeded `rng`). With a 定缺
+    suit `gone`, its tiles go first."""
+    pool = [t for t in hand if is_suited(t) and suit(t) == gone] or hand
+    scores = {t: usefulness(t, hand) for t in set(pool)}
     low = min(scores.values())
     return rng.choice(sorted(t for t, s in scores.items() if s == low))
+
+
+def choose_missing(hand: list[str], rng: random.Random) -> str:
+    """定缺: the suit the hand holds fewest of (ties by whim)."""
+    held = {s: sum(1 for t in hand if is_suited(t) and suit(t) == s) for s in ("m", "p", "s")}
+    low = min(held.values())
+    return rng.choice([s for s, n in held.items() if n == low])
 
 
 #: Whether a hand laid down wins under the table's rules (the scorer's JSON in, yes or no out).
@@ -79,13 +92,15 @@ AFTER_WIN = ("end", "blood_battle", "blood_river")
 
 
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
-              judge: Judge | None = None, after_win: str = "end") -> Iterator[PlayerAction]:
+              judge: Judge | None = None, after_win: str = "end", missing: bool = False) -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
     `judge`, a player's win. `after_win`, as the ruleset's flow says:
     - "end": the first win ends the hand;
     - "blood_battle" (血战到底): a winner leaves and the others play on until three have won;
     - "blood_river" (血流成河): a winner sets the tile won on aside and plays on with its 13
       tiles, and may win again; only 荒牌 ends the hand.
+    With `missing` (四川 定缺) each seat names the suit it holds fewest of after the deal, discards
+    that suit first and claims none of it.
     With a judge, a hand that reaches 荒牌 where wins do not end it ends with a `reveal` of the
     hands of the seats still playing (for 查叫). Several seats may win on one discard where play
     goes on after a win (一炮多响).
@@ -103,6 +118,11 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             yield PlayerAction("flower", seat, flower)
     yield PlayerAction("deal_done")
     hands = {seat: list(opening.hands[seat]) for seat in SEATS}
+    gone: dict[str, str] = {}  # 定缺: seat -> the suit it gives up
+    if missing:
+        for seat in SEATS:
+            gone[seat] = choose_missing(hands[seat], rng)
+            yield PlayerAction("missing", seat, suit=gone[seat])
     melds: dict[str, list[dict[str, Any]]] = {seat: [] for seat in SEATS}
     flowers = {seat: list(opening.flowers[seat]) for seat in SEATS}
     out: list[str] = []  # 血战: the seats that won and left (血流: nobody leaves)
@@ -118,10 +138,13 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                                 "last_tile": last}
         if frm is not None:
             read["discarder"] = frm
+        if seat in gone:
+            read["options"] = {"missing_suit": gone[seat]}
         return PlayerAction("win", seat, tile, frm=frm, hand=read) if judge(read) else None
 
     def reveal() -> PlayerAction:
-        return PlayerAction("reveal", hand={w: {"concealed": list(hands[w]), "melds": [dict(m) for m in melds[w]]}
+        return PlayerAction("reveal", hand={w: {"concealed": list(hands[w]), "melds": [dict(m) for m in melds[w]],
+                                                **({"options": {"missing_suit": gone[w]}} if w in gone else {})}
                                             for w in SEATS if w not in out})
 
     state = opening.state
@@ -158,7 +181,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                 seat, draw = next_playing(seat, out), True
                 continue
             drawn = kind
-        tile = drawn if seat in locked and drawn is not None else choose_discard(hands[seat], rng)
+        tile = drawn if seat in locked and drawn is not None else choose_discard(hands[seat], rng, gone.get(seat))
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
         winners = []  # 血战/血流 一炮多响: every seat that wins on it; otherwise the first after the discarder
@@ -183,7 +206,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             seat, draw = next_playing(winners[-1], out), True
             continue
         # the 海底 discard is not claimed; nor does a 血流 winner claim (its hand stays as it won)
-        claimer = _pung(hands, seat, tile, rng, [*out, *locked]) if not state.exhausted else None
+        shunned = [w for w, g in gone.items() if suit(tile) == g]  # 定缺: nobody pungs the suit it gave up
+        claimer = _pung(hands, seat, tile, rng, [*out, *locked, *shunned]) if not state.exhausted else None
         if claimer is None:
             seat, draw = next_playing(seat, out), True
         else:

@@ -118,13 +118,13 @@ def settle_exhaustive(hands: Mapping[str, HandInput], table: Mapping[str, Any] |
                       kongs: Sequence[Mapping[str, int]] = ()) -> dict[str, Any]:
     """荒牌 among the seats still playing: 查花猪, 查大叫, then 退税.
 
-    A 花猪 (three suits) pays each other non-花猪 seat the capped amount; a seat not ready pays
+    A 花猪 (three suits, or, with 定缺, a tile of the suit it named) pays each other non-花猪 seat the capped amount; a seat not ready pays
     each ready seat the most its waits could score (as a discard win). `hands` are 13-tile hands.
     With `tax_refund` (退税, see `refunds`), a seat not ready (花猪 included) gives back the
     刮风下雨 payments it received this hand (`kongs`, as `kong_payment` gave them).
     """
     table = table or scoring(RULESET)
-    pigs = [s for s, h in hands.items() if len(suits_of(list(h.concealed) + [t for m in h.melds for t in m.tiles])) > 2]
+    pigs = [s for s, h in hands.items() if _flower_pig(h)]
     ready: dict[str, int] = {}
     for seat, h in hands.items():
         if seat in pigs:
@@ -153,6 +153,12 @@ def settle_exhaustive(hands: Mapping[str, HandInput], table: Mapping[str, Any] |
         returned[giver] = returned.get(giver, 0) - pay[giver]
     return {"flower_pigs": pigs, "ready": ready, "not_ready": not_ready, "refunds": returned,
             "payments": add(*tables, *back)}
+
+
+def _flower_pig(hand: HandInput) -> bool:
+    """花猪 at 荒牌: three suits held, or a tile of the 定缺 suit (`options.missing_suit`)."""
+    held = suits_of(list(hand.concealed) + [t for m in hand.melds for t in m.tiles])
+    return len(held) > 2 or hand.options.get("missing_suit") in held
 
 
 def false_win(seat: str, fan: int, active: Sequence[str] = T.SEATS,

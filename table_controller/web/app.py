@@ -106,7 +106,7 @@ class SessionIn(_Body):
 
 
 class PlayIn(_Body):
-    type: Literal["deal_done", "discard", "claim", "kong", "flower"]
+    type: Literal["deal_done", "discard", "claim", "kong", "flower", "missing"]
     seat: Seat | None = None
     tile: Tile | None = None
     tiles: list[Tile] = Field(default_factory=list, max_length=4)
@@ -115,11 +115,13 @@ class PlayIn(_Body):
     concealed: bool = False
     #: a kong: the fourth tile added to the seat's pung (补杠)
     added: bool = False
+    #: 定缺 (四川): the suit the seat gives up
+    suit: Literal["m", "p", "s"] | None = None
 
     @model_validator(mode="after")
     def _complete(self) -> "PlayIn":
         need = {"discard": ("seat", "tile"), "flower": ("seat", "tile"), "claim": ("seat", "kind", "from_"),
-                "kong": ("seat",), "deal_done": ()}[self.type]
+                "kong": ("seat",), "deal_done": (), "missing": ("seat", "suit")}[self.type]
         missing = [n.rstrip("_") for n in need if getattr(self, n) is None]
         if missing:
             raise ValueError(f"{self.type} needs {', '.join(missing)}")

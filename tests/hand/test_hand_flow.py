@@ -352,12 +352,16 @@ def test_exhaustive_draw_settles_flower_pigs_and_not_ready_in_sichuan_seed000() 
     rules = FlowRules.for_ruleset("sichuan")
     s, _ = play(new_hand(rules, FakeWall(1)),
                 Deal(hands(E="234567m12p123s456s", S="1112345678999m", W="12345678m13579p", N="22334455p11s246s")),
-                *(ChooseMissing(x, m) for x, m in zip(T.SEATS, "ssps")),
+                *(ChooseMissing(x, m) for x, m in zip(T.SEATS, "sssm")),
                 Discard("E", "6s"), CloseWindow(), Draw("S", "9s"), Discard("S", "9s"), CloseWindow())
     assert s.result == "exhaustive"
     out = exhaustive_settlement("sichuan", {x: ready_json(s, x) for x in s.active()})
     assert out is not None and out["flower_pigs"] == ["E"] and "S" in out["ready"]
     assert sum(out["payments"].values()) == 0 and out["payments"]["E"] < 0
+    # 定缺: a seat still holding the suit it named is 花猪 too, with two suits only
+    s.seats["W"].missing_suit = "p"
+    out = exhaustive_settlement("sichuan", {x: ready_json(s, x) for x in s.active()})
+    assert out is not None and out["flower_pigs"] == ["E", "W"]
     assert exhaustive_settlement("mcr", {}) is None
 
 

@@ -578,3 +578,36 @@ async def test_the_operator_keys_plays_on_the_table_page(service: TableService, 
     await page.click(f"{form} [data-play=discard]")  # no tile: said on the page, nothing sent
     assert "5m" in await page.text_content("#action-msg")
     assert await page.locator('#seats [data-tile="5m"]').count() >= 3  # W's pung shows on the page
+
+
+async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_path: Path, browser: Any) -> None:
+    """四川: after the deal the operator keys each seat's 定缺 on the Table page; every page shows
+    it by the seat (缺万), and a pung of that suit is refused with the rule."""
+    async with _running(_config(ruleset="sichuan"), tmp_path) as svc:
+        async with _http(svc) as http:
+            await _start_hand(svc, http)
+        await _throw_all(svc)
+        viewer = await _open(browser, svc, "/")
+        page = await _open(browser, svc, "/", token=OPERATOR)
+        form = "#play-form"
+        await page.wait_for_selector(f"{form}:not([hidden])")
+        await page.click(f"{form} [data-play=deal_done]")
+        await page.wait_for_selector('[data-testid="missing-keys"]:not([hidden])')
+        for seat, suit in (("E", "m"), ("S", "p"), ("W", "s"), ("N", "m")):
+            await page.select_option(f"{form} select[name=seat]", seat)
+            await page.click(f'{form} [data-play="missing:{suit}"]')
+            await _until(lambda: svc.controller.state.hand["missing"].get(seat) == suit)
+        await viewer.wait_for_selector('[data-testid="missing-N"]')
+        assert await viewer.inner_text('[data-testid="missing-E"]') == "缺万"
+        assert await viewer.inner_text('[data-testid="missing-S"]') == "缺筒"
+        assert not await viewer.is_visible('[data-testid="missing-keys"]')  # keying is the operator's
+        await page.select_option(f"{form} select[name=seat]", "E")
+        await page.fill(f"{form} input[name=tiles]", "5m")
+        await page.click(f"{form} [data-play=discard]")
+        await _until(lambda: bool(svc.controller.state.hand["discards"]["E"]))
+        await page.select_option(f"{form} select[name=seat]", "N")
+        await page.fill(f"{form} input[name=tiles]", "5m")
+        await page.click(f"{form} [data-play=pung]")
+        await page.wait_for_selector("#action-msg.bad")
+        assert "定缺万" in await page.text_content("#action-msg")
+        assert svc.controller.state.hand["melds"]["N"] == []

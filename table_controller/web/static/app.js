@@ -32,7 +32,9 @@ const I18N = {
         dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
-               flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m" },
+               flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
+               missing: "定缺" },
+        suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}",
         ok: "✓ 已记录", needRef: "需要裁判权限",
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
@@ -59,7 +61,9 @@ const I18N = {
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
                 ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
         key: { title: "Key plays", seat: "Seat", tiles: "Tiles", tilesHint: "5m · 345s · 7777p", from: "From", dealDone: "Deal done", discard: "Discard",
-               flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m" },
+               flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
+               missing: "Missing suit (定缺)" },
+        suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
@@ -219,12 +223,14 @@ function renderPlayForm(hand) {
   if (active !== f.seat && hand.turn && hand.turn.seat) f.seat.value = hand.turn.seat;
   const from = lastDiscarder(hand);
   if (active !== f.from && from) f.from.value = from;
+  $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
 }
 
 function playBody(kind, f) {
   const tiles = parseTiles(f.tiles.value);
   const seat = f.seat.value;
   if (kind === "deal_done") return { type: "deal_done" };
+  if (kind.startsWith("missing:")) return { type: "missing", seat, suit: kind.slice(8) };
   if (!tiles.length) return null;
   const t0 = tiles[0];
   if (kind === "discard" || kind === "flower") return { type: kind, seat, tile: t0 };
@@ -270,6 +276,7 @@ function renderSeats() {
     return `<div class="seat" data-seat="${w}">
       <div class="seat-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(name)}</span>
         ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}
+        ${(hand.missing || {})[w] ? `<span class="missing" data-testid="missing-${w}">${t("missingBadge", { suit: t("suit." + hand.missing[w]) })}</span>` : ""}
         ${stopped[w] ? `<span class="stopped" title="${esc(stopped[w])}">${t("stopped")}</span>` : ""}
         ${(hand.winners || []).includes(w) ? `<span class="won" data-testid="won-${w}">${t((hand.out || []).includes(w) ? "out" : "won")}</span>` : ""}
         <span class="score" data-testid="score-${w}">${totals[pos] ?? 0}</span>
