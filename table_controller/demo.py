@@ -174,7 +174,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     wins, shown, ruled = 0, None, set()
     # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
     for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge, after_win,
-                            missing=flow.missing_suit):
+                            missing=flow.missing_suit, seal=flow.seal_pungs):
         await asyncio.sleep(turn_seconds)
         if action.type == "reveal":
             shown = action.hand

@@ -249,6 +249,7 @@ def _penalty(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None
 
 def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     from table_controller.scoring import ScoringError, score_json
+    from table_controller.tiles import seat_name
 
     if s.hand is None or s.hand.get("ended"):
         raise RefereeError("没有进行中的牌局 / no hand in play")
@@ -276,6 +277,12 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     if record["seat"] in stopped and result.get("valid"):
         result = {**result, "valid": False, "reason": "stopped",
                   "message": f"该家已被判{stopped[record['seat']]}，不得和牌"}
+    sealed = sealed_by(s.hand, record["seat"])
+    if sealed and result.get("valid"):
+        n = flow_of(s.ruleset).seal_pungs
+        result = {**result, "valid": False, "reason": "sealed",
+                  "message": f"封胡：该家已放给{seat_name(sealed)}家碰 {n} 次，本盘不能和牌 / "
+                             f"sealed: it fed {sealed} {n} pungs and may not win this hand"}
     if record["seat"] in out and result.get("valid"):
         result = {**result, "valid": False, "reason": "already_won",
                   "message": "该家本盘已和牌（血战到底），不再行牌"}
@@ -336,8 +343,9 @@ def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str 
 def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
     """Scoring options of a win read that the play record shows: 倍打 (`double`: the dealer kept
     the deal), 竞技 包付 (`baofu`: three claims in a row between the winner and one seat, either
-    way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong) and 四川
-    定缺 (`missing_suit`: the suit the winner named)."""
+    way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong), 四川
+    定缺 (`missing_suit`: the suit the winner named) and 南宁 封胡 (`sealed`: the seat that fed
+    the winner three pungs)."""
     opts: dict[str, Any] = {}
     seat = read.get("seat_wind", read.get("winner"))
     if hand.get("double"):
@@ -345,6 +353,9 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     gone = (hand.get("missing") or {}).get(seat)
     if gone:
         opts["missing_suit"] = gone
+    for feeder, claimer in hand.get("sealed", []):
+        if seat == claimer:
+            opts["sealed"] = feeder  # 南宁 封胡: the seat that fed the winner three pungs pays for it
     for claimer, feeder in hand.get("bao", []):
         if seat == claimer:
             opts["baofu"] = feeder
@@ -356,6 +367,11 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
             and pool[-1].get("after_kong"):
         opts["after_kong"] = True
     return opts
+
+
+def sealed_by(hand: dict[str, Any], seat: Any) -> str | None:
+    """南宁 封胡: the seat `seat` fed three pungs, which bars `seat` from winning this hand; None if not sealed."""
+    return next((claimer for feeder, claimer in hand.get("sealed", []) if feeder == seat), None)
 
 
 def record_melds(hand: dict[str, Any], wind: str) -> list[dict[str, Any]]:

@@ -358,6 +358,8 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         if frm in SEATS and hand["discards"][frm]:
             hand["discards"][frm][-1]["claimed"] = True
             _feed(hand, seat, frm, ruleset)
+            if d.get("kind") in ("pung", "kong"):
+                _seal(hand, seat, frm, ruleset)
         hand["melds"][seat].append({"type": d.get("kind", "pung"), "tiles": list(d.get("tiles", [])),
                                     "concealed": False, "from": frm})
         if not late:  # a late claim leaves the turn where the claimer's discard put it
@@ -425,6 +427,21 @@ def _feed(hand: dict[str, Any], claimer: str, feeder: str, ruleset: str) -> None
     hand["feeds"] = feeds
     if n >= need and [claimer, feeder] not in hand.get("bao", []):
         hand["bao"] = [*hand.get("bao", []), [claimer, feeder]]
+
+
+def _seal(hand: dict[str, Any], claimer: str, feeder: str, ruleset: str) -> None:
+    """南宁 封胡: a seat that fed one seat `seal_pungs` pungs or 明杠 this hand (in any order; a 暗杠
+    is not fed) may not win it, and pays for that seat's win (`referee.record_options`: `sealed`)."""
+    from table_controller.referee import flow_of
+
+    need = flow_of(ruleset).seal_pungs
+    if not need:
+        return
+    key = f"{feeder}>{claimer}"
+    fed = {**hand.get("pungs_fed", {}), key: hand.get("pungs_fed", {}).get(key, 0) + 1}
+    hand["pungs_fed"] = fed
+    if fed[key] == need:
+        hand["sealed"] = [*hand.get("sealed", []), [feeder, claimer]]
 
 
 def _claimed_late(hand: dict[str, Any], seat: Any, frm: Any) -> bool:

@@ -92,7 +92,8 @@ AFTER_WIN = ("end", "blood_battle", "blood_river")
 
 
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
-              judge: Judge | None = None, after_win: str = "end", missing: bool = False) -> Iterator[PlayerAction]:
+              judge: Judge | None = None, after_win: str = "end", missing: bool = False,
+              seal: int = 0) -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
     `judge`, a player's win. `after_win`, as the ruleset's flow says:
     - "end": the first win ends the hand;
@@ -100,7 +101,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     - "blood_river" (血流成河): a winner sets the tile won on aside and plays on with its 13
       tiles, and may win again; only 荒牌 ends the hand.
     With `missing` (四川 定缺) each seat names the suit it holds fewest of after the deal, discards
-    that suit first and claims none of it.
+    that suit first and claims none of it. With `seal` (南宁 封胡) a seat that fed one seat that
+    many pungs does not declare a win this hand.
     With a judge, a hand that reaches 荒牌 where wins do not end it ends with a `reveal` of the
     hands of the seats still playing (for 查叫). Several seats may win on one discard where play
     goes on after a win (一炮多响).
@@ -119,6 +121,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     yield PlayerAction("deal_done")
     hands = {seat: list(opening.hands[seat]) for seat in SEATS}
     gone: dict[str, str] = {}  # 定缺: seat -> the suit it gives up
+    fed: dict[tuple[str, str], int] = {}  # 封胡: (feeder, claimer) -> pungs fed
     if missing:
         for seat in SEATS:
             gone[seat] = choose_missing(hands[seat], rng)
@@ -128,8 +131,11 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     out: list[str] = []  # 血战: the seats that won and left (血流: nobody leaves)
     locked: set[str] = set()  # 血流: winners keep their hand as it won (they discard what they draw, claim nothing)
 
+    def sealed(seat: str) -> str | None:
+        return next((c for (f, c), n in fed.items() if f == seat and n >= seal), None) if seal else None
+
     def won(seat: str, tile: str, how: str, frm: str | None = None, last: bool = False) -> PlayerAction | None:
-        if judge is None:
+        if judge is None or sealed(seat):
             return None
         held = list(hands[seat])
         held.remove(tile)  # the tile won on is in the hand already (drawn, or taken for the look)
@@ -140,6 +146,9 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             read["discarder"] = frm
         if seat in gone:
             read["options"] = {"missing_suit": gone[seat]}
+        payer = next((f for (f, c), n in fed.items() if c == seat and seal and n >= seal), None)
+        if payer:
+            read["options"] = {"sealed": payer}
         return PlayerAction("win", seat, tile, frm=frm, hand=read) if judge(read) else None
 
     def reveal() -> PlayerAction:
@@ -214,6 +223,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             hands[claimer].remove(tile)
             hands[claimer].remove(tile)
             melds[claimer].append({"type": "pung", "tiles": [tile] * 3, "from": seat})
+            fed[(seat, claimer)] = fed.get((seat, claimer), 0) + 1
             yield PlayerAction("claim", claimer, tile, frm=seat)
             seat, draw = claimer, False
 

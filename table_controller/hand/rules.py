@@ -23,6 +23,7 @@ class FlowRules:
     baofu_claims: int = 0           # 竞技 包付: this many claims in a row from one feeder bind them
     chase: bool = False             # 竞技 追牌: four seats in a row discard the same tile
     baofu_hanging: bool = False     # 竞技 包付 2(2): record the tile a 全求独钓 seat hangs
+    seal_pungs: int = 0             # 南宁 封胡: a seat that fed one seat this many pungs may not win
 
     @classmethod
     def from_table(cls, ruleset: str, table: Mapping[str, Any]) -> FlowRules:
@@ -34,7 +35,8 @@ class FlowRules:
                    missing_suit=bool(table.get("missing_suit", False)),
                    flowers=int(table.get("tiles", 144)) == 144,
                    baofu_claims=int(table.get("baofu_claims", 0)), chase=bool(table.get("chase", False)),
-                   baofu_hanging=bool(table.get("baofu_hanging", False)))
+                   baofu_hanging=bool(table.get("baofu_hanging", False)),
+                   seal_pungs=int(table.get("seal_pungs", 0)))
 
     @classmethod
     def for_ruleset(cls, ruleset: str) -> FlowRules:

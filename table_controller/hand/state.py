@@ -83,12 +83,18 @@ class HandState:
     replacing: str | None = None                                       # the seat owed a replacement draw
     double: bool = False                      # 竞技 倍打: the dealer kept the deal (`MatchState.double`)
     hanging: dict[str, str] = field(default_factory=dict)  # 全求独钓: seat → the tile it first hung
+    fed: dict[tuple[str, str], int] = field(default_factory=dict)  # 封胡: (feeder, claimer) → pungs fed
+    sealed: set[tuple[str, str]] = field(default_factory=set)      # 封胡 pairs (feeder, claimer)
 
     def clone(self) -> HandState:
         return replace(self, seats={s: st.clone() for s, st in self.seats.items()}, claims=dict(self.claims),
                        passed=set(self.passed), winners=[dict(w) for w in self.winners],
                        feeds=dict(self.feeds), bao=set(self.bao), run=list(self.run),
-                       hanging=dict(self.hanging))
+                       hanging=dict(self.hanging), fed=dict(self.fed), sealed=set(self.sealed))
+
+    def sealed_for(self, seat: str) -> str | None:
+        """南宁 封胡: the seat `seat` fed `seal_pungs` pungs, barring `seat` from winning; None if not sealed."""
+        return next((claimer for feeder, claimer in sorted(self.sealed) if feeder == seat), None)
 
     def active(self) -> list[str]:
         """Seats still playing (血战: those who have not won)."""
@@ -134,6 +140,9 @@ class HandState:
             options["double"] = True            # 倍打: every payment doubles
         if seat in self.hanging:
             options["hanging"] = self.hanging[seat]  # 全求独钓 包付: the tile first hung
+        for feeder, claimer in sorted(self.sealed):
+            if seat == claimer:
+                options["sealed"] = feeder      # 封胡: the seat that fed the winner pays for it
         for claimer, feeder in sorted(self.bao):
             if seat == claimer:
                 options["baofu"] = feeder       # the feeder pays for the fed seat's win
@@ -396,6 +405,7 @@ def _claim(s: HandState, e: Claim, notes: list[dict[str, Any]]) -> None:
         need = 2 if e.action == "pung" else 3
         _need(st.holds(tile) >= need, "tile_not_held", f"{e.action}须手中有{need}张{T.tile_name(tile)}")
     elif e.action == "win":
+        _need_unsealed(s, e.seat)
         _need(tile not in st.locked, "missed_win", f"漏和: 放过了{T.tile_name(tile)}, 在自己摸牌前不能再和这张")
     s.claims[e.seat] = e
     if not _eligible(s):
@@ -408,7 +418,7 @@ def _pass(s: HandState, e: Pass, notes: list[dict[str, Any]]) -> None:
     _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家已经表态")
     owner, tile = _window(s)
     win = "rob_kong" if s.phase == "rob_kong" else "discard"
-    could = s.seats[e.seat].known and _completes(s, e.seat, tile, win, owner)
+    could = s.seats[e.seat].known and not s.sealed_for(e.seat) and _completes(s, e.seat, tile, win, owner)
     if could and s.rules.must_win_last and s.wall.in_last_zone:
         raise IllegalAction("must_win", f"后{s.rules.must_win_last}张必胡: 听牌的牌出现时必须和")
     if could and s.rules.missed_win:
@@ -486,6 +496,11 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
     s.turn = best.seat
     s.run.clear()
     notes.append({"type": best.action, "seat": best.seat, "tile": tile, "from": owner})
+    if s.rules.seal_pungs and best.action in ("pung", "kong"):
+        fed = s.fed[(owner, best.seat)] = s.fed.get((owner, best.seat), 0) + 1
+        if fed == s.rules.seal_pungs:
+            s.sealed.add((owner, best.seat))
+            notes.append({"type": "sealed", "seat": owner, "claimer": best.seat})
     if s.rules.baofu_claims:
         feeder, n = s.feeds.get(best.seat, (owner, 0))
         n = n + 1 if feeder == owner else 1
@@ -544,8 +559,15 @@ def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
         _resolve(s, notes)
 
 
+def _need_unsealed(s: HandState, seat: str) -> None:
+    claimer = s.sealed_for(seat)
+    _need(claimer is None, "sealed",
+          f"封胡: 已放给{T.seat_name(claimer or seat)}家碰{s.rules.seal_pungs}次, 本盘不能和牌")
+
+
 def _self_draw(s: HandState, e: SelfDrawWin, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard" and e.seat == s.turn, "not_now", "自摸须在自己摸牌后、出牌前")
+    _need_unsealed(s, e.seat)
     st = s.seats[e.seat]
     tile = st.concealed[-1]
     how = {"kong": "kong_replacement", "flower": "flower_replacement"}.get(s.after, "self_draw")

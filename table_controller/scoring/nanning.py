@@ -16,8 +16,14 @@ The seed gives the same scheme twice, in 胡牌牌型 and 胡牌计算, and a th
 - Kongs pay on the spot (杠钱是及时给的): 明杠 1 from the discarder, 补杠 1 from the seat whose
   discard made the pung ("碰了之后再杠也算明杠"), 暗杠 1 from each.
 
-Not scored here: 封胡 and its 旅游 payments, 钓鱼, 买马 (the seed's app features); the referee's
-penalty catalogue covers disputes.
+- 封胡 (`options.sealed`: the seat that fed the winner three pungs, 南宁麻将封胡 and 特殊规则 4):
+  that seat may not win this hand (the live record refuses its win), and pays for the winner
+  ("A放玩家B碰三比"): B 自摸, A pays the three shares alone ("A，付三家张数"); A 放炮, two shares
+  ("需要付二份费用"); C or D 放炮, they pay their share and A one more ("旅游").
+  Kong money is paid on the spot all the same ("不管能不能胡,杠钱照样结算").
+
+Not scored here: 钓鱼 (who pays whom for a fish caught or missed is contradictory in the seed)
+and 买马 (named, never described); the referee's penalty catalogue covers disputes.
 """
 
 from __future__ import annotations
@@ -94,7 +100,32 @@ def _result(hand: HandInput, fans: list[Fan], table: Mapping[str, Any], feeder: 
         payers = {s: pts for s in T.SEATS if s != hand.winner}
     else:
         payers = {hand.paying_seat(): pts}
-    return ScoreResult(True, RULESET, tuple(fans), total, pts, collect(hand.winner, payers))
+    sealed = _sealed(hand)
+    details: dict[str, Any] = {}
+    if sealed:
+        payers = seal_payers(sealed, feeder or (None if hand.self_drawn else hand.paying_seat()), pts, table["seal"])
+        details["sealed"] = sealed
+    return ScoreResult(True, RULESET, tuple(fans), total, pts, collect(hand.winner, payers), details=details)
+
+
+def _sealed(hand: HandInput) -> str | None:
+    sealed = hand.options.get("sealed")
+    if sealed is None:
+        return None
+    if sealed not in T.SEATS or sealed == hand.winner:
+        raise ScoringError("bad_field", f"封胡 names a seat other than the winner, not {sealed!r}", "options.sealed")
+    return str(sealed)
+
+
+def seal_payers(sealed: str, payer: str | None, pts: int, seal: Mapping[str, int]) -> dict[str, int]:
+    """Who pays a win over the 封胡 seat `sealed`: the win self-drawn (`payer` None), it pays
+    `self_draw` shares alone; on its own discard `own_discard` shares; on another's discard that
+    seat pays its share and `sealed` `travel` more (旅游)."""
+    if payer is None:
+        return {sealed: pts * int(seal["self_draw"])}
+    if payer == sealed:
+        return {sealed: pts * int(seal["own_discard"])}
+    return {payer: pts, sealed: pts * int(seal["travel"])}
 
 
 def _exposed_kong_feeder(hand: HandInput) -> str | None:

@@ -90,3 +90,39 @@ def test_a_doubled_hand_and_a_discard_after_a_kong_reach_the_read() -> None:
                                       "win_tile": "3p", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 3p".split(),
                                       "options": {"double": False}})
     assert log.state().actions[-1]["hand"]["options"] == {"double": False}
+
+
+def test_nanning_a_seat_that_fed_one_seat_three_pungs_is_sealed_and_pays_for_its_win() -> None:
+    """南宁 封胡: E feeds S three pungs (not in a row: W's pung from E between does not reset it).
+    E's own win is refused with the rule; S's win read carries `sealed` and E pays it alone."""
+    log = Log("nanning")
+    log.start()
+    play(log, "deal_done")
+    fed = ("1z", "5z", "9p")
+    discards(log, ("E", fed[0]))
+    play(log, "claim", seat="S", kind="pung", tiles=[fed[0]] * 3, **{"from": "E"})
+    discards(log, ("S", "9m"), ("W", "9s"), ("N", "1s"), ("E", "2s"))
+    play(log, "claim", seat="W", kind="pung", tiles=["2s"] * 3, **{"from": "E"})
+    discards(log, ("W", "3s"), ("N", "4s"), ("E", fed[1]))
+    play(log, "claim", seat="S", kind="pung", tiles=[fed[1]] * 3, **{"from": "E"})
+    assert "sealed" not in log.state().hand  # two pungs: not yet
+    discards(log, ("S", "8m"), ("W", "7s"), ("N", "6s"), ("E", fed[2]))
+    play(log, "claim", seat="S", kind="pung", tiles=[fed[2]] * 3, **{"from": "E"})
+    hand = log.state().hand
+    assert hand["sealed"] == [["E", "S"]] and hand["pungs_fed"] == {"E>S": 3, "E>W": 1}
+    assert record_options(hand, {"seat_wind": "S"}) == {"sealed": "E"}
+    assert "sealed" not in record_options(hand, {"seat_wind": "W"})
+    discards(log, ("S", "7m"), ("W", "5s"))
+    e_win = {"seat_wind": "E", "prevalent_wind": "E", "win": "discard", "discarder": "W", "win_tile": "5s",
+             "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 3p 3p 5s 5s".split()}
+    log.ref("referee.win_read", hand=e_win)
+    read = log.state().actions[-1]
+    assert not read["result"]["valid"] and read["result"]["reason"] == "sealed" and "封胡" in read["result"]["message"]
+    s_win = {"seat_wind": "S", "prevalent_wind": "E", "win": "self_draw", "win_tile": "4m",
+             "melds": [{"type": "pung", "tiles": [t] * 3, "from": "E"} for t in fed],
+             "concealed": "2m 3m 6p 6p".split()}
+    log.ref("referee.win_read", hand=s_win)
+    read = log.state().actions[-1]
+    assert read["result"]["valid"] and read["hand"]["options"] == {"sealed": "E"}
+    pays = {w: v for w, v in read["result"]["payments"].items() if v}
+    assert pays == {"E": -9, "S": 9}  # 自摸 3 from each, all three paid by E

@@ -257,6 +257,30 @@ def test_jingji_baofu_after_three_claims_from_one_feeder_seed004() -> None:
     assert hand["options"]["baofu"] == "E"
 
 
+def test_nanning_seal_after_three_pungs_fed_to_one_seat_seed004() -> None:
+    # 封胡: 放给同一个人碰三比以上，而放碰的人本局不能胡牌; B 胡牌则 A 付
+    rules = FlowRules.for_ruleset("nanning")
+    assert rules.seal_pungs == 3
+
+    def round_to_e() -> tuple[Event, ...]:  # S discards, W and N draw and discard, E draws
+        return (Discard("S", "9m"), CloseWindow(), Draw("W"), Discard("W", "9s"), CloseWindow(),
+                Draw("N"), Discard("N", "8s"), CloseWindow(), Draw("E"))
+
+    s, notes = play(new_hand(rules, FakeWall(60)), Deal(hands(E="1z5z9p", S="1z1z5z5z9p9p")),
+                    Discard("E", "1z"), Claim("S", "pung"), CloseWindow(), *round_to_e(),
+                    Discard("E", "5z"), Claim("S", "pung"), CloseWindow())
+    assert not s.sealed and not [n for n in notes if n["type"] == "sealed"]
+    s, notes = play(s, *round_to_e(), Discard("E", "9p"), Claim("S", "pung"), CloseWindow())
+    assert {"type": "sealed", "seat": "E", "claimer": "S"} in notes and s.sealed_for("E") == "S"
+    s, _ = play(s, Discard("S", "3m"))
+    with pytest.raises(IllegalAction) as refused:
+        apply(s, Claim("E", "win"))
+    assert refused.value.code == "sealed"
+    s, notes = play(s, CloseWindow(), Draw("W"), Discard("W", "4s"), CloseWindow(), Draw("N"), Discard("N", "4s"),
+                    CloseWindow(), Draw("E"), Discard("E", "2s"), CloseWindow(), Draw("S"), SelfDrawWin("S"))
+    assert wins(notes)[0]["hand"]["options"] == {"sealed": "E"}
+
+
 def test_jingji_chase_four_same_discards_seed004() -> None:
     rules = FlowRules.for_ruleset("jingji")
     s, notes = play(new_hand(rules, FakeWall(60)), Deal(hands()),

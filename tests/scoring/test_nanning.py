@@ -102,3 +102,24 @@ def test_the_live_table_pays_a_nanning_added_kong_from_the_seat_that_fed_the_pun
     state = fold(Event(i + 1, 1000.0 + i, "camera", t, d) for i, (t, d) in enumerate(evs))
     assert [k["by_wind"] for k in state.hand["kong_payments"]] == [{"W": 1, "E": -1}]
     assert compute(state)["rows"][-1]["kong_points"] == {"1": -1, "2": 0, "3": 1, "4": 0}
+
+
+def test_the_seat_sealed_by_three_pungs_pays_for_the_winner_seed004_fenghu() -> None:
+    """封胡 (南宁麻将封胡, 特殊规则 4): A fed B three pungs. B 自摸: A pays the three shares alone;
+    A 放炮: two shares; C 放炮: C its share and A one more (旅游); a 明杠 杠开 counts as the
+    feeder's discard. The seat named must be another than the winner."""
+    fed = [{"type": "pung", "tiles": [t] * 3, "from": "E"} for t in ("1z", "5z", "9p")]
+    hand = {"concealed": "2m 3m 4m 8s".split(), "win_tile": "8s", "melds": fed, "options": {"sealed": "E"}}
+    # 对对胡 fails (a chow): the plain hand, 3 from each self-drawn, 2 on a discard
+    assert pays({**hand, "win": "self_draw"})[1] == {"E": -9, "N": 9}
+    assert pays({**hand, "win": "discard", "discarder": "E"})[1] == {"E": -4, "N": 4}
+    assert pays({**hand, "win": "discard", "discarder": "W"})[1] == {"W": -2, "E": -2, "N": 4}
+    kong = {**hand, "concealed": ["8s"], "melds": fed + [{"type": "kong", "tiles": ["6m"] * 4, "from": "S"}]}
+    names, paid = pays({**kong, "win": "kong_replacement"})
+    t = sum(v for _, v in names)  # 杠上开花 18 and 对对胡
+    assert ("杠上开花", 18) in names and paid == {"S": -t, "E": -t, "N": 2 * t}
+    assert pays({**hand, "win": "self_draw", "options": {}})[1] == {"E": -3, "S": -3, "W": -3, "N": 9}
+    for bad in ("N", "X"):
+        with pytest.raises(ScoringError, match="sealed"):
+            score_json({"seat_wind": "N", "prevalent_wind": "E", **hand, "win": "self_draw",
+                        "options": {"sealed": bad}}, "nanning")

@@ -86,7 +86,7 @@ def test_with_a_judge_a_player_declares_a_win_the_scorer_and_the_record_accept(r
     """The demo's players lay down a complete hand when the rules say it wins; the read they lay
     down holds the tiles they hold, and the referee's checks confirm it from the record."""
     from table_controller.demo import win_judge
-    from table_controller.referee import validate
+    from table_controller.referee import flow_of, validate
     from table_controller.scoring import score_json
     from table_controller.state import fold
     from table_controller.store import Event
@@ -97,7 +97,7 @@ def test_with_a_judge_a_player_declares_a_win_the_scorer_and_the_record_accept(r
     wins = 0
     for seed in range(8):
         wall = physical_wall(rs, None, random.Random(seed))
-        actions = list(play_hand(plan, wall, random.Random(seed), judge))
+        actions = list(play_hand(plan, wall, random.Random(seed), judge, seal=flow_of(ruleset).seal_pungs))
         assert all(a.type != "win" for a in actions[:-1])  # a win ends the hand
         if actions[-1].type != "win":
             continue
@@ -214,3 +214,38 @@ def test_play_hand_refuses_an_unknown_flow() -> None:
     with pytest.raises(ValueError, match="after_win"):
         list(play_hand(deal_plan(rs, (3, 4), None), physical_wall(rs, None, random.Random(0)), random.Random(0),
                        None, "marathon"))
+
+
+@pytest.mark.parametrize("seed", [7, 37, 68, 73, 127, 155])
+def test_nanning_players_feeding_three_pungs_are_sealed_and_the_record_agrees(seed: int) -> None:
+    """南宁 封胡: a player who fed one seat three pungs declares no win; when the fed seat wins,
+    its read (and the record) name the sealed seat, who alone pays. Every play and the win pass the
+    live table's checks."""
+    from table_controller.controller import _play_problem
+    from table_controller.demo import win_judge
+    from table_controller.referee import validate
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    rs = load_ruleset("nanning")
+    plan = deal_plan(rs, (3, 4), None)
+    actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed),
+                             win_judge("nanning", "E"), "end", seal=3))
+    events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "nanning", "dealer_position": 1})]
+    for a in actions[:-1]:
+        type_, data = a.event()
+        assert _play_problem(fold(events).hand, type_, data) is None, (type_, data)
+        events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
+    sealed = fold(events).hand.get("sealed", [])
+    assert sealed  # each of these seeds has a seat feed another three pungs
+    win = actions[-1]
+    assert win.type == "win" and win.seat not in [f for f, _ in sealed]  # a sealed seat does not win
+    events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read",
+                        {"hand": {**win.hand, "prevalent_wind": "E"}, "by": "demo"}))
+    state = fold(events)
+    validate(state, "referee.win_confirm", {})
+    payer = next((f for f, c in sealed if c == win.seat), None)
+    assert state.actions[-1]["hand"].get("options", {}).get("sealed") == payer
+    pays = {w: v for w, v in state.actions[-1]["result"]["payments"].items() if v}
+    if payer is not None:  # 自摸: the sealed seat alone; on a discard: the discarder and it (旅游)
+        assert set(pays) == {win.seat, payer} | ({win.frm} if win.frm else set())

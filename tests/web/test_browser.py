@@ -611,3 +611,35 @@ async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_p
         await page.wait_for_selector("#action-msg.bad")
         assert "定缺万" in await page.text_content("#action-msg")
         assert svc.controller.state.hand["melds"]["N"] == []
+
+
+async def test_nanning_a_seat_that_fed_three_pungs_shows_sealed_and_its_win_is_refused(tmp_path: Path,
+                                                                                      browser: Any) -> None:
+    """南宁 封胡 on the pages: E feeds S three pungs (keyed); every page marks E 封胡, and the
+    referee's read of a win by E is refused with the rule."""
+    async with _running(_config(ruleset="nanning"), tmp_path) as svc:
+        async with _http(svc) as http:
+            await _start_hand(svc, http)
+            await _throw_all(svc)
+
+            async def play(**body: Any) -> None:
+                r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
+                assert r.status_code == 200, r.text
+
+            await play(type="deal_done")
+            viewer = await _open(browser, svc, "/")
+            for fed, between in (("1z", ()), ("5z", ("S", "W", "N")), ("9p", ("S", "W", "N"))):
+                for seat in between:
+                    await play(type="discard", seat=seat, tile={"S": "8m", "W": "9s", "N": "7s"}[seat])
+                await play(type="discard", seat="E", tile=fed)
+                await play(type="claim", kind="pung", seat="S", tiles=[fed] * 3, **{"from": "E"})
+            await viewer.wait_for_selector('[data-testid="sealed-E"]')
+            assert await viewer.inner_text('[data-testid="sealed-E"]') == "封胡"
+            assert "南" in (await viewer.get_attribute('[data-testid="sealed-E"]', "title") or "")
+            await play(type="discard", seat="S", tile="3m")
+            e_win = {"seat_wind": "E", "prevalent_wind": "E", "win": "discard", "discarder": "S", "win_tile": "3m",
+                     "concealed": "1m 2m 4m 5m 6m 7m 8m 9m 3p 3p 3p 5s 5s".split()}
+            r = await http.post("/api/referee/win", json={"hand": e_win}, headers=_auth(REFEREE))
+            assert r.status_code == 200, r.text
+            assert svc.controller.state.actions[-1]["result"]["reason"] == "sealed", svc.controller.state.actions[-1]["result"]
+            assert (await http.get("/api/state")).json()["win"]["result"]["valid"] is False

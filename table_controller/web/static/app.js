@@ -34,7 +34,7 @@ const I18N = {
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
                missing: "定缺" },
-        suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}",
+        suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
         ok: "✓ 已记录", needRef: "需要裁判权限",
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
@@ -63,7 +63,7 @@ const I18N = {
         key: { title: "Key plays", seat: "Seat", tiles: "Tiles", tilesHint: "5m · 345s · 7777p", from: "From", dealDone: "Deal done", discard: "Discard",
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
                missing: "Missing suit (定缺)" },
-        suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}",
+        suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
@@ -261,6 +261,11 @@ function seatsOf(s) {
   // wind -> chair of this hand (before the first hand: chair 1 is E)
   return (s.hand && s.hand.seats) || { E: 1, S: 2, W: 3, N: 4 };
 }
+function sealedFor(hand, w) {
+  // 南宁 封胡: the seat w fed three pungs (w may not win this hand)
+  const pair = (hand.sealed || []).find((p) => p[0] === w);
+  return pair ? pair[1] : null;
+}
 function renderSeats() {
   const s = state;
   const seats = seatsOf(s);
@@ -277,6 +282,7 @@ function renderSeats() {
       <div class="seat-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(name)}</span>
         ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}
         ${(hand.missing || {})[w] ? `<span class="missing" data-testid="missing-${w}">${t("missingBadge", { suit: t("suit." + hand.missing[w]) })}</span>` : ""}
+        ${sealedFor(hand, w) ? `<span class="stopped" data-testid="sealed-${w}" title="${esc(t("sealedWhy", { seat: t("seat." + sealedFor(hand, w)) }))}">${t("sealed")}</span>` : ""}
         ${stopped[w] ? `<span class="stopped" title="${esc(stopped[w])}">${t("stopped")}</span>` : ""}
         ${(hand.winners || []).includes(w) ? `<span class="won" data-testid="won-${w}">${t((hand.out || []).includes(w) ? "out" : "won")}</span>` : ""}
         <span class="score" data-testid="score-${w}">${totals[pos] ?? 0}</span>
