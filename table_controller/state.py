@@ -143,6 +143,9 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
         text = f"裁判：{seat}家 {action['name_zh']}" + (f"（{action['amount']} 分）" if action["amount"] else "（停和）" if action["stops_win"] else "（警告）")
     if action is not None and action.get("error"):
         text += f"（无效：{action['error']}）"
+    if ev.type == "play.claim" and s is not None and s.hand is not None and any(
+            m.get("late_seq") == ev.seq for m in (s.hand.get("melds") or {}).get(ev.data.get("seat"), [])):
+        text += "（补记：记入时该家已出牌）"  # log order is arrival order: the claim came before that discard
     return {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}
 
 
@@ -361,7 +364,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
             if d.get("kind") in ("pung", "kong"):
                 _seal(hand, seat, frm, ruleset)
         hand["melds"][seat].append({"type": d.get("kind", "pung"), "tiles": list(d.get("tiles", [])),
-                                    "concealed": False, "from": frm})
+                                    "concealed": False, "from": frm, **({"late_seq": ev.seq} if late else {})})
         if not late:  # a late claim leaves the turn where the claimer's discard put it
             hand["turn"] = _turn(seat, "discard", ev.at, ruleset)
             hand["claim"] = None

@@ -274,6 +274,9 @@ def test_a_claim_from_the_previous_seat_keyed_after_the_claimers_discard_keeps_t
     hand = controller.state.hand
     assert hand["turn"]["seat"] == "W" and hand["live_drawn"] == 0
     assert hand["discards"]["E"][-1]["claimed"] and hand["melds"]["S"][0]["tiles"] == ["2p"] * 3
+    # the log keeps arrival order and says the pung was keyed after S's discard
+    assert controller.state.log[-1]["text"].endswith("（补记：记入时该家已出牌）")
+    assert "补记" not in next(x["text"] for x in controller.state.log if x["type"] == "play.discard")
     watcher._record_play([cam.lay("discard", "W", "9s")])
     assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "9s"})
     assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
