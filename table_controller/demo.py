@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from dataclasses import replace
 from typing import Any
 
 from table_controller.controller import ActionError, Controller, side_of_wind, wind_of_side
@@ -50,6 +51,9 @@ CAMERA_WAIT_S = 10.0
 #: How long the felt lies empty between the demo's hands (the camera retires a tile after five
 #: frames unseen, 2.5 s at its 0.5 s period).
 FELT_CLEAR_S = 4.0
+#: What the demo, standing in for the referee, gives a win where the referee scores the ruleset
+#: (裁判计分): from the discarder, or from each other seat on a self-drawn win.
+DEMO_POINTS = 8
 
 
 def _side(controller: Controller, wind: str | None) -> str | None:
@@ -128,6 +132,8 @@ async def win_by_camera(controller: Controller, felt: Any, action: Any, ruled: s
         except ActionError:
             seen = None  # not all laid tiles seen, or some still unsure
         if seen is not None and sorted(seen["concealed"]) == sorted(read["concealed"]):
+            if read.get("options"):  # what the camera cannot see: the referee's points, a 定缺
+                seen = {**seen, "options": {**(seen.get("options") or {}), **read["options"]}}
             try:
                 controller.referee_action("referee.win_read", {"hand": seen, "source": "camera"}, by="demo", source="demo")
                 controller.referee_action("referee.win_confirm", {}, by="demo", source="demo")
@@ -180,6 +186,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
             shown = action.hand
             break
         if action.type == "win":
+            action = replace(action, hand=with_referee_points(hand["ruleset"], action.hand))
             declared = (await win_by_camera(controller, felt, action, ruled) if felt is not None
                         else declare_win(controller, action.hand))
             if not declared:
@@ -234,19 +241,30 @@ async def check_hands(controller: Controller, shown: dict[str, Any], felt: Any =
 
 def win_judge(ruleset: str, prevalent: str) -> Any:
     """Whether a hand laid down wins under `ruleset` (the scorer says so), for the demo's players;
-    None for a ruleset the scorer does not score (the demo cannot show its wins)."""
-    from table_controller.scoring import SCORED_RULESETS, ScoringError, score_json
+    where the referee scores the ruleset (裁判计分), whether it is a winning shape. None for a
+    ruleset unknown to the scorer (the demo cannot show its wins)."""
+    from table_controller.scoring import SCORED_RULESETS, ScoringError, referee_scored, score_json
 
-    if ruleset not in SCORED_RULESETS:
+    if ruleset not in SCORED_RULESETS and not referee_scored(ruleset):
         return None
 
     def judge(read: dict[str, Any]) -> bool:
         try:
-            return bool(score_json({**read, "prevalent_wind": prevalent}, ruleset)["valid"])
+            return bool(score_json(with_referee_points(ruleset, {**read, "prevalent_wind": prevalent}), ruleset)["valid"])
         except ScoringError:
             return False
 
     return judge
+
+
+def with_referee_points(ruleset: str, read: dict[str, Any]) -> dict[str, Any]:
+    """The read with the demo referee's points where the referee scores the ruleset (裁判计分):
+    `DEMO_POINTS` from the discarder, or from each other seat on a self-drawn win."""
+    from table_controller.scoring import referee_scored
+
+    if not referee_scored(ruleset) or "points" in (read.get("options") or {}):
+        return read
+    return {**read, "options": {**(read.get("options") or {}), "points": DEMO_POINTS}}
 
 
 def declare_win(controller: Controller, read: dict[str, Any]) -> bool:

@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Any
 
-RULESETS_HELP = "mcr, jingji, sichuan, xueliu, tuidaohu, jipinghu"
+RULESETS_HELP = ("mcr, jingji, sichuan, xueliu, tuidaohu, jipinghu, nanning; any other ruleset is scored by "
+                 "the referee (裁判计分: options.points)")
 
 
 def register(subparsers: Any) -> None:

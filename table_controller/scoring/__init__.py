@@ -13,7 +13,7 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["SCORED_RULESETS", "Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "exhaustive_settlement", "false_win", "kong_payment", "score", "score_json"]
+           "exhaustive_settlement", "false_win", "kong_payment", "referee_scored", "score", "score_json"]
 
 
 def score(hand: HandInput, ruleset: str) -> ScoreResult:
@@ -25,9 +25,28 @@ def score(hand: HandInput, ruleset: str) -> ScoreResult:
 
 
 def score_json(data: Any, ruleset: str) -> dict[str, Any]:
-    """JSON in, JSON out (docs/scoring.md); raises `ScoringError` for malformed input."""
+    """JSON in, JSON out (docs/scoring.md); raises `ScoringError` for malformed input. A ruleset
+    with walls but no scoring here is scored by the referee (`manual`: 裁判计分)."""
+    if ruleset not in SCORED_RULESETS and referee_scored(ruleset):
+        from table_controller.scoring import manual
+
+        return manual.score_json(data, ruleset)
     scoring(ruleset)  # an unknown ruleset is named before the hand is read
     return score(HandInput.from_json(data), ruleset).to_json()
+
+
+def referee_scored(ruleset: str) -> bool:
+    """Whether the table may run `ruleset` but the points of its wins come from the referee
+    (a ruleset file with no scoring here: `manual`)."""
+    if ruleset in SCORED_RULESETS:
+        return False
+    from table_controller.rules import load_ruleset
+
+    try:
+        load_ruleset(ruleset)
+    except Exception:  # unknown id or a broken file: named where it is used
+        return False
+    return True
 
 
 def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] | None = None) -> dict[str, int] | None:

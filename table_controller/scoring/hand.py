@@ -50,6 +50,8 @@ class HandInput:
     visible: dict[str, int] = field(default_factory=dict)
     active: tuple[str, ...] = T.SEATS
     options: dict[str, Any] = field(default_factory=dict)
+    #: Tiles held before the win (13; 台湾 16): a kong counts 3.
+    size: int = 13
 
     @property
     def winner(self) -> str:
@@ -87,10 +89,11 @@ class HandInput:
         return replace(self, win_tile=tile, win=win, discarder=discarder)
 
     @classmethod
-    def from_json(cls, data: Any, *, ready_only: bool = False) -> HandInput:
+    def from_json(cls, data: Any, *, ready_only: bool = False, size: int = 13) -> HandInput:
         """Validate the documented JSON; raise `ScoringError` naming the field at fault.
 
-        With `ready_only` the hand is a ready hand of 13 tiles and `win_tile` may be absent.
+        With `ready_only` the hand is a ready hand of 13 tiles and `win_tile` may be absent;
+        `size` is the tiles held before the win where the ruleset deals other than 13 (台湾 16).
         """
         if not isinstance(data, dict):
             raise ScoringError("bad_field", "the hand must be a JSON object", "")
@@ -148,20 +151,20 @@ class HandInput:
             raise ScoringError("bad_field", "must be an object", "options")
         hand = cls(seat_wind=seat, prevalent_wind=prevalent, concealed=concealed, win_tile=win_tile,
                    win=win, melds=melds, discarder=discarder, flowers=flowers, last_tile=last_tile,
-                   visible=visible, active=active, options=options)
+                   visible=visible, active=active, options=options, size=size)
         hand.check_counts(ready_only=ready_only)
         return hand
 
     def check_counts(self, *, ready_only: bool = False) -> None:
-        """13 tiles before the win (a kong counting 3), no fifth copy, no flower in the hand."""
+        """`size` tiles before the win (a kong counting 3), no fifth copy, no flower in the hand."""
         for code in self.concealed:
             if T.is_flower(code):
                 raise ScoringError("bad_tile", f"flower {code} belongs in flowers", "concealed")
         n = len(self.concealed) + 3 * len(self.melds)
-        if n != 13:
+        if n != self.size:
             raise ScoringError("wrong_tile_count",
                                f"{len(self.concealed)} concealed tiles and {len(self.melds)} melds make "
-                               f"{n} tiles before the win; a hand needs 13", "concealed")
+                               f"{n} tiles before the win; a hand needs {self.size}", "concealed")
         tiles = self.all_tiles() if self.win_tile else list(self.concealed) + [t for m in self.melds for t in m.tiles]
         held = Counter(tiles)
         for code, k in held.items():

@@ -78,6 +78,8 @@ class WinCameraIn(_Body):
     seat: Seat = Field(description="the winner, whose hand lies face up in front of them")
     win: Literal["discard", "self_draw", "rob_kong", "kong_replacement", "flower_replacement"] = "discard"
     win_tile: Tile | None = Field(None, description="the winning tile; needed unless won on the last discard")
+    options: dict[str, Any] | None = Field(None, description="scoring options the camera cannot see, e.g. "
+                                           "{\"points\": 8} where the referee scores (裁判计分)")
 
 
 class ShownHand(_Body):
@@ -288,6 +290,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             read = controller.camera.win_read(body.seat, body.win, body.win_tile)
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
+        if body.options:
+            read = {**read, "options": {**(read.get("options") or {}), **body.options}}
         return referee_act("referee.win_read", {"hand": read, "source": "camera"}, who, request)
 
     @app.post("/api/referee/exhaustive", response_model=ActionResult,

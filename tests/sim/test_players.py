@@ -249,3 +249,41 @@ def test_nanning_players_feeding_three_pungs_are_sealed_and_the_record_agrees(se
     pays = {w: v for w, v in state.actions[-1]["result"]["payments"].items() if v}
     if payer is not None:  # 自摸: the sealed seat alone; on a discard: the discarder and it (旅游)
         assert set(pays) == {win.seat, payer} | ({win.frm} if win.frm else set())
+
+
+@pytest.mark.parametrize("ruleset,dice,dice2", [("taiwan", (3, 4, 5), None), ("shiwan", (3, 4), None),
+                                                ("nanjing", (3, 4), (2, 5)), ("shanghai", (3, 4), None)])
+def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_points(ruleset: str, dice, dice2) -> None:
+    """裁判计分 (rulesets with walls but no scoring here): the players still lay down winning
+    shapes of the ruleset's hand size and tiles (16 in 台湾, ranks to 10 in 十万, 中发白 as flowers
+    in 南京); with the demo referee's points every play and the win pass the live table's checks."""
+    from table_controller.controller import _play_problem
+    from table_controller.demo import DEMO_POINTS, win_judge, with_referee_points
+    from table_controller.referee import validate
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    rs = load_ruleset(ruleset)
+    plan = deal_plan(rs, dice, dice2)
+    size = min(rs.hand_sizes.values())
+    wins = 0
+    for seed in range(6):
+        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed),
+                                 win_judge(ruleset, "E")))
+        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
+        for a in actions[:-1]:
+            type_, data = a.event()
+            assert _play_problem(fold(events).hand, type_, data) is None, (type_, data)
+            events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
+        if actions[-1].type != "win":
+            continue
+        wins += 1
+        win = actions[-1]
+        assert len(win.hand["concealed"]) + 3 * len(win.hand["melds"]) == size
+        read = with_referee_points(ruleset, {**win.hand, "prevalent_wind": "E"})
+        events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
+        state = fold(events)
+        validate(state, "referee.win_confirm", {})
+        paid = sorted(-v for v in state.actions[-1]["result"]["payments"].values() if v < 0)
+        assert paid == ([DEMO_POINTS] * 3 if win.hand["win"] == "self_draw" else [DEMO_POINTS])
+    assert wins >= 2

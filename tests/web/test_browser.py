@@ -643,3 +643,39 @@ async def test_nanning_a_seat_that_fed_three_pungs_shows_sealed_and_its_win_is_r
             assert r.status_code == 200, r.text
             assert svc.controller.state.actions[-1]["result"]["reason"] == "sealed", svc.controller.state.actions[-1]["result"]
             assert (await http.get("/api/state")).json()["win"]["result"]["valid"] is False
+
+
+async def test_under_a_ruleset_the_referee_scores_the_win_page_asks_for_the_points(tmp_path: Path,
+                                                                                 browser: Any) -> None:
+    """上海 has no scoring here (裁判计分): the Win page shows the points field; a read without
+    points says so, with them it is a win the referee confirms, and the score sheet follows."""
+    async with _running(_config(ruleset="shanghai"), tmp_path) as svc:
+        async with _http(svc) as http:
+            await _start_hand(svc, http)
+            await _throw_all(svc)
+        page = await _open(browser, svc, "/win", token=REFEREE)
+        form = "#win-form"
+        await page.wait_for_selector('[data-testid="win-referee-scored"]:not([hidden])')
+        await page.select_option(f"{form} select[name=seat_wind]", "N")
+        await page.select_option(f"{form} select[name=win]", "discard")
+        await page.select_option(f"{form} select[name=discarder]", "W")
+        await page.fill(f"{form} input[name=concealed]", "123456789m 11p 23s")
+        await page.fill(f"{form} input[name=win_tile]", "4s")
+        await page.click("#win-read")
+        await _until(lambda: svc.controller.state.actions and svc.controller.state.actions[-1]["type"] == "referee.win_read")
+        assert svc.controller.state.actions[-1]["result"]["reason"] == "needs_points"
+        await page.fill(f"{form} input[name=points]", "16")
+        await page.click("#win-read")
+        await page.wait_for_selector('[data-testid="win-status"].pending')
+        assert "裁判计分" in await page.inner_text("#fans")
+        await page.click("#win-confirm")
+        await page.wait_for_selector('[data-testid="win-status"].confirmed')
+        await _open(browser, svc, "/scoresheet", token=REFEREE, page=page)
+        assert await page.inner_text('[data-testid="total-4"]') == "16"  # chair 4 is N in hand 1
+        assert await page.inner_text('[data-testid="total-3"]') == "-16"
+
+
+async def test_the_win_page_does_not_ask_for_points_where_the_ruleset_is_scored(service: TableService,
+                                                                               browser: Any) -> None:
+    page = await _open(browser, service, "/win", token=REFEREE)
+    assert not await page.is_visible('[data-testid="win-referee-scored"]')

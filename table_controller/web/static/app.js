@@ -19,6 +19,7 @@ const I18N = {
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
+               manual: "裁判计分：本规则由裁判给分", points: "每家付分", special: "特殊和牌（名称）", wildcard: "百搭/癞子",
                pending: "待裁判确认", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）。", submit: "查叫", camera: "摄像头查叫",
@@ -55,6 +56,7 @@ const I18N = {
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
                concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
                false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
+               manual: "Scored by the referee: this ruleset's points come from you", points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard",
                pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded).",
@@ -366,6 +368,7 @@ function renderWins() {
   const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join("、") : t("draw.none"));
   $("exhaustive-summary").innerHTML = x ? `<h3>${t("draw.result")}</h3><div>${t("draw.pigs", { s: list(x.flower_pigs) })} · ${t("draw.ready", { s: list(Object.keys(x.ready)) })} · ${
     t("draw.notReady", { s: list(x.not_ready) })} · ${t("draw.refunds", { s: list(Object.keys(x.refunds)) })}</div><div class="win-pay">${pays(x.payments)}</div>` : "";
+  $("win-referee-scored").hidden = !state.referee_scored;
   $("win-more").hidden = !state.further_win;
   $("win-more").textContent = t("win.more");
   const hand = state.hand;
@@ -764,14 +767,28 @@ $("win-form").addEventListener("submit", async (e) => {
                  concealed: parseTiles(f.concealed.value), win_tile: parseTiles(f.win_tile.value)[0] || f.win_tile.value, melds, flowers: parseTiles(f.flowers.value),
                  last_tile: f.last_tile.checked };
   if (f.win.value === "discard" || f.win.value === "rob_kong") hand.discarder = f.discarder.value;
+  const options = refereeOptions(f);
+  if (options) hand.options = options;
   await act("/api/referee/win", { hand });
 });
+function refereeOptions(f) {
+  // 裁判计分 (a ruleset the engine does not score): the points, a special hand's name, the wildcard
+  if (!state || !state.referee_scored) return null;
+  const options = {};
+  if (f.points.value !== "") options.points = Number(f.points.value);
+  if (f.special.value.trim()) options.special = f.special.value.trim();
+  const wild = parseTiles(f.wildcard.value)[0];
+  if (wild) options.wildcard = wild;
+  return Object.keys(options).length ? options : null;
+}
 $("win-camera").addEventListener("click", () => {
   // the hand the camera sees laid down in front of the winner; the form's tile names the winning tile when needed
   const f = $("win-form");
   const body = { seat: f.seat_wind.value, win: f.win.value };
   const tile = parseTiles(f.win_tile.value)[0];
   if (tile) body.win_tile = tile;
+  const options = refereeOptions(f);
+  if (options) body.options = options;
   act("/api/referee/win/camera", body);
 });
 $("win-confirm").addEventListener("click", () => act("/api/referee/win/confirm"));

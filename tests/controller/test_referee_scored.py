@@ -1,0 +1,39 @@
+"""A table running a ruleset the engine does not score (上海): the referee's points make the win,
+the score sheet moves, and every page knows to ask for the points."""
+
+from __future__ import annotations
+
+import pytest
+
+from table_controller.projection import public_view
+from table_controller.referee import RefereeError, validate
+from table_controller.scoresheet import compute
+from table_controller.tiles import parse_tiles
+
+from test_referee_fold import Log  # type: ignore[import-not-found]
+
+
+def test_a_shanghai_win_needs_the_referees_points_then_counts_on_the_score_sheet() -> None:
+    log = Log("shanghai")
+    log.start(dealer=2)  # E sits in chair 2
+    assert public_view(log.state())["referee_scored"] is True
+    hand = {"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles("123m456m789m11p23s"),
+            "win_tile": "4s", "win": "self_draw", "flowers": ["1f", "6f"]}
+    log.ref("referee.win_read", hand=hand)
+    result = log.state().actions[-1]["result"]
+    assert not result["valid"] and result["reason"] == "needs_points"
+    with pytest.raises(RefereeError, match="裁判计分"):
+        validate(log.state(), "referee.win_confirm", {})
+    log.ref("referee.win_read", hand={**hand, "options": {"points": 20}})
+    assert log.state().actions[-1]["result"]["valid"]
+    log.ref("referee.win_confirm")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    row = compute(log.state())["rows"][-1]
+    assert row["points"] == {"3": 60, "2": -20, "4": -20, "1": -20}  # S (chair 3) from each
+    assert public_view(log.state())["wins"][0]["fans"] == [{"name": "裁判计分", "value": 60, "count": 1}]
+
+
+def test_a_scored_ruleset_does_not_ask_for_points() -> None:
+    log = Log("mcr")
+    log.start()
+    assert public_view(log.state())["referee_scored"] is False
