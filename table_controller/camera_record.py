@@ -272,6 +272,16 @@ def _meld(hand: dict[str, Any], wind: str, kinds: list[str | None]) -> Play | No
     return None
 
 
+def _hand_size(hand: dict[str, Any]) -> int:
+    """Tiles held before the win under the hand's ruleset (13; 台湾 16)."""
+    from table_controller.rules import load_ruleset
+
+    try:
+        return min(load_ruleset(hand["ruleset"]).hand_sizes.values())
+    except Exception:  # a hand without a known ruleset: the usual 13
+        return 13
+
+
 class WinReadError(ValueError):
     """The camera's view cannot make a win read (the message says what the referee must give)."""
 
@@ -296,7 +306,7 @@ def win_hand(hand: dict[str, Any], wind: str, laid: list[str], win: str = "disca
         raise WinReadError("自摸须指明和牌张 / a self-drawn win needs the winning tile named")
     melds = record_melds(hand, wind)
     concealed = list(laid)
-    if win_tile in concealed and len(concealed) == 14 - 3 * len(melds):
+    if win_tile in concealed and len(concealed) == _hand_size(hand) + 1 - 3 * len(melds):
         concealed.remove(win_tile)  # laid with the hand: the scorer takes it apart
     out: dict[str, Any] = {
         "seat_wind": wind, "prevalent_wind": hand.get("prevalent_wind", "E"), "melds": melds,

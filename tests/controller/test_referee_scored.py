@@ -37,3 +37,16 @@ def test_a_scored_ruleset_does_not_ask_for_points() -> None:
     log = Log("mcr")
     log.start()
     assert public_view(log.state())["referee_scored"] is False
+
+
+def test_the_camera_reads_a_taiwan_sixteen_tile_hand_laid_down() -> None:
+    """台湾 deals 16: a self-drawn win laid down shows 17 tiles; the winning tile is taken apart."""
+    from table_controller.camera_record import win_hand
+
+    log = Log("taiwan")
+    log.start()
+    laid = parse_tiles("123m456m789m234p11p678s")
+    read = win_hand(log.state().hand, "S", laid, "self_draw", "8s")
+    assert len(read["concealed"]) == 16 and read["win_tile"] == "8s"
+    log.ref("referee.win_read", hand={**read, "options": {"points": 4}})
+    assert log.state().actions[-1]["result"]["valid"], log.state().actions[-1]["result"]
