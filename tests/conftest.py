@@ -27,3 +27,28 @@ def sichuan_table(tmp_path: Path) -> Iterator[Controller]:
                                                           "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
     yield controller
     store.close()
+
+
+@pytest.fixture
+def offline_client(tmp_path: Path) -> Any:
+    """Make a TestClient on a controller with a real SQLite log, no table linked and hand 1 started
+    under `ruleset` (`hand_start`: more of the event's data; `dice`: a table throw after it), with
+    the given referee and operator credentials; `client.controller` is the controller."""
+    from fastapi.testclient import TestClient
+
+    from table_controller.web.app import create_app
+    from table_controller.web.auth import Credentials
+
+    def make(ruleset: str, referee: str, operator: str, dice: list[int] | None = None, **hand_start: Any) -> Any:
+        cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
+        controller = Controller(cfg, EventStore(tmp_path / "events.sqlite3"), _no_table)
+        controller.accept("operator", "operator.hand_start",
+                          {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1, **hand_start})
+        if dice:
+            controller.accept("table", "table.dice", {"seat": "E", "wind": "E", "dice": dice})
+        client = TestClient(create_app(controller, Credentials(referee=referee, operator=operator)))
+        client.controller = controller  # type: ignore[attr-defined]
+        return client
+
+    return make
+

@@ -5,18 +5,14 @@ operator's keyed throw counts as the table's would, in the ruleset's order of th
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
-from table_controller.config import parse_config
-from table_controller.controller import ActionError, Controller
+from table_controller.controller import ActionError
 from table_controller.rules import deal_plan, load_ruleset, next_thrower
 from table_controller.state import fold
-from table_controller.store import Event, EventStore
-from table_controller.web.app import create_app
-from table_controller.web.auth import Credentials
+from table_controller.store import Event
 
 OPERATOR, REFEREE = "op-dice-1357", "ref-dice-2468"
 
@@ -59,22 +55,9 @@ def test_a_dice_unit_failing_on_mcr_second_throw_the_same_seat_throws_again_by_h
     assert hand["deal"] == deal_plan(rs, dice=(2, 3), dice2=(1, 6)).to_json()
 
 
-def _client(tmp_path: Path, ruleset: str) -> TestClient:
-    async def no_table(url: str):
-        raise ConnectionRefusedError(url)
-
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
-    controller = Controller(cfg, EventStore(tmp_path / "events.sqlite3"), no_table)
-    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 2,
-                                                          "table_dice": 0})
-    c = TestClient(create_app(controller, Credentials(referee=REFEREE, operator=OPERATOR)))
-    c.controller = controller  # type: ignore[attr-defined]
-    return c
-
-
-def test_a_table_that_reports_no_dice_is_dealt_from_keyed_throws_over_http(tmp_path: Path) -> None:
+def test_a_table_that_reports_no_dice_is_dealt_from_keyed_throws_over_http(offline_client: Any) -> None:
     """A remote-control table says nothing of its dice: the operator keys both of MCR's throws."""
-    c = _client(tmp_path, "mcr")
+    c = offline_client("mcr", REFEREE, OPERATOR, dealer_position=2, table_dice=0)
     op = {"Authorization": f"Bearer {OPERATOR}"}
     with c:
         assert c.post("/api/dice", json={"seat": "E", "dice": [4, 4]}).status_code in (401, 403)  # a viewer
@@ -104,8 +87,8 @@ def test_a_table_that_reports_no_dice_is_dealt_from_keyed_throws_over_http(tmp_p
         assert [e["type"] for e in events].count("operator.dice") == 2
 
 
-def test_record_dice_needs_a_hand_in_play(tmp_path: Path) -> None:
-    c = _client(tmp_path, "jingji")
+def test_record_dice_needs_a_hand_in_play(offline_client: Any) -> None:
+    c = offline_client("jingji", REFEREE, OPERATOR, dealer_position=2, table_dice=0)
     c.controller.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "abandoned"})  # type: ignore[attr-defined]
     with pytest.raises(ActionError, match="no hand in play"):
         c.controller.record_dice("E", [1, 2], by="operator")  # type: ignore[attr-defined]

@@ -5,20 +5,16 @@ the scorer, so a hand still holding that suit does not win and is 花猪 at 荒�
 from __future__ import annotations
 
 import random
-from pathlib import Path
+from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
-from table_controller.config import parse_config
-from table_controller.controller import Controller, _play_problem
+from table_controller.controller import _play_problem
 from table_controller.referee import RefereeError, record_options, validate
 from table_controller.rules import deal_plan, load_ruleset, physical_wall
 from table_controller.state import fold
-from table_controller.store import Event, EventStore
+from table_controller.store import Event
 from table_controller.tiles import parse_tiles
-from table_controller.web.app import create_app
-from table_controller.web.auth import Credentials
 from tablesim.players import play_hand
 
 OPERATOR, REFEREE = "op-missing-1357", "ref-missing-2468"
@@ -147,21 +143,8 @@ def test_the_demo_players_name_a_missing_suit_and_play_it_out_through_the_record
     assert wins >= 3
 
 
-def _client(tmp_path: Path, ruleset: str) -> TestClient:
-    async def no_table(url: str):
-        raise ConnectionRefusedError(url)
-
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
-    controller = Controller(cfg, EventStore(tmp_path / "events.sqlite3"), no_table)
-    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})
-    controller.accept("table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})
-    c = TestClient(create_app(controller, Credentials(referee=REFEREE, operator=OPERATOR)))
-    c.controller = controller  # type: ignore[attr-defined]
-    return c
-
-
-def test_the_operator_keys_missing_suits_over_http_and_the_public_sees_them(tmp_path: Path) -> None:
-    c = _client(tmp_path, "xueliu")
+def test_the_operator_keys_missing_suits_over_http_and_the_public_sees_them(offline_client: Any) -> None:
+    c = offline_client("xueliu", REFEREE, OPERATOR, dice=[3, 4])
     op = {"Authorization": f"Bearer {OPERATOR}"}
     with c:
         assert c.post("/api/play", json={"type": "missing", "seat": "E", "suit": "m"}).status_code in (401, 403)

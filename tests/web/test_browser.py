@@ -108,6 +108,19 @@ async def _start_hand(svc: TableService, http: httpx.AsyncClient) -> None:
     await _until(lambda: svc.controller.state.phase == "walls_raised")
 
 
+async def _dealt(svc: TableService, http: httpx.AsyncClient) -> Any:
+    """Start a hand, throw the dice, key the deal done; return the operator's keying of plays
+    (`POST /api/play`), each one accepted."""
+    async def play(**body: Any) -> None:
+        r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
+        assert r.status_code == 200, r.text
+
+    await _start_hand(svc, http)
+    await _throw_all(svc)
+    await play(type="deal_done")
+    return play
+
+
 async def _throw_all(svc: TableService) -> None:
     """Press the dice button of each seat the ruleset asks to throw, until the break is known."""
     while (hand := svc.controller.state.hand)["deal"] is None and hand["next_thrower"]:
@@ -422,14 +435,7 @@ async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp
     wall runs out, 结束本盘 ends it as a draw and the 查叫 form asks E and N only for their hands."""
     async with _running(_config(ruleset="sichuan"), tmp_path) as svc:
         async with _http(svc) as http:
-            await _start_hand(svc, http)
-            await _throw_all(svc)
-
-            async def play(**body: Any) -> None:
-                r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
-                assert r.status_code == 200, r.text
-
-            await play(type="deal_done")
+            play = await _dealt(svc, http)
             await play(type="discard", seat="E", tile="4p")
             page = await _open(browser, svc, "/win", token=REFEREE)
             form = "#win-form"
@@ -619,14 +625,7 @@ async def test_nanning_a_seat_that_fed_three_pungs_shows_sealed_and_its_win_is_r
     referee's read of a win by E is refused with the rule."""
     async with _running(_config(ruleset="nanning"), tmp_path) as svc:
         async with _http(svc) as http:
-            await _start_hand(svc, http)
-            await _throw_all(svc)
-
-            async def play(**body: Any) -> None:
-                r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
-                assert r.status_code == 200, r.text
-
-            await play(type="deal_done")
+            play = await _dealt(svc, http)
             viewer = await _open(browser, svc, "/")
             for fed, between in (("1z", ()), ("5z", ("S", "W", "N")), ("9p", ("S", "W", "N"))):
                 for seat in between:
