@@ -13,7 +13,7 @@ from typing import Any
 from table_controller import referee as R
 from table_controller import scoresheet
 from table_controller.penalties import catalogue
-from table_controller.scoring import referee_scored
+from table_controller.scoring import referee_scored, win_options
 from table_controller.timers import timer_rules
 
 #: The keys of a scored result that say nothing about the tiles held.
@@ -55,6 +55,7 @@ def _base(state: Any) -> dict[str, Any]:
     out["plays_on"] = R.flow_of(state.ruleset).continue_after_win != "end"
     out["settles_draw"] = R.settles_draw(state.ruleset)
     out["referee_scored"] = referee_scored(state.ruleset)  # 裁判计分: the Win page asks for the points
+    out["win_options"] = win_options(state.ruleset)  # what else only the referee can give a win read
     return out
 
 

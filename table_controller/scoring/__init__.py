@@ -13,7 +13,8 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["SCORED_RULESETS", "Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "exhaustive_settlement", "false_win", "kong_payment", "referee_scored", "score", "score_json"]
+           "exhaustive_settlement", "false_win", "kong_payment", "referee_scored", "score", "score_json",
+           "win_options"]
 
 
 def score(hand: HandInput, ruleset: str) -> ScoreResult:
@@ -47,6 +48,24 @@ def referee_scored(ruleset: str) -> bool:
     except Exception:  # unknown id or a broken file: named where it is used
         return False
     return True
+
+
+def win_options(ruleset: str) -> list[str]:
+    """The options of a win read that only the referee can give (neither the play record nor the
+    camera knows them), for the Win page: `points` and `special` where the referee scores the
+    ruleset (裁判计分), `wildcard` where a 鬼牌 / 百搭 / 癞子 may be played, `horses` where the 买马
+    tiles turned up at the end change the payments (推倒胡)."""
+    if referee_scored(ruleset):
+        return ["points", "special", "wildcard"]
+    if ruleset not in SCORED_RULESETS:
+        return []
+    from table_controller.rules import load_ruleset
+
+    out = ["wildcard"] if scoring(ruleset).get("wildcard") else []
+    end = load_ruleset(ruleset).hand_end
+    if end is not None and end.kind == "horses":
+        out.append("horses")
+    return out
 
 
 def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] | None = None) -> dict[str, int] | None:

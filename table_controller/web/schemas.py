@@ -44,6 +44,8 @@ class StateOut(_Open):
     settles_draw: bool = Field(description="the ruleset checks the hands at 荒牌 (查叫: 查花猪, 查大叫, 退税)")
     referee_scored: bool = Field(False, description="the referee gives the points of a win (裁判计分: a ruleset "
                                  "the engine does not score); the win read carries options.points or options.pays")
+    win_options: list[str] = Field(default_factory=list, description="options of a win read only the referee can give "
+                                   "(points, special, wildcard, horses): the Win page shows their fields")
     exhaustive: dict[str, Any] | None = Field(description="the 查叫 at 荒牌: flower_pigs, ready, not_ready, refunds, payments")
     scoresheet: dict[str, Any]
     camera: dict[str, Any] | None = Field(description="the camera's last status; null without a camera")

@@ -79,3 +79,12 @@ def test_bad_referee_options_name_the_field(options: dict[str, Any], field: str)
     with pytest.raises(ScoringError) as err:
         read("shanghai", "123m456m789m11p23s", "4s", options=options)
     assert err.value.field == field
+
+
+def test_what_only_the_referee_can_give_a_win_read_per_ruleset() -> None:
+    from table_controller.scoring import win_options
+
+    assert win_options("mcr") == [] and win_options("sichuan") == [] and win_options("jipinghu") == []
+    assert win_options("tuidaohu") == ["wildcard", "horses"]  # 鬼牌, 买马
+    assert win_options("shanghai") == ["points", "special", "wildcard"]  # 裁判计分
+    assert win_options("klondike") == []

@@ -654,7 +654,8 @@ async def test_under_a_ruleset_the_referee_scores_the_win_page_asks_for_the_poin
             await _throw_all(svc)
         page = await _open(browser, svc, "/win", token=REFEREE)
         form = "#win-form"
-        await page.wait_for_selector('[data-testid="win-referee-scored"]:not([hidden])')
+        await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
+        assert await page.is_visible(f"{form} input[name=points]") and not await page.is_visible(f"{form} input[name=horses]")
         await page.select_option(f"{form} select[name=seat_wind]", "N")
         await page.select_option(f"{form} select[name=win]", "discard")
         await page.select_option(f"{form} select[name=discarder]", "W")
@@ -674,7 +675,28 @@ async def test_under_a_ruleset_the_referee_scores_the_win_page_asks_for_the_poin
         assert await page.inner_text('[data-testid="total-3"]') == "-16"
 
 
-async def test_the_win_page_does_not_ask_for_points_where_the_ruleset_is_scored(service: TableService,
-                                                                               browser: Any) -> None:
+async def test_the_win_page_asks_only_for_what_the_ruleset_scores_with(service: TableService, browser: Any,
+                                                                       tmp_path: Path) -> None:
+    """MCR: nothing to add. 推倒胡: the 鬼牌 kind and the 买马 tiles turned up, which the read
+    carries to the scorer (a horse on the winner wins once more), never points."""
     page = await _open(browser, service, "/win", token=REFEREE)
-    assert not await page.is_visible('[data-testid="win-referee-scored"]')
+    assert await page.get_attribute('[data-testid="win-options"]', "hidden") is not None
+    async with _running(_config(ruleset="tuidaohu"), tmp_path) as svc:
+        async with _http(svc) as http:
+            await _start_hand(svc, http)
+            await _throw_all(svc)
+        page = await _open(browser, svc, "/win", token=REFEREE)
+        form = "#win-form"
+        await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
+        assert await page.is_visible(f"{form} input[name=horses]") and await page.is_visible(f"{form} input[name=wildcard]")
+        assert not await page.is_visible(f"{form} input[name=points]")
+        await page.select_option(f"{form} select[name=seat_wind]", "S")
+        await page.select_option(f"{form} select[name=win]", "self_draw")
+        await page.fill(f"{form} input[name=concealed]", "123456789m 11p 23s")
+        await page.fill(f"{form} input[name=win_tile]", "4s")
+        await page.fill(f"{form} input[name=horses]", "1m 2m 3p 4p")  # 1: the winner; 2, 3, 4: the others
+        await page.click("#win-read")
+        await page.wait_for_selector('[data-testid="win-status"].pending')
+        read = svc.controller.state.actions[-1]
+        assert read["hand"]["options"] == {"horses": ["1m", "2m", "3p", "4p"]}
+        assert read["result"]["valid"] and read["result"]["horses"] == ["S", "W", "N", "E"]

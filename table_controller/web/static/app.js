@@ -19,7 +19,8 @@ const I18N = {
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
-               manual: "裁判计分：本规则由裁判给分", points: "每家付分", special: "特殊和牌（名称）", wildcard: "百搭/癞子",
+               manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
+               wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）",
                pending: "待裁判确认", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）。", submit: "查叫", camera: "摄像头查叫",
@@ -56,7 +57,8 @@ const I18N = {
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
                concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
                false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
-               manual: "Scored by the referee: this ruleset's points come from you", points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard",
+               manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
+               points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded).",
@@ -368,7 +370,10 @@ function renderWins() {
   const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join("、") : t("draw.none"));
   $("exhaustive-summary").innerHTML = x ? `<h3>${t("draw.result")}</h3><div>${t("draw.pigs", { s: list(x.flower_pigs) })} · ${t("draw.ready", { s: list(Object.keys(x.ready)) })} · ${
     t("draw.notReady", { s: list(x.not_ready) })} · ${t("draw.refunds", { s: list(Object.keys(x.refunds)) })}</div><div class="win-pay">${pays(x.payments)}</div>` : "";
-  $("win-referee-scored").hidden = !state.referee_scored;
+  const opts = state.win_options || [];
+  $("win-options").hidden = !opts.length;
+  $("win-options-legend").textContent = t(state.referee_scored ? "win.manual" : "win.options");
+  document.querySelectorAll("#win-options [data-option]").forEach((el) => { el.hidden = !opts.includes(el.dataset.option); });
   $("win-more").hidden = !state.further_win;
   $("win-more").textContent = t("win.more");
   const hand = state.hand;
@@ -772,13 +777,16 @@ $("win-form").addEventListener("submit", async (e) => {
   await act("/api/referee/win", { hand });
 });
 function refereeOptions(f) {
-  // 裁判计分 (a ruleset the engine does not score): the points, a special hand's name, the wildcard
-  if (!state || !state.referee_scored) return null;
+  // what only the referee can give (state.win_options): 裁判计分's points and special hand, the
+  // 鬼牌/百搭 kind, the 买马 tiles turned up
+  const allowed = (state && state.win_options) || [];
   const options = {};
-  if (f.points.value !== "") options.points = Number(f.points.value);
-  if (f.special.value.trim()) options.special = f.special.value.trim();
+  if (allowed.includes("points") && f.points.value !== "") options.points = Number(f.points.value);
+  if (allowed.includes("special") && f.special.value.trim()) options.special = f.special.value.trim();
   const wild = parseTiles(f.wildcard.value)[0];
-  if (wild) options.wildcard = wild;
+  if (allowed.includes("wildcard") && wild) options.wildcard = wild;
+  const horses = parseTiles(f.horses.value);
+  if (allowed.includes("horses") && horses.length) options.horses = horses;
   return Object.keys(options).length ? options : null;
 }
 $("win-camera").addEventListener("click", () => {
