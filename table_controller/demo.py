@@ -179,14 +179,18 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     after_win = flow.continue_after_win
     wins, shown, ruled = 0, None, set()
     # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
-    for action in play_hand(plan, wall_by_wind(sim.wall, hand["dealer_position"]), rng, judge, after_win,
-                            missing=flow.missing_suit, seal=flow.seal_pungs):
+    wall = wall_by_wind(sim.wall, hand["dealer_position"])
+    for action in play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs):
         await asyncio.sleep(turn_seconds)
         if action.type == "reveal":
             shown = action.hand
             break
         if action.type == "win":
-            action = replace(action, hand=with_referee_points(hand["ruleset"], action.hand))
+            read = with_referee_points(hand["ruleset"], action.hand)
+            horses = turn_up_horses(controller.state.hand, plan, wall)
+            if horses:  # 买马: the referee turns the horses up from the tail and reads them with the win
+                read = {**read, "options": {**(read.get("options") or {}), "horses": horses}}
+            action = replace(action, hand=read)
             declared = (await win_by_camera(controller, felt, action, ruled) if felt is not None
                         else declare_win(controller, action.hand))
             if not declared:
@@ -255,6 +259,22 @@ def win_judge(ruleset: str, prevalent: str) -> Any:
             return False
 
     return judge
+
+
+def turn_up_horses(hand: dict[str, Any] | None, plan: Any, wall: dict[str, str]) -> list[str]:
+    """买马 (推倒胡): the horse tiles standing next in the tail as the hand ends, turned up from the
+    simulated wall; none where the ruleset's scorer reads no horses."""
+    from table_controller.rules import WallError
+    from table_controller.scoring import win_options
+
+    if hand is None or "horses" not in win_options(hand.get("ruleset", "")):
+        return []
+    now = hand.get("wall_now") or {}
+    try:
+        state = plan.state_after(live_drawn=now.get("live_drawn", 0), tail_drawn=now.get("tail_drawn", 0))
+        return [wall[pos] for pos in state.hand_end_tiles()]
+    except WallError:  # the record counted more draws than the wall holds: no horses to read
+        return []
 
 
 def with_referee_points(ruleset: str, read: dict[str, Any]) -> dict[str, Any]:

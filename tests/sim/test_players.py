@@ -287,3 +287,19 @@ def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_po
         paid = sorted(-v for v in state.actions[-1]["result"]["payments"].values() if v < 0)
         assert paid == ([DEMO_POINTS] * 3 if win.hand["win"] == "self_draw" else [DEMO_POINTS])
     assert wins >= 2
+
+
+def test_the_demo_referee_turns_up_the_horses_standing_next_in_the_tail() -> None:
+    """推倒胡 买马: the horses are the tiles standing next in the tail as the hand ends (walls.md),
+    taken from the simulated wall after the draws the record counted; none under MCR."""
+    from table_controller.demo import turn_up_horses
+
+    rs = load_ruleset("tuidaohu")
+    plan = deal_plan(rs, (3, 4), None)
+    wall = physical_wall(rs, None, random.Random(5))
+    hand = {"ruleset": "tuidaohu", "wall_now": {"live_drawn": 10, "tail_drawn": 2}}
+    positions = plan.state_after(live_drawn=10, tail_drawn=2).hand_end_tiles()
+    assert len(positions) == 4 and positions != plan.state_after(live_drawn=10, tail_drawn=0).hand_end_tiles()
+    assert turn_up_horses(hand, plan, wall) == [wall[p] for p in positions]
+    assert turn_up_horses({**hand, "ruleset": "mcr"}, plan, wall) == []
+    assert turn_up_horses({**hand, "wall_now": {"live_drawn": 500, "tail_drawn": 0}}, plan, wall) == []
