@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from table_controller import tiles as T
@@ -36,18 +37,28 @@ def score_json(data: Any, ruleset: str) -> dict[str, Any]:
     return score(HandInput.from_json(data), ruleset).to_json()
 
 
-def referee_scored(ruleset: str) -> bool:
-    """Whether the table may run `ruleset` but the points of its wins come from the referee
-    (a ruleset file with no scoring here: `manual`)."""
-    if ruleset in SCORED_RULESETS:
-        return False
+def ruleset_file(ruleset: str) -> Any | None:
+    """The ruleset as loaded from its file (`rules.load_ruleset`), read once per rulesets folder;
+    None for an unknown id or a broken file (named where the table is configured)."""
+    from table_controller.rules import rulesets_dir
+
+    return _ruleset_file(ruleset, str(rulesets_dir()))
+
+
+@lru_cache(maxsize=64)
+def _ruleset_file(ruleset: str, directory: str) -> Any | None:
     from table_controller.rules import load_ruleset
 
     try:
-        load_ruleset(ruleset)
-    except Exception:  # unknown id or a broken file: named where it is used
-        return False
-    return True
+        return load_ruleset(ruleset, directory)
+    except Exception:  # RulesetError: unknown id or a broken file
+        return None
+
+
+def referee_scored(ruleset: str) -> bool:
+    """Whether the table may run `ruleset` but the points of its wins come from the referee
+    (a ruleset file with no scoring here: `manual`)."""
+    return ruleset not in SCORED_RULESETS and ruleset_file(ruleset) is not None
 
 
 def win_options(ruleset: str) -> list[str]:
@@ -57,12 +68,11 @@ def win_options(ruleset: str) -> list[str]:
     tiles turned up at the end change the payments (推倒胡)."""
     if referee_scored(ruleset):
         return ["points", "special", "wildcard"]
-    if ruleset not in SCORED_RULESETS:
+    rs = ruleset_file(ruleset)
+    if ruleset not in SCORED_RULESETS or rs is None:
         return []
-    from table_controller.rules import load_ruleset
-
     out = ["wildcard"] if scoring(ruleset).get("wildcard") else []
-    end = load_ruleset(ruleset).hand_end
+    end = rs.hand_end
     if end is not None and end.kind == "horses":
         out.append("horses")
     return out

@@ -35,12 +35,11 @@ MOST = 100_000
 
 def score_json(data: Any, ruleset: str) -> dict[str, Any]:
     """JSON in, JSON out, as `scoring.score_json`; raises `ScoringError` for malformed input."""
-    from table_controller.rules import load_ruleset
+    from table_controller.scoring import ruleset_file
 
-    try:
-        rs = load_ruleset(ruleset)
-    except Exception as exc:  # RulesetError: unknown id or a broken file
-        raise ScoringError("unknown_ruleset", str(exc), "ruleset") from None
+    rs = ruleset_file(ruleset)
+    if rs is None:
+        raise ScoringError("unknown_ruleset", f"no ruleset {ruleset!r} in the rulesets folder", "ruleset")
     size = min(rs.hand_sizes.values())
     # flowers are the ruleset's bonus tiles, which may be honours (南京: 中发白 are 花)
     if not isinstance(data, dict):
