@@ -14,7 +14,8 @@ import sys
 from table_controller import __version__
 
 #: Sub-commands in the order `--help` lists them.
-COMMANDS: tuple[str, ...] = ("demo", "run", "install-service", "sim", "probe", "deal", "score", "waits", "vision", "hub")
+COMMANDS: tuple[str, ...] = ("demo", "run", "install-service", "sim", "probe", "deal", "score", "waits", "record",
+                             "vision", "hub")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -228,6 +228,26 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         return Response(body, media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="scoresheet.csv"'})
 
+    @app.get("/api/hands/{hand_no}/record", summary="The hand record (牌谱): plays, wins, score; no concealed tile")
+    async def hand_record_public(hand_no: int, format: Literal["json", "text"] = "json") -> Response:
+        return _record(hand_no, referee=False, fmt=format)
+
+    @app.get("/api/referee/hands/{hand_no}/record", summary="The hand record with the hands as read (referee only)")
+    async def hand_record_referee(hand_no: int, format: Literal["json", "text"] = "json",
+                                  who: str = Depends(role("referee"))) -> Response:
+        return _record(hand_no, referee=True, fmt=format)
+
+    def _record(hand_no: int, referee: bool, fmt: str) -> Response:
+        from table_controller.record import RecordError, as_text, hand_record
+
+        try:
+            record = hand_record(controller.store.since(0), hand_no, referee=referee)
+        except RecordError as exc:
+            raise HTTPException(404, detail=str(exc)) from None
+        if fmt == "text":
+            return Response(as_text(record), media_type="text/plain; charset=utf-8")
+        return JSONResponse(record)
+
     @app.get("/api/whoami")
     async def whoami(request: Request, who: str = Depends(role("viewer"))) -> dict[str, str]:
         return {"role": who, "role_zh": ROLE_ZH[who], "name": getattr(request.state, "by_name", "")}

@@ -15,6 +15,7 @@ import re
 import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
+from urllib.parse import urljoin
 
 import httpx
 import pytest
@@ -242,6 +243,12 @@ async def test_referee_reads_confirms_a_win_on_the_page_and_the_score_sheet_foll
     await _open(browser, service, "/scoresheet", token=REFEREE, page=page)
     assert await page.inner_text('[data-testid="total-4"]') == str(pay["N"])  # chair 4 is N in hand 1
     assert await page.inner_text('[data-testid="total-1"]') == str(pay["E"])
+    # the hand's number links to its record (牌谱), public: the win, never the hand read
+    hand_no = service.controller.state.hand["hand_no"]
+    href = await page.get_attribute(f'[data-testid="record-{hand_no}"]', "href")
+    record = await page.request.get(urljoin(page.url, href))
+    text = await record.text()
+    assert record.ok and "和牌：北家 点和：东家打出 二筒" in text and "清龙" in text and "九万" not in text
 
 
 async def test_referee_reads_the_win_from_the_camera_on_the_page(service: TableService, browser: Any) -> None:

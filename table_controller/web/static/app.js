@@ -29,7 +29,7 @@ const I18N = {
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
-        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
+        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", record: "本盘牌谱", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
         dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
@@ -74,7 +74,7 @@ const I18N = {
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
-        sheet: { title: "Score sheet", csv: "Export CSV", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
+        sheet: { title: "Score sheet", csv: "Export CSV", record: "this hand's record", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
         ok: "✓ recorded", needRef: "needs the referee role" ,
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
@@ -479,7 +479,8 @@ function renderSheet() {
   const P = ["1", "2", "3", "4"];
   $("sheet-head").innerHTML = `<tr><th>${t("sheet.hand")}</th><th>${t("sheet.round")}</th><th>${t("sheet.dealer")}</th><th>${t("sheet.result")}</th><th>${t("sheet.fan")}</th>${
     P.map((p) => `<th>${esc(sheet.players[p])}</th>`).join("")}</tr>`;
-  $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no || "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
+  $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no
+    ? `<a href="/api/hands/${r.hand_no}/record?format=text" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
     <td>${r.dealer_position ? esc(sheet.players[String(r.dealer_position)]) : ""}</td>
     <td>${esc(r.result_zh)}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${

@@ -1,0 +1,142 @@
+"""The hand record (牌谱): one hand as it happened, from the event log, for the public or the referee.
+
+Competitions keep the record of every hand: who sat where, the dice and the break, each discard,
+claim, kong and flower in order, the wins with their fans and payments, the penalties, 查叫, and
+what the hand did to the score. Nothing extra is stored: the record is read from the log, so it
+is the history the referee saw. The public record never holds a concealed tile (the log lines
+are `state.describe`, public by design; a concealed kong's faces and the hands read at a win or
+at 查叫 are the referee's only).
+
+Served as `GET /api/hands/{n}/record` (public), `GET /api/referee/hands/{n}/record` (with the
+hands as read), `?format=text` for a printable page, and `tablectl record --data-dir D`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from table_controller.scoresheet import RESULT_ZH
+from table_controller.state import SEAT_ZH, SEATS, describe, fold
+from table_controller.store import Event
+
+#: Event types that belong in a hand's record (the table's own chatter, the camera's sightings
+#: and link health do not: the plays they became do).
+RECORDED = ("operator.hand_start", "operator.hand_end", "table.dice", "operator.dice", "play.", "referee.")
+
+
+class RecordError(LookupError):
+    """No such hand in the log."""
+
+
+def hand_numbers(events: Sequence[Event]) -> list[int]:
+    """The hands the log holds, in the order they started."""
+    return [int(e.data["hand_no"]) for e in events if e.type == "operator.hand_start" and "hand_no" in e.data]
+
+
+def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False) -> dict[str, Any]:
+    """The record of hand `hand_no` (the last one of that number, should a log hold two)."""
+    starts = [i for i, e in enumerate(events) if e.type == "operator.hand_start" and e.data.get("hand_no") == hand_no]
+    if not starts:
+        known = ", ".join(str(n) for n in hand_numbers(events)) or "none"
+        raise RecordError(f"没有第 {hand_no} 盘 / no hand {hand_no} in the log (hands: {known})")
+    first = starts[-1]
+    after = next((i for i in range(first + 1, len(events)) if events[i].type == "operator.hand_start"), len(events))
+    state = fold(events[:after])
+    hand = state.hand or {}
+    start_at = events[first].at
+    lines = []
+    for ev in events[first:after]:
+        if not ev.type.startswith(RECORDED):
+            continue
+        line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
+                                "type": ev.type, "text": describe(ev)}
+        action = next((a for a in state.actions if a["seq"] == ev.seq), None)
+        if action is not None and action.get("undone"):
+            line["undone"] = True
+        if action is not None and action.get("error"):
+            line["refused"] = action["error"]
+        if referee and ev.type == "referee.win_read":
+            line["hand"] = ev.data.get("hand")
+        if referee and ev.type == "referee.exhaustive":
+            line["hands"] = ev.data.get("hands")
+        lines.append(line)
+    row = _score_row(state, hand_no)
+    return {
+        "hand_no": hand_no,
+        "ruleset": state.ruleset,
+        "table_name": state.table_name,
+        "prevalent_wind": hand.get("prevalent_wind", "E"),
+        "dealer_position": hand.get("dealer_position"),
+        "seats": {w: {"chair": int(c), "player": state.players.get(int(c), f"{c}号位")}
+                  for w, c in (hand.get("seats") or {}).items()},
+        "throws": [{"seat": t["seat"], "dice": list(t["dice"]), **({"keyed": True} if t.get("keyed") else {})}
+                   for t in hand.get("throws", [])],
+        "break": (hand.get("deal") or {}).get("break"),
+        "started_at": start_at,
+        "ended_at": next((e.at for e in events[first:after] if e.type == "operator.hand_end"), None),
+        "result": row["result"] if row else ("playing" if not hand.get("ended") else "draw"),
+        "wins": [_win(w, referee) for w in _wins(state, hand_no)],
+        "points": row["points"] if row else {},
+        "lines": lines,
+        "view": "referee" if referee else "public",
+    }
+
+
+def _wins(state: Any, hand_no: int) -> list[dict[str, Any]]:
+    from table_controller.referee import confirmed_wins
+
+    return confirmed_wins(state.actions, hand_no)
+
+
+def _win(w: dict[str, Any], referee: bool) -> dict[str, Any]:
+    out = {"seat": w.get("seat"), "win_kind": w.get("win_kind"), "total": w.get("total"),
+           "fans": list(w.get("fans", [])), "payments": {k: v for k, v in (w.get("by_wind") or {}).items() if v}}
+    if w.get("discarder"):
+        out.update(discarder=w["discarder"], win_tile=w.get("win_tile"))  # face up when won on
+    if referee:
+        out["read_seq"] = w.get("read_seq")
+    return out
+
+
+def _score_row(state: Any, hand_no: int) -> dict[str, Any] | None:
+    from table_controller.scoresheet import compute
+
+    return next((r for r in compute(state)["rows"] if r["hand_no"] == hand_no), None)
+
+
+def as_text(record: dict[str, Any]) -> str:
+    """The record as a printable page (Chinese, one play a line)."""
+    from table_controller.scoring import ruleset_file
+    from table_controller.tiles import tile_name
+
+    seats = record["seats"]
+    who = "  ".join(f"{SEAT_ZH[w]} {s['player']}（{s['chair']}号位）" for w, s in sorted(
+        seats.items(), key=lambda kv: SEATS.index(kv[0])))
+    rs = ruleset_file(record["ruleset"])
+    out = [f"{record['table_name'] or '牌桌'} · 第 {record['hand_no']} 盘 · {rs.name_zh if rs else record['ruleset']} · "
+           f"{SEAT_ZH.get(record['prevalent_wind'], '')}风圈", who]
+    brk = record.get("break")
+    if brk:
+        out.append(f"开门：{SEAT_ZH.get(brk.get('wall'), brk.get('wall'))}墙 第 {brk.get('count')} 墩")
+    out.append("")
+    for line in record["lines"]:
+        mark = "（已撤销）" if line.get("undone") else ""
+        out.append(f"[{_clock(line['t'])}] {line['text']}{mark}")
+    out.append("")
+    for w in record["wins"]:
+        fans = "、".join(f"{f['name']} {f['value'] * f.get('count', 1)}" for f in w["fans"])
+        how = ("点和：" + SEAT_ZH.get(w["discarder"], "") + "家打出 " + tile_name(w["win_tile"])) if w.get("discarder") \
+            and w.get("win_tile") else "自摸" if w.get("win_kind") in ("self_draw", "kong_replacement",
+                                                                      "flower_replacement") else ""
+        out.append(f"和牌：{SEAT_ZH.get(w['seat'], w['seat'])}家 {how}  {fans}  合计 {w['total']}")
+    points = record.get("points") or {}
+    if points:
+        out.append("本盘得分：" + "  ".join(f"{p}号位 {v:+d}" for p, v in sorted(points.items())))
+    out.append(f"结果：{RESULT_ZH.get(record['result'], record['result'])}")
+    return "\n".join(out) + "\n"
+
+
+def _clock(seconds: float) -> str:
+    s = max(0, int(seconds))
+    return f"{s // 60:02d}:{s % 60:02d}"
