@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from table_controller.scoresheet import RESULT_ZH
-from table_controller.state import SEAT_ZH, SEATS, describe, fold
+from table_controller.state import SEAT_ZH, SEATS, TableState, describe, fold
 from table_controller.store import Event
 
 #: Event types that belong in a hand's record (the table's own chatter, the camera's sightings
@@ -34,16 +34,23 @@ def hand_numbers(events: Sequence[Event]) -> list[int]:
     return [int(e.data["hand_no"]) for e in events if e.type == "operator.hand_start" and "hand_no" in e.data]
 
 
-def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False) -> dict[str, Any]:
-    """The record of hand `hand_no` (the last one of that number, should a log hold two)."""
+def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
+                state: TableState | None = None) -> dict[str, Any]:
+    """The record of hand `hand_no` (the last one of that number, should a log hold two).
+
+    `state` is the log folded (the running controller's own): without it the log is folded here,
+    which a long session makes slow, so the service passes its state."""
     starts = [i for i, e in enumerate(events) if e.type == "operator.hand_start" and e.data.get("hand_no") == hand_no]
     if not starts:
         known = ", ".join(str(n) for n in hand_numbers(events)) or "none"
         raise RecordError(f"没有第 {hand_no} 盘 / no hand {hand_no} in the log (hands: {known})")
     first = starts[-1]
     after = next((i for i in range(first + 1, len(events)) if events[i].type == "operator.hand_start"), len(events))
-    state = fold(events[:after])
-    hand = state.hand or {}
+    state = state if state is not None else fold(events)
+    playing = state.hand if state.hand is not None and state.hand.get("hand_no") == hand_no \
+        and not state.hand.get("ended") else None
+    hand = playing or next((h for h in reversed(state.hands) if h["hand_no"] == hand_no), None) or {}
+    actions = {a["seq"]: a for a in state.actions}
     start_at = events[first].at
     lines = []
     for ev in events[first:after]:
@@ -51,7 +58,7 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False)
             continue
         line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
                                 "type": ev.type, "text": describe(ev)}
-        action = next((a for a in state.actions if a["seq"] == ev.seq), None)
+        action = actions.get(ev.seq)
         if action is not None and action.get("undone"):
             line["undone"] = True
         if action is not None and action.get("error"):
@@ -62,6 +69,7 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False)
             line["hands"] = ev.data.get("hands")
         lines.append(line)
     row = _score_row(state, hand_no)
+    brk = (hand.get("deal") or {}).get("break") if playing else hand.get("break")
     return {
         "hand_no": hand_no,
         "ruleset": state.ruleset,
@@ -72,10 +80,10 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False)
                   for w, c in (hand.get("seats") or {}).items()},
         "throws": [{"seat": t["seat"], "dice": list(t["dice"]), **({"keyed": True} if t.get("keyed") else {})}
                    for t in hand.get("throws", [])],
-        "break": (hand.get("deal") or {}).get("break"),
+        "break": brk,
         "started_at": start_at,
         "ended_at": next((e.at for e in events[first:after] if e.type == "operator.hand_end"), None),
-        "result": row["result"] if row else ("playing" if not hand.get("ended") else "draw"),
+        "result": "playing" if playing else row["result"] if row else hand.get("result", "draw"),
         "wins": [_win(w, referee) for w in _wins(state, hand_no)],
         "points": row["points"] if row else {},
         "lines": lines,

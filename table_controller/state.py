@@ -276,7 +276,10 @@ def apply(state: TableState, ev: Event) -> TableState:
                               "prevalent_wind": s.hand["prevalent_wind"], "seats": dict(s.hand["seats"]),
                               "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq,
                               "kong_payments": list(s.hand.get("kong_payments", [])),
-                              "chase_payments": list(s.hand.get("chase_payments", []))}]
+                              "chase_payments": list(s.hand.get("chase_payments", [])),
+                              # for the hand's record (牌谱) after the next hand has started
+                              "throws": [dict(t) for t in s.hand.get("throws", [])],
+                              "break": (s.hand.get("deal") or {}).get("break")}]
     elif t == "camera.status":
         s.camera = dict(d)
     elif t.startswith("camera.tile_") and d.get("needs_referee"):

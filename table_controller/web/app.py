@@ -240,8 +240,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     def _record(hand_no: int, referee: bool, fmt: str) -> Response:
         from table_controller.record import RecordError, as_text, hand_record
 
-        try:
-            record = hand_record(controller.store.since(0), hand_no, referee=referee)
+        try:  # the controller's own folded state: the log is read, not folded again
+            record = hand_record(controller.store.since(0), hand_no, referee=referee, state=controller.state)
         except RecordError as exc:
             raise HTTPException(404, detail=str(exc)) from None
         if fmt == "text":
