@@ -62,9 +62,29 @@ def scoring(ruleset: str) -> Mapping[str, Any]:
 
 def flow(ruleset: str) -> Mapping[str, Any]:
     """The `[flow]` table of a ruleset (empty when it has none)."""
-    return ruleset_tables(ruleset).get("flow", MappingProxyType({}))  # type: ignore[no-any-return]
+    return _play_tables(ruleset).get("flow", MappingProxyType({}))  # type: ignore[no-any-return]
 
 
 def match(ruleset: str) -> Mapping[str, Any]:
     """The `[match]` table of a ruleset (empty when it has none)."""
-    return ruleset_tables(ruleset).get("match", MappingProxyType({}))  # type: ignore[no-any-return]
+    return _play_tables(ruleset).get("match", MappingProxyType({}))  # type: ignore[no-any-return]
+
+
+def _play_tables(ruleset: str) -> Mapping[str, Any]:
+    """`[flow]` and `[match]`, which a ruleset the referee scores (裁判计分) may have too."""
+    if ruleset in SCORED_RULESETS:
+        return ruleset_tables(ruleset)
+    from table_controller.rules import rulesets_dir
+
+    return _unscored_tables(ruleset, str(rulesets_dir()))
+
+
+@lru_cache(maxsize=None)
+def _unscored_tables(ruleset: str, directory: str) -> Mapping[str, Any]:
+    from table_controller.rules import RulesError, load_ruleset
+
+    try:
+        sections = load_ruleset(ruleset, directory).sections
+    except RulesError as exc:
+        raise ScoringError("unknown_ruleset", str(exc), "ruleset") from exc
+    return _freeze({k: dict(sections[k]) for k in ("match", "flow") if k in sections})  # type: ignore[no-any-return]

@@ -52,3 +52,31 @@ def test_jingji_dealer_keeps_the_deal_and_doubles(tmp_path: Path) -> None:
     assert c._next_dealer("jingji", 2) == (1, "E", True)  # 连庄, 倍打
     _play_hand(c, 2, dealer_wins=False)
     assert c._next_dealer("jingji", 3)[:2] == (2, "E")
+
+
+def test_hainan_keeps_the_dealer_on_a_dealers_win_and_on_a_draw_scored_by_the_referee(tmp_path: Path) -> None:
+    """海南 (裁判计分, seed 004): 庄家胡牌继续做庄; 荒庄 the dealer stays too. Its [match] is read
+    though the ruleset has no [scoring]."""
+    c = _controller(tmp_path, "hainan")
+    win = {**WIN_BY_DEALER, "options": {"points": 5}}
+    dealer, _, _ = c._next_dealer("hainan", 1)
+    c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "hainan", "dealer_position": dealer,
+                                                 "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    c.referee_action("referee.win_read", {"hand": win}, by="referee")
+    c.referee_action("referee.win_confirm", {}, by="referee")
+    c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    assert c._next_dealer("hainan", 2)[0] == 1
+    _play_hand(c, 2, dealer_wins=False)
+    assert c._next_dealer("hainan", 3)[0] == 1  # 荒庄: 庄家继续坐庄
+
+
+def test_shanghai_the_winner_deals_next(tmp_path: Path) -> None:
+    """上海 随意庄 (seed 000 范文七, 003): 谁胡牌，下一轮由他做庄."""
+    c = _controller(tmp_path, "shanghai")
+    c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "shanghai", "dealer_position": 1,
+                                                 "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    win = {**WIN_BY_DEALER, "seat_wind": "W", "discarder": "S", "options": {"points": 5}}
+    c.referee_action("referee.win_read", {"hand": win}, by="referee")
+    c.referee_action("referee.win_confirm", {}, by="referee")
+    c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    assert c._next_dealer("shanghai", 2)[0] == 3  # W sat in chair 3
