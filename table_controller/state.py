@@ -584,6 +584,8 @@ def _wall_now(hand: dict[str, Any]) -> None:
         hand["wall_now"] = {"live_drawn": live, "tail_drawn": tail, "live_left": st.live_left,
                             "next_draw": st.next_draw, "next_replacement": st.next_replacement,
                             "last_live": st.last_live}
+        if st.plan.ruleset.hand_end is not None:  # 买马 / 钓鱼: the tiles turned up when the hand ends
+            hand["wall_now"]["hand_end"] = list(st.hand_end_tiles())
     hand["tiles_left"] = hand["wall_now"]["live_left"]
 
 

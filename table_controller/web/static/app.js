@@ -10,7 +10,7 @@ const I18N = {
         linkUp: "已连接", linkDown: "未连接", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首墩 {first}", leave: "留下", start_at: "从此开始",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
-        legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌" },
+        legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌", handend: "马牌/钓鱼" },
         role: { viewer: "观众", operator: "操作员", referee: "裁判" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
@@ -48,7 +48,7 @@ const I18N = {
         linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first stack {first}", leave: "leave", start_at: "start at",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
-        legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator" },
+        legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator", handend: "horses / fishing" },
         role: { viewer: "viewer", operator: "operator", referee: "referee" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
@@ -142,7 +142,7 @@ function renderStatic() {
 }
 
 // ---- the wall ---------------------------------------------------------------------------------
-function stacksOf(deal, now) {
+function stacksOf(deal, now, ended) {
   // now: the wall after the draws counted from play (hand.wall_now), when there has been play
   const marks = {};
   const add = (pos, cls) => { if (pos) (marks[pos] = marks[pos] || new Set()).add(cls); };
@@ -156,6 +156,8 @@ function stacksOf(deal, now) {
   add(now ? now.next_replacement : (deal.tail || [])[0], "tail");
   for (const p of deal.dead || []) add(p, "dead");
   add(now ? now.last_live : deal.last_live, "last");
+  // 买马 / 钓鱼: once the hand has ended, the tiles the referee turns up from the tail
+  if (ended) for (const p of (now && now.hand_end) || (deal.hand_end && deal.hand_end.positions) || []) add(p, "handend");
   for (const v of Object.values(deal.indicators || {})) {
     for (const p of [].concat(v && v.position ? v.position : v)) if (typeof p === "string") add(p, "indicator");
   }
@@ -164,11 +166,12 @@ function stacksOf(deal, now) {
 let wallKey = null;
 function renderWall(hand) {
   const deal = hand && hand.deal;
-  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths, hand && hand.wall_now]);
+  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths, hand && hand.wall_now,
+    hand && hand.ended]);
   if (key === wallKey) return; // the wall only changes with a new hand or a new break
   wallKey = key;
   const lengths = (deal && deal.wall_lengths) || (hand && hand.wall_lengths) || { E: 18, S: 18, W: 18, N: 18 };
-  const marks = stacksOf(deal, hand && hand.wall_now);
+  const marks = stacksOf(deal, hand && hand.wall_now, !!(hand && hand.ended));
   const brk = deal && deal.break;
   const parts = [];
   for (const seat of SEATS) {
