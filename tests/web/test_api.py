@@ -152,13 +152,16 @@ def test_bad_requests_say_what_is_wrong(client: TestClient) -> None:
 
 ENDPOINTS = ["/api/referee/penalty", "/api/referee/win", "/api/referee/undo", "/api/referee/session/start",
              "/api/play", "/api/hand/end", "/api/referee/win/confirm", "/api/referee/exhaustive",
-             "/api/referee/exhaustive/camera", "/api/referee/win/camera", "/api/referee/camera/confirm"]
+             "/api/referee/exhaustive/camera", "/api/referee/win/camera", "/api/referee/camera/confirm", "/api/dice"]
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8)
-                           | st.sampled_from(["E", "S", "1m", "late_5", "discard", "pung", "exposed_other"]),
+                           | st.sampled_from(["E", "S", "1m", "late_5", "discard", "pung", "exposed_other", "missing",
+                                             "m", "z"]),
                            lambda kids: st.lists(kids, max_size=4) | st.dictionaries(
                                st.sampled_from(["seat", "code", "amount", "victim", "hand", "reason", "type",
                                                 "tile", "tiles", "kind", "from", "minutes", "concealed",
-                                                "win_tile", "seat_wind", "target", "result"]), kids, max_size=5),
+                                                "win_tile", "seat_wind", "target", "result", "suit", "options",
+                                                "points", "pays", "special", "wildcard", "horses", "dice"]),
+                               kids, max_size=5),
                            max_leaves=12)
 
 
@@ -169,6 +172,15 @@ def test_no_input_gets_a_500(client: TestClient, path: str, body: Any) -> None:
     assert r.status_code < 500, (path, body, r.text)
     if r.status_code >= 400:
         assert r.json().get("detail")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hand=st.one_of(st.integers(-10**9, 10**9), st.text("abc-_.%~1234567890", max_size=6)),
+       fmt=st.sampled_from(["json", "text", "xml", ""]))
+def test_no_record_request_gets_a_500(client: TestClient, hand: Any, fmt: str) -> None:
+    for path in (f"/api/hands/{hand}/record", f"/api/referee/hands/{hand}/record"):
+        r = client.get(path, params={"format": fmt}, headers=bearer(REFEREE))
+        assert r.status_code < 500, (path, r.text)
 
 
 def test_scoresheet_json_and_csv(client: TestClient) -> None:
