@@ -186,10 +186,10 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
             shown = action.hand
             break
         if action.type == "win":
-            read = with_referee_points(hand["ruleset"], action.hand)
-            horses = turn_up_horses(controller.state.hand, plan, wall)
-            if horses:  # 买马: the referee turns the horses up from the tail and reads them with the win
-                read = {**read, "options": {**(read.get("options") or {}), "horses": horses}}
+            read = with_referee_options(hand["ruleset"], action.hand)
+            shown_up = turned_up(controller.state.hand, plan, wall)  # 买马, 宝牌: turned up and read with the win
+            if shown_up:
+                read = {**read, "options": {**(read.get("options") or {}), **shown_up}}
             action = replace(action, hand=read)
             declared = (await win_by_camera(controller, felt, action, ruled) if felt is not None
                         else declare_win(controller, action.hand))
@@ -254,37 +254,48 @@ def win_judge(ruleset: str, prevalent: str) -> Any:
 
     def judge(read: dict[str, Any]) -> bool:
         try:
-            return bool(score_json(with_referee_points(ruleset, {**read, "prevalent_wind": prevalent}), ruleset)["valid"])
+            return bool(score_json(with_referee_options(ruleset, {**read, "prevalent_wind": prevalent}), ruleset)["valid"])
         except ScoringError:
             return False
 
     return judge
 
 
-def turn_up_horses(hand: dict[str, Any] | None, plan: Any, wall: dict[str, str]) -> list[str]:
-    """买马 (推倒胡): the horse tiles standing next in the tail as the hand ends, turned up from the
-    simulated wall; none where the ruleset's scorer reads no horses."""
+def turned_up(hand: dict[str, Any] | None, plan: Any, wall: dict[str, str]) -> dict[str, list[str]]:
+    """What the referee turns up from the simulated wall and reads with a win, where the ruleset's
+    scorer takes it: 买马's horses standing next in the tail as the hand ends (推倒胡), riichi's
+    宝牌 indicators (one more after each kong)."""
     from table_controller.rules import WallError
     from table_controller.scoring import win_options
 
-    if hand is None or "horses" not in win_options(hand.get("ruleset", "")):
-        return []
+    wanted = win_options(hand.get("ruleset", "")) if hand is not None else []
+    if hand is None or not {"horses", "dora"} & set(wanted):
+        return {}
     now = hand.get("wall_now") or {}
     try:
         state = plan.state_after(live_drawn=now.get("live_drawn", 0), tail_drawn=now.get("tail_drawn", 0))
-        return [wall[pos] for pos in state.hand_end_tiles()]
-    except WallError:  # the record counted more draws than the wall holds: no horses to read
-        return []
+        out = {}
+        if "horses" in wanted:
+            out["horses"] = [wall[pos] for pos in state.hand_end_tiles()]
+        if "dora" in wanted:
+            out["dora"] = [wall[pos] for pos in state.indicator_positions().get("dora", ())]
+        return out
+    except WallError:  # the record counted more draws than the wall holds: nothing to read
+        return {}
 
 
-def with_referee_points(ruleset: str, read: dict[str, Any]) -> dict[str, Any]:
-    """The read with the demo referee's points where the referee scores the ruleset (裁判计分):
-    `DEMO_POINTS` from the discarder, or from each other seat on a self-drawn win."""
-    from table_controller.scoring import referee_scored
+def with_referee_options(ruleset: str, read: dict[str, Any]) -> dict[str, Any]:
+    """The read with what the demo, as the referee, gives it: `DEMO_POINTS` where the referee
+    scores the ruleset (裁判计分: from the discarder, or from each other seat on a self-drawn win);
+    立直 for a riichi hand won concealed (the demo's players declare it when they stay closed)."""
+    from table_controller.scoring import referee_scored, win_options
 
-    if not referee_scored(ruleset) or "points" in (read.get("options") or {}):
-        return read
-    return {**read, "options": {**(read.get("options") or {}), "points": DEMO_POINTS}}
+    opts = dict(read.get("options") or {})
+    if referee_scored(ruleset):
+        opts.setdefault("points", DEMO_POINTS)
+    if "riichi" in win_options(ruleset) and not read.get("melds"):
+        opts.setdefault("riichi", True)
+    return {**read, "options": opts} if opts else read
 
 
 def declare_win(controller: Controller, read: dict[str, Any]) -> bool:

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-RULESETS_HELP = ("mcr, jingji, sichuan, xueliu, tuidaohu, jipinghu, nanning; any other ruleset is scored by "
+RULESETS_HELP = ("mcr, jingji, sichuan, xueliu, tuidaohu, jipinghu, nanning, riichi; any other ruleset is scored by "
                  "the referee (裁判计分: options.points)")
 
 

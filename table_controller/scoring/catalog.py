@@ -21,6 +21,10 @@ def fan_table(ruleset: str) -> list[dict[str, Any]]:
              "rule": "自摸: 三家各付 底分+番; 点和: 点炮者付 底分+番, 另两家各付底分"},
             {"name": "错和", "value": int(table["false_win_each"]), "rule": "错和者付其他三家各10分"},
         ]
+    if ruleset == "riichi":
+        from table_controller.scoring.riichi import yaku_table
+
+        return yaku_table()
     registry = module_for(ruleset).REGISTRY
     out = []
     for name, value in table["fans"].items():

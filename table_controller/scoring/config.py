@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from table_controller.scoring.errors import ScoringError
 
 #: Rulesets this engine scores (glossary ids).
-SCORED_RULESETS: tuple[str, ...] = ("mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu", "nanning")
+SCORED_RULESETS: tuple[str, ...] = ("mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu", "nanning", "riichi")
 
 
 def _freeze(value: Any) -> Any:

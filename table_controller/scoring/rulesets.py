@@ -9,7 +9,7 @@ from table_controller.scoring.config import SCORED_RULESETS
 from table_controller.scoring.errors import ScoringError
 
 _MODULES = {"mcr": "mcr", "jingji": "jingji", "sichuan": "sichuan", "xueliu": "sichuan",
-            "tuidaohu": "guangdong", "jipinghu": "guangdong", "nanning": "nanning"}
+            "tuidaohu": "guangdong", "jipinghu": "guangdong", "nanning": "nanning", "riichi": "riichi"}
 
 
 def module_for(ruleset: str) -> ModuleType:

@@ -20,7 +20,7 @@ def read(ruleset: str, concealed: str, win_tile: str, **more: Any) -> dict[str, 
 def test_which_rulesets_the_referee_scores() -> None:
     assert all(not referee_scored(r) for r in SCORED_RULESETS)
     assert all(referee_scored(r) for r in ("shanghai", "taiwan", "fujian", "wuhan", "hefei", "hainan", "nanjing",
-                                           "shiwan", "guangdong", "riichi"))
+                                           "shiwan", "guangdong"))
     assert not referee_scored("klondike")
     with pytest.raises(ScoringError) as err:
         read("klondike", "123m456m789m11p23s", "4s", options={"points": 8})
@@ -58,10 +58,10 @@ def test_hand_size_ranks_tiles_and_wildcards_follow_the_ruleset() -> None:
         read("nanjing", "123m456m789m11p5z5z", "5z", options={"points": 3})
     assert read("nanjing", "123m456m789m11p23s", "4s", flowers=["5z", "1f"], options={"points": 3})["valid"]
     with pytest.raises(ScoringError, match="flowers"):
-        read("riichi", "123m456m789m11p23s", "4s", flowers=["1f"], options={"points": 3})
+        read("hefei", "123m456m789m11p23s", "4s", flowers=["1f"], options={"points": 3})
     # seven pairs and 十三幺 for 13-tile hands
-    assert read("riichi", "1133m5577p99s11z2z", "2z", options={"points": 3})["valid"]
-    assert read("riichi", "19m19p19s1234567z", "1z", options={"points": 3})["valid"]
+    assert read("shanghai", "1133m5577p99s11z2z", "2z", options={"points": 3})["valid"]
+    assert read("shanghai", "19m19p19s1234567z", "1z", options={"points": 3})["valid"]
     # 福建 百搭 / 武汉 癞子: the referee names the wildcard turned up on the wall
     wild = "123m456m789m11p2s5z"
     assert read("fujian", wild, "4s", options={"points": 4})["reason"] == "not_a_win"
@@ -86,5 +86,6 @@ def test_what_only_the_referee_can_give_a_win_read_per_ruleset() -> None:
 
     assert win_options("mcr") == [] and win_options("sichuan") == [] and win_options("jipinghu") == []
     assert win_options("tuidaohu") == ["wildcard", "horses"]  # 鬼牌, 买马
+    assert win_options("riichi") == ["riichi", "ippatsu", "dora", "ura_dora", "honba"]
     assert win_options("shanghai") == ["points", "special", "wildcard"]  # 裁判计分
     assert win_options("klondike") == []

@@ -258,7 +258,7 @@ def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_po
     shapes of the ruleset's hand size and tiles (16 in 台湾, ranks to 10 in 十万, 中发白 as flowers
     in 南京); with the demo referee's points every play and the win pass the live table's checks."""
     from table_controller.controller import _play_problem
-    from table_controller.demo import DEMO_POINTS, win_judge, with_referee_points
+    from table_controller.demo import DEMO_POINTS, win_judge, with_referee_options
     from table_controller.referee import validate
     from table_controller.state import fold
     from table_controller.store import Event
@@ -280,7 +280,7 @@ def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_po
         wins += 1
         win = actions[-1]
         assert len(win.hand["concealed"]) + 3 * len(win.hand["melds"]) == size
-        read = with_referee_points(ruleset, {**win.hand, "prevalent_wind": "E"})
+        read = with_referee_options(ruleset, {**win.hand, "prevalent_wind": "E"})
         events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
         state = fold(events)
         validate(state, "referee.win_confirm", {})
@@ -289,10 +289,11 @@ def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_po
     assert wins >= 2
 
 
-def test_the_demo_referee_turns_up_the_horses_standing_next_in_the_tail() -> None:
+def test_the_demo_referee_turns_up_the_horses_and_the_dora_indicators_from_the_wall() -> None:
     """推倒胡 买马: the horses are the tiles standing next in the tail as the hand ends (walls.md),
-    taken from the simulated wall after the draws the record counted; none under MCR."""
-    from table_controller.demo import turn_up_horses
+    taken from the simulated wall after the draws the record counted; riichi: the 宝牌 indicator
+    and one more after a kong; nothing under MCR."""
+    from table_controller.demo import turned_up
 
     rs = load_ruleset("tuidaohu")
     plan = deal_plan(rs, (3, 4), None)
@@ -300,6 +301,43 @@ def test_the_demo_referee_turns_up_the_horses_standing_next_in_the_tail() -> Non
     hand = {"ruleset": "tuidaohu", "wall_now": {"live_drawn": 10, "tail_drawn": 2}}
     positions = plan.state_after(live_drawn=10, tail_drawn=2).hand_end_tiles()
     assert len(positions) == 4 and positions != plan.state_after(live_drawn=10, tail_drawn=0).hand_end_tiles()
-    assert turn_up_horses(hand, plan, wall) == [wall[p] for p in positions]
-    assert turn_up_horses({**hand, "ruleset": "mcr"}, plan, wall) == []
-    assert turn_up_horses({**hand, "wall_now": {"live_drawn": 500, "tail_drawn": 0}}, plan, wall) == []
+    assert turned_up(hand, plan, wall) == {"horses": [wall[p] for p in positions]}
+    assert turned_up({**hand, "ruleset": "mcr"}, plan, wall) == {}
+    assert turned_up({**hand, "wall_now": {"live_drawn": 500, "tail_drawn": 0}}, plan, wall) == {}
+    rs = load_ruleset("riichi")
+    plan = deal_plan(rs, (3, 4), None)
+    wall = physical_wall(rs, None, random.Random(5))
+    dora = turned_up({"ruleset": "riichi", "wall_now": {"live_drawn": 10, "tail_drawn": 1}}, plan, wall)["dora"]
+    first = plan.state_after(live_drawn=10, tail_drawn=0).indicator_positions()["dora"]
+    assert len(dora) == 2 and dora[0] == wall[first[0]]  # one kong: a second indicator
+
+
+def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
+    """Riichi is scored (the `mahjong` library): the demo's players win only with a yaku; a hand
+    won concealed carries 立直, as the demo's players declare it; each win passes the referee's
+    checks and pays by the point tables."""
+    from table_controller.demo import win_judge, with_referee_options
+    from table_controller.referee import validate
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    rs = load_ruleset("riichi")
+    plan = deal_plan(rs, (3, 4), None)
+    judge = win_judge("riichi", "E")
+    wins = 0
+    for seed in range(8):
+        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge))
+        if actions[-1].type != "win":
+            continue
+        wins += 1
+        read = with_referee_options("riichi", {**actions[-1].hand, "prevalent_wind": "E"})
+        assert read.get("options", {}).get("riichi") is (True if not read["melds"] else None)
+        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "riichi", "dealer_position": 1})]
+        for a in actions[:-1]:
+            events.append(Event(len(events) + 1, float(len(events)), "demo", *a.event()))
+        events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
+        state = fold(events)
+        validate(state, "referee.win_confirm", {})
+        result = state.actions[-1]["result"]
+        assert result["han"] >= 1 and result["payments"][read["seat_wind"]] >= 1000
+    assert wins >= 2

@@ -718,3 +718,29 @@ async def test_the_win_page_asks_only_for_what_the_ruleset_scores_with(service: 
         want = (svc.controller.state.hand.get("wall_now") or {}).get("hand_end") \
             or svc.controller.state.hand["deal"]["hand_end"]["positions"]
         assert sorted(marked) == sorted(want) and len(want) == 4
+
+
+async def test_a_riichi_win_on_the_page_carries_riichi_and_the_dora_indicators(tmp_path: Path, browser: Any) -> None:
+    """日本麻将: the Win page asks for 立直, 一发, the 宝牌 indicators and 本场 (never points); the
+    read carries them and is scored by the point tables (立直 断幺九 宝牌2: 满贯 from the discarder)."""
+    async with _running(_config(ruleset="riichi"), tmp_path) as svc:
+        async with _http(svc) as http:
+            await _start_hand(svc, http)
+            await _throw_all(svc)
+        page = await _open(browser, svc, "/win", token=REFEREE)
+        form = "#win-form"
+        await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
+        assert await page.is_visible(f"{form} input[name=dora]") and not await page.is_visible(f"{form} input[name=points]")
+        await page.select_option(f"{form} select[name=seat_wind]", "S")
+        await page.select_option(f"{form} select[name=win]", "discard")
+        await page.select_option(f"{form} select[name=discarder]", "W")
+        await page.fill(f"{form} input[name=concealed]", "22444m 333567p 44s")
+        await page.fill(f"{form} input[name=win_tile]", "4s")
+        await page.check(f"{form} input[name=riichi]")
+        await page.fill(f"{form} input[name=dora]", "1m")
+        await page.click("#win-read")
+        await page.wait_for_selector('[data-testid="win-status"].pending')
+        read = svc.controller.state.actions[-1]
+        assert read["hand"]["options"] == {"riichi": True, "dora": ["1m"]}
+        assert "立直" in await page.inner_text("#fans") and "宝牌" in await page.inner_text("#fans")
+        assert {w: v for w, v in read["result"]["payments"].items() if v} == {"W": -8000, "S": 8000}

@@ -20,7 +20,8 @@ const I18N = {
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
-               wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）",
+               wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
+               ura: "里宝牌指示牌", honba: "本场",
                pending: "待裁判确认", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）。", submit: "查叫", camera: "摄像头查叫",
@@ -59,6 +60,7 @@ const I18N = {
                false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
                manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
+               riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
                pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded).",
@@ -791,6 +793,13 @@ function refereeOptions(f) {
   if (allowed.includes("wildcard") && wild) options.wildcard = wild;
   const horses = parseTiles(f.horses.value);
   if (allowed.includes("horses") && horses.length) options.horses = horses;
+  if (allowed.includes("riichi") && f.riichi.checked) options.riichi = true;
+  if (allowed.includes("ippatsu") && f.ippatsu.checked) options.ippatsu = true;
+  for (const name of ["dora", "ura_dora"]) {
+    const tiles = parseTiles(f[name].value);
+    if (allowed.includes(name) && tiles.length) options[name] = tiles;
+  }
+  if (allowed.includes("honba") && f.honba.value !== "") options.honba = Number(f.honba.value);
   return Object.keys(options).length ? options : null;
 }
 $("win-camera").addEventListener("click", () => {

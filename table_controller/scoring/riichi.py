@@ -1,0 +1,166 @@
+"""日本麻将 (riichi) scoring: yaku, han, fu and points from the `mahjong` library, payments here.
+
+The seeds give riichi's walls and its 宝牌 indicators (seed 003), not its scoring; the scoring is
+the standard one as the `mahjong` package computes it (the reference most riichi tools agree
+with), as `pymahjonggb` is MCR's. This module translates the table's hand into the library's
+arguments and the library's cost into who pays whom.
+
+What only the referee can give (`options`): `riichi` (the winner declared 立直), `double_riichi`,
+`ippatsu`, `dora` (the indicators turned up, 宝牌指示牌), `ura_dora` (里宝牌指示牌, after a riichi
+win), `honba` (本场: 300 more on a ron, 100 more from each on a tsumo), `first_turn` (天和 / 地和 /
+人和). 立直棒 (kyoutaku) are not on the score sheet: the table does not record riichi deposits.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from table_controller import tiles as T
+from table_controller.scoring.config import scoring
+from table_controller.scoring.errors import ScoringError
+from table_controller.scoring.hand import HandInput
+from table_controller.scoring.points import collect
+from table_controller.scoring.result import Fan, ScoreResult, refuse
+
+RULESET = "riichi"
+
+#: The library's yaku names → the names Chinese players use (日麻 役种).
+YAKU_ZH = {
+    "Menzen Tsumo": "门前清自摸和", "Riichi": "立直", "Double Riichi": "两立直", "Open Riichi": "开立直",
+    "Double Open Riichi": "两开立直", "Ippatsu": "一发", "Chankan": "抢杠", "Rinshan Kaihou": "岭上开花",
+    "Haitei Raoyue": "海底摸月", "Houtei Raoyui": "河底捞鱼", "Pinfu": "平和", "Tanyao": "断幺九",
+    "Iipeiko": "一杯口", "Ryanpeikou": "二杯口", "Chiitoitsu": "七对子", "Sanshoku Doujun": "三色同顺",
+    "Sanshoku Doukou": "三色同刻", "Ittsu": "一气通贯", "Toitoi": "对对和", "San Ankou": "三暗刻",
+    "San Kantsu": "三杠子", "Chantai": "混全带幺九", "Junchan": "纯全带幺九", "Honroutou": "混老头",
+    "Shou Sangen": "小三元", "Honitsu": "混一色", "Chinitsu": "清一色", "Yakuhai (haku)": "役牌 白",
+    "Yakuhai (hatsu)": "役牌 发", "Yakuhai (chun)": "役牌 中", "Dora": "宝牌", "Aka Dora": "赤宝牌",
+    "Ura Dora": "里宝牌", "Nagashi Mangan": "流局满贯", "Renhou": "人和", "Tenhou": "天和", "Chiihou": "地和",
+    "Kokushi Musou": "国士无双", "Kokushi Musou Juusanmen Matchi": "国士无双十三面", "Suu Ankou": "四暗刻",
+    "Suu Ankou Tanki": "四暗刻单骑", "Daisangen": "大三元", "Shousuushii": "小四喜", "Dai Suushii": "大四喜",
+    "Tsuu Iisou": "字一色", "Chinroutou": "清老头", "Ryuuiisou": "绿一色", "Chuuren Poutou": "九莲宝灯",
+    "Daburu Chuuren Poutou": "纯正九莲宝灯", "Suu Kantsu": "四杠子", "Renhou (yakuman)": "人和（役满）",
+}
+_WIND = {"E": "东", "S": "南", "W": "西", "N": "北"}
+#: Why the library refuses a hand → the refusal's stable reason.
+_REFUSALS = {"hand_not_winning": ("not_a_win", "不是和牌"), "no_yaku": ("no_yaku", "无役不能和牌")}
+_SELF_DRAWN = ("self_draw", "kong_replacement", "flower_replacement")
+
+
+def yaku_name(name: str) -> str:
+    """The Chinese name of a yaku (役牌 winds: 场风 / 自风 and the wind)."""
+    if name.startswith("Yakuhai (round wind "):
+        return "役牌 场风" + _WIND[name.removeprefix("Yakuhai (round wind ")[0].upper()]
+    if name.startswith("Yakuhai (seat wind "):
+        return "役牌 自风" + _WIND[name.removeprefix("Yakuhai (seat wind ")[0].upper()]
+    return YAKU_ZH.get(name, name)
+
+
+def yaku_table() -> list[dict[str, Any]]:
+    """Every yaku the library knows: Chinese name, han closed, and han open (0: closed only)."""
+    from mahjong.hand_calculating.yaku_config import YakuConfig
+
+    yaku = sorted((y for y in vars(YakuConfig()).values() if hasattr(y, "han_closed")), key=lambda y: y.yaku_id)
+    return [{"name": yaku_name(y.name), "value": int(y.han_closed),
+             "rule": f"{y.name}; 副露 {y.han_open} 番" if y.han_open else f"{y.name}; 门清限定"} for y in yaku]
+
+
+def _index(code: str) -> int:
+    """Glossary code → the library's 34-tile index (万 0–8, 筒 9–17, 条 18–26, 东南西北白发中 27–33)."""
+    s, r = T.suit(code), T.rank(code)
+    if s == T.HONOUR:
+        return 26 + r
+    if s not in ("m", "p", "s") or r > 9:
+        raise ScoringError("bad_tile", f"{code} is not a riichi tile", "concealed")
+    return {"m": 0, "p": 9, "s": 18}[s] + r - 1
+
+
+class _Ids:
+    """Hands out the library's 136-tile ids, one copy of a kind at a time (four of each)."""
+
+    def __init__(self) -> None:
+        self.used: Counter[int] = Counter()
+
+    def take(self, code: str, field: str) -> int:
+        i = _index(code)
+        if self.used[i] >= 4:
+            raise ScoringError("too_many_copies", f"a fifth {code}", field)
+        self.used[i] += 1
+        return i * 4 + self.used[i] - 1
+
+
+def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResult:
+    """Yaku, han and fu by the library; payments by who won how (ron, tsumo, dealer or not)."""
+    from mahjong.constants import EAST
+    from mahjong.hand_calculating.hand import HandCalculator
+    from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
+    from mahjong.meld import Meld
+
+    table = table or scoring(RULESET)
+    if hand.flowers:
+        raise ScoringError("bad_tile", "日本麻将 has no flowers", "flowers")
+    opts = hand.options
+    ids = _Ids()
+    melds, tiles = [], []
+    for k, m in enumerate(hand.melds):
+        own = [ids.take(t, f"melds[{k}]") for t in m.tiles]
+        kind = {"chi": Meld.CHI, "pung": Meld.PON, "kong": Meld.KAN}.get(m.type)
+        if kind is None:
+            raise ScoringError("bad_meld", f"a riichi meld is a chi, pung or kong, not {m.type}", f"melds[{k}]")
+        melds.append(Meld(meld_type=kind, tiles=own, opened=not m.concealed))
+        tiles += own
+    tiles += [ids.take(t, "concealed") for t in hand.concealed]
+    win = ids.take(hand.win_tile, "win_tile")
+    tiles.append(win)
+    dora = [ids.take(t, "options.dora") for t in _tiles(opts.get("dora", []), "options.dora")]
+    ura = [ids.take(t, "options.ura_dora") for t in _tiles(opts.get("ura_dora", []), "options.ura_dora")]
+    honba = opts.get("honba", 0)
+    if not isinstance(honba, int) or isinstance(honba, bool) or not 0 <= honba <= 99:
+        raise ScoringError("bad_field", "本场 is a count 0..99", "options.honba")
+    tsumo = hand.win in _SELF_DRAWN
+    dealer = hand.winner == "E"
+    first = bool(opts.get("first_turn"))
+    config = HandConfig(
+        is_tsumo=tsumo, is_riichi=bool(opts.get("riichi") or opts.get("double_riichi")),
+        is_daburu_riichi=bool(opts.get("double_riichi")), is_ippatsu=bool(opts.get("ippatsu")),
+        is_rinshan=hand.win == "kong_replacement", is_chankan=hand.win == "rob_kong",
+        is_haitei=hand.last_tile and tsumo, is_houtei=hand.last_tile and not tsumo,
+        is_tenhou=first and tsumo and dealer, is_chiihou=first and tsumo and not dealer,
+        is_renhou=first and not tsumo,
+        player_wind=EAST + T.SEATS.index(hand.winner), round_wind=EAST + T.SEATS.index(hand.prevalent_wind),
+        tsumi_number=honba,
+        options=OptionalRules(has_open_tanyao=bool(table.get("open_tanyao", True)), has_aka_dora=False,
+                              kiriage=bool(table.get("kiriage", False))),
+    )
+    res = HandCalculator().estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora, config=config,
+                                               ura_dora_indicators=ura)
+    if res.error:
+        reason, message = _REFUSALS.get(res.error, ("not_a_win", res.error))
+        return refuse(RULESET, reason, message)
+    open_hand = bool(res.is_open_hand)
+    fans = tuple(Fan(yaku_name(y.name), int(y.han_open if open_hand else y.han_closed), name_en=y.name)
+                 for y in res.yaku or ())
+    cost = res.cost or {}
+    if not tsumo:
+        payers = {hand.paying_seat(): int(cost["main"]) + int(cost.get("main_bonus", 0))}
+    else:
+        payers = {}
+        for seat in hand.active:
+            if seat == hand.winner:
+                continue
+            main = dealer or seat == "E"  # the dealer pays the larger share of a non-dealer's tsumo
+            payers[seat] = (int(cost["main"]) + int(cost.get("main_bonus", 0)) if main
+                            else int(cost["additional"]) + int(cost.get("additional_bonus", 0)))
+    details = {"han": int(res.han or 0), "fu": int(res.fu or 0), "level": cost.get("yaku_level", ""),
+               "honba": honba}
+    return ScoreResult(True, RULESET, fans, int(res.han or 0), int(cost.get("main", 0)),
+                       collect(hand.winner, payers), details=details)
+
+
+def _tiles(value: Any, field: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(t, str) and T.is_tile(t) and not T.is_flower(t) for t in value):
+        raise ScoringError("bad_field", "a list of tile codes, like [\"3m\"]", field)
+    if len(value) > 5:
+        raise ScoringError("bad_field", "at most 5 indicators (one and four kans)", field)
+    return value

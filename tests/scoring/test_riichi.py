@@ -1,0 +1,65 @@
+"""日本麻将 (riichi): yaku, han and fu from the `mahjong` library, the payments by who won how
+(the standard point tables: 2 han 40 fu 2600; 跳满 6000/3000; 庄家满贯自摸 4000 all; 本场)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from table_controller.scoring import ScoringError, score_json
+from table_controller.tiles import parse_tiles
+
+
+def riichi(concealed: str, win_tile: str, seat: str = "S", **more: Any) -> dict[str, Any]:
+    hand = {"seat_wind": seat, "prevalent_wind": "E", "concealed": parse_tiles(concealed), "win_tile": win_tile,
+            "win": "discard", "discarder": "W", **more}
+    return score_json(hand, "riichi")
+
+
+def pays(r: dict[str, Any]) -> dict[str, int]:
+    assert r["valid"], r
+    return {w: v for w, v in r["payments"].items() if v}
+
+
+HAND = "22444m333567p44s"  # 断幺九, 三暗刻 when self-drawn
+
+
+def test_ron_tsumo_dealer_and_honba_follow_the_point_tables() -> None:
+    r = riichi(HAND, "4s", options={"riichi": True, "honba": 1})
+    assert [(f["name"], f["value"]) for f in r["fans"]] == [("立直", 1), ("断幺九", 1)] and (r["han"], r["fu"]) == (2, 40)
+    assert pays(r) == {"W": -2900, "S": 2900}  # 2600 + 300 for one 本场
+    r = riichi(HAND, "4s", win="self_draw", discarder=None, options={"riichi": True, "dora": ["1m"]})
+    assert r["level"] == "haneman" and ("宝牌", 2) in [(f["name"], f["value"]) for f in r["fans"]]
+    assert pays(r) == {"E": -6000, "W": -3000, "N": -3000, "S": 12000}  # the dealer pays double
+    r = riichi(HAND, "4s", seat="E", win="self_draw", discarder=None, options={"riichi": True, "honba": 1})
+    assert pays(r) == {"S": -4100, "W": -4100, "N": -4100, "E": 12300}  # 庄家满贯自摸 4000 all
+    open_tanyao = {"melds": [{"type": "pung", "tiles": ["3p"] * 3, "from": "E"},
+                             {"type": "chi", "tiles": ["4s", "5s", "6s"], "from": "E"}]}
+    assert pays(riichi("234m 567p 8s", "8s", **open_tanyao)) == {"W": -1000, "S": 1000}  # 食断 1 han 30 fu
+
+
+def test_no_yaku_no_win_and_yakuman() -> None:
+    r = riichi("123m 456p 789s 35s 99m", "4s")
+    assert not r["valid"] and r["reason"] == "no_yaku" and "无役" in r["message"]
+    assert riichi("123m 456p 789s 35s 99m", "4s", options={"riichi": True})["valid"]
+    assert riichi(HAND, "9s")["reason"] == "not_a_win"
+    r = riichi("19m 19p 19s 1123456z", "7z", win="self_draw", discarder=None)
+    assert r["fans"][0]["name"] == "国士无双" and pays(r) == {"E": -16000, "W": -8000, "N": -8000, "S": 32000}
+    r = riichi("19m 19p 19s 1234567z", "1z", win="self_draw", discarder=None)  # 十三面: double yakuman
+    assert r["fans"][0]["name"] == "国士无双十三面" and pays(r)["S"] == 64000
+
+
+@pytest.mark.parametrize("options,field", [
+    ({"dora": "3m"}, "options.dora"), ({"dora": ["1f"]}, "options.dora"), ({"honba": -1}, "options.honba"),
+    ({"honba": True}, "options.honba"), ({"dora": ["4m", "4m"]}, "options.dora"),
+])
+def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
+    with pytest.raises(ScoringError) as err:
+        riichi(HAND, "4s", options=options)  # 4m: three in the hand, a fourth and fifth as indicators
+    assert err.value.field == field
+
+
+def test_no_flowers_in_riichi() -> None:
+    with pytest.raises(ScoringError, match="flowers"):
+        riichi(HAND, "4s", flowers=["1f"], options={"riichi": True})
