@@ -291,6 +291,9 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
         result = {**result, "valid": False, "reason": "missed_win",
                   "message": f"漏和：放过了{passed}的这张牌，在自己摸牌前不能再和这张 / "
                              "passed a win on this tile and has not moved since"}
+    held = furiten(s.ruleset, s.hand, hand_in) if result.get("valid") else None
+    if held is not None:
+        result = {**result, "valid": False, "reason": "furiten", "message": held}
     record["result"] = result
 
 
@@ -337,6 +340,42 @@ def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str 
     for other, pool in pools.items():
         if other != seat and any(moved < d["seq"] < won_on and d.get("tile") == tile for d in pool):
             return other
+    return None
+
+
+def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | None:
+    """振听 (`[flow] furiten`, riichi): a seat may not win on a discard (or rob a kong) while any of
+    its waits lies in its own discards (舍牌振听, claimed ones too), or was discarded by another
+    seat since it last moved and it let it pass (同巡振听). The waits are those of the hand read,
+    which is the hand it held then. Returns why, or None. (立直振听 needs the riichi turn, which
+    the record does not hold.)"""
+    from table_controller.scoring import ScoringError
+    from table_controller.scoring.hand import HandInput
+    from table_controller.scoring.waits import completes
+    from table_controller.tiles import all_kinds, tile_name
+
+    if not flow_of(ruleset).furiten or read.get("win", "discard") not in ("discard", "rob_kong"):
+        return None
+    seat = read.get("seat_wind", read.get("winner"))
+    pools = hand.get("discards") or {}
+    if seat not in SEATS:
+        return None
+    try:
+        ready = HandInput.from_json(read)
+        waits = [k for k in all_kinds() if completes(ready.with_win(k, "self_draw"), ruleset)]
+    except ScoringError:
+        return None  # a read that does not parse is refused by the scorer already
+    own = sorted({d["tile"] for d in pools.get(seat, []) if d.get("tile") in waits}, key=waits.index)
+    if own:
+        return (f"振听：自己打过所听的{'、'.join(tile_name(t) for t in own)}，不能荣和 / "
+                f"furiten: {', '.join(own)} among its own discards")
+    moved = max([d["seq"] for d in pools.get(seat, [])] + [0])
+    won_on = max([d["seq"] for pool in pools.values() for d in pool] + [0])
+    passed = sorted({d["tile"] for other, pool in pools.items() if other != seat for d in pool
+                     if moved < d["seq"] < won_on and d.get("tile") in waits}, key=waits.index)
+    if passed:
+        return (f"同巡振听：放过了所听的{'、'.join(tile_name(t) for t in passed)}，在自己摸牌前不能荣和 / "
+                f"furiten: let {', '.join(passed)} pass since its last discard")
     return None
 
 

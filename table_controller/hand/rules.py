@@ -24,6 +24,7 @@ class FlowRules:
     chase: bool = False             # 竞技 追牌: four seats in a row discard the same tile
     baofu_hanging: bool = False     # 竞技 包付 2(2): record the tile a 全求独钓 seat hangs
     seal_pungs: int = 0             # 南宁 封胡: a seat that fed one seat this many pungs may not win
+    furiten: bool = False           # 振听 (riichi): no ron on a wait among one's discards or let pass
 
     @classmethod
     def from_table(cls, ruleset: str, table: Mapping[str, Any]) -> FlowRules:
@@ -36,7 +37,7 @@ class FlowRules:
                    flowers=int(table.get("tiles", 144)) == 144,
                    baofu_claims=int(table.get("baofu_claims", 0)), chase=bool(table.get("chase", False)),
                    baofu_hanging=bool(table.get("baofu_hanging", False)),
-                   seal_pungs=int(table.get("seal_pungs", 0)))
+                   seal_pungs=int(table.get("seal_pungs", 0)), furiten=bool(table.get("furiten", False)))
 
     @classmethod
     def for_ruleset(cls, ruleset: str) -> FlowRules:
