@@ -180,7 +180,8 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     wins, shown, ruled = 0, None, set()
     # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
     wall = wall_by_wind(sim.wall, hand["dealer_position"])
-    for action in play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs):
+    for action in play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs,
+                            furiten=ready_waits(hand["ruleset"]) if flow.furiten else None):
         await asyncio.sleep(turn_seconds)
         if action.type == "reveal":
             shown = action.hand
@@ -282,6 +283,20 @@ def turned_up(hand: dict[str, Any] | None, plan: Any, wall: dict[str, str]) -> d
         return out
     except WallError:  # the record counted more draws than the wall holds: nothing to read
         return {}
+
+
+def ready_waits(ruleset: str) -> Any:
+    """The waits of a hand read (its 13 tiles, whatever `win_tile` it names), for the demo's
+    players to keep out of 振听 as the live table's referee checks it (`referee.furiten`)."""
+    from table_controller.scoring.hand import HandInput
+    from table_controller.scoring.waits import completes
+    from table_controller.tiles import all_kinds
+
+    def waits(read: dict[str, Any]) -> set[str]:
+        ready = HandInput.from_json({**read, "win": "self_draw"})
+        return {k for k in all_kinds() if completes(ready.with_win(k, "self_draw"), ruleset)}
+
+    return waits
 
 
 def with_referee_options(ruleset: str, read: dict[str, Any]) -> dict[str, Any]:

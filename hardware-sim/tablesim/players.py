@@ -87,13 +87,17 @@ def choose_missing(hand: list[str], rng: random.Random) -> str:
 Judge = Callable[[dict[str, Any]], bool]
 
 
+#: The waits of a ready hand (a read whose `win_tile` is one candidate), for 振听.
+Waits = Callable[[dict[str, Any]], set[str]]
+
+
 #: What a win does to the hand (the ruleset's `[flow] continue_after_win`).
 AFTER_WIN = ("end", "blood_battle", "blood_river")
 
 
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
               judge: Judge | None = None, after_win: str = "end", missing: bool = False,
-              seal: int = 0) -> Iterator[PlayerAction]:
+              seal: int = 0, furiten: Waits | None = None) -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
     `judge`, a player's win. `after_win`, as the ruleset's flow says:
     - "end": the first win ends the hand;
@@ -102,7 +106,9 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
       tiles, and may win again; only 荒牌 ends the hand.
     With `missing` (四川 定缺) each seat names the suit it holds fewest of after the deal, discards
     that suit first and claims none of it. With `seal` (南宁 封胡) a seat that fed one seat that
-    many pungs does not declare a win this hand.
+    many pungs does not declare a win this hand. With `furiten` (riichi 振听: the waits of a ready
+    hand) a player does not win on a discard while a wait lies among its own discards or was let
+    pass since its last discard.
     With a judge, a hand that reaches 荒牌 where wins do not end it ends with a `reveal` of the
     hands of the seats still playing (for 查叫). Several seats may win on one discard where play
     goes on after a win (一炮多响).
@@ -134,6 +140,9 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     def sealed(seat: str) -> str | None:
         return next((c for (f, c), n in fed.items() if f == seat and n >= seal), None) if seal else None
 
+    discarded: dict[str, set[str]] = {w: set() for w in SEATS}  # 振听: what each seat has discarded
+    let_pass: dict[str, set[str]] = {w: set() for w in SEATS}  # ... and let pass since its last discard
+
     def won(seat: str, tile: str, how: str, frm: str | None = None, last: bool = False) -> PlayerAction | None:
         if judge is None or sealed(seat):
             return None
@@ -149,7 +158,11 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
         payer = next((f for (f, c), n in fed.items() if c == seat and seal and n >= seal), None)
         if payer:
             read["options"] = {"sealed": payer}
-        return PlayerAction("win", seat, tile, frm=frm, hand=read) if judge(read) else None
+        if not judge(read):
+            return None
+        if furiten is not None and how == "discard" and furiten(read) & (discarded[seat] | let_pass[seat]):
+            return None  # 振听: no ron
+        return PlayerAction("win", seat, tile, frm=frm, hand=read)
 
     def reveal() -> PlayerAction:
         return PlayerAction("reveal", hand={w: {"concealed": list(hands[w]), "melds": [dict(m) for m in melds[w]],
@@ -193,6 +206,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
         tile = drawn if seat in locked and drawn is not None else choose_discard(hands[seat], rng, gone.get(seat))
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
+        discarded[seat].add(tile)
+        let_pass[seat].clear()
         winners = []  # 血战/血流 一炮多响: every seat that wins on it; otherwise the first after the discarder
         for k in (1, 2, 3):
             other = SEATS[(SEATS.index(seat) + k) % 4]
@@ -204,6 +219,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             if win is not None:
                 winners.append(other)
                 yield win
+            else:
+                let_pass[other].add(tile)
         if winners:
             if not play_on:
                 return

@@ -313,10 +313,10 @@ def test_the_demo_referee_turns_up_the_horses_and_the_dora_indicators_from_the_w
 
 
 def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
-    """Riichi is scored (the `mahjong` library): the demo's players win only with a yaku; a hand
-    won concealed carries 立直, as the demo's players declare it; each win passes the referee's
-    checks and pays by the point tables."""
-    from table_controller.demo import win_judge, with_referee_options
+    """Riichi is scored (the `mahjong` library): the demo's players win only with a yaku and never
+    ron in 振听; a hand won concealed carries 立直, as the demo's players declare it; each win
+    passes the referee's checks (振听 included) and pays by the point tables."""
+    from table_controller.demo import ready_waits, win_judge, with_referee_options
     from table_controller.referee import validate
     from table_controller.state import fold
     from table_controller.store import Event
@@ -325,8 +325,9 @@ def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
     plan = deal_plan(rs, (3, 4), None)
     judge = win_judge("riichi", "E")
     wins = 0
-    for seed in range(8):
-        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge))
+    for seed in range(12):
+        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge,
+                                 furiten=ready_waits("riichi")))
         if actions[-1].type != "win":
             continue
         wins += 1
@@ -341,3 +342,31 @@ def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
         result = state.actions[-1]["result"]
         assert result["han"] >= 1 and result["payments"][read["seat_wind"]] >= 1000
     assert wins >= 2
+
+
+def test_a_riichi_player_blind_to_furiten_is_refused_by_the_referee_one_aware_of_it_plays_on() -> None:
+    """Seed 22: a player who does not keep out of 振听 rons on a wait it let pass, and the live
+    table's referee refuses it; the demo's players, who keep out of it, play on to a valid win."""
+    from table_controller.demo import ready_waits, win_judge, with_referee_options
+    from table_controller.referee import RefereeError, validate
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    rs = load_ruleset("riichi")
+    plan = deal_plan(rs, (3, 4), None)
+
+    def checked(actions: list) -> None:
+        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "riichi", "dealer_position": 1})]
+        for a in actions[:-1]:
+            events.append(Event(len(events) + 1, float(len(events)), "demo", *a.event()))
+        read = with_referee_options("riichi", {**actions[-1].hand, "prevalent_wind": "E"})
+        events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
+        validate(fold(events), "referee.win_confirm", {})
+
+    blind = list(play_hand(plan, physical_wall(rs, None, random.Random(22)), random.Random(22), win_judge("riichi", "E")))
+    with pytest.raises(RefereeError, match="振听"):
+        checked(blind)
+    aware = list(play_hand(plan, physical_wall(rs, None, random.Random(22)), random.Random(22), win_judge("riichi", "E"),
+                           furiten=ready_waits("riichi")))
+    assert aware[-1].type == "win" and len(aware) > len(blind)
+    checked(aware)
