@@ -610,7 +610,7 @@ def _describe_referee(ev: Event) -> str:
     if t == "referee.win_confirm":
         return "裁判确认和牌"
     if t == "referee.exhaustive":
-        return "裁判查叫（荒牌：查花猪、查大叫、退税）"
+        return "裁判查叫（荒牌）"
     if t == "referee.session_start":
         return f"裁判开始比赛计时" + (f"（{d['minutes']} 分钟）" if d.get("minutes") else "")
     if t == "referee.session_end":

@@ -116,10 +116,14 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
 
 def exhaustive_settlement(ruleset: str, hands: Mapping[str, Any],
                           kongs: Sequence[Mapping[str, int]] = ()) -> dict[str, Any] | None:
-    """荒牌 payments among the seats still playing (四川 查花猪, 查大叫, 退税), or None where 荒庄
-    pays nothing. `hands`: seat → the 13-tile JSON of each (`hand.ready_json`); `kongs`: the
+    """荒牌 payments among the seats still playing (四川 查花猪, 查大叫, 退税; riichi 不听罚符), or
+    None where 荒庄 pays nothing. `hands`: seat → the 13-tile JSON of each (`hand.ready_json`); `kongs`: the
     hand's 刮风下雨 payments (`kong_payment` of each `kong` note), for 退税."""
     scoring(ruleset)
+    if ruleset == "riichi":
+        from table_controller.scoring import riichi
+
+        return riichi.settle_exhaustive(hands, scoring(ruleset))
     if ruleset not in ("sichuan", "xueliu"):
         return None
     from table_controller.scoring import sichuan

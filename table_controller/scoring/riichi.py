@@ -164,3 +164,31 @@ def _tiles(value: Any, field: str) -> list[str]:
     if len(value) > 5:
         raise ScoringError("bad_field", "at most 5 indicators (one and four kans)", field)
     return value
+
+
+def settle_exhaustive(hands: Mapping[str, Any], table: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """荒牌 (流局): 不听罚符. The seats that show a ready hand (听牌, by shape: 形式听牌 counts) share
+    `noten_penalty` (3000) from those that do not (a seat that shows nothing is 不听): 1000 from
+    each of three, 1500 between two and two, 3000 to three from one; all or none ready, nothing."""
+    from table_controller.scoring.waits import completes
+
+    table = table or scoring(RULESET)
+    ready = []
+    for seat, doc in hands.items():
+        if not (doc or {}).get("concealed"):
+            continue  # not shown: 不听
+        hand = HandInput.from_json(doc, ready_only=True)
+        if any(completes(hand.with_win(k, "self_draw"), RULESET) for k in T.all_kinds()):
+            ready.append(seat)
+    not_ready = [seat for seat in hands if seat not in ready]
+    pool = int(table.get("noten_penalty", 3000))
+    payments = {w: 0 for w in T.SEATS}
+    if ready and not_ready:
+        each = pool // (len(ready) * len(not_ready))
+        for r in ready:
+            for n in not_ready:
+                payments[r] += each
+                payments[n] -= each
+    return {"flower_pigs": [], "ready": {r: pool // len(ready) for r in ready} if not_ready else {r: 0 for r in ready},
+            "not_ready": not_ready, "refunds": {}, "payments": payments}
+

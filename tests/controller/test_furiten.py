@@ -57,3 +57,22 @@ def test_no_furiten_a_ron_scores_and_a_tsumo_is_never_barred() -> None:
     mcr.ref("referee.win_read", hand={"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles("123456789m1112p"),
                                       "win_tile": "2p", "win": "discard", "discarder": "W"})
     assert mcr.state().actions[-1]["result"]["valid"]
+
+
+def test_at_a_riichi_draw_the_ready_seats_share_the_noten_penalty() -> None:
+    """流局 不听罚符: S and E show ready hands, W shows one that is not, N shows nothing (不听):
+    each 不听 seat pays 1500, each 听牌 seat receives 1500; with one seat ready it takes 3000."""
+    from table_controller.scoresheet import compute
+
+    log = _table(("E", "9p"), ("S", "9s"))
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    hands = {"S": {"concealed": S_READY}, "E": {"concealed": parse_tiles("123456789m12p99s")},
+             "W": {"concealed": parse_tiles("13579m2468p135s7z")}, "N": {"concealed": []}}
+    log.ref("referee.exhaustive", hands=hands)
+    ruling = log.state().actions[-1]
+    assert not ruling.get("error"), ruling.get("error")
+    assert sorted(ruling["ready"]) == ["E", "S"] and sorted(ruling["not_ready"]) == ["N", "W"]
+    assert ruling["by_wind"] == {"S": 1500, "E": 1500, "W": -1500, "N": -1500}
+    assert compute(log.state())["rows"][-1]["exhaustive_points"] == {"1": 1500, "2": 1500, "3": -1500, "4": -1500}
+    log.ref("referee.exhaustive", hands={**hands, "E": {"concealed": []}})  # a newer ruling replaces it
+    assert log.state().actions[-1]["by_wind"] == {"S": 3000, "E": -1000, "W": -1000, "N": -1000}
