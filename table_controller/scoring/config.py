@@ -42,17 +42,22 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
 
 @lru_cache(maxsize=None)
 def _tables(ruleset: str, directory: str) -> Mapping[str, Any]:
+    tables = _read(ruleset, directory)
+    if "scoring" not in tables:
+        raise ScoringError("unknown_ruleset", f"ruleset {ruleset!r} has no [scoring] table", "ruleset")
+    tables["scoring"]["id"] = ruleset
+    return _freeze(tables)  # type: ignore[no-any-return]
+
+
+def _read(ruleset: str, directory: str) -> dict[str, Any]:
+    """Copies of the ruleset file's `[scoring]`, `[match]` and `[flow]` tables, those it has."""
     from table_controller.rules import RulesError, load_ruleset
 
     try:
         sections = load_ruleset(ruleset, directory).sections
     except RulesError as exc:
         raise ScoringError("unknown_ruleset", str(exc), "ruleset") from exc
-    if "scoring" not in sections:
-        raise ScoringError("unknown_ruleset", f"ruleset {ruleset!r} has no [scoring] table", "ruleset")
-    tables = {k: dict(sections[k]) for k in ("scoring", "match", "flow") if k in sections}
-    tables["scoring"]["id"] = ruleset
-    return _freeze(tables)  # type: ignore[no-any-return]
+    return {k: dict(sections[k]) for k in ("scoring", "match", "flow") if k in sections}
 
 
 def scoring(ruleset: str) -> Mapping[str, Any]:
@@ -81,10 +86,6 @@ def _play_tables(ruleset: str) -> Mapping[str, Any]:
 
 @lru_cache(maxsize=None)
 def _unscored_tables(ruleset: str, directory: str) -> Mapping[str, Any]:
-    from table_controller.rules import RulesError, load_ruleset
-
-    try:
-        sections = load_ruleset(ruleset, directory).sections
-    except RulesError as exc:
-        raise ScoringError("unknown_ruleset", str(exc), "ruleset") from exc
-    return _freeze({k: dict(sections[k]) for k in ("match", "flow") if k in sections})  # type: ignore[no-any-return]
+    tables = _read(ruleset, directory)
+    tables.pop("scoring", None)
+    return _freeze(tables)  # type: ignore[no-any-return]

@@ -122,6 +122,23 @@ async def _dealt(svc: TableService, http: httpx.AsyncClient) -> Any:
     return play
 
 
+async def _win_form(browser: Any, svc: TableService, seat: str, win: str, concealed: str, win_tile: str,
+                    discarder: str | None = None) -> Any:
+    """Start a hand, open the Win page as the referee and fill in a win; the page, not yet read."""
+    async with _http(svc) as http:
+        await _start_hand(svc, http)
+        await _throw_all(svc)
+    page = await _open(browser, svc, "/win", token=REFEREE)
+    form = "#win-form"
+    await page.select_option(f"{form} select[name=seat_wind]", seat)
+    await page.select_option(f"{form} select[name=win]", win)
+    if discarder:
+        await page.select_option(f"{form} select[name=discarder]", discarder)
+    await page.fill(f"{form} input[name=concealed]", concealed)
+    await page.fill(f"{form} input[name=win_tile]", win_tile)
+    return page
+
+
 async def _throw_all(svc: TableService) -> None:
     """Press the dice button of each seat the ruleset asks to throw, until the break is known."""
     while (hand := svc.controller.state.hand)["deal"] is None and hand["next_thrower"]:
@@ -656,18 +673,10 @@ async def test_under_a_ruleset_the_referee_scores_the_win_page_asks_for_the_poin
     """上海 has no scoring here (裁判计分): the Win page shows the points field; a read without
     points says so, with them it is a win the referee confirms, and the score sheet follows."""
     async with _running(_config(ruleset="shanghai"), tmp_path) as svc:
-        async with _http(svc) as http:
-            await _start_hand(svc, http)
-            await _throw_all(svc)
-        page = await _open(browser, svc, "/win", token=REFEREE)
+        page = await _win_form(browser, svc, "N", "discard", "123456789m 11p 23s", "4s", discarder="W")
         form = "#win-form"
         await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
         assert await page.is_visible(f"{form} input[name=points]") and not await page.is_visible(f"{form} input[name=horses]")
-        await page.select_option(f"{form} select[name=seat_wind]", "N")
-        await page.select_option(f"{form} select[name=win]", "discard")
-        await page.select_option(f"{form} select[name=discarder]", "W")
-        await page.fill(f"{form} input[name=concealed]", "123456789m 11p 23s")
-        await page.fill(f"{form} input[name=win_tile]", "4s")
         await page.click("#win-read")
         await _until(lambda: svc.controller.state.actions and svc.controller.state.actions[-1]["type"] == "referee.win_read")
         assert svc.controller.state.actions[-1]["result"]["reason"] == "needs_points"
@@ -689,18 +698,11 @@ async def test_the_win_page_asks_only_for_what_the_ruleset_scores_with(service: 
     page = await _open(browser, service, "/win", token=REFEREE)
     assert await page.get_attribute('[data-testid="win-options"]', "hidden") is not None
     async with _running(_config(ruleset="tuidaohu"), tmp_path) as svc:
-        async with _http(svc) as http:
-            await _start_hand(svc, http)
-            await _throw_all(svc)
-        page = await _open(browser, svc, "/win", token=REFEREE)
+        page = await _win_form(browser, svc, "S", "self_draw", "123456789m 11p 23s", "4s")
         form = "#win-form"
         await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
         assert await page.is_visible(f"{form} input[name=horses]") and await page.is_visible(f"{form} input[name=wildcard]")
         assert not await page.is_visible(f"{form} input[name=points]")
-        await page.select_option(f"{form} select[name=seat_wind]", "S")
-        await page.select_option(f"{form} select[name=win]", "self_draw")
-        await page.fill(f"{form} input[name=concealed]", "123456789m 11p 23s")
-        await page.fill(f"{form} input[name=win_tile]", "4s")
         await page.fill(f"{form} input[name=horses]", "1m 2m 3p 4p")  # 1: the winner; 2, 3, 4: the others
         await page.click("#win-read")
         await page.wait_for_selector('[data-testid="win-status"].pending')
@@ -724,18 +726,10 @@ async def test_a_riichi_win_on_the_page_carries_riichi_and_the_dora_indicators(t
     """日本麻将: the Win page asks for 立直, 一发, the 宝牌 indicators and 本场 (never points); the
     read carries them and is scored by the point tables (立直 断幺九 宝牌2: 满贯 from the discarder)."""
     async with _running(_config(ruleset="riichi"), tmp_path) as svc:
-        async with _http(svc) as http:
-            await _start_hand(svc, http)
-            await _throw_all(svc)
-        page = await _open(browser, svc, "/win", token=REFEREE)
+        page = await _win_form(browser, svc, "S", "discard", "22444m 333567p 44s", "4s", discarder="W")
         form = "#win-form"
         await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
         assert await page.is_visible(f"{form} input[name=dora]") and not await page.is_visible(f"{form} input[name=points]")
-        await page.select_option(f"{form} select[name=seat_wind]", "S")
-        await page.select_option(f"{form} select[name=win]", "discard")
-        await page.select_option(f"{form} select[name=discarder]", "W")
-        await page.fill(f"{form} input[name=concealed]", "22444m 333567p 44s")
-        await page.fill(f"{form} input[name=win_tile]", "4s")
         await page.check(f"{form} input[name=riichi]")
         await page.fill(f"{form} input[name=dora]", "1m")
         await page.click("#win-read")
