@@ -178,8 +178,8 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     flow = flow_of(hand["ruleset"])
     after_win = flow.continue_after_win
     wins, shown, ruled = 0, None, set()
-    # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
     wall = wall_by_wind(sim.wall, hand["dealer_position"])
+    # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
     for action in play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs,
                             furiten=ready_waits(hand["ruleset"]) if flow.furiten else None):
         await asyncio.sleep(turn_seconds)
@@ -289,12 +289,10 @@ def ready_waits(ruleset: str) -> Any:
     """The waits of a hand read (its 13 tiles, whatever `win_tile` it names), for the demo's
     players to keep out of 振听 as the live table's referee checks it (`referee.furiten`)."""
     from table_controller.scoring.hand import HandInput
-    from table_controller.scoring.waits import completes
-    from table_controller.tiles import all_kinds
+    from table_controller.scoring.waits import shape_waits
 
     def waits(read: dict[str, Any]) -> set[str]:
-        ready = HandInput.from_json({**read, "win": "self_draw"})
-        return {k for k in all_kinds() if completes(ready.with_win(k, "self_draw"), ruleset)}
+        return set(shape_waits(HandInput.from_json({**read, "win": "self_draw"}), ruleset))
 
     return waits
 

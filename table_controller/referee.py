@@ -351,8 +351,8 @@ def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | N
     the record does not hold.)"""
     from table_controller.scoring import ScoringError
     from table_controller.scoring.hand import HandInput
-    from table_controller.scoring.waits import completes
-    from table_controller.tiles import all_kinds, tile_name
+    from table_controller.scoring.waits import shape_waits
+    from table_controller.tiles import tile_name
 
     if not flow_of(ruleset).furiten or read.get("win", "discard") not in ("discard", "rob_kong"):
         return None
@@ -361,8 +361,7 @@ def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | N
     if seat not in SEATS:
         return None
     try:
-        ready = HandInput.from_json(read)
-        waits = [k for k in all_kinds() if completes(ready.with_win(k, "self_draw"), ruleset)]
+        waits = shape_waits(HandInput.from_json(read), ruleset)
     except ScoringError:
         return None  # a read that does not parse is refused by the scorer already
     own = sorted({d["tile"] for d in pools.get(seat, []) if d.get("tile") in waits}, key=waits.index)

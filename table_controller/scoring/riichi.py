@@ -170,16 +170,11 @@ def settle_exhaustive(hands: Mapping[str, Any], table: Mapping[str, Any] | None 
     """荒牌 (流局): 不听罚符. The seats that show a ready hand (听牌, by shape: 形式听牌 counts) share
     `noten_penalty` (3000) from those that do not (a seat that shows nothing is 不听): 1000 from
     each of three, 1500 between two and two, 3000 to three from one; all or none ready, nothing."""
-    from table_controller.scoring.waits import completes
+    from table_controller.scoring.waits import shape_waits
 
     table = table or scoring(RULESET)
-    ready = []
-    for seat, doc in hands.items():
-        if not (doc or {}).get("concealed"):
-            continue  # not shown: 不听
-        hand = HandInput.from_json(doc, ready_only=True)
-        if any(completes(hand.with_win(k, "self_draw"), RULESET) for k in T.all_kinds()):
-            ready.append(seat)
+    ready = [seat for seat, doc in hands.items()  # a seat that shows nothing is 不听
+             if (doc or {}).get("concealed") and shape_waits(HandInput.from_json(doc, ready_only=True), RULESET)]
     not_ready = [seat for seat in hands if seat not in ready]
     pool = int(table.get("noten_penalty", 3000))
     payments = {w: 0 for w in T.SEATS}

@@ -47,6 +47,12 @@ def completes(hand: HandInput, ruleset: str) -> bool:
     return _completes(hand, ruleset, scoring(ruleset))
 
 
+def shape_waits(hand: HandInput, ruleset: str) -> list[str]:
+    """The kinds that complete the shape of the hand's 13 tiles (its `win_tile` aside), whatever
+    they would score: 振听 and 形式听牌 go by these."""
+    return [k for k in T.all_kinds() if completes(hand.with_win(k, "self_draw"), ruleset)]
+
+
 def waits(hand: HandInput, ruleset: str) -> list[WaitResult]:
     """Every kind that completes the 13-tile `hand`, scored as `hand.win` (default 点和).
 
