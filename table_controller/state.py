@@ -37,11 +37,14 @@ PHASE_ZH = {
 }
 
 
-@lru_cache(maxsize=64)
 def _ruleset(ruleset_id: str) -> Any:
-    from table_controller.rules import load_ruleset
+    """The ruleset, read once per rulesets folder (`scoring.ruleset_file`); KeyError if unknown."""
+    from table_controller.scoring import ruleset_file
 
-    return load_ruleset(ruleset_id)
+    rs = ruleset_file(ruleset_id)
+    if rs is None:
+        raise KeyError(ruleset_id)
+    return rs
 
 
 @dataclass

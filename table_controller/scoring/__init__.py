@@ -29,7 +29,7 @@ def score(hand: HandInput, ruleset: str) -> ScoreResult:
 def score_json(data: Any, ruleset: str) -> dict[str, Any]:
     """JSON in, JSON out (docs/scoring.md); raises `ScoringError` for malformed input. A ruleset
     with walls but no scoring here is scored by the referee (`manual`: 裁判计分)."""
-    if ruleset not in SCORED_RULESETS and referee_scored(ruleset):
+    if referee_scored(ruleset):
         from table_controller.scoring import manual
 
         return manual.score_json(data, ruleset)
