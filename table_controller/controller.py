@@ -416,6 +416,8 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
         return f"{zh.get(seat, seat)}家本盘已和牌，不再行牌（血战到底）/ {seat} has won this hand and plays no more"
     if type == "play.missing":
         return _missing_problem(hand, seat, d.get("suit"))
+    if type == "play.riichi":
+        return _riichi_problem(hand, seat)
     held_out = _holds_missing(hand, type, d)
     if held_out:
         return held_out
@@ -451,6 +453,26 @@ def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:
     if was and was != suit and (hand["discards"][seat] or hand["melds"][seat]):
         return (f"{SEAT_ZH[seat]}家已定缺{suit_name(was)}并已行牌，不可更改 / "
                 f"{seat} named {was} and has played since: 定缺 holds for the hand")
+    return None
+
+
+def _riichi_problem(hand: dict[str, Any], seat: Any) -> str | None:
+    """Why a seat's 立直 cannot be recorded: the ruleset has none, it declared already, its hand is
+    open, it has not discarded (the declaration goes with a discard), or fewer than four tiles
+    stand in the live wall."""
+    if not hand.get("riichi_declarations"):
+        return "本规则无立直 / this ruleset has no riichi"
+    if seat not in SEATS:
+        return f"未知座位 {seat!r} / unknown seat (E, S, W or N)"
+    zh = SEAT_ZH[seat]
+    if seat in (hand.get("riichi") or {}):
+        return f"{zh}家已立直 / {seat} has declared riichi already"
+    if any(not m.get("concealed") for m in hand["melds"][seat]):
+        return f"{zh}家已副露，不能立直 / {seat} has an open meld: no riichi"
+    if not hand["discards"][seat]:
+        return f"立直随打出的牌宣告：{zh}家尚未出牌 / riichi goes with a discard: {seat} has not discarded"
+    if hand.get("tiles_left") is not None and hand["tiles_left"] < 4:
+        return "牌墙不足四张，不能立直 / fewer than four tiles left: no riichi"
     return None
 
 

@@ -347,8 +347,8 @@ def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | N
     """振听 (`[flow] furiten`, riichi): a seat may not win on a discard (or rob a kong) while any of
     its waits lies in its own discards (舍牌振听, claimed ones too), or was discarded by another
     seat since it last moved and it let it pass (同巡振听). The waits are those of the hand read,
-    which is the hand it held then. Returns why, or None. (立直振听 needs the riichi turn, which
-    the record does not hold.)"""
+    which is the hand it held then; after a keyed 立直 a wait let pass at any time since counts
+    (立直振听). Returns why, or None."""
     from table_controller.scoring import ScoringError
     from table_controller.scoring.hand import HandInput
     from table_controller.scoring.waits import shape_waits
@@ -369,6 +369,9 @@ def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | N
         return (f"振听：自己打过所听的{'、'.join(tile_name(t) for t in own)}，不能荣和 / "
                 f"furiten: {', '.join(own)} among its own discards")
     moved = max([d["seq"] for d in pools.get(seat, [])] + [0])
+    declared = (hand.get("riichi") or {}).get(seat)
+    if declared:  # 立直振听: after riichi a wait let pass bars a ron for the rest of the hand
+        moved = declared["discard_seq"]
     won_on = max([d["seq"] for pool in pools.values() for d in pool] + [0])
     passed = sorted({d["tile"] for other, pool in pools.items() if other != seat for d in pool
                      if moved < d["seq"] < won_on and d.get("tile") in waits}, key=waits.index)
@@ -382,8 +385,8 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     """Scoring options of a win read that the play record shows: 倍打 (`double`: the dealer kept
     the deal), 竞技 包付 (`baofu`: three claims in a row between the winner and one seat, either
     way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong), 四川
-    定缺 (`missing_suit`: the suit the winner named) and 南宁 封胡 (`sealed`: the seat that fed
-    the winner three pungs)."""
+    定缺 (`missing_suit`: the suit the winner named), 南宁 封胡 (`sealed`: the seat that fed
+    the winner three pungs) and riichi's 立直 and 一发 (`riichi`, `ippatsu`: keyed declarations)."""
     opts: dict[str, Any] = {}
     seat = read.get("seat_wind", read.get("winner"))
     if hand.get("double"):
@@ -391,6 +394,12 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     gone = (hand.get("missing") or {}).get(seat)
     if gone:
         opts["missing_suit"] = gone
+    declared = (hand.get("riichi") or {}).get(seat)
+    if declared:  # 立直; 一发 while the seat has not discarded since and nobody has called
+        opts["riichi"] = True
+        mine = (hand.get("discards") or {}).get(seat) or []
+        if mine and mine[-1]["seq"] == declared["discard_seq"] and hand.get("last_call", 0) < declared["discard_seq"]:
+            opts["ippatsu"] = True
     for feeder, claimer in hand.get("sealed", []):
         if seat == claimer:
             opts["sealed"] = feeder  # 南宁 封胡: the seat that fed the winner three pungs pays for it

@@ -34,16 +34,20 @@ def compute(state: Any) -> dict[str, Any]:
         hands[state.hand["hand_no"]] = {"hand_no": state.hand["hand_no"], "dealer_position": state.hand["dealer_position"],
                                         "prevalent_wind": state.hand["prevalent_wind"], "seats": state.hand.get("seats", {}),
                                         "result": "playing", "kong_payments": state.hand.get("kong_payments", []),
-                                        "chase_payments": state.hand.get("chase_payments", [])}
+                                        "chase_payments": state.hand.get("chase_payments", []),
+                                        "riichi": sorted(state.hand.get("riichi", {}))}
     before = [a for a in active(actions, "referee.penalty", None) if a.get("hand_no") is None and not a.get("error")]
     rows: list[dict[str, Any]] = []
     totals = {p: 0 for p in POSITIONS}
     if any(a.get("deltas") for a in before):
         rows.append(_row({"hand_no": 0, "result": "penalty"}, [], before, None, totals))
+    stick, pending = _riichi_stick(state.ruleset), []
     for no in sorted(hands):
         h = hands[no]
         pens = [a for a in active(actions, "referee.penalty", no) if not a.get("error")]
-        rows.append(_row(h, ranked_wins(actions, no), pens, exhaustive(actions, no), totals))
+        wins = ranked_wins(actions, no)
+        sticks, pending = _sticks(h, wins, pending, stick)
+        rows.append(_row(h, wins, pens, exhaustive(actions, no), totals, sticks))
     final = _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
     final = final or out_of_stacks
@@ -120,8 +124,35 @@ def _on_the_spot(h: dict[str, Any], which: tuple[str, ...] = ("kong_payments", "
     return out
 
 
+def _riichi_stick(ruleset: str) -> int:
+    """The 立直棒 a declaration deposits (riichi), 0 where the ruleset has none."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        return int(scoring(ruleset).get("riichi_stick", 0))
+    except Exception:  # a ruleset without [scoring]
+        return 0
+
+
+def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pending: list[str],
+            stick: int) -> tuple[dict[str, int], list[str]]:
+    """立直棒: the chairs that declared 立直 since the last win pay `stick` each to the next winner
+    (their deposit and its collection at once; a winner's own comes back). Returns the hand's
+    stick points by chair and the chairs still owing (a 流局 carries the sticks on)."""
+    seats = h.get("seats") or {}
+    owing = pending + [str(seats[w]) for w in h.get("riichi", []) if w in seats]
+    points = {p: 0 for p in POSITIONS}
+    if not stick or not wins or wins[0].get("seat") not in seats:
+        return points, owing
+    winner = str(seats[wins[0]["seat"]])
+    for chair in owing:
+        points[chair] -= stick
+        points[winner] += stick
+    return points, []
+
+
 def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any]],
-         settled: dict[str, Any] | None, totals: dict[str, int]) -> dict[str, Any]:
+         settled: dict[str, Any] | None, totals: dict[str, int], sticks: dict[str, int] | None = None) -> dict[str, Any]:
     """One hand's line: every confirmed win (一炮多响, 血战 play on), the penalties, the kongs
     paid on the spot and the 查叫 at 荒牌, per chair."""
     seats = h.get("seats") or {}
@@ -133,7 +164,8 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
     kong_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("kong_payments",))) for p in POSITIONS}
     chase_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("chase_payments",))) for p in POSITIONS}
     draw_pts = {p: int((settled or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
-    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + chase_pts[p] + draw_pts[p] for p in POSITIONS}
+    stick_pts = sticks or {p: 0 for p in POSITIONS}
+    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + chase_pts[p] + draw_pts[p] + stick_pts[p] for p in POSITIONS}
     for p in POSITIONS:
         totals[p] += points[p]
     result = "win" if wins else h.get("result", "draw")
@@ -142,6 +174,7 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
             "winner_position": won[0]["position"] if won else None,
             "fan_total": won[0]["fan_total"] if won else None, "wins": won, "win_points": win_pts,
             "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts, "exhaustive_points": draw_pts,
+            "riichi_points": stick_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
 
 

@@ -117,11 +117,11 @@ def _dice_count(ruleset_id: str) -> int | None:
         return None
 
 
-def _flow_missing(ruleset_id: str) -> bool:
+def _flow_flag(ruleset_id: str, name: str) -> bool:
     from table_controller.referee import flow_of
 
     try:
-        return bool(flow_of(ruleset_id).missing_suit)
+        return bool(getattr(flow_of(ruleset_id), name))
     except Exception:  # an unknown id is reported where it is set
         return False
 
@@ -265,8 +265,11 @@ def apply(state: TableState, ev: Event) -> TableState:
             "dice_count": _dice_count(s.ruleset),
             # 定缺 (四川): whether the ruleset has each seat name a suit it will not keep, and the
             # suits named so far (public: players declare them openly)
-            "missing_suit": _flow_missing(s.ruleset),
+            "missing_suit": _flow_flag(s.ruleset, "missing_suit"),
             "missing": {},
+            # 立直 (riichi): whether the ruleset has declarations, and each seat's (public)
+            "riichi_declarations": _flow_flag(s.ruleset, "riichi"),
+            "riichi": {},
         }
     elif t in ("table.dice", "operator.dice") and s.hand is not None and s.hand["deal"] is None:
         _apply_throw(s.hand, d, keyed=t == "operator.dice")
@@ -282,6 +285,7 @@ def apply(state: TableState, ev: Event) -> TableState:
                               "chase_payments": list(s.hand.get("chase_payments", [])),
                               # for the hand's record (牌谱) after the next hand has started
                               "throws": [dict(t) for t in s.hand.get("throws", [])],
+                              "riichi": sorted(s.hand.get("riichi", {})),  # 立直棒 carried to the next win
                               "break": (s.hand.get("deal") or {}).get("break")}]
     elif t == "camera.status":
         s.camera = dict(d)
@@ -311,8 +315,9 @@ def copy_hand(hand: dict[str, Any]) -> dict[str, Any]:
     for key in ("throws", "ignored_throws"):
         if key in out:
             out[key] = list(out[key])
-    if "missing" in out:
-        out["missing"] = dict(out["missing"])
+    for key in ("missing", "riichi"):
+        if key in out:
+            out[key] = dict(out[key])
     return out
 
 
@@ -344,6 +349,10 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         return
     if ev.type == "play.missing":  # 定缺: said, not played; no draw, no turn
         hand["missing"] = {**hand.get("missing", {}), seat: d.get("suit")}
+        return
+    if ev.type == "play.riichi":  # 立直 with the seat's last discard (the one laid sideways)
+        last = hand["discards"][seat][-1]["seq"] if hand["discards"][seat] else 0
+        hand["riichi"] = {**hand.get("riichi", {}), seat: {"seq": ev.seq, "discard_seq": last}}
         return
     late = ev.type == "play.claim" and _claimed_late(hand, seat, d.get("from"))
     if late:  # keyed after the claimer's discard (a claim from 上家 the camera missed): it drew nothing
@@ -398,6 +407,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
     if ev.type in ("play.claim", "play.kong"):
         hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
+        hand["last_call"] = ev.seq  # and breaks 一发
     if ev.type != "play.flower":  # a flower replaced after a kong keeps the seat's discard 杠上炮
         hand["kong_by"] = seat if ev.type == "play.kong" or d.get("kind") == "kong" else None
     _wall_now(hand)
@@ -640,6 +650,8 @@ def _describe_referee(ev: Event) -> str:
         return f"{seat}家补花 {_tile_zh(d.get('tile'))}"
     if t == "play.missing":
         return f"{seat}家定缺：{_suit_zh(d.get('suit'))}"
+    if t == "play.riichi":
+        return f"{seat}家立直"
     return t
 
 

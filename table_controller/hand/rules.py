@@ -25,6 +25,7 @@ class FlowRules:
     baofu_hanging: bool = False     # 竞技 包付 2(2): record the tile a 全求独钓 seat hangs
     seal_pungs: int = 0             # 南宁 封胡: a seat that fed one seat this many pungs may not win
     furiten: bool = False           # 振听 (riichi): no ron on a wait among one's discards or let pass
+    riichi: bool = False            # 立直 declarations keyed on the live table (riichi)
 
     @classmethod
     def from_table(cls, ruleset: str, table: Mapping[str, Any]) -> FlowRules:
@@ -37,7 +38,8 @@ class FlowRules:
                    flowers=int(table.get("tiles", 144)) == 144,
                    baofu_claims=int(table.get("baofu_claims", 0)), chase=bool(table.get("chase", False)),
                    baofu_hanging=bool(table.get("baofu_hanging", False)),
-                   seal_pungs=int(table.get("seal_pungs", 0)), furiten=bool(table.get("furiten", False)))
+                   seal_pungs=int(table.get("seal_pungs", 0)), furiten=bool(table.get("furiten", False)),
+                   riichi=bool(table.get("riichi_declarations", False)))
 
     @classmethod
     def for_ruleset(cls, ruleset: str) -> FlowRules:

@@ -108,7 +108,7 @@ class SessionIn(_Body):
 
 
 class PlayIn(_Body):
-    type: Literal["deal_done", "discard", "claim", "kong", "flower", "missing"]
+    type: Literal["deal_done", "discard", "claim", "kong", "flower", "missing", "riichi"]
     seat: Seat | None = None
     tile: Tile | None = None
     tiles: list[Tile] = Field(default_factory=list, max_length=4)
@@ -123,7 +123,7 @@ class PlayIn(_Body):
     @model_validator(mode="after")
     def _complete(self) -> "PlayIn":
         need = {"discard": ("seat", "tile"), "flower": ("seat", "tile"), "claim": ("seat", "kind", "from_"),
-                "kong": ("seat",), "deal_done": (), "missing": ("seat", "suit")}[self.type]
+                "kong": ("seat",), "deal_done": (), "missing": ("seat", "suit"), "riichi": ("seat",)}[self.type]
         missing = [n.rstrip("_") for n in need if getattr(self, n) is None]
         if missing:
             raise ValueError(f"{self.type} needs {', '.join(missing)}")

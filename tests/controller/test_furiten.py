@@ -76,3 +76,68 @@ def test_at_a_riichi_draw_the_ready_seats_share_the_noten_penalty() -> None:
     assert compute(log.state())["rows"][-1]["exhaustive_points"] == {"1": 1500, "2": 1500, "3": -1500, "4": -1500}
     log.ref("referee.exhaustive", hands={**hands, "E": {"concealed": []}})  # a newer ruling replaces it
     assert log.state().actions[-1]["by_wind"] == {"S": 3000, "E": -1000, "W": -1000, "N": -1000}
+
+
+def _riichi(log: Log, seat: str) -> None:
+    log.add("demo", "play.riichi", {"seat": seat, "by": "demo"})
+
+
+def test_a_keyed_riichi_puts_riichi_and_ippatsu_on_the_read_until_a_call_or_its_next_discard() -> None:
+    from table_controller.controller import _play_problem
+    from table_controller.referee import record_options
+
+    log = _table(("E", "9p"), ("S", "9s"))
+    _riichi(log, "S")
+    hand = log.state().hand
+    assert hand["riichi"]["S"]["discard_seq"] == hand["discards"]["S"][-1]["seq"]
+    assert record_options(hand, {"seat_wind": "S"}) == {"riichi": True, "ippatsu": True}
+    assert record_options(hand, {"seat_wind": "W"}) == {}
+    assert log.state().log[-1]["text"] == "南家立直"
+    assert "已立直" in _play_problem(hand, "play.riichi", {"seat": "S"})
+    assert "尚未出牌" in _play_problem(hand, "play.riichi", {"seat": "W"})
+    log.add("demo", "play.discard", {"seat": "W", "tile": "5z", "by": "demo"})
+    log.add("demo", "play.claim", {"seat": "N", "kind": "pung", "from": "W", "tiles": ["5z"] * 3, "by": "demo"})
+    hand = log.state().hand
+    assert record_options(hand, {"seat_wind": "S"}) == {"riichi": True}  # a call breaks 一发
+    assert "副露" in _play_problem(hand, "play.riichi", {"seat": "N"})
+    # a riichi win read: 立直 from the record, the referee gives nothing
+    log.add("demo", "play.discard", {"seat": "N", "tile": "4s", "by": "demo"})
+    log.ref("referee.win_read", hand={"seat_wind": "S", "prevalent_wind": "E", "concealed": S_READY,
+                                      "win_tile": "4s", "win": "discard", "discarder": "N"})
+    read = log.state().actions[-1]
+    assert read["hand"]["options"] == {"riichi": True} and ("立直", 1) in [(f["name"], f["value"]) for f in read["result"]["fans"]]
+    mcr = Log("mcr")
+    mcr.start()
+    assert "无立直" in _play_problem(mcr.state().hand, "play.riichi", {"seat": "S"})
+
+
+def test_after_riichi_a_wait_let_pass_bars_a_ron_for_the_rest_of_the_hand() -> None:
+    log = _table(("E", "9p"), ("S", "9s"))
+    _riichi(log, "S")
+    for seat, tile in (("W", "2m"), ("N", "1z"), ("E", "1z"), ("S", "3z"), ("W", "5z"), ("N", "6z"), ("E", "4s")):
+        log.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
+    result = _ron(log, "4s", "E")  # S let W's 2m pass after its riichi: its discard since does not clear it
+    assert not result["valid"] and "同巡振听" in result["message"]
+
+
+def test_riichi_sticks_go_to_the_next_winner_across_a_draw() -> None:
+    """立直棒: S and W declare in hand 1, which ends 流局 (the sticks stay on the table); in hand 2
+    E declares and N wins: N takes all three sticks, 1000 from each declarer's chair."""
+    from table_controller.scoresheet import compute
+
+    log = _table(("E", "9p"), ("S", "9s"), ("W", "9m"))
+    _riichi(log, "S")
+    _riichi(log, "W")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    log.start(hand_no=2, dealer=2)  # E=2 S=3 W=4 N=1
+    log.add("demo", "play.deal_done", {"by": "demo"})
+    log.add("demo", "play.discard", {"seat": "E", "tile": "4s", "by": "demo"})
+    _riichi(log, "E")
+    log.ref("referee.win_read", hand={"seat_wind": "N", "prevalent_wind": "E", "concealed": S_READY,
+                                      "win_tile": "4s", "win": "discard", "discarder": "E", "options": {"riichi": True}})
+    log.ref("referee.win_confirm")
+    rows = compute(log.state())["rows"]
+    assert rows[0]["riichi_points"] == {p: 0 for p in "1234"}  # 流局: the sticks wait for a winner
+    # hand 1: S sat in chair 2, W in chair 3; hand 2: E in chair 2, N in chair 1
+    assert rows[1]["riichi_points"] == {"1": 3000, "2": -2000, "3": -1000, "4": 0}
+    assert sum(rows[1]["points"].values()) == 0

@@ -738,3 +738,21 @@ async def test_a_riichi_win_on_the_page_carries_riichi_and_the_dora_indicators(t
         assert read["hand"]["options"] == {"riichi": True, "dora": ["1m"]}
         assert "立直" in await page.inner_text("#fans") and "宝牌" in await page.inner_text("#fans")
         assert {w: v for w, v in read["result"]["payments"].items() if v} == {"W": -8000, "S": 8000}
+
+
+async def test_the_operator_keys_a_riichi_on_the_table_page(tmp_path: Path, browser: Any) -> None:
+    """日本麻将: after E's discard the operator keys E's 立直; every page marks E 立直."""
+    async with _running(_config(ruleset="riichi"), tmp_path) as svc:
+        async with _http(svc) as http:
+            play = await _dealt(svc, http)
+            await play(type="discard", seat="E", tile="9p")
+        viewer = await _open(browser, svc, "/")
+        page = await _open(browser, svc, "/", token=OPERATOR)
+        form = "#play-form"
+        await page.wait_for_selector('[data-testid="riichi-keys"]:not([hidden])')
+        assert not await page.is_visible('[data-testid="missing-keys"]')
+        await page.select_option(f"{form} select[name=seat]", "E")
+        await page.click(f"{form} [data-play=riichi]")
+        await _until(lambda: "E" in svc.controller.state.hand["riichi"])
+        await viewer.wait_for_selector('[data-testid="riichi-E"]')
+        assert await viewer.inner_text('[data-testid="riichi-E"]') == "立直"
