@@ -181,7 +181,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     wall = wall_by_wind(sim.wall, hand["dealer_position"])
     # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
     for action in play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs,
-                            furiten=ready_waits(hand["ruleset"]) if flow.furiten else None):
+                            furiten=ready_waits(hand["ruleset"]) if flow.furiten else None, riichi=flow.riichi):
         await asyncio.sleep(turn_seconds)
         if action.type == "reveal":
             shown = action.hand
@@ -299,16 +299,13 @@ def ready_waits(ruleset: str) -> Any:
 
 def with_referee_options(ruleset: str, read: dict[str, Any]) -> dict[str, Any]:
     """The read with what the demo, as the referee, gives it: `DEMO_POINTS` where the referee
-    scores the ruleset (裁判计分: from the discarder, or from each other seat on a self-drawn win);
-    立直 for a riichi hand won concealed (the demo's players declare it when they stay closed)."""
-    from table_controller.scoring import referee_scored, win_options
+    scores the ruleset (裁判计分: from the discarder, or from each other seat on a self-drawn win).
+    (Riichi's 立直 and 一发 come from the record: the demo's players declare it, the demo keys it.)"""
+    from table_controller.scoring import referee_scored
 
-    opts = dict(read.get("options") or {})
-    if referee_scored(ruleset):
-        opts.setdefault("points", DEMO_POINTS)
-    if "riichi" in win_options(ruleset) and not read.get("melds"):
-        opts.setdefault("riichi", True)
-    return {**read, "options": opts} if opts else read
+    if not referee_scored(ruleset):
+        return read
+    return {**read, "options": {**(read.get("options") or {}), "points": read.get("options", {}).get("points", DEMO_POINTS)}}
 
 
 def declare_win(controller: Controller, read: dict[str, Any]) -> bool:

@@ -32,7 +32,7 @@ PUNG_WILLINGNESS = 0.7
 class PlayerAction:
     """What the players did that the table shows face up: a flower laid out, a discard, a pung."""
 
-    type: str  # "flower", "deal_done", "missing" (定缺), "discard", "claim", "win", "reveal" (hands shown at 荒牌)
+    type: str  # "flower", "deal_done", "missing" (定缺), "discard", "riichi", "claim", "win", "reveal" (hands at 荒牌)
     seat: str | None = None
     tile: str | None = None
     #: a claim: the seat whose discard it takes (a win on a discard: the discarder)
@@ -97,7 +97,7 @@ AFTER_WIN = ("end", "blood_battle", "blood_river")
 
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
               judge: Judge | None = None, after_win: str = "end", missing: bool = False,
-              seal: int = 0, furiten: Waits | None = None) -> Iterator[PlayerAction]:
+              seal: int = 0, furiten: Waits | None = None, riichi: bool = False) -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
     `judge`, a player's win. `after_win`, as the ruleset's flow says:
     - "end": the first win ends the hand;
@@ -108,7 +108,10 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     that suit first and claims none of it. With `seal` (南宁 封胡) a seat that fed one seat that
     many pungs does not declare a win this hand. With `furiten` (riichi 振听: the waits of a ready
     hand) a player does not win on a discard while a wait lies among its own discards or was let
-    pass since its last discard.
+    pass since its last discard. With `riichi` (and `furiten`, which gives the waits) a player
+    whose concealed hand is ready after its discard declares 立直 (with four tiles or more left),
+    then discards what it draws unless it wins, claims nothing, and every wait it lets pass since
+    keeps it from a ron (立直振听).
     With a judge, a hand that reaches 荒牌 where wins do not end it ends with a `reveal` of the
     hands of the seats still playing (for 查叫). Several seats may win on one discard where play
     goes on after a win (一炮多响).
@@ -142,6 +145,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
 
     discarded: dict[str, set[str]] = {w: set() for w in SEATS}  # 振听: what each seat has discarded
     let_pass: dict[str, set[str]] = {w: set() for w in SEATS}  # ... and let pass since its last discard
+    declared: set[str] = set()  # 立直
 
     def won(seat: str, tile: str, how: str, frm: str | None = None, last: bool = False) -> PlayerAction | None:
         if judge is None or sealed(seat):
@@ -158,6 +162,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
         payer = next((f for (f, c), n in fed.items() if c == seat and seal and n >= seal), None)
         if payer:
             read["options"] = {"sealed": payer}
+        if seat in declared:
+            read["options"] = {**read.get("options", {}), "riichi": True}
         if not judge(read):
             return None
         if furiten is not None and how == "discard" and furiten(read) & (discarded[seat] | let_pass[seat]):
@@ -207,7 +213,13 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
         discarded[seat].add(tile)
-        let_pass[seat].clear()
+        if seat not in declared:  # 立直振听: after riichi nothing let pass is forgotten
+            let_pass[seat].clear()
+        if riichi and furiten is not None and seat not in declared and seat not in locked and not melds[seat] \
+                and state.live_left >= 4 and furiten({"seat_wind": seat, "concealed": list(hands[seat]), "win_tile": tile}):
+            declared.add(seat)
+            locked.add(seat)  # 立直: the hand stands as declared
+            yield PlayerAction("riichi", seat)
         winners = []  # 血战/血流 一炮多响: every seat that wins on it; otherwise the first after the discarder
         for k in (1, 2, 3):
             other = SEATS[(SEATS.index(seat) + k) % 4]

@@ -313,10 +313,12 @@ def test_the_demo_referee_turns_up_the_horses_and_the_dora_indicators_from_the_w
 
 
 def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
-    """Riichi is scored (the `mahjong` library): the demo's players win only with a yaku and never
-    ron in 振听; a hand won concealed carries 立直, as the demo's players declare it; each win
-    passes the referee's checks (振听 included) and pays by the point tables."""
-    from table_controller.demo import ready_waits, win_judge, with_referee_options
+    """Riichi is scored (the `mahjong` library): the demo's players declare 立直 when their
+    concealed hand is ready, win only with a yaku and never ron in 振听 (立直振听 included); every
+    declaration and play passes the live table's checks, each win the referee's, paid by the point
+    tables."""
+    from table_controller.controller import _play_problem
+    from table_controller.demo import ready_waits, win_judge
     from table_controller.referee import validate
     from table_controller.state import fold
     from table_controller.store import Event
@@ -324,24 +326,28 @@ def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
     rs = load_ruleset("riichi")
     plan = deal_plan(rs, (3, 4), None)
     judge = win_judge("riichi", "E")
-    wins = 0
+    wins = declared = 0
     for seed in range(12):
         actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge,
-                                 furiten=ready_waits("riichi")))
+                                 furiten=ready_waits("riichi"), riichi=True))
+        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "riichi", "dealer_position": 1})]
+        for a in actions[:-1]:
+            type_, data = a.event()
+            assert _play_problem(fold(events).hand, type_, data) is None, (seed, type_, data)
+            events.append(Event(len(events) + 1, float(len(events)), "demo", type_, data))
+        declared += sum(a.type == "riichi" for a in actions)
         if actions[-1].type != "win":
             continue
         wins += 1
-        read = with_referee_options("riichi", {**actions[-1].hand, "prevalent_wind": "E"})
-        assert read.get("options", {}).get("riichi") is (True if not read["melds"] else None)
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "riichi", "dealer_position": 1})]
-        for a in actions[:-1]:
-            events.append(Event(len(events) + 1, float(len(events)), "demo", *a.event()))
+        read = {**actions[-1].hand, "prevalent_wind": "E"}
         events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
         state = fold(events)
         validate(state, "referee.win_confirm", {})
         result = state.actions[-1]["result"]
         assert result["han"] >= 1 and result["payments"][read["seat_wind"]] >= 1000
-    assert wins >= 2
+        if read["seat_wind"] in state.hand["riichi"]:  # 立直 from the record, as the player declared it
+            assert state.actions[-1]["hand"]["options"]["riichi"] is True
+    assert wins >= 2 and declared >= 2
 
 
 def test_a_riichi_player_blind_to_furiten_is_refused_by_the_referee_one_aware_of_it_plays_on() -> None:
