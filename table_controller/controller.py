@@ -303,13 +303,14 @@ class Controller:
         """Who deals the coming hand and the round's wind, by the ruleset's session rules (轮庄,
         连庄 and 倍打, 四川's first winner) over the hands played and the wins the referee confirmed."""
         from table_controller.hand.match import MatchRules, next_hand, start
-        from table_controller.referee import winners
+        from table_controller.referee import exhaustive, winners
         from table_controller.scoring import ScoringError
 
         try:
             m = start(MatchRules.for_ruleset(ruleset))
             for h in self.state.hands:
-                m, _ = next_hand(m, winners(self.state.actions, h["hand_no"]))
+                ready = sorted((exhaustive(self.state.actions, h["hand_no"]) or {}).get("ready", {}))
+                m, _ = next_hand(m, winners(self.state.actions, h["hand_no"]), ready=ready)
             return m.dealer_position, m.prevalent, m.double
         except (ScoringError, ValueError):
             # a ruleset without session rules: the deal passes every hand, a round every four

@@ -7,7 +7,7 @@ Pure: `next_hand(match, outcome) -> (match, notes)`, the rules from the ruleset'
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from table_controller import tiles as T
 from table_controller.hand.errors import IllegalAction
@@ -22,6 +22,7 @@ class MatchRules:
     rounds: tuple[str, ...] = ("E", "S", "W", "N")
     continue_dealer: bool = False       # 连庄 when the dealer wins
     continue_on_draw: bool = False      # the dealer keeps the deal on 荒庄
+    continue_if_ready: bool = False     # ... only when ready (riichi 听牌连庄), as the 查叫 ruling says
     double_on_continue: bool = False    # 竞技 倍打 while the dealer keeps the deal
     seat_swap_before_round: str | None = None
     next_dealer: str = "rotate"         # "rotate" or "first_winner" (四川: 首先和牌者坐庄)
@@ -33,6 +34,7 @@ class MatchRules:
                    rounds=tuple(table.get("rounds", ("E", "S", "W", "N"))),
                    continue_dealer=bool(table.get("continue_dealer", False)),
                    continue_on_draw=bool(table.get("continue_on_draw", False)),
+                   continue_if_ready=bool(table.get("continue_if_ready", False)),
                    double_on_continue=bool(table.get("double_on_continue", False)),
                    seat_swap_before_round=table.get("seat_swap_before_round"),
                    next_dealer=str(table.get("next_dealer", "rotate")))
@@ -84,8 +86,9 @@ def start(rules: MatchRules, first_dealer: int = 1) -> MatchState:
 
 
 def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | None = None,
-              ) -> tuple[MatchState, list[dict[str, Any]]]:
-    """After a hand (`winners` by seat in the order they won; none: 荒庄), who deals the next.
+              ready: Sequence[str] = ()) -> tuple[MatchState, list[dict[str, Any]]]:
+    """After a hand (`winners` by seat in the order they won; none: 荒庄), who deals the next;
+    `ready`: the seats found ready (听牌) at 荒庄, where the ruleset keeps a ready dealer.
 
     `payments` (by seat, as the scorer gives them, kongs and penalties added) go to the running
     score of each chair, so that the session's 标准分 can be ranked (`standings`).
@@ -101,7 +104,8 @@ def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | N
             raise IllegalAction("bad_seat", f"没有这个座位: {w!r}")
     r = m.rules
     notes: list[dict[str, Any]] = []
-    keep = (r.continue_dealer and "E" in winners) or (r.continue_on_draw and not winners)
+    keep = (r.continue_dealer and "E" in winners) or (r.continue_on_draw and not winners) \
+        or (r.continue_if_ready and not winners and "E" in ready)
     played = m.hands_played + 1
     scores = list(m.scores)
     for seat, amount in (payments or {}).items():

@@ -80,3 +80,21 @@ def test_shanghai_the_winner_deals_next(tmp_path: Path) -> None:
     c.referee_action("referee.win_confirm", {}, by="referee")
     c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
     assert c._next_dealer("shanghai", 2)[0] == 3  # W sat in chair 3
+
+
+def test_riichi_a_ready_dealer_keeps_the_deal_at_a_draw(tmp_path: Path) -> None:
+    """日本麻将 听牌连庄: at 流局 the dealer keeps the deal when the 查叫 ruling finds it ready, and
+    passes it when not."""
+    from table_controller.tiles import parse_tiles
+
+    c = _controller(tmp_path, "riichi")
+    for hand_no, dealer_ready in ((1, True), (2, False)):
+        dealer, _, _ = c._next_dealer("riichi", hand_no)
+        seats = {w: (i + dealer - 1) % 4 + 1 for i, w in enumerate("ESWN")}
+        c.accept("operator", "operator.hand_start", {"hand_no": hand_no, "ruleset": "riichi", "dealer_position": dealer,
+                                                     "prevalent_wind": "E", "seats": seats})
+        c.accept("operator", "operator.hand_end", {"hand_no": hand_no, "result": "draw"})
+        shown = parse_tiles("22444m333567p44s") if dealer_ready else parse_tiles("13579m2468p135s7z")
+        c.referee_action("referee.exhaustive", {"hands": {"E": {"concealed": shown}, "S": {"concealed": []},
+                                                          "W": {"concealed": []}, "N": {"concealed": []}}}, by="referee")
+        assert c._next_dealer("riichi", hand_no + 1)[0] == (1 if dealer_ready else 2), hand_no
