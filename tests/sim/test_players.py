@@ -1,6 +1,7 @@
 """The demo table's simulated players: they play legally, in turn, from the physical wall, to 荒牌."""
 
 import random
+from typing import Any
 from collections import Counter
 
 import pytest
@@ -9,6 +10,34 @@ from table_controller.rules import deal_plan, load_ruleset, open_hands, physical
 from tablesim.players import choose_discard, play_hand, usefulness
 
 SEATS = "ESWN"
+
+
+def _recorded(ruleset: str, plays: list) -> list:
+    """The live table's log of these players' plays (hand 1, chair 1 dealing), each play checked
+    by the record (`controller._play_problem`) before it is logged."""
+    from table_controller.controller import _play_problem
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
+    for a in plays:
+        type_, data = a.event()
+        assert _play_problem(fold(events).hand, type_, data) is None, (type_, data)
+        events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
+    return events
+
+
+def _confirmed(events: list, read: dict) -> Any:
+    """The state after the referee reads `read` as the win; raises as the referee refuses to confirm it."""
+    from table_controller.referee import validate
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    events = events + [Event(len(events) + 1, float(len(events)), "demo", "referee.win_read",
+                             {"hand": {**read, "prevalent_wind": "E"}, "by": "demo"})]
+    state = fold(events)
+    validate(state, "referee.win_confirm", {})
+    return state
 
 
 @pytest.mark.parametrize("ruleset,dice,dice2", [("mcr", (3, 4), (2, 5)), ("jingji", (6, 6), None),
@@ -221,29 +250,19 @@ def test_nanning_players_feeding_three_pungs_are_sealed_and_the_record_agrees(se
     """南宁 封胡: a player who fed one seat three pungs declares no win; when the fed seat wins,
     its read (and the record) name the sealed seat, who alone pays. Every play and the win pass the
     live table's checks."""
-    from table_controller.controller import _play_problem
     from table_controller.demo import win_judge
-    from table_controller.referee import validate
     from table_controller.state import fold
-    from table_controller.store import Event
 
     rs = load_ruleset("nanning")
     plan = deal_plan(rs, (3, 4), None)
     actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed),
                              win_judge("nanning", "E"), "end", seal=3))
-    events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "nanning", "dealer_position": 1})]
-    for a in actions[:-1]:
-        type_, data = a.event()
-        assert _play_problem(fold(events).hand, type_, data) is None, (type_, data)
-        events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
+    events = _recorded("nanning", actions[:-1])
     sealed = fold(events).hand.get("sealed", [])
     assert sealed  # each of these seeds has a seat feed another three pungs
     win = actions[-1]
     assert win.type == "win" and win.seat not in [f for f, _ in sealed]  # a sealed seat does not win
-    events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read",
-                        {"hand": {**win.hand, "prevalent_wind": "E"}, "by": "demo"}))
-    state = fold(events)
-    validate(state, "referee.win_confirm", {})
+    state = _confirmed(events, win.hand)
     payer = next((f for f, c in sealed if c == win.seat), None)
     assert state.actions[-1]["hand"].get("options", {}).get("sealed") == payer
     pays = {w: v for w, v in state.actions[-1]["result"]["payments"].items() if v}
@@ -257,11 +276,7 @@ def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_po
     """裁判计分 (rulesets with walls but no scoring here): the players still lay down winning
     shapes of the ruleset's hand size and tiles (16 in 台湾, ranks to 10 in 十万, 中发白 as flowers
     in 南京); with the demo referee's points every play and the win pass the live table's checks."""
-    from table_controller.controller import _play_problem
     from table_controller.demo import DEMO_POINTS, win_judge, with_referee_options
-    from table_controller.referee import validate
-    from table_controller.state import fold
-    from table_controller.store import Event
 
     rs = load_ruleset(ruleset)
     plan = deal_plan(rs, dice, dice2)
@@ -270,20 +285,13 @@ def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_po
     for seed in range(6):
         actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed),
                                  win_judge(ruleset, "E")))
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
-        for a in actions[:-1]:
-            type_, data = a.event()
-            assert _play_problem(fold(events).hand, type_, data) is None, (type_, data)
-            events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
+        events = _recorded(ruleset, actions[:-1])
         if actions[-1].type != "win":
             continue
         wins += 1
         win = actions[-1]
         assert len(win.hand["concealed"]) + 3 * len(win.hand["melds"]) == size
-        read = with_referee_options(ruleset, {**win.hand, "prevalent_wind": "E"})
-        events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
-        state = fold(events)
-        validate(state, "referee.win_confirm", {})
+        state = _confirmed(events, with_referee_options(ruleset, win.hand))
         paid = sorted(-v for v in state.actions[-1]["result"]["payments"].values() if v < 0)
         assert paid == ([DEMO_POINTS] * 3 if win.hand["win"] == "self_draw" else [DEMO_POINTS])
     assert wins >= 2
@@ -317,11 +325,7 @@ def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
     concealed hand is ready, win only with a yaku and never ron in 振听 (立直振听 included); every
     declaration and play passes the live table's checks, each win the referee's, paid by the point
     tables."""
-    from table_controller.controller import _play_problem
     from table_controller.demo import ready_waits, win_judge
-    from table_controller.referee import validate
-    from table_controller.state import fold
-    from table_controller.store import Event
 
     rs = load_ruleset("riichi")
     plan = deal_plan(rs, (3, 4), None)
@@ -330,19 +334,13 @@ def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
     for seed in range(12):
         actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge,
                                  furiten=ready_waits("riichi"), riichi=True))
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "riichi", "dealer_position": 1})]
-        for a in actions[:-1]:
-            type_, data = a.event()
-            assert _play_problem(fold(events).hand, type_, data) is None, (seed, type_, data)
-            events.append(Event(len(events) + 1, float(len(events)), "demo", type_, data))
+        events = _recorded("riichi", actions[:-1])
         declared += sum(a.type == "riichi" for a in actions)
         if actions[-1].type != "win":
             continue
         wins += 1
-        read = {**actions[-1].hand, "prevalent_wind": "E"}
-        events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
-        state = fold(events)
-        validate(state, "referee.win_confirm", {})
+        read = actions[-1].hand
+        state = _confirmed(events, read)
         result = state.actions[-1]["result"]
         assert result["han"] >= 1 and result["payments"][read["seat_wind"]] >= 1000
         if read["seat_wind"] in state.hand["riichi"]:  # 立直 from the record, as the player declared it
@@ -353,26 +351,15 @@ def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
 def test_a_riichi_player_blind_to_furiten_is_refused_by_the_referee_one_aware_of_it_plays_on() -> None:
     """Seed 22: a player who does not keep out of 振听 rons on a wait it let pass, and the live
     table's referee refuses it; the demo's players, who keep out of it, play on to a valid win."""
-    from table_controller.demo import ready_waits, win_judge, with_referee_options
-    from table_controller.referee import RefereeError, validate
-    from table_controller.state import fold
-    from table_controller.store import Event
+    from table_controller.demo import ready_waits, win_judge
+    from table_controller.referee import RefereeError
 
     rs = load_ruleset("riichi")
     plan = deal_plan(rs, (3, 4), None)
-
-    def checked(actions: list) -> None:
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "riichi", "dealer_position": 1})]
-        for a in actions[:-1]:
-            events.append(Event(len(events) + 1, float(len(events)), "demo", *a.event()))
-        read = with_referee_options("riichi", {**actions[-1].hand, "prevalent_wind": "E"})
-        events.append(Event(len(events) + 1, float(len(events)), "demo", "referee.win_read", {"hand": read, "by": "demo"}))
-        validate(fold(events), "referee.win_confirm", {})
-
     blind = list(play_hand(plan, physical_wall(rs, None, random.Random(22)), random.Random(22), win_judge("riichi", "E")))
     with pytest.raises(RefereeError, match="振听"):
-        checked(blind)
+        _confirmed(_recorded("riichi", blind[:-1]), blind[-1].hand)
     aware = list(play_hand(plan, physical_wall(rs, None, random.Random(22)), random.Random(22), win_judge("riichi", "E"),
                            furiten=ready_waits("riichi")))
     assert aware[-1].type == "win" and len(aware) > len(blind)
-    checked(aware)
+    _confirmed(_recorded("riichi", aware[:-1]), aware[-1].hand)
