@@ -110,15 +110,27 @@ class DealPlan:
                             f"gives ({state.live_left} live, {state.remaining} standing, replacements "
                             f"{'unlimited' if limit is None else limit})", code="wall_exhausted")
         # The reserve check depends on the order of draws, the tiles taken do not: take them unchecked.
-        for _ in range(tail_drawn):
-            _, state = state._take_tail(count=True)
-        for _ in range(live_drawn):
-            _, state = state._take_front(count=True)
+        # A hand asks after each play for one draw more than before: start from that state when known.
+        known = self._after.get((live_drawn - 1, tail_drawn)) if live_drawn else None
+        if known is not None:
+            _, state = known._take_front(count=True)
+        else:
+            for _ in range(tail_drawn):
+                _, state = state._take_tail(count=True)
+            for _ in range(live_drawn):
+                _, state = state._take_front(count=True)
+        if len(self._after) < 1024:
+            self._after[(live_drawn, tail_drawn)] = state
         return state
 
     @cached_property
     def _initial(self) -> WallState:
         return _initial_state(self)
+
+    @cached_property
+    def _after(self) -> dict[tuple[int, int], WallState]:
+        """States already worked out by `state_after` (immutable, so shared)."""
+        return {}
 
     @property
     def live(self) -> tuple[str, ...]:
