@@ -8,7 +8,8 @@ are `state.describe`, public by design; a concealed kong's faces and the hands r
 at 查叫 are the referee's only).
 
 Served as `GET /api/hands/{n}/record` (public), `GET /api/referee/hands/{n}/record` (with the
-hands as read), `?format=text` for a printable page, and `tablectl record --data-dir D`.
+hands as read), `?format=text` for a printable page, `GET /api/records` for the whole session,
+and `tablectl record --data-dir D [--hand N | --all]`.
 """
 
 from __future__ import annotations
@@ -89,6 +90,13 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
         "lines": lines,
         "view": "referee" if referee else "public",
     }
+
+
+def session_records(events: Sequence[Event], *, referee: bool = False,
+                    state: TableState | None = None) -> list[dict[str, Any]]:
+    """Every hand's record, in the order they were played (the session's 牌谱, for the archive)."""
+    state = state if state is not None else fold(events)
+    return [hand_record(events, n, referee=referee, state=state) for n in dict.fromkeys(hand_numbers(events))]
 
 
 def _wins(state: Any, hand_no: int) -> list[dict[str, Any]]:

@@ -14,19 +14,20 @@ def register(subparsers: Any) -> None:
         "record", help="print a hand's record (牌谱) from a table's event log",
         description="Print the record of a hand from the event log a table keeps (its --data-dir): "
                     "who sat where, the dice and the break, every play in order, the wins with their "
-                    "fans and payments, penalties and the score. Without --hand, the hands the log holds. "
+                    "fans and payments, penalties and the score. Without --hand or --all, the hands the log holds. "
                     "The public record holds no concealed tile; --referee adds the hands as read. "
                     "A missing log or hand exits 2.",
         epilog="example: tablectl record --data-dir data --hand 3")
     parser.add_argument("--data-dir", type=Path, default=Path("data"), help="where events.sqlite3 is (default: ./data)")
     parser.add_argument("--hand", type=int, metavar="N", help="the hand number")
+    parser.add_argument("--all", action="store_true", help="every hand's record, in order (the session's 牌谱)")
     parser.add_argument("--referee", action="store_true", help="with the hands read at a win or at 查叫")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from table_controller.record import RecordError, as_text, hand_numbers, hand_record
+    from table_controller.record import RecordError, as_text, hand_numbers, hand_record, session_records
     from table_controller.store import EventStore, StoreError
 
     path = args.data_dir / "events.sqlite3"
@@ -42,6 +43,11 @@ def run(args: argparse.Namespace) -> int:
         events = store.since(0)
     finally:
         store.close()
+    if args.all:
+        records = session_records(events, referee=args.referee)
+        sys.stdout.write(json.dumps(records, ensure_ascii=False) + "\n" if args.json
+                         else "\n".join(as_text(r) for r in records))
+        return 0
     if args.hand is None:
         hands = hand_numbers(events)
         print(json.dumps({"hands": hands}) if args.json else

@@ -237,6 +237,15 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
                                   who: str = Depends(role("referee"))) -> Response:
         return _record(hand_no, referee=True, fmt=format)
 
+    @app.get("/api/records", summary="Every hand's record (the session's 牌谱); no concealed tile")
+    async def session_records_public(format: Literal["json", "text"] = "json") -> Response:
+        from table_controller.record import as_text, session_records
+
+        records = session_records(controller.store.since(0), state=controller.state)
+        if format == "text":
+            return Response("\n".join(as_text(r) for r in records), media_type="text/plain; charset=utf-8")
+        return JSONResponse(records)
+
     def _record(hand_no: int, referee: bool, fmt: str) -> Response:
         from table_controller.record import RecordError, as_text, hand_record
 

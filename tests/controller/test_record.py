@@ -95,6 +95,11 @@ def test_tablectl_record_reads_the_tables_log(tmp_path: Path, capsys: Any) -> No
     assert "和牌：南家" in capsys.readouterr().out
     assert main(["record", "--data-dir", str(data), "--hand", "1", "--json", "--referee"]) == 0
     assert json.loads(capsys.readouterr().out)["view"] == "referee"
+    assert main(["record", "--data-dir", str(data), "--all"]) == 0
+    text = capsys.readouterr().out
+    assert text.index("第 1 盘") < text.index("第 2 盘") and "和牌：南家" in text
+    assert main(["record", "--data-dir", str(data), "--all", "--json"]) == 0
+    assert [r["hand_no"] for r in json.loads(capsys.readouterr().out)] == [1, 2]
     assert main(["record", "--data-dir", str(data), "--hand", "9"]) == 2
     assert "no hand 9" in capsys.readouterr().err
     assert main(["record", "--data-dir", str(tmp_path / "nowhere"), "--hand", "1"]) == 2
@@ -113,6 +118,9 @@ def test_the_record_over_http_public_and_referee(offline_client: Any) -> None:
         r = c.get("/api/hands/1/record", params={"format": "text"})
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain") and "第 1 盘" in r.text
         assert c.get("/api/hands/5/record").status_code == 404
+        r = c.get("/api/records")
+        assert r.status_code == 200 and [x["hand_no"] for x in r.json()] == [1]
+        assert "第 1 盘" in c.get("/api/records", params={"format": "text"}).text
         assert c.get("/api/hands/x/record").status_code == 422
         assert c.get("/api/referee/hands/1/record").status_code in (401, 403)
         r = c.get("/api/referee/hands/1/record", headers={"Authorization": "Bearer ref-rec-1"})
