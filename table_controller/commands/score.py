@@ -42,6 +42,11 @@ def read_json(path: str) -> tuple[Any, str | None]:
         return None, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
 
 
+#: Riichi's limit hands, as the `mahjong` library names them.
+_LEVEL_ZH = {"mangan": "满贯", "haneman": "跳满", "baiman": "倍满", "sanbaiman": "三倍满", "yakuman": "役满",
+             "kazoe yakuman": "累计役满", "2x yakuman": "两倍役满"}
+
+
 def print_human(result: dict[str, Any]) -> None:
     if not result["valid"]:
         print(f"不成和 ({result['reason']}): {result['message']}")
@@ -50,7 +55,13 @@ def print_human(result: dict[str, Any]) -> None:
         return
     for fan in result["fans"]:
         print(f"  {fan['name']} {fan['value']}" + (f" ×{fan['count']}" if fan["count"] > 1 else ""))
-    print(f"合计 {result['total']}")
+    print(f"合计 {result['total']}" + (f" 番 {result['fu']} 符" if "fu" in result else ""))
+    if result.get("level"):  # riichi: 满贯, 跳满, ... as the library names them
+        print(f"{_LEVEL_ZH.get(result['level'], result['level'])}")
+    if result.get("sealed"):
+        print(f"封胡: {result['sealed']} 付分")
+    if result.get("referee_scored"):
+        print("裁判计分")
     if result.get("double"):
         print("倍打 (双倍计分)")
     if "baofu" in result:

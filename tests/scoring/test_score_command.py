@@ -100,3 +100,13 @@ def test_jingji_baofu_and_double_in_the_json_and_the_text(monkeypatch: pytest.Mo
     assert "包付 W (全求独钓包付)" in out and "倍打" in out
     code, _, err = _run(monkeypatch, capsys, json.dumps(dict(doc, options={"double": "yes"})), "--ruleset", "jingji")
     assert code == 2 and "options.double" in err
+
+
+def test_human_output_for_riichi_and_a_referee_scored_ruleset(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    hand = {"seat_wind": "S", "concealed": "2m 2m 4m 4m 4m 3p 3p 3p 5p 6p 7p 4s 4s".split(), "win_tile": "4s",
+            "win": "self_draw", "options": {"riichi": True, "dora": ["1m"]}}
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(hand), "--ruleset", "riichi")
+    assert code == 0 and "合计 7 番 40 符" in out and "跳满" in out and "立直 1" in out
+    code, out, _ = _run(monkeypatch, capsys, json.dumps({**hand, "options": {"points": 5}}), "--ruleset", "shanghai")
+    assert code == 0 and "裁判计分" in out and "S +15" in out
