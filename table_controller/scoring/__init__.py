@@ -65,19 +65,22 @@ def win_options(ruleset: str) -> list[str]:
     """The options of a win read that only the referee can give (neither the play record nor the
     camera knows them), for the Win page: `points` and `special` where the referee scores the
     ruleset (裁判计分), `wildcard` where a 鬼牌 / 百搭 / 癞子 may be played, `horses` where the 买马
-    tiles turned up at the end change the payments (推倒胡), and riichi's 立直, 一发, 宝牌 / 里宝牌
-    indicators and 本场."""
+    tiles turned up at the end change the payments (推倒胡), `first_turn` where 天胡 / 地胡 score,
+    and riichi's 立直, 一发, 宝牌 / 里宝牌 indicators and 本场."""
     if referee_scored(ruleset):
         return ["points", "special", "wildcard"]
     rs = ruleset_file(ruleset)
     if ruleset not in SCORED_RULESETS or rs is None:
         return []
     if ruleset == "riichi":  # 立直, 一发 and the indicators: said and turned up, not laid down
-        return ["riichi", "ippatsu", "dora", "ura_dora", "honba"]
-    out = ["wildcard"] if scoring(ruleset).get("wildcard") else []
+        return ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
+    table = scoring(ruleset)
+    out = ["wildcard"] if table.get("wildcard") else []
     end = rs.hand_end
     if end is not None and end.kind == "horses":
         out.append("horses")
+    if any(isinstance(t, Mapping) and "天胡" in t for t in table.values()):
+        out.append("first_turn")  # 天胡 / 地胡: a record kept in part cannot tell the first go-round
     return out
 
 
