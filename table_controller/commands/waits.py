@@ -41,7 +41,8 @@ def _meld(text: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from table_controller.scoring import ScoringError
+    from table_controller import tiles as T
+    from table_controller.scoring import ScoringError, referee_scored
     from table_controller.scoring.config import scoring
     from table_controller.scoring.hand import HandInput
     from table_controller.scoring.waits import waits
@@ -58,6 +59,14 @@ def run(args: argparse.Namespace) -> int:
                     "melds": [_meld(m) for m in args.meld]}
         if isinstance(data, dict) and "win" not in data:
             data["win"] = "self_draw" if args.self_draw else "discard"
+        if referee_scored(args.ruleset):  # 裁判计分: the shape's waits; the points are the referee's
+            from table_controller.scoring import manual
+
+            tiles = manual.waits(manual.ready_json(data, args.ruleset), args.ruleset)
+            print(json.dumps({"ruleset": args.ruleset, "ready": bool(tiles), "referee_scored": True,
+                              "waits": [{"tile": t, "name": T.tile_name(t)} for t in tiles]}, ensure_ascii=False)
+                  if args.json else ("\n".join(f"{t:>3} {T.tile_name(t)}  裁判计分" for t in tiles) or "未听牌 (not ready)"))
+            return 0
         scoring(args.ruleset)
         hand = HandInput.from_json(data, ready_only=True)
         found = waits(hand, args.ruleset)

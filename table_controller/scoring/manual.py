@@ -54,6 +54,28 @@ def score_json(data: Any, ruleset: str) -> dict[str, Any]:
     return score(hand, ruleset, rs.tile_spec.kinds(), rs.tile_spec.is_bonus).to_json()
 
 
+def ready_json(data: Any, ruleset: str) -> HandInput:
+    """A ready hand (no `win_tile`) of the ruleset's size, from the scorer's JSON."""
+    from table_controller.scoring import ruleset_file
+
+    rs = ruleset_file(ruleset)
+    if rs is None:
+        raise ScoringError("unknown_ruleset", f"no ruleset {ruleset!r} in the rulesets folder", "ruleset")
+    return HandInput.from_json(data, ready_only=True, size=min(rs.hand_sizes.values()))
+
+
+def waits(hand: HandInput, ruleset: str) -> list[str]:
+    """The kinds that make the ready `hand` a winning shape under the ruleset's tiles (the points
+    stay the referee's), a wildcard (`options.wildcard`) standing for any tile."""
+    from table_controller.scoring import ruleset_file
+
+    rs = ruleset_file(ruleset)
+    playing = tuple(k for k in rs.tile_spec.kinds() if not rs.tile_spec.is_bonus(k))
+    held = Counter(list(hand.concealed) + [t for m in hand.melds for t in m.tiles])
+    wildcard = hand.options.get("wildcard")
+    return [k for k in playing if held[k] < 4 and is_winning(hand.with_win(k), playing, wildcard)]
+
+
 def score(hand: HandInput, ruleset: str, kinds: tuple[str, ...], is_bonus: Any = T.is_flower) -> ScoreResult:
     """Check `hand` against the ruleset's tiles (`kinds`) and shape; pay the referee's points."""
     opts = hand.options

@@ -90,3 +90,18 @@ def test_what_only_the_referee_can_give_a_win_read_per_ruleset() -> None:
     assert win_options("riichi") == ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
     assert win_options("shanghai") == ["points", "special", "wildcard"]  # 裁判计分
     assert win_options("klondike") == []
+
+
+def test_tablectl_waits_where_the_referee_scores(capsys: Any) -> None:
+    """The shape's waits of a ready hand of the ruleset's size (16 in 台湾), the points the referee's."""
+    import json
+
+    from table_controller.cli import main
+
+    assert main(["waits", "123456789m11p23s", "--ruleset", "shanghai", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["referee_scored"] and [w["tile"] for w in out["waits"]] == ["1s", "4s"]
+    assert main(["waits", "123456789m1123p456s", "--ruleset", "taiwan"]) == 0
+X
+    assert main(["waits", "123456789m11p23s", "--ruleset", "taiwan"]) == 2  # 13 tiles: 台湾 holds 16
+    assert "needs 16" in capsys.readouterr().err
