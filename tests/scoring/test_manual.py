@@ -102,6 +102,6 @@ def test_tablectl_waits_where_the_referee_scores(capsys: Any) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["referee_scored"] and [w["tile"] for w in out["waits"]] == ["1s", "4s"]
     assert main(["waits", "123456789m1123p456s", "--ruleset", "taiwan"]) == 0
-X
+    assert "一筒" in capsys.readouterr().out  # 1123p: 1p or 4p
     assert main(["waits", "123456789m11p23s", "--ruleset", "taiwan"]) == 2  # 13 tiles: 台湾 holds 16
     assert "needs 16" in capsys.readouterr().err
