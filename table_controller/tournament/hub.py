@@ -21,7 +21,7 @@ from typing import Any
 import aiomqtt
 
 from table_controller.tournament.wire import (
-    ID_RE, POSITIONS, EventMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode,
+    ID_RE, POSITIONS, EventMsg, RecordMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode,
     KEEPALIVE, backoff, endpoint,
 )
 
@@ -62,6 +62,8 @@ class TableLog:
         self._db.execute("CREATE INDEX IF NOT EXISTS events_prev ON events (prev)")
         self._db.execute("CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1),"
                          " seq INTEGER NOT NULL, payload TEXT NOT NULL, received REAL NOT NULL)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS records (hand_no INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
+                         " record TEXT NOT NULL, received REAL NOT NULL)")
         row = self._db.execute("SELECT payload, received FROM state WHERE id = 1").fetchone()
         self.state: dict[str, Any] | None = json.loads(row[0]) if row else None
         self.state_received: float | None = row[1] if row else None
@@ -104,6 +106,21 @@ class TableLog:
                          (msg.seq, json.dumps(payload, ensure_ascii=False), received))
         self.state, self.state_received = payload, received
         return True
+
+    def set_record(self, msg: RecordMsg, received: float) -> bool:
+        """Keep a hand's record unless a newer one (by the table's seq) is here already."""
+        row = self._db.execute("SELECT seq FROM records WHERE hand_no = ?", (msg.hand_no,)).fetchone()
+        if row is not None and int(row[0]) > msg.seq:
+            return False
+        self._db.execute("INSERT INTO records (hand_no, seq, record, received) VALUES (?, ?, ?, ?)"
+                         " ON CONFLICT(hand_no) DO UPDATE SET seq = excluded.seq, record = excluded.record,"
+                         " received = excluded.received",
+                         (msg.hand_no, msg.seq, json.dumps(msg.record, ensure_ascii=False), received))
+        return True
+
+    def records(self) -> list[dict[str, Any]]:
+        """The hands' records the table has sent, in hand order."""
+        return [json.loads(r[0]) for r in self._db.execute("SELECT record FROM records ORDER BY hand_no")]
 
     def behind(self) -> int:
         """The highest seq this table is known to have logged beyond what the hub holds in full (0: none)."""
@@ -174,6 +191,10 @@ class Hub:
                               extra={"topic": topic})
                     self._reject(now, topic, payload, "conflict: another event with this seq is already kept")
                 return outcome
+            if kind == "records":
+                record = decode(RecordMsg, payload, self.tournament, table_id)
+                self._table(table_id).set_record(record, now)
+                return "record"
             state = decode(StateMsg, payload, self.tournament, table_id)
             self._table(table_id).set_state(state, now)
             return "state"
@@ -288,6 +309,7 @@ class Hub:
         base = f"{self.prefix}/{self.tournament}/+"
         await client.subscribe(f"{base}/events", qos=1)
         await client.subscribe(f"{base}/state", qos=1)
+        await client.subscribe(f"{base}/records", qos=1)
         tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._repair(client))]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)

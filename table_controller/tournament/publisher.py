@@ -21,7 +21,7 @@ import aiomqtt
 
 from table_controller.projection import public_event, public_view
 from table_controller.tournament.wire import (
-    KEEPALIVE, EventMsg, ReplayMsg, StateMsg, Topics, WireError, backoff, decode, encode, endpoint,
+    KEEPALIVE, EventMsg, RecordMsg, ReplayMsg, StateMsg, Topics, WireError, backoff, decode, encode, endpoint,
 )
 
 log = logging.getLogger("table_controller.tournament")
@@ -96,6 +96,7 @@ class TournamentPublisher:
         self._position = self.mark.value  # the next event sent is the first after this
         self._rewind: int | None = None
         self._state_sent: int | None = None  # the state seq of the last state message on this connection
+        self._records_seq: int | None = None  # the state seq the hands' records were last sent for
         self._state_at = -POLL_S  # time.monotonic() of the last state message
         self._wake = asyncio.Event()
 
@@ -147,6 +148,7 @@ class TournamentPublisher:
         """One connection: listen for the hub's replay requests while sending; either failing ends both."""
         self._position = self.mark.value
         self._state_sent = None
+        self._records_seq = None  # a new connection sends every ended hand's record once
         await client.subscribe(self.topics.replay, qos=1)
         queue = self.controller.subscribe()
         tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._send(client, queue))]
@@ -222,6 +224,28 @@ class TournamentPublisher:
                        phase=view["phase"], phase_zh=view["phase_zh"])
         await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
         self._state_sent, self._state_at = state.seq, time.monotonic()
+        await self._publish_records(client, state)
+
+    async def _publish_records(self, client: Any, state: Any) -> None:
+        """The public record (牌谱) of each hand that ended, or was ruled on after it ended, since the
+        records were last sent (all of them on a new connection): the hub keeps them for the archive."""
+        from table_controller.record import hand_record
+
+        ended = {h["hand_no"] for h in state.hands}
+        if self._records_seq is None:
+            dirty = ended
+        else:
+            since = self._records_seq
+            dirty = {h["hand_no"] for h in state.hands if h.get("seq", 0) > since}
+            dirty |= {a.get("hand_no") for a in state.actions if a["seq"] > since and a.get("hand_no") in ended}
+        if dirty:
+            events = self.controller.store.since(0)
+            for hand_no in sorted(dirty):
+                record = hand_record(events, hand_no, state=state)
+                msg = RecordMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=state.seq,
+                                hand_no=hand_no, record=record)
+                await client.publish(self.topics.records, encode(msg), qos=1)
+        self._records_seq = state.seq
 
     async def _idle(self, queue: asyncio.Queue[Any]) -> None:
         """Wait for a new event (or a replay request), at most `POLL_S`; the log, not the queue, says what to send."""

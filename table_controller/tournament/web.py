@@ -43,6 +43,29 @@ def create_hub_app(hub: Hub) -> Any:
         return {"table_id": table_id, "contiguous": table.contiguous,
                 "events": table.events(since, max(1, min(limit, 5000)))}
 
+    @app.get("/api/tables/{table_id}/records")
+    async def records(table_id: str) -> dict[str, Any]:
+        """Every hand's public record (牌谱) the table has sent, in hand order: the tournament's archive."""
+        return {"table_id": table_id, "records": _table(table_id).records()}
+
+    @app.get("/api/tables/{table_id}/hands/{hand_no}/record")
+    async def record(table_id: str, hand_no: int, format: str = "json") -> Any:
+        """One hand's public record; `?format=text` for a printable page."""
+        from fastapi.responses import PlainTextResponse
+
+        from table_controller.record import as_text
+
+        found = next((r for r in _table(table_id).records() if r.get("hand_no") == hand_no), None)
+        if found is None:
+            raise HTTPException(404, f"第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no} from {table_id}")
+        return PlainTextResponse(as_text(found)) if format == "text" else found
+
+    def _table(table_id: str) -> Any:
+        table = hub.tables.get(table_id)
+        if table is None:
+            raise HTTPException(404, f"没有这张桌子 / no table {table_id!r} in {hub.tournament}")
+        return table
+
     @app.get("/", response_class=HTMLResponse)
     async def page() -> str:
         return PAGE.replace("{{tournament}}", _html(hub.tournament))

@@ -109,14 +109,15 @@ class Topics:
         self.events = f"{self.base}/events"
         self.state = f"{self.base}/state"
         self.replay = f"{self.base}/replay"
+        self.records = f"{self.base}/records"
 
     @staticmethod
     def parse(prefix: str, tournament: str, topic: str) -> tuple[str, str]:
         """(table_id, kind) of a received topic; `WireError` if it is not one of ours."""
         head = f"{prefix}/{tournament}/"
         rest = topic[len(head):].split("/") if topic.startswith(head) else []
-        if len(rest) != 2 or rest[1] not in ("events", "state", "replay"):
-            raise WireError(f"topic {topic!r} is not {head}<table_id>/events|state|replay")
+        if len(rest) != 2 or rest[1] not in ("events", "state", "replay", "records"):
+            raise WireError(f"topic {topic!r} is not {head}<table_id>/events|state|replay|records")
         return check_id(rest[0], "table id"), rest[1]
 
 
@@ -171,6 +172,21 @@ class StateMsg(_Msg):
         for name in ("players", "totals", "table_points"):
             if sorted(getattr(self, name)) != list(POSITIONS):
                 raise ValueError(f"{name} must have the chairs 1, 2, 3 and 4")
+        return self
+
+
+class RecordMsg(_Msg):
+    """One hand's public record (牌谱, `record.hand_record`) as it stood after event `seq`: sent when
+    the hand ends and again when a later ruling changes it; the hub keeps the newest."""
+
+    seq: int = Field(ge=0)
+    hand_no: int = Field(ge=1)
+    record: dict[str, Any]
+
+    @model_validator(mode="after")
+    def _public(self) -> "RecordMsg":
+        if self.record.get("view") != "public" or self.record.get("hand_no") != self.hand_no:
+            raise ValueError("the record must be the public record of hand_no")
         return self
 
 

@@ -308,3 +308,39 @@ async def test_registration_numbers_tell_apart_players_of_one_name(tmp_path: Pat
         await t1.stop()
         await t2.stop()
         await hub.stop()
+
+
+async def test_the_hub_keeps_each_hands_public_record(tmp_path: Path, broker: Broker) -> None:
+    """A hand ends with a win: the hub receives its public record (牌谱) and serves it, and a ruling
+    made on that hand after it ended replaces it; no concealed tile goes out."""
+    hub = await _hub(tmp_path, broker)
+    t1 = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"], seed=1)
+    try:
+        await t1.controller.start_hand(by="operator")
+        t1.controller.referee_action("referee.win_read", {"hand": WIN_HAND}, by="referee")
+        t1.controller.referee_action("referee.win_confirm", {}, by="referee")
+        await t1.controller.end_hand(by="operator", result="win")
+
+        def record() -> dict[str, Any] | None:
+            table = hub.hub.tables.get("t1")
+            return next((r for r in table.records() if r["hand_no"] == 1), None) if table else None
+
+        await until(lambda: record() is not None, 10, "the hub to receive hand 1's record")
+        rec = record()
+        assert rec is not None and rec["view"] == "public" and [w["seat"] for w in rec["wins"]] == ["N"]
+        assert rec["points"] == compute(t1.controller.state)["rows"][0]["points"]
+        assert '"concealed"' not in json.dumps(rec) and '"hand"' not in json.dumps(rec)
+        _penalty(t1, "S", "W")  # ruled after the hand ended, on hand 1: the record is sent again
+        await until(lambda: (record() or {}).get("points", {}).get("2") == rec["points"]["2"] - 15, 10,
+                    "the hub to receive the corrected record")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            body = (await http.get("/api/tables/t1/records")).json()
+            text = await http.get("/api/tables/t1/hands/1/record", params={"format": "text"})
+            missing = await http.get("/api/tables/t1/hands/9/record")
+            nowhere = await http.get("/api/tables/t9/records")
+        assert [r["hand_no"] for r in body["records"]] == [1]
+        assert text.status_code == 200 and "和牌：北家" in text.text
+        assert missing.status_code == 404 and nowhere.status_code == 404
+    finally:
+        await t1.stop()
+        await hub.stop()
