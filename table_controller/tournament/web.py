@@ -44,9 +44,17 @@ def create_hub_app(hub: Hub) -> Any:
                 "events": table.events(since, max(1, min(limit, 5000)))}
 
     @app.get("/api/tables/{table_id}/records")
-    async def records(table_id: str) -> dict[str, Any]:
-        """Every hand's public record (牌谱) the table has sent, in hand order: the tournament's archive."""
-        return {"table_id": table_id, "records": _table(table_id).records()}
+    async def records(table_id: str, format: str = "json") -> Any:
+        """Every hand's public record (牌谱) the table has sent, in hand order: the tournament's
+        archive; `?format=text` for a printable page."""
+        from fastapi.responses import PlainTextResponse
+
+        from table_controller.record import as_text
+
+        found = _table(table_id).records()
+        if format == "text":
+            return PlainTextResponse("\n".join(as_text(r) for r in found))
+        return {"table_id": table_id, "records": found}
 
     @app.get("/api/tables/{table_id}/hands/{hand_no}/record")
     async def record(table_id: str, hand_no: int, format: str = "json") -> Any:
@@ -174,7 +182,9 @@ function playerRow(p) {
 function tableRow(x) {
   const phase = esc(lang === "zh" ? x.phase_zh || "" : x.phase || "") + (x.final ? " · " + esc(t("final")) : "");
   const events = x.events + (x.complete ? "" : " · " + esc(t("filling")));
-  return `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}</td>`
+  // the table's name links to its hands' records (牌谱) as the hub holds them
+  return `<tr data-table="${esc(x.table_id)}"><td><a href="/api/tables/${encodeURIComponent(x.table_id)}/records?format=text"`
+    + ` data-testid="records-${esc(x.table_id)}">${esc(x.table_name)}</a></td>`
     + `<td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td><td>${phase}</td>`
     + `<td class="num ${x.complete ? "" : "bad"}">${events}</td></tr>`;
 }

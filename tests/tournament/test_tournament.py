@@ -338,6 +338,10 @@ async def test_the_hub_keeps_each_hands_public_record(tmp_path: Path, broker: Br
             text = await http.get("/api/tables/t1/hands/1/record", params={"format": "text"})
             missing = await http.get("/api/tables/t1/hands/9/record")
             nowhere = await http.get("/api/tables/t9/records")
+            archive = await http.get("/api/tables/t1/records", params={"format": "text"})
+            page = await http.get("/")
+        assert archive.status_code == 200 and "第 1 盘" in archive.text and "和牌：北家" in archive.text
+        assert "/records?format=text" in page.text  # the standings page links each table's records
         assert [r["hand_no"] for r in body["records"]] == [1]
         assert text.status_code == 200 and "和牌：北家" in text.text
         assert missing.status_code == 404 and nowhere.status_code == 404
