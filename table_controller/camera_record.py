@@ -274,12 +274,10 @@ def _meld(hand: dict[str, Any], wind: str, kinds: list[str | None]) -> Play | No
 
 def _hand_size(hand: dict[str, Any]) -> int:
     """Tiles held before the win under the hand's ruleset (13; 台湾 16)."""
-    from table_controller.rules import load_ruleset
+    from table_controller.scoring import ruleset_file
 
-    try:
-        return min(load_ruleset(hand["ruleset"]).hand_sizes.values())
-    except Exception:  # a hand without a known ruleset: the usual 13
-        return 13
+    rs = ruleset_file(str(hand.get("ruleset", "")))
+    return min(rs.hand_sizes.values()) if rs is not None else 13  # an unknown ruleset: the usual 13
 
 
 class WinReadError(ValueError):

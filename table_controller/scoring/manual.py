@@ -33,14 +33,24 @@ NAME = "裁判计分"
 MOST = 100_000
 
 
-def score_json(data: Any, ruleset: str) -> dict[str, Any]:
-    """JSON in, JSON out, as `scoring.score_json`; raises `ScoringError` for malformed input."""
+def _ruleset(ruleset: str) -> Any:
+    """The ruleset's file (`scoring.ruleset_file`); `unknown_ruleset` if there is none."""
     from table_controller.scoring import ruleset_file
 
     rs = ruleset_file(ruleset)
     if rs is None:
         raise ScoringError("unknown_ruleset", f"no ruleset {ruleset!r} in the rulesets folder", "ruleset")
-    size = min(rs.hand_sizes.values())
+    return rs
+
+
+def _size(rs: Any) -> int:
+    """Tiles held before the win (13; 台湾 16)."""
+    return min(rs.hand_sizes.values())
+
+
+def score_json(data: Any, ruleset: str) -> dict[str, Any]:
+    """JSON in, JSON out, as `scoring.score_json`; raises `ScoringError` for malformed input."""
+    rs = _ruleset(ruleset)
     # flowers are the ruleset's bonus tiles, which may be honours (南京: 中发白 are 花)
     if not isinstance(data, dict):
         raise ScoringError("bad_field", "the hand must be a JSON object", "")
@@ -49,27 +59,20 @@ def score_json(data: Any, ruleset: str) -> dict[str, Any]:
         raise ScoringError("bad_field", "a list of tile codes", "flowers")
     if len(set(flowers)) != len(flowers):
         raise ScoringError("too_many_copies", "each flower is laid out once", "flowers")
-    hand = HandInput.from_json({k: v for k, v in data.items() if k != "flowers"}, size=size)
+    hand = HandInput.from_json({k: v for k, v in data.items() if k != "flowers"}, size=_size(rs))
     hand = replace(hand, flowers=tuple(flowers))
     return score(hand, ruleset, rs.tile_spec.kinds(), rs.tile_spec.is_bonus).to_json()
 
 
 def ready_json(data: Any, ruleset: str) -> HandInput:
     """A ready hand (no `win_tile`) of the ruleset's size, from the scorer's JSON."""
-    from table_controller.scoring import ruleset_file
-
-    rs = ruleset_file(ruleset)
-    if rs is None:
-        raise ScoringError("unknown_ruleset", f"no ruleset {ruleset!r} in the rulesets folder", "ruleset")
-    return HandInput.from_json(data, ready_only=True, size=min(rs.hand_sizes.values()))
+    return HandInput.from_json(data, ready_only=True, size=_size(_ruleset(ruleset)))
 
 
 def waits(hand: HandInput, ruleset: str) -> list[str]:
     """The kinds that make the ready `hand` a winning shape under the ruleset's tiles (the points
     stay the referee's), a wildcard (`options.wildcard`) standing for any tile."""
-    from table_controller.scoring import ruleset_file
-
-    rs = ruleset_file(ruleset)
+    rs = _ruleset(ruleset)
     playing = tuple(k for k in rs.tile_spec.kinds() if not rs.tile_spec.is_bonus(k))
     held = Counter(list(hand.concealed) + [t for m in hand.melds for t in m.tiles])
     wildcard = hand.options.get("wildcard")
