@@ -36,18 +36,25 @@ def hand_numbers(events: Sequence[Event]) -> list[int]:
 
 
 def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
-                state: TableState | None = None) -> dict[str, Any]:
-    """The record of hand `hand_no` (the last one of that number, should a log hold two).
+                state: TableState | None = None, round_no: int | None = None) -> dict[str, Any]:
+    """The record of hand `hand_no` of round `round_no` (default: the round being played; the
+    last hand of that number, should a round hold two).
 
     `state` is the log folded (the running controller's own): without it the log is folded here,
-    which a long session makes slow, so the service passes its state."""
+    which a long session makes slow, so the service passes its state. `rounds.RoundError` for a
+    round the table has not played."""
+    from table_controller import rounds
+
+    state = state if state is not None else fold(events)
+    events = rounds.events_of(events, state, round_no)
+    state = rounds.view(state, round_no)
     starts = [i for i, e in enumerate(events) if e.type == "operator.hand_start" and e.data.get("hand_no") == hand_no]
     if not starts:
         known = ", ".join(str(n) for n in hand_numbers(events)) or "none"
-        raise RecordError(f"没有第 {hand_no} 盘 / no hand {hand_no} in the log (hands: {known})")
+        raise RecordError(f"第 {state.round} 轮没有第 {hand_no} 盘 / no hand {hand_no} in round {state.round} "
+                          f"(hands: {known})")
     first = starts[-1]
     after = next((i for i in range(first + 1, len(events)) if events[i].type == "operator.hand_start"), len(events))
-    state = state if state is not None else fold(events)
     playing = state.hand if state.hand is not None and state.hand.get("hand_no") == hand_no \
         and not state.hand.get("ended") else None
     hand = playing or next((h for h in reversed(state.hands) if h["hand_no"] == hand_no), None) or {}
@@ -73,6 +80,7 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
     brk = (hand.get("deal") or {}).get("break") if playing else hand.get("break")
     return {
         "hand_no": hand_no,
+        "round": state.round,
         "ruleset": state.ruleset,
         "table_name": state.table_name,
         "prevalent_wind": hand.get("prevalent_wind", "E"),
@@ -93,10 +101,24 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
 
 
 def session_records(events: Sequence[Event], *, referee: bool = False,
-                    state: TableState | None = None) -> list[dict[str, Any]]:
-    """Every hand's record, in the order they were played (the session's 牌谱, for the archive)."""
+                    state: TableState | None = None, round_no: int | None = None) -> list[dict[str, Any]]:
+    """Every hand's record of a round (default: the one being played), in the order they were
+    played (the round's 牌谱, for the archive)."""
+    from table_controller import rounds
+
     state = state if state is not None else fold(events)
-    return [hand_record(events, n, referee=referee, state=state) for n in dict.fromkeys(hand_numbers(events))]
+    mine = rounds.events_of(events, state, round_no)
+    return [hand_record(mine, n, referee=referee, state=state, round_no=round_no)
+            for n in dict.fromkeys(hand_numbers(mine))]
+
+
+def all_records(events: Sequence[Event], *, referee: bool = False,
+                state: TableState | None = None) -> list[dict[str, Any]]:
+    """Every hand's record of every round at this table, round by round."""
+    from table_controller import rounds
+
+    state = state if state is not None else fold(events)
+    return [r for n in rounds.numbers(state) for r in session_records(events, referee=referee, state=state, round_no=n)]
 
 
 def _wins(state: Any, hand_no: int) -> list[dict[str, Any]]:
@@ -130,7 +152,8 @@ def as_text(record: dict[str, Any]) -> str:
     who = "  ".join(f"{SEAT_ZH[w]} {s['player']}（{s['chair']}号位）" for w, s in sorted(
         seats.items(), key=lambda kv: SEATS.index(kv[0])))
     rs = ruleset_file(record["ruleset"])
-    out = [f"{record['table_name'] or '牌桌'} · 第 {record['hand_no']} 盘 · {rs.name_zh if rs else record['ruleset']} · "
+    round_no = f"第 {record['round']} 轮 " if record.get("round", 1) != 1 else ""
+    out = [f"{record['table_name'] or '牌桌'} · {round_no}第 {record['hand_no']} 盘 · {rs.name_zh if rs else record['ruleset']} · "
            f"{SEAT_ZH.get(record['prevalent_wind'], '')}风圈", who]
     brk = record.get("break")
     if brk:

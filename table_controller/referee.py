@@ -26,7 +26,7 @@ UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confir
 ACTION_ZH = {
     "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
     "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
-    "referee.camera_confirm": "确认识牌", "referee.exhaustive": "查叫",
+    "referee.camera_confirm": "确认识牌", "referee.exhaustive": "查叫", "referee.round_start": "新一轮",
 }
 
 
@@ -169,9 +169,14 @@ def apply_referee(s: "TableState", ev: Event) -> None:
                               "by": d.get("by", ev.source), "by_name": d.get("by_name", ""),
                               "client": d.get("client"), "hand_no": hand_no,
                               "undone": False, "deltas": {}}
+    closes = None
     try:
         if ev.type == "referee.penalty":
             _penalty(s, d, record)
+        elif ev.type == "referee.round_start":
+            from table_controller.rounds import start_round
+
+            closes = start_round(s, d, record)
         elif ev.type == "referee.win_read":
             _win_read(s, d, record)
         elif ev.type == "referee.win_confirm":
@@ -199,6 +204,10 @@ def apply_referee(s: "TableState", ev: Event) -> None:
     except Exception as exc:  # noqa: BLE001 — the event is already in the log: a replay must never stop here
         record["error"] = f"无法处理此操作 / cannot apply: {type(exc).__name__}: {exc}"
         record["error_kind"] = "input"
+    if closes is not None and not record.get("error"):
+        from table_controller.rounds import close_round
+
+        close_round(s, record)  # the round it ends is kept whole; the new one starts with this action
     s.actions = s.actions + [record]
 
 

@@ -75,6 +75,13 @@ class TableState:
     camera: dict[str, Any] | None = None
     #: Tiles the camera read but is unsure of, for the referee to confirm (newest last).
     camera_pending: list[dict[str, Any]] = field(default_factory=list)
+    #: The round (轮次) being played, the seq of the action that started it (0: the log's start),
+    #: and the rounds closed before it, each whole (`rounds.close_round`).
+    round: int = 1
+    round_start_seq: int = 0
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    #: The referee named this round's players: a restart's config no longer renames them.
+    roster_by_referee: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The whole state, referee-only parts included: show it through `projection`, not directly."""
@@ -101,7 +108,15 @@ class TableState:
             "hands": list(self.hands),
             "camera": self.camera,
             "camera_pending": _camera_open(self),
+            "round": self.round,
+            "rounds": _round_summaries(self),
         }
+
+
+def _round_summaries(state: "TableState") -> list[dict[str, Any]]:
+    from table_controller.rounds import summaries
+
+    return summaries(state)
 
 
 def _camera_open(state: "TableState") -> list[dict[str, Any]]:
@@ -225,8 +240,9 @@ def apply(state: TableState, ev: Event) -> TableState:
     if t == "controller.configured":
         s.table_name = d.get("table_name", s.table_name)
         s.ruleset = d.get("ruleset", s.ruleset)
-        s.players = {int(k): v for k, v in d.get("players", {}).items()}
-        s.player_ids = {int(k): v for k, v in d.get("player_ids", {}).items()}
+        if not s.roster_by_referee:  # once the referee has named a round's players, they stand
+            s.players = {int(k): v for k, v in d.get("players", {}).items()}
+            s.player_ids = {int(k): v for k, v in d.get("player_ids", {}).items()}
     elif t == "link.up":
         s.link = {"up": True, "reason": ""}
         s.identity = dict(d)
@@ -628,6 +644,9 @@ def _describe_referee(ev: Event) -> str:
         return f"裁判开始比赛计时" + (f"（{d['minutes']} 分钟）" if d.get("minutes") else "")
     if t == "referee.session_end":
         return "裁判结束比赛计时"
+    if t == "referee.round_start":
+        names = "、".join(str(v) for _, v in sorted((d.get("players") or {}).items()))
+        return f"裁判开始第 {d.get('round', '?')} 轮" + (f"：{names}" if names else "")
     if t == "referee.undo":
         return f"裁判撤销 #{d.get('target', '')}：{d.get('reason', '')}"
     if t == "referee.camera_confirm":

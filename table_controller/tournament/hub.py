@@ -3,7 +3,8 @@
 The tables are the source of truth. The hub keeps what they publish, each event once (by table and
 seq), follows the `prev` chain to know whether it holds a table's whole log, and asks the table
 to send again from where a gap starts (a broker restarted without persistence, a hub that was
-down). Standings come from each table's latest published score sheet, never from a refold: the
+down). Standings add up each table's latest published score sheet of every round (轮次) it played,
+never a refold: the
 public log has no concealed tiles to refold a win from.
 """
 
@@ -50,7 +51,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 class TableLog:
-    """One table's events as published (public projection), and its latest standing."""
+    """One table's events as published (public projection), and its latest standing of each round."""
 
     def __init__(self, path: Path, table_id: str) -> None:
         self.table_id = table_id
@@ -60,18 +61,47 @@ class TableLog:
                          " at REAL NOT NULL, source TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,"
                          " received REAL NOT NULL)")
         self._db.execute("CREATE INDEX IF NOT EXISTS events_prev ON events (prev)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1),"
-                         " seq INTEGER NOT NULL, payload TEXT NOT NULL, received REAL NOT NULL)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS records (hand_no INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
-                         " record TEXT NOT NULL, received REAL NOT NULL)")
-        row = self._db.execute("SELECT payload, received FROM state WHERE id = 1").fetchone()
-        self.state: dict[str, Any] | None = json.loads(row[0]) if row else None
-        self.state_received: float | None = row[1] if row else None
+        # One standing per round (轮次) the table played, and one record per round's hand.
+        self._db.execute("CREATE TABLE IF NOT EXISTS rounds (round INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
+                         " payload TEXT NOT NULL, received REAL NOT NULL)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS hand_records (round INTEGER NOT NULL, hand_no INTEGER NOT NULL,"
+                         " seq INTEGER NOT NULL, record TEXT NOT NULL, received REAL NOT NULL,"
+                         " PRIMARY KEY (round, hand_no))")
+        self._migrate()
+        self.states: dict[int, dict[str, Any]] = {}
+        self.received_at: dict[int, float] = {}
+        for number, payload, received in self._db.execute("SELECT round, payload, received FROM rounds"):
+            self.states[int(number)], self.received_at[int(number)] = json.loads(payload), received
         self.count = int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
         self.max_seq = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
         #: Every event up to this seq is here (the prev chain from 0 is unbroken).
         self.contiguous = 0
         self._follow()
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """The standing of the latest round the table has sent (its progress on the page)."""
+        return self.states[max(self.states)] if self.states else None
+
+    @property
+    def state_received(self) -> float | None:
+        return self.received_at[max(self.received_at)] if self.received_at else None
+
+    def _migrate(self) -> None:
+        """Files written before rounds kept one standing and records by hand only: they become round 1's."""
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "state" in tables:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.execute("INSERT OR IGNORE INTO rounds (round, seq, payload, received)"
+                                 " SELECT 1, seq, payload, received FROM state")
+                self._db.execute("DROP TABLE state")
+        if "records" in tables:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.execute("INSERT OR IGNORE INTO hand_records (round, hand_no, seq, record, received)"
+                                 " SELECT 1, hand_no, seq, record, received FROM records")
+                self._db.execute("DROP TABLE records")
 
     def _follow(self) -> None:
         while True:
@@ -97,30 +127,36 @@ class TableLog:
         return "new"
 
     def set_state(self, msg: StateMsg, received: float) -> bool:
-        """Keep the newer standing only (a retained message may be older than one already here)."""
-        if self.state is not None and msg.seq < self.state["seq"]:
+        """Keep the newer standing of its round only (a retained message may be older than one here)."""
+        held = self.states.get(msg.round)
+        if held is not None and msg.seq < held["seq"]:
             return False
         payload = msg.model_dump()
-        self._db.execute("INSERT INTO state (id, seq, payload, received) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE"
-                         " SET seq = excluded.seq, payload = excluded.payload, received = excluded.received",
-                         (msg.seq, json.dumps(payload, ensure_ascii=False), received))
-        self.state, self.state_received = payload, received
+        self._db.execute("INSERT INTO rounds (round, seq, payload, received) VALUES (?, ?, ?, ?) ON CONFLICT(round)"
+                         " DO UPDATE SET seq = excluded.seq, payload = excluded.payload, received = excluded.received",
+                         (msg.round, msg.seq, json.dumps(payload, ensure_ascii=False), received))
+        self.states[msg.round], self.received_at[msg.round] = payload, received
         return True
 
     def set_record(self, msg: RecordMsg, received: float) -> bool:
         """Keep a hand's record unless a newer one (by the table's seq) is here already."""
-        row = self._db.execute("SELECT seq FROM records WHERE hand_no = ?", (msg.hand_no,)).fetchone()
+        row = self._db.execute("SELECT seq FROM hand_records WHERE round = ? AND hand_no = ?",
+                               (msg.round, msg.hand_no)).fetchone()
         if row is not None and int(row[0]) > msg.seq:
             return False
-        self._db.execute("INSERT INTO records (hand_no, seq, record, received) VALUES (?, ?, ?, ?)"
-                         " ON CONFLICT(hand_no) DO UPDATE SET seq = excluded.seq, record = excluded.record,"
+        self._db.execute("INSERT INTO hand_records (round, hand_no, seq, record, received) VALUES (?, ?, ?, ?, ?)"
+                         " ON CONFLICT(round, hand_no) DO UPDATE SET seq = excluded.seq, record = excluded.record,"
                          " received = excluded.received",
-                         (msg.hand_no, msg.seq, json.dumps(msg.record, ensure_ascii=False), received))
+                         (msg.round, msg.hand_no, msg.seq, json.dumps(msg.record, ensure_ascii=False), received))
         return True
 
-    def records(self) -> list[dict[str, Any]]:
-        """The hands' records the table has sent, in hand order."""
-        return [json.loads(r[0]) for r in self._db.execute("SELECT record FROM records ORDER BY hand_no")]
+    def records(self, round_no: int | None = None) -> list[dict[str, Any]]:
+        """The hands' records the table has sent, round by round in hand order (or one round's)."""
+        if round_no is None:
+            rows = self._db.execute("SELECT record FROM hand_records ORDER BY round, hand_no")
+        else:
+            rows = self._db.execute("SELECT record FROM hand_records WHERE round = ? ORDER BY hand_no", (round_no,))
+        return [json.loads(r[0]) for r in rows]
 
     def behind(self) -> int:
         """The highest seq this table is known to have logged beyond what the hub holds in full (0: none)."""
@@ -243,7 +279,8 @@ class Hub:
 
     # -- what the pages show -----------------------------------------------------------------------
     def standings(self) -> dict[str, Any]:
-        """Players across tables: summed 标准分 and points; equal on both, equal rank (as the score sheet shares)."""
+        """Players across tables and rounds: summed 标准分 and points; equal on both, equal rank (as the
+        score sheet shares)."""
         players: dict[str, dict[str, Any]] = {}
         tables = []
         for table_id, table in sorted(self.tables.items()):
@@ -251,24 +288,26 @@ class Hub:
             tables.append({
                 "table_id": table_id, "table_name": st["table_name"] if st else table_id,
                 "seq": st["seq"] if st else None, "events": table.count, "contiguous": table.contiguous,
-                "complete": table.behind() == 0, "hand_no": st["hand_no"] if st else None,
+                "complete": table.behind() == 0, "round": st.get("round", 1) if st else None,
+                "rounds": sorted(table.states), "hand_no": st["hand_no"] if st else None,
                 "hands_played": st["hands_played"] if st else 0, "phase": st["phase"] if st else None,
                 "phase_zh": st["phase_zh"] if st else None, "final": st["final"] if st else False,
                 "updated_at": table.state_received,
             })
-            if st is None:
-                continue
-            for pos in POSITIONS:
-                name = st["players"][pos]
-                pid = (st.get("player_ids") or {}).get(pos, "")
-                # a registration number tells apart two players of one name; without one, the name
-                p = players.setdefault(f"id:{pid}" if pid else f"name:{name}",
-                                       {"name": name, "id": pid, "table_points": 0, "points": 0, "tables": []})
-                p["table_points"] += st["table_points"][pos]
-                p["points"] += st["totals"][pos]
-                p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "position": int(pos),
-                                    "points": st["totals"][pos], "table_points": st["table_points"][pos],
-                                    "final": st["final"]})
+            for number, st in sorted(table.states.items()):
+                for pos in POSITIONS:
+                    name = st["players"][pos]
+                    pid = (st.get("player_ids") or {}).get(pos, "")
+                    # a registration number tells apart two players of one name; without one, the name
+                    p = players.setdefault(f"id:{pid}" if pid else f"name:{name}",
+                                           {"name": name, "id": pid, "table_points": 0, "points": 0, "tables": []})
+                    p["table_points"] += st["table_points"][pos]
+                    p["points"] += st["totals"][pos]
+                    p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
+                                        "position": int(pos), "points": st["totals"][pos],
+                                        "table_points": st["table_points"][pos], "final": st["final"]})
+        for p in players.values():
+            p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
         order = sorted(players.values(), key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
             same = i > 0 and (p["table_points"], p["points"]) == (order[i - 1]["table_points"], order[i - 1]["points"])

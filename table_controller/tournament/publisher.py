@@ -97,6 +97,7 @@ class TournamentPublisher:
         self._rewind: int | None = None
         self._state_sent: int | None = None  # the state seq of the last state message on this connection
         self._records_seq: int | None = None  # the state seq the hands' records were last sent for
+        self._rounds_sent = 0  # closed rounds sent on this connection
         self._state_at = -POLL_S  # time.monotonic() of the last state message
         self._wake = asyncio.Event()
 
@@ -149,6 +150,7 @@ class TournamentPublisher:
         self._position = self.mark.value
         self._state_sent = None
         self._records_seq = None  # a new connection sends every ended hand's record once
+        self._rounds_sent = 0  # ... and every closed round's final standing and records
         await client.subscribe(self.topics.replay, qos=1)
         queue = self.controller.subscribe()
         tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._send(client, queue))]
@@ -216,7 +218,9 @@ class TournamentPublisher:
         view = public_view(state)
         sheet = view["scoresheet"]
         hand = view.get("hand") or {}
-        msg = StateMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=state.seq, at=self._wall_clock(),
+        await self._publish_closed_rounds(client, state)
+        msg = StateMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=state.seq, round=state.round,
+                       at=self._wall_clock(),
                        table_name=view["table_name"], ruleset=view["ruleset"], players=sheet["players"],
                        player_ids=view.get("player_ids", {}),
                        totals=sheet["totals"], table_points=sheet["table_points"], final=bool(sheet["final"]),
@@ -225,6 +229,25 @@ class TournamentPublisher:
         await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
         self._state_sent, self._state_at = state.seq, time.monotonic()
         await self._publish_records(client, state)
+
+    async def _publish_closed_rounds(self, client: Any, state: Any) -> None:
+        """Each round closed since the last look (all on a new connection): its final standing, then
+        its hands' records. Not retained: the retained standing is the round being played."""
+        from table_controller.record import session_records
+
+        for closed in state.rounds[self._rounds_sent:]:
+            sheet, number = closed["sheet"], closed["round"]
+            msg = StateMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=closed["end_seq"],
+                           round=number, at=self._wall_clock(), table_name=state.table_name, ruleset=state.ruleset,
+                           players=sheet["players"], player_ids={str(k): v for k, v in closed["player_ids"].items()},
+                           totals=sheet["totals"], table_points=sheet["table_points"], final=True, hand_no=None,
+                           hands_played=len(closed["hands"]), phase="closed", phase_zh="本轮已结束")
+            await client.publish(self.topics.state, encode(msg), qos=1)
+            for record in session_records(self.controller.store.since(0), state=state, round_no=number):
+                await client.publish(self.topics.records, encode(RecordMsg(
+                    v=1, tournament=self.tournament, table_id=self.table_id, seq=closed["end_seq"], round=number,
+                    hand_no=record["hand_no"], record=record)), qos=1)
+        self._rounds_sent = len(state.rounds)
 
     async def _publish_records(self, client: Any, state: Any) -> None:
         """The public record (牌谱) of each hand that ended, or was ruled on after it ended, since the
@@ -243,7 +266,7 @@ class TournamentPublisher:
             for hand_no in sorted(dirty):
                 record = hand_record(events, hand_no, state=state)
                 msg = RecordMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=state.seq,
-                                hand_no=hand_no, record=record)
+                                round=state.round, hand_no=hand_no, record=record)
                 await client.publish(self.topics.records, encode(msg), qos=1)
         self._records_seq = state.seq
 

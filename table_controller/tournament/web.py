@@ -44,28 +44,31 @@ def create_hub_app(hub: Hub) -> Any:
                 "events": table.events(since, max(1, min(limit, 5000)))}
 
     @app.get("/api/tables/{table_id}/records")
-    async def records(table_id: str, format: str = "json") -> Any:
-        """Every hand's public record (牌谱) the table has sent, in hand order: the tournament's
-        archive; `?format=text` for a printable page."""
+    async def records(table_id: str, format: str = "json", round: int | None = None) -> Any:
+        """Every hand's public record (牌谱) the table has sent, round by round in hand order (or one
+        round's: `?round=N`): the tournament's archive; `?format=text` for a printable page."""
         from fastapi.responses import PlainTextResponse
 
         from table_controller.record import as_text
 
-        found = _table(table_id).records()
+        found = _table(table_id).records(round)
         if format == "text":
             return PlainTextResponse("\n".join(as_text(r) for r in found))
         return {"table_id": table_id, "records": found}
 
     @app.get("/api/tables/{table_id}/hands/{hand_no}/record")
-    async def record(table_id: str, hand_no: int, format: str = "json") -> Any:
-        """One hand's public record; `?format=text` for a printable page."""
+    async def record(table_id: str, hand_no: int, format: str = "json", round: int | None = None) -> Any:
+        """One hand's public record, of round `?round=N` (default: the latest round that has the
+        hand); `?format=text` for a printable page."""
         from fastapi.responses import PlainTextResponse
 
         from table_controller.record import as_text
 
-        found = next((r for r in _table(table_id).records() if r.get("hand_no") == hand_no), None)
+        found = next((r for r in reversed(_table(table_id).records(round)) if r.get("hand_no") == hand_no), None)
         if found is None:
-            raise HTTPException(404, f"第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no} from {table_id}")
+            which = f"第 {round} 轮" if round else ""
+            raise HTTPException(404, f"{which}第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no}"
+                                     f"{f' in round {round}' if round else ''} from {table_id}")
         return PlainTextResponse(as_text(found)) if format == "text" else found
 
     def _table(table_id: str) -> Any:
@@ -155,12 +158,12 @@ PAGE = """<!doctype html>
 "use strict";
 const TOURNAMENT = "{{tournament}}";
 const I18N = {
-  zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "桌次"], tables: "各桌进度",
-        thead: ["桌", "盘", "状态", "已收事件"], final: "最终", prov: "暂定", filling: "补齐中", none: "暂无成绩",
+  zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
+        thead: ["桌", "轮", "盘", "状态", "已收事件"], final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
-  en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Tables"],
+  en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
-        thead: ["Table", "Hand", "Phase", "Events"], final: "final", prov: "provisional", filling: "catching up",
+        thead: ["Table", "Round", "Hand", "Phase", "Events"], final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
         none: "no results yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
         bad: "{n} malformed messages", hand: "hand {n}" },
 };
@@ -175,7 +178,9 @@ function t(key, vars) {
   return s;
 }
 function playerRow(p) {
-  const tables = p.tables.map((x) => esc(x.table_name) + (x.final ? "" : "（" + esc(t("prov")) + "）")).join("、");
+  // per round: where the player sat and the 标准分 it brought (R2 t03 4)
+  const tables = p.tables.map((x) => esc(t("round", { n: x.round })) + " " + esc(x.table_name) + " "
+    + esc(x.table_points) + (x.final ? "" : "（" + esc(t("prov")) + "）")).join("、");
   return `<tr data-player="${esc(p.name)}"><td class="num">${p.rank}</td><td>${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
     + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;
 }
@@ -185,6 +190,7 @@ function tableRow(x) {
   // the table's name links to its hands' records (牌谱) as the hub holds them
   return `<tr data-table="${esc(x.table_id)}"><td><a href="/api/tables/${encodeURIComponent(x.table_id)}/records?format=text"`
     + ` data-testid="records-${esc(x.table_id)}">${esc(x.table_name)}</a></td>`
+    + `<td>${x.round ? esc(t("round", { n: x.round })) : ""}</td>`
     + `<td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td><td>${phase}</td>`
     + `<td class="num ${x.complete ? "" : "bad"}">${events}</td></tr>`;
 }

@@ -153,6 +153,8 @@ class StateMsg(_Msg):
     """A table's public standing (retained): its score sheet's totals and 标准分 after event `seq`."""
 
     seq: int = Field(ge=0)
+    #: the round (轮次) this standing is of: a table sends each closed round's final one too
+    round: int = Field(1, ge=1)
     at: float
     table_name: str
     ruleset: str
@@ -180,13 +182,15 @@ class RecordMsg(_Msg):
     the hand ends and again when a later ruling changes it; the hub keeps the newest."""
 
     seq: int = Field(ge=0)
+    round: int = Field(1, ge=1)
     hand_no: int = Field(ge=1)
     record: dict[str, Any]
 
     @model_validator(mode="after")
     def _public(self) -> "RecordMsg":
-        if self.record.get("view") != "public" or self.record.get("hand_no") != self.hand_no:
-            raise ValueError("the record must be the public record of hand_no")
+        if (self.record.get("view") != "public" or self.record.get("hand_no") != self.hand_no
+                or self.record.get("round", 1) != self.round):
+            raise ValueError("the record must be the public record of round's hand_no")
         return self
 
 

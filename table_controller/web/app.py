@@ -107,6 +107,18 @@ class SessionIn(_Body):
     minutes: float | None = Field(None, gt=0, le=24 * 60, description="default: the ruleset's [timers] session_minutes")
 
 
+Chair = Literal["1", "2", "3", "4"]
+
+
+class RoundIn(_Body):
+    round: int = Field(ge=1, le=999, description="the round (轮次) starting: the next one, or this one again "
+                                              "before its first hand to correct its players")
+    players: dict[Chair, Annotated[str, Field(min_length=1, max_length=40)]] = Field(
+        description="the round's four players by chair (1号位 … 4号位; chair 1 is E in the first hand)")
+    player_ids: dict[Chair, Annotated[str, Field(max_length=40)]] = Field(
+        default_factory=dict, description="registration numbers by chair (the hub adds players up by them)")
+
+
 class PlayIn(_Body):
     type: Literal["deal_done", "discard", "claim", "kong", "flower", "missing", "riichi"]
     seat: Seat | None = None
@@ -218,40 +230,68 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     async def penalties() -> dict[str, Any]:
         return catalogue(controller.state.ruleset).to_json()
 
-    @app.get("/api/scoresheet", summary="The session's score sheet with running totals and 标准分")
-    async def scoresheet_json() -> dict[str, Any]:
-        return views.public()["scoresheet"]
+    RoundQuery = Query(None, ge=1, description="a round (轮次) of this table; default: the one being played")
+
+    def _sheet(round_no: int | None) -> dict[str, Any]:
+        from table_controller.rounds import RoundError, sheet
+
+        if round_no is None or round_no == controller.state.round:
+            return views.public()["scoresheet"]
+        try:
+            return {**sheet(controller.state, round_no), "round": round_no}
+        except RoundError as exc:
+            raise HTTPException(404, detail=str(exc)) from None
+
+    @app.get("/api/scoresheet", summary="The round's score sheet with running totals and 标准分")
+    async def scoresheet_json(round: int | None = RoundQuery) -> dict[str, Any]:
+        return _sheet(round)
 
     @app.get("/api/scoresheet.csv", summary="The score sheet as CSV")
-    async def scoresheet_csv() -> Response:
-        body = to_csv(views.public()["scoresheet"])
-        return Response(body, media_type="text/csv; charset=utf-8",
-                        headers={"Content-Disposition": 'attachment; filename="scoresheet.csv"'})
+    async def scoresheet_csv(round: int | None = RoundQuery) -> Response:
+        sheet = _sheet(round)
+        name = f"scoresheet-round{sheet['round']}.csv" if sheet.get("round", 1) != 1 else "scoresheet.csv"
+        return Response(to_csv(sheet), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    @app.get("/api/rounds", summary="The rounds (轮次) played at this table: players, totals and 标准分")
+    async def rounds_json() -> list[dict[str, Any]]:
+        return views.public()["rounds"]
 
     @app.get("/api/hands/{hand_no}/record", summary="The hand record (牌谱): plays, wins, score; no concealed tile")
-    async def hand_record_public(hand_no: int, format: Literal["json", "text"] = "json") -> Response:
-        return _record(hand_no, referee=False, fmt=format)
+    async def hand_record_public(hand_no: int, format: Literal["json", "text"] = "json",
+                                 round: int | None = RoundQuery) -> Response:
+        return _record(hand_no, referee=False, fmt=format, round_no=round)
 
     @app.get("/api/referee/hands/{hand_no}/record", summary="The hand record with the hands as read (referee only)")
     async def hand_record_referee(hand_no: int, format: Literal["json", "text"] = "json",
+                                  round: int | None = RoundQuery,
                                   who: str = Depends(role("referee"))) -> Response:
-        return _record(hand_no, referee=True, fmt=format)
+        return _record(hand_no, referee=True, fmt=format, round_no=round)
 
-    @app.get("/api/records", summary="Every hand's record (the session's 牌谱); no concealed tile")
-    async def session_records_public(format: Literal["json", "text"] = "json") -> Response:
-        from table_controller.record import as_text, session_records
+    @app.get("/api/records", summary="Every hand's record of a round (its 牌谱), or of all rounds; no concealed tile")
+    async def session_records_public(format: Literal["json", "text"] = "json", round: int | None = RoundQuery,
+                                     all_rounds: bool = Query(False, alias="all", description="every round's")) -> Response:
+        from table_controller.record import all_records, as_text, session_records
+        from table_controller.rounds import RoundError
 
-        records = session_records(controller.store.since(0), state=controller.state)
+        events = controller.store.since(0)
+        try:
+            records = all_records(events, state=controller.state) if all_rounds else \
+                session_records(events, state=controller.state, round_no=round)
+        except RoundError as exc:
+            raise HTTPException(404, detail=str(exc)) from None
         if format == "text":
             return Response("\n".join(as_text(r) for r in records), media_type="text/plain; charset=utf-8")
         return JSONResponse(records)
 
-    def _record(hand_no: int, referee: bool, fmt: str) -> Response:
+    def _record(hand_no: int, referee: bool, fmt: str, round_no: int | None) -> Response:
         from table_controller.record import RecordError, as_text, hand_record
+        from table_controller.rounds import RoundError
 
         try:  # the controller's own folded state: the log is read, not folded again
-            record = hand_record(controller.store.since(0), hand_no, referee=referee, state=controller.state)
-        except RecordError as exc:
+            record = hand_record(controller.store.since(0), hand_no, referee=referee, state=controller.state,
+                                 round_no=round_no)
+        except (RecordError, RoundError) as exc:
             raise HTTPException(404, detail=str(exc)) from None
         if fmt == "text":
             return Response(as_text(record), media_type="text/plain; charset=utf-8")
@@ -374,6 +414,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     async def camera_tile(seq: int, who: str = Depends(role("referee"))) -> Response:
         return await camera_jpeg(lambda cam: cam.tile_jpeg(seq),
                                  f"#{seq} 的画面已不在（更早或重启之前）/ no picture kept for #{seq}")
+
+    @app.post("/api/referee/round", response_model=ActionResult,
+              summary="Start the next round (轮次) with its four players; the round played is closed, final")
+    async def round_start(body: RoundIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.round_start", body.model_dump(), who, request)
 
     @app.post("/api/referee/session/start", response_model=ActionResult, summary="Start the session clock")
     async def session_start(request: Request, body: SessionIn | None = None,

@@ -1,0 +1,172 @@
+"""Rounds (轮次): one table, a new four players each round of a tournament.
+
+A tournament of five rounds seats every player at a different table each round; the table keeps
+playing and logging. The referee starts each new round with its four players
+(`referee.round_start`, `POST /api/referee/round`): the round that ends is closed as it stands,
+with its hands, its rulings and its score sheet (final: its rulings can no longer be undone), and
+the new round starts at hand 1 with E at chair 1, an empty sheet and no session clock. Closed
+rounds stay readable (`?round=N` on the score sheet and the records) and are what the hub adds up
+across tables.
+
+Before the round's first hand the referee may start it again under the same number to correct
+its players; a round that has nothing on its sheet yet (no hand, no penalty) is replaced rather
+than closed, so a slip does not leave an empty round in the standings.
+
+Pure functions over the folded state: no I/O.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from table_controller.store import Event
+
+if TYPE_CHECKING:
+    from table_controller.state import TableState
+
+POSITIONS = ("1", "2", "3", "4")
+#: Longest player name or registration number kept (a name tag, not an essay).
+NAME_MAX = 40
+
+
+class RoundError(LookupError):
+    """No such round at this table; the text names the rounds there are."""
+
+
+def start_round(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> bool:
+    """Check a `referee.round_start` and fill its action `record`; True when the current round
+    must be closed first (it has something on its sheet). Raises `RefereeError` / `PenaltyError`
+    with the reason, and then nothing changes."""
+    from table_controller.penalties import PenaltyError
+    from table_controller.referee import RefereeError
+
+    number = d.get("round")
+    if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= 999:
+        raise PenaltyError("轮次须为 1 至 999 的整数 / round must be a whole number 1..999")
+    if s.hand is not None and not s.hand.get("ended"):
+        raise RefereeError(f"第 {s.hand['hand_no']} 盘尚未结束，不能换轮 / end the hand in play first")
+    players = _names(d.get("players"), "players", required=True)
+    ids = _names(d.get("player_ids") or {}, "player_ids", required=False)
+    if number < s.round or (number == s.round and _has_sheet(s)):
+        done = "已结束" if number < s.round else "已开始计分"
+        raise RefereeError(f"第 {number} 轮{done}；下一轮为第 {s.round + 1} 轮 / round {number} is "
+                           f"{'closed' if number < s.round else 'under way'}: the next is round {s.round + 1}")
+    closes = number > s.round and _has_sheet(s)
+    record.update(hand_no=None, round=number, players=players, player_ids=ids,
+                  closes=s.round if closes else None, replaces=s.round if not closes else None)
+    return closes
+
+
+def close_round(s: "TableState", record: dict[str, Any]) -> None:
+    """Keep the current round as it stands (hands, rulings, players, its final score sheet) in
+    `s.rounds`, then begin the round that `record` starts. `s` is the caller's copy."""
+    from table_controller import scoresheet
+
+    if record.get("closes") is not None:
+        view = copy.copy(s)
+        view.hand = None  # the last hand has ended (checked): its row is in `hands`
+        sheet = scoresheet.compute(view)
+        sheet["final"] = True
+        s.rounds = s.rounds + [{
+            "round": s.round, "players": dict(s.players), "player_ids": dict(s.player_ids),
+            "hands": s.hands, "actions": s.actions, "start_seq": s.round_start_seq, "end_seq": record["seq"],
+            "closed_at": record["at"], "sheet": sheet,
+        }]
+        s.actions = []
+    s.round = record["round"]
+    s.round_start_seq = record["seq"]
+    s.players = {int(p): n for p, n in record["players"].items()}
+    s.player_ids = {int(p): n for p, n in record["player_ids"].items()}
+    s.roster_by_referee = True
+    s.hand = None
+    s.hands = []
+    s.hands_played = 0
+
+
+def _has_sheet(s: "TableState") -> bool:
+    """Whether the round has anything on its score sheet: a hand, or a penalty (迟到) not undone."""
+    from table_controller.referee import active
+
+    return bool(s.hands) or any(not a.get("error") for a in active(s.actions, "referee.penalty"))
+
+
+def _names(raw: Any, what: str, required: bool) -> dict[str, str]:
+    from table_controller.penalties import PenaltyError
+
+    if not isinstance(raw, dict):
+        raise PenaltyError(f"{what} 须为 1号位..4号位 的名单 / {what} must map chairs 1..4 to names")
+    out: dict[str, str] = {}
+    for pos, name in raw.items():
+        if str(pos) not in POSITIONS:
+            raise PenaltyError(f"{what}：没有 {pos} 号位 / no chair {pos!r} (chairs are 1..4)")
+        if not isinstance(name, str) or not name.strip():
+            if required:
+                raise PenaltyError(f"{what}：{pos} 号位须有名字 / chair {pos} needs a name")
+            continue
+        if len(name.strip()) > NAME_MAX:
+            raise PenaltyError(f"{what}：{pos} 号位的名字超过 {NAME_MAX} 字 / chair {pos}: at most {NAME_MAX} characters")
+        out[str(pos)] = name.strip()
+    if required and sorted(out) != list(POSITIONS):
+        missing = "、".join(p for p in POSITIONS if p not in out)
+        raise PenaltyError(f"{what}：缺 {missing} 号位 / chairs {missing} need a player")
+    return dict(sorted(out.items()))
+
+
+# -- reading a round back ---------------------------------------------------------------------------
+def numbers(s: "TableState") -> list[int]:
+    """The rounds this table has played or is playing, in order."""
+    return [r["round"] for r in s.rounds] + [s.round]
+
+
+def view(s: "TableState", number: int | None) -> "TableState":
+    """The state as the score sheet and the records read round `number` (None: the current one):
+    the current state itself, or a closed round's hands, rulings and players with no hand in play."""
+    if number is None or number == s.round:
+        return s
+    closed = next((r for r in s.rounds if r["round"] == number), None)
+    if closed is None:
+        known = ", ".join(str(n) for n in numbers(s))
+        raise RoundError(f"本桌没有第 {number} 轮 / no round {number} at this table (rounds: {known})")
+    out = copy.copy(s)
+    out.round = number
+    out.players = {int(p): n for p, n in closed["players"].items()}
+    out.player_ids = {int(p): n for p, n in closed["player_ids"].items()}
+    out.hands, out.actions, out.hand = closed["hands"], closed["actions"], None
+    out.hands_played = len(closed["hands"])
+    return out
+
+
+def sheet(s: "TableState", number: int | None) -> dict[str, Any]:
+    """Round `number`'s score sheet (a closed round's as it was closed, final)."""
+    from table_controller import scoresheet
+
+    if number is not None and number != s.round:
+        view(s, number)  # RoundError for an unknown round
+        return copy.deepcopy(next(r["sheet"] for r in s.rounds if r["round"] == number))
+    return scoresheet.compute(s)
+
+
+def events_of(events: Sequence[Event], s: "TableState", number: int | None) -> list[Event]:
+    """The part of the log that belongs to round `number`: from its `referee.round_start` to the
+    next round's (the log before a table's first round start is round 1's)."""
+    if number is None or number == s.round:
+        start, end = s.round_start_seq, None
+    else:
+        view(s, number)
+        closed = next(r for r in s.rounds if r["round"] == number)
+        start, end = closed["start_seq"], closed["end_seq"]
+    return [e for e in events if e.seq >= start and (end is None or e.seq < end)]
+
+
+def summaries(s: "TableState") -> list[dict[str, Any]]:
+    """Every round at this table: its players and, for a closed one, its totals and 标准分 (public)."""
+    out = [{"round": r["round"], "players": dict(r["players"]), "player_ids": dict(r["player_ids"]),
+            "hands": len(r["hands"]), "totals": dict(r["sheet"]["totals"]),
+            "table_points": dict(r["sheet"]["table_points"]), "final": True, "closed_seq": r["end_seq"]}
+           for r in s.rounds]
+    out.append({"round": s.round, "players": {str(k): v for k, v in sorted(s.players.items())},
+                "player_ids": {str(k): v for k, v in sorted(s.player_ids.items())},
+                "hands": len(s.hands), "final": False, "closed_seq": None})
+    return out
