@@ -53,7 +53,8 @@ def compute(state: Any) -> dict[str, Any]:
     final = final or out_of_stacks
     points = _ranks(totals, _table_points(state.ruleset))
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
-    return {"players": players, "rows": rows, "totals": dict(totals), "table_points": points, "final": final}
+    return {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
+            "table_points": points, "final": final}
 
 
 def stack_of(ruleset: str) -> int | None:

@@ -645,7 +645,8 @@ def _describe_referee(ev: Event) -> str:
     if t == "referee.session_end":
         return "裁判结束比赛计时"
     if t == "referee.round_start":
-        names = "、".join(str(v) for _, v in sorted((d.get("players") or {}).items()))
+        players = d.get("players") if isinstance(d.get("players"), dict) else {}
+        names = "、".join(str(v) for _, v in sorted(players.items(), key=lambda kv: str(kv[0])))
         return f"裁判开始第 {d.get('round', '?')} 轮" + (f"：{names}" if names else "")
     if t == "referee.undo":
         return f"裁判撤销 #{d.get('target', '')}：{d.get('reason', '')}"

@@ -20,14 +20,18 @@ def register(subparsers: Any) -> None:
         epilog="example: tablectl record --data-dir data --hand 3")
     parser.add_argument("--data-dir", type=Path, default=Path("data"), help="where events.sqlite3 is (default: ./data)")
     parser.add_argument("--hand", type=int, metavar="N", help="the hand number")
-    parser.add_argument("--all", action="store_true", help="every hand's record, in order (the session's 牌谱)")
+    parser.add_argument("--round", type=int, metavar="R", help="the round (轮次) of a tournament table (default: the latest)")
+    parser.add_argument("--all", action="store_true",
+                        help="every hand's record, in order (the round's 牌谱; every round's without --round)")
     parser.add_argument("--referee", action="store_true", help="with the hands read at a win or at 查叫")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from table_controller.record import RecordError, as_text, hand_numbers, hand_record, session_records
+    from table_controller import rounds
+    from table_controller.record import RecordError, all_records, as_text, hand_numbers, hand_record, session_records
+    from table_controller.state import fold
     from table_controller.store import EventStore, StoreError
 
     path = args.data_dir / "events.sqlite3"
@@ -43,19 +47,24 @@ def run(args: argparse.Namespace) -> int:
         events = store.since(0)
     finally:
         store.close()
-    if args.all:
-        records = session_records(events, referee=args.referee)
-        sys.stdout.write(json.dumps(records, ensure_ascii=False) + "\n" if args.json
-                         else "\n".join(as_text(r) for r in records))
-        return 0
-    if args.hand is None:
-        hands = hand_numbers(events)
-        print(json.dumps({"hands": hands}) if args.json else
-              (f"第 {', '.join(str(n) for n in hands)} 盘" if hands else "日志中没有牌局 / no hands in the log"))
-        return 0
+    state = fold(events)
     try:
-        record = hand_record(events, args.hand, referee=args.referee)
-    except RecordError as exc:
+        if args.all:
+            records = (session_records(events, referee=args.referee, state=state, round_no=args.round)
+                       if args.round is not None else all_records(events, referee=args.referee, state=state))
+            sys.stdout.write(json.dumps(records, ensure_ascii=False) + "\n" if args.json
+                             else "\n".join(as_text(r) for r in records))
+            return 0
+        if args.hand is None:
+            mine = rounds.events_of(events, state, args.round)
+            hands = hand_numbers(mine)
+            number = args.round or state.round
+            print(json.dumps({"round": number, "rounds": rounds.numbers(state), "hands": hands}) if args.json else
+                  (f"第 {number} 轮 第 {', '.join(str(n) for n in hands)} 盘" if hands
+                   else f"第 {number} 轮没有牌局 / no hands in round {number}"))
+            return 0
+        record = hand_record(events, args.hand, referee=args.referee, state=state, round_no=args.round)
+    except (RecordError, rounds.RoundError) as exc:
         print(str(exc), file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n" if args.json else as_text(record))

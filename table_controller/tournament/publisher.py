@@ -174,6 +174,8 @@ class TournamentPublisher:
                 continue
             log.info("the hub asks for events again", extra={"after": req.after, "position": self._position})
             self._rewind = req.after if self._rewind is None else min(self._rewind, req.after)
+            # a hub that lacks events lacks what was sent beside them: closed rounds and records too
+            self._rounds_sent, self._records_seq = 0, None
             self._wake.set()
 
     async def _send(self, client: Any, queue: asyncio.Queue[Any]) -> None:
@@ -211,7 +213,8 @@ class TournamentPublisher:
     async def _publish_state(self, client: Any) -> None:
         """The retained standing, once the events it counts are out (so the hub sees no false gap)."""
         state = self.controller.state
-        if self._state_sent == state.seq or state.seq > self._position:
+        owed = self._rounds_sent < len(state.rounds) or self._records_seq is None  # e.g. asked again by the hub
+        if (self._state_sent == state.seq and not owed) or state.seq > self._position:
             return
         if time.monotonic() - self._state_at < POLL_S:
             return  # a burst of events: the next look (within POLL_S) sends the standing once

@@ -238,7 +238,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         if round_no is None or round_no == controller.state.round:
             return views.public()["scoresheet"]
         try:
-            return {**sheet(controller.state, round_no), "round": round_no}
+            return sheet(controller.state, round_no)
         except RoundError as exc:
             raise HTTPException(404, detail=str(exc)) from None
 
@@ -249,7 +249,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.get("/api/scoresheet.csv", summary="The score sheet as CSV")
     async def scoresheet_csv(round: int | None = RoundQuery) -> Response:
         sheet = _sheet(round)
-        name = f"scoresheet-round{sheet['round']}.csv" if sheet.get("round", 1) != 1 else "scoresheet.csv"
+        several = controller.state.round != 1 or controller.state.rounds  # name the round once there are two
+        name = f"scoresheet-round{sheet['round']}.csv" if several else "scoresheet.csv"
         return Response(to_csv(sheet), media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

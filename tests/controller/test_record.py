@@ -90,7 +90,7 @@ def _store(tmp_path: Path) -> Path:
 def test_tablectl_record_reads_the_tables_log(tmp_path: Path, capsys: Any) -> None:
     data = _store(tmp_path)
     assert main(["record", "--data-dir", str(data), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"hands": [1, 2]}
+    assert json.loads(capsys.readouterr().out) == {"round": 1, "rounds": [1], "hands": [1, 2]}
     assert main(["record", "--data-dir", str(data), "--hand", "1"]) == 0
     assert "和牌：南家" in capsys.readouterr().out
     assert main(["record", "--data-dir", str(data), "--hand", "1", "--json", "--referee"]) == 0

@@ -348,3 +348,88 @@ async def test_the_hub_keeps_each_hands_public_record(tmp_path: Path, broker: Br
     finally:
         await t1.stop()
         await hub.stop()
+
+
+def _new_round(service: TableService, number: int, names: list[str]) -> None:
+    service.controller.referee_action("referee.round_start", {
+        "round": number, "players": {str(i + 1): n for i, n in enumerate(names)}}, by="referee")
+
+
+async def test_standings_add_up_every_round_and_a_late_hub_still_gets_the_closed_ones(
+        tmp_path: Path, broker: Broker) -> None:
+    """Two tables play round 1, then round 2 with the players re-seated. The hub starts only after
+    round 2 began: it asks the tables for their logs again and receives each closed round's final
+    standing and records with them. A player's 标准分 and points are the sum over the rounds."""
+    t1 = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"], seed=1)
+    t2 = await _table(tmp_path, broker.url, "t2", ["戊", "己", "庚", "辛"], seed=2)
+    hub = None
+    try:
+        await t1.controller.start_hand(by="operator")  # round 1, hand 1 at t1: 北 (chair 4, 丁) wins
+        t1.controller.referee_action("referee.win_read", {"hand": WIN_HAND}, by="referee")
+        t1.controller.referee_action("referee.win_confirm", {}, by="referee")
+        await t1.controller.end_hand(by="operator", result="win")
+        _penalty(t2, "E", "N", 20)  # round 1 at t2: 戊 pays 辛 20
+        round1 = {"t1": compute(t1.controller.state), "t2": compute(t2.controller.state)}
+        _new_round(t1, 2, ["甲", "戊", "乙", "己"])
+        _new_round(t2, 2, ["丙", "庚", "丁", "辛"])
+        _penalty(t1, "S", "E", 10)  # round 2 at t1: chair 2 (戊) pays chair 1 (甲) 10
+        _penalty(t2, "W", "N", 30)  # round 2 at t2: chair 3 (丁) pays chair 4 (辛) 30
+        # both tables sent everything, round 1's final standing with it, while no hub listened
+        await until(lambda: all(t.publisher.health()["backlog"] == 0 and t.publisher._rounds_sent == 1
+                                and t.publisher._state_sent == t.controller.state.seq for t in (t1, t2)),
+                    10, "the tables to send round 1 to an empty broker")
+
+        hub = await _hub(tmp_path, broker)
+        await until(lambda: _in_step(hub, t1, "t1") and _in_step(hub, t2, "t2")
+                    and all(sorted(hub.hub.tables[t].states) == [1, 2] for t in ("t1", "t2"))
+                    and hub.hub.tables["t1"].records(1), 15, "the hub to catch up with both rounds")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            body = (await http.get("/api/standings")).json()
+            one = await http.get("/api/tables/t1/hands/1/record", params={"round": 1})
+            none_yet = await http.get("/api/tables/t1/hands/1/record", params={"round": 2})
+        players = {p["name"]: p for p in body["players"]}
+        r1 = {name: (sheet["totals"][pos], sheet["table_points"][pos])
+              for sheet in round1.values() for pos, name in sheet["players"].items()}
+        r2 = {"甲": 10, "戊": -10, "乙": 0, "己": 0, "丙": 0, "庚": 0, "丁": -30, "辛": 30}
+        for name, p in players.items():
+            assert p["points"] == r1[name][0] + r2[name], name
+            assert [t["round"] for t in p["tables"]] == [1, 2] and p["tables"][0]["final"]
+        assert players["丁"]["tables"][0]["table_id"] == "t1" and players["丁"]["tables"][1]["table_id"] == "t2"
+        # round 2's 标准分 at t1: 甲 first (4), 乙 and 己 share 2nd/3rd, 戊 last
+        assert players["甲"]["table_points"] == r1["甲"][1] + 4
+        assert {t["table_id"]: t["round"] for t in body["tables"]} == {"t1": 2, "t2": 2}
+        assert one.status_code == 200 and one.json()["round"] == 1 and one.json()["wins"][0]["seat"] == "N"
+        assert none_yet.status_code == 404
+    finally:
+        await t1.stop()
+        await t2.stop()
+        if hub is not None:
+            await hub.stop()
+
+
+def test_a_hub_file_from_before_rounds_opens_as_round_1(tmp_path: Path) -> None:
+    """Hub files written before rounds held one standing and records by hand: kept, as round 1's."""
+    from table_controller.tournament.hub import TableLog
+
+    path = tmp_path / "t1.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL,"
+               " payload TEXT NOT NULL, received REAL NOT NULL)")
+    db.execute("CREATE TABLE records (hand_no INTEGER PRIMARY KEY, seq INTEGER NOT NULL, record TEXT NOT NULL,"
+               " received REAL NOT NULL)")
+    payload = {"seq": 7, "table_name": "t1号桌", "players": {"1": "甲"}, "totals": {"1": 5}}
+    db.execute("INSERT INTO state VALUES (1, 7, ?, 100.0)", (json.dumps(payload),))
+    db.execute("INSERT INTO records VALUES (1, 7, ?, 100.0)", (json.dumps({"hand_no": 1, "view": "public"}),))
+    db.commit()
+    db.close()
+    log = TableLog(path, "t1")
+    try:
+        assert log.states == {1: payload} and log.state == payload and log.state_received == 100.0
+        assert log.records() == log.records(1) == [{"hand_no": 1, "view": "public"}] and log.records(2) == []
+    finally:
+        log.close()
+    again = TableLog(path, "t1")  # opened again: migrated once, nothing doubled
+    try:
+        assert again.states == {1: payload} and len(again.records()) == 1
+    finally:
+        again.close()

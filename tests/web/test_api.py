@@ -77,6 +77,8 @@ ACTIONS = [
     # 查叫 while the hand is in play (and in MCR, which has none): a reason, nothing logged
     ("/api/referee/exhaustive", {"hands": {"E": {"concealed": "123456789m 1112p"}}}, "referee", None, 409),
     ("/api/referee/exhaustive/camera", {}, "referee", None, 409),
+    # a new round while hand 1 is in play: a reason, nothing changed
+    ("/api/referee/round", {"round": 2, "players": {"1": "戊", "2": "己", "3": "庚", "4": "辛"}}, "referee", None, 409),
 ]
 ROLES = {"viewer": None, "operator": OPERATOR, "referee": REFEREE}
 RANK = ["viewer", "operator", "referee"]
@@ -152,7 +154,8 @@ def test_bad_requests_say_what_is_wrong(client: TestClient) -> None:
 
 ENDPOINTS = ["/api/referee/penalty", "/api/referee/win", "/api/referee/undo", "/api/referee/session/start",
              "/api/play", "/api/hand/end", "/api/referee/win/confirm", "/api/referee/exhaustive",
-             "/api/referee/exhaustive/camera", "/api/referee/win/camera", "/api/referee/camera/confirm", "/api/dice"]
+             "/api/referee/exhaustive/camera", "/api/referee/win/camera", "/api/referee/camera/confirm", "/api/dice",
+             "/api/referee/round"]
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8)
                            | st.sampled_from(["E", "S", "1m", "late_5", "discard", "pung", "exposed_other", "missing",
                                              "m", "z"]),
@@ -181,6 +184,41 @@ def test_no_record_request_gets_a_500(client: TestClient, hand: Any, fmt: str) -
     for path in (f"/api/hands/{hand}/record", f"/api/referee/hands/{hand}/record"):
         r = client.get(path, params={"format": fmt}, headers=bearer(REFEREE))
         assert r.status_code < 500, (path, r.text)
+        r = client.get(path, params={"format": "json", "round": hand}, headers=bearer(REFEREE))
+        assert r.status_code < 500, (path, r.text)
+    for path in ("/api/scoresheet", "/api/scoresheet.csv", "/api/records"):
+        r = client.get(path, params={"round": hand})
+        assert r.status_code < 500, (path, r.text)
+
+
+def test_rounds_over_the_api_the_closed_one_stays_readable(client: TestClient) -> None:
+    """Hand 1 ends with a penalty on it; the referee starts round 2: the score sheet, its CSV and the
+    records answer for either round, and a round the table never played is a 404 that says so."""
+    assert client.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"}, headers=bearer(REFEREE)).status_code == 200
+    assert client.post("/api/hand/end", json={"result": "draw"}, headers=bearer(OPERATOR)).status_code == 200
+    body = {"round": 2, "players": {"1": "戊", "2": "己", "3": "庚", "4": "辛"}, "player_ids": {"1": "B101"}}
+    assert client.post("/api/referee/round", json=body, headers=bearer(OPERATOR)).status_code == 403
+    bad = client.post("/api/referee/round", json={**body, "players": {"1": "戊"}}, headers=bearer(REFEREE))
+    assert bad.status_code == 422 and "缺 2、3、4 号位" in bad.json()["detail"]
+    assert client.post("/api/referee/round", json=body, headers=bearer(REFEREE)).status_code == 200
+    rounds = client.get("/api/rounds").json()
+    assert [(r["round"], r["final"]) for r in rounds] == [(1, True), (2, False)]
+    assert rounds[0]["totals"]["2"] == -10 and rounds[1]["players"]["1"] == "戊"
+    now = client.get("/api/scoresheet").json()
+    assert now["rows"] == [] and now["players"]["1"] == "戊"
+    closed = client.get("/api/scoresheet", params={"round": 1}).json()
+    assert closed["final"] and closed["round"] == 1 and closed["totals"]["2"] == -10
+    csv = client.get("/api/scoresheet.csv", params={"round": 1})
+    assert csv.status_code == 200 and "round1" in csv.headers["content-disposition"] and "最终" in csv.text
+    assert "戊" not in csv.text  # round 1's sheet is under round 1's players
+    rec = client.get("/api/hands/1/record", params={"round": 1})
+    assert rec.status_code == 200 and rec.json()["round"] == 1
+    assert client.get("/api/hands/1/record").status_code == 404  # round 2 has no hand yet
+    every = client.get("/api/records", params={"all": "true"}).json()
+    assert [(r["round"], r["hand_no"]) for r in every] == [(1, 1)]
+    missing = client.get("/api/scoresheet", params={"round": 7})
+    assert missing.status_code == 404 and "no round 7" in missing.json()["detail"]
+    assert client.get("/api/records", params={"round": 7}).status_code == 404
 
 
 def test_scoresheet_json_and_csv(client: TestClient) -> None:

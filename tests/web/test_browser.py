@@ -756,3 +756,31 @@ async def test_the_operator_keys_a_riichi_on_the_table_page(tmp_path: Path, brow
         await _until(lambda: "E" in svc.controller.state.hand["riichi"])
         await viewer.wait_for_selector('[data-testid="riichi-E"]')
         assert await viewer.inner_text('[data-testid="riichi-E"]') == "立直"
+
+
+async def test_the_referee_starts_the_next_round_on_the_score_sheet_page_and_can_still_read_the_last(
+        service: TableService, browser: Any) -> None:
+    """A penalty in round 1, then the referee keys round 2's players on the score sheet page: the
+    sheet starts empty under their names, and the round selector shows round 1 as it was closed."""
+    async with _http(service) as http:
+        r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"}, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+    round1 = service.controller.state.to_json()["players"]
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    form = '[data-testid="round-form"]'
+    assert await page.input_value(f"{form} input[name=round]") == "2"  # round 1 has a penalty: the next
+    for chair, (name, pid) in enumerate((("戊", "B101"), ("己", ""), ("庚", "B103"), ("辛", "")), start=1):
+        await page.fill(f"{form} input[name=p{chair}]", name)
+        await page.fill(f"{form} input[name=id{chair}]", pid)
+    await page.click(f"{form} button[type=submit]")
+    await _until(lambda: service.controller.state.round == 2)
+    state = service.controller.state
+    assert state.players == {1: "戊", 2: "己", 3: "庚", 4: "辛"} and state.player_ids == {1: "B101", 3: "B103"}
+    await page.wait_for_function("document.querySelector('#sheet-head').textContent.includes('戊')")
+    assert await page.inner_text('[data-testid="total-2"]') == "0"
+    assert "第 2 轮" in await page.inner_text("#sheet-round option:checked")
+    await page.select_option('[data-testid="sheet-round"]', "1")
+    await page.wait_for_function(f"document.querySelector('#sheet-head').textContent.includes({json.dumps(round1['2'])})")
+    assert await page.inner_text('[data-testid="total-2"]') == "-10"  # 迟到 5 分钟: 10 (seed 000)
+    assert "round=1" in (await page.get_attribute("#csv", "href"))
+    assert "最终" in await page.inner_text("#sheet-foot")  # a closed round's 标准分 are final

@@ -30,7 +30,9 @@ const I18N = {
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
-        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", record: "本盘牌谱", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
+        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", record: "本盘牌谱", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
+                 closed: "已结束", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
+                 newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
         dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
@@ -77,7 +79,9 @@ const I18N = {
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
-        sheet: { title: "Score sheet", csv: "Export CSV", record: "this hand's record", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
+        sheet: { title: "Score sheet", csv: "Export CSV", record: "this hand's record", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
+                 closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
+                 newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
         ok: "✓ recorded", needRef: "needs the referee role" ,
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
@@ -482,14 +486,37 @@ function renderActions() {
 }
 
 // ---- score sheet ------------------------------------------------------------------------------
+// The round shown: null follows the round being played (live); a closed round is fetched once.
+let sheetRound = null;
+let closedSheet = null;
+
+function renderRounds() {
+  const rounds = state.rounds || [];
+  const sel = $("sheet-round");
+  const want = String(sheetRound ?? state.round);
+  sel.innerHTML = rounds.map((r) => `<option value="${r.round}">${esc(t("sheet.roundOpt", { n: r.round }))} · ${
+    esc(r.final ? t("sheet.closed") : t("sheet.playing"))}</option>`).join("");
+  sel.value = want;
+  const q = sheetRound ? `round=${sheetRound}` : "";
+  $("csv").href = "/api/scoresheet.csv" + (q ? "?" + q : "");
+  $("records").href = "/api/records?format=text" + (q ? "&" + q : "");
+  const form = $("round-form");
+  if (document.activeElement === null || !form.contains(document.activeElement)) {
+    const empty = !(state.scoresheet && state.scoresheet.rows.length);
+    form.round.value = empty ? state.round : state.round + 1;  // an empty round is corrected, else the next
+  }
+}
+
 function renderSheet() {
-  const sheet = state.scoresheet;
+  renderRounds();
+  const sheet = sheetRound && sheetRound !== state.round ? closedSheet : state.scoresheet;
   if (!sheet) return;
+  const roundQ = sheetRound && sheetRound !== state.round ? `&round=${sheetRound}` : "";
   const P = ["1", "2", "3", "4"];
   $("sheet-head").innerHTML = `<tr><th>${t("sheet.hand")}</th><th>${t("sheet.round")}</th><th>${t("sheet.dealer")}</th><th>${t("sheet.result")}</th><th>${t("sheet.fan")}</th>${
     P.map((p) => `<th>${esc(sheet.players[p])}</th>`).join("")}</tr>`;
   $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no
-    ? `<a href="/api/hands/${r.hand_no}/record?format=text" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
+    ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
     <td>${r.dealer_position ? esc(sheet.players[String(r.dealer_position)]) : ""}</td>
     <td>${esc(r.result_zh)}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
@@ -512,7 +539,9 @@ function render() {
   link.textContent = state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
   link.className = "badge " + (state.link.up ? "up" : "down");
   $("phase").textContent = lang === "zh" ? state.phase_zh : state.phase;
-  $("hand-no").textContent = state.hand ? t("round", { w: t("seat." + state.hand.prevalent_wind) }) + " · " + t("hand", { n: state.hand.hand_no })
+  // a table playing a tournament's second round (or later) says which round the hand is of
+  const roundTag = (state.rounds || []).length > 1 ? t("sheet.roundOpt", { n: state.round }) + " · " : "";
+  $("hand-no").textContent = state.hand ? roundTag + t("round", { w: t("seat." + state.hand.prevalent_wind) }) + " · " + t("hand", { n: state.hand.hand_no })
     + (state.hand.double ? " · " + t("double") : "") : "";
   if (page === "table" || page === "public") {
     renderWall(state.hand);
@@ -834,6 +863,29 @@ $("exhaustive-form").addEventListener("submit", (e) => {
 });
 $("exhaustive-camera").addEventListener("click", () => act("/api/referee/exhaustive/camera"));
 $("session-start").addEventListener("click", () => act("/api/referee/session/start"));
+$("sheet-round").addEventListener("change", async (e) => {
+  const n = Number(e.target.value);
+  sheetRound = n === state.round ? null : n;
+  closedSheet = null;
+  if (sheetRound) {
+    const res = await fetch(`/api/scoresheet?round=${n}`, { cache: "no-store" });
+    if (res.ok) closedSheet = await res.json();
+  }
+  renderSheet();
+});
+$("round-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  const players = {}, player_ids = {};
+  ["1", "2", "3", "4"].forEach((p) => {
+    players[p] = f["p" + p].value.trim();
+    if (f["id" + p].value.trim()) player_ids[p] = f["id" + p].value.trim();
+  });
+  if (await act("/api/referee/round", { round: Number(f.round.value), players, player_ids })) {
+    sheetRound = null;
+    f.reset();
+  }
+});
 $("session-end").addEventListener("click", () => act("/api/referee/session/end"));
 
 renderStatic();
