@@ -45,11 +45,16 @@ FOUND_PX = 16.0
 LOST_STEPS = 20
 
 
+def _key(hand: dict[str, Any]) -> tuple[int, int]:
+    return int(hand.get("round", 1)), int(hand.get("hand_no", 0))
+
+
 @dataclass
 class CameraRecord:
     """The tiles lying in each seat's areas this hand, as the camera sees them."""
 
-    hand_no: int | None = None
+    #: the hand watched, as (round, hand_no): hand numbers start again each round (轮次)
+    hand_key: tuple[int, int] | None = None
     #: (area, wind) -> track -> kind, in the order the tiles appeared; None until sure
     lying: dict[tuple[str, str], dict[int, str | None]] = field(default_factory=dict)
     #: tracks already in the record (recorded by the camera, keyed, or seen before)
@@ -76,8 +81,8 @@ class CameraRecord:
         self.changed = set()
         if hand is None:  # an ended hand is still watched: hands laid down at 荒牌 are read for 查叫
             return
-        if hand.get("hand_no") != self.hand_no:
-            self.hand_no, self.lying, self.accounted, self.lost = hand.get("hand_no"), {}, set(), {}
+        if _key(hand) != self.hand_key:
+            self.hand_key, self.lying, self.accounted, self.lost = _key(hand), {}, set(), {}
             self.claimed, self.refusals, self.claims_known = set(), {}, {}
         self._sync_claims(hand)
         self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
@@ -106,7 +111,7 @@ class CameraRecord:
 
     def plays(self, hand: dict[str, Any] | None, area: str) -> list[Play]:
         """What to record in `area` of every seat so that the record holds what lies there."""
-        if hand is None or hand.get("ended") or hand.get("hand_no") != self.hand_no:
+        if hand is None or hand.get("ended") or _key(hand) != self.hand_key:
             return []
         out: list[Play] = []
         self.proposed = []
@@ -204,7 +209,7 @@ class CameraRecord:
         """(tiles, unsure): the face-up tiles lying in front of `wind` (its flower and meld
         areas) that are not its recorded melds or flowers, and how many more lie there that the
         camera is not sure of (the referee rules on them, or corrects the read)."""
-        if hand is None or hand.get("hand_no") != self.hand_no:
+        if hand is None or _key(hand) != self.hand_key:
             return [], 0
         lying = [k for area in ("meld", "flower") for k in self.lying.get((area, wind), {}).values()]
         faces = Counter(k for k in lying if k is not None and k != BACK and not is_flower(k))

@@ -266,6 +266,7 @@ def apply(state: TableState, ev: Event) -> TableState:
             **_empty_play(),
             "seats": d.get("seats") or {w: (i + d.get("dealer_position", 1) - 1) % 4 + 1 for i, w in enumerate(SEATS)},
             "hand_no": d["hand_no"],
+            "round": s.round,
             "ruleset": s.ruleset,
             "dealer_position": d.get("dealer_position", 1),
             "double": bool(d.get("double", False)),

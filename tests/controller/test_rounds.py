@@ -146,3 +146,22 @@ def test_tablectl_record_reads_either_round(tmp_path: Path, capsys: Any) -> None
     assert [(r["round"], r["hand_no"]) for r in json.loads(capsys.readouterr().out)] == [(1, 1), (1, 2), (2, 1)]
     assert main(["record", "--data-dir", str(tmp_path), "--round", "4", "--hand", "1"]) == 2
     assert "no round 4" in capsys.readouterr().err
+
+
+def test_the_cameras_record_starts_again_with_round_2s_hand_1() -> None:
+    """Hand numbers start again each round: the camera's picture of the felt is that hand's, so
+    round 2's hand 1 must not inherit round 1's hand 1 (tiles lying, tracks accounted)."""
+    from table_controller.camera_record import CameraRecord
+
+    log = _session()
+    log.add("operator", "operator.hand_end", {"hand_no": 2, "result": "draw"})
+    log.ref("referee.round_start", round=2, players=ROUND_2)
+    log.start(hand_no=1, dealer=1)
+    hand_2_1 = log.state().hand
+    assert (hand_2_1["round"], hand_2_1["hand_no"]) == (2, 1)
+    hand_1_1 = {**hand_2_1, "round": 1}
+    rec = CameraRecord()
+    rec.see(hand_1_1, [{"event": "appeared", "zone": "discard:E", "kind": "9s", "track": 7, "at": [10, 10]}])
+    assert rec.lying and rec.hand_key == (1, 1)
+    rec.see(hand_2_1, [])
+    assert rec.hand_key == (2, 1) and rec.lying == {} and rec.accounted == set()
