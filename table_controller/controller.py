@@ -266,22 +266,28 @@ class Controller:
     # -- actions ---------------------------------------------------------------------------------
     async def start_hand(self, by: str) -> Event:
         """Start the next hand: record it, set the tile count, shuffle and build."""
+        prev = self.state.hand
+        if prev is None or prev.get("ended"):
+            self._coming()  # the session's hands all played: said before anything else
         if self.table is None or not self.state.link.get("up"):
             raise ActionError("牌桌未连接，无法开始新一盘")
         from table_controller.rules import load_ruleset
 
         rs = load_ruleset(self.state.ruleset)
-        prev = self.state.hand
         hand_no = self.state.hands_played + 1 if prev is None or prev.get("ended") else prev["hand_no"] + 1
         if prev is not None and not prev.get("ended"):
             self.accept("operator", "operator.hand_end", {"hand_no": prev["hand_no"], "by": by, "result": "abandoned"})
             hand_no = self.state.hands_played + 1
-        dealer_position, prevalent, double = self._next_dealer(rs.id, hand_no)
+        places = self._coming()
+        dealer_position, prevalent, double = places.dealer_position, places.prevalent, places.double
         ev = self.accept("operator", "operator.hand_start", {
             "hand_no": hand_no, "by": by, "ruleset": rs.id,
             "dealer_position": dealer_position, "prevalent_wind": prevalent,
             "wall_lengths": _wall_lengths(self.table, self.config.table.tile_count or rs.tiles, dealer_position),
-            "seats": {seat_of_position(p, dealer_position): p for p in (1, 2, 3, 4)},
+            # wind -> the player holding it (抽签号位: moved by 换位); the chair is dealer_position's
+            "seats": places.seats(),
+            **({"seating": {str(c): p for c, p in enumerate(places.seating, start=1)}}
+               if places.seating != (1, 2, 3, 4) else {}),
             "table_dice": _table_dice(self.table),
             **({"double": True} if double else {}),
         })
@@ -299,22 +305,15 @@ class Controller:
         # building / raising: the walls go up when the table reports "ready" (see _on_phase)
         return ev
 
-    def _next_dealer(self, ruleset: str, hand_no: int) -> tuple[int, str, bool]:
-        """Who deals the coming hand and the round's wind, by the ruleset's session rules (轮庄,
-        连庄 and 倍打, 四川's first winner) over the hands played and the wins the referee confirmed."""
-        from table_controller.hand.match import MatchRules, next_hand, start
-        from table_controller.referee import exhaustive, winners
-        from table_controller.scoring import ScoringError
+    def _coming(self) -> Any:
+        """The coming hand's places (`seating.coming`); ActionError once the session's hands are played."""
+        from table_controller.seating import coming
 
-        try:
-            m = start(MatchRules.for_ruleset(ruleset))
-            for h in self.state.hands:
-                ready = sorted((exhaustive(self.state.actions, h["hand_no"]) or {}).get("ready", {}))
-                m, _ = next_hand(m, winners(self.state.actions, h["hand_no"]), ready=ready)
-            return m.dealer_position, m.prevalent, m.double
-        except (ScoringError, ValueError):
-            # a ruleset without session rules: the deal passes every hand, a round every four
-            return (hand_no - 1) % 4 + 1, SEATS[((hand_no - 1) // 4) % 4], False
+        places = coming(self.state.ruleset, self.state.hands, self.state.actions)
+        if places.over:
+            raise ActionError(f"本局 {places.hands_per_session or len(self.state.hands)} 盘已打完，比赛结束：请裁判在成绩表页"
+                              f"开始新一轮 / the session's hands are played: the referee starts the next round")
+        return places
 
     async def end_hand(self, by: str, result: str = "draw") -> Event:
         hand = self.state.hand

@@ -321,13 +321,32 @@ def declare_win(controller: Controller, read: dict[str, Any]) -> bool:
     return True
 
 
+def start_next_round(controller: Controller) -> bool:
+    """Once the session's hands are played (MCR's 16), the demo's referee starts the next round
+    (轮次) with the same four players, each moved one chair on, as a tournament re-seats them.
+    True when it did."""
+    from table_controller.seating import coming
+
+    s = controller.state
+    if s.hand is not None and not s.hand.get("ended") or not coming(s.ruleset, s.hands, s.actions).over:
+        return False
+    names = {p: s.players.get(p) or f"{p}号位" for p in (1, 2, 3, 4)}
+    controller.referee_action("referee.round_start", {
+        "round": s.round + 1, "players": {str(p % 4 + 1): names[p] for p in names},
+        "player_ids": {str(p % 4 + 1): s.player_ids[p] for p in names if s.player_ids.get(p)}},
+        by="demo", source="demo")
+    return True
+
+
 async def demo_loop(controller: Controller, sim: Any, seed: int, turn_seconds: float, pause_seconds: float,
                     felt: Any = None) -> None:
-    """Play hands until cancelled; a refused action (e.g. the link is down) waits and tries again."""
+    """Play hands until cancelled, round after round; a refused action (e.g. the link is down)
+    waits and tries again."""
     rng = random.Random(f"{seed}:players")
     while True:
         await controller._linked.wait()
         try:
+            start_next_round(controller)
             await play_one_hand(controller, sim, rng, turn_seconds, felt)
         except ActionError as exc:
             log.info("demo hand interrupted", extra={"reason": str(exc)})

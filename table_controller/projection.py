@@ -56,7 +56,23 @@ def _base(state: Any) -> dict[str, Any]:
     out["settles_draw"] = R.settles_draw(state.ruleset)
     out["referee_scored"] = referee_scored(state.ruleset)  # 裁判计分: the Win page asks for the points
     out["win_options"] = win_options(state.ruleset)  # what else only the referee can give a win read
+    out["next_hand"] = _next_hand(state)
     return out
+
+
+def _next_hand(state: Any) -> dict[str, Any] | None:
+    """Between hands: who deals the next, its round wind, the players' chairs and whether they
+    change (换位, the page tells the players to move), or that the session's hands are all played."""
+    from table_controller.seating import coming
+
+    if state.hand is not None and not state.hand.get("ended"):
+        return None
+    c = coming(state.ruleset, state.hands, state.actions)
+    seating = {str(chair): player for chair, player in enumerate(c.seating, start=1)}
+    before = (state.hands[-1].get("seating") if state.hands else None) or {str(p): p for p in (1, 2, 3, 4)}
+    moves = [[int(ch), before[ch], seating[ch]] for ch in sorted(seating) if before.get(ch) != seating[ch]]
+    return {"dealer_position": c.dealer_position, "prevalent": c.prevalent, "seating": seating,
+            "swap": moves, "over": c.over, "hands_per_session": c.hands_per_session}
 
 
 def _further_win_possible(state: Any, wins: list[dict[str, Any]]) -> bool:

@@ -85,8 +85,10 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
         "table_name": state.table_name,
         "prevalent_wind": hand.get("prevalent_wind", "E"),
         "dealer_position": hand.get("dealer_position"),
-        "seats": {w: {"chair": int(c), "player": state.players.get(int(c), f"{c}号位")}
-                  for w, c in (hand.get("seats") or {}).items()},
+        # the physical chair of each wind, and the player there (抽签号位; they differ after a 换位)
+        "seats": {w: {"chair": _chair(w, hand.get("dealer_position") or 1), "player_no": int(p),
+                      "player": state.players.get(int(p), f"{p}号位")}
+                  for w, p in (hand.get("seats") or {}).items()},
         "throws": [{"seat": t["seat"], "dice": list(t["dice"]), **({"keyed": True} if t.get("keyed") else {})}
                    for t in hand.get("throws", [])],
         "break": brk,
@@ -98,6 +100,10 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
         "lines": lines,
         "view": "referee" if referee else "public",
     }
+
+
+def _chair(wind: str, dealer_position: int) -> int:
+    return (int(dealer_position) - 1 + SEATS.index(wind)) % 4 + 1
 
 
 def session_records(events: Sequence[Event], *, referee: bool = False,

@@ -233,7 +233,8 @@ def _camera_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) 
 
 
 def position_deltas(hand: dict[str, Any], by_wind: dict[str, int]) -> dict[str, int]:
-    """Points per physical chair (1..4) from points per wind of this hand."""
+    """Points per player (抽签号位 1..4, the score sheet's columns) from points per wind of this
+    hand: `seats` name the player holding each wind (the physical chair until a 换位 moves them)."""
     seats = hand.get("seats") or {w: i + 1 for i, w in enumerate(SEATS)}
     return {str(seats[w]): int(v) for w, v in by_wind.items() if v}
 

@@ -1,7 +1,8 @@
 """The score sheet (比赛成绩记录表): each hand's points per player, running totals, 标准分, CSV.
 
 Computed from the folded state, never stored: a confirmed win or a penalty that is undone simply
-drops out. Points are per physical chair (1..4) because winds move from hand to hand.
+drops out. Points are per player, by the chair each drew (抽签号位 1..4), because winds move from hand to hand and
+players change chairs at a 换位 (`seating`).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def compute(state: Any) -> dict[str, Any]:
         rows.append(_row(h, wins, pens, exhaustive(actions, no), totals, sticks))
     final = _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
-    final = final or out_of_stacks
+    final = final or out_of_stacks or _hands_played(state)
     points = _ranks(totals, _table_points(state.ruleset))
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     return {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
@@ -171,6 +172,8 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
         totals[p] += points[p]
     result = "win" if wins else h.get("result", "draw")
     return {"hand_no": h["hand_no"], "prevalent_wind": h.get("prevalent_wind"), "dealer_position": h.get("dealer_position"),
+            # the dealer's player (抽签号位): after a 换位 not the chair's first player
+            "dealer": str(seats["E"]) if "E" in seats else None,
             "result": result, "result_zh": RESULT_ZH.get(result, "罚分"),
             "winner_position": won[0]["position"] if won else None,
             "fan_total": won[0]["fan_total"] if won else None, "wins": won, "win_points": win_pts,
@@ -183,6 +186,15 @@ def _ranks(totals: dict[str, int], ranks: tuple[float, ...]) -> dict[str, float]
     from table_controller.scoring.points import table_points
 
     return table_points(totals, ranks)
+
+
+def _hands_played(state: Any) -> bool:
+    """The session's hands are all played (MCR's 16): its 标准分 are final."""
+    from table_controller.seating import coming
+
+    if state.hand is not None and not state.hand.get("ended"):
+        return False
+    return coming(state.ruleset, state.hands, state.actions).over
 
 
 def _session_over(state: Any) -> bool:
@@ -205,7 +217,7 @@ def to_csv(sheet: dict[str, Any]) -> str:
     w.writerow(["盘", "圈风", "庄家", "结果", "番", *[f"{n} 本盘" for n in names], *[f"{n} 累计" for n in names]])
     for r in sheet["rows"]:
         w.writerow([r["hand_no"], WIND_ZH.get(r["prevalent_wind"] or "", ""),
-                    sheet["players"].get(str(r["dealer_position"]), "") if r["dealer_position"] else "",
+                    sheet["players"].get(str(r.get("dealer") or r["dealer_position"]), "") if r["dealer_position"] else "",
                     r["result_zh"] + _winners_zh(sheet, r), " / ".join(str(w["fan_total"]) for w in r.get("wins", [])),
                     *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])
     w.writerow(["合计", "", "", "", "", *[sheet["totals"][p] for p in POSITIONS], "", "", "", ""])

@@ -267,6 +267,8 @@ def apply(state: TableState, ev: Event) -> TableState:
             "seats": d.get("seats") or {w: (i + d.get("dealer_position", 1) - 1) % 4 + 1 for i, w in enumerate(SEATS)},
             "hand_no": d["hand_no"],
             "round": s.round,
+            # the player (抽签号位) in chairs "1".."4" after any 换位; `seats` name the players by wind
+            "seating": dict(d.get("seating") or {str(c): c for c in (1, 2, 3, 4)}),
             "ruleset": s.ruleset,
             "dealer_position": d.get("dealer_position", 1),
             "double": bool(d.get("double", False)),
@@ -297,6 +299,7 @@ def apply(state: TableState, ev: Event) -> TableState:
         s.hands_played += 1
         s.hands = s.hands + [{"hand_no": s.hand["hand_no"], "dealer_position": s.hand["dealer_position"],
                               "prevalent_wind": s.hand["prevalent_wind"], "seats": dict(s.hand["seats"]),
+                              "seating": dict(s.hand.get("seating") or {}),
                               "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq,
                               "kong_payments": list(s.hand.get("kong_payments", [])),
                               "chase_payments": list(s.hand.get("chase_payments", [])),

@@ -1,6 +1,8 @@
 """A session's structure: hands, rounds (圈) and 局, who deals next (轮庄, 连庄), 倍打 and 荒庄.
 
-Positions 1..4 are the physical chairs, fixed for the session; the winds (seats) move over them.
+Positions 1..4 are the physical chairs; the winds (seats) move over them. Players are known by the
+chair they drew (抽签号位 1..4, the score sheet's columns); they sit there until a 换位 (seat swap)
+moves them, so `seating` says which player sits in each chair.
 Pure: `next_hand(match, outcome) -> (match, notes)`, the rules from the ruleset's `[match]` table.
 """
 
@@ -24,7 +26,11 @@ class MatchRules:
     continue_on_draw: bool = False      # the dealer keeps the deal on 荒庄
     continue_if_ready: bool = False     # ... only when ready (riichi 听牌连庄), as the 查叫 ruling says
     double_on_continue: bool = False    # 竞技 倍打 while the dealer keeps the deal
-    seat_swap_before_round: str | None = None
+    #: the rounds (圈风) before which the players change chairs (MCR: "W", midway)
+    seat_swap_before_round: tuple[str, ...] = ()
+    #: the chairs whose players change places at the first, second, ... swap (seed 000 四.6:
+    #: 第一次换位是东南（1号2号位）互换，西北（3号4号位）互换，第二次换位是东西（1号3号位）互换，南北（2号4号位）互换)
+    seat_swaps: tuple[tuple[tuple[int, int], ...], ...] = (((1, 2), (3, 4)), ((1, 3), (2, 4)))
     next_dealer: str = "rotate"         # "rotate" or "first_winner" (四川: 首先和牌者坐庄)
 
     @classmethod
@@ -36,7 +42,8 @@ class MatchRules:
                    continue_on_draw=bool(table.get("continue_on_draw", False)),
                    continue_if_ready=bool(table.get("continue_if_ready", False)),
                    double_on_continue=bool(table.get("double_on_continue", False)),
-                   seat_swap_before_round=table.get("seat_swap_before_round"),
+                   seat_swap_before_round=_winds(table.get("seat_swap_before_round")),
+                   seat_swaps=_swaps(table.get("seat_swaps")) or cls.seat_swaps,
                    next_dealer=str(table.get("next_dealer", "rotate")))
 
     @classmethod
@@ -58,7 +65,10 @@ class MatchState:
     dealer_streak: int = 0
     over: bool = False
     history: tuple[dict[str, Any], ...] = field(default=())
-    scores: tuple[int, int, int, int] = (0, 0, 0, 0)   # running 比赛分 by chair 1..4
+    scores: tuple[int, int, int, int] = (0, 0, 0, 0)   # running 比赛分 by player (抽签号位 1..4)
+    #: the player (抽签号位) sitting in chairs 1..4; changed by each 换位
+    seating: tuple[int, int, int, int] = (1, 2, 3, 4)
+    swaps: int = 0
 
     @property
     def prevalent(self) -> str:
@@ -76,6 +86,30 @@ class MatchState:
 
     def position_of(self, seat: str) -> int:
         return (self.dealer_position - 1 + T.SEATS.index(seat)) % 4 + 1
+
+    def player_of(self, seat: str) -> int:
+        """The player (抽签号位) holding `seat` in the coming hand."""
+        return self.seating[self.position_of(seat) - 1]
+
+
+def _winds(raw: Any) -> tuple[str, ...]:
+    if isinstance(raw, str):
+        return (raw,)
+    return tuple(str(w) for w in raw) if isinstance(raw, (list, tuple)) else ()
+
+
+def _swaps(raw: Any) -> tuple[tuple[tuple[int, int], ...], ...]:
+    if not isinstance(raw, (list, tuple)):
+        return ()
+    return tuple(tuple((int(a), int(b)) for a, b in swap) for swap in raw)
+
+
+def swapped(seating: tuple[int, int, int, int], pairs: Sequence[tuple[int, int]]) -> tuple[int, int, int, int]:
+    """The seating after the players of each pair of chairs change places."""
+    out = list(seating)
+    for a, b in pairs:
+        out[a - 1], out[b - 1] = out[b - 1], out[a - 1]
+    return (out[0], out[1], out[2], out[3])
 
 
 def start(rules: MatchRules, first_dealer: int = 1) -> MatchState:
@@ -111,7 +145,7 @@ def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | N
     for seat, amount in (payments or {}).items():
         if seat not in T.SEATS:
             raise IllegalAction("bad_seat", f"没有这个座位: {seat!r}")
-        scores[m.position_of(seat) - 1] += amount
+        scores[m.player_of(seat) - 1] += amount
     m = replace(m, scores=(scores[0], scores[1], scores[2], scores[3]))
     record = {"hand": played, "dealer": m.dealer_position, "prevalent": m.prevalent, "winners": list(winners)}
     if keep:
@@ -131,8 +165,11 @@ def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | N
                       dealer_streak=0, history=m.history + (record,))
         if passes_first and round_index < len(r.rounds):
             notes.append({"type": "new_round", "prevalent": new.prevalent})
-            if r.seat_swap_before_round and new.prevalent == r.seat_swap_before_round:
-                notes.append({"type": "seat_swap", "before_round": new.prevalent})
+            if new.prevalent in r.seat_swap_before_round and new.swaps < len(r.seat_swaps):
+                pairs = r.seat_swaps[new.swaps]
+                new = replace(new, seating=swapped(new.seating, pairs), swaps=new.swaps + 1)
+                notes.append({"type": "seat_swap", "before_round": new.prevalent,
+                              "pairs": [list(p) for p in pairs], "seating": list(new.seating)})
         if round_index >= len(r.rounds):
             new = replace(new, over=True)
     if r.hands_per_session and new.hands_played >= r.hands_per_session:
@@ -149,7 +186,7 @@ def _passes(old: int, new: int, first: int) -> bool:
 
 
 def standings(m: MatchState, ranks: tuple[float, ...] = (4, 2, 1, 0)) -> dict[int, float]:
-    """标准分 by chair from the running scores: 4/2/1/0 by rank, tied chairs sharing."""
+    """标准分 by player (抽签号位) from the running scores: 4/2/1/0 by rank, ties sharing."""
     from table_controller.scoring.points import table_points
 
     by_chair = {str(k + 1): v for k, v in enumerate(m.scores)}

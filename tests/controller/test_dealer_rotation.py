@@ -7,6 +7,7 @@ from typing import Any
 
 from table_controller.config import parse_config
 from table_controller.controller import Controller
+from table_controller.seating import coming
 from table_controller.store import EventStore
 
 WIN_BY_DEALER = {"seat_wind": "E", "prevalent_wind": "E", "melds": [],
@@ -25,8 +26,14 @@ def _controller(tmp_path: Path, ruleset: str) -> Controller:
     return c
 
 
+def _next(c: Controller) -> tuple[int, str, bool]:
+    """Who deals the coming hand, the round's wind, 倍打 (`seating.coming`, as `start_hand` uses it)."""
+    places = coming(c.state.ruleset, c.state.hands, c.state.actions)
+    return places.dealer_position, places.prevalent, places.double
+
+
 def _play_hand(c: Controller, hand_no: int, dealer_wins: bool) -> None:
-    dealer, prevalent, double = c._next_dealer(c.state.ruleset, hand_no)
+    dealer, prevalent, double = _next(c)
     seats = {w: (i + dealer - 1) % 4 + 1 for i, w in enumerate("ESWN")}
     c.accept("operator", "operator.hand_start", {"hand_no": hand_no, "ruleset": c.state.ruleset,
                                                  "dealer_position": dealer, "prevalent_wind": prevalent, "seats": seats})
@@ -38,20 +45,20 @@ def _play_hand(c: Controller, hand_no: int, dealer_wins: bool) -> None:
 
 def test_mcr_passes_the_deal_every_hand(tmp_path: Path) -> None:
     c = _controller(tmp_path, "mcr")
-    assert c._next_dealer("mcr", 1) == (1, "E", False)
+    assert _next(c) == (1, "E", False)
     _play_hand(c, 1, dealer_wins=True)  # no 连庄 in MCR
-    assert c._next_dealer("mcr", 2)[0] == 2
+    assert _next(c)[0] == 2
     for n in range(2, 5):
         _play_hand(c, n, dealer_wins=False)
-    assert c._next_dealer("mcr", 5) == (1, "S", False)  # the South round
+    assert _next(c) == (1, "S", False)  # the South round
 
 
 def test_jingji_dealer_keeps_the_deal_and_doubles(tmp_path: Path) -> None:
     c = _controller(tmp_path, "jingji")
     _play_hand(c, 1, dealer_wins=True)
-    assert c._next_dealer("jingji", 2) == (1, "E", True)  # 连庄, 倍打
+    assert _next(c) == (1, "E", True)  # 连庄, 倍打
     _play_hand(c, 2, dealer_wins=False)
-    assert c._next_dealer("jingji", 3)[:2] == (2, "E")
+    assert _next(c)[:2] == (2, "E")
 
 
 def test_hainan_keeps_the_dealer_on_a_dealers_win_and_on_a_draw_scored_by_the_referee(tmp_path: Path) -> None:
@@ -59,15 +66,15 @@ def test_hainan_keeps_the_dealer_on_a_dealers_win_and_on_a_draw_scored_by_the_re
     though the ruleset has no [scoring]."""
     c = _controller(tmp_path, "hainan")
     win = {**WIN_BY_DEALER, "options": {"points": 5}}
-    dealer, _, _ = c._next_dealer("hainan", 1)
+    dealer, _, _ = _next(c)
     c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "hainan", "dealer_position": dealer,
                                                  "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
     c.referee_action("referee.win_read", {"hand": win}, by="referee")
     c.referee_action("referee.win_confirm", {}, by="referee")
     c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
-    assert c._next_dealer("hainan", 2)[0] == 1
+    assert _next(c)[0] == 1
     _play_hand(c, 2, dealer_wins=False)
-    assert c._next_dealer("hainan", 3)[0] == 1  # 荒庄: 庄家继续坐庄
+    assert _next(c)[0] == 1  # 荒庄: 庄家继续坐庄
 
 
 def test_shanghai_the_winner_deals_next(tmp_path: Path) -> None:
@@ -79,7 +86,7 @@ def test_shanghai_the_winner_deals_next(tmp_path: Path) -> None:
     c.referee_action("referee.win_read", {"hand": win}, by="referee")
     c.referee_action("referee.win_confirm", {}, by="referee")
     c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
-    assert c._next_dealer("shanghai", 2)[0] == 3  # W sat in chair 3
+    assert _next(c)[0] == 3  # W sat in chair 3
 
 
 def test_riichi_a_ready_dealer_keeps_the_deal_at_a_draw(tmp_path: Path) -> None:
@@ -89,7 +96,7 @@ def test_riichi_a_ready_dealer_keeps_the_deal_at_a_draw(tmp_path: Path) -> None:
 
     c = _controller(tmp_path, "riichi")
     for hand_no, dealer_ready in ((1, True), (2, False)):
-        dealer, _, _ = c._next_dealer("riichi", hand_no)
+        dealer, _, _ = _next(c)
         seats = {w: (i + dealer - 1) % 4 + 1 for i, w in enumerate("ESWN")}
         c.accept("operator", "operator.hand_start", {"hand_no": hand_no, "ruleset": "riichi", "dealer_position": dealer,
                                                      "prevalent_wind": "E", "seats": seats})
@@ -97,4 +104,4 @@ def test_riichi_a_ready_dealer_keeps_the_deal_at_a_draw(tmp_path: Path) -> None:
         shown = parse_tiles("22444m333567p44s") if dealer_ready else parse_tiles("13579m2468p135s7z")
         c.referee_action("referee.exhaustive", {"hands": {"E": {"concealed": shown}, "S": {"concealed": []},
                                                           "W": {"concealed": []}, "N": {"concealed": []}}}, by="referee")
-        assert c._next_dealer("riichi", hand_no + 1)[0] == (1 if dealer_ready else 2), hand_no
+        assert _next(c)[0] == (1 if dealer_ready else 2), hand_no

@@ -52,7 +52,7 @@ def test_the_public_record_has_every_play_in_order_the_win_and_the_score_but_no_
     assert not any("五万" in t for t in texts)  # hand 2's play is not hand 1's
     assert [line.get("undone") for line in rec["lines"] if line["type"] == "referee.penalty"] == [True]
     assert [t["dice"] for t in rec["throws"]] == [[3, 4], [2, 5]] and rec["break"]
-    assert rec["seats"]["E"] == {"chair": 1, "player": "甲"}
+    assert rec["seats"]["E"] == {"chair": 1, "player_no": 1, "player": "甲"}
     (win,) = rec["wins"]
     assert win["seat"] == "S" and win["discarder"] == "E" and win["win_tile"] == "2p" and win["total"] > 0
     # MCR: the discarder pays the fans and 8, the others 8 each (S sits in chair 2, E in chair 1)

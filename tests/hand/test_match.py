@@ -21,6 +21,8 @@ def test_mcr_sixteen_hands_no_continuing_dealer_and_seat_swap() -> None:
     assert [n["prevalent"] for n in notes_all if n["type"] == "new_round"] == ["S", "W", "N"]
     swap = [i for i, n in enumerate(notes_all) if n["type"] == "seat_swap"]
     assert len(swap) == 1 and notes_all[swap[0] - 1] == {"type": "new_round", "prevalent": "W"}
+    # seed 000 四.6: 第一次换位是东南（1号2号位）互换，西北（3号4号位）互换
+    assert notes_all[swap[0]]["pairs"] == [[1, 2], [3, 4]] and m.seating == (2, 1, 4, 3) and m.swaps == 1
     assert notes_all[-1] == {"type": "session_over", "hands": 16}
     with pytest.raises(IllegalAction):
         next_hand(m, [])
@@ -62,3 +64,27 @@ def test_scores_follow_the_chairs_and_rank_into_table_points() -> None:
     m, _ = next_hand(m, ["S"], {"E": -8, "S": 56, "W": -24, "N": -24})  # now chair 3 is S
     assert m.scores == (-32, 32, 32, -32)
     assert standings(m) == {2: 3, 3: 3, 1: 0.5, 4: 0.5}
+
+
+def test_after_the_swap_a_seats_payments_go_to_the_player_now_in_its_chair() -> None:
+    """Scores are the players' (抽签号位), not the chairs': after the West round's 换位 the player
+    who drew chair 2 sits in chair 1, and E's winnings there are theirs."""
+    m = start(MatchRules.for_ruleset("mcr"))
+    for _ in range(8):
+        m, _ = next_hand(m, [])
+    assert m.prevalent == "W" and m.dealer_position == 1 and m.seating == (2, 1, 4, 3)
+    assert m.player_of("E") == 2 and m.player_of("S") == 1
+    m, _ = next_hand(m, ["E"], payments={"E": 24, "S": -8, "W": -8, "N": -8})
+    assert m.scores == (-8, 24, -8, -8)
+
+
+def test_a_second_swap_where_a_ruleset_asks_for_two() -> None:
+    """如有需要最多进行2次换位: the second is 1号3号位、2号4号位 (seed 000 四.6)."""
+    rules = MatchRules.from_table("mcr", {"hands_per_session": 16, "seat_swap_before_round": ["S", "W"]})
+    m = start(rules)
+    for _ in range(4):
+        m, _ = next_hand(m, [])
+    assert m.seating == (2, 1, 4, 3)
+    for _ in range(4):
+        m, _ = next_hand(m, [])
+    assert m.seating == (4, 3, 2, 1) and m.swaps == 2

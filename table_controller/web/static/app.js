@@ -30,6 +30,8 @@ const I18N = {
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
+        next: { over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
+                swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
         sheet: { title: "比赛成绩记录表", csv: "导出 CSV", record: "本盘牌谱", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
                  closed: "已结束", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
@@ -79,6 +81,9 @@ const I18N = {
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
+        next: { over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
+                overAny: "The session is over: the referee starts the next round on the Score sheet page.",
+                swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
         sheet: { title: "Score sheet", csv: "Export CSV", record: "this hand's record", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
@@ -274,7 +279,8 @@ function renderDiceForm(hand) {
 
 // ---- seats, discards, timers ------------------------------------------------------------------
 function seatsOf(s) {
-  // wind -> chair of this hand (before the first hand: chair 1 is E)
+  // wind -> the player holding it this hand (抽签号位: the chair drawn, until a 换位 moves them;
+  // before the first hand chair 1 is E)
   return (s.hand && s.hand.seats) || { E: 1, S: 2, W: 3, N: 4 };
 }
 function sealedFor(hand, w) {
@@ -411,6 +417,19 @@ function renderBanner() {
       <div class="win-pay">${SEATS.map((w) => { const v = (r.payments || {})[w] || 0; return `<span class="${v > 0 ? "plus" : v < 0 ? "minus" : ""}">${t("seat." + w)} ${v > 0 ? "+" : ""}${v}</span>`; }).join("")}</div>`
       : `<div>${t("win.invalid", { r: "" })}</div>`);
 }
+function renderNextNotice() {
+  // Between hands: the session is over (start the next round), or the players change chairs (换位)
+  const box = $("next-notice");
+  const next = state.next_hand;
+  let text = "";
+  if (next && next.over) text = next.hands_per_session ? t("next.over", { n: next.hands_per_session }) : t("next.overAny");
+  else if (next && next.swap && next.swap.length) {
+    const moves = next.swap.map(([chair, , player]) => t("next.move", { who: state.players[String(player)] || t("pos", { n: player }), chair }));
+    text = t("next.swap", { moves: moves.join(lang === "zh" ? "，" : ", ") });
+  }
+  box.textContent = text;
+  box.hidden = !text;
+}
 function fillWinForm(h) {
   const f = $("win-form");
   f.dataset.filled = "1";
@@ -517,7 +536,7 @@ function renderSheet() {
     P.map((p) => `<th>${esc(sheet.players[p])}</th>`).join("")}</tr>`;
   $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no
     ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
-    <td>${r.dealer_position ? esc(sheet.players[String(r.dealer_position)]) : ""}</td>
+    <td>${r.dealer_position ? esc(sheet.players[String(r.dealer || r.dealer_position)]) : ""}</td>
     <td>${esc(r.result_zh)}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
       r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p]})</small>` : ""}${
@@ -558,7 +577,7 @@ function render() {
     $("log").innerHTML = logLines.slice(-60).reverse().map((l) => `<li value="${l.seq}" data-seq="${l.seq}" class="src-${esc(l.source)}">${esc(l.text)}</li>`).join("");
   }
   if (page === "win") { renderWin(); renderWins(); }
-  if (page === "table" || page === "public") renderBanner();
+  if (page === "table" || page === "public") { renderBanner(); renderNextNotice(); }
   if (page === "penalties") renderActions();
   if (page === "scoresheet") renderSheet();
   renderTimers();

@@ -1,0 +1,93 @@
+"""换位 and the session's end on the live table (MCR, seed 000 四.6): before the West round the
+players of chairs 1 and 2, and of 3 and 4, change places; the score sheet follows the players;
+after 16 hands the session is over, its 标准分 final, and the next hand waits for a new round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller.config import parse_config
+from table_controller.controller import ActionError, Controller
+from table_controller.projection import public_view
+from table_controller.record import hand_record
+from table_controller.scoresheet import compute
+from table_controller.seating import coming
+from table_controller.store import EventStore
+
+NAMES = {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}
+WIN_BY_EAST = {"seat_wind": "E", "prevalent_wind": "W", "melds": [],
+               "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
+               "win_tile": "2p", "win": "discard", "discarder": "S"}
+
+
+async def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(url)
+
+
+@pytest.fixture
+def controller(tmp_path: Path):
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "e.sqlite3")
+    c = Controller(cfg, store, _no_table)
+    c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": "mcr", "players": NAMES})
+    yield c
+    store.close()
+
+
+def _hand(c: Controller, east_wins: bool = False) -> None:
+    """One hand as `start_hand` records it (the places from `seating.coming`), to 荒牌 or E's win."""
+    places = coming(c.state.ruleset, c.state.hands, c.state.actions)
+    no = c.state.hands_played + 1
+    c.accept("operator", "operator.hand_start", {
+        "hand_no": no, "ruleset": "mcr", "dealer_position": places.dealer_position,
+        "prevalent_wind": places.prevalent, "seats": places.seats(),
+        "seating": {str(ch): p for ch, p in enumerate(places.seating, start=1)}})
+    if east_wins:
+        c.referee_action("referee.win_read", {"hand": {**WIN_BY_EAST, "prevalent_wind": places.prevalent}}, by="referee")
+        c.referee_action("referee.win_confirm", {}, by="referee")
+    c.accept("operator", "operator.hand_end", {"hand_no": no, "result": "win" if east_wins else "draw"})
+
+
+def test_before_the_west_round_the_players_change_chairs_and_the_sheet_follows_them(controller: Controller) -> None:
+    for _ in range(8):
+        _hand(controller)
+    nxt = public_view(controller.state)["next_hand"]
+    assert nxt["prevalent"] == "W" and nxt["dealer_position"] == 1
+    assert nxt["seating"] == {"1": 2, "2": 1, "3": 4, "4": 3}
+    assert nxt["swap"] == [[1, 1, 2], [2, 2, 1], [3, 3, 4], [4, 4, 3]]  # chair, was, now
+    _hand(controller, east_wins=True)  # hand 9: chair 1 deals, and 乙 (drew chair 2) sits there
+    hand = controller.state.hands[-1]
+    assert hand["seats"] == {"E": 2, "S": 1, "W": 4, "N": 3} and hand["dealer_position"] == 1
+    row = compute(controller.state)["rows"][-1]
+    assert row["dealer"] == "2" and row["winner_position"] == "2"
+    assert row["points"]["2"] > 0 and row["points"]["1"] < row["points"]["3"]  # 甲 (now S) dealt in
+    rec = hand_record(controller.store.since(0), 9, state=controller.state)
+    assert rec["seats"]["E"] == {"chair": 1, "player_no": 2, "player": "乙"}
+    assert public_view(controller.state)["next_hand"]["swap"] == []  # no move before hand 10
+
+
+async def test_after_sixteen_hands_the_session_is_over_and_the_next_waits_for_a_new_round(
+        controller: Controller) -> None:
+    for _ in range(16):
+        _hand(controller)
+    sheet = compute(controller.state)
+    assert sheet["final"] and len(sheet["rows"]) == 16
+    assert public_view(controller.state)["next_hand"]["over"]
+    with pytest.raises(ActionError, match="本局 16 盘已打完"):
+        await controller.start_hand(by="operator")
+    controller.referee_action("referee.round_start", {"round": 2, "players": NAMES}, by="referee")
+    places = coming(controller.state.ruleset, controller.state.hands, controller.state.actions)
+    assert not places.over and places.seating == (1, 2, 3, 4) and places.prevalent == "E"
+    assert not compute(controller.state)["final"]
+
+
+def test_fifteen_hands_are_not_the_end_and_a_ruleset_without_a_length_never_ends(controller: Controller,
+                                                                                tmp_path: Path) -> None:
+    for _ in range(15):
+        _hand(controller)
+    assert not compute(controller.state)["final"] and not coming("mcr", controller.state.hands, []).over
+    hands = [{"hand_no": n} for n in range(1, 40)]
+    assert not coming("sichuan", hands, []).over  # 四川 states no session length: play goes on
