@@ -306,10 +306,13 @@ class Controller:
         return ev
 
     def _coming(self) -> Any:
-        """The coming hand's places (`seating.coming`); ActionError once the session's hands are played."""
-        from table_controller.seating import coming
+        """The coming hand's places (`seating.for_state`); ActionError while a 定庄 is unfinished, or once
+        the session's hands are played."""
+        from table_controller.seating import for_state, pending
 
-        places = coming(self.state.ruleset, self.state.hands, self.state.actions)
+        if not self.state.hands and (why := pending(self.state.first_dealer)):
+            raise ActionError(why)
+        places = for_state(self.state)
         if places.over:
             raise ActionError(f"本局 {places.hands_per_session or len(self.state.hands)} 盘已打完，比赛结束：请裁判在成绩表页"
                               f"开始新一轮 / the session's hands are played: the referee starts the next round")
@@ -345,10 +348,19 @@ class Controller:
     def record_dice(self, seat: str, dice: list[int], by: str, source: str = "operator") -> Event:
         """Key a throw of the dice by hand: for a table whose dice unit reports nothing (the
         remote-control dialect), throws fewer dice than the ruleset's, or is out of order. The
-        throw counts as if the table had reported it, in the ruleset's order of throwers."""
+        throw counts as if the table had reported it, in the ruleset's order of throwers. Before
+        the round's first hand it is a 定庄 throw, `seat` naming the chair (E = 1号位 … N = 4号位)."""
         from table_controller.rules import load_ruleset
 
         hand = self.state.hand
+        if hand is None and not self.state.hands:
+            # before the round's first hand: 定庄, by chair (chair 1 is E until a dealer is chosen)
+            if seat not in SEATS:
+                raise ActionError(f"未知座位 {seat!r} / unknown seat (E, S, W or N)", status=422)
+            if len(dice) not in (2, 3) or not all(isinstance(x, int) and 1 <= x <= 6 for x in dice):
+                raise ActionError(f"定庄掷两颗骰子（三颗骰的牌桌：三颗），每颗 1 至 6 点 / two dice (three on a "
+                                  f"three-dice table) of 1 to 6, got {dice}", status=422)
+            return self.accept(source, "operator.dice", {"seat": seat, "dice": list(dice), "by": by})
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")
         if hand.get("deal") is not None:

@@ -325,10 +325,10 @@ def start_next_round(controller: Controller) -> bool:
     """Once the session's hands are played (MCR's 16), the demo's referee starts the next round
     (轮次) with the same four players, each moved one chair on, as a tournament re-seats them.
     True when it did."""
-    from table_controller.seating import coming
+    from table_controller.seating import for_state
 
     s = controller.state
-    if s.hand is not None and not s.hand.get("ended") or not coming(s.ruleset, s.hands, s.actions).over:
+    if s.hand is not None and not s.hand.get("ended") or not for_state(s).over:
         return False
     names = {p: s.players.get(p) or f"{p}号位" for p in (1, 2, 3, 4)}
     controller.referee_action("referee.round_start", {

@@ -63,16 +63,22 @@ def _base(state: Any) -> dict[str, Any]:
 def _next_hand(state: Any) -> dict[str, Any] | None:
     """Between hands: who deals the next, its round wind, the players' chairs and whether they
     change (换位, the page tells the players to move), or that the session's hands are all played."""
-    from table_controller.seating import coming
+    from table_controller.seating import first_dealer_of, for_state, method_of, to_throw
 
     if state.hand is not None and not state.hand.get("ended"):
         return None
-    c = coming(state.ruleset, state.hands, state.actions)
+    c = for_state(state)
     seating = {str(chair): player for chair, player in enumerate(c.seating, start=1)}
     before = (state.hands[-1].get("seating") if state.hands else None) or {str(p): p for p in (1, 2, 3, 4)}
     moves = [[int(ch), before[ch], seating[ch]] for ch in sorted(seating) if before.get(ch) != seating[ch]]
+    fd = state.first_dealer if not state.hands else None
     return {"dealer_position": c.dealer_position, "prevalent": c.prevalent, "seating": seating,
-            "swap": moves, "over": c.over, "hands_per_session": c.hands_per_session}
+            "swap": moves, "over": c.over, "hands_per_session": c.hands_per_session,
+            # 定庄 before the round's first hand: the method, and what it still waits for
+            "first_dealer": None if state.hands else {
+                "method": method_of(state.ruleset), "position": first_dealer_of(fd), "chosen": bool(fd and fd.get("position")),
+                "waiting": to_throw(fd, method_of(state.ruleset)),
+                "throws": (fd or {}).get("throws", []), "note": (fd or {}).get("note")}}
 
 
 def _further_win_possible(state: Any, wins: list[dict[str, Any]]) -> bool:

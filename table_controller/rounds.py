@@ -83,6 +83,7 @@ def close_round(s: "TableState", record: dict[str, Any]) -> None:
     s.hand = None
     s.hands = []
     s.hands_played = 0
+    s.first_dealer = None  # the new round chooses its first dealer again
 
 
 def _has_sheet(s: "TableState") -> bool:

@@ -190,11 +190,11 @@ def _ranks(totals: dict[str, int], ranks: tuple[float, ...]) -> dict[str, float]
 
 def _hands_played(state: Any) -> bool:
     """The session's hands are all played (MCR's 16): its 标准分 are final."""
-    from table_controller.seating import coming
+    from table_controller.seating import for_state
 
     if state.hand is not None and not state.hand.get("ended"):
         return False
-    return coming(state.ruleset, state.hands, state.actions).over
+    return for_state(state).over
 
 
 def _session_over(state: Any) -> bool:

@@ -1,5 +1,6 @@
 """Who sits where in the coming hand: the dealer's chair, 圈风, 倍打, the players' chairs after any
-换位 (seat swap), and whether the session's hands are all played.
+换位 (seat swap), and whether the session's hands are all played; and 定庄, the throw that
+chooses the round's first dealer (walls.md "Choosing seats and the first dealer by dice").
 
 Worked out from the round's hands and the referee's rulings by the ruleset's `[match]` rules
 (`hand.match`), never stored: an undone win moves the deal back by itself. Players are known by
@@ -37,8 +38,15 @@ class Coming:
         return {SEATS[(p - self.dealer_position) % 4]: self.seating[p - 1] for p in (1, 2, 3, 4)}
 
 
-def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict[str, Any]]) -> Coming:
-    """The places of the hand after `hands` (the round's ended hands, in order).
+def for_state(state: Any) -> Coming:
+    """The coming hand's places at this table: its round's hands, rulings and 定庄."""
+    return coming(state.ruleset, state.hands, state.actions, first_dealer_of(getattr(state, "first_dealer", None)))
+
+
+def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict[str, Any]],
+           first_dealer: int = 1) -> Coming:
+    """The places of the hand after `hands` (the round's ended hands, in order), the round's first
+    hand dealt by chair `first_dealer` (定庄).
 
     The session ends (`over`) only where the ruleset says how long it is (`[match]`
     `hands_per_session`, or its `rounds`: MCR's 16 hands, four rounds). Elsewhere the deal goes on
@@ -57,7 +65,7 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
     n = len(hands)
     if rules is not None:
         limited = rules.hands_per_session > 0 or "rounds" in table
-        m, past = start(rules), False
+        m, past = start(rules, first_dealer), False
         try:
             for h in hands:
                 ready = sorted((exhaustive(list(actions), h["hand_no"]) or {}).get("ready", {}))
@@ -69,4 +77,84 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
         if limited:
             return Coming(m.dealer_position, m.prevalent, m.double, m.seating, True, rules.hands_per_session)
     # no session rules, or past the rounds a ruleset does not limit: the deal passes every hand
-    return Coming(n % 4 + 1, SEATS[(n // 4) % 4], False, IDENTITY, False, 0)
+    return Coming((first_dealer - 1 + n) % 4 + 1, SEATS[(n // 4) % 4], False, IDENTITY, False, 0)
+
+
+# -- 定庄: the round's first dealer ------------------------------------------------------------------
+#: How a ruleset chooses the first dealer (`[dice] dealer_by`, docs/rules.md): "count" (1号位 throws,
+#: the total counts chairs from it: seed 000 十万麻将 四.3(1), 003 骰点法) or "highest" (each
+#: throws, the highest deals, ties throw again: 四川 大为庄, seed 000 范文三).
+def method_of(ruleset: str) -> str:
+    from table_controller.state import _ruleset
+
+    try:
+        method = str(_ruleset(ruleset).dealer_by)
+    except Exception:  # an unknown ruleset is reported where it is set
+        return "count"
+    return "highest" if method == "highest" else "count"
+
+
+def first_dealer_of(fd: dict[str, Any] | None) -> int:
+    """The chair that deals the round's first hand: as the 定庄 throw chose, else chair 1."""
+    return int(fd["position"]) if fd and fd.get("position") else 1
+
+
+def to_throw(fd: dict[str, Any] | None, method: str = "count") -> list[int]:
+    """The chairs that still throw for the first dealer (none once it is chosen)."""
+    if fd is None:
+        return [1] if method == "count" else [1, 2, 3, 4]
+    return [c for c in fd.get("waiting", []) if str(c) not in fd.get("round_throws", {})]
+
+
+def pending(fd: dict[str, Any] | None) -> str | None:
+    """Why the round's first hand cannot start yet (a 定庄 begun and not finished), or None."""
+    if not fd or fd.get("position"):
+        return None
+    chairs = to_throw(fd)
+    waiting = "、".join(f"{c}号位" for c in chairs)
+    return f"定庄未完成：请{waiting}掷骰 / choosing the first dealer: chairs {chairs} throw"
+
+
+def first_dealer_throw(fd: dict[str, Any] | None, method: str, chair: int, dice: Sequence[int],
+                       keyed: bool = False) -> dict[str, Any]:
+    """The round's 定庄 after one more throw (a new dict): the throws in order, the chairs still to
+    throw (`waiting`), the chosen `position` once there is one, and `note` on a throw that did
+    not count (out of turn, after the choice, not two dice)."""
+    from table_controller.rules import DealError, first_dealer_position, highest_thrower
+
+    fd = {"method": method, "throws": [], "waiting": [1] if method == "count" else [1, 2, 3, 4], "position": None,
+          "round_throws": {}, "note": None} if fd is None else {**fd, "throws": list(fd["throws"]),
+                                                                  "round_throws": dict(fd["round_throws"])}
+    throw = {"chair": chair, "dice": [int(x) for x in dice], **({"keyed": True} if keyed else {})}
+    fd["throws"].append(throw)
+    fd["note"] = None
+    if fd["position"]:
+        throw["ignored"] = fd["note"] = f"庄家已定（{fd['position']}号位）/ the first dealer is chosen"
+        return fd
+    if chair not in fd["waiting"]:
+        throw["ignored"] = fd["note"] = (f"定庄应由{'、'.join(f'{c}号位' for c in fd['waiting'])}掷骰 / "
+                                         f"chairs {fd['waiting']} throw for the first dealer, not {chair}")
+        return fd
+    counts = (2, 3) if method == "count" else (2,)  # a three-dice table (广东) counts its three
+    if len(throw["dice"]) not in counts or not all(1 <= x <= 6 for x in throw["dice"]):
+        throw["ignored"] = fd["note"] = "定庄掷两颗骰子，每颗 1 至 6 点 / two dice of 1 to 6"
+        return fd
+    try:
+        if method == "count":
+            fd["position"] = first_dealer_position(sum(throw["dice"]), thrower=chair, dice=len(throw["dice"]))
+            fd["waiting"] = []
+            return fd
+        fd["round_throws"][str(chair)] = throw["dice"]
+        if len(fd["round_throws"]) < len(fd["waiting"]):
+            return fd
+        result = highest_thrower({int(c): d for c, d in fd["round_throws"].items()})
+    except DealError as exc:
+        throw["ignored"] = fd["note"] = str(exc)
+        return fd
+    fd["round_throws"] = {}
+    if result.dealer is not None:
+        fd["position"], fd["waiting"] = result.dealer, []
+    else:  # 大为庄 tied: the tied chairs throw again
+        fd["waiting"] = list(result.tied)
+        fd["note"] = f"{'、'.join(f'{c}号位' for c in result.tied)}点数相同，重掷 / tied: they throw again"
+    return fd

@@ -82,6 +82,8 @@ class TableState:
     rounds: list[dict[str, Any]] = field(default_factory=list)
     #: The referee named this round's players: a restart's config no longer renames them.
     roster_by_referee: bool = False
+    #: 定庄: the throws before the round's first hand that choose its first dealer (`seating`)
+    first_dealer: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The whole state, referee-only parts included: show it through `projection`, not directly."""
@@ -110,6 +112,7 @@ class TableState:
             "camera_pending": _camera_open(self),
             "round": self.round,
             "rounds": _round_summaries(self),
+            "first_dealer": self.first_dealer,
         }
 
 
@@ -187,6 +190,8 @@ def describe(ev: Event) -> str:
     if t in ("table.dice", "operator.dice"):
         dice = "、".join(str(x) for x in d.get("dice", []))
         how = "掷骰（录入）" if t == "operator.dice" else "掷骰"
+        if "wind" not in d and d.get("seat") in SEATS:  # no hand yet: 定庄, by chair
+            return f"{SEATS.index(d['seat']) + 1}号位{how}定庄：{dice}（共 {sum(d.get('dice', []))} 点）"
         return f"{SEAT_ZH.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家{how}：{dice}（共 {sum(d.get('dice', []))} 点）"
     if t == "table.fault_raised":
         return f"故障：{d.get('name_zh', d.get('code', ''))}"
@@ -292,6 +297,13 @@ def apply(state: TableState, ev: Event) -> TableState:
         }
     elif t in ("table.dice", "operator.dice") and s.hand is not None and s.hand["deal"] is None:
         _apply_throw(s.hand, d, keyed=t == "operator.dice")
+    elif t in ("table.dice", "operator.dice") and s.hand is None and not s.hands and d.get("seat") in SEATS:
+        # before the round's first hand: 定庄, the throw that chooses its first dealer
+        from table_controller.seating import first_dealer_throw, method_of
+
+        s.first_dealer = first_dealer_throw(s.first_dealer, method_of(s.ruleset), SEATS.index(d["seat"]) + 1,
+                                            [int(x) for x in d.get("dice", []) if isinstance(x, int)],
+                                            keyed=t == "operator.dice")
     elif t == "operator.hand_end" and s.hand is not None and not s.hand.get("ended"):
         s.hand["ended"] = True
         s.hand["turn"] = None

@@ -14,7 +14,7 @@ from table_controller.controller import ActionError, Controller
 from table_controller.projection import public_view
 from table_controller.record import hand_record
 from table_controller.scoresheet import compute
-from table_controller.seating import coming
+from table_controller.seating import coming, for_state
 from table_controller.store import EventStore
 
 NAMES = {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}
@@ -39,7 +39,7 @@ def controller(tmp_path: Path):
 
 def _hand(c: Controller, east_wins: bool = False) -> None:
     """One hand as `start_hand` records it (the places from `seating.coming`), to 荒牌 or E's win."""
-    places = coming(c.state.ruleset, c.state.hands, c.state.actions)
+    places = for_state(c.state)
     no = c.state.hands_played + 1
     c.accept("operator", "operator.hand_start", {
         "hand_no": no, "ruleset": "mcr", "dealer_position": places.dealer_position,
@@ -91,3 +91,74 @@ def test_fifteen_hands_are_not_the_end_and_a_ruleset_without_a_length_never_ends
     assert not compute(controller.state)["final"] and not coming("mcr", controller.state.hands, []).over
     hands = [{"hand_no": n} for n in range(1, 40)]
     assert not coming("sichuan", hands, []).over  # 四川 states no session length: play goes on
+
+
+# -- 定庄: the round's first dealer by dice (walls.md "Choosing seats and the first dealer by dice") --
+def test_chair_1s_throw_counts_chairs_from_it_and_other_throws_do_not_count() -> None:
+    from table_controller.seating import first_dealer_throw
+
+    fd = first_dealer_throw(None, "count", 2, [3, 5])
+    assert fd["position"] is None and "1号位" in fd["note"] and fd["throws"][0]["ignored"]
+    fd = first_dealer_throw(fd, "count", 1, [3, 5])  # 8: 4, 8, 12 → 4号位
+    assert fd["position"] == 4 and fd["waiting"] == [] and fd["note"] is None
+    fd = first_dealer_throw(fd, "count", 1, [6, 6])
+    assert fd["position"] == 4 and "已定" in fd["note"]
+    assert [first_dealer_throw(None, "count", 1, d)["position"] for d in ([2, 3], [1, 1], [1, 2], [1, 3])] == [1, 2, 3, 4]
+    assert first_dealer_throw(None, "count", 1, [1, 2, 3])["position"] == 2  # a three-dice table: 6 → 2号位
+    assert first_dealer_throw(None, "count", 1, [1])["position"] is None  # one die is no throw
+    assert first_dealer_throw(None, "highest", 1, [1, 2, 3])["throws"][0]["ignored"]
+
+
+def test_sichuan_each_throws_the_highest_deals_and_a_tie_throws_again() -> None:
+    from table_controller.seating import first_dealer_throw, pending
+
+    fd = None
+    for chair, dice in ((1, [6, 6]), (2, [6, 6]), (3, [1, 2]), (4, [3, 4])):
+        fd = first_dealer_throw(fd, "highest", chair, dice)
+    assert fd["position"] is None and fd["waiting"] == [1, 2] and "重掷" in fd["note"]
+    assert "1号位、2号位" in pending(fd)
+    fd = first_dealer_throw(fd, "highest", 3, [6, 5])  # not among the tied
+    assert fd["throws"][-1]["ignored"] and fd["waiting"] == [1, 2]
+    fd = first_dealer_throw(fd, "highest", 1, [2, 3])
+    fd = first_dealer_throw(fd, "highest", 2, [5, 5])
+    assert fd["position"] == 2 and pending(fd) is None
+
+
+async def test_the_first_hand_is_dealt_by_the_chair_the_dice_chose_and_a_new_round_chooses_again(
+        controller: Controller) -> None:
+    controller.accept("table", "table.dice", {"seat": "E", "dice": [3, 5]})  # chair 1 throws 8
+    assert controller.state.first_dealer["position"] == 4
+    assert "1号位掷骰定庄：3、5（共 8 点）" in controller.state.log[-1]["text"]
+    nxt = public_view(controller.state)["next_hand"]
+    assert nxt["dealer_position"] == 4 and nxt["first_dealer"]["chosen"]
+    _hand(controller)
+    assert controller.state.hands[0]["dealer_position"] == 4 and controller.state.hands[0]["seats"]["E"] == 4
+    controller.accept("table", "table.dice", {"seat": "E", "dice": [1, 1]})  # between hands: not a 定庄
+    assert controller.state.first_dealer["position"] == 4
+    for _ in range(3):
+        _hand(controller)
+    assert [h["dealer_position"] for h in controller.state.hands] == [4, 1, 2, 3]
+    assert for_state(controller.state).prevalent == "S"  # the deal came back to chair 4: the South round
+    controller.referee_action("referee.round_start", {"round": 2, "players": NAMES}, by="referee")
+    assert controller.state.first_dealer is None and for_state(controller.state).dealer_position == 1
+    # a keyed throw counts as the table's (a table without a dice unit)
+    controller.record_dice("E", [2, 4], by="operator")
+    assert controller.state.first_dealer["position"] == 2 and controller.state.first_dealer["throws"][0]["keyed"]
+    with pytest.raises(ActionError, match="两颗骰子"):
+        controller.record_dice("E", [2], by="operator")
+
+
+async def test_an_unfinished_sichuan_first_dealer_holds_the_first_hand(tmp_path: Path) -> None:
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
+    store = EventStore(tmp_path / "s.sqlite3")
+    c = Controller(cfg, store, _no_table)
+    try:
+        c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": "sichuan", "players": NAMES})
+        c.accept("table", "table.dice", {"seat": "E", "dice": [2, 2]})
+        with pytest.raises(ActionError, match="定庄未完成：请2号位、3号位、4号位掷骰"):
+            await c.start_hand(by="operator")
+        for side, dice in (("S", [6, 5]), ("W", [1, 1]), ("N", [3, 3])):
+            c.accept("table", "table.dice", {"seat": side, "dice": dice})
+        assert c.state.first_dealer["position"] == 2 and for_state(c.state).dealer_position == 2
+    finally:
+        store.close()

@@ -784,3 +784,21 @@ async def test_the_referee_starts_the_next_round_on_the_score_sheet_page_and_can
     assert await page.inner_text('[data-testid="total-2"]') == "-10"  # 迟到 5 分钟: 10 (seed 000)
     assert "round=1" in (await page.get_attribute("#csv", "href"))
     assert "最终" in await page.inner_text("#sheet-foot")  # a closed round's 标准分 are final
+
+
+async def test_chair_1_throws_for_the_first_dealer_and_the_page_and_the_first_hand_follow(
+        service: TableService, browser: Any) -> None:
+    """定庄 (walls.md): before the first hand 1号位 presses the table's dice button; the page says
+    which chair deals, and the first hand is dealt from there."""
+    page = await _open(browser, service, "/", token=OPERATOR)
+    assert "请1号位掷骰" in await page.inner_text("#break")
+    service.sim.press_button(seat="E", button="dice")  # the table's side E is chair 1
+    await _until(lambda: (service.controller.state.first_dealer or {}).get("position") is not None)
+    chosen = service.controller.state.first_dealer["position"]
+    total = sum(service.controller.state.first_dealer["throws"][0]["dice"])
+    assert chosen == (total - 1) % 4 + 1  # counted counter-clockwise from chair 1
+    await page.wait_for_function(f"document.querySelector('#break').textContent.includes('{chosen}号位坐庄')")
+    async with _http(service) as http:
+        await _start_hand(service, http)
+    assert service.controller.state.hand["dealer_position"] == chosen
+    assert service.controller.state.hand["seats"]["E"] == chosen

@@ -30,6 +30,8 @@ const I18N = {
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
+        fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
+              chosen: "定庄：{n}号位坐庄" },
         next: { over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
         sheet: { title: "比赛成绩记录表", csv: "导出 CSV", record: "本盘牌谱", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
@@ -81,6 +83,8 @@ const I18N = {
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
+        fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
+              highest: "First dealer: {who} throw once each, the highest deals", chosen: "First dealer: chair {n}" },
         next: { over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
                 overAny: "The session is over: the referee starts the next round on the Score sheet page.",
                 swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
@@ -199,7 +203,21 @@ function renderWall(hand) {
   $("wall").innerHTML = parts.join("");
 }
 
+function renderFirstDealer() {
+  // 定庄 before the round's first hand: the throws by chair, then the chair chosen (or who throws)
+  const fd = state.next_hand && state.next_hand.first_dealer;
+  if (!fd) return false;
+  $("dice").innerHTML = (fd.throws || []).map((th) => `<div class="throw${th.ignored ? " ignored" : ""}"><div>${esc(t("pos", { n: th.chair }))}${
+    th.keyed ? ` <small>(${t("dice.keyed")})</small>` : ""}</div><div class="dice">${
+    th.dice.map((d) => `<span class="die" data-die="${d}">${d}</span>`).join("")}</div></div>`).join("");
+  const chairs = (fd.waiting || []).map((c) => t("pos", { n: c })).join(lang === "zh" ? "、" : ", ");
+  $("break").textContent = fd.chosen ? t("fd.chosen", { n: fd.position }) : t(fd.method === "highest" ? "fd.highest" : "fd.count", { who: chairs });
+  $("last-warn").textContent = "";
+  $("deal-error").textContent = fd.note || "";
+  return true;
+}
 function renderDice(hand) {
+  if (!hand && renderFirstDealer()) { renderDiceForm(hand); renderPlayForm(hand); return; }
   const throws = (hand && hand.throws) || [];
   $("dice").innerHTML = throws.map((th) => `<div class="throw"><div>${t("seat." + th.seat)}${th.keyed ? ` <small>(${t("dice.keyed")})</small>` : ""}</div><div class="dice">${
     th.dice.map((d) => `<span class="die" data-die="${d}">${d}</span>`).join("")}</div></div>`).join("");
