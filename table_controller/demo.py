@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from table_controller.controller import ActionError, Controller, side_of_wind, wind_of_side
+from table_controller.state import SEATS
 
 log = logging.getLogger("table_controller.demo")
 
@@ -338,6 +339,22 @@ def start_next_round(controller: Controller) -> bool:
     return True
 
 
+async def throw_for_first_dealer(controller: Controller, sim: Any) -> None:
+    """定庄 before a round's first hand: the chairs the ruleset asks press their dice buttons on the
+    simulated table (1号位; under 四川 every chair, the tied ones again), as the players would."""
+    from table_controller.seating import method_of, to_throw
+
+    for _ in range(8):  # ties throw again; a run of ties this long is left to chair 1
+        s = controller.state
+        if s.hand is not None or s.hands or (s.first_dealer or {}).get("position"):
+            return
+        for chair in to_throw(s.first_dealer, method_of(s.ruleset)):
+            seen = len((controller.state.first_dealer or {}).get("throws", []))
+            sim.press_button(seat=SEATS[chair - 1], button="dice")  # the table's side of chair N
+            if not await _until(lambda: len((controller.state.first_dealer or {}).get("throws", [])) > seen, 5.0):
+                return  # no dice from the table: chair 1 deals
+
+
 async def demo_loop(controller: Controller, sim: Any, seed: int, turn_seconds: float, pause_seconds: float,
                     felt: Any = None) -> None:
     """Play hands until cancelled, round after round; a refused action (e.g. the link is down)
@@ -347,6 +364,7 @@ async def demo_loop(controller: Controller, sim: Any, seed: int, turn_seconds: f
         await controller._linked.wait()
         try:
             start_next_round(controller)
+            await throw_for_first_dealer(controller, sim)
             await play_one_hand(controller, sim, rng, turn_seconds, felt)
         except ActionError as exc:
             log.info("demo hand interrupted", extra={"reason": str(exc)})
