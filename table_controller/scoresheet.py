@@ -42,20 +42,22 @@ def compute(state: Any) -> dict[str, Any]:
     totals = {p: 0 for p in POSITIONS}
     if any(a.get("deltas") for a in before):
         rows.append(_row({"hand_no": 0, "result": "penalty"}, [], before, None, totals))
-    stick, pending = _riichi_stick(state.ruleset), []
+    stick, pot = _riichi_stick(state.ruleset), 0
     for no in sorted(hands):
         h = hands[no]
         pens = [a for a in active(actions, "referee.penalty", no) if not a.get("error")]
         wins = ranked_wins(actions, no)
-        sticks, pending = _sticks(h, wins, pending, stick)
+        sticks, pot = _sticks(h, wins, pot, stick)
         rows.append(_row(h, wins, pens, exhaustive(actions, no), totals, sticks))
     final = _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
     final = final or out_of_stacks or _hands_played(state)
+    if final and pot and rows:
+        pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
     points = _ranks(totals, _table_points(state.ruleset))
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     return {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
-            "table_points": points, "final": final}
+            "table_points": points, "final": final, "riichi_pot": pot}
 
 
 def stack_of(ruleset: str) -> int | None:
@@ -136,21 +138,47 @@ def _riichi_stick(ruleset: str) -> int:
         return 0
 
 
-def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pending: list[str],
-            stick: int) -> tuple[dict[str, int], list[str]]:
-    """立直棒: the chairs that declared 立直 since the last win pay `stick` each to the next winner
-    (their deposit and its collection at once; a winner's own comes back). Returns the hand's
-    stick points by chair and the chairs still owing (a 流局 carries the sticks on)."""
+def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pot: int, stick: int) -> tuple[dict[str, int], int]:
+    """立直棒: each chair that declared 立直 this hand puts `stick` on the table then (供托), and the
+    hand's first winner takes every stick on the table, this hand's and those carried over a 流局.
+    Returns the hand's stick points by chair and the sticks left on the table."""
     seats = h.get("seats") or {}
-    owing = pending + [str(seats[w]) for w in h.get("riichi", []) if w in seats]
     points = {p: 0 for p in POSITIONS}
-    if not stick or not wins or wins[0].get("seat") not in seats:
-        return points, owing
-    winner = str(seats[wins[0]["seat"]])
-    for chair in owing:
-        points[chair] -= stick
-        points[winner] += stick
-    return points, []
+    if not stick:
+        return points, 0
+    for w in h.get("riichi", []):
+        if w in seats:
+            points[str(seats[w])] -= stick
+            pot += 1
+    if wins and wins[0].get("seat") in seats:
+        points[str(seats[wins[0]["seat"]])] += pot * stick
+        pot = 0
+    return points, pot
+
+
+def _leftover_sticks(ruleset: str, last: dict[str, Any], totals: dict[str, int], amount: int) -> int:
+    """Sticks still on the table when the session ends: to the player placed first where the
+    ruleset says so (`[scoring] riichi_leftover = "first"`, the WRC rule; equal first places share,
+    the odd 100s to the lowest chair), else they stay on the table (returned)."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        rule = scoring(ruleset).get("riichi_leftover", "table")
+    except Exception:  # a ruleset without [scoring]
+        rule = "table"
+    if rule != "first":
+        return amount
+    best = max(totals.values())
+    top = [p for p in POSITIONS if totals[p] == best]
+    share = amount // len(top) // 100 * 100
+    for i, p in enumerate(top):
+        got = share + (amount - share * len(top) if i == 0 else 0)
+        last["riichi_points"][p] += got
+        last["points"][p] += got
+        totals[p] += got
+        last["running"][p] = totals[p]
+    last["riichi_leftover"] = amount
+    return 0
 
 
 def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any]],

@@ -136,8 +136,29 @@ def test_riichi_sticks_go_to_the_next_winner_across_a_draw() -> None:
     log.ref("referee.win_read", hand={"seat_wind": "N", "prevalent_wind": "E", "concealed": S_READY,
                                       "win_tile": "4s", "win": "discard", "discarder": "E", "options": {"riichi": True}})
     log.ref("referee.win_confirm")
-    rows = compute(log.state())["rows"]
-    assert rows[0]["riichi_points"] == {p: 0 for p in "1234"}  # 流局: the sticks wait for a winner
-    # hand 1: S sat in chair 2, W in chair 3; hand 2: E in chair 2, N in chair 1
-    assert rows[1]["riichi_points"] == {"1": 3000, "2": -2000, "3": -1000, "4": 0}
-    assert sum(rows[1]["points"].values()) == 0
+    sheet = compute(log.state())
+    rows = sheet["rows"]
+    # hand 1: S sat in chair 2, W in chair 3, and put their sticks down (供托); 流局: they stay there
+    assert rows[0]["riichi_points"] == {"1": 0, "2": -1000, "3": -1000, "4": 0}
+    assert sum(rows[0]["points"].values()) == -2000  # on the table, no one's
+    # hand 2: E (chair 2) puts one down, N (chair 1) wins and takes all three
+    assert rows[1]["riichi_points"] == {"1": 3000, "2": -1000, "3": 0, "4": 0}
+    assert sum(rows[1]["points"].values()) == 2000 and sum(sheet["totals"].values()) == 0
+    assert sheet["riichi_pot"] == 0
+
+
+def test_riichi_sticks_left_on_the_table_at_the_end_go_to_the_first_placed() -> None:
+    """WRC: 供托 still on the table when the session ends go to the player placed first."""
+    from table_controller.scoresheet import compute
+
+    log = _table(("E", "9p"), ("S", "9s"), ("W", "9m"))
+    _riichi(log, "S")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    sheet = compute(log.state())
+    assert sheet["riichi_pot"] == 1 and sheet["totals"]["2"] == -1000 and not sheet["final"]
+    log.ref("referee.session_start", minutes=60)
+    log.ref("referee.session_end")
+    sheet = compute(log.state())
+    assert sheet["final"] and sheet["riichi_pot"] == 0 and sheet["rows"][-1]["riichi_leftover"] == 1000
+    assert sum(sheet["totals"].values()) == 0 and sheet["totals"]["2"] == -1000
+    assert sheet["table_points"]["2"] == 0  # the declarer is last; the first places share its stick
