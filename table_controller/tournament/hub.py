@@ -90,18 +90,15 @@ class TableLog:
     def _migrate(self) -> None:
         """Files written before rounds kept one standing and records by hand only: they become round 1's."""
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if "state" in tables:
-            with self._db:
-                self._db.execute("BEGIN")
-                self._db.execute("INSERT OR IGNORE INTO rounds (round, seq, payload, received)"
-                                 " SELECT 1, seq, payload, received FROM state")
-                self._db.execute("DROP TABLE state")
-        if "records" in tables:
-            with self._db:
-                self._db.execute("BEGIN")
-                self._db.execute("INSERT OR IGNORE INTO hand_records (round, hand_no, seq, record, received)"
-                                 " SELECT 1, hand_no, seq, record, received FROM records")
-                self._db.execute("DROP TABLE records")
+        for old, copy in (("state", "INSERT OR IGNORE INTO rounds (round, seq, payload, received)"
+                                    " SELECT 1, seq, payload, received FROM state"),
+                          ("records", "INSERT OR IGNORE INTO hand_records (round, hand_no, seq, record, received)"
+                                      " SELECT 1, hand_no, seq, record, received FROM records")):
+            if old in tables:
+                with self._db:  # copied and dropped together, or neither
+                    self._db.execute("BEGIN")
+                    self._db.execute(copy)
+                    self._db.execute(f"DROP TABLE {old}")
 
     def _follow(self) -> None:
         while True:
