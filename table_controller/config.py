@@ -196,11 +196,12 @@ class TableConfig(_Section):
     table: TableSection = TableSection()
     camera: CameraSection = CameraSection()
     rules: RulesSection = RulesSection()
+    # 甲乙丙丁, not 东南西北: the winds move round the chairs every hand, the players do not
     players: tuple[Player, ...] = (
-        Player(position=1, name="东家"),
-        Player(position=2, name="南家"),
-        Player(position=3, name="西家"),
-        Player(position=4, name="北家"),
+        Player(position=1, name="甲"),
+        Player(position=2, name="乙"),
+        Player(position=3, name="丙"),
+        Player(position=4, name="丁"),
     )
     display: DisplaySection = DisplaySection()
     storage: StorageSection = StorageSection()
