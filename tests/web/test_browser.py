@@ -784,6 +784,12 @@ async def test_the_referee_starts_the_next_round_on_the_score_sheet_page_and_can
     assert await page.inner_text('[data-testid="total-2"]') == "-10"  # 迟到 5 分钟: 10 (seed 000)
     assert "round=1" in (await page.get_attribute("#csv", "href"))
     assert "最终" in await page.inner_text("#sheet-foot")  # a closed round's 标准分 are final
+    # printed for the signatures: the sheet and a line per player and the referee, nothing else
+    assert not await page.is_visible('[data-testid="signatures"]')
+    await page.emulate_media(media="print")
+    sign = await page.inner_text('[data-testid="signatures"]')
+    assert "第 1 轮" in sign and round1["2"] in sign and sign.count("选手签名") == 4 and "裁判员签名" in sign
+    assert not await page.is_visible("#nav") and not await page.is_visible('[data-testid="round-form"]')
 
 
 async def test_chair_1_throws_for_the_first_dealer_and_the_page_and_the_first_hand_follow(

@@ -34,7 +34,8 @@ const I18N = {
               chosen: "定庄：{n}号位坐庄" },
         next: { over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
-        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
+        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
+                 printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
                  closed: "已结束", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
@@ -88,7 +89,8 @@ const I18N = {
         next: { over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
                 overAny: "The session is over: the referee starts the next round on the Score sheet page.",
                 swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
-        sheet: { title: "Score sheet", csv: "Export CSV", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
+        sheet: { title: "Score sheet", csv: "Export CSV", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
+                 printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
@@ -563,6 +565,10 @@ function renderSheet() {
       r.riichi_points && r.riichi_points[p] ? `<small> (${t("key.riichi")} ${r.riichi_points[p] > 0 ? "+" : ""}${r.riichi_points[p]})</small>` : ""}${
       r.exhaustive_points && r.exhaustive_points[p] ? `<small> (${t("sheet.draw")} ${r.exhaustive_points[p] > 0 ? "+" : ""}${r.exhaustive_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div>${
       r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}</td>`).join("")}</tr>`).join("");
+  // the paper sheet the players and the referee sign at the end of the round (比赛成绩记录表)
+  $("signatures").innerHTML = `<p>${esc(t("sheet.printed", { table: state.table_name || "", round: t("sheet.roundOpt", { n: sheet.round || state.round }),
+    at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
+    <tr><td colspan="4">${t("sheet.refSign")}：<span class="line"></span></td></tr></table>`;
   $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
     <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${sheet.table_points[p]}</th>`).join("")}</tr>`
     + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
@@ -901,6 +907,7 @@ $("exhaustive-form").addEventListener("submit", (e) => {
 });
 $("exhaustive-camera").addEventListener("click", () => act("/api/referee/exhaustive/camera"));
 $("session-start").addEventListener("click", () => act("/api/referee/session/start"));
+$("print-sheet").addEventListener("click", () => window.print());
 $("sheet-round").addEventListener("change", async (e) => {
   const n = Number(e.target.value);
   sheetRound = n === state.round ? null : n;
