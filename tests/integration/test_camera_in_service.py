@@ -277,8 +277,11 @@ async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) ->
         await _until(lambda: len(camera_plays()) >= 10, 120, "ten plays recorded by the camera")
         hand = ctl.state.hand
         assert hand is not None and hand["hand_no"] == 1
+        from table_controller.controller import side_of_wind
+
         for seat in "ESWN":  # what the record holds is what lies on the felt, in the order laid
-            laid = [t.kind for t in service.felt._felt.pools[seat]]
+            # the felt is the table's: a wind's pool lies at the side where it sits (定庄 chose the dealer)
+            laid = [t.kind for t in service.felt._felt.pools[side_of_wind(seat, hand["dealer_position"])]]
             recorded = [d["tile"] for d in hand["discards"][seat] if not d.get("claimed")]
             assert recorded == laid[:len(recorded)] and len(laid) - len(recorded) <= 1, (seat, laid, recorded)
         assert not [e for e in ctl.store.since(0) if e.type == "play.discard" and e.source == "demo"]
