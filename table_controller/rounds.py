@@ -67,8 +67,7 @@ def close_round(s: "TableState", record: dict[str, Any]) -> None:
     if record.get("closes") is not None:
         view = copy.copy(s)
         view.hand = None  # the last hand has ended (checked): its row is in `hands`
-        sheet = scoresheet.compute(view)
-        sheet["final"] = True
+        sheet = scoresheet.compute(view, final=True)  # closed: final, sticks left on the table settled
         s.rounds = s.rounds + [{
             "round": s.round, "players": dict(s.players), "player_ids": dict(s.player_ids),
             "hands": s.hands, "actions": s.actions, "start_seq": s.round_start_seq, "end_seq": record["seq"],

@@ -27,8 +27,9 @@ def _table_points(ruleset: str) -> tuple[float, ...]:
         return (4, 2, 1, 0)
 
 
-def compute(state: Any) -> dict[str, Any]:
-    """Rows, totals and 标准分 of the session so far (`final` once the session clock has ended)."""
+def compute(state: Any, final: bool = False) -> dict[str, Any]:
+    """Rows, totals and 标准分 of the session so far (`final` once the session clock has ended, its
+    hands are played, or when told: a round closed by the next one's start)."""
     actions = state.actions
     hands = {h["hand_no"]: dict(h) for h in state.hands}
     if state.hand is not None and state.hand["hand_no"] not in hands:
@@ -49,7 +50,7 @@ def compute(state: Any) -> dict[str, Any]:
         wins = ranked_wins(actions, no)
         sticks, pot = _sticks(h, wins, pot, stick)
         rows.append(_row(h, wins, pens, exhaustive(actions, no), totals, sticks))
-    final = _session_over(state)
+    final = final or _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
     final = final or out_of_stacks or _hands_played(state)
     if final and pot and rows:
