@@ -313,6 +313,20 @@ class Hub:
         return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
                 "hub": self.health()}
 
+    def pairings(self, round_no: int | None = None) -> dict[str, Any]:
+        """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,
+        repeat meetings moved apart, no one back in a chair they had where it can be helped.
+        `round_no` defaults to the round after the latest any table has played."""
+        from table_controller.tournament.pairing import entrants, propose
+
+        standings = self.standings()
+        played = [r for t in self.tables.values() for r in t.states]
+        number = round_no or (max(played) + 1 if played else 1)
+        tables = [(t["table_id"], t["table_name"]) for t in standings["tables"]]
+        out = propose(entrants(standings), tables, number, seed=self.tournament).to_json()
+        out["tournament"] = self.tournament
+        return out
+
     def health(self) -> dict[str, Any]:
         return {"connected": self.connected, "broker": self.broker, "error": self.error, "received": self.received,
                 "malformed": self.malformed, "errors": self.errors, "rejected": self.rejected,

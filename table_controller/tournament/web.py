@@ -71,6 +71,16 @@ def create_hub_app(hub: Hub) -> Any:
                                      f"{f' in round {round}' if round else ''} from {table_id}")
         return PlainTextResponse(as_text(found)) if format == "text" else found
 
+    @app.get("/api/pairings")
+    async def pairings(round: int | None = None, format: str = "json") -> Any:
+        """The next round's seating (编排) proposed from the standings; `?format=text` to post it."""
+        from fastapi.responses import PlainTextResponse
+
+        if round is not None and not 1 <= round <= 999:
+            raise HTTPException(422, "轮次须为 1 至 999 / round must be 1..999")
+        found = hub.pairings(round)
+        return PlainTextResponse(pairings_text(found)) if format == "text" else found
+
     def _table(table_id: str) -> Any:
         table = hub.tables.get(table_id)
         if table is None:
@@ -82,6 +92,21 @@ def create_hub_app(hub: Hub) -> Any:
         return PAGE.replace("{{tournament}}", _html(hub.tournament))
 
     return app
+
+
+def pairings_text(p: dict[str, Any]) -> str:
+    """The seating as a page to post on the wall (Chinese)."""
+    out = [f"{p['tournament']} · 第 {p['round']} 轮编排（按排名瑞士制）", ""]
+    for t in p["tables"]:
+        seats = "  ".join(f"{chair}号位 {s['name']}{'（' + s['id'] + '）' if s['id'] else ''}"
+                          for chair, s in t["seats"].items())
+        note = "" if not t["repeat_meetings"] else f"  · 再次相遇 {t['repeat_meetings']} 对"
+        out.append(f"{t['table_name']}：{seats}{note}")
+    if p["byes"]:
+        out.append("轮空：" + "、".join(b["name"] for b in p["byes"]))
+    if not p["tables"]:
+        out.append("尚无成绩，无法编排 / no results to seat from yet")
+    return "\n".join(out) + "\n"
 
 
 def _html(s: str) -> str:
@@ -142,7 +167,8 @@ PAGE = """<!doctype html>
   th, td { padding: 0.45rem 0.8rem; text-align: left; border-bottom: 1px solid #2e5a43; }
   th { color: #c9b77a; font-weight: normal; }
   td.num { text-align: right; font-variant-numeric: tabular-nums; }
-  #tables { font-size: 1.2rem; }
+  #tables, #pairs { font-size: 1.2rem; }
+  h2 a { color: inherit; }
   .bad { color: #ff8a7a; } .muted { color: #9fb5a8; }
   button { font-size: 1.1rem; padding: 0.3rem 0.9rem; }
   footer { margin: 1.5rem 2rem; font-size: 1rem; }
@@ -151,6 +177,8 @@ PAGE = """<!doctype html>
 <body>
 <header><h1 id="title"></h1><button id="lang" type="button"></button></header>
 <table data-testid="standings"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
+<h2 id="pair-title"></h2>
+<table id="pairs" data-testid="pairings"><thead><tr id="phead"></tr></thead><tbody id="prows"></tbody></table>
 <h2 id="tables-title"></h2>
 <table id="tables" data-testid="tables"><thead><tr id="thead"></tr></thead><tbody id="trows"></tbody></table>
 <footer id="status" class="muted"></footer>
@@ -160,10 +188,13 @@ const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
         thead: ["桌", "轮", "盘", "状态", "已收事件"], final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
+        pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Events"], final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
+        pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
+        again: "{n} pairs meet again", bye: "sitting out: {names}",
         none: "no results yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
         bad: "{n} malformed messages", hand: "hand {n}" },
 };
@@ -194,6 +225,17 @@ function tableRow(x) {
     + `<td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td><td>${phase}</td>`
     + `<td class="num ${x.complete ? "" : "bad"}">${events}</td></tr>`;
 }
+let pairs = null;
+function renderPairs() {
+  // the next round's seating, proposed from the standings (GET /api/pairings)
+  $("phead").innerHTML = I18N[lang].phead.map((h) => `<th>${esc(h)}</th>`).join("");
+  if (!pairs || !pairs.tables.length) { $("pair-title").textContent = ""; $("prows").innerHTML = ""; return; }
+  $("pair-title").innerHTML = `<a href="/api/pairings?format=text">${esc(t("pair", { n: pairs.round }))}</a>`;
+  $("prows").innerHTML = pairs.tables.map((x) => `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}${
+    x.repeat_meetings ? ` <small class="bad">${esc(t("again", { n: x.repeat_meetings }))}</small>` : ""}</td>${
+    ["1", "2", "3", "4"].map((c) => `<td>${esc(x.seats[c].name)}${x.seats[c].id ? ` <small>${esc(x.seats[c].id)}</small>` : ""}</td>`).join("")}</tr>`).join("")
+    + (pairs.byes.length ? `<tr><td colspan="5" class="muted">${esc(t("bye", { names: pairs.byes.map((b) => b.name).join("、") }))}</td></tr>` : "");
+}
 function render() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   $("title").textContent = t("title", { t: TOURNAMENT });
@@ -206,6 +248,7 @@ function render() {
   $("rows").innerHTML = last.players.length ? last.players.map(playerRow).join("")
     : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;
   $("trows").innerHTML = last.tables.map(tableRow).join("");
+  renderPairs();
   const h = last.hub;
   const when = new Date(last.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
   $("status").innerHTML = `<span class="${h.connected ? "" : "bad"}">${esc(t(h.connected ? "ok" : "down"))}</span> · `
@@ -215,6 +258,8 @@ async function poll() {
   try {
     const r = await fetch("/api/standings", { cache: "no-store" });
     if (r.ok) last = await r.json();
+    const q = await fetch("/api/pairings", { cache: "no-store" });
+    if (q.ok) pairs = await q.json();
   } catch (e) { /* the hub restarts: keep the last standings on screen */ }
   render();
   setTimeout(poll, 3000);

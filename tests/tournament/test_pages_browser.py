@@ -46,6 +46,11 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
                 first = await page.inner_text("[data-testid=standings] tbody tr")
                 assert "王芳" in first and "15" in first and first.strip().startswith("1")
                 assert "排名" in await page.title() and "一号桌" in await page.inner_text("[data-testid=tables]")
+                # the next round's seating, proposed from these standings: the four at one table
+                await page.wait_for_selector('[data-testid=pairings] tr[data-table="t1"]', timeout=5000)
+                assert "第 2 轮编排" in await page.inner_text("#pair-title")
+                row = await page.inner_text('[data-testid=pairings] tr[data-table="t1"]')
+                assert all(n in row for n in ("张伟", "李娜", "王芳", "陈杰")) and "再次相遇 6 对" in row
                 await page.click("#lang")
                 assert "standings" in await page.title()
 

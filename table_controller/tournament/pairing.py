@@ -1,0 +1,126 @@
+"""The next round's seating (编排), proposed from the standings: who plays whom, in which chair.
+
+Swiss order: the players ranked as the standings rank them are seated four to a table from the
+top (1–4 at the first table, 5–8 at the next …), so players of like results meet. Players who met
+before are then moved apart where a swap between neighbouring tables lowers the number of repeat
+meetings. Within a table the chairs are given so that as few players as possible sit again in a
+chair they had before (seed 004 六: 换座不得重复座位就坐), ties broken by a draw from a seed, so
+the same standings give the same seating. Players beyond a multiple of four, the lowest ranked,
+sit out (轮空) and are listed.
+
+Pure: standings in, seating out; the hub serves it (`GET /api/pairings`) and the organiser posts it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+CHAIRS = ("1", "2", "3", "4")
+#: Passes of the swap search; each pass only ever lowers the repeat count, so it ends well before.
+MAX_PASSES = 50
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player as the standings know them: `key` (registration number, else name), rank, and
+    where they sat in the rounds played (`chairs` they had, `met`: the keys of their opponents)."""
+
+    key: str
+    name: str
+    id: str
+    rank: int
+    chairs: frozenset[str] = frozenset()
+    met: frozenset[str] = frozenset()
+
+
+@dataclass
+class Seating:
+    round: int
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    byes: list[dict[str, Any]] = field(default_factory=list)
+    repeat_meetings: int = 0
+    repeat_chairs: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"round": self.round, "method": "swiss", "tables": self.tables, "byes": self.byes,
+                "repeat_meetings": self.repeat_meetings, "repeat_chairs": self.repeat_chairs}
+
+
+def entrants(standings: dict[str, Any]) -> list[Entrant]:
+    """The players of `Hub.standings()`, with the chairs they had and whom they met, by round and table."""
+    players = standings.get("players", [])
+    key_of = {id(p): (f"id:{p['id']}" if p.get("id") else f"name:{p['name']}") for p in players}
+    at: dict[tuple[str, int], list[str]] = {}
+    for p in players:
+        for t in p.get("tables", []):
+            at.setdefault((t["table_id"], t["round"]), []).append(key_of[id(p)])
+    out = []
+    for p in players:
+        key = key_of[id(p)]
+        met = {other for t in p.get("tables", []) for other in at[(t["table_id"], t["round"])] if other != key}
+        out.append(Entrant(key=key, name=p["name"], id=p.get("id", ""), rank=int(p["rank"]),
+                           chairs=frozenset(str(t["position"]) for t in p.get("tables", [])), met=frozenset(met)))
+    return sorted(out, key=lambda e: (e.rank, e.key))
+
+
+def propose(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round_no: int,
+            seed: str = "") -> Seating:
+    """The seating of round `round_no` for `players` (ranked) at `tables` ((id, name), in order;
+    more groups than tables are named T2, T3 …)."""
+    ranked = sorted(players, key=lambda e: (e.rank, e.key))
+    seated, byes = ranked[: len(ranked) // 4 * 4], ranked[len(ranked) // 4 * 4:]
+    groups = [list(seated[i:i + 4]) for i in range(0, len(seated), 4)]
+    _spread(groups)
+    out = Seating(round=round_no, byes=[_who(e) for e in byes])
+    for k, group in enumerate(groups):
+        table_id, table_name = tables[k] if k < len(tables) else (f"T{k + 1}", f"T{k + 1}")
+        rng = random.Random(f"{seed}:{round_no}:{table_id}")
+        order = _chairs(group, rng)
+        repeats = sum(1 for a, b in itertools.combinations(group, 2) if b.key in a.met)
+        again = sum(1 for chair, e in zip(CHAIRS, order) if chair in e.chairs)
+        out.tables.append({"table_id": table_id, "table_name": table_name,
+                           "seats": {chair: _who(e) for chair, e in zip(CHAIRS, order)},
+                           "repeat_meetings": repeats, "repeat_chairs": again})
+        out.repeat_meetings += repeats
+        out.repeat_chairs += again
+    return out
+
+
+def _who(e: Entrant) -> dict[str, Any]:
+    return {"name": e.name, "id": e.id, "rank": e.rank}
+
+
+def _meetings(group: Sequence[Entrant]) -> int:
+    return sum(1 for a, b in itertools.combinations(group, 2) if b.key in a.met)
+
+
+def _spread(groups: list[list[Entrant]]) -> None:
+    """Swap players between neighbouring tables while that lowers the repeat meetings (in place)."""
+    for _ in range(MAX_PASSES):
+        improved = False
+        for g in range(len(groups) - 1):
+            a, b = groups[g], groups[g + 1]
+            best = (_meetings(a) + _meetings(b), None)
+            for i, j in itertools.product(range(4), range(4)):
+                a2, b2 = a[:i] + [b[j]] + a[i + 1:], b[:j] + [a[i]] + b[j + 1:]
+                cost = _meetings(a2) + _meetings(b2)
+                if cost < best[0]:
+                    best = (cost, (i, j))
+            if best[1] is not None:
+                i, j = best[1]
+                a[i], b[j] = b[j], a[i]
+                improved = True
+        if not improved:
+            return
+
+
+def _chairs(group: Sequence[Entrant], rng: random.Random) -> tuple[Entrant, ...]:
+    """The order of `group` in chairs 1..4 with fewest players back in a chair they had; a draw
+    among the equally good."""
+    orders = list(itertools.permutations(group))
+    rng.shuffle(orders)
+    return min(orders, key=lambda o: sum(1 for chair, e in zip(CHAIRS, o) if chair in e.chairs))

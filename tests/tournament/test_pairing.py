@@ -1,0 +1,106 @@
+"""The next round's seating (编排) from the standings: Swiss order, repeat meetings moved apart,
+no one back in a chair they had where it can be helped, byes for the lowest beyond a multiple of
+four; the hub serves it as JSON and as a page to post."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from table_controller.tournament.hub import Hub
+from table_controller.tournament.pairing import Entrant, entrants, propose
+from table_controller.tournament.web import create_hub_app
+
+TABLES = [("t1", "1号桌"), ("t2", "2号桌"), ("t3", "3号桌")]
+
+
+def _e(rank: int, chairs: str = "", met: str = "") -> Entrant:
+    return Entrant(key=f"p{rank}", name=f"选手{rank}", id="", rank=rank, chairs=frozenset(chairs),
+                   met=frozenset(f"p{m}" for m in met.split(",") if m))
+
+
+def _names(table: dict) -> set[str]:
+    return {s["name"] for s in table["seats"].values()}
+
+
+def test_without_history_the_ranked_players_sit_four_to_a_table_from_the_top() -> None:
+    got = propose([_e(r) for r in (3, 1, 8, 2, 5, 4, 7, 6)], TABLES, 2, seed="cup").to_json()
+    assert [_names(t) for t in got["tables"]] == [{"选手1", "选手2", "选手3", "选手4"}, {"选手5", "选手6", "选手7", "选手8"}]
+    assert [t["table_id"] for t in got["tables"]] == ["t1", "t2"] and got["byes"] == []
+    again = propose([_e(r) for r in range(1, 9)], TABLES, 2, seed="cup").to_json()
+    assert again == got  # the same standings, the same seating (a seeded draw for the chairs)
+
+
+def test_players_who_met_are_moved_apart() -> None:
+    """Round 1: 1–4 at one table, 5–8 at the other; the standings rank them 1..8 again. Sitting
+    them by rank alone would repeat all twelve meetings; swapping between the tables leaves the
+    fewest possible (two players of each old table at each new one: 2 + 2 pairs)."""
+    first, second = "1,2,3,4", "5,6,7,8"
+    players = [_e(r, met=",".join(m for m in (first if r <= 4 else second).split(",") if m != str(r)))
+               for r in range(1, 9)]
+    got = propose(players, TABLES, 2).to_json()
+    assert got["repeat_meetings"] == 4
+    for t in got["tables"]:
+        ranks = {s["rank"] for s in t["seats"].values()}
+        assert len(ranks & {1, 2, 3, 4}) == 2
+
+
+def test_no_one_goes_back_to_a_chair_they_had_when_it_can_be_helped() -> None:
+    players = [_e(1, chairs="1"), _e(2, chairs="2"), _e(3, chairs="3"), _e(4, chairs="4")]
+    got = propose(players, TABLES, 2).to_json()
+    (table,) = got["tables"]
+    assert got["repeat_chairs"] == 0
+    assert all(chair != str(s["rank"]) for chair, s in table["seats"].items())
+    crowded = [_e(r, chairs="123") for r in range(1, 5)]  # three chairs each: someone must repeat
+    assert propose(crowded, TABLES, 2).repeat_chairs == 3
+
+
+def test_players_beyond_a_multiple_of_four_sit_out_the_lowest_ranked() -> None:
+    got = propose([_e(r) for r in range(1, 10)], TABLES[:1], 3).to_json()
+    assert len(got["tables"]) == 2 and got["tables"][1]["table_id"] == "T2"  # more groups than tables known
+    assert [b["name"] for b in got["byes"]] == ["选手9"]
+
+
+def _state(table_id: str, names: list[str], totals: list[int], round_no: int = 1, seq: int = 5) -> bytes:
+    tp = {"1": 4, "2": 2, "3": 1, "4": 0}
+    order = sorted(range(4), key=lambda i: -totals[i])
+    return json.dumps({
+        "v": 1, "tournament": "cup", "table_id": table_id, "seq": seq, "round": round_no, "at": 1.0,
+        "table_name": f"{table_id}号桌", "ruleset": "mcr",
+        "players": {str(i + 1): n for i, n in enumerate(names)}, "player_ids": {},
+        "totals": {str(i + 1): v for i, v in enumerate(totals)},
+        "table_points": {str(order[k] + 1): tp[str(k + 1)] for k in range(4)},
+        "final": True, "hand_no": None, "hands_played": 16, "phase": "idle", "phase_zh": "空闲"}).encode()
+
+
+def test_the_hub_proposes_round_2_from_round_1s_standings_and_posts_it_as_text(tmp_path: Path) -> None:
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    try:
+        assert hub.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "丁"], [30, 10, -10, -30])) == "state"
+        assert hub.handle("mahjong/cup/t2/state", _state("t2", ["戊", "己", "庚", "辛"], [40, 5, -5, -40])) == "state"
+        players = {e.name: e for e in entrants(hub.standings())}
+        assert players["甲"].met == {"name:乙", "name:丙", "name:丁"} and players["甲"].chairs == {"1"}
+        proposal = hub.pairings()
+        assert proposal["round"] == 2 and proposal["repeat_meetings"] == 4  # two of each table at each
+        client = TestClient(create_hub_app(hub))
+        body = client.get("/api/pairings").json()
+        assert body == proposal
+        # the winners of round 1 (戊 40, 甲 30) sit together at the first table
+        assert {"戊", "甲"} <= _names(body["tables"][0])
+        text = client.get("/api/pairings", params={"format": "text"}).text
+        assert text.startswith("cup · 第 2 轮编排") and "t1号桌：1号位" in text
+        assert client.get("/api/pairings", params={"round": 0}).status_code == 422
+    finally:
+        hub.close()
+
+
+def test_no_results_no_seating(tmp_path: Path) -> None:
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    try:
+        client = TestClient(create_hub_app(hub))
+        assert client.get("/api/pairings").json()["tables"] == []
+        assert "尚无成绩" in client.get("/api/pairings", params={"format": "text"}).text
+    finally:
+        hub.close()
