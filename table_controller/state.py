@@ -84,6 +84,8 @@ class TableState:
     roster_by_referee: bool = False
     #: 定庄: the throws before the round's first hand that choose its first dealer (`seating`)
     first_dealer: dict[str, Any] | None = None
+    #: The organiser's seating for a round, from the tournament hub (编排): the referee keys it
+    seating_offer: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The whole state, referee-only parts included: show it through `projection`, not directly."""
@@ -113,6 +115,7 @@ class TableState:
             "round": self.round,
             "rounds": _round_summaries(self),
             "first_dealer": self.first_dealer,
+            "seating_offer": self.seating_offer,
         }
 
 
@@ -180,6 +183,10 @@ def describe(ev: Event) -> str:
         return f"牌桌连接中断：{d.get('reason', '')}"
     if t == "link.restored":
         return f"牌桌已重新连接（第 {d.get('reconnects', '')} 次）"
+    if t == "tournament.seating":
+        players = d.get("players") if isinstance(d.get("players"), dict) else {}
+        names = "、".join(f"{c}号位 {n}" for c, n in sorted(players.items()))
+        return f"赛事发布第 {d.get('round', '?')} 轮编排：{names}"
     if t == "controller.clock_step":
         if d.get("behind_record_s"):
             return f"系统时钟比记录晚 {d['behind_record_s']} 秒（时钟被调回？）：请核对时间 / the clock is behind the record"
@@ -319,6 +326,8 @@ def apply(state: TableState, ev: Event) -> TableState:
                               "throws": [dict(t) for t in s.hand.get("throws", [])],
                               "riichi": sorted(s.hand.get("riichi", {})),  # 立直棒 carried to the next win
                               "break": (s.hand.get("deal") or {}).get("break")}]
+    elif t == "tournament.seating":
+        s.seating_offer = {k: d.get(k) for k in ("round", "table_name", "players", "player_ids", "at")}
     elif t == "camera.status":
         s.camera = dict(d)
     elif t.startswith("camera.tile_") and d.get("needs_referee"):

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 SCHEMA_VERSION = 1
 
 #: Who may originate an event; the display colours the log by it.
-SOURCES = ("table", "link", "camera", "referee", "operator", "controller", "demo")
+SOURCES = ("table", "link", "camera", "referee", "operator", "controller", "demo", "tournament")
 
 
 class StoreError(RuntimeError):

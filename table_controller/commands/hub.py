@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 PASSWORD_ENV = "TABLECTL_HUB_PASSWORD"
+#: The organiser's credential for publishing a round's seating to the tables (unset: not offered).
+ORGANIZER_ENV = "TABLECTL_HUB_ORGANIZER_TOKEN"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="collect a tournament's tables from an MQTT broker and serve the standings",
         description="Subscribe to <prefix>/<tournament>/+/events and .../state on the broker, keep each "
         "table's public log in DIR/<tournament>/tables/<table_id>.sqlite3 and serve the standings at / "
-        f"and /api/standings. The broker password, if any, is read from ${PASSWORD_ENV}. See docs/tournament.md.",
+        f"and /api/standings. The broker password, if any, is read from ${PASSWORD_ENV}; the organiser's "
+        f"credential for publishing a round's seating to the tables from ${ORGANIZER_ENV}. See docs/tournament.md.",
     )
     p.add_argument("--broker", required=True, help="mqtt://HOST:PORT of the tournament's broker (Mosquitto), or mqtts:// for TLS")
     p.add_argument("--tournament", required=True, help="the tournament's id, as the tables' [tournament].name")
@@ -68,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         service = HubService(args.broker, args.tournament, args.data_dir, host=args.host, port=args.port,
                              prefix=args.topic_prefix, username=args.username,
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
-                             ca_file=args.ca_file)
+                             ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""))
 
         def started() -> None:
             print(f"排名 / standings: http://{args.host}:{service.bound_port}/   "

@@ -22,8 +22,8 @@ from typing import Any
 import aiomqtt
 
 from table_controller.tournament.wire import (
-    ID_RE, POSITIONS, EventMsg, RecordMsg, ReplayMsg, StateMsg, Topics, WireError, check_id, check_prefix, decode, encode,
-    KEEPALIVE, backoff, endpoint,
+    ID_RE, POSITIONS, EventMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
+    decode, encode, KEEPALIVE, backoff, endpoint,
 )
 
 log = logging.getLogger("table_controller.tournament.hub")
@@ -176,7 +176,7 @@ class Hub:
 
     def __init__(self, broker: str, tournament: str, data_dir: Path, prefix: str = "mahjong", username: str = "",
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
-                 ca_file: str = "") -> None:
+                 ca_file: str = "", organizer_token: str = "") -> None:
         self.broker = broker
         self.host, self.port, self.tls = endpoint(broker, ca_file)
         self.tournament = check_id(tournament, "tournament")
@@ -190,6 +190,9 @@ class Hub:
             self._db.execute("CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY AUTOINCREMENT,"
                              " received REAL NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL,"
                              " error TEXT NOT NULL)")
+            # The seatings the organiser published (编排), per round and table: re-posted on each connection.
+            self._db.execute("CREATE TABLE IF NOT EXISTS seatings (round INTEGER NOT NULL, table_id TEXT NOT NULL,"
+                             " payload TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (round, table_id))")
             #: Messages kept in `rejected` since the hub's first start (the audit); `malformed` counts this run's.
             self.rejected = int(self._db.execute("SELECT COUNT(*) FROM rejected").fetchone()[0])
             self.tables: dict[str, TableLog] = {}
@@ -203,6 +206,9 @@ class Hub:
         self.received = self.malformed = self.errors = self.duplicates = self.conflicts = self.replays_asked = 0
         self._progress: dict[str, tuple[int, float]] = {}
         self._asked: dict[str, float] = {}
+        #: the organiser's credential for publishing a seating ("" : publishing is off)
+        self.organizer_token = organizer_token
+        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
 
     # -- messages ----------------------------------------------------------------------------------
     def handle(self, topic: str, payload: bytes) -> str:
@@ -211,8 +217,8 @@ class Hub:
         self.received += 1
         try:
             table_id, kind = Topics.parse(self.prefix, self.tournament, topic)
-            if kind == "replay":
-                return "ignored"  # our own requests to the tables
+            if kind in ("replay", "seating"):
+                return "ignored"  # our own messages to the tables
             if kind == "events":
                 event = decode(EventMsg, payload, self.tournament, table_id)  # first: garbage makes no table
                 outcome = self._table(table_id).add_event(event, now)
@@ -327,6 +333,42 @@ class Hub:
         out["tournament"] = self.tournament
         return out
 
+    def publish_seating(self, round_no: int | None = None) -> dict[str, Any]:
+        """Publish the proposed seating of a round (`pairings`) to its tables: each table's players go
+        to `<table_id>/seating` (retained) for its referee to key. Kept, and posted again on each
+        connection; publishing a round again replaces it."""
+        proposal = self.pairings(round_no)
+        if not proposal["tables"]:
+            raise HubError("尚无成绩，无法编排 / no results to seat from yet")
+        now = self._wall_clock()
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute("DELETE FROM seatings WHERE round = ?", (proposal["round"],))
+            for t in proposal["tables"]:
+                msg = SeatingMsg(v=1, tournament=self.tournament, table_id=t["table_id"], round=proposal["round"],
+                                 at=now, table_name=t["table_name"],
+                                 players={c: p["name"] for c, p in t["seats"].items()},
+                                 player_ids={c: p["id"] for c, p in t["seats"].items() if p["id"]})
+                self._db.execute("INSERT INTO seatings (round, table_id, payload, at) VALUES (?, ?, ?, ?)",
+                                 (proposal["round"], t["table_id"], encode(msg).decode("utf-8"), now))
+        for topic, payload in self._seatings(proposal["round"]):
+            self._outbox.put_nowait((topic, payload))
+        log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
+        return {**proposal, "published_at": now}
+
+    def published(self) -> dict[str, Any] | None:
+        """The latest round whose seating was published, as posted to the tables."""
+        row = self._db.execute("SELECT MAX(round) FROM seatings").fetchone()
+        if row is None or row[0] is None:
+            return None
+        tables = [json.loads(p) for (p,) in self._db.execute(
+            "SELECT payload FROM seatings WHERE round = ? ORDER BY table_id", (row[0],))]
+        return {"round": int(row[0]), "tables": tables}
+
+    def _seatings(self, round_no: int) -> list[tuple[str, bytes]]:
+        rows = self._db.execute("SELECT table_id, payload FROM seatings WHERE round = ?", (round_no,)).fetchall()
+        return [(Topics(self.prefix, self.tournament, t).seating, p.encode("utf-8")) for t, p in rows]
+
     def health(self) -> dict[str, Any]:
         return {"connected": self.connected, "broker": self.broker, "error": self.error, "received": self.received,
                 "malformed": self.malformed, "errors": self.errors, "rejected": self.rejected,
@@ -360,7 +402,11 @@ class Hub:
         await client.subscribe(f"{base}/events", qos=1)
         await client.subscribe(f"{base}/state", qos=1)
         await client.subscribe(f"{base}/records", qos=1)
-        tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._repair(client))]
+        latest = self.published()
+        for topic, payload in self._seatings(latest["round"]) if latest else []:
+            await client.publish(topic, payload, qos=1, retain=True)  # the broker may have lost it
+        tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._repair(client)),
+                 asyncio.create_task(self._post(client))]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
@@ -378,6 +424,12 @@ class Hub:
             elif not isinstance(payload, (bytes, bytearray)):
                 payload = b"" if payload is None else str(payload).encode("utf-8")
             self.handle(str(message.topic), bytes(payload))
+
+    async def _post(self, client: Any) -> None:
+        """Send what the organiser published (seatings), retained, as it comes."""
+        while True:
+            topic, payload = await self._outbox.get()
+            await client.publish(topic, payload, qos=1, retain=True)
 
     async def _repair(self, client: Any) -> None:
         while True:

@@ -21,7 +21,8 @@ import aiomqtt
 
 from table_controller.projection import public_event, public_view
 from table_controller.tournament.wire import (
-    KEEPALIVE, EventMsg, RecordMsg, ReplayMsg, StateMsg, Topics, WireError, backoff, decode, encode, endpoint,
+    KEEPALIVE, EventMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, backoff, decode, encode,
+    endpoint,
 )
 
 log = logging.getLogger("table_controller.tournament")
@@ -152,6 +153,7 @@ class TournamentPublisher:
         self._records_seq = None  # a new connection sends every ended hand's record once
         self._rounds_sent = 0  # ... and every closed round's final standing and records
         await client.subscribe(self.topics.replay, qos=1)
+        await client.subscribe(self.topics.seating, qos=1)  # the organiser's seating for a round (retained)
         queue = self.controller.subscribe()
         tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._send(client, queue))]
         try:
@@ -166,6 +168,9 @@ class TournamentPublisher:
 
     async def _listen(self, client: Any) -> None:
         async for message in client.messages:  # raises MqttError when the connection drops
+            if str(message.topic) == self.topics.seating:
+                self._seating(message.payload)
+                continue
             try:
                 req = decode(ReplayMsg, message.payload, self.tournament, self.table_id)
             except WireError as exc:
@@ -177,6 +182,19 @@ class TournamentPublisher:
             # a hub that lacks events lacks what was sent beside them: closed rounds and records too
             self._rounds_sent, self._records_seq = 0, None
             self._wake.set()
+
+    def _seating(self, payload: Any) -> None:
+        """The organiser published this table's players for a round: logged once (`tournament.seating`)
+        for the referee, who keys the round with them; a malformed one is logged and dropped."""
+        try:
+            msg = decode(SeatingMsg, payload, self.tournament, self.table_id)
+        except WireError as exc:
+            log.warning("ignored a malformed seating", extra={"error": str(exc)})
+            return
+        offer = {"round": msg.round, "table_name": msg.table_name, "players": dict(sorted(msg.players.items())),
+                 "player_ids": dict(sorted(msg.player_ids.items())), "at": msg.at}
+        if self.controller.state.seating_offer != offer:  # a retained copy comes again on each connection
+            self.controller.accept("tournament", "tournament.seating", offer)
 
     async def _send(self, client: Any, queue: asyncio.Queue[Any]) -> None:
         store = self.controller.store

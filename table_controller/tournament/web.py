@@ -18,7 +18,7 @@ log = logging.getLogger("table_controller.tournament.web")
 
 
 def create_hub_app(hub: Hub) -> Any:
-    from fastapi import FastAPI, HTTPException
+    from fastapi import FastAPI, Header, HTTPException
     from fastapi.responses import HTMLResponse
 
     app = FastAPI(title=f"赛事排名 {hub.tournament}", docs_url=None, redoc_url=None)
@@ -81,6 +81,31 @@ def create_hub_app(hub: Hub) -> Any:
         found = hub.pairings(round)
         return PlainTextResponse(pairings_text(found)) if format == "text" else found
 
+    @app.post("/api/pairings/publish")
+    async def publish(round: int | None = None, authorization: str = Header("")) -> Any:
+        """Publish a round's proposed seating to its tables (the organiser's credential,
+        `Authorization: Bearer …`): each table's referee then sees its four players."""
+        import hmac
+
+        from table_controller.tournament.hub import HubError
+
+        if not hub.organizer_token:
+            raise HTTPException(403, "本赛事未设组织者凭证（TABLECTL_HUB_ORGANIZER_TOKEN）/ no organiser credential is set")
+        given = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
+        if not hmac.compare_digest(given.encode(), hub.organizer_token.encode()):
+            raise HTTPException(401, "组织者凭证错误 / wrong organiser credential")
+        if round is not None and not 1 <= round <= 999:
+            raise HTTPException(422, "轮次须为 1 至 999 / round must be 1..999")
+        try:
+            return hub.publish_seating(round)
+        except HubError as exc:
+            raise HTTPException(409, str(exc)) from None
+
+    @app.get("/api/pairings/published")
+    async def published() -> Any:
+        """The latest round's seating as published to the tables (null before any)."""
+        return hub.published()
+
     def _table(table_id: str) -> Any:
         table = hub.tables.get(table_id)
         if table is None:
@@ -127,6 +152,7 @@ class HubService:
     password: str = ""
     client_id: str = ""
     ca_file: str = ""
+    organizer_token: str = ""
     hub: Hub | None = None
     bound_port: int | None = None
     _served: Any = None
@@ -136,7 +162,8 @@ class HubService:
         from table_controller.web.serve import serve
 
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
-                       password=self.password, client_id=self.client_id, ca_file=self.ca_file)
+                       password=self.password, client_id=self.client_id, ca_file=self.ca_file,
+                       organizer_token=self.organizer_token)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
                                    what="the hub's page")
@@ -178,6 +205,7 @@ PAGE = """<!doctype html>
 <header><h1 id="title"></h1><button id="lang" type="button"></button></header>
 <table data-testid="standings"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
 <h2 id="pair-title"></h2>
+<p class="pair-actions"><button id="publish" type="button"></button> <span id="published" class="muted"></span></p>
 <table id="pairs" data-testid="pairings"><thead><tr id="phead"></tr></thead><tbody id="prows"></tbody></table>
 <h2 id="tables-title"></h2>
 <table id="tables" data-testid="tables"><thead><tr id="thead"></tr></thead><tbody id="trows"></tbody></table>
@@ -188,11 +216,14 @@ const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
         thead: ["桌", "轮", "盘", "状态", "已收事件"], final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
+        publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Events"], final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
+        publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
+        failed: "publishing failed: {e}",
         pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
         again: "{n} pairs meet again", bye: "sitting out: {names}",
         none: "no results yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
@@ -226,9 +257,22 @@ function tableRow(x) {
     + `<td class="num ${x.complete ? "" : "bad"}">${events}</td></tr>`;
 }
 let pairs = null;
+let published = null;
+async function publishSeating() {
+  const token = sessionStorage.getItem("organizer") || prompt(t("ask")) || "";
+  if (!token) return;
+  const r = await fetch(`/api/pairings/publish?round=${pairs.round}`, { method: "POST", headers: { Authorization: "Bearer " + token } });
+  const body = await r.json().catch(() => ({}));
+  if (r.ok) { sessionStorage.setItem("organizer", token); published = { round: body.round, tables: body.tables }; }
+  else { sessionStorage.removeItem("organizer"); $("published").textContent = t("failed", { e: body.detail || r.status }); return; }
+  renderPairs();
+}
 function renderPairs() {
   // the next round's seating, proposed from the standings (GET /api/pairings)
   $("phead").innerHTML = I18N[lang].phead.map((h) => `<th>${esc(h)}</th>`).join("");
+  $("publish").textContent = t("publish");
+  $("publish").hidden = !pairs || !pairs.tables.length;
+  if (published) $("published").textContent = t("sent", { n: published.round, s: published.tables.map((x) => x.table_name).join("、") });
   if (!pairs || !pairs.tables.length) { $("pair-title").textContent = ""; $("prows").innerHTML = ""; return; }
   $("pair-title").innerHTML = `<a href="/api/pairings?format=text">${esc(t("pair", { n: pairs.round }))}</a>`;
   $("prows").innerHTML = pairs.tables.map((x) => `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}${
@@ -260,11 +304,14 @@ async function poll() {
     if (r.ok) last = await r.json();
     const q = await fetch("/api/pairings", { cache: "no-store" });
     if (q.ok) pairs = await q.json();
+    const pub = await fetch("/api/pairings/published", { cache: "no-store" });
+    if (pub.ok) published = await pub.json();
   } catch (e) { /* the hub restarts: keep the last standings on screen */ }
   render();
   setTimeout(poll, 3000);
 }
 $("lang").onclick = () => { lang = lang === "zh" ? "en" : "zh"; render(); };
+$("publish").onclick = publishSeating;
 poll();
 </script>
 </body>

@@ -101,6 +101,10 @@ def check_ca_file(broker: str, ca_file: str) -> str:
     return ca_file
 
 
+#: The topics of a table, by their last level.
+KINDS = ("events", "state", "replay", "records", "seating")
+
+
 class Topics:
     """The topics of one table (or, with table_id "+", the hub's subscriptions)."""
 
@@ -110,14 +114,15 @@ class Topics:
         self.state = f"{self.base}/state"
         self.replay = f"{self.base}/replay"
         self.records = f"{self.base}/records"
+        self.seating = f"{self.base}/seating"
 
     @staticmethod
     def parse(prefix: str, tournament: str, topic: str) -> tuple[str, str]:
         """(table_id, kind) of a received topic; `WireError` if it is not one of ours."""
         head = f"{prefix}/{tournament}/"
         rest = topic[len(head):].split("/") if topic.startswith(head) else []
-        if len(rest) != 2 or rest[1] not in ("events", "state", "replay", "records"):
-            raise WireError(f"topic {topic!r} is not {head}<table_id>/events|state|replay|records")
+        if len(rest) != 2 or rest[1] not in KINDS:
+            raise WireError(f"topic {topic!r} is not {head}<table_id>/{'|'.join(KINDS)}")
         return check_id(rest[0], "table id"), rest[1]
 
 
@@ -191,6 +196,25 @@ class RecordMsg(_Msg):
         if (self.record.get("view") != "public" or self.record.get("hand_no") != self.hand_no
                 or self.record.get("round", 1) != self.round):
             raise ValueError("the record must be the public record of round's hand_no")
+        return self
+
+
+class SeatingMsg(_Msg):
+    """The hub posts the table's players for a round (retained), once the organiser has published
+    the round's seating (编排): the table's referee sees it and keys the round with it."""
+
+    round: int = Field(ge=1, le=999)
+    at: float
+    table_name: str
+    players: dict[str, str]
+    player_ids: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _four_players(self) -> "SeatingMsg":
+        if sorted(self.players) != list(POSITIONS) or not all(n.strip() for n in self.players.values()):
+            raise ValueError("players must name chairs 1, 2, 3 and 4")
+        if set(self.player_ids) - set(POSITIONS):
+            raise ValueError("player_ids are by chair 1..4")
         return self
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -67,4 +68,74 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
                 await browser.close()
     finally:
         await table.stop()
+        await hub.stop()
+
+
+async def test_the_organiser_publishes_round_2s_seating_and_the_referee_keys_it_from_the_table(
+        tmp_path: Path, broker: Broker) -> None:
+    """Round 1 is played at two tables; the organiser publishes round 2's seating from the hub's
+    page (with the organiser's credential); each table receives its four players, and the referee
+    fills the new-round form with them on the score sheet page and starts the round."""
+    import httpx
+    from playwright.async_api import async_playwright
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token="org-secret-1")
+    await hub.start()
+    tables = []
+    for table_id, names in (("t1", ["张伟", "李娜", "王芳", "陈杰"]), ("t2", ["赵强", "孙丽", "周敏", "吴刚"])):
+        svc = TableService(parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0, "name": f"{table_id}号桌"},
+            "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
+            "display": {"port": 0, "operator_token": "op", "referee_token": "ref-pin-77"},
+            "tournament": {"broker": broker.url, "name": "cup", "table_id": table_id},
+        }, source="test"), tmp_path / table_id)
+        await svc.start()
+        tables.append(svc)
+    t1, t2 = tables
+    try:
+        for svc in tables:
+            await svc.controller.wait_linked(10)
+        t1.controller.referee_action("referee.penalty", {"seat": "S", "code": "exposed_other", "amount": 15,
+                                                         "victim": "W"}, by="referee")
+        t2.controller.referee_action("referee.penalty", {"seat": "E", "code": "exposed_other", "amount": 10,
+                                                         "victim": "N"}, by="referee")
+        await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None
+                                and hub.hub.tables[t].state["seq"] == svc.controller.state.seq
+                                for t, svc in (("t1", t1), ("t2", t2))), 10, "the hub to have both tables")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            wrong = await http.post("/api/pairings/publish", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and t1.controller.state.seating_offer is None
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
+                page.on("dialog", lambda d: asyncio.ensure_future(d.accept("org-secret-1")))
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+                await page.wait_for_selector('[data-testid=pairings] tr[data-table="t1"]', timeout=5000)
+                await page.click("#publish")
+                await page.wait_for_function("document.querySelector('#published').textContent.includes('已发布第 2 轮')",
+                                             timeout=5000)
+                await until(lambda: all(svc.controller.state.seating_offer for svc in tables), 10,
+                            "both tables to receive their seating")
+                offer = t1.controller.state.seating_offer
+                proposal = hub.hub.published()
+                mine = next(t for t in proposal["tables"] if t["table_id"] == "t1")
+                assert offer["round"] == 2 and offer["players"] == mine["players"]
+                assert "赛事发布第 2 轮编排" in t1.controller.state.log[-1]["text"]
+
+                await page.goto(f"http://127.0.0.1:{t1.port}/scoresheet")
+                await page.fill("#token", "ref-pin-77")
+                await page.click("#login button[type=submit]")
+                await page.wait_for_selector('[data-testid="seating-offer"]:not([hidden])', timeout=5000)
+                assert "第 2 轮" in await page.inner_text('[data-testid="seating-offer"]')
+                await page.click("#seating-fill")
+                await page.click('[data-testid="round-form"] button[type=submit]')
+                await until(lambda: t1.controller.state.round == 2, 5, "round 2 to start at t1")
+                assert {str(k): v for k, v in t1.controller.state.players.items()} == offer["players"]
+                await page.wait_for_selector('[data-testid="seating-offer"][hidden]', state="attached", timeout=5000)
+            finally:
+                await browser.close()
+    finally:
+        for svc in tables:
+            await svc.stop()
         await hub.stop()

@@ -104,3 +104,51 @@ def test_no_results_no_seating(tmp_path: Path) -> None:
         assert "尚无成绩" in client.get("/api/pairings", params={"format": "text"}).text
     finally:
         hub.close()
+
+
+def test_publishing_needs_the_organisers_credential_and_results(tmp_path: Path) -> None:
+    closed = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "a")
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "b", organizer_token="org-secret-1")
+    try:
+        assert TestClient(create_hub_app(closed)).post("/api/pairings/publish").status_code == 403
+        client = TestClient(create_hub_app(hub))
+        auth = {"Authorization": "Bearer org-secret-1"}
+        assert client.post("/api/pairings/publish", headers={"Authorization": "Bearer x"}).status_code == 401
+        none = client.post("/api/pairings/publish", headers=auth)
+        assert none.status_code == 409 and "尚无成绩" in none.json()["detail"]
+        hub.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "丁"], [30, 10, -10, -30]))
+        body = client.post("/api/pairings/publish", headers=auth).json()
+        assert body["round"] == 2 and client.get("/api/pairings/published").json()["round"] == 2
+        (msg,) = hub.published()["tables"]
+        assert msg["table_id"] == "t1" and sorted(msg["players"]) == ["1", "2", "3", "4"]
+        assert hub._outbox.qsize() == 1  # posted, retained, by the broker loop
+    finally:
+        closed.close()
+        hub.close()
+
+
+async def test_a_table_logs_its_seating_once_and_drops_a_malformed_one(tmp_path: Path) -> None:
+    from table_controller.config import parse_config
+    from table_controller.controller import Controller
+    from table_controller.store import EventStore
+    from table_controller.tournament.publisher import TournamentPublisher
+
+    async def no_table(url: str):  # noqa: ANN202
+        raise ConnectionRefusedError(url)
+
+    store = EventStore(tmp_path / "events.sqlite3")
+    controller = Controller(parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test"), store, no_table)
+    pub = TournamentPublisher(controller, "mqtt://127.0.0.1:1", "cup", "t1")
+    try:
+        good = json.dumps({"v": 1, "tournament": "cup", "table_id": "t1", "round": 2, "at": 5.0, "table_name": "1号桌",
+                           "players": {"1": "戊", "2": "己", "3": "庚", "4": "辛"}, "player_ids": {"1": "B1"}}).encode()
+        pub._seating(good)
+        pub._seating(good)  # the retained copy again, on a new connection: logged once
+        pub._seating(b'{"v": 1, "tournament": "cup", "table_id": "t1", "round": 2, "players": {"1": "x"}}')
+        pub._seating(good.replace(b'"t1"', b'"t9"'))  # another table's
+        logged = [e for e in store.since(0) if e.type == "tournament.seating"]
+        assert len(logged) == 1 and logged[0].source == "tournament"
+        assert controller.state.seating_offer["players"]["1"] == "戊" and controller.state.seating_offer["round"] == 2
+    finally:
+        pub.mark.close()
+        store.close()

@@ -34,7 +34,7 @@ const I18N = {
               chosen: "定庄：{n}号位坐庄" },
         next: { over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
-        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
+        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
                  closed: "已结束", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
@@ -89,7 +89,7 @@ const I18N = {
         next: { over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
                 overAny: "The session is over: the referee starts the next round on the Score sheet page.",
                 swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
-        sheet: { title: "Score sheet", csv: "Export CSV", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
+        sheet: { title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
@@ -546,8 +546,24 @@ function renderRounds() {
   }
 }
 
+function seatingOffer() {
+  // the organiser's seating for this table (tournament hub), while it is still to be keyed
+  const o = state.seating_offer;
+  if (!o) return null;
+  const empty = !(state.scoresheet && state.scoresheet.rows.length);
+  const same = ["1", "2", "3", "4"].every((p) => (state.players || {})[p] === o.players[p]);
+  return o.round > state.round || (o.round === state.round && empty && !same) ? o : null;
+}
+function renderSeatingOffer() {
+  const o = seatingOffer();
+  $("seating-offer").hidden = !o;
+  if (!o) return;
+  $("seating-text").textContent = t("sheet.offer", { n: o.round, table: o.table_name,
+    names: ["1", "2", "3", "4"].map((p) => `${t("pos", { n: p })} ${o.players[p]}`).join(lang === "zh" ? "，" : ", ") });
+}
 function renderSheet() {
   renderRounds();
+  renderSeatingOffer();
   const sheet = sheetRound && sheetRound !== state.round ? closedSheet : state.scoresheet;
   if (!sheet) return;
   const roundQ = sheetRound && sheetRound !== state.round ? `&round=${sheetRound}` : "";
@@ -908,6 +924,13 @@ $("exhaustive-form").addEventListener("submit", (e) => {
 $("exhaustive-camera").addEventListener("click", () => act("/api/referee/exhaustive/camera"));
 $("session-start").addEventListener("click", () => act("/api/referee/session/start"));
 $("print-sheet").addEventListener("click", () => window.print());
+$("seating-fill").addEventListener("click", () => {
+  const o = seatingOffer();
+  if (!o) return;
+  const f = $("round-form");
+  f.round.value = o.round;
+  ["1", "2", "3", "4"].forEach((p) => { f["p" + p].value = o.players[p]; f["id" + p].value = (o.player_ids || {})[p] || ""; });
+});
 $("sheet-round").addEventListener("change", async (e) => {
   const n = Number(e.target.value);
   sheetRound = n === state.round ? null : n;
