@@ -74,6 +74,8 @@ class CameraRecord:
     claims_known: dict[str, int] = field(default_factory=dict)
     #: why each refused play (by its tracks) was refused last: the referee is told once, not each step
     refusals: dict[tuple[int, ...], str] = field(default_factory=dict)
+    #: discards laid sideways (a riichi player's 立直)
+    turned: set[int] = field(default_factory=set)
 
     def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
         """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
@@ -83,7 +85,7 @@ class CameraRecord:
             return
         if _key(hand) != self.hand_key:
             self.hand_key, self.lying, self.accounted, self.lost = _key(hand), {}, set(), {}
-            self.claimed, self.refusals, self.claims_known = set(), {}, {}
+            self.claimed, self.refusals, self.claims_known, self.turned = set(), {}, {}, set()
         self._sync_claims(hand)
         self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
                      for k, v in self.lost.items()}
@@ -102,6 +104,8 @@ class CameraRecord:
             elif ev.get("event") == "appeared" and track not in here:
                 kind = None if ev.get("needs_referee") else str(ev.get("kind", ""))
                 here[track] = kind
+                if ev.get("sideways"):
+                    self.turned.add(track)
                 self.changed.add(key)
                 if self._found_again(key, ev.get("at"), kind):
                     self.accounted.add(track)
@@ -150,6 +154,9 @@ class CameraRecord:
                         self.proposed.append(([], None, None))
                     out.append(("play.discard", {"seat": wind, "tile": kind}))
                     self.proposed.append(([track], None, None))
+                    if track in self.turned and hand.get("riichi_declarations") and wind not in (hand.get("riichi") or {}):
+                        out.append(("play.riichi", {"seat": wind}))  # laid sideways: 立直 declared with it
+                        self.proposed.append(([], None, None))
         return out
 
     def refused(self, index: int, reason: str) -> bool:

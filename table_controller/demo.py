@@ -94,12 +94,22 @@ def rule_camera(controller: Controller, felt: Any, ruled: set[int]) -> int:
     return n
 
 
+async def riichi_by_camera(controller: Controller, seat: str, wait_s: float = CAMERA_WAIT_S) -> bool:
+    """Wait for the camera to record the 立直 a sideways discard declared; False after `wait_s`
+    (the demo then keys it, as an operator would)."""
+    return await _until(lambda: seat in ((controller.state.hand or {}).get("riichi") or {}), wait_s, poll=0.1)
+
+
 async def lay_and_watch(controller: Controller, felt: Any, action: Any, ruled: set[int],
-                        wait_s: float = CAMERA_WAIT_S) -> bool:
-    """Lay a play on the felt and wait until the camera has recorded it, ruling on its unsure
-    tiles meanwhile; after `wait_s` the demo keys it (source `demo`). True when the camera did."""
+                        wait_s: float = CAMERA_WAIT_S, sideways: bool = False) -> bool:
+    """Lay a play on the felt (a discard `sideways` when it declares 立直) and wait until the camera
+    has recorded it, ruling on its unsure tiles meanwhile; after `wait_s` the demo keys it (source
+    `demo`). True when the camera did."""
     before = _recorded(controller.state.hand, action.type, action.seat)
-    felt.lay(action.type, _side(controller, action.seat), action.tile, _side(controller, action.frm))
+    if sideways:
+        felt.lay(action.type, _side(controller, action.seat), action.tile, sideways=True)
+    else:
+        felt.lay(action.type, _side(controller, action.seat), action.tile, _side(controller, action.frm))
     loop = asyncio.get_running_loop()
     end = loop.time() + wait_s
     while loop.time() < end:
@@ -181,8 +191,11 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     wins, shown, ruled = 0, None, set()
     wall = wall_by_wind(sim.wall, hand["dealer_position"])
     # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
-    for action in play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs,
-                            furiten=ready_waits(hand["ruleset"]) if flow.furiten else None, riichi=flow.riichi):
+    stream = iter(play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs,
+                            furiten=ready_waits(hand["ruleset"]) if flow.furiten else None, riichi=flow.riichi))
+    ahead = None  # a discard looks one play ahead: a player declaring 立直 lays it sideways
+    while (action := ahead or next(stream, None)) is not None:
+        ahead = None
         await asyncio.sleep(turn_seconds)
         if action.type == "reveal":
             shown = action.hand
@@ -199,7 +212,14 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
                 break
             wins += 1
             continue
-        if felt is not None and action.type in ("discard", "flower", "claim"):
+        if felt is not None and action.type == "discard":
+            ahead = next(stream, None)
+            turned = ahead is not None and ahead.type == "riichi" and ahead.seat == action.seat
+            await lay_and_watch(controller, felt, action, ruled, sideways=turned)
+            if turned and await riichi_by_camera(controller, action.seat):
+                ahead = None  # the camera saw the sideways discard and recorded the 立直 with it
+            continue
+        if felt is not None and action.type in ("flower", "claim"):
             await lay_and_watch(controller, felt, action, ruled)
             continue
         type_, data = action.event()

@@ -32,6 +32,8 @@ class TileEvent:
     #: the tile's centre in the frame (pixels): a tile lost for a moment and found again is
     #: a new track at the same place
     at: tuple[float, float] | None = None
+    #: turned a quarter from the seat of its zone (most frames): a riichi player's 立直 discard
+    sideways: bool = False
 
     def to_json(self) -> dict:
         d = {"event": self.event, "zone": self.zone, "kind": self.kind, "confidence": round(self.confidence, 4),
@@ -40,7 +42,17 @@ class TileEvent:
             d["ruled"] = True
         if self.at is not None:
             d["at"] = [round(self.at[0], 1), round(self.at[1], 1)]
+        if self.sideways:
+            d["sideways"] = True
         return d
+
+
+def sideways(r: TileReading) -> bool:
+    """Whether the tile lies across the seat of its zone (a zone with a seat: "discard:S")."""
+    from vision.geometry import SEAT_ROTATION
+
+    side = r.zone.partition(":")[2]
+    return side in SEAT_ROTATION and (r.rotation - SEAT_ROTATION[side]) % 180 == 90
 
 
 @dataclass
@@ -57,9 +69,11 @@ class _Track:
     announced: str | None = None
     last: TileReading | None = None
     ruled: str | None = None
+    turned: int = 0  # frames that saw it lying across its zone's seat
 
     def add(self, r: TileReading) -> None:
         self.last = r
+        self.turned += int(sideways(r))
         self.votes[r.kind] = self.votes.get(r.kind, 0.0) + r.confidence
         self.counts[r.kind] = self.counts.get(r.kind, 0) + 1
         self.accepted[r.kind] = self.accepted.get(r.kind, 0) + int(r.accepted)
@@ -131,7 +145,7 @@ class TileTracker:
                 ruled = t.ruled is not None
                 unsure = not ruled and (conf < self.referee_below or not t.sure(kind))
                 events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=unsure, ruled=ruled,
-                                        at=at))
+                                        at=at, sideways=t.turned * 2 > t.seen))
         self.tracks = kept
         return events
 

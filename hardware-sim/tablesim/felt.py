@@ -23,24 +23,33 @@ class Felt:
     def __init__(self) -> None:
         self.tiles: list[PlacedTile] = []
         self.pools: dict[str, list[PlacedTile]] = {s: [] for s in SEATS}
+        self.sideways: dict[str, list[bool]] = {s: [] for s in SEATS}  # per pool tile: laid sideways (立直)
         self.near: dict[str, int] = {s: 0 for s in SEATS}  # meld tiles laid, right of centre
         self.flowers: dict[str, int] = {s: 0 for s in SEATS}
 
-    def _put(self, seat: str, u: float, v: float, kind: str) -> PlacedTile:
+    def _put(self, seat: str, u: float, v: float, kind: str, turn: int = 0) -> PlacedTile:
         x, y = seat_to_plane(seat, u, v)
-        t = PlacedTile(kind, x, y, SEAT_ROTATION[seat])
+        t = PlacedTile(kind, x, y, (SEAT_ROTATION[seat] + turn) % 360)
         self.tiles.append(t)
         return t
 
-    def discard(self, seat: str, kind: str) -> None:
-        """Rows of six in front of the seat, as 国标 players lay them."""
+    def discard(self, seat: str, kind: str, sideways: bool = False) -> None:
+        """Rows of six in front of the seat, as 国标 players lay them; `sideways`: turned a quarter
+        to the left, as a riichi player lays the discard that declares 立直 (it takes a tile's
+        length of the row)."""
         k = len(self.pools[seat])
-        self.pools[seat].append(self._put(seat, 310 + (k % 6) * TILE_W_MM, 172 + (k // 6) * (TILE_H_MM + 2), kind))
+        row = self.sideways[seat][k // 6 * 6:k]
+        left = 310 - TILE_W_MM / 2 + sum(TILE_H_MM if turned else TILE_W_MM for turned in row)
+        width = TILE_H_MM if sideways else TILE_W_MM
+        self.pools[seat].append(self._put(seat, left + width / 2, 172 + (k // 6) * (TILE_H_MM + 2), kind,
+                                          turn=90 if sideways else 0))
+        self.sideways[seat].append(sideways)
 
     def meld(self, seat: str, kinds: list[str], taken_from: str, hidden: bool = False) -> None:
         """The claimed discard leaves its pool; the meld is laid right of centre (`hidden`: out of
         the camera's view, as under an arm)."""
         self.tiles.remove(self.pools[taken_from].pop())
+        self.sideways[taken_from].pop()
         if hidden:
             return
         for kind in kinds:  # rows of nine right of centre, a second row further in: clear of the corner
@@ -74,12 +83,13 @@ class FeltCamera:
         self._scene: tuple[int, Scene] | None = None
         self._noise = np.random.default_rng(seed)
 
-    def lay(self, play: str, seat: str, tile: str, frm: str | None = None) -> None:
-        """A face-up play on the felt: `discard`, `flower`, `claim` (a pung of `tile` from `frm`),
-        or `hand` (the tiles of `tile`, space-separated, laid down in front of `seat`)."""
+    def lay(self, play: str, seat: str, tile: str, frm: str | None = None, sideways: bool = False) -> None:
+        """A face-up play on the felt: `discard` (`sideways`: declaring 立直), `flower`, `claim` (a
+        pung of `tile` from `frm`), or `hand` (the tiles of `tile`, space-separated, laid down in
+        front of `seat`)."""
         with self._lock:
             if play == "discard":
-                self._felt.discard(seat, tile)
+                self._felt.discard(seat, tile, sideways=sideways)
             elif play == "flower":
                 self._felt.flower(seat, tile)
             elif play == "claim" and frm is not None:

@@ -315,3 +315,48 @@ def test_blood_battle_play_seen_before_the_referee_confirms_a_win_lands_after_it
     assert plays(controller)[-2:] == [("play.discard", {"seat": "N", "tile": "1s"}),
                                       ("play.discard", {"seat": "E", "tile": "4p"})]
     assert not [e for e in store.since(0) if e.type == "camera.play_refused" and e.data.get("seat") != "W"]
+
+
+def test_a_discard_laid_sideways_declares_riichi_where_the_ruleset_has_it(tmp_path: Path) -> None:
+    """Riichi: the discard that declares 立直 is laid sideways; the camera records the discard and
+    then the declaration. Under MCR (no declarations) a tile lying askew is just a discard."""
+    from vision.reader import TileReading
+    from vision.tracker import TileTracker
+
+    for ruleset, declared in (("riichi", True), ("mcr", False)):
+        cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
+        store = EventStore(tmp_path / f"{ruleset}.sqlite3")
+        controller = Controller(cfg, store, _no_table)
+        seats = {w: (i + DEALER - 1) % 4 + 1 for i, w in enumerate("ESWN")}
+        controller.accept("operator", "operator.hand_start", {
+            "hand_no": 1, "ruleset": ruleset, "dealer_position": DEALER, "prevalent_wind": "E", "seats": seats})
+        watcher = CameraWatcher(controller, make_loop=lambda: None)
+        cam = Camera()
+        watcher._record_play([cam.lay("discard", "E", "9p")])
+        # S's discard as the tracker announces it after three frames of it lying across S's side
+        side = side_of_wind("S", DEALER)
+        tracker = TileTracker()
+        turned = {"E": 90, "S": 180, "W": 270, "N": 0}[side]  # a quarter round from the side's upright
+        reading = TileReading(kind="5s", confidence=0.97, rotation=turned, seat="", zone=f"discard:{side}",
+                              quad=[[100, 100], [140, 100], [140, 130], [100, 130]], accepted=True, second="")
+        events = [e for _ in range(3) for e in tracker.update([reading])]
+        (appeared,) = events
+        assert appeared.sideways and appeared.to_json()["sideways"] is True
+        watcher._record_play([{**appeared.to_json(), "track": 99}])
+        got = plays(controller)[-2:] if declared else plays(controller)[-1:]
+        assert got[-1 if not declared else 0] == ("play.discard", {"seat": "S", "tile": "5s"})
+        assert (got[-1][0] == "play.riichi") is declared
+        assert ("S" in controller.state.hand.get("riichi", {})) is declared
+        store.close()
+
+
+def test_a_tile_square_to_its_seat_is_not_sideways() -> None:
+    from vision.reader import TileReading
+    from vision.tracker import sideways
+
+    def at(rotation: int, zone: str) -> TileReading:
+        return TileReading(kind="5s", confidence=0.9, rotation=rotation, seat="", zone=zone, quad=[[0, 0]] * 4,
+                           accepted=True, second="")
+
+    assert [sideways(at(r, "discard:S")) for r in (0, 90, 180, 270)] == [True, False, True, False]
+    assert not sideways(at(90, "centre")) and sideways(at(90, "meld:E"))

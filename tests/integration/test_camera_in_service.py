@@ -377,3 +377,21 @@ async def test_the_demo_rules_cha_jiao_from_the_hands_the_camera_sees(tmp_path: 
         assert len(rulings) == 1 and rulings[0].data.get("source") == "camera"
         assert {w: sorted(h["concealed"]) for w, h in rulings[0].data["hands"].items()} == \
             {w: sorted(t.split()) for w, t in shown.items()}
+
+
+async def test_riichi_declared_by_a_sideways_discard_is_recorded_by_the_camera(tmp_path: Path) -> None:
+    """Riichi: E opens, then S lays its 立直 discard sideways on the felt. Through the virtual
+    camera, the reader and the tracker, the service records S's discard and then S's 立直, with
+    no keying (source camera); the demo's wait for it returns at once."""
+    from table_controller.demo import lay_and_watch, riichi_by_camera
+    from tablesim.players import PlayerAction
+
+    async with _felt_table(tmp_path, seed=5, ruleset="riichi") as (felt, ctl):
+        assert await lay_and_watch(ctl, felt, PlayerAction("discard", "E", "9m"), set(), wait_s=30)
+        assert await lay_and_watch(ctl, felt, PlayerAction("discard", "S", "1z"), set(), wait_s=30, sideways=True)
+        assert await riichi_by_camera(ctl, "S", wait_s=30)
+        got = [(e.type, e.data.get("seat"), e.source) for e in ctl.store.since(0) if e.type.startswith("play.")]
+        assert got[-2:] == [("play.discard", "S", "camera"), ("play.riichi", "S", "camera")]
+        assert "S" in ctl.state.hand["riichi"] and "E" not in ctl.state.hand["riichi"]
+        appeared = [e.data for e in ctl.store.since(0) if e.type == "camera.tile_appeared" and e.data["kind"] == "1z"]
+        assert appeared and appeared[-1].get("sideways") is True

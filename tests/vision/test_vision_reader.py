@@ -267,3 +267,23 @@ def test_a_model_whose_recipe_names_no_second_network_looks_again_itself(tmp_pat
     assert second_look_model(own) is None and second_look_model(DEFAULT_MODEL).name == "tiles-second.onnx"
     reader = TileReader(own)
     assert reader.second is reader.classifier and reader.threshold == recipe["threshold"]
+
+
+def test_a_discard_laid_sideways_in_its_row_reads_as_sideways(reader: TileReader, dorothys) -> None:
+    """Riichi's 立直 discard lies across its row among upright ones: it is cut out of the row as a
+    tile of its own and read lying across the seat of its zone; its neighbours are not."""
+    from tablesim.felt import FeltCamera
+    from vision.tracker import sideways
+
+    felt = FeltCamera(dorothys, seed=3)
+    for i, kind in enumerate(["1m", "5p", "9s", "3z", "7m", "2p"]):
+        felt.lay("discard", "S", kind, sideways=i == 3)
+    scene = felt.scene()
+    turned = next(t for t in scene.tiles if t["kind"] == "3z")
+    centre = np.asarray(turned["quad"], dtype=float).mean(axis=0)
+    readings = reader.read(felt.frame())
+    pool = [r for r in readings if r.zone == "discard:S"]
+    assert len(pool) == 6
+    near = min(pool, key=lambda r: float(np.linalg.norm(np.asarray(r.quad, dtype=float).mean(axis=0) - centre)))
+    assert sideways(near) and near.kind == "3z"
+    assert sum(sideways(r) for r in pool) == 1
