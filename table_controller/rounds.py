@@ -71,7 +71,7 @@ def close_round(s: "TableState", record: dict[str, Any]) -> None:
         s.rounds = s.rounds + [{
             "round": s.round, "players": dict(s.players), "player_ids": dict(s.player_ids),
             "hands": s.hands, "actions": s.actions, "start_seq": s.round_start_seq, "end_seq": record["seq"],
-            "closed_at": record["at"], "sheet": sheet,
+            "closed_at": record["at"], "sheet": sheet, "first_dealer": s.first_dealer,
         }]
         s.actions = []
     s.round = record["round"]
@@ -134,6 +134,7 @@ def view(s: "TableState", number: int | None) -> "TableState":
     out.players = {int(p): n for p, n in closed["players"].items()}
     out.player_ids = {int(p): n for p, n in closed["player_ids"].items()}
     out.hands, out.actions, out.hand = closed["hands"], closed["actions"], None
+    out.first_dealer = closed.get("first_dealer")
     out.hands_played = len(closed["hands"])
     return out
 

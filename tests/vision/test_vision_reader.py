@@ -269,12 +269,13 @@ def test_a_model_whose_recipe_names_no_second_network_looks_again_itself(tmp_pat
     assert reader.second is reader.classifier and reader.threshold == recipe["threshold"]
 
 
-def test_a_discard_laid_sideways_in_its_row_reads_as_sideways(reader: TileReader, dorothys) -> None:
+def test_a_discard_laid_sideways_in_its_row_reads_as_sideways(dorothys) -> None:
     """Riichi's 立直 discard lies across its row among upright ones: it is cut out of the row as a
     tile of its own and read lying across the seat of its zone; its neighbours are not."""
     from tablesim.felt import FeltCamera
     from vision.tracker import sideways
 
+    reader = TileReader()  # its own: the session's reader is enrolled by other tests
     felt = FeltCamera(dorothys, seed=3)
     for i, kind in enumerate(["1m", "5p", "9s", "3z", "7m", "2p"]):
         felt.lay("discard", "S", kind, sideways=i == 3)
