@@ -281,9 +281,9 @@ class Hub:
         return out
 
     # -- what the pages show -----------------------------------------------------------------------
-    def standings(self) -> dict[str, Any]:
+    def standings(self, through: int | None = None) -> dict[str, Any]:
         """Players across tables and rounds: summed 标准分 and points; equal on both, equal rank (as the
-        score sheet shares)."""
+        score sheet shares). `through`: counting rounds 1..through only (the standings after that round)."""
         players: dict[str, dict[str, Any]] = {}
         tables = []
         for table_id, table in sorted(self.tables.items()):
@@ -298,6 +298,8 @@ class Hub:
                 "updated_at": table.state_received,
             })
             for number, st in sorted(table.states.items()):
+                if through is not None and number > through:
+                    continue
                 for pos in POSITIONS:
                     name = st["players"][pos]
                     pid = (st.get("player_ids") or {}).get(pos, "")
@@ -317,7 +319,7 @@ class Hub:
             p["rank"] = order[i - 1]["rank"] if same else i + 1
             p["table_points"] = _tidy(p["table_points"])
         return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
-                "hub": self.health()}
+                "through": through, "hub": self.health()}
 
     def pairings(self, round_no: int | None = None) -> dict[str, Any]:
         """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,

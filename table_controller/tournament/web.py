@@ -26,9 +26,26 @@ def create_hub_app(hub: Hub) -> Any:
     # in a worker thread, so they read the hub's tables and SQLite files without a lock.
 
     @app.get("/api/standings")
-    async def standings() -> dict[str, Any]:
-        """Players ranked by 标准分 then points, each table's progress, and the hub's own counters."""
-        return hub.standings()
+    async def standings(through: int | None = None) -> dict[str, Any]:
+        """Players ranked by 标准分 then points, each table's progress, and the hub's own counters;
+        `?through=N`: the standings after round N."""
+        return hub.standings(_round(through))
+
+    @app.get("/api/standings.csv")
+    async def standings_csv(through: int | None = None) -> Any:
+        """The standings as CSV (UTF-8 with BOM, for spreadsheets): rank, player, number, 标准分, points,
+        and each round's 标准分 and points."""
+        from fastapi.responses import Response
+
+        body = standings_to_csv(hub.standings(_round(through)))
+        name = f"standings-{hub.tournament}" + (f"-round{through}" if through else "") + ".csv"
+        return Response(body, media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    def _round(n: int | None) -> int | None:
+        if n is not None and not 1 <= n <= 999:
+            raise HTTPException(422, "轮次须为 1 至 999 / round must be 1..999")
+        return n
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
@@ -119,6 +136,25 @@ def create_hub_app(hub: Hub) -> Any:
     return app
 
 
+def standings_to_csv(st: dict[str, Any]) -> str:
+    """Rank, player, number, 标准分 and points, then each round's (标准分, points) where played."""
+    import csv
+    import io
+
+    rounds = sorted({t["round"] for p in st["players"] for t in p["tables"]})
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(["名次", "选手", "编号", "标准分", "比赛分", *[f"第{r}轮 {k}" for r in rounds for k in ("桌", "标准分", "比赛分")]])
+    for p in st["players"]:
+        by_round = {t["round"]: t for t in p["tables"]}
+        cells = []
+        for r in rounds:
+            t = by_round.get(r)
+            cells += [t["table_name"], t["table_points"], t["points"]] if t else ["", "", ""]
+        w.writerow([p["rank"], p["name"], p["id"], p["table_points"], p["points"], *cells])
+    return "\ufeff" + out.getvalue()
+
+
 def pairings_text(p: dict[str, Any]) -> str:
     """The seating as a page to post on the wall (Chinese)."""
     out = [f"{p['tournament']} · 第 {p['round']} 轮编排（按排名瑞士制）", ""]
@@ -199,6 +235,7 @@ PAGE = """<!doctype html>
   .bad { color: #ff8a7a; } .muted { color: #9fb5a8; }
   button { font-size: 1.1rem; padding: 0.3rem 0.9rem; }
   footer { margin: 1.5rem 2rem; font-size: 1rem; }
+  footer a { color: #c9b77a; }
 </style>
 </head>
 <body>
@@ -209,20 +246,20 @@ PAGE = """<!doctype html>
 <table id="pairs" data-testid="pairings"><thead><tr id="phead"></tr></thead><tbody id="prows"></tbody></table>
 <h2 id="tables-title"></h2>
 <table id="tables" data-testid="tables"><thead><tr id="thead"></tr></thead><tbody id="trows"></tbody></table>
-<footer id="status" class="muted"></footer>
+<footer><span id="status" class="muted"></span> · <a id="csv" href="/api/standings.csv" download></a></footer>
 <script>
 "use strict";
 const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
         thead: ["桌", "轮", "盘", "状态", "已收事件"], final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
-        publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
+        csv: "导出排名 CSV", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Events"], final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
-        publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
+        csv: "Standings as CSV", publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
         failed: "publishing failed: {e}",
         pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
         again: "{n} pairs meet again", bye: "sitting out: {names}",
@@ -288,6 +325,7 @@ function render() {
   $("head").innerHTML = I18N[lang].head.map((h) => `<th>${esc(h)}</th>`).join("");
   $("thead").innerHTML = I18N[lang].thead.map((h) => `<th>${esc(h)}</th>`).join("");
   $("tables-title").textContent = t("tables");
+  $("csv").textContent = t("csv");
   if (!last) return;
   $("rows").innerHTML = last.players.length ? last.players.map(playerRow).join("")
     : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;

@@ -152,3 +152,24 @@ async def test_a_table_logs_its_seating_once_and_drops_a_malformed_one(tmp_path:
     finally:
         pub.mark.close()
         store.close()
+
+
+def test_standings_after_a_round_and_as_csv(tmp_path: Path) -> None:
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "丁"], [30, 10, -10, -30], round_no=1, seq=5))
+        hub.handle("mahjong/cup/t1/state", _state("t1", ["丁", "丙", "乙", "甲"], [40, 0, -10, -30], round_no=2, seq=9))
+        client = TestClient(create_hub_app(hub))
+        after1 = {p["name"]: p for p in client.get("/api/standings", params={"through": 1}).json()["players"]}
+        now = {p["name"]: p for p in client.get("/api/standings").json()["players"]}
+        assert after1["甲"]["rank"] == 1 and after1["甲"]["points"] == 30 and len(after1["甲"]["tables"]) == 1
+        assert now["甲"]["points"] == 0 and now["丁"]["points"] == 10 and now["丁"]["table_points"] == 4
+        csv = client.get("/api/standings.csv")
+        assert csv.status_code == 200 and "standings-cup.csv" in csv.headers["content-disposition"]
+        lines = csv.text.lstrip("\ufeff").splitlines()
+        assert lines[0].startswith("名次,选手,编号,标准分,比赛分,第1轮 桌,第1轮 标准分,第1轮 比赛分,第2轮 桌")
+        row = next(line for line in lines[1:] if ",甲," in line)
+        assert row.split(",")[3:5] == ["4", "0"] and "t1号桌,4,30" in row and "t1号桌,0,-30" in row
+        assert client.get("/api/standings", params={"through": 0}).status_code == 422
+    finally:
+        hub.close()
