@@ -360,6 +360,11 @@ class Controller:
             if len(dice) not in (2, 3) or not all(isinstance(x, int) and 1 <= x <= 6 for x in dice):
                 raise ActionError(f"定庄掷两颗骰子（三颗骰的牌桌：三颗），每颗 1 至 6 点 / two dice (three on a "
                                   f"three-dice table) of 1 to 6, got {dice}", status=422)
+            from table_controller.seating import first_dealer_throw, method_of
+
+            trial = first_dealer_throw(self.state.first_dealer, method_of(self.state.ruleset), SEATS.index(seat) + 1, dice)
+            if trial["throws"][-1].get("ignored"):  # out of turn, or the dealer is chosen: said, not logged
+                raise ActionError(trial["throws"][-1]["ignored"])
             return self.accept(source, "operator.dice", {"seat": seat, "dice": list(dice), "by": by})
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")

@@ -146,6 +146,9 @@ async def test_the_first_hand_is_dealt_by_the_chair_the_dice_chose_and_a_new_rou
     assert controller.state.first_dealer["position"] == 2 and controller.state.first_dealer["throws"][0]["keyed"]
     with pytest.raises(ActionError, match="两颗骰子"):
         controller.record_dice("E", [2], by="operator")
+    with pytest.raises(ActionError, match="庄家已定（2号位）"):  # keyed again after the choice: refused, not logged
+        controller.record_dice("E", [6, 6], by="operator")
+    assert len(controller.state.first_dealer["throws"]) == 1
 
 
 async def test_an_unfinished_sichuan_first_dealer_holds_the_first_hand(tmp_path: Path) -> None:
