@@ -30,16 +30,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--username", default="", help=f"broker user name (the password: ${PASSWORD_ENV})")
     p.add_argument("--ca-file", default="", help="for an mqtts:// broker: the CA certificate (PEM) it must chain to")
     p.add_argument("--client-id", default="", help="MQTT client id (default hub-<tournament>; one per hub)")
+    p.add_argument("--players", type=Path, default=None, metavar="CSV",
+                   help="the registration list, UTF-8 CSV id,name: round 1's seating is drawn from it, and "
+                        "players not yet seated join later rounds' (see docs/tournament.md)")
     p.set_defaults(func=run)
 
 
 def check(args: argparse.Namespace) -> None:
     """What the hub's arguments must be before it starts (also `tablectl install-service --hub`);
     raises `WireError` naming the problem."""
-    from table_controller.tournament.wire import check_ca_file, check_id, check_prefix, parse_broker
+    from table_controller.tournament.wire import WireError, check_ca_file, check_id, check_prefix, parse_broker
 
     parse_broker(args.broker)
     check_ca_file(args.broker, args.ca_file)
+    if getattr(args, "players", None) is not None:
+        from table_controller.tournament.pairing import registered
+
+        try:
+            registered(args.players)
+        except ValueError as exc:
+            raise WireError(str(exc)) from None
     check_id(args.tournament, "tournament")
     check_prefix(args.topic_prefix)
 
@@ -67,11 +77,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     setup_logging("info", args.verbose)
 
+    from table_controller.tournament.pairing import registered
+
+    listed = registered(args.players) if args.players is not None else []
+
     async def main() -> int:
         service = HubService(args.broker, args.tournament, args.data_dir, host=args.host, port=args.port,
                              prefix=args.topic_prefix, username=args.username,
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
-                             ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""))
+                             ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""),
+                             registered=listed)
 
         def started() -> None:
             print(f"排名 / standings: http://{args.host}:{service.bound_port}/   "

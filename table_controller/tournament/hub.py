@@ -176,7 +176,8 @@ class Hub:
 
     def __init__(self, broker: str, tournament: str, data_dir: Path, prefix: str = "mahjong", username: str = "",
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
-                 ca_file: str = "", organizer_token: str = "") -> None:
+                 ca_file: str = "", organizer_token: str = "",
+                 registered: list[dict[str, str]] | None = None) -> None:
         self.broker = broker
         self.host, self.port, self.tls = endpoint(broker, ca_file)
         self.tournament = check_id(tournament, "tournament")
@@ -208,6 +209,8 @@ class Hub:
         self._asked: dict[str, float] = {}
         #: the organiser's credential for publishing a seating ("" : publishing is off)
         self.organizer_token = organizer_token
+        #: the registration list (id, name): round 1 is drawn from it, and players not yet seated join
+        self.registered = list(registered or [])
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
 
     # -- messages ----------------------------------------------------------------------------------
@@ -325,13 +328,14 @@ class Hub:
         """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,
         repeat meetings moved apart, no one back in a chair they had where it can be helped.
         `round_no` defaults to the round after the latest any table has played."""
-        from table_controller.tournament.pairing import entrants, propose
+        from table_controller.tournament.pairing import entrants, propose, with_registered
 
         standings = self.standings()
         played = [r for t in self.tables.values() for r in t.states]
         number = round_no or (max(played) + 1 if played else 1)
         tables = [(t["table_id"], t["table_name"]) for t in standings["tables"]]
-        out = propose(entrants(standings), tables, number, seed=self.tournament).to_json()
+        players = with_registered(entrants(standings), self.registered, self.tournament)
+        out = propose(players, tables, number, seed=self.tournament).to_json()
         out["tournament"] = self.tournament
         return out
 

@@ -67,6 +67,44 @@ def entrants(standings: dict[str, Any]) -> list[Entrant]:
     return sorted(out, key=lambda e: (e.rank, e.key))
 
 
+def registered(path: Any) -> list[dict[str, str]]:
+    """The tournament's players from a registration list: UTF-8 CSV, one player a line, `id,name`
+    (a header line `id,name` is skipped; the id may be empty). `ValueError` names the bad line."""
+    import csv
+
+    try:
+        text = open(path, encoding="utf-8-sig").read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
+    out: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for n, row in enumerate(csv.reader(text.splitlines()), start=1):
+        if not row or not any(c.strip() for c in row) or (n == 1 and [c.strip().lower() for c in row[:2]] == ["id", "name"]):
+            continue
+        if len(row) != 2 or not row[1].strip():
+            raise ValueError(f"{path} line {n}: expected id,name (the id may be empty), got {row!r}")
+        pid, name = row[0].strip(), row[1].strip()
+        key = f"id:{pid}" if pid else f"name:{name}"
+        if key in seen:
+            raise ValueError(f"{path} line {n}: {pid or name} is listed twice")
+        seen.add(key)
+        out.append({"id": pid, "name": name})
+    return out
+
+
+def with_registered(players: list[Entrant], listed: Sequence[dict[str, str]], seed: str) -> list[Entrant]:
+    """The ranked players and, after them, the registered players with no result yet, in an order
+    drawn from `seed` (抽签): round 1 is seated by that draw alone. A registered player has a result
+    when a table gave their number, or their name without a number."""
+    ids = {e.id for e in players if e.id}
+    names = {e.name for e in players if not e.id}  # a table that keys no numbers: the name it gave
+    rest = [p for p in listed if not ((p["id"] and p["id"] in ids) or p["name"] in names)]
+    random.Random(f"{seed}:draw").shuffle(rest)
+    last = max((e.rank for e in players), default=0)
+    return players + [Entrant(key=f"id:{p['id']}" if p["id"] else f"name:{p['name']}", name=p["name"], id=p["id"],
+                              rank=last + 1 + i) for i, p in enumerate(rest)]
+
+
 def propose(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round_no: int,
             seed: str = "") -> Seating:
     """The seating of round `round_no` for `players` (ranked) at `tables` ((id, name), in order;

@@ -189,6 +189,7 @@ class HubService:
     client_id: str = ""
     ca_file: str = ""
     organizer_token: str = ""
+    registered: list[dict[str, str]] = field(default_factory=list)
     hub: Hub | None = None
     bound_port: int | None = None
     _served: Any = None
@@ -199,7 +200,7 @@ class HubService:
 
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
                        password=self.password, client_id=self.client_id, ca_file=self.ca_file,
-                       organizer_token=self.organizer_token)
+                       organizer_token=self.organizer_token, registered=self.registered)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
                                    what="the hub's page")

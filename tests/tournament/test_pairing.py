@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from table_controller.tournament.hub import Hub
@@ -173,3 +174,34 @@ def test_standings_after_a_round_and_as_csv(tmp_path: Path) -> None:
         assert client.get("/api/standings", params={"through": 0}).status_code == 422
     finally:
         hub.close()
+
+
+def test_round_1_is_drawn_from_the_registration_list_and_the_unseated_join_later(tmp_path: Path) -> None:
+    from table_controller.tournament.pairing import registered
+
+    listed = tmp_path / "players.csv"
+    listed.write_text("id,name\nA01,甲\nA02,乙\nA03,丙\nA04,丁\nA05,戊\nA06,己\nA07,庚\nA08,辛\n", encoding="utf-8")
+    players = registered(listed)
+    assert players[0] == {"id": "A01", "name": "甲"} and len(players) == 8
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=players)
+    try:
+        first = hub.pairings()
+        assert first["round"] == 1 and len(first["tables"]) == 2 and first["byes"] == []
+        seated = sorted(s["id"] for t in first["tables"] for s in t["seats"].values())
+        assert seated == [f"A0{i}" for i in range(1, 9)]
+        assert hub.pairings() == first  # the draw is seeded by the tournament: the same every time
+        # round 1 played at t1 only (甲乙丙丁): the four not seated join round 2, and the four who
+        # met are split two and two
+        hub.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "丁"], [30, 10, -10, -30]))
+        second = hub.pairings()
+        assert second["round"] == 2 and len(second["tables"]) == 2 and second["repeat_meetings"] == 2
+        assert sorted(s["name"] for t in second["tables"] for s in t["seats"].values()) == sorted("甲乙丙丁戊己庚辛")
+    finally:
+        hub.close()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("A01,甲\nA01,乙\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2: A01 is listed twice"):
+        registered(bad)
+    bad.write_text("A01,甲,extra\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1: expected id,name"):
+        registered(bad)
