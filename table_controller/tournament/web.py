@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fastapi import Request
+
 from table_controller.tournament.hub import Hub
 
 log = logging.getLogger("table_controller.tournament.web")
@@ -98,18 +100,25 @@ def create_hub_app(hub: Hub) -> Any:
         found = hub.pairings(round)
         return PlainTextResponse(pairings_text(found)) if format == "text" else found
 
+    from table_controller.web.auth import Credentials
+
+    # the organiser's credential, checked as the tables check theirs: constant time, and 5 wrong
+    # ones from a client within a minute lock it out
+    organiser = Credentials(referee=hub.organizer_token, operator="")
+
     @app.post("/api/pairings/publish")
-    async def publish(round: int | None = None, authorization: str = Header("")) -> Any:
+    async def publish(request: Request, round: int | None = None, authorization: str = Header("")) -> Any:
         """Publish a round's proposed seating to its tables (the organiser's credential,
         `Authorization: Bearer …`): each table's referee then sees its four players."""
-        import hmac
-
         from table_controller.tournament.hub import HubError
 
         if not hub.organizer_token:
             raise HTTPException(403, "本赛事未设组织者凭证（TABLECTL_HUB_ORGANIZER_TOKEN）/ no organiser credential is set")
+        client = request.client.host if request.client else "?"
+        if organiser.locked_out(client):
+            raise HTTPException(429, "尝试次数过多，请稍后再试 / too many failed attempts")
         given = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
-        if not hmac.compare_digest(given.encode(), hub.organizer_token.encode()):
+        if organiser.role_of(given or "\0", client) != "referee":
             raise HTTPException(401, "组织者凭证错误 / wrong organiser credential")
         if round is not None and not 1 <= round <= 999:
             raise HTTPException(422, "轮次须为 1 至 999 / round must be 1..999")

@@ -115,6 +115,7 @@ def test_publishing_needs_the_organisers_credential_and_results(tmp_path: Path) 
         client = TestClient(create_hub_app(hub))
         auth = {"Authorization": "Bearer org-secret-1"}
         assert client.post("/api/pairings/publish", headers={"Authorization": "Bearer x"}).status_code == 401
+        assert client.post("/api/pairings/publish").status_code == 401  # no credential at all
         none = client.post("/api/pairings/publish", headers=auth)
         assert none.status_code == 409 and "尚无成绩" in none.json()["detail"]
         hub.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "丁"], [30, 10, -10, -30]))
@@ -205,3 +206,16 @@ def test_round_1_is_drawn_from_the_registration_list_and_the_unseated_join_later
     bad.write_text("A01,甲,extra\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 1: expected id,name"):
         registered(bad)
+
+
+def test_five_wrong_organiser_credentials_lock_the_client_out(tmp_path: Path) -> None:
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path, organizer_token="org-secret-1")
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "丁"], [30, 10, -10, -30]))
+        client = TestClient(create_hub_app(hub))
+        for _ in range(5):
+            assert client.post("/api/pairings/publish", headers={"Authorization": "Bearer guess"}).status_code == 401
+        right = client.post("/api/pairings/publish", headers={"Authorization": "Bearer org-secret-1"})
+        assert right.status_code == 429 and hub.published() is None
+    finally:
+        hub.close()
