@@ -337,6 +337,9 @@ class Hub:
         players = with_registered(entrants(standings), self.registered, self.tournament)
         out = propose(players, tables, number, seed=self.tournament).to_json()
         out["tournament"] = self.tournament
+        # tables still playing an earlier round: the standings, and so this seating, may still move
+        out["unfinished"] = [t["table_name"] for t in standings["tables"]
+                             if not t["final"] and (t["round"] or 0) < number]
         return out
 
     def publish_seating(self, round_no: int | None = None) -> dict[str, Any]:

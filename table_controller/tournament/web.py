@@ -167,6 +167,8 @@ def standings_to_csv(st: dict[str, Any]) -> str:
 def pairings_text(p: dict[str, Any]) -> str:
     """The seating as a page to post on the wall (Chinese)."""
     out = [f"{p['tournament']} · 第 {p['round']} 轮编排（按排名瑞士制）", ""]
+    if p.get("unfinished"):
+        out[1:1] = [f"注意：{'、'.join(p['unfinished'])} 尚未打完本轮，编排仍会变动"]
     for t in p["tables"]:
         seats = "  ".join(f"{chair}号位 {s['name']}{'（' + s['id'] + '）' if s['id'] else ''}"
                           for chair, s in t["seats"].items())
@@ -263,13 +265,14 @@ const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
         thead: ["桌", "轮", "盘", "状态", "已收事件"], final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
-        csv: "导出排名 CSV", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
+        csv: "导出排名 CSV", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Events"], final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
-        csv: "Standings as CSV", publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
+        csv: "Standings as CSV", unfinished: "still playing this round: {names} (the seating may change)",
+        publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
         failed: "publishing failed: {e}",
         pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
         again: "{n} pairs meet again", bye: "sitting out: {names}",
@@ -306,6 +309,7 @@ function tableRow(x) {
 let pairs = null;
 let published = null;
 async function publishSeating() {
+  if (pairs.unfinished && pairs.unfinished.length && !confirm(t("unfinished", { names: pairs.unfinished.join("、") }))) return;
   const token = sessionStorage.getItem("organizer") || prompt(t("ask")) || "";
   if (!token) return;
   const r = await fetch(`/api/pairings/publish?round=${pairs.round}`, { method: "POST", headers: { Authorization: "Bearer " + token } });
@@ -320,6 +324,7 @@ function renderPairs() {
   $("publish").textContent = t("publish");
   $("publish").hidden = !pairs || !pairs.tables.length;
   if (published) $("published").textContent = t("sent", { n: published.round, s: published.tables.map((x) => x.table_name).join("、") });
+  else if (pairs && pairs.unfinished && pairs.unfinished.length) $("published").textContent = t("unfinished", { names: pairs.unfinished.join("、") });
   if (!pairs || !pairs.tables.length) { $("pair-title").textContent = ""; $("prows").innerHTML = ""; return; }
   $("pair-title").innerHTML = `<a href="/api/pairings?format=text">${esc(t("pair", { n: pairs.round }))}</a>`;
   $("prows").innerHTML = pairs.tables.map((x) => `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}${

@@ -92,6 +92,11 @@ def test_the_hub_proposes_round_2_from_round_1s_standings_and_posts_it_as_text(t
         assert {"戊", "甲"} <= _names(body["tables"][0])
         text = client.get("/api/pairings", params={"format": "text"}).text
         assert text.startswith("cup · 第 2 轮编排") and "t1号桌：1号位" in text
+        assert body["unfinished"] == []  # both tables' round 1 is final
+        hub.handle("mahjong/cup/t2/state", _state("t2", ["戊", "己", "庚", "辛"], [40, 5, -5, -40], seq=9)
+                   .replace(b'"final": true', b'"final": false'))
+        assert client.get("/api/pairings").json()["unfinished"] == ["t2号桌"]
+        assert "t2号桌 尚未打完本轮" in client.get("/api/pairings", params={"format": "text"}).text
         assert client.get("/api/pairings", params={"round": 0}).status_code == 422
     finally:
         hub.close()
