@@ -22,7 +22,7 @@ SEATS = ("E", "S", "W", "N")
 #: Referee events that may be undone (play records are corrected by a new read instead).
 UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confirm",
                       "referee.session_start", "referee.session_end", "referee.camera_confirm",
-                      "referee.exhaustive"})
+                      "referee.exhaustive", "referee.round_start"})
 ACTION_ZH = {
     "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
     "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
@@ -524,6 +524,10 @@ def _undo(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     if d.get("target") is not None and int(d["target"]) != target["seq"]:
         raise RefereeError(f"只能撤销最后一次裁判操作（#{target['seq']}）/ only the last action can be undone")
     record.update(target=target["seq"], reason=reason[:200], target_type=target["type"])
+    if target["type"] == "referee.round_start" and not target.get("error"):
+        from table_controller.rounds import reopen
+
+        reopen(s, target)  # the round it closed (or the players it replaced) come back
     if target["type"] == "referee.win_confirm" and s.hand is not None and target.get("hand_no") == s.hand["hand_no"]:
         from table_controller.state import undo_win
 

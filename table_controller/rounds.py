@@ -55,7 +55,11 @@ def start_round(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> b
                            f"{'closed' if number < s.round else 'under way'}: the next is round {s.round + 1}")
     closes = number > s.round and _has_sheet(s)
     record.update(hand_no=None, round=number, players=players, player_ids=ids,
-                  closes=s.round if closes else None, replaces=s.round if not closes else None)
+                  closes=s.round if closes else None, replaces=s.round if not closes else None,
+                  # what an undo puts back where nothing is closed (a correction, an empty round replaced)
+                  before={"round": s.round, "players": {str(k): v for k, v in s.players.items()},
+                          "player_ids": {str(k): v for k, v in s.player_ids.items()},
+                          "first_dealer": s.first_dealer, "round_start_seq": s.round_start_seq})
     return closes
 
 
@@ -83,6 +87,45 @@ def close_round(s: "TableState", record: dict[str, Any]) -> None:
     s.hands = []
     s.hands_played = 0
     s.first_dealer = None  # the new round chooses its first dealer again
+
+
+def reopen(s: "TableState", target: dict[str, Any]) -> None:
+    """Undo a round's start (a slip: the round was not over, or the wrong players): the round it
+    closed comes back whole, or the round and players it replaced. Only before the new round's
+    first hand; `RefereeError` after. `s` is the caller's copy; the undo marks the action."""
+    from table_controller.referee import RefereeError
+
+    if s.hands or s.hand is not None:
+        raise RefereeError(f"第 {s.round} 轮已开始打牌，不能撤销开始 / round {s.round} has begun: its start stands")
+    if target.get("closes") is not None:
+        closed = s.rounds[-1]
+        s.rounds = s.rounds[:-1]
+        s.round, s.round_start_seq = closed["round"], closed["start_seq"]
+        s.players = {int(p): n for p, n in closed["players"].items()}
+        s.player_ids = {int(p): n for p, n in closed["player_ids"].items()}
+        s.hands, s.hands_played = closed["hands"], len(closed["hands"])
+        s.first_dealer = closed.get("first_dealer")
+        s.actions = closed["actions"] + s.actions  # the start and its undo stay in the record
+        return
+    before = target["before"]
+    s.round, s.round_start_seq, s.first_dealer = before["round"], before["round_start_seq"], before["first_dealer"]
+    s.players = {int(p): n for p, n in before["players"].items()}
+    s.player_ids = {int(p): n for p, n in before["player_ids"].items()}
+
+
+def withdrawn(s: "TableState") -> dict[int, dict[str, Any]]:
+    """Rounds started and then undone that no longer exist at this table, with the players they
+    named: the hub must drop what it was sent of them."""
+    from table_controller.referee import active
+
+    live = set(numbers(s))
+    gone = {}
+    for a in s.actions:
+        if a["type"] == "referee.round_start" and a.get("undone") and not a.get("error") and a["round"] not in live:
+            gone[a["round"]] = a
+    for a in active(s.actions, "referee.round_start"):
+        gone.pop(a.get("round"), None)
+    return gone
 
 
 def _has_sheet(s: "TableState") -> bool:

@@ -128,6 +128,12 @@ class TableLog:
         held = self.states.get(msg.round)
         if held is not None and msg.seq < held["seq"]:
             return False
+        if msg.withdrawn:  # a round started by mistake, its start undone at the table
+            self._db.execute("DELETE FROM rounds WHERE round = ?", (msg.round,))
+            self._db.execute("DELETE FROM hand_records WHERE round = ?", (msg.round,))
+            self.states.pop(msg.round, None)
+            self.received_at.pop(msg.round, None)
+            return True
         payload = msg.model_dump()
         self._db.execute("INSERT INTO rounds (round, seq, payload, received) VALUES (?, ?, ?, ?) ON CONFLICT(round)"
                          " DO UPDATE SET seq = excluded.seq, payload = excluded.payload, received = excluded.received",

@@ -99,6 +99,7 @@ class TournamentPublisher:
         self._state_sent: int | None = None  # the state seq of the last state message on this connection
         self._records_seq: int | None = None  # the state seq the hands' records were last sent for
         self._rounds_sent = 0  # closed rounds sent on this connection
+        self._withdrawn_sent: dict[int, int] = {}  # rounds whose withdrawal was sent (by their start's seq)
         self._state_at = -POLL_S  # time.monotonic() of the last state message
         self._wake = asyncio.Event()
 
@@ -152,6 +153,7 @@ class TournamentPublisher:
         self._state_sent = None
         self._records_seq = None  # a new connection sends every ended hand's record once
         self._rounds_sent = 0  # ... and every closed round's final standing and records
+        self._withdrawn_sent: dict[int, int] = {}  # ... and that undone rounds are withdrawn
         await client.subscribe(self.topics.replay, qos=1)
         await client.subscribe(self.topics.seating, qos=1)  # the organiser's seating for a round (retained)
         queue = self.controller.subscribe()
@@ -180,7 +182,7 @@ class TournamentPublisher:
             log.info("the hub asks for events again", extra={"after": req.after, "position": self._position})
             self._rewind = req.after if self._rewind is None else min(self._rewind, req.after)
             # a hub that lacks events lacks what was sent beside them: closed rounds and records too
-            self._rounds_sent, self._records_seq = 0, None
+            self._rounds_sent, self._records_seq, self._withdrawn_sent = 0, None, {}
             self._wake.set()
 
     def _seating(self, payload: Any) -> None:
@@ -231,6 +233,7 @@ class TournamentPublisher:
     async def _publish_state(self, client: Any) -> None:
         """The retained standing, once the events it counts are out (so the hub sees no false gap)."""
         state = self.controller.state
+        self._rounds_sent = min(self._rounds_sent, len(state.rounds))  # a round reopened by an undo
         owed = self._rounds_sent < len(state.rounds) or self._records_seq is None  # e.g. asked again by the hub
         if (self._state_sent == state.seq and not owed) or state.seq > self._position:
             return
@@ -255,7 +258,19 @@ class TournamentPublisher:
         """Each round closed since the last look (all on a new connection): its final standing, then
         its hands' records. Not retained: the retained standing is the round being played."""
         from table_controller.record import session_records
+        from table_controller.rounds import withdrawn
 
+        for number, start in withdrawn(state).items():  # few and rare: sent with every closed-round look
+            if self._withdrawn_sent.get(number) == start["seq"]:
+                continue
+            players = {str(p): n for p, n in start["players"].items()}
+            zeros = {p: 0 for p in players}
+            await client.publish(self.topics.state, encode(StateMsg(
+                v=1, tournament=self.tournament, table_id=self.table_id, seq=state.seq, round=number,
+                at=self._wall_clock(), table_name=state.table_name, ruleset=state.ruleset, players=players,
+                totals=zeros, table_points=zeros, final=False, hand_no=None, hands_played=0, phase="withdrawn",
+                phase_zh="已撤销", withdrawn=True)), qos=1)
+            self._withdrawn_sent[number] = start["seq"]
         for closed in state.rounds[self._rounds_sent:]:
             sheet, number = closed["sheet"], closed["round"]
             msg = StateMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=closed["end_seq"],

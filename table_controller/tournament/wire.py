@@ -173,6 +173,8 @@ class StateMsg(_Msg):
     hands_played: int = Field(ge=0)
     phase: str
     phase_zh: str
+    #: the round was started by mistake and the start undone: the hub drops what it holds of it
+    withdrawn: bool = False
 
     @model_validator(mode="after")
     def _four_chairs(self) -> "StateMsg":

@@ -51,9 +51,10 @@ def test_a_new_round_closes_the_round_played_and_starts_afresh_with_its_players(
     summary = s.to_json()["rounds"]
     assert [r["round"] for r in summary] == [1, 2] and summary[0]["totals"] == before["totals"]
     assert summary[1]["players"] == ROUND_2 and not summary[1]["final"]
-    # nothing of round 1 can be undone any more
+    # once round 2's first hand has started, nothing of round 1 can be undone any more
+    log.start(hand_no=1, dealer=1)
     log.ref("referee.undo", reason="想撤销上一轮的和牌")
-    assert "没有可撤销" in log.state().actions[-1]["error"]
+    assert "第 2 轮已开始打牌" in log.state().actions[-1]["error"] and log.state().round == 2
 
 
 def test_the_next_hand_is_hand_1_with_e_at_chair_1_and_closed_rounds_keep_their_records() -> None:
@@ -165,3 +166,38 @@ def test_the_cameras_record_starts_again_with_round_2s_hand_1() -> None:
     assert rec.lying and rec.hand_key == (1, 1)
     rec.see(hand_2_1, [])
     assert rec.hand_key == (2, 1) and rec.lying == {} and rec.accounted == set()
+
+
+def test_a_round_started_by_mistake_is_undone_and_the_closed_round_comes_back_whole() -> None:
+    log = _session()
+    log.add("operator", "operator.hand_end", {"hand_no": 2, "result": "draw"})
+    before = compute(log.state())
+    actions_before = len(log.state().actions)
+    log.ref("referee.round_start", round=2, players=ROUND_2, player_ids={"1": "B101"})
+    assert rounds.withdrawn(log.state()) == {}
+    log.ref("referee.undo", reason="第一轮还没打完")
+    s = log.state()
+    assert s.actions[-1].get("error") is None
+    assert (s.round, s.rounds, s.hands_played) == (1, [], 2) and s.players[1] == "甲" and s.player_ids == {}
+    assert compute(s)["totals"] == before["totals"] and not compute(s)["final"]
+    assert len(s.actions) == actions_before + 2  # the start (marked undone) and the undo, in round 1's record
+    start = next(a for a in s.actions if a["type"] == "referee.round_start")
+    assert start["undone"] and start["undo"]["reason"] == "第一轮还没打完"
+    assert list(rounds.withdrawn(s)) == [2]  # the hub must drop round 2
+    log.ref("referee.round_start", round=2, players=ROUND_2)  # started again, for real this time
+    s = log.state()
+    assert s.round == 2 and [r["round"] for r in s.rounds] == [1] and rounds.withdrawn(s) == {}
+
+
+def test_undoing_a_correction_puts_the_players_back_and_a_round_under_way_cannot_be_undone() -> None:
+    log = _session()
+    log.add("operator", "operator.hand_end", {"hand_no": 2, "result": "draw"})
+    log.ref("referee.round_start", round=2, players=ROUND_2)
+    log.ref("referee.round_start", round=2, players={**ROUND_2, "4": "错名"})  # a correction gone wrong
+    log.ref("referee.undo", reason="改错了")
+    s = log.state()
+    assert s.round == 2 and s.players[4] == "辛" and [r["round"] for r in s.rounds] == [1]
+    log.start(hand_no=1, dealer=1)
+    log.ref("referee.undo", reason="想撤销开始")
+    assert "第 2 轮已开始打牌" in log.state().actions[-1]["error"]
+    assert log.state().round == 2

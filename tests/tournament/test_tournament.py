@@ -433,3 +433,24 @@ def test_a_hub_file_from_before_rounds_opens_as_round_1(tmp_path: Path) -> None:
         assert again.states == {1: payload} and len(again.records()) == 1
     finally:
         again.close()
+
+
+async def test_a_round_started_by_mistake_and_undone_leaves_the_hubs_standings(tmp_path: Path, broker: Broker) -> None:
+    """The referee starts round 2 too early and undoes it: the table withdraws round 2 at the hub
+    (its players leave the standings) and round 1 is open again there, not final."""
+    hub = await _hub(tmp_path, broker)
+    t1 = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"], seed=1)
+    try:
+        _penalty(t1, "S", "W")
+        _new_round(t1, 2, ["戊", "己", "庚", "辛"])
+        await until(lambda: "t1" in hub.hub.tables and sorted(hub.hub.tables["t1"].states) == [1, 2], 10,
+                    "the hub to hold both rounds")
+        assert hub.hub.tables["t1"].states[1]["final"]
+        t1.controller.referee_action("referee.undo", {"reason": "第一轮还没打完"}, by="referee")
+        await until(lambda: sorted(hub.hub.tables["t1"].states) == [1] and _in_step(hub, t1, "t1"), 10,
+                    "the hub to drop round 2")
+        names = {p["name"] for p in hub.hub.standings()["players"]}
+        assert names == {"甲", "乙", "丙", "丁"} and not hub.hub.tables["t1"].states[1]["final"]
+    finally:
+        await t1.stop()
+        await hub.stop()
