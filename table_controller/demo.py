@@ -344,13 +344,21 @@ def declare_win(controller: Controller, read: dict[str, Any]) -> bool:
 
 def start_next_round(controller: Controller) -> bool:
     """Once the session's hands are played (MCR's 16), the demo's referee starts the next round
-    (轮次) with the same four players, each moved one chair on, as a tournament re-seats them.
-    True when it did."""
+    (轮次): at a tournament with the players the hub's seating sent this table (it waits for
+    them), alone with the same four players, each moved one chair on. True when it did."""
     from table_controller.seating import for_state
 
     s = controller.state
     if s.hand is not None and not s.hand.get("ended") or not for_state(s).over:
         return False
+    offer = s.seating_offer
+    if offer and offer["round"] > s.round:  # the organiser's seating, as the referee fills it in
+        controller.referee_action("referee.round_start", {
+            "round": offer["round"], "players": dict(offer["players"]), "player_ids": dict(offer.get("player_ids") or {})},
+            by="demo", source="demo")
+        return True
+    if controller.config.tournament.broker:
+        return False  # the next round's players come from the hub
     names = {p: s.players.get(p) or f"{p}号位" for p in (1, 2, 3, 4)}
     controller.referee_action("referee.round_start", {
         "round": s.round + 1, "players": {str(p % 4 + 1): names[p] for p in names},

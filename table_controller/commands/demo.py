@@ -28,6 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the players lay their plays on a simulated felt that a virtual camera shows in this tile "
                         "art (e.g. xmahjongg-dorothys; `tablectl vision render --help` lists them); the camera keeps "
                         "the play record and the demo rules on the tiles it is unsure of")
+    p.add_argument("--tables", type=int, default=1, metavar="N",
+                   help="N ≥ 2: a whole tournament on this machine (a Mosquitto broker, the hub's standings on "
+                        "--port, N tables playing round after round, the seating between rounds published by the "
+                        "demo's organiser); needs the mosquitto package")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.set_defaults(func=run)
 
@@ -35,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from table_controller.config import ConfigError, parse_config
     from table_controller.runner import run_service
+
+    if args.tables > 1:
+        return _tournament(args)
 
     try:
         config = parse_config({
@@ -48,3 +55,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl demo: {exc}")
         return 2
     return run_service(config, args.data_dir.resolve(), verbose=args.verbose, open_browser=not args.no_browser)
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    """`--tables N`: the broker, the hub and N tables, until Ctrl-C."""
+    import asyncio
+    import webbrowser
+
+    from table_controller.logs import setup_logging
+    from table_controller.runner import serve_until_signalled
+    from table_controller.tournament.demo import TournamentDemo, TournamentDemoError
+
+    setup_logging("info", args.verbose)
+    demo = TournamentDemo(args.tables, args.data_dir.resolve(), host=args.host, port=args.port, ruleset=args.ruleset,
+                          seed=args.seed, speed=args.speed, turn_seconds=args.turn_seconds,
+                          hand_seconds=args.hand_seconds)
+
+    def started() -> None:
+        hub, *tables = demo.urls
+        print(f"排名 / standings: {hub}", flush=True)
+        for url, service in zip(tables, demo.services):
+            print(f"  {service.config.table.name}: {url}", flush=True)
+        if not args.no_browser:
+            try:
+                webbrowser.open(hub)
+            except webbrowser.Error:
+                pass
+
+    return asyncio.run(serve_until_signalled(demo, started, (OSError, TournamentDemoError), name="tablectl demo"))

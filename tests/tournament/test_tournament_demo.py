@@ -1,0 +1,40 @@
+"""`tablectl demo --tables N`: a whole tournament on one machine, every part real — Mosquitto,
+the hub, simulated tables playing MCR's 16 hands a round, the organiser publishing the next
+round's seating, each table's demo referee starting it with the players the hub sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tournament_helpers import until
+
+from table_controller.tournament.demo import TournamentDemo, demo_players
+
+
+def test_demo_players_have_numbers_and_distinct_names() -> None:
+    players = demo_players(64)
+    assert len({p["name"] for p in players}) == 64 and players[0]["id"] == "D001"
+
+
+async def test_two_tables_play_round_1_and_start_round_2_from_the_published_seating(tmp_path: Path) -> None:
+    demo = TournamentDemo(2, tmp_path, port=0, speed=100.0, turn_seconds=0.0, hand_seconds=0.05)
+    await demo.start()
+    try:
+        hub = demo.hub.hub
+        await until(lambda: all(s.controller.state.round >= 2 for s in demo.services), 120,
+                    "both tables to start round 2")
+        published = hub.published()
+        assert published is not None and published["round"] == 2
+        for service in demo.services:
+            state = service.controller.state
+            sent = next(t for t in published["tables"] if t["table_id"] == service.config.tournament.table_id)
+            assert {str(k): v for k, v in state.players.items()} == sent["players"]  # as the hub seated them
+            closed = state.rounds[0]
+            assert closed["round"] == 1 and len(closed["hands"]) == 16 and closed["sheet"]["final"]
+        # round 1's results stand at the hub for all eight registered players, each by number
+        await until(lambda: len(hub.standings()["players"]) == 8, 10, "the hub's standings")
+        players = hub.standings()["players"]
+        assert all(p["id"].startswith("D") and p["tables"][0]["round"] == 1 and p["tables"][0]["final"] for p in players)
+        assert sum(p["table_points"] for p in players) == 14  # 4+2+1+0 a table (tied places share theirs)
+    finally:
+        await demo.stop()
