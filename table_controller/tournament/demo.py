@@ -13,10 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import shutil
-import socket
-import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,12 +35,6 @@ def demo_players(count: int) -> list[dict[str, str]]:
             for i in range(count)]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class TournamentDemo:
     """The broker, the hub and the tables; `start()` brings them up, `stop()` ends them."""
@@ -60,7 +50,7 @@ class TournamentDemo:
     hand_seconds: float = 20.0
     hub: Any = None
     services: list[Any] = field(default_factory=list)
-    _broker: subprocess.Popen[bytes] | None = None
+    _broker: Any = None
     _organiser: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -93,26 +83,14 @@ class TournamentDemo:
         self._organiser = asyncio.create_task(self._organise(), name="demo-organiser")
 
     def _start_broker(self) -> str:
-        binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-        if not Path(binary).exists():
-            raise TournamentDemoError("需要 Mosquitto / needs the MQTT broker: apt-get install -y mosquitto")
-        port = _free_port()
-        work = self.data_dir / "broker"
-        work.mkdir(parents=True, exist_ok=True)
-        conf = work / "mosquitto.conf"
-        conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-        with (work / "mosquitto.log").open("ab") as out:
-            self._broker = subprocess.Popen([binary, "-c", str(conf)], stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self._broker.poll() is not None:
-                raise TournamentDemoError(f"mosquitto exited; see {work / 'mosquitto.log'}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                return f"mqtt://127.0.0.1:{port}"
-            except OSError:
-                time.sleep(0.05)
-        raise TournamentDemoError("mosquitto did not listen within 10 s")
+        from table_controller.tournament.broker import BrokerError, LocalBroker
+
+        self._broker = LocalBroker(self.data_dir / "broker")
+        try:
+            self._broker.start()
+        except BrokerError as exc:
+            raise TournamentDemoError(str(exc)) from None
+        return self._broker.url
 
     def round_over(self) -> int | None:
         """The round every table has finished (its sheet final at the hub), or None."""
@@ -144,12 +122,8 @@ class TournamentDemo:
             await service.stop()
         if self.hub is not None:
             await self.hub.stop()
-        if self._broker is not None and self._broker.poll() is None:
-            self._broker.terminate()
-            try:
-                self._broker.wait(5)
-            except subprocess.TimeoutExpired:
-                self._broker.kill()
+        if self._broker is not None:
+            self._broker.stop()
 
     @property
     def urls(self) -> list[str]:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -13,54 +11,10 @@ from typing import Any
 
 import aiomqtt
 
-MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+from table_controller.tournament.broker import MOSQUITTO, LocalBroker, free_port  # noqa: F401
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Broker:
-    """`mosquitto -c FILE` as a child process; `url` stays the same across stop() and start().
-    With `tls` (a `ThrowawayCA`'s server files) it listens for mqtts:// only."""
-
-    def __init__(self, workdir: Path, tls: "ThrowawayCA | None" = None) -> None:
-        self.port = free_port()
-        self.url = f"{'mqtts' if tls else 'mqtt'}://127.0.0.1:{self.port}"
-        self.conf = workdir / "mosquitto.conf"
-        self.log = workdir / "mosquitto.log"
-        # No persistence: a restart loses retained and queued messages, the hardest case for the hub.
-        conf = f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-        if tls:  # started as root it would read these as `mosquitto`, who cannot enter pytest's 0700 tmp
-            conf += f"cafile {tls.ca}\ncertfile {tls.cert}\nkeyfile {tls.key}\nuser root\n"
-        self.conf.write_text(conf)
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"mosquitto exited: {self.log.read_text(errors='replace')[-2000:]}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("mosquitto did not listen within 10 s")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self.proc = None
+# The broker the tournament demo runs, on a free loopback port (stoppable, restartable)
+Broker = LocalBroker
 
 
 class Wire:

@@ -1,0 +1,68 @@
+"""A Mosquitto broker run as a child process on a free loopback port: the tournament demo's, and
+the tests'. Its URL stays the same across `stop()` and `start()` (a broker restarted under the
+tables); with `tls` (the CA, certificate and key files of a tournament's own CA) it listens for
+mqtts:// only."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+
+
+class BrokerError(RuntimeError):
+    """Mosquitto is not installed, or did not start; the text says what to do."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalBroker:
+    """`mosquitto -c FILE` with its config and log in `workdir`; no persistence (a restart loses
+    retained and queued messages: the hardest case for the hub)."""
+
+    def __init__(self, workdir: Path, tls: Any = None) -> None:
+        self.port = free_port()
+        self.url = f"{'mqtts' if tls else 'mqtt'}://127.0.0.1:{self.port}"
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.conf = workdir / "mosquitto.conf"
+        self.log = workdir / "mosquitto.log"
+        conf = f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+        if tls:  # started as root it would read these as `mosquitto`, who cannot enter a 0700 tmp
+            conf += f"cafile {tls.ca}\ncertfile {tls.cert}\nkeyfile {tls.key}\nuser root\n"
+        self.conf.write_text(conf)
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        if not Path(MOSQUITTO).exists():
+            raise BrokerError("需要 Mosquitto / needs the MQTT broker: apt-get install -y mosquitto")
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise BrokerError(f"mosquitto exited: {self.log.read_text(errors='replace')[-2000:]}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise BrokerError("mosquitto did not listen within 10 s")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
