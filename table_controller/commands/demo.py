@@ -40,7 +40,13 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.config import ConfigError, parse_config
     from table_controller.runner import run_service
 
+    if args.tables < 1:
+        print("tablectl demo: --tables must be 1 or more")
+        return 2
     if args.tables > 1:
+        if args.camera:
+            print("tablectl demo: --camera shows one table's felt; run it without --tables")
+            return 2
         return _tournament(args)
 
     try:

@@ -38,3 +38,12 @@ async def test_two_tables_play_round_1_and_start_round_2_from_the_published_seat
         assert sum(p["table_points"] for p in players) == 14  # 4+2+1+0 a table (tied places share theirs)
     finally:
         await demo.stop()
+
+
+def test_the_tournament_demo_refuses_what_it_cannot_run(capsys) -> None:  # type: ignore[no-untyped-def]
+    from table_controller.cli import main
+
+    assert main(["demo", "--tables", "0", "--no-browser"]) == 2
+    assert "--tables must be 1 or more" in capsys.readouterr().out
+    assert main(["demo", "--tables", "3", "--camera", "xmahjongg-dorothys", "--no-browser"]) == 2
+    assert "--camera shows one table" in capsys.readouterr().out
