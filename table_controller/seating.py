@@ -39,8 +39,15 @@ class Coming:
 
 
 def for_state(state: Any) -> Coming:
-    """The coming hand's places at this table: its round's hands, rulings and 定庄."""
-    return coming(state.ruleset, state.hands, state.actions, first_dealer_of(getattr(state, "first_dealer", None)))
+    """The coming hand's places at this table: its round's hands, rulings and 定庄. The session is
+    over too once the referee has ended it (比赛结束: time is up, or the competition says so)."""
+    from dataclasses import replace
+
+    from table_controller.referee import session
+
+    c = coming(state.ruleset, state.hands, state.actions, first_dealer_of(getattr(state, "first_dealer", None)))
+    ended = session(state.actions)
+    return replace(c, over=True) if ended and ended.get("ended_at") and not c.over else c
 
 
 def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict[str, Any]],

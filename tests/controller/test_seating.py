@@ -165,3 +165,16 @@ async def test_an_unfinished_sichuan_first_dealer_holds_the_first_hand(tmp_path:
         assert c.state.first_dealer["position"] == 2 and for_state(c.state).dealer_position == 2
     finally:
         store.close()
+
+
+async def test_once_the_referee_ends_the_session_the_next_hand_waits_for_a_new_round(controller: Controller) -> None:
+    for _ in range(5):
+        _hand(controller)
+    controller.referee_action("referee.session_start", {"minutes": 90}, by="referee")
+    controller.referee_action("referee.session_end", {}, by="referee")
+    nxt = public_view(controller.state)["next_hand"]
+    assert for_state(controller.state).over and nxt["over"] and nxt["ended_by_referee"]
+    with pytest.raises(ActionError, match="裁判已结束本局比赛"):
+        await controller.start_hand(by="operator")
+    controller.referee_action("referee.undo", {"reason": "结束早了"}, by="referee")
+    assert not for_state(controller.state).over  # the end undone: play goes on

@@ -32,7 +32,7 @@ const I18N = {
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
               chosen: "定庄：{n}号位坐庄" },
-        next: { over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
+        next: { ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
         sheet: { title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
@@ -86,7 +86,8 @@ const I18N = {
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
         fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
               highest: "First dealer: {who} throw once each, the highest deals", chosen: "First dealer: chair {n}" },
-        next: { over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
+        next: { ended: "The referee ended the session: the referee starts the next round on the Score sheet page.",
+                over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
                 overAny: "The session is over: the referee starts the next round on the Score sheet page.",
                 swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
         sheet: { title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
@@ -442,7 +443,7 @@ function renderNextNotice() {
   const box = $("next-notice");
   const next = state.next_hand;
   let text = "";
-  if (next && next.over) text = next.hands_per_session ? t("next.over", { n: next.hands_per_session }) : t("next.overAny");
+  if (next && next.over) text = next.ended_by_referee ? t("next.ended") : next.hands_per_session ? t("next.over", { n: next.hands_per_session }) : t("next.overAny");
   else if (next && next.swap && next.swap.length) {
     const moves = next.swap.map(([chair, , player]) => t("next.move", { who: state.players[String(player)] || t("pos", { n: player }), chair }));
     text = t("next.swap", { moves: moves.join(lang === "zh" ? "，" : ", ") });
