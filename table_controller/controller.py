@@ -314,10 +314,7 @@ class Controller:
             raise ActionError(why)
         places = for_state(self.state)
         if places.over:
-            from table_controller.referee import session
-
-            ended = session(self.state.actions)
-            if ended and ended.get("ended_at"):
+            if places.ended_by_referee:
                 raise ActionError("裁判已结束本局比赛：请裁判在成绩表页开始新一轮 / the referee ended the session: "
                                   "the referee starts the next round")
             raise ActionError(f"本局 {places.hands_per_session or len(self.state.hands)} 盘已打完，比赛结束：请裁判在成绩表页"

@@ -72,10 +72,9 @@ def _next_hand(state: Any) -> dict[str, Any] | None:
     before = (state.hands[-1].get("seating") if state.hands else None) or {str(p): p for p in (1, 2, 3, 4)}
     moves = [[int(ch), before[ch], seating[ch]] for ch in sorted(seating) if before.get(ch) != seating[ch]]
     fd = state.first_dealer if not state.hands else None
-    ended = R.session(state.actions)
     return {"dealer_position": c.dealer_position, "prevalent": c.prevalent, "seating": seating,
             "swap": moves, "over": c.over, "hands_per_session": c.hands_per_session,
-            "ended_by_referee": bool(ended and ended.get("ended_at")),
+            "ended_by_referee": c.ended_by_referee,
             # 定庄 before the round's first hand: the method, and what it still waits for
             "first_dealer": None if state.hands else {
                 "method": method_of(state.ruleset), "position": first_dealer_of(fd), "chosen": bool(fd and fd.get("position")),

@@ -56,11 +56,23 @@ def start_round(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> b
     closes = number > s.round and _has_sheet(s)
     record.update(hand_no=None, round=number, players=players, player_ids=ids,
                   closes=s.round if closes else None, replaces=s.round if not closes else None,
-                  # what an undo puts back where nothing is closed (a correction, an empty round replaced)
-                  before={"round": s.round, "players": {str(k): v for k, v in s.players.items()},
-                          "player_ids": {str(k): v for k, v in s.player_ids.items()},
-                          "first_dealer": s.first_dealer, "round_start_seq": s.round_start_seq})
+                  before=_roster(s))  # what an undo puts back where nothing is closed (a correction)
     return closes
+
+
+def _roster(s: "TableState") -> dict[str, Any]:
+    """Who and where a round is: its number, players, 定庄 and where its log starts (chairs as
+    strings, as in the log)."""
+    return {"round": s.round, "players": {str(k): v for k, v in s.players.items()},
+            "player_ids": {str(k): v for k, v in s.player_ids.items()},
+            "first_dealer": s.first_dealer, "start_seq": s.round_start_seq}
+
+
+def _seat(s: "TableState", roster: dict[str, Any]) -> None:
+    """Make `roster` (`_roster`, or a closed round) the round `s` shows."""
+    s.round, s.round_start_seq, s.first_dealer = roster["round"], roster["start_seq"], roster.get("first_dealer")
+    s.players = {int(p): n for p, n in roster["players"].items()}
+    s.player_ids = {int(p): n for p, n in roster["player_ids"].items()}
 
 
 def close_round(s: "TableState", record: dict[str, Any]) -> None:
@@ -72,21 +84,15 @@ def close_round(s: "TableState", record: dict[str, Any]) -> None:
         view = copy.copy(s)
         view.hand = None  # the last hand has ended (checked): its row is in `hands`
         sheet = scoresheet.compute(view, final=True)  # closed: final, sticks left on the table settled
-        s.rounds = s.rounds + [{
-            "round": s.round, "players": dict(s.players), "player_ids": dict(s.player_ids),
-            "hands": s.hands, "actions": s.actions, "start_seq": s.round_start_seq, "end_seq": record["seq"],
-            "closed_at": record["at"], "sheet": sheet, "first_dealer": s.first_dealer,
-        }]
+        s.rounds = s.rounds + [{**_roster(s), "hands": s.hands, "actions": s.actions, "end_seq": record["seq"],
+                                "closed_at": record["at"], "sheet": sheet}]
         s.actions = []
-    s.round = record["round"]
-    s.round_start_seq = record["seq"]
-    s.players = {int(p): n for p, n in record["players"].items()}
-    s.player_ids = {int(p): n for p, n in record["player_ids"].items()}
+    _seat(s, {"round": record["round"], "players": record["players"], "player_ids": record["player_ids"],
+              "first_dealer": None, "start_seq": record["seq"]})  # the new round chooses its first dealer again
     s.roster_by_referee = True
     s.hand = None
     s.hands = []
     s.hands_played = 0
-    s.first_dealer = None  # the new round chooses its first dealer again
 
 
 def reopen(s: "TableState", target: dict[str, Any]) -> None:
@@ -97,20 +103,13 @@ def reopen(s: "TableState", target: dict[str, Any]) -> None:
 
     if s.hands or s.hand is not None:
         raise RefereeError(f"第 {s.round} 轮已开始打牌，不能撤销开始 / round {s.round} has begun: its start stands")
-    if target.get("closes") is not None:
-        closed = s.rounds[-1]
-        s.rounds = s.rounds[:-1]
-        s.round, s.round_start_seq = closed["round"], closed["start_seq"]
-        s.players = {int(p): n for p, n in closed["players"].items()}
-        s.player_ids = {int(p): n for p, n in closed["player_ids"].items()}
-        s.hands, s.hands_played = closed["hands"], len(closed["hands"])
-        s.first_dealer = closed.get("first_dealer")
-        s.actions = closed["actions"] + s.actions  # the start and its undo stay in the record
+    if target.get("closes") is None:
+        _seat(s, target["before"])
         return
-    before = target["before"]
-    s.round, s.round_start_seq, s.first_dealer = before["round"], before["round_start_seq"], before["first_dealer"]
-    s.players = {int(p): n for p, n in before["players"].items()}
-    s.player_ids = {int(p): n for p, n in before["player_ids"].items()}
+    closed, s.rounds = s.rounds[-1], s.rounds[:-1]
+    _seat(s, closed)
+    s.hands, s.hands_played = closed["hands"], len(closed["hands"])
+    s.actions = closed["actions"] + s.actions  # the start and its undo stay in the record
 
 
 def withdrawn(s: "TableState") -> dict[int, dict[str, Any]]:
@@ -168,18 +167,21 @@ def view(s: "TableState", number: int | None) -> "TableState":
     the current state itself, or a closed round's hands, rulings and players with no hand in play."""
     if number is None or number == s.round:
         return s
+    closed = _closed(s, number)
+    out = copy.copy(s)
+    _seat(out, closed)
+    out.hands, out.actions, out.hand = closed["hands"], closed["actions"], None
+    out.hands_played = len(closed["hands"])
+    return out
+
+
+def _closed(s: "TableState", number: int) -> dict[str, Any]:
+    """Closed round `number`; `RoundError` naming the rounds there are."""
     closed = next((r for r in s.rounds if r["round"] == number), None)
     if closed is None:
         known = ", ".join(str(n) for n in numbers(s))
         raise RoundError(f"本桌没有第 {number} 轮 / no round {number} at this table (rounds: {known})")
-    out = copy.copy(s)
-    out.round = number
-    out.players = {int(p): n for p, n in closed["players"].items()}
-    out.player_ids = {int(p): n for p, n in closed["player_ids"].items()}
-    out.hands, out.actions, out.hand = closed["hands"], closed["actions"], None
-    out.first_dealer = closed.get("first_dealer")
-    out.hands_played = len(closed["hands"])
-    return out
+    return closed
 
 
 def sheet(s: "TableState", number: int | None) -> dict[str, Any]:
@@ -187,8 +189,7 @@ def sheet(s: "TableState", number: int | None) -> dict[str, Any]:
     from table_controller import scoresheet
 
     if number is not None and number != s.round:
-        view(s, number)  # RoundError for an unknown round
-        return copy.deepcopy(next(r["sheet"] for r in s.rounds if r["round"] == number))
+        return copy.deepcopy(_closed(s, number)["sheet"])
     return scoresheet.compute(s)
 
 
@@ -198,8 +199,7 @@ def events_of(events: Sequence[Event], s: "TableState", number: int | None) -> l
     if number is None or number == s.round:
         start, end = s.round_start_seq, None
     else:
-        view(s, number)
-        closed = next(r for r in s.rounds if r["round"] == number)
+        closed = _closed(s, number)
         start, end = closed["start_seq"], closed["end_seq"]
     return [e for e in events if e.seq >= start and (end is None or e.seq < end)]
 

@@ -32,6 +32,8 @@ class Coming:
     #: the session's hands are all played (MCR's 16, or every round's): the round is over
     over: bool
     hands_per_session: int
+    #: over because the referee ended the session (结束比赛), not because its hands are played
+    ended_by_referee: bool = False
 
     def seats(self) -> dict[str, int]:
         """Wind → the player holding it (the score sheet's column)."""
@@ -47,7 +49,7 @@ def for_state(state: Any) -> Coming:
 
     c = coming(state.ruleset, state.hands, state.actions, first_dealer_of(getattr(state, "first_dealer", None)))
     ended = session(state.actions)
-    return replace(c, over=True) if ended and ended.get("ended_at") and not c.over else c
+    return replace(c, over=True, ended_by_referee=True) if ended and ended.get("ended_at") else c
 
 
 def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict[str, Any]],
@@ -69,20 +71,19 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
         rules = MatchRules.from_table(ruleset, table)
     except (ScoringError, ValueError, KeyError, TypeError):
         table, rules = {}, None
-    n = len(hands)
+    n, actions = len(hands), list(actions)
     if rules is not None:
         limited = rules.hands_per_session > 0 or "rounds" in table
         m, past = start(rules, first_dealer), False
         try:
             for h in hands:
-                ready = sorted((exhaustive(list(actions), h["hand_no"]) or {}).get("ready", {}))
-                m, _ = next_hand(m, winners(list(actions), h["hand_no"]), ready=ready)
+                ready = sorted((exhaustive(actions, h["hand_no"]) or {}).get("ready", {}))
+                m, _ = next_hand(m, winners(actions, h["hand_no"]), ready=ready)
         except IllegalAction:  # hands played past the session's end
             past = True
-        if not (m.over or past):
-            return Coming(m.dealer_position, m.prevalent, m.double, m.seating, False, rules.hands_per_session)
-        if limited:
-            return Coming(m.dealer_position, m.prevalent, m.double, m.seating, True, rules.hands_per_session)
+        over = m.over or past
+        if limited or not over:
+            return Coming(m.dealer_position, m.prevalent, m.double, m.seating, over, rules.hands_per_session)
     # no session rules, or past the rounds a ruleset does not limit: the deal passes every hand
     return Coming((first_dealer - 1 + n) % 4 + 1, SEATS[(n // 4) % 4], False, IDENTITY, False, 0)
 
@@ -92,13 +93,10 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
 #: the total counts chairs from it: seed 000 十万麻将 四.3(1), 003 骰点法) or "highest" (each
 #: throws, the highest deals, ties throw again: 四川 大为庄, seed 000 范文三).
 def method_of(ruleset: str) -> str:
-    from table_controller.state import _ruleset
+    from table_controller.scoring import ruleset_file
 
-    try:
-        method = str(_ruleset(ruleset).dealer_by)
-    except Exception:  # an unknown ruleset is reported where it is set
-        return "count"
-    return "highest" if method == "highest" else "count"
+    rs = ruleset_file(ruleset)  # None for an unknown ruleset, reported where it is set
+    return "highest" if rs is not None and rs.dealer_by == "highest" else "count"
 
 
 def first_dealer_of(fd: dict[str, Any] | None) -> int:

@@ -118,7 +118,7 @@ def propose(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round
         table_id, table_name = tables[k] if k < len(tables) else (f"T{k + 1}", f"T{k + 1}")
         rng = random.Random(f"{seed}:{round_no}:{table_id}")
         order = _chairs(group, rng)
-        repeats = sum(1 for a, b in itertools.combinations(group, 2) if b.key in a.met)
+        repeats = _meetings(group)
         again = sum(1 for chair, e in zip(CHAIRS, order) if chair in e.chairs)
         out.tables.append({"table_id": table_id, "table_name": table_name,
                            "seats": {chair: _who(e) for chair, e in zip(CHAIRS, order)},

@@ -242,7 +242,7 @@ class TournamentPublisher:
         view = public_view(state)
         sheet = view["scoresheet"]
         hand = view.get("hand") or {}
-        await self._publish_closed_rounds(client, state)
+        await self._publish_rounds(client, state)
         msg = StateMsg(v=1, tournament=self.tournament, table_id=self.table_id, seq=state.seq, round=state.round,
                        at=self._wall_clock(),
                        table_name=view["table_name"], ruleset=view["ruleset"], players=sheet["players"],
@@ -254,8 +254,9 @@ class TournamentPublisher:
         self._state_sent, self._state_at = state.seq, time.monotonic()
         await self._publish_records(client, state)
 
-    async def _publish_closed_rounds(self, client: Any, state: Any) -> None:
-        """Each round closed since the last look (all on a new connection): its final standing, then
+    async def _publish_rounds(self, client: Any, state: Any) -> None:
+        """Rounds other than the one being played: each round whose start was undone, withdrawn;
+        each round closed since the last look (all on a new connection), its final standing, then
         its hands' records. Not retained: the retained standing is the round being played."""
         from table_controller.record import session_records
         from table_controller.rounds import withdrawn

@@ -95,8 +95,7 @@ def create_hub_app(hub: Hub) -> Any:
         """The next round's seating (编排) proposed from the standings; `?format=text` to post it."""
         from fastapi.responses import PlainTextResponse
 
-        if round is not None and not 1 <= round <= 999:
-            raise HTTPException(422, "轮次须为 1 至 999 / round must be 1..999")
+        _round(round)
         found = hub.pairings(round)
         return PlainTextResponse(pairings_text(found)) if format == "text" else found
 
@@ -120,8 +119,7 @@ def create_hub_app(hub: Hub) -> Any:
         given = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
         if organiser.role_of(given or "\0", client) != "referee":
             raise HTTPException(401, "组织者凭证错误 / wrong organiser credential")
-        if round is not None and not 1 <= round <= 999:
-            raise HTTPException(422, "轮次须为 1 至 999 / round must be 1..999")
+        _round(round)
         try:
             return hub.publish_seating(round)
         except HubError as exc:

@@ -12,6 +12,11 @@ from tablesim.players import choose_discard, play_hand, usefulness
 SEATS = "ESWN"
 
 
+def _seeded(rs: Any, plan: Any, seed: int, *args: Any, **kwargs: Any) -> list:
+    """Every action of one hand played from the wall and the players' choices of `seed`."""
+    return list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), *args, **kwargs))
+
+
 def _recorded(ruleset: str, plays: list) -> list:
     """The live table's log of these players' plays (hand 1, chair 1 dealing), each play checked
     by the record (`controller._play_problem`) before it is logged."""
@@ -125,8 +130,7 @@ def test_with_a_judge_a_player_declares_a_win_the_scorer_and_the_record_accept(r
     judge = win_judge(ruleset, "E")
     wins = 0
     for seed in range(8):
-        wall = physical_wall(rs, None, random.Random(seed))
-        actions = list(play_hand(plan, wall, random.Random(seed), judge, seal=flow_of(ruleset).seal_pungs))
+        actions = _seeded(rs, plan, seed, judge, seal=flow_of(ruleset).seal_pungs)
         assert all(a.type != "win" for a in actions[:-1])  # a win ends the hand
         if actions[-1].type != "win":
             continue
@@ -157,7 +161,7 @@ def test_in_blood_battle_winners_leave_the_others_play_on_and_the_draw_is_checke
     judge = win_judge("sichuan", "E")
     several = checked = 0
     for seed in range(10):
-        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge, "blood_battle"))
+        actions = _seeded(rs, plan, seed, judge, "blood_battle")
         events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1})]
 
         def add(type_: str, data: dict) -> None:
@@ -200,8 +204,7 @@ def test_in_blood_river_winners_play_on_with_their_hands_and_may_win_again() -> 
     judge = win_judge("xueliu", "E")
     again = won_hands = 0
     for seed in range(10):
-        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge,
-                                 "blood_river"))
+        actions = _seeded(rs, plan, seed, judge, "blood_river")
         events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "xueliu", "dealer_position": 1})]
 
         def add(type_: str, data: dict) -> None:
@@ -241,8 +244,7 @@ def test_in_blood_river_winners_play_on_with_their_hands_and_may_win_again() -> 
 def test_play_hand_refuses_an_unknown_flow() -> None:
     rs = load_ruleset("sichuan")
     with pytest.raises(ValueError, match="after_win"):
-        list(play_hand(deal_plan(rs, (3, 4), None), physical_wall(rs, None, random.Random(0)), random.Random(0),
-                       None, "marathon"))
+        _seeded(rs, deal_plan(rs, (3, 4), None), 0, None, "marathon")
 
 
 @pytest.mark.parametrize("seed", [7, 37, 68, 73, 127, 155])
@@ -255,8 +257,7 @@ def test_nanning_players_feeding_three_pungs_are_sealed_and_the_record_agrees(se
 
     rs = load_ruleset("nanning")
     plan = deal_plan(rs, (3, 4), None)
-    actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed),
-                             win_judge("nanning", "E"), "end", seal=3))
+    actions = _seeded(rs, plan, seed, win_judge("nanning", "E"), "end", seal=3)
     events = _recorded("nanning", actions[:-1])
     sealed = fold(events).hand.get("sealed", [])
     assert sealed  # each of these seeds has a seat feed another three pungs
@@ -283,8 +284,7 @@ def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_po
     size = min(rs.hand_sizes.values())
     wins = 0
     for seed in range(6):
-        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed),
-                                 win_judge(ruleset, "E")))
+        actions = _seeded(rs, plan, seed, win_judge(ruleset, "E"))
         events = _recorded(ruleset, actions[:-1])
         if actions[-1].type != "win":
             continue
@@ -332,8 +332,7 @@ def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
     judge = win_judge("riichi", "E")
     wins = declared = 0
     for seed in range(12):
-        actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), judge,
-                                 furiten=ready_waits("riichi"), riichi=True))
+        actions = _seeded(rs, plan, seed, judge, furiten=ready_waits("riichi"), riichi=True)
         events = _recorded("riichi", actions[:-1])
         declared += sum(a.type == "riichi" for a in actions)
         if actions[-1].type != "win":
@@ -356,10 +355,9 @@ def test_a_riichi_player_blind_to_furiten_is_refused_by_the_referee_one_aware_of
 
     rs = load_ruleset("riichi")
     plan = deal_plan(rs, (3, 4), None)
-    blind = list(play_hand(plan, physical_wall(rs, None, random.Random(22)), random.Random(22), win_judge("riichi", "E")))
+    blind = _seeded(rs, plan, 22, win_judge("riichi", "E"))
     with pytest.raises(RefereeError, match="振听"):
         _confirmed(_recorded("riichi", blind[:-1]), blind[-1].hand)
-    aware = list(play_hand(plan, physical_wall(rs, None, random.Random(22)), random.Random(22), win_judge("riichi", "E"),
-                           furiten=ready_waits("riichi")))
+    aware = _seeded(rs, plan, 22, win_judge("riichi", "E"), furiten=ready_waits("riichi"))
     assert aware[-1].type == "win" and len(aware) > len(blind)
     _confirmed(_recorded("riichi", aware[:-1]), aware[-1].hand)
