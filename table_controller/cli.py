@@ -15,7 +15,7 @@ from table_controller import __version__
 
 #: Sub-commands in the order `--help` lists them.
 COMMANDS: tuple[str, ...] = ("demo", "run", "install-service", "sim", "probe", "deal", "score", "waits", "record",
-                             "vision", "hub")
+                             "vision", "hub", "broker-config")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,8 @@
 """A Mosquitto broker run as a child process on a free loopback port: the tournament demo's, and
 the tests'. Its URL stays the same across `stop()` and `start()` (a broker restarted under the
 tables); with `tls` (the CA, certificate and key files of a tournament's own CA) it listens for
-mqtts:// only."""
+mqtts:// only; with `auth` (`broker_config.write`'s files) it takes only the users of its password
+file, each to the topics its access list allows."""
 
 from __future__ import annotations
 
@@ -29,15 +30,19 @@ class LocalBroker:
     """`mosquitto -c FILE` with its config and log in `workdir`; no persistence (a restart loses
     retained and queued messages: the hardest case for the hub)."""
 
-    def __init__(self, workdir: Path, tls: Any = None) -> None:
-        self.port = free_port()
+    def __init__(self, workdir: Path, tls: Any = None, auth: Any = None, port: int = 0) -> None:
+        self.port = port or free_port()
         self.url = f"{'mqtts' if tls else 'mqtt'}://127.0.0.1:{self.port}"
         workdir.mkdir(parents=True, exist_ok=True)
         self.conf = workdir / "mosquitto.conf"
         self.log = workdir / "mosquitto.log"
-        conf = f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-        if tls:  # started as root it would read these as `mosquitto`, who cannot enter a 0700 tmp
-            conf += f"cafile {tls.ca}\ncertfile {tls.cert}\nkeyfile {tls.key}\nuser root\n"
+        conf = f"listener {self.port} 127.0.0.1\npersistence false\n"
+        conf += (f"allow_anonymous false\npassword_file {auth.passwd}\nacl_file {auth.acl}\n" if auth
+                 else "allow_anonymous true\n")
+        if tls:
+            conf += f"cafile {tls.ca}\ncertfile {tls.cert}\nkeyfile {tls.key}\n"
+        if tls or auth:  # started as root it would read these as `mosquitto`, who cannot enter a 0700 tmp
+            conf += "user root\n"
         self.conf.write_text(conf)
         self.proc: subprocess.Popen[bytes] | None = None
 

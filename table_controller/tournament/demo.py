@@ -1,11 +1,12 @@
 """`tablectl demo --tables N`: a whole tournament on one machine, as at a venue but simulated.
 
-A Mosquitto broker on a loopback port, the hub (standings, seating) and N simulated tables whose
-players play round after round. Round 1 is seated by the draw from a registration list of 4·N
-players. The demo's organiser publishes each next round's seating as soon as every table has
-finished the round (its sheet final: MCR's 16 hands). Each table's demo referee then starts the
-round with the players the hub sent it. Everything is the real code path: the tables publish over
-MQTT, the hub proposes and posts the seating, the tables log it and start the round.
+A Mosquitto broker on a loopback port (each table its own user, as a venue runs it), the hub
+(standings, seating) and N simulated tables whose players play round after round. Round 1 is
+seated by the draw from a registration list of 4·N players. The demo's organiser publishes each
+next round's seating as soon as every table has finished the round (its sheet final: MCR's 16
+hands). Each table's demo referee then starts the round with the players the hub sent it.
+Everything is the real code path: the tables publish over MQTT, the hub proposes and posts the
+seating, the tables log it and start the round.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from table_controller.tournament.broker_config import HUB_USER
 
 log = logging.getLogger("table_controller.tournament.demo")
 
@@ -61,11 +64,13 @@ class TournamentDemo:
 
         if self.tables < 2:
             raise TournamentDemoError("a tournament demo needs at least 2 tables")
-        url = self._start_broker()
         players = demo_players(4 * self.tables)
         table_ids = [(f"t{k + 1:02d}", f"{k + 1}号桌") for k in range(self.tables)]
+        files = self._start_broker([t for t, _ in table_ids])
+        url = self._broker.url
         self.hub = HubService(url, TOURNAMENT, self.data_dir / "hub", host=self.host, port=self.port,
-                              organizer_token=secrets.token_urlsafe(16), registered=players)
+                              organizer_token=secrets.token_urlsafe(16), registered=players, username=HUB_USER,
+                              password=files.password(HUB_USER))
         await self.hub.start()
         first = propose(with_registered([], players, TOURNAMENT), table_ids, 1, seed=TOURNAMENT).to_json()
         for k, t in enumerate(first["tables"]):
@@ -75,22 +80,28 @@ class TournamentDemo:
                 "players": [{"position": int(c), "name": p["name"], "id": p["id"]} for c, p in t["seats"].items()],
                 "display": {"host": self.host, "port": 0},
                 "demo": {"autoplay": True, "hand_seconds": self.hand_seconds, "turn_seconds": self.turn_seconds},
-                "tournament": {"broker": url, "name": TOURNAMENT, "table_id": t["table_id"]},
+                "tournament": {"broker": url, "name": TOURNAMENT, "table_id": t["table_id"],
+                               "username": t["table_id"], "password": files.password(t["table_id"])},
             }, source="tablectl demo --tables")
             service = TableService(config, self.data_dir / t["table_id"])
             await service.start()
             self.services.append(service)
         self._organiser = asyncio.create_task(self._organise(), name="demo-organiser")
 
-    def _start_broker(self) -> str:
-        from table_controller.tournament.broker import BrokerError, LocalBroker
+    def _start_broker(self, table_ids: list[str]) -> Any:
+        """The broker as at a venue: each table its own user, allowed only its own topics
+        (`broker_config`); returns the files, whose passwords the hub and the tables log in with."""
+        from table_controller.tournament.broker import BrokerError, LocalBroker, free_port
+        from table_controller.tournament.broker_config import write
 
-        self._broker = LocalBroker(self.data_dir / "broker")
+        port = free_port()
+        files = write(self.data_dir / "broker" / "users", f"mqtt://127.0.0.1:{port}", TOURNAMENT, table_ids)
+        self._broker = LocalBroker(self.data_dir / "broker", auth=files, port=port)
         try:
             self._broker.start()
         except BrokerError as exc:
             raise TournamentDemoError(str(exc)) from None
-        return self._broker.url
+        return files
 
     def round_over(self) -> int | None:
         """The round every table has finished (its sheet final at the hub), or None."""

@@ -1,0 +1,150 @@
+"""Each table its own broker user (`tablectl broker-config`): a real Mosquitto on the generated
+password file and access list. A table reaches the hub; with its password nobody can write another
+table's results or a seating, nor read another table's topics; without a password nobody connects."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import stat
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+from tournament_helpers import MOSQUITTO, Broker, until
+
+from table_controller.cli import main as tablectl
+from table_controller.config import parse_config
+from table_controller.service import TableService
+from table_controller.tournament import broker_config
+from table_controller.tournament.broker import free_port
+from table_controller.tournament.web import HubService
+from table_controller.tournament.wire import SeatingMsg, WireError, encode
+
+TOURNAMENT = "cup"
+
+
+def _event(table_id: str, seq: int = 1) -> bytes:
+    return json.dumps({"v": 1, "tournament": TOURNAMENT, "table_id": table_id, "seq": seq, "prev": seq - 1,
+                       "at": 1.0, "source": "operator", "type": "operator.note", "data": {"text": "伪造"}}).encode()
+
+
+def _seating(table_id: str, names: str) -> bytes:
+    return encode(SeatingMsg(v=1, tournament=TOURNAMENT, table_id=table_id, round=2, at=1.0, table_name="1号桌",
+                             players={str(i + 1): n for i, n in enumerate(names)}))
+
+
+def test_table_ids_from_a_count_or_a_list() -> None:
+    assert broker_config.table_ids("3") == ["t01", "t02", "t03"]
+    assert broker_config.table_ids("t1, final") == ["t1", "final"]
+    for bad, why in (("0", "between 1 and 999"), ("t1,t1", "twice"), ("t1,hub", "hub"), ("a b", "table id"),
+                     (",", "number of tables")):
+        with pytest.raises(WireError, match=why):
+            broker_config.table_ids(bad)
+
+
+def test_files_are_private_and_a_second_run_keeps_every_password(tmp_path: Path, capsys: Any) -> None:
+    out = tmp_path / "venue"
+    assert tablectl(["broker-config", "--broker", "mqtt://10.0.0.2:1883", "--tournament", TOURNAMENT,
+                     "--tables", "2", "--out", str(out)]) == 0
+    files = broker_config.BrokerFiles(out, ("t01", "t02"), ())
+    first = {user: files.password(user) for user in ("hub", "t01", "t02")}
+    env = (out / "hub.env").read_text()
+    for path in (files.passwd, files.table_config("t01"), out / "hub.env"):
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, path
+    section = tomllib.loads(files.table_config("t02").read_text())["tournament"]
+    assert section == {"broker": "mqtt://10.0.0.2:1883", "name": TOURNAMENT, "table_id": "t02", "username": "t02",
+                       "password": first["t02"]}
+    parse_config({"tournament": section}, source="t02.toml")  # a table's config takes it as it is
+    assert "listener 1883 0.0.0.0" in files.conf.read_text() and "allow_anonymous false" in files.conf.read_text()
+    assert first["t01"] not in files.passwd.read_text()  # hashes only
+    # a table added later: the others' passwords and the organiser's credential stay as given out
+    assert tablectl(["broker-config", "--broker", "mqtt://10.0.0.2:1883", "--tournament", TOURNAMENT,
+                     "--tables", "t03", "--out", str(out)]) == 0
+    assert "new users: t03" in capsys.readouterr().out
+    assert {user: files.password(user) for user in first} == first and files.password("t03") not in first.values()
+    assert [line.split(":")[0] for line in files.passwd.read_text().splitlines()] == ["hub", "t01", "t02", "t03"]
+    assert (out / "hub.env").read_text() == env
+    # a TLS listener needs an mqtts:// broker
+    assert tablectl(["broker-config", "--broker", "mqtt://10.0.0.2", "--tournament", TOURNAMENT, "--tables", "1",
+                     "--tls-dir", "/etc/mosquitto/certs", "--out", str(out)]) == 2
+    assert "mqtts://" in capsys.readouterr().err
+
+
+async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
+    if not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
+    port = free_port()
+    url = f"mqtt://127.0.0.1:{port}"
+    files = broker_config.write(tmp_path / "venue", url, TOURNAMENT, ["t01", "t02"])
+    broker = Broker(tmp_path / "broker", auth=files, port=port)
+    broker.start()
+    section = tomllib.loads(files.table_config("t01").read_text())["tournament"]
+    table = TableService(parse_config({
+        "table": {"link": "sim://", "sim_speed": 100.0, "name": "1号桌"},
+        "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+        "tournament": section}, source="t01.toml"), tmp_path / "t01")
+    hub = HubService(url, TOURNAMENT, tmp_path / "hub", port=0, username="hub", password=files.password("hub"))
+    seen: list[tuple[str, bytes]] = []
+    try:
+        await hub.start()
+        await table.start()
+        await until(lambda: hub.hub.tables.get("t01") and hub.hub.tables["t01"].state, 10, "t01 at the hub")
+
+        async with aiomqtt.Client("127.0.0.1", port, username="hub", password=files.password("hub"),
+                                  identifier="tap") as tap, \
+                aiomqtt.Client("127.0.0.1", port, username="t02", password=files.password("t02"),
+                               identifier="forger") as forger:
+            await tap.subscribe(f"mahjong/{TOURNAMENT}/#", qos=1)
+            with contextlib.suppress(aiomqtt.MqttError):  # refused, or granted and never delivered
+                await forger.subscribe(f"mahjong/{TOURNAMENT}/t01/#", qos=1)
+            stolen: list[str] = []
+
+            async def read(client: aiomqtt.Client, into: list[Any]) -> None:
+                async for m in client.messages:
+                    into.append((str(m.topic), bytes(m.payload) if isinstance(m.payload, bytes) else b""))
+
+            readers = [asyncio.create_task(read(tap, seen)), asyncio.create_task(read(forger, stolen))]
+            held = [e["seq"] for e in hub.hub.tables["t01"].events(0, 10000)]
+            # t02's password: t01's results, a seating for t01 and for itself, another table's replay
+            for topic, payload in ((f"mahjong/{TOURNAMENT}/t01/events", _event("t01", held[-1] + 1)),
+                                   (f"mahjong/{TOURNAMENT}/t01/state", b"{}"),
+                                   (f"mahjong/{TOURNAMENT}/t01/seating", _seating("t01", "伪甲伪乙伪丙伪丁"[::2])),
+                                   (f"mahjong/{TOURNAMENT}/t02/seating", _seating("t02", "甲乙丙丁")),
+                                   (f"mahjong/{TOURNAMENT}/everyone", b"x")):
+                await forger.publish(topic, payload, qos=1)
+            await forger.publish(f"mahjong/{TOURNAMENT}/t02/events", _event("t02"), qos=1)  # its own: goes through
+            await until(lambda: any(t.endswith("/t02/events") for t, _ in seen), 5, "t02's own event")
+            # the hub's user may post a seating; the table takes it
+            await tap.publish(f"mahjong/{TOURNAMENT}/t01/seating", _seating("t01", "戊己庚辛"), qos=1, retain=True)
+            await until(lambda: table.controller.state.seating_offer, 5, "the hub's seating at t01")
+            # t01's play goes out and the hub files it; t02's user reads none of it
+            table.controller.referee_action("referee.penalty", {"seat": "E", "code": "exposed_other", "amount": 5,
+                                                                "victim": "S"}, by="referee")
+            await until(lambda: len(hub.hub.tables["t01"].events(0, 10000)) > len(held), 5, "t01's penalty")
+            await until(lambda: sum(t.endswith("/t01/events") for t, _ in seen) >= 1, 5, "t01's events at the tap")
+            await asyncio.sleep(0.3)
+            for task in readers:
+                task.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+
+        forged = [t for t, p in seen if "伪".encode() in p or t.endswith("/t01/state") and p == b"{}"
+                  or t.endswith("/everyone") or t.endswith("/t02/seating")]
+        assert forged == [] and stolen == []
+        assert table.controller.state.seating_offer["players"] == {"1": "戊", "2": "己", "3": "庚", "4": "辛"}
+        assert [e["seq"] for e in hub.hub.tables["t01"].events(0, 10000)] == [ev.seq for ev in table.store.since(0)]
+        assert hub.hub.conflicts == 0 and hub.hub.tables["t01"].state["table_name"] == "1号桌"
+
+        # nobody connects without a password, or with another's
+        for user, pw in ((None, None), ("t01", files.password("t02")), ("hub", "guess")):
+            with pytest.raises(aiomqtt.MqttError):
+                async with aiomqtt.Client("127.0.0.1", port, username=user, password=pw, identifier="stranger"):
+                    pass
+    finally:
+        await table.stop()
+        await hub.stop()
+        broker.stop()
