@@ -89,6 +89,10 @@ class TournamentPublisher:
         self.tournament, self.table_id = tournament, table_id
         self.topics = Topics(prefix, tournament, table_id)
         self.username, self.password = username or None, password or None
+        if username and username != table_id:  # broker-config's access list would drop all it sends, unseen
+            log.warning("the broker user name is not the table id: a broker set up by `tablectl broker-config` "
+                        "lets a table write only under its own id, and drops the rest without a word",
+                        extra={"username": username, "table_id": table_id})
         self._wall_clock = wall_clock
         self.mark = AckMark(Path(controller.store.path), f"tournament.acked {broker} {self.topics.base}")
         self.connected = False

@@ -148,3 +148,17 @@ async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
         await table.stop()
         await hub.stop()
         broker.stop()
+
+
+async def test_a_user_name_other_than_the_table_id_is_warned_of(tmp_path: Path, caplog: Any) -> None:
+    """Such a broker drops what the table sends without telling it; the log says so at start."""
+    table = TableService(parse_config({
+        "table": {"link": "sim://", "sim_speed": 100.0},
+        "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+        "tournament": {"broker": f"mqtt://127.0.0.1:{free_port()}", "name": TOURNAMENT, "table_id": "t01",
+                       "username": "tables", "password": "x"}}, source="test"), tmp_path / "t01")
+    with caplog.at_level("WARNING", logger="table_controller.tournament"):
+        await table.start()
+        await table.stop()
+    warned = [r for r in caplog.records if "not the table id" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].username == "tables"
