@@ -27,7 +27,9 @@ ENV_DIR = "TABLECTL_RULESETS_DIR"
 #: Top-level tables this module owns and checks key by key.
 OWN_SECTIONS: tuple[str, ...] = ("tiles", "wall", "dice", "break", "deal", "indicators", "hand_end")
 #: Top-level plain keys this module owns.
-OWN_KEYS: tuple[str, ...] = ("id", "name_zh", "name_en", "source", "description")
+OWN_KEYS: tuple[str, ...] = ("id", "name_zh", "name_en", "source", "description", "extends")
+#: Keys a house ruleset (`extends`) must state itself: what players read, and which file it is.
+NOT_INHERITED: tuple[str, ...] = ("id", "name_zh", "name_en", "source", "description")
 
 BREAK_WALLS = ("total", "larger_die", "smaller_die", "second_thrower")
 BREAK_COUNTS = ("total", "smaller_die", "larger_die", "both_totals", "second_total")
@@ -188,6 +190,11 @@ class Ruleset:
     indicators: tuple[IndicatorRule, ...]
     hand_end: HandEndRule | None
     sections: Mapping[str, Any] = field(hash=False, compare=False, repr=False)
+    #: The ruleset this one changes (a house ruleset's `extends`), or None.
+    extends: str | None = None
+    #: The ruleset at the root of the `extends` chain (itself when it extends none): its scoring
+    #: and its procedures are the ones this ruleset plays, with the changes of its files.
+    family: str = ""
 
     @property
     def tiles(self) -> int:
@@ -217,6 +224,10 @@ class Ruleset:
 # --- locating files -------------------------------------------------------------------------
 
 
+#: The rulesets shipped in the repository (what `extends` falls back to).
+PACKAGED = Path(__file__).resolve().parents[2] / "config" / "rulesets"
+
+
 def rulesets_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """Where ruleset files are: the argument, else $TABLECTL_RULESETS_DIR, else the repository's
     `config/rulesets/` found from this file (so it works from any working directory)."""
@@ -225,7 +236,7 @@ def rulesets_dir(override: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get(ENV_DIR)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "config" / "rulesets"
+    return PACKAGED
 
 
 def ruleset_ids(rulesets_dir_: str | os.PathLike[str] | None = None) -> tuple[str, ...]:
@@ -247,13 +258,62 @@ def load_ruleset(ruleset_id: str, rulesets_dir_: str | os.PathLike[str] | None =
             code="unknown_ruleset",
         )
     path = directory / f"{ruleset_id}.toml"
+    data, family = _resolved(ruleset_id, directory, ())
+    return parse_ruleset(data, ruleset_id, path, family=family)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}", code="ruleset_toml") from exc
     except OSError as exc:
         raise RulesetError(f"{path}: cannot read: {exc}", code="ruleset_unreadable") from exc
-    return parse_ruleset(data, ruleset_id, path)
+
+
+def _resolved(ruleset_id: str, directory: Path, chain: tuple[str, ...]) -> tuple[dict[str, Any], str]:
+    """The file's data with its `extends` chain merged under it, and the chain's root id.
+
+    A house ruleset (`extends = "mcr"`) is the base's data with the file's tables merged over it
+    key by key; a value that is not a table (a number, a string, an array, an array of tables)
+    replaces the base's. Its base is looked for beside it, then among the packaged rulesets, so a
+    venue's folder ($TABLECTL_RULESETS_DIR) may hold its own files only."""
+    path = directory / f"{ruleset_id}.toml"
+    if not path.exists() and chain:
+        packaged = rulesets_dir(PACKAGED)
+        path = packaged / f"{ruleset_id}.toml"
+        if not path.exists():
+            known = sorted(set(ruleset_ids(directory)) | set(ruleset_ids(packaged)))
+            raise RulesetError(f"{directory / (chain[-1] + '.toml')}: extends {ruleset_id!r}, which is no ruleset; "
+                               f"known: {', '.join(known)}", code="ruleset_extends")
+        directory = packaged
+    data = _read_file(path)
+    base = data.get("extends")
+    if base is None:
+        return data, ruleset_id
+    if not isinstance(base, str) or not _ID_RE.match(base):
+        raise RulesetError(f"{path}: extends must name a ruleset id (a string), not {base!r}", code="ruleset_extends")
+    if base == ruleset_id or base in chain:
+        loop = " → ".join((*chain, ruleset_id, base))
+        raise RulesetError(f"{path}: extends {base!r}, which comes back to it ({loop})", code="ruleset_extends")
+    for key in ("name_zh", "name_en"):
+        if key not in data:
+            raise RulesetError(f"{path}: {key} is required: a house ruleset needs a name of its own "
+                               "(players and referees read it)", code="ruleset_key")
+    base_data, family = _resolved(base, directory, (*chain, ruleset_id))
+    inherited = {k: v for k, v in base_data.items() if k not in NOT_INHERITED and k != "extends"}
+    return _merge(inherited, data), family
+
+
+def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """`over` merged onto `base`: tables key by key, anything else replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 # --- checking a file ------------------------------------------------------------------------
@@ -311,8 +371,9 @@ def _non_negative(value: int) -> str | None:
     return None if value >= 0 else "must not be negative"
 
 
-def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path) -> Ruleset:
-    """Build a Ruleset from parsed TOML, checking every key of this module's sections."""
+def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: str = "") -> Ruleset:
+    """Build a Ruleset from parsed TOML (a house ruleset's with its base merged in: `family` is
+    its chain's root), checking every key of this module's sections."""
     def foreign_table(value: Any) -> bool:  # a table or an array of tables ([[penalties]])
         return isinstance(value, dict) or (isinstance(value, list) and bool(value)
                                            and all(isinstance(v, dict) for v in value))
@@ -330,6 +391,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path) -> Rules
     name_en = top.get("name_en", str)
     source = top.get("source", str, "")
     top.get("description", str, "")
+    extends = top.get("extends", str, None)
     top.done()
 
     sections: dict[str, Any] = {}
@@ -390,7 +452,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path) -> Rules
         dice_count=dice_count, throws=throws, huangfan=huangfan, dealer_by=dealer_by,
         break_wall=break_wall, break_count=break_count, break_mode=break_mode,
         deal=deal, indicators=indicators, hand_end=hand_end,
-        sections=MappingProxyType(sections),
+        sections=MappingProxyType(sections), extends=extends, family=family or ruleset_id,
     )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from table_controller import tiles as T
 
-from table_controller.scoring.config import SCORED_RULESETS, scoring
+from table_controller.scoring.config import SCORED_RULESETS, family, scoring
 from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
@@ -58,7 +58,7 @@ def _ruleset_file(ruleset: str, directory: str) -> Any | None:
 def referee_scored(ruleset: str) -> bool:
     """Whether the table may run `ruleset` but the points of its wins come from the referee
     (a ruleset file with no scoring here: `manual`)."""
-    return ruleset not in SCORED_RULESETS and ruleset_file(ruleset) is not None
+    return family(ruleset) not in SCORED_RULESETS and ruleset_file(ruleset) is not None
 
 
 def win_options(ruleset: str) -> list[str]:
@@ -70,9 +70,9 @@ def win_options(ruleset: str) -> list[str]:
     if referee_scored(ruleset):
         return ["points", "special", "wildcard"]
     rs = ruleset_file(ruleset)
-    if ruleset not in SCORED_RULESETS or rs is None:
+    if family(ruleset) not in SCORED_RULESETS or rs is None:
         return []
-    if ruleset == "riichi":  # 立直, 一发 and the indicators: said and turned up, not laid down
+    if family(ruleset) == "riichi":  # 立直, 一发 and the indicators: said and turned up, not laid down
         return ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
     table = scoring(ruleset)
     out = ["wildcard"] if table.get("wildcard") else []
@@ -98,19 +98,20 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
         raise ScoringError("bad_field", f"a kong is exposed, added, concealed or flower, not {kind!r}", "kind")
     if kind == "exposed" and discarder is None:
         raise ScoringError("bad_field", "an exposed kong names its discarder", "discarder")
-    if ruleset == "jingji":
+    root = family(ruleset)
+    if root == "jingji":
         from table_controller.scoring import jingji
 
         return jingji.kong_payment(seat, kind, discarder, scoring(ruleset), double=bool(note.get("double")))
-    if ruleset in ("sichuan", "xueliu"):
+    if root in ("sichuan", "xueliu"):
         from table_controller.scoring import sichuan
 
         return sichuan.kong_payment(seat, kind, discarder, active or T.SEATS, scoring(ruleset))
-    if ruleset in ("tuidaohu", "jipinghu"):
+    if root in ("tuidaohu", "jipinghu"):
         from table_controller.scoring import guangdong
 
         return guangdong.kong_payment(seat, kind, discarder, scoring(ruleset))
-    if ruleset == "nanning":
+    if root == "nanning":
         from table_controller.scoring import nanning
 
         return nanning.kong_payment(seat, kind, discarder, scoring(ruleset))
@@ -123,11 +124,12 @@ def exhaustive_settlement(ruleset: str, hands: Mapping[str, Any],
     None where 荒庄 pays nothing. `hands`: seat → the 13-tile JSON of each (`hand.ready_json`); `kongs`: the
     hand's 刮风下雨 payments (`kong_payment` of each `kong` note), for 退税."""
     scoring(ruleset)
-    if ruleset == "riichi":
+    root = family(ruleset)
+    if root == "riichi":
         from table_controller.scoring import riichi
 
         return riichi.settle_exhaustive(hands, scoring(ruleset))
-    if ruleset not in ("sichuan", "xueliu"):
+    if root not in ("sichuan", "xueliu"):
         return None
     from table_controller.scoring import sichuan
 
@@ -151,17 +153,18 @@ def false_win(ruleset: str, seat: str, *, amount: int | None = None, victim: str
     table = scoring(ruleset)
     if seat not in T.SEATS:
         raise ScoringError("bad_field", f"must be a seat E S W N, not {seat!r}", "seat")
-    if ruleset == "mcr":
+    root = family(ruleset)
+    if root == "mcr":
         from table_controller.scoring import mcr
 
         return mcr.false_win(seat, table)
-    if ruleset == "jingji":
+    if root == "jingji":
         from table_controller.scoring import jingji
 
         if amount is None:
             raise ScoringError("bad_field", "竞技 诈和 is a 罚分 the referee chooses (10..50)", "amount")
         return jingji.false_win(seat, amount, victim, table, double)
-    if ruleset in ("sichuan", "xueliu"):
+    if root in ("sichuan", "xueliu"):
         from table_controller.scoring import sichuan
 
         if fan is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_controller.scoring.config import scoring
+from table_controller.scoring.config import family, scoring
 from table_controller.scoring.rulesets import module_for
 
 
@@ -14,14 +14,14 @@ def fan_table(ruleset: str) -> list[dict[str, Any]]:
     MCR's 81 fans live in the pymahjonggb library; its table lists the competition rules around them.
     """
     table = scoring(ruleset)
-    if ruleset == "mcr":
+    if family(ruleset) == "mcr":
         return [
-            {"name": "起和", "value": int(table["min_fan"]), "rule": "和牌须够8番, 花牌不计 (fans: pymahjonggb)"},
+            {"name": "起和", "value": int(table["min_fan"]), "rule": f"和牌须够{int(table['min_fan'])}番, 花牌不计 (fans: pymahjonggb)"},
             {"name": "底分", "value": int(table["base"]),
              "rule": "自摸: 三家各付 底分+番; 点和: 点炮者付 底分+番, 另两家各付底分"},
             {"name": "错和", "value": int(table["false_win_each"]), "rule": "错和者付其他三家各10分"},
         ]
-    if ruleset == "riichi":
+    if family(ruleset) == "riichi":
         from table_controller.scoring.riichi import yaku_table
 
         return yaku_table()
@@ -38,7 +38,7 @@ def fan_table(ruleset: str) -> list[dict[str, Any]]:
 def settlement_rows(ruleset: str, table: Any) -> list[dict[str, Any]]:
     """The payment rules a referee applies beside the fans (包付, 倍打, 诈和), where the table has them."""
     rows: list[dict[str, Any]] = []
-    if ruleset == "jingji":
+    if family(ruleset) == "jingji":
         rows.append({"name": "包付", "value": int(table["multipliers"]["baofu"]),
                      "rule": "吃碰三次 / 清一色盘面 / 全求独钓挂牌点炮: 一家支付三家分"})
         rows.append({"name": "倍打", "value": int(table["double"]),

@@ -31,13 +31,33 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
     this engine does not score, or a ruleset file without a `[scoring]` table. Files are read
     once per rulesets folder (`$TABLECTL_RULESETS_DIR` or the repository's `config/rulesets/`).
     """
-    if ruleset not in SCORED_RULESETS:
+    if family(ruleset) not in SCORED_RULESETS:
         raise ScoringError("unknown_ruleset",
-                           f"no scoring for ruleset {ruleset!r}; scored: {', '.join(SCORED_RULESETS)}",
+                           f"no scoring for ruleset {ruleset!r}; scored: {', '.join(SCORED_RULESETS)} "
+                           "and the house rulesets that extend them",
                            "ruleset")
     from table_controller.rules import rulesets_dir
 
     return _tables(ruleset, str(rulesets_dir()))
+
+
+def family(ruleset: str) -> str:
+    """The ruleset whose scoring and procedures `ruleset` plays: itself, or for a house ruleset
+    (`extends = "mcr"`, docs/rules.md) the root of its chain. Every branch of the scoring on a
+    ruleset asks this, never the id, so a house ruleset is scored as its family with its own tables."""
+    from table_controller.rules import rulesets_dir
+
+    return _family(ruleset, str(rulesets_dir()))
+
+
+@lru_cache(maxsize=None)
+def _family(ruleset: str, directory: str) -> str:
+    from table_controller.rules import RulesError, load_ruleset
+
+    try:
+        return load_ruleset(ruleset, directory).family
+    except RulesError:  # an unknown id or a broken file is named where it is used
+        return ruleset
 
 
 @lru_cache(maxsize=None)
@@ -46,6 +66,7 @@ def _tables(ruleset: str, directory: str) -> Mapping[str, Any]:
     if "scoring" not in tables:
         raise ScoringError("unknown_ruleset", f"ruleset {ruleset!r} has no [scoring] table", "ruleset")
     tables["scoring"]["id"] = ruleset
+    tables["scoring"]["family"] = _family(ruleset, directory)
     return _freeze(tables)  # type: ignore[no-any-return]
 
 
@@ -77,7 +98,7 @@ def match(ruleset: str) -> Mapping[str, Any]:
 
 def _play_tables(ruleset: str) -> Mapping[str, Any]:
     """`[flow]` and `[match]`, which a ruleset the referee scores (裁判计分) may have too."""
-    if ruleset in SCORED_RULESETS:
+    if family(ruleset) in SCORED_RULESETS:
         return ruleset_tables(ruleset)
     from table_controller.rules import rulesets_dir
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from table_controller.scoring.config import SCORED_RULESETS
+from table_controller.scoring.config import SCORED_RULESETS, family
 from table_controller.scoring.errors import ScoringError
 
 _MODULES = {"mcr": "mcr", "jingji": "jingji", "sichuan": "sichuan", "xueliu": "sichuan",
@@ -13,7 +13,9 @@ _MODULES = {"mcr": "mcr", "jingji": "jingji", "sichuan": "sichuan", "xueliu": "s
 
 
 def module_for(ruleset: str) -> ModuleType:
-    """The scoring module of a ruleset: it exposes `score(hand, table) -> ScoreResult`."""
-    if ruleset not in SCORED_RULESETS:
+    """The scoring module of a ruleset (of its family, for a house ruleset): it exposes
+    `score(hand, table) -> ScoreResult`."""
+    root = family(ruleset)
+    if root not in SCORED_RULESETS:
         raise ScoringError("unknown_ruleset", f"no scoring for ruleset {ruleset!r}", "ruleset")
-    return importlib.import_module(f"table_controller.scoring.{_MODULES[ruleset]}")
+    return importlib.import_module(f"table_controller.scoring.{_MODULES[root]}")

@@ -10,7 +10,7 @@ from typing import Any
 
 from table_controller import tiles as T
 from table_controller.scoring.common import candidates
-from table_controller.scoring.config import scoring
+from table_controller.scoring.config import family, scoring
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.result import ScoreResult
 
@@ -27,19 +27,19 @@ class WaitResult:
 
 
 def _kinds(ruleset: str) -> list[str]:
-    return T.all_kinds(honours=ruleset not in ("sichuan", "xueliu"))
+    return T.all_kinds(honours=family(ruleset) not in ("sichuan", "xueliu"))
 
 
 def _completes(hand: HandInput, ruleset: str, table: Any) -> bool:
     """The shape wins, whatever it scores."""
-    if ruleset == "mcr":
+    if family(ruleset) == "mcr":
         from table_controller.scoring.mcr import library_fans
 
         return not isinstance(library_fans(hand), str)
     from table_controller.scoring.shapes import readings
 
     wildcard = hand.options.get("wildcard") if table.get("wildcard") else None
-    return bool(readings(hand, wildcard, knitted=ruleset == "jingji"))
+    return bool(readings(hand, wildcard, knitted=family(ruleset) == "jingji"))
 
 
 def completes(hand: HandInput, ruleset: str) -> bool:
