@@ -106,6 +106,9 @@ class DisplaySection(_Section):
 
 class StorageSection(_Section):
     data_dir: str = Field("data", description="Directory holding the SQLite event log; relative to the config file.")
+    mirror_dir: str = Field("", description='"" = none; a directory on another device (e.g. "/media/usb/mahjong", '
+                                            "made once on a USB stick) that keeps a second copy of the event log, "
+                                            "event by event: a dead SD card then loses nothing (docs/display.md).")
 
 
 class LogSection(_Section):
@@ -231,6 +234,13 @@ class TableConfig(_Section):
     def data_path(self) -> Path:
         base = Path(self.source).parent if self.source != "<defaults>" else Path.cwd()
         return (base / self.storage.data_dir).resolve()
+
+    def mirror_path(self) -> Path | None:
+        """`[storage] mirror_dir`, relative to the config file like the data directory; None when unset."""
+        if not self.storage.mirror_dir:
+            return None
+        base = Path(self.source).parent if self.source != "<defaults>" else Path.cwd()
+        return (base / self.storage.mirror_dir).resolve()
 
 
 def _known_rulesets() -> set[str]:

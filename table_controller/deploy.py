@@ -66,6 +66,14 @@ def writable_dirs(config: TableConfig) -> list[Path]:
     return list(dict.fromkeys(dirs))  # the enrollment may live beside the log
 
 
+def optional_writable_dirs(config: TableConfig) -> list[Path]:
+    """Directories the service writes when they are there: the log's mirror on a USB stick
+    (`[storage] mirror_dir`), absent while the stick is out. systemd would refuse to start the
+    unit for a missing `ReadWritePaths`; with "-" it skips it (mount the stick at boot, `nofail`)."""
+    mirror = config.mirror_path()
+    return [mirror] if mirror is not None else []
+
+
 def _quote(path: Path | str) -> str:
     """A systemd command-line word: plain when it can be, else double-quoted."""
     s = str(path)
@@ -75,7 +83,7 @@ def _quote(path: Path | str) -> str:
 
 
 def _unit(description: str, exec_start: list[str], user: str, groups: list[str], writable: list[Path], port: int,
-          network: bool, extra: list[str] = ()) -> str:
+          network: bool, extra: list[str] = (), optional: list[Path] = ()) -> str:
     """One service unit: the command as `user`, restarted when it dies but not when its
     configuration is wrong, read-only but for `writable`, logging to the journal."""
     lines = [
@@ -107,7 +115,7 @@ def _unit(description: str, exec_start: list[str], user: str, groups: list[str],
         "PrivateTmp=yes",
         "ProtectSystem=strict",
         "ProtectHome=read-only",
-        "ReadWritePaths=" + " ".join(_quote(d) for d in writable),
+        "ReadWritePaths=" + " ".join([_quote(d) for d in writable] + [_quote(f"-{d}") for d in optional]),
     ]
     if port < 1024:
         lines.append("AmbientCapabilities=CAP_NET_BIND_SERVICE")
@@ -125,7 +133,8 @@ def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: s
     _absolute(config_path, tablectl)
     return _unit(f"自动麻将机控制器 {config.table.name} (mahjong table controller)",
                  [str(tablectl), "run", "--config", str(config_path)], user, needed_groups(config),
-                 writable_dirs(config), config.display.port, network=_on_network(config))
+                 writable_dirs(config), config.display.port, network=_on_network(config),
+                 optional=optional_writable_dirs(config))
 
 
 def _on_network(config: TableConfig) -> bool:

@@ -43,6 +43,8 @@ class TableService:
     felt: Any = None
     _virtual_camera: Any = None
     publisher: Any = None
+    #: the log's second copy on another device (`[storage] mirror_dir`), None otherwise
+    mirror: Any = None
     _served: Any = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
@@ -90,6 +92,8 @@ class TableService:
             self._start_camera(cfg.camera.source)
         if cfg.tournament.broker:
             self._start_tournament()
+        if cfg.storage.mirror_dir:
+            self._start_mirror()
         if self.serve_http:
             await self._start_http()
         if cfg.demo.autoplay:
@@ -143,6 +147,17 @@ class TableService:
         self.controller.health_sources["tournament"] = self.publisher.health
         self._tasks.append(asyncio.create_task(self.publisher.run(), name="tournament"))
 
+    def _start_mirror(self) -> None:
+        """Keep a second copy of the log on another device, in the background (`mirror.py`)."""
+        from table_controller.mirror import LogMirror
+
+        assert self.controller is not None and self.store is not None
+        target = self.config.mirror_path()
+        assert target is not None
+        self.mirror = LogMirror(self.store, target)
+        self.controller.health_sources["mirror"] = self.mirror.health
+        self._tasks.append(asyncio.create_task(self.mirror.run(), name="mirror"))
+
     async def _start_http(self) -> None:
         from table_controller.web.app import create_app
         from table_controller.web.serve import serve
@@ -166,5 +181,8 @@ class TableService:
         if self._virtual_camera is not None:
             self._virtual_camera.stop()
             self._virtual_camera = None
+        if self.mirror is not None:  # the last events (the controller's stop logs some) go over too
+            await asyncio.to_thread(self.mirror.sync)
+            self.mirror.close()
         if self.store is not None:
             self.store.close()

@@ -107,11 +107,13 @@ def test_the_unit_passes_systemd_and_its_command_runs_the_table(tmp_path: Path) 
 
 def test_a_usb_table_with_a_camera_gets_its_groups_and_a_udev_rule(tmp_path: Path) -> None:
     config, proc = _install(tmp_path, '[table]\nlink = "usb://1A86:7523"\n[camera]\nsource = "0"\n'
-                                      'enrollment = "tiles/table.npz"\n[display]\nport = 80\n')
+                                      'enrollment = "tiles/table.npz"\n[display]\nport = 80\n'
+                                      '[storage]\nmirror_dir = "/media/usb/mahjong"\n')
     assert proc.returncode == 0, proc.stderr
     unit = _unit((tmp_path / "root" / "etc/systemd/system/mahjong-table.service").read_text(encoding="utf-8"))
     assert unit["SupplementaryGroups"] == ["plugdev video"]
-    assert unit["ReadWritePaths"] == [f"{config.parent / 'data'} {config.parent / 'tiles'}"]
+    # the log's mirror on a stick may be out when the table starts: "-" lets systemd start without it
+    assert unit["ReadWritePaths"] == [f"{config.parent / 'data'} {config.parent / 'tiles'} -/media/usb/mahjong"]
     assert unit["AmbientCapabilities"] == ["CAP_NET_BIND_SERVICE"]  # port 80
     assert "Wants" not in unit  # a USB table with a USB camera starts without waiting for the network
     rule = (tmp_path / "root" / "etc/udev/rules.d/60-mahjong-table.rules").read_text(encoding="utf-8")

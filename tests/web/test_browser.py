@@ -454,6 +454,23 @@ async def test_table_fault_and_link_health_show_on_the_page(service: TableServic
     await page.wait_for_function("!document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)
 
 
+async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path: Path, browser: Any) -> None:
+    """`[storage] mirror_dir`: the health panel says the log is copied, and says so when the stick is out."""
+    stick = tmp_path / "usb"
+    stick.mkdir()
+    config = _config().model_copy(update={"storage": _config().storage.model_copy(update={"mirror_dir": str(stick)})})
+    async with _running(config, tmp_path / "data") as svc:
+        page = await _open(browser, svc, "/", token=REFEREE)
+        await page.wait_for_function(
+            "(document.querySelector('[data-testid=mirror-health]') || {}).innerText?.includes('记录已备份')",
+            timeout=8000)
+        assert await page.get_attribute("[data-testid=mirror-health]", "class") == "ok"
+        stick.rename(tmp_path / "pulled")
+        await page.wait_for_function(
+            "document.querySelector('[data-testid=mirror-health]').innerText.includes('备份盘未插入')", timeout=8000)
+        assert await page.get_attribute("[data-testid=mirror-health]", "class") == "bad"
+
+
 async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp_path: Path, browser: Any) -> None:
     """四川血战到底 on the page: the referee confirms S's win, play goes on without S, W wins too; the
     wall runs out, 结束本盘 ends it as a draw and the 查叫 form asks E and N only for their hands."""

@@ -732,6 +732,15 @@ function renderHealth() {
     tour.textContent = (lang === "zh" ? m.message : m.message_en) || "";
     box.appendChild(tour);
   }
+  if (health.mirror) {
+    // the log's second copy on another device (docs/display.md): present, copying, or refused
+    const m = health.mirror;
+    const mirror = document.createElement("div");
+    mirror.className = m.ok ? "ok" : "bad";
+    mirror.dataset.testid = "mirror-health";
+    mirror.textContent = (lang === "zh" ? m.message : m.message_en) || "";
+    box.appendChild(mirror);
+  }
 }
 
 function onMessage(msg) {

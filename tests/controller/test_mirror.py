@@ -1,0 +1,123 @@
+"""The log's second copy on another device (`[storage] mirror_dir`): real SQLite files in real
+directories; the "stick" is pulled by taking its directory away and put back by returning it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from table_controller.cli import main as tablectl
+from table_controller.config import parse_config
+from table_controller.mirror import MIRROR_FILE, LogMirror
+from table_controller.service import TableService
+from table_controller.store import EventStore
+
+
+def _rows(path: Path) -> list[tuple[Any, ...]]:
+    store = EventStore(path)
+    try:
+        return [(e.seq, e.at, e.source, e.type, e.data) for e in store]
+    finally:
+        store.close()
+
+
+def _log(path: Path, n: int, text: str = "记") -> EventStore:
+    store = EventStore(path)
+    for i in range(n):
+        store.append("referee", "referee.note", {"text": f"{text}{i}"}, at=1000.0 + i)
+    return store
+
+
+def test_the_mirror_copies_every_event_and_catches_up_after_the_stick_is_back(tmp_path: Path) -> None:
+    store = _log(tmp_path / "sd" / "events.sqlite3", 5)
+    stick = tmp_path / "usb"
+    mirror = LogMirror(store, stick / "mahjong")
+    # not plugged in: nothing is written anywhere (not even the empty mount point), and it says so
+    assert mirror.sync() == 0 and not (stick / "mahjong").exists()
+    h = mirror.health()
+    assert (h["ok"], h["present"], h["behind"]) == (False, False, 5) and "未插入" in h["message"]
+    (stick / "mahjong").mkdir(parents=True)
+    assert mirror.sync() == 5 and mirror.health()["ok"] and mirror.health()["mirrored_seq"] == 5
+    # pulled while the table plays on
+    (stick / "mahjong").rename(tmp_path / "away")
+    for i in range(3):
+        store.append("table", "table.phase", {"phase": f"p{i}"}, at=2000.0 + i)
+    assert mirror.sync() == 0 and mirror.health()["behind"] == 3 and not mirror.health()["present"]
+    # back: the three missing events go over, and the copy is the log, row for row
+    (tmp_path / "away").rename(stick / "mahjong")
+    assert mirror.sync() == 3 and mirror.health()["ok"]
+    mirror.close()
+    assert _rows(stick / "mahjong" / MIRROR_FILE) == [(e.seq, e.at, e.source, e.type, e.data) for e in store]
+
+
+def test_a_mirror_holding_another_log_is_never_written(tmp_path: Path) -> None:
+    store = _log(tmp_path / "sd" / "events.sqlite3", 4)
+    stick = tmp_path / "usb"
+    stick.mkdir()
+    other = _log(stick / MIRROR_FILE, 2, text="别桌")  # another table's log on the stick
+    other.close()
+    before = (stick / MIRROR_FILE).read_bytes()
+    mirror = LogMirror(store, stick)
+    assert mirror.sync() == 0
+    h = mirror.health()
+    assert h["refused"] and not h["ok"] and "another table" in h["error"] and "Move the file aside" in h["error"]
+    assert (stick / MIRROR_FILE).read_bytes() == before
+    # a log longer than this table's is refused too (this table's card was replaced)
+    longer = _log(tmp_path / "usb2" / MIRROR_FILE, 9)
+    longer.close()
+    assert LogMirror(store, tmp_path / "usb2").sync() == 0
+    # moved aside: the mirror starts afresh on its own
+    (stick / MIRROR_FILE).rename(stick / "other-table.sqlite3")
+    assert mirror.sync() == 4 and mirror.health()["ok"]
+    mirror.close()
+
+
+def test_an_unreadable_mirror_is_moved_aside_and_copied_afresh(tmp_path: Path) -> None:
+    store = _log(tmp_path / "sd" / "events.sqlite3", 3)
+    stick = tmp_path / "usb"
+    stick.mkdir()
+    (stick / MIRROR_FILE).write_bytes(b"SQLite format 3\x00" + b"\xde\xad" * 600)  # a half-written file
+    mirror = LogMirror(store, stick, wall_clock=lambda: 1234.0)
+    assert mirror.sync() == 3 and mirror.health()["moved_aside"] == ["events.corrupt-1234.sqlite3"]
+    mirror.close()
+    assert (stick / "events.corrupt-1234.sqlite3").exists() and len(_rows(stick / MIRROR_FILE)) == 3
+
+
+async def test_a_table_keeps_its_mirror_and_the_mirror_reads_as_a_log(tmp_path: Path, capsys: Any) -> None:
+    stick = tmp_path / "usb" / "mahjong"
+    stick.mkdir(parents=True)
+    service = TableService(parse_config({
+        "table": {"link": "sim://", "sim_speed": 100.0},
+        "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+        "storage": {"mirror_dir": str(stick)}}, source="test"), tmp_path / "data")
+    await service.start()
+    try:
+        await service.controller.wait_linked(10)
+        service.controller.referee_action("referee.penalty", {"seat": "E", "code": "exposed_other", "amount": 5,
+                                                              "victim": "S"}, by="referee")
+        deadline = asyncio.get_running_loop().time() + 5
+        while service.controller.health_report()["mirror"]["behind"] and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        h = service.controller.health_report()["mirror"]
+        assert h["ok"] and h["mirrored_seq"] == service.store.last_seq() and "已备份" in h["message"]
+    finally:
+        await service.stop()
+    # after the stop every event is in the copy, which opens as the table's log
+    assert _rows(stick / MIRROR_FILE) == _rows(tmp_path / "data" / "events.sqlite3")
+    # ... and the table's state folds from it the same: the penalty is on the copy's score sheet
+    from table_controller.scoresheet import compute
+    from table_controller.state import TableState, apply
+
+    def sheet(path: Path) -> Any:
+        store, state = EventStore(path), TableState()
+        try:
+            for ev in store:
+                state = apply(state, ev)
+        finally:
+            store.close()
+        return compute(state)
+
+    copied = sheet(stick / MIRROR_FILE)
+    assert copied == sheet(tmp_path / "data" / "events.sqlite3") and copied["totals"]["1"] == -5
+    assert tablectl(["record", "--data-dir", str(stick), "--json"]) == 0 and capsys.readouterr().out
