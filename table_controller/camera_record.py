@@ -76,6 +76,9 @@ class CameraRecord:
     refusals: dict[tuple[int, ...], str] = field(default_factory=dict)
     #: discards laid sideways (a riichi player's 立直)
     turned: set[int] = field(default_factory=set)
+    #: discards turned sideways after they were recorded upright: (wind, track), each a 立直 to
+    #: record if it is still the seat's latest discard
+    late_turns: list[tuple[str, int]] = field(default_factory=list)
 
     def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
         """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
@@ -86,6 +89,7 @@ class CameraRecord:
         if _key(hand) != self.hand_key:
             self.hand_key, self.lying, self.accounted, self.lost = _key(hand), {}, set(), {}
             self.claimed, self.refusals, self.claims_known, self.turned = set(), {}, {}, set()
+            self.late_turns = []
         self._sync_claims(hand)
         self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
                      for k, v in self.lost.items()}
@@ -109,6 +113,10 @@ class CameraRecord:
                 self.changed.add(key)
                 if self._found_again(key, ev.get("at"), kind):
                     self.accounted.add(track)
+            elif ev.get("event") == "turned" and track in here and track not in self.turned:
+                self.turned.add(track)
+                if track in self.accounted:  # already recorded upright: the declaration comes late
+                    self.late_turns.append((key[1], track))
             elif ev.get("event") == "appeared" and ev.get("ruled") or ev.get("event") == "ruled":
                 if track in here:
                     here[track] = str(ev.get("kind", ""))
@@ -119,6 +127,8 @@ class CameraRecord:
             return []
         out: list[Play] = []
         self.proposed = []
+        if area == "discard":
+            out += self._late_riichi(hand)
         gone = hand.get("out") or []  # 血战: the seats that won and left
         for wind in SEATS:
             here = self.lying.get((area, wind))
@@ -157,6 +167,22 @@ class CameraRecord:
                     if track in self.turned and hand.get("riichi_declarations") and wind not in (hand.get("riichi") or {}):
                         out.append(("play.riichi", {"seat": wind}))  # laid sideways: 立直 declared with it
                         self.proposed.append(([], None, None))
+        return out
+
+    def _late_riichi(self, hand: dict[str, Any]) -> list[Play]:
+        """立直 shown by a discard turned sideways after the camera recorded it upright: recorded
+        when the tile is still the seat's latest discard (turned at once, as a player corrects it);
+        a tile turned later, after the seat played again, declares nothing."""
+        out: list[Play] = []
+        for wind, track in self.late_turns:
+            pool = self.lying.get(("discard", wind), {})
+            latest = next(reversed(pool), None) if pool else None
+            discards = hand["discards"][wind]
+            if (latest == track and discards and discards[-1].get("tile") == pool[track]
+                    and hand.get("riichi_declarations") and wind not in (hand.get("riichi") or {})):
+                out.append(("play.riichi", {"seat": wind}))
+                self.proposed.append(([], None, None))
+        self.late_turns = []
         return out
 
     def refused(self, index: int, reason: str) -> bool:

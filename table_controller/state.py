@@ -222,7 +222,7 @@ def describe(ev: Event) -> str:
     if t.startswith("camera.tile_"):
         zone, _, seat = str(d.get("zone", "")).partition(":")
         where = (f"{SEAT_ZH.get(seat, seat)}家" if seat else "") + ZONE_ZH.get(zone, zone)
-        verb = "出现" if t.endswith("appeared") else "移走"
+        verb = "出现" if t.endswith("appeared") else "横放" if t.endswith("turned") else "移走"
         kind = _tile_zh(d.get("kind", ""))
         sure = "（待裁判确认）" if d.get("needs_referee") else "（按裁判裁定）" if d.get("ruled") else ""
         return f"摄像头：{where}{verb} {kind}，置信度 {float(d.get('confidence', 0)):.2f}{sure}"

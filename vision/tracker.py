@@ -6,6 +6,10 @@ A tile is a track at a place on the plane; its kind is the vote of the frames th
 for `forget` frames in a row. Tracks whose vote is split, or whose frames mostly read it under
 the reader's threshold, are announced with `needs_referee`, for the referee page to confirm
 instead of a guess.
+
+A tile announced upright and then turned across its zone's seat for `confirm` frames in a row (a
+riichi player who laid the 立直 discard upright and turned it at once) is announced again as
+"turned", so the record can take the declaration it shows; a tile is announced turned once.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from vision.reader import TileReading
 
 @dataclass(frozen=True)
 class TileEvent:
-    """What the controller receives. `event` is "appeared" or "disappeared"."""
+    """What the controller receives. `event` is "appeared", "disappeared" or "turned" (an announced
+    tile now lies across its zone's seat)."""
 
     event: str
     zone: str
@@ -70,10 +75,13 @@ class _Track:
     last: TileReading | None = None
     ruled: str | None = None
     turned: int = 0  # frames that saw it lying across its zone's seat
+    across: int = 0  # the latest frames in a row that saw it so
+    announced_sideways: bool = False
 
     def add(self, r: TileReading) -> None:
         self.last = r
         self.turned += int(sideways(r))
+        self.across = self.across + 1 if sideways(r) else 0
         self.votes[r.kind] = self.votes.get(r.kind, 0.0) + r.confidence
         self.counts[r.kind] = self.counts.get(r.kind, 0) + 1
         self.accepted[r.kind] = self.accepted.get(r.kind, 0) + int(r.accepted)
@@ -144,8 +152,13 @@ class TileTracker:
                 t.announced = kind
                 ruled = t.ruled is not None
                 unsure = not ruled and (conf < self.referee_below or not t.sure(kind))
+                t.announced_sideways = t.turned * 2 > t.seen
                 events.append(TileEvent("appeared", t.zone, kind, conf, t.seat, t.id, needs_referee=unsure, ruled=ruled,
-                                        at=at, sideways=t.turned * 2 > t.seen))
+                                        at=at, sideways=t.announced_sideways))
+            elif t.announced is not None and not t.announced_sideways and t.across >= self.confirm:
+                t.announced_sideways = True  # laid upright, then turned: 立直 shown a moment late
+                events.append(TileEvent("turned", t.zone, t.announced, conf, t.seat, t.id, ruled=t.ruled is not None,
+                                        at=at, sideways=True))
         self.tracks = kept
         return events
 

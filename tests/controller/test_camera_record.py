@@ -350,6 +350,67 @@ def test_a_discard_laid_sideways_declares_riichi_where_the_ruleset_has_it(tmp_pa
         store.close()
 
 
+def test_a_discard_turned_sideways_after_it_was_seen_upright_declares_riichi(tmp_path: Path) -> None:
+    """A player lays the 立直 discard upright and turns it at once: the tracker announces the turn
+    ("turned") and the record takes the declaration after the discard. A tile turned after its seat
+    played again declares nothing."""
+    from vision.reader import TileReading
+    from vision.tracker import TileTracker
+
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "riichi"}}, "test")
+    store = EventStore(tmp_path / "riichi.sqlite3")
+    controller = Controller(cfg, store, _no_table)
+    seats = {w: (i + DEALER - 1) % 4 + 1 for i, w in enumerate("ESWN")}
+    controller.accept("operator", "operator.hand_start", {
+        "hand_no": 1, "ruleset": "riichi", "dealer_position": DEALER, "prevalent_wind": "E", "seats": seats})
+    watcher = CameraWatcher(controller, make_loop=lambda: None)
+    tracker = TileTracker()
+    upright = {"E": 0, "S": 90, "W": 180, "N": 270}
+
+    def reading(wind: str, kind: str, x: float, turned: bool) -> TileReading:
+        side = side_of_wind(wind, DEALER)
+        return TileReading(kind=kind, confidence=0.97, rotation=(upright[side] + (90 if turned else 0)) % 360,
+                           seat="", zone=f"discard:{side}", quad=[[x, 100], [x + 30, 100], [x + 30, 140], [x, 140]],
+                           accepted=True, second="")
+
+    def frames(*tiles: TileReading, n: int = 3) -> list[Any]:
+        out = [e for _ in range(n) for e in tracker.update(list(tiles))]
+        watcher._record_play([e.to_json() for e in out])
+        return out
+
+    e1 = reading("E", "9p", 100, False)
+    frames(e1)
+    s1 = reading("S", "5s", 300, False)
+    (appeared,) = frames(e1, s1)
+    assert appeared.event == "appeared" and not appeared.sideways
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "5s"})
+    # S turns it: two frames are not yet enough, the third announces the turn once
+    assert frames(e1, reading("S", "5s", 301, True), n=2) == []
+    (turn,) = frames(e1, reading("S", "5s", 301, True), n=1)
+    assert (turn.event, turn.kind, turn.sideways) == ("turned", "5s", True)
+    assert frames(e1, reading("S", "5s", 301, True)) == []
+    assert plays(controller)[-1] == ("play.riichi", {"seat": "S"}) and "S" in controller.state.hand["riichi"]
+    from table_controller.state import describe
+    from table_controller.store import Event
+
+    assert "横放" in describe(Event(1, 0.0, "camera", "camera.tile_turned", turn.to_json()))
+    # W discards, and again after its turn came round; turning the older tile says nothing
+    w1 = reading("W", "1m", 500, False)
+    frames(e1, reading("S", "5s", 301, True), w1)
+    frames(e1, reading("S", "5s", 301, True), w1, reading("N", "2p", 700, False))
+    frames(e1, reading("E", "3p", 130, False), reading("S", "5s", 301, True), w1, reading("N", "2p", 700, False))
+    frames(e1, reading("E", "3p", 130, False), reading("S", "5s", 301, True), w1, reading("N", "2p", 700, False),
+           reading("S", "6s", 331, False))
+    frames(e1, reading("E", "3p", 130, False), reading("S", "5s", 301, True), w1, reading("N", "2p", 700, False),
+           reading("S", "6s", 331, False), reading("W", "7m", 530, False))
+    late = frames(e1, reading("E", "3p", 130, False), reading("S", "5s", 301, True), reading("W", "1m", 500, True),
+                  reading("N", "2p", 700, False), reading("S", "6s", 331, False), reading("W", "7m", 530, False))
+    assert [e.event for e in late] == ["turned"]
+    assert "W" not in controller.state.hand["riichi"]
+    assert [t for t, _ in plays(controller)].count("play.riichi") == 1
+    store.close()
+
+
 def test_a_tile_square_to_its_seat_is_not_sideways() -> None:
     from vision.reader import TileReading
     from vision.tracker import sideways
