@@ -65,6 +65,14 @@ class RulesSection(_Section):
         known = _known_rulesets()
         if known and value not in known:
             raise ValueError(f"unknown ruleset {value!r}; allowed: {', '.join(sorted(known))}")
+        try:  # a broken ruleset file (a house ruleset's typo) is named here, not as a crash at start
+            from table_controller.rules import RulesetError, load_ruleset
+        except ImportError:
+            return value
+        try:
+            load_ruleset(value)
+        except RulesetError as exc:
+            raise ValueError(str(exc)) from None
         return value
 
 

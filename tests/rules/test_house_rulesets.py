@@ -107,3 +107,12 @@ def test_a_wrong_house_ruleset_is_refused_with_the_reason(tmp_path: Path, files:
     with pytest.raises(RulesetError) as err:
         load_ruleset("x", tmp_path)
     assert error in str(err.value)
+
+
+def test_a_table_config_naming_a_broken_house_ruleset_is_refused_with_the_files_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Named when the config is read (`tablectl run` exits 2 with it), not a crash at start."""
+    _write(tmp_path, "club2", 'extends = "mcr"\nid = "club2"\nname_zh = "二"\nname_en = "2"\n[dice]\ncout = 1\n')
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"club2\.toml: \[dice\] has unknown key 'cout'"):
+        parse_config({"rules": {"ruleset": "club2"}}, source="t.toml")
