@@ -441,10 +441,11 @@ async def test_screenshots_of_each_page(service: TableService, browser: Any, tmp
 
 async def test_table_fault_and_link_health_show_on_the_page(service: TableService, browser: Any) -> None:
     """A jam on the table shows what, where and what to do; the link's counters refresh by themselves."""
-    page = await _open(browser, service, "/")
+    page = await _open(browser, service, "/", token=REFEREE)
     await page.wait_for_selector("[data-testid=link-health]", timeout=5000)
     text = await page.inner_text("[data-testid=link-health]")
     assert "链路正常" in text and "重发" in text
+    assert not await page.is_visible("#camera-section")  # a table without a camera shows no camera panel
     service.sim.raise_fault("jam", where="S")
     await page.wait_for_function("document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)
     fault = await page.inner_text("#faults")
@@ -579,6 +580,7 @@ async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_p
             await page.wait_for_function("(() => { const i = document.querySelector('#camera-view');"
                                          " return i && !i.hidden && i.naturalWidth === 960; })()", timeout=15000)
             await page.wait_for_selector("#camera-pending li img.camera-tile:not([hidden])", timeout=15000)
+            assert await page.is_visible("#camera-section")
             size = await page.eval_on_selector("#camera-pending li img.camera-tile",
                                                "i => [i.naturalWidth, i.naturalHeight]")
             assert size == [120, 160]

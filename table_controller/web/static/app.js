@@ -626,10 +626,17 @@ function render() {
   window.__dice = ((state.hand && state.hand.throws) || []).map((th) => th.dice);
 }
 
+function showCameraSection() {
+  // a table without a camera shows no camera panel (unless tiles still wait for a ruling)
+  const section = $("camera-section");
+  if (section) section.hidden = !(health && health.camera) && !((state && state.camera_pending) || []).length;
+}
+
 function renderCameraPending() {
   // Tiles the camera was unsure of: the referee confirms or corrects them instead of a guess.
   const ul = $("camera-pending");
   if (!ul) return;
+  showCameraSection();
   const items = state.camera_pending || [];
   ul.innerHTML = "";
   if (!items.length) {
@@ -702,6 +709,7 @@ function renderHealth() {
   // The link's counters (and the camera's state) arrive every few seconds as "health" messages.
   const box = $("health");
   if (!box || !health) return;
+  showCameraSection();
   box.innerHTML = "";
   const l = health.link || {};
   const parts = [l.up ? t("hl.up") : t("hl.down")];
