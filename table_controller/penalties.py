@@ -34,6 +34,9 @@ class Penalty:
     stops_win: bool = False
     disqualify: bool = False
     rule_zh: str = ""
+    #: the points are the scorer's (`scoring.false_win`: 四川 诈和 "和多少罚多少"): the referee gives
+    #: the 番 the seat declared, and each seat still playing is paid what that hand would have won
+    from_scoring: bool = False
 
     @property
     def chosen(self) -> bool:
@@ -80,7 +83,7 @@ class Penalty:
         return {"code": self.code, "name_zh": self.name_zh, "name_en": self.name_en, "pays": self.pays,
                 "amount": self.amount, "amounts": list(self.amounts), "min": self.min, "max": self.max,
                 "step": self.step, "stops_win": self.stops_win, "disqualify": self.disqualify,
-                "rule_zh": self.rule_zh}
+                "rule_zh": self.rule_zh, "from_scoring": self.from_scoring}
 
 
 #: Entries every catalogue has: a recorded warning, and a ruling the rule text leaves to the referee.
@@ -119,8 +122,13 @@ def _entry(raw: Mapping[str, Any], where: str) -> Penalty:
     p = Penalty(**data)
     if p.pays not in ("dead", "each", "victim"):
         raise PenaltyError(f"{where}: pays must be dead, each or victim, got {p.pays!r}")
-    if sum(x is not None and x != () for x in (p.amount, p.amounts or None, p.min)) != 1:
-        raise PenaltyError(f"{where}: give exactly one of amount, amounts, or min/max")
+    given = sum(x is not None and x != () for x in (p.amount, p.amounts or None, p.min))
+    if p.from_scoring:
+        if given or p.pays != "each":
+            raise PenaltyError(f"{where}: from_scoring (诈和 as the scorer pays it) pays each seat, with no amount")
+        return p
+    if given != 1:
+        raise PenaltyError(f"{where}: give exactly one of amount, amounts, or min/max, or from_scoring = true")
     if p.chosen and (p.max is None or p.max < p.min):  # type: ignore[operator]
         raise PenaltyError(f"{where}: max must be given and not below min")
     return p

@@ -246,8 +246,12 @@ def _penalty(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None
     p = catalogue(s.ruleset).get(str(d.get("code")))
     previous = sum(1 for a in active(s.actions, "referee.penalty", record["hand_no"])
                    if a.get("code") == p.code and a.get("seat") == seat and not a.get("error"))
-    amount = p.amount_for(previous, d.get("amount"))
-    by_wind = p.deltas(seat, amount, d.get("victim"))
+    if p.from_scoring:
+        by_wind = _scored_false_win(s, seat, d, record)
+        amount = -by_wind[seat]
+    else:
+        amount = p.amount_for(previous, d.get("amount"))
+        by_wind = p.deltas(seat, amount, d.get("victim"))
     record.update(code=p.code, name_zh=p.name_zh, name_en=p.name_en, seat=seat, victim=d.get("victim"),
                   amount=amount, nth=previous + 1, stops_win=p.stops_win, disqualify=p.disqualify,
                   note=str(d.get("note", ""))[:200], by_wind=by_wind)
@@ -255,6 +259,23 @@ def _penalty(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None
         record["deltas"] = position_deltas(s.hand, by_wind)
     else:  # between hands (迟到): chairs and winds are those of the first hand
         record["deltas"] = {str(i + 1): v for i, v in enumerate(by_wind[w] for w in SEATS) if v}
+
+
+def _scored_false_win(s: "TableState", seat: str, d: dict[str, Any], record: dict[str, Any]) -> dict[str, int]:
+    """诈和 as the ruleset's scorer pays it (四川: each seat still playing gets what the declared
+    hand of `fan` 番 would have won, seed 003); the referee gives the 番 the seat declared."""
+    from table_controller.scoring import ScoringError, false_win
+
+    fan = d.get("fan")
+    if fan is None:
+        raise RefereeError("诈和：须给出该家所报的番数 / give the 番 (fan) the seat declared")
+    out = out_seats(s.ruleset, s.actions, record["hand_no"]) if s.hand is not None else []
+    try:
+        by_wind = false_win(s.ruleset, seat, fan=fan, active=[w for w in SEATS if w not in out or w == seat])
+    except ScoringError as exc:
+        raise RefereeError(f"诈和：{exc}") from None
+    record["fan"] = fan
+    return by_wind
 
 
 def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:

@@ -67,6 +67,8 @@ class PenaltyIn(_Body):
     code: str = Field(min_length=1, max_length=40, description="an entry of GET /api/penalties")
     amount: int | None = Field(None, ge=0, le=1000, description="only for entries with min/max (the referee chooses)")
     victim: Seat | None = Field(None, description="the harmed seat, for entries that pay a victim")
+    fan: int | None = Field(None, ge=0, le=100, description="诈和 where the scorer pays it (entries with "
+                                                            "from_scoring, 四川): the 番 the seat declared")
     note: str = Field("", max_length=200)
 
 

@@ -56,7 +56,7 @@ def test_catalogues_come_from_the_seeds_with_amounts() -> None:
     assert catalogue("shiwan").get("false_win").amount == 20  # 范文四: 罚给各家20分
     jj = catalogue("jingji").get("foul")
     assert (jj.min, jj.max, jj.step) == (10, 50, 10)  # seed 004: 10分一个单位，限于50分以内
-    assert catalogue("sichuan").get("other").chosen  # no catalogue in the text: the referee's ruling only
+    assert catalogue("sichuan").get("other").chosen  # beyond 诈和 the text has no catalogue: the referee's ruling
 
 
 def test_escalating_penalty_doubles_after_the_listed_amounts() -> None:
@@ -129,6 +129,34 @@ def test_a_seat_stopped_by_a_ruling_cannot_win() -> None:
     log.ref("referee.win_read", hand=WIN_HAND)
     result = log.state().actions[-1]["result"]
     assert result["valid"] is False and "诈和" in result["message"]
+
+
+def test_sichuan_false_win_pays_the_declared_hands_worth_to_each_seat_still_playing() -> None:
+    """四川 诈和 (seed 003): 和多少罚多少, to each seat still playing, the seat stopped from winning;
+    the referee gives the 番 it declared. Before, the catalogue had no 诈和 for 四川 at all."""
+    log = Log("sichuan")
+    log.start()
+    with pytest.raises(RefereeError, match="番"):
+        validate(log.state(), "referee.penalty", {"seat": "W", "code": "false_win"})
+    # S wins first (血战) and leaves; then N declares a win it does not have, saying 2 番
+    win = {"seat_wind": "S", "prevalent_wind": "E", "win": "discard", "discarder": "E", "win_tile": "4p",
+           "concealed": "1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 8m 2p 3p".split()}
+    log.ref("referee.win_read", hand=win)
+    log.ref("referee.win_confirm")
+    log.ref("referee.penalty", seat="N", code="false_win", fan=2)
+    a = log.state().actions[-1]
+    assert not a.get("error") and a["fan"] == 2 and a["amount"] == 8
+    assert a["by_wind"] == {"E": 4, "S": 0, "W": 4, "N": -8}  # 2^2 to E and W; S has left
+    assert a["deltas"] == {"1": 4, "3": 4, "4": -8} and a["stops_win"]
+    n_win = {**win, "seat_wind": "N", "discarder": "W"}
+    log.ref("referee.win_read", hand=n_win)
+    result = log.state().actions[-1]["result"]
+    assert result["valid"] is False and "诈和" in result["message"]  # N plays on without winning
+    # short of ready by two tiles or more: deliberate, the same points and 取消比赛资格
+    log.ref("referee.penalty", seat="W", code="false_win_deliberate", fan=0)
+    d = log.state().actions[-1]
+    assert d["disqualify"] and d["by_wind"] == {"E": 1, "S": 0, "W": -2, "N": 1}
+    assert catalogue("xueliu").get("false_win").from_scoring
 
 
 def test_undo_needs_a_reason_targets_the_last_action_and_the_fold_honours_it() -> None:

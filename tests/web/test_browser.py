@@ -279,6 +279,7 @@ async def test_referee_reads_the_win_from_the_camera_on_the_page(service: TableS
     ctl = service.controller
     watcher = CameraWatcher(ctl, make_loop=lambda: None)
     ctl.camera = watcher
+    ctl.health_sources["camera"] = watcher.health  # as a table with a camera has: the page offers 摄像头读牌
     seen = iter(range(1, 100))
 
     def lay(zone: str, kind: str) -> dict[str, Any]:  # hand 1: chair 1 deals, each wind sits at its own side
@@ -470,6 +471,28 @@ async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path:
         await page.wait_for_function(
             "document.querySelector('[data-testid=mirror-health]').innerText.includes('备份盘未插入')", timeout=8000)
         assert await page.get_attribute("[data-testid=mirror-health]", "class") == "bad"
+
+
+async def test_false_win_on_the_win_page_asks_what_each_ruleset_needs(service: TableService, tmp_path: Path,
+                                                                      browser: Any) -> None:
+    """判诈和: under 国标 the points are fixed (no field); under 四川 the referee gives the 番 declared
+    and each seat is paid that hand's worth; a table without a camera offers no 摄像头读牌."""
+    page = await _open(browser, service, "/win", token=REFEREE)
+    await page.wait_for_function("document.querySelector('#penalty-code').options.length > 0", timeout=5000)
+    await page.wait_for_selector("[data-testid=link-health]", state="attached", timeout=5000)
+    assert await page.is_visible("#win-false") and not await page.is_visible("#false-amount")
+    assert not await page.is_visible("#win-camera")
+    async with _running(_config(ruleset="sichuan"), tmp_path) as svc:
+        async with _http(svc) as http:
+            await _dealt(svc, http)
+        page = await _open(browser, svc, "/win", token=REFEREE)
+        await page.wait_for_function("document.querySelector('#false-amount').placeholder === '番'", timeout=5000)
+        await page.select_option("#win-form select[name=seat_wind]", "W")
+        await page.fill("#false-amount", "2")
+        await page.click("#win-false")
+        await _until(lambda: svc.controller.state.actions and svc.controller.state.actions[-1].get("fan") == 2)
+        ruled = svc.controller.state.actions[-1]
+        assert ruled["code"] == "false_win" and ruled["by_wind"] == {"E": 4, "S": 4, "W": -12, "N": 4}
 
 
 async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp_path: Path, browser: Any) -> None:

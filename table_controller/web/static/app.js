@@ -29,7 +29,7 @@ const I18N = {
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
-               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
+               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
               chosen: "定庄：{n}号位坐庄" },
         next: { ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
@@ -83,7 +83,7 @@ const I18N = {
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
-               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
+               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
         fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
               highest: "First dealer: {who} throw once each, the highest deals", chosen: "First dealer: chair {n}" },
         next: { ended: "The referee ended the session: the referee starts the next round on the Score sheet page.",
@@ -484,7 +484,8 @@ function parseMelds(text) {
 let catalogue = null;
 function amountText(p) {
   const parts = [];
-  if (p.min != null) parts.push(t("pen.choose", { min: p.min, max: p.max, step: p.step }));
+  if (p.from_scoring) parts.push(t("pen.scored"));
+  else if (p.min != null) parts.push(t("pen.choose", { min: p.min, max: p.max, step: p.step }));
   else if (p.amounts && p.amounts.length) parts.push(t("pen.escal", { list: p.amounts.join("、") }));
   else if (p.amount) parts.push(t(p.pays === "each" ? "pen.each" : p.pays === "victim" ? "pen.victim_" : "pen.dead", { n: p.amount }));
   else if (!p.stops_win) parts.push(t("pen.warning"));
@@ -497,6 +498,22 @@ async function loadCatalogue() {
   catalogue = await res.json();
   renderCatalogue();
 }
+function catalogueEntry(code) {
+  return ((catalogue && catalogue.items) || []).find((p) => p.code === code) || null;
+}
+function renderFalseWinInputs() {
+  // the Win page's 判诈和: the 番 declared where the scorer pays it (四川), the points where the
+  // referee chooses them (竞技), nothing where the rule fixes them (国标); no button without an entry
+  const entry = catalogueEntry("false_win");
+  const input = $("false-amount");
+  $("win-false").hidden = !entry;
+  input.hidden = !entry || (!entry.from_scoring && entry.min == null);
+  input.placeholder = entry && entry.from_scoring ? t("pen.fan") : t("pen.points");
+  input.step = entry && !entry.from_scoring ? entry.step || 1 : 1;
+  const sel = $("penalty-code"), amount = $("penalty-form").amount;
+  const chosen = catalogueEntry(sel.value);
+  amount.placeholder = chosen && chosen.from_scoring ? t("pen.fan") : "";
+}
 function renderCatalogue() {
   if (!catalogue) return;
   const sel = $("penalty-code");
@@ -505,6 +522,7 @@ function renderCatalogue() {
   if (keep) sel.value = keep;
   $("catalogue").innerHTML = catalogue.items.map((p) => `<tr data-code="${esc(p.code)}"><td>${esc(lang === "en" ? p.name_en : p.name_zh)}</td><td>${esc(amountText(p))}</td><td class="rule">${esc(p.rule_zh)}</td></tr>`).join("");
   $("catalogue-source").textContent = catalogue.source ? t("pen.source", { s: catalogue.source }) : "";
+  renderFalseWinInputs();
 }
 const ACTION_NAME = { "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
   "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销" };
@@ -629,7 +647,9 @@ function render() {
 function showCameraSection() {
   // a table without a camera shows no camera panel (unless tiles still wait for a ruling)
   const section = $("camera-section");
-  if (section) section.hidden = !(health && health.camera) && !((state && state.camera_pending) || []).length;
+  const camera = !!(health && health.camera);
+  if (section) section.hidden = !camera && !((state && state.camera_pending) || []).length;
+  for (const id of ["win-camera", "exhaustive-camera"]) if ($(id)) $(id).hidden = !camera;
 }
 
 function renderCameraPending() {
@@ -870,7 +890,8 @@ $("penalty-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const f = e.target;
   const body = { seat: f.seat.value, code: f.code.value };
-  if (f.amount.value !== "") body.amount = Number(f.amount.value);
+  const entry = catalogueEntry(f.code.value);
+  if (f.amount.value !== "") body[entry && entry.from_scoring ? "fan" : "amount"] = Number(f.amount.value);
   if (f.victim.value) body.victim = f.victim.value;
   if (f.note.value) body.note = f.note.value;
   if (await act("/api/referee/penalty", body)) { f.amount.value = ""; f.note.value = ""; }
@@ -930,7 +951,8 @@ $("win-false").addEventListener("click", () => {
   const seat = (state && state.win && state.win.seat) || $("win-form").seat_wind.value;
   const body = { seat, code: "false_win" };
   const amount = $("false-amount").value;
-  if (amount !== "") body.amount = Number(amount);
+  const entry = catalogueEntry("false_win");
+  if (amount !== "") body[entry && entry.from_scoring ? "fan" : "amount"] = Number(amount);
   act("/api/referee/penalty", body);
 });
 $("exhaustive-form").addEventListener("submit", (e) => {
@@ -949,6 +971,7 @@ $("seating-fill").addEventListener("click", () => {
   f.round.value = o.round;
   ["1", "2", "3", "4"].forEach((p) => { f["p" + p].value = o.players[p]; f["id" + p].value = (o.player_ids || {})[p] || ""; });
 });
+$("penalty-code").addEventListener("change", renderFalseWinInputs);
 $("sheet-round").addEventListener("change", async (e) => {
   const n = Number(e.target.value);
   sheetRound = n === state.round ? null : n;
@@ -975,5 +998,5 @@ $("round-form").addEventListener("submit", async (e) => {
 $("session-end").addEventListener("click", () => act("/api/referee/session/end"));
 
 renderStatic();
-if (page === "penalties") loadCatalogue();
+if (page === "penalties" || page === "win") loadCatalogue();  // the Win page's 判诈和 reads it too
 if (token() && page !== "public") login(token()); else { document.body.dataset.role = "viewer"; connect(); }
