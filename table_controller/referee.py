@@ -22,11 +22,12 @@ SEATS = ("E", "S", "W", "N")
 #: Referee events that may be undone (play records are corrected by a new read instead).
 UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confirm",
                       "referee.session_start", "referee.session_end", "referee.camera_confirm",
-                      "referee.exhaustive", "referee.round_start"})
+                      "referee.exhaustive", "referee.round_start", "referee.clock_pause", "referee.clock_resume"})
 ACTION_ZH = {
     "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
     "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
     "referee.camera_confirm": "确认识牌", "referee.exhaustive": "查叫", "referee.round_start": "新一轮",
+    "referee.clock_pause": "暂停计时", "referee.clock_resume": "继续计时",
 }
 
 
@@ -189,6 +190,8 @@ def apply_referee(s: "TableState", ev: Event) -> None:
             record.update(minutes=float(minutes), warnings_min=list(rules.warnings_min))
         elif ev.type == "referee.session_end":
             pass
+        elif ev.type in ("referee.clock_pause", "referee.clock_resume"):
+            _clock(s, ev.type, d, record)
         elif ev.type == "referee.undo":
             _undo(s, d, record)
         elif ev.type == "referee.camera_confirm":
@@ -587,14 +590,40 @@ def visible_tiles(hand: dict[str, Any] | None, win: dict[str, Any]) -> dict[str,
 
 
 def session(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The session clock from the last start that is not undone, and its end if one followed."""
+    """The session clock from the last start that is not undone, its end if one followed, and the
+    time it stood still (the referee's pauses: a table jam, a player taken ill): `paused_s` of
+    the pauses ended, `paused_since` while one lasts."""
     starts = [a for a in active(actions, "referee.session_start") if not a.get("error")]
     if not starts:
         return None
     start = starts[-1]
     ends = [a for a in active(actions, "referee.session_end") if a["seq"] > start["seq"]]
+    pauses: list[dict[str, Any]] = []
+    for a in actions:
+        if a["seq"] <= start["seq"] or a.get("undone") or a.get("error"):
+            continue
+        if a["type"] == "referee.clock_pause":
+            pauses.append({"at": a["at"], "until": None, "reason": a.get("reason", "")})
+        elif a["type"] == "referee.clock_resume" and pauses and pauses[-1]["until"] is None:
+            pauses[-1]["until"] = a["at"]
+    open_ = pauses[-1]["at"] if pauses and pauses[-1]["until"] is None else None
     return {"started_at": start["at"], "minutes": start["minutes"], "warnings_min": start["warnings_min"],
-            "ended_at": ends[0]["at"] if ends else None, "seq": start["seq"]}
+            "ended_at": ends[0]["at"] if ends else None, "seq": start["seq"], "pauses": pauses,
+            "paused_s": round(sum(p["until"] - p["at"] for p in pauses if p["until"] is not None), 3),
+            "paused_since": open_}
+
+
+def _clock(s: "TableState", type: str, d: dict[str, Any], record: dict[str, Any]) -> None:
+    """Stop or restart the session clock: only a running session's, and in turn."""
+    clock = session(s.actions)
+    if clock is None or clock["ended_at"] is not None:
+        raise RefereeError("比赛计时未在进行 / the session clock is not running")
+    if type == "referee.clock_pause":
+        if clock["paused_since"] is not None:
+            raise RefereeError("比赛计时已暂停 / the session clock is paused already")
+        record["reason"] = str(d.get("reason", ""))[:200]
+    elif clock["paused_since"] is None:
+        raise RefereeError("比赛计时未暂停 / the session clock is not paused")
 
 
 def validate(s: "TableState", type: str, data: dict[str, Any]) -> None:

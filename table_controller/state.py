@@ -669,6 +669,10 @@ def _describe_referee(ev: Event) -> str:
         return f"裁判开始比赛计时" + (f"（{d['minutes']} 分钟）" if d.get("minutes") else "")
     if t == "referee.session_end":
         return "裁判结束比赛计时"
+    if t == "referee.clock_pause":
+        return "裁判暂停比赛计时" + (f"：{d['reason']}" if d.get("reason") else "")
+    if t == "referee.clock_resume":
+        return "裁判继续比赛计时"
     if t == "referee.round_start":
         players = d.get("players") if isinstance(d.get("players"), dict) else {}
         names = "、".join(str(v) for _, v in sorted(players.items(), key=lambda kv: str(kv[0])))

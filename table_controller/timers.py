@@ -64,13 +64,17 @@ def turn_status(turn: Mapping[str, Any] | None, now: float) -> dict[str, Any] | 
 
 
 def session_status(session: Mapping[str, Any] | None, now: float) -> dict[str, Any] | None:
-    """Minutes left in the session and which warning (15, 5 minutes ...) has been reached."""
+    """Minutes left in the session and which warning (15, 5 minutes ...) has been reached; the
+    clock stands still while the referee has paused it (`paused_s`, `paused_since`)."""
     if not session or session.get("started_at") is None:
         return None
-    ends_at = float(session["started_at"]) + float(session["minutes"]) * 60
-    end = float(session["ended_at"]) if session.get("ended_at") else now
+    paused_since = session.get("paused_since")
+    end = float(session["ended_at"]) if session.get("ended_at") else float(paused_since) if paused_since else now
+    ends_at = float(session["started_at"]) + float(session["minutes"]) * 60 + float(session.get("paused_s") or 0)
     remaining = ends_at - end
+    if paused_since and not session.get("ended_at"):
+        ends_at += now - float(paused_since)
     reached = [w for w in session.get("warnings_min", ()) if remaining <= w * 60]
+    level = "over" if remaining <= 0 else "paused" if paused_since else "warning" if reached else "ok"
     return {**session, "ends_at": ends_at, "remaining_s": round(remaining, 1),
-            "warning_min": min(reached) if reached else None,
-            "level": "over" if remaining <= 0 else "warning" if reached else "ok"}
+            "warning_min": min(reached) if reached else None, "level": level}

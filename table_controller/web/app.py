@@ -72,6 +72,10 @@ class PenaltyIn(_Body):
     note: str = Field("", max_length=200)
 
 
+class PauseIn(_Body):
+    reason: str = Field("", max_length=200, description="why the clock stands still (牌桌故障, 选手不适 …)")
+
+
 class WinIn(_Body):
     hand: dict[str, Any] = Field(description="the winning hand as read, in the `tablectl score` schema (docs/scoring.md)")
 
@@ -432,6 +436,17 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     async def session_end(request: Request, body: StartHand | None = None,
                           who: str = Depends(role("referee"))) -> ActionResult:
         return referee_act("referee.session_end", {}, who, request)
+
+    @app.post("/api/referee/session/pause", response_model=ActionResult,
+              summary="Stop the session clock (a table jam, a player taken ill); 409 when it is not running")
+    async def clock_pause(request: Request, body: PauseIn | None = None,
+                          who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.clock_pause", (body or PauseIn()).model_dump(), who, request)
+
+    @app.post("/api/referee/session/resume", response_model=ActionResult,
+              summary="Restart the session clock; the time it stood still is added to the session")
+    async def clock_resume(request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.clock_resume", {}, who, request)
 
     @app.websocket("/ws")
     async def stream(ws: WebSocket, since: int | None = None, delay: float = 0.0) -> None:

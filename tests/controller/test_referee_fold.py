@@ -260,6 +260,43 @@ def test_session_clock_warns_at_15_and_5_minutes() -> None:
     assert public_view(log.state())["session"]["minutes"] == 180  # the ruleset's 3 hours
 
 
+def test_the_referee_pauses_the_session_clock_and_the_time_is_added_back() -> None:
+    """A table jam stops play: the referee stops the clock, restarts it, and the session ends that
+    much later. Pausing twice, restarting a running clock or pausing an ended one is refused."""
+    log = Log()
+    with pytest.raises(RefereeError, match="not running"):
+        validate(log.state(), "referee.clock_pause", {})
+    log.ref("referee.session_start", minutes=60)
+    start = public_view(log.state())["session"]["started_at"]
+
+    def at(minutes: float, type: str, **data: Any) -> None:  # an action `minutes` into the session
+        log.events.append(Event(len(log.events) + 1, start + minutes * 60, "referee", type,
+                                {**data, "by": "referee", "client": None}))
+
+    with pytest.raises(RefereeError, match="not paused"):
+        validate(log.state(), "referee.clock_resume", {})
+    at(10, "referee.clock_pause", reason="牌桌卡牌")
+    sess = public_view(log.state())["session"]
+    assert sess["paused_since"] == start + 600 and sess["pauses"][0]["reason"] == "牌桌卡牌"
+    st = session_status(sess, start + 20 * 60)  # stands still at 50 minutes left
+    assert (st["level"], st["remaining_s"]) == ("paused", 3000.0)
+    with pytest.raises(RefereeError, match="paused already"):
+        validate(log.state(), "referee.clock_pause", {})
+    at(25, "referee.clock_resume")
+    sess = public_view(log.state())["session"]
+    assert sess["paused_s"] == 900 and sess["paused_since"] is None
+    st = session_status(sess, start + 30 * 60)
+    assert (st["level"], st["remaining_s"], st["ends_at"]) == ("ok", 45 * 60.0, start + 75 * 60)
+    assert session_status(sess, start + 61 * 60)["level"] == "warning"  # not over: 14 minutes left
+    # undoing the restart: the clock is paused again from 10 minutes in
+    at(26, "referee.undo", reason="按错", target=log.events[-1].seq)
+    assert public_view(log.state())["session"]["paused_since"] == start + 600
+    at(27, "referee.session_end")
+    with pytest.raises(RefereeError, match="not running"):
+        validate(log.state(), "referee.clock_resume", {})
+    assert "暂停比赛计时：牌桌卡牌" in [line["text"] for line in log.state().log][-4]
+
+
 def test_score_sheet_totals_table_points_and_csv() -> None:
     log = Log()
     log.start()

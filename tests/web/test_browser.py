@@ -327,6 +327,28 @@ async def test_session_clock_and_turn_timer_warnings_show(service: TableService,
         await page.wait_for_selector('[data-timer="S"].timer.ok')
 
 
+async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service: TableService, browser: Any) -> None:
+    """暂停计时 with a reason stops the clock everywhere (the public page too); 继续计时 restarts it."""
+    async with _http(service) as http:
+        ref = _auth(REFEREE)
+        assert (await http.post("/api/referee/session/resume", headers=ref)).status_code == 409  # no clock yet
+        assert (await http.post("/api/referee/session/start", json={"minutes": 60}, headers=ref)).status_code == 200
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    public = await _open(browser, service, "/public")
+    await page.wait_for_selector("#clock-pause:not([hidden])")
+    assert not await page.is_visible("#clock-resume")
+    await page.fill("#clock-reason", "牌桌卡牌")
+    await page.click("#clock-pause")
+    await public.wait_for_selector("#session.paused")
+    assert "计时暂停" in await public.inner_text("#session")
+    await page.wait_for_selector("#clock-resume:not([hidden])")
+    assert service.controller.state.actions[-1]["reason"] == "牌桌卡牌"
+    await page.click("#clock-resume")
+    await public.wait_for_selector("#session:not(.paused)")
+    assert "比赛剩余" in await public.inner_text("#session")
+    assert [a["type"] for a in service.controller.state.actions[-2:]] == ["referee.clock_pause", "referee.clock_resume"]
+
+
 async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     """A hand in play: dice, a few discards, a pung, a concealed kong, a flower, a penalty, a win read."""
     await _start_hand(svc, http)

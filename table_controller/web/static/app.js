@@ -13,7 +13,7 @@ const I18N = {
         legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌", handend: "马牌/钓鱼" },
         role: { viewer: "观众", operator: "操作员", referee: "裁判" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
-        session: "比赛剩余 {t}", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
+        session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
@@ -34,7 +34,7 @@ const I18N = {
               chosen: "定庄：{n}号位坐庄" },
         next: { ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
-        sheet: { title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
+        sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
                  closed: "已结束", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
@@ -59,7 +59,7 @@ const I18N = {
         legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator", handend: "horses / fishing" },
         role: { viewer: "viewer", operator: "operator", referee: "referee" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
-        session: "Session: {t} left", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
+        session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
@@ -90,7 +90,7 @@ const I18N = {
                 over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
                 overAny: "The session is over: the referee starts the next round on the Score sheet page.",
                 swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
-        sheet: { title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
+        sheet: { pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
@@ -360,10 +360,17 @@ function renderTimers() {
   if (hand.claim) SEATS.filter((w) => w !== hand.claim.seat).forEach((w) => show({ ...hand.claim, seat: w }, "data-claim", t("turn.claim")));
   const box = $("session");
   const sess = state.session;
+  const running = !!(sess && !sess.ended_at);
+  $("clock-controls").hidden = !running;
+  $("clock-pause").hidden = !running || !!sess.paused_since;
+  $("clock-resume").hidden = !running || !sess.paused_since;
+  $("clock-reason").hidden = !running || !!sess.paused_since;
   box.className = "badge clock";
   if (!sess) { box.textContent = t("noSession"); return; }
   if (sess.ended_at) { box.textContent = t("sessionEnded"); return; }
-  const left = sess.started_at + sess.minutes * 60 - now;
+  // the time the referee stopped the clock (a table jam) is added back: paused_s ended, and the one still on
+  const left = sess.started_at + sess.minutes * 60 + (sess.paused_s || 0) - (sess.paused_since || now);
+  if (sess.paused_since) { box.textContent = t("sessionPaused", { t: fmtMin(left) }); box.classList.add("paused"); return; }
   const warned = (sess.warnings_min || []).filter((w) => left <= w * 60);
   if (left <= 0) { box.textContent = t("sessionOver"); box.classList.add("over"); }
   else if (warned.length) { box.textContent = t("sessionWarn", { t: fmtMin(left) }); box.classList.add("warning"); box.dataset.warning = Math.min(...warned); }
@@ -525,7 +532,8 @@ function renderCatalogue() {
   renderFalseWinInputs();
 }
 const ACTION_NAME = { "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
-  "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销" };
+  "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
+  "referee.clock_pause": "暂停计时", "referee.clock_resume": "继续计时" };
 function renderActions() {
   const rows = (state.actions || []).slice().reverse().map((a) => {
     const when = new Date(a.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB", { hour12: false });
@@ -996,6 +1004,10 @@ $("round-form").addEventListener("submit", async (e) => {
   }
 });
 $("session-end").addEventListener("click", () => act("/api/referee/session/end"));
+$("clock-pause").addEventListener("click", async () => {
+  if (await act("/api/referee/session/pause", { reason: $("clock-reason").value })) $("clock-reason").value = "";
+});
+$("clock-resume").addEventListener("click", () => act("/api/referee/session/resume"));
 
 renderStatic();
 if (page === "penalties" || page === "win") loadCatalogue();  // the Win page's 判诈和 reads it too
