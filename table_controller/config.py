@@ -99,6 +99,16 @@ class DisplaySection(_Section):
     referees: tuple[Referee, ...] = Field((), description="Named referees, each with a credential of their own "
                                                            "(in addition to referee_token).")
     cors_origins: tuple[str, ...] = ()
+    tls_cert: str = Field("", description='"" = plain http; a PEM certificate (chain) for https: the referees\' '
+                                         "credentials then cannot be read off the venue's Wi-Fi. Relative to the "
+                                         "config file; with tls_key (docs/display.md).")
+    tls_key: str = Field("", description="The certificate's private key (PEM), with tls_cert.")
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> "DisplaySection":
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls_cert and tls_key go together: give both for https, or neither")
+        return self
 
     @model_validator(mode="after")
     def _distinct(self) -> "DisplaySection":
@@ -242,6 +252,28 @@ class TableConfig(_Section):
     def data_path(self) -> Path:
         base = Path(self.source).parent if self.source != "<defaults>" else Path.cwd()
         return (base / self.storage.data_dir).resolve()
+
+    def display_tls(self) -> tuple[str, str] | None:
+        """The display's certificate and key files (relative to the config file); None for plain
+        http. They were checked to load when the config was read (`_tls_loads`)."""
+        if not self.display.tls_cert:
+            return None
+        base = Path(self.source).parent if self.source != "<defaults>" else Path.cwd()
+        cert, key = ((base / f).resolve() for f in (self.display.tls_cert, self.display.tls_key))
+        return str(cert), str(key)
+
+    @model_validator(mode="after")
+    def _tls_loads(self) -> "TableConfig":
+        """A certificate that does not load is named now, not as a server that will not start."""
+        files = self.display_tls()
+        if files is not None:
+            import ssl
+
+            try:
+                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(*files)
+            except (OSError, ssl.SSLError) as exc:
+                raise ValueError(f"[display] tls_cert / tls_key ({files[0]}, {files[1]}) do not load: {exc}") from None
+        return self
 
     def mirror_path(self) -> Path | None:
         """`[storage] mirror_dir`, relative to the config file like the data directory; None when unset."""

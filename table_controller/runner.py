@@ -45,7 +45,7 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
         service = TableService(config, data_dir)
 
         def started() -> None:
-            url = f"http://{config.display.host}:{service.port}/"
+            url = service.url
             print(f"显示 / display: {url}   事件记录 / event log: {data_dir / 'events.sqlite3'}", flush=True)
             if service.credentials is not None and not config.display.operator_token:
                 print(f"操作员凭证 / operator token: {service.credentials.operator}   "

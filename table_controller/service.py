@@ -164,11 +164,19 @@ class TableService:
 
         assert self.controller is not None
         cfg = self.config.display
+        tls = self.config.display_tls()
+        options = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
         self._served = await serve(create_app(self.controller, self.credentials), cfg.host, cfg.port,
-                                   name="http", what="the display server", ws_ping_interval=10)
+                                   name="http", what="the display server", ws_ping_interval=10, **options)
         self._tasks.append(self._served.task)
         self.port = self._served.port
-        log.info("display serving", extra={"url": f"http://{cfg.host}:{self.port}/"})
+        log.info("display serving", extra={"url": self.url})
+
+    @property
+    def url(self) -> str:
+        """The display's address: https:// where the config gives a certificate."""
+        scheme = "https" if self.config.display.tls_cert else "http"
+        return f"{scheme}://{self.config.display.host}:{self.port}/"
 
     async def stop(self) -> None:
         from table_controller.web.serve import stop_tasks

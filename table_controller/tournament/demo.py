@@ -138,4 +138,4 @@ class TournamentDemo:
 
     @property
     def urls(self) -> list[str]:
-        return [f"http://{self.host}:{self.hub.bound_port}/"] + [f"http://{self.host}:{s.port}/" for s in self.services]
+        return [f"http://{self.host}:{self.hub.bound_port}/"] + [s.url for s in self.services]

@@ -349,6 +349,59 @@ async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service
     assert [a["type"] for a in service.controller.state.actions[-2:]] == ["referee.clock_pause", "referee.clock_resume"]
 
 
+def _certificate(where: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (its own CA), as `openssl` makes one."""
+    import subprocess
+
+    cert, key = where / "display.pem", where / "display.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
+async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(tmp_path: Path, chromium: Any) -> None:
+    """`[display] tls_cert` / `tls_key`: the pages, the API and the live socket (wss) over TLS; a
+    referee logs in and rules; plain http to the port gets nothing."""
+    from table_controller.config import ConfigError
+
+    cert, key = _certificate(tmp_path)
+    base = _config()
+    config = base.model_copy(update={"display": base.display.model_copy(
+        update={"tls_cert": str(cert), "tls_key": str(key)})})
+    async with _running(config, tmp_path / "data") as svc:
+        assert svc.url.startswith("https://")
+        import ssl
+
+        trusted = ssl.create_default_context(cafile=str(cert))  # the referee's tablet, the venue's CA installed
+        async with httpx.AsyncClient(base_url=f"https://127.0.0.1:{svc.port}", verify=trusted) as http:
+            assert (await http.get("/api/state")).status_code == 200
+            r = await http.post("/api/referee/penalty", json={"seat": "E", "code": "warning"}, headers=_auth(REFEREE))
+            assert r.status_code == 200, r.text
+        with pytest.raises(httpx.HTTPError):
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as plain:
+                await plain.get("/api/state")
+        context = await chromium.new_context(ignore_https_errors=True)  # the venue's CA is not installed here
+        try:
+            page = await context.new_page()
+            await page.goto(f"https://127.0.0.1:{svc.port}/penalties")
+            await page.fill("#token", REFEREE)
+            await page.click("#login button[type=submit]")
+            await page.wait_for_function("document.body.dataset.role === 'referee'")
+            await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")  # the socket, over wss
+            await page.select_option("#penalty-form select[name=seat]", "S")
+            await page.select_option("#penalty-code", "warning")
+            await page.click("#penalty-submit")
+            await _until(lambda: svc.controller.state.actions[-1].get("seat") == "S")
+        finally:
+            await context.close()
+    # a half-given or unreadable certificate is named when the config is read
+    with pytest.raises(ConfigError, match="tls_cert and tls_key go together"):
+        parse_config({"display": {"tls_cert": str(cert)}}, source="t.toml")
+    with pytest.raises(ConfigError, match="do not load"):
+        parse_config({"display": {"tls_cert": str(key), "tls_key": str(key)}}, source="t.toml")
+
+
 async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     """A hand in play: dice, a few discards, a pung, a concealed kong, a flower, a penalty, a win read."""
     await _start_hand(svc, http)
