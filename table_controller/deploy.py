@@ -166,8 +166,9 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
     # the command as parsed, each option spelled out, its paths absolute (systemd starts it in /)
     argv = ["--broker", args.broker, "--tournament", args.tournament, "--port", str(args.port), "--host", args.host,
             "--topic-prefix", args.topic_prefix]
-    for option, value in (("--username", args.username), ("--ca-file", args.ca_file and str(Path(args.ca_file).resolve())),
-                          ("--client-id", args.client_id)):
+    absolute = {name: value and str(Path(value).resolve()) for name, value in
+                (("--ca-file", args.ca_file), ("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key))}
+    for option, value in (("--username", args.username), *absolute.items(), ("--client-id", args.client_id)):
         if value:
             argv += [option, value]
     unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],

@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topic-prefix", default="mahjong", help="as the tables' [tournament].topic_prefix")
     p.add_argument("--username", default="", help=f"broker user name (the password: ${PASSWORD_ENV})")
     p.add_argument("--ca-file", default="", help="for an mqtts:// broker: the CA certificate (PEM) it must chain to")
+    p.add_argument("--tls-cert", default="", help="serve the page over https: its certificate (PEM), with --tls-key")
+    p.add_argument("--tls-key", default="", help="the certificate's private key (PEM)")
     p.add_argument("--client-id", default="", help="MQTT client id (default hub-<tournament>; one per hub)")
     p.add_argument("--players", type=Path, default=None, metavar="CSV",
                    help="the registration list, UTF-8 CSV id,name: round 1's seating is drawn from it, and "
@@ -52,6 +54,16 @@ def check(args: argparse.Namespace) -> None:
             raise WireError(str(exc)) from None
     check_id(args.tournament, "tournament")
     check_prefix(args.topic_prefix)
+    tls_cert, tls_key = getattr(args, "tls_cert", ""), getattr(args, "tls_key", "")
+    if bool(tls_cert) != bool(tls_key):
+        raise WireError("--tls-cert and --tls-key go together: give both for https, or neither")
+    if tls_cert:
+        import ssl
+
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(tls_cert, tls_key)
+        except (OSError, ssl.SSLError) as exc:
+            raise WireError(f"--tls-cert / --tls-key ({tls_cert}, {tls_key}) do not load: {exc}") from None
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -86,10 +98,10 @@ def run(args: argparse.Namespace) -> int:
                              prefix=args.topic_prefix, username=args.username,
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
                              ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""),
-                             registered=listed)
+                             registered=listed, tls_cert=args.tls_cert, tls_key=args.tls_key)
 
         def started() -> None:
-            print(f"排名 / standings: http://{args.host}:{service.bound_port}/   "
+            print(f"排名 / standings: {service.url}   "
                   f"数据 / data: {args.data_dir / args.tournament}", flush=True)
 
         return await serve_until_signalled(service, started, (OSError, HubError), name="tablectl hub")

@@ -199,6 +199,9 @@ class HubService:
     ca_file: str = ""
     organizer_token: str = ""
     registered: list[dict[str, str]] = field(default_factory=list)
+    #: the page over https (the organiser's credential off the air): certificate and key (PEM)
+    tls_cert: str = ""
+    tls_key: str = ""
     hub: Hub | None = None
     bound_port: int | None = None
     _served: Any = None
@@ -211,11 +214,16 @@ class HubService:
                        password=self.password, client_id=self.client_id, ca_file=self.ca_file,
                        organizer_token=self.organizer_token, registered=self.registered)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
+        tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
-                                   what="the hub's page")
+                                   what="the hub's page", **tls)
         self._tasks.append(self._served.task)
         self.bound_port = self._served.port
-        log.info("hub serving", extra={"url": f"http://{self.host}:{self.bound_port}/", "broker": self.broker})
+        log.info("hub serving", extra={"url": self.url, "broker": self.broker})
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.tls_cert else 'http'}://{self.host}:{self.bound_port}/"
 
     async def stop(self) -> None:
         from table_controller.web.serve import stop_tasks

@@ -46,3 +46,40 @@ def test_hub_command_refuses_a_bad_broker_url() -> None:
     out = subprocess.run([sys.executable, "-m", "table_controller.cli", "hub", "--broker", "tcp://x:1",
                           "--tournament", "cup"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=30)
     assert out.returncode == 2 and "mqtt://HOST:PORT" in out.stderr
+
+
+def test_hub_page_over_https_and_a_half_given_certificate_refused(tmp_path: Path, broker: Broker) -> None:
+    """`--tls-cert` / `--tls-key`: the standings page (and the organiser's publish) over https."""
+    import ssl
+
+    cert, key = tmp_path / "hub.pem", tmp_path / "hub.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    half = subprocess.run([sys.executable, "-m", "table_controller.cli", "hub", "--broker", broker.url,
+                           "--tournament", "cup", "--tls-cert", str(cert)], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=30)
+    assert half.returncode == 2 and "go together" in half.stderr
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "hub", "--broker", broker.url,
+                             "--tournament", "cup", "--port", str(port), "--data-dir", str(tmp_path / "hub"),
+                             "--tls-cert", str(cert), "--tls-key", str(key)],
+                            cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        deadline, lines = time.monotonic() + 20, []
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            lines.append(line)
+            if "standings:" in line or not line:
+                break
+        assert any(f"https://127.0.0.1:{port}/" in x for x in lines), lines
+        trusted = ssl.create_default_context(cafile=str(cert))
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}/api/standings", timeout=5, context=trusted) as r:
+            assert json.load(r)["tournament"] == "cup"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
