@@ -17,6 +17,19 @@ async def _no_table(url: str) -> Any:
 
 
 @pytest.fixture
+def self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (its own CA) and its key, as `openssl` makes one:
+    for the display's and the hub's https."""
+    import subprocess
+
+    cert, key = tmp_path / "self-signed.pem", tmp_path / "self-signed.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.fixture
 def sichuan_table(tmp_path: Path) -> Iterator[Controller]:
     """A controller on a real SQLite log with a 四川血战 hand started (chair 1 deals, so each wind
     sits at its own side) and no table linked."""

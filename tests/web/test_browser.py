@@ -349,23 +349,13 @@ async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service
     assert [a["type"] for a in service.controller.state.actions[-2:]] == ["referee.clock_pause", "referee.clock_resume"]
 
 
-def _certificate(where: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (its own CA), as `openssl` makes one."""
-    import subprocess
-
-    cert, key = where / "display.pem", where / "display.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                    "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
-    return cert, key
-
-
-async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(tmp_path: Path, chromium: Any) -> None:
+async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(
+        tmp_path: Path, chromium: Any, self_signed: tuple[Path, Path]) -> None:
     """`[display] tls_cert` / `tls_key`: the pages, the API and the live socket (wss) over TLS; a
     referee logs in and rules; plain http to the port gets nothing."""
     from table_controller.config import ConfigError
 
-    cert, key = _certificate(tmp_path)
+    cert, key = self_signed
     base = _config()
     config = base.model_copy(update={"display": base.display.model_copy(
         update={"tls_cert": str(cert), "tls_key": str(key)})})

@@ -759,23 +759,16 @@ function renderHealth() {
     cam.textContent = t("hl.camera") + (lang === "zh" ? c.message || c.code || "" : c.message_en || c.code || "") + (c.problem ? " · " + c.problem : "");
     box.appendChild(cam);
   }
-  if (health.tournament) {
-    // the tournament publisher (docs/tournament.md): connected or retrying, and how many events wait to go
-    const m = health.tournament;
-    const tour = document.createElement("div");
-    tour.className = m.ok ? "ok" : "bad";
-    tour.dataset.testid = "tournament-health";
-    tour.textContent = (lang === "zh" ? m.message : m.message_en) || "";
-    box.appendChild(tour);
-  }
-  if (health.mirror) {
-    // the log's second copy on another device (docs/display.md): present, copying, or refused
-    const m = health.mirror;
-    const mirror = document.createElement("div");
-    mirror.className = m.ok ? "ok" : "bad";
-    mirror.dataset.testid = "mirror-health";
-    mirror.textContent = (lang === "zh" ? m.message : m.message_en) || "";
-    box.appendChild(mirror);
+  // the tournament publisher (docs/tournament.md): connected or retrying, and how many events wait to go;
+  // the log's second copy on another device (docs/display.md): present, copying, or refused
+  for (const name of ["tournament", "mirror"]) {
+    const m = health[name];
+    if (!m) continue;
+    const line = document.createElement("div");
+    line.className = m.ok ? "ok" : "bad";
+    line.dataset.testid = name + "-health";
+    line.textContent = (lang === "zh" ? m.message : m.message_en) || "";
+    box.appendChild(line);
   }
 }
 
