@@ -1,0 +1,452 @@
+"""The table maker's conformance check: does a table's firmware speak docs/protocol.md?
+
+`tablectl conform URL` opens the table's port and plays the host's side at the byte level, one
+check per rule of the protocol that a firmware engineer gets wrong: the RESET handshake,
+identify and the event replay, heartbeats, the replies to each kind of command, NAK on a bad CRC
+or a frame from the future, duplicate suppression, the request cache (a resent command is not run
+twice), resynchronising after garbage and after a torn frame, frames split across reads or packed
+into one, the window of 8 and the table's own retransmission when the host stays silent.
+
+It needs nothing from the table but the protocol: no debug commands, no fault injection, nothing
+that moves a motor (status, ping and refused arguments only), so it can run on a production
+table. Each check starts from a fresh RESET and identify, so one failure does not hide the rest.
+`tests/drivers/test_conformance.py` runs it against the simulator, whole and with a rule broken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import struct
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers import messages as msgs
+from drivers.framing import Frame, FrameDecoder, encode_frame
+from drivers.messages import ACK, NAK, RESET, RESET_ACK
+
+#: How long a check waits for what the protocol promises (the table's 25 ms–1 s timings, slack).
+ANSWER_S = 1.0
+#: How long a check waits to be sure something does *not* come.
+QUIET_S = 0.5
+
+
+class ConformanceError(RuntimeError):
+    """The port cannot be opened or the table never answers RESET: no check can run."""
+
+
+@dataclass
+class CheckResult:
+    """One rule of the protocol, checked: `ok` and what was seen (`detail`)."""
+
+    id: str
+    section: str
+    rule: str
+    ok: bool
+    detail: str
+    ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "section": self.section, "rule": self.rule, "ok": self.ok, "detail": self.detail,
+                "ms": round(self.ms, 1)}
+
+
+@dataclass
+class RawHost:
+    """The host's end at the byte level: frames in and out, the table's data frames acknowledged
+    in order (unless `auto_ack` is off), and waiting for a frame that matches."""
+
+    transport: Any
+    auto_ack: bool = True
+    frames: list[Frame] = field(default_factory=list)
+    send_seq: int = 0
+    expected: int = 0
+    req: int = 0
+    host_id: int = field(default_factory=lambda: random.getrandbits(32))
+
+    def __post_init__(self) -> None:
+        self._decoder = FrameDecoder()
+        self._new = asyncio.Event()
+        self._reader = asyncio.create_task(self._read(), name="conformance-reader")
+
+    async def _read(self) -> None:
+        while True:
+            data = await self.transport.read()
+            for frame in self._decoder.feed(data, time.monotonic()):
+                self._got(frame)
+
+    def _got(self, frame: Frame) -> None:
+        self.frames.append(frame)
+        if frame.type >= 0x10 and self.auto_ack:
+            if frame.seq == self.expected:
+                self.expected = (self.expected + 1) % 256
+            self.write(encode_frame(self.expected, ACK))  # in order, or a duplicate: ACK what we have
+        self._new.set()
+
+    def write(self, data: bytes) -> None:
+        self.transport.write(data)
+
+    def mark(self) -> int:
+        return len(self.frames)
+
+    def next_req(self) -> int:
+        self.req = (self.req + 1) % 65536 or 1
+        return self.req
+
+    def frame(self, name: str, seq: int | None = None, **values: Any) -> bytes:
+        """A data frame of message `name` with the next sequence number (or `seq`), not sent."""
+        type_, payload = msgs.encode(name, **values)
+        return encode_frame(self.send_seq if seq is None else seq, type_, payload)
+
+    def send(self, name: str, **values: Any) -> bytes:
+        raw = self.frame(name, **values)
+        self.send_seq = (self.send_seq + 1) % 256
+        self.write(raw)
+        return raw
+
+    async def wait(self, match: Callable[[Frame], bool], since: int, timeout: float = ANSWER_S) -> Frame | None:
+        """The first frame after index `since` that `match`es, or None after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        seen = since
+        while True:
+            for frame in self.frames[seen:]:
+                if match(frame):
+                    return frame
+            seen = len(self.frames)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._new.clear()
+            try:
+                await asyncio.wait_for(self._new.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+    async def reply(self, name: str, req: int, since: int, timeout: float = ANSWER_S) -> dict[str, Any] | None:
+        """The decoded reply `name` carrying `req`, or None."""
+        want = msgs.BY_NAME[name].type
+
+        def match(f: Frame) -> bool:
+            return f.type == want and len(f.payload) >= 2 and int.from_bytes(f.payload[:2], "big") == req
+
+        frame = await self.wait(match, since, timeout)
+        return None if frame is None else msgs.BY_TYPE[want].decode(frame.payload)
+
+    async def reset(self) -> float:
+        """RESET until RESET_ACK (protocol.md §5.1); both counters start again at 0. Seconds taken."""
+        nonce = random.getrandbits(32)
+        start = time.monotonic()
+        for _ in range(4):
+            since = self.mark()
+            self.write(encode_frame(0, RESET, struct.pack(">I", nonce)))
+            got = await self.wait(lambda f: f.type == RESET_ACK and f.payload == struct.pack(">I", nonce), since, 0.25)
+            if got is not None:
+                self.send_seq = self.expected = 0
+                return time.monotonic() - start
+        raise ConformanceError("the table does not answer RESET with RESET_ACK (protocol.md §5.1)")
+
+    async def identify(self, boot_id: int = 0, last_event: int = 0) -> dict[str, Any]:
+        req, since = self.next_req(), self.mark()
+        self.send("identify", req=req, host_id=self.host_id, boot_id=boot_id, last_event=last_event)
+        identity = await self.reply("identity", req, since)
+        if identity is None:
+            raise ConformanceError("no identity after identify (protocol.md §5.2)")
+        return identity
+
+    async def fresh(self) -> dict[str, Any]:
+        """RESET and identify; the table's identity."""
+        await self.reset()
+        identity = await self.identify()
+        await asyncio.sleep(0.05)  # the event replay that follows identify, acknowledged
+        return identity
+
+    async def close(self) -> None:
+        self._reader.cancel()
+        await asyncio.gather(self._reader, return_exceptions=True)
+
+
+Check = Callable[[RawHost], Awaitable[tuple[bool, str]]]
+CHECKS: list[tuple[str, str, str, Check]] = []
+
+
+def check(id_: str, section: str, rule: str) -> Callable[[Check], Check]:
+    def register(fn: Check) -> Check:
+        CHECKS.append((id_, section, rule, fn))
+        return fn
+    return register
+
+
+def _events(frames: list[Frame]) -> list[int]:
+    out = []
+    for f in frames:
+        msg = msgs.BY_TYPE.get(f.type)
+        if msg is not None and msg.kind == "event":
+            out.append(int.from_bytes(f.payload[:4], "big"))
+    return out
+
+
+async def _ping(h: RawHost, data: list[int], req: int | None = None) -> tuple[int, int, bytes]:
+    """Send a ping; (req, frames mark before it, the raw frame)."""
+    req = h.next_req() if req is None else req
+    since = h.mark()
+    raw = h.send("ping", req=req, data=data)
+    return req, since, raw
+
+
+@check("reset", "§5.1", "RESET is answered by RESET_ACK with the same nonce, every time")
+async def _reset(h: RawHost) -> tuple[bool, str]:
+    first = await h.reset()
+    again = await h.reset()
+    return True, f"RESET_ACK after {first * 1000:.0f} ms, and again after {again * 1000:.0f} ms"
+
+
+@check("identify", "§5.2, §7", "identify is answered by identity: protocol 1, walls for each tile count, 2 or 3 dice")
+async def _identify(h: RawHost) -> tuple[bool, str]:
+    await h.reset()
+    ident = await h.identify()
+    counts, walls = list(ident["tile_counts"]), list(ident["wall_lengths"])
+    problems = []
+    if ident["protocol"] != msgs.PROTOCOL_VERSION:
+        problems.append(f"protocol {ident['protocol']}, not {msgs.PROTOCOL_VERSION}")
+    if len(walls) != 4 * len(counts):
+        problems.append(f"{len(walls)} wall lengths for {len(counts)} tile counts (4 each)")
+    else:
+        for i, count in enumerate(counts):
+            stacks = walls[4 * i:4 * i + 4]
+            if 2 * sum(stacks) != count:
+                problems.append(f"walls {stacks} hold {2 * sum(stacks)} tiles, not {count}")
+    if ident["dice"] not in (2, 3):
+        problems.append(f"dice {ident['dice']}")
+    detail = f"firmware {ident['firmware'] or '-'}, serial {ident['serial'] or '-'}, tile counts {counts}"
+    return not problems, "; ".join(problems) or detail
+
+
+@check("event_replay", "§5.3", "after identify the table resends its events after last_event, in order; none when current")
+async def _replay(h: RawHost) -> tuple[bool, str]:
+    ident = await h.fresh()
+    last = int(ident["last_event"])
+    if last == 0:
+        return False, "the table reports no event at all (its hello after boot is event 1)"
+    since = h.mark()
+    await h.identify(boot_id=int(ident["boot_id"]), last_event=last - 1)
+    got = await h.wait(lambda f: last in _events([f]), since)
+    replayed = _events(h.frames[since:])
+    if got is None or replayed != [last]:
+        return False, f"asked from event {last - 1}: got events {replayed}, expected [{last}]"
+    since = h.mark()
+    await h.identify(boot_id=int(ident["boot_id"]), last_event=last)
+    await asyncio.sleep(QUIET_S)
+    extra = _events(h.frames[since:])
+    return not extra, f"event {last} resent, nothing when current" if not extra else f"current, yet resent {extra}"
+
+
+@check("heartbeat", "§6", "a heartbeat about every second, carrying the last event number")
+async def _heartbeat(h: RawHost) -> tuple[bool, str]:
+    ident = await h.fresh()
+    beat = msgs.BY_NAME["heartbeat"].type
+    since = h.mark()
+    first = await h.wait(lambda f: f.type == beat, since, 1.6)
+    if first is None:
+        return False, "no heartbeat within 1.6 s"
+    t0, since = time.monotonic(), h.mark()
+    second = await h.wait(lambda f: f.type == beat, since, 1.6)
+    gap = time.monotonic() - t0
+    if second is None:
+        return False, "one heartbeat, then none within 1.6 s"
+    values = msgs.BY_TYPE[beat].decode(second.payload)
+    ok = 0.6 <= gap <= 1.5 and values["last_event"] >= ident["last_event"]
+    return ok, f"every {gap:.2f} s, last_event {values['last_event']}"
+
+
+@check("replies", "§7", "status and ping are answered with their req; ping's data comes back as sent")
+async def _replies(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    req, since = h.next_req(), h.mark()
+    h.send("status", req=req)
+    status = await h.reply("status_report", req, since)
+    data = list(range(1, 51))
+    req, since, _ = await _ping(h, data)
+    pong = await h.reply("pong", req, since)
+    if status is None or pong is None:
+        return False, f"status_report {'missing' if status is None else 'ok'}, pong {'missing' if pong is None else 'ok'}"
+    return list(pong["data"]) == data, f"phase {status['phase']}; pong {'echoes' if list(pong['data']) == data else 'differs'}"
+
+
+@check("refusals", "§7", "an unknown command, a malformed payload and a bad argument get result codes 5, 6 and 2")
+async def _refusals(h: RawHost) -> tuple[bool, str]:
+    ident = await h.fresh()
+    codes = []
+    req, since = h.next_req(), h.mark()
+    h.write(encode_frame(h.send_seq, 0x7E, struct.pack(">H", req)))
+    h.send_seq = (h.send_seq + 1) % 256
+    codes.append(await h.reply("result", req, since))
+    req, since = h.next_req(), h.mark()
+    h.write(encode_frame(h.send_seq, msgs.BY_NAME["ping"].type, struct.pack(">HB", req, 10) + b"\x01\x02"))
+    h.send_seq = (h.send_seq + 1) % 256
+    codes.append(await h.reply("result", req, since))
+    req, since = h.next_req(), h.mark()
+    h.send("set_tile_count", req=req, count=max(list(ident["tile_counts"]) or [0]) + 2)
+    codes.append(await h.reply("result", req, since))
+    got = [None if c is None else c["code"] for c in codes]
+    want = [msgs.RESULT_IDS["unknown_command"], msgs.RESULT_IDS["malformed"], msgs.RESULT_IDS["bad_argument"]]
+    return got == want, f"result codes {got}, expected {want}"
+
+
+@check("bad_crc", "§3", "a frame with a bad CRC is dropped and answered by NAK(expected); the link goes on")
+async def _bad_crc(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    req = h.next_req()
+    raw = bytearray(h.frame("ping", req=req, data=[7]))
+    raw[-1] ^= 0xFF
+    since = h.mark()
+    h.write(bytes(raw))
+    nak = await h.wait(lambda f: f.type == NAK, since)
+    pong = await h.reply("pong", req, since, QUIET_S)
+    if nak is None or nak.seq != h.send_seq or pong is not None:
+        return False, f"NAK {'none' if nak is None else nak.seq} (expected {h.send_seq}); executed: {pong is not None}"
+    req, since, _ = await _ping(h, [8])
+    return await h.reply("pong", req, since) is not None, f"NAK({nak.seq}), then the good frame answered"
+
+
+@check("future_seq", "§3", "a frame from the future is dropped and NAKed once until expected moves")
+async def _future(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    since, expected = h.mark(), h.send_seq
+    for ahead in (2, 3):
+        h.write(h.frame("ping", seq=(expected + ahead) % 256, req=h.next_req(), data=[1]))
+    await asyncio.sleep(QUIET_S)
+    naks = [f.seq for f in h.frames[since:] if f.type == NAK]
+    run = [f for f in h.frames[since:] if f.type == msgs.BY_NAME["pong"].type]
+    req, since, _ = await _ping(h, [2])
+    answered = await h.reply("pong", req, since) is not None
+    ok = naks == [expected] and not run and answered
+    return ok, (f"NAKs {naks} for two frames ahead of {expected} (expected [{expected}]), run: {len(run)}; "
+                f"the frame in order then answered: {answered}")
+
+
+@check("duplicate", "§3", "a data frame received twice is ACKed again and not delivered twice")
+async def _duplicate(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    req, since, raw = await _ping(h, [3, 4])
+    if await h.reply("pong", req, since) is None:
+        return False, "no pong to the first copy"
+    since = h.mark()
+    h.write(raw)
+    ack = await h.wait(lambda f: f.type == ACK, since)
+    await asyncio.sleep(QUIET_S)
+    again = [f for f in h.frames[since:] if f.type == msgs.BY_NAME["pong"].type]
+    ok = ack is not None and ack.seq == h.send_seq and not again
+    return ok, f"second copy: ACK({None if ack is None else ack.seq}), answered again: {bool(again)}"
+
+
+@check("request_cache", "§5", "a command resent with the same req (a new frame) gets the remembered reply, not run again")
+async def _request_cache(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    req, since, _ = await _ping(h, [1, 2, 3])
+    first = await h.reply("pong", req, since)
+    req, since, _ = await _ping(h, [9, 9], req=req)
+    second = await h.reply("pong", req, since)
+    if first is None or second is None:
+        return False, "a pong missing"
+    return list(second["data"]) == [1, 2, 3], f"resent req {req}: answered with {list(second['data'])} (remembered: [1, 2, 3])"
+
+
+@check("garbage", "§4", "bytes that are not a frame (a false start among them) are skipped; the next frame is read")
+async def _garbage(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    h.write(b"\x00\xff\xa5\x5a\xf0 noise \xa5\x5a\x05\x01")
+    req, since, _ = await _ping(h, [5])
+    return await h.reply("pong", req, since) is not None, "answered after the garbage"
+
+
+@check("torn_frame", "§4", "half a frame followed by silence is given up; the next frame is read")
+async def _torn(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    raw = h.frame("ping", req=h.next_req(), data=list(range(20)))
+    h.write(raw[: len(raw) // 2])
+    await asyncio.sleep(0.25)
+    req, since, _ = await _ping(h, [6])
+    return await h.reply("pong", req, since) is not None, "answered after a torn frame and 250 ms"
+
+
+@check("split_and_packed", "§1", "a frame split across writes, and several frames in one write, are all read")
+async def _split(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    req, since = h.next_req(), h.mark()
+    raw = h.frame("ping", req=req, data=[1, 2, 3, 4])
+    h.send_seq = (h.send_seq + 1) % 256
+    for i in range(len(raw)):
+        h.write(raw[i:i + 1])
+        await asyncio.sleep(0.002)
+    split = await h.reply("pong", req, since) is not None
+    reqs, since = [h.next_req() for _ in range(3)], h.mark()
+    packed = b""
+    for r in reqs:
+        packed += h.frame("ping", req=r, data=[r % 256])
+        h.send_seq = (h.send_seq + 1) % 256
+    h.write(packed)
+    got = [await h.reply("pong", r, since) is not None for r in reqs]
+    return split and all(got), f"split byte by byte: {'answered' if split else 'lost'}; three in one write: {sum(got)} answered"
+
+
+@check("window", "§3", "eight frames sent without waiting are all acknowledged and answered")
+async def _window(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    since = h.mark()
+    reqs = []
+    for i in range(8):
+        req = h.next_req()
+        reqs.append(req)
+        h.send("ping", req=req, data=[i])
+    answered = [await h.reply("pong", r, since) is not None for r in reqs]
+    acked = await h.wait(lambda f: f.type == ACK and f.seq == h.send_seq, since)
+    return all(answered) and acked is not None, f"{sum(answered)} of 8 answered; ACK({h.send_seq}) {'seen' if acked else 'missing'}"
+
+
+@check("retransmit", "§3", "a reply the host does not acknowledge is sent again, with the same SEQ, within the RTO")
+async def _retransmit(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    h.auto_ack = False
+    try:
+        req, since, _ = await _ping(h, [7, 7])
+        first = await h.wait(lambda f: f.type == msgs.BY_NAME["pong"].type, since)
+        if first is None:
+            return False, "no pong"
+        t0, after = time.monotonic(), h.mark()
+        again = await h.wait(lambda f: f.type == first.type and f.seq == first.seq and f.payload == first.payload,
+                             after, 1.5)
+        took = time.monotonic() - t0
+    finally:
+        h.auto_ack = True
+        h.write(encode_frame(h.expected, ACK))
+    if again is None:
+        return False, "not resent within 1.5 s"
+    h.expected = (first.seq + 1) % 256
+    h.write(encode_frame(h.expected, ACK))
+    return True, f"resent after {took * 1000:.0f} ms with SEQ {first.seq}"
+
+
+async def run_checks(transport: Any, only: list[str] | None = None,
+                     progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+    """Every check (or those named in `only`) against the table on `transport`, in order."""
+    host = RawHost(transport)
+    results = []
+    try:
+        await host.reset()  # a table that never answers RESET: nothing else can run
+        for id_, section, rule, fn in CHECKS:
+            if only and id_ not in only:
+                continue
+            t0 = time.monotonic()
+            try:
+                ok, detail = await fn(host)
+            except ConformanceError as exc:
+                ok, detail = False, str(exc)
+            result = CheckResult(id_, section, rule, ok, detail, (time.monotonic() - t0) * 1000)
+            results.append(result)
+            if progress is not None:
+                progress(result)
+    finally:
+        await host.close()
+    return results

@@ -1,0 +1,91 @@
+"""`tablectl conform`: the table maker's check of a firmware against docs/protocol.md, run against
+the simulator on a real pty, whole and with a rule of the protocol broken in it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.clock import SystemClock
+from drivers.conformance import CHECKS, run_checks
+from drivers.link import Link
+from drivers.transport import open_transport
+from tablesim import SimTable
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def sim() -> AsyncIterator[SimTable]:
+    s = SimTable(seed=3, clock=SystemClock())
+    yield s
+    await s.close()
+
+
+async def _conform(sim: SimTable, only: list[str] | None = None) -> dict[str, Any]:
+    transport = await open_transport(await sim.serve_pty())
+    try:
+        return {r.id: r for r in await run_checks(transport, only)}
+    finally:
+        await transport.close()
+
+
+async def test_the_simulator_keeps_every_rule(sim: SimTable) -> None:
+    results = await _conform(sim)
+    assert list(results) == [c[0] for c in CHECKS]
+    assert [r.id for r in results.values() if not r.ok] == [], {r.id: r.detail for r in results.values()}
+    assert "SEQ" in results["retransmit"].detail and "[5, 6, 2]" in results["refusals"].detail
+    assert sim.commands_executed.count("ping") >= 20 and "start_shuffle" not in sim.commands_executed  # no motor
+
+
+async def test_a_firmware_that_runs_a_resent_command_again_fails_the_request_cache(
+        sim: SimTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Forgetful(dict):  # type: ignore[type-arg]
+        def get(self, key: Any, default: Any = None) -> Any:
+            return None
+
+    monkeypatch.setattr(sim, "_cache", Forgetful())
+    results = await _conform(sim, ["replies", "request_cache", "duplicate"])
+    assert {k: r.ok for k, r in results.items()} == {"replies": True, "request_cache": False, "duplicate": True}
+    assert "answered with [9, 9]" in results["request_cache"].detail
+
+
+async def test_a_firmware_that_never_naks_fails_the_nak_rules(sim: SimTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Link, "_nak", lambda self: None)  # the simulator's link layer (the checker has its own)
+    results = await _conform(sim, ["bad_crc", "future_seq", "garbage"])
+    assert {k: r.ok for k, r in results.items()} == {"bad_crc": False, "future_seq": False, "garbage": True}
+    assert "NAK none" in results["bad_crc"].detail and "NAKs []" in results["future_seq"].detail
+
+
+def test_the_command_against_a_running_simulator_and_a_port_with_nothing_on_it(tmp_path: Path) -> None:
+    sim = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", "--tcp", "0", "--seed", "4"],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert sim.stdout is not None
+        url = sim.stdout.readline().strip()
+        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", url, "--json",
+                              "--only", "reset,identify,duplicate"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=60)
+        body = json.loads(out.stdout)
+        assert out.returncode == 0 and body["ok"] and body["passed"] == 3 and body["failed"] == []
+        text = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", url, "--only", "window"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert text.returncode == 0 and "[ 1/1] ✓ 通过  window" in text.stdout and "1/1 通过" in text.stdout
+    finally:
+        sim.terminate()
+        sim.wait(10)
+        for stream in (sim.stdout, sim.stderr):
+            if stream:
+                stream.close()
+    wrong = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", "loop://", "--only", "nonsense"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "unknown check nonsense" in wrong.stderr
+    silent = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", "loop://"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert silent.returncode == 1 and "RESET_ACK" in silent.stderr
