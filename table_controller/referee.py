@@ -250,9 +250,13 @@ def _penalty(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None
     previous = sum(1 for a in active(s.actions, "referee.penalty", record["hand_no"])
                    if a.get("code") == p.code and a.get("seat") == seat and not a.get("error"))
     if p.from_scoring:
+        if d.get("amount") is not None:
+            raise PenaltyError(f"{p.name_zh}：罚分由所报番数算出，请给番数 / give the declared 番 (fan), not an amount")
         by_wind = _scored_false_win(s, seat, d, record)
         amount = -by_wind[seat]
     else:
+        if d.get("fan") is not None:
+            raise PenaltyError(f"{p.name_zh}：此罚则不按番数计 / this penalty takes no 番 (fan)")
         amount = p.amount_for(previous, d.get("amount"))
         by_wind = p.deltas(seat, amount, d.get("victim"))
     record.update(code=p.code, name_zh=p.name_zh, name_en=p.name_en, seat=seat, victim=d.get("victim"),

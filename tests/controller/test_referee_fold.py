@@ -138,6 +138,10 @@ def test_sichuan_false_win_pays_the_declared_hands_worth_to_each_seat_still_play
     log.start()
     with pytest.raises(RefereeError, match="番"):
         validate(log.state(), "referee.penalty", {"seat": "W", "code": "false_win"})
+    with pytest.raises(PenaltyError, match="give the declared 番"):
+        validate(log.state(), "referee.penalty", {"seat": "W", "code": "false_win", "amount": 20})
+    with pytest.raises(PenaltyError, match="takes no 番"):
+        validate(log.state(), "referee.penalty", {"seat": "W", "code": "other", "amount": 5, "fan": 2})
     # S wins first (血战) and leaves; then N declares a win it does not have, saying 2 番
     win = {"seat_wind": "S", "prevalent_wind": "E", "win": "discard", "discarder": "E", "win_tile": "4p",
            "concealed": "1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 8m 2p 3p".split()}
