@@ -266,6 +266,7 @@ class Controller:
     # -- actions ---------------------------------------------------------------------------------
     async def start_hand(self, by: str) -> Event:
         """Start the next hand: record it, set the tile count, shuffle and build."""
+        self._time_left()
         prev = self.state.hand
         if prev is None or prev.get("ended"):
             self._coming()  # the session's hands all played: said before anything else
@@ -304,6 +305,18 @@ class Controller:
             await self._command("start_shuffle")
         # building / raising: the walls go up when the table reports "ready" (see _on_phase)
         return ev
+
+    def _time_left(self) -> None:
+        """A hand starts only while the session clock has time left: the hand in play when time
+        runs out is the session's last (seed 000 "以尚在进行的一盘比赛结束为结束时间"; seed 004 第五条
+        "满足规定时间后的最后一次成牌或荒牌，比赛结束"). Time the referee paused is added back."""
+        from table_controller.referee import session
+        from table_controller.timers import session_status
+
+        clock = session_status(session(self.state.actions), self.now())
+        if clock is not None and not clock.get("ended_at") and clock["remaining_s"] <= 0:
+            raise ActionError("比赛时间到：时间到时进行中的一盘已是最后一盘，不再开始新一盘；请裁判结束比赛 / time is up: "
+                              "the hand in play when it ran out was the last; the referee ends the session")
 
     def _coming(self) -> Any:
         """The coming hand's places (`seating.for_state`); ActionError while a 定庄 is unfinished, or once

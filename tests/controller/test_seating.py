@@ -178,3 +178,23 @@ async def test_once_the_referee_ends_the_session_the_next_hand_waits_for_a_new_r
         await controller.start_hand(by="operator")
     controller.referee_action("referee.undo", {"reason": "结束早了"}, by="referee")
     assert not for_state(controller.state).over  # the end undone: play goes on
+
+
+async def test_once_the_session_clock_runs_out_no_new_hand_starts(controller: Controller) -> None:
+    """The hand in play when time runs out is the last (seed 000, seed 004 第五条); time the
+    referee paused does not count."""
+    import asyncio
+
+    _hand(controller)
+    controller.referee_action("referee.session_start", {"minutes": 0.005}, by="referee")  # 0.3 s
+    controller.referee_action("referee.clock_pause", {"reason": "卡牌"}, by="referee")
+    await asyncio.sleep(0.4)
+    with pytest.raises(ActionError, match="牌桌未连接"):  # time stood still: the hand may start (no table here)
+        await controller.start_hand(by="operator")
+    controller.referee_action("referee.clock_resume", {}, by="referee")
+    await asyncio.sleep(0.4)
+    with pytest.raises(ActionError, match="比赛时间到"):
+        await controller.start_hand(by="operator")
+    controller.referee_action("referee.session_end", {}, by="referee")
+    with pytest.raises(ActionError, match="裁判已结束本局比赛"):  # ended: the next round, as before
+        await controller.start_hand(by="operator")

@@ -392,6 +392,19 @@ async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(
         parse_config({"display": {"tls_cert": str(key), "tls_key": str(key)}}, source="t.toml")
 
 
+async def test_when_the_session_clock_runs_out_the_page_says_no_new_hand(service: TableService, browser: Any) -> None:
+    """Time is up: the pages say so, and 开始新一盘 answers 409 (the hand in play was the last)."""
+    page = await _open(browser, service, "/", token=OPERATOR)
+    async with _http(service) as http:
+        r = await http.post("/api/referee/session/start", json={"minutes": 0.01}, headers=_auth(REFEREE))
+        assert r.status_code == 200
+        await page.wait_for_function("document.querySelector('#next-notice').innerText.includes('比赛时间到')",
+                                     timeout=5000)
+        assert "不再开始新一盘" in await page.inner_text("#next-notice")
+        r = await http.post("/api/hand/start", headers=_auth(OPERATOR))
+        assert r.status_code == 409 and "比赛时间到" in r.json()["detail"]
+
+
 async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     """A hand in play: dice, a few discards, a pung, a concealed kong, a flower, a penalty, a win read."""
     await _start_hand(svc, http)

@@ -32,7 +32,7 @@ const I18N = {
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
               chosen: "定庄：{n}号位坐庄" },
-        next: { ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
+        next: { timeUp: "比赛时间到：本盘为最后一盘。", timeUpAfter: "比赛时间到，不再开始新一盘：请裁判在成绩表页结束比赛。", ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
@@ -86,7 +86,7 @@ const I18N = {
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", source: "Source: {s}" },
         fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
               highest: "First dealer: {who} throw once each, the highest deals", chosen: "First dealer: chair {n}" },
-        next: { ended: "The referee ended the session: the referee starts the next round on the Score sheet page.",
+        next: { timeUp: "Time is up: this hand is the last.", timeUpAfter: "Time is up, no further hand: the referee ends the session on the Score sheet page.", ended: "The referee ended the session: the referee starts the next round on the Score sheet page.",
                 over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
                 overAny: "The session is over: the referee starts the next round on the Score sheet page.",
                 swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
@@ -369,7 +369,8 @@ function renderTimers() {
   if (!sess) { box.textContent = t("noSession"); return; }
   if (sess.ended_at) { box.textContent = t("sessionEnded"); return; }
   // the time the referee stopped the clock (a table jam) is added back: paused_s ended, and the one still on
-  const left = sess.started_at + sess.minutes * 60 + (sess.paused_s || 0) - (sess.paused_since || now);
+  const left = sessionLeft();
+  renderNextNotice();
   if (sess.paused_since) { box.textContent = t("sessionPaused", { t: fmtMin(left) }); box.classList.add("paused"); return; }
   const warned = (sess.warnings_min || []).filter((w) => left <= w * 60);
   if (left <= 0) { box.textContent = t("sessionOver"); box.classList.add("over"); }
@@ -445,12 +446,20 @@ function renderBanner() {
       <div class="win-pay">${SEATS.map((w) => { const v = (r.payments || {})[w] || 0; return `<span class="${v > 0 ? "plus" : v < 0 ? "minus" : ""}">${t("seat." + w)} ${v > 0 ? "+" : ""}${v}</span>`; }).join("")}</div>`
       : `<div>${t("win.invalid", { r: "" })}</div>`);
 }
+function sessionLeft() {
+  // seconds left on the running session clock (the referee's pauses added back), null without one
+  const sess = state && state.session;
+  if (!sess || sess.ended_at) return null;
+  return sess.started_at + sess.minutes * 60 + (sess.paused_s || 0) - (sess.paused_since || serverNow());
+}
 function renderNextNotice() {
   // Between hands: the session is over (start the next round), or the players change chairs (换位)
   const box = $("next-notice");
   const next = state.next_hand;
   let text = "";
+  const left = sessionLeft();
   if (next && next.over) text = next.ended_by_referee ? t("next.ended") : next.hands_per_session ? t("next.over", { n: next.hands_per_session }) : t("next.overAny");
+  else if (left !== null && left <= 0) text = state.hand && !state.hand.ended ? t("next.timeUp") : t("next.timeUpAfter");
   else if (next && next.swap && next.swap.length) {
     const moves = next.swap.map(([chair, , player]) => t("next.move", { who: state.players[String(player)] || t("pos", { n: player }), chair }));
     text = t("next.swap", { moves: moves.join(lang === "zh" ? "，" : ", ") });
