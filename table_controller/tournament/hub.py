@@ -50,6 +50,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+#: The public events that raise or clear a table's alerts on the hub's page.
+ALERT_EVENTS = frozenset({"table.fault_raised", "table.fault_cleared", "link.down", "link.up", "link.restored",
+                          "camera.status"})
+
+
 class TableLog:
     """One table's events as published (public projection), and its latest standing of each round."""
 
@@ -76,6 +81,9 @@ class TableLog:
         self.max_seq = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
         #: Every event up to this seq is here (the prev chain from 0 is unbroken).
         self.contiguous = 0
+        #: What needs the chief referee at this table now, from its events in order: a table fault,
+        #: the table's link down, the camera failing (`alerts`)
+        self._alerts: dict[str, dict[str, Any]] = {}
         self._follow()
 
     @property
@@ -102,11 +110,41 @@ class TableLog:
 
     def _follow(self) -> None:
         while True:
-            row = self._db.execute("SELECT seq FROM events WHERE prev = ? ORDER BY seq LIMIT 1",
+            row = self._db.execute("SELECT seq, at, type, data FROM events WHERE prev = ? ORDER BY seq LIMIT 1",
                                    (self.contiguous,)).fetchone()
             if row is None:
                 return
             self.contiguous = int(row[0])
+            if row[2] in ALERT_EVENTS:
+                self._alert(float(row[1]), str(row[2]), json.loads(row[3]))
+
+    def _alert(self, at: float, type_: str, d: dict[str, Any]) -> None:
+        """Raise or clear what an event says about the table's health (only in order: a clear
+        never lands before its raise)."""
+        if type_ == "table.fault_raised":
+            where = f"（{d['where']}）" if d.get("where") and d.get("where") != "table" else ""
+            self._alerts[f"fault:{d.get('code')}"] = {
+                "kind": "fault", "since": at, "text_zh": f"故障：{d.get('name_zh', d.get('code'))}{where}",
+                "text_en": f"fault: {d.get('name_en', d.get('code'))}" + (f" ({d['where']})" if where else "")}
+        elif type_ == "table.fault_cleared":
+            self._alerts.pop(f"fault:{d.get('code')}", None)
+        elif type_ == "link.down":
+            self._alerts["link"] = {"kind": "link", "since": at, "text_zh": f"牌桌连接中断：{d.get('reason', '')}",
+                                    "text_en": f"table link down: {d.get('reason', '')}"}
+        elif type_ in ("link.up", "link.restored"):
+            self._alerts.pop("link", None)
+        elif type_ == "camera.status":
+            if d.get("code") in (None, "ok"):
+                self._alerts.pop("camera", None)
+            else:
+                self._alerts["camera"] = {"kind": "camera", "since": at,
+                                          "text_zh": f"摄像头：{d.get('message', d.get('code'))}",
+                                          "text_en": f"camera: {d.get('message_en', d.get('code'))}"}
+
+    @property
+    def alerts(self) -> list[dict[str, Any]]:
+        """What needs attention at this table now, oldest first."""
+        return sorted(self._alerts.values(), key=lambda a: a["since"])
 
     def add_event(self, msg: EventMsg, received: float) -> str:
         """Keep the event unless it is already here: "new", "duplicate", or "conflict" (same seq, other content)."""
@@ -304,7 +342,7 @@ class Hub:
                 "rounds": sorted(table.states), "hand_no": st["hand_no"] if st else None,
                 "hands_played": st["hands_played"] if st else 0, "phase": st["phase"] if st else None,
                 "phase_zh": st["phase_zh"] if st else None, "final": st["final"] if st else False,
-                "updated_at": table.state_received,
+                "updated_at": table.state_received, "alerts": table.alerts,
             })
             for number, st in sorted(table.states.items()):
                 if through is not None and number > through:

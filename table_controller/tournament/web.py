@@ -254,10 +254,13 @@ PAGE = """<!doctype html>
   button { font-size: 1.1rem; padding: 0.3rem 0.9rem; }
   footer { margin: 1.5rem 2rem; font-size: 1rem; }
   footer a { color: #c9b77a; }
+  .attention { margin: 1rem 2rem 0; padding: 0.6rem 1rem; background: #7a1f1a; border-radius: 6px; font-size: 1.5rem; }
+  td.alerts { color: #ff8a7a; }
 </style>
 </head>
 <body>
 <header><h1 id="title"></h1><button id="lang" type="button"></button></header>
+<div id="attention" class="attention" data-testid="attention" hidden></div>
 <table data-testid="standings"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
 <h2 id="pair-title"></h2>
 <p class="pair-actions"><button id="publish" type="button"></button> <span id="published" class="muted"></span></p>
@@ -270,13 +273,13 @@ PAGE = """<!doctype html>
 const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
-        thead: ["桌", "轮", "盘", "状态", "已收事件"], final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
+        thead: ["桌", "轮", "盘", "状态", "已收事件", "需处理"], attention: "需要裁判长处理：", since: "{n} 分钟", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
         csv: "导出排名 CSV", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
-        thead: ["Table", "Round", "Hand", "Phase", "Events"], final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
+        thead: ["Table", "Round", "Hand", "Phase", "Events", "Needs attention"], attention: "Needs the chief referee: ", since: "{n} min", final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
         csv: "Standings as CSV", unfinished: "still playing this round: {names} (the seating may change)",
         publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
         failed: "publishing failed: {e}",
@@ -310,7 +313,13 @@ function tableRow(x) {
     + ` data-testid="records-${esc(x.table_id)}">${esc(x.table_name)}</a></td>`
     + `<td>${x.round ? esc(t("round", { n: x.round })) : ""}</td>`
     + `<td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td><td>${phase}</td>`
-    + `<td class="num ${x.complete ? "" : "bad"}">${events}</td></tr>`;
+    + `<td class="num ${x.complete ? "" : "bad"}">${events}</td>`
+    + `<td class="alerts" data-testid="alerts-${esc(x.table_id)}">${alertText(x)}</td></tr>`;
+}
+function alertText(x) {
+  // a table fault, the table's link down, the camera failing: since when (the table's clock)
+  return (x.alerts || []).map((a) => esc(lang === "zh" ? a.text_zh : a.text_en)
+    + ` <small>${esc(t("since", { n: Math.max(0, Math.round((last.at - a.since) / 60)) }))}</small>`).join("；");
 }
 let pairs = null;
 let published = null;
@@ -351,6 +360,9 @@ function render() {
   $("rows").innerHTML = last.players.length ? last.players.map(playerRow).join("")
     : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;
   $("trows").innerHTML = last.tables.map(tableRow).join("");
+  const needing = last.tables.filter((x) => (x.alerts || []).length);
+  $("attention").hidden = !needing.length;
+  $("attention").innerHTML = esc(t("attention")) + needing.map((x) => `<strong>${esc(x.table_name)}</strong> ${alertText(x)}`).join("　");
   renderPairs();
   const h = last.hub;
   const when = new Date(last.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");

@@ -52,6 +52,15 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
                 assert "第 2 轮编排" in await page.inner_text("#pair-title")
                 row = await page.inner_text('[data-testid=pairings] tr[data-table="t1"]')
                 assert all(n in row for n in ("张伟", "李娜", "王芳", "陈杰")) and "再次相遇 6 对" in row
+                # a jam at the table: the hub's page says which table needs the chief referee, and stops once cleared
+                assert not await page.is_visible("[data-testid=attention]")
+                table.sim.raise_fault("jam", where="S")
+                await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
+                attention = await page.inner_text("[data-testid=attention]")
+                assert "需要裁判长处理" in attention and "一号桌" in attention and "卡牌" in attention
+                assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")
+                table.sim.clear_fault("jam")
+                await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=10000)
                 await page.click("#lang")
                 assert "standings" in await page.title()
 

@@ -454,3 +454,32 @@ async def test_a_round_started_by_mistake_and_undone_leaves_the_hubs_standings(t
     finally:
         await t1.stop()
         await hub.stop()
+
+
+def test_the_hub_keeps_each_tables_alerts_from_its_events_in_order(tmp_path: Path) -> None:
+    """A fault, the link and the camera raise an alert and their clear ends it; a clear that
+    arrives before the events ahead of it waits for them (it never lands before its raise)."""
+    from table_controller.tournament.hub import TableLog
+    from table_controller.tournament.wire import EventMsg
+
+    log = TableLog(tmp_path / "t1.sqlite3", "t1")
+
+    def ev(seq: int, type_: str, **data: Any) -> EventMsg:
+        return EventMsg(v=1, tournament=TOURNAMENT, table_id="t1", seq=seq, prev=seq - 1, at=100.0 + seq,
+                        source="table", type=type_, data=data)
+
+    log.add_event(ev(1, "table.fault_raised", code=1, name_zh="卡牌", name_en="jam", where="S"), 0.0)
+    log.add_event(ev(2, "link.down", reason="silent"), 0.0)
+    assert [a["text_zh"] for a in log.alerts] == ["故障：卡牌（S）", "牌桌连接中断：silent"]
+    log.add_event(ev(5, "table.fault_cleared", code=1), 0.0)  # ahead of 3 and 4: held back
+    assert len(log.alerts) == 2
+    log.add_event(ev(3, "camera.status", code="dark", message="画面太暗", message_en="too dark"), 0.0)
+    log.add_event(ev(4, "link.up"), 0.0)
+    assert [a["kind"] for a in log.alerts] == ["camera"]  # the fault cleared once 3 and 4 arrived
+    log.add_event(ev(6, "camera.status", code="ok"), 0.0)
+    assert log.alerts == []
+    log.add_event(ev(7, "table.fault_raised", code=2, name_zh="缺牌", name_en="missing tile", where="table"), 0.0)
+    log.close()
+    again = TableLog(tmp_path / "t1.sqlite3", "t1")  # a hub restarted reads them back from its file
+    assert [a["text_zh"] for a in again.alerts] == ["故障：缺牌"]
+    again.close()
