@@ -360,13 +360,31 @@ class Hub:
                                         "table_points": st["table_points"][pos], "final": st["final"]})
         for p in players.values():
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
-        order = sorted(players.values(), key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
+            p["stand_in"] = self._stand_in(p)
+        order = sorted((p for p in players.values() if not p["stand_in"]),
+                       key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
             same = i > 0 and (p["table_points"], p["points"]) == (order[i - 1]["table_points"], order[i - 1]["points"])
             p["rank"] = order[i - 1]["rank"] if same else i + 1
+        stand_ins = sorted((p for p in players.values() if p["stand_in"]), key=lambda p: (p["name"], p["id"]))
+        for p in stand_ins:  # 陪打: shown with their points, never ranked
+            p["rank"] = None
+        order += stand_ins
+        for p in order:
             p["table_points"] = _tidy(p["table_points"])
         return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
                 "through": through, "hub": self.health()}
+
+    def _stand_in(self, player: dict[str, Any]) -> bool:
+        """A player not on the registration list, where there is one: a stand-in (陪打) seated to
+        fill a table, whose results count for the table but who is not ranked and not seated again
+        (seed 000: "临时请一人参加陪打（陪打只计名次，不能出线）"). Matched as `with_registered` does:
+        by number, or by name where the table keyed none."""
+        if not self.registered:
+            return False
+        if player["id"]:
+            return player["id"] not in {r["id"] for r in self.registered if r["id"]}
+        return player["name"] not in {r["name"] for r in self.registered}
 
     def pairings(self, round_no: int | None = None) -> dict[str, Any]:
         """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,

@@ -52,12 +52,13 @@ class Seating:
 
 def entrants(standings: dict[str, Any]) -> list[Entrant]:
     """The players of `Hub.standings()`, with the chairs they had and whom they met, by round and table."""
-    players = standings.get("players", [])
-    key_of = {id(p): (f"id:{p['id']}" if p.get("id") else f"name:{p['name']}") for p in players}
+    every = standings.get("players", [])
+    key_of = {id(p): (f"id:{p['id']}" if p.get("id") else f"name:{p['name']}") for p in every}
     at: dict[tuple[str, int], list[str]] = {}
-    for p in players:
+    for p in every:  # a stand-in (陪打) met the others too, but is not seated again
         for t in p.get("tables", []):
             at.setdefault((t["table_id"], t["round"]), []).append(key_of[id(p)])
+    players = [p for p in every if not p.get("stand_in")]
     out = []
     for p in players:
         key = key_of[id(p)]

@@ -158,7 +158,8 @@ def standings_to_csv(st: dict[str, Any]) -> str:
         for r in rounds:
             t = by_round.get(r)
             cells += [t["table_name"], t["table_points"], t["points"]] if t else ["", "", ""]
-        w.writerow([p["rank"], p["name"], p["id"], p["table_points"], p["points"], *cells])
+        w.writerow(["陪打" if p.get("stand_in") else p["rank"], p["name"], p["id"], p["table_points"], p["points"],
+                    *cells])
     return "\ufeff" + out.getvalue()
 
 
@@ -273,13 +274,13 @@ PAGE = """<!doctype html>
 const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
-        thead: ["桌", "轮", "盘", "状态", "已收事件", "需处理"], attention: "需要裁判长处理：", since: "{n} 分钟", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
+        thead: ["桌", "轮", "盘", "状态", "已收事件", "需处理"], attention: "需要裁判长处理：", standIn: "陪打", since: "{n} 分钟", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
         csv: "导出排名 CSV", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
-        thead: ["Table", "Round", "Hand", "Phase", "Events", "Needs attention"], attention: "Needs the chief referee: ", since: "{n} min", final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
+        thead: ["Table", "Round", "Hand", "Phase", "Events", "Needs attention"], attention: "Needs the chief referee: ", standIn: "stand-in", since: "{n} min", final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
         csv: "Standings as CSV", unfinished: "still playing this round: {names} (the seating may change)",
         publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
         failed: "publishing failed: {e}",
@@ -302,7 +303,7 @@ function playerRow(p) {
   // per round: where the player sat and the 标准分 it brought (R2 t03 4)
   const tables = p.tables.map((x) => esc(t("round", { n: x.round })) + " " + esc(x.table_name) + " "
     + esc(x.table_points) + (x.final ? "" : "（" + esc(t("prov")) + "）")).join("、");
-  return `<tr data-player="${esc(p.name)}"><td class="num">${p.rank}</td><td>${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
+  return `<tr data-player="${esc(p.name)}"><td class="num">${p.stand_in ? `<small class="muted">${esc(t("standIn"))}</small>` : p.rank}</td><td>${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
     + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;
 }
 function tableRow(x) {

@@ -213,6 +213,35 @@ def test_round_1_is_drawn_from_the_registration_list_and_the_unseated_join_later
         registered(bad)
 
 
+def test_a_stand_in_counts_at_the_table_but_is_not_ranked_nor_seated_again(tmp_path: Path) -> None:
+    """陪打 (seed 000): 丁 did not come and 替 sat in. With a registration list, a player not on it
+    is a stand-in: shown with their points, never ranked, never in the next round's seating."""
+    from table_controller.tournament.web import standings_to_csv
+
+    listed = [{"id": "", "name": n} for n in "甲乙丙丁戊己庚辛"]
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=listed)
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "替"], [-30, 10, -10, 30]))
+        st = hub.standings()
+        ranked = [(p["rank"], p["name"]) for p in st["players"]]
+        assert ranked == [(1, "乙"), (2, "丙"), (3, "甲"), (None, "替")]  # 替 won the table, yet is not first
+        assert [p["stand_in"] for p in st["players"]] == [False, False, False, True]
+        assert st["players"][3]["table_points"] == 4  # the table's 标准分 stand as played
+        assert "陪打,替" in standings_to_csv(st)
+        nxt = hub.pairings()
+        seated = sorted(s["name"] for t in nxt["tables"] for s in t["seats"].values())
+        assert "替" not in seated and sorted(seated) == sorted("甲乙丙丁戊己庚辛")
+    finally:
+        hub.close()
+    # without a registration list nobody is a stand-in: everyone who played is ranked
+    free = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "free")
+    try:
+        free.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "替"], [-30, 10, -10, 30]))
+        assert [p["rank"] for p in free.standings()["players"]] == [1, 2, 3, 4]
+    finally:
+        free.close()
+
+
 def test_five_wrong_organiser_credentials_lock_the_client_out(tmp_path: Path) -> None:
     hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path, organizer_token="org-secret-1")
     try:
