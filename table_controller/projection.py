@@ -12,6 +12,7 @@ from typing import Any
 
 from table_controller import referee as R
 from table_controller import scoresheet
+from table_controller.appeals import appeals
 from table_controller.penalties import catalogue
 from table_controller.scoring import referee_scored, win_options
 from table_controller.timers import timer_rules
@@ -31,6 +32,7 @@ def _base(state: Any) -> dict[str, Any]:
     out["actions"] = out["actions"][-ACTIONS_TAIL:]
     hand_no = state.hand["hand_no"] if state.hand else None
     out["session"] = R.session(state.actions)
+    out["appeals"] = appeals(state.actions)  # 申诉 and the committee's decisions: part of the public record
     out["timers"] = timer_rules(state.ruleset).to_json()
     out["scoresheet"] = scoresheet.compute(state)
     out["stopped"] = R.stopped_seats(state.actions, hand_no)

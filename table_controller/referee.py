@@ -22,12 +22,14 @@ SEATS = ("E", "S", "W", "N")
 #: Referee events that may be undone (play records are corrected by a new read instead).
 UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confirm",
                       "referee.session_start", "referee.session_end", "referee.camera_confirm",
-                      "referee.exhaustive", "referee.round_start", "referee.clock_pause", "referee.clock_resume"})
+                      "referee.exhaustive", "referee.round_start", "referee.clock_pause", "referee.clock_resume",
+                      "referee.appeal", "referee.appeal_ruling"})
 ACTION_ZH = {
     "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
     "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
     "referee.camera_confirm": "确认识牌", "referee.exhaustive": "查叫", "referee.round_start": "新一轮",
     "referee.clock_pause": "暂停计时", "referee.clock_resume": "继续计时",
+    "referee.appeal": "申诉", "referee.appeal_ruling": "申诉裁决",
 }
 
 
@@ -192,6 +194,14 @@ def apply_referee(s: "TableState", ev: Event) -> None:
             pass
         elif ev.type in ("referee.clock_pause", "referee.clock_resume"):
             _clock(s, ev.type, d, record)
+        elif ev.type == "referee.appeal":
+            from table_controller.appeals import appeal
+
+            appeal(s, d, record, ev.at, timer_rules(s.ruleset).appeal_minutes)
+        elif ev.type == "referee.appeal_ruling":
+            from table_controller.appeals import ruling
+
+            ruling(s, d, record)
         elif ev.type == "referee.undo":
             _undo(s, d, record)
         elif ev.type == "referee.camera_confirm":

@@ -669,6 +669,11 @@ def _describe_referee(ev: Event) -> str:
         return f"裁判开始比赛计时" + (f"（{d['minutes']} 分钟）" if d.get("minutes") else "")
     if t == "referee.session_end":
         return "裁判结束比赛计时"
+    if t == "referee.appeal":
+        about = f"（针对 #{d['target']}）" if d.get("target") else ""
+        return f"{d.get('position', '?')}号位选手提出申诉{about}：{str(d.get('text', ''))[:40]}"
+    if t == "referee.appeal_ruling":
+        return f"仲裁委员会裁决申诉 #{d.get('appeal', '')}：{'支持' if d.get('upheld') else '驳回'}（{str(d.get('note', ''))[:40]}）"
     if t == "referee.clock_pause":
         return "裁判暂停比赛计时" + (f"：{d['reason']}" if d.get("reason") else "")
     if t == "referee.clock_resume":

@@ -23,6 +23,8 @@ class TimerRules:
     claim_s: float | None = None
     session_minutes: float | None = None
     warnings_min: tuple[float, ...] = (15.0, 5.0)
+    #: 申诉: appeals close this long after the session's end (seed 000 九 2: 30 minutes); None: no limit
+    appeal_minutes: float | None = None
     source: str = ""
 
     def limit(self, kind: str) -> float | None:
@@ -31,7 +33,7 @@ class TimerRules:
     def to_json(self) -> dict[str, Any]:
         return {"first_discard_s": self.first_discard_s, "discard_s": self.discard_s, "claim_s": self.claim_s,
                 "session_minutes": self.session_minutes, "warnings_min": list(self.warnings_min),
-                "source": self.source}
+                "appeal_minutes": self.appeal_minutes, "source": self.source}
 
 
 @lru_cache(maxsize=32)
@@ -47,7 +49,7 @@ def timer_rules(ruleset_id: str) -> TimerRules:
                          f"allowed: {', '.join(sorted(known))}")
     return TimerRules(
         first_discard_s=t.get("first_discard_s"), discard_s=t.get("discard_s"), claim_s=t.get("claim_s"),
-        session_minutes=t.get("session_minutes"),
+        session_minutes=t.get("session_minutes"), appeal_minutes=t.get("appeal_minutes"),
         warnings_min=tuple(sorted((float(w) for w in t.get("warnings_min", (15, 5))), reverse=True)),
         source=str(t.get("source", "")),
     )

@@ -342,7 +342,7 @@ class Hub:
                 "rounds": sorted(table.states), "hand_no": st["hand_no"] if st else None,
                 "hands_played": st["hands_played"] if st else 0, "phase": st["phase"] if st else None,
                 "phase_zh": st["phase_zh"] if st else None, "final": st["final"] if st else False,
-                "updated_at": table.state_received, "alerts": table.alerts,
+                "updated_at": table.state_received, "alerts": table.alerts + _appeal_alert(st),
             })
             for number, st in sorted(table.states.items()):
                 if through is not None and number > through:
@@ -515,6 +515,15 @@ class Hub:
         for table in self.tables.values():
             table.close()
         self._db.close()
+
+
+def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Appeals (申诉) waiting at a table for the arbitration committee, from its latest standing."""
+    n = int((st or {}).get("appeals_waiting") or 0)
+    if not n:
+        return []
+    return [{"kind": "appeal", "since": float(st["at"]) if st else 0.0,  # type: ignore[index]
+             "text_zh": f"申诉待仲裁委员会裁决 {n} 件", "text_en": f"{n} appeal(s) awaiting the committee"}]
 
 
 def _tidy(x: float) -> float | int:

@@ -253,7 +253,8 @@ class TournamentPublisher:
                        player_ids=view.get("player_ids", {}),
                        totals=sheet["totals"], table_points=sheet["table_points"], final=bool(sheet["final"]),
                        hand_no=hand.get("hand_no"), hands_played=view["hands_played"],
-                       phase=view["phase"], phase_zh=view["phase_zh"])
+                       phase=view["phase"], phase_zh=view["phase_zh"],
+                       appeals_waiting=sum(1 for a in view.get("appeals", []) if a["ruling"] is None))
         await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
         self._state_sent, self._state_at = state.seq, time.monotonic()
         await self._publish_records(client, state)

@@ -175,6 +175,8 @@ class StateMsg(_Msg):
     phase_zh: str
     #: the round was started by mistake and the start undone: the hub drops what it holds of it
     withdrawn: bool = False
+    #: players' appeals (申诉) awaiting the arbitration committee's decision at this table
+    appeals_waiting: int = Field(0, ge=0)
 
     @model_validator(mode="after")
     def _four_chairs(self) -> "StateMsg":

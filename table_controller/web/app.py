@@ -72,6 +72,18 @@ class PenaltyIn(_Body):
     note: str = Field("", max_length=200)
 
 
+class AppealIn(_Body):
+    position: int = Field(ge=1, le=4, description="the appellant's chair (抽签号位) 1..4")
+    target: int | None = Field(None, ge=1, description="the referee action appealed against (its #); none: 相关事宜")
+    text: str = Field(min_length=1, max_length=500, description="the appeal as the player wrote it")
+
+
+class AppealRulingIn(_Body):
+    appeal: int = Field(ge=1, description="the appeal's #")
+    upheld: bool = Field(description="the committee supports the appeal (true) or dismisses it (false)")
+    note: str = Field(min_length=1, max_length=500, description="the decision's reasons")
+
+
 class PauseIn(_Body):
     reason: str = Field("", max_length=200, description="why the clock stands still (牌桌故障, 选手不适 …)")
 
@@ -436,6 +448,17 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     async def session_end(request: Request, body: StartHand | None = None,
                           who: str = Depends(role("referee"))) -> ActionResult:
         return referee_act("referee.session_end", {}, who, request)
+
+    @app.post("/api/referee/appeal", response_model=ActionResult,
+              summary="Record a player's written appeal (申诉) against a ruling; 409 after the window closes")
+    async def appeal(body: AppealIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.appeal", body.model_dump(exclude_none=True), who, request)
+
+    @app.post("/api/referee/appeal/ruling", response_model=ActionResult,
+              summary="Record the arbitration committee's decision on an appeal (upheld or dismissed, with reasons)")
+    async def appeal_ruling(body: AppealRulingIn, request: Request,
+                            who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.appeal_ruling", body.model_dump(), who, request)
 
     @app.post("/api/referee/session/pause", response_model=ActionResult,
               summary="Stop the session clock (a table jam, a player taken ill); 409 when it is not running")

@@ -61,6 +61,14 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
                 assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")
                 table.sim.clear_fault("jam")
                 await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=10000)
+                # a player's appeal waits for the arbitration committee: the hub says so until decided
+                table.controller.referee_action("referee.appeal", {"position": 2, "text": "我没有亮牌"}, by="referee")
+                await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
+                assert "申诉待仲裁委员会裁决 1 件" in await page.inner_text("[data-testid=alerts-t1]")
+                appeal = table.controller.state.actions[-1]["seq"]
+                table.controller.referee_action("referee.appeal_ruling", {"appeal": appeal, "upheld": True,
+                                                                          "note": "判罚有误"}, by="referee")
+                await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=10000)
                 await page.click("#lang")
                 assert "standings" in await page.title()
 

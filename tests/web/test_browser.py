@@ -405,6 +405,30 @@ async def test_when_the_session_clock_runs_out_the_page_says_no_new_hand(service
         assert r.status_code == 409 and "比赛时间到" in r.json()["detail"]
 
 
+async def test_an_appeal_is_recorded_and_decided_on_the_score_sheet(service: TableService, browser: Any) -> None:
+    """申诉: the referee records a player's written appeal against a penalty; the public sees it
+    waiting; the committee's decision, with its reasons, replaces the waiting line."""
+    service.controller.referee_action("referee.penalty", {"seat": "S", "code": "exposed_other", "amount": 10,
+                                                          "victim": "W"}, by="referee")
+    penalty = service.controller.state.actions[-1]["seq"]
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    public = await _open(browser, service, "/scoresheet")
+    await page.select_option("#appeal-form select[name=position]", "2")
+    await page.fill("#appeal-form input[name=target]", str(penalty))
+    await page.fill("#appeal-form input[name=text]", "我没有亮牌")
+    await page.click("#appeal-form button[type=submit]")
+    await public.wait_for_selector("#appeals li[data-appeal]")
+    line = await public.inner_text("#appeals li[data-appeal]")
+    assert "李娜" in line and "我没有亮牌" in line and f"#{penalty}" in line and "待仲裁委员会裁决" in line
+    assert not await public.is_visible("#appeals [data-dismiss]")  # deciding is the referee's
+    await page.fill("#appeals [data-note]", "录像显示确有亮牌")
+    await page.click("#appeals [data-dismiss]")
+    await public.wait_for_function("document.querySelector('#appeals li[data-appeal]').innerText.includes('驳回申诉')")
+    assert "录像显示确有亮牌" in await public.inner_text("#appeals li[data-appeal]")
+    ruling = service.controller.state.actions[-1]
+    assert ruling["type"] == "referee.appeal_ruling" and ruling["upheld"] is False
+
+
 async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     """A hand in play: dice, a few discards, a pung, a concealed kong, a flower, a penalty, a win read."""
     await _start_hand(svc, http)

@@ -34,6 +34,9 @@ const I18N = {
               chosen: "定庄：{n}号位坐庄" },
         next: { timeUp: "比赛时间到：本盘为最后一盘。", timeUpAfter: "比赛时间到，不再开始新一盘：请裁判在成绩表页结束比赛。", ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
+        ap: { title: "申诉", hint: "选手对裁判裁决的书面申诉（本局比赛结束后限时提出），及仲裁委员会的裁决。", who: "申诉选手", target: "针对裁决 #",
+              optional: "可不填", text: "申诉内容", submit: "记录申诉", none: "无申诉", waiting: "待仲裁委员会裁决", upheld: "支持申诉",
+              dismissed: "驳回申诉", note: "裁决理由", uphold: "支持", dismiss: "驳回", about: "针对 #{n} {what}", item: "#{seq} {who}：{text}" },
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
                  closed: "已结束", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
@@ -90,6 +93,10 @@ const I18N = {
                 over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
                 overAny: "The session is over: the referee starts the next round on the Score sheet page.",
                 swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
+        ap: { title: "Appeals", hint: "Players' written appeals against a referee's rulings (within the time after the session), and the arbitration committee's decisions.",
+              who: "Appellant", target: "Against ruling #", optional: "optional", text: "Appeal", submit: "Record appeal", none: "no appeals",
+              waiting: "awaiting the committee", upheld: "upheld", dismissed: "dismissed", note: "reasons", uphold: "Uphold",
+              dismiss: "Dismiss", about: "against #{n} {what}", item: "#{seq} {who}: {text}" },
         sheet: { pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
@@ -542,7 +549,8 @@ function renderCatalogue() {
 }
 const ACTION_NAME = { "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
   "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
-  "referee.clock_pause": "暂停计时", "referee.clock_resume": "继续计时" };
+  "referee.clock_pause": "暂停计时", "referee.clock_resume": "继续计时",
+  "referee.appeal": "申诉", "referee.appeal_ruling": "申诉裁决" };
 function renderActions() {
   const rows = (state.actions || []).slice().reverse().map((a) => {
     const when = new Date(a.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB", { hour12: false });
@@ -626,6 +634,32 @@ function renderSheet() {
     + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
 }
 
+// ---- appeals (申诉) ------------------------------------------------------------------------------
+function renderAppeals() {
+  // every appeal with its decision; the referee records the committee's decision on a waiting one
+  const list = state.appeals || [];
+  const referee = role === "referee";
+  const typed = {};  // a decision's reasons being typed survive the live updates
+  document.querySelectorAll("[data-note]").forEach((i) => { typed[i.dataset.note] = i.value; });
+  $("appeals").innerHTML = list.length ? list.map((a) => {
+    const who = state.players[String(a.position)] || t("pos", { n: a.position });
+    const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what: a.target_what || "" })) : "";
+    const head = esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
+    if (a.ruling) {
+      return `<li data-appeal="${a.seq}">${head}<br><strong class="${a.ruling.upheld ? "plus" : ""}">${esc(t(a.ruling.upheld ? "ap.upheld" : "ap.dismissed"))}</strong>：${esc(a.ruling.note)}</li>`;
+    }
+    const form = referee ? `<span class="appeal-ruling"><input data-note="${a.seq}" maxlength="500" placeholder="${esc(t("ap.note"))}">
+      <button type="button" data-uphold="${a.seq}">${esc(t("ap.uphold"))}</button> <button type="button" data-dismiss="${a.seq}">${esc(t("ap.dismiss"))}</button></span>` : "";
+    return `<li data-appeal="${a.seq}">${head}<br><em>${esc(t("ap.waiting"))}</em> ${form}</li>`;
+  }).join("") : `<li class="none">${esc(t("ap.none"))}</li>`;
+  document.querySelectorAll("[data-note]").forEach((i) => { i.value = typed[i.dataset.note] || ""; });
+  document.querySelectorAll("[data-uphold], [data-dismiss]").forEach((b) => b.addEventListener("click", () => {
+    const seq = Number(b.dataset.uphold || b.dataset.dismiss);
+    const note = document.querySelector(`[data-note="${seq}"]`).value;
+    act("/api/referee/appeal/ruling", { appeal: seq, upheld: !!b.dataset.uphold, note });
+  }));
+}
+
 // ---- the whole page ---------------------------------------------------------------------------
 function render() {
   if (!state) return;
@@ -656,7 +690,7 @@ function render() {
   if (page === "win") { renderWin(); renderWins(); }
   if (page === "table" || page === "public") { renderBanner(); renderNextNotice(); }
   if (page === "penalties") renderActions();
-  if (page === "scoresheet") renderSheet();
+  if (page === "scoresheet") { renderSheet(); renderAppeals(); }
   renderTimers();
   window.__dice = ((state.hand && state.hand.throws) || []).map((th) => th.dice);
 }
@@ -1010,6 +1044,13 @@ $("clock-pause").addEventListener("click", async () => {
   if (await act("/api/referee/session/pause", { reason: $("clock-reason").value })) $("clock-reason").value = "";
 });
 $("clock-resume").addEventListener("click", () => act("/api/referee/session/resume"));
+$("appeal-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  const body = { position: Number(f.position.value), text: f.text.value };
+  if (f.target.value) body.target = Number(f.target.value);
+  if (await act("/api/referee/appeal", body)) { f.text.value = ""; f.target.value = ""; }
+});
 
 renderStatic();
 if (page === "penalties" || page === "win") loadCatalogue();  // the Win page's 判诈和 reads it too

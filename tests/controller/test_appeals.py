@@ -1,0 +1,77 @@
+"""Appeals (申诉, seed 000 九): a player's written appeal against a ruling, kept in the record with
+the arbitration committee's decision; closed 30 minutes after the session under MCR."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from table_controller.projection import public_view
+from table_controller.referee import RefereeError, validate
+from table_controller.state import TableState, fold
+from table_controller.store import Event
+
+
+class Log:
+    def __init__(self, ruleset: str = "mcr") -> None:
+        self.events: list[Event] = []
+        self.at = 1000.0
+        self.add("controller", "controller.configured",
+                 {"table_name": "T", "ruleset": ruleset, "players": {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}})
+        self.add("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1,
+                                                      "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+
+    def add(self, source: str, type_: str, data: dict[str, Any], after_s: float = 1.0) -> Event:
+        self.at += after_s
+        ev = Event(len(self.events) + 1, self.at, source, type_, data)
+        self.events.append(ev)
+        return ev
+
+    def ref(self, type_: str, after_s: float = 1.0, **data: Any) -> Event:
+        return self.add("referee", type_, {**data, "by": "referee", "client": None}, after_s)
+
+    def state(self) -> TableState:
+        return fold(self.events)
+
+
+def test_an_appeal_against_a_ruling_and_the_committees_decision_stay_in_the_record() -> None:
+    log = Log()
+    penalty = log.ref("referee.penalty", seat="S", code="exposed_other", amount=15, victim="W")
+    with pytest.raises(RefereeError, match="in writing"):
+        validate(log.state(), "referee.appeal", {"position": 2, "text": " "})
+    with pytest.raises(RefereeError, match="not a referee's ruling"):
+        validate(log.state(), "referee.appeal", {"position": 2, "text": "我没有亮牌", "target": 1})
+    log.ref("referee.appeal", position=2, target=penalty.seq, text="我没有暴露他人手牌")
+    view = public_view(log.state())
+    (a,) = view["appeals"]
+    assert (a["player"], a["target"], a["target_what"], a["ruling"]) == ("乙", penalty.seq, "暴露他人手牌", None)
+    with pytest.raises(RefereeError, match="reasons"):
+        validate(log.state(), "referee.appeal_ruling", {"appeal": a["seq"], "upheld": False, "note": ""})
+    ruling = log.ref("referee.appeal_ruling", appeal=a["seq"], upheld=False, note="录像显示确有亮牌")
+    (a,) = public_view(log.state())["appeals"]
+    assert a["ruling"]["upheld"] is False and a["ruling"]["note"] == "录像显示确有亮牌"
+    with pytest.raises(RefereeError, match="has its decision already"):
+        validate(log.state(), "referee.appeal_ruling", {"appeal": a["seq"], "upheld": True, "note": "x"})
+    # the decision keyed wrong: undone, the appeal waits again, and the penalty stands throughout
+    log.ref("referee.undo", reason="裁决录反", target=ruling.seq)
+    assert public_view(log.state())["appeals"][0]["ruling"] is None
+    assert next(x for x in log.state().actions if x["seq"] == penalty.seq)["deltas"] == {"2": -15, "3": 15}
+    assert "2号位选手提出申诉（针对 #3）" in [line["text"] for line in log.state().log][-3]
+
+
+def test_appeals_close_thirty_minutes_after_the_session() -> None:
+    log = Log()
+    log.ref("referee.session_start", minutes=60)
+    log.ref("referee.session_end", after_s=3600)
+    log.ref("referee.appeal", after_s=29 * 60, position=1, text="计分有误")  # 29 minutes after: taken
+    assert len(log.state().actions) and not log.state().actions[-1].get("error")
+    log.ref("referee.appeal", after_s=2 * 60, position=3, text="太晚了")  # 31 minutes after: refused
+    assert "30 分钟内" in log.state().actions[-1]["error"]
+    assert [a["position"] for a in public_view(log.state())["appeals"]] == [1]
+    # a ruleset that states no limit (竞技) takes an appeal at any time
+    late = Log("jingji")
+    late.ref("referee.session_start", minutes=60)
+    late.ref("referee.session_end", after_s=3600)
+    late.ref("referee.appeal", after_s=5 * 3600, position=4, text="申诉")
+    assert not late.state().actions[-1].get("error")
