@@ -128,6 +128,10 @@ class BaseTable:
                 return
             yield ev
 
+    def events_waiting(self) -> int:
+        """Events queued for `events()` and not yet taken (a reconnect's replay still coming)."""
+        return self._events.qsize()
+
     def _end_events(self) -> None:
         self._events.put_nowait(None)
 

@@ -64,6 +64,7 @@ class Controller:
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping = asyncio.Event()
         self._linked = asyncio.Event()
+        self._resync_due = False  # the table's phase and faults to be taken once its replay is in
 
     def now(self) -> float:
         """The wall clock events are stamped with (the display's timers count against it)."""
@@ -192,10 +193,13 @@ class Controller:
                 continue
             attempt = 0
             self.accept("link", "link.up", _identity(self.table))
+            self._resync_due = True
+            self._resync_when_replayed()
             self._linked.set()
             try:
                 async for ev in self.table.events():
                     self._on_table_event(ev)
+                    self._resync_when_replayed()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -211,6 +215,35 @@ class Controller:
                 log.debug("close after link loss failed", exc_info=True)
             self.table = None
 
+    def _resync_when_replayed(self) -> None:
+        """Resync once the events the table replays after a (re)link are all taken in, so that the
+        log does not clear a fault its replay is about to clear."""
+        waiting = getattr(self.table, "events_waiting", None)
+        if self._resync_due and (waiting is None or not waiting()):
+            self._resync_due = False
+            self._resync_with_table()
+
+    def _resync_with_table(self) -> None:
+        """The log's picture of the table against the table's own, after a (re)link: this service
+        restarted mid-hand (a power cut, a crash) while the table rebooted, or a fault cleared
+        while nobody listened. Each difference is logged as the table's event (`resync`), so the
+        fold follows the table: a stale "playing" from the old log would leave the next hand
+        waiting for walls the table will never raise."""
+        table = self.table
+        phase = getattr(table, "phase", None)
+        if phase and phase != self.state.phase:
+            self.accept("table", "table.phase", {"phase": phase, "resync": True})
+        faults = getattr(table, "faults", None)
+        if not isinstance(faults, dict):
+            return
+        live = {str(code): fields for code, fields in faults.items()}
+        for code, fields in list(self.state.faults.items()):
+            if code not in live:
+                self.accept("table", "table.fault_cleared", {**fields, "resync": True})
+        for code, fields in live.items():
+            if code not in self.state.faults:
+                self.accept("table", "table.fault_raised", {**fields, "resync": True})
+
     def _on_table_event(self, ev: Any) -> None:
         etype = ev.type
         fields = dict(ev.fields)
@@ -220,6 +253,7 @@ class Controller:
             # The driver reconnected on its own (unplug/replug): identity is unchanged.
             if fields.get("reconnects", 0) or not self.state.link.get("up"):
                 self.accept("link", "link.restored", fields)
+            self._resync_due = True  # once the replay that follows is in
             return
         if etype == "link_down":
             self.accept("link", "link.down", fields)

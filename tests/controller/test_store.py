@@ -1,6 +1,7 @@
 """The SQLite event log: durable, ordered, numbered once, readable from any sequence number."""
 
 import sqlite3
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,49 @@ def test_since_with_limit(tmp_path: Path) -> None:
     for i in range(10):
         store.append("table", "table.tile_count", {"count": i}, at=float(i))
     assert [e.data["count"] for e in store.since(3, limit=2)] == [3, 4]
+
+
+async def test_a_restarted_controller_takes_the_tables_phase_and_faults_from_the_table(tmp_path: Path) -> None:
+    """The service stops (a crash, a power cut) with a jam in its log; the table is cleared and
+    restarts meanwhile, so no event will ever say the jam is gone. On the next start the log learns
+    it from the table (resync), instead of showing a fault that is gone."""
+    import asyncio
+
+    from drivers.clock import SystemClock
+    from tablesim import SimTable
+
+    from table_controller.config import parse_config
+    from table_controller.service import TableService
+
+    sim = SimTable(seed=2, clock=SystemClock())
+    pty = await sim.serve_pty()
+    config = parse_config({"table": {"link": pty}, "display": {"port": 0, "operator_token": "op",
+                                                              "referee_token": "ref"}}, source="test")
+
+    async def until(check: Any) -> None:
+        for _ in range(200):
+            if check():
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("not reached")
+
+    try:
+        first = TableService(config, tmp_path, serve_http=False)
+        await first.start()
+        await first.controller.wait_linked(10)
+        sim.raise_fault("jam", where="S")
+        await until(lambda: "1" in first.controller.state.faults or first.controller.state.faults)
+        await first.stop()
+        sim.clear_fault("jam")
+        sim.brown_out()  # the table restarted while nobody listened: its new boot replays none of it
+        second = TableService(config, tmp_path, serve_http=False)
+        await second.start()
+        try:
+            await second.controller.wait_linked(10)
+            await until(lambda: not second.controller.state.faults)
+            cleared = [e for e in second.store.since(0) if e.type == "table.fault_cleared"]
+            assert [(e.data.get("id"), e.data.get("resync")) for e in cleared] == [("jam", True)]
+        finally:
+            await second.stop()
+    finally:
+        await sim.close()
