@@ -26,6 +26,10 @@ from table_controller.store import Event
 RECORDED = ("operator.hand_start", "operator.hand_end", "table.dice", "operator.dice", "play.", "referee.")
 
 
+#: The fields of a play a replay needs (`hand_record` lines' `play`).
+PLAY_FIELDS = ("seat", "tile", "tiles", "kind", "from", "concealed", "added", "suit")
+
+
 class RecordError(LookupError):
     """No such hand in the log."""
 
@@ -66,6 +70,11 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
             continue
         line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
                                 "type": ev.type, "text": describe(ev)}
+        if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)
+            from table_controller.projection import public_event
+
+            data = public_event(ev.to_json())["data"]
+            line["play"] = {k: data[k] for k in PLAY_FIELDS if k in data}
         action = actions.get(ev.seq)
         if action is not None and action.get("undone"):
             line["undone"] = True

@@ -509,7 +509,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
 
 #: The pages the service serves; one document, the script draws the page its path names.
-PAGES = ("/", "/win", "/penalties", "/scoresheet", "/public")
+PAGES = ("/", "/win", "/penalties", "/scoresheet", "/public", "/replay")
 MAX_DELAY_S = 3600.0
 AUTH_TIMEOUT_S = 5.0
 

@@ -429,6 +429,36 @@ async def test_an_appeal_is_recorded_and_decided_on_the_score_sheet(service: Tab
     assert ruling["type"] == "referee.appeal_ruling" and ruling["upheld"] is False
 
 
+async def test_a_hand_is_replayed_step_by_step_from_its_public_record(service: TableService, browser: Any) -> None:
+    """回放: the hand's record stepped through on a page anyone may open (the score sheet links it):
+    the pung takes S's 5z (dimmed in the pool), the concealed kong lies face down, nothing concealed
+    ever shows."""
+    async with _http(service) as http:
+        await _populate(service, http)
+    page = await _open(browser, service, "/replay?hand=1")
+    await page.wait_for_function("document.querySelector('#replay-step').max > 5")
+    assert "第 0 步" in await page.inner_text("[data-testid=replay-line]")
+    assert await page.inner_text("[data-testid=replay-discards-S]") == ""
+    await page.click("#replay-last")
+    assert await page.locator('[data-testid=replay-discards-S] [data-tile="5z"].claimed').count() == 1
+    north = page.locator('#replay-seats [data-seat="N"] .meld [data-tile="5z"]')
+    assert await north.count() == 3
+    west = page.locator('#replay-seats [data-seat="W"] .meld .tile')
+    assert await west.count() == 4 and await page.locator('#replay-seats [data-tile="7s"]').count() == 0
+    assert await page.locator('#replay-seats [data-seat="E"] .flower[data-tile="5f"]').count() == 1
+    # back to before the pung: S's 5z lies in its pool, not yet taken
+    steps = await page.evaluate("replay.rec.lines.map((l) => l.type)")
+    before = steps.index("play.claim")
+    await page.fill("#replay-step", str(before))
+    await page.dispatch_event("#replay-step", "input")
+    assert await page.locator('[data-testid=replay-discards-S] [data-tile="5z"]:not(.claimed)').count() == 1
+    assert await page.locator('#replay-seats [data-seat="N"] .meld').count() == 0
+    line = await page.inner_text("[data-testid=replay-line]")
+    assert f"第 {before}/{len(steps)} 步" in line and "南家打出" in line
+    sheet = await _open(browser, service, "/scoresheet")
+    assert await sheet.get_attribute("[data-testid=replay-1]", "href") == "/replay?hand=1"
+
+
 async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
     """A hand in play: dice, a few discards, a pung, a concealed kong, a flower, a penalty, a win read."""
     await _start_hand(svc, http)

@@ -6,7 +6,9 @@
 const SEATS = ["E", "S", "W", "N"];
 const I18N = {
   zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
-        nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开" },
+        nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
+        rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
+              none: "本轮尚无牌谱", hint: "只含公开信息：打出、吃碰杠（暗杠背面朝上）、补花、立直、裁判的裁决；不含任何暗牌。", replay: "回放" },
         linkUp: "已连接", linkDown: "未连接", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首墩 {first}", leave: "留下", start_at: "从此开始",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
@@ -55,7 +57,9 @@ const I18N = {
                hint: "每次确认或更正，摄像头都会记住这副牌的样子。", view: "摄像头画面", seen: "{where} {kind}（置信度 {c}）",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
-        nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public" },
+        nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
+        rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
+              none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
         linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first stack {first}", leave: "leave", start_at: "start at",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
@@ -109,7 +113,8 @@ const I18N = {
                hint: "Each confirmation or correction teaches the camera this set's tiles.", view: "Camera view", seen: "{where} {kind} (confidence {c})",
                zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
 };
-const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public" };
+const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public",
+  "/replay": "replay" };
 const page = PAGES[location.pathname.replace(/\/$/, "") || "/"] || "table";
 const params = new URLSearchParams(location.search);
 const delay = Number(params.get("delay") || 0);
@@ -615,7 +620,8 @@ function renderSheet() {
   $("sheet-head").innerHTML = `<tr><th>${t("sheet.hand")}</th><th>${t("sheet.round")}</th><th>${t("sheet.dealer")}</th><th>${t("sheet.result")}</th><th>${t("sheet.fan")}</th>${
     P.map((p) => `<th>${esc(sheet.players[p])}</th>`).join("")}</tr>`;
   $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no
-    ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
+    ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>`
+      + ` <a class="replay-link" href="/replay?hand=${r.hand_no}${roundQ}" data-testid="replay-${r.hand_no}" title="${t("rp.replay")}">▶</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
     <td>${r.dealer_position ? esc(sheet.players[String(r.dealer || r.dealer_position)]) : ""}</td>
     <td>${esc(r.result_zh)}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
@@ -633,6 +639,85 @@ function renderSheet() {
     <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${sheet.table_points[p]}</th>`).join("")}</tr>`
     + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
 }
+
+// ---- replay (牌谱回放) ----------------------------------------------------------------------------
+const replay = { records: [], rec: null, step: 0, timer: null };
+async function loadReplay() {
+  // a round's hand records (public), the hand from ?hand=N (default the latest), ?step=K
+  const round = params.get("round");
+  const res = await fetch("/api/records" + (round ? "?round=" + encodeURIComponent(round) : ""));
+  replay.records = res.ok ? await res.json() : [];
+  const sel = $("replay-hand");
+  sel.innerHTML = replay.records.map((r) => `<option value="${r.hand_no}">${esc(t("hand", { n: r.hand_no }))}</option>`).join("");
+  const last = replay.records.length ? replay.records[replay.records.length - 1].hand_no : null;
+  if (params.get("hand") || last) sel.value = params.get("hand") || String(last);
+  pickReplay(Number(params.get("step")) || 0);
+}
+function pickReplay(step) {
+  replay.rec = replay.records.find((r) => String(r.hand_no) === $("replay-hand").value) || null;
+  const n = replay.rec ? replay.rec.lines.length : 0;
+  $("replay-step").max = String(n);
+  replay.step = Math.max(0, Math.min(step, n));
+  renderReplay();
+}
+function boardAt(rec, k) {
+  // the table after the record's first k lines: discards (claimed ones dimmed), melds, flowers, 立直, 定缺
+  const b = { discards: {}, melds: {}, flowers: {}, riichi: {}, missing: {} };
+  SEATS.forEach((w) => { b.discards[w] = []; b.melds[w] = []; b.flowers[w] = []; });
+  for (const line of rec.lines.slice(0, k)) {
+    const p = line.play;
+    if (!p || line.undone || line.refused) continue;
+    if (line.type === "play.discard") b.discards[p.seat].push({ tile: p.tile });
+    else if (line.type === "play.flower") b.flowers[p.seat].push(p.tile);
+    else if (line.type === "play.riichi") b.riichi[p.seat] = true;
+    else if (line.type === "play.missing") b.missing[p.seat] = p.suit;
+    else if (line.type === "play.claim") {
+      const pool = b.discards[p.from] || [];
+      if (pool.length) pool[pool.length - 1].claimed = true;
+      b.melds[p.seat].push(p.tiles || []);
+    } else if (line.type === "play.kong") {
+      const tiles = p.tiles || [];
+      const pung = p.added ? b.melds[p.seat].find((m) => m.length === 3 && m[0] === tiles[0]) : null;
+      if (pung) pung.splice(0, 3, ...tiles); else b.melds[p.seat].push(tiles);
+    }
+  }
+  return b;
+}
+function renderReplay() {
+  const rec = replay.rec;
+  $("replay-step").value = String(replay.step);
+  if (!rec) { $("replay-line").textContent = t("rp.none"); $("replay-seats").innerHTML = ""; return; }
+  const n = rec.lines.length, k = replay.step;
+  $("replay-line").textContent = k ? t("rp.step", { k, n, text: rec.lines[k - 1].text }) : t("rp.start");
+  const b = boardAt(rec, k);
+  $("replay-seats").innerHTML = SEATS.map((w) => {
+    const who = (rec.seats || {})[w] || {};
+    return `<div class="seat" data-seat="${w}"><div class="seat-head"><span class="wind">${t("seat." + w)}</span>
+      <span class="name">${esc(who.player || "")}</span>${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}
+      ${b.riichi[w] ? `<span class="missing">${t("key.riichi")}</span>` : ""}${b.missing[w] ? `<span class="missing">${t("missingBadge", { suit: t("suit." + b.missing[w]) })}</span>` : ""}</div>
+      <div class="melds">${b.melds[w].map((m) => `<span class="meld">${m.map((x) => tileHtml(x)).join("")}</span>`).join("")}${b.flowers[w].map((x) => tileHtml(x, "flower")).join("")}</div>
+      <div class="discards" data-testid="replay-discards-${w}">${b.discards[w].map((d) => tileHtml(d.tile, d.claimed ? "claimed" : "")).join("")}</div></div>`;
+  }).join("");
+}
+function replayTo(step) {
+  replay.step = Math.max(0, Math.min(step, replay.rec ? replay.rec.lines.length : 0));
+  renderReplay();
+}
+$("replay-hand").addEventListener("change", () => pickReplay(0));
+$("replay-step").addEventListener("input", (e) => replayTo(Number(e.target.value)));
+$("replay-first").addEventListener("click", () => replayTo(0));
+$("replay-prev").addEventListener("click", () => replayTo(replay.step - 1));
+$("replay-next").addEventListener("click", () => replayTo(replay.step + 1));
+$("replay-last").addEventListener("click", () => replayTo(Infinity));
+$("replay-play").addEventListener("click", () => {
+  if (replay.timer) { clearInterval(replay.timer); replay.timer = null; $("replay-play").textContent = t("rp.play"); return; }
+  $("replay-play").textContent = t("rp.pause");
+  replay.timer = setInterval(() => {
+    if (!replay.rec || replay.step >= replay.rec.lines.length) { $("replay-play").click(); return; }
+    replayTo(replay.step + 1);
+  }, 600);
+});
+if (page === "replay") loadReplay();
 
 // ---- appeals (申诉) ------------------------------------------------------------------------------
 function renderAppeals() {
@@ -691,6 +776,7 @@ function render() {
   if (page === "table" || page === "public") { renderBanner(); renderNextNotice(); }
   if (page === "penalties") renderActions();
   if (page === "scoresheet") { renderSheet(); renderAppeals(); }
+  if (page === "replay" && replay.rec) renderReplay();
   renderTimers();
   window.__dice = ((state.hand && state.hand.throws) || []).map((th) => th.dice);
 }
