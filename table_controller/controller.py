@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -42,6 +43,8 @@ class ActionError(ValueError):
 #: How far the system clock may move from the stamps before the record says so, and how often it is checked.
 CLOCK_STEP_S = 2.0
 CLOCK_CHECK_S = 10.0
+#: How often the session clock is looked at for its 报时 (a warning or the end, announced once).
+ANNOUNCE_CHECK_S = 1.0
 
 
 class Controller:
@@ -65,6 +68,7 @@ class Controller:
         self._stopping = asyncio.Event()
         self._linked = asyncio.Event()
         self._resync_due = False  # the table's phase and faults to be taken once its replay is in
+        self._announced: set[tuple[int, float]] = set()  # (session start, minutes) already announced
 
     def now(self) -> float:
         """The wall clock events are stamped with (the display's timers count against it)."""
@@ -135,6 +139,46 @@ class Controller:
         self._tasks.append(asyncio.create_task(self._link_loop(cfg.table.link), name="table-link"))
         self.check_clock()
         self._tasks.append(asyncio.create_task(self._clock_loop(), name="clock-watch"))
+        self._tasks.append(asyncio.create_task(self._announce_loop(), name="session-announce"))
+
+    def announce_time(self) -> Event | None:
+        """报时: once the running session clock reaches one of its warnings (MCR: 15 and 5 minutes
+        before the end, "比赛结束前15分钟，报时提醒") or runs out, say so in the log once per session
+        start, and sound the table's buzzer where it has one (a long beep for a warning, three
+        short ones at the end), so the players hear it without looking at a screen."""
+        from table_controller.referee import session
+        from table_controller.timers import session_status
+
+        clock = session_status(session(self.state.actions), self.now())
+        if clock is None or clock.get("ended_at") or clock["level"] == "paused":
+            return None
+        at = 0 if clock["remaining_s"] <= 0 else clock["warning_min"]
+        if at is None:
+            return None
+        key = (clock["seq"], at)
+        if key in self._announced:
+            return None
+        self._announced.add(key)
+        if any(e.type == "controller.session_alert" and e.data.get("session_seq") == clock["seq"]
+               and e.data.get("minutes") == at for e in self.store.since(clock["seq"])):
+            return None  # announced before a restart
+        left = max(0, math.ceil(clock["remaining_s"] / 60))  # a short session may start inside a warning
+        ev = self.accept("controller", "controller.session_alert", {"minutes": at, "left_min": left,
+                                                                     "session_seq": clock["seq"]})
+        if self.table is not None and getattr(getattr(getattr(self.table, "info", None), "capabilities", None),
+                                              "buzzer", False):
+            asyncio.get_running_loop().create_task(self._beep([300, 300, 300] if at == 0 else [800]))
+        return ev
+
+    async def _beep(self, lengths_ms: list[int]) -> None:
+        for ms in lengths_ms:
+            await self._command("buzzer", ms)
+            await asyncio.sleep(ms / 1000 + 0.2)
+
+    async def _announce_loop(self) -> None:
+        while not self._stopping.is_set():
+            await asyncio.sleep(ANNOUNCE_CHECK_S)
+            self.announce_time()
 
     def check_clock(self) -> Event | None:
         """Record it when the system clock was stepped away from the stamps (NTP's first sync on a

@@ -187,6 +187,8 @@ def describe(ev: Event) -> str:
         players = d.get("players") if isinstance(d.get("players"), dict) else {}
         names = "、".join(f"{c}号位 {n}" for c, n in sorted(players.items()))
         return f"赛事发布第 {d.get('round', '?')} 轮编排：{names}"
+    if t == "controller.session_alert":
+        return "报时：比赛时间到" if not d.get("minutes") else f"报时：比赛剩余 {d.get('left_min', d['minutes']):g} 分钟"
     if t == "controller.clock_step":
         if d.get("behind_record_s"):
             return f"系统时钟比记录晚 {d['behind_record_s']} 秒（时钟被调回？）：请核对时间 / the clock is behind the record"

@@ -198,3 +198,49 @@ async def test_once_the_session_clock_runs_out_no_new_hand_starts(controller: Co
     controller.referee_action("referee.session_end", {}, by="referee")
     with pytest.raises(ActionError, match="裁判已结束本局比赛"):  # ended: the next round, as before
         await controller.start_hand(by="operator")
+
+
+async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_once(tmp_path: Path) -> None:
+    """报时 (seed 000: 比赛结束前15分钟，报时提醒): logged once per warning and at the end, and
+    sounded on the table's buzzer (one long beep, then three short), a real simulator on a pty."""
+    import asyncio
+
+    from drivers.clock import SystemClock
+    from tablesim import SimTable
+
+    from table_controller.service import TableService
+
+    sim = SimTable(seed=3, clock=SystemClock())
+    pty = await sim.serve_pty()
+    config = parse_config({"table": {"link": pty}, "display": {"port": 0, "operator_token": "op",
+                                                              "referee_token": "ref"}}, source="test")
+    service = TableService(config, tmp_path, serve_http=False)
+    await service.start()
+    try:
+        c = service.controller
+        await c.wait_linked(10)
+        c.referee_action("referee.session_start", {"minutes": 5.02}, by="referee")  # 1.2 s before the 5-minute mark
+        assert c.announce_time() is not None  # inside the 15-minute warning from the start: said at once
+        for _ in range(60):
+            await asyncio.sleep(0.1)
+            if len([e for e in c.store.since(0) if e.type == "controller.session_alert"]) == 2:
+                break
+        alerts = [e.data for e in c.store.since(0) if e.type == "controller.session_alert"]
+        assert [(a["minutes"], a["left_min"]) for a in alerts] == [(15, 6), (5, 5)]
+        assert c.announce_time() is None  # once each
+        await asyncio.sleep(1.2)
+        assert sim.buzzes[:2] == [800, 800]
+        from table_controller.state import describe
+
+        assert [describe(e) for e in c.store.since(0) if e.type == "controller.session_alert"] == [
+            "报时：比赛剩余 6 分钟", "报时：比赛剩余 5 分钟"]
+        # the end: announced as time up, three short beeps
+        c.referee_action("referee.session_start", {"minutes": 0.01}, by="referee")
+        await asyncio.sleep(1.5)
+        end = [e.data for e in c.store.since(0) if e.type == "controller.session_alert"][-1]
+        assert end["minutes"] == 0
+        await asyncio.sleep(1.6)
+        assert sim.buzzes[-3:] == [300, 300, 300]
+    finally:
+        await service.stop()
+        await sim.close()
