@@ -375,6 +375,20 @@ class Hub:
         return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
                 "through": through, "hub": self.health()}
 
+    def stats(self) -> dict[str, Any]:
+        """Players' statistics (技术统计) over every round's hands the tables sent (`stats.player_stats`)."""
+        from table_controller.tournament.stats import player_stats
+
+        rounds = []
+        for table in self.tables.values():
+            by_round: dict[int, list[dict[str, Any]]] = {}
+            for rec in table.records():
+                by_round.setdefault(int(rec.get("round", 1)), []).append(rec)
+            for number, records in by_round.items():
+                standing = table.states.get(number) or {}
+                rounds.append((standing.get("table_name", table.table_id), standing, records))
+        return {"tournament": self.tournament, "at": self._wall_clock(), "players": player_stats(rounds)}
+
     def _stand_in(self, player: dict[str, Any]) -> bool:
         """A player not on the registration list, where there is one: a stand-in (陪打) seated to
         fill a table, whose results count for the table but who is not ranked and not seated again

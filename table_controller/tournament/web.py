@@ -33,6 +33,11 @@ def create_hub_app(hub: Hub) -> Any:
         `?through=N`: the standings after round N."""
         return hub.standings(_round(through))
 
+    @app.get("/api/stats")
+    async def stats() -> dict[str, Any]:
+        """Players' statistics (技术统计): hands, wins, 自摸, 点炮, rates, average and biggest win."""
+        return hub.stats()
+
     @app.get("/api/standings.csv")
     async def standings_csv(through: int | None = None) -> Any:
         """The standings as CSV (UTF-8 with BOM, for spreadsheets): rank, player, number, 标准分, points,
@@ -249,7 +254,7 @@ PAGE = """<!doctype html>
   th, td { padding: 0.45rem 0.8rem; text-align: left; border-bottom: 1px solid #2e5a43; }
   th { color: #c9b77a; font-weight: normal; }
   td.num { text-align: right; font-variant-numeric: tabular-nums; }
-  #tables, #pairs { font-size: 1.2rem; }
+  #tables, #pairs, #stats { font-size: 1.2rem; }
   h2 a { color: inherit; }
   .bad { color: #ff8a7a; } .muted { color: #9fb5a8; }
   button { font-size: 1.1rem; padding: 0.3rem 0.9rem; }
@@ -268,19 +273,23 @@ PAGE = """<!doctype html>
 <table id="pairs" data-testid="pairings"><thead><tr id="phead"></tr></thead><tbody id="prows"></tbody></table>
 <h2 id="tables-title"></h2>
 <table id="tables" data-testid="tables"><thead><tr id="thead"></tr></thead><tbody id="trows"></tbody></table>
+<h2 id="stats-title"></h2>
+<table id="stats" data-testid="stats"><thead><tr id="shead"></tr></thead><tbody id="srows"></tbody></table>
 <footer><span id="status" class="muted"></span> · <a id="csv" href="/api/standings.csv" download></a></footer>
 <script>
 "use strict";
 const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
-        thead: ["桌", "轮", "盘", "状态", "已收事件", "需处理"], attention: "需要裁判长处理：", standIn: "陪打", since: "{n} 分钟", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
+        thead: ["桌", "轮", "盘", "状态", "已收事件", "需处理"], attention: "需要裁判长处理：", standIn: "陪打", stats: "技术统计",
+        shead: ["选手", "盘数", "和牌", "自摸", "点炮", "和牌率", "点炮率", "平均和牌", "最大和牌"], since: "{n} 分钟", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
         csv: "导出排名 CSV", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
-        thead: ["Table", "Round", "Hand", "Phase", "Events", "Needs attention"], attention: "Needs the chief referee: ", standIn: "stand-in", since: "{n} min", final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
+        thead: ["Table", "Round", "Hand", "Phase", "Events", "Needs attention"], attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
+        shead: ["Player", "Hands", "Wins", "Self-drawn", "Fed", "Win rate", "Feed rate", "Avg win", "Biggest win"], since: "{n} min", final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
         csv: "Standings as CSV", unfinished: "still playing this round: {names} (the seating may change)",
         publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
         failed: "publishing failed: {e}",
@@ -348,6 +357,18 @@ function renderPairs() {
     ["1", "2", "3", "4"].map((c) => `<td>${esc(x.seats[c].name)}${x.seats[c].id ? ` <small>${esc(x.seats[c].id)}</small>` : ""}</td>`).join("")}</tr>`).join("")
     + (pairs.byes.length ? `<tr><td colspan="5" class="muted">${esc(t("bye", { names: pairs.byes.map((b) => b.name).join("、") }))}</td></tr>` : "");
 }
+let stats = null;
+function renderStats() {
+  // 技术统计: from the hands' public records the tables sent
+  $("stats-title").textContent = t("stats");
+  $("shead").innerHTML = I18N[lang].shead.map((h) => `<th>${esc(h)}</th>`).join("");
+  const pct = (x) => (x * 100).toFixed(1) + "%";
+  $("srows").innerHTML = ((stats && stats.players) || []).map((p) => `<tr data-stats="${esc(p.name)}"><td>${esc(p.name)}${
+    p.id ? ` <small>${esc(p.id)}</small>` : ""}</td><td class="num">${p.hands}</td><td class="num">${p.wins}</td>`
+    + `<td class="num">${p.self_drawn}</td><td class="num">${p.fed}</td><td class="num">${pct(p.win_rate)}</td>`
+    + `<td class="num">${pct(p.feed_rate)}</td><td class="num">${p.average_win ?? ""}</td><td>${p.best ? `${p.best.total} <small>${
+      esc(p.best.table_name)} · ${esc(t("round", { n: p.best.round }))} · ${esc(t("hand", { n: p.best.hand_no }))} · ${esc(p.best.fans.join("、"))}</small>` : ""}</td></tr>`).join("");
+}
 function render() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   $("title").textContent = t("title", { t: TOURNAMENT });
@@ -361,6 +382,7 @@ function render() {
   $("rows").innerHTML = last.players.length ? last.players.map(playerRow).join("")
     : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;
   $("trows").innerHTML = last.tables.map(tableRow).join("");
+  renderStats();
   const needing = last.tables.filter((x) => (x.alerts || []).length);
   $("attention").hidden = !needing.length;
   $("attention").innerHTML = esc(t("attention")) + needing.map((x) => `<strong>${esc(x.table_name)}</strong> ${alertText(x)}`).join("　");
@@ -378,6 +400,8 @@ async function poll() {
     if (q.ok) pairs = await q.json();
     const pub = await fetch("/api/pairings/published", { cache: "no-store" });
     if (pub.ok) published = await pub.json();
+    const st = await fetch("/api/stats", { cache: "no-store" });
+    if (st.ok) stats = await st.json();
   } catch (e) { /* the hub restarts: keep the last standings on screen */ }
   render();
   setTimeout(poll, 3000);

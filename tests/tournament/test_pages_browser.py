@@ -69,6 +69,12 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
                 table.controller.referee_action("referee.appeal_ruling", {"appeal": appeal, "upheld": True,
                                                                           "note": "判罚有误"}, by="referee")
                 await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=10000)
+                # a hand played to the end: the players' statistics count it (技术统计)
+                await table.controller.start_hand(by="operator")
+                await table.controller.end_hand(by="operator")
+                await page.wait_for_selector('[data-testid=stats] tr[data-stats="王芳"]', timeout=10000)
+                row = await page.inner_text('[data-testid=stats] tr[data-stats="王芳"]')
+                assert row.split()[:3] == ["王芳", "1", "0"] and "技术统计" in await page.inner_text("#stats-title")
                 await page.click("#lang")
                 assert "standings" in await page.title()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -240,6 +241,37 @@ def test_a_stand_in_counts_at_the_table_but_is_not_ranked_nor_seated_again(tmp_p
         assert [p["rank"] for p in free.standings()["players"]] == [1, 2, 3, 4]
     finally:
         free.close()
+
+
+def _record(table_id: str, hand_no: int, names: str, wins: list[dict[str, Any]], round_no: int = 1) -> bytes:
+    seats = {w: {"chair": i + 1, "player_no": i + 1, "player": n} for i, (w, n) in enumerate(zip("ESWN", names))}
+    record = {"view": "public", "hand_no": hand_no, "round": round_no, "seats": seats, "wins": wins,
+              "result": "win" if wins else "draw", "lines": []}
+    return json.dumps({"v": 1, "tournament": "cup", "table_id": table_id, "seq": 10 + hand_no, "round": round_no,
+                       "hand_no": hand_no, "record": record}).encode()
+
+
+def test_player_statistics_come_from_the_hands_records(tmp_path: Path) -> None:
+    """技术统计: hands, wins (自摸 / on a discard), discards won on, rates, the average and the biggest win."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", list("甲乙丙丁"), [30, 10, -10, -30]))
+        hub.handle("mahjong/cup/t1/records", _record("t1", 1, "甲乙丙丁", [
+            {"seat": "S", "win_kind": "discard", "total": 12, "fans": [{"name": "碰碰和"}], "discarder": "E"}]))
+        hub.handle("mahjong/cup/t1/records", _record("t1", 2, "甲乙丙丁", [
+            {"seat": "S", "win_kind": "self_draw", "total": 30, "fans": [{"name": "清一色"}, {"name": "自摸"}]}]))
+        hub.handle("mahjong/cup/t1/records", _record("t1", 3, "甲乙丙丁", []))  # 荒牌
+        hub.handle("mahjong/cup/t1/records", _record("t1", 4, "甲乙丙丁", [
+            {"seat": "W", "win_kind": "discard", "total": 8, "fans": [{"name": "平和"}], "discarder": "E"}]))
+        players = {p["name"]: p for p in hub.stats()["players"]}
+        yi, jia, bing = players["乙"], players["甲"], players["丙"]
+        assert (yi["hands"], yi["wins"], yi["self_drawn"], yi["on_discard"], yi["fed"]) == (4, 2, 1, 1, 0)
+        assert (yi["win_rate"], yi["average_win"], yi["best"]["total"], yi["best"]["fans"]) == (0.5, 21.0, 30, ["清一色", "自摸"])
+        assert (jia["wins"], jia["fed"], jia["feed_rate"], jia["average_win"]) == (0, 2, 0.5, None)
+        assert bing["wins"] == 1 and [p["name"] for p in hub.stats()["players"]][:2] == ["乙", "丙"]
+        assert TestClient(create_hub_app(hub)).get("/api/stats").json()["players"][0]["name"] == "乙"
+    finally:
+        hub.close()
 
 
 def test_five_wrong_organiser_credentials_lock_the_client_out(tmp_path: Path) -> None:

@@ -1,0 +1,56 @@
+"""Players' statistics across a tournament (技术统计), from the hands' public records the tables send.
+
+Per player (by registration number, or by name where a table keyed none, as the standings count
+them): hands played, wins, self-drawn wins (自摸), wins on a discard, discards won on (点炮), the
+rates of winning and of feeding a win, the average of the winning hands' totals and the biggest
+win. Pure: `player_stats(tables)` over (the round's standings, its records) per table and round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+SELF_DRAWN = ("self_draw", "kong_replacement", "flower_replacement")
+
+
+def player_stats(rounds: Iterable[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    """`rounds`: (table name, that round's standing as the table sent it, that round's hand records).
+    Players most winning first (then the fewest discards won on, then the name)."""
+    players: dict[str, dict[str, Any]] = {}
+    for table_name, standing, records in rounds:
+        ids = standing.get("player_ids") or {}
+        for rec in records:
+            if rec.get("result") == "playing":
+                continue  # counted when it ends
+            by_wind: dict[str, str] = {}
+            for wind, seat in (rec.get("seats") or {}).items():
+                chair = str(seat.get("player_no"))
+                pid = ids.get(chair, "")
+                key = f"id:{pid}" if pid else f"name:{seat.get('player', '')}"
+                p = players.setdefault(key, {"name": seat.get("player", ""), "id": pid, "hands": 0, "wins": 0,
+                                             "self_drawn": 0, "on_discard": 0, "fed": 0, "fan_total": 0,
+                                             "best": None})
+                p["hands"] += 1
+                by_wind[wind] = key
+            for win in rec.get("wins") or []:
+                winner = players.get(by_wind.get(win.get("seat", ""), ""))
+                if winner is None:
+                    continue
+                winner["wins"] += 1
+                winner["self_drawn" if win.get("win_kind") in SELF_DRAWN else "on_discard"] += 1
+                total = int(win.get("total") or 0)
+                winner["fan_total"] += total
+                if winner["best"] is None or total > winner["best"]["total"]:
+                    winner["best"] = {"total": total, "table_name": table_name, "round": rec.get("round", 1),
+                                      "hand_no": rec.get("hand_no"),
+                                      "fans": [f.get("name") for f in win.get("fans") or []][:6]}
+                feeder = players.get(by_wind.get(win.get("discarder") or "", ""))
+                if feeder is not None:
+                    feeder["fed"] += 1
+    out = []
+    for p in players.values():
+        hands = p["hands"] or 1
+        out.append({**p, "win_rate": round(p["wins"] / hands, 3), "feed_rate": round(p["fed"] / hands, 3),
+                    "average_win": round(p["fan_total"] / p["wins"], 1) if p["wins"] else None})
+    return sorted(out, key=lambda p: (-p["win_rate"], p["feed_rate"], p["name"], p["id"]))
