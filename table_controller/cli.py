@@ -14,8 +14,8 @@ import sys
 from table_controller import __version__
 
 #: Sub-commands in the order `--help` lists them.
-COMMANDS: tuple[str, ...] = ("demo", "run", "install-service", "sim", "probe", "conform", "deal", "score", "waits",
-                             "record", "vision", "hub", "broker-config")
+COMMANDS: tuple[str, ...] = ("demo", "run", "check", "install-service", "sim", "probe", "conform", "deal", "score",
+                             "waits", "record", "vision", "hub", "broker-config")
 
 
 def build_parser() -> argparse.ArgumentParser:

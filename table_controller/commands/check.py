@@ -1,0 +1,50 @@
+"""`tablectl check --config FILE`: is this Pi ready to run its table? (开赛前检查)"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "check",
+        help="before the match: check the config, the log, the table's board, the camera, the broker, the port, the clock",
+        description="Check, as the service will use them, everything the table's config names: the event log "
+        "and its mirror (opened, never written), the table's board (handshake only: nothing moves), the camera "
+        "(one picture), the tournament broker (this table's user), the display's port and the system clock. "
+        "One line each, with what to do when it fails. Exit status 0 when nothing failed (warnings allowed), "
+        "1 when something did, 2 when the config is wrong.",
+    )
+    p.add_argument("--config", type=Path, required=True, help="the table's TOML file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-table", action="store_true", help="skip the handshake with the table's board")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from table_controller.config import ConfigError, load_config
+    from table_controller.preflight import run_checks
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        if args.json:
+            print(json.dumps({"ok": False, "findings": [{"what": "配置 / config", "level": "fail", "detail": str(exc)}]},
+                             ensure_ascii=False))
+        else:
+            print(f"✗ 配置 / config: {exc}", file=sys.stderr)
+        return 2
+    findings = run_checks(config, probe_table=not args.no_table)
+    failed = [f for f in findings if f.level == "fail"]
+    if args.json:
+        print(json.dumps({"ok": not failed, "findings": [f.to_json() for f in findings]}, ensure_ascii=False))
+    else:
+        mark = {"ok": "✓", "warn": "!", "fail": "✗"}
+        for f in findings:
+            print(f"{mark[f.level]} {f.what}: {f.detail}")
+        print("可以开赛 / ready" if not failed else f"未就绪 / not ready: {len(failed)} 项需处理")
+    return 1 if failed else 0

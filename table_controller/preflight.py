@@ -1,0 +1,246 @@
+"""Before the match (开赛前检查): is this Pi ready to run its table? (`tablectl check --config FILE`)
+
+At a venue of thirty tables the questions are always the same: does the config hold, can the
+service write its log (and its copy on the stick), does the table's board answer on its port, is
+the camera there and lit, does the broker take this table's password, is the display's port free,
+is the clock set. Each is checked here the way the service itself will do it, without changing
+anything at the table (the board is only asked who it is) or in the log (opened, never written),
+and answered in one line with what to do when it fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from table_controller.config import TableConfig
+
+#: Free space under which a data directory is flagged (a season of logs is a few MB; a full SD card is not).
+MIN_FREE_MB = 200
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check: `level` ok, warn (runs, but look) or fail (will not run right)."""
+
+    what: str
+    level: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"what": self.what, "level": self.level, "detail": self.detail}
+
+
+def _writable(directory: Path) -> str:
+    """"" when a file can be made and removed in `directory`, else why not."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".tablectl-check-"):
+            pass
+        return ""
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def _free_mb(directory: Path) -> float:
+    return shutil.disk_usage(directory).free / 1e6
+
+
+def check_storage(config: TableConfig) -> list[Finding]:
+    out = []
+    data = config.data_path()
+    parent = data if data.exists() else next((p for p in data.parents if p.exists()), Path("/"))
+    why = _writable(parent)
+    if why:
+        out.append(Finding("事件记录 / event log", "fail", f"{data}: cannot write there ({why}); make the directory "
+                                                          "writable for the service's user"))
+        return out
+    log_file = data / "events.sqlite3"
+    detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
+    if log_file.exists():
+        try:
+            db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
+            try:
+                ok = db.execute("PRAGMA quick_check").fetchone()[0]
+                n = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            return [Finding("事件记录 / event log", "fail", f"{log_file} cannot be read: {exc}; restore it from the "
+                                                          "mirror or move it aside")]
+        if ok != "ok":
+            return [Finding("事件记录 / event log", "fail", f"{log_file} is damaged ({ok}); restore it from the mirror")]
+        detail += f"; the log holds {n} events"
+    else:
+        detail += "; no log yet (the first start makes it)"
+    level = "warn" if _free_mb(parent) < MIN_FREE_MB else "ok"
+    out.append(Finding("事件记录 / event log", level, detail + ("; little space left" if level == "warn" else "")))
+    mirror = config.mirror_path()
+    if mirror is not None:
+        out.append(_check_mirror(mirror, log_file))
+    return out
+
+
+def _check_mirror(mirror: Path, log_file: Path) -> Finding:
+    what = "记录备份 / log mirror"
+    if not mirror.is_dir():
+        return Finding(what, "fail", f"{mirror} is not there: insert the stick (mounted at boot) and make the "
+                                     "directory on it once")
+    why = _writable(mirror)
+    if why:
+        return Finding(what, "fail", f"{mirror}: cannot write there ({why})")
+    copy = mirror / "events.sqlite3"
+    if copy.exists() and log_file.exists():
+        from table_controller.mirror import LogMirror, MirrorRefused
+        from table_controller.store import EventStore
+
+        store = EventStore(log_file)
+        try:
+            m = LogMirror(store, mirror)
+            if not m._readable():
+                return Finding(what, "warn", f"{copy} cannot be read: the service will move it aside and copy afresh")
+            ro = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+            try:
+                last = int(ro.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+                if last:
+                    m._check_same_log(ro, last)
+            finally:
+                ro.close()
+        except MirrorRefused as exc:
+            return Finding(what, "fail", str(exc))
+        finally:
+            store.close()
+        return Finding(what, "ok", f"{mirror}: this table's log, {last} events copied, {_free_mb(mirror):.0f} MB free")
+    return Finding(what, "ok", f"{mirror}: writable, {_free_mb(mirror):.0f} MB free")
+
+
+def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
+    """The board answers on its port (handshake only: nothing moves)."""
+    what = "牌桌控制板 / table board"
+    url = config.table.link
+    if url.startswith("sim://"):
+        return Finding(what, "ok", "sim://: the built-in simulator (no board)")
+    if "://" not in url:
+        path = Path(url)
+        if not path.exists():
+            return Finding(what, "fail", f"{url} is not there: is the cable in? (ls /dev/serial/by-id/)")
+        if not os.access(url, os.R_OK | os.W_OK):
+            return Finding(what, "fail", f"{url}: no permission; add the service's user to group dialout "
+                                         "(sudo usermod -aG dialout $USER, then log in again)")
+
+    async def probe() -> Any:
+        from drivers.table import open_table
+
+        table = await open_table(url, dialect=config.table.dialect, reconnect=False, connect_timeout=timeout,
+                                 command_timeout=timeout)
+        try:
+            return table.info
+        finally:
+            await table.close()
+
+    try:
+        info = asyncio.run(probe())
+    except Exception as exc:  # the driver's errors all say what went wrong
+        return Finding(what, "fail", f"{url}: no answer ({exc}); check the cable, the baud rate and [table].dialect")
+    return Finding(what, "ok", f"{url}: {info.dialect} protocol {info.protocol_version}, firmware "
+                               f"{info.firmware or '-'}, serial {info.serial or '-'}")
+
+
+def check_camera(config: TableConfig) -> Finding | None:
+    source = config.camera.source
+    if not source:
+        return None
+    what = "摄像头 / camera"
+    import cv2
+
+    from vision.health import CameraHealth
+
+    cap = cv2.VideoCapture(int(source) if source.isdigit() else source)
+    try:
+        ok, frame = cap.read() if cap.isOpened() else (False, None)
+    finally:
+        cap.release()
+    if not ok:
+        return Finding(what, "fail", f"{source}: no picture (unplugged, wrong device, or the user is not in group video)")
+    status = CameraHealth().check(frame).to_json()
+    if not status["ok"]:
+        return Finding(what, "warn", f"{source}: {status['message']} / {status['message_en']}")
+    h, w = frame.shape[:2]
+    return Finding(what, "ok", f"{source}: {w}×{h}, picture fine")
+
+
+def check_broker(config: TableConfig, timeout: float = 5.0) -> Finding | None:
+    t = config.tournament
+    if not t.broker:
+        return None
+    what = "赛事服务器 / tournament broker"
+
+    async def connect() -> None:
+        import aiomqtt
+
+        from table_controller.tournament.wire import endpoint
+
+        host, port, tls = endpoint(t.broker, t.ca_file)
+        async with aiomqtt.Client(host, port, username=t.username or None, password=t.password or None,
+                                  tls_context=tls, timeout=timeout, identifier=f"check-{t.name}-{t.table_id}"):
+            pass
+
+    try:
+        asyncio.run(asyncio.wait_for(connect(), timeout + 1))
+    except Exception as exc:
+        return Finding(what, "fail", f"{t.broker}: {exc or type(exc).__name__} (the address, the table's user and "
+                                     "password, the CA file)")
+    level = "warn" if t.username and t.username != t.table_id else "ok"
+    note = "; the user name is not the table id: a broker set up by broker-config drops its messages" \
+        if level == "warn" else ""
+    return Finding(what, level, f"{t.broker}: connected as {t.username or 'anonymous'}{note}")
+
+
+def check_port(config: TableConfig) -> Finding:
+    what = "显示端口 / display port"
+    host, port = config.display.host, config.display.port
+    with socket.socket() as s:
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            return Finding(what, "fail", f"{host}:{port}: {exc.strerror} (another service there? stop it or change "
+                                         "[display].port)")
+    scheme = "https" if config.display.tls_cert else "http"
+    return Finding(what, "ok", f"{scheme}://{host}:{port}/ is free")
+
+
+def check_clock() -> Finding:
+    """A Pi has no real-time clock: until NTP syncs, its time is last boot's."""
+    what = "系统时钟 / clock"
+    if not shutil.which("timedatectl"):
+        return Finding(what, "warn", "timedatectl not found: cannot tell whether the clock is synchronised")
+    try:
+        out = subprocess.run(["timedatectl", "show", "-p", "NTPSynchronized", "--value"], capture_output=True,
+                             text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Finding(what, "warn", f"timedatectl failed: {exc}")
+    if out == "yes":
+        return Finding(what, "ok", "synchronised (NTP)")
+    return Finding(what, "warn", "not synchronised: the log's times follow the clock (a step later is recorded); "
+                                 "give the Pi network and NTP, or set the time")
+
+
+def run_checks(config: TableConfig, *, probe_table: bool = True) -> list[Finding]:
+    """Every check that applies to this config, in the order a technician would walk the table."""
+    found = [Finding("配置 / config", "ok", f"{config.source}: 规则 {config.rules.ruleset}, 桌 {config.table.name}")]
+    found += check_storage(config)
+    if probe_table:
+        found.append(check_table(config))
+    for extra in (check_camera(config), check_broker(config)):
+        if extra is not None:
+            found.append(extra)
+    found.append(check_port(config))
+    found.append(check_clock())
+    return found

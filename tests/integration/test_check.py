@@ -1,0 +1,98 @@
+"""`tablectl check` (开赛前检查) against real parts: a simulator's board on a pty, SQLite logs, a
+Mosquitto broker with one user per table, a port already taken."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from table_controller.config import parse_config
+from table_controller.preflight import run_checks
+from table_controller.store import EventStore
+from table_controller.tournament import broker_config
+from table_controller.tournament.broker import MOSQUITTO, LocalBroker, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def board() -> str:
+    sim = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", "--pty", "--seed", "8"], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert sim.stdout is not None
+    path = sim.stdout.readline().strip()
+    yield path
+    sim.send_signal(signal.SIGINT)
+    sim.wait(10)
+    for stream in (sim.stdout, sim.stderr):
+        if stream:
+            stream.close()
+
+
+def _levels(findings: list) -> dict[str, str]:
+    return {f.what.split(" / ")[1]: f.level for f in findings}
+
+
+def test_a_table_ready_for_the_match_and_one_that_is_not(tmp_path: Path, board: str) -> None:
+    if not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
+    port = free_port()
+    files = broker_config.write(tmp_path / "venue", f"mqtt://127.0.0.1:{port}", "cup", ["t01"])
+    broker = LocalBroker(tmp_path / "broker", auth=files, port=port)
+    broker.start()
+    try:
+        data, stick = tmp_path / "data", tmp_path / "usb"
+        stick.mkdir()
+        store = EventStore(data / "events.sqlite3")
+        store.append("referee", "referee.note", {"text": "开赛"}, at=1.0)
+        store.close()
+        section = {"broker": f"mqtt://127.0.0.1:{port}", "name": "cup", "table_id": "t01", "username": "t01",
+                   "password": files.password("t01")}
+        good = parse_config({"table": {"link": board}, "storage": {"data_dir": str(data), "mirror_dir": str(stick)},
+                             "display": {"port": free_port()}, "tournament": section}, source=str(tmp_path / "t.toml"))
+        found = run_checks(good)
+        levels = _levels(found)
+        assert [levels[k] for k in ("config", "event log", "log mirror", "table board", "tournament broker",
+                                    "display port")] == ["ok"] * 6, [f.to_json() for f in found]
+        assert "SIM-000008" in next(f.detail for f in found if "board" in f.what)
+        assert "holds 1 events" in next(f.detail for f in found if "event log" in f.what)
+
+        # another table's log on the stick, a wrong password, the port taken, the board unplugged
+        other = EventStore(stick / "events.sqlite3")
+        other.append("referee", "referee.note", {"text": "别桌"}, at=2.0)
+        other.close()
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            bad = parse_config({"table": {"link": str(tmp_path / "ttyUSB9")},
+                                "storage": {"data_dir": str(data), "mirror_dir": str(stick)},
+                                "display": {"port": taken.getsockname()[1]},
+                                "tournament": {**section, "password": "wrong"}}, source=str(tmp_path / "t.toml"))
+            found = run_checks(bad)
+        levels = _levels(found)
+        assert [levels[k] for k in ("log mirror", "table board", "tournament broker", "display port")] == ["fail"] * 4
+        details = " ".join(f.detail for f in found)
+        assert "another table's log" in details and "is the cable in" in details and "another service there" in details
+    finally:
+        broker.stop()
+
+
+def test_the_command_says_ready_or_not_and_refuses_a_wrong_config(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(f'[table]\nlink = "sim://"\n[storage]\ndata_dir = "data"\n[display]\nport = {free_port()}\n',
+                      encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "table_controller.cli", "check", "--config", str(config), "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    body = json.loads(out.stdout)
+    assert out.returncode == 0 and body["ok"], body
+    assert {f["what"].split(" / ")[1] for f in body["findings"]} >= {"config", "event log", "table board", "clock"}
+    config.write_text('[table]\nlink = "sim://"\n[rules]\nruleset = "klondike"\n', encoding="utf-8")
+    wrong = subprocess.run([sys.executable, "-m", "table_controller.cli", "check", "--config", str(config)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "klondike" in wrong.stderr
