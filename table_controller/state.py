@@ -668,7 +668,7 @@ def _describe_referee(ev: Event) -> str:
     if t == "referee.exhaustive":
         return "裁判查叫（荒牌）"
     if t == "referee.session_start":
-        return f"裁判开始比赛计时" + (f"（{d['minutes']} 分钟）" if d.get("minutes") else "")
+        return "裁判开始比赛计时" + (f"（{d['minutes']} 分钟）" if d.get("minutes") else "")
     if t == "referee.session_end":
         return "裁判结束比赛计时"
     if t == "referee.appeal":
