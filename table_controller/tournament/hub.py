@@ -343,6 +343,8 @@ class Hub:
                 "hands_played": st["hands_played"] if st else 0, "phase": st["phase"] if st else None,
                 "phase_zh": st["phase_zh"] if st else None, "final": st["final"] if st else False,
                 "updated_at": table.state_received, "alerts": table.alerts + _appeal_alert(st),
+                # the session clock as the table last told it: when it runs out, or frozen while paused
+                "clock": _clock_left(st),
             })
             for number, st in sorted(table.states.items()):
                 if through is not None and number > through:
@@ -529,6 +531,16 @@ class Hub:
         for table in self.tables.values():
             table.close()
         self._db.close()
+
+
+def _clock_left(st: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The table's session clock for the page: `ends_at` (the table's wall time) while it runs, or
+    `left_s` frozen while the referee has paused it; None without a running clock."""
+    if not st or st.get("clock_ends_at") is None:
+        return None
+    if st.get("clock_paused"):
+        return {"paused": True, "left_s": round(float(st["clock_ends_at"]) - float(st["at"]), 1)}
+    return {"paused": False, "ends_at": float(st["clock_ends_at"])}
 
 
 def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:

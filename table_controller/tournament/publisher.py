@@ -77,6 +77,17 @@ class AckMark:
             self._db = None
 
 
+def _clock(session: dict[str, Any] | None, now: float) -> dict[str, Any]:
+    """The session clock for the hub's page: when it runs out (pauses added back), and whether it
+    stands still (then its end moves with `now`, so the hub shows the time left frozen)."""
+    from table_controller.timers import session_status
+
+    st = session_status(session, now)
+    if st is None or st.get("ended_at"):
+        return {}
+    return {"clock_ends_at": float(st["ends_at"]), "clock_paused": st["level"] == "paused"}
+
+
 class TournamentPublisher:
     """Sends one table's public events and standing to `<prefix>/<tournament>/<table_id>/...`."""
 
@@ -254,7 +265,8 @@ class TournamentPublisher:
                        totals=sheet["totals"], table_points=sheet["table_points"], final=bool(sheet["final"]),
                        hand_no=hand.get("hand_no"), hands_played=view["hands_played"],
                        phase=view["phase"], phase_zh=view["phase_zh"],
-                       appeals_waiting=sum(1 for a in view.get("appeals", []) if a["ruling"] is None))
+                       appeals_waiting=sum(1 for a in view.get("appeals", []) if a["ruling"] is None),
+                       **_clock(view.get("session"), self.controller.now()))
         await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
         self._state_sent, self._state_at = state.seq, time.monotonic()
         await self._publish_records(client, state)

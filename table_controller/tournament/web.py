@@ -281,14 +281,14 @@ PAGE = """<!doctype html>
 const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
-        thead: ["桌", "轮", "盘", "状态", "已收事件", "需处理"], attention: "需要裁判长处理：", standIn: "陪打", stats: "技术统计",
+        thead: ["桌", "轮", "盘", "状态", "比赛计时", "已收事件", "需处理"], timeUp: "时间到", attention: "需要裁判长处理：", standIn: "陪打", stats: "技术统计",
         shead: ["选手", "盘数", "和牌", "自摸", "点炮", "和牌率", "点炮率", "平均和牌", "最大和牌"], since: "{n} 分钟", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
         csv: "导出排名 CSV", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
-        thead: ["Table", "Round", "Hand", "Phase", "Events", "Needs attention"], attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
+        thead: ["Table", "Round", "Hand", "Phase", "Session clock", "Events", "Needs attention"], timeUp: "time up", attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
         shead: ["Player", "Hands", "Wins", "Self-drawn", "Fed", "Win rate", "Feed rate", "Avg win", "Biggest win"], since: "{n} min", final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
         csv: "Standings as CSV", unfinished: "still playing this round: {names} (the seating may change)",
         publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
@@ -323,8 +323,18 @@ function tableRow(x) {
     + ` data-testid="records-${esc(x.table_id)}">${esc(x.table_name)}</a></td>`
     + `<td>${x.round ? esc(t("round", { n: x.round })) : ""}</td>`
     + `<td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td><td>${phase}</td>`
+    + `<td class="num" data-testid="clock-${esc(x.table_id)}">${clockText(x.clock)}</td>`
     + `<td class="num ${x.complete ? "" : "bad"}">${events}</td>`
     + `<td class="alerts" data-testid="alerts-${esc(x.table_id)}">${alertText(x)}</td></tr>`;
+}
+function clockText(c) {
+  // the table's session clock: the time left (frozen and marked while the referee has paused it)
+  if (!c) return "";
+  const left = c.paused ? c.left_s : c.ends_at - Date.now() / 1000;
+  if (left <= 0) return `<span class="bad">${esc(t("timeUp"))}</span>`;
+  const s = Math.round(left), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const text = (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(r).padStart(2, "0");
+  return (c.paused ? "⏸ " : "") + text;
 }
 function alertText(x) {
   // a table fault, the table's link down, the camera failing: since when (the table's clock)

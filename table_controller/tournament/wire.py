@@ -177,6 +177,10 @@ class StateMsg(_Msg):
     withdrawn: bool = False
     #: players' appeals (申诉) awaiting the arbitration committee's decision at this table
     appeals_waiting: int = Field(0, ge=0)
+    #: the session clock (wall time, the table's clock): when it runs out, the referee's pauses
+    #: added back; None without a running clock. `clock_paused`: it stands still now
+    clock_ends_at: float | None = None
+    clock_paused: bool = False
 
     @model_validator(mode="after")
     def _four_chairs(self) -> "StateMsg":

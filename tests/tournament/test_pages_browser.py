@@ -75,6 +75,14 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
                 await page.wait_for_selector('[data-testid=stats] tr[data-stats="王芳"]', timeout=10000)
                 row = await page.inner_text('[data-testid=stats] tr[data-stats="王芳"]')
                 assert row.split()[:3] == ["王芳", "1", "0"] and "技术统计" in await page.inner_text("#stats-title")
+                # the table's session clock at the hub: running, then frozen while the referee pauses it
+                table.controller.referee_action("referee.session_start", {"minutes": 30}, by="referee")
+                await page.wait_for_function(
+                    "/^(29:[0-5][0-9]|30:00)$/.test(document.querySelector('[data-testid=clock-t1]').innerText)",
+                    timeout=10000)
+                table.controller.referee_action("referee.clock_pause", {"reason": "卡牌"}, by="referee")
+                await page.wait_for_function(
+                    "document.querySelector('[data-testid=clock-t1]').innerText.startsWith('⏸')", timeout=10000)
                 await page.click("#lang")
                 assert "standings" in await page.title()
 
