@@ -59,7 +59,9 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
 
     The session ends (`over`) only where the ruleset says how long it is (`[match]`
     `hands_per_session`, or its `rounds`: MCR's 16 hands, four rounds). Elsewhere the deal goes on
-    passing round the table for as long as the table plays."""
+    passing round the table for as long as the table plays. A hand stopped short (result
+    "abandoned", 中止) is replayed: it neither passes the deal nor counts, unless the ruleset's
+    `[match] replay_abandoned = false` treats it as a 荒庄."""
     from table_controller.hand.errors import IllegalAction
     from table_controller.hand.match import MatchRules, next_hand, start
     from table_controller.referee import exhaustive, winners
@@ -71,6 +73,10 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
         rules = MatchRules.from_table(ruleset, table)
     except (ScoringError, ValueError, KeyError, TypeError):
         table, rules = {}, None
+    if table.get("replay_abandoned", True):
+        # a hand stopped short (中止: a jam, a wrong count of tiles) is dealt again by the same dealer
+        # and does not count towards the session's hands
+        hands = [h for h in hands if h.get("result") != "abandoned"]
     n, actions = len(hands), list(actions)
     if rules is not None:
         limited = rules.hands_per_session > 0 or "rounds" in table

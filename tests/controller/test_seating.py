@@ -37,8 +37,9 @@ def controller(tmp_path: Path):
     store.close()
 
 
-def _hand(c: Controller, east_wins: bool = False) -> None:
-    """One hand as `start_hand` records it (the places from `seating.coming`), to 荒牌 or E's win."""
+def _hand(c: Controller, east_wins: bool = False, result: str | None = None) -> None:
+    """One hand as `start_hand` records it (the places from `seating.coming`), to 荒牌 or E's win
+    (or `result`, e.g. "abandoned")."""
     places = for_state(c.state)
     no = c.state.hands_played + 1
     c.accept("operator", "operator.hand_start", {
@@ -48,7 +49,7 @@ def _hand(c: Controller, east_wins: bool = False) -> None:
     if east_wins:
         c.referee_action("referee.win_read", {"hand": {**WIN_BY_EAST, "prevalent_wind": places.prevalent}}, by="referee")
         c.referee_action("referee.win_confirm", {}, by="referee")
-    c.accept("operator", "operator.hand_end", {"hand_no": no, "result": "win" if east_wins else "draw"})
+    c.accept("operator", "operator.hand_end", {"hand_no": no, "result": result or ("win" if east_wins else "draw")})
 
 
 def test_before_the_west_round_the_players_change_chairs_and_the_sheet_follows_them(controller: Controller) -> None:
@@ -244,3 +245,28 @@ async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_onc
     finally:
         await service.stop()
         await sim.close()
+
+
+def test_a_hand_stopped_short_is_replayed_by_the_same_dealer_and_does_not_count(
+        controller: Controller, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """中止 (a jam, a wrong count of tiles): the same dealer deals again, and MCR's 16 hands are 16
+    hands played; a ruleset may count it as a 荒庄 instead (`[match] replay_abandoned = false`)."""
+    _hand(controller)  # hand 1: chair 1 deals, 荒庄: the deal passes
+    assert for_state(controller.state).dealer_position == 2
+    _hand(controller, result="abandoned")  # hand 2 stopped short: chair 2 deals again
+    nxt = for_state(controller.state)
+    assert (nxt.dealer_position, nxt.prevalent) == (2, "E")
+    for _ in range(15):
+        _hand(controller)
+    assert controller.state.hands_played == 17 and for_state(controller.state).over  # 16 played + 1 replayed
+    rows = compute(controller.state)["rows"]
+    assert rows[1]["result_zh"] == "中止" and len(rows) == 17
+    from table_controller.seating import coming
+
+    hands = [{"hand_no": 1, "result": "draw"}, {"hand_no": 2, "result": "abandoned"}]
+    assert coming("mcr", hands, []).dealer_position == 2
+    (tmp_path / "mcr_void.toml").write_text('extends = "mcr"\nid = "mcr_void"\nname_zh = "国标（中止计为荒庄）"\n'
+                                            'name_en = "MCR, a stopped hand counts"\n[match]\nreplay_abandoned = false\n',
+                                            encoding="utf-8")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    assert coming("mcr_void", hands, []).dealer_position == 3  # counted as a 荒庄: the deal passed twice
