@@ -255,6 +255,7 @@ class Hub:
         self.organizer_token = organizer_token
         #: the registration list (id, name): round 1 is drawn from it, and players not yet seated join
         self.registered = list(registered or [])
+        self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
 
     # -- messages ----------------------------------------------------------------------------------
@@ -280,9 +281,11 @@ class Hub:
             if kind == "records":
                 record = decode(RecordMsg, payload, self.tournament, table_id)
                 self._table(table_id).set_record(record, now)
+                self._stats = None  # the players' statistics are counted again on the next ask
                 return "record"
             state = decode(StateMsg, payload, self.tournament, table_id)
             self._table(table_id).set_state(state, now)
+            self._stats = None
             return "state"
         except WireError as exc:
             self.malformed += 1
@@ -381,6 +384,8 @@ class Hub:
         """Players' statistics (技术统计) over every round's hands the tables sent (`stats.player_stats`)."""
         from table_controller.tournament.stats import player_stats
 
+        if self._stats is not None:  # every page asks every 3 s; records change once a hand
+            return {**self._stats, "at": self._wall_clock()}
         rounds = []
         for table in self.tables.values():
             by_round: dict[int, list[dict[str, Any]]] = {}
@@ -389,7 +394,8 @@ class Hub:
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}
                 rounds.append((standing.get("table_name", table.table_id), standing, records))
-        return {"tournament": self.tournament, "at": self._wall_clock(), "players": player_stats(rounds)}
+        self._stats = {"tournament": self.tournament, "at": self._wall_clock(), "players": player_stats(rounds)}
+        return self._stats
 
     def _stand_in(self, player: dict[str, Any]) -> bool:
         """A player not on the registration list, where there is one: a stand-in (陪打) seated to

@@ -258,6 +258,7 @@ def test_player_statistics_come_from_the_hands_records(tmp_path: Path) -> None:
         hub.handle("mahjong/cup/t1/state", _state("t1", list("甲乙丙丁"), [30, 10, -10, -30]))
         hub.handle("mahjong/cup/t1/records", _record("t1", 1, "甲乙丙丁", [
             {"seat": "S", "win_kind": "discard", "total": 12, "fans": [{"name": "碰碰和"}], "discarder": "E"}]))
+        assert {p["name"]: p["wins"] for p in hub.stats()["players"]}["乙"] == 1  # counted, then kept
         hub.handle("mahjong/cup/t1/records", _record("t1", 2, "甲乙丙丁", [
             {"seat": "S", "win_kind": "self_draw", "total": 30, "fans": [{"name": "清一色"}, {"name": "自摸"}]}]))
         hub.handle("mahjong/cup/t1/records", _record("t1", 3, "甲乙丙丁", []))  # 荒牌
