@@ -353,6 +353,21 @@ async def _request_cache(h: RawHost) -> tuple[bool, str]:
     return list(second["data"]) == [1, 2, 3], f"resent req {req}: answered with {list(second['data'])} (remembered: [1, 2, 3])"
 
 
+@check("new_host", "§5", "identify with a new host_id clears the request cache: the same req is a new command")
+async def _new_host(h: RawHost) -> tuple[bool, str]:
+    await h.fresh()
+    req, since, _ = await _ping(h, [4, 4])
+    if await h.reply("pong", req, since) is None:
+        return False, "no pong"
+    h.host_id = (h.host_id + 1) % (1 << 32)  # another host process (the Pi restarted)
+    await h.identify()
+    req, since, _ = await _ping(h, [5, 5], req=req)
+    second = await h.reply("pong", req, since)
+    if second is None:
+        return False, "no pong after the new identify"
+    return list(second["data"]) == [5, 5], f"req {req} from the new host: answered {list(second['data'])} (expected [5, 5])"
+
+
 @check("garbage", "§4", "bytes that are not a frame (a false start among them) are skipped; the next frame is read")
 async def _garbage(h: RawHost) -> tuple[bool, str]:
     await h.fresh()

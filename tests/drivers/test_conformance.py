@@ -89,3 +89,16 @@ def test_the_command_against_a_running_simulator_and_a_port_with_nothing_on_it(t
     silent = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", "loop://"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert silent.returncode == 1 and "RESET_ACK" in silent.stderr
+
+
+async def test_a_firmware_that_keeps_the_cache_for_a_new_host_fails_new_host(
+        sim: SimTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections import OrderedDict
+
+    class Sticky(OrderedDict):  # type: ignore[type-arg]
+        def clear(self) -> None:  # a firmware that never forgets: a new host's req 1 gets an old answer
+            pass
+
+    monkeypatch.setattr(sim, "_cache", Sticky())
+    results = await _conform(sim, ["request_cache", "new_host"])
+    assert {k: r.ok for k, r in results.items()} == {"request_cache": True, "new_host": False}
