@@ -69,6 +69,7 @@ class Controller:
         self._linked = asyncio.Event()
         self._resync_due = False  # the table's phase and faults to be taken once its replay is in
         self._announced: set[tuple[int, float]] = set()  # (session start, minutes) already announced
+        self._beeping: set[asyncio.Task[None]] = set()
 
     def now(self) -> float:
         """The wall clock events are stamped with (the display's timers count against it)."""
@@ -167,7 +168,9 @@ class Controller:
                                                                      "session_seq": clock["seq"]})
         if self.table is not None and getattr(getattr(getattr(self.table, "info", None), "capabilities", None),
                                               "buzzer", False):
-            asyncio.get_running_loop().create_task(self._beep([300, 300, 300] if at == 0 else [800]))
+            beeping = asyncio.get_running_loop().create_task(self._beep([300, 300, 300] if at == 0 else [800]))
+            self._beeping.add(beeping)  # held until done: a task nobody holds may be collected mid-beep
+            beeping.add_done_callback(self._beeping.discard)
         return ev
 
     async def _beep(self, lengths_ms: list[int]) -> None:
