@@ -8,7 +8,10 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
+import ssl
 import stat
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -162,3 +165,51 @@ async def test_a_user_name_other_than_the_table_id_is_warned_of(tmp_path: Path, 
         await table.stop()
     warned = [r for r in caplog.records if "not the table id" in r.getMessage()]
     assert len(warned) == 1 and warned[0].username == "tables"
+
+
+async def test_the_generated_mosquitto_conf_itself_serves_tls_to_the_tables_users(tmp_path: Path) -> None:
+    """The files a venue installs, as written: Mosquitto started on `tournament.conf` (TLS from
+    `--tls-dir`, the password file and access list where `install_dir` says), a table connecting
+    over mqtts:// with its section's user, CA and password; a wrong password refused."""
+    import shutil
+
+    from tournament_helpers import ThrowawayCA
+
+    if not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
+    ca = ThrowawayCA(tmp_path / "pki")
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    for src, name in ((ca.ca, "ca.pem"), (ca.cert, "broker.pem"), (ca.key, "broker.key")):
+        shutil.copy(src, certs / name)
+    port = free_port()
+    venue = tmp_path / "venue"
+    files = broker_config.write(venue, f"mqtts://127.0.0.1:{port}", TOURNAMENT, ["t01"], ca_file=str(ca.ca),
+                                tls_dir=str(certs), install_dir=str(venue / "mosquitto"), host="127.0.0.1")
+    conf = files.conf.read_text()
+    assert f"listener {port} 127.0.0.1" in conf and f"cafile {certs}/ca.pem" in conf
+    run_conf = tmp_path / "run.conf"  # as installed; root (this test) keeps its own user to read the tmp dir
+    run_conf.write_text(conf + "user root\n")
+    log = (tmp_path / "mosquitto.log").open("wb")
+    proc = subprocess.Popen([MOSQUITTO, "-c", str(run_conf)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        section = tomllib.loads(files.table_config("t01").read_text())["tournament"]
+        assert section["ca_file"] == str(ca.ca) and section["broker"].startswith("mqtts://")
+        tls = ssl.create_default_context(cafile=section["ca_file"])
+        async with aiomqtt.Client("127.0.0.1", port, username="t01", password=section["password"], tls_context=tls,
+                                  identifier="t01-tls") as client:
+            await client.publish(f"mahjong/{TOURNAMENT}/t01/events", b"{}", qos=1)
+        with pytest.raises(aiomqtt.MqttError):
+            async with aiomqtt.Client("127.0.0.1", port, username="t01", password="wrong", tls_context=tls,
+                                      identifier="t01-bad"):
+                pass
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
