@@ -256,6 +256,7 @@ PAGE = """<!doctype html>
   td.num { text-align: right; font-variant-numeric: tabular-nums; }
   #tables, #pairs, #stats { font-size: 1.2rem; }
   h2 a { color: inherit; }
+  td a { color: #c9b77a; }
   .bad { color: #ff8a7a; } .muted { color: #9fb5a8; }
   button { font-size: 1.1rem; padding: 0.3rem 0.9rem; }
   footer { margin: 1.5rem 2rem; font-size: 1rem; }
