@@ -458,6 +458,13 @@ class Hub:
             "SELECT payload FROM seatings WHERE round = ? ORDER BY table_id", (row[0],))]
         return {"round": int(row[0]), "tables": tables}
 
+    def seatings(self) -> list[dict[str, Any]]:
+        """Every round's published seating, round by round (the tournament's record of who sat where)."""
+        rounds: dict[int, list[dict[str, Any]]] = {}
+        for number, payload in self._db.execute("SELECT round, payload FROM seatings ORDER BY round, table_id"):
+            rounds.setdefault(int(number), []).append(json.loads(payload))
+        return [{"round": n, "tables": t} for n, t in rounds.items()]
+
     def _seatings(self, round_no: int) -> list[tuple[str, bytes]]:
         rows = self._db.execute("SELECT table_id, payload FROM seatings WHERE round = ?", (round_no,)).fetchall()
         return [(Topics(self.prefix, self.tournament, t).seating, p.encode("utf-8")) for t, p in rows]

@@ -80,6 +80,17 @@ def create_hub_app(hub: Hub) -> Any:
             return PlainTextResponse("\n".join(as_text(r) for r in found))
         return {"table_id": table_id, "records": found}
 
+    @app.get("/api/archive.zip")
+    async def archive() -> Any:
+        """The tournament's record in one file, for the organiser to keep: the standings (JSON and
+        CSV), the players' statistics, the published seatings, and every table's rounds and hands'
+        records (JSON and printable text)."""
+        from fastapi.responses import Response
+
+        body = tournament_archive(hub)
+        return Response(body, media_type="application/zip",
+                        headers={"Content-Disposition": f'attachment; filename="{hub.tournament}-archive.zip"'})
+
     @app.get("/api/tables/{table_id}/hands/{hand_no}/record")
     async def record(table_id: str, hand_no: int, format: str = "json", round: int | None = None) -> Any:
         """One hand's public record, of round `?round=N` (default: the latest round that has the
@@ -146,6 +157,32 @@ def create_hub_app(hub: Hub) -> Any:
         return PAGE.replace("{{tournament}}", _html(hub.tournament))
 
     return app
+
+
+def tournament_archive(hub: Any) -> bytes:
+    """A ZIP of everything the hub holds that the tournament's record needs (public only)."""
+    import io
+    import json
+    import zipfile
+
+    from table_controller.record import as_text
+
+    def dump(x: Any) -> str:
+        return json.dumps(x, ensure_ascii=False, indent=1)
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        standings = hub.standings()
+        z.writestr("standings.json", dump(standings))
+        z.writestr("standings.csv", standings_to_csv(standings))
+        z.writestr("stats.json", dump(hub.stats()))
+        z.writestr("seatings.json", dump(hub.seatings()))
+        for table_id, table in sorted(hub.tables.items()):
+            z.writestr(f"tables/{table_id}/rounds.json", dump(table.states))
+            records = table.records()
+            z.writestr(f"tables/{table_id}/records.json", dump(records))
+            z.writestr(f"tables/{table_id}/records.txt", "\n".join(as_text(r) for r in records))
+    return out.getvalue()
 
 
 def standings_to_csv(st: dict[str, Any]) -> str:
@@ -276,7 +313,8 @@ PAGE = """<!doctype html>
 <table id="tables" data-testid="tables"><thead><tr id="thead"></tr></thead><tbody id="trows"></tbody></table>
 <h2 id="stats-title"></h2>
 <table id="stats" data-testid="stats"><thead><tr id="shead"></tr></thead><tbody id="srows"></tbody></table>
-<footer><span id="status" class="muted"></span> · <a id="csv" href="/api/standings.csv" download></a></footer>
+<footer><span id="status" class="muted"></span> · <a id="csv" href="/api/standings.csv" download></a>
+ · <a id="archive" href="/api/archive.zip" download></a></footer>
 <script>
 "use strict";
 const TOURNAMENT = "{{tournament}}";
@@ -284,14 +322,14 @@ const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
         thead: ["桌", "轮", "盘", "状态", "比赛计时", "已收事件", "需处理"], timeUp: "时间到", attention: "需要裁判长处理：", standIn: "陪打", stats: "技术统计",
         shead: ["选手", "盘数", "和牌", "自摸", "点炮", "和牌率", "点炮率", "平均和牌", "最大和牌"], since: "{n} 分钟", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
-        csv: "导出排名 CSV", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
+        csv: "导出排名 CSV", archive: "下载赛事档案（ZIP）", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Session clock", "Events", "Needs attention"], timeUp: "time up", attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
         shead: ["Player", "Hands", "Wins", "Self-drawn", "Fed", "Win rate", "Feed rate", "Avg win", "Biggest win"], since: "{n} min", final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
-        csv: "Standings as CSV", unfinished: "still playing this round: {names} (the seating may change)",
+        csv: "Standings as CSV", archive: "The tournament's record (ZIP)", unfinished: "still playing this round: {names} (the seating may change)",
         publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
         failed: "publishing failed: {e}",
         pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
@@ -389,6 +427,7 @@ function render() {
   $("thead").innerHTML = I18N[lang].thead.map((h) => `<th>${esc(h)}</th>`).join("");
   $("tables-title").textContent = t("tables");
   $("csv").textContent = t("csv");
+  $("archive").textContent = t("archive");
   if (!last) return;
   $("rows").innerHTML = last.players.length ? last.players.map(playerRow).join("")
     : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;

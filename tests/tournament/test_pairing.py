@@ -246,7 +246,9 @@ def test_a_stand_in_counts_at_the_table_but_is_not_ranked_nor_seated_again(tmp_p
 def _record(table_id: str, hand_no: int, names: str, wins: list[dict[str, Any]], round_no: int = 1) -> bytes:
     seats = {w: {"chair": i + 1, "player_no": i + 1, "player": n} for i, (w, n) in enumerate(zip("ESWN", names))}
     record = {"view": "public", "hand_no": hand_no, "round": round_no, "seats": seats, "wins": wins,
-              "result": "win" if wins else "draw", "lines": []}
+              "result": "win" if wins else "draw", "lines": [], "ruleset": "mcr", "table_name": f"{table_id}号桌",
+              "prevalent_wind": "E", "dealer_position": 1, "throws": [], "break": None, "points": {},
+              "started_at": 0.0, "ended_at": 60.0}
     return json.dumps({"v": 1, "tournament": "cup", "table_id": table_id, "seq": 10 + hand_no, "round": round_no,
                        "hand_no": hand_no, "record": record}).encode()
 
@@ -257,13 +259,13 @@ def test_player_statistics_come_from_the_hands_records(tmp_path: Path) -> None:
     try:
         hub.handle("mahjong/cup/t1/state", _state("t1", list("甲乙丙丁"), [30, 10, -10, -30]))
         hub.handle("mahjong/cup/t1/records", _record("t1", 1, "甲乙丙丁", [
-            {"seat": "S", "win_kind": "discard", "total": 12, "fans": [{"name": "碰碰和"}], "discarder": "E"}]))
+            {"seat": "S", "win_kind": "discard", "total": 12, "fans": [{"name": "碰碰和", "value": 6}], "discarder": "E"}]))
         assert {p["name"]: p["wins"] for p in hub.stats()["players"]}["乙"] == 1  # counted, then kept
         hub.handle("mahjong/cup/t1/records", _record("t1", 2, "甲乙丙丁", [
-            {"seat": "S", "win_kind": "self_draw", "total": 30, "fans": [{"name": "清一色"}, {"name": "自摸"}]}]))
+            {"seat": "S", "win_kind": "self_draw", "total": 30, "fans": [{"name": "清一色", "value": 24}, {"name": "自摸", "value": 1}]}]))
         hub.handle("mahjong/cup/t1/records", _record("t1", 3, "甲乙丙丁", []))  # 荒牌
         hub.handle("mahjong/cup/t1/records", _record("t1", 4, "甲乙丙丁", [
-            {"seat": "W", "win_kind": "discard", "total": 8, "fans": [{"name": "平和"}], "discarder": "E"}]))
+            {"seat": "W", "win_kind": "discard", "total": 8, "fans": [{"name": "平和", "value": 2}], "discarder": "E"}]))
         players = {p["name"]: p for p in hub.stats()["players"]}
         yi, jia, bing = players["乙"], players["甲"], players["丙"]
         assert (yi["hands"], yi["wins"], yi["self_drawn"], yi["on_discard"], yi["fed"]) == (4, 2, 1, 1, 0)
@@ -271,6 +273,17 @@ def test_player_statistics_come_from_the_hands_records(tmp_path: Path) -> None:
         assert (jia["wins"], jia["fed"], jia["feed_rate"], jia["average_win"]) == (0, 2, 0.5, None)
         assert bing["wins"] == 1 and [p["name"] for p in hub.stats()["players"]][:2] == ["乙", "丙"]
         assert TestClient(create_hub_app(hub)).get("/api/stats").json()["players"][0]["name"] == "乙"
+        # the tournament's record in one file: standings, statistics, seatings, every table's hands
+        import io
+        import zipfile
+
+        got = TestClient(create_hub_app(hub)).get("/api/archive.zip")
+        assert got.status_code == 200 and "cup-archive.zip" in got.headers["content-disposition"]
+        z = zipfile.ZipFile(io.BytesIO(got.content))
+        assert set(z.namelist()) == {"standings.json", "standings.csv", "stats.json", "seatings.json",
+                                     "tables/t1/rounds.json", "tables/t1/records.json", "tables/t1/records.txt"}
+        assert [r["hand_no"] for r in json.loads(z.read("tables/t1/records.json"))] == [1, 2, 3, 4]
+        assert "乙" in z.read("standings.csv").decode("utf-8-sig")
     finally:
         hub.close()
 
