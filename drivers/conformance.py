@@ -204,6 +204,12 @@ async def _ping(h: RawHost, data: list[int], req: int | None = None) -> tuple[in
     return req, since, raw
 
 
+async def _answered(h: RawHost, data: list[int], req: int | None = None) -> tuple[int, dict[str, Any] | None]:
+    """Send a ping and wait for its pong: (req, the pong or None)."""
+    req, since, _ = await _ping(h, data, req)
+    return req, await h.reply("pong", req, since)
+
+
 @check("reset", "§5.1", "RESET is answered by RESET_ACK with the same nonce, every time")
 async def _reset(h: RawHost) -> tuple[bool, str]:
     first = await h.reset()
@@ -277,8 +283,7 @@ async def _replies(h: RawHost) -> tuple[bool, str]:
     h.send("status", req=req)
     status = await h.reply("status_report", req, since)
     data = list(range(1, 51))
-    req, since, _ = await _ping(h, data)
-    pong = await h.reply("pong", req, since)
+    _, pong = await _answered(h, data)
     if status is None or pong is None:
         return False, f"status_report {'missing' if status is None else 'ok'}, pong {'missing' if pong is None else 'ok'}"
     return list(pong["data"]) == data, f"phase {status['phase']}; pong {'echoes' if list(pong['data']) == data else 'differs'}"
@@ -316,8 +321,7 @@ async def _bad_crc(h: RawHost) -> tuple[bool, str]:
     pong = await h.reply("pong", req, since, QUIET_S)
     if nak is None or nak.seq != h.send_seq or pong is not None:
         return False, f"NAK {'none' if nak is None else nak.seq} (expected {h.send_seq}); executed: {pong is not None}"
-    req, since, _ = await _ping(h, [8])
-    return await h.reply("pong", req, since) is not None, f"NAK({nak.seq}), then the good frame answered"
+    return (await _answered(h, [8]))[1] is not None, f"NAK({nak.seq}), then the good frame answered"
 
 
 @check("future_seq", "§3", "a frame from the future is dropped and NAKed once until expected moves")
@@ -329,8 +333,7 @@ async def _future(h: RawHost) -> tuple[bool, str]:
     await asyncio.sleep(QUIET_S)
     naks = [f.seq for f in h.frames[since:] if f.type == NAK]
     run = [f for f in _new(h, since) if f.type == msgs.BY_NAME["pong"].type]
-    req, since, _ = await _ping(h, [2])
-    answered = await h.reply("pong", req, since) is not None
+    answered = (await _answered(h, [2]))[1] is not None
     ok = naks == [expected] and not run and answered
     return ok, (f"NAKs {naks} for two frames ahead of {expected} (expected [{expected}]), run: {len(run)}; "
                 f"the frame in order then answered: {answered}")
@@ -354,10 +357,8 @@ async def _duplicate(h: RawHost) -> tuple[bool, str]:
 @check("request_cache", "§5", "a command resent with the same req (a new frame) gets the remembered reply, not run again")
 async def _request_cache(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
-    req, since, _ = await _ping(h, [1, 2, 3])
-    first = await h.reply("pong", req, since)
-    req, since, _ = await _ping(h, [9, 9], req=req)
-    second = await h.reply("pong", req, since)
+    req, first = await _answered(h, [1, 2, 3])
+    req, second = await _answered(h, [9, 9], req)
     if first is None or second is None:
         return False, "a pong missing"
     return list(second["data"]) == [1, 2, 3], f"resent req {req}: answered with {list(second['data'])} (remembered: [1, 2, 3])"
@@ -366,13 +367,12 @@ async def _request_cache(h: RawHost) -> tuple[bool, str]:
 @check("new_host", "§5", "identify with a new host_id clears the request cache: the same req is a new command")
 async def _new_host(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
-    req, since, _ = await _ping(h, [4, 4])
-    if await h.reply("pong", req, since) is None:
+    req, first = await _answered(h, [4, 4])
+    if first is None:
         return False, "no pong"
     h.host_id = (h.host_id + 1) % (1 << 32)  # another host process (the Pi restarted)
     await h.identify()
-    req, since, _ = await _ping(h, [5, 5], req=req)
-    second = await h.reply("pong", req, since)
+    req, second = await _answered(h, [5, 5], req)
     if second is None:
         return False, "no pong after the new identify"
     return list(second["data"]) == [5, 5], f"req {req} from the new host: answered {list(second['data'])} (expected [5, 5])"
@@ -382,8 +382,7 @@ async def _new_host(h: RawHost) -> tuple[bool, str]:
 async def _garbage(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     h.write(b"\x00\xff\xa5\x5a\xf0 noise \xa5\x5a\x05\x01")
-    req, since, _ = await _ping(h, [5])
-    return await h.reply("pong", req, since) is not None, "answered after the garbage"
+    return (await _answered(h, [5]))[1] is not None, "answered after the garbage"
 
 
 @check("torn_frame", "§4", "half a frame followed by silence is given up; the next frame is read")
@@ -392,8 +391,7 @@ async def _torn(h: RawHost) -> tuple[bool, str]:
     raw = h.frame("ping", req=h.next_req(), data=list(range(20)))
     h.write(raw[: len(raw) // 2])
     await asyncio.sleep(0.25)
-    req, since, _ = await _ping(h, [6])
-    return await h.reply("pong", req, since) is not None, "answered after a torn frame and 250 ms"
+    return (await _answered(h, [6]))[1] is not None, "answered after a torn frame and 250 ms"
 
 
 @check("split_and_packed", "§1", "a frame split across writes, and several frames in one write, are all read")
