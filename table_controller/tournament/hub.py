@@ -561,7 +561,8 @@ def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:
     n = int((st or {}).get("appeals_waiting") or 0)
     if not n:
         return []
-    return [{"kind": "appeal", "since": float(st["at"]) if st else 0.0,  # type: ignore[index]
+    # the standing says how many wait, not since when: no `since` (the page shows none)
+    return [{"kind": "appeal", "since": None,
              "text_zh": f"申诉待仲裁委员会裁决 {n} 件", "text_en": f"{n} appeal(s) awaiting the committee"}]
 
 

@@ -377,8 +377,8 @@ function clockText(c) {
 }
 function alertText(x) {
   // a table fault, the table's link down, the camera failing: since when (the table's clock)
-  return (x.alerts || []).map((a) => esc(lang === "zh" ? a.text_zh : a.text_en)
-    + ` <small>${esc(t("since", { n: Math.max(0, Math.round((last.at - a.since) / 60)) }))}</small>`).join("；");
+  return (x.alerts || []).map((a) => esc(lang === "zh" ? a.text_zh : a.text_en) + (a.since == null ? ""
+    : ` <small>${esc(t("since", { n: Math.max(0, Math.round((last.at - a.since) / 60)) }))}</small>`)).join("；");
 }
 let pairs = null;
 let published = null;
