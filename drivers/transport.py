@@ -224,6 +224,8 @@ def _serial_for_url(url: str, baudrate: int) -> Any:
 def _wrap_serial(url: str, ser: Any) -> Transport:
     """Fd-watched if the port has a real descriptor; else threads inside the transport."""
     scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme in ("socket", "rfc2217"):
+        _no_delay(ser)
     if scheme in ("", "socket"):
         return FdTransport(url, ser)
 
@@ -231,6 +233,18 @@ def _wrap_serial(url: str, ser: Any) -> Transport:
         return bytes(ser.read(max(1, ser.in_waiting)))
 
     return ThreadTransport(url, read, ser.write, ser.close, name=f"serial-{scheme}")
+
+
+def _no_delay(ser: Any) -> None:
+    """Send each small frame at once over TCP (TCP_NODELAY). With Nagle's algorithm an ACK written
+    right after another waits for the first one's TCP acknowledgement, which the peer delays: the
+    table saw our ACK some 25 ms late, past its 25 ms retransmission floor, and resent frames we had
+    already acknowledged (a table on a network bridge, or the simulator on TCP)."""
+    sock = getattr(ser, "_socket", None)
+    if sock is not None:
+        import socket
+
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def check_url(url: str) -> str:

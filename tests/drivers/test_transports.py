@@ -82,6 +82,30 @@ async def test_the_table_over_tcp(no_leaks: None) -> None:
         await clock.close()
 
 
+async def test_over_tcp_the_hosts_acks_go_at_once_and_the_table_resends_nothing(no_leaks: None) -> None:
+    """TCP_NODELAY on a socket:// table: with Nagle's algorithm the host's second small write (an
+    ACK right after another: identify's reply and the hello replayed behind it) waited for the first
+    one's TCP acknowledgement, past the table's 25 ms retransmission floor, and the table resent a
+    frame already acknowledged. Real time, a real socket; the host's side at the byte level."""
+    from drivers.clock import SystemClock
+    from drivers.conformance import RawHost
+
+    sim = SimTable(seed=4, clock=SystemClock())
+    port = await sim.serve_tcp(0)
+    transport = await open_transport(f"socket://127.0.0.1:{port}")
+    host = RawHost(transport)
+    try:
+        for _ in range(3):
+            await host.reset()
+            await host.identify()  # identity and the replayed hello, back to back: two ACKs at once
+            await asyncio.sleep(0.15)  # a resend would be due after 25 ms
+        assert [c.link.health.retransmits for c in sim._conns] == [0]
+    finally:
+        await host.close()
+        await transport.close()
+        await sim.close()
+
+
 async def test_the_table_over_usb_with_a_virtual_pyusb_backend(no_leaks: None) -> None:
     # threads move USB bytes, so give the virtual clock more real time per step
     clock = VirtualClock(auto=True, quantum=0.005)
