@@ -73,3 +73,69 @@ def test_hub_page_over_https_and_a_half_given_certificate_refused(tmp_path: Path
         trusted = ssl.create_default_context(cafile=str(cert))
         with urllib.request.urlopen(f"https://127.0.0.1:{port}/api/standings", timeout=5, context=trusted) as r:
             assert json.load(r)["tournament"] == "cup"
+
+
+async def test_a_hub_killed_outright_comes_back_with_everything(tmp_path: Path, broker: Broker) -> None:
+    """SIGKILL the hub (a power cut at the organiser's desk) while a table plays on: restarted on the
+    same files, it holds every event the table logged, once, and the table's current standing."""
+    import asyncio
+    import urllib.error
+
+    from table_controller.config import parse_config
+    from table_controller.service import TableService
+
+    table = TableService(parse_config({
+        "table": {"link": "sim://", "sim_speed": 100.0},
+        "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+        "tournament": {"broker": broker.url, "name": "cup", "table_id": "t1"}}, source="test"), tmp_path / "t1")
+    port = free_port()
+    args = [sys.executable, "-m", "table_controller.cli", "hub", "--broker", broker.url, "--tournament", "cup",
+            "--port", str(port), "--data-dir", str(tmp_path / "hub")]
+
+    def standing() -> dict:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/standings", timeout=2) as r:
+            return json.load(r)
+
+    async def until(check, what: str, timeout: float = 20.0):  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if got := check():
+                    return got
+            except (urllib.error.URLError, ConnectionError, KeyError, IndexError):
+                pass
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"timed out: {what}")
+
+    def penalty(seat: str, victim: str) -> None:
+        table.controller.referee_action("referee.penalty", {"seat": seat, "code": "exposed_other", "amount": 5,
+                                                            "victim": victim}, by="referee")
+
+    await table.start()
+    hub = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        await table.controller.wait_linked(10)
+        penalty("S", "W")
+        await until(lambda: standing()["tables"][0]["seq"] == table.controller.state.seq, "the hub in step")
+        hub.send_signal(signal.SIGKILL)
+        hub.wait(10)
+        for seat, victim in (("E", "N"), ("W", "S"), ("N", "E")):
+            penalty(seat, victim)  # the table plays on while the hub is dead
+        hub = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        last = table.controller.state.seq
+        st = await until(lambda: (s := standing())["tables"][0]["seq"] == last and s["tables"][0]["complete"] and s,
+                         "the restarted hub caught up", 30)
+        from table_controller.scoresheet import compute
+
+        assert st["tables"][0]["events"] == len(table.store.since(0))  # every event, once
+        totals = compute(table.controller.state)["totals"]
+        assert {p["name"]: p["points"] for p in st["players"]} == {
+            table.controller.state.players[int(pos)]: v for pos, v in totals.items()}
+    finally:
+        if hub.poll() is None:
+            hub.send_signal(signal.SIGTERM)
+            try:
+                hub.wait(10)
+            except subprocess.TimeoutExpired:
+                hub.kill()
+        await table.stop()
