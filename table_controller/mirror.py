@@ -112,24 +112,32 @@ class LogMirror:
             self._close()
             return 0
 
+    def inspect(self) -> int | None:
+        """Without writing: the events the mirror file holds (0 for none), None when SQLite cannot
+        read it; `MirrorRefused` when it is not this table's log (left byte for byte)."""
+        if not self.path.exists():
+            return 0
+        if not self._readable():
+            return None
+        ro = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            last = int(ro.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+            if last:
+                self._check_same_log(ro, last)
+            return last
+        finally:
+            ro.close()
+
     def _open(self) -> None:
-        last = 0
-        if self.path.exists():
-            if not self._readable():
-                aside = self.dir / f"events.corrupt-{int(self._wall_clock())}.sqlite3"
-                self.path.rename(aside)
-                for suffix in ("-journal", "-wal", "-shm"):
-                    Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-                self.moved_aside.append(aside.name)
-                log.warning("log mirror unreadable: moved aside, copying afresh", extra={"aside": str(aside)})
-            else:  # read-only until it is known to be this table's: another log is left byte for byte
-                ro = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-                try:
-                    last = int(ro.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
-                    if last:
-                        self._check_same_log(ro, last)
-                finally:
-                    ro.close()
+        last = self.inspect()
+        if last is None:
+            aside = self.dir / f"events.corrupt-{int(self._wall_clock())}.sqlite3"
+            self.path.rename(aside)
+            for suffix in ("-journal", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            self.moved_aside.append(aside.name)
+            log.warning("log mirror unreadable: moved aside, copying afresh", extra={"aside": str(aside)})
+            last = 0
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
             # a rollback journal, not WAL: the stick may be FAT, and a pulled stick keeps a whole file

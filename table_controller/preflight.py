@@ -103,20 +103,13 @@ def _check_mirror(mirror: Path, log_file: Path) -> Finding:
 
         store = EventStore(log_file)
         try:
-            m = LogMirror(store, mirror)
-            if not m._readable():
-                return Finding(what, "warn", f"{copy} cannot be read: the service will move it aside and copy afresh")
-            ro = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
-            try:
-                last = int(ro.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
-                if last:
-                    m._check_same_log(ro, last)
-            finally:
-                ro.close()
+            last = LogMirror(store, mirror).inspect()
         except MirrorRefused as exc:
             return Finding(what, "fail", str(exc))
         finally:
             store.close()
+        if last is None:
+            return Finding(what, "warn", f"{copy} cannot be read: the service will move it aside and copy afresh")
         return Finding(what, "ok", f"{mirror}: this table's log, {last} events copied, {_free_mb(mirror):.0f} MB free")
     return Finding(what, "ok", f"{mirror}: writable, {_free_mb(mirror):.0f} MB free")
 

@@ -7,9 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-PASSWORD_ENV = "TABLECTL_HUB_PASSWORD"
-#: The organiser's credential for publishing a round's seating to the tables (unset: not offered).
-ORGANIZER_ENV = "TABLECTL_HUB_ORGANIZER_TOKEN"
+from table_controller.tournament import ORGANIZER_ENV, PASSWORD_ENV  # the package init only: no MQTT, no pydantic
 
 
 def register(sub: argparse._SubParsersAction) -> None:

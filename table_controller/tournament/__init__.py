@@ -4,3 +4,8 @@
 subscriber and its SQLite files), `web` (the hub's page and `HubService`). See docs/tournament.md.
 A table without `[tournament].broker` imports none of this and runs alone.
 """
+
+#: The hub's broker password, and the organiser's credential for publishing seatings: read from the
+#: environment by `tablectl hub`, written to hub.env by `tablectl broker-config`.
+PASSWORD_ENV = "TABLECTL_HUB_PASSWORD"
+ORGANIZER_ENV = "TABLECTL_HUB_ORGANIZER_TOKEN"

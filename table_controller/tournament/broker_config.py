@@ -20,7 +20,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from table_controller.commands.hub import ORGANIZER_ENV, PASSWORD_ENV
+from table_controller.tournament import ORGANIZER_ENV, PASSWORD_ENV
 from table_controller.tournament.wire import WireError, check_id, check_prefix, parse_broker
 
 #: The hub's broker user (tables may not take this id).
