@@ -48,6 +48,7 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
     which a long session makes slow, so the service passes its state. `rounds.RoundError` for a
     round the table has not played."""
     from table_controller import rounds
+    from table_controller.projection import public_event
 
     state = state if state is not None else fold(events)
     events = rounds.events_of(events, state, round_no)
@@ -71,8 +72,6 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
         line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
                                 "type": ev.type, "text": describe(ev)}
         if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)
-            from table_controller.projection import public_event
-
             data = public_event(ev.to_json())["data"]
             line["play"] = {k: data[k] for k in PLAY_FIELDS if k in data}
         action = actions.get(ev.seq)
