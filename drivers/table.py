@@ -70,7 +70,8 @@ class Table(BaseTable):
     """A table speaking mahjong-link, kept connected across unplugs."""
 
     def __init__(self, url: str, clock: Clock, *, reconnect: bool = True,
-                 command_timeout: float = COMMAND_TIMEOUT, transport_options: dict[str, Any] | None = None) -> None:
+                 command_timeout: float = COMMAND_TIMEOUT, transport_options: dict[str, Any] | None = None,
+                 resume: tuple[int, int] | None = None) -> None:
         super().__init__(clock)
         self.url = url
         self._reconnect = reconnect
@@ -83,8 +84,9 @@ class Table(BaseTable):
         self._host_id = random.getrandbits(32) or 1
         self._next_req = 1
         self._pending: dict[int, _Pending] = {}
-        self._boot_id = 0
-        self._last_event = 0
+        # What the host last saw of this table (protocol.md §5): a restarted host that kept a
+        # record resumes from it (`resume`), so the table replays only what the record lacks.
+        self._boot_id, self._last_event = resume if resume is not None else (0, 0)
         self._up = asyncio.Event()
         self._closing = False
         self._runner: asyncio.Task[None] | None = None
@@ -354,6 +356,11 @@ class Table(BaseTable):
 
     def _on_identity(self, values: dict[str, Any]) -> None:
         boot_id = values["boot_id"]
+        if boot_id == self._boot_id and values.get("last_event", 0) < self._last_event:
+            # the same boot id but fewer events than we hold: a new boot whose id happens to match
+            # (32 random bits), which replayed nothing; start again from its first event
+            self._last_event = 0
+            self._rx.put_nowait(TableError("the table's event numbers went back: it restarted", "table_reset"))
         if self._boot_id and boot_id != self._boot_id:
             self._last_event = 0  # a new boot numbers its events from 1 again
             self._fail_pending(TableError(
@@ -438,11 +445,14 @@ class Table(BaseTable):
 
 async def open_table(url: str, clock: Clock | None = None, *, dialect: str = "mahjong-link",
                      reconnect: bool = True, connect_timeout: float | None = 10.0,
-                     command_timeout: float = COMMAND_TIMEOUT, **transport_options: Any) -> BaseTable:
+                     command_timeout: float = COMMAND_TIMEOUT, resume: tuple[int, int] | None = None,
+                     **transport_options: Any) -> BaseTable:
     """Connect to a table and finish the handshake; `table.info` is then filled.
 
     With `reconnect=True` (the default) the link survives unplugs; `connect_timeout` bounds
-    only the first connection. Transport options (`usb_backend`, `baudrate`) pass through.
+    only the first connection. `resume` = (boot id, event number) of the last table event the
+    host's record holds: the table then replays only the events after it (same boot) or all it
+    still has (it rebooted). Transport options (`usb_backend`, `baudrate`) pass through.
     """
     clock = clock or SystemClock()
     if dialect == "remote-control":
@@ -454,7 +464,7 @@ async def open_table(url: str, clock: Clock | None = None, *, dialect: str = "ma
     if dialect != "mahjong-link":
         raise TableError(f"unknown dialect {dialect!r}; use one of {', '.join(DIALECTS)}", "bad_argument")
     table = Table(url, clock, reconnect=reconnect, command_timeout=command_timeout,
-                  transport_options=transport_options)
+                  transport_options=transport_options, resume=resume)
     try:
         await clock.wait_for(table._start(), connect_timeout)
     except TimeoutError:

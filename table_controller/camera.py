@@ -122,7 +122,7 @@ class CameraWatcher:
             log.error("camera reader unavailable", extra={"error": str(exc)})
             self.status = {"ok": False, "code": "reader_error", "message": f"识牌模型不可用：{exc}",
                            "message_en": f"tile reader unavailable: {exc}", "problem": str(exc)}
-            self._controller.accept("camera", "camera.status", self.status)
+            self._controller.offer("camera", "camera.status", self.status)
             return
         last_code: str | None = None
         last_problem = ""
@@ -139,12 +139,13 @@ class CameraWatcher:
                     status = {**result.status.to_json(), "problem": result.problem}
                 self.status = status
                 if status["code"] != last_code or status["problem"] != last_problem:
-                    self._controller.accept("camera", "camera.status", status)
+                    self._controller.offer("camera", "camera.status", status)
                     last_code, last_problem = status["code"], status["problem"]
                 seen: list[dict[str, Any]] = []
                 if result is not None:
                     for ev in result.events:
-                        logged = self._controller.accept("camera", f"camera.tile_{ev.event}", ev.to_json())
+                        # held in order while the log cannot be written (None then: not asked yet)
+                        logged = self._controller.offer("camera", f"camera.tile_{ev.event}", ev.to_json())
                         if ev.needs_referee and getattr(logged, "seq", None) is not None:
                             self._asked[logged.seq] = ev.track
                             while len(self._asked) > ASKED_KEPT:

@@ -10,17 +10,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from drivers.clock import SteadyWallClock
 
 from table_controller.config import TableConfig
 from table_controller.state import SEAT_ZH, SEATS, TableState, apply, fold, seat_of_position
-from table_controller.store import Event, EventStore
+from table_controller.store import Event, EventStore, StoreError
 
 log = logging.getLogger("table_controller.controller")
 
+#: How often events held while the log could not be written are offered to it again (seconds).
+LOG_RETRY_S = 1.0
 #: How long a reconnect waits after the n-th failed attempt (seconds), capped at the last.
 RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
 #: Link-health events that change state but are too frequent to be worth a log row.
@@ -47,6 +51,17 @@ CLOCK_CHECK_S = 10.0
 ANNOUNCE_CHECK_S = 1.0
 
 
+@dataclass(frozen=True)
+class _Held:
+    """An event from the table, the camera or the link that the log could not take yet."""
+
+    source: str
+    type: str
+    data: dict[str, Any]
+    table_cursor: tuple[int, int] | None
+    then: Callable[[], None] | None
+
+
 class Controller:
     """Owns the event log, the folded state, the table link and the subscribers of the display."""
 
@@ -70,6 +85,13 @@ class Controller:
         self._resync_due = False  # the table's phase and faults to be taken once its replay is in
         self._announced: set[tuple[int, float]] = set()  # (session start, minutes) already announced
         self._beeping: set[asyncio.Task[None]] = set()
+        #: Why the log refused the last write (disk full, card gone read-only), None while it writes.
+        self.log_error: str | None = None
+        self._log_failed_at: float | None = None
+        self._held: deque[_Held] = deque()  # in order; written before anything newer
+        self._last_written: Event | None = None
+        #: The table's (boot id, event number) of the newest table event logged or held.
+        self._table_position: tuple[int, int] | None = store.table_cursor()
 
     def now(self) -> float:
         """The wall clock events are stamped with (the display's timers count against it)."""
@@ -93,7 +115,7 @@ class Controller:
                 "missed_events": getattr(table, "missed_events", 0),
                 "heard_s_ago": round(clock.now() - heard, 1) if heard is not None and clock is not None else None,
             })
-        report: dict[str, Any] = {"link": link}
+        report: dict[str, Any] = {"link": link, "log": self.log_health()}
         for name, source in self.health_sources.items():
             try:
                 report[name] = source()
@@ -103,8 +125,70 @@ class Controller:
 
     # -- the log ---------------------------------------------------------------------------------
     def accept(self, source: str, type: str, data: dict[str, Any]) -> Event:
-        """Append, fold, publish — in that order, so nothing shown is missing from the record."""
-        ev = self.store.append(source, type, data, at=self._wall_clock())
+        """Append, fold, publish — in that order, so nothing shown is missing from the record.
+
+        Raises `StoreError` when the log cannot be written (the action is then not done); events
+        held from the table or the camera meanwhile are written first, so the order stays."""
+        self._write_held()
+        return self._append(source, type, data)
+
+    def offer(self, source: str, type: str, data: dict[str, Any], *, table_cursor: tuple[int, int] | None = None,
+              then: Callable[[], None] | None = None) -> Event | None:
+        """An event nobody can be asked to repeat (from the table, the link, the camera): logged
+        now, or, while the log cannot be written, held in order and written as soon as it can
+        (every `LOG_RETRY_S`); `then` runs once it is in the log. None while held."""
+        held = _Held(source, type, data, table_cursor, then)
+        if table_cursor is None and held in self._held:
+            return None  # the same news again (a retained message, a status) while it waits
+        self._held.append(held)
+        try:
+            self._write_held()
+        except StoreError:
+            return None
+        return self._last_written
+
+    def table_resume(self) -> tuple[int, int] | None:
+        """Where the table's replay should start for this record (`drivers.table.open_table(resume=)`)."""
+        return self._table_position
+
+    def log_health(self) -> dict[str, Any]:
+        """The log's own line on the health panel: it writes, or why not and how much waits."""
+        if self.log_error is None:
+            return {"ok": True, "message": "事件记录正常", "message_en": "event log writing", "waiting": 0}
+        waiting = len(self._held)
+        return {"ok": False, "waiting": waiting, "error": self.log_error,
+                "message": f"事件记录无法写入（存储已满或只读？）：{waiting} 条牌桌/摄像头事件等待写入，"
+                           "裁判操作暂不能执行",
+                "message_en": f"the event log cannot be written (storage full or read-only?): {waiting} "
+                              "table/camera events waiting, referee actions refused"}
+
+    def _write_held(self) -> None:
+        """Write the held events in order; then, after a failure, record that the log works again."""
+        while self._held:
+            h = self._held[0]
+            self._last_written = self._append(h.source, h.type, h.data, h.table_cursor)
+            self._held.popleft()
+            if h.then is not None:
+                try:
+                    h.then()
+                except Exception:  # a follow-up's failure is its own news, never the event's
+                    log.exception("follow-up of a held event failed")
+        if self.log_error is not None:
+            error, since = self.log_error, self._log_failed_at
+            self.log_error = None
+            self._append("controller", "controller.log_restored",
+                         {"error": error, "failed_at": since, "unwritable_s": round(self.now() - (since or self.now()), 1)})
+
+    def _append(self, source: str, type: str, data: dict[str, Any],
+                table_cursor: tuple[int, int] | None = None) -> Event:
+        try:
+            ev = self.store.append(source, type, data, at=self._wall_clock(), table_cursor=table_cursor)
+        except StoreError as exc:
+            if self.log_error is None:
+                self._log_failed_at = self.now()
+                log.error("event log cannot be written", extra={"error": str(exc)})
+            self.log_error = str(exc)
+            raise
         self.state = apply(self.state, ev)
         for q in list(self._subscribers):
             try:
@@ -136,11 +220,26 @@ class Controller:
                 {str(k): v for k, v in st.player_ids.items()}) != (
             configured["table_name"], configured["ruleset"], configured["players"], configured["player_ids"]
         ):
-            self.accept("controller", "controller.configured", configured)
+            self.offer("controller", "controller.configured", configured)  # a full card must not stop the start
         self._tasks.append(asyncio.create_task(self._link_loop(cfg.table.link), name="table-link"))
-        self.check_clock()
+        try:
+            self.check_clock()
+        except StoreError:
+            pass  # the health panel says why; checked again by the clock loop
         self._tasks.append(asyncio.create_task(self._clock_loop(), name="clock-watch"))
         self._tasks.append(asyncio.create_task(self._announce_loop(), name="session-announce"))
+        self._tasks.append(asyncio.create_task(self._log_retry_loop(), name="log-retry"))
+
+    async def _log_retry_loop(self) -> None:
+        """While the log refuses writes, offer it the held events (and the news that it writes
+        again) every `LOG_RETRY_S`: freeing space on the card is all the operator has to do."""
+        while not self._stopping.is_set():
+            await asyncio.sleep(LOG_RETRY_S)
+            if self._held or self.log_error is not None:
+                try:
+                    self._write_held()
+                except StoreError:
+                    continue
 
     def announce_time(self) -> Event | None:
         """报时: once the running session clock reaches one of its warnings (MCR: 15 and 5 minutes
@@ -159,13 +258,14 @@ class Controller:
         key = (clock["seq"], at)
         if key in self._announced:
             return None
-        self._announced.add(key)
         if any(e.type == "controller.session_alert" and e.data.get("session_seq") == clock["seq"]
                and e.data.get("minutes") == at for e in self.store.since(clock["seq"])):
+            self._announced.add(key)
             return None  # announced before a restart
         left = max(0, math.ceil(clock["remaining_s"] / 60))  # a short session may start inside a warning
         ev = self.accept("controller", "controller.session_alert", {"minutes": at, "left_min": left,
                                                                      "session_seq": clock["seq"]})
+        self._announced.add(key)  # only once it is in the log: a log that refused it is asked again
         if self.table is not None and getattr(getattr(getattr(self.table, "info", None), "capabilities", None),
                                               "buzzer", False):
             beeping = asyncio.get_running_loop().create_task(self._beep([300, 300, 300] if at == 0 else [800]))
@@ -181,7 +281,10 @@ class Controller:
     async def _announce_loop(self) -> None:
         while not self._stopping.is_set():
             await asyncio.sleep(ANNOUNCE_CHECK_S)
-            self.announce_time()
+            try:
+                self.announce_time()
+            except StoreError:
+                continue  # the health panel says why; announced once the log writes again
 
     def check_clock(self) -> Event | None:
         """Record it when the system clock was stepped away from the stamps (NTP's first sync on a
@@ -197,13 +300,17 @@ class Controller:
         d = float(drift())
         if abs(d - self._drift_logged) < CLOCK_STEP_S:
             return None
+        ev = self.accept("controller", "controller.clock_step", {"drift_s": round(d, 1)})
         self._drift_logged = d
-        return self.accept("controller", "controller.clock_step", {"drift_s": round(d, 1)})
+        return ev
 
     async def _clock_loop(self) -> None:
         while not self._stopping.is_set():
             await asyncio.sleep(CLOCK_CHECK_S)
-            self.check_clock()
+            try:
+                self.check_clock()
+            except StoreError:
+                continue  # the health panel says why; checked again next time
 
     async def stop(self) -> None:
         self._stopping.set()
@@ -233,13 +340,13 @@ class Controller:
                 self.table = await self._open_table(url)
             except Exception as exc:  # every transport error means the same: not linked yet
                 if self.state.link.get("up") or attempt == 0:
-                    self.accept("link", "link.down", {"reason": f"无法连接牌桌：{exc}"})
+                    self.offer("link", "link.down", {"reason": f"无法连接牌桌：{exc}"})
                 delay = RECONNECT_BACKOFF[min(attempt, len(RECONNECT_BACKOFF) - 1)]
                 attempt += 1
                 await asyncio.sleep(delay)
                 continue
             attempt = 0
-            self.accept("link", "link.up", _identity(self.table))
+            self.offer("link", "link.up", _identity(self.table))
             self._resync_due = True
             self._resync_when_replayed()
             self._linked.set()
@@ -255,7 +362,7 @@ class Controller:
             else:
                 reason = "牌桌关闭了连接"
             self._linked.clear()
-            self.accept("link", "link.down", {"reason": reason})
+            self.offer("link", "link.down", {"reason": reason})
             try:
                 await self.table.close()
             except Exception:
@@ -266,7 +373,8 @@ class Controller:
         """Resync once the events the table replays after a (re)link are all taken in, so that the
         log does not clear a fault its replay is about to clear."""
         waiting = getattr(self.table, "events_waiting", None)
-        if self._resync_due and (waiting is None or not waiting()):
+        if self._resync_due and not self._held and (waiting is None or not waiting()):
+            # (while the log holds events back, its fold is behind the table: compare later)
             self._resync_due = False
             self._resync_with_table()
 
@@ -279,17 +387,17 @@ class Controller:
         table = self.table
         phase = getattr(table, "phase", None)
         if phase and phase != self.state.phase:
-            self.accept("table", "table.phase", {"phase": phase, "resync": True})
+            self.offer("table", "table.phase", {"phase": phase, "resync": True})
         faults = getattr(table, "faults", None)
         if not isinstance(faults, dict):
             return
         live = {str(code): fields for code, fields in faults.items()}
         for code, fields in list(self.state.faults.items()):
             if code not in live:
-                self.accept("table", "table.fault_cleared", {**fields, "resync": True})
+                self.offer("table", "table.fault_cleared", {**fields, "resync": True})
         for code, fields in live.items():
             if code not in self.state.faults:
-                self.accept("table", "table.fault_raised", {**fields, "resync": True})
+                self.offer("table", "table.fault_raised", {**fields, "resync": True})
 
     def _on_table_event(self, ev: Any) -> None:
         etype = ev.type
@@ -299,22 +407,34 @@ class Controller:
         if etype == "link_up":
             # The driver reconnected on its own (unplug/replug): identity is unchanged.
             if fields.get("reconnects", 0) or not self.state.link.get("up"):
-                self.accept("link", "link.restored", fields)
+                self.offer("link", "link.restored", fields)
             self._resync_due = True  # once the replay that follows is in
             return
         if etype == "link_down":
-            self.accept("link", "link.down", fields)
+            self.offer("link", "link.down", fields)
             return
+        cursor = self._table_cursor(ev)
+        if cursor is not None:  # (the driver drops what it was told the record holds: `table_resume`)
+            self._table_position = cursor
         if etype == "hello":
             return  # the identity is recorded by link.up
         if etype in ("dice", "button") and self.state.hand is not None:
             # The table names its physical sides; the rules speak of winds of this hand.
             fields["wind"] = wind_of_side(fields.get("seat", "E"), self.state.hand["dealer_position"])
-        self.accept("table", "table." + etype, fields)
+        then: Callable[[], None] | None = None
         if etype == "phase":
-            asyncio.get_running_loop().create_task(self._on_phase(fields.get("phase", "")))
+            def then() -> None:
+                asyncio.get_running_loop().create_task(self._on_phase(fields.get("phase", "")))
         elif etype == "dice":
-            asyncio.get_running_loop().create_task(self._after_throw())
+            def then() -> None:
+                asyncio.get_running_loop().create_task(self._after_throw())
+        self.offer("table", "table." + etype, fields, table_cursor=cursor, then=then)
+
+    def _table_cursor(self, ev: Any) -> tuple[int, int] | None:
+        """(boot id, event number) of a numbered table event, None for a table that numbers none."""
+        boot = getattr(getattr(self.table, "info", None), "boot_id", 0)
+        number = getattr(ev, "seq", 0)
+        return (int(boot), int(number)) if boot and isinstance(number, int) and number > 0 else None
 
     async def _on_phase(self, phase: str) -> None:
         """The built set is raised as soon as it is ready for a hand that has started."""
@@ -341,7 +461,7 @@ class Controller:
         try:
             return await getattr(self.table, name)(*args, **kwargs)
         except Exception as exc:
-            self.accept("controller", "controller.rejected", {"action": name, "reason": f"{name}: {exc}"})
+            self.offer("controller", "controller.rejected", {"action": name, "reason": f"{name}: {exc}"})
             return None
 
     # -- actions ---------------------------------------------------------------------------------
@@ -378,7 +498,11 @@ class Controller:
             await self._command("set_seat_lights", dealer=side_of_wind("E", dealer_position),
                                 prevalent=prevalent, turn=side_of_wind("E", dealer_position))
         phase = self.state.phase
-        if phase == "ready":  # the next set was built under the table during the last hand
+        if prev is not None and not prev.get("ended") and phase in ("walls_raised", "playing"):
+            # the abandoned hand's walls are still up: the table takes them in first, as at a
+            # hand's end, and the next set goes up when it reports "ready" (see _on_phase)
+            await self._command("lower_walls")
+        elif phase == "ready":  # the next set was built under the table during the last hand
             await self._command("raise_walls")
         elif phase == "idle":
             if getattr(caps, "tile_counts", ()):  # a table that cannot say its counts (remote-control) cannot be told one

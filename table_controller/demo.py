@@ -22,6 +22,7 @@ from typing import Any
 
 from table_controller.controller import ActionError, Controller, side_of_wind, wind_of_side
 from table_controller.state import SEATS
+from table_controller.store import StoreError
 
 log = logging.getLogger("table_controller.demo")
 
@@ -395,7 +396,7 @@ async def demo_loop(controller: Controller, sim: Any, seed: int, turn_seconds: f
             start_next_round(controller)
             await throw_for_first_dealer(controller, sim)
             await play_one_hand(controller, sim, rng, turn_seconds, felt)
-        except ActionError as exc:
+        except (ActionError, StoreError) as exc:  # StoreError: the log cannot be written (a full card)
             log.info("demo hand interrupted", extra={"reason": str(exc)})
             await asyncio.sleep(1.0)
             continue

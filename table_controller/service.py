@@ -76,7 +76,9 @@ class TableService:
             from drivers.table import open_table
 
             options = {"baudrate": cfg.table.baud} if not u.startswith(("socket://", "loop://", "usb://")) else {}
-            return await open_table(u, clock=SystemClock(), dialect=cfg.table.dialect, **options)
+            # resume where the record stops: the table replays only the events the log lacks
+            return await open_table(u, clock=SystemClock(), dialect=cfg.table.dialect,
+                                    resume=self.controller.table_resume(), **options)
 
         self.controller = Controller(cfg, self.store, opener)
         # the controller links to the pty path (or the configured device), never to the sim object

@@ -189,6 +189,9 @@ def describe(ev: Event) -> str:
         return f"赛事发布第 {d.get('round', '?')} 轮编排：{names}"
     if t == "controller.session_alert":
         return "报时：比赛时间到" if not d.get("minutes") else f"报时：比赛剩余 {d.get('left_min', d['minutes']):g} 分钟"
+    if t == "controller.log_restored":
+        return (f"事件记录恢复写入（此前 {d.get('unwritable_s', '?')} 秒无法写入：{d.get('error', '')}）；"
+                "其间牌桌事件已按顺序补记 / the event log writes again; the table's events held meanwhile are in, in order")
     if t == "controller.clock_step":
         if d.get("behind_record_s"):
             return f"系统时钟比记录晚 {d['behind_record_s']} 秒（时钟被调回？）：请核对时间 / the clock is behind the record"

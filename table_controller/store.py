@@ -60,21 +60,54 @@ class EventStore:
             raise StoreError(f"cannot open the event log {self.path}: {exc}") from None
         self._lock = threading.Lock()
 
-    def append(self, source: str, type: str, data: dict[str, Any], at: float) -> Event:
-        """Write one event durably and return it with its sequence number."""
+    def append(self, source: str, type: str, data: dict[str, Any], at: float,
+               table_cursor: tuple[int, int] | None = None) -> Event:
+        """Write one event durably and return it with its sequence number.
+
+        `table_cursor` (the table's boot id and its number for this event) is kept with the event
+        in one transaction: after a restart the host asks the table to replay only what came
+        after it (docs/protocol.md §5), so nothing the log holds is logged twice and nothing the
+        log missed is lost.
+        """
         if source not in SOURCES:
             raise ValueError(f"unknown event source {source!r}; allowed: {', '.join(SOURCES)}")
         payload = json.dumps(data, ensure_ascii=False, sort_keys=True)
         with self._lock:
             try:
-                cur = self._db.execute(
-                    "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)", (at, source, type, payload)
-                )
+                if table_cursor is None:
+                    cur = self._db.execute(
+                        "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)", (at, source, type, payload)
+                    )
+                else:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    try:
+                        cur = self._db.execute(
+                            "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)",
+                            (at, source, type, payload))
+                        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
+                                         (f"{int(table_cursor[0])}:{int(table_cursor[1])}",))
+                        self._db.execute("COMMIT")
+                    except BaseException:
+                        if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
+                            self._db.execute("ROLLBACK")
+                        raise
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot append to the event log {self.path}: {exc}") from None
             seq = cur.lastrowid
         assert seq is not None
         return Event(seq=seq, at=at, source=source, type=type, data=json.loads(payload))
+
+    def table_cursor(self) -> tuple[int, int] | None:
+        """The table's (boot id, event number) of the last table event logged, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'table_cursor'").fetchone()
+        if row is None:
+            return None
+        boot, _, number = str(row[0]).partition(":")
+        try:
+            return int(boot), int(number)
+        except ValueError:  # a hand-edited meta row: start over, the table replays its whole ring
+            return None
 
     def since(self, seq: int, limit: int | None = None) -> list[Event]:
         """Events with a sequence number greater than `seq`, oldest first."""

@@ -96,7 +96,9 @@ class SimTable:
     # ----- state
     def _boot(self, reason: int) -> None:
         """Power on: a fresh boot id, an idle machine, an empty event ring and request cache."""
-        self.boot_id = self._rng_boot.getrandbits(32) or 1
+        # random per power-on, as protocol.md §5 asks of a table, not drawn from the seed: two runs of
+        # one seed are two boots, and a host that kept its record must tell them apart
+        self.boot_id = random.SystemRandom().getrandbits(32) or 1
         self.boot_time = self.clock.now()
         self.mech = Mechanism(self.clock, self.timings, emit=self._event, spawn=self._spawn,
                               tile_count=self._tile_count, dice=self.dice_count, rng_wall=self._rng_wall,

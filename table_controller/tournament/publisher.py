@@ -211,7 +211,7 @@ class TournamentPublisher:
         offer = {"round": msg.round, "table_name": msg.table_name, "players": dict(sorted(msg.players.items())),
                  "player_ids": dict(sorted(msg.player_ids.items())), "at": msg.at}
         if self.controller.state.seating_offer != offer:  # a retained copy comes again on each connection
-            self.controller.accept("tournament", "tournament.seating", offer)
+            self.controller.offer("tournament", "tournament.seating", offer)  # held while the log cannot be written
 
     async def _send(self, client: Any, queue: asyncio.Queue[Any]) -> None:
         store = self.controller.store

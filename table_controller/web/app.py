@@ -34,6 +34,7 @@ from table_controller.projection import public_actions, public_event, public_vie
 from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply, fold
+from table_controller.store import StoreError
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
 from table_controller.web.schemas import EventOut, HealthOut, StateOut
 
@@ -192,6 +193,13 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.display.cors_origins),
                            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"])
 
+    @app.exception_handler(StoreError)
+    async def _log_unwritable(request: Request, exc: StoreError) -> JSONResponse:
+        # The action was not done (its event is not in the log); everything accepted before stays.
+        return JSONResponse(status_code=503, content={
+            "detail": f"事件记录无法写入（存储已满或只读？），本操作未执行，请清理存储后重试 / the event log cannot be "
+                      f"written (storage full or read-only?); nothing was done: {exc}"})
+
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
@@ -225,7 +233,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
     @app.get("/api/health", response_model=HealthOut, summary="Is the service up; the link's and camera's health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "version": __version__, "seq": controller.state.seq,
+        return {"ok": controller.log_error is None, "version": __version__, "seq": controller.state.seq,
                 "link": controller.state.link, "health": controller.health_report()}
 
     @app.get("/api/state", response_model=StateOut, summary="The public state (no concealed tile)")

@@ -208,3 +208,33 @@ async def test_events_end_when_the_table_is_closed(sim: SimTable, pty_path: str,
     with pytest.raises(TableError) as closed:
         await t.status()
     assert closed.value.code == "closed"
+
+
+async def test_a_host_resuming_from_its_record_gets_only_the_events_after_it(sim: SimTable, pty_path: str,
+                                                                             vclock: VirtualClock) -> None:
+    """A restarted host passes `resume` = what its record holds: the table replays what came after
+    (same boot), and a table that booted again meanwhile replays all it has."""
+    from drivers.table import open_table
+
+    first = await open_table(pty_path, clock=vclock)
+    sim.raise_fault("jam", where="E")
+    await first.wait_for_event("fault_raised", timeout=5)
+    boot, held = first.info.boot_id, first.last_event
+    await first.close()
+    sim.clear_fault("jam")  # while no host listens
+
+    again = await open_table(pty_path, clock=vclock, resume=(boot, held))
+    try:
+        cleared = await again.wait_for_event("fault_cleared", timeout=5, after=held)
+        assert cleared.seq == held + 1
+        assert [e.type for e in drain(again)] == ["link_up", "fault_cleared"]  # no hello, no jam again
+    finally:
+        await again.close()
+
+    # the same boot id but a number ahead of the table's: a boot whose id collided; all again
+    late = await open_table(pty_path, clock=vclock, resume=(boot, held + 50))
+    try:
+        hello = await late.wait_for_event("hello", timeout=10, after=0)
+        assert hello.seq == 1
+    finally:
+        await late.close()

@@ -605,6 +605,38 @@ async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path:
         assert await page.get_attribute("[data-testid=mirror-health]", "class") == "bad"
 
 
+async def test_a_full_log_shows_on_the_page_and_the_referees_action_says_why(service: TableService,
+                                                                             browser: Any) -> None:
+    """The card fills up: the health panel says the log cannot be written (and how much waits), a
+    penalty keyed on the page is refused with the reason, and the line goes once space is back."""
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    await page.wait_for_selector("[data-testid=link-health]", state="attached", timeout=5000)
+    assert await page.locator("[data-testid=log-health]").count() == 0  # a log that writes says nothing
+    db = service.store._db  # SQLite's own "database or disk is full", as a full card gives
+    db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+    try:
+        for _ in range(200):
+            if service.controller.log_error is not None:
+                break
+            service.sim.raise_fault("jam", where="E")
+            service.sim.clear_fault("jam")
+            await asyncio.sleep(0.05)
+        assert service.controller.log_error is not None
+        await page.wait_for_function(
+            "(document.querySelector('[data-testid=log-health]') || {}).innerText?.includes('事件记录无法写入')",
+            timeout=8000)
+        assert await page.get_attribute("[data-testid=log-health]", "class") == "bad"
+        await page.select_option("#penalty-form select[name=seat]", "S")
+        await page.select_option("#penalty-code", "late_5")
+        await page.click("#penalty-submit")
+        await page.wait_for_selector("#action-msg.bad")
+        assert "无法写入" in await page.inner_text("#action-msg")
+    finally:
+        db.execute("PRAGMA max_page_count = 1000000")
+    await page.wait_for_function("!document.querySelector('[data-testid=log-health]')", timeout=8000)
+    assert not [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
+
+
 async def test_false_win_on_the_win_page_asks_what_each_ruleset_needs(service: TableService, tmp_path: Path,
                                                                       browser: Any) -> None:
     """判诈和: under 国标 the points are fixed (no field); under 四川 the referee gives the 番 declared

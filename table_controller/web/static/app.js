@@ -890,9 +890,10 @@ function renderHealth() {
   }
   // the tournament publisher (docs/tournament.md): connected or retrying, and how many events wait to go;
   // the log's second copy on another device (docs/display.md): present, copying, or refused
-  for (const name of ["tournament", "mirror"]) {
+  // the event log itself only when it cannot be written (a full or read-only card): referee actions wait
+  for (const name of ["log", "tournament", "mirror"]) {
     const m = health[name];
-    if (!m) continue;
+    if (!m || (name === "log" && m.ok)) continue;
     const line = document.createElement("div");
     line.className = m.ok ? "ok" : "bad";
     line.dataset.testid = name + "-health";
