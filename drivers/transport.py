@@ -215,9 +215,18 @@ def _serial_for_url(url: str, baudrate: int) -> Any:
     options: dict[str, Any] = {"baudrate": baudrate, "timeout": 0.05}
     if not url.startswith(("rfc2217://", "loop://")):
         options["write_timeout"] = 1.0  # rfc2217 refuses a write timeout; loop:// never blocks
+    if "://" not in url:
+        # one program per port: a second one (a second controller, `tablectl probe` while the
+        # service runs, a serial terminal) would read half of the table's bytes and write into its
+        # frames; the second open is refused instead (pyserial's flock on the device)
+        options["exclusive"] = True
     try:
         return serial.serial_for_url(url, **options)
     except (serial.SerialException, ValueError, OSError, NotImplementedError) as exc:
+        if "exclusively lock" in str(exc):
+            raise TransportError(f"cannot open {url}: another program has the port open (a second controller, "
+                                 "tablectl probe/conform, a serial terminal?); stop it first / 串口被其他程序占用",
+                                 "port_busy") from None
         raise TransportError(f"cannot open {url}: {exc}", "cannot_open") from None
 
 

@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -54,6 +55,10 @@ class LogMirror:
         self.present = False
         self.refused = False
         self.moved_aside: list[str] = []
+        # One copy at a time, and no closing under a copy in flight: the copying runs in a worker
+        # thread, and closing its connection from the event loop mid-write crashed the process
+        # (SIGSEGV inside SQLite) when the service stopped while the mirror was writing.
+        self._busy = threading.RLock()
 
     # -- shown on the table's health panel ---------------------------------------------------------
     def health(self) -> dict[str, Any]:
@@ -80,6 +85,10 @@ class LogMirror:
     def sync(self) -> int:
         """Copy what the mirror lacks; the number of events copied. Never raises for the stick's
         troubles: they go to `error` / `present` and the next call tries again."""
+        with self._busy:
+            return self._sync()
+
+    def _sync(self) -> int:
         self.present = self.dir.is_dir()
         if not self.present:
             self._close()
@@ -193,12 +202,13 @@ class LogMirror:
         self._close()
 
     def _close(self) -> None:
-        if self._db is not None:
-            try:
-                self._db.close()
-            except sqlite3.Error:
-                pass
-            self._db = None
+        with self._busy:  # waits for a copy in flight in the worker thread
+            if self._db is not None:
+                try:
+                    self._db.close()
+                except sqlite3.Error:
+                    pass
+                self._db = None
 
     # -- life cycle --------------------------------------------------------------------------------
     async def run(self, period_s: float = PERIOD_S) -> None:

@@ -73,10 +73,13 @@ def check_storage(config: TableConfig) -> list[Finding]:
             finally:
                 db.close()
         except sqlite3.Error as exc:
-            return [Finding("事件记录 / event log", "fail", f"{log_file} cannot be read: {exc}; restore it from the "
-                                                          "mirror or move it aside")]
+            ok = str(exc)
         if ok != "ok":
-            return [Finding("事件记录 / event log", "fail", f"{log_file} is damaged ({ok}); restore it from the mirror")]
+            # the service still starts: it keeps the file aside and carries over what reads (salvage.py)
+            return [Finding("事件记录 / event log", "warn",
+                            f"{log_file} is damaged ({ok.splitlines()[0][:120]}); the next start keeps it aside as "
+                            "events.damaged-<time>.sqlite3 and carries its readable events (and the mirror's) into a "
+                            "fresh log, naming what was lost / 记录已损坏：启动时自动保留原文件并恢复可读事件")]
         detail += f"; the log holds {n} events"
     else:
         detail += "; no log yet (the first start makes it)"

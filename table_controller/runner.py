@@ -14,6 +14,7 @@ from typing import Any
 from table_controller.config import TableConfig
 from table_controller.logs import setup_logging
 from table_controller.service import TableService
+from table_controller.store import StoreError
 
 log = logging.getLogger("table_controller.runner")
 
@@ -56,6 +57,6 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
                 except webbrowser.Error:
                     log.info("no browser to open", extra={"url": url})
 
-        return await serve_until_signalled(service, started, (OSError,))
+        return await serve_until_signalled(service, started, (OSError, StoreError))
 
     return asyncio.run(main())

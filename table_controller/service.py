@@ -15,7 +15,7 @@ from typing import Any
 
 from table_controller.config import TableConfig
 from table_controller.controller import Controller
-from table_controller.store import EventStore
+from table_controller.store import EventStore, WriterLock
 from table_controller.web.auth import Credentials
 
 log = logging.getLogger("table_controller.service")
@@ -46,11 +46,14 @@ class TableService:
     #: the log's second copy on another device (`[storage] mirror_dir`), None otherwise
     mirror: Any = None
     _served: Any = None
+    _writer: WriterLock | None = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     async def start(self) -> None:
         cfg = self.config
-        self.store = EventStore(self.data_dir / "events.sqlite3")
+        self._writer = WriterLock(self.data_dir)
+        self._writer.acquire()  # LogInUse when another service writes this log
+        self.store = self._open_log(self.data_dir / "events.sqlite3")
         url = cfg.table.link
         if url == SIM_URL:
             from tablesim import SimTable
@@ -149,6 +152,22 @@ class TableService:
         self.controller.health_sources["tournament"] = self.publisher.health
         self._tasks.append(asyncio.create_task(self.publisher.run(), name="tournament"))
 
+    def _open_log(self, path: Path) -> EventStore:
+        """The table's log; a damaged one (a card that lost power mid-write) is kept aside and its
+        readable events, with what the mirror holds of the rest, carried into a fresh one
+        (`table_controller.salvage`): the service starts, and the first new event says what was lost."""
+        import time
+
+        from table_controller.salvage import damage, salvage
+
+        problem = damage(path) if path.exists() else None
+        if problem is None:
+            return EventStore(path)
+        report = salvage(path, problem, time.time(), self.config.mirror_path())
+        store = EventStore(path)
+        store.append("controller", "controller.log_salvaged", report.to_json(), at=time.time())
+        return store
+
     def _start_mirror(self) -> None:
         """Keep a second copy of the log on another device, in the background (`mirror.py`)."""
         from table_controller.mirror import LogMirror
@@ -196,3 +215,5 @@ class TableService:
             self.mirror.close()
         if self.store is not None:
             self.store.close()
+        if self._writer is not None:
+            self._writer.release()

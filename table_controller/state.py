@@ -189,6 +189,13 @@ def describe(ev: Event) -> str:
         return f"赛事发布第 {d.get('round', '?')} 轮编排：{names}"
     if t == "controller.session_alert":
         return "报时：比赛时间到" if not d.get("minutes") else f"报时：比赛剩余 {d.get('left_min', d['minutes']):g} 分钟"
+    if t == "controller.log_salvaged":
+        lost = d.get("lost_count", 0)
+        return (f"事件记录文件损坏（{d.get('problem', '')}）：已移至 {d.get('damaged_file', '')}，"
+                f"恢复 {d.get('recovered', 0)} 条" + (f"，备份盘补回 {d['from_mirror']} 条" if d.get("from_mirror") else "")
+                + (f"，丢失 {lost} 条（编号 " + "、".join(f"{a}–{b}" if a != b else str(a) for a, b in d.get("lost", []))
+                   + "）" if lost else "，无丢失")
+                + " / the damaged log was kept aside and its events carried over")
     if t == "controller.log_restored":
         return (f"事件记录恢复写入（此前 {d.get('unwritable_s', '?')} 秒无法写入：{d.get('error', '')}）；"
                 "其间牌桌事件已按顺序补记 / the event log writes again; the table's events held meanwhile are in, in order")

@@ -23,6 +23,45 @@ class StoreError(RuntimeError):
     """The log cannot be opened or written; nothing was accepted."""
 
 
+class LogInUse(StoreError):
+    """Another running controller writes this log; the message names its process."""
+
+
+class WriterLock:
+    """One writing service per data directory (`controller.lock`, an flock the kernel lifts when
+    the process dies). Two services on one log (the systemd unit and a hand-started `tablectl run`)
+    would number events over each other and fold different states; the second is refused."""
+
+    def __init__(self, data_dir: str | Path) -> None:
+        self.path = Path(data_dir) / "controller.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+        import os
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise LogInUse(f"另一个控制器正在使用此数据目录（进程 {holder}）/ another controller (pid {holder}) is "
+                           f"running on {self.path.parent}: stop it first (systemctl stop, or Ctrl-C in its "
+                           "terminal); reading the log (tablectl record) needs no stop") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        import os
+
+        if self._fd is not None:
+            os.close(self._fd)  # closing lifts the flock
+            self._fd = None
+
+
 @dataclass(frozen=True)
 class Event:
     """One accepted fact, numbered by the log (`seq` starts at 1 and never repeats)."""
@@ -97,6 +136,22 @@ class EventStore:
         assert seq is not None
         return Event(seq=seq, at=at, source=source, type=type, data=json.loads(payload))
 
+    def restore(self, rows: list[tuple[int, float, str, str, str]], table_cursor: tuple[int, int] | None) -> None:
+        """Write events under their own numbers into this (fresh) log, in one transaction: a
+        damaged log's salvage (`table_controller.salvage`). Later events number on from the last."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany("INSERT INTO events (seq, at, source, type, data) VALUES (?, ?, ?, ?, ?)", rows)
+                if table_cursor is not None:
+                    self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
+                                     (f"{int(table_cursor[0])}:{int(table_cursor[1])}",))
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise StoreError(f"cannot restore events into {self.path}: {exc}") from None
+
     def table_cursor(self) -> tuple[int, int] | None:
         """The table's (boot id, event number) of the last table event logged, or None."""
         with self._lock:
@@ -117,7 +172,10 @@ class EventStore:
             sql += " LIMIT ?"
             params += (limit,)
         with self._lock:
-            rows = self._db.execute(sql, params).fetchall()
+            try:
+                rows = self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:  # damaged under a running service: say so; the next start salvages
+                raise StoreError(f"cannot read the event log {self.path}: {exc}") from None
         return [Event(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
 
     def __iter__(self) -> Iterator[Event]:

@@ -164,3 +164,43 @@ async def test_a_hand_started_over_one_still_in_play_lowers_its_walls_and_raises
         assert ends == ["abandoned"]
     finally:
         await service.stop()
+
+
+async def test_a_second_service_on_the_same_log_or_the_same_port_is_refused(tmp_path: Path) -> None:
+    """The systemd unit runs, and somebody starts `tablectl run` by hand to check something: two
+    writers on one log (numbering over each other) and two readers on one serial port (each getting
+    half of the table's bytes). Both are refused with a reason; the running one is untouched."""
+    import os
+
+    import pytest
+
+    from drivers.errors import TransportError
+    from drivers.transport import open_transport
+    from table_controller.store import LogInUse
+
+    sim = SimTable(seed=6, clock=SystemClock())
+    pty = await sim.serve_pty()
+    config = parse_config({"table": {"link": pty}, "display": {"port": 0, "operator_token": "op",
+                                                              "referee_token": REFEREE}}, source="test")
+    first = TableService(config, tmp_path, serve_http=False)
+    await first.start()
+    try:
+        await first.controller.wait_linked(10)
+        second = TableService(config, tmp_path, serve_http=False)
+        with pytest.raises(LogInUse, match=str(os.getpid())):
+            await second.start()
+        await second.stop()
+        with pytest.raises(TransportError) as busy:
+            await open_transport(pty)
+        assert busy.value.code == "port_busy" and "占用" in str(busy.value)
+        sim.raise_fault("jam", where="N")  # the first one still hears its table
+        await _until(lambda: first.controller.state.faults)
+    finally:
+        await first.stop()
+    again = TableService(config, tmp_path, serve_http=False)  # once it stopped, the log is free again
+    await again.start()
+    try:
+        await again.controller.wait_linked(10)
+    finally:
+        await again.stop()
+        await sim.close()

