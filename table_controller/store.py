@@ -40,8 +40,12 @@ class WriterLock:
         import fcntl
         import os
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"无法写入数据目录 / cannot write in the data directory {self.path.parent}: "
+                             f"{exc.strerror or exc} (a read-only or full card? a directory of another user?)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -50,8 +54,11 @@ class WriterLock:
             raise LogInUse(f"另一个控制器正在使用此数据目录（进程 {holder}）/ another controller (pid {holder}) is "
                            f"running on {self.path.parent}: stop it first (systemctl stop, or Ctrl-C in its "
                            "terminal); reading the log (tablectl record) needs no stop") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        try:  # the holder's pid is for the message above only: a full card must not stop the start
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass
         self._fd = fd
 
     def release(self) -> None:

@@ -94,3 +94,11 @@ async def test_a_restarted_controller_takes_the_tables_phase_and_faults_from_the
             await second.stop()
     finally:
         await sim.close()
+
+
+def test_a_data_directory_that_cannot_be_written_is_named_with_the_reason() -> None:
+    """A card mounted read-only (or any directory nobody may write): the start says where and why."""
+    from table_controller.store import WriterLock
+
+    with pytest.raises(StoreError, match="cannot write in the data directory /proc/"):
+        WriterLock("/proc/self/no-such-dir").acquire()

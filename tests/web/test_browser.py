@@ -89,7 +89,8 @@ def _http(svc: TableService) -> httpx.AsyncClient:
 
 @contextlib.asynccontextmanager
 async def _running(config: Any, tmp_path: Path) -> Any:
-    """A service of its own for one test (another ruleset, a camera), started and linked; stopped after."""
+    """A service of its own for one test (another ruleset, a camera), started and linked; stopped after.
+    Its data directory must be its own (`tmp_path / "own"`): the module's `service` may hold `tmp_path`."""
     svc = TableService(config, tmp_path)
     await svc.start()
     try:
@@ -646,7 +647,7 @@ async def test_false_win_on_the_win_page_asks_what_each_ruleset_needs(service: T
     await page.wait_for_selector("[data-testid=link-health]", state="attached", timeout=5000)
     assert await page.is_visible("#win-false") and not await page.is_visible("#false-amount")
     assert not await page.is_visible("#win-camera")
-    async with _running(_config(ruleset="sichuan"), tmp_path) as svc:
+    async with _running(_config(ruleset="sichuan"), tmp_path / "own") as svc:
         async with _http(svc) as http:
             await _dealt(svc, http)
         page = await _open(browser, svc, "/win", token=REFEREE)
@@ -662,7 +663,7 @@ async def test_false_win_on_the_win_page_asks_what_each_ruleset_needs(service: T
 async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp_path: Path, browser: Any) -> None:
     """四川血战到底 on the page: the referee confirms S's win, play goes on without S, W wins too; the
     wall runs out, 结束本盘 ends it as a draw and the 查叫 form asks E and N only for their hands."""
-    async with _running(_config(ruleset="sichuan"), tmp_path) as svc:
+    async with _running(_config(ruleset="sichuan"), tmp_path / "own") as svc:
         async with _http(svc) as http:
             play = await _dealt(svc, http)
             await play(type="discard", seat="E", tile="4p")
@@ -727,7 +728,7 @@ async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_pag
             super().__init__(*args, **{**kwargs, "dice": 2})
 
     monkeypatch.setattr(tablesim, "SimTable", TwoDiceTable)
-    async with _running(_config(ruleset="guangdong"), tmp_path) as svc:
+    async with _running(_config(ruleset="guangdong"), tmp_path / "own") as svc:
         async with _http(svc) as http:
             await _start_hand(svc, http)
         viewer = await _open(browser, svc, "/")
@@ -761,7 +762,7 @@ async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_p
     with VirtualCamera(source, fps=5) as cam:
         config = _config().model_copy(update={"camera": parse_config(
             {"camera": {"source": cam.url, "period_s": 0.2, "threshold": 0.9999}}).camera})
-        async with _running(config, tmp_path) as svc:
+        async with _running(config, tmp_path / "own") as svc:
             await _until(lambda: svc.controller.state.camera_pending, 60)
             page = await _open(browser, svc, "/", token=REFEREE)
             await page.wait_for_function("(() => { const i = document.querySelector('#camera-view');"
@@ -819,7 +820,7 @@ async def test_the_operator_keys_plays_on_the_table_page(service: TableService, 
 async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_path: Path, browser: Any) -> None:
     """四川: after the deal the operator keys each seat's 定缺 on the Table page; every page shows
     it by the seat (缺万), and a pung of that suit is refused with the rule."""
-    async with _running(_config(ruleset="sichuan"), tmp_path) as svc:
+    async with _running(_config(ruleset="sichuan"), tmp_path / "own") as svc:
         async with _http(svc) as http:
             await _start_hand(svc, http)
         await _throw_all(svc)
@@ -853,7 +854,7 @@ async def test_nanning_a_seat_that_fed_three_pungs_shows_sealed_and_its_win_is_r
                                                                                       browser: Any) -> None:
     """南宁 封胡 on the pages: E feeds S three pungs (keyed); every page marks E 封胡, and the
     referee's read of a win by E is refused with the rule."""
-    async with _running(_config(ruleset="nanning"), tmp_path) as svc:
+    async with _running(_config(ruleset="nanning"), tmp_path / "own") as svc:
         async with _http(svc) as http:
             play = await _dealt(svc, http)
             viewer = await _open(browser, svc, "/")
@@ -878,7 +879,7 @@ async def test_under_a_ruleset_the_referee_scores_the_win_page_asks_for_the_poin
                                                                                  browser: Any) -> None:
     """上海 has no scoring here (裁判计分): the Win page shows the points field; a read without
     points says so, with them it is a win the referee confirms, and the score sheet follows."""
-    async with _running(_config(ruleset="shanghai"), tmp_path) as svc:
+    async with _running(_config(ruleset="shanghai"), tmp_path / "own") as svc:
         page = await _win_form(browser, svc, "N", "discard", "123456789m 11p 23s", "4s", discarder="W")
         form = "#win-form"
         await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
@@ -903,7 +904,7 @@ async def test_the_win_page_asks_only_for_what_the_ruleset_scores_with(service: 
     carries to the scorer (a horse on the winner wins once more), never points."""
     page = await _open(browser, service, "/win", token=REFEREE)
     assert await page.get_attribute('[data-testid="win-options"]', "hidden") is not None
-    async with _running(_config(ruleset="tuidaohu"), tmp_path) as svc:
+    async with _running(_config(ruleset="tuidaohu"), tmp_path / "own") as svc:
         page = await _win_form(browser, svc, "S", "self_draw", "123456789m 11p 23s", "4s")
         form = "#win-form"
         await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
@@ -931,7 +932,7 @@ async def test_the_win_page_asks_only_for_what_the_ruleset_scores_with(service: 
 async def test_a_riichi_win_on_the_page_carries_riichi_and_the_dora_indicators(tmp_path: Path, browser: Any) -> None:
     """日本麻将: the Win page asks for 立直, 一发, the 宝牌 indicators and 本场 (never points); the
     read carries them and is scored by the point tables (立直 断幺九 宝牌2: 满贯 from the discarder)."""
-    async with _running(_config(ruleset="riichi"), tmp_path) as svc:
+    async with _running(_config(ruleset="riichi"), tmp_path / "own") as svc:
         page = await _win_form(browser, svc, "S", "discard", "22444m 333567p 44s", "4s", discarder="W")
         form = "#win-form"
         await page.wait_for_selector('[data-testid="win-options"]:not([hidden])')
@@ -948,7 +949,7 @@ async def test_a_riichi_win_on_the_page_carries_riichi_and_the_dora_indicators(t
 
 async def test_the_operator_keys_a_riichi_on_the_table_page(tmp_path: Path, browser: Any) -> None:
     """日本麻将: after E's discard the operator keys E's 立直; every page marks E 立直."""
-    async with _running(_config(ruleset="riichi"), tmp_path) as svc:
+    async with _running(_config(ruleset="riichi"), tmp_path / "own") as svc:
         async with _http(svc) as http:
             play = await _dealt(svc, http)
             await play(type="discard", seat="E", tile="9p")
