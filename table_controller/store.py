@@ -32,8 +32,9 @@ class WriterLock:
     the process dies). Two services on one log (the systemd unit and a hand-started `tablectl run`)
     would number events over each other and fold different states; the second is refused."""
 
-    def __init__(self, data_dir: str | Path) -> None:
-        self.path = Path(data_dir) / "controller.lock"
+    def __init__(self, data_dir: str | Path, who: tuple[str, str] = ("控制器", "controller")) -> None:
+        self.path = Path(data_dir) / f"{who[1]}.lock"
+        self.who = who
         self._fd: int | None = None
 
     def acquire(self) -> None:
@@ -51,9 +52,10 @@ class WriterLock:
         except OSError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
             os.close(fd)
-            raise LogInUse(f"另一个控制器正在使用此数据目录（进程 {holder}）/ another controller (pid {holder}) is "
+            zh, en = self.who
+            raise LogInUse(f"另一个{zh}正在使用此数据目录（进程 {holder}）/ another {en} (pid {holder}) is "
                            f"running on {self.path.parent}: stop it first (systemctl stop, or Ctrl-C in its "
-                           "terminal); reading the log (tablectl record) needs no stop") from None
+                           "terminal); reading its files needs no stop") from None
         try:  # the holder's pid is for the message above only: a full card must not stop the start
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)

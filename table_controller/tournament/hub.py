@@ -21,6 +21,7 @@ from typing import Any
 
 import aiomqtt
 
+from table_controller.store import StoreError, WriterLock
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
     decode, encode, KEEPALIVE, backoff, endpoint,
@@ -230,6 +231,13 @@ class Hub:
         self.client_id = client_id or f"hub-{tournament}"
         self.dir = Path(data_dir) / tournament
         self._wall_clock = wall_clock
+        # one hub per tournament's files: a second would write them too and, under the same MQTT
+        # client id, throw the first off the broker at each reconnect (and be thrown off in turn)
+        self._writer = WriterLock(self.dir, ("汇总服务", "hub"))
+        try:
+            self._writer.acquire()
+        except StoreError as exc:
+            raise HubError(str(exc)) from None
         try:
             self._db = _connect(self.dir / "hub.sqlite3")
             self._db.execute("CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -245,6 +253,7 @@ class Hub:
                 if ID_RE.match(path.stem):  # only files this hub wrote
                     self.tables[path.stem] = TableLog(path, path.stem)
         except sqlite3.Error as exc:
+            self._writer.release()
             raise HubError(f"cannot open the hub's files in {self.dir}: {exc}") from None
         self.connected = False
         self.error = ""
@@ -544,6 +553,7 @@ class Hub:
         for table in self.tables.values():
             table.close()
         self._db.close()
+        self._writer.release()
 
 
 def _clock_left(st: dict[str, Any] | None) -> dict[str, Any] | None:

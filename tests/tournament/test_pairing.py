@@ -299,3 +299,19 @@ def test_five_wrong_organiser_credentials_lock_the_client_out(tmp_path: Path) ->
         assert right.status_code == 429 and hub.published() is None
     finally:
         hub.close()
+
+
+def test_a_second_hub_on_the_same_files_is_refused_until_the_first_closes(tmp_path: Path) -> None:
+    """Two hubs on one tournament's files would both write them and, under one MQTT client id, throw
+    each other off the broker at every reconnect; the second one is told who holds them."""
+    import os
+
+    from table_controller.tournament.hub import HubError
+
+    first = Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    with pytest.raises(HubError, match=f"hub \\(pid {os.getpid()}\\)"):
+        Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    other = Hub("mqtt://127.0.0.1:1", "other-cup", tmp_path)  # another tournament's files are its own
+    other.close()
+    first.close()
+    Hub("mqtt://127.0.0.1:1", "cup", tmp_path).close()
