@@ -117,6 +117,21 @@ def _check_mirror(mirror: Path, log_file: Path) -> Finding:
     return Finding(what, "ok", f"{mirror}: writable, {_free_mb(mirror):.0f} MB free")
 
 
+def unstable_port(url: str, by_id: Path = Path("/dev/serial/by-id")) -> str | None:
+    """The kernel's name of a USB serial port (ttyUSB0, ttyACM1) follows the order devices were
+    plugged in: after a replug, or with a second adapter, the table's board may get another one
+    and the service would talk to the wrong device or none. Its /dev/serial/by-id name does not."""
+    import re
+
+    if not re.fullmatch(r"tty(USB|ACM)\d+", Path(url).name):
+        return None
+    target = Path(url).resolve()
+    stable = sorted(str(p) for p in by_id.iterdir() if p.resolve() == target) if by_id.is_dir() else []
+    name = stable[0] if stable else "/dev/serial/by-id/...（ls /dev/serial/by-id/）"
+    return (f"{url} can change name after a replug or with another USB device plugged in; set [table].link to "
+            f"{name} / 串口名会随插拔变化，请改用 by-id 名称")
+
+
 def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
     """The board answers on its port (handshake only: nothing moves)."""
     what = "牌桌控制板 / table board"
@@ -144,9 +159,14 @@ def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
     try:
         info = asyncio.run(probe())
     except Exception as exc:  # the driver's errors all say what went wrong
+        if getattr(exc, "code", "") == "port_busy":  # the service itself, most likely: it holds its port
+            return Finding(what, "warn", f"{url}: in use by another program (the table's service, if it runs: "
+                                         "the board is checked with the service stopped) / 串口被占用")
         return Finding(what, "fail", f"{url}: no answer ({exc}); check the cable, the baud rate and [table].dialect")
-    return Finding(what, "ok", f"{url}: {info.dialect} protocol {info.protocol_version}, firmware "
-                               f"{info.firmware or '-'}, serial {info.serial or '-'}")
+    found = (f"{url}: {info.dialect} protocol {info.protocol_version}, firmware "
+             f"{info.firmware or '-'}, serial {info.serial or '-'}")
+    hint = unstable_port(url) if "://" not in url else None
+    return Finding(what, "warn", f"{found}; {hint}") if hint else Finding(what, "ok", found)
 
 
 def check_camera(config: TableConfig) -> Finding | None:

@@ -115,3 +115,31 @@ def test_a_damaged_log_is_flagged_with_what_the_next_start_will_do(tmp_path: Pat
     found = {f.what.split(" / ")[1]: f for f in run_checks(config)}
     assert found["event log"].level == "warn"
     assert "damaged" in found["event log"].detail and "events.damaged-" in found["event log"].detail
+
+
+def test_a_kernel_port_name_is_flagged_with_its_stable_name(tmp_path: Path) -> None:
+    """/dev/ttyUSB0 follows the plugging order; the check names the by-id link of the same device."""
+    from table_controller.preflight import unstable_port
+
+    dev, by_id = tmp_path / "ttyUSB0", tmp_path / "by-id"
+    dev.write_text("")
+    by_id.mkdir()
+    (by_id / "usb-FTDI_FT232R_A50285BI-if00-port0").symlink_to(dev)
+    (by_id / "usb-other-if00-port0").symlink_to(tmp_path / "ttyUSB1")
+    hint = unstable_port(str(dev), by_id)
+    assert hint is not None and "usb-FTDI_FT232R_A50285BI-if00-port0" in hint and "usb-other" not in hint
+    assert unstable_port(str(by_id / "usb-FTDI_FT232R_A50285BI-if00-port0"), by_id) is None
+    assert unstable_port("/dev/pts/3", by_id) is None
+    assert "/dev/serial/by-id/" in (unstable_port(str(tmp_path / "ttyACM2"), tmp_path / "none") or "")
+
+
+def test_the_check_while_the_service_holds_the_port_says_so(tmp_path: Path, board: str) -> None:
+    from drivers.transport import _serial_for_url
+    from table_controller.preflight import check_table
+
+    held = _serial_for_url(board, 115200)  # as the running service holds it
+    try:
+        finding = check_table(parse_config({"table": {"link": board}}, source=str(tmp_path / "t.toml")))
+    finally:
+        held.close()
+    assert finding.level == "warn" and "in use" in finding.detail
