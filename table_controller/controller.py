@@ -18,7 +18,8 @@ from typing import Any
 from drivers.clock import SteadyWallClock
 
 from table_controller.config import TableConfig
-from table_controller.state import SEAT_ZH, SEATS, TableState, apply, fold, seat_of_position
+from table_controller import snapshot
+from table_controller.state import SEAT_ZH, SEATS, TableState, apply, seat_of_position
 from table_controller.store import Event, EventStore, StoreError
 
 log = logging.getLogger("table_controller.controller")
@@ -72,7 +73,10 @@ class Controller:
         self._open_table = open_table
         self._wall_clock = wall_clock if wall_clock is not None else SteadyWallClock()
         self._drift_logged = 0.0
-        self.state: TableState = fold(store.since(0))
+        # the snapshot and the events after it (a long log folded whole only after an upgrade)
+        self.state: TableState
+        self.state, self.folded_at_start = snapshot.restore(store)
+        self._snapshot_seq = self.state.seq
         self.table: Any = None
         #: Extra health sources shown beside the link's (e.g. the camera): name -> () -> dict.
         self.health_sources: dict[str, Callable[[], dict[str, Any]]] = {}
@@ -190,6 +194,8 @@ class Controller:
             self.log_error = str(exc)
             raise
         self.state = apply(self.state, ev)
+        if ev.seq - self._snapshot_seq >= snapshot.EVERY:
+            self.save_snapshot()
         for q in list(self._subscribers):
             try:
                 q.put_nowait(ev)
@@ -312,6 +318,11 @@ class Controller:
             except StoreError:
                 continue  # the health panel says why; checked again next time
 
+    def save_snapshot(self) -> None:
+        """Keep the folded state beside the log (`snapshot.py`): the next start folds only what follows."""
+        if snapshot.save(self.store, self.state):
+            self._snapshot_seq = self.state.seq
+
     async def stop(self) -> None:
         self._stopping.set()
         for task in self._tasks:
@@ -322,6 +333,8 @@ class Controller:
             except (asyncio.CancelledError, Exception):
                 pass
         self._tasks.clear()
+        if not self._held:  # (with events held back, the fold is behind the table: the log decides next time)
+            self.save_snapshot()
         if self.table is not None:
             try:
                 await self.table.close()

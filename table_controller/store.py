@@ -101,6 +101,9 @@ class EventStore:
                 " at REAL NOT NULL, source TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL)"
             )
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            # the folded state after event `seq` (table_controller.snapshot): one row, replaced
+            self._db.execute("CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1),"
+                             " seq INTEGER NOT NULL, version TEXT NOT NULL, at REAL NOT NULL, state BLOB NOT NULL)")
             self._db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -160,6 +163,23 @@ class EventStore:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise StoreError(f"cannot restore events into {self.path}: {exc}") from None
+
+    def put_snapshot(self, seq: int, version: str, at: float, state: bytes) -> None:
+        """Replace the snapshot (`table_controller.snapshot`): the state after event `seq` (stamped `at`)."""
+        with self._lock:
+            try:
+                self._db.execute("INSERT OR REPLACE INTO snapshot (id, seq, version, at, state) VALUES (1, ?, ?, ?, ?)",
+                                 (seq, version, at, state))
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot write the snapshot into {self.path}: {exc}") from None
+
+    def get_snapshot(self) -> tuple[int, str, float, bytes] | None:
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT seq, version, at, state FROM snapshot WHERE id = 1").fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read the snapshot in {self.path}: {exc}") from None
+        return None if row is None else (int(row[0]), str(row[1]), float(row[2]), bytes(row[3]))
 
     def table_cursor(self) -> tuple[int, int] | None:
         """The table's (boot id, event number) of the last table event logged, or None."""
