@@ -245,6 +245,8 @@ def _parse(type_: int, kind: str, decl: str) -> MessageType:
 BY_TYPE: dict[int, MessageType] = {t: _parse(t, k, d) for t, k, d in DECLARATIONS}
 BY_NAME: dict[str, MessageType] = {m.name: m for m in BY_TYPE.values()}
 PROTOCOL_VERSION = 1
+#: Numbered events (protocol.md §7): each payload starts with `ev` (u32); 0x9F, the heartbeat, is not one.
+EVENT_TYPES = range(0x90, 0x9F)
 
 
 def encode(name: str, **values: Any) -> tuple[int, bytes]:

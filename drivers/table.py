@@ -320,6 +320,13 @@ class Table(BaseTable):
             msg, values = msgs.decode(d.type, d.payload)
         except msgs.MessageError as exc:
             log.warning("table %s sent a frame we cannot read: %s", self.url, exc)
+            if msgs.EVENT_TYPES.start <= d.type < msgs.EVENT_TYPES.stop and len(d.payload) >= 4:
+                # a numbered event this host cannot read (a newer firmware's type, or fields it added):
+                # its number still counts, or the numbering would stall on it and the host resync
+                # every few seconds for good; the record says what came
+                ev = struct.unpack_from(">I", d.payload)[0]
+                self._on_event("unreadable", {"ev": ev, "type": f"0x{d.type:02X}", "error": str(exc),
+                                              "payload": d.payload[4:].hex()})
             return
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("<<< %s", msg.format(values))

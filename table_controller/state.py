@@ -189,6 +189,9 @@ def describe(ev: Event) -> str:
         return f"赛事发布第 {d.get('round', '?')} 轮编排：{names}"
     if t == "controller.session_alert":
         return "报时：比赛时间到" if not d.get("minutes") else f"报时：比赛剩余 {d.get('left_min', d['minutes']):g} 分钟"
+    if t == "table.unreadable":
+        return (f"牌桌发来本机无法识别的事件 {d.get('type', '')}（固件较新？）：已记录并跳过 / "
+                f"an event this controller cannot read ({d.get('error', '')}): recorded and skipped")
     if t == "controller.log_salvaged":
         lost = d.get("lost_count", 0)
         return (f"事件记录文件损坏（{d.get('problem', '')}）：已移至 {d.get('damaged_file', '')}，"

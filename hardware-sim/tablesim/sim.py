@@ -350,8 +350,18 @@ class SimTable:
         self._kick(conn)
 
     def _event(self, name: str, **values: Any) -> None:
+        type_, payload = msgs.encode(name, ev=self.last_event + 1, **values)
+        self._numbered(type_, payload)
+
+    def newer_event(self, type_: int, fields: bytes = b"") -> None:
+        """Send a numbered event this protocol version does not define (`type_` in 0x90..0x9E), as a
+        newer firmware would: the host must count it and go on (for table makers and tests)."""
+        if type_ not in msgs.EVENT_TYPES:
+            raise ValueError(f"0x{type_:02X} is not an event type (0x90..0x9E)")
+        self._numbered(type_, (self.last_event + 1).to_bytes(4, "big") + fields)
+
+    def _numbered(self, type_: int, payload: bytes) -> None:
         self.last_event += 1
-        type_, payload = msgs.encode(name, ev=self.last_event, **values)
         self._ring.append((self.last_event, type_, payload))
         self.events_sent += 1
         for conn in getattr(self, "_conns", []):

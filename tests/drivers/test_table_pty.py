@@ -238,3 +238,20 @@ async def test_a_host_resuming_from_its_record_gets_only_the_events_after_it(sim
         assert hello.seq == 1
     finally:
         await late.close()
+
+
+async def test_an_event_of_a_newer_firmware_is_counted_recorded_and_the_link_goes_on(table: Table, sim: SimTable,
+                                                                                     vclock: VirtualClock) -> None:
+    """A firmware update adds an event type (or a field to one) this host cannot read. Before, the host
+    dropped it without counting its number: the heartbeats then announced an event the host never
+    got, and it re-handshook every three seconds for good, replaying the same unreadable event."""
+    drain(table)
+    sim.newer_event(0x97, b"\x01\x02")
+    sim.raise_fault("jam", where="E")
+    unreadable = await table.wait_for_event("unreadable", timeout=5, after=0)
+    assert unreadable.fields["type"] == "0x97" and unreadable.fields["payload"] == "0102"
+    jam = await table.wait_for_event("fault_raised", timeout=5, after=unreadable.seq)
+    assert jam.seq == unreadable.seq + 1 and table.last_event == sim.last_event
+    reconnects = table.reconnects
+    await vclock.sleep(10)  # ten heartbeats: nothing is missing, so no resync
+    assert table.reconnects == reconnects and table.missed_events == 0
