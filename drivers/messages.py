@@ -182,7 +182,9 @@ class MessageType:
             raise MessageError(f"{self.name}: payload of {len(out)} bytes exceeds {MAX_PAYLOAD}")
         return out
 
-    def decode(self, payload: bytes) -> dict[str, Any]:
+    def decode(self, payload: bytes, trailing_ok: bool = False) -> dict[str, Any]:
+        """Field values; `trailing_ok`: bytes after the known fields (appended by a newer firmware)
+        are ignored, as the host does with the table's messages; the table's own check is strict."""
         values: dict[str, Any] = {}
         pos = 0
         for fname, ftype in self.fields:
@@ -190,7 +192,7 @@ class MessageType:
                 values[fname], pos = FIELD_TYPES[ftype].decode(payload, pos)
             except MessageError as exc:
                 raise MessageError(f"{self.name}.{fname}: {exc}") from None
-        if pos != len(payload):
+        if pos != len(payload) and not trailing_ok:
             raise MessageError(f"{self.name}: {len(payload) - pos} unexpected byte(s) after the last field")
         return values
 
@@ -258,12 +260,12 @@ def encode(name: str, **values: Any) -> tuple[int, bytes]:
     return msg.type, msg.encode(values)
 
 
-def decode(type_: int, payload: bytes) -> tuple[MessageType, dict[str, Any]]:
+def decode(type_: int, payload: bytes, trailing_ok: bool = False) -> tuple[MessageType, dict[str, Any]]:
     """The message and its field values; MessageError names what is wrong."""
     msg = BY_TYPE.get(type_)
     if msg is None:
         raise MessageError(f"unknown message type 0x{type_:02X}")
-    return msg, msg.decode(payload)
+    return msg, msg.decode(payload, trailing_ok)
 
 
 def describe(type_: int, payload: bytes) -> str:

@@ -317,7 +317,8 @@ class Table(BaseTable):
             self._rx.put_nowait(TableError("the table reset the link (it restarted)", "table_reset"))
             return
         try:
-            msg, values = msgs.decode(d.type, d.payload)
+            # fields a newer firmware appended are ignored (protocol.md §7): it still speaks to us
+            msg, values = msgs.decode(d.type, d.payload, trailing_ok=True)
         except msgs.MessageError as exc:
             log.warning("table %s sent a frame we cannot read: %s", self.url, exc)
             if msgs.EVENT_TYPES.start <= d.type < msgs.EVENT_TYPES.stop and len(d.payload) >= 4:

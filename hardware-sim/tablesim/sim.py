@@ -354,8 +354,9 @@ class SimTable:
         self._numbered(type_, payload)
 
     def newer_event(self, type_: int, fields: bytes = b"") -> None:
-        """Send a numbered event this protocol version does not define (`type_` in 0x90..0x9E), as a
-        newer firmware would: the host must count it and go on (for table makers and tests)."""
+        """Send a numbered event as a newer firmware would: a type this protocol version does not
+        define, or a known one with `fields` (the bytes after `ev`) longer than it knows. The host
+        must count it and go on (for table makers and tests)."""
         if type_ not in msgs.EVENT_TYPES:
             raise ValueError(f"0x{type_:02X} is not an event type (0x90..0x9E)")
         self._numbered(type_, (self.last_event + 1).to_bytes(4, "big") + fields)

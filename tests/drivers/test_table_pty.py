@@ -255,3 +255,11 @@ async def test_an_event_of_a_newer_firmware_is_counted_recorded_and_the_link_goe
     reconnects = table.reconnects
     await vclock.sleep(10)  # ten heartbeats: nothing is missing, so no resync
     assert table.reconnects == reconnects and table.missed_events == 0
+
+
+async def test_fields_a_newer_firmware_appends_are_ignored(table: Table, sim: SimTable) -> None:
+    """A newer firmware adds a field to `button` (say, how long it was held): this host reads the
+    fields it knows. Before, the whole event was unreadable (and, uncounted, stalled the numbering)."""
+    sim.newer_event(0x93, bytes([1, 0]) + b"\x00\x2a")  # seat S, the dice button, then two new bytes
+    press = await table.wait_for_event("button", timeout=5, after=0)
+    assert press.fields == {"seat": "S", "button": "dice"} and press.seq == sim.last_event
