@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.store import SOURCES, EventStore
+from table_controller.store import SOURCES, EventStore, parse_cursor
 
 log = logging.getLogger("table_controller.salvage")
 
@@ -123,10 +123,8 @@ def _read(db_path: Path) -> tuple[dict[int, Row], tuple[int, int] | None, int]:
         cursor = None
         try:
             row = db.execute("SELECT value FROM meta WHERE key = 'table_cursor'").fetchone()
-            if row is not None:
-                boot, _, number = str(row[0]).partition(":")
-                cursor = (int(boot), int(number))
-        except (sqlite3.DatabaseError, ValueError):
+            cursor = parse_cursor(row[0]) if row is not None else None
+        except sqlite3.DatabaseError:
             pass
         return rows, cursor, max(top, max(rows, default=0))
     finally:

@@ -19,6 +19,20 @@ SCHEMA_VERSION = 1
 SOURCES = ("table", "link", "camera", "referee", "operator", "controller", "demo", "tournament")
 
 
+def cursor_text(cursor: tuple[int, int]) -> str:
+    """The table cursor as the log's `meta` keeps it: "boot_id:event_number"."""
+    return f"{int(cursor[0])}:{int(cursor[1])}"
+
+
+def parse_cursor(text: str) -> tuple[int, int] | None:
+    """`cursor_text` read back; None for a value that is not one (a hand-edited or damaged row)."""
+    boot, _, number = str(text).partition(":")
+    try:
+        return int(boot), int(number)
+    except ValueError:
+        return None
+
+
 class StoreError(RuntimeError):
     """The log cannot be opened or written; nothing was accepted."""
 
@@ -136,7 +150,7 @@ class EventStore:
                             "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)",
                             (at, source, type, payload))
                         self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
-                                         (f"{int(table_cursor[0])}:{int(table_cursor[1])}",))
+                                         (cursor_text(table_cursor),))
                         self._db.execute("COMMIT")
                     except BaseException:
                         if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
@@ -157,7 +171,7 @@ class EventStore:
                 self._db.executemany("INSERT INTO events (seq, at, source, type, data) VALUES (?, ?, ?, ?, ?)", rows)
                 if table_cursor is not None:
                     self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
-                                     (f"{int(table_cursor[0])}:{int(table_cursor[1])}",))
+                                     (cursor_text(table_cursor),))
                 self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
@@ -185,13 +199,8 @@ class EventStore:
         """The table's (boot id, event number) of the last table event logged, or None."""
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'table_cursor'").fetchone()
-        if row is None:
-            return None
-        boot, _, number = str(row[0]).partition(":")
-        try:
-            return int(boot), int(number)
-        except ValueError:  # a hand-edited meta row: start over, the table replays its whole ring
-            return None
+        # (a value that is not a cursor: start over, the table replays its whole ring)
+        return None if row is None else parse_cursor(row[0])
 
     def since(self, seq: int, limit: int | None = None) -> list[Event]:
         """Events with a sequence number greater than `seq`, oldest first."""
