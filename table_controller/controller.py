@@ -17,8 +17,8 @@ from typing import Any
 
 from drivers.clock import SteadyWallClock
 
-from table_controller.config import TableConfig
 from table_controller import snapshot
+from table_controller.config import TableConfig
 from table_controller.state import SEAT_ZH, SEATS, TableState, apply, seat_of_position
 from table_controller.store import Event, EventStore, StoreError
 
