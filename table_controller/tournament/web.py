@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import Request
 
 from table_controller.tournament.hub import Hub
+from table_controller.web.limits import BodyLimit
 
 log = logging.getLogger("table_controller.tournament.web")
 
@@ -24,6 +25,7 @@ def create_hub_app(hub: Hub) -> Any:
     from fastapi.responses import HTMLResponse
 
     app = FastAPI(title=f"赛事排名 {hub.tournament}", docs_url=None, redoc_url=None)
+    app.add_middleware(BodyLimit)  # the organiser's seating is a few KB; a huge body must not fill the hub's memory
     # The handlers are async on purpose: they run on the loop that files messages, never beside it
     # in a worker thread, so they read the hub's tables and SQLite files without a lock.
 
