@@ -14,6 +14,10 @@ from typing import Any
 STOP_TIMEOUT_S = 5.0
 
 
+#: Bytes one WebSocket message from a page may have.
+WS_MAX_MESSAGE = 1 << 16
+
+
 @dataclass
 class Served:
     """A running uvicorn server: its task and the port it actually bound (for port 0)."""
@@ -27,6 +31,9 @@ async def serve(app: Any, host: str, port: int, name: str, what: str, **options:
     """Start `app` on host:port; raise OSError (naming `what`) if it cannot listen."""
     import uvicorn
 
+    # a page sends one small message on its socket (the referee's credential): a 16 MiB frame
+    # (uvicorn's default cap) per connection is memory a stranger could take; 64 KiB is plenty
+    options.setdefault("ws_max_size", WS_MAX_MESSAGE)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=None, lifespan="off", **options))
     task = asyncio.create_task(server.serve(), name=name)
     while not server.started:

@@ -73,3 +73,22 @@ def test_the_hub_caps_bodies_too(tmp_path: Path) -> None:
             assert r.status_code == 413
     finally:
         hub.close()
+
+
+async def test_a_huge_socket_message_closes_that_socket_only(service: TableService) -> None:
+    """A page's socket carries one small message (the referee's credential); one of 1 MB is refused
+    (close 1009, "message too big") and the service goes on serving everyone else."""
+    import websockets
+
+    async with websockets.connect(f"ws://127.0.0.1:{service.port}/ws/referee", max_size=None) as ws:
+        await ws.send("x" * 1_000_000)
+        try:
+            await asyncio.wait_for(ws.recv(), 5)
+        except websockets.ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 1009
+        else:
+            raise AssertionError("the socket stayed open")
+    async with websockets.connect(f"ws://127.0.0.1:{service.port}/ws") as ws:
+        import json
+
+        assert json.loads(await ws.recv())["type"] == "snapshot"
