@@ -45,6 +45,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         events = store.since(0)
+    except StoreError as exc:  # a damaged file: the service keeps it aside and salvages it at its next start
+        print(f"{exc}; 记录已损坏 / the log is damaged: the table's service salvages it at its next start "
+              "(docs/display.md), or read the mirror's copy (--data-dir MIRROR_DIR)", file=sys.stderr)
+        return 2
     finally:
         store.close()
     state = fold(events)

@@ -14,6 +14,7 @@ from typing import Any
 from table_controller.config import parse_config
 from table_controller.salvage import damage
 from table_controller.service import TableService
+from table_controller.state import describe
 from table_controller.store import EventStore
 
 
@@ -114,10 +115,19 @@ async def test_without_a_mirror_the_readable_events_carry_over_and_the_lost_numb
         kept = {row[0]: row for row in _rows(log) if row[0] <= len(before)}
         assert set(kept) | lost == set(before) and not set(kept) & lost
         assert all(kept[n] == before[n] for n in kept)  # what was read is what was written
-        text = "丢失" in __import__("table_controller.state", fromlist=["describe"]).describe(
-            next(e for e in second.store.since(0) if e.type == "controller.log_salvaged"))
-        assert text
-        second.controller.accept("referee", "referee.note", {"text": "after the salvage"}) if False else None
-        assert EventStore(log).last_seq() > len(before)  # new events number on after the old ones
+        salvaged = next(e for e in second.store.since(0) if e.type == "controller.log_salvaged")
+        assert "丢失" in describe(salvaged)  # the referee reads what was lost in the event list
+        assert salvaged.seq > len(before)  # new events number on after the old ones
     finally:
         await second.stop()
+
+
+def test_reading_a_damaged_log_says_so_instead_of_a_traceback(tmp_path: Path, capsys: Any) -> None:
+    from table_controller.cli import main as tablectl
+
+    store = EventStore(tmp_path / "events.sqlite3")
+    store.restore([(i + 1, 1.0 + i, "referee", "referee.note", f'{{"text": "记{i}"}}') for i in range(2000)], None)
+    store.close()
+    _damage_a_middle_page(tmp_path / "events.sqlite3")
+    assert tablectl(["record", "--data-dir", str(tmp_path)]) == 2
+    assert "damaged" in capsys.readouterr().err
