@@ -16,6 +16,12 @@ STOP_TIMEOUT_S = 5.0
 
 #: Bytes one WebSocket message from a page may have.
 WS_MAX_MESSAGE = 1 << 16
+#: Connections served at once (pages, sockets, API calls); more are answered 503 and closed.
+MAX_CONNECTIONS = 400
+#: Seconds a new connection has to send a whole request head before it is closed.
+FIRST_REQUEST_S = 10.0
+#: Connections one client address may hold open (a referee's tablet uses a few; a broadcast PC ten).
+MAX_PER_CLIENT = 64
 
 
 @dataclass
@@ -34,6 +40,14 @@ async def serve(app: Any, host: str, port: int, name: str, what: str, **options:
     # a page sends one small message on its socket (the referee's credential): a 16 MiB frame
     # (uvicorn's default cap) per connection is memory a stranger could take; 64 KiB is plenty
     options.setdefault("ws_max_size", WS_MAX_MESSAGE)
+    # connections past this many get 503 and are closed at once, and one that has not sent a
+    # whole request head within FIRST_REQUEST_S is closed: uvicorn holds a silent connection for
+    # good, and 1,100 of them (a few lines of script on the venue's Wi-Fi) used up the service's
+    # 1,024 file descriptors: the display answered nobody, and the log, the camera and the table's
+    # port could not open anything new
+    options.setdefault("limit_concurrency", MAX_CONNECTIONS)
+    options.setdefault("http", _deadline_protocol())
+    _raise_open_files_limit()
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=None, lifespan="off", **options))
     task = asyncio.create_task(server.serve(), name=name)
     while not server.started:
@@ -42,6 +56,55 @@ async def serve(app: Any, host: str, port: int, name: str, what: str, **options:
             raise OSError(f"{what} did not start on {host}:{port}")
         await asyncio.sleep(0.02)
     return Served(server, task, int(server.servers[0].sockets[0].getsockname()[1]))
+
+
+def _deadline_protocol() -> type:
+    """uvicorn's HTTP protocol (httptools where installed, else h11) with a deadline for the first
+    request's head; a connection upgraded to a WebSocket is no longer this protocol's and stays."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+    except ImportError:  # httptools is optional
+        from uvicorn.protocols.http.h11_impl import H11Protocol as base
+
+    open_by_client: dict[str, int] = {}
+
+    class FirstRequestDeadline(base):  # type: ignore[misc, valid-type]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._peer = str((transport.get_extra_info("peername") or ("?",))[0])
+            open_by_client[self._peer] = open_by_client.get(self._peer, 0) + 1
+            self._head_deadline = self.loop.call_later(FIRST_REQUEST_S, self._no_request_head)
+            if open_by_client[self._peer] > MAX_PER_CLIENT:  # one machine holding hundreds: not a page
+                transport.close()
+
+        def _no_request_head(self) -> None:
+            if self.cycle is None and self.transport.get_protocol() is self and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._head_deadline.cancel()
+            left = open_by_client.get(self._peer, 1) - 1
+            if left > 0:
+                open_by_client[self._peer] = left
+            else:
+                open_by_client.pop(self._peer, None)
+            super().connection_lost(exc)
+
+    return FirstRequestDeadline
+
+
+def _raise_open_files_limit() -> None:
+    """Take the soft limit of open files up to the hard one (1,024 by default under systemd; the
+    hard limit is far higher): the display's connections, the log, the camera and the port share it."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = 1 << 16 if hard == resource.RLIM_INFINITY else min(hard, 1 << 16)
+        if want > soft:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # not POSIX, or not allowed: the connection cap still holds
 
 
 async def stop_tasks(tasks: list[asyncio.Task[Any]], served: Served | None) -> None:

@@ -1,6 +1,7 @@
-"""Request bodies are capped before anything reads them (`web/limits.py`): an unauthenticated
-client on the venue's Wi-Fi cannot make the Pi hold hundreds of megabytes (300 MB took the service
-from 58 to 366 MB before). Real HTTP against a running service."""
+"""What a stranger on the venue's Wi-Fi can take from the Pi, capped: request bodies before anything
+reads them (`web/limits.py`: 300 MB took the service from 58 to 366 MB before), socket messages,
+and connections (`web/serve.py`: 1,100 silent ones used up its file descriptors and the display
+answered nobody). Real HTTP against a running service."""
 
 from __future__ import annotations
 
@@ -92,3 +93,53 @@ async def test_a_huge_socket_message_closes_that_socket_only(service: TableServi
         import json
 
         assert json.loads(await ws.recv())["type"] == "snapshot"
+
+
+async def test_silent_connections_are_closed_and_one_machine_cannot_hold_hundreds(tmp_path: Path, monkeypatch) -> None:
+    """Connections that never send a request are closed after FIRST_REQUEST_S, and one address may
+    hold MAX_PER_CLIENT at most, while the display answers everyone else and a page's socket stays."""
+    import json
+    import socket
+
+    import websockets
+
+    from table_controller.web import serve
+
+    monkeypatch.setattr(serve, "FIRST_REQUEST_S", 1.0)
+    monkeypatch.setattr(serve, "MAX_PER_CLIENT", 20)
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 100.0},
+                           "display": {"port": 0, "operator_token": "op",
+                                       "referee_token": REFEREE}}, source="test")
+    svc = TableService(config, tmp_path)
+    await svc.start()
+    try:
+        page = await websockets.connect(f"ws://127.0.0.1:{svc.port}/ws")
+        assert json.loads(await page.recv())["type"] == "snapshot"
+        silent = [socket.create_connection(("127.0.0.1", svc.port), source_address=("127.0.0.2", 0))
+                  for _ in range(60)]  # another machine, saying nothing
+
+        def still_open() -> int:
+            n = 0
+            for s in silent:
+                s.setblocking(False)
+                try:
+                    n += s.recv(1) != b""
+                except BlockingIOError:
+                    n += 1
+                except OSError:
+                    pass
+            return n
+
+        await asyncio.sleep(0.3)
+        assert still_open() == 20  # the rest were closed at once
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
+            assert (await http.get("/api/health")).status_code == 200  # everyone else is served
+        await asyncio.sleep(1.5)
+        assert still_open() == 0  # no request head within the deadline
+        got = json.loads(await asyncio.wait_for(page.recv(), 5))  # the page's socket outlived the deadline
+        assert got["type"] in ("health", "event", "snapshot")
+        await page.close()
+        for s in silent:
+            s.close()
+    finally:
+        await svc.stop()
