@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table_controller.tournament.broker_config import MAX_PACKET
+
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
@@ -36,7 +38,7 @@ class LocalBroker:
         workdir.mkdir(parents=True, exist_ok=True)
         self.conf = workdir / "mosquitto.conf"
         self.log = workdir / "mosquitto.log"
-        conf = f"listener {self.port} 127.0.0.1\npersistence false\n"
+        conf = f"listener {self.port} 127.0.0.1\npersistence false\nmax_packet_size {MAX_PACKET}\n"
         conf += (f"allow_anonymous false\npassword_file {auth.passwd}\nacl_file {auth.acl}\n" if auth
                  else "allow_anonymous true\n")
         if tls:

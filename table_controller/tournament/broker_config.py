@@ -54,11 +54,16 @@ def acl(prefix: str, tournament: str, hub_user: str = HUB_USER) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The largest MQTT packet the broker takes (a hand's record or a round's standing is a few tens of
+#: KB): one table's credential must not be able to push hundreds of MB through the broker to the hub.
+MAX_PACKET = 1 << 20
+
+
 def mosquitto_conf(port: int, password_file: str, acl_file: str, tls_dir: str = "", host: str = "0.0.0.0") -> str:
     """The broker's listener: no anonymous clients, the password file and the access list; with
     `tls_dir` (holding ca.pem, broker.pem, broker.key) the listener speaks TLS only."""
     lines = [f"listener {port} {host}", "allow_anonymous false", f"password_file {password_file}",
-             f"acl_file {acl_file}"]
+             f"acl_file {acl_file}", f"max_packet_size {MAX_PACKET}"]
     if tls_dir:
         lines += [f"cafile {tls_dir}/ca.pem", f"certfile {tls_dir}/broker.pem", f"keyfile {tls_dir}/broker.key"]
     return "\n".join(lines) + "\n"

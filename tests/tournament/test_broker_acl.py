@@ -213,3 +213,41 @@ async def test_the_generated_mosquitto_conf_itself_serves_tls_to_the_tables_user
         proc.terminate()
         proc.wait(10)
         log.close()
+
+
+async def test_one_tables_credential_cannot_push_a_huge_message_through_the_broker(tmp_path: Path) -> None:
+    """The broker takes packets up to `broker_config.MAX_PACKET` (1 MiB; a round's standing is tens of
+    KB): a 2 MB publish on a table's own topic gets that client disconnected and reaches no one."""
+    if not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
+    port = free_port()
+    files = broker_config.write(tmp_path / "venue", f"mqtt://127.0.0.1:{port}", TOURNAMENT, ["t01"])
+    assert f"max_packet_size {broker_config.MAX_PACKET}" in files.conf.read_text()  # the venue's broker too
+    broker = Broker(tmp_path / "broker", auth=files, port=port)
+    broker.start()
+    got: list[int] = []
+    try:
+        async with aiomqtt.Client("127.0.0.1", port, username="hub", password=files.password("hub"),
+                                  identifier="tap") as tap:
+            await tap.subscribe(f"mahjong/{TOURNAMENT}/t01/events", qos=1)
+
+            async def read() -> None:
+                async for m in tap.messages:
+                    got.append(len(m.payload) if isinstance(m.payload, bytes) else 0)
+
+            reader = asyncio.create_task(read())
+            topic = f"mahjong/{TOURNAMENT}/t01/events"
+            async with aiomqtt.Client("127.0.0.1", port, username="t01", password=files.password("t01"),
+                                      identifier="t01") as table:
+                await table.publish(topic, b"x" * 100_000, qos=1)  # large but fair: goes through
+            await until(lambda: got == [100_000], 5, "the fair message")
+            with pytest.raises(aiomqtt.MqttError):
+                async with aiomqtt.Client("127.0.0.1", port, username="t01", password=files.password("t01"),
+                                          identifier="t01-big") as table:
+                    await table.publish(topic, b"x" * 2_000_000, qos=1, timeout=5)
+            await asyncio.sleep(0.5)
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+        assert got == [100_000]
+    finally:
+        broker.stop()
