@@ -7,6 +7,7 @@ audit or a replay reads the same history the referee saw.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 SCHEMA_VERSION = 1
+log = logging.getLogger("table_controller.store")
 
 #: Who may originate an event; the display colours the log by it.
 SOURCES = ("table", "link", "camera", "referee", "operator", "controller", "demo", "tournament")
@@ -63,13 +65,17 @@ class WriterLock:
                              f"{exc.strerror or exc} (a read-only or full card? a directory of another user?)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
             os.close(fd)
             zh, en = self.who
             raise LogInUse(f"另一个{zh}正在使用此数据目录（进程 {holder}）/ another {en} (pid {holder}) is "
                            f"running on {self.path.parent}: stop it first (systemctl stop, or Ctrl-C in its "
                            "terminal); reading its files needs no stop") from None
+        except OSError as exc:  # a file system without locks (some network shares): run, and say so
+            log.warning(
+                "the data directory cannot be locked: a second service on it would not be refused",
+                extra={"path": str(self.path), "error": str(exc)})
         try:  # the holder's pid is for the message above only: a full card must not stop the start
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
