@@ -232,20 +232,16 @@ class Controller:
             self.check_clock()
         except StoreError:
             pass  # the health panel says why; checked again by the clock loop
-        self._tasks.append(asyncio.create_task(self._clock_loop(), name="clock-watch"))
-        self._tasks.append(asyncio.create_task(self._announce_loop(), name="session-announce"))
-        self._tasks.append(asyncio.create_task(self._log_retry_loop(), name="log-retry"))
+        self._tasks.append(asyncio.create_task(self._every(CLOCK_CHECK_S, self.check_clock), name="clock-watch"))
+        self._tasks.append(asyncio.create_task(self._every(ANNOUNCE_CHECK_S, self.announce_time),
+                                               name="session-announce"))
+        self._tasks.append(asyncio.create_task(self._every(LOG_RETRY_S, self._retry_log), name="log-retry"))
 
-    async def _log_retry_loop(self) -> None:
+    def _retry_log(self) -> None:
         """While the log refuses writes, offer it the held events (and the news that it writes
-        again) every `LOG_RETRY_S`: freeing space on the card is all the operator has to do."""
-        while not self._stopping.is_set():
-            await asyncio.sleep(LOG_RETRY_S)
-            if self._held or self.log_error is not None:
-                try:
-                    self._write_held()
-                except StoreError:
-                    continue
+        again): freeing space on the card is all the operator has to do."""
+        if self._held or self.log_error is not None:
+            self._write_held()
 
     def announce_time(self) -> Event | None:
         """报时: once the running session clock reaches one of its warnings (MCR: 15 and 5 minutes
@@ -284,13 +280,6 @@ class Controller:
             await self._command("buzzer", ms)
             await asyncio.sleep(ms / 1000 + 0.2)
 
-    async def _announce_loop(self) -> None:
-        while not self._stopping.is_set():
-            await asyncio.sleep(ANNOUNCE_CHECK_S)
-            try:
-                self.announce_time()
-            except StoreError:
-                continue  # the health panel says why; announced once the log writes again
 
     def check_clock(self) -> Event | None:
         """Record it when the system clock was stepped away from the stamps (NTP's first sync on a
@@ -310,13 +299,15 @@ class Controller:
         self._drift_logged = d
         return ev
 
-    async def _clock_loop(self) -> None:
+    async def _every(self, period_s: float, step: Callable[[], object]) -> None:
+        """Run `step` every `period_s` until the service stops. A log that refuses writes only
+        delays it (the health panel says why): a 报时 or a clock step is logged once it writes."""
         while not self._stopping.is_set():
-            await asyncio.sleep(CLOCK_CHECK_S)
+            await asyncio.sleep(period_s)
             try:
-                self.check_clock()
+                step()
             except StoreError:
-                continue  # the health panel says why; checked again next time
+                continue
 
     def save_snapshot(self) -> None:
         """Keep the folded state beside the log (`snapshot.py`): the next start folds only what follows."""
