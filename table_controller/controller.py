@@ -280,7 +280,6 @@ class Controller:
             await self._command("buzzer", ms)
             await asyncio.sleep(ms / 1000 + 0.2)
 
-
     def check_clock(self) -> Event | None:
         """Record it when the system clock was stepped away from the stamps (NTP's first sync on a
         Pi without a real-time clock), or when the stamps would run behind the record's last
