@@ -18,8 +18,10 @@ STOP_TIMEOUT_S = 5.0
 WS_MAX_MESSAGE = 1 << 16
 #: Connections served at once (pages, sockets, API calls); more are answered 503 and closed.
 MAX_CONNECTIONS = 400
-#: Seconds a new connection has to send a whole request head before it is closed.
-FIRST_REQUEST_S = 10.0
+#: Seconds a new connection has to send a whole request head before it is closed: longer than a
+#: browser keeps a connection it opened ahead and never used (Chromium: 10 s), so the browser always
+#: lets go first and never sends a request into a socket this side is closing.
+FIRST_REQUEST_S = 60.0
 #: Connections one client address may hold open (a referee's tablet uses a few; a broadcast PC ten).
 MAX_PER_CLIENT = 64
 
