@@ -285,6 +285,22 @@ def _take_from_wall(s: HandState, replacement: bool) -> str:
     return pos
 
 
+def _can_replace(s: HandState) -> bool:
+    """A replacement tile can still be drawn from the tail (none after the 海底 in a wall without a
+    reserve; riichi's four 岭上牌 spent)."""
+    from table_controller.rules.errors import RulesError
+
+    try:
+        s.wall.replace()
+    except RulesError:
+        return False
+    return True
+
+
+def _need_replacement(s: HandState) -> None:
+    _need(_can_replace(s), "no_replacement", "牌墙已无牌可补: 不能开杠")
+
+
 def _replace(s: HandState, e: Replace, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "replace", "not_now", "现在不该补牌")
     who = s.replacing or s.turn
@@ -314,9 +330,13 @@ def _flower(s: HandState, e: Flower, notes: list[dict[str, Any]]) -> None:
     s.seats[e.seat].flowers.append(e.tile)
     if e.seat == s.turn:
         s.after = "flower"
+    notes.append({"type": "flower", "seat": e.seat, "tile": e.tile})
+    if not _can_replace(s):  # the 海底 was a flower: nothing left to replace it with, 荒牌
+        s.phase, s.result = "ended", "exhaustive"
+        notes.append({"type": "exhaustive_draw", "ready_check": s.active()})
+        return
     s.replacing = e.seat
     s.phase = "replace"
-    notes.append({"type": "flower", "seat": e.seat, "tile": e.tile})
 
 
 def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
@@ -404,6 +424,8 @@ def _claim(s: HandState, e: Claim, notes: list[dict[str, Any]]) -> None:
     elif e.action in ("pung", "kong"):
         need = 2 if e.action == "pung" else 3
         _need(st.holds(tile) >= need, "tile_not_held", f"{e.action}须手中有{need}张{T.tile_name(tile)}")
+        if e.action == "kong":
+            _need_replacement(s)
     elif e.action == "win":
         _need_unsealed(s, e.seat)
         _need(tile not in st.locked, "missed_win", f"漏和: 放过了{T.tile_name(tile)}, 在自己摸牌前不能再和这张")
@@ -418,7 +440,8 @@ def _pass(s: HandState, e: Pass, notes: list[dict[str, Any]]) -> None:
     _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家已经表态")
     owner, tile = _window(s)
     win = "rob_kong" if s.phase == "rob_kong" else "discard"
-    could = s.seats[e.seat].known and not s.sealed_for(e.seat) and _completes(s, e.seat, tile, win, owner)
+    may = not s.sealed_for(e.seat) and tile not in s.seats[e.seat].locked  # 漏和 and 封胡 forbid the win
+    could = s.seats[e.seat].known and may and _completes(s, e.seat, tile, win, owner)
     if could and s.rules.must_win_last and s.wall.in_last_zone:
         raise IllegalAction("must_win", f"后{s.rules.must_win_last}张必胡: 听牌的牌出现时必须和")
     if could and s.rules.missed_win:
@@ -540,6 +563,7 @@ def _after_win(s: HandState, last_winner: str, notes: list[dict[str, Any]]) -> N
 def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard" and e.seat == s.turn, "not_now", "开杠须在自己摸牌后、出牌前")
     _check_tile(e.tile)
+    _need_replacement(s)
     st = s.seats[e.seat]
     if e.kind == "concealed":
         _need(st.holds(e.tile) >= 4, "tile_not_held", f"暗杠须手中有四张{T.tile_name(e.tile)}")

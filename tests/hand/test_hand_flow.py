@@ -40,6 +40,11 @@ class FakeWall:
         return f"L{self.live}", FakeWall(self.live - 1, self.zone)
 
     def replace(self) -> tuple[str, FakeWall]:
+        """From the tail: the same tiles seen from the other end, so none once the last is drawn."""
+        from table_controller.rules.errors import WallError
+
+        if self.live == 0:
+            raise WallError("no tile left for a replacement draw", code="tail_exhausted")
         return f"T{self.live}", FakeWall(self.live - 1, self.zone)
 
 
@@ -188,6 +193,27 @@ def test_last_four_must_win_and_missing_suit_first_seed003() -> None:
     assert err.value.code == "must_win" and "后4张必胡" in err.value.rule
 
 
+def test_a_seat_barred_by_missed_win_may_pass_in_the_last_four() -> None:
+    """A house 四川 with 漏和: a seat that let 5p go may not win on it until it draws; if 5p comes
+    again in the last four tiles it must still be able to pass (before: 后4张必胡 refused the pass
+    and 漏和 the win, so only the window's timeout could move the hand on)."""
+    from dataclasses import replace
+
+    rules = replace(FlowRules.for_ruleset("sichuan"), missed_win=True)
+    s, _ = play(new_hand(rules, FakeWall(5, zone=4)), Deal(hands(S="123m456m789m11p34p", W="55p", N="5p")),
+                *(ChooseMissing(x, "s") for x in T.SEATS), Discard("E", "5p"))
+    s, notes = play(s, Pass("S"))
+    assert notes[-1]["type"] == "missed_win" and "5p" in s.seats["S"].locked
+    s, _ = play(s, Claim("W", "pung"), Pass("N"), Discard("W", "9m"), Pass("N"), Pass("E"), Pass("S"),
+                Draw("N"), Discard("N", "5p"))
+    assert s.wall.in_last_zone
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Claim("S", "win"))
+    assert err.value.code == "missed_win"
+    s, _ = play(s, Pass("S"), Pass("E"), Pass("W"))
+    assert s.phase == "draw" and s.turn == "E"
+
+
 def test_exhaustive_draw_when_the_last_discard_passes() -> None:
     rules = FlowRules.for_ruleset("mcr")
     s, notes = play(new_hand(rules, FakeWall(1)), Deal(hands()), Discard("E", "1z"),
@@ -310,6 +336,37 @@ def test_opening_flowers_each_seat_then_the_dealer_plays() -> None:
     assert s.phase == "claims"
     with pytest.raises(IllegalAction):  # 四川 plays without flowers
         play(new_hand(FlowRules.for_ruleset("sichuan"), FakeWall(40)), Deal(hands()), Flower("E", "1f"))
+
+
+def test_a_flower_drawn_as_the_last_tile_ends_the_hand_without_a_replacement() -> None:
+    """The 海底 is a flower: it is laid down, nothing is left to replace it, and the hand is 荒牌
+    (before: the hand waited for good for a replacement the wall could not give)."""
+    s, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(1)), Deal(hands()), Discard("E", "1z"),
+                Pass("S"), Pass("W"), Pass("N"), Draw("S", "3f"))
+    s, notes = play(s, Flower("S", "3f"))
+    assert s.phase == "ended" and s.result == "exhaustive"
+    assert [n["type"] for n in notes] == ["flower", "exhaustive_draw"] and s.seats["S"].flowers == ["3f"]
+
+
+def test_no_kong_when_no_replacement_tile_is_left() -> None:
+    """After the 海底 no tile is left to replace a kong: a concealed or added kong, or a kong
+    claimed on the last discard, is refused with the rule (before: accepted, then stuck)."""
+    s, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(1)), Deal(hands(S="1111m55p", W="999p")),
+                Discard("E", "1z"), Pass("S"), Pass("W"), Pass("N"), Draw("S", "2z"))
+    for event in (Kong("S", "1m", "concealed"), Kong("S", "5p", "added")):
+        with pytest.raises(IllegalAction) as err:
+            apply(s, event)
+        assert err.value.code == "no_replacement" and "不能开杠" in err.value.rule
+    s, _ = play(s, Discard("S", "9p"))
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Claim("W", "kong"))
+    assert err.value.code == "no_replacement"
+    s, _ = play(s, Claim("W", "pung"), CloseWindow())  # a pung needs no replacement: it stands
+    assert s.turn == "W" and s.phase == "discard"
+    # with a tile left, the same kong is allowed
+    t, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(5)), Deal(hands(E="1111m")),
+                Kong("E", "1m", "concealed"))
+    assert t.phase == "replace"
 
 
 def test_no_draw_past_the_last_tile() -> None:
