@@ -37,6 +37,7 @@ from table_controller.state import apply, fold
 from table_controller.store import StoreError
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
 from table_controller.web.limits import BodyLimit
+from table_controller.web.replays import Replays
 from table_controller.web.schemas import EventOut, HealthOut, StateOut
 
 log = logging.getLogger("table_controller.web")
@@ -190,10 +191,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     app.state.controller = controller
     views = ViewCache(controller)
     app.state.views = views
+    app.add_middleware(Replays)  # a double tap or a retry after a lost answer acts once
     app.add_middleware(BodyLimit)  # before anything reads a body: a huge one must not fill the Pi's memory
     if cfg.display.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.display.cors_origins),
-                           allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"])
+                           allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type", "Idempotency-Key"])
 
     @app.exception_handler(StoreError)
     async def _log_unwritable(request: Request, exc: StoreError) -> JSONResponse:

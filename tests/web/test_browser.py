@@ -238,6 +238,45 @@ async def test_a_viewers_referee_action_fails_and_the_referees_succeeds(service:
     assert [a["seat"] for a in service.controller.state.actions] == ["S"]
 
 
+async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(service: TableService,
+                                                                                 browser: Any) -> None:
+    """A referee's double tap on 罚分, and a second press after the Wi-Fi lost the first answer (the
+    service recorded it; the page never heard), each record the penalty once (web/replays.py and the
+    page's Idempotency-Key). Before: two penalties, the second with the amount the first's answer
+    had cleared."""
+    def penalties() -> list[dict[str, Any]]:
+        return [a for a in service.controller.state.actions if a["type"] == "referee.penalty" and not a.get("undone")]
+
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    before = len(penalties())
+    await page.select_option("#penalty-form select[name=seat]", "W")
+    await page.select_option("#penalty-code", "late_5")
+    await page.dblclick("#penalty-submit")
+    await page.wait_for_selector("#action-msg.good")
+    await _until(lambda: len(penalties()) > before)
+    await asyncio.sleep(1.0)
+    assert len(penalties()) == before + 1
+
+    lost = []
+
+    async def lose_the_answer(route: Any) -> None:  # the request reaches the service; its answer does not
+        if not lost:
+            lost.append(await route.fetch())
+            await route.abort("connectionreset")
+        else:
+            await route.continue_()
+
+    await page.route("**/api/referee/penalty", lose_the_answer)
+    await page.select_option("#penalty-form select[name=seat]", "N")
+    await page.click("#penalty-submit")
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('没有收到回应')")
+    assert len(penalties()) == before + 2 and lost[0].status == 200  # it was recorded
+    await page.click("#penalty-submit")  # the referee presses again
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('未再记录')")
+    assert len(penalties()) == before + 2 and penalties()[-1]["seat"] == "N"
+    await page.unroute("**/api/referee/penalty")
+
+
 async def test_referee_reads_confirms_a_win_on_the_page_and_the_score_sheet_follows(service: TableService,
                                                                                   browser: Any) -> None:
     async with _http(service) as http:

@@ -50,7 +50,7 @@ const I18N = {
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
                missing: "定缺", riichi: "立直" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
-        ok: "✓ 已记录", needRef: "需要裁判权限",
+        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ 没有收到回应: 可能已经记录。再按一次会核对, 不会重复记录", needRef: "需要裁判权限",
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
         cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
@@ -106,7 +106,7 @@ const I18N = {
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
-        ok: "✓ recorded", needRef: "needs the referee role" ,
+        ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ no answer: it may have been recorded. Press again to check; it will not be recorded twice", needRef: "needs the referee role" ,
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
               heard: "heartbeat {n} s ago", camera: "Camera: " },
         cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
@@ -972,13 +972,59 @@ function reconnect() {
   connect();
 }
 
+// Every action carries an Idempotency-Key (web/replays.py). The same action pressed again reuses its
+// key while its answer is lost or came less than REPEAT_MS ago (a double tap), so the service
+// records it once; pressed later, it is a new action with a new key.
+const REPEAT_MS = 2000;
+let lastAct = null; // {sig, key, answered: time or null}
+function actionKey(sig) {
+  const fresh = lastAct && lastAct.sig === sig && (lastAct.answered === null || Date.now() - lastAct.answered < REPEAT_MS);
+  if (!fresh) lastAct = { sig, key: Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""), answered: null };
+  return lastAct;
+}
+// A form pressed again while its action runs, or just after its answer cleared the fields, is the
+// same press (a double tap): the second is dropped until the form is edited or REPEAT_MS / 2 pass.
+// Without it a second penalty went in with the cleared amount, the ruling's default. A refused or
+// unanswered action may be pressed again at once (its key makes a repeat harmless).
+let lastOutcome = null; // "ok" | "refused" | "lost", set by act()
+function once(handler) {
+  let press = 0;
+  return async (e) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    if (form.dataset.busy) return;
+    const mine = ++press;
+    const release = () => { if (press === mine) delete form.dataset.busy; };
+    form.dataset.busy = "1";
+    lastOutcome = null;
+    try { await handler(e); } finally {
+      if (lastOutcome === "ok") {
+        form.addEventListener("input", release, { once: true });
+        setTimeout(release, REPEAT_MS / 2);
+      } else release();
+    }
+  };
+}
 async function act(path, body) {
-  const res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
-  const data = await res.json().catch(() => ({}));
+  const payload = JSON.stringify(body || {});
+  const action = actionKey(path + "\n" + token() + "\n" + payload);
   const msg = $("action-msg");
+  let res;
+  try {
+    res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json", "Idempotency-Key": action.key }, body: payload });
+  } catch (err) { // the network dropped the answer: the next press of the same action asks again under this key
+    msg.textContent = t("lost");
+    msg.className = "msg bad";
+    lastOutcome = "lost";
+    return false;
+  }
+  action.answered = Date.now();
+  const data = await res.json().catch(() => ({}));
   const detail = Array.isArray(data.detail) ? data.detail.join("; ") : (data.detail || data.error || res.status);
-  msg.textContent = res.ok ? t("ok") + ` #${data.seq}` : `✗ ${detail}`;
+  const repeat = res.headers.get("Idempotent-Replayed") === "true";
+  msg.textContent = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
   msg.className = "msg " + (res.ok ? "good" : "bad");
+  lastOutcome = res.ok ? "ok" : "refused";
   return res.ok;
 }
 
@@ -1003,12 +1049,11 @@ $("end-hand").addEventListener("click", () => {
   const byWins = wins.length && !(state.plays_on && state.further_win);
   act("/api/hand/end", { result: byWins ? "win" : "draw" });
 });
-$("dice-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
+$("dice-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const dice = (f.dice.value.match(/\d/g) || []).map(Number);  // "3 5", "35", "3,5,2"
   if (await act("/api/dice", { seat: f.seat.value, dice })) f.dice.value = "";
-});
+}));
 $("play-form").addEventListener("submit", (e) => e.preventDefault());
 document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", async () => {
   const f = $("play-form");
@@ -1017,8 +1062,7 @@ document.querySelectorAll("#play-form [data-play]").forEach((button) => button.a
   if (await act("/api/play", body)) f.tiles.value = "";
 }));
 $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); renderHealth(); });
-$("penalty-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
+$("penalty-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const body = { seat: f.seat.value, code: f.code.value };
   const entry = catalogueEntry(f.code.value);
@@ -1026,15 +1070,13 @@ $("penalty-form").addEventListener("submit", async (e) => {
   if (f.victim.value) body.victim = f.victim.value;
   if (f.note.value) body.note = f.note.value;
   if (await act("/api/referee/penalty", body)) { f.amount.value = ""; f.note.value = ""; }
-});
-$("undo-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
+}));
+$("undo-form").addEventListener("submit", once(async (e) => {
   const body = { reason: $("undo-reason").value };
   if (state && state.last_action) body.target = state.last_action.seq;
   if (await act("/api/referee/undo", body)) $("undo-reason").value = "";
-});
-$("win-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
+}));
+$("win-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   let melds;
   try { melds = parseMelds(f.melds.value); } catch (err) { $("action-msg").textContent = "✗ melds: " + err.message; return; }
@@ -1045,7 +1087,7 @@ $("win-form").addEventListener("submit", async (e) => {
   const options = refereeOptions(f);
   if (options) hand.options = options;
   await act("/api/referee/win", { hand });
-});
+}));
 function refereeOptions(f) {
   // what only the referee can give (state.win_options): 裁判计分's points and special hand, the
   // 鬼牌/百搭 kind, the 买马 tiles turned up
@@ -1113,8 +1155,7 @@ $("sheet-round").addEventListener("change", async (e) => {
   }
   renderSheet();
 });
-$("round-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
+$("round-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const players = {}, player_ids = {};
   ["1", "2", "3", "4"].forEach((p) => {
@@ -1125,19 +1166,18 @@ $("round-form").addEventListener("submit", async (e) => {
     sheetRound = null;
     f.reset();
   }
-});
+}));
 $("session-end").addEventListener("click", () => act("/api/referee/session/end"));
 $("clock-pause").addEventListener("click", async () => {
   if (await act("/api/referee/session/pause", { reason: $("clock-reason").value })) $("clock-reason").value = "";
 });
 $("clock-resume").addEventListener("click", () => act("/api/referee/session/resume"));
-$("appeal-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
+$("appeal-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const body = { position: Number(f.position.value), text: f.text.value };
   if (f.target.value) body.target = Number(f.target.value);
   if (await act("/api/referee/appeal", body)) { f.text.value = ""; f.target.value = ""; }
-});
+}));
 
 renderStatic();
 if (page === "penalties" || page === "win") loadCatalogue();  // the Win page's 判诈和 reads it too

@@ -1,0 +1,147 @@
+"""An action sent twice is done once: the referee's double tap, or a retry after a lost answer.
+
+On a tablet over the venue's Wi-Fi the same POST often arrives twice: a finger taps twice, or the
+answer is lost and the referee presses again not knowing whether it landed. Before, each arrival was
+a new action: two penalties, two undos (the second undoing a ruling nobody meant to touch). The page
+sends an `Idempotency-Key` header with every action and the same key when it repeats one; this ASGI
+middleware answers a repeat with the first answer (header `Idempotent-Replayed: true`) instead of
+acting again, and holds a repeat that arrives while the first is still running until it is done.
+
+Only successful answers are kept: a refused or failed action changed nothing, so its repeat is
+judged afresh. Keys are scoped by the credential, kept for `KEEP_S` seconds and at most `KEEP` of
+them, in memory (a repeat across a restart of the service acts again). A key reused for a different
+request is refused (422).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+KEY_HEADER = b"idempotency-key"
+REPLAYED_HEADER = b"idempotent-replayed"
+#: Answers kept for repeats: a retry comes within seconds, a referee's second look within minutes.
+KEEP = 1000
+KEEP_S = 600.0
+MAX_KEY = 128
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class _Answer:
+    fingerprint: bytes
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+    at: float
+
+
+class Replays:
+    """Answer a repeated `Idempotency-Key` POST with its first successful answer."""
+
+    def __init__(self, app: App, keep: int = KEEP, keep_s: float = KEEP_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.app = app
+        self.keep, self.keep_s, self.clock = keep, keep_s, clock
+        self._answers: OrderedDict[bytes, _Answer] = OrderedDict()
+        self._running: dict[bytes, asyncio.Event] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        key = headers.get(KEY_HEADER)
+        if key is None:
+            await self.app(scope, receive, send)
+            return
+        if not key or len(key) > MAX_KEY or not key.isascii():
+            await _answer(send, 400, f"Idempotency-Key: 1 to {MAX_KEY} ASCII characters")
+            return
+        body = await _read(receive)
+        auth = headers.get(b"authorization", b"")
+        slot = hashlib.sha256(auth + b"\0" + key).digest()
+        fingerprint = hashlib.sha256(b"\0".join([scope["path"].encode(), scope.get("query_string", b""),
+                                                  body])).digest()
+        while slot in self._running:  # the first of a double tap is still running: wait for its answer
+            await self._running[slot].wait()
+        self._expire()
+        prior = self._answers.get(slot)
+        if prior is not None:
+            if prior.fingerprint != fingerprint:
+                await _answer(send, 422, "Idempotency-Key 已用于另一个请求 / key already used for a different request")
+                return
+            await send({"type": "http.response.start", "status": prior.status,
+                        "headers": [*prior.headers, (REPLAYED_HEADER, b"true")]})
+            await send({"type": "http.response.body", "body": prior.body})
+            return
+        running = self._running[slot] = asyncio.Event()
+        start: Message = {}
+        parts: list[bytes] = []
+
+        delivered = False
+
+        async def replay_body() -> Message:  # the body once, then the client's own (a disconnect)
+            nonlocal delivered
+            if delivered:
+                return await receive()
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def keep(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                parts.append(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, replay_body, keep)
+            status = int(start.get("status", 500))
+            if 200 <= status < 300:
+                self._answers[slot] = _Answer(fingerprint, status, list(start.get("headers", [])),
+                                              b"".join(parts), self.clock())
+                while len(self._answers) > self.keep:
+                    self._answers.popitem(last=False)
+        finally:
+            del self._running[slot]
+            running.set()
+
+    def _expire(self) -> None:
+        now = self.clock()
+        while self._answers:
+            oldest = next(iter(self._answers.values()))
+            if now - oldest.at <= self.keep_s:
+                break
+            self._answers.popitem(last=False)
+
+
+async def _read(receive: Receive) -> bytes:
+    """The whole request body (already capped by `limits.BodyLimit`, which sits outside)."""
+    parts = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        parts.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return b"".join(parts)
+
+
+async def _answer(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}, ensure_ascii=False).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
