@@ -230,7 +230,8 @@ class CameraWatcher:
 
 
 def vision_loop_factory(source: str, corners: Any, enrollment: str | None, threshold: float | None,
-                        model: str = "", learn: bool = True, learned_file: Path | None = None) -> Callable[[], Any]:
+                        model: str = "", learn: bool = True, learned_file: Path | None = None,
+                        corners_size: tuple[int, int] | None = None) -> Callable[[], Any]:
     """Build the reader as configured in `[camera]` (imports OpenCV and the model only when a
     camera is set). What the referee's rulings teach is kept in the table's enrollment file, or,
     when it has none, in `learned_file` (read back at the next start)."""
@@ -241,7 +242,7 @@ def vision_loop_factory(source: str, corners: Any, enrollment: str | None, thres
         from vision.enroll import Enrollment, EnrollmentError
         from vision.service import VisionLoop
 
-        cfg = VisionConfig.from_camera_section(source, corners, model, enrollment or "", threshold)
+        cfg = VisionConfig.from_camera_section(source, corners, model, enrollment or "", threshold, corners_size)
         reader = cfg.reader()
         keep = cfg.enrollment or learned_file
         if learn and cfg.enrollment is None and learned_file is not None and learned_file.exists():

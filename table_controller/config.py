@@ -45,6 +45,9 @@ class CameraSection(_Section):
     source: str = Field("", description='"" for no camera, a device index such as "0", or an MJPEG/RTSP URL.')
     corners: tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]] | None = Field(
         None, description="The table's four corners in the image, picked once; none: calibrate from the ArUco markers.")
+    corners_size: tuple[int, int] | None = Field(
+        None, description="The frame size [width, height] the corners were picked on; none: the first frame's. The "
+                          "same view at another resolution is scaled; another aspect ratio is refused with a message.")
     enrollment: str = Field("", description="File written by `tablectl vision enroll` for this table's tiles.")
     model: str = Field("", description="Tile model (ONNX) other than the packaged one, e.g. from `tablectl vision train`.")
     threshold: float | None = Field(None, gt=0, lt=1, description="Confidence below which a tile goes to the referee.")

@@ -189,6 +189,20 @@ def check_camera(config: TableConfig) -> Finding | None:
     if not status["ok"]:
         return Finding(what, "warn", f"{source}: {status['message']} / {status['message_en']}")
     h, w = frame.shape[:2]
+    cam = config.camera
+    if cam.corners and cam.corners_size:
+        from vision.calibrate import Calibration, CalibrationError
+
+        try:
+            Calibration.from_corners(cam.corners, cam.corners_size).for_frame(frame)
+        except CalibrationError as exc:
+            return Finding(what, "fail", f"{source}: {exc}")
+        if cam.corners_size != (w, h):
+            return Finding(what, "warn", f"{source}: {w}×{h}, the corners were picked on {cam.corners_size[0]}×"
+                                         f"{cam.corners_size[1]}: scaled, but the tiles read best at that resolution")
+    elif cam.corners:
+        return Finding(what, "warn", f"{source}: {w}×{h}, picture fine; set [camera] corners_size = [{w}, {h}] if the "
+                                     "corners were picked on this resolution (a camera back at another is then caught)")
     return Finding(what, "ok", f"{source}: {w}×{h}, picture fine")
 
 

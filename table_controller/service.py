@@ -135,7 +135,7 @@ class TableService:
         enrollment, model = (self._beside_config(p) for p in (cam.enrollment, cam.model))
         self.camera = CameraWatcher(self.controller, vision_loop_factory(source, cam.corners, enrollment or None,
                                                                         cam.threshold, model, cam.learn,
-                                                                        self.data_dir / LEARNED_TILES),
+                                                                        self.data_dir / LEARNED_TILES, cam.corners_size),
                                     period_s=cam.period_s, learn=cam.learn, record_play=cam.record_play)
         self.controller.health_sources["camera"] = self.camera.health
         self.controller.camera = self.camera

@@ -19,28 +19,57 @@ class CalibrationError(ValueError):
     """No usable calibration: too few markers seen, or corners that do not make a quadrilateral."""
 
 
+#: Two frame shapes are one camera at two resolutions when their aspect ratios differ less than this.
+SAME_ASPECT = 0.01
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """Maps image pixels to table-plane millimetres (`image_to_plane`, 3x3)."""
+    """Maps image pixels to table-plane millimetres (`image_to_plane`, 3x3), for frames of `size`
+    (width, height; None: not known yet, the first frame read sets it)."""
 
     image_to_plane: np.ndarray
     source: str
+    size: tuple[int, int] | None = None
 
     @property
     def plane_to_image(self) -> np.ndarray:
         return np.linalg.inv(self.image_to_plane)
 
     @classmethod
-    def from_corners(cls, corners: list[list[float]] | np.ndarray) -> "Calibration":
+    def from_corners(cls, corners: list[list[float]] | np.ndarray,
+                     size: tuple[int, int] | None = None) -> "Calibration":
         """Four image points of the felt's corners, clockwise from the one left of W's seat
-        (the top-left seen from above with E at the bottom)."""
+        (the top-left seen from above with E at the bottom), in frames of `size` when known."""
         pts = np.asarray(corners, np.float32).reshape(-1, 2)
         if pts.shape != (4, 2):
             raise CalibrationError(f"need 4 corners [[x, y], ...], got {pts.shape[0]} points")
         if abs(cv2.contourArea(pts)) < 100:
             raise CalibrationError("the four corners enclose no area: pick them again")
         dst = np.float32([[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]])
-        return cls(cv2.getPerspectiveTransform(pts, dst), "corners")
+        return cls(cv2.getPerspectiveTransform(pts, dst), "corners", size)
+
+    def for_frame(self, frame: np.ndarray) -> "Calibration":
+        """This calibration for a frame of the frame's size.
+
+        A camera can come back from a re-plug or a restart at another resolution (a USB camera's
+        other mode, an IP camera's sub-stream). Pixels are then elsewhere, and the old mapping read
+        the felt from the wrong place: 80 tiles became 3, or 33 wrong ones, with nothing said. The
+        same view at another resolution (same aspect ratio) is scaled; another aspect ratio is
+        another crop of the sensor, which no scaling fixes: CalibrationError says what to do."""
+        h, w = frame.shape[:2]
+        if self.size is None:
+            return Calibration(self.image_to_plane, self.source, (w, h))
+        if self.size == (w, h):
+            return self
+        w0, h0 = self.size
+        if abs((w / h) / (w0 / h0) - 1) > SAME_ASPECT:
+            raise CalibrationError(
+                f"the camera now sends {w}×{h} frames; the calibration was made on {w0}×{h0} ones, another "
+                "view of the table: set the camera back to that resolution, or store the corners again "
+                f"(摄像头分辨率由 {w0}×{h0} 变为 {w}×{h}，画面比例不同：请恢复原分辨率或重新标定四角)")
+        scale = np.diag([w / w0, h / h0, 1.0])  # old pixels -> new pixels
+        return Calibration(self.image_to_plane @ np.linalg.inv(scale), self.source, (w, h))
 
     def corners(self) -> list[list[float]]:
         """The felt's corners in the image, for storing in config."""
@@ -75,4 +104,4 @@ def calibrate_aruco(frame: np.ndarray, min_markers: int = 3) -> Calibration:
     h, _ = cv2.findHomography(src, dst, 0)
     if h is None:
         raise CalibrationError("markers found but their positions are inconsistent")
-    return Calibration(h, "aruco")
+    return Calibration(h, "aruco", (frame.shape[1], frame.shape[0]))

@@ -119,7 +119,14 @@ class TileReader:
         frame = _check_frame(frame)
         if self.calibration is None:
             self.calibrate(frame)
+        elif self.calibration.size not in (None, (frame.shape[1], frame.shape[0])) \
+                and self.calibration.source == "aruco":
+            try:  # the camera came back at another resolution: the markers say where the felt is now
+                self.calibrate(frame)
+            except CalibrationError:
+                pass  # markers covered: the old view scaled, if it is the same view
         assert self.calibration is not None
+        self.calibration = self.calibration.for_frame(frame)
         plane = warp_to_plane(frame, self.calibration)
         return frame, find_candidates(plane, foreground_mask(plane))
 

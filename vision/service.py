@@ -85,8 +85,11 @@ class VisionLoop:
                 pass  # markers covered for now: keep the calibration we have
         try:
             readings = self.reader.read(frame)
-        except CalibrationError as exc:  # markers hidden or camera moved: say so, keep going
-            self.reader.calibration = None
+        except CalibrationError as exc:  # markers hidden, camera moved or its resolution changed: say so
+            calibration = self.reader.calibration
+            if calibration is not None and calibration.source == "aruco":
+                self.reader.calibration = None  # the markers will say where the felt is
+            # stored corners stay: they fit again once the camera is back at their resolution
             return StepResult(status, problem=str(exc))
         except ReadError as exc:
             log.warning("frame unreadable: %s", exc)
