@@ -86,7 +86,10 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
         capped = not limit and total > cap
         pts = int(table["base"]) * 2 ** (int(table["limit_fan"]) if limit else min(total, cap))
     pay = collect(hand.winner, _payers(hand, pts, table))
-    horse_pay, horse_seats = horse_payments(hand, pay, list(hand.options.get("horses", [])))
+    horses = hand.options.get("horses", [])
+    if not isinstance(horses, list):
+        raise ScoringError("bad_field", "options.horses: a list of tiles, e.g. [\"5m\", \"1z\"]", "options.horses")
+    horse_pay, horse_seats = horse_payments(hand, pay, horses)
     return ScoreResult(True, ruleset, tuple(fans), total, pts, add(pay, horse_pay),
                        details={"capped": capped, "horses": horse_seats})
 

@@ -149,6 +149,7 @@ class HandInput:
         options = data.get("options", {})
         if not isinstance(options, dict):
             raise ScoringError("bad_field", "must be an object", "options")
+        options = _checked_options(options)
         hand = cls(seat_wind=seat, prevalent_wind=prevalent, concealed=concealed, win_tile=win_tile,
                    win=win, melds=melds, discarder=discarder, flowers=flowers, last_tile=last_tile,
                    visible=visible, active=active, options=options, size=size)
@@ -177,6 +178,37 @@ class HandInput:
             if k + held.get(code, 0) > 4:
                 raise ScoringError("too_many_copies", f"{k} visible and {held.get(code, 0)} in the hand: "
                                    f"a set has 4 of {code}", f"visible.{code}")
+
+
+def _bool(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ScoringError("bad_field", f"must be true or false, not {value!r}", name)
+    return value
+
+
+def _suit(value: Any, name: str) -> str:
+    if value not in T.SUITS:
+        raise ScoringError("bad_field", f"must be a suit m p s, not {value!r}", name)
+    return value  # type: ignore[no-any-return]
+
+
+#: The options every scorer shares, checked where the hand is read: a wrong type is named here
+#: (before, a list for `missing_suit` or a number for `horses` crashed inside the scorer). Others
+#: (riichi's, the referee's points) are checked by the scorer that reads them.
+_OPTION_CHECKS: dict[str, Any] = {
+    "double": _bool, "first_turn": _bool, "after_kong": _bool, "missing_suit": lambda v, n: _suit(v, n),
+    "sealed": lambda v, n: _seat(v, n), "baofu": lambda v, n: _seat(v, n),
+    "horse_origin": lambda v, n: _seat(v, n), "hanging": lambda v, n: _tile(v, n),
+    "wildcard": lambda v, n: _tile(v, n), "horses": lambda v, n: _tiles(v, n),
+}
+
+
+def _checked_options(options: dict[str, Any]) -> dict[str, Any]:
+    out = dict(options)
+    for name, check in _OPTION_CHECKS.items():
+        if out.get(name) is not None:
+            out[name] = check(out[name], f"options.{name}")
+    return out
 
 
 def _list(value: Any, name: str) -> list[Any]:

@@ -71,7 +71,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     col = "self_draw" if hand.self_drawn else "discard"
     concealed = "门清" in named
     feeder = _exposed_kong_feeder(hand) if hand.win == "kong_replacement" else None
-    limit = [n for n in ("天胡", "地胡") if n in named]
+    limit = [n for n in ("天胡", "地胡") if n in named and col in ways[n]]  # 地胡 is on a discard only
     if limit:
         fans = [Fan(limit[0], int(ways[limit[0]][col]))]
         return _result(hand, fans, table, feeder)

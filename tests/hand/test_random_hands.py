@@ -159,3 +159,61 @@ def test_random_hands_keep_every_tile_and_score_every_win(ruleset: str) -> None:
         results[table.state.result or ""] += 1
         assert all(isinstance(score, dict) and "error" not in score for score in table.scores)
     assert sum(results.values()) == 10
+
+
+_ODD_VALUES: list[Any] = [None, -1, 0, 3, 10**9, 1.5, "", "x", "1m", "E", [], {}, ["1m"], True, "中"]
+_ODD_TILES: list[Any] = ["1m", "9p", "1z", "7z", "8f", "10m", "back", "", "x", 5, None]
+
+
+def _mutated(hand: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A winning hand with one to three things wrong, as a referee's keying or a misread might."""
+    import copy
+
+    from table_controller.scoring import win_options
+
+    h = copy.deepcopy(hand)
+    for _ in range(rng.randint(1, 3)):
+        op = rng.randrange(8)
+        if op == 0 and h:
+            h.pop(rng.choice(list(h)))
+        elif op == 1:
+            opts = h["options"] if isinstance(h.get("options"), dict) else {}
+            names = win_options(rng.choice(SCORED)) + ["after_kong", "missing_suit", "horses", "wildcard", "first_turn",
+                                                      "double", "sealed", "baofu", "hanging", "dora", "honba"]
+            opts[rng.choice(names)] = rng.choice(_ODD_VALUES + _ODD_TILES)
+            h["options"] = opts
+        elif op == 2 and h:
+            h[rng.choice(list(h))] = rng.choice(_ODD_VALUES)
+        elif op == 3:
+            h["win"] = rng.choice(["self_draw", "discard", "rob_kong", "kong_replacement", "flower_replacement", "x"])
+        elif op == 4:
+            h["win_tile"] = rng.choice(_ODD_TILES)
+        elif op == 5 and isinstance(h.get("concealed"), list) and h["concealed"]:
+            h["concealed"][rng.randrange(len(h["concealed"]))] = rng.choice(_ODD_TILES)
+        elif op == 6 and isinstance(h.get("melds"), list) and h["melds"] and isinstance(h["melds"][0], dict):
+            h["melds"][0][rng.choice(["type", "tiles", "from", "concealed"])] = rng.choice(_ODD_VALUES + _ODD_TILES)
+        else:
+            h["flowers"] = rng.choice([["1f", "1f"], ["1m"], None, "1f2f", [f"{i}f" for i in range(1, 9)]])
+    return h
+
+
+@pytest.mark.parametrize("ruleset", SCORED)
+def test_a_winning_hand_with_things_wrong_is_scored_or_named_never_a_crash(ruleset: str) -> None:
+    """Only `ScoringError` (naming the field) may come out of the scorer: before, a ten under 国标,
+    a self-drawn first-turn win under 南宁 and options of the wrong type were Python errors."""
+    from table_controller.scoring import ScoringError
+
+    rng = random.Random(ruleset)
+    wins = []
+    for seed in range(4):
+        table = Table(ruleset, seed)
+        while table.state.phase != "ended":
+            table.step()
+        wins += [w["hand"] for w in table.state.winners]
+    assert wins
+    for hand in wins:
+        for _ in range(40):
+            try:
+                score_json(_mutated(hand, rng), ruleset)
+            except ScoringError:
+                pass
