@@ -283,6 +283,15 @@ async def test_garbage_on_the_topics_is_counted_kept_and_harmless(tmp_path: Path
         await until(lambda: hub.hub.duplicates == 1 and hub.hub.conflicts == 1, 5, "the duplicate and the conflict")
         assert hub.hub.tables["t9"].events() == [{k: good[k] for k in ("seq", "prev", "at", "source", "type", "data")}]
         assert hub.hub.rejected == len(garbage) + 1 and hub.hub.malformed == len(garbage)
+        # the chief referee is told, on the page, and still after the hub restarts
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            row = next(t for t in (await http.get("/api/standings")).json()["tables"] if t["table_id"] == "t9")
+        assert [a["kind"] for a in row["alerts"]] == ["conflict"] and "新的桌号" in row["alerts"][0]["text_zh"]
+    finally:
+        await hub.stop()
+    again = await _hub(tmp_path, broker)
+    try:
+        assert [a["kind"] for a in again.hub.tables["t9"].alerts] == ["conflict"]
     finally:
         await hub.stop()
 
