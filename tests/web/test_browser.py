@@ -277,6 +277,19 @@ async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(s
     await page.unroute("**/api/referee/penalty")
 
 
+async def test_a_display_left_on_keeps_a_bounded_log(service: TableService, browser: Any) -> None:
+    """A hall's display runs all day: its log keeps the newest lines only (before: every line of
+    the day, sorted again at each event)."""
+    page = await _open(browser, service, "/")
+    for i in range(300):  # events that change nothing but the log, as they come during play
+        service.controller.accept("controller", "controller.note", {"text": f"第{i}条"})
+        await asyncio.sleep(0.005)
+    await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
+    assert await page.evaluate("logLines.length") <= 200
+    newest = await page.inner_text("#log li:first-child")
+    assert newest == service.controller.state.log[-1]["text"]
+
+
 async def test_referee_reads_confirms_a_win_on_the_page_and_the_score_sheet_follows(service: TableService,
                                                                                   browser: Any) -> None:
     async with _http(service) as http:

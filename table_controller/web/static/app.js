@@ -125,6 +125,7 @@ let clockOffset = 0; // server clock minus ours (seconds)
 let ws = null;
 let role = "viewer";
 const logLines = [];
+const LOG_KEEP = 200;
 window.__dice = [];
 
 document.body.classList.add("page-" + page);
@@ -935,6 +936,9 @@ function onMessage(msg) {
       const known = new Set(logLines.map((l) => l.seq));
       for (const l of state.log) if (!known.has(l.seq)) logLines.push(l);
       logLines.sort((a, b) => a.seq - b.seq);
+      // the page shows the last 60: a display left on all day must not keep every line (before: all of
+      // them, and each event sorted them all again)
+      if (logLines.length > LOG_KEEP) logLines.splice(0, logLines.length - LOG_KEEP);
     }
   }
   window.__lastSeq = lastSeq;
