@@ -837,6 +837,7 @@ function renderCameraPending() {
 // Pictures from the camera are the referee's (fetched with the credential, shown as blob URLs):
 // each unsure tile once, the live view every few seconds while the Table page is open.
 const tilePictures = new Map();
+const TILE_PICTURES_KEPT = 64;
 async function cameraPicture(path, key) {
   if (role !== "referee") return null;
   if (key !== undefined && tilePictures.has(key)) return tilePictures.get(key);
@@ -847,6 +848,11 @@ async function cameraPicture(path, key) {
     })
     .then((blob) => (blob ? URL.createObjectURL(blob) : null)).catch(() => { tilePictures.delete(key); return null; });
   if (key !== undefined) tilePictures.set(key, pending);
+  while (tilePictures.size > TILE_PICTURES_KEPT) {  // the service keeps the newest 64 too (vision.service)
+    const [oldest, picture] = tilePictures.entries().next().value;
+    tilePictures.delete(oldest);
+    picture.then((url) => url && URL.revokeObjectURL(url));
+  }
   return pending;
 }
 async function refreshCameraView() {
