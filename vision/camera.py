@@ -30,6 +30,13 @@ def _close_all() -> None:
         stream.close()
 
 
+#: Seconds a network camera may send nothing before its stream is dropped and opened again. A camera
+#: that reboots or loses its Wi-Fi leaves the open stream silent without closing it; OpenCV's
+#: default (30 s) kept the table without a camera that long after it was back (measured with the
+#: simulator's `VirtualCamera.hang`: frames again after 30.1 s, now ~5 s).
+READ_TIMEOUT_S = 5.0
+
+
 class CameraStream:
     """Wraps `cv2.VideoCapture` (device index, path or URL such as an MJPEG stream).
 
@@ -40,8 +47,11 @@ class CameraStream:
     """
 
     def __init__(self, source: str | int, reopen_every_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
-                 health: CameraHealth | None = None, frame_wait_s: float = 2.0) -> None:
+                 health: CameraHealth | None = None, frame_wait_s: float = 2.0,
+                 read_timeout_s: float = READ_TIMEOUT_S) -> None:
         self.source = source
+        #: a network camera silent this long is dropped and opened again (`READ_TIMEOUT_S`)
+        self.read_timeout_s = read_timeout_s
         self.reopen_every_s = reopen_every_s
         self.clock = clock
         self.health = health or CameraHealth()
@@ -63,7 +73,12 @@ class CameraStream:
         if now - self._last_open < self.reopen_every_s:
             return
         self._last_open = now
-        cap = cv2.VideoCapture(self.source)
+        if isinstance(self.source, str) and "://" in self.source:
+            ms = int(self.read_timeout_s * 1000)
+            cap = cv2.VideoCapture(self.source, cv2.CAP_ANY,
+                                   [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms])
+        else:
+            cap = cv2.VideoCapture(self.source)
         with self._cond:
             self._attempts += 1
             if cap.isOpened():

@@ -106,6 +106,35 @@ def test_camera_stream_survives_an_unplug_and_reconnects(dorothys) -> None:
     missing.close()
 
 
+def test_a_network_camera_that_goes_silent_is_opened_again(dorothys) -> None:
+    """A camera that reboots or loses its Wi-Fi leaves its stream open and silent
+    (`VirtualCamera.hang`): the stream is dropped after `read_timeout_s` and opened again. Before
+    (eleventh session) OpenCV waited 30 s; now the default is `READ_TIMEOUT_S` (5 s)."""
+    import time
+
+    from vision.camera import READ_TIMEOUT_S, CameraStream
+
+    assert READ_TIMEOUT_S <= 5.0
+    source = scene_source(list(dorothys), seed=3, opts=SceneOptions(size=(320, 240), tiles=4))
+    with VirtualCamera(source, fps=20) as cam:
+        stream = CameraStream(cam.url, reopen_every_s=0.2, read_timeout_s=1.5, health=CameraHealth(unplugged_after=2))
+        try:
+            assert stream.grab()[0] is not None
+            cam.hang()
+            hung = time.monotonic()
+            codes = []
+            while time.monotonic() - hung < 15:
+                frame, status = stream.grab()
+                codes.append(status.code)
+                if frame is not None and time.monotonic() - hung > 0.5:
+                    break
+            back = time.monotonic() - hung
+            assert frame is not None and status.ok and back < 6, (back, codes)
+            assert "unplugged" in codes  # shown meanwhile
+        finally:
+            stream.close()
+
+
 def test_vision_loop_emits_events_and_survives_faults(dorothys, reader) -> None:
     import numpy as np
 

@@ -30,6 +30,9 @@ class VirtualCamera:
         self.frozen = False
         self.dark = False
         self.glare = False
+        #: connections opened before this number stop sending and never close (`hang`)
+        self._hung_below = 0
+        self._connections = 0
         self._last: bytes | None = None
         self._lock = threading.Lock()
         camera = self
@@ -56,8 +59,14 @@ class VirtualCamera:
                 self.send_response(200)
                 self.send_header("Content-Type", f"multipart/x-mixed-replace; boundary={BOUNDARY}")
                 self.end_headers()
+                with camera._lock:
+                    camera._connections += 1
+                    number = camera._connections
                 try:
                     while not camera.unplugged and not camera._stopping.is_set():
+                        if number <= camera._hung_below:  # rebooted under this connection: silence
+                            camera._stopping.wait(0.2)
+                            continue
                         jpg = camera.next_jpeg()
                         self.wfile.write(f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpg)}\r\n\r\n".encode())
                         self.wfile.write(jpg + b"\r\n")
@@ -89,6 +98,12 @@ class VirtualCamera:
                 raise RuntimeError("JPEG encoding failed")
             self._last = buf.tobytes()
             return self._last
+
+    def hang(self) -> None:
+        """What a network camera that reboots does to the streams open at the time: they go silent
+        and never close (no reset reaches the reader). New connections are served as before."""
+        with self._lock:
+            self._hung_below = self._connections
 
     def start(self) -> "VirtualCamera":
         self._thread = threading.Thread(target=self.server.serve_forever, name="virtual-camera", daemon=True)
