@@ -45,6 +45,7 @@ from table_controller.rules import deal_plan, load_ruleset, physical_wall  # noq
 from table_controller.store import EventStore  # noqa: E402
 from tablesim.felt import Felt  # noqa: E402
 from tablesim.players import play_hand  # noqa: E402
+from tablesim.scenes.objects import lay_object  # noqa: E402
 from tablesim.scenes.render import SceneOptions, render_scene  # noqa: E402
 from vision.reader import TileReader  # noqa: E402
 from vision.tileart import RESERVED_STYLES, load_style  # noqa: E402
@@ -57,9 +58,12 @@ def _no_table(url: str) -> Any:
     raise ConnectionRefusedError(url)
 
 
-def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_melds: bool = False) -> dict[str, Any]:
+def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_melds: bool = False,
+             objects: float = 0.0) -> dict[str, Any]:
     """One hand played, seen and recorded; `log_file` (new) holds the controller's log. With
-    `hide_melds` the referee keys each claim (unseen) once a play of the claimer is refused."""
+    `hide_melds` the referee keys each claim (unseen) once a play of the claimer is refused; with
+    `objects` that share of the plays has a thing lying on the felt (a hand, a sleeve, a cup, a
+    phone, chips: `tablesim.scenes.objects`) in all of its frames."""
     cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "mcr"}}, "bench")
     store = EventStore(log_file)
     controller = Controller(cfg, store, _no_table)  # type: ignore[arg-type]
@@ -89,10 +93,13 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
         scene = render_scene(faces, hand_seed, opts, tiles=list(felt.tiles), pose_seed=hand_seed)
         if reader.calibration is None:
             reader.calibrate(scene.image)
+        image = scene.image
+        if objects and noise.random() < objects:  # it stays while the play's frames are read
+            image = lay_object(image, noise)[0]
         for _ in range(frames):
-            frame = np.clip(scene.image + noise.normal(0, 2.0, scene.image.shape), 0, 255).astype(np.uint8)
+            frame = np.clip(image + noise.normal(0, 2.0, image.shape), 0, 255).astype(np.uint8)
             t0 = time.perf_counter()
-            events = tracker.update(reader.read(frame))
+            events = tracker.update(reader.read(frame), frozen=reader.occluded)
             read_s.append(time.perf_counter() - t0)
             seen = [e.to_json() for e in events]
             for e in events:  # the referee names each unsure tile; the reader learns it
@@ -106,7 +113,7 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
                 reader.learn(reader.examples(frame, reading.quad), kind, corrected=kind != e.kind)
                 tracker.rule(e.track, kind)
                 seen.append({"event": "ruled", "zone": e.zone, "kind": kind, "track": e.track})
-            watcher._record_play(seen)
+            watcher._record_play(seen, reader.occluded)
         while unseen and len(truth) > unseen[0][1]:
             claim = unseen[0][0]  # the referee notices the meld missing from the record and keys it
             type_, data = claim.event()
@@ -179,7 +186,16 @@ def main() -> None:
     ap.add_argument("--why", action="store_true", help="print each play recorded wrong, missed or refused")
     ap.add_argument("--hide-melds", action="store_true",
                     help="lay melds out of the camera's view: the referee keys each claim, nothing else")
+    ap.add_argument("--objects", type=float, default=0.0,
+                    help="share of plays with a thing on the felt (hand, sleeve, cup, phone, chips) in their frames")
+    ap.add_argument("--reader-before", action="store_true",
+                    help="the reader before the eleventh session, for reference: no seam check, every zone read "
+                         "whatever lies on it (vision.detect.SEAM_MIN = 0, OBJECT_MIN_TILES = inf)")
     args = ap.parse_args()
+    if args.reader_before:
+        import vision.detect
+
+        vision.detect.SEAM_MIN, vision.detect.OBJECT_MIN_TILES = 0.0, float("inf")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for style in args.styles.split(","):
@@ -188,7 +204,8 @@ def main() -> None:
                      "keyed_claims": 0, "claims_not_keyed": 0, "kept": 0}
             times: list[float] = []
             for h in range(args.hands):
-                r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3", args.hide_melds)
+                r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3", args.hide_melds,
+                             args.objects)
                 tally["keyed_claims"] += r["keyed"]
                 tally["kept"] += kept(r["truth"], r["recorded"])
                 tally["claims_not_keyed"] += r["not_keyed"]

@@ -153,7 +153,7 @@ class CameraWatcher:
                         seen.append(ev.to_json())
                 seen += await self._rulings()
                 try:
-                    self._record_play(seen)
+                    self._record_play(seen, result.occluded if result is not None else ())
                 except Exception:  # the record is a help: a bug in it must not stop the camera
                     log.exception("camera could not update the play record")
                 await asyncio.sleep(self.period_s)
@@ -162,7 +162,7 @@ class CameraWatcher:
             if camera is not None:
                 camera.close()
 
-    def _record_play(self, seen: list[dict[str, Any]]) -> None:
+    def _record_play(self, seen: list[dict[str, Any]], occluded: tuple[str, ...] = ()) -> None:
         """What the camera saw laid down becomes play (`table_controller.camera_record`); a play
         the record refuses (out of turn, say) is logged once as `camera.play_refused` for the
         referee and offered again each step, so it lands once the referee keys what was missed."""
@@ -171,7 +171,7 @@ class CameraWatcher:
 
         if self.record is None:
             return
-        self.record.see(self._controller.state.hand, seen)
+        self.record.see(self._controller.state.hand, seen, occluded)
         for area in AREAS:  # the state moves with each play recorded: a claim needs its discard
             for i, (type_, data) in enumerate(self.record.plays(self._controller.state.hand, area)):
                 try:

@@ -79,11 +79,21 @@ class CameraRecord:
     #: discards turned sideways after they were recorded upright: (wind, track), each a 立直 to
     #: record if it is still the seat's latest discard
     late_turns: list[tuple[str, int]] = field(default_factory=list)
+    #: (area, wind) with something on it that is not a tile in the last `see`: left as it was
+    frozen: set[tuple[str, str]] = field(default_factory=set)
 
-    def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
+    def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]], occluded: tuple[str, ...] = ()) -> None:
         """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
-        rulings on unsure tiles (`{"event": "ruled", "zone", "kind", "track"}`), in order."""
+        rulings on unsure tiles (`{"event": "ruled", "zone", "kind", "track"}`), in order.
+        `occluded`: zones with something on them that is not a tile (a hand, a cup): not
+        reconciled until they are clear (what lies there cannot be counted)."""
         self.changed = set()
+        self.frozen = set()
+        if hand is not None:
+            for zone in occluded:
+                area, _, side = zone.partition(":")
+                if area in AREAS and side in SEATS:
+                    self.frozen.add((area, wind_of_side(side, int(hand.get("dealer_position", 1)))))
         if hand is None:  # an ended hand is still watched: hands laid down at 荒牌 are read for 查叫
             return
         if _key(hand) != self.hand_key:
@@ -127,6 +137,8 @@ class CameraRecord:
             return []
         out: list[Play] = []
         self.proposed = []
+        if self.frozen:  # a play under the hand may come before those in sight: the record waits
+            return []
         if area == "discard":
             out += self._late_riichi(hand)
         gone = hand.get("out") or []  # 血战: the seats that won and left
@@ -136,6 +148,8 @@ class CameraRecord:
                 continue  # a meld area still being laid waits a step: a hand laid down is not a meld
             if wind in gone:
                 continue  # a winner's tiles lie there as laid down, not played
+            if (area, wind) in self.frozen:
+                continue  # a hand or a cup lies there: its tiles cannot be counted now
             new = self._new_tracks(here, _recorded(hand, area, wind))
             kinds = [here[t] for t in new]
             if area == "meld":

@@ -258,6 +258,35 @@ def find_candidates(plane: np.ndarray, mask: np.ndarray | None = None) -> list[C
     return out
 
 
+#: Foreground that the tiles found do not explain, in tiles' worth of area: a blob this large is a
+#: thing on the felt (a hand, a sleeve, a cup), and the zones it touches are not read meanwhile.
+OBJECT_MIN_TILES = 2.2
+
+
+def occluded_zones(mask: np.ndarray, candidates: list[Candidate]) -> tuple[str, ...]:
+    """Zones where something that is not a tile lies on the felt: foreground left once every
+    tile found is taken out, in blobs of at least `OBJECT_MIN_TILES` of a tile. A tile under it, or
+    beside it in a row the seam check cut short, cannot be told from a tile taken away, so the
+    zone is left as it was seen last (`TileTracker.update(frozen=)`, `CameraRecord.see`)."""
+    from vision.geometry import zone_of
+
+    left = mask.copy()
+    for c in candidates:
+        q = np.round(c.quad).astype(np.int32)
+        cv2.fillPoly(left, [q], 0)
+        cv2.polylines(left, [q], True, 0, thickness=5)  # the tile's shadow and rim
+    left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))  # seams and slivers go
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(left, connectivity=8)
+    zones: set[str] = set()
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < OBJECT_MIN_TILES * TW * TH:
+            continue
+        ys, xs = np.nonzero(labels == i)
+        for x, y in zip(xs[::5], ys[::5]):
+            zones.add(zone_of(float(x) / PX_PER_MM, float(y) / PX_PER_MM))
+    return tuple(sorted(zones))
+
+
 def _orient(q: np.ndarray) -> Candidate:
     """Order a tile quad so corner 0 is the top-left of the tile read with its long axis up
     (base 0) or pointing left (base 90), whichever the quad's long side allows.

@@ -14,7 +14,8 @@ import cv2
 import numpy as np
 
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
-from vision.detect import PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, quad_to_image, warp_to_plane
+from vision.detect import (PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, occluded_zones,
+                           quad_to_image, warp_to_plane)
 from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
 from vision.kinds import FACE_KINDS, KINDS, assign_within_counts
@@ -106,6 +107,8 @@ class TileReader:
         second = second_model or second_look_model(model)
         self.second = TileClassifier(second) if second else self.classifier
         self.calibration = calibration
+        #: zones with something on them that is not a tile in the last frame read (`occluded_zones`)
+        self.occluded: tuple[str, ...] = ()
         self.enrollment = enrollment
         self.threshold = model_threshold(model) if threshold is None else threshold
 
@@ -128,7 +131,10 @@ class TileReader:
         assert self.calibration is not None
         self.calibration = self.calibration.for_frame(frame)
         plane = warp_to_plane(frame, self.calibration)
-        return frame, find_candidates(plane, foreground_mask(plane))
+        mask = foreground_mask(plane)
+        candidates = find_candidates(plane, mask)
+        self.occluded = occluded_zones(mask, candidates)
+        return frame, candidates
 
     def read(self, frame: np.ndarray) -> list[TileReading]:
         """All face-up (and face-down) tiles on the felt in one frame."""
@@ -141,7 +147,7 @@ class TileReader:
         readings = []
         for cand, quad, pred, top in zip(cands, quads, preds, chosen):
             r = self._reading(cand, quad, pred, int(top))
-            if r is not None:
+            if r is not None and r.zone not in self.occluded:  # a zone with a hand in it is not read
                 readings.append(r)
         return readings
 

@@ -34,10 +34,13 @@ class StepResult:
     events: list[TileEvent] = field(default_factory=list)
     readings: list[TileReading] = field(default_factory=list)
     problem: str = ""  # why no tiles were read although the camera is fine (e.g. markers hidden)
+    #: zones not read in this frame: something that is not a tile lies there (a hand, a cup)
+    occluded: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {"camera": self.status.to_json(), "events": [e.to_json() for e in self.events],
-                "tiles": [r.to_json() for r in self.readings], "problem": self.problem}
+                "tiles": [r.to_json() for r in self.readings], "problem": self.problem,
+                "occluded": list(self.occluded)}
 
 
 def tile_view(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (120, 160), margin: float = 0.25) -> np.ndarray:
@@ -95,12 +98,14 @@ class VisionLoop:
             log.warning("frame unreadable: %s", exc)
             return StepResult(status, problem=str(exc))
         self.last = (frame, readings)
-        return StepResult(status, self.observe(frame, readings), readings)
+        occluded = tuple(self.reader.occluded)
+        return StepResult(status, self.observe(frame, readings, occluded), readings, occluded=occluded)
 
-    def observe(self, frame, readings: list[TileReading]) -> list[TileEvent]:  # type: ignore[no-untyped-def]
-        """Vote one frame's readings into tile events; keep crops of the tiles announced unsure,
-        for the referee's ruling to teach the reader (`learn`)."""
-        events = self.tracker.update(readings)
+    def observe(self, frame, readings: list[TileReading],  # type: ignore[no-untyped-def]
+                occluded: tuple[str, ...] = ()) -> list[TileEvent]:
+        """Vote one frame's readings into tile events (the `occluded` zones left as they were);
+        keep crops of the tiles announced unsure, for the referee's ruling to teach the reader (`learn`)."""
+        events = self.tracker.update(readings, frozen=occluded)
         for ev in events:
             if ev.event == "appeared" and ev.needs_referee:
                 self._keep_unsure(frame, ev.track)

@@ -112,7 +112,10 @@ class TileTracker:
         self.tracks: list[_Track] = []
         self._next = 1
 
-    def update(self, readings: list[TileReading]) -> list[TileEvent]:
+    def update(self, readings: list[TileReading], frozen: tuple[str, ...] | set[str] = ()) -> list[TileEvent]:
+        """Vote one frame's readings in. Tracks in the `frozen` zones (something that is not a tile
+        lies there: `TileReader.occluded`) are neither seen nor missed: a tile under a hand has not
+        gone, and is there when the hand is."""
         events: list[TileEvent] = []
         centres = [np.mean(np.array(r.quad), axis=0) for r in readings]
         taken: set[int] = set()
@@ -123,7 +126,8 @@ class TileTracker:
                 if i not in taken and d < dist:
                     best, dist = i, d
             if best is None:
-                t.missing += 1
+                if t.zone not in frozen:
+                    t.missing += 1
                 continue
             taken.add(best)
             r = readings[best]

@@ -421,3 +421,21 @@ def test_a_tile_square_to_its_seat_is_not_sideways() -> None:
 
     assert [sideways(at(r, "discard:S")) for r in (0, 90, 180, 270)] == [True, False, True, False]
     assert not sideways(at(90, "centre")) and sideways(at(90, "meld:E"))
+
+
+def test_while_a_hand_lies_on_the_felt_the_record_waits(table) -> None:  # type: ignore[no-untyped-def]
+    """Something that is not a tile in a seat's area (`TileReader.occluded`): its tiles cannot be
+    counted, and a discard under it may come before those in sight, so nothing is recorded until
+    the felt is clear; then the plays land in turn."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    hidden = f"discard:{side_of_wind('S', DEALER)}"
+    # S discards under a sleeve the camera cannot see through; W's discard is in sight
+    watcher._record_play([cam.lay("discard", "W", "1z")], (hidden,))
+    watcher._record_play([], (hidden,))
+    assert [d["seat"] for _, d in plays(controller) if _ == "play.discard"] == ["E"]  # waits, nothing refused
+    watcher._record_play([cam.lay("discard", "S", "5s")])  # the sleeve goes: S's tile is seen
+    watcher._record_play([])
+    assert [(d["seat"], d["tile"]) for t, d in plays(controller) if t == "play.discard"] == [
+        ("E", "9p"), ("S", "5s"), ("W", "1z")]

@@ -47,6 +47,18 @@ def test_tracker_votes_confirms_and_retires() -> None:
     assert [(e.event, e.kind) for e in gone] == [("disappeared", "5m")]
 
 
+def test_a_tile_under_a_hand_is_neither_seen_nor_missed() -> None:
+    """While its zone is occluded (a hand, a cup: `TileReader.occluded`) a track is not aged: the
+    tile is there when the hand goes, not retired and announced again as a new one."""
+    t = TileTracker(confirm=2, forget=2)
+    t.update([_reading("5m", 100)])
+    assert [e.event for e in t.update([_reading("5m", 100)])] == ["appeared"]
+    for _ in range(10):
+        assert t.update([], frozen=("discard:E",)) == []
+    assert t.update([_reading("5m", 100)]) == []  # the same track, nothing new
+    assert [e.event for e in (t.update([]) + t.update([]))] == ["disappeared"]  # taken away: retired as before
+
+
 def test_tracker_flags_unsure_votes_for_the_referee() -> None:
     t = TileTracker(confirm=2, referee_below=0.8)
     t.update([_reading("5m", 0, 0.5)])
