@@ -34,7 +34,7 @@ DEFAULT_STYLES = "xmahjongg-dorothys,kmahjongg-alphabet,kmahjongg-egypt"
 
 def measure(style: str, frames: int, seam_min: float, object_min: float) -> dict[str, Any]:
     import vision.detect as detect
-    from tablesim.scenes.objects import lay_object
+    from tablesim.scenes.objects import lay_object, score_readings
     from tablesim.scenes.render import SceneOptions, render_scene
     from vision.reader import TileReader
     from vision.tileart import load_style
@@ -53,30 +53,17 @@ def measure(style: str, frames: int, seam_min: float, object_min: float) -> dict
             reader.calibration = None
             readings = reader.read(img)
             counts["unread_zones"] += len(reader.occluded)
-            h, w = mask.shape
-            centres = np.array([np.mean(t["quad"], axis=0) for t in scene.tiles])
-            found = np.zeros(len(centres), bool)
-            for r in readings:
-                c = np.mean(r.quad, axis=0)
-                d = np.linalg.norm(centres - c, axis=1)
-                if d.min() < 12:
-                    found[int(d.argmin())] = True
-                    continue
-                x, y = int(c[0]), int(c[1])
-                if not (0 <= y < h and 0 <= x < w and mask[y, x]):
-                    continue
-                kind = "unsure" if not r.accepted else "back" if r.kind == "back" else "face"
-                counts[kind] += 1
-                by_object[f"{what}:{kind}"] += 1
-            for i, t in enumerate(scene.tiles):
-                x, y = (int(v) for v in centres[i])
-                if not (0 <= y < h and 0 <= x < w and mask[y, x]) and t["zone"] not in reader.occluded:
-                    counts["uncovered"] += 1
-                    counts["uncovered_found"] += int(found[i])
+            score = score_readings(scene.tiles, readings, mask, reader.occluded)
+            for kind in ("face", "back", "unsure"):
+                counts[kind] += score[kind]
+                by_object[f"{what}:{kind}"] += score[kind]
+            counts["uncovered"] += score["uncovered"]
+            counts["uncovered_found"] += score["found"]
     finally:
         detect.SEAM_MIN, detect.OBJECT_MIN_TILES = saved, saved_min
     return {"frames": frames, "face_per_frame": round(counts["face"] / frames, 3),
-            "back_per_frame": round(counts["back"] / frames, 3), "unsure_per_frame": round(counts["unsure"] / frames, 3),
+            "back_per_frame": round(counts["back"] / frames, 3),
+            "unsure_per_frame": round(counts["unsure"] / frames, 3),
             "uncovered_recall": round(counts["uncovered_found"] / max(1, counts["uncovered"]), 4),
             "unread_zones_per_frame": round(counts["unread_zones"] / frames, 2),
             "by_object": dict(sorted(by_object.items()))}
@@ -96,7 +83,8 @@ def main() -> None:
         out.append({"style": style, "now": now, "reference": before})
         print(f"== {style} ({args.frames} frames, one object each)")
         for name, r in (("now", now), ("reference (before)", before)):
-            print(f"  {name:26s} accepted phantom faces {r['face_per_frame']:.3f}/frame, backs {r['back_per_frame']:.3f}, "
+            print(f"  {name:26s} accepted phantom faces {r['face_per_frame']:.3f}/frame, "
+                  f"backs {r['back_per_frame']:.3f}, "
                   f"to the referee {r['unsure_per_frame']:.3f}; zones unread {r['unread_zones_per_frame']:.2f}; "
                   f"recall of uncovered tiles in the zones read {r['uncovered_recall']:.4f}")
         ratio = before["face_per_frame"] / now["face_per_frame"] if now["face_per_frame"] else float("inf")

@@ -64,7 +64,7 @@ class Table:
         assert on_table + self.state.wall.remaining + self.aside == self.total, event
 
     def step(self) -> None:
-        s, rng = self.state, self.rng
+        s = self.state
         if s.phase == "choose_missing":
             x = next(x for x in T.SEATS if not s.seats[x].missing_suit)
             held = Counter(T.suit(t) for t in s.seats[x].concealed if T.is_suited(t))

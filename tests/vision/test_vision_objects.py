@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import vision.detect as detect
-from tablesim.scenes.objects import lay_object
+from tablesim.scenes.objects import lay_object, score_readings
 from tablesim.scenes.render import SceneOptions, render_scene
 from vision.reader import TileReader
 
@@ -35,21 +35,9 @@ def _phantoms(frames, reader: TileReader) -> tuple[int, int, float, list[tuple[s
         reader.calibration = None
         readings = reader.read(img)
         unread.append(reader.occluded)
-        centres = np.array([np.mean(t["quad"], axis=0) for t in scene.tiles])
-        seen = np.zeros(len(centres), bool)
-        for r in readings:
-            c = np.mean(r.quad, axis=0)
-            d = np.linalg.norm(centres - c, axis=1)
-            if d.min() < 12:
-                seen[int(d.argmin())] = True
-            elif mask[min(int(c[1]), mask.shape[0] - 1), min(int(c[0]), mask.shape[1] - 1)]:
-                faces += int(r.accepted and r.kind != "back")
-                unsure += int(not r.accepted)
-        for t, hit in zip(scene.tiles, seen):
-            x, y = np.mean(t["quad"], axis=0)
-            if not mask[min(int(y), mask.shape[0] - 1), min(int(x), mask.shape[1] - 1)] and t["zone"] not in reader.occluded:
-                uncovered += 1
-                found += int(hit)
+        score = score_readings(scene.tiles, readings, mask, reader.occluded)
+        faces, unsure = faces + score["face"], unsure + score["unsure"]
+        uncovered, found = uncovered + score["uncovered"], found + score["found"]
     return faces, unsure, found / uncovered, unread
 
 

@@ -10,25 +10,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
-import pytest_asyncio
 
 from table_controller.config import parse_config
 from table_controller.service import TableService
 from table_controller.web.limits import MAX_BODY
 
 REFEREE = "ref-limit"
-
-
-@pytest_asyncio.fixture
-async def service(tmp_path: Path) -> AsyncIterator[TableService]:
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 100.0},
-                           "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
-    svc = TableService(config, tmp_path)
-    await svc.start()
-    try:
-        yield svc
-    finally:
-        await svc.stop()
 
 
 async def test_a_declared_huge_body_is_refused_unread(service: TableService) -> None:

@@ -5,29 +5,14 @@ undid a ruling nobody meant to touch. Real HTTP against a running service."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
-import pytest_asyncio
 
-from table_controller.config import parse_config
 from table_controller.service import TableService
 from table_controller.web.replays import Replays
 
 REFEREE = "ref-replay"
-
-
-@pytest_asyncio.fixture
-async def service(tmp_path: Path) -> AsyncIterator[TableService]:
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 3, "sim_speed": 100.0},
-                           "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
-    svc = TableService(config, tmp_path)
-    await svc.start()
-    try:
-        yield svc
-    finally:
-        await svc.stop()
+SIM_SEED = 3
 
 
 def _auth(key: str | None = None) -> dict[str, str]:

@@ -55,3 +55,30 @@ def lay_object(frame: np.ndarray, rng: np.random.Generator, what: str | None = N
     else:
         raise ValueError(f"unknown object {what!r}; objects: {', '.join(OBJECTS)}")
     return cv2.GaussianBlur(img, (3, 3), 0), mask, what
+
+
+def score_readings(tiles: list[dict], readings: list, mask: np.ndarray, unread: tuple[str, ...] = ()) -> dict[str, int]:
+    """What a reader made of a frame with an object (`lay_object`): readings on the object and on
+    no real tile (`face` accepted as a face, `back` accepted as a back, `unsure` sent to the
+    referee), and the real tiles off the object in the zones read (`uncovered`) and how many of
+    those were read (`found`). `tiles` are the scene's labels; `unread` the zones the reader left."""
+    h, w = mask.shape
+
+    def on_object(x: float, y: float) -> bool:
+        return bool(mask[min(max(int(y), 0), h - 1), min(max(int(x), 0), w - 1)])
+
+    centres = np.array([np.mean(t["quad"], axis=0) for t in tiles])
+    seen = np.zeros(len(centres), bool)
+    out = {"face": 0, "back": 0, "unsure": 0, "uncovered": 0, "found": 0}
+    for r in readings:
+        c = np.mean(r.quad, axis=0)
+        d = np.linalg.norm(centres - c, axis=1)
+        if len(d) and d.min() < 12:
+            seen[int(d.argmin())] = True
+        elif on_object(*c):
+            out["unsure" if not r.accepted else "back" if r.kind == "back" else "face"] += 1
+    for t, (x, y), hit in zip(tiles, centres, seen):
+        if not on_object(x, y) and t["zone"] not in unread:
+            out["uncovered"] += 1
+            out["found"] += int(hit)
+    return out
