@@ -149,7 +149,7 @@ def _plan(rs: Any, throw: list[tuple[int, ...]]) -> Any:
 @pytest.mark.parametrize("ruleset", SCORED)
 def test_random_hands_keep_every_tile_and_score_every_win(ruleset: str) -> None:
     results: Counter[str] = Counter()
-    for seed in range(10):
+    for seed in range(6):
         table = Table(ruleset, seed)
         for _ in range(1500):
             if table.state.phase == "ended":
@@ -158,7 +158,7 @@ def test_random_hands_keep_every_tile_and_score_every_win(ruleset: str) -> None:
         assert table.state.phase == "ended", f"seed {seed}: stuck in {table.state.phase}"
         results[table.state.result or ""] += 1
         assert all(isinstance(score, dict) and "error" not in score for score in table.scores)
-    assert sum(results.values()) == 10
+    assert sum(results.values()) == 6
 
 
 _ODD_VALUES: list[Any] = [None, -1, 0, 3, 10**9, 1.5, "", "x", "1m", "E", [], {}, ["1m"], True, "中"]
@@ -205,7 +205,7 @@ def test_a_winning_hand_with_things_wrong_is_scored_or_named_never_a_crash(rules
 
     rng = random.Random(ruleset)
     wins = []
-    for seed in range(4):
+    for seed in range(3):
         table = Table(ruleset, seed)
         while table.state.phase != "ended":
             table.step()
