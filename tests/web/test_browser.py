@@ -257,11 +257,15 @@ async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(s
     await asyncio.sleep(1.0)
     assert len(penalties()) == before + 1
 
-    lost = []
+    lost: list[Any] = []
 
-    async def lose_the_answer(route: Any) -> None:  # the request reaches the service; its answer does not
+    async def lose_the_answer(route: Any) -> None:
+        # the request reaches the service and its answer is lost; the page's own retry is lost too
         if not lost:
             lost.append(await route.fetch())
+            await route.abort("connectionreset")
+        elif len(lost) == 1:
+            lost.append(None)
             await route.abort("connectionreset")
         else:
             await route.continue_()
@@ -274,6 +278,24 @@ async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(s
     await page.click("#penalty-submit")  # the referee presses again
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('未再记录')")
     assert len(penalties()) == before + 2 and penalties()[-1]["seat"] == "N"
+    await page.unroute("**/api/referee/penalty")
+
+    dropped: list[int] = []
+
+    async def drop_once(route: Any) -> None:  # the connection closed under the request: it never arrived
+        if not dropped:
+            dropped.append(1)
+            await route.abort("connectionreset")
+        else:
+            await route.continue_()
+
+    await page.route("**/api/referee/penalty", drop_once)  # the page sends it again by itself, once
+    await page.select_option("#penalty-form select[name=seat]", "E")
+    await page.fill("#penalty-form input[name=note]", "第三次")
+    await page.click("#penalty-submit")
+    await _until(lambda: len(penalties()) == before + 3)
+    await page.wait_for_function("document.getElementById('action-msg').className.includes('good')")
+    assert penalties()[-1]["seat"] == "E" and dropped == [1]
     await page.unroute("**/api/referee/penalty")
 
 

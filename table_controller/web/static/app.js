@@ -1020,13 +1020,19 @@ async function act(path, body) {
   const action = actionKey(path + "\n" + token() + "\n" + payload);
   const msg = $("action-msg");
   let res;
-  try {
-    res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json", "Idempotency-Key": action.key }, body: payload });
-  } catch (err) { // the network dropped the answer: the next press of the same action asks again under this key
-    msg.textContent = t("lost");
-    msg.className = "msg bad";
-    lastOutcome = "lost";
-    return false;
+  // A request can fail on the way without the user doing anything: the service closes an idle
+  // connection (keep-alive, 5 s) just as the browser sends on it. Sent again at once under the same
+  // key, it is done once whether or not the first got through.
+  for (let attempt = 0; !res; attempt++) {
+    try {
+      res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json", "Idempotency-Key": action.key }, body: payload });
+    } catch (err) { // the network dropped the answer: the next press of the same action asks again under this key
+      if (attempt < 1) continue;
+      msg.textContent = t("lost");
+      msg.className = "msg bad";
+      lastOutcome = "lost";
+      return false;
+    }
   }
   action.answered = Date.now();
   const data = await res.json().catch(() => ({}));
