@@ -817,7 +817,10 @@ async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_pag
         assert "重掷" in await page.text_content("#dice-hint")
         await page.fill("#dice-form input[name=dice]", "3 4 5")
         await page.click("#dice-form button[type=submit]")
-        await page.wait_for_function("document.querySelector('#break').textContent.length > 0")
+        # the break is shown once the keyed throw lands (before it, #break says who throws next:
+        # waiting for it to be non-empty raced the keyed throw)
+        await _until(lambda: svc.controller.state.hand.get("deal") is not None)
+        await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
         assert await page.text_content("#deal-error") == ""
         assert not await page.is_visible('[data-testid="dice-form"]')
         faces = await page.eval_on_selector_all("#dice [data-die]", "els => els.map(e => Number(e.dataset.die))")
