@@ -148,8 +148,6 @@ class CameraRecord:
                 continue  # a meld area still being laid waits a step: a hand laid down is not a meld
             if wind in gone:
                 continue  # a winner's tiles lie there as laid down, not played
-            if (area, wind) in self.frozen:
-                continue  # a hand or a cup lies there: its tiles cannot be counted now
             new = self._new_tracks(here, _recorded(hand, area, wind))
             kinds = [here[t] for t in new]
             if area == "meld":

@@ -297,6 +297,12 @@ def _can_replace(s: HandState) -> bool:
     return True
 
 
+def _exhaustive(s: HandState, notes: list[dict[str, Any]]) -> None:
+    """荒牌: the hand ends without a winner; the seats still playing are checked (查叫)."""
+    s.phase, s.result = "ended", "exhaustive"
+    notes.append({"type": "exhaustive_draw", "ready_check": s.active()})
+
+
 def _need_replacement(s: HandState) -> None:
     _need(_can_replace(s), "no_replacement", "牌墙已无牌可补: 不能开杠")
 
@@ -332,8 +338,7 @@ def _flower(s: HandState, e: Flower, notes: list[dict[str, Any]]) -> None:
         s.after = "flower"
     notes.append({"type": "flower", "seat": e.seat, "tile": e.tile})
     if not _can_replace(s):  # the 海底 was a flower: nothing left to replace it with, 荒牌
-        s.phase, s.result = "ended", "exhaustive"
-        notes.append({"type": "exhaustive_draw", "ready_check": s.active()})
+        _exhaustive(s, notes)
         return
     s.replacing = e.seat
     s.phase = "replace"
@@ -491,8 +496,7 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
     best = max(s.claims.values(), key=lambda c: _PRIORITY[c.action], default=None)
     if best is None:
         if s.wall.exhausted:
-            s.phase, s.result = "ended", "exhaustive"
-            notes.append({"type": "exhaustive_draw", "ready_check": s.active()})
+            _exhaustive(s, notes)
             return
         s.turn, s.phase = _next_active(s, owner), "draw"
         return
