@@ -55,7 +55,7 @@ HELDOUT_FONTS: tuple[tuple[Path, int], ...] = (
     (Path("/usr/share/fonts/truetype/cwtex/cwkai.ttf"), 0),
     (Path("/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf"), 0),
 )
-FONT_PACKAGES = "fonts-noto-cjk, fonts-arphic-ukai, fonts-arphic-uming, fonts-arphic-gkai00mp, fonts-cwtex-*, " \
+FONT_PACKAGES = "fonts-noto-cjk, fonts-droid-fallback, fonts-arphic-ukai, fonts-arphic-uming, fonts-arphic-gkai00mp, fonts-cwtex-*, " \
     "fonts-wqy-zenhei, fonts-hanazono, fonts-lxgw-wenkai, fonts-kouzan-mouhitsu, fonts-aoyagi-kouzan-t, " \
     "fonts-aoyagi-soseki, fonts-cns11643-kai, fonts-arphic-bkai00mp, fonts-klee"
 
