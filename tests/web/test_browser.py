@@ -927,6 +927,33 @@ async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_p
         assert svc.controller.state.hand["melds"]["N"] == []
 
 
+async def test_a_seat_the_operator_picked_stays_picked_until_the_turn_moves(tmp_path: Path, browser: Any) -> None:
+    """The play form follows the turn, but a seat the operator picked is not put back by the next
+    update of the state (a penalty, a clock, the camera: anything that is not a new turn). It was:
+    picked S, an update came, and 缺筒 went to E, the turn's seat, with nothing on the page to show it."""
+    async with _running(_config(ruleset="sichuan"), tmp_path / "own") as svc:
+        async with _http(svc) as http:
+            play = await _dealt(svc, http)
+            page = await _open(browser, svc, "/", token=OPERATOR)
+            form = "#play-form"
+            await page.wait_for_selector('[data-testid="missing-keys"]:not([hidden])')
+            assert await page.input_value(f"{form} select[name=seat]") == "E"  # the turn's seat
+            await page.select_option(f"{form} select[name=seat]", "S")
+            await page.focus(f"{form} input[name=tiles]")  # the picker closed (a tablet), the select no longer focused
+            seq = svc.controller.state.seq
+            svc.controller.referee_action("referee.penalty", {"seat": "W", "code": "warning"}, by="referee")
+            await page.wait_for_function(f"window.__lastSeq >= {seq + 1}")
+            assert await page.input_value(f"{form} select[name=seat]") == "S"
+            await page.click(f'{form} [data-play="missing:p"]')
+            await _until(lambda: svc.controller.state.hand["missing"].get("S") == "p")
+            assert "E" not in svc.controller.state.hand["missing"]
+            # a new turn moves it: E discards, the form now keys for S, whose turn it is
+            await page.select_option(f"{form} select[name=seat]", "N")
+            await page.focus(f"{form} input[name=tiles]")
+            await play(type="discard", seat="E", tile="5m")
+            await page.wait_for_function(f"document.querySelector('{form} select[name=seat]').value === 'S'")
+
+
 async def test_nanning_a_seat_that_fed_three_pungs_shows_sealed_and_its_win_is_refused(tmp_path: Path,
                                                                                       browser: Any) -> None:
     """南宁 封胡 on the pages: E feeds S three pungs (keyed); every page marks E 封胡, and the

@@ -266,16 +266,24 @@ function lastDiscarder(hand) {
   return best && best.seat;
 }
 
+const followed = { turn: null, from: null, thrower: null }; // what the forms last took from the state
 function renderPlayForm(hand) {
   // keying what happened on the table, for a table without a camera (or what the camera missed)
   const f = $("play-form");
   const open = !!(hand && hand.deal && !hand.ended);
   f.hidden = !open;
   if (!open) return;
+  // The seat follows the turn and "from" the last discard, but only when they move: an update that
+  // is not a new turn (a penalty, the clock, the camera) must not put back a seat the operator
+  // picked, or the next key goes to the turn's seat instead (seen: 缺筒 keyed for E, not S).
   const active = document.activeElement;
-  if (active !== f.seat && hand.turn && hand.turn.seat) f.seat.value = hand.turn.seat;
+  const turn = hand.turn && hand.turn.seat;
+  const turnKey = turn && `${hand.hand_no}:${turn}:${hand.turn.since}`;  // a turn is its seat and its start
+  if (turn && turnKey !== followed.turn && active !== f.seat) { f.seat.value = turn; followed.turn = turnKey; }
   const from = lastDiscarder(hand);
-  if (active !== f.from && from) f.from.value = from;
+  const pool = from && hand.discards[from];
+  const fromKey = from && `${hand.hand_no}:${from}:${pool[pool.length - 1].seq}`;
+  if (from && fromKey !== followed.from && active !== f.from) { f.from.value = from; followed.from = fromKey; }
   $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
 }
@@ -302,7 +310,11 @@ function renderDiceForm(hand) {
   const waiting = !!(hand && !hand.ended && !hand.deal && hand.next_thrower);
   f.hidden = !waiting;
   if (!waiting) return;
-  if (document.activeElement !== f.seat) f.seat.value = hand.next_thrower;
+  const thrower = `${hand.hand_no}:${hand.next_thrower}:${(hand.throws || []).length}`;
+  if (thrower !== followed.thrower && document.activeElement !== f.seat) {
+    f.seat.value = hand.next_thrower;  // as the play form's seat: only when the thrower changes
+    followed.thrower = thrower;
+  }
   const m = hand.dice_count;
   let hint = "";
   if (hand.error) hint = t("dice.retry");
