@@ -22,8 +22,9 @@ def score(hand: HandInput, ruleset: str) -> ScoreResult:
     """Score a winning hand under a ruleset; raises `ScoringError` for an unknown ruleset."""
     from table_controller.scoring.rulesets import module_for
 
+    tables = scoring(ruleset)  # an unknown ruleset is named first
     _check_tiles(hand, ruleset)
-    result: ScoreResult = module_for(ruleset).score(hand, scoring(ruleset))
+    result: ScoreResult = module_for(ruleset).score(hand, tables)
     return result
 
 
@@ -31,10 +32,13 @@ def _check_tiles(hand: HandInput, ruleset: str) -> None:
     """Every tile is one the ruleset plays with: a 十万 ten or an honour under 四川 is named here,
     not met as a crash deep in a scorer (before: "无法处理此操作: KeyError '10m'")."""
     from table_controller import tiles as T
-    from table_controller.rules import load_ruleset
 
-    rs = load_ruleset(ruleset)
-    kinds = set(rs.tile_spec.kinds())
+    from table_controller.rules import rulesets_dir
+
+    # read once per rulesets folder: parsing the TOML at each score was most of a played hand's CPU
+    rs, kinds = _kinds(ruleset, str(rulesets_dir()))
+    if rs is None:
+        return
     groups = [("concealed", hand.concealed), ("win_tile", (hand.win_tile,)), ("flowers", hand.flowers),
               *((f"melds[{i}]", m.tiles) for i, m in enumerate(hand.melds))]
     for where, tiles in groups:
@@ -42,6 +46,12 @@ def _check_tiles(hand: HandInput, ruleset: str) -> None:
             if tile != T.BACK and tile not in kinds:
                 raise ScoringError("bad_tile", f"{T.tile_name(tile)} ({tile}) 不是{rs.name_zh}的牌 / "
                                                f"not a tile of {ruleset}", where)
+
+
+@lru_cache(maxsize=64)
+def _kinds(ruleset: str, directory: str) -> tuple[Any | None, frozenset[str]]:
+    rs = _ruleset_file(ruleset, directory)
+    return rs, frozenset(rs.tile_spec.kinds()) if rs is not None else frozenset()
 
 
 def score_json(data: Any, ruleset: str) -> dict[str, Any]:

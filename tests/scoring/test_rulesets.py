@@ -279,3 +279,20 @@ def test_a_typo_in_the_fan_table_is_an_error(tmp_path: Any, monkeypatch: pytest.
     with pytest.raises(ScoringError) as err:
         score_json(hand("1111223344556m", "6m"), "sichuan")
     assert err.value.code == "bad_ruleset_table" and "清一sè" in str(err.value)
+
+
+def test_scoring_reads_a_ruleset_file_once_not_at_each_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tile check (session 11) loaded the ruleset from its TOML at every score: 782 MCR hands
+    a second instead of 25,000 (bench/scoring.py), and two demo tables spent most of their CPU on it."""
+    from table_controller.rules import ruleset as ruleset_module
+    from table_controller.scoring import HandInput, score
+
+    hand = HandInput.from_json({"seat_wind": "E", "prevalent_wind": "E", "concealed": "1223434567899m",
+                                "win_tile": "9m", "win": "self_draw"})
+    score(hand, "mcr")  # whatever the first needs
+    reads: list[object] = []
+    real = ruleset_module._read_file
+    monkeypatch.setattr(ruleset_module, "_read_file", lambda path: reads.append(path) or real(path))
+    for _ in range(20):
+        assert score(hand, "mcr").total > 0
+    assert reads == []

@@ -17,7 +17,7 @@ def test_demo_players_have_numbers_and_distinct_names() -> None:
 
 
 async def test_two_tables_play_round_1_and_start_round_2_from_the_published_seating(tmp_path: Path) -> None:
-    demo = TournamentDemo(2, tmp_path, port=0, speed=100.0, turn_seconds=0.0, hand_seconds=0.05)
+    demo = TournamentDemo(2, tmp_path, port=0, speed=1000.0, turn_seconds=0.0, hand_seconds=0.05)
     await demo.start()
     try:
         hub = demo.hub.hub
