@@ -286,10 +286,35 @@ class Hub:
         self.registered = list(registered or [])
         self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        #: Counts what the page shows changing (a message filed, a seating published, the broker
+        #: come or gone): the page's live channel (`wait_change`) fetches at once instead of polling.
+        self.version = 0
+        self._changed = asyncio.Event()
 
     # -- messages ----------------------------------------------------------------------------------
+    def changed(self) -> None:
+        """Wake every page waiting in `wait_change`."""
+        self.version += 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_change(self, after: int, timeout: float) -> int:
+        """The version, once it is past `after` or `timeout` seconds have gone."""
+        if self.version <= after:
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+        return self.version
+
     def handle(self, topic: str, payload: bytes) -> str:
         """File one received message; what it was ("new", "duplicate", "state", "malformed", ...). Never raises."""
+        outcome = self._handle(topic, payload)
+        if outcome != "ignored":
+            self.changed()
+        return outcome
+
+    def _handle(self, topic: str, payload: bytes) -> str:
         now = self._wall_clock()
         self.received += 1
         try:
@@ -476,6 +501,7 @@ class Hub:
         for topic, payload in self._seatings(proposal["round"]):
             self._outbox.put_nowait((topic, payload))
         log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
+        self.changed()
         return {**proposal, "published_at": now}
 
     def published(self) -> dict[str, Any] | None:
@@ -514,6 +540,7 @@ class Hub:
                                           tls_context=self.tls, identifier=self.client_id, clean_session=False,
                                           keepalive=KEEPALIVE) as client:
                     self.connected, self.error, attempt = True, "", 0
+                    self.changed()
                     log.info("hub connected", extra={"broker": self.broker, "tournament": self.tournament})
                     await self._session(client)
             except aiomqtt.MqttError as exc:
@@ -523,6 +550,7 @@ class Hub:
                 self.error = f"{type(exc).__name__}: {exc}"
                 log.exception("hub session failed; reconnecting", extra={"broker": self.broker})
             self.connected = False
+            self.changed()
             await asyncio.sleep(backoff(attempt))
             attempt += 1
 

@@ -12,12 +12,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastapi import Request
+from fastapi import Request, WebSocket
 
 from table_controller.tournament.hub import Hub
 from table_controller.web.limits import BodyLimit
 
 log = logging.getLogger("table_controller.tournament.web")
+
+
+#: The page's live channel: a message at least this often (the page fetches then: its "since" minutes move)
+LIVE_PING_S = 20.0
+#: and no two closer than this: 16 tables' events in a burst make one fetch, not hundreds
+LIVE_COALESCE_S = 0.25
 
 
 def create_hub_app(hub: Hub) -> Any:
@@ -34,6 +40,23 @@ def create_hub_app(hub: Hub) -> Any:
         """Players ranked by 标准分 then points, each table's progress, and the hub's own counters;
         `?through=N`: the standings after round N."""
         return hub.standings(_round(through))
+
+    @app.websocket("/api/live")
+    async def live(ws: WebSocket) -> None:
+        """`{"version": n}` at once, at each change (bursts a moment apart come as one) and at least
+        every LIVE_PING_S: the page fetches on each, so a jam shows as it happens, not at the next poll."""
+        from table_controller.web.app import _until_closed
+
+        await ws.accept()
+
+        async def send() -> None:
+            seen = -1
+            while True:
+                seen = await hub.wait_change(seen, LIVE_PING_S)
+                await ws.send_json({"version": seen})
+                await asyncio.sleep(LIVE_COALESCE_S)
+
+        await _until_closed(ws, send())
 
     @app.get("/api/stats")
     async def stats() -> dict[str, Any]:
@@ -444,7 +467,11 @@ function render() {
   $("status").innerHTML = `<span class="${h.connected ? "" : "bad"}">${esc(t(h.connected ? "ok" : "down"))}</span> · `
     + esc(t("updated", { s: when })) + (h.malformed ? " · " + esc(t("bad", { n: h.malformed })) : "");
 }
+let polling = false, again = false;
 async function poll() {
+  // one fetch at a time; a change told while one runs fetches once more after it
+  if (polling) { again = true; return; }
+  polling = true;
   try {
     const r = await fetch("/api/standings", { cache: "no-store" });
     if (r.ok) last = await r.json();
@@ -455,12 +482,33 @@ async function poll() {
     const st = await fetch("/api/stats", { cache: "no-store" });
     if (st.ok) stats = await st.json();
   } catch (e) { /* the hub restarts: keep the last standings on screen */ }
+  polling = false;
   render();
-  setTimeout(poll, 3000);
+  if (again) { again = false; poll(); }
+}
+// The hub says when something changed (a table's event, a fault, the broker): the page fetches at
+// once. Without that channel (a proxy that drops WebSockets, the hub restarting) it polls every 3 s.
+let live = null;
+function connect() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
+  ws.onopen = () => { live = ws; };
+  ws.onmessage = () => poll();
+  ws.onclose = () => { live = null; setTimeout(connect, 3000); };
+}
+function fallback() { if (!live) poll(); setTimeout(fallback, 3000); }
+function clocks() {
+  // the session clocks count down between fetches
+  for (const x of (last && last.tables) || []) {
+    const cell = document.querySelector(`[data-testid="clock-${CSS.escape(x.table_id)}"]`);
+    if (cell) cell.innerHTML = clockText(x.clock);
+  }
 }
 $("lang").onclick = () => { lang = lang === "zh" ? "en" : "zh"; render(); };
 $("publish").onclick = publishSeating;
 poll();
+connect();
+setTimeout(fallback, 3000);
+setInterval(clocks, 1000);
 </script>
 </body>
 </html>

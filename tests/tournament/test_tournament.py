@@ -126,6 +126,35 @@ async def test_two_tables_one_broker_standings_follow_the_score_sheets(tmp_path:
         await hub.stop()
 
 
+async def test_the_hubs_page_is_told_of_each_change_at_once(tmp_path: Path, broker: Broker) -> None:
+    """The hub's live channel (`/api/live`, what the chief referee's page listens to) says at once
+    when something changed: a table's penalty, the broker gone. Before (twelfth session) the page
+    polled every 3 s, and a jam showed up to 3 s late on a hall's screen."""
+    import websockets
+
+    from table_controller.tournament import web
+
+    assert web.LIVE_PING_S >= 10  # a message within a few seconds below is a change told, not a ping
+    hub = await _hub(tmp_path, broker)
+    table = await _table(tmp_path, broker.url, "t1", ["张伟", "李娜", "王芳", "陈杰"])
+    try:
+        await until(lambda: _in_step(hub, table, "t1"), 10, "the hub to follow the table")
+        async with websockets.connect(f"ws://127.0.0.1:{hub.bound_port}/api/live") as ws:
+            first = json.loads(await asyncio.wait_for(ws.recv(), 5))["version"]
+            _penalty(table, "S", "W")
+            told = json.loads(await asyncio.wait_for(ws.recv(), 5))["version"]
+            assert told > first
+            await until(lambda: _in_step(hub, table, "t1"), 10, "the hub to have the penalty")
+            broker.stop()
+            await until(lambda: not hub.hub.connected, 10, "the hub to lose the broker")
+            gone = hub.hub.version
+            while json.loads(await asyncio.wait_for(ws.recv(), 5))["version"] < gone:
+                pass  # what was told before; the page hears of the broker within seconds, not at a ping
+    finally:
+        await table.stop()
+        await hub.stop()
+
+
 async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker: Broker) -> None:
     hub = await _hub(tmp_path, broker)
     table = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"])
