@@ -12,7 +12,9 @@ rules on it (`referee.camera_confirm`), so the record keeps the order of play. M
 once their tiles are all there and none was added in the last step (a hand laid down tile by
 tile on a win is not taken for a claim): three alike or a run with the last discard from another
 seat (碰 / 吃), four alike with it (明杠), four alike without it (a kong from the hand; with two or
-more face down, 暗杠), one alike beside a pung (补杠). Tiles that make no meld wait for the referee.
+more face down, 暗杠), two alike in the seat's turn that are not the open discard (暗杠 whose face-down
+ends the detector cannot tell from the felt), one alike beside a pung (补杠). Tiles that make no
+meld wait for the referee.
 
 A win: the winner lays the hand face up in front of them (its flower and meld areas). `laid_down`
 lists what the camera sees there beyond the recorded melds and flowers, and `win_hand` makes the
@@ -319,6 +321,12 @@ def _meld(hand: dict[str, Any], wind: str, kinds: list[str | None]) -> Play | No
         if len(faces) == 4 and taken == faces[0]:
             return ("play.claim", {"seat": wind, "kind": "kong", "from": frm, "tiles": faces})
         return ("play.kong", {"seat": wind, "tiles": [faces[0]] * 4, "concealed": len(faces) <= 2})
+    turn = (hand.get("turn") or {}).get("seat")
+    if len(tiles) == 2 and len(faces) == 2 and faces[0] == faces[1] and taken != faces[0] and turn == wind:
+        # 暗杠 with its ends face down, where the backs are the felt's colour (green on green): the
+        # detector finds the two faces only. A pair is no meld, and in the seat's own turn, not of
+        # the open discard (a pung being laid), it is that kong. Before, such a kong was never seen.
+        return ("play.kong", {"seat": wind, "tiles": [faces[0]] * 4, "concealed": True})
     return None
 
 

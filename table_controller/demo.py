@@ -66,10 +66,13 @@ def _side(controller: Controller, wind: str | None) -> str | None:
 
 
 def _recorded(hand: dict[str, Any] | None, kind: str, seat: str) -> int:
-    """How many plays of this kind by this seat the record holds (the camera's or anyone's)."""
+    """How much of this kind of play by this seat the record holds (the camera's or anyone's):
+    discards, flowers, or the tiles of its melds (a 补杠 adds one to a pung, no meld)."""
     if hand is None:
         return 0
-    where = {"discard": "discards", "flower": "flowers", "claim": "melds"}[kind]
+    if kind in ("claim", "kong"):
+        return sum(len(m.get("tiles", [])) for m in (hand.get("melds") or {}).get(seat) or [])
+    where = {"discard": "discards", "flower": "flowers"}[kind]
     return len((hand.get(where) or {}).get(seat) or [])
 
 
@@ -110,7 +113,8 @@ async def lay_and_watch(controller: Controller, felt: Any, action: Any, ruled: s
     if sideways:
         felt.lay(action.type, _side(controller, action.seat), action.tile, sideways=True)
     else:
-        felt.lay(action.type, _side(controller, action.seat), action.tile, _side(controller, action.frm))
+        felt.lay(action.type, _side(controller, action.seat), action.tile, _side(controller, action.frm),
+                 kind=action.kind)
     loop = asyncio.get_running_loop()
     end = loop.time() + wait_s
     while loop.time() < end:
@@ -220,7 +224,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
             if turned and await riichi_by_camera(controller, action.seat):
                 ahead = None  # the camera saw the sideways discard and recorded the 立直 with it
             continue
-        if felt is not None and action.type in ("flower", "claim"):
+        if felt is not None and action.type in ("flower", "claim", "kong"):
             await lay_and_watch(controller, felt, action, ruled)
             continue
         type_, data = action.event()

@@ -57,6 +57,15 @@ class Felt:
             self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), kind)
             self.near[seat] += 1
 
+    def kong(self, seat: str, kind: str, how: str) -> None:
+        """A kong from the hand, laid with the melds: `concealed` (暗杠) its two end tiles face down,
+        as most players lay one; `added` (补杠) the fourth tile beside the seat's pung."""
+        kinds = ["back", kind, kind, "back"] if how == "concealed" else [kind]
+        for k in kinds:
+            n = self.near[seat]
+            self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), k)
+            self.near[seat] += 1
+
     def flower(self, seat: str, kind: str) -> None:
         self._put(seat, 110 + self.flowers[seat] * TILE_W_MM, 60, kind)  # clear of the corner markers
         self.flowers[seat] += 1
@@ -83,17 +92,20 @@ class FeltCamera:
         self._scene: tuple[int, Scene] | None = None
         self._noise = np.random.default_rng(seed)
 
-    def lay(self, play: str, seat: str, tile: str, frm: str | None = None, sideways: bool = False) -> None:
+    def lay(self, play: str, seat: str, tile: str, frm: str | None = None, sideways: bool = False,
+            kind: str | None = None) -> None:
         """A face-up play on the felt: `discard` (`sideways`: declaring 立直), `flower`, `claim` (a
-        pung of `tile` from `frm`), or `hand` (the tiles of `tile`, space-separated, laid down in
-        front of `seat`)."""
+        pung of `tile` from `frm`; `kind` "kong": four), `kong` from the hand (`kind` "concealed" or
+        "added"), or `hand` (the tiles of `tile`, space-separated, laid down in front of `seat`)."""
         with self._lock:
             if play == "discard":
                 self._felt.discard(seat, tile, sideways=sideways)
             elif play == "flower":
                 self._felt.flower(seat, tile)
             elif play == "claim" and frm is not None:
-                self._felt.meld(seat, [tile] * 3, frm)
+                self._felt.meld(seat, [tile] * (4 if kind == "kong" else 3), frm)
+            elif play == "kong" and kind in ("concealed", "added"):
+                self._felt.kong(seat, tile, kind)
             elif play == "hand":
                 self._felt.hand(seat, tile.split())
             else:

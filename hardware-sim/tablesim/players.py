@@ -1,9 +1,10 @@
 """Simulated players for the demo table: four people who play a hand from the physical wall.
 
-They are not good players (they pung a discard when they hold a pair of it, but never chow or
-kong), yet they play legally and in turn, so a visitor sees discards pile up, melds laid out,
-flowers replaced from the tail, the wall shrink to 海底, and the hand end in 荒牌 as a real table
-would show it. Given a `judge` (does this hand win under the table's rules?), a player whose
+They are not good players (they pung a discard when they hold a pair of it and kong when they
+can: four alike in hand 暗杠, the fourth to their pung 补杠, three alike and the discard 明杠; they
+never chow, nor rob a kong), yet they play legally and in turn, so a visitor sees discards pile
+up, melds laid out, flowers and kongs replaced from the tail, the wall shrink to 海底, and the hand
+end in 荒牌 as a real table would show it. Given a `judge` (does this hand win under the table's rules?), a player whose
 hand is complete declares it, on its own draw or on a discard (the first seat after the
 discarder; in 血战到底 every seat that wins on it, 一炮多响), and lays it down: the hand ends
 there, or (血战到底) the winners leave it.
@@ -13,7 +14,7 @@ The wall comes from the simulator (`SimTable.wall`), the order of draws from the
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,13 +27,15 @@ SEATS = ("E", "S", "W", "N")
 
 #: How often a player holding a pair of the discard pungs it (people do not take every pung).
 PUNG_WILLINGNESS = 0.7
+#: How often a player who may kong does (a kong pays under many rules, but it shows the hand).
+KONG_WILLINGNESS = 0.8
 
 
 @dataclass(frozen=True)
 class PlayerAction:
     """What the players did that the table shows face up: a flower laid out, a discard, a pung."""
 
-    type: str  # "flower", "deal_done", "missing" (定缺), "discard", "riichi", "claim", "win", "reveal" (hands at 荒牌)
+    type: str  # "flower", "deal_done", "missing" (定缺), "discard", "riichi", "claim", "kong", "win", "reveal" (hands at 荒牌)
     seat: str | None = None
     tile: str | None = None
     #: a claim: the seat whose discard it takes (a win on a discard: the discarder)
@@ -41,11 +44,18 @@ class PlayerAction:
     hand: dict[str, Any] = field(default_factory=dict, compare=False)
     #: 定缺: the suit the seat gives up (m, p or s)
     suit: str | None = None
+    #: a claim: "pung" or "kong" (明杠); a kong from the hand: "concealed" (暗杠) or "added" (补杠)
+    kind: str | None = None
 
     def event(self) -> tuple[str, dict[str, object]]:
         """As the controller's `play.*` event."""
         if self.type == "claim":
-            return "play.claim", {"seat": self.seat, "kind": "pung", "from": self.frm, "tiles": [self.tile] * 3}
+            n = 4 if self.kind == "kong" else 3
+            return "play.claim", {"seat": self.seat, "kind": self.kind or "pung", "from": self.frm,
+                                  "tiles": [self.tile] * n}
+        if self.type == "kong":
+            return "play.kong", {"seat": self.seat, "tiles": [self.tile] * 4, "concealed": self.kind == "concealed",
+                                 "added": self.kind == "added"}
         data: dict[str, object] = {}
         if self.type == "missing":
             return "play.missing", {"seat": self.seat, "suit": self.suit}
@@ -97,7 +107,8 @@ AFTER_WIN = ("end", "blood_battle", "blood_river")
 
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
               judge: Judge | None = None, after_win: str = "end", missing: bool = False,
-              seal: int = 0, furiten: Waits | None = None, riichi: bool = False) -> Iterator[PlayerAction]:
+              seal: int = 0, furiten: Waits | None = None, riichi: bool = False,
+              kongs: bool = True) -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
     `judge`, a player's win. `after_win`, as the ruleset's flow says:
     - "end": the first win ends the hand;
@@ -111,7 +122,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     pass since its last discard. With `riichi` (and `furiten`, which gives the waits) a player
     whose concealed hand is ready after its discard declares 立直 (with four tiles or more left),
     then discards what it draws unless it wins, claims nothing, and every wait it lets pass since
-    keeps it from a ron (立直振听).
+    keeps it from a ron (立直振听). With `kongs` (the default) players kong as they can; without,
+    they only pung (the hands of seeds chosen before players konged, and benchmarks kept comparable).
     With a judge, a hand that reaches 荒牌 where wins do not end it ends with a `reveal` of the
     hands of the seats still playing (for 查叫). Several seats may win on one discard where play
     goes on after a win (一炮多响).
@@ -175,27 +187,56 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                                                 **({"options": {"missing_suit": gone[w]}} if w in gone else {})}
                                             for w in SEATS if w not in out})
 
+    def can_replace() -> bool:
+        """A kong needs a replacement tile: none on the 海底, none past riichi's four."""
+        return not state.exhausted and state.replacements_left != 0
+
+    def take(seat: str, tail: bool) -> Generator[PlayerAction, None, str | None]:
+        """Draw for `seat` (`tail`: a kong's replacement), laying out each flower drawn and drawing
+        its replacement; returns the tile, or None when no replacement is left (the hand ends)."""
+        nonlocal state
+        pos, state = state.replace() if tail else state.draw()
+        kind = wall[pos]
+        while spec.is_bonus(kind):
+            yield PlayerAction("flower", seat, kind)
+            flowers[seat].append(kind)
+            if state.replacements_left == 0 or state.exhausted:
+                return None
+            pos, state = state.replace()
+            kind = wall[pos]
+        return kind
+
+    def kong_from_hand(seat: str) -> tuple[str, str] | None:
+        """(tile, "concealed" | "added") when the seat, in its turn, makes a kong from its hand."""
+        if not kongs or seat in locked or not can_replace():
+            return None
+        for tile in sorted(set(hands[seat])):
+            if suit(tile) == gone.get(seat):
+                continue  # 定缺: the suit given up is discarded, never melded
+            if hands[seat].count(tile) == 4 and rng.random() < KONG_WILLINGNESS:
+                return tile, "concealed"
+            if any(m["type"] == "pung" and m["tiles"][0] == tile for m in melds[seat]) \
+                    and rng.random() < KONG_WILLINGNESS:
+                return tile, "added"
+        return None
+
     state = opening.state
     seat = "E"
     draw = False  # the dealer holds 14, a claimer the tile it took: neither draws first
+    tail = False  # the draw is a kong's replacement (杠上开花 if it wins)
     while True:
         drawn = None
         if draw:
-            if state.exhausted:
+            if state.exhausted and not tail:
                 if judge is not None:
                     yield reveal()
                 return
-            pos, state = state.draw()
-            kind = wall[pos]
-            while spec.is_bonus(kind):
-                yield PlayerAction("flower", seat, kind)
-                flowers[seat].append(kind)
-                if state.replacements_left == 0 or state.exhausted:
-                    return
-                pos, state = state.replace()
-                kind = wall[pos]
+            kind = yield from take(seat, tail)
+            if kind is None:
+                return
             hands[seat].append(kind)
-            win = won(seat, kind, "self_draw", last=state.exhausted)
+            win = won(seat, kind, "kong_replacement" if tail else "self_draw", last=state.exhausted)
+            tail = False
             if win is not None:
                 yield win
                 if not play_on:
@@ -209,6 +250,20 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                 seat, draw = next_playing(seat, out), True
                 continue
             drawn = kind
+        kong = kong_from_hand(seat)
+        if kong is not None:
+            tile, how = kong
+            if how == "concealed":
+                for _ in range(4):
+                    hands[seat].remove(tile)
+                melds[seat].append({"type": "kong", "tiles": [tile] * 4, "concealed": True})
+            else:  # the pung becomes a kong where it lies
+                hands[seat].remove(tile)
+                pung = next(m for m in melds[seat] if m["type"] == "pung" and m["tiles"][0] == tile)
+                pung.update(type="kong", tiles=[tile] * 4)
+            yield PlayerAction("kong", seat, tile, kind=how)
+            draw = tail = True
+            continue
         tile = drawn if seat in locked and drawn is not None else choose_discard(hands[seat], rng, gone.get(seat))
         hands[seat].remove(tile)
         yield PlayerAction("discard", seat, tile)
@@ -245,24 +300,34 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             continue
         # the 海底 discard is not claimed; nor does a 血流 winner claim (its hand stays as it won)
         shunned = [w for w, g in gone.items() if suit(tile) == g]  # 定缺: nobody pungs the suit it gave up
-        claimer = _pung(hands, seat, tile, rng, [*out, *locked, *shunned]) if not state.exhausted else None
-        if claimer is None:
+        claim = _claim(hands, seat, tile, rng, [*out, *locked, *shunned], kongs and can_replace()) \
+            if not state.exhausted else None
+        if claim is None:
             seat, draw = next_playing(seat, out), True
         else:
-            hands[claimer].remove(tile)
-            hands[claimer].remove(tile)
-            melds[claimer].append({"type": "pung", "tiles": [tile] * 3, "from": seat})
+            claimer, how = claim
+            size = 4 if how == "kong" else 3
+            for _ in range(size - 1):
+                hands[claimer].remove(tile)
+            melds[claimer].append({"type": how, "tiles": [tile] * size, "from": seat})
             fed[(seat, claimer)] = fed.get((seat, claimer), 0) + 1
-            yield PlayerAction("claim", claimer, tile, frm=seat)
-            seat, draw = claimer, False
+            yield PlayerAction("claim", claimer, tile, frm=seat, kind=how)
+            # a pung: the claimer discards at once; a kong: it draws the replacement first
+            seat, draw, tail = claimer, how == "kong", how == "kong"
 
 
-def _pung(hands: dict[str, list[str]], discarder: str, tile: str, rng: random.Random,
-          out: Sequence[str] = ()) -> str | None:
-    """The first seat after the discarder (still playing) holding a pair of `tile` that wants it, if any."""
+def _claim(hands: dict[str, list[str]], discarder: str, tile: str, rng: random.Random,
+           out: Sequence[str] = (), kong: bool = True) -> tuple[str, str] | None:
+    """(seat, "kong" | "pung"): the first seat after the discarder (still playing) holding three
+    of `tile` (with `kong`: a replacement is left) or a pair that wants it, if any."""
     start = SEATS.index(discarder)
     for k in (1, 2, 3):
         seat = SEATS[(start + k) % 4]
-        if seat not in out and hands[seat].count(tile) >= 2 and rng.random() < PUNG_WILLINGNESS:
-            return seat
+        if seat in out:
+            continue
+        held = hands[seat].count(tile)
+        if kong and held >= 3 and rng.random() < KONG_WILLINGNESS:
+            return seat, "kong"
+        if held >= 2 and rng.random() < PUNG_WILLINGNESS:
+            return seat, "pung"
     return None

@@ -91,6 +91,32 @@ def test_discards_flowers_and_a_pung_seen_become_the_record_once(table) -> None:
     assert [m["type"] for m in controller.state.hand["melds"]["W"]] == ["kong"]
 
 
+def test_a_concealed_kong_whose_backs_the_camera_cannot_see_is_recorded_from_its_two_faces(table) -> None:  # type: ignore[no-untyped-def]
+    """暗杠 laid with its ends face down on a felt of the backs' colour: the camera finds only the
+    two faces. Two alike in the seat's own turn (and not the open discard, which a pung being laid
+    would show) are that kong; found by the players' kongs in bench/camera_record.py (twelfth
+    session), where such kongs were never recorded."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    s_discard = cam.lay("discard", "S", "5s")
+    watcher._record_play([s_discard])
+    assert controller.state.hand["turn"]["seat"] == "W"
+    watcher._record_play([cam.lay("meld", "N", "7z"), cam.lay("meld", "N", "7z")])  # not N's turn
+    watcher._record_play([])
+    watcher._record_play([cam.lay("meld", "W", "5s"), cam.lay("meld", "W", "5s")])  # S's 5s: a pung being laid
+    watcher._record_play([])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "5s"})
+    watcher._record_play([gone(s_discard), cam.lay("meld", "W", "5s")])  # the pung laid whole
+    watcher._record_play([])
+    assert plays(controller)[-1] == ("play.claim", {"seat": "W", "kind": "pung", "from": "S", "tiles": ["5s"] * 3})
+    watcher._record_play([cam.lay("meld", "W", "3m"), cam.lay("meld", "W", "3m")])
+    watcher._record_play([])
+    assert plays(controller)[-1] == ("play.kong", {"seat": "W", "tiles": ["3m"] * 4, "concealed": True})
+    assert [m.get("concealed") for m in controller.state.hand["melds"]["W"]] == [False, True]
+    assert controller.state.hand["melds"]["N"] == []
+
+
 def test_keyed_play_is_not_recorded_again_and_a_camera_restart_adds_nothing(table) -> None:  # type: ignore[no-untyped-def]
     controller, watcher = table
     controller.record_play("play.deal_done", {}, by="operator", source="operator")

@@ -395,3 +395,28 @@ async def test_riichi_declared_by_a_sideways_discard_is_recorded_by_the_camera(t
         assert "S" in ctl.state.hand["riichi"] and "E" not in ctl.state.hand["riichi"]
         appeared = [e.data for e in ctl.store.since(0) if e.type == "camera.tile_appeared" and e.data["kind"] == "1z"]
         assert appeared and appeared[-1].get("sideways") is True
+
+
+async def test_the_camera_records_each_kind_of_kong_the_players_lay(tmp_path: Path) -> None:
+    """The demo's players kong now (twelfth session), and lay each kong as players do: 明杠 the
+    claimed discard with three alike, 暗杠 four with the ends face down, 补杠 the fourth beside a
+    pung. Through the virtual camera, the reader and the tracker each is recorded as that kong
+    (source camera)."""
+    from table_controller.demo import lay_and_watch
+    from tablesim.players import PlayerAction
+
+    async with _felt_table(tmp_path, seed=3) as (felt, ctl):
+        plays = [PlayerAction("discard", "E", "5p"), PlayerAction("claim", "S", "5p", frm="E", kind="kong"),
+                 PlayerAction("discard", "S", "9m"), PlayerAction("claim", "N", "9m", frm="S", kind="pung"),
+                 PlayerAction("kong", "N", "2z", kind="concealed"), PlayerAction("kong", "N", "9m", kind="added")]
+        for play in plays:
+            assert await lay_and_watch(ctl, felt, play, set(), wait_s=30), play
+        got = [(e.type, e.source, e.data.get("kind"), bool(e.data.get("concealed")), bool(e.data.get("added")))
+               for e in ctl.store.since(0) if e.type in ("play.claim", "play.kong")]
+        assert got == [("play.claim", "camera", "kong", False, False), ("play.claim", "camera", "pung", False, False),
+                       ("play.kong", "camera", None, True, False), ("play.kong", "camera", None, False, True)]
+        melds = ctl.state.hand["melds"]
+        assert [(m["type"], m["tiles"]) for m in melds["S"]] == [("kong", ["5p"] * 4)]
+        assert [(m["type"], m["tiles"], m["concealed"]) for m in melds["N"]] == \
+            [("kong", ["9m"] * 4, False), ("kong", ["2z"] * 4, True)]
+        assert not [e for e in ctl.store.since(0) if e.type == "camera.play_refused"]

@@ -17,14 +17,19 @@ def _seeded(rs: Any, plan: Any, seed: int, *args: Any, **kwargs: Any) -> list:
     return list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), *args, **kwargs))
 
 
-def _recorded(ruleset: str, plays: list) -> list:
-    """The live table's log of these players' plays (hand 1, chair 1 dealing), each play checked
-    by the record (`controller._play_problem`) before it is logged."""
+def _recorded(ruleset: str, plays: list, throws: tuple = ()) -> list:
+    """The live table's log of these players' plays (hand 1, chair 1 dealing; `throws`: the table's
+    dice, for the record's picture of the wall), each play checked by the record
+    (`controller._play_problem`) before it is logged."""
     from table_controller.controller import _play_problem
+    from table_controller.rules import next_thrower
     from table_controller.state import fold
     from table_controller.store import Event
 
     events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
+    for k, dice in enumerate(throws):
+        seat = "E" if k == 0 else next_thrower(load_ruleset(ruleset), throws[:k])
+        events.append(Event(len(events) + 1, 0.0, "table", "table.dice", {"seat": seat, "wind": seat, "dice": list(dice)}))
     for a in plays:
         type_, data = a.event()
         assert _play_problem(fold(events).hand, type_, data) is None, (type_, data)
@@ -81,9 +86,10 @@ def test_a_hand_is_played_in_turn_from_the_wall_to_the_last_tile(ruleset: str, d
         _, state = state.draw()
         draws += 1
     flowers_in_play = sum(1 for a in actions[deal_done:] if a.type == "flower")
-    # each flower drawn in play is replaced from the tail, which leaves the live wall one tile shorter;
-    # a claimer discards without drawing
-    assert len(discards) == 1 + draws - flowers_in_play + len(claims)
+    kongs = sum(1 for a in actions if a.type == "kong" or a.kind == "kong")
+    # each flower drawn in play and each kong is replaced from the tail, which leaves the live wall
+    # one tile shorter; a claimer (a pung, or a kong with its replacement) discards without drawing
+    assert len(discards) == 1 + draws - flowers_in_play - kongs + len(claims)
 
 
 def test_the_least_useful_tile_goes_first() -> None:
@@ -111,8 +117,34 @@ def test_players_pung_a_discard_they_hold_a_pair_of_and_the_record_takes_it() ->
             events.append(Event(len(events) + 1, float(len(events)), "demo", type_, data))
             claims += type_ == "play.claim"
         melds = fold(events).hand["melds"]
-        assert all(m["type"] == "pung" and len(set(m["tiles"])) == 1 for ms in melds.values() for m in ms)
+        assert all(m["type"] in ("pung", "kong") and len(set(m["tiles"])) == 1 for ms in melds.values() for m in ms)
     assert claims >= 3
+
+
+@pytest.mark.parametrize("ruleset,dice2", [("mcr", (2, 5)), ("sichuan", None), ("tuidaohu", None), ("riichi", None)])
+def test_players_kong_every_way_each_kong_replaced_and_the_record_takes_it(ruleset: str, dice2: Any) -> None:
+    """Players make the three kongs (暗杠 four in hand, 补杠 the fourth to their pung, 明杠 three and
+    the discard); each passes the live table's checks, leaves its four tiles in the record and takes
+    a replacement from the tail, as the record counts it (its wall picture: tiles left, next draw)."""
+    from table_controller.state import fold
+
+    rs = load_ruleset(ruleset)
+    plan = deal_plan(rs, (3, 4), dice2)
+    seen: Counter[str] = Counter()
+    for seed in range(12):
+        wall = physical_wall(rs, None, random.Random(seed))
+        actions = list(play_hand(plan, wall, random.Random(seed)))
+        events = _recorded(ruleset, actions, ((3, 4), dice2) if dice2 else ((3, 4),))
+        hand = fold(events).hand
+        kongs = [a for a in actions if a.type == "kong" or a.kind == "kong"]
+        seen.update(a.kind for a in kongs)
+        melds = [m for ms in hand["melds"].values() for m in ms if m["type"] == "kong"]
+        assert len(melds) == len(kongs) and all(len(m["tiles"]) == 4 for m in melds)
+        assert sum(m.get("concealed", False) for m in melds) == sum(a.kind == "concealed" for a in kongs)
+        flowers = sum(len(f) for f in hand["flowers"].values())  # 补花 at the deal too
+        assert hand["wall_now"]["tail_drawn"] == len(kongs) + flowers  # one replacement each
+        assert hand["tiles_left"] == 0  # played to 荒牌: the record's count of the wall agrees
+    assert set(seen) == {"concealed", "added", "kong"}, seen
 
 
 @pytest.mark.parametrize("ruleset,dice2", [("mcr", (2, 5)), ("jingji", None), ("nanning", None)])
@@ -257,7 +289,7 @@ def test_nanning_players_feeding_three_pungs_are_sealed_and_the_record_agrees(se
 
     rs = load_ruleset("nanning")
     plan = deal_plan(rs, (3, 4), None)
-    actions = _seeded(rs, plan, seed, win_judge("nanning", "E"), "end", seal=3)
+    actions = _seeded(rs, plan, seed, win_judge("nanning", "E"), "end", seal=3, kongs=False)  # seeds chosen so
     events = _recorded("nanning", actions[:-1])
     sealed = fold(events).hand.get("sealed", [])
     assert sealed  # each of these seeds has a seat feed another three pungs
@@ -355,9 +387,9 @@ def test_a_riichi_player_blind_to_furiten_is_refused_by_the_referee_one_aware_of
 
     rs = load_ruleset("riichi")
     plan = deal_plan(rs, (3, 4), None)
-    blind = _seeded(rs, plan, 22, win_judge("riichi", "E"))
+    blind = _seeded(rs, plan, 22, win_judge("riichi", "E"), kongs=False)  # the seed was chosen without kongs
     with pytest.raises(RefereeError, match="振听"):
         _confirmed(_recorded("riichi", blind[:-1]), blind[-1].hand)
-    aware = _seeded(rs, plan, 22, win_judge("riichi", "E"), furiten=ready_waits("riichi"))
+    aware = _seeded(rs, plan, 22, win_judge("riichi", "E"), furiten=ready_waits("riichi"), kongs=False)
     assert aware[-1].type == "win" and len(aware) > len(blind)
     _confirmed(_recorded("riichi", aware[:-1]), aware[-1].hand)
