@@ -1,8 +1,9 @@
 """Simulated players for the demo table: four people who play a hand from the physical wall.
 
 They are not good players (they pung a discard when they hold a pair of it and kong when they
-can: four alike in hand 暗杠, the fourth to their pung 补杠, three alike and the discard 明杠; they
-never chow, nor rob a kong), yet they play legally and in turn, so a visitor sees discards pile
+can: four alike in hand 暗杠, the fourth to their pung 补杠, three alike and the discard 明杠, and a
+player who wins on a 补杠's tile robs it, 抢杠, where the first win ends the hand; they never
+chow), yet they play legally and in turn, so a visitor sees discards pile
 up, melds laid out, flowers and kongs replaced from the tail, the wall shrink to 海底, and the hand
 end in 荒牌 as a real table would show it. Given a `judge` (does this hand win under the table's rules?), a player whose
 hand is complete declares it, on its own draw or on a discard (the first seat after the
@@ -178,8 +179,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             read["options"] = {**read.get("options", {}), "riichi": True}
         if not judge(read):
             return None
-        if furiten is not None and how == "discard" and furiten(read) & (discarded[seat] | let_pass[seat]):
-            return None  # 振听: no ron
+        if furiten is not None and how in ("discard", "rob_kong") and furiten(read) & (discarded[seat] | let_pass[seat]):
+            return None  # 振听: no ron (robbing a kong is one)
         return PlayerAction("win", seat, tile, frm=frm, hand=read)
 
     def reveal() -> PlayerAction:
@@ -262,6 +263,15 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                 pung = next(m for m in melds[seat] if m["type"] == "pung" and m["tiles"][0] == tile)
                 pung.update(type="kong", tiles=[tile] * 4)
             yield PlayerAction("kong", seat, tile, kind=how)
+            if how == "added" and not play_on:  # 抢杠: a seat that wins on the tile added takes it
+                for k in (1, 2, 3):
+                    other = SEATS[(SEATS.index(seat) + k) % 4]
+                    hands[other].append(tile)
+                    win = won(other, tile, "rob_kong", frm=seat)
+                    hands[other].remove(tile)
+                    if win is not None:
+                        yield win
+                        return
             draw = tail = True
             continue
         tile = drawn if seat in locked and drawn is not None else choose_discard(hands[seat], rng, gone.get(seat))

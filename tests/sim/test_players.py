@@ -393,3 +393,33 @@ def test_a_riichi_player_blind_to_furiten_is_refused_by_the_referee_one_aware_of
     aware = _seeded(rs, plan, 22, win_judge("riichi", "E"), furiten=ready_waits("riichi"), kongs=False)
     assert aware[-1].type == "win" and len(aware) > len(blind)
     _confirmed(_recorded("riichi", aware[:-1]), aware[-1].hand)
+
+
+@pytest.mark.parametrize("seed", [78, 113])
+def test_a_player_who_wins_on_a_kongs_added_tile_robs_it_and_the_record_agrees(seed: int) -> None:
+    """抢杠和: E adds the fourth tile to its pung (补杠) and another seat wins on it. The read names
+    the konger as the one who pays; the live table's referee confirms it from the record (the kong
+    taken back), and MCR scores the 抢杠和 fan."""
+    from table_controller.demo import win_judge
+
+    rs = load_ruleset("mcr")
+    plan = deal_plan(rs, (3, 4), (2, 5))
+    actions = _seeded(rs, plan, seed, win_judge("mcr", "E"))
+    win, kong = actions[-1], actions[-2]
+    assert win.type == "win" and win.hand["win"] == "rob_kong"
+    assert kong.type == "kong" and kong.kind == "added" and win.tile == kong.tile
+    assert win.hand["discarder"] == kong.seat != win.seat
+    from table_controller.state import fold
+    from table_controller.store import Event
+
+    events = _recorded("mcr", actions[:-1], ((3, 4), (2, 5)))
+    assert [m["type"] for m in fold(events).hand["melds"][kong.seat] if m["tiles"][0] == kong.tile] == ["kong"]
+    read = _confirmed(events, win.hand)
+    assert "抢杠和" in [f["name"] for f in read.actions[-1]["result"]["fans"]]
+    events += [Event(len(events) + 1, 0.0, "demo", "referee.win_read", {"hand": {**win.hand, "prevalent_wind": "E"}}),
+               Event(len(events) + 2, 0.0, "demo", "referee.win_confirm", {})]
+    hand = fold(events).hand
+    assert hand["winners"] == [win.seat]
+    # the robbed kong never stood: a pung again, its replacement never drawn
+    assert [m["type"] for m in hand["melds"][kong.seat] if m["tiles"][0] == kong.tile] == ["pung"]
+    assert hand["wall_now"]["tail_drawn"] == fold(events[:-3]).hand["wall_now"]["tail_drawn"]
