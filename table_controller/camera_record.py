@@ -27,6 +27,7 @@ No I/O: `see` takes the camera's events, `plays` says what to record in one area
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,8 @@ from table_controller.tiles import BACK, is_flower
 AREAS = ("discard", "flower", "meld")
 
 Play = tuple[str, dict[str, Any]]
+#: the part of an out-of-turn refusal that changes as play goes on (whose turn it is now)
+_TURN_NOW = re.compile(r"，现在是.家|but [ESWN]'s")
 #: A tile lost from view counts as found again if one appears within this many frame pixels of
 #: it (half a tile at the usual 1.2-1.6 px/mm) within this many steps (a few seconds).
 FOUND_PX = 16.0
@@ -75,7 +78,7 @@ class CameraRecord:
     #: claims and those keyed by the referee or won on), so that each claimed tile is gone, not lost
     claims_known: dict[str, int] = field(default_factory=dict)
     #: why each refused play (by its tracks) was refused last: the referee is told once, not each step
-    refusals: dict[tuple[int, ...], str] = field(default_factory=dict)
+    refusals: dict[tuple[int, ...], set[str]] = field(default_factory=dict)
     #: discards laid sideways (a riichi player's 立直)
     turned: set[int] = field(default_factory=set)
     #: discards turned sideways after they were recorded upright: (wind, track), each a 立直 to
@@ -203,16 +206,19 @@ class CameraRecord:
         """The record refused play `index` of the last `plays` (out of turn, say: a claim the
         camera missed). Its tiles are offered again at every step, so once the referee keys what
         the camera missed, what was refused meanwhile is recorded without keying it too. True
-        when this refusal is news (the referee is told once per play and reason)."""
+        when this refusal is news (the referee is told once per play and reason; before the
+        twelfth session an out-of-turn refusal was news again at each turn, four times a round,
+        for a misread tile lying there the rest of the hand)."""
         tracks, taken, frm = self.proposed[index]
         self.accounted.difference_update(tracks)
         if taken is not None:
             self.claimed.discard(taken)
         if frm is not None:
             self.claims_known[frm] -= 1
-        key = tuple(tracks)
-        news = self.refusals.get(key) != reason
-        self.refusals[key] = reason
+        told = self.refusals.setdefault(tuple(tracks), set())
+        why = _TURN_NOW.sub("", reason)  # "not E's turn", whoever has it now: the referee knows
+        news = why not in told
+        told.add(why)
         return news
 
     def _sync_claims(self, hand: dict[str, Any]) -> None:

@@ -117,6 +117,31 @@ def test_a_concealed_kong_whose_backs_the_camera_cannot_see_is_recorded_from_its
     assert controller.state.hand["melds"]["N"] == []
 
 
+def test_a_misread_refused_at_every_turn_is_told_to_the_referee_once_per_reason(table) -> None:  # type: ignore[no-untyped-def]
+    """A tile beside W's pung read as a fifth 5s (a 补杠 that cannot be) stays there and is offered
+    again at every step: refused as out of turn while others play and as a fifth copy in W's turn.
+    The referee is told each reason once, not again at each turn (before: four times a round)."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    s_discard = cam.lay("discard", "S", "5s")
+    watcher._record_play([s_discard])
+    watcher._record_play([gone(s_discard)] + [cam.lay("meld", "W", "5s") for _ in range(3)])
+    watcher._record_play([])
+    for seat, tile in (("W", "1z"), ("N", "5s"), ("E", "2m")):
+        watcher._record_play([cam.lay("discard", seat, tile)])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "E", "tile": "2m"})
+    watcher._record_play([cam.lay("meld", "W", "5s")])  # misread: four 5s already lie face up
+    for seat, tile in (("S", "3m"), ("W", "4m"), ("N", "6m"), ("E", "7m"), ("S", "8m")):
+        watcher._record_play([])
+        controller.record_play("play.discard", {"seat": seat, "tile": tile}, by="operator", source="operator")
+    watcher._record_play([])
+    told = [e.data["reason"] for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert len(told) == 2, told
+    assert any("5s" in r for r in told) and any("not W's turn" in r for r in told)
+    assert [m["type"] for m in controller.state.hand["melds"]["W"]] == ["pung"]
+
+
 def test_keyed_play_is_not_recorded_again_and_a_camera_restart_adds_nothing(table) -> None:  # type: ignore[no-untyped-def]
     controller, watcher = table
     controller.record_play("play.deal_done", {}, by="operator", source="operator")
