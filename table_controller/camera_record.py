@@ -13,8 +13,10 @@ once their tiles are all there and none was added in the last step (a hand laid 
 tile on a win is not taken for a claim): three alike or a run with the last discard from another
 seat (碰 / 吃), four alike with it (明杠), four alike without it (a kong from the hand; with two or
 more face down, 暗杠), two alike in the seat's turn that are not the open discard (暗杠 whose face-down
-ends the detector cannot tell from the felt), one alike beside a pung (补杠). Tiles that make no
-meld wait for the referee.
+ends the detector cannot tell from the felt), one alike beside a pung (补杠). Three alike with no
+open discard of them, when the seat whose turn it is shows nothing unread, took a discard the
+camera never saw (a sleeve over the pool): that discard is recorded, then the pung. Tiles that
+make no meld wait for the referee.
 
 A win: the winner lays the hand face up in front of them (its flower and meld areas). `laid_down`
 lists what the camera sees there beyond the recorded melds and flowers, and `win_hand` makes the
@@ -157,6 +159,17 @@ class CameraRecord:
             kinds = [here[t] for t in new]
             if area == "meld":
                 meld = _meld(hand, wind, kinds) if None not in kinds else None
+                missed = self._missed_discard(hand, wind, kinds) if meld is None and None not in kinds else None
+                if missed is not None:  # the discard it took was never seen: recorded first, then the pung
+                    frm, tile = missed
+                    out.append(("play.discard", {"seat": frm, "tile": tile}))
+                    self.proposed.append(([], None, None))
+                    meld = ("play.claim", {"seat": wind, "kind": "pung", "from": frm, "tiles": [tile] * 3})
+                    out.append(meld)
+                    self.accounted.update(new)
+                    self.claims_known[frm] = self.claims_known.get(frm, 0) + 1
+                    self.proposed.append((list(new), None, frm))
+                    continue
                 if meld:
                     out.append(meld)
                     self.accounted.update(new)
@@ -201,6 +214,34 @@ class CameraRecord:
                 self.proposed.append(([], None, None))
         self.late_turns = []
         return out
+
+    def _missed_discard(self, hand: dict[str, Any], wind: str, kinds: list[str | None]) -> tuple[str, str] | None:
+        """(seat, tile) when a pung laid by `wind` took a discard the camera never saw (a hand or a
+        sleeve over the pool while it lay there, and gone into the pung by the time the pool was
+        in view): three alike, no open discard of them, and the seat whose turn it is (who must
+        have discarded it) showing nothing unread in its pool. Both plays must pass the record's
+        checks as they would stand, or nothing is inferred (the referee keys what happened)."""
+        from table_controller.controller import _play_problem
+        from table_controller.state import next_playing
+
+        turn = (hand.get("turn") or {}).get("seat")
+        if len(kinds) != 3 or len(set(kinds)) != 1 or kinds[0] in (None, BACK) or is_flower(str(kinds[0])):
+            return None
+        tile = str(kinds[0])
+        if turn is None or turn == wind or hand.get("turn", {}).get("kind") not in ("discard", "first_discard"):
+            return None
+        pool = self.lying.get(("discard", turn), {})
+        if any(t not in self.accounted or k is None for t, k in pool.items()):
+            return None  # the turn's seat has a tile in its pool not yet in the record: not missed
+        discard = {"seat": turn, "tile": tile}
+        if _play_problem(hand, "play.discard", discard):
+            return None
+        after = {**hand, "discards": {**hand["discards"], turn: [*hand["discards"][turn],
+                                                                  {"tile": tile, "seq": 0, "claimed": False}]},
+                 "turn": {"seat": next_playing(turn, hand.get("out") or ()), "kind": "discard"}}
+        if _play_problem(after, "play.claim", {"seat": wind, "kind": "pung", "from": turn, "tiles": [tile] * 3}):
+            return None
+        return turn, tile
 
     def refused(self, index: int, reason: str) -> bool:
         """The record refused play `index` of the last `plays` (out of turn, say: a claim the

@@ -142,6 +142,29 @@ def test_a_misread_refused_at_every_turn_is_told_to_the_referee_once_per_reason(
     assert [m["type"] for m in controller.state.hand["melds"]["W"]] == ["pung"]
 
 
+def test_a_pung_of_a_discard_never_seen_records_that_discard_first(table) -> None:  # type: ignore[no-untyped-def]
+    """S discards 5s under a sleeve and W pungs it before the pool is in view again: the camera
+    never sees the discard. Three 5s in W's meld area, none open in a pool, and S (whose turn it
+    was) showing nothing unread: S discarded 5s and W punged it, both recorded. Before (twelfth
+    session) the pung waited for the referee and every play after it was refused as out of turn."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    watcher._record_play([cam.lay("meld", "W", "5s") for _ in range(3)])
+    watcher._record_play([])
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5s"}),
+                                      ("play.claim", {"seat": "W", "kind": "pung", "from": "S", "tiles": ["5s"] * 3})]
+    watcher._record_play([cam.lay("discard", "W", "1z")])  # and play goes on from the camera
+    assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "1z"})
+    # N's turn, but a tile in N's pool is not read yet: its pung by E is not inferred (it waits)
+    unsure = cam.lay("discard", "N", "7m", unsure=True)
+    watcher._record_play([unsure])
+    watcher._record_play([cam.lay("meld", "E", "7m") for _ in range(3)])
+    watcher._record_play([])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "1z"})
+    assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+
+
 def test_keyed_play_is_not_recorded_again_and_a_camera_restart_adds_nothing(table) -> None:  # type: ignore[no-untyped-def]
     controller, watcher = table
     controller.record_play("play.deal_done", {}, by="operator", source="operator")
