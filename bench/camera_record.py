@@ -224,7 +224,8 @@ def main() -> None:
             tally["frame_ms_median"] = round(1000 * statistics.median(times), 1)
             results.append({"style": style, "hands": args.hands, **tally})
             p = tally["plays"]
-            print(f"\n== {style}: {args.hands} hand(s), {p} plays (flowers, discards, pungs, kongs), {args.frames} frames each")
+            print(f"\n== {style}: {args.hands} hand(s), {p} plays (flowers, discards, pungs, kongs), "
+                  f"{args.frames} frames each")
             print(f"recorded right {tally['right']} ({tally['right'] / p:.3f}), wrong tile {tally['wrong']}, "
                   f"missing {tally['missing']}, extra {tally['extra']}; refused and logged {tally['refused']}")
             if args.hide_melds:

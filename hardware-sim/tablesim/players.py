@@ -3,10 +3,10 @@
 They are not good players (they pung a discard when they hold a pair of it and kong when they
 can: four alike in hand 暗杠, the fourth to their pung 补杠, three alike and the discard 明杠, and a
 player who wins on a 补杠's tile robs it, 抢杠, where the first win ends the hand; they never
-chow), yet they play legally and in turn, so a visitor sees discards pile
-up, melds laid out, flowers and kongs replaced from the tail, the wall shrink to 海底, and the hand
-end in 荒牌 as a real table would show it. Given a `judge` (does this hand win under the table's rules?), a player whose
-hand is complete declares it, on its own draw or on a discard (the first seat after the
+chow), yet they play legally and in turn, so a visitor sees discards pile up, melds laid out,
+flowers and kongs replaced from the tail, the wall shrink to 海底, and the hand end in 荒牌 as a
+real table would show it. Given a `judge` (does this hand win under the table's rules?), a player
+whose hand is complete declares it, on its own draw or on a discard (the first seat after the
 discarder; in 血战到底 every seat that wins on it, 一炮多响), and lays it down: the hand ends
 there, or (血战到底) the winners leave it.
 The wall comes from the simulator (`SimTable.wall`), the order of draws from the rules engine.
@@ -179,7 +179,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             read["options"] = {**read.get("options", {}), "riichi": True}
         if not judge(read):
             return None
-        if furiten is not None and how in ("discard", "rob_kong") and furiten(read) & (discarded[seat] | let_pass[seat]):
+        if furiten is not None and how in ("discard", "rob_kong") \
+                and furiten(read) & (discarded[seat] | let_pass[seat]):
             return None  # 振听: no ron (robbing a kong is one)
         return PlayerAction("win", seat, tile, frm=frm, hand=read)
 
