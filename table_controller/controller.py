@@ -676,7 +676,15 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             return f"副露须含被吃碰的牌 {last} / the meld must contain the claimed tile {last}"
         if d.get("kind") == "chow" and SEATS[(SEATS.index(seat) - 1) % 4] != frm:
             return "只能吃上家的牌 / a chow only from the previous seat (上家)"
+        if d.get("kind") == "chow" and not _flow(hand).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
+            return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _flow(hand: dict[str, Any]) -> Any:
+    from table_controller.referee import flow_of
+
+    return flow_of(str(hand.get("ruleset", "")))
 
 
 def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:

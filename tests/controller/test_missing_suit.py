@@ -166,3 +166,23 @@ def test_the_operator_keys_missing_suits_over_http_and_the_public_sees_them(offl
         assert c.controller.state.seq == seq  # type: ignore[attr-defined]  # refused: nothing logged
         r = c.post("/api/play", json={"type": "missing", "seat": "E", "suit": "p"}, headers=op)
         assert r.status_code == 409 and "不可更改" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("ruleset,allowed", [("sichuan", False), ("xueliu", False), ("nanning", False),
+                                             ("tuidaohu", False), ("mcr", True), ("jingji", True)])
+def test_a_chow_is_refused_on_the_live_table_where_the_ruleset_has_none(ruleset: str, allowed: bool) -> None:
+    """四川, 血流, 南宁 and 推倒胡 do not chow ([flow] no_chow). The pure hand machine refused a chow
+    there, but the live record took one keyed or seen by the camera (until the twelfth session),
+    and the score sheet then held a hand the rules do not allow."""
+    events = _events(ruleset)
+    if fold(events).hand["missing_suit"]:
+        for seat, suit in (("E", "p"), ("S", "p"), ("W", "p"), ("N", "p")):
+            _add(events, "play.missing", {"seat": seat, "suit": suit})
+    _add(events, "play.discard", {"seat": "E", "tile": "3m"})
+    problem = _play_problem(fold(events).hand, "play.claim",
+                            {"seat": "S", "kind": "chow", "from": "E", "tiles": ["2m", "3m", "4m"]})
+    assert (problem is None) == allowed, problem
+    if not allowed:
+        assert "不可以吃" in problem and "no chow" in problem
+    assert _play_problem(fold(events).hand, "play.claim",
+                         {"seat": "S", "kind": "pung", "from": "E", "tiles": ["3m"] * 3}) is None
