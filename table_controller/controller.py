@@ -641,7 +641,7 @@ def _too_many(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
         new = tiles[:1] if d.get("added") else tiles
     else:
         return None
-    for tile in set(t for t in new if isinstance(t, str)):
+    for tile in set(t for t in new if isinstance(t, str) and t != "back"):  # a face-down end of a kong
         most = 1 if is_flower(tile) else 4
         if _face_up(hand, tile) + new.count(tile) > most:
             return f"桌面将出现第 {most + 1} 张 {tile}：请核对 / a copy of {tile} too many would be face up: check it"
@@ -659,6 +659,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
         return _missing_problem(hand, seat, d.get("suit"))
     if type == "play.riichi":
         return _riichi_problem(hand, seat)
+    shape = _shape_problem(hand, type, d)
+    if shape:
+        return shape
     held_out = _holds_missing(hand, type, d)
     if held_out:
         return held_out
@@ -679,6 +682,52 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
         if d.get("kind") == "chow" and not _flow(hand).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
             return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
+    """A play whose tiles cannot be what it says: a tile the ruleset does not play with (an honour
+    under 四川), a flower discarded or a suit tile laid out as one, a pung or kong not all one
+    tile, a chow not a run, a 补杠 without its pung. A camera's misread or a mis-key is named
+    here; before (twelfth session) the live record took each of them."""
+    from table_controller import tiles as T
+    from table_controller.scoring import ruleset_tiles
+
+    if type not in ("play.discard", "play.flower", "play.claim", "play.kong"):
+        return None
+    ruleset = str(hand.get("ruleset", ""))
+    spec, kinds = ruleset_tiles(ruleset)
+    tiles = [d.get("tile")] if type in ("play.discard", "play.flower") else list(d.get("tiles") or [])
+    for t in tiles:
+        if t == T.BACK and type == "play.kong":
+            continue  # a concealed kong keyed with its ends face down
+        if not T.is_tile(t):
+            return f"不是牌: {t!r} / not a tile code (e.g. 1m 9p 5z 3f)"
+        if kinds and t not in kinds:
+            return f"{T.tile_name(t)} ({t}) 不是本规则用的牌 / not a tile of {ruleset}"
+    bonus = spec.is_bonus if spec is not None else T.is_flower
+    if type == "play.flower" and not bonus(tiles[0]):
+        return f"{T.tile_name(tiles[0])} 不是花牌 / {tiles[0]} is not a flower"
+    if type == "play.discard" and bonus(tiles[0]):
+        return f"{T.tile_name(tiles[0])} 是花牌：补花，不打出 / {tiles[0]} is a flower: laid out and replaced, not discarded"
+    faces = [t for t in tiles if t != T.BACK]
+    if type == "play.claim":
+        size = {"pung": 3, "kong": 4, "chow": 3}.get(str(d.get("kind")))
+        if size is None or len(tiles) != size:
+            return f"吃碰杠须为三张或四张 / a {d.get('kind')} is {size or '3 or 4'} tiles, not {len(tiles)}"
+        if d.get("kind") != "chow" and len(set(tiles)) != 1:
+            return "碰、杠须为同样的牌 / a pung or kong is of one tile"
+        if d.get("kind") == "chow":
+            ranks = sorted(T.rank(t) for t in tiles) if all(T.is_suited(t) for t in tiles) else []
+            if len({T.suit(t) for t in tiles}) != 1 or not ranks or ranks != list(range(ranks[0], ranks[0] + 3)):
+                return "吃须为同门顺子 / a chow is a run of one suit"
+    if type == "play.kong":
+        if len(tiles) != 4 or not faces or len(set(faces)) != 1:
+            return "杠须为四张同样的牌 / a kong is four of one tile"
+        if d.get("added") and not any(m.get("type") == "pung" and (m.get("tiles") or [None])[0] == faces[0]
+                                      for m in (hand.get("melds") or {}).get(d.get("seat")) or []):
+            return (f"补杠须已碰出{T.tile_name(faces[0])} / an added kong needs "
+                    f"{d.get('seat')}'s pung of {faces[0]}")
+    return None
 
 
 def _flow(hand: dict[str, Any]) -> Any:

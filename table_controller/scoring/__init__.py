@@ -54,6 +54,15 @@ def _kinds(ruleset: str, directory: str) -> tuple[Any | None, frozenset[str]]:
     return rs, frozenset(rs.tile_spec.kinds()) if rs is not None else frozenset()
 
 
+def ruleset_tiles(ruleset: str) -> tuple[Any | None, frozenset[str]]:
+    """(tile spec, kinds) of the ruleset's file, read once per rulesets folder; (None, empty) for
+    an unknown id or a broken file."""
+    from table_controller.rules import rulesets_dir
+
+    rs, kinds = _kinds(ruleset, str(rulesets_dir()))
+    return (rs.tile_spec if rs is not None else None), kinds
+
+
 def score_json(data: Any, ruleset: str) -> dict[str, Any]:
     """JSON in, JSON out (docs/scoring.md); raises `ScoringError` for malformed input. A ruleset
     with walls but no scoring here is scored by the referee (`manual`: 裁判计分)."""

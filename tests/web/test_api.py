@@ -321,13 +321,15 @@ def test_keyed_play_follows_turn_order(client: TestClient) -> None:
     assert r.status_code == 409 and "东" in r.json()["detail"]  # the dealer discards first
     assert play(type="discard", seat="E", tile="1z").status_code == 200
     r = play(type="claim", seat="W", kind="chow", tiles=["1z", "2z", "3z"], **{"from": "E"})
-    assert r.status_code == 409 and "上家" in r.json()["detail"]
+    assert r.status_code == 409 and "顺子" in r.json()["detail"]  # honours make no run
     r = play(type="claim", seat="W", kind="pung", tiles=["5z"] * 3, **{"from": "E"})
     assert r.status_code == 409 and "1z" in r.json()["detail"]
     assert play(type="claim", seat="W", kind="pung", tiles=["1z"] * 3, **{"from": "E"}).status_code == 200
     r = play(type="claim", seat="N", kind="pung", tiles=["1z"] * 3, **{"from": "E"})
     assert r.status_code == 409  # already claimed
     assert play(type="discard", seat="W", tile="9p").status_code == 200
+    r = play(type="claim", seat="S", kind="chow", tiles=["7p", "8p", "9p"], **{"from": "W"})
+    assert r.status_code == 409 and "上家" in r.json()["detail"]  # S's 上家 is E
     assert play(type="claim", seat="N", kind="chow", tiles=["7p", "8p", "9p"], **{"from": "W"}).status_code == 200
 
 
