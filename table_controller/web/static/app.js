@@ -279,11 +279,17 @@ function renderPlayForm(hand) {
   const active = document.activeElement;
   const turn = hand.turn && hand.turn.seat;
   const turnKey = turn && `${hand.hand_no}:${turn}:${hand.turn.since}`;  // a turn is its seat and its start
-  if (turn && turnKey !== followed.turn && active !== f.seat) { f.seat.value = turn; followed.turn = turnKey; }
+  if (turn && turnKey !== followed.turn) {  // a turn that moves while the operator is in the select leaves it be
+    followed.turn = turnKey;
+    if (active !== f.seat) f.seat.value = turn;
+  }
   const from = lastDiscarder(hand);
   const pool = from && hand.discards[from];
   const fromKey = from && `${hand.hand_no}:${from}:${pool[pool.length - 1].seq}`;
-  if (from && fromKey !== followed.from && active !== f.from) { f.from.value = from; followed.from = fromKey; }
+  if (from && fromKey !== followed.from) {
+    followed.from = fromKey;
+    if (active !== f.from) f.from.value = from;
+  }
   $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
 }
@@ -311,9 +317,9 @@ function renderDiceForm(hand) {
   f.hidden = !waiting;
   if (!waiting) return;
   const thrower = `${hand.hand_no}:${hand.next_thrower}:${(hand.throws || []).length}`;
-  if (thrower !== followed.thrower && document.activeElement !== f.seat) {
-    f.seat.value = hand.next_thrower;  // as the play form's seat: only when the thrower changes
+  if (thrower !== followed.thrower) {  // as the play form's seat: only when the thrower changes
     followed.thrower = thrower;
+    if (document.activeElement !== f.seat) f.seat.value = hand.next_thrower;
   }
   const m = hand.dice_count;
   let hint = "";
