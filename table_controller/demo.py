@@ -114,7 +114,7 @@ async def lay_and_watch(controller: Controller, felt: Any, action: Any, ruled: s
         felt.lay(action.type, _side(controller, action.seat), action.tile, sideways=True)
     else:
         felt.lay(action.type, _side(controller, action.seat), action.tile, _side(controller, action.frm),
-                 kind=action.kind)
+                 kind=action.kind, run=action.run)
     loop = asyncio.get_running_loop()
     end = loop.time() + wait_s
     while loop.time() < end:
@@ -197,7 +197,8 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     wall = wall_by_wind(sim.wall, hand["dealer_position"])
     # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
     stream = iter(play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs,
-                            furiten=ready_waits(hand["ruleset"]) if flow.furiten else None, riichi=flow.riichi))
+                            furiten=ready_waits(hand["ruleset"]) if flow.furiten else None, riichi=flow.riichi,
+                            chows=flow.chow))
     ahead = None  # a discard looks one play ahead: a player declaring 立直 lays it sideways
     while (action := ahead or next(stream, None)) is not None:
         ahead = None

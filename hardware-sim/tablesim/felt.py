@@ -93,17 +93,18 @@ class FeltCamera:
         self._noise = np.random.default_rng(seed)
 
     def lay(self, play: str, seat: str, tile: str, frm: str | None = None, sideways: bool = False,
-            kind: str | None = None) -> None:
+            kind: str | None = None, run: tuple[str, ...] = ()) -> None:
         """A face-up play on the felt: `discard` (`sideways`: declaring 立直), `flower`, `claim` (a
-        pung of `tile` from `frm`; `kind` "kong": four), `kong` from the hand (`kind` "concealed" or
-        "added"), or `hand` (the tiles of `tile`, space-separated, laid down in front of `seat`)."""
+        pung of `tile` from `frm`; `kind` "kong": four; "chow": the `run`), `kong` from the hand
+        (`kind` "concealed" or "added"), or `hand` (the tiles of `tile`, space-separated, laid down
+        in front of `seat`)."""
         with self._lock:
             if play == "discard":
                 self._felt.discard(seat, tile, sideways=sideways)
             elif play == "flower":
                 self._felt.flower(seat, tile)
             elif play == "claim" and frm is not None:
-                self._felt.meld(seat, [tile] * (4 if kind == "kong" else 3), frm)
+                self._felt.meld(seat, list(run) if kind == "chow" else [tile] * (4 if kind == "kong" else 3), frm)
             elif play == "kong" and kind in ("concealed", "added"):
                 self._felt.kong(seat, tile, kind)
             elif play == "hand":

@@ -2,8 +2,8 @@
 
 They are not good players (they pung a discard when they hold a pair of it and kong when they
 can: four alike in hand 暗杠, the fourth to their pung 补杠, three alike and the discard 明杠, and a
-player who wins on a 补杠's tile robs it, 抢杠, where the first win ends the hand; they never
-chow), yet they play legally and in turn, so a visitor sees discards pile up, melds laid out,
+player who wins on a 补杠's tile robs it, 抢杠, where the first win ends the hand; with `chows`
+the 下家 chows a discard now and then), yet they play legally and in turn, so a visitor sees discards pile up, melds laid out,
 flowers and kongs replaced from the tail, the wall shrink to 海底, and the hand end in 荒牌 as a
 real table would show it. Given a `judge` (does this hand win under the table's rules?), a player
 whose hand is complete declares it, on its own draw or on a discard (the first seat after the
@@ -47,13 +47,15 @@ class PlayerAction:
     suit: str | None = None
     #: a claim: "pung" or "kong" (明杠); a kong from the hand: "concealed" (暗杠) or "added" (补杠)
     kind: str | None = None
+    #: a chow: the run's three tiles, the claimed one among them
+    run: tuple[str, ...] = ()
 
     def event(self) -> tuple[str, dict[str, object]]:
         """As the controller's `play.*` event."""
         if self.type == "claim":
             n = 4 if self.kind == "kong" else 3
-            return "play.claim", {"seat": self.seat, "kind": self.kind or "pung", "from": self.frm,
-                                  "tiles": [self.tile] * n}
+            tiles = list(self.run) if self.kind == "chow" else [self.tile] * n
+            return "play.claim", {"seat": self.seat, "kind": self.kind or "pung", "from": self.frm, "tiles": tiles}
         if self.type == "kong":
             return "play.kong", {"seat": self.seat, "tiles": [self.tile] * 4, "concealed": self.kind == "concealed",
                                  "added": self.kind == "added"}
@@ -109,7 +111,7 @@ AFTER_WIN = ("end", "blood_battle", "blood_river")
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
               judge: Judge | None = None, after_win: str = "end", missing: bool = False,
               seal: int = 0, furiten: Waits | None = None, riichi: bool = False,
-              kongs: bool = True) -> Iterator[PlayerAction]:
+              kongs: bool = True, chows: bool = False) -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
     `judge`, a player's win. `after_win`, as the ruleset's flow says:
     - "end": the first win ends the hand;
@@ -125,6 +127,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     then discards what it draws unless it wins, claims nothing, and every wait it lets pass since
     keeps it from a ron (立直振听). With `kongs` (the default) players kong as they can; without,
     they only pung (the hands of seeds chosen before players konged, and benchmarks kept comparable).
+    With `chows` (the ruleset allows them: not 四川, 南宁, 推倒胡) the discarder's 下家 chows a discard
+    that makes a run with two tiles it holds, when nobody pungs or kongs it.
     With a judge, a hand that reaches 荒牌 where wins do not end it ends with a `reveal` of the
     hands of the seats still playing (for 查叫). Several seats may win on one discard where play
     goes on after a win (一炮多响).
@@ -313,7 +317,19 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
         shunned = [w for w, g in gone.items() if suit(tile) == g]  # 定缺: nobody pungs the suit it gave up
         claim = _claim(hands, seat, tile, rng, [*out, *locked, *shunned], kongs and can_replace()) \
             if not state.exhausted else None
-        if claim is None:
+        run = None
+        if claim is None and chows and not state.exhausted:  # a pung or kong comes first, then 吃 by 下家
+            nxt = next_playing(seat, out)
+            run = _chow(hands[nxt], tile, rng) if nxt not in [*locked, *shunned] else None
+        if run is not None:
+            nxt = next_playing(seat, out)
+            for t in run:
+                if t != tile:
+                    hands[nxt].remove(t)
+            melds[nxt].append({"type": "chi", "tiles": list(run), "from": seat, "claimed": tile})
+            yield PlayerAction("claim", nxt, tile, frm=seat, kind="chow", run=run)
+            seat, draw = nxt, False
+        elif claim is None:
             seat, draw = next_playing(seat, out), True
         else:
             claimer, how = claim
@@ -325,6 +341,22 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             yield PlayerAction("claim", claimer, tile, frm=seat, kind=how)
             # a pung: the claimer discards at once; a kong: it draws the replacement first
             seat, draw, tail = claimer, how == "kong", how == "kong"
+
+
+#: How often the 下家 who can chow a discard does (a chow opens the hand, which costs fans).
+CHOW_WILLINGNESS = 0.4
+
+
+def _chow(hand: list[str], tile: str, rng: random.Random) -> tuple[str, ...] | None:
+    """A run the discard makes with two tiles of `hand`, if the player wants it (lowest first)."""
+    if not is_suited(tile):
+        return None
+    r, s = rank(tile), suit(tile)
+    for low in (r - 2, r - 1, r):
+        run = tuple(f"{low + k}{s}" for k in range(3))
+        if low >= 1 and low + 2 <= 9 and all(t == tile or t in hand for t in run):
+            return run if rng.random() < CHOW_WILLINGNESS else None
+    return None
 
 
 def _claim(hands: dict[str, list[str]], discarder: str, tile: str, rng: random.Random,

@@ -423,3 +423,29 @@ def test_a_player_who_wins_on_a_kongs_added_tile_robs_it_and_the_record_agrees(s
     # the robbed kong never stood: a pung again, its replacement never drawn
     assert [m["type"] for m in hand["melds"][kong.seat] if m["tiles"][0] == kong.tile] == ["pung"]
     assert hand["wall_now"]["tail_drawn"] == fold(events[:-3]).hand["wall_now"]["tail_drawn"]
+
+
+@pytest.mark.parametrize("ruleset,dice2", [("mcr", (2, 5)), ("jingji", None), ("riichi", None)])
+def test_players_chow_from_the_seat_before_them_where_the_ruleset_allows_and_the_record_takes_it(
+        ruleset: str, dice2: Any) -> None:
+    """With `chows` the discarder's 下家 chows a discard that makes a run with two tiles it holds
+    (when nobody pungs it): each chow is a run holding the discard, from the seat before, and
+    passes the live table's checks; the claimer discards next."""
+    rs = load_ruleset(ruleset)
+    plan = deal_plan(rs, (3, 4), dice2)
+    chows = 0
+    for seed in range(6):
+        actions = _seeded(rs, plan, seed, chows=True)
+        _recorded(ruleset, actions, ((3, 4), dice2) if dice2 else ((3, 4),))  # every play checked
+        for i, a in enumerate(actions):
+            if a.type == "claim" and a.kind == "chow":
+                chows += 1
+                assert a.tile in a.run and a.frm == SEATS[(SEATS.index(a.seat) - 1) % 4]
+                ranks = sorted(int(t[:-1]) for t in a.run)
+                assert len({t[-1] for t in a.run}) == 1 and ranks == list(range(ranks[0], ranks[0] + 3))
+                assert next(b for b in actions[i + 1:] if b.type != "flower").seat == a.seat
+    assert chows >= 6
+    # the demo passes the ruleset's flow: 四川 has no chow
+    from table_controller.referee import flow_of
+
+    assert flow_of("sichuan").chow is False and flow_of("mcr").chow is True
