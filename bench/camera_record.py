@@ -59,7 +59,7 @@ def _no_table(url: str) -> Any:
 
 
 def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_melds: bool = False,
-             objects: float = 0.0, kongs: bool = True) -> dict[str, Any]:
+             objects: float = 0.0, kongs: bool = True, chows: bool = False) -> dict[str, Any]:
     """One hand played, seen and recorded; `log_file` (new) holds the controller's log. With
     `hide_melds` the referee keys each claim (unseen) once a play of the claimer is refused; with
     `objects` that share of the plays has a thing lying on the felt (a hand, a sleeve, a cup, a
@@ -79,19 +79,20 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
     keyed = 0
     noise = np.random.default_rng(hand_seed)
     opts = SceneOptions()
-    actions = list(play_hand(plan, physical_wall(rs, None, rng), rng, kongs=kongs))
+    actions = list(play_hand(plan, physical_wall(rs, None, rng), rng, kongs=kongs, chows=chows))
     for action in tqdm(actions, desc=f"hand {hand_seed}", leave=False):
         if action.type == "discard":
             felt.discard(action.seat, action.tile)
         elif action.type == "flower":
             felt.flower(action.seat, action.tile)
         elif action.type == "claim":
-            felt.meld(action.seat, [action.tile] * (4 if action.kind == "kong" else 3), action.frm, hidden=hide_melds)
+            tiles = list(action.run) if action.kind == "chow" else [action.tile] * (4 if action.kind == "kong" else 3)
+            felt.meld(action.seat, tiles, action.frm, hidden=hide_melds)
             if hide_melds:  # the referee keys it after the claimer's next play
                 unseen.append((action, len(truth) + 1))
         elif action.type == "kong":  # from the hand: 暗杠 (ends face down) or 补杠 (the fourth beside the pung)
             felt.kong(action.seat, action.tile, action.kind or "concealed")
-        truth.append((f"play.{action.type}", action.seat, action.tile))
+        truth.append((f"play.{action.type}", action.seat, action.run[0] if action.kind == "chow" else action.tile))
         scene = render_scene(faces, hand_seed, opts, tiles=list(felt.tiles), pose_seed=hand_seed)
         if reader.calibration is None:
             reader.calibrate(scene.image)
@@ -193,6 +194,8 @@ def main() -> None:
     ap.add_argument("--reader-before", action="store_true",
                     help="the reader before the eleventh session, for reference: no seam check, every zone read "
                          "whatever lies on it (vision.detect.SEAM_MIN = 0, OBJECT_MIN_TILES = inf)")
+    ap.add_argument("--chows", action="store_true",
+                    help="players who also chow (the discarder's 下家), as MCR players do")
     ap.add_argument("--no-kongs", action="store_true",
                     help="players who only pung, as before the twelfth session (figures comparable with earlier runs)")
     args = ap.parse_args()
@@ -209,7 +212,7 @@ def main() -> None:
             times: list[float] = []
             for h in range(args.hands):
                 r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3", args.hide_melds,
-                             args.objects, kongs=not args.no_kongs)
+                             args.objects, kongs=not args.no_kongs, chows=args.chows)
                 tally["keyed_claims"] += r["keyed"]
                 tally["kept"] += kept(r["truth"], r["recorded"])
                 tally["claims_not_keyed"] += r["not_keyed"]
@@ -224,7 +227,7 @@ def main() -> None:
             tally["frame_ms_median"] = round(1000 * statistics.median(times), 1)
             results.append({"style": style, "hands": args.hands, **tally})
             p = tally["plays"]
-            print(f"\n== {style}: {args.hands} hand(s), {p} plays (flowers, discards, pungs, kongs), "
+            print(f"\n== {style}: {args.hands} hand(s), {p} plays (flowers, discards, claims, kongs), "
                   f"{args.frames} frames each")
             print(f"recorded right {tally['right']} ({tally['right'] / p:.3f}), wrong tile {tally['wrong']}, "
                   f"missing {tally['missing']}, extra {tally['extra']}; refused and logged {tally['refused']}")
