@@ -224,11 +224,12 @@ class CameraRecord:
         from table_controller.controller import _play_problem
         from table_controller.state import next_playing
 
-        turn = (hand.get("turn") or {}).get("seat")
+        now = hand.get("turn") or {}
+        turn = now.get("seat")
         if len(kinds) != 3 or len(set(kinds)) != 1 or kinds[0] in (None, BACK) or is_flower(str(kinds[0])):
             return None
         tile = str(kinds[0])
-        if turn is None or turn == wind or hand.get("turn", {}).get("kind") not in ("discard", "first_discard"):
+        if turn is None or turn == wind or now.get("kind") not in ("discard", "first_discard"):
             return None
         pool = self.lying.get(("discard", turn), {})
         if any(t not in self.accounted or k is None for t, k in pool.items()):

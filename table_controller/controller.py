@@ -679,8 +679,11 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             return f"副露须含被吃碰的牌 {last} / the meld must contain the claimed tile {last}"
         if d.get("kind") == "chow" and SEATS[(SEATS.index(seat) - 1) % 4] != frm:
             return "只能吃上家的牌 / a chow only from the previous seat (上家)"
-        if d.get("kind") == "chow" and not _flow(hand).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
-            return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
+        if d.get("kind") == "chow":
+            from table_controller.referee import flow_of
+
+            if not flow_of(str(hand.get("ruleset", ""))).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
+                return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
 
 
@@ -695,7 +698,7 @@ def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | 
     if type not in ("play.discard", "play.flower", "play.claim", "play.kong"):
         return None
     ruleset = str(hand.get("ruleset", ""))
-    spec, kinds = ruleset_tiles(ruleset)
+    rs, kinds = ruleset_tiles(ruleset)
     tiles = [d.get("tile")] if type in ("play.discard", "play.flower") else list(d.get("tiles") or [])
     for t in tiles:
         if t == T.BACK and type == "play.kong":
@@ -704,7 +707,7 @@ def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | 
             return f"不是牌: {t!r} / not a tile code (e.g. 1m 9p 5z 3f)"
         if kinds and t not in kinds:
             return f"{T.tile_name(t)} ({t}) 不是本规则用的牌 / not a tile of {ruleset}"
-    bonus = spec.is_bonus if spec is not None else T.is_flower
+    bonus = rs.tile_spec.is_bonus if rs is not None else T.is_flower
     if type == "play.flower" and not bonus(tiles[0]):
         return f"{T.tile_name(tiles[0])} 不是花牌 / {tiles[0]} is not a flower"
     if type == "play.discard" and bonus(tiles[0]):
@@ -728,12 +731,6 @@ def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | 
             return (f"补杠须已碰出{T.tile_name(faces[0])} / an added kong needs "
                     f"{d.get('seat')}'s pung of {faces[0]}")
     return None
-
-
-def _flow(hand: dict[str, Any]) -> Any:
-    from table_controller.referee import flow_of
-
-    return flow_of(str(hand.get("ruleset", "")))
 
 
 def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:

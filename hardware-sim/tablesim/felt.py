@@ -52,19 +52,20 @@ class Felt:
         self.sideways[taken_from].pop()
         if hidden:
             return
-        for kind in kinds:  # rows of nine right of centre, a second row further in: clear of the corner
-            n = self.near[seat]
-            self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), kind)
-            self.near[seat] += 1
+        for kind in kinds:
+            self._meld_tile(seat, kind)
 
     def kong(self, seat: str, kind: str, how: str) -> None:
         """A kong from the hand, laid with the melds: `concealed` (暗杠) its two end tiles face down,
         as most players lay one; `added` (补杠) the fourth tile beside the seat's pung."""
-        kinds = ["back", kind, kind, "back"] if how == "concealed" else [kind]
-        for k in kinds:
-            n = self.near[seat]
-            self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), k)
-            self.near[seat] += 1
+        for k in ["back", kind, kind, "back"] if how == "concealed" else [kind]:
+            self._meld_tile(seat, k)
+
+    def _meld_tile(self, seat: str, kind: str) -> None:
+        """The seat's next meld tile: rows of nine right of centre, a second row further in (clear of the corner)."""
+        n = self.near[seat]
+        self._put(seat, 420 + (n % 9) * TILE_W_MM, 60 + (n // 9) * (TILE_H_MM + 2), kind)
+        self.near[seat] += 1
 
     def flower(self, seat: str, kind: str) -> None:
         self._put(seat, 110 + self.flowers[seat] * TILE_W_MM, 60, kind)  # clear of the corner markers

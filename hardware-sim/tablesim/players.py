@@ -317,12 +317,10 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
         shunned = [w for w, g in gone.items() if suit(tile) == g]  # 定缺: nobody pungs the suit it gave up
         claim = _claim(hands, seat, tile, rng, [*out, *locked, *shunned], kongs and can_replace()) \
             if not state.exhausted else None
-        run = None
-        if claim is None and chows and not state.exhausted:  # a pung or kong comes first, then 吃 by 下家
-            nxt = next_playing(seat, out)
-            run = _chow(hands[nxt], tile, rng) if nxt not in [*locked, *shunned] else None
+        run, nxt = None, next_playing(seat, out)
+        if claim is None and chows and not state.exhausted and nxt not in [*locked, *shunned]:
+            run = _chow(hands[nxt], tile, rng)  # a pung or kong comes first, then 吃 by 下家
         if run is not None:
-            nxt = next_playing(seat, out)
             for t in run:
                 if t != tile:
                     hands[nxt].remove(t)
@@ -330,7 +328,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
             yield PlayerAction("claim", nxt, tile, frm=seat, kind="chow", run=run)
             seat, draw = nxt, False
         elif claim is None:
-            seat, draw = next_playing(seat, out), True
+            seat, draw = nxt, True
         else:
             claimer, how = claim
             size = 4 if how == "kong" else 3

@@ -33,10 +33,7 @@ def _check_tiles(hand: HandInput, ruleset: str) -> None:
     not met as a crash deep in a scorer (before: "无法处理此操作: KeyError '10m'")."""
     from table_controller import tiles as T
 
-    from table_controller.rules import rulesets_dir
-
-    # read once per rulesets folder: parsing the TOML at each score was most of a played hand's CPU
-    rs, kinds = _kinds(ruleset, str(rulesets_dir()))
+    rs, kinds = ruleset_tiles(ruleset)  # parsing the TOML at each score was most of a played hand's CPU
     if rs is None:
         return
     groups = [("concealed", hand.concealed), ("win_tile", (hand.win_tile,)), ("flowers", hand.flowers),
@@ -55,12 +52,11 @@ def _kinds(ruleset: str, directory: str) -> tuple[Any | None, frozenset[str]]:
 
 
 def ruleset_tiles(ruleset: str) -> tuple[Any | None, frozenset[str]]:
-    """(tile spec, kinds) of the ruleset's file, read once per rulesets folder; (None, empty) for
-    an unknown id or a broken file."""
+    """(the ruleset as loaded from its file, the kinds of tile it plays with), read once per
+    rulesets folder; (None, empty) for an unknown id or a broken file."""
     from table_controller.rules import rulesets_dir
 
-    rs, kinds = _kinds(ruleset, str(rulesets_dir()))
-    return (rs.tile_spec if rs is not None else None), kinds
+    return _kinds(ruleset, str(rulesets_dir()))
 
 
 def score_json(data: Any, ruleset: str) -> dict[str, Any]:
