@@ -142,6 +142,8 @@ class CameraWatcher:
                     self._controller.offer("camera", "camera.status", status)
                     last_code, last_problem = status["code"], status["problem"]
                 seen: list[dict[str, Any]] = []
+                if result is not None and result.recalibrated:  # bumped, and put right from the felt's edges
+                    self._controller.offer("camera", "camera.recalibrated", dict(result.recalibrated))
                 if result is not None:
                     for ev in result.events:
                         # held in order while the log cannot be written (None then: not asked yet)

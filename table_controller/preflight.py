@@ -203,7 +203,31 @@ def check_camera(config: TableConfig) -> Finding | None:
     elif cam.corners:
         return Finding(what, "warn", f"{source}: {w}×{h}, picture fine; set [camera] corners_size = [{w}, {h}] if the "
                                      "corners were picked on this resolution (a camera back at another is then caught)")
+    if cam.corners:
+        moved = _camera_moved(frame, cam.corners, cam.corners_size)
+        if moved is not None:
+            return Finding(what, moved[0], f"{source}: {moved[1]}")
     return Finding(what, "ok", f"{source}: {w}×{h}, picture fine")
+
+
+def _camera_moved(frame: Any, corners: Any, size: tuple[int, int] | None) -> tuple[str, str] | None:
+    """(level, detail) when the felt's edges do not lie where the stored corners put them: the
+    camera moved since they were picked (`vision.bump`); None when they fit or cannot be seen."""
+    from vision.bump import SIDES, TOLERANCE_MM, find_felt_edges
+    from vision.calibrate import Calibration
+
+    calibration = Calibration.from_corners(corners, size).for_frame(frame)
+    edges = find_felt_edges(frame, calibration)
+    if edges.moved_mm <= TOLERANCE_MM:
+        return None
+    if len(edges.sides) < len(SIDES):
+        return "fail", (f"the felt's edges lie {edges.moved_mm:.0f} mm from the stored corners and not all four are in "
+                        "view: the camera moved since they were picked; store the corners again "
+                        "(摄像头位置已变，请重新标定四角)")
+    now = edges.corrected(calibration).corners()
+    return "warn", (f"the felt's edges lie {edges.moved_mm:.0f} mm from the stored corners: the camera moved since "
+                    f"they were picked; the reader corrects it from the edges, or store corners = {now} "
+                    "(摄像头位置已变，识牌会按台面边缘自动校正)")
 
 
 def check_broker(config: TableConfig, timeout: float = 5.0) -> Finding | None:

@@ -244,6 +244,8 @@ def describe(ev: Event) -> str:
     if t == "camera.learned":
         how = "按裁判更正" if d.get("corrected") else "按裁判确认"
         return f"摄像头学会此副牌的 {_tile_zh(d.get('kind', ''))}（{how} #{d.get('camera_seq', '')}）"
+    if t == "camera.recalibrated":
+        return f"摄像头被碰动约 {float(d.get('moved_mm', 0)):.0f} 毫米，已按台面边缘重新校准"
     if t == "camera.play_refused":
         return f"摄像头所见未记入牌谱：{d.get('reason', '')}"
     if t == "camera.unlearned":

@@ -40,18 +40,31 @@ def warp_to_plane(frame: np.ndarray, calib: Calibration) -> np.ndarray:
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
 
 
-def foreground_mask(plane: np.ndarray) -> np.ndarray:
-    """Pixels that are not felt: far from the felt colour (the plane's commonest colour), with
-    brightness weighed less than hue so the felt's uneven light is not taken for tiles."""
+#: How far (`felt_distance`) a pixel may be from the felt's colour and still be felt.
+FELT_DISTANCE = 30
+
+
+def felt_distance(plane: np.ndarray, sample: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's distance from the felt colour (the commonest colour of `sample`, by default
+    the plane), brightness weighed less than hue so the felt's uneven light stays felt; and the
+    luma, 0 where the plane is outside the frame."""
     ycc = cv2.cvtColor(plane, cv2.COLOR_BGR2YCrCb)
-    sample = ycc[::6, ::6].reshape(-1, 3)
-    sample = sample[plane[::6, ::6].reshape(-1, 3).sum(axis=1) > 0]
-    felt = np.median(sample, axis=0) if len(sample) else np.array([90, 120, 110])
+    src = plane if sample is None else sample
+    pick = (ycc if sample is None else cv2.cvtColor(src, cv2.COLOR_BGR2YCrCb))[::6, ::6].reshape(-1, 3)
+    pick = pick[src[::6, ::6].reshape(-1, 3).sum(axis=1) > 0]
+    felt = np.median(pick, axis=0) if len(pick) else np.array([90, 120, 110])
     y, cr, cb = cv2.split(ycc)
     dist = cv2.addWeighted(cv2.absdiff(y, np.full_like(y, int(felt[0]))), 0.5,
                            cv2.absdiff(cr, np.full_like(cr, int(felt[1]))), 1.5, 0)
     dist = cv2.addWeighted(dist, 1.0, cv2.absdiff(cb, np.full_like(cb, int(felt[2]))), 1.5, 0)
-    _, mask = cv2.threshold(dist, 30, 255, cv2.THRESH_BINARY)
+    return dist, y
+
+
+def foreground_mask(plane: np.ndarray) -> np.ndarray:
+    """Pixels that are not felt: far from the felt colour (the plane's commonest colour), with
+    brightness weighed less than hue so the felt's uneven light is not taken for tiles."""
+    dist, y = felt_distance(plane)
+    _, mask = cv2.threshold(dist, FELT_DISTANCE, 255, cv2.THRESH_BINARY)
     mask[y == 0] = 0
     # the markers and their white quiet zones are not tiles
     m = int((MARKER_INSET_MM + MARKER_MM * 1.25) * PX_PER_MM)

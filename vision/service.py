@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.bump import BumpWatch
 from vision.calibrate import CalibrationError
 from vision.camera import CameraStream
 from vision.health import HealthStatus
@@ -36,11 +37,14 @@ class StepResult:
     problem: str = ""  # why no tiles were read although the camera is fine (e.g. markers hidden)
     #: zones not read in this frame: something that is not a tile lies there (a hand, a cup)
     occluded: tuple[str, ...] = ()
+    #: the camera moved and the calibration was corrected from the felt's edges in this step
+    #: (`vision.bump`): how far (mm) and the felt's corners in the frame now, for the log
+    recalibrated: dict | None = None
 
     def to_json(self) -> dict:
         return {"camera": self.status.to_json(), "events": [e.to_json() for e in self.events],
                 "tiles": [r.to_json() for r in self.readings], "problem": self.problem,
-                "occluded": list(self.occluded)}
+                "occluded": list(self.occluded), "recalibrated": self.recalibrated}
 
 
 def tile_view(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (120, 160), margin: float = 0.25) -> np.ndarray:
@@ -56,14 +60,18 @@ def tile_view(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (120,
 class VisionLoop:
     """Camera + reader + tracker. Every `recalibrate_every` frames it recalibrates from the
     markers when they are in view (a bumped camera heals itself); when they are not, the last
-    calibration stays."""
+    calibration stays. A calibration from stored corners is checked at every frame against the
+    felt's edges (`vision.bump.BumpWatch`): a bumped camera is corrected from them, the tracks
+    following the tiles to where they now lie in the frame, or reported as the step's problem."""
 
     #: Unsure tiles whose crops are kept for the referee's answer (`learn`), newest kept.
     KEEP_UNSURE = 64
 
     def __init__(self, camera: CameraStream, reader: TileReader, tracker: TileTracker | None = None,
-                 recalibrate_every: int = 50, save_enrollment: Path | None = None) -> None:
+                 recalibrate_every: int = 50, save_enrollment: Path | None = None,
+                 bump: BumpWatch | None = None) -> None:
         self.camera = camera
+        self.bump = bump or BumpWatch()
         self.reader = reader
         self.tracker = tracker or TileTracker()
         self.recalibrate_every = recalibrate_every
@@ -86,6 +94,25 @@ class VisionLoop:
                 self.reader.calibrate(frame)
             except CalibrationError:
                 pass  # markers covered for now: keep the calibration we have
+        recalibrated = None
+        calibration = self.reader.calibration
+        if calibration is not None and calibration.source == "corners":
+            try:
+                calibration = calibration.for_frame(frame)
+                verdict = self.bump.check(frame, calibration)
+            except CalibrationError:
+                verdict = None  # another view of the table: the read below says so
+            if verdict is not None and verdict.calibration is not None:
+                new = verdict.calibration
+                # a tile seen at p in the old frames lies at new⁻¹·old·p in the frames from now on
+                self.tracker.move(np.linalg.inv(new.image_to_plane) @ calibration.image_to_plane)
+                self.reader.calibration = new
+                recalibrated = {"moved_mm": round(verdict.moved_mm, 1), "corners": new.corners()}
+                log.warning("camera moved %.0f mm: calibrated again from the felt's edges", verdict.moved_mm)
+            elif verdict is not None and verdict.problem:
+                return StepResult(status, problem=verdict.problem)
+            elif verdict is not None and verdict.hold:
+                return StepResult(status)  # moved in this frame only so far: read nothing until it is sure
         try:
             readings = self.reader.read(frame)
         except CalibrationError as exc:  # markers hidden, camera moved or its resolution changed: say so
@@ -99,7 +126,8 @@ class VisionLoop:
             return StepResult(status, problem=str(exc))
         self.last = (frame, readings)
         occluded = tuple(self.reader.occluded)
-        return StepResult(status, self.observe(frame, readings, occluded), readings, occluded=occluded)
+        return StepResult(status, self.observe(frame, readings, occluded), readings, occluded=occluded,
+                          recalibrated=recalibrated)
 
     def observe(self, frame, readings: list[TileReading],  # type: ignore[no-untyped-def]
                 occluded: tuple[str, ...] = ()) -> list[TileEvent]:

@@ -14,8 +14,9 @@ riichi player who laid the 立直 discard upright and turned it at once) is anno
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import cv2
 import numpy as np
 
 from vision.reader import TileReading
@@ -165,6 +166,17 @@ class TileTracker:
                                         at=at, sideways=True))
         self.tracks = kept
         return events
+
+    def move(self, image_to_image: np.ndarray) -> None:
+        """The camera moved, and `image_to_image` (3×3) takes where a tile lay in the old frames
+        to where it lies in the new ones: the tracks follow, so the tiles still on the felt are
+        neither lost nor announced again."""
+        h = np.asarray(image_to_image, np.float64)
+        for t in self.tracks:
+            t.centre = cv2.perspectiveTransform(t.centre.reshape(1, 1, 2).astype(np.float64), h)[0, 0]
+            if t.last is not None:
+                quad = cv2.perspectiveTransform(np.asarray(t.last.quad, np.float64)[None], h)[0]
+                t.last = replace(t.last, quad=[[float(x), float(y)] for x, y in quad])
 
     def rule(self, track: int, kind: str | None) -> bool:
         """The referee said what the tile of `track` is: its vote stops there (a camera that

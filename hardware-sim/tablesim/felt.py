@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from tablesim.scenes.render import Scene, SceneOptions, render_scene
+from tablesim.scenes.render import Scene, SceneOptions, bump_matrix, render_scene
 from vision.geometry import SEAT_ROTATION, SEATS, TILE_H_MM, TILE_W_MM, PlacedTile, seat_to_plane
 
 
@@ -91,6 +91,7 @@ class FeltCamera:
         self._felt = Felt()
         self._version = 0
         self._scene: tuple[int, Scene] | None = None
+        self._bump: np.ndarray | None = None
         self._noise = np.random.default_rng(seed)
 
     def lay(self, play: str, seat: str, tile: str, frm: str | None = None, sideways: bool = False,
@@ -114,6 +115,14 @@ class FeltCamera:
                 raise ValueError(f"cannot lay {play!r} on the felt")
             self._version += 1
 
+    def bump(self, shift: tuple[float, float] = (0.0, 0.0), turn_deg: float = 0.0) -> None:
+        """Knock the camera (a fault to inject): from now on its view is slid by `shift` pixels and
+        turned by `turn_deg` from where it was set up; `bump()` puts it back."""
+        with self._lock:
+            moved = shift != (0.0, 0.0) or turn_deg != 0.0
+            self._bump = bump_matrix(self.opts.size, shift, turn_deg) if moved else None
+            self._version += 1
+
     def clear(self) -> None:
         """The hand is over: the tiles go down into the table."""
         with self._lock:
@@ -126,7 +135,7 @@ class FeltCamera:
             if self._scene is None or self._scene[0] != self._version:
                 tiles = list(self._felt.tiles)
                 self._scene = (self._version, render_scene(self.faces, self.seed, self.opts, tiles=tiles,
-                                                           pose_seed=self.seed))
+                                                           pose_seed=self.seed, bump=self._bump))
             return self._scene[1]
 
     def frame(self) -> np.ndarray:

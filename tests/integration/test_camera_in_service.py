@@ -432,3 +432,39 @@ async def test_the_camera_records_each_kind_of_kong_the_players_lay(tmp_path: Pa
         assert [(m["type"], m["tiles"], m["concealed"]) for m in melds["N"]] == \
             [("kong", ["9m"] * 4, False), ("kong", ["2z"] * 4, True)]
         assert not [e for e in ctl.store.since(0) if e.type == "camera.play_refused"]
+
+
+async def test_a_knocked_camera_is_put_right_or_shown_on_the_display(tmp_path: Path) -> None:
+    """A table without markers (corners stored in `[camera]`): the camera knocked a little is
+    calibrated again from the felt's edges and the log says so; knocked so far that an edge leaves
+    the picture, the display shows what to do until the camera is set back (vision/bump.py)."""
+    import cv2
+    import numpy as np
+
+    from tablesim.felt import FeltCamera
+    from vision.geometry import TABLE_MM
+
+    felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=11, opts=SceneOptions(markers=False))
+    for seat, tile in (("E", "1m"), ("S", "5p"), ("W", "9s"), ("N", "2z")):
+        felt.lay("discard", seat, tile)
+    square = np.float64([[[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]]])
+    corners = [[float(x), float(y)] for x, y in cv2.perspectiveTransform(square, felt.scene().plane_to_image)[0]]
+    async with _watching(tmp_path, felt.frame, fps=4, period_s=0.2, corners=corners,
+                         corners_size=[1280, 960]) as (service, ctl, _):
+        logged = lambda t: [e for e in ctl.store.since(0) if e.type == t]  # noqa: E731
+        await _until(lambda: len(logged("camera.tile_appeared")) == 4, 60, "the four discards")
+        felt.bump((18.0, 8.0), 1.0)
+        await _until(lambda: logged("camera.recalibrated"), 30, "the knock put right")
+        assert 12 < logged("camera.recalibrated")[0].data["moved_mm"] < 40
+        assert any("摄像头被碰动" in line["text"] and "重新校准" in line["text"] for line in ctl.state.log)
+        felt.lay("discard", "E", "7s")
+        await _until(lambda: len(logged("camera.tile_appeared")) == 5, 30, "a discard after the knock")
+        assert not logged("camera.tile_disappeared")  # the four tiles stayed where they were
+        felt.bump((0.0, 170.0))  # E's edge out of the picture
+        await _until(lambda: "重新标定四角" in ctl.state.camera.get("problem", ""), 30, "the problem shown")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            shown = (await http.get("/api/state")).json()["camera"]
+            assert "store the corners again" in shown["problem"]
+        felt.bump()
+        await _until(lambda: not ctl.state.camera.get("problem"), 30, "the camera set back")
+        assert not logged("camera.tile_disappeared") and len(logged("camera.tile_appeared")) == 5

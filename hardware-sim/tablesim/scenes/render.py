@@ -220,12 +220,23 @@ def faces_by_kind(faces: list[Face] | tuple[Face, ...]) -> dict[str, list[np.nda
     return out
 
 
+def bump_matrix(size: tuple[int, int], shift: tuple[float, float] = (0.0, 0.0), turn_deg: float = 0.0) -> np.ndarray:
+    """What a knock does to a camera's picture (3×3, frame pixels): the view slides by `shift`
+    pixels and turns by `turn_deg` about the frame's centre (a camera arm pushed or twisted)."""
+    w, h = size
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), turn_deg, 1.0)
+    m[:, 2] += shift
+    return np.vstack([m, [0.0, 0.0, 1.0]])
+
+
 def render_scene(faces: list[Face] | tuple[Face, ...], seed: int, opts: SceneOptions = SceneOptions(),
-                 tiles: list[PlacedTile] | None = None, pose_seed: int | None = None) -> Scene:
+                 tiles: list[PlacedTile] | None = None, pose_seed: int | None = None,
+                 bump: np.ndarray | None = None) -> Scene:
     """A camera frame of a table with about `opts.tiles` face-up tiles of the given art, labelled.
 
     `pose_seed` fixes the camera's pose and the light apart from the tiles: frames of one table
     while play goes on (tiles laid and taken away) then come from one camera that does not move.
+    `bump` (`bump_matrix`) is that camera knocked out of its pose.
     """
     rng = np.random.default_rng(seed)
     by_kind = faces_by_kind(faces)
@@ -237,6 +248,8 @@ def render_scene(faces: list[Face] | tuple[Face, ...], seed: int, opts: SceneOpt
     src = np.float32([[0, 0], [TABLE_MM * s, 0], [TABLE_MM * s, TABLE_MM * s], [0, TABLE_MM * s]])
     dst = _camera(rng, opts.size, opts.perspective / 4)
     m = cv2.getPerspectiveTransform(src, dst)
+    if bump is not None:
+        m = np.asarray(bump, np.float64) @ m
     floor = tuple(int(v) for v in rng.integers(20, 70, 3))
     img = cv2.warpPerspective(plane, m, opts.size, flags=cv2.INTER_AREA, borderValue=floor)
     img = _finish(img, rng, opts)

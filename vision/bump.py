@@ -1,0 +1,210 @@
+"""A bumped camera: where the felt's four edges lie in a frame, against where the calibration puts
+them, so a table calibrated from stored corners (no markers) notices that its camera moved and
+finds its corners again from the edges.
+
+Why: stored corners are right only while the camera stays put. A camera knocked by ~10 mm put the
+rim beyond the felt inside the plane; the reader took it for something lying on the felt, left
+that seat's zones unread, and the play record waited for them for good, with nothing said
+(`tests/vision/test_vision_bump.py`). Markers heal this by themselves (`VisionLoop` recalibrates
+from them); this does the same from the felt's edges, which every table has.
+
+The edges are found on a coarse plane that reaches `MARGIN_MM` beyond the felt: along each side,
+in strips, where felt (the felt's colour, `detect.felt_distance`) gives way to something that is
+not felt. A hand, an arm or a tile at the edge spoils a few strips; a robust line fit keeps the
+rest. Where all four edges are found, their corners give the correction; where not, the reader
+stops and says what to do (store the corners again), rather than read zones from the wrong place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.calibrate import Calibration
+from vision.detect import FELT_DISTANCE, felt_distance
+from vision.geometry import TABLE_MM
+
+#: How far beyond (and inside) a stored edge the search looks: a bump further than this is not
+#: found, and reported as a problem.
+MARGIN_MM = 80.0
+#: Resolution of the search plane: the edges come out to about a millimetre.
+PX_PER_MM = 0.5
+#: The ends of a side are not searched: markers, and hands resting at the corners.
+END_SKIP_MM = 70.0
+#: Width of one strip along a side (one edge point each).
+STRIP_MM = 8.0
+#: Felt must fill this much of the window inside an edge point, and at most 1 - this outside it.
+WINDOW_MM = 12.0
+FILL = 0.75
+#: An edge point further than this from the side's line is a hand, a tile or a shadow.
+INLIER_MM = 3.0
+#: A side is found when this share of its strips lie on one line.
+SUPPORT = 0.4
+#: Edges this close to where the calibration puts them: the camera has not moved.
+TOLERANCE_MM = 5.0
+
+SIDES = ("top", "right", "bottom", "left")  # W's, S's, E's and N's side of the felt, seen from above
+
+
+@dataclass(frozen=True)
+class Side:
+    """One edge as outward offsets from where the calibration puts it: a + b·u (mm) at the
+    distance u along the side (x for top and bottom, y for left and right)."""
+
+    a: float
+    b: float
+    support: float
+
+    def offset(self, u: float) -> float:
+        return self.a + self.b * u
+
+    def moved(self) -> float:
+        """The larger offset at the two ends searched."""
+        return max(abs(self.offset(END_SKIP_MM)), abs(self.offset(TABLE_MM - END_SKIP_MM)))
+
+
+@dataclass(frozen=True)
+class FeltEdges:
+    """The felt's edges found in one frame under one calibration (`sides`: those found)."""
+
+    sides: dict[str, Side] = field(default_factory=dict)
+
+    @property
+    def moved_mm(self) -> float:
+        """How far the felt lies from where the calibration puts it (0 when no side was found)."""
+        return max((s.moved() for s in self.sides.values()), default=0.0)
+
+    def corners(self) -> np.ndarray:
+        """The felt's corners on the calibration's plane (mm), clockwise from the top-left;
+        needs all four sides."""
+        s = self.sides
+        # each side as n·p = c: top y + b x = -a, bottom y - b x = T + a, left x + b y = -a, right x - b y = T + a
+        lines = {"top": ((s["top"].b, 1.0), -s["top"].a), "bottom": ((-s["bottom"].b, 1.0), TABLE_MM + s["bottom"].a),
+                 "left": ((1.0, s["left"].b), -s["left"].a), "right": ((1.0, -s["right"].b), TABLE_MM + s["right"].a)}
+        out = []
+        for one, other in (("top", "left"), ("top", "right"), ("bottom", "right"), ("bottom", "left")):
+            (n1, c1), (n2, c2) = lines[one], lines[other]
+            out.append(np.linalg.solve(np.array([n1, n2]), np.array([c1, c2])))
+        return np.array(out, np.float32)
+
+    def corrected(self, calibration: Calibration) -> Calibration:
+        """The calibration that puts the felt's edges back on the felt's square."""
+        square = np.float32([[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]])
+        fix = cv2.getPerspectiveTransform(self.corners(), square).astype(np.float64)
+        return Calibration(fix @ calibration.image_to_plane, calibration.source, calibration.size)
+
+
+def _bands(a: np.ndarray, reach: int) -> dict[str, np.ndarray]:
+    """Each side's band of the search plane, rows running outward across the edge, columns along it."""
+    n = a.shape[0]
+    return {"top": a[:2 * reach][::-1], "bottom": a[n - 2 * reach:],
+            "left": a[:, :2 * reach][:, ::-1].T, "right": a[:, n - 2 * reach:].T}
+
+
+def _fit(u: np.ndarray, off: np.ndarray, strips: int) -> Side | None:
+    """Robust line through the edge points: Theil-Sen, then least squares on its inliers."""
+    if len(u) < max(3, SUPPORT * strips):
+        return None
+    i, j = np.triu_indices(len(u), 1)
+    du = u[j] - u[i]
+    b = float(np.median((off[j] - off[i])[du != 0] / du[du != 0]))
+    a = float(np.median(off - b * u))
+    for _ in range(2):
+        inl = np.abs(off - (a + b * u)) <= INLIER_MM
+        if inl.sum() < max(3, SUPPORT * strips):
+            return None
+        b, a = (float(v) for v in np.polyfit(u[inl], off[inl], 1))
+    inl = np.abs(off - (a + b * u)) <= INLIER_MM
+    support = float(inl.sum()) / strips
+    return Side(a, b, support) if support >= SUPPORT else None
+
+
+def find_felt_edges(frame: np.ndarray, calibration: Calibration) -> FeltEdges:
+    """The felt's edges in `frame`, as offsets from where `calibration` puts them."""
+    s, m = PX_PER_MM, MARGIN_MM
+    size = int(round((TABLE_MM + 2 * m) * s))
+    to_search = np.array([[s, 0, m * s], [0, s, m * s], [0, 0, 1.0]]) @ calibration.for_frame(frame).image_to_plane
+    plane = cv2.warpPerspective(frame, to_search, (size, size), flags=cv2.INTER_AREA,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    inside = cv2.warpPerspective(np.full(frame.shape[:2], 255, np.uint8), to_search, (size, size),
+                                 flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    lo, hi = int((m + 100) * s), int((m + TABLE_MM - 100) * s)  # the felt's colour from its middle
+    dist, _ = felt_distance(plane, sample=plane[lo:hi, lo:hi])
+    felt = (dist < FELT_DISTANCE).astype(np.float32)
+    valid = (inside > 0).astype(np.float32)
+    reach, win, strip = int(round(m * s)), int(round(WINDOW_MM * s)), int(round(STRIP_MM * s))
+    first, last = int(round((m + END_SKIP_MM) * s)), int(round((m + TABLE_MM - END_SKIP_MM) * s))
+    strips = (last - first) // strip
+    along = first + strip * np.arange(strips) + strip / 2  # strip centres, search-plane px
+    u_mm = along / s - m
+    sides: dict[str, Side] = {}
+    for name, f_band in _bands(felt, reach).items():
+        v_band = _bands(valid, reach)[name]
+        cols = slice(first, first + strips * strip)
+        f = f_band[:, cols].reshape(2 * reach, strips, strip).mean(axis=2)
+        v = v_band[:, cols].reshape(2 * reach, strips, strip).min(axis=2)
+        cf = np.vstack([np.zeros((1, strips)), np.cumsum(f, axis=0)])
+        cv = np.vstack([np.zeros((1, strips)), np.cumsum(v, axis=0)])
+        t = np.arange(win, 2 * reach - win + 1)
+        felt_in = (cf[t] - cf[t - win]) / win
+        felt_out = (cf[t + win] - cf[t]) / win
+        seen = (cv[t + win] - cv[t - win]) >= 2 * win  # every pixel of both windows in the frame
+        ok = (felt_in >= FILL) & (felt_out <= 1 - FILL) & seen
+        score = np.where(ok, felt_in - felt_out, -1.0)
+        best = score.shape[0] - 1 - np.argmax(score[::-1], axis=0)  # the outermost of the best
+        found = score[best, np.arange(strips)] > 0
+        off_mm = (t[best] - reach) / s
+        side = _fit(u_mm[found], off_mm[found], strips)
+        if side is not None:
+            sides[name] = side
+    return FeltEdges(sides)
+
+
+@dataclass(frozen=True)
+class BumpVerdict:
+    """What one check found: `moved_mm` (0: fits, or no edge in view); `hold`: moved in this
+    frame only so far, read nothing until the next check says; `calibration`: the corrected one;
+    `problem`: moved, and not correctable from this view."""
+
+    moved_mm: float = 0.0
+    hold: bool = False
+    calibration: Calibration | None = None
+    problem: str = ""
+
+
+class BumpWatch:
+    """Checks each frame's felt edges against a stored-corners calibration (`check`). A move is
+    believed once `confirm` checks in a row see it (a sleeve along an edge is seen once), then
+    corrected, or reported as `problem` until a check finds the felt where it belongs."""
+
+    def __init__(self, tolerance_mm: float = TOLERANCE_MM, confirm: int = 2) -> None:
+        self.tolerance_mm = tolerance_mm
+        self.confirm = confirm
+        self.problem = ""
+        self._strikes = 0
+
+    def check(self, frame: np.ndarray, calibration: Calibration) -> BumpVerdict:
+        edges = find_felt_edges(frame, calibration)
+        moved = edges.moved_mm
+        if not edges.sides:  # nothing to go by (the edges covered, the view cut): keep what we know
+            return BumpVerdict(0.0, problem=self.problem)
+        if moved <= self.tolerance_mm:
+            self._strikes, self.problem = 0, ""
+            return BumpVerdict(moved)
+        self._strikes += 1
+        if self._strikes < self.confirm:
+            return BumpVerdict(moved, hold=True, problem=self.problem)
+        if len(edges.sides) == len(SIDES):
+            self._strikes, self.problem = 0, ""
+            return BumpVerdict(moved, calibration=edges.corrected(calibration))
+        missing = "、".join(_SIDE_ZH[s] for s in SIDES if s not in edges.sides)
+        self.problem = (f"the camera moved: the felt's edges lie {moved:.0f} mm from the stored corners, and not all "
+                        "four edges are in view to correct it; store the corners again (tablectl vision read --corners) "
+                        f"and enter plays by hand meanwhile (摄像头被碰动，台面边缘偏离约 {moved:.0f} 毫米，"
+                        f"看不到{missing}边，无法自动校正：请重新标定四角，其间请手动录入)")
+        return BumpVerdict(moved, problem=self.problem)
+
+
+_SIDE_ZH = {"top": "西家", "right": "南家", "bottom": "东家", "left": "北家"}
