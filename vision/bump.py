@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.calibrate import Calibration
+from vision.calibrate import Calibration, CalibrationError
 from vision.detect import FELT_DISTANCE, felt_distance
 from vision.geometry import TABLE_MM
 
@@ -162,6 +162,64 @@ def find_felt_edges(frame: np.ndarray, calibration: Calibration) -> FeltEdges:
     return FeltEdges(sides)
 
 
+def _order_like(corners: np.ndarray, prior: Calibration | None) -> np.ndarray:
+    """Four image points in the calibration's order: each matched to the corner of the felt's square
+    the `prior` calibration puts it nearest; without one, the felt's top-left is the picture's
+    (W's side at the top of the picture, as a camera is mounted: docs/vision.md)."""
+    if prior is None:
+        centre = corners.mean(axis=0)
+        angle = np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0])
+        ring = corners[np.argsort(angle)]  # clockwise on the screen, from the left
+        start = int(np.argmin(ring.sum(axis=1)))  # the top-left: least x + y
+        return np.roll(ring, -start, axis=0)
+    square = np.float32([[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]])
+    on_plane = cv2.perspectiveTransform(corners[None].astype(np.float64), prior.image_to_plane)[0]
+    nearest = [int(np.argmin(np.linalg.norm(on_plane - c, axis=1))) for c in square]
+    if len(set(nearest)) < 4:
+        raise ValueError("the felt found is not the felt the camera saw before")
+    return corners[nearest]
+
+
+def find_felt(frame: np.ndarray, prior: Calibration | None = None) -> Calibration | None:
+    """The felt's corners found in the whole picture, without stored corners or a search near them:
+    the largest region of the felt's colour (the colour of the picture's middle), its outline
+    made a quadrilateral, refined by `find_felt_edges`. None when the felt is not all in view
+    (it touches the picture's border) or is not a quadrilateral; its corners are ordered as
+    `prior` had them, else with W's side at the top of the picture."""
+    h, w = frame.shape[:2]
+    scale = 320.0 / w
+    small = cv2.resize(frame, (320, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape[:2]
+    middle = small[int(sh * 0.35):int(sh * 0.65), int(sw * 0.35):int(sw * 0.65)]
+    dist, _ = felt_distance(small, sample=middle)
+    mask = (dist < FELT_DISTANCE).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    felt = max(contours, key=cv2.contourArea)
+    x, y, bw, bh = cv2.boundingRect(felt)
+    if x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1 or cv2.contourArea(felt) < 0.1 * sw * sh:
+        return None  # the felt runs out of the picture, or is too small to be it
+    hull = cv2.convexHull(felt)
+    quad = None
+    for eps in (0.01, 0.02, 0.03, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * cv2.arcLength(hull, True), True)
+        if len(approx) == 4:
+            quad = approx.reshape(4, 2).astype(np.float32) / scale
+            break
+    if quad is None:
+        return None
+    try:
+        rough = Calibration.from_corners(_order_like(quad, prior), (w, h))
+    except (ValueError, CalibrationError):
+        return None
+    edges = find_felt_edges(frame, rough)
+    if len(edges.sides) < len(SIDES):
+        return None
+    return edges.corrected(rough)
+
+
 @dataclass(frozen=True)
 class BumpVerdict:
     """What one check found: `moved_mm` (0: fits, or no edge in view); `hold`: moved in this
@@ -175,36 +233,79 @@ class BumpVerdict:
 
 
 class BumpWatch:
-    """Checks each frame's felt edges against a stored-corners calibration (`check`). A move is
-    believed once `confirm` checks in a row see it (a sleeve along an edge is seen once), then
-    corrected, or reported as `problem` until a check finds the felt where it belongs."""
+    """Checks each frame's felt edges against a stored-corners calibration (`check`).
 
-    def __init__(self, tolerance_mm: float = TOLERANCE_MM, confirm: int = 2) -> None:
+    A move is believed once `confirm` checks in a row see it (a sleeve along an edge is seen
+    once), then corrected from the four edges, or, when they are not all near where they were
+    (a knock further than the search reaches), from the felt found in the whole picture
+    (`find_felt`); failing both it is reported as `problem` until a check finds the felt where it
+    belongs. Edges that were seen to fit and are now missing on two sides or more for
+    `lost_after` checks are looked for in the whole picture the same way: a camera slid so far
+    that an edge left the search (or the picture) looks like that, and so would a felt with
+    things along two of its sides; the problem says both. A felt whose edges were never seen to
+    fit (a rim of the felt's colour) is not watched: nothing tells a knock there."""
+
+    def __init__(self, tolerance_mm: float = TOLERANCE_MM, confirm: int = 2, lost_after: int = 6) -> None:
         self.tolerance_mm = tolerance_mm
         self.confirm = confirm
+        self.lost_after = lost_after
         self.problem = ""
+        #: the felt's edges were seen where the calibration puts them (three sides or more) once
+        self.edges_seen = False
         self._strikes = 0
+        self._lost = 0
 
     def check(self, frame: np.ndarray, calibration: Calibration) -> BumpVerdict:
         edges = find_felt_edges(frame, calibration)
-        moved = edges.moved_mm
-        if not edges.sides:  # nothing to go by (the edges covered, the view cut): keep what we know
-            return BumpVerdict(0.0, problem=self.problem)
-        if moved <= self.tolerance_mm:
-            self._strikes, self.problem = 0, ""
+        moved, found = edges.moved_mm, len(edges.sides)
+        if moved <= self.tolerance_mm and found >= 3:
+            self._strikes, self._lost, self.problem, self.edges_seen = 0, 0, "", True
             return BumpVerdict(moved)
+        if moved <= self.tolerance_mm:  # too few edges to say: covered, or moved out of the search
+            self._strikes = 0
+            self._lost += 1
+            if not self.edges_seen:
+                return BumpVerdict(0.0, problem=self.problem)
+            if self._lost < self.lost_after:  # read nothing meanwhile: the tracks stay as they are
+                return BumpVerdict(0.0, hold=True, problem=self.problem)
+            return self._look_for_felt(frame, calibration, moved, edges)
+        self._lost = 0
         self._strikes += 1
         if self._strikes < self.confirm:
             return BumpVerdict(moved, hold=True, problem=self.problem)
-        if len(edges.sides) == len(SIDES):
-            self._strikes, self.problem = 0, ""
+        if found == len(SIDES):
+            self._strikes, self.problem, self.edges_seen = 0, "", True
             return BumpVerdict(moved, calibration=edges.corrected(calibration))
+        return self._look_for_felt(frame, calibration, moved, edges)
+
+    def _look_for_felt(self, frame: np.ndarray, calibration: Calibration, moved: float,
+                       edges: FeltEdges) -> BumpVerdict:
+        found = find_felt(frame, prior=calibration)
+        if found is not None:
+            self._strikes, self._lost, self.problem, self.edges_seen = 0, 0, "", True
+            shift = _shift_mm(calibration, found)
+            if shift <= self.tolerance_mm:
+                return BumpVerdict(shift)  # where it was: its edges were only covered
+            return BumpVerdict(shift, calibration=found)
         missing = "、".join(_SIDE_ZH[s] for s in SIDES if s not in edges.sides)
-        self.problem = (f"the camera moved: the felt's edges lie {moved:.0f} mm from the stored corners, and not all "
-                        "four edges are in view to correct it; store the corners again (tablectl vision read --corners) "
-                        f"and enter plays by hand meanwhile (摄像头被碰动，台面边缘偏离约 {moved:.0f} 毫米，"
-                        f"看不到{missing}边，无法自动校正：请重新标定四角，其间请手动录入)")
+        if moved > self.tolerance_mm:
+            self.problem = (f"the camera moved: the felt's edges lie {moved:.0f} mm from the stored corners, and not all "
+                            "four edges are in view to correct it; store the corners again (tablectl vision read "
+                            "--corners) and enter plays by hand meanwhile (摄像头被碰动，台面边缘偏离约 "
+                            f"{moved:.0f} 毫米，看不到{missing}边，无法自动校正：请重新标定四角，其间请手动录入)")
+        else:
+            self.problem = ("the felt's edges are not where the stored corners put them: the camera moved, or something "
+                            "lies along the edges; clear the edges, or set the camera back or store the corners again, "
+                            f"and enter plays by hand meanwhile (看不到台面{missing}边：摄像头可能被碰动，或有物品压住台边；"
+                            "请清开台边，或重新标定四角，其间请手动录入)")
         return BumpVerdict(moved, problem=self.problem)
+
+
+def _shift_mm(calibration: Calibration, other: Calibration) -> float:
+    """How far apart (mm, on the plane) two calibrations put the felt's corners."""
+    square = np.float64([[[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]]])
+    seen = cv2.perspectiveTransform(square, np.linalg.inv(other.image_to_plane))
+    return float(np.abs(cv2.perspectiveTransform(seen, calibration.image_to_plane) - square).max())
 
 
 _SIDE_ZH = {"top": "西家", "right": "南家", "bottom": "东家", "left": "北家"}

@@ -21,6 +21,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--json", action="store_true", help='print {"tiles": [...]} as JSON')
     r.set_defaults(func=run_read)
 
+    k = sub.add_parser("corners", help="find the felt's four corners in a camera frame, for [camera] corners",
+                       description="For tables without corner markers: finds the felt (the colour of the picture's "
+                                   "middle) and prints its corners clockwise from W's left, W's side taken at the top "
+                                   "of the picture, as [camera] corners and corners_size.")
+    k.add_argument("image", type=Path, help="a frame from the table's camera, the whole felt in view")
+    k.add_argument("--json", action="store_true", help='print {"corners": [[x, y], ...], "corners_size": [w, h]}')
+    k.set_defaults(func=run_corners)
+
     e = sub.add_parser("eval", help="accuracy on a folder of single-tile pictures with labels.csv (file,kind)")
     e.add_argument("dir", type=Path)
     _common(e)
@@ -117,6 +125,27 @@ def run_read(args: argparse.Namespace) -> int:
         for t in tiles:
             flag = "" if t.accepted else "  ?请裁判确认"
             print(f"{t.zone or '-':10} {t.kind:5} {chinese_name(t.kind):4} {t.confidence:.3f} rot {t.rotation:3}{flag}")
+    return 0
+
+
+def run_corners(args: argparse.Namespace) -> int:
+    from vision.bump import find_felt
+
+    try:
+        img = _imread(args.image)
+    except ValueError as exc:
+        return _fail(str(exc))
+    found = find_felt(img)
+    if found is None:
+        return _fail(f"{args.image}: no felt found whole in the picture (all four edges must be in view, the felt "
+                     "a colour the rim is not); pick the corners by hand (台面四边须全在画面中)")
+    h, w = img.shape[:2]
+    if args.json:
+        print(json.dumps({"corners": found.corners(), "corners_size": [w, h]}))
+    else:
+        print("[camera]")
+        print(f"corners = {found.corners()}")
+        print(f"corners_size = [{w}, {h}]")
     return 0
 
 

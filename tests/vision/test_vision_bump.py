@@ -111,9 +111,11 @@ def _until(loop: VisionLoop, check, what: str, seen: list | None = None):  # typ
     raise AssertionError(what)
 
 
-def test_the_loop_corrects_a_knocked_camera_and_its_tiles_stay_announced(dorothys) -> None:
-    """Through the real MJPEG camera: tiles announced, the camera knocked; the next steps put the
-    calibration right, and no tile is announced gone or new; a discard laid after it is read."""
+@pytest.mark.parametrize("shift, turn", [((16.0, 10.0), 1.5), ((150.0, 0.0), 0.0)], ids=["near", "beyond-the-search"])
+def test_the_loop_corrects_a_knocked_camera_and_its_tiles_stay_announced(dorothys, shift, turn) -> None:
+    """Through the real MJPEG camera: tiles announced, the camera knocked (a little, or beyond the
+    edges' search: found in the whole picture); the next steps put the calibration right, and no
+    tile is announced gone or new; a discard laid after it is read."""
     felt = FeltCamera(dorothys, seed=11, opts=SceneOptions(markers=False))
     _lay_some(felt)
     reader = TileReader(calibration=_stored(felt.scene()))
@@ -124,10 +126,10 @@ def test_the_loop_corrects_a_knocked_camera_and_its_tiles_stay_announced(dorothy
             steps: list = []
             _until(loop, lambda s: len(loop.tracker.current()) == 13, "13 tiles announced", steps)
             assert not any(e.event == "disappeared" for s in steps for e in s.events)
-            felt.bump((16.0, 10.0), 1.5)
+            felt.bump(shift, turn)
             after: list = []
             fixed = _until(loop, lambda s: s.recalibrated is not None, "corrected", after)
-            assert 12 < fixed.recalibrated["moved_mm"] < 45 and len(fixed.recalibrated["corners"]) == 4
+            assert 12 < fixed.recalibrated["moved_mm"] < 200 and len(fixed.recalibrated["corners"]) == 4
             assert _corner_error_mm(reader.calibration, felt.scene()) < 3
             for _ in range(7):  # longer than a lost tile is kept (forget: 5)
                 after.append(loop.step())
@@ -189,3 +191,37 @@ def test_the_check_before_the_match_says_the_camera_moved_since_the_corners_were
         assert gone.level == "fail" and "重新标定四角" in gone.detail
         frame[0] = still.image
         assert finding().level == "ok"
+
+
+def test_the_felt_is_found_in_the_whole_picture_and_a_far_knock_is_put_right(scenes, tmp_path) -> None:
+    """A knock beyond the edges' search (150 px: ~140 mm) is put right from the felt found in the
+    whole picture; `tablectl vision corners` prints corners a table without markers can store."""
+    import json
+    import subprocess
+    import sys
+
+    from vision.bump import find_felt
+
+    still, _ = scenes
+    found = find_felt(still.image)
+    assert found is not None and _corner_error_mm(found, still) < 3.5
+    far = render_scene([], seed=11, opts=SceneOptions(tiles=0, markers=False), pose_seed=11,
+                       bump=bump_matrix(SIZE, (150.0, 0.0)))
+    stored = _stored(still)
+    watch = BumpWatch()
+    assert watch.check(still.image, stored).calibration is None and watch.edges_seen
+    verdicts = [watch.check(far.image, stored) for _ in range(8)]
+    fixed = next(v.calibration for v in verdicts if v.calibration is not None)
+    assert _corner_error_mm(fixed, far) < 3.5 and not any(v.problem for v in verdicts)
+    picture = tmp_path / "frame.png"
+    cv2.imwrite(str(picture), still.image)
+    out = subprocess.run([sys.executable, "-m", "table_controller.cli", "vision", "corners", str(picture), "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    printed = json.loads(out.stdout)
+    assert printed["corners_size"] == list(SIZE)
+    assert _corner_error_mm(Calibration.from_corners(printed["corners"], SIZE), still) < 3.5
+    cv2.imwrite(str(picture), cv2.warpAffine(still.image, bump_matrix(SIZE, (0.0, 170.0))[:2], SIZE))
+    cut = subprocess.run([sys.executable, "-m", "table_controller.cli", "vision", "corners", str(picture)],
+                         capture_output=True, text=True, timeout=60)
+    assert cut.returncode == 1 and "四边" in cut.stderr
