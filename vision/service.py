@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.bump import BumpWatch
-from vision.calibrate import CalibrationError
+from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
 from vision.camera import CameraStream
 from vision.health import HealthStatus
 from vision.kinds import FACE_KINDS
@@ -89,30 +89,14 @@ class VisionLoop:
         if frame is None or not status.ok:
             return StepResult(status)
         self._frames += 1
-        if self.reader.calibration is not None and self._frames % self.recalibrate_every == 0:
+        stop, recalibrated = self._watch_bump(frame)
+        if stop is not None:
+            return StepResult(status, problem=stop)
+        if recalibrated is None and self.reader.calibration is not None and self._frames % self.recalibrate_every == 0:
             try:
-                self.reader.calibrate(frame)
+                self._follow(calibrate_aruco(frame))
             except CalibrationError:
-                pass  # markers covered for now: keep the calibration we have
-        recalibrated = None
-        calibration = self.reader.calibration
-        if calibration is not None and calibration.source == "corners":
-            try:
-                calibration = calibration.for_frame(frame)
-                verdict = self.bump.check(frame, calibration)
-            except CalibrationError:
-                verdict = None  # another view of the table: the read below says so
-            if verdict is not None and verdict.calibration is not None:
-                new = verdict.calibration
-                # a tile seen at p in the old frames lies at new⁻¹·old·p in the frames from now on
-                self.tracker.move(np.linalg.inv(new.image_to_plane) @ calibration.image_to_plane)
-                self.reader.calibration = new
-                recalibrated = {"moved_mm": round(verdict.moved_mm, 1), "corners": new.corners()}
-                log.warning("camera moved %.0f mm: calibrated again from the felt's edges", verdict.moved_mm)
-            elif verdict is not None and verdict.problem:
-                return StepResult(status, problem=verdict.problem)
-            elif verdict is not None and verdict.hold:
-                return StepResult(status)  # moved in this frame only so far: read nothing until it is sure
+                pass  # markers covered for now (or none): keep the calibration we have
         try:
             readings = self.reader.read(frame)
         except CalibrationError as exc:  # markers hidden, camera moved or its resolution changed: say so
@@ -128,6 +112,43 @@ class VisionLoop:
         occluded = tuple(self.reader.occluded)
         return StepResult(status, self.observe(frame, readings, occluded), readings, occluded=occluded,
                           recalibrated=recalibrated)
+
+    def _watch_bump(self, frame: np.ndarray) -> tuple[str | None, dict | None]:
+        """Check the felt's edges against the calibration (`vision.bump.BumpWatch`): (why nothing is
+        read this frame, or None; what was recalibrated, for the log). A knocked camera is put right
+        from the markers where the table has them, else from the felt's edges, and the tracks are
+        moved to where their tiles now lie in the frame, so none is announced gone or new."""
+        calibration = self.reader.calibration
+        if calibration is None:
+            return None, None
+        try:
+            calibration = self.reader.calibration = calibration.for_frame(frame)
+            verdict = self.bump.check(frame, calibration)
+        except CalibrationError:
+            return None, None  # another view of the table: the read says so
+        if verdict.hold:
+            return "", None  # moved in this frame only so far: read nothing until it is sure
+        new, how = verdict.calibration, "edges"
+        if calibration.source == "aruco" and (new is not None or verdict.problem):
+            try:
+                new, how = calibrate_aruco(frame), "markers"
+            except CalibrationError:
+                pass  # markers covered: the edges' correction, if there is one
+        if new is None:
+            return (verdict.problem or None), None
+        self._follow(new)
+        self.bump.problem = ""
+        log.warning("camera moved %.0f mm: calibrated again from the %s", verdict.moved_mm,
+                    "corner markers" if how == "markers" else "felt's edges")
+        return None, {"moved_mm": round(verdict.moved_mm, 1), "corners": new.corners(), "from": how}
+
+    def _follow(self, new: Calibration) -> None:
+        """Read with `new` from now on; the tracks move with it: a tile seen at p in the old frames
+        lies at new⁻¹·old·p in the frames from now on."""
+        old = self.reader.calibration
+        if old is not None and old.size == new.size:
+            self.tracker.move(np.linalg.inv(new.image_to_plane) @ old.image_to_plane)
+        self.reader.calibration = new
 
     def observe(self, frame, readings: list[TileReading],  # type: ignore[no-untyped-def]
                 occluded: tuple[str, ...] = ()) -> list[TileEvent]:

@@ -225,3 +225,27 @@ def test_the_felt_is_found_in_the_whole_picture_and_a_far_knock_is_put_right(sce
     cut = subprocess.run([sys.executable, "-m", "table_controller.cli", "vision", "corners", str(picture)],
                          capture_output=True, text=True, timeout=60)
     assert cut.returncode == 1 and "四边" in cut.stderr
+
+
+def test_a_table_with_markers_knocked_is_put_right_from_its_markers_at_once(dorothys) -> None:
+    """Markers used to be read again every 50 frames only; between, a knocked camera read the felt
+    from the wrong place. The edges now show the knock at once and the markers put it right."""
+    felt = FeltCamera(dorothys, seed=12)
+    _lay_some(felt)
+    reader = TileReader()
+    with VirtualCamera(felt.frame, fps=10) as cam:
+        stream = CameraStream(cam.url)
+        loop = VisionLoop(stream, reader)
+        try:
+            _until(loop, lambda s: len(loop.tracker.current()) == 13, "13 tiles announced")
+            assert reader.calibration is not None and reader.calibration.source == "aruco"
+            felt.bump((-20.0, 12.0), -1.0)
+            after: list = []
+            fixed = _until(loop, lambda s: s.recalibrated is not None, "put right", after)
+            assert fixed.recalibrated["from"] == "markers" and loop._frames < 50
+            assert _corner_error_mm(reader.calibration, felt.scene()) < 3
+            for _ in range(7):
+                after.append(loop.step())
+            assert [e for s in after for e in s.events] == [] and len(loop.tracker.current()) == 13
+        finally:
+            stream.close()
