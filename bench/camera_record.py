@@ -47,6 +47,7 @@ from tablesim.felt import Felt  # noqa: E402
 from tablesim.players import play_hand  # noqa: E402
 from tablesim.scenes.objects import lay_object  # noqa: E402
 from tablesim.scenes.render import SceneOptions, render_scene  # noqa: E402
+from vision.bump import BumpWatch  # noqa: E402
 from vision.reader import TileReader  # noqa: E402
 from vision.tileart import RESERVED_STYLES, load_style  # noqa: E402
 from vision.tracker import TileTracker  # noqa: E402
@@ -70,7 +71,7 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
     controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1,
                                                           "prevalent_wind": "E"})
     watcher = CameraWatcher(controller, make_loop=lambda: None)
-    reader, tracker = TileReader(), TileTracker()
+    reader, tracker, watch, false_knocks = TileReader(), TileTracker(), BumpWatch(), 0
     rs = load_ruleset("mcr")
     rng = random.Random(hand_seed)
     plan = deal_plan(rs, (rng.randint(1, 6), rng.randint(1, 6)), (rng.randint(1, 6), rng.randint(1, 6)))
@@ -104,6 +105,8 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
             t0 = time.perf_counter()
             events = tracker.update(reader.read(frame), frozen=reader.occluded)
             read_s.append(time.perf_counter() - t0)
+            verdict = watch.check(frame, reader.calibration)  # the camera never moves here
+            false_knocks += int(verdict.hold or verdict.calibration is not None or bool(verdict.problem))
             seen = [e.to_json() for e in events]
             for e in events:  # the referee names each unsure tile; the reader learns it
                 if e.event != "appeared" or not e.needs_referee:
@@ -133,7 +136,7 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
     refused = [e.data for e in store.since(0) if e.type == "camera.play_refused"]
     store.close()
     return {"truth": truth, "recorded": recorded, "refused": refused, "rulings": rulings, "read_s": read_s,
-            "keyed": keyed, "not_keyed": len(unseen)}
+            "keyed": keyed, "not_keyed": len(unseen), "false_knocks": false_knocks}
 
 
 def _true_kind(scene: Any, reading: Any) -> str | None:
@@ -208,7 +211,7 @@ def main() -> None:
         for style in args.styles.split(","):
             faces = load_style(style)
             tally = {"plays": 0, "right": 0, "wrong": 0, "missing": 0, "extra": 0, "refused": 0, "rulings": 0,
-                     "keyed_claims": 0, "claims_not_keyed": 0, "kept": 0}
+                     "keyed_claims": 0, "claims_not_keyed": 0, "kept": 0, "false_knocks": 0, "frames": 0}
             times: list[float] = []
             for h in range(args.hands):
                 r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3", args.hide_melds,
@@ -223,6 +226,8 @@ def main() -> None:
                 if args.why:
                     _explain(r)
                 tally["rulings"] += r["rulings"]
+                tally["false_knocks"] += r["false_knocks"]
+                tally["frames"] += len(r["read_s"])
                 times += r["read_s"]
             tally["frame_ms_median"] = round(1000 * statistics.median(times), 1)
             results.append({"style": style, "hands": args.hands, **tally})
@@ -236,7 +241,8 @@ def main() -> None:
                       f"left unkeyed (the record lacked their discard): {tally['claims_not_keyed']}; "
                       f"kept in any order {tally['kept']} ({tally['kept'] / p:.3f})")
             print(f"referee rulings {tally['rulings']} ({tally['rulings'] / p:.2f} per play); "
-                  f"frame read median {tally['frame_ms_median']} ms")
+                  f"frame read median {tally['frame_ms_median']} ms; knocks wrongly seen (vision.bump, the camera "
+                  f"never moves) {tally['false_knocks']} of {tally['frames']} frames")
     print("\nJSON", json.dumps(results))
 
 
