@@ -30,9 +30,9 @@ from typing import Any
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardware-sim"))
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
-from tqdm import tqdm  # noqa: E402
+import cv2
+import numpy as np
+from tqdm import tqdm
 
 DEFAULT_STYLES = "xmahjongg-dorothys,kmahjongg-classic"
 SIZE = (1280, 960)
@@ -52,6 +52,7 @@ def _right(readings: list, tiles: list[dict]) -> int:
 def measure(style: str, frames: int, knocks: list[float]) -> dict[str, Any]:
     from tablesim.scenes.objects import lay_object
     from tablesim.scenes.render import SceneOptions, bump_matrix, render_scene
+
     from vision.bump import TOLERANCE_MM, BumpWatch, find_felt_edges
     from vision.calibrate import Calibration
     from vision.geometry import TABLE_MM

@@ -124,7 +124,7 @@ def _fit(u: np.ndarray, off: np.ndarray, strips: int) -> Side | None:
 def find_felt_edges(frame: np.ndarray, calibration: Calibration) -> FeltEdges:
     """The felt's edges in `frame`, as offsets from where `calibration` puts them."""
     s, m = PX_PER_MM, MARGIN_MM
-    size = int(round((TABLE_MM + 2 * m) * s))
+    size = round((TABLE_MM + 2 * m) * s)
     to_search = np.array([[s, 0, m * s], [0, s, m * s], [0, 0, 1.0]]) @ calibration.for_frame(frame).image_to_plane
     plane = cv2.warpPerspective(frame, to_search, (size, size), flags=cv2.INTER_AREA,
                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
@@ -134,8 +134,8 @@ def find_felt_edges(frame: np.ndarray, calibration: Calibration) -> FeltEdges:
     dist, _ = felt_distance(plane, sample=plane[lo:hi, lo:hi])
     felt = (dist < FELT_DISTANCE).astype(np.float32)
     valid = (inside > 0).astype(np.float32)
-    reach, win, strip = int(round(m * s)), int(round(WINDOW_MM * s)), int(round(STRIP_MM * s))
-    first, last = int(round((m + END_SKIP_MM) * s)), int(round((m + TABLE_MM - END_SKIP_MM) * s))
+    reach, win, strip = round(m * s), round(WINDOW_MM * s), round(STRIP_MM * s)
+    first, last = round((m + END_SKIP_MM) * s), round((m + TABLE_MM - END_SKIP_MM) * s)
     strips = (last - first) // strip
     along = first + strip * np.arange(strips) + strip / 2  # strip centres, search-plane px
     u_mm = along / s - m
@@ -188,7 +188,7 @@ def find_felt(frame: np.ndarray, prior: Calibration | None = None) -> Calibratio
     `prior` had them, else with W's side at the top of the picture."""
     h, w = frame.shape[:2]
     scale = 320.0 / w
-    small = cv2.resize(frame, (320, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(frame, (320, round(h * scale)), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
     middle = small[int(sh * 0.35):int(sh * 0.65), int(sw * 0.35):int(sw * 0.65)]
     dist, _ = felt_distance(small, sample=middle)
