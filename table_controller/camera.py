@@ -147,7 +147,7 @@ class CameraWatcher:
                 if result is not None:
                     for ev in result.events:
                         # held in order while the log cannot be written (None then: not asked yet)
-                        logged = self._controller.offer("camera", f"camera.tile_{ev.event}", ev.to_json())
+                        logged = self._controller.offer("camera", f"camera.tile_{ev.event}", self._named(ev.to_json()))
                         if ev.needs_referee and getattr(logged, "seq", None) is not None:
                             self._asked[logged.seq] = ev.track
                             while len(self._asked) > ASKED_KEPT:
@@ -163,6 +163,20 @@ class CameraWatcher:
             camera = getattr(self._loop, "camera", None)
             if camera is not None:
                 camera.close()
+
+    def _named(self, event: dict[str, Any]) -> dict[str, Any]:
+        """A tile event with the wind sitting this hand at the side of the table its zone is on
+        (`wind`): the camera names sides (E at the bottom of the picture), the referee and the
+        log name players by their wind, which moves round the table with the dealer. Before, the
+        log said "北家副露区" for a pung 南 had just laid at the N side."""
+        from table_controller.controller import wind_of_side
+        from table_controller.state import SEATS
+
+        hand = self._controller.state.hand  # an ended hand too: its hands are laid down at 荒牌
+        side = str(event.get("zone", "")).partition(":")[2]
+        if hand is not None and side in SEATS:
+            return {**event, "wind": wind_of_side(side, int(hand.get("dealer_position", 1)))}
+        return event
 
     def _record_play(self, seen: list[dict[str, Any]], occluded: tuple[str, ...] = ()) -> None:
         """What the camera saw laid down becomes play (`table_controller.camera_record`); a play

@@ -173,6 +173,14 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
     return {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}
 
 
+def _camera_seat(wind: Any, side: str) -> str:
+    """Whose area the camera saw a tile in: the player by wind (`wind`, added by the camera watcher
+    during a hand), else the table's side as its chair number (sides E S W N are chairs 1 to 4)."""
+    if wind in SEAT_ZH:
+        return f"{SEAT_ZH[wind]}家"
+    return f"{SEATS.index(side) + 1}号位" if side in SEATS else ""
+
+
 def describe(ev: Event) -> str:
     """A one-line Chinese description of an event for the display's log."""
     d = ev.data
@@ -235,8 +243,8 @@ def describe(ev: Event) -> str:
     if t == "camera.status":
         return f"摄像头：{d.get('message', d.get('code', ''))}" + (f"（{d['problem']}）" if d.get("problem") else "")
     if t.startswith("camera.tile_"):
-        zone, _, seat = str(d.get("zone", "")).partition(":")
-        where = (f"{SEAT_ZH.get(seat, seat)}家" if seat else "") + ZONE_ZH.get(zone, zone)
+        zone, _, side = str(d.get("zone", "")).partition(":")
+        where = _camera_seat(d.get("wind"), side) + ZONE_ZH.get(zone, zone)
         verb = "出现" if t.endswith("appeared") else "横放" if t.endswith("turned") else "移走"
         kind = _tile_zh(d.get("kind", ""))
         sure = "（待裁判确认）" if d.get("needs_referee") else "（按裁判裁定）" if d.get("ruled") else ""

@@ -513,3 +513,22 @@ def test_while_a_hand_lies_on_the_felt_the_record_waits(table) -> None:  # type:
     watcher._record_play([])
     assert [(d["seat"], d["tile"]) for t, d in plays(controller) if t == "play.discard"] == [
         ("E", "9p"), ("S", "5s"), ("W", "1z")]
+
+
+def test_the_log_and_the_referee_name_the_player_sitting_at_the_side_the_camera_saw(table) -> None:
+    """The camera names sides; winds move round with the dealer. A tile at side S in a hand dealt
+    by chair 2 is E's: its event carries the wind and the log says 东家 (before: 南家, the side's
+    letter, while 南 sat elsewhere). Outside a hand the side is named by its chair."""
+    from table_controller.state import describe
+    from table_controller.store import Event
+
+    controller, watcher = table
+    named = watcher._named({"event": "appeared", "zone": "meld:S", "kind": "5s", "confidence": 0.9, "seat": "S",
+                            "track": 1, "needs_referee": True})
+    assert named["wind"] == "E" and side_of_wind("E", DEALER) == "S"
+    logged = controller.offer("camera", "camera.tile_appeared", named)
+    assert logged is not None and controller.state.log[-1]["text"].startswith("摄像头：东家副露区出现 五条")
+    assert controller.state.camera_pending[-1]["wind"] == "E"  # the referee's list names the player too
+    bare = Event(seq=1, at=0.0, source="camera", type="camera.tile_appeared",
+                 data={"zone": "discard:N", "kind": "1m", "confidence": 0.99})
+    assert describe(bare).startswith("摄像头：4号位弃牌区出现 一万")

@@ -365,6 +365,10 @@ async def test_the_felt_is_the_tables_the_camera_names_winds_by_the_hands_dealer
         assert seen and [d["tile"] for d in ctl.state.hand["discards"]["E"]] == ["9m"]
         assert felt._felt.pools["S"] and not felt._felt.pools["E"]  # laid at the table's side S
         assert not [e for e in ctl.store.since(0) if e.type == "camera.play_refused"]
+        # the log and the referee name the player sitting there, not the side's letter
+        tile = next(e for e in ctl.store.since(0) if e.type == "camera.tile_appeared")
+        assert tile.data["zone"] == "discard:S" and tile.data["wind"] == "E"
+        assert any(line["text"].startswith("摄像头：东家弃牌区出现 九万") for line in ctl.state.log)
         # N wins on it: the hand is laid down at N's side, read from the camera, checked, confirmed
         read = {"seat_wind": "N", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 1p 1p 1p 2p 2p".split(), "win_tile": "9m",
                 "win": "discard", "discarder": "E", "melds": [], "flowers": [], "last_tile": False}

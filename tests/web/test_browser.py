@@ -849,6 +849,9 @@ async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_p
             size = await page.eval_on_selector("#camera-pending li img.camera-tile",
                                                "i => [i.naturalWidth, i.naturalHeight]")
             assert size == [120, 160]
+            # no hand yet, so no winds: the tile's side is named by its chair, not a wind's name
+            label = await page.inner_text("#camera-pending li span")
+            assert re.match(r"[1-4]号位(弃牌区|副露区|花牌区)|中央", label), label
             if os.environ.get("SCREENSHOTS_DIR"):
                 await page.screenshot(path=str(Path(os.environ["SCREENSHOTS_DIR"]) / "camera.png"), full_page=True)
             viewer = await _open(browser, svc, "/")

@@ -823,8 +823,10 @@ function renderCameraPending() {
     return;
   }
   for (const p of items) {
-    const [zone, seat] = String(p.zone || "").split(":");
-    const where = (seat ? t("seat." + seat) : "") + t("cam.zone." + zone);
+    const [zone, side] = String(p.zone || "").split(":");
+    // the player by wind this hand (the camera names sides; winds move round with the dealer)
+    const who = p.wind ? t("seat." + p.wind) : SEATS.includes(side) ? t("pos", { n: SEATS.indexOf(side) + 1 }) : "";
+    const where = who + t("cam.zone." + zone);
     const li = document.createElement("li");
     li.dataset.seq = p.seq;
     const label = document.createElement("span");
