@@ -183,6 +183,12 @@ async def test_dice_appear_within_a_second_of_the_tables_event(service: TableSer
     assert shown - accepted < 1.0
     faces = await page.eval_on_selector_all("#dice [data-die]", "els => els.map(e => Number(e.dataset.die))")
     assert faces[:2] == ev.data["dice"]
+    # the first tile dealt in words, not the wall code (walls.md: "S12t" is 南家第 12 墩上)
+    await _throw_all(service)
+    code = service.controller.state.hand["deal"]["first_dealt"]
+    words = f"首抓 {'东南西北'['ESWN'.index(code[0])]}家第 {int(code[1:-1])} 墩{'上' if code[-1] == 't' else '下'}"
+    await page.wait_for_function(f"document.querySelector('#break').textContent.includes('{words}')", timeout=5000)
+    assert code not in await page.text_content("#break")
 
 
 async def test_page_reconnects_after_a_restart_and_shows_every_missed_event(tmp_path: Path, browser: Any) -> None:

@@ -10,7 +10,8 @@ const I18N = {
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
               none: "本轮尚无牌谱", hint: "只含公开信息：打出、吃碰杠（暗杠背面朝上）、补花、立直、裁判的裁决；不含任何暗牌。", replay: "回放" },
         linkUp: "已连接", linkDown: "未连接", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
-        breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首墩 {first}", leave: "留下", start_at: "从此开始",
+        breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首抓 {first}", leave: "留下", start_at: "从此开始",
+        tileAt: "{wall}家第 {n} 墩{level}", top: "上", bottom: "下",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
         legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌", handend: "马牌/钓鱼" },
         role: { viewer: "观众", operator: "操作员", referee: "裁判" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
@@ -61,7 +62,8 @@ const I18N = {
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
               none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
         linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
-        breakAt: "{wall} wall, stack {count} ({mode}) · first stack {first}", leave: "leave", start_at: "start at",
+        breakAt: "{wall} wall, stack {count} ({mode}) · first tile {first}", leave: "leave", start_at: "start at",
+        tileAt: "{code}", top: "top", bottom: "bottom",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
         legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator", handend: "horses / fishing" },
         role: { viewer: "viewer", operator: "operator", referee: "referee" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
@@ -232,6 +234,14 @@ function renderFirstDealer() {
   $("deal-error").textContent = fd.note || "";
   return true;
 }
+
+/** A wall position (walls.md: "S12t", the top tile of stack 12 of S's wall) in words: 南家第 12 墩上. */
+function tileAt(code) {
+  const m = /^([ESWN])(\d+)([tb])$/.exec(String(code || ""));
+  if (!m) return String(code || "");
+  return t("tileAt", { wall: t("seat." + m[1]), n: Number(m[2]), level: t(m[3] === "t" ? "top" : "bottom"), code });
+}
+
 function renderDice(hand) {
   if (!hand && renderFirstDealer()) { renderDiceForm(hand); renderPlayForm(hand); return; }
   const throws = (hand && hand.throws) || [];
@@ -242,7 +252,8 @@ function renderDice(hand) {
   let warn = "";
   if (deal && deal.break) {
     const left = hand.tiles_left != null ? hand.tiles_left : (deal.live || []).length;
-    text = t("breakAt", { wall: t("seat." + deal.break.wall), count: deal.break.count, mode: t(deal.break.mode), first: deal.first_dealt })
+    text = t("breakAt", { wall: t("seat." + deal.break.wall), count: deal.break.count, mode: t(deal.break.mode),
+                          first: tileAt(deal.first_dealt) })
       + " · " + t("left", { n: left });
     if (left <= 8 && !hand.ended) warn = t("lastWarn", { n: left });
   } else if (hand && hand.next_thrower && !hand.ended) {
