@@ -241,7 +241,8 @@ def describe(ev: Event) -> str:
     if t == "controller.rejected":
         return f"拒绝：{d.get('reason', '')}"
     if t == "camera.status":
-        return f"摄像头：{d.get('message', d.get('code', ''))}" + (f"（{d['problem']}）" if d.get("problem") else "")
+        said = str(d.get("message", d.get("code", "")))
+        return ("" if said.startswith("摄像头") else "摄像头：") + said + (f"（{d['problem']}）" if d.get("problem") else "")
     if t.startswith("camera.tile_"):
         zone, _, side = str(d.get("zone", "")).partition(":")
         where = _camera_seat(d.get("wind"), side) + ZONE_ZH.get(zone, zone)

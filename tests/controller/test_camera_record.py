@@ -532,3 +532,17 @@ def test_the_log_and_the_referee_name_the_player_sitting_at_the_side_the_camera_
     bare = Event(seq=1, at=0.0, source="camera", type="camera.tile_appeared",
                  data={"zone": "discard:N", "kind": "1m", "confidence": 0.99})
     assert describe(bare).startswith("摄像头：4号位弃牌区出现 一万")
+
+
+def test_the_cameras_status_is_said_once_in_the_log() -> None:
+    """"摄像头：摄像头未连接…" said the camera twice; a message that names it is shown as it is."""
+    from table_controller.state import describe
+    from table_controller.store import Event
+    from vision.health import HealthStatus
+
+    def line(status: dict) -> str:  # type: ignore[type-arg]
+        return describe(Event(seq=1, at=0.0, source="camera", type="camera.status", data=status))
+
+    assert line(HealthStatus("unplugged").to_json()) == "摄像头未连接，请手动录入"
+    assert line(HealthStatus("dark").to_json()) == "摄像头：光线太暗，无法识牌"
+    assert line({**HealthStatus("ok").to_json(), "problem": "markers hidden"}) == "摄像头正常（markers hidden）"

@@ -923,7 +923,9 @@ function renderHealth() {
     const cam = document.createElement("div");
     cam.className = c.ok ? "ok" : "bad";
     cam.dataset.testid = "camera-health";
-    cam.textContent = t("hl.camera") + (lang === "zh" ? c.message || c.code || "" : c.message_en || c.code || "") + (c.problem ? " · " + c.problem : "");
+    const said = lang === "zh" ? c.message || c.code || "" : c.message_en || c.code || "";
+    const named = /^(摄像头|camera)/i.test(said); // "摄像头正常" needs no "摄像头：" before it
+    cam.textContent = (named ? "" : t("hl.camera")) + said + (c.problem ? " · " + c.problem : "");
     box.appendChild(cam);
   }
   // the tournament publisher (docs/tournament.md): connected or retrying, and how many events wait to go;
