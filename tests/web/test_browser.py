@@ -383,6 +383,31 @@ async def test_referee_reads_the_win_from_the_camera_on_the_page(service: TableS
     assert read["hand"]["discarder"] == "W" and read["hand"]["win_tile"] == "2p"
 
 
+async def test_the_referee_types_a_winners_melds_in_chinese(service: TableService, browser: Any) -> None:
+    """The win form took melds only as "pung 555z S; kong 7777s" (English words and letters on a
+    Chinese page); it takes 碰/吃/明杠/暗杠, 东南西北 and ；, and says which part it cannot read."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        await _throw_all(service)
+    page = await _open(browser, service, "/win", token=REFEREE)
+    form = "#win-form"
+    assert await page.get_attribute(f"{form} input[name=melds]", "placeholder") == "碰 555z 南；吃 123m 北；暗杠 7777s"
+    await page.select_option(f"{form} select[name=seat_wind]", "N")
+    await page.select_option(f"{form} select[name=win]", "self_draw")
+    await page.fill(f"{form} input[name=concealed]", "123m 456m 9p")
+    await page.fill(f"{form} input[name=win_tile]", "9p")
+    await page.fill(f"{form} input[name=melds]", "碰 555z 南；暗杠 7777s")
+    seq = service.controller.state.seq
+    await page.click("#win-read")
+    await _until(lambda: service.controller.state.seq > seq)
+    melds = service.controller.state.actions[-1]["hand"]["melds"]
+    assert [(m["type"], m["tiles"], m.get("concealed"), m.get("from")) for m in melds] == [
+        ("pung", ["5z"] * 3, False, "S"), ("kong", ["7s"] * 4, True, None)]
+    await page.fill(f"{form} input[name=melds]", "碰 南")
+    await page.click("#win-read")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('副露看不懂：碰 南')")
+
+
 async def test_session_clock_and_turn_timer_warnings_show(service: TableService, browser: Any) -> None:
     async with _http(service) as http:
         await _start_hand(service, http)

@@ -20,7 +20,7 @@ const I18N = {
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
-               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
+               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
@@ -72,7 +72,7 @@ const I18N = {
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
-               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
+               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", meldsBad: "✗ melds not understood: {part} (e.g. pung 555z S; chow 123m N; kong! 7777s)", meldsHint: "pung 555z S; chow 123m N; kong! 7777s", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
                false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
                manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
@@ -530,11 +530,19 @@ function parseTiles(text) {
   }
   return out;
 }
+// the referee types melds in either language: "碰 555z 南；吃 123m 北；暗杠 7777s" or "pung 555z S; chow 123m N; kong! 7777s"
+const MELD_WORDS = { chi: "chi", chow: "chi", pung: "pung", kong: "kong", 吃: "chi", 碰: "pung", 杠: "kong", 明杠: "kong", 暗杠: "kong!" };
+const WIND_WORDS = { E: "E", S: "S", W: "W", N: "N", 东: "E", 南: "S", 西: "W", 北: "N" };
 function parseMelds(text) {
-  return String(text || "").split(";").map((s) => s.trim()).filter(Boolean).map((part) => {
-    const m = /^(chi|chow|pung|kong)(!?)\s+(.*?)(?:\s+([ESWN]))?$/.exec(part);
+  return String(text || "").split(/[;；]/).map((s) => s.trim()).filter(Boolean).map((part) => {
+    // a wind letter needs a space before it (555s is three 5s, not 55 from S); 南 or 南家 does not
+    const m = /^(chi|chow|pung|kong|吃|碰|明杠|暗杠|杠)(!?)\s*(.*?)(?:\s+([ESWN])|\s*([东南西北])家?)?$/.exec(part);
     if (!m) throw new Error(part);
-    return { type: m[1] === "chow" ? "chi" : m[1], tiles: parseTiles(m[3]), concealed: m[2] === "!", ...(m[4] ? { from: m[4] } : {}) };
+    const word = MELD_WORDS[m[1]];
+    const tiles = parseTiles(m[3]);
+    if (!tiles.length) throw new Error(part);
+    const from = WIND_WORDS[m[4] || m[5] || ""] || null;
+    return { type: word.replace("!", ""), tiles, concealed: m[2] === "!" || word.endsWith("!"), ...(from ? { from } : {}) };
   });
 }
 
@@ -1128,7 +1136,7 @@ $("undo-form").addEventListener("submit", once(async (e) => {
 $("win-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   let melds;
-  try { melds = parseMelds(f.melds.value); } catch (err) { $("action-msg").textContent = "✗ melds: " + err.message; return; }
+  try { melds = parseMelds(f.melds.value); } catch (err) { $("action-msg").textContent = t("win.meldsBad", { part: err.message }); return; }
   const hand = { seat_wind: f.seat_wind.value, prevalent_wind: (state && state.hand && state.hand.prevalent_wind) || "E", win: f.win.value,
                  concealed: parseTiles(f.concealed.value), win_tile: parseTiles(f.win_tile.value)[0] || f.win_tile.value, melds, flowers: parseTiles(f.flowers.value),
                  last_tile: f.last_tile.checked };
