@@ -408,6 +408,23 @@ async def test_the_referee_types_a_winners_melds_in_chinese(service: TableServic
     await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('副露看不懂：碰 南')")
 
 
+async def test_the_referees_record_names_each_action_and_who_took_it_in_words(service: TableService,
+                                                                             browser: Any) -> None:
+    """The penalties page's record showed "referee.camera_confirm" by "role.demo": the type code and
+    an unknown role's key. It names the action (确认识牌 #n · 五条, the correction's first reading)
+    and the demo standing in for the referee."""
+    ctl = service.controller
+    asked = ctl.offer("camera", "camera.tile_appeared", {"event": "appeared", "zone": "meld:N", "kind": "8m",
+                                                         "confidence": 0.6, "seat": "N", "track": 7,
+                                                         "needs_referee": True})
+    assert asked is not None
+    ctl.referee_action("referee.camera_confirm", {"seq": asked.seq, "kind": "5s"}, by="demo", source="demo")
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    row = await page.inner_text("#actions tr:first-child")
+    assert f"确认识牌 #{asked.seq} · 五条（原读 八万）" in row and "演示（代裁判）" in row, row
+    assert "referee." not in row and "role." not in row
+
+
 async def test_session_clock_and_turn_timer_warnings_show(service: TableService, browser: Any) -> None:
     async with _http(service) as http:
         await _start_hand(service, http)

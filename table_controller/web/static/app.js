@@ -14,7 +14,10 @@ const I18N = {
         tileAt: "{wall}家第 {n} 墩{level}", top: "上", bottom: "下",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
         legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌", handend: "马牌/钓鱼" },
-        role: { viewer: "观众", operator: "操作员", referee: "裁判" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
+        role: { viewer: "观众", operator: "操作员", referee: "裁判", demo: "演示（代裁判）", camera: "摄像头" },
+        act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
+               undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
+               clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
@@ -66,7 +69,11 @@ const I18N = {
         tileAt: "{code}", top: "top", bottom: "bottom",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
         legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator", handend: "horses / fishing" },
-        role: { viewer: "viewer", operator: "operator", referee: "referee" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
+        role: { viewer: "viewer", operator: "operator", referee: "referee", demo: "demo (as referee)", camera: "camera" },
+        act: { penalty: "Penalty", win_read: "Hand read", win_confirm: "Win confirmed", session_start: "Clock started",
+               session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
+               round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
+               appeal_ruling: "Appeal ruling", corrected: " (read as {was})" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
@@ -142,6 +149,8 @@ function t(key, vars) {
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const serverNow = () => Date.now() / 1000 + clockOffset;
+/** Who did it, in the page's language ("demo" stands in for the referee in `tablectl demo`). */
+const roleName = (by) => { const n = t("role." + by); return n.startsWith("role.") ? String(by || "") : n; };
 const token = () => sessionStorage.getItem("token") || "";
 
 // ---- tiles: Chinese names from the glossary's codes -------------------------------------------
@@ -590,20 +599,20 @@ function renderCatalogue() {
   $("catalogue-source").textContent = catalogue.source ? t("pen.source", { s: catalogue.source }) : "";
   renderFalseWinInputs();
 }
-const ACTION_NAME = { "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
-  "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
-  "referee.clock_pause": "暂停计时", "referee.clock_resume": "继续计时",
-  "referee.appeal": "申诉", "referee.appeal_ruling": "申诉裁决" };
 function renderActions() {
   const rows = (state.actions || []).slice().reverse().map((a) => {
     const when = new Date(a.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB", { hour12: false });
-    let what = ACTION_NAME[a.type] || a.type;
+    const named = t("act." + a.type.replace("referee.", ""));
+    let what = named.startsWith("act.") ? a.type : named;
+    if (a.type === "referee.camera_confirm" && a.kind) {
+      what += ` #${a.camera_seq || ""} · ${tileName(a.kind)}${a.corrected ? t("act.corrected", { was: tileName(a.read_as) }) : ""}`;
+    }
     if (a.type === "referee.penalty" && a.name_zh) what = `${t("seat." + a.seat)} · ${lang === "en" ? a.name_en : a.name_zh}${a.nth > 1 ? ` (#${a.nth})` : ""}${a.note ? " · " + a.note : ""}`;
     if (a.type === "referee.win_read" && a.seat) what += ` · ${t("seat." + a.seat)}`;
     if (a.type === "referee.undo") what += ` #${a.target || ""} · ${a.reason || ""}`;
     if (a.error) what += ` ✗ ${a.error}`;
     const pts = Object.entries(a.deltas || {}).map(([p, v]) => `${esc(state.players[p] || p)} ${v > 0 ? "+" : ""}${v}`).join(", ");
-    return `<tr data-seq="${a.seq}" class="${a.undone ? "undone" : ""}"><td>${a.seq}</td><td>${when}</td><td>${esc((t("role." + a.by) || a.by) + (a.by_name ? " " + a.by_name : ""))}</td>
+    return `<tr data-seq="${a.seq}" class="${a.undone ? "undone" : ""}"><td>${a.seq}</td><td>${when}</td><td>${esc(roleName(a.by) + (a.by_name ? " " + a.by_name : ""))}</td>
       <td>${esc(what)}${a.undone ? `<div class="undo-note">${esc(t("pen.undone", { r: a.undo.reason }))}</div>` : ""}</td><td>${esc(pts)}</td></tr>`;
   });
   $("actions").innerHTML = rows.join("");
