@@ -268,7 +268,8 @@ function renderDice(hand) {
   } else if (hand && hand.next_thrower && !hand.ended) {
     text = t("nextThrow", { seat: t("seat." + hand.next_thrower) });
   }
-  $("break").textContent = text;
+  // each part of the line whole ("首抓 南家第 12 墩上" was cut after 南 in the narrow centre)
+  $("break").innerHTML = text.split(" · ").map((part) => `<span class="nowrap">${esc(part)}</span>`).join(" · ");
   $("last-warn").textContent = warn;
   $("deal-error").textContent = (hand && hand.error) || "";
   renderDiceForm(hand);
