@@ -397,12 +397,13 @@ async def test_the_referee_types_a_winners_melds_in_chinese(service: TableServic
     await page.fill(f"{form} input[name=concealed]", "123m 456m 9p")
     await page.fill(f"{form} input[name=win_tile]", "9p")
     await page.fill(f"{form} input[name=melds]", "碰 555z 南；暗杠 7777s")
-    seq = service.controller.state.seq
     await page.click("#win-read")
-    await _until(lambda: service.controller.state.seq > seq)
+    await _until(lambda: any(a["type"] == "referee.win_read" for a in service.controller.state.actions))
     melds = service.controller.state.actions[-1]["hand"]["melds"]
     assert [(m["type"], m["tiles"], m.get("concealed"), m.get("from")) for m in melds] == [
         ("pung", ["5z"] * 3, False, "S"), ("kong", ["7s"] * 4, True, None)]
+    read = service.controller.state.actions[-1]["seq"]  # its answer shown before the next press
+    await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{read}')")
     await page.fill(f"{form} input[name=melds]", "碰 南")
     await page.click("#win-read")
     await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('副露看不懂：碰 南')")
