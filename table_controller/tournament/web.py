@@ -315,7 +315,7 @@ PAGE = """<!doctype html>
   table { border-collapse: collapse; margin: 0 2rem; width: calc(100% - 4rem); font-size: 1.6rem; }
   th, td { padding: 0.45rem 0.8rem; text-align: left; border-bottom: 1px solid #2e5a43; }
   th { color: #c9b77a; font-weight: normal; }
-  td.num { text-align: right; font-variant-numeric: tabular-nums; }
+  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   #tables, #pairs, #stats { font-size: 1.2rem; }
   h2 a { color: inherit; }
   td a { color: #c9b77a; }
@@ -443,6 +443,12 @@ function renderStats() {
     + `<td class="num">${pct(p.feed_rate)}</td><td class="num">${p.average_win ?? ""}</td><td>${p.best ? `${p.best.total} <small>${
       esc(p.best.table_name)} · ${esc(t("round", { n: p.best.round }))} · ${esc(t("hand", { n: p.best.hand_no }))} · ${esc(p.best.fans.join("、"))}</small>` : ""}</td></tr>`).join("");
 }
+/** A column of numbers has its heading over the numbers (right), as its first row's cells say. */
+function alignHead(id) {
+  const head = $(id), row = head && head.closest("table").querySelector("tbody tr");
+  if (!row) return;
+  [...head.children].forEach((th, i) => th.classList.toggle("num", !!(row.children[i] && row.children[i].classList.contains("num"))));
+}
 function render() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   $("title").textContent = t("title", { t: TOURNAMENT });
@@ -458,6 +464,7 @@ function render() {
     : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;
   $("trows").innerHTML = last.tables.map(tableRow).join("");
   renderStats();
+  for (const id of ["head", "thead", "shead"]) alignHead(id);
   const needing = last.tables.filter((x) => (x.alerts || []).length);
   $("attention").hidden = !needing.length;
   $("attention").innerHTML = esc(t("attention")) + needing.map((x) => `<strong>${esc(x.table_name)}</strong> ${alertText(x)}`).join("　");
