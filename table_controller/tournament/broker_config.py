@@ -28,7 +28,7 @@ HUB_USER = "hub"
 #: Mosquitto 2's password hash: PBKDF2-SHA512, 101 rounds (what `mosquitto_passwd` writes).
 PBKDF2_ROUNDS = 101
 #: What a table writes and reads under its own topics (the hub reads and writes them all).
-TABLE_WRITES = ("events", "state", "records")
+TABLE_WRITES = ("events", "state", "records", "online")
 TABLE_READS = ("replay", "seating")
 #: Where the files go on the broker's machine (Debian's Mosquitto reads conf.d/*.conf).
 INSTALL_DIR = "/etc/mosquitto"

@@ -23,7 +23,7 @@ import aiomqtt
 
 from table_controller.store import StoreError, WriterLock
 from table_controller.tournament.wire import (
-    ID_RE, POSITIONS, EventMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
+    ID_RE, POSITIONS, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
     decode, encode, KEEPALIVE, backoff, endpoint,
 )
 
@@ -87,6 +87,8 @@ class TableLog:
         #: What needs the chief referee at this table now, from its events in order: a table fault,
         #: the table's link down, the camera failing (`alerts`)
         self._alerts: dict[str, dict[str, Any]] = {}
+        #: the table's word on its broker connection (`set_online`): "connected", "lost", "stopped"
+        self.online_reason: str | None = None
         self._follow()
         self._conflict_alert()
 
@@ -144,6 +146,19 @@ class TableLog:
                 self._alerts["camera"] = {"kind": "camera", "since": at,
                                           "text_zh": f"摄像头：{d.get('message', d.get('code'))}",
                                           "text_en": f"camera: {d.get('message_en', d.get('code'))}"}
+
+    def set_online(self, msg: "OnlineMsg", received: float) -> None:
+        """The table's connection to the broker: its will ("lost") raises an alert until it is back;
+        a table stopped in good order, or connected again, has none."""
+        self.online_reason = msg.reason
+        if msg.online or msg.reason != "lost":
+            self._alerts.pop("offline", None)
+            return
+        self._alerts["offline"] = {
+            "kind": "offline", "since": received,
+            "text_zh": "与赛事服务器断线（牌桌断电、断网或死机？）：本桌照常记录，重连后补发",
+            "text_en": "cut off from the tournament broker (power, network or a crash?): the table keeps its log "
+                       "and sends it when back"}
 
     def _conflict_alert(self) -> None:
         """A table that sends other events under seqs the hub already holds has a new log under an
@@ -332,6 +347,10 @@ class Hub:
                               extra={"topic": topic})
                     self._reject(now, topic, payload, "conflict: another event with this seq is already kept")
                 return outcome
+            if kind == "online":
+                online = decode(OnlineMsg, payload, self.tournament, table_id)
+                self._table(table_id).set_online(online, now)
+                return "online"
             if kind == "records":
                 record = decode(RecordMsg, payload, self.tournament, table_id)
                 self._table(table_id).set_record(record, now)
@@ -559,6 +578,7 @@ class Hub:
         await client.subscribe(f"{base}/events", qos=1)
         await client.subscribe(f"{base}/state", qos=1)
         await client.subscribe(f"{base}/records", qos=1)
+        await client.subscribe(f"{base}/online", qos=1)  # retained: each table's connection, or its will
         latest = self.published()
         for topic, payload in self._seatings(latest["round"]) if latest else []:
             await client.publish(topic, payload, qos=1, retain=True)  # the broker may have lost it

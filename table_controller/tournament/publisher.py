@@ -9,6 +9,7 @@ not know the publisher exists, and a dead broker shows up on the health panel, n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import time
@@ -21,7 +22,7 @@ import aiomqtt
 
 from table_controller.projection import public_event, public_view
 from table_controller.tournament.wire import (
-    KEEPALIVE, EventMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, backoff, decode, encode,
+    KEEPALIVE, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, backoff, decode, encode,
     endpoint,
 )
 
@@ -108,6 +109,8 @@ class TournamentPublisher:
         self.mark = AckMark(Path(controller.store.path), f"tournament.acked {broker} {self.topics.base}")
         self.connected = False
         self.error = ""
+        #: the connection now (None between connections)
+        self._client: Any = None
         self.reconnects = 0
         self._position = self.mark.value  # the next event sent is the first after this
         self._rewind: int | None = None
@@ -141,7 +144,10 @@ class TournamentPublisher:
                 try:
                     async with aiomqtt.Client(self.host, self.port, username=self.username, password=self.password,
                                               tls_context=self.tls, keepalive=KEEPALIVE, timeout=PUBLISH_TIMEOUT,
-                                              identifier=f"table-{self.tournament}-{self.table_id}") as client:
+                                              identifier=f"table-{self.tournament}-{self.table_id}",
+                                              will=aiomqtt.Will(self.topics.online, self._online(False, "lost"),
+                                                                qos=1, retain=True)) as client:
+                        self._client = client
                         self.connected, self.error, attempt = True, "", 0
                         log.info("tournament broker connected", extra={"broker": self.broker, "topic": self.topics.base,
                                                                        "acked_seq": self.mark.value})
@@ -171,17 +177,27 @@ class TournamentPublisher:
         self._withdrawn_sent: dict[int, int] = {}  # ... and that undone rounds are withdrawn
         await client.subscribe(self.topics.replay, qos=1)
         await client.subscribe(self.topics.seating, qos=1)  # the organiser's seating for a round (retained)
+        await client.publish(self.topics.online, self._online(True, "connected"), qos=1, retain=True)
         queue = self.controller.subscribe()
         tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._send(client, queue))]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
                 task.result()
+        except asyncio.CancelledError:  # the table is stopped in good order: say so, not "lost"
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.publish(self.topics.online, self._online(False, "stopped"), qos=1,
+                                                      retain=True), 1.0)
+            raise
         finally:
             self.controller.unsubscribe(queue)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _online(self, online: bool, reason: str) -> bytes:
+        return encode(OnlineMsg(v=1, tournament=self.tournament, table_id=self.table_id, online=online,
+                                reason=reason, at=self.controller.now()))  # type: ignore[arg-type]
 
     async def _listen(self, client: Any) -> None:
         async for message in client.messages:  # raises MqttError when the connection drops

@@ -102,7 +102,7 @@ def check_ca_file(broker: str, ca_file: str) -> str:
 
 
 #: The topics of a table, by their last level.
-KINDS = ("events", "state", "replay", "records", "seating")
+KINDS = ("events", "state", "replay", "records", "seating", "online")
 
 
 class Topics:
@@ -115,6 +115,7 @@ class Topics:
         self.replay = f"{self.base}/replay"
         self.records = f"{self.base}/records"
         self.seating = f"{self.base}/seating"
+        self.online = f"{self.base}/online"
 
     @staticmethod
     def parse(prefix: str, tournament: str, topic: str) -> tuple[str, str]:
@@ -188,6 +189,17 @@ class StateMsg(_Msg):
             if sorted(getattr(self, name)) != list(POSITIONS):
                 raise ValueError(f"{name} must have the chairs 1, 2, 3 and 4")
         return self
+
+
+class OnlineMsg(_Msg):
+    """Whether the table is connected to the broker (retained). The table says `online` on each
+    connection and leaves its will with the broker: `online` false, `reason` "lost", which the broker
+    sends when the connection dies without a goodbye (the Pi off, its Wi-Fi gone, a crash; after
+    1.5 keepalives at most). A table stopped in good order says "stopped" itself."""
+
+    online: bool
+    reason: Literal["connected", "lost", "stopped"]
+    at: float
 
 
 class RecordMsg(_Msg):

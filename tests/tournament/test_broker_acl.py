@@ -97,6 +97,8 @@ async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
         await hub.start()
         await table.start()
         await until(lambda: hub.hub.tables.get("t01") and hub.hub.tables["t01"].state, 10, "t01 at the hub")
+        # its word that it is connected passes the access list too (and so will its will)
+        await until(lambda: hub.hub.tables["t01"].online_reason == "connected", 5, "t01 online at the hub")
 
         async with aiomqtt.Client("127.0.0.1", port, username="hub", password=files.password("hub"),
                                   identifier="tap") as tap, \
@@ -118,6 +120,9 @@ async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
                                    (f"mahjong/{TOURNAMENT}/t01/state", b"{}"),
                                    (f"mahjong/{TOURNAMENT}/t01/seating", _seating("t01", "伪甲伪乙伪丙伪丁"[::2])),
                                    (f"mahjong/{TOURNAMENT}/t02/seating", _seating("t02", "甲乙丙丁")),
+                                   (f"mahjong/{TOURNAMENT}/t01/online", json.dumps(
+                                       {"v": 1, "tournament": TOURNAMENT, "table_id": "t01", "online": False,
+                                        "reason": "lost", "at": 0.0}).encode()),
                                    (f"mahjong/{TOURNAMENT}/everyone", b"x")):
                 await forger.publish(topic, payload, qos=1)
             await forger.publish(f"mahjong/{TOURNAMENT}/t02/events", _event("t02"), qos=1)  # its own: goes through
@@ -138,6 +143,8 @@ async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
         forged = [t for t, p in seen if "伪".encode() in p or t.endswith("/t01/state") and p == b"{}"
                   or t.endswith("/everyone") or t.endswith("/t02/seating")]
         assert forged == [] and stolen == []
+        assert not any(t.endswith("/t01/online") and b'"lost"' in p for t, p in seen)
+        assert hub.hub.tables["t01"].online_reason == "connected" and not hub.hub.tables["t01"].alerts
         assert table.controller.state.seating_offer["players"] == {"1": "戊", "2": "己", "3": "庚", "4": "辛"}
         assert [e["seq"] for e in hub.hub.tables["t01"].events(0, 10000)] == [ev.seq for ev in table.store.since(0)]
         assert hub.hub.conflicts == 0 and hub.hub.tables["t01"].state["table_name"] == "1号桌"

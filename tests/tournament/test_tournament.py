@@ -521,3 +521,32 @@ def test_the_hub_keeps_each_tables_alerts_from_its_events_in_order(tmp_path: Pat
     again = TableLog(tmp_path / "t1.sqlite3", "t1")  # a hub restarted reads them back from its file
     assert [a["text_zh"] for a in again.alerts] == ["故障：缺牌"]
     again.close()
+
+
+async def test_a_table_cut_off_shows_on_the_hub_until_it_is_back(tmp_path: Path, broker: Broker, monkeypatch: Any) -> None:
+    """A table whose connection dies without a goodbye (Wi-Fi gone, the Pi off: here its socket is
+    shut under it) was just quiet on the hub's page. Its will, left with the broker, now says so
+    at once, the page shows it until the table is back, and a table stopped in good order is not
+    taken for one cut off."""
+    import socket
+
+    import table_controller.tournament.publisher as publisher
+
+    monkeypatch.setattr(publisher, "backoff", lambda attempt: 3.0)  # time to look before it reconnects
+    hub = await _hub(tmp_path, broker)
+    table = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"])
+    try:
+        await until(lambda: "t1" in hub.hub.tables and table.publisher.connected, 10, "the table on the hub")
+        alerts = lambda: [a["kind"] for a in hub.hub.tables["t1"].alerts]  # noqa: E731
+        assert "offline" not in alerts()
+        table.publisher._client._client.socket().shutdown(socket.SHUT_RDWR)  # the network goes
+        await until(lambda: "offline" in alerts(), 2.5, "the broker's word that the table is cut off")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            row = next(x for x in (await http.get("/api/standings")).json()["tables"] if x["table_id"] == "t1")
+        assert any("断线" in a["text_zh"] for a in row["alerts"])
+        await until(lambda: "offline" not in alerts() and table.publisher.connected, 10, "the table back")
+    finally:
+        await table.stop()
+    await until(lambda: hub.hub.tables["t1"].online_reason == "stopped", 5, "the table's goodbye")
+    assert "offline" not in alerts()
+    await hub.stop()
