@@ -122,7 +122,7 @@ class VisionLoop:
         if calibration is None:
             return None, None
         try:
-            calibration = self.reader.calibration = calibration.for_frame(frame)
+            calibration = calibration.for_frame(frame)  # the reader's own is left to `read` (markers first)
             verdict = self.bump.check(frame, calibration)
         except CalibrationError:
             return None, None  # another view of the table: the read says so
@@ -136,16 +136,16 @@ class VisionLoop:
                 pass  # markers covered: the edges' correction, if there is one
         if new is None:
             return (verdict.problem or None), None
-        self._follow(new)
+        self._follow(new, calibration)
         self.bump.problem = ""
         log.warning("camera moved %.0f mm: calibrated again from the %s", verdict.moved_mm,
                     "corner markers" if how == "markers" else "felt's edges")
         return None, {"moved_mm": round(verdict.moved_mm, 1), "corners": new.corners(), "from": how}
 
-    def _follow(self, new: Calibration) -> None:
+    def _follow(self, new: Calibration, old: Calibration | None = None) -> None:
         """Read with `new` from now on; the tracks move with it: a tile seen at p in the old frames
-        lies at new⁻¹·old·p in the frames from now on."""
-        old = self.reader.calibration
+        (read with `old`, by default the reader's) lies at new⁻¹·old·p in the frames from now on."""
+        old = old or self.reader.calibration
         if old is not None and old.size == new.size:
             self.tracker.move(np.linalg.inv(new.image_to_plane) @ old.image_to_plane)
         self.reader.calibration = new
