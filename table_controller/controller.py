@@ -665,6 +665,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     held_out = _holds_missing(hand, type, d)
     if held_out:
         return held_out
+    no_tile = _replacement_problem(hand, type, d)
+    if no_tile:
+        return no_tile
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
         return f"未轮到{zh.get(seat, seat)}家，现在是{zh[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
     if type == "play.claim":
@@ -768,6 +771,31 @@ def _riichi_problem(hand: dict[str, Any], seat: Any) -> str | None:
         return f"立直随打出的牌宣告：{zh}家尚未出牌 / riichi goes with a discard: {seat} has not discarded"
     if hand.get("tiles_left") is not None and hand["tiles_left"] < 4:
         return "牌墙不足四张，不能立直 / fewer than four tiles left: no riichi"
+    return None
+
+
+def _replacement_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
+    """A kong with no tile left to replace it (杠后无牌可补: the hand machine refuses it too).
+
+    The record does not see draws; it counts them from the plays (`state._apply_play`), so the
+    count can only fall short of the table's, never run ahead: a kong refused here had no tile
+    to replace it even by the record's count. A count the wall cannot hold says nothing."""
+    if not hand.get("deal") or (hand.get("wall_now") or {}).get("error"):
+        return None
+    kong = type == "play.kong" or (type == "play.claim" and d.get("kind") == "kong")
+    if not kong:
+        return None
+    from table_controller.rules import WallError
+    from table_controller.state import _plan
+
+    # a kong from the hand comes after the seat's draw (unless it claimed): that draw first
+    live = hand.get("live_drawn", 0) + (1 if type == "play.kong" and hand.get("pending_draw") else 0)
+    throws = tuple(tuple(th["dice"]) for th in hand["throws"])
+    lengths = tuple(sorted((hand.get("wall_lengths") or {}).items()))
+    try:
+        _plan(hand["ruleset"], throws, lengths).state_after(live_drawn=live, tail_drawn=hand.get("tail_drawn", 0) + 1)
+    except WallError:
+        return "牌墙已无牌可补，不能开杠 / no tile left to replace a kong"
     return None
 
 

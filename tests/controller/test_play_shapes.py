@@ -59,3 +59,32 @@ def test_a_play_that_cannot_be_is_refused_naming_why(ruleset: str, type_: str, d
 ])
 def test_the_plays_a_table_shows_pass(ruleset: str, type_: str, data: dict, before: list) -> None:
     assert _play_problem(_hand(ruleset, before), type_, data) is None
+
+
+def test_a_kong_with_no_tile_left_to_replace_it_is_refused() -> None:
+    """杠后无牌可补: the hand machine refused such a kong, the live record took it. The seat about to
+    draw the last live tile may not kong (its replacement would have to come from a wall that has
+    none); one turn earlier it may."""
+    from table_controller.controller import SEATS
+
+    kinds = [f"{n}{s}" for s in "mps" for n in range(1, 10) if f"{n}{s}" != "9s"] * 4
+    events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1}),
+              Event(2, 1.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]}),
+              Event(3, 1.5, "table", "table.dice", {"seat": "W", "wind": "W", "dice": [2, 5]}),  # 7: W throws again
+              Event(4, 2.0, "demo", "play.deal_done", {})]
+    assert fold(events).hand["deal"] is not None
+    kong = {"tiles": ["9s"] * 4, "concealed": True}
+    seen_left = []
+    for i, tile in enumerate(kinds):
+        hand = fold(events).hand
+        seat = hand["turn"]["seat"]
+        left = (hand.get("tiles_left") or 99) - (1 if hand.get("pending_draw") else 0)  # after this seat's draw
+        seen_left.append(left)
+        problem = _play_problem(hand, "play.kong", {"seat": seat, **kong})
+        if left == 0:
+            assert problem is not None and "无牌可补" in problem
+            break
+        assert problem is None, (left, problem)
+        events.append(Event(len(events) + 1, float(len(events)), "demo", "play.discard", {"seat": seat, "tile": tile}))
+        assert seat in SEATS and i < len(kinds) - 1
+    assert seen_left[-2:] == [1, 0]
