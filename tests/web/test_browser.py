@@ -1043,6 +1043,10 @@ async def test_under_a_ruleset_the_referee_scores_the_win_page_asks_for_the_poin
         await page.click("#win-read")
         await _until(lambda: svc.controller.state.actions and svc.controller.state.actions[-1]["type"] == "referee.win_read")
         assert svc.controller.state.actions[-1]["result"]["reason"] == "needs_points"
+        # the first read's answer on the page before the second press (a press while the first is
+        # still answering is the same press: failed once on a clean clone with four workers)
+        first = svc.controller.state.actions[-1]["seq"]
+        await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{first}')")
         await page.fill(f"{form} input[name=points]", "16")
         await page.click("#win-read")
         await page.wait_for_selector('[data-testid="win-status"].pending')
