@@ -140,8 +140,9 @@ def find_felt_edges(frame: np.ndarray, calibration: Calibration) -> FeltEdges:
     along = first + strip * np.arange(strips) + strip / 2  # strip centres, search-plane px
     u_mm = along / s - m
     sides: dict[str, Side] = {}
+    valid_bands = _bands(valid, reach)
     for name, f_band in _bands(felt, reach).items():
-        v_band = _bands(valid, reach)[name]
+        v_band = valid_bands[name]
         cols = slice(first, first + strips * strip)
         f = f_band[:, cols].reshape(2 * reach, strips, strip).mean(axis=2)
         v = v_band[:, cols].reshape(2 * reach, strips, strip).min(axis=2)
