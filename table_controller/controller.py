@@ -786,14 +786,12 @@ def _replacement_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> 
     if not kong:
         return None
     from table_controller.rules import WallError
-    from table_controller.state import _plan
+    from table_controller.state import hand_plan
 
     # a kong from the hand comes after the seat's draw (unless it claimed): that draw first
     live = hand.get("live_drawn", 0) + (1 if type == "play.kong" and hand.get("pending_draw") else 0)
-    throws = tuple(tuple(th["dice"]) for th in hand["throws"])
-    lengths = tuple(sorted((hand.get("wall_lengths") or {}).items()))
     try:
-        _plan(hand["ruleset"], throws, lengths).state_after(live_drawn=live, tail_drawn=hand.get("tail_drawn", 0) + 1)
+        hand_plan(hand).state_after(live_drawn=live, tail_drawn=hand.get("tail_drawn", 0) + 1)
     except WallError:
         return "牌墙已无牌可补，不能开杠 / no tile left to replace a kong"
     return None

@@ -653,11 +653,9 @@ def _wall_now(hand: dict[str, Any]) -> None:
 
     if not hand.get("deal"):
         return
-    throws = tuple(tuple(th["dice"]) for th in hand["throws"])
-    lengths = tuple(sorted((hand.get("wall_lengths") or {}).items()))
     live, tail = hand.get("live_drawn", 0), hand.get("tail_drawn", 0)
     try:
-        st = _plan(hand["ruleset"], throws, lengths).state_after(live_drawn=live, tail_drawn=tail)
+        st = hand_plan(hand).state_after(live_drawn=live, tail_drawn=tail)
     except WallError as exc:  # more draws counted than the wall holds: shown, not guessed
         hand["wall_now"] = {"live_drawn": live, "tail_drawn": tail, "live_left": 0, "error": str(exc)}
     else:
@@ -667,6 +665,13 @@ def _wall_now(hand: dict[str, Any]) -> None:
         if st.plan.ruleset.hand_end is not None:  # 买马 / 钓鱼: the tiles turned up when the hand ends
             hand["wall_now"]["hand_end"] = list(st.hand_end_tiles())
     hand["tiles_left"] = hand["wall_now"]["live_left"]
+
+
+def hand_plan(hand: dict[str, Any]) -> Any:
+    """The rules engine's deal plan of a dealt hand (its ruleset, throws and wall lengths)."""
+    throws = tuple(tuple(th["dice"]) for th in hand["throws"])
+    lengths = tuple(sorted((hand.get("wall_lengths") or {}).items()))
+    return _plan(hand["ruleset"], throws, lengths)
 
 
 @lru_cache(maxsize=16)

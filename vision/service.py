@@ -60,9 +60,9 @@ def tile_view(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (120,
 class VisionLoop:
     """Camera + reader + tracker. Every `recalibrate_every` frames it recalibrates from the
     markers when they are in view (a bumped camera heals itself); when they are not, the last
-    calibration stays. A calibration from stored corners is checked at every frame against the
-    felt's edges (`vision.bump.BumpWatch`): a bumped camera is corrected from them, the tracks
-    following the tiles to where they now lie in the frame, or reported as the step's problem."""
+    calibration stays. Every frame is checked against the felt's edges (`vision.bump.BumpWatch`):
+    a bumped camera is corrected from the markers, else from the edges, the tracks following the
+    tiles to where they now lie in the frame, or reported as the step's problem."""
 
     #: Unsure tiles whose crops are kept for the referee's answer (`learn`), newest kept.
     KEEP_UNSURE = 64
