@@ -6,7 +6,8 @@ the same after enrollment with that style, the same after the reader learnt from
 rulings on the tiles it was unsure of in four other frames (no enrollment), the frame read time,
 and `mahjong-detector` on the same frames when it is installed.
 Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`; `--dev` runs the dev sets instead
-(kmahjongg alphabet, egypt, a held-out drawn set): tune on those.
+(kmahjongg alphabet, egypt, held-out drawn sets: in trained typefaces, in brush typefaces never
+trained on, and those with characters filling the face): tune on those.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ EVAL_SEED = 90_000
 #: one picture per group, so they say nothing about flowers) and faces drawn from a seed no
 #: model is trained on (they do say something about flowers).
 HELDOUT_DRAWN_SEED = 424_242
-DEV_SETS = (*DEV_STYLES, "drawn-heldout", "drawn-heldout-fonts")
+DEV_SETS = (*DEV_STYLES, "drawn-heldout", "drawn-heldout-fonts", "drawn-heldout-big")
 ENROLL_SEED = 70_000
 #: Frames of play whose unsure tiles the referee rules on, in the "learning from the referee" run.
 LEARN_SEED = 60_000
@@ -129,30 +130,38 @@ def run_mahjong_detector(scenes: list) -> dict | None:
 def _faces(style: str) -> tuple:
     """A style's faces; `drawn-heldout` is faces drawn from a seed no model was trained on."""
     if style.startswith("drawn-heldout"):
-        from vision.drawn import CJK_FONTS, HELDOUT_FONTS, draw_set
+        from vision.drawn import CJK_FONTS, HELDOUT_FONTS, draw_big_chars, draw_set
 
-        # -fonts: also in typefaces no model trains on (brush hands, as real tiles are carved)
-        return tuple(draw_set(seed=HELDOUT_DRAWN_SEED, fonts=HELDOUT_FONTS if style.endswith("-fonts") else CJK_FONTS))
+        # -fonts: also in typefaces no model trains on (brush hands, as real tiles are carved);
+        # -big: those, with each flower, season and honour one character filling the face
+        faces = draw_set(seed=HELDOUT_DRAWN_SEED, fonts=CJK_FONTS if style == "drawn-heldout" else HELDOUT_FONTS)
+        if style.endswith("-big"):
+            big = {f.kind: f for f in draw_big_chars(HELDOUT_DRAWN_SEED)}
+            faces = [big.get(f.kind, f) for f in faces]
+        return tuple(faces)
     return load_style(style)
 
 
 def bench_dev_crops(model: Path | None, sets: int = 8, one_look: bool = False) -> dict:
     """The network alone on crops (as training makes them) of `sets` held-out drawn sets, in the
-    typefaces training uses and in the brush typefaces it never sees: more faces per kind than one
+    typefaces training uses and in the brush typefaces it never sees, and of characters alone
+    filling the face in those brush typefaces (`draw_big_chars`): more faces per kind than one
     rendered set gives, so a choice between models rests on more than one design per kind."""
     from tablesim.scenes.crops import make_crop
-    from vision.drawn import CJK_FONTS, HELDOUT_FONTS, draw_set
+    from vision.drawn import CJK_FONTS, HELDOUT_FONTS, draw_big_chars, draw_set
     from vision.kinds import KIND_INDEX
     from vision.model import DEFAULT_MODEL
 
     reader = TileReader(model or DEFAULT_MODEL, second_look_below=None if one_look else SECOND_LOOK_BELOW)
     clf = reader.classifier
     out = {}
-    for name, fonts in (("drawn_sets", CJK_FONTS), ("drawn_sets_heldout_fonts", HELDOUT_FONTS)):
+    for name, fonts in (("drawn_sets", CJK_FONTS), ("drawn_sets_heldout_fonts", HELDOUT_FONTS),
+                        ("big_chars_heldout_fonts", HELDOUT_FONTS)):
         xs, ys = [], []
         for k in tqdm(range(sets), desc=f"{name}: drawing"):
-            faces = draw_set(HELDOUT_DRAWN_SEED + 17 * k, fonts=fonts)
-            pool = [f.image for f in faces]
+            pool = [f.image for f in draw_set(HELDOUT_DRAWN_SEED + 17 * k, fonts=fonts)]
+            faces = draw_big_chars(HELDOUT_DRAWN_SEED + 17 * k, fonts) if name.startswith("big") \
+                else draw_set(HELDOUT_DRAWN_SEED + 17 * k, fonts=fonts)
             rng = np.random.default_rng([HELDOUT_DRAWN_SEED, k, len(name)])
             for f in faces:
                 for _ in range(3):
@@ -161,7 +170,8 @@ def bench_dev_crops(model: Path | None, sets: int = 8, one_look: bool = False) -
         y = np.array(ys)
         pred = np.array([int(np.argmax(p.probs)) for p in reader.classify(xs)])
         fl = (y >= KIND_INDEX["1f"]) & (y <= KIND_INDEX["8f"])
-        out[name] = {"crops": len(y), "top1_34": round(float(np.mean(pred[~fl] == y[~fl])), 4),
+        key = "top1_honours" if name.startswith("big") else "top1_34"
+        out[name] = {"crops": len(y), key: round(float(np.mean(pred[~fl] == y[~fl])), 4),
                      "top1_flowers": round(float(np.mean(pred[fl] == y[fl])), 4)}
     return out
 
@@ -264,8 +274,9 @@ def main() -> None:
     if args.dev:
         crops = bench_dev_crops(args.model, one_look=args.one_look)
         for name, r in crops.items():
+            first = f"34 kinds {r['top1_34']}" if "top1_34" in r else f"winds and dragons {r['top1_honours']}"
             print(f"network alone, {r['crops']} crops of held-out {name.replace('_', ' ')}: "
-                  f"34 kinds {r['top1_34']}, flowers {r['top1_flowers']}")
+                  f"{first}, flowers {r['top1_flowers']}")
         if args.crops_only:
             print("\nJSON", json.dumps(crops))
             return

@@ -357,7 +357,7 @@ def load_style(style: str) -> tuple[Face, ...]:
         return tuple(Face(str(k), style, img) for k, img in zip(data["kinds"], data["images"]))
     faces = _load_uncached(style)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # training workers fill the cache at once
     np.savez_compressed(tmp, kinds=np.array([f.kind for f in faces]), images=np.stack([f.image for f in faces]))
     tmp.replace(path)
     return tuple(faces)

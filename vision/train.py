@@ -41,6 +41,9 @@ class TrainConfig:
     more_fonts: bool = False
     #: drawn faces also in `vision.drawn.BRUSH_FONTS` (毛筆 and 行書 brush, standard kai, textbook)
     brush_fonts: bool = False
+    #: drawn characters up to filling the face (`vision.drawn.BIG_CHARS`), as many real sets carve
+    #: flowers, seasons and honours
+    big_chars: bool = False
 
 
 #: Crops are rendered in chunks, each from its own seed, so the data are the same whatever the
@@ -48,22 +51,22 @@ class TrainConfig:
 CHUNK = 2000
 
 
-_STYLE_CACHE: dict[tuple[int, int, int, bool, bool], list[list[tuple[str, np.ndarray]]]] = {}
+_STYLE_CACHE: dict[tuple[int, int, int, bool, bool, bool], list[list[tuple[str, np.ndarray]]]] = {}
 
 
 def _styles(cfg: TrainConfig, seed: int) -> list[list[tuple[str, np.ndarray]]]:
     """Faces of every training style (drawn ones from `seed`), kept per worker process."""
     from vision.drawn import BRUSH_FONTS, CJK_FONTS, MORE_FONTS, draw_faces, draw_set
 
-    key = (seed, cfg.drawn_variants, cfg.drawn_sets, cfg.more_fonts, cfg.brush_fonts)
+    key = (seed, cfg.drawn_variants, cfg.drawn_sets, cfg.more_fonts, cfg.brush_fonts, cfg.big_chars)
     if key in _STYLE_CACHE:
         return _STYLE_CACHE[key]
     styles = []
     for style in TRAINING_STYLES:
         if style == "drawn":  # faces drawn one by one, and whole sets whose groups share a design
             fonts = CJK_FONTS + (MORE_FONTS if cfg.more_fonts else ()) + (BRUSH_FONTS if cfg.brush_fonts else ())
-            faces = draw_faces(seed=seed, variants=cfg.drawn_variants, fonts=fonts)
-            faces += [f for k in range(cfg.drawn_sets) for f in draw_set(seed * 1000 + k, fonts=fonts)]
+            faces = draw_faces(seed=seed, variants=cfg.drawn_variants, fonts=fonts, big=cfg.big_chars)
+            faces += [f for k in range(cfg.drawn_sets) for f in draw_set(seed * 1000 + k, fonts=fonts, big=cfg.big_chars)]
         else:
             faces = load_style(style)
         styles.append([(f.kind, f.image) for f in faces])
@@ -253,6 +256,7 @@ def train(cfg: TrainConfig, out: Path, progress: bool = True) -> dict:
               "command": (f"nice -n 19 tablectl vision train --samples {cfg.samples} --epochs {cfg.epochs} --seed {cfg.seed}"
                           + (f" --restyle {cfg.restyle}" if cfg.restyle else "")
                           + (" --more-fonts" if cfg.more_fonts else "") + (" --brush-fonts" if cfg.brush_fonts else "")
+                          + (" --big-chars" if cfg.big_chars else "")
                           + (f" --flower-share {cfg.flower_share}" if cfg.flower_share != TrainConfig.flower_share else "")
                           + f" --out {out}")}
     out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")

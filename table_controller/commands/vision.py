@@ -52,6 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="share of faces drawn as another maker might have (stroke weight, inks, placement)")
     t.add_argument("--more-fonts", action="store_true", help="draw faces in more typefaces (brush, ming, fangsong, ...)")
     t.add_argument("--brush-fonts", action="store_true", help="draw faces in brush hands too (毛筆, 行書, kai)")
+    t.add_argument("--big-chars", action="store_true",
+                   help="draw characters up to filling the face (flowers, seasons, honours), as many sets carve them")
     t.add_argument("--flower-share", type=float, default=0.3, help="share of tile crops that are flowers or seasons")
     t.add_argument("--out", type=Path, default=None, help="ONNX path (default: vision/models/tiles.onnx)")
     t.set_defaults(func=run_train)
@@ -237,7 +239,8 @@ def run_train(args: argparse.Namespace) -> int:
 
     report = train(TrainConfig(samples=args.samples, epochs=args.epochs, seed=args.seed, threads=args.threads,
                                restyle=args.restyle, more_fonts=args.more_fonts,
-                               brush_fonts=args.brush_fonts, flower_share=args.flower_share),
+                               brush_fonts=args.brush_fonts, big_chars=args.big_chars,
+                               flower_share=args.flower_share),
                    args.out or DEFAULT_MODEL)
     print(json.dumps(report, indent=2))
     return 0

@@ -79,3 +79,67 @@ def test_drawn_typefaces_held_out_and_missing_glyphs_taken_from_another_face() -
         a.text("萬", 0.5, 0.5, 0.4, (0, 0, 200))
         b.text("萬", 0.5, 0.5, 0.4, (0, 0, 200))
         assert np.array_equal(a.img, b.img)
+
+
+def _ink_height(face: np.ndarray) -> float:
+    """The height of what is drawn on a face, as a share of the face's height."""
+    grey = face.astype(np.float32).mean(axis=2)
+    body = float(np.median(np.concatenate([grey[0], grey[-1]])))
+    rows = np.nonzero((np.abs(grey - body) > 60).any(axis=1))[0]
+    return float(rows.max() - rows.min() + 1) / face.shape[0] if len(rows) else 0.0
+
+
+def test_big_characters_fill_the_face_and_the_old_recipe_is_unchanged() -> None:
+    """`big` draws honours (and flowers alone) up to filling the face, as many sets carve them;
+    without it the faces are those of the recipe the committed model was trained with."""
+    from vision.drawn import BIG_CHARS, draw_big_chars
+
+    honours = ("1z", "2z", "3z", "4z", "6z", "7z")
+    small = [_ink_height(f.image) for f in draw_faces(seed=11, variants=8, kinds=honours)]
+    big = [_ink_height(f.image) for f in draw_faces(seed=11, variants=8, kinds=honours, big=True)]
+    assert max(small) < 0.65 and max(big) > 0.72 and np.mean(big) > np.mean(small) + 0.05
+    # the same seed without `big` draws the same faces as before (the rng is drawn the same way)
+    again = draw_faces(seed=11, variants=8, kinds=honours)
+    assert all(np.array_equal(a.image, b.image) for a, b in zip(draw_faces(seed=11, variants=8, kinds=honours), again))
+    dev = draw_big_chars(seed=5)
+    assert sorted(f.kind for f in dev) == sorted(["1f", "2f", "3f", "4f", "5f", "6f", "7f", "8f", *honours])
+    heights = [_ink_height(f.image) for f in dev]
+    assert min(heights) > 0.45 and max(heights) <= 0.97  # large, and never cut at the face's edge
+    assert BIG_CHARS <= 0.9
+
+
+def _load_at_once(args: tuple) -> int:
+    barrier, style = args
+    from vision import tileart
+
+    barrier.wait(timeout=20)
+    return len(tileart.load_style(style))
+
+
+def test_workers_filling_the_tile_art_cache_at_once_do_not_collide(tmp_path, monkeypatch) -> None:
+    """Training's workers load the same style into an empty cache at the same moment: each writes
+    its own temporary file (one shared name made the second worker's rename fail)."""
+    import multiprocessing
+    import time
+
+    from vision import tileart
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    faces = draw_faces(seed=1, variants=1, kinds=("1m", "2m"))
+    monkeypatch.setattr(tileart, "_load_uncached", lambda style: faces)
+    real_save = np.savez_compressed
+
+    def slow_save(file, **arrays):  # both workers have written before either renames
+        real_save(file, **arrays)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(tileart.np, "savez_compressed", slow_save)
+    tileart.load_style.cache_clear()
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(2)
+        with ctx.Pool(2) as pool:
+            assert pool.map(_load_at_once, [(barrier, "race-style")] * 2) == [2, 2]
+    left = [p.name for p in (tmp_path / "tablectl" / "tileart").iterdir()]
+    assert len(left) == 1 and left[0].startswith("race-style-") and ".tmp" not in left[0]
+    tileart.load_style.cache_clear()
