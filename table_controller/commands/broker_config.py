@@ -42,5 +42,6 @@ def run(args: argparse.Namespace) -> int:
           f"  broker:  cp {files.out}/mosquitto/tournament.conf /etc/mosquitto/conf.d/ && "
           f"install -m 600 -o mosquitto {files.passwd} {files.acl} {INSTALL_DIR}/ && systemctl restart mosquitto\n"
           f"  tables:  {files.out}/tables/<table_id>.toml is that table's [tournament] section (user = table id)\n"
-          f"  hub:     install -m 600 {files.out}/hub.env /etc/mahjong-hub.env; run the hub with --username {HUB_USER}")
+          f"  hub:     install -m 600 {files.out}/hub.env /etc/mahjong-hub.env; run the hub with --username {HUB_USER} "
+          f"--tables {','.join(files.tables)}")
     return 0

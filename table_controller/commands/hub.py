@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=Path, default=None, metavar="CSV",
                    help="the registration list, UTF-8 CSV id,name: round 1's seating is drawn from it, and "
                         "players not yet seated join later rounds' (see docs/tournament.md)")
+    p.add_argument("--tables", default="", metavar="SPEC",
+                   help='the venue\'s tables, as given to broker-config ("12": t01…t12, or "t01,t02,final"): each is '
+                        "on the page from the start, flagged until it is heard from, and seated by its own id")
     p.set_defaults(func=run)
 
 
@@ -52,6 +55,10 @@ def check(args: argparse.Namespace) -> None:
             raise WireError(str(exc)) from None
     check_id(args.tournament, "tournament")
     check_prefix(args.topic_prefix)
+    if getattr(args, "tables", ""):
+        from table_controller.tournament.broker_config import table_ids
+
+        table_ids(args.tables)
     tls_cert, tls_key = getattr(args, "tls_cert", ""), getattr(args, "tls_key", "")
     if bool(tls_cert) != bool(tls_key):
         raise WireError("--tls-cert and --tls-key go together: give both for https, or neither")
@@ -90,13 +97,16 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.tournament.pairing import registered
 
     listed = registered(args.players) if args.players is not None else []
+    from table_controller.tournament.broker_config import table_ids
+
+    expected = table_ids(args.tables) if args.tables else []
 
     async def main() -> int:
         service = HubService(args.broker, args.tournament, args.data_dir, host=args.host, port=args.port,
                              prefix=args.topic_prefix, username=args.username,
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
                              ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""),
-                             registered=listed, tls_cert=args.tls_cert, tls_key=args.tls_key)
+                             registered=listed, expected=expected, tls_cert=args.tls_cert, tls_key=args.tls_key)
 
         def started() -> None:
             print(f"排名 / standings: {service.url}   "

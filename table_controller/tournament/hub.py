@@ -257,7 +257,7 @@ class Hub:
     def __init__(self, broker: str, tournament: str, data_dir: Path, prefix: str = "mahjong", username: str = "",
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
                  ca_file: str = "", organizer_token: str = "",
-                 registered: list[dict[str, str]] | None = None) -> None:
+                 registered: list[dict[str, str]] | None = None, expected: list[str] | None = None) -> None:
         self.broker = broker
         self.host, self.port, self.tls = endpoint(broker, ca_file)
         self.tournament = check_id(tournament, "tournament")
@@ -299,6 +299,10 @@ class Hub:
         self.organizer_token = organizer_token
         #: the registration list (id, name): round 1 is drawn from it, and players not yet seated join
         self.registered = list(registered or [])
+        #: the venue's tables (`--tables`, as `tablectl broker-config` made their users): each is on the
+        #: page from the start, flagged until it is heard from, and seated by its own id
+        self.expected = [check_id(t, "table") for t in (expected or [])]
+        self._started = wall_clock()
         self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         #: Counts what the page shows changing (a message filed, a seating published, the broker
@@ -409,9 +413,13 @@ class Hub:
         score sheet shares). `through`: counting rounds 1..through only (the standings after that round)."""
         players: dict[str, dict[str, Any]] = {}
         tables = []
-        for table_id, table in sorted(self.tables.items()):
+        for table_id in sorted(set(self.tables) | set(self.expected)):
+            table = self.tables.get(table_id)
+            if table is None:  # on the venue's list, never heard from
+                tables.append(self._unheard(table_id))
+                continue
             st = table.state
-            tables.append({
+            tables.append({"heard": True,
                 "table_id": table_id, "table_name": st["table_name"] if st else table_id,
                 "seq": st["seq"] if st else None, "events": table.count, "contiguous": table.contiguous,
                 "complete": table.behind() == 0, "round": st.get("round", 1) if st else None,
@@ -452,6 +460,18 @@ class Hub:
             p["table_points"] = _tidy(p["table_points"])
         return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
                 "through": through, "hub": self.health()}
+
+    def _unheard(self, table_id: str) -> dict[str, Any]:
+        """The standings' row of a table on the venue's list that has sent nothing: a table not on,
+        not on the network, or set up with another table id, tournament or broker user (whose
+        every message the broker drops) would otherwise be simply absent from the page."""
+        alert = {"kind": "unheard", "since": self._started,
+                 "text_zh": "尚未收到本桌任何消息：牌桌未开机或未连上赛事服务器？请核对本桌的桌号、赛事名和账号",
+                 "text_en": "nothing heard from this table yet: is it on and connected? Check its table id, "
+                            "tournament name and broker user"}
+        return {"heard": False, "table_id": table_id, "table_name": table_id, "seq": None, "events": 0,
+                "contiguous": 0, "complete": True, "round": None, "rounds": [], "hand_no": None, "hands_played": 0,
+                "phase": None, "phase_zh": None, "final": False, "updated_at": None, "alerts": [alert], "clock": None}
 
     def stats(self) -> dict[str, Any]:
         """Players' statistics (技术统计) over every round's hands the tables sent (`stats.player_stats`)."""
@@ -496,7 +516,7 @@ class Hub:
         out["tournament"] = self.tournament
         # tables still playing an earlier round: the standings, and so this seating, may still move
         out["unfinished"] = [t["table_name"] for t in standings["tables"]
-                             if not t["final"] and (t["round"] or 0) < number]
+                             if t["heard"] and not t["final"] and (t["round"] or 0) < number]
         return out
 
     def publish_seating(self, round_no: int | None = None) -> dict[str, Any]:

@@ -267,6 +267,8 @@ class HubService:
     ca_file: str = ""
     organizer_token: str = ""
     registered: list[dict[str, str]] = field(default_factory=list)
+    #: the venue's table ids (`Hub.expected`)
+    expected: list[str] = field(default_factory=list)
     #: the page over https (the organiser's credential off the air): certificate and key (PEM)
     tls_cert: str = ""
     tls_key: str = ""
@@ -280,7 +282,7 @@ class HubService:
 
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
                        password=self.password, client_id=self.client_id, ca_file=self.ca_file,
-                       organizer_token=self.organizer_token, registered=self.registered)
+                       organizer_token=self.organizer_token, registered=self.registered, expected=self.expected)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
@@ -382,9 +384,11 @@ function playerRow(p) {
 function tableRow(x) {
   const phase = esc(lang === "zh" ? x.phase_zh || "" : x.phase || "") + (x.final ? " · " + esc(t("final")) : "");
   const events = x.events + (x.complete ? "" : " · " + esc(t("filling")));
-  // the table's name links to its hands' records (牌谱) as the hub holds them
-  return `<tr data-table="${esc(x.table_id)}"><td><a href="/api/tables/${encodeURIComponent(x.table_id)}/records?format=text"`
-    + ` data-testid="records-${esc(x.table_id)}">${esc(x.table_name)}</a></td>`
+  // the table's name links to its hands' records (牌谱) as the hub holds them (none from a table not heard from)
+  const name = x.heard === false ? esc(x.table_name)
+    : `<a href="/api/tables/${encodeURIComponent(x.table_id)}/records?format=text"`
+      + ` data-testid="records-${esc(x.table_id)}">${esc(x.table_name)}</a>`;
+  return `<tr data-table="${esc(x.table_id)}"><td>${name}</td>`
     + `<td>${x.round ? esc(t("round", { n: x.round })) : ""}</td>`
     + `<td>${x.hand_no ? esc(t("hand", { n: x.hand_no })) : ""}</td><td>${phase}</td>`
     + `<td class="num" data-testid="clock-${esc(x.table_id)}">${clockText(x.clock)}</td>`

@@ -139,3 +139,18 @@ async def test_a_hub_killed_outright_comes_back_with_everything(tmp_path: Path, 
             except subprocess.TimeoutExpired:
                 hub.kill()
         await table.stop()
+
+
+def test_hub_command_lists_the_venues_tables_and_refuses_a_bad_list(tmp_path: Path, broker: Broker) -> None:
+    port = free_port()
+    with _hub(broker, port, tmp_path / "hub", "--tables", "2") as lines:
+        assert any(f":{port}/" in x for x in lines), lines
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/standings", timeout=5) as r:
+            tables = json.load(r)["tables"]
+        assert [(t["table_id"], t["heard"], t["alerts"][0]["kind"]) for t in tables] == \
+            [("t01", False, "unheard"), ("t02", False, "unheard")]
+    for spec, says in (("0", "between 1 and 999"), ("t01,t01", "given twice"), ("t01,hub", "hub's user name")):
+        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "hub", "--broker", broker.url,
+                              "--tournament", "cup", "--tables", spec], cwd=REPO_ROOT, capture_output=True, text=True,
+                             timeout=30)
+        assert out.returncode == 2 and says in out.stderr, (spec, out.stderr)

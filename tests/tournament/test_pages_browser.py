@@ -170,3 +170,38 @@ async def test_the_organiser_publishes_round_2s_seating_and_the_referee_keys_it_
         for svc in tables:
             await svc.stop()
         await hub.stop()
+
+
+async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(tmp_path: Path, broker: Broker) -> None:
+    """The venue's tables (`--tables`) are rows from the start; one not heard from says so in its
+    row and in 需要裁判长处理, without a link to records it does not have, until it reports."""
+    import json
+
+    from playwright.async_api import async_playwright
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
+    await hub.start()
+    try:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+                await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=5000)
+                attention = await page.inner_text("[data-testid=attention]")
+                assert "t01" in attention and "t02" in attention and "尚未收到本桌任何消息" in attention
+                assert await page.locator("[data-testid=records-t01]").count() == 0
+                state = {"v": 1, "tournament": "cup", "table_id": "t01", "seq": 3, "round": 1, "at": 1.0,
+                         "table_name": "一号桌", "ruleset": "mcr", "players": {"1": "甲", "2": "乙", "3": "丙", "4": "丁"},
+                         "player_ids": {}, "totals": {"1": 0, "2": 0, "3": 0, "4": 0},
+                         "table_points": {"1": 1, "2": 1, "3": 1, "4": 1}, "final": False, "hand_no": 1,
+                         "hands_played": 0, "phase": "playing", "phase_zh": "对局中"}
+                assert hub.hub.handle("mahjong/cup/t01/state", json.dumps(state).encode()) == "state"
+                await page.wait_for_selector("[data-testid=records-t01]", timeout=5000)
+                assert await page.inner_text("[data-testid=alerts-t01]") == ""
+                attention = await page.inner_text("[data-testid=attention]")
+                assert "一号桌" not in attention and "t02" in attention
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()

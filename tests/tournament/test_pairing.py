@@ -315,3 +315,33 @@ def test_a_second_hub_on_the_same_files_is_refused_until_the_first_closes(tmp_pa
     other.close()
     first.close()
     Hub("mqtt://127.0.0.1:1", "cup", tmp_path).close()
+
+
+def test_the_venues_tables_are_on_the_page_until_heard_from_and_round_1_is_seated_at_them(tmp_path: Path) -> None:
+    """`--tables`: a table on the venue's list that never sent a word (switched off, or set up with
+    another table id whose every message the broker drops) was simply absent from the hub's page.
+    It is there from the start, flagged until heard from; round 1 is seated at the real table ids
+    (not T1, T2, which no table's seating topic matches), and a table not heard from is not
+    "still playing" an earlier round."""
+    players = [{"id": f"A0{i}", "name": n} for i, n in enumerate("甲乙丙丁戊己庚辛", 1)]
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=players, expected=["t01", "t02"])
+    try:
+        rows = hub.standings()["tables"]
+        assert [(r["table_id"], r["heard"]) for r in rows] == [("t01", False), ("t02", False)]
+        assert [a["kind"] for a in rows[0]["alerts"]] == ["unheard"] and "尚未收到" in rows[0]["alerts"][0]["text_zh"]
+        first = hub.pairings()
+        assert [t["table_id"] for t in first["tables"]] == ["t01", "t02"] and first["unfinished"] == []
+        hub.handle("mahjong/cup/t01/state", _state("t01", ["甲", "乙", "丙", "丁"], [30, 10, -10, -30]))
+        rows = {r["table_id"]: r for r in hub.standings()["tables"]}
+        assert rows["t01"]["heard"] and rows["t01"]["alerts"] == [] and rows["t01"]["table_name"] == "t01号桌"
+        assert [a["kind"] for a in rows["t02"]["alerts"]] == ["unheard"]
+        second = hub.pairings()
+        assert second["round"] == 2 and sorted(t["table_id"] for t in second["tables"]) == ["t01", "t02"]
+        assert second["unfinished"] == []  # t01 closed round 1; t02 has played nothing to finish
+    finally:
+        hub.close()
+    again = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub")  # no list: only the tables heard from
+    try:
+        assert [r["table_id"] for r in again.standings()["tables"]] == ["t01"]
+    finally:
+        again.close()
