@@ -57,8 +57,9 @@ HELDOUT_FONTS: tuple[tuple[Path, int], ...] = (
 )
 #: The largest character drawn with `big` (font size over the face's height): one character
 #: filling the face, as many real sets carve a flower, a season or an honour. Without `big`
-#: flowers alone were drawn at 0.32–0.5 and honours at 0.45–0.62, and the network trained so read
-#: a held-out flower drawn at 0.6–0.7 right 0.39 of the time (0.97 at 0.3–0.4).
+#: flowers alone were drawn at 0.32–0.5 and honours at 0.45–0.62, and the committed network reads a
+#: flower drawn alone at 0.6–0.7 right 0.39 of the time (0.97 at 0.3–0.4). A model trained with it
+#: was tried and not shipped (docs/vision.md, "Characters filling the face").
 BIG_CHARS = 0.85
 FONT_PACKAGES = "fonts-noto-cjk, fonts-droid-fallback, fonts-arphic-ukai, fonts-arphic-uming, fonts-arphic-gkai00mp, fonts-cwtex-*, " \
     "fonts-wqy-zenhei, fonts-hanazono, fonts-lxgw-wenkai, fonts-kouzan-mouhitsu, fonts-aoyagi-kouzan-t, " \
