@@ -466,9 +466,9 @@ class Hub:
         not on the network, or set up with another table id, tournament or broker user (whose
         every message the broker drops) would otherwise be simply absent from the page."""
         alert = {"kind": "unheard", "since": self._started,
-                 "text_zh": "尚未收到本桌任何消息：牌桌未开机或未连上赛事服务器？请核对本桌的桌号、赛事名和账号",
-                 "text_en": "nothing heard from this table yet: is it on and connected? Check its table id, "
-                            "tournament name and broker user"}
+                 "text_zh": "尚未收到本桌任何消息（未开机、未联网，或桌号、赛事名、账号不符？）",
+                 "text_en": "nothing heard from this table yet (off, not on the network, or another table id, "
+                            "tournament or broker user?)"}
         return {"heard": False, "table_id": table_id, "table_name": table_id, "seq": None, "events": 0,
                 "contiguous": 0, "complete": True, "round": None, "rounds": [], "hand_no": None, "hands_played": 0,
                 "phase": None, "phase_zh": None, "final": False, "updated_at": None, "alerts": [alert], "clock": None}

@@ -327,6 +327,9 @@ PAGE = """<!doctype html>
   footer a { color: #c9b77a; }
   .attention { margin: 1rem 2rem 0; padding: 0.6rem 1rem; background: #7a1f1a; border-radius: 6px; font-size: 1.5rem; }
   td.alerts { color: #ff8a7a; }
+  /* the table's name, round, hand and state stay on one line: a long alert wraps in its own cell */
+  #tables td:not(.alerts), #tables th { white-space: nowrap; }
+  .pair-actions { margin: 0.5rem 2rem; }
 </style>
 </head>
 <body>
@@ -348,7 +351,7 @@ const TOURNAMENT = "{{tournament}}";
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
         thead: ["桌", "轮", "盘", "状态", "比赛计时", "已收事件", "需处理"], timeUp: "时间到", attention: "需要裁判长处理：", standIn: "陪打", stats: "技术统计",
-        shead: ["选手", "盘数", "和牌", "自摸", "点炮", "和牌率", "点炮率", "平均和牌", "最大和牌"], since: "{n} 分钟", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
+        shead: ["选手", "盘数", "和牌", "自摸", "点炮", "和牌率", "点炮率", "平均和牌", "最大和牌"], since: "{n} 分钟", noHands: "尚无打完的牌局", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
         csv: "导出排名 CSV", archive: "下载赛事档案（ZIP）", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
@@ -361,7 +364,7 @@ const I18N = {
         failed: "publishing failed: {e}",
         pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
         again: "{n} pairs meet again", bye: "sitting out: {names}",
-        none: "no results yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
+        none: "no results yet", noHands: "no hands played yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
         bad: "{n} malformed messages", hand: "hand {n}" },
 };
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
@@ -445,7 +448,8 @@ function renderStats() {
     p.id ? ` <small>${esc(p.id)}</small>` : ""}</td><td class="num">${p.hands}</td><td class="num">${p.wins}</td>`
     + `<td class="num">${p.self_drawn}</td><td class="num">${p.fed}</td><td class="num">${pct(p.win_rate)}</td>`
     + `<td class="num">${pct(p.feed_rate)}</td><td class="num">${p.average_win ?? ""}</td><td>${p.best ? `${p.best.total} <small>${
-      esc(p.best.table_name)} · ${esc(t("round", { n: p.best.round }))} · ${esc(t("hand", { n: p.best.hand_no }))} · ${esc(p.best.fans.join("、"))}</small>` : ""}</td></tr>`).join("");
+      esc(p.best.table_name)} · ${esc(t("round", { n: p.best.round }))} · ${esc(t("hand", { n: p.best.hand_no }))} · ${esc(p.best.fans.join("、"))}</small>` : ""}</td></tr>`).join("")
+    || `<tr><td colspan="9" class="muted">${esc(t("noHands"))}</td></tr>`;
 }
 /** A column of numbers has its heading over the numbers (right), as its first row's cells say. */
 function alignHead(id) {

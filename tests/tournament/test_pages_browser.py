@@ -191,6 +191,7 @@ async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(tmp_path: Pa
                 attention = await page.inner_text("[data-testid=attention]")
                 assert "t01" in attention and "t02" in attention and "尚未收到本桌任何消息" in attention
                 assert await page.locator("[data-testid=records-t01]").count() == 0
+                assert "尚无打完的牌局" in await page.inner_text("[data-testid=stats]")  # not a bare heading
                 state = {"v": 1, "tournament": "cup", "table_id": "t01", "seq": 3, "round": 1, "at": 1.0,
                          "table_name": "一号桌", "ruleset": "mcr", "players": {"1": "甲", "2": "乙", "3": "丙", "4": "丁"},
                          "player_ids": {}, "totals": {"1": 0, "2": 0, "3": 0, "4": 0},
@@ -199,6 +200,10 @@ async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(tmp_path: Pa
                 assert hub.hub.handle("mahjong/cup/t01/state", json.dumps(state).encode()) == "state"
                 await page.wait_for_selector("[data-testid=records-t01]", timeout=5000)
                 assert await page.inner_text("[data-testid=alerts-t01]") == ""
+                # its name stays on one line beside the others' long alerts
+                assert (await page.locator("[data-testid=records-t01]").bounding_box())["height"] < 40
+                await page.wait_for_selector("#publish", state="visible", timeout=5000)  # round 2 can be seated now
+                assert (await page.locator("#publish").bounding_box())["x"] >= 16  # inside the page's margin
                 attention = await page.inner_text("[data-testid=attention]")
                 assert "一号桌" not in attention and "t02" in attention
             finally:
