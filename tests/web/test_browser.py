@@ -404,9 +404,43 @@ async def test_the_referee_types_a_winners_melds_in_chinese(service: TableServic
         ("pung", ["5z"] * 3, False, "S"), ("kong", ["7s"] * 4, True, None)]
     read = service.controller.state.actions[-1]["seq"]  # its answer shown before the next press
     await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{read}')")
+    # the form shows the hand as read in the page's words (it wrote "pung 5z 5z 5z S; kong! …" back)
+    await page.wait_for_function(
+        "document.querySelector('#win-form input[name=melds]').value === '碰 5z 5z 5z 南；暗杠 7s 7s 7s 7s'")
+    assert await page.is_disabled(f"{form} select[name=discarder]")  # a self-draw has no discarder
     await page.fill(f"{form} input[name=melds]", "碰 南")
     await page.click("#win-read")
     await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('副露看不懂：碰 南')")
+
+
+async def test_the_win_forms_discarder_is_the_last_discard_until_the_referee_picks_one(service: TableService,
+                                                                                       browser: Any) -> None:
+    """The form offered 点炮方 东 beside 和牌方 东 (the first option of each): a read refused. Until the
+    referee picks one it is the seat whose discard lies last, and it is off for a self-draw."""
+    from table_controller.camera import CameraWatcher
+
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        await _throw_all(service)
+    watcher = CameraWatcher(service.controller, make_loop=lambda: None)
+    seen = iter(range(1, 100))
+    for seat, tile in (("E", "9s"), ("S", "8s"), ("W", "2p")):
+        watcher._record_play([{"event": "appeared", "zone": f"discard:{seat}", "kind": tile, "track": next(seen),
+                               "confidence": 0.97, "needs_referee": False}])
+    assert [d["tile"] for d in service.controller.state.hand["discards"]["W"]] == ["2p"]
+    page = await _open(browser, service, "/win", token=REFEREE)
+    form = "#win-form"
+    await page.wait_for_function("document.querySelector('#win-form select[name=discarder]').value === 'W'")
+    await page.select_option(f"{form} select[name=win]", "self_draw")
+    assert await page.is_disabled(f"{form} select[name=discarder]")
+    await page.select_option(f"{form} select[name=win]", "discard")
+    assert not await page.is_disabled(f"{form} select[name=discarder]")
+    await page.select_option(f"{form} select[name=discarder]", "S")  # the referee's pick is kept
+    watcher._record_play([{"event": "appeared", "zone": "discard:N", "kind": "1z", "track": next(seen),
+                           "confidence": 0.97, "needs_referee": False}])
+    await _until(lambda: service.controller.state.hand["discards"]["N"])
+    await asyncio.sleep(1.0)  # the page has the new state
+    assert await page.input_value(f"{form} select[name=discarder]") == "S"
 
 
 async def test_the_referees_record_names_each_action_and_who_took_it_in_words(service: TableService,

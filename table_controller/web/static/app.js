@@ -436,6 +436,7 @@ function renderWin() {
   const win = state.win;
   const seats = seatsOf(state);
   const nameOf = (w) => `${t("seat." + w)} ${esc(state.players[String(seats[w])] || "")}`;
+  syncWinForm();
   if (!win) {
     $("win-summary").textContent = t("win.none");
     $("fans").innerHTML = ""; $("fan-total").textContent = ""; $("payments").innerHTML = ""; $("win-tiles").innerHTML = "";
@@ -529,7 +530,23 @@ function fillWinForm(h) {
   f.win_tile.value = h.win_tile || "";
   f.flowers.value = (h.flowers || []).join(" ");
   f.last_tile.checked = !!h.last_tile;
-  f.melds.value = (h.melds || []).map((m) => `${m.type}${m.concealed ? "!" : ""} ${m.tiles.join(" ")}${m.from ? " " + m.from : ""}`).join("; ");
+  f.melds.value = meldsText(h.melds || []);
+  syncWinForm();
+}
+function meldsText(melds) {
+  // as the referee would type them, in the page's language (parseMelds reads both)
+  if (lang !== "zh") return melds.map((m) => `${m.type}${m.concealed ? "!" : ""} ${m.tiles.join(" ")}${m.from ? " " + m.from : ""}`).join("; ");
+  const word = (m) => (m.type === "chi" ? "吃" : m.type === "pung" ? "碰" : m.concealed ? "暗杠" : "明杠");
+  return melds.map((m) => `${word(m)} ${m.tiles.join(" ")}${m.from ? " " + t("seat." + m.from) : ""}`).join("；");
+}
+function syncWinForm() {
+  // 点炮方 only for a win on a discard (or a robbed kong); until the referee picks one, the seat
+  // whose discard lies last (the winner's own seat never is)
+  const f = $("win-form");
+  const onDiscard = f.win.value === "discard" || f.win.value === "rob_kong";
+  f.discarder.disabled = !onDiscard;
+  const last = state && state.hand && lastDiscarder(state.hand);
+  if (onDiscard && !f.dataset.filled && !f.discarder.dataset.touched && last && last !== f.seat_wind.value) f.discarder.value = last;
 }
 function parseTiles(text) {
   // "123m 45p 5z" or "1m 2m 3m": the glossary's codes, digits before their suit letter
@@ -1143,6 +1160,9 @@ $("undo-form").addEventListener("submit", once(async (e) => {
   if (state && state.last_action) body.target = state.last_action.seq;
   if (await act("/api/referee/undo", body)) $("undo-reason").value = "";
 }));
+$("win-form").discarder.addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
+$("win-form").win.addEventListener("change", syncWinForm);
+$("win-form").seat_wind.addEventListener("change", syncWinForm);
 $("win-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   let melds;
