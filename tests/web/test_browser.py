@@ -449,6 +449,13 @@ async def test_the_referees_record_names_each_action_and_who_took_it_in_words(se
     an unknown role's key. It names the action (确认识牌 #n · 五条, the correction's first reading)
     and the demo standing in for the referee."""
     ctl = service.controller
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    await page.wait_for_selector("#actions td.none")
+    assert await page.inner_text("#actions") == "尚无裁判操作"  # not a bare heading
+    # the seats are named with their players, as the referee knows them
+    names = [(await o.inner_text()).strip() for o in await page.query_selector_all("#penalty-form select[name=seat] option")]
+    players = ctl.state.players
+    assert names == [f"东 {players[1]}", f"南 {players[2]}", f"西 {players[3]}", f"北 {players[4]}"], names
     asked = ctl.offer("camera", "camera.tile_appeared", {"event": "appeared", "zone": "meld:N", "kind": "8m",
                                                          "confidence": 0.6, "seat": "N", "track": 7,
                                                          "needs_referee": True})
