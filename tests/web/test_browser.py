@@ -578,6 +578,9 @@ async def test_an_appeal_is_recorded_and_decided_on_the_score_sheet(service: Tab
     penalty = service.controller.state.actions[-1]["seq"]
     page = await _open(browser, service, "/scoresheet", token=REFEREE)
     public = await _open(browser, service, "/scoresheet")
+    chair2 = f"2号位 {service.controller.state.players[2]}"  # the chair with its player, as the sheet names them
+    await page.wait_for_function(
+        f"document.querySelector('#appeal-form select[name=position] option[value=\"2\"]').textContent === '{chair2}'")
     await page.select_option("#appeal-form select[name=position]", "2")
     await page.fill("#appeal-form input[name=target]", str(penalty))
     await page.fill("#appeal-form input[name=text]", "我没有亮牌")

@@ -856,6 +856,10 @@ function nameSeatSelects() {
     const text = name ? `${t("seat." + o.value)} ${name}` : t("seat." + o.value);
     if (o.textContent !== text) o.textContent = text;
   });
+  document.querySelectorAll("#appeal-form select[name=position] option").forEach((o) => {  // chairs: 1号位 甲
+    const text = `${t("pos", { n: o.value })} ${state.players[o.value] || ""}`.trim();
+    if (o.textContent !== text) o.textContent = text;
+  });
 }
 
 function showCameraSection() {
