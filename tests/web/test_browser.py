@@ -189,6 +189,9 @@ async def test_dice_appear_within_a_second_of_the_tables_event(service: TableSer
     words = f"首抓 {'东南西北'['ESWN'.index(code[0])]}家第 {int(code[1:-1])} 墩{'上' if code[-1] == 't' else '下'}"
     await page.wait_for_function(f"document.querySelector('#break').textContent.includes('{words}')", timeout=5000)
     assert code not in await page.text_content("#break")
+    await page.click("#lang")  # and in English: no wall code there either
+    english = f"first tile {code[0]} wall stack {int(code[1:-1])} {'top' if code[-1] == 't' else 'bottom'}"
+    await page.wait_for_function(f"document.querySelector('#break').textContent.includes('{english}')", timeout=5000)
 
 
 async def test_page_reconnects_after_a_restart_and_shows_every_missed_event(tmp_path: Path, browser: Any) -> None:
@@ -411,6 +414,9 @@ async def test_the_referee_types_a_winners_melds_in_chinese(service: TableServic
     await page.fill(f"{form} input[name=melds]", "碰 南")
     await page.click("#win-read")
     await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('副露看不懂：碰 南')")
+    assert await page.inner_text("#role") == "裁判"
+    await page.click("#lang")  # who is logged in, in the page's language
+    await page.wait_for_function("document.querySelector('#role').textContent === 'referee'")
 
 
 async def test_the_win_forms_discarder_is_the_last_discard_until_the_referee_picks_one(service: TableService,

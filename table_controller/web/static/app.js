@@ -66,7 +66,7 @@ const I18N = {
               none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
         linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first tile {first}", leave: "leave", start_at: "start at",
-        tileAt: "{code}", top: "top", bottom: "bottom",
+        tileAt: "{wall} wall stack {n} {level}", top: "top", bottom: "bottom",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
         legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator", handend: "horses / fishing" },
         role: { viewer: "viewer", operator: "operator", referee: "referee", demo: "demo (as referee)" },
@@ -133,6 +133,7 @@ let lastSeq = null;
 let clockOffset = 0; // server clock minus ours (seconds)
 let ws = null;
 let role = "viewer";
+let who = null; // the login's answer: the holder's name, or why it was refused
 const logLines = [];
 const LOG_KEEP = 200;
 window.__dice = [];
@@ -169,8 +170,15 @@ function tileName(c) {
 }
 function tileHtml(c, extra) { return `<span class="tile ${c === "back" ? "back" : ""} ${extra || ""}" data-tile="${esc(c)}">${esc(tileName(c))}</span>`; }
 
+function showRole() {
+  // who is logged in, in the page's language (裁判 / referee)
+  if (!who) return;
+  $("role").textContent = who.error !== undefined ? (who.error || t("wrong")) : t("role." + role) + (who.name ? " " + who.name : "");
+}
+
 // ---- static text ------------------------------------------------------------------------------
 function renderStatic() {
+  showRole();
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
@@ -1135,7 +1143,8 @@ async function login(value) {
   const body = await res.json().catch(() => ({}));
   role = res.ok ? body.role : "viewer";
   if (!res.ok) sessionStorage.removeItem("token");
-  $("role").textContent = res.ok ? t("role." + role) + (body.name ? " " + body.name : "") : (body.detail || t("wrong"));
+  who = res.ok ? { name: body.name || "" } : { error: body.detail || "" };
+  showRole();
   document.body.dataset.role = role;
   reconnect();
 }
