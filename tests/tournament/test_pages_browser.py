@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tournament_helpers import Broker, until
@@ -17,6 +20,21 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
+
+
+@contextlib.asynccontextmanager
+async def hub_page(hub: HubService) -> AsyncIterator[Any]:
+    """Debian's Chromium on the hub's standings page."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = await browser.new_page()
+            await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+            yield page
+        finally:
+            await browser.close()
 
 
 async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker: Broker) -> None:
@@ -177,36 +195,28 @@ async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(tmp_path: Pa
     row and in 需要裁判长处理, without a link to records it does not have, until it reports."""
     import json
 
-    from playwright.async_api import async_playwright
-
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
     await hub.start()
     try:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = await browser.new_page()
-                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
-                await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=5000)
-                attention = await page.inner_text("[data-testid=attention]")
-                assert "t01" in attention and "t02" in attention and "尚未收到本桌任何消息" in attention
-                assert await page.locator("[data-testid=records-t01]").count() == 0
-                assert "尚无打完的牌局" in await page.inner_text("[data-testid=stats]")  # not a bare heading
-                state = {"v": 1, "tournament": "cup", "table_id": "t01", "seq": 3, "round": 1, "at": 1.0,
-                         "table_name": "一号桌", "ruleset": "mcr", "players": {"1": "甲", "2": "乙", "3": "丙", "4": "丁"},
-                         "player_ids": {}, "totals": {"1": 0, "2": 0, "3": 0, "4": 0},
-                         "table_points": {"1": 1, "2": 1, "3": 1, "4": 1}, "final": False, "hand_no": 1,
-                         "hands_played": 0, "phase": "playing", "phase_zh": "对局中"}
-                assert hub.hub.handle("mahjong/cup/t01/state", json.dumps(state).encode()) == "state"
-                await page.wait_for_selector("[data-testid=records-t01]", timeout=5000)
-                assert await page.inner_text("[data-testid=alerts-t01]") == ""
-                # its name stays on one line beside the others' long alerts
-                assert (await page.locator("[data-testid=records-t01]").bounding_box())["height"] < 40
-                await page.wait_for_selector("#publish", state="visible", timeout=5000)  # round 2 can be seated now
-                assert (await page.locator("#publish").bounding_box())["x"] >= 16  # inside the page's margin
-                attention = await page.inner_text("[data-testid=attention]")
-                assert "一号桌" not in attention and "t02" in attention
-            finally:
-                await browser.close()
+        async with hub_page(hub) as page:
+            await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=5000)
+            attention = await page.inner_text("[data-testid=attention]")
+            assert "t01" in attention and "t02" in attention and "尚未收到本桌任何消息" in attention
+            assert await page.locator("[data-testid=records-t01]").count() == 0
+            assert "尚无打完的牌局" in await page.inner_text("[data-testid=stats]")  # not a bare heading
+            state = {"v": 1, "tournament": "cup", "table_id": "t01", "seq": 3, "round": 1, "at": 1.0,
+                     "table_name": "一号桌", "ruleset": "mcr", "players": {"1": "甲", "2": "乙", "3": "丙", "4": "丁"},
+                     "player_ids": {}, "totals": {"1": 0, "2": 0, "3": 0, "4": 0},
+                     "table_points": {"1": 1, "2": 1, "3": 1, "4": 1}, "final": False, "hand_no": 1,
+                     "hands_played": 0, "phase": "playing", "phase_zh": "对局中"}
+            assert hub.hub.handle("mahjong/cup/t01/state", json.dumps(state).encode()) == "state"
+            await page.wait_for_selector("[data-testid=records-t01]", timeout=5000)
+            assert await page.inner_text("[data-testid=alerts-t01]") == ""
+            # its name stays on one line beside the others' long alerts
+            assert (await page.locator("[data-testid=records-t01]").bounding_box())["height"] < 40
+            await page.wait_for_selector("#publish", state="visible", timeout=5000)  # round 2 can be seated now
+            assert (await page.locator("#publish").bounding_box())["x"] >= 16  # inside the page's margin
+            attention = await page.inner_text("[data-testid=attention]")
+            assert "一号桌" not in attention and "t02" in attention
     finally:
         await hub.stop()
