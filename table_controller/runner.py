@@ -19,13 +19,21 @@ from table_controller.store import StoreError
 log = logging.getLogger("table_controller.runner")
 
 
+def stop_on_signals(stop: Callable[[], None]) -> None:
+    """Call `stop` on SIGINT or SIGTERM (Ctrl-C, systemd's stop), whatever the process inherited: a
+    parent that ignores SIGINT (or runs its children with it blocked, as a test runner's worker may)
+    left the disposition and the mask to its children, and a Ctrl-C or a stop then did nothing."""
+    loop = asyncio.get_running_loop()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+
+
 async def serve_until_signalled(service: Any, started: Callable[[], None], errors: tuple[type[BaseException], ...],
                                 name: str = "tablectl") -> int:
     """Start `service`, call `started`, run until SIGINT/SIGTERM (systemd's stop), stop it; 1 if it cannot start."""
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    stop_on_signals(stop.set)
     try:
         await service.start()
     except errors as exc:

@@ -81,8 +81,12 @@ def run(args: argparse.Namespace) -> int:
     timings = Timings.default().scaled(args.speed)
 
     async def main() -> None:
+        from table_controller.runner import stop_on_signals
+
         sim = SimTable(seed=args.seed, dialect=args.dialect, autopilot=args.autopilot,
                        tile_count=args.tile_count, dice=args.dice, faults=plan, timings=timings)
+        stop = asyncio.Event()
+        stop_on_signals(stop.set)  # Ctrl-C or a service stop closes the port and the pty
         try:
             if args.tcp is not None:
                 port = await sim.serve_tcp(args.tcp, args.host)
@@ -90,8 +94,15 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(await sim.serve_pty(), flush=True)
             if scenario:
-                await sim.run_scenario(scenario)
-            await asyncio.Event().wait()
+                scenario_run = asyncio.ensure_future(sim.run_scenario(scenario))
+                await asyncio.wait([scenario_run, asyncio.ensure_future(stop.wait())],
+                                   return_when=asyncio.FIRST_COMPLETED)
+                if not scenario_run.done():
+                    scenario_run.cancel()
+                    await asyncio.gather(scenario_run, return_exceptions=True)
+                else:
+                    scenario_run.result()  # a scenario's error is the command's
+            await stop.wait()
         finally:
             await sim.close()
 

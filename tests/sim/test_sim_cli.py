@@ -81,3 +81,27 @@ def test_sim_help_lists_the_fault_keys(capsys: pytest.CaptureFixture[str]) -> No
     text = capsys.readouterr().out
     for key in ("ber=", "drop=", "unplug_every=", "brownout_on=", "fault ID"):
         assert key in text
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_the_sim_stops_on_ctrl_c_or_a_stop_whatever_its_parent_left_it(sig: signal.Signals) -> None:
+    """A parent that ignores SIGINT, or starts its children with signals blocked (a test runner's
+    worker did, in CI), left the sim deaf to Ctrl-C: it ran on until killed. It now stops on SIGINT
+    and SIGTERM alike, closing its port (`runner.stop_on_signals`, shared with the service)."""
+    def deaf() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+    proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", "--tcp", "0"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=deaf)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().startswith("socket://127.0.0.1:")
+        proc.send_signal(sig)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
