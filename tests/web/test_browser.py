@@ -239,6 +239,8 @@ async def test_a_viewers_referee_action_fails_and_the_referees_succeeds(service:
         assert "需要裁判权限" in await page.inner_text("#action-msg")
     assert not [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
     page = await _open(browser, service, "/penalties", token=REFEREE, page=page)
+    # each penalty with its amount, "迟到（5分钟内）：扣 10" (was "… — 扣 10", in English "… — −10")
+    assert await page.inner_text('#penalty-code option[value="late_5"]') == "迟到（5分钟内）：扣 10"
     await page.select_option("#penalty-form select[name=seat]", "S")
     await page.select_option("#penalty-code", "late_5")
     await page.click("#penalty-submit")

@@ -619,7 +619,7 @@ function renderCatalogue() {
   if (!catalogue) return;
   const sel = $("penalty-code");
   const keep = sel.value;
-  sel.innerHTML = catalogue.items.map((p) => `<option value="${esc(p.code)}">${esc(lang === "en" ? p.name_en : p.name_zh)} — ${esc(amountText(p))}</option>`).join("");
+  sel.innerHTML = catalogue.items.map((p) => `<option value="${esc(p.code)}">${esc(lang === "en" ? p.name_en : p.name_zh)}${lang === "en" ? ": " : "："}${esc(amountText(p))}</option>`).join("");
   if (keep) sel.value = keep;
   $("catalogue").innerHTML = catalogue.items.map((p) => `<tr data-code="${esc(p.code)}"><td>${esc(lang === "en" ? p.name_en : p.name_zh)}</td><td>${esc(amountText(p))}</td><td class="rule">${esc(p.rule_zh)}</td></tr>`).join("");
   $("catalogue-source").textContent = catalogue.source ? t("pen.source", { s: catalogue.source }) : "";
