@@ -167,8 +167,12 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
     argv = ["--broker", args.broker, "--tournament", args.tournament, "--port", str(args.port), "--host", args.host,
             "--topic-prefix", args.topic_prefix]
     absolute = {name: value and str(Path(value).resolve()) for name, value in
-                (("--ca-file", args.ca_file), ("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key))}
-    for option, value in (("--username", args.username), *absolute.items(), ("--client-id", args.client_id)):
+                (("--ca-file", args.ca_file), ("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key),
+                 ("--players", args.players))}
+    # every option the hub takes: a unit that dropped --players or --tables lost the registration
+    # list or the venue's tables at each boot
+    for option, value in (("--username", args.username), *absolute.items(), ("--client-id", args.client_id),
+                          ("--tables", args.tables)):
         if value:
             argv += [option, value]
     unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],

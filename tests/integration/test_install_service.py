@@ -196,13 +196,18 @@ def test_a_table_with_an_ip_camera_waits_for_the_network(tmp_path: Path) -> None
 
 def test_the_hubs_unit_names_a_relative_ca_file_by_its_absolute_path(tmp_path: Path) -> None:
     """systemd starts the hub in /: a `--ca-file` given relative to where the unit was made must
-    reach the unit as an absolute path, or the TLS hub cannot find its CA after a reboot."""
+    reach the unit as an absolute path, or the TLS hub cannot find its CA after a reboot. The
+    registration list and the venue's tables reach it too (the unit dropped them)."""
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                     "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Test CA"],
                    cwd=tmp_path, check=True, capture_output=True)
+    (tmp_path / "players.csv").write_text("id,name\nA01,甲\n", encoding="utf-8")
     proc = subprocess.run(TABLECTL + ["install-service", "--hub", "--print", "--user", "pi", "--",
-                                      "--broker", "mqtts://10.0.0.2", "--tournament", "cup", "--ca-file", "ca.pem"],
+                                      "--broker", "mqtts://10.0.0.2", "--tournament", "cup", "--ca-file", "ca.pem",
+                                      "--players", "players.csv", "--tables", "t01,t02,final"],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     argv = shlex.split(_unit(proc.stdout)["ExecStart"][0])
     assert argv[argv.index("--ca-file") + 1] == str(tmp_path / "ca.pem")
+    assert argv[argv.index("--players") + 1] == str(tmp_path / "players.csv")
+    assert argv[argv.index("--tables") + 1] == "t01,t02,final"
