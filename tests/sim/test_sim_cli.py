@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,17 +17,17 @@ from table_controller.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def start_sim(*args: str) -> tuple[subprocess.Popen[str], str]:
+def start_sim(*args: str, preexec_fn: Callable[[], None] | None = None) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", *args],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
     assert url, proc.stderr.read() if proc.stderr else "no output"
     return proc, url
 
 
-def stop(proc: subprocess.Popen[str]) -> None:
-    proc.send_signal(signal.SIGINT)
+def stop(proc: subprocess.Popen[str], sig: signal.Signals = signal.SIGINT) -> None:
+    proc.send_signal(sig)
     try:
         proc.wait(timeout=10)
     finally:
@@ -92,16 +93,7 @@ def test_the_sim_stops_on_ctrl_c_or_a_stop_whatever_its_parent_left_it(sig: sign
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
-    proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", "--tcp", "0"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=deaf)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().startswith("socket://127.0.0.1:")
-        proc.send_signal(sig)
-        assert proc.wait(timeout=10) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
+    proc, url = start_sim("--tcp", "0", preexec_fn=deaf)
+    assert url.startswith("socket://127.0.0.1:")
+    stop(proc, sig)  # within 10 s, or it fails
+    assert proc.returncode == 0
