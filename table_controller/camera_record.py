@@ -157,8 +157,6 @@ class CameraRecord:
                 continue  # a winner's tiles lie there as laid down, not played
             new = self._new_tracks(here, _recorded(hand, area, wind))
             kinds = [here[t] for t in new]
-            if area == "discard" and new and self._pung_of_unseen_discard(hand, wind):
-                continue  # the pung that discard follows is recorded first (this step's meld pass)
             if area == "meld":
                 meld = _meld(hand, wind, kinds) if None not in kinds else None
                 missed = self._missed_discard(hand, wind, kinds) if meld is None and None not in kinds else None
@@ -217,27 +215,12 @@ class CameraRecord:
         self.late_turns = []
         return out
 
-    def _pung_of_unseen_discard(self, hand: dict[str, Any], wind: str) -> bool:
-        """Whether `wind`'s meld area holds, not yet recorded, a pung of a discard never seen
-        (`_missed_discard`): `wind`'s new discard then waits for it, instead of being refused as
-        out of turn."""
-        here = self.lying.get(("meld", wind))
-        if not here or ("meld", wind) in self.changed:
-            return False
-        new = self._new_tracks(here, _recorded(hand, "meld", wind))
-        kinds = [here[t] for t in new]
-        return None not in kinds and _meld(hand, wind, kinds) is None \
-            and self._missed_discard(hand, wind, kinds) is not None
-
     def _missed_discard(self, hand: dict[str, Any], wind: str, kinds: list[str | None]) -> tuple[str, str] | None:
         """(seat, tile) when a pung laid by `wind` took a discard the camera never saw (a hand or a
         sleeve over the pool while it lay there, and gone into the pung by the time the pool was
-        in view): three alike, no open discard of them, the seat whose turn it is (who must have
-        discarded it) showing nothing unread in its pool, and `wind` showing the discard every
-        claim is followed by. Without that last, a winner laying a concealed pung of the hand
-        first (a pause, then the rest) was taken for one (fourteenth session). Both plays must
-        pass the record's checks as they would stand, or nothing is inferred (the referee keys
-        what happened)."""
+        in view): three alike, no open discard of them, and the seat whose turn it is (who must
+        have discarded it) showing nothing unread in its pool. Both plays must pass the record's
+        checks as they would stand, or nothing is inferred (the referee keys what happened)."""
         from table_controller.controller import _play_problem
         from table_controller.state import next_playing
 
@@ -251,9 +234,6 @@ class CameraRecord:
         pool = self.lying.get(("discard", turn), {})
         if any(t not in self.accounted or k is None for t, k in pool.items()):
             return None  # the turn's seat has a tile in its pool not yet in the record: not missed
-        own = self.lying.get(("discard", wind), {})
-        if not any(t not in self.accounted and k is not None for t, k in own.items()):
-            return None  # no discard after it yet: a pung in play, or the start of a hand laid down
         discard = {"seat": turn, "tile": tile}
         if _play_problem(hand, "play.discard", discard):
             return None
