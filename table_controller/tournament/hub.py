@@ -415,21 +415,9 @@ class Hub:
         tables = []
         for table_id in sorted(set(self.tables) | set(self.expected)):
             table = self.tables.get(table_id)
+            tables.append(self._table_row(table_id, table))
             if table is None:  # on the venue's list, never heard from
-                tables.append(self._unheard(table_id))
                 continue
-            st = table.state
-            tables.append({"heard": True,
-                "table_id": table_id, "table_name": st["table_name"] if st else table_id,
-                "seq": st["seq"] if st else None, "events": table.count, "contiguous": table.contiguous,
-                "complete": table.behind() == 0, "round": st.get("round", 1) if st else None,
-                "rounds": sorted(table.states), "hand_no": st["hand_no"] if st else None,
-                "hands_played": st["hands_played"] if st else 0, "phase": st["phase"] if st else None,
-                "phase_zh": st["phase_zh"] if st else None, "final": st["final"] if st else False,
-                "updated_at": table.state_received, "alerts": table.alerts + _appeal_alert(st),
-                # the session clock as the table last told it: when it runs out, or frozen while paused
-                "clock": _clock_left(st),
-            })
             for number, st in sorted(table.states.items()):
                 if through is not None and number > through:
                     continue
@@ -461,17 +449,31 @@ class Hub:
         return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
                 "through": through, "hub": self.health()}
 
-    def _unheard(self, table_id: str) -> dict[str, Any]:
-        """The standings' row of a table on the venue's list that has sent nothing: a table not on,
-        not on the network, or set up with another table id, tournament or broker user (whose
-        every message the broker drops) would otherwise be simply absent from the page."""
-        alert = {"kind": "unheard", "since": self._started,
-                 "text_zh": "尚未收到本桌任何消息（未开机、未联网，或桌号、赛事名、账号不符？）",
-                 "text_en": "nothing heard from this table yet (off, not on the network, or another table id, "
-                            "tournament or broker user?)"}
-        return {"heard": False, "table_id": table_id, "table_name": table_id, "seq": None, "events": 0,
-                "contiguous": 0, "complete": True, "round": None, "rounds": [], "hand_no": None, "hands_played": 0,
-                "phase": None, "phase_zh": None, "final": False, "updated_at": None, "alerts": [alert], "clock": None}
+    def _table_row(self, table_id: str, table: TableLog | None) -> dict[str, Any]:
+        """A table's row on the page: where it is, what it sent, what needs attention. `table` None:
+        a table on the venue's list that has sent nothing (not on, not on the network, or set up
+        with another table id, tournament or broker user, whose every message the broker drops),
+        which would otherwise be simply absent from the page."""
+        st = table.state if table is not None else None
+        if table is None:
+            alerts = [{"kind": "unheard", "since": self._started,
+                       "text_zh": "尚未收到本桌任何消息（未开机、未联网，或桌号、赛事名、账号不符？）",
+                       "text_en": "nothing heard from this table yet (off, not on the network, or another table id, "
+                                  "tournament or broker user?)"}]
+        else:
+            alerts = table.alerts + _appeal_alert(st)
+        return {
+            "heard": table is not None, "table_id": table_id, "table_name": st["table_name"] if st else table_id,
+            "seq": st["seq"] if st else None, "events": table.count if table else 0,
+            "contiguous": table.contiguous if table else 0, "complete": table is None or table.behind() == 0,
+            "round": st.get("round", 1) if st else None, "rounds": sorted(table.states) if table else [],
+            "hand_no": st["hand_no"] if st else None, "hands_played": st["hands_played"] if st else 0,
+            "phase": st["phase"] if st else None, "phase_zh": st["phase_zh"] if st else None,
+            "final": st["final"] if st else False, "updated_at": table.state_received if table else None,
+            "alerts": alerts,
+            # the session clock as the table last told it: when it runs out, or frozen while paused
+            "clock": _clock_left(st),
+        }
 
     def stats(self) -> dict[str, Any]:
         """Players' statistics (技术统计) over every round's hands the tables sent (`stats.player_stats`)."""
