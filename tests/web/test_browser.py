@@ -1031,6 +1031,49 @@ async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_p
         assert svc.controller.state.hand["melds"]["N"] == []
 
 
+async def test_a_seat_picked_before_the_page_shows_the_keyed_play_stays_picked(tmp_path: Path, browser: Any) -> None:
+    """The operator keys E's discard and at once picks N for the pung; the discard's update (a new
+    turn: S's) reaches the page only after the pick. The pick stands: the pung goes in for N (and is
+    refused, 定缺万), not for S. Before, the late update put the seat back to S (CI saw it, once)."""
+    async with _running(_config(ruleset="sichuan"), tmp_path / "own") as svc:
+        async with _http(svc) as http:
+            play = await _dealt(svc, http)
+            for seat, suit in (("E", "m"), ("S", "p"), ("W", "s"), ("N", "m")):
+                await play(type="missing", seat=seat, suit=suit)
+        page = await browser.new_page()
+        valve: dict[str, Any] = {"shut": False, "held": [], "page_end": None}
+
+        async def relay(ws: Any) -> None:  # the page's WebSocket, through a valve the test shuts and opens
+            server = ws.connect_to_server()
+            valve["page_end"] = ws
+            server.on_message(lambda m: valve["held"].append(m) if valve["shut"] else ws.send(m))
+            ws.on_message(server.send)
+
+        await page.route_web_socket("**/ws**", relay)
+        page = await _open(browser, svc, "/", token=OPERATOR, page=page)
+        form = "#play-form"
+        await page.wait_for_selector(f"{form}:not([hidden])")
+        valve["shut"] = True
+        await page.select_option(f"{form} select[name=seat]", "E")
+        await page.fill(f"{form} input[name=tiles]", "5m")
+        await page.click(f"{form} [data-play=discard]")
+        await page.wait_for_selector("#action-msg.good")
+        seq = svc.controller.state.seq
+        assert svc.controller.state.hand["turn"]["seat"] == "S"
+        await page.select_option(f"{form} select[name=seat]", "N")  # the page still shows E's turn
+        assert await page.evaluate("window.__lastSeq") < seq
+        valve["shut"] = False
+        for m in valve["held"]:
+            valve["page_end"].send(m)
+        await page.wait_for_function(f"window.__lastSeq >= {seq}")
+        assert await page.input_value(f"{form} select[name=seat]") == "N"
+        await page.fill(f"{form} input[name=tiles]", "5m")
+        await page.click(f"{form} [data-play=pung]")
+        await page.wait_for_selector("#action-msg.bad")
+        assert "定缺万" in await page.text_content("#action-msg")
+        assert svc.controller.state.hand["melds"]["N"] == [] and svc.controller.state.hand["melds"]["S"] == []
+
+
 async def test_a_seat_the_operator_picked_stays_picked_until_the_turn_moves(tmp_path: Path, browser: Any) -> None:
     """The play form follows the turn, but a seat the operator picked is not put back by the next
     update of the state (a penalty, a clock, the camera: anything that is not a new turn). It was:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -130,3 +131,45 @@ async def test_silent_connections_are_closed_and_one_machine_cannot_hold_hundred
             s.close()
     finally:
         await svc.stop()
+
+
+async def test_the_first_request_deadline_of_a_closed_tls_connection_does_nothing(
+        self_signed: tuple[Path, Path]) -> None:
+    """A TLS connection the display closed twice (a page's socket at shutdown) lets go of its
+    protocol; its first-request deadline then firing raised AttributeError in the loop (CI's log).
+    It now sees the connection closing and leaves it be."""
+    import ssl
+
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+
+    from table_controller.web import serve
+
+    cert, key = self_signed
+    config = Config(app=lambda scope, receive, send: None, log_config=None, lifespan="off")
+    config.load()
+    made: list[Any] = []
+
+    def factory() -> Any:
+        made.append(serve._deadline_protocol()(config=config, server_state=ServerState(), app_state={}))
+        return made[-1]
+
+    server_side = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_side.load_cert_chain(cert, key)
+    server = await asyncio.get_running_loop().create_server(factory, "127.0.0.1", 0, ssl=server_side)
+    port = server.sockets[0].getsockname()[1]
+    _, writer = await asyncio.open_connection("127.0.0.1", port, ssl=ssl.create_default_context(cafile=str(cert)))
+    try:
+        for _ in range(200):
+            if made and getattr(made[0], "transport", None) is not None:
+                break
+            await asyncio.sleep(0.01)
+        protocol = made[0]
+        protocol.transport.close()
+        protocol.transport.close()  # the second close drops the TLS transport's protocol
+        protocol._no_request_head()  # raised AttributeError: 'NoneType' object has no attribute '_app_protocol'
+        assert protocol.transport.is_closing()
+    finally:
+        writer.close()
+        server.close()
+        await server.wait_closed()

@@ -296,6 +296,19 @@ function lastDiscarder(hand) {
 }
 
 const followed = { turn: null, from: null, thrower: null }; // what the forms last took from the state
+// A seat picked after a play is keyed but before the page shows that play is a pick for the state the
+// play makes: the new turn it brings must not put the seat back (seen: E's discard keyed, N picked for
+// the pung, the discard's update came and the pung went in for S, whose turn it now was).
+const ownPlay = { sending: false, seq: null };  // the operator's last play: in flight, or its event's seq
+const aheadPick = { seat: false, from: false };
+function pickedAhead(name) {
+  aheadPick[name] = ownPlay.sending || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
+}
+function follow(select, name, value) {
+  // a new turn (or discard) moves the select unless the operator is in it or picked ahead of it
+  if (document.activeElement !== select && !aheadPick[name]) select.value = value;
+  aheadPick[name] = false;
+}
 function renderPlayForm(hand) {
   // keying what happened on the table, for a table without a camera (or what the camera missed)
   const f = $("play-form");
@@ -305,19 +318,18 @@ function renderPlayForm(hand) {
   // The seat follows the turn and "from" the last discard, but only when they move: an update that
   // is not a new turn (a penalty, the clock, the camera) must not put back a seat the operator
   // picked, or the next key goes to the turn's seat instead (seen: 缺筒 keyed for E, not S).
-  const active = document.activeElement;
   const turn = hand.turn && hand.turn.seat;
   const turnKey = turn && `${hand.hand_no}:${turn}:${hand.turn.since}`;  // a turn is its seat and its start
-  if (turn && turnKey !== followed.turn) {  // a turn that moves while the operator is in the select leaves it be
+  if (turn && turnKey !== followed.turn) {
     followed.turn = turnKey;
-    if (active !== f.seat) f.seat.value = turn;
+    follow(f.seat, "seat", turn);
   }
   const from = lastDiscarder(hand);
   const pool = from && hand.discards[from];
   const fromKey = from && `${hand.hand_no}:${from}:${pool[pool.length - 1].seq}`;
   if (from && fromKey !== followed.from) {
     followed.from = fromKey;
-    if (active !== f.from) f.from.value = from;
+    follow(f.from, "from", from);
   }
   $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
@@ -1089,6 +1101,7 @@ function actionKey(sig) {
 // Without it a second penalty went in with the cleared amount, the ruling's default. A refused or
 // unanswered action may be pressed again at once (its key makes a repeat harmless).
 let lastOutcome = null; // "ok" | "refused" | "lost", set by act()
+let lastActSeq = null; // the seq of the event the last accepted action made, set by act()
 function once(handler) {
   let press = 0;
   return async (e) => {
@@ -1133,6 +1146,7 @@ async function act(path, body) {
   msg.textContent = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
   msg.className = "msg " + (res.ok ? "good" : "bad");
   lastOutcome = res.ok ? "ok" : "refused";
+  if (res.ok) lastActSeq = data.seq;
   return res.ok;
 }
 
@@ -1168,8 +1182,16 @@ document.querySelectorAll("#play-form [data-play]").forEach((button) => button.a
   const f = $("play-form");
   const body = playBody(button.dataset.play, f);
   if (!body) { $("action-msg").textContent = "✗ " + t("key.needTile"); $("action-msg").className = "msg bad"; return; }
-  if (await act("/api/play", body)) f.tiles.value = "";
+  ownPlay.sending = true;
+  try {
+    if (await act("/api/play", body)) f.tiles.value = "";
+  } finally {
+    ownPlay.sending = false;
+    ownPlay.seq = lastOutcome === "ok" ? lastActSeq : ownPlay.seq;
+  }
 }));
+$("play-form").seat.addEventListener("change", () => pickedAhead("seat"));
+$("play-form").from.addEventListener("change", () => pickedAhead("from"));
 $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); renderHealth(); });
 $("penalty-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
