@@ -155,7 +155,7 @@ class CameraWatcher:
                         seen.append(ev.to_json())
                 seen += await self._rulings()
                 try:
-                    self._record_play(seen, result.occluded if result is not None else ())
+                    self._record_play(seen, result.occluded if result is not None else (), blind=not status["ok"])
                 except Exception:  # the record is a help: a bug in it must not stop the camera
                     log.exception("camera could not update the play record")
                 await asyncio.sleep(self.period_s)
@@ -178,7 +178,7 @@ class CameraWatcher:
             return {**event, "wind": wind_of_side(side, int(hand.get("dealer_position", 1)))}
         return event
 
-    def _record_play(self, seen: list[dict[str, Any]], occluded: tuple[str, ...] = ()) -> None:
+    def _record_play(self, seen: list[dict[str, Any]], occluded: tuple[str, ...] = (), blind: bool = False) -> None:
         """What the camera saw laid down becomes play (`table_controller.camera_record`); a play
         the record refuses (out of turn, say) is logged once as `camera.play_refused` for the
         referee and offered again each step, so it lands once the referee keys what was missed."""
@@ -187,7 +187,7 @@ class CameraWatcher:
 
         if self.record is None:
             return
-        self.record.see(self._controller.state.hand, seen, occluded)
+        self.record.see(self._controller.state.hand, seen, occluded, blind)
         for area in AREAS:  # the state moves with each play recorded: a claim needs its discard
             for i, (type_, data) in enumerate(self.record.plays(self._controller.state.hand, area)):
                 try:

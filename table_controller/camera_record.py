@@ -14,9 +14,9 @@ tile on a win is not taken for a claim): three alike or a run with the last disc
 seat (碰 / 吃), four alike with it (明杠), four alike without it (a kong from the hand; with two or
 more face down, 暗杠), two alike in the seat's turn that are not the open discard (暗杠 whose face-down
 ends the detector cannot tell from the felt), one alike beside a pung (补杠). Three alike with no
-open discard of them, when the seat whose turn it is shows nothing unread, took a discard the
-camera never saw (a sleeve over the pool): that discard is recorded, then the pung. Tiles that
-make no meld wait for the referee.
+open discard of them, when the seat whose turn it is shows nothing unread and its pool went
+unwatched lately (a sleeve over it, the camera blind), took a discard the camera never saw: that
+discard is recorded, then the pung. Tiles that make no meld wait for the referee.
 
 A win: the winner lays the hand face up in front of them (its flower and meld areas). `laid_down`
 lists what the camera sees there beyond the recorded melds and flowers, and `win_hand` makes the
@@ -50,6 +50,9 @@ _TURN_NOW = re.compile(r"，现在是.家|but [ESWN]'s")
 #: it (half a tile at the usual 1.2-1.6 px/mm) within this many steps (a few seconds).
 FOUND_PX = 16.0
 LOST_STEPS = 20
+#: A discard is inferred from a pung of it only if the discarder's pool went unwatched (something
+#: over it, or the camera blind) within this many steps: a pool in plain view shows every discard.
+UNWATCHED_STEPS = 20
 
 
 def _key(hand: dict[str, Any]) -> tuple[int, int]:
@@ -88,19 +91,30 @@ class CameraRecord:
     late_turns: list[tuple[str, int]] = field(default_factory=list)
     #: (area, wind) with something on it that is not a tile in the last `see`: left as it was
     frozen: set[tuple[str, str]] = field(default_factory=set)
+    #: steps seen (calls of `see`), and per seat the last step its discard pool went unwatched
+    step: int = 0
+    unwatched_at: dict[str, int] = field(default_factory=dict)
 
-    def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]], occluded: tuple[str, ...] = ()) -> None:
+    def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]], occluded: tuple[str, ...] = (),
+            blind: bool = False) -> None:
         """Take the camera's tile events (`camera.tile_*` data, with `event`) and the referee's
         rulings on unsure tiles (`{"event": "ruled", "zone", "kind", "track"}`), in order.
         `occluded`: zones with something on them that is not a tile (a hand, a cup): not
-        reconciled until they are clear (what lies there cannot be counted)."""
+        reconciled until they are clear (what lies there cannot be counted). `blind`: the camera
+        saw nothing usable this step (unplugged, dark, frozen): every pool went unwatched."""
         self.changed = set()
         self.frozen = set()
+        self.step += 1
+        if blind:
+            self.unwatched_at.update(dict.fromkeys(SEATS, self.step))
         if hand is not None:
             for zone in occluded:
                 area, _, side = zone.partition(":")
                 if area in AREAS and side in SEATS:
-                    self.frozen.add((area, wind_of_side(side, int(hand.get("dealer_position", 1)))))
+                    key = (area, wind_of_side(side, int(hand.get("dealer_position", 1))))
+                    self.frozen.add(key)
+                    if area == "discard":
+                        self.unwatched_at[key[1]] = self.step
         if hand is None:  # an ended hand is still watched: hands laid down at 荒牌 are read for 查叫
             return
         if _key(hand) != self.hand_key:
@@ -219,8 +233,11 @@ class CameraRecord:
         """(seat, tile) when a pung laid by `wind` took a discard the camera never saw (a hand or a
         sleeve over the pool while it lay there, and gone into the pung by the time the pool was
         in view): three alike, no open discard of them, and the seat whose turn it is (who must
-        have discarded it) showing nothing unread in its pool. Both plays must pass the record's
-        checks as they would stand, or nothing is inferred (the referee keys what happened)."""
+        have discarded it) showing nothing unread in its pool, which went unwatched lately
+        (`UNWATCHED_STEPS`; a pool in view all along shows its discards: three alike there are a
+        winner's concealed pung laid down first, fourteenth session's misfire). Both plays must
+        pass the record's checks as they would stand, or nothing is inferred (the referee keys
+        what happened)."""
         from table_controller.controller import _play_problem
         from table_controller.state import next_playing
 
@@ -231,6 +248,8 @@ class CameraRecord:
         tile = str(kinds[0])
         if turn is None or turn == wind or now.get("kind") not in ("discard", "first_discard"):
             return None
+        if self.step - self.unwatched_at.get(turn, -UNWATCHED_STEPS - 1) > UNWATCHED_STEPS:
+            return None  # the pool was in view: a discard there would have been seen
         pool = self.lying.get(("discard", turn), {})
         if any(t not in self.accounted or k is None for t, k in pool.items()):
             return None  # the turn's seat has a tile in its pool not yet in the record: not missed

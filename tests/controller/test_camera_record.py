@@ -150,7 +150,9 @@ def test_a_pung_of_a_discard_never_seen_records_that_discard_first(table) -> Non
     controller, watcher = table
     cam = Camera()
     watcher._record_play([cam.lay("discard", "E", "9p")])
-    watcher._record_play([cam.lay("meld", "W", "5s") for _ in range(3)])
+    sleeve = (f"discard:{side_of_wind('S', DEALER)}",)  # S's pool covered while S discards
+    watcher._record_play([], occluded=sleeve)
+    watcher._record_play([cam.lay("meld", "W", "5s") for _ in range(3)], occluded=sleeve)
     watcher._record_play([])
     assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5s"}),
                                       ("play.claim", {"seat": "W", "kind": "pung", "from": "S", "tiles": ["5s"] * 3})]
@@ -158,7 +160,7 @@ def test_a_pung_of_a_discard_never_seen_records_that_discard_first(table) -> Non
     assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "1z"})
     # N's turn, but a tile in N's pool is not read yet: its pung by E is not inferred (it waits)
     unsure = cam.lay("discard", "N", "7m", unsure=True)
-    watcher._record_play([unsure])
+    watcher._record_play([unsure], occluded=(f"discard:{side_of_wind('N', DEALER)}",))
     watcher._record_play([cam.lay("meld", "E", "7m") for _ in range(3)])
     watcher._record_play([])
     assert plays(controller)[-1] == ("play.discard", {"seat": "W", "tile": "1z"})
@@ -263,6 +265,47 @@ def test_a_hand_laid_down_tile_by_tile_is_not_taken_for_a_claim(table) -> None: 
         watcher._record_play([cam.lay("meld", "N", t) for t in group])
     watcher._record_play([])
     assert len(plays(controller)) == n
+
+
+def test_a_winner_laying_a_concealed_pung_first_is_not_taken_for_a_pung_of_an_unseen_discard(table) -> None:  # type: ignore[no-untyped-def]
+    """E wins on W's 2p and lays 1z 1z 1z first, then, after a pause, the rest. The three alike
+    looked like a pung of a discard N made unseen (N's turn, nothing unread in N's pool): the
+    record took N's "1z" and E's pung. N's pool was in view all along: a discard there would
+    have been seen, so nothing is inferred."""
+    controller, watcher = table
+    cam = Camera()
+    for seat, tile in (("E", "9s"), ("S", "8s"), ("W", "2p")):
+        watcher._record_play([cam.lay("discard", seat, tile)])
+    n = len(plays(controller))
+    watcher._record_play([cam.lay("meld", "E", "1z") for _ in range(3)])
+    for _ in range(3):
+        watcher._record_play([])  # the pause
+    watcher._record_play([cam.lay("meld", "E", t) for t in ("4m", "5m", "6m", "7p", "8p", "9p", "3s", "3s", "2p")])
+    watcher._record_play([])
+    assert len(plays(controller)) == n
+    assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+
+
+def test_a_pool_covered_long_ago_or_a_camera_blind_a_moment(table) -> None:  # type: ignore[no-untyped-def]
+    """The inference needs the discarder's pool unwatched lately: covered more than
+    UNWATCHED_STEPS ago is in view since (nothing inferred); a camera blind for a step (unplugged,
+    dark) watched no pool, so a pung seen after it may have taken a discard made meanwhile."""
+    from table_controller.camera_record import UNWATCHED_STEPS
+
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    watcher._record_play([], occluded=(f"discard:{side_of_wind('S', DEALER)}",))
+    for _ in range(UNWATCHED_STEPS):
+        watcher._record_play([])
+    n = len(plays(controller))
+    watcher._record_play([cam.lay("meld", "W", "5s") for _ in range(3)])
+    watcher._record_play([])
+    assert len(plays(controller)) == n  # S's pool in view for 20 steps: no discard went unseen there
+    watcher._record_play([], blind=True)  # the camera unplugged for a moment
+    watcher._record_play([])
+    assert plays(controller)[n:] == [("play.discard", {"seat": "S", "tile": "5s"}),
+                                     ("play.claim", {"seat": "W", "kind": "pung", "from": "S", "tiles": ["5s"] * 3})]
 
 
 def test_a_fifth_copy_of_a_tile_is_refused_as_a_misread(table) -> None:  # type: ignore[no-untyped-def]
