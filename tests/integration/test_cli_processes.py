@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -107,6 +108,23 @@ def test_run_refuses_a_wrong_config_naming_file_and_key(tmp_path: Path) -> None:
     proc = subprocess.run(TABLECTL + ["run", "--config", str(config)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert str(config) in proc.stderr and "rules.ruleset" in proc.stderr and "display.colour" in proc.stderr
+
+
+def test_run_on_a_display_port_already_taken_says_so_and_stops_cleanly(tmp_path: Path) -> None:
+    """uvicorn's `sys.exit(3)` used to end the process from inside the loop: exit 3, nothing on
+    stderr, only uvicorn's JSON log line, and the log and simulator never closed."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        config = tmp_path / "table.toml"
+        config.write_text(f'[display]\nport = {port}\n[storage]\ndata_dir = "record"\n', encoding="utf-8")
+        proc = subprocess.run(TABLECTL + ["run", "--config", str(config)], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"the display server did not start on 127.0.0.1:{port}: Address already in use" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    # stopped in order: the controller's stop kept its folded state beside the log
+    with sqlite3.connect(tmp_path / "record" / "events.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM snapshot").fetchone() == (1,)
 
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["demo", "--help"], ["run", "--help"]])
