@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="simulated mechanisms run this many times faster than a real table (default: 6)")
     p.add_argument("--camera", metavar="STYLE", default="",
                    help="the players lay their plays on a simulated felt that a virtual camera shows in this tile "
-                        "art (e.g. xmahjongg-dorothys; `tablectl vision render --help` lists them); the camera keeps "
+                        "art (e.g. xmahjongg-dorothys; a name it does not know lists them); the camera keeps "
                         "the play record and the demo rules on the tiles it is unsure of")
     p.add_argument("--tables", type=int, default=1, metavar="N",
                    help="N ≥ 2: a whole tournament on this machine (a Mosquitto broker, the hub's standings on "
