@@ -21,6 +21,9 @@ COMMANDS: tuple[str, ...] = ("demo", "run", "check", "install-service", "sim", "
                              "waits", "record", "vision", "hub", "broker-config")
 
 
+VERBOSE_HELP = "more log output (-v info, -vv debug); overrides the config's log level"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablectl",
@@ -28,8 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `tablectl COMMAND --help` for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="more log output (-v info, -vv debug); overrides the config's log level")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -39,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+        # after the command too (`tablectl run --config t.toml -v`, as one types it); SUPPRESS keeps
+        # a -v given before the command when none follows it
+        sub.choices[name].add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                                       help=VERBOSE_HELP)
     return parser
 
 

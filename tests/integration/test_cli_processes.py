@@ -127,6 +127,24 @@ def test_run_on_a_display_port_already_taken_says_so_and_stops_cleanly(tmp_path:
         assert db.execute("SELECT count(*) FROM snapshot").fetchone() == (1,)
 
 
+def test_verbose_after_the_command_raises_the_log_level(tmp_path: Path) -> None:
+    """`tablectl run --config t.toml -vv`, as one types it: before, only `tablectl -vv run ...` was
+    understood, and this exited 2 ("unrecognized arguments: -vv")."""
+    port = _free_port()
+    config = tmp_path / "table.toml"
+    config.write_text(f'[display]\nport = {port}\n[storage]\ndata_dir = "record"\n', encoding="utf-8")
+    ctl = subprocess.Popen(TABLECTL + ["run", "--config", str(config), "-vv"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        _wait(lambda: ctl.poll() is not None or httpx.get(f"http://127.0.0.1:{port}/api/health").json()["link"]["up"],
+              30, "the link to come up")
+        assert ctl.poll() is None, ctl.communicate()[0]
+    finally:
+        code, out = _stop(ctl)
+    assert code == 0, out
+    assert any(json.loads(line)["level"] == "debug" for line in out.splitlines() if line.startswith("{"))
+
+
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["demo", "--help"], ["run", "--help"]])
 def test_help_and_version(args: list[str]) -> None:
     proc = subprocess.run(TABLECTL + args, capture_output=True, text=True, timeout=60)
