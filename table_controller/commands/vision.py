@@ -104,6 +104,19 @@ def _fail(msg: str) -> int:
     return 1
 
 
+def _corners(text: str) -> list[list[float]]:
+    """`--corners 'x,y;x,y;x,y;x,y'`; a mistake is told with the form, not float()'s words ("could not
+    convert string to float: 'bad'")."""
+    try:
+        pts = [[float(v) for v in pair.split(",")] for pair in text.split(";")]
+    except ValueError:
+        pts = []
+    if len(pts) != 4 or any(len(p) != 2 for p in pts):
+        raise ValueError(f"--corners {text!r}: four points x,y separated by ';', clockwise from W's left, "
+                         "e.g. '102,88;1180,90;1175,900;98,905' (`tablectl vision corners FRAME` finds them)")
+    return pts
+
+
 def run_read(args: argparse.Namespace) -> int:
     from vision.calibrate import Calibration, CalibrationError
     from vision.enroll import EnrollmentError
@@ -114,8 +127,7 @@ def run_read(args: argparse.Namespace) -> int:
         reader = _reader(args)
         img = _imread(args.image)
         if args.corners:
-            pts = [[float(v) for v in pair.split(",")] for pair in args.corners.split(";")]
-            reader.calibration = Calibration.from_corners(pts)
+            reader.calibration = Calibration.from_corners(_corners(args.corners))
         tiles = reader.read_image(img)
     except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
         return _fail(str(exc))
