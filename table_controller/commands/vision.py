@@ -220,12 +220,15 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def run_enroll(args: argparse.Namespace) -> int:
     from vision.enroll import Enrollment, EnrollmentError
-    from vision.kinds import FACE_KINDS
+    from vision.kinds import FACE_KINDS, KINDS
     from vision.model import DEFAULT_MODEL, ModelError
     from vision.reader import ReadError, TileReader
     from vision.calibrate import CalibrationError
 
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] or list(FACE_KINDS)
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:  # else told only as a count of tiles that does not match ("2 kinds were to be laid out")
+        return _fail(f"--kinds: {', '.join(unknown)}: not tile codes (1m..9m 1p..9p 1s..9s 1z..7z 1f..8f back)")
     try:
         enrollment = Enrollment.load(args.out) if args.out.exists() else Enrollment()
         reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)

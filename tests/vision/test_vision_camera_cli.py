@@ -51,6 +51,14 @@ def test_cli_read_with_corners_not_in_their_form_shows_the_form(tmp_path, capsys
     assert "four points x,y separated by ';'" in err and "float" not in err
 
 
+def test_cli_enroll_names_kinds_that_are_not_tile_codes(tmp_path, capsys, dorothys) -> None:
+    path = tmp_path / "frame.jpg"
+    cv2.imwrite(str(path), render_scene(dorothys, seed=5, opts=SceneOptions(tiles=2)).image)
+    assert main(["vision", "enroll", str(path), "--out", str(tmp_path / "e.npz"), "--kinds", "1m,zz,0p"]) == 1
+    assert "--kinds: zz, 0p: not tile codes" in capsys.readouterr().err  # (was: a count that did not match)
+    assert not (tmp_path / "e.npz").exists()
+
+
 def test_cli_read_reports_an_unreadable_file(tmp_path, capsys) -> None:
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(b"not a jpeg")
