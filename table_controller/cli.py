@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import select
+import signal
 import sys
 
 from table_controller import __version__
@@ -18,6 +21,9 @@ COMMANDS: tuple[str, ...] = ("demo", "run", "check", "install-service", "sim", "
                              "waits", "record", "vision", "hub", "broker-config")
 
 
+VERBOSE_HELP = "more log output (-v info, -vv debug); overrides the config's log level"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablectl",
@@ -25,8 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `tablectl COMMAND --help` for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="more log output (-v info, -vv debug); overrides the config's log level")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -36,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+        # after the command too (`tablectl run --config t.toml -v`, as one types it); SUPPRESS keeps
+        # a -v given before the command when none follows it
+        sub.choices[name].add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                                       help=VERBOSE_HELP)
     return parser
 
 
@@ -46,9 +55,28 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # here, not at exit, where a reader gone is only "Exception ignored" (exit 120)
+        return code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        if not _stdout_reader_gone():
+            raise
+        # `tablectl deal --list | head -3`: the reader has what it wanted, which is no error worth a
+        # traceback; what is still buffered (the interpreter flushes it at exit) goes nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE  # as the shell reports a program SIGPIPE stopped
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe nobody reads any more (not a socket of the command's own)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll(), or no file descriptor behind stdout
+        return False
 
 
 if __name__ == "__main__":

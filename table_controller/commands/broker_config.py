@@ -23,7 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, required=True, help="directory for the files (made if missing)")
     p.add_argument("--topic-prefix", default="mahjong", help="as the tables' [tournament].topic_prefix")
     p.add_argument("--ca-file", default="", help="mqtts://: where each table keeps the tournament's CA (its ca_file)")
-    p.add_argument("--tls-dir", default="", help="mqtts://: the broker's directory of ca.pem, broker.pem, broker.key")
+    p.add_argument("--tls-dir", default="",
+                   help="mqtts:// (needed there): the broker's directory of ca.pem, broker.pem, broker.key")
     p.set_defaults(func=run)
 
 

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+
+#: The config key each option sets: a wrong value is named by the option typed, not by a key of a
+#: config file the user never wrote ("tablectl demo: tablectl demo: key 'demo.camera': ...").
+OPTION_OF_KEY = {"table.sim_seed": "--seed", "table.sim_speed": "--speed", "rules.ruleset": "--ruleset",
+                 "display.host": "--host", "display.port": "--port", "demo.hand_seconds": "--hand-seconds",
+                 "demo.turn_seconds": "--turn-seconds", "demo.camera": "--camera"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="simulated mechanisms run this many times faster than a real table (default: 6)")
     p.add_argument("--camera", metavar="STYLE", default="",
                    help="the players lay their plays on a simulated felt that a virtual camera shows in this tile "
-                        "art (e.g. xmahjongg-dorothys; `tablectl vision render --help` lists them); the camera keeps "
+                        "art (e.g. xmahjongg-dorothys; a name it does not know lists them); the camera keeps "
                         "the play record and the demo rules on the tiles it is unsure of")
     p.add_argument("--tables", type=int, default=1, metavar="N",
                    help="N ≥ 2: a whole tournament on this machine (a Mosquitto broker, the hub's standings on "
@@ -41,15 +48,12 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.runner import run_service
 
     if args.tables < 1:
-        print("tablectl demo: --tables must be 1 or more")
+        print("tablectl demo: --tables must be 1 or more", file=sys.stderr)
         return 2
-    if args.tables > 1:
-        if args.camera:
-            print("tablectl demo: --camera shows one table's felt; run it without --tables")
-            return 2
-        return _tournament(args)
-
-    try:
+    if args.tables > 1 and args.camera:
+        print("tablectl demo: --camera shows one table's felt; run it without --tables", file=sys.stderr)
+        return 2
+    try:  # checked before anything starts, a tournament's broker and hub included
         config = parse_config({
             "table": {"link": "sim://", "sim_seed": args.seed, "sim_speed": args.speed},
             "rules": {"ruleset": args.ruleset},
@@ -58,8 +62,13 @@ def run(args: argparse.Namespace) -> int:
                      "camera": args.camera},
         }, source="tablectl demo")
     except ConfigError as exc:
-        print(f"tablectl demo: {exc}")
+        message = str(exc)
+        for key, option in OPTION_OF_KEY.items():
+            message = message.replace(f"key {key!r}", option)
+        print(message, file=sys.stderr)
         return 2
+    if args.tables > 1:
+        return _tournament(args)
     return run_service(config, args.data_dir.resolve(), verbose=args.verbose, open_browser=not args.no_browser)
 
 

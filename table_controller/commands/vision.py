@@ -104,6 +104,19 @@ def _fail(msg: str) -> int:
     return 1
 
 
+def _corners(text: str) -> list[list[float]]:
+    """`--corners 'x,y;x,y;x,y;x,y'`; a mistake is told with the form, not float()'s words ("could not
+    convert string to float: 'bad'")."""
+    try:
+        pts = [[float(v) for v in pair.split(",")] for pair in text.split(";")]
+    except ValueError:
+        pts = []
+    if len(pts) != 4 or any(len(p) != 2 for p in pts):
+        raise ValueError(f"--corners {text!r}: four points x,y separated by ';', clockwise from W's left, "
+                         "e.g. '102,88;1180,90;1175,900;98,905' (`tablectl vision corners FRAME` finds them)")
+    return pts
+
+
 def run_read(args: argparse.Namespace) -> int:
     from vision.calibrate import Calibration, CalibrationError
     from vision.enroll import EnrollmentError
@@ -114,8 +127,7 @@ def run_read(args: argparse.Namespace) -> int:
         reader = _reader(args)
         img = _imread(args.image)
         if args.corners:
-            pts = [[float(v) for v in pair.split(",")] for pair in args.corners.split(";")]
-            reader.calibration = Calibration.from_corners(pts)
+            reader.calibration = Calibration.from_corners(_corners(args.corners))
         tiles = reader.read_image(img)
     except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
         return _fail(str(exc))
@@ -208,12 +220,15 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def run_enroll(args: argparse.Namespace) -> int:
     from vision.enroll import Enrollment, EnrollmentError
-    from vision.kinds import FACE_KINDS
+    from vision.kinds import FACE_KINDS, KINDS
     from vision.model import DEFAULT_MODEL, ModelError
     from vision.reader import ReadError, TileReader
     from vision.calibrate import CalibrationError
 
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] or list(FACE_KINDS)
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:  # else told only as a count of tiles that does not match ("2 kinds were to be laid out")
+        return _fail(f"--kinds: {', '.join(unknown)}: not tile codes (1m..9m 1p..9p 1s..9s 1z..7z 1f..8f back)")
     try:
         enrollment = Enrollment.load(args.out) if args.out.exists() else Enrollment()
         reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)

@@ -18,7 +18,8 @@ def register(subparsers: Any) -> None:
         epilog="example: tablectl waits 1112345678999m --ruleset mcr")
     parser.add_argument("hand", metavar="HAND", help="concealed tiles, or - for JSON on standard input")
     parser.add_argument("--ruleset", default="mcr", metavar="ID",
-                        help="mcr (default), jingji, sichuan, xueliu, tuidaohu, jipinghu")
+                        help="any ruleset id (default mcr; `tablectl deal --list`); under one the referee "
+                             "scores (裁判计分: shanghai, taiwan ...) the waits of the shape only")
     parser.add_argument("--meld", action="append", default=[], metavar="TYPE:TILES[:FROM]",
                         help="a declared meld, e.g. pung:555z:N, chi:123m:N, kong:1111p (concealed)")
     parser.add_argument("--seat", default="E", choices=["E", "S", "W", "N"], help="seat wind (default E)")

@@ -167,6 +167,9 @@ def write(out: Path, broker: str, tournament: str, tables: list[str], prefix: st
         raise WireError("a CA file is for an mqtts:// broker; the broker given is mqtt://")
     if tls_dir and not address.tls:
         raise WireError("--tls-dir is for an mqtts:// broker; the broker given is mqtt://")
+    if address.tls and not tls_dir:  # the conf would have the broker speak plain MQTT where every table speaks TLS
+        raise WireError("an mqtts:// broker needs --tls-dir, the broker's directory of ca.pem, broker.pem and "
+                        "broker.key, for its TLS listener (docs/tournament.md, Over TLS)")
     for table_id in tables:
         check_id(table_id, "table id")
         if table_id == HUB_USER:

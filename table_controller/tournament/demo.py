@@ -57,7 +57,7 @@ class TournamentDemo:
     _organiser: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        from table_controller.config import parse_config
+        from table_controller.config import ConfigError, parse_config
         from table_controller.service import TableService
         from table_controller.tournament.pairing import propose, with_registered
         from table_controller.tournament.web import HubService
@@ -74,15 +74,19 @@ class TournamentDemo:
         await self.hub.start()
         first = propose(with_registered([], players, TOURNAMENT), table_ids, 1, seed=TOURNAMENT).to_json()
         for k, t in enumerate(first["tables"]):
-            config = parse_config({
-                "table": {"link": "sim://", "sim_seed": self.seed + k, "sim_speed": self.speed, "name": t["table_name"]},
-                "rules": {"ruleset": self.ruleset},
-                "players": [{"position": int(c), "name": p["name"], "id": p["id"]} for c, p in t["seats"].items()],
-                "display": {"host": self.host, "port": 0},
-                "demo": {"autoplay": True, "hand_seconds": self.hand_seconds, "turn_seconds": self.turn_seconds},
-                "tournament": {"broker": url, "name": TOURNAMENT, "table_id": t["table_id"],
-                               "username": t["table_id"], "password": files.password(t["table_id"])},
-            }, source="tablectl demo --tables")
+            try:
+                config = parse_config({
+                    "table": {"link": "sim://", "sim_seed": self.seed + k, "sim_speed": self.speed,
+                              "name": t["table_name"]},
+                    "rules": {"ruleset": self.ruleset},
+                    "players": [{"position": int(c), "name": p["name"], "id": p["id"]} for c, p in t["seats"].items()],
+                    "display": {"host": self.host, "port": 0},
+                    "demo": {"autoplay": True, "hand_seconds": self.hand_seconds, "turn_seconds": self.turn_seconds},
+                    "tournament": {"broker": url, "name": TOURNAMENT, "table_id": t["table_id"],
+                                   "username": t["table_id"], "password": files.password(t["table_id"])},
+                }, source="tablectl demo --tables")
+            except ConfigError as exc:  # the broker and the hub are up: a traceback left Mosquitto running
+                raise TournamentDemoError(str(exc)) from None
             service = TableService(config, self.data_dir / t["table_id"])
             await service.start()
             self.services.append(service)

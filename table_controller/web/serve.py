@@ -51,13 +51,36 @@ async def serve(app: Any, host: str, port: int, name: str, what: str, **options:
     options.setdefault("http", _deadline_protocol())
     _raise_open_files_limit()
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=None, lifespan="off", **options))
-    task = asyncio.create_task(server.serve(), name=name)
+    task = asyncio.create_task(_serve(server), name=name)
     while not server.started:
         if task.done():  # e.g. the port is taken: say so instead of hanging
             task.result()
-            raise OSError(f"{what} did not start on {host}:{port}")
+            raise OSError(f"{what} did not start on {host}:{port}{_why_not(host, port)}")
         await asyncio.sleep(0.02)
     return Served(server, task, int(server.servers[0].sockets[0].getsockname()[1]))
+
+
+async def _serve(server: Any) -> None:
+    """uvicorn ends a server that cannot listen with `sys.exit(3)`: in a task of this loop that
+    SystemExit ended the whole process at once, with only uvicorn's log line (a second `tablectl run`
+    on a taken port exited 3, its simulator and log left unclosed). Here the task just ends, and
+    `serve` says why."""
+    try:
+        await server.serve()
+    except SystemExit:
+        return
+
+
+def _why_not(host: str, port: int) -> str:
+    """Why host:port cannot be listened on, as the system says it (uvicorn only logs it)."""
+    import os
+    import socket
+
+    try:
+        with socket.create_server((host, port)):
+            return ""
+    except OSError as exc:
+        return f": {os.strerror(exc.errno) if exc.errno else exc}"
 
 
 def _deadline_protocol() -> type:

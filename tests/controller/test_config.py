@@ -17,6 +17,25 @@ def test_example_config_is_valid_and_documents_every_section() -> None:
         assert section in text
 
 
+def test_the_example_config_shows_every_key() -> None:
+    """The README sends the user to it ("every key is documented there"); `[demo] camera` was missing."""
+    import re
+
+    from table_controller.config import TableConfig
+
+    text = (REPO_ROOT / "config" / "table.example.toml").read_text(encoding="utf-8")
+    missing = []
+    for name, field in TableConfig.model_fields.items():
+        section = field.annotation
+        if not isinstance(section, type) or not hasattr(section, "model_fields"):  # players, source
+            continue
+        for key in section.model_fields:
+            if key != "referees" and not re.search(rf"^#? ?{key} = ", text, re.M):
+                missing.append(f"{name}.{key}")
+    assert not missing
+    assert "[[display.referees]]" in text
+
+
 def test_unknown_key_names_file_and_key(tmp_path: Path) -> None:
     f = tmp_path / "t.toml"
     f.write_text('[display]\nprot = 8080\n', encoding="utf-8")

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -107,6 +108,41 @@ def test_run_refuses_a_wrong_config_naming_file_and_key(tmp_path: Path) -> None:
     proc = subprocess.run(TABLECTL + ["run", "--config", str(config)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert str(config) in proc.stderr and "rules.ruleset" in proc.stderr and "display.colour" in proc.stderr
+
+
+def test_run_on_a_display_port_already_taken_says_so_and_stops_cleanly(tmp_path: Path) -> None:
+    """uvicorn's `sys.exit(3)` used to end the process from inside the loop: exit 3, nothing on
+    stderr, only uvicorn's JSON log line, and the log and simulator never closed."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        config = tmp_path / "table.toml"
+        config.write_text(f'[display]\nport = {port}\n[storage]\ndata_dir = "record"\n', encoding="utf-8")
+        proc = subprocess.run(TABLECTL + ["run", "--config", str(config)], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"the display server did not start on 127.0.0.1:{port}: Address already in use" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    # stopped in order: the controller's stop kept its folded state beside the log
+    with sqlite3.connect(tmp_path / "record" / "events.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM snapshot").fetchone() == (1,)
+
+
+def test_verbose_after_the_command_raises_the_log_level(tmp_path: Path) -> None:
+    """`tablectl run --config t.toml -vv`, as one types it: before, only `tablectl -vv run ...` was
+    understood, and this exited 2 ("unrecognized arguments: -vv")."""
+    port = _free_port()
+    config = tmp_path / "table.toml"
+    config.write_text(f'[display]\nport = {port}\n[storage]\ndata_dir = "record"\n', encoding="utf-8")
+    ctl = subprocess.Popen(TABLECTL + ["run", "--config", str(config), "-vv"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        _wait(lambda: ctl.poll() is not None or httpx.get(f"http://127.0.0.1:{port}/api/health").json()["link"]["up"],
+              30, "the link to come up")
+        assert ctl.poll() is None, ctl.communicate()[0]
+    finally:
+        code, out = _stop(ctl)
+    assert code == 0, out
+    assert any(json.loads(line)["level"] == "debug" for line in out.splitlines() if line.startswith("{"))
 
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["demo", "--help"], ["run", "--help"]])

@@ -76,3 +76,17 @@ def test_real_process_exit_code() -> None:
     proc = subprocess.run([sys.executable, "-m", "table_controller.cli", "deal", "--ruleset", "mcr",
                            "--dice", "3,4", "--dice2", "9,9"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "dice2: a die shows 1..6, not 9" in proc.stderr
+
+
+@pytest.mark.parametrize("argv", [["deal", "--list"], ["deal", "--ruleset", "mcr", "--dice", "3,4", "--dice2", "2,5"],
+                                  ["waits", "1112345678999m"]])
+def test_a_reader_that_stops_early_gets_no_traceback(argv: list[str]) -> None:
+    """`tablectl deal --list | head -3`: the pipe's reader is gone before the output is written.
+    Before, a traceback (BrokenPipeError) or "Exception ignored" at exit; now the shell's SIGPIPE status."""
+    proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader leaves before the command has printed anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(60) == 141, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err and "Exception ignored" not in err

@@ -69,6 +69,22 @@ def test_fan_table_for_the_referee(capsys: pytest.CaptureFixture[str]) -> None:
         assert all(r["rule"] for r in json.loads(capsys.readouterr().out)), ruleset
 
 
+def test_every_ruleset_has_a_fan_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """`score --fans` under 南宁 raised KeyError ('fans': its values are by way of winning), and under
+    a ruleset the referee scores said "no scoring for ruleset 'shanghai'" (exit 2)."""
+    from table_controller.rules import ruleset_ids
+
+    for ruleset in ruleset_ids():
+        assert main(["score", "--ruleset", ruleset, "--fans", "--json"]) == 0, ruleset
+        assert all(r["name"] and r["rule"] for r in json.loads(capsys.readouterr().out)), ruleset
+    assert main(["score", "--ruleset", "nanning", "--fans", "--json"]) == 0
+    by_name = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert by_name["七大对"]["value"] == 24 and "自摸 16, 放冲 24" in by_name["七大对"]["rule"]
+    assert by_name["推倒胡"]["value"] == 3 and "放冲 2" in by_name["推倒胡"]["rule"]
+    assert main(["score", "--ruleset", "shanghai", "--fans"]) == 0
+    assert "裁判计分" in capsys.readouterr().out
+
+
 def test_unreadable_file_and_json_waits(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "hand.json"

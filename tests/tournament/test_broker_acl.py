@@ -76,6 +76,12 @@ def test_files_are_private_and_a_second_run_keeps_every_password(tmp_path: Path,
     assert tablectl(["broker-config", "--broker", "mqtt://10.0.0.2", "--tournament", TOURNAMENT, "--tables", "1",
                      "--tls-dir", "/etc/mosquitto/certs", "--out", str(out)]) == 2
     assert "mqtts://" in capsys.readouterr().err
+    # and an mqtts:// broker a TLS listener: before, its conf had `listener 8883` speaking plain MQTT,
+    # which every table (connecting with TLS) failed to reach
+    tls_out = tmp_path / "tls-venue"
+    assert tablectl(["broker-config", "--broker", "mqtts://10.0.0.2:8883", "--tournament", TOURNAMENT, "--tables", "1",
+                     "--out", str(tls_out)]) == 2
+    assert "needs --tls-dir" in capsys.readouterr().err and not tls_out.exists()
 
 
 async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:

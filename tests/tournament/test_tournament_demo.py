@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tournament_helpers import until
 
-from table_controller.tournament.demo import TournamentDemo, demo_players
+from table_controller.tournament.demo import TournamentDemo, TournamentDemoError, demo_players
 
 
 def test_demo_players_have_numbers_and_distinct_names() -> None:
@@ -45,6 +46,34 @@ def test_the_tournament_demo_refuses_what_it_cannot_run(capsys) -> None:  # type
     from table_controller.cli import main
 
     assert main(["demo", "--tables", "0", "--no-browser"]) == 2
-    assert "--tables must be 1 or more" in capsys.readouterr().out
+    assert "--tables must be 1 or more" in capsys.readouterr().err
     assert main(["demo", "--tables", "3", "--camera", "xmahjongg-dorothys", "--no-browser"]) == 2
-    assert "--camera shows one table" in capsys.readouterr().out
+    assert "--camera shows one table" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("tables", ["1", "2"])
+def test_a_wrong_demo_option_is_named_by_the_option_before_anything_starts(  # type: ignore[no-untyped-def]
+        tables: str, tmp_path: Path, capsys) -> None:
+    """Before, a wrong --ruleset said "tablectl demo: tablectl demo: key 'rules.ruleset'" on stdout,
+    and with --tables it started Mosquitto and the hub, then died with a traceback, Mosquitto left running."""
+    from table_controller.cli import main
+
+    code = main(["demo", "--tables", tables, "--ruleset", "klondike", "--no-browser", "--data-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and not out
+    assert err.startswith("tablectl demo: --ruleset: ") and "unknown ruleset 'klondike'" in err
+    assert "key 'rules.ruleset'" not in err and not (tmp_path / "broker").exists()
+    assert main(["demo", "--speed", "0", "--no-browser", "--data-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("tablectl demo: --speed: Input should be greater than 0")
+
+
+async def test_a_table_config_the_demo_cannot_use_stops_the_broker_and_hub_it_started(tmp_path: Path) -> None:
+    demo = TournamentDemo(2, tmp_path, port=0, ruleset="klondike")
+    try:
+        with pytest.raises(TournamentDemoError, match="unknown ruleset 'klondike'"):
+            await demo.start()  # (a ConfigError before, which `tablectl demo` did not stop on)
+        mosquitto = demo._broker.proc
+        assert mosquitto is not None and mosquitto.poll() is None
+    finally:
+        await demo.stop()  # what `tablectl demo` does on a TournamentDemoError
+    assert mosquitto.wait(5) is not None

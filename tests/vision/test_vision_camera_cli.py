@@ -41,6 +41,24 @@ def test_cli_read_json_on_a_table_frame(tmp_path, capsys, dorothys) -> None:
     assert {"kind", "confidence", "rotation", "quad", "zone"} <= set(first)
 
 
+@pytest.mark.parametrize("corners", ["bad", "1,2;3,4;5,6", "1,2;3,4;5,6;7"])
+def test_cli_read_with_corners_not_in_their_form_shows_the_form(tmp_path, capsys, dorothys, corners: str) -> None:
+    """Before: "could not convert string to float: 'bad'", or a calibration error for three points."""
+    path = tmp_path / "frame.jpg"
+    cv2.imwrite(str(path), render_scene(dorothys, seed=5, opts=SceneOptions(tiles=4)).image)
+    assert main(["vision", "read", str(path), "--corners", corners]) == 1
+    err = capsys.readouterr().err
+    assert "four points x,y separated by ';'" in err and "float" not in err
+
+
+def test_cli_enroll_names_kinds_that_are_not_tile_codes(tmp_path, capsys, dorothys) -> None:
+    path = tmp_path / "frame.jpg"
+    cv2.imwrite(str(path), render_scene(dorothys, seed=5, opts=SceneOptions(tiles=2)).image)
+    assert main(["vision", "enroll", str(path), "--out", str(tmp_path / "e.npz"), "--kinds", "1m,zz,0p"]) == 1
+    assert "--kinds: zz, 0p: not tile codes" in capsys.readouterr().err  # (was: a count that did not match)
+    assert not (tmp_path / "e.npz").exists()
+
+
 def test_cli_read_reports_an_unreadable_file(tmp_path, capsys) -> None:
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(b"not a jpeg")
