@@ -129,3 +129,26 @@ def test_the_check_before_the_match_flags_a_camera_at_another_resolution(scenes)
         assert finding(corners_size=[1280, 960]).level == "ok"
         unsized = finding()
         assert unsized.level == "warn" and "corners_size = [1280, 960]" in unsized.detail
+
+
+def test_the_check_before_the_match_says_what_to_look_at_when_a_camera_gives_no_picture(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An IP camera that answers nothing is not a matter of group video (the hint every camera got);
+    a local device is, and a file that is not there is neither."""
+    import socket
+
+    from table_controller.config import parse_config
+    from table_controller.preflight import check_camera
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+
+    def finding(source: str):  # type: ignore[no-untyped-def]
+        return check_camera(parse_config({"camera": {"source": source}}, source="t.toml"))
+
+    network = finding(f"http://127.0.0.1:{port}/stream.mjpg")
+    assert network.level == "fail" and "unreachable" in network.detail and "group video" not in network.detail
+    device = finding("/dev/video97")
+    assert device.level == "fail" and "group video" in device.detail
+    missing = finding(str(tmp_path / "nothing.mp4"))
+    assert missing.level == "fail" and "no such file" in missing.detail and "group video" not in missing.detail
