@@ -38,16 +38,17 @@ def run(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"没有事件日志 / no event log at {path}", file=sys.stderr)
         return 2
+    damaged = ("; 记录已损坏 / the log is damaged: the table's service salvages it at its next start "
+               "(docs/display.md), or read the mirror's copy (--data-dir MIRROR_DIR)")
     try:
         store = EventStore(path)
-    except StoreError as exc:
-        print(str(exc), file=sys.stderr)
+    except StoreError as exc:  # a file that is not a database at all (its header overwritten): damaged too
+        print(f"tablectl record: {exc}{damaged}", file=sys.stderr)
         return 2
     try:
         events = store.since(0)
     except StoreError as exc:  # a damaged file: the service keeps it aside and salvages it at its next start
-        print(f"{exc}; 记录已损坏 / the log is damaged: the table's service salvages it at its next start "
-              "(docs/display.md), or read the mirror's copy (--data-dir MIRROR_DIR)", file=sys.stderr)
+        print(f"tablectl record: {exc}{damaged}", file=sys.stderr)
         return 2
     finally:
         store.close()

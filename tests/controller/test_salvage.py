@@ -131,3 +131,7 @@ def test_reading_a_damaged_log_says_so_instead_of_a_traceback(tmp_path: Path, ca
     _damage_a_middle_page(tmp_path / "events.sqlite3")
     assert tablectl(["record", "--data-dir", str(tmp_path)]) == 2
     assert "damaged" in capsys.readouterr().err
+    (tmp_path / "events.sqlite3").write_bytes(b"not a database at all" * 100)  # its header overwritten
+    assert tablectl(["record", "--data-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablectl record: ") and "salvages it at its next start" in err
