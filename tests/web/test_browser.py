@@ -835,6 +835,24 @@ async def test_false_win_on_the_win_page_asks_what_each_ruleset_needs(service: T
         assert ruled["code"] == "false_win" and ruled["by_wind"] == {"E": 4, "S": 4, "W": -12, "N": 4}
 
 
+async def test_false_win_goes_to_the_seat_the_referee_names_not_to_the_read(service: TableService,
+                                                                            browser: Any) -> None:
+    """判诈和 with a read of 北's hand on the page and 南 picked in 和牌方: 南 declared the false win.
+    Before, the page sent the read's seat and 北 (under 血战: the seat that had won) paid 30."""
+    async with _http(service) as http:
+        await _dealt(service, http)
+        r = await http.post("/api/referee/win", json={"hand": WIN_HAND}, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+    page = await _open(browser, service, "/win", token=REFEREE)
+    await page.wait_for_function("document.querySelector('#win-form').dataset.filled === '1'", timeout=5000)
+    assert await page.input_value("#win-form select[name=seat_wind]") == "N"  # the form shows the read
+    await page.select_option("#win-form select[name=seat_wind]", "S")
+    await page.click("#win-false")
+    await page.wait_for_selector("#action-msg.good", timeout=5000)
+    ruled = [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
+    assert [(a["code"], a["seat"]) for a in ruled] == [("false_win", "S")]
+
+
 async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp_path: Path, browser: Any) -> None:
     """四川血战到底 on the page: the referee confirms S's win, play goes on without S, W wins too; the
     wall runs out, 结束本盘 ends it as a draw and the 查叫 form asks E and N only for their hands."""

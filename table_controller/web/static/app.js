@@ -1255,7 +1255,8 @@ $("win-camera").addEventListener("click", () => {
 });
 $("win-confirm").addEventListener("click", () => act("/api/referee/win/confirm"));
 $("win-false").addEventListener("click", () => {
-  const seat = (state && state.win && state.win.seat) || $("win-form").seat_wind.value;
+  // the seat the referee names in 和牌方, not the read's: under 血战 the seat that won before would pay
+  const seat = $("win-form").seat_wind.value;
   const body = { seat, code: "false_win" };
   const amount = $("false-amount").value;
   const entry = catalogueEntry("false_win");
