@@ -500,6 +500,24 @@ async def test_session_clock_and_turn_timer_warnings_show(service: TableService,
         await page.wait_for_selector('[data-timer="S"].timer.ok')
 
 
+async def test_on_a_phone_each_seat_shows_its_players_name_while_its_timers_run(service: TableService,
+                                                                                browser: Any) -> None:
+    """On a phone (390 px) 南, with 出牌 and 吃碰 counting after 东's discard, showed no name: the timers
+    took the row and the name shrank to nothing (东 too in English). Now the timers wrap under it."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        page = await _open(browser, service, "/", viewport=(390, 844))
+        await play(type="discard", seat="E", tile="9p")
+    await page.wait_for_selector('[data-claim="S"]:not(:empty)', timeout=5000)
+    for lang in ("zh", "en"):
+        if lang == "en":
+            await page.click("#lang")
+        names = await page.eval_on_selector_all(".seat-head .name", "els => els.map(e => [e.textContent, e.clientWidth, "
+                                                "e.scrollWidth])")
+        assert sorted(n for n, _, _ in names) == sorted(["张伟", "李娜", "王芳", "陈杰"])
+        assert all(0 < shown and full <= shown for _, shown, full in names), (lang, names)
+
+
 async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service: TableService, browser: Any) -> None:
     """暂停计时 with a reason stops the clock everywhere (the public page too); 继续计时 restarts it."""
     async with _http(service) as http:
