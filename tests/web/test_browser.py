@@ -1034,6 +1034,31 @@ async def test_the_operator_keys_plays_on_the_table_page(service: TableService, 
     assert await page.locator('#seats [data-tile="5m"]').count() >= 3  # W's pung shows on the page
 
 
+async def test_tiles_that_are_not_the_play_pressed_are_refused_on_the_page(service: TableService,
+                                                                          browser: Any) -> None:
+    """碰 pressed with "5m 6m 7m" typed (the operator meant 吃, or mistyped) keyed a pung of 5m, and 打出
+    with two tiles the first one: the record took a play nobody made. Now the page says what the
+    play takes and sends nothing."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="5m")
+    page = await _open(browser, service, "/", token=OPERATOR)
+    form = "#play-form"
+    seq = service.controller.state.seq
+    await page.select_option(f"{form} select[name=seat]", "W")
+    for tiles, button, said in (("5m 6m 7m", "pung", "碰填一张牌（或同样的 3 张）"), ("5m 5m", "kong", "明杠填一张牌"),
+                                ("56m", "chow", "吃须填三张牌"), ("9p 1m", "discard", "打出只填一张牌")):
+        await page.fill(f"{form} input[name=tiles]", tiles)
+        await page.click(f"{form} [data-play={button}]")
+        await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('{said}')",
+                                     timeout=5000)
+    await page.click("#lang")
+    await page.click(f"{form} [data-play=discard]")
+    assert "Discard: one tile only" in await page.text_content("#action-msg")
+    await asyncio.sleep(0.3)
+    assert service.controller.state.seq == seq and not service.controller.state.hand["melds"]["W"]
+
+
 async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_path: Path, browser: Any) -> None:
     """四川: after the deal the operator keys each seat's 定缺 on the Table page; every page shows
     it by the seat (缺万), and a pung of that suit is refused with the rule."""

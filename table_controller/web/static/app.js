@@ -52,6 +52,7 @@ const I18N = {
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
+               oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
                missing: "定缺", riichi: "立直" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
         ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ 没有收到回应: 可能已经记录。再按一次会核对, 不会重复记录", needRef: "需要裁判权限",
@@ -92,6 +93,7 @@ const I18N = {
                 ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
         key: { title: "Key plays", seat: "Seat", tiles: "Tiles", tilesHint: "5m · 345s · 7777p", from: "From", dealDone: "Deal done", discard: "Discard",
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
+               oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)", threeTiles: "Chow: three tiles, e.g. 345s",
                missing: "Missing suit (定缺)", riichi: "Riichi" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", none: "This table reports no dice: throw, then key the {m} dice.",
@@ -343,9 +345,17 @@ function playBody(kind, f) {
   if (kind === "riichi") return { type: "riichi", seat };
   if (!tiles.length) return null;
   const t0 = tiles[0];
+  // what was typed must be the play: before, 碰 on "567m" keyed a pung of 5m and 打出 "5m 6m" a 5m
+  const what = t("key." + kind);
+  if ((kind === "discard" || kind === "flower") && tiles.length > 1) return { problem: t("key.oneTile", { what }) };
+  const n = kind === "pung" ? 3 : 4;
+  if (kind !== "chow" && !(tiles.every((x) => x === t0) && (tiles.length === 1 || tiles.length === n))) {
+    return { problem: t("key.sameTiles", { what, n }) };
+  }
+  if (kind === "chow" && tiles.length !== 3) return { problem: t("key.threeTiles") };
   if (kind === "discard" || kind === "flower") return { type: kind, seat, tile: t0 };
-  const four = tiles.length >= 4 ? tiles.slice(0, 4) : [t0, t0, t0, t0];
-  if (kind === "chow") return { type: "claim", kind: "chow", seat, from: f.from.value, tiles: tiles.slice(0, 3) };
+  const four = [t0, t0, t0, t0];
+  if (kind === "chow") return { type: "claim", kind: "chow", seat, from: f.from.value, tiles };
   if (kind === "pung") return { type: "claim", kind: "pung", seat, from: f.from.value, tiles: [t0, t0, t0] };
   if (kind === "kong") return { type: "claim", kind: "kong", seat, from: f.from.value, tiles: four };
   return { type: "kong", seat, tiles: four, concealed: kind === "concealed", added: kind === "added" };
@@ -1181,7 +1191,9 @@ $("play-form").addEventListener("submit", (e) => e.preventDefault());
 document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", async () => {
   const f = $("play-form");
   const body = playBody(button.dataset.play, f);
-  if (!body) { $("action-msg").textContent = "✗ " + t("key.needTile"); $("action-msg").className = "msg bad"; return; }
+  if (!body || body.problem) {
+    $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile")); $("action-msg").className = "msg bad"; return;
+  }
   ownPlay.sending = true;
   try {
     if (await act("/api/play", body)) f.tiles.value = "";
