@@ -364,6 +364,12 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
     @app.post("/api/referee/penalty", response_model=ActionResult, summary="Rule a penalty (罚分)")
     async def penalty(body: PenaltyIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        # a harmed seat named for a penalty that pays none was kept in the record, unpaid (the page
+        # left 受损方 set from the last 暴露他人手牌): refused, as an amount on a fixed one is
+        entry = next((p for p in catalogue(controller.state.ruleset).items if p.code == body.code), None)
+        if body.victim is not None and entry is not None and entry.pays != "victim":
+            raise HTTPException(422, detail=f"{entry.name_zh}：不付给受损方，不能指定受损方 / "
+                                            "this penalty pays no harmed seat (victim)")
         return referee_act("referee.penalty", body.model_dump(exclude_none=True), who, request)
 
     @app.post("/api/referee/win", response_model=ActionResult, summary="Record the win as read, or correct it")

@@ -249,6 +249,33 @@ async def test_a_viewers_referee_action_fails_and_the_referees_succeeds(service:
     assert [a["seat"] for a in service.controller.state.actions] == ["S"]
 
 
+async def test_a_harmed_seat_is_asked_only_for_a_penalty_that_pays_one(service: TableService, browser: Any) -> None:
+    """After 暴露他人手牌 to 北, 受损方 stayed 北 and the next 迟到 was recorded with 北 as harmed seat,
+    unpaid. Now 受损方 (and 罚分 of a fixed penalty) is off for an entry that takes none, and the
+    service refuses one."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5", "victim": "N"},
+                            headers=_auth(REFEREE))
+        assert r.status_code == 422 and "受损方" in r.json()["detail"]
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    form = "#penalty-form"
+    await page.wait_for_function("document.querySelector('#penalty-code').options.length > 0", timeout=5000)
+    await page.select_option(f"{form} select[name=seat]", "W")
+    await page.select_option("#penalty-code", "exposed_other")
+    await page.fill(f"{form} input[name=amount]", "10")
+    await page.select_option(f"{form} select[name=victim]", "N")
+    await page.click("#penalty-submit")
+    await _until(lambda: len(service.controller.state.actions) == 1)
+    await page.select_option(f"{form} select[name=seat]", "S")
+    await page.select_option("#penalty-code", "late_5")
+    assert await page.is_disabled(f"{form} select[name=victim]") and await page.is_disabled(f"{form} input[name=amount]")
+    await page.click("#penalty-submit")
+    await _until(lambda: len(service.controller.state.actions) == 2)
+    ruled = [(a["code"], a["seat"], a.get("victim")) for a in service.controller.state.actions]
+    assert ruled == [("exposed_other", "W", "N"), ("late_5", "S", None)]
+
+
 async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(service: TableService,
                                                                                  browser: Any) -> None:
     """A referee's double tap on 罚分, and a second press after the Wi-Fi lost the first answer (the

@@ -633,9 +633,14 @@ function renderFalseWinInputs() {
   input.hidden = !entry || (!entry.from_scoring && entry.min == null);
   input.placeholder = entry && entry.from_scoring ? t("pen.fan") : t("pen.points");
   input.step = entry && !entry.from_scoring ? entry.step || 1 : 1;
-  const sel = $("penalty-code"), amount = $("penalty-form").amount;
+  const sel = $("penalty-code"), amount = $("penalty-form").amount, victim = $("penalty-form").victim;
   const chosen = catalogueEntry(sel.value);
   amount.placeholder = chosen && chosen.from_scoring ? t("pen.fan") : "";
+  // 罚分 and 受损方 only where the entry takes them: a 受损方 left from the last ruling went into the record
+  amount.disabled = !!chosen && chosen.min == null && !chosen.from_scoring;
+  victim.disabled = !!chosen && chosen.pays !== "victim";
+  if (amount.disabled) amount.value = "";
+  if (victim.disabled) victim.value = "";
 }
 function renderCatalogue() {
   if (!catalogue) return;
@@ -1212,7 +1217,7 @@ $("penalty-form").addEventListener("submit", once(async (e) => {
   if (f.amount.value !== "") body[entry && entry.from_scoring ? "fan" : "amount"] = Number(f.amount.value);
   if (f.victim.value) body.victim = f.victim.value;
   if (f.note.value) body.note = f.note.value;
-  if (await act("/api/referee/penalty", body)) { f.amount.value = ""; f.note.value = ""; }
+  if (await act("/api/referee/penalty", body)) { f.amount.value = ""; f.victim.value = ""; f.note.value = ""; }
 }));
 $("undo-form").addEventListener("submit", once(async (e) => {
   const body = { reason: $("undo-reason").value };
