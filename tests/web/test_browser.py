@@ -276,6 +276,24 @@ async def test_a_harmed_seat_is_asked_only_for_a_penalty_that_pays_one(service: 
     assert ruled == [("exposed_other", "W", "N"), ("late_5", "S", None)]
 
 
+async def test_an_undo_without_a_reason_says_so_in_the_pages_language(service: TableService, browser: Any) -> None:
+    """撤销 pressed with no reason answered "✗ body.reason: String should have at least 1 character",
+    and the English page named the undoable action 罚分. Now both in the page's words."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"}, headers=_auth(REFEREE))
+        assert r.status_code == 200
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    await page.click("#undo")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert await page.inner_text("#action-msg") == "✗ 请填写撤销理由（永久记录）"
+    await page.click("#lang")
+    assert await page.inner_text("#undo-target") == f"undoable: #{r.json()['seq']} Penalty"
+    await page.click("#undo")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('Give the reason')")
+    assert not [a for a in service.controller.state.actions if a.get("undone")]
+
+
 async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(service: TableService,
                                                                                  browser: Any) -> None:
     """A referee's double tap on 罚分, and a second press after the Wi-Fi lost the first answer (the

@@ -35,7 +35,7 @@ const I18N = {
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
-               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", noActions: "尚无裁判操作", source: "出处：{s}" },
+               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", needReason: "请填写撤销理由（永久记录）", noActions: "尚无裁判操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
               chosen: "定庄：{n}号位坐庄" },
         next: { timeUp: "比赛时间到：本盘为最后一盘。", timeUpAfter: "比赛时间到，不再开始新一盘：请裁判在成绩表页结束比赛。", ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
@@ -101,7 +101,7 @@ const I18N = {
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
-               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", noActions: "no referee action yet", source: "Source: {s}" },
+               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", needReason: "Give the reason for the undo (it stays in the record)", noActions: "no referee action yet", source: "Source: {s}" },
         fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
               highest: "First dealer: {who} throw once each, the highest deals", chosen: "First dealer: chair {n}" },
         next: { timeUp: "Time is up: this hand is the last.", timeUpAfter: "Time is up, no further hand: the referee ends the session on the Score sheet page.", ended: "The referee ended the session: the referee starts the next round on the Score sheet page.",
@@ -670,7 +670,9 @@ function renderActions() {
   });
   $("actions").innerHTML = rows.join("") || `<tr><td colspan="5" class="none">${esc(t("pen.noActions"))}</td></tr>`;
   const last = state.last_action;
-  $("undo-target").textContent = last ? t("pen.last", { n: last.seq, name: last.name_zh }) : t("pen.nothing");
+  const lastName = last && t("act." + last.type.replace("referee.", ""));  // in the page's language
+  $("undo-target").textContent = last ? t("pen.last", { n: last.seq, name: lastName.startsWith("act.") ? last.name_zh : lastName })
+    : t("pen.nothing");
 }
 
 // ---- score sheet ------------------------------------------------------------------------------
@@ -1220,6 +1222,10 @@ $("penalty-form").addEventListener("submit", once(async (e) => {
   if (await act("/api/referee/penalty", body)) { f.amount.value = ""; f.victim.value = ""; f.note.value = ""; }
 }));
 $("undo-form").addEventListener("submit", once(async (e) => {
+  // the reason is required: said here in words, not as the API's "body.reason: String should have …"
+  if (!$("undo-reason").value.trim()) {
+    $("action-msg").textContent = "✗ " + t("pen.needReason"); $("action-msg").className = "msg bad"; return;
+  }
   const body = { reason: $("undo-reason").value };
   if (state && state.last_action) body.target = state.last_action.seq;
   if (await act("/api/referee/undo", body)) $("undo-reason").value = "";
