@@ -668,6 +668,30 @@ async def test_an_appeal_is_recorded_and_decided_on_the_score_sheet(service: Tab
     assert ruling["type"] == "referee.appeal_ruling" and ruling["upheld"] is False
 
 
+async def test_the_english_score_sheet_has_no_chinese_label_left(service: TableService, browser: Any) -> None:
+    """In English the sheet's 结果 read 进行中 / 和牌, the new round's chairs 1号位 and an appeal named the
+    ruling 暴露他人手牌: a referee of another language could not read them. Names stay as keyed."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+    service.controller.referee_action("referee.penalty", {"seat": "S", "code": "exposed_other", "amount": 10,
+                                                          "victim": "W"}, by="referee")
+    penalty = service.controller.state.actions[-1]["seq"]
+    service.controller.referee_action("referee.appeal", {"position": 2, "target": penalty, "text": "我没有亮牌"},
+                                      by="referee")
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    await page.click("#lang")
+    await page.wait_for_selector("#sheet-body tr[data-hand='1']")
+    assert "playing" in await page.inner_text("#sheet-body tr[data-hand='1']")
+    labels = await page.eval_on_selector_all("#round-form label > span", "els => els.map(e => e.textContent)")
+    assert labels == ["Round", "chair 1", "chair 2", "chair 3", "chair 4"]
+    line = await page.inner_text("#appeals li[data-appeal]")
+    assert f"against #{penalty} Exposed another player's tiles" in line
+    for selector in ("#sheet-body", "#round-form", "#appeals"):  # only the players' names and the appeal's text
+        text = await page.inner_text(selector)
+        left = re.sub("张伟|李娜|王芳|陈杰|我没有亮牌", "", text)
+        assert not re.search(r"[\u4e00-\u9fff]", left), (selector, text)
+
+
 async def test_a_hand_is_replayed_step_by_step_from_its_public_record(service: TableService, browser: Any) -> None:
     """回放: the hand's record stepped through on a page anyone may open (the score sheet links it):
     the pung takes S's 5z (dimmed in the pool), the concealed kong lies face down, nothing concealed

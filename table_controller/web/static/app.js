@@ -35,7 +35,8 @@ const I18N = {
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
-               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", needReason: "请填写撤销理由（永久记录）", noActions: "尚无裁判操作", source: "出处：{s}" },
+               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作",
+               needReason: "请填写撤销理由（永久记录）", noActions: "尚无裁判操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
               chosen: "定庄：{n}号位坐庄" },
         next: { timeUp: "比赛时间到：本盘为最后一盘。", timeUpAfter: "比赛时间到，不再开始新一盘：请裁判在成绩表页结束比赛。", ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
@@ -45,7 +46,9 @@ const I18N = {
               dismissed: "驳回申诉", note: "裁决理由", uphold: "支持", dismiss: "驳回", about: "针对 #{n} {what}", item: "#{seq} {who}：{text}" },
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
-                 closed: "已结束", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
+                 closed: "已结束",
+                 res: { win: "和牌", draw: "荒牌", abandoned: "中止", playing: "进行中", penalty: "罚分" },
+                 chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
         dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
@@ -93,7 +96,8 @@ const I18N = {
                 ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
         key: { title: "Key plays", seat: "Seat", tiles: "Tiles", tilesHint: "5m · 345s · 7777p", from: "From", dealDone: "Deal done", discard: "Discard",
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
-               oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)", threeTiles: "Chow: three tiles, e.g. 345s",
+               oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)",
+               threeTiles: "Chow: three tiles, e.g. 345s",
                missing: "Missing suit (定缺)", riichi: "Riichi" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", none: "This table reports no dice: throw, then key the {m} dice.",
@@ -101,7 +105,8 @@ const I18N = {
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
-               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", needReason: "Give the reason for the undo (it stays in the record)", noActions: "no referee action yet", source: "Source: {s}" },
+               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo",
+               needReason: "Give the reason for the undo (it stays in the record)", noActions: "no referee action yet", source: "Source: {s}" },
         fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
               highest: "First dealer: {who} throw once each, the highest deals", chosen: "First dealer: chair {n}" },
         next: { timeUp: "Time is up: this hand is the last.", timeUpAfter: "Time is up, no further hand: the referee ends the session on the Score sheet page.", ended: "The referee ended the session: the referee starts the next round on the Score sheet page.",
@@ -112,7 +117,9 @@ const I18N = {
               who: "Appellant", target: "Against ruling #", optional: "optional", text: "Appeal", submit: "Record appeal", none: "no appeals",
               waiting: "awaiting the committee", upheld: "upheld", dismissed: "dismissed", note: "reasons", uphold: "Uphold",
               dismiss: "Dismiss", about: "against #{n} {what}", item: "#{seq} {who}: {text}" },
-        sheet: { pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
+        sheet: { res: { win: "win", draw: "draw", abandoned: "abandoned", playing: "playing", penalty: "penalties" },
+                 chair1: "chair 1", chair2: "chair 2", chair3: "chair 3", chair4: "chair 4",
+                 pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
@@ -671,8 +678,8 @@ function renderActions() {
   $("actions").innerHTML = rows.join("") || `<tr><td colspan="5" class="none">${esc(t("pen.noActions"))}</td></tr>`;
   const last = state.last_action;
   const lastName = last && t("act." + last.type.replace("referee.", ""));  // in the page's language
-  $("undo-target").textContent = last ? t("pen.last", { n: last.seq, name: lastName.startsWith("act.") ? last.name_zh : lastName })
-    : t("pen.nothing");
+  $("undo-target").textContent = last
+    ? t("pen.last", { n: last.seq, name: lastName.startsWith("act.") ? last.name_zh : lastName }) : t("pen.nothing");
 }
 
 // ---- score sheet ------------------------------------------------------------------------------
@@ -712,6 +719,11 @@ function renderSeatingOffer() {
   $("seating-text").textContent = t("sheet.offer", { n: o.round, table: o.table_name,
     names: ["1", "2", "3", "4"].map((p) => `${t("pos", { n: p })} ${o.players[p]}`).join(lang === "zh" ? "，" : ", ") });
 }
+function resultName(result) {
+  // a row's 结果 in the page's language (the row's result_zh is Chinese only); a row of penalties alone: 罚分
+  const name = t("sheet.res." + result);
+  return name.startsWith("sheet.res.") ? t("sheet.res.penalty") : name;
+}
 function renderSheet() {
   renderRounds();
   renderSeatingOffer();
@@ -725,7 +737,7 @@ function renderSheet() {
     ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>`
       + ` <a class="replay-link" href="/replay?hand=${r.hand_no}${roundQ}" data-testid="replay-${r.hand_no}" title="${t("rp.replay")}">▶</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
     <td>${r.dealer_position ? esc(sheet.players[String(r.dealer || r.dealer_position)]) : ""}</td>
-    <td>${esc(r.result_zh)}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
+    <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
       r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p]})</small>` : ""}${
       r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
@@ -830,7 +842,9 @@ function renderAppeals() {
   document.querySelectorAll("[data-note]").forEach((i) => { typed[i.dataset.note] = i.value; });
   $("appeals").innerHTML = list.length ? list.map((a) => {
     const who = state.players[String(a.position)] || t("pos", { n: a.position });
-    const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what: a.target_what || "" })) : "";
+    const ruled = lang === "en" && (state.actions || []).find((x) => x.seq === a.target);  // its name in English
+    const what = (ruled && ruled.name_en) || a.target_what || "";
+    const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what })) : "";
     const head = esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
     if (a.ruling) {
       return `<li data-appeal="${a.seq}">${head}<br><strong class="${a.ruling.upheld ? "plus" : ""}">${esc(t(a.ruling.upheld ? "ap.upheld" : "ap.dismissed"))}</strong>：${esc(a.ruling.note)}</li>`;
@@ -1199,7 +1213,9 @@ document.querySelectorAll("#play-form [data-play]").forEach((button) => button.a
   const f = $("play-form");
   const body = playBody(button.dataset.play, f);
   if (!body || body.problem) {
-    $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile")); $("action-msg").className = "msg bad"; return;
+    $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile"));
+    $("action-msg").className = "msg bad";
+    return;
   }
   ownPlay.sending = true;
   try {
