@@ -460,6 +460,13 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/referee/session/start", response_model=ActionResult, summary="Start the session clock")
     async def session_start(request: Request, body: SessionIn | None = None,
                             who: str = Depends(role("referee"))) -> ActionResult:
+        # a second press while the clock runs started it afresh: the full time again, the pauses gone
+        from table_controller.referee import session
+
+        running = session(controller.state.actions)
+        if running and running["ended_at"] is None:
+            raise HTTPException(409, detail=f"比赛计时已在进行（#{running['seq']}），不能重新开始；改时长请先撤销开始计时 / "
+                                            "the session clock is running: undo its start to change it")
         return referee_act("referee.session_start", (body or SessionIn()).model_dump(exclude_none=True), who, request)
 
     @app.post("/api/referee/session/end", response_model=ActionResult, summary="End the session (标准分 final)")

@@ -269,7 +269,8 @@ async def test_a_harmed_seat_is_asked_only_for_a_penalty_that_pays_one(service: 
     await _until(lambda: len(service.controller.state.actions) == 1)
     await page.select_option(f"{form} select[name=seat]", "S")
     await page.select_option("#penalty-code", "late_5")
-    assert await page.is_disabled(f"{form} select[name=victim]") and await page.is_disabled(f"{form} input[name=amount]")
+    assert await page.is_disabled(f"{form} select[name=victim]")
+    assert await page.is_disabled(f"{form} input[name=amount]")
     await page.click("#penalty-submit")
     await _until(lambda: len(service.controller.state.actions) == 2)
     ruled = [(a["code"], a["seat"], a.get("victim")) for a in service.controller.state.actions]
@@ -557,8 +558,8 @@ async def test_on_a_phone_each_seat_shows_its_players_name_while_its_timers_run(
     for lang in ("zh", "en"):
         if lang == "en":
             await page.click("#lang")
-        names = await page.eval_on_selector_all(".seat-head .name", "els => els.map(e => [e.textContent, e.clientWidth, "
-                                                "e.scrollWidth])")
+        names = await page.eval_on_selector_all(".seat-head .name",
+                                                "els => els.map(e => [e.textContent, e.clientWidth, e.scrollWidth])")
         assert sorted(n for n, _, _ in names) == sorted(["张伟", "李娜", "王芳", "陈杰"])
         assert all(0 < shown and full <= shown for _, shown, full in names), (lang, names)
 
@@ -583,6 +584,26 @@ async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service
     await public.wait_for_selector("#session:not(.paused)")
     assert "比赛剩余" in await public.inner_text("#session")
     assert [a["type"] for a in service.controller.state.actions[-2:]] == ["referee.clock_pause", "referee.clock_resume"]
+
+
+async def test_a_running_session_clock_is_not_started_afresh(service: TableService, browser: Any) -> None:
+    """开始比赛计时 stayed on the page while the clock ran, and a second press started it afresh: the
+    whole 3 hours again and the pauses gone, said nowhere but in the log. Now it is off while the
+    clock runs and the service refuses it (an undo of the start still corrects the minutes)."""
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    await page.click("#session-start")
+    await page.wait_for_selector("#clock-pause:not([hidden])")
+    assert not await page.is_visible("#session-start") and await page.is_visible("#session-end")
+    started = service.controller.state.actions[-1]
+    async with _http(service) as http:
+        r = await http.post("/api/referee/session/start", json={"minutes": 60}, headers=_auth(REFEREE))
+        assert r.status_code == 409 and "比赛计时已在进行" in r.json()["detail"]
+        r = await http.post("/api/referee/undo", json={"reason": "时长录错", "target": started["seq"]},
+                            headers=_auth(REFEREE))
+        assert r.status_code == 200
+        await page.wait_for_selector("#session-start:visible")
+        r = await http.post("/api/referee/session/start", json={"minutes": 60}, headers=_auth(REFEREE))
+        assert r.status_code == 200
 
 
 async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(

@@ -451,6 +451,7 @@ function renderTimers() {
   const sess = state.session;
   const running = !!(sess && !sess.ended_at);
   $("clock-controls").hidden = !running;
+  $("session-start").hidden = running;  // a press while it runs would start it afresh (refused by the service)
   $("clock-pause").hidden = !running || !!sess.paused_since;
   $("clock-resume").hidden = !running || !sess.paused_since;
   $("clock-reason").hidden = !running || !!sess.paused_since;
@@ -719,6 +720,10 @@ function renderSeatingOffer() {
   $("seating-text").textContent = t("sheet.offer", { n: o.round, table: o.table_name,
     names: ["1", "2", "3", "4"].map((p) => `${t("pos", { n: p })} ${o.players[p]}`).join(lang === "zh" ? "，" : ", ") });
 }
+function tableTp(v) {
+  // 标准分 shared by a tie: 2.33, not 2.3333333333333335 (which also pushed the players off a phone's sheet)
+  return typeof v === "number" ? String(Math.round(v * 100) / 100) : esc(v);
+}
 function resultName(result) {
   // a row's 结果 in the page's language (the row's result_zh is Chinese only); a row of penalties alone: 罚分
   const name = t("sheet.res." + result);
@@ -750,7 +755,7 @@ function renderSheet() {
     at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
     <tr><td colspan="4">${t("sheet.refSign")}：<span class="line"></span></td></tr></table>`;
   $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
-    <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${sheet.table_points[p]}</th>`).join("")}</tr>`
+    <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
     + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
 }
 
