@@ -713,6 +713,23 @@ async def test_the_english_score_sheet_has_no_chinese_label_left(service: TableS
         assert not re.search(r"[\u4e00-\u9fff]", left), (selector, text)
 
 
+async def test_a_tie_shares_its_table_points_to_two_decimals(service: TableService, browser: Any) -> None:
+    """Three players tied on +10 after 诈和 share 4+2+1: the sheet and the CSV said 2.3333333333333335,
+    which also pushed the players' columns off a phone's sheet. Now 2.33; 4 places sum back to 7."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        r = await http.post("/api/referee/penalty", json={"seat": "N", "code": "false_win"}, headers=_auth(REFEREE))
+        assert r.status_code == 200
+        csv = (await http.get("/api/scoresheet.csv")).text
+    assert "2.33,2.33,2.33,0" in csv and "2.333" not in csv
+    page = await _open(browser, service, "/scoresheet", viewport=(390, 844))
+    shown = await page.eval_on_selector_all("#sheet-foot [data-testid^=tp-]", "els => els.map(e => e.textContent)")
+    assert sorted(shown) == ["0", "2.33", "2.33", "2.33"]
+    # on a phone the sheet fits in Chinese: every player's column is on the screen
+    right = await page.eval_on_selector_all("#sheet-head th", "els => els.map(e => e.getBoundingClientRect().right)")
+    assert max(right) <= 390
+
+
 async def test_a_hand_is_replayed_step_by_step_from_its_public_record(service: TableService, browser: Any) -> None:
     """回放: the hand's record stepped through on a page anyone may open (the score sheet links it):
     the pung takes S's 5z (dimmed in the pool), the concealed kong lies face down, nothing concealed
