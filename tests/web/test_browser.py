@@ -1141,6 +1141,29 @@ async def test_the_operator_keys_plays_on_the_table_page(service: TableService, 
     assert await page.locator('#seats [data-tile="5m"]').count() >= 3  # W's pung shows on the page
 
 
+async def test_new_hand_pressed_during_a_hand_asks_before_it_stops_that_hand(service: TableService,
+                                                                            browser: Any) -> None:
+    """开始新一盘, beside 结束本盘, pressed by a slip during play stopped the hand as 中止 at once (the same
+    dealer deals again, the play so far lost to the score sheet). Now the page asks first."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="5m")
+    page = await _open(browser, service, "/", token=OPERATOR)
+    asked: list[str] = []
+
+    async def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
+
+    page.on("dialog", answer)
+    await page.click("#start-hand")  # dismissed: the hand plays on
+    await asyncio.sleep(0.5)
+    assert asked == ["第 1 盘还在进行：中止这一盘、同一庄家重打？（记为中止）"]
+    assert service.controller.state.hand["hand_no"] == 1 and not service.controller.state.hand.get("ended")
+    await page.click("#start-hand")  # accepted: stopped as 中止, dealt again
+    await _until(lambda: service.controller.state.hands and service.controller.state.hands[-1]["result"] == "abandoned")
+
+
 async def test_tiles_that_are_not_the_play_pressed_are_refused_on_the_page(service: TableService,
                                                                           browser: Any) -> None:
     """碰 pressed with "5m 6m 7m" typed (the operator meant 吃, or mistyped) keyed a pung of 5m, and 打出

@@ -18,6 +18,7 @@ const I18N = {
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
                undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
                clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
+        abandonAsk: "第 {n} 盘还在进行：中止这一盘、同一庄家重打？（记为中止）",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
@@ -78,6 +79,7 @@ const I18N = {
                session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
                appeal_ruling: "Appeal ruling", corrected: " (read as {was})" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
+        abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
@@ -1201,7 +1203,12 @@ async function login(value) {
 
 $("login").addEventListener("submit", (e) => { e.preventDefault(); login($("token").value); });
 $("logout").addEventListener("click", () => { $("token").value = ""; login(""); });
-$("start-hand").addEventListener("click", () => act("/api/hand/start"));
+$("start-hand").addEventListener("click", () => {
+  // pressed during a hand (a slip beside 结束本盘) it stops that hand as 中止 and the same dealer deals again
+  const hand = state && state.hand;
+  if (hand && !hand.ended && !window.confirm(t("abandonAsk", { n: hand.hand_no }))) return;
+  act("/api/hand/start");
+});
 $("end-hand").addEventListener("click", () => {
   // a hand that plays on after wins (血战, 血流) ends as a draw unless the wins ended it: then 查叫 follows
   const wins = (state && state.wins) || [];
