@@ -978,6 +978,18 @@ async def test_false_win_goes_to_the_seat_the_referee_names_not_to_the_read(serv
     assert [(a["code"], a["seat"]) for a in ruled] == [("false_win", "S")]
 
 
+async def test_the_public_banner_of_a_read_that_is_no_win_ends_in_words(service: TableService, browser: Any) -> None:
+    """A read that is no win showed the public "和牌不成立：" with nothing after it (the reason is the
+    referee's view only)."""
+    async with _http(service) as http:
+        await _dealt(service, http)
+        r = await http.post("/api/referee/win", json={"hand": {**WIN_HAND, "win_tile": "5p"}}, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+    page = await _open(browser, service, "/public")
+    await page.wait_for_selector("#win-banner:not([hidden])", timeout=5000)
+    assert (await page.inner_text("#win-banner")).rstrip().endswith("和牌不成立")
+
+
 async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp_path: Path, browser: Any) -> None:
     """四川血战到底 on the page: the referee confirms S's win, play goes on without S, W wins too; the
     wall runs out, 结束本盘 ends it as a draw and the 查叫 form asks E and N only for their hands."""

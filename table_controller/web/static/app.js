@@ -537,7 +537,8 @@ function renderBanner() {
     + (r.valid ? `<div class="win-fans">${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
       <strong>${t("win.total")} ${r.total}</strong></div>
       <div class="win-pay">${SEATS.map((w) => { const v = (r.payments || {})[w] || 0; return `<span class="${v > 0 ? "plus" : v < 0 ? "minus" : ""}">${t("seat." + w)} ${v > 0 ? "+" : ""}${v}</span>`; }).join("")}</div>`
-      : `<div>${t("win.invalid", { r: "" })}</div>`);
+      // the reason is in the referee's view only: "和牌不成立", not "和牌不成立：" with nothing after it
+      : `<div data-testid="win-invalid">${t("win.invalid", { r: "" }).replace(/[：:]\s*$/, "")}</div>`);
 }
 function sessionLeft() {
   // seconds left on the running session clock (the referee's pauses added back), null without one
