@@ -1071,6 +1071,13 @@ async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_pag
         svc.sim.press_button(seat=side_of_wind("E", hand["dealer_position"]), button="dice")
         await page.wait_for_function("document.querySelector('#deal-error').textContent.includes('3 dice')")
         assert "重掷" in await page.text_content("#dice-hint")
+        for typed in ("3 4", "7 4 5"):  # a die short, a 7: said in words (was the API's "body.dice.0: …"), not sent
+            await page.fill("#dice-form input[name=dice]", typed)
+            await page.click("#dice-form button[type=submit]")
+            await page.wait_for_function("document.querySelector('#action-msg').textContent === "
+                                         "'✗ 请录入 3 颗骰子的点数，每颗 1 至 6，如 3 5'", timeout=5000)
+            await page.fill("#dice-form input[name=dice]", "")
+        assert svc.controller.state.hand.get("deal") is None
         await page.fill("#dice-form input[name=dice]", "3 4 5")
         await page.click("#dice-form button[type=submit]")
         # the break is shown once the keyed throw lands (before it, #break says who throws next:

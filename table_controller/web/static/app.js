@@ -52,7 +52,7 @@ const I18N = {
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
-        dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
+        dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", bad: "请录入 {m} 颗骰子的点数，每颗 1 至 6，如 3 5", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
@@ -102,7 +102,7 @@ const I18N = {
                threeTiles: "Chow: three tiles, e.g. 345s",
                missing: "Missing suit (定缺)", riichi: "Riichi" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
-        dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", none: "This table reports no dice: throw, then key the {m} dice.",
+        dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
@@ -1219,6 +1219,11 @@ $("end-hand").addEventListener("click", () => {
 $("dice-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const dice = (f.dice.value.match(/\d/g) || []).map(Number);  // "3 5", "35", "3,5,2"
+  // said here in words: a 7 or a die short got the API's "body.dice.0: Input should be less than or equal to 6"
+  const m = (state && state.hand && state.hand.dice_count) || 2;
+  if (dice.length !== m || dice.some((d) => d < 1 || d > 6)) {
+    $("action-msg").textContent = "✗ " + t("dice.bad", { m }); $("action-msg").className = "msg bad"; return;
+  }
   if (await act("/api/dice", { seat: f.seat.value, dice })) f.dice.value = "";
 }));
 $("play-form").addEventListener("submit", (e) => e.preventDefault());
