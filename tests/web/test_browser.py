@@ -689,6 +689,17 @@ async def test_an_appeal_is_recorded_and_decided_on_the_score_sheet(service: Tab
     assert ruling["type"] == "referee.appeal_ruling" and ruling["upheld"] is False
 
 
+async def test_an_appeal_decided_without_reasons_says_so_in_words(service: TableService, browser: Any) -> None:
+    """驳回 pressed before the committee's reasons were typed answered "✗ body.note: String should have at
+    least 1 character"; now the page asks for the reasons and sends nothing."""
+    service.controller.referee_action("referee.appeal", {"position": 2, "text": "我没有亮牌"}, by="referee")
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    await page.click("#appeals [data-dismiss]")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert await page.inner_text("#action-msg") == "✗ 请填写仲裁委员会的裁决理由"
+    assert service.controller.state.actions[-1]["type"] == "referee.appeal"
+
+
 async def test_the_english_score_sheet_has_no_chinese_label_left(service: TableService, browser: Any) -> None:
     """In English the sheet's 结果 read 进行中 / 和牌, the new round's chairs 1号位 and an appeal named the
     ruling 暴露他人手牌: a referee of another language could not read them. Names stay as keyed."""

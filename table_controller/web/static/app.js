@@ -44,7 +44,8 @@ const I18N = {
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
         ap: { title: "申诉", hint: "选手对裁判裁决的书面申诉（本局比赛结束后限时提出），及仲裁委员会的裁决。", who: "申诉选手", target: "针对裁决 #",
               optional: "可不填", text: "申诉内容", submit: "记录申诉", none: "无申诉", waiting: "待仲裁委员会裁决", upheld: "支持申诉",
-              dismissed: "驳回申诉", note: "裁决理由", uphold: "支持", dismiss: "驳回", about: "针对 #{n} {what}", item: "#{seq} {who}：{text}" },
+              dismissed: "驳回申诉", note: "裁决理由", uphold: "支持", dismiss: "驳回", needNote: "请填写仲裁委员会的裁决理由",
+              about: "针对 #{n} {what}", item: "#{seq} {who}：{text}" },
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
                  closed: "已结束",
@@ -118,7 +119,7 @@ const I18N = {
         ap: { title: "Appeals", hint: "Players' written appeals against a referee's rulings (within the time after the session), and the arbitration committee's decisions.",
               who: "Appellant", target: "Against ruling #", optional: "optional", text: "Appeal", submit: "Record appeal", none: "no appeals",
               waiting: "awaiting the committee", upheld: "upheld", dismissed: "dismissed", note: "reasons", uphold: "Uphold",
-              dismiss: "Dismiss", about: "against #{n} {what}", item: "#{seq} {who}: {text}" },
+              dismiss: "Dismiss", needNote: "Give the committee's reasons", about: "against #{n} {what}", item: "#{seq} {who}: {text}" },
         sheet: { res: { win: "win", draw: "draw", abandoned: "abandoned", playing: "playing", penalty: "penalties" },
                  chair1: "chair 1", chair2: "chair 2", chair3: "chair 3", chair4: "chair 4",
                  pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
@@ -865,6 +866,9 @@ function renderAppeals() {
   document.querySelectorAll("[data-uphold], [data-dismiss]").forEach((b) => b.addEventListener("click", () => {
     const seq = Number(b.dataset.uphold || b.dataset.dismiss);
     const note = document.querySelector(`[data-note="${seq}"]`).value;
+    if (!note.trim()) {  // required: said in words, not as the API's "body.note: String should have …"
+      $("action-msg").textContent = "✗ " + t("ap.needNote"); $("action-msg").className = "msg bad"; return;
+    }
     act("/api/referee/appeal/ruling", { appeal: seq, upheld: !!b.dataset.uphold, note });
   }));
 }
