@@ -714,6 +714,8 @@ async def test_the_english_score_sheet_has_no_chinese_label_left(service: TableS
     await page.click("#lang")
     await page.wait_for_selector("#sheet-body tr[data-hand='1']")
     assert "playing" in await page.inner_text("#sheet-body tr[data-hand='1']")
+    head = await page.eval_on_selector_all("#sheet-head th", "els => els.map(e => e.textContent)")
+    assert head[:5] == ["Hand", "Wind", "Dealer", "Result", "Fan"]  # 圈风 was "Round", as 轮次 is
     labels = await page.eval_on_selector_all("#round-form label > span", "els => els.map(e => e.textContent)")
     assert labels == ["Round", "chair 1", "chair 2", "chair 3", "chair 4"]
     line = await page.inner_text("#appeals li[data-appeal]")
