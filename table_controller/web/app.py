@@ -91,6 +91,11 @@ class PauseIn(_Body):
     reason: str = Field("", max_length=200, description="why the clock stands still (牌桌故障, 选手不适 …)")
 
 
+#: a win read the scorer cannot take, in the referee's words (ScoringError.code)
+READ_ZH = {"bad_tile": "读牌中有不是牌的代码", "bad_meld": "副露有误", "too_many_copies": "同一张牌超过 4 张（花牌各 1 张）",
+           "wrong_tile_count": "手牌张数不对", "impossible_rob_kong": "抢杠和不成立", "bad_field": "读牌有误"}
+
+
 class WinIn(_Body):
     hand: dict[str, Any] = Field(description="the winning hand as read, in the `tablectl score` schema (docs/scoring.md)")
 
@@ -379,8 +384,9 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
         try:
             HandInput.from_json(body.hand)
-        except ScoringError as exc:
-            raise HTTPException(422, detail=f"hand: {exc}") from None
+        except ScoringError as exc:  # the referee reads Chinese first: the scorer's words are English only
+            zh = "点炮方不能是和牌方自己" if exc.field == "discarder" else READ_ZH.get(exc.code, "读牌有误")
+            raise HTTPException(422, detail=f"{zh} / hand: {exc}") from None
         hand = dict(body.hand)
         if "visible" not in hand:  # 绝张 from what the table shows, unless the referee says otherwise
             hand["visible"] = visible_tiles(controller.state.hand, hand)

@@ -991,6 +991,21 @@ async def test_false_win_goes_to_the_seat_the_referee_names_not_to_the_read(serv
     assert [(a["code"], a["seat"]) for a in ruled] == [("false_win", "S")]
 
 
+async def test_a_read_the_scorer_cannot_take_is_refused_in_chinese_first(service: TableService, browser: Any) -> None:
+    """点炮方 left on the winner's own seat, or a fifth 1m typed: the Win page answered only "hand: discarder:
+    the winner cannot win on their own discard" (the scorer's English). Now the referee's words come first."""
+    page = await _win_form(browser, service, "N", "discard", "1m 1m 1m 1m 1m 6m 7m 8m 9m 1p 1p 1p 2p", "2p", "E")
+    await page.click("#win-read")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert (await page.inner_text("#action-msg")).startswith("✗ 同一张牌超过 4 张")
+    await page.fill("#win-form input[name=concealed]", "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p")
+    await page.select_option("#win-form select[name=discarder]", "N")
+    await page.click("#win-read")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.startsWith('✗ 点炮方不能是和牌方自己')",
+                                 timeout=5000)
+    assert not [a for a in service.controller.state.actions if a["type"] == "referee.win_read"]
+
+
 async def test_the_public_banner_of_a_read_that_is_no_win_ends_in_words(service: TableService, browser: Any) -> None:
     """A read that is no win showed the public "和牌不成立：" with nothing after it (the reason is the
     referee's view only)."""
