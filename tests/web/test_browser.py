@@ -295,6 +295,19 @@ async def test_an_undo_without_a_reason_says_so_in_the_pages_language(service: T
     assert not [a for a in service.controller.state.actions if a.get("undone")]
 
 
+async def test_the_penalties_page_fits_a_phone_in_both_languages(service: TableService, browser: Any) -> None:
+    """罚则's select is as wide as its longest option (a penalty with its amount): on a phone (390 px) it
+    widened the page to 397 px, 456 in English, and 受损方 and the form's right edge were off the screen."""
+    page = await _open(browser, service, "/penalties", token=REFEREE, viewport=(390, 844))
+    await page.wait_for_function("document.querySelector('#penalty-code').options.length > 0", timeout=5000)
+    for lang in ("zh", "en"):
+        if lang == "en":
+            await page.click("#lang")
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 390, lang
+        right = await page.eval_on_selector("#penalty-form select[name=victim]", "e => e.getBoundingClientRect().right")
+        assert right <= 390, lang
+
+
 async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(service: TableService,
                                                                                  browser: Any) -> None:
     """A referee's double tap on 罚分, and a second press after the Wi-Fi lost the first answer (the
