@@ -702,6 +702,19 @@ async def test_an_appeal_is_recorded_and_decided_on_the_score_sheet(service: Tab
     assert ruling["type"] == "referee.appeal_ruling" and ruling["upheld"] is False
 
 
+async def test_an_appeal_names_the_action_it_is_against_in_words(service: TableService, browser: Any) -> None:
+    """An appeal against the clock's start named it "referee.session_start", on the page and on the sheet the
+    players sign; now 开始计时 (Clock started in English)."""
+    service.controller.referee_action("referee.session_start", {"minutes": 60}, by="referee")
+    start = service.controller.state.actions[-1]["seq"]
+    service.controller.referee_action("referee.appeal", {"position": 1, "target": start, "text": "开始晚了"},
+                                      by="referee")
+    page = await _open(browser, service, "/scoresheet")
+    assert f"针对 #{start} 开始计时" in await page.inner_text("#appeals li[data-appeal]")
+    await page.click("#lang")
+    assert f"against #{start} Clock started" in await page.inner_text("#appeals li[data-appeal]")
+
+
 async def test_an_appeal_decided_without_reasons_says_so_in_words(service: TableService, browser: Any) -> None:
     """驳回 pressed before the committee's reasons were typed answered "✗ body.note: String should have at
     least 1 character"; now the page asks for the reasons and sends nothing."""
@@ -751,6 +764,8 @@ async def test_a_tie_shares_its_table_points_to_two_decimals(service: TableServi
     page = await _open(browser, service, "/scoresheet", viewport=(390, 844))
     shown = await page.eval_on_selector_all("#sheet-foot [data-testid^=tp-]", "els => els.map(e => e.textContent)")
     assert sorted(shown) == ["0", "2.33", "2.33", "2.33"]
+    notes = await page.eval_on_selector_all("#sheet-body small", "els => els.map(e => e.textContent.trim())")
+    assert sorted(notes) == ["(罚 +10)", "(罚 +10)", "(罚 +10)", "(罚 -30)"]  # paid to them, not "罚 10" as if fined
     # on a phone the sheet fits in Chinese: every player's column is on the screen
     right = await page.eval_on_selector_all("#sheet-head th", "els => els.map(e => e.getBoundingClientRect().right)")
     assert max(right) <= 390

@@ -748,7 +748,7 @@ function renderSheet() {
     <td>${r.dealer_position ? esc(sheet.players[String(r.dealer || r.dealer_position)]) : ""}</td>
     <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
-      r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p]})</small>` : ""}${
+      r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p] > 0 ? "+" : ""}${r.penalty_points[p]})</small>` : ""}${
       r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
       r.chase_points && r.chase_points[p] ? `<small> (${t("sheet.chase")} ${r.chase_points[p] > 0 ? "+" : ""}${r.chase_points[p]})</small>` : ""}${
       r.riichi_points && r.riichi_points[p] ? `<small> (${t("key.riichi")} ${r.riichi_points[p] > 0 ? "+" : ""}${r.riichi_points[p]})</small>` : ""}${
@@ -852,7 +852,7 @@ function renderAppeals() {
   $("appeals").innerHTML = list.length ? list.map((a) => {
     const who = state.players[String(a.position)] || t("pos", { n: a.position });
     const ruled = lang === "en" && (state.actions || []).find((x) => x.seq === a.target);  // its name in English
-    const what = (ruled && ruled.name_en) || a.target_what || "";
+    const what = ruled ? ruled.name_en || t("act." + ruled.type.replace("referee.", "")) : a.target_what || "";
     const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what })) : "";
     const head = esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
     if (a.ruling) {
