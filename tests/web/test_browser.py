@@ -1239,6 +1239,29 @@ async def test_new_hand_pressed_during_a_hand_asks_before_it_stops_that_hand(ser
     await _until(lambda: service.controller.state.hands and service.controller.state.hands[-1]["result"] == "abandoned")
 
 
+async def test_end_hand_with_tiles_left_and_no_win_asks_before_a_draw(service: TableService, browser: Any) -> None:
+    """结束本盘 pressed by a slip mid-hand ended it at once as 荒牌, a hand played for the session's count.
+    With tiles in the wall and no win the page now asks first."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="5m")
+    page = await _open(browser, service, "/", token=OPERATOR)
+    asked: list[str] = []
+
+    async def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
+
+    page.on("dialog", answer)
+    await page.click("#end-hand")  # dismissed: play goes on
+    await asyncio.sleep(0.5)
+    left = service.controller.state.hand["tiles_left"]
+    assert asked == [f"牌墙还剩 {left} 张，无人和牌：结束第 1 盘，记为荒牌？"]
+    assert not service.controller.state.hand.get("ended")
+    await page.click("#end-hand")
+    await _until(lambda: bool(service.controller.state.hand.get("ended")))
+
+
 async def test_tiles_that_are_not_the_play_pressed_are_refused_on_the_page(service: TableService,
                                                                           browser: Any) -> None:
     """碰 pressed with "5m 6m 7m" typed (the operator meant 吃, or mistyped) keyed a pung of 5m, and 打出

@@ -19,6 +19,7 @@ const I18N = {
                undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
                clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         abandonAsk: "第 {n} 盘还在进行：中止这一盘、同一庄家重打？（记为中止）",
+        drawAsk: "牌墙还剩 {left} 张，无人和牌：结束第 {n} 盘，记为荒牌？",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
@@ -81,6 +82,7 @@ const I18N = {
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
                appeal_ruling: "Appeal ruling", corrected: " (read as {was})" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
+        drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
@@ -1217,6 +1219,10 @@ $("start-hand").addEventListener("click", () => {
 $("end-hand").addEventListener("click", () => {
   // a hand that plays on after wins (血战, 血流) ends as a draw unless the wins ended it: then 查叫 follows
   const wins = (state && state.wins) || [];
+  // without a win and with tiles still in the wall it would be a 荒牌 nobody played out: asked first
+  const hand = state && state.hand;
+  if (hand && !hand.ended && !wins.length && hand.tiles_left > 0
+      && !window.confirm(t("drawAsk", { n: hand.hand_no, left: hand.tiles_left }))) return;
   const byWins = wins.length && !(state.plays_on && state.further_win);
   act("/api/hand/end", { result: byWins ? "win" : "draw" });
 });
