@@ -461,6 +461,14 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/referee/round", response_model=ActionResult,
               summary="Start the next round (轮次) with its four players; the round played is closed, final")
     async def round_start(body: RoundIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        # one player keyed in two chairs (or one registration number twice) was taken: the hub would add
+        # both chairs' points to that player
+        for what, given in (("选手", body.players), ("编号", body.player_ids)):
+            seen = [v.strip() for v in given.values() if v.strip()]
+            twice = sorted({v for v in seen if seen.count(v) > 1})
+            if twice:
+                raise HTTPException(422, detail=f"同一{what}不能占两个号位：{'、'.join(twice)} / "
+                                                f"the same {'player' if what == '选手' else 'number'} in two chairs")
         return referee_act("referee.round_start", body.model_dump(), who, request)
 
     @app.post("/api/referee/session/start", response_model=ActionResult, summary="Start the session clock")

@@ -1543,6 +1543,23 @@ async def test_the_referee_starts_the_next_round_on_the_score_sheet_page_and_can
     assert not await page.is_visible("#nav") and not await page.is_visible('[data-testid="round-form"]')
 
 
+async def test_a_new_round_with_one_player_in_two_chairs_is_refused(service: TableService, browser: Any) -> None:
+    """开始这一轮 with 戊 keyed in chairs 1 and 4 (or one registration number twice) started the round:
+    the hub would have added both chairs' points to one player. Now refused, the reason on the page."""
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    form = '[data-testid="round-form"]'
+    for chair, name in enumerate(("戊", "己", "庚", "戊"), start=1):
+        await page.fill(f"{form} input[name=p{chair}]", name)
+    await page.click(f"{form} button[type=submit]")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert "同一选手不能占两个号位：戊" in await page.inner_text("#action-msg")
+    async with _http(service) as http:
+        body = {"round": 2, "players": {"1": "戊", "2": "己", "3": "庚", "4": "辛"}, "player_ids": {"1": "B101", "3": "B101"}}
+        r = await http.post("/api/referee/round", json=body, headers=_auth(REFEREE))
+        assert r.status_code == 422 and "B101" in r.json()["detail"]
+    assert service.controller.state.round == 1
+
+
 async def test_chair_1_throws_for_the_first_dealer_and_the_page_and_the_first_hand_follow(
         service: TableService, browser: Any) -> None:
     """定庄 (walls.md): before the first hand 1号位 presses the table's dice button; the page says
