@@ -995,6 +995,7 @@ async def test_false_win_on_the_win_page_asks_what_each_ruleset_needs(service: T
         await page.wait_for_function("document.querySelector('#false-amount').placeholder === '番'", timeout=5000)
         await page.select_option("#win-form select[name=seat_wind]", "W")
         await page.fill("#false-amount", "2")
+        page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
         await page.click("#win-false")
         await _until(lambda: svc.controller.state.actions and svc.controller.state.actions[-1].get("fan") == 2)
         ruled = svc.controller.state.actions[-1]
@@ -1004,7 +1005,8 @@ async def test_false_win_on_the_win_page_asks_what_each_ruleset_needs(service: T
 async def test_false_win_goes_to_the_seat_the_referee_names_not_to_the_read(service: TableService,
                                                                             browser: Any) -> None:
     """判诈和 with a read of 北's hand on the page and 南 picked in 和牌方: 南 declared the false win.
-    Before, the page sent the read's seat and 北 (under 血战: the seat that had won) paid 30."""
+    Before, the page sent the read's seat and 北 (under 血战: the seat that had won) paid 30. The page names
+    the player and asks before it rules (和牌方 starts at 东 on a page with no read)."""
     async with _http(service) as http:
         await _dealt(service, http)
         r = await http.post("/api/referee/win", json={"hand": WIN_HAND}, headers=_auth(REFEREE))
@@ -1013,6 +1015,18 @@ async def test_false_win_goes_to_the_seat_the_referee_names_not_to_the_read(serv
     await page.wait_for_function("document.querySelector('#win-form').dataset.filled === '1'", timeout=5000)
     assert await page.input_value("#win-form select[name=seat_wind]") == "N"  # the form shows the read
     await page.select_option("#win-form select[name=seat_wind]", "S")
+    asked: list[str] = []
+
+    async def answer(dialog: Any) -> None:  # the page names the player before it rules: dismissed, then accepted
+        asked.append(dialog.message)
+        await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
+
+    page.on("dialog", answer)
+    await page.click("#win-false")
+    await asyncio.sleep(0.3)
+    south = service.controller.state.players[service.controller.state.hand["seats"]["S"]]
+    assert asked == [f"判 南 {south} 诈和？"]
+    assert not [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
     await page.click("#win-false")
     await page.wait_for_selector("#action-msg.good", timeout=5000)
     ruled = [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]

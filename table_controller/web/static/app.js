@@ -26,7 +26,7 @@ const I18N = {
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
-               false: "判诈和", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
+               false: "判诈和", falseAsk: "判 {who} 诈和？", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
                ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）",
@@ -89,7 +89,7 @@ const I18N = {
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
                concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", meldsBad: "✗ melds not understood: {part} (e.g. pung 555z S; chow 123m N; kong! 7777s)", meldsHint: "pung 555z S; chow 123m N; kong! 7777s", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
-               false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
+               false: "False win", falseAsk: "Rule a false win against {who}?", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
                manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
@@ -1324,6 +1324,9 @@ $("win-confirm").addEventListener("click", () => act("/api/referee/win/confirm")
 $("win-false").addEventListener("click", () => {
   // the seat the referee names in 和牌方, not the read's: under 血战 the seat that won before would pay
   const seat = $("win-form").seat_wind.value;
+  // named before it is ruled: 和牌方 starts at 东 on a page with no read, and 诈和 costs that player dearly
+  const who = $("win-form").seat_wind.selectedOptions[0].textContent;
+  if (!window.confirm(t("win.falseAsk", { who }))) return;
   const body = { seat, code: "false_win" };
   const amount = $("false-amount").value;
   const entry = catalogueEntry("false_win");
