@@ -587,6 +587,8 @@ async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service
     public = await _open(browser, service, "/public")
     await page.wait_for_selector("#clock-pause:not([hidden])")
     assert not await page.is_visible("#clock-resume")
+    # the reason's field is as readable as the page's others (it was the browser's 13 px)
+    assert await page.eval_on_selector("#clock-reason", "e => parseFloat(getComputedStyle(e).fontSize)") >= 17
     await page.fill("#clock-reason", "牌桌卡牌")
     await page.click("#clock-pause")
     await public.wait_for_selector("#session.paused")
