@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from table_controller.referee import RefereeError
+from table_controller.referee import ACTION_ZH, RefereeError
 
 if TYPE_CHECKING:
     from table_controller.state import TableState
@@ -74,7 +74,7 @@ def appeal(s: "TableState", d: dict[str, Any], record: dict[str, Any], at: float
                       and a["type"] not in ("referee.appeal", "referee.appeal_ruling")), None)
         if ruled is None:
             raise AppealError(f"#{target} 不是裁判的裁决 / #{target} is not a referee's ruling")
-        what = str(ruled.get("name_zh") or ruled["type"])
+        what = str(ruled.get("name_zh") or ACTION_ZH.get(ruled["type"], ruled["type"]))  # not "referee.session_start"
     ended = round_ended_at(s)
     if window_min is not None and ended is not None and at > ended + window_min * 60:
         raise AppealError(f"申诉须在本局比赛结束后 {window_min:g} 分钟内提出，已超过时限 / appeals close "

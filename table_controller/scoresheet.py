@@ -250,6 +250,6 @@ def to_csv(sheet: dict[str, Any]) -> str:
                     r["result_zh"] + _winners_zh(sheet, r), " / ".join(str(w["fan_total"]) for w in r.get("wins", [])),
                     *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])
     w.writerow(["合计", "", "", "", "", *[sheet["totals"][p] for p in POSITIONS], "", "", "", ""])
-    w.writerow(["标准分", "", "", "最终" if sheet["final"] else "暂定", "", *[sheet["table_points"][p] for p in POSITIONS],
-                "", "", "", ""])
+    w.writerow(["标准分", "", "", "最终" if sheet["final"] else "暂定", "",  # a tie's share: 2.33, not 2.3333333333333335
+                *[round(sheet["table_points"][p], 2) for p in POSITIONS], "", "", "", ""])
     return "\ufeff" + out.getvalue()

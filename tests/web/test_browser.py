@@ -249,6 +249,65 @@ async def test_a_viewers_referee_action_fails_and_the_referees_succeeds(service:
     assert [a["seat"] for a in service.controller.state.actions] == ["S"]
 
 
+async def test_a_harmed_seat_is_asked_only_for_a_penalty_that_pays_one(service: TableService, browser: Any) -> None:
+    """After 暴露他人手牌 to 北, 受损方 stayed 北 and the next 迟到 was recorded with 北 as harmed seat,
+    unpaid. Now 受损方 (and 罚分 of a fixed penalty) is off for an entry that takes none, and the
+    service refuses one."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5", "victim": "N"},
+                            headers=_auth(REFEREE))
+        assert r.status_code == 422 and "受损方" in r.json()["detail"]
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    form = "#penalty-form"
+    await page.wait_for_function("document.querySelector('#penalty-code').options.length > 0", timeout=5000)
+    await page.select_option(f"{form} select[name=seat]", "W")
+    await page.select_option("#penalty-code", "exposed_other")
+    await page.fill(f"{form} input[name=amount]", "10")
+    await page.select_option(f"{form} select[name=victim]", "N")
+    await page.click("#penalty-submit")
+    await _until(lambda: len(service.controller.state.actions) == 1)
+    await page.select_option(f"{form} select[name=seat]", "S")
+    await page.select_option("#penalty-code", "late_5")
+    assert await page.is_disabled(f"{form} select[name=victim]")
+    assert await page.is_disabled(f"{form} input[name=amount]")
+    await page.click("#penalty-submit")
+    await _until(lambda: len(service.controller.state.actions) == 2)
+    ruled = [(a["code"], a["seat"], a.get("victim")) for a in service.controller.state.actions]
+    assert ruled == [("exposed_other", "W", "N"), ("late_5", "S", None)]
+
+
+async def test_an_undo_without_a_reason_says_so_in_the_pages_language(service: TableService, browser: Any) -> None:
+    """撤销 pressed with no reason answered "✗ body.reason: String should have at least 1 character",
+    and the English page named the undoable action 罚分. Now both in the page's words."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"}, headers=_auth(REFEREE))
+        assert r.status_code == 200
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    await page.click("#undo")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert await page.inner_text("#action-msg") == "✗ 请填写撤销理由（永久记录）"
+    await page.click("#lang")
+    assert await page.inner_text("#undo-target") == f"undoable: #{r.json()['seq']} Penalty"
+    await page.click("#undo")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('Give the reason')")
+    assert not [a for a in service.controller.state.actions if a.get("undone")]
+
+
+async def test_the_penalties_page_fits_a_phone_in_both_languages(service: TableService, browser: Any) -> None:
+    """罚则's select is as wide as its longest option (a penalty with its amount): on a phone (390 px) it
+    widened the page to 397 px, 456 in English, and 受损方 and the form's right edge were off the screen."""
+    page = await _open(browser, service, "/penalties", token=REFEREE, viewport=(390, 844))
+    await page.wait_for_function("document.querySelector('#penalty-code').options.length > 0", timeout=5000)
+    for lang in ("zh", "en"):
+        if lang == "en":
+            await page.click("#lang")
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 390, lang
+        right = await page.eval_on_selector("#penalty-form select[name=victim]", "e => e.getBoundingClientRect().right")
+        assert right <= 390, lang
+
+
 async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(service: TableService,
                                                                                  browser: Any) -> None:
     """A referee's double tap on 罚分, and a second press after the Wi-Fi lost the first answer (the
@@ -500,6 +559,24 @@ async def test_session_clock_and_turn_timer_warnings_show(service: TableService,
         await page.wait_for_selector('[data-timer="S"].timer.ok')
 
 
+async def test_on_a_phone_each_seat_shows_its_players_name_while_its_timers_run(service: TableService,
+                                                                                browser: Any) -> None:
+    """On a phone (390 px) 南, with 出牌 and 吃碰 counting after 东's discard, showed no name: the timers
+    took the row and the name shrank to nothing (东 too in English). Now the timers wrap under it."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        page = await _open(browser, service, "/", viewport=(390, 844))
+        await play(type="discard", seat="E", tile="9p")
+    await page.wait_for_selector('[data-claim="S"]:not(:empty)', timeout=5000)
+    for lang in ("zh", "en"):
+        if lang == "en":
+            await page.click("#lang")
+        names = await page.eval_on_selector_all(".seat-head .name",
+                                                "els => els.map(e => [e.textContent, e.clientWidth, e.scrollWidth])")
+        assert sorted(n for n, _, _ in names) == sorted(["张伟", "李娜", "王芳", "陈杰"])
+        assert all(0 < shown and full <= shown for _, shown, full in names), (lang, names)
+
+
 async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service: TableService, browser: Any) -> None:
     """暂停计时 with a reason stops the clock everywhere (the public page too); 继续计时 restarts it."""
     async with _http(service) as http:
@@ -510,6 +587,8 @@ async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service
     public = await _open(browser, service, "/public")
     await page.wait_for_selector("#clock-pause:not([hidden])")
     assert not await page.is_visible("#clock-resume")
+    # the reason's field is as readable as the page's others (it was the browser's 13 px)
+    assert await page.eval_on_selector("#clock-reason", "e => parseFloat(getComputedStyle(e).fontSize)") >= 17
     await page.fill("#clock-reason", "牌桌卡牌")
     await page.click("#clock-pause")
     await public.wait_for_selector("#session.paused")
@@ -520,6 +599,26 @@ async def test_the_referee_pauses_the_session_clock_from_the_score_sheet(service
     await public.wait_for_selector("#session:not(.paused)")
     assert "比赛剩余" in await public.inner_text("#session")
     assert [a["type"] for a in service.controller.state.actions[-2:]] == ["referee.clock_pause", "referee.clock_resume"]
+
+
+async def test_a_running_session_clock_is_not_started_afresh(service: TableService, browser: Any) -> None:
+    """开始比赛计时 stayed on the page while the clock ran, and a second press started it afresh: the
+    whole 3 hours again and the pauses gone, said nowhere but in the log. Now it is off while the
+    clock runs and the service refuses it (an undo of the start still corrects the minutes)."""
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    await page.click("#session-start")
+    await page.wait_for_selector("#clock-pause:not([hidden])")
+    assert not await page.is_visible("#session-start") and await page.is_visible("#session-end")
+    started = service.controller.state.actions[-1]
+    async with _http(service) as http:
+        r = await http.post("/api/referee/session/start", json={"minutes": 60}, headers=_auth(REFEREE))
+        assert r.status_code == 409 and "比赛计时已在进行" in r.json()["detail"]
+        r = await http.post("/api/referee/undo", json={"reason": "时长录错", "target": started["seq"]},
+                            headers=_auth(REFEREE))
+        assert r.status_code == 200
+        await page.wait_for_selector("#session-start:visible")
+        r = await http.post("/api/referee/session/start", json={"minutes": 60}, headers=_auth(REFEREE))
+        assert r.status_code == 200
 
 
 async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(
@@ -603,6 +702,75 @@ async def test_an_appeal_is_recorded_and_decided_on_the_score_sheet(service: Tab
     assert "录像显示确有亮牌" in await public.inner_text("#appeals li[data-appeal]")
     ruling = service.controller.state.actions[-1]
     assert ruling["type"] == "referee.appeal_ruling" and ruling["upheld"] is False
+
+
+async def test_an_appeal_names_the_action_it_is_against_in_words(service: TableService, browser: Any) -> None:
+    """An appeal against the clock's start named it "referee.session_start", on the page and on the sheet the
+    players sign; now 开始计时 (Clock started in English)."""
+    service.controller.referee_action("referee.session_start", {"minutes": 60}, by="referee")
+    start = service.controller.state.actions[-1]["seq"]
+    service.controller.referee_action("referee.appeal", {"position": 1, "target": start, "text": "开始晚了"},
+                                      by="referee")
+    page = await _open(browser, service, "/scoresheet")
+    assert f"针对 #{start} 开始计时" in await page.inner_text("#appeals li[data-appeal]")
+    await page.click("#lang")
+    assert f"against #{start} Clock started" in await page.inner_text("#appeals li[data-appeal]")
+
+
+async def test_an_appeal_decided_without_reasons_says_so_in_words(service: TableService, browser: Any) -> None:
+    """驳回 pressed before the committee's reasons were typed answered "✗ body.note: String should have at
+    least 1 character"; now the page asks for the reasons and sends nothing."""
+    service.controller.referee_action("referee.appeal", {"position": 2, "text": "我没有亮牌"}, by="referee")
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    await page.click("#appeals [data-dismiss]")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert await page.inner_text("#action-msg") == "✗ 请填写仲裁委员会的裁决理由"
+    assert service.controller.state.actions[-1]["type"] == "referee.appeal"
+
+
+async def test_the_english_score_sheet_has_no_chinese_label_left(service: TableService, browser: Any) -> None:
+    """In English the sheet's 结果 read 进行中 / 和牌, the new round's chairs 1号位 and an appeal named the
+    ruling 暴露他人手牌: a referee of another language could not read them. Names stay as keyed."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+    service.controller.referee_action("referee.penalty", {"seat": "S", "code": "exposed_other", "amount": 10,
+                                                          "victim": "W"}, by="referee")
+    penalty = service.controller.state.actions[-1]["seq"]
+    service.controller.referee_action("referee.appeal", {"position": 2, "target": penalty, "text": "我没有亮牌"},
+                                      by="referee")
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    await page.click("#lang")
+    await page.wait_for_selector("#sheet-body tr[data-hand='1']")
+    assert "playing" in await page.inner_text("#sheet-body tr[data-hand='1']")
+    head = await page.eval_on_selector_all("#sheet-head th", "els => els.map(e => e.textContent)")
+    assert head[:5] == ["Hand", "Wind", "Dealer", "Result", "Fan"]  # 圈风 was "Round", as 轮次 is
+    labels = await page.eval_on_selector_all("#round-form label > span", "els => els.map(e => e.textContent)")
+    assert labels == ["Round", "chair 1", "chair 2", "chair 3", "chair 4"]
+    line = await page.inner_text("#appeals li[data-appeal]")
+    assert f"against #{penalty} Exposed another player's tiles" in line
+    for selector in ("#sheet-body", "#round-form", "#appeals"):  # only the players' names and the appeal's text
+        text = await page.inner_text(selector)
+        left = re.sub("张伟|李娜|王芳|陈杰|我没有亮牌", "", text)
+        assert not re.search(r"[\u4e00-\u9fff]", left), (selector, text)
+
+
+async def test_a_tie_shares_its_table_points_to_two_decimals(service: TableService, browser: Any) -> None:
+    """Three players tied on +10 after 诈和 share 4+2+1: the sheet and the CSV said 2.3333333333333335,
+    which also pushed the players' columns off a phone's sheet. Now 2.33; 4 places sum back to 7."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        r = await http.post("/api/referee/penalty", json={"seat": "N", "code": "false_win"}, headers=_auth(REFEREE))
+        assert r.status_code == 200
+        csv = (await http.get("/api/scoresheet.csv")).text
+    assert "2.33,2.33,2.33,0" in csv and "2.333" not in csv
+    page = await _open(browser, service, "/scoresheet", viewport=(390, 844))
+    shown = await page.eval_on_selector_all("#sheet-foot [data-testid^=tp-]", "els => els.map(e => e.textContent)")
+    assert sorted(shown) == ["0", "2.33", "2.33", "2.33"]
+    notes = await page.eval_on_selector_all("#sheet-body small", "els => els.map(e => e.textContent.trim())")
+    assert sorted(notes) == ["(罚 +10)", "(罚 +10)", "(罚 +10)", "(罚 -30)"]  # paid to them, not "罚 10" as if fined
+    # on a phone the sheet fits in Chinese: every player's column is on the screen
+    right = await page.eval_on_selector_all("#sheet-head th", "els => els.map(e => e.getBoundingClientRect().right)")
+    assert max(right) <= 390
 
 
 async def test_a_hand_is_replayed_step_by_step_from_its_public_record(service: TableService, browser: Any) -> None:
@@ -829,10 +997,69 @@ async def test_false_win_on_the_win_page_asks_what_each_ruleset_needs(service: T
         await page.wait_for_function("document.querySelector('#false-amount').placeholder === '番'", timeout=5000)
         await page.select_option("#win-form select[name=seat_wind]", "W")
         await page.fill("#false-amount", "2")
+        page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
         await page.click("#win-false")
         await _until(lambda: svc.controller.state.actions and svc.controller.state.actions[-1].get("fan") == 2)
         ruled = svc.controller.state.actions[-1]
         assert ruled["code"] == "false_win" and ruled["by_wind"] == {"E": 4, "S": 4, "W": -12, "N": 4}
+
+
+async def test_false_win_goes_to_the_seat_the_referee_names_not_to_the_read(service: TableService,
+                                                                            browser: Any) -> None:
+    """判诈和 with a read of 北's hand on the page and 南 picked in 和牌方: 南 declared the false win.
+    Before, the page sent the read's seat and 北 (under 血战: the seat that had won) paid 30. The page names
+    the player and asks before it rules (和牌方 starts at 东 on a page with no read)."""
+    async with _http(service) as http:
+        await _dealt(service, http)
+        r = await http.post("/api/referee/win", json={"hand": WIN_HAND}, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+    page = await _open(browser, service, "/win", token=REFEREE)
+    await page.wait_for_function("document.querySelector('#win-form').dataset.filled === '1'", timeout=5000)
+    assert await page.input_value("#win-form select[name=seat_wind]") == "N"  # the form shows the read
+    await page.select_option("#win-form select[name=seat_wind]", "S")
+    asked: list[str] = []
+
+    async def answer(dialog: Any) -> None:  # the page names the player before it rules: dismissed, then accepted
+        asked.append(dialog.message)
+        await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
+
+    page.on("dialog", answer)
+    await page.click("#win-false")
+    await asyncio.sleep(0.3)
+    south = service.controller.state.players[service.controller.state.hand["seats"]["S"]]
+    assert asked == [f"判 南 {south} 诈和？"]
+    assert not [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
+    await page.click("#win-false")
+    await page.wait_for_selector("#action-msg.good", timeout=5000)
+    ruled = [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
+    assert [(a["code"], a["seat"]) for a in ruled] == [("false_win", "S")]
+
+
+async def test_a_read_the_scorer_cannot_take_is_refused_in_chinese_first(service: TableService, browser: Any) -> None:
+    """点炮方 left on the winner's own seat, or a fifth 1m typed: the Win page answered only "hand: discarder:
+    the winner cannot win on their own discard" (the scorer's English). Now the referee's words come first."""
+    page = await _win_form(browser, service, "N", "discard", "1m 1m 1m 1m 1m 6m 7m 8m 9m 1p 1p 1p 2p", "2p", "E")
+    await page.click("#win-read")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert (await page.inner_text("#action-msg")).startswith("✗ 同一张牌超过 4 张")
+    await page.fill("#win-form input[name=concealed]", "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p")
+    await page.select_option("#win-form select[name=discarder]", "N")
+    await page.click("#win-read")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.startsWith('✗ 点炮方不能是和牌方自己')",
+                                 timeout=5000)
+    assert not [a for a in service.controller.state.actions if a["type"] == "referee.win_read"]
+
+
+async def test_the_public_banner_of_a_read_that_is_no_win_ends_in_words(service: TableService, browser: Any) -> None:
+    """A read that is no win showed the public "和牌不成立：" with nothing after it (the reason is the
+    referee's view only)."""
+    async with _http(service) as http:
+        await _dealt(service, http)
+        r = await http.post("/api/referee/win", json={"hand": {**WIN_HAND, "win_tile": "5p"}}, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+    page = await _open(browser, service, "/public")
+    await page.wait_for_selector("#win-banner:not([hidden])", timeout=5000)
+    assert (await page.inner_text("#win-banner")).rstrip().endswith("和牌不成立")
 
 
 async def test_blood_battle_two_winners_then_the_draw_is_checked_on_the_page(tmp_path: Path, browser: Any) -> None:
@@ -916,6 +1143,13 @@ async def test_a_two_dice_table_under_a_three_dice_rule_keys_the_dice_on_the_pag
         svc.sim.press_button(seat=side_of_wind("E", hand["dealer_position"]), button="dice")
         await page.wait_for_function("document.querySelector('#deal-error').textContent.includes('3 dice')")
         assert "重掷" in await page.text_content("#dice-hint")
+        for typed in ("3 4", "7 4 5"):  # a die short, a 7: said in words (was the API's "body.dice.0: …"), not sent
+            await page.fill("#dice-form input[name=dice]", typed)
+            await page.click("#dice-form button[type=submit]")
+            await page.wait_for_function("document.querySelector('#action-msg').textContent === "
+                                         "'✗ 请录入 3 颗骰子的点数，每颗 1 至 6，如 3 5'", timeout=5000)
+            await page.fill("#dice-form input[name=dice]", "")
+        assert svc.controller.state.hand.get("deal") is None
         await page.fill("#dice-form input[name=dice]", "3 4 5")
         await page.click("#dice-form button[type=submit]")
         # the break is shown once the keyed throw lands (before it, #break says who throws next:
@@ -996,6 +1230,78 @@ async def test_the_operator_keys_plays_on_the_table_page(service: TableService, 
     await page.click(f"{form} [data-play=discard]")  # no tile: said on the page, nothing sent
     assert "5m" in await page.text_content("#action-msg")
     assert await page.locator('#seats [data-tile="5m"]').count() >= 3  # W's pung shows on the page
+
+
+async def test_new_hand_pressed_during_a_hand_asks_before_it_stops_that_hand(service: TableService,
+                                                                            browser: Any) -> None:
+    """开始新一盘, beside 结束本盘, pressed by a slip during play stopped the hand as 中止 at once (the same
+    dealer deals again, the play so far lost to the score sheet). Now the page asks first."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="5m")
+    page = await _open(browser, service, "/", token=OPERATOR)
+    asked: list[str] = []
+
+    async def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
+
+    page.on("dialog", answer)
+    await page.click("#start-hand")  # dismissed: the hand plays on
+    await asyncio.sleep(0.5)
+    assert asked == ["第 1 盘还在进行：中止这一盘、同一庄家重打？（记为中止）"]
+    assert service.controller.state.hand["hand_no"] == 1 and not service.controller.state.hand.get("ended")
+    await page.click("#start-hand")  # accepted: stopped as 中止, dealt again
+    await _until(lambda: service.controller.state.hands and service.controller.state.hands[-1]["result"] == "abandoned")
+
+
+async def test_end_hand_with_tiles_left_and_no_win_asks_before_a_draw(service: TableService, browser: Any) -> None:
+    """结束本盘 pressed by a slip mid-hand ended it at once as 荒牌, a hand played for the session's count.
+    With tiles in the wall and no win the page now asks first."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="5m")
+    page = await _open(browser, service, "/", token=OPERATOR)
+    asked: list[str] = []
+
+    async def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
+
+    page.on("dialog", answer)
+    await page.click("#end-hand")  # dismissed: play goes on
+    await asyncio.sleep(0.5)
+    left = service.controller.state.hand["tiles_left"]
+    assert asked == [f"牌墙还剩 {left} 张，无人和牌：结束第 1 盘，记为荒牌？"]
+    assert not service.controller.state.hand.get("ended")
+    await page.click("#end-hand")
+    await _until(lambda: bool(service.controller.state.hand.get("ended")))
+
+
+async def test_tiles_that_are_not_the_play_pressed_are_refused_on_the_page(service: TableService,
+                                                                          browser: Any) -> None:
+    """碰 pressed with "5m 6m 7m" typed (the operator meant 吃, or mistyped) keyed a pung of 5m, and 打出
+    with two tiles the first one: the record took a play nobody made. Now the page says what the
+    play takes and sends nothing."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="5m")
+    page = await _open(browser, service, "/", token=OPERATOR)
+    form = "#play-form"
+    seq = service.controller.state.seq
+    await page.select_option(f"{form} select[name=seat]", "W")
+    for tiles, button, said in (("5m 6m 7m", "pung", "碰填一张牌（或同样的 3 张）"), ("5m 5m", "kong", "明杠填一张牌"),
+                                ("56m", "chow", "吃须填三张牌"), ("9p 1m", "discard", "打出只填一张牌")):
+        await page.fill(f"{form} input[name=tiles]", tiles)
+        await page.click(f"{form} [data-play={button}]")
+        await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('{said}')",
+                                     timeout=5000)
+    await page.click("#lang")
+    await page.click(f"{form} [data-play=discard]")
+    assert "Discard: one tile only" in await page.text_content("#action-msg")
+    await asyncio.sleep(0.3)
+    assert not [ev.type for ev in service.controller.store.since(seq) if ev.type.startswith("play.")]
+    assert not service.controller.state.hand["melds"]["W"]
 
 
 async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_path: Path, browser: Any) -> None:
@@ -1252,6 +1558,23 @@ async def test_the_referee_starts_the_next_round_on_the_score_sheet_page_and_can
     sign = await page.inner_text('[data-testid="signatures"]')
     assert "第 1 轮" in sign and round1["2"] in sign and sign.count("选手签名") == 4 and "裁判员签名" in sign
     assert not await page.is_visible("#nav") and not await page.is_visible('[data-testid="round-form"]')
+
+
+async def test_a_new_round_with_one_player_in_two_chairs_is_refused(service: TableService, browser: Any) -> None:
+    """开始这一轮 with 戊 keyed in chairs 1 and 4 (or one registration number twice) started the round:
+    the hub would have added both chairs' points to one player. Now refused, the reason on the page."""
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    form = '[data-testid="round-form"]'
+    for chair, name in enumerate(("戊", "己", "庚", "戊"), start=1):
+        await page.fill(f"{form} input[name=p{chair}]", name)
+    await page.click(f"{form} button[type=submit]")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert "同一选手不能占两个号位：戊" in await page.inner_text("#action-msg")
+    async with _http(service) as http:
+        body = {"round": 2, "players": {"1": "戊", "2": "己", "3": "庚", "4": "辛"}, "player_ids": {"1": "B101", "3": "B101"}}
+        r = await http.post("/api/referee/round", json=body, headers=_auth(REFEREE))
+        assert r.status_code == 422 and "B101" in r.json()["detail"]
+    assert service.controller.state.round == 1
 
 
 async def test_chair_1_throws_for_the_first_dealer_and_the_page_and_the_first_hand_follow(

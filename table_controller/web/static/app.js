@@ -18,13 +18,15 @@ const I18N = {
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
                undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
                clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
+        abandonAsk: "第 {n} 盘还在进行：中止这一盘、同一庄家重打？（记为中止）",
+        drawAsk: "牌墙还剩 {left} 张，无人和牌：结束第 {n} 盘，记为荒牌？",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
-               false: "判诈和", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
+               false: "判诈和", falseAsk: "判 {who} 诈和？", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
                ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）",
@@ -35,23 +37,28 @@ const I18N = {
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
-               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作", noActions: "尚无裁判操作", source: "出处：{s}" },
+               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作",
+               needReason: "请填写撤销理由（永久记录）", noActions: "尚无裁判操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
               chosen: "定庄：{n}号位坐庄" },
         next: { timeUp: "比赛时间到：本盘为最后一盘。", timeUpAfter: "比赛时间到，不再开始新一盘：请裁判在成绩表页结束比赛。", ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
         ap: { title: "申诉", hint: "选手对裁判裁决的书面申诉（本局比赛结束后限时提出），及仲裁委员会的裁决。", who: "申诉选手", target: "针对裁决 #",
               optional: "可不填", text: "申诉内容", submit: "记录申诉", none: "无申诉", waiting: "待仲裁委员会裁决", upheld: "支持申诉",
-              dismissed: "驳回申诉", note: "裁决理由", uphold: "支持", dismiss: "驳回", about: "针对 #{n} {what}", item: "#{seq} {who}：{text}" },
+              dismissed: "驳回申诉", note: "裁决理由", uphold: "支持", dismiss: "驳回", needNote: "请填写仲裁委员会的裁决理由",
+              about: "针对 #{n} {what}", item: "#{seq} {who}：{text}" },
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
-                 closed: "已结束", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
+                 closed: "已结束",
+                 res: { win: "和牌", draw: "荒牌", abandoned: "中止", playing: "进行中", penalty: "罚分" },
+                 chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
-        dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
+        dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", bad: "请录入 {m} 颗骰子的点数，每颗 1 至 6，如 3 5", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
+               oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
                missing: "定缺", riichi: "立直" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
         ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ 没有收到回应: 可能已经记录。再按一次会核对, 不会重复记录", needRef: "需要裁判权限",
@@ -74,13 +81,15 @@ const I18N = {
                session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
                appeal_ruling: "Appeal ruling", corrected: " (read as {was})" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
+        abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
+        drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
                concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", meldsBad: "✗ melds not understood: {part} (e.g. pung 555z S; chow 123m N; kong! 7777s)", meldsHint: "pung 555z S; chow 123m N; kong! 7777s", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
-               false: "False win", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
+               false: "False win", falseAsk: "Rule a false win against {who}?", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
                manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
@@ -92,14 +101,17 @@ const I18N = {
                 ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
         key: { title: "Key plays", seat: "Seat", tiles: "Tiles", tilesHint: "5m · 345s · 7777p", from: "From", dealDone: "Deal done", discard: "Discard",
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
+               oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)",
+               threeTiles: "Chow: three tiles, e.g. 345s",
                missing: "Missing suit (定缺)", riichi: "Riichi" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
-        dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", none: "This table reports no dice: throw, then key the {m} dice.",
+        dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
-               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo", noActions: "no referee action yet", source: "Source: {s}" },
+               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo",
+               needReason: "Give the reason for the undo (it stays in the record)", noActions: "no referee action yet", source: "Source: {s}" },
         fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
               highest: "First dealer: {who} throw once each, the highest deals", chosen: "First dealer: chair {n}" },
         next: { timeUp: "Time is up: this hand is the last.", timeUpAfter: "Time is up, no further hand: the referee ends the session on the Score sheet page.", ended: "The referee ended the session: the referee starts the next round on the Score sheet page.",
@@ -109,11 +121,13 @@ const I18N = {
         ap: { title: "Appeals", hint: "Players' written appeals against a referee's rulings (within the time after the session), and the arbitration committee's decisions.",
               who: "Appellant", target: "Against ruling #", optional: "optional", text: "Appeal", submit: "Record appeal", none: "no appeals",
               waiting: "awaiting the committee", upheld: "upheld", dismissed: "dismissed", note: "reasons", uphold: "Uphold",
-              dismiss: "Dismiss", about: "against #{n} {what}", item: "#{seq} {who}: {text}" },
-        sheet: { pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
+              dismiss: "Dismiss", needNote: "Give the committee's reasons", about: "against #{n} {what}", item: "#{seq} {who}: {text}" },
+        sheet: { res: { win: "win", draw: "draw", abandoned: "abandoned", playing: "playing", penalty: "penalties" },
+                 chair1: "chair 1", chair2: "chair 2", chair3: "chair 3", chair4: "chair 4",
+                 pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
-                 newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Round", dealer: "Dealer", result: "Result",
+                 newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
         ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ no answer: it may have been recorded. Press again to check; it will not be recorded twice", needRef: "needs the referee role" ,
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
@@ -343,9 +357,17 @@ function playBody(kind, f) {
   if (kind === "riichi") return { type: "riichi", seat };
   if (!tiles.length) return null;
   const t0 = tiles[0];
+  // what was typed must be the play: before, 碰 on "567m" keyed a pung of 5m and 打出 "5m 6m" a 5m
+  const what = t("key." + kind);
+  if ((kind === "discard" || kind === "flower") && tiles.length > 1) return { problem: t("key.oneTile", { what }) };
+  const n = kind === "pung" ? 3 : 4;
+  if (kind !== "chow" && !(tiles.every((x) => x === t0) && (tiles.length === 1 || tiles.length === n))) {
+    return { problem: t("key.sameTiles", { what, n }) };
+  }
+  if (kind === "chow" && tiles.length !== 3) return { problem: t("key.threeTiles") };
   if (kind === "discard" || kind === "flower") return { type: kind, seat, tile: t0 };
-  const four = tiles.length >= 4 ? tiles.slice(0, 4) : [t0, t0, t0, t0];
-  if (kind === "chow") return { type: "claim", kind: "chow", seat, from: f.from.value, tiles: tiles.slice(0, 3) };
+  const four = [t0, t0, t0, t0];
+  if (kind === "chow") return { type: "claim", kind: "chow", seat, from: f.from.value, tiles };
   if (kind === "pung") return { type: "claim", kind: "pung", seat, from: f.from.value, tiles: [t0, t0, t0] };
   if (kind === "kong") return { type: "claim", kind: "kong", seat, from: f.from.value, tiles: four };
   return { type: "kong", seat, tiles: four, concealed: kind === "concealed", added: kind === "added" };
@@ -434,6 +456,7 @@ function renderTimers() {
   const sess = state.session;
   const running = !!(sess && !sess.ended_at);
   $("clock-controls").hidden = !running;
+  $("session-start").hidden = running;  // a press while it runs would start it afresh (refused by the service)
   $("clock-pause").hidden = !running || !!sess.paused_since;
   $("clock-resume").hidden = !running || !sess.paused_since;
   $("clock-reason").hidden = !running || !!sess.paused_since;
@@ -517,7 +540,8 @@ function renderBanner() {
     + (r.valid ? `<div class="win-fans">${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
       <strong>${t("win.total")} ${r.total}</strong></div>
       <div class="win-pay">${SEATS.map((w) => { const v = (r.payments || {})[w] || 0; return `<span class="${v > 0 ? "plus" : v < 0 ? "minus" : ""}">${t("seat." + w)} ${v > 0 ? "+" : ""}${v}</span>`; }).join("")}</div>`
-      : `<div>${t("win.invalid", { r: "" })}</div>`);
+      // the reason is in the referee's view only: "和牌不成立", not "和牌不成立：" with nothing after it
+      : `<div data-testid="win-invalid">${t("win.invalid", { r: "" }).replace(/[：:]\s*$/, "")}</div>`);
 }
 function sessionLeft() {
   // seconds left on the running session clock (the referee's pauses added back), null without one
@@ -623,9 +647,14 @@ function renderFalseWinInputs() {
   input.hidden = !entry || (!entry.from_scoring && entry.min == null);
   input.placeholder = entry && entry.from_scoring ? t("pen.fan") : t("pen.points");
   input.step = entry && !entry.from_scoring ? entry.step || 1 : 1;
-  const sel = $("penalty-code"), amount = $("penalty-form").amount;
+  const sel = $("penalty-code"), amount = $("penalty-form").amount, victim = $("penalty-form").victim;
   const chosen = catalogueEntry(sel.value);
   amount.placeholder = chosen && chosen.from_scoring ? t("pen.fan") : "";
+  // 罚分 and 受损方 only where the entry takes them: a 受损方 left from the last ruling went into the record
+  amount.disabled = !!chosen && chosen.min == null && !chosen.from_scoring;
+  victim.disabled = !!chosen && chosen.pays !== "victim";
+  if (amount.disabled) amount.value = "";
+  if (victim.disabled) victim.value = "";
 }
 function renderCatalogue() {
   if (!catalogue) return;
@@ -655,7 +684,9 @@ function renderActions() {
   });
   $("actions").innerHTML = rows.join("") || `<tr><td colspan="5" class="none">${esc(t("pen.noActions"))}</td></tr>`;
   const last = state.last_action;
-  $("undo-target").textContent = last ? t("pen.last", { n: last.seq, name: last.name_zh }) : t("pen.nothing");
+  const lastName = last && t("act." + last.type.replace("referee.", ""));  // in the page's language
+  $("undo-target").textContent = last
+    ? t("pen.last", { n: last.seq, name: lastName.startsWith("act.") ? last.name_zh : lastName }) : t("pen.nothing");
 }
 
 // ---- score sheet ------------------------------------------------------------------------------
@@ -695,6 +726,15 @@ function renderSeatingOffer() {
   $("seating-text").textContent = t("sheet.offer", { n: o.round, table: o.table_name,
     names: ["1", "2", "3", "4"].map((p) => `${t("pos", { n: p })} ${o.players[p]}`).join(lang === "zh" ? "，" : ", ") });
 }
+function tableTp(v) {
+  // 标准分 shared by a tie: 2.33, not 2.3333333333333335 (which also pushed the players off a phone's sheet)
+  return typeof v === "number" ? String(Math.round(v * 100) / 100) : esc(v);
+}
+function resultName(result) {
+  // a row's 结果 in the page's language (the row's result_zh is Chinese only); a row of penalties alone: 罚分
+  const name = t("sheet.res." + result);
+  return name.startsWith("sheet.res.") ? t("sheet.res.penalty") : name;
+}
 function renderSheet() {
   renderRounds();
   renderSeatingOffer();
@@ -708,9 +748,9 @@ function renderSheet() {
     ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>`
       + ` <a class="replay-link" href="/replay?hand=${r.hand_no}${roundQ}" data-testid="replay-${r.hand_no}" title="${t("rp.replay")}">▶</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
     <td>${r.dealer_position ? esc(sheet.players[String(r.dealer || r.dealer_position)]) : ""}</td>
-    <td>${esc(r.result_zh)}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
+    <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
-      r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p]})</small>` : ""}${
+      r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p] > 0 ? "+" : ""}${r.penalty_points[p]})</small>` : ""}${
       r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
       r.chase_points && r.chase_points[p] ? `<small> (${t("sheet.chase")} ${r.chase_points[p] > 0 ? "+" : ""}${r.chase_points[p]})</small>` : ""}${
       r.riichi_points && r.riichi_points[p] ? `<small> (${t("key.riichi")} ${r.riichi_points[p] > 0 ? "+" : ""}${r.riichi_points[p]})</small>` : ""}${
@@ -721,7 +761,7 @@ function renderSheet() {
     at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
     <tr><td colspan="4">${t("sheet.refSign")}：<span class="line"></span></td></tr></table>`;
   $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
-    <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${sheet.table_points[p]}</th>`).join("")}</tr>`
+    <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
     + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
 }
 
@@ -813,7 +853,9 @@ function renderAppeals() {
   document.querySelectorAll("[data-note]").forEach((i) => { typed[i.dataset.note] = i.value; });
   $("appeals").innerHTML = list.length ? list.map((a) => {
     const who = state.players[String(a.position)] || t("pos", { n: a.position });
-    const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what: a.target_what || "" })) : "";
+    const ruled = lang === "en" && (state.actions || []).find((x) => x.seq === a.target);  // its name in English
+    const what = ruled ? ruled.name_en || t("act." + ruled.type.replace("referee.", "")) : a.target_what || "";
+    const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what })) : "";
     const head = esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
     if (a.ruling) {
       return `<li data-appeal="${a.seq}">${head}<br><strong class="${a.ruling.upheld ? "plus" : ""}">${esc(t(a.ruling.upheld ? "ap.upheld" : "ap.dismissed"))}</strong>：${esc(a.ruling.note)}</li>`;
@@ -826,6 +868,9 @@ function renderAppeals() {
   document.querySelectorAll("[data-uphold], [data-dismiss]").forEach((b) => b.addEventListener("click", () => {
     const seq = Number(b.dataset.uphold || b.dataset.dismiss);
     const note = document.querySelector(`[data-note="${seq}"]`).value;
+    if (!note.trim()) {  // required: said in words, not as the API's "body.note: String should have …"
+      $("action-msg").textContent = "✗ " + t("ap.needNote"); $("action-msg").className = "msg bad"; return;
+    }
     act("/api/referee/appeal/ruling", { appeal: seq, upheld: !!b.dataset.uphold, note });
   }));
 }
@@ -1165,23 +1210,41 @@ async function login(value) {
 
 $("login").addEventListener("submit", (e) => { e.preventDefault(); login($("token").value); });
 $("logout").addEventListener("click", () => { $("token").value = ""; login(""); });
-$("start-hand").addEventListener("click", () => act("/api/hand/start"));
+$("start-hand").addEventListener("click", () => {
+  // pressed during a hand (a slip beside 结束本盘) it stops that hand as 中止 and the same dealer deals again
+  const hand = state && state.hand;
+  if (hand && !hand.ended && !window.confirm(t("abandonAsk", { n: hand.hand_no }))) return;
+  act("/api/hand/start");
+});
 $("end-hand").addEventListener("click", () => {
   // a hand that plays on after wins (血战, 血流) ends as a draw unless the wins ended it: then 查叫 follows
   const wins = (state && state.wins) || [];
+  // without a win and with tiles still in the wall it would be a 荒牌 nobody played out: asked first
+  const hand = state && state.hand;
+  if (hand && !hand.ended && !wins.length && hand.tiles_left > 0
+      && !window.confirm(t("drawAsk", { n: hand.hand_no, left: hand.tiles_left }))) return;
   const byWins = wins.length && !(state.plays_on && state.further_win);
   act("/api/hand/end", { result: byWins ? "win" : "draw" });
 });
 $("dice-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const dice = (f.dice.value.match(/\d/g) || []).map(Number);  // "3 5", "35", "3,5,2"
+  // said here in words: a 7 or a die short got the API's "body.dice.0: Input should be less than or equal to 6"
+  const m = (state && state.hand && state.hand.dice_count) || 2;
+  if (dice.length !== m || dice.some((d) => d < 1 || d > 6)) {
+    $("action-msg").textContent = "✗ " + t("dice.bad", { m }); $("action-msg").className = "msg bad"; return;
+  }
   if (await act("/api/dice", { seat: f.seat.value, dice })) f.dice.value = "";
 }));
 $("play-form").addEventListener("submit", (e) => e.preventDefault());
 document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", async () => {
   const f = $("play-form");
   const body = playBody(button.dataset.play, f);
-  if (!body) { $("action-msg").textContent = "✗ " + t("key.needTile"); $("action-msg").className = "msg bad"; return; }
+  if (!body || body.problem) {
+    $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile"));
+    $("action-msg").className = "msg bad";
+    return;
+  }
   ownPlay.sending = true;
   try {
     if (await act("/api/play", body)) f.tiles.value = "";
@@ -1200,9 +1263,13 @@ $("penalty-form").addEventListener("submit", once(async (e) => {
   if (f.amount.value !== "") body[entry && entry.from_scoring ? "fan" : "amount"] = Number(f.amount.value);
   if (f.victim.value) body.victim = f.victim.value;
   if (f.note.value) body.note = f.note.value;
-  if (await act("/api/referee/penalty", body)) { f.amount.value = ""; f.note.value = ""; }
+  if (await act("/api/referee/penalty", body)) { f.amount.value = ""; f.victim.value = ""; f.note.value = ""; }
 }));
 $("undo-form").addEventListener("submit", once(async (e) => {
+  // the reason is required: said here in words, not as the API's "body.reason: String should have …"
+  if (!$("undo-reason").value.trim()) {
+    $("action-msg").textContent = "✗ " + t("pen.needReason"); $("action-msg").className = "msg bad"; return;
+  }
   const body = { reason: $("undo-reason").value };
   if (state && state.last_action) body.target = state.last_action.seq;
   if (await act("/api/referee/undo", body)) $("undo-reason").value = "";
@@ -1255,7 +1322,11 @@ $("win-camera").addEventListener("click", () => {
 });
 $("win-confirm").addEventListener("click", () => act("/api/referee/win/confirm"));
 $("win-false").addEventListener("click", () => {
-  const seat = (state && state.win && state.win.seat) || $("win-form").seat_wind.value;
+  // the seat the referee names in 和牌方, not the read's: under 血战 the seat that won before would pay
+  const seat = $("win-form").seat_wind.value;
+  // named before it is ruled: 和牌方 starts at 东 on a page with no read, and 诈和 costs that player dearly
+  const who = $("win-form").seat_wind.selectedOptions[0].textContent;
+  if (!window.confirm(t("win.falseAsk", { who }))) return;
   const body = { seat, code: "false_win" };
   const amount = $("false-amount").value;
   const entry = catalogueEntry("false_win");
