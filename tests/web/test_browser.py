@@ -1232,10 +1232,9 @@ async def test_the_operator_keys_plays_on_the_table_page(service: TableService, 
     assert await page.locator('#seats [data-tile="5m"]').count() >= 3  # W's pung shows on the page
 
 
-async def test_new_hand_pressed_during_a_hand_asks_before_it_stops_that_hand(service: TableService,
-                                                                            browser: Any) -> None:
-    """开始新一盘, beside 结束本盘, pressed by a slip during play stopped the hand as 中止 at once (the same
-    dealer deals again, the play so far lost to the score sheet). Now the page asks first."""
+async def _mid_hand_page_that_says_no_then_yes(service: TableService, browser: Any) -> tuple[Any, list[str]]:
+    """A hand dealt and E's first discard made; the operator's page, which dismisses the first
+    question it is asked and accepts the next (the questions land in the list)."""
     async with _http(service) as http:
         play = await _dealt(service, http)
         await play(type="discard", seat="E", tile="5m")
@@ -1247,6 +1246,14 @@ async def test_new_hand_pressed_during_a_hand_asks_before_it_stops_that_hand(ser
         await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
 
     page.on("dialog", answer)
+    return page, asked
+
+
+async def test_new_hand_pressed_during_a_hand_asks_before_it_stops_that_hand(service: TableService,
+                                                                            browser: Any) -> None:
+    """开始新一盘, beside 结束本盘, pressed by a slip during play stopped the hand as 中止 at once (the same
+    dealer deals again, the play so far lost to the score sheet). Now the page asks first."""
+    page, asked = await _mid_hand_page_that_says_no_then_yes(service, browser)
     await page.click("#start-hand")  # dismissed: the hand plays on
     await asyncio.sleep(0.5)
     assert asked == ["第 1 盘还在进行：中止这一盘、同一庄家重打？（记为中止）"]
@@ -1258,17 +1265,7 @@ async def test_new_hand_pressed_during_a_hand_asks_before_it_stops_that_hand(ser
 async def test_end_hand_with_tiles_left_and_no_win_asks_before_a_draw(service: TableService, browser: Any) -> None:
     """结束本盘 pressed by a slip mid-hand ended it at once as 荒牌, a hand played for the session's count.
     With tiles in the wall and no win the page now asks first."""
-    async with _http(service) as http:
-        play = await _dealt(service, http)
-        await play(type="discard", seat="E", tile="5m")
-    page = await _open(browser, service, "/", token=OPERATOR)
-    asked: list[str] = []
-
-    async def answer(dialog: Any) -> None:
-        asked.append(dialog.message)
-        await (dialog.accept() if len(asked) > 1 else dialog.dismiss())
-
-    page.on("dialog", answer)
+    page, asked = await _mid_hand_page_that_says_no_then_yes(service, browser)
     await page.click("#end-hand")  # dismissed: play goes on
     await asyncio.sleep(0.5)
     left = service.controller.state.hand["tiles_left"]
