@@ -771,6 +771,10 @@ async def test_a_tie_shares_its_table_points_to_two_decimals(service: TableServi
     # on a phone the sheet fits in Chinese: every player's column is on the screen
     right = await page.eval_on_selector_all("#sheet-head th", "els => els.map(e => e.getBoundingClientRect().right)")
     assert max(right) <= 390
+    await page.click("#lang")  # and in English, whose words (Dealer, playing) do not wrap as Chinese does
+    await page.wait_for_function("document.querySelector('#sheet-head th').textContent === 'Hand'")
+    right = await page.eval_on_selector_all("#sheet-head th", "els => els.map(e => e.getBoundingClientRect().right)")
+    assert max(right) <= 390 and not await page.locator(".scroll.more").count()
 
 
 async def test_a_hand_is_replayed_step_by_step_from_its_public_record(service: TableService, browser: Any) -> None:

@@ -763,6 +763,9 @@ function renderSheet() {
   $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
     <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
     + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
+  // players' columns past the screen's edge (long names on a phone): a shadow says the sheet scrolls
+  const box = $("sheet-head").closest(".scroll");
+  box.classList.toggle("more", box.scrollWidth > box.clientWidth + 1);
 }
 
 // ---- replay (牌谱回放) ----------------------------------------------------------------------------
