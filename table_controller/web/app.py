@@ -211,8 +211,10 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
-        return JSONResponse(status_code=422, content={"error": "请求格式错误 / malformed request", "detail": problems})
+        from table_controller.web.problems import problems
+
+        return JSONResponse(status_code=422, content={"error": "请求格式错误 / malformed request",
+                                                      "detail": problems(list(exc.errors()))})
 
     def role(needed: str):
         def check(request: Request) -> str:

@@ -152,6 +152,24 @@ def test_bad_requests_say_what_is_wrong(client: TestClient) -> None:
     assert r.status_code == 422
 
 
+def test_a_malformed_request_is_said_in_the_referees_words_first(client: TestClient) -> None:
+    """A negative amount answered only "body.amount: Input should be greater than or equal to 0" on
+    the referee's page; each problem now starts in Chinese, naming the field as the page does."""
+    h = bearer(REFEREE)
+    r = client.post("/api/referee/penalty", json={"seat": "E", "code": "late_5", "amount": -5}, headers=h)
+    assert r.status_code == 422
+    assert r.json()["detail"] == ["罚分不能小于 0 / body.amount: Input should be greater than or equal to 0"]
+    r = client.post("/api/dice", json={"seat": "E", "dice": [3, 9]}, headers=bearer(OPERATOR))
+    assert r.json()["detail"][0].startswith("骰子不能大于 6 / body.dice.1: ")
+    r = client.post("/api/referee/undo", json={}, headers=h)
+    assert r.json()["detail"][0].startswith("缺少理由 / body.reason: ")
+    r = client.post("/api/referee/penalty", json={"seat": "X", "code": "late_5", "note": "x" * 201}, headers=h)
+    said = [d.split(" / ")[0] for d in r.json()["detail"]]
+    assert said == ["座位须为 E、S、W、N 之一", "备注太长（最多 200 个字）"], said
+    r = client.post("/api/referee/penalty", content=b"{not json", headers={**h, "Content-Type": "application/json"})
+    assert r.json()["detail"][0].startswith("请求不是合法的 JSON / ")
+
+
 ENDPOINTS = ["/api/referee/penalty", "/api/referee/win", "/api/referee/undo", "/api/referee/session/start",
              "/api/play", "/api/hand/end", "/api/referee/win/confirm", "/api/referee/exhaustive",
              "/api/referee/exhaustive/camera", "/api/referee/win/camera", "/api/referee/camera/confirm", "/api/dice",
