@@ -431,10 +431,13 @@ class Hub:
                     p["points"] += st["totals"][pos]
                     p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
                                         "position": int(pos), "points": st["totals"][pos],
-                                        "table_points": st["table_points"][pos], "final": st["final"]})
+                                        "table_points": _tidy(st["table_points"][pos]), "final": st["final"]})
         for p in players.values():
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
             p["stand_in"] = self._stand_in(p)
+            # three tied places share 7/3: summed as floats, equal totals differ in the last digit
+            # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
+            p["table_points"] = _tidy(p["table_points"])
         order = sorted((p for p in players.values() if not p["stand_in"]),
                        key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
@@ -444,8 +447,6 @@ class Hub:
         for p in stand_ins:  # 陪打: shown with their points, never ranked
             p["rank"] = None
         order += stand_ins
-        for p in order:
-            p["table_points"] = _tidy(p["table_points"])
         return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
                 "through": through, "hub": self.health()}
 
@@ -668,4 +669,5 @@ def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 def _tidy(x: float) -> float | int:
     """Shared 标准分 may be halves; whole numbers print without ".0" (as the score sheet shows them)."""
-    return int(x) if float(x).is_integer() else round(x, 2)
+    x = round(float(x), 2)
+    return int(x) if x.is_integer() else x
