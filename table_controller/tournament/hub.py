@@ -510,9 +510,11 @@ class Hub:
         `round_no` defaults to the round after the latest any table has played."""
         from table_controller.tournament.pairing import entrants, propose, with_registered
 
-        standings = self.standings()
         played = [r for t in self.tables.values() for r in t.states]
         number = round_no or (max(played) + 1 if played else 1)
+        # from the rounds before it only: a round's seating published again once it is under way (a
+        # player late, a correction) must not be drawn from that round's own results and meetings
+        standings = self.standings(number - 1)
         tables = [(t["table_id"], t["table_name"]) for t in standings["tables"]]
         players = with_registered(entrants(standings), self.registered, self.tournament)
         out = propose(players, tables, number, seed=self.tournament).to_json()

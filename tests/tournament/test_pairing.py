@@ -345,3 +345,24 @@ def test_the_venues_tables_are_on_the_page_until_heard_from_and_round_1_is_seate
         assert [r["table_id"] for r in again.standings()["tables"]] == ["t01"]
     finally:
         again.close()
+
+
+def test_a_rounds_seating_proposed_again_once_it_is_under_way_comes_from_the_rounds_before(tmp_path: Path) -> None:
+    """The organiser publishes round 2, the tables start it, then a correction: round 2 is proposed
+    again. It was drawn from the standings with round 2's own results and meetings in them, so
+    everyone moved (and every table was said to meet again); it must be round 1's standings'."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", list("甲乙丙丁"), [30, 10, -10, -30]))
+        hub.handle("mahjong/cup/t2/state", _state("t2", list("戊己庚辛"), [30, 10, -10, -30]))
+        first = hub.pairings(2)
+        for table in first["tables"]:  # round 2 played as proposed, with results that turn the ranks over
+            names = [table["seats"][c]["name"] for c in "1234"]
+            hub.handle(f"mahjong/cup/{table['table_id']}/state", _state(table["table_id"], names, [-30, -10, 10, 30],
+                                                                          round_no=2, seq=50))
+        again = hub.pairings(2)
+        assert [t["seats"] for t in again["tables"]] == [t["seats"] for t in first["tables"]]
+        assert again["repeat_meetings"] == first["repeat_meetings"] == 4
+        assert hub.pairings()["round"] == 3  # the next round still comes from every round played
+    finally:
+        hub.close()
