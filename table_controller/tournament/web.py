@@ -330,6 +330,22 @@ PAGE = """<!doctype html>
   /* the table's name, round, hand and state stay on one line: a long alert wraps in its own cell */
   #tables td:not(.alerts), #tables th { white-space: nowrap; }
   .pair-actions { margin: 0.5rem 2rem; }
+  /* a player's name and number, and each round's entry (第2轮 3号桌 4), never break inside */
+  td.who, .rnd, [data-testid=standings] th { white-space: nowrap; }
+  /* a phone (390 px): the standings fit the width; the wide tables below scroll in their own box */
+  @media (max-width: 700px) {
+    header { padding: 0.6rem 0.8rem; }
+    h1 { font-size: 1.3rem; }
+    h2 { font-size: 1.15rem; margin: 1rem 0.8rem 0.4rem; }
+    table { margin: 0 0.5rem; width: calc(100% - 1rem); font-size: 1rem; }
+    th, td { padding: 0.35rem 0.4rem; }
+    #tables, #pairs, #stats { display: block; overflow-x: auto; font-size: 0.9rem; }
+    #stats th, #stats td, #pairs th { white-space: nowrap; }
+    td.who small { display: block; }
+    html:lang(en) [data-testid=standings] th { white-space: normal; }  /* "Table pts" may take two lines */
+    .attention { margin: 0.6rem 0.5rem 0; font-size: 1.05rem; }
+    .pair-actions, footer { margin: 0.5rem 0.8rem; }
+  }
 </style>
 </head>
 <body>
@@ -379,9 +395,9 @@ function t(key, vars) {
 }
 function playerRow(p) {
   // per round: where the player sat and the 标准分 it brought (R2 t03 4)
-  const tables = p.tables.map((x) => esc(t("round", { n: x.round })) + " " + esc(x.table_name) + " "
-    + esc(x.table_points) + (x.final ? "" : "（" + esc(t("prov")) + "）")).join("、");
-  return `<tr data-player="${esc(p.name)}"><td class="num">${p.stand_in ? `<small class="muted">${esc(t("standIn"))}</small>` : p.rank}</td><td>${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
+  const tables = p.tables.map((x) => `<span class="rnd">${esc(t("round", { n: x.round })) + " " + esc(x.table_name) + " "
+    + esc(x.table_points)}</span>` + (x.final ? "" : "（" + esc(t("prov")) + "）")).join("、");
+  return `<tr data-player="${esc(p.name)}"><td class="num">${p.stand_in ? `<small class="muted">${esc(t("standIn"))}</small>` : p.rank}</td><td class="who">${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
     + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;
 }
 function tableRow(x) {

@@ -220,3 +220,61 @@ async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(tmp_path: Pa
             assert "一号桌" not in attention and "t02" in attention
     finally:
         await hub.stop()
+
+
+async def _three_rounds(broker: Broker) -> None:
+    """Eight registered players, three rounds at two tables, as the tables' standings over the broker."""
+    import aiomqtt
+
+    from table_controller.tournament.wire import StateMsg, Topics, encode
+
+    names = ["欧阳娜娜", "司马光明", "上官婉儿", "诸葛亮亮", "王伟", "李娜", "张敏", "刘洋"]
+    async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-rounds") as client:
+        for number in (1, 2, 3):
+            for k, table_id in enumerate(("t01", "t02")):
+                seats = [(names[(4 * k + i + number) % 8], f"A{(4 * k + i + number) % 8 + 1:03d}") for i in range(4)]
+                msg = StateMsg(v=1, tournament="cup", table_id=table_id, seq=100 * number, round=number, at=1.0,
+                               table_name=f"{k + 1}号桌", ruleset="mcr",
+                               players={str(i + 1): s[0] for i, s in enumerate(seats)},
+                               player_ids={str(i + 1): s[1] for i, s in enumerate(seats)},
+                               totals={"1": 120, "2": 35, "3": -45, "4": -110},
+                               table_points={"1": 4, "2": 2, "3": 1, "4": 0}, final=number < 3,
+                               hand_no=16 if number < 3 else 5, hands_played=16 if number < 3 else 4,
+                               phase="closed" if number < 3 else "playing", phase_zh="本轮结束" if number < 3 else "对局中")
+                await client.publish(Topics("mahjong", "cup", table_id).state, encode(msg), qos=1)
+
+
+async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None:
+    """On a phone (390×844) the standings were 635 px wide: the rounds' column squeezed the names to
+    one character a line (欧/阳/娜/娜) and the page scrolled sideways. Now the standings fit, a
+    name and each round's entry stay on one line, and the wide tables below scroll in their own box."""
+    from playwright.async_api import async_playwright
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        await _three_rounds(broker)
+        await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6, 5, "every round's standing")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                for lang in ("", "?lang=en"):
+                    page = await browser.new_page(viewport={"width": 390, "height": 844})
+                    await page.goto(f"http://127.0.0.1:{hub.bound_port}/{lang}")
+                    await page.wait_for_selector('[data-player="欧阳娜娜"]', timeout=5000)
+                    await page.wait_for_selector("[data-stats], [data-testid=stats] td", timeout=5000)
+                    width = await page.evaluate("document.documentElement.scrollWidth")
+                    assert width <= 390, f"the page is {width} px wide on a 390 px phone{lang}"
+                    lines = await page.evaluate("""() => {
+                      const lines = (node) => { const r = document.createRange(); r.selectNodeContents(node);
+                        return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; };
+                      const rows = [...document.querySelectorAll("[data-testid=standings] tbody tr")];
+                      return rows.map((tr) => [lines(tr.children[1].firstChild),
+                        Math.max(...[...tr.querySelectorAll(".rnd")].map(lines))]); }""")
+                    assert len(lines) == 8 and all(x == [1, 1] for x in lines), lines
+                    await page.close()
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()
