@@ -226,7 +226,7 @@ async def _three_rounds(broker: Broker) -> None:
     """Eight registered players, three rounds at two tables, as the tables' standings over the broker."""
     import aiomqtt
 
-    from table_controller.tournament.wire import StateMsg, Topics, encode
+    from table_controller.tournament.wire import RecordMsg, StateMsg, Topics, encode
 
     names = ["欧阳娜娜", "司马光明", "上官婉儿", "诸葛亮亮", "王伟", "李娜", "张敏", "刘洋"]
     async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-rounds") as client:
@@ -240,8 +240,18 @@ async def _three_rounds(broker: Broker) -> None:
                                totals={"1": 120, "2": 35, "3": -45, "4": -110},
                                table_points={"1": 4, "2": 2, "3": 1, "4": 0}, final=number < 3,
                                hand_no=16 if number < 3 else 5, hands_played=16 if number < 3 else 4,
-                               phase="closed" if number < 3 else "playing", phase_zh="本轮结束" if number < 3 else "对局中")
+                               phase="closed" if number < 3 else "playing",
+                               phase_zh="本轮结束" if number < 3 else "对局中")
                 await client.publish(Topics("mahjong", "cup", table_id).state, encode(msg), qos=1)
+        # one hand's record: 司马光明 (t01's chair 1 in round 1) wins by 自摸 with 清一色
+        seats = {w: {"chair": i + 1, "player_no": i + 1, "player": names[i + 1]} for i, w in enumerate("ESWN")}
+        win = {"seat": "E", "win_kind": "self_draw", "total": 26, "payments": {},
+               "fans": [{"name": "清一色", "name_en": "Full Flush", "value": 24, "count": 1},
+                        {"name": "自摸", "name_en": "Self-Drawn", "value": 1, "count": 1}]}
+        record = {"view": "public", "hand_no": 1, "round": 1, "seats": seats, "wins": [win], "result": "win",
+                  "lines": [], "ruleset": "mcr", "table_name": "1号桌", "points": {}}
+        await client.publish(Topics("mahjong", "cup", "t01").records, encode(RecordMsg(
+            v=1, tournament="cup", table_id="t01", seq=50, round=1, hand_no=1, record=record)), qos=1)
 
 
 async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None:
@@ -274,6 +284,38 @@ async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None
                         Math.max(...[...tr.querySelectorAll(".rnd")].map(lines))]); }""")
                     assert len(lines) == 8 and all(x == [1, 1] for x in lines), lines
                     await page.close()
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()
+
+
+async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(tmp_path: Path, broker: Broker) -> None:
+    """In English the rounds were joined with 、 and marked （provisional）, and the biggest win's fans
+    were the Chinese names (清一色、自摸): the English page now reads in English, the Chinese one as before."""
+    from playwright.async_api import async_playwright
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        await _three_rounds(broker)
+        await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6
+                    and hub.hub.tables["t01"].records(), 5, "every round's standing and the record")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/?lang=en")
+                await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+                rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
+                assert rounds == "R1 1号桌 4, R2 2号桌 0, R3 2号桌 1 (provisional)", rounds
+                best = await page.inner_text('[data-stats="司马光明"] td:last-child')
+                assert "Full Flush, Self-Drawn" in best and "清一色" not in best, best
+                await page.click("#lang")
+                rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
+                assert rounds == "第1轮 1号桌 4、第2轮 2号桌 0、第3轮 2号桌 1（暂定）", rounds
+                assert "清一色、自摸" in await page.inner_text('[data-stats="司马光明"] td:last-child')
             finally:
                 await browser.close()
     finally:
