@@ -382,7 +382,8 @@ const I18N = {
         pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
         again: "{n} pairs meet again", bye: "sitting out: {names}",
         none: "no results yet", noHands: "no hands played yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
-        bad: "{n} malformed messages", hand: "hand {n}", sep: ", ", alertSep: "; ", tableSep: " · ", provMark: " ({p})" },
+        bad: "{n} malformed messages", hand: "hand {n}",
+        sep: ", ", alertSep: "; ", tableSep: " · ", provMark: " ({p})" },
 };
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
 let last = null;
