@@ -432,9 +432,13 @@ class Hub:
                     p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
                                         "position": int(pos), "points": st["totals"][pos],
                                         "table_points": _tidy(st["table_points"][pos]), "final": st["final"]})
+        listed = {r["id"]: r["name"] for r in self.registered if r["id"]}
         for p in players.values():
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
             p["stand_in"] = self._stand_in(p)
+            # a registered number goes by its registered name: a name mistyped at one table (王玮 for
+            # 王伟) was shown for the player everywhere, and posted in the next round's seating
+            p["name"] = listed.get(p["id"], p["name"])
             # three tied places share 7/3: summed as floats, equal totals differ in the last digit
             # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
             p["table_points"] = _tidy(p["table_points"])

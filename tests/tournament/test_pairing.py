@@ -366,3 +366,20 @@ def test_a_rounds_seating_proposed_again_once_it_is_under_way_comes_from_the_rou
         assert hub.pairings()["round"] == 3  # the next round still comes from every round played
     finally:
         hub.close()
+
+
+def test_a_registered_number_goes_by_its_registered_name(tmp_path: Path) -> None:
+    """A referee keyed A01 as 王玮 (the list says 王伟): the standings showed 王玮 for A01 in every
+    round and the next round's seating posted 王玮 to the tables. The list's name is the player's."""
+    listed = [{"id": f"A0{i}", "name": n} for i, n in enumerate("王伟 乙 丙 丁 戊 己 庚 辛".split(), start=1)]
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=listed)
+    try:
+        state = json.loads(_state("t1", ["王玮", "乙", "丙", "丁"], [30, 10, -10, -30]))
+        state["player_ids"] = {"1": "A01", "2": "A02", "3": "A03", "4": "A04"}
+        hub.handle("mahjong/cup/t1/state", json.dumps(state).encode())
+        st = hub.standings()
+        assert [(p["id"], p["name"], p["stand_in"]) for p in st["players"]][0] == ("A01", "王伟", False)
+        seated = {s["id"]: s["name"] for t in hub.pairings()["tables"] for s in t["seats"].values()}
+        assert seated["A01"] == "王伟" and "王玮" not in seated.values()
+    finally:
+        hub.close()
