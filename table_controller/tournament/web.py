@@ -403,7 +403,9 @@ function playerRow(p) {
     + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;
 }
 function tableRow(x) {
-  const phase = esc(lang === "zh" ? x.phase_zh || "" : x.phase || "") + (x.final ? " · " + esc(t("final")) : "");
+  // the table reports its phase as an id (walls_raised): in English it reads as words
+  const phase = esc(lang === "zh" ? x.phase_zh || "" : (x.phase || "").replace(/_/g, " "))
+    + (x.final ? " · " + esc(t("final")) : "");
   const events = x.events + (x.complete ? "" : " · " + esc(t("filling")));
   // the table's name links to its hands' records (牌谱) as the hub holds them (none from a table not heard from)
   const name = x.heard === false ? esc(x.table_name)

@@ -240,8 +240,8 @@ async def _three_rounds(broker: Broker) -> None:
                                totals={"1": 120, "2": 35, "3": -45, "4": -110},
                                table_points={"1": 4, "2": 2, "3": 1, "4": 0}, final=number < 3,
                                hand_no=16 if number < 3 else 5, hands_played=16 if number < 3 else 4,
-                               phase="closed" if number < 3 else "playing",
-                               phase_zh="本轮结束" if number < 3 else "对局中")
+                               phase="closed" if number < 3 else ("playing", "walls_raised")[k],
+                               phase_zh="本轮结束" if number < 3 else ("对局中", "牌墙已升起")[k])
                 await client.publish(Topics("mahjong", "cup", table_id).state, encode(msg), qos=1)
         # one hand's record: 司马光明 (t01's chair 1 in round 1) wins by 自摸 with 清一色
         seats = {w: {"chair": i + 1, "player_no": i + 1, "player": names[i + 1]} for i, w in enumerate("ESWN")}
@@ -291,8 +291,9 @@ async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None
 
 
 async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(tmp_path: Path, broker: Broker) -> None:
-    """In English the rounds were joined with 、 and marked （provisional）, and the biggest win's fans
-    were the Chinese names (清一色、自摸): the English page now reads in English, the Chinese one as before."""
+    """In English the rounds were joined with 、 and marked （provisional）, the biggest win's fans were
+    the Chinese names (清一色、自摸) and a table's phase its id (walls_raised): the English page now reads
+    in English, the Chinese one as before."""
     from playwright.async_api import async_playwright
 
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
@@ -312,6 +313,7 @@ async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(tmp_pat
                 assert rounds == "R1 1号桌 4, R2 2号桌 0, R3 2号桌 1 (provisional)", rounds
                 best = await page.inner_text('[data-stats="司马光明"] td:last-child')
                 assert "Full Flush, Self-Drawn" in best and "清一色" not in best, best
+                assert "walls raised" in await page.inner_text('[data-testid=tables] tr[data-table="t02"]')
                 await page.click("#lang")
                 rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
                 assert rounds == "第1轮 1号桌 4、第2轮 2号桌 0、第3轮 2号桌 1（暂定）", rounds
