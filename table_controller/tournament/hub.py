@@ -494,7 +494,9 @@ class Hub:
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}
                 rounds.append((standing.get("table_name", table.table_id), standing, records))
-        self._stats = {"tournament": self.tournament, "at": self._wall_clock(), "players": player_stats(rounds)}
+        listed = {r["id"]: r["name"] for r in self.registered if r["id"]}
+        found = [{**p, "name": listed.get(p["id"], p["name"])} for p in player_stats(rounds)]  # as in `standings`
+        self._stats = {"tournament": self.tournament, "at": self._wall_clock(), "players": found}
         return self._stats
 
     def _stand_in(self, player: dict[str, Any]) -> bool:

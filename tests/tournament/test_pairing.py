@@ -381,5 +381,7 @@ def test_a_registered_number_goes_by_its_registered_name(tmp_path: Path) -> None
         assert [(p["id"], p["name"], p["stand_in"]) for p in st["players"]][0] == ("A01", "王伟", False)
         seated = {s["id"]: s["name"] for t in hub.pairings()["tables"] for s in t["seats"].values()}
         assert seated["A01"] == "王伟" and "王玮" not in seated.values()
+        hub.handle("mahjong/cup/t1/records", _record("t1", 1, ["王玮", "乙", "丙", "丁"], []))
+        assert {p["id"]: p["name"] for p in hub.stats()["players"]}["A01"] == "王伟"  # the statistics too
     finally:
         hub.close()
