@@ -135,8 +135,13 @@ class TableLog:
         elif type_ == "table.fault_cleared":
             self._alerts.pop(f"fault:{d.get('code')}", None)
         elif type_ == "link.down":
-            self._alerts["link"] = {"kind": "link", "since": at, "text_zh": f"牌桌连接中断：{d.get('reason', '')}",
-                                    "text_en": f"table link down: {d.get('reason', '')}"}
+            from drivers.names import LINK_REASONS
+
+            # the driver's reason is a code (silent, unplugged): in words, as the table's display names it
+            reason = str(d.get("reason", ""))
+            zh, en = LINK_REASONS.get(reason, (reason, reason))
+            self._alerts["link"] = {"kind": "link", "since": at, "text_zh": f"牌桌连接中断：{zh}",
+                                    "text_en": f"table link down: {en}"}
         elif type_ in ("link.up", "link.restored"):
             self._alerts.pop("link", None)
         elif type_ == "camera.status":
