@@ -436,12 +436,14 @@ let pairs = null;
 let published = null;
 async function publishSeating() {
   if (pairs.unfinished && pairs.unfinished.length && !confirm(t("unfinished", { names: pairs.unfinished.join(t("sep")) }))) return;
-  const token = sessionStorage.getItem("organizer") || prompt(t("ask")) || "";
+  // asked each time, never kept: the page is the players' kiosk too, and a credential kept in the
+  // tab let anyone at the screen publish a seating after the organiser had once
+  const token = prompt(t("ask")) || "";
   if (!token) return;
   const r = await fetch(`/api/pairings/publish?round=${pairs.round}`, { method: "POST", headers: { Authorization: "Bearer " + token } });
   const body = await r.json().catch(() => ({}));
-  if (r.ok) { sessionStorage.setItem("organizer", token); published = { round: body.round, tables: body.tables }; }
-  else { sessionStorage.removeItem("organizer"); $("published").textContent = t("failed", { e: body.detail || r.status }); return; }
+  if (r.ok) published = { round: body.round, tables: body.tables };
+  else { $("published").textContent = t("failed", { e: body.detail || r.status }); return; }
   renderPairs();
 }
 function renderPairs() {

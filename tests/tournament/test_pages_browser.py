@@ -322,3 +322,47 @@ async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(tmp_pat
                 await browser.close()
     finally:
         await hub.stop()
+
+
+async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(tmp_path: Path, broker: Broker) -> None:
+    """The standings page is the players' kiosk too. Once the organiser had published from it, the
+    credential stayed in the tab and the next click on 发布到各桌 published with no question asked:
+    anyone at the screen could post a seating. Now each publish asks; cancelling posts nothing."""
+    from playwright.async_api import async_playwright
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"], organizer_token="org-9")
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        await _three_rounds(broker)
+        await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6, 5, "every round's standing")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
+                asked: list[str] = []
+
+                async def answer(dialog: Any) -> None:
+                    asked.append(dialog.type)
+                    if dialog.type == "confirm":  # round 3 still being played: publish anyway
+                        await dialog.accept()
+                    elif asked.count("prompt") == 1:
+                        await dialog.accept("org-9")
+                    else:
+                        await dialog.dismiss()  # someone at the kiosk, without the credential
+
+                page.on("dialog", lambda d: asyncio.ensure_future(answer(d)))
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+                await page.wait_for_selector("#publish", state="visible", timeout=5000)
+                await page.click("#publish")
+                await page.wait_for_function("document.querySelector('#published').textContent.includes('已发布第 4 轮')",
+                                             timeout=5000)
+                first = hub.hub.published()
+                await page.click("#publish")
+                await until(lambda: asked.count("prompt") == 2, 5, "the credential to be asked again")
+                await asyncio.sleep(0.5)
+                assert hub.hub.published() == first  # nothing posted again
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()
