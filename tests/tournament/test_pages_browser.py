@@ -355,8 +355,8 @@ async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(t
                 await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
                 await page.wait_for_selector("#publish", state="visible", timeout=5000)
                 await page.click("#publish")
-                await page.wait_for_function("document.querySelector('#published').textContent.includes('已发布第 4 轮')",
-                                             timeout=5000)
+                await page.wait_for_function(
+                    "document.querySelector('#published').textContent.includes('已发布第 4 轮')", timeout=5000)
                 first = hub.hub.published()
                 await page.click("#publish")
                 await until(lambda: asked.count("prompt") == 2, 5, "the credential to be asked again")
