@@ -447,6 +447,7 @@ class Hub:
             # three tied places share 7/3: summed as floats, equal totals differ in the last digit
             # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
             p["table_points"] = _tidy(p["table_points"])
+        _twice(players.values(), {t["table_id"]: t for t in tables})
         order = sorted((p for p in players.values() if not p["stand_in"]),
                        key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
@@ -668,6 +669,27 @@ def _clock_left(st: dict[str, Any] | None) -> dict[str, Any] | None:
     if st.get("clock_paused"):
         return {"paused": True, "left_s": round(float(st["clock_ends_at"]) - float(st["at"]), 1)}
     return {"paused": False, "ends_at": float(st["clock_ends_at"])}
+
+
+def _twice(players: Any, rows: dict[str, dict[str, Any]]) -> None:
+    """A player sits at one table a round: one number (or name, where a table keyed none) in two
+    chairs of a round is a keying mistake (D012 for D021) that the standings would add up silently.
+    The tables it involves get an alert (需要裁判长处理) until the referee corrects the number."""
+    for p in players:
+        by_round: dict[int, list[dict[str, Any]]] = {}
+        for entry in p["tables"]:
+            by_round.setdefault(entry["round"], []).append(entry)
+        for number, seats in sorted(by_round.items()):
+            if len(seats) < 2:
+                continue
+            who = f"{p['name']}（{p['id']}）" if p["id"] else p["name"]
+            where = "、".join(f"{e['table_name']} {e['position']}号位" for e in seats)
+            where_en = ", ".join(f"{e['table_name']} chair {e['position']}" for e in seats)
+            for table_id in dict.fromkeys(e["table_id"] for e in seats):
+                rows[table_id]["alerts"].append({
+                    "kind": "twice", "since": None,
+                    "text_zh": f"第 {number} 轮 {who} 同时记在 {where}：请核对选手编号",
+                    "text_en": f"round {number}: {p['id'] or p['name']} is keyed at {where_en}; check the numbers"})
 
 
 def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:

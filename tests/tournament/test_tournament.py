@@ -588,3 +588,32 @@ async def test_players_equal_on_shared_table_points_are_ranked_by_points(tmp_pat
         assert [t["table_points"] for t in players["A"]["tables"]] == [2, 2.33, 2.33]
     finally:
         await hub.stop()
+
+
+async def test_one_number_at_two_tables_in_a_round_needs_the_chief_referee(tmp_path: Path, broker: Broker) -> None:
+    """t2's referee keyed 林峰's number A08 as A01, which 王伟 has at t1: the hub added both tables'
+    results up as A01's, silently. A player sits at one table a round: both tables are flagged."""
+    from table_controller.tournament.wire import StateMsg, Topics, encode
+
+    seats = {"t1": [("王伟", "A01"), ("李娜", "A02"), ("张敏", "A03"), ("刘洋", "A04")],
+             "t2": [("陈杰", "A05"), ("杨帆", "A06"), ("赵磊", "A07"), ("林峰", "A01")]}
+    hub = await _hub(tmp_path, broker)
+    try:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-twice") as client:
+            for table_id, chairs in seats.items():
+                msg = StateMsg(v=1, tournament=TOURNAMENT, table_id=table_id, seq=40, round=1, at=1.0,
+                               table_name=f"{table_id}号桌", ruleset="mcr",
+                               players={str(i + 1): n for i, (n, _) in enumerate(chairs)},
+                               player_ids={str(i + 1): pid for i, (_, pid) in enumerate(chairs)},
+                               totals={"1": 30, "2": 10, "3": -10, "4": -30}, table_points={"1": 4, "2": 2, "3": 1, "4": 0},
+                               final=False, hand_no=5, hands_played=4, phase="playing", phase_zh="对局中")
+                await client.publish(Topics("mahjong", TOURNAMENT, table_id).state, encode(msg), qos=1)
+        await until(lambda: len(hub.hub.tables) == 2 and all(t.state for t in hub.hub.tables.values()), 5, "both")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            tables = {t["table_id"]: t for t in (await http.get("/api/standings")).json()["tables"]}
+        for table_id in ("t1", "t2"):
+            (alert,) = [a for a in tables[table_id]["alerts"] if a["kind"] == "twice"]
+            assert "第 1 轮" in alert["text_zh"] and "A01" in alert["text_zh"] and "t1号桌 1号位" in alert["text_zh"]
+            assert "t2号桌 4号位" in alert["text_zh"] and "check the numbers" in alert["text_en"]
+    finally:
+        await hub.stop()
