@@ -605,7 +605,8 @@ async def test_one_number_at_two_tables_in_a_round_needs_the_chief_referee(tmp_p
                                table_name=f"{table_id}号桌", ruleset="mcr",
                                players={str(i + 1): n for i, (n, _) in enumerate(chairs)},
                                player_ids={str(i + 1): pid for i, (_, pid) in enumerate(chairs)},
-                               totals={"1": 30, "2": 10, "3": -10, "4": -30}, table_points={"1": 4, "2": 2, "3": 1, "4": 0},
+                               totals={"1": 30, "2": 10, "3": -10, "4": -30},
+                               table_points={"1": 4, "2": 2, "3": 1, "4": 0},
                                final=False, hand_no=5, hands_played=4, phase="playing", phase_zh="对局中")
                 await client.publish(Topics("mahjong", TOURNAMENT, table_id).state, encode(msg), qos=1)
         await until(lambda: len(hub.hub.tables) == 2 and all(t.state for t in hub.hub.tables.values()), 5, "both")
@@ -613,7 +614,7 @@ async def test_one_number_at_two_tables_in_a_round_needs_the_chief_referee(tmp_p
             tables = {t["table_id"]: t for t in (await http.get("/api/standings")).json()["tables"]}
         for table_id in ("t1", "t2"):
             (alert,) = [a for a in tables[table_id]["alerts"] if a["kind"] == "twice"]
-            assert "第 1 轮" in alert["text_zh"] and "A01" in alert["text_zh"] and "t1号桌 1号位" in alert["text_zh"]
-            assert "t2号桌 4号位" in alert["text_zh"] and "check the numbers" in alert["text_en"]
+            assert "第 1 轮" in alert["text_zh"] and "A01" in alert["text_zh"]
+            assert "t1号桌 1号位、t2号桌 4号位" in alert["text_zh"] and "check the numbers" in alert["text_en"]
     finally:
         await hub.stop()
