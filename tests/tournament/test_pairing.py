@@ -385,3 +385,31 @@ def test_a_registered_number_goes_by_its_registered_name(tmp_path: Path) -> None
         assert {p["id"]: p["name"] for p in hub.stats()["players"]}["A01"] == "王伟"  # the statistics too
     finally:
         hub.close()
+
+
+def test_the_bye_goes_round_not_to_the_same_player_every_round(tmp_path: Path) -> None:
+    """Nine registered players at two tables: one sits out (轮空). By rank alone the one who sat out
+    had no result for that round, stayed lowest and sat out every round after. Now the bye goes to
+    the lowest ranked of those who have sat out least."""
+    listed = [{"id": f"A0{i}", "name": n} for i, n in enumerate("甲乙丙丁戊己庚辛壬", start=1)]
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=listed)
+
+    def play(number: int, proposal: dict[str, Any]) -> None:
+        for table in proposal["tables"]:
+            state = json.loads(_state(table["table_id"], [table["seats"][c]["name"] for c in "1234"],
+                                      [30, 10, -10, -30], round_no=number, seq=10 * number))
+            state["player_ids"] = {c: table["seats"][c]["id"] for c in "1234"}
+            hub.handle(f"mahjong/cup/{table['table_id']}/state", json.dumps(state).encode())
+
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", list("甲乙丙丁"), [0, 0, 0, 0], seq=1))
+        hub.handle("mahjong/cup/t2/state", _state("t2", list("戊己庚辛"), [0, 0, 0, 0], seq=1))
+        out = []
+        for number in (1, 2, 3):
+            proposal = hub.pairings(number)
+            (bye,) = proposal["byes"]
+            out.append(bye["name"])
+            play(number, proposal)
+        assert len(set(out)) == 3, f"sat out: {out}"
+    finally:
+        hub.close()
