@@ -542,6 +542,15 @@ function clocks() {
     if (cell) cell.innerHTML = clockText(x.clock);
   }
 }
+// A TV kiosk (?kiosk, or ?kiosk=S for S seconds a screen) has no one to scroll it: a hall's
+// standings run past one screen, so it turns the page every S seconds and comes back to the top.
+const KIOSK = new URLSearchParams(location.search).get("kiosk");
+if (KIOSK !== null) {
+  setInterval(() => {
+    const bottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+    window.scrollTo({ top: bottom ? 0 : window.scrollY + window.innerHeight - 80, behavior: "smooth" });
+  }, 1000 * (Number(KIOSK) > 0 ? Number(KIOSK) : 10));
+}
 $("lang").onclick = () => { lang = lang === "zh" ? "en" : "zh"; render(); };
 $("publish").onclick = publishSeating;
 poll();

@@ -366,3 +366,46 @@ async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(t
                 await browser.close()
     finally:
         await hub.stop()
+
+
+async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(tmp_path: Path, broker: Broker) -> None:
+    """Forty players at ten tables: a 1920×1080 TV showed ranks 1 to 18 and nobody could scroll it.
+    With ?kiosk the page turns every S seconds and comes back to the top; without, it stays put."""
+    import aiomqtt
+    from playwright.async_api import async_playwright
+
+    from table_controller.tournament.wire import StateMsg, Topics, encode
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0)
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-hall") as client:
+            for k in range(10):
+                table_id = f"t{k + 1:02d}"
+                msg = StateMsg(v=1, tournament="cup", table_id=table_id, seq=9, round=1, at=1.0,
+                               table_name=f"{k + 1}号桌", ruleset="mcr",
+                               players={str(i + 1): f"选手{4 * k + i + 1}" for i in range(4)},
+                               totals={"1": 30 + k, "2": 10, "3": -10, "4": -30 - k},
+                               table_points={"1": 4, "2": 2, "3": 1, "4": 0}, final=True, hand_no=16,
+                               hands_played=16, phase="closed", phase_zh="本轮结束")
+                await client.publish(Topics("mahjong", "cup", table_id).state, encode(msg), qos=1)
+        await until(lambda: len(hub.hub.tables) == 10, 5, "ten tables")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+                await page.wait_for_selector('[data-player="选手40"]', state="attached", timeout=5000)
+                last = await page.locator('[data-player="选手40"]').bounding_box()
+                assert last["y"] > 1080  # the last rank is below the screen
+                await asyncio.sleep(1.5)
+                assert await page.evaluate("window.scrollY") == 0  # a page that is not a kiosk stays put
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/?kiosk=1")
+                await page.wait_for_selector('[data-player="选手40"]', state="attached", timeout=5000)
+                await page.wait_for_function("window.scrollY > 500", timeout=10000)
+                await page.wait_for_function("window.scrollY === 0", timeout=20000)  # back to the top
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()
