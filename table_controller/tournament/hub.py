@@ -135,8 +135,13 @@ class TableLog:
         elif type_ == "table.fault_cleared":
             self._alerts.pop(f"fault:{d.get('code')}", None)
         elif type_ == "link.down":
-            self._alerts["link"] = {"kind": "link", "since": at, "text_zh": f"牌桌连接中断：{d.get('reason', '')}",
-                                    "text_en": f"table link down: {d.get('reason', '')}"}
+            from drivers.names import LINK_REASONS
+
+            # the driver's reason is a code (silent, unplugged): in words, as the table's display names it
+            reason = str(d.get("reason", ""))
+            zh, en = LINK_REASONS.get(reason, (reason, reason))
+            self._alerts["link"] = {"kind": "link", "since": at, "text_zh": f"牌桌连接中断：{zh}",
+                                    "text_en": f"table link down: {en}"}
         elif type_ in ("link.up", "link.restored"):
             self._alerts.pop("link", None)
         elif type_ == "camera.status":
@@ -431,10 +436,18 @@ class Hub:
                     p["points"] += st["totals"][pos]
                     p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
                                         "position": int(pos), "points": st["totals"][pos],
-                                        "table_points": st["table_points"][pos], "final": st["final"]})
+                                        "table_points": _tidy(st["table_points"][pos]), "final": st["final"]})
+        listed = {r["id"]: r["name"] for r in self.registered if r["id"]}
         for p in players.values():
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
             p["stand_in"] = self._stand_in(p)
+            # a registered number goes by its registered name: a name mistyped at one table (王玮 for
+            # 王伟) was shown for the player everywhere, and posted in the next round's seating
+            p["name"] = listed.get(p["id"], p["name"])
+            # three tied places share 7/3: summed as floats, equal totals differ in the last digit
+            # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
+            p["table_points"] = _tidy(p["table_points"])
+        _twice(players.values(), {t["table_id"]: t for t in tables})
         order = sorted((p for p in players.values() if not p["stand_in"]),
                        key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
@@ -444,8 +457,6 @@ class Hub:
         for p in stand_ins:  # 陪打: shown with their points, never ranked
             p["rank"] = None
         order += stand_ins
-        for p in order:
-            p["table_points"] = _tidy(p["table_points"])
         return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
                 "through": through, "hub": self.health()}
 
@@ -489,7 +500,9 @@ class Hub:
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}
                 rounds.append((standing.get("table_name", table.table_id), standing, records))
-        self._stats = {"tournament": self.tournament, "at": self._wall_clock(), "players": player_stats(rounds)}
+        listed = {r["id"]: r["name"] for r in self.registered if r["id"]}
+        found = [{**p, "name": listed.get(p["id"], p["name"])} for p in player_stats(rounds)]  # as in `standings`
+        self._stats = {"tournament": self.tournament, "at": self._wall_clock(), "players": found}
         return self._stats
 
     def _stand_in(self, player: dict[str, Any]) -> bool:
@@ -509,9 +522,11 @@ class Hub:
         `round_no` defaults to the round after the latest any table has played."""
         from table_controller.tournament.pairing import entrants, propose, with_registered
 
-        standings = self.standings()
         played = [r for t in self.tables.values() for r in t.states]
         number = round_no or (max(played) + 1 if played else 1)
+        # from the rounds before it only: a round's seating published again once it is under way (a
+        # player late, a correction) must not be drawn from that round's own results and meetings
+        standings = self.standings(number - 1)
         tables = [(t["table_id"], t["table_name"]) for t in standings["tables"]]
         players = with_registered(entrants(standings), self.registered, self.tournament)
         out = propose(players, tables, number, seed=self.tournament).to_json()
@@ -656,6 +671,27 @@ def _clock_left(st: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"paused": False, "ends_at": float(st["clock_ends_at"])}
 
 
+def _twice(players: Any, rows: dict[str, dict[str, Any]]) -> None:
+    """A player sits at one table a round: one number (or name, where a table keyed none) in two
+    chairs of a round is a keying mistake (D012 for D021) that the standings would add up silently.
+    The tables it involves get an alert (需要裁判长处理) until the referee corrects the number."""
+    for p in players:
+        by_round: dict[int, list[dict[str, Any]]] = {}
+        for entry in p["tables"]:
+            by_round.setdefault(entry["round"], []).append(entry)
+        for number, seats in sorted(by_round.items()):
+            if len(seats) < 2:
+                continue
+            who = f"{p['name']}（{p['id']}）" if p["id"] else p["name"]
+            where = "、".join(f"{e['table_name']} {e['position']}号位" for e in seats)
+            where_en = ", ".join(f"{e['table_name']} chair {e['position']}" for e in seats)
+            for table_id in dict.fromkeys(e["table_id"] for e in seats):
+                rows[table_id]["alerts"].append({
+                    "kind": "twice", "since": None,
+                    "text_zh": f"第 {number} 轮 {who} 同时记在 {where}：请核对选手编号",
+                    "text_en": f"round {number}: {p['id'] or p['name']} is keyed at {where_en}; check the numbers"})
+
+
 def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:
     """Appeals (申诉) waiting at a table for the arbitration committee, from its latest standing."""
     n = int((st or {}).get("appeals_waiting") or 0)
@@ -668,4 +704,5 @@ def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 def _tidy(x: float) -> float | int:
     """Shared 标准分 may be halves; whole numbers print without ".0" (as the score sheet shows them)."""
-    return int(x) if float(x).is_integer() else round(x, 2)
+    x = round(float(x), 2)
+    return int(x) if x.is_integer() else x

@@ -5,8 +5,8 @@ top (1–4 at the first table, 5–8 at the next …), so players of like result
 before are then moved apart where a swap between neighbouring tables lowers the number of repeat
 meetings. Within a table the chairs are given so that as few players as possible sit again in a
 chair they had before (seed 004 六: 换座不得重复座位就坐), ties broken by a draw from a seed, so
-the same standings give the same seating. Players beyond a multiple of four, the lowest ranked,
-sit out (轮空) and are listed.
+the same standings give the same seating. Players beyond a multiple of four sit out (轮空) and are
+listed: the lowest ranked of those who have sat out least.
 
 Pure: standings in, seating out; the hub serves it (`GET /api/pairings`) and the organiser posts it.
 """
@@ -35,6 +35,8 @@ class Entrant:
     rank: int
     chairs: frozenset[str] = frozenset()
     met: frozenset[str] = frozenset()
+    #: rounds the player has a result for: fewer than the others, they sat out (or came late)
+    played: int = 0
 
 
 @dataclass
@@ -64,7 +66,8 @@ def entrants(standings: dict[str, Any]) -> list[Entrant]:
         key = key_of[id(p)]
         met = {other for t in p.get("tables", []) for other in at[(t["table_id"], t["round"])] if other != key}
         out.append(Entrant(key=key, name=p["name"], id=p.get("id", ""), rank=int(p["rank"]),
-                           chairs=frozenset(str(t["position"]) for t in p.get("tables", [])), met=frozenset(met)))
+                           chairs=frozenset(str(t["position"]) for t in p.get("tables", [])), met=frozenset(met),
+                           played=len({t["round"] for t in p.get("tables", [])})))
     return sorted(out, key=lambda e: (e.rank, e.key))
 
 
@@ -111,7 +114,11 @@ def propose(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round
     """The seating of round `round_no` for `players` (ranked) at `tables` ((id, name), in order;
     more groups than tables are named T2, T3 …)."""
     ranked = sorted(players, key=lambda e: (e.rank, e.key))
-    seated, byes = ranked[: len(ranked) // 4 * 4], ranked[len(ranked) // 4 * 4:]
+    # the byes: the lowest ranked of those who have sat out least. By rank alone the one who sat out
+    # stayed lowest (a round without a result) and sat out every round after
+    out = sorted(ranked, key=lambda e: (-e.played, -e.rank, e.key))[: len(ranked) % 4]
+    seated = [e for e in ranked if e not in out]
+    byes = [e for e in ranked if e in out]
     groups = [list(seated[i:i + 4]) for i in range(0, len(seated), 4)]
     _spread(groups)
     out = Seating(round=round_no, byes=[_who(e) for e in byes])

@@ -44,7 +44,8 @@ def player_stats(rounds: Iterable[tuple[str, dict[str, Any], list[dict[str, Any]
                 if winner["best"] is None or total > winner["best"]["total"]:
                     winner["best"] = {"total": total, "table_name": table_name, "round": rec.get("round", 1),
                                       "hand_no": rec.get("hand_no"),
-                                      "fans": [f.get("name") for f in win.get("fans") or []][:6]}
+                                      "fans": [f.get("name") for f in win.get("fans") or []][:6],
+                                      "fans_en": [f.get("name_en") or f.get("name") for f in win.get("fans") or []][:6]}
                 feeder = players.get(by_wind.get(win.get("discarder") or "", ""))
                 if feeder is not None:
                     feeder["fed"] += 1

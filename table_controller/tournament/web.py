@@ -330,6 +330,22 @@ PAGE = """<!doctype html>
   /* the table's name, round, hand and state stay on one line: a long alert wraps in its own cell */
   #tables td:not(.alerts), #tables th { white-space: nowrap; }
   .pair-actions { margin: 0.5rem 2rem; }
+  /* a player's name and number, and each round's entry (第2轮 3号桌 4), never break inside */
+  td.who, .rnd, [data-testid=standings] th { white-space: nowrap; }
+  /* a phone (390 px): the standings fit the width; the wide tables below scroll in their own box */
+  @media (max-width: 700px) {
+    header { padding: 0.6rem 0.8rem; }
+    h1 { font-size: 1.3rem; }
+    h2 { font-size: 1.15rem; margin: 1rem 0.8rem 0.4rem; }
+    table { margin: 0 0.5rem; width: calc(100% - 1rem); font-size: 1rem; }
+    th, td { padding: 0.35rem 0.4rem; }
+    #tables, #pairs, #stats { display: block; overflow-x: auto; font-size: 0.9rem; }
+    #stats th, #stats td, #pairs th { white-space: nowrap; }
+    td.who small { display: block; }
+    html:lang(en) [data-testid=standings] th { white-space: normal; }  /* "Table pts" may take two lines */
+    .attention { margin: 0.6rem 0.5rem 0; font-size: 1.05rem; }
+    .pair-actions, footer { margin: 0.5rem 0.8rem; }
+  }
 </style>
 </head>
 <body>
@@ -354,7 +370,8 @@ const I18N = {
         shead: ["选手", "盘数", "和牌", "自摸", "点炮", "和牌率", "点炮率", "平均和牌", "最大和牌"], since: "{n} 分钟", noHands: "尚无打完的牌局", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
         csv: "导出排名 CSV", archive: "下载赛事档案（ZIP）", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
-        ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘" },
+        ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘",
+        sep: "、", alertSep: "；", tableSep: "　", provMark: "（{p}）" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Session clock", "Events", "Needs attention"], timeUp: "time up", attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
@@ -365,7 +382,8 @@ const I18N = {
         pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
         again: "{n} pairs meet again", bye: "sitting out: {names}",
         none: "no results yet", noHands: "no hands played yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
-        bad: "{n} malformed messages", hand: "hand {n}" },
+        bad: "{n} malformed messages", hand: "hand {n}",
+        sep: ", ", alertSep: "; ", tableSep: " · ", provMark: " ({p})" },
 };
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
 let last = null;
@@ -379,13 +397,15 @@ function t(key, vars) {
 }
 function playerRow(p) {
   // per round: where the player sat and the 标准分 it brought (R2 t03 4)
-  const tables = p.tables.map((x) => esc(t("round", { n: x.round })) + " " + esc(x.table_name) + " "
-    + esc(x.table_points) + (x.final ? "" : "（" + esc(t("prov")) + "）")).join("、");
-  return `<tr data-player="${esc(p.name)}"><td class="num">${p.stand_in ? `<small class="muted">${esc(t("standIn"))}</small>` : p.rank}</td><td>${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
+  const tables = p.tables.map((x) => `<span class="rnd">${esc(t("round", { n: x.round }))} ${esc(x.table_name)} `
+    + `${esc(x.table_points)}</span>` + (x.final ? "" : esc(t("provMark", { p: t("prov") })))).join(t("sep"));
+  return `<tr data-player="${esc(p.name)}"><td class="num">${p.stand_in ? `<small class="muted">${esc(t("standIn"))}</small>` : p.rank}</td><td class="who">${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
     + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;
 }
 function tableRow(x) {
-  const phase = esc(lang === "zh" ? x.phase_zh || "" : x.phase || "") + (x.final ? " · " + esc(t("final")) : "");
+  // the table reports its phase as an id (walls_raised): in English it reads as words
+  const phase = esc(lang === "zh" ? x.phase_zh || "" : (x.phase || "").replace(/_/g, " "))
+    + (x.final ? " · " + esc(t("final")) : "");
   const events = x.events + (x.complete ? "" : " · " + esc(t("filling")));
   // the table's name links to its hands' records (牌谱) as the hub holds them (none from a table not heard from)
   const name = x.heard === false ? esc(x.table_name)
@@ -410,18 +430,20 @@ function clockText(c) {
 function alertText(x) {
   // a table fault, the table's link down, the camera failing: since when (the table's clock)
   return (x.alerts || []).map((a) => esc(lang === "zh" ? a.text_zh : a.text_en) + (a.since == null ? ""
-    : ` <small>${esc(t("since", { n: Math.max(0, Math.round((last.at - a.since) / 60)) }))}</small>`)).join("；");
+    : ` <small>${esc(t("since", { n: Math.max(0, Math.round((last.at - a.since) / 60)) }))}</small>`)).join(t("alertSep"));
 }
 let pairs = null;
 let published = null;
 async function publishSeating() {
-  if (pairs.unfinished && pairs.unfinished.length && !confirm(t("unfinished", { names: pairs.unfinished.join("、") }))) return;
-  const token = sessionStorage.getItem("organizer") || prompt(t("ask")) || "";
+  if (pairs.unfinished && pairs.unfinished.length && !confirm(t("unfinished", { names: pairs.unfinished.join(t("sep")) }))) return;
+  // asked each time, never kept: the page is the players' kiosk too, and a credential kept in the
+  // tab let anyone at the screen publish a seating after the organiser had once
+  const token = prompt(t("ask")) || "";
   if (!token) return;
   const r = await fetch(`/api/pairings/publish?round=${pairs.round}`, { method: "POST", headers: { Authorization: "Bearer " + token } });
   const body = await r.json().catch(() => ({}));
-  if (r.ok) { sessionStorage.setItem("organizer", token); published = { round: body.round, tables: body.tables }; }
-  else { sessionStorage.removeItem("organizer"); $("published").textContent = t("failed", { e: body.detail || r.status }); return; }
+  if (r.ok) published = { round: body.round, tables: body.tables };
+  else { $("published").textContent = t("failed", { e: body.detail || r.status }); return; }
   renderPairs();
 }
 function renderPairs() {
@@ -429,16 +451,18 @@ function renderPairs() {
   $("phead").innerHTML = I18N[lang].phead.map((h) => `<th>${esc(h)}</th>`).join("");
   $("publish").textContent = t("publish");
   $("publish").hidden = !pairs || !pairs.tables.length;
-  if (published) $("published").textContent = t("sent", { n: published.round, s: published.tables.map((x) => x.table_name).join("、") });
-  else if (pairs && pairs.unfinished && pairs.unfinished.length) $("published").textContent = t("unfinished", { names: pairs.unfinished.join("、") });
+  if (published) $("published").textContent = t("sent", { n: published.round, s: published.tables.map((x) => x.table_name).join(t("sep")) });
+  else if (pairs && pairs.unfinished && pairs.unfinished.length) $("published").textContent = t("unfinished", { names: pairs.unfinished.join(t("sep")) });
   if (!pairs || !pairs.tables.length) { $("pair-title").textContent = ""; $("prows").innerHTML = ""; return; }
   $("pair-title").innerHTML = `<a href="/api/pairings?format=text">${esc(t("pair", { n: pairs.round }))}</a>`;
   $("prows").innerHTML = pairs.tables.map((x) => `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}${
     x.repeat_meetings ? ` <small class="bad">${esc(t("again", { n: x.repeat_meetings }))}</small>` : ""}</td>${
     ["1", "2", "3", "4"].map((c) => `<td>${esc(x.seats[c].name)}${x.seats[c].id ? ` <small>${esc(x.seats[c].id)}</small>` : ""}</td>`).join("")}</tr>`).join("")
-    + (pairs.byes.length ? `<tr><td colspan="5" class="muted">${esc(t("bye", { names: pairs.byes.map((b) => b.name).join("、") }))}</td></tr>` : "");
+    + (pairs.byes.length ? `<tr><td colspan="5" class="muted">${esc(t("bye", { names: pairs.byes.map((b) => b.name).join(t("sep")) }))}</td></tr>` : "");
 }
 let stats = null;
+// the biggest win's fans in the page's language (a hub from before kept only the Chinese names)
+const fans = (best) => (lang === "en" && best.fans_en ? best.fans_en : best.fans);
 function renderStats() {
   // 技术统计: from the hands' public records the tables sent
   $("stats-title").textContent = t("stats");
@@ -448,7 +472,7 @@ function renderStats() {
     p.id ? ` <small>${esc(p.id)}</small>` : ""}</td><td class="num">${p.hands}</td><td class="num">${p.wins}</td>`
     + `<td class="num">${p.self_drawn}</td><td class="num">${p.fed}</td><td class="num">${pct(p.win_rate)}</td>`
     + `<td class="num">${pct(p.feed_rate)}</td><td class="num">${p.average_win ?? ""}</td><td>${p.best ? `${p.best.total} <small>${
-      esc(p.best.table_name)} · ${esc(t("round", { n: p.best.round }))} · ${esc(t("hand", { n: p.best.hand_no }))} · ${esc(p.best.fans.join("、"))}</small>` : ""}</td></tr>`).join("")
+      esc(p.best.table_name)} · ${esc(t("round", { n: p.best.round }))} · ${esc(t("hand", { n: p.best.hand_no }))} · ${esc(fans(p.best).join(t("sep")))}</small>` : ""}</td></tr>`).join("")
     || `<tr><td colspan="9" class="muted">${esc(t("noHands"))}</td></tr>`;
 }
 /** A column of numbers has its heading over the numbers (right), as its first row's cells say. */
@@ -475,7 +499,7 @@ function render() {
   for (const id of ["head", "thead", "shead"]) alignHead(id);
   const needing = last.tables.filter((x) => (x.alerts || []).length);
   $("attention").hidden = !needing.length;
-  $("attention").innerHTML = esc(t("attention")) + needing.map((x) => `<strong>${esc(x.table_name)}</strong> ${alertText(x)}`).join("　");
+  $("attention").innerHTML = esc(t("attention")) + needing.map((x) => `<strong>${esc(x.table_name)}</strong> ${alertText(x)}`).join(t("tableSep"));
   renderPairs();
   const h = last.hub;
   const when = new Date(last.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
@@ -517,6 +541,15 @@ function clocks() {
     const cell = document.querySelector(`[data-testid="clock-${CSS.escape(x.table_id)}"]`);
     if (cell) cell.innerHTML = clockText(x.clock);
   }
+}
+// A TV kiosk (?kiosk, or ?kiosk=S for S seconds a screen) has no one to scroll it: a hall's
+// standings run past one screen, so it turns the page every S seconds and comes back to the top.
+const KIOSK = new URLSearchParams(location.search).get("kiosk");
+if (KIOSK !== null) {
+  setInterval(() => {
+    const bottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+    window.scrollTo({ top: bottom ? 0 : window.scrollY + window.innerHeight - 80, behavior: "smooth" });
+  }, 1000 * (Number(KIOSK) > 0 ? Number(KIOSK) : 10));
 }
 $("lang").onclick = () => { lang = lang === "zh" ? "en" : "zh"; render(); };
 $("publish").onclick = publishSeating;

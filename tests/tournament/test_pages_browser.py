@@ -220,3 +220,192 @@ async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(tmp_path: Pa
             assert "一号桌" not in attention and "t02" in attention
     finally:
         await hub.stop()
+
+
+async def _three_rounds(broker: Broker) -> None:
+    """Eight registered players, three rounds at two tables, as the tables' standings over the broker."""
+    import aiomqtt
+
+    from table_controller.tournament.wire import RecordMsg, StateMsg, Topics, encode
+
+    names = ["欧阳娜娜", "司马光明", "上官婉儿", "诸葛亮亮", "王伟", "李娜", "张敏", "刘洋"]
+    async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-rounds") as client:
+        for number in (1, 2, 3):
+            for k, table_id in enumerate(("t01", "t02")):
+                seats = [(names[(4 * k + i + number) % 8], f"A{(4 * k + i + number) % 8 + 1:03d}") for i in range(4)]
+                msg = StateMsg(v=1, tournament="cup", table_id=table_id, seq=100 * number, round=number, at=1.0,
+                               table_name=f"{k + 1}号桌", ruleset="mcr",
+                               players={str(i + 1): s[0] for i, s in enumerate(seats)},
+                               player_ids={str(i + 1): s[1] for i, s in enumerate(seats)},
+                               totals={"1": 120, "2": 35, "3": -45, "4": -110},
+                               table_points={"1": 4, "2": 2, "3": 1, "4": 0}, final=number < 3,
+                               hand_no=16 if number < 3 else 5, hands_played=16 if number < 3 else 4,
+                               phase="closed" if number < 3 else ("playing", "walls_raised")[k],
+                               phase_zh="本轮结束" if number < 3 else ("对局中", "牌墙已升起")[k])
+                await client.publish(Topics("mahjong", "cup", table_id).state, encode(msg), qos=1)
+        # one hand's record: 司马光明 (t01's chair 1 in round 1) wins by 自摸 with 清一色
+        seats = {w: {"chair": i + 1, "player_no": i + 1, "player": names[i + 1]} for i, w in enumerate("ESWN")}
+        win = {"seat": "E", "win_kind": "self_draw", "total": 26, "payments": {},
+               "fans": [{"name": "清一色", "name_en": "Full Flush", "value": 24, "count": 1},
+                        {"name": "自摸", "name_en": "Self-Drawn", "value": 1, "count": 1}]}
+        record = {"view": "public", "hand_no": 1, "round": 1, "seats": seats, "wins": [win], "result": "win",
+                  "lines": [], "ruleset": "mcr", "table_name": "1号桌", "points": {}}
+        await client.publish(Topics("mahjong", "cup", "t01").records, encode(RecordMsg(
+            v=1, tournament="cup", table_id="t01", seq=50, round=1, hand_no=1, record=record)), qos=1)
+
+
+async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None:
+    """On a phone (390×844) the standings were 635 px wide: the rounds' column squeezed the names to
+    one character a line (欧/阳/娜/娜) and the page scrolled sideways. Now the standings fit, a
+    name and each round's entry stay on one line, and the wide tables below scroll in their own box."""
+    from playwright.async_api import async_playwright
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        await _three_rounds(broker)
+        await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6, 5, "every round's standing")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                for lang in ("", "?lang=en"):
+                    page = await browser.new_page(viewport={"width": 390, "height": 844})
+                    await page.goto(f"http://127.0.0.1:{hub.bound_port}/{lang}")
+                    await page.wait_for_selector('[data-player="欧阳娜娜"]', timeout=5000)
+                    await page.wait_for_selector("[data-stats], [data-testid=stats] td", timeout=5000)
+                    width = await page.evaluate("document.documentElement.scrollWidth")
+                    assert width <= 390, f"the page is {width} px wide on a 390 px phone{lang}"
+                    lines = await page.evaluate("""() => {
+                      const lines = (node) => { const r = document.createRange(); r.selectNodeContents(node);
+                        return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; };
+                      const rows = [...document.querySelectorAll("[data-testid=standings] tbody tr")];
+                      return rows.map((tr) => [lines(tr.children[1].firstChild),
+                        Math.max(...[...tr.querySelectorAll(".rnd")].map(lines))]); }""")
+                    assert len(lines) == 8 and all(x == [1, 1] for x in lines), lines
+                    await page.close()
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()
+
+
+async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(tmp_path: Path, broker: Broker) -> None:
+    """In English the rounds were joined with 、 and marked （provisional）, the biggest win's fans were
+    the Chinese names (清一色、自摸) and a table's phase its id (walls_raised): the English page now reads
+    in English, the Chinese one as before."""
+    from playwright.async_api import async_playwright
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        await _three_rounds(broker)
+        await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6
+                    and hub.hub.tables["t01"].records(), 5, "every round's standing and the record")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/?lang=en")
+                await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+                rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
+                assert rounds == "R1 1号桌 4, R2 2号桌 0, R3 2号桌 1 (provisional)", rounds
+                best = await page.inner_text('[data-stats="司马光明"] td:last-child')
+                assert "Full Flush, Self-Drawn" in best and "清一色" not in best, best
+                assert "walls raised" in await page.inner_text('[data-testid=tables] tr[data-table="t02"]')
+                await page.click("#lang")
+                rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
+                assert rounds == "第1轮 1号桌 4、第2轮 2号桌 0、第3轮 2号桌 1（暂定）", rounds
+                assert "清一色、自摸" in await page.inner_text('[data-stats="司马光明"] td:last-child')
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()
+
+
+async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(tmp_path: Path, broker: Broker) -> None:
+    """The standings page is the players' kiosk too. Once the organiser had published from it, the
+    credential stayed in the tab and the next click on 发布到各桌 published with no question asked:
+    anyone at the screen could post a seating. Now each publish asks; cancelling posts nothing."""
+    from playwright.async_api import async_playwright
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"], organizer_token="org-9")
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        await _three_rounds(broker)
+        await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6, 5, "every round's standing")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
+                asked: list[str] = []
+
+                async def answer(dialog: Any) -> None:
+                    asked.append(dialog.type)
+                    if dialog.type == "confirm":  # round 3 still being played: publish anyway
+                        await dialog.accept()
+                    elif asked.count("prompt") == 1:
+                        await dialog.accept("org-9")
+                    else:
+                        await dialog.dismiss()  # someone at the kiosk, without the credential
+
+                page.on("dialog", lambda d: asyncio.ensure_future(answer(d)))
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+                await page.wait_for_selector("#publish", state="visible", timeout=5000)
+                await page.click("#publish")
+                await page.wait_for_function(
+                    "document.querySelector('#published').textContent.includes('已发布第 4 轮')", timeout=5000)
+                first = hub.hub.published()
+                await page.click("#publish")
+                await until(lambda: asked.count("prompt") == 2, 5, "the credential to be asked again")
+                await asyncio.sleep(0.5)
+                assert hub.hub.published() == first  # nothing posted again
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()
+
+
+async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(tmp_path: Path, broker: Broker) -> None:
+    """Forty players at ten tables: a 1920×1080 TV showed ranks 1 to 18 and nobody could scroll it.
+    With ?kiosk the page turns every S seconds and comes back to the top; without, it stays put."""
+    import aiomqtt
+    from playwright.async_api import async_playwright
+
+    from table_controller.tournament.wire import StateMsg, Topics, encode
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0)
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-hall") as client:
+            for k in range(10):
+                table_id = f"t{k + 1:02d}"
+                msg = StateMsg(v=1, tournament="cup", table_id=table_id, seq=9, round=1, at=1.0,
+                               table_name=f"{k + 1}号桌", ruleset="mcr",
+                               players={str(i + 1): f"选手{4 * k + i + 1}" for i in range(4)},
+                               totals={"1": 30 + k, "2": 10, "3": -10, "4": -30 - k},
+                               table_points={"1": 4, "2": 2, "3": 1, "4": 0}, final=True, hand_no=16,
+                               hands_played=16, phase="closed", phase_zh="本轮结束")
+                await client.publish(Topics("mahjong", "cup", table_id).state, encode(msg), qos=1)
+        await until(lambda: len(hub.hub.tables) == 10, 5, "ten tables")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+                await page.wait_for_selector('[data-player="选手40"]', state="attached", timeout=5000)
+                last = await page.locator('[data-player="选手40"]').bounding_box()
+                assert last["y"] > 1080  # the last rank is below the screen
+                await asyncio.sleep(1.5)
+                assert await page.evaluate("window.scrollY") == 0  # a page that is not a kiosk stays put
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/?kiosk=1")
+                await page.wait_for_selector('[data-player="选手40"]', state="attached", timeout=5000)
+                await page.wait_for_function("window.scrollY > 500", timeout=10000)
+                await page.wait_for_function("window.scrollY === 0", timeout=20000)  # back to the top
+            finally:
+                await browser.close()
+    finally:
+        await hub.stop()

@@ -345,3 +345,71 @@ def test_the_venues_tables_are_on_the_page_until_heard_from_and_round_1_is_seate
         assert [r["table_id"] for r in again.standings()["tables"]] == ["t01"]
     finally:
         again.close()
+
+
+def test_a_rounds_seating_proposed_again_once_it_is_under_way_comes_from_the_rounds_before(tmp_path: Path) -> None:
+    """The organiser publishes round 2, the tables start it, then a correction: round 2 is proposed
+    again. It was drawn from the standings with round 2's own results and meetings in them, so
+    everyone moved (and every table was said to meet again); it must be round 1's standings'."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", list("甲乙丙丁"), [30, 10, -10, -30]))
+        hub.handle("mahjong/cup/t2/state", _state("t2", list("戊己庚辛"), [30, 10, -10, -30]))
+        first = hub.pairings(2)
+        for table in first["tables"]:  # round 2 played as proposed, with results that turn the ranks over
+            names = [table["seats"][c]["name"] for c in "1234"]
+            hub.handle(f"mahjong/cup/{table['table_id']}/state", _state(table["table_id"], names, [-30, -10, 10, 30],
+                                                                          round_no=2, seq=50))
+        again = hub.pairings(2)
+        assert [t["seats"] for t in again["tables"]] == [t["seats"] for t in first["tables"]]
+        assert again["repeat_meetings"] == first["repeat_meetings"] == 4
+        assert hub.pairings()["round"] == 3  # the next round still comes from every round played
+    finally:
+        hub.close()
+
+
+def test_a_registered_number_goes_by_its_registered_name(tmp_path: Path) -> None:
+    """A referee keyed A01 as 王玮 (the list says 王伟): the standings showed 王玮 for A01 in every
+    round and the next round's seating posted 王玮 to the tables. The list's name is the player's."""
+    listed = [{"id": f"A0{i}", "name": n} for i, n in enumerate("王伟 乙 丙 丁 戊 己 庚 辛".split(), start=1)]
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=listed)
+    try:
+        state = json.loads(_state("t1", ["王玮", "乙", "丙", "丁"], [30, 10, -10, -30]))
+        state["player_ids"] = {"1": "A01", "2": "A02", "3": "A03", "4": "A04"}
+        hub.handle("mahjong/cup/t1/state", json.dumps(state).encode())
+        st = hub.standings()
+        assert [(p["id"], p["name"], p["stand_in"]) for p in st["players"]][0] == ("A01", "王伟", False)
+        seated = {s["id"]: s["name"] for t in hub.pairings()["tables"] for s in t["seats"].values()}
+        assert seated["A01"] == "王伟" and "王玮" not in seated.values()
+        hub.handle("mahjong/cup/t1/records", _record("t1", 1, ["王玮", "乙", "丙", "丁"], []))
+        assert {p["id"]: p["name"] for p in hub.stats()["players"]}["A01"] == "王伟"  # the statistics too
+    finally:
+        hub.close()
+
+
+def test_the_bye_goes_round_not_to_the_same_player_every_round(tmp_path: Path) -> None:
+    """Nine registered players at two tables: one sits out (轮空). By rank alone the one who sat out
+    had no result for that round, stayed lowest and sat out every round after. Now the bye goes to
+    the lowest ranked of those who have sat out least."""
+    listed = [{"id": f"A0{i}", "name": n} for i, n in enumerate("甲乙丙丁戊己庚辛壬", start=1)]
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=listed)
+
+    def play(number: int, proposal: dict[str, Any]) -> None:
+        for table in proposal["tables"]:
+            state = json.loads(_state(table["table_id"], [table["seats"][c]["name"] for c in "1234"],
+                                      [30, 10, -10, -30], round_no=number, seq=10 * number))
+            state["player_ids"] = {c: table["seats"][c]["id"] for c in "1234"}
+            hub.handle(f"mahjong/cup/{table['table_id']}/state", json.dumps(state).encode())
+
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", list("甲乙丙丁"), [0, 0, 0, 0], seq=1))
+        hub.handle("mahjong/cup/t2/state", _state("t2", list("戊己庚辛"), [0, 0, 0, 0], seq=1))
+        out = []
+        for number in (1, 2, 3):
+            proposal = hub.pairings(number)
+            (bye,) = proposal["byes"]
+            out.append(bye["name"])
+            play(number, proposal)
+        assert len(set(out)) == 3, f"sat out: {out}"
+    finally:
+        hub.close()

@@ -508,7 +508,9 @@ def test_the_hub_keeps_each_tables_alerts_from_its_events_in_order(tmp_path: Pat
 
     log.add_event(ev(1, "table.fault_raised", code=1, name_zh="卡牌", name_en="jam", where="S"), 0.0)
     log.add_event(ev(2, "link.down", reason="silent"), 0.0)
-    assert [a["text_zh"] for a in log.alerts] == ["故障：卡牌（S）", "牌桌连接中断：silent"]
+    # the link's reason in words, not the driver's code (牌桌连接中断：silent)
+    assert [a["text_zh"] for a in log.alerts] == ["故障：卡牌（S）", "牌桌连接中断：牌桌无响应（超过3.5秒未收到数据）"]
+    assert log.alerts[1]["text_en"] == "table link down: the table went silent"
     log.add_event(ev(5, "table.fault_cleared", code=1), 0.0)  # ahead of 3 and 4: held back
     assert len(log.alerts) == 2
     log.add_event(ev(3, "camera.status", code="dark", message="画面太暗", message_en="too dark"), 0.0)
@@ -550,3 +552,69 @@ async def test_a_table_cut_off_shows_on_the_hub_until_it_is_back(tmp_path: Path,
     await until(lambda: hub.hub.tables["t1"].online_reason == "stopped", 5, "the table's goodbye")
     assert "offline" not in alerts()
     await hub.stop()
+
+
+async def test_players_equal_on_shared_table_points_are_ranked_by_points(tmp_path: Path, broker: Broker) -> None:
+    """Three tied places share 7/3 标准分. A (2, 7/3, 7/3) and B (7/3, 7/3, 2) have the same 20/3, but
+    summed as floats A's came out a hair above B's: A was ranked first though B has more points,
+    and each round's share was shown as 2.3333333333333335."""
+    from table_controller.tournament.wire import StateMsg, Topics, encode
+
+    third = 7 / 3
+    rounds = {  # (round, table): chairs 1..4 as (name, points, 标准分)
+        (1, "t1"): [("A", 20, 2), ("C", 30, 4), ("D", -20, 1), ("E", -30, 0)],
+        (1, "t2"): [("B", 10, third), ("F", 10, third), ("G", 10, third), ("H", -30, 0)],
+        (2, "t1"): [("A", 10, third), ("B", 10, third), ("C", 10, third), ("D", -30, 0)],
+        (2, "t2"): [("E", 30, 4), ("F", 20, 2), ("G", -20, 1), ("H", -30, 0)],
+        (3, "t1"): [("A", 5, third), ("E", 5, third), ("F", 5, third), ("G", -15, 0)],
+        (3, "t2"): [("B", 30, 2), ("C", 40, 4), ("D", -30, 1), ("H", -40, 0)],
+    }
+    hub = await _hub(tmp_path, broker)
+    try:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-ties") as client:
+            for (number, table_id), chairs in rounds.items():
+                by = {str(k + 1): c for k, c in enumerate(chairs)}
+                msg = StateMsg(v=1, tournament=TOURNAMENT, table_id=table_id, seq=number * 100, round=number, at=1.0,
+                               table_name=f"{table_id}号桌", ruleset="mcr", players={k: c[0] for k, c in by.items()},
+                               totals={k: c[1] for k, c in by.items()}, table_points={k: c[2] for k, c in by.items()},
+                               final=True, hand_no=16, hands_played=16, phase="closed", phase_zh="本轮结束")
+                await client.publish(Topics("mahjong", TOURNAMENT, table_id).state, encode(msg), qos=1)
+        await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6, 5, "every round's standing")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            players = {p["name"]: p for p in (await http.get("/api/standings")).json()["players"]}
+        assert players["A"]["table_points"] == players["B"]["table_points"] == players["F"]["table_points"] == 6.67
+        # C first on 10.33; then equal 标准分: B's 50 points before A's 35, and F (35 too) shares A's rank
+        assert [players[n]["rank"] for n in "CBAF"] == [1, 2, 3, 3]
+        assert [t["table_points"] for t in players["A"]["tables"]] == [2, 2.33, 2.33]
+    finally:
+        await hub.stop()
+
+
+async def test_one_number_at_two_tables_in_a_round_needs_the_chief_referee(tmp_path: Path, broker: Broker) -> None:
+    """t2's referee keyed 林峰's number A08 as A01, which 王伟 has at t1: the hub added both tables'
+    results up as A01's, silently. A player sits at one table a round: both tables are flagged."""
+    from table_controller.tournament.wire import StateMsg, Topics, encode
+
+    seats = {"t1": [("王伟", "A01"), ("李娜", "A02"), ("张敏", "A03"), ("刘洋", "A04")],
+             "t2": [("陈杰", "A05"), ("杨帆", "A06"), ("赵磊", "A07"), ("林峰", "A01")]}
+    hub = await _hub(tmp_path, broker)
+    try:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-twice") as client:
+            for table_id, chairs in seats.items():
+                msg = StateMsg(v=1, tournament=TOURNAMENT, table_id=table_id, seq=40, round=1, at=1.0,
+                               table_name=f"{table_id}号桌", ruleset="mcr",
+                               players={str(i + 1): n for i, (n, _) in enumerate(chairs)},
+                               player_ids={str(i + 1): pid for i, (_, pid) in enumerate(chairs)},
+                               totals={"1": 30, "2": 10, "3": -10, "4": -30},
+                               table_points={"1": 4, "2": 2, "3": 1, "4": 0},
+                               final=False, hand_no=5, hands_played=4, phase="playing", phase_zh="对局中")
+                await client.publish(Topics("mahjong", TOURNAMENT, table_id).state, encode(msg), qos=1)
+        await until(lambda: len(hub.hub.tables) == 2 and all(t.state for t in hub.hub.tables.values()), 5, "both")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            tables = {t["table_id"]: t for t in (await http.get("/api/standings")).json()["tables"]}
+        for table_id in ("t1", "t2"):
+            (alert,) = [a for a in tables[table_id]["alerts"] if a["kind"] == "twice"]
+            assert "第 1 轮" in alert["text_zh"] and "A01" in alert["text_zh"]
+            assert "t1号桌 1号位、t2号桌 4号位" in alert["text_zh"] and "check the numbers" in alert["text_en"]
+    finally:
+        await hub.stop()
