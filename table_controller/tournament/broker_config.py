@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table_controller.tournament import ORGANIZER_ENV, PASSWORD_ENV
-from table_controller.tournament.wire import WireError, check_id, check_prefix, parse_broker
+from table_controller.tournament.wire import WireError, check_id, check_prefix, parse_broker, table_order
 
 #: The hub's broker user (tables may not take this id).
 HUB_USER = "hub"
@@ -179,7 +179,9 @@ def write(out: Path, broker: str, tournament: str, tables: list[str], prefix: st
     passwords = {user: known.get(user) or secrets.token_urlsafe(15) for user in users}
     (out / "mosquitto").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)
-    every = sorted(set(known) | set(users), key=lambda u: (u != HUB_USER, u))
+    # the hub first, then every table (of this run and earlier ones) by its number: the hub's --tables
+    # printed below is the order it seats round 1's groups in (as text, t10 came before t2)
+    every = [HUB_USER, *table_order(set(known) - {HUB_USER} | set(tables), [])]
     all_passwords = {**known, **passwords}
     _private(out / "mosquitto" / "passwd", "".join(password_line(u, all_passwords[u]) + "\n" for u in every))
     (out / "mosquitto" / "acl").write_text(acl(prefix, tournament), encoding="utf-8")

@@ -24,7 +24,7 @@ import aiomqtt
 from table_controller.store import StoreError, WriterLock
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
-    decode, encode, KEEPALIVE, backoff, endpoint,
+    decode, encode, KEEPALIVE, backoff, endpoint, table_order,
 )
 
 log = logging.getLogger("table_controller.tournament.hub")
@@ -418,7 +418,7 @@ class Hub:
         score sheet shares). `through`: counting rounds 1..through only (the standings after that round)."""
         players: dict[str, dict[str, Any]] = {}
         tables = []
-        for table_id in sorted(set(self.tables) | set(self.expected)):
+        for table_id in table_order(set(self.tables) | set(self.expected), self.expected):
             table = self.tables.get(table_id)
             tables.append(self._table_row(table_id, table))
             if table is None:  # on the venue's list, never heard from

@@ -38,6 +38,16 @@ class WireError(ValueError):
     """A broker URL, an id or a received message that cannot be used; the text says why."""
 
 
+def table_order(ids: Any, venue: list[str]) -> list[str]:
+    """Tables in the venue's order (`--tables`), then the others with their numbers read as numbers:
+    as text, t10 came before t2, and round 1's second group of players went to t10."""
+    def key(table_id: str) -> tuple[int, list[Any]]:
+        parts = [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", table_id)]  # str, int, str … alike
+        return (venue.index(table_id) if table_id in venue else len(venue), parts)
+
+    return sorted(ids, key=key)
+
+
 def check_id(value: str, what: str) -> str:
     if not ID_RE.match(value):
         raise WireError(f"{what} {value!r}: use 1-64 ASCII letters, digits, '_' or '-' "

@@ -413,3 +413,22 @@ def test_the_bye_goes_round_not_to_the_same_player_every_round(tmp_path: Path) -
         assert len(set(out)) == 3, f"sat out: {out}"
     finally:
         hub.close()
+
+
+def test_tables_go_in_the_venues_order_and_by_number_not_as_text() -> None:
+    """t1 … t10 sorted as text put t10 second, and round 1's second group of players went to t10;
+    a venue's list (`--tables final,t01,t02`) is its own order."""
+    from table_controller.tournament.wire import table_order
+
+    assert table_order({"t2", "t10", "t1", "t9"}, []) == ["t1", "t2", "t9", "t10"]
+    assert table_order({"t02", "final", "t01", "extra3"}, ["final", "t01", "t02"]) == ["final", "t01", "t02", "extra3"]
+    assert table_order({"A-2", "A-10", "B-1", "a"}, []) == ["A-2", "A-10", "B-1", "a"]
+
+
+def test_broker_config_prints_the_venues_tables_by_number(tmp_path: Path, capsys: Any) -> None:
+    """The hub's --tables that broker-config prints is the order round 1's groups are seated in."""
+    from table_controller.cli import main as tablectl
+
+    assert tablectl(["broker-config", "--broker", "mqtt://10.0.0.2:1883", "--tournament", "cup",
+                     "--tables", "t9,t10,t1,t2", "--out", str(tmp_path / "venue")]) == 0
+    assert "--tables t1,t2,t9,t10" in capsys.readouterr().out
