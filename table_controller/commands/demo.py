@@ -88,7 +88,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     def started() -> None:
         hub, *tables = demo.urls
-        print(f"排名 / standings: {hub}", flush=True)
+        print(f"排名 / standings: {hub}   组织者凭证 / organiser token: {demo.organizer_token}", flush=True)
         for url, service in zip(tables, demo.services):
             print(f"  {service.config.table.name}: {url}", flush=True)
         if not args.no_browser:

@@ -55,6 +55,9 @@ class TournamentDemo:
     services: list[Any] = field(default_factory=list)
     _broker: Any = None
     _organiser: asyncio.Task[None] | None = None
+    #: the organiser's credential for the hub's publish button (printed at the start: without it
+    #: nobody could publish a seating by hand in the demo)
+    organizer_token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
 
     async def start(self) -> None:
         from table_controller.config import ConfigError, parse_config
@@ -69,7 +72,7 @@ class TournamentDemo:
         files = self._start_broker([t for t, _ in table_ids])
         url = self._broker.url
         self.hub = HubService(url, TOURNAMENT, self.data_dir / "hub", host=self.host, port=self.port,
-                              organizer_token=secrets.token_urlsafe(16), registered=players, username=HUB_USER,
+                              organizer_token=self.organizer_token, registered=players, username=HUB_USER,
                               password=files.password(HUB_USER), expected=[t for t, _ in table_ids])
         await self.hub.start()
         first = propose(with_registered([], players, TOURNAMENT), table_ids, 1, seed=TOURNAMENT).to_json()

@@ -38,6 +38,16 @@ async def test_two_tables_play_round_1_and_start_round_2_from_the_published_seat
         players = hub.standings(through=1)["players"]
         assert all(p["id"].startswith("D") and p["tables"][0]["round"] == 1 and p["tables"][0]["final"] for p in players)
         assert sum(p["table_points"] for p in players) == 14  # 4+2+1+0 a table (tied places share theirs)
+        # the organiser's credential the demo prints publishes by hand (round 2 again: as published)
+        import httpx
+
+        async with httpx.AsyncClient(base_url=demo.urls[0]) as http:
+            wrong = await http.post("/api/pairings/publish?round=2", headers={"Authorization": "Bearer nope"})
+            assert wrong.status_code == 401
+            again = await http.post("/api/pairings/publish?round=2",
+                                    headers={"Authorization": f"Bearer {demo.organizer_token}"})
+            assert again.status_code == 200, again.text
+            assert again.json()["round"] == 2
     finally:
         await demo.stop()
 
