@@ -52,11 +52,31 @@ BY_CODE: dict[int, FaultKind] = {f.code: f for f in FAULTS}
 BY_ID: dict[str, FaultKind] = {f.id: f for f in FAULTS}
 
 
+#: The parts a firmware names in a fault's `where` (protocol.md §9), as a referee calls them.
+PART_ZH: dict[str, str] = {
+    "table": "整机", "chain": "链条", "pusher": "推牌器", "lift": "升降台", "disc": "转盘", "ring": "转圈",
+    "counter": "计数器", "centre": "中心盖", "center": "中心盖", "photo": "光电传感器", "supply": "电源",
+    "power": "电源", "dice": "骰子", "motor": "电机", "lid": "盖板",
+}
+#: A side of the table (E S W N) is the chair there: 1 to 4.
+SIDE_ZH: dict[str, str] = {"E": "1号位", "S": "2号位", "W": "3号位", "N": "4号位"}
+
+
+def where_zh(where: str) -> str:
+    """A fault's place in the referee's words ("lift N" → "4号位升降台", "disc motor" → "转盘电机");
+    a word the table is not known to use stays as the firmware sent it."""
+    words = where.split()
+    sides = [SIDE_ZH[w] for w in words if w in SIDE_ZH]
+    parts = [PART_ZH.get(w.lower(), w) for w in words if w not in SIDE_ZH]
+    return "".join(sides + parts)
+
+
 def fault_fields(code: int, where: str) -> dict[str, object]:
     """The fields of a `fault_raised` event as the display shows them; unknown codes stay visible."""
     kind = BY_CODE.get(code)
     if kind is None:
         return {"code": code, "id": "unknown", "name_zh": f"未知故障 {code}", "name_en": f"unknown fault {code}",
-                "where": where, "remedy_zh": "记录故障代码，联系维修", "remedy_en": "note the code and call service"}
+                "where": where, "where_zh": where_zh(where), "remedy_zh": "记录故障代码，联系维修",
+                "remedy_en": "note the code and call service"}
     return {"code": code, "id": kind.id, "name_zh": kind.name_zh, "name_en": kind.name_en, "where": where,
-            "remedy_zh": kind.remedy_zh, "remedy_en": kind.remedy_en}
+            "where_zh": where_zh(where), "remedy_zh": kind.remedy_zh, "remedy_en": kind.remedy_en}

@@ -224,7 +224,8 @@ def describe(ev: Event) -> str:
             return f"{SEATS.index(d['seat']) + 1}号位{how}定庄：{dice}（共 {sum(d.get('dice', []))} 点）"
         return f"{SEAT_ZH.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家{how}：{dice}（共 {sum(d.get('dice', []))} 点）"
     if t == "table.fault_raised":
-        return f"故障：{d.get('name_zh', d.get('code', ''))}"
+        where = str(d.get("where_zh") or d.get("where") or "") if d.get("where") not in (None, "", "table") else ""
+        return f"故障：{d.get('name_zh', d.get('code', ''))}" + (f"（{where}）" if where else "")
     if t == "table.fault_cleared":
         return f"故障解除：{d.get('name_zh', d.get('code', ''))}"
     if t == "table.tile_count":

@@ -128,7 +128,10 @@ class TableLog:
         """Raise or clear what an event says about the table's health (only in order: a clear
         never lands before its raise)."""
         if type_ == "table.fault_raised":
-            where = f"（{d['where']}）" if d.get("where") and d.get("where") != "table" else ""
+            from drivers.faults import where_zh
+
+            # the place in words ("lift N" → 4号位升降台), from `where` itself: older logs lack where_zh
+            where = f"（{where_zh(str(d['where']))}）" if d.get("where") and d.get("where") != "table" else ""
             self._alerts[f"fault:{d.get('code')}"] = {
                 "kind": "fault", "since": at, "text_zh": f"故障：{d.get('name_zh', d.get('code'))}{where}",
                 "text_en": f"fault: {d.get('name_en', d.get('code'))}" + (f" ({d['where']})" if where else "")}

@@ -44,3 +44,27 @@ def test_every_message_and_fault_is_documented() -> None:
 
     for f in FAULTS:
         assert f"`{f.id}`" in text and f.name_zh in text and f.remedy_zh in text
+
+
+def test_every_place_the_fault_table_names_reads_in_chinese() -> None:
+    """A fault's place came to the referee as the firmware wrote it ("卡牌（lift N）"); each place of
+    protocol.md §9's examples now reads in the referee's words, a side as its chair."""
+    import re
+
+    from drivers.faults import where_zh
+    from table_controller.state import describe
+    from table_controller.store import Event
+
+    table = DOC.read_text(encoding="utf-8").split("## 9. Fault codes", 1)[1].split("## 10.", 1)[0]
+    places = {p for row in table.splitlines() if row.startswith("| ") and row[2].isdigit()
+              for p in re.findall(r"`([^`]+)`", row.split("|")[5])}
+    assert len(places) >= 12
+    for place in places:
+        assert re.fullmatch(r"[\u4e00-\u9fff0-9号位]+", where_zh(place)), (place, where_zh(place))
+    assert where_zh("lift N") == "4号位升降台" and where_zh("disc motor") == "转盘电机"
+    assert where_zh("gearbox") == "gearbox"  # a word no table is known to use stays as sent
+    line = describe(Event(seq=1, at=0.0, source="table", type="table.fault_raised",
+                          data={"code": 1, "name_zh": "卡牌", "where": "pusher E", "where_zh": "1号位推牌器"}))
+    assert line == "故障：卡牌（1号位推牌器）"
+    assert describe(Event(seq=2, at=0.0, source="table", type="table.fault_raised",
+                          data={"code": 6, "name_zh": "中心盖未关", "where": "table"})) == "故障：中心盖未关"

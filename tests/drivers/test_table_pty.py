@@ -112,6 +112,7 @@ async def test_every_fault_code_reaches_the_display_in_chinese(table: Table, sim
     assert ev.fields["code"] == kind.code
     assert ev.fields["name_zh"] == kind.name_zh and ev.fields["remedy_zh"] == kind.remedy_zh
     assert ev.fields["name_en"] == kind.name_en and ev.fields["where"] == "pusher E"
+    assert ev.fields["where_zh"] == "1号位推牌器"  # the place as the referee calls it (was "pusher E")
     assert kind.code in table.faults
     assert (await table.status()).faults == (kind.code,)
     sim.clear_fault(kind.id)
@@ -183,7 +184,7 @@ async def test_debug_commands_inject_faults_in_band(table: Table) -> None:
     before = table.last_event
     await table.debug("fault overheat disc motor")
     ev = await table.wait_for_event("fault_raised", timeout=5, after=before)
-    assert ev.fields["name_zh"] == "过热" and ev.fields["where"] == "disc motor"
+    assert ev.fields["name_zh"] == "过热" and ev.fields["where"] == "disc motor" and ev.fields["where_zh"] == "转盘电机"
     with pytest.raises(TableError, match="unknown fault"):
         await table.debug("fault gremlins")
 

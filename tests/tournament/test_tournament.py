@@ -509,7 +509,7 @@ def test_the_hub_keeps_each_tables_alerts_from_its_events_in_order(tmp_path: Pat
     log.add_event(ev(1, "table.fault_raised", code=1, name_zh="卡牌", name_en="jam", where="S"), 0.0)
     log.add_event(ev(2, "link.down", reason="silent"), 0.0)
     # the link's reason in words, not the driver's code (牌桌连接中断：silent)
-    assert [a["text_zh"] for a in log.alerts] == ["故障：卡牌（S）", "牌桌连接中断：牌桌无响应（超过3.5秒未收到数据）"]
+    assert [a["text_zh"] for a in log.alerts] == ["故障：卡牌（2号位）", "牌桌连接中断：牌桌无响应（超过3.5秒未收到数据）"]
     assert log.alerts[1]["text_en"] == "table link down: the table went silent"
     log.add_event(ev(5, "table.fault_cleared", code=1), 0.0)  # ahead of 3 and 4: held back
     assert len(log.alerts) == 2

@@ -899,7 +899,7 @@ function render() {
     faults.innerHTML = state.faults.length ? "" : `<li class="none">${t("noFaults")}</li>`;
     for (const f of state.faults) {
       const li = document.createElement("li");
-      li.textContent = lang === "zh" ? `${f.name_zh || f.code}（${f.where || ""}）：${f.remedy_zh || ""}` : `${f.name_en || f.code} (${f.where || ""}): ${f.remedy_en || ""}`;
+      li.textContent = lang === "zh" ? `${f.name_zh || f.code}（${f.where_zh || f.where || ""}）：${f.remedy_zh || ""}` : `${f.name_en || f.code} (${f.where || ""}): ${f.remedy_en || ""}`;
       faults.appendChild(li);
     }
     renderCameraPending();
