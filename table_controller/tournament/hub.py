@@ -75,6 +75,9 @@ class TableLog:
                          " PRIMARY KEY (round, hand_no))")
         # Events that came under a seq already kept with other content: the table's log was replaced
         self._db.execute("CREATE TABLE IF NOT EXISTS conflicts (seq INTEGER PRIMARY KEY, received REAL NOT NULL)")
+        # Since when the table has been cut off from the broker: its retained will comes again at each
+        # hub start, and the alert's 分钟 must count from the loss, not from the hub's restart
+        self._db.execute("CREATE TABLE IF NOT EXISTS cut_off (id INTEGER PRIMARY KEY CHECK (id = 1), since REAL NOT NULL)")
         self._migrate()
         self.states: dict[int, dict[str, Any]] = {}
         self.received_at: dict[int, float] = {}
@@ -161,9 +164,14 @@ class TableLog:
         self.online_reason = msg.reason
         if msg.online or msg.reason != "lost":
             self._alerts.pop("offline", None)
+            with self._db:
+                self._db.execute("DELETE FROM cut_off")
             return
+        with self._db:  # the first word of the loss sets the time; the same will again keeps it
+            self._db.execute("INSERT OR IGNORE INTO cut_off (id, since) VALUES (1, ?)", (received,))
+        since = float(self._db.execute("SELECT since FROM cut_off").fetchone()[0])
         self._alerts["offline"] = {
-            "kind": "offline", "since": received,
+            "kind": "offline", "since": since,
             "text_zh": "与赛事服务器断线（牌桌断电、断网或死机？）：本桌照常记录，重连后补发",
             "text_en": "cut off from the tournament broker (power, network or a crash?): the table keeps its log "
                        "and sends it when back"}

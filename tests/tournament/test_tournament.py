@@ -554,6 +554,28 @@ async def test_a_table_cut_off_shows_on_the_hub_until_it_is_back(tmp_path: Path,
     await hub.stop()
 
 
+def test_a_cut_off_tables_alert_counts_from_the_loss_across_a_hub_restart(tmp_path: Path) -> None:
+    """The broker hands the table's retained will ("lost") to the hub again at each start: the alert's
+    "since" restarted then, and a table cut off for an hour read as cut off a minute ago."""
+    from table_controller.tournament.hub import TableLog
+    from table_controller.tournament.wire import OnlineMsg
+
+    def said(online: bool, reason: str) -> OnlineMsg:
+        return OnlineMsg(v=1, tournament=TOURNAMENT, table_id="t1", online=online, reason=reason, at=50.0)
+
+    log = TableLog(tmp_path / "t1.sqlite3", "t1")
+    log.set_online(said(False, "lost"), 100.0)
+    log.close()
+    again = TableLog(tmp_path / "t1.sqlite3", "t1")  # the hub restarted; the retained will comes again
+    again.set_online(said(False, "lost"), 3700.0)
+    assert [(a["kind"], a["since"]) for a in again.alerts] == [("offline", 100.0)]
+    again.set_online(said(True, "connected"), 3800.0)
+    assert again.alerts == []
+    again.set_online(said(False, "lost"), 5000.0)  # cut off anew: from then
+    assert [(a["kind"], a["since"]) for a in again.alerts] == [("offline", 5000.0)]
+    again.close()
+
+
 async def test_players_equal_on_shared_table_points_are_ranked_by_points(tmp_path: Path, broker: Broker) -> None:
     """Three tied places share 7/3 标准分. A (2, 7/3, 7/3) and B (7/3, 7/3, 2) have the same 20/3, but
     summed as floats A's came out a hair above B's: A was ranked first though B has more points,
