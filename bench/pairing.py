@@ -15,6 +15,7 @@ import argparse
 import json
 import random
 import sys
+from collections import Counter
 import time
 from pathlib import Path
 from typing import Any
@@ -43,16 +44,19 @@ def _plain(standings: dict[str, Any], round_no: int) -> list[dict[str, Any]]:
             for k in range(len(ranked) // 4)]
 
 
-def _play(tables: list[dict[str, Any]], results: dict[str, dict[str, Any]], round_no: int, rng: random.Random) -> tuple[int, int]:
-    """Record a round's results; returns (pairs meeting again, players back in a chair they had)."""
-    again = chairs = 0
+def _play(tables: list[dict[str, Any]], results: dict[str, dict[str, Any]], round_no: int,
+          rng: random.Random) -> tuple[int, int, int]:
+    """Record a round's results; returns (pairs meeting again, pairs meeting a third time or more,
+    players back in a chair they had)."""
+    again = third = chairs = 0
     for t in tables:
         seated = [(c, s["id"]) for c, s in t["seats"].items()]
         ids = [i for _, i in seated]
         for a in range(4):
             for b in range(a + 1, 4):
-                if ids[b] in results[ids[a]]["met"]:
-                    again += 1
+                times = results[ids[a]]["met"][ids[b]]
+                again += times >= 1
+                third += times >= 2
         for c, i in seated:
             chairs += c in results[i]["chairs"]
         order = ids[:]
@@ -64,17 +68,17 @@ def _play(tables: list[dict[str, Any]], results: dict[str, dict[str, Any]], roun
             p["met"].update(x for x in ids if x != i)
             p["tables"].append({"table_id": t["table_id"], "round": round_no, "position": int(next(c for c, j in seated if j == i))})
             p["chairs"].add(next(c for c, j in seated if j == i))
-    return again, chairs
+    return again, third, chairs
 
 
 def run(players: int, rounds: int, tournaments: int, seed: int) -> dict[str, Any]:
-    totals = {"swiss_spread": [0, 0], "plain_swiss": [0, 0]}
+    totals = {"swiss_spread": [0, 0, 0], "plain_swiss": [0, 0, 0]}
     times: list[float] = []
     for n in tqdm(range(tournaments), desc="tournaments", unit="tournament", file=sys.stderr):
         for method in totals:
             rng = random.Random(f"{seed}:{n}")
             results = {f"A{i:03d}": {"name": f"选手{i}", "id": f"A{i:03d}", "table_points": 0, "points": 0, "tables": [],
-                                     "met": set(), "chairs": set()} for i in range(1, players + 1)}
+                                     "met": Counter(), "chairs": set()} for i in range(1, players + 1)}
             ids = list(results)
             first = [{"table_id": f"t{k + 1}", "seats": {c: results[i] for c, i in zip(CHAIRS, ids[4 * k:4 * k + 4])}}
                      for k in range(players // 4)]
@@ -88,13 +92,15 @@ def run(players: int, rounds: int, tournaments: int, seed: int) -> dict[str, Any
                     times.append(time.perf_counter() - t0)
                 else:
                     seating = _plain(standings, r)
-                again, chairs = _play(seating, results, r, rng)
+                again, third, chairs = _play(seating, results, r, rng)
                 totals[method][0] += again
                 totals[method][1] += chairs
+                totals[method][2] += third
     seated = tournaments * (rounds - 1)
     out = {"players": players, "rounds": rounds, "tournaments": tournaments,
            "repeat_meetings_per_round": {m: round(v[0] / seated, 2) for m, v in totals.items()},
            "repeat_chairs_per_round": {m: round(v[1] / seated, 2) for m, v in totals.items()},
+           "third_meetings_per_round": {m: round(v[2] / seated, 2) for m, v in totals.items()},
            "propose_ms_median": round(sorted(times)[len(times) // 2] * 1000, 2) if times else None}
     plain = totals["plain_swiss"]
     out["repeat_meetings_ratio"] = round(totals["swiss_spread"][0] / plain[0], 3) if plain[0] else None
@@ -114,6 +120,9 @@ def main() -> int:
     print(f"{args.players} players, {args.rounds} rounds, {args.tournaments} tournaments")
     print(f"pairs meeting again per round: swiss+spread {m['swiss_spread']}  plain swiss {m['plain_swiss']}  "
           f"(ratio {out['repeat_meetings_ratio']})")
+    t = out["third_meetings_per_round"]
+    print(f"pairs meeting a third time or more, per round: swiss+spread {t['swiss_spread']}  "
+          f"plain swiss {t['plain_swiss']}")
     print(f"players back in a chair they had, per round: {c['swiss_spread']} vs {c['plain_swiss']}  "
           f"(ratio {out['repeat_chairs_ratio']})")
     print(f"propose: median {out['propose_ms_median']} ms")

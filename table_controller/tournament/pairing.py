@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,8 @@ class Entrant:
     met: frozenset[str] = frozenset()
     #: rounds the player has a result for: fewer than the others, they sat out (or came late)
     played: int = 0
+    #: how many times the player met each of `met` (absent: once)
+    times: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -64,10 +67,10 @@ def entrants(standings: dict[str, Any]) -> list[Entrant]:
     out = []
     for p in players:
         key = key_of[id(p)]
-        met = {other for t in p.get("tables", []) for other in at[(t["table_id"], t["round"])] if other != key}
+        met = Counter(other for t in p.get("tables", []) for other in at[(t["table_id"], t["round"])] if other != key)
         out.append(Entrant(key=key, name=p["name"], id=p.get("id", ""), rank=int(p["rank"]),
                            chairs=frozenset(str(t["position"]) for t in p.get("tables", [])), met=frozenset(met),
-                           played=len({t["round"] for t in p.get("tables", [])})))
+                           played=len({t["round"] for t in p.get("tables", [])}), times=dict(met)))
     return sorted(out, key=lambda e: (e.rank, e.key))
 
 
@@ -144,16 +147,22 @@ def _meetings(group: Sequence[Entrant]) -> int:
     return sum(1 for a, b in itertools.combinations(group, 2) if b.key in a.met)
 
 
+def _cost(group: Sequence[Entrant]) -> int:
+    """Repeat meetings weighed by how often the pair met: a third meeting costs four times a second,
+    so the swaps spread them (by count alone a pair met in rounds 1, 2 and 3)."""
+    return sum(a.times.get(b.key, 1) ** 2 for a, b in itertools.combinations(group, 2) if b.key in a.met)
+
+
 def _spread(groups: list[list[Entrant]]) -> None:
     """Swap players between neighbouring tables while that lowers the repeat meetings (in place)."""
     for _ in range(MAX_PASSES):
         improved = False
         for g in range(len(groups) - 1):
             a, b = groups[g], groups[g + 1]
-            best = (_meetings(a) + _meetings(b), None)
+            best = (_cost(a) + _cost(b), None)
             for i, j in itertools.product(range(4), range(4)):
                 a2, b2 = a[:i] + [b[j]] + a[i + 1:], b[:j] + [a[i]] + b[j + 1:]
-                cost = _meetings(a2) + _meetings(b2)
+                cost = _cost(a2) + _cost(b2)
                 if cost < best[0]:
                     best = (cost, (i, j))
             if best[1] is not None:

@@ -35,6 +35,23 @@ def test_without_history_the_ranked_players_sit_four_to_a_table_from_the_top() -
     assert again == got  # the same standings, the same seating (a seeded draw for the chairs)
 
 
+def test_a_pair_that_met_twice_is_kept_apart_before_a_pair_that_met_once() -> None:
+    """1 and 2 met in rounds 1 and 2; 3 met each of 5–8 once. Keeping 1 and 2 together costs one
+    repeat pair, as does parting them (whoever comes over has met 3): by count alone they stayed
+    together a third time (seen in the demo: 周霞 and 张超 in rounds 1, 2 and 3). Weighed by how
+    often they met, the one repeat is the pair that met once."""
+    twice, once = {"p2": 2}, {"p3": 1}
+    players = [Entrant(key="p1", name="选手1", id="", rank=1, met=frozenset(twice), times=twice),
+               Entrant(key="p2", name="选手2", id="", rank=2, met=frozenset({"p1"}), times={"p1": 2}),
+               Entrant(key="p3", name="选手3", id="", rank=3, met=frozenset({"p5", "p6", "p7", "p8"})),
+               Entrant(key="p4", name="选手4", id="", rank=4),
+               *[Entrant(key=f"p{r}", name=f"选手{r}", id="", rank=r, met=frozenset(once), times=once)
+                 for r in range(5, 9)]]
+    got = propose(players, TABLES, 3, seed="cup").to_json()
+    assert got["repeat_meetings"] == 1
+    assert not any({"选手1", "选手2"} <= _names(t) for t in got["tables"])
+
+
 def test_players_who_met_are_moved_apart() -> None:
     """Round 1: 1–4 at one table, 5–8 at the other; the standings rank them 1..8 again. Sitting
     them by rank alone would repeat all twelve meetings; swapping between the tables leaves the
