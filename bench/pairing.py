@@ -15,8 +15,8 @@ import argparse
 import json
 import random
 import sys
-from collections import Counter
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
