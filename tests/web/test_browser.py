@@ -930,7 +930,7 @@ async def test_table_fault_and_link_health_show_on_the_page(service: TableServic
     service.sim.raise_fault("jam", where="S")
     await page.wait_for_function("document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)
     fault = await page.inner_text("#faults")
-    assert "S" in fault or "南" in fault  # where
+    assert "卡牌（2号位）" in fault  # where: the S side is chair 2 (was the firmware's "S")
     assert "：" in fault and len(fault.split("：", 1)[1].strip()) > 0  # what to do
     service.sim.clear_fault("jam")
     await page.wait_for_function("!document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)
