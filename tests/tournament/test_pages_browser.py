@@ -396,7 +396,8 @@ async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(tmp_path: Pat
             try:
                 page = await browser.new_page(viewport={"width": 1920, "height": 1080})
                 await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
-                await page.wait_for_selector('[data-player="选手40"]', state="attached", timeout=5000)
+                # laid out, not only attached: under load the first render may not have placed it yet
+                await page.wait_for_selector('[data-player="选手40"]', state="visible", timeout=10000)
                 last = await page.locator('[data-player="选手40"]').bounding_box()
                 assert last["y"] > 1080  # the last rank is below the screen
                 await asyncio.sleep(1.5)
