@@ -26,3 +26,14 @@ def test_sichuan_refuses_a_chow_seed003(ruleset: str) -> None:
     with pytest.raises(ScoringError) as err:
         score_json(data, ruleset)
     assert err.value.code == "bad_meld" and err.value.field == "melds"
+
+
+def test_tuidaohu_last_tile_is_drawn_seed001() -> None:
+    # seed 001 推倒胡 "【海底捞月】8倍，摸到牌墙中的最后一张牌胡牌": drawn, not claimed. A chicken hand on the
+    # last discard is still 鸡胡 on a discard (refused), not 海底捞月 8 (before: scored 8, paid by the discarder).
+    chicken = hand("123m456p789s1122z", "2z", "discard", seat="S", discarder="E", last_tile=True)
+    assert score_json(chicken, "tuidaohu")["reason"] == "chicken_on_discard"
+    drawn = score_json(dict(chicken, win="self_draw"), "tuidaohu")
+    assert {f["name"] for f in drawn["fans"]} == {"海底捞月"} and drawn["points"] == 8 * 2
+    jp = score_json(hand("123m456p789s23p11s", "4p", "discard", last_tile=True), "jipinghu")
+    assert "海底捞月" not in {f["name"] for f in jp["fans"]}
