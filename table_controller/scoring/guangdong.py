@@ -26,7 +26,7 @@ for _name, _check in (
     ("海底捞月", E.last_tile_draw), ("清一色", E.full_flush), ("七对", E.seven_pairs),
     ("豪华七对", E.luxury_seven_pairs), ("混幺九", E.terminals_and_honours),
     ("小三元", E.small_three_dragons), ("小四喜", E.small_four_winds), ("字一色", E.all_honours),
-    ("清幺九", E.all_terminals), ("天胡", E.heavenly), ("地胡", E.earthly),
+    ("清幺九", E.all_terminals), ("天胡", E.heavenly), ("地胡", E.earthly_draw),
     ("十三幺", E.thirteen_orphans), ("大三元", E.big_three_dragons), ("大四喜", E.big_four_winds),
     ("九莲宝灯", E.nine_gates), ("自摸", E.self_drawn), ("箭刻", E.dragon_pungs),
     ("门风刻", E.seat_wind_pung), ("圈风刻", E.prevalent_wind_pung), ("门清", E.concealed_hand),

@@ -37,3 +37,16 @@ def test_tuidaohu_last_tile_is_drawn_seed001() -> None:
     assert {f["name"] for f in drawn["fans"]} == {"海底捞月"} and drawn["points"] == 8 * 2
     jp = score_json(hand("123m456p789s23p11s", "4p", "discard", last_tile=True), "jipinghu")
     assert "海底捞月" not in {f["name"] for f in jp["fans"]}
+
+
+def test_earthly_win_is_a_first_draw_seed001() -> None:
+    # seed 001 推倒胡 "【地胡】64倍，非庄家在第一轮摸牌就胡牌": self-drawn; on the dealer's discard it is
+    # the hand it is (before: 地胡 64 on a discard). 南宁's 地胡 stays on a discard (test_malformed).
+    first = {"first_turn": True}
+    on_discard = score_json(hand("111m222p333s4455z", "5z", "discard", seat="S", discarder="E", options=first),
+                            "tuidaohu")
+    assert [f["name"] for f in on_discard["fans"]] == ["碰碰胡"] and on_discard["points"] == 8
+    drawn = score_json(hand("111m222p333s4455z", "5z", seat="S", options=first), "tuidaohu")
+    assert [f["name"] for f in drawn["fans"]] == ["碰碰胡", "地胡"] and drawn["points"] == (8 + 64) * 2
+    jp = score_json(hand("123m456p789s23p11s", "4p", "discard", seat="S", discarder="E", options=first), "jipinghu")
+    assert "地胡" not in {f["name"] for f in jp["fans"]} and jp["points"] == 4
