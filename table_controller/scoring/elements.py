@@ -225,7 +225,8 @@ def chicken(v: View) -> int:
 
 def plain(v: View) -> int:
     """平和/平胡: four chows and a pair of a suit."""
-    return int(v.shape.form == "standard" and len(v.shape.chows) == 4)
+    return int(v.shape.form == "standard" and len(v.shape.chows) == 4
+               and all(T.is_suited(g.kind) for g in v.shape.pairs))
 
 
 def self_drawn(v: View) -> int:

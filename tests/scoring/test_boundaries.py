@@ -50,3 +50,12 @@ def test_earthly_win_is_a_first_draw_seed001() -> None:
     assert [f["name"] for f in drawn["fans"]] == ["碰碰胡", "地胡"] and drawn["points"] == (8 + 64) * 2
     jp = score_json(hand("123m456p789s23p11s", "4p", "discard", seat="S", discarder="E", options=first), "jipinghu")
     assert "地胡" not in {f["name"] for f in jp["fans"]} and jp["points"] == 4
+
+
+def test_jipinghu_plain_hand_needs_a_suited_pair() -> None:
+    # elements.plain (docs/scoring.md: an element's docstring is its rule): "平胡: four chows and a pair
+    # of a suit". With a pair of 东 the hand is no 平胡 (before: 平胡 1 番 counted).
+    honour_pair = score_json(hand("123m456p789s23p11z", "4p", "discard"), "jipinghu")
+    assert "平胡" not in {f["name"] for f in honour_pair["fans"]} and honour_pair["total"] == 1  # 门清
+    suited = score_json(hand("123m456p789s23p11s", "4p", "discard"), "jipinghu")
+    assert {f["name"] for f in suited["fans"]} == {"平胡", "门清"}
