@@ -59,3 +59,14 @@ def test_jipinghu_plain_hand_needs_a_suited_pair() -> None:
     assert "平胡" not in {f["name"] for f in honour_pair["fans"]} and honour_pair["total"] == 1  # 门清
     suited = score_json(hand("123m456p789s23p11s", "4p", "discard"), "jipinghu")
     assert {f["name"] for f in suited["fans"]} == {"平胡", "门清"}
+
+
+@pytest.mark.parametrize("ruleset", ["sichuan", "xueliu", "tuidaohu", "jipinghu", "nanning"])
+def test_no_flower_replacement_win_without_flowers(ruleset: str) -> None:
+    # docs/scoring.md "Malformed input": a tile the ruleset does not play with is refused; with no
+    # flowers in the set ([tiles] flowers = 0) a 补花和 cannot happen (before: scored as a 自摸).
+    data = hand("123m456m789m11p23p", "4p", "flower_replacement")
+    with pytest.raises(ScoringError) as err:
+        score_json(data, ruleset)
+    assert err.value.code == "bad_field" and err.value.field == "win"
+    assert score_json(dict(data, win="self_draw"), ruleset)["valid"]
