@@ -70,3 +70,14 @@ def test_no_flower_replacement_win_without_flowers(ruleset: str) -> None:
         score_json(data, ruleset)
     assert err.value.code == "bad_field" and err.value.field == "win"
     assert score_json(dict(data, win="self_draw"), ruleset)["valid"]
+
+
+def test_blood_battle_discarder_must_still_play() -> None:
+    # docs/scoring.md input table: `active` are the seats still in the hand (血战: those who have not
+    # won); a seat that has left discards nothing, so a win on its discard cannot exist (before: that
+    # seat paid for it).
+    data = hand("123m456m789m1122p", "2p", "discard", discarder="S", active=["E", "W", "N"])
+    with pytest.raises(ScoringError) as err:
+        score_json(data, "sichuan")
+    assert err.value.code == "bad_field" and err.value.field == "discarder"
+    assert score_json(dict(data, discarder="W"), "sichuan")["payments"] == {"E": 1, "S": 0, "W": -1, "N": 0}
