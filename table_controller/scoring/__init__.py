@@ -43,6 +43,9 @@ def _check_tiles(hand: HandInput, ruleset: str) -> None:
             if tile != T.BACK and tile not in kinds:
                 raise ScoringError("bad_tile", f"{T.tile_name(tile)} ({tile}) 不是{rs.name_zh}的牌 / "
                                                f"not a tile of {ruleset}", where)
+    if hand.win == "flower_replacement" and not any(T.is_flower(k) for k in kinds):
+        raise ScoringError("bad_field", f"{rs.name_zh}没有花牌, 不能补花和 / {ruleset} plays without flowers: "
+                                        "no 补花和 (flower_replacement)", "win")
 
 
 @lru_cache(maxsize=64)

@@ -225,7 +225,8 @@ def chicken(v: View) -> int:
 
 def plain(v: View) -> int:
     """平和/平胡: four chows and a pair of a suit."""
-    return int(v.shape.form == "standard" and len(v.shape.chows) == 4)
+    return int(v.shape.form == "standard" and len(v.shape.chows) == 4
+               and all(T.is_suited(g.kind) for g in v.shape.pairs))
 
 
 def self_drawn(v: View) -> int:
@@ -262,3 +263,8 @@ def heavenly(v: View) -> int:
 def earthly(v: View) -> int:
     """地胡: a non-dealer wins in the first go-round (`options.first_turn`)."""
     return int(bool(v.hand.options.get("first_turn")) and v.hand.seat_wind != "E")
+
+
+def earthly_draw(v: View) -> int:
+    """地胡 (广东, seed 001): a non-dealer self-draws in the first go-round ("非庄家在第一轮摸牌就胡牌")."""
+    return int(earthly(v) and v.self_drawn)

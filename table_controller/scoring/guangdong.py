@@ -23,10 +23,10 @@ REGISTRY = Registry("guangdong")
 for _name, _check in (
     ("鸡胡", E.chicken), ("平胡", E.plain), ("碰碰胡", E.all_pungs), ("混一色", E.half_flush),
     ("抢杠胡", E.rob_kong), ("杠上开花", E.kong_replacement_win), ("杠上炮", E.kong_discard_win),
-    ("海底捞月", E.last_tile), ("清一色", E.full_flush), ("七对", E.seven_pairs),
+    ("海底捞月", E.last_tile_draw), ("清一色", E.full_flush), ("七对", E.seven_pairs),
     ("豪华七对", E.luxury_seven_pairs), ("混幺九", E.terminals_and_honours),
     ("小三元", E.small_three_dragons), ("小四喜", E.small_four_winds), ("字一色", E.all_honours),
-    ("清幺九", E.all_terminals), ("天胡", E.heavenly), ("地胡", E.earthly),
+    ("清幺九", E.all_terminals), ("天胡", E.heavenly), ("地胡", E.earthly_draw),
     ("十三幺", E.thirteen_orphans), ("大三元", E.big_three_dragons), ("大四喜", E.big_four_winds),
     ("九莲宝灯", E.nine_gates), ("自摸", E.self_drawn), ("箭刻", E.dragon_pungs),
     ("门风刻", E.seat_wind_pung), ("圈风刻", E.prevalent_wind_pung), ("门清", E.concealed_hand),

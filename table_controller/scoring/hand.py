@@ -146,6 +146,8 @@ class HandInput:
         active = tuple(_seat(s, "active") for s in _list(data.get("active", list(T.SEATS)), "active"))
         if seat not in active:
             raise ScoringError("bad_field", "the winner must be among the active seats", "active")
+        if discarder is not None and discarder not in active:  # 血战: a seat that has won plays no more tiles
+            raise ScoringError("bad_field", "the discarder must be among the active seats", "discarder")
         options = data.get("options", {})
         if not isinstance(options, dict):
             raise ScoringError("bad_field", "must be an object", "options")
