@@ -1,0 +1,59 @@
+"""The 海底 on the live record: walls.md "海底: the last drawable tile". A win read from the record
+says `last_tile` exactly when the winner took that tile (self-drawn) or won on the discard made
+after it; before, a self-drawn win on the 海底 was read as an ordinary self-draw (the winner's draw
+was not yet counted, so one tile still seemed to stand)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from table_controller.camera_record import win_hand
+from table_controller.state import fold
+from table_controller.store import Event
+
+KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] * 4
+
+
+def _play_to(ruleset: str, dice: list[int], left: int) -> list[Event]:
+    """Discards in turn until `left` live tiles stand and the seat in turn has still to draw."""
+    events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}),
+              Event(2, 1.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": dice}),
+              Event(3, 2.0, "demo", "play.deal_done", {})]
+    i = 0
+    while True:
+        hand = fold(events).hand
+        if hand.get("tiles_left", 999) <= left and hand.get("pending_draw"):
+            return events
+        seat = hand["turn"]["seat"]
+        events.append(Event(len(events) + 1, float(len(events)), "demo", "play.discard",
+                            {"seat": seat, "tile": KINDS[i % len(KINDS)]}))
+        i += 1
+
+
+def _read(hand: dict[str, Any], win: str) -> bool:
+    seat = hand["turn"]["seat"]  # the seat about to draw: the self-drawer, or 下家 of the discarder
+    tile = "1m" if win == "self_draw" else None
+    return bool(win_hand(hand, seat, ["1m"] * 14, win, tile)["last_tile"])
+
+
+@pytest.mark.parametrize("ruleset,dice", [("tuidaohu", [3, 4]), ("hainan", [2, 5]), ("sichuan", [6, 6])])
+def test_a_self_drawn_win_on_the_last_drawable_tile_is_on_the_haidi(ruleset: str, dice: list[int]) -> None:
+    """hainan keeps 15 tiles back (荒牌 when 15 remain): its 海底 is the last tile before them."""
+    hand = fold(_play_to(ruleset, dice, 1)).hand
+    assert hand["tiles_left"] == 1 and hand["pending_draw"]
+    assert _read(hand, "self_draw") is True
+    earlier = fold(_play_to(ruleset, dice, 2)).hand  # two stood: the winner drew the one before the 海底
+    assert _read(earlier, "self_draw") is False
+
+
+def test_a_win_on_the_discard_after_the_haidi_and_not_before() -> None:
+    events = _play_to("tuidaohu", [3, 4], 1)
+    hand = fold(events).hand
+    seat = hand["turn"]["seat"]  # draws the 海底 and discards it
+    events.append(Event(len(events) + 1, float(len(events)), "demo", "play.discard", {"seat": seat, "tile": "9s"}))
+    after = fold(events).hand
+    assert after["tiles_left"] == 0
+    assert win_hand(after, "W" if seat != "W" else "N", ["9s"] * 13, "discard")["last_tile"] is True
+    assert _read(hand, "discard") is False  # the discard made before the 海底 was drawn
