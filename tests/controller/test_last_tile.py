@@ -16,11 +16,14 @@ from table_controller.store import Event
 KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] * 4
 
 
-def _play_to(ruleset: str, dice: list[int], left: int) -> list[Event]:
-    """Discards in turn until `left` live tiles stand and the seat in turn has still to draw."""
+def _play_to(ruleset: str, dice: list[int], left: int, again: tuple[str, list[int]] | None = None) -> list[Event]:
+    """Discards in turn until `left` live tiles stand and the seat in turn has still to draw
+    (`again`: mcr's second throw, by the seat the dealer's total counts to)."""
     events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}),
-              Event(2, 1.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": dice}),
-              Event(3, 2.0, "demo", "play.deal_done", {})]
+              Event(2, 1.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": dice})]
+    if again is not None:
+        events.append(Event(3, 1.5, "table", "table.dice", {"seat": again[0], "wind": again[0], "dice": again[1]}))
+    events.append(Event(len(events) + 1, 2.0, "demo", "play.deal_done", {}))
     i = 0
     while True:
         hand = fold(events).hand
@@ -57,3 +60,22 @@ def test_a_win_on_the_discard_after_the_haidi_and_not_before() -> None:
     assert after["tiles_left"] == 0
     assert win_hand(after, "W" if seat != "W" else "N", ["9s"] * 13, "discard")["last_tile"] is True
     assert _read(hand, "discard") is False  # the discard made before the 海底 was drawn
+
+
+@pytest.mark.parametrize("ruleset,dice,again,replaced", [("jingji", [3, 4], None, False),
+                                                         ("mcr", [3, 4], ("W", [2, 5]), False),
+                                                         ("hainan", [2, 5], None, True)])
+def test_a_flower_drawn_as_the_haidi(ruleset: str, dice: list[int], again: tuple[str, list[int]] | None,
+                                     replaced: bool) -> None:
+    """walls.md: "The live wall is exhausted (荒牌) when no tile is left to draw". A 海底 that is a
+    flower is laid out; with no tile standing it has no replacement and the wall is simply empty
+    (before: the replacement was counted anyway and the wall shown in error). 海南 keeps 15 tiles
+    back: its replacement comes from them, and no live tile is left either way."""
+    events = _play_to(ruleset, dice, 1, again)
+    assert fold(events).hand["deal"] is not None
+    seat = fold(events).hand["turn"]["seat"]
+    events.append(Event(len(events) + 1, float(len(events)), "demo", "play.flower", {"seat": seat, "tile": "1f"}))
+    hand = fold(events).hand
+    assert "error" not in hand["wall_now"], hand["wall_now"]
+    assert hand["tiles_left"] == 0 and hand["wall_now"]["next_draw"] is None
+    assert hand["wall_now"]["tail_drawn"] == (1 if replaced else 0)
