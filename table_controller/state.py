@@ -562,6 +562,10 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
                "live_drawn": hand.get("live_drawn", 0), "won_discard": None,
                "robbed": _rob_kong(hand, win) if win.get("win_kind") == "rob_kong" else None}
     if flow.continue_after_win == "end":
+        if win.get("win_kind") not in ("discard", "rob_kong") and hand.get("pending_draw"):
+            # 自摸: the winner's draw stands no more (买马's horses, the tiles left at the hand's end)
+            hand["live_drawn"] = hand.get("live_drawn", 0) + 1
+            hand["pending_draw"] = False
         hand["turn"] = None
         hand["claim"] = None
         _wall_now(hand)

@@ -79,3 +79,26 @@ def test_a_flower_drawn_as_the_haidi(ruleset: str, dice: list[int], again: tuple
     assert "error" not in hand["wall_now"], hand["wall_now"]
     assert hand["tiles_left"] == 0 and hand["wall_now"]["next_draw"] is None
     assert hand["wall_now"]["tail_drawn"] == (1 if replaced else 0)
+
+
+def test_a_self_drawn_win_takes_its_tile_out_of_the_wall_before_the_horses_are_read() -> None:
+    """walls.md tuidaohu 买马: "at the end of a hand the next N tiles of the tail are the horses". A
+    self-drawn win on one of the last tiles drew it from the wall: it is no horse and no tile left
+    (before: where a win ends the hand the winner's draw was never counted, so with three tiles
+    standing the winner's own tile was read as the first of three horses)."""
+    from table_controller.referee import flow_of
+    from table_controller.state import after_win, undo_win
+
+    hand = fold(_play_to("tuidaohu", [3, 4], 3)).hand
+    assert hand["tiles_left"] == 3 and hand["pending_draw"]
+    drawn = hand["wall_now"]["next_draw"]
+    assert drawn in hand["wall_now"]["hand_end"]  # the three standing tiles, read from the tail
+    restore = after_win(hand, {"seat": hand["turn"]["seat"], "win_kind": "self_draw"}, flow_of("tuidaohu"), [], 9.0)
+    assert hand["tiles_left"] == 2 and drawn not in hand["wall_now"]["hand_end"]
+    assert len(hand["wall_now"]["hand_end"]) == 2
+    undo_win(hand, restore)
+    assert hand["tiles_left"] == 3 and hand["pending_draw"]
+    # on a discard nothing more was drawn
+    after_win(hand, {"seat": "E", "win_kind": "discard", "discarder": "N", "win_tile": "1m"},
+              flow_of("tuidaohu"), [], 9.0)
+    assert hand["tiles_left"] == 3
