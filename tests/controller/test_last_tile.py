@@ -102,3 +102,23 @@ def test_a_self_drawn_win_takes_its_tile_out_of_the_wall_before_the_horses_are_r
     after_win(hand, {"seat": "E", "win_kind": "discard", "discarder": "N", "win_tile": "1m"},
               flow_of("tuidaohu"), [], 9.0)
     assert hand["tiles_left"] == 3
+
+
+def test_the_demo_referee_reads_no_horse_from_the_self_drawn_winners_tile() -> None:
+    """The demo turns up 买马's horses at the win read, before the record counts the winner's draw:
+    a self-drawn winner's tile has left the wall and is no horse (walls.md: the next N tail tiles)."""
+    import random
+
+    from table_controller.demo import turned_up
+    from table_controller.rules import deal_plan, load_ruleset, physical_wall
+
+    rs = load_ruleset("tuidaohu")
+    plan = deal_plan(rs, (3, 4), None)
+    wall = physical_wall(rs, None, random.Random(5))
+    live = plan.initial_state().live_left
+    hand = {"ruleset": "tuidaohu", "wall_now": {"live_drawn": live - 3, "tail_drawn": 0}, "pending_draw": True}
+    drawn = plan.state_after(live_drawn=live - 3).next_draw
+    standing = plan.state_after(live_drawn=live - 3).hand_end_tiles()
+    assert drawn in standing and len(standing) == 3
+    assert turned_up(hand, plan, wall) == {"horses": [wall[p] for p in standing]}  # won on a discard
+    assert turned_up(hand, plan, wall, self_drawn=True) == {"horses": [wall[p] for p in standing if p != drawn]}
