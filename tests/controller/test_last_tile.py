@@ -19,7 +19,8 @@ KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] * 4
 def _play_to(ruleset: str, dice: list[int], left: int, again: tuple[str, list[int]] | None = None) -> list[Event]:
     """Discards in turn until `left` live tiles stand and the seat in turn has still to draw
     (`again`: mcr's second throw, by the seat the dealer's total counts to)."""
-    events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}),
+    start = {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}
+    events = [Event(1, 0.0, "operator", "operator.hand_start", start),
               Event(2, 1.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": dice})]
     if again is not None:
         events.append(Event(3, 1.5, "table", "table.dice", {"seat": again[0], "wind": again[0], "dice": again[1]}))
