@@ -405,6 +405,18 @@ def _hand_size(hand: dict[str, Any]) -> int:
     return min(rs.hand_sizes.values()) if rs is not None else 13  # an unknown ruleset: the usual 13
 
 
+def drew_last(hand: dict[str, Any], win: str) -> bool:
+    """Whether the win is on the 海底 (walls.md: "the last drawable tile"). The record counts a
+    live draw only when the seat acts (`state._apply_play`), so a self-drawn winner's draw is
+    still pending: it took the 海底 when one live tile stood before it."""
+    left = hand.get("tiles_left")
+    if left is None:
+        return False
+    if win == "self_draw" and hand.get("pending_draw"):
+        return left == 1
+    return left == 0
+
+
 class WinReadError(ValueError):
     """The camera's view cannot make a win read (the message says what the referee must give)."""
 
@@ -434,7 +446,7 @@ def win_hand(hand: dict[str, Any], wind: str, laid: list[str], win: str = "disca
     out: dict[str, Any] = {
         "seat_wind": wind, "prevalent_wind": hand.get("prevalent_wind", "E"), "melds": melds,
         "concealed": concealed, "win_tile": win_tile, "win": win, "flowers": list(hand["flowers"][wind]),
-        "last_tile": hand.get("tiles_left") == 0,
+        "last_tile": drew_last(hand, win),
     }
     if discarder is not None:
         out["discarder"] = discarder

@@ -208,7 +208,8 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
             break
         if action.type == "win":
             read = with_referee_options(hand["ruleset"], action.hand)
-            shown_up = turned_up(controller.state.hand, plan, wall)  # 买马, 宝牌: turned up and read with the win
+            shown_up = turned_up(controller.state.hand, plan, wall,  # 买马, 宝牌: turned up and read with the win
+                                 self_drawn=action.hand.get("win") not in ("discard", "rob_kong"))
             if shown_up:
                 read = {**read, "options": {**(read.get("options") or {}), **shown_up}}
             action = replace(action, hand=read)
@@ -290,10 +291,12 @@ def win_judge(ruleset: str, prevalent: str) -> Any:
     return judge
 
 
-def turned_up(hand: dict[str, Any] | None, plan: Any, wall: dict[str, str]) -> dict[str, list[str]]:
+def turned_up(hand: dict[str, Any] | None, plan: Any, wall: dict[str, str],
+              self_drawn: bool = False) -> dict[str, list[str]]:
     """What the referee turns up from the simulated wall and reads with a win, where the ruleset's
     scorer takes it: 买马's horses standing next in the tail as the hand ends (推倒胡), riichi's
-    宝牌 indicators (one more after each kong)."""
+    宝牌 indicators (one more after each kong). `self_drawn`: the winner's draw, not yet counted
+    by the record (`pending_draw`), has left the wall: it is no horse."""
     from table_controller.rules import WallError
     from table_controller.scoring import win_options
 
@@ -302,7 +305,8 @@ def turned_up(hand: dict[str, Any] | None, plan: Any, wall: dict[str, str]) -> d
         return {}
     now = hand.get("wall_now") or {}
     try:
-        state = plan.state_after(live_drawn=now.get("live_drawn", 0), tail_drawn=now.get("tail_drawn", 0))
+        drawing = 1 if self_drawn and hand.get("pending_draw") else 0
+        state = plan.state_after(live_drawn=now.get("live_drawn", 0) + drawing, tail_drawn=now.get("tail_drawn", 0))
         out = {}
         if "horses" in wanted:
             out["horses"] = [wall[pos] for pos in state.hand_end_tiles()]

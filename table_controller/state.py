@@ -472,7 +472,8 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
     elif ev.type == "play.flower":
         hand["flowers"][seat].append(d.get("tile"))
-        hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
+        if _replacement_stands(hand):  # a 海底 that is a flower has none: 荒牌 (walls.md)
+            hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
     if ev.type in ("play.claim", "play.kong"):
         hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
         hand["last_call"] = ev.seq  # and breaks 一发
@@ -561,6 +562,10 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
                "live_drawn": hand.get("live_drawn", 0), "won_discard": None,
                "robbed": _rob_kong(hand, win) if win.get("win_kind") == "rob_kong" else None}
     if flow.continue_after_win == "end":
+        if win.get("win_kind") not in ("discard", "rob_kong") and hand.get("pending_draw"):
+            # 自摸: the winner's draw stands no more (买马's horses, the tiles left at the hand's end)
+            hand["live_drawn"] = hand.get("live_drawn", 0) + 1
+            hand["pending_draw"] = False
         hand["turn"] = None
         hand["claim"] = None
         _wall_now(hand)
@@ -646,6 +651,22 @@ def _pay_kong(hand: dict[str, Any], ev: Event, seat: str, kind: str, discarder: 
     if pay:
         hand["kong_payments"] = hand.get("kong_payments", []) + [
             {"seq": ev.seq, "seat": seat, "kind": kind, "by_wind": {w: int(v) for w, v in pay.items() if v}}]
+
+
+def _replacement_stands(hand: dict[str, Any]) -> bool:
+    """Whether a tile stands for one more replacement draw. After the 海底 a wall without a reserve
+    has none: the flower drawn last is laid out unreplaced and the hand is 荒牌 (walls.md "exhausted
+    when no tile is left to draw"); counting a replacement there put the wall in error. Without a
+    deal, or with counts the wall cannot hold already, the replacement is counted as seen."""
+    from table_controller.rules import WallError
+
+    if not hand.get("deal") or (hand.get("wall_now") or {}).get("error"):
+        return True
+    try:
+        hand_plan(hand).state_after(live_drawn=hand.get("live_drawn", 0), tail_drawn=hand.get("tail_drawn", 0) + 1)
+    except WallError:
+        return False
+    return True
 
 
 def _wall_now(hand: dict[str, Any]) -> None:

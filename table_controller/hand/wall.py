@@ -18,7 +18,7 @@ class Wall(Protocol):
 
     @property
     def in_last_zone(self) -> bool:
-        """Inside the ruleset's last-tiles zone (后4张必胡)."""
+        """Inside the ruleset's last-tiles zone (后4张必胡), the 海底's discard included."""
 
     def draw(self) -> tuple[str, Wall]:
         """The next live tile's position and the wall after it."""

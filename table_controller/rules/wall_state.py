@@ -62,9 +62,10 @@ class WallState:
 
     @property
     def in_last_zone(self) -> bool:
-        """Inside the ruleset's last-tiles zone (sichuan 后4张必胡: the last 4 live tiles)."""
+        """Inside the ruleset's last-tiles zone (sichuan 后4张必胡: the last 4 live tiles), from when
+        that many stand until the hand ends: the discard after the 海底 is still in it."""
         zone = self.plan.ruleset.last_zone
-        return zone > 0 and 0 < self.live_left <= zone
+        return zone > 0 and self.live_left <= zone
 
     @property
     def replacements_left(self) -> int | None:

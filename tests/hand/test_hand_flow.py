@@ -34,7 +34,7 @@ class FakeWall:
 
     @property
     def in_last_zone(self) -> bool:
-        return 0 < self.live <= self.zone
+        return 0 < self.zone and self.live <= self.zone
 
     def draw(self) -> tuple[str, FakeWall]:
         return f"L{self.live}", FakeWall(self.live - 1, self.zone)
@@ -191,6 +191,21 @@ def test_last_four_must_win_and_missing_suit_first_seed003() -> None:
     with pytest.raises(IllegalAction) as err:
         apply(s, Pass("S"))
     assert err.value.code == "must_win" and "后4张必胡" in err.value.rule
+
+
+def test_last_four_must_win_on_the_discard_after_the_haidi() -> None:
+    """walls.md sichuan: "后4张必胡 on the last 4 live tiles". The 海底 is the last of them: a ready seat
+    may not let the discard made after it pass (before: the rules engine's zone ended with the draw
+    of the 海底, so the seat passed and the hand went to 查叫)."""
+    plan = deal_plan(load_ruleset("sichuan"), dice=(3, 3))
+    one_left = plan.state_after(live_drawn=plan.initial_state().live_left - 1)
+    s, _ = play(new_hand(FlowRules.for_ruleset("sichuan"), one_left),
+                Deal(hands(E="9m", S="5p", W="123m456m789m11p46p")), *(ChooseMissing(x, "s") for x in T.SEATS),
+                Discard("E", "9m"), Pass("S"), Pass("W"), Pass("N"), Draw("S"), Discard("S", "5p"))
+    assert s.wall.exhausted and s.wall.in_last_zone
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Pass("W"))
+    assert err.value.code == "must_win"
 
 
 def test_a_seat_barred_by_missed_win_may_pass_in_the_last_four() -> None:

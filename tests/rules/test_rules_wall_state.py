@@ -218,3 +218,14 @@ def test_state_after_counts_any_order() -> None:
     for bad in ((70, 0), (0, 5), (-1, 0)):
         with pytest.raises(WallError):
             plan.state_after(*bad)
+
+
+def test_sichuan_last_four_zone_holds_after_the_haidi_is_drawn() -> None:
+    # walls.md sichuan: "后4张必胡 on the last 4 live tiles"; the 海底 is one of them, and the discard
+    # made after drawing it is still played in the zone (before: the zone ended with the last draw).
+    state = _plan("sichuan", (3, 3)).initial_state()
+    while not state.exhausted:
+        _, state = state.draw()
+    assert state.live_left == 0 and state.in_last_zone
+    assert state.to_json()["in_last_zone"] is True
+    assert not _plan("mcr", (1, 1), (1, 1)).initial_state().in_last_zone
