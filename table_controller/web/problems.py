@@ -27,39 +27,36 @@ def _field(loc: tuple[Any, ...]) -> str:
     return FIELD_ZH.get(names[-1], names[-1]) if names else "请求"
 
 
+#: pydantic's error types as sentences ({field}, and the error's context: {min_length} …)
+SAID_ZH: dict[str, str] = {
+    "missing": "缺少{field}", "string_too_long": "{field}太长（最多 {max_length} 个字）",
+    "too_short": "{field}太少（至少 {min_length} 个）", "too_long": "{field}太多（最多 {max_length} 个）",
+    "int_parsing": "{field}须为数字", "int_type": "{field}须为数字", "float_parsing": "{field}须为数字",
+    "float_type": "{field}须为数字", "int_from_float": "{field}须为整数", "bool_parsing": "{field}须为是或否",
+    "bool_type": "{field}须为是或否", "extra_forbidden": "多余的项：{field}", "json_invalid": "请求不是合法的 JSON",
+    "greater_than_equal": "{field}不能小于 {ge}", "greater_than": "{field}须大于 {gt}",
+    "less_than_equal": "{field}不能大于 {le}", "less_than": "{field}须小于 {lt}",
+}
+
+
+def _number(value: Any) -> Any:
+    return f"{value:g}" if isinstance(value, float) else value
+
+
 def problem_zh(error: dict[str, Any]) -> str:
     """One pydantic error (`ValidationError.errors()` item) as a short Chinese sentence."""
     field = _field(tuple(error.get("loc", ())))
-    ctx = error.get("ctx") or {}
+    ctx = {k: _number(v) for k, v in (error.get("ctx") or {}).items()}
     kind = str(error.get("type", ""))
-    if kind == "missing":
-        return f"缺少{field}"
     if kind == "string_too_short":
         return f"{field}不能为空" if ctx.get("min_length") == 1 else f"{field}至少 {ctx.get('min_length')} 个字"
-    if kind == "string_too_long":
-        return f"{field}太长（最多 {ctx.get('max_length')} 个字）"
-    if kind == "too_short":
-        return f"{field}太少（至少 {ctx.get('min_length')} 个）"
-    if kind == "too_long":
-        return f"{field}太多（最多 {ctx.get('max_length')} 个）"
-    bounds = {"greater_than_equal": ("不能小于", "ge"), "greater_than": ("须大于", "gt"),
-              "less_than_equal": ("不能大于", "le"), "less_than": ("须小于", "lt")}
-    if kind in bounds:
-        words, key = bounds[kind]
-        value = ctx.get(key)
-        return f"{field}{words} {value:g}" if isinstance(value, float) else f"{field}{words} {value}"
-    if kind in ("int_parsing", "int_type", "float_parsing", "float_type", "int_from_float"):
-        return f"{field}须为数字" if kind != "int_from_float" else f"{field}须为整数"
     if kind in ("literal_error", "enum"):  # expected: "'E', 'S', 'W' or 'N'"
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         return f"{field}须为 {'、'.join(choices)} 之一" if choices else f"{field}有误"
-    if kind in ("bool_parsing", "bool_type"):
-        return f"{field}须为是或否"
-    if kind == "extra_forbidden":
-        return f"多余的项：{field}"
-    if kind == "json_invalid":
-        return "请求不是合法的 JSON"
-    return f"{field}有误"
+    try:
+        return SAID_ZH[kind].format(field=field, **ctx)
+    except (KeyError, IndexError):  # a type not listed, or its context short of what the sentence names
+        return f"{field}有误"
 
 
 def problems(errors: list[dict[str, Any]]) -> list[str]:

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from scoring.scoring_helpers import hand
 from table_controller.scoring import ScoringError, score_json
-
-
-def hand(concealed: str, win_tile: str, win: str = "self_draw", seat: str = "E", **over: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {"seat_wind": seat, "prevalent_wind": "E", "concealed": concealed, "melds": [],
-                            "win_tile": win_tile, "win": win}
-    if win in ("discard", "rob_kong"):
-        data["discarder"] = "N" if seat != "N" else "W"
-    data.update(over)
-    return data
 
 
 @pytest.mark.parametrize("ruleset", ["sichuan", "xueliu"])

@@ -5,20 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from table_controller.scoring import ScoringError, score_json
-from table_controller.scoring import guangdong, jingji, sichuan
+from scoring.scoring_helpers import hand
+from table_controller.scoring import (
+    ScoringError,
+    guangdong,
+    jingji,
+    score_json,
+    sichuan,
+)
 from table_controller.scoring.hand import HandInput
-
-
-def hand(concealed: str, win_tile: str, win: str = "self_draw", seat: str = "E", **over: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {"seat_wind": seat, "prevalent_wind": "E", "concealed": concealed, "melds": [],
-                            "win_tile": win_tile, "win": win}
-    if win in ("discard", "rob_kong"):
-        data["discarder"] = "N" if seat != "N" else "W"
-    data.update(over)
-    return data
 
 
 def names(out: dict[str, Any]) -> dict[str, int]:

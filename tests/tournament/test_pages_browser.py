@@ -254,13 +254,13 @@ async def _three_rounds(broker: Broker) -> None:
             v=1, tournament="cup", table_id="t01", seq=50, round=1, hand_no=1, record=record)), qos=1)
 
 
-async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None:
-    """On a phone (390×844) the standings were 635 px wide: the rounds' column squeezed the names to
-    one character a line (欧/阳/娜/娜) and the page scrolled sideways. Now the standings fit, a
-    name and each round's entry stay on one line, and the wide tables below scroll in their own box."""
+@contextlib.asynccontextmanager
+async def _hub_after_three_rounds(tmp_path: Path, broker: Broker, **options: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """A hub of tables t01 and t02 that has every standing of `_three_rounds`, and a Chromium:
+    (the hub, the browser), both closed after."""
     from playwright.async_api import async_playwright
 
-    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"], **options)
     await hub.start()
     try:
         await until(lambda: hub.hub.connected, 5, "the hub to connect")
@@ -269,25 +269,33 @@ async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             try:
-                for lang in ("", "?lang=en"):
-                    page = await browser.new_page(viewport={"width": 390, "height": 844})
-                    await page.goto(f"http://127.0.0.1:{hub.bound_port}/{lang}")
-                    await page.wait_for_selector('[data-player="欧阳娜娜"]', timeout=5000)
-                    await page.wait_for_selector("[data-stats], [data-testid=stats] td", timeout=5000)
-                    width = await page.evaluate("document.documentElement.scrollWidth")
-                    assert width <= 390, f"the page is {width} px wide on a 390 px phone{lang}"
-                    lines = await page.evaluate("""() => {
-                      const lines = (node) => { const r = document.createRange(); r.selectNodeContents(node);
-                        return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; };
-                      const rows = [...document.querySelectorAll("[data-testid=standings] tbody tr")];
-                      return rows.map((tr) => [lines(tr.children[1].firstChild),
-                        Math.max(...[...tr.querySelectorAll(".rnd")].map(lines))]); }""")
-                    assert len(lines) == 8 and all(x == [1, 1] for x in lines), lines
-                    await page.close()
+                yield hub, browser
             finally:
                 await browser.close()
     finally:
         await hub.stop()
+
+
+async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None:
+    """On a phone (390×844) the standings were 635 px wide: the rounds' column squeezed the names to
+    one character a line (欧/阳/娜/娜) and the page scrolled sideways. Now the standings fit, a
+    name and each round's entry stay on one line, and the wide tables below scroll in their own box."""
+    async with _hub_after_three_rounds(tmp_path, broker) as (hub, browser):
+        for lang in ("", "?lang=en"):
+            page = await browser.new_page(viewport={"width": 390, "height": 844})
+            await page.goto(f"http://127.0.0.1:{hub.bound_port}/{lang}")
+            await page.wait_for_selector('[data-player="欧阳娜娜"]', timeout=5000)
+            await page.wait_for_selector("[data-stats], [data-testid=stats] td", timeout=5000)
+            width = await page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, f"the page is {width} px wide on a 390 px phone{lang}"
+            lines = await page.evaluate("""() => {
+              const lines = (node) => { const r = document.createRange(); r.selectNodeContents(node);
+                return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; };
+              const rows = [...document.querySelectorAll("[data-testid=standings] tbody tr")];
+              return rows.map((tr) => [lines(tr.children[1].firstChild),
+                Math.max(...[...tr.querySelectorAll(".rnd")].map(lines))]); }""")
+            assert len(lines) == 8 and all(x == [1, 1] for x in lines), lines
+            await page.close()
 
 
 async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(tmp_path: Path, broker: Broker) -> None:
@@ -328,44 +336,30 @@ async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(t
     """The standings page is the players' kiosk too. Once the organiser had published from it, the
     credential stayed in the tab and the next click on 发布到各桌 published with no question asked:
     anyone at the screen could post a seating. Now each publish asks; cancelling posts nothing."""
-    from playwright.async_api import async_playwright
+    async with _hub_after_three_rounds(tmp_path, broker, organizer_token="org-9") as (hub, browser):
+        page = await browser.new_page()
+        asked: list[str] = []
 
-    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"], organizer_token="org-9")
-    await hub.start()
-    try:
-        await until(lambda: hub.hub.connected, 5, "the hub to connect")
-        await _three_rounds(broker)
-        await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6, 5, "every round's standing")
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = await browser.new_page()
-                asked: list[str] = []
+        async def answer(dialog: Any) -> None:
+            asked.append(dialog.type)
+            if dialog.type == "confirm":  # round 3 still being played: publish anyway
+                await dialog.accept()
+            elif asked.count("prompt") == 1:
+                await dialog.accept("org-9")
+            else:
+                await dialog.dismiss()  # someone at the kiosk, without the credential
 
-                async def answer(dialog: Any) -> None:
-                    asked.append(dialog.type)
-                    if dialog.type == "confirm":  # round 3 still being played: publish anyway
-                        await dialog.accept()
-                    elif asked.count("prompt") == 1:
-                        await dialog.accept("org-9")
-                    else:
-                        await dialog.dismiss()  # someone at the kiosk, without the credential
-
-                page.on("dialog", lambda d: asyncio.ensure_future(answer(d)))
-                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
-                await page.wait_for_selector("#publish", state="visible", timeout=5000)
-                await page.click("#publish")
-                await page.wait_for_function(
-                    "document.querySelector('#published').textContent.includes('已发布第 4 轮')", timeout=5000)
-                first = hub.hub.published()
-                await page.click("#publish")
-                await until(lambda: asked.count("prompt") == 2, 5, "the credential to be asked again")
-                await asyncio.sleep(0.5)
-                assert hub.hub.published() == first  # nothing posted again
-            finally:
-                await browser.close()
-    finally:
-        await hub.stop()
+        page.on("dialog", lambda d: asyncio.ensure_future(answer(d)))
+        await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+        await page.wait_for_selector("#publish", state="visible", timeout=5000)
+        await page.click("#publish")
+        await page.wait_for_function(
+            "document.querySelector('#published').textContent.includes('已发布第 4 轮')", timeout=5000)
+        first = hub.hub.published()
+        await page.click("#publish")
+        await until(lambda: asked.count("prompt") == 2, 5, "the credential to be asked again")
+        await asyncio.sleep(0.5)
+        assert hub.hub.published() == first  # nothing posted again
 
 
 async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(tmp_path: Path, broker: Broker) -> None:
