@@ -206,7 +206,9 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
         while spec.is_bonus(kind):
             yield PlayerAction("flower", seat, kind)
             flowers[seat].append(kind)
-            if state.replacements_left == 0 or state.exhausted:
+            # a replacement while any tile stands (docs/rules.md): a 海底 flower in 海南 is replaced
+            # from the 15 kept back; with no tile standing it is laid out unreplaced
+            if state.replacements_left == 0 or state.remaining == 0:
                 return None
             pos, state = state.replace()
             kind = wall[pos]

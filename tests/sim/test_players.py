@@ -452,3 +452,17 @@ def test_players_chow_from_the_seat_before_them_where_the_ruleset_allows_and_the
     from table_controller.referee import flow_of
 
     assert flow_of("sichuan").chow is False and flow_of("mcr").chow is True
+
+
+@pytest.mark.parametrize("seed", [2, 10, 36])
+def test_a_flower_drawn_as_the_haidi_in_hainan_is_replaced_from_the_tiles_kept_back(seed: int) -> None:
+    """海南 keeps 15 tiles back; a replacement is drawn while any tile stands (docs/rules.md), so a
+    flower drawn as the 海底 is replaced from them and its seat plays on. The simulated players
+    stopped at the flower (they looked at 荒牌, not at the tiles standing): these seeds' hands ended
+    on it. The record takes every play."""
+    rs = load_ruleset("hainan")
+    plan = deal_plan(rs, (3, 4), None)
+    actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed)))
+    last_flower = max(i for i, a in enumerate(actions) if a.type == "flower")
+    assert last_flower < len(actions) - 1 and actions[last_flower + 1].seat == actions[last_flower].seat
+    _recorded("hainan", actions, throws=((3, 4),))
