@@ -46,6 +46,9 @@ def _check_tiles(hand: HandInput, ruleset: str) -> None:
     if hand.win == "flower_replacement" and not any(T.is_flower(k) for k in kinds):
         raise ScoringError("bad_field", f"{rs.name_zh}没有花牌, 不能补花和 / {ruleset} plays without flowers: "
                                         "no 补花和 (flower_replacement)", "win")
+    if hand.win == "flower_replacement" and not hand.flowers:  # the flower laid out is what was replaced
+        raise ScoringError("bad_field", "补花和须有亮出的花牌（flowers）/ a 补花和 (flower_replacement) needs the "
+                                        "flower laid out (flowers)", "win")
 
 
 @lru_cache(maxsize=64)

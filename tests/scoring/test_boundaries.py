@@ -62,6 +62,18 @@ def test_no_flower_replacement_win_without_flowers(ruleset: str) -> None:
     assert score_json(dict(data, win="self_draw"), ruleset)["valid"]
 
 
+@pytest.mark.parametrize("ruleset", ["mcr", "jingji"])
+def test_a_flower_replacement_win_needs_a_flower_laid_out(ruleset: str) -> None:
+    # a 补花和 wins on the tile drawn for a flower, so that flower lies face up: a read without any
+    # flower cannot be one (before: 竞技 scored its 补花和 6 all the same)
+    data = hand("123m456m789m11p23p", "4p", "flower_replacement")
+    with pytest.raises(ScoringError) as err:
+        score_json(data, ruleset)
+    assert err.value.code == "bad_field" and err.value.field == "win"
+    fans = {f["name"] for f in score_json(dict(data, flowers=["1f"]), ruleset)["fans"]}
+    assert "花牌" in fans and ("补花和牌" in fans) == (ruleset == "jingji")  # MCR's 补花 is a self-draw (不求人)
+
+
 def test_blood_battle_discarder_must_still_play() -> None:
     # docs/scoring.md input table: `active` are the seats still in the hand (血战: those who have not
     # won); a seat that has left discards nothing, so a win on its discard cannot exist (before: that
