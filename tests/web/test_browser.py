@@ -388,6 +388,8 @@ async def test_referee_reads_confirms_a_win_on_the_page_and_the_score_sheet_foll
         await _start_hand(service, http)
         await _throw_all(service)
     page = await _open(browser, service, "/win", token=REFEREE)
+    # no win yet: no empty fan table, 合计 and 各家付分 under 本盘尚无和牌
+    assert not await page.is_visible("[data-testid=fans]") and not await page.is_visible("#payments-title")
     form = "#win-form"
     await page.select_option(f"{form} select[name=seat_wind]", "N")
     await page.select_option(f"{form} select[name=win]", "discard")
@@ -396,7 +398,7 @@ async def test_referee_reads_confirms_a_win_on_the_page_and_the_score_sheet_foll
     await page.fill(f"{form} input[name=win_tile]", "2p")
     await page.click("#win-read")
     await page.wait_for_selector('[data-testid="win-status"].pending')
-    assert "清龙" in await page.inner_text("#fans")
+    assert "清龙" in await page.inner_text("#fans") and await page.is_visible("#payments-title")
     read = service.controller.state.actions[-1]
     assert read["hand"]["concealed"] == WIN_HAND["concealed"] and read["hand"]["discarder"] == "E"
     await page.click("#win-confirm")

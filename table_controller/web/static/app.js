@@ -480,6 +480,8 @@ function renderWin() {
   const seats = seatsOf(state);
   const nameOf = (w) => `${t("seat." + w)} ${esc(state.players[String(seats[w])] || "")}`;
   syncWinForm();
+  // no win yet: no empty fan table, 合计 and 各家付分 under "本盘尚无和牌"
+  for (const id of ["fan-table", "payments-title", "payments"]) $(id).hidden = !win;
   if (!win) {
     $("win-summary").textContent = t("win.none");
     $("fans").innerHTML = ""; $("fan-total").textContent = ""; $("payments").innerHTML = ""; $("win-tiles").innerHTML = "";
