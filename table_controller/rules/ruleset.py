@@ -301,8 +301,38 @@ def _resolved(ruleset_id: str, directory: Path, chain: tuple[str, ...]) -> tuple
             raise RulesetError(f"{path}: {key} is required: a house ruleset needs a name of its own "
                                "(players and referees read it)", code="ruleset_key")
     base_data, family = _resolved(base, directory, (*chain, ruleset_id))
+    _check_changes(path, base, base_data, data)
     inherited = {k: v for k, v in base_data.items() if k not in NOT_INHERITED and k != "extends"}
     return _merge(inherited, data), family
+
+
+def _toml_type(value: Any) -> str:
+    return next(name for t, name in (*_TOML_TYPES.items(), (float, "a number"), (object, "a value"))
+                if isinstance(value, t) and not (t is int and isinstance(value, bool)))
+
+
+def _check_changes(path: Path, base: str, base_data: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    """A house ruleset changes its base's keys; it does not invent them. The tables this module does
+    not check key by key (`[scoring]`, `[match]`, `[flow]`, ...) are read with defaults elsewhere, so a
+    misspelt key there (`min_fans`, `max_fan`) or a value of another type (`cap_fan = "3"`) would
+    otherwise leave the base's rule in force without a word."""
+    for section, table in data.items():
+        if section in OWN_SECTIONS or section in OWN_KEYS or not isinstance(table, dict):
+            continue
+        known = base_data.get(section)
+        if not isinstance(known, dict):
+            continue  # a table the base lacks: nothing to check it against
+        for key, value in table.items():
+            if key not in known:
+                near = difflib.get_close_matches(str(key), list(known), n=1)
+                hint = f"; did you mean {near[0]!r}?" if near else ""
+                raise RulesetError(f"{path}: [{section}] has unknown key {key!r}: {base} has no such key "
+                                   f"(its keys: {', '.join(map(str, known))}){hint}", code="ruleset_unknown_key")
+            was, now = _toml_type(known[key]), _toml_type(value)
+            # a number for a number; a string may become an array (`seat_swap_before_round = []`: none, or several)
+            if was != now and {was, now} not in ({"an integer", "a number"}, {"a string", "an array"}):
+                raise RulesetError(f"{path}: [{section}] {key} must be {was} as in {base}, not {value!r}",
+                                   code="ruleset_key")
 
 
 def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
