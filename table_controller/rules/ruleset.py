@@ -474,6 +474,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
     if deal.dealt_tiles + reserve + sum(r.set_aside for r in indicators) >= total:
         raise RulesetError(f"{path}: the deal ({deal.dealt_tiles} tiles) and the reserve ({reserve}) "
                            f"leave nothing to draw from {total} tiles", code="ruleset_key")
+    _check_flow(path, sections.get("flow"), total, hand_end)
 
     return Ruleset(
         id=ruleset_id, name_zh=name_zh, name_en=name_en, source=source, path=path,
@@ -484,6 +485,21 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
         deal=deal, indicators=indicators, hand_end=hand_end,
         sections=MappingProxyType(sections), extends=extends, family=family or ruleset_id,
     )
+
+
+def _check_flow(path: Path, flow: Any, total: int, hand_end: HandEndRule | None) -> None:
+    """`[flow]` repeats two counts of this module's tables for the hand's flow (flowers in play, 买马).
+    A house ruleset that changes one (`[tiles] flowers = 0`, `[hand_end] tiles = 2`) and not the other
+    would play by both; it is refused, naming the two keys."""
+    if not isinstance(flow, Mapping):
+        return
+    if "tiles" in flow and flow["tiles"] != total:
+        raise RulesetError(f"{path}: [flow] tiles = {flow['tiles']!r} contradicts [tiles] total = {total}; "
+                           "set both", code="ruleset_key")
+    if "horses" in flow and (hand_end is None or hand_end.kind != "horses" or flow["horses"] != hand_end.tiles):
+        have = f"[hand_end] tiles = {hand_end.tiles}" if hand_end and hand_end.kind == "horses" else "no 买马"
+        raise RulesetError(f"{path}: [flow] horses = {flow['horses']!r} contradicts {have}; set both",
+                           code="ruleset_key")
 
 
 def _parse_tiles(sec: _Section) -> TileSpec:

@@ -182,3 +182,27 @@ def test_a_house_verdict_names_the_house_ruleset(venue: Path) -> None:
     """MCR (and 竞技, 南宁, 日麻) named their family in the result, so a club's hands read as plain MCR."""
     assert score_json(SEVEN_FANS, "mcr_club")["ruleset"] == "mcr_club"
     assert score_json({**SEVEN_FANS, "concealed": "67s67z"}, "mcr_club")["ruleset"] == "mcr_club"
+
+
+@pytest.mark.parametrize("base, body, error", [
+    ("mcr", "[tiles]\ntotal = 136\nflowers = 0\n[wall]\nlengths = { E = 17, S = 17, W = 17, N = 17 }\n",
+     "[flow] tiles = 144 contradicts [tiles] total = 136; set both"),
+    ("tuidaohu", "[hand_end]\ntiles = 2\n", "[flow] horses = 4 contradicts [hand_end] tiles = 2; set both"),
+    ("tuidaohu", "[flow]\nhorses = 2\n", "[flow] horses = 2 contradicts [hand_end] tiles = 4; set both"),
+])
+def test_a_house_change_that_contradicts_a_repeated_key_is_refused(tmp_path: Path, base: str, body: str,
+                                                                   error: str) -> None:
+    """Before, MCR without flowers kept flowers in the hand's flow (`[flow] tiles` 144), and 两马 in
+    `[hand_end]` left `[flow] horses` at 4."""
+    _house(tmp_path, "club", base, body)
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("club", tmp_path)
+    assert error in str(err.value) and "club.toml" in str(err.value)
+
+
+def test_house_rulesets_that_change_both_load(tmp_path: Path) -> None:
+    _house(tmp_path, "mcr_six", "mcr", "[tiles]\ntotal = 136\nflowers = 0\n[wall]\n"
+           "lengths = { E = 17, S = 17, W = 17, N = 17 }\n[scoring]\nmin_fan = 6\n[flow]\ntiles = 136\n")
+    _house(tmp_path, "tdh2", "tuidaohu", "[scoring]\nwildcard = false\n[hand_end]\ntiles = 2\n[flow]\nhorses = 2\n")
+    assert load_ruleset("mcr_six", tmp_path).tiles == 136
+    assert load_ruleset("tdh2", tmp_path).hand_end.tiles == 2  # type: ignore[union-attr]
