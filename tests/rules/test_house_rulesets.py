@@ -206,3 +206,13 @@ def test_house_rulesets_that_change_both_load(tmp_path: Path) -> None:
     _house(tmp_path, "tdh2", "tuidaohu", "[scoring]\nwildcard = false\n[hand_end]\ntiles = 2\n[flow]\nhorses = 2\n")
     assert load_ruleset("mcr_six", tmp_path).tiles == 136
     assert load_ruleset("tdh2", tmp_path).hand_end.tiles == 2  # type: ignore[union-attr]
+
+
+def test_the_service_unit_finds_the_venues_rulesets_folder(venue: Path, tmp_path: Path) -> None:
+    """`tablectl install-service` checked the config against $TABLECTL_RULESETS_DIR but wrote a unit
+    without it: the service at boot found no `mcr_club` and stopped for good (a config error)."""
+    from table_controller.deploy import service_unit
+
+    config = parse_config({"rules": {"ruleset": "mcr_club"}}, source="t.toml")
+    unit = service_unit(config, tmp_path / "table.toml", Path("/usr/bin/tablectl"), "pi")
+    assert f"Environment=TABLECTL_RULESETS_DIR={venue}" in unit.splitlines()
