@@ -11,6 +11,7 @@ display port under 1024 the capability to bind it. Pure: `unit_files` returns te
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +135,16 @@ def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: s
     return _unit(f"自动麻将机控制器 {config.table.name} (mahjong table controller)",
                  [str(tablectl), "run", "--config", str(config_path)], user, needed_groups(config),
                  writable_dirs(config), config.display.port, network=_on_network(config),
-                 optional=optional_writable_dirs(config))
+                 extra=_rulesets_env(), optional=optional_writable_dirs(config))
+
+
+def _rulesets_env() -> list[str]:
+    """The venue's rulesets folder the config was checked against ($TABLECTL_RULESETS_DIR): without it
+    the service would not find a house ruleset at boot, and would stop for good on a config error."""
+    from table_controller.rules.ruleset import ENV_DIR
+
+    folder = os.environ.get(ENV_DIR)
+    return [f"Environment={_quote(f'{ENV_DIR}={Path(folder).resolve()}')}"] if folder else []
 
 
 def _on_network(config: TableConfig) -> bool:

@@ -301,8 +301,38 @@ def _resolved(ruleset_id: str, directory: Path, chain: tuple[str, ...]) -> tuple
             raise RulesetError(f"{path}: {key} is required: a house ruleset needs a name of its own "
                                "(players and referees read it)", code="ruleset_key")
     base_data, family = _resolved(base, directory, (*chain, ruleset_id))
+    _check_changes(path, base, base_data, data)
     inherited = {k: v for k, v in base_data.items() if k not in NOT_INHERITED and k != "extends"}
     return _merge(inherited, data), family
+
+
+def _toml_type(value: Any) -> str:
+    return next(name for t, name in (*_TOML_TYPES.items(), (float, "a number"), (object, "a value"))
+                if isinstance(value, t) and not (t is int and isinstance(value, bool)))
+
+
+def _check_changes(path: Path, base: str, base_data: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    """A house ruleset changes its base's keys; it does not invent them. The tables this module does
+    not check key by key (`[scoring]`, `[match]`, `[flow]`, ...) are read with defaults elsewhere, so a
+    misspelt key there (`min_fans`, `max_fan`) or a value of another type (`cap_fan = "3"`) would
+    otherwise leave the base's rule in force without a word."""
+    for section, table in data.items():
+        if section in OWN_SECTIONS or section in OWN_KEYS or not isinstance(table, dict):
+            continue
+        known = base_data.get(section)
+        if not isinstance(known, dict):
+            continue  # a table the base lacks: nothing to check it against
+        for key, value in table.items():
+            if key not in known:
+                near = difflib.get_close_matches(str(key), list(known), n=1)
+                hint = f"; did you mean {near[0]!r}?" if near else ""
+                raise RulesetError(f"{path}: [{section}] has unknown key {key!r}: {base} has no such key "
+                                   f"(its keys: {', '.join(map(str, known))}){hint}", code="ruleset_unknown_key")
+            was, now = _toml_type(known[key]), _toml_type(value)
+            # a number for a number; a string may become an array (`seat_swap_before_round = []`: none, or several)
+            if was != now and {was, now} not in ({"an integer", "a number"}, {"a string", "an array"}):
+                raise RulesetError(f"{path}: [{section}] {key} must be {was} as in {base}, not {value!r}",
+                                   code="ruleset_key")
 
 
 def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -444,6 +474,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
     if deal.dealt_tiles + reserve + sum(r.set_aside for r in indicators) >= total:
         raise RulesetError(f"{path}: the deal ({deal.dealt_tiles} tiles) and the reserve ({reserve}) "
                            f"leave nothing to draw from {total} tiles", code="ruleset_key")
+    _check_flow(path, sections.get("flow"), total, hand_end)
 
     return Ruleset(
         id=ruleset_id, name_zh=name_zh, name_en=name_en, source=source, path=path,
@@ -454,6 +485,21 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
         deal=deal, indicators=indicators, hand_end=hand_end,
         sections=MappingProxyType(sections), extends=extends, family=family or ruleset_id,
     )
+
+
+def _check_flow(path: Path, flow: Any, total: int, hand_end: HandEndRule | None) -> None:
+    """`[flow]` repeats two counts of this module's tables for the hand's flow (flowers in play, 买马).
+    A house ruleset that changes one (`[tiles] flowers = 0`, `[hand_end] tiles = 2`) and not the other
+    would play by both; it is refused, naming the two keys."""
+    if not isinstance(flow, Mapping):
+        return
+    if "tiles" in flow and flow["tiles"] != total:
+        raise RulesetError(f"{path}: [flow] tiles = {flow['tiles']!r} contradicts [tiles] total = {total}; "
+                           "set both", code="ruleset_key")
+    if "horses" in flow and (hand_end is None or hand_end.kind != "horses" or flow["horses"] != hand_end.tiles):
+        have = f"[hand_end] tiles = {hand_end.tiles}" if hand_end and hand_end.kind == "horses" else "no 买马"
+        raise RulesetError(f"{path}: [flow] horses = {flow['horses']!r} contradicts {have}; set both",
+                           code="ruleset_key")
 
 
 def _parse_tiles(sec: _Section) -> TileSpec:

@@ -91,12 +91,13 @@ def payments(hand: HandInput, total: int, table: Mapping[str, Any]) -> tuple[dic
 def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResult:
     """Fans (无番禁和牌: at least one), additional points, and the payments."""
     table = table or scoring(RULESET)
+    ruleset = str(table.get("id", RULESET))  # a house ruleset's verdict names it
     found = best_reading(hand, REGISTRY, table, knitted=True)
     if found is None:
-        return refuse(RULESET, "not_a_win", "不是和牌")
+        return refuse(ruleset, "not_a_win", "不是和牌")
     fans, view = found
     if not fans:
-        return refuse(RULESET, "no_fan", "无番禁和牌: 须有技术型番种")
+        return refuse(ruleset, "no_fan", "无番禁和牌: 须有技术型番种")
     extra = additional(hand, view.shape.form, table)
     total = sum(f.points for f in fans + extra)
     pay, bao = payments(hand, total, table)
@@ -104,7 +105,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
                                "double": double_factor(hand, table) > 1}
     if bao is not None:
         details["baofu"] = bao.to_json()
-    return ScoreResult(True, RULESET, tuple(fans + extra), total, total, pay, details=details)
+    return ScoreResult(True, ruleset, tuple(fans + extra), total, total, pay, details=details)
 
 
 def kong_payment(seat: str, kind: str, discarder: str | None = None,

@@ -96,18 +96,19 @@ def payments(winner: str, total: int, payer: str | None, base: int) -> dict[str,
 def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResult:
     """Score an MCR hand: fans, the minimum without flowers, and the payments."""
     table = table or scoring(RULESET)
+    ruleset = str(table.get("id", RULESET))  # a house ruleset's verdict names it, not MCR
     fans = library_fans(hand)
     if isinstance(fans, str):
         reason = "not_a_win" if fans == "ERROR_NOT_WIN" else fans.lower().removeprefix("error_")
-        return refuse(RULESET, reason, "不是和牌" if reason == "not_a_win" else f"牌数不对 ({fans})")
+        return refuse(ruleset, reason, "不是和牌" if reason == "not_a_win" else f"牌数不对 ({fans})")
     total = sum(f.points for f in fans)
     without_flowers = total - sum(f.points for f in fans if f.name == FLOWER_FAN)
     minimum = int(table["min_fan"])
     if without_flowers < minimum:
-        return refuse(RULESET, "below_minimum", f"不够{minimum}番起和 (花牌不计): {without_flowers}番",
+        return refuse(ruleset, "below_minimum", f"不够{minimum}番起和 (花牌不计): {without_flowers}番",
                       fans, total)
     pay = payments(hand.winner, total, hand.payer, int(table["base"]))
-    return ScoreResult(valid=True, ruleset=RULESET, fans=fans, total=total, points=total,
+    return ScoreResult(valid=True, ruleset=ruleset, fans=fans, total=total, points=total,
                        payments=pay, details={"fan_without_flowers": without_flowers})
 
 

@@ -57,6 +57,7 @@ for _name, _check in (
 def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResult:
     """The hand's value in 张 and who pays it (module docstring)."""
     table = table or scoring(RULESET)
+    ruleset = str(table.get("id", RULESET))  # a house ruleset's verdict names it
     if any(m.type == "chi" for m in hand.melds):
         raise ScoringError("bad_meld", "南宁麻将不可吃 (no chows)", "melds")
     if hand.flowers:
@@ -66,7 +67,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     found = best_reading(hand, REGISTRY, {"fans": {n: max(v.values()) for n, v in {**pats, **ways}.items()}
                                           | {"推倒胡": 1, "门清": 1}, "excludes": table.get("excludes", {})})
     if found is None:
-        return refuse(RULESET, "not_a_win", "不是和牌")
+        return refuse(ruleset, "not_a_win", "不是和牌")
     named = {f.name for f in found[0]}
     col = "self_draw" if hand.self_drawn else "discard"
     concealed = "门清" in named
@@ -105,7 +106,8 @@ def _result(hand: HandInput, fans: list[Fan], table: Mapping[str, Any], feeder: 
     if sealed:
         payers = seal_payers(sealed, feeder or (None if hand.self_drawn else hand.paying_seat()), pts, table["seal"])
         details["sealed"] = sealed
-    return ScoreResult(True, RULESET, tuple(fans), total, pts, collect(hand.winner, payers), details=details)
+    ruleset = str(table.get("id", RULESET))  # a house ruleset's verdict names it
+    return ScoreResult(True, ruleset, tuple(fans), total, pts, collect(hand.winner, payers), details=details)
 
 
 def _sealed(hand: HandInput) -> str | None:

@@ -98,6 +98,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     from mahjong.meld import Meld
 
     table = table or scoring(RULESET)
+    ruleset = str(table.get("id", RULESET))  # a house ruleset's verdict names it
     if hand.flowers:
         raise ScoringError("bad_tile", "日本麻将 has no flowers", "flowers")
     opts = hand.options
@@ -137,7 +138,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
                                                ura_dora_indicators=ura)
     if res.error:
         reason, message = _REFUSALS.get(res.error, ("not_a_win", res.error))
-        return refuse(RULESET, reason, message)
+        return refuse(ruleset, reason, message)
     open_hand = bool(res.is_open_hand)
     fans = tuple(Fan(yaku_name(y.name), int(y.han_open if open_hand else y.han_closed), name_en=y.name)
                  for y in res.yaku or ())
@@ -154,7 +155,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
                             else int(cost["additional"]) + int(cost.get("additional_bonus", 0)))
     details = {"han": int(res.han or 0), "fu": int(res.fu or 0), "level": cost.get("yaku_level", ""),
                "honba": honba}
-    return ScoreResult(True, RULESET, fans, int(res.han or 0), int(cost.get("main", 0)),
+    return ScoreResult(True, ruleset, fans, int(res.han or 0), int(cost.get("main", 0)),
                        collect(hand.winner, payers), details=details)
 
 

@@ -16,7 +16,7 @@ from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.points import add, collect
 from table_controller.scoring.registry import Registry
-from table_controller.scoring.result import ScoreResult, refuse
+from table_controller.scoring.result import Fan, ScoreResult, refuse
 
 RULESET = "sichuan"
 REGISTRY = Registry(RULESET)
@@ -28,6 +28,8 @@ for _name, _check in (
     REGISTRY.add(_name, _check)
 
 KINDS = T.all_kinds(honours=False)
+#: `[scoring] self_draw`: 自摸加底 (each payer adds one base), 自摸加番 (one more 番, within the cap), or neither.
+SELF_DRAW_RULES: tuple[str, ...] = ("add_base", "add_fan", "none")
 
 
 def suits_of(tiles: list[str]) -> set[str]:
@@ -41,6 +43,16 @@ def check_tiles(hand: HandInput) -> None:
             raise ScoringError("bad_tile", f"{t} is not among 四川's 108 tiles", "concealed")
     if hand.flowers:
         raise ScoringError("bad_tile", "四川 plays without flowers", "flowers")
+
+
+def self_draw_rule(table: Mapping[str, Any]) -> str:
+    """The table's 自摸 rule; any other value is refused, since a house ruleset's typo (or a rule this
+    scorer lacks) would otherwise score every 自摸 without its bonus."""
+    rule = table.get("self_draw", "add_base")
+    if rule not in SELF_DRAW_RULES:
+        raise ScoringError("bad_ruleset_table", f"{table.get('id', RULESET)}: [scoring] self_draw is one of "
+                           f"{', '.join(SELF_DRAW_RULES)}, not {rule!r}", "self_draw")
+    return str(rule)
 
 
 def points_for(fan: int, table: Mapping[str, Any]) -> int:
@@ -64,10 +76,13 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None, ruleset: str 
     if found is None:
         return refuse(ruleset, "not_a_win", "不是和牌")
     fans, _ = found
+    rule = self_draw_rule(table)
+    if hand.self_drawn and rule == "add_fan":
+        fans = [*fans, Fan("自摸", 1)]
     fan = sum(f.points for f in fans)
     pts = points_for(fan, table)
     if hand.self_drawn:
-        bonus = int(table["base"]) if table.get("self_draw") == "add_base" else 0
+        bonus = int(table["base"]) if rule == "add_base" else 0
         payers = {s: pts + bonus for s in hand.active if s != hand.winner}
     else:
         payers = {hand.paying_seat(): pts}

@@ -84,11 +84,11 @@ def test_a_table_config_takes_the_house_ruleset(venue: Path) -> None:
 
 
 def test_a_chain_of_house_rulesets_and_a_base_beside_it(tmp_path: Path) -> None:
-    _write(tmp_path, "a", 'extends = "sichuan"\nid = "a"\nname_zh = "甲"\nname_en = "A"\n[scoring]\nmax_fan = 3\n')
+    _write(tmp_path, "a", 'extends = "sichuan"\nid = "a"\nname_zh = "甲"\nname_en = "A"\n[scoring]\ncap_fan = 3\n')
     _write(tmp_path, "b", 'extends = "a"\nid = "b"\nname_zh = "乙"\nname_en = "B"\n[dice]\ncount = 1\n')
     b = load_ruleset("b", tmp_path)
     assert (b.extends, b.family, b.name_en, b.dice_count, b.tiles) == ("a", "sichuan", "B", 1, 108)
-    assert b.sections["scoring"]["max_fan"] == 3 and b.sections["flow"] == load_ruleset("sichuan").sections["flow"]
+    assert b.sections["scoring"]["cap_fan"] == 3 and b.sections["flow"] == load_ruleset("sichuan").sections["flow"]
 
 
 @pytest.mark.parametrize("files, error", [
@@ -115,3 +115,104 @@ def test_a_table_config_naming_a_broken_house_ruleset_is_refused_with_the_files_
     monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
     with pytest.raises(ConfigError, match=r"club2\.toml: \[dice\] has unknown key 'cout'"):
         parse_config({"rules": {"ruleset": "club2"}}, source="t.toml")
+
+
+# --- a venue's own variants (audit: house rulesets written from the docs alone) ---------------
+
+# 清一色 2 番, 自摸, no 根: 成都 pays base × 2^2 = 4 from each, plus the base (自摸加底)
+FLUSH_SELF_DRAWN = {"seat_wind": "E", "concealed": "1112345678999m", "win_tile": "5m", "win": "self_draw"}
+# 七对 + 清一色 = 4 番 on a discard: capped at 3 番 the discarder pays 8, at 4 番 16
+FLUSH_PAIRS = {"seat_wind": "E", "concealed": "1122334455667m", "win_tile": "7m", "win": "discard", "discarder": "S"}
+
+
+def _house(folder: Path, name: str, base: str, body: str) -> None:
+    _write(folder, name, f'extends = "{base}"\nid = "{name}"\nname_zh = "{name}"\nname_en = "{name}"\n{body}')
+
+
+def test_a_sichuan_house_ruleset_caps_at_three_and_adds_a_fan_on_self_draw(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """自摸加番 was read as no bonus at all: any `self_draw` but "add_base" silently paid nothing."""
+    _house(tmp_path, "chengdu3", "sichuan", '[scoring]\ncap_fan = 3\nself_draw = "add_fan"\n')
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    out = score_json(FLUSH_SELF_DRAWN, "chengdu3")
+    assert [f["name"] for f in out["fans"]] == ["清一色", "自摸"] and out["total"] == 3
+    assert out["payments"] == {"E": 24, "S": -8, "W": -8, "N": -8}
+    capped = score_json(FLUSH_PAIRS, "chengdu3")
+    assert (capped["points"], capped["capped"]) == (8, True)
+    monkeypatch.delenv("TABLECTL_RULESETS_DIR")
+    assert score_json(FLUSH_SELF_DRAWN, "sichuan")["payments"] == {"E": 15, "S": -5, "W": -5, "N": -5}
+    assert score_json(FLUSH_PAIRS, "sichuan")["points"] == 16
+
+
+def test_a_self_draw_rule_the_scorer_lacks_is_refused_not_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from table_controller.scoring import ScoringError
+
+    _house(tmp_path, "chengdu_x", "sichuan", '[scoring]\nself_draw = "double"\n')
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ScoringError, match=r"chengdu_x: \[scoring\] self_draw is one of add_base, add_fan, none"):
+        score_json(FLUSH_SELF_DRAWN, "chengdu_x")
+
+
+@pytest.mark.parametrize("body, error", [
+    ("[scoring]\nmin_fans = 6\n", "[scoring] has unknown key 'min_fans': mcr has no such key"),
+    ("[scoring]\nmin_fans = 6\n", "did you mean 'min_fan'?"),
+    ('[scoring]\nmin_fan = "6"\n', "[scoring] min_fan must be an integer as in mcr, not '6'"),
+    ("[match]\nseat_swap_before_round = false\n", "[match] seat_swap_before_round must be a string as in mcr"),
+    ("[flow]\nmultiple_winner = true\n", "[flow] has unknown key 'multiple_winner'"),
+])
+def test_a_misspelt_or_mistyped_key_in_a_raw_table_is_refused(tmp_path: Path, body: str, error: str) -> None:
+    """`[scoring]`, `[match]` and `[flow]` are read with defaults: before, `min_fans = 6` or `cap_fan = "3"`
+    loaded, and the table played its base's rule (8 番起和) while showing the house name."""
+    _house(tmp_path, "club", "mcr", body)
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("club", tmp_path)
+    assert error in str(err.value) and str(tmp_path / "club.toml") in str(err.value)
+
+
+def test_a_table_config_naming_a_misspelt_house_ruleset_does_not_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _house(tmp_path, "chengdu3", "sichuan", "[scoring]\nmax_fan = 3\n")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"chengdu3\.toml: \[scoring\] has unknown key 'max_fan'.*'cap_fan'"):
+        parse_config({"rules": {"ruleset": "chengdu3"}}, source="t.toml")
+
+
+def test_a_house_verdict_names_the_house_ruleset(venue: Path) -> None:
+    """MCR (and 竞技, 南宁, 日麻) named their family in the result, so a club's hands read as plain MCR."""
+    assert score_json(SEVEN_FANS, "mcr_club")["ruleset"] == "mcr_club"
+    assert score_json({**SEVEN_FANS, "concealed": "67s67z"}, "mcr_club")["ruleset"] == "mcr_club"
+
+
+@pytest.mark.parametrize("base, body, error", [
+    ("mcr", "[tiles]\ntotal = 136\nflowers = 0\n[wall]\nlengths = { E = 17, S = 17, W = 17, N = 17 }\n",
+     "[flow] tiles = 144 contradicts [tiles] total = 136; set both"),
+    ("tuidaohu", "[hand_end]\ntiles = 2\n", "[flow] horses = 4 contradicts [hand_end] tiles = 2; set both"),
+    ("tuidaohu", "[flow]\nhorses = 2\n", "[flow] horses = 2 contradicts [hand_end] tiles = 4; set both"),
+])
+def test_a_house_change_that_contradicts_a_repeated_key_is_refused(tmp_path: Path, base: str, body: str,
+                                                                   error: str) -> None:
+    """Before, MCR without flowers kept flowers in the hand's flow (`[flow] tiles` 144), and 两马 in
+    `[hand_end]` left `[flow] horses` at 4."""
+    _house(tmp_path, "club", base, body)
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("club", tmp_path)
+    assert error in str(err.value) and "club.toml" in str(err.value)
+
+
+def test_house_rulesets_that_change_both_load(tmp_path: Path) -> None:
+    _house(tmp_path, "mcr_six", "mcr", "[tiles]\ntotal = 136\nflowers = 0\n[wall]\n"
+           "lengths = { E = 17, S = 17, W = 17, N = 17 }\n[scoring]\nmin_fan = 6\n[flow]\ntiles = 136\n")
+    _house(tmp_path, "tdh2", "tuidaohu", "[scoring]\nwildcard = false\n[hand_end]\ntiles = 2\n[flow]\nhorses = 2\n")
+    assert load_ruleset("mcr_six", tmp_path).tiles == 136
+    assert load_ruleset("tdh2", tmp_path).hand_end.tiles == 2  # type: ignore[union-attr]
+
+
+def test_the_service_unit_finds_the_venues_rulesets_folder(venue: Path, tmp_path: Path) -> None:
+    """`tablectl install-service` checked the config against $TABLECTL_RULESETS_DIR but wrote a unit
+    without it: the service at boot found no `mcr_club` and stopped for good (a config error)."""
+    from table_controller.deploy import service_unit
+
+    config = parse_config({"rules": {"ruleset": "mcr_club"}}, source="t.toml")
+    unit = service_unit(config, tmp_path / "table.toml", Path("/usr/bin/tablectl"), "pi")
+    assert f"Environment=TABLECTL_RULESETS_DIR={venue}" in unit.splitlines()
