@@ -475,6 +475,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
         raise RulesetError(f"{path}: the deal ({deal.dealt_tiles} tiles) and the reserve ({reserve}) "
                            f"leave nothing to draw from {total} tiles", code="ruleset_key")
     _check_flow(path, sections.get("flow"), total, hand_end)
+    _check_scoring(path, sections.get("scoring"))
 
     return Ruleset(
         id=ruleset_id, name_zh=name_zh, name_en=name_en, source=source, path=path,
@@ -485,6 +486,19 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
         deal=deal, indicators=indicators, hand_end=hand_end,
         sections=MappingProxyType(sections), extends=extends, family=family or ruleset_id,
     )
+
+
+#: `[scoring] self_draw` where it names a rule (四川, 血流): 自摸加底, 自摸加番, or neither.
+SELF_DRAW_RULES: tuple[str, ...] = ("add_base", "add_fan", "none")
+
+
+def _check_scoring(path: Path, scoring: Any) -> None:
+    """A 自摸 rule the scorer does not know is refused when the file is read, not at the first 自摸
+    of the match (a house file's "add-fan" let the service start and refused every self-draw)."""
+    rule = scoring.get("self_draw") if isinstance(scoring, Mapping) else None
+    if isinstance(rule, str) and rule not in SELF_DRAW_RULES:
+        raise RulesetError(f"{path}: [scoring] self_draw must be one of {', '.join(SELF_DRAW_RULES)}, not {rule!r}",
+                           code="ruleset_key")
 
 
 def _check_flow(path: Path, flow: Any, total: int, hand_end: HandEndRule | None) -> None:

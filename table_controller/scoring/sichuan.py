@@ -9,6 +9,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from table_controller import tiles as T
+from table_controller.rules.ruleset import (
+    SELF_DRAW_RULES,  # 自摸加底, 自摸加番, or neither
+)
 from table_controller.scoring import elements as E
 from table_controller.scoring.common import best_reading, waits_of
 from table_controller.scoring.config import scoring
@@ -28,8 +31,6 @@ for _name, _check in (
     REGISTRY.add(_name, _check)
 
 KINDS = T.all_kinds(honours=False)
-#: `[scoring] self_draw`: 自摸加底 (each payer adds one base), 自摸加番 (one more 番, within the cap), or neither.
-SELF_DRAW_RULES: tuple[str, ...] = ("add_base", "add_fan", "none")
 
 
 def suits_of(tiles: list[str]) -> set[str]:

@@ -146,12 +146,21 @@ def test_a_sichuan_house_ruleset_caps_at_three_and_adds_a_fan_on_self_draw(
 
 def test_a_self_draw_rule_the_scorer_lacks_is_refused_not_ignored(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refused when the file is read (`tablectl check`, the service's start), not at the match's first
+    自摸; the scorer still refuses one it is handed."""
+    from table_controller.config import ConfigError, parse_config
     from table_controller.scoring import ScoringError
+    from table_controller.scoring.sichuan import self_draw_rule
 
     _house(tmp_path, "chengdu_x", "sichuan", '[scoring]\nself_draw = "double"\n')
     monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    said = r"chengdu_x.toml: \[scoring\] self_draw must be one of add_base, add_fan, none, not 'double'"
+    with pytest.raises(RulesetError, match=said):
+        load_ruleset("chengdu_x")
+    with pytest.raises(ConfigError, match="self_draw must be one of"):
+        parse_config({"rules": {"ruleset": "chengdu_x"}}, source="table.toml")
     with pytest.raises(ScoringError, match=r"chengdu_x: \[scoring\] self_draw is one of add_base, add_fan, none"):
-        score_json(FLUSH_SELF_DRAWN, "chengdu_x")
+        self_draw_rule({"id": "chengdu_x", "self_draw": "double"})
 
 
 @pytest.mark.parametrize("body, error", [
