@@ -65,8 +65,21 @@ def nanning_rows(table: Any, registry: Any) -> list[dict[str, Any]]:
 
 
 def settlement_rows(ruleset: str, table: Any) -> list[dict[str, Any]]:
-    """The payment rules a referee applies beside the fans (包付, 倍打, 诈和), where the table has them."""
+    """The payment rules a referee applies beside the fans (封顶, 自摸, 包付, 倍打, 诈和), where the table
+    has them."""
     rows: list[dict[str, Any]] = []
+    if "cap_fan" in table:  # 四川/血流, 鸡平胡 爆胡: base × 2^番 up to the cap (鸡平胡's limit hands beyond it)
+        cap, base = int(table["cap_fan"]), int(table["base"])
+        rule = f"番数封顶 {cap} 番: 每家付 底分×2^番, 至多 {base}×2^{cap} = {base * 2 ** cap}"
+        if "limit_fan" in table:
+            limit = int(table["limit_fan"])
+            rule += f"; 特殊牌型 ({'、'.join(table.get('limit_hands', ()))}) 单算 {base}×2^{limit} = {base * 2 ** limit}"
+        rows.append({"name": "封顶", "value": cap, "rule": rule})
+    if isinstance(table.get("self_draw"), str):  # 四川/血流's 自摸 rule (a number elsewhere: a payment)
+        said = {"add_base": "自摸加底: 每家多付一个底分", "add_fan": "自摸加番: 多算 1 番 (在封顶之内)",
+                "none": "自摸不另加"}
+        rows.append({"name": "自摸", "value": int(table["self_draw"] != "none"),
+                     "rule": said.get(str(table["self_draw"]), str(table["self_draw"]))})
     if family(ruleset) == "jingji":
         rows.append({"name": "包付", "value": int(table["multipliers"]["baofu"]),
                      "rule": "吃碰三次 / 清一色盘面 / 全求独钓挂牌点炮: 一家支付三家分"})

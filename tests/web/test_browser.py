@@ -1462,6 +1462,24 @@ async def test_under_a_ruleset_the_referee_scores_the_win_page_asks_for_the_poin
         assert await page.inner_text('[data-testid="total-3"]') == "-16"
 
 
+async def test_the_win_page_carries_the_rulesets_fan_table_with_its_cap(tmp_path: Path, browser: Any) -> None:
+    """A referee ruling on a 四川 hand had the fans only from `tablectl score --fans`, and there without
+    the 封顶 or the 自摸 rule. The Win page now has the ruleset's fan table (GET /api/fans), closed
+    until opened, with both."""
+    async with _running(_config(ruleset="sichuan"), tmp_path / "own") as svc:
+        async with _http(svc) as http:
+            book = (await http.get("/api/fans")).json()
+        assert book["ruleset"] == "sichuan" and book["name_zh"]
+        rows = {r["name"]: r for r in book["rows"]}
+        assert rows["清一色"]["value"] == 2 and rows["封顶"]["value"] == 4 and "16" in rows["封顶"]["rule"]
+        assert rows["自摸"]["rule"].startswith("自摸加底")
+        page = await _open(browser, svc, "/win", token=REFEREE)
+        assert not await page.is_visible("[data-testid=fan-book]")  # closed: the read form comes first
+        await page.click("#fan-book-box summary")
+        await page.wait_for_selector("[data-testid=fan-book] tr:has-text('封顶')")
+        assert "根" in await page.inner_text("[data-testid=fan-book]")
+
+
 async def test_the_win_page_asks_only_for_what_the_ruleset_scores_with(service: TableService, browser: Any,
                                                                        tmp_path: Path) -> None:
     """MCR: nothing to add. 推倒胡: the 鬼牌 kind and the 买马 tiles turned up, which the read

@@ -24,6 +24,7 @@ const I18N = {
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
+               book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", falseAsk: "判 {who} 诈和？", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
@@ -87,6 +88,7 @@ const I18N = {
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
+               book: "This ruleset's fan table",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
                concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", meldsBad: "✗ melds not understood: {part} (e.g. pung 555z S; chow 123m N; kong! 7777s)", meldsHint: "pung 555z S; chow 123m N; kong! 7777s", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
                false: "False win", falseAsk: "Rule a false win against {who}?", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
@@ -631,6 +633,19 @@ function amountText(p) {
   if (p.pays === "each" && p.min != null) parts.push(t("pen.each", { n: "…" }));
   if (p.stops_win) parts.push(t("pen.stops"));
   return parts.join(" · ");
+}
+// the Win page's 本规则番种表: every fan of the ruleset with its value and rule, and the payment rules
+// (封顶, 自摸, 诈和 …), for a referee ruling on a hand without the rule book at hand
+let fanBook = null;
+async function loadFanBook() {
+  const res = await fetch("/api/fans");
+  if (res.ok) fanBook = await res.json();
+  renderFanBook();
+}
+function renderFanBook() {
+  if (!fanBook) return;
+  $("fan-book-source").textContent = lang === "en" ? fanBook.name_en : fanBook.name_zh;
+  $("fan-book").innerHTML = fanBook.rows.map((r) => `<tr><td>${esc(r.name)}</td><td>${r.value}</td><td class="rule">${esc(r.rule)}</td></tr>`).join("");
 }
 async function loadCatalogue() {
   const res = await fetch("/api/penalties");
@@ -1260,7 +1275,7 @@ document.querySelectorAll("#play-form [data-play]").forEach((button) => button.a
 }));
 $("play-form").seat.addEventListener("change", () => pickedAhead("seat"));
 $("play-form").from.addEventListener("change", () => pickedAhead("from"));
-$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); render(); renderHealth(); });
+$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); renderFanBook(); render(); renderHealth(); });
 $("penalty-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const body = { seat: f.seat.value, code: f.code.value };
@@ -1391,4 +1406,5 @@ $("appeal-form").addEventListener("submit", once(async (e) => {
 
 renderStatic();
 if (page === "penalties" || page === "win") loadCatalogue();  // the Win page's 判诈和 reads it too
+if (page === "win") loadFanBook();
 if (token() && page !== "public") login(token()); else { document.body.dataset.role = "viewer"; connect(); }
