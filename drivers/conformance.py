@@ -65,7 +65,8 @@ class RawHost:
     expected: int = 0
     req: int = 0
     host_id: int = field(default_factory=lambda: random.getrandbits(32))
-    #: The table's data frames whose SEQ was not the next one nor a resend of what it sent under that SEQ.
+    #: The table's data frames under a SEQ already taken for another frame (a frame ahead of the next SEQ
+    #: is no error: one before it was lost on the cable, and will be resent).
     seq_errors: int = 0
 
     def __post_init__(self) -> None:
@@ -86,8 +87,8 @@ class RawHost:
             if frame.seq == self.expected:
                 self._accepted[frame.seq] = (frame.type, frame.payload)
                 self.expected = (self.expected + 1) % 256
-            elif self._accepted.get(frame.seq) != (frame.type, frame.payload):
-                self.seq_errors += 1  # a SEQ skipped, or reused for another frame: the host would lose it
+            elif frame.seq in self._accepted and self._accepted[frame.seq] != (frame.type, frame.payload):
+                self.seq_errors += 1  # a SEQ reused for another frame: a host drops it as a duplicate
             self.write(encode_frame(self.expected, ACK))  # in order, or a duplicate: ACK what we have
         self._new.set()
 
@@ -97,9 +98,11 @@ class RawHost:
     def mark(self) -> int:
         return len(self.frames)
 
-    def damage(self) -> tuple[int, int, int]:
-        """What the table sent that no host can take: (bad CRCs, LEN over 120, SEQ errors) so far."""
-        return self._decoder.stats.crc_errors, self._decoder.stats.oversize, self.seq_errors
+    def damage(self) -> tuple[int, int, int, int]:
+        """What the table sent that no host can take: (bad CRCs, LEN over 120, SEQ errors) so far,
+        and the RESETs it sent (it rebooted and forgot what it was doing)."""
+        resets = sum(1 for f in self.frames if f.type == RESET)
+        return self._decoder.stats.crc_errors, self._decoder.stats.oversize, self.seq_errors, resets
 
     def next_req(self) -> int:
         self.req = (self.req + 1) % 65536 or 1
@@ -470,15 +473,17 @@ async def _retransmit(h: RawHost) -> tuple[bool, str]:
     return True, f"resent after {took * 1000:.0f} ms with SEQ {first.seq}"
 
 
-def _damage_note(before: tuple[int, int, int], after: tuple[int, int, int]) -> str:
+def _damage_note(before: tuple[int, ...], after: tuple[int, ...]) -> str:
     """Why the host could not take what the table sent during a failed check, if that is why."""
-    crc, oversize, seq = (a - b for a, b in zip(after, before))
+    crc, oversize, seq, resets = (a - b for a, b in zip(after, before))
+    rebooted = f"; the table sent RESET {resets} times meanwhile (it restarted: §5.1)" if resets else ""
     notes = [f"{crc} with a bad CRC (§2: CRC-16/CCITT-FALSE over LEN SEQ TYPE PAYLOAD, high byte first)"
              if crc else "",
              f"{oversize} with LEN over 120 (§2)" if oversize else "",
-             f"{seq} whose SEQ was neither the next one nor a resend of that SEQ's frame (§3)" if seq else ""]
+             f"{seq} under a SEQ already taken by another frame (§3: each data frame gets the next SEQ)"
+             if seq else ""]
     notes = [n for n in notes if n]
-    return f"; frames from the table dropped meanwhile: {', '.join(notes)}" if notes else ""
+    return (f"; frames from the table dropped meanwhile: {', '.join(notes)}" if notes else "") + rebooted
 
 
 async def run_checks(transport: Any, only: list[str] | None = None,

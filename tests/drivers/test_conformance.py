@@ -134,7 +134,7 @@ def test_a_firmware_that_numbers_every_frame_0_is_told_so() -> None:
     """Before, the replay's failure said only "got events []": the events came, all under SEQ 0."""
     checks = _conform_buggy("wrong_seq", "event_replay")
     assert not checks["event_replay"]["ok"]
-    assert "whose SEQ was neither the next one nor a resend of that SEQ's frame (§3)" in checks["event_replay"]["detail"]
+    assert "under a SEQ already taken by another frame (§3" in checks["event_replay"]["detail"], checks
 
 
 def test_a_live_event_during_the_replay_check_is_not_a_replay() -> None:
@@ -156,3 +156,22 @@ def test_a_firmware_that_never_resynchronises_is_not_told_it_answered() -> None:
     """Before, a failed garbage check still said "answered after the garbage"."""
     checks = _conform_buggy("no_resync", "garbage")
     assert not checks["garbage"]["ok"] and "got no pong" in checks["garbage"]["detail"], checks
+
+
+def test_a_table_that_reboots_on_a_command_is_told_so() -> None:
+    """The simulator browns out when `status` arrives: before, replies said only "status_report missing"."""
+    sim = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", "--tcp", "0", "--seed", "5",
+                            "--faults", "brownout_on=status"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert sim.stdout is not None
+        url = sim.stdout.readline().strip()
+        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", url, "--json", "--only",
+                              "replies"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        replies = json.loads(out.stdout)["checks"][0]
+        assert out.returncode == 1 and not replies["ok"], replies
+        assert "status_report missing" in replies["detail"] and "(it restarted: §5.1)" in replies["detail"], replies
+    finally:
+        sim.terminate()
+        sim.wait(10)
+        if sim.stdout:
+            sim.stdout.close()
