@@ -65,9 +65,13 @@ class RawHost:
     expected: int = 0
     req: int = 0
     host_id: int = field(default_factory=lambda: random.getrandbits(32))
+    #: The table's data frames under a SEQ already taken for another frame (a frame ahead of the next SEQ
+    #: is no error: one before it was lost on the cable, and will be resent).
+    seq_errors: int = 0
 
     def __post_init__(self) -> None:
         self._decoder = FrameDecoder()
+        self._accepted: dict[int, tuple[int, bytes]] = {}
         self._new = asyncio.Event()
         self._reader = asyncio.create_task(self._read(), name="conformance-reader")
 
@@ -81,7 +85,10 @@ class RawHost:
         self.frames.append(frame)
         if frame.type >= 0x10 and self.auto_ack:
             if frame.seq == self.expected:
+                self._accepted[frame.seq] = (frame.type, frame.payload)
                 self.expected = (self.expected + 1) % 256
+            elif frame.seq in self._accepted and self._accepted[frame.seq] != (frame.type, frame.payload):
+                self.seq_errors += 1  # a SEQ reused for another frame: a host drops it as a duplicate
             self.write(encode_frame(self.expected, ACK))  # in order, or a duplicate: ACK what we have
         self._new.set()
 
@@ -90,6 +97,12 @@ class RawHost:
 
     def mark(self) -> int:
         return len(self.frames)
+
+    def damage(self) -> tuple[int, int, int, int]:
+        """What the table sent that no host can take: (bad CRCs, LEN over 120, SEQ errors) so far,
+        and the RESETs it sent (it rebooted and forgot what it was doing)."""
+        resets = sum(1 for f in self.frames if f.type == RESET)
+        return self._decoder.stats.crc_errors, self._decoder.stats.oversize, self.seq_errors, resets
 
     def next_req(self) -> int:
         self.req = (self.req + 1) % 65536 or 1
@@ -146,6 +159,7 @@ class RawHost:
             got = await self.wait(lambda f: f.type == RESET_ACK and f.payload == struct.pack(">I", nonce), since, 0.25)
             if got is not None:
                 self.send_seq = self.expected = 0
+                self._accepted.clear()
                 return time.monotonic() - start
         raise ConformanceError("the table does not answer RESET with RESET_ACK (protocol.md §5.1)")
 
@@ -244,18 +258,23 @@ async def _replay(h: RawHost) -> tuple[bool, str]:
     last = int(ident["last_event"])
     if last == 0:
         return False, "the table reports no event at all (its hello after boot is event 1)"
+    start = max(0, last - 3)  # up to three events back, so that their order shows
+    want = list(range(start + 1, last + 1))
     since = h.mark()
-    await h.identify(boot_id=int(ident["boot_id"]), last_event=last - 1)
+    await h.identify(boot_id=int(ident["boot_id"]), last_event=start)
     got = await h.wait(lambda f: last in _events([f]), since)
     await asyncio.sleep(QUIET_S)  # a resend of this replay is not a replay of the next identify
-    replayed = sorted(set(_events(_new(h, since))))
-    if got is None or replayed != [last]:
-        return False, f"asked from event {last - 1}: got events {replayed}, expected [{last}]"
+    # in the order they came, each once (a link-level resend is not a second replay); an event
+    # numbered after `last` is a live one (a player pressed a button meanwhile), not a replay
+    replayed = [e for e in dict.fromkeys(_events(_new(h, since))) if e <= last]
+    if got is None or replayed != want:
+        return False, f"asked from event {start}: got events {replayed} in this order, expected {want}"
     since = h.mark()
     await h.identify(boot_id=int(ident["boot_id"]), last_event=last)
     await asyncio.sleep(QUIET_S)
-    extra = _events(_new(h, since))
-    return not extra, f"event {last} resent, nothing when current" if not extra else f"current, yet resent {extra}"
+    extra = [e for e in _events(_new(h, since)) if e <= last]
+    return not extra, (f"events {want} resent in order, nothing when current" if not extra
+                       else f"current at event {last}, yet resent {extra}")
 
 
 @check("heartbeat", "§6", "a heartbeat about every second, carrying the last event number")
@@ -382,7 +401,8 @@ async def _new_host(h: RawHost) -> tuple[bool, str]:
 async def _garbage(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     h.write(b"\x00\xff\xa5\x5a\xf0 noise \xa5\x5a\x05\x01")
-    return (await _answered(h, [5]))[1] is not None, "answered after the garbage"
+    answered = (await _answered(h, [5]))[1] is not None
+    return answered, "answered after the garbage" if answered else "the ping after the garbage got no pong within 1 s"
 
 
 @check("torn_frame", "§4", "half a frame followed by silence is given up; the next frame is read")
@@ -391,7 +411,9 @@ async def _torn(h: RawHost) -> tuple[bool, str]:
     raw = h.frame("ping", req=h.next_req(), data=list(range(20)))
     h.write(raw[: len(raw) // 2])
     await asyncio.sleep(0.25)
-    return (await _answered(h, [6]))[1] is not None, "answered after a torn frame and 250 ms"
+    answered = (await _answered(h, [6]))[1] is not None
+    return answered, ("answered after a torn frame and 250 ms" if answered
+                      else "the ping after a torn frame and 250 ms got no pong within 1 s (§4: give up after 100 ms)")
 
 
 @check("split_and_packed", "§1", "a frame split across writes, and several frames in one write, are all read")
@@ -451,6 +473,19 @@ async def _retransmit(h: RawHost) -> tuple[bool, str]:
     return True, f"resent after {took * 1000:.0f} ms with SEQ {first.seq}"
 
 
+def _damage_note(before: tuple[int, ...], after: tuple[int, ...]) -> str:
+    """Why the host could not take what the table sent during a failed check, if that is why."""
+    crc, oversize, seq, resets = (a - b for a, b in zip(after, before))
+    rebooted = f"; the table sent RESET {resets} times meanwhile (it restarted: §5.1)" if resets else ""
+    notes = [f"{crc} with a bad CRC (§2: CRC-16/CCITT-FALSE over LEN SEQ TYPE PAYLOAD, high byte first)"
+             if crc else "",
+             f"{oversize} with LEN over 120 (§2)" if oversize else "",
+             f"{seq} under a SEQ already taken by another frame (§3: each data frame gets the next SEQ)"
+             if seq else ""]
+    notes = [n for n in notes if n]
+    return (f"; frames from the table dropped meanwhile: {', '.join(notes)}" if notes else "") + rebooted
+
+
 async def run_checks(transport: Any, only: list[str] | None = None,
                      progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
     """Every check (or those named in `only`) against the table on `transport`, in order."""
@@ -461,11 +496,13 @@ async def run_checks(transport: Any, only: list[str] | None = None,
         for id_, section, rule, fn in CHECKS:
             if only and id_ not in only:
                 continue
-            t0 = time.monotonic()
+            t0, before = time.monotonic(), host.damage()
             try:
                 ok, detail = await fn(host)
             except ConformanceError as exc:
                 ok, detail = False, str(exc)
+            if not ok:
+                detail += _damage_note(before, host.damage())
             result = CheckResult(id_, section, rule, ok, detail, (time.monotonic() - t0) * 1000)
             results.append(result)
             if progress is not None:

@@ -384,7 +384,14 @@ class Table(BaseTable):
             self.duplicate_events += 1
             return
         if ev != self._last_event + 1:
-            self.missed_events += ev - self._last_event - 1
+            if not self._holding:
+                # A live event ahead of the next one (a firmware that sent them out of order): taken
+                # now, the ones it skipped would later be dropped as duplicates and lost for good.
+                # The replay of a fresh handshake brings them all, in order, from the ring.
+                self._rx.put_nowait(TableError(f"event {ev} came before event {self._last_event + 1}; "
+                                               "resynchronising", "events_behind"))
+                return
+            self.missed_events += ev - self._last_event - 1  # the replay skips what the ring lost
         self._last_event = ev
         if name == "fault_raised":
             values = fault_fields(values["code"], values["where"])

@@ -4,6 +4,7 @@ the simulator on a real pty, whole and with a rule of the protocol broken in it.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -102,3 +103,75 @@ async def test_a_firmware_that_keeps_the_cache_for_a_new_host_fails_new_host(
     monkeypatch.setattr(sim, "_cache", Sticky())
     results = await _conform(sim, ["request_cache", "new_host"])
     assert {k: r.ok for k, r in results.items()} == {"request_cache": True, "new_host": False}
+
+
+def _conform_buggy(mode: str, only: str) -> dict[str, dict[str, Any]]:
+    """`tablectl conform --json` against tests/drivers/buggy_firmware.py MODE on a real pty: check id → result."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    fw = subprocess.Popen([sys.executable, str(Path(__file__).with_name("buggy_firmware.py")), mode], cwd=ROOT,
+                          env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert fw.stdout is not None
+        path = fw.stdout.readline().strip()
+        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", path, "--json", "--only", only],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        return {c["id"]: c for c in json.loads(out.stdout)["checks"]}
+    finally:
+        fw.terminate()
+        fw.wait(10)
+        if fw.stdout:
+            fw.stdout.close()
+
+
+def test_a_firmware_whose_crc_is_wrong_is_told_so() -> None:
+    """Before, every check said only "no identity after identify": the identity came, with a bad CRC."""
+    checks = _conform_buggy("bad_crc", "identify,replies")
+    assert not checks["identify"]["ok"] and not checks["replies"]["ok"]
+    assert "with a bad CRC (§2: CRC-16/CCITT-FALSE" in checks["identify"]["detail"], checks
+
+
+def test_a_firmware_that_numbers_every_frame_0_is_told_so() -> None:
+    """Before, the replay's failure said only "got events []": the events came, all under SEQ 0."""
+    checks = _conform_buggy("wrong_seq", "event_replay")
+    assert not checks["event_replay"]["ok"]
+    assert "under a SEQ already taken by another frame (§3" in checks["event_replay"]["detail"], checks
+
+
+def test_a_live_event_during_the_replay_check_is_not_a_replay() -> None:
+    """A player presses a button while conform runs (a production table): before, that new event
+    failed event_replay ("current, yet resent [n]") though the firmware kept the rule."""
+    checks = _conform_buggy("live_event", "event_replay,garbage")
+    assert checks["event_replay"]["ok"], checks["event_replay"]
+    assert checks["garbage"]["ok"] and checks["garbage"]["detail"] == "answered after the garbage"
+
+
+def test_a_replay_newest_first_fails_event_replay() -> None:
+    """Before, the check asked for one event only and sorted what came: a replay in the wrong order passed."""
+    checks = _conform_buggy("replay_reversed", "event_replay")
+    assert not checks["event_replay"]["ok"]
+    assert "got events [3, 2, 1] in this order, expected [1, 2, 3]" in checks["event_replay"]["detail"], checks
+
+
+def test_a_firmware_that_never_resynchronises_is_not_told_it_answered() -> None:
+    """Before, a failed garbage check still said "answered after the garbage"."""
+    checks = _conform_buggy("no_resync", "garbage")
+    assert not checks["garbage"]["ok"] and "got no pong" in checks["garbage"]["detail"], checks
+
+
+def test_a_table_that_reboots_on_a_command_is_told_so() -> None:
+    """The simulator browns out when `status` arrives: before, replies said only "status_report missing"."""
+    sim = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", "--tcp", "0", "--seed", "5",
+                            "--faults", "brownout_on=status"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert sim.stdout is not None
+        url = sim.stdout.readline().strip()
+        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", url, "--json", "--only",
+                              "replies"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        replies = json.loads(out.stdout)["checks"][0]
+        assert out.returncode == 1 and not replies["ok"], replies
+        assert "status_report missing" in replies["detail"] and "(it restarted: §5.1)" in replies["detail"], replies
+    finally:
+        sim.terminate()
+        sim.wait(10)
+        if sim.stdout:
+            sim.stdout.close()

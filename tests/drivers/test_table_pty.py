@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from drivers import messages as msgs
 from drivers.clock import VirtualClock
 from drivers.errors import TableError
 from drivers.faults import FAULTS
@@ -264,3 +265,25 @@ async def test_fields_a_newer_firmware_appends_are_ignored(table: Table, sim: Si
     sim.newer_event(0x93, bytes([1, 0]) + b"\x00\x2a")  # seat S, the dice button, then two new bytes
     press = await table.wait_for_event("button", timeout=5, after=0)
     assert press.fields == {"seat": "S", "button": "dice"} and press.seq == sim.last_event
+
+
+async def test_events_a_firmware_sends_out_of_order_all_arrive_in_order(table: Table, sim: SimTable,
+                                                                        vclock: VirtualClock) -> None:
+    """A firmware numbers two events in order (its ring holds them so) but its transmit queue sends the
+    second first. Before, the host took event n+1, then dropped event n as a duplicate: lost for good,
+    and no heartbeat noticed (their last_event matched). Now the gap makes it resynchronise, and the
+    replay brings both from the ring, in order."""
+    drain(table)
+    first = sim.last_event + 1
+    press = msgs.encode("button", ev=first, seat="S", button="dice")
+    dice = msgs.encode("dice", ev=first + 1, seat="S", dice=[2, 6])
+    sim.last_event += 2
+    sim._ring.extend([(first, *press), (first + 1, *dice)])
+    for conn in sim._conns:
+        conn.link.send(*dice, vclock.now())
+        conn.link.send(*press, vclock.now())
+        sim._kick(conn)
+    got = await table.wait_for_event("dice", timeout=10, after=first)
+    events = [ev for ev in drain(table) if ev.seq]
+    assert [(ev.type, ev.seq) for ev in events] == [("button", first), ("dice", first + 1)], events
+    assert got.fields["dice"] == [2, 6] and table.last_event == sim.last_event and table.missed_events == 0
