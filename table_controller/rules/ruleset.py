@@ -13,7 +13,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
@@ -311,11 +311,36 @@ def _toml_type(value: Any) -> str:
                 if isinstance(value, t) and not (t is int and isinstance(value, bool)))
 
 
+#: Keys a ruleset may set that no shipped file does (each read with its default where it is used).
+OPTIONAL_KEYS: dict[str, frozenset[str]] = {
+    "match": frozenset({"replay_abandoned"}),  # seating.coming: a 中止 replayed (default) or a 荒庄
+}
+
+
+@lru_cache(maxsize=1)
+def _shipped_keys() -> dict[str, frozenset[str]]:
+    """Every key of each table in the shipped rulesets: the rule language a house file may use, beside
+    its base's own keys (a 四川 house file may set `[match] hands_per_session`, which 国标 has)."""
+    keys: dict[str, set[str]] = {}
+    for file in sorted(PACKAGED.glob("*.toml")):
+        try:
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError):
+            continue  # reported when that ruleset is loaded
+        for section, table in data.items():
+            if isinstance(table, dict):
+                keys.setdefault(section, set()).update(table)
+    for section, extra in OPTIONAL_KEYS.items():
+        keys.setdefault(section, set()).update(extra)
+    return {section: frozenset(names) for section, names in keys.items()}
+
+
 def _check_changes(path: Path, base: str, base_data: Mapping[str, Any], data: Mapping[str, Any]) -> None:
-    """A house ruleset changes its base's keys; it does not invent them. The tables this module does
-    not check key by key (`[scoring]`, `[match]`, `[flow]`, ...) are read with defaults elsewhere, so a
-    misspelt key there (`min_fans`, `max_fan`) or a value of another type (`cap_fan = "3"`) would
-    otherwise leave the base's rule in force without a word."""
+    """A house ruleset changes keys of the rule language; it does not invent them. The tables this
+    module does not check key by key (`[scoring]`, `[match]`, `[flow]`, ...) are read with defaults
+    elsewhere, so a misspelt key there (`min_fans`, `max_fan`) or a value of another type
+    (`cap_fan = "3"`) would otherwise leave the base's rule in force without a word. A key its base
+    lacks but another ruleset uses, or one documented with a default (`OPTIONAL_KEYS`), is allowed."""
     for section, table in data.items():
         if section in OWN_SECTIONS or section in OWN_KEYS or not isinstance(table, dict):
             continue
@@ -323,8 +348,10 @@ def _check_changes(path: Path, base: str, base_data: Mapping[str, Any], data: Ma
         if not isinstance(known, dict):
             continue  # a table the base lacks: nothing to check it against
         for key, value in table.items():
+            if key not in known and key in _shipped_keys().get(section, ()):
+                continue  # the base does not set it; another ruleset (or a default) does
             if key not in known:
-                near = difflib.get_close_matches(str(key), list(known), n=1)
+                near = difflib.get_close_matches(str(key), [*known, *_shipped_keys().get(section, ())], n=1)
                 hint = f"; did you mean {near[0]!r}?" if near else ""
                 raise RulesetError(f"{path}: [{section}] has unknown key {key!r}: {base} has no such key "
                                    f"(its keys: {', '.join(map(str, known))}){hint}", code="ruleset_unknown_key")
