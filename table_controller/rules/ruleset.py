@@ -351,7 +351,8 @@ def _check_changes(path: Path, base: str, base_data: Mapping[str, Any], data: Ma
             if key not in known and key in _shipped_keys().get(section, ()):
                 continue  # the base does not set it; another ruleset (or a default) does
             if key not in known:
-                near = difflib.get_close_matches(str(key), [*known, *_shipped_keys().get(section, ())], n=1)
+                near = (difflib.get_close_matches(str(key), list(known), n=1)  # the base's own first
+                        or difflib.get_close_matches(str(key), list(_shipped_keys().get(section, ())), n=1))
                 hint = f"; did you mean {near[0]!r}?" if near else ""
                 raise RulesetError(f"{path}: [{section}] has unknown key {key!r}: {base} has no such key "
                                    f"(its keys: {', '.join(map(str, known))}){hint}", code="ruleset_unknown_key")
