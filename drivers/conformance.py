@@ -325,7 +325,10 @@ async def _refusals(h: RawHost) -> tuple[bool, str]:
     codes.append(await h.reply("result", req, since))
     got = [None if c is None else c["code"] for c in codes]
     want = [msgs.RESULT_IDS["unknown_command"], msgs.RESULT_IDS["malformed"], msgs.RESULT_IDS["bad_argument"]]
-    return got == want, f"result codes {got}, expected {want}"
+    asked = ("an unknown command (0x7E)", "a ping with bytes past its payload", "set_tile_count to a count it lacks")
+    said = "; ".join(f"{what}: {'no reply' if code is None else f'code {code}'}, expected {expect}"
+                     for what, code, expect in zip(asked, got, want) if code != expect)
+    return got == want, said or f"result codes {got}, as expected"
 
 
 @check("bad_crc", "§3", "a frame with a bad CRC is dropped and answered by NAK(expected); the link goes on")

@@ -175,3 +175,20 @@ def test_a_table_that_reboots_on_a_command_is_told_so() -> None:
         sim.wait(10)
         if sim.stdout:
             sim.stdout.close()
+
+
+async def test_a_firmware_that_ignores_an_unknown_command_is_told_which_refusal_is_missing(
+        sim: SimTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The verdict named only "result codes [None, 6, 2]": which request went unanswered, and what a
+    `None` meant, was for the firmware engineer to work out. It now says it in words."""
+    answer = sim._on_message
+
+    def silent_on_unknown(conn: Any, type_: int, payload: bytes) -> None:
+        if type_ == 0x7E:
+            return  # a firmware that drops what it does not know, without a word
+        answer(conn, type_, payload)
+
+    monkeypatch.setattr(sim, "_on_message", silent_on_unknown)
+    results = await _conform(sim, ["refusals"])
+    assert not results["refusals"].ok
+    assert results["refusals"].detail == "an unknown command (0x7E): no reply, expected 5"
