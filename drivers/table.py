@@ -484,5 +484,21 @@ async def open_table(url: str, clock: Clock | None = None, *, dialect: str = "ma
         await clock.wait_for(table._start(), connect_timeout)
     except TimeoutError:
         await table.close()
-        raise TableError(f"no table answered at {url} within {connect_timeout:g} s", "no_answer") from None
+        raise TableError(f"no table answered at {url} within {connect_timeout:g} s ({heard(table.health)})",
+                         "no_answer") from None
     return table
+
+
+def heard(health: LinkHealth) -> str:
+    """What the link heard while no handshake came: a firmware engineer's first clue (a table whose
+    every frame has a bad CRC looked the same as no cable at all)."""
+    parts = []
+    if health.crc_errors:
+        parts.append(f"{health.crc_errors} frames with a bad CRC: protocol.md §2, CRC-16/CCITT-FALSE")
+    if health.out_of_order or health.duplicates:
+        parts.append(f"{health.out_of_order + health.duplicates} frames out of sequence: protocol.md §3, SEQ")
+    if health.frames_received:
+        parts.append(f"{health.frames_received} good frames, but no handshake: protocol.md §5")
+    if health.junk_bytes and not parts:
+        parts.append(f"{health.junk_bytes} bytes that were no frame: the baud rate, or another device")
+    return "; ".join(parts) if parts else "nothing came back: the cable, the port, the table's power"

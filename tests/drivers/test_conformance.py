@@ -192,3 +192,40 @@ async def test_a_firmware_that_ignores_an_unknown_command_is_told_which_refusal_
     results = await _conform(sim, ["refusals"])
     assert not results["refusals"].ok
     assert results["refusals"].detail == "an unknown command (0x7E): no reply, expected 5"
+
+
+@pytest.mark.parametrize("mode, said", [
+    ("bad_crc", "frames with a bad CRC: protocol.md §2"),
+    ("wrong_seq", "good frames, but no handshake: protocol.md §5"),
+])
+async def test_a_connect_that_fails_says_what_the_link_heard(mode: str, said: str) -> None:
+    """A firmware whose frames all fail (bad CRCs, or every frame numbered 0) got the same words as
+    no cable at all: "no table answered … within 3 s". The error now says what the link heard."""
+    from drivers.table import TableError, open_table
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    fw = subprocess.Popen([sys.executable, str(Path(__file__).with_name("buggy_firmware.py")), mode], cwd=ROOT,
+                          env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert fw.stdout is not None
+        path = fw.stdout.readline().strip()
+        with pytest.raises(TableError) as err:
+            await open_table(path, reconnect=False, connect_timeout=3.0)
+        assert "no table answered" in str(err.value) and said in str(err.value), str(err.value)
+    finally:
+        fw.terminate()
+        fw.wait(10)
+        if fw.stdout:
+            fw.stdout.close()
+
+
+async def test_a_connect_to_a_silent_port_says_nothing_came_back() -> None:
+    from drivers.table import TableError, open_table
+
+    master, slave = os.openpty()  # a port with no table behind it
+    try:
+        with pytest.raises(TableError, match=r"within 1 s \(nothing came back: the cable, the port"):
+            await open_table(os.ttyname(slave), reconnect=False, connect_timeout=1.0)
+    finally:
+        os.close(master)
+        os.close(slave)
