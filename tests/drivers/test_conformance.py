@@ -3,11 +3,12 @@ the simulator on a real pty, whole and with a rule of the protocol broken in it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,22 +106,29 @@ async def test_a_firmware_that_keeps_the_cache_for_a_new_host_fails_new_host(
     assert {k: r.ok for k, r in results.items()} == {"request_cache": True, "new_host": False}
 
 
-def _conform_buggy(mode: str, only: str) -> dict[str, dict[str, Any]]:
-    """`tablectl conform --json` against tests/drivers/buggy_firmware.py MODE on a real pty: check id → result."""
+@contextlib.contextmanager
+def _buggy_firmware(mode: str) -> Iterator[str]:
+    """tests/drivers/buggy_firmware.py MODE running on a real pty: its path, while it runs."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     fw = subprocess.Popen([sys.executable, str(Path(__file__).with_name("buggy_firmware.py")), mode], cwd=ROOT,
                           env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert fw.stdout is not None
-        path = fw.stdout.readline().strip()
-        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", path, "--json", "--only", only],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
-        return {c["id"]: c for c in json.loads(out.stdout)["checks"]}
+        yield fw.stdout.readline().strip()
     finally:
         fw.terminate()
         fw.wait(10)
         if fw.stdout:
             fw.stdout.close()
+
+
+def _conform_buggy(mode: str, only: str) -> dict[str, dict[str, Any]]:
+    """`tablectl conform --json` against tests/drivers/buggy_firmware.py MODE on a real pty: check id → result."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    with _buggy_firmware(mode) as path:
+        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", path, "--json", "--only", only],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        return {c["id"]: c for c in json.loads(out.stdout)["checks"]}
 
 
 def test_a_firmware_whose_crc_is_wrong_is_told_so() -> None:
@@ -203,20 +211,9 @@ async def test_a_connect_that_fails_says_what_the_link_heard(mode: str, said: st
     no cable at all: "no table answered … within 3 s". The error now says what the link heard."""
     from drivers.table import TableError, open_table
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    fw = subprocess.Popen([sys.executable, str(Path(__file__).with_name("buggy_firmware.py")), mode], cwd=ROOT,
-                          env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert fw.stdout is not None
-        path = fw.stdout.readline().strip()
-        with pytest.raises(TableError) as err:
-            await open_table(path, reconnect=False, connect_timeout=3.0)
-        assert "no table answered" in str(err.value) and said in str(err.value), str(err.value)
-    finally:
-        fw.terminate()
-        fw.wait(10)
-        if fw.stdout:
-            fw.stdout.close()
+    with _buggy_firmware(mode) as path, pytest.raises(TableError) as err:
+        await open_table(path, reconnect=False, connect_timeout=3.0)
+    assert "no table answered" in str(err.value) and said in str(err.value), str(err.value)
 
 
 async def test_a_connect_to_a_silent_port_says_nothing_came_back() -> None:
