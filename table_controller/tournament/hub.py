@@ -315,6 +315,8 @@ class Hub:
         self.organizer_token = organizer_token
         #: the registration list (id, name): round 1 is drawn from it, and players not yet seated join
         self.registered = list(registered or [])
+        #: registration number → registered name: a number keyed at a table goes by this name everywhere
+        self.registered_names = {r["id"]: r["name"] for r in self.registered if r["id"]}
         #: the venue's tables (`--tables`, as `tablectl broker-config` made their users): each is on the
         #: page from the start, flagged until it is heard from, and seated by its own id
         self.expected = [check_id(t, "table") for t in (expected or [])]
@@ -448,13 +450,12 @@ class Hub:
                     p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
                                         "position": int(pos), "points": st["totals"][pos],
                                         "table_points": _tidy(st["table_points"][pos]), "final": st["final"]})
-        listed = {r["id"]: r["name"] for r in self.registered if r["id"]}
         for p in players.values():
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
             p["stand_in"] = self._stand_in(p)
             # a registered number goes by its registered name: a name mistyped at one table (王玮 for
             # 王伟) was shown for the player everywhere, and posted in the next round's seating
-            p["name"] = listed.get(p["id"], p["name"])
+            p["name"] = self.registered_names.get(p["id"], p["name"])
             # three tied places share 7/3: summed as floats, equal totals differ in the last digit
             # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
             p["table_points"] = _tidy(p["table_points"])
@@ -511,8 +512,8 @@ class Hub:
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}
                 rounds.append((standing.get("table_name", table.table_id), standing, records))
-        listed = {r["id"]: r["name"] for r in self.registered if r["id"]}
-        found = [{**p, "name": listed.get(p["id"], p["name"])} for p in player_stats(rounds)]  # as in `standings`
+        found = [{**p, "name": self.registered_names.get(p["id"], p["name"])}  # as in `standings`
+                 for p in player_stats(rounds)]
         self._stats = {"tournament": self.tournament, "at": self._wall_clock(), "players": found}
         return self._stats
 
@@ -524,7 +525,7 @@ class Hub:
         if not self.registered:
             return False
         if player["id"]:
-            return player["id"] not in {r["id"] for r in self.registered if r["id"]}
+            return player["id"] not in self.registered_names
         return player["name"] not in {r["name"] for r in self.registered}
 
     def pairings(self, round_no: int | None = None) -> dict[str, Any]:

@@ -683,11 +683,15 @@ function renderCatalogue() {
   $("catalogue-source").textContent = catalogue.source ? t("pen.source", { s: catalogue.source }) : "";
   renderFalseWinInputs();
 }
+function actName(type, fallback) {
+  // a referee action's name in the page's language; `fallback` for one the page has no name for
+  const named = t("act." + type.replace("referee.", ""));
+  return named.startsWith("act.") ? fallback : named;
+}
 function renderActions() {
   const rows = (state.actions || []).slice().reverse().map((a) => {
     const when = new Date(a.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB", { hour12: false });
-    const named = t("act." + a.type.replace("referee.", ""));
-    let what = named.startsWith("act.") ? a.type : named;
+    let what = actName(a.type, a.type);
     if (a.type === "referee.camera_confirm" && a.kind) {
       what += ` #${a.camera_seq || ""} · ${tileName(a.kind)}${a.corrected ? t("act.corrected", { was: tileName(a.read_as) }) : ""}`;
     }
@@ -701,9 +705,8 @@ function renderActions() {
   });
   $("actions").innerHTML = rows.join("") || `<tr><td colspan="5" class="none">${esc(t("pen.noActions"))}</td></tr>`;
   const last = state.last_action;
-  const lastName = last && t("act." + last.type.replace("referee.", ""));  // in the page's language
-  $("undo-target").textContent = last
-    ? t("pen.last", { n: last.seq, name: lastName.startsWith("act.") ? last.name_zh : lastName }) : t("pen.nothing");
+  $("undo-target").textContent = last  // named in the page's language
+    ? t("pen.last", { n: last.seq, name: actName(last.type, last.name_zh) }) : t("pen.nothing");
 }
 
 // ---- score sheet ------------------------------------------------------------------------------
@@ -874,7 +877,7 @@ function renderAppeals() {
   $("appeals").innerHTML = list.length ? list.map((a) => {
     const who = state.players[String(a.position)] || t("pos", { n: a.position });
     const ruled = lang === "en" && (state.actions || []).find((x) => x.seq === a.target);  // its name in English
-    const what = ruled ? ruled.name_en || t("act." + ruled.type.replace("referee.", "")) : a.target_what || "";
+    const what = ruled ? ruled.name_en || actName(ruled.type, a.target_what || "") : a.target_what || "";
     const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what })) : "";
     const head = esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
     if (a.ruling) {
