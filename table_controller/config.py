@@ -76,6 +76,12 @@ class RulesSection(_Section):
             load_ruleset(value)
         except RulesetError as exc:
             raise ValueError(str(exc)) from None
+        from table_controller.scoring import ScoringError, check_tables
+
+        try:
+            check_tables(value)
+        except ScoringError as exc:
+            raise ValueError(str(exc)) from None
         return value
 
 

@@ -317,19 +317,30 @@ OPTIONAL_KEYS: dict[str, frozenset[str]] = {
 }
 
 
+#: Tables of names (fans, patterns) rather than keys: the scorer checks them against the elements it
+#: knows (`scoring.check_tables`), since a house file may value one its base's file leaves out.
+NAME_TABLES: frozenset[str] = frozenset({"scoring.fans", "scoring.excludes", "scoring.patterns", "scoring.ways"})
+
+
 @lru_cache(maxsize=1)
 def _shipped_keys() -> dict[str, frozenset[str]]:
-    """Every key of each table in the shipped rulesets: the rule language a house file may use, beside
-    its base's own keys (a 四川 house file may set `[match] hands_per_session`, which 国标 has)."""
+    """Every key of each table in the shipped rulesets, by the table's dotted name (`scoring`,
+    `scoring.kong`): the rule language a house file may use, beside its base's own keys (a 四川 house
+    file may set `[match] hands_per_session`, which 国标 has)."""
     keys: dict[str, set[str]] = {}
+
+    def walk(prefix: str, table: Mapping[str, Any]) -> None:
+        for key, value in table.items():
+            if isinstance(value, dict):
+                name = f"{prefix}.{key}" if prefix else str(key)
+                keys.setdefault(name, set()).update(value)
+                walk(name, value)
+
     for file in sorted(PACKAGED.glob("*.toml")):
         try:
-            data = tomllib.loads(file.read_text(encoding="utf-8"))
+            walk("", tomllib.loads(file.read_text(encoding="utf-8")))
         except (OSError, tomllib.TOMLDecodeError):
             continue  # reported when that ruleset is loaded
-        for section, table in data.items():
-            if isinstance(table, dict):
-                keys.setdefault(section, set()).update(table)
     for section, extra in OPTIONAL_KEYS.items():
         keys.setdefault(section, set()).update(extra)
     return {section: frozenset(names) for section, names in keys.items()}
@@ -338,29 +349,49 @@ def _shipped_keys() -> dict[str, frozenset[str]]:
 def _check_changes(path: Path, base: str, base_data: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     """A house ruleset changes keys of the rule language; it does not invent them. The tables this
     module does not check key by key (`[scoring]`, `[match]`, `[flow]`, ...) are read with defaults
-    elsewhere, so a misspelt key there (`min_fans`, `max_fan`) or a value of another type
-    (`cap_fan = "3"`) would otherwise leave the base's rule in force without a word. A key its base
-    lacks but another ruleset uses, or one documented with a default (`OPTIONAL_KEYS`), is allowed."""
+    elsewhere, so a misspelt key there (`min_fans`, `max_fan`), a misspelt table (`[scorring]`,
+    `[scoring.kongs]`) or a value of another type (`cap_fan = "3"`) would otherwise leave the base's
+    rule in force without a word. A key or table its base lacks but another ruleset uses, or one
+    documented with a default (`OPTIONAL_KEYS`), is allowed."""
     for section, table in data.items():
         if section in OWN_SECTIONS or section in OWN_KEYS or not isinstance(table, dict):
             continue
-        known = base_data.get(section)
-        if not isinstance(known, dict):
-            continue  # a table the base lacks: nothing to check it against
-        for key, value in table.items():
-            if key not in known and key in _shipped_keys().get(section, ()):
-                continue  # the base does not set it; another ruleset (or a default) does
-            if key not in known:
+        _check_table(path, base, section, base_data.get(section), table)
+
+
+def _check_table(path: Path, base: str, where: str, known: Any, table: Mapping[str, Any]) -> None:
+    """One table of a house file (`where`: its dotted name) against its base's (`known`, None when the
+    base lacks it) and the rule language; nested tables in turn."""
+    if where in NAME_TABLES:
+        return
+    language = _shipped_keys().get(where)
+    if not isinstance(known, dict):
+        if language is None:
+            near = difflib.get_close_matches(where, list(_shipped_keys()), n=1)
+            hint = f"; did you mean [{near[0]}]?" if near else ""
+            raise RulesetError(f"{path}: unknown table [{where}]: no ruleset has it{hint}",
+                               code="ruleset_unknown_key")
+        known = {}  # the base lacks the table: its keys are checked against the rule language
+    for key, value in table.items():
+        if key not in known:
+            if key not in (language or ()):
                 near = (difflib.get_close_matches(str(key), list(known), n=1)  # the base's own first
-                        or difflib.get_close_matches(str(key), list(_shipped_keys().get(section, ())), n=1))
+                        or difflib.get_close_matches(str(key), list(language or ()), n=1))
                 hint = f"; did you mean {near[0]!r}?" if near else ""
-                raise RulesetError(f"{path}: [{section}] has unknown key {key!r}: {base} has no such key "
-                                   f"(its keys: {', '.join(map(str, known))}){hint}", code="ruleset_unknown_key")
-            was, now = _toml_type(known[key]), _toml_type(value)
-            # a number for a number; a string may become an array (`seat_swap_before_round = []`: none, or several)
-            if was != now and {was, now} not in ({"an integer", "a number"}, {"a string", "an array"}):
-                raise RulesetError(f"{path}: [{section}] {key} must be {was} as in {base}, not {value!r}",
-                                   code="ruleset_key")
+                keys = f"its keys: {', '.join(map(str, known))}" if known else \
+                    f"keys rulesets give it: {', '.join(sorted(map(str, language or ())))}"
+                raise RulesetError(f"{path}: [{where}] has unknown key {key!r}: {base} has no such key "
+                                   f"({keys}){hint}", code="ruleset_unknown_key")
+            if isinstance(value, dict):  # the base does not set it; another ruleset (or a default) does
+                _check_table(path, base, f"{where}.{key}", None, value)
+            continue
+        was, now = _toml_type(known[key]), _toml_type(value)
+        # a number for a number; a string may become an array (`seat_swap_before_round = []`: none, or several)
+        if was != now and {was, now} not in ({"an integer", "a number"}, {"a string", "an array"}):
+            raise RulesetError(f"{path}: [{where}] {key} must be {was} as in {base}, not {value!r}",
+                               code="ruleset_key")
+        if isinstance(value, dict):
+            _check_table(path, base, f"{where}.{key}", known[key], value)
 
 
 def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

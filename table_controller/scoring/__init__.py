@@ -14,7 +14,7 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["SCORED_RULESETS", "Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "exhaustive_settlement", "false_win", "kong_payment", "referee_scored", "score", "score_json",
+           "check_tables", "exhaustive_settlement", "false_win", "kong_payment", "referee_scored", "score", "score_json",
            "win_options"]
 
 
@@ -92,6 +92,20 @@ def _ruleset_file(ruleset: str, directory: str) -> Any | None:
         return load_ruleset(ruleset, directory)
     except Exception:  # RulesetError: unknown id or a broken file
         return None
+
+
+def check_tables(ruleset: str) -> None:
+    """Refuse, when a table's ruleset is chosen, what its scoring tables name that the scorer does not
+    know (a house file's `[scoring.fans] 清一sè = 2`), rather than at the match's first win. MCR's fans
+    come from pymahjonggb and riichi's yaku from code: their tables name none."""
+    from table_controller.scoring.common import check_names
+    from table_controller.scoring.rulesets import module_for
+
+    if family(ruleset) not in SCORED_RULESETS:
+        return
+    registry = getattr(module_for(ruleset), "REGISTRY", None)
+    if registry is not None:
+        check_names(scoring(ruleset), registry)
 
 
 def referee_scored(ruleset: str) -> bool:

@@ -19,17 +19,33 @@ def best_reading(hand: HandInput, registry: Registry, table: Mapping[str, Any], 
     """The reading whose elements score most under the table's `fans` and `excludes`; None: no win."""
     values = table["fans"]
     excludes = table.get("excludes", {})
-    named = set(values) | set(excludes) | {n for names in excludes.values() for n in names}
-    unknown = sorted(named - set(registry.elements))
-    if unknown:  # a typo in the TOML must not silently drop a fan
-        raise ScoringError("bad_ruleset_table",
-                           f"[scoring.fans] of {table.get('id')} names fans this engine does not know: "
-                           f"{', '.join(unknown)}; known: {', '.join(registry.elements)}", "ruleset")
+    check_names(table, registry)
     candidates = []
     for shape in readings(hand, wildcard, knitted=knitted):
         view = View(hand, shape, wildcard, extra or {})
         candidates.append((registry.evaluate(view, values, excludes), view))
     return best(candidates)
+
+
+#: The tables of a `[scoring]` that name the scorer's elements (fans, patterns, ways of winning).
+NAME_TABLES: tuple[str, ...] = ("fans", "excludes", "patterns", "ways")
+
+
+def check_names(table: Mapping[str, Any], registry: Registry) -> None:
+    """Every element the tables name is one the scorer knows: a typo in a (house) ruleset's TOML
+    must not silently drop a fan. Checked when a table's config is read and again when scoring."""
+    named: set[str] = set()
+    for key in NAME_TABLES:
+        names = table.get(key) or {}
+        named |= set(names)
+        if key == "excludes":
+            named |= {n for listed in names.values() for n in listed}
+    unknown = sorted(named - set(registry.elements))
+    if unknown:
+        where = "/".join(f"[scoring.{k}]" for k in NAME_TABLES if table.get(k))
+        raise ScoringError("bad_ruleset_table",
+                           f"{where} of {table.get('id')} names fans this engine does not know: "
+                           f"{', '.join(unknown)}; known: {', '.join(registry.elements)}", "ruleset")
 
 
 def candidates(hand: HandInput, kinds: list[str], *, wildcard: str | None = None) -> list[str]:

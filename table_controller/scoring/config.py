@@ -32,6 +32,7 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
     once per rulesets folder (`$TABLECTL_RULESETS_DIR` or the repository's `config/rulesets/`).
     """
     if family(ruleset) not in SCORED_RULESETS:
+        _broken_file(ruleset)
         raise ScoringError("unknown_ruleset",
                            f"no scoring for ruleset {ruleset!r}; scored: {', '.join(SCORED_RULESETS)} "
                            "and the house rulesets that extend them",
@@ -39,6 +40,19 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
     from table_controller.rules import rulesets_dir
 
     return _tables(ruleset, str(rulesets_dir()))
+
+
+def _broken_file(ruleset: str) -> None:
+    """A ruleset file that is there but cannot be read (a house file's bad TOML, an unknown key) is
+    named with its own error: it was reported as "no scoring for ruleset", which sends a venue looking
+    for a scorer rather than at its typo."""
+    from table_controller.rules import RulesError, load_ruleset
+
+    try:
+        load_ruleset(ruleset)
+    except RulesError as exc:
+        if getattr(exc, "code", "") != "unknown_ruleset":
+            raise ScoringError("unknown_ruleset", str(exc), "ruleset") from exc
 
 
 def family(ruleset: str) -> str:

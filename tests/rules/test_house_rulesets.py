@@ -240,3 +240,53 @@ def test_a_house_file_may_set_a_key_its_base_lacks_but_the_rule_language_has(
     assert load_ruleset("mcr_void").sections["match"]["replay_abandoned"] is False
     with pytest.raises(RulesetError, match="unknown key 'hands_per_sesion'.*did you mean 'hands_per_session'"):
         load_ruleset("chengdu_typo")
+
+
+@pytest.mark.parametrize("body, error", [
+    ("[scorring]\ncap_fan = 3\n", "unknown table [scorring]: no ruleset has it; did you mean [scoring]?"),
+    ("[scoring.kong]\nrainn = 3\n", "[scoring.kong] has unknown key 'rainn': sichuan has no such key"),
+    ('[scoring.kong]\n"暗杠" = "2"\n', "[scoring.kong] 暗杠 must be an integer as in sichuan"),
+    ("[scoring.kongs]\n\"直杠\" = 2\n", "[scoring] has unknown key 'kongs'"),
+    ("[timers]\ndiscard_secs = 10\n", "[timers] has unknown key 'discard_secs'"),
+])
+def test_a_misspelt_table_or_a_key_in_a_nested_table_is_refused(tmp_path: Path, body: str, error: str) -> None:
+    """Only the first level of a raw table was checked: `[scorring] cap_fan = 3` (a table no ruleset has),
+    `[scoring.kong] rainn = 3` and a string for a number in a nested table loaded, and the table played
+    its base's rule under the house name."""
+    _house(tmp_path, "chengdu_t", "sichuan", body)
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("chengdu_t", tmp_path)
+    assert error in str(err.value) and "chengdu_t.toml" in str(err.value)
+
+
+def test_nested_tables_and_tables_the_base_lacks_load_when_the_rule_language_has_them(tmp_path: Path) -> None:
+    _house(tmp_path, "chengdu_k", "sichuan", '[scoring.kong]\n"暗杠" = 3\n[timers]\n')
+    assert load_ruleset("chengdu_k", tmp_path).sections["scoring"]["kong"]["暗杠"] == 3
+
+
+def test_a_fan_name_the_scorer_does_not_know_is_refused_when_the_config_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found only at the match's first win (a ScoringError in the middle of a hand); now `tablectl run`
+    and `check` refuse the config. A fan the scorer knows but the base's file leaves out is allowed."""
+    _house(tmp_path, "chengdu_f", "sichuan", '[scoring.fans]\n"清一sè" = 2\n')
+    _house(tmp_path, "tdh_f", "tuidaohu", '[scoring.excludes]\n"大三元" = ["碰碰胡", "混一色x"]\n')
+    _house(tmp_path, "chengdu_ok", "sichuan", '[scoring.fans]\n"清一色" = 3\n')
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ConfigError, match="names fans this engine does not know: 清一sè"):
+        parse_config({"rules": {"ruleset": "chengdu_f"}}, source="t.toml")
+    with pytest.raises(ConfigError, match="does not know: 混一色x"):
+        parse_config({"rules": {"ruleset": "tdh_f"}}, source="t.toml")
+    assert parse_config({"rules": {"ruleset": "chengdu_ok"}}, source="t.toml").rules.ruleset == "chengdu_ok"
+    assert score_json(FLUSH_PAIRS, "chengdu_ok")["total"] == 5  # 七对 2 + 清一色 3
+
+
+def test_scoring_a_broken_house_ruleset_names_the_files_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tablectl score --ruleset club` on a house file with bad TOML said "no scoring for ruleset 'club'"."""
+    from table_controller.scoring import ScoringError
+
+    _write(tmp_path, "club", 'extends = "sichuan"\nid = "club"\nname_zh = "x"\nname_en = "x"\n[scoring.fans]\n清 = 2\n')
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ScoringError, match=r"club\.toml: not valid TOML"):
+        score_json(FLUSH_PAIRS, "club")
+    with pytest.raises(ScoringError, match="no scoring for ruleset 'nosuch'"):
+        score_json(FLUSH_PAIRS, "nosuch")
