@@ -641,9 +641,11 @@ def _clock(s: "TableState", type: str, d: dict[str, Any], record: dict[str, Any]
 
 
 def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
-    """Refusals made after logs were kept, for an action being accepted (`validate`), never for a
-    recorded one being folded: an old log holding such an action (taken then, with its effect)
-    folds to the history it had. Raises `PenaltyError` (422) or `RefereeError` (409), as the fold does."""
+    """Refusals made after logs were kept (a harmed seat on a penalty that pays none, one player in
+    two chairs, a start of a running clock, an appeal naming no ruling), for an action being accepted
+    (`validate`), never for a recorded one being folded: an old log holding such an action (taken
+    then, with its effect) folds to the history it had. Raises `PenaltyError` (422) or
+    `RefereeError` (409), as the fold does."""
     if type == "referee.penalty":
         # a harmed seat on a penalty that pays none was kept unpaid (受损方 left set from 暴露他人手牌)
         entry = next((p for p in catalogue(s.ruleset).items if p.code == data.get("code")), None)
@@ -662,6 +664,12 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
         if running and running["ended_at"] is None:
             raise RefereeError(f"比赛计时已在进行（#{running['seq']}），不能重新开始；改时长请先撤销开始计时 / "
                                "the session clock is running: undo its start to change it")
+    elif type == "referee.appeal":
+        from table_controller.appeals import AppealError, unappealable
+
+        why = unappealable(s, data.get("target"))
+        if why:
+            raise AppealError(why)
 
 
 def validate(s: "TableState", type: str, data: dict[str, Any]) -> None:

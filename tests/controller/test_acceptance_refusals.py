@@ -34,7 +34,8 @@ def _refused(c: Controller, type_: str, data: dict[str, Any], status: int, words
     with pytest.raises(ActionError) as info:
         c.referee_action(type_, data, by="referee")
     assert info.value.status == status and words in str(info.value), str(info.value)
-    assert str(info.value)[0] >= "\u4e00"  # the referee reads Chinese first
+    zh, _, en = str(info.value).partition(" / ")  # the referee reads Chinese first, English after
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in zh) and en.isascii() and en
     assert c.state.seq == before == len(c.store.since(0))
 
 
@@ -53,7 +54,10 @@ def test_the_controller_refuses_what_the_api_refused(tmp_path: Path) -> None:
         start = c.referee_action("referee.session_start", {"minutes": 60}, by="referee")
         _refused(c, "referee.session_start", {"minutes": 90}, 409, f"比赛计时已在进行（#{start.seq}）")
         c.referee_action("referee.undo", {"reason": "时长录错", "target": start.seq}, by="referee")
-        c.referee_action("referee.session_start", {"minutes": 90}, by="referee")  # after the undo: taken
+        again = c.referee_action("referee.session_start", {"minutes": 90}, by="referee")  # after the undo: taken
+        _refused(c, "referee.appeal", {"position": 1, "target": again.seq, "text": "开始晚了"}, 409,
+                 f"#{again.seq}（开始计时）不是裁判的裁决")
+        c.referee_action("referee.appeal", {"position": 1, "text": "开始晚了"}, by="referee")  # 相关事宜: taken
         c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
         _refused(c, "referee.round_start", {"round": 2, "players": {"1": "戊", "2": "己", "3": "庚", "4": " 戊 "}},
                  422, "同一选手不能占两个号位：戊")
@@ -68,7 +72,7 @@ def test_the_controller_refuses_what_the_api_refused(tmp_path: Path) -> None:
 
 def _old_log(path: Path) -> None:
     """What the code before these refusals took and logged: a harmed seat on 迟到, the clock started
-    again while it ran (after a pause), one player in two chairs of round 2."""
+    again while it ran (after a pause), an appeal against that start, one player in two chairs of round 2."""
     store = EventStore(path)
     at = 1000.0
 
@@ -86,6 +90,7 @@ def _old_log(path: Path) -> None:
     add("referee", "referee.clock_pause", reason="牌桌卡牌")
     add("referee", "referee.clock_resume")
     add("referee", "referee.session_start", minutes=90)  # seq 7: taken afresh, the pause forgotten
+    add("referee", "referee.appeal", position=1, target=7, text="开始晚了")  # seq 8: against no ruling
     add("operator", "operator.hand_end", hand_no=1, result="draw")
     add("referee", "referee.round_start", round=2, players={"1": "戊", "2": "己", "3": "庚", "4": "戊"}, player_ids={})
     store.close()
@@ -99,12 +104,14 @@ def test_an_old_log_with_actions_now_refused_folds_to_the_history_it_had(tmp_pat
     c = _controller(tmp_path / "events.sqlite3")  # the service's start: the log folded from the file
     try:
         s = c.state
-        assert [a.get("error") for a in s.rounds[0]["actions"] + s.actions] == [None] * 6
+        assert [a.get("error") for a in s.rounds[0]["actions"] + s.actions] == [None] * 7
         penalty = s.rounds[0]["actions"][0]
         assert (penalty["seq"], penalty["victim"], penalty["deltas"]) == (3, "N", {"2": -10})
         assert s.rounds[0]["sheet"]["totals"] == {"1": 0, "2": -10, "3": 0, "4": 0}
         clock = session(s.rounds[0]["actions"])
         assert (clock["seq"], clock["minutes"], clock["pauses"]) == (7, 90.0, [])
+        appeal = s.rounds[0]["actions"][-1]
+        assert (appeal["seq"], appeal["target"], appeal["target_what"]) == (8, 7, "开始计时")
         assert s.round == 2 and s.players == {1: "戊", 2: "己", 3: "庚", 4: "戊"}
         # the same actions now are refused, the old ones standing
         _refused(c, "referee.round_start", {"round": 3, "players": {"1": "壬", "2": "壬", "3": "癸", "4": "子"}},
@@ -114,5 +121,5 @@ def test_an_old_log_with_actions_now_refused_folds_to_the_history_it_had(tmp_pat
         c.store.close()
     assert main(["record", "--data-dir", str(tmp_path), "--round", "1", "--hand", "1", "--json"]) == 0
     lines = json.loads(capsys.readouterr().out)["lines"]
-    assert [line["seq"] for line in lines if line["type"].startswith("referee.")] == [3, 4, 5, 6, 7]
+    assert [line["seq"] for line in lines if line["type"].startswith("referee.")] == [3, 4, 5, 6, 7, 8]
     assert not any("refused" in line for line in lines)

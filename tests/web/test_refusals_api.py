@@ -29,6 +29,9 @@ async def test_the_api_refuses_with_the_folds_words(service: TableService) -> No
         assert r.status_code == 200
         await _refused(http, service, "/api/referee/session/start", {"minutes": 90}, 409,
                        f"比赛计时已在进行（#{r.json()['seq']}）")
+        await _refused(http, service, "/api/referee/appeal", {"position": 1, "target": r.json()["seq"],
+                                                               "text": "开始晚了"}, 409,
+                       f"#{r.json()['seq']}（开始计时）不是裁判的裁决")
         await _refused(http, service, "/api/referee/round",
                        {"round": 2, "players": {"1": "戊", "2": "戊", "3": "庚", "4": "辛"}}, 422,
                        "同一选手不能占两个号位：戊")
