@@ -672,11 +672,13 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
             raise AppealError(why)
 
 
-def validate(s: "TableState", type: str, data: dict[str, Any]) -> None:
+def validate(s: "TableState", type: str, data: dict[str, Any], at: float | None = None) -> None:
     """Refuse before logging what the fold would record as refused (the API answers 409/422 instead),
-    and what only a new action is refused (`refuse_new`)."""
+    and what only a new action is refused (`refuse_new`). `at`: when it is taken (the log's clock;
+    default the last event's), for what depends on the time, an appeal's window."""
     refuse_new(s, type, data)
-    probe = Event(seq=s.seq + 1, at=0.0, source="referee", type=type, data=data)
+    when = at if at is not None else (s.last_at or 0.0)
+    probe = Event(seq=s.seq + 1, at=when, source="referee", type=type, data=data)
     trial = _shallow(s)
     apply_referee(trial, probe)
     error = trial.actions[-1].get("error")
