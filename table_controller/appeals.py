@@ -55,6 +55,25 @@ def round_ended_at(s: "TableState") -> float | None:
     return None
 
 
+#: Referee actions that are no ruling (裁决) of a dispute: the session clock and a round's players
+#: are the schedule the referee keeps. A complaint about them is an appeal on a related matter
+#: (相关事宜, seed 000 九 2), without a number.
+NOT_RULINGS = frozenset({"referee.session_start", "referee.session_end", "referee.clock_pause",
+                         "referee.clock_resume", "referee.round_start"})
+
+
+def unappealable(s: "TableState", target: Any) -> str | None:
+    """Why a new appeal cannot name action `target`: it is no ruling (seed 000 九 1: "对裁判员…所做的
+    任何裁决"); None otherwise. Checked when an appeal is taken (`referee.refuse_new`), not in the
+    fold: an appeal an older version took against the clock's start stands in its log."""
+    named = next((a for a in s.actions if a["seq"] == target), None)
+    if named is None or named["type"] not in NOT_RULINGS:
+        return None
+    return (f"#{target}（{ACTION_ZH[named['type']]}）不是裁判的裁决，不能针对它申诉；对计时、轮次等相关事宜的申诉"
+            f"请不填编号，写明内容 / #{target} is no ruling ({named['type']}): appeal it as a related matter, "
+            "without a number")
+
+
 def appeal(s: "TableState", d: dict[str, Any], record: dict[str, Any], at: float, window_min: float | None) -> None:
     """Record a player's appeal: the player by chair (抽签号位), what it is against (a referee
     action's number, or none: 相关事宜), and its text; within `window_min` minutes of the round's end."""

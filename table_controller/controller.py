@@ -562,7 +562,7 @@ class Controller:
         if by_name:
             payload["by_name"] = by_name
         try:
-            validate(self.state, type, payload)
+            validate(self.state, type, payload, at=self._wall_clock())  # the time it is logged with
         except PenaltyError as exc:
             raise ActionError(str(exc), status=422) from None
         except RefereeError as exc:

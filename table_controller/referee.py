@@ -640,9 +640,45 @@ def _clock(s: "TableState", type: str, d: dict[str, Any], record: dict[str, Any]
         raise RefereeError("比赛计时未暂停 / the session clock is not paused")
 
 
-def validate(s: "TableState", type: str, data: dict[str, Any]) -> None:
-    """Refuse before logging what the fold would record as refused (the API answers 409/422 instead)."""
-    probe = Event(seq=s.seq + 1, at=0.0, source="referee", type=type, data=data)
+def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
+    """Refusals made after logs were kept (a harmed seat on a penalty that pays none, one player in
+    two chairs, a start of a running clock, an appeal naming no ruling), for an action being accepted
+    (`validate`), never for a recorded one being folded: an old log holding such an action (taken
+    then, with its effect) folds to the history it had. Raises `PenaltyError` (422) or
+    `RefereeError` (409), as the fold does."""
+    if type == "referee.penalty":
+        # a harmed seat on a penalty that pays none was kept unpaid (受损方 left set from 暴露他人手牌)
+        entry = next((p for p in catalogue(s.ruleset).items if p.code == data.get("code")), None)
+        if data.get("victim") is not None and entry is not None and entry.pays != "victim":
+            raise PenaltyError(f"{entry.name_zh}：不付给受损方，不能指定受损方 / "
+                               "this penalty pays no harmed seat (victim)")
+    elif type == "referee.round_start":
+        from table_controller.rounds import seated_twice
+
+        why = seated_twice(data)
+        if why:
+            raise PenaltyError(why)
+    elif type == "referee.session_start":
+        # a second start while the clock runs started it afresh: the full time again, the pauses gone
+        running = session(s.actions)
+        if running and running["ended_at"] is None:
+            raise RefereeError(f"比赛计时已在进行（#{running['seq']}），不能重新开始；改时长请先撤销开始计时 / "
+                               "the session clock is running: undo its start to change it")
+    elif type == "referee.appeal":
+        from table_controller.appeals import AppealError, unappealable
+
+        why = unappealable(s, data.get("target"))
+        if why:
+            raise AppealError(why)
+
+
+def validate(s: "TableState", type: str, data: dict[str, Any], at: float | None = None) -> None:
+    """Refuse before logging what the fold would record as refused (the API answers 409/422 instead),
+    and what only a new action is refused (`refuse_new`). `at`: when it is taken (the log's clock;
+    default the last event's), for what depends on the time, an appeal's window."""
+    refuse_new(s, type, data)
+    when = at if at is not None else (s.last_at or 0.0)
+    probe = Event(seq=s.seq + 1, at=when, source="referee", type=type, data=data)
     trial = _shallow(s)
     apply_referee(trial, probe)
     error = trial.actions[-1].get("error")

@@ -60,6 +60,20 @@ def start_round(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> b
     return closes
 
 
+def seated_twice(d: dict[str, Any]) -> str | None:
+    """Why a new round's players cannot be taken: one player (or one registration number) keyed in
+    two chairs, whom the hub would credit with both chairs' points; None when each is in one chair."""
+    for what, given in (("选手", d.get("players")), ("编号", d.get("player_ids"))):
+        if not isinstance(given, dict):
+            continue  # the fold says what is wrong with it
+        seen = [v.strip() for v in given.values() if isinstance(v, str) and v.strip()]
+        twice = sorted({v for v in seen if seen.count(v) > 1})
+        if twice:
+            return (f"同一{what}不能占两个号位：{'、'.join(twice)} / "
+                    f"the same {'player' if what == '选手' else 'number'} in two chairs")
+    return None
+
+
 def _roster(s: "TableState") -> dict[str, Any]:
     """Who and where a round is: its number, players, 定庄 and where its log starts (chairs as
     strings, as in the log)."""

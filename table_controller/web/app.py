@@ -380,12 +380,6 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
     @app.post("/api/referee/penalty", response_model=ActionResult, summary="Rule a penalty (罚分)")
     async def penalty(body: PenaltyIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
-        # a harmed seat named for a penalty that pays none was kept in the record, unpaid (the page
-        # left 受损方 set from the last 暴露他人手牌): refused, as an amount on a fixed one is
-        entry = next((p for p in catalogue(controller.state.ruleset).items if p.code == body.code), None)
-        if body.victim is not None and entry is not None and entry.pays != "victim":
-            raise HTTPException(422, detail=f"{entry.name_zh}：不付给受损方，不能指定受损方 / "
-                                            "this penalty pays no harmed seat (victim)")
         return referee_act("referee.penalty", body.model_dump(exclude_none=True), who, request)
 
     @app.post("/api/referee/win", response_model=ActionResult, summary="Record the win as read, or correct it")
@@ -472,26 +466,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/referee/round", response_model=ActionResult,
               summary="Start the next round (轮次) with its four players; the round played is closed, final")
     async def round_start(body: RoundIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
-        # one player keyed in two chairs (or one registration number twice) was taken: the hub would add
-        # both chairs' points to that player
-        for what, given in (("选手", body.players), ("编号", body.player_ids)):
-            seen = [v.strip() for v in given.values() if v.strip()]
-            twice = sorted({v for v in seen if seen.count(v) > 1})
-            if twice:
-                raise HTTPException(422, detail=f"同一{what}不能占两个号位：{'、'.join(twice)} / "
-                                                f"the same {'player' if what == '选手' else 'number'} in two chairs")
         return referee_act("referee.round_start", body.model_dump(), who, request)
 
     @app.post("/api/referee/session/start", response_model=ActionResult, summary="Start the session clock")
     async def session_start(request: Request, body: SessionIn | None = None,
                             who: str = Depends(role("referee"))) -> ActionResult:
-        # a second press while the clock runs started it afresh: the full time again, the pauses gone
-        from table_controller.referee import session
-
-        running = session(controller.state.actions)
-        if running and running["ended_at"] is None:
-            raise HTTPException(409, detail=f"比赛计时已在进行（#{running['seq']}），不能重新开始；改时长请先撤销开始计时 / "
-                                            "the session clock is running: undo its start to change it")
         return referee_act("referee.session_start", (body or SessionIn()).model_dump(exclude_none=True), who, request)
 
     @app.post("/api/referee/session/end", response_model=ActionResult, summary="End the session (标准分 final)")

@@ -75,3 +75,55 @@ def test_appeals_close_thirty_minutes_after_the_session() -> None:
     late.ref("referee.session_end", after_s=3600)
     late.ref("referee.appeal", after_s=5 * 3600, position=4, text="申诉")
     assert not late.state().actions[-1].get("error")
+
+
+def test_an_appeal_names_a_ruling_not_the_clock_or_the_round() -> None:
+    """An appeal could name any referee action, 开始计时 too: the seed gives appeals against 裁决
+    (rulings), and a complaint about the clock is a related matter (相关事宜), without a number."""
+    log = Log()
+    start = log.ref("referee.session_start", minutes=60)
+    pause = log.ref("referee.clock_pause", reason="牌桌卡牌")
+    penalty = log.ref("referee.penalty", seat="S", code="exposed_other", amount=15, victim="W")
+    undo = log.ref("referee.undo", reason="罚错人", target=penalty.seq)
+    for target, what in ((start.seq, "开始计时"), (pause.seq, "暂停计时")):
+        with pytest.raises(RefereeError) as info:
+            validate(log.state(), "referee.appeal", {"position": 2, "text": "开始晚了", "target": target})
+        assert str(info.value).startswith(f"#{target}（{what}）不是裁判的裁决") and "不填编号" in str(info.value)
+    for target in (penalty.seq, undo.seq, None):  # a penalty, its undo, a related matter: taken
+        validate(log.state(), "referee.appeal", {"position": 2, "text": "计时不公", "target": target})
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    new_round = log.ref("referee.round_start", round=2, players={"1": "戊", "2": "己", "3": "庚", "4": "辛"})
+    assert log.state().actions[-1]["seq"] == new_round.seq and not log.state().actions[-1].get("error")
+    with pytest.raises(RefereeError, match="（新一轮）不是裁判的裁决"):
+        validate(log.state(), "referee.appeal", {"position": 2, "text": "编排不公", "target": new_round.seq})
+
+
+def test_a_late_appeal_is_refused_when_keyed_not_logged_as_refused(tmp_path: Any) -> None:
+    """The window was checked only in the fold: `validate` tried the appeal at time 0, so a late one
+    was taken (the API answered 200), logged, and shown nowhere but as a refused line. Now the
+    controller tries it at the time it would be logged: 409, nothing logged."""
+    from table_controller.config import parse_config
+    from table_controller.controller import ActionError, Controller
+    from table_controller.store import EventStore
+
+    async def no_table(url: str) -> Any:
+        raise ConnectionRefusedError(url)
+
+    now = [1000.0]
+    c = Controller(parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test"),
+                   EventStore(tmp_path / "events.sqlite3"), no_table, wall_clock=lambda: now[0])
+    try:
+        c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": "mcr",
+                                                         "players": {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}})
+        c.referee_action("referee.session_start", {"minutes": 60}, by="referee")
+        now[0] += 3600
+        c.referee_action("referee.session_end", {}, by="referee")
+        now[0] += 29 * 60
+        c.referee_action("referee.appeal", {"position": 1, "text": "计分有误"}, by="referee")  # in time
+        now[0] += 2 * 60
+        with pytest.raises(ActionError, match="30 分钟内") as info:
+            c.referee_action("referee.appeal", {"position": 3, "text": "太晚了"}, by="referee")
+        assert info.value.status == 409 and len(c.store.since(0)) == 4
+        assert [a["position"] for a in public_view(c.state)["appeals"]] == [1]
+    finally:
+        c.store.close()

@@ -220,7 +220,7 @@ async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_onc
     try:
         c = service.controller
         await c.wait_linked(10)
-        c.referee_action("referee.session_start", {"minutes": 5.02}, by="referee")  # 1.2 s before the 5-minute mark
+        start = c.referee_action("referee.session_start", {"minutes": 5.02}, by="referee")  # 1.2 s before 5 minutes
         assert c.announce_time() is not None  # inside the 15-minute warning from the start: said at once
         for _ in range(60):
             await asyncio.sleep(0.1)
@@ -236,6 +236,8 @@ async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_onc
         assert [describe(e) for e in c.store.since(0) if e.type == "controller.session_alert"] == [
             "报时：比赛剩余 6 分钟", "报时：比赛剩余 5 分钟"]
         # the end: announced as time up, three short beeps
+        # a running clock is not started afresh: its start undone, then a start of 0.01 minutes
+        c.referee_action("referee.undo", {"reason": "改时长", "target": start.seq}, by="referee")
         c.referee_action("referee.session_start", {"minutes": 0.01}, by="referee")
         await asyncio.sleep(1.5)
         end = [e.data for e in c.store.since(0) if e.type == "controller.session_alert"][-1]

@@ -1,0 +1,37 @@
+"""The referee's refusals over real HTTP, in the words the controller gives every other path
+(`tests/controller/test_acceptance_refusals.py`): 422 or 409, Chinese first, nothing logged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from table_controller.service import TableService
+
+REFEREE = "ref-pin-8642"
+AUTH = {"Authorization": f"Bearer {REFEREE}"}
+
+
+async def _refused(http: httpx.AsyncClient, svc: TableService, path: str, body: dict[str, Any], status: int,
+                   words: str) -> None:
+    before = svc.controller.state.seq
+    r = await http.post(path, json=body, headers=AUTH)
+    assert r.status_code == status and r.json()["detail"].startswith(words), r.text
+    assert svc.controller.state.seq == before
+
+
+async def test_the_api_refuses_with_the_folds_words(service: TableService) -> None:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        await _refused(http, service, "/api/referee/penalty", {"seat": "S", "code": "late_5", "victim": "N"}, 422,
+                       "迟到")
+        r = await http.post("/api/referee/session/start", json={"minutes": 60}, headers=AUTH)
+        assert r.status_code == 200
+        await _refused(http, service, "/api/referee/session/start", {"minutes": 90}, 409,
+                       f"比赛计时已在进行（#{r.json()['seq']}）")
+        await _refused(http, service, "/api/referee/appeal", {"position": 1, "target": r.json()["seq"],
+                                                               "text": "开始晚了"}, 409,
+                       f"#{r.json()['seq']}（开始计时）不是裁判的裁决")
+        await _refused(http, service, "/api/referee/round",
+                       {"round": 2, "players": {"1": "戊", "2": "戊", "3": "庚", "4": "辛"}}, 422,
+                       "同一选手不能占两个号位：戊")
