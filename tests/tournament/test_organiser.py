@@ -1,0 +1,169 @@
+"""The organiser's day at the hub (organiser.py): a table whose board broke left out of the next
+round's seating, its round ended with the scores so far, a player who withdrew or came late left
+out of the seating and back; each decision needs the organiser's credential, is recorded in the
+hub's file (a restarted hub keeps it) and is shown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from table_controller.tournament.hub import Hub
+from table_controller.tournament.web import create_hub_app
+
+TOKEN = "org-secret-1"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+NAMES = "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥天地"
+LISTED = [{"id": f"A{i:02d}", "name": n} for i, n in enumerate(NAMES, start=1)]
+TABLES = [f"t0{i}" for i in range(1, 7)]
+
+
+def _state(table_id: str, seats: dict[str, dict[str, Any]], totals: list[int], round_no: int, seq: int,
+           final: bool = True, hands: int = 16) -> bytes:
+    tp = [4, 2, 1, 0]
+    order = sorted(range(4), key=lambda i: -totals[i])
+    return json.dumps({
+        "v": 1, "tournament": "cup", "table_id": table_id, "seq": seq, "round": round_no, "at": 1.0,
+        "table_name": f"{table_id}号桌", "ruleset": "mcr",
+        "players": {c: seats[c]["name"] for c in "1234"}, "player_ids": {c: seats[c]["id"] for c in "1234"},
+        "totals": {str(i + 1): v for i, v in enumerate(totals)},
+        "table_points": {str(order[k] + 1): tp[k] for k in range(4)},
+        "final": final, "hand_no": None if final else hands + 1, "hands_played": hands,
+        "phase": "idle", "phase_zh": "空闲"}).encode()
+
+
+def _play(hub: Hub, proposal: dict[str, Any], final: bool = True, skip: str = "") -> None:
+    """Every table of the proposal plays its round (the first chair wins most)."""
+    for table in proposal["tables"]:
+        if table["table_id"] != skip:
+            hub.handle(f"mahjong/cup/{table['table_id']}/state",
+                       _state(table["table_id"], table["seats"], [30, 10, -10, -30], proposal["round"],
+                              seq=100 * proposal["round"], final=final))
+
+
+def _seated(proposal: dict[str, Any]) -> list[str]:
+    return sorted(s["id"] for t in proposal["tables"] for s in t["seats"].values())
+
+
+def test_a_broken_table_is_left_out_of_the_next_rounds_seating_and_its_round_ended_with_the_scores_so_far(
+        tmp_path: Path) -> None:
+    """24 players at six tables. In round 2 t03's board faults and stays down after 9 hands. Before,
+    round 3 was seated at t03 again (no way to leave it out), and t03's round stayed 暂定 with the
+    next seating flagged as still moving. Now the organiser ends t03's round with the scores so
+    far (final in the standings, marked), takes t03 out (credential needed), and round 3 seats 20
+    at the five tables left, the 4 beyond them sitting out as byes do."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        first = hub.pairings()
+        assert len(first["tables"]) == 6 and first["byes"] == []
+        _play(hub, first)
+        second = hub.pairings()
+        _play(hub, second, skip="t03")
+        broken = next(t for t in second["tables"] if t["table_id"] == "t03")
+        hub.handle("mahjong/cup/t03/state", _state("t03", broken["seats"], [12, 4, -6, -10], 2, seq=180,
+                                                   final=False, hands=9))
+        assert hub.pairings()["unfinished"] == ["t03号桌"]
+
+        # without the credential nothing is decided
+        body = {"action": "round_end", "table_id": "t03", "reason": "牌桌故障（升降台）"}
+        assert client.post("/api/organiser", json=body).status_code == 401
+        assert client.post("/api/organiser", json=body, headers={"Authorization": "Bearer nope"}).status_code == 401
+        assert hub.decisions() == []
+        ended = client.post("/api/organiser", json=body, headers=AUTH)
+        assert ended.status_code == 200 and ended.json()["data"]["round"] == 2
+        again = client.post("/api/organiser", json=body, headers=AUTH)
+        assert again.status_code == 409 and "已由组织者结束" in again.json()["detail"]
+        st = hub.standings()
+        row = next(t for t in st["tables"] if t["table_id"] == "t03")
+        assert row["final"] and row["ended"] == [2]
+        first_chair = broken["seats"]["1"]["id"]
+        entry = next(p for p in st["players"] if p["id"] == first_chair)["tables"][1]
+        assert entry == {"table_id": "t03", "table_name": "t03号桌", "round": 2, "position": 1, "points": 12,
+                         "table_points": 4, "final": True}
+        assert hub.pairings()["unfinished"] == []
+
+        out = client.post("/api/organiser", json={"action": "table_out", "table_id": "t03", "reason": "升降台坏"},
+                          headers=AUTH)
+        assert out.status_code == 200
+        third = hub.pairings()
+        assert [t["table_id"] for t in third["tables"]] == ["t01", "t02", "t04", "t05", "t06"]
+        assert len(third["byes"]) == 4 and len(_seated(third)) == 20
+        assert set(_seated(third)).isdisjoint(b["id"] for b in third["byes"])
+        assert third["tables_out"] == ["t03"]
+        row = next(t for t in hub.standings()["tables"] if t["table_id"] == "t03")
+        assert row["out"]["reason"] == "升降台坏"
+        assert client.post("/api/organiser", json={"action": "table_out", "table_id": "t99"},
+                           headers=AUTH).status_code == 404
+    finally:
+        hub.close()
+    # a restarted hub keeps the decisions: the same seating, the same standings
+    again_hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+                    organizer_token=TOKEN)
+    try:
+        assert again_hub.pairings() == third
+        assert [d["action"] for d in again_hub.decisions()] == ["round_end", "table_out"]
+        back = TestClient(create_hub_app(again_hub)).post("/api/organiser", json={"action": "table_back",
+                                                                                  "table_id": "t03"}, headers=AUTH)
+        assert back.status_code == 200 and len(again_hub.pairings()["tables"]) == 6
+    finally:
+        again_hub.close()
+
+
+def test_a_player_who_withdrew_or_is_late_is_left_out_of_the_seating_and_the_results_stand(tmp_path: Path) -> None:
+    """A01 is late for round 1: left out of the draw (the 23 others: five tables, 3 byes). A02
+    withdraws after round 1: their round stands for the others (the 标准分 as played), shown
+    withdrawn, and they are not seated again. A01 arrives and is put back: seated in round 2."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        late = client.post("/api/organiser", json={"action": "player_out", "player": "id:A01", "reason": "迟到"},
+                           headers=AUTH)
+        assert late.status_code == 200 and late.json()["data"]["name"] == "甲"
+        first = hub.pairings()
+        assert "A01" not in _seated(first) and len(first["byes"]) == 3 and len(first["tables"]) == 5
+        assert first["players_out"] == [{"name": "甲", "id": "A01", "reason": "迟到"}]
+        _play(hub, first)
+        before = {p["id"]: (p["rank"], p["table_points"], p["points"]) for p in hub.standings()["players"]}
+        assert client.post("/api/organiser", json={"action": "player_out", "player": "id:A02", "reason": "退赛"},
+                           headers=AUTH).status_code == 200
+        assert client.post("/api/organiser", json={"action": "player_back", "player": "id:A01"},
+                           headers=AUTH).status_code == 200
+        st = hub.standings()
+        assert {p["id"]: (p["rank"], p["table_points"], p["points"]) for p in st["players"]} == before
+        assert next(p for p in st["players"] if p["id"] == "A02")["out"]["reason"] == "退赛"
+        second = hub.pairings()
+        assert "A02" not in _seated(second) and "A01" in _seated(second)
+        unknown = client.post("/api/organiser", json={"action": "player_out", "player": "id:Z99"}, headers=AUTH)
+        assert unknown.status_code == 404 and "没有这位选手" in unknown.json()["detail"]
+        wrong = client.post("/api/organiser", json={"action": "player_gone", "player": "id:A03"}, headers=AUTH)
+        assert wrong.status_code == 422 and "未知的组织者操作" in wrong.json()["detail"]
+        assert [d["action"] for d in client.get("/api/organiser").json()["decisions"]] == [
+            "player_out", "player_out", "player_back"]
+    finally:
+        hub.close()
+
+
+def test_a_spare_table_takes_the_broken_tables_place(tmp_path: Path) -> None:
+    """The venue lists a spare (t07) after the six. It seats no one while the six suffice; the
+    organiser keeps it out of service until t03 breaks, then takes t03 out and t07 in: round 2
+    seats all 24 again, at t07 instead of t03, and nobody sits out."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=[*TABLES, "t07"])
+    try:
+        hub.decide("table_out", {"table_id": "t07", "reason": "备用桌"})
+        first = hub.pairings()
+        assert [t["table_id"] for t in first["tables"]] == TABLES and first["byes"] == []
+        _play(hub, first)
+        hub.decide("table_out", {"table_id": "t03", "reason": "故障"})
+        assert hub.pairings()["byes"] != []  # five tables for 24
+        hub.decide("table_back", {"table_id": "t07"})
+        second = hub.pairings()
+        assert [t["table_id"] for t in second["tables"]] == ["t01", "t02", "t04", "t05", "t06", "t07"]
+        assert second["byes"] == [] and len(_seated(second)) == 24
+    finally:
+        hub.close()
