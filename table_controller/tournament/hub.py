@@ -615,6 +615,7 @@ class Hub:
         if not proposal["tables"]:
             raise HubError("尚无成绩，无法编排 / no results to seat from yet")
         now = self._wall_clock()
+        before = {t for (t,) in self._db.execute("SELECT table_id FROM seatings WHERE round = ?", (proposal["round"],))}
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute("DELETE FROM seatings WHERE round = ?", (proposal["round"],))
@@ -627,6 +628,13 @@ class Hub:
                                  (proposal["round"], t["table_id"], encode(msg).decode("utf-8"), now))
         for topic, payload in self._seatings(proposal["round"]):
             self._outbox.put_nowait((topic, payload))
+        # a table the round was published to before and is not now (taken out of service): its
+        # retained offer is replaced by a withdrawal, or its referee would still be shown four players
+        # who now sit elsewhere (and one keyed there would be at two tables)
+        for table_id in sorted(before - {t["table_id"] for t in proposal["tables"]}):
+            void = SeatingMsg(v=1, tournament=self.tournament, table_id=table_id, round=proposal["round"], at=now,
+                              table_name=table_id, withdrawn=True)
+            self._outbox.put_nowait((Topics(self.prefix, self.tournament, table_id).seating, encode(void)))
         log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
         self.changed()
         return {**proposal, "published_at": now}

@@ -167,3 +167,45 @@ def test_a_spare_table_takes_the_broken_tables_place(tmp_path: Path) -> None:
         assert second["byes"] == [] and len(_seated(second)) == 24
     finally:
         hub.close()
+
+
+async def test_a_table_taken_out_after_the_round_was_published_loses_its_offer(tmp_path: Path, broker: Any) -> None:
+    """Round 2 is published to t1 and t2 (real tables, a real broker); then t1 is taken out and the
+    round published again. Before, t1's referee was still offered its four players (retained at the
+    broker, sent again on each connection), now seated elsewhere: keyed there, one player would be at
+    two tables. The hub now posts t1 a withdrawal, and t1's offer is gone (logged)."""
+    from tournament_helpers import until
+
+    from table_controller.config import parse_config
+    from table_controller.service import TableService
+    from table_controller.tournament.web import HubService
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token=TOKEN)
+    await hub.start()
+    tables = []
+    for table_id, names in (("t1", "甲乙丙丁"), ("t2", "戊己庚辛")):
+        svc = TableService(parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0, "name": f"{table_id}号桌"},
+            "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
+            "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+            "tournament": {"broker": broker.url, "name": "cup", "table_id": table_id},
+        }, source="test"), tmp_path / table_id)
+        await svc.start()
+        tables.append(svc)
+    t1, t2 = tables
+    try:
+        await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None
+                                for t in ("t1", "t2")), 10, "both tables at the hub")
+        hub.hub.publish_seating(2)
+        await until(lambda: t1.controller.state.seating_offer and t2.controller.state.seating_offer, 10, "the offers")
+        hub.hub.decide("table_out", {"table_id": "t1", "reason": "故障"})
+        again = hub.hub.publish_seating(2)
+        assert [t["table_id"] for t in again["tables"]] == ["t2"] and len(again["byes"]) == 4
+        await until(lambda: t1.controller.state.seating_offer is None, 10, "t1's offer to be withdrawn")
+        assert "赛事撤回第 2 轮编排" in t1.controller.state.log[-1]["text"]
+        mine = {c: s["name"] for c, s in again["tables"][0]["seats"].items()}
+        await until(lambda: t2.controller.state.seating_offer["players"] == mine, 10, "t2's new offer")
+    finally:
+        for svc in tables:
+            await svc.stop()
+        await hub.stop()
