@@ -209,3 +209,26 @@ async def test_a_table_taken_out_after_the_round_was_published_loses_its_offer(t
         for svc in tables:
             await svc.stop()
         await hub.stop()
+
+
+def test_the_demos_organiser_goes_on_without_a_table_taken_out(tmp_path: Path) -> None:
+    """`tablectl demo --tables N`: the demo's organiser publishes the next round once every table's
+    is final. A table taken out after round 1 stays at round 1, so it waited for ever."""
+    from types import SimpleNamespace
+
+    from table_controller.tournament.demo import TournamentDemo
+
+    seats = {c: {"name": n, "id": ""} for c, n in zip("1234", "甲乙丙丁")}
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", expected=["t01", "t02", "t03"])
+    try:
+        for k, table_id in enumerate(("t01", "t02", "t03")):
+            mine = {c: {"name": f"{p['name']}{k}", "id": ""} for c, p in seats.items()}
+            hub.handle(f"mahjong/cup/{table_id}/state", _state(table_id, mine, [30, 10, -10, -30], 1, seq=10))
+        hub.decide("table_out", {"table_id": "t03"})
+        for table_id in ("t01", "t02"):
+            mine = {c: {"name": f"{p['name']}{table_id}", "id": ""} for c, p in seats.items()}
+            hub.handle(f"mahjong/cup/{table_id}/state", _state(table_id, mine, [30, 10, -10, -30], 2, seq=20))
+        demo = TournamentDemo(tables=3, data_dir=tmp_path / "demo", hub=SimpleNamespace(hub=hub))
+        assert demo.round_over() == 2
+    finally:
+        hub.close()
