@@ -498,7 +498,8 @@ function renderPairs() {
     x.repeat_meetings ? ` <small class="bad">${esc(t("again", { n: x.repeat_meetings }))}</small>` : ""}</td>${
     ["1", "2", "3", "4"].map((c) => `<td>${esc(x.seats[c].name)}${x.seats[c].id ? ` <small>${esc(x.seats[c].id)}</small>` : ""}</td>`).join("")}</tr>`).join("")
     + (pairs.byes.length ? `<tr><td colspan="5" class="muted">${esc(t("bye", { names: pairs.byes.map((b) => b.name).join(t("sep")) }))}</td></tr>` : "")
-    + ((pairs.tables_out || []).length ? `<tr><td colspan="5" class="out">${esc(t("outs", { t: pairs.tables_out.join(t("sep")) }))}</td></tr>` : "")
+    + ((pairs.tables_out || []).length ? `<tr><td colspan="5" class="out">${esc(t("outs", { t: pairs.tables_out.map((id) =>
+      ((last && last.tables.find((x) => x.table_id === id)) || { table_name: id }).table_name).join(t("sep")) }))}</td></tr>` : "")
     + ((pairs.players_out || []).length ? `<tr><td colspan="5" class="out">${esc(t("playersOut", {
       names: pairs.players_out.map((p) => p.name + (p.reason ? t("provMark", { p: p.reason }) : "")).join(t("sep")) }))}</td></tr>` : "");
 }

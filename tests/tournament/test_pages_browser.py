@@ -467,7 +467,7 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
                 assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")  # still said in its row
                 await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=5000)
                 await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
-                                             ".includes('停用的桌：t1')", timeout=5000)
+                                             ".includes('停用的桌：一号桌')", timeout=5000)
                 rows = await page.locator("[data-testid=pairings] tr[data-table]").evaluate_all(
                     "rs => rs.map(r => r.dataset.table)")
                 assert rows == ["t2"] and "轮空" in await page.inner_text("[data-testid=pairings]")
