@@ -540,7 +540,8 @@ class Hub:
         who = {player_key(r["id"], r["name"]): {"name": r["name"], "id": r["id"]} for r in self.registered}
         for p in self.standings()["players"]:
             who.setdefault(player_key(p["id"], p["name"]), {"name": p["name"], "id": p["id"]})
-        data = check_decision(action, body, self.decided(), known, who)
+        listed = {player_key("", r["name"]) for r in self.registered}  # names: a stand-in is keyed by name
+        data = check_decision(action, body, self.decided(), known, who, listed if self.registered else set())
         now = self._wall_clock()
         with self._db:
             cur = self._db.execute("INSERT INTO decisions (at, action, data) VALUES (?, ?, ?)",
@@ -584,7 +585,7 @@ class Hub:
         """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,
         repeat meetings moved apart, no one back in a chair they had where it can be helped.
         `round_no` defaults to the round after the latest any table has played."""
-        from table_controller.tournament.pairing import entrants, propose, with_registered
+        from table_controller.tournament.pairing import Entrant, entrants, propose, with_registered
 
         played = [r for t in self.tables.values() for r in t.states]
         number = round_no or (max(played) + 1 if played else 1)
@@ -597,11 +598,17 @@ class Hub:
                   if t["table_id"] not in decided.tables_out]
         players = [e for e in with_registered(entrants(standings), self.registered, self.tournament)
                    if e.key not in decided.players_out]  # withdrew, or not here yet
+        last = max((e.rank for e in players), default=0)
+        # stand-ins (陪打) fill the chairs a withdrawal left empty: last, and the first to sit out
+        # (`played` above anyone's) when there are chairs enough without them
+        players += [Entrant(key=f"name:{name}", name=name, id="", rank=last + 1 + k, played=10 ** 6)
+                    for k, name in enumerate(sorted(decided.stand_ins))]
         out = propose(players, tables, number, seed=self.tournament, tables_only=bool(decided.tables_out)).to_json()
         out["tournament"] = self.tournament
         out["tables_out"] = sorted(decided.tables_out)
         out["players_out"] = [{"name": p["name"], "id": p["id"], "reason": p["reason"]}
                               for p in decided.players_out.values()]
+        out["stand_ins"] = sorted(decided.stand_ins)
         # tables still playing an earlier round: the standings, and so this seating, may still move
         out["unfinished"] = [t["table_name"] for t in standings["tables"]
                              if t["heard"] and not t["final"] and (t["round"] or 0) < number]

@@ -20,6 +20,8 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "round_reopen": ("撤销结束本轮", "round's early end undone"),
     "player_out": ("退出编排（退赛或未到）", "player left out of the seating (withdrew or not here)"),
     "player_back": ("恢复编排", "player back in the seating"),
+    "stand_in": ("陪打补位（填满空座）", "stand-in seated to fill a chair"),
+    "stand_in_end": ("陪打结束", "stand-in no longer seated"),
 }
 #: The longest reason kept.
 REASON_MAX = 200
@@ -43,6 +45,9 @@ class Standing:
     players_out: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: (table id, round) → {standing (the table's standing the organiser ended it with), reason, at}
     rounds_ended: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    #: stand-ins' names (陪打, not on the registration list) → {reason, at}: seated where a chair would
+    #: be empty, the first to sit out when none is
+    stand_ins: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def fold(rows: list[dict[str, Any]]) -> Standing:
@@ -64,6 +69,10 @@ def fold(rows: list[dict[str, Any]]) -> Standing:
             out.rounds_ended[(d["table_id"], int(d["round"]))] = {"standing": d["standing"], **note}
         elif action == "round_reopen":
             out.rounds_ended.pop((d["table_id"], int(d["round"])), None)
+        elif action == "stand_in":
+            out.stand_ins[d["name"]] = note
+        elif action == "stand_in_end":
+            out.stand_ins.pop(d["name"], None)
     return out
 
 
@@ -73,10 +82,11 @@ def player_key(pid: str, name: str) -> str:
 
 
 def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, dict[str, Any] | None],
-          players: dict[str, dict[str, str]]) -> dict[str, Any]:
+          players: dict[str, dict[str, str]], registered: set[str] | None = None) -> dict[str, Any]:
     """The data to record for `action`, or `OrganiserError`. `tables`: every table the hub knows →
     its latest standing of each round ({round: standing}, None for one never heard from);
-    `players`: every player key the hub knows (ranked, or registered) → {name, id}."""
+    `players`: every player key the hub knows (ranked, or registered) → {name, id}; `registered`:
+    the registration list's keys (a stand-in is a player not on it)."""
     if action not in ACTIONS:
         raise OrganiserError(f"未知的组织者操作 {action!r} / unknown action (one of {', '.join(ACTIONS)})", 422)
     reason = str(body.get("reason") or "").strip()[:REASON_MAX]
@@ -93,6 +103,8 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
                 raise OrganiserError(f"{table_id} 未停用 / the table is in service")
             return {"table_id": table_id, "reason": reason}
         return _round(action, table_id, body, reason, now, tables[table_id] or {})
+    if action in ("stand_in", "stand_in_end"):
+        return _stand_in(action, str(body.get("name") or "").strip(), reason, now, registered or set())
     key = str(body.get("player") or "")
     if key not in players:
         raise OrganiserError(f"没有这位选手：{key!r} / no such player (id:NUMBER or name:NAME)", 404)
@@ -123,3 +135,21 @@ def _round(action: str, table_id: str, body: dict[str, Any], reason: str, now: S
         raise OrganiserError(f"{table_id} 第 {number} 轮已打完 / that round is over at the table already")
     return {"table_id": table_id, "round": number, "reason": reason,
             "standing": {**standing, "final": True, "ended_by_organiser": True}}
+
+
+def _stand_in(action: str, name: str, reason: str, now: Standing, registered: set[str]) -> dict[str, Any]:
+    """A stand-in (陪打) for the seating: only with a registration list (else everyone who plays is
+    ranked, and a stand-in could not be told from a player), and never a registered player."""
+    if action == "stand_in_end":
+        if name not in now.stand_ins:
+            raise OrganiserError(f"{name!r} 不是陪打 / not a stand-in of the seating")
+        return {"name": name, "reason": reason}
+    if not registered:
+        raise OrganiserError("无报名名单（--players），陪打无法与选手区分 / a stand-in needs the registration list")
+    if not name or len(name) > 40:
+        raise OrganiserError("陪打的名字须为 1 至 40 个字 / a stand-in's name is 1..40 characters", 422)
+    if f"name:{name}" in registered:
+        raise OrganiserError(f"{name} 是报名选手，不能作陪打 / a registered player is not a stand-in")
+    if name in now.stand_ins:
+        raise OrganiserError(f"{name} 已是陪打 / already a stand-in")
+    return {"name": name, "reason": reason}

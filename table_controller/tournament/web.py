@@ -389,6 +389,7 @@ PAGE = """<!doctype html>
 <p><select id="org-table"></select> <input id="org-reason" maxlength="200">
 <span id="org-table-actions"></span></p>
 <p><select id="org-player"></select> <span id="org-player-actions"></span></p>
+<p><input id="org-name" maxlength="40"> <span id="org-stand-in-actions"></span></p>
 <p id="org-result" class="muted" data-testid="organiser-result"></p><ol id="org-log" data-testid="organiser-log"></ol></details>
 <footer><span id="status" class="muted"></span> · <a id="csv" href="/api/standings.csv" download></a>
  · <a id="archive" href="/api/archive.zip" download></a></footer>
@@ -404,7 +405,8 @@ const I18N = {
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘",
         sep: "、", alertSep: "；", tableSep: "　", provMark: "（{p}）",
         org: "组织者操作（需组织者凭证）", reason: "原因（记入记录）", done: "已记录：{a}", tableOut: "停用：{r}", ended: "组织者按现有成绩结束",
-        playerOut: "不参加编排：{r}", outs: "停用的桌：{t}", playersOut: "不参加编排：{names}" },
+        playerOut: "不参加编排：{r}", outs: "停用的桌：{t}", playersOut: "不参加编排：{names}", standInName: "陪打姓名（不在报名名单上）",
+        standIns: "陪打补位：{names}" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Session clock", "Events", "Needs attention"], timeUp: "time up", attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
@@ -419,7 +421,8 @@ const I18N = {
         sep: ", ", alertSep: "; ", tableSep: " · ", provMark: " ({p})",
         org: "Organiser's decisions (organiser credential)", reason: "reason (kept in the record)", done: "recorded: {a}",
         tableOut: "out of service: {r}", ended: "ended by the organiser with the scores so far",
-        playerOut: "out of the seating: {r}", outs: "tables out of service: {t}", playersOut: "out of the seating: {names}" },
+        playerOut: "out of the seating: {r}", outs: "tables out of service: {t}", playersOut: "out of the seating: {names}",
+        standInName: "stand-in's name (not registered)", standIns: "stand-ins filling chairs: {names}" },
 };
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
 let last = null;
@@ -501,11 +504,13 @@ function renderPairs() {
     + ((pairs.tables_out || []).length ? `<tr><td colspan="5" class="out">${esc(t("outs", { t: pairs.tables_out.map((id) =>
       ((last && last.tables.find((x) => x.table_id === id)) || { table_name: id }).table_name).join(t("sep")) }))}</td></tr>` : "")
     + ((pairs.players_out || []).length ? `<tr><td colspan="5" class="out">${esc(t("playersOut", {
-      names: pairs.players_out.map((p) => p.name + (p.reason ? t("provMark", { p: p.reason }) : "")).join(t("sep")) }))}</td></tr>` : "");
+      names: pairs.players_out.map((p) => p.name + (p.reason ? t("provMark", { p: p.reason }) : "")).join(t("sep")) }))}</td></tr>` : "")
+    + ((pairs.stand_ins || []).length ? `<tr><td colspan="5" class="out">${esc(t("standIns", { names: pairs.stand_ins.join(t("sep")) }))}</td></tr>` : "");
 }
 let stats = null;
 let org = null;
 const TABLE_ACTIONS = ["table_out", "table_back", "round_end", "round_reopen"], PLAYER_ACTIONS = ["player_out", "player_back"];
+const STAND_IN_ACTIONS = ["stand_in", "stand_in_end"];
 function keep(id, html) {
   // the organiser's choice survives the page's redraws
   const el = $(id), was = el.value;
@@ -523,7 +528,9 @@ function renderOrganiser() {
   if (!$("org-table-actions").innerHTML) {
     $("org-table-actions").innerHTML = buttons(TABLE_ACTIONS);
     $("org-player-actions").innerHTML = buttons(PLAYER_ACTIONS);
+    $("org-stand-in-actions").innerHTML = buttons(STAND_IN_ACTIONS);
   }
+  $("org-name").placeholder = t("standInName");
   keep("org-table", last.tables.map((x) => `<option value="${esc(x.table_id)}">${esc(x.table_name)}</option>`).join(""));
   const people = new Map(last.players.map((p) => [(p.id ? "id:" + p.id : "name:" + p.name), p.name + (p.id ? " " + p.id : "")]));
   for (const p of (pairs && pairs.tables || []).flatMap((x) => Object.values(x.seats)).concat((pairs && pairs.byes) || []))
@@ -542,12 +549,14 @@ async function decide(action) {
   const token = prompt(t("ask")) || "";
   if (!token) return;
   const body = { action, reason: $("org-reason").value };
-  if (TABLE_ACTIONS.includes(action)) body.table_id = $("org-table").value; else body.player = $("org-player").value;
+  if (TABLE_ACTIONS.includes(action)) body.table_id = $("org-table").value;
+  else if (STAND_IN_ACTIONS.includes(action)) body.name = $("org-name").value.trim();
+  else body.player = $("org-player").value;
   const r = await fetch("/api/organiser", { method: "POST", headers: { Authorization: "Bearer " + token, "Content-Type": "application/json" },
                                             body: JSON.stringify(body) });
   const got = await r.json().catch(() => ({}));
   $("org-result").textContent = r.ok ? t("done", { a: (org.actions[action] || {})[lang] || action }) : t("failed", { e: got.detail || r.status });
-  if (r.ok) { $("org-reason").value = ""; poll(); }
+  if (r.ok) { $("org-reason").value = ""; $("org-name").value = ""; poll(); }
 }
 // the biggest win's fans in the page's language (a hub from before kept only the Chinese names)
 const fans = (best) => (lang === "en" && best.fans_en ? best.fans_en : best.fans);

@@ -232,3 +232,42 @@ def test_the_demos_organiser_goes_on_without_a_table_taken_out(tmp_path: Path) -
         assert demo.round_over() == 2
     finally:
         hub.close()
+
+
+def test_a_stand_in_fills_the_chair_a_withdrawal_left_empty(tmp_path: Path) -> None:
+    """A02 withdraws after round 1: 23 players. Before, round 2 had five tables and three players
+    sitting out (one withdrawal cost a table). The organiser seats a stand-in (陪打, not on the list):
+    six tables again, nobody out; the stand-in's results count at the table but are never ranked.
+    A02 comes back: 25 for 24 chairs, and the stand-in is the one who sits out."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        _play(hub, hub.pairings())
+        hub.decide("player_out", {"player": "id:A02", "reason": "退赛"})
+        assert len(hub.pairings()["tables"]) == 5 and len(hub.pairings()["byes"]) == 3
+        refused = client.post("/api/organiser", json={"action": "stand_in", "name": "乙"}, headers=AUTH)
+        assert refused.status_code == 409 and "报名选手" in refused.json()["detail"]
+        assert client.post("/api/organiser", json={"action": "stand_in", "name": "替补甲", "reason": "补乙的空位"},
+                           headers=AUTH).status_code == 200
+        second = hub.pairings()
+        seated = [s["name"] for t in second["tables"] for s in t["seats"].values()]
+        assert len(second["tables"]) == 6 and second["byes"] == [] and "替补甲" in seated and "乙" not in seated
+        assert second["stand_ins"] == ["替补甲"]
+        _play(hub, second)
+        st = hub.standings()["players"]
+        stand_in = next(p for p in st if p["name"] == "替补甲")
+        assert stand_in["stand_in"] and stand_in["rank"] is None and len(stand_in["tables"]) == 1
+        assert sorted(p["rank"] for p in st if p["rank"] is not None)[-1] <= 24
+        hub.decide("player_back", {"player": "id:A02"})
+        third = hub.pairings()
+        assert [b["name"] for b in third["byes"]] == ["替补甲"] and len(_seated(third)) == 24
+    finally:
+        hub.close()
+    free = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "free", organizer_token=TOKEN)
+    try:  # without a registration list a stand-in cannot be told from a player
+        no_list = TestClient(create_hub_app(free)).post("/api/organiser", json={"action": "stand_in", "name": "替"},
+                                                        headers=AUTH)
+        assert no_list.status_code == 409 and "报名名单" in no_list.json()["detail"]
+    finally:
+        free.close()

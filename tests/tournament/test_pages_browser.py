@@ -481,9 +481,14 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
                 assert "不参加编排：退赛" in await page.inner_text('tr[data-player="赵强"]')
                 log_text = await page.inner_text("[data-testid=organiser-log]")
                 assert log_text.count("\n") == 2 and "停用此桌" in log_text and "赵强" in log_text
+                # a stand-in (陪打) for the seating, by name
+                await page.fill("#org-name", "替补甲")
+                await page.click('button[data-action="stand_in"]')
+                await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
+                                             ".includes('陪打补位：替补甲')", timeout=5000)
             finally:
                 await browser.close()
-        assert [d["action"] for d in hub.hub.decisions()] == ["round_end", "table_out", "player_out"]
+        assert [d["action"] for d in hub.hub.decisions()] == ["round_end", "table_out", "player_out", "stand_in"]
         assert "赵强" not in {s["name"] for t in hub.hub.pairings()["tables"] for s in t["seats"].values()}
     finally:
         await table.stop()
