@@ -191,6 +191,8 @@ def describe(ev: Event) -> str:
         return f"牌桌连接中断：{d.get('reason', '')}"
     if t == "link.restored":
         return f"牌桌已重新连接（第 {d.get('reconnects', '')} 次）"
+    if t == "tournament.seating" and d.get("withdrawn"):
+        return f"赛事撤回第 {d.get('round', '?')} 轮编排：本桌本轮不排选手"
     if t == "tournament.seating":
         players = d.get("players") if isinstance(d.get("players"), dict) else {}
         names = "、".join(f"{c}号位 {n}" for c, n in sorted(players.items()))
@@ -353,6 +355,8 @@ def apply(state: TableState, ev: Event) -> TableState:
                               "throws": [dict(t) for t in s.hand.get("throws", [])],
                               "riichi": sorted(s.hand.get("riichi", {})),  # 立直棒 carried to the next win
                               "break": (s.hand.get("deal") or {}).get("break")}]
+    elif t == "tournament.seating" and d.get("withdrawn"):  # the round published again without this table
+        s.seating_offer = None
     elif t == "tournament.seating":
         s.seating_offer = {k: d.get(k) for k in ("round", "table_name", "players", "player_ids", "at")}
     elif t == "camera.status":

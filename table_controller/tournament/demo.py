@@ -111,12 +111,15 @@ class TournamentDemo:
         return files
 
     def round_over(self) -> int | None:
-        """The round every table has finished (its sheet final at the hub), or None."""
+        """The round every table in service has finished (its sheet final at the hub), or None. A
+        table the organiser took out of service (docs/tournament.md) stays at its last round: counted,
+        no next round was ever published again."""
         hub = self.hub.hub
         standings = hub.standings()["tables"]
-        if len(standings) < self.tables or not all(t["final"] for t in standings):
+        playing = [t for t in standings if not t.get("out")]
+        if len(standings) < self.tables or not playing or not all(t["final"] for t in playing):
             return None
-        rounds = {t["round"] for t in standings}
+        rounds = {t["round"] for t in playing}
         return rounds.pop() if len(rounds) == 1 else None
 
     async def _organise(self) -> None:

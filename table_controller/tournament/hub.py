@@ -22,6 +22,7 @@ from typing import Any
 import aiomqtt
 
 from table_controller.store import StoreError, WriterLock
+from table_controller.tournament.organiser import Standing, check as check_decision, fold as fold_decisions, player_key
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
     decode, encode, KEEPALIVE, backoff, endpoint, table_order,
@@ -297,6 +298,9 @@ class Hub:
             # The seatings the organiser published (编排), per round and table: re-posted on each connection.
             self._db.execute("CREATE TABLE IF NOT EXISTS seatings (round INTEGER NOT NULL, table_id TEXT NOT NULL,"
                              " payload TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (round, table_id))")
+            # The organiser's decisions (organiser.py), in order, never changed: what stands is their fold
+            self._db.execute("CREATE TABLE IF NOT EXISTS decisions (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                             " at REAL NOT NULL, action TEXT NOT NULL, data TEXT NOT NULL)")
             #: Messages kept in `rejected` since the hub's first start (the audit); `malformed` counts this run's.
             self.rejected = int(self._db.execute("SELECT COUNT(*) FROM rejected").fetchone()[0])
             self.tables: dict[str, TableLog] = {}
@@ -322,6 +326,7 @@ class Hub:
         self.expected = [check_id(t, "table") for t in (expected or [])]
         self._started = wall_clock()
         self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
+        self._decided: Standing | None = None  # the organiser's decisions folded, until the next one
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         #: Counts what the page shows changing (a message filed, a seating published, the broker
         #: come or gone): the page's live channel (`wait_change`) fetches at once instead of polling.
@@ -431,12 +436,13 @@ class Hub:
         score sheet shares). `through`: counting rounds 1..through only (the standings after that round)."""
         players: dict[str, dict[str, Any]] = {}
         tables = []
+        decided = self.decided()
         for table_id in table_order(set(self.tables) | set(self.expected), self.expected):
             table = self.tables.get(table_id)
             tables.append(self._table_row(table_id, table))
             if table is None:  # on the venue's list, never heard from
                 continue
-            for number, st in sorted(table.states.items()):
+            for number, st in sorted(self._rounds(table_id).items()):
                 if through is not None and number > through:
                     continue
                 for pos in POSITIONS:
@@ -450,8 +456,10 @@ class Hub:
                     p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
                                         "position": int(pos), "points": st["totals"][pos],
                                         "table_points": _tidy(st["table_points"][pos]), "final": st["final"]})
-        for p in players.values():
+        for key, p in players.items():
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
+            # left out of the seating by the organiser (withdrew, late): the results stand, shown so
+            p["out"] = decided.players_out.get(key)
             p["stand_in"] = self._stand_in(p)
             # a registered number goes by its registered name: a name mistyped at one table (王玮 for
             # 王伟) was shown for the player everywhere, and posted in the next round's seating
@@ -477,7 +485,9 @@ class Hub:
         a table on the venue's list that has sent nothing (not on, not on the network, or set up
         with another table id, tournament or broker user, whose every message the broker drops),
         which would otherwise be simply absent from the page."""
-        st = table.state if table is not None else None
+        rounds = self._rounds(table_id)
+        st = rounds[max(rounds)] if rounds else None
+        decided = self.decided()
         if table is None:
             alerts = [{"kind": "unheard", "since": self._started,
                        "text_zh": "尚未收到本桌任何消息（未开机、未联网，或桌号、赛事名、账号不符？）",
@@ -495,8 +505,51 @@ class Hub:
             "final": st["final"] if st else False, "updated_at": table.state_received if table else None,
             "alerts": alerts,
             # the session clock as the table last told it: when it runs out, or frozen while paused
-            "clock": _clock_left(st),
+            "clock": None if st and st.get("ended_by_organiser") else _clock_left(st),
+            # the organiser's decisions on this table: out of service, rounds ended with the scores so far
+            "out": decided.tables_out.get(table_id),
+            "ended": sorted(n for t, n in decided.rounds_ended if t == table_id),
         }
+
+    def _rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
+        """The table's standing of each round it played, a round the organiser ended as it was ended."""
+        table = self.tables.get(table_id)
+        rounds = dict(table.states) if table is not None else {}
+        for (t, number), ended in self.decided().rounds_ended.items():
+            if t == table_id:
+                rounds[number] = ended["standing"]
+        return rounds
+
+    # -- the organiser's decisions ------------------------------------------------------------------
+    def decisions(self) -> list[dict[str, Any]]:
+        """Every decision the organiser took, in order (the record of the day)."""
+        rows = self._db.execute("SELECT id, at, action, data FROM decisions ORDER BY id").fetchall()
+        return [{"id": r[0], "at": r[1], "action": r[2], "data": json.loads(r[3])} for r in rows]
+
+    def decided(self) -> Standing:
+        """What the organiser's decisions mean now (`organiser.fold`)."""
+        if self._decided is None:
+            self._decided = fold_decisions(self.decisions())
+        return self._decided
+
+    def decide(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Take and record one of the organiser's decisions (`organiser.ACTIONS`); `OrganiserError`
+        (nothing recorded) when it cannot be taken as asked."""
+        known = {t: (dict(self.tables[t].states) if t in self.tables else None)
+                 for t in set(self.tables) | set(self.expected)}
+        who = {player_key(r["id"], r["name"]): {"name": r["name"], "id": r["id"]} for r in self.registered}
+        for p in self.standings()["players"]:
+            who.setdefault(player_key(p["id"], p["name"]), {"name": p["name"], "id": p["id"]})
+        listed = {player_key("", r["name"]) for r in self.registered}  # names: a stand-in is keyed by name
+        data = check_decision(action, body, self.decided(), known, who, listed if self.registered else set())
+        now = self._wall_clock()
+        with self._db:
+            cur = self._db.execute("INSERT INTO decisions (at, action, data) VALUES (?, ?, ?)",
+                                   (now, action, json.dumps(data, ensure_ascii=False)))
+        self._decided, self._stats = None, None
+        log.info("organiser's decision", extra={"action": action, "subject": data.get("table_id") or data.get("key")})
+        self.changed()
+        return {"id": cur.lastrowid, "at": now, "action": action, "data": data}
 
     def stats(self) -> dict[str, Any]:
         """Players' statistics (技术统计) over every round's hands the tables sent (`stats.player_stats`)."""
@@ -532,17 +585,30 @@ class Hub:
         """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,
         repeat meetings moved apart, no one back in a chair they had where it can be helped.
         `round_no` defaults to the round after the latest any table has played."""
-        from table_controller.tournament.pairing import entrants, propose, with_registered
+        from table_controller.tournament.pairing import Entrant, entrants, propose, with_registered
 
         played = [r for t in self.tables.values() for r in t.states]
         number = round_no or (max(played) + 1 if played else 1)
         # from the rounds before it only: a round's seating published again once it is under way (a
         # player late, a correction) must not be drawn from that round's own results and meetings
         standings = self.standings(number - 1)
-        tables = [(t["table_id"], t["table_name"]) for t in standings["tables"]]
-        players = with_registered(entrants(standings), self.registered, self.tournament)
-        out = propose(players, tables, number, seed=self.tournament).to_json()
+        decided = self.decided()
+        # a table out of service seats no one: fewer chairs, and those beyond them sit out as byes
+        tables = [(t["table_id"], t["table_name"]) for t in standings["tables"]
+                  if t["table_id"] not in decided.tables_out]
+        players = [e for e in with_registered(entrants(standings), self.registered, self.tournament)
+                   if e.key not in decided.players_out]  # withdrew, or not here yet
+        last = max((e.rank for e in players), default=0)
+        # stand-ins (陪打) fill the chairs a withdrawal left empty: last, and the first to sit out
+        # (`played` above anyone's) when there are chairs enough without them
+        players += [Entrant(key=f"name:{name}", name=name, id="", rank=last + 1 + k, played=10 ** 6)
+                    for k, name in enumerate(sorted(decided.stand_ins))]
+        out = propose(players, tables, number, seed=self.tournament, tables_only=bool(decided.tables_out)).to_json()
         out["tournament"] = self.tournament
+        out["tables_out"] = sorted(decided.tables_out)
+        out["players_out"] = [{"name": p["name"], "id": p["id"], "reason": p["reason"]}
+                              for p in decided.players_out.values()]
+        out["stand_ins"] = sorted(decided.stand_ins)
         # tables still playing an earlier round: the standings, and so this seating, may still move
         out["unfinished"] = [t["table_name"] for t in standings["tables"]
                              if t["heard"] and not t["final"] and (t["round"] or 0) < number]
@@ -556,6 +622,7 @@ class Hub:
         if not proposal["tables"]:
             raise HubError("尚无成绩，无法编排 / no results to seat from yet")
         now = self._wall_clock()
+        before = {t for (t,) in self._db.execute("SELECT table_id FROM seatings WHERE round = ?", (proposal["round"],))}
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute("DELETE FROM seatings WHERE round = ?", (proposal["round"],))
@@ -568,6 +635,13 @@ class Hub:
                                  (proposal["round"], t["table_id"], encode(msg).decode("utf-8"), now))
         for topic, payload in self._seatings(proposal["round"]):
             self._outbox.put_nowait((topic, payload))
+        # a table the round was published to before and is not now (taken out of service): its
+        # retained offer is replaced by a withdrawal, or its referee would still be shown four players
+        # who now sit elsewhere (and one keyed there would be at two tables)
+        for table_id in sorted(before - {t["table_id"] for t in proposal["tables"]}):
+            void = SeatingMsg(v=1, tournament=self.tournament, table_id=table_id, round=proposal["round"], at=now,
+                              table_name=table_id, withdrawn=True)
+            self._outbox.put_nowait((Topics(self.prefix, self.tournament, table_id).seating, encode(void)))
         log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
         self.changed()
         return {**proposal, "published_at": now}

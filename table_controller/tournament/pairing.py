@@ -113,13 +113,17 @@ def with_registered(players: list[Entrant], listed: Sequence[dict[str, str]], se
 
 
 def propose(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round_no: int,
-            seed: str = "") -> Seating:
+            seed: str = "", tables_only: bool = False) -> Seating:
     """The seating of round `round_no` for `players` (ranked) at `tables` ((id, name), in order;
-    more groups than tables are named T2, T3 …)."""
+    more groups than tables are named T2, T3 …, unless `tables_only`: a table out of service
+    leaves fewer chairs than players, and those beyond them sit out as the byes do)."""
     ranked = sorted(players, key=lambda e: (e.rank, e.key))
+    chairs = len(ranked) - len(ranked) % 4
+    if tables_only:
+        chairs = min(chairs, 4 * len(tables))
     # the byes: the lowest ranked of those who have sat out least. By rank alone the one who sat out
     # stayed lowest (a round without a result) and sat out every round after
-    out = sorted(ranked, key=lambda e: (-e.played, -e.rank, e.key))[: len(ranked) % 4]
+    out = sorted(ranked, key=lambda e: (-e.played, -e.rank, e.key))[: len(ranked) - chairs]
     seated = [e for e in ranked if e not in out]
     byes = [e for e in ranked if e in out]
     groups = [list(seated[i:i + 4]) for i in range(0, len(seated), 4)]

@@ -224,6 +224,12 @@ class TournamentPublisher:
         except WireError as exc:
             log.warning("ignored a malformed seating", extra={"error": str(exc)})
             return
+        if msg.withdrawn:  # the organiser published the round again without this table
+            held = self.controller.state.seating_offer
+            if held is not None and held.get("round") == msg.round:
+                self.controller.offer("tournament", "tournament.seating",
+                                      {"round": msg.round, "withdrawn": True, "at": msg.at})
+            return
         offer = {"round": msg.round, "table_name": msg.table_name, "players": dict(sorted(msg.players.items())),
                  "player_ids": dict(sorted(msg.player_ids.items())), "at": msg.at}
         if self.controller.state.seating_offer != offer:  # a retained copy comes again on each connection

@@ -146,12 +146,8 @@ def create_hub_app(hub: Hub) -> Any:
     # ones from a client within a minute lock it out
     organiser = Credentials(referee=hub.organizer_token, operator="")
 
-    @app.post("/api/pairings/publish")
-    async def publish(request: Request, round: int | None = None, authorization: str = Header("")) -> Any:
-        """Publish a round's proposed seating to its tables (the organiser's credential,
-        `Authorization: Bearer …`): each table's referee then sees its four players."""
-        from table_controller.tournament.hub import HubError
-
+    def _organiser(request: Request, authorization: str) -> None:
+        """The organiser's credential (`Authorization: Bearer …`), or the HTTP error that says why not."""
         if not hub.organizer_token:
             raise HTTPException(403, "本赛事未设组织者凭证（TABLECTL_HUB_ORGANIZER_TOKEN）/ no organiser credential is set")
         client = request.client.host if request.client else "?"
@@ -160,11 +156,39 @@ def create_hub_app(hub: Hub) -> Any:
         given = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
         if organiser.role_of(given or "\0", client) != "referee":
             raise HTTPException(401, "组织者凭证错误 / wrong organiser credential")
+
+    @app.post("/api/pairings/publish")
+    async def publish(request: Request, round: int | None = None, authorization: str = Header("")) -> Any:
+        """Publish a round's proposed seating to its tables (the organiser's credential,
+        `Authorization: Bearer …`): each table's referee then sees its four players."""
+        from table_controller.tournament.hub import HubError
+
+        _organiser(request, authorization)
         _round(round)
         try:
             return hub.publish_seating(round)
         except HubError as exc:
             raise HTTPException(409, str(exc)) from None
+
+    @app.post("/api/organiser")
+    async def decide(request: Request, body: dict[str, Any], authorization: str = Header("")) -> Any:
+        """One of the organiser's decisions (`organiser.ACTIONS`: a table out of service or back, a
+        table's round ended with the scores so far, a player out of the seating or back), with the
+        organiser's credential; recorded in the hub's file and shown on the page."""
+        from table_controller.tournament.organiser import OrganiserError
+
+        _organiser(request, authorization)
+        try:
+            return hub.decide(str(body.get("action", "")), body)
+        except OrganiserError as exc:
+            raise HTTPException(exc.status, str(exc)) from None
+
+    @app.get("/api/organiser")
+    async def decisions() -> dict[str, Any]:
+        """Every decision the organiser took, in order, and the actions there are (with their words)."""
+        from table_controller.tournament.organiser import ACTIONS
+
+        return {"decisions": hub.decisions(), "actions": {k: {"zh": zh, "en": en} for k, (zh, en) in ACTIONS.items()}}
 
     @app.get("/api/pairings/published")
     async def published() -> Any:
@@ -330,6 +354,8 @@ PAGE = """<!doctype html>
   /* the table's name, round, hand and state stay on one line: a long alert wraps in its own cell */
   #tables td:not(.alerts), #tables th { white-space: nowrap; }
   .pair-actions { margin: 0.5rem 2rem; }
+  #org { margin: 1.5rem 2rem; font-size: 1.1rem; } #org select, #org input { font-size: 1.1rem; margin: 0.2rem; }
+  #org p { margin: 0.4rem 0; } .out { color: #e8c26a; }
   /* a player's name and number, and each round's entry (第2轮 3号桌 4), never break inside */
   td.who, .rnd, [data-testid=standings] th { white-space: nowrap; }
   /* a phone (390 px): the standings fit the width; the wide tables below scroll in their own box */
@@ -344,7 +370,7 @@ PAGE = """<!doctype html>
     td.who small { display: block; }
     html:lang(en) [data-testid=standings] th { white-space: normal; }  /* "Table pts" may take two lines */
     .attention { margin: 0.6rem 0.5rem 0; font-size: 1.05rem; }
-    .pair-actions, footer { margin: 0.5rem 0.8rem; }
+    .pair-actions, footer, #org { margin: 0.5rem 0.8rem; }
   }
 </style>
 </head>
@@ -359,6 +385,12 @@ PAGE = """<!doctype html>
 <table id="tables" data-testid="tables"><thead><tr id="thead"></tr></thead><tbody id="trows"></tbody></table>
 <h2 id="stats-title"></h2>
 <table id="stats" data-testid="stats"><thead><tr id="shead"></tr></thead><tbody id="srows"></tbody></table>
+<details id="org" data-testid="organiser"><summary id="org-title"></summary>
+<p><select id="org-table"></select> <input id="org-reason" maxlength="200">
+<span id="org-table-actions"></span></p>
+<p><select id="org-player"></select> <span id="org-player-actions"></span></p>
+<p><input id="org-name" maxlength="40"> <span id="org-stand-in-actions"></span></p>
+<p id="org-result" class="muted" data-testid="organiser-result"></p><ol id="org-log" data-testid="organiser-log"></ol></details>
 <footer><span id="status" class="muted"></span> · <a id="csv" href="/api/standings.csv" download></a>
  · <a id="archive" href="/api/archive.zip" download></a></footer>
 <script>
@@ -371,7 +403,10 @@ const I18N = {
         csv: "导出排名 CSV", archive: "下载赛事档案（ZIP）", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘",
-        sep: "、", alertSep: "；", tableSep: "　", provMark: "（{p}）" },
+        sep: "、", alertSep: "；", tableSep: "　", provMark: "（{p}）",
+        org: "组织者操作（需组织者凭证）", reason: "原因（记入记录）", done: "已记录：{a}", tableOut: "停用：{r}", ended: "组织者按现有成绩结束",
+        playerOut: "不参加编排：{r}", outs: "停用的桌：{t}", playersOut: "不参加编排：{names}", standInName: "陪打姓名（不在报名名单上）",
+        standIns: "陪打补位：{names}" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Session clock", "Events", "Needs attention"], timeUp: "time up", attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
@@ -383,7 +418,11 @@ const I18N = {
         again: "{n} pairs meet again", bye: "sitting out: {names}",
         none: "no results yet", noHands: "no hands played yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
         bad: "{n} malformed messages", hand: "hand {n}",
-        sep: ", ", alertSep: "; ", tableSep: " · ", provMark: " ({p})" },
+        sep: ", ", alertSep: "; ", tableSep: " · ", provMark: " ({p})",
+        org: "Organiser's decisions (organiser credential)", reason: "reason (kept in the record)", done: "recorded: {a}",
+        tableOut: "out of service: {r}", ended: "ended by the organiser with the scores so far",
+        playerOut: "out of the seating: {r}", outs: "tables out of service: {t}", playersOut: "out of the seating: {names}",
+        standInName: "stand-in's name (not registered)", standIns: "stand-ins filling chairs: {names}" },
 };
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
 let last = null;
@@ -399,13 +438,16 @@ function playerRow(p) {
   // per round: where the player sat and the 标准分 it brought (R2 t03 4)
   const tables = p.tables.map((x) => `<span class="rnd">${esc(t("round", { n: x.round }))} ${esc(x.table_name)} `
     + `${esc(x.table_points)}</span>` + (x.final ? "" : esc(t("provMark", { p: t("prov") })))).join(t("sep"));
-  return `<tr data-player="${esc(p.name)}"><td class="num">${p.stand_in ? `<small class="muted">${esc(t("standIn"))}</small>` : p.rank}</td><td class="who">${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}</td>`
+  return `<tr data-player="${esc(p.name)}"><td class="num">${p.stand_in ? `<small class="muted">${esc(t("standIn"))}</small>` : p.rank}</td><td class="who">${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}${
+    p.out ? ` <small class="out" data-testid="out">${esc(t("playerOut", { r: p.out.reason || "-" }))}</small>` : ""}</td>`
     + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;
 }
 function tableRow(x) {
   // the table reports its phase as an id (walls_raised): in English it reads as words
   const phase = esc(lang === "zh" ? x.phase_zh || "" : (x.phase || "").replace(/_/g, " "))
-    + (x.final ? " · " + esc(t("final")) : "");
+    + (x.final ? " · " + esc(t("final")) : "")
+    + ((x.ended || []).includes(x.round) ? ` <small class="out">${esc(t("ended"))}</small>` : "")
+    + (x.out ? ` <span class="out" data-testid="out-${esc(x.table_id)}">${esc(t("tableOut", { r: x.out.reason || "-" }))}</span>` : "");
   const events = x.events + (x.complete ? "" : " · " + esc(t("filling")));
   // the table's name links to its hands' records (牌谱) as the hub holds them (none from a table not heard from)
   const name = x.heard === false ? esc(x.table_name)
@@ -458,9 +500,64 @@ function renderPairs() {
   $("prows").innerHTML = pairs.tables.map((x) => `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}${
     x.repeat_meetings ? ` <small class="bad">${esc(t("again", { n: x.repeat_meetings }))}</small>` : ""}</td>${
     ["1", "2", "3", "4"].map((c) => `<td>${esc(x.seats[c].name)}${x.seats[c].id ? ` <small>${esc(x.seats[c].id)}</small>` : ""}</td>`).join("")}</tr>`).join("")
-    + (pairs.byes.length ? `<tr><td colspan="5" class="muted">${esc(t("bye", { names: pairs.byes.map((b) => b.name).join(t("sep")) }))}</td></tr>` : "");
+    + (pairs.byes.length ? `<tr><td colspan="5" class="muted">${esc(t("bye", { names: pairs.byes.map((b) => b.name).join(t("sep")) }))}</td></tr>` : "")
+    + ((pairs.tables_out || []).length ? `<tr><td colspan="5" class="out">${esc(t("outs", { t: pairs.tables_out.map((id) =>
+      ((last && last.tables.find((x) => x.table_id === id)) || { table_name: id }).table_name).join(t("sep")) }))}</td></tr>` : "")
+    + ((pairs.players_out || []).length ? `<tr><td colspan="5" class="out">${esc(t("playersOut", {
+      names: pairs.players_out.map((p) => p.name + (p.reason ? t("provMark", { p: p.reason }) : "")).join(t("sep")) }))}</td></tr>` : "")
+    + ((pairs.stand_ins || []).length ? `<tr><td colspan="5" class="out">${esc(t("standIns", { names: pairs.stand_ins.join(t("sep")) }))}</td></tr>` : "");
 }
 let stats = null;
+let org = null;
+const TABLE_ACTIONS = ["table_out", "table_back", "round_end", "round_reopen"], PLAYER_ACTIONS = ["player_out", "player_back"];
+const STAND_IN_ACTIONS = ["stand_in", "stand_in_end"];
+function keep(id, html) {
+  // the organiser's choice survives the page's redraws
+  const el = $(id), was = el.value;
+  el.innerHTML = html;
+  if ([...el.options].some((o) => o.value === was)) el.value = was;
+}
+function renderOrganiser() {
+  // the organiser's decisions: a table out of service or back, its round ended with the scores so
+  // far, a player out of the seating (withdrew, late) or back; the record of every decision below
+  $("org-title").textContent = t("org");
+  $("org-reason").placeholder = t("reason");
+  if (!org || !last) return;
+  const words = (a) => (org.actions[a] || {})[lang] || a;
+  const buttons = (list) => list.map((a) => `<button type="button" data-action="${a}">${esc(words(a))}</button>`).join(" ");
+  if (!$("org-table-actions").innerHTML) {
+    $("org-table-actions").innerHTML = buttons(TABLE_ACTIONS);
+    $("org-player-actions").innerHTML = buttons(PLAYER_ACTIONS);
+    $("org-stand-in-actions").innerHTML = buttons(STAND_IN_ACTIONS);
+  }
+  $("org-name").placeholder = t("standInName");
+  keep("org-table", last.tables.map((x) => `<option value="${esc(x.table_id)}">${esc(x.table_name)}</option>`).join(""));
+  const people = new Map(last.players.map((p) => [(p.id ? "id:" + p.id : "name:" + p.name), p.name + (p.id ? " " + p.id : "")]));
+  for (const p of (pairs && pairs.tables || []).flatMap((x) => Object.values(x.seats)).concat((pairs && pairs.byes) || []))
+    if (!people.has(p.id ? "id:" + p.id : "name:" + p.name)) people.set(p.id ? "id:" + p.id : "name:" + p.name, p.name + (p.id ? " " + p.id : ""));
+  for (const p of (pairs && pairs.players_out) || [])
+    if (!people.has(p.id ? "id:" + p.id : "name:" + p.name)) people.set(p.id ? "id:" + p.id : "name:" + p.name, p.name + (p.id ? " " + p.id : ""));
+  keep("org-player", [...people].map(([k, v]) => `<option value="${esc(k)}">${esc(v)}</option>`).join(""));
+  $("org-log").innerHTML = org.decisions.map((d) => {
+    const when = new Date(d.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
+    const what = d.data.table_id ? d.data.table_id + (d.data.round ? " " + t("round", { n: d.data.round }) : "") : d.data.name;
+    return `<li>${esc(when)} ${esc(words(d.action))}：${esc(what)}${d.data.reason ? " · " + esc(d.data.reason) : ""}</li>`;
+  }).join("");
+}
+async function decide(action) {
+  // asked each time, never kept, as for publishing
+  const token = prompt(t("ask")) || "";
+  if (!token) return;
+  const body = { action, reason: $("org-reason").value };
+  if (TABLE_ACTIONS.includes(action)) body.table_id = $("org-table").value;
+  else if (STAND_IN_ACTIONS.includes(action)) body.name = $("org-name").value.trim();
+  else body.player = $("org-player").value;
+  const r = await fetch("/api/organiser", { method: "POST", headers: { Authorization: "Bearer " + token, "Content-Type": "application/json" },
+                                            body: JSON.stringify(body) });
+  const got = await r.json().catch(() => ({}));
+  $("org-result").textContent = r.ok ? t("done", { a: (org.actions[action] || {})[lang] || action }) : t("failed", { e: got.detail || r.status });
+  if (r.ok) { $("org-reason").value = ""; $("org-name").value = ""; poll(); }
+}
 // the biggest win's fans in the page's language (a hub from before kept only the Chinese names)
 const fans = (best) => (lang === "en" && best.fans_en ? best.fans_en : best.fans);
 function renderStats() {
@@ -497,10 +594,12 @@ function render() {
   $("trows").innerHTML = last.tables.map(tableRow).join("");
   renderStats();
   for (const id of ["head", "thead", "shead"]) alignHead(id);
-  const needing = last.tables.filter((x) => (x.alerts || []).length);
+  // a table the organiser took out of service is handled: its row still says why, the banner does not
+  const needing = last.tables.filter((x) => (x.alerts || []).length && !x.out);
   $("attention").hidden = !needing.length;
   $("attention").innerHTML = esc(t("attention")) + needing.map((x) => `<strong>${esc(x.table_name)}</strong> ${alertText(x)}`).join(t("tableSep"));
   renderPairs();
+  renderOrganiser();
   const h = last.hub;
   const when = new Date(last.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
   $("status").innerHTML = `<span class="${h.connected ? "" : "bad"}">${esc(t(h.connected ? "ok" : "down"))}</span> · `
@@ -520,6 +619,8 @@ async function poll() {
     if (pub.ok) published = await pub.json();
     const st = await fetch("/api/stats", { cache: "no-store" });
     if (st.ok) stats = await st.json();
+    const og = await fetch("/api/organiser", { cache: "no-store" });
+    if (og.ok) org = await og.json();
   } catch (e) { /* the hub restarts: keep the last standings on screen */ }
   polling = false;
   render();
@@ -553,6 +654,7 @@ if (KIOSK !== null) {
 }
 $("lang").onclick = () => { lang = lang === "zh" ? "en" : "zh"; render(); };
 $("publish").onclick = publishSeating;
+$("org").addEventListener("click", (e) => { const a = e.target.closest("button[data-action]"); if (a) decide(a.dataset.action); });
 poll();
 connect();
 setTimeout(fallback, 3000);

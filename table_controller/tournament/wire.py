@@ -236,11 +236,15 @@ class SeatingMsg(_Msg):
     round: int = Field(ge=1, le=999)
     at: float
     table_name: str
-    players: dict[str, str]
+    players: dict[str, str] = Field(default_factory=dict)
     player_ids: dict[str, str] = Field(default_factory=dict)
+    #: the round was published again without this table (taken out of service): its offer is void
+    withdrawn: bool = False
 
     @model_validator(mode="after")
     def _four_players(self) -> "SeatingMsg":
+        if self.withdrawn:
+            return self
         if sorted(self.players) != list(POSITIONS) or not all(n.strip() for n in self.players.values()):
             raise ValueError("players must name chairs 1, 2, 3 and 4")
         if set(self.player_ids) - set(POSITIONS):

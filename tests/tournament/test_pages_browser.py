@@ -404,3 +404,92 @@ async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(tmp_path: Pat
                 await browser.close()
     finally:
         await hub.stop()
+
+
+async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_seating_from_the_page(
+        tmp_path: Path, broker: Broker) -> None:
+    """t1's board jams for good in round 1 (a real simulated table); t2 has finished (its standing sent
+    over the broker). From the hub's page, with the organiser's credential: t1's round is ended with
+    the scores so far, t1 is taken out of service (the banner lets it be, its row says why), and the
+    next round is seated at t2 alone, the other four sitting out; A05 withdraws and is shown so."""
+    import json
+
+    import aiomqtt
+    from playwright.async_api import async_playwright
+
+    listed = [{"id": f"A0{i}", "name": n} for i, n in enumerate("张伟 李娜 王芳 陈杰 赵强 孙丽 周敏 吴刚".split(), 1)]
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token="org-secret-1",
+                     registered=listed, expected=["t1", "t2"])
+    await hub.start()
+    table = TableService(parse_config({
+        "table": {"link": "sim://", "sim_speed": 100.0, "name": "一号桌"},
+        "players": [{"position": i + 1, "name": p["name"], "id": p["id"]} for i, p in enumerate(listed[:4])],
+        "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+        "tournament": {"broker": broker.url, "name": "cup", "table_id": "t1"},
+    }, source="test"), tmp_path / "t1")
+    await table.start()
+    t2 = {"v": 1, "tournament": "cup", "table_id": "t2", "seq": 40, "round": 1, "at": 1.0, "table_name": "二号桌",
+          "ruleset": "mcr", "players": {str(i + 1): p["name"] for i, p in enumerate(listed[4:])},
+          "player_ids": {str(i + 1): p["id"] for i, p in enumerate(listed[4:])},
+          "totals": {"1": 30, "2": 10, "3": -10, "4": -30}, "table_points": {"1": 4, "2": 2, "3": 1, "4": 0},
+          "final": True, "hand_no": None, "hands_played": 16, "phase": "idle", "phase_zh": "空闲"}
+    try:
+        await table.controller.wait_linked(10)
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-t2") as client:
+            await client.publish("mahjong/cup/t2/state", json.dumps(t2).encode(), qos=1, retain=True)
+        table.controller.referee_action("referee.penalty", {"seat": "S", "code": "exposed_other", "amount": 15,
+                                                            "victim": "W"}, by="referee")
+        table.sim.raise_fault("jam", where="S")  # and it stays: the board is broken
+        await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None
+                                for t in ("t1", "t2")) and hub.hub.tables["t1"].alerts, 10, "both tables at the hub")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
+                page.on("dialog", lambda d: asyncio.ensure_future(d.accept("org-secret-1")))
+                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+                await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
+                assert "卡牌" in await page.inner_text("[data-testid=attention]")
+                await page.click("#org-title")  # open the organiser's section
+                await page.wait_for_selector('#org-table option[value="t1"]', state="attached", timeout=5000)
+                await page.select_option("#org-table", "t1")
+                await page.fill("#org-reason", "升降台故障，无法修复")
+                await page.click('button[data-action="round_end"]')
+                await page.wait_for_function("document.querySelector('[data-testid=organiser-result]')"
+                                             ".textContent.includes('已记录')", timeout=5000)
+                await page.wait_for_function("document.querySelector('[data-testid=tables] tr[data-table=\"t1\"]').textContent"
+                                             ".includes('组织者按现有成绩结束')", timeout=5000)
+                await page.select_option("#org-table", "t1")
+                await page.fill("#org-reason", "升降台故障")
+                await page.click('button[data-action="table_out"]')
+                await page.wait_for_selector("[data-testid=out-t1]", timeout=5000)
+                assert "停用：升降台故障" in await page.inner_text("[data-testid=out-t1]")
+                assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")  # still said in its row
+                await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=5000)
+                await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
+                                             ".includes('停用的桌：一号桌')", timeout=5000)
+                rows = await page.locator("[data-testid=pairings] tr[data-table]").evaluate_all(
+                    "rs => rs.map(r => r.dataset.table)")
+                assert rows == ["t2"] and "轮空" in await page.inner_text("[data-testid=pairings]")
+                # the round's scores so far count, final: 李娜's 15 points are there
+                li = await page.inner_text('[data-testid=standings] tr[data-player="李娜"]')
+                assert "15" in li and "暂定" not in li
+                await page.select_option("#org-player", "id:A05")
+                await page.fill("#org-reason", "退赛")
+                await page.click('button[data-action="player_out"]')
+                await page.wait_for_selector('tr[data-player="赵强"] [data-testid=out]', timeout=5000)
+                assert "不参加编排：退赛" in await page.inner_text('tr[data-player="赵强"]')
+                log_text = await page.inner_text("[data-testid=organiser-log]")
+                assert log_text.count("\n") == 2 and "停用此桌" in log_text and "赵强" in log_text
+                # a stand-in (陪打) for the seating, by name
+                await page.fill("#org-name", "替补甲")
+                await page.click('button[data-action="stand_in"]')
+                await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
+                                             ".includes('陪打补位：替补甲')", timeout=5000)
+            finally:
+                await browser.close()
+        assert [d["action"] for d in hub.hub.decisions()] == ["round_end", "table_out", "player_out", "stand_in"]
+        assert "赵强" not in {s["name"] for t in hub.hub.pairings()["tables"] for s in t["seats"].values()}
+    finally:
+        await table.stop()
+        await hub.stop()

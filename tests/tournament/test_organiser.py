@@ -1,0 +1,273 @@
+"""The organiser's day at the hub (organiser.py): a table whose board broke left out of the next
+round's seating, its round ended with the scores so far, a player who withdrew or came late left
+out of the seating and back; each decision needs the organiser's credential, is recorded in the
+hub's file (a restarted hub keeps it) and is shown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from table_controller.tournament.hub import Hub
+from table_controller.tournament.web import create_hub_app
+
+TOKEN = "org-secret-1"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+NAMES = "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥天地"
+LISTED = [{"id": f"A{i:02d}", "name": n} for i, n in enumerate(NAMES, start=1)]
+TABLES = [f"t0{i}" for i in range(1, 7)]
+
+
+def _state(table_id: str, seats: dict[str, dict[str, Any]], totals: list[int], round_no: int, seq: int,
+           final: bool = True, hands: int = 16) -> bytes:
+    tp = [4, 2, 1, 0]
+    order = sorted(range(4), key=lambda i: -totals[i])
+    return json.dumps({
+        "v": 1, "tournament": "cup", "table_id": table_id, "seq": seq, "round": round_no, "at": 1.0,
+        "table_name": f"{table_id}号桌", "ruleset": "mcr",
+        "players": {c: seats[c]["name"] for c in "1234"}, "player_ids": {c: seats[c]["id"] for c in "1234"},
+        "totals": {str(i + 1): v for i, v in enumerate(totals)},
+        "table_points": {str(order[k] + 1): tp[k] for k in range(4)},
+        "final": final, "hand_no": None if final else hands + 1, "hands_played": hands,
+        "phase": "idle", "phase_zh": "空闲"}).encode()
+
+
+def _play(hub: Hub, proposal: dict[str, Any], final: bool = True, skip: str = "") -> None:
+    """Every table of the proposal plays its round (the first chair wins most)."""
+    for table in proposal["tables"]:
+        if table["table_id"] != skip:
+            hub.handle(f"mahjong/cup/{table['table_id']}/state",
+                       _state(table["table_id"], table["seats"], [30, 10, -10, -30], proposal["round"],
+                              seq=100 * proposal["round"], final=final))
+
+
+def _seated(proposal: dict[str, Any]) -> list[str]:
+    return sorted(s["id"] for t in proposal["tables"] for s in t["seats"].values())
+
+
+def test_a_broken_table_is_left_out_of_the_next_rounds_seating_and_its_round_ended_with_the_scores_so_far(
+        tmp_path: Path) -> None:
+    """24 players at six tables. In round 2 t03's board faults and stays down after 9 hands. Before,
+    round 3 was seated at t03 again (no way to leave it out), and t03's round stayed 暂定 with the
+    next seating flagged as still moving. Now the organiser ends t03's round with the scores so
+    far (final in the standings, marked), takes t03 out (credential needed), and round 3 seats 20
+    at the five tables left, the 4 beyond them sitting out as byes do."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        first = hub.pairings()
+        assert len(first["tables"]) == 6 and first["byes"] == []
+        _play(hub, first)
+        second = hub.pairings()
+        _play(hub, second, skip="t03")
+        broken = next(t for t in second["tables"] if t["table_id"] == "t03")
+        hub.handle("mahjong/cup/t03/state", _state("t03", broken["seats"], [12, 4, -6, -10], 2, seq=180,
+                                                   final=False, hands=9))
+        assert hub.pairings()["unfinished"] == ["t03号桌"]
+
+        # without the credential nothing is decided
+        body = {"action": "round_end", "table_id": "t03", "reason": "牌桌故障（升降台）"}
+        assert client.post("/api/organiser", json=body).status_code == 401
+        assert client.post("/api/organiser", json=body, headers={"Authorization": "Bearer nope"}).status_code == 401
+        assert hub.decisions() == []
+        ended = client.post("/api/organiser", json=body, headers=AUTH)
+        assert ended.status_code == 200 and ended.json()["data"]["round"] == 2
+        again = client.post("/api/organiser", json=body, headers=AUTH)
+        assert again.status_code == 409 and "已由组织者结束" in again.json()["detail"]
+        st = hub.standings()
+        row = next(t for t in st["tables"] if t["table_id"] == "t03")
+        assert row["final"] and row["ended"] == [2]
+        first_chair = broken["seats"]["1"]["id"]
+        entry = next(p for p in st["players"] if p["id"] == first_chair)["tables"][1]
+        assert entry == {"table_id": "t03", "table_name": "t03号桌", "round": 2, "position": 1, "points": 12,
+                         "table_points": 4, "final": True}
+        assert hub.pairings()["unfinished"] == []
+
+        out = client.post("/api/organiser", json={"action": "table_out", "table_id": "t03", "reason": "升降台坏"},
+                          headers=AUTH)
+        assert out.status_code == 200
+        third = hub.pairings()
+        assert [t["table_id"] for t in third["tables"]] == ["t01", "t02", "t04", "t05", "t06"]
+        assert len(third["byes"]) == 4 and len(_seated(third)) == 20
+        assert set(_seated(third)).isdisjoint(b["id"] for b in third["byes"])
+        assert third["tables_out"] == ["t03"]
+        row = next(t for t in hub.standings()["tables"] if t["table_id"] == "t03")
+        assert row["out"]["reason"] == "升降台坏"
+        assert client.post("/api/organiser", json={"action": "table_out", "table_id": "t99"},
+                           headers=AUTH).status_code == 404
+    finally:
+        hub.close()
+    # a restarted hub keeps the decisions: the same seating, the same standings
+    again_hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+                    organizer_token=TOKEN)
+    try:
+        assert again_hub.pairings() == third
+        assert [d["action"] for d in again_hub.decisions()] == ["round_end", "table_out"]
+        back = TestClient(create_hub_app(again_hub)).post("/api/organiser", json={"action": "table_back",
+                                                                                  "table_id": "t03"}, headers=AUTH)
+        assert back.status_code == 200 and len(again_hub.pairings()["tables"]) == 6
+    finally:
+        again_hub.close()
+
+
+def test_a_player_who_withdrew_or_is_late_is_left_out_of_the_seating_and_the_results_stand(tmp_path: Path) -> None:
+    """A01 is late for round 1: left out of the draw (the 23 others: five tables, 3 byes). A02
+    withdraws after round 1: their round stands for the others (the 标准分 as played), shown
+    withdrawn, and they are not seated again. A01 arrives and is put back: seated in round 2."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        late = client.post("/api/organiser", json={"action": "player_out", "player": "id:A01", "reason": "迟到"},
+                           headers=AUTH)
+        assert late.status_code == 200 and late.json()["data"]["name"] == "甲"
+        first = hub.pairings()
+        assert "A01" not in _seated(first) and len(first["byes"]) == 3 and len(first["tables"]) == 5
+        assert first["players_out"] == [{"name": "甲", "id": "A01", "reason": "迟到"}]
+        _play(hub, first)
+        before = {p["id"]: (p["rank"], p["table_points"], p["points"]) for p in hub.standings()["players"]}
+        assert client.post("/api/organiser", json={"action": "player_out", "player": "id:A02", "reason": "退赛"},
+                           headers=AUTH).status_code == 200
+        assert client.post("/api/organiser", json={"action": "player_back", "player": "id:A01"},
+                           headers=AUTH).status_code == 200
+        st = hub.standings()
+        assert {p["id"]: (p["rank"], p["table_points"], p["points"]) for p in st["players"]} == before
+        assert next(p for p in st["players"] if p["id"] == "A02")["out"]["reason"] == "退赛"
+        second = hub.pairings()
+        assert "A02" not in _seated(second) and "A01" in _seated(second)
+        unknown = client.post("/api/organiser", json={"action": "player_out", "player": "id:Z99"}, headers=AUTH)
+        assert unknown.status_code == 404 and "没有这位选手" in unknown.json()["detail"]
+        wrong = client.post("/api/organiser", json={"action": "player_gone", "player": "id:A03"}, headers=AUTH)
+        assert wrong.status_code == 422 and "未知的组织者操作" in wrong.json()["detail"]
+        assert [d["action"] for d in client.get("/api/organiser").json()["decisions"]] == [
+            "player_out", "player_out", "player_back"]
+    finally:
+        hub.close()
+
+
+def test_a_spare_table_takes_the_broken_tables_place(tmp_path: Path) -> None:
+    """The venue lists a spare (t07) after the six. It seats no one while the six suffice; the
+    organiser keeps it out of service until t03 breaks, then takes t03 out and t07 in: round 2
+    seats all 24 again, at t07 instead of t03, and nobody sits out."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=[*TABLES, "t07"])
+    try:
+        hub.decide("table_out", {"table_id": "t07", "reason": "备用桌"})
+        first = hub.pairings()
+        assert [t["table_id"] for t in first["tables"]] == TABLES and first["byes"] == []
+        _play(hub, first)
+        hub.decide("table_out", {"table_id": "t03", "reason": "故障"})
+        assert hub.pairings()["byes"] != []  # five tables for 24
+        hub.decide("table_back", {"table_id": "t07"})
+        second = hub.pairings()
+        assert [t["table_id"] for t in second["tables"]] == ["t01", "t02", "t04", "t05", "t06", "t07"]
+        assert second["byes"] == [] and len(_seated(second)) == 24
+    finally:
+        hub.close()
+
+
+async def test_a_table_taken_out_after_the_round_was_published_loses_its_offer(tmp_path: Path, broker: Any) -> None:
+    """Round 2 is published to t1 and t2 (real tables, a real broker); then t1 is taken out and the
+    round published again. Before, t1's referee was still offered its four players (retained at the
+    broker, sent again on each connection), now seated elsewhere: keyed there, one player would be at
+    two tables. The hub now posts t1 a withdrawal, and t1's offer is gone (logged)."""
+    from tournament_helpers import until
+
+    from table_controller.config import parse_config
+    from table_controller.service import TableService
+    from table_controller.tournament.web import HubService
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token=TOKEN)
+    await hub.start()
+    tables = []
+    for table_id, names in (("t1", "甲乙丙丁"), ("t2", "戊己庚辛")):
+        svc = TableService(parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0, "name": f"{table_id}号桌"},
+            "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
+            "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+            "tournament": {"broker": broker.url, "name": "cup", "table_id": table_id},
+        }, source="test"), tmp_path / table_id)
+        await svc.start()
+        tables.append(svc)
+    t1, t2 = tables
+    try:
+        await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None
+                                for t in ("t1", "t2")), 10, "both tables at the hub")
+        hub.hub.publish_seating(2)
+        await until(lambda: t1.controller.state.seating_offer and t2.controller.state.seating_offer, 10, "the offers")
+        hub.hub.decide("table_out", {"table_id": "t1", "reason": "故障"})
+        again = hub.hub.publish_seating(2)
+        assert [t["table_id"] for t in again["tables"]] == ["t2"] and len(again["byes"]) == 4
+        await until(lambda: t1.controller.state.seating_offer is None, 10, "t1's offer to be withdrawn")
+        assert "赛事撤回第 2 轮编排" in t1.controller.state.log[-1]["text"]
+        mine = {c: s["name"] for c, s in again["tables"][0]["seats"].items()}
+        await until(lambda: t2.controller.state.seating_offer["players"] == mine, 10, "t2's new offer")
+    finally:
+        for svc in tables:
+            await svc.stop()
+        await hub.stop()
+
+
+def test_the_demos_organiser_goes_on_without_a_table_taken_out(tmp_path: Path) -> None:
+    """`tablectl demo --tables N`: the demo's organiser publishes the next round once every table's
+    is final. A table taken out after round 1 stays at round 1, so it waited for ever."""
+    from types import SimpleNamespace
+
+    from table_controller.tournament.demo import TournamentDemo
+
+    seats = {c: {"name": n, "id": ""} for c, n in zip("1234", "甲乙丙丁")}
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", expected=["t01", "t02", "t03"])
+    try:
+        for k, table_id in enumerate(("t01", "t02", "t03")):
+            mine = {c: {"name": f"{p['name']}{k}", "id": ""} for c, p in seats.items()}
+            hub.handle(f"mahjong/cup/{table_id}/state", _state(table_id, mine, [30, 10, -10, -30], 1, seq=10))
+        hub.decide("table_out", {"table_id": "t03"})
+        for table_id in ("t01", "t02"):
+            mine = {c: {"name": f"{p['name']}{table_id}", "id": ""} for c, p in seats.items()}
+            hub.handle(f"mahjong/cup/{table_id}/state", _state(table_id, mine, [30, 10, -10, -30], 2, seq=20))
+        demo = TournamentDemo(tables=3, data_dir=tmp_path / "demo", hub=SimpleNamespace(hub=hub))
+        assert demo.round_over() == 2
+    finally:
+        hub.close()
+
+
+def test_a_stand_in_fills_the_chair_a_withdrawal_left_empty(tmp_path: Path) -> None:
+    """A02 withdraws after round 1: 23 players. Before, round 2 had five tables and three players
+    sitting out (one withdrawal cost a table). The organiser seats a stand-in (陪打, not on the list):
+    six tables again, nobody out; the stand-in's results count at the table but are never ranked.
+    A02 comes back: 25 for 24 chairs, and the stand-in is the one who sits out."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        _play(hub, hub.pairings())
+        hub.decide("player_out", {"player": "id:A02", "reason": "退赛"})
+        assert len(hub.pairings()["tables"]) == 5 and len(hub.pairings()["byes"]) == 3
+        refused = client.post("/api/organiser", json={"action": "stand_in", "name": "乙"}, headers=AUTH)
+        assert refused.status_code == 409 and "报名选手" in refused.json()["detail"]
+        assert client.post("/api/organiser", json={"action": "stand_in", "name": "替补甲", "reason": "补乙的空位"},
+                           headers=AUTH).status_code == 200
+        second = hub.pairings()
+        seated = [s["name"] for t in second["tables"] for s in t["seats"].values()]
+        assert len(second["tables"]) == 6 and second["byes"] == [] and "替补甲" in seated and "乙" not in seated
+        assert second["stand_ins"] == ["替补甲"]
+        _play(hub, second)
+        st = hub.standings()["players"]
+        stand_in = next(p for p in st if p["name"] == "替补甲")
+        assert stand_in["stand_in"] and stand_in["rank"] is None and len(stand_in["tables"]) == 1
+        assert sorted(p["rank"] for p in st if p["rank"] is not None)[-1] <= 24
+        hub.decide("player_back", {"player": "id:A02"})
+        third = hub.pairings()
+        assert [b["name"] for b in third["byes"]] == ["替补甲"] and len(_seated(third)) == 24
+    finally:
+        hub.close()
+    free = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "free", organizer_token=TOKEN)
+    try:  # without a registration list a stand-in cannot be told from a player
+        no_list = TestClient(create_hub_app(free)).post("/api/organiser", json={"action": "stand_in", "name": "替"},
+                                                        headers=AUTH)
+        assert no_list.status_code == 409 and "报名名单" in no_list.json()["detail"]
+    finally:
+        free.close()
