@@ -34,6 +34,17 @@ class Credentials:
         return cls(referee=display.referee_token or ("" if named else generate()),
                    operator=display.operator_token or generate(), referees=named)
 
+    def generated(self, display: Any) -> dict[str, str]:
+        """The credentials made up at start because `[display]` left them empty: the only ones
+        ever printed or logged (a configured one stays in the config file, off the console and
+        the journal, which more people read than the config)."""
+        made = {}
+        if not display.referee_token and not display.referees:
+            made["referee_token"] = self.referee
+        if not display.operator_token:
+            made["operator_token"] = self.operator
+        return made
+
     def locked_out(self, client: str) -> bool:
         """Too many wrong tokens from this client within the window."""
         now = self.clock()
