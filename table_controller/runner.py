@@ -57,8 +57,8 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
             url = service.url
             print(f"显示 / display: {url}   事件记录 / event log: {data_dir / 'events.sqlite3'}", flush=True)
             made = service.generated  # the credentials made up at start; a configured one is never printed
-            shown = [f"{zh} / {en} token: {made[key]}" for key, zh, en in (
-                ("operator_token", "操作员凭证", "operator"), ("referee_token", "裁判凭证", "referee")) if key in made]
+            names = (("operator_token", "操作员凭证", "operator"), ("referee_token", "裁判凭证", "referee"))
+            shown = [f"{zh} / {en} token: {made[key]}" for key, zh, en in names if key in made]
             if shown:
                 print("   ".join(shown), flush=True)
             if open_browser:

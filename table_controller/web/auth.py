@@ -38,7 +38,7 @@ class Credentials:
         """The credentials made up at start because `[display]` left them empty: the only ones
         ever printed or logged (a configured one stays in the config file, off the console and
         the journal, which more people read than the config)."""
-        made = {}
+        made: dict[str, str] = {}
         if not display.referee_token and not display.referees:
             made["referee_token"] = self.referee
         if not display.operator_token:

@@ -43,7 +43,8 @@ def test_a_configured_referee_credential_is_never_printed_or_logged_only_the_gen
             assert time.monotonic() < deadline and ctl.poll() is None, "the display did not come up"
             time.sleep(0.1)
         # the credential in use, on the API and the referee's socket: still nothing of it in the logs
-        assert httpx.get(f"{base}/api/whoami", headers={"Authorization": f"Bearer {REFEREE}"}).json()["role"] == "referee"
+        me = httpx.get(f"{base}/api/whoami", headers={"Authorization": f"Bearer {REFEREE}"}).json()
+        assert me["role"] == "referee"
         assert httpx.get(f"{base}/api/whoami", headers={"Authorization": "Bearer wrong-guess"}).status_code == 401
     finally:
         ctl.send_signal(signal.SIGTERM)

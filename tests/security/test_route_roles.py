@@ -115,7 +115,8 @@ def test_the_hubs_only_action_needs_the_organisers_credential(tmp_path: Path) ->
         assert client.post("/api/pairings/publish",
                            headers={"Authorization": "Bearer org-secret-77"}).status_code == 409  # nothing to seat yet
         for headers, params in (({}, {}), ({"Authorization": "Bearer guess"}, {}), ({}, {"token": "org-secret-77"}),
-                                ({"Cookie": "token=org-secret-77"}, {}), ({"Authorization": "Basic org-secret-77"}, {})):
+                                ({"Cookie": "token=org-secret-77"}, {}),
+                                ({"Authorization": "Basic org-secret-77"}, {})):
             r = client.post("/api/pairings/publish", headers=headers, params=params)
             assert r.status_code == 401, (headers, params, r.text)
         for method, path in _routes(app):
