@@ -158,6 +158,9 @@ async def test_no_public_payload_of_a_played_session_holds_a_concealed_tile(tmp_
                     if r.status_code == 200:
                         seen.append(("GET record in play", r.json()))
                 await asyncio.sleep(0.02)
+            ruled = await http.post("/api/referee/session/start", json={"minutes": 90},  # a ruling over HTTP
+                                    headers={"Authorization": f"Bearer {REFEREE}", "Idempotency-Key": "k-1"})
+            assert ruled.status_code == 200, ruled.text
             for path in ("/api/state", "/api/events?since=0&limit=5000", "/api/actions", "/api/rounds",
                          "/api/records?all=true", "/api/scoresheet", "/api/health"):
                 seen.append((f"GET {path}", (await http.get(path)).json()))
@@ -198,6 +201,13 @@ async def test_no_public_payload_of_a_played_session_holds_a_concealed_tile(tmp_
     leaks = [leak for where, payload in seen if not where.startswith("(control)")
              for leak in _leaks(where, payload, hands, kongs)]
     assert not leaks, "\n".join(leaks[:20])
+    # nor a credential: not in what went out, not in the log or the hub's files
+    for where, payload in seen:
+        text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+        assert REFEREE not in text and OPERATOR not in text, where
+    for f in [*(tmp_path / "t1").rglob("*"), *(tmp_path / "hub").rglob("*")]:
+        if f.is_file():
+            assert REFEREE.encode() not in f.read_bytes() and OPERATOR.encode() not in f.read_bytes(), f
     sources = {where.split(" ")[0] if where.startswith(("mqtt", "hub")) else where for where, _ in seen}
     assert {"mqtt", "hub", "GET /api/state", "GET record in play"} <= sources
     assert any(s.startswith("ws") for s in sources)
