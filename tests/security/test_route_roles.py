@@ -151,3 +151,22 @@ def test_a_lockout_is_logged_by_address_never_with_what_was_guessed(tmp_path: Pa
         assert client.get("/api/whoami", headers={"Authorization": f"Bearer {REFEREE}"}).json()["role"] == "referee"
         assert creds._failures == {}
     store.close()
+
+
+def test_no_other_origin_may_read_or_act_unless_the_config_names_it(display: TestClient, tmp_path: Path) -> None:
+    evil = {"Origin": "http://evil.example"}
+    pre = display.options("/api/referee/penalty", headers={**evil, "Access-Control-Request-Method": "POST",
+                                                           "Access-Control-Request-Headers": "authorization"})
+    assert "access-control-allow-origin" not in pre.headers
+    assert "access-control-allow-origin" not in display.get("/api/state", headers=evil).headers
+    assert not any(k.lower() == "set-cookie" for k in display.get("/", headers=evil).headers)  # no cookie to ride on
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"},
+                        "display": {"cors_origins": ["https://broadcast.example"]}}, "test")
+    store = EventStore(tmp_path / "cors.sqlite3")
+    creds = Credentials(referee=REFEREE, operator=OPERATOR)
+    with TestClient(create_app(Controller(cfg, store, _no_table), creds)) as c:
+        ok = c.get("/api/state", headers={"Origin": "https://broadcast.example"})
+        assert ok.headers["access-control-allow-origin"] == "https://broadcast.example"
+        assert "access-control-allow-credentials" not in ok.headers
+        assert "access-control-allow-origin" not in c.get("/api/state", headers=evil).headers
+    store.close()
