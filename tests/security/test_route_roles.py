@@ -170,3 +170,34 @@ def test_no_other_origin_may_read_or_act_unless_the_config_names_it(display: Tes
         assert "access-control-allow-credentials" not in ok.headers
         assert "access-control-allow-origin" not in c.get("/api/state", headers=evil).headers
     store.close()
+
+
+async def test_no_path_leaves_the_pages_folder_over_real_http(tmp_path: Path) -> None:
+    """Raw request lines (no client normalises them): `..`, encoded, doubled slashes, a NUL."""
+    import asyncio
+
+    from table_controller.web.serve import serve, stop_tasks
+
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    served = await serve(create_app(Controller(cfg, store, _no_table), Credentials(referee=REFEREE, operator=OPERATOR)),
+                         "127.0.0.1", 0, name="display", what="the display")
+    try:
+        async def get(path: str) -> tuple[str, bytes]:
+            reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".encode())
+            await writer.drain()
+            answer = await reader.read()
+            writer.close()
+            return answer.split(b"\r\n")[0].decode(), answer
+
+        assert (await get("/static/app.js"))[0].endswith("200 OK")
+        for path in ("/static/../app.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py",
+                     "/static/%2e%2e%2f%2e%2e%2fconfig.py", "/static//etc/passwd", "/static/%2fetc%2fpasswd", "/static/....//app.py", "/static/app.js%00.png",
+                     "/../../table_controller/web/auth.py", "/api/hands/..%2f..%2fstate/record"):
+            status, answer = await get(path)
+            assert status.split()[1] in ("400", "404", "422"), (path, status)
+            assert b"hmac" not in answer and b"root:" not in answer and b"create_app" not in answer, path
+    finally:
+        await stop_tasks([served.task], served)
+        store.close()
