@@ -300,14 +300,32 @@ def _known_rulesets() -> set[str]:
     return set(ruleset_ids())
 
 
+#: Keys whose values are credentials: a config error names them but never shows them (it goes to the
+#: console and the journal, which more people read than the config file).
+SECRET_KEYS = frozenset({"token", "referee_token", "operator_token", "password"})
+HIDDEN = "<credential not shown>"
+
+
+def _shown(value: Any, key: object = None) -> Any:
+    """`value` as a config error may show it: every credential in it hidden."""
+    if key in SECRET_KEYS:
+        return HIDDEN
+    if isinstance(value, dict):
+        return {k: _shown(v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_shown(v) for v in value]
+    return value
+
+
 def _describe(error: dict[str, Any]) -> str:
     key = ".".join(str(p) for p in error["loc"]) or "(top level)"
     kind = error["type"]
     if kind == "extra_forbidden":
         return f"key {key!r} is not a known setting (see config/table.example.toml)"
+    got = _shown(error.get("input"), error["loc"][-1] if error["loc"] else None)
     if kind == "literal_error":
-        return f"key {key!r}: {error['msg'].lower()}, got {error.get('input')!r}"
-    return f"key {key!r}: {error['msg']} (got {error.get('input')!r})"
+        return f"key {key!r}: {error['msg'].lower()}, got {got!r}"
+    return f"key {key!r}: {error['msg']} (got {got!r})"
 
 
 def parse_config(data: dict[str, Any], source: str = "<defaults>") -> TableConfig:

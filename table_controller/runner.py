@@ -56,9 +56,11 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
         def started() -> None:
             url = service.url
             print(f"显示 / display: {url}   事件记录 / event log: {data_dir / 'events.sqlite3'}", flush=True)
-            if service.credentials is not None and not config.display.operator_token:
-                print(f"操作员凭证 / operator token: {service.credentials.operator}   "
-                      f"裁判凭证 / referee token: {service.credentials.referee}", flush=True)
+            made = service.generated  # the credentials made up at start; a configured one is never printed
+            names = (("operator_token", "操作员凭证", "operator"), ("referee_token", "裁判凭证", "referee"))
+            shown = [f"{zh} / {en} token: {made[key]}" for key, zh, en in names if key in made]
+            if shown:
+                print("   ".join(shown), flush=True)
             if open_browser:
                 try:
                     webbrowser.open(url)

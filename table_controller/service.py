@@ -37,6 +37,8 @@ class TableService:
     store: EventStore | None = None
     controller: Controller | None = None
     credentials: Credentials | None = None
+    #: the credentials made up at start (`Credentials.generated`): the only ones printed or logged
+    generated: dict[str, str] = field(default_factory=dict)
     port: int | None = None
     camera: Any = None
     #: the demo's felt and virtual camera (`[demo] camera`), None otherwise
@@ -88,9 +90,9 @@ class TableService:
         self.controller.config = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": url})})
         await self.controller.start()
         self.credentials = Credentials.from_display(cfg.display, lambda: secrets.token_urlsafe(9))
-        if (not cfg.display.referee_token and not cfg.display.referees) or not cfg.display.operator_token:
-            log.warning("generated display credentials (set them in the config to keep them)",
-                        extra={"referee_token": self.credentials.referee, "operator_token": self.credentials.operator})
+        self.generated = self.credentials.generated(cfg.display)
+        if self.generated:  # only those made up now: a configured credential is never logged
+            log.warning("generated display credentials (set them in the config to keep them)", extra=self.generated)
         if cfg.demo.autoplay and cfg.demo.camera:
             self._start_camera(self._start_demo_camera())
         elif cfg.camera.source:

@@ -1,0 +1,203 @@
+"""Every route of the table's display and of the hub, as someone on the venue's Wi-Fi tries it: no
+credential, a wrong one, a lower role, the right one in a query string or a cookie instead of the
+header. Routes are read from the apps themselves, so a route added later without its role check fails
+here. Nothing a refused request sends may reach the log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+
+from table_controller.config import parse_config
+from table_controller.controller import Controller
+from table_controller.store import EventStore
+from table_controller.web.app import create_app
+from table_controller.web.auth import Credentials
+
+REFEREE, OPERATOR = "ref-secret-91", "op-secret-92"
+#: the operator runs the machine and keys play; everything else that changes the record is the referee's
+OPERATOR_ROUTES = {"/api/hand/start", "/api/hand/end", "/api/play", "/api/dice"}
+
+
+async def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(f"nothing at {url}")
+
+
+@pytest.fixture
+def display(tmp_path: Path) -> Any:
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    controller = Controller(cfg, store, _no_table)
+    controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})
+    app = create_app(controller, Credentials(referee=REFEREE, operator=OPERATOR, max_failures=1000))
+    with TestClient(app) as client:
+        client.controller = controller  # type: ignore[attr-defined]
+        yield client
+    store.close()
+
+
+def _routes(app: Any) -> list[tuple[str, str]]:
+    return sorted((m, r.path) for r in app.routes if isinstance(r, APIRoute) for m in r.methods if m != "HEAD")
+
+
+def _url(path: str) -> str:
+    return path.replace("{hand_no}", "1").replace("{seq}", "1")
+
+
+def test_every_action_route_needs_its_role_in_the_header(display: TestClient) -> None:
+    ctl: Controller = display.controller  # type: ignore[attr-defined]
+    actions = [(m, p) for m, p in _routes(display.app) if m != "GET"]
+    assert set(p for _, p in actions) >= OPERATOR_ROUTES | {"/api/referee/penalty", "/api/referee/undo"}
+    assert all(m == "POST" for m, _ in actions), actions
+    before = ctl.store.last_seq()
+    for _, path in actions:
+        need = "operator" if path in OPERATOR_ROUTES else "referee"
+        assert path.startswith("/api/referee/") == (need == "referee"), path  # the path says whose it is
+        tries = {
+            "none": ({}, {}), "wrong": ({"Authorization": "Bearer guess"}, {}),
+            "basic": ({"Authorization": f"Basic {REFEREE}"}, {}),
+            "query": ({}, {"token": REFEREE}), "cookie": ({"Cookie": f"token={REFEREE}"}, {}),
+        }
+        if need == "referee":
+            tries["operator"] = ({"Authorization": f"Bearer {OPERATOR}"}, {})
+        for what, (headers, params) in tries.items():
+            r = display.post(_url(path), headers=headers, params=params, json={})
+            assert r.status_code in (401, 403), (path, what, r.status_code, r.text)
+            assert ("needs the" in r.json()["detail"]) == (r.status_code == 403), (path, what, r.text)
+    assert ctl.store.last_seq() == before  # nothing refused reached the log
+
+
+def test_referee_reads_need_the_referee_and_the_rest_are_public_reads(display: TestClient) -> None:
+    for method, path in _routes(display.app):
+        if method != "GET":
+            continue
+        if path.startswith("/api/referee/"):
+            for headers in ({}, {"Authorization": f"Bearer {OPERATOR}"}, {"Cookie": f"token={REFEREE}"}):
+                r = display.get(_url(path), headers=headers, params={"token": REFEREE})
+                assert r.status_code in (401, 403), (path, headers, r.status_code)
+            assert display.get(_url(path), headers={"Authorization": f"Bearer {REFEREE}"}).status_code != 403
+        else:  # a public read answers a viewer and changes nothing
+            seq = display.controller.state.seq  # type: ignore[attr-defined]
+            r = display.get(_url(path))
+            assert r.status_code in (200, 404), (path, r.status_code, r.text)
+            assert display.controller.state.seq == seq  # type: ignore[attr-defined]
+
+
+def test_the_referees_socket_takes_the_credential_in_its_first_message_only(display: TestClient) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    for url, first in ((f"/ws/referee?token={REFEREE}", {}), ("/ws/referee", {"token": OPERATOR}),
+                       ("/ws/referee", {"token": "guess"}), ("/ws/referee", {"token": ["x"]})):
+        with display.websocket_connect(url, headers={"Cookie": f"token={REFEREE}"}) as ws:
+            ws.send_json(first)
+            msg = ws.receive_json()
+            assert msg["type"] == "error" and msg["code"] in (4401, 4403), (url, first, msg)
+            with pytest.raises(WebSocketDisconnect):
+                ws.receive_json()
+    with display.websocket_connect("/ws/referee") as ws:
+        ws.send_json({"token": REFEREE})
+        assert ws.receive_json()["state"]["view"] == "referee"
+
+
+def test_the_hubs_only_action_needs_the_organisers_credential(tmp_path: Path) -> None:
+    from table_controller.tournament.hub import Hub
+    from table_controller.tournament.web import create_hub_app
+
+    hub = Hub("mqtt://127.0.0.1:9", "cup", tmp_path / "hub", organizer_token="org-secret-77")
+    app = create_hub_app(hub)
+    with TestClient(app) as client:
+        actions = [(m, p) for m, p in _routes(app) if m != "GET"]
+        assert actions == [("POST", "/api/pairings/publish")]
+        assert client.post("/api/pairings/publish",
+                           headers={"Authorization": "Bearer org-secret-77"}).status_code == 409  # nothing to seat yet
+        for headers, params in (({}, {}), ({"Authorization": "Bearer guess"}, {}), ({}, {"token": "org-secret-77"}),
+                                ({"Cookie": "token=org-secret-77"}, {}),
+                                ({"Authorization": "Basic org-secret-77"}, {})):
+            r = client.post("/api/pairings/publish", headers=headers, params=params)
+            assert r.status_code == 401, (headers, params, r.text)
+        for method, path in _routes(app):
+            if method == "GET":
+                r = client.get(path.replace("{table_id}", "t1").replace("{hand_no}", "1"))
+                assert r.status_code in (200, 404), (path, r.status_code)
+
+
+def test_a_lockout_is_logged_by_address_never_with_what_was_guessed(tmp_path: Path, caplog: Any) -> None:
+    """Someone guessing the referee's PIN: the fifth wrong one locks the address out (429) and the
+    log says so once, with the address; the guesses are in no log line. A minute later the address
+    is forgotten (the map of failures does not keep every address ever seen)."""
+    import logging
+
+    now = [1000.0]
+    creds = Credentials(referee=REFEREE, operator=OPERATOR, clock=lambda: now[0])
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    caplog.set_level(logging.INFO)
+    with TestClient(create_app(Controller(cfg, store, _no_table), creds)) as client:
+        guesses = [f"guess-{i:04d}" for i in range(7)]
+        codes = [client.get("/api/whoami", headers={"Authorization": f"Bearer {g}"}).status_code for g in guesses]
+        assert codes == [401] * 5 + [429] * 2
+        with client.websocket_connect("/ws/referee") as ws:  # the socket is shut too, even to the right one
+            ws.send_json({"token": REFEREE})
+            assert ws.receive_json()["code"] == 4429
+        locked = [r for r in caplog.records if "locked out" in r.getMessage()]
+        assert len(locked) == 1 and locked[0].client == "testclient" and locked[0].levelno == logging.WARNING
+        said = "\n".join(f"{r.getMessage()} {r.__dict__}" for r in caplog.records)
+        assert not any(g in said for g in guesses) and REFEREE not in said
+        now[0] += 61
+        assert client.get("/api/whoami", headers={"Authorization": f"Bearer {REFEREE}"}).json()["role"] == "referee"
+        assert creds._failures == {}
+    store.close()
+
+
+def test_no_other_origin_may_read_or_act_unless_the_config_names_it(display: TestClient, tmp_path: Path) -> None:
+    evil = {"Origin": "http://evil.example"}
+    pre = display.options("/api/referee/penalty", headers={**evil, "Access-Control-Request-Method": "POST",
+                                                           "Access-Control-Request-Headers": "authorization"})
+    assert "access-control-allow-origin" not in pre.headers
+    assert "access-control-allow-origin" not in display.get("/api/state", headers=evil).headers
+    assert not any(k.lower() == "set-cookie" for k in display.get("/", headers=evil).headers)  # no cookie to ride on
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"},
+                        "display": {"cors_origins": ["https://broadcast.example"]}}, "test")
+    store = EventStore(tmp_path / "cors.sqlite3")
+    creds = Credentials(referee=REFEREE, operator=OPERATOR)
+    with TestClient(create_app(Controller(cfg, store, _no_table), creds)) as c:
+        ok = c.get("/api/state", headers={"Origin": "https://broadcast.example"})
+        assert ok.headers["access-control-allow-origin"] == "https://broadcast.example"
+        assert "access-control-allow-credentials" not in ok.headers
+        assert "access-control-allow-origin" not in c.get("/api/state", headers=evil).headers
+    store.close()
+
+
+async def test_no_path_leaves_the_pages_folder_over_real_http(tmp_path: Path) -> None:
+    """Raw request lines (no client normalises them): `..`, encoded, doubled slashes, a NUL."""
+    import asyncio
+
+    from table_controller.web.serve import serve, stop_tasks
+
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    served = await serve(create_app(Controller(cfg, store, _no_table), Credentials(referee=REFEREE, operator=OPERATOR)),
+                         "127.0.0.1", 0, name="display", what="the display")
+    try:
+        async def get(path: str) -> tuple[str, bytes]:
+            reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".encode())
+            await writer.drain()
+            answer = await reader.read()
+            writer.close()
+            return answer.split(b"\r\n")[0].decode(), answer
+
+        assert (await get("/static/app.js"))[0].endswith("200 OK")
+        for path in ("/static/../app.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py",
+                     "/static/%2e%2e%2f%2e%2e%2fconfig.py", "/static//etc/passwd", "/static/%2fetc%2fpasswd", "/static/....//app.py", "/static/app.js%00.png",
+                     "/../../table_controller/web/auth.py", "/api/hands/..%2f..%2fstate/record"):
+            status, answer = await get(path)
+            assert status.split()[1] in ("400", "404", "422"), (path, status)
+            assert b"hmac" not in answer and b"root:" not in answer and b"create_app" not in answer, path
+    finally:
+        await stop_tasks([served.task], served)
+        store.close()
