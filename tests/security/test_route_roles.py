@@ -111,14 +111,19 @@ def test_the_hubs_only_action_needs_the_organisers_credential(tmp_path: Path) ->
     app = create_hub_app(hub)
     with TestClient(app) as client:
         actions = [(m, p) for m, p in _routes(app) if m != "GET"]
-        assert actions == [("POST", "/api/pairings/publish")]
+        assert sorted(actions) == [("POST", "/api/organiser"), ("POST", "/api/pairings/publish")]
+        decision = {"action": "table_out", "table_id": "t9", "reason": "坏了"}
         assert client.post("/api/pairings/publish",
                            headers={"Authorization": "Bearer org-secret-77"}).status_code == 409  # nothing to seat yet
+        assert client.post("/api/organiser", json=decision,
+                           headers={"Authorization": "Bearer org-secret-77"}).status_code == 404  # no such table
         for headers, params in (({}, {}), ({"Authorization": "Bearer guess"}, {}), ({}, {"token": "org-secret-77"}),
                                 ({"Cookie": "token=org-secret-77"}, {}),
                                 ({"Authorization": "Basic org-secret-77"}, {})):
-            r = client.post("/api/pairings/publish", headers=headers, params=params)
-            assert r.status_code == 401, (headers, params, r.text)
+            for _, path in actions:
+                r = client.post(path, headers=headers, params=params, json=decision)
+                assert r.status_code in (401, 429), (path, headers, params, r.text)  # 429: locked out after 5
+        assert client.get("/api/organiser").json()["decisions"] == []  # nothing refused was recorded
         for method, path in _routes(app):
             if method == "GET":
                 r = client.get(path.replace("{table_id}", "t1").replace("{hand_no}", "1"))
