@@ -7,10 +7,9 @@ players change chairs at a 换位 (`seating`).
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
+from table_controller import spreadsheet
 from table_controller.referee import active, exhaustive, ranked_wins
 
 POSITIONS = ("1", "2", "3", "4")
@@ -239,17 +238,16 @@ def _winners_zh(sheet: dict[str, Any], row: dict[str, Any]) -> str:
 
 
 def to_csv(sheet: dict[str, Any]) -> str:
-    """The sheet as CSV (UTF-8 with BOM so spreadsheet programs read the Chinese)."""
-    out = io.StringIO()
-    w = csv.writer(out)
+    """The sheet as CSV for a spreadsheet program (`spreadsheet.to_csv`: a name is never a formula)."""
     names = [sheet["players"][p] for p in POSITIONS]
-    w.writerow(["盘", "圈风", "庄家", "结果", "番", *[f"{n} 本盘" for n in names], *[f"{n} 累计" for n in names]])
+    rows: list[list[Any]] = [["盘", "圈风", "庄家", "结果", "番", *[f"{n} 本盘" for n in names],
+                              *[f"{n} 累计" for n in names]]]
     for r in sheet["rows"]:
-        w.writerow([r["hand_no"], WIND_ZH.get(r["prevalent_wind"] or "", ""),
-                    sheet["players"].get(str(r.get("dealer") or r["dealer_position"]), "") if r["dealer_position"] else "",
-                    r["result_zh"] + _winners_zh(sheet, r), " / ".join(str(w["fan_total"]) for w in r.get("wins", [])),
-                    *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])
-    w.writerow(["合计", "", "", "", "", *[sheet["totals"][p] for p in POSITIONS], "", "", "", ""])
-    w.writerow(["标准分", "", "", "最终" if sheet["final"] else "暂定", "",  # a tie's share: 2.33, not 2.3333333333333335
-                *[round(sheet["table_points"][p], 2) for p in POSITIONS], "", "", "", ""])
-    return "\ufeff" + out.getvalue()
+        rows.append([r["hand_no"], WIND_ZH.get(r["prevalent_wind"] or "", ""),
+                     sheet["players"].get(str(r.get("dealer") or r["dealer_position"]), "") if r["dealer_position"] else "",
+                     r["result_zh"] + _winners_zh(sheet, r), " / ".join(str(w["fan_total"]) for w in r.get("wins", [])),
+                     *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])
+    rows.append(["合计", "", "", "", "", *[sheet["totals"][p] for p in POSITIONS], "", "", "", ""])
+    rows.append(["标准分", "", "", "最终" if sheet["final"] else "暂定", "",  # a tie's share: 2.33, not 2.3333333333333335
+                 *[round(sheet["table_points"][p], 2) for p in POSITIONS], "", "", "", ""])
+    return spreadsheet.to_csv(rows)

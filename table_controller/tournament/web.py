@@ -235,23 +235,22 @@ def tournament_archive(hub: Any) -> bytes:
 
 
 def standings_to_csv(st: dict[str, Any]) -> str:
-    """Rank, player, number, 标准分 and points, then each round's (标准分, points) where played."""
-    import csv
-    import io
+    """Rank, player, number, 标准分 and points, then each round's (标准分, points) where played (for a
+    spreadsheet program: `spreadsheet.to_csv`, a name from a table is never a formula)."""
+    from table_controller.spreadsheet import to_csv
 
     rounds = sorted({t["round"] for p in st["players"] for t in p["tables"]})
-    out = io.StringIO()
-    w = csv.writer(out)
-    w.writerow(["名次", "选手", "编号", "标准分", "比赛分", *[f"第{r}轮 {k}" for r in rounds for k in ("桌", "标准分", "比赛分")]])
+    rows: list[list[Any]] = [["名次", "选手", "编号", "标准分", "比赛分",
+                              *[f"第{r}轮 {k}" for r in rounds for k in ("桌", "标准分", "比赛分")]]]
     for p in st["players"]:
         by_round = {t["round"]: t for t in p["tables"]}
         cells = []
         for r in rounds:
             t = by_round.get(r)
             cells += [t["table_name"], t["table_points"], t["points"]] if t else ["", "", ""]
-        w.writerow(["陪打" if p.get("stand_in") else p["rank"], p["name"], p["id"], p["table_points"], p["points"],
-                    *cells])
-    return "\ufeff" + out.getvalue()
+        rows.append(["陪打" if p.get("stand_in") else p["rank"], p["name"], p["id"], p["table_points"], p["points"],
+                     *cells])
+    return to_csv(rows)
 
 
 def pairings_text(p: dict[str, Any]) -> str:

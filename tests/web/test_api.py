@@ -375,3 +375,29 @@ def test_openapi_describes_what_the_gets_return(client: TestClient) -> None:
     # the schema is what the server really sends
     body = client.get("/api/state").json()
     assert set(schemas["StateOut"]["required"]) <= set(body)
+
+
+def test_a_name_that_reads_as_a_formula_is_text_in_the_csv(client: TestClient) -> None:
+    """A player keyed as `=HYPERLINK(...)` (or a name from a table over MQTT) was written as is: Excel and WPS
+    run it as a formula when the referee opens the sheet. Now text starting =, +, -, @ gets an apostrophe; the
+    scores stay numbers (a negative one too)."""
+    import csv as csvmod
+    import io
+
+    from table_controller.spreadsheet import cell
+    from table_controller.tournament.web import standings_to_csv
+
+    evil = '=HYPERLINK("http://x.example/","点我")'
+    assert client.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"}, headers=bearer(REFEREE)).status_code == 200
+    assert client.post("/api/hand/end", json={"result": "draw"}, headers=bearer(OPERATOR)).status_code == 200
+    body = {"round": 2, "players": {"1": evil, "2": "@己", "3": "+庚", "4": "辛"}}
+    assert client.post("/api/referee/round", json=body, headers=bearer(REFEREE)).status_code == 200
+    rows = list(csvmod.reader(io.StringIO(client.get("/api/scoresheet.csv").text.lstrip("\ufeff"))))
+    assert rows[0][5:8] == ["'" + evil + " 本盘", "'@己 本盘", "'+庚 本盘"]
+    assert not any(c.startswith(("=", "+", "@")) for row in rows for c in row)
+    first = list(csvmod.reader(io.StringIO(client.get("/api/scoresheet.csv", params={"round": 1}).text)))
+    assert "-10" in first[-2]  # 合计: a score is a number, not text
+    st = {"players": [{"rank": 1, "name": "-甲", "id": "=1+1", "table_points": 4, "points": -10, "tables": []}]}
+    line = list(csvmod.reader(io.StringIO(standings_to_csv(st).lstrip("\ufeff"))))[1]
+    assert line == ["1", "'-甲", "'=1+1", "4", "-10"]
+    assert (cell(-3), cell("\t=x"), cell("甲=乙")) == (-3, "'\t=x", "甲=乙")
