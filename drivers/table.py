@@ -98,6 +98,7 @@ class Table(BaseTable):
         self._behind = 0  # heartbeats in a row that announced events we do not have
         self._holding = False  # during a handshake: replayed events wait until link_up is out
         self._held: list[tuple[str, dict[str, Any], int]] = []
+        self._last_error: TableError | None = None  # why the last connection ended, in words
         self.reconnects = 0
         self.duplicate_events = 0
         self.missed_events = 0
@@ -176,7 +177,9 @@ class Table(BaseTable):
             await self._drop_transport()
             if not self._reconnect:
                 if self._first is not None and not self._first.done():
-                    self._first.set_exception(TableError(f"cannot reach the table at {self.url}: {reason}", reason))
+                    why = self._last_error if self._last_error is not None else reason
+                    self._first.set_exception(TableError(f"cannot reach the table at {self.url}: {why} "
+                                                         f"({heard(self.health)})", reason))
                 self._fail_pending(TableError(f"the link to the table went down ({reason})", "link_down"))
                 return
             await self.clock.sleep(backoff)
@@ -192,6 +195,7 @@ class Table(BaseTable):
         pump = asyncio.get_running_loop().create_task(self._pump())
         self._held = []
         self._holding = True
+        self._last_error = None
         try:
             st = await self._handshake()
             self.health.up = True
@@ -210,6 +214,7 @@ class Table(BaseTable):
             self._resend_pending()
             return await pump
         except TableError as exc:
+            self._last_error = exc
             return exc.code
         except Exception:
             log.exception("table %s: link task failed", self.url)

@@ -226,3 +226,20 @@ async def test_a_connect_to_a_silent_port_says_nothing_came_back() -> None:
     finally:
         os.close(master)
         os.close(slave)
+
+
+@pytest.mark.parametrize("mode, said", [
+    ("wrong_seq", "frames out of sequence: protocol.md §3, SEQ"),
+    ("bad_crc", "frames with a bad CRC: protocol.md §2"),
+])
+async def test_a_connect_whose_handshake_gives_up_first_says_what_the_link_heard(mode: str, said: str) -> None:
+    """With more time than the handshake's own 3 s (`tablectl probe` and `check` give 5), the
+    handshake gave up first and the error said only "cannot reach the table at …: no_identity".
+    It now says which step went unanswered and what the link heard, as a connect timeout does."""
+    from drivers.table import TableError, open_table
+
+    with _buggy_firmware(mode) as path, pytest.raises(TableError) as err:
+        await open_table(path, reconnect=False, connect_timeout=6.0)
+    text = str(err.value)
+    assert err.value.code == "no_identity" and text.startswith(f"cannot reach the table at {path}: no "), text
+    assert said in text and "good frames, but no handshake: protocol.md §5" in text, text
