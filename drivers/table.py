@@ -314,16 +314,14 @@ class Table(BaseTable):
             if d.nonce == self._reset_nonce:
                 self._reset_acked.set()
             return
-        if d.kind == "reset":
+        if d.kind == "reset":  # answered once, with its nonce (protocol.md §5.1)
             self._link.send_control(msgs.RESET_ACK, struct.pack(">I", d.nonce))
+            self._flush()
             if not self._reset_acked.is_set():
                 # Still waiting for our own RESET's answer: that RESET resets the table anyway,
                 # and this one was sent before the table saw ours (its boot announcement).
-                self._flush()
                 return
-            # The table rebooted and says so: answer, and start the handshake over.
-            self._link.send_control(msgs.RESET_ACK, struct.pack(">I", d.nonce))
-            self._flush()
+            # The table rebooted and says so: the handshake starts over.
             self._reset_acked.clear()
             self._rx.put_nowait(TableError("the table reset the link (it restarted)", "table_reset"))
             return
