@@ -246,7 +246,18 @@ def _parse(type_: int, kind: str, decl: str) -> MessageType:
 
 BY_TYPE: dict[int, MessageType] = {t: _parse(t, k, d) for t, k, d in DECLARATIONS}
 BY_NAME: dict[str, MessageType] = {m.name: m for m in BY_TYPE.values()}
+#: The one version of protocol.md this host speaks; a newer firmware of it may append fields (§7).
 PROTOCOL_VERSION = 1
+
+
+def version_refusal(protocol: int) -> str | None:
+    """Why the host cannot speak to a table whose identity gives `protocol`, naming both versions;
+    None when it speaks it. Another number is another document: its messages may mean other things."""
+    if protocol == PROTOCOL_VERSION:
+        return None
+    return (f"牌桌协议版本 {protocol}，本机只支持版本 {PROTOCOL_VERSION}：请更新主机软件或牌桌固件 / "
+            f"the table speaks protocol version {protocol}, this host speaks version {PROTOCOL_VERSION} "
+            "(docs/protocol.md §7 identity): update the host or the table's firmware")
 #: Numbered events (protocol.md §7): each payload starts with `ev` (u32); 0x9F, the heartbeat, is not one.
 EVENT_TYPES = range(0x90, 0x9F)
 

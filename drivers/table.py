@@ -98,6 +98,8 @@ class Table(BaseTable):
         self._behind = 0  # heartbeats in a row that announced events we do not have
         self._holding = False  # during a handshake: replayed events wait until link_up is out
         self._held: list[tuple[str, dict[str, Any], int]] = []
+        self._refused = False  # this connection's table speaks another protocol version: read nothing more
+        self._last_error: TableError | None = None  # why the last connection ended, in words
         self.reconnects = 0
         self.duplicate_events = 0
         self.missed_events = 0
@@ -160,6 +162,10 @@ class Table(BaseTable):
                 self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
                 reason = await self._session()
                 log.info("table %s: link ended (%s)", self.url, reason)
+                if reason == "protocol_version" and self._first is not None and not self._first.done():
+                    await self._drop_transport()  # another protocol: trying again cannot help
+                    self._first.set_exception(self._last_error or TableError(reason, reason))
+                    return
             except (TableError, OSError) as exc:
                 reason = getattr(exc, "code", "os_error")
                 if self._first is not None and not self._first.done() and not self._reconnect:
@@ -176,7 +182,9 @@ class Table(BaseTable):
             await self._drop_transport()
             if not self._reconnect:
                 if self._first is not None and not self._first.done():
-                    self._first.set_exception(TableError(f"cannot reach the table at {self.url}: {reason}", reason))
+                    why = self._last_error if self._last_error is not None else reason
+                    self._first.set_exception(TableError(f"cannot reach the table at {self.url}: {why} "
+                                                         f"({heard(self.health)})", reason))
                 self._fail_pending(TableError(f"the link to the table went down ({reason})", "link_down"))
                 return
             await self.clock.sleep(backoff)
@@ -192,6 +200,8 @@ class Table(BaseTable):
         pump = asyncio.get_running_loop().create_task(self._pump())
         self._held = []
         self._holding = True
+        self._refused = False
+        self._last_error = None
         try:
             st = await self._handshake()
             self.health.up = True
@@ -210,6 +220,7 @@ class Table(BaseTable):
             self._resend_pending()
             return await pump
         except TableError as exc:
+            self._last_error = exc
             return exc.code
         except Exception:
             log.exception("table %s: link task failed", self.url)
@@ -303,19 +314,19 @@ class Table(BaseTable):
             if d.nonce == self._reset_nonce:
                 self._reset_acked.set()
             return
-        if d.kind == "reset":
+        if d.kind == "reset":  # answered once, with its nonce (protocol.md §5.1)
             self._link.send_control(msgs.RESET_ACK, struct.pack(">I", d.nonce))
+            self._flush()
             if not self._reset_acked.is_set():
                 # Still waiting for our own RESET's answer: that RESET resets the table anyway,
                 # and this one was sent before the table saw ours (its boot announcement).
-                self._flush()
                 return
-            # The table rebooted and says so: answer, and start the handshake over.
-            self._link.send_control(msgs.RESET_ACK, struct.pack(">I", d.nonce))
-            self._flush()
+            # The table rebooted and says so: the handshake starts over.
             self._reset_acked.clear()
             self._rx.put_nowait(TableError("the table reset the link (it restarted)", "table_reset"))
             return
+        if self._refused:
+            return  # a table of another protocol version: its frames may mean other things
         try:
             # fields a newer firmware appended are ignored (protocol.md §7): it still speaks to us
             msg, values = msgs.decode(d.type, d.payload, trailing_ok=True)
@@ -332,6 +343,13 @@ class Table(BaseTable):
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("<<< %s", msg.format(values))
         if msg.name == "identity":
+            refusal = msgs.version_refusal(values["protocol"])
+            if refusal is not None:  # refused at connect, before any of its events is numbered
+                self._refused = True
+                p = self._pending.pop(values["req"], None)
+                if p is not None and not p.future.done():
+                    p.future.set_exception(TableError(refusal, "protocol_version"))
+                return
             self._on_identity(values)  # now, before the replayed events behind it are numbered
         if msg.kind == "reply":
             p = self._pending.pop(values["req"], None)

@@ -310,6 +310,9 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     if derived:  # what the record shows (倍打, 包付, 杠上炮); the referee's own options win
         given = hand_in.get("options") if isinstance(hand_in.get("options"), dict) else {}
         hand_in = {**hand_in, "options": {**derived, **given}}
+    kong_win = record_win(s.hand, hand_in)
+    if kong_win:  # 杠上开花: the record shows the tile drawn was the kong's replacement
+        hand_in = {**hand_in, "win": kong_win}
     if out and "active" not in hand_in:  # 血战: only the seats still playing pay a later win
         hand_in = {**hand_in, "active": [w for w in SEATS if w not in out or w == hand_in.get("seat_wind")]}
     record["hand"] = hand_in  # concealed tiles: the referee channel only (see projection.py)
@@ -462,6 +465,18 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
             and pool[-1].get("after_kong"):
         opts["after_kong"] = True
     return opts
+
+
+def record_win(hand: dict[str, Any], read: dict[str, Any]) -> str | None:
+    """杠上开花 the record shows: a self-drawn win (`self_draw`) by the seat whose last play was a
+    kong, before it discarded, won on the kong's replacement tile (`kong_replacement`); None when
+    the record adds nothing. A flower drawn as the replacement and replaced in turn leaves it as read
+    (国标 杠上开花 "不包括补花")."""
+    seat = read.get("seat_wind", read.get("winner"))
+    if read.get("win") == "self_draw" and seat in SEATS and hand.get("kong_by") == seat \
+            and not hand.get("kong_flower"):
+        return "kong_replacement"
+    return None
 
 
 def sealed_by(hand: dict[str, Any], seat: Any) -> str | None:

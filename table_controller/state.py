@@ -483,6 +483,9 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["last_call"] = ev.seq  # and breaks 一发
     if ev.type != "play.flower":  # a flower replaced after a kong keeps the seat's discard 杠上炮
         hand["kong_by"] = seat if ev.type == "play.kong" or d.get("kind") == "kong" else None
+        hand.pop("kong_flower", None)
+    elif hand.get("kong_by") == seat:  # the kong's replacement was a flower: a win now is not on the kong's tile
+        hand["kong_flower"] = True
     _wall_now(hand)
 
 

@@ -141,9 +141,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     leave = after_win == "blood_battle"
     spec = plan.ruleset.tile_spec
     opening = open_hands(plan, wall)
-    for seat in SEATS:  # 补花 was done dealer first (walls.md); the flowers are laid out in that order
-        for flower in opening.flowers[seat]:
-            yield PlayerAction("flower", seat, flower)
+    for seat, flower in opening.laid:  # 补花 round by round, dealer first (walls.md): laid out in that order
+        yield PlayerAction("flower", seat, flower)
     yield PlayerAction("deal_done")
     hands = {seat: list(opening.hands[seat]) for seat in SEATS}
     gone: dict[str, str] = {}  # 定缺: seat -> the suit it gives up

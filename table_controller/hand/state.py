@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal
 
 from table_controller import tiles as T
+from table_controller.hand import opening as O
 from table_controller.hand.errors import IllegalAction
 from table_controller.hand.events import (
     Claim, ChooseMissing, CloseWindow, Correct, Deal, Discard, Draw, Event, Flower, Kong, Pass,
@@ -85,6 +86,7 @@ class HandState:
     hanging: dict[str, str] = field(default_factory=dict)  # 全求独钓: seat → the tile it first hung
     fed: dict[tuple[str, str], int] = field(default_factory=dict)  # 封胡: (feeder, claimer) → pungs fed
     sealed: set[tuple[str, str]] = field(default_factory=set)      # 封胡 pairs (feeder, claimer)
+    opening: O.OpeningFlowers | None = None   # the opening 补花 until the dealer's first discard or kong
 
     def clone(self) -> HandState:
         return replace(self, seats={s: st.clone() for s, st in self.seats.items()}, claims=dict(self.claims),
@@ -244,6 +246,7 @@ def _deal(s: HandState, e: Deal, notes: list[dict[str, Any]]) -> None:
         s.seats[seat].concealed = list(tiles)
     for t in T.all_kinds(flowers=True):
         _fifth_copy(s, t)
+    s.opening = O.start(e.hands) if s.rules.flowers else None
     s.turn = "E"
     s.phase = "choose_missing" if s.rules.missing_suit else "discard"
 
@@ -316,6 +319,8 @@ def _replace(s: HandState, e: Replace, notes: list[dict[str, Any]]) -> None:
     pos = _take_from_wall(s, replacement=True)
     s.seats[e.seat].concealed.append(e.tile)
     _fifth_copy(s, e.tile)
+    if s.opening is not None:
+        s.opening = O.drew(s.opening, e.seat, e.tile)
     s.replacing = None
     s.phase = "discard"
     notes.append({"type": "replace", "seat": e.seat, "position": pos})
@@ -333,6 +338,8 @@ def _flower(s: HandState, e: Flower, notes: list[dict[str, Any]]) -> None:
     opening = _opening(s) and s.turn == "E"
     _need(s.phase == "discard" and (e.seat == s.turn or opening), "not_now", "补花须在自己出牌前 (起牌后各家依次补花)")
     s.seats[e.seat].take(e.tile)
+    if opening and s.opening is not None:
+        s.opening = O.lay(s.opening, e.seat, e.tile)
     s.seats[e.seat].flowers.append(e.tile)
     if e.seat == s.turn:
         s.after = "flower"
@@ -344,11 +351,24 @@ def _flower(s: HandState, e: Flower, notes: list[dict[str, Any]]) -> None:
     s.phase = "replace"
 
 
+def _end_opening(s: HandState) -> None:
+    """The dealer's first discard or kong ends the opening: every flower known dealt or replaced
+    must be laid first (walls.md: 补花 before play)."""
+    if s.opening is None:
+        return
+    left = O.pending(s.opening)
+    if left:
+        seat, tile = left[0]
+        raise IllegalAction("opening_flowers", f"起牌补花未完: {T.seat_name(seat)}家还有{T.tile_name(tile)}未补")
+    s.opening = None
+
+
 def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard", "not_now", "现在不该出牌")
     _need(e.seat == s.turn, "out_of_turn", f"轮到{T.seat_name(s.turn)}家出牌, 不是{T.seat_name(e.seat)}家")
     _check_tile(e.tile)
     _need(not T.is_flower(e.tile), "flower_discard", "花牌不能打出, 须补花")
+    _end_opening(s)
     st = s.seats[e.seat]
     if st.missing_suit and T.suit(e.tile) != st.missing_suit:  # a known tile of the 缺门 goes first
         _need(not any(t != T.BACK and T.is_suited(t) and T.suit(t) == st.missing_suit for t in st.concealed),
@@ -568,6 +588,7 @@ def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard" and e.seat == s.turn, "not_now", "开杠须在自己摸牌后、出牌前")
     _check_tile(e.tile)
     _need_replacement(s)
+    _end_opening(s)
     st = s.seats[e.seat]
     if e.kind == "concealed":
         _need(st.holds(e.tile) >= 4, "tile_not_held", f"暗杠须手中有四张{T.tile_name(e.tile)}")
@@ -617,6 +638,8 @@ def _correct(s: HandState, e: Correct, notes: list[dict[str, Any]]) -> None:
     _check_tile(e.new, allow_back=True)
     s.seats[e.seat].take(e.old)
     s.seats[e.seat].concealed.append(e.new)
+    if s.opening is not None:
+        s.opening = O.corrected(s.opening, e.seat, e.old, e.new)
     _fifth_copy(s, e.new)
     notes.append({"type": "corrected", "seat": e.seat, "old": e.old, "new": e.new})
 

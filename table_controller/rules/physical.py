@@ -70,6 +70,8 @@ class Opening:
 
     `dealt`: kinds in the order taken (same order as `plan.hands`). `hands`: after 补花, flowers
     removed and replacements added. `replacements`: (seat, position, kind) in the order taken.
+    `laid`: (seat, flower) in the order the flowers are laid out, round by round (walls.md), for
+    whoever replays the opening one flower at a time (the simulated players, the hand machine).
     `state`: the wall after the deal and 补花, ready for the first discard.
     """
 
@@ -79,6 +81,7 @@ class Opening:
     replacements: tuple[tuple[Seat, str, str], ...]
     state: WallState
     indicator_kinds: dict[str, str]
+    laid: tuple[tuple[Seat, str], ...] = ()
 
 
 def open_hands(plan: DealPlan, wall: PhysicalWall) -> Opening:
@@ -90,6 +93,7 @@ def open_hands(plan: DealPlan, wall: PhysicalWall) -> Opening:
     hands = {seat: list(kinds) for seat, kinds in dealt.items()}
     flowers: dict[Seat, list[str]] = {seat: [] for seat in SEATS}
     replacements: list[tuple[Seat, str, str]] = []
+    laid: list[tuple[Seat, str]] = []
     state = plan.initial_state()
     while True:
         to_replace = {seat: [k for k in hands[seat] if spec.is_bonus(k)] for seat in SEATS}
@@ -99,6 +103,7 @@ def open_hands(plan: DealPlan, wall: PhysicalWall) -> Opening:
             for kind in to_replace[seat]:
                 hands[seat].remove(kind)
                 flowers[seat].append(kind)
+                laid.append((seat, kind))
             for _ in to_replace[seat]:
                 try:
                     pos, state = state.replace()
@@ -113,6 +118,7 @@ def open_hands(plan: DealPlan, wall: PhysicalWall) -> Opening:
         replacements=tuple(replacements),
         state=state,
         indicator_kinds={name: wall[pos] for name, pos in plan.indicators.items()},
+        laid=tuple(laid),
     )
 
 

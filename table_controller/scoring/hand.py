@@ -176,6 +176,9 @@ class HandInput:
         if self.win == "rob_kong" and self.win_tile and held[self.win_tile] > 1:
             raise ScoringError("impossible_rob_kong", f"抢杠和 on {self.win_tile}: the konger holds the other "
                                "three, so the winner cannot hold another", "win")
+        if self.win == "kong_replacement" and self.win_tile and not any(m.type == "kong" for m in self.melds):
+            raise ScoringError("impossible_kong_replacement", "杠上开花须有杠: 副露中没有杠, 和牌张不可能是杠后补牌 / "
+                               "杠上开花 (kong_replacement) needs a kong among the melds: none is declared", "win")
         for code, k in self.visible.items():
             if k + held.get(code, 0) > 4:
                 raise ScoringError("too_many_copies", f"{k} visible and {held.get(code, 0)} in the hand: "

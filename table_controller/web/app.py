@@ -93,7 +93,8 @@ class PauseIn(_Body):
 
 #: a win read the scorer cannot take, in the referee's words (ScoringError.code)
 READ_ZH = {"bad_tile": "读牌中有不是牌的代码", "bad_meld": "副露有误", "too_many_copies": "同一张牌超过 4 张（花牌各 1 张）",
-           "wrong_tile_count": "手牌张数不对", "impossible_rob_kong": "抢杠和不成立", "bad_field": "读牌有误"}
+           "wrong_tile_count": "手牌张数不对", "impossible_rob_kong": "抢杠和不成立",
+           "impossible_kong_replacement": "杠上开花不成立（没有杠）", "bad_field": "读牌有误"}
 
 
 class WinIn(_Body):

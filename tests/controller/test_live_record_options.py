@@ -126,3 +126,36 @@ def test_nanning_a_seat_that_fed_one_seat_three_pungs_is_sealed_and_pays_for_its
     assert read["result"]["valid"] and read["hand"]["options"] == {"sealed": "E"}
     pays = {w: v for w, v in read["result"]["payments"].items() if v}
     assert pays == {"E": -9, "S": 9}  # 自摸 3 from each, all three paid by E
+
+
+def test_a_self_drawn_win_right_after_the_winners_kong_is_scored_as_kong_replacement() -> None:
+    """The record shows W konged and has not discarded since: the tile it won on was the kong's
+    replacement, so a read that says 自摸 is scored 杠上开花. After a discard, or where the
+    replacement was a flower replaced in turn, the read stays as given; a read claiming 杠上开花
+    with no kong is refused with the reason (before: scored, kong or no kong)."""
+    win = {"seat_wind": "W", "prevalent_wind": "E", "win": "self_draw", "win_tile": "2p",
+           "melds": [{"type": "kong", "tiles": ["7s"] * 4, "concealed": True}],
+           "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p".split()}
+    log = Log("mcr")
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "1z"), ("S", "2z"))
+    play(log, "kong", seat="W", tiles=["7s"] * 4, concealed=True)
+    log.ref("referee.win_read", hand=win)
+    read = log.state().actions[-1]
+    assert read["hand"]["win"] == "kong_replacement" and read["result"]["valid"], read["result"]
+    assert "杠上开花" in [f["name"] for f in read["result"]["fans"]]
+    flower = Log("mcr")
+    flower.start()
+    play(flower, "deal_done")
+    play(flower, "kong", seat="E", tiles=["7s"] * 4, concealed=True)
+    play(flower, "flower", seat="E", tile="3f")  # the replacement was a flower, replaced in turn
+    flower.ref("referee.win_read", hand={**win, "seat_wind": "E", "flowers": ["3f"]})
+    assert flower.state().actions[-1]["hand"]["win"] == "self_draw"
+    discards(log, ("W", "9p"), ("N", "1z"))  # W played on: its next self-drawn tile is a live draw
+    log.ref("referee.win_read", hand=win)
+    assert log.state().actions[-1]["hand"]["win"] == "self_draw"
+    log.ref("referee.win_read", hand={**win, "win": "kong_replacement", "melds": [],
+                                      "concealed": "7s 7s 7s 1m 2m 3m 4m 5m 6m 7m 8m 9m 2p".split()})
+    result = log.state().actions[-1]["result"]
+    assert not result["valid"] and result["reason"] == "bad_hand" and "杠上开花须有杠" in result["message"]

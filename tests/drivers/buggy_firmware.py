@@ -6,7 +6,8 @@ so the tests see what a table maker would see from conform when their firmware h
 Modes: `bad_crc` (every data frame's CRC wrong), `wrong_seq` (every data frame numbered 0),
 `live_event` (a player presses a button right after each identify: correct, not a bug),
 `replay_reversed` (the event replay comes newest first), `no_resync` (after the first byte
-that is not a frame, it reads nothing more until a RESET).
+that is not a frame, it reads nothing more until a RESET), `protocol_2` (its identity says
+protocol version 2, a document this host does not speak).
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ class Firmware:
         except msgs.MessageError:
             return
         if msg.name == "identify":
-            self.send("identity", req=v["req"], protocol=1, firmware="buggy", serial="B-1", boot_id=BOOT_ID,
+            version = 2 if self.mode == "protocol_2" else 1
+            self.send("identity", req=v["req"], protocol=version, firmware="buggy", serial="B-1", boot_id=BOOT_ID,
                       tile_counts=[144], wall_lengths=[18] * 4, dice=2, features=31, last_event=len(self.events))
             after = v["last_event"] if v["boot_id"] == BOOT_ID else 0
             replay = [e for e in self.events if e[0] > after]

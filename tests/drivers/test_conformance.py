@@ -226,3 +226,40 @@ async def test_a_connect_to_a_silent_port_says_nothing_came_back() -> None:
     finally:
         os.close(master)
         os.close(slave)
+
+
+@pytest.mark.parametrize("mode, said", [
+    ("wrong_seq", "frames out of sequence: protocol.md §3, SEQ"),
+    ("bad_crc", "frames with a bad CRC: protocol.md §2"),
+])
+async def test_a_connect_whose_handshake_gives_up_first_says_what_the_link_heard(mode: str, said: str) -> None:
+    """With more time than the handshake's own 3 s (`tablectl probe` and `check` give 5), the
+    handshake gave up first and the error said only "cannot reach the table at …: no_identity".
+    It now says which step went unanswered and what the link heard, as a connect timeout does."""
+    from drivers.table import TableError, open_table
+
+    with _buggy_firmware(mode) as path, pytest.raises(TableError) as err:
+        await open_table(path, reconnect=False, connect_timeout=6.0)
+    text = str(err.value)
+    assert err.value.code == "no_identity" and text.startswith(f"cannot reach the table at {path}: no "), text
+    assert said in text and "good frames, but no handshake: protocol.md §5" in text, text
+
+
+@pytest.mark.parametrize("reconnect", [False, True])
+async def test_a_table_of_another_protocol_version_is_refused_at_connect(reconnect: bool) -> None:
+    """protocol.md is version 1 and `protocol` in identity says which document a table speaks.
+    The driver took any version (only `conform` flagged it) and then read the table's frames as
+    version 1's. It now refuses at connect, naming both versions, and does not retry (the
+    service's `reconnect=True` too: another try gets the same answer)."""
+    import time
+
+    from drivers.table import TableError, open_table
+
+    with _buggy_firmware("protocol_2") as path:
+        began = time.monotonic()
+        with pytest.raises(TableError) as err:
+            await open_table(path, reconnect=reconnect, connect_timeout=8.0)
+        took = time.monotonic() - began
+    assert err.value.code == "protocol_version", str(err.value)
+    assert str(err.value).startswith("牌桌协议版本 2，本机只支持版本 1") and "protocol version 2" in str(err.value)
+    assert "this host speaks version 1" in str(err.value) and took < 3.0, (took, str(err.value))

@@ -187,3 +187,36 @@ async def test_events_the_table_numbered_but_never_sent_are_recovered_from_heart
         await table.close()
         await sim.close()
         await clock.close()
+
+
+async def test_a_tables_reset_is_answered_by_one_reset_ack_on_a_pty(
+        no_leaks: None, caplog: pytest.LogCaptureFixture) -> None:
+    """The simulator browns out and announces its boot with RESET (protocol.md §5.1). The host sent
+    RESET_ACK twice for it (the same nonce, back to back), then its own RESET; it now answers once.
+    Read from the host's own wire log of the bytes it wrote to the pty."""
+    import logging
+    import struct
+    import time
+
+    from drivers.framing import FrameDecoder
+    from drivers.messages import RESET, RESET_ACK
+
+    clock = VirtualClock(auto=True)
+    sim, table = await start("pty", clock)
+    try:
+        await clock.sleep(0.5)
+        caplog.set_level(logging.DEBUG - 5, logger="drivers.wire")
+        caplog.clear()
+        sim.brown_out()
+        await table.wait_for_event("hello", timeout=30)  # the new boot's hello: the link is back
+        written = b"".join(bytes.fromhex(r.getMessage()[4:]) for r in caplog.records
+                           if r.levelno == logging.DEBUG - 5 and r.getMessage().startswith(">>> "))
+        frames = FrameDecoder().feed(written, time.monotonic())
+        acks = [struct.unpack(">I", f.payload)[0] for f in frames if f.type == RESET_ACK]
+        assert acks and len(acks) == len(set(acks)), acks  # each RESET the table sent answered once
+        assert [f.type for f in frames if f.type in (RESET, RESET_ACK)][:2] == [RESET_ACK, RESET]
+        assert table.health.up
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()

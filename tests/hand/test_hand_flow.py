@@ -353,6 +353,33 @@ def test_opening_flowers_each_seat_then_the_dealer_plays() -> None:
         play(new_hand(FlowRules.for_ruleset("sichuan"), FakeWall(40)), Deal(hands()), Flower("E", "1f"))
 
 
+def test_opening_flowers_go_round_by_round_dealer_first() -> None:
+    """walls.md: the opening flowers are replaced dealer first, then S, W, N; a replacement that is
+    again a flower waits until that round is over; play starts when none is left (before: any
+    order, and the dealer could discard with a seat's flower still in hand)."""
+    s, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands(E="1f", S="3f")))
+
+    def refused(state: HandState, event: Event, code: str, *words: str) -> None:
+        with pytest.raises(IllegalAction) as err:
+            apply(state, event)
+        assert err.value.code == code and all(w in err.value.rule for w in words), err.value.rule
+
+    refused(s, Flower("S", "3f"), "flower_order", "先由东家补春")          # the dealer first
+    s, _ = play(s, Flower("E", "1f"), Replace("E", "2f"))
+    refused(s, Flower("E", "2f"), "flower_order", "先由南家补秋")          # E's replacement waits for S
+    refused(s, Discard("E", "5m"), "opening_flowers", "南家还有秋")         # no play before 补花 is done
+    refused(s, Kong("E", "5m", "concealed"), "opening_flowers")
+    s, _ = play(s, Flower("S", "3f"), Replace("S", "4f"))
+    refused(s, Flower("S", "4f"), "flower_order", "先由东家补夏")          # round 2: the dealer first again
+    refused(s, Discard("E", "5m"), "opening_flowers", "东家还有夏")
+    s, _ = play(s, Flower("E", "2f"), Replace("E", "5m"), Flower("S", "4f"), Replace("S", "6m"), Discard("E", "5m"))
+    assert s.seats["E"].flowers == ["1f", "2f"] and s.seats["S"].flowers == ["3f", "4f"] and s.phase == "claims"
+    # a tile the camera misread as a flower, corrected by the referee, is owed no more
+    t, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands(E="5m", N="8f")),
+                Correct("N", "8f", "8m"), Discard("E", "5m"))
+    assert t.phase == "claims"
+
+
 def test_a_flower_drawn_as_the_last_tile_ends_the_hand_without_a_replacement() -> None:
     """The 海底 is a flower: it is laid down, nothing is left to replace it, and the hand is 荒牌
     (before: the hand waited for good for a replacement the wall could not give)."""

@@ -18,6 +18,7 @@ from table_controller.hand import (
     ChooseMissing, Claim, CloseWindow, Deal, Discard, Draw, Event, Flower, FlowRules, HandState, IllegalAction,
     Kong, Pass, Replace, SelfDrawWin, apply, new_hand,
 )
+from table_controller.hand.opening import pending
 from table_controller.hand.state import _completes, _eligible
 from table_controller.rules import deal_plan, load_ruleset, physical_wall
 from table_controller.scoring import score_json
@@ -82,11 +83,11 @@ class Table:
     def play_turn(self) -> None:
         s, rng = self.state, self.rng
         x = s.turn
-        opening = s.turn == "E" and not any(st.discards or st.melds for st in s.seats.values())
-        for y in (T.SEATS if opening else (x,)) if self.flow.flowers else ():
-            flowers = [t for t in s.seats[y].concealed if T.is_flower(t)]
-            if flowers:
-                return self.do(Flower(y, flowers[0]))
+        if s.opening is not None and pending(s.opening):  # 补花 round by round, dealer first (walls.md)
+            return self.do(Flower(*pending(s.opening)[0]))
+        flowers = [t for t in s.seats[x].concealed if T.is_flower(t)] if self.flow.flowers else []
+        if flowers:
+            return self.do(Flower(x, flowers[0]))
         st = s.seats[x]
         how = {"kong": "kong_replacement", "flower": "flower_replacement"}.get(s.after, "self_draw")
         if s.sealed_for(x) is None and _completes(s, x, st.concealed[-1], how, None):

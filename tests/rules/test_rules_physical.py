@@ -85,6 +85,7 @@ def test_opening_flower_replacement_order() -> None:
     assert opening.dealt["E"][0] == "1f" and opening.dealt["S"][0] == "2f"
     assert opening.replacements == (("E", "W14t", "3f"), ("S", "W14b", "1m"), ("E", "W13t", "5m"))
     assert opening.flowers == {"E": ("1f", "3f"), "S": ("2f",), "W": (), "N": ()}
+    assert opening.laid == (("E", "1f"), ("S", "2f"), ("E", "3f"))  # E's replacement waits for S's round
     assert {s: len(h) for s, h in opening.hands.items()} == {"E": 14, "S": 13, "W": 13, "N": 13}
     assert not any(k.endswith("f") for h in opening.hands.values() for k in h)
     assert opening.state.tail_drawn == 3 and opening.state.next_replacement == "W13b"

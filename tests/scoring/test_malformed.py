@@ -65,3 +65,29 @@ def test_horses_may_be_written_as_a_string_of_tiles() -> None:
     listed = score_json({**OPEN, "win": "self_draw", "options": {"horses": ["1m", "5p"]}}, "tuidaohu")
     written = score_json({**OPEN, "win": "self_draw", "options": {"horses": "1m 5p"}}, "tuidaohu")
     assert listed["valid"] and written["payments"] == listed["payments"]
+
+
+KONG_WIN = {"seat_wind": "S", "prevalent_wind": "E", "win": "kong_replacement", "win_tile": "5m",
+            "melds": [{"type": "kong", "tiles": ["1m"] * 4, "concealed": True}],
+            "concealed": "2m 3m 4m 5m 6m 7m 8m 8m 3m 4m".split()}
+
+
+@pytest.mark.parametrize("ruleset", ["mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu", "nanning",
+                                     "riichi", "guangdong"])
+def test_kong_replacement_needs_a_kong_among_the_melds(ruleset: str) -> None:
+    """杠上开花 was scored for a read with no kong (a camera read that lacked it, a keyed slip): the
+    winning tile cannot be a kong's replacement then. Every ruleset refuses it, naming why; with the
+    kong declared the same win scores 杠上开花 (riichi: 岭上开花; 广东: the referee's points)."""
+    from table_controller.scoring import referee_scored
+
+    if not referee_scored(ruleset):
+        names = [f["name"] for f in score_json(KONG_WIN, ruleset)["fans"]]
+        assert ("岭上开花" if ruleset == "riichi" else "杠上开花") in names, names
+    no_kong = {**KONG_WIN, "melds": [], "concealed": ["1m", "1m", "1m", *KONG_WIN["concealed"]]}
+    err = _error(no_kong, ruleset)
+    assert err.code == "impossible_kong_replacement" and err.field == "win"
+    assert str(err).startswith("win: 杠上开花须有杠")
+    pung = {**no_kong, "melds": [{"type": "pung", "tiles": ["1m"] * 3, "from": "E"}],
+            "concealed": KONG_WIN["concealed"]}
+    assert _error(pung, ruleset).code == "impossible_kong_replacement"
+    assert score_json({**no_kong, "win": "self_draw"}, ruleset)["valid"] or referee_scored(ruleset)

@@ -54,7 +54,8 @@ def winning_hands(draw: Any, honours: bool = True, chows: bool = True) -> dict[s
             concealed.extend(tiles)
     win_tile = draw(st.sampled_from(concealed))
     concealed.remove(win_tile)
-    win = draw(st.sampled_from(["self_draw", "discard", "kong_replacement"]))
+    konged = any(m["type"] == "kong" for m in melds)  # 杠上开花 needs a kong (impossible_kong_replacement)
+    win = draw(st.sampled_from(["self_draw", "discard", "kong_replacement"] if konged else ["self_draw", "discard"]))
     data = {"seat_wind": seat, "prevalent_wind": draw(st.sampled_from(T.SEATS)), "melds": melds,
             "concealed": draw(st.permutations(concealed)), "win_tile": win_tile, "win": win,
             "last_tile": draw(st.booleans())}

@@ -131,7 +131,10 @@ def test_tuidaohu_chicken_hand_rules_seed001() -> None:
     assert score_json(chicken, "tuidaohu")["reason"] == "chicken_on_discard"
     drawn = score_json(dict(chicken, win="self_draw"), "tuidaohu")
     assert names(drawn) == {"鸡胡": 2} and drawn["points"] == 4
-    kong = score_json(dict(chicken, win="kong_replacement"), "tuidaohu")
+    konged = dict(chicken, concealed="1m 2m 3m 4p 5p 6p 7s 8s 9s 2z".split(),  # 杠上开花 needs the kong
+                  melds=[{"type": "kong", "tiles": ["1z"] * 4, "concealed": True}])
+    assert names(score_json(dict(konged, win="self_draw"), "tuidaohu")) == {"鸡胡": 2}
+    kong = score_json(dict(konged, win="kong_replacement"), "tuidaohu")
     assert names(kong) == {"杠上开花": 8} and kong["points"] == 16
 
 

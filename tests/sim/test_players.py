@@ -466,3 +466,29 @@ def test_a_flower_drawn_as_the_haidi_in_hainan_is_replaced_from_the_tiles_kept_b
     last_flower = max(i for i, a in enumerate(actions) if a.type == "flower")
     assert last_flower < len(actions) - 1 and actions[last_flower + 1].seat == actions[last_flower].seat
     _recorded("hainan", actions, throws=((3, 4),))
+
+
+@pytest.mark.parametrize("ruleset,seeds", [("mcr", (9, 10, 38)), ("jingji", (18, 20)), ("guangdong", (14, 17))])
+def test_players_lay_the_opening_flowers_in_the_order_the_hand_machine_takes(ruleset: str, seeds: tuple) -> None:
+    """Walls where a replacement is again a flower while a later seat still holds one: the players
+    lay them round by round (walls.md), and the hand machine, fed every tile known, takes each
+    flower and its replacement (before: each seat's flowers together, E's second before S's first)."""
+    from table_controller.hand import Deal, Discard, Flower, FlowRules, Replace, apply, new_hand
+
+    rs = load_ruleset(ruleset)
+    plan = deal_plan(rs, (3, 4), (2, 5)) if rs.throws == 2 else deal_plan(rs, (3, 4, 2)[:rs.dice_count])
+    for seed in seeds:
+        wall = physical_wall(rs, None, random.Random(seed))
+        opening = open_hands(plan, wall)
+        laid = [(a.seat, a.tile) for a in play_hand(plan, wall, random.Random(seed)) if a.type == "flower"]
+        by_seat = [(s, f) for s in SEATS for f in opening.flowers[s]]
+        assert laid[:len(by_seat)] != by_seat and sorted(laid[:len(by_seat)]) == sorted(by_seat), seed
+        state, _ = apply(new_hand(FlowRules.for_ruleset(ruleset), plan.initial_state()), Deal(opening.dealt))
+        replacements = iter(opening.replacements)
+        for seat, flower in laid[:len(by_seat)]:
+            state, _ = apply(state, Flower(seat, flower))
+            who, _, kind = next(replacements)
+            assert who == seat, seed
+            state, _ = apply(state, Replace(seat, kind))
+        state, _ = apply(state, Discard("E", opening.hands["E"][0]))
+        assert state.phase == "claims" and sorted(state.seats["E"].concealed) == sorted(opening.hands["E"][1:])

@@ -401,3 +401,20 @@ def test_a_name_that_reads_as_a_formula_is_text_in_the_csv(client: TestClient) -
     line = list(csvmod.reader(io.StringIO(standings_to_csv(st).lstrip("\ufeff"))))[1]
     assert line == ["1", "'-甲", "'=1+1", "4", "-10"]
     assert (cell(-3), cell("\t=x"), cell("甲=乙")) == (-3, "'\t=x", "甲=乙")
+
+
+def test_a_read_claiming_kong_replacement_without_a_kong_is_refused_in_the_referees_words(client: TestClient) -> None:
+    """杠上开花 with no kong among the melds cannot happen: the read is refused with why, Chinese
+    first (before: accepted and scored 杠上开花); the same win after W's kong is scored as one."""
+    h = bearer(REFEREE)
+    hand = {"seat_wind": "W", "prevalent_wind": "E", "win": "kong_replacement", "win_tile": "2p", "melds": [],
+            "concealed": "7s 7s 7s 1m 2m 3m 4m 5m 6m 7m 8m 9m 2p".split()}
+    r = client.post("/api/referee/win", json={"hand": hand}, headers=h)
+    assert r.status_code == 422 and r.json()["detail"].startswith("杠上开花不成立（没有杠） / hand: win: 杠上开花须有杠")
+    assert client.post("/api/play", json={"type": "kong", "seat": "W", "tiles": ["7s"] * 4, "concealed": True},
+                       headers=bearer(OPERATOR)).status_code == 200
+    kong = {**hand, "win": "self_draw", "melds": [{"type": "kong", "tiles": ["7s"] * 4, "concealed": True}],
+            "concealed": hand["concealed"][3:]}
+    assert client.post("/api/referee/win", json={"hand": kong}, headers=h).status_code == 200
+    read = client.controller.state.actions[-1]  # type: ignore[attr-defined]
+    assert read["hand"]["win"] == "kong_replacement" and "杠上开花" in [f["name"] for f in read["result"]["fans"]]
