@@ -296,10 +296,43 @@ def check_clock() -> Finding:
                                  "give the Pi network and NTP, or set the time")
 
 
+#: A referee's or operator's PIN shorter than this is named (named referees must reach it: config.Referee).
+MIN_CREDENTIAL = 6
+
+
+def check_secrets(config: TableConfig) -> Finding:
+    """Credentials a player at the next table could guess or read: a short PIN (5 wrong tries lock an
+    address out for a minute, so a 4-digit PIN falls in a day from one phone), and the config file
+    (it holds the PINs and the broker's password) or the display's TLS key readable by other users."""
+    what = "凭证 / credentials"
+    problems: list[str] = []
+    for key in ("referee_token", "operator_token"):
+        value = getattr(config.display, key)
+        if value and len(value) < MIN_CREDENTIAL:
+            problems.append(f"[display] {key} has {len(value)} characters: 易被猜中, use at least {MIN_CREDENTIAL}")
+    holds_secret = bool(config.display.referee_token or config.display.operator_token or config.display.referees
+                        or config.tournament.password)
+    files = [Path(config.source)] if holds_secret and config.source != "<defaults>" else []
+    tls = config.display_tls()
+    files += [Path(tls[1])] if tls else []
+    for file in files:
+        try:
+            mode = file.stat().st_mode
+        except OSError:
+            continue  # a missing config or key is said where it is read
+        if mode & 0o077:
+            problems.append(f"{file} is readable by other users (mode {mode & 0o777:o}): chmod 600 {file}")
+    if problems:
+        return Finding(what, "warn", "; ".join(problems))
+    return Finding(what, "ok", "no short PIN; config and key readable by their owner only" if files
+                   else "no short PIN; no credential in the config (random ones are made at start)")
+
+
 def run_checks(config: TableConfig, *, probe_table: bool = True) -> list[Finding]:
     """Every check that applies to this config, in the order a technician would walk the table."""
     found = [Finding("配置 / config", "ok", f"{config.source}: 规则 {config.rules.ruleset}, 桌 {config.table.name}")]
     found += check_storage(config)
+    found.append(check_secrets(config))
     if probe_table:
         found.append(check_table(config))
     for extra in (check_camera(config), check_broker(config)):

@@ -143,3 +143,24 @@ def test_the_check_while_the_service_holds_the_port_says_so(tmp_path: Path, boar
     finally:
         held.close()
     assert finding.level == "warn" and "in use" in finding.detail
+
+
+def test_a_short_pin_and_a_config_others_can_read_are_named(tmp_path: Path, self_signed: tuple[Path, Path]) -> None:
+    """A 4-digit referee PIN, a config holding the broker's password at mode 644 and a TLS key others can read
+    passed the check without a word (the PIN is guessed in a day from one phone, 5 tries a minute)."""
+    from table_controller.preflight import check_secrets
+    config = tmp_path / "t.toml"
+    config.write_text("", encoding="utf-8")
+    config.chmod(0o644)
+    weak = parse_config({"display": {"referee_token": "1234", "operator_token": "op-long-enough"}}, source=str(config))
+    found = check_secrets(weak)
+    assert found.level == "warn"
+    assert "referee_token has 4 characters" in found.detail and "operator_token" not in found.detail
+    assert f"chmod 600 {config}" in found.detail
+    config.chmod(0o600)
+    assert check_secrets(parse_config({"display": {"referee_token": "ref-123456"}}, source=str(config))).level == "ok"
+    assert check_secrets(parse_config({}, source=str(config))).level == "ok"  # random credentials at start
+    cert, key = self_signed
+    key.chmod(0o644)
+    tls = parse_config({"display": {"tls_cert": str(cert), "tls_key": str(key)}}, source=str(config))
+    assert check_secrets(tls).level == "warn" and f"chmod 600 {key}" in check_secrets(tls).detail
