@@ -28,12 +28,12 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from table_controller import __version__
-from table_controller.controller import ActionError, Controller
+from table_controller.controller import PAST_WINDOW_S, ActionError, Controller
 from table_controller.penalties import catalogue
 from table_controller.projection import public_actions, public_event, public_view, referee_view
 from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
-from table_controller.state import apply, fold
+from table_controller.state import apply
 from table_controller.store import StoreError
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
 from table_controller.web.limits import BodyLimit
@@ -540,7 +540,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
 #: The pages the service serves; one document, the script draws the page its path names.
 PAGES = ("/", "/win", "/penalties", "/scoresheet", "/public", "/replay")
-MAX_DELAY_S = 3600.0
+MAX_DELAY_S = PAST_WINDOW_S  # the controller keeps states that far back (`state_at`)
 AUTH_TIMEOUT_S = 5.0
 
 
@@ -675,12 +675,10 @@ async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
 
     async def send() -> None:
         cutoff = controller.now() - delay
-        history = controller.store.since(0)
-        shown = fold([ev for ev in history if ev.at <= cutoff])
-        pending = [ev for ev in history if ev.at > cutoff]
+        shown, pending = controller.state_at(cutoff)
         await ws.send_text(json.dumps({"type": "snapshot", "seq": shown.seq, "state": public_view(shown),
                                        "now": cutoff, "delay": delay}, ensure_ascii=False))
-        last = history[-1].seq if history else 0
+        last = pending[-1].seq if pending else shown.seq
         while True:
             while pending:
                 ev = pending.pop(0)
