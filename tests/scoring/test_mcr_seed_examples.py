@@ -180,3 +180,33 @@ def test_every_fan_of_the_81_has_a_seed_hand() -> None:
     named = set().union(*(_expected(c[2]) for c in CASES))
     assert set(SEED_VALUES) - named == set()
     assert len(SEED_VALUES) == 81
+
+
+def test_a_win_on_a_flowers_replacement_is_self_drawn_not_kong_flower() -> None:
+    """范文五 81: "花牌补花成和计自摸分，不计杠上开花"; 范文六: "自摸和：自己抓牌成和牌(包括杠上开花、补花和)"."""
+    hand = read_case("[234m,1][567p,1]678s345s2p2p|SS1000|1")
+    out = score_json({**hand, "win": "flower_replacement"}, "mcr")
+    assert _fans(out) == _expected("平和 断幺 连六 单钓将 自摸 花牌")
+    assert out["valid"] is False and out["reason"] == "below_minimum"  # 7 without the flower
+    won = score_json({**read_case("123m456p789s234s5p5p|SS1000|2"), "win": "flower_replacement"}, "mcr")
+    assert _fans(won) == _expected("花龙 不求人 平和 嵌张 花牌x2")
+    assert won["payments"] == {"S": 3 * (8 + 17), "E": -25, "W": -25, "N": -25}  # 自摸: each pays 8 + F
+
+
+def test_the_command_line_gives_the_same_verdicts() -> None:
+    """`tablectl score --ruleset mcr --json` on three of the seed hands (a win, a 抢杠和, one short of 8)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'hardware-sim'}"}
+    for case_id in ("抢杠和", "七对 自摸", "全带幺"):
+        hand = next(c[1] for c in CASES if c[0] == case_id)
+        proc = subprocess.run([sys.executable, "-m", "table_controller.cli", "score", "--ruleset", "mcr", "--json"],
+                              input=json.dumps(read_case(hand)), capture_output=True, text=True, env=env, timeout=60,
+                              cwd=root, check=False)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout) == score_json(read_case(hand), "mcr")
