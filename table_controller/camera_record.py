@@ -363,6 +363,19 @@ def _last_discard(hand: dict[str, Any], won_too: bool = False) -> tuple[str, str
     return (newest[1], last["tile"]) if open_ else None
 
 
+def _robbed_kong(hand: dict[str, Any], wind: str) -> tuple[str, str] | None:
+    """(seat, tile) of the newest 补杠 by a seat other than `wind`, open to 抢杠 (`state._rob_kong`
+    turns it back into a pung once the win is confirmed)."""
+    newest: tuple[int, str, str] | None = None
+    for seat, melds in (hand.get("melds") or {}).items():
+        for m in melds:
+            if seat != wind and m.get("type") == "kong" and m.get("added_seq") and m.get("tiles"):
+                if newest is None or m["added_seq"] > newest[0]:
+                    newest = (m["added_seq"], seat, m["tiles"][0])
+    discarded = max((d["seq"] for pool in hand["discards"].values() for d in pool), default=0)
+    return (newest[1], newest[2]) if newest and newest[0] > discarded else None  # a kong played on stands
+
+
 def _is_run(tiles: list[str]) -> bool:
     if len({t[-1] for t in tiles}) != 1 or tiles[0][-1] not in "mps":
         return False
@@ -430,7 +443,13 @@ def win_hand(hand: dict[str, Any], wind: str, laid: list[str], win: str = "disca
     laid tiles or not; a hand of the wrong size is still returned, for the scorer to say so."""
     last = _last_discard(hand, won_too=True)
     discarder = None
-    if win in ("discard", "rob_kong"):
+    if win == "rob_kong":  # 抢杠和: the tile another seat just added to its pung (补杠), not a discard
+        robbed = _robbed_kong(hand, wind)
+        if robbed is None or win_tile not in (None, robbed[1]):
+            raise WinReadError("没有可抢的补杠：请先记录补杠，或指明和牌方式 / no added kong to rob: "
+                               "record the kong first, or name how the hand was won")
+        discarder, win_tile = robbed
+    elif win == "discard":
         if win_tile is None:
             if last is None or last[0] == wind:
                 raise WinReadError("没有可和的弃牌：请指明和牌张 / no discard to win on: name the winning tile")

@@ -611,7 +611,12 @@ def visible_tiles(hand: dict[str, Any] | None, win: dict[str, Any]) -> dict[str,
                     seen[tile] = seen.get(tile, 0) + 1
     pool = (hand.get("discards") or {}).get(win.get("discarder")) or []
     tile = win.get("win_tile")
-    if win.get("win") == "discard" and pool and pool[-1]["tile"] == tile and not pool[-1]["claimed"]:
+    robbed = win.get("win") == "rob_kong" and any(
+        m.get("type") == "kong" and m.get("added_seq") and (m.get("tiles") or [None])[0] == tile
+        for m in (hand.get("melds") or {}).get(win.get("discarder")) or [])
+    if robbed or (win.get("win") == "discard" and pool and pool[-1]["tile"] == tile and not pool[-1]["claimed"]):
+        # the discard won on, or the tile a robbed 补杠 added (the record shows the kong until the
+        # win is confirmed, state._rob_kong): the winning tile itself, not one of the other three
         seen[tile] -= 1
         if not seen[tile]:
             del seen[tile]
