@@ -1615,3 +1615,32 @@ async def test_chair_1_throws_for_the_first_dealer_and_the_page_and_the_first_ha
         await _start_hand(service, http)
     assert service.controller.state.hand["dealer_position"] == chosen
     assert service.controller.state.hand["seats"]["E"] == chosen
+
+
+async def test_the_win_form_takes_the_winners_flowers_and_melds_from_the_play_record(service: TableService,
+                                                                                    browser: Any) -> None:
+    """The keyed Win page made the referee type again the flowers and melds the record already held (the
+    camera's read fills them; a keyed read left them out, and 国标 lost a fan a flower). They follow the
+    record for the seat picked until the referee types in them; a new hand starts afresh."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="flower", seat="E", tile="1f")
+        await play(type="discard", seat="E", tile="5z")
+        await play(type="claim", seat="S", kind="pung", tiles=["5z"] * 3, **{"from": "E"})
+        page = await _open(browser, service, "/win", token=REFEREE)
+        form = "#win-form"
+        await page.select_option(f"{form} select[name=seat_wind]", "S")
+        await page.wait_for_function("document.querySelector('#win-form input[name=melds]').value === '碰 5z 5z 5z 东'")
+        assert await page.input_value(f"{form} input[name=flowers]") == ""
+        await page.select_option(f"{form} select[name=seat_wind]", "E")
+        await page.wait_for_function("document.querySelector('#win-form input[name=flowers]').value === '1f'")
+        assert await page.input_value(f"{form} input[name=melds]") == ""
+        assert not await page.is_checked(f"{form} input[name=last_tile]")
+        await page.fill(f"{form} input[name=flowers]", "1f 2f")  # the referee's own word stays
+        await play(type="flower", seat="E", tile="3f")
+        await _until(lambda: len(service.controller.state.hand["flowers"]["E"]) == 2)
+        await asyncio.sleep(0.5)
+        assert await page.input_value(f"{form} input[name=flowers]") == "1f 2f"
+        assert (await http.post("/api/hand/end", json={"result": "draw"}, headers=_auth(OPERATOR))).status_code == 200
+        play = await _dealt(service, http)
+        await page.wait_for_function("document.querySelector('#win-form input[name=flowers]').value === ''")

@@ -591,10 +591,28 @@ function syncWinForm() {
   // 点炮方 only for a win on a discard (or a robbed kong); until the referee picks one, the seat
   // whose discard lies last (the winner's own seat never is)
   const f = $("win-form");
+  const hand = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}` : "";
+  if (f.dataset.hand !== hand) { // a new hand: what the referee typed or a read filled was for the last one
+    f.dataset.hand = hand;
+    delete f.dataset.filled;
+    for (const el of f.elements) delete el.dataset.touched;
+  }
   const onDiscard = f.win.value === "discard" || f.win.value === "rob_kong";
   f.discarder.disabled = !onDiscard;
   const last = state && state.hand && lastDiscarder(state.hand);
   if (onDiscard && !f.dataset.filled && !f.discarder.dataset.touched && last && last !== f.seat_wind.value) f.discarder.value = last;
+  fromRecord(f);
+}
+function fromRecord(f) {
+  // what the play record already holds for the winner: the flowers laid, the melds, 海底 (no live tile
+  // left); the referee typed them again by hand (the camera's read fills them). A field the referee
+  // has typed in is left alone.
+  const hand = state && state.hand;
+  if (f.dataset.filled || !hand) return;
+  const seat = f.seat_wind.value;
+  if (!f.flowers.dataset.touched) f.flowers.value = ((hand.flowers || {})[seat] || []).join(" ");
+  if (!f.melds.dataset.touched) f.melds.value = meldsText(((hand.melds || {})[seat] || []).map((m) => ({ ...m, from: m.from || null })));
+  if (!f.last_tile.dataset.touched) f.last_tile.checked = hand.tiles_left === 0 && f.win.value !== "rob_kong" && f.win.value !== "kong_replacement";
 }
 function parseTiles(text) {
   // "123m 45p 5z" or "1m 2m 3m": the glossary's codes, digits before their suit letter
@@ -1297,6 +1315,7 @@ $("undo-form").addEventListener("submit", once(async (e) => {
   if (state && state.last_action) body.target = state.last_action.seq;
   if (await act("/api/referee/undo", body)) $("undo-reason").value = "";
 }));
+for (const name of ["discarder", "flowers", "melds", "last_tile"]) $("win-form")[name].addEventListener("input", (e) => { e.target.dataset.touched = "1"; });
 $("win-form").discarder.addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
 $("win-form").win.addEventListener("change", syncWinForm);
 $("win-form").seat_wind.addEventListener("change", syncWinForm);
