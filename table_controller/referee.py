@@ -306,6 +306,8 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
         raise RefereeError("缺少手牌 / hand is required")
     wins = confirmed_wins(s.actions, record["hand_no"])
     out = out_seats(s.ruleset, s.actions, record["hand_no"])
+    if "prevalent_wind" not in hand_in and s.hand.get("prevalent_wind"):  # 圈风: the hand's, not 东 by default
+        hand_in = {**hand_in, "prevalent_wind": s.hand["prevalent_wind"]}
     derived = record_options(s.hand, hand_in)
     if derived:  # what the record shows (倍打, 包付, 杠上炮); the referee's own options win
         given = hand_in.get("options") if isinstance(hand_in.get("options"), dict) else {}

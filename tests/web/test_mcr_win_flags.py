@@ -68,3 +68,15 @@ def test_a_discard_seen_three_times_is_the_last_one(tmp_path: Path) -> None:
         assert win["hand"]["visible"]["2p"] == 3
         assert "和绝张" in {f["name"] for f in win["result"]["fans"]}
     c.store.close()  # type: ignore[attr-defined]
+
+
+def test_a_read_without_the_prevalent_wind_takes_the_hands(offline_client: Any) -> None:
+    """A read over the API without `prevalent_wind` was scored as in the East round: in the South round
+    a pung of 南 lost its 圈风刻 (2 番)."""
+    client = offline_client("mcr", "ref-pin-2468", "op-pin-1357", prevalent_wind="S")
+    hand = {"seat_wind": "E", "win": "self_draw", "concealed": "2z 2z 2z 1m 2m 3m 4m 5m 6m 7m 8m 9m 5p",
+            "win_tile": "5p"}
+    r = client.post("/api/referee/win", json={"hand": hand}, headers={"Authorization": "Bearer ref-pin-2468"})
+    assert r.status_code == 200, r.text
+    read = client.controller.state.actions[-1]
+    assert read["hand"]["prevalent_wind"] == "S" and "圈风刻" in [f["name"] for f in read["result"]["fans"]]
