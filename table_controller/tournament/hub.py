@@ -581,11 +581,12 @@ class Hub:
             return player["id"] not in self.registered_names
         return player["name"] not in {r["name"] for r in self.registered}
 
-    def pairings(self, round_no: int | None = None) -> dict[str, Any]:
+    def pairings(self, round_no: int | None = None, fresh: bool = False) -> dict[str, Any]:
         """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,
         repeat meetings moved apart, no one back in a chair they had where it can be helped.
-        `round_no` defaults to the round after the latest any table has played."""
-        from table_controller.tournament.pairing import Entrant, entrants, propose, with_registered
+        `round_no` defaults to the round after the latest any table has played. A round published
+        before keeps the tables it can (`pairing.keep_published`) unless `fresh` (a new draw)."""
+        from table_controller.tournament.pairing import Entrant, entrants, keep_published, propose, with_registered
 
         played = [r for t in self.tables.values() for r in t.states]
         number = round_no or (max(played) + 1 if played else 1)
@@ -603,7 +604,16 @@ class Hub:
         # (`played` above anyone's) when there are chairs enough without them
         players += [Entrant(key=f"name:{name}", name=name, id="", rank=last + 1 + k, played=10 ** 6)
                     for k, name in enumerate(sorted(decided.stand_ins))]
-        out = propose(players, tables, number, seed=self.tournament, tables_only=bool(decided.tables_out)).to_json()
+        published = [json.loads(p) for (p,) in self._db.execute(
+            "SELECT payload FROM seatings WHERE round = ? ORDER BY table_id", (number,))]
+        if published and not fresh:
+            seating = keep_published(players, tables, number, published, seed=self.tournament,
+                                     tables_only=bool(decided.tables_out))
+        else:
+            seating = propose(players, tables, number, seed=self.tournament, tables_only=bool(decided.tables_out))
+        out = seating.to_json()
+        out["kept"] = sorted(t["table_id"] for t in out["tables"] if _same_seats(t, published)) \
+            if published and not fresh else []  # tables whose offer stands as published
         out["tournament"] = self.tournament
         out["tables_out"] = sorted(decided.tables_out)
         out["players_out"] = [{"name": p["name"], "id": p["id"], "reason": p["reason"]}
@@ -614,11 +624,11 @@ class Hub:
                              if t["heard"] and not t["final"] and (t["round"] or 0) < number]
         return out
 
-    def publish_seating(self, round_no: int | None = None) -> dict[str, Any]:
+    def publish_seating(self, round_no: int | None = None, fresh: bool = False) -> dict[str, Any]:
         """Publish the proposed seating of a round (`pairings`) to its tables: each table's players go
         to `<table_id>/seating` (retained) for its referee to key. Kept, and posted again on each
-        connection; publishing a round again replaces it."""
-        proposal = self.pairings(round_no)
+        connection; publishing a round again replaces it, keeping the tables it can unless `fresh`."""
+        proposal = self.pairings(round_no, fresh=fresh)
         if not proposal["tables"]:
             raise HubError("尚无成绩，无法编排 / no results to seat from yet")
         now = self._wall_clock()
@@ -792,3 +802,9 @@ def _tidy(x: float) -> float | int:
     """Shared 标准分 may be halves; whole numbers print without ".0" (as the score sheet shows them)."""
     x = round(float(x), 2)
     return int(x) if x.is_integer() else x
+
+
+def _same_seats(table: dict[str, Any], published: list[dict[str, Any]]) -> bool:
+    """Whether a proposed table seats the players its published offer named, in the same chairs."""
+    msg = next((p for p in published if p.get("table_id") == table["table_id"]), None)
+    return msg is not None and {c: s["name"] for c, s in table["seats"].items()} == msg.get("players")

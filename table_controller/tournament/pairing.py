@@ -143,6 +143,40 @@ def propose(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round
     return out
 
 
+def keep_published(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round_no: int,
+                   published: Sequence[Mapping[str, Any]], seed: str = "", tables_only: bool = False) -> Seating:
+    """A round's seating published before, after a change (a player late, back or withdrawn, a table
+    out of service): each table still in service whose four players are all still seated keeps them in
+    their chairs (they may be sitting there already); only the others are seated afresh (`propose`)
+    at the tables left. Proposing the whole round again moved every player in the hall for one late
+    arrival, since the draw and the Swiss order run over the whole list. `published`: the tables'
+    seating messages (`table_id`, `players` and `player_ids` by chair)."""
+    by_key = {e.key: e for e in players}
+    in_service = {t for t, _ in tables}
+    kept: dict[str, dict[str, Any]] = {}
+    used: set[str] = set()
+    for msg in published:
+        ids = msg.get("player_ids") or {}
+        keys = {c: f"id:{ids[c]}" if ids.get(c) else f"name:{n}" for c, n in (msg.get("players") or {}).items()}
+        if msg.get("table_id") not in in_service or sorted(keys) != list(CHAIRS) \
+                or not all(k in by_key and k not in used for k in keys.values()):
+            continue
+        used |= set(keys.values())
+        group = [by_key[keys[c]] for c in CHAIRS]
+        kept[msg["table_id"]] = {"table_id": msg["table_id"], "table_name": dict(tables)[msg["table_id"]],
+                                 "seats": {c: _who(e) for c, e in zip(CHAIRS, group)},
+                                 "repeat_meetings": _meetings(group),
+                                 "repeat_chairs": sum(1 for c, e in zip(CHAIRS, group) if c in e.chairs)}
+    rest = propose([e for e in players if e.key not in used], [t for t in tables if t[0] not in kept], round_no,
+                   seed=seed, tables_only=tables_only)
+    order = {t: i for i, (t, _) in enumerate(tables)}
+    out = Seating(round=round_no, byes=rest.byes,
+                  tables=sorted([*kept.values(), *rest.tables], key=lambda t: order.get(t["table_id"], len(order))))
+    out.repeat_meetings = sum(t["repeat_meetings"] for t in out.tables)
+    out.repeat_chairs = sum(t["repeat_chairs"] for t in out.tables)
+    return out
+
+
 def _who(e: Entrant) -> dict[str, Any]:
     return {"name": e.name, "id": e.id, "rank": e.rank}
 

@@ -132,12 +132,13 @@ def create_hub_app(hub: Hub) -> Any:
         return PlainTextResponse(as_text(found)) if format == "text" else found
 
     @app.get("/api/pairings")
-    async def pairings(round: int | None = None, format: str = "json") -> Any:
-        """The next round's seating (编排) proposed from the standings; `?format=text` to post it."""
+    async def pairings(round: int | None = None, format: str = "json", fresh: bool = False) -> Any:
+        """The next round's seating (编排) proposed from the standings; `?format=text` to post it. A round
+        published before keeps the tables it can (`kept`) unless `?fresh=true` (a new draw)."""
         from fastapi.responses import PlainTextResponse
 
         _round(round)
-        found = hub.pairings(round)
+        found = hub.pairings(round, fresh=fresh)
         return PlainTextResponse(pairings_text(found)) if format == "text" else found
 
     from table_controller.web.auth import Credentials
@@ -158,15 +159,17 @@ def create_hub_app(hub: Hub) -> Any:
             raise HTTPException(401, "组织者凭证错误 / wrong organiser credential")
 
     @app.post("/api/pairings/publish")
-    async def publish(request: Request, round: int | None = None, authorization: str = Header("")) -> Any:
+    async def publish(request: Request, round: int | None = None, fresh: bool = False,
+                      authorization: str = Header("")) -> Any:
         """Publish a round's proposed seating to its tables (the organiser's credential,
-        `Authorization: Bearer …`): each table's referee then sees its four players."""
+        `Authorization: Bearer …`): each table's referee then sees its four players. Published again,
+        the tables whose players are all still in keep them, unless `?fresh=true`."""
         from table_controller.tournament.hub import HubError
 
         _organiser(request, authorization)
         _round(round)
         try:
-            return hub.publish_seating(round)
+            return hub.publish_seating(round, fresh=fresh)
         except HubError as exc:
             raise HTTPException(409, str(exc)) from None
 

@@ -271,3 +271,38 @@ def test_a_stand_in_fills_the_chair_a_withdrawal_left_empty(tmp_path: Path) -> N
         assert no_list.status_code == 409 and "报名名单" in no_list.json()["detail"]
     finally:
         free.close()
+
+
+def test_a_round_published_again_moves_only_the_tables_a_change_touches(tmp_path: Path) -> None:
+    """Round 1 was published with 24 players; A01 is then marked late and the round published again.
+    Before, the whole hall was drawn anew (the draw runs over the whole list): every player moved for
+    one late arrival. Now the five tables without A01 keep their players in their chairs; A01's three
+    table-mates sit out (23 players: 3 byes). A01 back: the four of that table are seated again at it.
+    `?fresh=true` draws the round anew."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        first = client.post("/api/pairings/publish", headers=AUTH).json()
+        assert first["round"] == 1 and len(first["tables"]) == 6 and first["kept"] == []
+        where = {s["id"]: (t["table_id"], c) for t in first["tables"] for c, s in t["seats"].items()}
+        a01_table = where["A01"][0]
+        assert client.post("/api/organiser", json={"action": "player_out", "player": "id:A01", "reason": "迟到"},
+                           headers=AUTH).status_code == 200
+        again = client.post("/api/pairings/publish", headers=AUTH).json()
+        moved = {s["id"]: (t["table_id"], c) for t in again["tables"] for c, s in t["seats"].items()}
+        assert again["kept"] == sorted(set(TABLES) - {a01_table})
+        assert all(moved[p] == where[p] for p in moved)  # nobody seated moved
+        assert sorted(b["id"] for b in again["byes"]) == sorted(p for p, (t, _) in where.items()
+                                                                if t == a01_table and p != "A01")
+        fresh = client.get("/api/pairings", params={"fresh": "true"}).json()  # the old way: a new draw of the 23
+        redrawn = {s["id"]: (t["table_id"], c) for t in fresh["tables"] for c, s in t["seats"].items()}
+        assert fresh["kept"] == [] and sum(redrawn[p] != where[p] for p in redrawn) > 12
+        assert client.post("/api/pairings/publish", params={"fresh": "true"}).status_code == 401  # still the organiser's
+        assert client.post("/api/organiser", json={"action": "player_back", "player": "id:A01"},
+                           headers=AUTH).status_code == 200
+        back = client.post("/api/pairings/publish", headers=AUTH).json()
+        assert not back["byes"] and {s["id"]: (t["table_id"]) for t in back["tables"]
+                                     for s in t["seats"].values()} == {p: t for p, (t, _) in where.items()}
+    finally:
+        hub.close()
