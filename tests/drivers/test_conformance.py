@@ -262,4 +262,5 @@ async def test_a_table_of_another_protocol_version_is_refused_at_connect(reconne
         took = time.monotonic() - began
     assert err.value.code == "protocol_version", str(err.value)
     assert str(err.value).startswith("牌桌协议版本 2，本机只支持版本 1") and "protocol version 2" in str(err.value)
-    assert "this host speaks version 1" in str(err.value) and took < 3.0, (took, str(err.value))
+    # no retry: a retry would run to the connect timeout (8 s); 6 s leaves room for a loaded machine
+    assert "this host speaks version 1" in str(err.value) and took < 6.0, (took, str(err.value))

@@ -392,8 +392,10 @@ async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(tmp_path: Pat
                 await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
                 # laid out, not only attached: under load the first render may not have placed it yet
                 await page.wait_for_selector('[data-player="选手40"]', state="visible", timeout=10000)
-                last = await page.locator('[data-player="选手40"]').bounding_box()
-                assert last["y"] > 1080  # the last rank is below the screen
+                # the last rank is below the screen (read in the page at once: the standings are drawn
+                # again as updates come, and a row found first may be gone when its box is asked for)
+                await page.wait_for_function(
+                    "(document.querySelector('[data-player=\"选手40\"]')?.getBoundingClientRect().top ?? 0) > 1080")
                 await asyncio.sleep(1.5)
                 assert await page.evaluate("window.scrollY") == 0  # a page that is not a kiosk stays put
                 await page.goto(f"http://127.0.0.1:{hub.bound_port}/?kiosk=1")
