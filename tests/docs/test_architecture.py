@@ -152,3 +152,30 @@ def test_the_live_table_does_not_run_the_hand_state_machine() -> None:
                 elif node.module not in allowed_modules:
                     users.append(path.relative_to(ROOT).as_posix())
     assert not users, f"the service now runs table_controller.hand's machine: update docs/architecture.md ({users})"
+
+
+#: The glossary's table-and-hand terms (GLOSSARY.md, "Table and hand"), each with the Chinese word the index
+#: must carry, and the lookups a newcomer asked for that are not glossary terms.
+GLOSSARY_TERMS = ("门风", "定位", "庄家", "下家", "圈风", "盘", "圈", "局", "墩", "牌墙", "开门", "抓牌", "补牌",
+                  "海底", "荒牌", "出牌", "吃", "碰", "杠", "听牌", "和牌", "诈和", "番", "罚分", "比赛成绩记录表",
+                  "标准分")
+LOOKUPS = ("杠后补", "补花", "包付", "换位", "轮次", "轮空", "bye", "credential", "MQTT topic", "zones", "CRC",
+           "卡牌", "jam", "Chinese name", "定庄", "连庄", "一炮多响", "抢杠和", "定缺", "牌谱", "heartbeat")
+
+
+def _index_rows() -> list[tuple[str, str]]:
+    rows = []
+    for line in _section("Index: a term").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 2 and cells[0] != "term":
+            rows.append((cells[0], cells[1]))
+    return rows
+
+
+def test_every_glossary_term_and_common_lookup_has_an_index_row_naming_code() -> None:
+    """`grep -n 开门 docs/architecture.md` lands on a row that names a function, not a folder."""
+    rows = _index_rows()
+    missing = [t for t in (*GLOSSARY_TERMS, *LOOKUPS) if not any(t in term for term, _ in rows)]
+    assert not missing, f"terms with no row in the index of docs/architecture.md: {missing}"
+    vague = [term for term, where in rows if not re.search(r"`[\w./]*\w\.\w+`|`\w+/[\w/]*\.py`", where)]
+    assert not vague, f"index rows naming no module.function or file: {vague}"
