@@ -179,3 +179,17 @@ def test_every_glossary_term_and_common_lookup_has_an_index_row_naming_code() ->
     assert not missing, f"terms with no row in the index of docs/architecture.md: {missing}"
     vague = [term for term, where in rows if not re.search(r"`[\w./]*\w\.\w+`|`\w+/[\w/]*\.py`", where)]
     assert not vague, f"index rows naming no module.function or file: {vague}"
+
+
+def test_each_package_page_lists_its_modules() -> None:
+    """protocol.md §13 names every module of drivers/, hardware-sim/README.md every module of tablesim."""
+    pages = {"drivers": (ROOT / "docs" / "protocol.md", "drivers/"), "hardware-sim/tablesim": (
+        ROOT / "hardware-sim" / "README.md", "")}
+    missing = []
+    for pkg, (page, prefix) in pages.items():
+        text = page.read_text(encoding="utf-8")
+        for path in (ROOT / pkg).rglob("*.py"):
+            rel = path.relative_to(ROOT / pkg).as_posix()
+            if path.name != "__init__.py" and "__pycache__" not in rel and f"`{prefix}{rel}`" not in text:
+                missing.append(f"{page.name}: {prefix}{rel}")
+    assert not missing, missing
