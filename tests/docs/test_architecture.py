@@ -193,3 +193,9 @@ def test_each_package_page_lists_its_modules() -> None:
             if path.name != "__init__.py" and "__pycache__" not in rel and f"`{prefix}{rel}`" not in text:
                 missing.append(f"{page.name}: {prefix}{rel}")
     assert not missing, missing
+
+
+def test_every_bench_is_on_the_benchmarks_row() -> None:
+    row = next(line for line in DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| benchmarks"))
+    missing = [p.name for p in sorted((ROOT / "bench").glob("*.py")) if f"`{p.name}`" not in row]
+    assert not missing, f"benches missing from docs/architecture.md's benchmarks row: {missing}"
