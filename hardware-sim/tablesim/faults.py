@@ -1,4 +1,9 @@
-"""Fault injection for the simulator: link damage (bit errors, drops, duplicates, delays) and table faults.
+"""Fault injection for the simulator's cable: link damage (bit errors, drops, duplicates, delays, unplugs,
+stalls) and brown-outs.
+
+A fault the table itself reports (a jam 卡牌, a missing tile, a motor) is not here: it is raised on the
+machine, `Mechanism.raise_fault`, by `SimTable.raise_fault` or the bench command `fault jam`
+(`tablesim.scenario`, `tablectl sim --scenario`).
 
 A plan is plain data, parsed from a spec string such as
 `ber=1e-4,drop=0.01,dup=0.005,delay=0.002:0.2,unplug_every=10:0.5,brownout_on=raise_walls`,

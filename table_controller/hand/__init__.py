@@ -3,6 +3,9 @@
     state = new_hand(FlowRules.for_ruleset("mcr"), plan.initial_state())
     state, notes = apply(state, Deal(hands={...}))
     state, notes = apply(state, Discard("E", "9p"))   # IllegalAction names the rule broken
+
+The running table uses `match` (who deals next) and `rules` (`FlowRules`) from here, not the machine
+(`state`): see that module's docstring and docs/architecture.md "One concept in two places".
 """
 
 from __future__ import annotations

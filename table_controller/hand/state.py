@@ -3,6 +3,10 @@
 Turn order, claim windows and their priority (和 > 杠/碰 > 吃; 截和 or 一炮多响), 抢杠, 漏和,
 replacement draws through the wall, 海底, 荒牌, 定缺, and play after a win (血战到底, 血流成河).
 An illegal event raises `IllegalAction` with the rule it breaks; the state is then unchanged.
+
+The live table does not run this machine: it folds its own play record (`table_controller.state._apply_play`,
+checked by `controller._play_problem`). This one is the tests' reference and plays
+`tests/hand/test_random_hands.py`'s hands; a rule of play changed here is not changed there.
 """
 
 from __future__ import annotations
