@@ -178,10 +178,11 @@ class Controller:
                 except Exception:  # a follow-up's failure is its own news, never the event's
                     log.exception("follow-up of a held event failed")
         if self.log_error is not None:
+            # the error stays set until the news is in the log: a refusal of it keeps the first failure's time
             error, since = self.log_error, self._log_failed_at
-            self.log_error = None
             self._append("controller", "controller.log_restored",
                          {"error": error, "failed_at": since, "unwritable_s": round(self.now() - (since or self.now()), 1)})
+            self.log_error = None
 
     def _append(self, source: str, type: str, data: dict[str, Any],
                 table_cursor: tuple[int, int] | None = None) -> Event:
