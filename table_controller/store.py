@@ -168,13 +168,19 @@ class EventStore:
         assert seq is not None
         return Event(seq=seq, at=at, source=source, type=type, data=json.loads(payload))
 
-    def restore(self, rows: list[tuple[int, float, str, str, str]], table_cursor: tuple[int, int] | None) -> None:
+    def restore(self, rows: list[tuple[int, float, str, str, str]], table_cursor: tuple[int, int] | None,
+                last_seq: int = 0) -> None:
         """Write events under their own numbers into this (fresh) log, in one transaction: a
-        damaged log's salvage (`table_controller.salvage`). Later events number on from the last."""
+        damaged log's salvage (`table_controller.salvage`). Later events number on from the last,
+        or from `last_seq` (the damaged log's last number, its events lost): no number is given twice."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany("INSERT INTO events (seq, at, source, type, data) VALUES (?, ?, ?, ?, ?)", rows)
+                bumped = self._db.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'events'",
+                                          (last_seq,)).rowcount
+                if last_seq and not bumped:
+                    self._db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)", (last_seq,))
                 if table_cursor is not None:
                     self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
                                      (cursor_text(table_cursor),))
