@@ -114,6 +114,14 @@ class SteadyWallClock:
         """System clock minus this clock, in seconds: 0 unless the system clock was stepped."""
         return self._wall() - self()
 
+    def not_before(self, t: float) -> float:
+        """Go on from `t` where this clock reads earlier (a Pi booted with an old saved time, behind
+        the record it continues): the stamps never run backwards. Returns how far it moved."""
+        behind = t - self()
+        if behind > 0:
+            self._wall0 += behind
+        return max(0.0, behind)
+
 
 #: Real seconds an auto-advancing clock waits for in-flight bytes before it assumes they are lost.
 HOLD_LIMIT = 0.25

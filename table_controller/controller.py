@@ -79,6 +79,14 @@ class Controller:
         # the snapshot and the events after it (a long log folded whole only after an upgrade)
         self.state: TableState
         self.state, self.folded_at_start = snapshot.restore(store)
+        #: How far behind the record's last stamp the clock started (said once by `check_clock`).
+        self._behind_at_start = 0.0
+        going_on = getattr(self._wall_clock, "not_before", None)
+        if going_on is not None and self.state.last_at is not None:
+            # a boot with an old saved time: the stamps go on from the record, so the session clock
+            # and the turn timers neither gain the hour back nor run backwards
+            self._behind_at_start = float(going_on(self.state.last_at))
+            self._drift_logged = float(self._wall_clock.drift())
         self._snapshot_seq = self.state.seq
         self.table: Any = None
         #: Extra health sources shown beside the link's (e.g. the camera): name -> () -> dict.
@@ -183,10 +191,11 @@ class Controller:
                 except Exception:  # a follow-up's failure is its own news, never the event's
                     log.exception("follow-up of a held event failed")
         if self.log_error is not None:
+            # the error stays set until the news is in the log: a refusal of it keeps the first failure's time
             error, since = self.log_error, self._log_failed_at
-            self.log_error = None
             self._append("controller", "controller.log_restored",
                          {"error": error, "failed_at": since, "unwritable_s": round(self.now() - (since or self.now()), 1)})
+            self.log_error = None
 
     def _append(self, source: str, type: str, data: dict[str, Any],
                 table_cursor: tuple[int, int] | None = None) -> Event:
@@ -313,6 +322,11 @@ class Controller:
         drift = getattr(self._wall_clock, "drift", None)
         now = self._wall_clock()
         last = self.state.last_at
+        if self._behind_at_start > CLOCK_STEP_S:
+            ev = self.accept("controller", "controller.clock_step",
+                             {"behind_record_s": round(self._behind_at_start, 1), "from_record": True})
+            self._behind_at_start = 0.0
+            return ev
         if last is not None and now < last - CLOCK_STEP_S:
             return self.accept("controller", "controller.clock_step", {"behind_record_s": round(last - now, 1)})
         if drift is None:

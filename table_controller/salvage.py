@@ -48,6 +48,10 @@ class SalvageReport:
 
 def damage(path: Path) -> str | None:
     """What is wrong with the log at `path` (SQLite's own words), or None when it reads whole."""
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0 and path.stat().st_size == 0:
+        # (SQLite would take the file for a new one and delete the WAL, the only copy of its events)
+        return "the log file is empty but its WAL holds events (a file system repair cut it?)"
     try:
         db = sqlite3.connect(path)
         try:
@@ -89,7 +93,7 @@ def salvage(path: Path, problem: str, at: float, mirror_dir: Path | None = None)
     keep_cursor = not report.lost or report.lost[-1][1] < top
     store = EventStore(path)
     try:
-        store.restore([rows[s] for s in sorted(rows)], cursor if keep_cursor else None)
+        store.restore([rows[s] for s in sorted(rows)], cursor if keep_cursor else None, last_seq=top)
     finally:
         store.close()
     log.error("damaged event log moved aside and salvaged", extra=report.to_json())
@@ -100,10 +104,25 @@ def _read(db_path: Path) -> tuple[dict[int, Row], tuple[int, int] | None, int]:
     """Every event of the damaged file that reads and parses, by number; its table cursor; the
     highest number it knows of (events past the last readable one count as lost)."""
     rows: dict[int, Row] = {}
-    try:
-        db = sqlite3.connect(db_path)
-    except sqlite3.Error:
-        return rows, None, 0
+    top, cursor = 0, None
+    if db_path.stat().st_size > 0:  # (SQLite takes an empty file for a new one and deletes its WAL)
+        try:  # read-only: a closing writer would checkpoint the WAL into the damaged file kept aside
+            db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+        except sqlite3.Error:
+            db = None
+        if db is not None:
+            top, cursor = _read_sql(db, rows)
+    if top == 0 or _gaps(sorted(rows), top):  # SQLite could not read it all: the pages themselves
+        found, raw_top, raw_cursor = _read_pages(db_path)
+        rows = {**found, **rows}
+        top = max(top, raw_top)
+        cursor = cursor or raw_cursor
+    return rows, cursor, max(top, max(rows, default=0))
+
+
+def _read_sql(db: sqlite3.Connection, rows: dict[int, Row]) -> tuple[int, tuple[int, int] | None]:
+    """Into `rows`, the events SQLite reads of the damaged file, a range at a time and around
+    its damaged pages one by one; the highest number it knows of, and its table cursor."""
     try:
         top = _top(db)
         for first in range(1, top + 1, CHUNK):
@@ -126,9 +145,33 @@ def _read(db_path: Path) -> tuple[dict[int, Row], tuple[int, int] | None, int]:
             cursor = parse_cursor(row[0]) if row is not None else None
         except sqlite3.DatabaseError:
             pass
-        return rows, cursor, max(top, max(rows, default=0))
+        return top, cursor
     finally:
         db.close()
+
+
+def _read_pages(db_path: Path) -> tuple[dict[int, Row], int, tuple[int, int] | None]:
+    """The events found in the file's pages and its WAL's (`table_controller.pages`), where SQLite
+    refuses the file (a file cut short: every query fails, the whole pages too); the highest
+    number its counter (`sqlite_sequence`) gave, so the lost ones are named, and its table cursor."""
+    from table_controller.pages import table_rows
+
+    rows: dict[int, Row] = {}
+    top, cursor = 0, None
+    try:
+        found = table_rows(db_path)
+    except OSError:
+        return rows, 0, None
+    for r in found:
+        if len(r) == 6 and r[1] is None and isinstance(r[2], (int, float)) and not isinstance(r[2], bool):
+            row = (r[0], float(r[2]), r[3], r[4], r[5])  # (SQLite keeps a whole REAL as an integer)
+            if _sound(row):
+                rows[r[0]] = row
+        elif len(r) == 3 and r[1] == "events" and isinstance(r[2], int):  # sqlite_sequence's row
+            top = max(top, r[2])
+        elif len(r) == 3 and r[1] == "table_cursor" and isinstance(r[2], str):  # meta's row
+            cursor = parse_cursor(r[2])
+    return rows, top, cursor
 
 
 def _top(db: sqlite3.Connection) -> int:

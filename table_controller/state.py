@@ -213,6 +213,9 @@ def describe(ev: Event) -> str:
         return (f"事件记录恢复写入（此前 {d.get('unwritable_s', '?')} 秒无法写入：{d.get('error', '')}）；"
                 "其间牌桌事件已按顺序补记 / the event log writes again; the table's events held meanwhile are in, in order")
     if t == "controller.clock_step":
+        if d.get("behind_record_s") and d.get("from_record"):
+            return (f"系统时钟比记录晚 {d['behind_record_s']} 秒（断电后时间未同步？）：计时从记录的最后一刻接续，停机时间不计 / "
+                    "the clock was behind the record: timers go on from its last event, the time down not counted")
         if d.get("behind_record_s"):
             return f"系统时钟比记录晚 {d['behind_record_s']} 秒（时钟被调回？）：请核对时间 / the clock is behind the record"
         return (f"系统时钟跳变 {d.get('drift_s')} 秒（如首次对时）；本次运行的计时不受影响 / "

@@ -10,12 +10,22 @@ import json
 import logging
 import sqlite3
 import threading
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 SCHEMA_VERSION = 1
 log = logging.getLogger("table_controller.store")
+
+#: The HTTP action being served, as `web/replays.py` keys it: (its Idempotency-Key's slot, the
+#: request's fingerprint). A person's event appended meanwhile keeps it in the same transaction
+#: (`requests`), so a repeat of the action after a crash that lost the answer is not done again.
+REQUEST: ContextVar[tuple[str, str] | None] = ContextVar("table_controller_request", default=None)
+#: Who acts through the display's actions (the events a request's key is kept with).
+PEOPLE = ("referee", "operator")
+#: How long a request's key is kept in the log: a referee may press again after a long restart.
+REQUEST_KEEP_S = 86_400.0
 
 #: Who may originate an event; the display colours the log by it.
 SOURCES = ("table", "link", "camera", "referee", "operator", "controller", "demo", "tournament")
@@ -124,6 +134,9 @@ class EventStore:
             # the folded state after event `seq` (table_controller.snapshot): one row, replaced
             self._db.execute("CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1),"
                              " seq INTEGER NOT NULL, version TEXT NOT NULL, at REAL NOT NULL, state BLOB NOT NULL)")
+            # the display's actions by Idempotency-Key (`REQUEST`): the event each one made
+            self._db.execute("CREATE TABLE IF NOT EXISTS requests (slot TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,"
+                             " seq INTEGER NOT NULL, at REAL NOT NULL)")
             self._db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -143,9 +156,10 @@ class EventStore:
         if source not in SOURCES:
             raise ValueError(f"unknown event source {source!r}; allowed: {', '.join(SOURCES)}")
         payload = json.dumps(data, ensure_ascii=False, sort_keys=True)
+        request = REQUEST.get() if source in PEOPLE else None
         with self._lock:
             try:
-                if table_cursor is None:
+                if table_cursor is None and request is None:
                     cur = self._db.execute(
                         "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)", (at, source, type, payload)
                     )
@@ -155,8 +169,13 @@ class EventStore:
                         cur = self._db.execute(
                             "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)",
                             (at, source, type, payload))
-                        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
-                                         (cursor_text(table_cursor),))
+                        if table_cursor is not None:
+                            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
+                                             (cursor_text(table_cursor),))
+                        if request is not None:
+                            self._db.execute("DELETE FROM requests WHERE at < ?", (at - REQUEST_KEEP_S,))
+                            self._db.execute("INSERT OR REPLACE INTO requests (slot, fingerprint, seq, at)"
+                                             " VALUES (?, ?, ?, ?)", (*request, cur.lastrowid, at))
                         self._db.execute("COMMIT")
                     except BaseException:
                         if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
@@ -168,13 +187,19 @@ class EventStore:
         assert seq is not None
         return Event(seq=seq, at=at, source=source, type=type, data=json.loads(payload))
 
-    def restore(self, rows: list[tuple[int, float, str, str, str]], table_cursor: tuple[int, int] | None) -> None:
+    def restore(self, rows: list[tuple[int, float, str, str, str]], table_cursor: tuple[int, int] | None,
+                last_seq: int = 0) -> None:
         """Write events under their own numbers into this (fresh) log, in one transaction: a
-        damaged log's salvage (`table_controller.salvage`). Later events number on from the last."""
+        damaged log's salvage (`table_controller.salvage`). Later events number on from the last,
+        or from `last_seq` (the damaged log's last number, its events lost): no number is given twice."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany("INSERT INTO events (seq, at, source, type, data) VALUES (?, ?, ?, ?, ?)", rows)
+                bumped = self._db.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'events'",
+                                          (last_seq,)).rowcount
+                if last_seq and not bumped:
+                    self._db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)", (last_seq,))
                 if table_cursor is not None:
                     self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
                                      (cursor_text(table_cursor),))
@@ -200,6 +225,17 @@ class EventStore:
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot read the snapshot in {self.path}: {exc}") from None
         return None if row is None else (int(row[0]), str(row[1]), float(row[2]), bytes(row[3]))
+
+    def request_done(self, slot: str) -> tuple[str, int, str] | None:
+        """The action kept under this Idempotency-Key slot: its request's fingerprint, the last event
+        it made and that event's type; None when no action of it is in the log."""
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT r.fingerprint, r.seq, e.type FROM requests r JOIN events e"
+                                       " ON e.seq = r.seq WHERE r.slot = ?", (slot,)).fetchone()
+            except sqlite3.Error:
+                return None
+        return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
 
     def table_cursor(self) -> tuple[int, int] | None:
         """The table's (boot id, event number) of the last table event logged, or None."""

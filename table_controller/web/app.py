@@ -197,7 +197,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     app.state.controller = controller
     views = ViewCache(controller)
     app.state.views = views
-    app.add_middleware(Replays)  # a double tap or a retry after a lost answer acts once
+    # a double tap or a retry after a lost answer acts once, after a restart too
+    app.add_middleware(Replays, recorded=controller.store.request_done)
     app.add_middleware(BodyLimit)  # before anything reads a body: a huge one must not fill the Pi's memory
     if cfg.display.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.display.cors_origins),

@@ -9,8 +9,13 @@ acting again, and holds a repeat that arrives while the first is still running u
 
 Only successful answers are kept: a refused or failed action changed nothing, so its repeat is
 judged afresh. Keys are scoped by the credential, kept for `KEEP_S` seconds and at most `KEEP` of
-them, in memory (a repeat across a restart of the service acts again). A key reused for a different
-request is refused (422).
+them, in memory. A key reused for a different request is refused (422).
+
+Across a restart: the key is also kept in the log with the event the action made, in the same
+transaction (`store.REQUEST`, table `requests`). A service that died after writing the event and
+before answering (a power cut, kill -9) lost the answer; the page asks again under the same key and
+the restarted service answers from the log (`recorded`) instead of acting again. Before, the
+repeat acted again: a penalty recorded twice.
 """
 
 from __future__ import annotations
@@ -24,12 +29,16 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from table_controller.store import REQUEST
+
 KEY_HEADER = b"idempotency-key"
 REPLAYED_HEADER = b"idempotent-replayed"
 #: Answers kept for repeats: a retry comes within seconds, a referee's second look within minutes.
 KEEP = 1000
 KEEP_S = 600.0
 MAX_KEY = 128
+#: A key sent again with another request.
+REUSED = "Idempotency-Key 已用于另一个请求 / key already used for a different request"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -51,8 +60,11 @@ class Replays:
     """Answer a repeated `Idempotency-Key` POST with its first successful answer."""
 
     def __init__(self, app: App, keep: int = KEEP, keep_s: float = KEEP_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 recorded: Callable[[str], tuple[str, int, str] | None] | None = None) -> None:
         self.app = app
+        #: slot -> (fingerprint, seq, type) of an action the log holds (`EventStore.request_done`)
+        self.recorded = recorded
         self.keep, self.keep_s, self.clock = keep, keep_s, clock
         self._answers: OrderedDict[bytes, _Answer] = OrderedDict()
         self._running: dict[bytes, asyncio.Event] = {}
@@ -80,11 +92,20 @@ class Replays:
         prior = self._answers.get(slot)
         if prior is not None:
             if prior.fingerprint != fingerprint:
-                await _answer(send, 422, "Idempotency-Key 已用于另一个请求 / key already used for a different request")
+                await _answer(send, 422, REUSED)
                 return
             await send({"type": "http.response.start", "status": prior.status,
                         "headers": [*prior.headers, (REPLAYED_HEADER, b"true")]})
             await send({"type": "http.response.body", "body": prior.body})
+            return
+        done = self.recorded(slot.hex()) if self.recorded is not None else None
+        if done is not None:  # done before a restart that lost its answer: answered from the log
+            if done[0] != fingerprint.hex():
+                await _answer(send, 422, REUSED)
+                return
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json"), (REPLAYED_HEADER, b"true")]})
+            await send({"type": "http.response.body", "body": json.dumps({"seq": done[1], "type": done[2]}).encode()})
             return
         running = self._running[slot] = asyncio.Event()
         start: Message = {}
@@ -106,6 +127,7 @@ class Replays:
                 parts.append(message.get("body", b""))
             await send(message)
 
+        request = REQUEST.set((slot.hex(), fingerprint.hex()))  # kept with the action's event
         try:
             await self.app(scope, replay_body, keep)
             status = int(start.get("status", 500))
@@ -115,6 +137,7 @@ class Replays:
                 while len(self._answers) > self.keep:
                     self._answers.popitem(last=False)
         finally:
+            REQUEST.reset(request)
             del self._running[slot]
             running.set()
 

@@ -70,3 +70,31 @@ def test_a_clock_behind_the_record_is_reported_at_start(tmp_path: Path) -> None:
     ev = again.check_clock()
     assert ev is not None and ev.data["behind_record_s"] >= 86_399
     assert again.check_clock() is None
+
+
+def test_a_restart_with_the_clock_set_back_does_not_give_the_session_time_back(tmp_path: Path) -> None:
+    """A Pi without a real-time clock loses power 30 minutes into a 90-minute session and boots with
+    the time it saved an hour earlier (fake-hwclock), before NTP. Before, the restarted service
+    stamped an hour behind the record: the session clock showed 120 minutes left, more than the
+    whole session, and the turn timers ran an hour long. Now the stamps go on from the record's last
+    event (the time the table was down is not known, so not counted): 60 minutes left, and the
+    record says the clock was behind."""
+    t = FakeTime(1_000_000.0)
+    c = _controller(tmp_path, SteadyWallClock(wall=lambda: t.wall, mono=lambda: t.mono))
+    c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})
+    c.referee_action("referee.session_start", {"minutes": 90}, by="referee")
+    t.advance(1800)
+    c.accept("operator", "operator.dice", {"seat": "E", "dice": [3, 4], "by": "operator"})
+    c.store.close()
+    t.wall -= 3600  # the power cut: booted with the time saved an hour ago
+    t.mono = 5.0  # (a new boot's monotonic clock)
+    again = _controller(tmp_path, SteadyWallClock(wall=lambda: t.wall, mono=lambda: t.mono))
+    status = session_status(session(again.state.actions), again.now())
+    assert 59 * 60 < status["remaining_s"] <= 60 * 60
+    ev = again.check_clock()
+    assert ev is not None and ev.data["behind_record_s"] >= 3599 and ev.at >= again.state.actions[-1]["at"]
+    assert again.check_clock() is None
+    t.advance(60)
+    t.wall += 3600 + 600  # NTP's first sync: the real time (the table was down for 10 minutes)
+    assert 58 * 60 < session_status(session(again.state.actions), again.now())["remaining_s"] <= 59 * 60
+    assert again.check_clock().data["drift_s"] == 600.0  # said, and the session clock stayed

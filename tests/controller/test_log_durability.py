@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from drivers.clock import SystemClock
 from table_controller.config import parse_config
 from table_controller.service import TableService
-from table_controller.store import EventStore
+from table_controller.store import EventStore, StoreError
 from tablesim import SimTable
 
 REFEREE = "ref-durable"
@@ -204,3 +205,47 @@ async def test_a_second_service_on_the_same_log_or_the_same_port_is_refused(tmp_
     finally:
         await again.stop()
         await sim.close()
+
+
+def test_the_log_restored_says_how_long_the_card_was_full_from_its_first_refusal(tmp_path: Path) -> None:
+    """The card fills under an operator's action and stays full while the log is asked again every
+    second. Before, each retry cleared the error before writing `controller.log_restored`; its refusal
+    stamped a new failure, so the event said the log was unwritable for the last retry's second, not
+    the whole time (and every retry logged the error again). Now the first refusal's time stands."""
+    from drivers.clock import SteadyWallClock
+    from table_controller.controller import Controller
+
+    wall, mono = [1_000_000.0], [100.0]
+    clock = SteadyWallClock(wall=lambda: wall[0], mono=lambda: mono[0])
+
+    async def no_table(url: str) -> Any:
+        raise ConnectionRefusedError(url)
+
+    store = EventStore(tmp_path / "events.sqlite3")
+    c = Controller(parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test"), store, no_table, wall_clock=clock)
+    c.accept("controller", "controller.configured", {"table_name": "1号桌"})
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    n = 0
+    while c.log_error is None:  # the operator's actions until the card refuses one (nothing is held)
+        try:
+            c.accept("operator", "operator.note", {"n": n, "pad": "x" * 500})
+        except StoreError:
+            pass
+        n += 1
+        assert n < 100, "the capped log never filled"
+    first = c._log_failed_at
+    for _ in range(30):  # full for half a minute, asked again every second
+        mono[0] += 1.0
+        with pytest.raises(StoreError):
+            c._retry_log()  # (its loop, `Controller._every`, waits for the next second)
+        assert c.log_error is not None
+    store._db.execute("PRAGMA max_page_count = 1000000")
+    mono[0] += 1.0
+    c._retry_log()
+    assert c.log_error is None and not c._held
+    restored = [e for e in store.since(0) if e.type == "controller.log_restored"]
+    assert len(restored) == 1
+    assert restored[0].data["failed_at"] == first
+    assert restored[0].data["unwritable_s"] == 31.0
+    store.close()

@@ -203,8 +203,11 @@ async def test_page_reconnects_after_a_restart_and_shows_every_missed_event(tmp_
     sockets: list[str] = []
     page.on("websocket", lambda ws: sockets.append(ws.url))
     seen = first.controller.state.seq
+    assert await page.inner_text("[data-testid=link]") == "已连接"
     await first.stop()
     await page.wait_for_function("document.body.dataset.connected === '0'")
+    # the service gone, the page says so: before, its badge went on saying 已连接 (the table's last link state)
+    assert "与服务断开" in await page.inner_text("[data-testid=link]")
 
     second = TableService(_config(port=port), tmp_path)
     await second.start()  # records controller/link events before its HTTP server is up: the page misses them
@@ -222,6 +225,7 @@ async def test_page_reconnects_after_a_restart_and_shows_every_missed_event(tmp_
         assert any(f"since={seen}" in url for url in sockets)  # it asked for exactly what it lacked
         texts = await page.inner_text("#log")
         assert texts.count("迟到") == 2
+        assert await page.inner_text("[data-testid=link]") == "已连接"
     finally:
         await second.stop()
 

@@ -105,3 +105,40 @@ async def test_keys_expire_and_the_kept_answers_are_bounded() -> None:
     now[0] = 61.0
     await post(b"d")
     assert calls[-1] == b"d"  # expired: acts again
+
+
+async def test_an_action_repeated_after_a_restart_that_lost_its_answer_is_not_done_again(tmp_path) -> None:
+    """The service writes the referee's penalty and dies before answering (a power cut, kill -9); the
+    page, its answer lost, asks again under the same key once the service is back. Before, the
+    restarted service had forgotten the key (kept in memory only) and recorded the penalty a second
+    time. Now the key is kept in the log with the action's event: the repeat is answered from the
+    log (same #, `Idempotent-Replayed`), the same key for another request is still refused, and an
+    action the log does not hold is done."""
+    from table_controller.config import parse_config
+
+    config = parse_config({"table": {"link": "sim://", "sim_seed": SIM_SEED, "sim_speed": 100.0},
+                           "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
+    body = {"seat": "S", "code": "late_5"}
+    first = TableService(config, tmp_path)
+    await first.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{first.port}") as http:
+            answer = await http.post("/api/referee/penalty", json=body, headers=_auth("k-power-cut"))
+            assert answer.status_code == 200, answer.text
+    finally:
+        await first.stop()
+    again = TableService(config, tmp_path)
+    await again.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{again.port}") as http:
+            repeat = await http.post("/api/referee/penalty", json=body, headers=_auth("k-power-cut"))
+            assert repeat.status_code == 200 and repeat.headers.get("Idempotent-Replayed") == "true"
+            assert repeat.json() == answer.json()
+            assert len(_live(again, "referee.penalty")) == 1
+            other = await http.post("/api/referee/penalty", json={"seat": "W", "code": "late_5"},
+                                    headers=_auth("k-power-cut"))
+            assert other.status_code == 422 and len(_live(again, "referee.penalty")) == 1
+            fresh = await http.post("/api/referee/penalty", json=body, headers=_auth("k-next"))
+            assert fresh.status_code == 200 and len(_live(again, "referee.penalty")) == 2
+    finally:
+        await again.stop()

@@ -9,7 +9,7 @@ const I18N = {
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
               none: "本轮尚无牌谱", hint: "只含公开信息：打出、吃碰杠（暗杠背面朝上）、补花、立直、裁判的裁决；不含任何暗牌。", replay: "回放" },
-        linkUp: "已连接", linkDown: "未连接", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
+        linkUp: "已连接", linkDown: "未连接", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首抓 {first}", leave: "留下", start_at: "从此开始",
         tileAt: "{wall}家第 {n} 墩{level}", top: "上", bottom: "下",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
@@ -72,7 +72,7 @@ const I18N = {
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
               none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
-        linkUp: "linked", linkDown: "not linked", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
+        linkUp: "linked", linkDown: "not linked", serviceLost: "the display lost the service: reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first tile {first}", leave: "leave", start_at: "start at",
         tileAt: "{wall} wall stack {n} {level}", top: "top", bottom: "bottom",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
@@ -922,8 +922,11 @@ function render() {
   $("table-name").textContent = state.table_name || "";
   $("ruleset").textContent = lang === "zh" ? (state.ruleset_name_zh || state.ruleset) : (state.ruleset_name_en || state.ruleset);
   const link = $("link");
-  link.textContent = state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
-  link.className = "badge " + (state.link.up ? "up" : "down");
+  // the service itself gone (a crash, a restart, the venue's Wi-Fi): the table's last link state is stale
+  const lost = document.body.dataset.connected === "0";
+  link.textContent = lost ? t("serviceLost")
+    : state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
+  link.className = "badge " + (state.link.up && !lost ? "up" : "down");
   $("phase").textContent = lang === "zh" ? state.phase_zh : state.phase;
   // a table playing a tournament's second round (or later) says which round the hand is of
   const roundTag = (state.rounds || []).length > 1 ? t("sheet.roundOpt", { n: state.round }) + " · " : "";
@@ -1156,11 +1159,13 @@ function connect() {
     retry = 0;
     if (referee) sock.send(JSON.stringify({ token: token() }));
     document.body.dataset.connected = "1";
+    render();
   };
   sock.onmessage = (e) => onMessage(JSON.parse(e.data));
   sock.onclose = () => {
     if (ws !== sock) return; // replaced on purpose (log in / log out)
     document.body.dataset.connected = "0";
+    render();
     setTimeout(connect, Math.min(200 * 2 ** retry++, 3000));
   };
 }
