@@ -91,8 +91,14 @@ def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _imread(path: Path):  # type: ignore[no-untyped-def]
+    """The picture at `path`; a missing file or a folder is named as such (OpenCV would only warn
+    "can't open/read file" on stderr and return nothing, told as not an image)."""
     import cv2
 
+    if path.is_dir():
+        raise ValueError(f"{path}: a folder, not a picture (name a PNG or JPEG file)")
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise ValueError(f"{path}: not a readable image (missing, empty, or not PNG/JPEG)")
@@ -163,39 +169,61 @@ def run_corners(args: argparse.Namespace) -> int:
     return 0
 
 
-def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-def]
-    """Single-tile accuracy figures for a folder with labels.csv."""
+def _labels(labels: Path) -> list[tuple[str, str]]:
+    """(file, kind) rows of a labels.csv; a row that is not a picture's name and a tile code is
+    named with its line, so a typo is not scored as a wrong reading (before, a kind "zz" counted as
+    a miss and a file with no kind as a picture not found)."""
     import csv
 
-    labels = directory / "labels.csv"
-    if not labels.exists():
+    from vision.kinds import KINDS
+
+    if not labels.is_file():
         raise ValueError(f"{labels} not found: the folder needs a labels.csv with columns file,kind")
-    rows = list(csv.DictReader(labels.open()))
+    try:  # utf-8-sig: a spreadsheet's UTF-8 file starts with a BOM, which hid the header 'file'
+        rows = list(csv.DictReader(labels.open(encoding="utf-8-sig", newline="")))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{labels}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8 CSV") from None
     if not rows or not {"file", "kind"} <= set(rows[0]):
         raise ValueError(f"{labels}: expected a header 'file,kind' and at least one row")
+    bad = [f"line {i}: {(row.get('file') or '').strip()!r},{(row.get('kind') or '').strip()!r}"
+           for i, row in enumerate(rows, start=2)
+           if not (row.get("file") or "").strip() or (row.get("kind") or "").strip() not in KINDS]
+    if bad:
+        raise ValueError(f"{labels}: {len(bad)} row(s) without a file name and a tile code (1m..9m 1p..9p 1s..9s "
+                         f"1z..7z 1f..8f back): " + "; ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
+    return [(str(row["file"]).strip(), str(row["kind"]).strip()) for row in rows]
+
+
+def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-def]
+    """Single-tile accuracy figures for a folder with labels.csv. ValueError when no picture of it
+    could be read: figures of nothing are not figures (before: "n=0 top1=None", exit 0)."""
+    rows = _labels(directory / "labels.csv")
     per_kind: dict[str, list[int]] = {}
     accepted = correct_accepted = correct = 0
     unreadable = []
-    for row in rows:
+    for file, kind in rows:
         try:
-            img = _imread(directory / row["file"])
+            img = _imread(directory / file)
         except ValueError:
-            unreadable.append(row["file"])
+            unreadable.append(file)
             continue
         r = reader.read_single(img)
-        ok = int(r.kind == row["kind"])
+        ok = int(r.kind == kind)
         correct += ok
-        per_kind.setdefault(row["kind"], [0, 0])
-        per_kind[row["kind"]][0] += ok
-        per_kind[row["kind"]][1] += 1
+        per_kind.setdefault(kind, [0, 0])
+        per_kind[kind][0] += ok
+        per_kind[kind][1] += 1
         if r.accepted:
             accepted += 1
             correct_accepted += ok
     n = sum(v[1] for v in per_kind.values())
-    return {"n": n, "top1": round(correct / n, 4) if n else None,
+    if not n:
+        raise ValueError(f"{directory}: none of the {len(rows)} pictures labels.csv names could be read "
+                         f"(missing, or not PNG/JPEG): {', '.join(unreadable[:5])}{' ...' if len(unreadable) > 5 else ''}")
+    return {"n": n, "top1": round(correct / n, 4),
             "per_kind": {k: round(v[0] / v[1], 4) for k, v in sorted(per_kind.items())},
             "threshold": reader.threshold,
-            "coverage_at_threshold": round(accepted / n, 4) if n else None,
+            "coverage_at_threshold": round(accepted / n, 4),
             "accuracy_at_threshold": round(correct_accepted / accepted, 4) if accepted else None,
             "unreadable": unreadable}
 
@@ -215,6 +243,8 @@ def run_eval(args: argparse.Namespace) -> int:
               f"accuracy@threshold={figures['accuracy_at_threshold']}")
         for k, v in figures["per_kind"].items():
             print(f"  {k:5} {v:.3f}")
+        if figures["unreadable"]:
+            print(f"not read ({len(figures['unreadable'])}, missing or not PNG/JPEG): {', '.join(figures['unreadable'])}")
     return 0
 
 

@@ -232,3 +232,36 @@ def test_a_stream_left_open_does_not_abort_the_process_at_exit() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "terminate called" not in proc.stderr
+
+
+def test_cli_eval_refuses_figures_of_nothing_and_rows_that_are_not_labels(tmp_path, capsys, dorothys) -> None:
+    """Before: a labels.csv whose pictures were all missing gave "n=0 top1=None" and exit 0; a kind
+    "zz" was scored as a wrong reading; a spreadsheet's UTF-8 (with a BOM) was "expected a header"."""
+    (tmp_path / "labels.csv").write_text("file,kind\ngone.png,1m\nalso-gone.png,2m\n")
+    assert main(["vision", "eval", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "none of the 2 pictures" in err and "gone.png" in err
+
+    cv2.imwrite(str(tmp_path / "a.png"), render_single_tile(dorothys[0].image, seed=1))
+    (tmp_path / "labels.csv").write_text("file,kind\na.png,zz\na.png\n")
+    assert main(["vision", "eval", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "line 2: 'a.png','zz'" in err and "line 3: 'a.png',''" in err
+
+    (tmp_path / "labels.csv").write_bytes(b"file,kind\na\xe9.png,1m\n")
+    assert main(["vision", "eval", str(tmp_path)]) == 1
+    assert "not UTF-8" in capsys.readouterr().err
+
+    (tmp_path / "labels.csv").write_text(f"\ufefffile,kind\na.png,{dorothys[0].kind}\ngone.png,1m\n", encoding="utf-8")
+    assert main(["vision", "eval", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "n=1 " in out and "not read (1, missing or not PNG/JPEG): gone.png" in out
+
+
+def test_cli_names_a_missing_file_and_a_folder(tmp_path, capsys) -> None:
+    """Before: both were "not a readable image", after OpenCV's own warning on stderr."""
+    assert main(["vision", "read", str(tmp_path / "nope.png")]) == 1
+    err = capsys.readouterr().err
+    assert "nope.png: no such file" in err
+    assert main(["vision", "corners", str(tmp_path)]) == 1
+    assert "a folder, not a picture" in capsys.readouterr().err
