@@ -123,6 +123,28 @@ def _corners(text: str) -> list[list[float]]:
     return pts
 
 
+def _corners_problem(pts: list[list[float]], size: tuple[int, int]) -> str:
+    """Why `--corners` cannot be the felt in a picture of `size` (width, height), or "". Before,
+    corners off the picture, "nan" or in a crossed order read nothing and exited 0, silently."""
+    import math
+
+    import cv2
+    import numpy as np
+
+    w, h = size
+    if not all(math.isfinite(v) for p in pts for v in p):
+        return f"--corners {pts}: not numbers"
+    slack = 0.02 * max(w, h)  # a corner picked a hair beyond the edge is still the felt in view
+    off = [p for p in pts if not (-slack <= p[0] <= w + slack and -slack <= p[1] <= h + slack)]
+    if off:
+        return (f"--corners: {off} lie outside the {w}×{h} picture; the felt must be whole in view "
+                "(`tablectl vision corners FRAME` finds its corners)")
+    if not cv2.isContourConvex(np.asarray(pts, np.float32).reshape(-1, 1, 2)):
+        return ("--corners: the four points cross or fold in; give them in order round the felt, clockwise from "
+                "W's left (the top-left seen from above with E at the bottom)")
+    return ""
+
+
 def run_read(args: argparse.Namespace) -> int:
     from vision.calibrate import Calibration, CalibrationError
     from vision.enroll import EnrollmentError
@@ -133,7 +155,11 @@ def run_read(args: argparse.Namespace) -> int:
         reader = _reader(args)
         img = _imread(args.image)
         if args.corners:
-            reader.calibration = Calibration.from_corners(_corners(args.corners))
+            pts = _corners(args.corners)
+            problem = _corners_problem(pts, (img.shape[1], img.shape[0]))
+            if problem:
+                return _fail(problem)
+            reader.calibration = Calibration.from_corners(pts)
         tiles = reader.read_image(img)
     except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
         return _fail(str(exc))
@@ -145,6 +171,8 @@ def run_read(args: argparse.Namespace) -> int:
         for t in tiles:
             flag = "" if t.accepted else "  ?请裁判确认"
             print(f"{t.zone or '-':10} {t.kind:5} {chinese_name(t.kind):4} {t.confidence:.3f} rot {t.rotation:3}{flag}")
+        if not tiles:  # an empty answer on stdout read as "the command did nothing"
+            print(f"{args.image}: no tiles found" + (" within --corners" if args.corners else ""), file=sys.stderr)
     return 0
 
 
@@ -270,6 +298,8 @@ def run_enroll(args: argparse.Namespace) -> int:
         reader.enrollment.save(args.out)
     except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
         return _fail(str(exc))
+    except OSError as exc:  # --out where nothing can be written (was a traceback after the work was done)
+        return _fail(f"{args.out}: cannot write the enrollment file: {exc.strerror or exc}")
     print(f"wrote {args.out}: {len(reader.enrollment)} examples of {len(reader.enrollment.kinds_covered())} kinds")
     return 0
 

@@ -265,3 +265,27 @@ def test_cli_names_a_missing_file_and_a_folder(tmp_path, capsys) -> None:
     assert "nope.png: no such file" in err
     assert main(["vision", "corners", str(tmp_path)]) == 1
     assert "a folder, not a picture" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("corners, said", [
+    ("nan,0;10,0;10,10;0,10", "not numbers"),
+    ("0,0;5000,0;5000,4000;0,4000", "outside the 1280×960 picture"),
+    ("100,100;1100,800;1100,100;100,800", "cross or fold in"),
+])
+def test_cli_read_refuses_corners_that_cannot_be_the_felt(tmp_path, capsys, dorothys, corners: str, said: str) -> None:
+    """Before: read nothing, printed nothing, exit 0."""
+    path = tmp_path / "frame.jpg"
+    cv2.imwrite(str(path), render_scene(dorothys, seed=5, opts=SceneOptions(tiles=4)).image)
+    assert main(["vision", "read", str(path), "--corners", corners]) == 1
+    assert said in capsys.readouterr().err
+
+
+def test_cli_enroll_into_a_place_it_cannot_write_is_an_error_not_a_traceback(tmp_path, capsys, dorothys) -> None:
+    from tablesim.scenes.render import enrollment_layout
+
+    kinds = ["1m", "5p", "9s"]
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), render_scene(dorothys, seed=21, opts=SceneOptions(), tiles=enrollment_layout(kinds)).image)
+    (tmp_path / "file").write_text("a file, not a folder")
+    assert main(["vision", "enroll", str(path), "--out", str(tmp_path / "file" / "e.npz"), "--kinds", "1m,5p,9s"]) == 1
+    assert "cannot write the enrollment file" in capsys.readouterr().err
