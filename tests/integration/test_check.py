@@ -143,3 +143,23 @@ def test_the_check_while_the_service_holds_the_port_says_so(tmp_path: Path, boar
     finally:
         held.close()
     assert finding.level == "warn" and "in use" in finding.detail
+
+
+def test_a_camera_that_takes_the_connection_and_sends_nothing_fails_in_seconds(tmp_path: Path) -> None:
+    """A network camera rebooting (or a wrong port that answers nothing) held `tablectl check` for
+    OpenCV's 30 s; it is opened with the service's read timeout now (vision.camera.READ_TIMEOUT_S)."""
+    import time
+
+    from table_controller.preflight import check_camera
+    from vision.camera import READ_TIMEOUT_S
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/stream.mjpg"
+        config = parse_config({"table": {"link": "sim://"}, "camera": {"source": url}}, source="test")
+        started = time.monotonic()
+        finding = check_camera(config)
+        took = time.monotonic() - started
+    assert finding is not None and finding.level == "fail" and "no picture" in finding.detail
+    assert took < READ_TIMEOUT_S * 2 + 3, took
