@@ -1614,3 +1614,31 @@ async def test_chair_1_throws_for_the_first_dealer_and_the_page_and_the_first_ha
         await _start_hand(service, http)
     assert service.controller.state.hand["dealer_position"] == chosen
     assert service.controller.state.hand["seats"]["E"] == chosen
+
+
+async def test_a_correction_being_typed_survives_the_cameras_next_question(service: TableService, browser: Any) -> None:
+    """The camera speaks every second at a live table. Before, each event rebuilt the list of its
+    questions: the referee's half-typed correction was wiped and the field lost its focus."""
+    ctl = service.controller
+
+    def unsure(kind: str, track: int) -> int:
+        return ctl.accept("camera", "camera.tile_appeared", {
+            "event": "appeared", "zone": "discard:S", "kind": kind, "confidence": 0.4, "seat": "S",
+            "track": track, "needs_referee": True}).seq
+
+    first = unsure("3f", 901)
+    page = await _open(browser, service, "/", token=REFEREE)
+    field = f'#camera-pending li[data-seq="{first}"] input'
+    await page.click(field)
+    await page.keyboard.type("7")
+    second = unsure("2m", 902)  # the camera asks again while the referee types
+    await page.wait_for_selector(f'#camera-pending li[data-seq="{second}"]')
+    await page.keyboard.type("f")
+    assert await page.input_value(field) == "7f"
+    assert await page.evaluate("document.activeElement.closest('li') && document.activeElement.closest('li').dataset.seq") \
+        == str(first)
+    await page.click(f'#camera-pending li[data-seq="{first}"] button:has-text("更正")')
+    await _until(lambda: any(a.get("camera_seq") == first and a.get("kind") == "7f" for a in ctl.state.actions))
+    await page.wait_for_selector(f'#camera-pending li[data-seq="{first}"]', state="detached")
+    seqs = await page.eval_on_selector_all("#camera-pending li[data-seq]", "els => els.map(e => e.dataset.seq)")
+    assert seqs == [str(second)]

@@ -960,11 +960,16 @@ function showCameraSection() {
 
 function renderCameraPending() {
   // Tiles the camera was unsure of: the referee confirms or corrects them instead of a guess.
+  // Each question keeps its row (by seq) while it stays open: the camera sends events every
+  // second, and rebuilding the list wiped a correction being typed and took its focus.
   const ul = $("camera-pending");
   if (!ul) return;
   showCameraSection();
   const items = state.camera_pending || [];
-  ul.innerHTML = "";
+  const rows = new Map([...ul.querySelectorAll("li[data-seq]")].map((li) => [li.dataset.seq, li]));
+  ul.querySelectorAll("li.none").forEach((li) => li.remove());
+  const open = new Set(items.map((p) => String(p.seq)));
+  for (const [seq, li] of rows) if (!open.has(seq)) li.remove();
   if (!items.length) {
     const li = document.createElement("li");
     li.className = "none";
@@ -972,20 +977,34 @@ function renderCameraPending() {
     ul.appendChild(li);
     return;
   }
+  let next = ul.firstElementChild;  // rows are in the list's order; one out of place is moved (it loses focus)
   for (const p of items) {
     const [zone, side] = String(p.zone || "").split(":");
     // the player by wind this hand (the camera names sides; winds move round with the dealer)
     const who = p.wind ? t("seat." + p.wind) : SEATS.includes(side) ? t("pos", { n: SEATS.indexOf(side) + 1 }) : "";
     const where = who + t("cam.zone." + zone);
+    const said = t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
+    const kept = rows.get(String(p.seq));
+    if (kept) {
+      const [label, ok, fix] = [kept.querySelector("span"), ...kept.querySelectorAll("button")];
+      if (label.textContent !== said) label.textContent = said;  // the page's language changed
+      ok.textContent = t("cam.confirm");
+      fix.textContent = t("cam.correct");
+      const pic = kept.querySelector("img.camera-tile");
+      if (pic.hidden) showTilePicture(pic, p.seq);  // asked before the referee logged in, or too early
+      if (kept === next) next = next.nextElementSibling;
+      else ul.insertBefore(kept, next);
+      continue;
+    }
     const li = document.createElement("li");
     li.dataset.seq = p.seq;
     const label = document.createElement("span");
-    label.textContent = t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
+    label.textContent = said;
     const pic = document.createElement("img");
     pic.className = "camera-tile";
     pic.alt = "";
     pic.hidden = true;
-    cameraPicture(`/api/referee/camera/tile/${p.seq}.jpg`, p.seq).then((url) => { if (url) { pic.src = url; pic.hidden = false; } });
+    showTilePicture(pic, p.seq);
     li.append(pic);
     const ok = document.createElement("button");
     ok.type = "button";
@@ -1000,8 +1019,12 @@ function renderCameraPending() {
     fix.textContent = t("cam.correct");
     fix.addEventListener("click", () => act("/api/referee/camera/confirm", { seq: p.seq, kind: input.value.trim() }));
     li.append(label, " ", ok, " ", input, fix);
-    ul.appendChild(li);
+    ul.insertBefore(li, next);
   }
+}
+
+function showTilePicture(pic, seq) {
+  cameraPicture(`/api/referee/camera/tile/${seq}.jpg`, seq).then((url) => { if (url) { pic.src = url; pic.hidden = false; } });
 }
 
 // Pictures from the camera are the referee's (fetched with the credential, shown as blob URLs):
