@@ -360,7 +360,10 @@ def apply(state: TableState, ev: Event) -> TableState:
         # The camera is unsure (split vote or low confidence): the referee confirms instead of a guess.
         from table_controller.referee import camera_kept
 
-        s.camera_pending = camera_kept(s, s.camera_pending + [{"seq": ev.seq, **d}])
+        asked = {"seq": ev.seq, **d}
+        if s.hand is not None:  # the hand it was asked in: a question left open into the next is told as such
+            asked.update(hand_no=s.hand.get("hand_no"), round=s.hand.get("round", 1))
+        s.camera_pending = camera_kept(s, s.camera_pending + [asked])
     elif t.startswith("referee."):
         from table_controller.referee import apply_referee, out_seats, winners
 

@@ -1642,3 +1642,32 @@ async def test_a_correction_being_typed_survives_the_cameras_next_question(servi
     await page.wait_for_selector(f'#camera-pending li[data-seq="{first}"]', state="detached")
     seqs = await page.eval_on_selector_all("#camera-pending li[data-seq]", "els => els.map(e => e.dataset.seq)")
     assert seqs == [str(second)]
+
+
+async def test_a_question_left_open_from_an_earlier_hand_is_told_as_such(tmp_path: Path, browser: Any) -> None:
+    """The camera's question about a tile of hand 1, left open into hand 2: its seat names hand 1's
+    winds and its tile has gone into the table. Before, it read as a question about the felt now
+    ("南家弃牌区 二万" beside hand 2's own), and a referee looking at the table could only "correct"
+    it to what lies there now, teaching the camera a wrong tile."""
+    async with _running(_config(), tmp_path / "own") as svc:
+        ctl = svc.controller
+
+        def unsure(track: int) -> int:
+            return ctl.accept("camera", "camera.tile_appeared", {
+                "event": "appeared", "zone": "discard:S", "kind": "2m", "confidence": 0.4, "seat": "S",
+                "track": track, "needs_referee": True, "wind": "S"}).seq
+
+        ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1,
+                                                       "prevalent_wind": "E"})
+        old = unsure(1)
+        ctl.accept("operator", "operator.hand_end", {"hand_no": 1, "reason": "test"})
+        ctl.accept("operator", "operator.hand_start", {"hand_no": 2, "ruleset": "mcr", "dealer_position": 2,
+                                                       "prevalent_wind": "E"})
+        new = unsure(2)
+        page = await _open(browser, svc, "/", token=REFEREE)
+        await page.wait_for_selector(f'#camera-pending li[data-seq="{new}"]')
+        assert (await page.inner_text(f'#camera-pending li[data-seq="{old}"] span')).startswith("第 1 盘（已结束")
+        assert "盘" not in await page.inner_text(f'#camera-pending li[data-seq="{new}"] span')
+        async with _http(svc) as http:  # still open: a ruling by its picture still teaches the camera
+            r = await http.post("/api/referee/camera/confirm", json={"seq": old}, headers=_auth(REFEREE))
+            assert r.status_code == 200, r.text

@@ -67,6 +67,7 @@ const I18N = {
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
         cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
                hint: "每次确认或更正，摄像头都会记住这副牌的样子。", view: "摄像头画面", seen: "{where} {kind}（置信度 {c}）",
+               earlier: "第 {n} 盘（已结束，牌已不在桌上，请按图判断）：",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
@@ -136,6 +137,7 @@ const I18N = {
               heard: "heartbeat {n} s ago", camera: "Camera: " },
         cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
                hint: "Each confirmation or correction teaches the camera this set's tiles.", view: "Camera view", seen: "{where} {kind} (confidence {c})",
+               earlier: "hand {n} (over: the tile is off the table, judge by the picture): ",
                zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
 };
 const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public",
@@ -983,7 +985,12 @@ function renderCameraPending() {
     // the player by wind this hand (the camera names sides; winds move round with the dealer)
     const who = p.wind ? t("seat." + p.wind) : SEATS.includes(side) ? t("pos", { n: SEATS.indexOf(side) + 1 }) : "";
     const where = who + t("cam.zone." + zone);
-    const said = t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
+    // a question from an earlier hand: its seat names that hand's winds, and its tile has gone into
+    // the table (before, it read as a question about what lies on the felt now)
+    const now = state.hand || {};
+    const earlier = p.hand_no != null && (p.hand_no !== now.hand_no || (p.round || 1) !== (now.round || 1));
+    const said = (earlier ? t("cam.earlier", { n: p.hand_no }) : "")
+      + t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
     const kept = rows.get(String(p.seq));
     if (kept) {
       const [label, ok, fix] = [kept.querySelector("span"), ...kept.querySelectorAll("button")];
