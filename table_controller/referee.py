@@ -225,10 +225,11 @@ def apply_referee(s: "TableState", ev: Event) -> None:
 
 
 #: The camera's readings the referee has ruled on, kept a while (an undo reopens one, the camera
-#: watcher reads the ruling's reading back); open readings kept at most (a camera unsure of every
-#: tile for a whole session), the oldest dropped first.
+#: watcher reads the ruling's reading back); open readings kept at most, the oldest (an earlier
+#: hand's) dropped first: about every tile a hand lays face up, and the state goes to every page
+#: with each event.
 CAMERA_RULED_KEPT = 20
-CAMERA_OPEN_KEPT = 200
+CAMERA_OPEN_KEPT = 120
 
 
 def _ruled(s: "TableState") -> set[Any]:
