@@ -78,7 +78,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
     p.add_argument("--enrollment", type=Path, default=None, help="enrollment file from `tablectl vision enroll`")
-    p.add_argument("--threshold", type=float, default=None, help="confidence under which a tile goes to the referee")
+    p.add_argument("--threshold", type=_share, default=None, help="confidence under which a tile goes to the referee (0..1)")
+
+
+def _share(text: str) -> float:
+    """A confidence strictly between 0 and 1 (`--threshold 5` sent every tile to the referee, silently)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number between 0 and 1") from None
+    if not 0.0 < value < 1.0:  # as `[camera] threshold`
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (a confidence, e.g. 0.8)")
+    return value
 
 
 def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -331,7 +342,10 @@ def run_render(args: argparse.Namespace) -> int:
         faces = load_style(args.style)
     except TileArtError as exc:
         return _fail(str(exc))
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # was a traceback (a file where the folder should be, no right to write)
+        return _fail(f"{args.out}: cannot make the folder: {exc.strerror or exc}")
     rows = ["file,kind"]
     for i in range(args.singles):
         for j, f in enumerate(faces):
@@ -357,7 +371,10 @@ def run_camera(args: argparse.Namespace) -> int:
         faces = list(load_style(args.style))
     except TileArtError as exc:
         return _fail(str(exc))
-    cam = VirtualCamera(scene_source(faces, args.seed), host=args.host, port=args.port).start()
+    try:
+        cam = VirtualCamera(scene_source(faces, args.seed), host=args.host, port=args.port).start()
+    except OSError as exc:  # was a traceback from socketserver
+        return _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc} (another --port?)")
     print(f"virtual camera at {cam.url} (Ctrl-C to stop)")
     try:
         while True:

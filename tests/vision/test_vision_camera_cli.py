@@ -289,3 +289,23 @@ def test_cli_enroll_into_a_place_it_cannot_write_is_an_error_not_a_traceback(tmp
     (tmp_path / "file").write_text("a file, not a folder")
     assert main(["vision", "enroll", str(path), "--out", str(tmp_path / "file" / "e.npz"), "--kinds", "1m,5p,9s"]) == 1
     assert "cannot write the enrollment file" in capsys.readouterr().err
+
+
+def test_cli_threshold_port_and_folder_mistakes_are_errors_not_tracebacks(tmp_path, capsys) -> None:
+    """Before: --threshold 5 or -1 was taken (every tile, or none, to the referee); a port in use and
+    an output folder under a file were tracebacks."""
+    import socket
+
+    for bad in ("5", "-1", "x"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["vision", "read", str(tmp_path / "f.png"), "--threshold", bad])
+        assert exit_.value.code == 2 and "between 0 and 1" in capsys.readouterr().err
+    (tmp_path / "file").write_text("a file")
+    assert main(["vision", "render", "xmahjongg-dorothys", str(tmp_path / "file" / "out")]) == 1
+    assert "cannot make the folder" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert main(["vision", "camera", "--style", "xmahjongg-dorothys", "--port", str(port)]) == 1
+    assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
