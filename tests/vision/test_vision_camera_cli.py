@@ -169,9 +169,9 @@ def test_vision_loop_emits_events_and_survives_faults(dorothys, reader) -> None:
         results = [loop.step() for _ in range(2)]
         appeared = [e for e in results[-1].events if e.event == "appeared"]
         assert len(appeared) >= 10 and all(e.zone for e in appeared)
-        cam.dark = True
-        dark = loop.step()
-        assert dark.status.code == "dark" and dark.events == []
+        cam.dark = True  # a frame sent before the switch may still be the newest (a loaded machine)
+        dark = next((r for r in (loop.step() for _ in range(5)) if r.status.code != "ok"), None)
+        assert dark is not None and dark.status.code == "dark" and dark.events == []
         cam.dark = False
         cam.unplugged = True
         assert loop.step().status.code == "unplugged"
