@@ -18,8 +18,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ok": ("摄像头正常", "camera OK"),
     "unplugged": ("摄像头未连接，请手动录入", "camera disconnected: enter tiles by hand"),
     "frozen": ("摄像头画面卡住，请手动录入", "camera image frozen: enter tiles by hand"),
-    "dark": ("光线太暗，无法识牌", "too dark to read tiles"),
-    "glare": ("反光太强，无法识牌", "glare on the table: tiles unreadable"),
+    # every fault says what to do meanwhile (dark and glare did not: only unplugged and frozen did)
+    "dark": ("光线太暗，无法识牌，请手动录入", "too dark to read tiles: enter tiles by hand"),
+    "glare": ("反光太强，无法识牌，请手动录入", "glare on the table: tiles unreadable, enter them by hand"),
 }
 
 

@@ -587,5 +587,5 @@ def test_the_cameras_status_is_said_once_in_the_log() -> None:
         return describe(Event(seq=1, at=0.0, source="camera", type="camera.status", data=status))
 
     assert line(HealthStatus("unplugged").to_json()) == "摄像头未连接，请手动录入"
-    assert line(HealthStatus("dark").to_json()) == "摄像头：光线太暗，无法识牌"
+    assert line(HealthStatus("dark").to_json()) == "摄像头：光线太暗，无法识牌，请手动录入"
     assert line({**HealthStatus("ok").to_json(), "problem": "markers hidden"}) == "摄像头正常（markers hidden）"

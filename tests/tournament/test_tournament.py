@@ -659,7 +659,7 @@ def test_the_hub_names_a_camera_fault_once_and_shows_a_camera_that_reads_nothing
     assert [(a["text_zh"], a["text_en"]) for a in log.alerts] == [
         ("摄像头未连接，请手动录入", "camera disconnected: enter tiles by hand")]
     log.add_event(ev(2, **HealthStatus("dark").to_json(), problem=""), 0.0)
-    assert log.alerts[0]["text_zh"] == "摄像头：光线太暗，无法识牌"
+    assert log.alerts[0]["text_zh"] == "摄像头：光线太暗，无法识牌，请手动录入"
     knocked = "camera moved: store the corners again (摄像头被碰动，请重新标定四角)"
     log.add_event(ev(3, **HealthStatus("ok").to_json(), problem=knocked), 0.0)
     assert [a["text_zh"] for a in log.alerts] == [f"摄像头正常 · {knocked}"]

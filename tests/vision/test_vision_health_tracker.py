@@ -27,7 +27,7 @@ def test_health_unplugged_frozen_dark_glare_ok() -> None:
     glare = _frame(4)
     glare[:40] = 255
     status = CameraHealth().check(glare)
-    assert status.code == "glare" and status.to_json()["message"] == "反光太强，无法识牌"
+    assert status.code == "glare" and status.to_json()["message"] == "反光太强，无法识牌，请手动录入"
 
 
 def test_a_frozen_camera_is_told_after_seconds_whatever_the_period() -> None:
@@ -172,3 +172,13 @@ def test_vision_config_from_the_camera_section(tmp_path) -> None:
     path.write_text('[camera]\ncornerz = []\n')
     with pytest.raises(ConfigError, match="cornerz"):
         load_config(path)
+
+
+def test_every_camera_fault_tells_the_table_to_key_plays_by_hand() -> None:
+    """The game goes on by manual entry whatever the camera does; dark and glare said only that
+    tiles could not be read, not what to do meanwhile."""
+    from vision.health import MESSAGES
+
+    for code, (zh, en) in MESSAGES.items():
+        if code != "ok":
+            assert zh.endswith("请手动录入") and "by hand" in en, code
