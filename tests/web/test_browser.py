@@ -1671,3 +1671,29 @@ async def test_a_question_left_open_from_an_earlier_hand_is_told_as_such(tmp_pat
         async with _http(svc) as http:  # still open: a ruling by its picture still teaches the camera
             r = await http.post("/api/referee/camera/confirm", json={"seq": old}, headers=_auth(REFEREE))
             assert r.status_code == 200, r.text
+
+
+async def test_the_camera_view_says_it_is_old_while_the_camera_has_failed(tmp_path: Path, browser: Any) -> None:
+    """Unplugged, the service still serves the last frame it read, and the referee's page showed it
+    as if live. Now it is greyed with a note while the camera is not OK, and plain again when it is."""
+    from tablesim.scenes.camera import VirtualCamera, scene_source
+    from tablesim.scenes.render import SceneOptions
+    from vision.tileart import load_style
+
+    source = scene_source(list(load_style("xmahjongg-dorothys")), seed=7, opts=SceneOptions(tiles=4))
+    with VirtualCamera(source, fps=5) as cam:
+        config = _config().model_copy(update={"camera": parse_config(
+            {"camera": {"source": cam.url, "period_s": 0.2}}).camera})
+        async with _running(config, tmp_path / "own") as svc:
+            await _until(lambda: (svc.controller.state.camera or {}).get("ok"), 60)
+            page = await _open(browser, svc, "/", token=REFEREE)
+            await page.wait_for_function("(() => { const i = document.querySelector('#camera-view');"
+                                         " return i && !i.hidden && i.naturalWidth === 960; })()", timeout=15000)
+            assert not await page.is_visible("#camera-view-stale")
+            cam.unplugged = True
+            await page.wait_for_selector("#camera-view-stale:not([hidden])", timeout=20000)
+            assert "不是桌面现状" in await page.inner_text("#camera-view-stale")
+            assert await page.eval_on_selector("#camera-view", "i => i.classList.contains('stale') && !i.hidden")
+            cam.unplugged = False
+            await page.wait_for_selector("#camera-view-stale", state="hidden", timeout=20000)
+            assert not await page.eval_on_selector("#camera-view", "i => i.classList.contains('stale')")

@@ -68,6 +68,7 @@ const I18N = {
         cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
                hint: "每次确认或更正，摄像头都会记住这副牌的样子。", view: "摄像头画面", seen: "{where} {kind}（置信度 {c}）",
                earlier: "第 {n} 盘（已结束，牌已不在桌上，请按图判断）：",
+               stale: "画面停在摄像头出故障之前，不是桌面现状",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
@@ -138,6 +139,7 @@ const I18N = {
         cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
                hint: "Each confirmation or correction teaches the camera this set's tiles.", view: "Camera view", seen: "{where} {kind} (confidence {c})",
                earlier: "hand {n} (over: the tile is off the table, judge by the picture): ",
+               stale: "The picture is from before the camera failed, not the table now",
                zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
 };
 const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public",
@@ -1055,9 +1057,17 @@ async function cameraPicture(path, key) {
   }
   return pending;
 }
+function markCameraView() {
+  // unplugged, frozen, dark: the service still has the last frame it read, which looked live
+  const img = $("camera-view");
+  const failed = !!(health && health.camera && !health.camera.ok) && role === "referee" && page === "table";
+  img.classList.toggle("stale", failed);
+  $("camera-view-stale").hidden = !failed || img.hidden;  // no picture yet: nothing to call old
+}
 async function refreshCameraView() {
   const img = $("camera-view");
   const show = role === "referee" && page === "table" && !!(health && health.camera);
+  markCameraView();
   if (!show) { img.hidden = true; return; }
   const url = await cameraPicture("/api/referee/camera/view.jpg");
   if (!url) return;
@@ -1087,6 +1097,7 @@ function renderHealth() {
   line.dataset.testid = "link-health";
   line.textContent = parts.join(" · ");
   box.appendChild(line);
+  markCameraView();
   if (health.camera) {
     const c = health.camera;
     const cam = document.createElement("div");
