@@ -78,7 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
     p.add_argument("--enrollment", type=Path, default=None, help="enrollment file from `tablectl vision enroll`")
-    p.add_argument("--threshold", type=_share, default=None, help="confidence under which a tile goes to the referee (0..1)")
+    p.add_argument("--threshold", type=_share, default=None,
+                   help="confidence under which a tile goes to the referee (0..1)")
 
 
 def _share(text: str) -> float:
@@ -257,8 +258,9 @@ def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-de
             correct_accepted += ok
     n = sum(v[1] for v in per_kind.values())
     if not n:
+        more = " ..." if len(unreadable) > 5 else ""
         raise ValueError(f"{directory}: none of the {len(rows)} pictures labels.csv names could be read "
-                         f"(missing, or not PNG/JPEG): {', '.join(unreadable[:5])}{' ...' if len(unreadable) > 5 else ''}")
+                         f"(missing, or not PNG/JPEG): {', '.join(unreadable[:5])}{more}")
     return {"n": n, "top1": round(correct / n, 4),
             "per_kind": {k: round(v[0] / v[1], 4) for k, v in sorted(per_kind.items())},
             "threshold": reader.threshold,
@@ -283,7 +285,8 @@ def run_eval(args: argparse.Namespace) -> int:
         for k, v in figures["per_kind"].items():
             print(f"  {k:5} {v:.3f}")
         if figures["unreadable"]:
-            print(f"not read ({len(figures['unreadable'])}, missing or not PNG/JPEG): {', '.join(figures['unreadable'])}")
+            skipped = figures["unreadable"]
+            print(f"not read ({len(skipped)}, missing or not PNG/JPEG): {', '.join(skipped)}")
     return 0
 
 

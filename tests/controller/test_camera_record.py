@@ -591,7 +591,7 @@ def test_the_cameras_status_is_said_once_in_the_log() -> None:
     assert line({**HealthStatus("ok").to_json(), "problem": "markers hidden"}) == "摄像头正常（markers hidden）"
 
 
-def test_a_ruling_changed_after_its_tile_was_recorded_is_told_to_the_referee(table) -> None:  # type: ignore[no-untyped-def]
+def test_a_ruling_changed_after_its_tile_was_recorded_is_told(table) -> None:  # type: ignore[no-untyped-def]
     """The referee rules an unsure discard 9p, the camera records it, the referee undoes the ruling
     and rules 1m. Before, the record kept 9p and the log said only "裁判确认识牌：一万"; now the
     referee is told, once, that the record still holds 9p."""

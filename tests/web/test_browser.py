@@ -1635,8 +1635,8 @@ async def test_a_correction_being_typed_survives_the_cameras_next_question(servi
     await page.wait_for_selector(f'#camera-pending li[data-seq="{second}"]')
     await page.keyboard.type("f")
     assert await page.input_value(field) == "7f"
-    assert await page.evaluate("document.activeElement.closest('li') && document.activeElement.closest('li').dataset.seq") \
-        == str(first)
+    focused = await page.evaluate("(document.activeElement.closest('li') || {dataset: {}}).dataset.seq")
+    assert focused == str(first)
     await page.click(f'#camera-pending li[data-seq="{first}"] button:has-text("更正")')
     await _until(lambda: any(a.get("camera_seq") == first and a.get("kind") == "7f" for a in ctl.state.actions))
     await page.wait_for_selector(f'#camera-pending li[data-seq="{first}"]', state="detached")

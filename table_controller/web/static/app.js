@@ -1033,7 +1033,9 @@ function renderCameraPending() {
 }
 
 function showTilePicture(pic, seq) {
-  cameraPicture(`/api/referee/camera/tile/${seq}.jpg`, seq).then((url) => { if (url) { pic.src = url; pic.hidden = false; } });
+  cameraPicture(`/api/referee/camera/tile/${seq}.jpg`, seq).then((url) => {
+    if (url) { pic.src = url; pic.hidden = false; }
+  });
 }
 
 // Pictures from the camera are the referee's (fetched with the credential, shown as blob URLs):
