@@ -188,6 +188,7 @@ class CameraWatcher:
         if self.record is None:
             return
         self.record.see(self._controller.state.hand, seen, occluded, blind)
+        self._tell_overruled()
         for area in AREAS:  # the state moves with each play recorded: a claim needs its discard
             for i, (type_, data) in enumerate(self.record.plays(self._controller.state.hand, area)):
                 try:
@@ -196,6 +197,23 @@ class CameraWatcher:
                     if self.record.refused(i, str(exc)):  # offered again next step; told once
                         self._controller.accept("camera", "camera.play_refused",
                                                 {"play": type_, **data, "reason": str(exc)})
+
+    def _tell_overruled(self) -> None:
+        """A ruling that names a tile otherwise than the camera already recorded it (the referee
+        undid a ruling and made another): the record cannot be changed from here, so the referee is
+        told, once. Before, the record kept the first kind and the log said only the new ruling."""
+        from table_controller.state import SEAT_ZH
+        from table_controller.tiles import tile_name
+
+        assert self.record is not None
+        for area, wind, was, ruled in self.record.overruled:
+            what = "打出" if area == "discard" else "补花"
+            self._controller.accept("camera", "camera.play_refused", {
+                "play": "play.discard" if area == "discard" else "play.flower", "seat": wind, "tile": ruled,
+                "reason": f"{SEAT_ZH[wind]}家{what}已按 {tile_name(was)} 记入牌谱，裁判改判为 {tile_name(ruled)}，"
+                          f"牌谱未改，请核对 / {wind}'s {area} was recorded as {was} before the ruling changed it to "
+                          f"{ruled}: the record is unchanged, check it"})
+        self.record.overruled = []
 
     async def _rulings(self) -> list[dict[str, Any]]:
         """The referee's rulings on unsure tiles seen since the camera started (the step before),

@@ -94,6 +94,11 @@ class CameraRecord:
     #: steps seen (calls of `see`), and per seat the last step its discard pool went unwatched
     step: int = 0
     unwatched_at: dict[str, int] = field(default_factory=dict)
+    #: track -> the kind the camera recorded it as (a discard, a flower), so that a ruling that
+    #: later names it otherwise (a ruling undone and made again) is told, not lost
+    recorded_as: dict[int, str] = field(default_factory=dict)
+    #: rulings that name a tile otherwise than the record holds it: (area, wind, recorded, ruled)
+    overruled: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]], occluded: tuple[str, ...] = (),
             blind: bool = False) -> None:
@@ -120,7 +125,7 @@ class CameraRecord:
         if _key(hand) != self.hand_key:
             self.hand_key, self.lying, self.accounted, self.lost = _key(hand), {}, set(), {}
             self.claimed, self.refusals, self.claims_known, self.turned = set(), {}, {}, set()
-            self.late_turns = []
+            self.late_turns, self.recorded_as, self.overruled = [], {}, []
         self._sync_claims(hand)
         self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
                      for k, v in self.lost.items()}
@@ -151,6 +156,10 @@ class CameraRecord:
             elif ev.get("event") == "appeared" and ev.get("ruled") or ev.get("event") == "ruled":
                 if track in here:
                     here[track] = str(ev.get("kind", ""))
+                    was = self.recorded_as.get(track)
+                    if was is not None and was != here[track]:  # recorded already: the record keeps `was`
+                        self.overruled.append((key[0], key[1], was, here[track]))
+                        self.recorded_as[track] = here[track]  # told once
 
     def plays(self, hand: dict[str, Any] | None, area: str) -> list[Play]:
         """What to record in `area` of every seat so that the record holds what lies there."""
@@ -201,6 +210,7 @@ class CameraRecord:
                 if area == "flower" and is_flower(kind):
                     out.append(("play.flower", {"seat": wind, "tile": kind}))
                     self.proposed.append(([track], None, None))
+                    self.recorded_as[track] = kind
                 elif area == "discard" and kind != BACK and not is_flower(kind):
                     if hand.get("turn") is None and wind == "E" and not any(hand["discards"].values()) \
                             and not any(t == "play.deal_done" for t, _ in out):
@@ -208,6 +218,7 @@ class CameraRecord:
                         self.proposed.append(([], None, None))
                     out.append(("play.discard", {"seat": wind, "tile": kind}))
                     self.proposed.append(([track], None, None))
+                    self.recorded_as[track] = kind
                     if track in self.turned and hand.get("riichi_declarations") and wind not in (hand.get("riichi") or {}):
                         out.append(("play.riichi", {"seat": wind}))  # laid sideways: 立直 declared with it
                         self.proposed.append(([], None, None))
@@ -272,6 +283,8 @@ class CameraRecord:
         for a misread tile lying there the rest of the hand)."""
         tracks, taken, frm = self.proposed[index]
         self.accounted.difference_update(tracks)
+        for track in tracks:
+            self.recorded_as.pop(track, None)
         if taken is not None:
             self.claimed.discard(taken)
         if frm is not None:

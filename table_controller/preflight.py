@@ -184,11 +184,10 @@ def check_camera(config: TableConfig) -> Finding | None:
     if not source:
         return None
     what = "摄像头 / camera"
-    import cv2
-
+    from vision.camera import open_capture
     from vision.health import CameraHealth
 
-    cap = cv2.VideoCapture(int(source) if source.isdigit() else source)
+    cap = open_capture(source)  # a URL that takes the connection and sends nothing: READ_TIMEOUT_S, not 30 s
     try:
         ok, frame = cap.read() if cap.isOpened() else (False, None)
     finally:

@@ -224,10 +224,35 @@ def apply_referee(s: "TableState", ev: Event) -> None:
     s.actions = s.actions + [record]
 
 
+#: The camera's readings the referee has ruled on, kept a while (an undo reopens one, the camera
+#: watcher reads the ruling's reading back); open readings kept at most, the oldest (an earlier
+#: hand's) dropped first: about every tile a hand lays face up, and the state goes to every page
+#: with each event.
+CAMERA_RULED_KEPT = 20
+CAMERA_OPEN_KEPT = 120
+
+
+def _ruled(s: "TableState") -> set[Any]:
+    return {a.get("camera_seq") for a in active(s.actions, "referee.camera_confirm") if not a.get("error")}
+
+
 def camera_open(s: "TableState") -> list[dict[str, Any]]:
     """The camera's unsure readings the referee has not yet ruled on (a confirmation undone reopens one)."""
-    ruled = {a.get("camera_seq") for a in active(s.actions, "referee.camera_confirm") if not a.get("error")}
+    ruled = _ruled(s)
     return [p for p in s.camera_pending if p["seq"] not in ruled]
+
+
+def camera_kept(s: "TableState", items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Of the camera's unsure readings `items` (oldest first), those the state keeps: every one still
+    open (up to `CAMERA_OPEN_KEPT`) and the last `CAMERA_RULED_KEPT` ruled. Before, the newest 20 of
+    both together: a referee more than 20 questions behind lost the oldest open ones for good (409
+    "no open camera reading"), and the play record waited on them for the rest of the hand (24
+    discards asked, none recorded after the 20 still listed were ruled)."""
+    ruled = _ruled(s)
+    opened = [p["seq"] for p in items if p["seq"] not in ruled][-CAMERA_OPEN_KEPT:]
+    done = [p["seq"] for p in items if p["seq"] in ruled][-CAMERA_RULED_KEPT:]
+    keep = set(opened) | set(done)
+    return [p for p in items if p["seq"] in keep]
 
 
 def _camera_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:

@@ -16,7 +16,6 @@ from table_controller.store import Event
 SEATS = ("E", "S", "W", "N")
 SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 LOG_TAIL = 60
-CAMERA_PENDING = 20
 ZONE_ZH = {"discard": "弃牌区", "meld": "副露区", "flower": "花牌区", "centre": "中央"}
 
 #: The table's seat buttons as players know them.
@@ -366,7 +365,12 @@ def apply(state: TableState, ev: Event) -> TableState:
         s.camera = dict(d)
     elif t.startswith("camera.tile_") and d.get("needs_referee"):
         # The camera is unsure (split vote or low confidence): the referee confirms instead of a guess.
-        s.camera_pending = (s.camera_pending + [{"seq": ev.seq, **d}])[-CAMERA_PENDING:]
+        from table_controller.referee import camera_kept
+
+        asked = {"seq": ev.seq, **d}
+        if s.hand is not None:  # the hand it was asked in: a question left open into the next is told as such
+            asked.update(hand_no=s.hand.get("hand_no"), round=s.hand.get("round", 1))
+        s.camera_pending = camera_kept(s, s.camera_pending + [asked])
     elif t.startswith("referee."):
         from table_controller.referee import apply_referee, out_seats, winners
 

@@ -289,16 +289,16 @@ class BumpWatch:
                 return BumpVerdict(shift)  # where it was: its edges were only covered
             return BumpVerdict(shift, calibration=found)
         missing = "、".join(_SIDE_ZH[s] for s in SIDES if s not in edges.sides)
-        if moved > self.tolerance_mm:
-            self.problem = (f"the camera moved: the felt's edges lie {moved:.0f} mm from the stored corners, and not all "
-                            "four edges are in view to correct it; store the corners again (tablectl vision read "
-                            "--corners) and enter plays by hand meanwhile (摄像头被碰动，台面边缘偏离约 "
-                            f"{moved:.0f} 毫米，看不到{missing}边，无法自动校正：请重新标定四角，其间请手动录入)")
+        if moved > self.tolerance_mm:  # Chinese first: the referee's display shows it as it is
+            self.problem = (f"摄像头被碰动，台面边缘偏离约 {moved:.0f} 毫米，看不到{missing}边，无法自动校正："
+                            "请重新标定四角，其间请手动录入 / the camera moved: the felt's edges lie "
+                            f"{moved:.0f} mm from the stored corners, and not all four edges are in view to correct "
+                            "it; store the corners again (tablectl vision corners) and enter plays by hand meanwhile")
         else:
-            self.problem = ("the felt's edges are not where the stored corners put them: the camera moved, or something "
-                            "lies along the edges; clear the edges, or set the camera back or store the corners again, "
-                            f"and enter plays by hand meanwhile (看不到台面{missing}边：摄像头可能被碰动，或有物品压住台边；"
-                            "请清开台边，或重新标定四角，其间请手动录入)")
+            self.problem = (f"看不到台面{missing}边：摄像头可能被碰动，或有物品压住台边；请清开台边，或重新标定四角，"
+                            "其间请手动录入 / the felt's edges are not where the stored corners put them: the camera "
+                            "moved, or something lies along the edges; clear the edges, or set the camera back or "
+                            "store the corners again, and enter plays by hand meanwhile")
         return BumpVerdict(moved, problem=self.problem)
 
 

@@ -65,9 +65,9 @@ class Calibration:
         w0, h0 = self.size
         if abs((w / h) / (w0 / h0) - 1) > SAME_ASPECT:
             raise CalibrationError(
-                f"the camera now sends {w}×{h} frames; the calibration was made on {w0}×{h0} ones, another "
-                "view of the table: set the camera back to that resolution, or store the corners again "
-                f"(摄像头分辨率由 {w0}×{h0} 变为 {w}×{h}，画面比例不同：请恢复原分辨率或重新标定四角)")
+                f"摄像头分辨率由 {w0}×{h0} 变为 {w}×{h}，画面比例不同：请恢复原分辨率或重新标定四角 / the camera "
+                f"now sends {w}×{h} frames; the calibration was made on {w0}×{h0} ones, another view of the "
+                "table: set the camera back to that resolution, or store the corners again")
         scale = np.diag([w / w0, h / h0, 1.0])  # old pixels -> new pixels
         return Calibration(self.image_to_plane @ np.linalg.inv(scale), self.source, (w, h))
 
@@ -97,11 +97,13 @@ def calibrate_aruco(frame: np.ndarray, min_markers: int = 3) -> Calibration:
     """Calibrate from the corner markers; three are enough (a hand may cover one)."""
     found = find_markers(frame)
     if len(found) < min_markers:
-        raise CalibrationError(f"saw {len(found)} of the 4 corner markers (ids {sorted(found)}); need {min_markers}. "
-                               "Clear the corners of the felt or store the corners in the config's [camera] corners.")
+        raise CalibrationError(f"只看到 {len(found)} 个台角标记（编号 {sorted(found)}），至少需要 {min_markers} 个："
+                               f"请勿遮挡台面四角，其间请手动录入 / saw {len(found)} of the 4 corner markers (ids "
+                               f"{sorted(found)}); need {min_markers}. Clear the corners of the felt or store the "
+                               "corners in the config's [camera] corners.")
     src = np.concatenate([found[i] for i in sorted(found)]).astype(np.float32)
     dst = np.concatenate([marker_corners_mm(i) for i in sorted(found)]).astype(np.float32)
     h, _ = cv2.findHomography(src, dst, 0)
     if h is None:
-        raise CalibrationError("markers found but their positions are inconsistent")
+        raise CalibrationError("台角标记位置互相矛盾，请检查标记是否贴错 / markers found but their positions are inconsistent")
     return Calibration(h, "aruco", (frame.shape[1], frame.shape[0]))

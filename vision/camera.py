@@ -37,6 +37,19 @@ def _close_all() -> None:
 READ_TIMEOUT_S = 5.0
 
 
+def open_capture(source: str | int, timeout_s: float = READ_TIMEOUT_S) -> cv2.VideoCapture:
+    """`cv2.VideoCapture` of a device index, a path or a URL; a URL is opened and read with
+    `timeout_s`, so a network camera that takes the connection and sends nothing is given up in
+    seconds, not OpenCV's 30 s (the service and `tablectl check` alike)."""
+    if isinstance(source, str) and source.isdigit():
+        source = int(source)
+    if isinstance(source, str) and "://" in source:
+        ms = int(timeout_s * 1000)
+        return cv2.VideoCapture(source, cv2.CAP_ANY,
+                                [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms])
+    return cv2.VideoCapture(source)
+
+
 class CameraStream:
     """Wraps `cv2.VideoCapture` (device index, path or URL such as an MJPEG stream).
 
@@ -73,12 +86,7 @@ class CameraStream:
         if now - self._last_open < self.reopen_every_s:
             return
         self._last_open = now
-        if isinstance(self.source, str) and "://" in self.source:
-            ms = int(self.read_timeout_s * 1000)
-            cap = cv2.VideoCapture(self.source, cv2.CAP_ANY,
-                                   [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms])
-        else:
-            cap = cv2.VideoCapture(self.source)
+        cap = open_capture(self.source, self.read_timeout_s)
         with self._cond:
             self._attempts += 1
             if cap.isOpened():

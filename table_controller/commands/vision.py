@@ -78,7 +78,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
     p.add_argument("--enrollment", type=Path, default=None, help="enrollment file from `tablectl vision enroll`")
-    p.add_argument("--threshold", type=float, default=None, help="confidence under which a tile goes to the referee")
+    p.add_argument("--threshold", type=_share, default=None,
+                   help="confidence under which a tile goes to the referee (0..1)")
+
+
+def _share(text: str) -> float:
+    """A confidence strictly between 0 and 1 (`--threshold 5` sent every tile to the referee, silently)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number between 0 and 1") from None
+    if not 0.0 < value < 1.0:  # as `[camera] threshold`
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (a confidence, e.g. 0.8)")
+    return value
 
 
 def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -91,8 +103,14 @@ def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _imread(path: Path):  # type: ignore[no-untyped-def]
+    """The picture at `path`; a missing file or a folder is named as such (OpenCV would only warn
+    "can't open/read file" on stderr and return nothing, told as not an image)."""
     import cv2
 
+    if path.is_dir():
+        raise ValueError(f"{path}: a folder, not a picture (name a PNG or JPEG file)")
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise ValueError(f"{path}: not a readable image (missing, empty, or not PNG/JPEG)")
@@ -117,6 +135,28 @@ def _corners(text: str) -> list[list[float]]:
     return pts
 
 
+def _corners_problem(pts: list[list[float]], size: tuple[int, int]) -> str:
+    """Why `--corners` cannot be the felt in a picture of `size` (width, height), or "". Before,
+    corners off the picture, "nan" or in a crossed order read nothing and exited 0, silently."""
+    import math
+
+    import cv2
+    import numpy as np
+
+    w, h = size
+    if not all(math.isfinite(v) for p in pts for v in p):
+        return f"--corners {pts}: not numbers"
+    slack = 0.02 * max(w, h)  # a corner picked a hair beyond the edge is still the felt in view
+    off = [p for p in pts if not (-slack <= p[0] <= w + slack and -slack <= p[1] <= h + slack)]
+    if off:
+        return (f"--corners: {off} lie outside the {w}×{h} picture; the felt must be whole in view "
+                "(`tablectl vision corners FRAME` finds its corners)")
+    if not cv2.isContourConvex(np.asarray(pts, np.float32).reshape(-1, 1, 2)):
+        return ("--corners: the four points cross or fold in; give them in order round the felt, clockwise from "
+                "W's left (the top-left seen from above with E at the bottom)")
+    return ""
+
+
 def run_read(args: argparse.Namespace) -> int:
     from vision.calibrate import Calibration, CalibrationError
     from vision.enroll import EnrollmentError
@@ -127,7 +167,11 @@ def run_read(args: argparse.Namespace) -> int:
         reader = _reader(args)
         img = _imread(args.image)
         if args.corners:
-            reader.calibration = Calibration.from_corners(_corners(args.corners))
+            pts = _corners(args.corners)
+            problem = _corners_problem(pts, (img.shape[1], img.shape[0]))
+            if problem:
+                return _fail(problem)
+            reader.calibration = Calibration.from_corners(pts)
         tiles = reader.read_image(img)
     except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
         return _fail(str(exc))
@@ -139,6 +183,8 @@ def run_read(args: argparse.Namespace) -> int:
         for t in tiles:
             flag = "" if t.accepted else "  ?请裁判确认"
             print(f"{t.zone or '-':10} {t.kind:5} {chinese_name(t.kind):4} {t.confidence:.3f} rot {t.rotation:3}{flag}")
+        if not tiles:  # an empty answer on stdout read as "the command did nothing"
+            print(f"{args.image}: no tiles found" + (" within --corners" if args.corners else ""), file=sys.stderr)
     return 0
 
 
@@ -163,39 +209,62 @@ def run_corners(args: argparse.Namespace) -> int:
     return 0
 
 
-def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-def]
-    """Single-tile accuracy figures for a folder with labels.csv."""
+def _labels(labels: Path) -> list[tuple[str, str]]:
+    """(file, kind) rows of a labels.csv; a row that is not a picture's name and a tile code is
+    named with its line, so a typo is not scored as a wrong reading (before, a kind "zz" counted as
+    a miss and a file with no kind as a picture not found)."""
     import csv
 
-    labels = directory / "labels.csv"
-    if not labels.exists():
+    from vision.kinds import KINDS
+
+    if not labels.is_file():
         raise ValueError(f"{labels} not found: the folder needs a labels.csv with columns file,kind")
-    rows = list(csv.DictReader(labels.open()))
+    try:  # utf-8-sig: a spreadsheet's UTF-8 file starts with a BOM, which hid the header 'file'
+        rows = list(csv.DictReader(labels.open(encoding="utf-8-sig", newline="")))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{labels}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8 CSV") from None
     if not rows or not {"file", "kind"} <= set(rows[0]):
         raise ValueError(f"{labels}: expected a header 'file,kind' and at least one row")
+    bad = [f"line {i}: {(row.get('file') or '').strip()!r},{(row.get('kind') or '').strip()!r}"
+           for i, row in enumerate(rows, start=2)
+           if not (row.get("file") or "").strip() or (row.get("kind") or "").strip() not in KINDS]
+    if bad:
+        raise ValueError(f"{labels}: {len(bad)} row(s) without a file name and a tile code (1m..9m 1p..9p 1s..9s "
+                         f"1z..7z 1f..8f back): " + "; ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
+    return [(str(row["file"]).strip(), str(row["kind"]).strip()) for row in rows]
+
+
+def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-def]
+    """Single-tile accuracy figures for a folder with labels.csv. ValueError when no picture of it
+    could be read: figures of nothing are not figures (before: "n=0 top1=None", exit 0)."""
+    rows = _labels(directory / "labels.csv")
     per_kind: dict[str, list[int]] = {}
     accepted = correct_accepted = correct = 0
     unreadable = []
-    for row in rows:
+    for file, kind in rows:
         try:
-            img = _imread(directory / row["file"])
+            img = _imread(directory / file)
         except ValueError:
-            unreadable.append(row["file"])
+            unreadable.append(file)
             continue
         r = reader.read_single(img)
-        ok = int(r.kind == row["kind"])
+        ok = int(r.kind == kind)
         correct += ok
-        per_kind.setdefault(row["kind"], [0, 0])
-        per_kind[row["kind"]][0] += ok
-        per_kind[row["kind"]][1] += 1
+        per_kind.setdefault(kind, [0, 0])
+        per_kind[kind][0] += ok
+        per_kind[kind][1] += 1
         if r.accepted:
             accepted += 1
             correct_accepted += ok
     n = sum(v[1] for v in per_kind.values())
-    return {"n": n, "top1": round(correct / n, 4) if n else None,
+    if not n:
+        more = " ..." if len(unreadable) > 5 else ""
+        raise ValueError(f"{directory}: none of the {len(rows)} pictures labels.csv names could be read "
+                         f"(missing, or not PNG/JPEG): {', '.join(unreadable[:5])}{more}")
+    return {"n": n, "top1": round(correct / n, 4),
             "per_kind": {k: round(v[0] / v[1], 4) for k, v in sorted(per_kind.items())},
             "threshold": reader.threshold,
-            "coverage_at_threshold": round(accepted / n, 4) if n else None,
+            "coverage_at_threshold": round(accepted / n, 4),
             "accuracy_at_threshold": round(correct_accepted / accepted, 4) if accepted else None,
             "unreadable": unreadable}
 
@@ -215,6 +284,9 @@ def run_eval(args: argparse.Namespace) -> int:
               f"accuracy@threshold={figures['accuracy_at_threshold']}")
         for k, v in figures["per_kind"].items():
             print(f"  {k:5} {v:.3f}")
+        if figures["unreadable"]:
+            skipped = figures["unreadable"]
+            print(f"not read ({len(skipped)}, missing or not PNG/JPEG): {', '.join(skipped)}")
     return 0
 
 
@@ -240,6 +312,8 @@ def run_enroll(args: argparse.Namespace) -> int:
         reader.enrollment.save(args.out)
     except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
         return _fail(str(exc))
+    except OSError as exc:  # --out where nothing can be written (was a traceback after the work was done)
+        return _fail(f"{args.out}: cannot write the enrollment file: {exc.strerror or exc}")
     print(f"wrote {args.out}: {len(reader.enrollment)} examples of {len(reader.enrollment.kinds_covered())} kinds")
     return 0
 
@@ -271,7 +345,10 @@ def run_render(args: argparse.Namespace) -> int:
         faces = load_style(args.style)
     except TileArtError as exc:
         return _fail(str(exc))
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # was a traceback (a file where the folder should be, no right to write)
+        return _fail(f"{args.out}: cannot make the folder: {exc.strerror or exc}")
     rows = ["file,kind"]
     for i in range(args.singles):
         for j, f in enumerate(faces):
@@ -297,7 +374,10 @@ def run_camera(args: argparse.Namespace) -> int:
         faces = list(load_style(args.style))
     except TileArtError as exc:
         return _fail(str(exc))
-    cam = VirtualCamera(scene_source(faces, args.seed), host=args.host, port=args.port).start()
+    try:
+        cam = VirtualCamera(scene_source(faces, args.seed), host=args.host, port=args.port).start()
+    except OSError as exc:  # was a traceback from socketserver
+        return _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc} (another --port?)")
     print(f"virtual camera at {cam.url} (Ctrl-C to stop)")
     try:
         while True:

@@ -57,6 +57,20 @@ ALERT_EVENTS = frozenset({"table.fault_raised", "table.fault_cleared", "link.dow
                           "camera.status"})
 
 
+def camera_alert(d: dict[str, Any]) -> dict[str, str]:
+    """The hub's words for a table's `camera.status`: its message, named as the camera's once (the
+    messages "摄像头未连接…" were shown as "摄像头：摄像头未连接…"), and the reason nothing is read
+    where the picture is fine but the reader is not (`problem`: a knocked camera, hidden markers),
+    which raised no alert before."""
+    out = {}
+    for key, said, prefix in (("text_zh", d.get("message"), "摄像头："), ("text_en", d.get("message_en"), "camera: ")):
+        text = str(said or d.get("code") or "")
+        if not text.lower().startswith(prefix.rstrip("：: ").lower()):
+            text = prefix + text
+        out[key] = text + (f" · {d['problem']}" if d.get("problem") else "")
+    return out
+
+
 class TableLog:
     """One table's events as published (public projection), and its latest standing of each round."""
 
@@ -152,12 +166,10 @@ class TableLog:
         elif type_ in ("link.up", "link.restored"):
             self._alerts.pop("link", None)
         elif type_ == "camera.status":
-            if d.get("code") in (None, "ok"):
+            if d.get("code") in (None, "ok") and not d.get("problem"):
                 self._alerts.pop("camera", None)
             else:
-                self._alerts["camera"] = {"kind": "camera", "since": at,
-                                          "text_zh": f"摄像头：{d.get('message', d.get('code'))}",
-                                          "text_en": f"camera: {d.get('message_en', d.get('code'))}"}
+                self._alerts["camera"] = {"kind": "camera", "since": at, **camera_alert(d)}
 
     def set_online(self, msg: "OnlineMsg", received: float) -> None:
         """The table's connection to the broker: its will ("lost") raises an alert until it is back;

@@ -587,5 +587,26 @@ def test_the_cameras_status_is_said_once_in_the_log() -> None:
         return describe(Event(seq=1, at=0.0, source="camera", type="camera.status", data=status))
 
     assert line(HealthStatus("unplugged").to_json()) == "摄像头未连接，请手动录入"
-    assert line(HealthStatus("dark").to_json()) == "摄像头：光线太暗，无法识牌"
+    assert line(HealthStatus("dark").to_json()) == "摄像头：光线太暗，无法识牌，请手动录入"
     assert line({**HealthStatus("ok").to_json(), "problem": "markers hidden"}) == "摄像头正常（markers hidden）"
+
+
+def test_a_ruling_changed_after_its_tile_was_recorded_is_told(table) -> None:  # type: ignore[no-untyped-def]
+    """The referee rules an unsure discard 9p, the camera records it, the referee undoes the ruling
+    and rules 1m. Before, the record kept 9p and the log said only "裁判确认识牌：一万"; now the
+    referee is told, once, that the record still holds 9p."""
+    controller, watcher = table
+    cam = Camera()
+    unsure = cam.lay("discard", "E", "1m", unsure=True)
+    watcher._record_play([unsure])
+    assert plays(controller) == []  # waits for the ruling
+    ruled = {"event": "ruled", "zone": unsure["zone"], "track": unsure["track"]}
+    watcher._record_play([{**ruled, "kind": "9p"}])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "E", "tile": "9p"})
+    watcher._record_play([{**ruled, "kind": "1m"}])  # undone and ruled again
+    told = [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert len(told) == 1 and "九筒 记入牌谱" in told[0]["reason"] and "改判为 一万" in told[0]["reason"]
+    assert plays(controller)[-1] == ("play.discard", {"seat": "E", "tile": "9p"})
+    # the tracker then announces the tile as ruled: not told again
+    watcher._record_play([{**unsure, "kind": "1m", "ruled": True, "needs_referee": False}])
+    assert len([e for e in controller.store.since(0) if e.type == "camera.play_refused"]) == 1

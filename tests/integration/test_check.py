@@ -164,3 +164,23 @@ def test_a_short_pin_and_a_config_others_can_read_are_named(tmp_path: Path, self
     key.chmod(0o644)
     tls = parse_config({"display": {"tls_cert": str(cert), "tls_key": str(key)}}, source=str(config))
     assert check_secrets(tls).level == "warn" and f"chmod 600 {key}" in check_secrets(tls).detail
+
+
+def test_a_camera_that_takes_the_connection_and_sends_nothing_fails_in_seconds(tmp_path: Path) -> None:
+    """A network camera rebooting (or a wrong port that answers nothing) held `tablectl check` for
+    OpenCV's 30 s; it is opened with the service's read timeout now (vision.camera.READ_TIMEOUT_S)."""
+    import time
+
+    from table_controller.preflight import check_camera
+    from vision.camera import READ_TIMEOUT_S
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/stream.mjpg"
+        config = parse_config({"table": {"link": "sim://"}, "camera": {"source": url}}, source="test")
+        started = time.monotonic()
+        finding = check_camera(config)
+        took = time.monotonic() - started
+    assert finding is not None and finding.level == "fail" and "no picture" in finding.detail
+    assert took < READ_TIMEOUT_S * 2 + 3, took

@@ -640,3 +640,29 @@ async def test_one_number_at_two_tables_in_a_round_needs_the_chief_referee(tmp_p
             assert "t1号桌 1号位、t2号桌 4号位" in alert["text_zh"] and "check the numbers" in alert["text_en"]
     finally:
         await hub.stop()
+
+
+def test_the_hub_names_a_camera_fault_once_and_shows_a_camera_that_reads_nothing(tmp_path: Path) -> None:
+    """Before: "摄像头：摄像头未连接，请手动录入" / "camera: camera disconnected…", and a camera whose
+    picture is fine but which reads nothing (knocked, an edge out of view: `problem`) raised no alert."""
+    from table_controller.tournament.hub import TableLog
+    from table_controller.tournament.wire import EventMsg
+    from vision.health import HealthStatus
+
+    log = TableLog(tmp_path / "t1.sqlite3", "t1")
+
+    def ev(seq: int, **data: Any) -> EventMsg:
+        return EventMsg(v=1, tournament=TOURNAMENT, table_id="t1", seq=seq, prev=seq - 1, at=100.0 + seq,
+                        source="camera", type="camera.status", data=data)
+
+    log.add_event(ev(1, **HealthStatus("unplugged").to_json(), problem=""), 0.0)
+    assert [(a["text_zh"], a["text_en"]) for a in log.alerts] == [
+        ("摄像头未连接，请手动录入", "camera disconnected: enter tiles by hand")]
+    log.add_event(ev(2, **HealthStatus("dark").to_json(), problem=""), 0.0)
+    assert log.alerts[0]["text_zh"] == "摄像头：光线太暗，无法识牌，请手动录入"
+    knocked = "camera moved: store the corners again (摄像头被碰动，请重新标定四角)"
+    log.add_event(ev(3, **HealthStatus("ok").to_json(), problem=knocked), 0.0)
+    assert [a["text_zh"] for a in log.alerts] == [f"摄像头正常 · {knocked}"]
+    log.add_event(ev(4, **HealthStatus("ok").to_json(), problem=""), 0.0)
+    assert log.alerts == []
+    log.close()

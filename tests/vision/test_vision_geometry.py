@@ -37,3 +37,26 @@ def test_placed_tile_corner_zero_is_its_top_left() -> None:
     left = PlacedTile("1m", 100, 100, SEAT_ROTATION["S"]).quad_mm()
     # upright for S, the tile's top points left: its top edge is the left side
     assert np.allclose(left[[0, 1]].mean(axis=0)[0], 100 - 20)
+
+
+def test_what_the_display_shows_of_a_calibration_is_chinese_first(dorothys) -> None:
+    """The camera status's `problem` goes to the referee's display and the hub as it is. Before,
+    hidden markers were English only ("saw 2 of the 4 corner markers…") and another resolution
+    English first."""
+    import numpy as np
+
+    from tablesim.scenes.render import SceneOptions, render_scene
+    from vision.calibrate import CalibrationError, calibrate_aruco
+
+    frame = render_scene(dorothys, seed=3, opts=SceneOptions(tiles=4)).image
+    hidden = frame.copy()
+    hidden[:, : frame.shape[1] // 2] = (40, 110, 40)  # a sleeve over the two left markers
+    said = []
+    for attempt in (lambda: calibrate_aruco(hidden),
+                    lambda: calibrate_aruco(frame).for_frame(np.zeros((100, 300, 3), np.uint8))):
+        try:
+            attempt()
+        except CalibrationError as exc:
+            said.append(str(exc))
+    assert len(said) == 2 and all("\u4e00" <= text[0] <= "\u9fff" and " / " in text for text in said), said
+    assert said[0].startswith("只看到") and "corner markers" in said[0]

@@ -15,7 +15,7 @@ def _frame(seed: int, level: int = 120) -> np.ndarray:
 
 
 def test_health_unplugged_frozen_dark_glare_ok() -> None:
-    h = CameraHealth(frozen_frames=3, unplugged_after=2)
+    h = CameraHealth(frozen_frames=3, unplugged_after=2, frozen_s=0.0)
     assert h.check(_frame(0)).ok
     assert h.check(None).ok  # one dropped grab is not an unplugged camera
     assert h.check(None).code == "unplugged"
@@ -27,7 +27,30 @@ def test_health_unplugged_frozen_dark_glare_ok() -> None:
     glare = _frame(4)
     glare[:40] = 255
     status = CameraHealth().check(glare)
-    assert status.code == "glare" and status.to_json()["message"] == "反光太强，无法识牌"
+    assert status.code == "glare" and status.to_json()["message"] == "反光太强，无法识牌，请手动录入"
+
+
+def test_a_frozen_camera_is_told_after_seconds_whatever_the_period() -> None:
+    """Before, 30 identical frames: 15 s at the service's 0.5 s period (17.7 s measured through the
+    simulator's frozen MJPEG camera), 30 s at 1 s. Now `FROZEN_S` (6 s) of identical frames, and a
+    moment of them (an encoder repeating a still picture) is not frozen."""
+    now = [0.0]
+    for period in (0.5, 1.0):
+        h = CameraHealth()
+        h.clock = lambda: now[0]  # type: ignore[method-assign]
+        h.check(_frame(1))
+        same, codes = _frame(2), []
+        for _ in range(int(20 / period)):
+            now[0] += period
+            codes.append((now[0], h.check(same.copy()).code))
+        told = next(t for t, code in codes if code == "frozen") - codes[0][0]
+        assert 5.0 <= told <= 7.0, (period, told)
+        assert h.check(_frame(3)).ok  # a moving picture again: back at once
+    h = CameraHealth()
+    h.clock = lambda: now[0]  # type: ignore[method-assign]
+    for _ in range(4):
+        now[0] += 0.5
+        assert h.check(_frame(5)).ok  # repeats for 1.5 s
 
 
 def _reading(kind: str, x: float, conf: float = 0.99) -> TileReading:
@@ -149,3 +172,13 @@ def test_vision_config_from_the_camera_section(tmp_path) -> None:
     path.write_text('[camera]\ncornerz = []\n')
     with pytest.raises(ConfigError, match="cornerz"):
         load_config(path)
+
+
+def test_every_camera_fault_tells_the_table_to_key_plays_by_hand() -> None:
+    """The game goes on by manual entry whatever the camera does; dark and glare said only that
+    tiles could not be read, not what to do meanwhile."""
+    from vision.health import MESSAGES
+
+    for code, (zh, en) in MESSAGES.items():
+        if code != "ok":
+            assert zh.endswith("请手动录入") and "by hand" in en, code

@@ -1648,3 +1648,86 @@ async def test_the_win_form_takes_the_winners_flowers_and_melds_from_the_play_re
         assert (await http.post("/api/hand/end", json={"result": "draw"}, headers=_auth(OPERATOR))).status_code == 200
         play = await _dealt(service, http)
         await page.wait_for_function("document.querySelector('#win-form input[name=flowers]').value === ''")
+
+
+async def test_a_correction_being_typed_survives_the_cameras_next_question(service: TableService, browser: Any) -> None:
+    """The camera speaks every second at a live table. Before, each event rebuilt the list of its
+    questions: the referee's half-typed correction was wiped and the field lost its focus."""
+    ctl = service.controller
+
+    def unsure(kind: str, track: int) -> int:
+        return ctl.accept("camera", "camera.tile_appeared", {
+            "event": "appeared", "zone": "discard:S", "kind": kind, "confidence": 0.4, "seat": "S",
+            "track": track, "needs_referee": True}).seq
+
+    first = unsure("3f", 901)
+    page = await _open(browser, service, "/", token=REFEREE)
+    field = f'#camera-pending li[data-seq="{first}"] input'
+    await page.click(field)
+    await page.keyboard.type("7")
+    second = unsure("2m", 902)  # the camera asks again while the referee types
+    await page.wait_for_selector(f'#camera-pending li[data-seq="{second}"]')
+    await page.keyboard.type("f")
+    assert await page.input_value(field) == "7f"
+    focused = await page.evaluate("(document.activeElement.closest('li') || {dataset: {}}).dataset.seq")
+    assert focused == str(first)
+    await page.click(f'#camera-pending li[data-seq="{first}"] button:has-text("更正")')
+    await _until(lambda: any(a.get("camera_seq") == first and a.get("kind") == "7f" for a in ctl.state.actions))
+    await page.wait_for_selector(f'#camera-pending li[data-seq="{first}"]', state="detached")
+    seqs = await page.eval_on_selector_all("#camera-pending li[data-seq]", "els => els.map(e => e.dataset.seq)")
+    assert seqs == [str(second)]
+
+
+async def test_a_question_left_open_from_an_earlier_hand_is_told_as_such(tmp_path: Path, browser: Any) -> None:
+    """The camera's question about a tile of hand 1, left open into hand 2: its seat names hand 1's
+    winds and its tile has gone into the table. Before, it read as a question about the felt now
+    ("南家弃牌区 二万" beside hand 2's own), and a referee looking at the table could only "correct"
+    it to what lies there now, teaching the camera a wrong tile."""
+    async with _running(_config(), tmp_path / "own") as svc:
+        ctl = svc.controller
+
+        def unsure(track: int) -> int:
+            return ctl.accept("camera", "camera.tile_appeared", {
+                "event": "appeared", "zone": "discard:S", "kind": "2m", "confidence": 0.4, "seat": "S",
+                "track": track, "needs_referee": True, "wind": "S"}).seq
+
+        ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1,
+                                                       "prevalent_wind": "E"})
+        old = unsure(1)
+        ctl.accept("operator", "operator.hand_end", {"hand_no": 1, "reason": "test"})
+        ctl.accept("operator", "operator.hand_start", {"hand_no": 2, "ruleset": "mcr", "dealer_position": 2,
+                                                       "prevalent_wind": "E"})
+        new = unsure(2)
+        page = await _open(browser, svc, "/", token=REFEREE)
+        await page.wait_for_selector(f'#camera-pending li[data-seq="{new}"]')
+        assert (await page.inner_text(f'#camera-pending li[data-seq="{old}"] span')).startswith("第 1 盘（已结束")
+        assert "盘" not in await page.inner_text(f'#camera-pending li[data-seq="{new}"] span')
+        async with _http(svc) as http:  # still open: a ruling by its picture still teaches the camera
+            r = await http.post("/api/referee/camera/confirm", json={"seq": old}, headers=_auth(REFEREE))
+            assert r.status_code == 200, r.text
+
+
+async def test_the_camera_view_says_it_is_old_while_the_camera_has_failed(tmp_path: Path, browser: Any) -> None:
+    """Unplugged, the service still serves the last frame it read, and the referee's page showed it
+    as if live. Now it is greyed with a note while the camera is not OK, and plain again when it is."""
+    from tablesim.scenes.camera import VirtualCamera, scene_source
+    from tablesim.scenes.render import SceneOptions
+    from vision.tileart import load_style
+
+    source = scene_source(list(load_style("xmahjongg-dorothys")), seed=7, opts=SceneOptions(tiles=4))
+    with VirtualCamera(source, fps=5) as cam:
+        config = _config().model_copy(update={"camera": parse_config(
+            {"camera": {"source": cam.url, "period_s": 0.2}}).camera})
+        async with _running(config, tmp_path / "own") as svc:
+            await _until(lambda: (svc.controller.state.camera or {}).get("ok"), 60)
+            page = await _open(browser, svc, "/", token=REFEREE)
+            await page.wait_for_function("(() => { const i = document.querySelector('#camera-view');"
+                                         " return i && !i.hidden && i.naturalWidth === 960; })()", timeout=15000)
+            assert not await page.is_visible("#camera-view-stale")
+            cam.unplugged = True
+            await page.wait_for_selector("#camera-view-stale:not([hidden])", timeout=20000)
+            assert "不是桌面现状" in await page.inner_text("#camera-view-stale")
+            assert await page.eval_on_selector("#camera-view", "i => i.classList.contains('stale') && !i.hidden")
+            cam.unplugged = False
+            await page.wait_for_selector("#camera-view-stale", state="hidden", timeout=20000)
+            assert not await page.eval_on_selector("#camera-view", "i => i.classList.contains('stale')")

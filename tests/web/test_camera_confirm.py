@@ -55,3 +55,25 @@ def test_confirm_correct_and_undo(client: TestClient) -> None:
     r = client.post("/api/referee/camera/confirm", json={"seq": seq}, headers=bearer(REFEREE))
     assert r.status_code == 200
     assert client.get("/api/state").json()["actions"][-1]["kind"] == "3f"  # confirmed as read
+
+
+def test_a_referee_many_questions_behind_can_still_rule_on_the_oldest(client: TestClient) -> None:
+    """The play record waits on the oldest unsure tile of an area, so it must stay open however many
+    come after it. Before, the state kept the newest 20 readings, ruled or not: the 21st pushed the
+    oldest open one out (409 "no open camera reading"), and the record waited on it all hand."""
+    seqs = [_unsure(client, kind="1m") for _ in range(25)]
+    pending = client.get("/api/state").json()["camera_pending"]
+    assert [p["seq"] for p in pending][-25:] == seqs
+    r = client.post("/api/referee/camera/confirm", json={"seq": seqs[0]}, headers=bearer(REFEREE))
+    assert r.status_code == 200, r.text
+    for seq in seqs[1:]:
+        assert client.post("/api/referee/camera/confirm", json={"seq": seq}, headers=bearer(REFEREE)).status_code == 200
+    later = _unsure(client, kind="2m")
+    assert [p["seq"] for p in client.get("/api/state").json()["camera_pending"]] == [later]
+    # ruled readings are kept a while, so an undo can reopen the newest of them
+    from table_controller.referee import CAMERA_RULED_KEPT
+
+    kept = client.controller.state.camera_pending  # type: ignore[attr-defined]
+    assert len(kept) == CAMERA_RULED_KEPT + 1 and kept[-2]["seq"] == seqs[-1]
+    assert client.post("/api/referee/undo", json={"reason": "看错了"}, headers=bearer(REFEREE)).status_code == 200
+    assert [p["seq"] for p in client.get("/api/state").json()["camera_pending"]] == [seqs[-1], later]

@@ -67,6 +67,8 @@ const I18N = {
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
         cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
                hint: "每次确认或更正，摄像头都会记住这副牌的样子。", view: "摄像头画面", seen: "{where} {kind}（置信度 {c}）",
+               earlier: "第 {n} 盘（已结束，牌已不在桌上，请按图判断）：",
+               stale: "画面停在摄像头出故障之前，不是桌面现状",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
@@ -136,6 +138,8 @@ const I18N = {
               heard: "heartbeat {n} s ago", camera: "Camera: " },
         cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
                hint: "Each confirmation or correction teaches the camera this set's tiles.", view: "Camera view", seen: "{where} {kind} (confidence {c})",
+               earlier: "hand {n} (over: the tile is off the table, judge by the picture): ",
+               stale: "The picture is from before the camera failed, not the table now",
                zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
 };
 const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public",
@@ -981,11 +985,16 @@ function showCameraSection() {
 
 function renderCameraPending() {
   // Tiles the camera was unsure of: the referee confirms or corrects them instead of a guess.
+  // Each question keeps its row (by seq) while it stays open: the camera sends events every
+  // second, and rebuilding the list wiped a correction being typed and took its focus.
   const ul = $("camera-pending");
   if (!ul) return;
   showCameraSection();
   const items = state.camera_pending || [];
-  ul.innerHTML = "";
+  const rows = new Map([...ul.querySelectorAll("li[data-seq]")].map((li) => [li.dataset.seq, li]));
+  ul.querySelectorAll("li.none").forEach((li) => li.remove());
+  const open = new Set(items.map((p) => String(p.seq)));
+  for (const [seq, li] of rows) if (!open.has(seq)) li.remove();
   if (!items.length) {
     const li = document.createElement("li");
     li.className = "none";
@@ -993,20 +1002,39 @@ function renderCameraPending() {
     ul.appendChild(li);
     return;
   }
+  let next = ul.firstElementChild;  // rows are in the list's order; one out of place is moved (it loses focus)
   for (const p of items) {
     const [zone, side] = String(p.zone || "").split(":");
     // the player by wind this hand (the camera names sides; winds move round with the dealer)
     const who = p.wind ? t("seat." + p.wind) : SEATS.includes(side) ? t("pos", { n: SEATS.indexOf(side) + 1 }) : "";
     const where = who + t("cam.zone." + zone);
+    // a question from an earlier hand: its seat names that hand's winds, and its tile has gone into
+    // the table (before, it read as a question about what lies on the felt now)
+    const now = state.hand || {};
+    const earlier = p.hand_no != null && (p.hand_no !== now.hand_no || (p.round || 1) !== (now.round || 1));
+    const said = (earlier ? t("cam.earlier", { n: p.hand_no }) : "")
+      + t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
+    const kept = rows.get(String(p.seq));
+    if (kept) {
+      const [label, ok, fix] = [kept.querySelector("span"), ...kept.querySelectorAll("button")];
+      if (label.textContent !== said) label.textContent = said;  // the page's language changed
+      ok.textContent = t("cam.confirm");
+      fix.textContent = t("cam.correct");
+      const pic = kept.querySelector("img.camera-tile");
+      if (pic.hidden) showTilePicture(pic, p.seq);  // asked before the referee logged in, or too early
+      if (kept === next) next = next.nextElementSibling;
+      else ul.insertBefore(kept, next);
+      continue;
+    }
     const li = document.createElement("li");
     li.dataset.seq = p.seq;
     const label = document.createElement("span");
-    label.textContent = t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
+    label.textContent = said;
     const pic = document.createElement("img");
     pic.className = "camera-tile";
     pic.alt = "";
     pic.hidden = true;
-    cameraPicture(`/api/referee/camera/tile/${p.seq}.jpg`, p.seq).then((url) => { if (url) { pic.src = url; pic.hidden = false; } });
+    showTilePicture(pic, p.seq);
     li.append(pic);
     const ok = document.createElement("button");
     ok.type = "button";
@@ -1021,8 +1049,14 @@ function renderCameraPending() {
     fix.textContent = t("cam.correct");
     fix.addEventListener("click", () => act("/api/referee/camera/confirm", { seq: p.seq, kind: input.value.trim() }));
     li.append(label, " ", ok, " ", input, fix);
-    ul.appendChild(li);
+    ul.insertBefore(li, next);
   }
+}
+
+function showTilePicture(pic, seq) {
+  cameraPicture(`/api/referee/camera/tile/${seq}.jpg`, seq).then((url) => {
+    if (url) { pic.src = url; pic.hidden = false; }
+  });
 }
 
 // Pictures from the camera are the referee's (fetched with the credential, shown as blob URLs):
@@ -1046,9 +1080,17 @@ async function cameraPicture(path, key) {
   }
   return pending;
 }
+function markCameraView() {
+  // unplugged, frozen, dark: the service still has the last frame it read, which looked live
+  const img = $("camera-view");
+  const failed = !!(health && health.camera && !health.camera.ok) && role === "referee" && page === "table";
+  img.classList.toggle("stale", failed);
+  $("camera-view-stale").hidden = !failed || img.hidden;  // no picture yet: nothing to call old
+}
 async function refreshCameraView() {
   const img = $("camera-view");
   const show = role === "referee" && page === "table" && !!(health && health.camera);
+  markCameraView();
   if (!show) { img.hidden = true; return; }
   const url = await cameraPicture("/api/referee/camera/view.jpg");
   if (!url) return;
@@ -1078,6 +1120,7 @@ function renderHealth() {
   line.dataset.testid = "link-health";
   line.textContent = parts.join(" · ");
   box.appendChild(line);
+  markCameraView();
   if (health.camera) {
     const c = health.camera;
     const cam = document.createElement("div");
