@@ -65,9 +65,14 @@ def check_storage(config: TableConfig) -> list[Finding]:
     log_file = data / "events.sqlite3"
     detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
     if log_file.exists():
+        from table_controller.store import log_schema, schema_problem
+
         try:
             db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
             try:
+                newer = schema_problem(log_schema(db))
+                if newer:
+                    return [Finding("事件记录 / event log", "fail", f"{log_file}: {newer}")]
                 ok = db.execute("PRAGMA quick_check").fetchone()[0]
                 n = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
             finally:

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.config import TableConfig
+from table_controller.deploy import CONFIG_ERROR_EXIT
 from table_controller.logs import setup_logging
 from table_controller.service import TableService
-from table_controller.store import StoreError
+from table_controller.store import LogTooNew, StoreError
 
 log = logging.getLogger("table_controller.runner")
 
@@ -39,7 +40,8 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
     except errors as exc:
         print(f"{name}: cannot start: {exc}", file=sys.stderr)
         await service.stop()
-        return 1
+        # a log of a newer version stays so however often systemd restarts the service
+        return CONFIG_ERROR_EXIT if isinstance(exc, LogTooNew) else 1
     started()
     await stop.wait()
     log.info("stopping")

@@ -39,6 +39,56 @@ class StoreError(RuntimeError):
     """The log cannot be opened or written; nothing was accepted."""
 
 
+class LogTooNew(StoreError):
+    """The log was written by a newer version of the service (a Pi rolled back, a card moved to an
+    older table): this code would misread or damage what it does not know, so it leaves the file as
+    it is. Restarting cannot help (the service exits with the config error's status)."""
+
+
+def schema_problem(found: str | None) -> str | None:
+    """Why a log whose meta says `schema_version = found` must not be opened by this code, or None.
+    A log without the row (none yet, or made before it was written) is this version's."""
+    if found is None:
+        return None
+    try:
+        version = int(found)
+    except ValueError:
+        version = None
+    if version is not None and 1 <= version <= SCHEMA_VERSION:
+        return None
+    what = f"格式版本 {found!r}" if version is None else f"格式版本 {version}"
+    return (f"事件记录由较新版本的 tablectl 写入（{what}，本版本只读到 {SCHEMA_VERSION}），未作任何改动 / the event log "
+            f"was written by a newer tablectl (schema {found}, this one knows up to {SCHEMA_VERSION}) and was left "
+            "untouched: upgrade tablectl on this Pi, or move the data directory aside to start a new log")
+
+
+def log_schema(db: sqlite3.Connection) -> str | None:
+    """The log's `schema_version` as written, or None (no meta table or no row)."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:  # no meta table: a fresh file, or one made before meta was
+        return None
+    return None if row is None else str(row[0])
+
+
+def refuse_newer(path: str | Path) -> None:
+    """Raise `LogTooNew` for a log at `path` written by a newer version; read-only, before anything
+    else opens it (the damage check would otherwise take a newer layout for damage and move it aside)."""
+    path = Path(path)
+    if not path.is_file():
+        return
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            problem = schema_problem(log_schema(db))
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return  # not readable as a database: the damage check and the salvage deal with it
+    if problem:
+        raise LogTooNew(f"{path}: {problem}")
+
+
 class LogInUse(StoreError):
     """Another running controller writes this log; the message names its process."""
 
@@ -113,6 +163,10 @@ class EventStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            problem = schema_problem(log_schema(self._db))  # before anything writes to it
+            if problem:
+                self._db.close()
+                raise LogTooNew(f"{self.path}: {problem}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute(
