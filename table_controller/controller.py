@@ -15,10 +15,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.clock import SteadyWallClock
-
 from table_controller import snapshot
 from table_controller.config import TableConfig
+from table_controller.stamps import stamp_clock
 from table_controller.state import SEAT_ZH, SEATS, TableState, apply, seat_of_position
 from table_controller.store import Event, EventStore, StoreError
 
@@ -71,7 +70,7 @@ class Controller:
         self.config = config
         self.store = store
         self._open_table = open_table
-        self._wall_clock = wall_clock if wall_clock is not None else SteadyWallClock()
+        self._wall_clock = wall_clock if wall_clock is not None else stamp_clock(store)
         self._drift_logged = 0.0
         # the snapshot and the events after it (a long log folded whole only after an upgrade)
         self.state: TableState

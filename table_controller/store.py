@@ -255,6 +255,22 @@ class EventStore:
                 raise StoreError(f"cannot read the snapshot in {self.path}: {exc}") from None
         return None if row is None else (int(row[0]), str(row[1]), float(row[2]), bytes(row[3]))
 
+    def get_meta(self, key: str) -> str | None:
+        """A value the service keeps beside the log (`meta`), or None."""
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read {self.path}: {exc}") from None
+        return None if row is None else str(row[0])
+
+    def put_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            try:
+                self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot write {self.path}: {exc}") from None
+
     def table_cursor(self) -> tuple[int, int] | None:
         """The table's (boot id, event number) of the last table event logged, or None."""
         with self._lock:
