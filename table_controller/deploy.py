@@ -147,10 +147,15 @@ def _rulesets_env() -> list[str]:
     return [f"Environment={_quote(f'{ENV_DIR}={Path(folder).resolve()}')}"] if folder else []
 
 
+#: Display addresses that can be bound before the network is up (loopback, every interface).
+BOUND_WITHOUT_NETWORK = ("", "127.0.0.1", "localhost", "::1", "0.0.0.0", "::")
+
+
 def _on_network(config: TableConfig) -> bool:
-    """Whether the table needs the network up first: a tournament broker, an IP camera, a table on TCP."""
+    """Whether the table needs the network up first: a tournament broker, an IP camera, a table on TCP,
+    a display bound to one of the Pi's LAN addresses (it does not exist before the network is up)."""
     return bool(config.tournament.broker) or "://" in config.camera.source or \
-        config.table.link.startswith(("socket://", "rfc2217://"))
+        config.table.link.startswith(("socket://", "rfc2217://")) or config.display.host not in BOUND_WITHOUT_NETWORK
 
 
 #: The hub's unit reads the broker password from this file (`TABLECTL_HUB_PASSWORD=...`, mode 600), if it exists.

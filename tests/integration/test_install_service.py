@@ -211,3 +211,18 @@ def test_the_hubs_unit_names_a_relative_ca_file_by_its_absolute_path(tmp_path: P
     assert argv[argv.index("--ca-file") + 1] == str(tmp_path / "ca.pem")
     assert argv[argv.index("--players") + 1] == str(tmp_path / "players.csv")
     assert argv[argv.index("--tables") + 1] == "t01,t02,final"
+
+
+@pytest.mark.parametrize("host, waits", [("192.168.1.20", True), ("0.0.0.0", False), ("127.0.0.1", False)])
+def test_a_display_on_one_lan_address_waits_for_the_network(tmp_path: Path, host: str, waits: bool) -> None:
+    """A display bound to the Pi's LAN address cannot start before that address exists ("Cannot
+    assign requested address", exit 1): the unit started it with the network and restarted it in a
+    loop until DHCP answered. 0.0.0.0 (every interface) and loopback bind at once, without waiting."""
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nlink = "/dev/ttyUSB0"\n[display]\nhost = "{host}"\n', encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    unit = _unit(proc.stdout)
+    assert unit.get("After") == (["network-online.target"] if waits else None)
+    assert unit.get("Wants") == (["network-online.target"] if waits else None)
