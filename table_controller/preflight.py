@@ -273,16 +273,25 @@ def check_broker(config: TableConfig, timeout: float = 5.0) -> Finding | None:
 
 
 def check_port(config: TableConfig) -> Finding:
+    """The display's address can be listened on, and where phones on the LAN will open it."""
+    from table_controller.web.addresses import WILDCARD, bind_advice, phone_urls
+
     what = "显示端口 / display port"
     host, port = config.display.host, config.display.port
-    with socket.socket() as s:
-        try:
-            s.bind((host, port))
-        except OSError as exc:
-            return Finding(what, "fail", f"{host}:{port}: {exc.strerror} (another service there? stop it or change "
-                                         "[display].port)")
+    try:
+        with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
+            pass
+    except OSError as exc:
+        return Finding(what, "fail", f"{host}:{port}: {exc.strerror}; {bind_advice(host, port, exc.errno)}")
     scheme = "https" if config.display.tls_cert else "http"
-    return Finding(what, "ok", f"{scheme}://{host}:{port}/ is free")
+    free = f"{scheme}://{host}:{port}/ is free"
+    if host not in WILDCARD:
+        return Finding(what, "ok", free)
+    urls = phone_urls(host, port, scheme)
+    if not urls:
+        return Finding(what, "warn", f"{free}; no LAN address yet (the network is down): phones reach it once it is up "
+                                     "/ 尚无局域网地址")
+    return Finding(what, "ok", f"{free}; phones on the LAN open {' '.join(urls)} / 手机访问")
 
 
 def check_clock() -> Finding:

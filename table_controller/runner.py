@@ -16,6 +16,7 @@ from table_controller.deploy import CONFIG_ERROR_EXIT
 from table_controller.logs import setup_logging
 from table_controller.service import TableService
 from table_controller.store import LogTooNew, StoreError
+from table_controller.web.addresses import WILDCARD, phone_urls
 
 log = logging.getLogger("table_controller.runner")
 
@@ -58,6 +59,11 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
         def started() -> None:
             url = service.url
             print(f"显示 / display: {url}   事件记录 / event log: {data_dir / 'events.sqlite3'}", flush=True)
+            if config.display.host in WILDCARD:  # 0.0.0.0 is no address a phone can open
+                scheme = "https" if config.display.tls_cert else "http"
+                phones = phone_urls(config.display.host, service.port or config.display.port, scheme)
+                print(f"手机访问 / phones on the LAN: {' '.join(phones) or '尚无局域网地址 / no LAN address yet'}",
+                      flush=True)
             if service.credentials is not None and not config.display.operator_token:
                 print(f"操作员凭证 / operator token: {service.credentials.operator}   "
                       f"裁判凭证 / referee token: {service.credentials.referee}", flush=True)
