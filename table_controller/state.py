@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable
 
+from drivers.names import LINK_REASONS, reason_zh
+
 from table_controller.store import Event
 
 SEATS = ("E", "S", "W", "N")
@@ -188,7 +190,7 @@ def describe(ev: Event) -> str:
     if t == "link.up":
         return f"连接牌桌：{d.get('serial', '')} 固件 {d.get('firmware', '')}"
     if t == "link.down":
-        return f"牌桌连接中断：{d.get('reason', '')}"
+        return f"牌桌连接中断：{reason_zh(str(d.get('reason', '')))}"
     if t == "link.restored":
         return f"牌桌已重新连接（第 {d.get('reconnects', '')} 次）"
     if t == "tournament.seating":
@@ -290,7 +292,9 @@ def apply(state: TableState, ev: Event) -> TableState:
     elif t == "link.restored":
         s.link = {"up": True, "reason": ""}
     elif t == "link.down":
-        s.link = {"up": False, "reason": d.get("reason", "")}
+        # the driver's reasons are codes (unplugged, silent): the display shows words, the code beside them
+        code = str(d.get("reason", ""))
+        s.link = {"up": False, "reason": reason_zh(code), **({"code": code} if code in LINK_REASONS else {})}
     elif t == "table.phase":
         s.phase = d.get("phase", s.phase)
     elif t == "table.tile_count":
