@@ -65,8 +65,10 @@ def check_storage(config: TableConfig) -> list[Finding]:
     log_file = data / "events.sqlite3"
     detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
     if log_file.exists():
+        from table_controller.state import UnknownRuleset, missing_rulesets
         from table_controller.store import log_schema, schema_problem
 
+        named: list[str] = []
         try:
             db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
             try:
@@ -75,6 +77,10 @@ def check_storage(config: TableConfig) -> list[Finding]:
                     return [Finding("事件记录 / event log", "fail", f"{log_file}: {newer}")]
                 ok = db.execute("PRAGMA quick_check").fetchone()[0]
                 n = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+                # the rulesets the log's hands were played under: folding them needs their files
+                named = [str(r[0]) for r in db.execute(
+                    "SELECT DISTINCT json_extract(data, '$.ruleset') FROM events WHERE type = 'operator.hand_start' "
+                    "AND json_valid(data) AND json_extract(data, '$.ruleset') IS NOT NULL")]
             finally:
                 db.close()
         except sqlite3.Error as exc:
@@ -85,6 +91,10 @@ def check_storage(config: TableConfig) -> list[Finding]:
                             f"{log_file} is damaged ({ok.splitlines()[0][:120]}); the next start keeps it aside as "
                             "events.damaged-<time>.sqlite3 and carries its readable events (and the mirror's) into a "
                             "fresh log, naming what was lost / 记录已损坏：启动时自动保留原文件并恢复可读事件")]
+        missing = missing_rulesets(named)
+        if missing:  # the service would stop at start: its hands cannot be folded without them
+            return [Finding("事件记录 / event log", "fail", f"{log_file}: {UnknownRuleset(missing[0])}"
+                                                          + (f" (also: {', '.join(missing[1:])})" if missing[1:] else ""))]
         detail += f"; the log holds {n} events"
     else:
         detail += "; no log yet (the first start makes it)"

@@ -15,6 +15,7 @@ from table_controller.config import TableConfig
 from table_controller.deploy import CONFIG_ERROR_EXIT
 from table_controller.logs import setup_logging
 from table_controller.service import TableService
+from table_controller.state import UnknownRuleset
 from table_controller.store import LogTooNew, StoreError
 from table_controller.web.addresses import WILDCARD, phone_urls
 
@@ -41,8 +42,8 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
     except errors as exc:
         print(f"{name}: cannot start: {exc}", file=sys.stderr)
         await service.stop()
-        # a log of a newer version stays so however often systemd restarts the service
-        return CONFIG_ERROR_EXIT if isinstance(exc, LogTooNew) else 1
+        # a log of a newer version, or of a ruleset not here, stays so however often systemd restarts the service
+        return CONFIG_ERROR_EXIT if isinstance(exc, (LogTooNew, UnknownRuleset)) else 1
     started()
     await stop.wait()
     log.info("stopping")
@@ -73,6 +74,6 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
                 except webbrowser.Error:
                     log.info("no browser to open", extra={"url": url})
 
-        return await serve_until_signalled(service, started, (OSError, StoreError))
+        return await serve_until_signalled(service, started, (OSError, StoreError, UnknownRuleset))
 
     return asyncio.run(main())

@@ -39,14 +39,39 @@ PHASE_ZH = {
 }
 
 
+class UnknownRuleset(KeyError):
+    """The log names a ruleset this installation cannot load: a house file removed or renamed, or a
+    command run without the $TABLECTL_RULESETS_DIR the service has. Its hands cannot be folded; the
+    message says where the file is looked for (it was a bare KeyError and a traceback)."""
+
+    def __init__(self, ruleset_id: str) -> None:
+        super().__init__(ruleset_id)
+        self.ruleset_id = ruleset_id
+
+    def __str__(self) -> str:
+        from table_controller.rules.ruleset import ENV_DIR, rulesets_dir
+
+        rid = self.ruleset_id
+        return (f"记录中的对局使用规则 {rid!r}，本机找不到该规则文件 / the log's hands were played under ruleset {rid!r}, "
+                f"which is not in {rulesets_dir()} (or cannot be read): set {ENV_DIR} to the folder holding {rid}.toml, "
+                "as the service has it (sudo drops it: sudo env ...), or put the file back")
+
+
 def _ruleset(ruleset_id: str) -> Any:
-    """The ruleset, read once per rulesets folder (`scoring.ruleset_file`); KeyError if unknown."""
+    """The ruleset, read once per rulesets folder (`scoring.ruleset_file`); UnknownRuleset if unknown."""
     from table_controller.scoring import ruleset_file
 
     rs = ruleset_file(ruleset_id)
     if rs is None:
-        raise KeyError(ruleset_id)
+        raise UnknownRuleset(ruleset_id)
     return rs
+
+
+def missing_rulesets(ids: Iterable[str]) -> list[str]:
+    """Of the ruleset ids a log names, those this installation cannot load (`tablectl check`)."""
+    from table_controller.scoring import ruleset_file
+
+    return sorted({i for i in ids if i and ruleset_file(i) is None})
 
 
 @dataclass

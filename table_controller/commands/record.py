@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from table_controller import rounds
     from table_controller.record import RecordError, all_records, as_text, hand_numbers, hand_record, session_records
-    from table_controller.state import fold
+    from table_controller.state import UnknownRuleset, fold
     from table_controller.store import EventStore, LogTooNew, StoreError
 
     path = args.data_dir / "events.sqlite3"
@@ -52,7 +52,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         store.close()
-    state = fold(events)
+    try:
+        state = fold(events)
+    except UnknownRuleset as exc:
+        print(f"tablectl record: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.all:
             records = (session_records(events, referee=args.referee, state=state, round_no=args.round)
