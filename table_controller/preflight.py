@@ -93,8 +93,8 @@ def check_storage(config: TableConfig) -> list[Finding]:
                             "fresh log, naming what was lost / 记录已损坏：启动时自动保留原文件并恢复可读事件")]
         missing = missing_rulesets(named)
         if missing:  # the service would stop at start: its hands cannot be folded without them
-            return [Finding("事件记录 / event log", "fail", f"{log_file}: {UnknownRuleset(missing[0])}"
-                                                          + (f" (also: {', '.join(missing[1:])})" if missing[1:] else ""))]
+            also = f" (also: {', '.join(missing[1:])})" if missing[1:] else ""
+            return [Finding("事件记录 / event log", "fail", f"{log_file}: {UnknownRuleset(missing[0])}{also}")]
         detail += f"; the log holds {n} events"
     else:
         detail += "; no log yet (the first start makes it)"

@@ -52,9 +52,9 @@ class UnknownRuleset(KeyError):
         from table_controller.rules.ruleset import ENV_DIR, rulesets_dir
 
         rid = self.ruleset_id
-        return (f"记录中的对局使用规则 {rid!r}，本机找不到该规则文件 / the log's hands were played under ruleset {rid!r}, "
-                f"which is not in {rulesets_dir()} (or cannot be read): set {ENV_DIR} to the folder holding {rid}.toml, "
-                "as the service has it (sudo drops it: sudo env ...), or put the file back")
+        return (f"记录中的对局使用规则 {rid!r}，本机找不到该规则文件 / the log's hands were played under ruleset "
+                f"{rid!r}, which is not in {rulesets_dir()} (or cannot be read): set {ENV_DIR} to the folder holding "
+                f"{rid}.toml, as the service has it (sudo drops it: sudo env ...), or put the file back")
 
 
 def _ruleset(ruleset_id: str) -> Any:
