@@ -195,6 +195,16 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
     return unit, data
 
 
+#: The unit's /tmp and /var/tmp are its own (PrivateTmp=yes): empty at start, removed at stop.
+PRIVATE_TMP = (Path("/tmp"), Path("/var/tmp"))
+
+
+def private_tmp_paths(paths: list[Path]) -> list[Path]:
+    """Of the paths the service reads or writes, those under /tmp or /var/tmp: under the unit it sees
+    an empty private /tmp there (a config not found, a log written into a directory removed at stop)."""
+    return [p for p in paths if any(p == t or t in p.parents for t in PRIVATE_TMP)]
+
+
 def udev_rule(config: TableConfig) -> str | None:
     """For a `usb://VID:PID` table: let group plugdev open exactly that device; None otherwise
     (serial adapters already belong to dialout)."""

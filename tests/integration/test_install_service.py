@@ -226,3 +226,24 @@ def test_a_display_on_one_lan_address_waits_for_the_network(tmp_path: Path, host
     unit = _unit(proc.stdout)
     assert unit.get("After") == (["network-online.target"] if waits else None)
     assert unit.get("Wants") == (["network-online.target"] if waits else None)
+
+
+def test_a_config_or_data_directory_under_tmp_is_warned_of(tmp_path: Path) -> None:
+    """The unit's /tmp is private (PrivateTmp=yes): a config or a data directory under /tmp (a
+    technician's first try) is not what the service sees, and a log written there goes at each stop.
+    It was written without a word; now each such path is named (the unit is still written)."""
+    config = Path("/tmp") / f"ops-unit-{os.getpid()}" / "table.toml"
+    config.parent.mkdir(exist_ok=True)
+    try:
+        config.write_text('[table]\nlink = "/dev/ttyUSB0"\n[storage]\ndata_dir = "data"\n', encoding="utf-8")
+        proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi"],
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(config.parent)
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "is under /tmp" in line]
+    assert [w.split(": warning: ")[1].split(" is under")[0] for w in warned] == [str(config), str(config.parent / "data")]
+    assert "PrivateTmp=yes" in proc.stdout
+    from table_controller.deploy import private_tmp_paths
+
+    assert private_tmp_paths([Path("/home/pi/table.toml"), Path("/tmpdata/log"), Path("/var/tmp")]) == [Path("/var/tmp")]
