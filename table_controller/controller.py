@@ -70,11 +70,12 @@ class Controller:
         self.config = config
         self.store = store
         self._open_table = open_table
-        self._wall_clock = wall_clock if wall_clock is not None else stamp_clock(store)
         self._drift_logged = 0.0
         # the snapshot and the events after it (a long log folded whole only after an upgrade)
         self.state: TableState
         self.state, self.folded_at_start = snapshot.restore(store)
+        # (after the fold: a session or hand in play keeps the last run's timeline, `stamps.py`)
+        self._wall_clock = wall_clock if wall_clock is not None else stamp_clock(store, self.state)
         self._snapshot_seq = self.state.seq
         self.table: Any = None
         #: Extra health sources shown beside the link's (e.g. the camera): name -> () -> dict.
