@@ -11,6 +11,7 @@ and answered in one line with what to do when it fails.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import shutil
 import socket
@@ -292,7 +293,14 @@ def check_port(config: TableConfig) -> Finding:
         with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
             pass
     except OSError as exc:
-        return Finding(what, "fail", f"{host}:{port}: {exc.strerror}; {bind_advice(host, port, exc.errno)}")
+        from table_controller.store import WriterLock
+
+        pid = WriterLock.holder(config.data_path()) if exc.errno == errno.EADDRINUSE else None
+        if pid:  # the table's own service, running on this data directory: its port, as it should be
+            return Finding(what, "warn", f"{host}:{port}: in use by this table's service (pid {pid}), which is "
+                                         "running; the port is checked with the service stopped / 服务正在运行")
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        return Finding(what, "fail", f"{host}:{port}: {why}; {bind_advice(host, port, exc.errno)}")
     scheme = "https" if config.display.tls_cert else "http"
     free = f"{scheme}://{host}:{port}/ is free"
     if host not in WILDCARD:

@@ -133,6 +133,28 @@ class WriterLock:
             pass
         self._fd = fd
 
+    @staticmethod
+    def holder(data_dir: str | Path, who: tuple[str, str] = ("控制器", "controller")) -> str | None:
+        """The pid of the service holding this data directory's lock, or None when none does (read
+        only: `tablectl check` beside a running service)."""
+        import fcntl
+        import os
+
+        path = Path(data_dir) / f"{who[1]}.lock"
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        except OSError:
+            return None
+        finally:
+            os.close(fd)  # (a shared lock taken is lifted with it)
+        return None
+
     def release(self) -> None:
         import os
 
