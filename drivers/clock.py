@@ -103,12 +103,19 @@ class SteadyWallClock:
     says how far the system clock has moved away from the stamps, for the record.
     """
 
-    def __init__(self, wall: Callable[[], float] = time.time, mono: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, wall: Callable[[], float] = time.time, mono: Callable[[], float] = time.monotonic,
+                 anchor: float | None = None) -> None:
         self._wall, self._mono = wall, mono
-        self._wall0, self._mono0 = wall(), mono()
+        # `anchor` (stamp minus monotonic reading) continues an earlier process's stamps in this boot
+        self._wall0, self._mono0 = (wall(), mono()) if anchor is None else (anchor, 0.0)
 
     def __call__(self) -> float:
         return self._wall0 + (self._mono() - self._mono0)
+
+    @property
+    def anchor(self) -> float:
+        """Stamp minus the monotonic clock: the same for every stamp of this clock."""
+        return self._wall0 - self._mono0
 
     def drift(self) -> float:
         """System clock minus this clock, in seconds: 0 unless the system clock was stepped."""

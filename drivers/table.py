@@ -101,6 +101,9 @@ class Table(BaseTable):
         self._refused = False  # this connection's table speaks another protocol version: read nothing more
         self._last_error: TableError | None = None  # why the last connection ended, in words
         self.reconnects = 0
+        #: Why the port would not open on the last try (None once it opened): a connect that times
+        #: out says this, not what the link heard, when the port never opened at all.
+        self.open_error: str | None = None
         self.duplicate_events = 0
         self.missed_events = 0
 
@@ -157,7 +160,12 @@ class Table(BaseTable):
         while not self._closing:
             reason = "cannot_open"
             try:
-                self._transport = await open_transport(self.url, **self._transport_options)
+                try:
+                    self._transport = await open_transport(self.url, **self._transport_options)
+                except TransportError as exc:
+                    self.open_error = str(exc)
+                    raise
+                self.open_error = None
                 self._rx = asyncio.Queue()
                 self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
                 reason = await self._session()
@@ -502,6 +510,8 @@ async def open_table(url: str, clock: Clock | None = None, *, dialect: str = "ma
         await clock.wait_for(table._start(), connect_timeout)
     except TimeoutError:
         await table.close()
+        if table.open_error:  # the port never opened: a missing device, no permission, not "nothing came back"
+            raise TableError(f"{table.open_error} (still, after {connect_timeout:g} s)", "cannot_open") from None
         raise TableError(f"no table answered at {url} within {connect_timeout:g} s ({heard(table.health)})",
                          "no_answer") from None
     return table

@@ -227,7 +227,19 @@ def _serial_for_url(url: str, baudrate: int) -> Any:
             raise TransportError(f"cannot open {url}: another program has the port open (a second controller, "
                                  "tablectl probe/conform, a serial terminal?); stop it first / 串口被其他程序占用",
                                  "port_busy") from None
-        raise TransportError(f"cannot open {url}: {exc}", "cannot_open") from None
+        raise TransportError(f"{_open_hint(exc)}cannot open {url}: {exc}", "cannot_open") from None
+
+
+def _open_hint(exc: BaseException) -> str:
+    """The words a venue technician acts on, before the system's: a port that is not there, or not theirs."""
+    import errno
+
+    if getattr(exc, "errno", None) == errno.EACCES:
+        return ("串口无权限，请把服务的用户加入 dialout 组 / no permission on the port: add the service's user to group "
+                "dialout (sudo usermod -aG dialout USER; the unit of install-service has it): ")
+    if getattr(exc, "errno", None) == errno.ENOENT:
+        return "找不到串口，请检查连接线 / the port is not there (the cable? ls /dev/serial/by-id/): "
+    return ""
 
 
 def _wrap_serial(url: str, ser: Any) -> Transport:

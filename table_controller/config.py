@@ -317,11 +317,33 @@ def _shown(value: Any, key: object = None) -> Any:
     return value
 
 
+def _siblings(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the section holding `loc`'s last key allows (a list's items by their model)."""
+    import typing
+
+    model: Any = TableConfig
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        kinds = [field.annotation, *typing.get_args(field.annotation)]
+        model = next((k for k in kinds if isinstance(k, type) and issubclass(k, BaseModel)), None)
+        if model is None:
+            return []
+    return [k for k in getattr(model, "model_fields", {}) if k != "source"]
+
+
 def _describe(error: dict[str, Any]) -> str:
     key = ".".join(str(p) for p in error["loc"]) or "(top level)"
     kind = error["type"]
     if kind == "extra_forbidden":
-        return f"key {key!r} is not a known setting (see config/table.example.toml)"
+        import difflib
+
+        close = difflib.get_close_matches(str(error["loc"][-1]), _siblings(tuple(error["loc"])), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"key {key!r} is not a known setting{hint} (see config/table.example.toml)"
     got = _shown(error.get("input"), error["loc"][-1] if error["loc"] else None)
     if kind == "literal_error":
         return f"key {key!r}: {error['msg'].lower()}, got {got!r}"

@@ -15,10 +15,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.clock import SteadyWallClock
-
 from table_controller import snapshot
 from table_controller.config import TableConfig
+from table_controller.stamps import stamp_clock
 from table_controller.state import SEAT_ZH, SEATS, TableState, apply, fold, seat_of_position
 from table_controller.store import Event, EventStore, StoreError
 
@@ -74,11 +73,12 @@ class Controller:
         self.config = config
         self.store = store
         self._open_table = open_table
-        self._wall_clock = wall_clock if wall_clock is not None else SteadyWallClock()
         self._drift_logged = 0.0
         # the snapshot and the events after it (a long log folded whole only after an upgrade)
         self.state: TableState
         self.state, self.folded_at_start = snapshot.restore(store)
+        # (after the fold: a session or hand in play keeps the last run's timeline, `stamps.py`)
+        self._wall_clock = wall_clock if wall_clock is not None else stamp_clock(store, self.state)
         #: How far behind the record's last stamp the clock started (said once by `check_clock`).
         self._behind_at_start = 0.0
         going_on = getattr(self._wall_clock, "not_before", None)

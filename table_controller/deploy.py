@@ -147,10 +147,15 @@ def _rulesets_env() -> list[str]:
     return [f"Environment={_quote(f'{ENV_DIR}={Path(folder).resolve()}')}"] if folder else []
 
 
+#: Display addresses that can be bound before the network is up (loopback, every interface).
+BOUND_WITHOUT_NETWORK = ("", "127.0.0.1", "localhost", "::1", "0.0.0.0", "::")
+
+
 def _on_network(config: TableConfig) -> bool:
-    """Whether the table needs the network up first: a tournament broker, an IP camera, a table on TCP."""
+    """Whether the table needs the network up first: a tournament broker, an IP camera, a table on TCP,
+    a display bound to one of the Pi's LAN addresses (it does not exist before the network is up)."""
     return bool(config.tournament.broker) or "://" in config.camera.source or \
-        config.table.link.startswith(("socket://", "rfc2217://"))
+        config.table.link.startswith(("socket://", "rfc2217://")) or config.display.host not in BOUND_WITHOUT_NETWORK
 
 
 #: The hub's unit reads the broker password from this file (`TABLECTL_HUB_PASSWORD=...`, mode 600), if it exists.
@@ -188,6 +193,16 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
     unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],
                  user, [], [data], args.port, network=True, extra=[f"EnvironmentFile=-{HUB_ENV_FILE}"])
     return unit, data
+
+
+#: The unit's /tmp and /var/tmp are its own (PrivateTmp=yes): empty at start, removed at stop.
+PRIVATE_TMP = (Path("/tmp"), Path("/var/tmp"))
+
+
+def private_tmp_paths(paths: list[Path]) -> list[Path]:
+    """Of the paths the service reads or writes, those under /tmp or /var/tmp: under the unit it sees
+    an empty private /tmp there (a config not found, a log written into a directory removed at stop)."""
+    return [p for p in paths if any(p == t or t in p.parents for t in PRIVATE_TMP)]
 
 
 def udev_rule(config: TableConfig) -> str | None:

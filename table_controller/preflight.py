@@ -11,6 +11,7 @@ and answered in one line with what to do when it fails.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import shutil
 import socket
@@ -65,11 +66,22 @@ def check_storage(config: TableConfig) -> list[Finding]:
     log_file = data / "events.sqlite3"
     detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
     if log_file.exists():
+        from table_controller.state import UnknownRuleset, missing_rulesets
+        from table_controller.store import log_schema, schema_problem
+
+        named: list[str] = []
         try:
             db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
             try:
+                newer = schema_problem(log_schema(db))
+                if newer:
+                    return [Finding("事件记录 / event log", "fail", f"{log_file}: {newer}")]
                 ok = db.execute("PRAGMA quick_check").fetchone()[0]
                 n = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+                # the rulesets the log's hands were played under: folding them needs their files
+                named = [str(r[0]) for r in db.execute(
+                    "SELECT DISTINCT json_extract(data, '$.ruleset') FROM events WHERE type = 'operator.hand_start' "
+                    "AND json_valid(data) AND json_extract(data, '$.ruleset') IS NOT NULL")]
             finally:
                 db.close()
         except sqlite3.Error as exc:
@@ -80,6 +92,10 @@ def check_storage(config: TableConfig) -> list[Finding]:
                             f"{log_file} is damaged ({ok.splitlines()[0][:120]}); the next start keeps it aside as "
                             "events.damaged-<time>.sqlite3 and carries its readable events (and the mirror's) into a "
                             "fresh log, naming what was lost / 记录已损坏：启动时自动保留原文件并恢复可读事件")]
+        missing = missing_rulesets(named)
+        if missing:  # the service would stop at start: its hands cannot be folded without them
+            also = f" (also: {', '.join(missing[1:])})" if missing[1:] else ""
+            return [Finding("事件记录 / event log", "fail", f"{log_file}: {UnknownRuleset(missing[0])}{also}")]
         detail += f"; the log holds {n} events"
     else:
         detail += "; no log yet (the first start makes it)"
@@ -267,16 +283,32 @@ def check_broker(config: TableConfig, timeout: float = 5.0) -> Finding | None:
 
 
 def check_port(config: TableConfig) -> Finding:
+    """The display's address can be listened on, and where phones on the LAN will open it."""
+    from table_controller.web.addresses import WILDCARD, bind_advice, phone_urls
+
     what = "显示端口 / display port"
     host, port = config.display.host, config.display.port
-    with socket.socket() as s:
-        try:
-            s.bind((host, port))
-        except OSError as exc:
-            return Finding(what, "fail", f"{host}:{port}: {exc.strerror} (another service there? stop it or change "
-                                         "[display].port)")
+    try:
+        with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
+            pass
+    except OSError as exc:
+        from table_controller.store import WriterLock
+
+        pid = WriterLock.holder(config.data_path()) if exc.errno == errno.EADDRINUSE else None
+        if pid:  # the table's own service, running on this data directory: its port, as it should be
+            return Finding(what, "warn", f"{host}:{port}: in use by this table's service (pid {pid}), which is "
+                                         "running; the port is checked with the service stopped / 服务正在运行")
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        return Finding(what, "fail", f"{host}:{port}: {why}; {bind_advice(host, port, exc.errno)}")
     scheme = "https" if config.display.tls_cert else "http"
-    return Finding(what, "ok", f"{scheme}://{host}:{port}/ is free")
+    free = f"{scheme}://{host}:{port}/ is free"
+    if host not in WILDCARD:
+        return Finding(what, "ok", free)
+    urls = phone_urls(host, port, scheme)
+    if not urls:
+        return Finding(what, "warn", f"{free}; no LAN address yet (the network is down): phones reach it once it is up "
+                                     "/ 尚无局域网地址")
+    return Finding(what, "ok", f"{free}; phones on the LAN open {' '.join(urls)} / 手机访问")
 
 
 def check_clock() -> Finding:

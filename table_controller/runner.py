@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.config import TableConfig
+from table_controller.deploy import CONFIG_ERROR_EXIT
 from table_controller.logs import setup_logging
 from table_controller.service import TableService
-from table_controller.store import StoreError
+from table_controller.state import UnknownRuleset
+from table_controller.store import LogTooNew, StoreError
+from table_controller.web.addresses import WILDCARD, phone_urls
 
 log = logging.getLogger("table_controller.runner")
 
@@ -39,7 +42,8 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
     except errors as exc:
         print(f"{name}: cannot start: {exc}", file=sys.stderr)
         await service.stop()
-        return 1
+        # a log of a newer version, or of a ruleset not here, stays so however often systemd restarts the service
+        return CONFIG_ERROR_EXIT if isinstance(exc, (LogTooNew, UnknownRuleset)) else 1
     started()
     await stop.wait()
     log.info("stopping")
@@ -56,6 +60,11 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
         def started() -> None:
             url = service.url
             print(f"显示 / display: {url}   事件记录 / event log: {data_dir / 'events.sqlite3'}", flush=True)
+            if config.display.host in WILDCARD:  # 0.0.0.0 is no address a phone can open
+                scheme = "https" if config.display.tls_cert else "http"
+                phones = phone_urls(config.display.host, service.port or config.display.port, scheme)
+                print(f"手机访问 / phones on the LAN: {' '.join(phones) or '尚无局域网地址 / no LAN address yet'}",
+                      flush=True)
             made = service.generated  # the credentials made up at start; a configured one is never printed
             names = (("operator_token", "操作员凭证", "operator"), ("referee_token", "裁判凭证", "referee"))
             shown = [f"{zh} / {en} token: {made[key]}" for key, zh, en in names if key in made]
@@ -67,6 +76,6 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
                 except webbrowser.Error:
                     log.info("no browser to open", extra={"url": url})
 
-        return await serve_until_signalled(service, started, (OSError, StoreError))
+        return await serve_until_signalled(service, started, (OSError, StoreError, UnknownRuleset))
 
     return asyncio.run(main())

@@ -161,7 +161,9 @@ class TableService:
         import time
 
         from table_controller.salvage import damage, salvage
+        from table_controller.store import refuse_newer
 
+        refuse_newer(path)  # a newer version's log is left as it is, not taken for damage and salvaged
         problem = damage(path) if path.exists() else None
         if problem is None:
             return EventStore(path)

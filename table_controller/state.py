@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable
 
+from drivers.names import LINK_REASONS, reason_zh
+
 from table_controller.store import Event
 
 SEATS = ("E", "S", "W", "N")
@@ -36,14 +38,39 @@ PHASE_ZH = {
 }
 
 
+class UnknownRuleset(KeyError):
+    """The log names a ruleset this installation cannot load: a house file removed or renamed, or a
+    command run without the $TABLECTL_RULESETS_DIR the service has. Its hands cannot be folded; the
+    message says where the file is looked for (it was a bare KeyError and a traceback)."""
+
+    def __init__(self, ruleset_id: str) -> None:
+        super().__init__(ruleset_id)
+        self.ruleset_id = ruleset_id
+
+    def __str__(self) -> str:
+        from table_controller.rules.ruleset import ENV_DIR, rulesets_dir
+
+        rid = self.ruleset_id
+        return (f"记录中的对局使用规则 {rid!r}，本机找不到该规则文件 / the log's hands were played under ruleset "
+                f"{rid!r}, which is not in {rulesets_dir()} (or cannot be read): set {ENV_DIR} to the folder holding "
+                f"{rid}.toml, as the service has it (sudo drops it: sudo env ...), or put the file back")
+
+
 def _ruleset(ruleset_id: str) -> Any:
-    """The ruleset, read once per rulesets folder (`scoring.ruleset_file`); KeyError if unknown."""
+    """The ruleset, read once per rulesets folder (`scoring.ruleset_file`); UnknownRuleset if unknown."""
     from table_controller.scoring import ruleset_file
 
     rs = ruleset_file(ruleset_id)
     if rs is None:
-        raise KeyError(ruleset_id)
+        raise UnknownRuleset(ruleset_id)
     return rs
+
+
+def missing_rulesets(ids: Iterable[str]) -> list[str]:
+    """Of the ruleset ids a log names, those this installation cannot load (`tablectl check`)."""
+    from table_controller.scoring import ruleset_file
+
+    return sorted({i for i in ids if i and ruleset_file(i) is None})
 
 
 @dataclass
@@ -187,7 +214,7 @@ def describe(ev: Event) -> str:
     if t == "link.up":
         return f"连接牌桌：{d.get('serial', '')} 固件 {d.get('firmware', '')}"
     if t == "link.down":
-        return f"牌桌连接中断：{d.get('reason', '')}"
+        return f"牌桌连接中断：{reason_zh(str(d.get('reason', '')))}"
     if t == "link.restored":
         return f"牌桌已重新连接（第 {d.get('reconnects', '')} 次）"
     if t == "tournament.seating" and d.get("withdrawn"):
@@ -294,7 +321,9 @@ def apply(state: TableState, ev: Event) -> TableState:
     elif t == "link.restored":
         s.link = {"up": True, "reason": ""}
     elif t == "link.down":
-        s.link = {"up": False, "reason": d.get("reason", "")}
+        # the driver's reasons are codes (unplugged, silent): the display shows words, the code beside them
+        code = str(d.get("reason", ""))
+        s.link = {"up": False, "reason": reason_zh(code), **({"code": code} if code in LINK_REASONS else {})}
     elif t == "table.phase":
         s.phase = d.get("phase", s.phase)
     elif t == "table.tile_count":

@@ -49,6 +49,56 @@ class StoreError(RuntimeError):
     """The log cannot be opened or written; nothing was accepted."""
 
 
+class LogTooNew(StoreError):
+    """The log was written by a newer version of the service (a Pi rolled back, a card moved to an
+    older table): this code would misread or damage what it does not know, so it leaves the file as
+    it is. Restarting cannot help (the service exits with the config error's status)."""
+
+
+def schema_problem(found: str | None) -> str | None:
+    """Why a log whose meta says `schema_version = found` must not be opened by this code, or None.
+    A log without the row (none yet, or made before it was written) is this version's."""
+    if found is None:
+        return None
+    try:
+        version = int(found)
+    except ValueError:
+        version = None
+    if version is not None and 1 <= version <= SCHEMA_VERSION:
+        return None
+    what = f"格式版本 {found!r}" if version is None else f"格式版本 {version}"
+    return (f"事件记录由较新版本的 tablectl 写入（{what}，本版本只读到 {SCHEMA_VERSION}），未作任何改动 / the event log "
+            f"was written by a newer tablectl (schema {found}, this one knows up to {SCHEMA_VERSION}) and was left "
+            "untouched: upgrade tablectl on this Pi, or move the data directory aside to start a new log")
+
+
+def log_schema(db: sqlite3.Connection) -> str | None:
+    """The log's `schema_version` as written, or None (no meta table or no row)."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:  # no meta table: a fresh file, or one made before meta was
+        return None
+    return None if row is None else str(row[0])
+
+
+def refuse_newer(path: str | Path) -> None:
+    """Raise `LogTooNew` for a log at `path` written by a newer version; read-only, before anything
+    else opens it (the damage check would otherwise take a newer layout for damage and move it aside)."""
+    path = Path(path)
+    if not path.is_file():
+        return
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            problem = schema_problem(log_schema(db))
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return  # not readable as a database: the damage check and the salvage deal with it
+    if problem:
+        raise LogTooNew(f"{path}: {problem}")
+
+
 class LogInUse(StoreError):
     """Another running controller writes this log; the message names its process."""
 
@@ -93,6 +143,28 @@ class WriterLock:
             pass
         self._fd = fd
 
+    @staticmethod
+    def holder(data_dir: str | Path, who: tuple[str, str] = ("控制器", "controller")) -> str | None:
+        """The pid of the service holding this data directory's lock, or None when none does (read
+        only: `tablectl check` beside a running service)."""
+        import fcntl
+        import os
+
+        path = Path(data_dir) / f"{who[1]}.lock"
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        except OSError:
+            return None
+        finally:
+            os.close(fd)  # (a shared lock taken is lifted with it)
+        return None
+
     def release(self) -> None:
         import os
 
@@ -123,6 +195,10 @@ class EventStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            problem = schema_problem(log_schema(self._db))  # before anything writes to it
+            if problem:
+                self._db.close()
+                raise LogTooNew(f"{self.path}: {problem}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute(
@@ -236,6 +312,22 @@ class EventStore:
             except sqlite3.Error:
                 return None
         return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
+
+    def get_meta(self, key: str) -> str | None:
+        """A value the service keeps beside the log (`meta`), or None."""
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read {self.path}: {exc}") from None
+        return None if row is None else str(row[0])
+
+    def put_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            try:
+                self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot write {self.path}: {exc}") from None
 
     def table_cursor(self) -> tuple[int, int] | None:
         """The table's (boot id, event number) of the last table event logged, or None."""

@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from table_controller.config import ConfigError, load_config
-    from table_controller.deploy import DEFAULT_UNIT, HUB_UNIT, DeployError, hub_files, unit_files, writable_dirs
+    from table_controller.deploy import (DEFAULT_UNIT, HUB_UNIT, DeployError, hub_files, private_tmp_paths,
+                                         unit_files, writable_dirs)
 
     tablectl = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "tablectl" else Path(sys.executable).parent / "tablectl"
     hub_args = args.hub_args[1:] if args.hub_args[:1] == ["--"] else args.hub_args
@@ -55,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, DeployError) as exc:
         print(f"tablectl install-service: {exc}", file=sys.stderr)
         return 2
+    for path in private_tmp_paths(([] if args.hub else [args.config.resolve()]) + dirs):
+        print(f"tablectl install-service: warning: {path} is under /tmp, which the service does not see (its /tmp "
+              "is private, emptied at each start and stop): the config would not be found, the log would be lost; "
+              "move it elsewhere (e.g. /home/USER/table) and run this again / 配置和数据目录不能放在 /tmp",
+              file=sys.stderr)
     for f in files:
         target = args.root / f.path
         if args.show:

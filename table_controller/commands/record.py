@@ -31,8 +31,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from table_controller import rounds
     from table_controller.record import RecordError, all_records, as_text, hand_numbers, hand_record, session_records
-    from table_controller.state import fold
-    from table_controller.store import EventStore, StoreError
+    from table_controller.state import UnknownRuleset, fold
+    from table_controller.store import EventStore, LogTooNew, StoreError
 
     path = args.data_dir / "events.sqlite3"
     if not path.is_file():
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = EventStore(path)
     except StoreError as exc:  # a file that is not a database at all (its header overwritten): damaged too
-        print(f"tablectl record: {exc}{damaged}", file=sys.stderr)
+        print(f"tablectl record: {exc}{'' if isinstance(exc, LogTooNew) else damaged}", file=sys.stderr)
         return 2
     try:
         events = store.since(0)
@@ -52,7 +52,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         store.close()
-    state = fold(events)
+    try:
+        state = fold(events)
+    except UnknownRuleset as exc:
+        print(f"tablectl record: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.all:
             records = (session_records(events, referee=args.referee, state=state, round_no=args.round)

@@ -80,7 +80,9 @@ def _why_not(host: str, port: int) -> str:
         with socket.create_server((host, port)):
             return ""
     except OSError as exc:
-        return f": {os.strerror(exc.errno) if exc.errno else exc}"
+        from table_controller.web.addresses import bind_advice
+
+        return f": {os.strerror(exc.errno) if exc.errno else exc}; {bind_advice(host, port, exc.errno)}"
 
 
 def _deadline_protocol() -> type:

@@ -4,6 +4,7 @@ the system clock moved, once per step; and a clock set back behind the record is
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from drivers.clock import SteadyWallClock
@@ -11,6 +12,7 @@ from table_controller.config import parse_config
 from table_controller.controller import Controller
 from table_controller.store import EventStore
 from table_controller.referee import session
+from table_controller.state import fold
 from table_controller.timers import session_status
 
 
@@ -98,3 +100,58 @@ def test_a_restart_with_the_clock_set_back_does_not_give_the_session_time_back(t
     t.wall += 3600 + 600  # NTP's first sync: the real time (the table was down for 10 minutes)
     assert 58 * 60 < session_status(session(again.state.actions), again.now())["remaining_s"] <= 59 * 60
     assert again.check_clock().data["drift_s"] == 600.0  # said, and the session clock stayed
+
+
+def test_a_restart_in_the_same_boot_after_ntp_keeps_the_session_clock(tmp_path: Path) -> None:
+    """NTP stepped the clock 12 hours forward mid-session, then the service restarted (a crash,
+    systemd's restart, an upgrade). The new run took the stepped clock for its stamps: the session
+    read as hours over and no new hand could start. In the same boot it now stamps on from the
+    last run's anchor: the 30 s of downtime count, the step does not."""
+    from table_controller.stamps import stamp_clock
+
+    t = FakeTime(1_000_000.0)
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+
+    def start(boot: str) -> Controller:
+        store = EventStore(tmp_path / "events.sqlite3")
+        clock = stamp_clock(store, fold(store.since(0)), wall=lambda: t.wall, mono=lambda: t.mono, boot=lambda: boot)
+        return Controller(cfg, store, _no_table, wall_clock=clock)
+
+    c = start("boot-1")
+    c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})
+    c.referee_action("referee.session_start", {"minutes": 90}, by="referee")
+    t.advance(600)
+    t.wall += 12 * 3600
+    c.store.close()
+    t.advance(30)
+    again = start("boot-1")
+    status = session_status(session(again.state.actions), again.now())
+    assert status["level"] != "over" and status["remaining_s"] == 90 * 60 - 630
+    assert again.check_clock().data["drift_s"] == 12 * 3600  # the record still says the clock moved
+    # the session ends and the hand with it: between matches a restart takes the system clock (a
+    # technician who set the time and restarted the service gets it), and keeps that timeline
+    again.referee_action("referee.session_end", {}, by="referee")
+    again.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    again.store.close()
+    t.advance(5)
+    between = start("boot-1")
+    assert between.now() == t.wall
+    between.store.close()
+    # a reboot: the monotonic clock started over, so the last run's anchor means nothing; the system clock is taken
+    t.mono = 5.0
+    rebooted = start("boot-2")
+    assert rebooted.now() == t.wall
+
+
+def test_the_service_keeps_its_stamp_clock_beside_the_log_for_the_next_start(tmp_path: Path) -> None:
+    from table_controller.stamps import boot_id
+
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    first = Controller(cfg, EventStore(tmp_path / "events.sqlite3"), _no_table)
+    kept = first.store.get_meta("stamp_clock")
+    assert kept is not None and kept.split(" ")[0] == boot_id()
+    first.referee_action("referee.session_start", {"minutes": 90}, by="referee")
+    first.store.close()
+    second = Controller(cfg, EventStore(tmp_path / "events.sqlite3"), _no_table)
+    assert second.store.get_meta("stamp_clock") == kept  # the session's timeline, not a new one
+    assert abs(second.now() - (float(kept.split(" ")[1]) + time.monotonic())) < 1.0

@@ -45,6 +45,30 @@ def test_unknown_key_names_file_and_key(tmp_path: Path) -> None:
     assert str(f) in msg and "display.prot" in msg and "not a known setting" in msg
 
 
+@pytest.mark.parametrize("text, key, meant", [
+    ('[display]\nprot = 8080\n', "display.prot", "port"),
+    ('[storge]\ndata_dir = "d"\n', "storge", "storage"),
+    ('[[display.referees]]\nname = "王立"\ntokne = "123456"\n', "display.referees.0.tokne", "token"),
+    ('[[players]]\npositon = 1\nname = "甲"\n', "players.0.positon", "position"),
+])
+def test_a_misspelt_key_is_answered_with_the_key_meant(tmp_path: Path, text: str, key: str, meant: str) -> None:
+    """A technician's typo said only "not a known setting"; the key meant is now named, from the
+    section the typo is in (a referee's or a player's keys inside their lists too)."""
+    f = tmp_path / "t.toml"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    assert f"key {key!r} is not a known setting; did you mean {meant!r}?" in str(err.value)
+
+
+def test_a_key_like_none_of_its_sections_gets_no_guess(tmp_path: Path) -> None:
+    f = tmp_path / "t.toml"
+    f.write_text('[table]\nzzz = 1\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    assert "key 'table.zzz' is not a known setting (see" in str(err.value) and "did you mean" not in str(err.value)
+
+
 def test_wrong_values_say_what_is_allowed() -> None:
     with pytest.raises(ConfigError) as err:
         parse_config({"table": {"dialect": "morse", "baud": 3}, "display": {"port": 70000}}, "x.toml")

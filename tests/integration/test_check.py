@@ -184,3 +184,33 @@ def test_a_camera_that_takes_the_connection_and_sends_nothing_fails_in_seconds(t
         took = time.monotonic() - started
     assert finding is not None and finding.level == "fail" and "no picture" in finding.detail
     assert took < READ_TIMEOUT_S * 2 + 3, took
+
+
+def test_the_check_beside_the_running_service_does_not_fail_its_display_port(tmp_path: Path) -> None:
+    """With the unit enabled, the service runs from boot: `tablectl check` failed the display port
+    ("Address already in use ... another service there?") and said not ready, every time. The
+    port held by the service of this data directory is now a warning naming it; a port held by
+    something else still fails."""
+    port = free_port()
+    config = tmp_path / "t.toml"
+    config.write_text(f'[table]\nlink = "sim://"\n[storage]\ndata_dir = "data"\n[display]\nport = {port}\n',
+                      encoding="utf-8")
+    service = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "run", "--config", str(config)],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert service.stdout is not None
+        while not service.stdout.readline().startswith("显示 / display"):
+            assert service.poll() is None, "the service did not start"
+        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "check", "--config", str(config), "--json"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    finally:
+        service.send_signal(signal.SIGTERM)
+        service.communicate(timeout=20)
+    found = {f["what"]: f for f in json.loads(out.stdout)["findings"]}["显示端口 / display port"]
+    assert out.returncode == 0, out.stdout
+    assert found["level"] == "warn" and f"in use by this table's service (pid {service.pid})" in found["detail"]
+    with socket.create_server(("127.0.0.1", port)):  # something else on the port, the service stopped
+        other = run_checks(parse_config({"table": {"link": "sim://"}, "storage": {"data_dir": "data"},
+                                         "display": {"port": port}}, source=str(config)), probe_table=False)
+    detail = next(f for f in other if f.what == "显示端口 / display port")
+    assert detail.level == "fail" and "another service there?" in detail.detail

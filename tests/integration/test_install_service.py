@@ -211,3 +211,39 @@ def test_the_hubs_unit_names_a_relative_ca_file_by_its_absolute_path(tmp_path: P
     assert argv[argv.index("--ca-file") + 1] == str(tmp_path / "ca.pem")
     assert argv[argv.index("--players") + 1] == str(tmp_path / "players.csv")
     assert argv[argv.index("--tables") + 1] == "t01,t02,final"
+
+
+@pytest.mark.parametrize("host, waits", [("192.168.1.20", True), ("0.0.0.0", False), ("127.0.0.1", False)])
+def test_a_display_on_one_lan_address_waits_for_the_network(tmp_path: Path, host: str, waits: bool) -> None:
+    """A display bound to the Pi's LAN address cannot start before that address exists ("Cannot
+    assign requested address", exit 1): the unit started it with the network and restarted it in a
+    loop until DHCP answered. 0.0.0.0 (every interface) and loopback bind at once, without waiting."""
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nlink = "/dev/ttyUSB0"\n[display]\nhost = "{host}"\n', encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    unit = _unit(proc.stdout)
+    assert unit.get("After") == (["network-online.target"] if waits else None)
+    assert unit.get("Wants") == (["network-online.target"] if waits else None)
+
+
+def test_a_config_or_data_directory_under_tmp_is_warned_of(tmp_path: Path) -> None:
+    """The unit's /tmp is private (PrivateTmp=yes): a config or a data directory under /tmp (a
+    technician's first try) is not what the service sees, and a log written there goes at each stop.
+    It was written without a word; now each such path is named (the unit is still written)."""
+    config = Path("/tmp") / f"ops-unit-{os.getpid()}" / "table.toml"
+    config.parent.mkdir(exist_ok=True)
+    try:
+        config.write_text('[table]\nlink = "/dev/ttyUSB0"\n[storage]\ndata_dir = "data"\n', encoding="utf-8")
+        proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi"],
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(config.parent)
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "is under /tmp" in line]
+    assert [w.split(": warning: ")[1].split(" is under")[0] for w in warned] == [str(config), str(config.parent / "data")]
+    assert "PrivateTmp=yes" in proc.stdout
+    from table_controller.deploy import private_tmp_paths
+
+    assert private_tmp_paths([Path("/home/pi/table.toml"), Path("/tmpdata/log"), Path("/var/tmp")]) == [Path("/var/tmp")]
