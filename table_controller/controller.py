@@ -86,7 +86,8 @@ class Controller:
             # a boot with an old saved time: the stamps go on from the record, so the session clock
             # and the turn timers neither gain the hour back nor run backwards
             self._behind_at_start = float(going_on(self.state.last_at))
-            self._drift_logged = float(self._wall_clock.drift())
+            if self._behind_at_start:  # said as `behind_record_s`, not again as a drift
+                self._drift_logged = float(self._wall_clock.drift())
         self._snapshot_seq = self.state.seq
         self.table: Any = None
         #: Extra health sources shown beside the link's (e.g. the camera): name -> () -> dict.

@@ -67,10 +67,12 @@ def check_storage(config: TableConfig) -> list[Finding]:
     detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
     if log_file.exists():
         from table_controller.state import UnknownRuleset, missing_rulesets
-        from table_controller.store import log_schema, schema_problem
+        from table_controller.store import emptied_with_wal, log_schema, schema_problem
 
         named: list[str] = []
         try:
+            if emptied_with_wal(log_file):  # opened, even read-only, SQLite would delete the WAL's events
+                raise sqlite3.DatabaseError("the log file is empty but its WAL holds events")
             db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
             try:
                 newer = schema_problem(log_schema(db))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.store import SOURCES, EventStore, parse_cursor
+from table_controller.store import SOURCES, EventStore, emptied_with_wal, parse_cursor
 
 log = logging.getLogger("table_controller.salvage")
 
@@ -48,9 +48,7 @@ class SalvageReport:
 
 def damage(path: Path) -> str | None:
     """What is wrong with the log at `path` (SQLite's own words), or None when it reads whole."""
-    wal = Path(f"{path}-wal")
-    if wal.exists() and wal.stat().st_size > 0 and path.stat().st_size == 0:
-        # (SQLite would take the file for a new one and delete the WAL, the only copy of its events)
+    if emptied_with_wal(path):
         return "the log file is empty but its WAL holds events (a file system repair cut it?)"
     try:
         db = sqlite3.connect(path)

@@ -81,11 +81,19 @@ def log_schema(db: sqlite3.Connection) -> str | None:
     return None if row is None else str(row[0])
 
 
+def emptied_with_wal(path: str | Path) -> bool:
+    """Whether the log's file is empty while its WAL holds events (a file system repair cut it): SQLite
+    would take the file for a new database and delete the WAL, the only copy of those events, even on a
+    read-only connection. Nothing may open such a file; the salvage reads the WAL itself."""
+    wal = Path(f"{path}-wal")
+    return Path(path).is_file() and Path(path).stat().st_size == 0 and wal.exists() and wal.stat().st_size > 0
+
+
 def refuse_newer(path: str | Path) -> None:
     """Raise `LogTooNew` for a log at `path` written by a newer version; read-only, before anything
     else opens it (the damage check would otherwise take a newer layout for damage and move it aside)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.is_file() or emptied_with_wal(path):
         return
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

@@ -200,5 +200,13 @@ async def test_an_emptied_log_gives_back_the_events_its_wal_holds(tmp_path: Path
     lost. Now the WAL's events are carried over and the rest named."""
     before = _log_of(tmp_path / "data", 100, 20)
     (tmp_path / "data" / "events.sqlite3").write_bytes(b"")
+    # `tablectl check` first, as a technician would: it must not cost the WAL (a read-only connection
+    # on the empty file deleted it; so did the start's check for a newer version's log)
+    from table_controller.config import parse_config
+    from table_controller.preflight import check_storage
+
+    wal = tmp_path / "data" / "events.sqlite3-wal"
+    found = check_storage(parse_config({"storage": {"data_dir": str(tmp_path / "data")}}, source=str(tmp_path / "t")))
+    assert wal.stat().st_size > 0 and "damaged" in found[0].detail and found[0].level == "warn"
     _, kept = await _salvaged(tmp_path / "data", before)
     assert set(range(101, 121)) <= kept
