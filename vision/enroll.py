@@ -13,6 +13,7 @@ training, nothing leaves the table.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -214,11 +215,24 @@ class Enrollment:
         return [replace(p, probs=e[i]) for i, p in enumerate(preds)]
 
     def save(self, path: Path | str) -> None:
+        """Write the enrollment to `path` (`.npz` added as numpy adds it) whole or not at all: the service
+        saves it again after each ruling it learns from, and a power cut mid-write left a truncated file
+        that no longer loaded, losing the table's enrollment. Written beside it, synced, then renamed."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, embeddings=self.embeddings, kinds=np.array(self.kinds), templates=self.templates,
-                            template_kinds=np.array(self.template_kinds), template_format=TEMPLATE_FORMAT,
-                            sources=np.array(self.sources, dtype=str), template_sources=np.array(self.template_sources, dtype=str))
+        final = path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
+        final.parent.mkdir(parents=True, exist_ok=True)
+        partial = final.with_name(f".{final.name}.partial")
+        try:
+            with open(partial, "wb") as out:
+                np.savez_compressed(out, embeddings=self.embeddings, kinds=np.array(self.kinds),
+                                    templates=self.templates, template_kinds=np.array(self.template_kinds),
+                                    template_format=TEMPLATE_FORMAT, sources=np.array(self.sources, dtype=str),
+                                    template_sources=np.array(self.template_sources, dtype=str))
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(partial, final)
+        finally:
+            partial.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, path: Path | str) -> "Enrollment":

@@ -88,6 +88,29 @@ def test_enrollment_pulls_towards_enrolled_examples(reader: TileReader, dorothys
         e.add(preds, ["9s"])
 
 
+def test_an_enrollment_saved_again_is_whole_or_the_old_one(tmp_path, monkeypatch) -> None:
+    """The service saves the enrollment after each ruling it learns from; a write cut short (power, a full
+    card) left a truncated file in its place, and the table's enrollment no longer loaded."""
+    e = Enrollment(np.eye(3, 128, dtype=np.float32), ["1m", "2m", "3m"])
+    e.save(tmp_path / "e.npz")
+    real = np.savez_compressed
+
+    def cut_short(file, **arrays):  # half the bytes, then the card is full
+        real(file, **arrays)
+        file.truncate(file.tell() // 2)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", cut_short)
+    bigger = Enrollment(np.eye(4, 128, dtype=np.float32), ["1m", "2m", "3m", "4m"])
+    with pytest.raises(OSError):
+        bigger.save(tmp_path / "e.npz")
+    assert Enrollment.load(tmp_path / "e.npz").kinds == ["1m", "2m", "3m"]  # the old one, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.npz"]  # nothing left half-written
+    monkeypatch.setattr(np, "savez_compressed", real)
+    bigger.save(tmp_path / "e")  # numpy's own rule: ".npz" added
+    assert Enrollment.load(tmp_path / "e.npz").kinds == ["1m", "2m", "3m", "4m"]
+
+
 def test_enrollment_round_trip_and_reading_order(tmp_path) -> None:
     e = Enrollment(np.eye(3, 128, dtype=np.float32), ["1m", "2m", "3m"])
     e.save(tmp_path / "e.npz")
