@@ -195,6 +195,17 @@ class Event:
         return {"seq": self.seq, "at": self.at, "source": self.source, "type": self.type, "data": self.data}
 
 
+def _open_hint_zh(error: str) -> str:
+    """The technician's words for why SQLite could not open or start a log (the console and the journal)."""
+    if "full" in error or "disk I/O" in error:
+        return "写入存储卡失败：卡已满或已损坏，删除旧文件或换一张卡"
+    if "readonly" in error or "read-only" in error:
+        return "存储卡只读：检查卡的写保护开关，或卡已损坏"
+    if "unable to open" in error:
+        return "目录不可写或不存在：检查 [storage] data_dir 和服务用户的权限"
+    return "文件损坏或被另一程序占用"
+
+
 class EventStore:
     """An append-only SQLite file (WAL, synchronous=FULL: an acknowledged event survives power loss)."""
 
@@ -225,7 +236,8 @@ class EventStore:
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the event log {self.path}: {exc}") from None
+            raise StoreError(f"无法打开事件记录（{_open_hint_zh(str(exc))}）/ cannot open the event log {self.path}: {exc}") \
+                from None
         self._lock = threading.Lock()
 
     def append(self, source: str, type: str, data: dict[str, Any], at: float,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -249,3 +250,23 @@ def test_the_log_restored_says_how_long_the_card_was_full_from_its_first_refusal
     assert restored[0].data["failed_at"] == first
     assert restored[0].data["unwritable_s"] == 31.0
     store.close()
+
+
+def test_a_log_that_cannot_be_started_says_why_in_the_technicians_words(tmp_path: Path) -> None:
+    """A fresh data directory on a full card said only "cannot open the event log …: database or disk is
+    full", in English, on the console a technician reads."""
+    import resource
+
+    from table_controller.store import EventStore, StoreError
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), as on a full card
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, hard))
+    try:
+        with pytest.raises(StoreError) as err:
+            EventStore(tmp_path / "fresh" / "events.sqlite3")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+    said = str(err.value)
+    assert said.startswith("无法打开事件记录（写入存储卡失败：卡已满或已损坏") and "cannot open the event log" in said, said
