@@ -44,12 +44,12 @@ def appeals(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def round_ended_at(s: "TableState") -> float | None:
     """When this round's session ended: the referee's 结束比赛, or the last hand once the session's
     hands are all played; None while it goes on."""
-    from table_controller.referee import session
+    from table_controller.referee import session_ended_at
     from table_controller.seating import for_state
 
-    clock = session(s.actions)
-    if clock is not None and clock.get("ended_at") is not None:
-        return float(clock["ended_at"])
+    ended = session_ended_at(s.actions)
+    if ended is not None:
+        return ended
     if s.hands and (s.hand is None or s.hand.get("ended")) and for_state(s).over:
         return float(s.hands[-1]["ended_at"])
     return None

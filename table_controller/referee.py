@@ -650,6 +650,18 @@ def visible_tiles(hand: dict[str, Any] | None, win: dict[str, Any]) -> dict[str,
     return seen
 
 
+def session_ended_at(actions: list[dict[str, Any]]) -> float | None:
+    """When the referee ended this round's session (结束比赛), or None while it goes on: the first end
+    after the last start of the session clock, or the first end where no clock was started. A hall
+    timed by the chief referee's own clock ends each table's session without the table's clock ever
+    running; before, that end was taken and did nothing (the next hand could start, no appeal window)."""
+    marks = [a for a in active(actions) if a["type"] in ("referee.session_start", "referee.session_end")
+             and not a.get("error")]
+    starts = [i for i, a in enumerate(marks) if a["type"] == "referee.session_start"]
+    ends = [a for a in marks[(starts[-1] + 1 if starts else 0):] if a["type"] == "referee.session_end"]
+    return float(ends[0]["at"]) if ends else None
+
+
 def session(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The session clock from the last start that is not undone, its end if one followed, and the
     time it stood still (the referee's pauses: a table jam, a player taken ill): `paused_s` of

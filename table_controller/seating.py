@@ -45,11 +45,10 @@ def for_state(state: Any) -> Coming:
     over too once the referee has ended it (比赛结束: time is up, or the competition says so)."""
     from dataclasses import replace
 
-    from table_controller.referee import session
+    from table_controller.referee import session_ended_at
 
     c = coming(state.ruleset, state.hands, state.actions, first_dealer_of(getattr(state, "first_dealer", None)))
-    ended = session(state.actions)
-    return replace(c, over=True, ended_by_referee=True) if ended and ended.get("ended_at") else c
+    return replace(c, over=True, ended_by_referee=True) if session_ended_at(state.actions) is not None else c
 
 
 def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict[str, Any]],

@@ -127,3 +127,25 @@ def test_a_late_appeal_is_refused_when_keyed_not_logged_as_refused(tmp_path: Any
         assert [a["position"] for a in public_view(c.state)["appeals"]] == [1]
     finally:
         c.store.close()
+
+
+def test_the_referee_ends_a_session_the_tables_clock_never_timed() -> None:
+    """A hall timed by the chief referee's clock: the table's session clock was never started, and its
+    referee's 结束比赛 was taken and did nothing (the next hand could start, the appeal window never
+    opened). Now it ends the session; an end undone gives it back."""
+    from table_controller.seating import for_state
+
+    log = Log()
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    assert not for_state(log.state()).over
+    end = log.ref("referee.session_end")
+    over = for_state(log.state())
+    assert over.over and over.ended_by_referee
+    log.ref("referee.undo", reason="按错", target=end.seq)
+    assert not for_state(log.state()).over
+    log.ref("referee.session_end", after_s=60)
+    assert for_state(log.state()).over
+    log.ref("referee.appeal", after_s=29 * 60, position=1, text="计分有误")
+    assert [a["position"] for a in public_view(log.state())["appeals"]] == [1]
+    with pytest.raises(RefereeError, match="30 分钟内"):
+        validate(log.state(), "referee.appeal", {"position": 2, "text": "太晚了"}, at=log.at + 2 * 60)
