@@ -123,6 +123,8 @@ def _public_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _public_action(a: dict[str, Any]) -> dict[str, Any]:
     a = {k: v for k, v in a.items() if k not in ("hand", "hands", "client")}
+    if a.get("type") == "referee.play_correct":  # the play as corrected only (`now`, in words, never a concealed tile)
+        a = {k: v for k, v in a.items() if k not in ("fields", "was")}
     if "result" in a:
         a["result"] = _public_result(a["result"])
     return a
@@ -145,6 +147,8 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any]:
         data["seat"] = hand.get("seat_wind", hand.get("winner")) if isinstance(hand, dict) else None
     if ev.get("type") == "referee.exhaustive":
         data.pop("hands", None)  # the hands shown at 查叫: the referee's channel only
+    if ev.get("type") == "referee.play_correct":
+        data.pop("tiles", None)  # a concealed kong's faces put right: the public record shows the kong face down
     if ev.get("type") == "play.kong" and data.get("concealed"):
         data["tiles"] = [BACK] * len(data.get("tiles", []))
     return ev

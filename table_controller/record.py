@@ -48,6 +48,8 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
     which a long session makes slow, so the service passes its state. `rounds.RoundError` for a
     round the table has not played."""
     from table_controller import rounds
+    from table_controller.corrections import TYPE as CORRECTION
+    from table_controller.corrections import corrected, patches
     from table_controller.projection import public_event
 
     state = state if state is not None else fold(events)
@@ -64,17 +66,32 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
         and not state.hand.get("ended") else None
     hand = playing or next((h for h in reversed(state.hands) if h["hand_no"] == hand_no), None) or {}
     actions = {a["seq"]: a for a in state.actions}
+    fixes = patches(state.actions, None)  # plays corrected (by seq, unique in the log)
     start_at = events[first].at
     lines = []
     for ev in events[first:after]:
         if not ev.type.startswith(RECORDED):
             continue
-        line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
-                                "type": ev.type, "text": describe(ev)}
-        if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)
-            data = public_event(ev.to_json())["data"]
-            line["play"] = {k: data[k] for k in PLAY_FIELDS if k in data}
         action = actions.get(ev.seq)
+        fixing = ev.type == CORRECTION or (ev.type == "referee.undo" and action is not None
+                                           and action.get("target_type") == CORRECTION)
+        if fixing and not referee:
+            continue  # the public record is the corrected one only
+        play = corrected(ev, fixes) if ev.type.startswith("play.") else ev
+        if play is None and not referee:
+            continue  # a play voided: never happened, for the public
+        line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
+                                "type": ev.type, "text": describe(play or ev)}
+        if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)
+            data = public_event((play or ev).to_json())["data"]
+            line["play"] = {k: data[k] for k in PLAY_FIELDS if k in data}
+        if referee and play is None:
+            line["void"] = True
+        elif referee and play is not ev:
+            line["was"] = describe(ev)  # as first recorded
+        if referee and ev.type == CORRECTION and action is not None and "target" in action:
+            line["text"] = f"更正 #{action['target']}：{action['was']}" + (
+                f" → {action['now']}" if action.get("now") else "（作废）") + f"（{action['reason']}）"
         if action is not None and action.get("undone"):
             line["undone"] = True
         if action is not None and action.get("error"):
@@ -174,7 +191,8 @@ def as_text(record: dict[str, Any]) -> str:
         out.append(f"开门：{SEAT_ZH.get(brk.get('wall'), brk.get('wall'))}墙 第 {brk.get('count')} 墩")
     out.append("")
     for line in record["lines"]:
-        mark = "（已撤销）" if line.get("undone") else ""
+        mark = "（已撤销）" if line.get("undone") else "（已作废）" if line.get("void") else \
+            f"（已更正，原记 {line['was']}）" if line.get("was") else ""
         out.append(f"[{_clock(line['t'])}] {line['text']}{mark}")
     out.append("")
     for w in record["wins"]:

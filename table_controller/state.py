@@ -13,6 +13,8 @@ from typing import Any, Iterable
 
 from drivers.names import LINK_REASONS, reason_zh
 
+from table_controller import corrections
+from table_controller.corrections import HandEvents
 from table_controller.store import Event
 
 SEATS = ("E", "S", "W", "N")
@@ -112,6 +114,10 @@ class TableState:
     first_dealer: dict[str, Any] | None = None
     #: The organiser's seating for a round, from the tournament hub (编排): the referee keys it
     seating_offer: dict[str, Any] | None = None
+    #: The state when the hand in play started and the events since, as logged: a correction of a
+    #: play (`corrections.py`) folds the hand again from there. Not shown (not in `to_json`).
+    hand_base: "TableState | None" = None
+    hand_events: HandEvents = field(default_factory=HandEvents)
 
     def to_json(self) -> dict[str, Any]:
         """The whole state, referee-only parts included: show it through `projection`, not directly."""
@@ -191,6 +197,8 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
     if action is not None and action["type"] == "referee.penalty" and "name_zh" in action:
         seat = SEAT_ZH.get(action["seat"], action["seat"])
         text = f"裁判：{seat}家 {action['name_zh']}" + (f"（{action['amount']} 分）" if action["amount"] else "（停和）" if action["stops_win"] else "（警告）")
+    if action is not None and action["type"] == corrections.TYPE and action.get("now"):
+        text = f"裁判更正 #{action['target']}：{action['now']}（{action['reason']}）"  # as corrected only: public
     if action is not None and action.get("error"):
         text += f"（无效：{action['error']}）"
     if ev.type == "play.claim" and s is not None and s.hand is not None and any(
@@ -295,7 +303,23 @@ def describe(ev: Event) -> str:
 
 
 def apply(state: TableState, ev: Event) -> TableState:
-    """Return the state after `ev`; the input state is not modified."""
+    """Return the state after `ev`; the input state is not modified. A referee action that changes
+    the corrections of the hand's plays (`referee.play_correct`, or its undo) folds the hand again
+    from its start with the plays as corrected (`corrections.rework`)."""
+    s = _step(state, ev, ev)
+    if ev.type.startswith("referee.") and corrections.reworks(state, s):
+        return corrections.rework(state, ev, s, _step)
+    return s
+
+
+def _step(state: TableState, ev: Event, recorded: Event) -> TableState:
+    """The plain fold of one event `ev`, kept among the hand's events as `recorded` (the play as
+    logged, where `ev` is it corrected)."""
+    return corrections.remember(_apply_one(state, ev), recorded)
+
+
+def _apply_one(state: TableState, ev: Event) -> TableState:
+    """The state after `ev` alone (no rework); the input state is not modified."""
     # Structural sharing: copy only what this event changes (a deep copy of a long session per
     # event was the display's main cost); nothing below mutates a container it did not copy.
     t = ev.type
@@ -780,6 +804,8 @@ def _describe_referee(ev: Event) -> str:
         return f"裁判开始第 {d.get('round', '?')} 轮" + (f"：{names}" if names else "")
     if t == "referee.undo":
         return f"裁判撤销 #{d.get('target', '')}：{d.get('reason', '')}"
+    if t == corrections.TYPE:
+        return f"裁判{'作废' if d.get('void') else '更正'}记录 #{d.get('target', '')}：{d.get('reason', '')}"
     if t == "referee.camera_confirm":
         kind = d.get("kind")
         return f"裁判确认识牌 #{d.get('seq', '')}" + (f"：{_tile_zh(kind)}" if kind else "")

@@ -124,6 +124,21 @@ class UndoIn(_Body):
     target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
 
 
+class PlayCorrectIn(_Body):
+    """A play in the record put right (`referee.play_correct`): the fields given replace the play's, or `void`."""
+    target: int = Field(ge=1, description="seq of the play in the hand's record (its 牌谱 line)")
+    reason: str = Field(min_length=1, max_length=200, description="why: kept in the record with the correction")
+    void: bool = Field(False, description="the play never happened (keyed twice, seen where none was)")
+    seat: Seat | None = None
+    tile: Tile | None = None
+    tiles: list[Tile] | None = Field(None, min_length=3, max_length=4)
+    from_: Seat | None = Field(None, alias="from")
+    kind: Literal["chow", "pung", "kong"] | None = None
+    concealed: bool | None = None
+    added: bool | None = None
+    suit: Literal["m", "p", "s"] | None = None
+
+
 class CameraConfirmIn(_Body):
     seq: int = Field(ge=1, description="seq of the camera's unsure reading (state.camera_pending)")
     kind: str | None = Field(None, min_length=2, max_length=4,
@@ -439,6 +454,14 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/referee/undo", response_model=ActionResult, summary="Undo the last referee action, with a reason")
     async def undo(body: UndoIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         return referee_act("referee.undo", body.model_dump(exclude_none=True), who, request)
+
+    @app.post("/api/referee/play/correct", response_model=ActionResult,
+              summary="Correct a play in the hand's record (a tile, seat or meld), or void it; undo takes it back")
+    async def play_correct(body: PlayCorrectIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        data = body.model_dump(by_alias=True, exclude_none=True)
+        if not data.get("void"):
+            data.pop("void", None)
+        return referee_act("referee.play_correct", data, who, request)
 
     @app.post("/api/referee/camera/confirm", response_model=ActionResult,
               summary="Confirm or correct a tile the camera was unsure of")

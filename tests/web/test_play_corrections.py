@@ -1,0 +1,184 @@
+"""Correcting a play already in the record (`POST /api/referee/play/correct`) over real HTTP, against a
+running service on the simulated table with its real SQLite log: the log keeps the play as keyed and
+the correction beside it, the fold and the public record show the play as corrected, a correction
+the hand cannot take is refused in Chinese first with nothing logged, and an undo takes it back."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+
+from table_controller.service import TableService
+
+REFEREE = "ref-pin-5173"
+REF = {"Authorization": f"Bearer {REFEREE}"}
+OP = {"Authorization": "Bearer op"}
+
+
+async def _dealt(svc: TableService, http: httpx.AsyncClient) -> Any:
+    """A hand started on the simulated table, its dice keyed, the deal done; returns `play(**body)`,
+    the operator keying a play that must be taken, answering its event's seq."""
+    await svc.controller.wait_linked(10)
+    r = await http.post("/api/hand/start", headers=OP)
+    assert r.status_code == 200, r.text
+    end = time.monotonic() + 15
+    while svc.controller.state.phase != "walls_raised":
+        assert time.monotonic() < end, "the walls never went up"
+        await asyncio.sleep(0.02)
+    while (hand := svc.controller.state.hand)["deal"] is None:
+        r = await http.post("/api/dice", json={"seat": hand["next_thrower"], "dice": [3, 4]}, headers=OP)
+        assert r.status_code == 200, r.text
+
+    async def play(**body: Any) -> int:
+        r = await http.post("/api/play", json=body, headers=OP)
+        assert r.status_code == 200, (body, r.text)
+        return int(r.json()["seq"])
+
+    await play(type="deal_done")
+    return play
+
+
+async def _correct(http: httpx.AsyncClient, **body: Any) -> httpx.Response:
+    return await http.post("/api/referee/play/correct", json=body, headers=REF)
+
+
+async def test_a_tile_keyed_wrong_is_corrected_the_log_keeps_both_and_the_public_sees_the_fix(
+        service: TableService) -> None:
+    ctl = service.controller
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        play = await _dealt(service, http)
+        wrong = await play(type="discard", seat="E", tile="5m")  # the tile was 5p
+        await play(type="discard", seat="S", tile="1z")
+        left = ctl.state.hand["tiles_left"]
+        # only the referee corrects: an operator or a viewer cannot
+        body = {"target": wrong, "tile": "5p", "reason": "五筒看成五万"}
+        assert (await http.post("/api/referee/play/correct", json=body, headers=OP)).status_code == 403
+        assert (await http.post("/api/referee/play/correct", json=body)).status_code == 403  # a viewer
+        r = await _correct(http, **body)
+        assert r.status_code == 200, r.text
+        fix = r.json()["seq"]
+        state = (await http.get("/api/state")).json()
+        assert [d["tile"] for d in state["hand"]["discards"]["E"]] == ["5p"]
+        assert state["hand"]["tiles_left"] == left and state["hand"]["turn"]["seat"] == "W"
+        # the log is not rewritten: the play as keyed, and the correction naming it
+        logged = {e.seq: e for e in ctl.store.since(0)}
+        assert logged[wrong].data["tile"] == "5m"
+        assert logged[fix].type == "referee.play_correct" and logged[fix].data["target"] == wrong
+        # the public record (牌谱) is the corrected one only; the referee's shows what was first keyed
+        pub = (await http.get("/api/hands/1/record")).json()
+        texts = [line["text"] for line in pub["lines"]]
+        assert "东家打出 五筒" in texts and not any("五万" in t for t in texts), texts
+        assert not any(line["type"] == "referee.play_correct" for line in pub["lines"])
+        line = next(x for x in pub["lines"] if x["seq"] == wrong)
+        assert (line["play"]["seat"], line["play"]["tile"]) == ("E", "5p")  # the replay lays the corrected tile
+        ref = (await http.get("/api/referee/hands/1/record", headers=REF)).json()
+        line = next(x for x in ref["lines"] if x["seq"] == wrong)
+        assert line["text"] == "东家打出 五筒" and line["was"] == "东家打出 五万"
+        fixed = next(x for x in ref["lines"] if x["seq"] == fix)
+        assert fixed["text"] == f"更正 #{wrong}：东家打出 五万 → 东家打出 五筒（五筒看成五万）"
+        text = (await http.get("/api/referee/hands/1/record?format=text", headers=REF)).text
+        assert "东家打出 五筒（已更正，原记 东家打出 五万）" in text
+        # the referee's record list names it; the last action to undo is the correction
+        assert state["actions"][-1]["type"] == "referee.play_correct"
+        assert state["last_action"] == {"seq": fix, "type": "referee.play_correct", "name_zh": "更正牌谱"}
+        # undo takes it back: the play as keyed again, both events still in the log
+        r = await http.post("/api/referee/undo", json={"reason": "原来没错", "target": fix}, headers=REF)
+        assert r.status_code == 200, r.text
+        state = (await http.get("/api/state")).json()
+        assert [d["tile"] for d in state["hand"]["discards"]["E"]] == ["5m"]
+        assert [e.type for e in ctl.store.since(fix - 1)] == ["referee.play_correct", "referee.undo"]
+        pub = (await http.get("/api/hands/1/record")).json()
+        assert "东家打出 五万" in [x["text"] for x in pub["lines"]]
+
+
+async def test_a_pung_given_to_the_wrong_seat_moves_with_the_turn(service: TableService) -> None:
+    ctl = service.controller
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="1z")
+        pung = await play(type="claim", seat="W", kind="pung", tiles=["1z"] * 3, **{"from": "E"})  # N's pung
+        r = await _correct(http, target=pung, seat="N", reason="是北家碰")
+        assert r.status_code == 200, r.text
+        hand = ctl.state.hand
+        assert hand["melds"]["W"] == [] and hand["melds"]["N"][0]["tiles"] == ["1z"] * 3
+        assert hand["turn"]["seat"] == "N" and hand["discards"]["E"][0]["claimed"]
+        await play(type="discard", seat="N", tile="9p")  # play goes on from the corrected record
+        assert ctl.state.hand["turn"]["seat"] == "E"
+
+
+async def test_a_correction_the_hand_cannot_take_is_refused_in_chinese_and_nothing_is_logged(
+        service: TableService) -> None:
+    ctl = service.controller
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="5z")
+        pung = await play(type="claim", seat="W", kind="pung", tiles=["5z"] * 3, **{"from": "E"})
+        w = await play(type="discard", seat="W", tile="2z")
+        n = await play(type="discard", seat="N", tile="5z")  # the fourth 白
+        before = ctl.state.seq
+
+        async def refused(body: dict[str, Any], status: int, words: str) -> None:
+            r = await _correct(http, **body)
+            assert r.status_code == status and r.json()["detail"].startswith(words), r.text
+            assert ctl.state.seq == before and len(ctl.store.since(before)) == 0
+
+        # a fifth copy of 白 face up once N discards the fourth
+        await refused({"target": w, "tile": "5z", "reason": "看错"}, 409,
+                      f"更正后其后 #{n}（北家打出 白）不成立：桌面将出现第 5 张 5z")
+        # the pung moved to N: W's discard after it is out of turn
+        await refused({"target": pung, "seat": "N", "reason": "看错"}, 409,
+                      f"更正后其后 #{w}（西家打出 南）不成立：未轮到西家")
+        # not a play of this hand; a field the play has not; no reason; nothing to change
+        await refused({"target": 1, "tile": "5z", "reason": "看错"}, 409, "#1 不是本盘的行牌记录")
+        await refused({"target": w, "tiles": ["5z"] * 3, "reason": "看错"}, 422, "打出只能更正 seat、tile")
+        await refused({"target": w, "tile": "3z", "reason": " "}, 422, "更正须说明理由")
+        await refused({"target": w, "reason": "看错"}, 422, "须给出更正的内容，或作废")
+        await refused({"target": w, "tile": "2z", "reason": "看错"}, 409, f"#{w} 的记录已是如此")
+        assert [d["tile"] for d in ctl.state.hand["discards"]["W"]] == ["2z"]
+
+
+async def test_a_play_keyed_by_mistake_is_voided_and_the_undo_that_no_longer_fits_is_refused(
+        service: TableService) -> None:
+    ctl = service.controller
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="9m")
+        left = ctl.state.hand["tiles_left"]
+        slip = await play(type="discard", seat="S", tile="4m")  # S had not discarded yet
+        assert ctl.state.hand["tiles_left"] == left - 1  # S's draw counted
+        r = await _correct(http, target=slip, void=True, reason="误录")
+        assert r.status_code == 200, r.text
+        fix = r.json()["seq"]
+        hand = ctl.state.hand
+        assert hand["discards"]["S"] == [] and hand["turn"]["seat"] == "S" and hand["tiles_left"] == left
+        pub = (await http.get("/api/hands/1/record")).json()
+        assert slip not in [x["seq"] for x in pub["lines"]]  # void: not in the public record
+        ref = (await http.get("/api/referee/hands/1/record", headers=REF)).json()
+        assert next(x for x in ref["lines"] if x["seq"] == slip)["void"] is True
+        assert (await _correct(http, target=slip, void=True, reason="再来")).json()["detail"].startswith(
+            f"#{slip} 已作废")
+        await play(type="discard", seat="S", tile="7m")  # S's real discard
+        # putting the slip back would leave S discarding twice in a row
+        r = await http.post("/api/referee/undo", json={"reason": "改回", "target": fix}, headers=REF)
+        assert r.status_code == 409 and r.json()["detail"].startswith("撤销更正后其后 #"), r.text
+        assert "未轮到南家" in r.json()["detail"]
+        assert [d["tile"] for d in ctl.state.hand["discards"]["S"]] == ["7m"]
+
+
+async def test_a_restart_folds_the_corrected_hand_the_same(service: TableService) -> None:
+    """The correction is in the log, not in memory: the log folded afresh gives the same hand."""
+    from table_controller.state import fold
+
+    ctl = service.controller
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        play = await _dealt(service, http)
+        first = await play(type="discard", seat="E", tile="3s")
+        await play(type="discard", seat="S", tile="3s")
+        assert (await _correct(http, target=first, tile="4s", reason="看错")).status_code == 200
+        await play(type="discard", seat="W", tile="8s")
+    again = fold(ctl.store.since(0))
+    assert again.hand == ctl.state.hand and again.log == ctl.state.log and again.actions == ctl.state.actions
+    assert [d["tile"] for d in again.hand["discards"]["E"]] == ["4s"]
