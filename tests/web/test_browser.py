@@ -1731,3 +1731,37 @@ async def test_the_camera_view_says_it_is_old_while_the_camera_has_failed(tmp_pa
             cam.unplugged = False
             await page.wait_for_selector("#camera-view-stale", state="hidden", timeout=20000)
             assert not await page.eval_on_selector("#camera-view", "i => i.classList.contains('stale')")
+
+
+async def test_the_referee_corrects_a_played_tile_on_the_penalties_page(service: TableService, browser: Any) -> None:
+    """A discard keyed as 五万 that was 五筒: the referee picks it from the hand's plays, gives the tile
+    and the reason; the record list says 更正 #n with both, and the table shows the tile as corrected."""
+    ctl = service.controller
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="5m")
+        await play(type="discard", seat="S", tile="1z")
+    wrong = next(e.seq for e in ctl.store.since(0) if e.type == "play.discard" and e.data["tile"] == "5m")
+    public = await _open(browser, service, "/public")  # open all along: its log is put right too
+    assert "东家打出 五万" in await public.inner_text("#log")
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    await page.wait_for_selector(f"#correct-target option[value='{wrong}']", state="attached")
+    assert (await page.inner_text(f"#correct-target option[value='{wrong}']")).strip() == f"#{wrong} 东家打出 五万"
+    await page.select_option("#correct-target", str(wrong))
+    await page.fill("#correct-form input[name=tiles]", "5p")
+    await page.click("#correct-submit")  # no reason: said on the page, nothing sent
+    assert "请填写更正理由" in await page.inner_text("#action-msg")
+    assert ctl.state.hand["discards"]["E"][0]["tile"] == "5m"
+    await page.fill("#correct-form input[name=reason]", "看错了")
+    await page.click("#correct-submit")
+    await _until(lambda: ctl.state.hand["discards"]["E"][0]["tile"] == "5p")
+    fix = ctl.state.actions[-1]["seq"]
+    await page.wait_for_function(f"window.__lastSeq >= {fix}")
+    row = await page.inner_text(f"#actions tr[data-seq='{fix}']")
+    assert f"更正 #{wrong} · 东家打出 五万 → 东家打出 五筒 · 看错了" in row, row
+    assert "可撤销：#" in await page.inner_text("#undo-target") and "更正" in await page.inner_text("#undo-target")
+    # the public table shows the corrected tile only
+    await public.wait_for_function(f"window.__lastSeq >= {fix}")
+    log = await public.inner_text("#log")
+    assert "五万" not in log and "东家打出 五筒" in log, log
+    assert "五筒" in await public.inner_text("[data-seat=E] .discards")

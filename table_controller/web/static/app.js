@@ -17,7 +17,12 @@ const I18N = {
         role: { viewer: "观众", operator: "操作员", referee: "裁判", demo: "演示（代裁判）" },
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
                undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
-               clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
+               clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）",
+               play_correct: "更正", voided: "作废" },
+        fix: { title: "更正牌谱", hint: "记错的行牌（牌、座位、副露）在本盘内更正，或作废；原记录保留，可撤销。", target: "要更正的记录",
+               seat: "座位（不改留空）", tiles: "牌（不改留空）", from: "来自（不改留空）", void: "作废（未发生）", reason: "更正理由",
+               submit: "更正", none: "本盘尚无可更正的行牌", needReason: "请填写更正理由（永久记录）",
+               needWhat: "请给出更正的内容（座位、牌、来自），或勾选作废" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         abandonAsk: "第 {n} 盘还在进行：中止这一盘、同一庄家重打？（记为中止）",
         drawAsk: "牌墙还剩 {left} 张，无人和牌：结束第 {n} 盘，记为荒牌？",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
@@ -83,7 +88,7 @@ const I18N = {
         act: { penalty: "Penalty", win_read: "Hand read", win_confirm: "Win confirmed", session_start: "Clock started",
                session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
-               appeal_ruling: "Appeal ruling", corrected: " (read as {was})" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
+               appeal_ruling: "Appeal ruling", corrected: " (read as {was})", play_correct: "Correction", voided: "void" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
         drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
@@ -111,6 +116,11 @@ const I18N = {
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
+        fix: { title: "Correct the record", hint: "A play recorded wrong (tile, seat, meld) in this hand is put right, or voided; the original stays in the log, and an undo takes it back.",
+               target: "Play to correct", seat: "Seat (blank: as is)", tiles: "Tiles (blank: as is)", from: "From (blank: as is)",
+               void: "Void (never happened)", reason: "Reason", submit: "Correct", none: "No play to correct in this hand",
+               needReason: "Give the reason for the correction (it stays in the record)",
+               needWhat: "Give what to correct (seat, tiles, from), or tick void" },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
@@ -720,6 +730,9 @@ function renderActions() {
     if (a.type === "referee.penalty" && a.name_zh) what = `${t("seat." + a.seat)} · ${lang === "en" ? a.name_en : a.name_zh}${a.nth > 1 ? ` (#${a.nth})` : ""}${a.note ? " · " + a.note : ""}`;
     if (a.type === "referee.win_read" && a.seat) what += ` · ${t("seat." + a.seat)}`;
     if (a.type === "referee.undo") what += ` #${a.target || ""} · ${a.reason || ""}`;
+    if (a.type === "referee.play_correct" && a.target) {  // 更正 #n · as recorded → as corrected · why
+      what += ` #${a.target} · ${a.was || ""}${a.now ? " → " + a.now : " · " + t("act.voided")} · ${a.reason || ""}`;
+    }
     if (a.error) what += ` ✗ ${a.error}`;
     const pts = Object.entries(a.deltas || {}).map(([p, v]) => `${esc(state.players[p] || p)} ${v > 0 ? "+" : ""}${v}`).join(", ");
     return `<tr data-seq="${a.seq}" class="${a.undone ? "undone" : ""}"><td>${a.seq}</td><td>${when}</td><td>${esc(roleName(a.by) + (a.by_name ? " " + a.by_name : ""))}</td>
@@ -730,6 +743,52 @@ function renderActions() {
   $("undo-target").textContent = last  // named in the page's language
     ? t("pen.last", { n: last.seq, name: actName(last.type, last.name_zh) }) : t("pen.nothing");
 }
+
+// ---- correcting a play in the record (更正牌谱) ---------------------------------------------------
+// The plays of the hand in play, from the referee's record (牌谱); fetched again only when a play
+// or a referee action has come since (not at every event of the hand).
+let correctable = { key: null, lines: [] };
+async function loadCorrectable() {
+  const hand = state && state.hand;
+  if (role !== "referee" || !hand) return;
+  const lastPlay = (state.log || []).filter((l) => l.type.startsWith("play.")).map((l) => l.seq).pop() || 0;
+  const key = `${hand.hand_no}:${state.round}:${lastPlay}:${state.actions_total}`;
+  if (key === correctable.key) return;
+  correctable.key = key;
+  const res = await fetch(`/api/referee/hands/${hand.hand_no}/record`, { headers: { Authorization: "Bearer " + token() } });
+  if (!res.ok || correctable.key !== key) return;
+  const rec = await res.json();
+  correctable.lines = rec.lines.filter((l) => l.type.startsWith("play.") && l.type !== "play.deal_done" && !l.void && !l.undone);
+  const sel = $("correct-target");
+  const keep = sel.value;
+  sel.innerHTML = correctable.lines.slice().reverse()
+    .map((l) => `<option value="${l.seq}" data-type="${esc(l.type)}">#${l.seq} ${esc(l.text)}</option>`).join("")
+    || `<option value="">${esc(t("fix.none"))}</option>`;
+  if (keep && correctable.lines.some((l) => String(l.seq) === keep)) sel.value = keep;
+}
+function correctBody(f) {
+  // what the referee puts right: the fields given (a discard's or flower's one tile, a meld's tiles), or void
+  const opt = f.target.selectedOptions[0];
+  if (!opt || !opt.value) return { problem: t("fix.none") };
+  if (!f.reason.value.trim()) return { problem: t("fix.needReason") };
+  const body = { target: Number(opt.value), reason: f.reason.value };
+  if (f.void.checked) return { ...body, void: true };
+  const tiles = parseTiles(f.tiles.value);
+  if (tiles.length) {
+    if (["play.discard", "play.flower"].includes(opt.dataset.type)) body.tile = tiles[0]; else body.tiles = tiles;
+  }
+  if (f.seat.value) body.seat = f.seat.value;
+  if (f.from.value) body.from = f.from.value;
+  return Object.keys(body).length > 2 ? body : { problem: t("fix.needWhat") };
+}
+$("correct-form").addEventListener("submit", once(async (e) => {
+  const f = e.target;
+  const body = correctBody(f);
+  if (body.problem) { $("action-msg").textContent = "✗ " + body.problem; $("action-msg").className = "msg bad"; return; }
+  if (await act("/api/referee/play/correct", body)) {
+    f.tiles.value = ""; f.seat.value = ""; f.from.value = ""; f.void.checked = false; f.reason.value = "";
+  }
+}));
 
 // ---- score sheet ------------------------------------------------------------------------------
 // The round shown: null follows the round being played (live); a closed round is fetched once.
@@ -952,7 +1011,7 @@ function render() {
   }
   if (page === "win") { renderWin(); renderWins(); }
   if (page === "table" || page === "public") { renderBanner(); renderNextNotice(); }
-  if (page === "penalties") renderActions();
+  if (page === "penalties") { renderActions(); loadCorrectable(); }
   if (page === "scoresheet") { renderSheet(); renderAppeals(); }
   if (page === "replay" && replay.rec) renderReplay();
   renderTimers();
@@ -1178,6 +1237,11 @@ function onMessage(msg) {
       const known = new Set(logLines.map((l) => l.seq));
       for (const l of state.log) if (!known.has(l.seq)) logLines.push(l);
       logLines.sort((a, b) => a.seq - b.seq);
+      if (msg.event && /^referee\.(play_correct|undo)$/.test(msg.event.type)) {
+        // a correction folds the hand again: its lines as they stand now (a play corrected, or void)
+        const from = state.log.length ? state.log[0].seq : Infinity;
+        logLines.splice(0, logLines.length, ...logLines.filter((l) => l.seq < from), ...state.log);
+      }
       // the page shows the last 60: a display left on all day must not keep every line (before: all of
       // them, and each event sorted them all again)
       if (logLines.length > LOG_KEEP) logLines.splice(0, logLines.length - LOG_KEEP);
