@@ -208,12 +208,24 @@ class CameraWatcher:
         assert self.record is not None
         for area, wind, was, ruled in self.record.overruled:
             what = "打出" if area == "discard" else "补花"
+            seq = self._recorded_seq(area, wind, was)
+            at = f"（#{seq}）" if seq else ""
             self._controller.accept("camera", "camera.play_refused", {
                 "play": "play.discard" if area == "discard" else "play.flower", "seat": wind, "tile": ruled,
-                "reason": f"{SEAT_ZH[wind]}家{what}已按 {tile_name(was)} 记入牌谱，裁判改判为 {tile_name(ruled)}，"
-                          f"牌谱未改，请核对 / {wind}'s {area} was recorded as {was} before the ruling changed it to "
-                          f"{ruled}: the record is unchanged, check it"})
+                **({"target": seq} if seq else {}),
+                "reason": f"{SEAT_ZH[wind]}家{what}已按 {tile_name(was)} 记入牌谱{at}，裁判改判为 {tile_name(ruled)}，"
+                          f"牌谱未改：请核对，需要时在罚分页“更正牌谱”改正 / {wind}'s {area} was recorded as {was} "
+                          f"before the ruling changed it to {ruled}: the record is unchanged, check it and correct "
+                          "it on the Penalties page if need be"})
         self.record.overruled = []
+
+    def _recorded_seq(self, area: str, wind: str, tile: str) -> int | None:
+        """The seq of the play that holds `tile` in `wind`'s `area` (the newest such), for the referee
+        to correct (`referee.play_correct`); None where the record cannot say (a flower keeps no seq)."""
+        hand = self._controller.state.hand
+        if hand is None or area != "discard":
+            return None
+        return next((int(d["seq"]) for d in reversed(hand["discards"].get(wind, [])) if d.get("tile") == tile), None)
 
     async def _rulings(self) -> list[dict[str, Any]]:
         """The referee's rulings on unsure tiles seen since the camera started (the step before),

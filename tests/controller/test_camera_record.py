@@ -607,6 +607,12 @@ def test_a_ruling_changed_after_its_tile_was_recorded_is_told(table) -> None:  #
     told = [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
     assert len(told) == 1 and "九筒 记入牌谱" in told[0]["reason"] and "改判为 一万" in told[0]["reason"]
     assert plays(controller)[-1] == ("play.discard", {"seat": "E", "tile": "9p"})
+    # the referee is told which play to correct, and where; corrected, the camera records nothing more
+    seq = controller.state.hand["discards"]["E"][-1]["seq"]
+    assert told[0]["target"] == seq and f"（#{seq}）" in told[0]["reason"] and "更正牌谱" in told[0]["reason"]
+    controller.referee_action("referee.play_correct", {"target": seq, "tile": "1m", "reason": "按改判"}, by="referee")
+    assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["1m"]
     # the tracker then announces the tile as ruled: not told again
     watcher._record_play([{**unsure, "kind": "1m", "ruled": True, "needs_referee": False}])
     assert len([e for e in controller.store.since(0) if e.type == "camera.play_refused"]) == 1
+    assert len(plays(controller)) == 2  # deal done, the discard: the correction made no second one
