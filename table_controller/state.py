@@ -197,6 +197,8 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
     if action is not None and action["type"] == "referee.penalty" and "name_zh" in action:
         seat = SEAT_ZH.get(action["seat"], action["seat"])
         text = f"裁判：{seat}家 {action['name_zh']}" + (f"（{action['amount']} 分）" if action["amount"] else "（停和）" if action["stops_win"] else "（警告）")
+    if action is not None and action["type"] == "referee.undo" and action.get("target"):
+        text = f"裁判撤销 #{action['target']}：{action['reason']}"  # the body may not name it: the action does
     if action is not None and action["type"] == corrections.TYPE and action.get("now"):
         text = f"裁判更正 #{action['target']}：{action['now']}（{action['reason']}）"  # as corrected only: public
     if action is not None and action.get("error"):

@@ -98,3 +98,12 @@ def test_a_concealed_kongs_faces_put_right_stay_hidden_from_the_public() -> None
     shown = json.dumps(public_view(state), ensure_ascii=False) + json.dumps(public_event(fix.to_json()))
     assert "8s" not in shown and "7s" not in shown, shown
     assert "裁判更正 #" in shown and "南家暗杠" in shown
+
+
+def test_an_undo_sent_without_its_target_names_it_in_the_log() -> None:
+    """`POST /api/referee/undo` may leave out `target` (the last action is meant): the log line said
+    "裁判撤销 #：…" with no number; it names the action undone."""
+    log, kong = _kong_hand()
+    fix = log.ref("referee.play_correct", target=kong, seat="W", reason="是西家暗杠")
+    log.ref("referee.undo", reason="原来没错")
+    assert log.state().log[-1]["text"] == f"裁判撤销 #{fix.seq}：原来没错"
