@@ -202,7 +202,7 @@ class CameraWatcher:
         """A ruling that names a tile otherwise than the camera already recorded it (the referee
         undid a ruling and made another): the record cannot be changed from here, so the referee is
         told, once. Before, the record kept the first kind and the log said only the new ruling."""
-        from table_controller.state import SEAT_ZH
+        from table_controller.tiles import SEAT_NAMES
         from table_controller.tiles import tile_name
 
         assert self.record is not None
@@ -210,7 +210,7 @@ class CameraWatcher:
             what = "打出" if area == "discard" else "补花"
             self._controller.accept("camera", "camera.play_refused", {
                 "play": "play.discard" if area == "discard" else "play.flower", "seat": wind, "tile": ruled,
-                "reason": f"{SEAT_ZH[wind]}家{what}已按 {tile_name(was)} 记入牌谱，裁判改判为 {tile_name(ruled)}，"
+                "reason": f"{SEAT_NAMES[wind]}家{what}已按 {tile_name(was)} 记入牌谱，裁判改判为 {tile_name(ruled)}，"
                           f"牌谱未改，请核对 / {wind}'s {area} was recorded as {was} before the ruling changed it to "
                           f"{ruled}: the record is unchanged, check it"})
         self.record.overruled = []

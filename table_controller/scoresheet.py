@@ -11,9 +11,9 @@ from typing import Any
 
 from table_controller import spreadsheet
 from table_controller.referee import active, exhaustive, ranked_wins
+from table_controller.tiles import SEAT_NAMES
 
 POSITIONS = ("1", "2", "3", "4")
-WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 RESULT_ZH = {"win": "和牌", "draw": "荒牌", "abandoned": "中止", "playing": "进行中"}
 
 
@@ -243,7 +243,7 @@ def to_csv(sheet: dict[str, Any]) -> str:
     rows: list[list[Any]] = [["盘", "圈风", "庄家", "结果", "番", *[f"{n} 本盘" for n in names],
                               *[f"{n} 累计" for n in names]]]
     for r in sheet["rows"]:
-        rows.append([r["hand_no"], WIND_ZH.get(r["prevalent_wind"] or "", ""),
+        rows.append([r["hand_no"], SEAT_NAMES.get(r["prevalent_wind"] or "", ""),
                      sheet["players"].get(str(r.get("dealer") or r["dealer_position"]), "") if r["dealer_position"] else "",
                      r["result_zh"] + _winners_zh(sheet, r), " / ".join(str(w["fan_total"]) for w in r.get("wins", [])),
                      *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])
