@@ -1,4 +1,4 @@
-"""One concept, one place: the glossary's seat names are written in one module, the others import them.
+"""One concept, one place: the glossary's seat and tile names are written in one module, the others import them.
 
 A second copy of a table that players read (东 南 西 北) drifts: one day one of them says 東, or a
 seat's name on the score sheet differs from the one on the Table page. Read from the files (AST),
@@ -16,6 +16,12 @@ ROOT = Path(__file__).resolve().parents[2]
 CODE_DIRS = ("drivers", "table_controller", "vision", "hardware-sim/tablesim", "bench")
 
 SEAT_WORDS = frozenset("东南西北")
+HONOUR_WORDS = frozenset("东南西北白发中")
+FLOWER_WORDS = frozenset("春夏秋冬梅兰菊竹")
+NUMERALS = "一二三四五六七八九"
+#: Not names but the glyphs a tile maker prints (東 or 东, 萬, 發, 伍 for 五), drawn by the scene renderer and
+#: learnt by the reader: what a face looks like, not what players call it.
+GLYPHS = "vision/drawn.py"
 TILE_CODE = re.compile(r"\d+[mpszf]")
 #: Where the glossary's names are written (its one module).
 HOME = "table_controller/tiles.py"
@@ -61,3 +67,28 @@ def test_seat_names_are_written_once() -> None:
     riichi yaku names, the controller's refusals and the camera's felt sides import them."""
     copies = _copies(SEAT_WORDS, skip=_by_tile_code) + _copies(SEAT_WORDS, suffix="家", skip=_by_tile_code)
     assert not copies, f"seat names written again (import table_controller.tiles.SEAT_NAMES): {copies}"
+
+
+def test_tile_names_are_written_once() -> None:
+    """一万 .. 九条, 东 .. 中, 春 .. 竹 live in `tiles.tile_name`; the reader's CLI (`vision.kinds.chinese_name`)
+    names a kind through it, and the rules engine has no wrapper of its own."""
+    copies = [c for c in _copies(FLOWER_WORDS) + _copies(HONOUR_WORDS, skip=lambda n: not _by_tile_code(n))
+              if not c.startswith(GLYPHS)]
+    copies += [f"{rel}:{node.lineno}" for rel, tree in _files() if rel not in (HOME, GLYPHS)
+               for node in ast.walk(tree)
+               if isinstance(node, ast.Constant) and isinstance(node.value, str) and NUMERALS[:3] in node.value]
+    assert not copies, f"tile names written again (import table_controller.tiles.tile_name): {copies}"
+
+
+def test_the_readers_names_are_the_tables() -> None:
+    """Every kind the reader knows is named as the table names it; a kind it does not know is refused."""
+    import pytest
+
+    from table_controller.tiles import tile_name
+    from vision.kinds import KINDS, chinese_name
+
+    assert [chinese_name(k) for k in KINDS] == [tile_name(k) for k in KINDS]
+    assert chinese_name("1z") == "东" and chinese_name("6z") == "发" and chinese_name("back") == "牌背"
+    for unknown in ("10m", "8z", "东"):
+        with pytest.raises(ValueError, match="unknown tile kind"):
+            chinese_name(unknown)
