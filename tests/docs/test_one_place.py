@@ -1,8 +1,10 @@
-"""One concept, one place: the glossary's seat and tile names are written in one module, the others import them.
+"""One concept, one place: seat names, tile names, wall positions and 标准分 are written in one module each
+(the glossary's), the others import them (docs/architecture.md, "One concept in two places").
 
-A second copy of a table that players read (东 南 西 北) drifts: one day one of them says 東, or a
-seat's name on the score sheet differs from the one on the Table page. Read from the files (AST),
-importing nothing, so a copy is found wherever it is written.
+A second copy of a table that players read (东 南 西 北) drifts: one day one of them says 東, or a seat's name
+on the score sheet differs from the one on the Table page. The copies are found by their content, in the files'
+syntax trees, wherever they are written; where two parts must agree (the simulator's walls and the rules
+engine's), the test compares what they build.
 """
 
 from __future__ import annotations
@@ -92,3 +94,44 @@ def test_the_readers_names_are_the_tables() -> None:
     for unknown in ("10m", "8z", "东"):
         with pytest.raises(ValueError, match="unknown tile kind"):
             chinese_name(unknown)
+
+
+def _position_fstrings(tree: ast.AST) -> list[int]:
+    """Lines of f-strings that write a position the walls.md way: `{wall}{stack:02d}{layer}`."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts = node.values
+            for a, b, c in zip(parts, parts[1:], parts[2:]):
+                spec = b.format_spec if isinstance(b, ast.FormattedValue) else None
+                if isinstance(a, ast.FormattedValue) and isinstance(c, ast.FormattedValue) and isinstance(
+                        spec, ast.JoinedStr) and [v.value for v in spec.values if isinstance(v, ast.Constant)] == ["02d"]:
+                    out.append(node.lineno)
+    return out
+
+
+def test_wall_positions_are_named_once() -> None:
+    """`W07t` is written by `rules.geometry.position_name`; the simulator's walls take the rules engine's
+    `all_positions`, so the table the simulator builds and the plan the engine deals name the same tiles."""
+    copies = [f"{rel}:{line}" for rel, tree in _files() if rel != "table_controller/rules/geometry.py"
+              for line in _position_fstrings(tree)]
+    assert not copies, f"tile positions written again (use rules.geometry.position_name / all_positions): {copies}"
+
+
+def test_the_simulators_walls_are_the_rules_engines() -> None:
+    """Each tile-count setting builds, from the same seed, the wall the rules engine builds for a ruleset of that
+    count: the same tiles at the same positions (walls.md's default lengths)."""
+    import random
+
+    from table_controller.rules import all_positions, load_ruleset, physical_wall, tile_set
+    from tablesim.physics import WALL_LENGTHS, arrange
+    from tablesim.physics import tile_set as sim_tile_set
+
+    for count, ruleset in ((144, "mcr"), (136, "riichi"), (108, "sichuan")):
+        rs = load_ruleset(ruleset)
+        assert rs.wall_lengths == WALL_LENGTHS[count]
+        assert sim_tile_set(count) == tile_set(rs)
+        for seed in (1, 7):
+            wall = arrange(count, random.Random(seed))
+            assert wall == physical_wall(rs, None, random.Random(seed))
+            assert list(wall) == all_positions(WALL_LENGTHS[count])
