@@ -17,15 +17,6 @@ POSITIONS = ("1", "2", "3", "4")
 RESULT_ZH = {"win": "和牌", "draw": "荒牌", "abandoned": "中止", "playing": "进行中"}
 
 
-def _table_points(ruleset: str) -> tuple[float, ...]:
-    try:
-        from table_controller.scoring.config import scoring
-
-        return tuple(scoring(ruleset).get("table_points", (4, 2, 1, 0)))
-    except Exception:  # a ruleset without [scoring]: the 4/2/1/0 of 中国麻将竞赛规则
-        return (4, 2, 1, 0)
-
-
 def compute(state: Any, final: bool = False) -> dict[str, Any]:
     """Rows, totals and 标准分 of the session so far (`final` once the session clock has ended, its
     hands are played, or when told: a round closed by the next one's start)."""
@@ -54,7 +45,9 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     final = final or out_of_stacks or _hands_played(state)
     if final and pot and rows:
         pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
-    points = _ranks(totals, _table_points(state.ruleset))
+    from table_controller.scoring.points import table_point_ranks, table_points
+
+    points = table_points(totals, table_point_ranks(state.ruleset))
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     return {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
             "table_points": points, "final": final, "riichi_pot": pot}
@@ -208,12 +201,6 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
             "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts, "exhaustive_points": draw_pts,
             "riichi_points": stick_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
-
-
-def _ranks(totals: dict[str, int], ranks: tuple[float, ...]) -> dict[str, float]:
-    from table_controller.scoring.points import table_points
-
-    return table_points(totals, ranks)
 
 
 def _hands_played(state: Any) -> bool:

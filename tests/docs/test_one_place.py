@@ -135,3 +135,35 @@ def test_the_simulators_walls_are_the_rules_engines() -> None:
             wall = arrange(count, random.Random(seed))
             assert wall == physical_wall(rs, None, random.Random(seed))
             assert list(wall) == all_positions(WALL_LENGTHS[count])
+
+
+def test_table_points_are_computed_once() -> None:
+    """标准分 by place, ties sharing, is `scoring.points.table_points` with the ranks `TABLE_POINTS` or the ruleset's
+    (`table_point_ranks`); the score sheet and the hand machine's sessions call it, none keeps a wrapper or a 4/2/1/0."""
+    home = "table_controller/scoring/points.py"
+    copies = []
+    for rel, tree in _files():
+        if rel == home or rel.startswith("bench/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "table_point" in node.name:
+                copies.append(f"{rel}:{node.lineno} def {node.name}")
+            elif isinstance(node, (ast.Tuple, ast.List)) and [
+                    e.value for e in node.elts if isinstance(e, ast.Constant)] == [4, 2, 1, 0]:
+                copies.append(f"{rel}:{node.lineno} (4, 2, 1, 0)")
+    assert not copies, f"标准分 computed or ranked again (use scoring.points): {copies}"
+
+
+def test_table_points_share_ties_whatever_they_are_keyed_by() -> None:
+    from table_controller.hand.match import MatchRules, next_hand, start
+    from table_controller.scoring.points import TABLE_POINTS, table_point_ranks, table_points
+
+    by_seat = table_points({"E": 30, "S": 30, "W": -10, "N": -50})
+    by_chair = table_points({"1": 30, "2": 30, "3": -10, "4": -50})
+    assert by_seat == {"E": 3, "S": 3, "W": 1, "N": 0} and list(by_chair.values()) == list(by_seat.values())
+    assert table_points({1: 0, 2: 0, 3: 0, 4: 0}) == {1: 1.75, 2: 1.75, 3: 1.75, 4: 1.75}
+    m = start(MatchRules.for_ruleset("mcr"))
+    m, _ = next_hand(m, ["E"], {"E": 24, "S": -8, "W": -8, "N": -8})
+    assert table_points(m.player_scores) == {1: 4, 2: 1, 3: 1, 4: 1}
+    assert table_point_ranks("mcr") == TABLE_POINTS == (4, 2, 1, 0)
+    assert table_point_ranks("hefei") == TABLE_POINTS  # a ruleset the engine does not score
