@@ -710,7 +710,8 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     if no_tile:
         return no_tile
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
-        return f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
+        return (f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES[turn['seat']]}家 / "
+                f"not {seat}'s turn but {turn['seat']}'s")
     if type == "play.claim":
         frm = d.get("from")
         pool = (hand.get("discards") or {}).get(frm) or []

@@ -104,8 +104,9 @@ def _position_fstrings(tree: ast.AST) -> list[int]:
             parts = node.values
             for a, b, c in zip(parts, parts[1:], parts[2:]):
                 spec = b.format_spec if isinstance(b, ast.FormattedValue) else None
-                if isinstance(a, ast.FormattedValue) and isinstance(c, ast.FormattedValue) and isinstance(
-                        spec, ast.JoinedStr) and [v.value for v in spec.values if isinstance(v, ast.Constant)] == ["02d"]:
+                two_digits = isinstance(spec, ast.JoinedStr) and [
+                    v.value for v in spec.values if isinstance(v, ast.Constant)] == ["02d"]
+                if two_digits and isinstance(a, ast.FormattedValue) and isinstance(c, ast.FormattedValue):
                     out.append(node.lineno)
     return out
 
@@ -138,8 +139,9 @@ def test_the_simulators_walls_are_the_rules_engines() -> None:
 
 
 def test_table_points_are_computed_once() -> None:
-    """标准分 by place, ties sharing, is `scoring.points.table_points` with the ranks `TABLE_POINTS` or the ruleset's
-    (`table_point_ranks`); the score sheet and the hand machine's sessions call it, none keeps a wrapper or a 4/2/1/0."""
+    """标准分 by place, ties sharing, is `scoring.points.table_points` with the ranks `TABLE_POINTS` or the
+    ruleset's (`table_point_ranks`); the score sheet and the hand machine's sessions call it, none keeps a wrapper
+    or a 4/2/1/0 of its own."""
     home = "table_controller/scoring/points.py"
     copies = []
     for rel, tree in _files():
