@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tqdm import tqdm  # noqa: E402
 
+from table_controller.scoring.points import TABLE_POINTS  # noqa: E402
 from table_controller.tournament.pairing import CHAIRS, entrants, propose  # noqa: E402
 
 
@@ -63,7 +64,7 @@ def _play(tables: list[dict[str, Any]], results: dict[str, dict[str, Any]], roun
         rng.shuffle(order)
         for place, i in enumerate(order):
             p = results[i]
-            p["table_points"] += (4, 2, 1, 0)[place]
+            p["table_points"] += TABLE_POINTS[place]
             p["points"] += (30, 10, -10, -30)[place] + rng.randint(-8, 8)
             p["met"].update(x for x in ids if x != i)
             p["tables"].append({"table_id": t["table_id"], "round": round_no, "position": int(next(c for c, j in seated if j == i))})

@@ -202,7 +202,7 @@ class CameraWatcher:
         """A ruling that names a tile otherwise than the camera already recorded it (the referee
         undid a ruling and made another): the record cannot be changed from here, so the referee is
         told, once. Before, the record kept the first kind and the log said only the new ruling."""
-        from table_controller.state import SEAT_ZH
+        from table_controller.tiles import SEAT_NAMES
         from table_controller.tiles import tile_name
 
         assert self.record is not None
@@ -213,7 +213,7 @@ class CameraWatcher:
             self._controller.accept("camera", "camera.play_refused", {
                 "play": "play.discard" if area == "discard" else "play.flower", "seat": wind, "tile": ruled,
                 **({"target": seq} if seq else {}),
-                "reason": f"{SEAT_ZH[wind]}家{what}已按 {tile_name(was)} 记入牌谱{at}，裁判改判为 {tile_name(ruled)}，"
+                "reason": f"{SEAT_NAMES[wind]}家{what}已按 {tile_name(was)} 记入牌谱{at}，裁判改判为 {tile_name(ruled)}，"
                           f"牌谱未改：请核对，需要时在罚分页“更正牌谱”改正 / {wind}'s {area} was recorded as {was} "
                           f"before the ruling changed it to {ruled}: the record is unchanged, check it and correct "
                           "it on the Penalties page if need be"})

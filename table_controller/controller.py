@@ -18,8 +18,9 @@ from typing import Any
 from table_controller import snapshot
 from table_controller.config import TableConfig
 from table_controller.stamps import stamp_clock
-from table_controller.state import SEAT_ZH, SEATS, TableState, apply, fold, seat_of_position
+from table_controller.state import SEATS, TableState, apply, fold, seat_of_position
 from table_controller.store import Event, EventStore, StoreError
+from table_controller.tiles import SEAT_NAMES
 
 log = logging.getLogger("table_controller.controller")
 
@@ -639,7 +640,7 @@ class Controller:
             raise ActionError(f"未知座位 {seat!r} / unknown seat (E, S, W or N)", status=422)
         want = hand.get("next_thrower")
         if want and seat != want:
-            raise ActionError(f"应由 {SEAT_ZH[want]} 家掷骰 / {want} throws next, not {seat}")
+            raise ActionError(f"应由 {SEAT_NAMES[want]} 家掷骰 / {want} throws next, not {seat}")
         count = load_ruleset(hand["ruleset"]).dice_count
         if len(dice) != count or not all(isinstance(x, int) and 1 <= x <= 6 for x in dice):
             raise ActionError(f"本规则须掷 {count} 颗骰子，每颗 1 至 6 点 / this ruleset throws {count} dice of 1 to 6, "
@@ -693,9 +694,8 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     """The rule a play breaks (turn order, what may be claimed, a tile's count), or None."""
     turn = hand.get("turn")
     seat = d.get("seat")
-    zh = {"E": "东", "S": "南", "W": "西", "N": "北"}
     if seat in (hand.get("out") or []):
-        return f"{zh.get(seat, seat)}家本盘已和牌，不再行牌（血战到底）/ {seat} has won this hand and plays no more"
+        return f"{SEAT_NAMES.get(seat, seat)}家本盘已和牌，不再行牌（血战到底）/ {seat} has won this hand and plays no more"
     if type == "play.missing":
         return _missing_problem(hand, seat, d.get("suit"))
     if type == "play.riichi":
@@ -710,14 +710,15 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     if no_tile:
         return no_tile
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
-        return f"未轮到{zh.get(seat, seat)}家，现在是{zh[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
+        return (f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES[turn['seat']]}家 / "
+                f"not {seat}'s turn but {turn['seat']}'s")
     if type == "play.claim":
         frm = d.get("from")
         pool = (hand.get("discards") or {}).get(frm) or []
         if frm == seat:
             return "不能吃碰杠自己打出的牌 / a seat cannot claim its own discard"
         if not pool or pool[-1]["claimed"] or (turn and turn["seat"] == frm):
-            return f"{zh.get(frm, frm)}家没有可吃碰的最后一张弃牌 / {frm} has no discard to claim"
+            return f"{SEAT_NAMES.get(frm, frm)}家没有可吃碰的最后一张弃牌 / {frm} has no discard to claim"
         last = pool[-1]["tile"]
         if last not in d.get("tiles", []):
             return f"副露须含被吃碰的牌 {last} / the meld must contain the claimed tile {last}"
@@ -790,7 +791,7 @@ def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:
         return f"定缺须为万(m)、筒(p)、条(s)之一，不是 {suit!r} / the missing suit is m, p or s"
     was = (hand.get("missing") or {}).get(seat)
     if was and was != suit and (hand["discards"][seat] or hand["melds"][seat]):
-        return (f"{SEAT_ZH[seat]}家已定缺{suit_name(was)}并已行牌，不可更改 / "
+        return (f"{SEAT_NAMES[seat]}家已定缺{suit_name(was)}并已行牌，不可更改 / "
                 f"{seat} named {was} and has played since: 定缺 holds for the hand")
     return None
 
@@ -803,7 +804,7 @@ def _riichi_problem(hand: dict[str, Any], seat: Any) -> str | None:
         return "本规则无立直 / this ruleset has no riichi"
     if seat not in SEATS:
         return f"未知座位 {seat!r} / unknown seat (E, S, W or N)"
-    zh = SEAT_ZH[seat]
+    zh = SEAT_NAMES[seat]
     if seat in (hand.get("riichi") or {}):
         return f"{zh}家已立直 / {seat} has declared riichi already"
     if any(not m.get("concealed") for m in hand["melds"][seat]):
@@ -846,7 +847,7 @@ def _holds_missing(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | 
     if not gone or type not in ("play.claim", "play.kong"):
         return None
     if any(isinstance(t, str) and is_suited(t) and suit(t) == gone for t in d.get("tiles", [])):
-        return (f"{SEAT_ZH.get(d['seat'], d['seat'])}家定缺{suit_name(gone)}，不能吃碰杠{suit_name(gone)} / "
+        return (f"{SEAT_NAMES.get(d['seat'], d['seat'])}家定缺{suit_name(gone)}，不能吃碰杠{suit_name(gone)} / "
                 f"{d['seat']} gave up {gone}: no claim or kong of it")
     return None
 

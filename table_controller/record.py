@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from table_controller.scoresheet import RESULT_ZH
-from table_controller.state import SEAT_ZH, SEATS, TableState, describe, fold
+from table_controller.state import SEATS, TableState, describe, fold
 from table_controller.store import Event
+from table_controller.tiles import SEAT_NAMES
 
 #: Event types that belong in a hand's record (the table's own chatter, the camera's sightings
 #: and link health do not: the plays they became do).
@@ -180,15 +181,15 @@ def as_text(record: dict[str, Any]) -> str:
     from table_controller.tiles import tile_name
 
     seats = record["seats"]
-    who = "  ".join(f"{SEAT_ZH[w]} {s['player']}（{s['chair']}号位）" for w, s in sorted(
+    who = "  ".join(f"{SEAT_NAMES[w]} {s['player']}（{s['chair']}号位）" for w, s in sorted(
         seats.items(), key=lambda kv: SEATS.index(kv[0])))
     rs = ruleset_file(record["ruleset"])
     round_no = f"第 {record['round']} 轮 " if record.get("round", 1) != 1 else ""
     out = [f"{record['table_name'] or '牌桌'} · {round_no}第 {record['hand_no']} 盘 · {rs.name_zh if rs else record['ruleset']} · "
-           f"{SEAT_ZH.get(record['prevalent_wind'], '')}风圈", who]
+           f"{SEAT_NAMES.get(record['prevalent_wind'], '')}风圈", who]
     brk = record.get("break")
     if brk:
-        out.append(f"开门：{SEAT_ZH.get(brk.get('wall'), brk.get('wall'))}墙 第 {brk.get('count')} 墩")
+        out.append(f"开门：{SEAT_NAMES.get(brk.get('wall'), brk.get('wall'))}墙 第 {brk.get('count')} 墩")
     out.append("")
     for line in record["lines"]:
         mark = "（已撤销）" if line.get("undone") else "（已作废）" if line.get("void") else \
@@ -197,10 +198,10 @@ def as_text(record: dict[str, Any]) -> str:
     out.append("")
     for w in record["wins"]:
         fans = "、".join(f"{f['name']} {f['value'] * f.get('count', 1)}" for f in w["fans"])
-        how = ("点和：" + SEAT_ZH.get(w["discarder"], "") + "家打出 " + tile_name(w["win_tile"])) if w.get("discarder") \
+        how = ("点和：" + SEAT_NAMES.get(w["discarder"], "") + "家打出 " + tile_name(w["win_tile"])) if w.get("discarder") \
             and w.get("win_tile") else "自摸" if w.get("win_kind") in ("self_draw", "kong_replacement",
                                                                       "flower_replacement") else ""
-        out.append(f"和牌：{SEAT_ZH.get(w['seat'], w['seat'])}家 {how}  {fans}  合计 {w['total']}")
+        out.append(f"和牌：{SEAT_NAMES.get(w['seat'], w['seat'])}家 {how}  {fans}  合计 {w['total']}")
     points = record.get("points") or {}
     if points:
         out.append("本盘得分：" + "  ".join(f"{p}号位 {v:+d}" for p, v in sorted(points.items())))

@@ -11,19 +11,10 @@ from typing import Any
 
 from table_controller import spreadsheet
 from table_controller.referee import active, exhaustive, ranked_wins
+from table_controller.tiles import SEAT_NAMES
 
 POSITIONS = ("1", "2", "3", "4")
-WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 RESULT_ZH = {"win": "和牌", "draw": "荒牌", "abandoned": "中止", "playing": "进行中"}
-
-
-def _table_points(ruleset: str) -> tuple[float, ...]:
-    try:
-        from table_controller.scoring.config import scoring
-
-        return tuple(scoring(ruleset).get("table_points", (4, 2, 1, 0)))
-    except Exception:  # a ruleset without [scoring]: the 4/2/1/0 of 中国麻将竞赛规则
-        return (4, 2, 1, 0)
 
 
 def compute(state: Any, final: bool = False) -> dict[str, Any]:
@@ -54,7 +45,9 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     final = final or out_of_stacks or _hands_played(state)
     if final and pot and rows:
         pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
-    points = _ranks(totals, _table_points(state.ruleset))
+    from table_controller.scoring.points import table_point_ranks, table_points
+
+    points = table_points(totals, table_point_ranks(state.ruleset))
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     return {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
             "table_points": points, "final": final, "riichi_pot": pot}
@@ -210,12 +203,6 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
 
 
-def _ranks(totals: dict[str, int], ranks: tuple[float, ...]) -> dict[str, float]:
-    from table_controller.scoring.points import table_points
-
-    return table_points(totals, ranks)
-
-
 def _hands_played(state: Any) -> bool:
     """The session's hands are all played (MCR's 16): its 标准分 are final."""
     from table_controller.seating import for_state
@@ -243,7 +230,7 @@ def to_csv(sheet: dict[str, Any]) -> str:
     rows: list[list[Any]] = [["盘", "圈风", "庄家", "结果", "番", *[f"{n} 本盘" for n in names],
                               *[f"{n} 累计" for n in names]]]
     for r in sheet["rows"]:
-        rows.append([r["hand_no"], WIND_ZH.get(r["prevalent_wind"] or "", ""),
+        rows.append([r["hand_no"], SEAT_NAMES.get(r["prevalent_wind"] or "", ""),
                      sheet["players"].get(str(r.get("dealer") or r["dealer_position"]), "") if r["dealer_position"] else "",
                      r["result_zh"] + _winners_zh(sheet, r), " / ".join(str(w["fan_total"]) for w in r.get("wins", [])),
                      *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])

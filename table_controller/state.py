@@ -16,9 +16,8 @@ from drivers.names import LINK_REASONS, reason_zh
 from table_controller import corrections
 from table_controller.corrections import HandEvents
 from table_controller.store import Event
+from table_controller.tiles import SEAT_NAMES, SEATS
 
-SEATS = ("E", "S", "W", "N")
-SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 LOG_TAIL = 60
 ZONE_ZH = {"discard": "弃牌区", "meld": "副露区", "flower": "花牌区", "centre": "中央"}
 
@@ -195,7 +194,7 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
     text = describe(ev)
     action = s.actions[-1] if s is not None and s.actions and s.actions[-1]["seq"] == ev.seq else None
     if action is not None and action["type"] == "referee.penalty" and "name_zh" in action:
-        seat = SEAT_ZH.get(action["seat"], action["seat"])
+        seat = SEAT_NAMES.get(action["seat"], action["seat"])
         text = f"裁判：{seat}家 {action['name_zh']}" + (f"（{action['amount']} 分）" if action["amount"] else "（停和）" if action["stops_win"] else "（警告）")
     if action is not None and action["type"] == "referee.undo" and action.get("target"):
         text = f"裁判撤销 #{action['target']}：{action['reason']}"  # the body may not name it: the action does
@@ -212,8 +211,8 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
 def _camera_seat(wind: Any, side: str) -> str:
     """Whose area the camera saw a tile in: the player by wind (`wind`, added by the camera watcher
     during a hand), else the table's side as its chair number (sides E S W N are chairs 1 to 4)."""
-    if wind in SEAT_ZH:
-        return f"{SEAT_ZH[wind]}家"
+    if wind in SEAT_NAMES:
+        return f"{SEAT_NAMES[wind]}家"
     return f"{SEATS.index(side) + 1}号位" if side in SEATS else ""
 
 
@@ -263,7 +262,7 @@ def describe(ev: Event) -> str:
         how = "掷骰（录入）" if t == "operator.dice" else "掷骰"
         if "wind" not in d and d.get("seat") in SEATS:  # no hand yet: 定庄, by chair
             return f"{SEATS.index(d['seat']) + 1}号位{how}定庄：{dice}（共 {sum(d.get('dice', []))} 点）"
-        return f"{SEAT_ZH.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家{how}：{dice}（共 {sum(d.get('dice', []))} 点）"
+        return f"{SEAT_NAMES.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家{how}：{dice}（共 {sum(d.get('dice', []))} 点）"
     if t == "table.fault_raised":
         where = str(d.get("where_zh") or d.get("where") or "") if d.get("where") not in (None, "", "table") else ""
         return f"故障：{d.get('name_zh', d.get('code', ''))}" + (f"（{where}）" if where else "")
@@ -273,9 +272,9 @@ def describe(ev: Event) -> str:
         return f"牌数设定：{d.get('count')} 张"
     if t == "table.button":
         button = BUTTON_ZH.get(d.get("button", ""), d.get("button", ""))
-        return f"{SEAT_ZH.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家按键：{button}"
+        return f"{SEAT_NAMES.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家按键：{button}"
     if t == "operator.hand_start":
-        return f"开始第 {d.get('hand_no')} 盘（{SEAT_ZH.get('E')}家：{d.get('dealer_position')} 号位）"
+        return f"开始第 {d.get('hand_no')} 盘（{SEAT_NAMES.get('E')}家：{d.get('dealer_position')} 号位）"
     if t == "operator.hand_end":
         return f"第 {d.get('hand_no')} 盘结束"
     if t.startswith(("referee.", "play.")):
@@ -776,13 +775,13 @@ def _plan(ruleset_id: str, throws: tuple[tuple[int, ...], ...], lengths: tuple[t
 def _describe_referee(ev: Event) -> str:
     """Log lines for referee and play events: never a concealed tile (the log is public)."""
     d = ev.data
-    seat = SEAT_ZH.get(d.get("seat", ""), d.get("seat", ""))
+    seat = SEAT_NAMES.get(d.get("seat", ""), d.get("seat", ""))
     t = ev.type
     if t == "referee.penalty":
         return f"裁判：{seat}家 罚则 {d.get('code', '')}"
     if t == "referee.win_read":
         h = d.get("hand") or {}
-        return f"读牌：{SEAT_ZH.get(h.get('seat_wind', ''), '?')}家和牌" + ("（更正）" if d.get("correction") else "")
+        return f"读牌：{SEAT_NAMES.get(h.get('seat_wind', ''), '?')}家和牌" + ("（更正）" if d.get("correction") else "")
     if t == "referee.win_confirm":
         return "裁判确认和牌"
     if t == "referee.exhaustive":

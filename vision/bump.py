@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from table_controller.tiles import SEAT_NAMES
+
 from vision.calibrate import Calibration, CalibrationError
 from vision.detect import FELT_DISTANCE, felt_distance
 from vision.geometry import TABLE_MM
@@ -309,4 +311,5 @@ def _shift_mm(calibration: Calibration, other: Calibration) -> float:
     return float(np.abs(cv2.perspectiveTransform(seen, calibration.image_to_plane) - square).max())
 
 
-_SIDE_ZH = {"top": "西家", "right": "南家", "bottom": "东家", "left": "北家"}
+#: Each side of the felt by the seat sitting at it (the SIDES comment), named as the glossary names seats.
+_SIDE_ZH = {side: f"{SEAT_NAMES[seat]}家" for side, seat in zip(SIDES, ("W", "S", "E", "N"), strict=True)}

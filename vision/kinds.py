@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from table_controller.tiles import tile_name
+
 #: The 34 suit and honour kinds, in the order the classifier's outputs use.
 SUITED_AND_HONOURS: tuple[str, ...] = (
     *(f"{n}m" for n in range(1, 10)),
@@ -19,23 +21,13 @@ FACE_KINDS: tuple[str, ...] = SUITED_AND_HONOURS + FLOWERS
 KINDS: tuple[str, ...] = FACE_KINDS + ("back",)
 KIND_INDEX: dict[str, int] = {k: i for i, k in enumerate(KINDS)}
 
-_NUMERALS = "一二三四五六七八九"
-_HONOURS = {"1z": "东", "2z": "南", "3z": "西", "4z": "北", "5z": "白", "6z": "发", "7z": "中"}
-_FLOWER_NAMES = {"1f": "春", "2f": "夏", "3f": "秋", "4f": "冬", "5f": "梅", "6f": "兰", "7f": "菊", "8f": "竹"}
-_SUIT_NAMES = {"m": "万", "p": "筒", "s": "条"}
-
 
 def chinese_name(kind: str) -> str:
-    """The name a player or referee reads for a kind (一万, 东, 梅, 牌背)."""
-    if kind == "back":
-        return "牌背"
-    if kind in _HONOURS:
-        return _HONOURS[kind]
-    if kind in _FLOWER_NAMES:
-        return _FLOWER_NAMES[kind]
-    if kind in FACE_KINDS:
-        return _NUMERALS[int(kind[0]) - 1] + _SUIT_NAMES[kind[1]]
-    raise ValueError(f"unknown tile kind {kind!r}")
+    """The name a player or referee reads for a kind the reader knows (一万, 东, 梅, 牌背): the glossary's,
+    from `table_controller.tiles`; a kind outside `KINDS` (a ten of 十万麻将, a typo) is refused."""
+    if kind not in KIND_INDEX:
+        raise ValueError(f"unknown tile kind {kind!r}")
+    return tile_name(kind)
 
 
 def max_copies(kind: str) -> int:

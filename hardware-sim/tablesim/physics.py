@@ -6,9 +6,12 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-SIDES: tuple[str, ...] = ("E", "S", "W", "N")
-#: Clockwise order of walls seen from above (walls.md): E1..EL, N1..NL, W1..WL, S1..SL.
-CLOCKWISE: tuple[str, ...] = ("E", "N", "W", "S")
+from table_controller.rules.physical import all_positions, physical_wall
+from table_controller.rules.tiles import TileSpec
+from table_controller.tiles import SEATS, SUITS
+
+#: The table's sides, named by the seat sitting at each (the glossary's seats).
+SIDES: tuple[str, ...] = SEATS
 
 #: Stacks per wall (E, S, W, N) for each tile-count setting (walls.md "Default lengths").
 WALL_LENGTHS: dict[int, tuple[int, int, int, int]] = {
@@ -47,26 +50,20 @@ class Timings:
                        autopilot_pause=self.autopilot_pause / speed, tick=min(self.tick, self.tick / speed))
 
 
+#: The set each tile-count setting builds when no ruleset is named (walls.md): 144 with flowers, 136 without,
+#: 108 of the suits alone. The rules engine's `TileSpec` makes the tiles, as it does for a ruleset's set.
+STANDARD_SETS: dict[int, TileSpec] = {
+    144: TileSpec(suits=SUITS, ranks=9, winds=True, dragons=True, flowers=8),
+    136: TileSpec(suits=SUITS, ranks=9, winds=True, dragons=True, flowers=0),
+    108: TileSpec(suits=SUITS, ranks=9, winds=False, dragons=False, flowers=0),
+}
+
+
 def tile_set(count: int) -> list[str]:
-    """The tiles of one set for a tile-count setting, as glossary codes, four of each kind."""
-    suits = [f"{n}{s}" for s in "mps" for n in range(1, 10)]
-    if count == 108:
-        kinds = suits
-    elif count in (136, 144):
-        kinds = suits + [f"{n}z" for n in range(1, 8)]
-    else:
+    """The tiles of one set for a tile-count setting, as glossary codes, four of each kind, flowers once."""
+    if count not in STANDARD_SETS:
         raise ValueError(f"no tile set for a setting of {count} tiles; the table supports {sorted(WALL_LENGTHS)}")
-    tiles = [k for k in kinds for _ in range(4)]
-    if count == 144:
-        tiles += [f"{n}f" for n in range(1, 9)]
-    return tiles
-
-
-def positions(lengths: tuple[int, int, int, int]) -> list[str]:
-    """Every tile position clockwise from E01: `E01t`, `E01b`, `E02t` ... (walls.md notation)."""
-    by_side = dict(zip(SIDES, lengths, strict=True))
-    return [f"{side}{stack:02d}{level}" for side in CLOCKWISE for stack in range(1, by_side[side] + 1)
-            for level in "tb"]
+    return STANDARD_SETS[count].tiles()
 
 
 def arrange(count: int, rng: random.Random, ruleset: Any = None) -> dict[str, str]:
@@ -78,12 +75,10 @@ def arrange(count: int, rng: random.Random, ruleset: Any = None) -> dict[str, st
     """
     lengths = WALL_LENGTHS[count]
     if ruleset is not None and getattr(ruleset, "tiles", None) == count:
-        from table_controller.rules.physical import physical_wall
-
         return dict(physical_wall(ruleset, lengths, rng))
     tiles = tile_set(count)
     rng.shuffle(tiles)
-    pos = positions(lengths)
+    pos = all_positions(lengths)
     if len(pos) != len(tiles):
         raise ValueError(f"{count} tiles do not fill walls of {lengths} stacks")
     return dict(zip(pos, tiles, strict=True))

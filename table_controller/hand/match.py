@@ -87,6 +87,11 @@ class MatchState:
     def position_of(self, seat: str) -> int:
         return (self.dealer_position - 1 + T.SEATS.index(seat)) % 4 + 1
 
+    @property
+    def player_scores(self) -> dict[int, int]:
+        """The running scores by player (抽签号位 1..4): what `points.table_points` ranks into the session's 标准分."""
+        return dict(enumerate(self.scores, start=1))
+
     def player_of(self, seat: str) -> int:
         """The player (抽签号位) holding `seat` in the coming hand."""
         return self.seating[self.position_of(seat) - 1]
@@ -125,7 +130,8 @@ def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | N
     `ready`: the seats found ready (听牌) at 荒庄, where the ruleset keeps a ready dealer.
 
     `payments` (by seat, as the scorer gives them, kongs and penalties added) go to the running
-    score of each chair, so that the session's 标准分 can be ranked (`table_points`).
+    score of each chair, so that the session's 标准分 can be ranked
+    (`points.table_points(m.player_scores)`).
 
     The dealer keeps the deal (连庄) when the ruleset says so and the dealer won (or on 荒庄
     where it says so); otherwise the deal passes to the next chair in play order (四川 may give
@@ -183,12 +189,3 @@ def _passes(old: int, new: int, first: int) -> bool:
     """Moving the deal from chair `old` forward to `new` reaches (or passes) the first dealer."""
     steps = (new - old) % 4 or 4
     return any((old - 1 + k) % 4 + 1 == first for k in range(1, steps + 1))
-
-
-def table_points(m: MatchState, ranks: tuple[float, ...] = (4, 2, 1, 0)) -> dict[int, float]:
-    """标准分 (the glossary's table points) by player (抽签号位) from the running scores: 4/2/1/0 by rank,
-    ties sharing. Named for what it returns: a tournament's standings are the hub's, across tables."""
-    from table_controller.scoring import points
-
-    by_chair = {str(k + 1): v for k, v in enumerate(m.scores)}
-    return {int(k): v for k, v in points.table_points(by_chair, ranks).items()}

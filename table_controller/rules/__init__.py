@@ -26,7 +26,7 @@ from .ruleset import (
     rulesets_dir,
 )
 from .seating import HighestThrow, first_dealer_position, highest_thrower, seats_for_dealer
-from .tiles import TileSpec, is_kind, name_zh, next_kind
+from .tiles import TileSpec, is_kind, next_kind
 from .wall_state import WallState
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
     "Opening", "RING_ORDER", "Ring", "RulesError", "Ruleset", "RulesetError", "SEATS", "Seat", "TileSpec",
     "WallError", "WallState", "all_positions", "break_point", "check_throw", "check_wall_lengths",
     "count_seat", "deal_plan", "dice_huangfan", "first_dealer_position", "highest_thrower", "is_kind",
-    "live_draws", "load_ruleset", "name_zh", "next_kind", "next_thrower", "open_hands", "parse_position",
+    "live_draws", "load_ruleset", "next_kind", "next_thrower", "open_hands", "parse_position",
     "parse_ruleset", "physical_wall", "position_name", "replacement_draws", "ruleset_ids", "rulesets_dir",
     "seat_after", "seats_for_dealer", "tile_set",
 ]

@@ -13,7 +13,6 @@ Layer = Literal["t", "b"]
 SEATS: tuple[Seat, ...] = ("E", "S", "W", "N")
 #: Walls in the order the stacks run clockwise seen from above: E1..EL, N1..NL, W1..WL, S1..SL.
 RING_ORDER: tuple[Seat, ...] = ("E", "N", "W", "S")
-SEAT_NAMES_ZH: Mapping[str, str] = {"E": "东", "S": "南", "W": "西", "N": "北"}
 LAYER_NAMES_ZH: Mapping[str, str] = {"t": "上层", "b": "下层"}
 
 _POSITION_RE = re.compile(r"^([ESWN])(\d{2,3})([tb])$")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .geometry import SEAT_NAMES_ZH
+from table_controller.tiles import SEAT_NAMES
 
 if TYPE_CHECKING:
     from .deal import DealPlan
@@ -87,12 +87,12 @@ def render_plan(plan: DealPlan, state: WallState | None = None) -> str:
         legend,
         f"{rs.id} {rs.name_zh} ({rs.name_en}) · {rs.tiles} tiles · walls E{e} S{s} W{w} N{n}",
         "dice: " + "; ".join(throws),
-        f"开门 break: {SEAT_NAMES_ZH[plan.brk.wall]}({plan.brk.wall}) wall, count {plan.brk.count} "
+        f"开门 break: {SEAT_NAMES[plan.brk.wall]}({plan.brk.wall}) wall, count {plan.brk.count} "
         f"({mode}{plan.brk.count}墩, {plan.brk.mode}) → ends at {brk_wall}{brk_stack:02d}, "
         f"first dealt {plan.first_dealt}",
     ]
     for seat, positions in plan.hands.items():
-        lines.append(f"  {seat} {SEAT_NAMES_ZH[seat]} {len(positions):>2}: {' '.join(positions)}")
+        lines.append(f"  {seat} {SEAT_NAMES[seat]} {len(positions):>2}: {' '.join(positions)}")
     lines.append(f"next draw {state.next_draw} · 海底 {state.last_live} · next replacement "
                  f"{state.next_replacement} · live left {state.live_left}")
     if plan.indicators:

@@ -558,6 +558,11 @@ def _check_scoring(path: Path, scoring: Any) -> None:
     if isinstance(rule, str) and rule not in SELF_DRAW_RULES:
         raise RulesetError(f"{path}: [scoring] self_draw must be one of {', '.join(SELF_DRAW_RULES)}, not {rule!r}",
                            code="ruleset_key")
+    # 标准分 by place: a house file's ["4", "2", "1", "0"] loaded, and every score sheet of the table then failed
+    ranks = scoring.get("table_points", []) if isinstance(scoring, Mapping) else []
+    if not isinstance(ranks, list) or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in ranks):
+        raise RulesetError(f"{path}: [scoring] table_points must be numbers, 标准分 by place (e.g. [4, 2, 1, 0]), "
+                           f"not {ranks!r}", code="ruleset_key")
 
 
 def _check_flow(path: Path, flow: Any, total: int, hand_end: HandEndRule | None) -> None:

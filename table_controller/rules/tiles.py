@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from table_controller import tiles
+from table_controller.tiles import SUITS
 
-SUITS: tuple[str, ...] = ("m", "p", "s")
 WINDS: tuple[str, ...] = ("1z", "2z", "3z", "4z")
 DRAGONS: tuple[str, ...] = ("5z", "6z", "7z")
 FLOWERS: tuple[str, ...] = tuple(f"{n}f" for n in range(1, 9))
@@ -26,13 +26,6 @@ def suit_rank(kind: str) -> tuple[str, int] | None:
 
 def is_flower_kind(kind: str) -> bool:
     return tiles.is_tile(kind) and tiles.is_flower(kind)
-
-
-def name_zh(kind: str) -> str:
-    """The Chinese name players read (五万, 东, 春): the glossary's, from `table_controller.tiles`."""
-    if not tiles.is_tile(kind):
-        raise ValueError(f"{kind!r} is not a tile code")
-    return tiles.tile_name(kind)
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from table_controller import tiles as T
 
+#: 标准分 by place, 4/2/1/0 (中国麻将竞赛规则): a ruleset may give its own (`[scoring] table_points`).
+TABLE_POINTS: tuple[float, ...] = (4, 2, 1, 0)
 
-def table_points(scores: Mapping[str, int], ranks: Sequence[float] = (4, 2, 1, 0)) -> dict[str, float]:
-    """标准分: the best score gets ranks[0] ...; tied seats share the points of the places they hold."""
+Who = TypeVar("Who")
+
+
+def table_points(scores: Mapping[Who, int], ranks: Sequence[float] = TABLE_POINTS) -> dict[Who, float]:
+    """标准分: the best score gets ranks[0] ...; tied seats share the points of the places they hold.
+
+    Keyed as `scores` is: seats, chairs ("1".."4") or players; the one computation for the score sheet, the
+    hand machine's sessions and whatever else ranks a session."""
     order = sorted(scores, key=lambda s: -scores[s])
     out: dict[str, float] = {}
     i = 0
@@ -21,6 +30,16 @@ def table_points(scores: Mapping[str, int], ranks: Sequence[float] = (4, 2, 1, 0
             out[seat] = int(share) if float(share).is_integer() else share
         i = j + 1
     return out
+
+
+def table_point_ranks(ruleset: str) -> tuple[float, ...]:
+    """The 标准分 of each place under `ruleset`: its `[scoring] table_points`, else `TABLE_POINTS`."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        return tuple(scoring(ruleset).get("table_points", TABLE_POINTS))
+    except Exception:  # a ruleset without [scoring]: the 4/2/1/0 of 中国麻将竞赛规则
+        return TABLE_POINTS
 
 
 def zero() -> dict[str, int]:

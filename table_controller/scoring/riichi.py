@@ -42,7 +42,6 @@ YAKU_ZH = {
     "Tsuu Iisou": "字一色", "Chinroutou": "清老头", "Ryuuiisou": "绿一色", "Chuuren Poutou": "九莲宝灯",
     "Daburu Chuuren Poutou": "纯正九莲宝灯", "Suu Kantsu": "四杠子", "Renhou (yakuman)": "人和（役满）",
 }
-_WIND = {"E": "东", "S": "南", "W": "西", "N": "北"}
 #: Why the library refuses a hand → the refusal's stable reason.
 _REFUSALS = {"hand_not_winning": ("not_a_win", "不是和牌"), "no_yaku": ("no_yaku", "无役不能和牌")}
 _SELF_DRAWN = ("self_draw", "kong_replacement", "flower_replacement")
@@ -51,9 +50,9 @@ _SELF_DRAWN = ("self_draw", "kong_replacement", "flower_replacement")
 def yaku_name(name: str) -> str:
     """The Chinese name of a yaku (役牌 winds: 场风 / 自风 and the wind)."""
     if name.startswith("Yakuhai (round wind "):
-        return "役牌 场风" + _WIND[name.removeprefix("Yakuhai (round wind ")[0].upper()]
+        return "役牌 场风" + T.SEAT_NAMES[name.removeprefix("Yakuhai (round wind ")[0].upper()]
     if name.startswith("Yakuhai (seat wind "):
-        return "役牌 自风" + _WIND[name.removeprefix("Yakuhai (seat wind ")[0].upper()]
+        return "役牌 自风" + T.SEAT_NAMES[name.removeprefix("Yakuhai (seat wind ")[0].upper()]
     return YAKU_ZH.get(name, name)
 
 

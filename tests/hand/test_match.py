@@ -57,13 +57,14 @@ def test_sichuan_first_winner_deals_next() -> None:
 
 
 def test_scores_follow_the_chairs_and_rank_into_table_points() -> None:
-    from table_controller.hand.match import table_points
+    from table_controller.scoring.points import table_points
 
     m = start(MatchRules.for_ruleset("mcr"), first_dealer=1)
     m, _ = next_hand(m, ["S"], {"E": -8, "S": 40, "W": -24, "N": -8})   # chair 2 is S
     m, _ = next_hand(m, ["S"], {"E": -8, "S": 56, "W": -24, "N": -24})  # now chair 3 is S
     assert m.scores == (-32, 32, 32, -32)
-    assert table_points(m) == {2: 3, 3: 3, 1: 0.5, 4: 0.5}
+    assert m.player_scores == {1: -32, 2: 32, 3: 32, 4: -32}
+    assert table_points(m.player_scores) == {2: 3, 3: 3, 1: 0.5, 4: 0.5}
 
 
 def test_after_the_swap_a_seats_payments_go_to_the_player_now_in_its_chair() -> None:

@@ -169,6 +169,8 @@ def test_a_self_draw_rule_the_scorer_lacks_is_refused_not_ignored(
     ('[scoring]\nmin_fan = "6"\n', "[scoring] min_fan must be an integer as in mcr, not '6'"),
     ("[match]\nseat_swap_before_round = false\n", "[match] seat_swap_before_round must be a string as in mcr"),
     ("[flow]\nmultiple_winner = true\n", "[flow] has unknown key 'multiple_winner'"),
+    ('[scoring]\ntable_points = ["4", "2", "1", "0"]\n', "[scoring] table_points must be numbers, 标准分 by place"),
+    ("[scoring]\ntable_points = [4, 2, true, 0]\n", "[scoring] table_points must be numbers"),
 ])
 def test_a_misspelt_or_mistyped_key_in_a_raw_table_is_refused(tmp_path: Path, body: str, error: str) -> None:
     """`[scoring]`, `[match]` and `[flow]` are read with defaults: before, `min_fans = 6` or `cap_fan = "3"`
@@ -290,3 +292,14 @@ def test_scoring_a_broken_house_ruleset_names_the_files_error(tmp_path: Path, mo
         score_json(FLUSH_PAIRS, "club")
     with pytest.raises(ScoringError, match="no scoring for ruleset 'nosuch'"):
         score_json(FLUSH_PAIRS, "nosuch")
+
+
+def test_a_house_rulesets_table_points_rank_its_score_sheet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A club's own 标准分 by place (`[scoring] table_points`) is what its sessions are ranked by, ties sharing."""
+    from table_controller.scoring.points import table_point_ranks, table_points
+
+    _house(tmp_path, "club_tp", "mcr", "[scoring]\ntable_points = [3, 1.5, 0.5, 0]\n")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    ranks = table_point_ranks("club_tp")
+    assert ranks == (3, 1.5, 0.5, 0)
+    assert table_points({"1": 10, "2": 10, "3": 0, "4": -20}, ranks) == {"1": 2.25, "2": 2.25, "3": 0.5, "4": 0}

@@ -9,14 +9,15 @@ import pytest
 
 from tablesim import FaultPlan, SimError, SimTable, arrange, tile_set
 from tablesim.faults import LinkDamage
-from tablesim.physics import WALL_LENGTHS, positions
+from table_controller.rules import all_positions
+from tablesim.physics import WALL_LENGTHS
 from tablesim.sim import parse_scenario
 
 
 @pytest.mark.parametrize("count", [144, 136, 108])
 def test_each_setting_fills_its_walls_with_four_of_each_kind(count: int) -> None:
     wall = arrange(count, random.Random(1))
-    assert len(wall) == count and set(wall) == set(positions(WALL_LENGTHS[count]))
+    assert len(wall) == count and set(wall) == set(all_positions(WALL_LENGTHS[count]))
     kinds = Counter(wall.values())
     assert all(n == 4 for k, n in kinds.items() if not k.endswith("f"))
     assert sum(1 for k in kinds if k.endswith("f")) == (8 if count == 144 else 0)
@@ -24,7 +25,7 @@ def test_each_setting_fills_its_walls_with_four_of_each_kind(count: int) -> None
 
 
 def test_positions_run_clockwise_from_e01_top() -> None:
-    pos = positions((14, 13, 14, 13))
+    pos = all_positions((14, 13, 14, 13))
     assert pos[:3] == ["E01t", "E01b", "E02t"]
     assert pos[28] == "N01t" and pos[28 + 26] == "W01t" and pos[-1] == "S13b"
 
