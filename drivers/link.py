@@ -227,6 +227,13 @@ class Link:
                 self._on_ack(f.seq, now)
                 self._resend_from(f.seq, now)
             elif f.type in (RESET, RESET_ACK):
+                if f.type == RESET_ACK:
+                    # the peer started afresh here: what it sends next is numbered from 0, and a frame
+                    # it sent before it saw our RESET (read after we reset) was the old link's. Taken
+                    # as the new link's first, it moved the count on, and the `identity` that came
+                    # numbered 0 was dropped as a duplicate: the handshake failed on a loaded Pi
+                    self._rx_expected = 0
+                    self._nak_for = None
                 nonce = struct.unpack(">I", f.payload)[0] if len(f.payload) == 4 else 0
                 out.append(Delivery("reset" if f.type == RESET else "reset_ack", nonce=nonce))
             elif f.type < 0x10:
