@@ -9,7 +9,7 @@ const I18N = {
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
               none: "本轮尚无牌谱", hint: "只含公开信息：打出、吃碰杠（暗杠背面朝上）、补花、立直、裁判的裁决；不含任何暗牌。", replay: "回放" },
-        linkUp: "已连接", linkDown: "未连接", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
+        linkUp: "已连接", linkDown: "未连接", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", serviceQuiet: "{n} 秒没有收到服务的消息：网络可能已断，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首抓 {first}", leave: "留下", start_at: "从此开始",
         tileAt: "{wall}家第 {n} 墩{level}", top: "上", bottom: "下",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
@@ -74,7 +74,7 @@ const I18N = {
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
               none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
-        linkUp: "linked", linkDown: "not linked", serviceLost: "the display lost the service: reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
+        linkUp: "linked", linkDown: "not linked", serviceLost: "the display lost the service: reconnecting… (showing the state before)", serviceQuiet: "nothing from the service for {n} s: the network may be down, reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first tile {first}", leave: "leave", start_at: "start at",
         tileAt: "{wall} wall stack {n} {level}", top: "top", bottom: "bottom",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
@@ -920,17 +920,23 @@ function renderAppeals() {
   }));
 }
 
+function renderLink() {
+  const link = $("link");
+  if (!state) return;
+  // the service itself gone (a crash, a restart, the venue's Wi-Fi): the table's last link state is stale
+  const lost = document.body.dataset.connected === "0";
+  const quiet = Math.round((Date.now() - heard) / 1000);  // since the service last said anything
+  link.textContent = lost ? (silent ? t("serviceQuiet", { n: quiet }) : t("serviceLost"))
+    : state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
+  link.className = "badge " + (state.link.up && !lost ? "up" : "down");
+}
+
 // ---- the whole page ---------------------------------------------------------------------------
 function render() {
   if (!state) return;
   $("table-name").textContent = state.table_name || "";
   $("ruleset").textContent = lang === "zh" ? (state.ruleset_name_zh || state.ruleset) : (state.ruleset_name_en || state.ruleset);
-  const link = $("link");
-  // the service itself gone (a crash, a restart, the venue's Wi-Fi): the table's last link state is stale
-  const lost = document.body.dataset.connected === "0";
-  link.textContent = lost ? t("serviceLost")
-    : state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
-  link.className = "badge " + (state.link.up && !lost ? "up" : "down");
+  renderLink();
   $("phase").textContent = lang === "zh" ? state.phase_zh : state.phase;
   // a table playing a tournament's second round (or later) says which round the hand is of
   const roundTag = (state.rounds || []).length > 1 ? t("sheet.roundOpt", { n: state.round }) + " · " : "";
@@ -1146,6 +1152,8 @@ function renderHealth() {
 }
 
 function onMessage(msg) {
+  if (msg.every) every = msg.every;
+  if (msg.type === "alive") return;
   if (msg.type === "health") {
     health = msg.health;
     renderHealth();
@@ -1189,6 +1197,31 @@ function onMessage(msg) {
   if (window.__trace && msg.event) window.__trace.push([msg.seq, msg.event.at, Date.now() / 1000]);
 }
 
+// A Wi-Fi that drops without a TCP close leaves the socket open and silent: no close, no error, and
+// before, the page said 已连接 over a frozen picture until the operating system gave up on the
+// connection (minutes). The service sends something at least every `every` seconds (health, or
+// `alive` on a delayed feed); SILENT_AFTER of them missed and the socket is dropped and opened again.
+const SILENT_AFTER = 3;
+let every = 2;           // seconds between the service's health messages (it says so in each)
+let heard = Date.now();  // when the service last said anything
+let opened = Date.now(); // when the current socket was opened: one that hangs opening is retried too
+let silent = false;      // the socket was dropped for silence (not closed by the service)
+function watchdog() {
+  if (!ws) return;
+  if (silent) renderLink();  // the seconds count on
+  if (Date.now() - Math.max(heard, opened) < (SILENT_AFTER * every + 1) * 1000) return;
+  const old = ws;
+  ws = null;
+  old.close();
+  silent = true;
+  document.body.dataset.connected = "0";
+  render();
+  connect();
+}
+setInterval(watchdog, 500);
+// the tablet's own network is back (or gone): try at once instead of after the backoff
+window.addEventListener("online", () => { if (document.body.dataset.connected === "0") { const old = ws; ws = null; if (old) old.close(); retry = 0; connect(); } });
+
 let retry = 0;
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
@@ -1198,18 +1231,23 @@ function connect() {
   if (delay && !referee) q.set("delay", delay);
   const sock = new WebSocket(`${proto}://${location.host}/ws${referee ? "/referee" : ""}${q.toString() ? "?" + q : ""}`);
   ws = sock;
+  opened = Date.now();
   sock.onopen = () => {
+    if (ws !== sock) return;
     retry = 0;
     if (referee) sock.send(JSON.stringify({ token: token() }));
-    document.body.dataset.connected = "1";
-    render();
   };
-  sock.onmessage = (e) => onMessage(JSON.parse(e.data));
+  sock.onmessage = (e) => {
+    if (ws !== sock) return; // a dropped socket's frames, delivered when its link came back, are old
+    heard = Date.now();
+    if (document.body.dataset.connected !== "1") { silent = false; document.body.dataset.connected = "1"; render(); }
+    onMessage(JSON.parse(e.data));
+  };
   sock.onclose = () => {
     if (ws !== sock) return; // replaced on purpose (log in / log out)
     document.body.dataset.connected = "0";
     render();
-    setTimeout(connect, Math.min(200 * 2 ** retry++, 3000));
+    setTimeout(() => { if (ws === sock) connect(); }, Math.min(200 * 2 ** retry++, 3000));
   };
 }
 function reconnect() {
