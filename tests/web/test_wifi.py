@@ -14,7 +14,7 @@ import pytest_asyncio
 
 from table_controller.service import TableService
 from table_controller.web import app as web_app
-from test_browser import ARGS, CHROMIUM, REFEREE, _config, _until
+from test_browser import ARGS, CHROMIUM, REFEREE, WIN_HAND, _config, _start_hand, _throw_all, _until
 from wifi import Wifi
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -115,3 +115,126 @@ async def test_a_quiet_delayed_broadcast_is_not_taken_for_a_dead_link(service: T
     await asyncio.sleep(8.0)  # longer than a page waits for a feed that never said how often it speaks (7 s)
     assert await page.evaluate("document.body.dataset.connected") == "1"
     assert len(sockets) == 1 and "delay=30" in sockets[0]
+
+
+# ---- an action whose answer never comes ------------------------------------------------------------
+
+def _done(svc: TableService, type: str) -> list[dict[str, Any]]:
+    return [a for a in svc.controller.state.actions if a["type"] == type and not a.get("undone")]
+
+
+async def _ready(svc: TableService, action: str) -> tuple[str, Any, Any]:
+    """Bring the table to where `action` can be taken; the page to open, how to press it, how to count it."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
+        if action == "penalty":
+            async def press(page: Any) -> None:
+                await page.select_option("#penalty-form select[name=seat]", "S")
+                await page.select_option("#penalty-code", "late_5")
+                await page.click("#penalty-submit")
+            return "/penalties", press, lambda: len(_done(svc, "referee.penalty"))
+        if action == "undo":
+            r = await http.post("/api/referee/penalty", json={"seat": "W", "code": "late_5"}, headers=_auth(REFEREE))
+            assert r.status_code == 200
+
+            async def press(page: Any) -> None:
+                await page.fill("#undo-reason", "判错了座位")
+                await page.click("#undo")
+            return "/penalties", press, lambda: len([a for a in svc.controller.state.actions if a.get("undone")])
+        if action == "win_confirm":
+            await _start_hand(svc, http)
+            await _throw_all(svc)
+            r = await http.post("/api/referee/win", json={"hand": WIN_HAND}, headers=_auth(REFEREE))
+            assert r.status_code == 200, r.text
+
+            async def press(page: Any) -> None:
+                await page.click("#win-confirm")
+            return "/win", press, lambda: len(_done(svc, "referee.win_confirm"))
+
+        async def press(page: Any) -> None:
+            await page.click("#session-start")
+        return "/scoresheet", press, lambda: len(_done(svc, "referee.session_start"))
+
+
+ACTIONS = ["penalty", "win_confirm", "undo", "session_start"]
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+async def test_an_action_pressed_while_offline_is_said_not_recorded_once_the_network_is_back(
+        service: TableService, browser: Any, action: str) -> None:
+    """罚分, 确认和牌, 撤销, 开始计时 pressed with the tablet offline: the page cannot tell whether it went out.
+    Before, it said "可能已经记录" and left it there: the referee had to press again to learn, and pressing
+    acted. Now it says the network is down and, once back, asks the service (without acting) and says
+    没有记录; pressed again, it is recorded once."""
+    path, press, count = await _ready(service, action)
+    page = await _open(browser, service, service.port, path, token=REFEREE)
+    await browser.set_offline(True)
+    try:
+        await press(page)
+        await page.wait_for_selector("[data-testid=unanswered] li[data-phase=offline]", timeout=6000)
+        assert "网络不通" in await page.inner_text("[data-testid=unanswered]")
+    finally:
+        await browser.set_offline(False)
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('没有记录')",
+                                 timeout=10000)
+    assert count() == 0 and await page.is_hidden("[data-testid=unanswered]")
+    await press(page)
+    await page.wait_for_selector("#action-msg.good", timeout=5000)
+    await asyncio.sleep(0.5)
+    assert count() == 1
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+async def test_an_action_whose_answer_is_lost_is_said_recorded_without_a_second_press(
+        service: TableService, browser: Any, action: str) -> None:
+    """The service did it and both answers (the press and the page's own retry) were lost on the air:
+    the page asks under the action's key and says 已记录 #N; nothing is done twice."""
+    path, press, count = await _ready(service, action)
+    page = await _open(browser, service, service.port, path, token=REFEREE)
+    fetched: list[int] = []
+
+    async def lose_the_answer(route: Any) -> None:
+        if route.request.method != "POST":
+            await route.continue_()
+            return
+        fetched.append((await route.fetch()).status)
+        await route.abort("connectionreset")
+
+    await page.route("**/api/**", lose_the_answer)
+    await press(page)
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('已向服务核对')",
+                                 timeout=10000)
+    assert fetched == [200, 200] and count() == 1  # the page's retry was answered from the first's answer
+    seq = service.controller.state.actions[-1]["seq"]
+    assert f"#{seq}" in await page.inner_text("#action-msg")
+    await page.unroute("**/api/**")
+    await asyncio.sleep(2.5)  # the page does not send it again by itself
+    assert count() == 1
+
+
+async def test_a_penalty_sent_into_a_silent_link_is_shown_waiting_then_asked_about(
+        service: TableService, browser: Any, wifi: Wifi) -> None:
+    """The Wi-Fi drops (no close) just as the referee presses 罚分: the request waits on a dead connection.
+    Before, the page said nothing while the browser waited (minutes: TCP's own timeouts), and the form
+    stayed locked. Now it lists the penalty as 发送中 with the seconds; after 8 s without an answer it
+    asks the service under the key, says so while the network is down, and once it is back says what
+    the service holds: 已记录 #N or 没有记录, matching the record."""
+    page = await _open(browser, service, wifi.port, "/penalties", token=REFEREE)
+    await page.select_option("#penalty-form select[name=seat]", "N")
+    await page.select_option("#penalty-code", "late_5")
+    wifi.freeze()
+    await page.click("#penalty-submit")
+    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+    assert "罚分：发送中" in await page.inner_text("[data-testid=unanswered]")
+    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=offline]", timeout=20000)
+    assert "没有收到回应" in await page.inner_text("#action-msg")
+    wifi.thaw()
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('记录 #')"
+                                 " || document.getElementById('action-msg').textContent.includes('没有记录')",
+                                 timeout=15000)
+    said = await page.inner_text("#action-msg")
+    await asyncio.sleep(1.0)
+    recorded = _done(service, "referee.penalty")
+    if "没有记录" in said:
+        assert recorded == [], said
+    else:
+        assert len(recorded) == 1 and f"#{recorded[0]['seq']}" in said, said

@@ -17,7 +17,8 @@ const I18N = {
         role: { viewer: "观众", operator: "操作员", referee: "裁判", demo: "演示（代裁判）" },
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
                undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
-               clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
+               clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）",
+               hand_start: "开始新一盘", hand_end: "结束本盘", play: "录入", dice: "骰子", action: "操作" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         abandonAsk: "第 {n} 盘还在进行：中止这一盘、同一庄家重打？（记为中止）",
         drawAsk: "牌墙还剩 {left} 张，无人和牌：结束第 {n} 盘，记为荒牌？",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
@@ -62,7 +63,10 @@ const I18N = {
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
                missing: "定缺", riichi: "立直" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
-        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ 没有收到回应: 可能已经记录。再按一次会核对, 不会重复记录", needRef: "需要裁判权限",
+        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
+        taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
+        pend: { sending: "⏳ {what}：发送中…（{n} 秒）", asking: "⏳ {what}：没有收到回应，正在向服务核对是否已记录…",
+                offline: "⚠ {what}：网络不通，不知道是否已记录；网络恢复后自动核对（已 {n} 秒）" },
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
         cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
@@ -83,7 +87,8 @@ const I18N = {
         act: { penalty: "Penalty", win_read: "Hand read", win_confirm: "Win confirmed", session_start: "Clock started",
                session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
-               appeal_ruling: "Appeal ruling", corrected: " (read as {was})" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
+               appeal_ruling: "Appeal ruling", corrected: " (read as {was})",
+               hand_start: "New hand", hand_end: "End hand", play: "Play keyed", dice: "Dice", action: "Action" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
         drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
@@ -133,7 +138,10 @@ const I18N = {
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
-        ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ no answer: it may have been recorded. Press again to check; it will not be recorded twice", needRef: "needs the referee role" ,
+        ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ {what}: no answer; asking the service whether it was recorded (it will not be recorded twice)", needRef: "needs the referee role" ,
+        taken: "✓ {what}: recorded #{seq} (its answer was lost on the network; checked with the service)", notTaken: "✗ {what}: not recorded (it never reached the service). Press again if still wanted",
+        pend: { sending: "⏳ {what}: sending… ({n} s)", asking: "⏳ {what}: no answer; asking the service whether it was recorded…",
+                offline: "⚠ {what}: network down, not known whether it was recorded; checked once it is back ({n} s)" },
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
               heard: "heartbeat {n} s ago", camera: "Camera: " },
         cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
@@ -1240,7 +1248,7 @@ function connect() {
   sock.onmessage = (e) => {
     if (ws !== sock) return; // a dropped socket's frames, delivered when its link came back, are old
     heard = Date.now();
-    if (document.body.dataset.connected !== "1") { silent = false; document.body.dataset.connected = "1"; render(); }
+    if (document.body.dataset.connected !== "1") { silent = false; document.body.dataset.connected = "1"; render(); askAll(); }
     onMessage(JSON.parse(e.data));
   };
   sock.onclose = () => {
@@ -1292,31 +1300,118 @@ function once(handler) {
     }
   };
 }
+
+// ---- actions on the venue's Wi-Fi ---------------------------------------------------------------
+// An action without an answer is never left unsaid. Until it has one it is listed under the message
+// (发送中, with the seconds); unanswered after ANSWER_WAIT_MS (a link that went silent: before, fetch
+// waited minutes and the page said nothing), or failed on the way, the page asks the service whether
+// it was done (GET /api/requests/KEY, which never does it) and says which: 已记录 #N or 没有记录. It
+// asks again every ASK_EVERY_MS while the network is down, and at once when the socket is back. The
+// list is kept in the tab (sessionStorage): an action pressed before a reload or a move to another
+// page is asked about by the next page.
+const ANSWER_WAIT_MS = 8000;
+const ASK_EVERY_MS = 2000;
+const PENDING_KEY = "pending-actions";
+const pending = new Map(); // key -> {key, what, at, phase: "sending" | "asking" | "offline"}
+for (const p of JSON.parse(sessionStorage.getItem(PENDING_KEY) || "[]")) pending.set(p.key, { ...p, phase: "asking" });
+const ACT_OF_PATH = { "/api/referee/win": "win_read", "/api/referee/win/camera": "win_read", "/api/referee/exhaustive/camera": "exhaustive",
+                      "/api/referee/round": "round_start", "/api/referee/session/pause": "clock_pause",
+                      "/api/referee/session/resume": "clock_resume", "/api/hand/start": "hand_start", "/api/hand/end": "hand_end",
+                      "/api/play": "play", "/api/dice": "dice" };
+function actWhat(path) {
+  const name = ACT_OF_PATH[path] || path.replace("/api/referee/", "").replace(/\//g, "_");
+  const what = t("act." + name);
+  return what.startsWith("act.") ? t("act.action") : what;
+}
+function savePending() {
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify([...pending.values()].map(({ key, what, at }) => ({ key, what, at }))));
+}
+function renderPending() {
+  const ul = $("unanswered");
+  if (!ul) return;
+  ul.innerHTML = [...pending.values()].map((p) => `<li data-key="${esc(p.key)}" data-phase="${p.phase}">${
+    esc(t("pend." + p.phase, { what: p.what, n: Math.round((Date.now() - p.at) / 1000) }))}</li>`).join("");
+  ul.hidden = !pending.size;
+}
+function say(text, good) {
+  const msg = $("action-msg");
+  msg.textContent = text;
+  msg.className = "msg " + (good ? "good" : "bad");
+}
+function settle(key, seq) {
+  // the service said whether the action under `key` was done: seq, or null for not
+  const p = pending.get(key);
+  if (!p) return;
+  pending.delete(key);
+  savePending();
+  renderPending();
+  if (lastAct && lastAct.key === key) {
+    if (seq === null) lastAct = null; // given up by the service: a new press is a new action
+    else lastAct.answered = Date.now();
+  }
+  say(seq === null ? t("notTaken", { what: p.what }) : t("taken", { what: p.what, seq }), seq !== null);
+}
+async function ask(key) {
+  const p = pending.get(key);
+  if (!p || p.phase === "sending" || p.asking) return;
+  p.asking = true;
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), ANSWER_WAIT_MS);
+  try {
+    const res = await fetch("/api/requests/" + encodeURIComponent(key), { headers: { Authorization: "Bearer " + token() }, signal: ctl.signal, cache: "no-store" });
+    if (res.status === 200) settle(key, (await res.json().catch(() => ({}))).seq);
+    else if (res.status === 404) settle(key, null);
+    else p.phase = "offline";
+  } catch (err) {
+    p.phase = "offline";
+  } finally {
+    clearTimeout(timer);
+    p.asking = false;
+    renderPending();
+  }
+}
+function askAll() { for (const key of [...pending.keys()]) ask(key); }
+setInterval(() => { if (pending.size) { renderPending(); askAll(); } }, ASK_EVERY_MS);
+
 async function act(path, body) {
   const payload = JSON.stringify(body || {});
   const action = actionKey(path + "\n" + token() + "\n" + payload);
-  const msg = $("action-msg");
+  const what = actWhat(path);
+  const entry = pending.get(action.key) || { key: action.key, what, at: Date.now() };
+  entry.phase = "sending";
+  pending.set(action.key, entry);
+  savePending();
+  renderPending();
   let res;
   // A request can fail on the way without the user doing anything: the service closes an idle
   // connection (keep-alive, 5 s) just as the browser sends on it. Sent again at once under the same
   // key, it is done once whether or not the first got through.
   for (let attempt = 0; !res; attempt++) {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), ANSWER_WAIT_MS);
     try {
-      res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json", "Idempotency-Key": action.key }, body: payload });
-    } catch (err) { // the network dropped the answer: the next press of the same action asks again under this key
-      if (attempt < 1) continue;
-      msg.textContent = t("lost");
-      msg.className = "msg bad";
+      res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json", "Idempotency-Key": action.key }, body: payload, signal: ctl.signal });
+    } catch (err) { // no answer: asked about under its key (a press of the same action meanwhile reuses it)
+      if (attempt < 1 && !ctl.signal.aborted) continue;
+      if (!pending.has(action.key)) return false; // a repeat of it was answered meanwhile
+      entry.phase = "asking";
       lastOutcome = "lost";
+      say(t("lost", { what }), false);
+      ask(action.key);
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
+  pending.delete(action.key);
+  savePending();
+  renderPending();
   action.answered = Date.now();
   const data = await res.json().catch(() => ({}));
   const detail = Array.isArray(data.detail) ? data.detail.join("; ") : (data.detail || data.error || res.status);
   const repeat = res.headers.get("Idempotent-Replayed") === "true";
-  msg.textContent = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
-  msg.className = "msg " + (res.ok ? "good" : "bad");
+  const text = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
+  say(text, res.ok);
   lastOutcome = res.ok ? "ok" : "refused";
   if (res.ok) lastActSeq = data.seq;
   return res.ok;
@@ -1515,4 +1610,5 @@ $("appeal-form").addEventListener("submit", once(async (e) => {
 renderStatic();
 if (page === "penalties" || page === "win") loadCatalogue();  // the Win page's 判诈和 reads it too
 if (page === "win") loadFanBook();
+renderPending();
 if (token() && page !== "public") login(token()); else { document.body.dataset.role = "viewer"; connect(); }
