@@ -4,6 +4,7 @@ a real TCP proxy (`wifi.Wifi`) that drops the link without a close, delays it, o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -238,3 +239,116 @@ async def test_a_penalty_sent_into_a_silent_link_is_shown_waiting_then_asked_abo
         assert recorded == [], said
     else:
         assert len(recorded) == 1 and f"#{recorded[0]['seq']}" in said, said
+
+
+# ---- a slow link: answers seconds late ------------------------------------------------------------
+
+async def _slow(page: Any, path: str, seconds: float) -> list[float]:
+    """Hold every POST to `path` back `seconds` before it goes on (a crowded 2.4 GHz link); returns when
+    each went."""
+    went: list[float] = []
+
+    async def hold(route: Any) -> None:
+        await asyncio.sleep(seconds)
+        went.append(time.monotonic())
+        with contextlib.suppress(Exception):  # the page may be gone meanwhile
+            await route.continue_()
+
+    await page.route(f"**{path}", hold)
+    return went
+
+
+async def test_an_undo_pressed_while_a_penalty_is_on_its_way_waits_for_it(service: TableService,
+                                                                          browser: Any) -> None:
+    """The referee rules a penalty, sees the wrong seat and presses 撤销 at once. On a slow link the
+    penalty had not landed: the undo named the ruling before it (the last the page knew), arrived
+    first and undid that one, a ruling nobody meant to touch, and the wrong penalty stood. Now the page
+    says the penalty is still on its way and sends no undo until it has its answer."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        r = await http.post("/api/referee/penalty", json={"seat": "E", "code": "late_5"}, headers=_auth(REFEREE))
+        assert r.status_code == 200
+    page = await _open(browser, service, service.port, "/penalties", token=REFEREE)
+    await _slow(page, "/api/referee/penalty", 3.0)
+    await page.select_option("#penalty-form select[name=seat]", "S")
+    await page.select_option("#penalty-code", "late_5")
+    await page.click("#penalty-submit")
+    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+    await page.fill("#undo-reason", "判错了座位")
+    await page.click("#undo")
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('还有操作没有回应（罚分）')",
+                                 timeout=3000)
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('已记录')", timeout=8000)
+    assert [a["seat"] for a in _done(service, "referee.penalty")] == ["E", "S"]  # the earlier one untouched
+    await page.click("#undo")  # now it names the penalty just recorded
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('已记录')"
+                                 " && !document.getElementById('action-msg').textContent.includes('罚分')", timeout=5000)
+    await _until(lambda: [a["seat"] for a in _done(service, "referee.penalty")] == ["E"], 5)
+
+
+async def test_a_confirmation_pressed_while_a_corrected_read_is_on_its_way_waits_for_it(
+        service: TableService, browser: Any) -> None:
+    """确认和牌 pressed while the referee's corrected read was still on its way confirmed the read before
+    it (the confirmation names no read): the wrong hand scored. Now the page waits for the read."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        await _start_hand(service, http)
+        await _throw_all(service)
+        wrong = {**WIN_HAND, "seat_wind": "W"}
+        r = await http.post("/api/referee/win", json={"hand": wrong}, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+    page = await _open(browser, service, service.port, "/win", token=REFEREE)
+    await _slow(page, "/api/referee/win", 3.0)
+    await page.select_option("#win-form select[name=seat_wind]", "N")
+    await page.select_option("#win-form select[name=win]", "discard")
+    await page.select_option("#win-form select[name=discarder]", "E")
+    await page.fill("#win-form input[name=concealed]", " ".join(WIN_HAND["concealed"]))
+    await page.fill("#win-form input[name=win_tile]", "2p")
+    await page.click("#win-read")
+    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+    await page.click("#win-confirm")
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('还有操作没有回应（读牌）')",
+                                 timeout=3000)
+    await asyncio.sleep(0.5)
+    assert not _done(service, "referee.win_confirm")
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('已记录')", timeout=8000)
+    await page.click("#win-confirm")
+    await _until(lambda: bool(_done(service, "referee.win_confirm")), 5)
+    read = _done(service, "referee.win_read")[-1]
+    assert read["hand"]["seat_wind"] == "N" and _done(service, "referee.win_confirm")[0]["read_seq"] == read["seq"]
+
+
+async def test_a_slow_answer_arriving_after_the_next_action_names_its_own(service: TableService,
+                                                                          browser: Any) -> None:
+    """An appeal's answer came after the referee had started the clock: "✓ 已记录 #N" replaced the clock's
+    own answer, as if it were the clock's. Now a late answer names its action (申诉：✓ 已记录 #N); taps
+    on the slow button meanwhile still record one appeal."""
+    page = await _open(browser, service, service.port, "/scoresheet", token=REFEREE)
+    await _slow(page, "/api/referee/appeal", 2.5)
+    await page.select_option("#appeal-form select[name=position]", "2")
+    await page.fill("#appeal-form [name=text]", "对迟到罚分有异议")
+    await page.dblclick("#appeal-form button[type=submit]")
+    await page.click("#appeal-form button[type=submit]")  # and a third tap, the answer not there yet
+    await page.click("#session-start")
+    await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
+                                 timeout=3000)
+    assert _done(service, "referee.session_start") and not _done(service, "referee.appeal")
+    await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('申诉：✓ 已记录 #')",
+                                 timeout=8000)
+    await asyncio.sleep(0.5)
+    assert len(_done(service, "referee.appeal")) == 1
+
+
+async def test_a_penalty_left_unanswered_by_a_move_to_another_page_is_told_there(service: TableService,
+                                                                                  browser: Any) -> None:
+    """The referee presses 罚分 on a slow link and, no answer yet, opens the score sheet. Before, the new
+    page knew nothing of it: whether it was recorded was never said. Now the tab keeps the unanswered
+    action, and the next page asks the service and says: here it never arrived, 没有记录."""
+    page = await _open(browser, service, service.port, "/penalties", token=REFEREE)
+    await _slow(page, "/api/referee/penalty", 5.0)
+    await page.select_option("#penalty-form select[name=seat]", "W")
+    await page.select_option("#penalty-code", "late_5")
+    await page.click("#penalty-submit")
+    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+    await page.goto(f"http://127.0.0.1:{service.port}/scoresheet")
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('罚分：没有记录')",
+                                 timeout=8000)
+    assert not _done(service, "referee.penalty") and await page.is_hidden("[data-testid=unanswered]")

@@ -65,6 +65,7 @@ const I18N = {
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
         ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
         taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
+        waitFirst: "✗ 还有操作没有回应（{what}）：等它有了结果再{act}，以免作用在别的裁决上",
         pend: { sending: "⏳ {what}：发送中…（{n} 秒）", asking: "⏳ {what}：没有收到回应，正在向服务核对是否已记录…",
                 offline: "⚠ {what}：网络不通，不知道是否已记录；网络恢复后自动核对（已 {n} 秒）" },
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
@@ -140,6 +141,7 @@ const I18N = {
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
         ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ {what}: no answer; asking the service whether it was recorded (it will not be recorded twice)", needRef: "needs the referee role" ,
         taken: "✓ {what}: recorded #{seq} (its answer was lost on the network; checked with the service)", notTaken: "✗ {what}: not recorded (it never reached the service). Press again if still wanted",
+        waitFirst: "✗ an action has no answer yet ({what}): wait for it before {act}, or it may act on another ruling",
         pend: { sending: "⏳ {what}: sending… ({n} s)", asking: "⏳ {what}: no answer; asking the service whether it was recorded…",
                 offline: "⚠ {what}: network down, not known whether it was recorded; checked once it is back ({n} s)" },
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
@@ -1314,6 +1316,7 @@ const ASK_EVERY_MS = 2000;
 const PENDING_KEY = "pending-actions";
 const pending = new Map(); // key -> {key, what, at, phase: "sending" | "asking" | "offline"}
 for (const p of JSON.parse(sessionStorage.getItem(PENDING_KEY) || "[]")) pending.set(p.key, { ...p, phase: "asking" });
+let latestKey = null; // the last action pressed: an answer to an older one names its action
 const ACT_OF_PATH = { "/api/referee/win": "win_read", "/api/referee/win/camera": "win_read", "/api/referee/exhaustive/camera": "exhaustive",
                       "/api/referee/round": "round_start", "/api/referee/session/pause": "clock_pause",
                       "/api/referee/session/resume": "clock_resume", "/api/hand/start": "hand_start", "/api/hand/end": "hand_end",
@@ -1337,6 +1340,11 @@ function say(text, good) {
   const msg = $("action-msg");
   msg.textContent = text;
   msg.className = "msg " + (good ? "good" : "bad");
+}
+function waitingFor() {
+  // the actions still without an answer, named: an undo or a confirmation pressed now could act on
+  // the ruling before them (an undo's target is the last action the page knows)
+  return [...pending.values()].map((p) => p.what).join("、");
 }
 function settle(key, seq) {
   // the service said whether the action under `key` was done: seq, or null for not
@@ -1377,6 +1385,7 @@ async function act(path, body) {
   const payload = JSON.stringify(body || {});
   const action = actionKey(path + "\n" + token() + "\n" + payload);
   const what = actWhat(path);
+  latestKey = action.key;
   const entry = pending.get(action.key) || { key: action.key, what, at: Date.now() };
   entry.phase = "sending";
   pending.set(action.key, entry);
@@ -1411,7 +1420,8 @@ async function act(path, body) {
   const detail = Array.isArray(data.detail) ? data.detail.join("; ") : (data.detail || data.error || res.status);
   const repeat = res.headers.get("Idempotent-Replayed") === "true";
   const text = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
-  say(text, res.ok);
+  // the answer to an action pressed before the last one (a slow link) names it: it is not the last one's
+  say(latestKey === action.key ? text : `${what}：${text}`, res.ok);
   lastOutcome = res.ok ? "ok" : "refused";
   if (res.ok) lastActSeq = data.seq;
   return res.ok;
@@ -1492,6 +1502,7 @@ $("undo-form").addEventListener("submit", once(async (e) => {
   if (!$("undo-reason").value.trim()) {
     $("action-msg").textContent = "✗ " + t("pen.needReason"); $("action-msg").className = "msg bad"; return;
   }
+  if (pending.size) { say(t("waitFirst", { what: waitingFor(), act: t("act.undo") }), false); return; }
   const body = { reason: $("undo-reason").value };
   if (state && state.last_action) body.target = state.last_action.seq;
   if (await act("/api/referee/undo", body)) $("undo-reason").value = "";
@@ -1543,7 +1554,12 @@ $("win-camera").addEventListener("click", () => {
   if (options) body.options = options;
   act("/api/referee/win/camera", body);
 });
-$("win-confirm").addEventListener("click", () => act("/api/referee/win/confirm"));
+$("win-confirm").addEventListener("click", () => {
+  // a read (a correction) still on its way: confirmed now, the read before it would be the one confirmed
+  const reading = [...pending.values()].filter((p) => p.what === t("act.win_read"));
+  if (reading.length) { say(t("waitFirst", { what: reading[0].what, act: t("act.win_confirm") }), false); return; }
+  act("/api/referee/win/confirm");
+});
 $("win-false").addEventListener("click", () => {
   // the seat the referee names in 和牌方, not the read's: under 血战 the seat that won before would pay
   const seat = $("win-form").seat_wind.value;
