@@ -1316,20 +1316,20 @@ function once(handler) {
 const ANSWER_WAIT_MS = 8000;
 const ASK_EVERY_MS = 2000;
 const PENDING_KEY = "pending-actions";
-const pending = new Map(); // key -> {key, what, at, phase: "sending" | "asking" | "offline"}
+const pending = new Map(); // key -> {key, name (act.NAME), what, at, phase: "sending" | "asking" | "offline"}
 for (const p of JSON.parse(sessionStorage.getItem(PENDING_KEY) || "[]")) pending.set(p.key, { ...p, phase: "asking" });
 let latestKey = null; // the last action pressed: an answer to an older one names its action
 const ACT_OF_PATH = { "/api/referee/win": "win_read", "/api/referee/win/camera": "win_read", "/api/referee/exhaustive/camera": "exhaustive",
                       "/api/referee/round": "round_start", "/api/referee/session/pause": "clock_pause",
                       "/api/referee/session/resume": "clock_resume", "/api/hand/start": "hand_start", "/api/hand/end": "hand_end",
                       "/api/play": "play", "/api/dice": "dice" };
-function actWhat(path) {
-  const name = ACT_OF_PATH[path] || path.replace("/api/referee/", "").replace(/\//g, "_");
+function actOfPath(path) { return ACT_OF_PATH[path] || path.replace("/api/referee/", "").replace(/\//g, "_"); }
+function actWhat(name) {
   const what = t("act." + name);
   return what.startsWith("act.") ? t("act.action") : what;
 }
 function savePending() {
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify([...pending.values()].map(({ key, what, at }) => ({ key, what, at }))));
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify([...pending.values()].map(({ key, name, what, at }) => ({ key, name, what, at }))));
 }
 function renderPending() {
   const ul = $("unanswered");
@@ -1386,9 +1386,9 @@ setInterval(() => { if (pending.size) { renderPending(); askAll(); } }, ASK_EVER
 async function act(path, body) {
   const payload = JSON.stringify(body || {});
   const action = actionKey(path + "\n" + token() + "\n" + payload);
-  const what = actWhat(path);
+  const name = actOfPath(path), what = actWhat(name);
   latestKey = action.key;
-  const entry = pending.get(action.key) || { key: action.key, what, at: Date.now() };
+  const entry = pending.get(action.key) || { key: action.key, name, what, at: Date.now() };
   entry.phase = "sending";
   pending.set(action.key, entry);
   savePending();
@@ -1558,7 +1558,7 @@ $("win-camera").addEventListener("click", () => {
 });
 $("win-confirm").addEventListener("click", () => {
   // a read (a correction) still on its way: confirmed now, the read before it would be the one confirmed
-  const reading = [...pending.values()].filter((p) => p.what === t("act.win_read"));
+  const reading = [...pending.values()].filter((p) => p.name === "win_read");
   if (reading.length) { say(t("waitFirst", { what: reading[0].what, act: t("act.win_confirm") }), false); return; }
   act("/api/referee/win/confirm");
 });
