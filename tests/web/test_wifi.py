@@ -410,3 +410,28 @@ async def test_a_catch_up_of_hundreds_of_missed_events_draws_the_page_once(
     await page.wait_for_function(f"window.__lastSeq === {service.controller.state.seq}", timeout=15000)
     await asyncio.sleep(0.3)
     assert await page.evaluate("window.__draws") - drawn < 10
+
+
+async def test_a_page_on_a_link_with_seconds_of_latency_connects_and_stays(service: TableService,
+                                                                          browser: Any) -> None:
+    """2.5 s each way (a crowded hall): the referee's socket needs two round trips (the opening, then the
+    credential and the snapshot), 10 s before its first message. The silence watchdog must not take
+    that for a dead link and start again for ever: it waits longer after each drop for silence, and
+    once the messages come (late, but every 2 s) it leaves the socket alone."""
+    slow = await Wifi(service.port, delay=2.5).start()
+    try:
+        page = await browser.new_page()
+        sockets: list[str] = []
+        page.on("websocket", lambda ws: sockets.append(ws.url))
+        await page.goto(f"http://127.0.0.1:{slow.port}/penalties", timeout=30000)
+        await page.fill("#token", REFEREE)
+        await page.click("#login button[type=submit]")
+        await page.wait_for_function("document.body.dataset.role === 'referee'", timeout=30000)
+        await page.wait_for_function("document.body.dataset.connected === '1' && window.__lastSeq >= "
+                                     f"{service.controller.state.seq}", timeout=45000)
+        opened = len(sockets)
+        await asyncio.sleep(10)
+        assert await page.evaluate("document.body.dataset.connected") == "1"
+        assert len(sockets) == opened and opened <= 4, sockets
+    finally:
+        await slow.close()

@@ -1218,10 +1218,15 @@ let every = 2;           // seconds between the service's health messages (it sa
 let heard = Date.now();  // when the service last said anything
 let opened = Date.now(); // when the current socket was opened: one that hangs opening is retried too
 let silent = false;      // the socket was dropped for silence (not closed by the service)
+// A slow link (seconds each way) is not a dead one: a new socket's first message takes two round trips
+// (the opening, then the credential and the snapshot). Each drop for silence doubles the wait (up to 8
+// times), so a link that is merely slow gets a socket through; the first message puts it back.
+let patience = 1;
 function watchdog() {
   if (!ws) return;
   if (silent) renderLink();  // the seconds count on
-  if (Date.now() - Math.max(heard, opened) < (SILENT_AFTER * every + 1) * 1000) return;
+  if (Date.now() - Math.max(heard, opened) < (SILENT_AFTER * every + 1) * 1000 * patience) return;
+  patience = Math.min(patience * 2, 8);
   const old = ws;
   ws = null;
   old.close();
@@ -1246,12 +1251,14 @@ function connect() {
   opened = Date.now();
   sock.onopen = () => {
     if (ws !== sock) return;
+    opened = Date.now(); // the opening is a sign of life: the wait for the first message starts again
     retry = 0;
     if (referee) sock.send(JSON.stringify({ token: token() }));
   };
   sock.onmessage = (e) => {
     if (ws !== sock) return; // a dropped socket's frames, delivered when its link came back, are old
     heard = Date.now();
+    patience = 1;
     if (document.body.dataset.connected !== "1") { silent = false; document.body.dataset.connected = "1"; render(); askAll(); }
     onMessage(JSON.parse(e.data));
   };
