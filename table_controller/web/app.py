@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -648,8 +649,10 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
 
 
 def _health_message(controller: Controller) -> str:
-    return json.dumps({"type": "health", "health": controller.health_report(), "now": controller.now()},
-                      ensure_ascii=False)
+    """The link's reading; `every` tells the page how often one comes, so it can tell a silent link from a
+    quiet table (a Wi-Fi that drops without a TCP close leaves the socket open and still)."""
+    return json.dumps({"type": "health", "health": controller.health_report(), "now": controller.now(),
+                       "every": HEALTH_EVERY_S}, ensure_ascii=False)
 
 
 async def _until_closed(ws: WebSocket, sending: Any) -> None:
@@ -701,22 +704,30 @@ async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
         cutoff = controller.now() - delay
         shown, pending = controller.state_at(cutoff)
         await ws.send_text(json.dumps({"type": "snapshot", "seq": shown.seq, "state": public_view(shown),
-                                       "now": cutoff, "delay": delay}, ensure_ascii=False))
+                                       "now": cutoff, "delay": delay, "every": HEALTH_EVERY_S}, ensure_ascii=False))
         last = pending[-1].seq if pending else shown.seq
+        sent = time.monotonic()
         while True:
-            while pending:
-                ev = pending.pop(0)
-                wait = ev.at + delay - controller.now()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                shown = apply(shown, ev)
-                await ws.send_text(json.dumps({"type": "event", "seq": ev.seq, "event": public_event(ev.to_json()),
-                                               "state": public_view(shown), "now": controller.now() - delay,
-                                               "delay": delay}, ensure_ascii=False))
-            ev = await queue.get()
-            if ev.seq > last:
-                last = ev.seq
-                pending.append(ev)
+            due = pending[0].at + delay - controller.now() if pending else HEALTH_EVERY_S
+            if due > 0:
+                try:
+                    ev = await asyncio.wait_for(queue.get(), min(due, HEALTH_EVERY_S))
+                except asyncio.TimeoutError:
+                    # held back or quiet, the feed still says it is alive (the page's watchdog: `alive`)
+                    if time.monotonic() - sent >= HEALTH_EVERY_S:
+                        await ws.send_text(json.dumps({"type": "alive", "every": HEALTH_EVERY_S}))
+                        sent = time.monotonic()
+                    continue
+                if ev.seq > last:
+                    last = ev.seq
+                    pending.append(ev)
+                continue
+            ev = pending.pop(0)
+            shown = apply(shown, ev)
+            await ws.send_text(json.dumps({"type": "event", "seq": ev.seq, "event": public_event(ev.to_json()),
+                                           "state": public_view(shown), "now": controller.now() - delay,
+                                           "delay": delay}, ensure_ascii=False))
+            sent = time.monotonic()
 
     try:
         await _until_closed(ws, send())

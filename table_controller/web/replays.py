@@ -16,6 +16,13 @@ transaction (`store.REQUEST`, table `requests`). A service that died after writi
 before answering (a power cut, kill -9) lost the answer; the page asks again under the same key and
 the restarted service answers from the log (`recorded`) instead of acting again. Before, the
 repeat acted again: a penalty recorded twice.
+
+Asked without acting: `GET /api/requests/{key}` (same credential) answers whether the action under that
+key was done: 200 with its answer, or 404 when it never arrived (or was refused). A 404 also gives the
+key up: the request itself, still on its way over a slow link, is refused when it lands (409,
+`GIVEN_UP`) instead of acting after the page told the referee it was not recorded. Before, a page that
+lost an answer could only send the action again to learn its fate, which did it if it had not arrived,
+possibly minutes later on a state that had moved on.
 """
 
 from __future__ import annotations
@@ -39,6 +46,12 @@ KEEP_S = 600.0
 MAX_KEY = 128
 #: A key sent again with another request.
 REUSED = "Idempotency-Key 已用于另一个请求 / key already used for a different request"
+#: The path a page asks on, without acting, whether a key's action was done.
+ASK_PATH = "/api/requests/"
+#: A request arriving after the page was told it had not.
+GIVEN_UP = ("这个操作到达得太晚：页面已核对为未记录，没有记录 / arrived after the page was told it was not recorded: "
+            "not recorded")
+NOT_DONE = "没有收到这个操作：未记录 / no such action arrived: nothing was recorded"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -68,8 +81,12 @@ class Replays:
         self.keep, self.keep_s, self.clock = keep, keep_s, clock
         self._answers: OrderedDict[bytes, _Answer] = OrderedDict()
         self._running: dict[bytes, asyncio.Event] = {}
+        self._given_up: OrderedDict[bytes, float] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"].startswith(ASK_PATH):
+            await self._ask(scope, send)
+            return
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
@@ -89,6 +106,9 @@ class Replays:
         while slot in self._running:  # the first of a double tap is still running: wait for its answer
             await self._running[slot].wait()
         self._expire()
+        if slot in self._given_up:
+            await _answer(send, 409, GIVEN_UP)
+            return
         prior = self._answers.get(slot)
         if prior is not None:
             if prior.fingerprint != fingerprint:
@@ -141,6 +161,34 @@ class Replays:
             del self._running[slot]
             running.set()
 
+    async def _ask(self, scope: Scope, send: Send) -> None:
+        """Whether the action sent under a key was done (its answer), or not (404, and the key given up)."""
+        key = scope["path"][len(ASK_PATH):].encode()
+        if not key or len(key) > MAX_KEY or not key.isascii():
+            await _answer(send, 400, f"Idempotency-Key: 1 to {MAX_KEY} ASCII characters")
+            return
+        auth = dict(scope.get("headers") or []).get(b"authorization", b"")
+        slot = hashlib.sha256(auth + b"\0" + key).digest()
+        while slot in self._running:  # it is being done now: its answer is the one to give
+            await self._running[slot].wait()
+        self._expire()
+        prior = self._answers.get(slot)
+        if prior is not None:
+            await send({"type": "http.response.start", "status": prior.status,
+                        "headers": [*prior.headers, (REPLAYED_HEADER, b"true")]})
+            await send({"type": "http.response.body", "body": prior.body})
+            return
+        done = self.recorded(slot.hex()) if self.recorded is not None else None
+        if done is not None:
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json"), (REPLAYED_HEADER, b"true")]})
+            await send({"type": "http.response.body", "body": json.dumps({"seq": done[1], "type": done[2]}).encode()})
+            return
+        self._given_up[slot] = self.clock()
+        while len(self._given_up) > self.keep:
+            self._given_up.popitem(last=False)
+        await _answer(send, 404, NOT_DONE)
+
     def _expire(self) -> None:
         now = self.clock()
         while self._answers:
@@ -148,6 +196,8 @@ class Replays:
             if now - oldest.at <= self.keep_s:
                 break
             self._answers.popitem(last=False)
+        while self._given_up and now - next(iter(self._given_up.values())) > self.keep_s:
+            self._given_up.popitem(last=False)
 
 
 async def _read(receive: Receive) -> bytes:

@@ -321,7 +321,8 @@ def test_delayed_broadcast_releases_an_event_after_the_delay(client: TestClient)
         posted = time.monotonic()
         _prepare_penalty(client)
         msg = ws.receive_json()
-        while msg["event"]["type"] != "referee.penalty":  # the fixture's hand start, a moment earlier
+        # the fixture's hand start, a moment earlier; and the feed's `alive` while it holds events back
+        while msg["type"] != "event" or msg["event"]["type"] != "referee.penalty":
             msg = ws.receive_json()
         waited = time.monotonic() - posted
         assert msg["event"]["type"] == "referee.penalty" and msg["state"]["actions"][-1]["code"] == "late_5"

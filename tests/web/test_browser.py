@@ -347,9 +347,12 @@ async def test_a_double_tap_and_a_press_after_a_lost_answer_record_one_penalty(s
     await page.route("**/api/referee/penalty", lose_the_answer)
     await page.select_option("#penalty-form select[name=seat]", "N")
     await page.click("#penalty-submit")
-    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('没有收到回应')")
+    # the page asks the service itself (GET /api/requests/KEY) and says it was recorded: before, it said
+    # only that it might have been, and the referee had to press again to find out
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('已向服务核对')")
     assert len(penalties()) == before + 2 and lost[0].status == 200  # it was recorded
-    await page.click("#penalty-submit")  # the referee presses again
+    assert f"#{penalties()[-1]['seq']}" in await page.inner_text("#action-msg")
+    await page.click("#penalty-submit")  # the referee presses again at once
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('未再记录')")
     assert len(penalties()) == before + 2 and penalties()[-1]["seat"] == "N"
     await page.unroute("**/api/referee/penalty")

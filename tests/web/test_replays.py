@@ -131,6 +131,8 @@ async def test_an_action_repeated_after_a_restart_that_lost_its_answer_is_not_do
     await again.start()
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{again.port}") as http:
+            asked = await http.get("/api/requests/k-power-cut", headers=_auth())  # asked, not sent: from the log too
+            assert asked.status_code == 200 and asked.json()["seq"] == answer.json()["seq"]
             repeat = await http.post("/api/referee/penalty", json=body, headers=_auth("k-power-cut"))
             assert repeat.status_code == 200 and repeat.headers.get("Idempotent-Replayed") == "true"
             assert repeat.json() == answer.json()
@@ -142,3 +144,26 @@ async def test_an_action_repeated_after_a_restart_that_lost_its_answer_is_not_do
             assert fresh.status_code == 200 and len(_live(again, "referee.penalty")) == 2
     finally:
         await again.stop()
+
+
+async def test_a_page_asks_whether_an_action_was_done_without_doing_it(service: TableService) -> None:
+    """`GET /api/requests/{key}`: the page that lost an answer learns the action's fate without sending it
+    again (which did it, possibly minutes late, when it had not arrived). An action asked about and not
+    found is given up: its request, landing afterwards over a slow link, is refused, not done."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        body = {"seat": "S", "code": "late_5"}
+        done = await http.post("/api/referee/penalty", json=body, headers=_auth("asked-1"))
+        asked = await http.get("/api/requests/asked-1", headers=_auth())
+        assert asked.status_code == 200 and asked.json()["seq"] == done.json()["seq"]
+        assert asked.headers["idempotent-replayed"] == "true"
+        other = await http.get("/api/requests/asked-1", headers={"Authorization": "Bearer someone-else"})
+        assert other.status_code == 404  # keys are per credential: another's key tells nothing
+        missing = await http.get("/api/requests/never-sent", headers=_auth())
+        assert missing.status_code == 404 and "未记录" in missing.json()["detail"]
+        late = await http.post("/api/referee/penalty", json=body, headers=_auth("never-sent"))
+        assert late.status_code == 409 and "太晚" in late.json()["detail"]
+        assert len(_live(service, "referee.penalty")) == 1
+        refused = await http.post("/api/referee/penalty", json={"seat": "S", "code": "no_such"}, headers=_auth("r-1"))
+        assert refused.status_code == 422
+        assert (await http.get("/api/requests/r-1", headers=_auth())).status_code == 404  # refused: not done
+

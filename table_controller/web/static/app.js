@@ -9,7 +9,7 @@ const I18N = {
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
               none: "本轮尚无牌谱", hint: "只含公开信息：打出、吃碰杠（暗杠背面朝上）、补花、立直、裁判的裁决；不含任何暗牌。", replay: "回放" },
-        linkUp: "已连接", linkDown: "未连接", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
+        linkUp: "已连接", linkDown: "未连接", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", serviceQuiet: "{n} 秒没有收到服务的消息：网络可能已断，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首抓 {first}", leave: "留下", start_at: "从此开始",
         tileAt: "{wall}家第 {n} 墩{level}", top: "上", bottom: "下",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
@@ -18,7 +18,8 @@ const I18N = {
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
                undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
                clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）",
-               play_correct: "更正", voided: "作废" },
+               play_correct: "更正", voided: "作废",
+               hand_start: "开始新一盘", hand_end: "结束本盘", play: "录入", dice: "骰子", action: "操作" },
         fix: { title: "更正牌谱", hint: "记错的行牌（牌、座位、副露）在本盘内更正，或作废；原记录保留，可撤销。", target: "要更正的记录",
                seat: "座位（不改留空）", tiles: "牌（不改留空）", from: "来自（不改留空）", void: "作废（未发生）", reason: "更正理由",
                submit: "更正", none: "本盘尚无可更正的行牌", needReason: "请填写更正理由（永久记录）",
@@ -67,7 +68,11 @@ const I18N = {
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
                missing: "定缺", riichi: "立直" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
-        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ 没有收到回应: 可能已经记录。再按一次会核对, 不会重复记录", needRef: "需要裁判权限",
+        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
+        taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
+        waitFirst: "✗ 还有操作没有回应（{what}）：等它有了结果再{act}，以免作用在别的裁决上",
+        pend: { sending: "⏳ {what}：发送中…（{n} 秒）", asking: "⏳ {what}：没有收到回应，正在向服务核对是否已记录…",
+                offline: "⚠ {what}：网络不通，不知道是否已记录；网络恢复后自动核对（已 {n} 秒）" },
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
         cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
@@ -79,7 +84,7 @@ const I18N = {
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
               none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
-        linkUp: "linked", linkDown: "not linked", serviceLost: "the display lost the service: reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
+        linkUp: "linked", linkDown: "not linked", serviceLost: "the display lost the service: reconnecting… (showing the state before)", serviceQuiet: "nothing from the service for {n} s: the network may be down, reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first tile {first}", leave: "leave", start_at: "start at",
         tileAt: "{wall} wall stack {n} {level}", top: "top", bottom: "bottom",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
@@ -88,7 +93,8 @@ const I18N = {
         act: { penalty: "Penalty", win_read: "Hand read", win_confirm: "Win confirmed", session_start: "Clock started",
                session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
-               appeal_ruling: "Appeal ruling", corrected: " (read as {was})", play_correct: "Correction", voided: "void" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
+               appeal_ruling: "Appeal ruling", corrected: " (read as {was})", play_correct: "Correction", voided: "void",
+               hand_start: "New hand", hand_end: "End hand", play: "Play keyed", dice: "Dice", action: "Action" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
         drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
@@ -143,7 +149,11 @@ const I18N = {
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
-        ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ no answer: it may have been recorded. Press again to check; it will not be recorded twice", needRef: "needs the referee role" ,
+        ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ {what}: no answer; asking the service whether it was recorded (it will not be recorded twice)", needRef: "needs the referee role" ,
+        taken: "✓ {what}: recorded #{seq} (its answer was lost on the network; checked with the service)", notTaken: "✗ {what}: not recorded (it never reached the service). Press again if still wanted",
+        waitFirst: "✗ an action has no answer yet ({what}): wait for it before {act}, or it may act on another ruling",
+        pend: { sending: "⏳ {what}: sending… ({n} s)", asking: "⏳ {what}: no answer; asking the service whether it was recorded…",
+                offline: "⚠ {what}: network down, not known whether it was recorded; checked once it is back ({n} s)" },
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
               heard: "heartbeat {n} s ago", camera: "Camera: " },
         cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
@@ -979,17 +989,23 @@ function renderAppeals() {
   }));
 }
 
+function renderLink() {
+  const link = $("link");
+  if (!state) return;
+  // the service itself gone (a crash, a restart, the venue's Wi-Fi): the table's last link state is stale
+  const lost = document.body.dataset.connected === "0";
+  const quiet = Math.round((Date.now() - heard) / 1000);  // since the service last said anything
+  link.textContent = lost ? (silent ? t("serviceQuiet", { n: quiet }) : t("serviceLost"))
+    : state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
+  link.className = "badge " + (state.link.up && !lost ? "up" : "down");
+}
+
 // ---- the whole page ---------------------------------------------------------------------------
 function render() {
   if (!state) return;
   $("table-name").textContent = state.table_name || "";
   $("ruleset").textContent = lang === "zh" ? (state.ruleset_name_zh || state.ruleset) : (state.ruleset_name_en || state.ruleset);
-  const link = $("link");
-  // the service itself gone (a crash, a restart, the venue's Wi-Fi): the table's last link state is stale
-  const lost = document.body.dataset.connected === "0";
-  link.textContent = lost ? t("serviceLost")
-    : state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
-  link.className = "badge " + (state.link.up && !lost ? "up" : "down");
+  renderLink();
   $("phase").textContent = lang === "zh" ? state.phase_zh : state.phase;
   // a table playing a tournament's second round (or later) says which round the hand is of
   const roundTag = (state.rounds || []).length > 1 ? t("sheet.roundOpt", { n: state.round }) + " · " : "";
@@ -1205,6 +1221,8 @@ function renderHealth() {
 }
 
 function onMessage(msg) {
+  if (msg.every) every = msg.every;
+  if (msg.type === "alive") return;
   if (msg.type === "health") {
     health = msg.health;
     renderHealth();
@@ -1248,10 +1266,42 @@ function onMessage(msg) {
     }
   }
   window.__lastSeq = lastSeq;
-  render();
+  // an event without the state (a burst, or a catch-up after a drop: only the last carries it) changes
+  // nothing shown: drawing the old state again for each of 500 missed events only delayed the catch-up
+  if (msg.type !== "event" || msg.state) render();
   // bench/display.py sets window.__trace: when each event was on screen (the server stamps event.at)
   if (window.__trace && msg.event) window.__trace.push([msg.seq, msg.event.at, Date.now() / 1000]);
 }
+
+// A Wi-Fi that drops without a TCP close leaves the socket open and silent: no close, no error, and
+// before, the page said 已连接 over a frozen picture until the operating system gave up on the
+// connection (minutes). The service sends something at least every `every` seconds (health, or
+// `alive` on a delayed feed); SILENT_AFTER of them missed and the socket is dropped and opened again.
+const SILENT_AFTER = 3;
+let every = 2;           // seconds between the service's health messages (it says so in each)
+let heard = Date.now();  // when the service last said anything
+let opened = Date.now(); // when the current socket was opened: one that hangs opening is retried too
+let silent = false;      // the socket was dropped for silence (not closed by the service)
+// A slow link (seconds each way) is not a dead one: a new socket's first message takes two round trips
+// (the opening, then the credential and the snapshot). Each drop for silence doubles the wait (up to 8
+// times), so a link that is merely slow gets a socket through; the first message puts it back.
+let patience = 1;
+function watchdog() {
+  if (!ws) return;
+  if (silent) renderLink();  // the seconds count on
+  if (Date.now() - Math.max(heard, opened) < (SILENT_AFTER * every + 1) * 1000 * patience) return;
+  patience = Math.min(patience * 2, 8);
+  const old = ws;
+  ws = null;
+  old.close();
+  silent = true;
+  document.body.dataset.connected = "0";
+  render();
+  connect();
+}
+setInterval(watchdog, 500);
+// the tablet's own network is back (or gone): try at once instead of after the backoff
+window.addEventListener("online", () => { if (document.body.dataset.connected === "0") { const old = ws; ws = null; if (old) old.close(); retry = 0; connect(); } });
 
 let retry = 0;
 function connect() {
@@ -1262,18 +1312,25 @@ function connect() {
   if (delay && !referee) q.set("delay", delay);
   const sock = new WebSocket(`${proto}://${location.host}/ws${referee ? "/referee" : ""}${q.toString() ? "?" + q : ""}`);
   ws = sock;
+  opened = Date.now();
   sock.onopen = () => {
+    if (ws !== sock) return;
+    opened = Date.now(); // the opening is a sign of life: the wait for the first message starts again
     retry = 0;
     if (referee) sock.send(JSON.stringify({ token: token() }));
-    document.body.dataset.connected = "1";
-    render();
   };
-  sock.onmessage = (e) => onMessage(JSON.parse(e.data));
+  sock.onmessage = (e) => {
+    if (ws !== sock) return; // a dropped socket's frames, delivered when its link came back, are old
+    heard = Date.now();
+    patience = 1;
+    if (document.body.dataset.connected !== "1") { silent = false; document.body.dataset.connected = "1"; render(); askAll(); }
+    onMessage(JSON.parse(e.data));
+  };
   sock.onclose = () => {
     if (ws !== sock) return; // replaced on purpose (log in / log out)
     document.body.dataset.connected = "0";
     render();
-    setTimeout(connect, Math.min(200 * 2 ** retry++, 3000));
+    setTimeout(() => { if (ws === sock) connect(); }, Math.min(200 * 2 ** retry++, 3000));
   };
 }
 function reconnect() {
@@ -1318,31 +1375,126 @@ function once(handler) {
     }
   };
 }
+
+// ---- actions on the venue's Wi-Fi ---------------------------------------------------------------
+// An action without an answer is never left unsaid. Until it has one it is listed under the message
+// (发送中, with the seconds); unanswered after ANSWER_WAIT_MS (a link that went silent: before, fetch
+// waited minutes and the page said nothing), or failed on the way, the page asks the service whether
+// it was done (GET /api/requests/KEY, which never does it) and says which: 已记录 #N or 没有记录. It
+// asks again every ASK_EVERY_MS while the network is down, and at once when the socket is back. The
+// list is kept in the tab (sessionStorage): an action pressed before a reload or a move to another
+// page is asked about by the next page.
+const ANSWER_WAIT_MS = 8000;
+const ASK_EVERY_MS = 2000;
+const PENDING_KEY = "pending-actions";
+const pending = new Map(); // key -> {key, name (act.NAME), what, at, phase: "sending" | "asking" | "offline"}
+for (const p of JSON.parse(sessionStorage.getItem(PENDING_KEY) || "[]")) pending.set(p.key, { ...p, phase: "asking" });
+let latestKey = null; // the last action pressed: an answer to an older one names its action
+const ACT_OF_PATH = { "/api/referee/win": "win_read", "/api/referee/win/camera": "win_read", "/api/referee/exhaustive/camera": "exhaustive",
+                      "/api/referee/round": "round_start", "/api/referee/session/pause": "clock_pause",
+                      "/api/referee/session/resume": "clock_resume", "/api/hand/start": "hand_start", "/api/hand/end": "hand_end",
+                      "/api/play": "play", "/api/dice": "dice" };
+function actOfPath(path) { return ACT_OF_PATH[path] || path.replace("/api/referee/", "").replace(/\//g, "_"); }
+function actWhat(name) {
+  const what = t("act." + name);
+  return what.startsWith("act.") ? t("act.action") : what;
+}
+function savePending() {
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify([...pending.values()].map(({ key, name, what, at }) => ({ key, name, what, at }))));
+}
+function renderPending() {
+  const ul = $("unanswered");
+  if (!ul) return;
+  ul.innerHTML = [...pending.values()].map((p) => `<li data-key="${esc(p.key)}" data-phase="${p.phase}">${
+    esc(t("pend." + p.phase, { what: p.what, n: Math.round((Date.now() - p.at) / 1000) }))}</li>`).join("");
+  ul.hidden = !pending.size;
+}
+function say(text, good) {
+  const msg = $("action-msg");
+  msg.textContent = text;
+  msg.className = "msg " + (good ? "good" : "bad");
+}
+function waitingFor() {
+  // the actions still without an answer, named: an undo or a confirmation pressed now could act on
+  // the ruling before them (an undo's target is the last action the page knows)
+  return [...pending.values()].map((p) => p.what).join("、");
+}
+function settle(key, seq) {
+  // the service said whether the action under `key` was done: seq, or null for not
+  const p = pending.get(key);
+  if (!p) return;
+  pending.delete(key);
+  savePending();
+  renderPending();
+  if (lastAct && lastAct.key === key) {
+    if (seq === null) lastAct = null; // given up by the service: a new press is a new action
+    else lastAct.answered = Date.now();
+  }
+  say(seq === null ? t("notTaken", { what: p.what }) : t("taken", { what: p.what, seq }), seq !== null);
+}
+async function ask(key) {
+  const p = pending.get(key);
+  if (!p || p.phase === "sending" || p.asking) return;
+  p.asking = true;
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), ANSWER_WAIT_MS);
+  try {
+    const res = await fetch("/api/requests/" + encodeURIComponent(key), { headers: { Authorization: "Bearer " + token() }, signal: ctl.signal, cache: "no-store" });
+    if (res.status === 200) settle(key, (await res.json().catch(() => ({}))).seq);
+    else if (res.status === 404) settle(key, null);
+    else p.phase = "offline";
+  } catch (err) {
+    p.phase = "offline";
+  } finally {
+    clearTimeout(timer);
+    p.asking = false;
+    renderPending();
+  }
+}
+function askAll() { for (const key of [...pending.keys()]) ask(key); }
+setInterval(() => { if (pending.size) { renderPending(); askAll(); } }, ASK_EVERY_MS);
+
 async function act(path, body) {
   const payload = JSON.stringify(body || {});
   const action = actionKey(path + "\n" + token() + "\n" + payload);
-  const msg = $("action-msg");
+  const name = actOfPath(path), what = actWhat(name);
+  latestKey = action.key;
+  const entry = pending.get(action.key) || { key: action.key, name, what, at: Date.now() };
+  entry.phase = "sending";
+  pending.set(action.key, entry);
+  savePending();
+  renderPending();
   let res;
   // A request can fail on the way without the user doing anything: the service closes an idle
   // connection (keep-alive, 5 s) just as the browser sends on it. Sent again at once under the same
   // key, it is done once whether or not the first got through.
   for (let attempt = 0; !res; attempt++) {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), ANSWER_WAIT_MS);
     try {
-      res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json", "Idempotency-Key": action.key }, body: payload });
-    } catch (err) { // the network dropped the answer: the next press of the same action asks again under this key
-      if (attempt < 1) continue;
-      msg.textContent = t("lost");
-      msg.className = "msg bad";
+      res = await fetch(path, { method: "POST", headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json", "Idempotency-Key": action.key }, body: payload, signal: ctl.signal });
+    } catch (err) { // no answer: asked about under its key (a press of the same action meanwhile reuses it)
+      if (attempt < 1 && !ctl.signal.aborted) continue;
+      if (!pending.has(action.key)) return false; // a repeat of it was answered meanwhile
+      entry.phase = "asking";
       lastOutcome = "lost";
+      say(t("lost", { what }), false);
+      ask(action.key);
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
+  pending.delete(action.key);
+  savePending();
+  renderPending();
   action.answered = Date.now();
   const data = await res.json().catch(() => ({}));
   const detail = Array.isArray(data.detail) ? data.detail.join("; ") : (data.detail || data.error || res.status);
   const repeat = res.headers.get("Idempotent-Replayed") === "true";
-  msg.textContent = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
-  msg.className = "msg " + (res.ok ? "good" : "bad");
+  const text = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
+  // the answer to an action pressed before the last one (a slow link) names it: it is not the last one's
+  say(latestKey === action.key ? text : `${what}：${text}`, res.ok);
   lastOutcome = res.ok ? "ok" : "refused";
   if (res.ok) lastActSeq = data.seq;
   return res.ok;
@@ -1423,6 +1575,7 @@ $("undo-form").addEventListener("submit", once(async (e) => {
   if (!$("undo-reason").value.trim()) {
     $("action-msg").textContent = "✗ " + t("pen.needReason"); $("action-msg").className = "msg bad"; return;
   }
+  if (pending.size) { say(t("waitFirst", { what: waitingFor(), act: t("act.undo") }), false); return; }
   const body = { reason: $("undo-reason").value };
   if (state && state.last_action) body.target = state.last_action.seq;
   if (await act("/api/referee/undo", body)) $("undo-reason").value = "";
@@ -1474,7 +1627,12 @@ $("win-camera").addEventListener("click", () => {
   if (options) body.options = options;
   act("/api/referee/win/camera", body);
 });
-$("win-confirm").addEventListener("click", () => act("/api/referee/win/confirm"));
+$("win-confirm").addEventListener("click", () => {
+  // a read (a correction) still on its way: confirmed now, the read before it would be the one confirmed
+  const reading = [...pending.values()].filter((p) => p.name === "win_read");
+  if (reading.length) { say(t("waitFirst", { what: reading[0].what, act: t("act.win_confirm") }), false); return; }
+  act("/api/referee/win/confirm");
+});
 $("win-false").addEventListener("click", () => {
   // the seat the referee names in 和牌方, not the read's: under 血战 the seat that won before would pay
   const seat = $("win-form").seat_wind.value;
@@ -1541,4 +1699,5 @@ $("appeal-form").addEventListener("submit", once(async (e) => {
 renderStatic();
 if (page === "penalties" || page === "win") loadCatalogue();  // the Win page's 判诈和 reads it too
 if (page === "win") loadFanBook();
+renderPending();
 if (token() && page !== "public") login(token()); else { document.body.dataset.role = "viewer"; connect(); }
