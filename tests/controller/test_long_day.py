@@ -1,0 +1,54 @@
+"""A long day at one table: what each pushed state costs must not grow with the hands played
+squared (the Pi folds and projects every event; bench/day.py measures it)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller.scoresheet import compute
+from table_controller.state import TableState, fold
+from table_controller.store import EventStore
+from tablesim.session import write_session
+
+
+class _Counted(list):  # type: ignore[type-arg]
+    """The session's actions, counting how often something reads through them."""
+
+    scans = 0
+
+    def __iter__(self) -> Any:
+        type(self).scans += 1
+        return super().__iter__()
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    store = EventStore(tmp_path_factory.mktemp("day") / "events.sqlite3")
+    write_session(store, "mcr", 12, seed=4)
+    events = store.since(0)
+    store.close()
+    return events
+
+
+def _scans(state: TableState) -> tuple[int, dict[str, Any]]:
+    _Counted.scans = 0
+    sheet = compute(dataclasses.replace(state, actions=_Counted(state.actions)))
+    return _Counted.scans, sheet
+
+
+def test_the_score_sheet_reads_the_sessions_actions_a_fixed_number_of_times(day: list[Any]) -> None:
+    ends = [e.seq for e in day if e.type == "operator.hand_end"]
+    early = fold(e for e in day if e.seq <= ends[2])
+    late = fold(day)
+    assert len(late.hands) == 12 and len(late.actions) > len(early.actions) > 0
+    early_scans, _ = _scans(early)
+    late_scans, sheet = _scans(late)
+    # once per question, not once per hand per question: 12 hands read the actions as often as 3
+    assert late_scans == early_scans <= 6
+    assert sheet == compute(late)  # and the sheet is the same
+    assert [r["hand_no"] for r in sheet["rows"]] == list(range(1, 13))
+    assert sum(1 for r in sheet["rows"] if r["wins"]) == sum(1 for h in late.hands if h["result"] == "win")
