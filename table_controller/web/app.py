@@ -37,6 +37,7 @@ from table_controller.state import apply
 from table_controller.store import StoreError
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
 from table_controller.web.limits import BodyLimit
+from table_controller.web.recovering import PROGRESS_EVERY_S, WhileRecovering
 from table_controller.web.replays import Replays
 from table_controller.web.schemas import EventOut, HealthOut, StateOut
 
@@ -200,6 +201,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     # a double tap or a retry after a lost answer acts once, after a restart too
     app.add_middleware(Replays, recorded=controller.store.request_done)
     app.add_middleware(BodyLimit)  # before anything reads a body: a huge one must not fill the Pi's memory
+    app.add_middleware(WhileRecovering, controller=controller)  # 503 until the log is folded at start
     if cfg.display.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.display.cors_origins),
                            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type", "Idempotency-Key"])
@@ -247,7 +249,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.get("/api/health", response_model=HealthOut, summary="Is the service up; the link's and camera's health")
     async def health() -> dict[str, Any]:
         return {"ok": controller.log_error is None, "version": __version__, "seq": controller.state.seq,
-                "link": controller.state.link, "health": controller.health_report()}
+                "link": controller.state.link, "health": controller.health_report(),
+                "recovering": controller.recovering}
 
     @app.get("/api/state", response_model=StateOut, summary="The public state (no concealed tile)")
     async def state() -> dict[str, Any]:
@@ -601,7 +604,20 @@ class ViewCache:
                           ensure_ascii=False)
 
 
+async def _while_recovering(ws: WebSocket, controller: Controller) -> None:
+    """Until the log is folded at start, the page hears how far (a health message: 正在恢复记录)."""
+    while controller.recovering is not None:
+        await ws.send_text(_health_message(controller))
+        try:
+            await asyncio.wait_for(controller.recovered.wait(), PROGRESS_EVERY_S)
+        except asyncio.TimeoutError:
+            continue
+
+
 async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> None:
+    await _until_closed(ws, _while_recovering(ws, controller))
+    if controller.recovering is not None:
+        return  # the page went away first
     queue = controller.subscribe()  # before the catch-up read, so nothing falls in between
 
     async def send() -> None:
@@ -672,6 +688,9 @@ async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, sin
 
 async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
     """The broadcast feed: the public view as it was `delay` seconds ago, replayed event by event."""
+    await _until_closed(ws, _while_recovering(ws, controller))
+    if controller.recovering is not None:
+        return
     queue = controller.subscribe()
 
     async def send() -> None:

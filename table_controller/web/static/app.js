@@ -1149,6 +1149,13 @@ function onMessage(msg) {
   if (msg.type === "health") {
     health = msg.health;
     renderHealth();
+    // the service folds its log at start (正在恢复记录, with how far): the badge says so until the state comes
+    const log = health.log || {};
+    if (log.recovering) {
+      $("link").textContent = (lang === "zh" ? log.message : log.message_en) || "";
+      $("link").className = "badge down";
+      $("link").dataset.recovering = "1";
+    } else delete $("link").dataset.recovering;
     return;
   }
   if (msg.type === "error") {
