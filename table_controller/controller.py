@@ -51,7 +51,8 @@ CLOCK_CHECK_S = 10.0
 #: How often the session clock is looked at for its 报时 (a warning or the end, announced once).
 ANNOUNCE_CHECK_S = 1.0
 #: An action asked for while the log is folded at start (`Controller.recover`).
-RECOVERING_ZH = "正在恢复记录，本操作未执行，请稍候重试 / the record is being recovered: nothing was done, retry shortly"
+RECOVERING_ZH = ("正在恢复记录，本操作未执行，请稍候重试 / "
+                 "the record is being recovered: nothing was done, retry shortly")
 #: The broadcast feed's longest delay (`/ws?delay=S`), and how many events apart the states kept for it are.
 PAST_WINDOW_S = 3600.0
 PAST_EVERY = 50
@@ -85,6 +86,8 @@ class Controller:
         #: While the log is folded at start (`recover`): events folded and to fold; None once done.
         self.recovering: dict[str, int] | None = None
         self.recovered = asyncio.Event()
+        #: The snapshot being written in a worker thread (`save_snapshot_soon`), if one is.
+        self._snapshotting: asyncio.Future[bool] | None = None
         self._wall_clock: Callable[[], float] = time.time  # until the fold says which timeline goes on
         self._behind_at_start = 0.0
         self._snapshot_seq = 0
@@ -264,7 +267,7 @@ class Controller:
         self.state = apply(self.state, ev)
         self._keep_past()
         if ev.seq - self._snapshot_seq >= snapshot.EVERY:
-            self.save_snapshot()
+            self.save_snapshot_soon()
         for q in list(self._subscribers):
             try:
                 q.put_nowait(ev)
@@ -407,6 +410,22 @@ class Controller:
         if snapshot.save(self.store, self.state):
             self._snapshot_seq = self.state.seq
 
+    def save_snapshot_soon(self) -> None:
+        """`save_snapshot` in a worker thread: the SQLite write and its fsync (a 400 KB blob at 400
+        hands; an SD card's sync) no longer hold the loop. States are never changed once made
+        (`state.apply` copies what it changes), so the thread pickles the one it was given while the
+        loop folds newer ones. One at a time; without a running loop (a script), at once."""
+        if self._snapshotting is not None and not self._snapshotting.done():
+            return  # the next event past `EVERY` tries again
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.save_snapshot()
+            return
+        state = self.state
+        self._snapshot_seq = state.seq  # not asked again for the next `EVERY` events
+        self._snapshotting = loop.run_in_executor(None, snapshot.save, self.store, state)
+
     async def stop(self) -> None:
         self._stopping.set()
         for task in self._tasks:
@@ -417,7 +436,11 @@ class Controller:
             except (asyncio.CancelledError, Exception):
                 pass
         self._tasks.clear()
-        if not self._held and self.recovering is None:  # (with events held back, the fold is behind the table: the log decides next time)
+        if self._snapshotting is not None:  # written before the last one, never over it
+            await asyncio.wait([self._snapshotting])
+        # (with events held back, the fold is behind the table: the log decides next time; while
+        # recovering, the state is not the log's yet)
+        if not self._held and self.recovering is None:
             self.save_snapshot()
         if self.table is not None:
             try:

@@ -3,12 +3,18 @@ squared (the Pi folds and projects every event; bench/day.py measures it)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import pickle
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from table_controller import snapshot
+from table_controller.config import parse_config
+from table_controller.controller import Controller
 from table_controller.scoresheet import compute
 from table_controller.state import TableState, fold
 from table_controller.store import EventStore
@@ -52,3 +58,39 @@ def test_the_score_sheet_reads_the_sessions_actions_a_fixed_number_of_times(day:
     assert sheet == compute(late)  # and the sheet is the same
     assert [r["hand_no"] for r in sheet["rows"]] == list(range(1, 13))
     assert sum(1 for r in sheet["rows"] if r["wins"]) == sum(1 for h in late.hands if h["result"] == "win")
+
+
+class _NotedStore(EventStore):
+    """A real log that notes, for each snapshot written, the thread that wrote it and what."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.written: list[tuple[int, int, bytes]] = []  # (thread, seq, blob)
+
+    def put_snapshot(self, seq: int, version: str, at: float, state: bytes) -> None:
+        self.written.append((threading.get_ident(), seq, state))
+        super().put_snapshot(seq, version, at, state)
+
+
+async def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(url)
+
+
+async def test_the_snapshot_is_written_by_another_thread_while_the_loop_folds_on(
+        day: list[Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(snapshot, "EVERY", 60)
+    store = _NotedStore(tmp_path / "events.sqlite3")
+    controller = Controller(parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test"), store, _no_table)
+    loop_thread = threading.get_ident()
+    for i, ev in enumerate(day[:400]):
+        controller.accept(ev.source, ev.type, ev.data)
+        if i % 25 == 0:
+            await asyncio.sleep(0)  # the loop goes on between events, as it does between a table's plays
+    await controller.stop()  # waits for the one being written; then the last, at the stop, by the loop
+    by_thread = [w for w in store.written if w[0] != loop_thread]
+    assert len(by_thread) >= 2 and store.written[-1][0] == loop_thread
+    logged = store.since(0)
+    for _, seq, blob in by_thread:  # each is the fold of exactly the events up to its own
+        assert pickle.loads(blob) == fold(e for e in logged if e.seq <= seq)
+    assert snapshot.restore(store)[0] == fold(logged)
+    store.close()
