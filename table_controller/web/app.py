@@ -2,9 +2,10 @@
 
 Live messages (JSON), on `/ws` (public) and `/ws/referee` (authenticated by its first message):
 - `{"type": "snapshot", "seq": N, "state": {...}, "now": T}`: the whole view at N;
-- `{"type": "event", "seq": N, "event": {...}, "state": {...}?, "now": T}`: one accepted event; live
-  events and the last of a catch-up carry the state after them. `now` is the server's clock, so a
-  page counts turn timers down without trusting its own clock.
+- `{"type": "event", "seq": N, "event": {...}, "state": {...}?, "kept": [...]?, "now": T}`: one accepted
+  event; live events and the last of a catch-up carry the state after them, less the parts named in
+  `kept` (`BIG`: the score sheet, the ended hands) where they are as in the last state this socket
+  sent. `now` is the server's clock, so a page counts turn timers down without trusting its own clock.
 A client that reconnects with `?since=N` receives exactly the events after N, or one snapshot when
 more than `REPLAY_LIMIT` were missed. `/ws?delay=S` is the broadcast feed, S seconds behind.
 What the public sees is `projection.public_view` / `public_event`, never the raw state.
@@ -560,12 +561,24 @@ async def _close(ws: WebSocket, code: int, reason: str) -> None:
         pass
 
 
+#: Parts of a view that grow with the day and change only now and then (a hand ends, a ruling):
+#: left out of a socket's event message when that socket already holds them as they are (`kept`).
+BIG = ("scoresheet", "hands")
+
+
 class ViewCache:
-    """The public and referee views and their messages, computed once per sequence number for all clients."""
+    """The public and referee views and their messages, computed once per sequence number for all clients.
+
+    Each view's `BIG` parts carry a version, raised when they change; a socket that holds the current
+    version gets the event's state without them and `"kept": [...]` (the page keeps its own). At 400
+    hands they were 440 KB of each 475 KB message, compressed again for every socket on every event
+    (permessage-deflate, as browsers ask): 50 sockets cost the loop more than the event itself."""
 
     def __init__(self, controller: Controller) -> None:
         self.controller = controller
-        self._cache: dict[tuple[str, int], Any] = {}
+        self._cache: dict[tuple[Any, ...], Any] = {}
+        #: per kind, the last view computed and its `BIG` parts' version
+        self._last: dict[str, tuple[int, dict[str, Any]]] = {}
 
     def _get(self, kind: str, make: Any) -> Any:
         seq = self.controller.state.seq
@@ -573,7 +586,13 @@ class ViewCache:
         if key not in self._cache:
             if len(self._cache) > 64:
                 self._cache.clear()
-            self._cache[key] = make()
+            view = make()
+            version, before = self._last.get(kind, (0, {}))
+            if any(view.get(k) != before.get(k) for k in BIG):
+                version += 1
+            self._last[kind] = (version, view)
+            self._cache[key] = view
+            self._cache[("version", kind, seq)] = version
         return self._cache[key]
 
     def public(self) -> dict[str, Any]:
@@ -582,21 +601,35 @@ class ViewCache:
     def referee(self) -> dict[str, Any]:
         return self._get("referee", lambda: referee_view(self.controller.state))  # type: ignore[no-any-return]
 
-    def message(self, ev: Any, private: bool, with_state: bool) -> str:
-        """One serialized socket message (the same text goes to every client of the channel)."""
-        kind = ("ref" if private else "pub") + ("+s" if with_state else "")
+    def version(self, private: bool) -> int:
+        """The version of the current view's `BIG` parts (a socket sent the whole view holds it)."""
+        kind = "referee" if private else "public"
+        self.referee() if private else self.public()
+        return int(self._cache[("version", kind, self.controller.state.seq)])
+
+    def message(self, ev: Any, private: bool, with_state: bool, held: int | None = None) -> tuple[str, int | None]:
+        """One serialized socket message (the same text goes to every client of the channel that holds
+        the same), and the `BIG` parts' version the client holds after it. `held`: the version the
+        client holds (None: none yet); where it is the current one, `BIG` is left out (`kept`)."""
+        version = self.version(private) if with_state else held
+        lean = with_state and held is not None and held == version
+        kind = ("ref" if private else "pub") + ("+s" if with_state else "") + ("-kept" if lean else "")
         key = (kind, ev.seq)
         if key in self._cache:
-            return self._cache[key]  # type: ignore[no-any-return]
+            return self._cache[key], version  # type: ignore[no-any-return]
         event = ev.to_json() if private else public_event(ev.to_json())
         state = None
         if with_state:
             state = self.referee() if private else self.public()
-        text = json.dumps({"type": "event", "seq": ev.seq, "event": event, "state": state,
-                           "now": self.controller.now()}, ensure_ascii=False)
+        message: dict[str, Any] = {"type": "event", "seq": ev.seq, "event": event, "state": state,
+                                   "now": self.controller.now()}
+        if lean and state is not None:
+            message["state"] = {k: v for k, v in state.items() if k not in BIG}
+            message["kept"] = list(BIG)
+        text = json.dumps(message, ensure_ascii=False)
         if ev.seq == self.controller.state.seq:
             self._cache[key] = text
-        return text
+        return text, version
 
     def snapshot(self, private: bool) -> str:
         state = self.referee() if private else self.public()
@@ -621,7 +654,7 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
     queue = controller.subscribe()  # before the catch-up read, so nothing falls in between
 
     async def send() -> None:
-        last = await _catch_up(ws, controller, views, since, private)
+        last, held = await _catch_up(ws, controller, views, since, private)
         await ws.send_text(_health_message(controller))
         while True:
             try:
@@ -632,7 +665,8 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
             if ev.seq <= last:
                 continue
             last = ev.seq
-            await ws.send_text(views.message(ev, private, with_state=queue.empty()))
+            text, held = views.message(ev, private, with_state=queue.empty(), held=held)
+            await ws.send_text(text)
 
     try:
         await _until_closed(ws, send())
@@ -670,20 +704,26 @@ async def _until_closed(ws: WebSocket, sending: Any) -> None:
             log.debug("socket sender ended", exc_info=True)
 
 
-async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> int:
-    """Send what a (re)connecting client lacks; return the last sequence number it now has."""
+async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None,
+                    private: bool) -> tuple[int, int | None]:
+    """Send what a (re)connecting client lacks; return the last sequence number it now has, and the
+    version of the `BIG` parts it holds (None where it was sent no whole state)."""
     head = controller.state.seq
     if since is None or since > head or head - since > REPLAY_LIMIT:
-        await ws.send_text(views.snapshot(private))
-        return head
+        text, held = views.snapshot(private), views.version(private)
+        await ws.send_text(text)
+        return head, held
     missed = controller.store.since(since)
+    held = None
     for i, ev in enumerate(missed):
         final = i == len(missed) - 1
         event = ev.to_json() if private else public_event(ev.to_json())
         state = (views.referee() if private else views.public()) if final else None
+        if final:
+            held = views.version(private)
         await ws.send_text(json.dumps({"type": "event", "seq": ev.seq, "event": event, "state": state,
                                        "now": controller.now()}, ensure_ascii=False))
-    return missed[-1].seq if missed else since
+    return (missed[-1].seq if missed else since), held
 
 
 async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:

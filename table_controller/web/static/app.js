@@ -1181,6 +1181,9 @@ function onMessage(msg) {
     if (lastSeq !== null && msg.seq <= lastSeq) return;
     lastSeq = msg.seq;
     if (msg.state) {
+      // the parts as they were in the last state this socket sent (`kept`: the score sheet, the ended
+      // hands) are left out of the message: the page keeps its own
+      for (const k of msg.kept || []) if (state) msg.state[k] = state[k];
       state = msg.state;
       const known = new Set(logLines.map((l) => l.seq));
       for (const l of state.log) if (!known.has(l.seq)) logLines.push(l);
