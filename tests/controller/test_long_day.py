@@ -94,3 +94,14 @@ async def test_the_snapshot_is_written_by_another_thread_while_the_loop_folds_on
         assert pickle.loads(blob) == fold(e for e in logged if e.seq <= seq)
     assert snapshot.restore(store)[0] == fold(logged)
     store.close()
+
+
+def test_the_public_and_the_referee_view_of_a_state_share_its_score_sheet(day: list[Any]) -> None:
+    from table_controller.projection import public_view, referee_view
+
+    late = fold(day)
+    sheet = public_view(late)["scoresheet"]
+    assert referee_view(late)["scoresheet"] is sheet  # computed once for the two views pushed per event
+    assert sheet == compute(late)
+    earlier = fold(day[:-1])
+    assert referee_view(earlier)["scoresheet"] == compute(earlier)  # another state: its own sheet
