@@ -105,3 +105,28 @@ def test_the_public_and_the_referee_view_of_a_state_share_its_score_sheet(day: l
     assert sheet == compute(late)
     earlier = fold(day[:-1])
     assert referee_view(earlier)["scoresheet"] == compute(earlier)  # another state: its own sheet
+
+
+@pytest.mark.parametrize("ruleset", ["mcr", "jingji"])
+def test_the_score_sheet_is_computed_again_only_when_what_it_shows_changed(ruleset: str, tmp_path: Path) -> None:
+    """Each event's views carry the sheet of the state after it (equal to one computed afresh), and
+    a play that changes nothing on it (a discard, a draw) leaves it as it was: the same sheet."""
+    from table_controller.projection import public_view, referee_view
+
+    store = EventStore(tmp_path / "events.sqlite3")
+    write_session(store, ruleset, 3, seed=2)
+    events = store.since(0)
+    store.close()
+    state, kept, seen = TableState(), 0, []  # (every sheet held: no id of one is taken by another)
+    prev: dict[str, Any] | None = None
+    for ev in events:
+        state = fold([ev], state)
+        sheet = public_view(state)["scoresheet"]
+        assert sheet == compute(state), ev
+        assert referee_view(state)["scoresheet"] is sheet
+        kept += ev.type == "play.discard" and sheet is prev
+        if sheet is not prev:
+            seen.append(sheet)
+        prev = sheet
+    assert kept > 50  # discards keep the sheet
+    assert len(seen) < len(events) // 4
