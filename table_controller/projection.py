@@ -62,8 +62,10 @@ def _base(state: Any) -> dict[str, Any]:
     return out
 
 
-#: What the last score sheet was computed from (`_sheet_inputs`), and that sheet.
-_last_sheet: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+#: What the last score sheets were computed from (`_sheet_inputs`), and those sheets, newest first: the
+#: live views and a broadcast feed's (`/ws?delay=S`: the same states, seconds later) each find theirs.
+_sheets: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+SHEETS_KEPT = 4
 
 
 def _sheet_inputs(state: Any) -> tuple[Any, ...]:
@@ -82,13 +84,16 @@ def _sheet(state: Any) -> dict[str, Any]:
     discard, a draw, a link or camera event leaves it as it was, and the public and the referee view
     of each event share it. At 400 hands the sheet is most of a view's cost (43 of 48 ms profiled
     here, a Pi 5-8x that), and it was computed twice on every event."""
-    global _last_sheet
     inputs = _sheet_inputs(state)
-    last = _last_sheet
-    if (last is None or last[0][0] is not inputs[0] or last[0][1] is not inputs[1]
-            or last[0][2:] != inputs[2:]):
-        last = _last_sheet = (inputs, scoresheet.compute(state))
-    return last[1]
+    for i, (known, sheet) in enumerate(_sheets):
+        if known[0] is inputs[0] and known[1] is inputs[1] and known[2:] == inputs[2:]:
+            if i:
+                _sheets.insert(0, _sheets.pop(i))
+            return sheet
+    sheet = scoresheet.compute(state)
+    _sheets.insert(0, (inputs, sheet))
+    del _sheets[SHEETS_KEPT:]
+    return sheet
 
 
 def _next_hand(state: Any) -> dict[str, Any] | None:

@@ -736,8 +736,10 @@ async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
     async def send() -> None:
         cutoff = controller.now() - delay
         shown, pending = controller.state_at(cutoff)
-        await ws.send_text(json.dumps({"type": "snapshot", "seq": shown.seq, "state": public_view(shown),
+        view = public_view(shown)
+        await ws.send_text(json.dumps({"type": "snapshot", "seq": shown.seq, "state": view,
                                        "now": cutoff, "delay": delay}, ensure_ascii=False))
+        held = [view.get(k) for k in BIG]  # what the viewer holds of the parts left out when unchanged
         last = pending[-1].seq if pending else shown.seq
         while True:
             while pending:
@@ -746,9 +748,14 @@ async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
                 if wait > 0:
                     await asyncio.sleep(wait)
                 shown = apply(shown, ev)
-                await ws.send_text(json.dumps({"type": "event", "seq": ev.seq, "event": public_event(ev.to_json()),
-                                               "state": public_view(shown), "now": controller.now() - delay,
-                                               "delay": delay}, ensure_ascii=False))
+                view = public_view(shown)
+                message: dict[str, Any] = {"type": "event", "seq": ev.seq, "event": public_event(ev.to_json()),
+                                           "state": view, "now": controller.now() - delay, "delay": delay}
+                if all(view.get(k) == h for k, h in zip(BIG, held)):
+                    message["state"] = {k: v for k, v in view.items() if k not in BIG}
+                    message["kept"] = list(BIG)
+                held = [view.get(k) for k in BIG]
+                await ws.send_text(json.dumps(message, ensure_ascii=False))
             ev = await queue.get()
             if ev.seq > last:
                 last = ev.seq

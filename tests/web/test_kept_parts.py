@@ -67,6 +67,32 @@ def test_a_socket_is_sent_the_big_parts_only_when_they_changed(tmp_path: Path) -
     store.close()
 
 
+def test_the_broadcast_feed_keeps_the_big_parts_too_and_shares_the_live_score_sheets(tmp_path: Path) -> None:
+    """`/ws?delay=S`: the same `kept` as the live sockets; its states' sheets are those the live views
+    computed seconds before (a broadcast viewer no longer computes the day's sheet per event)."""
+    store = EventStore(tmp_path / "events.sqlite3")
+    write_session(store, "mcr", 3, seed=8)
+    controller = Controller(parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test"), store, _no_table)
+    with TestClient(create_app(controller, Credentials(referee=REFEREE, operator="op"))) as http:
+        with http.websocket_connect("/ws?delay=0.2") as ws:
+            page = ws.receive_json()["state"]
+            for source, type_, data in [("camera", "camera.status", STATUS),
+                                        ("referee", "referee.penalty", {"seat": "W", "code": "warning", "by": "r"}),
+                                        ("camera", "camera.status", {**STATUS, "code": "again"})]:
+                ev = controller.accept(source, type_, data)
+                live = public_view(controller.state)
+                msg: dict[str, Any] = {"seq": 0}
+                while msg["seq"] < ev.seq:  # (the log's last stamps lie within the delay: they come first)
+                    msg = _next_event(ws)
+                    for k in msg.get("kept", []):
+                        msg["state"][k] = page[k]
+                    page = msg["state"]
+                assert ("kept" in msg) == (type_ != "referee.penalty")
+                assert json.loads(json.dumps(page)) == json.loads(json.dumps(live))
+                assert public_view(controller.state)["scoresheet"] is live["scoresheet"]
+    store.close()
+
+
 @pytest.mark.browser
 async def test_the_page_shows_the_score_sheet_after_messages_that_kept_it(tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
