@@ -17,34 +17,8 @@ from table_controller import snapshot
 from table_controller.config import parse_config
 from table_controller.service import TableService
 from table_controller.state import fold
-from table_controller.store import EventStore
-from tablesim.session import write_session
 
 REFEREE = "ref-recover-1"
-DAYS = 16  # the 10-hand session played again and again: a long day's log (about 16,000 events)
-
-
-@pytest.fixture(scope="module")
-def long_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A log of `DAYS` x 10 hands, each copy numbered on (hands, stamps), written in one transaction."""
-    base = tmp_path_factory.mktemp("one")
-    one = EventStore(base / "events.sqlite3")
-    write_session(one, "mcr", 10, seed=6)
-    events = one.since(0)
-    one.close()
-    span = events[-1].at - events[0].at + 60.0
-    rows: list[tuple[int, float, str, str, str]] = []
-    for k in range(DAYS):
-        for ev in events[1:] if k else events:
-            data = dict(ev.data)
-            if "hand_no" in data:
-                data["hand_no"] += 10 * k
-            rows.append((len(rows) + 1, ev.at + k * span, ev.source, ev.type, json.dumps(data, ensure_ascii=False)))
-    path = tmp_path_factory.mktemp("long") / "events.sqlite3"
-    store = EventStore(path)
-    store.restore(rows, None)
-    store.close()
-    return path
 
 
 async def _up(service: TableService, task: asyncio.Task[Any]) -> str:
