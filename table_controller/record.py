@@ -147,6 +147,12 @@ def _chair(wind: str, dealer_position: int) -> int:
     return (int(dealer_position) - 1 + SEATS.index(wind)) % 4 + 1
 
 
+def hand_records(events: Sequence[Event], hand_nos: Sequence[int], *, state: TableState) -> list[dict[str, Any]]:
+    """The public records of hands `hand_nos` of the round being played, the log read once for all."""
+    book = _Round(events, state, None)
+    return [book.record(n, False) for n in hand_nos]
+
+
 def session_records(events: Sequence[Event], *, referee: bool = False,
                     state: TableState | None = None, round_no: int | None = None) -> list[dict[str, Any]]:
     """Every hand's record of a round (default: the one being played), in the order they were
