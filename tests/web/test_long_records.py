@@ -76,7 +76,8 @@ async def test_the_display_answers_while_a_long_days_records_are_built(long_log:
             assert (await asyncio.to_thread(get, "health", "/api/health")).status_code == 200
         answer = await records
         assert answer.status_code == 200 and len(answer.json()) == 160
-        # the display answered while the records were built (held in the loop, it answered one at most)
-        assert answered.index("records") >= 5, answered
+        # the display answered while the records were built (held in the loop, it answered one at most:
+        # the first asked, once the records were done)
+        assert answered.index("records") >= 2, answered
     finally:
         await service.stop()
