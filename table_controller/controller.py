@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -50,6 +51,9 @@ CLOCK_STEP_S = 2.0
 CLOCK_CHECK_S = 10.0
 #: How often the session clock is looked at for its 报时 (a warning or the end, announced once).
 ANNOUNCE_CHECK_S = 1.0
+#: An action asked for while the log is folded at start (`Controller.recover`).
+RECOVERING_ZH = ("正在恢复记录，本操作未执行，请稍候重试 / "
+                 "the record is being recovered: nothing was done, retry shortly")
 #: The broadcast feed's longest delay (`/ws?delay=S`), and how many events apart the states kept for it are.
 PAST_WINDOW_S = 3600.0
 PAST_EVERY = 50
@@ -70,26 +74,31 @@ class Controller:
     """Owns the event log, the folded state, the table link and the subscribers of the display."""
 
     def __init__(self, config: TableConfig, store: EventStore, open_table: TableOpener,
-                 wall_clock: Callable[[], float] | None = None) -> None:
+                 wall_clock: Callable[[], float] | None = None, fold_now: bool = True) -> None:
+        """`fold_now=False`: the state stays empty until `recover()` folds the log in a worker
+        thread, so the display can answer (and say 正在恢复记录) while a long log is folded."""
         self.config = config
         self.store = store
         self._open_table = open_table
         self._drift_logged = 0.0
-        # the snapshot and the events after it (a long log folded whole only after an upgrade)
-        self.state: TableState
-        self.state, self.folded_at_start = snapshot.restore(store)
-        # (after the fold: a session or hand in play keeps the last run's timeline, `stamps.py`)
-        self._wall_clock = wall_clock if wall_clock is not None else stamp_clock(store, self.state)
-        #: How far behind the record's last stamp the clock started (said once by `check_clock`).
+        self._given_clock = wall_clock
+        self.state: TableState = TableState()
+        self.folded_at_start = 0
+        #: While the log is folded at start (`recover`): events folded and to fold; None once done.
+        self.recovering: dict[str, int] | None = None
+        self.recovered = asyncio.Event()
+        #: The snapshot being written in a worker thread (`save_snapshot_soon`), if one is.
+        self._snapshotting: asyncio.Future[bool] | None = None
+        self._wall_clock: Callable[[], float] = time.time  # until the fold says which timeline goes on
         self._behind_at_start = 0.0
-        going_on = getattr(self._wall_clock, "not_before", None)
-        if going_on is not None and self.state.last_at is not None:
-            # a boot with an old saved time: the stamps go on from the record, so the session clock
-            # and the turn timers neither gain the hour back nor run backwards
-            self._behind_at_start = float(going_on(self.state.last_at))
-            if self._behind_at_start:  # said as `behind_record_s`, not again as a drift
-                self._drift_logged = float(self._wall_clock.drift())
-        self._snapshot_seq = self.state.seq
+        self._snapshot_seq = 0
+        #: States of the last hour, one every `PAST_EVERY` events, for the broadcast feed (`state_at`).
+        self._past: deque[TableState] = deque([self.state])
+        if fold_now:
+            # the snapshot and the events after it (a long log folded whole only after an upgrade)
+            self._took(*snapshot.restore(store))
+        else:
+            self.recovering = {"done": 0, "total": 0}
         self.table: Any = None
         #: Extra health sources shown beside the link's (e.g. the camera): name -> () -> dict.
         self.health_sources: dict[str, Callable[[], dict[str, Any]]] = {}
@@ -109,8 +118,46 @@ class Controller:
         self._last_written: Event | None = None
         #: The table's (boot id, event number) of the newest table event logged or held.
         self._table_position: tuple[int, int] | None = store.table_cursor()
-        #: States of the last hour, one every `PAST_EVERY` events, for the broadcast feed (`state_at`).
-        self._past: deque[TableState] = deque([self.state])
+
+    def _took(self, state: TableState, folded: int) -> None:
+        """Start from `state`, the log folded (`folded` events of it at this start)."""
+        self.state, self.folded_at_start = state, folded
+        # (after the fold: a session or hand in play keeps the last run's timeline, `stamps.py`)
+        given = self._given_clock
+        self._wall_clock = given if given is not None else stamp_clock(self.store, self.state)
+        #: How far behind the record's last stamp the clock started (said once by `check_clock`).
+        self._behind_at_start = 0.0
+        going_on = getattr(self._wall_clock, "not_before", None)
+        if going_on is not None and self.state.last_at is not None:
+            # a boot with an old saved time: the stamps go on from the record, so the session clock
+            # and the turn timers neither gain the hour back nor run backwards
+            self._behind_at_start = float(going_on(self.state.last_at))
+            if self._behind_at_start:  # said as `behind_record_s`, not again as a drift
+                self._drift_logged = float(self._wall_clock.drift())  # type: ignore[attr-defined]
+        self._snapshot_seq = self.state.seq
+        self._past = deque([self.state])
+
+    async def recover(self) -> None:
+        """Fold the log in a worker thread (`snapshot.restore`, progress in `recovering`) while the
+        loop serves the display; a long fold (an upgrade: 40,000 events took 3 s here, 15-25 s on a
+        Pi, with the display down) is then kept as a snapshot at once, so a power cut before the
+        next 1,000 events does not fold it all again."""
+        if self.recovering is None:
+            return
+
+        def progress(done: int, total: int) -> None:
+            self.recovering = {"done": done, "total": total}
+
+        def fold_and_keep() -> tuple[TableState, int]:
+            state, folded = snapshot.restore(self.store, progress)
+            if folded >= snapshot.EVERY:
+                snapshot.save(self.store, state)
+            return state, folded
+
+        state, folded = await asyncio.to_thread(fold_and_keep)
+        self._took(state, folded)
+        self.recovering = None
+        self.recovered.set()
 
     def now(self) -> float:
         """The wall clock events are stamped with (the display's timers count against it)."""
@@ -147,7 +194,10 @@ class Controller:
         """Append, fold, publish — in that order, so nothing shown is missing from the record.
 
         Raises `StoreError` when the log cannot be written (the action is then not done); events
-        held from the table or the camera meanwhile are written first, so the order stays."""
+        held from the table or the camera meanwhile are written first, so the order stays.
+        While the log is folded at start (`recover`) nothing is accepted: the fold has not seen it."""
+        if self.recovering is not None:
+            raise ActionError(RECOVERING_ZH, status=503)
         self._write_held()
         return self._append(source, type, data)
 
@@ -171,7 +221,13 @@ class Controller:
         return self._table_position
 
     def log_health(self) -> dict[str, Any]:
-        """The log's own line on the health panel: it writes, or why not and how much waits."""
+        """The log's own line on the health panel: it writes, or why not and how much waits, or
+        how far the fold at start is (the display is up before the record is read)."""
+        if self.recovering is not None:
+            done, total = self.recovering["done"], self.recovering["total"]
+            return {"ok": False, "waiting": 0, "recovering": dict(self.recovering),
+                    "message": f"正在恢复记录：已读 {done} / {total} 条事件，请稍候",
+                    "message_en": f"recovering the record: {done} of {total} events read, please wait"}
         if self.log_error is None:
             return {"ok": True, "message": "事件记录正常", "message_en": "event log writing", "waiting": 0}
         waiting = len(self._held)
@@ -212,7 +268,7 @@ class Controller:
         self.state = apply(self.state, ev)
         self._keep_past()
         if ev.seq - self._snapshot_seq >= snapshot.EVERY:
-            self.save_snapshot()
+            self.save_snapshot_soon()
         for q in list(self._subscribers):
             try:
                 q.put_nowait(ev)
@@ -355,6 +411,22 @@ class Controller:
         if snapshot.save(self.store, self.state):
             self._snapshot_seq = self.state.seq
 
+    def save_snapshot_soon(self) -> None:
+        """`save_snapshot` in a worker thread: the SQLite write and its fsync (a 400 KB blob at 400
+        hands; an SD card's sync) no longer hold the loop. States are never changed once made
+        (`state.apply` copies what it changes), so the thread pickles the one it was given while the
+        loop folds newer ones. One at a time; without a running loop (a script), at once."""
+        if self._snapshotting is not None and not self._snapshotting.done():
+            return  # the next event past `EVERY` tries again
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.save_snapshot()
+            return
+        state = self.state
+        self._snapshot_seq = state.seq  # not asked again for the next `EVERY` events
+        self._snapshotting = loop.run_in_executor(None, snapshot.save, self.store, state)
+
     async def stop(self) -> None:
         self._stopping.set()
         for task in self._tasks:
@@ -365,7 +437,11 @@ class Controller:
             except (asyncio.CancelledError, Exception):
                 pass
         self._tasks.clear()
-        if not self._held:  # (with events held back, the fold is behind the table: the log decides next time)
+        if self._snapshotting is not None:  # written before the last one, never over it
+            await asyncio.wait([self._snapshotting])
+        # (with events held back, the fold is behind the table: the log decides next time; while
+        # recovering, the state is not the log's yet)
+        if not self._held and self.recovering is None:
             self.save_snapshot()
         if self.table is not None:
             try:

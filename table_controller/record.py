@@ -48,100 +48,138 @@ def hand_record(events: Sequence[Event], hand_no: int, *, referee: bool = False,
     `state` is the log folded (the running controller's own): without it the log is folded here,
     which a long session makes slow, so the service passes its state. `rounds.RoundError` for a
     round the table has not played."""
-    from table_controller import rounds
-    from table_controller.corrections import TYPE as CORRECTION
-    from table_controller.corrections import corrected, patches
-    from table_controller.projection import public_event
-
     state = state if state is not None else fold(events)
-    events = rounds.events_of(events, state, round_no)
-    state = rounds.view(state, round_no)
-    starts = [i for i, e in enumerate(events) if e.type == "operator.hand_start" and e.data.get("hand_no") == hand_no]
-    if not starts:
-        known = ", ".join(str(n) for n in hand_numbers(events)) or "none"
-        raise RecordError(f"第 {state.round} 轮没有第 {hand_no} 盘 / no hand {hand_no} in round {state.round} "
-                          f"(hands: {known})")
-    first = starts[-1]
-    after = next((i for i in range(first + 1, len(events)) if events[i].type == "operator.hand_start"), len(events))
-    playing = state.hand if state.hand is not None and state.hand.get("hand_no") == hand_no \
-        and not state.hand.get("ended") else None
-    hand = playing or next((h for h in reversed(state.hands) if h["hand_no"] == hand_no), None) or {}
-    actions = {a["seq"]: a for a in state.actions}
-    fixes = patches(state.actions, None)  # plays corrected (by seq, unique in the log)
-    start_at = events[first].at
-    lines = []
-    for ev in events[first:after]:
-        if not ev.type.startswith(RECORDED):
-            continue
-        action = actions.get(ev.seq)
-        fixing = ev.type == CORRECTION or (ev.type == "referee.undo" and action is not None
-                                           and action.get("target_type") == CORRECTION)
-        if fixing and not referee:
-            continue  # the public record is the corrected one only
-        play = corrected(ev, fixes) if ev.type.startswith("play.") else ev
-        if play is None and not referee:
-            continue  # a play voided: never happened, for the public
-        line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
-                                "type": ev.type, "text": describe(play or ev)}
-        if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)
-            data = public_event((play or ev).to_json())["data"]
-            line["play"] = {k: data[k] for k in PLAY_FIELDS if k in data}
-        if referee and play is None:
-            line["void"] = True
-        elif referee and play is not ev:
-            line["was"] = describe(ev)  # as first recorded
-        if referee and ev.type == CORRECTION and action is not None and "target" in action:
-            line["text"] = f"更正 #{action['target']}：{action['was']}" + (
-                f" → {action['now']}" if action.get("now") else "（作废）") + f"（{action['reason']}）"
-        if action is not None and action.get("undone"):
-            line["undone"] = True
-        if action is not None and action.get("error"):
-            line["refused"] = action["error"]
-        if referee and ev.type == "referee.win_read":
-            line["hand"] = ev.data.get("hand")
-        if referee and ev.type == "referee.exhaustive":
-            line["hands"] = ev.data.get("hands")
-        lines.append(line)
-    row = _score_row(state, hand_no)
-    brk = (hand.get("deal") or {}).get("break") if playing else hand.get("break")
-    return {
-        "hand_no": hand_no,
-        "round": state.round,
-        "ruleset": state.ruleset,
-        "table_name": state.table_name,
-        "prevalent_wind": hand.get("prevalent_wind", "E"),
-        "dealer_position": hand.get("dealer_position"),
-        # the physical chair of each wind, and the player there (抽签号位; they differ after a 换位)
-        "seats": {w: {"chair": _chair(w, hand.get("dealer_position") or 1), "player_no": int(p),
-                      "player": state.players.get(int(p), f"{p}号位")}
-                  for w, p in (hand.get("seats") or {}).items()},
-        "throws": [{"seat": t["seat"], "dice": list(t["dice"]), **({"keyed": True} if t.get("keyed") else {})}
-                   for t in hand.get("throws", [])],
-        "break": brk,
-        "started_at": start_at,
-        "ended_at": next((e.at for e in events[first:after] if e.type == "operator.hand_end"), None),
-        "result": "playing" if playing else row["result"] if row else hand.get("result", "draw"),
-        "wins": [_win(w, referee) for w in _wins(state, hand_no)],
-        "points": row["points"] if row else {},
-        "lines": lines,
-        "view": "referee" if referee else "public",
-    }
+    return _Round(events, state, round_no).record(hand_no, referee)
+
+
+class _Round:
+    """A round's part of the log, read once for the records of its hands: each record looked through
+    the whole log and computed the whole score sheet again, so a round's records (`GET /api/records`)
+    cost hands x events; 12.5 s here at 400 hands (a Pi: a minute), with the display's loop held."""
+
+    def __init__(self, events: Sequence[Event], state: TableState, round_no: int | None) -> None:
+        from table_controller import rounds
+        from table_controller.corrections import patches
+
+        self.events = rounds.events_of(events, state, round_no)
+        self.state = rounds.view(state, round_no)
+        starts = [i for i, e in enumerate(self.events) if e.type == "operator.hand_start"]
+        #: each hand number's last start, and where the hand after each start begins
+        self.start_of = {self.events[i].data.get("hand_no"): i for i in starts}
+        self.end_of = dict(zip(starts, starts[1:] + [len(self.events)]))
+        self.actions = {a["seq"]: a for a in self.state.actions}
+        self.fixes = patches(self.state.actions, None)  # plays corrected (by seq, unique in the log)
+        self._rows: dict[Any, dict[str, Any]] | None = None
+
+    def row(self, hand_no: int) -> dict[str, Any] | None:
+        """The hand's row of the score sheet (computed once for the round)."""
+        from table_controller.scoresheet import compute
+
+        if self._rows is None:
+            self._rows = {}
+            for r in compute(self.state)["rows"]:
+                self._rows.setdefault(r["hand_no"], r)
+        return self._rows.get(hand_no)
+
+    def record(self, hand_no: int, referee: bool) -> dict[str, Any]:
+        """Hand `hand_no`'s record (the last of that number); `RecordError` where the round has none."""
+        events, state = self.events, self.state
+        first = self.start_of.get(hand_no)
+        if first is None:
+            known = ", ".join(str(n) for n in hand_numbers(events)) or "none"
+            raise RecordError(f"第 {state.round} 轮没有第 {hand_no} 盘 / no hand {hand_no} in round {state.round} "
+                              f"(hands: {known})")
+        after = self.end_of[first]
+        playing = state.hand if state.hand is not None and state.hand.get("hand_no") == hand_no \
+            and not state.hand.get("ended") else None
+        hand = playing or next((h for h in reversed(state.hands) if h["hand_no"] == hand_no), None) or {}
+        start_at = events[first].at
+        row = self.row(hand_no)
+        brk = (hand.get("deal") or {}).get("break") if playing else hand.get("break")
+        return {
+            "hand_no": hand_no,
+            "round": state.round,
+            "ruleset": state.ruleset,
+            "table_name": state.table_name,
+            "prevalent_wind": hand.get("prevalent_wind", "E"),
+            "dealer_position": hand.get("dealer_position"),
+            # the physical chair of each wind, and the player there (抽签号位; they differ after a 换位)
+            "seats": {w: {"chair": _chair(w, hand.get("dealer_position") or 1), "player_no": int(p),
+                          "player": state.players.get(int(p), f"{p}号位")}
+                      for w, p in (hand.get("seats") or {}).items()},
+            "throws": [{"seat": t["seat"], "dice": list(t["dice"]), **({"keyed": True} if t.get("keyed") else {})}
+                       for t in hand.get("throws", [])],
+            "break": brk,
+            "started_at": start_at,
+            "ended_at": next((e.at for e in events[first:after] if e.type == "operator.hand_end"), None),
+            "result": "playing" if playing else row["result"] if row else hand.get("result", "draw"),
+            "wins": [_win(w, referee) for w in _wins(state, hand_no)],
+            "points": row["points"] if row else {},
+            "lines": self.lines(first, after, referee),
+            "view": "referee" if referee else "public",
+        }
+
+    def lines(self, first: int, after: int, referee: bool) -> list[dict[str, Any]]:
+        """The record's lines: events `first` to `after` (excluded) that belong in a hand's record; the
+        public's with the plays as corrected (a voided play and the corrections left out)."""
+        from table_controller.corrections import TYPE as CORRECTION
+        from table_controller.corrections import corrected
+        from table_controller.projection import public_event
+
+        start_at = self.events[first].at
+        lines = []
+        for ev in self.events[first:after]:
+            if not ev.type.startswith(RECORDED):
+                continue
+            action = self.actions.get(ev.seq)
+            fixing = ev.type == CORRECTION or (ev.type == "referee.undo" and action is not None
+                                               and action.get("target_type") == CORRECTION)
+            if fixing and not referee:
+                continue  # the public record is the corrected one only
+            play = corrected(ev, self.fixes) if ev.type.startswith("play.") else ev
+            if play is None and not referee:
+                continue  # a play voided: never happened, for the public
+            line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
+                                    "type": ev.type, "text": describe(play or ev)}
+            if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)
+                data = public_event((play or ev).to_json())["data"]
+                line["play"] = {k: data[k] for k in PLAY_FIELDS if k in data}
+            if referee and play is None:
+                line["void"] = True
+            elif referee and play is not ev:
+                line["was"] = describe(ev)  # as first recorded
+            if referee and ev.type == CORRECTION and action is not None and "target" in action:
+                line["text"] = f"更正 #{action['target']}：{action['was']}" + (
+                    f" → {action['now']}" if action.get("now") else "（作废）") + f"（{action['reason']}）"
+            if action is not None and action.get("undone"):
+                line["undone"] = True
+            if action is not None and action.get("error"):
+                line["refused"] = action["error"]
+            if referee and ev.type == "referee.win_read":
+                line["hand"] = ev.data.get("hand")
+            if referee and ev.type == "referee.exhaustive":
+                line["hands"] = ev.data.get("hands")
+            lines.append(line)
+        return lines
 
 
 def _chair(wind: str, dealer_position: int) -> int:
     return (int(dealer_position) - 1 + SEATS.index(wind)) % 4 + 1
 
 
+def hand_records(events: Sequence[Event], hand_nos: Sequence[int], *, state: TableState) -> list[dict[str, Any]]:
+    """The public records of hands `hand_nos` of the round being played, the log read once for all."""
+    book = _Round(events, state, None)
+    return [book.record(n, False) for n in hand_nos]
+
+
 def session_records(events: Sequence[Event], *, referee: bool = False,
                     state: TableState | None = None, round_no: int | None = None) -> list[dict[str, Any]]:
     """Every hand's record of a round (default: the one being played), in the order they were
     played (the round's 牌谱, for the archive)."""
-    from table_controller import rounds
-
     state = state if state is not None else fold(events)
-    mine = rounds.events_of(events, state, round_no)
-    return [hand_record(mine, n, referee=referee, state=state, round_no=round_no)
-            for n in dict.fromkeys(hand_numbers(mine))]
+    book = _Round(events, state, round_no)
+    return [book.record(n, referee) for n in dict.fromkeys(hand_numbers(book.events))]
 
 
 def all_records(events: Sequence[Event], *, referee: bool = False,
@@ -167,12 +205,6 @@ def _win(w: dict[str, Any], referee: bool) -> dict[str, Any]:
     if referee:
         out["read_seq"] = w.get("read_seq")
     return out
-
-
-def _score_row(state: Any, hand_no: int) -> dict[str, Any] | None:
-    from table_controller.scoresheet import compute
-
-    return next((r for r in compute(state)["rows"] if r["hand_no"] == hand_no), None)
 
 
 def as_text(record: dict[str, Any]) -> str:

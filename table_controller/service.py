@@ -85,14 +85,18 @@ class TableService:
             return await open_table(u, clock=SystemClock(), dialect=cfg.table.dialect,
                                     resume=self.controller.table_resume(), **options)
 
-        self.controller = Controller(cfg, self.store, opener)
+        # the log is folded after the display is up (`Controller.recover`): it says 正在恢复记录 meanwhile
+        self.controller = Controller(cfg, self.store, opener, fold_now=False)
         # the controller links to the pty path (or the configured device), never to the sim object
         self.controller.config = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": url})})
-        await self.controller.start()
         self.credentials = Credentials.from_display(cfg.display, lambda: secrets.token_urlsafe(9))
         self.generated = self.credentials.generated(cfg.display)
         if self.generated:  # only those made up now: a configured credential is never logged
             log.warning("generated display credentials (set them in the config to keep them)", extra=self.generated)
+        if self.serve_http:
+            await self._start_http()
+        await self.controller.recover()
+        await self.controller.start()
         if cfg.demo.autoplay and cfg.demo.camera:
             self._start_camera(self._start_demo_camera())
         elif cfg.camera.source:
@@ -101,8 +105,6 @@ class TableService:
             self._start_tournament()
         if cfg.storage.mirror_dir:
             self._start_mirror()
-        if self.serve_http:
-            await self._start_http()
         if cfg.demo.autoplay:
             from table_controller.demo import demo_loop
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import pickle
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -32,6 +33,8 @@ log = logging.getLogger("table_controller.snapshot")
 
 #: A snapshot is written after this many events since the last one (and at a clean stop).
 EVERY = 1000
+#: Events folded between two progress reports at start (`restore`).
+CHUNK = 500
 _ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -69,15 +72,21 @@ def save(store: EventStore, state: TableState) -> bool:
     return True
 
 
-def restore(store: EventStore) -> tuple[TableState, int]:
+def restore(store: EventStore, progress: Callable[[int, int], None] | None = None) -> tuple[TableState, int]:
     """The state after the whole log, from the snapshot and the events after it where one fits;
-    also how many events were folded (the whole log's count when no snapshot served)."""
+    also how many events were folded (the whole log's count when no snapshot served).
+    `progress(done, total)` hears how far the fold is every `CHUNK` events (the display says it)."""
     start = _load(store)
-    if start is None:
-        events = store.since(0)
-        return fold(events), len(events)
-    events = store.since(start.seq)
-    return fold(events, initial=start), len(events)
+    after = 0 if start is None else start.seq
+    if progress is not None:  # before the events are read: a long log's read alone takes a while
+        progress(0, store.last_seq() - after)
+    events = store.since(after)
+    state = start if start is not None else TableState()
+    for i in range(0, len(events), CHUNK):
+        state = fold(events[i:i + CHUNK], initial=state)
+        if progress is not None:
+            progress(min(i + CHUNK, len(events)), len(events))
+    return state, len(events)
 
 
 def _load(store: EventStore) -> TableState | None:

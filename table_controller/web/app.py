@@ -2,9 +2,10 @@
 
 Live messages (JSON), on `/ws` (public) and `/ws/referee` (authenticated by its first message):
 - `{"type": "snapshot", "seq": N, "state": {...}, "now": T}`: the whole view at N;
-- `{"type": "event", "seq": N, "event": {...}, "state": {...}?, "now": T}`: one accepted event; live
-  events and the last of a catch-up carry the state after them. `now` is the server's clock, so a
-  page counts turn timers down without trusting its own clock.
+- `{"type": "event", "seq": N, "event": {...}, "state": {...}?, "kept": [...]?, "now": T}`: one accepted
+  event; live events and the last of a catch-up carry the state after them, less the parts named in
+  `kept` (`BIG`: the score sheet, the ended hands) where they are as in the last state this socket
+  sent. `now` is the server's clock, so a page counts turn timers down without trusting its own clock.
 A client that reconnects with `?since=N` receives exactly the events after N, or one snapshot when
 more than `REPLAY_LIMIT` were missed. `/ws?delay=S` is the broadcast feed, S seconds behind.
 What the public sees is `projection.public_view` / `public_event`, never the raw state.
@@ -38,6 +39,7 @@ from table_controller.state import apply
 from table_controller.store import StoreError
 from table_controller.web.auth import ROLE_ZH, Credentials, allows
 from table_controller.web.limits import BodyLimit
+from table_controller.web.recovering import PROGRESS_EVERY_S, WhileRecovering
 from table_controller.web.replays import Replays
 from table_controller.web.schemas import EventOut, HealthOut, StateOut
 
@@ -216,6 +218,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     # a double tap or a retry after a lost answer acts once, after a restart too
     app.add_middleware(Replays, recorded=controller.store.request_done)
     app.add_middleware(BodyLimit)  # before anything reads a body: a huge one must not fill the Pi's memory
+    app.add_middleware(WhileRecovering, controller=controller)  # 503 until the log is folded at start
     if cfg.display.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.display.cors_origins),
                            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type", "Idempotency-Key"])
@@ -263,7 +266,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.get("/api/health", response_model=HealthOut, summary="Is the service up; the link's and camera's health")
     async def health() -> dict[str, Any]:
         return {"ok": controller.log_error is None, "version": __version__, "seq": controller.state.seq,
-                "link": controller.state.link, "health": controller.health_report()}
+                "link": controller.state.link, "health": controller.health_report(),
+                "recovering": controller.recovering}
 
     @app.get("/api/state", response_model=StateOut, summary="The public state (no concealed tile)")
     async def state() -> dict[str, Any]:
@@ -325,13 +329,13 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.get("/api/hands/{hand_no}/record", summary="The hand record (牌谱): plays, wins, score; no concealed tile")
     async def hand_record_public(hand_no: int, format: Literal["json", "text"] = "json",
                                  round: int | None = RoundQuery) -> Response:
-        return _record(hand_no, referee=False, fmt=format, round_no=round)
+        return await _record(hand_no, referee=False, fmt=format, round_no=round)
 
     @app.get("/api/referee/hands/{hand_no}/record", summary="The hand record with the hands as read (referee only)")
     async def hand_record_referee(hand_no: int, format: Literal["json", "text"] = "json",
                                   round: int | None = RoundQuery,
                                   who: str = Depends(role("referee"))) -> Response:
-        return _record(hand_no, referee=True, fmt=format, round_no=round)
+        return await _record(hand_no, referee=True, fmt=format, round_no=round)
 
     @app.get("/api/records", summary="Every hand's record of a round (its 牌谱), or of all rounds; no concealed tile")
     async def session_records_public(format: Literal["json", "text"] = "json", round: int | None = RoundQuery,
@@ -339,23 +343,29 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         from table_controller.record import all_records, as_text, session_records
         from table_controller.rounds import RoundError
 
-        events = controller.store.since(0)
-        try:
-            records = all_records(events, state=controller.state) if all_rounds else \
-                session_records(events, state=controller.state, round_no=round)
+        state = controller.state  # (never changed once made: the worker thread reads it as it is now)
+
+        def build() -> list[dict[str, Any]]:
+            events = controller.store.since(0)
+            return all_records(events, state=state) if all_rounds else \
+                session_records(events, state=state, round_no=round)
+
+        try:  # a long day's log read and its records built: off the loop (400 hands: 0.5 s here, a Pi 5-8x)
+            records = await asyncio.to_thread(build)
         except RoundError as exc:
             raise HTTPException(404, detail=str(exc)) from None
         if format == "text":
             return Response("\n".join(as_text(r) for r in records), media_type="text/plain; charset=utf-8")
         return JSONResponse(records)
 
-    def _record(hand_no: int, referee: bool, fmt: str, round_no: int | None) -> Response:
+    async def _record(hand_no: int, referee: bool, fmt: str, round_no: int | None) -> Response:
         from table_controller.record import RecordError, as_text, hand_record
         from table_controller.rounds import RoundError
 
-        try:  # the controller's own folded state: the log is read, not folded again
-            record = hand_record(controller.store.since(0), hand_no, referee=referee, state=controller.state,
-                                 round_no=round_no)
+        state = controller.state
+        try:  # the controller's own folded state: the log is read (in a worker thread), not folded again
+            record = await asyncio.to_thread(lambda: hand_record(controller.store.since(0), hand_no, referee=referee,
+                                                                 state=state, round_no=round_no))
         except (RecordError, RoundError) as exc:
             raise HTTPException(404, detail=str(exc)) from None
         if fmt == "text":
@@ -581,12 +591,24 @@ async def _close(ws: WebSocket, code: int, reason: str) -> None:
         pass
 
 
+#: Parts of a view that grow with the day and change only now and then (a hand ends, a ruling):
+#: left out of a socket's event message when that socket already holds them as they are (`kept`).
+BIG = ("scoresheet", "hands")
+
+
 class ViewCache:
-    """The public and referee views and their messages, computed once per sequence number for all clients."""
+    """The public and referee views and their messages, computed once per sequence number for all clients.
+
+    Each view's `BIG` parts carry a version, raised when they change; a socket that holds the current
+    version gets the event's state without them and `"kept": [...]` (the page keeps its own). At 400
+    hands they were 440 KB of each 475 KB message, compressed again for every socket on every event
+    (permessage-deflate, as browsers ask): 50 sockets cost the loop more than the event itself."""
 
     def __init__(self, controller: Controller) -> None:
         self.controller = controller
-        self._cache: dict[tuple[str, int], Any] = {}
+        self._cache: dict[tuple[Any, ...], Any] = {}
+        #: per kind, the last view computed and its `BIG` parts' version
+        self._last: dict[str, tuple[int, dict[str, Any]]] = {}
 
     def _get(self, kind: str, make: Any) -> Any:
         seq = self.controller.state.seq
@@ -594,7 +616,13 @@ class ViewCache:
         if key not in self._cache:
             if len(self._cache) > 64:
                 self._cache.clear()
-            self._cache[key] = make()
+            view = make()
+            version, before = self._last.get(kind, (0, {}))
+            if any(view.get(k) != before.get(k) for k in BIG):
+                version += 1
+            self._last[kind] = (version, view)
+            self._cache[key] = view
+            self._cache[("version", kind, seq)] = version
         return self._cache[key]
 
     def public(self) -> dict[str, Any]:
@@ -603,21 +631,35 @@ class ViewCache:
     def referee(self) -> dict[str, Any]:
         return self._get("referee", lambda: referee_view(self.controller.state))  # type: ignore[no-any-return]
 
-    def message(self, ev: Any, private: bool, with_state: bool) -> str:
-        """One serialized socket message (the same text goes to every client of the channel)."""
-        kind = ("ref" if private else "pub") + ("+s" if with_state else "")
+    def version(self, private: bool) -> int:
+        """The version of the current view's `BIG` parts (a socket sent the whole view holds it)."""
+        kind = "referee" if private else "public"
+        self.referee() if private else self.public()
+        return int(self._cache[("version", kind, self.controller.state.seq)])
+
+    def message(self, ev: Any, private: bool, with_state: bool, held: int | None = None) -> tuple[str, int | None]:
+        """One serialized socket message (the same text goes to every client of the channel that holds
+        the same), and the `BIG` parts' version the client holds after it. `held`: the version the
+        client holds (None: none yet); where it is the current one, `BIG` is left out (`kept`)."""
+        version = self.version(private) if with_state else held
+        lean = with_state and held is not None and held == version
+        kind = ("ref" if private else "pub") + ("+s" if with_state else "") + ("-kept" if lean else "")
         key = (kind, ev.seq)
         if key in self._cache:
-            return self._cache[key]  # type: ignore[no-any-return]
+            return self._cache[key], version  # type: ignore[no-any-return]
         event = ev.to_json() if private else public_event(ev.to_json())
         state = None
         if with_state:
             state = self.referee() if private else self.public()
-        text = json.dumps({"type": "event", "seq": ev.seq, "event": event, "state": state,
-                           "now": self.controller.now()}, ensure_ascii=False)
+        message: dict[str, Any] = {"type": "event", "seq": ev.seq, "event": event, "state": state,
+                                   "now": self.controller.now()}
+        if lean and state is not None:
+            message["state"] = {k: v for k, v in state.items() if k not in BIG}
+            message["kept"] = list(BIG)
+        text = json.dumps(message, ensure_ascii=False)
         if ev.seq == self.controller.state.seq:
             self._cache[key] = text
-        return text
+        return text, version
 
     def snapshot(self, private: bool) -> str:
         state = self.referee() if private else self.public()
@@ -625,11 +667,24 @@ class ViewCache:
                           ensure_ascii=False)
 
 
+async def _while_recovering(ws: WebSocket, controller: Controller) -> None:
+    """Until the log is folded at start, the page hears how far (a health message: 正在恢复记录)."""
+    while controller.recovering is not None:
+        await ws.send_text(_health_message(controller))
+        try:
+            await asyncio.wait_for(controller.recovered.wait(), PROGRESS_EVERY_S)
+        except asyncio.TimeoutError:
+            continue
+
+
 async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> None:
+    await _until_closed(ws, _while_recovering(ws, controller))
+    if controller.recovering is not None:
+        return  # the page went away first
     queue = controller.subscribe()  # before the catch-up read, so nothing falls in between
 
     async def send() -> None:
-        last = await _catch_up(ws, controller, views, since, private)
+        last, held = await _catch_up(ws, controller, views, since, private)
         await ws.send_text(_health_message(controller))
         while True:
             try:
@@ -640,7 +695,8 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
             if ev.seq <= last:
                 continue
             last = ev.seq
-            await ws.send_text(views.message(ev, private, with_state=queue.empty()))
+            text, held = views.message(ev, private, with_state=queue.empty(), held=held)
+            await ws.send_text(text)
 
     try:
         await _until_closed(ws, send())
@@ -680,31 +736,42 @@ async def _until_closed(ws: WebSocket, sending: Any) -> None:
             log.debug("socket sender ended", exc_info=True)
 
 
-async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> int:
-    """Send what a (re)connecting client lacks; return the last sequence number it now has."""
+async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None,
+                    private: bool) -> tuple[int, int | None]:
+    """Send what a (re)connecting client lacks; return the last sequence number it now has, and the
+    version of the `BIG` parts it holds (None where it was sent no whole state)."""
     head = controller.state.seq
     if since is None or since > head or head - since > REPLAY_LIMIT:
-        await ws.send_text(views.snapshot(private))
-        return head
+        text, held = views.snapshot(private), views.version(private)
+        await ws.send_text(text)
+        return head, held
     missed = controller.store.since(since)
+    held = None
     for i, ev in enumerate(missed):
         final = i == len(missed) - 1
         event = ev.to_json() if private else public_event(ev.to_json())
         state = (views.referee() if private else views.public()) if final else None
+        if final:
+            held = views.version(private)
         await ws.send_text(json.dumps({"type": "event", "seq": ev.seq, "event": event, "state": state,
                                        "now": controller.now()}, ensure_ascii=False))
-    return missed[-1].seq if missed else since
+    return (missed[-1].seq if missed else since), held
 
 
 async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
     """The broadcast feed: the public view as it was `delay` seconds ago, replayed event by event."""
+    await _until_closed(ws, _while_recovering(ws, controller))
+    if controller.recovering is not None:
+        return
     queue = controller.subscribe()
 
     async def send() -> None:
         cutoff = controller.now() - delay
         shown, pending = controller.state_at(cutoff)
-        await ws.send_text(json.dumps({"type": "snapshot", "seq": shown.seq, "state": public_view(shown),
+        view = public_view(shown)
+        await ws.send_text(json.dumps({"type": "snapshot", "seq": shown.seq, "state": view,
                                        "now": cutoff, "delay": delay, "every": HEALTH_EVERY_S}, ensure_ascii=False))
+        held = [view.get(k) for k in BIG]  # what the viewer holds of the parts left out when unchanged
         last = pending[-1].seq if pending else shown.seq
         sent = time.monotonic()
         while True:
@@ -724,9 +791,14 @@ async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
                 continue
             ev = pending.pop(0)
             shown = apply(shown, ev)
-            await ws.send_text(json.dumps({"type": "event", "seq": ev.seq, "event": public_event(ev.to_json()),
-                                           "state": public_view(shown), "now": controller.now() - delay,
-                                           "delay": delay}, ensure_ascii=False))
+            view = public_view(shown)
+            message: dict[str, Any] = {"type": "event", "seq": ev.seq, "event": public_event(ev.to_json()),
+                                       "state": view, "now": controller.now() - delay, "delay": delay}
+            if all(view.get(k) == h for k, h in zip(BIG, held)):
+                message["state"] = {k: v for k, v in view.items() if k not in BIG}
+                message["kept"] = list(BIG)
+            held = [view.get(k) for k in BIG]
+            await ws.send_text(json.dumps(message, ensure_ascii=False))
             sent = time.monotonic()
 
     try:

@@ -68,3 +68,5 @@ class HealthOut(BaseModel):
     link: LinkState
     health: dict[str, Any] = Field(description="link counters (rtt_ms, retransmits, crc_errors, reconnects, "
                                                "heard_s_ago) and the camera's state")
+    recovering: dict[str, int] | None = Field(None, description="while the log is folded at start: events folded "
+                                                                "(done) of total; the rest of the API answers 503")

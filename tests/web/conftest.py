@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +11,11 @@ import pytest_asyncio
 
 from table_controller.config import parse_config
 from table_controller.service import TableService
+from table_controller.store import EventStore
+from tablesim.session import write_session
+
+#: A long day's log: a 10-hand session played this many times over (about 16,000 events).
+DAYS = 16
 
 
 @pytest_asyncio.fixture
@@ -27,3 +33,27 @@ async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         yield svc
     finally:
         await svc.stop()
+
+
+@pytest.fixture(scope="session")
+def long_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A log of `DAYS` x 10 hands, each copy numbered on (hands, stamps), written in one transaction
+    (a long day without a day's writing): copy it, it is shared."""
+    base = tmp_path_factory.mktemp("one")
+    one = EventStore(base / "events.sqlite3")
+    write_session(one, "mcr", 10, seed=6)
+    events = one.since(0)
+    one.close()
+    span = events[-1].at - events[0].at + 60.0
+    rows: list[tuple[int, float, str, str, str]] = []
+    for k in range(DAYS):
+        for ev in events[1:] if k else events:
+            data = dict(ev.data)
+            if "hand_no" in data:
+                data["hand_no"] += 10 * k
+            rows.append((len(rows) + 1, ev.at + k * span, ev.source, ev.type, json.dumps(data, ensure_ascii=False)))
+    path = tmp_path_factory.mktemp("long") / "events.sqlite3"
+    store = EventStore(path)
+    store.restore(rows, None)
+    store.close()
+    return path

@@ -1226,6 +1226,13 @@ function onMessage(msg) {
   if (msg.type === "health") {
     health = msg.health;
     renderHealth();
+    // the service folds its log at start (正在恢复记录, with how far): the badge says so until the state comes
+    const log = health.log || {};
+    if (log.recovering) {
+      $("link").textContent = (lang === "zh" ? log.message : log.message_en) || "";
+      $("link").className = "badge down";
+      $("link").dataset.recovering = "1";
+    } else delete $("link").dataset.recovering;
     return;
   }
   if (msg.type === "error") {
@@ -1251,6 +1258,9 @@ function onMessage(msg) {
     if (lastSeq !== null && msg.seq <= lastSeq) return;
     lastSeq = msg.seq;
     if (msg.state) {
+      // the parts as they were in the last state this socket sent (`kept`: the score sheet, the ended
+      // hands) are left out of the message: the page keeps its own
+      for (const k of msg.kept || []) if (state) msg.state[k] = state[k];
       state = msg.state;
       const known = new Set(logLines.map((l) => l.seq));
       for (const l of state.log) if (!known.has(l.seq)) logLines.push(l);
