@@ -711,6 +711,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
         return no_tile
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
         return f"未轮到{zh.get(seat, seat)}家，现在是{zh[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
+    if type == "play.flower" and turn and seat != turn["seat"] and not _flower_now(hand, seat):
+        return (f"未轮到{zh.get(seat, seat)}家补花，现在是{zh[turn['seat']]}家：补花在自己摸牌后、出牌前（起牌后各家依次补花）"
+                f" / not {seat}'s turn to lay a flower but {turn['seat']}'s")
     if type == "play.claim":
         frm = d.get("from")
         pool = (hand.get("discards") or {}).get(frm) or []
@@ -729,6 +732,22 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             if not flow_of(str(hand.get("ruleset", ""))).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
                 return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _flower_now(hand: dict[str, Any], seat: Any) -> bool:
+    """Whether a seat not in turn may lay a flower: in the opening 补花 (no discard or meld yet, every
+    seat in its round: walls.md), or as the seat whose discard is the table's newest while nobody has
+    played since (its flower seen after its discard, as a camera may see them)."""
+    if not any(hand["discards"].values()) and not any(hand["melds"].values()):
+        return True
+    newest = _newest_discard(hand)
+    return newest is not None and newest[0] == seat and bool(hand.get("pending_draw"))
+
+
+def _newest_discard(hand: dict[str, Any]) -> tuple[str, int] | None:
+    """(seat, seq) of the table's newest discard, or None before the first."""
+    last = [(w, int(pool[-1]["seq"])) for w, pool in hand["discards"].items() if pool]
+    return max(last, key=lambda x: x[1]) if last else None
 
 
 def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:

@@ -1,0 +1,56 @@
+"""The live record takes plays in the order the hand machine (`hand/state.py`) allows them, and refuses the
+rest naming why: a flower laid out of turn after the opening. Each was taken before, found by
+`tests/hand/test_parity.py`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from table_controller.config import parse_config
+from table_controller.controller import ActionError, Controller
+from table_controller.store import EventStore
+
+
+async def _no_table(url: str) -> Any:
+    raise ConnectionRefusedError(f"nothing at {url}")
+
+
+@pytest.fixture
+def mcr(tmp_path: Path) -> Iterator[Controller]:
+    """An MCR hand on a real SQLite log, dealt (dice 3+4, then W's 2+5) and the deal done."""
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "mcr"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    c = Controller(cfg, store, _no_table)
+    c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})
+    c.record_dice("E", [3, 4], by="operator")
+    c.record_dice("W", [2, 5], by="operator")
+    c.record_play("play.deal_done", {}, by="operator")
+    yield c
+    store.close()
+
+
+def _play(c: Controller, type_: str, **data: Any) -> None:
+    c.record_play("play." + type_, data, by="operator")
+
+
+def _refused(c: Controller, type_: str, why: str, **data: Any) -> None:
+    seq, hand = c.state.seq, c.state.hand
+    with pytest.raises(ActionError) as err:
+        _play(c, type_, **data)
+    assert why in str(err.value)
+    assert c.state.seq == seq and c.state.hand == hand  # nothing recorded, nothing changed
+
+
+def test_a_flower_is_laid_in_the_opening_by_anyone_then_only_by_the_seat_in_turn(mcr: Controller) -> None:
+    _play(mcr, "flower", seat="W", tile="1f")  # the opening 补花: every seat in its round
+    _play(mcr, "discard", seat="E", tile="1z")
+    _play(mcr, "flower", seat="E", tile="2f")  # seen after its discard, nobody has played since: taken
+    _play(mcr, "flower", seat="S", tile="3f")  # S drew a flower
+    _refused(mcr, "flower", "未轮到北家补花", seat="N", tile="4f")
+    _refused(mcr, "flower", "未轮到东家补花", seat="E", tile="4f")  # S has played since E's discard
+    _play(mcr, "discard", seat="S", tile="2z")
+    _play(mcr, "flower", seat="W", tile="4f")
+    assert mcr.state.hand["flowers"] == {"E": ["2f"], "S": ["3f"], "W": ["1f", "4f"], "N": []}
