@@ -721,6 +721,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             return "不能吃碰杠自己打出的牌 / a seat cannot claim its own discard"
         if not pool or pool[-1]["claimed"] or (turn and turn["seat"] == frm):
             return f"{zh.get(frm, frm)}家没有可吃碰的最后一张弃牌 / {frm} has no discard to claim"
+        passed = _passed_by(hand, seat, frm)
+        if passed:
+            return passed
         last = pool[-1]["tile"]
         if last not in d.get("tiles", []):
             return f"副露须含被吃碰的牌 {last} / the meld must contain the claimed tile {last}"
@@ -748,6 +751,23 @@ def _newest_discard(hand: dict[str, Any]) -> tuple[str, int] | None:
     """(seat, seq) of the table's newest discard, or None before the first."""
     last = [(w, int(pool[-1]["seq"])) for w, pool in hand["discards"].items() if pool]
     return max(last, key=lambda x: x[1]) if last else None
+
+
+def _passed_by(hand: dict[str, Any], seat: Any, frm: Any) -> str | None:
+    """A claim of a discard the table has played past: another discard made since, or the seat in turn
+    has laid a flower or a kong since (it drew: the claim window closed, as `hand/state.py` has it). A
+    claim keyed after the claimer's own next discard (`state._claimed_late`) is the record catching up,
+    not a late claim, and stands."""
+    from table_controller.state import _claimed_late
+
+    if _claimed_late(hand, seat, frm):
+        return None
+    newest = _newest_discard(hand)
+    if (newest is not None and newest[0] != frm) or not hand.get("pending_draw"):
+        after = newest[0] if newest is not None and newest[0] != frm else (hand.get("turn") or {}).get("seat", "?")
+        return (f"{SEAT_ZH.get(frm, frm)}家的这张牌已过：{SEAT_ZH.get(after, after)}家已在其后行牌，不能再吃碰杠 / "
+                f"{frm}'s discard was passed: {after} has played since")
+    return None
 
 
 def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:

@@ -1,6 +1,6 @@
 """The live record takes plays in the order the hand machine (`hand/state.py`) allows them, and refuses the
-rest naming why: a flower laid out of turn after the opening. Each was taken before, found by
-`tests/hand/test_parity.py`."""
+rest naming why: a flower laid out of turn after the opening, a claim of a discard the table has played past,
+a play after the win that ended the hand. Each was taken before, found by `tests/hand/test_parity.py`."""
 
 from __future__ import annotations
 
@@ -54,3 +54,23 @@ def test_a_flower_is_laid_in_the_opening_by_anyone_then_only_by_the_seat_in_turn
     _play(mcr, "discard", seat="S", tile="2z")
     _play(mcr, "flower", seat="W", tile="4f")
     assert mcr.state.hand["flowers"] == {"E": ["2f"], "S": ["3f"], "W": ["1f", "4f"], "N": []}
+
+
+def test_a_discard_the_table_has_played_past_is_not_claimed(mcr: Controller) -> None:
+    _play(mcr, "discard", seat="E", tile="1z")
+    _play(mcr, "discard", seat="S", tile="2z")  # S drew: E's 1z was let go
+    _refused(mcr, "claim", "东家的这张牌已过", seat="W", kind="pung", **{"from": "E"}, tiles=["1z"] * 3)
+    _play(mcr, "flower", seat="W", tile="1f")  # W drew a flower: S's 2z was let go too
+    _refused(mcr, "claim", "南家的这张牌已过", seat="N", kind="pung", **{"from": "S"}, tiles=["2z"] * 3)
+    _refused(mcr, "claim", "南家的这张牌已过", seat="W", kind="chow", **{"from": "S"}, tiles=["1m", "2m", "3m"])
+    _play(mcr, "discard", seat="W", tile="3z")
+    _play(mcr, "claim", seat="E", kind="pung", **{"from": "W"}, tiles=["3z"] * 3)  # the newest: taken
+    assert mcr.state.hand["turn"]["seat"] == "E"
+
+
+def test_a_claim_keyed_after_the_claimers_own_discard_still_stands(mcr: Controller) -> None:
+    """The record catching up (a pung the camera did not see), not a late claim (state._claimed_late)."""
+    _play(mcr, "discard", seat="E", tile="2p")
+    _play(mcr, "discard", seat="S", tile="4p")
+    _play(mcr, "claim", seat="S", kind="pung", **{"from": "E"}, tiles=["2p"] * 3)
+    assert mcr.state.hand["melds"]["S"][0]["late_seq"] and mcr.state.hand["turn"]["seat"] == "W"
