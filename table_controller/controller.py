@@ -696,6 +696,11 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     zh = {"E": "东", "S": "南", "W": "西", "N": "北"}
     if seat in (hand.get("out") or []):
         return f"{zh.get(seat, seat)}家本盘已和牌，不再行牌（血战到底）/ {seat} has won this hand and plays no more"
+    if type in ("play.discard", "play.claim", "play.kong", "play.flower") and hand.get("winners") and turn is None:
+        from table_controller.state import _claimed_late
+
+        if not (type == "play.claim" and _claimed_late(hand, seat, d.get("from"))):  # 补记 stands
+            return "本盘已和牌结束，不再行牌：请结束本盘 / the hand is won and over: no more play; end the hand"
     if type == "play.missing":
         return _missing_problem(hand, seat, d.get("suit"))
     if type == "play.riichi":

@@ -74,3 +74,21 @@ def test_a_claim_keyed_after_the_claimers_own_discard_still_stands(mcr: Controll
     _play(mcr, "discard", seat="S", tile="4p")
     _play(mcr, "claim", seat="S", kind="pung", **{"from": "E"}, tiles=["2p"] * 3)
     assert mcr.state.hand["melds"]["S"][0]["late_seq"] and mcr.state.hand["turn"]["seat"] == "W"
+
+
+def test_no_play_after_the_win_that_ended_the_hand(mcr: Controller) -> None:
+    """MCR: one win ends the hand. The machine refuses every play after it (hand_over); the record took
+    them until the operator ended the hand. An undo of the win opens play again."""
+    _play(mcr, "discard", seat="E", tile="5m")
+    win = {"seat_wind": "S", "prevalent_wind": "E", "win": "discard", "discarder": "E", "win_tile": "5m",
+           "concealed": "1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 9m 9m 9m".split()}
+    mcr.referee_action("referee.win_read", {"hand": win}, by="referee")
+    confirm = mcr.referee_action("referee.win_confirm", {}, by="referee")
+    assert mcr.state.hand["winners"] == ["S"] and mcr.state.hand["turn"] is None
+    _refused(mcr, "discard", "本盘已和牌结束", seat="S", tile="1z")
+    _refused(mcr, "claim", "本盘已和牌结束", seat="W", kind="pung", **{"from": "E"}, tiles=["5m"] * 3)
+    _refused(mcr, "flower", "本盘已和牌结束", seat="N", tile="1f")
+    _refused(mcr, "kong", "本盘已和牌结束", seat="S", tiles=["2z"] * 4, concealed=True)
+    mcr.referee_action("referee.undo", {"target": confirm.seq, "reason": "读错"}, by="referee")
+    assert mcr.state.hand["turn"]["seat"] == "S"
+    _play(mcr, "discard", seat="S", tile="1z")
