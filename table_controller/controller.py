@@ -759,8 +759,9 @@ def _newest_discard(hand: dict[str, Any]) -> tuple[str, int] | None:
 
 
 def _passed_by(hand: dict[str, Any], seat: Any, frm: Any) -> str | None:
-    """A claim of a discard the table has played past: another discard made since, or the seat in turn
-    has laid a flower or a kong since (it drew: the claim window closed, as `hand/state.py` has it). A
+    """A claim of a discard the table has played past: another discard made since, the seat in turn has
+    laid a flower or a kong since (it drew: the claim window closed, as `hand/state.py` has it), or a seat
+    has won since where play goes on (血战, 血流: `state.after_win`'s `won_seq`). A
     claim keyed after the claimer's own next discard (`state._claimed_late`) is the record catching up,
     not a late claim, and stands."""
     from table_controller.state import _claimed_late
@@ -768,6 +769,9 @@ def _passed_by(hand: dict[str, Any], seat: Any, frm: Any) -> str | None:
     if _claimed_late(hand, seat, frm):
         return None
     newest = _newest_discard(hand)
+    if newest is not None and int(hand.get("won_seq") or 0) > newest[1]:  # 血战: a win since, its winner drew
+        return (f"{SEAT_ZH.get(frm, frm)}家的这张牌已过：其后已有人和牌 / {frm}'s discard was passed: "
+                "a seat has won since")
     if (newest is not None and newest[0] != frm) or not hand.get("pending_draw"):
         after = newest[0] if newest is not None and newest[0] != frm else (hand.get("turn") or {}).get("seat", "?")
         return (f"{SEAT_ZH.get(frm, frm)}家的这张牌已过：{SEAT_ZH.get(after, after)}家已在其后行牌，不能再吃碰杠 / "

@@ -92,3 +92,21 @@ def test_no_play_after_the_win_that_ended_the_hand(mcr: Controller) -> None:
     mcr.referee_action("referee.undo", {"target": confirm.seq, "reason": "读错"}, by="referee")
     assert mcr.state.hand["turn"]["seat"] == "S"
     _play(mcr, "discard", seat="S", tile="1z")
+
+
+def test_blood_battle_a_discard_made_before_a_self_drawn_win_is_past_claiming(sichuan_table: Controller) -> None:
+    """四川血战: S drew after E's 1m and won on its own draw; the window on the 1m closed at that draw, though
+    play goes on and the 1m is still the newest discard. An undo of the win opens it again."""
+    c = sichuan_table
+    c.record_dice("E", [3, 4], by="operator")
+    _play(c, "deal_done")
+    _play(c, "missing", seat="S", suit="s")
+    _play(c, "discard", seat="E", tile="1m")
+    win = {"seat_wind": "S", "prevalent_wind": "E", "win": "self_draw", "win_tile": "5p",
+           "options": {"missing_suit": "s"}, "concealed": "1p 1p 1p 2p 3p 4p 5p 6p 7p 8p 9p 9p 9p".split()}
+    c.referee_action("referee.win_read", {"hand": win}, by="referee")
+    confirm = c.referee_action("referee.win_confirm", {}, by="referee")
+    assert c.state.hand["out"] == ["S"] and c.state.hand["turn"]["seat"] == "W"
+    _refused(c, "claim", "其后已有人和牌", seat="W", kind="pung", **{"from": "E"}, tiles=["1m"] * 3)
+    c.referee_action("referee.undo", {"target": confirm.seq, "reason": "读错"}, by="referee")
+    _play(c, "claim", seat="W", kind="pung", **{"from": "E"}, tiles=["1m"] * 3)

@@ -34,7 +34,8 @@ from table_controller import tiles as T
 from table_controller.config import parse_config
 from table_controller.controller import ActionError, Controller
 from table_controller.hand import (
-    ChooseMissing, Claim, Deal, Discard, Draw, Event, Flower, FlowRules, IllegalAction, Kong, apply, new_hand,
+    ChooseMissing, Claim, Deal, Discard, Draw, Event, Flower, FlowRules, IllegalAction, Kong, SelfDrawWin, apply,
+    new_hand,
 )
 from table_controller.hand.state import HandState, _completes, _eligible, _next_active
 from table_controller.rules import deal_plan, load_ruleset, next_thrower, physical_wall
@@ -45,7 +46,7 @@ from .test_random_hands import Table, _gave_up
 
 #: Hands chosen (from seeds 0..59) so that together they reach wins of every kind (抢杠和 and 杠上开花 too),
 #: kongs, flowers, 包付, 封胡, 血战's second win, plays after the end, and each KNOWN divergence below.
-SEEDS = {"mcr": (18, 1, 32), "jingji": (35, 25, 53, 54), "sichuan": (56, 0), "xueliu": (43, 55),
+SEEDS = {"mcr": (18, 1, 32), "jingji": (35, 25, 53, 54), "sichuan": (56, 0, 1), "xueliu": (43, 55, 1),
          "tuidaohu": (34, 17), "nanning": (42, 16, 17, 13)}
 RULESETS = list(SEEDS)
 _KIND = {"chi": "chow", "pung": "pung", "kong": "kong"}
@@ -74,6 +75,7 @@ class Twin(Table):
         self.stopped = False     # the live record can no longer follow (a win it could not confirm)
         self.kong_seat: str | None = None  # the seat whose kong the next discard follows
         self.flower_after_kong = False     # and it laid a flower in between (KNOWN[0])
+        self.drew_and_won = False          # a self-drawn win since the last discard (血战, 血流 play on)
         cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "parity")
         self.live = Controller(cfg, EventStore(log), _no_table)
         self.live.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1,
@@ -126,6 +128,7 @@ class Twin(Table):
         elif isinstance(event, Discard):  # the window on this discard is as the seat's kong left it
             self.flower_after_kong = self.flower_after_kong and self.kong_seat == event.seat
             self.kong_seat = None
+        self.drew_and_won = (self.drew_and_won and not isinstance(event, Discard)) or isinstance(event, SelfDrawWin)
         if not self.stopped:
             self.compare(event, notes)
 
@@ -234,9 +237,16 @@ class Twin(Table):
     # -- illegal plays -----------------------------------------------------------------------------
     def illegal(self, s: HandState, always: bool = False) -> None:
         """Offer both sides a play neither may take, now and then; both refuse it and nothing changes."""
-        if self.stopped or (self.rng.random() > 0.25 and not always) or s.phase not in ("discard", "claims", "ended"):
+        if self.stopped or (self.rng.random() > 0.25 and not always) or s.phase not in ("draw", "discard", "claims",
+                                                                                         "ended"):
             return
         tries: list[tuple[Event, str, dict[str, Any]]] = []
+        if s.phase == "draw" and self.drew_and_won and s.last_discard:
+            owner, tile = s.last_discard  # 血战, 血流: claimed after a self-drawn win
+            third = next((x for x in T.SEATS if x != owner and not s.seats[x].won), None)
+            if third and s.seats[owner].discards[-1:] == [tile]:
+                tries.append((Claim(third, "pung"), "play.claim",
+                              {"seat": third, "kind": "pung", "from": owner, "tiles": [tile] * 3}))
         if s.phase == "discard" and s.opening is None:
             other = T.seat_after(s.turn, self.rng.randint(1, 3))
             if not s.seats[other].won and s.seats[other].concealed:
