@@ -716,6 +716,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
         return no_tile
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
         return f"未轮到{zh.get(seat, seat)}家，现在是{zh[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
+    if type in ("play.discard", "play.kong", "play.flower") and turn and seat == turn["seat"] and _wall_empty(hand):
+        return ("荒牌：牌墙已无牌可摸，本盘应结束（查叫或结束本盘）/ the wall is exhausted: no tile to draw, the hand is "
+                "a draw (荒牌)")
     if type == "play.flower" and turn and seat != turn["seat"] and not _flower_now(hand, seat):
         return (f"未轮到{zh.get(seat, seat)}家补花，现在是{zh[turn['seat']]}家：补花在自己摸牌后、出牌前（起牌后各家依次补花）"
                 f" / not {seat}'s turn to lay a flower but {turn['seat']}'s")
@@ -740,6 +743,16 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             if not flow_of(str(hand.get("ruleset", ""))).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
                 return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _wall_empty(hand: dict[str, Any]) -> bool:
+    """The seat in turn would have to draw first and no live tile is left, or the 海底 it drew was a flower
+    with none to replace it (walls.md: 荒牌 when no tile is left to draw). The record counts draws from the
+    plays and never runs ahead of the table, so its 0 is sure."""
+    wall = hand.get("wall_now") or {}
+    if hand.get("flower_unreplaced"):  # the 海底 was a flower and no tile stands to replace it
+        return True
+    return bool(hand.get("pending_draw")) and hand.get("tiles_left") == 0 and bool(wall) and not wall.get("error")
 
 
 def _flower_now(hand: dict[str, Any], seat: Any) -> bool:

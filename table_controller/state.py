@@ -514,6 +514,8 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["flowers"][seat].append(d.get("tile"))
         if _replacement_stands(hand):  # a 海底 that is a flower has none: 荒牌 (walls.md)
             hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
+        else:
+            hand["flower_unreplaced"] = seat  # and nothing more is played (controller._wall_empty)
     if ev.type in ("play.claim", "play.kong"):
         hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
         hand["last_call"] = ev.seq  # and breaks 一发

@@ -110,3 +110,46 @@ def test_blood_battle_a_discard_made_before_a_self_drawn_win_is_past_claiming(si
     _refused(c, "claim", "其后已有人和牌", seat="W", kind="pung", **{"from": "E"}, tiles=["1m"] * 3)
     c.referee_action("referee.undo", {"target": confirm.seq, "reason": "读错"}, by="referee")
     _play(c, "claim", seat="W", kind="pung", **{"from": "E"}, tiles=["1m"] * 3)
+
+
+def test_no_play_that_needs_a_draw_once_the_wall_is_exhausted(mcr: Controller) -> None:
+    """荒牌 (walls.md: exhausted when no tile is left to draw): after the discard that followed the 海底 the
+    next seat cannot draw, so it neither discards, kongs nor lays a flower; the machine ends the hand there
+    (the record took the discard and counted a draw past the wall's end). A claim of that discard draws
+    nothing and stands."""
+    kinds = [f"{n}{s}" for s in "mpsz" for n in range(1, 10) if f"{n}{s}" not in ("4m", "5m", "6m", "8z", "9z")] * 4
+    i = 0
+    while not (mcr.state.hand.get("tiles_left") == 1 and mcr.state.hand.get("pending_draw")):
+        _play(mcr, "discard", seat=mcr.state.hand["turn"]["seat"], tile=kinds[i])
+        i += 1
+    _play(mcr, "discard", seat=mcr.state.hand["turn"]["seat"], tile="5m")  # drew the 海底 and let it go
+    seat = mcr.state.hand["turn"]["seat"]
+    _refused(mcr, "discard", "荒牌", seat=seat, tile="1z")
+    _refused(mcr, "flower", "荒牌", seat=seat, tile="1f")
+    _refused(mcr, "kong", "牌墙已无牌", seat=seat, tiles=["2z"] * 4, concealed=True)
+    _play(mcr, "claim", seat=seat, kind="chow", **{"from": BEFORE[seat]}, tiles=["4m", "5m", "6m"])  # draws nothing
+    assert mcr.state.hand["tiles_left"] == 0 and "error" not in mcr.state.hand["wall_now"]
+    _play(mcr, "discard", seat=seat, tile="4m")  # and its discard after the claim is no draw either
+
+
+BEFORE = {"E": "N", "S": "E", "W": "S", "N": "W"}
+
+
+def test_no_play_after_a_flower_drawn_as_the_haidi(tmp_path: Path) -> None:
+    """A 海底 that is a flower is laid out unreplaced and the hand is 荒牌 (walls.md; the machine ends it
+    there): its seat, holding one tile short, does not discard after it (the record took the discard)."""
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "jingji"}}, "test")
+    c = Controller(cfg, EventStore(tmp_path / "events.sqlite3"), _no_table)
+    c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "jingji", "dealer_position": 1})
+    c.record_dice("E", [3, 4], by="operator")
+    _play(c, "deal_done")
+    kinds = [f"{n}{s}" for s in "mpsz" for n in range(1, 10) if f"{n}{s}" not in ("8z", "9z")] * 4
+    i = 0
+    while not (c.state.hand.get("tiles_left") == 1 and c.state.hand.get("pending_draw")):
+        _play(c, "discard", seat=c.state.hand["turn"]["seat"], tile=kinds[i])
+        i += 1
+    seat = c.state.hand["turn"]["seat"]
+    _play(c, "flower", seat=seat, tile="5f")  # the 海底, a flower: no replacement
+    assert c.state.hand["tiles_left"] == 0 and c.state.hand["flower_unreplaced"] == seat
+    _refused(c, "discard", "荒牌", seat=seat, tile=kinds[i])
+    _refused(c, "flower", "荒牌", seat=seat, tile="6f")
