@@ -1,6 +1,6 @@
 """The live record takes plays in the order the hand machine (`hand/state.py`) allows them, and refuses the
 rest naming why: a flower laid out of turn after the opening, a claim of a discard the table has played past,
-a play after the win that ended the hand. Each was taken before, found by `tests/hand/test_parity.py`."""
+a play after the win that ended the hand or after 荒牌. Each was taken before, found by `tests/hand/test_parity.py`."""
 
 from __future__ import annotations
 
