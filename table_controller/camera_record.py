@@ -267,9 +267,10 @@ class CameraRecord:
         discard = {"seat": turn, "tile": tile}
         if _play_problem(hand, "play.discard", discard):
             return None
+        newest = max((int(d["seq"]) for pool in hand["discards"].values() for d in pool), default=0)
         after = {**hand, "discards": {**hand["discards"], turn: [*hand["discards"][turn],
-                                                                  {"tile": tile, "seq": 0, "claimed": False}]},
-                 "turn": {"seat": next_playing(turn, hand.get("out") or ()), "kind": "discard"}}
+                                                                  {"tile": tile, "seq": newest + 1, "claimed": False}]},
+                 "turn": {"seat": next_playing(turn, hand.get("out") or ()), "kind": "discard"}, "pending_draw": True}
         if _play_problem(after, "play.claim", {"seat": wind, "kind": "pung", "from": turn, "tiles": [tile] * 3}):
             return None
         return turn, tile

@@ -772,6 +772,11 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     seat = d.get("seat")
     if seat in (hand.get("out") or []):
         return f"{SEAT_NAMES.get(seat, seat)}家本盘已和牌，不再行牌（血战到底）/ {seat} has won this hand and plays no more"
+    if type in ("play.discard", "play.claim", "play.kong", "play.flower") and hand.get("winners") and turn is None:
+        from table_controller.state import _claimed_late
+
+        if not (type == "play.claim" and _claimed_late(hand, seat, d.get("from"))):  # 补记 stands
+            return "本盘已和牌结束，不再行牌：请结束本盘 / the hand is won and over: no more play; end the hand"
     if type == "play.missing":
         return _missing_problem(hand, seat, d.get("suit"))
     if type == "play.riichi":
@@ -786,8 +791,13 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     if no_tile:
         return no_tile
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
-        return (f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES[turn['seat']]}家 / "
-                f"not {seat}'s turn but {turn['seat']}'s")
+        return f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
+    if type in ("play.discard", "play.kong", "play.flower") and turn and seat == turn["seat"] and _wall_empty(hand):
+        return ("荒牌：牌墙已无牌可摸，本盘应结束（查叫或结束本盘）/ the wall is exhausted: no tile to draw, the hand is "
+                "a draw (荒牌)")
+    if type == "play.flower" and turn and seat != turn["seat"] and not _flower_now(hand, seat):
+        return (f"未轮到{SEAT_NAMES.get(seat, seat)}家补花，现在是{SEAT_NAMES[turn['seat']]}家：补花在自己摸牌后、出牌前（起牌后各家依次补花）"
+                f" / not {seat}'s turn to lay a flower but {turn['seat']}'s")
     if type == "play.claim":
         frm = d.get("from")
         pool = (hand.get("discards") or {}).get(frm) or []
@@ -795,6 +805,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             return "不能吃碰杠自己打出的牌 / a seat cannot claim its own discard"
         if not pool or pool[-1]["claimed"] or (turn and turn["seat"] == frm):
             return f"{SEAT_NAMES.get(frm, frm)}家没有可吃碰的最后一张弃牌 / {frm} has no discard to claim"
+        passed = _passed_by(hand, seat, frm)
+        if passed:
+            return passed
         last = pool[-1]["tile"]
         if last not in d.get("tiles", []):
             return f"副露须含被吃碰的牌 {last} / the meld must contain the claimed tile {last}"
@@ -806,6 +819,53 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             if not flow_of(str(hand.get("ruleset", ""))).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
                 return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _wall_empty(hand: dict[str, Any]) -> bool:
+    """The seat in turn would have to draw first and no live tile is left, or the 海底 it drew was a flower
+    with none to replace it (walls.md: 荒牌 when no tile is left to draw). The record counts draws from the
+    plays and never runs ahead of the table, so its 0 is sure."""
+    wall = hand.get("wall_now") or {}
+    if hand.get("flower_unreplaced"):  # the 海底 was a flower and no tile stands to replace it
+        return True
+    return bool(hand.get("pending_draw")) and hand.get("tiles_left") == 0 and bool(wall) and not wall.get("error")
+
+
+def _flower_now(hand: dict[str, Any], seat: Any) -> bool:
+    """Whether a seat not in turn may lay a flower: in the opening 补花 (no discard or meld yet, every
+    seat in its round: walls.md), or as the seat whose discard is the table's newest while nobody has
+    played since (its flower seen after its discard, as a camera may see them)."""
+    if not any(hand["discards"].values()) and not any(hand["melds"].values()):
+        return True
+    newest = _newest_discard(hand)
+    return newest is not None and newest[0] == seat and bool(hand.get("pending_draw"))
+
+
+def _newest_discard(hand: dict[str, Any]) -> tuple[str, int] | None:
+    """(seat, seq) of the table's newest discard, or None before the first."""
+    last = [(w, int(pool[-1]["seq"])) for w, pool in hand["discards"].items() if pool]
+    return max(last, key=lambda x: x[1]) if last else None
+
+
+def _passed_by(hand: dict[str, Any], seat: Any, frm: Any) -> str | None:
+    """A claim of a discard the table has played past: another discard made since, the seat in turn has
+    laid a flower or a kong since (it drew: the claim window closed, as `hand/state.py` has it), or a seat
+    has won since where play goes on (血战, 血流: `state.after_win`'s `won_seq`). A
+    claim keyed after the claimer's own next discard (`state._claimed_late`) is the record catching up,
+    not a late claim, and stands."""
+    from table_controller.state import _claimed_late
+
+    if _claimed_late(hand, seat, frm):
+        return None
+    newest = _newest_discard(hand)
+    if newest is not None and int(hand.get("won_seq") or 0) > newest[1]:  # 血战: a win since, its winner drew
+        return (f"{SEAT_ZH.get(frm, frm)}家的这张牌已过：其后已有人和牌 / {frm}'s discard was passed: "
+                "a seat has won since")
+    if (newest is not None and newest[0] != frm) or not hand.get("pending_draw"):
+        after = newest[0] if newest is not None and newest[0] != frm else (hand.get("turn") or {}).get("seat", "?")
+        return (f"{SEAT_ZH.get(frm, frm)}家的这张牌已过：{SEAT_ZH.get(after, after)}家已在其后行牌，不能再吃碰杠 / "
+                f"{frm}'s discard was passed: {after} has played since")
+    return None
 
 
 def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:

@@ -539,6 +539,8 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand["flowers"][seat].append(d.get("tile"))
         if _replacement_stands(hand):  # a 海底 that is a flower has none: 荒牌 (walls.md)
             hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
+        else:
+            hand["flower_unreplaced"] = seat  # and nothing more is played (controller._wall_empty)
     if ev.type in ("play.claim", "play.kong"):
         hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
         hand["last_call"] = ev.seq  # and breaks 一发
@@ -627,7 +629,7 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     of several winners on one discard, counted from the discarder), skipping seats that are out.
     """
     restore = {"turn": hand.get("turn"), "claim": hand.get("claim"), "pending_draw": hand.get("pending_draw"),
-               "live_drawn": hand.get("live_drawn", 0), "won_discard": None,
+               "live_drawn": hand.get("live_drawn", 0), "won_discard": None, "won_seq": hand.get("won_seq"),
                "robbed": _rob_kong(hand, win) if win.get("win_kind") == "rob_kong" else None}
     if flow.continue_after_win == "end":
         if win.get("win_kind") not in ("discard", "rob_kong") and hand.get("pending_draw"):
@@ -659,6 +661,7 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
         hand["live_drawn"] = hand.get("live_drawn", 0) + 1
     hand["pending_draw"] = True
     hand["claim"] = None
+    hand["won_seq"] = win.get("seq")  # a discard made before it is past claiming (controller._passed_by)
     if len(out) >= 3:  # 血战到底: one seat left, the hand is over
         hand["turn"] = None
     else:
@@ -695,7 +698,7 @@ def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
         if robbed["payment"]:
             hand["kong_payments"] = sorted([*hand.get("kong_payments", []), robbed["payment"]], key=lambda p: p["seq"])
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
-    for key in ("turn", "claim", "pending_draw", "live_drawn"):
+    for key in ("turn", "claim", "pending_draw", "live_drawn", "won_seq"):
         hand[key] = restore.get(key)
     if restore.get("won_discard"):
         seat, i = restore["won_discard"]

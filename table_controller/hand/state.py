@@ -438,6 +438,8 @@ def _claim(s: HandState, e: Claim, notes: list[dict[str, Any]]) -> None:
         _need(e.action == "win", "rob_only_win", "补杠时只能抢杠和")
     owner, tile = _window(s)
     st = s.seats[e.seat]
+    if e.action != "win":
+        _need_not_missing(st, tile)
     if e.action == "chi":
         _need(s.rules.chow, "no_chow", f"{s.rules.ruleset} 不可以吃")
         _need(e.seat == T.seat_after(owner), "chi_not_from_previous", "吃只能吃上家打出的牌")
@@ -594,6 +596,7 @@ def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
     _need_replacement(s)
     _end_opening(s)
     st = s.seats[e.seat]
+    _need_not_missing(st, e.tile)
     if e.kind == "concealed":
         _need(st.holds(e.tile) >= 4, "tile_not_held", f"暗杠须手中有四张{T.tile_name(e.tile)}")
         st.take(e.tile, 4)
@@ -610,6 +613,14 @@ def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
     s.phase = "rob_kong"
     if not _eligible(s):
         _resolve(s, notes)
+
+
+def _need_not_missing(st: SeatState, tile: str) -> None:
+    """定缺: a seat keeps nothing of the suit it gave up, so it claims and kongs none of it (as the live
+    record refuses it: `controller._holds_missing`)."""
+    gone = st.missing_suit
+    _need(not (gone and T.is_suited(tile) and T.suit(tile) == gone), "missing_suit_claim",
+          f"定缺{T.suit_name(gone or 'm')}: 不能吃碰杠{T.suit_name(gone or 'm')}")
 
 
 def _need_unsealed(s: HandState, seat: str) -> None:

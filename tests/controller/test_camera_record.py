@@ -317,10 +317,10 @@ def test_a_fifth_copy_of_a_tile_is_refused_as_a_misread(table) -> None:  # type:
     refused = [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
     assert len(refused) == 1 and "3z" in refused[0].data["reason"]
     assert sum(d["tile"] == "3z" for pool in controller.state.hand["discards"].values() for d in pool) == 4
-    watcher._record_play([cam.lay("flower", "S", "5f")])
-    watcher._record_play([cam.lay("flower", "W", "5f")])  # one plum in a set
-    assert [e.data["play"] for e in controller.store.since(0) if e.type == "camera.play_refused"] == \
-        ["play.discard", "play.flower"]
+    watcher._record_play([cam.lay("flower", "E", "5f")])  # E, in turn, draws a plum
+    watcher._record_play([cam.lay("flower", "E", "5f")])  # one plum in a set
+    refused = [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert [r["play"] for r in refused] == ["play.discard", "play.flower"] and "5f" in refused[1]["reason"]
 
 
 def test_a_tile_found_again_where_it_was_lost_is_not_a_new_play(table) -> None:  # type: ignore[no-untyped-def]

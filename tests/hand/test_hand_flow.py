@@ -193,6 +193,28 @@ def test_last_four_must_win_and_missing_suit_first_seed003() -> None:
     assert err.value.code == "must_win" and "后4张必胡" in err.value.rule
 
 
+def test_no_claim_or_kong_of_the_missing_suit() -> None:
+    """定缺 holds for the hand: a seat that named 条 neither pungs nor kongs a 条 (the live record refused
+    them, `controller._holds_missing`; the machine took them: the two disagreed, tests/hand/test_parity.py)."""
+    rules = FlowRules.for_ruleset("sichuan")
+    s, _ = play(new_hand(rules, FakeWall(40)), Deal(hands(E="5p5s", S="5s5s5s7s7s7s")),
+                *(ChooseMissing(x, "s") for x in T.SEATS))
+    s, _ = play(s, Correct("E", "5s", "back"), Discard("E", "5p"), Pass("S"), Pass("W"), Pass("N"),
+                Draw("S", "7s"))
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Kong("S", "7s", "concealed"))
+    assert err.value.code == "missing_suit_claim" and "定缺条" in err.value.rule
+    s, _ = play(s, Discard("S", "7s"), Pass("W"), Pass("N"), Pass("E"), Draw("W", "1m"), Discard("W", "5s"))
+    for claim in (Claim("S", "pung"), Claim("S", "kong")):
+        with pytest.raises(IllegalAction) as err:
+            apply(s, claim)
+        assert err.value.code == "missing_suit_claim"
+    pung_ok = new_hand(FlowRules.for_ruleset("sichuan"), FakeWall(40))  # a seat that gave up 万 pungs the 条
+    s, _ = play(pung_ok, Deal(hands(E="5p5s", S="5s5s")), *(ChooseMissing(x, "m") for x in T.SEATS),
+                Discard("E", "5s"), Claim("S", "pung"), Pass("W"), Pass("N"))
+    assert s.seats["S"].melds[-1]["tiles"] == ["5s"] * 3
+
+
 def test_last_four_must_win_on_the_discard_after_the_haidi() -> None:
     """walls.md sichuan: "后4张必胡 on the last 4 live tiles". The 海底 is the last of them: a ready seat
     may not let the discard made after it pass (before: the rules engine's zone ended with the draw

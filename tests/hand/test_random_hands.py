@@ -95,6 +95,7 @@ class Table:
         held = Counter(st.concealed)
         kongs = [Kong(x, t, "concealed") for t, n in held.items() if n == 4]
         kongs += [Kong(x, m["tiles"][0], "added") for m in st.melds if m["type"] == "pung" and held[m["tiles"][0]]]
+        kongs = [k for k in kongs if not _gave_up(st.missing_suit, k.tile)]
         if kongs and rng.random() < 0.7:
             try:
                 return self.do(rng.choice(kongs))
@@ -116,7 +117,7 @@ class Table:
         if tile not in st.locked and s.sealed_for(x) is None and _completes(s, x, tile, how, owner):
             return self.do(Claim(x, "win"))
         options: list[Claim] = []
-        if s.phase == "claims":
+        if s.phase == "claims" and not _gave_up(st.missing_suit, tile):
             if st.holds(tile) >= 3 and s.wall.next_replacement is not None:
                 options.append(Claim(x, "kong"))
             if st.holds(tile) >= 2:
@@ -132,6 +133,11 @@ class Table:
             self.do(CloseWindow())
         else:
             self.do(Pass(x))
+
+
+def _gave_up(missing: str | None, tile: str) -> bool:
+    """定缺: the seat named this tile's suit, so it neither claims nor kongs it."""
+    return bool(missing) and T.is_suited(tile) and T.suit(tile) == missing
 
 
 def _without(tiles: list[str], tile: str) -> list[str]:

@@ -1644,6 +1644,8 @@ async def test_the_win_form_takes_the_winners_flowers_and_melds_from_the_play_re
         assert await page.input_value(f"{form} input[name=melds]") == ""
         assert not await page.is_checked(f"{form} input[name=last_tile]")
         await page.fill(f"{form} input[name=flowers]", "1f 2f")  # the referee's own word stays
+        for seat, tile in (("S", "1z"), ("W", "2z"), ("N", "3z")):  # round to E, who draws a flower in turn
+            await play(type="discard", seat=seat, tile=tile)
         await play(type="flower", seat="E", tile="3f")
         await _until(lambda: len(service.controller.state.hand["flowers"]["E"]) == 2)
         await asyncio.sleep(0.5)
