@@ -859,11 +859,11 @@ def _passed_by(hand: dict[str, Any], seat: Any, frm: Any) -> str | None:
         return None
     newest = _newest_discard(hand)
     if newest is not None and int(hand.get("won_seq") or 0) > newest[1]:  # 血战: a win since, its winner drew
-        return (f"{SEAT_ZH.get(frm, frm)}家的这张牌已过：其后已有人和牌 / {frm}'s discard was passed: "
+        return (f"{SEAT_NAMES.get(frm, frm)}家的这张牌已过：其后已有人和牌 / {frm}'s discard was passed: "
                 "a seat has won since")
     if (newest is not None and newest[0] != frm) or not hand.get("pending_draw"):
         after = newest[0] if newest is not None and newest[0] != frm else (hand.get("turn") or {}).get("seat", "?")
-        return (f"{SEAT_ZH.get(frm, frm)}家的这张牌已过：{SEAT_ZH.get(after, after)}家已在其后行牌，不能再吃碰杠 / "
+        return (f"{SEAT_NAMES.get(frm, frm)}家的这张牌已过：{SEAT_NAMES.get(after, after)}家已在其后行牌，不能再吃碰杠 / "
                 f"{frm}'s discard was passed: {after} has played since")
     return None
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from table_controller import tiles
-from table_controller.tiles import SUITS
 
 WINDS: tuple[str, ...] = ("1z", "2z", "3z", "4z")
 DRAGONS: tuple[str, ...] = ("5z", "6z", "7z")

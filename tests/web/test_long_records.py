@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import time
 from pathlib import Path
 from typing import Any
 
