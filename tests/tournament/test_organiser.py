@@ -174,24 +174,13 @@ async def test_a_table_taken_out_after_the_round_was_published_loses_its_offer(t
     round published again. Before, t1's referee was still offered its four players (retained at the
     broker, sent again on each connection), now seated elsewhere: keyed there, one player would be at
     two tables. The hub now posts t1 a withdrawal, and t1's offer is gone (logged)."""
-    from tournament_helpers import until
+    from tournament_helpers import start_tables, until
 
-    from table_controller.config import parse_config
-    from table_controller.service import TableService
     from table_controller.tournament.web import HubService
 
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token=TOKEN)
     await hub.start()
-    tables = []
-    for table_id, names in (("t1", "甲乙丙丁"), ("t2", "戊己庚辛")):
-        svc = TableService(parse_config({
-            "table": {"link": "sim://", "sim_speed": 100.0, "name": f"{table_id}号桌"},
-            "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
-            "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
-            "tournament": {"broker": broker.url, "name": "cup", "table_id": table_id},
-        }, source="test"), tmp_path / table_id)
-        await svc.start()
-        tables.append(svc)
+    tables = await start_tables(broker.url, tmp_path, {"t1": "甲乙丙丁", "t2": "戊己庚辛"})
     t1, t2 = tables
     try:
         await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tournament_helpers import Broker, until
+from tournament_helpers import Broker, start_tables, until
 
 from table_controller.config import parse_config
 from table_controller.scoresheet import compute
@@ -23,14 +23,16 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background
 
 
 @contextlib.asynccontextmanager
-async def hub_page(hub: HubService) -> AsyncIterator[Any]:
-    """Debian's Chromium on the hub's standings page."""
+async def hub_page(hub: HubService, organiser: str | None = None) -> AsyncIterator[Any]:
+    """Debian's Chromium on the hub's standings page; `organiser`: the credential typed when asked."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = await browser.new_page()
+            if organiser is not None:
+                page.on("dialog", lambda d: asyncio.ensure_future(d.accept(organiser)))
             await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
             yield page
         finally:
@@ -126,20 +128,11 @@ async def test_the_organiser_publishes_round_2s_seating_and_the_referee_keys_it_
     page (with the organiser's credential); each table receives its four players, and the referee
     fills the new-round form with them on the score sheet page and starts the round."""
     import httpx
-    from playwright.async_api import async_playwright
 
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token="org-secret-1")
     await hub.start()
-    tables = []
-    for table_id, names in (("t1", ["张伟", "李娜", "王芳", "陈杰"]), ("t2", ["赵强", "孙丽", "周敏", "吴刚"])):
-        svc = TableService(parse_config({
-            "table": {"link": "sim://", "sim_speed": 100.0, "name": f"{table_id}号桌"},
-            "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
-            "display": {"port": 0, "operator_token": "op", "referee_token": "ref-pin-77"},
-            "tournament": {"broker": broker.url, "name": "cup", "table_id": table_id},
-        }, source="test"), tmp_path / table_id)
-        await svc.start()
-        tables.append(svc)
+    tables = await start_tables(broker.url, tmp_path, {"t1": ["张伟", "李娜", "王芳", "陈杰"],
+                                                      "t2": ["赵强", "孙丽", "周敏", "吴刚"]}, "ref-pin-77")
     t1, t2 = tables
     try:
         for svc in tables:
@@ -154,36 +147,29 @@ async def test_the_organiser_publishes_round_2s_seating_and_the_referee_keys_it_
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
             wrong = await http.post("/api/pairings/publish", headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401 and t1.controller.state.seating_offer is None
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = await browser.new_page()
-                page.on("dialog", lambda d: asyncio.ensure_future(d.accept("org-secret-1")))
-                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
-                await page.wait_for_selector('[data-testid=pairings] tr[data-table="t1"]', timeout=5000)
-                await page.click("#publish")
-                await page.wait_for_function("document.querySelector('#published').textContent.includes('已发布第 2 轮')",
-                                             timeout=5000)
-                await until(lambda: all(svc.controller.state.seating_offer for svc in tables), 10,
-                            "both tables to receive their seating")
-                offer = t1.controller.state.seating_offer
-                proposal = hub.hub.published()
-                mine = next(t for t in proposal["tables"] if t["table_id"] == "t1")
-                assert offer["round"] == 2 and offer["players"] == mine["players"]
-                assert "赛事发布第 2 轮编排" in t1.controller.state.log[-1]["text"]
+        async with hub_page(hub, organiser="org-secret-1") as page:
+            await page.wait_for_selector('[data-testid=pairings] tr[data-table="t1"]', timeout=5000)
+            await page.click("#publish")
+            await page.wait_for_function("document.querySelector('#published').textContent.includes('已发布第 2 轮')",
+                                         timeout=5000)
+            await until(lambda: all(svc.controller.state.seating_offer for svc in tables), 10,
+                        "both tables to receive their seating")
+            offer = t1.controller.state.seating_offer
+            proposal = hub.hub.published()
+            mine = next(t for t in proposal["tables"] if t["table_id"] == "t1")
+            assert offer["round"] == 2 and offer["players"] == mine["players"]
+            assert "赛事发布第 2 轮编排" in t1.controller.state.log[-1]["text"]
 
-                await page.goto(f"http://127.0.0.1:{t1.port}/scoresheet")
-                await page.fill("#token", "ref-pin-77")
-                await page.click("#login button[type=submit]")
-                await page.wait_for_selector('[data-testid="seating-offer"]:not([hidden])', timeout=5000)
-                assert "第 2 轮" in await page.inner_text('[data-testid="seating-offer"]')
-                await page.click("#seating-fill")
-                await page.click('[data-testid="round-form"] button[type=submit]')
-                await until(lambda: t1.controller.state.round == 2, 5, "round 2 to start at t1")
-                assert {str(k): v for k, v in t1.controller.state.players.items()} == offer["players"]
-                await page.wait_for_selector('[data-testid="seating-offer"][hidden]', state="attached", timeout=5000)
-            finally:
-                await browser.close()
+            await page.goto(f"http://127.0.0.1:{t1.port}/scoresheet")
+            await page.fill("#token", "ref-pin-77")
+            await page.click("#login button[type=submit]")
+            await page.wait_for_selector('[data-testid="seating-offer"]:not([hidden])', timeout=5000)
+            assert "第 2 轮" in await page.inner_text('[data-testid="seating-offer"]')
+            await page.click("#seating-fill")
+            await page.click('[data-testid="round-form"] button[type=submit]')
+            await until(lambda: t1.controller.state.round == 2, 5, "round 2 to start at t1")
+            assert {str(k): v for k, v in t1.controller.state.players.items()} == offer["players"]
+            await page.wait_for_selector('[data-testid="seating-offer"][hidden]', state="attached", timeout=5000)
     finally:
         for svc in tables:
             await svc.stop()
@@ -417,7 +403,6 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
     import json
 
     import aiomqtt
-    from playwright.async_api import async_playwright
 
     listed = [{"id": f"A0{i}", "name": n} for i, n in enumerate("张伟 李娜 王芳 陈杰 赵强 孙丽 周敏 吴刚".split(), 1)]
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token="org-secret-1",
@@ -444,52 +429,45 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
         table.sim.raise_fault("jam", where="S")  # and it stays: the board is broken
         await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None
                                 for t in ("t1", "t2")) and hub.hub.tables["t1"].alerts, 10, "both tables at the hub")
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = await browser.new_page()
-                page.on("dialog", lambda d: asyncio.ensure_future(d.accept("org-secret-1")))
-                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
-                await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
-                assert "卡牌" in await page.inner_text("[data-testid=attention]")
-                await page.click("#org-title")  # open the organiser's section
-                await page.wait_for_selector('#org-table option[value="t1"]', state="attached", timeout=5000)
-                await page.select_option("#org-table", "t1")
-                await page.fill("#org-reason", "升降台故障，无法修复")
-                await page.click('button[data-action="round_end"]')
-                await page.wait_for_function("document.querySelector('[data-testid=organiser-result]')"
-                                             ".textContent.includes('已记录')", timeout=5000)
-                await page.wait_for_function("document.querySelector('[data-testid=tables] tr[data-table=\"t1\"]').textContent"
-                                             ".includes('组织者按现有成绩结束')", timeout=5000)
-                await page.select_option("#org-table", "t1")
-                await page.fill("#org-reason", "升降台故障")
-                await page.click('button[data-action="table_out"]')
-                await page.wait_for_selector("[data-testid=out-t1]", timeout=5000)
-                assert "停用：升降台故障" in await page.inner_text("[data-testid=out-t1]")
-                assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")  # still said in its row
-                await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=5000)
-                await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
-                                             ".includes('停用的桌：一号桌')", timeout=5000)
-                rows = await page.locator("[data-testid=pairings] tr[data-table]").evaluate_all(
-                    "rs => rs.map(r => r.dataset.table)")
-                assert rows == ["t2"] and "轮空" in await page.inner_text("[data-testid=pairings]")
-                # the round's scores so far count, final: 李娜's 15 points are there
-                li = await page.inner_text('[data-testid=standings] tr[data-player="李娜"]')
-                assert "15" in li and "暂定" not in li
-                await page.select_option("#org-player", "id:A05")
-                await page.fill("#org-reason", "退赛")
-                await page.click('button[data-action="player_out"]')
-                await page.wait_for_selector('tr[data-player="赵强"] [data-testid=out]', timeout=5000)
-                assert "不参加编排：退赛" in await page.inner_text('tr[data-player="赵强"]')
-                log_text = await page.inner_text("[data-testid=organiser-log]")
-                assert log_text.count("\n") == 2 and "停用此桌" in log_text and "赵强" in log_text
-                # a stand-in (陪打) for the seating, by name
-                await page.fill("#org-name", "替补甲")
-                await page.click('button[data-action="stand_in"]')
-                await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
-                                             ".includes('陪打补位：替补甲')", timeout=5000)
-            finally:
-                await browser.close()
+        async with hub_page(hub, organiser="org-secret-1") as page:
+            await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
+            assert "卡牌" in await page.inner_text("[data-testid=attention]")
+            await page.click("#org-title")  # open the organiser's section
+            await page.wait_for_selector('#org-table option[value="t1"]', state="attached", timeout=5000)
+            await page.select_option("#org-table", "t1")
+            await page.fill("#org-reason", "升降台故障，无法修复")
+            await page.click('button[data-action="round_end"]')
+            await page.wait_for_function("document.querySelector('[data-testid=organiser-result]')"
+                                         ".textContent.includes('已记录')", timeout=5000)
+            await page.wait_for_function("document.querySelector('[data-testid=tables] tr[data-table=\"t1\"]').textContent"
+                                         ".includes('组织者按现有成绩结束')", timeout=5000)
+            await page.select_option("#org-table", "t1")
+            await page.fill("#org-reason", "升降台故障")
+            await page.click('button[data-action="table_out"]')
+            await page.wait_for_selector("[data-testid=out-t1]", timeout=5000)
+            assert "停用：升降台故障" in await page.inner_text("[data-testid=out-t1]")
+            assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")  # still said in its row
+            await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=5000)
+            await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
+                                         ".includes('停用的桌：一号桌')", timeout=5000)
+            rows = await page.locator("[data-testid=pairings] tr[data-table]").evaluate_all(
+                "rs => rs.map(r => r.dataset.table)")
+            assert rows == ["t2"] and "轮空" in await page.inner_text("[data-testid=pairings]")
+            # the round's scores so far count, final: 李娜's 15 points are there
+            li = await page.inner_text('[data-testid=standings] tr[data-player="李娜"]')
+            assert "15" in li and "暂定" not in li
+            await page.select_option("#org-player", "id:A05")
+            await page.fill("#org-reason", "退赛")
+            await page.click('button[data-action="player_out"]')
+            await page.wait_for_selector('tr[data-player="赵强"] [data-testid=out]', timeout=5000)
+            assert "不参加编排：退赛" in await page.inner_text('tr[data-player="赵强"]')
+            log_text = await page.inner_text("[data-testid=organiser-log]")
+            assert log_text.count("\n") == 2 and "停用此桌" in log_text and "赵强" in log_text
+            # a stand-in (陪打) for the seating, by name
+            await page.fill("#org-name", "替补甲")
+            await page.click('button[data-action="stand_in"]')
+            await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
+                                         ".includes('陪打补位：替补甲')", timeout=5000)
         assert [d["action"] for d in hub.hub.decisions()] == ["round_end", "table_out", "player_out", "stand_in"]
         assert "赵强" not in {s["name"] for t in hub.hub.pairings()["tables"] for s in t["seats"].values()}
     finally:

@@ -52,3 +52,22 @@ class ThrowawayCA:
                     ["x509", "-req", "-in", csr, "-CA", self.ca, "-CAkey", ca_key, "-CAcreateserial", "-out", self.cert,
                      "-days", "2", "-extfile", ext]):
             subprocess.run(["openssl", *map(str, cmd)], check=True, capture_output=True)
+
+
+async def start_tables(broker_url: str, tmp_path: Path, players: dict[str, Any], referee_token: str = "ref") -> list[Any]:
+    """Real tables of the built-in simulator (fast), one per table id with its four players' names, each
+    publishing to the tournament `cup` at `broker_url`; started, in the order given."""
+    from table_controller.config import parse_config
+    from table_controller.service import TableService
+
+    tables = []
+    for table_id, names in players.items():
+        svc = TableService(parse_config({
+            "table": {"link": "sim://", "sim_speed": 100.0, "name": f"{table_id}号桌"},
+            "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
+            "display": {"port": 0, "operator_token": "op", "referee_token": referee_token},
+            "tournament": {"broker": broker_url, "name": "cup", "table_id": table_id},
+        }, source="test"), tmp_path / table_id)
+        await svc.start()
+        tables.append(svc)
+    return tables

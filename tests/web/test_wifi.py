@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,36 +15,11 @@ import pytest_asyncio
 
 from table_controller.service import TableService
 from table_controller.web import app as web_app
-from test_browser import ARGS, CHROMIUM, REFEREE, WIN_HAND, _config, _populate, _start_hand, _throw_all, _until
+from test_browser import REFEREE, WIN_HAND, _populate, _start_hand, _throw_all, _until
+from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
 from wifi import Wifi
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium():
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        await b.close()
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser(chromium: Any):
-    context = await chromium.new_context(viewport={"width": 1280, "height": 720})
-    yield context
-    await context.close()
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def service(tmp_path: Path):
-    svc = TableService(_config(), tmp_path)
-    await svc.start()
-    await svc.controller.wait_linked(10)
-    yield svc
-    await svc.stop()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
