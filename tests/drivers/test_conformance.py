@@ -264,3 +264,29 @@ async def test_a_table_of_another_protocol_version_is_refused_at_connect(reconne
     assert str(err.value).startswith("牌桌协议版本 2，本机只支持版本 1") and "protocol version 2" in str(err.value)
     # no retry: a retry would run to the connect timeout (8 s); 6 s leaves room for a loaded machine
     assert "this host speaks version 1" in str(err.value) and took < 6.0, (took, str(err.value))
+
+
+async def test_the_heartbeat_spacing_is_the_tables_own_not_when_the_host_read_them() -> None:
+    """On a loaded machine two heartbeats waited in the port's buffer and were read at once: the check
+    said "every 0.00 s" and failed the simulator (once in a clean-clone CI). The spacing is read from
+    the heartbeats' own `uptime_ms`."""
+    from drivers import conformance
+    from drivers import messages as m
+    from drivers.framing import Frame
+
+    beats = [Frame(seq=i, type=m.BY_NAME["heartbeat"].type,
+                   payload=m.encode("heartbeat", uptime_ms=5000 + 1000 * i, phase="idle", last_event=3)[1])
+             for i in range(2)]
+
+    class Buffered:  # both heartbeats already there when the host looks
+        async def fresh(self) -> dict[str, int]:
+            return {"last_event": 3}
+
+        def mark(self) -> int:
+            return 0
+
+        async def wait(self, pred: Any, since: int, timeout: float) -> Frame:
+            return beats.pop(0)
+
+    ok, said = await conformance._heartbeat(Buffered())  # type: ignore[arg-type]
+    assert ok and said == "every 1.00 s, last_event 3"
