@@ -149,8 +149,9 @@ async def _throw_all(svc: TableService) -> None:
 
 
 async def _open(browser: Any, svc: TableService, path: str, token: str | None = None,
-                viewport: tuple[int, int] = (1280, 720), page: Any = None) -> Any:
-    """Open `path` (in `page` when given, else a new one), log in with `token`, wait until it is current."""
+                viewport: tuple[int, int] = (1280, 720), page: Any = None, port: int | None = None) -> Any:
+    """Open `path` (in `page` when given, else a new one), log in with `token`, wait until it is current;
+    `port`: another way to the service (a proxy), else its own."""
     if page is None:
         page = await browser.new_page()
         await page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
@@ -158,7 +159,7 @@ async def _open(browser: Any, svc: TableService, path: str, token: str | None = 
         await page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
         if page.url.startswith("http"):
             await page.evaluate("sessionStorage.clear()")
-    await page.goto(f"http://127.0.0.1:{svc.port}{path}")
+    await page.goto(f"http://127.0.0.1:{port or svc.port}{path}")
     if token:
         await page.fill("#token", token)
         await page.click("#login button[type=submit]")

@@ -16,6 +16,7 @@ import pytest_asyncio
 from table_controller.service import TableService
 from table_controller.web import app as web_app
 from test_browser import REFEREE, WIN_HAND, _populate, _start_hand, _throw_all, _until
+from test_browser import _open as open_page
 from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
 from wifi import Wifi
 
@@ -30,14 +31,8 @@ async def wifi(service: TableService):
 
 
 async def _open(browser: Any, svc: TableService, port: int, path: str, token: str | None = None) -> Any:
-    page = await browser.new_page()
-    await page.goto(f"http://127.0.0.1:{port}{path}")
-    if token:
-        await page.fill("#token", token)
-        await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role && document.body.dataset.role !== 'viewer'")
-    await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
-    return page
+    """The browser tests' page, opened through `port` (the Wi-Fi proxy)."""
+    return await open_page(browser, svc, path, token=token, port=port)
 
 
 @pytest.fixture
