@@ -102,7 +102,16 @@ def check_storage(config: TableConfig) -> list[Finding]:
     else:
         detail += "; no log yet (the first start makes it)"
     level = "warn" if _free_mb(parent) < MIN_FREE_MB else "ok"
-    out.append(Finding("事件记录 / event log", level, detail + ("; little space left" if level == "warn" else "")))
+    detail += "; little space left" if level == "warn" else ""
+    # logs a start found damaged and kept aside (salvage.py): evidence for the record, never removed by the
+    # service, so on an SD card they pile up unseen; the technician copies them off and removes them
+    kept = sorted(data.glob("events.damaged-*.sqlite3")) if data.is_dir() else []
+    if kept:
+        size = sum(f.stat().st_size for f in data.glob("events.damaged-*")) / 1e6
+        level = "warn"
+        detail += (f"; {len(kept)} damaged log(s) kept aside ({size:.1f} MB: {kept[-1].name} the newest): copy them off "
+                   f"for the record, then remove them / 有 {len(kept)} 个损坏的记录文件已保留：复制留档后删除")
+    out.append(Finding("事件记录 / event log", level, detail))
     mirror = config.mirror_path()
     if mirror is not None:
         out.append(_check_mirror(mirror, log_file))

@@ -214,3 +214,21 @@ def test_the_check_beside_the_running_service_does_not_fail_its_display_port(tmp
                                          "display": {"port": port}}, source=str(config)), probe_table=False)
     detail = next(f for f in other if f.what == "显示端口 / display port")
     assert detail.level == "fail" and "another service there?" in detail.detail
+
+
+def test_damaged_logs_kept_aside_are_named_until_copied_off(tmp_path: Path) -> None:
+    """A start that found the log damaged keeps it aside (events.damaged-<time>.sqlite3) and never removes
+    it: on a Pi's SD card they piled up without a word. The check names them, with their size."""
+    from table_controller.preflight import check_storage
+
+    data = tmp_path / "data"
+    store = EventStore(data / "events.sqlite3")
+    store.append("referee", "referee.note", {"text": "开赛"}, at=1.0)
+    store.close()
+    config = parse_config({"storage": {"data_dir": str(data)}}, source=str(tmp_path / "t.toml"))
+    assert check_storage(config)[0].level == "ok"
+    (data / "events.damaged-20261201T031500.sqlite3").write_bytes(b"\0" * 300_000)
+    (data / "events.damaged-20261201T031500.sqlite3-wal").write_bytes(b"\0" * 200_000)
+    found = check_storage(config)[0]
+    assert found.level == "warn" and "1 damaged log(s) kept aside (0.5 MB" in found.detail
+    assert "events.damaged-20261201T031500.sqlite3 the newest" in found.detail and "the log holds 1 events" in found.detail
