@@ -674,7 +674,6 @@ def session(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not starts:
         return None
     start = starts[-1]
-    ends = [a for a in active(actions, "referee.session_end") if a["seq"] > start["seq"]]
     pauses: list[dict[str, Any]] = []
     for a in actions:
         if a["seq"] <= start["seq"] or a.get("undone") or a.get("error"):
@@ -685,7 +684,7 @@ def session(actions: list[dict[str, Any]]) -> dict[str, Any] | None:
             pauses[-1]["until"] = a["at"]
     open_ = pauses[-1]["at"] if pauses and pauses[-1]["until"] is None else None
     return {"started_at": start["at"], "minutes": start["minutes"], "warnings_min": start["warnings_min"],
-            "ended_at": ends[0]["at"] if ends else None, "seq": start["seq"], "pauses": pauses,
+            "ended_at": session_ended_at(actions), "seq": start["seq"], "pauses": pauses,
             "paused_s": round(sum(p["until"] - p["at"] for p in pauses if p["until"] is not None), 3),
             "paused_since": open_}
 

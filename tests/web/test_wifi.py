@@ -228,6 +228,16 @@ async def _slow(page: Any, path: str, seconds: float) -> list[float]:
     return went
 
 
+async def _slow_penalty(page: Any, seat: str, seconds: float) -> None:
+    """Rule 迟到 against `seat` on a link that holds the penalty back `seconds`; returns once the page lists
+    it as sent and unanswered."""
+    await _slow(page, "/api/referee/penalty", seconds)
+    await page.select_option("#penalty-form select[name=seat]", seat)
+    await page.select_option("#penalty-code", "late_5")
+    await page.click("#penalty-submit")
+    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+
+
 async def test_an_undo_pressed_while_a_penalty_is_on_its_way_waits_for_it(service: TableService,
                                                                           browser: Any) -> None:
     """The referee rules a penalty, sees the wrong seat and presses 撤销 at once. On a slow link the
@@ -238,11 +248,7 @@ async def test_an_undo_pressed_while_a_penalty_is_on_its_way_waits_for_it(servic
         r = await http.post("/api/referee/penalty", json={"seat": "E", "code": "late_5"}, headers=_auth(REFEREE))
         assert r.status_code == 200
     page = await _open(browser, service, service.port, "/penalties", token=REFEREE)
-    await _slow(page, "/api/referee/penalty", 3.0)
-    await page.select_option("#penalty-form select[name=seat]", "S")
-    await page.select_option("#penalty-code", "late_5")
-    await page.click("#penalty-submit")
-    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+    await _slow_penalty(page, "S", 3.0)
     await page.fill("#undo-reason", "判错了座位")
     await page.click("#undo")
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('还有操作没有回应（罚分）')",
@@ -313,11 +319,7 @@ async def test_a_penalty_left_unanswered_by_a_move_to_another_page_is_told_there
     page knew nothing of it: whether it was recorded was never said. Now the tab keeps the unanswered
     action, and the next page asks the service and says: here it never arrived, 没有记录."""
     page = await _open(browser, service, service.port, "/penalties", token=REFEREE)
-    await _slow(page, "/api/referee/penalty", 5.0)
-    await page.select_option("#penalty-form select[name=seat]", "W")
-    await page.select_option("#penalty-code", "late_5")
-    await page.click("#penalty-submit")
-    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+    await _slow_penalty(page, "W", 5.0)
     await page.goto(f"http://127.0.0.1:{service.port}/scoresheet")
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('罚分：没有记录')",
                                  timeout=8000)
