@@ -105,12 +105,10 @@ def check_storage(config: TableConfig) -> list[Finding]:
     detail += "; little space left" if level == "warn" else ""
     # logs a start found damaged and kept aside (salvage.py): evidence for the record, never removed by the
     # service, so on an SD card they pile up unseen; the technician copies them off and removes them
-    kept = sorted(data.glob("events.damaged-*.sqlite3")) if data.is_dir() else []
-    if kept:
-        size = sum(f.stat().st_size for f in data.glob("events.damaged-*")) / 1e6
+    aside = _kept_aside(data, "events.damaged-")
+    if aside:
         level = "warn"
-        detail += (f"; {len(kept)} damaged log(s) kept aside ({size:.1f} MB: {kept[-1].name} the newest): copy them off "
-                   f"for the record, then remove them / 有 {len(kept)} 个损坏的记录文件已保留：复制留档后删除")
+        detail += aside
     out.append(Finding("事件记录 / event log", level, detail))
     mirror = config.mirror_path()
     if mirror is not None:
@@ -118,7 +116,26 @@ def check_storage(config: TableConfig) -> list[Finding]:
     return out
 
 
+def _kept_aside(directory: Path, prefix: str) -> str:
+    """Words on the damaged copies a start or the mirror kept aside under `prefix` (never removed by the
+    service, so on an SD card or a stick they pile up unseen); "" when there are none."""
+    kept = sorted(directory.glob(f"{prefix}*.sqlite3")) if directory.is_dir() else []
+    if not kept:
+        return ""
+    size = sum(f.stat().st_size for f in directory.glob(f"{prefix}*")) / 1e6
+    return (f"; {len(kept)} damaged log(s) kept aside ({size:.1f} MB: {kept[-1].name} the newest): copy them off "
+            f"for the record, then remove them / 有 {len(kept)} 个损坏的记录文件已保留：复制留档后删除")
+
+
 def _check_mirror(mirror: Path, log_file: Path) -> Finding:
+    found = _mirror_state(mirror, log_file)
+    aside = _kept_aside(mirror, "events.corrupt-") if found.level != "fail" else ""
+    if aside:  # an unreadable copy the mirror moved aside (mirror.py) before copying afresh
+        return Finding(found.what, "warn", found.detail + aside)
+    return found
+
+
+def _mirror_state(mirror: Path, log_file: Path) -> Finding:
     what = "记录备份 / log mirror"
     if not mirror.is_dir():
         return Finding(what, "fail", f"{mirror} is not there: insert the stick (mounted at boot) and make the "

@@ -232,3 +232,27 @@ def test_damaged_logs_kept_aside_are_named_until_copied_off(tmp_path: Path) -> N
     found = check_storage(config)[0]
     assert found.level == "warn" and "1 damaged log(s) kept aside (0.5 MB" in found.detail
     assert "events.damaged-20261201T031500.sqlite3 the newest" in found.detail and "the log holds 1 events" in found.detail
+
+
+def test_a_mirror_copy_moved_aside_is_named_until_copied_off(tmp_path: Path) -> None:
+    """The mirror moves an unreadable copy on the stick aside (events.corrupt-<time>.sqlite3) and copies
+    afresh; the check named only the data directory's damaged logs, so the stick's piled up unseen."""
+    from table_controller.mirror import MIRROR_FILE, LogMirror
+    from table_controller.preflight import check_storage
+
+    data, stick = tmp_path / "data", tmp_path / "usb"
+    stick.mkdir()
+    store = EventStore(data / "events.sqlite3")
+    store.append("referee", "referee.note", {"text": "开赛"}, at=1.0)
+    config = parse_config({"storage": {"data_dir": str(data), "mirror_dir": str(stick)}},
+                          source=str(tmp_path / "t.toml"))
+    (stick / MIRROR_FILE).write_bytes(b"SQLite format 3\x00" + b"\xde\xad" * 600)  # a stick pulled mid-write
+    mirror = LogMirror(store, stick, wall_clock=lambda: 1234.0)
+    assert mirror.sync() == 1
+    mirror.close()
+    store.close()
+    found = {f.what: f for f in check_storage(config)}["记录备份 / log mirror"]
+    assert found.level == "warn" and "1 damaged log(s) kept aside" in found.detail
+    assert "events.corrupt-1234.sqlite3 the newest" in found.detail and "1 events copied" in found.detail
+    (stick / "events.corrupt-1234.sqlite3").unlink()
+    assert {f.what: f for f in check_storage(config)}["记录备份 / log mirror"].level == "ok"
