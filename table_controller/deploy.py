@@ -112,6 +112,9 @@ def _unit(description: str, exec_start: list[str], user: str, groups: list[str],
         # JSON lines on stdout go to the journal: `journalctl -u <unit> -o cat`
         "StandardOutput=journal",
         "StandardError=journal",
+        # the log holds every tile of every hand (concealed ones too) and the hub's the players' records:
+        # what the service writes is for its own user and group, not for every account on the Pi
+        "UMask=0027",
         "NoNewPrivileges=yes",
         "PrivateTmp=yes",
         "ProtectSystem=strict",

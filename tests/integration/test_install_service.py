@@ -53,8 +53,9 @@ def _serve_then_stop(unit: dict[str, list[str]], url: str) -> int:
     """Run the unit's ExecStart as systemd does (from /, with its environment) until `url`
     answers, then stop it as systemd does (SIGTERM, TimeoutStopSec); its exit status."""
     env = {**os.environ, **dict(e.split("=", 1) for e in unit["Environment"])}
+    mask = int(unit["UMask"][0], 8)
     proc = subprocess.Popen(shlex.split(unit["ExecStart"][0]), cwd="/", env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, preexec_fn=lambda: os.umask(mask))
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -98,6 +99,9 @@ def test_the_unit_passes_systemd_and_its_command_runs_the_table(tmp_path: Path) 
     data.mkdir(parents=True)
     assert _serve_then_stop(unit, f"http://127.0.0.1:{port}/api/health") == 0
     assert (data / "events.sqlite3").is_file()  # the event log went where ReadWritePaths lets it write
+    # every tile of every hand is in it: no other account on the Pi reads it (it was 0644)
+    assert (data / "events.sqlite3").stat().st_mode & 0o777 == 0o640
+    assert all(f.stat().st_mode & 0o007 == 0 for f in data.iterdir()), "readable by all"
 
     # the config goes wrong later: the command exits with the status the unit does not restart on
     config.write_text('[rules]\nruleset = "klondike"\n', encoding="utf-8")
@@ -169,6 +173,8 @@ def test_the_hubs_unit_passes_systemd_and_its_command_serves_the_standings(tmp_p
     data.mkdir()
     assert _serve_then_stop(unit, f"http://127.0.0.1:{port}/api/standings") == 0
     assert (data / "spring-cup").is_dir()  # it kept its files where ReadWritePaths lets it write
+    kept = [f for f in (data / "spring-cup").rglob("*") if f.is_file()]
+    assert kept and all(f.stat().st_mode & 0o007 == 0 for f in kept), "readable by all"
 
 
 @pytest.mark.parametrize(("args", "message"), [
