@@ -841,9 +841,10 @@ def _flower_now(hand: dict[str, Any], seat: Any) -> bool:
     return newest is not None and newest[0] == seat and bool(hand.get("pending_draw"))
 
 
-def _newest_discard(hand: dict[str, Any]) -> tuple[str, int] | None:
-    """(seat, seq) of the table's newest discard, or None before the first."""
-    last = [(w, int(pool[-1]["seq"])) for w, pool in hand["discards"].items() if pool]
+def _newest_discard(hand: dict[str, Any]) -> tuple[str, float] | None:
+    """(seat, seq) of the table's newest discard, or None before the first (a discard a correction
+    inserted is numbered between two logged events: 19.5, not cut to 19)."""
+    last = [(w, float(pool[-1]["seq"])) for w, pool in hand["discards"].items() if pool]
     return max(last, key=lambda x: x[1]) if last else None
 
 

@@ -1,13 +1,20 @@
 """Correcting a play already in the record (`referee.play_correct`): a tile, a seat or a meld keyed
-or seen wrong, or a play recorded twice, in the hand in play (or just ended, until the next starts).
+or seen wrong, a play recorded twice, a play never keyed (inserted before or after a play of the
+record), or a play of another kind (a discard keyed as a flower: the play voided and the right one put
+in its place, in one action), in the hand in play (or just ended, until the next starts).
 
 The log keeps the play as recorded and the correction beside it (nothing is rewritten): a correction
 names the play's `seq` (`target`), the fields it puts right (`seat`, `tile`, `tiles`, `from`, `kind`,
-`concealed`, `added`, `suit`) or `void`, and a reason; `referee.undo` takes it back. The fold keeps
+`concealed`, `added`, `suit`) or `void`, and a reason; or it names where a missed play goes
+(`insert_before` / `insert_after` a play's seq, or `target` for a play of another kind in its place)
+and the play (`play`: as `POST /api/play` has it). An inserted play is named by its correction's seq
+(a later correction may put it right or void it, or insert beside it). `referee.undo` takes it back. The fold keeps
 the hand's events since its start (`HandEvents`) and the state at its start; when the corrections
 in force change, it folds the hand again from there with each play as corrected (`rework`), so the
 pools, melds, flowers, the wall's count, the turn, kong payments and any win read since are what
-they would have been had the play been recorded right. A void play is skipped.
+they would have been had the play been recorded right. A void play is skipped; an inserted one is
+folded where it goes (`layout`), numbered between its neighbours (19.5 between #19 and #20) so that
+what the fold reads as newest (a pool's last discard, a claim keyed late) stays right.
 
 A correction the hand cannot take (a fifth copy, a claim of a tile no longer the last discard, a
 later play that no longer fits) is refused when it is taken (`refusal`, through
@@ -18,7 +25,8 @@ correction already in a log folds as it did. Pure: no I/O.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from table_controller.store import Event
@@ -27,8 +35,9 @@ if TYPE_CHECKING:
     from table_controller.state import TableState
 
 TYPE = "referee.play_correct"
-#: The plain fold of one event: (state, the event as applied, the event as recorded) -> state.
-Step = Callable[["TableState", Event, Event], "TableState"]
+#: The plain fold of one event: (state, the event as applied, the event as recorded; None for a play a
+#: correction inserted, which is not kept among the hand's events) -> state.
+Step = Callable[["TableState", Event, "Event | None"], "TableState"]
 #: The fields a correction may put right, per kind of play (a play keeps its kind: a discard keyed
 #: as a flower is voided and keyed again).
 FIELDS = {
@@ -42,6 +51,25 @@ FIELDS = {
 ALL_FIELDS = ("seat", "tile", "tiles", "from", "kind", "concealed", "added", "suit")
 PLAY_ZH = {"play.discard": "打出", "play.flower": "补花", "play.claim": "吃碰杠", "play.kong": "杠",
            "play.missing": "定缺", "play.riichi": "立直"}
+#: What an inserted play must name, per kind (as `POST /api/play` asks).
+NEEDS = {"play.discard": ("seat", "tile"), "play.flower": ("seat", "tile"),
+         "play.claim": ("seat", "from", "kind", "tiles"), "play.kong": ("seat", "tiles"),
+         "play.missing": ("seat", "suit"), "play.riichi": ("seat",)}
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One step of the hand as the fold takes it: an event as logged (`recorded`), or a play a correction
+    inserted (`recorded` None, `by` the correction's seq: the play's name). `play` is not yet corrected."""
+
+    play: Event
+    recorded: Event | None
+    by: int | None = None
+
+    @property
+    def ident(self) -> int:
+        """The seq a correction names this play by."""
+        return self.by if self.by is not None else int(self.play.seq)
 
 
 class HandEvents:
@@ -91,27 +119,96 @@ def patches(actions: list[dict[str, Any]], hand_no: Any) -> dict[int, dict[str, 
 
     out: dict[int, dict[str, Any] | None] = {}
     for a in active(actions, TYPE, hand_no):
-        if a.get("error"):
+        if a.get("error") or "target" not in a:  # an insertion alone corrects no play
             continue
         t = int(a["target"])
         out[t] = None if a.get("void") else {**(out.get(t) or {}), **a.get("fields", {})}
     return out
 
 
-def corrected(ev: Event, fixes: dict[int, dict[str, Any] | None]) -> Event | None:
-    """`ev` as corrected by `fixes` (`patches`): itself, with fields put right, or None if void."""
-    if ev.seq not in fixes:
+def insertions(actions: list[dict[str, Any]], hand_no: Any) -> dict[int, dict[str, Any]]:
+    """The plays inserted in hand `hand_no` (None: any) by corrections in force: the correction's seq ->
+    its `insert` (`type`, `data`, `anchor`: the play it goes beside, `after`, `at`: the anchor's time)."""
+    from table_controller.referee import active
+
+    return {a["seq"]: a["insert"] for a in active(actions, TYPE, hand_no) if a.get("insert") and not a.get("error")}
+
+
+def layout(events: Iterable[Event], inserts: dict[int, dict[str, Any]], start: int) -> list[Placed]:
+    """The hand's steps in play order: each logged event, and the plays inserted right before and right
+    after it (a later insertion nearer its anchor), and beside those, numbered between the logged
+    events around them (`start`: the seq of the hand's start, before its first event)."""
+    if not inserts:
+        return [Placed(e, e) for e in events]
+    near: dict[tuple[int, bool], list[int]] = {}
+    for by in sorted(inserts):
+        near.setdefault((int(inserts[by]["anchor"]), bool(inserts[by]["after"])), []).append(by)
+    order: list[tuple[Event | None, int]] = []
+
+    def put(ident: int, ev: Event | None) -> None:
+        for by in near.get((ident, False), []):
+            put(by, None)
+        order.append((ev, ident))
+        for by in reversed(near.get((ident, True), [])):
+            put(by, None)
+
+    for e in events:
+        put(e.seq, e)
+    placed: list[Placed] = []
+    run: list[int] = []
+    prev: float = start
+
+    def flush() -> None:
+        for i, by in enumerate(run, 1):
+            ins = inserts[by]
+            key = prev + i / (len(run) + 1)  # between its logged neighbours: "newest" stays true
+            placed.append(Placed(Event(key, ins["at"], "referee", ins["type"],  # type: ignore[arg-type]
+                                       {**ins["data"], "inserted": by}), None, by))
+        run.clear()
+
+    for ev, ident in order:
+        if ev is None:
+            run.append(ident)
+            continue
+        flush()
+        placed.append(Placed(ev, ev))
+        prev = ev.seq
+    flush()
+    return placed
+
+
+def fixed(p: Placed, fixes: dict[int, dict[str, Any] | None]) -> Event | None:
+    """`p`'s play as corrected by `fixes` (`patches`): itself, with fields put right, or None if void."""
+    ev = p.play
+    if p.ident not in fixes or not ev.type.startswith("play."):  # an inserted play is named by its correction's seq
         return ev
-    fix = fixes[ev.seq]
+    fix = fixes[p.ident]
     if fix is None:
         return None
     return Event(ev.seq, ev.at, ev.source, ev.type, {**ev.data, **fix})
 
 
+def corrected(ev: Event, fixes: dict[int, dict[str, Any] | None]) -> Event | None:
+    """`ev` as corrected by `fixes` (`patches`): itself, with fields put right, or None if void."""
+    return fixed(Placed(ev, ev), fixes)
+
+
+def play_of(s: "TableState", seq: Any) -> Event | None:
+    """The play of the hand in play named `seq`: one logged, or one a correction in force inserted (as
+    inserted, named by the correction's seq); None if there is none."""
+    if not isinstance(seq, int) or isinstance(seq, bool) or s.hand is None:
+        return None
+    ev = s.hand_events.find(seq)
+    if ev is not None and ev.type.startswith("play."):
+        return ev
+    ins = insertions(s.actions, s.hand["hand_no"]).get(seq)
+    return None if ins is None else Event(seq, ins["at"], "referee", ins["type"], dict(ins["data"]))
+
+
 def check(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
-    """Fold a `referee.play_correct` into its action `record`: what it corrects and how, in words.
-    Raises `RefereeError` (no such play in the hand, void already, nothing changed) or
-    `PenaltyError` (fields that are not the play's, no reason, nothing given)."""
+    """Fold a `referee.play_correct` into its action `record`: what it corrects or inserts and how, in
+    words. Raises `RefereeError` (no such play in the hand, void already, nothing changed) or
+    `PenaltyError` (fields that are not the play's, no reason, nothing given, no place for a play)."""
     from table_controller.penalties import PenaltyError
     from table_controller.referee import RefereeError
     from table_controller.state import describe
@@ -121,9 +218,14 @@ def check(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
         raise PenaltyError("更正须说明理由 / a correction needs a reason")
     if s.hand is None:
         raise RefereeError("没有可更正的牌局 / no hand to correct")
+    if d.get("play") is not None:
+        _check_insert(s, d, record, reason[:200])
+        return
+    if d.get("insert_before") is not None or d.get("insert_after") is not None:
+        raise PenaltyError("补录须给出补录的行牌（play）/ an insertion needs the play (play)")
     target = d.get("target")
-    ev = s.hand_events.find(target) if isinstance(target, int) and not isinstance(target, bool) else None
-    if ev is None or not ev.type.startswith("play."):
+    ev = play_of(s, target)
+    if ev is None:
         raise RefereeError(f"#{target} 不是本盘的行牌记录 / #{target} is no play of hand {s.hand['hand_no']}")
     if ev.type not in FIELDS:
         raise RefereeError(f"#{target}（{describe(ev)}）不能更正 / #{target} ({ev.type}) cannot be corrected")
@@ -148,9 +250,69 @@ def check(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
                   now=describe(after) if after is not None else None)
 
 
-def remember(s: "TableState", ev: Event) -> "TableState":
-    """`s` (a state the caller owns) keeping `ev` among the hand's events; at a hand's start, the
-    state to fold its plays again from."""
+def _check_insert(s: "TableState", d: dict[str, Any], record: dict[str, Any], reason: str) -> None:
+    """A play never keyed put in beside a play of the hand (`insert_before` / `insert_after`), or in
+    the place of a play of another kind (`target`: that play voided, both or neither)."""
+    from table_controller.penalties import PenaltyError
+    from table_controller.referee import RefereeError
+    from table_controller.state import describe
+
+    play = d["play"]
+    if not isinstance(play, dict):
+        raise PenaltyError("补录的行牌须为对象 / play must be an object")
+    kind = str(play.get("type", ""))
+    type_ = kind if kind.startswith("play.") else f"play.{kind}"
+    if type_ not in FIELDS:
+        raise PenaltyError(f"补录的行牌须为{'、'.join(PLAY_ZH.values())}之一，不是 {kind or '（空）'} / "
+                           f"play.type must be one of {', '.join(t[5:] for t in FIELDS)}")
+    extra = sorted(k for k in play if k != "type" and k not in FIELDS[type_] and play[k] is not None)
+    if extra:
+        raise PenaltyError(f"{PLAY_ZH[type_]}只有 {'、'.join(FIELDS[type_])}，不含 {'、'.join(extra)} / "
+                           f"{type_} has no {', '.join(extra)}")
+    data = {k: play[k] for k in FIELDS[type_] if play.get(k) is not None}
+    missing = [k for k in NEEDS[type_] if k not in data]
+    if missing:
+        raise PenaltyError(f"补录{PLAY_ZH[type_]}须给出 {'、'.join(missing)} / {type_} needs {', '.join(missing)}")
+    loose = sorted(k for k in ALL_FIELDS if d.get(k) is not None)
+    if loose:
+        raise PenaltyError(f"补录时行牌的内容写在 play 中，不另给 {'、'.join(loose)} / "
+                           f"with play, give {', '.join(loose)} inside it")
+    places = [k for k in ("insert_before", "insert_after") if d.get(k) is not None]
+    target = d.get("target")
+    if target is not None and places:
+        raise PenaltyError("改为另一种行牌即放在原处，不另给位置 / a play in another's place takes no insert_before/after")
+    if target is None and len(places) != 1:
+        raise PenaltyError("补录须给出位置：在哪条记录之前（insert_before）或之后（insert_after），二选一 / "
+                           "give insert_before or insert_after (one)")
+    if target is None and d.get("void") is True:
+        raise PenaltyError("作废须指明要作废的记录（target）/ void needs the target")
+    anchor = play_of(s, target if target is not None else d[places[0]])
+    named = target if target is not None else d[places[0]]
+    if anchor is None:
+        raise RefereeError(f"#{named} 不是本盘的行牌记录 / #{named} is no play of hand {s.hand['hand_no'] if s.hand else ''}")
+    after = bool(places) and places[0] == "insert_after"
+    if anchor.type == "play.deal_done" and not after:
+        raise RefereeError("起牌完毕之前没有行牌可补录 / nothing is played before the deal is done")
+    new = Event(0, anchor.at, "referee", type_, data)
+    record.update(insert={"type": type_, "data": data, "anchor": anchor.seq, "after": after, "at": anchor.at},
+                  reason=reason, now=describe(new))
+    if target is None:
+        return
+    if anchor.type not in FIELDS:
+        raise RefereeError(f"#{target}（{describe(anchor)}）不能更正 / #{target} ({anchor.type}) cannot be corrected")
+    now = corrected(anchor, patches(s.actions, s.hand["hand_no"] if s.hand else None))
+    if now is None:
+        raise RefereeError(f"#{target} 已作废：在它前后补录 / #{target} is void already: insert beside it")
+    if now.type == type_ and all(now.data.get(k) == data.get(k) for k in FIELDS[type_]):
+        raise RefereeError(f"#{target} 的记录已是如此 / #{target} is recorded so already")
+    record.update(target=anchor.seq, target_type=anchor.type, void=True, fields={}, was=describe(now))
+
+
+def remember(s: "TableState", ev: Event | None) -> "TableState":
+    """`s` (a state the caller owns) keeping `ev` among the hand's events (None: a play a correction
+    inserted, not kept); at a hand's start, the state to fold its plays again from."""
+    if ev is None:
+        return s
     if ev.type == "operator.hand_start" and s.hand is not None:
         base = copy.copy(s)
         base.hand_base, base.hand_events = None, HandEvents()
@@ -173,32 +335,35 @@ def _start(s: "TableState") -> "TableState":
 
 def reworks(before: "TableState", after: "TableState") -> bool:
     """Whether the corrections in force in the hand changed from `before` to `after` (a correction,
-    or an undo of one): then the hand is folded again."""
+    an insertion, or an undo of one): then the hand is folded again."""
     if after.hand is None or after.hand_base is None or before.hand is None:
         return False
     hand_no = after.hand["hand_no"]
-    return patches(before.actions, hand_no) != patches(after.actions, hand_no)
+    return patches(before.actions, hand_no) != patches(after.actions, hand_no) \
+        or insertions(before.actions, hand_no) != insertions(after.actions, hand_no)
 
 
 def rework(before: "TableState", ev: Event, after: "TableState", step: Step) -> "TableState":
     """The state after `ev` (which changed the corrections in force, `after` its plain fold): the hand
-    folded again from its start with each play as corrected now, then `ev` itself. `step` is the
-    plain fold of one event (no rework), keeping the event as recorded among the hand's."""
-    fixes = patches(after.actions, after.hand["hand_no"] if after.hand else None)
+    folded again from its start with each play as corrected now and the plays inserted where they go,
+    then `ev` itself. `step` is the plain fold of one event (no rework), keeping the event as recorded
+    among the hand's."""
+    hand_no = after.hand["hand_no"] if after.hand else None
+    fixes, inserts = patches(after.actions, hand_no), insertions(after.actions, hand_no)
     s = _start(before)
-    for e in before.hand_events:
-        now = corrected(e, fixes)
-        if now is None:  # void: as if never recorded; kept for the next rework
+    for p in layout(before.hand_events, inserts, s.seq):
+        now = fixed(p, fixes)
+        if now is not None:
+            s = step(s, now, p.recorded)
+        elif p.recorded is not None:  # void: as if never recorded; kept for the next rework
             s = copy.copy(s)
-            s.hand_events = s.hand_events.plus(e)
-        else:
-            s = step(s, now, e)
+            s.hand_events = s.hand_events.plus(p.recorded)
     return step(s, ev, ev)
 
 
 def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | None:
     """Why a correction (or the undo of one) cannot be taken now: the hand as it would then stand
-    breaks a rule at the play it changes or a later one (the checks keyed play passes,
+    breaks a rule at the play it changes or inserts, or at a later one (the checks keyed play passes,
     `controller._play_problem`) where the hand as it stands does not there; None when it fits.
     Only for an action being taken: one in a log folds as it did."""
     from table_controller.controller import _play_problem
@@ -211,20 +376,25 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
     apply_referee(trial, Event(s.seq + 1, s.last_at or 0.0, "referee", type, d))
     if trial.actions[-1].get("error"):
         return None  # the fold says why (`referee.validate` raises it)
-    was, now = patches(s.actions, s.hand["hand_no"]), patches(trial.actions, s.hand["hand_no"])
-    changed = [t for t in set(was) | set(now) if was.get(t, {}) != now.get(t, {})]
+    hand_no = s.hand["hand_no"]
+    was, now = patches(s.actions, hand_no), patches(trial.actions, hand_no)
+    was_in, now_in = insertions(s.actions, hand_no), insertions(trial.actions, hand_no)
+    steps = [(p, fixed(p, was) if p.by is None or p.by in was_in else None,
+              fixed(p, now) if p.by is None or p.by in now_in else None)
+             for p in layout(s.hand_events, {**was_in, **now_in}, s.hand_base.seq)]
+    changed = {p.ident for p, a, b in steps if a != b}
     if not changed:
         return None
-    first = min(changed)
+    word = "撤销更正" if type != TYPE else "补录" if d.get("play") is not None and d.get("target") is None else "更正"
     old = new = _start(s)
-    for e in s.hand_events:
-        a, b = corrected(e, was), corrected(e, now)
-        if e.seq >= first and b is not None and b.type in FIELDS and new.hand is not None \
-                and not new.hand.get("ended"):
+    checking = False
+    for p, a, b in steps:
+        checking = checking or p.ident in changed
+        if checking and b is not None and b.type in FIELDS and new.hand is not None and not new.hand.get("ended"):
             why = _play_problem(new.hand, b.type, b.data)
             if why and (a is None or old.hand is None or why != _play_problem(old.hand, a.type, a.data)):
-                at = "" if e.seq in changed else f"其后 #{e.seq}（{describe(b)}）"
-                return f"{'更正' if type == TYPE else '撤销更正'}后{at}不成立：{why}"
-        old = step(old, a, e) if a is not None else old
-        new = step(new, b, e) if b is not None else new
+                at = "" if p.ident in changed else f"其后 #{p.ident}（{describe(b)}）"
+                return f"{word}后{at}不成立：{why}"
+        old = step(old, a, p.recorded) if a is not None else old
+        new = step(new, b, p.recorded) if b is not None else new
     return None

@@ -158,7 +158,10 @@ def _public_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
 def _public_action(a: dict[str, Any]) -> dict[str, Any]:
     a = {k: v for k, v in a.items() if k not in ("hand", "hands", "client")}
     if a.get("type") == "referee.play_correct":  # the play as corrected only (`now`, in words, never a concealed tile)
-        a = {k: v for k, v in a.items() if k not in ("fields", "was")}
+        ins = a.get("insert")
+        a = {k: v for k, v in a.items() if k not in ("fields", "was", "insert")}
+        if ins:  # where a play was inserted, not its tiles (a concealed kong's faces)
+            a["insert"] = {"anchor": ins.get("anchor"), "after": ins.get("after"), "type": ins.get("type")}
     if "result" in a:
         a["result"] = _public_result(a["result"])
     return a
@@ -183,6 +186,8 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any]:
         data.pop("hands", None)  # the hands shown at 查叫: the referee's channel only
     if ev.get("type") == "referee.play_correct":
         data.pop("tiles", None)  # a concealed kong's faces put right: the public record shows the kong face down
+        if isinstance(data.get("play"), dict) and data["play"].get("concealed"):  # one inserted: face down too
+            data["play"] = {**data["play"], "tiles": [BACK] * len(data["play"].get("tiles") or [])}
     if ev.get("type") == "play.kong" and data.get("concealed"):
         data["tiles"] = [BACK] * len(data.get("tiles", []))
     return ev

@@ -59,7 +59,7 @@ class _Round:
 
     def __init__(self, events: Sequence[Event], state: TableState, round_no: int | None) -> None:
         from table_controller import rounds
-        from table_controller.corrections import patches
+        from table_controller.corrections import insertions, patches
 
         self.events = rounds.events_of(events, state, round_no)
         self.state = rounds.view(state, round_no)
@@ -69,6 +69,7 @@ class _Round:
         self.end_of = dict(zip(starts, starts[1:] + [len(self.events)]))
         self.actions = {a["seq"]: a for a in self.state.actions}
         self.fixes = patches(self.state.actions, None)  # plays corrected (by seq, unique in the log)
+        self.inserts = insertions(self.state.actions, None)  # plays inserted (by the correction's seq)
         self._rows: dict[Any, dict[str, Any]] | None = None
 
     def row(self, hand_no: int) -> dict[str, Any] | None:
@@ -120,37 +121,45 @@ class _Round:
         }
 
     def lines(self, first: int, after: int, referee: bool) -> list[dict[str, Any]]:
-        """The record's lines: events `first` to `after` (excluded) that belong in a hand's record; the
+        """The record's lines: events `first` to `after` (excluded) that belong in a hand's record, and
+        the plays corrections inserted among them (`inserted`, named by the correction's seq); the
         public's with the plays as corrected (a voided play and the corrections left out)."""
         from table_controller.corrections import TYPE as CORRECTION
-        from table_controller.corrections import corrected
+        from table_controller.corrections import Placed, fixed, layout
         from table_controller.projection import public_event
 
-        start_at = self.events[first].at
+        start = self.events[first]
         lines = []
-        for ev in self.events[first:after]:
+        for p in [Placed(start, start), *layout(self.events[first + 1:after], self.inserts, start.seq)]:
+            ev = p.play
             if not ev.type.startswith(RECORDED):
                 continue
-            action = self.actions.get(ev.seq)
+            action = self.actions.get(ev.seq) if p.by is None else None
             fixing = ev.type == CORRECTION or (ev.type == "referee.undo" and action is not None
                                                and action.get("target_type") == CORRECTION)
             if fixing and not referee:
                 continue  # the public record is the corrected one only
-            play = corrected(ev, self.fixes) if ev.type.startswith("play.") else ev
+            play = fixed(p, self.fixes) if ev.type.startswith("play.") else ev
             if play is None and not referee:
                 continue  # a play voided: never happened, for the public
-            line: dict[str, Any] = {"seq": ev.seq, "t": round(ev.at - start_at, 1), "source": ev.source,
+            line: dict[str, Any] = {"seq": p.ident, "t": round(ev.at - start.at, 1), "source": ev.source,
                                     "type": ev.type, "text": describe(play or ev)}
+            if p.by is not None:
+                line["inserted"] = True  # never keyed: put in by the referee's correction #seq
             if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)
                 data = public_event((play or ev).to_json())["data"]
                 line["play"] = {k: data[k] for k in PLAY_FIELDS if k in data}
             if referee and play is None:
                 line["void"] = True
             elif referee and play is not ev:
-                line["was"] = describe(ev)  # as first recorded
+                line["was"] = describe(ev)  # as first recorded (or inserted)
             if referee and ev.type == CORRECTION and action is not None and "target" in action:
                 line["text"] = f"更正 #{action['target']}：{action['was']}" + (
                     f" → {action['now']}" if action.get("now") else "（作废）") + f"（{action['reason']}）"
+            elif referee and ev.type == CORRECTION and action is not None and action.get("insert"):
+                ins = action["insert"]
+                line["text"] = (f"补录 #{ev.seq}（#{ins['anchor']} {'后' if ins['after'] else '前'}）："
+                                f"{action['now']}（{action['reason']}）")
             if action is not None and action.get("undone"):
                 line["undone"] = True
             if action is not None and action.get("error"):
@@ -225,7 +234,7 @@ def as_text(record: dict[str, Any]) -> str:
     out.append("")
     for line in record["lines"]:
         mark = "（已撤销）" if line.get("undone") else "（已作废）" if line.get("void") else \
-            f"（已更正，原记 {line['was']}）" if line.get("was") else ""
+            f"（已更正，原记 {line['was']}）" if line.get("was") else "（补录）" if line.get("inserted") else ""
         out.append(f"[{_clock(line['t'])}] {line['text']}{mark}")
     out.append("")
     for w in record["wins"]:

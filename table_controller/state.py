@@ -198,13 +198,18 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
         text = f"裁判：{seat}家 {action['name_zh']}" + (f"（{action['amount']} 分）" if action["amount"] else "（停和）" if action["stops_win"] else "（警告）")
     if action is not None and action["type"] == "referee.undo" and action.get("target"):
         text = f"裁判撤销 #{action['target']}：{action['reason']}"  # the body may not name it: the action does
-    if action is not None and action["type"] == corrections.TYPE and action.get("now"):
+    if action is not None and action["type"] == corrections.TYPE and action.get("now") and "target" not in action:
+        where = f"#{action['insert']['anchor']} {'后' if action['insert']['after'] else '前'}"
+        text = f"裁判补录（{where}）：{action['now']}（{action['reason']}）"  # a play never keyed, put in
+    elif action is not None and action["type"] == corrections.TYPE and action.get("now"):
         text = f"裁判更正 #{action['target']}：{action['now']}（{action['reason']}）"  # as corrected only: public
     if action is not None and action.get("error"):
         text += f"（无效：{action['error']}）"
     if ev.type == "play.claim" and s is not None and s.hand is not None and any(
             m.get("late_seq") == ev.seq for m in (s.hand.get("melds") or {}).get(ev.data.get("seat"), [])):
         text += "（补记：记入时该家已出牌）"  # log order is arrival order: the claim came before that discard
+    if ev.type.startswith("play.") and ev.data.get("inserted"):
+        text += f"（裁判补录 #{ev.data['inserted']}）"  # never keyed: put in by a correction
     return {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}
 
 
@@ -313,9 +318,9 @@ def apply(state: TableState, ev: Event) -> TableState:
     return s
 
 
-def _step(state: TableState, ev: Event, recorded: Event) -> TableState:
+def _step(state: TableState, ev: Event, recorded: Event | None) -> TableState:
     """The plain fold of one event `ev`, kept among the hand's events as `recorded` (the play as
-    logged, where `ev` is it corrected)."""
+    logged, where `ev` is it corrected; None: a play a correction inserted, not kept)."""
     return corrections.remember(_apply_one(state, ev), recorded)
 
 
@@ -607,7 +612,7 @@ def _claimed_late(hand: dict[str, Any], seat: Any, frm: Any) -> bool:
     newer than the discard it claims): keyed late, for a claim the camera could not see."""
     if seat not in SEATS or frm not in SEATS or not hand["discards"][frm] or not hand["discards"][seat]:
         return False
-    return int(hand["discards"][seat][-1]["seq"]) > int(hand["discards"][frm][-1]["seq"])
+    return float(hand["discards"][seat][-1]["seq"]) > float(hand["discards"][frm][-1]["seq"])  # 19.5: inserted
 
 
 def next_playing(seat: str, out: Any = ()) -> str:
@@ -808,8 +813,13 @@ def _describe_referee(ev: Event) -> str:
         return f"裁判开始第 {d.get('round', '?')} 轮" + (f"：{names}" if names else "")
     if t == "referee.undo":
         return f"裁判撤销 #{d.get('target', '')}：{d.get('reason', '')}"
+    if t == corrections.TYPE and d.get("play") is not None and d.get("target") is None:
+        before = d.get("insert_before")
+        where = f"#{before} 前" if before is not None else f"#{d.get('insert_after', '')} 后"
+        return f"裁判补录行牌（{where}）：{d.get('reason', '')}"
     if t == corrections.TYPE:
-        return f"裁判{'作废' if d.get('void') else '更正'}记录 #{d.get('target', '')}：{d.get('reason', '')}"
+        what = "改记" if d.get("play") is not None else "作废" if d.get("void") else "更正"
+        return f"裁判{what}记录 #{d.get('target', '')}：{d.get('reason', '')}"
     if t == "referee.camera_confirm":
         kind = d.get("kind")
         return f"裁判确认识牌 #{d.get('seq', '')}" + (f"：{_tile_zh(kind)}" if kind else "")

@@ -58,8 +58,8 @@ def test_a_snapshot_taken_after_a_correction_goes_on_as_the_whole_log() -> None:
     assert [d["tile"] for d in whole.hand["discards"]["W"]] == ["8p"] and whole.hand["melds"]["W"]
 
 
-def test_a_correction_early_in_a_long_hand_folds_it_again_in_well_under_a_second() -> None:
-    """88 discards and 4 camera sightings each (445 events): about 6 ms here to fold the hand again."""
+def _long_hand() -> tuple[Log, list[int]]:
+    """88 discards and 4 camera sightings each (445 events); the log and the discards' seqs."""
     log = Log("mcr")
     log.start(hand_no=1, dealer=1)
     log.add("table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})
@@ -74,6 +74,12 @@ def test_a_correction_early_in_a_long_hand_folds_it_again_in_well_under_a_second
                                                        "kind": tiles[i % 34], "confidence": 0.9, "wind": seat,
                                                        "track": i * 10 + k})
         plays.append(log.add("demo", "play.discard", {"seat": seat, "tile": tiles[i % 34]}).seq)
+    return log, plays
+
+
+def test_a_correction_early_in_a_long_hand_folds_it_again_in_well_under_a_second() -> None:
+    """445 events: about 6 ms here to fold the hand again."""
+    log, plays = _long_hand()
     state = fold(log.events)
     fix = log.ref("referee.play_correct", target=plays[0], tile="9s", reason="看错")
     began = time.perf_counter()
@@ -81,6 +87,26 @@ def test_a_correction_early_in_a_long_hand_folds_it_again_in_well_under_a_second
     took = time.perf_counter() - began
     assert after.hand["discards"]["E"][0]["tile"] == "9s" and after.hand["tiles_left"] == state.hand["tiles_left"]
     assert took < 1.0, took
+
+
+def test_a_play_inserted_early_in_a_long_hand_is_checked_and_folded_in_well_under_a_second() -> None:
+    """E's flower missed before its first discard of 445 events: the check (the hand folded twice, each
+    later play's rule asked) and the fold again: about 15 ms and 7 ms here (a correction of a tile: the same)."""
+    from table_controller.referee import validate
+
+    log, plays = _long_hand()
+    state = fold(log.events)
+    body = {"insert_before": plays[0], "play": {"type": "flower", "seat": "E", "tile": "1f"}, "reason": "漏记"}
+    began = time.perf_counter()
+    validate(state, "referee.play_correct", body)
+    checked = time.perf_counter() - began
+    fix = log.ref("referee.play_correct", **body)
+    began = time.perf_counter()
+    after = apply(state, fix)
+    took = time.perf_counter() - began
+    assert after.hand["flowers"]["E"] == ["1f"] and after.hand["tiles_left"] == state.hand["tiles_left"] - 1
+    assert after.hand["discards"] == state.hand["discards"]
+    assert checked < 1.0 and took < 1.0, (checked, took)
 
 
 def test_a_concealed_kongs_faces_put_right_stay_hidden_from_the_public() -> None:
@@ -107,3 +133,132 @@ def test_an_undo_sent_without_its_target_names_it_in_the_log() -> None:
     fix = log.ref("referee.play_correct", target=kong, seat="W", reason="是西家暗杠")
     log.ref("referee.undo", reason="原来没错")
     assert log.state().log[-1]["text"] == f"裁判撤销 #{fix.seq}：原来没错"
+
+
+def _dealt(ruleset: str = "mcr") -> Log:
+    log = Log(ruleset)
+    log.start(hand_no=1, dealer=1)
+    log.add("table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})
+    if ruleset == "mcr":
+        log.add("table", "table.dice", {"seat": "W", "wind": "W", "dice": [2, 5]})
+    log.add("operator", "play.deal_done", {})
+    return log
+
+
+def _refused(log: Log, **body: object) -> str:
+    """Why the referee's correction `body` is refused now (it must be), the log left as it was."""
+    import pytest
+
+    from table_controller.referee import validate
+
+    with pytest.raises(ValueError) as err:
+        validate(log.state(), "referee.play_correct", dict(body))
+    return str(err.value)
+
+
+def test_a_flower_never_keyed_is_inserted_before_the_discard_that_followed_it_and_an_undo_takes_it_out() -> None:
+    """S laid 梅 and drew its replacement, then discarded: the flower was missed. Keyed late it is out of
+    turn; inserted before S's discard, the wall counts the replacement and the log is not rewritten."""
+    from table_controller.controller import _play_problem
+
+    log = _dealt()
+    log.add("operator", "play.discard", {"seat": "E", "tile": "1z"})
+    s_discard = log.add("operator", "play.discard", {"seat": "S", "tile": "2m"})
+    log.add("operator", "play.discard", {"seat": "W", "tile": "3m"})
+    before = log.state()
+    assert _play_problem(before.hand, "play.flower", {"seat": "S", "tile": "5f"}).startswith("未轮到南家补花")
+    fix = log.ref("referee.play_correct", insert_before=s_discard.seq, reason="漏记南家补花",
+                  play={"type": "flower", "seat": "S", "tile": "5f"})
+    after = log.state()
+    assert after.hand["flowers"]["S"] == ["5f"] and after.hand["tiles_left"] == before.hand["tiles_left"] - 1
+    assert after.hand["turn"] == before.hand["turn"] and after.hand["discards"] == before.hand["discards"]
+    texts = [line["text"] for line in after.log]
+    at = texts.index(f"南家补花 梅（裁判补录 #{fix.seq}）")
+    assert texts[at - 1] == "东家打出 东" and texts[at + 1] == "南家打出 二万", texts
+    assert texts[-1] == f"裁判补录（#{s_discard.seq} 前）：南家补花 梅（漏记南家补花）"
+    assert [e.type for e in log.events[-4:]] == ["play.discard", "play.discard", "play.discard", "referee.play_correct"]
+    log.ref("referee.undo", reason="记错了")
+    back = log.state()
+    assert back.hand["flowers"] == before.hand["flowers"] and back.hand["tiles_left"] == before.hand["tiles_left"]
+
+
+def test_an_insertion_the_later_plays_cannot_take_is_refused_naming_the_first_that_breaks() -> None:
+    log = _dealt()
+    e = log.add("operator", "play.discard", {"seat": "E", "tile": "1z"})
+    s = log.add("operator", "play.discard", {"seat": "S", "tile": "2m"})
+    pung = {"type": "claim", "seat": "W", "kind": "pung", "from": "E", "tiles": ["1z"] * 3}
+    assert _refused(log, insert_after=e.seq, play=pung, reason="漏记").startswith(
+        f"补录后其后 #{s.seq}（南家打出 二万）不成立：未轮到南家，现在是西家")
+    assert _refused(log, insert_after=e.seq, play={"type": "discard", "seat": "N", "tile": "9p"}, reason="漏记") \
+        .startswith("补录后不成立：未轮到北家")
+    # the place, the play's fields, and the reason are checked before the hand is
+    assert _refused(log, play=pung, reason="漏记").startswith("补录须给出位置")
+    assert _refused(log, insert_before=e.seq, insert_after=e.seq, play=pung, reason="漏记").startswith("补录须给出位置")
+    assert _refused(log, insert_after=e.seq, play={"type": "claim", "seat": "W"}, reason="漏记").startswith(
+        "补录吃碰杠须给出 from、kind、tiles")
+    assert _refused(log, insert_after=e.seq, play={"type": "discard", "seat": "W", "tile": "1m", "from": "E"},
+                    reason="漏记").startswith("打出只有 seat、tile，不含 from")
+    assert _refused(log, insert_after=999, play=pung, reason="漏记").startswith("#999 不是本盘的行牌记录")
+    assert _refused(log, insert_after=e.seq, play=pung, reason=" ").startswith("更正须说明理由")
+    assert fold(log.events).hand["melds"]["W"] == []
+
+
+def test_a_kong_never_keyed_is_paid_and_an_inserted_play_is_corrected_or_voided_by_its_corrections_seq() -> None:
+    """四川: S's concealed kong was missed before its discard; inserted, it is paid and the wall gave a
+    replacement; the inserted play is named by the correction's seq, which corrects it and voids it."""
+    log = _dealt("sichuan")
+    log.add("operator", "play.discard", {"seat": "E", "tile": "1m"})
+    s_discard = log.add("operator", "play.discard", {"seat": "S", "tile": "2m"})
+    log.add("operator", "play.discard", {"seat": "W", "tile": "3m"})
+    before = log.state()
+    kong = log.ref("referee.play_correct", insert_before=s_discard.seq, reason="漏记南家暗杠",
+                   play={"type": "kong", "seat": "S", "tiles": ["7s"] * 4, "concealed": True})
+    state = log.state()
+    (paid,) = state.hand["kong_payments"]
+    assert paid["seat"] == "S" and paid["by_wind"]["S"] > 0
+    assert state.hand["melds"]["S"][0]["tiles"] == ["7s"] * 4
+    assert state.hand["tiles_left"] == before.hand["tiles_left"] - 1
+    log.ref("referee.play_correct", target=kong.seq, tiles=["8s"] * 4, reason="是八条")
+    assert log.state().hand["melds"]["S"][0]["tiles"] == ["8s"] * 4
+    log.ref("referee.play_correct", target=kong.seq, void=True, reason="没有杠")
+    voided = log.state()
+    assert voided.hand["melds"]["S"] == [] and not voided.hand.get("kong_payments") and \
+        voided.hand["tiles_left"] == before.hand["tiles_left"]
+
+
+def test_a_play_of_another_kind_takes_the_place_of_the_one_keyed_both_or_neither() -> None:
+    """S's last play was keyed as a discard of 7s; it was S's concealed kong of 7s: one action voids the
+    discard and puts the kong in its place (S still to discard). Where a later play cannot stand after the
+    kong (W's discard, out of turn then), neither happens."""
+    log = _dealt("sichuan")
+    log.add("operator", "play.discard", {"seat": "E", "tile": "1m"})
+    wrong = log.add("operator", "play.discard", {"seat": "S", "tile": "7s"})
+    kong = {"type": "kong", "seat": "S", "tiles": ["7s"] * 4, "concealed": True}
+    w = log.add("operator", "play.discard", {"seat": "W", "tile": "9s"})  # keyed after: S's turn goes on after a kong
+    assert _refused(log, target=wrong.seq, play=kong, reason="是暗杠").startswith(
+        f"更正后其后 #{w.seq}（西家打出 九条）不成立：未轮到西家")
+    assert log.state().hand["discards"]["S"][0]["tile"] == "7s"  # neither the void nor the kong
+    log.events.pop()
+    assert _refused(log, target=wrong.seq, play={"type": "discard", "seat": "S", "tile": "7s"}, reason="x") \
+        .startswith(f"#{wrong.seq} 的记录已是如此")
+    fix = log.ref("referee.play_correct", target=wrong.seq, play=kong, reason="是暗杠")
+    state = log.state()
+    assert state.hand["discards"]["S"] == [] and state.hand["melds"]["S"][0]["type"] == "kong"
+    assert state.hand["turn"]["seat"] == "S" and state.actions[-1]["was"] == "南家打出 七条"
+    assert state.actions[-1]["void"] is True and state.actions[-1]["now"] == "南家暗杠"
+    assert state.log[-1]["text"] == f"裁判更正 #{wrong.seq}：南家暗杠（是暗杠）" and fix.seq == state.seq
+
+
+def test_an_insertion_folds_the_same_from_a_snapshot_and_an_old_style_log_is_untouched() -> None:
+    """A snapshot taken after an insertion goes on as the whole log; inserted plays are numbered
+    between their neighbours (the fold's "newest discard" reads the inserted one as newer)."""
+    log = _dealt()
+    e = log.add("operator", "play.discard", {"seat": "E", "tile": "1z"})
+    log.add("operator", "play.discard", {"seat": "S", "tile": "2m"})
+    log.ref("referee.play_correct", insert_after=e.seq, play={"type": "flower", "seat": "S", "tile": "6f"}, reason="漏记")
+    mid = pickle.loads(pickle.dumps(fold(log.events), protocol=5))
+    log.add("operator", "play.discard", {"seat": "W", "tile": "3m"})
+    goes_on = apply(mid, log.events[-1])
+    whole = fold(log.events)
+    assert goes_on.hand == whole.hand and goes_on.log == whole.log and goes_on.actions == whole.actions
+    assert whole.hand["flowers"]["S"] == ["6f"]

@@ -1771,3 +1771,46 @@ async def test_the_referee_corrects_a_played_tile_on_the_penalties_page(service:
     log = await public.inner_text("#log")
     assert "五万" not in log and "东家打出 五筒" in log, log
     assert "五筒" in await public.inner_text("[data-seat=E] .discards")
+
+
+async def test_the_referee_inserts_a_missed_flower_on_the_penalties_page(service: TableService, browser: Any) -> None:
+    """S's flower was never keyed: the referee picks S's discard, 在这条之前补录, 补花, S, 梅 and the reason;
+    the record list says 补录 #n 前 with the flower, the play list offers the flower (补录) to correct,
+    and the public table's log has it before S's discard."""
+    ctl = service.controller
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="1z")
+        await play(type="discard", seat="S", tile="2m")
+        await play(type="discard", seat="W", tile="3m")
+    s_discard = next(e.seq for e in ctl.store.since(0) if e.type == "play.discard" and e.data["seat"] == "S")
+    left = ctl.state.hand["tiles_left"]
+    public = await _open(browser, service, "/public")
+    page = await _open(browser, service, "/penalties", token=REFEREE)
+    await page.wait_for_selector(f"#correct-target option[value='{s_discard}']", state="attached")
+    assert not await page.is_visible("#correct-play")  # the kind of play to insert: only when inserting
+    await page.select_option("#correct-target", str(s_discard))
+    await page.select_option("#correct-mode", "before")
+    assert await page.is_visible("#correct-play") and not await page.is_visible("#correct-form input[name=void]")
+    await page.select_option("#correct-play", "flower")
+    await page.fill("#correct-form input[name=tiles]", "5f")
+    await page.fill("#correct-form input[name=reason]", "漏记南家补花")
+    await page.click("#correct-submit")  # no seat: said on the page, nothing sent
+    assert "请选择补录行牌的座位" in await page.inner_text("#action-msg")
+    assert ctl.state.hand["flowers"]["S"] == []
+    await page.select_option("#correct-form select[name=seat]", "S")
+    await page.click("#correct-submit")
+    await _until(lambda: ctl.state.hand["flowers"]["S"] == ["5f"])
+    assert ctl.state.hand["tiles_left"] == left - 1
+    fix = ctl.state.actions[-1]["seq"]
+    await page.wait_for_function(f"window.__lastSeq >= {fix}")
+    row = await page.inner_text(f"#actions tr[data-seq='{fix}']")
+    assert f"更正 · 补录 #{s_discard} 前 · 南家补花 梅 · 漏记南家补花" in row, row
+    await page.wait_for_selector(f"#correct-target option[value='{fix}']", state="attached")
+    assert (await page.inner_text(f"#correct-target option[value='{fix}']")).strip() == f"#{fix} 南家补花 梅（补录）"
+    assert await page.input_value("#correct-mode") == "fix"  # the form is ready for the next
+    await public.wait_for_function(f"window.__lastSeq >= {fix}")
+    log = await public.inner_text("#log")
+    lines = log.splitlines()
+    flower = next(i for i, x in enumerate(lines) if x.startswith("南家补花 梅"))
+    assert lines[flower + 1] == "东家打出 东" and lines[flower - 1] == "南家打出 二万", lines  # newest first

@@ -182,3 +182,89 @@ async def test_a_restart_folds_the_corrected_hand_the_same(service: TableService
     again = fold(ctl.store.since(0))
     assert again.hand == ctl.state.hand and again.log == ctl.state.log and again.actions == ctl.state.actions
     assert [d["tile"] for d in again.hand["discards"]["E"]] == ["4s"]
+
+
+async def test_a_flower_never_keyed_is_inserted_before_the_discard_after_it_shown_in_the_records_and_undone(
+        service: TableService) -> None:
+    """S laid 梅 and drew its replacement, then discarded: the operator missed the flower. Keyed late
+    it is refused (out of turn); the referee inserts it before S's discard: the wall counts the
+    replacement, the log keeps every event as it was, both records show the flower in its place."""
+    from table_controller.state import fold
+
+    ctl = service.controller
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="1z")
+        s_discard = await play(type="discard", seat="S", tile="2m")
+        await play(type="discard", seat="W", tile="3m")
+        late = await http.post("/api/play", json={"type": "flower", "seat": "S", "tile": "5f"}, headers=OP)
+        assert late.status_code == 409 and late.json()["detail"].startswith("未轮到南家补花"), late.text
+        left, logged = ctl.state.hand["tiles_left"], [e.to_json() for e in ctl.store.since(0)]
+        body = {"insert_before": s_discard, "play": {"type": "flower", "seat": "S", "tile": "5f"}, "reason": "漏记南家补花"}
+        assert (await http.post("/api/referee/play/correct", json=body, headers=OP)).status_code == 403
+        r = await _correct(http, **body)
+        assert r.status_code == 200, r.text
+        fix = r.json()["seq"]
+        state = (await http.get("/api/state")).json()
+        assert state["hand"]["flowers"]["S"] == ["5f"] and state["hand"]["tiles_left"] == left - 1
+        assert state["hand"]["turn"]["seat"] == "N"
+        # nothing rewritten: the log holds what it held, and the correction naming the play and its place
+        now = ctl.store.since(0)
+        assert [e.to_json() for e in now[:len(logged)]] == logged and len(now) == len(logged) + 1
+        assert now[-1].data["insert_before"] == s_discard and now[-1].data["play"]["tile"] == "5f"
+        # the public record has the flower in its place (for the replay too), the correction's line not
+        pub = (await http.get("/api/hands/1/record")).json()
+        texts = [x["text"] for x in pub["lines"]]
+        at = texts.index("南家补花 梅")
+        assert texts[at - 1] == "东家打出 东" and texts[at + 1:at + 3] == ["南家打出 二万", "西家打出 三万"], texts
+        assert pub["lines"][at]["inserted"] is True and pub["lines"][at]["play"] == {"seat": "S", "tile": "5f"}
+        assert pub["lines"][at]["seq"] == fix and not any(x["type"] == "referee.play_correct" for x in pub["lines"])
+        ref = (await http.get("/api/referee/hands/1/record", headers=REF)).json()
+        assert next(x for x in ref["lines"] if x["seq"] == fix and x["type"] == "referee.play_correct")["text"] == \
+            f"补录 #{fix}（#{s_discard} 前）：南家补花 梅（漏记南家补花）"
+        text = (await http.get("/api/referee/hands/1/record?format=text", headers=REF)).text
+        assert "南家补花 梅（补录）" in text
+        # the public audit trail says where, never the tiles of what was inserted
+        (action,) = [a for a in (await http.get("/api/actions")).json() if a["seq"] == fix]
+        assert action["insert"] == {"anchor": s_discard, "after": False, "type": "play.flower"}
+        assert action["now"] == "南家补花 梅" and "data" not in action["insert"]
+        assert fold(ctl.store.since(0)).hand == ctl.state.hand  # a restart folds it the same
+        r = await http.post("/api/referee/undo", json={"reason": "记错了", "target": fix}, headers=REF)
+        assert r.status_code == 200, r.text
+        assert ctl.state.hand["flowers"]["S"] == [] and ctl.state.hand["tiles_left"] == left
+        pub = (await http.get("/api/hands/1/record")).json()
+        assert "南家补花 梅" not in [x["text"] for x in pub["lines"]]
+
+
+async def test_an_insertion_or_a_change_of_kind_the_hand_cannot_take_is_refused_and_nothing_is_logged(
+        service: TableService) -> None:
+    ctl = service.controller
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        play = await _dealt(service, http)
+        e = await play(type="discard", seat="E", tile="1z")
+        s = await play(type="discard", seat="S", tile="7s")
+        before = ctl.state.seq
+
+        async def refused(body: dict[str, Any], status: int, words: str) -> None:
+            r = await _correct(http, **body)
+            assert r.status_code == status and r.json()["detail"].startswith(words), r.text
+            assert ctl.state.seq == before and len(ctl.store.since(before)) == 0
+
+        pung = {"type": "claim", "seat": "W", "kind": "pung", "from": "E", "tiles": ["1z"] * 3}
+        await refused({"insert_after": e, "play": pung, "reason": "漏记"}, 409,
+                      f"补录后其后 #{s}（南家打出 七条）不成立：未轮到南家，现在是西家")
+        await refused({"play": pung, "reason": "漏记"}, 422, "补录须给出位置")
+        await refused({"insert_after": e, "play": {"type": "claim", "seat": "W", "tiles": ["1z"] * 3}, "reason": "漏记"},
+                      422, "补录吃碰杠须给出 from、kind")
+        r = await _correct(http, insert_after=e, play={"type": "pass", "seat": "W"}, reason="漏记")
+        assert r.status_code == 422 and ctl.state.seq == before  # not a play at all: the body's own check
+        # S's 7s was its concealed kong: voided and replaced in one action; S still to discard
+        kong = {"type": "kong", "seat": "S", "tiles": ["7s"] * 4, "concealed": True}
+        r = await _correct(http, target=s, play=kong, reason="是暗杠")
+        assert r.status_code == 200, r.text
+        hand = ctl.state.hand
+        assert hand["discards"]["S"] == [] and hand["melds"]["S"][0]["type"] == "kong" and hand["turn"]["seat"] == "S"
+        pub = (await http.get("/api/hands/1/record")).json()
+        assert "南家暗杠" in [x["text"] for x in pub["lines"]] and "南家打出 七条" not in [x["text"] for x in pub["lines"]]
+        assert "7s" not in str(pub) and "7s" not in str((await http.get("/api/state")).json()["hand"]["melds"])
+        await play(type="discard", seat="S", tile="9p")  # play goes on from the corrected record

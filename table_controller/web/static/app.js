@@ -18,12 +18,17 @@ const I18N = {
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
                undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
                clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）",
-               play_correct: "更正", voided: "作废",
+               play_correct: "更正", voided: "作废", inserted: "补录", before: "前", after: "后",
                hand_start: "开始新一盘", hand_end: "结束本盘", play: "录入", dice: "骰子", action: "操作" },
-        fix: { title: "更正牌谱", hint: "记错的行牌（牌、座位、副露）在本盘内更正，或作废；原记录保留，可撤销。", target: "要更正的记录",
+        fix: { title: "更正牌谱", hint: "记错的行牌（牌、座位、副露）在本盘内更正，或作废；漏记的行牌在某条之前或之后补录；原记录保留，可撤销。", target: "要更正的记录",
                seat: "座位（不改留空）", tiles: "牌（不改留空）", from: "来自（不改留空）", void: "作废（未发生）", reason: "更正理由",
                submit: "更正", none: "本盘尚无可更正的行牌", needReason: "请填写更正理由（永久记录）",
-               needWhat: "请给出更正的内容（座位、牌、来自），或勾选作废" }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
+               needWhat: "请给出更正的内容（座位、牌、来自），或勾选作废",
+               mode: "做法", modeFix: "更正或作废这条", modeBefore: "在这条之前补录漏记的行牌", modeAfter: "在这条之后补录漏记的行牌",
+               modeReplace: "这条改为另一种行牌（原条作废）", play: "补录的行牌", needSeat: "请选择补录行牌的座位",
+               needTiles: "请给出补录行牌的牌", needFrom: "吃碰杠请选择来自哪家", insertedMark: "（补录）",
+               kinds: { discard: "打出", flower: "补花", chow: "吃", pung: "碰", claim_kong: "明杠（杠别家的牌）",
+                        concealed_kong: "暗杠", added_kong: "补杠" } }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         abandonAsk: "第 {n} 盘还在进行：中止这一盘、同一庄家重打？（记为中止）",
         drawAsk: "牌墙还剩 {left} 张，无人和牌：结束第 {n} 盘，记为荒牌？",
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
@@ -93,7 +98,7 @@ const I18N = {
         act: { penalty: "Penalty", win_read: "Hand read", win_confirm: "Win confirmed", session_start: "Clock started",
                session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
-               appeal_ruling: "Appeal ruling", corrected: " (read as {was})", play_correct: "Correction", voided: "void",
+               appeal_ruling: "Appeal ruling", corrected: " (read as {was})", play_correct: "Correction", voided: "void", inserted: "inserted", before: "before", after: "after",
                hand_start: "New hand", hand_end: "End hand", play: "Play keyed", dice: "Dice", action: "Action" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
         drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
@@ -122,11 +127,17 @@ const I18N = {
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
-        fix: { title: "Correct the record", hint: "A play recorded wrong (tile, seat, meld) in this hand is put right, or voided; the original stays in the log, and an undo takes it back.",
+        fix: { title: "Correct the record", hint: "A play recorded wrong (tile, seat, meld) in this hand is put right, or voided; a play never keyed is inserted before or after another; the original stays in the log, and an undo takes it back.",
                target: "Play to correct", seat: "Seat (blank: as is)", tiles: "Tiles (blank: as is)", from: "From (blank: as is)",
                void: "Void (never happened)", reason: "Reason", submit: "Correct", none: "No play to correct in this hand",
                needReason: "Give the reason for the correction (it stays in the record)",
-               needWhat: "Give what to correct (seat, tiles, from), or tick void" },
+               needWhat: "Give what to correct (seat, tiles, from), or tick void",
+               mode: "How", modeFix: "Correct or void this play", modeBefore: "Insert a missed play before this one",
+               modeAfter: "Insert a missed play after this one", modeReplace: "This play was another kind (voided, replaced)",
+               play: "Play to insert", needSeat: "Choose the seat of the play to insert",
+               needTiles: "Give the tiles of the play to insert", needFrom: "A claim: choose whose discard it took", insertedMark: " (inserted)",
+               kinds: { discard: "Discard", flower: "Flower", chow: "Chow", pung: "Pung", claim_kong: "Kong of a discard",
+                        concealed_kong: "Concealed kong", added_kong: "Added kong" } },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
@@ -742,6 +753,8 @@ function renderActions() {
     if (a.type === "referee.undo") what += ` #${a.target || ""} · ${a.reason || ""}`;
     if (a.type === "referee.play_correct" && a.target) {  // 更正 #n · as recorded → as corrected · why
       what += ` #${a.target} · ${a.was || ""}${a.now ? " → " + a.now : " · " + t("act.voided")} · ${a.reason || ""}`;
+    } else if (a.type === "referee.play_correct" && a.insert) {  // 更正 · 补录 #anchor 前 · the play · why
+      what += ` · ${t("act.inserted")} #${a.insert.anchor} ${t(a.insert.after ? "act.after" : "act.before")} · ${a.now || ""} · ${a.reason || ""}`;
     }
     if (a.error) what += ` ✗ ${a.error}`;
     const pts = Object.entries(a.deltas || {}).map(([p, v]) => `${esc(state.players[p] || p)} ${v > 0 ? "+" : ""}${v}`).join(", ");
@@ -772,15 +785,51 @@ async function loadCorrectable() {
   const sel = $("correct-target");
   const keep = sel.value;
   sel.innerHTML = correctable.lines.slice().reverse()
-    .map((l) => `<option value="${l.seq}" data-type="${esc(l.type)}">#${l.seq} ${esc(l.text)}</option>`).join("")
+    .map((l) => `<option value="${l.seq}" data-type="${esc(l.type)}">#${l.seq} ${esc(l.text)}${
+      l.inserted ? esc(t("fix.insertedMark")) : ""}</option>`).join("")
     || `<option value="">${esc(t("fix.none"))}</option>`;
   if (keep && correctable.lines.some((l) => String(l.seq) === keep)) sel.value = keep;
 }
+// a play to insert, by the form's kind: the body's `play` (as POST /api/play takes it), less what is asked below
+const INSERT_KINDS = {
+  discard: { type: "discard" }, flower: { type: "flower" }, chow: { type: "claim", kind: "chow" },
+  pung: { type: "claim", kind: "pung" }, claim_kong: { type: "claim", kind: "kong" },
+  concealed_kong: { type: "kong", concealed: true }, added_kong: { type: "kong", added: true },
+};
+function insertedPlay(f) {
+  // the play never keyed, from the form: its seat, its tile or tiles, whose discard a claim took
+  const play = { ...INSERT_KINDS[f.play.value] };
+  if (!f.seat.value) return { problem: t("fix.needSeat") };
+  play.seat = f.seat.value;
+  const tiles = parseTiles(f.tiles.value);
+  if (!tiles.length) return { problem: t("fix.needTiles") };
+  if (play.type === "discard" || play.type === "flower") play.tile = tiles[0]; else play.tiles = tiles;
+  if (play.type === "claim") {
+    if (!f.from.value) return { problem: t("fix.needFrom") };
+    play.from = f.from.value;
+  }
+  return { play };
+}
+function syncCorrectForm() {
+  // the kind of play to insert only where one is inserted; 作废 only where a play is corrected
+  const f = $("correct-form"), fixing = f.mode.value === "fix";
+  f.play.closest("label").hidden = fixing;
+  f.void.closest("label").hidden = !fixing;
+  if (!fixing) f.void.checked = false;
+}
+$("correct-form").mode.addEventListener("change", syncCorrectForm);
 function correctBody(f) {
-  // what the referee puts right: the fields given (a discard's or flower's one tile, a meld's tiles), or void
+  // what the referee puts right: the fields given (a discard's or flower's one tile, a meld's tiles), or void;
+  // or a play never keyed, inserted before or after the play chosen, or in its place (a play of another kind)
   const opt = f.target.selectedOptions[0];
   if (!opt || !opt.value) return { problem: t("fix.none") };
   if (!f.reason.value.trim()) return { problem: t("fix.needReason") };
+  if (f.mode.value !== "fix") {
+    const made = insertedPlay(f);
+    if (made.problem) return made;
+    const where = { before: "insert_before", after: "insert_after", replace: "target" }[f.mode.value];
+    return { [where]: Number(opt.value), play: made.play, reason: f.reason.value };
+  }
   const body = { target: Number(opt.value), reason: f.reason.value };
   if (f.void.checked) return { ...body, void: true };
   const tiles = parseTiles(f.tiles.value);
@@ -797,6 +846,7 @@ $("correct-form").addEventListener("submit", once(async (e) => {
   if (body.problem) { $("action-msg").textContent = "✗ " + body.problem; $("action-msg").className = "msg bad"; return; }
   if (await act("/api/referee/play/correct", body)) {
     f.tiles.value = ""; f.seat.value = ""; f.from.value = ""; f.void.checked = false; f.reason.value = "";
+    f.mode.value = "fix"; syncCorrectForm();
   }
 }));
 
