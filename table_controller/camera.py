@@ -225,7 +225,9 @@ class CameraWatcher:
         hand = self._controller.state.hand
         if hand is None or area != "discard":
             return None
-        return next((int(d["seq"]) for d in reversed(hand["discards"].get(wind, [])) if d.get("tile") == tile), None)
+        # a discard a correction put in is named by the correction (its `seq` lies between two events)
+        return next((int(d.get("inserted") or d["seq"]) for d in reversed(hand["discards"].get(wind, []))
+                     if d.get("tile") == tile), None)
 
     async def _rulings(self) -> list[dict[str, Any]]:
         """The referee's rulings on unsure tiles seen since the camera started (the step before),

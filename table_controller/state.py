@@ -503,7 +503,9 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     if ev.type == "play.discard":
         after_kong = hand.get("kong_by") == seat  # 杠上炮 if this discard is won on
         hand["discards"][seat].append({"tile": d.get("tile"), "seq": ev.seq, "claimed": False,
-                                       **({"after_kong": True} if after_kong else {})})
+                                       **({"after_kong": True} if after_kong else {}),
+                                       # put in by a correction: named by its seq, not by `seq` (19.5)
+                                       **({"inserted": d["inserted"]} if d.get("inserted") else {})})
         hand["turn"] = _turn(next_playing(seat, hand.get("out") or ()), "discard", ev.at, ruleset)
         _chase(hand, ev, seat, d.get("tile"), ruleset)
         claim = _turn(seat, "claim", ev.at, ruleset)

@@ -616,3 +616,27 @@ def test_a_ruling_changed_after_its_tile_was_recorded_is_told(table) -> None:  #
     watcher._record_play([{**unsure, "kind": "1m", "ruled": True, "needs_referee": False}])
     assert len([e for e in controller.store.since(0) if e.type == "camera.play_refused"]) == 1
     assert len(plays(controller)) == 2  # deal done, the discard: the correction made no second one
+
+
+def test_a_ruling_changed_on_an_inserted_discard_names_the_correction(table) -> None:  # type: ignore[no-untyped-def]
+    """A discard the referee put in (补录) is numbered between two logged events in the fold (19.5)
+    and named by its correction's seq; the camera told the referee to correct #19, the play before it."""
+    controller, watcher = table
+    cam = Camera()
+    unsure = cam.lay("discard", "E", "1m", unsure=True)
+    watcher._record_play([unsure])
+    ruled = {"event": "ruled", "zone": unsure["zone"], "track": unsure["track"]}
+    watcher._record_play([{**ruled, "kind": "9p"}])
+    seq = controller.state.hand["discards"]["E"][-1]["seq"]
+    controller.referee_action("referee.play_correct", {"target": seq, "void": True, "reason": "重复"}, by="referee")
+    fix = controller.referee_action("referee.play_correct", {"insert_after": seq, "reason": "补录",
+                                                             "play": {"type": "discard", "seat": "E", "tile": "9p"}},
+                                    by="referee")
+    pool = controller.state.hand["discards"]["E"]
+    assert [d["tile"] for d in pool] == ["9p"] and pool[-1]["seq"] != int(pool[-1]["seq"])  # between two events
+    watcher._record_play([{**ruled, "kind": "1m"}])  # the ruling undone and made again
+    told = [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert told and told[-1]["target"] == fix.seq and f"（#{fix.seq}）" in told[-1]["reason"]
+    controller.referee_action("referee.play_correct", {"target": told[-1]["target"], "tile": "1m", "reason": "按改判"},
+                              by="referee")
+    assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["1m"]
