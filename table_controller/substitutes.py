@@ -89,6 +89,10 @@ def sitters(players: dict[int, str], player_ids: dict[int, str],
         else:
             spans[-1]["to_hand"] = a["from_hand"] - 1
             spans.append(span)
+        if len(spans) > 1 and (spans[-2]["name"], spans[-2]["id"]) == (span["name"], span["id"]) \
+                and spans[-2]["to_hand"] == span["from_hand"] - 1:
+            spans.pop()  # the one put back before a hand was played: they simply sit on
+            spans[-1]["to_hand"] = None
     return out
 
 
@@ -120,7 +124,8 @@ def credit(spans: dict[str, list[dict[str, Any]]], rows: list[dict[str, Any]],
         for row in rows:
             who = credited[sitter_of(chair, int(row["hand_no"]))]
             who["points"] += row["points"][p]
-            who["hands"] += 1 if row["hand_no"] else 0
+            # a hand stopped short (中止) is dealt again and counts for no one's share
+            who["hands"] += 1 if row["hand_no"] and row["result"] != "abandoned" else 0
         credited[-1]["points"] += totals[p] - sum(c["points"] for c in credited)
         out[p] = [{k: v for k, v in c.items() if k != "seq"} for c in credited]
     return out
