@@ -1798,3 +1798,6 @@ async def test_the_referee_seats_a_substitute_on_the_score_sheet_page_and_the_sh
     head = await page.inner_text('[data-testid="sitters-2"]')
     assert "李娜（第1-1盘）" in head and "赵六（第2盘起）" in head
     assert not await page.query_selector('[data-testid="sitters-1"]')  # chair 1 kept its player
+    actions = await _open(browser, service, "/penalties", token=REFEREE)  # the referee's record of it
+    await actions.wait_for_function("document.querySelector('#actions').textContent.includes('换人')")
+    assert "换人 · 2号位 李娜 → 赵六（第2盘起） · 身体不适，无法继续比赛" in await actions.inner_text("#actions")

@@ -747,6 +747,10 @@ function renderActions() {
     if (a.type === "referee.penalty" && a.name_zh) what = `${t("seat." + a.seat)} · ${lang === "en" ? a.name_en : a.name_zh}${a.nth > 1 ? ` (#${a.nth})` : ""}${a.note ? " · " + a.note : ""}`;
     if (a.type === "referee.win_read" && a.seat) what += ` · ${t("seat." + a.seat)}`;
     if (a.type === "referee.undo") what += ` #${a.target || ""} · ${a.reason || ""}`;
+    if (a.type === "referee.substitute" && a.name) {  // 换人 · 2号位 乙 → 壬（第3盘起）· why
+      what += ` · ${t("pos", { n: a.position })} ${(a.replaces || {}).name || ""} → ${a.name}${
+        t("sheet.satFrom", { n: "", a: a.from_hand })} · ${a.reason || ""}`;
+    }
     if (a.type === "referee.play_correct" && a.target) {  // 更正 #n · as recorded → as corrected · why
       what += ` #${a.target} · ${a.was || ""}${a.now ? " → " + a.now : " · " + t("act.voided")} · ${a.reason || ""}`;
     }
