@@ -171,13 +171,15 @@ class SitterMsg(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
-    name: str = Field(min_length=1, max_length=40)
-    id: str = Field("", max_length=40)
+    # no length limits: a chair's player comes from the table's config (`players` has none either),
+    # and a standing the table cannot build would stop its publisher
+    name: str
+    id: str = ""
     from_hand: int = Field(ge=1)
     to_hand: int | None = Field(None, ge=0)
     hands: int = Field(ge=0)
     points: int | float
-    reason: str = Field("", max_length=200)
+    reason: str = ""
 
 
 class StateMsg(_Msg):

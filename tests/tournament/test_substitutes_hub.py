@@ -128,3 +128,17 @@ def test_a_standing_from_before_substitutes_is_credited_as_before_and_a_wrong_on
         assert {p["name"]: p["points"] for p in hub.standings()["players"]}["壬"] == -20
     finally:
         hub.close()
+
+
+def test_a_chair_whose_player_has_a_long_name_still_sends_its_sitters() -> None:
+    """The table's config gives names of any length (a round's keyed ones stop at 40): the standing
+    with a substitution must still be built, or the table's publisher stops."""
+    from table_controller.tournament.publisher import _sitters
+    from table_controller.tournament.wire import StateMsg, decode, encode
+
+    long_name = "欧阳" * 30
+    spans = [{"name": long_name, "id": "", "from_hand": 1, "to_hand": 1, "hands": 1, "points": 8, "reason": ""},
+             {"name": "壬", "id": "", "from_hand": 2, "to_hand": None, "hands": 1, "points": -8, "reason": "伤病"}]
+    sent = json.loads(_state(totals={"1": 0, "2": 0, "3": 0, "4": 0}).decode("utf-8"))
+    msg = StateMsg(**{**sent, "sitters": _sitters({"sitters": {"2": spans}})})
+    assert decode(StateMsg, encode(msg), TOURNAMENT, "t1").sitters["2"][0].name == long_name
