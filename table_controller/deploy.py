@@ -183,7 +183,7 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
     data = args.data_dir.resolve()
     # the command as parsed, each option spelled out, its paths absolute (systemd starts it in /)
     argv = ["--broker", args.broker, "--tournament", args.tournament, "--port", str(args.port), "--host", args.host,
-            "--topic-prefix", args.topic_prefix]
+            "--topic-prefix", args.topic_prefix, "--substitute-credit", args.substitute_credit]
     absolute = {name: value and str(Path(value).resolve()) for name, value in
                 (("--ca-file", args.ca_file), ("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key),
                  ("--players", args.players))}

@@ -71,6 +71,7 @@ class _Round:
         self.fixes = patches(self.state.actions, None)  # plays corrected (by seq, unique in the log)
         self.inserts = insertions(self.state.actions, None)  # plays inserted (by the correction's seq)
         self._rows: dict[Any, dict[str, Any]] | None = None
+        self._sitters: dict[str, list[dict[str, Any]]] | None = None
 
     def row(self, hand_no: int) -> dict[str, Any] | None:
         """The hand's row of the score sheet (computed once for the round)."""
@@ -81,6 +82,18 @@ class _Round:
             for r in compute(self.state)["rows"]:
                 self._rows.setdefault(r["hand_no"], r)
         return self._rows.get(hand_no)
+
+    def sitter(self, player_no: int, hand_no: int) -> str:
+        """Who sat player `player_no`'s chair in hand `hand_no`: the round's player, or the
+        substitute (替补) seated there from an earlier hand."""
+        from table_controller import substitutes
+
+        if self._sitters is None:
+            self._sitters = substitutes.sitters(self.state.players, self.state.player_ids, self.state.actions)
+        spans = self._sitters[str(player_no)] if str(player_no) in self._sitters else None
+        if spans is None:
+            return self.state.players.get(player_no, f"{player_no}号位")
+        return str(spans[substitutes.sitter_of(spans, hand_no)]["name"])
 
     def record(self, hand_no: int, referee: bool) -> dict[str, Any]:
         """Hand `hand_no`'s record (the last of that number); `RecordError` where the round has none."""
@@ -106,7 +119,7 @@ class _Round:
             "dealer_position": hand.get("dealer_position"),
             # the physical chair of each wind, and the player there (抽签号位; they differ after a 换位)
             "seats": {w: {"chair": _chair(w, hand.get("dealer_position") or 1), "player_no": int(p),
-                          "player": state.players.get(int(p), f"{p}号位")}
+                          "player": self.sitter(int(p), hand_no)}
                       for w, p in (hand.get("seats") or {}).items()},
             "throws": [{"seat": t["seat"], "dice": list(t["dice"]), **({"keyed": True} if t.get("keyed") else {})}
                        for t in hand.get("throws", [])],

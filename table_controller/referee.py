@@ -23,13 +23,15 @@ SEATS = ("E", "S", "W", "N")
 UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confirm",
                       "referee.session_start", "referee.session_end", "referee.camera_confirm",
                       "referee.exhaustive", "referee.round_start", "referee.clock_pause", "referee.clock_resume",
-                      "referee.appeal", "referee.appeal_ruling", "referee.play_correct"})
+                      "referee.appeal", "referee.appeal_ruling", "referee.play_correct",
+                      "referee.substitute"})
 ACTION_ZH = {
     "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
     "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
     "referee.camera_confirm": "确认识牌", "referee.exhaustive": "查叫", "referee.round_start": "新一轮",
     "referee.clock_pause": "暂停计时", "referee.clock_resume": "继续计时",
     "referee.appeal": "申诉", "referee.appeal_ruling": "申诉裁决", "referee.play_correct": "更正牌谱",
+    "referee.substitute": "换人",
 }
 
 
@@ -212,6 +214,10 @@ def apply_referee(s: "TableState", ev: Event) -> None:
             from table_controller.corrections import check
 
             check(s, d, record)  # its effect: the hand folded again (`state.apply`, `corrections.rework`)
+        elif ev.type == "referee.substitute":
+            from table_controller.substitutes import check as check_substitute
+
+            check_substitute(s, d, record)  # its effect: the chair's sitters (`substitutes.sitters`)
         else:
             raise RefereeError(f"未知的裁判操作 {ev.type}")
     except (RefereeError, PenaltyError, ScoringError) as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_controller import spreadsheet
+from table_controller import spreadsheet, substitutes
 from table_controller.referee import active, exhaustive, ranked_wins
 from table_controller.tiles import SEAT_NAMES
 
@@ -51,8 +51,14 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
 
     points = table_points(totals, table_point_ranks(state.ruleset))
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
-    return {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
-            "table_points": points, "final": final, "riichi_pot": pot}
+    sheet = {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
+             "table_points": points, "final": final, "riichi_pot": pot}
+    spans = substitutes.sitters(state.players, getattr(state, "player_ids", {}), actions)
+    if substitutes.replaced(spans):  # 替补: who sat each hand, and each sitter's hands and points
+        sheet["sitters"] = substitutes.credit(spans, rows, totals)
+        for row in rows:
+            row["sat"] = {p: spans[p][substitutes.sitter_of(spans[p], int(row["hand_no"]))]["name"] for p in POSITIONS}
+    return sheet
 
 
 def _by_hand(actions: list[dict[str, Any]]) -> dict[Any, list[dict[str, Any]]]:
@@ -232,21 +238,33 @@ def _session_over(state: Any) -> bool:
 
 
 def _winners_zh(sheet: dict[str, Any], row: dict[str, Any]) -> str:
-    names = [sheet["players"][w["position"]] for w in row.get("wins", []) if w["position"] in sheet["players"]]
+    sat = row.get("sat") or sheet["players"]  # after a substitution (替补), the one who sat the hand
+    names = [sat[w["position"]] for w in row.get("wins", []) if w["position"] in sat]
     return f"（{'、'.join(names)}）" if names else ""
 
 
 def to_csv(sheet: dict[str, Any]) -> str:
-    """The sheet as CSV for a spreadsheet program (`spreadsheet.to_csv`: a name is never a formula)."""
+    """The sheet as CSV for a spreadsheet program (`spreadsheet.to_csv`: a name is never a formula).
+    After a substitution (替补) each hand says who sat a replaced chair, and each sitter's hands and
+    points follow the 标准分 line."""
     names = [sheet["players"][p] for p in POSITIONS]
+    sitters = sheet.get("sitters") or {}
+    replaced = [p for p in POSITIONS if len(sitters.get(p, [])) > 1]
     rows: list[list[Any]] = [["盘", "圈风", "庄家", "结果", "番", *[f"{n} 本盘" for n in names],
-                              *[f"{n} 累计" for n in names]]]
+                              *[f"{n} 累计" for n in names], *(["上场（替补）"] if replaced else [])]]
     for r in sheet["rows"]:
+        sat = r.get("sat") or sheet["players"]
         rows.append([r["hand_no"], SEAT_NAMES.get(r["prevalent_wind"] or "", ""),
-                     sheet["players"].get(str(r.get("dealer") or r["dealer_position"]), "") if r["dealer_position"] else "",
+                     sat.get(str(r.get("dealer") or r["dealer_position"]), "") if r["dealer_position"] else "",
                      r["result_zh"] + _winners_zh(sheet, r), " / ".join(str(w["fan_total"]) for w in r.get("wins", [])),
-                     *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS]])
+                     *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS],
+                     *(["、".join(f"{p}号位 {sat[p]}" for p in replaced)] if replaced else [])])
     rows.append(["合计", "", "", "", "", *[sheet["totals"][p] for p in POSITIONS], "", "", "", ""])
     rows.append(["标准分", "", "", "最终" if sheet["final"] else "暂定", "",  # a tie's share: 2.33, not 2.3333333333333335
                  *[round(sheet["table_points"][p], 2) for p in POSITIONS], "", "", "", ""])
+    for p in replaced:
+        for k, s in enumerate(sitters[p]):
+            hands = f"第{s['from_hand']}盘起" if s["to_hand"] is None else f"第{s['from_hand']}-{s['to_hand']}盘"
+            rows.append([f"{p}号位", "替补" if k else "原选手", s["name"], hands,
+                         f"{s['hands']}盘", s["points"], s["reason"]])
     return spreadsheet.to_csv(rows)

@@ -16,6 +16,7 @@ from drivers.names import LINK_REASONS, reason_zh
 from table_controller import corrections
 from table_controller.corrections import HandEvents
 from table_controller.store import Event
+from table_controller.substitutes import sitting
 from table_controller.tiles import SEAT_NAMES, SEATS
 
 LOG_TAIL = 60
@@ -130,6 +131,8 @@ class TableState:
             "ruleset_name_en": _ruleset_name(self.ruleset, "name_en"),
             "players": {str(k): v for k, v in sorted(self.players.items())},
             "player_ids": {str(k): v for k, v in sorted(self.player_ids.items())},
+            # who sits each chair now: the round's player, or the substitute (替补) seated there
+            "sitting": {p: who["name"] for p, who in sitting(self).items()},
             "link": dict(self.link),
             "identity": dict(self.identity),
             "phase": self.phase,
@@ -813,6 +816,8 @@ def _describe_referee(ev: Event) -> str:
         players = d.get("players") if isinstance(d.get("players"), dict) else {}
         names = "、".join(str(v) for _, v in sorted(players.items(), key=lambda kv: str(kv[0])))
         return f"裁判开始第 {d.get('round', '?')} 轮" + (f"：{names}" if names else "")
+    if t == "referee.substitute":
+        return f"裁判换人：{d.get('position', '?')}号位由 {d.get('name', '')} 替补（下一盘起）：{str(d.get('reason', ''))[:40]}"
     if t == "referee.undo":
         return f"裁判撤销 #{d.get('target', '')}：{d.get('reason', '')}"
     if t == corrections.TYPE and d.get("play") is not None and d.get("target") is None:

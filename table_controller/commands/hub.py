@@ -36,6 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tables", default="", metavar="SPEC",
                    help='the venue\'s tables, as given to broker-config ("12": t01…t12, or "t01,t02,final"): each is '
                         "on the page from the start, flagged until it is heard from, and seated by its own id")
+    p.add_argument("--substitute-credit", choices=("hands", "seat"), default="hands",
+                   help="where a substitute (替补) sat part of a round: hands = each hand's points to who sat it, the "
+                        "chair's 标准分 shared by hands sat (default); seat = all to the round's player (a team's "
+                        "reserve)")
     p.set_defaults(func=run)
 
 
@@ -106,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
                              prefix=args.topic_prefix, username=args.username,
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
                              ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""),
-                             registered=listed, expected=expected, tls_cert=args.tls_cert, tls_key=args.tls_key)
+                             registered=listed, expected=expected, tls_cert=args.tls_cert, tls_key=args.tls_key,
+                             substitute_credit=args.substitute_credit)
 
         def started() -> None:
             print(f"排名 / standings: {service.url}   "

@@ -286,8 +286,14 @@ class Hub:
     def __init__(self, broker: str, tournament: str, data_dir: Path, prefix: str = "mahjong", username: str = "",
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
                  ca_file: str = "", organizer_token: str = "",
-                 registered: list[dict[str, str]] | None = None, expected: list[str] | None = None) -> None:
+                 registered: list[dict[str, str]] | None = None, expected: list[str] | None = None,
+                 substitute_credit: str = "hands") -> None:
         self.broker = broker
+        if substitute_credit not in SUBSTITUTE_CREDIT:
+            raise HubError(f"substitute credit must be one of {', '.join(SUBSTITUTE_CREDIT)}, "
+                           f"not {substitute_credit!r}")
+        #: how a chair's points are credited where a substitute (替补) sat part of a round (`credited`)
+        self.substitute_credit = substitute_credit
         self.host, self.port, self.tls = endpoint(broker, ca_file)
         self.tournament = check_id(tournament, "tournament")
         self.prefix = check_prefix(prefix)
@@ -458,16 +464,17 @@ class Hub:
                 if through is not None and number > through:
                     continue
                 for pos in POSITIONS:
-                    name = st["players"][pos]
-                    pid = (st.get("player_ids") or {}).get(pos, "")
-                    # a registration number tells apart two players of one name; without one, the name
-                    p = players.setdefault(f"id:{pid}" if pid else f"name:{name}",
-                                           {"name": name, "id": pid, "table_points": 0, "points": 0, "tables": []})
-                    p["table_points"] += st["table_points"][pos]
-                    p["points"] += st["totals"][pos]
-                    p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
-                                        "position": int(pos), "points": st["totals"][pos],
-                                        "table_points": _tidy(st["table_points"][pos]), "final": st["final"]})
+                    for who in credited(st, pos, self.substitute_credit):
+                        name, pid = who["name"], who["id"]
+                        # a registration number tells apart two players of one name; without one, the name
+                        p = players.setdefault(f"id:{pid}" if pid else f"name:{name}",
+                                               {"name": name, "id": pid, "table_points": 0, "points": 0, "tables": []})
+                        p["table_points"] += who["table_points"]
+                        p["points"] += who["points"]
+                        p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
+                                            "position": int(pos), "points": who["points"],
+                                            "table_points": _tidy(who["table_points"]), "final": st["final"],
+                                            **({"sat": who["sat"]} if "sat" in who else {})})
         for key, p in players.items():
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
             # left out of the seating by the organiser (withdrew, late): the results stand, shown so
@@ -767,6 +774,56 @@ class Hub:
             table.close()
         self._db.close()
         self._writer.release()
+
+
+#: Where a substitute (替补) sat part of a round, whom the chair's results go to: "hands" (each hand's
+#: points to the one who sat it, the chair's 标准分 shared by hands sat) or "seat" (all to the round's
+#: player: a team's reserve playing for the seat, seed 001 "或可增加替补队员一人").
+SUBSTITUTE_CREDIT = ("hands", "seat")
+
+
+def credited(st: dict[str, Any], pos: str, how: str = "hands") -> list[dict[str, Any]]:
+    """Who a standing's chair `pos` credits, with its points and 标准分: the chair's player, or where a
+    substitute came in (`sitters`) each who sat it, one entry per player (one who came back is
+    counted once), with `sat`: the hands credited, the spans sat (from which hand to which, why),
+    whether a substitute, and who else sat the chair. A standing from before substitutes, or of a
+    chair nobody replaced, credits its player as it always did."""
+    spans = (st.get("sitters") or {}).get(pos) or []
+    pid = (st.get("player_ids") or {}).get(pos, "")
+    whole = {"name": st["players"][pos], "id": pid, "points": st["totals"][pos],
+             "table_points": float(st["table_points"][pos])}
+    if len(spans) < 2:
+        return [whole]
+    span = [{"name": s["name"], "from_hand": s["from_hand"], "to_hand": s["to_hand"], "reason": s["reason"]}
+            for s in spans]
+    hands = sum(s["hands"] for s in spans)
+    if how == "seat":
+        return [{**whole, "sat": {"credit": how, "hands": hands, "spans": span, "substitute": False,
+                                  "with": list(dict.fromkeys(s["name"] for s in spans[1:]))}}]
+    out: dict[str, dict[str, Any]] = {}
+    for k, s in enumerate(spans):
+        key = f"id:{s['id']}" if s["id"] else f"name:{s['name']}"
+        who = out.setdefault(key, {"name": s["name"], "id": s["id"], "points": 0, "table_points": 0.0,
+                                   "sat": {"credit": how, "hands": 0, "spans": [], "substitute": k > 0}})
+        who["points"] += s["points"]
+        # the chair's 标准分 by the hands each sat (all to the first where none was played)
+        share = s["hands"] / hands if hands else (1.0 if k == 0 else 0.0)
+        who["table_points"] += float(st["table_points"][pos]) * share
+        who["sat"]["hands"] += s["hands"]
+        who["sat"]["spans"].append(span[k])
+    for who in out.values():
+        who["sat"]["with"] = [w["name"] for w in out.values() if w is not who]
+    return [w for k, w in enumerate(out.values()) if k == 0 or w["sat"]["hands"] or w["points"]]
+
+
+def sat_note(sat: dict[str, Any]) -> str:
+    """A standing entry's substitution in words (the CSV, the archive): "替补 第3盘起", "第1-2盘；替补：壬",
+    or, all credited to the chair's player, "含替补 壬"."""
+    if sat["credit"] == "seat":
+        return f"含替补 {'、'.join(sat['with'])}"
+    hands = "、".join(f"第{s['from_hand']}盘起" if s["to_hand"] is None else f"第{s['from_hand']}-{s['to_hand']}盘"
+                     for s in sat["spans"])
+    return f"替补 {hands}" if sat["substitute"] else f"{hands}；替补：{'、'.join(sat['with'])}"
 
 
 def _clock_left(st: dict[str, Any] | None) -> dict[str, Any] | None:

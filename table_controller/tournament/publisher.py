@@ -22,8 +22,8 @@ import aiomqtt
 
 from table_controller.projection import public_event, public_view
 from table_controller.tournament.wire import (
-    KEEPALIVE, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, backoff, decode, encode,
-    endpoint,
+    KEEPALIVE, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, SitterMsg, StateMsg, Topics, WireError, backoff,
+    decode, encode, endpoint,
 )
 
 log = logging.getLogger("table_controller.tournament")
@@ -288,6 +288,7 @@ class TournamentPublisher:
                        hand_no=hand.get("hand_no"), hands_played=view["hands_played"],
                        phase=view["phase"], phase_zh=view["phase_zh"],
                        appeals_waiting=sum(1 for a in view.get("appeals", []) if a["ruling"] is None),
+                       sitters=_sitters(sheet),
                        **_clock(view.get("session"), self.controller.now()))
         await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
         self._state_sent, self._state_at = state.seq, time.monotonic()
@@ -317,7 +318,8 @@ class TournamentPublisher:
                            round=number, at=self._wall_clock(), table_name=state.table_name, ruleset=state.ruleset,
                            players=sheet["players"], player_ids={str(k): v for k, v in closed["player_ids"].items()},
                            totals=sheet["totals"], table_points=sheet["table_points"], final=True, hand_no=None,
-                           hands_played=len(closed["hands"]), phase="closed", phase_zh="本轮已结束")
+                           hands_played=len(closed["hands"]), phase="closed", phase_zh="本轮已结束",
+                           sitters=_sitters(sheet))
             await client.publish(self.topics.state, encode(msg), qos=1)
             records = await asyncio.to_thread(lambda: session_records(self.controller.store.since(0), state=state,
                                                                       round_no=number))
@@ -363,3 +365,10 @@ class TournamentPublisher:
         self._wake.clear()
         while not queue.empty():  # drained so the controller never drops this subscriber as stalled
             queue.get_nowait()
+
+
+def _sitters(sheet: dict[str, Any]) -> dict[str, Any]:
+    """The chairs a substitute (替补) sat in part of the round, as the hub credits them (`StateMsg.sitters`)."""
+    keys = ("name", "id", "from_hand", "to_hand", "hands", "points", "reason")
+    return {p: [SitterMsg(**{k: s[k] for k in keys}) for s in sat]
+            for p, sat in (sheet.get("sitters") or {}).items() if len(sat) > 1}

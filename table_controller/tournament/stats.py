@@ -20,13 +20,15 @@ def player_stats(rounds: Iterable[tuple[str, dict[str, Any], list[dict[str, Any]
     players: dict[str, dict[str, Any]] = {}
     for table_name, standing, records in rounds:
         ids = standing.get("player_ids") or {}
+        sitters = standing.get("sitters") or {}  # chairs a substitute (替补) sat part of the round
         for rec in records:
             if rec.get("result") == "playing":
                 continue  # counted when it ends
             by_wind: dict[str, str] = {}
             for wind, seat in (rec.get("seats") or {}).items():
                 chair = str(seat.get("player_no"))
-                pid = ids.get(chair, "")
+                hand_no = int(rec.get("hand_no") or 0)
+                pid = _sitter_id(standing, chair, hand_no) if chair in sitters else ids.get(chair, "")
                 key = f"id:{pid}" if pid else f"name:{seat.get('player', '')}"
                 p = players.setdefault(key, {"name": seat.get("player", ""), "id": pid, "hands": 0, "wins": 0,
                                              "self_drawn": 0, "on_discard": 0, "fed": 0, "fan_total": 0,
@@ -55,3 +57,11 @@ def player_stats(rounds: Iterable[tuple[str, dict[str, Any], list[dict[str, Any]
         out.append({**p, "win_rate": round(p["wins"] / hands, 3), "feed_rate": round(p["fed"] / hands, 3),
                     "average_win": round(p["fan_total"] / p["wins"], 1) if p["wins"] else None})
     return sorted(out, key=lambda p: (-p["win_rate"], p["feed_rate"], p["name"], p["id"]))
+
+
+def _sitter_id(standing: dict[str, Any], chair: str, hand_no: int) -> str:
+    """The registration number of who sat `chair` in hand `hand_no`, where a substitute came in."""
+    from table_controller.substitutes import sitter_of
+
+    spans = standing["sitters"][chair]
+    return str(spans[sitter_of(spans, hand_no)].get("id", ""))

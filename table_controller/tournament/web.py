@@ -241,6 +241,7 @@ def standings_to_csv(st: dict[str, Any]) -> str:
     """Rank, player, number, 标准分 and points, then each round's (标准分, points) where played (for a
     spreadsheet program: `spreadsheet.to_csv`, a name from a table is never a formula)."""
     from table_controller.spreadsheet import to_csv
+    from table_controller.tournament.hub import sat_note
 
     rounds = sorted({t["round"] for p in st["players"] for t in p["tables"]})
     rows: list[list[Any]] = [["名次", "选手", "编号", "标准分", "比赛分",
@@ -250,7 +251,8 @@ def standings_to_csv(st: dict[str, Any]) -> str:
         cells = []
         for r in rounds:
             t = by_round.get(r)
-            cells += [t["table_name"], t["table_points"], t["points"]] if t else ["", "", ""]
+            where = f"{t['table_name']}（{sat_note(t['sat'])}）" if t and t.get("sat") else t and t["table_name"]
+            cells += [where, t["table_points"], t["points"]] if t else ["", "", ""]
         rows.append(["陪打" if p.get("stand_in") else p["rank"], p["name"], p["id"], p["table_points"], p["points"],
                      *cells])
     return to_csv(rows)
@@ -298,6 +300,8 @@ class HubService:
     #: the page over https (the organiser's credential off the air): certificate and key (PEM)
     tls_cert: str = ""
     tls_key: str = ""
+    #: whom a chair's results go to where a substitute (替补) sat part of a round (`hub.SUBSTITUTE_CREDIT`)
+    substitute_credit: str = "hands"
     hub: Hub | None = None
     bound_port: int | None = None
     _served: Any = None
@@ -308,7 +312,8 @@ class HubService:
 
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
                        password=self.password, client_id=self.client_id, ca_file=self.ca_file,
-                       organizer_token=self.organizer_token, registered=self.registered, expected=self.expected)
+                       organizer_token=self.organizer_token, registered=self.registered, expected=self.expected,
+                       substitute_credit=self.substitute_credit)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
@@ -408,7 +413,8 @@ const I18N = {
         sep: "、", alertSep: "；", tableSep: "　", provMark: "（{p}）",
         org: "组织者操作（需组织者凭证）", reason: "原因（记入记录）", done: "已记录：{a}", tableOut: "停用：{r}", ended: "组织者按现有成绩结束",
         playerOut: "不参加编排：{r}", outs: "停用的桌：{t}", playersOut: "不参加编排：{names}", standInName: "陪打姓名（不在报名名单上）",
-        standIns: "陪打补位：{names}" },
+        standIns: "陪打补位：{names}", handsFrom: "第{a}盘起", handsSpan: "第{a}-{b}盘", satIn: "替补 {h}",
+        satOut: "{h}；替补：{w}", satSeat: "含替补 {w}" },
   en: { title: "{t} · standings", lang: "中文", head: ["Rank", "Player", "Table pts", "Points", "Rounds"],
         tables: "Tables",
         thead: ["Table", "Round", "Hand", "Phase", "Session clock", "Events", "Needs attention"], timeUp: "time up", attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
@@ -424,7 +430,9 @@ const I18N = {
         org: "Organiser's decisions (organiser credential)", reason: "reason (kept in the record)", done: "recorded: {a}",
         tableOut: "out of service: {r}", ended: "ended by the organiser with the scores so far",
         playerOut: "out of the seating: {r}", outs: "tables out of service: {t}", playersOut: "out of the seating: {names}",
-        standInName: "stand-in's name (not registered)", standIns: "stand-ins filling chairs: {names}" },
+        standInName: "stand-in's name (not registered)", standIns: "stand-ins filling chairs: {names}",
+        handsFrom: "hands {a}-", handsSpan: "hands {a}-{b}", satIn: "substitute, {h}", satOut: "{h}; substitute: {w}",
+        satSeat: "with substitute {w}" },
 };
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
 let last = null;
@@ -436,10 +444,20 @@ function t(key, vars) {
   for (const [k, v] of Object.entries(vars || {})) s = s.replace("{" + k + "}", v);
   return s;
 }
+function satNote(s) {
+  // a substitution (替补) in the round: the hands this player sat, and who else sat the chair
+  const w = s.with.join(t("sep"));
+  if (s.credit === "seat") return t("satSeat", { w });
+  const h = s.spans.map((x) => x.to_hand == null ? t("handsFrom", { a: x.from_hand })
+    : t("handsSpan", { a: x.from_hand, b: x.to_hand })).join(t("sep"));
+  return s.substitute ? t("satIn", { h }) : t("satOut", { h, w });
+}
 function playerRow(p) {
   // per round: where the player sat and the 标准分 it brought (R2 t03 4)
   const tables = p.tables.map((x) => `<span class="rnd">${esc(t("round", { n: x.round }))} ${esc(x.table_name)} `
-    + `${esc(x.table_points)}</span>` + (x.final ? "" : esc(t("provMark", { p: t("prov") })))).join(t("sep"));
+    + `${esc(x.table_points)}</span>`
+    + (x.sat ? ` <small class="sat" data-testid="sat">${esc(satNote(x.sat))}</small>` : "")
+    + (x.final ? "" : esc(t("provMark", { p: t("prov") })))).join(t("sep"));
   return `<tr data-player="${esc(p.name)}"><td class="num">${p.stand_in ? `<small class="muted">${esc(t("standIn"))}</small>` : p.rank}</td><td class="who">${esc(p.name)}${p.id ? ` <small>${esc(p.id)}</small>` : ""}${
     p.out ? ` <small class="out" data-testid="out">${esc(t("playerOut", { r: p.out.reason || "-" }))}</small>` : ""}</td>`
     + `<td class="num">${p.table_points}</td><td class="num">${p.points}</td><td>${tables}</td></tr>`;

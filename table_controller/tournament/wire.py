@@ -165,6 +165,23 @@ class EventMsg(_Msg):
         return self
 
 
+class SitterMsg(BaseModel):
+    """One player who sat a chair for part of a round (替补, `substitutes.credit`): from which hand to
+    which (None: to the end), how many hands, the points of those hands, and why they came in."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    # no length limits: a chair's player comes from the table's config (`players` has none either),
+    # and a standing the table cannot build would stop its publisher
+    name: str
+    id: str = ""
+    from_hand: int = Field(ge=1)
+    to_hand: int | None = Field(None, ge=0)
+    hands: int = Field(ge=0)
+    points: int | float
+    reason: str = ""
+
+
 class StateMsg(_Msg):
     """A table's public standing (retained): its score sheet's totals and 标准分 after event `seq`."""
 
@@ -192,12 +209,20 @@ class StateMsg(_Msg):
     #: added back; None without a running clock. `clock_paused`: it stands still now
     clock_ends_at: float | None = None
     clock_paused: bool = False
+    #: the chairs where a substitute (替补) came in during the round: who sat them, in order (absent
+    #: from a table before substitutes, and where none came in: the chair's player sat it all)
+    sitters: dict[str, list[SitterMsg]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _four_chairs(self) -> "StateMsg":
         for name in ("players", "totals", "table_points"):
             if sorted(getattr(self, name)) != list(POSITIONS):
                 raise ValueError(f"{name} must have the chairs 1, 2, 3 and 4")
+        for chair, sat in self.sitters.items():
+            if chair not in POSITIONS or len(sat) < 2:
+                raise ValueError("sitters are by chair 1..4, two or more each")
+            if abs(sum(s.points for s in sat) - self.totals[chair]) > 1e-6:
+                raise ValueError(f"chair {chair}'s sitters' points must add up to its total")
         return self
 
 

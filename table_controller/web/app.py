@@ -181,6 +181,13 @@ class RoundIn(_Body):
         default_factory=dict, description="registration numbers by chair (the hub adds players up by them)")
 
 
+class SubstituteIn(_Body):
+    position: Chair = Field(description="the chair (抽签号位 1..4) whose player is replaced")
+    name: str = Field(min_length=1, max_length=40, description="the substitute (替补) coming in from the next hand")
+    player_id: str = Field("", max_length=40, description="the substitute's registration number, if they have one")
+    reason: str = Field(min_length=1, max_length=200, description="why: 伤病, 中途离场弃权, 取消比赛资格 …")
+
+
 class PlayIn(_Body):
     type: Literal["deal_done", "discard", "claim", "kong", "flower", "missing", "riichi"]
     seat: Seat | None = None
@@ -521,6 +528,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
               summary="Start the next round (轮次) with its four players; the round played is closed, final")
     async def round_start(body: RoundIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         return referee_act("referee.round_start", body.model_dump(), who, request)
+
+    @app.post("/api/referee/substitute", response_model=ActionResult,
+              summary="Seat a substitute (替补) in a chair from the next hand; 409 while a hand is in play")
+    async def substitute(body: SubstituteIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.substitute", body.model_dump(), who, request)
 
     @app.post("/api/referee/session/start", response_model=ActionResult, summary="Start the session clock")
     async def session_start(request: Request, body: SessionIn | None = None,

@@ -29,6 +29,8 @@ class StateOut(_Open):
     ruleset: str = Field(description="ruleset id (config/rulesets/<id>.toml)")
     ruleset_name_zh: str
     players: dict[str, str] = Field(description="chair (1..4) → player name")
+    sitting: dict[str, str] = Field(default_factory=dict,
+                                    description="chair (1..4) → who sits it now: the player, or a substitute (替补)")
     link: LinkState
     phase: str = Field(description="the table's phase id (idle, building, ready, walls_raised, playing, ...)")
     phase_zh: str

@@ -1814,3 +1814,33 @@ async def test_the_referee_inserts_a_missed_flower_on_the_penalties_page(service
     lines = log.splitlines()
     flower = next(i for i, x in enumerate(lines) if x.startswith("南家补花 梅"))
     assert lines[flower + 1] == "东家打出 东" and lines[flower - 1] == "南家打出 二万", lines  # newest first
+
+
+async def test_the_referee_seats_a_substitute_on_the_score_sheet_page_and_the_sheet_names_who_sat(
+        service: TableService, browser: Any) -> None:
+    """换人（替补）: refused on the page while hand 1 is in play; once it ended, the substitute sits chair
+    2 from hand 2, and the sheet heads the chair with both players and names the sitter of each hand."""
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    form = '[data-testid="substitute-form"]'
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        await page.select_option(f"{form} select[name=position]", "2")
+        await page.fill(f"{form} input[name=sub_name]", "赵六")
+        await page.fill(f"{form} input[name=reason]", "身体不适，无法继续比赛")
+        await page.click(f"{form} button[type=submit]")
+        await page.wait_for_selector("#action-msg.bad", timeout=5000)
+        assert "第 1 盘进行中，不能换人" in await page.inner_text("#action-msg")
+        assert (await http.post("/api/hand/end", json={"result": "draw"}, headers=_auth(OPERATOR))).status_code == 200
+        await page.click(f"{form} button[type=submit]")  # the form kept what was typed
+        await _until(lambda: service.controller.state.to_json()["sitting"]["2"] == "赵六")
+        await _start_hand(service, http)
+        assert (await http.post("/api/hand/end", json={"result": "draw"}, headers=_auth(OPERATOR))).status_code == 200
+    await page.wait_for_selector('[data-testid="sat-2-2"]')
+    assert await page.inner_text('[data-testid="sat-1-2"]') == "李娜"
+    assert await page.inner_text('[data-testid="sat-2-2"]') == "赵六"
+    head = await page.inner_text('[data-testid="sitters-2"]')
+    assert "李娜（第1-1盘）" in head and "赵六（第2盘起）" in head
+    assert not await page.query_selector('[data-testid="sitters-1"]')  # chair 1 kept its player
+    actions = await _open(browser, service, "/penalties", token=REFEREE)  # the referee's record of it
+    await actions.wait_for_function("document.querySelector('#actions').textContent.includes('换人')")
+    assert "换人 · 2号位 李娜 → 赵六（第2盘起） · 身体不适，无法继续比赛" in await actions.inner_text("#actions")

@@ -18,7 +18,7 @@ const I18N = {
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
                undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
                clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）",
-               play_correct: "更正", voided: "作废", inserted: "补录", before: "前", after: "后",
+               play_correct: "更正", voided: "作废", inserted: "补录", before: "前", after: "后", substitute: "换人",
                hand_start: "开始新一盘", hand_end: "结束本盘", play: "录入", dice: "骰子", action: "操作" },
         fix: { title: "更正牌谱", hint: "记错的行牌（牌、座位、副露）在本盘内更正，或作废；漏记的行牌在某条之前或之后补录；原记录保留，可撤销。", target: "要更正的记录",
                seat: "座位（不改留空）", tiles: "牌（不改留空）", from: "来自（不改留空）", void: "作废（未发生）", reason: "更正理由",
@@ -65,7 +65,10 @@ const I18N = {
                  res: { win: "和牌", draw: "荒牌", abandoned: "中止", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
-                 fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
+                 fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面",
+                 sub: "换人（替补）", subHint: "选手伤病、中途离场弃权或被取消比赛资格时，由替补选手坐入该号位，从下一盘起上场；进行中的一盘须由原选手打完。成绩表逐盘注明上场选手。",
+                 subChair: "号位", subName: "替补选手", subReason: "理由（伤病、弃权、取消资格…）", subSubmit: "换人", satFrom: "{n}（第{a}盘起）",
+                 satSpan: "{n}（第{a}-{b}盘）" },
         dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", bad: "请录入 {m} 颗骰子的点数，每颗 1 至 6，如 3 5", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
@@ -98,7 +101,8 @@ const I18N = {
         act: { penalty: "Penalty", win_read: "Hand read", win_confirm: "Win confirmed", session_start: "Clock started",
                session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
-               appeal_ruling: "Appeal ruling", corrected: " (read as {was})", play_correct: "Correction", voided: "void", inserted: "inserted", before: "before", after: "after",
+               appeal_ruling: "Appeal ruling", corrected: " (read as {was})", play_correct: "Correction", voided: "void",
+               inserted: "inserted", before: "before", after: "after", substitute: "Substitution",
                hand_start: "New hand", hand_end: "End hand", play: "Play keyed", dice: "Dice", action: "Action" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
         drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
@@ -159,7 +163,10 @@ const I18N = {
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
-                 fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
+                 fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack",
+                 sub: "Substitute (替补)", subHint: "A player taken ill, gone for good or disqualified: a substitute takes the chair from the next hand; the hand in play is finished by the player who began it. The sheet names who sat each hand.",
+                 subChair: "Chair", subName: "Substitute", subReason: "reason (ill, withdrew, disqualified …)", subSubmit: "Substitute", satFrom: "{n} (from hand {a})",
+                 satSpan: "{n} (hands {a}-{b})" },
         ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ {what}: no answer; asking the service whether it was recorded (it will not be recorded twice)", needRef: "needs the referee role" ,
         taken: "✓ {what}: recorded #{seq} (its answer was lost on the network; checked with the service)", notTaken: "✗ {what}: not recorded (it never reached the service). Press again if still wanted",
         waitFirst: "✗ an action has no answer yet ({what}): wait for it before {act}, or it may act on another ruling",
@@ -448,7 +455,7 @@ function renderSeats() {
   const stopped = s.stopped || {};
   $("seats").innerHTML = SEATS.map((w) => {
     const pos = String(seats[w]);
-    const name = s.players[pos] || t("pos", { n: pos });
+    const name = (s.sitting || s.players)[pos] || t("pos", { n: pos });
     const discards = ((hand.discards || {})[w] || []).map((d) => tileHtml(d.tile, d.claimed ? "claimed" : "")).join("");
     const melds = ((hand.melds || {})[w] || []).map((m) => `<span class="meld">${m.tiles.map((x) => tileHtml(x)).join("")}</span>`).join("");
     const flowers = ((hand.flowers || {})[w] || []).map((x) => tileHtml(x, "flower")).join("");
@@ -515,7 +522,7 @@ setInterval(renderTimers, 250);
 function renderWin() {
   const win = state.win;
   const seats = seatsOf(state);
-  const nameOf = (w) => `${t("seat." + w)} ${esc(state.players[String(seats[w])] || "")}`;
+  const nameOf = (w) => `${t("seat." + w)} ${esc((state.sitting || state.players)[String(seats[w])] || "")}`;
   syncWinForm();
   // no win yet: no empty fan table, 合计 and 各家付分 under "本盘尚无和牌"
   for (const id of ["fan-table", "payments-title", "payments"]) $(id).hidden = !win;
@@ -544,7 +551,7 @@ function renderWin() {
 function renderWins() {
   // every win the referee confirmed this hand (一炮多响, 血战), the 查叫 at a draw, and the 查叫 form
   const seats = seatsOf(state);
-  const nameOf = (w) => `${t("seat." + w)} ${esc(state.players[String(seats[w])] || "")}`;
+  const nameOf = (w) => `${t("seat." + w)} ${esc((state.sitting || state.players)[String(seats[w])] || "")}`;
   const pays = (p) => SEATS.filter((w) => (p || {})[w]).map((w) => `${t("seat." + w)} ${p[w] > 0 ? "+" : ""}${p[w]}`).join(" · ");
   const wins = state.wins || [];
   $("wins-list").innerHTML = wins.length ? wins.map((w) => `<li data-seat="${w.seat}"><strong>${nameOf(w.seat)}</strong> ${w.total ?? ""} · ${pays(w.payments)}</li>`).join("")
@@ -573,8 +580,8 @@ function renderBanner() {
   const seats = seatsOf(state);
   box.hidden = false;
   const others = (state.wins || []).filter((w) => w.seq !== win.confirmed_seq);
-  box.innerHTML = others.map((w) => `<div class="win-head earlier"><strong>${t("win.by", { seat: t("seat." + w.seat) + " " + esc(state.players[String(seats[w.seat])] || "") })}</strong>
-    <span class="confirmed">${t("win.confirmed")}</span> ${w.total ?? ""}</div>`).join("") + `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc(state.players[String(seats[win.seat])] || "") })}</strong>
+  box.innerHTML = others.map((w) => `<div class="win-head earlier"><strong>${t("win.by", { seat: t("seat." + w.seat) + " " + esc((state.sitting || state.players)[String(seats[w.seat])] || "") })}</strong>
+    <span class="confirmed">${t("win.confirmed")}</span> ${w.total ?? ""}</div>`).join("") + `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc((state.sitting || state.players)[String(seats[win.seat])] || "") })}</strong>
     <span class="${win.confirmed ? "confirmed" : "pending"}">${win.confirmed ? t("win.confirmed") : t("win.pending")}</span></div>`
     + (r.valid ? `<div class="win-fans">${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
       <strong>${t("win.total")} ${r.total}</strong></div>
@@ -751,6 +758,10 @@ function renderActions() {
     if (a.type === "referee.penalty" && a.name_zh) what = `${t("seat." + a.seat)} · ${lang === "en" ? a.name_en : a.name_zh}${a.nth > 1 ? ` (#${a.nth})` : ""}${a.note ? " · " + a.note : ""}`;
     if (a.type === "referee.win_read" && a.seat) what += ` · ${t("seat." + a.seat)}`;
     if (a.type === "referee.undo") what += ` #${a.target || ""} · ${a.reason || ""}`;
+    if (a.type === "referee.substitute" && a.name) {  // 换人 · 2号位 乙 → 壬（第3盘起）· why
+      what += ` · ${t("pos", { n: a.position })} ${(a.replaces || {}).name || ""} → ${a.name}${
+        t("sheet.satFrom", { n: "", a: a.from_hand })} · ${a.reason || ""}`;
+    }
     if (a.type === "referee.play_correct" && a.target) {  // 更正 #n · as recorded → as corrected · why
       what += ` #${a.target} · ${a.was || ""}${a.now ? " → " + a.now : " · " + t("act.voided")} · ${a.reason || ""}`;
     } else if (a.type === "referee.play_correct" && a.insert) {  // 更正 · 补录 #anchor 前 · the play · why
@@ -903,23 +914,30 @@ function renderSheet() {
   if (!sheet) return;
   const roundQ = sheetRound && sheetRound !== state.round ? `&round=${sheetRound}` : "";
   const P = ["1", "2", "3", "4"];
+  // a chair a substitute (替补) sat part of the round: everyone who sat it, and the hands each sat
+  const sitters = Object.fromEntries(Object.entries(sheet.sitters || {}).filter(([, s]) => s.length > 1));
+  const satText = (s) => s.to_hand == null ? t("sheet.satFrom", { n: s.name, a: s.from_hand })
+    : t("sheet.satSpan", { n: s.name, a: s.from_hand, b: s.to_hand });
+  const sat = (r) => r.sat || sheet.players;
   $("sheet-head").innerHTML = `<tr><th>${t("sheet.hand")}</th><th>${t("sheet.round")}</th><th>${t("sheet.dealer")}</th><th>${t("sheet.result")}</th><th>${t("sheet.fan")}</th>${
-    P.map((p) => `<th>${esc(sheet.players[p])}</th>`).join("")}</tr>`;
+    P.map((p) => `<th>${sitters[p] ? `<span data-testid="sitters-${p}">${sitters[p].map((s) => esc(satText(s))).join("<br>")}</span>`
+      : esc(sheet.players[p])}</th>`).join("")}</tr>`;
   $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no
     ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>`
       + ` <a class="replay-link" href="/replay?hand=${r.hand_no}${roundQ}" data-testid="replay-${r.hand_no}" title="${t("rp.replay")}">▶</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
-    <td>${r.dealer_position ? esc(sheet.players[String(r.dealer || r.dealer_position)]) : ""}</td>
-    <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sheet.players[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
+    <td>${r.dealer_position ? esc(sat(r)[String(r.dealer || r.dealer_position)]) : ""}</td>
+    <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sat(r)[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
       r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p] > 0 ? "+" : ""}${r.penalty_points[p]})</small>` : ""}${
       r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
       r.chase_points && r.chase_points[p] ? `<small> (${t("sheet.chase")} ${r.chase_points[p] > 0 ? "+" : ""}${r.chase_points[p]})</small>` : ""}${
       r.riichi_points && r.riichi_points[p] ? `<small> (${t("key.riichi")} ${r.riichi_points[p] > 0 ? "+" : ""}${r.riichi_points[p]})</small>` : ""}${
       r.exhaustive_points && r.exhaustive_points[p] ? `<small> (${t("sheet.draw")} ${r.exhaustive_points[p] > 0 ? "+" : ""}${r.exhaustive_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div>${
-      r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}</td>`).join("")}</tr>`).join("");
+      r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}${
+      sitters[p] ? `<div class="sat" data-testid="sat-${r.hand_no}-${p}">${esc(sat(r)[p])}</div>` : ""}</td>`).join("")}</tr>`).join("");
   // the paper sheet the players and the referee sign at the end of the round (比赛成绩记录表)
   $("signatures").innerHTML = `<p>${esc(t("sheet.printed", { table: state.table_name || "", round: t("sheet.roundOpt", { n: sheet.round || state.round }),
-    at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
+    at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sitters[p] ? sitters[p].map((s) => s.name).join("、") : sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
     <tr><td colspan="4">${t("sheet.refSign")}：<span class="line"></span></td></tr></table>`;
   $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
     <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
@@ -1743,6 +1761,12 @@ $("round-form").addEventListener("submit", once(async (e) => {
     sheetRound = null;
     f.reset();
   }
+}));
+$("substitute-form").addEventListener("submit", once(async (e) => {
+  const f = e.target;
+  const body = { position: f.position.value, name: f.sub_name.value.trim(), player_id: f.player_id.value.trim(),
+                 reason: f.reason.value.trim() };
+  if (await act("/api/referee/substitute", body)) f.reset();
 }));
 $("session-end").addEventListener("click", () => act("/api/referee/session/end"));
 $("clock-pause").addEventListener("click", async () => {
