@@ -1,0 +1,98 @@
+"""The clean-room board (`cleanroom_table.py`, written from docs/protocol.md alone) against the host's
+conformance check and driver, over a real pseudo-terminal and TCP: if the code drifts away from the
+document, a board built from the document stops passing here."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.clock import SystemClock
+from drivers.conformance import CHECKS, run_checks
+from drivers.table import Table, open_table
+from drivers.transport import open_transport
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cleanroom_table import Server  # noqa: E402  (a fixture module beside the tests, not a package)
+
+
+@pytest.fixture
+def board(request: pytest.FixtureRequest) -> Iterator[Server]:
+    """A clean-room board on a pty (or TCP when the test's parameter says `tcp`), its mechanism 100x faster."""
+    args: dict[str, Any] = dict(getattr(request, "param", {}))
+    tcp = args.pop("tcp", None)
+    with Server(tcp, speed=100, **args) as server:
+        yield server
+
+
+async def _conform(path: str, only: list[str] | None = None) -> dict[str, Any]:
+    transport = await open_transport(path)
+    try:
+        return {r.id: r for r in await run_checks(transport, only)}
+    finally:
+        await transport.close()
+
+
+async def test_a_board_built_from_the_document_keeps_every_rule(board: Server) -> None:
+    results = await _conform(board.path)
+    assert list(results) == [c[0] for c in CHECKS]
+    assert {k: r.detail for k, r in results.items() if not r.ok} == {}
+    executed = {t for t, _ in board.board.executed}
+    assert 0x1A in executed and not executed & {0x13, 0x14, 0x15, 0x16}  # pings, no motor moved
+
+
+@pytest.mark.parametrize("board", [{"tcp": 0}], indirect=True)
+async def test_over_tcp_too(board: Server) -> None:
+    assert board.path.startswith("socket://")
+    results = await _conform(board.path, ["identify", "event_replay", "window", "retransmit"])
+    assert {k: r.detail for k, r in results.items() if not r.ok} == {}
+
+
+@pytest.mark.parametrize("board", [{}, {"early": True}], indirect=True, ids=["events_after_identify", "early"])
+async def test_the_driver_runs_a_hand_and_sees_faults_and_a_reboot(board: Server) -> None:
+    """The host's driver with the board: handshake, a hand's mechanism, a player's dice, a fault, a brown-out.
+    `early`: a board that sends events and heartbeats as soon as the link is reset (the document does not
+    say it must wait for identify)."""
+    clock = SystemClock()
+    table = await open_table(board.path, clock, connect_timeout=5)
+    assert isinstance(table, Table)
+    try:
+        assert table.info is not None and table.info.firmware == "cleanroom 1.0"
+        assert [e.type for e in table.history if e.seq] == ["hello"]
+        await table.set_seat_lights(dealer="E", prevalent="E", turn="E")
+        await table.set_tile_count(136)
+        await table.start_shuffle()
+        assert table.phase == "building"  # §8: the phase event came before the result
+        count = await table.wait_for_event("tile_count", 3)
+        assert count.fields == {"count": 136, "expected": 136}
+        await table.wait_phase("ready", 3)
+        await table.raise_walls()
+        await table.wait_phase("walls_raised", 3)
+        board.call(lambda b: b._debug(["press", "S", "dice"]))
+        dice = await table.wait_for_event("dice", 3)
+        assert dice.fields["seat"] == "S" and len(dice.fields["dice"]) == 2
+        await table.wait_phase("playing", 3)
+        board.call(lambda b: b._debug(["fault", "jam", "lift", "N"]))
+        fault = await table.wait_for_event("fault_raised", 3)
+        assert fault.fields["name_zh"] == "卡牌" and fault.fields["where_zh"] == "4号位升降台"
+        board.call(lambda b: b._debug(["clear", "jam"]))
+        await table.wait_for_event("fault_cleared", 3)
+        await table.lower_walls()
+        await table.wait_phase("ready", 3)
+        events = [e.seq for e in table.history if e.seq]
+        assert events == list(range(1, len(events) + 1))  # each once, in order
+
+        board.reboot()  # a brown-out: the board sends RESET every 500 ms until the host answers
+        before = len(table.history)
+        await table.wait_for_event("link_up", 5)
+        assert (await table.status()).phase == "idle"
+        replayed = [(e.type, e.seq, e.fields.get("reason")) for e in list(table.history)[before:] if e.seq]
+        assert replayed == [("hello", 1, 1)]
+    finally:
+        await table.close()
+    await asyncio.sleep(0)
