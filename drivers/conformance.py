@@ -147,7 +147,7 @@ class RawHost:
                     and (f.seq, f.type, f.payload) not in earlier)
 
         frame = await self.wait(match, since, timeout)
-        return None if frame is None else msgs.BY_TYPE[want].decode(frame.payload)
+        return None if frame is None else _decode(frame)
 
     async def reset(self) -> float:
         """RESET until RESET_ACK (protocol.md §5.1); both counters start again at 0. Seconds taken."""
@@ -181,6 +181,16 @@ class RawHost:
     async def close(self) -> None:
         self._reader.cancel()
         await asyncio.gather(self._reader, return_exceptions=True)
+
+
+def _decode(frame: Frame) -> dict[str, Any]:
+    """A table's message read as the host reads it: fields a newer firmware appended are ignored (§7);
+    one that does not hold its fields fails the check that asked, saying why (not a traceback)."""
+    msg = msgs.BY_TYPE[frame.type]
+    try:
+        return msg.decode(frame.payload, trailing_ok=True)
+    except msgs.MessageError as exc:
+        raise ConformanceError(f"the table's {msg.name} cannot be read: {exc} (§7)") from None
 
 
 Check = Callable[[RawHost], Awaitable[tuple[bool, str]]]
@@ -289,7 +299,7 @@ async def _heartbeat(h: RawHost) -> tuple[bool, str]:
     second = await h.wait(lambda f: f.type == beat, since, 1.6)
     if second is None:
         return False, "one heartbeat, then none within 1.6 s"
-    before, values = (msgs.BY_TYPE[beat].decode(f.payload) for f in (first, second))
+    before, values = (_decode(f) for f in (first, second))
     # the spacing by the table's own clock (uptime_ms): read by the host, two heartbeats that waited in
     # the port's buffer on a loaded machine came at once ("every 0.00 s") though the table kept time
     gap = (values["uptime_ms"] - before["uptime_ms"]) / 1000

@@ -18,6 +18,7 @@ from drivers.table import Table, open_table
 from drivers.transport import open_transport
 
 sys.path.insert(0, str(Path(__file__).parent))
+import cleanroom_table  # noqa: E402
 from cleanroom_table import Server  # noqa: E402  (a fixture module beside the tests, not a package)
 
 
@@ -51,6 +52,28 @@ async def test_over_tcp_too(board: Server) -> None:
     assert board.path.startswith("socket://")
     results = await _conform(board.path, ["identify", "event_replay", "window", "retransmit"])
     assert {k: r.detail for k, r in results.items() if not r.ok} == {}
+
+
+@pytest.mark.parametrize("board", [{"newer": True}], indirect=True)
+async def test_a_newer_firmware_that_appends_fields_passes(board: Server) -> None:
+    """§7: a newer firmware of version 1 appends fields and the host ignores them; conform read the
+    replies strictly and stopped with a traceback at `identity: 1 unexpected byte(s)`."""
+    results = await _conform(board.path, ["identify", "event_replay", "heartbeat", "replies", "refusals"])
+    assert {k: r.detail for k, r in results.items() if not r.ok} == {}
+
+
+async def test_an_identity_that_cannot_be_read_fails_its_check_with_the_reason(
+        board: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A firmware whose identity stops short: each check says which field, and every check gets its verdict
+    (it was a MessageError traceback and no verdict at all)."""
+    def short_identity(b: cleanroom_table.Board, req: int, r: cleanroom_table.Reader) -> None:
+        b._reply(cleanroom_table.T_IDENTITY, req, b"\x00\x01\x05fw", cache=False)
+
+    monkeypatch.setitem(cleanroom_table.COMMANDS, 0x10, short_identity)
+    results = await _conform(board.path, ["identify", "replies"])
+    assert [(k, r.ok) for k, r in results.items()] == [("identify", False), ("replies", False)]
+    for r in results.values():
+        assert "identity cannot be read: identity.firmware" in r.detail, r.detail
 
 
 @pytest.mark.parametrize("board", [{}, {"early": True}], indirect=True, ids=["events_after_identify", "early"])
