@@ -16,6 +16,9 @@ from drivers.clock import SystemClock
 from drivers.conformance import CHECKS, run_checks
 from drivers.table import Table, open_table
 from drivers.transport import open_transport
+from table_controller.config import parse_config
+from table_controller.controller import ActionError
+from table_controller.service import TableService
 
 sys.path.insert(0, str(Path(__file__).parent))
 import cleanroom_table  # noqa: E402
@@ -119,3 +122,26 @@ async def test_the_driver_runs_a_hand_and_sees_faults_and_a_reboot(board: Server
     finally:
         await table.close()
     await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize("board", [{"tile_counts": (136,)}], indirect=True)
+async def test_a_table_that_cannot_build_the_rulesets_set_refuses_the_hand(board: Server, tmp_path: Path) -> None:
+    """A legal board that builds only 136-tile sets, under 国标 (144): the hand is refused before it is
+    recorded, saying why. It was recorded without walls, set_tile_count refused, and the 136 set built
+    and raised for a 144-tile hand."""
+    config = parse_config({"table": {"link": board.path}, "rules": {"ruleset": "mcr"},
+                           "display": {"port": 0, "operator_token": "op-token-1", "referee_token": "ref-token-1"}},
+                          source="test")
+    service = TableService(config, tmp_path, serve_http=False)
+    await service.start()
+    try:
+        c = service.controller
+        await c.wait_linked(10)
+        with pytest.raises(ActionError) as refused:
+            await c.start_hand(by="op")
+        assert "牌桌不能砌 144 张一副的牌（这台只能砌 136 张）" in str(refused.value)
+        assert c.state.hand is None and not [e for e in service.store.since(0) if e.type == "operator.hand_start"]
+        await asyncio.sleep(0.2)
+        assert not {t for t, _ in board.board.executed} & {0x12, 0x13, 0x14}  # nothing built or raised
+    finally:
+        await service.stop()
