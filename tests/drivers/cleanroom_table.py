@@ -119,6 +119,11 @@ SEATS = "ESWN"
 NONE_SEAT = 0xFF
 BUTTONS = ["dice", "start", "raise", "lower"]
 FAULTS = ["", "jam", "missing_tile", "extra_tile", "motor", "overheat", "centre_open", "sensor", "power", "dice"]
+#: §9's *stops* column: the parts each fault stops, whatever its `where` (§8)
+STOPS = {"jam": "build lift", "missing_tile": "lift", "extra_tile": "lift", "motor": "build lift",
+         "overheat": "build lift", "centre_open": "build lift", "sensor": "build", "power": "build lift",
+         "dice": "dice"}
+CLEARED_BY_RESET = ("jam", "dice")  # §7 reset: the faults whose remedy ends "按复位"
 WALLS = {144: [18, 18, 18, 18], 136: [17, 17, 17, 17], 108: [14, 13, 14, 13]}
 BUILD_S = {144: 60.0, 136: 57.0, 108: 45.0}  # §8 typical times
 RAISE_S, LOWER_S, DICE_S = 6.0, 8.0, 1.0
@@ -224,7 +229,7 @@ class Link:
         if mtype == ACK:
             self._acked(seq, now)
         elif mtype == NAK:
-            # DOC: NAK(n) also says every frame before n arrived, so those are done before the resend.
+            # §3: NAK(n) also says every frame before n arrived (DOC: said since this board was written)
             self._acked(seq, now)
             for f in self.in_flight:
                 self._resend(f, now)
@@ -281,7 +286,7 @@ class Link:
     def poll(self, now: float) -> None:
         """Timers: the torn-frame limit (§4) and the retransmission timeout and retry limit (§3)."""
         if self.partial_since is not None and now - self.partial_since > self.TORN_S:
-            # DOC: a torn frame is a "truncated" one (§3): NAKed like a bad CRC.
+            # §3, §4: a torn frame is a "truncated" one, NAKed like a bad CRC (the host's link did not)
             self._nak()
             self._false_start()
             self._scan(now)
@@ -332,7 +337,7 @@ class Board:
         self.last_event = 0
         self.host_id: int | None = None
         self.cache: OrderedDict[int, tuple[int, bytes]] = OrderedDict()
-        self.identified = False  # DOC: no events or heartbeats on a fresh link until identify
+        self.identified = False  # §5: no events or heartbeats on a fresh link until identify (DOC: now said)
         self.boot_nonce: int | None = self.rng.getrandbits(32)
         self.next_boot_reset = self.t0
         self.next_heartbeat = 0.0
@@ -413,11 +418,11 @@ class Board:
     def _command(self, mtype: int, payload: bytes) -> None:
         handler = COMMANDS.get(mtype)
         if len(payload) < 2:
-            # DOC: no req to answer with; answered with req 0 and not cached.
-            self._result(0, MALFORMED if handler else UNKNOWN, "no req", cache=False)
+            # §5: no req to answer with: answered with req 0 (DOC: now said)
+            self._result(0, MALFORMED if handler else UNKNOWN, "no req")
             return
         req = int.from_bytes(payload[:2], "big")
-        if mtype != 0x10 and req in self.cache:  # DOC: identify is always run (it starts the replay)
+        if mtype != 0x10 and req in self.cache:  # §5: identify is always run (DOC: now said)
             cached_type, cached = self.cache[req]
             self.link.send(cached_type, cached, self.now())
             return
@@ -428,8 +433,7 @@ class Board:
         try:
             handler(self, req, r)
         except Malformed as exc:
-            # DOC: a malformed command is not cached: its req may be garbage.
-            self._result(req, MALFORMED, f"malformed: {exc}", cache=False)
+            self._result(req, MALFORMED, f"malformed: {exc}")  # §5: refusals are remembered too (DOC: now said)
 
     def c_identify(self, req: int, r: Reader) -> None:
         host_id, boot_id, last_event = r.u32(), r.u32(), r.u32()
@@ -498,8 +502,8 @@ class Board:
         self.executed.append((0x15, req))
         if self.phase not in (WALLS_RAISED, PLAYING):
             self._result(req, BAD_PHASE, f"phase is {PHASES[self.phase]}, not walls_raised or playing")
-        elif self._blocking("centre"):
-            self._result(req, FAULT_ACTIVE, self._blocking("centre"))
+        elif self._blocking("lift"):
+            self._result(req, FAULT_ACTIVE, self._blocking("lift"))
         else:
             self._set_phase(LOWERING)
             self.after(LOWER_S, "lower", self._lowered)
@@ -509,10 +513,10 @@ class Board:
         seat = r.u8()
         r.end()
         self.executed.append((0x16, req))
-        if seat > 3 and seat != NONE_SEAT:
-            self._result(req, BAD_ARGUMENT, f"seat {seat} is not 0..3 or 0xFF")
-        elif FAULTS.index("dice") in self.faults:
-            self._result(req, FAULT_ACTIVE, "dice fault")
+        if seat > 3:
+            self._result(req, BAD_ARGUMENT, f"seat {seat} is not 0..3")
+        elif self._blocking("dice"):
+            self._result(req, FAULT_ACTIVE, self._blocking("dice"))
         else:
             self._result(req, OK)
             self.after(DICE_S, f"dice{req}", lambda: self._dice(seat))
@@ -546,7 +550,9 @@ class Board:
         self.executed.append((0x19, req))
         self.timers = [t for t in self.timers if t[1].startswith("dice")]
         self.next_build_left = None
-        self.set_ready = False
+        self.set_ready = False  # §7: a built set is dropped
+        for code in [c for c in self.faults if FAULTS[c] in CLEARED_BY_RESET]:
+            self._clear_fault(code)
         if self.phase != IDLE:
             self._set_phase(IDLE)
         self._result(req, OK)
@@ -583,8 +589,8 @@ class Board:
             seat = SEATS.index(words[1])
             button = BUTTONS.index(words[2]) if len(words) > 2 else 0
             self._event(E_BUTTON, bytes([seat, button]))
-            if button == 0:
-                # DOC: the machine's own dice button throws its dice (roll_dice is "as if it was pressed")
+            if button == 0 and not self._blocking("dice"):
+                # §7: the machine's own dice button throws its dice (roll_dice is "as if it was pressed")
                 self.after(DICE_S, "dice-press", lambda: self._dice(seat))
             return "pressed"
         if cmd in ("lose", "add"):
@@ -647,16 +653,10 @@ class Board:
             self._build(None)  # §8: while playing the machine builds the next set
 
     def _blocking(self, part: str) -> str:
-        """The active fault that stops `part` ("build", "lift", "centre"), as the reason text; "" if none."""
+        """The active fault that stops `part` ("build", "lift", "dice"), as the reason text; "" if none."""
         for f in self.faults.values():
-            name = FAULTS[f.code]
-            if name in ("power", "overheat") or (part == "build" and name in ("jam", "motor", "sensor")
-                                                 and not f.where.startswith("lift")):
-                return f"{name} at {f.where}"
-            if part == "lift" and (name in ("missing_tile", "extra_tile") or f.where.startswith("lift")):
-                return f"{name} at {f.where}"
-            if part == "centre" and name == "centre_open":
-                return f"{name} at {f.where}"
+            if part in STOPS[FAULTS[f.code]].split():
+                return f"{FAULTS[f.code]} at {f.where}"
         return ""
 
     def _raise_fault(self, code: int, where: str) -> None:

@@ -145,3 +145,27 @@ async def test_a_table_that_cannot_build_the_rulesets_set_refuses_the_hand(board
         assert not {t for t, _ in board.board.executed} & {0x12, 0x13, 0x14}  # nothing built or raised
     finally:
         await service.stop()
+
+
+async def test_a_fault_refuses_the_commands_of_the_parts_it_stops_and_reset_clears_it(board: Server) -> None:
+    """§8/§9 as the page now says them (the *stops* column, `reset` clearing the faults "按复位"): the
+    driver raises the table's refusal with its code and reason."""
+    from drivers.errors import TableError
+
+    table = await open_table(board.path, SystemClock(), connect_timeout=5)
+    try:
+        board.call(lambda b: b._debug(["fault", "dice", "dice"]))
+        await table.wait_for_event("fault_raised", 3)
+        with pytest.raises(TableError) as refused:
+            await table.roll_dice("E")
+        assert refused.value.code == "fault_active" and "dice at dice" in str(refused.value)
+        await table.start_shuffle()  # the dice unit's fault stops no build
+        before = table.last_event
+        await table.reset()
+        cleared = await table.wait_for_event("fault_cleared", 3, after=before)
+        assert cleared.fields["code"] == 9 and table.phase == "idle"
+        with pytest.raises(TableError) as bad:
+            await table.roll_dice(None)  # type: ignore[arg-type]
+        assert bad.value.code == "bad_argument"
+    finally:
+        await table.close()
