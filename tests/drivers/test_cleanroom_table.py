@@ -65,6 +65,15 @@ async def test_a_newer_firmware_that_appends_fields_passes(board: Server) -> Non
     assert {k: r.detail for k, r in results.items() if not r.ok} == {}
 
 
+async def test_a_newer_firmwares_event_of_a_type_this_host_lacks_is_replayed_in_its_place(board: Server) -> None:
+    """§7: a numbered event of a type the host does not know still counts by its `ev`; conform counted only
+    the types it knows and failed the replay ("got events [1], expected [1, 2]")."""
+    board.call(lambda b: b._event(0x97, b"\x01\x02"))
+    results = await _conform(board.path, ["event_replay"])
+    assert results["event_replay"].ok, results["event_replay"].detail
+    assert "events [1, 2] resent in order" in results["event_replay"].detail
+
+
 async def test_an_identity_that_cannot_be_read_fails_its_check_with_the_reason(
         board: Server, monkeypatch: pytest.MonkeyPatch) -> None:
     """A firmware whose identity stops short: each check says which field, and every check gets its verdict
