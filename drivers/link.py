@@ -105,6 +105,7 @@ class Link:
         self._rttvar = 0.0
         self._backoff = 1.0
         self._down_reason: str | None = None
+        self._torn_seen = 0
 
     # ----- sending
     def send(self, type_: int, payload: bytes, now: float) -> None:
@@ -213,8 +214,11 @@ class Link:
     def _handle(self, frames: list[Frame], now: float) -> list[Delivery]:
         out: list[Delivery] = []
         st = self.decoder.stats
-        if st.crc_errors > self.health.crc_errors:
+        if st.crc_errors > self.health.crc_errors or st.torn > self._torn_seen:
+            # §3: a frame with a bad CRC, or a truncated one (its rest never came, §4): NAK(expected),
+            # so the peer resends now rather than at its RTO. Torn frames went without a NAK before.
             self.health.crc_errors = st.crc_errors
+            self._torn_seen = st.torn
             self._nak()
         self.health.junk_bytes = st.junk_bytes
         for f in frames:

@@ -597,6 +597,7 @@ class Controller:
         from table_controller.rules import load_ruleset
 
         rs = load_ruleset(self.state.ruleset)
+        _check_tile_count(self.table, self.config.table.tile_count or rs.tiles)
         hand_no = self.state.hands_played + 1 if prev is None or prev.get("ended") else prev["hand_no"] + 1
         if prev is not None and not prev.get("ended"):
             self.accept("operator", "operator.hand_end", {"hand_no": prev["hand_no"], "by": by, "result": "abandoned"})
@@ -1016,6 +1017,18 @@ def _table_dice(table: Any) -> int:
     """How many dice the table's unit throws and reports; 0 for a table that reports none."""
     caps = getattr(getattr(table, "info", None), "capabilities", None)
     return int(getattr(caps, "dice", 0) or 0)
+
+
+def _check_tile_count(table: Any, tile_count: int) -> None:
+    """A table that says which sets it builds (identity's tile_counts) and lacks this one cannot deal the
+    hand: refused before it is recorded. Before, the hand was recorded without walls, set_tile_count was
+    refused, and the table built and raised a set of its own count (136 tiles for 国标's 144)."""
+    caps = getattr(getattr(table, "info", None), "capabilities", None)
+    counts = tuple(getattr(caps, "tile_counts", ()) or ())
+    if counts and tile_count not in counts:
+        built = "、".join(str(c) for c in counts)
+        raise ActionError(f"牌桌不能砌 {tile_count} 张一副的牌（这台只能砌 {built} 张）：请换桌，或改规则/配置 [table] tile_count"
+                          f" / the table cannot build a set of {tile_count} tiles (only {built})")
 
 
 def _wall_lengths(table: Any, tile_count: int, dealer_position: int) -> dict[str, int] | None:

@@ -184,3 +184,20 @@ def test_a_frame_the_peer_sent_before_our_reset_is_not_counted_in_the_new_link()
     got = host.receive(stale + ack + identity, 0.0)
     assert [(d.kind, d.payload) for d in got if d.kind == "message"][-1] == ("message", b"identity")
     assert [d.kind for d in got].count("reset_ack") == 1
+
+
+def test_a_torn_frame_is_naked_like_a_bad_crc() -> None:
+    """§3: a truncated frame is dropped and NAKed (once until expected moves); it was dropped silently,
+    and the peer only resent at its RTO."""
+    link = Link()
+    first = encode_frame(0, 0x20, b"one")
+    assert [d.payload for d in link.receive(first, 0.0)] == [b"one"]
+    link.take_output()  # ACK(1)
+    torn = encode_frame(1, 0x20, b"two, torn")
+    link.receive(torn[:6], 1.0)
+    assert link.poll(1.05) == [] and link.take_output() == b""  # not yet: the rest may still come
+    link.poll(1.0 + link.decoder.torn_after + 0.01)
+    assert link.take_output() == encode_frame(1, NAK)
+    link.poll(1.5)
+    assert link.take_output() == b""  # the rescan's rest of the torn bytes: no second NAK
+    assert [d.payload for d in link.receive(encode_frame(1, 0x20, b"two"), 1.6)] == [b"two"]

@@ -46,6 +46,17 @@ def test_every_message_and_fault_is_documented() -> None:
         assert f"`{f.id}`" in text and f.name_zh in text and f.remedy_zh in text
 
 
+def test_the_fault_table_says_which_parts_each_fault_stops() -> None:
+    """§9's *stops* column is what `fault_active` answers by (§8); a firmware written from the page
+    refused commands by its own guess before the column was there."""
+    from drivers.faults import BY_ID
+
+    table = DOC.read_text(encoding="utf-8").split("## 9. Fault codes", 1)[1].split("## 10.", 1)[0]
+    rows = [r.split("|") for r in table.splitlines() if r.startswith("| ") and r[2].isdigit()]
+    stops = {row[2].strip().strip("`"): tuple(p.strip() for p in row[7].split(",")) for row in rows}
+    assert stops == {f.id: f.blocks for f in BY_ID.values()}
+
+
 def test_every_place_the_fault_table_names_reads_in_chinese() -> None:
     """A fault's place came to the referee as the firmware wrote it ("卡牌（lift N）"); each place of
     protocol.md §9's examples now reads in the referee's words, a side as its chair."""
