@@ -1,0 +1,30 @@
+"""The pages as the referee's guide (docs/referee-guide.zh.md) walks them, in Debian's Chromium against the
+running service: what a referee reads on them is in words, and says what to do."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from table_controller.service import TableService
+from test_browser import REFEREE, _open
+from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+#: An event's type as the log keeps it ("controller.configured"): never a line a referee reads.
+EVENT_TYPE = re.compile(r"[a-z_]+(\.[a-z_]+)+")
+
+
+async def test_the_event_logs_first_line_names_the_tables_setting_in_words(service: TableService,
+                                                                           browser: Any) -> None:
+    """The first line of every log is the table's setting; the Table page showed it as
+    "controller.configured"."""
+    page = await _open(browser, service, "/", token=REFEREE)
+    lines = await page.locator("[data-testid=log] li").all_inner_texts()
+    assert not [line for line in lines if EVENT_TYPE.fullmatch(line.strip())], lines
+    first = lines[-1]  # newest first
+    assert first.startswith("本桌设定："), lines
+    assert "国标麻将" in first and "1号位 张伟" in first and "4号位 陈杰" in first, first
