@@ -28,3 +28,21 @@ async def test_the_event_logs_first_line_names_the_tables_setting_in_words(servi
     first = lines[-1]  # newest first
     assert first.startswith("本桌设定："), lines
     assert "国标麻将" in first and "1号位 张伟" in first and "4号位 陈杰" in first, first
+
+
+async def test_the_new_rounds_hint_says_the_round_first_throws_for_its_dealer(service: TableService,
+                                                                            browser: Any) -> None:
+    """开始新一轮's hint said the new round starts with 1号位 as East; the round throws for its first dealer
+    (定庄) as the Table page then asks, and 1号位 deals only without a throw."""
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    form = page.locator("[data-testid=round-form]")
+    await form.locator("[name=round]").fill("2")
+    for chair, name in enumerate(["赵一", "钱二", "孙三", "李四"], start=1):
+        await form.locator(f"[name=p{chair}]").fill(name)
+    await form.locator("button[type=submit]").click()
+    await page.wait_for_function("document.querySelector('[data-testid=action-msg]').textContent.startsWith('✓')")
+    hint = await page.inner_text("#page-scoresheet [data-i18n='sheet.newRoundHint']")
+    table = await _open(browser, service, "/", token=REFEREE)
+    asked = await table.inner_text("[data-testid=break]")
+    assert asked.startswith("定庄：请1号位掷骰"), asked
+    assert "定庄" in hint and "不掷则1号位坐庄" in hint and "1号位坐东" not in hint, hint
