@@ -46,3 +46,18 @@ async def test_the_new_rounds_hint_says_the_round_first_throws_for_its_dealer(se
     asked = await table.inner_text("[data-testid=break]")
     assert asked.startswith("定庄：请1号位掷骰"), asked
     assert "定庄" in hint and "不掷则1号位坐庄" in hint and "1号位坐东" not in hint, hint
+
+
+async def test_a_table_link_that_drops_is_named_as_the_guide_names_it(service: TableService, browser: Any) -> None:
+    """The guide: 页面显示“牌桌连接中断”: check the cable. The badge said 未连接, which a referee took for the
+    tablet's own connection (that one has its own words: N 秒没有收到服务的消息)."""
+    page = await _open(browser, service, "/", token=REFEREE)
+    assert await page.inner_text("[data-testid=link]") == "已连接"
+    assert service.sim is not None
+    service.sim.unplug(duration=8.0)
+    await page.wait_for_function("document.querySelector('[data-testid=link]').classList.contains('down')",
+                                 timeout=10000)
+    said = await page.inner_text("[data-testid=link]")
+    assert said.startswith("牌桌连接中断："), said
+    await page.wait_for_function("document.querySelector('[data-testid=link]').textContent === '已连接'",
+                                 timeout=15000)
