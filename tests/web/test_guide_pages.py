@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from table_controller.service import TableService
-from test_browser import REFEREE, _open
+from test_browser import REFEREE, _open, _win_form
 from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -61,3 +61,23 @@ async def test_a_table_link_that_drops_is_named_as_the_guide_names_it(service: T
     assert said.startswith("牌桌连接中断："), said
     await page.wait_for_function("document.querySelector('[data-testid=link]').textContent === '已连接'",
                                  timeout=15000)
+
+
+async def test_a_win_read_without_its_winning_tile_is_asked_for_in_words(service: TableService, browser: Any) -> None:
+    """和牌张 left empty: the Win page sent it and showed the scorer's "hand: win_tile: not a tile code: ''"
+    after 读牌中有不是牌的代码, which told the referee nothing to type; a melds slip showed in the colour of the
+    last success. Both now say what to type, as refusals, and nothing is recorded."""
+    page = await _win_form(browser, service, "N", "discard", "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p", "", "E")
+    await page.click("#win-read")
+    await page.wait_for_selector("#action-msg.bad", timeout=5000)
+    assert await page.inner_text("#action-msg") == "✗ 请填写和牌张，如 5s"
+    await page.fill("#win-form input[name=win_tile]", "2x")
+    await page.click("#win-read")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('看不懂：2x')")
+    await page.fill("#win-form input[name=win_tile]", "2p")
+    await page.fill("#win-form input[name=melds]", "碰 xx")
+    await page.evaluate("document.querySelector('#action-msg').className = 'msg good'")  # as after a success
+    await page.click("#win-read")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.startsWith('✗ 副露看不懂')")
+    assert await page.get_attribute("#action-msg", "class") == "msg bad"
+    assert not [a for a in service.controller.state.actions if a["type"] == "referee.win_read"]

@@ -32,7 +32,7 @@ const I18N = {
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
-               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
+               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", needTile: "请填写和牌张，如 5s", tileBad: "和牌张填一张牌，如 5s（看不懂：{tile}）", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", falseAsk: "判 {who} 诈和？", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
@@ -103,7 +103,7 @@ const I18N = {
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                book: "This ruleset's fan table",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
-               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", meldsBad: "✗ melds not understood: {part} (e.g. pung 555z S; chow 123m N; kong! 7777s)", meldsHint: "pung 555z S; chow 123m N; kong! 7777s", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
+               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", meldsBad: "✗ melds not understood: {part} (e.g. pung 555z S; chow 123m N; kong! 7777s)", meldsHint: "pung 555z S; chow 123m N; kong! 7777s", needTile: "Enter the winning tile, e.g. 5s", tileBad: "The winning tile: one tile, e.g. 5s (not understood: {tile})", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
                false: "False win", falseAsk: "Rule a false win against {who}?", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
                manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
@@ -1597,9 +1597,13 @@ $("win-form").seat_wind.addEventListener("change", syncWinForm);
 $("win-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   let melds;
-  try { melds = parseMelds(f.melds.value); } catch (err) { $("action-msg").textContent = t("win.meldsBad", { part: err.message }); return; }
+  try { melds = parseMelds(f.melds.value); } catch (err) { say(t("win.meldsBad", { part: err.message }), false); return; }
+  // the winning tile said here in words: left empty, the service answered "not a tile code: ''"
+  const winTile = parseTiles(f.win_tile.value);
+  const typed = f.win_tile.value.trim();
+  if (winTile.length !== 1) { say("✗ " + (typed ? t("win.tileBad", { tile: typed }) : t("win.needTile")), false); return; }
   const hand = { seat_wind: f.seat_wind.value, prevalent_wind: (state && state.hand && state.hand.prevalent_wind) || "E", win: f.win.value,
-                 concealed: parseTiles(f.concealed.value), win_tile: parseTiles(f.win_tile.value)[0] || f.win_tile.value, melds, flowers: parseTiles(f.flowers.value),
+                 concealed: parseTiles(f.concealed.value), win_tile: winTile[0], melds, flowers: parseTiles(f.flowers.value),
                  last_tile: f.last_tile.checked };
   if (f.win.value === "discard" || f.win.value === "rob_kong") hand.discarder = f.discarder.value;
   const options = refereeOptions(f);
