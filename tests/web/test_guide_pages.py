@@ -81,3 +81,14 @@ async def test_a_win_read_without_its_winning_tile_is_asked_for_in_words(service
     await page.wait_for_function("document.querySelector('#action-msg').textContent.startsWith('✗ 副露看不懂')")
     assert await page.get_attribute("#action-msg", "class") == "msg bad"
     assert not [a for a in service.controller.state.actions if a["type"] == "referee.win_read"]
+
+
+async def test_a_double_tap_on_a_button_says_it_was_not_recorded_again_in_chinese(service: TableService,
+                                                                                 browser: Any) -> None:
+    """开始比赛计时 tapped twice: recorded once, and the page says so as the guide quotes it (重复的操作，未再记录);
+    it said "重复的操作, 未再记录", an English comma in a Chinese line."""
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    await page.dblclick("#session-start")
+    await page.wait_for_function("document.querySelector('[data-testid=action-msg]').textContent.includes('未再记录')")
+    assert (await page.inner_text("[data-testid=action-msg]")).startswith("✓ 已记录（重复的操作，未再记录） #")
+    assert len([a for a in service.controller.state.actions if a["type"] == "referee.session_start"]) == 1

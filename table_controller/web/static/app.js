@@ -68,7 +68,7 @@ const I18N = {
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
                missing: "定缺", riichi: "立直" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
-        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
+        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作，未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
         taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
         waitFirst: "✗ 还有操作没有回应（{what}）：等它有了结果再{act}，以免作用在别的裁决上",
         pend: { sending: "⏳ {what}：发送中…（{n} 秒）", asking: "⏳ {what}：没有收到回应，正在向服务核对是否已记录…",
