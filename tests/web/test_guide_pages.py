@@ -92,3 +92,15 @@ async def test_a_double_tap_on_a_button_says_it_was_not_recorded_again_in_chines
     await page.wait_for_function("document.querySelector('[data-testid=action-msg]').textContent.includes('未再记录')")
     assert (await page.inner_text("[data-testid=action-msg]")).startswith("✓ 已记录（重复的操作，未再记录） #")
     assert len([a for a in service.controller.state.actions if a["type"] == "referee.session_start"]) == 1
+
+
+async def test_a_ruling_pressed_without_the_referees_login_says_how_to_log_in(service: TableService,
+                                                                              browser: Any) -> None:
+    """The Penalties page's forms are in front of everyone; pressed without the referee's credential the page
+    said only 需要裁判权限 (whose? where?). It says to log in with the referee's credential at the top."""
+    page = await _open(browser, service, "/penalties")
+    await page.select_option("#penalty-code", "late_5")
+    await page.click("#penalty-submit")
+    await page.wait_for_selector("#action-msg.bad")
+    assert (await page.inner_text("#action-msg")).startswith("✗ 需要裁判权限：请在页面上方用裁判员凭证登录")
+    assert not [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
