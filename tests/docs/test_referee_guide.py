@@ -34,7 +34,8 @@ LEAD = re.compile(r"^(?:- |\d+\. )\*\*[^*]+\*\*")
 # 继续计时 while the clock runs), with the shared header and login bar: buttons, links, headings, a
 # field's label, a legend, placeholders.
 CONTROLS_JS = """(main) => {
-  const roots = [document.querySelector('header'), document.getElementById('login-bar'), document.getElementById(main)];
+  const roots = [document.querySelector('header'), document.getElementById('login-bar'),
+                 document.getElementById(main)];
   const out = [];
   for (const root of roots) {
     for (const el of root.querySelectorAll('button, a, h2, h3, legend, summary, label > span')) out.push(el.textContent);
