@@ -104,3 +104,16 @@ async def test_a_ruling_pressed_without_the_referees_login_says_how_to_log_in(se
     await page.wait_for_selector("#action-msg.bad")
     assert (await page.inner_text("#action-msg")).startswith("✗ 需要裁判权限：请在页面上方用裁判员凭证登录")
     assert not [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
+
+
+async def test_the_score_sheets_table_points_say_provisional_then_final_in_chinese_brackets(
+        service: TableService, browser: Any) -> None:
+    """The guide: 标准分由“暂定”变为最终 at 结束比赛. The footer read "标准分 (暂定)", English brackets in a
+    Chinese line; it reads 标准分（暂定）, then 标准分（最终）."""
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    label = "#sheet-foot tr:nth-child(2) th:first-child"  # the footer's 标准分 row
+    assert await page.inner_text(label) == "标准分（暂定）"
+    await page.click("#session-start")
+    await page.wait_for_function("document.getElementById('session-start').hidden")
+    await page.click("#session-end")
+    await page.wait_for_function(f"document.querySelector('{label}').textContent === '标准分（最终）'")

@@ -60,7 +60,7 @@ const I18N = {
                  res: { win: "和牌", draw: "荒牌", abandoned: "中止", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
-                 fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
+                 fan: "番", total: "合计", tp: "标准分", tpState: "标准分（{s}）", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面" },
         dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", bad: "请录入 {m} 颗骰子的点数，每颗 1 至 6，如 3 5", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
@@ -148,7 +148,7 @@ const I18N = {
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
-                 fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
+                 fan: "Fan", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack" },
         ok: "✓ recorded", repeat: "✓ recorded (a repeat: not recorded again)", lost: "✗ {what}: no answer; asking the service whether it was recorded (it will not be recorded twice)", needRef: "needs the referee role" ,
         taken: "✓ {what}: recorded #{seq} (its answer was lost on the network; checked with the service)", notTaken: "✗ {what}: not recorded (it never reached the service). Press again if still wanted",
         waitFirst: "✗ an action has no answer yet ({what}): wait for it before {act}, or it may act on another ruling",
@@ -872,7 +872,7 @@ function renderSheet() {
     at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
     <tr><td colspan="4">${t("sheet.refSign")}：<span class="line"></span></td></tr></table>`;
   $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
-    <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
+    <tr><th colspan="5">${t("sheet.tpState", { s: sheet.final ? t("sheet.final") : t("sheet.prov") })}</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
     + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
   // players' columns past the screen's edge (long names on a phone): a shadow says the sheet scrolls
   const box = $("sheet-head").closest(".scroll");
