@@ -117,3 +117,15 @@ async def test_the_score_sheets_table_points_say_provisional_then_final_in_chine
     await page.wait_for_function("document.getElementById('session-start').hidden")
     await page.click("#session-end")
     await page.wait_for_function(f"document.querySelector('{label}').textContent === '标准分（最终）'")
+
+
+async def test_a_fault_without_a_place_shows_no_empty_brackets(service: TableService, browser: Any) -> None:
+    """The guide: faults show in 故障 with what to do. A fault the table names no place for read
+    "电机故障（）：…", an empty bracket where the place goes; now "电机故障：…"."""
+    page = await _open(browser, service, "/", token=REFEREE)
+    assert service.sim is not None
+    service.sim.raise_fault("motor", where="")
+    await page.wait_for_function("document.querySelector('#faults').innerText.includes('电机故障')", timeout=5000)
+    fault = await page.inner_text("#faults")
+    assert fault.startswith("电机故障：") and len(fault) > len("电机故障："), fault
+    service.sim.clear_fault("motor")

@@ -1019,7 +1019,10 @@ function render() {
     faults.innerHTML = state.faults.length ? "" : `<li class="none">${t("noFaults")}</li>`;
     for (const f of state.faults) {
       const li = document.createElement("li");
-      li.textContent = lang === "zh" ? `${f.name_zh || f.code}（${f.where_zh || f.where || ""}）：${f.remedy_zh || ""}` : `${f.name_en || f.code} (${f.where || ""}): ${f.remedy_en || ""}`;
+      // a fault the table gives no place for: no empty "卡牌（）" before what to do
+      const where = lang === "zh" ? f.where_zh || f.where : f.where;
+      const at = where ? (lang === "zh" ? `（${where}）` : ` (${where})`) : "";
+      li.textContent = lang === "zh" ? `${f.name_zh || f.code}${at}：${f.remedy_zh || ""}` : `${f.name_en || f.code}${at}: ${f.remedy_en || ""}`;
       faults.appendChild(li);
     }
     renderCameraPending();
