@@ -240,6 +240,11 @@ def describe(ev: Event) -> str:
         players = d.get("players") if isinstance(d.get("players"), dict) else {}
         names = "、".join(f"{c}号位 {n}" for c, n in sorted(players.items()))
         return f"赛事发布第 {d.get('round', '?')} 轮编排：{names}"
+    if t == "controller.configured":  # the first line of every log: it showed as "controller.configured"
+        players = d.get("players") if isinstance(d.get("players"), dict) else {}
+        names = "、".join(f"{c}号位 {n}" for c, n in sorted(players.items()))
+        return (f"本桌设定：{d.get('table_name', '')} · {_ruleset_name(str(d.get('ruleset', '')))}"
+                + (f" · {names}" if names else ""))
     if t == "controller.session_alert":
         return "报时：比赛时间到" if not d.get("minutes") else f"报时：比赛剩余 {d.get('left_min', d['minutes']):g} 分钟"
     if t == "table.unreadable":

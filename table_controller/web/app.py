@@ -94,6 +94,11 @@ class PauseIn(_Body):
     reason: str = Field("", max_length=200, description="why the clock stands still (牌桌故障, 选手不适 …)")
 
 
+#: what a 403 tells the person at the page to do (it said only "需要裁判权限", with the form still in front of them)
+LOG_IN_AS = {"referee": "请在页面上方用裁判员凭证登录 / needs the referee role: log in with the referee's credential",
+             "operator": "请在页面上方用操作员或裁判员凭证登录 / needs the operator role: log in with the operator's or "
+                         "the referee's credential"}
+
 #: a win read the scorer cannot take, in the referee's words (ScoringError.code)
 READ_ZH = {"bad_tile": "读牌中有不是牌的代码", "bad_meld": "副露有误", "too_many_copies": "同一张牌超过 4 张（花牌各 1 张）",
            "wrong_tile_count": "手牌张数不对", "impossible_rob_kong": "抢杠和不成立",
@@ -272,7 +277,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             if got is None:
                 raise HTTPException(401, detail="凭证错误 / wrong credential")
             if not allows(got[0], needed):
-                raise HTTPException(403, detail=f"需要{ROLE_ZH[needed]}权限 / needs the {needed} role")
+                raise HTTPException(403, detail=f"需要{ROLE_ZH[needed]}权限：{LOG_IN_AS[needed]}")
             request.state.by_name = got[1]  # a named referee: logged with each ruling
             return got[0]
         return check

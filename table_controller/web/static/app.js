@@ -9,7 +9,7 @@ const I18N = {
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
               none: "本轮尚无牌谱", hint: "只含公开信息：打出、吃碰杠（暗杠背面朝上）、补花、立直、裁判的裁决；不含任何暗牌。", replay: "回放" },
-        linkUp: "已连接", linkDown: "未连接", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", serviceQuiet: "{n} 秒没有收到服务的消息：网络可能已断，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
+        linkUp: "已连接", linkDown: "牌桌连接中断", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", serviceQuiet: "{n} 秒没有收到服务的消息：网络可能已断，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首抓 {first}", leave: "留下", start_at: "从此开始",
         tileAt: "{wall}家第 {n} 墩{level}", top: "上", bottom: "下",
         left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
@@ -37,7 +37,7 @@ const I18N = {
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
-               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
+               concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", needTile: "请填写和牌张，如 5s", tileBad: "和牌张填一张牌，如 5s（看不懂：{tile}）", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
                false: "判诈和", falseAsk: "判 {who} 诈和？", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
@@ -64,8 +64,8 @@ const I18N = {
                  closed: "已结束",
                  res: { win: "和牌", draw: "荒牌", abandoned: "中止", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
-                 newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮从第 1 盘开始，1号位坐东。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
-                 fan: "番", total: "合计", tp: "标准分", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面",
+                 newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
+                 fan: "番", total: "合计", tp: "标准分", tpState: "标准分（{s}）", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面",
                  sub: "换人（替补）", subHint: "选手伤病、中途离场弃权或被取消比赛资格时，由替补选手坐入该号位，从下一盘起上场；进行中的一盘须由原选手打完。成绩表逐盘注明上场选手。",
                  subChair: "号位", subName: "替补选手", subReason: "理由（伤病、弃权、取消资格…）", subSubmit: "换人", satFrom: "{n}（第{a}盘起）",
                  satSpan: "{n}（第{a}-{b}盘）" },
@@ -76,7 +76,7 @@ const I18N = {
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
                missing: "定缺", riichi: "立直" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
-        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作, 未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
+        ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作，未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
         taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
         waitFirst: "✗ 还有操作没有回应（{what}）：等它有了结果再{act}，以免作用在别的裁决上",
         pend: { sending: "⏳ {what}：发送中…（{n} 秒）", asking: "⏳ {what}：没有收到回应，正在向服务核对是否已记录…",
@@ -92,7 +92,7 @@ const I18N = {
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
               none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
-        linkUp: "linked", linkDown: "not linked", serviceLost: "the display lost the service: reconnecting… (showing the state before)", serviceQuiet: "nothing from the service for {n} s: the network may be down, reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
+        linkUp: "linked", linkDown: "table link down", serviceLost: "the display lost the service: reconnecting… (showing the state before)", serviceQuiet: "nothing from the service for {n} s: the network may be down, reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first tile {first}", leave: "leave", start_at: "start at",
         tileAt: "{wall} wall stack {n} {level}", top: "top", bottom: "bottom",
         left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
@@ -112,7 +112,7 @@ const I18N = {
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                book: "This ruleset's fan table",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
-               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", meldsBad: "✗ melds not understood: {part} (e.g. pung 555z S; chow 123m N; kong! 7777s)", meldsHint: "pung 555z S; chow 123m N; kong! 7777s", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
+               concealed: "Concealed (without the winning tile)", tile: "Winning tile", melds: "Melds", meldsBad: "✗ melds not understood: {part} (e.g. pung 555z S; chow 123m N; kong! 7777s)", meldsHint: "pung 555z S; chow 123m N; kong! 7777s", needTile: "Enter the winning tile, e.g. 5s", tileBad: "The winning tile: one tile, e.g. 5s (not understood: {tile})", flowers: "Flowers", last: "Last tile", submit: "Read / correct", camera: "Read from the camera", confirm: "Confirm win",
                false: "False win", falseAsk: "Rule a false win against {who}?", none: "No win this hand", by: "{seat} wins", valid: "valid win", invalid: "not a win: {r}", confirmed: "✓ confirmed by the referee",
                manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
@@ -162,8 +162,8 @@ const I18N = {
                  pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
-                 newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round starts at hand 1 with chair 1 East. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
-                 fan: "Fan", total: "Total", tp: "Table points", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack",
+                 newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
+                 fan: "Fan", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack",
                  sub: "Substitute (替补)", subHint: "A player taken ill, gone for good or disqualified: a substitute takes the chair from the next hand; the hand in play is finished by the player who began it. The sheet names who sat each hand.",
                  subChair: "Chair", subName: "Substitute", subReason: "reason (ill, withdrew, disqualified …)", subSubmit: "Substitute", satFrom: "{n} (from hand {a})",
                  satSpan: "{n} (hands {a}-{b})" },
@@ -940,7 +940,7 @@ function renderSheet() {
     at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sitters[p] ? sitters[p].map((s) => s.name).join("、") : sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
     <tr><td colspan="4">${t("sheet.refSign")}：<span class="line"></span></td></tr></table>`;
   $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
-    <tr><th colspan="5">${t("sheet.tp")} (${sheet.final ? t("sheet.final") : t("sheet.prov")})</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
+    <tr><th colspan="5">${t("sheet.tpState", { s: sheet.final ? t("sheet.final") : t("sheet.prov") })}</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
     + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
   // players' columns past the screen's edge (long names on a phone): a shadow says the sheet scrolls
   const box = $("sheet-head").closest(".scroll");
@@ -1087,7 +1087,10 @@ function render() {
     faults.innerHTML = state.faults.length ? "" : `<li class="none">${t("noFaults")}</li>`;
     for (const f of state.faults) {
       const li = document.createElement("li");
-      li.textContent = lang === "zh" ? `${f.name_zh || f.code}（${f.where_zh || f.where || ""}）：${f.remedy_zh || ""}` : `${f.name_en || f.code} (${f.where || ""}): ${f.remedy_en || ""}`;
+      // a fault the table gives no place for: no empty "卡牌（）" before what to do
+      const where = lang === "zh" ? f.where_zh || f.where : f.where;
+      const at = where ? (lang === "zh" ? `（${where}）` : ` (${where})`) : "";
+      li.textContent = lang === "zh" ? `${f.name_zh || f.code}${at}：${f.remedy_zh || ""}` : `${f.name_en || f.code}${at}: ${f.remedy_en || ""}`;
       faults.appendChild(li);
     }
     renderCameraPending();
@@ -1665,9 +1668,13 @@ $("win-form").seat_wind.addEventListener("change", syncWinForm);
 $("win-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   let melds;
-  try { melds = parseMelds(f.melds.value); } catch (err) { $("action-msg").textContent = t("win.meldsBad", { part: err.message }); return; }
+  try { melds = parseMelds(f.melds.value); } catch (err) { say(t("win.meldsBad", { part: err.message }), false); return; }
+  // the winning tile said here in words: left empty, the service answered "not a tile code: ''"
+  const winTile = parseTiles(f.win_tile.value);
+  const typed = f.win_tile.value.trim();
+  if (winTile.length !== 1) { say("✗ " + (typed ? t("win.tileBad", { tile: typed }) : t("win.needTile")), false); return; }
   const hand = { seat_wind: f.seat_wind.value, prevalent_wind: (state && state.hand && state.hand.prevalent_wind) || "E", win: f.win.value,
-                 concealed: parseTiles(f.concealed.value), win_tile: parseTiles(f.win_tile.value)[0] || f.win_tile.value, melds, flowers: parseTiles(f.flowers.value),
+                 concealed: parseTiles(f.concealed.value), win_tile: winTile[0], melds, flowers: parseTiles(f.flowers.value),
                  last_tile: f.last_tile.checked };
   if (f.win.value === "discard" || f.win.value === "rob_kong") hand.discarder = f.discarder.value;
   const options = refereeOptions(f);

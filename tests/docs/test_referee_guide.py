@@ -1,0 +1,137 @@
+"""docs/referee-guide.zh.md names the pages, their sections, buttons and fields in bold, as the referee
+finds them; each must be on the pages, in Debian's Chromium against the running service, and on the page
+the guide sends the referee to. A renamed button or a moved form fails here, not at the table.
+
+The guide's convention: a bold name is on a page; an item (a bullet or a numbered step) that names
+exactly one page ("在 **罚分** 页") sends the referee there for all its bold names; an item's own lead
+("- **诈和**：") is its topic, not a control. "A / B" is one control, else two.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from table_controller.config import parse_config
+from table_controller.service import TableService
+
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "docs" / "referee-guide.zh.md"
+REFEREE = "ref-guide-77"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"]
+#: the guide's page names → the pages' paths (the nav must carry these names: checked below)
+PAGES = {"牌桌": "/", "和牌": "/win", "罚分": "/penalties", "成绩表": "/scoresheet", "公开": "/public", "回放": "/replay"}
+BOLD = re.compile(r"\*\*([^*]+)\*\*")
+LEAD = re.compile(r"^(?:- |\d+\. )\*\*[^*]+\*\*")
+
+# Every control's text on the page shown at `path` (hidden ones too: a form that opens with the hand,
+# 继续计时 while the clock runs), with the shared header and login bar: buttons, links, headings, a
+# field's label, a legend, placeholders.
+CONTROLS_JS = """(main) => {
+  const roots = [document.querySelector('header'), document.getElementById('login-bar'),
+                 document.getElementById(main)];
+  const out = [];
+  for (const root of roots) {
+    for (const el of root.querySelectorAll('button, a, h2, h3, legend, summary, label > span')) out.push(el.textContent);
+    for (const el of root.querySelectorAll('[placeholder]')) out.push(el.placeholder);
+  }
+  return out.map((s) => s.replace(/\\s+/g, ' ').trim()).filter(Boolean);
+}"""
+
+
+def guide_items() -> list[str]:
+    """The guide's items: each bullet or numbered step with its continuation lines."""
+    items: list[str] = []
+    for line in GUIDE.read_text(encoding="utf-8").splitlines():
+        if re.match(r"^(?:- |\d+\. )", line) or not items or not line.startswith(" "):
+            items.append(line)
+        else:
+            items[-1] += " " + line.strip()
+    return [i for i in items if BOLD.search(i)]
+
+
+def named(item: str) -> tuple[str | None, list[str]]:
+    """The page an item sends the referee to (None: no one page) and the bold names it gives, its lead
+    left out."""
+    pages = {m for m in re.findall(r"\*\*([^*]+)\*\* 页", item) if m in PAGES}
+    body = LEAD.sub("", item, count=1)
+    return (pages.pop() if len(pages) == 1 else None), [n.strip() for n in BOLD.findall(body)]
+
+
+def on_page(name: str, controls: list[str]) -> bool:
+    """A control says `name`, or `name` and its note in brackets (座位（不改留空）); "A / B" as one, else each."""
+    def has(n: str) -> bool:
+        return any(c == n or c.startswith(n + "（") for c in controls)
+    return has(name) or (" / " in name and all(has(part) for part in name.split(" / ")))
+
+
+def test_the_guide_names_pages_and_controls_in_bold() -> None:
+    """The convention the check below reads: without bold names there is nothing to check."""
+    items = guide_items()
+    assert len(items) > 20
+    assert sum(len(named(i)[1]) for i in items) > 60
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def chromium() -> Any:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        await b.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def service(tmp_path: Path) -> Any:
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 3, "sim_speed": 100.0},
+                           "display": {"port": 0, "operator_token": "op-guide", "referee_token": REFEREE}},
+                          source="test")
+    svc = TableService(config, tmp_path)
+    await svc.start()
+    await svc.controller.wait_linked(10)
+    yield svc
+    await svc.stop()
+
+
+@pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")
+async def test_every_control_the_guide_names_is_on_the_page_it_names(service: TableService, chromium: Any) -> None:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        # an appeal waiting for the committee: its 支持 / 驳回 are drawn beside it
+        r = await http.post("/api/referee/appeal", json={"position": 1, "text": "对判罚有异议"},
+                            headers={"Authorization": f"Bearer {REFEREE}"})
+        assert r.status_code == 200, r.text
+    context = await chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = await context.new_page()
+    controls: dict[str, list[str]] = {}
+    try:
+        for name, path in PAGES.items():
+            await page.goto(f"http://127.0.0.1:{service.port}{path}")
+            if path != "/public":
+                await page.fill("#token", REFEREE)
+                await page.click("#login button[type=submit]")
+                await page.wait_for_function("document.body.dataset.role === 'referee'")
+            await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
+            main = "page-table" if path == "/public" else "page-" + ("table" if path == "/" else path[1:])
+            controls[name] = await page.evaluate(CONTROLS_JS, main)
+            # the guide's page names are the nav's
+            assert name in await page.locator("#nav a").all_inner_texts()
+    finally:
+        await context.close()
+    everywhere = sorted({c for cs in controls.values() for c in cs})
+    missing = []
+    for item in guide_items():
+        where, names = named(item)
+        for n in names:
+            if n in PAGES:
+                continue
+            if not on_page(n, controls[where] if where else everywhere):
+                missing.append(f"{n} (on {where or 'any page'}): {item[:60]}")
+    assert not missing, "\n".join(missing)
