@@ -652,8 +652,9 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     discarder = win.get("discarder")
     if win.get("win_kind") == "discard" and discarder in SEATS:
         pool = hand["discards"][discarder]
-        for i in range(len(pool) - 1, -1, -1):
-            if pool[i].get("tile") == win.get("win_tile"):
+        read = int(win.get("read_seq") or win.get("seq") or 0)
+        for i in range(len(pool) - 1, -1, -1):  # the newest before the win was read (not one discarded since)
+            if pool[i].get("tile") == win.get("win_tile") and int(pool[i].get("seq") or 0) <= read:
                 if not pool[i].get("claimed"):
                     pool[i] = {**pool[i], "claimed": True, "won_by": seat}
                     restore["won_discard"] = [discarder, i]

@@ -327,3 +327,16 @@ def test_a_blood_battle_win_undone_after_play_went_on_leaves_the_turn_and_the_dr
     for key in ("out", "live_drawn", "pending_draw", "discards"):
         assert again[key] == before[key], key
     assert again["turn"]["seat"] == "E" and _claimable(again, "N")
+
+
+def test_a_win_confirmed_again_after_the_discarder_threw_the_same_tile_again_marks_the_discard_won_on() -> None:
+    log = Log("xueliu")
+    sichuan_hand(log)                                              # E's 4p
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))   # 血流: S plays on
+    for seat, tile in (("W", "1s"), ("N", "2s"), ("E", "4p")):     # E throws a second 4p, nobody takes it
+        play(log, "discard", seat=seat, tile=tile)
+    conf = [a for a in log.state().actions if a["type"] == "referee.win_confirm"][-1]
+    log.ref("referee.undo", reason="读错了", target=conf["seq"])
+    log.ref("referee.win_confirm")
+    pool = log.state().hand["discards"]["E"]
+    assert [(d["tile"], d["claimed"], d.get("won_by")) for d in pool] == [("4p", True, "S"), ("4p", False, None)]
