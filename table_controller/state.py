@@ -556,6 +556,8 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
             hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
         else:
             hand["flower_unreplaced"] = seat  # and nothing more is played (controller._wall_empty)
+    if ev.type in ("play.discard", "play.claim", "play.kong", "play.flower"):
+        hand["play_seq"] = ev.seq  # a win confirmed or undone before it leaves the turn and the draws alone
     if ev.type in ("play.claim", "play.kong"):
         hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
         hand["last_call"] = ev.seq  # and breaks 一发
@@ -642,10 +644,13 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     Where play goes on (血战到底, 血流成河) the tile won on leaves the pool, a self-drawn win counts
     its draw from the wall, and the turn passes to the seat after the winner (after the last
     of several winners on one discard, counted from the discarder), skipping seats that are out.
+    A win confirmed after plays made since it was read (again, after an undo, where play went on)
+    leaves the turn and the draws where those plays put them.
     """
     restore = {"turn": hand.get("turn"), "claim": hand.get("claim"), "pending_draw": hand.get("pending_draw"),
                "live_drawn": hand.get("live_drawn", 0), "won_discard": None, "won_seq": hand.get("won_seq"),
-               "robbed": _rob_kong(hand, win) if win.get("win_kind") == "rob_kong" else None}
+               "robbed": _rob_kong(hand, win) if win.get("win_kind") == "rob_kong" else None,
+               "play_seq": hand.get("play_seq")}
     if flow.continue_after_win == "end":
         if win.get("win_kind") not in ("discard", "rob_kong") and hand.get("pending_draw"):
             # 自摸: the winner's draw stands no more (买马's horses, the tiles left at the hand's end)
@@ -662,8 +667,9 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     discarder = win.get("discarder")
     if win.get("win_kind") == "discard" and discarder in SEATS:
         pool = hand["discards"][discarder]
-        for i in range(len(pool) - 1, -1, -1):
-            if pool[i].get("tile") == win.get("win_tile"):
+        read = int(win.get("read_seq") or win.get("seq") or 0)
+        for i in range(len(pool) - 1, -1, -1):  # the newest before the win was read (not one discarded since)
+            if pool[i].get("tile") == win.get("win_tile") and int(pool[i].get("seq") or 0) <= read:
                 if not pool[i].get("claimed"):
                     pool[i] = {**pool[i], "claimed": True, "won_by": seat}
                     restore["won_discard"] = [discarder, i]
@@ -672,7 +678,12 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
 
         same = [w["seat"] for w in wins if discard_of(w) == discard_of(win)]
         seat = max(same, key=lambda w: (SEATS.index(w) - SEATS.index(discarder)) % 4)
-    elif hand.get("pending_draw"):  # 自摸: the winner drew from the wall first
+    if int(hand.get("play_seq") or 0) > int(win.get("read_seq") or win.get("seq") or 0):
+        hand["won_seq"] = win.get("read_seq")  # played past already: its draw counted, the turn moved on
+        _wall_now(hand)
+        return restore
+    if not (win.get("win_kind") == "discard" and discarder in SEATS) and hand.get("pending_draw"):
+        # 自摸: the winner drew from the wall first
         hand["live_drawn"] = hand.get("live_drawn", 0) + 1
     hand["pending_draw"] = True
     hand["claim"] = None
@@ -704,16 +715,18 @@ def _rob_kong(hand: dict[str, Any], win: dict[str, Any]) -> dict[str, Any] | Non
 
 
 def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
-    """Put back what `after_win` changed (plays recorded since stay as they are)."""
+    """Put back what `after_win` changed (plays recorded since stay as they are: where play went on
+    after the win, 血战/血流, the turn and the draws they counted stand)."""
     if not restore:
         return
+    moved = "play_seq" in restore and hand.get("play_seq") != restore["play_seq"]
     robbed = restore.get("robbed")
     if robbed:  # the 补杠 stands again, paid
         hand["melds"][robbed["seat"]][robbed["index"]] = robbed["kong"]
         if robbed["payment"]:
             hand["kong_payments"] = sorted([*hand.get("kong_payments", []), robbed["payment"]], key=lambda p: p["seq"])
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
-    for key in ("turn", "claim", "pending_draw", "live_drawn", "won_seq"):
+    for key in ("won_seq",) if moved else ("turn", "claim", "pending_draw", "live_drawn", "won_seq"):
         hand[key] = restore.get(key)
     if restore.get("won_discard"):
         seat, i = restore["won_discard"]

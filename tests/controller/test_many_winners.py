@@ -300,3 +300,43 @@ def test_a_seat_that_let_its_winning_tile_go_by_may_not_win_on_it_until_it_moves
         play(mcr, "discard", seat=seat, tile="2p" if seat != "E" else "1z")
     mcr.ref("referee.win_read", hand=win("N", " ".join(n_hand), "2p", discarder="W"))
     assert mcr.state().actions[-1]["result"]["valid"]
+
+
+def _claimable(hand: dict[str, Any], seat: str) -> bool:
+    """The seat's newest discard is not past claiming by a win since (`controller._passed_by`)."""
+    return int(hand.get("won_seq") or 0) < int(hand["discards"][seat][-1]["seq"])
+
+
+def test_a_blood_battle_win_undone_after_play_went_on_leaves_the_turn_and_the_draws_and_confirmed_again_is_as_it_was(
+) -> None:
+    log = Log("sichuan")
+    sichuan_hand(log)
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))   # S is out, W plays next
+    play(log, "discard", seat="W", tile="1s")                     # W drew and discarded
+    play(log, "discard", seat="N", tile="2s")                     # N too: E is to draw
+    before = log.state().hand
+    assert before["turn"]["seat"] == "E" and before["live_drawn"] == 2 and _claimable(before, "N")
+    conf = [a for a in log.state().actions if a["type"] == "referee.win_confirm"][-1]
+    log.ref("referee.undo", reason="读错了", target=conf["seq"])
+    hand = log.state().hand
+    # the win is gone (S plays again, E's 4p back in the pool), the draws W and N made and the turn stand
+    assert hand["out"] == [] and not hand["discards"]["E"][-1]["claimed"]
+    assert hand["live_drawn"] == 2 and hand["turn"]["seat"] == "E" and hand["pending_draw"]
+    log.ref("referee.win_confirm")                                 # the referee confirms it again
+    again = log.state().hand
+    for key in ("out", "live_drawn", "pending_draw", "discards"):
+        assert again[key] == before[key], key
+    assert again["turn"]["seat"] == "E" and _claimable(again, "N")
+
+
+def test_a_win_confirmed_again_after_the_discarder_threw_the_same_tile_again_marks_the_discard_won_on() -> None:
+    log = Log("xueliu")
+    sichuan_hand(log)                                              # E's 4p
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))   # 血流: S plays on
+    for seat, tile in (("W", "1s"), ("N", "2s"), ("E", "4p")):     # E throws a second 4p, nobody takes it
+        play(log, "discard", seat=seat, tile=tile)
+    conf = [a for a in log.state().actions if a["type"] == "referee.win_confirm"][-1]
+    log.ref("referee.undo", reason="读错了", target=conf["seq"])
+    log.ref("referee.win_confirm")
+    pool = log.state().hand["discards"]["E"]
+    assert [(d["tile"], d["claimed"], d.get("won_by")) for d in pool] == [("4p", True, "S"), ("4p", False, None)]
