@@ -108,7 +108,10 @@ class Catalogue:
         raise PenaltyError(f"未知的罚则 {code!r} / unknown penalty code; allowed: {known}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"ruleset": self.ruleset, "source": self.source, "items": [p.to_json() for p in self.items]}
+        from table_controller.rules.sources import cite
+
+        # the referee reads 出处 by the rule text's title, not the project's seed number
+        return {"ruleset": self.ruleset, "source": cite(self.source), "items": [p.to_json() for p in self.items]}
 
 
 def _entry(raw: Mapping[str, Any], where: str) -> Penalty:

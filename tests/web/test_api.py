@@ -252,6 +252,8 @@ def test_scoresheet_json_and_csv(client: TestClient) -> None:
 def test_penalty_catalogue_is_public(client: TestClient) -> None:
     cat = client.get("/api/penalties").json()
     assert cat["ruleset"] == "mcr" and {"false_win", "late_5", "warning"} <= {i["code"] for i in cat["items"]}
+    # 出处 as a referee can look it up: the rule text's title, not the project's "seed 000"
+    assert cat["source"].startswith("《麻将比赛规则》范文十篇 范文四 八、处罚方式") and "seed" not in cat["source"]
 
 
 def test_referee_socket_authenticates_by_first_message(client: TestClient) -> None:
