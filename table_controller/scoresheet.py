@@ -14,7 +14,7 @@ from table_controller.referee import active, exhaustive, ranked_wins
 from table_controller.tiles import SEAT_NAMES
 
 POSITIONS = ("1", "2", "3", "4")
-RESULT_ZH = {"win": "和牌", "draw": "荒牌", "abandoned": "中止", "playing": "进行中"}
+RESULT_ZH = {"win": "和牌", "win_pending": "和牌（待确认）", "draw": "荒牌", "abandoned": "中止", "playing": "进行中"}
 
 
 def compute(state: Any, final: bool = False) -> dict[str, Any]:
@@ -210,6 +210,8 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
     for p in POSITIONS:
         totals[p] += points[p]
     result = "win" if wins else h.get("result", "draw")
+    if result == "win" and not wins:  # ended as a win whose confirmation was undone: the referee confirms again
+        result = "win_pending"
     return {"hand_no": h["hand_no"], "prevalent_wind": h.get("prevalent_wind"), "dealer_position": h.get("dealer_position"),
             # the dealer's player (抽签号位): after a 换位 not the chair's first player
             "dealer": str(seats["E"]) if "E" in seats else None,

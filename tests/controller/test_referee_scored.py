@@ -50,3 +50,23 @@ def test_the_camera_reads_a_taiwan_sixteen_tile_hand_laid_down() -> None:
     assert len(read["concealed"]) == 16 and read["win_tile"] == "8s"
     log.ref("referee.win_read", hand={**read, "options": {"points": 4}})
     assert log.state().actions[-1]["result"]["valid"], log.state().actions[-1]["result"]
+
+
+def test_a_win_undone_after_the_hand_ended_reads_as_awaiting_confirmation() -> None:
+    """The hand was ended as a win, then the referee undid the win's confirmation: the sheet's row
+    said 和牌 with no winner and no points, as if the hand had been won by nobody."""
+    log = Log("shanghai")
+    log.start(dealer=2)
+    hand = {"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles("123m456m789m11p23s"),
+            "win_tile": "4s", "win": "self_draw", "flowers": ["1f", "6f"], "options": {"points": 20}}
+    log.ref("referee.win_read", hand=hand)
+    confirm = log.ref("referee.win_confirm")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    log.ref("referee.undo", target=confirm.seq, reason="读错")
+    row = compute(log.state())["rows"][-1]
+    assert (row["result"], row["result_zh"], row["wins"]) == ("win_pending", "和牌（待确认）", [])
+    assert row["points"] == {"1": 0, "2": 0, "3": 0, "4": 0}
+    validate(log.state(), "referee.win_confirm", {})  # the read stands: confirmed again, the row is a win
+    log.ref("referee.win_confirm")
+    row = compute(log.state())["rows"][-1]
+    assert (row["result"], row["result_zh"]) == ("win", "和牌") and row["points"]["3"] == 60
