@@ -548,7 +548,9 @@ def _resolve(s: HandState, notes: list[dict[str, Any]]) -> None:
     st.locked.clear()
     s.turn = best.seat
     s.run.clear()
-    notes.append({"type": best.action, "seat": best.seat, "tile": tile, "from": owner})
+    # one note per claim, typed "claim": a claimed kong's payment note above is the only `kong` note
+    # (typed "kong" too, a scorer counting `kong` notes paid a claimed kong twice or failed on its `kind`)
+    notes.append({"type": "claim", "action": best.action, "seat": best.seat, "tile": tile, "from": owner})
     if s.rules.seal_pungs and best.action in ("pung", "kong"):
         fed = s.fed[(owner, best.seat)] = s.fed.get((owner, best.seat), 0) + 1
         if fed == s.rules.seal_pungs:

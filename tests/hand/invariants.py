@@ -169,7 +169,7 @@ class Audited(Table):
     def _payments(self, notes: list[dict[str, Any]], where: str) -> None:
         s = self.state
         for n in notes:
-            if n["type"] == "kong" and "kind" in n:  # a claimed kong has a second `kong` note, the claim's
+            if n["type"] == "kong":  # a kong's payment note (its claim, if claimed, is a `claim` note)
                 pay = kong_payment(self.ruleset, n, tuple(s.active()))
                 self.counts[f"kong {n['kind']}"] += 1
                 assert pay is None or sum(pay.values()) == 0, (where, n, pay)

@@ -86,7 +86,7 @@ def test_claim_priority_pung_over_chow_and_chow_only_from_previous() -> None:
     s, notes = play(s, Claim("S", "chi", ("1p", "2p", "3p")), Claim("N", "pung"), Pass("W"))
     assert s.turn == "N" and s.phase == "discard"
     assert s.seats["N"].melds == [{"type": "pung", "tiles": ["3p"] * 3, "from": "E"}]
-    assert s.seats["E"].discards == [] and [n["type"] for n in notes][-1] == "pung"
+    assert s.seats["E"].discards == [] and [(n["type"], n.get("action")) for n in notes][-1] == ("claim", "pung")
     with pytest.raises(IllegalAction) as err:  # the window is closed once resolved
         apply(s, Claim("S", "chi", ("1p", "2p", "3p")))
     assert err.value.code == "window_closed"
@@ -568,3 +568,16 @@ def test_jingji_double_marks_wins_kongs_and_chase_seed004() -> None:
     assert hand["options"]["double"] is True
     out = score_json(hand, "jingji")
     assert out["double"] is True and out["payments"]["S"] == -2 * out["total"]
+
+
+def test_a_claimed_kong_gives_one_kong_note_and_one_claim_note() -> None:
+    """A claimed kong's notes were two typed `kong` (its payment and the claim, the second without
+    `kind`): a scorer paying every `kong` note failed on it or paid the kong twice."""
+    from table_controller.scoring import kong_payment
+
+    s, _ = play(new_hand(FlowRules.for_ruleset("tuidaohu"), FakeWall(60)), Deal(hands(E="5p", N="5p5p5p")))
+    s, notes = play(s, Discard("E", "5p"), Claim("N", "kong"), Pass("S"), Pass("W"))
+    kongs = [n for n in notes if n["type"] == "kong"]
+    assert [n["kind"] for n in kongs] == ["exposed"] and kongs[0]["discarder"] == "E"
+    assert [(n["action"], n["seat"], n["from"]) for n in notes if n["type"] == "claim"] == [("kong", "N", "E")]
+    assert all(kong_payment("tuidaohu", n, ("E", "S", "W", "N")) is not None for n in kongs)

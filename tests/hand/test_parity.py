@@ -115,9 +115,9 @@ class Twin(Table):
             else:
                 self.key("play.kong", {"seat": event.seat, "tiles": [event.tile] * 4, "added": True})
         for note in notes:
-            if note["type"] in ("chi", "pung", "kong") and "from" in note:
+            if note["type"] == "claim":
                 meld = self.state.seats[note["seat"]].melds[-1]
-                self.key("play.claim", {"seat": note["seat"], "kind": _KIND[note["type"]], "from": note["from"],
+                self.key("play.claim", {"seat": note["seat"], "kind": _KIND[note["action"]], "from": note["from"],
                                         "tiles": list(meld["tiles"])})
             elif note["type"] == "win":
                 self.win(note)
