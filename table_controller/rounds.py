@@ -166,7 +166,7 @@ def _names(raw: Any, what: str, required: bool) -> dict[str, str]:
         out[str(pos)] = name.strip()
     if required and sorted(out) != list(POSITIONS):
         missing = "、".join(p for p in POSITIONS if p not in out)
-        raise PenaltyError(f"{what}：缺 {missing} 号位 / chairs {missing} need a player")
+        raise PenaltyError(f"{what}：缺 {missing} 号位 / chair {missing.replace('、', ', ')} needs a player")
     return dict(sorted(out.items()))
 
 

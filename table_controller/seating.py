@@ -122,7 +122,12 @@ def pending(fd: dict[str, Any] | None) -> str | None:
         return None
     chairs = to_throw(fd)
     waiting = "、".join(f"{c}号位" for c in chairs)
-    return f"定庄未完成：请{waiting}掷骰 / choosing the first dealer: chairs {chairs} throw"
+    return f"定庄未完成：请{waiting}掷骰 / choosing the first dealer: {_chairs_en(chairs)} to throw"
+
+
+def _chairs_en(chairs: Sequence[int]) -> str:
+    """"chair 1" or "chairs 1, 2" for the English half of a message (it read "chairs [1, 2]")."""
+    return f"chair{'s' if len(chairs) > 1 else ''} {', '.join(map(str, chairs))}"
 
 
 def first_dealer_throw(fd: dict[str, Any] | None, method: str, chair: int, dice: Sequence[int],
@@ -143,7 +148,7 @@ def first_dealer_throw(fd: dict[str, Any] | None, method: str, chair: int, dice:
         return fd
     if chair not in fd["waiting"]:
         throw["ignored"] = fd["note"] = (f"定庄应由{'、'.join(f'{c}号位' for c in fd['waiting'])}掷骰 / "
-                                         f"chairs {fd['waiting']} throw for the first dealer, not {chair}")
+                                         f"{_chairs_en(fd['waiting'])} to throw for the first dealer, not chair {chair}")
         return fd
     counts = (2, 3) if method == "count" else (2,)  # a three-dice table (广东) counts its three
     if len(throw["dice"]) not in counts or not all(1 <= x <= 6 for x in throw["dice"]):

@@ -117,9 +117,9 @@ def test_sichuan_each_throws_the_highest_deals_and_a_tie_throws_again() -> None:
     for chair, dice in ((1, [6, 6]), (2, [6, 6]), (3, [1, 2]), (4, [3, 4])):
         fd = first_dealer_throw(fd, "highest", chair, dice)
     assert fd["position"] is None and fd["waiting"] == [1, 2] and "重掷" in fd["note"]
-    assert "1号位、2号位" in pending(fd)
+    assert "1号位、2号位" in pending(fd) and pending(fd).endswith("chairs 1, 2 to throw")  # was "chairs [1, 2]"
     fd = first_dealer_throw(fd, "highest", 3, [6, 5])  # not among the tied
-    assert fd["throws"][-1]["ignored"] and fd["waiting"] == [1, 2]
+    assert fd["throws"][-1]["ignored"] and fd["waiting"] == [1, 2] and "chairs 1, 2 to throw" in fd["note"]
     fd = first_dealer_throw(fd, "highest", 1, [2, 3])
     fd = first_dealer_throw(fd, "highest", 2, [5, 5])
     assert fd["position"] == 2 and pending(fd) is None
