@@ -558,9 +558,11 @@ class Controller:
         return (int(boot), int(number)) if boot and isinstance(number, int) and number > 0 else None
 
     async def _on_phase(self, phase: str) -> None:
-        """The built set is raised as soon as it is ready for a hand that has started."""
+        """The built set is raised as soon as it is ready for a hand that has started (and not ended: a
+        hand ended before its dice has no deal either, and the next set waits for the next hand)."""
         hand = self.state.hand
-        if phase == "ready" and hand is not None and hand.get("deal") is None and self.table is not None:
+        if phase == "ready" and hand is not None and hand.get("deal") is None and not hand.get("ended") \
+                and self.table is not None:
             await self._command("raise_walls")
 
     async def _after_throw(self) -> None:

@@ -156,3 +156,30 @@ async def test_a_remote_control_table_shuffles_and_the_operator_keys_its_dice(tm
             assert not [e for e in events if e["type"] == "controller.rejected"]
     finally:
         await service.stop()
+
+
+async def test_a_hand_ended_before_its_dice_leaves_the_next_set_down_until_a_hand_starts(tmp_path: Path) -> None:
+    """The table builds the next set while a hand ends; a hand ended before its dice (no deal) still
+    counted as "a hand that started" and the next set went up at once, with no hand to play it."""
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 3, "sim_speed": 100.0},
+                           "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE}},
+                          source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        await service.controller.wait_linked(10)
+        op = {"Authorization": f"Bearer {OPERATOR}"}
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http, \
+                websockets.connect(f"ws://127.0.0.1:{service.port}/ws") as ws:
+            assert (await http.post("/api/hand/start", headers=op)).status_code == 200
+            await _next_state(ws, lambda s: s["phase"] == "walls_raised")
+            r = await http.post("/api/hand/end", json={"result": "draw"}, headers=op)
+            assert r.status_code == 200, r.text
+            await _next_state(ws, lambda s: s["phase"] == "ready")
+            await asyncio.sleep(1.0)  # at 100× a raise takes well under a second
+            assert service.sim.phase == "ready" and service.controller.state.phase == "ready"
+            assert (await http.post("/api/hand/start", headers=op)).status_code == 200
+            state = await _next_state(ws, lambda s: s["phase"] == "walls_raised")
+            assert state["hand"]["hand_no"] == 2 and state["hand"]["deal"] is None
+    finally:
+        await service.stop()
