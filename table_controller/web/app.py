@@ -574,7 +574,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
 
 #: The pages the service serves; one document, the script draws the page its path names.
-PAGES = ("/", "/win", "/penalties", "/scoresheet", "/public", "/replay")
+PAGES = ("/", "/win", "/penalties", "/scoresheet", "/public", "/replay", "/overlay")
 MAX_DELAY_S = PAST_WINDOW_S  # the controller keeps states that far back (`state_at`)
 AUTH_TIMEOUT_S = 5.0
 
@@ -767,7 +767,7 @@ async def _delayed(ws: WebSocket, controller: Controller, delay: float) -> None:
 
     async def send() -> None:
         cutoff = controller.now() - delay
-        shown, pending = controller.state_at(cutoff)
+        shown, pending = await controller.state_before(cutoff)
         view = public_view(shown)
         await ws.send_text(json.dumps({"type": "snapshot", "seq": shown.seq, "state": view,
                                        "now": cutoff, "delay": delay, "every": HEALTH_EVERY_S}, ensure_ascii=False))
