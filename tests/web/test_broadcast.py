@@ -1,0 +1,76 @@
+"""The broadcast feed (`/ws?delay=S`) over a real uvicorn and a real SQLite log, as the streaming crew's overlay
+holds it: a referee's undo inside the delay is on air as it happened, then undone, and the feed ends where the
+live public view is; a viewer that reconnects gets the state S seconds ago again, never the live one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import httpx
+import websockets
+
+from table_controller.service import TableService
+
+REFEREE = "ref-broadcast-7"
+DELAY = 1.5
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def _until_event(ws: Any, seq: int, timeout: float = 10.0) -> list[dict[str, Any]]:
+    """The feed's messages until the one of event `seq` (held back `DELAY`, then released)."""
+    got: list[dict[str, Any]] = []
+    end = time.monotonic() + timeout
+    while True:
+        msg = json.loads(await asyncio.wait_for(ws.recv(), max(0.1, end - time.monotonic())))
+        got.append(msg)
+        if msg.get("type") == "event" and msg["seq"] >= seq:
+            return got
+
+
+async def test_an_undo_inside_the_delay_is_on_air_as_it_happened_and_the_feed_ends_as_the_live_view(
+        service: TableService) -> None:
+    await service.controller.wait_linked(10)
+    base = f"http://127.0.0.1:{service.port}"
+    async with httpx.AsyncClient(base_url=base) as http, \
+            websockets.connect(f"ws://127.0.0.1:{service.port}/ws?delay={DELAY}", max_size=None) as feed:
+        snap = json.loads(await feed.recv())
+        assert snap["type"] == "snapshot" and snap["delay"] == DELAY
+        assert (await http.post("/api/hand/start", headers=_auth("op"))).status_code == 200
+        r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"}, headers=_auth(REFEREE))
+        penalty = r.json()["seq"]
+        r = await http.post("/api/referee/undo", json={"reason": "看错了"}, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+        undo = r.json()["seq"]
+        live = (await http.get("/api/state")).json()
+        keyed = time.monotonic()
+        got = await _until_event(feed, undo)
+        assert time.monotonic() - keyed > DELAY - 0.5  # (the undo came right after the penalty)
+        states = {m["seq"]: m["state"] for m in got if m.get("type") == "event" and m.get("state")}
+        on_air = states[penalty]["actions"][-1]
+        assert on_air["seq"] == penalty and not on_air.get("undone")  # shown as the hall saw it, then undone
+        last = states[undo]
+        assert last["actions"] == live["actions"] and last["actions"][-2]["undone"]
+        assert last["scoresheet"] == live["scoresheet"] and last["log"] == live["log"]
+
+
+async def test_a_viewer_that_reconnects_gets_the_state_seconds_ago_again(service: TableService) -> None:
+    await service.controller.wait_linked(10)
+    base = f"http://127.0.0.1:{service.port}"
+    url = f"ws://127.0.0.1:{service.port}/ws?delay=3"
+    async with httpx.AsyncClient(base_url=base) as http:
+        async with websockets.connect(url) as feed:
+            first = json.loads(await feed.recv())
+        r = await http.post("/api/hand/start", headers=_auth("op"))
+        assert r.status_code == 200, r.text
+        head = service.controller.state.seq
+        await asyncio.sleep(0.3)
+        async with websockets.connect(url) as feed:  # back within the delay: the hand is not on air yet
+            again = json.loads(await feed.recv())
+        assert again["type"] == "snapshot" and first["seq"] <= again["seq"] < r.json()["seq"] <= head
+        assert again["state"]["hand"] is None and again["now"] < time.time() - 2.5
