@@ -74,3 +74,33 @@ async def test_a_viewer_that_reconnects_gets_the_state_seconds_ago_again(service
             again = json.loads(await feed.recv())
         assert again["type"] == "snapshot" and first["seq"] <= again["seq"] < r.json()["seq"] <= head
         assert again["state"]["hand"] is None and again["now"] < time.time() - 2.5
+
+
+async def test_the_feeds_viewers_share_each_events_view(service: TableService, monkeypatch: Any) -> None:
+    """A hall's viewers of the feed (the overlay, the screens, phones): each event's state, view and score sheet
+    are computed once for all of them. Before, each viewer folded, viewed and serialized every event with a
+    score sheet of its own: 100 viewers cost the loop 233 ms per event at 10,000 events (73 live), it stalled
+    up to 8.8 s and the feed fell behind (`bench/broadcast.py`)."""
+    from table_controller import projection
+
+    await service.controller.wait_linked(10)
+    computed: list[int] = []
+    real = projection.scoresheet.compute
+    monkeypatch.setattr(projection.scoresheet, "compute", lambda state: computed.append(state.seq) or real(state))
+    url = f"ws://127.0.0.1:{service.port}/ws?delay=0.5"
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        viewers = [await websockets.connect(url, max_size=None) for _ in range(12)]
+        for v in viewers:
+            assert json.loads(await v.recv())["type"] == "snapshot"
+        assert (await http.post("/api/hand/start", headers=_auth("op"))).status_code == 200
+        seqs = []
+        for seat in ("S", "W", "N"):
+            r = await http.post("/api/referee/penalty", json={"seat": seat, "code": "late_5"}, headers=_auth(REFEREE))
+            seqs.append(r.json()["seq"])
+        computed.clear()  # the live views' sheets were computed as each penalty came (once for both views)
+        texts = [[m for m in await _until_event(v, seqs[-1]) if m.get("type") == "event"] for v in viewers]
+        for v in viewers:
+            await v.close()
+    assert all(t[-1]["state"]["actions"][-1]["seq"] == seqs[-1] for t in texts)
+    assert all(json.dumps(t[-1]["state"]) == json.dumps(texts[0][-1]["state"]) for t in texts)
+    assert len([s for s in computed if s in seqs]) <= len(seqs), computed  # before: once per viewer and event
