@@ -104,3 +104,30 @@ async def test_the_feeds_viewers_share_each_events_view(service: TableService, m
     assert all(t[-1]["state"]["actions"][-1]["seq"] == seqs[-1] for t in texts)
     assert all(json.dumps(t[-1]["state"]) == json.dumps(texts[0][-1]["state"]) for t in texts)
     assert len([s for s in computed if s in seqs]) <= len(seqs), computed  # before: once per viewer and event
+
+
+async def test_a_play_corrected_inside_the_delay_ends_on_air_as_corrected(service: TableService) -> None:
+    """更正牌谱 folds the hand again from its start: the feed, sharing each event's state among its viewers,
+    shows the discard as keyed, then as corrected, and ends with the live public view's hand."""
+    from test_browser import _throw_all
+
+    await service.controller.wait_linked(10)
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        assert (await http.post("/api/hand/start", headers=_auth("op"))).status_code == 200
+        await _throw_all(service)
+        async with websockets.connect(f"ws://127.0.0.1:{service.port}/ws?delay={DELAY}", max_size=None) as feed, \
+                websockets.connect(f"ws://127.0.0.1:{service.port}/ws?delay={DELAY + 0.5}", max_size=None) as later:
+            for body in ({"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "9p"}):
+                r = await http.post("/api/play", json=body, headers=_auth("op"))
+                assert r.status_code == 200, r.text
+            keyed = r.json()["seq"]
+            r = await http.post("/api/referee/play/correct", json={"target": keyed, "tile": "8p", "reason": "录错了"},
+                                headers=_auth(REFEREE))
+            assert r.status_code == 200, r.text
+            live = (await http.get("/api/state")).json()
+            for ws in (feed, later):
+                got = await _until_event(ws, r.json()["seq"])
+                states = {m["seq"]: m["state"] for m in got if m.get("type") == "event" and m.get("state")}
+                assert [d["tile"] for d in states[keyed]["hand"]["discards"]["E"]] == ["9p"]  # as keyed, then
+                assert states[r.json()["seq"]]["hand"] == live["hand"]  # as corrected
+                assert [d["tile"] for d in live["hand"]["discards"]["E"]] == ["8p"]
