@@ -121,8 +121,8 @@ async def test_a_play_corrected_inside_the_delay_ends_on_air_as_corrected(servic
                 r = await http.post("/api/play", json=body, headers=_auth("op"))
                 assert r.status_code == 200, r.text
             keyed = r.json()["seq"]
-            r = await http.post("/api/referee/play/correct", json={"target": keyed, "tile": "8p", "reason": "录错了"},
-                                headers=_auth(REFEREE))
+            fix = {"target": keyed, "tile": "8p", "reason": "录错了"}
+            r = await http.post("/api/referee/play/correct", json=fix, headers=_auth(REFEREE))
             assert r.status_code == 200, r.text
             live = (await http.get("/api/state")).json()
             for ws in (feed, later):

@@ -70,7 +70,8 @@ async def test_the_overlay_is_transparent_at_1920x1080_and_shows_the_table_secon
         assert png.size == SIZE and png.mode == "RGBA"
         assert png.getpixel((960, 540))[3] == 0  # the middle is the table's own picture: nothing drawn over it
         assert png.getpixel((40, 1040))[3] > 0  # the seats' panels are drawn
-        r = await http.post("/api/hand/end", json={"result": "abandoned"}, headers={"Authorization": f"Bearer {OPERATOR}"})
+        r = await http.post("/api/hand/end", json={"result": "abandoned"},
+                            headers={"Authorization": f"Bearer {OPERATOR}"})
         assert r.status_code == 200, r.text
 
 
