@@ -110,13 +110,36 @@ def _deadline_protocol() -> type:
             if self.cycle is None and not self.transport.is_closing() and self.transport.get_protocol() is self:
                 self.transport.close()
 
+        def handle_websocket_upgrade(self, *args: Any) -> None:
+            """The connection is the WebSocket protocol's from now on, and its close is that protocol's
+            `connection_lost`, never this one's: before, a page's socket stayed counted against its address
+            for good, and after MAX_PER_CLIENT of them over a day (an overlay reloaded, a Wi-Fi dropping)
+            every connection from that machine was closed at once until a restart."""
+            super().handle_websocket_upgrade(*args)
+            self._head_deadline.cancel()
+            ws = self.transport.get_protocol()
+            if ws is self:
+                return
+            lost = ws.connection_lost
+
+            def connection_lost(exc: Exception | None) -> None:
+                self._let_go()
+                lost(exc)
+
+            ws.connection_lost = connection_lost
+
+        def _let_go(self) -> None:
+            if getattr(self, "_counted", True):
+                self._counted = False
+                left = open_by_client.get(self._peer, 1) - 1
+                if left > 0:
+                    open_by_client[self._peer] = left
+                else:
+                    open_by_client.pop(self._peer, None)
+
         def connection_lost(self, exc: Exception | None) -> None:
             self._head_deadline.cancel()
-            left = open_by_client.get(self._peer, 1) - 1
-            if left > 0:
-                open_by_client[self._peer] = left
-            else:
-                open_by_client.pop(self._peer, None)
+            self._let_go()
             super().connection_lost(exc)
 
     return FirstRequestDeadline

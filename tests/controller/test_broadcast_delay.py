@@ -46,3 +46,39 @@ def test_the_state_seconds_ago_is_the_fold_of_what_was_logged_by_then(tmp_path: 
     shown, pending = ctl.state_at(now[0] - 5)
     assert shown.seq == store.since(0)[-2].seq and [e.seq for e in pending] == [store.since(0)[-1].seq]
     store.close()
+
+
+async def test_viewers_joining_after_a_restart_share_one_fold_off_the_loop(tmp_path: Path, monkeypatch: Any) -> None:
+    """After a start the controller keeps only the state it started from: a feed whose delay reaches
+    before it folded the whole log on the loop for each viewer, as every viewer's page reconnected."""
+    import asyncio
+    import threading
+
+    now = [1000.0]
+    store = EventStore(tmp_path / "events.sqlite3")
+    ctl = Controller(parse_config({}, "test"), store, _no_table, wall_clock=lambda: now[0])
+    for i in range(6 * PAST_EVERY):
+        now[0] += 2.0
+        ctl.accept("referee", "referee.note", {"text": f"第{i}条"})
+    events = store.since(0)
+    again = Controller(parse_config({}, "test"), store, _no_table, wall_clock=lambda: now[0])  # the restart
+    on_loop: list[int] = []
+    real = controller_module.fold
+
+    def counted(evs: Any, base: Any = None) -> Any:
+        evs = list(evs)
+        if threading.current_thread() is threading.main_thread():
+            on_loop.append(len(evs))
+        return real(evs, base)
+
+    monkeypatch.setattr(controller_module, "fold", counted)
+    cutoffs = [now[0] - 30 - 7 * k for k in range(20)]  # 20 viewers, delays from 30 s to 163 s
+    got = await asyncio.gather(*(again.state_before(c) for c in cutoffs))
+    for cutoff, (shown, pending) in zip(cutoffs, got):
+        assert shown.actions == fold([e for e in events if e.at <= cutoff]).actions
+        assert [e.seq for e in pending] == [e.seq for e in events if e.at > cutoff]
+    assert on_loop and max(on_loop) <= PAST_EVERY, on_loop  # before: 20 folds of 280-300 events on the loop
+    kept = len(again._past)
+    await again.state_before(now[0] - 60)  # a later viewer finds the states kept: no fold again
+    assert len(again._past) == kept
+    store.close()

@@ -164,8 +164,16 @@ async def test_no_public_payload_of_a_played_session_holds_a_concealed_tile(tmp_
             for path in ("/api/state", "/api/events?since=0&limit=5000", "/api/actions", "/api/rounds",
                          "/api/records?all=true", "/api/scoresheet", "/api/health"):
                 seen.append((f"GET {path}", (await http.get(path)).json()))
+            # the broadcast's viewers joining late, as the overlay after a reload: a snapshot seconds back, then events
+            for delay in (0.5, 5):
+                async with websockets.connect(f"{ws}/ws?delay={delay}", max_size=None) as late:
+                    for _ in range(3):
+                        try:
+                            seen.append((f"ws late delay={delay}", json.loads(await asyncio.wait_for(late.recv(), 3))))
+                        except asyncio.TimeoutError:
+                            break
             for path in ("/api/records?all=true&format=text", "/api/scoresheet.csv", "/api/hands/1/record?format=text",
-                         "/api/hands/2/record?format=text", "/api/hands/3/record?format=text"):
+                         "/api/hands/2/record?format=text", "/api/hands/3/record?format=text", "/overlay", "/public"):
                 seen.append((f"GET {path}", (await http.get(path)).text))
             # the referee's own read carries the hands: the check above would have seen them there
             referee = (await http.get("/api/referee/hands/1/record", headers={"Authorization": f"Bearer {REFEREE}"}))
@@ -210,4 +218,4 @@ async def test_no_public_payload_of_a_played_session_holds_a_concealed_tile(tmp_
             assert REFEREE.encode() not in f.read_bytes() and OPERATOR.encode() not in f.read_bytes(), f
     sources = {where.split(" ")[0] if where.startswith(("mqtt", "hub")) else where for where, _ in seen}
     assert {"mqtt", "hub", "GET /api/state", "GET record in play"} <= sources
-    assert any(s.startswith("ws") for s in sources)
+    assert any(s.startswith("ws") for s in sources) and any(s.startswith("ws late") for s in sources)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from table_controller.config import parse_config
 from table_controller.service import TableService
@@ -129,6 +130,45 @@ async def test_silent_connections_are_closed_and_one_machine_cannot_hold_hundred
         await page.close()
         for s in silent:
             s.close()
+    finally:
+        await svc.stop()
+
+
+async def test_page_sockets_closed_are_no_longer_counted_against_their_address(tmp_path: Path, monkeypatch) -> None:
+    """A page's socket, once upgraded from HTTP, was counted against its address for good (its close was
+    the WebSocket's, not the HTTP protocol's): after MAX_PER_CLIENT sockets over a day (an OBS overlay
+    reloaded, a scoreboard PC's Wi-Fi dropping), every connection from that machine was closed at once,
+    pages and reads alike, until the service restarted. Now a closed socket frees its place."""
+    import json
+
+    import websockets
+
+    from table_controller.web import serve
+
+    monkeypatch.setattr(serve, "MAX_PER_CLIENT", 5)
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 100.0},
+                           "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
+    svc = TableService(config, tmp_path)
+    await svc.start()
+    try:
+        for _ in range(12):  # one machine's page, reconnecting one socket after another
+            async with websockets.connect(f"ws://127.0.0.1:{svc.port}/ws?delay=5",
+                                          local_addr=("127.0.0.3", 0)) as ws:
+                assert json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] == "snapshot"
+            await asyncio.sleep(0.05)
+        held = [await websockets.connect(f"ws://127.0.0.1:{svc.port}/ws", local_addr=("127.0.0.3", 0))
+                for _ in range(5)]  # open at once: the limit still holds
+        for ws in held:
+            assert json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] == "snapshot"
+        with pytest.raises((websockets.exceptions.ConnectionClosed, websockets.exceptions.InvalidMessage, OSError)):
+            extra = await websockets.connect(f"ws://127.0.0.1:{svc.port}/ws", local_addr=("127.0.0.3", 0))
+            await asyncio.wait_for(extra.recv(), 5)
+        for ws in held:
+            await ws.close()
+        await asyncio.sleep(0.2)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}",
+                                     transport=httpx.AsyncHTTPTransport(local_address="127.0.0.3")) as http:
+            assert (await http.get("/api/state")).status_code == 200
     finally:
         await svc.stop()
 

@@ -7,6 +7,7 @@ const SEATS = ["E", "S", "W", "N"];
 const I18N = {
   zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
+        ov: { left: "余 {n} 张", turn: "出牌", draw: "荒牌", over: "本盘结束", waiting: "等待开局" },
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
               none: "本轮尚无牌谱", hint: "只含公开信息：打出、吃碰杠（暗杠背面朝上）、补花、立直、裁判的裁决；不含任何暗牌。", replay: "回放" },
         linkUp: "已连接", linkDown: "牌桌连接中断", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", serviceQuiet: "{n} 秒没有收到服务的消息：网络可能已断，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
@@ -90,6 +91,7 @@ const I18N = {
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
+        ov: { left: "{n} tiles left", turn: "to play", draw: "drawn hand", over: "hand over", waiting: "waiting for the hand" },
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
               none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
         linkUp: "linked", linkDown: "table link down", serviceLost: "the display lost the service: reconnecting… (showing the state before)", serviceQuiet: "nothing from the service for {n} s: the network may be down, reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
@@ -181,7 +183,7 @@ const I18N = {
                zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
 };
 const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scoresheet": "scoresheet", "/public": "public",
-  "/replay": "replay" };
+  "/replay": "replay", "/overlay": "overlay" };
 const page = PAGES[location.pathname.replace(/\/$/, "") || "/"] || "table";
 const params = new URLSearchParams(location.search);
 const delay = Number(params.get("delay") || 0);
@@ -197,7 +199,10 @@ const LOG_KEEP = 200;
 window.__dice = [];
 
 document.body.classList.add("page-" + page);
-if (page === "public") document.body.classList.add("public");
+// the pages shown to the hall and on air: the public view only, never a login (a referee's tablet left
+// on /public must not put the referee's channel on a screen)
+const onAir = page === "public" || page === "overlay";
+if (onAir) document.body.classList.add("public");
 
 function t(key, vars) {
   let s = key.split(".").reduce((o, k) => (o ? o[k] : undefined), I18N[lang]);
@@ -473,6 +478,45 @@ function renderSeats() {
       <div class="discards" aria-label="${t("discards")}">${discards}</div></div>`;
   }).join("");
   renderTimers();
+}
+// ---- the broadcast overlay (/overlay?delay=S: OBS's browser source, 1920×1080, transparent) ---------
+/** The newest line of play or ruling in the log (not the link's, the camera's or the service's own). */
+function lastPlay(s) {
+  const line = [...(s.log || [])].reverse().find((l) => !/^(link|camera|controller|tournament|table\.(fault|status|phase))/.test(l.type || ""));
+  return line ? line.text : "";
+}
+function renderOverlay() {
+  const s = state;
+  const hand = s.hand || {};
+  const seats = seatsOf(s);
+  const totals = (s.scoresheet && s.scoresheet.totals) || {};
+  const turn = hand.turn && !hand.ended ? hand.turn.seat : null;
+  const info = [s.table_name || ""];
+  if (hand.hand_no) info.push(t("round", { w: t("seat." + hand.prevalent_wind) }) + " " + t("hand", { n: hand.hand_no }));
+  if (hand.hand_no && !hand.ended && hand.tiles_left != null) info.push(t("ov.left", { n: hand.tiles_left }));
+  if (hand.ended) info.push(t("ov.over"));
+  if (!hand.hand_no) info.push(t("ov.waiting"));
+  $("ov-info").textContent = info.filter(Boolean).join(" · ");
+  $("ov-last").textContent = lastPlay(s);
+  $("ov-seats").innerHTML = SEATS.map((w) => {
+    const pos = String(seats[w]);
+    const melds = ((hand.melds || {})[w] || []).map((m) => `<span class="meld">${m.tiles.map((x) => tileHtml(x)).join("")}</span>`).join("");
+    const flowers = ((hand.flowers || {})[w] || []).map((x) => tileHtml(x, "flower")).join("");
+    const discards = ((hand.discards || {})[w] || []).map((d) => tileHtml(d.tile, d.claimed ? "claimed" : "")).join("");
+    return `<div class="ov-seat${w === turn ? " turn" : ""}" data-seat="${w}" data-testid="ov-seat-${w}">
+      <div class="ov-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(s.players[pos] || t("pos", { n: pos }))}</span>
+        ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}${w === turn ? `<span class="ov-turn">${t("ov.turn")}</span>` : ""}
+        <span class="score" data-testid="ov-score-${w}">${totals[pos] ?? 0}</span></div>
+      <div class="ov-melds">${melds}${flowers}</div><div class="ov-discards">${discards}</div></div>`;
+  }).join("");
+  const win = s.win && s.win.result && s.win.result.valid ? s.win : null;
+  $("ov-win").hidden = !win;
+  if (win) {
+    const r = win.result;
+    $("ov-win").innerHTML = `<strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc(s.players[String(seats[win.seat])] || "") })}</strong>
+      ${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
+      <strong>${t("win.total")} ${r.total}</strong>`;
+  }
 }
 function fmtMin(sec) {
   const s = Math.max(0, Math.round(sec));
@@ -1098,6 +1142,7 @@ function render() {
   }
   if (page === "win") { renderWin(); renderWins(); }
   if (page === "table" || page === "public") { renderBanner(); renderNextNotice(); }
+  if (page === "overlay") renderOverlay();
   if (page === "penalties") { renderActions(); loadCorrectable(); }
   if (page === "scoresheet") { renderSheet(); renderAppeals(); }
   if (page === "replay" && replay.rec) renderReplay();
@@ -1387,7 +1432,7 @@ window.addEventListener("online", () => { if (document.body.dataset.connected ==
 let retry = 0;
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const referee = role === "referee" && page !== "public";
+  const referee = role === "referee" && !onAir;
   const q = new URLSearchParams();
   if (lastSeq !== null && !delay) q.set("since", lastSeq);
   if (delay && !referee) q.set("delay", delay);
@@ -1791,4 +1836,4 @@ renderStatic();
 if (page === "penalties" || page === "win") loadCatalogue();  // the Win page's 判诈和 reads it too
 if (page === "win") loadFanBook();
 renderPending();
-if (token() && page !== "public") login(token()); else { document.body.dataset.role = "viewer"; connect(); }
+if (token() && !onAir) login(token()); else { document.body.dataset.role = "viewer"; connect(); }
