@@ -147,6 +147,9 @@ class TournamentPublisher:
                                               identifier=f"table-{self.tournament}-{self.table_id}",
                                               will=aiomqtt.Will(self.topics.online, self._online(False, "lost"),
                                                                 qos=1, retain=True)) as client:
+                        # a batch of BATCH events goes out at once by design (plus the online and the
+                        # standing): only more than that in flight is worth aiomqtt's warning
+                        client.pending_calls_threshold = BATCH + 2
                         self._client = client
                         self.connected, self.error, attempt = True, "", 0
                         log.info("tournament broker connected", extra={"broker": self.broker, "topic": self.topics.base,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,8 @@ async def test_the_hubs_page_is_told_of_each_change_at_once(tmp_path: Path, brok
         await hub.stop()
 
 
-async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker: Broker) -> None:
+async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker: Broker, caplog: Any) -> None:
+    caplog.set_level(logging.WARNING, logger="mqtt")  # aiomqtt's own logger
     hub = await _hub(tmp_path, broker)
     table = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"])
     try:
@@ -166,7 +168,8 @@ async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker
         broker.stop()
         await until(lambda: not table.publisher.health()["connected"], 30, "the publisher to notice")
         _penalty(table, "E", "N", 20)  # the table plays on without the broker
-        _penalty(table, "W", "S", 5)
+        for _ in range(15):  # a backlog past aiomqtt's default of 10 calls in flight: one catch-up batch
+            _penalty(table, "W", "S", 5)
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{table.port}") as http:  # the display's health panel
             health = (await http.get("/api/health")).json()["health"]["tournament"]
         assert health["connected"] is False and health["backlog"] >= 2 and "中断" in health["message"]
@@ -175,6 +178,9 @@ async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker
         broker.start()
         await until(lambda: _in_step(hub, table, "t1"), 20, "the hub to catch up after the outage")
         assert table.publisher.health()["backlog"] == 0 and table.publisher.health()["connected"]
+        # the catch-up sends a batch at once by design: it is not "a concerning number of pending calls"
+        # (each table logged ~40 of those warnings at a broker's return, hiding the real ones)
+        assert not [r for r in caplog.records if "pending publish calls" in r.getMessage()]
         # Exactly once, and exactly the public projection of the table's log.
         db = sqlite3.connect(hub.hub.tables["t1"].path)
         rows = db.execute("SELECT seq, COUNT(*) FROM events GROUP BY seq ORDER BY seq").fetchall()
