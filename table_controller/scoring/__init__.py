@@ -8,14 +8,14 @@ from typing import Any
 
 from table_controller import tiles as T
 
-from table_controller.scoring.config import SCORED_RULESETS, family, scoring
+from table_controller.scoring.config import family, scored, scored_rulesets, scoring
 from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
-__all__ = ["SCORED_RULESETS", "Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
+__all__ = ["Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
            "check_tables", "exhaustive_settlement", "false_win", "kong_payment", "referee_scored", "score", "score_json",
-           "win_options"]
+           "scored", "scored_rulesets", "win_options"]
 
 
 def score(hand: HandInput, ruleset: str) -> ScoreResult:
@@ -101,7 +101,7 @@ def check_tables(ruleset: str) -> None:
     from table_controller.scoring.common import check_names
     from table_controller.scoring.rulesets import module_for
 
-    if family(ruleset) not in SCORED_RULESETS:
+    if not scored(ruleset):
         return
     registry = getattr(module_for(ruleset), "REGISTRY", None)
     if registry is not None:
@@ -111,7 +111,7 @@ def check_tables(ruleset: str) -> None:
 def referee_scored(ruleset: str) -> bool:
     """Whether the table may run `ruleset` but the points of its wins come from the referee
     (a ruleset file with no scoring here: `manual`)."""
-    return family(ruleset) not in SCORED_RULESETS and ruleset_file(ruleset) is not None
+    return not scored(ruleset) and ruleset_file(ruleset) is not None
 
 
 def win_options(ruleset: str) -> list[str]:
@@ -123,7 +123,7 @@ def win_options(ruleset: str) -> list[str]:
     if referee_scored(ruleset):
         return ["points", "special", "wildcard"]
     rs = ruleset_file(ruleset)
-    if family(ruleset) not in SCORED_RULESETS or rs is None:
+    if not scored(ruleset) or rs is None:
         return []
     if family(ruleset) == "riichi":  # 立直, 一发 and the indicators: said and turned up, not laid down
         return ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
