@@ -59,3 +59,16 @@ def test_tablectl_score_help_names_every_scored_ruleset(capsys: pytest.CaptureFi
         main(["score", "--help"])
     said = " ".join(capsys.readouterr().out.split())
     assert all(r in said for r in scored_rulesets()), said
+
+
+@pytest.mark.parametrize("base", ["nanning", "mcr", "riichi", "sichuan"])
+def test_the_fan_table_is_the_scoring_modules_whatever_the_rulesets_id(base: str, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Win page's fan table asked `family == "nanning"` (and "mcr", "riichi") for the tables without one
+    value per element: a ruleset scored by such a module under its own id raised KeyError 'fans'."""
+    from table_controller.scoring.catalog import fan_table
+
+    shipped = fan_table(base)
+    _venue_copy(tmp_path, base, f"{base}_venue", base)
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    assert fan_table(f"{base}_venue") == shipped and len(shipped) >= 3
