@@ -103,9 +103,13 @@ def check_tables(ruleset: str) -> None:
 
     if not scored(ruleset):
         return
-    registry = getattr(module_for(ruleset), "REGISTRY", None)
+    module = module_for(ruleset)
+    registry = getattr(module, "REGISTRY", None)
     if registry is not None:
         check_names(scoring(ruleset), registry)
+    own = getattr(module, "check_table", None)  # a module's own values (河北's 基点 among 1, 2, 3)
+    if own is not None:
+        own(scoring(ruleset))
 
 
 def referee_scored(ruleset: str) -> bool:
