@@ -25,6 +25,14 @@ def score(hand: HandInput, ruleset: str) -> ScoreResult:
     tables = scoring(ruleset)  # an unknown ruleset is named first
     _check_tiles(hand, ruleset)
     result: ScoreResult = module_for(ruleset).score(hand, tables)
+    if result.valid:  # 门槛 a ruleset's file names (`[win_conditions]`), whatever the win is worth
+        from table_controller.scoring.conditions import for_ruleset, refusal
+
+        missed = refusal(hand, for_ruleset(ruleset), hand.options.get("wildcard"))
+        if missed is not None:
+            from table_controller.scoring.result import refuse
+
+            return refuse(result.ruleset, *missed, fans=result.fans, total=result.total)
     return result
 
 
@@ -101,6 +109,9 @@ def check_tables(ruleset: str) -> None:
     from table_controller.scoring.common import check_names
     from table_controller.scoring.rulesets import module_for
 
+    from table_controller.scoring.conditions import for_ruleset
+
+    for_ruleset(ruleset)  # a 门槛 name the engine does not know
     if not scored(ruleset):
         return
     module = module_for(ruleset)

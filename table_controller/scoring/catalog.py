@@ -11,20 +11,26 @@ from table_controller.scoring.rulesets import module_for
 def fan_table(ruleset: str) -> list[dict[str, Any]]:
     """`[{"name", "value", "rule"}]` for every element the ruleset's table values, in table order.
 
-    A scoring module whose table has no one value per element gives its own rows (`fan_rows(table)`).
+    A scoring module whose table has no one value per element gives its own rows (`fan_rows(table)`);
+    the ruleset's 门槛 (`[win_conditions]`) follow, value 0.
     """
     from table_controller.scoring import referee_scored
+    from table_controller.scoring.conditions import for_ruleset, rows
 
     if referee_scored(ruleset):  # no table of values to show: `scoring(ruleset)` would call it unknown
         return [{"name": "裁判计分", "value": 0,
                  "rule": "裁判计分: the rule text gives no scoring; the referee gives the points "
-                         "(options.points, options.pays), the shape is checked"}]
+                         "(options.points, options.pays), the shape is checked"}] + rows(for_ruleset(ruleset))
+    return _fan_rows(ruleset) + rows(for_ruleset(ruleset))
+
+
+def _fan_rows(ruleset: str) -> list[dict[str, Any]]:
     table = scoring(ruleset)
     module = module_for(ruleset)
     own = getattr(module, "fan_rows", None)
     if own is not None:  # a table without one value per element (MCR's library, riichi's yaku, 南宁, 河北)
-        rows: list[dict[str, Any]] = own(table)
-        return rows
+        given: list[dict[str, Any]] = own(table)
+        return given
     registry = module.REGISTRY
     out = []
     for name, value in table["fans"].items():

@@ -85,7 +85,7 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
     if not scored(ruleset):
         _broken_file(ruleset)
         raise ScoringError("unknown_ruleset",
-                           f"no scoring for ruleset {ruleset!r}; scored: {', '.join(scored_rulesets())} "
+                           f"no scoring for ruleset {ruleset!r}; scored: {', '.join(scored_rulesets()) or 'none here'} "
                            "and the house rulesets that extend them",
                            "ruleset")
     from table_controller.rules import rulesets_dir
