@@ -1,5 +1,5 @@
-"""Invariants of whole hands over all 17 rulesets, at length: the hand machine's hands (the 8 rulesets it
-plays) and live sessions on a real SQLite log (all 17), every check of `tests/hand/invariants.py` and
+"""Invariants of whole hands over every ruleset file, at length: the hand machine's hands (the scored
+rulesets it plays) and live sessions on a real SQLite log (all of them), every check of `tests/hand/invariants.py` and
 `tests/hand/live_games.py` after every play. Prints per ruleset the hands played, wins, 荒牌, kongs,
 诈和 refused, undo+redo pairs, violations and seconds, then a JSON line. Exit 1 on any violation.
 

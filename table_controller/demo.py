@@ -276,10 +276,9 @@ def win_judge(ruleset: str, prevalent: str) -> Any:
     """Whether a hand laid down wins under `ruleset` (the scorer says so), for the demo's players;
     where the referee scores the ruleset (裁判计分), whether it is a winning shape. None for a
     ruleset unknown to the scorer (the demo cannot show its wins)."""
-    from table_controller.scoring import SCORED_RULESETS, ScoringError, referee_scored, score_json
-    from table_controller.scoring.config import family
+    from table_controller.scoring import ScoringError, referee_scored, score_json, scored
 
-    if family(ruleset) not in SCORED_RULESETS and not referee_scored(ruleset):
+    if not scored(ruleset) and not referee_scored(ruleset):
         return None
 
     def judge(read: dict[str, Any]) -> bool:

@@ -7,8 +7,12 @@ import json
 import sys
 from typing import Any
 
-RULESETS_HELP = ("mcr, jingji, sichuan, xueliu, tuidaohu, jipinghu, nanning, riichi; any other ruleset is scored by "
-                 "the referee (裁判计分: options.points)")
+
+def rulesets_help() -> str:
+    """The scored rulesets, from their files (it was a list here that each new ruleset had to edit)."""
+    from table_controller.scoring import scored_rulesets
+
+    return f"{', '.join(scored_rulesets())}; any other ruleset is scored by the referee (裁判计分: options.points)"
 
 
 def register(subparsers: Any) -> None:
@@ -20,7 +24,7 @@ def register(subparsers: Any) -> None:
                     "Schema: docs/scoring.md.",
         epilog='example: echo \'{"seat_wind":"E","prevalent_wind":"E","concealed":"1223434567899m",'
                '"melds":[],"win_tile":"9m","win":"self_draw"}\' | tablectl score --ruleset mcr --json')
-    parser.add_argument("--ruleset", required=True, metavar="ID", help=f"ruleset id: {RULESETS_HELP}")
+    parser.add_argument("--ruleset", required=True, metavar="ID", help=f"ruleset id: {rulesets_help()}")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--fans", action="store_true",
                         help="print the ruleset's fan table (name, value, rule) instead of scoring a hand")

@@ -8,14 +8,14 @@ from typing import Any
 
 from table_controller import tiles as T
 
-from table_controller.scoring.config import SCORED_RULESETS, family, scoring
+from table_controller.scoring.config import family, scored, scored_rulesets, scoring
 from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
-__all__ = ["SCORED_RULESETS", "Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
+__all__ = ["Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
            "check_tables", "exhaustive_settlement", "false_win", "kong_payment", "referee_scored", "score", "score_json",
-           "win_options"]
+           "scored", "scored_rulesets", "win_options"]
 
 
 def score(hand: HandInput, ruleset: str) -> ScoreResult:
@@ -25,6 +25,14 @@ def score(hand: HandInput, ruleset: str) -> ScoreResult:
     tables = scoring(ruleset)  # an unknown ruleset is named first
     _check_tiles(hand, ruleset)
     result: ScoreResult = module_for(ruleset).score(hand, tables)
+    if result.valid:  # 门槛 a ruleset's file names (`[win_conditions]`), whatever the win is worth
+        from table_controller.scoring.conditions import for_ruleset, refusal
+
+        missed = refusal(hand, for_ruleset(ruleset), hand.options.get("wildcard"))
+        if missed is not None:
+            from table_controller.scoring.result import refuse
+
+            return refuse(result.ruleset, *missed, fans=result.fans, total=result.total)
     return result
 
 
@@ -101,17 +109,24 @@ def check_tables(ruleset: str) -> None:
     from table_controller.scoring.common import check_names
     from table_controller.scoring.rulesets import module_for
 
-    if family(ruleset) not in SCORED_RULESETS:
+    from table_controller.scoring.conditions import for_ruleset
+
+    for_ruleset(ruleset)  # a 门槛 name the engine does not know
+    if not scored(ruleset):
         return
-    registry = getattr(module_for(ruleset), "REGISTRY", None)
+    module = module_for(ruleset)
+    registry = getattr(module, "REGISTRY", None)
     if registry is not None:
         check_names(scoring(ruleset), registry)
+    own = getattr(module, "check_table", None)  # a module's own values (河北's 基点 among 1, 2, 3)
+    if own is not None:
+        own(scoring(ruleset))
 
 
 def referee_scored(ruleset: str) -> bool:
     """Whether the table may run `ruleset` but the points of its wins come from the referee
     (a ruleset file with no scoring here: `manual`)."""
-    return family(ruleset) not in SCORED_RULESETS and ruleset_file(ruleset) is not None
+    return not scored(ruleset) and ruleset_file(ruleset) is not None
 
 
 def win_options(ruleset: str) -> list[str]:
@@ -123,7 +138,7 @@ def win_options(ruleset: str) -> list[str]:
     if referee_scored(ruleset):
         return ["points", "special", "wildcard"]
     rs = ruleset_file(ruleset)
-    if family(ruleset) not in SCORED_RULESETS or rs is None:
+    if not scored(ruleset) or rs is None:
         return []
     if family(ruleset) == "riichi":  # 立直, 一发 and the indicators: said and turned up, not laid down
         return ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]

@@ -11,29 +11,27 @@ from table_controller.scoring.rulesets import module_for
 def fan_table(ruleset: str) -> list[dict[str, Any]]:
     """`[{"name", "value", "rule"}]` for every element the ruleset's table values, in table order.
 
-    MCR's 81 fans live in the pymahjonggb library; its table lists the competition rules around them.
+    A scoring module whose table has no one value per element gives its own rows (`fan_rows(table)`);
+    the ruleset's 门槛 (`[win_conditions]`) follow, value 0.
     """
     from table_controller.scoring import referee_scored
+    from table_controller.scoring.conditions import for_ruleset, rows
 
     if referee_scored(ruleset):  # no table of values to show: `scoring(ruleset)` would call it unknown
         return [{"name": "裁判计分", "value": 0,
                  "rule": "裁判计分: the rule text gives no scoring; the referee gives the points "
-                         "(options.points, options.pays), the shape is checked"}]
-    table = scoring(ruleset)
-    if family(ruleset) == "mcr":
-        return [
-            {"name": "起和", "value": int(table["min_fan"]), "rule": f"和牌须够{int(table['min_fan'])}番, 花牌不计 (fans: pymahjonggb)"},
-            {"name": "底分", "value": int(table["base"]),
-             "rule": "自摸: 三家各付 底分+番; 点和: 点炮者付 底分+番, 另两家各付底分"},
-            {"name": "错和", "value": int(table["false_win_each"]), "rule": "错和者付其他三家各10分"},
-        ]
-    if family(ruleset) == "riichi":
-        from table_controller.scoring.riichi import yaku_table
+                         "(options.points, options.pays), the shape is checked"}] + rows(for_ruleset(ruleset))
+    return _fan_rows(ruleset) + rows(for_ruleset(ruleset))
 
-        return yaku_table()
-    registry = module_for(ruleset).REGISTRY
-    if family(ruleset) == "nanning":
-        return nanning_rows(table, registry)
+
+def _fan_rows(ruleset: str) -> list[dict[str, Any]]:
+    table = scoring(ruleset)
+    module = module_for(ruleset)
+    own = getattr(module, "fan_rows", None)
+    if own is not None:  # a table without one value per element (MCR's library, riichi's yaku, 南宁, 河北)
+        given: list[dict[str, Any]] = own(table)
+        return given
+    registry = module.REGISTRY
     out = []
     for name, value in table["fans"].items():
         element = registry.elements.get(name)
@@ -41,27 +39,6 @@ def fan_table(ruleset: str) -> list[dict[str, Any]]:
     for name, value in table.get("additional", {}).items():
         out.append({"name": name, "value": int(value), "rule": "附加分"})
     return out + settlement_rows(ruleset, table)
-
-
-#: What each value of a 南宁 pattern or way of winning is paid on (张).
-NANNING_ON = {"self_draw": "自摸", "discard": "放冲", "concealed_self_draw": "门清自摸", "concealed_discard": "门清放冲",
-              "exposed_kong": "明杠杠开 被杠者付"}
-
-
-def nanning_rows(table: Any, registry: Any) -> list[dict[str, Any]]:
-    """南宁's table has no one value an element: each pattern and way of winning is paid by how the
-    hand is won (`[scoring.plain]`, `.patterns`, `.ways`), so the rule lists them and `value` is the most
-    (`table["fans"]`, which the other tables have, is not there: --fans raised KeyError)."""
-    plain = table["plain"]
-    out = [{"name": "推倒胡", "value": int(plain["self_draw"]),
-            "rule": f"自摸 {plain['self_draw']}, 放冲 {plain['discard']}; 门清各加 {plain['concealed_bonus']} (张)"}]
-    for section, how in (("patterns", "可以累计"), ("ways", "代替推倒胡, 加牌型")):
-        for name, values in table[section].items():
-            paid = ", ".join(f"{NANNING_ON.get(k, k)} {v}" for k, v in values.items() if v)
-            element = registry.elements.get(name)
-            rule = f"{paid} (张; {how})" + (f"; {element.rule}" if element and element.rule else "")
-            out.append({"name": name, "value": int(max(values.values())), "rule": rule})
-    return out
 
 
 def settlement_rows(ruleset: str, table: Any) -> list[dict[str, Any]]:

@@ -6,14 +6,65 @@ and come through the rules loader (`load_ruleset(id).sections`), so one file hol
 
 from __future__ import annotations
 
+import importlib.util
+import pkgutil
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from table_controller.scoring.errors import ScoringError
 
-#: Rulesets this engine scores (glossary ids).
-SCORED_RULESETS: tuple[str, ...] = ("mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu", "nanning", "riichi")
+
+def scored(ruleset: str) -> bool:
+    """Whether this engine scores `ruleset`: its file (or its base's, for a house ruleset) has a
+    `[scoring]` table. A ruleset file without one is scored by the referee (`manual`). This was a
+    list of ids in the code, which every new regional ruleset had to edit."""
+    from table_controller.rules import rulesets_dir
+
+    return _engine(ruleset, str(rulesets_dir())) is not None
+
+
+def engine(ruleset: str) -> str:
+    """The module of `table_controller.scoring` that scores `ruleset`: `[scoring] engine`, by default
+    the id of its family (xueliu plays sichuan's, tuidaohu and jipinghu guangdong's)."""
+    from table_controller.rules import rulesets_dir
+
+    name = _engine(ruleset, str(rulesets_dir()))
+    if name is None:
+        raise ScoringError("unknown_ruleset", f"no scoring for ruleset {ruleset!r}", "ruleset")
+    return name
+
+
+def scored_rulesets() -> tuple[str, ...]:
+    """The ids of the rulesets folder that this engine scores (the others: 裁判计分)."""
+    from table_controller.rules import ruleset_ids
+
+    return tuple(r for r in ruleset_ids() if scored(r))
+
+
+def engines() -> tuple[str, ...]:
+    """The scoring modules there are (what `[scoring] engine` may name)."""
+    here = importlib.util.find_spec("table_controller.scoring")
+    paths = list(here.submodule_search_locations or []) if here else []
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(paths) if not m.ispkg))
+
+
+@lru_cache(maxsize=None)
+def _engine(ruleset: str, directory: str) -> str | None:
+    from table_controller.rules import RulesError, load_ruleset
+
+    try:
+        rs = load_ruleset(ruleset, directory)
+    except RulesError:  # an unknown id or a broken file is named where it is used
+        return None
+    table = rs.sections.get("scoring")
+    if not isinstance(table, Mapping):
+        return None
+    name = table.get("engine", rs.family)
+    if not isinstance(name, str) or name not in engines():
+        raise ScoringError("unknown_ruleset", f"[scoring] engine of {ruleset!r} names no scoring module: {name!r}; "
+                           f"modules: {', '.join(engines())}", "ruleset")
+    return name
 
 
 def _freeze(value: Any) -> Any:
@@ -31,10 +82,10 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
     this engine does not score, or a ruleset file without a `[scoring]` table. Files are read
     once per rulesets folder (`$TABLECTL_RULESETS_DIR` or the repository's `config/rulesets/`).
     """
-    if family(ruleset) not in SCORED_RULESETS:
+    if not scored(ruleset):
         _broken_file(ruleset)
         raise ScoringError("unknown_ruleset",
-                           f"no scoring for ruleset {ruleset!r}; scored: {', '.join(SCORED_RULESETS)} "
+                           f"no scoring for ruleset {ruleset!r}; scored: {', '.join(scored_rulesets()) or 'none here'} "
                            "and the house rulesets that extend them",
                            "ruleset")
     from table_controller.rules import rulesets_dir
@@ -112,7 +163,7 @@ def match(ruleset: str) -> Mapping[str, Any]:
 
 def _play_tables(ruleset: str) -> Mapping[str, Any]:
     """`[flow]` and `[match]`, which a ruleset the referee scores (裁判计分) may have too."""
-    if family(ruleset) in SCORED_RULESETS:
+    if scored(ruleset):
         return ruleset_tables(ruleset)
     from table_controller.rules import rulesets_dir
 

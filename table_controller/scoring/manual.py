@@ -4,8 +4,8 @@ The seeds give those rulesets' walls and deals but not enough of their scoring t
 (上海's 花 and 喇 with no payment rule, 海南's 番 as conditions with no values, ...), so no payment
 is invented. A table running one still has wins to record: the hand is checked as far as the
 ruleset's tiles allow (its tile set and hand size, no fifth copy, a winning shape: sets and a
-pair, or seven pairs / 十三幺 for 13-tile hands, a wildcard standing for any tile), and the
-referee gives the points:
+pair, or seven pairs / 十三幺 for 13-tile hands, a wildcard standing for any tile), the ruleset's
+门槛 are met (`[win_conditions]`, `conditions.py`: 内蒙 有刻, 开门, 幺九或箭刻), and the referee gives the points:
 
 - `options.points`: what the discarder pays (a discard, 抢杠), or each other seat (自摸);
 - `options.pays`: `{seat: amount}` paid to the winner, where the table's rule is other;
@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from table_controller import tiles as T
+from table_controller.scoring.conditions import for_ruleset, refusal
 from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.points import collect
@@ -98,6 +99,9 @@ def score(hand: HandInput, ruleset: str, kinds: tuple[str, ...], is_bonus: Any =
         raise ScoringError("bad_field", "the special hand's name, 1 to 20 characters", "options.special")
     if special is None and not is_winning(hand, tuple(playing), wildcard):
         return refuse(ruleset, "not_a_win", "不是和牌 / the tiles do not make a winning hand")
+    missed = None if special is not None else refusal(hand, for_ruleset(ruleset), wildcard)
+    if missed is not None:  # 门槛 (内蒙: 有刻, 开门, 幺九或箭刻), checked before the points are asked for
+        return refuse(ruleset, *missed)
     payers = _payers(hand)
     if payers is None:
         return refuse(ruleset, "needs_points", f"本规则由裁判计分：请填写分数 / {ruleset} is scored by the referee: "

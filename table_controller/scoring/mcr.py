@@ -117,3 +117,14 @@ def false_win(seat: str, table: Mapping[str, Any] | None = None) -> dict[str, in
     table = table or scoring(RULESET)
     each = int(table["false_win_each"])
     return {s: (-3 * each if s == seat else each) for s in T.SEATS}
+
+
+def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """MCR's 81 fans live in the pymahjonggb library; its table lists the competition rules around them."""
+    return [
+        {"name": "起和", "value": int(table["min_fan"]),
+         "rule": f"和牌须够{int(table['min_fan'])}番, 花牌不计 (fans: pymahjonggb)"},
+        {"name": "底分", "value": int(table["base"]),
+         "rule": "自摸: 三家各付 底分+番; 点和: 点炮者付 底分+番, 另两家各付底分"},
+        {"name": "错和", "value": int(table["false_win_each"]), "rule": "错和者付其他三家各10分"},
+    ]

@@ -151,3 +151,24 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
         raise ScoringError("bad_field", "an exposed kong names its discarder", "discarder")
     each = int(k["暗杠" if kind == "concealed" else "明杠"]) * base
     return collect(seat, {s: each for s in T.SEATS if s != seat})
+
+
+#: What each value of a 南宁 pattern or way of winning is paid on (张).
+NANNING_ON = {"self_draw": "自摸", "discard": "放冲", "concealed_self_draw": "门清自摸", "concealed_discard": "门清放冲",
+              "exposed_kong": "明杠杠开 被杠者付"}
+
+
+def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """南宁's table has no one value an element: each pattern and way of winning is paid by how the
+    hand is won (`[scoring.plain]`, `.patterns`, `.ways`), so the rule lists them and `value` is the most
+    (`table["fans"]`, which the other tables have, is not there: --fans raised KeyError)."""
+    plain = table["plain"]
+    out = [{"name": "推倒胡", "value": int(plain["self_draw"]),
+            "rule": f"自摸 {plain['self_draw']}, 放冲 {plain['discard']}; 门清各加 {plain['concealed_bonus']} (张)"}]
+    for section, how in (("patterns", "可以累计"), ("ways", "代替推倒胡, 加牌型")):
+        for name, values in table[section].items():
+            paid = ", ".join(f"{NANNING_ON.get(k, k)} {v}" for k, v in values.items() if v)
+            element = REGISTRY.elements.get(name)
+            rule = f"{paid} (张; {how})" + (f"; {element.rule}" if element and element.rule else "")
+            out.append({"name": name, "value": int(max(values.values())), "rule": rule})
+    return out

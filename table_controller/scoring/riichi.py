@@ -56,6 +56,11 @@ def yaku_name(name: str) -> str:
     return YAKU_ZH.get(name, name)
 
 
+def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The fan table: the library's yaku (the values are its own, not the TOML's)."""
+    return yaku_table()
+
+
 def yaku_table() -> list[dict[str, Any]]:
     """Every yaku the library knows: Chinese name, han closed, and han open (0: closed only)."""
     from mahjong.hand_calculating.yaku_config import YakuConfig

@@ -26,12 +26,15 @@ from table_controller.hand import (
 )
 from table_controller.hand.state import _completes, _eligible
 from table_controller.rules import load_ruleset, physical_wall
-from table_controller.scoring import ScoringError, exhaustive_settlement, false_win, kong_payment, score_json
+from table_controller.scoring import (
+    ScoringError, exhaustive_settlement, false_win, kong_payment, score_json, scored_rulesets,
+)
 
 from .test_random_hands import Table, _plan
 
-#: The rulesets the hand machine plays (`FlowRules.for_ruleset` needs a scored ruleset's `[flow]`).
-MACHINE = ("mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu", "nanning", "riichi")
+#: The rulesets the hand machine plays: every scored one (`FlowRules.for_ruleset` needs a scored ruleset's
+#: `[flow]`), read from the ruleset files: a new ruleset is played without editing a list here.
+MACHINE = scored_rulesets()
 #: A win the shape allows that the ruleset still refuses to score: a minimum, or a rule of the ruleset.
 REFUSED_SHAPES = {"below_minimum", "no_fan", "no_yaku", "chicken_on_discard", "three_suits", "missing_suit_held"}
 

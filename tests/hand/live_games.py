@@ -1,4 +1,4 @@
-"""Whole sessions played on the live table under any of the 17 rulesets, checked as they go: shared by
+"""Whole sessions played on the live table under any ruleset file, checked as they go: shared by
 `test_invariants.py` and `bench/invariants.py`.
 
 The simulator's players (`tablesim.players.play_hand`, the demo's) play each hand from a shuffled

@@ -23,6 +23,17 @@ def test_the_hand_machine_keeps_every_tile_the_sizes_the_wall_and_the_scorer(rul
     assert seen["Discard"] > 200 and seen["诈和"] > 0, seen  # whole hands, the false declarations refused
 
 
+def test_every_scored_ruleset_is_played_by_the_harnesses() -> None:
+    """The machine's rulesets were a list of ids here (and in test_random_hands, test_properties): 河北, added as
+    a file and a scoring module, was never played until each list was edited."""
+    from table_controller.scoring import scored_rulesets
+
+    from .test_random_hands import SCORED
+
+    assert set(MACHINE) == set(SCORED) == set(scored_rulesets())
+    assert "hebei" in MACHINE
+
+
 def test_the_machine_checks_bite() -> None:
     """A tile lost from a hand, or a draw off the plan's order, is caught."""
     table = Audited("mcr", 3)

@@ -21,9 +21,9 @@ from table_controller.hand import (
 from table_controller.hand.opening import pending
 from table_controller.hand.state import _completes, _eligible
 from table_controller.rules import deal_plan, load_ruleset, physical_wall
-from table_controller.scoring import score_json
+from table_controller.scoring import score_json, scored_rulesets
 
-SCORED = ["mcr", "jingji", "sichuan", "xueliu", "tuidaohu", "jipinghu", "nanning", "riichi"]
+SCORED = list(scored_rulesets())  # from the ruleset files: a new scored ruleset is dealt here too
 _SHANTEN = Shanten()
 _BASE = {"m": 0, "p": 9, "s": 18, "z": 27}
 

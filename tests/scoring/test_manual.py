@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from table_controller.scoring import SCORED_RULESETS, ScoringError, referee_scored, score_json
+from table_controller.scoring import ScoringError, referee_scored, score_json, scored_rulesets
 from table_controller.tiles import parse_tiles
 
 
@@ -18,7 +18,7 @@ def read(ruleset: str, concealed: str, win_tile: str, **more: Any) -> dict[str, 
 
 
 def test_which_rulesets_the_referee_scores() -> None:
-    assert all(not referee_scored(r) for r in SCORED_RULESETS)
+    assert all(not referee_scored(r) for r in scored_rulesets())
     assert all(referee_scored(r) for r in ("shanghai", "taiwan", "fujian", "wuhan", "hefei", "hainan", "nanjing",
                                            "shiwan", "guangdong"))
     assert not referee_scored("klondike")
