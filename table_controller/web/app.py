@@ -133,25 +133,8 @@ class UndoIn(_Body):
     target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
 
 
-class InsertedPlay(_Body):
-    """A play never keyed, as `POST /api/play` takes it; checked by the fold (`corrections.check`)."""
-    type: Literal["discard", "claim", "kong", "flower", "missing", "riichi"]
-    seat: Seat
-    tile: Tile | None = None
-    tiles: list[Tile] | None = Field(None, min_length=3, max_length=4)
-    from_: Seat | None = Field(None, alias="from")
-    kind: Literal["chow", "pung", "kong"] | None = None
-    concealed: bool | None = None
-    added: bool | None = None
-    suit: Literal["m", "p", "s"] | None = None
-
-
-class PlayCorrectIn(_Body):
-    """A play in the record put right (`referee.play_correct`): the fields given replace the play's, or `void`;
-    or a play never keyed inserted (`play` with `insert_before` / `insert_after`, or with `target`: in its place)."""
-    target: int | None = Field(None, ge=1, description="seq of the play in the hand's record (its 牌谱 line)")
-    reason: str = Field(min_length=1, max_length=200, description="why: kept in the record with the correction")
-    void: bool = Field(False, description="the play never happened (keyed twice, seen where none was)")
+class _PlayFields(_Body):
+    """A play's fields, each optional: what a correction replaces, or what an inserted play names."""
     seat: Seat | None = None
     tile: Tile | None = None
     tiles: list[Tile] | None = Field(None, min_length=3, max_length=4)
@@ -160,6 +143,20 @@ class PlayCorrectIn(_Body):
     concealed: bool | None = None
     added: bool | None = None
     suit: Literal["m", "p", "s"] | None = None
+
+
+class InsertedPlay(_PlayFields):
+    """A play never keyed, as `POST /api/play` takes it; checked by the fold (`corrections.check`)."""
+    type: Literal["discard", "claim", "kong", "flower", "missing", "riichi"]
+    seat: Seat
+
+
+class PlayCorrectIn(_PlayFields):
+    """A play in the record put right (`referee.play_correct`): the fields given replace the play's, or `void`;
+    or a play never keyed inserted (`play` with `insert_before` / `insert_after`, or with `target`: in its place)."""
+    target: int | None = Field(None, ge=1, description="seq of the play in the hand's record (its 牌谱 line)")
+    reason: str = Field(min_length=1, max_length=200, description="why: kept in the record with the correction")
+    void: bool = Field(False, description="the play never happened (keyed twice, seen where none was)")
     play: InsertedPlay | None = Field(None, description="a play never keyed, put in the record (补录)")
     insert_before: int | None = Field(None, ge=1, description="the play the inserted one goes right before")
     insert_after: int | None = Field(None, ge=1, description="the play the inserted one goes right after")
