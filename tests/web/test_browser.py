@@ -843,6 +843,25 @@ async def _populate(svc: TableService, http: httpx.AsyncClient) -> None:
 PUBLIC_TILES = {"5f", "9p", "5z", "1s", "3z", "8s", "4s", "back"}
 
 
+def tiles_in(frames: list[str]) -> set[str]:
+    """Every tile code anywhere in the socket frames (JSON): what a viewer's browser was sent."""
+    seen: set[str] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, str) and TILE.match(x):
+            seen.add(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    for f in frames:
+        walk(json.loads(f))
+    return seen
+
+
 async def test_public_page_html_scripts_and_socket_carry_no_concealed_tile(service: TableService, browser: Any) -> None:
     async with _http(service) as http:
         await _populate(service, http)
@@ -862,19 +881,7 @@ async def test_public_page_html_scripts_and_socket_carry_no_concealed_tile(servi
     scripts = [script] + await page.eval_on_selector_all("script", "els => els.map(e => e.textContent)")
 
     assert len(frames) >= 2
-    seen_tiles: set[str] = set()
-
-    def walk(x: Any) -> None:
-        if isinstance(x, str) and TILE.match(x):
-            seen_tiles.add(x)
-        elif isinstance(x, dict):
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-    for f in frames:
-        walk(json.loads(f))
+    seen_tiles = tiles_in(frames)
     assert seen_tiles <= PUBLIC_TILES, seen_tiles - PUBLIC_TILES
     shown = set(re.findall(r'data-tile="([^"]+)"', html))
     assert shown <= PUBLIC_TILES and {"9p", "5z", "back"} <= shown

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from table_controller.service import TableService
-from test_browser import OPERATOR, PUBLIC_TILES, REFEREE, TILE, _dealt, _populate, _until
+from test_browser import OPERATOR, PUBLIC_TILES, REFEREE, _dealt, _populate, _until, tiles_in
 from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -87,20 +87,7 @@ async def test_the_overlay_never_shows_a_concealed_tile_nor_logs_in(service: Tab
         assert await page.evaluate("document.body.dataset.role") == "viewer"
         urls = await page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
         assert not any("/api/" in u for u in urls), urls  # the delayed socket only: no live read
-    seen: set[str] = set()
-
-    def walk(x: Any) -> None:
-        if isinstance(x, str) and TILE.match(x):
-            seen.add(x)
-        elif isinstance(x, dict):
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    for f in frames:
-        walk(json.loads(f))
+    seen = tiles_in(frames)
     assert seen <= PUBLIC_TILES, seen - PUBLIC_TILES
     html = await page.content()
     drawn = set(re.findall(r'data-tile="([^"]+)"', html))
