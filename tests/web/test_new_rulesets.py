@@ -3,42 +3,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import httpx
 import pytest
-import pytest_asyncio
 
 from table_controller.config import parse_config
-from table_controller.controller import side_of_wind
 from table_controller.service import TableService
+from test_browser import OPERATOR, REFEREE, _http, _open, _start_hand, _throw_all, _until
+from test_browser import browser, chromium  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
-
-OPERATOR, REFEREE = "op-newrules-1", "ref-newrules-2"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium() -> Any:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        yield b
-        await b.close()
-
-
-async def _until(check: Callable[[], bool], timeout: float = 15.0) -> None:
-    end = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > end:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
 
 
 async def _service(ruleset: str, tmp_path: Path) -> TableService:
@@ -52,25 +27,9 @@ async def _service(ruleset: str, tmp_path: Path) -> TableService:
 
 
 async def _hand_dealt(svc: TableService) -> None:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
-        r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
-        assert r.status_code == 200, r.text
-    await _until(lambda: svc.controller.state.phase == "walls_raised")
-    while (hand := svc.controller.state.hand)["deal"] is None and hand["next_thrower"]:
-        n = len(hand["throws"])
-        svc.sim.press_button(seat=side_of_wind(hand["next_thrower"], hand["dealer_position"]), button="dice")
-        await _until(lambda: len(svc.controller.state.hand["throws"]) > n)
-
-
-async def _win_page(chromium: Any, svc: TableService) -> Any:
-    context = await chromium.new_context(viewport={"width": 1280, "height": 720})
-    page = await context.new_page()
-    await page.goto(f"http://127.0.0.1:{svc.port}/win")
-    await page.fill("#token", REFEREE)
-    await page.click("#login button[type=submit]")
-    await page.wait_for_function("document.body.dataset.role && document.body.dataset.role !== 'viewer'")
-    await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
-    return page
+    async with _http(svc) as http:
+        await _start_hand(svc, http)
+    await _throw_all(svc)
 
 
 async def _fan_book(page: Any, row: str) -> str:
@@ -79,21 +38,21 @@ async def _fan_book(page: Any, row: str) -> str:
     return str(await page.inner_text("[data-testid=fan-book]"))
 
 
-async def test_the_hebei_fan_table_shows_its_base(chromium: Any, tmp_path: Path) -> None:
+async def test_the_hebei_fan_table_shows_its_base(browser: Any, tmp_path: Path) -> None:
     svc = await _service("hebei", tmp_path)
     try:
-        page = await _win_page(chromium, svc)
+        page = await _open(browser, svc, "/win", token=REFEREE)
         book = await _fan_book(page, "和牌")
         assert "基点为1、2、3" in book and "自摸三家各付" in book
     finally:
         await svc.stop()
 
 
-async def test_a_neimeng_win_not_opened_is_refused_on_the_win_page(chromium: Any, tmp_path: Path) -> None:
+async def test_a_neimeng_win_not_opened_is_refused_on_the_win_page(browser: Any, tmp_path: Path) -> None:
     svc = await _service("neimeng", tmp_path)
     try:
         await _hand_dealt(svc)
-        page = await _win_page(chromium, svc)
+        page = await _open(browser, svc, "/win", token=REFEREE)
         book = await _fan_book(page, "门槛：开门")
         assert "门槛：有刻" in book and "门槛：幺九或箭刻" in book and "裁判计分" in book
         form = "#win-form"
