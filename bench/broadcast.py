@@ -29,31 +29,7 @@ from typing import Any
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from day import build_log, controller_on, lag_timer, log_of  # noqa: E402
-
-CLIENT = r"""
-import asyncio, os, sys, time, websockets
-async def one(url, ready, counts, i):
-    # 40 a machine (the display lets one address hold 64); each run its own machines
-    async with websockets.connect(url, max_size=None, local_addr=(f"127.{sys.argv[3]}.0.{2 + i // 40}", 0)) as ws:
-        while True:
-            m = await ws.recv()
-            if '"snapshot"' in m[:40]:
-                ready.set()
-            elif '"event"' in m[:40]:
-                counts[i] += 1
-async def main(url, n):
-    readies = [asyncio.Event() for _ in range(n)]
-    counts = [0] * n
-    t0 = time.perf_counter()
-    tasks = [asyncio.create_task(one(url, readies[i], counts, i)) for i in range(n)]
-    await asyncio.gather(*(r.wait() for r in readies))
-    print("ready", round(time.perf_counter() - t0, 3), flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-    print(sum(counts), flush=True)
-    os._exit(0)
-asyncio.run(main(sys.argv[1], int(sys.argv[2])))
-"""
+from day import CLIENT, build_log, controller_on, lag_timer, log_of  # noqa: E402
 
 
 def rss_mb() -> float:
