@@ -1,0 +1,83 @@
+"""The fixed inputs of the dispatch regression (`test_scoring_hooks.py`): kong notes, 荒牌 hands and 诈和
+arguments, run over every ruleset; `run_all()` gives what the dispatch answers for each, as JSON.
+
+The recorded answers (`data/hooks_recorded.json`) were taken on the code that branched on family ids in
+`scoring/__init__.py`; regenerate with `python -m tests.scoring.hooks_cases > tests/scoring/data/hooks_recorded.json`
+only when a ruleset's payments are meant to change."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from table_controller.rules import ruleset_ids
+from table_controller.scoring import ScoringError, exhaustive_settlement, false_win, kong_payment
+
+KONG_NOTES: list[tuple[dict[str, Any], tuple[str, ...] | None]] = [
+    ({"seat": "E", "kind": "exposed", "discarder": "N"}, None),
+    ({"seat": "S", "kind": "exposed", "discarder": "E", "double": True}, None),
+    ({"seat": "W", "kind": "added"}, None),
+    ({"seat": "W", "kind": "added", "discarder": "S"}, None),
+    ({"seat": "N", "kind": "concealed"}, None),
+    ({"seat": "N", "kind": "concealed", "double": True}, None),
+    ({"seat": "E", "kind": "flower"}, None),
+    ({"seat": "S", "kind": "concealed"}, ("S", "W", "N")),
+    ({"seat": "S", "kind": "added"}, ("E", "S")),
+    ({"seat": "E", "kind": "exposed"}, None),
+    ({"seat": "E", "kind": "hidden"}, None),
+]
+
+
+def _doc(seat: str, concealed: str, melds: list[dict[str, Any]] | None = None,
+         options: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"seat_wind": seat, "prevalent_wind": "E", "concealed": concealed, "melds": melds or []}
+    if options:
+        out["options"] = options
+    return out
+
+
+DRAWS: list[tuple[dict[str, Any], list[dict[str, int]]]] = [
+    ({"E": _doc("E", "1234567899m1p2s3s"), "S": _doc("S", "1112345678999m"), "W": _doc("W", "12345678m13579p"),
+      "N": _doc("N", "1357m2468p99p", [{"type": "kong", "tiles": "5555p", "concealed": True}])},
+     [{"N": 6, "E": -2, "S": -2, "W": -2}, {"S": 1, "W": -1}]),
+    ({"S": _doc("S", "123456789m1122p"), "W": _doc("W", "1112223334445m", options={"missing_suit": "p"})}, []),
+    ({"E": _doc("E", "123m456p789s1122z"), "S": _doc("S", "19m19p19s1234567z"), "W": _doc("W", "13579m2468p13s5z"),
+      "N": _doc("N", "")}, []),
+    ({"E": _doc("E", "1234567899m1p2s3s")}, [{"E": 1}]),
+]
+
+FALSE_WINS: list[tuple[str, dict[str, Any]]] = [
+    ("S", {}),
+    ("E", {"amount": 20}),
+    ("E", {"amount": 30, "victim": "W", "double": True}),
+    ("N", {"amount": 60}),
+    ("W", {"fan": 2}),
+    ("W", {"fan": 9, "active": ["S", "W", "N"]}),
+    ("N", {"fan": 1, "amount": 10, "victim": "E", "double": True}),
+    ("X", {"fan": 1}),
+]
+
+
+def _answer(call: Callable[[], Any]) -> dict[str, Any]:
+    """What a call gave: its value, or the code and field of its `ScoringError` (the message may be reworded)."""
+    try:
+        return {"value": call()}
+    except ScoringError as exc:
+        return {"error": [exc.code, exc.field]}
+
+
+def run_all() -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """ruleset → {"kong": [...], "exhaustive": [...], "false_win": [...]}, one answer per fixed input."""
+    out = {}
+    for rs in ruleset_ids():
+        out[rs] = {
+            "kong": [_answer(lambda n=n, a=a: kong_payment(rs, n, a)) for n, a in KONG_NOTES],
+            "exhaustive": [_answer(lambda h=h, k=k: exhaustive_settlement(rs, h, k)) for h, k in DRAWS],
+            "false_win": [_answer(lambda s=s, kw=kw: false_win(rs, s, **kw)) for s, kw in FALSE_WINS],
+        }
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(run_all(), ensure_ascii=False, indent=1, sort_keys=True))
