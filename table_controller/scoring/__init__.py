@@ -9,6 +9,7 @@ from typing import Any
 from table_controller import tiles as T
 
 from table_controller.scoring.config import family, scored, scored_rulesets, scoring
+from table_controller.scoring.rulesets import engine_hook
 from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
@@ -158,85 +159,57 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
 
     `note` carries `seat`, `kind` (`exposed` from a discard, `added` 补杠, `concealed` 暗杠,
     `flower` 竞技 花杠) and, for an exposed kong, `discarder`; `double` (竞技 倍打) doubles it;
-    `active` (四川) the seats still playing.
+    `active` (四川) the seats still playing. The engine module pays it (`pay_kong(note, active, table)`);
+    one without that hook pays kongs on the spot never (None).
     """
-    scoring(ruleset)
-    seat, kind, discarder = note["seat"], note["kind"], note.get("discarder")
+    table = scoring(ruleset)
+    kind = note["kind"]
     if kind not in ("exposed", "added", "concealed", "flower"):
         raise ScoringError("bad_field", f"a kong is exposed, added, concealed or flower, not {kind!r}", "kind")
-    if kind == "exposed" and discarder is None:
+    if kind == "exposed" and note.get("discarder") is None:
         raise ScoringError("bad_field", "an exposed kong names its discarder", "discarder")
-    root = family(ruleset)
-    if root == "jingji":
-        from table_controller.scoring import jingji
-
-        return jingji.kong_payment(seat, kind, discarder, scoring(ruleset), double=bool(note.get("double")))
-    if root in ("sichuan", "xueliu"):
-        from table_controller.scoring import sichuan
-
-        return sichuan.kong_payment(seat, kind, discarder, active or T.SEATS, scoring(ruleset))
-    if root in ("tuidaohu", "jipinghu"):
-        from table_controller.scoring import guangdong
-
-        return guangdong.kong_payment(seat, kind, discarder, scoring(ruleset))
-    if root == "nanning":
-        from table_controller.scoring import nanning
-
-        return nanning.kong_payment(seat, kind, discarder, scoring(ruleset))
-    return None
+    pay = engine_hook(ruleset, "pay_kong")
+    if pay is None:
+        return None
+    given: dict[str, int] | None = pay(note, tuple(active or T.SEATS), table)
+    return given
 
 
 def exhaustive_settlement(ruleset: str, hands: Mapping[str, Any],
                           kongs: Sequence[Mapping[str, int]] = ()) -> dict[str, Any] | None:
     """荒牌 payments among the seats still playing (四川 查花猪, 查大叫, 退税; riichi 不听罚符), or
     None where 荒庄 pays nothing. `hands`: seat → the 13-tile JSON of each (`hand.ready_json`); `kongs`: the
-    hand's 刮风下雨 payments (`kong_payment` of each `kong` note), for 退税."""
-    scoring(ruleset)
-    root = family(ruleset)
-    if root == "riichi":
-        from table_controller.scoring import riichi
-
-        return riichi.settle_exhaustive(hands, scoring(ruleset))
-    if root not in ("sichuan", "xueliu"):
+    hand's 刮风下雨 payments (`kong_payment` of each `kong` note), for 退税. The engine module settles it
+    (`settle_draw(hands, kongs, table)`); one without that hook settles nothing (None)."""
+    table = scoring(ruleset)
+    settle = engine_hook(ruleset, "settle_draw")
+    if settle is None:
         return None
-    from table_controller.scoring import sichuan
-
-    ready = {seat: HandInput.from_json(doc, ready_only=True) for seat, doc in hands.items()}
-    return sichuan.settle_exhaustive(ready, scoring(ruleset), kongs)
+    settled: dict[str, Any] | None = settle(hands, kongs, table)
+    return settled
 
 
 def false_win(ruleset: str, seat: str, *, amount: int | None = None, victim: str | None = None,
               fan: int | None = None, active: Sequence[str] | None = None, double: bool = False) -> dict[str, int]:
-    """The payments of a 诈和/错和 by `seat`, where the ruleset's rule text states them.
+    """The payments of a 诈和/错和 by `seat`, where the ruleset's rule text states them: the engine
+    module's `pay_false_win(seat, table, amount=, victim=, fan=, active=, double=)`, which takes what its
+    rule needs and raises `bad_field` naming a missing one.
 
     - `mcr`: 10 to each other seat (`mcr.false_win`);
     - `jingji`: the referee's 罚分 `amount` (10..50 in tens), dead or to `victim`; `double` 倍打
       (`jingji.false_win`, seed 004 二十七, 三十八 6);
     - `sichuan`/`xueliu`: what the declared hand (`fan` 番) would have won, to each seat still
       playing (`active`) (`sichuan.false_win`, seed 003).
-    `tuidaohu`/`jipinghu` raise `ScoringError("no_false_win_rule")`: seed 001 defines 诈和
-    ("三十一、诈和 不符合《规则》规定条件而宣布和牌") but states no payment, so none is invented;
-    the referee's penalty catalogue applies. A missing argument raises `bad_field` naming it.
+    A module without the hook raises `ScoringError("no_false_win_rule")`: `tuidaohu`/`jipinghu`'s seed 001
+    defines 诈和 ("三十一、诈和 不符合《规则》规定条件而宣布和牌") but states no payment, so none is invented;
+    the referee's penalty catalogue applies.
     """
     table = scoring(ruleset)
     if seat not in T.SEATS:
         raise ScoringError("bad_field", f"must be a seat E S W N, not {seat!r}", "seat")
-    root = family(ruleset)
-    if root == "mcr":
-        from table_controller.scoring import mcr
-
-        return mcr.false_win(seat, table)
-    if root == "jingji":
-        from table_controller.scoring import jingji
-
-        if amount is None:
-            raise ScoringError("bad_field", "竞技 诈和 is a 罚分 the referee chooses (10..50)", "amount")
-        return jingji.false_win(seat, amount, victim, table, double)
-    if root in ("sichuan", "xueliu"):
-        from table_controller.scoring import sichuan
-
-        if fan is None:
-            raise ScoringError("bad_field", "四川 诈和 pays the 番 the seat declared", "fan")
-        return sichuan.false_win(seat, fan, tuple(active or T.SEATS), table)
-    raise ScoringError("no_false_win_rule", f"the {ruleset} rule text (seed 001) states no 诈和 payment; "
-                       "use the referee's penalty", "ruleset")
+    pay = engine_hook(ruleset, "pay_false_win")
+    if pay is None:
+        raise ScoringError("no_false_win_rule", f"{ruleset} 的规则未定诈和罚分，按裁判罚则处理 / the {ruleset} rule "
+                           "text states no 诈和 payment; use the referee's penalty", "ruleset")
+    paid: dict[str, int] = pay(seat, table, amount=amount, victim=victim, fan=fan, active=active, double=double)
+    return paid

@@ -141,3 +141,8 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
         return collect(seat, {discarder: int(k["点杠"]) * base})
     each = int(k["补杠" if kind == "added" else "暗杠"]) * base
     return collect(seat, {s: each for s in T.SEATS if s != seat})
+
+
+def pay_kong(note: Mapping[str, Any], active: tuple[str, ...], table: Mapping[str, Any]) -> dict[str, int]:
+    """The engine's kong hook (`scoring.kong_payment`): the hand ends at its first win, so every seat pays."""
+    return kong_payment(note["seat"], note["kind"], note.get("discarder"), table)

@@ -123,6 +123,11 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
     return collect(seat, {s: each for s in T.SEATS if s != seat})
 
 
+def pay_kong(note: Mapping[str, Any], active: tuple[str, ...], table: Mapping[str, Any]) -> dict[str, int]:
+    """The engine's kong hook (`scoring.kong_payment`): 杠牌现场汇 from every seat, 倍打 as the note says."""
+    return kong_payment(note["seat"], note["kind"], note.get("discarder"), table, double=bool(note.get("double")))
+
+
 def chase_payment(first: str, table: Mapping[str, Any] | None = None, double: bool = False) -> dict[str, int]:
     """追牌现场汇: four seats discard the same tile in a row; the first pays 4 to each other
     (seed 004 三十七 "四人连续出同一张牌，第一家向其他三家各支付四分"); 倍打 doubles it."""
@@ -242,3 +247,11 @@ def false_win(seat: str, amount: int, victim: str | None = None, table: Mapping[
     if victim is not None:
         out[victim] += paid
     return out
+
+
+def pay_false_win(seat: str, table: Mapping[str, Any], *, amount: int | None = None, victim: str | None = None,
+                  double: bool = False, **_: Any) -> dict[str, int]:
+    """The engine's 诈和 hook (`scoring.false_win`): the referee's 罚分 is needed, the rest as above."""
+    if amount is None:
+        raise ScoringError("bad_field", "竞技 诈和 is a 罚分 the referee chooses (10..50)", "amount")
+    return false_win(seat, amount, victim, table, double)

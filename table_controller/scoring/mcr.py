@@ -119,6 +119,11 @@ def false_win(seat: str, table: Mapping[str, Any] | None = None) -> dict[str, in
     return {s: (-3 * each if s == seat else each) for s in T.SEATS}
 
 
+def pay_false_win(seat: str, table: Mapping[str, Any], **_: Any) -> dict[str, int]:
+    """The engine's 诈和 hook (`scoring.false_win`): 错和's fixed penalty, whatever else is given."""
+    return false_win(seat, table)
+
+
 def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
     """MCR's 81 fans live in the pymahjonggb library; its table lists the competition rules around them."""
     return [

@@ -153,6 +153,11 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
     return collect(seat, {s: each for s in T.SEATS if s != seat})
 
 
+def pay_kong(note: Mapping[str, Any], active: tuple[str, ...], table: Mapping[str, Any]) -> dict[str, int]:
+    """The engine's kong hook (`scoring.kong_payment`): the hand ends at its first win, so every seat pays."""
+    return kong_payment(note["seat"], note["kind"], note.get("discarder"), table)
+
+
 #: What each value of a 南宁 pattern or way of winning is paid on (张).
 NANNING_ON = {"self_draw": "自摸", "discard": "放冲", "concealed_self_draw": "门清自摸", "concealed_discard": "门清放冲",
               "exposed_kong": "明杠杠开 被杠者付"}

@@ -178,8 +178,9 @@ def settle_exhaustive(hands: Mapping[str, Any], table: Mapping[str, Any] | None 
     from table_controller.scoring.waits import shape_waits
 
     table = table or scoring(RULESET)
+    ruleset = str(table.get("id", RULESET))  # a venue's copy is read with its own file, the shipped one may be absent
     ready = [seat for seat, doc in hands.items()  # a seat that shows nothing is 不听
-             if (doc or {}).get("concealed") and shape_waits(HandInput.from_json(doc, ready_only=True), RULESET)]
+             if (doc or {}).get("concealed") and shape_waits(HandInput.from_json(doc, ready_only=True), ruleset)]
     not_ready = [seat for seat in hands if seat not in ready]
     pool = int(table.get("noten_penalty", 3000))
     payments = {w: 0 for w in T.SEATS}
@@ -192,3 +193,7 @@ def settle_exhaustive(hands: Mapping[str, Any], table: Mapping[str, Any] | None 
     return {"flower_pigs": [], "ready": {r: pool // len(ready) for r in ready} if not_ready else {r: 0 for r in ready},
             "not_ready": not_ready, "refunds": {}, "payments": payments}
 
+
+def settle_draw(hands: Mapping[str, Any], kongs: Any, table: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's 荒牌 hook (`scoring.exhaustive_settlement`): 不听罚符; kongs pay nothing on the spot here."""
+    return settle_exhaustive(hands, table)

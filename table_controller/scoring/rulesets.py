@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 from table_controller.scoring.config import engine
 
@@ -12,3 +14,19 @@ def module_for(ruleset: str) -> ModuleType:
     """The scoring module of a ruleset (of its family, for a house ruleset): it exposes
     `score(hand, table) -> ScoreResult`."""
     return importlib.import_module(f"table_controller.scoring.{engine(ruleset)}")
+
+
+#: What a scoring module may define beside `score`, each asked by shared code with the ruleset's `[scoring]`
+#: table, so a ruleset it scores under any id (a venue's copy, a new family) needs no branch there:
+#: `check_table(table)` (refuse a bad value when the table is configured), `fan_rows(table)` (the fan table),
+#: `pay_kong(note, active, table)` (a kong paid on the spot; absent: none), `settle_draw(hands, kongs, table)`
+#: (荒牌 payments; absent: none), `pay_false_win(seat, table, **given)` (诈和; absent: `no_false_win_rule`).
+HOOKS = ("check_table", "fan_rows", "pay_kong", "settle_draw", "pay_false_win")
+
+
+def engine_hook(ruleset: str, name: str) -> Callable[..., Any] | None:
+    """The scoring module's function `name` (one of `HOOKS`) for `ruleset`, or None where it has none."""
+    if name not in HOOKS:
+        raise ValueError(f"no scoring hook {name!r}; hooks: {', '.join(HOOKS)}")
+    hook: Callable[..., Any] | None = getattr(module_for(ruleset), name, None)
+    return hook

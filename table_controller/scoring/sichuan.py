@@ -103,6 +103,11 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None, active: tup
     return collect(seat, {s: each for s in active if s != seat})
 
 
+def pay_kong(note: Mapping[str, Any], active: tuple[str, ...], table: Mapping[str, Any]) -> dict[str, int]:
+    """The engine's kong hook (`scoring.kong_payment`): 刮风下雨 among the seats still playing."""
+    return kong_payment(note["seat"], note["kind"], note.get("discarder"), active, table)
+
+
 def _discarder(seat: str | None) -> str:
     if seat is None:
         raise ScoringError("bad_field", "an exposed kong names its discarder", "discarder")
@@ -173,6 +178,13 @@ def settle_exhaustive(hands: Mapping[str, HandInput], table: Mapping[str, Any] |
             "payments": add(*tables, *back)}
 
 
+def settle_draw(hands: Mapping[str, Any], kongs: Sequence[Mapping[str, int]],
+                table: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's 荒牌 hook (`scoring.exhaustive_settlement`): the seats' 13-tile JSON, settled as above."""
+    ready = {seat: HandInput.from_json(doc, ready_only=True) for seat, doc in hands.items()}
+    return settle_exhaustive(ready, table, kongs)
+
+
 def _flower_pig(hand: HandInput) -> bool:
     """花猪 at 荒牌: three suits held, or a tile of the 定缺 suit (`options.missing_suit`)."""
     held = suits_of(list(hand.concealed) + [t for m in hand.melds for t in m.tiles])
@@ -199,3 +211,11 @@ def false_win(seat: str, fan: int, active: Sequence[str] = T.SEATS,
     out = {s: (each if s in payees else 0) for s in T.SEATS}
     out[seat] = -each * len(payees)
     return out
+
+
+def pay_false_win(seat: str, table: Mapping[str, Any], *, fan: int | None = None,
+                  active: Sequence[str] | None = None, **_: Any) -> dict[str, int]:
+    """The engine's 诈和 hook (`scoring.false_win`): the 番 the seat declared is needed, the rest as above."""
+    if fan is None:
+        raise ScoringError("bad_field", "四川 诈和 pays the 番 the seat declared", "fan")
+    return false_win(seat, fan, tuple(active or T.SEATS), table)

@@ -67,17 +67,18 @@ def _answer(call: Callable[[], Any]) -> dict[str, Any]:
         return {"error": [exc.code, exc.field]}
 
 
-def run_all() -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """ruleset → {"kong": [...], "exhaustive": [...], "false_win": [...]}, one answer per fixed input."""
-    out = {}
-    for rs in ruleset_ids():
-        out[rs] = {
-            "kong": [_answer(lambda n=n, a=a: kong_payment(rs, n, a)) for n, a in KONG_NOTES],
-            "exhaustive": [_answer(lambda h=h, k=k: exhaustive_settlement(rs, h, k)) for h, k in DRAWS],
-            "false_win": [_answer(lambda s=s, kw=kw: false_win(rs, s, **kw)) for s, kw in FALSE_WINS],
-        }
-    return out
+def answers(ruleset: str) -> dict[str, list[dict[str, Any]]]:
+    """{"kong": [...], "exhaustive": [...], "false_win": [...]}: one answer per fixed input, as JSON."""
+    return json.loads(json.dumps({
+        "kong": [_answer(lambda n=n, a=a: kong_payment(ruleset, n, a)) for n, a in KONG_NOTES],
+        "exhaustive": [_answer(lambda h=h, k=k: exhaustive_settlement(ruleset, h, k)) for h, k in DRAWS],
+        "false_win": [_answer(lambda s=s, kw=kw: false_win(ruleset, s, **kw)) for s, kw in FALSE_WINS],
+    }))
 
+
+def run_all() -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """ruleset → its `answers`, for every ruleset of the rulesets folder."""
+    return {rs: answers(rs) for rs in ruleset_ids()}
 
 if __name__ == "__main__":
     print(json.dumps(run_all(), ensure_ascii=False, indent=1, sort_keys=True))

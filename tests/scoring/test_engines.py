@@ -22,7 +22,7 @@ def _venue_copy(folder: Path, base: str, new_id: str, engine: str | None) -> Non
     """A venue's own ruleset: a full copy of a shipped file under another id (no `extends`)."""
     text = (PACKAGED / f"{base}.toml").read_text(encoding="utf-8")
     text = re.sub(r'(?m)^id = ".*"$', f'id = "{new_id}"', text)
-    text = re.sub(r'(?m)^engine = ".*"\n', "", text)
+    text = re.sub(r'(?m)^engine = .*\n', "", text)  # with its comment
     if engine is not None:
         text = text.replace("[scoring]\n", f'[scoring]\nengine = "{engine}"\n', 1)
     (folder / f"{new_id}.toml").write_text(text, encoding="utf-8")

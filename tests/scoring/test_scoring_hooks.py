@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.scoring.hooks_cases import run_all
+from table_controller.rules import ruleset_ids
+from table_controller.scoring import exhaustive_settlement, false_win, kong_payment
+from table_controller.scoring.config import engine
+from tests.scoring.hooks_cases import answers, run_all
+from tests.scoring.test_engines import _venue_copy
 
 RECORDED = Path(__file__).parent / "data" / "hooks_recorded.json"
 
@@ -23,3 +27,36 @@ def test_every_ruleset_answers_as_recorded_on_the_branching_code(part: str, monk
     assert sorted(now) == sorted(recorded)
     for ruleset in recorded:
         assert now[ruleset][part] == recorded[ruleset][part], ruleset
+
+
+@pytest.mark.parametrize("base", ["sichuan", "xueliu", "jingji", "mcr", "tuidaohu", "nanning", "riichi", "hebei"])
+def test_a_venues_copy_under_its_own_id_pays_as_the_shipped_ruleset(base: str, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, `kong_payment` and `exhaustive_settlement` asked `family(ruleset) == "sichuan"` (and "jingji", ...):
+    a venue's copy of 四川 under its own id paid no 刮风下雨 (None), settled nothing at 荒牌 (None) and had
+    no 诈和 rule (`no_false_win_rule`), though `[scoring] engine` said which module scores it."""
+    monkeypatch.delenv("TABLECTL_RULESETS_DIR", raising=False)
+    shipped = answers(base)
+    _venue_copy(tmp_path, base, f"{base}_club", engine(base))
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    assert list(ruleset_ids()) == [f"{base}_club"]  # the shipped file is not there to fall back on
+    assert answers(f"{base}_club") == shipped
+
+
+def test_a_copy_of_sichuan_pays_kongs_settles_the_draw_and_charges_a_false_win(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the hand machine and the referee's rulings get for a 四川 copy named chengdu (numbers from seed 003's
+    刮风下雨 and 和多少罚多少 with base 1, cap 4 番), and for a 竞技 copy's 杠牌现场汇 and 罚分."""
+    _venue_copy(tmp_path, "sichuan", "chengdu", "sichuan")
+    _venue_copy(tmp_path, "jingji", "jingji_city", "jingji")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    rain = kong_payment("chengdu", {"seat": "N", "kind": "concealed"}, ("S", "W", "N"))  # 下雨, E has won (血战)
+    assert rain == {"E": 0, "S": -2, "W": -2, "N": 4}
+    assert false_win("chengdu", "S", fan=2) == {"E": 4, "S": -12, "W": 4, "N": 4}
+    docs = {"W": {"seat_wind": "W", "concealed": "12345678m13579p"},  # not ready
+            "S": {"seat_wind": "S", "concealed": "1112345678999m"}}  # 九莲: ready
+    settled = exhaustive_settlement("chengdu", docs)
+    assert settled is not None and settled["not_ready"] == ["W"] and settled["payments"]["S"] > 0
+    assert kong_payment("jingji_city", {"seat": "E", "kind": "flower", "double": True}) == {
+        "E": 48, "S": -16, "W": -16, "N": -16}
+    assert false_win("jingji_city", "E", amount=20, victim="W") == {"E": -20, "S": 0, "W": 20, "N": 0}
