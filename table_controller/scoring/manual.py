@@ -71,13 +71,16 @@ def ready_json(data: Any, ruleset: str) -> HandInput:
 
 
 def waits(hand: HandInput, ruleset: str) -> list[str]:
-    """The kinds that make the ready `hand` a winning shape under the ruleset's tiles (the points
-    stay the referee's), a wildcard (`options.wildcard`) standing for any tile."""
+    """The kinds that make the ready `hand` a win the ruleset accepts (the points stay the referee's):
+    a winning shape under its tiles, a wildcard (`options.wildcard`) standing for any tile, that meets
+    its 门槛 (`[win_conditions]`; before, a 内蒙 hand without a pung listed waits its win then refused)."""
     rs = _ruleset(ruleset)
     playing = tuple(k for k in rs.tile_spec.kinds() if not rs.tile_spec.is_bonus(k))
     held = Counter(list(hand.concealed) + [t for m in hand.melds for t in m.tiles])
     wildcard = hand.options.get("wildcard")
-    return [k for k in playing if held[k] < 4 and is_winning(hand.with_win(k), playing, wildcard)]
+    conditions = for_ruleset(ruleset)
+    return [k for k in playing if held[k] < 4 and is_winning(hand.with_win(k), playing, wildcard)
+            and refusal(hand.with_win(k), conditions, wildcard) is None]
 
 
 def score(hand: HandInput, ruleset: str, kinds: tuple[str, ...], is_bonus: Any = T.is_flower) -> ScoreResult:

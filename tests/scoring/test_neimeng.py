@@ -108,3 +108,23 @@ def test_a_scored_ruleset_may_name_conditions_too(tmp_path: Path, monkeypatch: p
     refused = score_json(closed, "hebei_open")
     assert (refused["valid"], refused["reason"], refused["fans"][0]["name"]) == (False, "not_opened", "和牌")
     assert score_json(MEETS | {"options": {}}, "hebei_open")["valid"]
+
+
+def test_tablectl_waits_lists_only_the_waits_a_win_would_accept(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tablectl waits` under 内蒙 listed every tile that made the shape (2s 3s 5s 6s here), though 3s and 6s
+    (read 11s + 123s / 456s: no pung) are refused as no_pung when won; the 门槛 now go with the shape."""
+    from table_controller.cli import main
+
+    ready = ["456p345s1112s", "--ruleset", "neimeng", "--seat", "S", "--meld", "chi:789m:E", "--json"]
+    assert main(["waits", *ready]) == 0
+    listed = [w["tile"] for w in json.loads(capsys.readouterr().out)["waits"]]
+    assert listed == ["2s", "5s"]
+    hand = {**MEETS, "concealed": "456p345s1112s", "melds": [{"type": "chi", "tiles": "789m", "from": "E"}]}
+    verdicts = {t: _score(**{**hand, "win_tile": t}) for t in ("2s", "3s", "5s", "6s")}
+    assert [t for t, v in verdicts.items() if v["valid"]] == listed
+    assert {verdicts[t]["reason"] for t in ("3s", "6s")} == {"no_pung"}
+    assert main(["waits", "789m456p345s1112s", "--ruleset", "neimeng", "--json"]) == 0  # closed: no win at all
+    out = json.loads(capsys.readouterr().out)
+    assert (out["ready"], out["waits"]) == (False, [])
+    assert main(["waits", *[("shanghai" if a == "neimeng" else a) for a in ready]]) == 0
+    assert [w["tile"] for w in json.loads(capsys.readouterr().out)["waits"]] == ["2s", "3s", "5s", "6s"]  # no 门槛
