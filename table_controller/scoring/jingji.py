@@ -255,3 +255,11 @@ def pay_false_win(seat: str, table: Mapping[str, Any], *, amount: int | None = N
     if amount is None:
         raise ScoringError("bad_field", "竞技 诈和 is a 罚分 the referee chooses (10..50)", "amount")
     return false_win(seat, amount, victim, table, double)
+
+
+def completes(hand: HandInput, table: Mapping[str, Any]) -> bool:
+    """The waits' shape hook (`scoring.waits`): 组合龙 and 大乱 (knitted) are winning shapes here."""
+    from table_controller.scoring.shapes import readings
+
+    wildcard = hand.options.get("wildcard") if table.get("wildcard") else None
+    return bool(readings(hand, wildcard, knitted=True))

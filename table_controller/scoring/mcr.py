@@ -133,3 +133,8 @@ def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
          "rule": "自摸: 三家各付 底分+番; 点和: 点炮者付 底分+番, 另两家各付底分"},
         {"name": "错和", "value": int(table["false_win_each"]), "rule": "错和者付其他三家各10分"},
     ]
+
+
+def completes(hand: HandInput, table: Mapping[str, Any]) -> bool:
+    """The waits' shape hook (`scoring.waits`): whatever the library reads as a win (全不靠, 七星不靠 ...)."""
+    return not isinstance(library_fans(hand), str)

@@ -20,8 +20,9 @@ def module_for(ruleset: str) -> ModuleType:
 #: table, so a ruleset it scores under any id (a venue's copy, a new family) needs no branch there:
 #: `check_table(table)` (refuse a bad value when the table is configured), `fan_rows(table)` (the fan table),
 #: `pay_kong(note, active, table)` (a kong paid on the spot; absent: none), `settle_draw(hands, kongs, table)`
-#: (荒牌 payments; absent: none), `pay_false_win(seat, table, **given)` (诈和; absent: `no_false_win_rule`).
-HOOKS = ("check_table", "fan_rows", "pay_kong", "settle_draw", "pay_false_win")
+#: (荒牌 payments; absent: none), `pay_false_win(seat, table, **given)` (诈和; absent: `no_false_win_rule`),
+#: `completes(hand, table)` (the shape wins, for `tablectl waits`; absent: sets and a pair, 七对, 十三幺).
+HOOKS = ("check_table", "fan_rows", "pay_kong", "settle_draw", "pay_false_win", "completes")
 
 
 def engine_hook(ruleset: str, name: str) -> Callable[..., Any] | None:

@@ -10,9 +10,10 @@ from typing import Any
 
 from table_controller import tiles as T
 from table_controller.scoring.common import candidates
-from table_controller.scoring.config import family, scoring
+from table_controller.scoring.config import scoring
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.result import ScoreResult
+from table_controller.scoring.rulesets import engine_hook
 
 
 @dataclass(frozen=True)
@@ -27,19 +28,23 @@ class WaitResult:
 
 
 def _kinds(ruleset: str) -> list[str]:
-    return T.all_kinds(honours=family(ruleset) not in ("sichuan", "xueliu"))
+    """The kinds a wait may be: those the ruleset's file plays with (四川: no honours), in tile order."""
+    from table_controller.scoring import ruleset_tiles
+
+    rs, kinds = ruleset_tiles(ruleset)
+    return [k for k in T.all_kinds() if k in kinds] if rs is not None else T.all_kinds()
 
 
 def _completes(hand: HandInput, ruleset: str, table: Any) -> bool:
-    """The shape wins, whatever it scores."""
-    if family(ruleset) == "mcr":
-        from table_controller.scoring.mcr import library_fans
-
-        return not isinstance(library_fans(hand), str)
+    """The shape wins, whatever it scores: the engine module's `completes(hand, table)` where it reads shapes
+    of its own (MCR's library, 竞技's 组合龙 and 大乱), else sets and a pair, seven pairs or 十三幺."""
+    own = engine_hook(ruleset, "completes")
+    if own is not None:
+        return bool(own(hand, table))
     from table_controller.scoring.shapes import readings
 
     wildcard = hand.options.get("wildcard") if table.get("wildcard") else None
-    return bool(readings(hand, wildcard, knitted=family(ruleset) == "jingji"))
+    return bool(readings(hand, wildcard))
 
 
 def completes(hand: HandInput, ruleset: str) -> bool:

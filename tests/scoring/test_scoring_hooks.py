@@ -60,3 +60,26 @@ def test_a_copy_of_sichuan_pays_kongs_settles_the_draw_and_charges_a_false_win(
     assert kong_payment("jingji_city", {"seat": "E", "kind": "flower", "double": True}) == {
         "E": 48, "S": -16, "W": -16, "N": -16}
     assert false_win("jingji_city", "E", amount=20, victim="W") == {"E": -20, "S": 0, "W": 20, "N": 0}
+
+
+@pytest.mark.parametrize("base,hand,shipped_waits", [
+    ("jingji", "147m258p369s1234z", ["5z", "6z", "7z"]),  # 大乱 (knitted), read by 竞技's own shapes
+    ("mcr", "147m258p369s1234z", ["5z", "6z", "7z"]),     # 全不靠, read by the MCR library
+    ("sichuan", "1112345678999m", ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m"]),  # 九莲, no honours
+])
+def test_tablectl_waits_of_a_venues_copy_reads_shapes_as_its_engine(base: str, hand: str, shipped_waits: list[str],
+                                                                    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`scoring.waits` asked `family == "mcr"` / `"jingji"` for the shapes those modules read: a copy under its
+    own id found a 全不靠 / 大乱 hand not ready (未听牌); the engine's `completes` hook reads them now."""
+    from table_controller.cli import main
+
+    def listed(ruleset: str) -> list[str]:
+        assert main(["waits", hand, "--ruleset", ruleset, "--json"]) == 0
+        return [w["tile"] for w in json.loads(capsys.readouterr().out)["waits"]]
+
+    monkeypatch.delenv("TABLECTL_RULESETS_DIR", raising=False)
+    assert listed(base) == shipped_waits
+    _venue_copy(tmp_path, base, f"{base}_club", base)
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    assert listed(f"{base}_club") == shipped_waits
