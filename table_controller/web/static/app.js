@@ -1622,13 +1622,15 @@ $("dice-form").addEventListener("submit", once(async (e) => {
   }
   if (await act("/api/dice", { seat: f.seat.value, dice })) f.dice.value = "";
 }));
-$("play-form").addEventListener("submit", (e) => e.preventDefault());
-document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", async () => {
+async function keyPlay(kind) {
+  // one play keyed; the focus goes back to 牌 whatever the answer, so the next tile is typed at once
+  // (before, a pressed key kept it and every play began with a tap on 牌)
   const f = $("play-form");
-  const body = playBody(button.dataset.play, f);
+  const body = playBody(kind, f);
   if (!body || body.problem) {
     $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile"));
     $("action-msg").className = "msg bad";
+    f.tiles.focus();
     return;
   }
   ownPlay.sending = true;
@@ -1637,8 +1639,16 @@ document.querySelectorAll("#play-form [data-play]").forEach((button) => button.a
   } finally {
     ownPlay.sending = false;
     ownPlay.seq = lastOutcome === "ok" ? lastActSeq : ownPlay.seq;
+    f.tiles.focus();
   }
-}));
+}
+$("play-form").addEventListener("submit", (e) => {
+  // Enter in 牌 (a tablet keyboard's 前往 too) keys the commonest play: 打出, or 补花 for a flower (never discarded)
+  e.preventDefault();
+  const tiles = parseTiles($("play-form").tiles.value);
+  keyPlay(tiles.length && tiles.every((x) => x.endsWith("f")) ? "flower" : "discard");
+});
+document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", () => keyPlay(button.dataset.play)));
 $("play-form").seat.addEventListener("change", () => pickedAhead("seat"));
 $("play-form").from.addEventListener("change", () => pickedAhead("from"));
 $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); renderFanBook(); render(); renderHealth(); });

@@ -1,0 +1,123 @@
+"""Keying a hand on the Table page at a table without a camera, in Debian's Chromium (Playwright): the
+operator's keyboard and taps, against the running service (a simulated table on a real pty, real uvicorn
+on a loopback port, real SQLite). What is asked of the operator per play: bench/keying.py."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from table_controller.config import parse_config
+from table_controller.controller import side_of_wind
+from table_controller.service import TableService
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+OPERATOR = "op-keying-1"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+FORM = "#play-form"
+TILES = f"{FORM} input[name=tiles]"
+
+
+async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def chromium() -> Any:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        await b.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def service(tmp_path: Path) -> Any:
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+                           "players": [{"position": p, "name": n} for p, n in enumerate("甲乙丙丁", 1)],
+                           "display": {"port": 0, "operator_token": OPERATOR}}, source="test")
+    svc = TableService(config, tmp_path)
+    await svc.start()
+    await svc.controller.wait_linked(10)
+    yield svc
+    await svc.stop()
+
+
+async def _keying_page(svc: TableService, chromium: Any) -> Any:
+    """A hand started and its dice thrown (the table's buttons); the Table page logged in as the
+    operator, the play form shown."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
+        r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
+        assert r.status_code == 200, r.text
+    await _until(lambda: svc.controller.state.phase == "walls_raised")
+    while (hand := svc.controller.state.hand)["deal"] is None and hand["next_thrower"]:
+        n = len(hand["throws"])
+        svc.sim.press_button(seat=side_of_wind(hand["next_thrower"], hand["dealer_position"]), button="dice")
+        await _until(lambda: len(svc.controller.state.hand["throws"]) > n)
+    context = await chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{svc.port}/")
+    await page.fill("#token", OPERATOR)
+    await page.click("#login button[type=submit]")
+    await page.wait_for_function("document.body.dataset.role === 'operator'")
+    await page.wait_for_selector(f"{FORM}:not([hidden])")
+    return page
+
+
+async def _shown(page: Any, svc: TableService) -> None:
+    """Until the page shows the record as it is now."""
+    await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+
+
+def _focus_in_tiles(page: Any) -> Any:
+    return page.evaluate(f"document.activeElement === document.querySelector('{TILES}')")
+
+
+async def test_enter_keys_the_discard_and_the_focus_stays_in_the_tile_field(service: TableService,
+                                                                            chromium: Any) -> None:
+    """A discard is a tile typed and Enter, the next one typed at once: Enter in 牌 keys 打出 (补花 for a
+    flower, which is never discarded) and after any play, pressed by key or by button, the focus is back
+    in 牌. Before, Enter did nothing and the focus stayed on the button pressed: every play began with a
+    tap on 牌 and ended with one on 打出."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    assert await _focus_in_tiles(page)  # after a button: back in 牌
+    await page.keyboard.type("5m")
+    await page.keyboard.press("Enter")
+    await _until(lambda: [d["tile"] for d in hand()["discards"]["E"]] == ["5m"])
+    await _shown(page, service)
+    assert await _focus_in_tiles(page) and await page.input_value(TILES) == ""
+    assert await page.input_value(f"{FORM} select[name=seat]") == "S"  # the turn moved on
+    await page.keyboard.type("5f")  # S draws a flower: laid out, not discarded
+    await page.keyboard.press("Enter")
+    await _until(lambda: hand()["flowers"]["S"] == ["5f"])
+    await _shown(page, service)
+    await page.keyboard.type("9p")
+    await page.keyboard.press("Enter")
+    await _until(lambda: [d["tile"] for d in hand()["discards"]["S"]] == ["9p"])
+    assert hand()["discards"]["S"][0]["tile"] == "9p" and not any(d["tile"] == "5f" for d in hand()["discards"]["S"])
+    await page.keyboard.type("9p")  # for N, out of turn: refused, the tile and the focus kept to put it right
+    await page.select_option(f"{FORM} select[name=seat]", "N")
+    await page.focus(TILES)
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#action-msg.bad")
+    assert "未轮到北家" in await page.text_content("#action-msg")
+    assert await _focus_in_tiles(page) and await page.input_value(TILES) == "9p"  # kept, to put right
+    assert hand()["discards"]["N"] == []
