@@ -121,3 +121,41 @@ async def test_enter_keys_the_discard_and_the_focus_stays_in_the_tile_field(serv
     assert "未轮到北家" in await page.text_content("#action-msg")
     assert await _focus_in_tiles(page) and await page.input_value(TILES) == "9p"  # kept, to put right
     assert hand()["discards"]["N"] == []
+
+
+async def test_a_pung_or_exposed_kong_takes_the_claimed_discard_without_typing_it(service: TableService,
+                                                                                 chromium: Any) -> None:
+    """碰 and 明杠 take the discard of 来自, which lies on the table (the record takes no other tile):
+    with 牌 empty they key it. Before, 牌 empty said 请填写牌 and the operator typed the tile again."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.fill(TILES, "5m")
+    await page.click(f"{FORM} [data-play=discard]")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    await page.select_option(f"{FORM} select[name=seat]", "W")
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["W"]))
+    meld = hand()["melds"]["W"][0]
+    assert (meld["type"], meld["tiles"], meld["from"]) == ("pung", ["5m"] * 3, "E")
+    await _shown(page, service)
+    await page.fill(TILES, "9p")
+    await page.click(f"{FORM} [data-play=discard]")
+    await _until(lambda: bool(hand()["discards"]["W"]))
+    await _shown(page, service)
+    assert await page.input_value(f"{FORM} select[name=from]") == "W"
+    await page.select_option(f"{FORM} select[name=seat]", "S")
+    await page.click(f"{FORM} [data-play=kong]")
+    await _until(lambda: bool(hand()["melds"]["S"]))
+    meld = hand()["melds"]["S"][0]
+    assert (meld["type"], meld["tiles"], meld["from"]) == ("kong", ["9p"] * 4, "W")
+    await _shown(page, service)
+    seq = service.controller.state.seq
+    await page.select_option(f"{FORM} select[name=from]", "W")  # W's 9p is taken: nothing to pung, asked for the tile
+    await page.click(f"{FORM} [data-play=pung]")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('请填写牌')")
+    await asyncio.sleep(0.3)
+    assert service.controller.state.seq == seq

@@ -393,9 +393,18 @@ function renderPlayForm(hand) {
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
 }
 
+function claimedTile(from) {
+  // the tile a pung or exposed kong takes: the newest discard of 来自, while it lies unclaimed
+  const pool = (state && state.hand && (state.hand.discards || {})[from]) || [];
+  const last = pool[pool.length - 1];
+  return last && !last.claimed ? last.tile : null;
+}
+
 function playBody(kind, f) {
-  const tiles = parseTiles(f.tiles.value);
+  let tiles = parseTiles(f.tiles.value);
   const seat = f.seat.value;
+  // 碰 and 明杠 with 牌 empty: the claimed tile is on the table (the record takes no other), not typed again
+  if (!tiles.length && (kind === "pung" || kind === "kong") && claimedTile(f.from.value)) tiles = [claimedTile(f.from.value)];
   if (kind === "deal_done") return { type: "deal_done" };
   if (kind.startsWith("missing:")) return { type: "missing", seat, suit: kind.slice(8) };
   if (kind === "riichi") return { type: "riichi", seat };
