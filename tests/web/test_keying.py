@@ -79,8 +79,10 @@ async def _keying_page(svc: TableService, chromium: Any) -> Any:
 
 
 async def _shown(page: Any, svc: TableService) -> None:
-    """Until the page shows the record as it is now."""
-    await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+    """Until the page shows the record as it is now and the answer to the play that made it."""
+    seq = svc.controller.state.seq
+    await page.wait_for_function(f"window.__lastSeq >= {seq}")
+    await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{seq}')")
 
 
 def _focus_in_tiles(page: Any) -> Any:
@@ -112,7 +114,7 @@ async def test_enter_keys_the_discard_and_the_focus_stays_in_the_tile_field(serv
     await page.keyboard.type("9p")
     await page.keyboard.press("Enter")
     await _until(lambda: [d["tile"] for d in hand()["discards"]["S"]] == ["9p"])
-    assert hand()["discards"]["S"][0]["tile"] == "9p" and not any(d["tile"] == "5f" for d in hand()["discards"]["S"])
+    await _shown(page, service)
     await page.keyboard.type("9p")  # for N, out of turn: refused, the tile and the focus kept to put it right
     await page.select_option(f"{FORM} select[name=seat]", "N")
     await page.focus(TILES)
@@ -159,3 +161,43 @@ async def test_a_pung_or_exposed_kong_takes_the_claimed_discard_without_typing_i
     await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('请填写牌')")
     await asyncio.sleep(0.3)
     assert service.controller.state.seq == seq
+
+
+async def test_a_seats_letter_typed_first_in_the_tile_field_picks_the_seat(service: TableService,
+                                                                          chromium: Any) -> None:
+    """A claim by a seat not in turn: its letter (e s w n, or 东南西北) typed first in 牌 picks it, the
+    select shows it, and the tile goes on after it; a letter after a digit is the tile's suit (5s).
+    Before, the letter stayed in 牌 and was read as nothing: the seat took two taps on 座位."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    seat = f"{FORM} select[name=seat]"
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.fill(TILES, "5m")
+    await page.click(f"{FORM} [data-play=discard]")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    await page.click(TILES)
+    await page.keyboard.type("w")
+    assert await page.input_value(seat) == "W" and await page.input_value(TILES) == ""
+    await page.keyboard.type("5m")
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["W"]))
+    assert hand()["melds"]["W"][0]["tiles"] == ["5m"] * 3
+    await _shown(page, service)
+    await page.keyboard.type("5s")  # W's discard: the s is the tile's
+    assert await page.input_value(seat) == "W" and await page.input_value(TILES) == "5s"
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["W"]))
+    await _shown(page, service)
+    await page.keyboard.type("N5s")
+    assert await page.input_value(seat) == "N" and await page.input_value(TILES) == "5s"
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["N"]))
+    assert (hand()["melds"]["N"][0]["tiles"], hand()["melds"]["N"][0]["from"]) == (["5s"] * 3, "W")
+    await _shown(page, service)
+    await page.keyboard.type("东")
+    assert await page.input_value(seat) == "E" and await page.input_value(TILES) == ""
+    await asyncio.sleep(0.3)  # an update of the state that is no new turn leaves the pick alone
+    assert await page.input_value(seat) == "E"

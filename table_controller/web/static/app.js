@@ -74,7 +74,7 @@ const I18N = {
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
-               missing: "定缺", riichi: "立直" },
+               missing: "定缺", riichi: "立直", keys: "键盘：先打 e s w n 选东南西北家；5m 回车即打出（花牌为补花）；碰、明杠不必填牌" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
         ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作，未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
         taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
@@ -127,7 +127,8 @@ const I18N = {
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
                oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)",
                threeTiles: "Chow: three tiles, e.g. 345s",
-               missing: "Missing suit (定缺)", riichi: "Riichi" },
+               missing: "Missing suit (定缺)", riichi: "Riichi",
+               keys: "Keyboard: e s w n first picks the seat; 5m Enter discards (a flower: laid out); pung and exposed kong need no tile" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
@@ -1659,6 +1660,18 @@ $("play-form").addEventListener("submit", (e) => {
 });
 document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", () => keyPlay(button.dataset.play)));
 $("play-form").seat.addEventListener("change", () => pickedAhead("seat"));
+$("play-form").tiles.addEventListener("input", (e) => {
+  // a seat's letter typed first in 牌 (e s w n, or 东南西北) picks the seat, as the select would: no tile
+  // code starts with a letter (5s is a tile, s5m is 南 then 5m). Before, a claim by another seat took
+  // the hand off the keyboard for two taps on 座位.
+  if (e.isComposing) return;
+  const f = $("play-form");
+  const m = /^\s*([eswnESWN东南西北])/.exec(f.tiles.value);
+  if (!m) return;
+  f.seat.value = WIND_WORDS[m[1].toUpperCase()];
+  pickedAhead("seat");
+  f.tiles.value = f.tiles.value.slice(m[0].length).trimStart();
+});
 $("play-form").from.addEventListener("change", () => pickedAhead("from"));
 $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); renderFanBook(); render(); renderHealth(); });
 $("penalty-form").addEventListener("submit", once(async (e) => {
