@@ -201,3 +201,38 @@ async def test_a_seats_letter_typed_first_in_the_tile_field_picks_the_seat(servi
     assert await page.input_value(seat) == "E" and await page.input_value(TILES) == ""
     await asyncio.sleep(0.3)  # an update of the state that is no new turn leaves the pick alone
     assert await page.input_value(seat) == "E"
+
+
+async def test_plays_typed_while_the_last_one_is_on_its_way_are_each_keyed_for_their_seat(service: TableService,
+                                                                                           chromium: Any) -> None:
+    """An operator catching up types on while the venue's Wi-Fi carries the last play (here each answer
+    takes 0.8 s): E's 5m, S's 3p, then W's pung of it, typed and pressed one after the other. Each is
+    keyed, in order, for its seat: 牌 is cleared when a play is sent, and a play pressed before the page
+    shows the operator's last one is sent once it does (the seat having followed the turn). Before, the
+    next tile was typed after the one on its way (5m3p, refused: 打出只填一张牌) and its answer then
+    cleared 牌: the typing was lost."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+
+    async def slow(route: Any) -> None:
+        response = await route.fetch()
+        await asyncio.sleep(0.8)
+        await route.fulfill(response=response)
+
+    await page.route("**/api/play", slow)
+    await page.keyboard.type("5m")
+    await page.keyboard.press("Enter")
+    await page.keyboard.type("3p")
+    await page.keyboard.press("Enter")
+    await page.keyboard.type("w")
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["W"]), timeout=15)
+    assert [d["tile"] for d in hand()["discards"]["E"]] == ["5m"]
+    assert [d["tile"] for d in hand()["discards"]["S"]] == ["3p"]
+    meld = hand()["melds"]["W"][0]
+    assert (meld["type"], meld["tiles"], meld["from"]) == ("pung", ["3p"] * 3, "S")
+    await _shown(page, service)
+    assert await page.input_value(TILES) == "" and await _focus_in_tiles(page)

@@ -361,12 +361,20 @@ const followed = { turn: null, from: null, thrower: null }; // what the forms la
 const ownPlay = { sending: false, seq: null };  // the operator's last play: in flight, or its event's seq
 const aheadPick = { seat: false, from: false };
 function pickedAhead(name) {
-  aheadPick[name] = ownPlay.sending || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
+  aheadPick[name] = ownPlay.sending || queued > 0
+    || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
 }
+const followedValue = { seat: null, from: null };  // the turn's seat and the last discarder, as last followed
 function follow(select, name, value) {
   // a new turn (or discard) moves the select unless the operator is in it or picked ahead of it
   if (document.activeElement !== select && !aheadPick[name]) select.value = value;
   aheadPick[name] = false;
+  followedValue[name] = value;
+}
+function pressedPick(select, name, behind) {
+  // a play pressed: the select's value, or null while the page is behind the operator's own plays and
+  // it shows what the page followed (the play goes to the turn, or the last discard, when it is sent)
+  return behind && select.value === followedValue[name] ? null : select.value;
 }
 function renderPlayForm(hand) {
   // keying what happened on the table, for a table without a camera (or what the camera missed)
@@ -401,11 +409,10 @@ function claimedTile(from) {
   return last && !last.claimed ? last.tile : null;
 }
 
-function playBody(kind, f) {
-  let tiles = parseTiles(f.tiles.value);
-  const seat = f.seat.value;
+function playBody(kind, seat, from, typed) {
+  let tiles = parseTiles(typed);
   // 碰 and 明杠 with 牌 empty: the claimed tile is on the table (the record takes no other), not typed again
-  if (!tiles.length && (kind === "pung" || kind === "kong") && claimedTile(f.from.value)) tiles = [claimedTile(f.from.value)];
+  if (!tiles.length && (kind === "pung" || kind === "kong") && claimedTile(from)) tiles = [claimedTile(from)];
   if (kind === "deal_done") return { type: "deal_done" };
   if (kind.startsWith("missing:")) return { type: "missing", seat, suit: kind.slice(8) };
   if (kind === "riichi") return { type: "riichi", seat };
@@ -421,9 +428,9 @@ function playBody(kind, f) {
   if (kind === "chow" && tiles.length !== 3) return { problem: t("key.threeTiles") };
   if (kind === "discard" || kind === "flower") return { type: kind, seat, tile: t0 };
   const four = [t0, t0, t0, t0];
-  if (kind === "chow") return { type: "claim", kind: "chow", seat, from: f.from.value, tiles };
-  if (kind === "pung") return { type: "claim", kind: "pung", seat, from: f.from.value, tiles: [t0, t0, t0] };
-  if (kind === "kong") return { type: "claim", kind: "kong", seat, from: f.from.value, tiles: four };
+  if (kind === "chow") return { type: "claim", kind: "chow", seat, from, tiles };
+  if (kind === "pung") return { type: "claim", kind: "pung", seat, from, tiles: [t0, t0, t0] };
+  if (kind === "kong") return { type: "claim", kind: "kong", seat, from, tiles: four };
   return { type: "kong", seat, tiles: four, concealed: kind === "concealed", added: kind === "added" };
 }
 
@@ -1632,24 +1639,53 @@ $("dice-form").addEventListener("submit", once(async (e) => {
   }
   if (await act("/api/dice", { seat: f.seat.value, dice })) f.dice.value = "";
 }));
-async function keyPlay(kind) {
-  // one play keyed; the focus goes back to 牌 whatever the answer, so the next tile is typed at once
-  // (before, a pressed key kept it and every play began with a tap on 牌)
+// Plays are keyed one after another, each sent once the page shows the operator's last one: typed on
+// while a play is on its way (a slow Wi-Fi), the next is not lost and goes to the seat the turn has
+// moved to, or to the seat picked for it when pressed (a seat picked after the press is the next play's).
+// 牌 is cleared when a play is pressed and given back on a refusal; the focus stays in 牌 so the next
+// tile is typed at once (before, the focus stayed on the button pressed, every play began with a tap on
+// 牌, and a tile typed before the answer was wiped by it).
+const CATCH_UP_MS = 3000;
+let keying = Promise.resolve();
+let queued = 0;  // plays pressed and not yet answered
+const TILE_KINDS = new Set(["discard", "flower", "chow", "pung", "kong", "concealed", "added"]);
+function keyPlay(kind) {
   const f = $("play-form");
-  const body = playBody(kind, f);
+  const typed = TILE_KINDS.has(kind) ? f.tiles.value : null;
+  if (typed !== null) f.tiles.value = "";
+  f.tiles.focus();
+  const behind = queued > 0 || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
+  const seat = pressedPick(f.seat, "seat", behind), from = pressedPick(f.from, "from", behind);
+  queued++;
+  keying = keying.then(() => sendPlay(kind, typed, seat, from)).catch(() => {}).finally(() => { queued--; });
+  return keying;
+}
+async function caughtUp() {
+  // until the page shows the operator's last play (its update moves the seat), at most CATCH_UP_MS
+  const end = Date.now() + CATCH_UP_MS;
+  while (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq) && Date.now() < end) {
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
+}
+async function sendPlay(kind, typed, seat, from) {
+  await caughtUp();
+  const f = $("play-form");
+  const hand = (state && state.hand) || {};
+  const giveBack = () => { if (typed && !f.tiles.value) f.tiles.value = typed; };
+  const body = playBody(kind, seat || (hand.turn && hand.turn.seat) || f.seat.value,
+                        from || lastDiscarder(hand) || f.from.value, typed || "");
   if (!body || body.problem) {
     $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile"));
     $("action-msg").className = "msg bad";
-    f.tiles.focus();
+    giveBack();
     return;
   }
   ownPlay.sending = true;
   try {
-    if (await act("/api/play", body)) f.tiles.value = "";
+    if (!(await act("/api/play", body))) giveBack();
   } finally {
     ownPlay.sending = false;
     ownPlay.seq = lastOutcome === "ok" ? lastActSeq : ownPlay.seq;
-    f.tiles.focus();
   }
 }
 $("play-form").addEventListener("submit", (e) => {
