@@ -79,10 +79,11 @@ async def _keying_page(svc: TableService, chromium: Any) -> Any:
 
 
 async def _shown(page: Any, svc: TableService) -> None:
-    """Until the page shows the record as it is now and the answer to the play that made it."""
-    seq = svc.controller.state.seq
-    await page.wait_for_function(f"window.__lastSeq >= {seq}")
-    await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{seq}')")
+    """Until the page shows the record as it is now and the answer to the last play keyed (the table's
+    own events may come after it)."""
+    await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+    play = max(ev.seq for ev in svc.controller.store.since(0) if ev.type.startswith("play."))
+    await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{play}')")
 
 
 def _focus_in_tiles(page: Any) -> Any:
