@@ -96,7 +96,8 @@ class Operator:
         await self.page.select_option(f"{FORM} select[name={name}]", value)
 
     async def type(self, text: str) -> None:
-        if not await self.page.evaluate(f"document.activeElement === document.querySelector('{FORM} input[name=tiles]')"):
+        focused = f"document.activeElement === document.querySelector('{FORM} input[name=tiles]')"
+        if not await self.page.evaluate(focused):
             await self.click(f"{FORM} input[name=tiles]")
         self._device("keyboard")
         self.keys += len(text)
@@ -124,7 +125,7 @@ class Operator:
         await self.seat("seat", a.seat or "E")
         if a.type == "claim":
             await self.seat("from", a.frm or "E")
-        tiles = "".join(a.run[i][0] for i in range(3)) + a.run[0][-1] if kind == "chow" else a.tile or ""
+        tiles = "".join(t[:-1] for t in a.run) + a.run[0][-1] if kind == "chow" else a.tile or ""  # 345s
         if kind in ("pung", "kong") and self.way == "keys":
             tiles = ""  # the claimed tile is the last discard: 碰 and 明杠 take it
         if tiles:
@@ -181,7 +182,8 @@ async def run(seed: int, way: str) -> dict[str, Any]:
                     try:
                         await _until(lambda: svc.controller.state.seq > before, 5.0)
                     except AssertionError:
-                        raise SystemExit(f"not recorded: {a} — the page says {await page.text_content('#action-msg')!r}")
+                        said = await page.text_content("#action-msg")
+                        raise SystemExit(f"not recorded: {a} — the page says {said!r}")
                     seq = svc.controller.state.seq
                     await page.wait_for_function(f"window.__lastSeq >= {seq}")
                     by_kind[kind_of(a)].append((op.clicks - c0, op.keys - k0, op.homes - h0, time.monotonic() - t0))

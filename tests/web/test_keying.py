@@ -57,7 +57,7 @@ async def service(tmp_path: Path) -> Any:
     await svc.stop()
 
 
-async def _keying_page(svc: TableService, chromium: Any) -> Any:
+async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
     """A hand started and its dice thrown (the table's buttons); the Table page logged in as the
     operator, the play form shown."""
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
@@ -68,7 +68,7 @@ async def _keying_page(svc: TableService, chromium: Any) -> Any:
         n = len(hand["throws"])
         svc.sim.press_button(seat=side_of_wind(hand["next_thrower"], hand["dealer_position"]), button="dice")
         await _until(lambda: len(svc.controller.state.hand["throws"]) > n)
-    context = await chromium.new_context(viewport={"width": 1280, "height": 800})
+    context = await chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     page = await context.new_page()
     await page.goto(f"http://127.0.0.1:{svc.port}/")
     await page.fill("#token", OPERATOR)
@@ -237,3 +237,43 @@ async def test_plays_typed_while_the_last_one_is_on_its_way_are_each_keyed_for_t
     assert (meld["type"], meld["tiles"], meld["from"]) == ("pung", ["3p"] * 3, "S")
     await _shown(page, service)
     assert await page.input_value(TILES) == "" and await _focus_in_tiles(page)
+
+
+async def _in_view(page: Any, selector: str) -> bool:
+    return await page.evaluate("(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+                               " return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }", selector)
+
+
+async def test_each_plays_answer_is_said_in_words_beside_the_form_on_a_tablet(service: TableService,
+                                                                             chromium: Any) -> None:
+    """On a tablet held upright (768 x 1024) the form is scrolled into view and the message line at the top
+    of the page out of it: an accepted or refused play said so only there, out of sight, and the operator
+    keyed on after a refusal or a wrong tile without knowing. The form now says each answer with the play in words
+    (东家打出 五万 ✓ 已记录 #N; 北家打出 九筒 ✗ 未轮到北家…), where the operator is looking."""
+    page = await _keying_page(service, chromium, viewport=(768, 1024))
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.keyboard.type("5m")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    seq = hand()["discards"]["E"][0]["seq"]
+    await page.evaluate(f"document.querySelector('{FORM}').scrollIntoView({{block: 'end'}})")  # its keys in reach
+    assert not await _in_view(page, "#action-msg")
+    line = "[data-testid=play-msg]"
+    assert await page.text_content(line) == f"东家打出 五万 ✓ 已记录 #{seq}"
+    assert await _in_view(page, line)
+    await page.keyboard.type("n9p")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector(f"{line}.bad")
+    said = await page.text_content(line)
+    assert said.startswith("北家打出 九筒 ✗ 未轮到北家，现在是南家"), said
+    assert await _in_view(page, line)
+    assert await page.input_value(TILES) == "9p"  # given back, to put right: it is S's
+    await page.select_option(f"{FORM} select[name=seat]", "S")
+    await page.focus(TILES)
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["S"]))
+    await page.wait_for_function(f"document.querySelector('{line}').textContent.startsWith('南家打出 九筒 ✓')")

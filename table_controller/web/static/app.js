@@ -74,7 +74,8 @@ const I18N = {
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
-               missing: "定缺", riichi: "立直", keys: "键盘：先打 e s w n 选东南西北家；5m 回车即打出（花牌为补花）；碰、明杠不必填牌" },
+               missing: "定缺", riichi: "立直", keys: "键盘：先打 e s w n 选东南西北家；5m 回车即打出（花牌为补花）；碰、明杠不必填牌",
+               said: "{seat}家{what} {tiles}", saidFrom: "{seat}家{what} {tiles}（{from}家打出）" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
         ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作，未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
         taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
@@ -128,7 +129,8 @@ const I18N = {
                oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)",
                threeTiles: "Chow: three tiles, e.g. 345s",
                missing: "Missing suit (定缺)", riichi: "Riichi",
-               keys: "Keyboard: e s w n first picks the seat; 5m Enter discards (a flower: laid out); pung and exposed kong need no tile" },
+               keys: "Keyboard: e s w n first picks the seat; 5m Enter discards (a flower: laid out); pung and exposed kong need no tile",
+               said: "{seat} {what} {tiles}", saidFrom: "{seat} {what} {tiles} (from {from})" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
@@ -1667,6 +1669,24 @@ async function caughtUp() {
     await new Promise((ok) => setTimeout(ok, 20));
   }
 }
+function playWords(body) {
+  // the play as sent, in words: 东家打出 五万, 西家碰 五万（东家打出）
+  if (body.type === "deal_done") return t("key.dealDone");
+  const kind = body.type === "claim" ? body.kind : body.type === "kong" ? (body.concealed ? "concealed" : "added")
+    : body.type === "missing" ? "missing" : body.type;
+  const tiles = body.type === "missing" ? t("suit." + body.suit)
+    : body.tile ? tileName(body.tile) : body.kind === "chow" ? (body.tiles || []).map(tileName).join(" ")
+    : tileName((body.tiles || [])[0]);
+  const said = { seat: t("seat." + body.seat), what: t("key." + kind), tiles: tiles || "" };
+  return body.from ? t("key.saidFrom", { ...said, from: t("seat." + body.from) }) : t("key.said", said).trim();
+}
+function sayPlay(body) {
+  // the answer to a play also under the form: on a tablet the message line above is scrolled away while
+  // the operator keys (before, an accepted or refused play said so only there, out of sight)
+  const line = $("play-msg"), msg = $("action-msg");
+  line.textContent = (body ? playWords(body) + " " : "") + msg.textContent;
+  line.className = msg.className;
+}
 async function sendPlay(kind, typed, seat, from) {
   await caughtUp();
   const f = $("play-form");
@@ -1677,12 +1697,14 @@ async function sendPlay(kind, typed, seat, from) {
   if (!body || body.problem) {
     $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile"));
     $("action-msg").className = "msg bad";
+    sayPlay(null);
     giveBack();
     return;
   }
   ownPlay.sending = true;
   try {
     if (!(await act("/api/play", body))) giveBack();
+    sayPlay(body);
   } finally {
     ownPlay.sending = false;
     ownPlay.seq = lastOutcome === "ok" ? lastActSeq : ownPlay.seq;
