@@ -277,3 +277,26 @@ async def test_each_plays_answer_is_said_in_words_beside_the_form_on_a_tablet(se
     await page.keyboard.press("Enter")
     await _until(lambda: bool(hand()["discards"]["S"]))
     await page.wait_for_function(f"document.querySelector('{line}').textContent.startsWith('南家打出 九筒 ✓')")
+
+
+async def test_the_dealers_first_discard_ends_the_deal_when_deal_done_was_not_pressed(service: TableService,
+                                                                                     chromium: Any) -> None:
+    """配牌完成 forgotten: the dealer's first discard keyed on the page ends the deal first, as the camera
+    reads it (play.deal_done, then the discard). Before, the discard went in with no turn (the service
+    takes any seat's play then), and 配牌完成 pressed after it put the turn back to the dealer."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    seq = service.controller.state.seq
+    await page.click(f"{FORM} [data-play=flower]")  # 牌 empty: asked for the tile; the focus is in 牌
+    await page.keyboard.type("e5f")
+    await page.keyboard.press("Enter")  # the dealer's opening 补花
+    await _until(lambda: hand()["flowers"]["E"] == ["5f"])
+    await _shown(page, service)
+    await page.keyboard.type("e5m")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    plays = [ev.type for ev in service.controller.store.since(seq) if ev.type.startswith("play.")]
+    assert plays == ["play.flower", "play.deal_done", "play.discard"]
+    assert hand()["turn"]["seat"] == "S"
+    await _shown(page, service)
+    assert await page.input_value(f"{FORM} select[name=seat]") == "S"

@@ -1703,6 +1703,11 @@ async function sendPlay(kind, typed, seat, from) {
   }
   ownPlay.sending = true;
   try {
+    // the dealer's first discard ends the deal, as the camera reads it: 配牌完成 forgotten went unseen, the
+    // turn then ran from the discard, and 配牌完成 pressed later put it back to the dealer
+    const dealing = body.type === "discard" && body.seat === "E" && !hand.turn && !hand.ended
+      && !SEATS.some((w) => ((hand.discards || {})[w] || []).length);
+    if (dealing && !(await act("/api/play", { type: "deal_done" }))) { giveBack(); sayPlay(null); return; }
     if (!(await act("/api/play", body))) giveBack();
     sayPlay(body);
   } finally {
