@@ -300,3 +300,37 @@ async def test_the_dealers_first_discard_ends_the_deal_when_deal_done_was_not_pr
     assert hand()["turn"]["seat"] == "S"
     await _shown(page, service)
     assert await page.input_value(f"{FORM} select[name=seat]") == "S"
+
+
+async def test_riichi_pressed_after_the_discard_goes_to_the_seat_that_discarded(tmp_path: Path,
+                                                                                chromium: Any) -> None:
+    """日本麻将: 立直 is keyed after the discard that declared it, by when 座位 has moved on to the seat in
+    turn. Pressed without a pick it is the discarder's; a seat picked is taken as picked. Before, it went
+    to the seat in turn (refused, 南家尚未出牌, or recorded for the wrong seat once that seat had discarded)."""
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+                           "rules": {"ruleset": "riichi"}, "display": {"port": 0, "operator_token": OPERATOR}},
+                          source="test")
+    svc = TableService(config, tmp_path / "riichi")
+    await svc.start()
+    try:
+        await svc.controller.wait_linked(10)
+        page = await _keying_page(svc, chromium)
+        hand = lambda: svc.controller.state.hand  # noqa: E731
+        await page.click(f"{FORM} [data-play=deal_done]")
+        await _until(lambda: hand()["turn"] is not None)
+        await _shown(page, svc)
+        for seat, tile in (("E", "9p"), ("S", "1z")):
+            await page.keyboard.type(tile)
+            await page.keyboard.press("Enter")
+            await _until(lambda: bool(hand()["discards"][seat]))
+            await _shown(page, svc)
+        assert await page.input_value(f"{FORM} select[name=seat]") == "W"
+        await page.click(f"{FORM} [data-play=riichi]")
+        await _until(lambda: bool(hand().get("riichi")))
+        await _shown(page, svc)
+        assert list(hand()["riichi"]) == ["S"]
+        await page.keyboard.type("e")  # picked: E's, not the last discarder's
+        await page.click(f"{FORM} [data-play=riichi]")
+        await _until(lambda: "E" in hand()["riichi"])
+    finally:
+        await svc.stop()

@@ -1657,7 +1657,9 @@ function keyPlay(kind) {
   if (typed !== null) f.tiles.value = "";
   f.tiles.focus();
   const behind = queued > 0 || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
-  const seat = pressedPick(f.seat, "seat", behind), from = pressedPick(f.from, "from", behind);
+  // 立直 is keyed after the discard that declared it, when the seat has followed the turn on: unless
+  // picked, it is that discarder's (before, it went to the seat in turn, or was refused: 南家尚未出牌)
+  const seat = pressedPick(f.seat, "seat", behind || kind === "riichi"), from = pressedPick(f.from, "from", behind);
   queued++;
   keying = keying.then(() => sendPlay(kind, typed, seat, from)).catch(() => {}).finally(() => { queued--; });
   return keying;
@@ -1692,7 +1694,8 @@ async function sendPlay(kind, typed, seat, from) {
   const f = $("play-form");
   const hand = (state && state.hand) || {};
   const giveBack = () => { if (typed && !f.tiles.value) f.tiles.value = typed; };
-  const body = playBody(kind, seat || (hand.turn && hand.turn.seat) || f.seat.value,
+  const turn = kind === "riichi" ? lastDiscarder(hand) : hand.turn && hand.turn.seat;
+  const body = playBody(kind, seat || turn || f.seat.value,
                         from || lastDiscarder(hand) || f.from.value, typed || "");
   if (!body || body.problem) {
     $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile"));
