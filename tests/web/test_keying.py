@@ -334,3 +334,30 @@ async def test_riichi_pressed_after_the_discard_goes_to_the_seat_that_discarded(
         await _until(lambda: "E" in hand()["riichi"])
     finally:
         await svc.stop()
+
+
+async def test_a_refused_plays_tiles_come_back_selected_so_typing_replaces_them(service: TableService,
+                                                                               chromium: Any) -> None:
+    """A refused play's tiles come back to 牌 selected: the operator types the tile right, or a seat's
+    letter, over them. Before, what was typed went after them (9pw: no seat picked, 打出只填一张牌 next)."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.keyboard.type("5m")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    await page.keyboard.type("w9p")  # W punged E's 5m, and the pung was not keyed: W's discard is refused
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("[data-testid=play-msg].bad")
+    assert await page.input_value(TILES) == "9p"
+    await page.keyboard.type("w")
+    assert await page.input_value(TILES) == "" and await page.input_value(f"{FORM} select[name=seat]") == "W"
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["W"]))
+    await _shown(page, service)
+    await page.keyboard.type("9p")
+    await page.keyboard.press("Enter")
+    await _until(lambda: [d["tile"] for d in hand()["discards"]["W"]] == ["9p"])

@@ -1693,7 +1693,12 @@ async function sendPlay(kind, typed, seat, from) {
   await caughtUp();
   const f = $("play-form");
   const hand = (state && state.hand) || {};
-  const giveBack = () => { if (typed && !f.tiles.value) f.tiles.value = typed; };
+  const giveBack = () => {
+    // the tiles back in 牌, selected: a retyped tile or a seat's letter replaces them (before, typed after them)
+    if (!typed || f.tiles.value) return;
+    f.tiles.value = typed;
+    if (document.activeElement === f.tiles) f.tiles.select();
+  };
   const turn = kind === "riichi" ? lastDiscarder(hand) : hand.turn && hand.turn.seat;
   const body = playBody(kind, seat || turn || f.seat.value,
                         from || lastDiscarder(hand) || f.from.value, typed || "");
