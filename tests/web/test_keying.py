@@ -353,6 +353,8 @@ async def test_a_refused_plays_tiles_come_back_selected_so_typing_replaces_them(
     await page.keyboard.press("Enter")
     await page.wait_for_selector("[data-testid=play-msg].bad")
     assert await page.input_value(TILES) == "9p"
+    said = await page.text_content("[data-testid=play-msg]")
+    assert said.endswith("西家若先吃碰杠了东家的牌，请先录入（打 w 再按吃、碰或明杠），再按回车录入这张"), said
     await page.keyboard.type("w")
     assert await page.input_value(TILES) == "" and await page.input_value(f"{FORM} select[name=seat]") == "W"
     await page.click(f"{FORM} [data-play=pung]")

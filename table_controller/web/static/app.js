@@ -75,7 +75,8 @@ const I18N = {
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
                missing: "定缺", riichi: "立直", keys: "键盘：先打 e s w n 选东南西北家；5m 回车即打出（花牌为补花）；碰、明杠不必填牌",
-               said: "{seat}家{what} {tiles}", saidFrom: "{seat}家{what} {tiles}（{from}家打出）" },
+               said: "{seat}家{what} {tiles}", saidFrom: "{seat}家{what} {tiles}（{from}家打出）",
+               claimFirst: "{seat}家若先吃碰杠了{from}家的牌，请先录入（打 {key} 再按吃、碰或明杠），再按回车录入这张" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
         ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作，未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
         taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
@@ -130,7 +131,8 @@ const I18N = {
                threeTiles: "Chow: three tiles, e.g. 345s",
                missing: "Missing suit (定缺)", riichi: "Riichi",
                keys: "Keyboard: e s w n first picks the seat; 5m Enter discards (a flower: laid out); pung and exposed kong need no tile",
-               said: "{seat} {what} {tiles}", saidFrom: "{seat} {what} {tiles} (from {from})" },
+               said: "{seat} {what} {tiles}", saidFrom: "{seat} {what} {tiles} (from {from})",
+               claimFirst: "if {seat} claimed {from}'s tile first, key that claim ({key}, then chow, pung or kong), then Enter for this discard" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
@@ -1682,12 +1684,19 @@ function playWords(body) {
   const said = { seat: t("seat." + body.seat), what: t("key." + kind), tiles: tiles || "" };
   return body.from ? t("key.saidFrom", { ...said, from: t("seat." + body.from) }) : t("key.said", said).trim();
 }
-function sayPlay(body) {
+function sayPlay(body, hint) {
   // the answer to a play also under the form: on a tablet the message line above is scrolled away while
   // the operator keys (before, an accepted or refused play said so only there, out of sight)
   const line = $("play-msg"), msg = $("action-msg");
-  line.textContent = (body ? playWords(body) + " " : "") + msg.textContent;
+  line.textContent = (body ? playWords(body) + " " : "") + msg.textContent + (hint ? " " + hint : "");
   line.className = msg.className;
+}
+function missedClaim(body, hand) {
+  // a discard out of turn while another seat's discard lies unclaimed: most often the claim before it
+  // was not keyed (W pungs E's tile and discards), and the way on is to key that claim first
+  const from = lastDiscarder(hand);
+  if (body.type !== "discard" || !hand.turn || body.seat === hand.turn.seat || !from || from === body.seat) return "";
+  return t("key.claimFirst", { seat: t("seat." + body.seat), from: t("seat." + from), key: body.seat.toLowerCase() });
 }
 async function sendPlay(kind, typed, seat, from) {
   await caughtUp();
@@ -1716,8 +1725,9 @@ async function sendPlay(kind, typed, seat, from) {
     const dealing = body.type === "discard" && body.seat === "E" && !hand.turn && !hand.ended
       && !SEATS.some((w) => ((hand.discards || {})[w] || []).length);
     if (dealing && !(await act("/api/play", { type: "deal_done" }))) { giveBack(); sayPlay(null); return; }
-    if (!(await act("/api/play", body))) giveBack();
-    sayPlay(body);
+    const ok = await act("/api/play", body);
+    if (!ok) giveBack();
+    sayPlay(body, ok || lastOutcome !== "refused" ? "" : missedClaim(body, (state && state.hand) || {}));
   } finally {
     ownPlay.sending = false;
     ownPlay.seq = lastOutcome === "ok" ? lastActSeq : ownPlay.seq;
