@@ -363,3 +363,21 @@ async def test_a_refused_plays_tiles_come_back_selected_so_typing_replaces_them(
     await page.keyboard.type("9p")
     await page.keyboard.press("Enter")
     await _until(lambda: [d["tile"] for d in hand()["discards"]["W"]] == ["9p"])
+
+
+async def test_a_tile_typed_in_capitals_is_read(service: TableService, chromium: Any) -> None:
+    """Caps lock on (or a tablet's keyboard capitalising): 5M is 5m, 5F a flower laid out. Before, the
+    capital suit letter was not read: 请填写牌，如 5m."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.keyboard.type("5M")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    await page.keyboard.type("5F")
+    await page.keyboard.press("Enter")
+    await _until(lambda: hand()["flowers"]["S"] == ["5f"])
+    assert [d["tile"] for d in hand()["discards"]["E"]] == ["5m"]

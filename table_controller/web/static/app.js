@@ -413,8 +413,12 @@ function claimedTile(from) {
   return last && !last.claimed ? last.tile : null;
 }
 
+function typedTiles(text) {
+  // 牌 as typed: 5M with caps lock on is 5m (before: 请填写牌, the suit letter not read)
+  return parseTiles(String(text || "").toLowerCase());
+}
 function playBody(kind, seat, from, typed) {
-  let tiles = parseTiles(typed);
+  let tiles = typedTiles(typed);
   // 碰 and 明杠 with 牌 empty: the claimed tile is on the table (the record takes no other), not typed again
   if (!tiles.length && (kind === "pung" || kind === "kong") && claimedTile(from)) tiles = [claimedTile(from)];
   if (kind === "deal_done") return { type: "deal_done" };
@@ -1736,7 +1740,7 @@ async function sendPlay(kind, typed, seat, from) {
 $("play-form").addEventListener("submit", (e) => {
   // Enter in 牌 (a tablet keyboard's 前往 too) keys the commonest play: 打出, or 补花 for a flower (never discarded)
   e.preventDefault();
-  const tiles = parseTiles($("play-form").tiles.value);
+  const tiles = typedTiles($("play-form").tiles.value);
   keyPlay(tiles.length && tiles.every((x) => x.endsWith("f")) ? "flower" : "discard");
 });
 document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", () => keyPlay(button.dataset.play)));
