@@ -10,7 +10,9 @@ prints them by kind, the machine's seconds per play (press to the page showing i
 seconds by the keystroke-level model (a click 1.1 s, a keystroke 0.28 s, a hand moved between mouse and
 keyboard 0.4 s: Card, Moran and Newell), then a final JSON line.
 
-`--way mouse`: the page by pointer (tap a select, type the tile after tapping 牌, tap the play's key).
+`--ahead` presses every play without waiting for the page (an operator catching up, not looking), with
+`--latency MS` on each play's request and answer (the venue's Wi-Fi); either way the record must then be
+the hand, play for play. `--way mouse`: the page by pointer (tap a select, type the tile after tapping 牌, tap the play's key).
 `--way keys`: the page by keyboard where it lets (a seat's letter typed in 牌, Enter keys 打出 or 补花,
 the focus left in 牌, 配牌完成 keyed with the dealer's first discard, 碰 and 明杠 without a tile); the keys a
 play has no key for (吃, 杠) are clicked. The page before these (commit c84fe52) keys only `--way mouse`.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import statistics
@@ -38,6 +41,7 @@ from table_controller.controller import side_of_wind  # noqa: E402
 from table_controller.demo import win_judge  # noqa: E402
 from table_controller.rules import deal_plan, load_ruleset, physical_wall  # noqa: E402
 from table_controller.service import TableService  # noqa: E402
+from table_controller.tiles import SEATS  # noqa: E402
 from tablesim.players import PlayerAction, play_hand  # noqa: E402
 
 OPERATOR = "bench-operator"
@@ -76,10 +80,12 @@ def kind_of(a: PlayerAction) -> str:
 class Operator:
     """The operator's hands on the page: every click and keystroke counted."""
 
-    def __init__(self, page: Any, way: str) -> None:
-        self.page, self.way = page, way
+    def __init__(self, page: Any, way: str, ahead: bool = False) -> None:
+        self.page, self.way, self.ahead = page, way, ahead
         self.clicks = self.keys = self.homes = 0
         self.on = "mouse"
+        #: --ahead: the seat the operator expects the form to follow to (the page may not show it yet)
+        self.expect: str | None = None
 
     def _device(self, device: str) -> None:
         if device != self.on:
@@ -110,6 +116,10 @@ class Operator:
         await self.page.keyboard.press("Enter")
 
     async def seat(self, name: str, seat: str) -> None:
+        if self.ahead:  # not looking: a letter unless the seat is the one in turn; 来自 follows the last discard
+            if name == "seat" and seat != self.expect:
+                await self.type(LETTER[seat])
+            return
         if await self.page.input_value(f"{FORM} select[name={name}]") == seat:
             return
         if self.way == "keys" and name == "seat":
@@ -136,6 +146,8 @@ class Operator:
             await self.enter()
         else:
             await self.click(f"{FORM} [data-play={kind}]")
+        if a.seat and (self.expect or kind == "discard"):  # the turn as the operator follows it
+            self.expect = SEATS[(SEATS.index(a.seat) + 1) % 4] if kind == "discard" else a.seat
 
 
 async def _until(check: Any, timeout: float = 15.0) -> None:
@@ -146,7 +158,20 @@ async def _until(check: Any, timeout: float = 15.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def run(seed: int, way: str) -> dict[str, Any]:
+def _as_recorded(a: PlayerAction) -> tuple[Any, ...]:
+    type_, data = a.event()
+    return (type_, data.get("seat"), data.get("tile"), tuple(data.get("tiles") or ()), data.get("from"))
+
+
+async def _slow(route: Any, latency_s: float) -> None:
+    """The venue's Wi-Fi: half the latency each way."""
+    await asyncio.sleep(latency_s / 2)
+    response = await route.fetch()
+    await asyncio.sleep(latency_s / 2)
+    await route.fulfill(response=response)
+
+
+async def run(seed: int, way: str, ahead: bool = False, latency_ms: int = 0) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     plays = hand_plays(seed)
@@ -174,15 +199,17 @@ async def run(seed: int, way: str) -> dict[str, Any]:
                                          button="dice")
                     await _until(lambda: len(svc.controller.state.hand["throws"]) > n)
                 await page.wait_for_selector(f"{FORM}:not([hidden])")
-                op = Operator(page, way)
+                if latency_ms:
+                    await page.route("**/api/play", lambda route: _slow(route, latency_ms / 1000))
+                op = Operator(page, way, ahead)
                 by_kind: dict[str, list[tuple[int, int, int, float]]] = defaultdict(list)
                 started = time.monotonic()
                 for a in plays:
                     c0, k0, h0, t0 = op.clicks, op.keys, op.homes, time.monotonic()
                     before = svc.controller.state.seq
                     await op.key(a)
-                    if kind_of(a) == "deal_done" and way == "keys":
-                        by_kind["deal_done"].append((0, 0, 0, 0.0))
+                    if ahead or (kind_of(a) == "deal_done" and way == "keys"):
+                        by_kind[kind_of(a)].append((op.clicks - c0, op.keys - k0, op.homes - h0, 0.0))
                         continue
                     try:
                         await _until(lambda: svc.controller.state.seq > before, 5.0)
@@ -192,14 +219,26 @@ async def run(seed: int, way: str) -> dict[str, Any]:
                     seq = svc.controller.state.seq
                     await page.wait_for_function(f"window.__lastSeq >= {seq}")
                     by_kind[kind_of(a)].append((op.clicks - c0, op.keys - k0, op.homes - h0, time.monotonic() - t0))
+                if ahead:  # every play pressed without waiting: until the record has them all
+                    with contextlib.suppress(AssertionError):
+                        await _until(lambda: sum(ev.type.startswith("play.") for ev in svc.controller.store.since(0))
+                                     >= len(plays), 120.0)
                 machine = time.monotonic() - started
+                recorded = [(ev.type, ev.data.get("seat"), ev.data.get("tile"), tuple(ev.data.get("tiles") or ()),
+                             ev.data.get("from")) for ev in svc.controller.store.since(0) if ev.type.startswith("play.")]
+                want = [_as_recorded(a) for a in plays]
+                if recorded != want:  # the record is the hand, play for play
+                    said = await page.text_content("#action-msg")
+                    at = next((i for i, (x, y) in enumerate(zip(recorded, want)) if x != y), min(len(recorded), len(want)))
+                    raise SystemExit(f"the record is not the hand keyed from play {at} ({said!r}):\n"
+                                     f" recorded {recorded[at:at + 4]}\n keyed    {want[at:at + 4]}")
                 await browser.close()
         finally:
             await svc.stop()
     rows = {k: {"plays": len(v), "clicks": sum(x[0] for x in v) / len(v), "keys": sum(x[1] for x in v) / len(v),
                 "machine_s": statistics.mean(x[3] for x in v)} for k, v in by_kind.items()}
     operator_s = op.clicks * CLICK_S + op.keys * KEY_S + op.homes * HOME_S
-    return {"seed": seed, "way": way, "plays": len(plays), "clicks": op.clicks, "keys": op.keys, "homes": op.homes,
+    return {"seed": seed, "way": way, "ahead": ahead, "latency_ms": latency_ms, "plays": len(plays), "clicks": op.clicks, "keys": op.keys, "homes": op.homes,
             "per_play": round((op.clicks + op.keys) / len(plays), 2), "machine_s": round(machine, 2),
             "operator_s": round(operator_s, 1), "operator_s_per_play": round(operator_s / len(plays), 2),
             "kinds": rows}
@@ -209,8 +248,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=28)
     p.add_argument("--way", choices=("keys", "mouse"), default="keys")
+    p.add_argument("--ahead", action="store_true", help="press every play without waiting for the page")
+    p.add_argument("--latency", type=int, default=0, help="ms each play's request and answer take in all")
     args = p.parse_args()
-    result = asyncio.run(run(args.seed, args.way))
+    result = asyncio.run(run(args.seed, args.way, args.ahead, args.latency))
     for kind, row in sorted(result["kinds"].items()):
         print(f"{kind:10} {row['plays']:3} plays  {row['clicks']:.2f} clicks {row['keys']:.2f} keys per play"
               f"  {row['machine_s'] * 1000:.0f} ms")

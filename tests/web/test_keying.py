@@ -381,3 +381,36 @@ async def test_a_tile_typed_in_capitals_is_read(service: TableService, chromium:
     await page.keyboard.press("Enter")
     await _until(lambda: hand()["flowers"]["S"] == ["5f"])
     assert [d["tile"] for d in hand()["discards"]["E"]] == ["5m"]
+
+
+async def test_a_seat_picked_with_plays_still_on_their_way_is_the_next_plays(service: TableService,
+                                                                            chromium: Any) -> None:
+    """Keying on ahead of a slow network (0.6 s an answer): E, S and W discard, then S pungs W's tile
+    ("s", 碰) and discards, all pressed before the page has the answers. The pick is the pung's, whatever
+    turns the plays before it bring. Before, a seat picked that was the turn the page showed (S, after E's
+    discard) counted as no pick: the pung went to the seat in turn when it was sent, N, and was taken."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+
+    async def slow(route: Any) -> None:
+        response = await route.fetch()
+        await asyncio.sleep(0.6)
+        await route.fulfill(response=response)
+
+    await page.route("**/api/play", slow)
+    for tile in ("5m", "3p", "2z"):
+        await page.keyboard.type(tile)
+        await page.keyboard.press("Enter")
+    await page.keyboard.type("s")
+    await page.click(f"{FORM} [data-play=pung]")
+    await page.keyboard.type("7s")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["S"][1:]) or bool(hand()["melds"]["N"]), timeout=15)
+    await asyncio.sleep(0.8)  # nothing more on its way
+    assert [[d["tile"] for d in hand()["discards"][w]] for w in "ESWN"] == [["5m"], ["3p", "7s"], ["2z"], []]
+    assert hand()["melds"]["N"] == []
+    meld = hand()["melds"]["S"][0]
+    assert (meld["type"], meld["tiles"], meld["from"]) == ("pung", ["2z"] * 3, "W")

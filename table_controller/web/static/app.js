@@ -360,25 +360,36 @@ function lastDiscarder(hand) {
 
 const followed = { turn: null, from: null, thrower: null }; // what the forms last took from the state
 // A seat picked after a play is keyed but before the page shows that play is a pick for the state the
-// play makes: the new turn it brings must not put the seat back (seen: E's discard keyed, N picked for
-// the pung, the discard's update came and the pung went in for S, whose turn it now was).
+// play makes: the new turns the operator's plays bring, however many are on their way, must not put the
+// seat back (seen: E's discard keyed, N picked for the pung, the discard's update came and the pung went
+// in for S, whose turn it now was; keying on ahead, each queued play's turn moved it again).
 const ownPlay = { sending: false, seq: null };  // the operator's last play: in flight, or its event's seq
 const aheadPick = { seat: false, from: false };
+const pickedForNext = { seat: false, from: false };  // picked (select or letter) since the last play pressed
+function behindOwn() {
+  // plays pressed and not yet answered, or answered and not yet shown
+  return queued > 0 || ownPlay.sending || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
+}
 function pickedAhead(name) {
-  aheadPick[name] = ownPlay.sending || queued > 0
-    || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
+  pickedForNext[name] = true;
+  aheadPick[name] = behindOwn();
 }
-const followedValue = { seat: null, from: null };  // the turn's seat and the last discarder, as last followed
 function follow(select, name, value) {
-  // a new turn (or discard) moves the select unless the operator is in it or picked ahead of it
-  if (document.activeElement !== select && !aheadPick[name]) select.value = value;
-  aheadPick[name] = false;
-  followedValue[name] = value;
+  // a new turn (or discard) moves the select unless the operator is in it, or picked it while the page
+  // was behind their plays: that pick holds until the update that catches up
+  if (aheadPick[name]) {
+    if (!behindOwn()) aheadPick[name] = false;
+    return;
+  }
+  if (document.activeElement !== select) select.value = value;
 }
-function pressedPick(select, name, behind) {
-  // a play pressed: the select's value, or null while the page is behind the operator's own plays and
-  // it shows what the page followed (the play goes to the turn, or the last discard, when it is sent)
-  return behind && select.value === followedValue[name] ? null : select.value;
+function pressedPick(select, name, follows) {
+  // a play pressed: the select's value, or null where it follows and nothing was picked for it (a pick
+  // is for one play): it goes to the turn, or the last discard, as they stand when it is sent
+  const value = follows && !pickedForNext[name] ? null : select.value;
+  pickedForNext[name] = false;
+  aheadPick[name] = false;
+  return value;
 }
 function renderPlayForm(hand) {
   // keying what happened on the table, for a table without a camera (or what the camera missed)
@@ -1662,7 +1673,7 @@ function keyPlay(kind) {
   const typed = TILE_KINDS.has(kind) ? f.tiles.value : null;
   if (typed !== null) f.tiles.value = "";
   f.tiles.focus();
-  const behind = queued > 0 || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
+  const behind = behindOwn();
   // 立直 is keyed after the discard that declared it, when the seat has followed the turn on: unless
   // picked, it is that discarder's (before, it went to the seat in turn, or was refused: 南家尚未出牌)
   const seat = pressedPick(f.seat, "seat", behind || kind === "riichi"), from = pressedPick(f.from, "from", behind);
