@@ -819,6 +819,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
 
         if not (type == "play.claim" and _claimed_late(hand, seat, d.get("from"))):  # 补记 stands
             return "本盘已和牌结束，不再行牌：请结束本盘 / the hand is won and over: no more play; end the hand"
+    if type == "play.deal_done" and (turn is not None or any((hand.get("discards") or {}).values())):
+        # a slip on 配牌完成 (beside 打出) gave the turn back to the dealer mid-hand: every play after it refused
+        return "配牌已完成，本盘已开始行牌：不必再按配牌完成 / the deal is done and play has begun"
     if type == "play.missing":
         return _missing_problem(hand, seat, d.get("suit"))
     if type == "play.riichi":

@@ -56,6 +56,17 @@ def test_a_flower_is_laid_in_the_opening_by_anyone_then_only_by_the_seat_in_turn
     assert mcr.state.hand["flowers"] == {"E": ["2f"], "S": ["3f"], "W": ["1f", "4f"], "N": []}
 
 
+def test_deal_done_once_play_has_begun_is_refused_and_the_turn_stays(mcr: Controller) -> None:
+    """配牌完成 sits beside 打出 on the Table page: pressed by a slip mid-hand it gave the turn back to the
+    dealer, and every play after it was refused (未轮到西家，现在是东家) until the referee voided it."""
+    _refused(mcr, "deal_done", "配牌已完成")  # the dealer is to discard: done already
+    _play(mcr, "discard", seat="E", tile="1z")
+    _play(mcr, "discard", seat="S", tile="2z")
+    _refused(mcr, "deal_done", "配牌已完成，本盘已开始行牌")
+    _play(mcr, "discard", seat="W", tile="3z")
+    assert mcr.state.hand["turn"]["seat"] == "N"
+
+
 def test_a_discard_the_table_has_played_past_is_not_claimed(mcr: Controller) -> None:
     _play(mcr, "discard", seat="E", tile="1z")
     _play(mcr, "discard", seat="S", tile="2z")  # S drew: E's 1z was let go

@@ -75,7 +75,9 @@ const I18N = {
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
-               missing: "定缺", riichi: "立直" },
+               missing: "定缺", riichi: "立直", keys: "键盘：先打 e s w n 选东南西北家；5m 回车即打出（花牌为补花）；碰、明杠不必填牌",
+               said: "{seat}家{what} {tiles}", saidFrom: "{seat}家{what} {tiles}（{from}家打出）",
+               claimFirst: "{seat}家若先吃碰杠了{from}家的牌，请先录入（打 {key} 再按吃、碰或明杠），再按回车录入这张" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
         ok: "✓ 已记录", repeat: "✓ 已记录（重复的操作，未再记录）", lost: "✗ {what}：没有收到回应，正在向服务核对是否已记录（不会重复记录）", needRef: "需要裁判权限",
         taken: "✓ {what}：已记录 #{seq}（回应在网络中丢失，已向服务核对）", notTaken: "✗ {what}：没有记录（没有送到服务）。需要的话请再按一次",
@@ -129,7 +131,10 @@ const I18N = {
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
                oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)",
                threeTiles: "Chow: three tiles, e.g. 345s",
-               missing: "Missing suit (定缺)", riichi: "Riichi" },
+               missing: "Missing suit (定缺)", riichi: "Riichi",
+               keys: "Keyboard: e s w n first picks the seat; 5m Enter discards (a flower: laid out); pung and exposed kong need no tile",
+               said: "{seat} {what} {tiles}", saidFrom: "{seat} {what} {tiles} (from {from})",
+               claimFirst: "if {seat} claimed {from}'s tile first, key that claim ({key}, then chow, pung or kong), then Enter for this discard" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
         dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
@@ -360,17 +365,36 @@ function lastDiscarder(hand) {
 
 const followed = { turn: null, from: null, thrower: null }; // what the forms last took from the state
 // A seat picked after a play is keyed but before the page shows that play is a pick for the state the
-// play makes: the new turn it brings must not put the seat back (seen: E's discard keyed, N picked for
-// the pung, the discard's update came and the pung went in for S, whose turn it now was).
+// play makes: the new turns the operator's plays bring, however many are on their way, must not put the
+// seat back (seen: E's discard keyed, N picked for the pung, the discard's update came and the pung went
+// in for S, whose turn it now was; keying on ahead, each queued play's turn moved it again).
 const ownPlay = { sending: false, seq: null };  // the operator's last play: in flight, or its event's seq
 const aheadPick = { seat: false, from: false };
+const pickedForNext = { seat: false, from: false };  // picked (select or letter) since the last play pressed
+function behindOwn() {
+  // plays pressed and not yet answered, or answered and not yet shown
+  return queued > 0 || ownPlay.sending || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
+}
 function pickedAhead(name) {
-  aheadPick[name] = ownPlay.sending || (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq));
+  pickedForNext[name] = true;
+  aheadPick[name] = behindOwn();
 }
 function follow(select, name, value) {
-  // a new turn (or discard) moves the select unless the operator is in it or picked ahead of it
-  if (document.activeElement !== select && !aheadPick[name]) select.value = value;
+  // a new turn (or discard) moves the select unless the operator is in it, or picked it while the page
+  // was behind their plays: that pick holds until the update that catches up
+  if (aheadPick[name]) {
+    if (!behindOwn()) aheadPick[name] = false;
+    return;
+  }
+  if (document.activeElement !== select) select.value = value;
+}
+function pressedPick(select, name, follows) {
+  // a play pressed: the select's value, or null where it follows and nothing was picked for it (a pick
+  // is for one play): it goes to the turn, or the last discard, as they stand when it is sent
+  const value = follows && !pickedForNext[name] ? null : select.value;
+  pickedForNext[name] = false;
   aheadPick[name] = false;
+  return value;
 }
 function renderPlayForm(hand) {
   // keying what happened on the table, for a table without a camera (or what the camera missed)
@@ -398,9 +422,21 @@ function renderPlayForm(hand) {
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
 }
 
-function playBody(kind, f) {
-  const tiles = parseTiles(f.tiles.value);
-  const seat = f.seat.value;
+function claimedTile(from) {
+  // the tile a pung or exposed kong takes: the newest discard of 来自, while it lies unclaimed
+  const pool = (state && state.hand && (state.hand.discards || {})[from]) || [];
+  const last = pool[pool.length - 1];
+  return last && !last.claimed ? last.tile : null;
+}
+
+function typedTiles(text) {
+  // 牌 as typed: 5M with caps lock on is 5m (before: 请填写牌, the suit letter not read)
+  return parseTiles(String(text || "").toLowerCase());
+}
+function playBody(kind, seat, from, typed) {
+  let tiles = typedTiles(typed);
+  // 碰 and 明杠 with 牌 empty: the claimed tile is on the table (the record takes no other), not typed again
+  if (!tiles.length && (kind === "pung" || kind === "kong") && claimedTile(from)) tiles = [claimedTile(from)];
   if (kind === "deal_done") return { type: "deal_done" };
   if (kind.startsWith("missing:")) return { type: "missing", seat, suit: kind.slice(8) };
   if (kind === "riichi") return { type: "riichi", seat };
@@ -416,9 +452,9 @@ function playBody(kind, f) {
   if (kind === "chow" && tiles.length !== 3) return { problem: t("key.threeTiles") };
   if (kind === "discard" || kind === "flower") return { type: kind, seat, tile: t0 };
   const four = [t0, t0, t0, t0];
-  if (kind === "chow") return { type: "claim", kind: "chow", seat, from: f.from.value, tiles };
-  if (kind === "pung") return { type: "claim", kind: "pung", seat, from: f.from.value, tiles: [t0, t0, t0] };
-  if (kind === "kong") return { type: "claim", kind: "kong", seat, from: f.from.value, tiles: four };
+  if (kind === "chow") return { type: "claim", kind: "chow", seat, from, tiles };
+  if (kind === "pung") return { type: "claim", kind: "pung", seat, from, tiles: [t0, t0, t0] };
+  if (kind === "kong") return { type: "claim", kind: "kong", seat, from, tiles: four };
   return { type: "kong", seat, tiles: four, concealed: kind === "concealed", added: kind === "added" };
 }
 
@@ -1667,24 +1703,116 @@ $("dice-form").addEventListener("submit", once(async (e) => {
   }
   if (await act("/api/dice", { seat: f.seat.value, dice })) f.dice.value = "";
 }));
-$("play-form").addEventListener("submit", (e) => e.preventDefault());
-document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", async () => {
+// Plays are keyed one after another, each sent once the page shows the operator's last one: typed on
+// while a play is on its way (a slow Wi-Fi), the next is not lost and goes to the seat the turn has
+// moved to, or to the seat picked for it when pressed (a seat picked after the press is the next play's).
+// 牌 is cleared when a play is pressed and given back on a refusal; the focus stays in 牌 so the next
+// tile is typed at once (before, the focus stayed on the button pressed, every play began with a tap on
+// 牌, and a tile typed before the answer was wiped by it).
+const CATCH_UP_MS = 3000;
+let keying = Promise.resolve();
+let queued = 0;  // plays pressed and not yet answered
+const TILE_KINDS = new Set(["discard", "flower", "chow", "pung", "kong", "concealed", "added"]);
+function keyPlay(kind) {
   const f = $("play-form");
-  const body = playBody(button.dataset.play, f);
+  const typed = TILE_KINDS.has(kind) ? f.tiles.value : null;
+  if (typed !== null) f.tiles.value = "";
+  f.tiles.focus();
+  const behind = behindOwn();
+  // 立直 is keyed after the discard that declared it, when the seat has followed the turn on: unless
+  // picked, it is that discarder's (before, it went to the seat in turn, or was refused: 南家尚未出牌)
+  const seat = pressedPick(f.seat, "seat", behind || kind === "riichi"), from = pressedPick(f.from, "from", behind);
+  queued++;
+  keying = keying.then(() => sendPlay(kind, typed, seat, from)).catch(() => {}).finally(() => { queued--; });
+  return keying;
+}
+async function caughtUp() {
+  // until the page shows the operator's last play (its update moves the seat), at most CATCH_UP_MS
+  const end = Date.now() + CATCH_UP_MS;
+  while (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq) && Date.now() < end) {
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
+}
+function playWords(body) {
+  // the play as sent, in words: 东家打出 五万, 西家碰 五万（东家打出）
+  if (body.type === "deal_done") return t("key.dealDone");
+  const kind = body.type === "claim" ? body.kind : body.type === "kong" ? (body.concealed ? "concealed" : "added")
+    : body.type === "missing" ? "missing" : body.type;
+  const tiles = body.type === "missing" ? t("suit." + body.suit)
+    : body.tile ? tileName(body.tile) : body.kind === "chow" ? (body.tiles || []).map(tileName).join(" ")
+    : tileName((body.tiles || [])[0]);
+  const said = { seat: t("seat." + body.seat), what: t("key." + kind), tiles: tiles || "" };
+  return body.from ? t("key.saidFrom", { ...said, from: t("seat." + body.from) }) : t("key.said", said).trim();
+}
+function sayPlay(body, hint) {
+  // the answer to a play also under the form: on a tablet the message line above is scrolled away while
+  // the operator keys (before, an accepted or refused play said so only there, out of sight)
+  const line = $("play-msg"), msg = $("action-msg");
+  line.textContent = (body ? playWords(body) + " " : "") + msg.textContent + (hint ? " " + hint : "");
+  line.className = msg.className;
+}
+function missedClaim(body, hand) {
+  // a discard out of turn while another seat's discard lies unclaimed: most often the claim before it
+  // was not keyed (W pungs E's tile and discards), and the way on is to key that claim first
+  const from = lastDiscarder(hand);
+  if (body.type !== "discard" || !hand.turn || body.seat === hand.turn.seat || !from || from === body.seat) return "";
+  return t("key.claimFirst", { seat: t("seat." + body.seat), from: t("seat." + from), key: body.seat.toLowerCase() });
+}
+async function sendPlay(kind, typed, seat, from) {
+  await caughtUp();
+  const f = $("play-form");
+  const hand = (state && state.hand) || {};
+  const giveBack = () => {
+    // the tiles back in 牌, selected: a retyped tile or a seat's letter replaces them (before, typed after them)
+    if (!typed || f.tiles.value) return;
+    f.tiles.value = typed;
+    if (document.activeElement === f.tiles) f.tiles.select();
+  };
+  const turn = kind === "riichi" ? lastDiscarder(hand) : hand.turn && hand.turn.seat;
+  const body = playBody(kind, seat || turn || f.seat.value,
+                        from || lastDiscarder(hand) || f.from.value, typed || "");
   if (!body || body.problem) {
     $("action-msg").textContent = "✗ " + (body ? body.problem : t("key.needTile"));
     $("action-msg").className = "msg bad";
+    sayPlay(null);
+    giveBack();
     return;
   }
   ownPlay.sending = true;
   try {
-    if (await act("/api/play", body)) f.tiles.value = "";
+    // the dealer's first discard ends the deal, as the camera reads it: 配牌完成 forgotten went unseen, the
+    // turn then ran from the discard, and 配牌完成 pressed later put it back to the dealer
+    const dealing = body.type === "discard" && body.seat === "E" && !hand.turn && !hand.ended
+      && !SEATS.some((w) => ((hand.discards || {})[w] || []).length);
+    if (dealing && !(await act("/api/play", { type: "deal_done" }))) { giveBack(); sayPlay(null); return; }
+    const ok = await act("/api/play", body);
+    if (!ok) giveBack();
+    sayPlay(body, ok || lastOutcome !== "refused" ? "" : missedClaim(body, (state && state.hand) || {}));
   } finally {
     ownPlay.sending = false;
     ownPlay.seq = lastOutcome === "ok" ? lastActSeq : ownPlay.seq;
   }
-}));
+}
+$("play-form").addEventListener("submit", (e) => {
+  // Enter in 牌 (a tablet keyboard's 前往 too) keys the commonest play: 打出, or 补花 for a flower (never discarded)
+  e.preventDefault();
+  const tiles = typedTiles($("play-form").tiles.value);
+  keyPlay(tiles.length && tiles.every((x) => x.endsWith("f")) ? "flower" : "discard");
+});
+document.querySelectorAll("#play-form [data-play]").forEach((button) => button.addEventListener("click", () => keyPlay(button.dataset.play)));
 $("play-form").seat.addEventListener("change", () => pickedAhead("seat"));
+$("play-form").tiles.addEventListener("input", (e) => {
+  // a seat's letter typed first in 牌 (e s w n, or 东南西北) picks the seat, as the select would: no tile
+  // code starts with a letter (5s is a tile, s5m is 南 then 5m). Before, a claim by another seat took
+  // the hand off the keyboard for two taps on 座位.
+  if (e.isComposing) return;
+  const f = $("play-form");
+  const m = /^\s*([eswnESWN东南西北])/.exec(f.tiles.value);
+  if (!m) return;
+  f.seat.value = WIND_WORDS[m[1].toUpperCase()];
+  pickedAhead("seat");
+  f.tiles.value = f.tiles.value.slice(m[0].length).trimStart();
+});
 $("play-form").from.addEventListener("change", () => pickedAhead("from"));
 $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); renderFanBook(); render(); renderHealth(); });
 $("penalty-form").addEventListener("submit", once(async (e) => {

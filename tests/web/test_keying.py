@@ -1,0 +1,416 @@
+"""Keying a hand on the Table page at a table without a camera, in Debian's Chromium (Playwright): the
+operator's keyboard and taps, against the running service (a simulated table on a real pty, real uvicorn
+on a loopback port, real SQLite). What is asked of the operator per play: bench/keying.py."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from table_controller.config import parse_config
+from table_controller.controller import side_of_wind
+from table_controller.service import TableService
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+OPERATOR = "op-keying-1"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+FORM = "#play-form"
+TILES = f"{FORM} input[name=tiles]"
+
+
+async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def chromium() -> Any:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        await b.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def service(tmp_path: Path) -> Any:
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+                           "players": [{"position": p, "name": n} for p, n in enumerate("甲乙丙丁", 1)],
+                           "display": {"port": 0, "operator_token": OPERATOR}}, source="test")
+    svc = TableService(config, tmp_path)
+    await svc.start()
+    await svc.controller.wait_linked(10)
+    yield svc
+    await svc.stop()
+
+
+async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
+    """A hand started and its dice thrown (the table's buttons); the Table page logged in as the
+    operator, the play form shown."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
+        r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
+        assert r.status_code == 200, r.text
+    await _until(lambda: svc.controller.state.phase == "walls_raised")
+    while (hand := svc.controller.state.hand)["deal"] is None and hand["next_thrower"]:
+        n = len(hand["throws"])
+        svc.sim.press_button(seat=side_of_wind(hand["next_thrower"], hand["dealer_position"]), button="dice")
+        await _until(lambda: len(svc.controller.state.hand["throws"]) > n)
+    context = await chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{svc.port}/")
+    await page.fill("#token", OPERATOR)
+    await page.click("#login button[type=submit]")
+    await page.wait_for_function("document.body.dataset.role === 'operator'")
+    await page.wait_for_selector(f"{FORM}:not([hidden])")
+    return page
+
+
+async def _shown(page: Any, svc: TableService) -> None:
+    """Until the page shows the record as it is now and the answer to the last play keyed (the table's
+    own events may come after it)."""
+    await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+    play = max(ev.seq for ev in svc.controller.store.since(0) if ev.type.startswith("play."))
+    await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{play}')")
+
+
+def _focus_in_tiles(page: Any) -> Any:
+    return page.evaluate(f"document.activeElement === document.querySelector('{TILES}')")
+
+
+async def test_enter_keys_the_discard_and_the_focus_stays_in_the_tile_field(service: TableService,
+                                                                            chromium: Any) -> None:
+    """A discard is a tile typed and Enter, the next one typed at once: Enter in 牌 keys 打出 (补花 for a
+    flower, which is never discarded) and after any play, pressed by key or by button, the focus is back
+    in 牌. Before, Enter did nothing and the focus stayed on the button pressed: every play began with a
+    tap on 牌 and ended with one on 打出."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    assert await _focus_in_tiles(page)  # after a button: back in 牌
+    await page.keyboard.type("5m")
+    await page.keyboard.press("Enter")
+    await _until(lambda: [d["tile"] for d in hand()["discards"]["E"]] == ["5m"])
+    await _shown(page, service)
+    assert await _focus_in_tiles(page) and await page.input_value(TILES) == ""
+    assert await page.input_value(f"{FORM} select[name=seat]") == "S"  # the turn moved on
+    await page.keyboard.type("5f")  # S draws a flower: laid out, not discarded
+    await page.keyboard.press("Enter")
+    await _until(lambda: hand()["flowers"]["S"] == ["5f"])
+    await _shown(page, service)
+    await page.keyboard.type("9p")
+    await page.keyboard.press("Enter")
+    await _until(lambda: [d["tile"] for d in hand()["discards"]["S"]] == ["9p"])
+    await _shown(page, service)
+    await page.keyboard.type("9p")  # for N, out of turn: refused, the tile and the focus kept to put it right
+    await page.select_option(f"{FORM} select[name=seat]", "N")
+    await page.focus(TILES)
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#action-msg.bad")
+    assert "未轮到北家" in await page.text_content("#action-msg")
+    assert await _focus_in_tiles(page) and await page.input_value(TILES) == "9p"  # kept, to put right
+    assert hand()["discards"]["N"] == []
+
+
+async def test_a_pung_or_exposed_kong_takes_the_claimed_discard_without_typing_it(service: TableService,
+                                                                                 chromium: Any) -> None:
+    """碰 and 明杠 take the discard of 来自, which lies on the table (the record takes no other tile):
+    with 牌 empty they key it. Before, 牌 empty said 请填写牌 and the operator typed the tile again."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.fill(TILES, "5m")
+    await page.click(f"{FORM} [data-play=discard]")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    await page.select_option(f"{FORM} select[name=seat]", "W")
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["W"]))
+    meld = hand()["melds"]["W"][0]
+    assert (meld["type"], meld["tiles"], meld["from"]) == ("pung", ["5m"] * 3, "E")
+    await _shown(page, service)
+    await page.fill(TILES, "9p")
+    await page.click(f"{FORM} [data-play=discard]")
+    await _until(lambda: bool(hand()["discards"]["W"]))
+    await _shown(page, service)
+    assert await page.input_value(f"{FORM} select[name=from]") == "W"
+    await page.select_option(f"{FORM} select[name=seat]", "S")
+    await page.click(f"{FORM} [data-play=kong]")
+    await _until(lambda: bool(hand()["melds"]["S"]))
+    meld = hand()["melds"]["S"][0]
+    assert (meld["type"], meld["tiles"], meld["from"]) == ("kong", ["9p"] * 4, "W")
+    await _shown(page, service)
+    seq = service.controller.state.seq
+    await page.select_option(f"{FORM} select[name=from]", "W")  # W's 9p is taken: nothing to pung, asked for the tile
+    await page.click(f"{FORM} [data-play=pung]")
+    await page.wait_for_function("document.querySelector('#action-msg').textContent.includes('请填写牌')")
+    await asyncio.sleep(0.3)
+    assert service.controller.state.seq == seq
+
+
+async def test_a_seats_letter_typed_first_in_the_tile_field_picks_the_seat(service: TableService,
+                                                                          chromium: Any) -> None:
+    """A claim by a seat not in turn: its letter (e s w n, or 东南西北) typed first in 牌 picks it, the
+    select shows it, and the tile goes on after it; a letter after a digit is the tile's suit (5s).
+    Before, the letter stayed in 牌 and was read as nothing: the seat took two taps on 座位."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    seat = f"{FORM} select[name=seat]"
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.fill(TILES, "5m")
+    await page.click(f"{FORM} [data-play=discard]")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    await page.click(TILES)
+    await page.keyboard.type("w")
+    assert await page.input_value(seat) == "W" and await page.input_value(TILES) == ""
+    await page.keyboard.type("5m")
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["W"]))
+    assert hand()["melds"]["W"][0]["tiles"] == ["5m"] * 3
+    await _shown(page, service)
+    await page.keyboard.type("5s")  # W's discard: the s is the tile's
+    assert await page.input_value(seat) == "W" and await page.input_value(TILES) == "5s"
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["W"]))
+    await _shown(page, service)
+    await page.keyboard.type("N5s")
+    assert await page.input_value(seat) == "N" and await page.input_value(TILES) == "5s"
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["N"]))
+    assert (hand()["melds"]["N"][0]["tiles"], hand()["melds"]["N"][0]["from"]) == (["5s"] * 3, "W")
+    await _shown(page, service)
+    await page.keyboard.type("东")
+    assert await page.input_value(seat) == "E" and await page.input_value(TILES) == ""
+    await asyncio.sleep(0.3)  # an update of the state that is no new turn leaves the pick alone
+    assert await page.input_value(seat) == "E"
+
+
+async def test_plays_typed_while_the_last_one_is_on_its_way_are_each_keyed_for_their_seat(service: TableService,
+                                                                                           chromium: Any) -> None:
+    """An operator catching up types on while the venue's Wi-Fi carries the last play (here each answer
+    takes 0.8 s): E's 5m, S's 3p, then W's pung of it, typed and pressed one after the other. Each is
+    keyed, in order, for its seat: 牌 is cleared when a play is sent, and a play pressed before the page
+    shows the operator's last one is sent once it does (the seat having followed the turn). Before, the
+    next tile was typed after the one on its way (5m3p, refused: 打出只填一张牌) and its answer then
+    cleared 牌: the typing was lost."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+
+    async def slow(route: Any) -> None:
+        response = await route.fetch()
+        await asyncio.sleep(0.8)
+        await route.fulfill(response=response)
+
+    await page.route("**/api/play", slow)
+    await page.keyboard.type("5m")
+    await page.keyboard.press("Enter")
+    await page.keyboard.type("3p")
+    await page.keyboard.press("Enter")
+    await page.keyboard.type("w")
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["W"]), timeout=15)
+    assert [d["tile"] for d in hand()["discards"]["E"]] == ["5m"]
+    assert [d["tile"] for d in hand()["discards"]["S"]] == ["3p"]
+    meld = hand()["melds"]["W"][0]
+    assert (meld["type"], meld["tiles"], meld["from"]) == ("pung", ["3p"] * 3, "S")
+    await _shown(page, service)
+    assert await page.input_value(TILES) == "" and await _focus_in_tiles(page)
+
+
+async def _in_view(page: Any, selector: str) -> bool:
+    return await page.evaluate("(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+                               " return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }", selector)
+
+
+async def test_each_plays_answer_is_said_in_words_beside_the_form_on_a_tablet(service: TableService,
+                                                                             chromium: Any) -> None:
+    """On a tablet held upright (768 x 1024) the form is scrolled into view and the message line at the top
+    of the page out of it: an accepted or refused play said so only there, out of sight, and the operator
+    keyed on after a refusal or a wrong tile without knowing. The form now says each answer with the play in words
+    (东家打出 五万 ✓ 已记录 #N; 北家打出 九筒 ✗ 未轮到北家…), where the operator is looking."""
+    page = await _keying_page(service, chromium, viewport=(768, 1024))
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.keyboard.type("5m")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    seq = hand()["discards"]["E"][0]["seq"]
+    await page.evaluate(f"document.querySelector('{FORM}').scrollIntoView({{block: 'end'}})")  # its keys in reach
+    assert not await _in_view(page, "#action-msg")
+    line = "[data-testid=play-msg]"
+    assert await page.text_content(line) == f"东家打出 五万 ✓ 已记录 #{seq}"
+    assert await _in_view(page, line)
+    await page.keyboard.type("n9p")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector(f"{line}.bad")
+    said = await page.text_content(line)
+    assert said.startswith("北家打出 九筒 ✗ 未轮到北家，现在是南家"), said
+    assert await _in_view(page, line)
+    assert await page.input_value(TILES) == "9p"  # given back, to put right: it is S's
+    await page.select_option(f"{FORM} select[name=seat]", "S")
+    await page.focus(TILES)
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["S"]))
+    await page.wait_for_function(f"document.querySelector('{line}').textContent.startsWith('南家打出 九筒 ✓')")
+
+
+async def test_the_dealers_first_discard_ends_the_deal_when_deal_done_was_not_pressed(service: TableService,
+                                                                                     chromium: Any) -> None:
+    """配牌完成 forgotten: the dealer's first discard keyed on the page ends the deal first, as the camera
+    reads it (play.deal_done, then the discard). Before, the discard went in with no turn (the service
+    takes any seat's play then), and 配牌完成 pressed after it put the turn back to the dealer."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    seq = service.controller.state.seq
+    await page.click(f"{FORM} [data-play=flower]")  # 牌 empty: asked for the tile; the focus is in 牌
+    await page.keyboard.type("e5f")
+    await page.keyboard.press("Enter")  # the dealer's opening 补花
+    await _until(lambda: hand()["flowers"]["E"] == ["5f"])
+    await _shown(page, service)
+    await page.keyboard.type("e5m")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    plays = [ev.type for ev in service.controller.store.since(seq) if ev.type.startswith("play.")]
+    assert plays == ["play.flower", "play.deal_done", "play.discard"]
+    assert hand()["turn"]["seat"] == "S"
+    await _shown(page, service)
+    assert await page.input_value(f"{FORM} select[name=seat]") == "S"
+
+
+async def test_riichi_pressed_after_the_discard_goes_to_the_seat_that_discarded(tmp_path: Path,
+                                                                                chromium: Any) -> None:
+    """日本麻将: 立直 is keyed after the discard that declared it, by when 座位 has moved on to the seat in
+    turn. Pressed without a pick it is the discarder's; a seat picked is taken as picked. Before, it went
+    to the seat in turn (refused, 南家尚未出牌, or recorded for the wrong seat once that seat had discarded)."""
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+                           "rules": {"ruleset": "riichi"}, "display": {"port": 0, "operator_token": OPERATOR}},
+                          source="test")
+    svc = TableService(config, tmp_path / "riichi")
+    await svc.start()
+    try:
+        await svc.controller.wait_linked(10)
+        page = await _keying_page(svc, chromium)
+        hand = lambda: svc.controller.state.hand  # noqa: E731
+        await page.click(f"{FORM} [data-play=deal_done]")
+        await _until(lambda: hand()["turn"] is not None)
+        await _shown(page, svc)
+        for seat, tile in (("E", "9p"), ("S", "1z")):
+            await page.keyboard.type(tile)
+            await page.keyboard.press("Enter")
+            await _until(lambda: bool(hand()["discards"][seat]))
+            await _shown(page, svc)
+        assert await page.input_value(f"{FORM} select[name=seat]") == "W"
+        await page.click(f"{FORM} [data-play=riichi]")
+        await _until(lambda: bool(hand().get("riichi")))
+        await _shown(page, svc)
+        assert list(hand()["riichi"]) == ["S"]
+        await page.keyboard.type("e")  # picked: E's, not the last discarder's
+        await page.click(f"{FORM} [data-play=riichi]")
+        await _until(lambda: "E" in hand()["riichi"])
+    finally:
+        await svc.stop()
+
+
+async def test_a_refused_plays_tiles_come_back_selected_so_typing_replaces_them(service: TableService,
+                                                                               chromium: Any) -> None:
+    """A refused play's tiles come back to 牌 selected: the operator types the tile right, or a seat's
+    letter, over them. Before, what was typed went after them (9pw: no seat picked, 打出只填一张牌 next)."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.keyboard.type("5m")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    await page.keyboard.type("w9p")  # W punged E's 5m, and the pung was not keyed: W's discard is refused
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("[data-testid=play-msg].bad")
+    assert await page.input_value(TILES) == "9p"
+    said = await page.text_content("[data-testid=play-msg]")
+    assert said.endswith("西家若先吃碰杠了东家的牌，请先录入（打 w 再按吃、碰或明杠），再按回车录入这张"), said
+    await page.keyboard.type("w")
+    assert await page.input_value(TILES) == "" and await page.input_value(f"{FORM} select[name=seat]") == "W"
+    await page.click(f"{FORM} [data-play=pung]")
+    await _until(lambda: bool(hand()["melds"]["W"]))
+    await _shown(page, service)
+    await page.keyboard.type("9p")
+    await page.keyboard.press("Enter")
+    await _until(lambda: [d["tile"] for d in hand()["discards"]["W"]] == ["9p"])
+
+
+async def test_a_tile_typed_in_capitals_is_read(service: TableService, chromium: Any) -> None:
+    """Caps lock on (or a tablet's keyboard capitalising): 5M is 5m, 5F a flower laid out. Before, the
+    capital suit letter was not read: 请填写牌，如 5m."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+    await page.keyboard.type("5M")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    await _shown(page, service)
+    await page.keyboard.type("5F")
+    await page.keyboard.press("Enter")
+    await _until(lambda: hand()["flowers"]["S"] == ["5f"])
+    assert [d["tile"] for d in hand()["discards"]["E"]] == ["5m"]
+
+
+async def test_a_seat_picked_with_plays_still_on_their_way_is_the_next_plays(service: TableService,
+                                                                            chromium: Any) -> None:
+    """Keying on ahead of a slow network (0.6 s an answer): E, S and W discard, then S pungs W's tile
+    ("s", 碰) and discards, all pressed before the page has the answers. The pick is the pung's, whatever
+    turns the plays before it bring. Before, a seat picked that was the turn the page showed (S, after E's
+    discard) counted as no pick: the pung went to the seat in turn when it was sent, N, and was taken."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, service)
+
+    async def slow(route: Any) -> None:
+        response = await route.fetch()
+        await asyncio.sleep(0.6)
+        await route.fulfill(response=response)
+
+    await page.route("**/api/play", slow)
+    for tile in ("5m", "3p", "2z"):
+        await page.keyboard.type(tile)
+        await page.keyboard.press("Enter")
+    await page.keyboard.type("s")
+    await page.click(f"{FORM} [data-play=pung]")
+    await page.keyboard.type("7s")
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["S"][1:]) or bool(hand()["melds"]["N"]), timeout=15)
+    await asyncio.sleep(0.8)  # nothing more on its way
+    assert [[d["tile"] for d in hand()["discards"][w]] for w in "ESWN"] == [["5m"], ["3p", "7s"], ["2z"], []]
+    assert hand()["melds"]["N"] == []
+    meld = hand()["melds"]["S"][0]
+    assert (meld["type"], meld["tiles"], meld["from"]) == ("pung", ["2z"] * 3, "W")
