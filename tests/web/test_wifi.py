@@ -350,7 +350,9 @@ async def test_a_page_back_after_a_long_drop_shows_what_a_fresh_page_shows(
             assert (await http.post("/api/referee/undo", json={"reason": f"试 {i}"}, headers=ref)).status_code == 200
         r = await http.post("/api/referee/penalty", json={"seat": "W", "code": "late_5"}, headers=ref)
         assert r.status_code == 200
-    await asyncio.sleep(6 * quick_health)
+    # the page has noticed the silence (three health intervals) and is waiting on a new socket, as after
+    # minutes away: waited for, not slept out (the 520 events alone outlast it)
+    await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
     wifi.thaw()
     await page.wait_for_function(f"window.__lastSeq === {service.controller.state.seq}", timeout=15000)
     await page.wait_for_function("document.body.dataset.connected === '1'", timeout=5000)
