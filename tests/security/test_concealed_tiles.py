@@ -72,9 +72,13 @@ def _nodes(x: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
 
 
 def _forms(hands: list[list[str]]) -> list[str]:
-    """Each way a text may write a hand: codes spaced or run together, names run together, spaced or with 、."""
+    """Each way a text may write a hand: codes spaced or run together, names run together, spaced or with 、.
+    A hand of fewer than four tiles (four melds down: one tile left at 查叫) is left out, as it is for lists:
+    its form is a tile's name, which every public line about that tile holds (a false leak, seen once)."""
     forms: list[str] = []
     for hand in hands:
+        if len(hand) < 4:
+            continue
         names = [tile_name(t) for t in hand]
         forms += [" ".join(hand), "".join(hand), "".join(names), " ".join(names), "、".join(names)]
     return forms
