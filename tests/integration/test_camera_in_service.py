@@ -265,6 +265,9 @@ async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) ->
     records the discards, flowers and melds, in the order laid; the demo rules on unsure tiles."""
     config = parse_config({
         "table": {"link": "sim://", "sim_speed": 100.0, "sim_seed": 2},
+        # a read each frame of the demo's camera (4 a second), not each second one: a play is recorded
+        # after three frames that see it
+        "camera": {"period_s": 0.25},
         "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         "demo": {"autoplay": True, "turn_seconds": 0.0, "hand_seconds": 1.0, "camera": "xmahjongg-dorothys"},
     }, source="test")

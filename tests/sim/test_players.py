@@ -23,17 +23,19 @@ def _recorded(ruleset: str, plays: list, throws: tuple = ()) -> list:
     (`controller._play_problem`) before it is logged."""
     from table_controller.controller import _play_problem
     from table_controller.rules import next_thrower
-    from table_controller.state import fold
+    from table_controller.state import apply, fold
     from table_controller.store import Event
 
     events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
     for k, dice in enumerate(throws):
         seat = "E" if k == 0 else next_thrower(load_ruleset(ruleset), throws[:k])
         events.append(Event(len(events) + 1, 0.0, "table", "table.dice", {"seat": seat, "wind": seat, "dice": list(dice)}))
+    state = fold(events)  # then one event at a time, as the live table folds (not the whole log again per play)
     for a in plays:
         type_, data = a.event()
-        assert _play_problem(fold(events).hand, type_, data) is None, (type_, data)
+        assert _play_problem(state.hand, type_, data) is None, (type_, data)
         events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
+        state = apply(state, events[-1])
     return events
 
 
@@ -100,7 +102,7 @@ def test_the_least_useful_tile_goes_first() -> None:
 
 def test_players_pung_a_discard_they_hold_a_pair_of_and_the_record_takes_it() -> None:
     """Over a few hands the players pung; each pung is legal for the controller's record."""
-    from table_controller.state import fold
+    from table_controller.state import apply, fold
     from table_controller.store import Event
     from table_controller.controller import _play_problem
 
@@ -110,11 +112,12 @@ def test_players_pung_a_discard_they_hold_a_pair_of_and_the_record_takes_it() ->
     for seed in range(6):
         wall = physical_wall(rs, None, random.Random(seed))
         events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})]
+        state = fold(events)
         for a in play_hand(plan, wall, random.Random(seed)):
             type_, data = a.event()
-            hand = fold(events).hand
-            assert _play_problem(hand, type_, data) is None, (seed, type_, data)
+            assert _play_problem(state.hand, type_, data) is None, (seed, type_, data)
             events.append(Event(len(events) + 1, float(len(events)), "demo", type_, data))
+            state = apply(state, events[-1])
             claims += type_ == "play.claim"
         melds = fold(events).hand["melds"]
         assert all(m["type"] in ("pung", "kong") and len(set(m["tiles"])) == 1 for ms in melds.values() for m in ms)

@@ -45,7 +45,7 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0)
     await hub.start()
     table = TableService(parse_config({
-        "table": {"link": "sim://", "sim_speed": 100.0, "name": "一号桌"},
+        "table": {"link": "sim://", "sim_speed": 1000.0, "name": "一号桌"},
         "players": [{"position": i + 1, "name": n} for i, n in enumerate(["张伟", "李娜", "王芳", "陈杰"])],
         "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
         "tournament": {"broker": broker.url, "name": "cup", "table_id": "t1"},
@@ -409,7 +409,7 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
                      registered=listed, expected=["t1", "t2"])
     await hub.start()
     table = TableService(parse_config({
-        "table": {"link": "sim://", "sim_speed": 100.0, "name": "一号桌"},
+        "table": {"link": "sim://", "sim_speed": 1000.0, "name": "一号桌"},
         "players": [{"position": i + 1, "name": p["name"], "id": p["id"]} for i, p in enumerate(listed[:4])],
         "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
         "tournament": {"broker": broker.url, "name": "cup", "table_id": "t1"},

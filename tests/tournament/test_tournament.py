@@ -32,7 +32,7 @@ WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
 
 def _config(broker: str, table_id: str, names: list[str], seed: int = 1, ids: list[str] | None = None) -> Any:
     data: dict[str, Any] = {
-        "table": {"link": "sim://", "sim_seed": seed, "sim_speed": 100.0, "name": f"{table_id}号桌"},
+        "table": {"link": "sim://", "sim_seed": seed, "sim_speed": 1000.0, "name": f"{table_id}号桌"},
         "players": [{"position": i + 1, "name": n, **({"id": ids[i]} if ids and ids[i] else {})}
                     for i, n in enumerate(names)],
         "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},

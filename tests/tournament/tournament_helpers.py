@@ -63,7 +63,7 @@ async def start_tables(broker_url: str, tmp_path: Path, players: dict[str, Any],
     tables = []
     for table_id, names in players.items():
         svc = TableService(parse_config({
-            "table": {"link": "sim://", "sim_speed": 100.0, "name": f"{table_id}号桌"},
+            "table": {"link": "sim://", "sim_speed": 1000.0, "name": f"{table_id}号桌"},
             "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
             "display": {"port": 0, "operator_token": "op", "referee_token": referee_token},
             "tournament": {"broker": broker_url, "name": "cup", "table_id": table_id},

@@ -24,7 +24,7 @@ async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     credential (and operator "op"); started, and stopped after the test. Modules with a service
     of their own define their own `service`."""
     config = parse_config({"table": {"link": "sim://", "sim_seed": getattr(request.module, "SIM_SEED", 2),
-                                     "sim_speed": 100.0},
+                                     "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": request.module.REFEREE}},
                           source="test")
     svc = TableService(config, tmp_path)

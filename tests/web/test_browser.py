@@ -40,7 +40,7 @@ TILE = re.compile(r"^(?:10|[1-9])[mps]$|^[1-7]z$|^[1-8]f$")
 
 def _config(port: int = 0, ruleset: str = "mcr") -> Any:
     return parse_config({
-        "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+        "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0},
         "rules": {"ruleset": ruleset},
         "players": [{"position": 1, "name": "张伟"}, {"position": 2, "name": "李娜"},
                     {"position": 3, "name": "王芳"}, {"position": 4, "name": "陈杰"}],

@@ -100,7 +100,7 @@ async def test_the_page_shows_the_score_sheet_after_messages_that_kept_it(tmp_pa
     store = EventStore(tmp_path / "events.sqlite3")
     write_session(store, "mcr", 3, seed=8)
     store.close()
-    config = parse_config({"table": {"link": "sim://", "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
     service = TableService(config, tmp_path)
     await service.start()

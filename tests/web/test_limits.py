@@ -96,7 +96,7 @@ async def test_silent_connections_are_closed_and_one_machine_cannot_hold_hundred
 
     monkeypatch.setattr(serve, "FIRST_REQUEST_S", 1.0)
     monkeypatch.setattr(serve, "MAX_PER_CLIENT", 20)
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op",
                                        "referee_token": REFEREE}}, source="test")
     svc = TableService(config, tmp_path)
@@ -146,7 +146,7 @@ async def test_page_sockets_closed_are_no_longer_counted_against_their_address(t
     from table_controller.web import serve
 
     monkeypatch.setattr(serve, "MAX_PER_CLIENT", 5)
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
     svc = TableService(config, tmp_path)
     await svc.start()

@@ -56,7 +56,7 @@ def test_a_rounds_records_read_the_hands_as_often_for_many_hands_as_for_few(long
 
 async def test_the_display_answers_while_a_long_days_records_are_built(long_log: Path, tmp_path: Path) -> None:
     (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())
-    config = parse_config({"table": {"link": "sim://", "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": "ref"}}, source="test")
     service = TableService(config, tmp_path)
     await service.start()

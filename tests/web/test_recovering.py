@@ -30,7 +30,7 @@ async def _up(service: TableService, task: asyncio.Task[Any]) -> str:
 
 async def test_the_display_says_it_recovers_the_record_while_the_log_is_folded(long_log: Path, tmp_path: Path) -> None:
     (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())  # no snapshot: folded whole
-    config = parse_config({"table": {"link": "sim://", "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
     service = TableService(config, tmp_path)
     starting = asyncio.create_task(service.start())
@@ -82,7 +82,7 @@ async def test_the_page_shows_the_recovery_then_the_table(long_log: Path, tmp_pa
     from playwright.async_api import async_playwright
 
     (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())
-    config = parse_config({"table": {"link": "sim://", "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path="/usr/bin/chromium",

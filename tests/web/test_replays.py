@@ -116,7 +116,7 @@ async def test_an_action_repeated_after_a_restart_that_lost_its_answer_is_not_do
     action the log does not hold is done."""
     from table_controller.config import parse_config
 
-    config = parse_config({"table": {"link": "sim://", "sim_seed": SIM_SEED, "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_seed": SIM_SEED, "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
     body = {"seat": "S", "code": "late_5"}
     first = TableService(config, tmp_path)

@@ -21,7 +21,7 @@ NAMES = ["甲", "乙", "丙", "丁"]
 
 
 def _config() -> Any:
-    return parse_config({"table": {"link": "sim://", "sim_seed": 3, "sim_speed": 100.0},
+    return parse_config({"table": {"link": "sim://", "sim_seed": 3, "sim_speed": 1000.0},
                          "players": [{"position": i + 1, "name": n} for i, n in enumerate(NAMES)],
                          "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
 

@@ -15,12 +15,14 @@ import pytest_asyncio
 
 from table_controller.service import TableService
 from table_controller.web import app as web_app
+from table_controller.web.app import STATIC
 from test_browser import REFEREE, WIN_HAND, _populate, _start_hand, _throw_all, _until
 from test_browser import _open as open_page
 from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
 from wifi import Wifi
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+APP_JS = STATIC / "app.js"
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -41,6 +43,14 @@ def quick_health(monkeypatch: pytest.MonkeyPatch) -> float:
     seconds, not in the 7 a real page waits."""
     monkeypatch.setattr(web_app, "HEALTH_EVERY_S", 0.5)
     return 0.5
+
+
+def _answer_wait_ms() -> int:
+    """How long the page waits for an answer before it asks the service under the key, and for the service's
+    answer to that: app.js's ANSWER_WAIT_MS."""
+    found = re.search(r"const ANSWER_WAIT_MS = (\d+);", APP_JS.read_text(encoding="utf-8"))
+    assert found, "app.js has no ANSWER_WAIT_MS"
+    return int(found.group(1))
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -189,14 +199,20 @@ async def test_a_penalty_sent_into_a_silent_link_is_shown_waiting_then_asked_abo
     stayed locked. Now it lists the penalty as 发送中 with the seconds; after 8 s without an answer it
     asks the service under the key, says so while the network is down, and once it is back says what
     the service holds: 已记录 #N or 没有记录, matching the record."""
-    page = await _open(browser, service, wifi.port, "/penalties", token=REFEREE)
+    page = await browser.new_page()
+    await page.clock.install()  # the page's timers run on, and its 8 s waits are stepped through, not sat out
+    await open_page(browser, service, "/penalties", token=REFEREE, page=page, port=wifi.port)
     await page.select_option("#penalty-form select[name=seat]", "N")
     await page.select_option("#penalty-code", "late_5")
     wifi.freeze()
     await page.click("#penalty-submit")
     await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
     assert "罚分：发送中" in await page.inner_text("[data-testid=unanswered]")
-    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=offline]", timeout=20000)
+    await page.clock.run_for(_answer_wait_ms())  # the penalty unanswered that long: asked about under its key
+    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('没有收到回应')",
+                                 timeout=5000)
+    await page.clock.run_for(_answer_wait_ms())  # and the question unanswered too: the network is down
+    await page.wait_for_selector("[data-testid=unanswered] li[data-phase=offline]", timeout=5000)
     assert "没有收到回应" in await page.inner_text("#action-msg")
     wifi.thaw()
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('记录 #')"
@@ -350,7 +366,9 @@ async def test_a_page_back_after_a_long_drop_shows_what_a_fresh_page_shows(
             assert (await http.post("/api/referee/undo", json={"reason": f"试 {i}"}, headers=ref)).status_code == 200
         r = await http.post("/api/referee/penalty", json={"seat": "W", "code": "late_5"}, headers=ref)
         assert r.status_code == 200
-    await asyncio.sleep(6 * quick_health)
+    # the page has noticed the silence (three health intervals) and is waiting on a new socket, as after
+    # minutes away: waited for, not slept out (the 520 events alone outlast it)
+    await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
     wifi.thaw()
     await page.wait_for_function(f"window.__lastSeq === {service.controller.state.seq}", timeout=15000)
     await page.wait_for_function("document.body.dataset.connected === '1'", timeout=5000)

@@ -38,7 +38,7 @@ async def chromium():
 
 async def test_names_and_notes_are_shown_as_text_on_every_page(tmp_path: Path, chromium: Any) -> None:
     config = parse_config({
-        "table": {"name": f"桌{BAD}", "link": "sim://", "sim_seed": 4, "sim_speed": 100.0},
+        "table": {"name": f"桌{BAD}", "link": "sim://", "sim_seed": 4, "sim_speed": 1000.0},
         "players": [{"position": 1, "name": BAD}, {"position": 2, "name": f'"{BAD}'},
                     {"position": 3, "name": "王芳"}, {"position": 4, "name": "陈杰"}],
         "display": {"port": 0, "operator_token": "op-xss", "referees": [{"name": f"裁{BAD}", "token": REFEREE}]},
