@@ -526,18 +526,20 @@ def cross_check(day: Day, log: Log | None = None) -> dict[str, Any]:
         if arch != {k: (p["table_points"], p["points"]) for k, p in theirs.items()}:
             wrong.append("the archive's standings differ from the page's")
     # no hand twice or lost: each table's rounds' hands at the hub = its own sheets' hands
-    hands = 0
+    hands = abandoned = 0
     for tid, rounds in by_table.items():
         records = day.hub(f"/api/tables/{tid}/records")
         held = sorted((r.get("round", 1), r["hand_no"]) for r in _records(records))
         sheet_hands = sorted((r["round"], row["hand_no"]) for r in rounds for row in r["sheet"]["rows"]
                              if row["hand_no"])
         hands += len(sheet_hands)
+        abandoned += sum(1 for r in rounds for row in r["sheet"]["rows"]
+                         if row["hand_no"] and row.get("result") == "abandoned")
         if held != sheet_hands:
             wrong.append(f"{tid}: the hub holds hands {held}, the table's sheets {sheet_hands}")
     if wrong:
         raise DayError("standings differ:\n" + "\n".join(wrong))
-    return {"players": len(mine), "hands": hands, "archive_files": len(names)}
+    return {"players": len(mine), "hands": hands, "abandoned": abandoned, "archive_files": len(names)}
 
 
 def _records(body: dict[str, Any]) -> list[dict[str, Any]]:

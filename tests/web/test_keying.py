@@ -5,44 +5,21 @@ on a loopback port, real SQLite). What is asked of the operator per play: bench/
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from table_controller.config import parse_config
-from table_controller.controller import side_of_wind
 from table_controller.service import TableService
+from test_browser import OPERATOR, _http, _start_hand, _throw_all, _until
+from test_browser import chromium  # noqa: F401  (the browser tests' Chromium, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
-OPERATOR = "op-keying-1"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 FORM = "#play-form"
 TILES = f"{FORM} input[name=tiles]"
-
-
-async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > end:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium() -> Any:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        await b.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -60,14 +37,9 @@ async def service(tmp_path: Path) -> Any:
 async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
     """A hand started and its dice thrown (the table's buttons); the Table page logged in as the
     operator, the play form shown."""
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
-        r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
-        assert r.status_code == 200, r.text
-    await _until(lambda: svc.controller.state.phase == "walls_raised")
-    while (hand := svc.controller.state.hand)["deal"] is None and hand["next_thrower"]:
-        n = len(hand["throws"])
-        svc.sim.press_button(seat=side_of_wind(hand["next_thrower"], hand["dealer_position"]), button="dice")
-        await _until(lambda: len(svc.controller.state.hand["throws"]) > n)
+    async with _http(svc) as http:
+        await _start_hand(svc, http)
+    await _throw_all(svc)
     context = await chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     page = await context.new_page()
     await page.goto(f"http://127.0.0.1:{svc.port}/")
@@ -84,6 +56,16 @@ async def _shown(page: Any, svc: TableService) -> None:
     await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
     play = max(ev.seq for ev in svc.controller.store.since(0) if ev.type.startswith("play."))
     await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{play}')")
+
+
+async def _slow_plays(page: Any, seconds: float) -> None:
+    """Every play's answer `seconds` late, as over a venue's Wi-Fi."""
+    async def slow(route: Any) -> None:
+        response = await route.fetch()
+        await asyncio.sleep(seconds)
+        await route.fulfill(response=response)
+
+    await page.route("**/api/play", slow)
 
 
 def _focus_in_tiles(page: Any) -> Any:
@@ -218,12 +200,7 @@ async def test_plays_typed_while_the_last_one_is_on_its_way_are_each_keyed_for_t
     await _until(lambda: hand()["turn"] is not None)
     await _shown(page, service)
 
-    async def slow(route: Any) -> None:
-        response = await route.fetch()
-        await asyncio.sleep(0.8)
-        await route.fulfill(response=response)
-
-    await page.route("**/api/play", slow)
+    await _slow_plays(page, 0.8)
     await page.keyboard.type("5m")
     await page.keyboard.press("Enter")
     await page.keyboard.type("3p")
@@ -395,12 +372,7 @@ async def test_a_seat_picked_with_plays_still_on_their_way_is_the_next_plays(ser
     await _until(lambda: hand()["turn"] is not None)
     await _shown(page, service)
 
-    async def slow(route: Any) -> None:
-        response = await route.fetch()
-        await asyncio.sleep(0.6)
-        await route.fulfill(response=response)
-
-    await page.route("**/api/play", slow)
+    await _slow_plays(page, 0.6)
     for tile in ("5m", "3p", "2z"):
         await page.keyboard.type(tile)
         await page.keyboard.press("Enter")
