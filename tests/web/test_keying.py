@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 import pytest_asyncio
@@ -50,6 +50,19 @@ async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, in
     return page
 
 
+async def _deal_done(svc: TableService, chromium: Any) -> tuple[Any, Callable[[], Any]]:
+    """The keying page with 配牌完成 pressed and its answer shown; `hand()` reads the hand as it is now."""
+    page = await _keying_page(svc, chromium)
+
+    def hand() -> Any:
+        return svc.controller.state.hand
+
+    await page.click(f"{FORM} [data-play=deal_done]")
+    await _until(lambda: hand()["turn"] is not None)
+    await _shown(page, svc)
+    return page, hand
+
+
 async def _shown(page: Any, svc: TableService) -> None:
     """Until the page shows the record as it is now and the answer to the last play keyed (the table's
     own events may come after it)."""
@@ -78,11 +91,7 @@ async def test_enter_keys_the_discard_and_the_focus_stays_in_the_tile_field(serv
     flower, which is never discarded) and after any play, pressed by key or by button, the focus is back
     in 牌. Before, Enter did nothing and the focus stayed on the button pressed: every play began with a
     tap on 牌 and ended with one on 打出."""
-    page = await _keying_page(service, chromium)
-    hand = lambda: service.controller.state.hand  # noqa: E731
-    await page.click(f"{FORM} [data-play=deal_done]")
-    await _until(lambda: hand()["turn"] is not None)
-    await _shown(page, service)
+    page, hand = await _deal_done(service, chromium)
     assert await _focus_in_tiles(page)  # after a button: back in 牌
     await page.keyboard.type("5m")
     await page.keyboard.press("Enter")
@@ -112,11 +121,7 @@ async def test_a_pung_or_exposed_kong_takes_the_claimed_discard_without_typing_i
                                                                                  chromium: Any) -> None:
     """碰 and 明杠 take the discard of 来自, which lies on the table (the record takes no other tile):
     with 牌 empty they key it. Before, 牌 empty said 请填写牌 and the operator typed the tile again."""
-    page = await _keying_page(service, chromium)
-    hand = lambda: service.controller.state.hand  # noqa: E731
-    await page.click(f"{FORM} [data-play=deal_done]")
-    await _until(lambda: hand()["turn"] is not None)
-    await _shown(page, service)
+    page, hand = await _deal_done(service, chromium)
     await page.fill(TILES, "5m")
     await page.click(f"{FORM} [data-play=discard]")
     await _until(lambda: bool(hand()["discards"]["E"]))
@@ -194,11 +199,7 @@ async def test_plays_typed_while_the_last_one_is_on_its_way_are_each_keyed_for_t
     shows the operator's last one is sent once it does (the seat having followed the turn). Before, the
     next tile was typed after the one on its way (5m3p, refused: 打出只填一张牌) and its answer then
     cleared 牌: the typing was lost."""
-    page = await _keying_page(service, chromium)
-    hand = lambda: service.controller.state.hand  # noqa: E731
-    await page.click(f"{FORM} [data-play=deal_done]")
-    await _until(lambda: hand()["turn"] is not None)
-    await _shown(page, service)
+    page, hand = await _deal_done(service, chromium)
 
     await _slow_plays(page, 0.8)
     await page.keyboard.type("5m")
@@ -317,11 +318,7 @@ async def test_a_refused_plays_tiles_come_back_selected_so_typing_replaces_them(
                                                                                chromium: Any) -> None:
     """A refused play's tiles come back to 牌 selected: the operator types the tile right, or a seat's
     letter, over them. Before, what was typed went after them (9pw: no seat picked, 打出只填一张牌 next)."""
-    page = await _keying_page(service, chromium)
-    hand = lambda: service.controller.state.hand  # noqa: E731
-    await page.click(f"{FORM} [data-play=deal_done]")
-    await _until(lambda: hand()["turn"] is not None)
-    await _shown(page, service)
+    page, hand = await _deal_done(service, chromium)
     await page.keyboard.type("5m")
     await page.keyboard.press("Enter")
     await _until(lambda: bool(hand()["discards"]["E"]))
@@ -345,11 +342,7 @@ async def test_a_refused_plays_tiles_come_back_selected_so_typing_replaces_them(
 async def test_a_tile_typed_in_capitals_is_read(service: TableService, chromium: Any) -> None:
     """Caps lock on (or a tablet's keyboard capitalising): 5M is 5m, 5F a flower laid out. Before, the
     capital suit letter was not read: 请填写牌，如 5m."""
-    page = await _keying_page(service, chromium)
-    hand = lambda: service.controller.state.hand  # noqa: E731
-    await page.click(f"{FORM} [data-play=deal_done]")
-    await _until(lambda: hand()["turn"] is not None)
-    await _shown(page, service)
+    page, hand = await _deal_done(service, chromium)
     await page.keyboard.type("5M")
     await page.keyboard.press("Enter")
     await _until(lambda: bool(hand()["discards"]["E"]))
@@ -366,11 +359,7 @@ async def test_a_seat_picked_with_plays_still_on_their_way_is_the_next_plays(ser
     ("s", 碰) and discards, all pressed before the page has the answers. The pick is the pung's, whatever
     turns the plays before it bring. Before, a seat picked that was the turn the page showed (S, after E's
     discard) counted as no pick: the pung went to the seat in turn when it was sent, N, and was taken."""
-    page = await _keying_page(service, chromium)
-    hand = lambda: service.controller.state.hand  # noqa: E731
-    await page.click(f"{FORM} [data-play=deal_done]")
-    await _until(lambda: hand()["turn"] is not None)
-    await _shown(page, service)
+    page, hand = await _deal_done(service, chromium)
 
     await _slow_plays(page, 0.6)
     for tile in ("5m", "3p", "2z"):
