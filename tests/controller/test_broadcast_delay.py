@@ -17,13 +17,19 @@ async def _no_table(url: str) -> Any:
     raise ConnectionRefusedError(f"nothing at {url}")
 
 
-def test_the_state_seconds_ago_is_the_fold_of_what_was_logged_by_then(tmp_path: Path, monkeypatch: Any) -> None:
+def _noted(tmp_path: Path, n: int) -> tuple[list[float], EventStore, Controller]:
+    """A controller on a real log of `n` referee notes two seconds apart (from 1002.0); its clock `now[0]`."""
     now = [1000.0]
     store = EventStore(tmp_path / "events.sqlite3")
     ctl = Controller(parse_config({}, "test"), store, _no_table, wall_clock=lambda: now[0])
-    for i in range(7 * PAST_EVERY):
+    for i in range(n):
         now[0] += 2.0
         ctl.accept("referee", "referee.note", {"text": f"第{i}条"})
+    return now, store, ctl
+
+
+def test_the_state_seconds_ago_is_the_fold_of_what_was_logged_by_then(tmp_path: Path, monkeypatch: Any) -> None:
+    now, store, ctl = _noted(tmp_path, 7 * PAST_EVERY)
     events = store.since(0)
     for cutoff in (999.0, 1001.0, 1002.0, 1003.0, 1000.0 + 2 * PAST_EVERY, 1000.0 + 2 * PAST_EVERY + 1, now[0] - 7,
                    now[0]):
@@ -54,12 +60,7 @@ async def test_viewers_joining_after_a_restart_share_one_fold_off_the_loop(tmp_p
     import asyncio
     import threading
 
-    now = [1000.0]
-    store = EventStore(tmp_path / "events.sqlite3")
-    ctl = Controller(parse_config({}, "test"), store, _no_table, wall_clock=lambda: now[0])
-    for i in range(6 * PAST_EVERY):
-        now[0] += 2.0
-        ctl.accept("referee", "referee.note", {"text": f"第{i}条"})
+    now, store, ctl = _noted(tmp_path, 6 * PAST_EVERY)
     events = store.since(0)
     again = Controller(parse_config({}, "test"), store, _no_table, wall_clock=lambda: now[0])  # the restart
     on_loop: list[int] = []
