@@ -8,7 +8,7 @@ from typing import Any
 
 from table_controller import tiles as T
 
-from table_controller.scoring.config import family, scored, scored_rulesets, scoring
+from table_controller.scoring.config import scored, scored_rulesets, scoring
 from table_controller.scoring.rulesets import engine_hook
 from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput, Meld
@@ -134,16 +134,19 @@ def win_options(ruleset: str) -> list[str]:
     """The options of a win read that only the referee can give (neither the play record nor the
     camera knows them), for the Win page: `points` and `special` where the referee scores the
     ruleset (裁判计分), `wildcard` where a 鬼牌 / 百搭 / 癞子 may be played, `horses` where the 买马
-    tiles turned up at the end change the payments (推倒胡), `first_turn` where 天胡 / 地胡 score,
-    and riichi's 立直, 一发, 宝牌 / 里宝牌 indicators and 本场."""
+    tiles turned up at the end change the payments (推倒胡), `first_turn` where 天胡 / 地胡 score. An
+    engine module whose scorer reads other options gives its own list instead (`win_options(table)`: riichi's
+    立直, 一发, 宝牌 / 里宝牌 indicators and 本场), so a venue's copy under its own id asks for them too."""
     if referee_scored(ruleset):
         return ["points", "special", "wildcard"]
     rs = ruleset_file(ruleset)
     if not scored(ruleset) or rs is None:
         return []
-    if family(ruleset) == "riichi":  # 立直, 一发 and the indicators: said and turned up, not laid down
-        return ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
     table = scoring(ruleset)
+    own = engine_hook(ruleset, "win_options")
+    if own is not None:
+        given: list[str] = own(table)
+        return given
     out = ["wildcard"] if table.get("wildcard") else []
     end = rs.hand_end
     if end is not None and end.kind == "horses":

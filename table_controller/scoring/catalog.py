@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_controller.scoring.config import family, scoring
-from table_controller.scoring.rulesets import module_for
+from table_controller.scoring.config import scoring
+from table_controller.scoring.rulesets import engine_hook, module_for
 
 
 def fan_table(ruleset: str) -> list[dict[str, Any]]:
@@ -42,8 +42,9 @@ def _fan_rows(ruleset: str) -> list[dict[str, Any]]:
 
 
 def settlement_rows(ruleset: str, table: Any) -> list[dict[str, Any]]:
-    """The payment rules a referee applies beside the fans (封顶, 自摸, 包付, 倍打, 诈和), where the table
-    has them."""
+    """The payment rules a referee applies beside the fans, where the table has them: 封顶 (`cap_fan`), 自摸
+    (a `self_draw` rule), 诈和 (`false_win_factor`), then the engine module's own (`settlement_rows(table)`:
+    竞技's 包付, 倍打, 罚分), so a venue's copy under its own id shows them as the original."""
     rows: list[dict[str, Any]] = []
     if "cap_fan" in table:  # 四川/血流, 鸡平胡 爆胡: base × 2^番 up to the cap (鸡平胡's limit hands beyond it)
         cap, base = int(table["cap_fan"]), int(table["base"])
@@ -57,15 +58,11 @@ def settlement_rows(ruleset: str, table: Any) -> list[dict[str, Any]]:
                 "none": "自摸不另加"}
         rows.append({"name": "自摸", "value": int(table["self_draw"] != "none"),
                      "rule": said.get(str(table["self_draw"]), str(table["self_draw"]))})
-    if family(ruleset) == "jingji":
-        rows.append({"name": "包付", "value": int(table["multipliers"]["baofu"]),
-                     "rule": "吃碰三次 / 清一色盘面 / 全求独钓挂牌点炮: 一家支付三家分"})
-        rows.append({"name": "倍打", "value": int(table["double"]),
-                     "rule": "庄家和牌连庄: 所有得失分双倍, 连续坐庄不再加倍"})
-        rows.append({"name": "诈和", "value": int(table["false_win"]["max"]),
-                     "rule": f"罚分{table['false_win']['unit']}分一个单位, 限于{table['false_win']['max']}分以内, "
-                             "判给亏损方或盘外死分; 处理为相公"})
-    elif "false_win_factor" in table:
+    if "false_win_factor" in table:  # 四川/血流: 和多少罚多少
         rows.append({"name": "诈和", "value": int(table["false_win_factor"]),
                      "rule": "按输牌对待: 和多少罚多少 (×此倍数), 罚给各家; 本盘停和"})
+    own = engine_hook(ruleset, "settlement_rows")
+    if own is not None:
+        given: list[dict[str, Any]] = own(table)
+        rows += given
     return rows

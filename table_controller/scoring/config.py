@@ -108,8 +108,8 @@ def _broken_file(ruleset: str) -> None:
 
 def family(ruleset: str) -> str:
     """The ruleset whose scoring and procedures `ruleset` plays: itself, or for a house ruleset
-    (`extends = "mcr"`, docs/rules.md) the root of its chain. Every branch of the scoring on a
-    ruleset asks this, never the id, so a house ruleset is scored as its family with its own tables."""
+    (`extends = "mcr"`, docs/rules.md) the root of its chain: the default `[scoring] engine`. Shared code
+    branches on no family: what differs is the engine module's (`scoring.rulesets.HOOKS`)."""
     from table_controller.rules import rulesets_dir
 
     return _family(ruleset, str(rulesets_dir()))

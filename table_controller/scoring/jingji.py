@@ -257,6 +257,17 @@ def pay_false_win(seat: str, table: Mapping[str, Any], *, amount: int | None = N
     return false_win(seat, amount, victim, table, double)
 
 
+def settlement_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The fan table's hook (`catalog.settlement_rows`): the payment rules beside the fans (三十四 包付,
+    三十 倍打, 二十七 诈和), from the table's values."""
+    fine = table["false_win"]
+    return [{"name": "包付", "value": int(table["multipliers"]["baofu"]),
+             "rule": "吃碰三次 / 清一色盘面 / 全求独钓挂牌点炮: 一家支付三家分"},
+            {"name": "倍打", "value": int(table["double"]), "rule": "庄家和牌连庄: 所有得失分双倍, 连续坐庄不再加倍"},
+            {"name": "诈和", "value": int(fine["max"]),
+             "rule": f"罚分{fine['unit']}分一个单位, 限于{fine['max']}分以内, 判给亏损方或盘外死分; 处理为相公"}]
+
+
 def completes(hand: HandInput, table: Mapping[str, Any]) -> bool:
     """The waits' shape hook (`scoring.waits`): 组合龙 and 大乱 (knitted) are winning shapes here."""
     from table_controller.scoring.shapes import readings

@@ -61,6 +61,12 @@ def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
     return yaku_table()
 
 
+def win_options(table: Mapping[str, Any]) -> list[str]:
+    """The Win page's hook (`scoring.win_options`): 立直, 一发 and the indicators are said and turned up, not laid
+    down, so only the referee gives them; 本场 and 天和 / 地和 likewise."""
+    return ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
+
+
 def yaku_table() -> list[dict[str, Any]]:
     """Every yaku the library knows: Chinese name, han closed, and han open (0: closed only)."""
     from mahjong.hand_calculating.yaku_config import YakuConfig

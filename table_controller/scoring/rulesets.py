@@ -21,8 +21,12 @@ def module_for(ruleset: str) -> ModuleType:
 #: `check_table(table)` (refuse a bad value when the table is configured), `fan_rows(table)` (the fan table),
 #: `pay_kong(note, active, table)` (a kong paid on the spot; absent: none), `settle_draw(hands, kongs, table)`
 #: (荒牌 payments; absent: none), `pay_false_win(seat, table, **given)` (诈和; absent: `no_false_win_rule`),
-#: `completes(hand, table)` (the shape wins, for `tablectl waits`; absent: sets and a pair, 七对, 十三幺).
-HOOKS = ("check_table", "fan_rows", "pay_kong", "settle_draw", "pay_false_win", "completes")
+#: `completes(hand, table)` (the shape wins, for `tablectl waits`; absent: sets and a pair, 七对, 十三幺),
+#: `win_options(table)` (what only the referee gives a win read: the Win page's fields; absent: `wildcard`, `horses`,
+#: `first_turn` as the table and file have them), `settlement_rows(table)` (payment rules the fan table lists after
+#: the 封顶, 自摸 and 诈和 rows read from the table's keys; absent: none).
+HOOKS = ("check_table", "fan_rows", "pay_kong", "settle_draw", "pay_false_win", "completes", "win_options",
+         "settlement_rows")
 
 
 def engine_hook(ruleset: str, name: str) -> Callable[..., Any] | None:

@@ -1,9 +1,12 @@
 """The fixed inputs of the dispatch regression (`test_scoring_hooks.py`): kong notes, 荒牌 hands and 诈和
-arguments, run over every ruleset; `run_all()` gives what the dispatch answers for each, as JSON.
+arguments, run over every ruleset, and what the Win page asks of each (its referee-only options, its fan table with
+the payment rules); `run_all()` gives what the dispatch answers for each, as JSON.
 
 The recorded answers (`data/hooks_recorded.json`) were taken on the code that branched on family ids in
-`scoring/__init__.py`; regenerate with `python -m tests.scoring.hooks_cases > tests/scoring/data/hooks_recorded.json`
-only when a ruleset's payments are meant to change."""
+`scoring/__init__.py` (kong, exhaustive, false_win) and in `win_options` and `catalog.settlement_rows`
+(win_options, fan_table, settlement_rows); regenerate with
+`python -m tests.scoring.hooks_cases > tests/scoring/data/hooks_recorded.json` only when a ruleset's payments, options
+or fan table are meant to change."""
 
 from __future__ import annotations
 
@@ -12,7 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from table_controller.rules import ruleset_ids
-from table_controller.scoring import ScoringError, exhaustive_settlement, false_win, kong_payment
+from table_controller.scoring import ScoringError, exhaustive_settlement, false_win, kong_payment, scored, win_options
+from table_controller.scoring.catalog import fan_table, settlement_rows
+from table_controller.scoring.config import scoring
 
 KONG_NOTES: list[tuple[dict[str, Any], tuple[str, ...] | None]] = [
     ({"seat": "E", "kind": "exposed", "discarder": "N"}, None),
@@ -68,17 +73,23 @@ def _answer(call: Callable[[], Any]) -> dict[str, Any]:
 
 
 def answers(ruleset: str) -> dict[str, list[dict[str, Any]]]:
-    """{"kong": [...], "exhaustive": [...], "false_win": [...]}: one answer per fixed input, as JSON."""
+    """{"kong": [...], "exhaustive": [...], "false_win": [...], "win_options": [...], "fan_table": [...],
+    "settlement_rows": [...]}: one answer per fixed input, as JSON (the last three have one input, the ruleset;
+    `settlement_rows` with its own `[scoring]` table, where it has one)."""
     return json.loads(json.dumps({
         "kong": [_answer(lambda n=n, a=a: kong_payment(ruleset, n, a)) for n, a in KONG_NOTES],
         "exhaustive": [_answer(lambda h=h, k=k: exhaustive_settlement(ruleset, h, k)) for h, k in DRAWS],
         "false_win": [_answer(lambda s=s, kw=kw: false_win(ruleset, s, **kw)) for s, kw in FALSE_WINS],
+        "win_options": [_answer(lambda: win_options(ruleset))],
+        "fan_table": [_answer(lambda: fan_table(ruleset))],
+        "settlement_rows": [_answer(lambda: settlement_rows(ruleset, scoring(ruleset)))] if scored(ruleset) else [],
     }))
 
 
 def run_all() -> dict[str, dict[str, list[dict[str, Any]]]]:
     """ruleset → its `answers`, for every ruleset of the rulesets folder."""
     return {rs: answers(rs) for rs in ruleset_ids()}
+
 
 if __name__ == "__main__":
     print(json.dumps(run_all(), ensure_ascii=False, indent=1, sort_keys=True))

@@ -1,6 +1,7 @@
-"""Kong payments, 荒牌 settlement and 诈和 are the scoring module's (`pay_kong`, `settle_draw`, `pay_false_win`),
-not branches on family ids in shared code: every ruleset answers as it did, and a venue's copy of a shipped
-ruleset under its own id pays as the original."""
+"""Kong payments, 荒牌 settlement, 诈和, the Win page's options and the fan table's payment rows are the scoring
+module's (`pay_kong`, `settle_draw`, `pay_false_win`, `win_options`, `settlement_rows`), not branches on family ids
+in shared code: every ruleset answers as it did, and a venue's copy of a shipped ruleset under its own id pays,
+asks and lists as the original."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.scoring.test_engines import _venue_copy
 RECORDED = Path(__file__).parent / "data" / "hooks_recorded.json"
 
 
-@pytest.mark.parametrize("part", ["kong", "exhaustive", "false_win"])
+@pytest.mark.parametrize("part", ["kong", "exhaustive", "false_win", "win_options", "fan_table", "settlement_rows"])
 def test_every_ruleset_answers_as_recorded_on_the_branching_code(part: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The answers were recorded before the dispatch moved into the modules (`hooks_cases.py` says how)."""
     monkeypatch.delenv("TABLECTL_RULESETS_DIR", raising=False)
@@ -83,3 +84,36 @@ def test_tablectl_waits_of_a_venues_copy_reads_shapes_as_its_engine(base: str, h
     _venue_copy(tmp_path, base, f"{base}_club", base)
     monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
     assert listed(f"{base}_club") == shipped_waits
+
+
+#: A win under each, with the options only the referee gives (riichi's 立直 and indicators, 竞技's 倍打).
+COPY_HANDS = {
+    "riichi": {"seat_wind": "S", "concealed": "22444m333567p44s", "win_tile": "4s", "win": "self_draw",
+               "options": {"riichi": True, "dora": ["1m"], "honba": 1}},
+    "jingji": {"seat_wind": "E", "concealed": "123456789m78p99s", "win_tile": "9p", "win": "discard",
+               "discarder": "S", "options": {"double": True}},
+}
+
+
+@pytest.mark.parametrize("base", ["riichi", "jingji"])
+def test_a_copy_of_riichi_or_jingji_asks_lists_and_scores_as_the_original(base: str, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, `win_options` asked `family == "riichi"` and `catalog.settlement_rows` `family == "jingji"`: a
+    riichi copy under its own id gave the Win page no 立直, 一发, 宝牌 fields (so its scorer never had them), and a
+    竞技 copy's fan table had no 包付, 倍打, 诈和 rows. Now the engine module's `win_options` / `settlement_rows`."""
+    from table_controller.scoring import score_json, win_options
+    from table_controller.scoring.catalog import fan_table
+
+    monkeypatch.delenv("TABLECTL_RULESETS_DIR", raising=False)
+    shipped = (win_options(base), fan_table(base), score_json(COPY_HANDS[base], base))
+    _venue_copy(tmp_path, base, "venue", base)
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    options, rows, result = win_options("venue"), fan_table("venue"), score_json(COPY_HANDS[base], "venue")
+    assert (options, rows) == shipped[:2]
+    assert result["valid"] and {**result, "ruleset": base} == shipped[2]
+    if base == "riichi":
+        assert options == ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
+        assert ("立直", 1) in [(f["name"], f["value"]) for f in result["fans"]]
+    else:
+        assert [(r["name"], r["value"]) for r in rows[-3:]] == [("包付", 3), ("倍打", 2), ("诈和", 50)]
+        assert result["double"] is True and result["payments"]["S"] == -2 * 2 * result["total"]

@@ -73,3 +73,46 @@ async def test_a_neimeng_win_not_opened_is_refused_on_the_win_page(browser: Any,
         assert svc.controller.state.actions[-1]["result"]["payments"] == {"E": -4, "S": 4, "W": 0, "N": 0}
     finally:
         await svc.stop()
+
+
+async def test_a_riichi_copy_under_its_own_id_asks_riichi_on_the_win_page(browser: Any, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A venue's riichi under its own id (`[scoring] engine = "riichi"`): the Win page shows 立直, 一发, 宝牌 ... as
+    for riichi, and what the referee ticks reaches the scorer; 竞技's copy lists 包付, 倍打, 诈和. Before, the
+    options were chosen by `family == "riichi"`: the copy's page had none, its wins scored without 立直."""
+    from tests.scoring.test_engines import _venue_copy
+
+    rulesets = tmp_path / "rulesets"
+    rulesets.mkdir()
+    _venue_copy(rulesets, "riichi", "dojo", "riichi")
+    _venue_copy(rulesets, "jingji", "jingji_city", "jingji")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(rulesets))
+    svc = await _service("dojo", tmp_path / "dojo")
+    try:
+        await _hand_dealt(svc)
+        page = await _open(browser, svc, "/win", token=REFEREE)
+        shown = ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
+        await page.wait_for_selector("#win-options label[data-option=riichi]", state="visible")
+        for name in ["points", "special", "wildcard", "horses", *shown]:
+            assert await page.is_visible(f"#win-options label[data-option={name}]") == (name in shown), name
+        form = "#win-form"
+        await page.select_option(f"{form} select[name=seat_wind]", "S")
+        await page.select_option(f"{form} select[name=win]", "discard")
+        await page.select_option(f"{form} select[name=discarder]", "W")
+        await page.fill(f"{form} input[name=concealed]", "22444m333567p44s")
+        await page.fill(f"{form} input[name=win_tile]", "4s")
+        await page.check(f"{form} input[name=riichi]")
+        await page.fill(f"{form} input[name=honba]", "1")
+        await page.click("#win-read")
+        await _until(lambda: bool(svc.controller.state.actions[-1].get("result", {}).get("valid")))
+        result = svc.controller.state.actions[-1]["result"]
+        assert [f["name"] for f in result["fans"]] == ["立直", "断幺九"] and result["payments"]["S"] == 2900
+    finally:
+        await svc.stop()
+    svc = await _service("jingji_city", tmp_path / "jingji_city")
+    try:
+        page = await _open(browser, svc, "/win", token=REFEREE)
+        book = await _fan_book(page, "包付")
+        assert "一家支付三家分" in book and "庄家和牌连庄" in book and "罚分10分一个单位" in book
+    finally:
+        await svc.stop()
