@@ -571,19 +571,23 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
 
 def _chase(hand: dict[str, Any], ev: Event, seat: str, tile: Any, ruleset: str) -> None:
     """竞技 追牌现场汇 (seed 004 三十七): four seats in a row discard the same tile, no claim between;
-    the first pays `chase_each` to each other seat on the spot (倍打 doubles it)."""
+    the first pays on the spot what the ruleset's scorer says (`scoring.chase_payment`: 竞技 `chase_each` to each
+    other seat, 倍打 doubling it, from the ruleset's own table)."""
     from table_controller.referee import flow_of
+    from table_controller.scoring import ScoringError, chase_payment
 
     if not flow_of(ruleset).chase:
         return
     run = [*hand.get("run", []), [seat, tile]][-4:]
     hand["run"] = run
     if len(run) == 4 and len({t for _, t in run}) == 1 and len({w for w, _ in run}) == 4:
-        from table_controller.scoring import jingji
-
-        pay = jingji.chase_payment(run[0][0], double=bool(hand.get("double")))
-        hand["chase_payments"] = hand.get("chase_payments", []) + [
-            {"seq": ev.seq, "seat": run[0][0], "tile": tile, "by_wind": {w: int(v) for w, v in pay.items() if v}}]
+        try:
+            pay = chase_payment(ruleset, run[0][0], double=bool(hand.get("double")))
+        except ScoringError:  # a ruleset the referee scores: no table to pay it from
+            pay = None
+        if pay:
+            hand["chase_payments"] = hand.get("chase_payments", []) + [
+                {"seq": ev.seq, "seat": run[0][0], "tile": tile, "by_wind": {w: int(v) for w, v in pay.items() if v}}]
         hand["run"] = []
 
 

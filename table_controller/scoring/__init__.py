@@ -15,7 +15,8 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "check_tables", "exhaustive_settlement", "false_win", "kong_payment", "referee_scored", "score", "score_json",
+           "chase_payment", "check_tables", "exhaustive_settlement", "false_win", "kong_payment", "referee_scored",
+           "score", "score_json",
            "scored", "scored_rulesets", "win_options"]
 
 
@@ -175,6 +176,20 @@ def kong_payment(ruleset: str, note: Mapping[str, Any], active: tuple[str, ...] 
     if pay is None:
         return None
     given: dict[str, int] | None = pay(note, tuple(active or T.SEATS), table)
+    return given
+
+
+def chase_payment(ruleset: str, first: str, double: bool = False) -> dict[str, int] | None:
+    """追牌现场汇 (竞技, seed 004 三十七: four seats in a row discard one tile, `[flow] chase`): what `first`, the
+    first of them, pays on the spot, `double` under 倍打. The engine module pays it with the ruleset's own table
+    (`pay_chase(first, double, table)`); one without that hook pays none (None)."""
+    table = scoring(ruleset)
+    if first not in T.SEATS:
+        raise ScoringError("bad_field", f"must be a seat E S W N, not {first!r}", "first")
+    pay = engine_hook(ruleset, "pay_chase")
+    if pay is None:
+        return None
+    given: dict[str, int] = pay(first, double, table)
     return given
 
 

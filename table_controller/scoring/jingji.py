@@ -136,6 +136,11 @@ def chase_payment(first: str, table: Mapping[str, Any] | None = None, double: bo
     return {s: (-3 * each if s == first else each) for s in T.SEATS}
 
 
+def pay_chase(first: str, double: bool, table: Mapping[str, Any]) -> dict[str, int]:
+    """The engine's 追牌 hook (`scoring.chase_payment`): `chase_each` and 倍打 from the ruleset's own table."""
+    return chase_payment(first, table, double)
+
+
 def settle(balances: Mapping[str, int], payments_: Mapping[str, int]) -> tuple[dict[str, int], bool]:
     """Pay out of the 100-point stacks: a payer pays at most what they hold (盘面付完为止).
 

@@ -3,7 +3,10 @@ spot, 包付 from three claims in a row, 倍打 while the dealer keeps the deal,
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from table_controller.referee import record_options
 from table_controller.scoresheet import compute
@@ -41,6 +44,31 @@ def test_four_seats_in_a_row_discarding_one_tile_pay_the_chase_on_the_spot() -> 
     play(mcr, "deal_done")
     discards(mcr, ("E", "5z"), ("S", "5z"), ("W", "5z"), ("N", "5z"))
     assert "chase_payments" not in mcr.state().hand
+
+
+def test_the_chase_is_paid_from_the_rulesets_own_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record paid 追牌 with `jingji.chase_payment(first)`, which read the shipped 竞技 file: a house 竞技 with
+    `chase_each = 5` paid 4, and a venue's copy of 竞技 under its own id, in a folder without jingji.toml, broke the
+    fold (unknown_ruleset 'jingji'). It is the engine's `pay_chase` hook now, given the ruleset's own table."""
+    from tests.scoring.test_engines import PACKAGED, _venue_copy
+
+    def chased(ruleset: str, folder: Path) -> list[dict[str, int]]:
+        monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(folder))
+        log = Log(ruleset)
+        log.start()
+        play(log, "deal_done")
+        discards(log, ("E", "7z"), ("S", "7z"), ("W", "7z"), ("N", "7z"))
+        return [c["by_wind"] for c in log.state().hand["chase_payments"]]
+
+    club, city = tmp_path / "club", tmp_path / "city"
+    club.mkdir()
+    city.mkdir()
+    (club / "jingji.toml").write_text((PACKAGED / "jingji.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (club / "jingji_club.toml").write_text('extends = "jingji"\nid = "jingji_club"\nname_zh = "竞技（俱乐部）"\n'
+                                           'name_en = "Jingji, club"\n\n[scoring]\nchase_each = 5\n', encoding="utf-8")
+    _venue_copy(city, "jingji", "jingji_city", "jingji")
+    assert chased("jingji_club", club) == [{"E": -15, "S": 5, "W": 5, "N": 5}]
+    assert chased("jingji_city", city) == [{"E": -12, "S": 4, "W": 4, "N": 4}]
 
 
 def test_three_claims_in_a_row_from_one_seat_bind_them_and_the_win_read_carries_it() -> None:
