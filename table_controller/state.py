@@ -749,7 +749,7 @@ def _pay_kong(hand: dict[str, Any], ev: Event, seat: str, kind: str, discarder: 
     playing = tuple(w for w in SEATS if w not in hand.get("out", []))  # 血战: winners pay no more
     try:
         pay = kong_payment(ruleset, note, playing)
-    except ScoringError:  # a ruleset with no [scoring] table (e.g. riichi here): no payment to make
+    except ScoringError:  # a ruleset with no [scoring] table (shanghai, wuhan: the referee scores): none
         pay = None
     if pay:
         hand["kong_payments"] = hand.get("kong_payments", []) + [
