@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from table_controller.store import Event, EventStore
+from table_controller.store import Event, EventStore, raise_schema
 
 log = logging.getLogger("table_controller.mirror")
 
@@ -192,6 +192,7 @@ class LogMirror:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             self._db.executemany("INSERT INTO events (seq, at, source, type, data) VALUES (?, ?, ?, ?, ?)", rows)
+            raise_schema(self._db, {e.type for e in batch})  # a copy put back on an older Pi is refused the same
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")

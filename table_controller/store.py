@@ -13,9 +13,19 @@ import threading
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
-SCHEMA_VERSION = 1
+#: The newest log this code reads and writes. A log's meta `schema_version` is the *oldest* reader it
+#: needs: 1 while it holds only events a reader of schema 1 folds, raised (with the event, in one
+#: transaction) when an event of `NEEDS_SCHEMA` is written. A reader refuses a log above its own number
+#: (`schema_problem`, since 2235b62), so a Pi rolled back to such a version says why instead of folding
+#: the log without the events it does not know (a substitute dropped: his hands credited to the player
+#: he replaced; a corrected play folded as first keyed). Old logs need no change (upgrades read them).
+SCHEMA_VERSION = 2
+#: Event types a schema-1 reader (tablectl 2235b62 .. this change) would fold as nothing, by the schema
+#: that reads them. A new event type, or a new field that changes what an old type means, that an older
+#: reader would drop or misread goes here with the next number (`tests/controller/test_log_upgrades.py`).
+NEEDS_SCHEMA: dict[str, int] = {"referee.play_correct": 2, "referee.substitute": 2}
 log = logging.getLogger("table_controller.store")
 
 #: The HTTP action being served, as `web/replays.py` keys it: (its Idempotency-Key's slot, the
@@ -70,6 +80,22 @@ def schema_problem(found: str | None) -> str | None:
     return (f"事件记录由较新版本的 tablectl 写入（{what}，本版本只读到 {SCHEMA_VERSION}），未作任何改动 / the event log "
             f"was written by a newer tablectl (schema {found}, this one knows up to {SCHEMA_VERSION}) and was left "
             "untouched: upgrade tablectl on this Pi, or move the data directory aside to start a new log")
+
+
+def schema_needed(types: Iterable[str], at_least: int = 1) -> int:
+    """The oldest schema a reader needs for a log holding events of `types` (and already at `at_least`)."""
+    return max([at_least, *(NEEDS_SCHEMA.get(t, 1) for t in types)])
+
+
+def raise_schema(db: sqlite3.Connection, types: Iterable[str]) -> int:
+    """Raise the log's meta `schema_version` to what `types` need (inside the caller's transaction, with
+    the events); the version now. A row this code cannot read is left to `schema_problem`."""
+    found = log_schema(db)
+    now = int(found) if found is not None and found.isdigit() else 1
+    need = schema_needed(types, now)
+    if need > now:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(need),))
+    return need
 
 
 def log_schema(db: sqlite3.Connection) -> str | None:
@@ -232,13 +258,36 @@ class EventStore:
             # the display's actions by Idempotency-Key (`REQUEST`): the event each one made
             self._db.execute("CREATE TABLE IF NOT EXISTS requests (slot TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,"
                              " seq INTEGER NOT NULL, at REAL NOT NULL)")
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '1')")
+            self._schema = self._check_schema()
         except sqlite3.Error as exc:
             raise StoreError(f"无法打开事件记录（{_open_hint_zh(str(exc))}）/ cannot open the event log {self.path}: {exc}") \
                 from None
         self._lock = threading.Lock()
+
+    def _check_schema(self) -> int:
+        """The log's schema, raised for events of `NEEDS_SCHEMA` written since the last check (by a
+        version before this one, which kept the log at 1 whatever it wrote). Only the events after
+        meta `schema_checked` are read: a long log is read once, at its first start on this version."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_checked'").fetchone()
+        after = int(row[0]) if row is not None and str(row[0]).isdigit() else 0
+        marks = ", ".join("?" * len(NEEDS_SCHEMA))
+        found = [r[0] for r in self._db.execute(
+            f"SELECT DISTINCT type FROM events WHERE seq > ? AND type IN ({marks})", (after, *NEEDS_SCHEMA))]
+        last = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+        schema = schema_needed(found, int(log_schema(self._db) or 1))
+        if last == after:
+            return schema
+        try:  # a full or read-only card still starts (the log is read; the mark waits for the next start)
+            self._db.execute("BEGIN IMMEDIATE")
+            raise_schema(self._db, found)
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_checked', ?)", (str(last),))
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            log.warning("the log's schema mark not written", extra={"path": str(self.path), "error": str(exc)})
+        return schema
 
     def append(self, source: str, type: str, data: dict[str, Any], at: float,
                table_cursor: tuple[int, int] | None = None) -> Event:
@@ -253,9 +302,10 @@ class EventStore:
             raise ValueError(f"unknown event source {source!r}; allowed: {', '.join(SOURCES)}")
         payload = json.dumps(data, ensure_ascii=False, sort_keys=True)
         request = REQUEST.get() if source in PEOPLE else None
+        newer = NEEDS_SCHEMA.get(type, 1) > self._schema
         with self._lock:
             try:
-                if table_cursor is None and request is None:
+                if table_cursor is None and request is None and not newer:
                     cur = self._db.execute(
                         "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)", (at, source, type, payload)
                     )
@@ -268,6 +318,8 @@ class EventStore:
                         if table_cursor is not None:
                             self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
                                              (cursor_text(table_cursor),))
+                        if newer:  # with the event: no older reader ever sees it in a log marked for it
+                            schema = raise_schema(self._db, [type])
                         if request is not None:
                             self._db.execute("DELETE FROM requests WHERE at < ?", (at - REQUEST_KEEP_S,))
                             self._db.execute("INSERT OR REPLACE INTO requests (slot, fingerprint, seq, at)"
@@ -277,6 +329,8 @@ class EventStore:
                         if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
                             self._db.execute("ROLLBACK")
                         raise
+                    if newer:
+                        self._schema = schema
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot append to the event log {self.path}: {exc}") from None
             seq = cur.lastrowid
@@ -299,7 +353,9 @@ class EventStore:
                 if table_cursor is not None:
                     self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
                                      (cursor_text(table_cursor),))
+                schema = raise_schema(self._db, {r[3] for r in rows})
                 self._db.execute("COMMIT")
+                self._schema = schema
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
