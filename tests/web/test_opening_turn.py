@@ -148,3 +148,22 @@ async def test_a_record_begun_by_the_wrong_seat_is_put_right_by_the_referee(tmp_
         assert r.status_code == 200, r.text
         assert ctl.state.hand["discards"]["E"][0]["tile"] == "1z" and ctl.state.hand["turn"]["seat"] == "S"
         await _taken(http, type="discard", seat="S", tile="2z")
+
+
+async def test_after_the_dealers_heavenly_win_under_blood_battle_the_next_seat_plays(tmp_path: Path) -> None:
+    """血战到底: the dealer wins on its dealt tiles (天和) before any discard; once the referee confirms the
+    win the turn passes to 南 (the dealer is out), and 南's discard is taken: the win, not a discard, opened
+    the hand. Before the win is confirmed the dealer still has the turn, as after any win read."""
+    async with _hand(tmp_path, "sichuan") as (svc, http):
+        for seat, suit in zip("ESWN", "pmmm"):
+            await _taken(http, type="missing", seat=seat, suit=suit)
+        win = {"seat_wind": "E", "prevalent_wind": "E", "win": "self_draw", "win_tile": "9m",
+               "concealed": "1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 9m 9m 9m".split(), "melds": []}
+        r = await http.post("/api/referee/win", json={"hand": win}, headers=REF)
+        assert r.status_code == 200, r.text
+        await _refused(svc, http, "未轮到南家，现在是东家", type="discard", seat="S", tile="2s")
+        assert (await http.post("/api/referee/win/confirm", json={}, headers=REF)).status_code == 200
+        assert svc.controller.state.hand["turn"]["seat"] == "S" and svc.controller.state.hand["out"] == ["E"]
+        await _refused(svc, http, "东家本盘已和牌，不再行牌", type="discard", seat="E", tile="2s")
+        await _taken(http, type="discard", seat="S", tile="2s")
+        assert svc.controller.state.hand["turn"]["seat"] == "W"
