@@ -837,6 +837,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
         return no_tile
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
         return f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
+    opening = _opening_problem(hand, type, seat)
+    if opening:
+        return opening
     if type in ("play.discard", "play.kong", "play.flower") and turn and seat == turn["seat"] and _wall_empty(hand):
         return ("荒牌：牌墙已无牌可摸，本盘应结束（查叫或结束本盘）/ the wall is exhausted: no tile to draw, the hand is "
                 "a draw (荒牌)")
@@ -864,6 +867,19 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             if not flow_of(str(hand.get("ruleset", ""))).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
                 return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _opening_problem(hand: dict[str, Any], type: str, seat: Any) -> str | None:
+    """A discard or kong by a seat other than the dealer before anyone has discarded and with no turn set
+    (配牌完成 not pressed): the dealer plays first (walls.md; the hand machine's turn is E from the deal).
+    Before, any seat's discard was taken then, and the record began with a seat that cannot have played.
+    The dealer's own discard or 暗杠 is taken and sets the turn; the opening 补花 stays every seat's."""
+    if type not in ("play.discard", "play.kong") or hand.get("turn") or seat == "E":
+        return None
+    if any((hand.get("discards") or {}).values()):
+        return None
+    return (f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES['E']}家：庄家先出牌（配牌完成后由东家打出第一张）"
+            f" / not {seat}'s turn but E's: the dealer plays first")
 
 
 def _wall_empty(hand: dict[str, Any]) -> bool:

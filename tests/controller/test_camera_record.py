@@ -203,6 +203,24 @@ def test_an_unsure_tile_holds_its_pool_until_the_referee_rules_and_out_of_turn_i
     assert any("未记入牌谱" in line["text"] for line in controller.state.log)
 
 
+def test_a_tile_in_a_pool_before_the_dealers_first_discard_waits_for_it(table) -> None:  # type: ignore[no-untyped-def]
+    """S's tile seen in its pool before the dealer (东) has discarded, 配牌完成 not pressed: refused (the dealer
+    plays first), told once, and recorded after the dealer's discard once that is seen. Before, it went in
+    as the hand's first play and the dealer's discard after it was refused as out of turn."""
+    controller, watcher = table
+    cam = Camera()
+    early = cam.lay("discard", "S", "5s")
+    watcher._record_play([early])
+    watcher._record_play([])
+    assert plays(controller) == [] and controller.state.hand["turn"] is None
+    refused = [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert len(refused) == 1 and refused[0].data["reason"].startswith("未轮到南家，现在是东家：庄家先出牌")
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    assert plays(controller) == [("play.deal_done", {}), ("play.discard", {"seat": "E", "tile": "9p"}),
+                                 ("play.discard", {"seat": "S", "tile": "5s"})]
+    assert controller.state.hand["turn"]["seat"] == "W"
+
+
 def test_no_record_without_a_hand_or_when_switched_off(tmp_path: Path) -> None:
     cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
     store = EventStore(tmp_path / "events.sqlite3")

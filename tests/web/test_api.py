@@ -414,6 +414,9 @@ def test_a_read_claiming_kong_replacement_without_a_kong_is_refused_in_the_refer
             "concealed": "7s 7s 7s 1m 2m 3m 4m 5m 6m 7m 8m 9m 2p".split()}
     r = client.post("/api/referee/win", json={"hand": hand}, headers=h)
     assert r.status_code == 422 and r.json()["detail"].startswith("杠上开花不成立（没有杠） / hand: win: 杠上开花须有杠")
+    for seat, tile in (("E", "1z"), ("S", "2z")):  # W's turn: the dealer plays first
+        assert client.post("/api/play", json={"type": "discard", "seat": seat, "tile": tile},
+                           headers=bearer(OPERATOR)).status_code == 200
     assert client.post("/api/play", json={"type": "kong", "seat": "W", "tiles": ["7s"] * 4, "concealed": True},
                        headers=bearer(OPERATOR)).status_code == 200
     kong = {**hand, "win": "self_draw", "melds": [{"type": "kong", "tiles": ["7s"] * 4, "concealed": True}],

@@ -280,6 +280,32 @@ async def test_the_dealers_first_discard_ends_the_deal_when_deal_done_was_not_pr
     assert await page.input_value(f"{FORM} select[name=seat]") == "S"
 
 
+async def test_another_seats_discard_before_the_dealers_first_is_refused_in_words(service: TableService,
+                                                                                  chromium: Any) -> None:
+    """配牌完成 not pressed and 南 picked for the first discard: the service refuses it (the dealer plays
+    first) and the form says so beside itself, the tile given back; 东's is then taken. Before, 南's went in
+    as the hand's first play (✓ 已记录) and the dealer's after it was refused as out of turn."""
+    page = await _keying_page(service, chromium)
+    hand = lambda: service.controller.state.hand  # noqa: E731
+    seq = service.controller.state.seq
+    await page.focus(TILES)
+    await page.keyboard.type("s5m")
+    await page.keyboard.press("Enter")
+    line = "[data-testid=play-msg]"
+    await page.wait_for_selector(f"{line}.bad")
+    said = await page.text_content(line)
+    assert said.startswith("南家打出 五万 ✗ 未轮到南家，现在是东家：庄家先出牌"), said
+    assert await page.input_value(TILES) == "5m"
+    assert not [ev for ev in service.controller.store.since(seq) if ev.type.startswith("play.")]
+    assert hand()["turn"] is None
+    await page.select_option(f"{FORM} select[name=seat]", "E")
+    await page.focus(TILES)
+    await page.keyboard.press("Enter")
+    await _until(lambda: bool(hand()["discards"]["E"]))
+    plays = [(ev.type, ev.data.get("seat")) for ev in service.controller.store.since(seq) if ev.type.startswith("play.")]
+    assert plays == [("play.deal_done", None), ("play.discard", "E")]
+
+
 async def test_riichi_pressed_after_the_discard_goes_to_the_seat_that_discarded(tmp_path: Path,
                                                                                 chromium: Any) -> None:
     """日本麻将: 立直 is keyed after the discard that declared it, by when 座位 has moved on to the seat in
