@@ -379,6 +379,10 @@ PAGE = """<!doctype html>
     .attention { margin: 0.6rem 0.5rem 0; font-size: 1.05rem; }
     .pair-actions, footer, #org { margin: 0.5rem 0.8rem; }
   }
+  /* the organiser's controls on a phone or a tablet: 44 CSS px each way, a finger (were 25-39 px tall) */
+  @media (max-width: 900px), (pointer: coarse) {
+    button, select, input, summary { min-height: 44px; min-width: 44px; }
+  }
 </style>
 </head>
 <body>
