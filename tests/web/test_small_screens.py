@@ -227,8 +227,29 @@ async def test_every_control_a_referee_or_a_player_presses_takes_a_finger(walked
     assert not _each(walked, "small")
 
 
+async def test_every_input_and_button_is_named_and_the_pages_are_chinese(walked: dict[str, Any]) -> None:
+    """Before: 暂停原因, an appeal's 裁决理由, each 编号 beside a name (the label names only its first input) and the
+    hub's organiser's table, reason, player and stand-in were named by nothing but a placeholder, gone once typed."""
+    assert not _each(walked, "unnamed")
+    assert {m["lang"] for pages in walked.values() for m in pages.values()} == {"zh-CN"}
 
 
+
+
+async def test_names_stay_in_english_too(chromium: Any, places: dict[str, Any]) -> None:
+    """The names given to unlabelled controls follow the page's language (the English page said 编号 aloud)."""
+    async with _tab(chromium, "phone") as page:
+        await page.goto(places["table"] + "/scoresheet")
+        await page.fill("#token", REFEREE)
+        await page.click("#login button[type=submit]")
+        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        await page.click("#lang")
+        assert await page.get_attribute("#round-form input[name=id2]", "aria-label") == "chair 2 reg. no. (optional)"
+        assert await page.get_attribute("#clock-reason", "aria-label") == "why (a table jam …)"
+        await page.goto(places["table"] + "/replay?hand=1")
+        assert await page.get_attribute("#replay-prev", "aria-label") == "Previous step"
+        m = await _measure(page)
+        assert m["lang"] == "en" and not m["unnamed"]
 
 
 async def test_a_phone_keys_a_discard_and_a_penalty_by_tapping(chromium: Any, places: dict[str, Any]) -> None:
