@@ -234,6 +234,10 @@ async def test_every_input_and_button_is_named_and_the_pages_are_chinese(walked:
     assert {m["lang"] for pages in walked.values() for m in pages.values()} == {"zh-CN"}
 
 
+async def test_main_text_reads_at_4_5_to_1(walked: dict[str, Any]) -> None:
+    """Before: 庄 (3.5:1), a table fault's line (故障：卡牌, 3.2), a refusal's ✗ line (4.2), 撤销 and 判诈和 (3.9)."""
+    assert not _each(walked, "contrast")
+
 
 
 async def test_names_stay_in_english_too(chromium: Any, places: dict[str, Any]) -> None:
