@@ -239,6 +239,12 @@ async def test_main_text_reads_at_4_5_to_1(walked: dict[str, Any]) -> None:
     assert not _each(walked, "contrast")
 
 
+async def test_no_name_is_broken_over_two_lines_on_a_phone(walked: dict[str, Any]) -> None:
+    """Before: 裁判 beside 退出 (裁 at the line's end, 判 on the next), and the fan book's and the penalty
+    catalogue's names and headers (番种 as 番 over 种, 起和 as 起 over 和: the rule's text took the row; now it
+    goes under the name and the amount, the screen's width)."""
+    assert not _each(walked, "broken")
+
 
 async def test_names_stay_in_english_too(chromium: Any, places: dict[str, Any]) -> None:
     """The names given to unlabelled controls follow the page's language (the English page said 编号 aloud)."""
