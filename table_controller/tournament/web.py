@@ -379,6 +379,10 @@ PAGE = """<!doctype html>
     .attention { margin: 0.6rem 0.5rem 0; font-size: 1.05rem; }
     .pair-actions, footer, #org { margin: 0.5rem 0.8rem; }
   }
+  /* the organiser's controls on a phone or a tablet: 44 CSS px each way, a finger (were 25-39 px tall) */
+  @media (max-width: 900px), (pointer: coarse) {
+    button, select, input, summary { min-height: 44px; min-width: 44px; }
+  }
 </style>
 </head>
 <body>
@@ -393,10 +397,10 @@ PAGE = """<!doctype html>
 <h2 id="stats-title"></h2>
 <table id="stats" data-testid="stats"><thead><tr id="shead"></tr></thead><tbody id="srows"></tbody></table>
 <details id="org" data-testid="organiser"><summary id="org-title"></summary>
-<p><select id="org-table"></select> <input id="org-reason" maxlength="200">
+<p><select id="org-table" aria-label="桌"></select> <input id="org-reason" maxlength="200" aria-label="原因（记入记录）">
 <span id="org-table-actions"></span></p>
-<p><select id="org-player"></select> <span id="org-player-actions"></span></p>
-<p><input id="org-name" maxlength="40"> <span id="org-stand-in-actions"></span></p>
+<p><select id="org-player" aria-label="选手"></select> <span id="org-player-actions"></span></p>
+<p><input id="org-name" maxlength="40" aria-label="陪打姓名（不在报名名单上）"> <span id="org-stand-in-actions"></span></p>
 <p id="org-result" class="muted" data-testid="organiser-result"></p><ol id="org-log" data-testid="organiser-log"></ol></details>
 <footer><span id="status" class="muted"></span> · <a id="csv" href="/api/standings.csv" download></a>
  · <a id="archive" href="/api/archive.zip" download></a></footer>
@@ -542,6 +546,11 @@ function renderOrganiser() {
   // far, a player out of the seating (withdrew, late) or back; the record of every decision below
   $("org-title").textContent = t("org");
   $("org-reason").placeholder = t("reason");
+  // each control named aloud, not by a placeholder alone (which goes once something is typed)
+  $("org-reason").setAttribute("aria-label", t("reason"));
+  $("org-name").setAttribute("aria-label", t("standInName"));
+  $("org-table").setAttribute("aria-label", t("thead")[0]);
+  $("org-player").setAttribute("aria-label", t("head")[1]);
   if (!org || !last) return;
   const words = (a) => (org.actions[a] || {})[lang] || a;
   const buttons = (list) => list.map((a) => `<button type="button" data-action="${a}">${esc(words(a))}</button>`).join(" ");

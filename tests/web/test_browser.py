@@ -905,7 +905,8 @@ async def _shoot(page: Any, svc: TableService, out: Path, name: str, path: str, 
     await page.wait_for_timeout(150)
     width = await page.evaluate("document.documentElement.scrollWidth")
     assert width <= size[0], f"{name}: the page is {width}px wide on a {size[0]}px screen"
-    await page.screenshot(path=str(out / f"{name}.png"), full_page=name in ("penalties", "scoresheet", "table-phone", "penalties-phone"))
+    full = ("penalties", "scoresheet", "table-phone", "penalties-phone", "referee-phone")  # the whole page, scrolled
+    await page.screenshot(path=str(out / f"{name}.png"), full_page=name in full)
     if english:
         await page.click("#lang")
 
@@ -917,7 +918,8 @@ async def test_screenshots_of_each_page(service: TableService, browser: Any, tmp
     async with _http(service) as http:
         await _populate(service, http)
         for name, path, token, size in (("table", "/", OPERATOR, (1280, 720)), ("win", "/win", REFEREE, (1280, 720)),
-                                        ("public", "/public", None, (1280, 720)), ("table-phone", "/", None, (390, 844))):
+                                        ("public", "/public", None, (1280, 720)), ("table-phone", "/", None, (390, 844)),
+                                        ("referee-phone", "/", REFEREE, (360, 740))):
             await _shoot(page, service, out, name, path, token, size)
         await _shoot(page, service, out, "table-en", "/", None, english=True)
         await http.post("/api/referee/win/confirm", headers=_auth(REFEREE))
@@ -934,7 +936,8 @@ async def test_screenshots_of_each_page(service: TableService, browser: Any, tmp
     await _shoot(page, service, out, "penalties", "/penalties", REFEREE)
     await _shoot(page, service, out, "scoresheet", "/scoresheet", REFEREE)
     await _shoot(page, service, out, "penalties-phone", "/penalties", REFEREE, (390, 844))
-    for name in ("table", "win", "public", "table-phone", "table-en", "penalties", "scoresheet", "penalties-phone"):
+    for name in ("table", "win", "public", "table-phone", "referee-phone", "table-en", "penalties", "scoresheet",
+                 "penalties-phone"):
         assert (out / f"{name}.png").stat().st_size > 10_000
 
 

@@ -9,6 +9,7 @@ const I18N = {
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
         ov: { left: "余 {n} 张", turn: "出牌", draw: "荒牌", over: "本盘结束", waiting: "等待开局" },
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
+              first: "回到开局", prev: "上一步", next: "下一步", last: "最后一步", progress: "回放进度",
               none: "本轮尚无牌谱", hint: "只含公开信息：打出、吃碰杠（暗杠背面朝上）、补花、立直、裁判的裁决；不含任何暗牌。", replay: "回放" },
         linkUp: "已连接", linkDown: "牌桌连接中断", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", serviceQuiet: "{n} 秒没有收到服务的消息：网络可能已断，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首抓 {first}", leave: "留下", start_at: "从此开始",
@@ -95,6 +96,7 @@ const I18N = {
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
         ov: { left: "{n} tiles left", turn: "to play", draw: "drawn hand", over: "hand over", waiting: "waiting for the hand" },
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
+              first: "To the start", prev: "Previous step", next: "Next step", last: "To the end", progress: "Replay step",
               none: "no hand records in this round yet", hint: "Public information only: discards, calls (concealed kongs face down), flowers, riichi, the referee's rulings; no concealed tile.", replay: "Replay" },
         linkUp: "linked", linkDown: "table link down", serviceLost: "the display lost the service: reconnecting… (showing the state before)", serviceQuiet: "nothing from the service for {n} s: the network may be down, reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first tile {first}", leave: "leave", start_at: "start at",
@@ -250,6 +252,10 @@ function renderStatic() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+  // a name for a control without a label of its own (a second input in a label, ◀ ▶), keys joined by spaces
+  document.querySelectorAll("[data-i18n-aria]").forEach((el) => {
+    el.setAttribute("aria-label", el.dataset.i18nAria.split(" ").map((k) => t(k)).join(" "));
+  });
   document.querySelectorAll("#nav a").forEach((a) => a.classList.toggle("current", a.dataset.page === page));
   $("legend").innerHTML = Object.entries(I18N[lang].legend).map(([k, v]) => `<span><i class="half ${k}"></i>${v}</span>`).join("");
   document.querySelectorAll("select.seat-select").forEach((sel) => {
@@ -803,6 +809,7 @@ function renderFalseWinInputs() {
   $("win-false").hidden = !entry;
   input.hidden = !entry || (!entry.from_scoring && entry.min == null);
   input.placeholder = entry && entry.from_scoring ? t("pen.fan") : t("pen.points");
+  input.setAttribute("aria-label", t("win.false") + " " + input.placeholder);  // 判诈和 番: its name read aloud
   input.step = entry && !entry.from_scoring ? entry.step || 1 : 1;
   const sel = $("penalty-code"), amount = $("penalty-form").amount, victim = $("penalty-form").victim;
   const chosen = catalogueEntry(sel.value);
@@ -1122,7 +1129,8 @@ function renderAppeals() {
     if (a.ruling) {
       return `<li data-appeal="${a.seq}">${head}<br><strong class="${a.ruling.upheld ? "plus" : ""}">${esc(t(a.ruling.upheld ? "ap.upheld" : "ap.dismissed"))}</strong>：${esc(a.ruling.note)}</li>`;
     }
-    const form = referee ? `<span class="appeal-ruling"><input data-note="${a.seq}" maxlength="500" placeholder="${esc(t("ap.note"))}">
+    const form = referee ? `<span class="appeal-ruling"><input data-note="${a.seq}" maxlength="500" placeholder="${esc(t("ap.note"))}"
+      aria-label="${esc(t("ap.note"))}">
       <button type="button" data-uphold="${a.seq}">${esc(t("ap.uphold"))}</button> <button type="button" data-dismiss="${a.seq}">${esc(t("ap.dismiss"))}</button></span>` : "";
     return `<li data-appeal="${a.seq}">${head}<br><em>${esc(t("ap.waiting"))}</em> ${form}</li>`;
   }).join("") : `<li class="none">${esc(t("ap.none"))}</li>`;
