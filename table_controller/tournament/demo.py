@@ -73,7 +73,8 @@ class TournamentDemo:
         url = self._broker.url
         self.hub = HubService(url, TOURNAMENT, self.data_dir / "hub", host=self.host, port=self.port,
                               organizer_token=self.organizer_token, registered=players, username=HUB_USER,
-                              password=files.password(HUB_USER), expected=[t for t, _ in table_ids])
+                              password=files.password(HUB_USER), expected=[t for t, _ in table_ids],
+                              names=dict(table_ids))
         await self.hub.start()
         first = propose(with_registered([], players, TOURNAMENT), table_ids, 1, seed=TOURNAMENT).to_json()
         for k, t in enumerate(first["tables"]):

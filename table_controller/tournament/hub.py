@@ -287,7 +287,7 @@ class Hub:
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
                  ca_file: str = "", organizer_token: str = "",
                  registered: list[dict[str, str]] | None = None, expected: list[str] | None = None,
-                 substitute_credit: str = "hands") -> None:
+                 substitute_credit: str = "hands", names: dict[str, str] | None = None) -> None:
         self.broker = broker
         if substitute_credit not in SUBSTITUTE_CREDIT:
             raise HubError(f"substitute credit must be one of {', '.join(SUBSTITUTE_CREDIT)}, "
@@ -296,6 +296,7 @@ class Hub:
         self.substitute_credit = substitute_credit
         self.host, self.port, self.tls = endpoint(broker, ca_file)
         self.tournament = check_id(tournament, "tournament")
+        names = {check_id(t, "table"): str(n) for t, n in (names or {}).items() if n}
         self.prefix = check_prefix(prefix)
         self.username, self.password = username or None, password or None
         self.client_id = client_id or f"hub-{tournament}"
@@ -319,6 +320,17 @@ class Hub:
             # The organiser's decisions (organiser.py), in order, never changed: what stands is their fold
             self._db.execute("CREATE TABLE IF NOT EXISTS decisions (id INTEGER PRIMARY KEY AUTOINCREMENT,"
                              " at REAL NOT NULL, action TEXT NOT NULL, data TEXT NOT NULL)")
+            # The tables' names as the organiser gave them (`--tables t01=一号桌`): kept, so a hub started
+            # again without them still names the tables as the seating posted in the hall did
+            self._db.execute("CREATE TABLE IF NOT EXISTS table_names (table_id TEXT PRIMARY KEY, name TEXT NOT NULL,"
+                             " at REAL NOT NULL)")
+            with self._db:
+                for table_id, name in names.items():
+                    self._db.execute("INSERT INTO table_names (table_id, name, at) VALUES (?, ?, ?) ON CONFLICT"
+                                     "(table_id) DO UPDATE SET name = excluded.name, at = excluded.at"
+                                     " WHERE name != excluded.name", (table_id, name, wall_clock()))
+            #: table id → the organiser's name for it: shown everywhere in place of the name the table sends
+            self.names: dict[str, str] = dict(self._db.execute("SELECT table_id, name FROM table_names ORDER BY rowid"))
             #: Messages kept in `rejected` since the hub's first start (the audit); `malformed` counts this run's.
             self.rejected = int(self._db.execute("SELECT COUNT(*) FROM rejected").fetchone()[0])
             self.tables: dict[str, TableLog] = {}
@@ -340,8 +352,9 @@ class Hub:
         #: registration number → registered name: a number keyed at a table goes by this name everywhere
         self.registered_names = {r["id"]: r["name"] for r in self.registered if r["id"]}
         #: the venue's tables (`--tables`, as `tablectl broker-config` made their users): each is on the
-        #: page from the start, flagged until it is heard from, and seated by its own id
-        self.expected = [check_id(t, "table") for t in (expected or [])]
+        #: page from the start, flagged until it is heard from, and seated by its own id; a hub started
+        #: again without them has the tables the organiser named (`names`)
+        self.expected = [check_id(t, "table") for t in (expected or [])] or list(self.names)
         self._started = wall_clock()
         self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
         self._decided: Standing | None = None  # the organiser's decisions folded, until the next one
@@ -471,7 +484,8 @@ class Hub:
                                                {"name": name, "id": pid, "table_points": 0, "points": 0, "tables": []})
                         p["table_points"] += who["table_points"]
                         p["points"] += who["points"]
-                        p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
+                        p["tables"].append({"table_id": table_id, "table_name": self.name_of(table_id, st),
+                                            "round": number,
                                             "position": int(pos), "points": who["points"],
                                             "table_points": _tidy(who["table_points"]), "final": st["final"],
                                             **({"sat": who["sat"]} if "sat" in who else {})})
@@ -513,9 +527,9 @@ class Hub:
                        "text_en": "nothing heard from this table yet (off, not on the network, or another table id, "
                                   "tournament or broker user?)"}]
         else:
-            alerts = table.alerts + _appeal_alert(st)
+            alerts = table.alerts + _appeal_alert(st) + _name_alert(self.names.get(table_id), st)
         return {
-            "heard": table is not None, "table_id": table_id, "table_name": st["table_name"] if st else table_id,
+            "heard": table is not None, "table_id": table_id, "table_name": self.name_of(table_id, st),
             "seq": st["seq"] if st else None, "events": table.count if table else 0,
             "contiguous": table.contiguous if table else 0, "complete": table is None or table.behind() == 0,
             "round": st.get("round", 1) if st else None, "rounds": sorted(table.states) if table else [],
@@ -529,6 +543,23 @@ class Hub:
             "out": decided.tables_out.get(table_id),
             "ended": sorted(n for t, n in decided.rounds_ended if t == table_id),
         }
+
+    def name_of(self, table_id: str, st: dict[str, Any] | None = None) -> str:
+        """What players and referees read for a table: the organiser's name for it (`--tables
+        t01=一号桌`), else the name the table sent with its standing `st` (default: its latest), else
+        its id. The organiser's wins: it is the name posted in the hall before any table was on."""
+        if table_id in self.names:
+            return self.names[table_id]
+        if st is None and table_id in self.tables:
+            st = self.tables[table_id].state
+        return str((st or {}).get("table_name") or table_id)
+
+    def records(self, table_id: str, round_no: int | None = None) -> list[dict[str, Any]]:
+        """A table's hands' records as the hub serves and archives them: named as `name_of` names the
+        table (the record as the table sent it is kept unchanged in its file)."""
+        found = self.tables[table_id].records(round_no)
+        name = self.names.get(table_id)
+        return [{**r, "table_name": name} for r in found] if name else found
 
     def _rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
         """The table's standing of each round it played, a round the organiser ended as it was ended."""
@@ -583,7 +614,7 @@ class Hub:
                 by_round.setdefault(int(rec.get("round", 1)), []).append(rec)
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}
-                rounds.append((standing.get("table_name", table.table_id), standing, records))
+                rounds.append((self.name_of(table.table_id, standing), standing, records))
         found = [{**p, "name": self.registered_names.get(p["id"], p["name"])}  # as in `standings`
                  for p in player_stats(rounds)]
         self._stats = {"tournament": self.tournament, "at": self._wall_clock(), "players": found}
@@ -669,7 +700,7 @@ class Hub:
         # who now sit elsewhere (and one keyed there would be at two tables)
         for table_id in sorted(before - {t["table_id"] for t in proposal["tables"]}):
             void = SeatingMsg(v=1, tournament=self.tournament, table_id=table_id, round=proposal["round"], at=now,
-                              table_name=table_id, withdrawn=True)
+                              table_name=self.name_of(table_id), withdrawn=True)
             self._outbox.put_nowait((Topics(self.prefix, self.tournament, table_id).seating, encode(void)))
         log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
         self.changed()
@@ -855,6 +886,19 @@ def _twice(players: Any, rows: dict[str, dict[str, Any]]) -> None:
                     "kind": "twice", "since": None,
                     "text_zh": f"第 {number} 轮 {who} 同时记在 {where}：请核对选手编号",
                     "text_en": f"round {number}: {p['id'] or p['name']} is keyed at {where_en}; check the numbers"})
+
+
+def _name_alert(name: str | None, st: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A table that calls itself otherwise than the organiser named it (its config's `[table] name`,
+    "1号桌" by default at every table): the hub shows the organiser's name, but the table's own display
+    and printed sheets show the other, and players sent to 三号桌 find a table saying 1号桌."""
+    said = str((st or {}).get("table_name") or "")
+    if not name or not said or said == name:
+        return []
+    return [{"kind": "name", "since": None,
+             "text_zh": f"本桌自称「{said}」，组织者定名「{name}」：以组织者所定为准，请改本桌设置（[table] name）",
+             "text_en": f"the table calls itself {said!r}, the organiser named it {name!r}: the organiser's name is "
+                        "shown; set the table's [table] name"}]
 
 
 def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -100,7 +100,8 @@ def create_hub_app(hub: Hub) -> Any:
 
         from table_controller.record import as_text
 
-        found = _table(table_id).records(round)
+        _table(table_id)
+        found = hub.records(table_id, round)
         if format == "text":
             return PlainTextResponse("\n".join(as_text(r) for r in found))
         return {"table_id": table_id, "records": found}
@@ -124,7 +125,8 @@ def create_hub_app(hub: Hub) -> Any:
 
         from table_controller.record import as_text
 
-        found = next((r for r in reversed(_table(table_id).records(round)) if r.get("hand_no") == hand_no), None)
+        _table(table_id)
+        found = next((r for r in reversed(hub.records(table_id, round)) if r.get("hand_no") == hand_no), None)
         if found is None:
             which = f"第 {round} 轮" if round else ""
             raise HTTPException(404, f"{which}第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no}"
@@ -231,7 +233,7 @@ def tournament_archive(hub: Any) -> bytes:
         z.writestr("seatings.json", dump(hub.seatings()))
         for table_id, table in sorted(hub.tables.items()):
             z.writestr(f"tables/{table_id}/rounds.json", dump(table.states))
-            records = table.records()
+            records = hub.records(table_id)
             z.writestr(f"tables/{table_id}/records.json", dump(records))
             z.writestr(f"tables/{table_id}/records.txt", "\n".join(as_text(r) for r in records))
     return out.getvalue()
@@ -297,6 +299,8 @@ class HubService:
     registered: list[dict[str, str]] = field(default_factory=list)
     #: the venue's table ids (`Hub.expected`)
     expected: list[str] = field(default_factory=list)
+    #: the organiser's names of the tables, by id (`Hub.names`)
+    names: dict[str, str] = field(default_factory=dict)
     #: the page over https (the organiser's credential off the air): certificate and key (PEM)
     tls_cert: str = ""
     tls_key: str = ""
@@ -313,7 +317,7 @@ class HubService:
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
                        password=self.password, client_id=self.client_id, ca_file=self.ca_file,
                        organizer_token=self.organizer_token, registered=self.registered, expected=self.expected,
-                       substitute_credit=self.substitute_credit)
+                       substitute_credit=self.substitute_credit, names=self.names)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",

@@ -1,0 +1,103 @@
+"""The tables as the organiser names them (`tablectl hub --tables t01=一号桌`): the first seating is
+posted in the hall before any table is switched on, and players look for 一号桌, not t01. Every part
+real: Mosquitto, a simulated table, the hub's HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+from tournament_helpers import Broker, Wire, start_tables, until
+
+from table_controller.tournament.web import HubService
+
+TOKEN = "org-secret-1"
+LISTED = [{"id": f"A0{i}", "name": n} for i, n in enumerate("张伟 李娜 王芳 陈杰 赵强 孙丽 周敏 吴刚".split(), 1)]
+WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
+            "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
+            "win_tile": "2p", "win": "discard", "discarder": "E"}
+
+
+async def test_the_organisers_names_are_on_the_seating_standings_csv_records_and_after_a_restart(
+        tmp_path: Path, broker: Broker, wire: Wire) -> None:
+    """t1 is named 一号桌 by the organiser; its own config says "t1号桌". Before, the hub showed the
+    table's own name once it was heard (t1 until then) on every page, the CSV, the archive and the
+    seating sent to the tables. Now the organiser's name is shown everywhere from the start, the
+    table's other name is flagged in its row, and a hub started again without the names keeps them."""
+    names = {"t1": "一号桌", "t2": "二号桌"}
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token=TOKEN, registered=LISTED,
+                     expected=["t1", "t2"], names=names)
+    await hub.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            first = (await http.get("/api/pairings", params={"format": "text"})).text
+        # round 1's seating, drawn from the registration list before any table is on
+        assert "一号桌：1号位" in first and "二号桌：1号位" in first and "t1" not in first, first
+        table, = await start_tables(broker.url, tmp_path, {"t1": [p["name"] for p in LISTED[:4]]})
+        try:
+            await table.controller.wait_linked(10)
+            await table.controller.start_hand(by="operator")
+            table.controller.referee_action("referee.win_read", {"hand": WIN_HAND}, by="referee")
+            table.controller.referee_action("referee.win_confirm", {}, by="referee")
+            await table.controller.end_hand(by="operator", result="win")
+            await until(lambda: hub.hub.tables.get("t1") and hub.hub.tables["t1"].records()
+                        and hub.hub.tables["t1"].state["seq"] == table.controller.state.seq, 10, "t1 at the hub")
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+                body = (await http.get("/api/standings")).json()
+                csv = (await http.get("/api/standings.csv")).text
+                records = (await http.get("/api/tables/t1/records", params={"format": "text"})).text
+                stats = (await http.get("/api/stats")).json()
+                published = await http.post("/api/pairings/publish", headers={"Authorization": f"Bearer {TOKEN}"})
+            row = next(t for t in body["tables"] if t["table_id"] == "t1")
+            assert [t["table_name"] for t in body["tables"]] == ["一号桌", "二号桌"]
+            assert {e["table_name"] for p in body["players"] for e in p["tables"]} == {"一号桌"}
+            # the table calls itself otherwise: shown in its row (and the banner), the organiser's name wins
+            said = [a for a in row["alerts"] if a["kind"] == "name"]
+            assert len(said) == 1 and "t1号桌" in said[0]["text_zh"] and "一号桌" in said[0]["text_zh"]
+            assert "一号桌" in csv and "t1号桌" not in csv
+            assert records.startswith("一号桌 · ") and "t1号桌" not in records
+            assert {p["best"]["table_name"] for p in stats["players"] if p["best"]} == {"一号桌"}
+            assert published.status_code == 200, published.text
+            await until(lambda: table.controller.state.seating_offer, 10, "t1 to receive round 2's seating")
+            assert table.controller.state.seating_offer["table_name"] == "一号桌"
+            sent = {json.loads(p)["table_id"]: json.loads(p)["table_name"] for topic, p, _ in wire.messages
+                    if topic.endswith("/seating")}
+            assert sent == {"t1": "一号桌", "t2": "二号桌"}
+        finally:
+            await table.stop()
+    finally:
+        await hub.stop()
+    # started again by hand without --tables: the names, and the named tables' rows, are kept
+    again = HubService(broker.url, "cup", tmp_path / "hub", port=0)
+    await again.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{again.bound_port}") as http:
+            body = (await http.get("/api/standings")).json()
+            text = (await http.get("/api/tables/t1/hands/1/record", params={"format": "text"})).text
+        assert [(t["table_id"], t["table_name"]) for t in body["tables"]] == [("t1", "一号桌"), ("t2", "二号桌")]
+        assert text.startswith("一号桌 · ")
+    finally:
+        await again.stop()
+
+
+async def test_a_table_sending_the_organisers_name_is_not_flagged_and_an_unnamed_one_keeps_its_own(
+        tmp_path: Path, broker: Broker) -> None:
+    """Only a name that differs is flagged; a table the organiser did not name is shown as it calls itself."""
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, names={"t1": "t1号桌"})
+    await hub.start()
+    tables = await start_tables(broker.url, tmp_path, {"t1": ["甲", "乙", "丙", "丁"], "t2": ["戊", "己", "庚", "辛"]})
+    try:
+        for svc in tables:
+            await svc.controller.wait_linked(10)
+            svc.controller.referee_action("referee.penalty", {"seat": "S", "code": "exposed_other", "amount": 5,
+                                                              "victim": "W"}, by="referee")
+        await until(lambda: all(hub.hub.tables.get(t) and hub.hub.tables[t].state for t in ("t1", "t2")), 10,
+                    "both tables at the hub")
+        rows = {t["table_id"]: t for t in hub.hub.standings()["tables"]}
+        assert rows["t1"]["table_name"] == "t1号桌" and rows["t2"]["table_name"] == "t2号桌"
+        assert not [a for t in rows.values() for a in t["alerts"] if a["kind"] == "name"]
+    finally:
+        for svc in tables:
+            await svc.stop()
+        await hub.stop()
