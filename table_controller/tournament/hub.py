@@ -591,7 +591,8 @@ class Hub:
         for p in self.standings()["players"]:
             who.setdefault(player_key(p["id"], p["name"]), {"name": p["name"], "id": p["id"]})
         listed = {player_key("", r["name"]) for r in self.registered}  # names: a stand-in is keyed by name
-        data = check_decision(action, body, self.decided(), known, who, listed if self.registered else set())
+        data = check_decision(action, body, self.decided(), known, who, listed if self.registered else set(),
+                              {t: self.name_of(t) for t in known})
         now = self._wall_clock()
         with self._db:
             cur = self._db.execute("INSERT INTO decisions (at, action, data) VALUES (?, ?, ?)",

@@ -564,7 +564,10 @@ function renderOrganiser() {
   keep("org-player", [...people].map(([k, v]) => `<option value="${esc(k)}">${esc(v)}</option>`).join(""));
   $("org-log").innerHTML = org.decisions.map((d) => {
     const when = new Date(d.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
-    const what = d.data.table_id ? d.data.table_id + (d.data.round ? " " + t("round", { n: d.data.round }) : "") : d.data.name;
+    // a table by the name the page shows it by (一号桌), as the organiser picked it: its id (t01) is no one's word
+    const row = d.data.table_id && last.tables.find((x) => x.table_id === d.data.table_id);
+    const table = d.data.table_id && ((row && row.table_name) || d.data.table_id);
+    const what = table ? table + (d.data.round ? " " + t("round", { n: d.data.round }) : "") : d.data.name;
     return `<li>${esc(when)} ${esc(words(d.action))}：${esc(what)}${d.data.reason ? " · " + esc(d.data.reason) : ""}</li>`;
   }).join("");
 }
