@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import unicodedata
 from pathlib import Path
 
 from table_controller.tournament import ORGANIZER_ENV, PASSWORD_ENV  # the package init only: no MQTT, no pydantic
+
+#: The longest tournament title (`--title`): one line of the page's heading and the posted seating.
+TITLE_MAX = 60
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         'id optionally with the name players look for ("t01=一号桌,t02=二号桌"): each is on the page '
                         "from the start, flagged until it is heard from, and seated and shown by that name (the hub "
                         "keeps the names; a table sending another is flagged)")
+    p.add_argument("--title", default="", metavar="NAME",
+                   help="the tournament's name as players read it (\"2026 春季杯\"), on the page and the posted "
+                        "seating in place of its id; kept by the hub for later starts")
     p.add_argument("--substitute-credit", choices=("hands", "seat"), default="hands",
                    help="where a substitute (替补) sat part of a round: hands = each hand's points to who sat it, the "
                         "chair's 标准分 shared by hands sat (default); seat = all to the round's player (a team's "
@@ -60,6 +67,10 @@ def check(args: argparse.Namespace) -> None:
         except ValueError as exc:
             raise WireError(str(exc)) from None
     check_id(args.tournament, "tournament")
+    title = getattr(args, "title", "").strip()
+    if len(title) > TITLE_MAX or any(unicodedata.category(c).startswith("C") for c in title):
+        raise WireError(f"--title: 赛事名称须为 1 至 {TITLE_MAX} 个字，不含控制字符 / the title is 1..{TITLE_MAX} "
+                        "characters without control characters")
     check_prefix(args.topic_prefix)
     if getattr(args, "tables", ""):
         from table_controller.tournament.broker_config import venue_tables
@@ -114,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
                              ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""),
                              registered=listed, expected=expected, tls_cert=args.tls_cert, tls_key=args.tls_key,
-                             substitute_credit=args.substitute_credit, names=names)
+                             substitute_credit=args.substitute_credit, names=names, title=args.title)
 
         def started() -> None:
             print(f"排名 / standings: {service.url}   "

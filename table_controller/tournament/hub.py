@@ -287,7 +287,7 @@ class Hub:
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
                  ca_file: str = "", organizer_token: str = "",
                  registered: list[dict[str, str]] | None = None, expected: list[str] | None = None,
-                 substitute_credit: str = "hands", names: dict[str, str] | None = None) -> None:
+                 substitute_credit: str = "hands", names: dict[str, str] | None = None, title: str = "") -> None:
         self.broker = broker
         if substitute_credit not in SUBSTITUTE_CREDIT:
             raise HubError(f"substitute credit must be one of {', '.join(SUBSTITUTE_CREDIT)}, "
@@ -329,6 +329,15 @@ class Hub:
                     self._db.execute("INSERT INTO table_names (table_id, name, at) VALUES (?, ?, ?) ON CONFLICT"
                                      "(table_id) DO UPDATE SET name = excluded.name, at = excluded.at"
                                      " WHERE name != excluded.name", (table_id, name, wall_clock()))
+            # the tournament's name as players read it (`--title`), kept as the names are
+            self._db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            if title.strip():
+                with self._db:
+                    self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('title', ?)",
+                                     (title.strip(),))
+            kept = self._db.execute("SELECT value FROM settings WHERE key = 'title'").fetchone()
+            #: what the page's heading and the posted seating call the tournament (its id without a title)
+            self.title: str = kept[0] if kept else self.tournament
             #: table id → the organiser's name for it: shown everywhere in place of the name the table sends
             self.names: dict[str, str] = dict(self._db.execute("SELECT table_id, name FROM table_names ORDER BY rowid"))
             #: Messages kept in `rejected` since the hub's first start (the audit); `malformed` counts this run's.
@@ -510,7 +519,8 @@ class Hub:
         for p in stand_ins:  # 陪打: shown with their points, never ranked
             p["rank"] = None
         order += stand_ins
-        return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
+        return {"tournament": self.tournament, "title": self.title, "at": self._wall_clock(), "players": order,
+                "tables": tables,
                 "through": through, "hub": self.health()}
 
     def _table_row(self, table_id: str, table: TableLog | None) -> dict[str, Any]:
@@ -665,7 +675,7 @@ class Hub:
         out = seating.to_json()
         out["kept"] = sorted(t["table_id"] for t in out["tables"] if _same_seats(t, published)) \
             if published and not fresh else []  # tables whose offer stands as published
-        out["tournament"] = self.tournament
+        out["tournament"], out["title"] = self.tournament, self.title
         out["tables_out"] = sorted(decided.tables_out)
         out["players_out"] = [{"name": p["name"], "id": p["id"], "reason": p["reason"]}
                               for p in decided.players_out.values()]

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import httpx
+import pytest
 from tournament_helpers import Broker, Wire, start_tables, until
 
 from table_controller.tournament.web import HubService
@@ -79,6 +80,34 @@ async def test_the_organisers_names_are_on_the_seating_standings_csv_records_and
         assert text.startswith("一号桌 · ")
     finally:
         await again.stop()
+
+
+@pytest.mark.browser
+async def test_the_hubs_page_says_the_tournaments_title_and_the_tables_names_before_any_table_is_on(
+        tmp_path: Path, broker: Broker) -> None:
+    """In Chromium: the heading and the tab say the tournament's title (`--title`), not its id (they said
+    "cup · 排名"), a quote and a bracket in it kept as text; the proposed seating and the banner of tables
+    not yet heard from say 一号桌, not t01."""
+    from test_pages_browser import hub_page
+
+    title = '2026 "春季"杯 <b>'
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, registered=LISTED, expected=["t01", "t02"],
+                     names={"t01": "一号桌", "t02": "二号桌"}, title=title)
+    await hub.start()
+    try:
+        async with hub_page(hub) as page:
+            await page.wait_for_selector('[data-testid=pairings] tr[data-table="t01"]', timeout=5000)
+            assert await page.inner_text("#title") == f"{title} · 排名" and await page.title() == f"{title} · 排名"
+            assert await page.locator("#title b").count() == 0
+            seating = await page.inner_text("[data-testid=pairings]")
+            attention = await page.inner_text("[data-testid=attention]")
+            assert "一号桌" in seating and "二号桌" in seating and "t0" not in seating
+            assert "一号桌" in attention and "二号桌" in attention and "t0" not in attention
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            text = (await http.get("/api/pairings", params={"format": "text"})).text
+        assert text.startswith(f"{title} · 第 1 轮编排")
+    finally:
+        await hub.stop()
 
 
 async def test_a_table_sending_the_organisers_name_is_not_flagged_and_an_unnamed_one_keeps_its_own(
