@@ -692,6 +692,14 @@ class Hub:
         proposal = self.pairings(round_no, fresh=fresh)
         if not proposal["tables"]:
             raise HubError("尚无成绩，无法编排 / no results to seat from yet")
+        # a group beyond the tables known has no table to go to: its seating would go to a topic no
+        # table reads, and its players, told they were seated, would find no table
+        known = set(self.tables) | set(self.expected)
+        homeless = [t["table_name"] for t in proposal["tables"] if t["table_id"] not in known]
+        if homeless:
+            raise HubError(f"{'、'.join(homeless)}没有桌子可坐：请用 tablectl hub --tables 列出场地的全部桌子，"
+                           "或先开桌再发布 / groups without a table: list the venue's tables (--tables) or switch "
+                           "them on first")
         now = self._wall_clock()
         before = {t for (t,) in self._db.execute("SELECT table_id FROM seatings WHERE round = ?", (proposal["round"],))}
         with self._db:

@@ -110,6 +110,26 @@ async def test_the_hubs_page_says_the_tournaments_title_and_the_tables_names_bef
         await hub.stop()
 
 
+async def test_a_group_without_a_table_is_said_so_in_words_and_its_seating_not_sent(
+        tmp_path: Path, broker: Broker, wire: Wire) -> None:
+    """Eight registered players and one table known: the second group has no table. It was "T2" on the
+    posted seating, and publishing sent it to a topic no table reads (its players found no table).
+    Now it says 第2组（无桌）, and publishing is refused, saying why; nothing is sent or kept."""
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token=TOKEN, registered=LISTED,
+                     expected=["t01"], names={"t01": "一号桌"})
+    await hub.start()
+    try:
+        await until(lambda: hub.hub.connected, 5, "the hub to connect")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            text = (await http.get("/api/pairings", params={"format": "text"})).text
+            refused = await http.post("/api/pairings/publish", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert "一号桌：1号位" in text and "第2组（无桌）：1号位" in text and "T2" not in text, text
+        assert refused.status_code == 409 and refused.json()["detail"].startswith("第2组（无桌）没有桌子可坐")
+        assert hub.hub.published() is None and not [m for m in wire.messages if m[0].endswith("/seating")]
+    finally:
+        await hub.stop()
+
+
 async def test_a_table_sending_the_organisers_name_is_not_flagged_and_an_unnamed_one_keeps_its_own(
         tmp_path: Path, broker: Broker) -> None:
     """Only a name that differs is flagged; a table the organiser did not name is shown as it calls itself."""
