@@ -510,6 +510,7 @@ class Hub:
             # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
             p["table_points"] = _tidy(p["table_points"])
         _twice(players.values(), {t["table_id"]: t for t in tables})
+        _same_name(tables)
         order = sorted((p for p in players.values() if not p["stand_in"]),
                        key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
@@ -918,6 +919,24 @@ def _name_alert(name: str | None, st: dict[str, Any] | None) -> list[dict[str, A
              "text_zh": f"本桌自称「{said}」，组织者定名「{name}」：以组织者所定为准，请改本桌设置（[table] name）",
              "text_en": f"the table calls itself {said!r}, the organiser named it {name!r}: the organiser's name is "
                         "shown; set the table's [table] name"}]
+
+
+def _same_name(rows: list[dict[str, Any]]) -> None:
+    """Two tables shown by one name (two Pis left at the config's "1号桌", no name given at the hub): the
+    seating sends players to a name two tables answer to. Each such row gets an alert until one is renamed."""
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_name.setdefault(row["table_name"], []).append(row)
+    for name, same in by_name.items():
+        if len(same) < 2:
+            continue
+        for row in same:
+            row["alerts"].append({
+                "kind": "name", "since": None,
+                "text_zh": f"{len(same)} 张桌同名「{name}」：选手无法区分，请在 tablectl hub --tables 中给各桌定名"
+                           "（如 t01=一号桌），或改各桌设置（[table] name）",
+                "text_en": f"{len(same)} tables are named {name!r}: name each with tablectl hub --tables (t01=…) "
+                           "or in its [table] name"})
 
 
 def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:

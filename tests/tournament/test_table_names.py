@@ -130,6 +130,46 @@ async def test_a_group_without_a_table_is_said_so_in_words_and_its_seating_not_s
         await hub.stop()
 
 
+async def test_two_tables_of_one_name_are_flagged_until_the_organiser_names_them(
+        tmp_path: Path, broker: Broker) -> None:
+    """Two Pis left at the config's default name (1号桌): the page showed two 1号桌 rows and the seating
+    sent players to a name two tables answer to, without a word. Both rows are flagged now; named at
+    the hub (started again with --tables t1=一号桌,t2=二号桌) they are told apart and the flag goes."""
+    from table_controller.config import parse_config
+    from table_controller.service import TableService
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0)
+    await hub.start()
+    tables = []
+    try:
+        for tid, names in (("t1", "甲乙丙丁"), ("t2", "戊己庚辛")):
+            svc = TableService(parse_config({  # no [table] name: "1号桌", as a Pi set up in a hurry
+                "table": {"link": "sim://", "sim_speed": 1000.0},
+                "players": [{"position": i + 1, "name": n} for i, n in enumerate(names)],
+                "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+                "tournament": {"broker": broker.url, "name": "cup", "table_id": tid}}, source="test"), tmp_path / tid)
+            await svc.start()
+            tables.append(svc)
+        await until(lambda: all(hub.hub.tables.get(t) and hub.hub.tables[t].state for t in ("t1", "t2")), 10,
+                    "both tables at the hub")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            rows = (await http.get("/api/standings")).json()["tables"]
+        assert [t["table_name"] for t in rows] == ["1号桌", "1号桌"]
+        flagged = [a["text_zh"] for t in rows for a in t["alerts"] if a["kind"] == "name"]
+        assert len(flagged) == 2 and all("2 张桌同名「1号桌」" in f for f in flagged), flagged
+        await hub.stop()
+        hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, names={"t1": "一号桌", "t2": "二号桌"})
+        await hub.start()
+        rows = hub.hub.standings()["tables"]
+        assert [t["table_name"] for t in rows] == ["一号桌", "二号桌"]
+        # each table now says it calls itself 1号桌 (its own display), no longer that two share a name
+        assert [[a["text_zh"][:10] for a in t["alerts"]] for t in rows] == [["本桌自称「1号桌」，"]] * 2
+    finally:
+        for svc in tables:
+            await svc.stop()
+        await hub.stop()
+
+
 async def test_a_table_sending_the_organisers_name_is_not_flagged_and_an_unnamed_one_keeps_its_own(
         tmp_path: Path, broker: Broker) -> None:
     """Only a name that differs is flagged; a table the organiser did not name is shown as it calls itself."""
