@@ -494,8 +494,7 @@ class Hub:
                         p["table_points"] += who["table_points"]
                         p["points"] += who["points"]
                         p["tables"].append({"table_id": table_id, "table_name": self.name_of(table_id, st),
-                                            "round": number,
-                                            "position": int(pos), "points": who["points"],
+                                            "round": number, "position": int(pos), "points": who["points"],
                                             "table_points": _tidy(who["table_points"]), "final": st["final"],
                                             **({"sat": who["sat"]} if "sat" in who else {})})
         for key, p in players.items():
@@ -521,8 +520,7 @@ class Hub:
             p["rank"] = None
         order += stand_ins
         return {"tournament": self.tournament, "title": self.title, "at": self._wall_clock(), "players": order,
-                "tables": tables,
-                "through": through, "hub": self.health()}
+                "tables": tables, "through": through, "hub": self.health()}
 
     def _table_row(self, table_id: str, table: TableLog | None) -> dict[str, Any]:
         """A table's row on the page: where it is, what it sent, what needs attention. `table` None:
