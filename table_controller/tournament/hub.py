@@ -338,6 +338,17 @@ class Hub:
             kept = self._db.execute("SELECT value FROM settings WHERE key = 'title'").fetchone()
             #: what the page's heading and the posted seating call the tournament (its id without a title)
             self.title: str = kept[0] if kept else self.tournament
+            # the registration list (`--players`), kept as the names are: a hub started again without it
+            # showed a number keyed under a mistyped name by that name, and ranked and seated stand-ins
+            self._db.execute("CREATE TABLE IF NOT EXISTS registered (k INTEGER PRIMARY KEY, id TEXT NOT NULL,"
+                             " name TEXT NOT NULL)")
+            if registered:
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.execute("DELETE FROM registered")
+                    self._db.executemany("INSERT INTO registered (id, name) VALUES (?, ?)",
+                                         [(r["id"], r["name"]) for r in registered])
+            listed = [{"id": i, "name": n} for i, n in self._db.execute("SELECT id, name FROM registered ORDER BY k")]
             #: table id → the organiser's name for it: shown everywhere in place of the name the table sends
             self.names: dict[str, str] = dict(self._db.execute("SELECT table_id, name FROM table_names ORDER BY rowid"))
             #: Messages kept in `rejected` since the hub's first start (the audit); `malformed` counts this run's.
@@ -356,8 +367,9 @@ class Hub:
         self._asked: dict[str, float] = {}
         #: the organiser's credential for publishing a seating ("" : publishing is off)
         self.organizer_token = organizer_token
-        #: the registration list (id, name): round 1 is drawn from it, and players not yet seated join
-        self.registered = list(registered or [])
+        #: the registration list (id, name): round 1 is drawn from it, and players not yet seated join;
+        #: the one given last where none is given now
+        self.registered = listed
         #: registration number → registered name: a number keyed at a table goes by this name everywhere
         self.registered_names = {r["id"]: r["name"] for r in self.registered if r["id"]}
         #: the venue's tables (`--tables`, as `tablectl broker-config` made their users): each is on the

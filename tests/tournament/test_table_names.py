@@ -190,3 +190,39 @@ async def test_a_table_sending_the_organisers_name_is_not_flagged_and_an_unnamed
         for svc in tables:
             await svc.stop()
         await hub.stop()
+
+
+async def test_a_hub_started_again_without_the_registration_list_keeps_its_players_names(
+        tmp_path: Path, broker: Broker) -> None:
+    """A table keyed A02 as 李那 (for 李娜) and seated a stand-in 临时. With the list, A02 is 李娜 and 临时
+    a stand-in, never ranked. Started again by hand without --players, the hub showed 李那, ranked 临时,
+    and drew the next round without the four registered players yet to play; it keeps the list now."""
+    state = {"v": 1, "tournament": "cup", "table_id": "t1", "seq": 9, "round": 1, "at": 1.0, "table_name": "一号桌",
+             "ruleset": "mcr", "players": {"1": "张伟", "2": "李那", "3": "王芳", "4": "临时"},
+             "player_ids": {"1": "A01", "2": "A02", "3": "A03"}, "totals": {"1": 30, "2": 10, "3": -10, "4": -30},
+             "table_points": {"1": 4, "2": 2, "3": 1, "4": 0}, "final": True, "hand_no": None, "hands_played": 16,
+             "phase": "idle", "phase_zh": "空闲"}
+
+    def seen(hub: HubService) -> tuple[list[tuple[str, int | None]], list[str]]:
+        players = hub.hub.standings()["players"]
+        seated = sorted(s["name"] for t in hub.hub.pairings()["tables"] for s in t["seats"].values())
+        return [(p["name"], p["rank"]) for p in players], seated
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, registered=LISTED)
+    await hub.start()
+    try:
+        assert hub.hub.handle("mahjong/cup/t1/state", json.dumps(state).encode()) == "state"
+        before = seen(hub)
+    finally:
+        await hub.stop()
+    assert before[0] == [("张伟", 1), ("李娜", 2), ("王芳", 3), ("临时", None)]
+    assert before[1] == sorted(p["name"] for p in LISTED)  # the eight registered, the stand-in not
+    again = HubService(broker.url, "cup", tmp_path / "hub", port=0)
+    await again.start()
+    try:
+        assert seen(again) == before
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{again.bound_port}") as http:
+            csv = (await http.get("/api/standings.csv")).text
+        assert "李娜" in csv and "李那" not in csv and "陪打" in csv
+    finally:
+        await again.stop()
