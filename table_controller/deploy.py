@@ -190,7 +190,7 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
     # every option the hub takes: a unit that dropped --players or --tables lost the registration
     # list or the venue's tables at each boot
     for option, value in (("--username", args.username), *absolute.items(), ("--client-id", args.client_id),
-                          ("--tables", args.tables)):
+                          ("--tables", args.tables), ("--title", args.title)):
         if value:
             argv += [option, value]
     unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import unicodedata
 from pathlib import Path
 
 from table_controller.tournament import ORGANIZER_ENV, PASSWORD_ENV  # the package init only: no MQTT, no pydantic
+
+#: The longest tournament title (`--title`): one line of the page's heading and the posted seating.
+TITLE_MAX = 60
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,8 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the registration list, UTF-8 CSV id,name: round 1's seating is drawn from it, and "
                         "players not yet seated join later rounds' (see docs/tournament.md)")
     p.add_argument("--tables", default="", metavar="SPEC",
-                   help='the venue\'s tables, as given to broker-config ("12": t01…t12, or "t01,t02,final"): each is '
-                        "on the page from the start, flagged until it is heard from, and seated by its own id")
+                   help='the venue\'s tables, as given to broker-config ("12": t01…t12, or "t01,t02,final"), each '
+                        'id optionally with the name players look for ("t01=一号桌,t02=二号桌"): each is on the page '
+                        "from the start, flagged until it is heard from, and seated and shown by that name (the hub "
+                        "keeps the names; a table sending another is flagged)")
+    p.add_argument("--title", default="", metavar="NAME",
+                   help="the tournament's name as players read it (\"2026 春季杯\"), on the page and the posted "
+                        "seating in place of its id; kept by the hub for later starts")
     p.add_argument("--substitute-credit", choices=("hands", "seat"), default="hands",
                    help="where a substitute (替补) sat part of a round: hands = each hand's points to who sat it, the "
                         "chair's 标准分 shared by hands sat (default); seat = all to the round's player (a team's "
@@ -58,11 +67,15 @@ def check(args: argparse.Namespace) -> None:
         except ValueError as exc:
             raise WireError(str(exc)) from None
     check_id(args.tournament, "tournament")
+    title = getattr(args, "title", "").strip()
+    if len(title) > TITLE_MAX or any(unicodedata.category(c).startswith("C") for c in title):
+        raise WireError(f"--title: 赛事名称须为 1 至 {TITLE_MAX} 个字，不含控制字符 / the title is 1..{TITLE_MAX} "
+                        "characters without control characters")
     check_prefix(args.topic_prefix)
     if getattr(args, "tables", ""):
-        from table_controller.tournament.broker_config import table_ids
+        from table_controller.tournament.broker_config import venue_tables
 
-        table_ids(args.tables)
+        venue_tables(args.tables)
     tls_cert, tls_key = getattr(args, "tls_cert", ""), getattr(args, "tls_key", "")
     if bool(tls_cert) != bool(tls_key):
         raise WireError("--tls-cert and --tls-key go together: give both for https, or neither")
@@ -101,9 +114,10 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.tournament.pairing import registered
 
     listed = registered(args.players) if args.players is not None else []
-    from table_controller.tournament.broker_config import table_ids
+    from table_controller.tournament.broker_config import venue_tables
 
-    expected = table_ids(args.tables) if args.tables else []
+    venue = venue_tables(args.tables) if args.tables else []
+    expected, names = [t for t, _ in venue], {t: n for t, n in venue if n}
 
     async def main() -> int:
         service = HubService(args.broker, args.tournament, args.data_dir, host=args.host, port=args.port,
@@ -111,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
                              ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""),
                              registered=listed, expected=expected, tls_cert=args.tls_cert, tls_key=args.tls_key,
-                             substitute_credit=args.substitute_credit)
+                             substitute_credit=args.substitute_credit, names=names, title=args.title)
 
         def started() -> None:
             print(f"排名 / standings: {service.url}   "

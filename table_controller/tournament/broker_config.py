@@ -17,6 +17,7 @@ import hashlib
 import os
 import secrets
 import tomllib
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,6 +98,41 @@ def table_ids(spec: str) -> list[str]:
     if HUB_USER in ids:
         raise WireError(f"--tables: {HUB_USER!r} is the hub's user name, not a table's")
     return ids
+
+
+#: The longest table name the organiser may give (`venue_tables`): a line of the posted seating.
+NAME_MAX = 40
+#: What a table's name may not hold: the separators of `--tables`, and the full-width comma typed
+#: for "," on a Chinese keyboard ("t01=一号桌，t02=二号桌" would be one table named "一号桌，t02=二号桌").
+NAME_FORBIDDEN = ",=，"
+
+
+def venue_tables(spec: str) -> list[tuple[str, str]]:
+    """The hub's `--tables`: as `table_ids`, each id optionally followed by `=NAME`, the name the
+    organiser posts on the seating and players look for ("t01=一号桌,t02=二号桌"); (id, name), the name
+    "" where none is given. Names are distinct: two tables of one name send players to either."""
+    spec = spec.strip()
+    if spec.isdigit():
+        return [(t, "") for t in table_ids(spec)]
+    pairs: list[tuple[str, str]] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        table_id, sep, name = (x.strip() for x in part.partition("="))
+        if sep and not name:
+            raise WireError(f"--tables {part!r}: 等号后缺少桌名 / no table name after '='")
+        bad = [c for c in name if c in NAME_FORBIDDEN or unicodedata.category(c).startswith("C")]
+        if bad or len(name) > NAME_MAX:
+            raise WireError(f"--tables {part!r}: 桌名须为 1 至 {NAME_MAX} 个字，不含 , = ，及控制字符（各桌之间用半角逗号）"
+                            f" / a table name is 1..{NAME_MAX} characters without , = or control characters "
+                            "(tables are separated by ASCII commas)")
+        pairs.append((table_id, name))
+    ids = table_ids(",".join(t for t, _ in pairs))
+    names = [n for _, n in pairs if n]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise WireError(f"--tables: 桌名重复：{'、'.join(twice)} / a table name is given twice")
+    return [(t, n) for t, (_, n) in zip(ids, pairs)]
 
 
 @dataclass(frozen=True)

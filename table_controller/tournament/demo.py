@@ -23,6 +23,8 @@ from table_controller.tournament.broker_config import HUB_USER
 log = logging.getLogger("table_controller.tournament.demo")
 
 TOURNAMENT = "demo-cup"
+#: What the demo's page and seating call it (the id is no one's word)
+TITLE = "麻将比赛演示"
 #: Registration names for the demo's players (surname + given name), enough for 16 tables.
 SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
 GIVEN = ("伟", "芳", "娜", "敏", "静", "强", "磊", "军", "洋", "勇", "艳", "杰", "涛", "明", "超", "霞")
@@ -73,7 +75,8 @@ class TournamentDemo:
         url = self._broker.url
         self.hub = HubService(url, TOURNAMENT, self.data_dir / "hub", host=self.host, port=self.port,
                               organizer_token=self.organizer_token, registered=players, username=HUB_USER,
-                              password=files.password(HUB_USER), expected=[t for t, _ in table_ids])
+                              password=files.password(HUB_USER), expected=[t for t, _ in table_ids],
+                              names=dict(table_ids), title=TITLE)
         await self.hub.start()
         first = propose(with_registered([], players, TOURNAMENT), table_ids, 1, seed=TOURNAMENT).to_json()
         for k, t in enumerate(first["tables"]):

@@ -287,7 +287,7 @@ class Hub:
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
                  ca_file: str = "", organizer_token: str = "",
                  registered: list[dict[str, str]] | None = None, expected: list[str] | None = None,
-                 substitute_credit: str = "hands") -> None:
+                 substitute_credit: str = "hands", names: dict[str, str] | None = None, title: str = "") -> None:
         self.broker = broker
         if substitute_credit not in SUBSTITUTE_CREDIT:
             raise HubError(f"substitute credit must be one of {', '.join(SUBSTITUTE_CREDIT)}, "
@@ -296,6 +296,7 @@ class Hub:
         self.substitute_credit = substitute_credit
         self.host, self.port, self.tls = endpoint(broker, ca_file)
         self.tournament = check_id(tournament, "tournament")
+        names = {check_id(t, "table"): str(n) for t, n in (names or {}).items() if n}
         self.prefix = check_prefix(prefix)
         self.username, self.password = username or None, password or None
         self.client_id = client_id or f"hub-{tournament}"
@@ -319,6 +320,37 @@ class Hub:
             # The organiser's decisions (organiser.py), in order, never changed: what stands is their fold
             self._db.execute("CREATE TABLE IF NOT EXISTS decisions (id INTEGER PRIMARY KEY AUTOINCREMENT,"
                              " at REAL NOT NULL, action TEXT NOT NULL, data TEXT NOT NULL)")
+            # The tables' names as the organiser gave them (`--tables t01=一号桌`): kept, so a hub started
+            # again without them still names the tables as the seating posted in the hall did
+            self._db.execute("CREATE TABLE IF NOT EXISTS table_names (table_id TEXT PRIMARY KEY, name TEXT NOT NULL,"
+                             " at REAL NOT NULL)")
+            with self._db:
+                for table_id, name in names.items():
+                    self._db.execute("INSERT INTO table_names (table_id, name, at) VALUES (?, ?, ?) ON CONFLICT"
+                                     "(table_id) DO UPDATE SET name = excluded.name, at = excluded.at"
+                                     " WHERE name != excluded.name", (table_id, name, wall_clock()))
+            # the tournament's name as players read it (`--title`), kept as the names are
+            self._db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            if title.strip():
+                with self._db:
+                    self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('title', ?)",
+                                     (title.strip(),))
+            kept = self._db.execute("SELECT value FROM settings WHERE key = 'title'").fetchone()
+            #: what the page's heading and the posted seating call the tournament (its id without a title)
+            self.title: str = kept[0] if kept else self.tournament
+            # the registration list (`--players`), kept as the names are: a hub started again without it
+            # showed a number keyed under a mistyped name by that name, and ranked and seated stand-ins
+            self._db.execute("CREATE TABLE IF NOT EXISTS registered (k INTEGER PRIMARY KEY, id TEXT NOT NULL,"
+                             " name TEXT NOT NULL)")
+            if registered:
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.execute("DELETE FROM registered")
+                    self._db.executemany("INSERT INTO registered (id, name) VALUES (?, ?)",
+                                         [(r["id"], r["name"]) for r in registered])
+            listed = [{"id": i, "name": n} for i, n in self._db.execute("SELECT id, name FROM registered ORDER BY k")]
+            #: table id → the organiser's name for it: shown everywhere in place of the name the table sends
+            self.names: dict[str, str] = dict(self._db.execute("SELECT table_id, name FROM table_names ORDER BY rowid"))
             #: Messages kept in `rejected` since the hub's first start (the audit); `malformed` counts this run's.
             self.rejected = int(self._db.execute("SELECT COUNT(*) FROM rejected").fetchone()[0])
             self.tables: dict[str, TableLog] = {}
@@ -335,13 +367,15 @@ class Hub:
         self._asked: dict[str, float] = {}
         #: the organiser's credential for publishing a seating ("" : publishing is off)
         self.organizer_token = organizer_token
-        #: the registration list (id, name): round 1 is drawn from it, and players not yet seated join
-        self.registered = list(registered or [])
+        #: the registration list (id, name): round 1 is drawn from it, and players not yet seated join;
+        #: the one given last where none is given now
+        self.registered = listed
         #: registration number → registered name: a number keyed at a table goes by this name everywhere
         self.registered_names = {r["id"]: r["name"] for r in self.registered if r["id"]}
         #: the venue's tables (`--tables`, as `tablectl broker-config` made their users): each is on the
-        #: page from the start, flagged until it is heard from, and seated by its own id
-        self.expected = [check_id(t, "table") for t in (expected or [])]
+        #: page from the start, flagged until it is heard from, and seated by its own id; a hub started
+        #: again without them has the tables the organiser named (`names`)
+        self.expected = [check_id(t, "table") for t in (expected or [])] or list(self.names)
         self._started = wall_clock()
         self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
         self._decided: Standing | None = None  # the organiser's decisions folded, until the next one
@@ -471,8 +505,8 @@ class Hub:
                                                {"name": name, "id": pid, "table_points": 0, "points": 0, "tables": []})
                         p["table_points"] += who["table_points"]
                         p["points"] += who["points"]
-                        p["tables"].append({"table_id": table_id, "table_name": st["table_name"], "round": number,
-                                            "position": int(pos), "points": who["points"],
+                        p["tables"].append({"table_id": table_id, "table_name": self.name_of(table_id, st),
+                                            "round": number, "position": int(pos), "points": who["points"],
                                             "table_points": _tidy(who["table_points"]), "final": st["final"],
                                             **({"sat": who["sat"]} if "sat" in who else {})})
         for key, p in players.items():
@@ -487,6 +521,7 @@ class Hub:
             # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
             p["table_points"] = _tidy(p["table_points"])
         _twice(players.values(), {t["table_id"]: t for t in tables})
+        _same_name(tables)
         order = sorted((p for p in players.values() if not p["stand_in"]),
                        key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
@@ -496,8 +531,8 @@ class Hub:
         for p in stand_ins:  # 陪打: shown with their points, never ranked
             p["rank"] = None
         order += stand_ins
-        return {"tournament": self.tournament, "at": self._wall_clock(), "players": order, "tables": tables,
-                "through": through, "hub": self.health()}
+        return {"tournament": self.tournament, "title": self.title, "at": self._wall_clock(), "players": order,
+                "tables": tables, "through": through, "hub": self.health()}
 
     def _table_row(self, table_id: str, table: TableLog | None) -> dict[str, Any]:
         """A table's row on the page: where it is, what it sent, what needs attention. `table` None:
@@ -513,9 +548,9 @@ class Hub:
                        "text_en": "nothing heard from this table yet (off, not on the network, or another table id, "
                                   "tournament or broker user?)"}]
         else:
-            alerts = table.alerts + _appeal_alert(st)
+            alerts = table.alerts + _appeal_alert(st) + _name_alert(self.names.get(table_id), st)
         return {
-            "heard": table is not None, "table_id": table_id, "table_name": st["table_name"] if st else table_id,
+            "heard": table is not None, "table_id": table_id, "table_name": self.name_of(table_id, st),
             "seq": st["seq"] if st else None, "events": table.count if table else 0,
             "contiguous": table.contiguous if table else 0, "complete": table is None or table.behind() == 0,
             "round": st.get("round", 1) if st else None, "rounds": sorted(table.states) if table else [],
@@ -529,6 +564,23 @@ class Hub:
             "out": decided.tables_out.get(table_id),
             "ended": sorted(n for t, n in decided.rounds_ended if t == table_id),
         }
+
+    def name_of(self, table_id: str, st: dict[str, Any] | None = None) -> str:
+        """What players and referees read for a table: the organiser's name for it (`--tables
+        t01=一号桌`), else the name the table sent with its standing `st` (default: its latest), else
+        its id. The organiser's wins: it is the name posted in the hall before any table was on."""
+        if table_id in self.names:
+            return self.names[table_id]
+        if st is None and table_id in self.tables:
+            st = self.tables[table_id].state
+        return str((st or {}).get("table_name") or table_id)
+
+    def records(self, table_id: str, round_no: int | None = None) -> list[dict[str, Any]]:
+        """A table's hands' records as the hub serves and archives them: named as `name_of` names the
+        table (the record as the table sent it is kept unchanged in its file)."""
+        found = self.tables[table_id].records(round_no)
+        name = self.names.get(table_id)
+        return [{**r, "table_name": name} for r in found] if name else found
 
     def _rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
         """The table's standing of each round it played, a round the organiser ended as it was ended."""
@@ -560,7 +612,8 @@ class Hub:
         for p in self.standings()["players"]:
             who.setdefault(player_key(p["id"], p["name"]), {"name": p["name"], "id": p["id"]})
         listed = {player_key("", r["name"]) for r in self.registered}  # names: a stand-in is keyed by name
-        data = check_decision(action, body, self.decided(), known, who, listed if self.registered else set())
+        data = check_decision(action, body, self.decided(), known, who, listed if self.registered else set(),
+                              {t: self.name_of(t) for t in known})
         now = self._wall_clock()
         with self._db:
             cur = self._db.execute("INSERT INTO decisions (at, action, data) VALUES (?, ?, ?)",
@@ -583,7 +636,7 @@ class Hub:
                 by_round.setdefault(int(rec.get("round", 1)), []).append(rec)
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}
-                rounds.append((standing.get("table_name", table.table_id), standing, records))
+                rounds.append((self.name_of(table.table_id, standing), standing, records))
         found = [{**p, "name": self.registered_names.get(p["id"], p["name"])}  # as in `standings`
                  for p in player_stats(rounds)]
         self._stats = {"tournament": self.tournament, "at": self._wall_clock(), "players": found}
@@ -633,7 +686,7 @@ class Hub:
         out = seating.to_json()
         out["kept"] = sorted(t["table_id"] for t in out["tables"] if _same_seats(t, published)) \
             if published and not fresh else []  # tables whose offer stands as published
-        out["tournament"] = self.tournament
+        out["tournament"], out["title"] = self.tournament, self.title
         out["tables_out"] = sorted(decided.tables_out)
         out["players_out"] = [{"name": p["name"], "id": p["id"], "reason": p["reason"]}
                               for p in decided.players_out.values()]
@@ -650,6 +703,14 @@ class Hub:
         proposal = self.pairings(round_no, fresh=fresh)
         if not proposal["tables"]:
             raise HubError("尚无成绩，无法编排 / no results to seat from yet")
+        # a group beyond the tables known has no table to go to: its seating would go to a topic no
+        # table reads, and its players, told they were seated, would find no table
+        known = set(self.tables) | set(self.expected)
+        homeless = [t["table_name"] for t in proposal["tables"] if t["table_id"] not in known]
+        if homeless:
+            raise HubError(f"{'、'.join(homeless)}没有桌子可坐：请用 tablectl hub --tables 列出场地的全部桌子，"
+                           "或先开桌再发布 / groups without a table: list the venue's tables (--tables) or switch "
+                           "them on first")
         now = self._wall_clock()
         before = {t for (t,) in self._db.execute("SELECT table_id FROM seatings WHERE round = ?", (proposal["round"],))}
         with self._db:
@@ -669,7 +730,7 @@ class Hub:
         # who now sit elsewhere (and one keyed there would be at two tables)
         for table_id in sorted(before - {t["table_id"] for t in proposal["tables"]}):
             void = SeatingMsg(v=1, tournament=self.tournament, table_id=table_id, round=proposal["round"], at=now,
-                              table_name=table_id, withdrawn=True)
+                              table_name=self.name_of(table_id), withdrawn=True)
             self._outbox.put_nowait((Topics(self.prefix, self.tournament, table_id).seating, encode(void)))
         log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
         self.changed()
@@ -855,6 +916,37 @@ def _twice(players: Any, rows: dict[str, dict[str, Any]]) -> None:
                     "kind": "twice", "since": None,
                     "text_zh": f"第 {number} 轮 {who} 同时记在 {where}：请核对选手编号",
                     "text_en": f"round {number}: {p['id'] or p['name']} is keyed at {where_en}; check the numbers"})
+
+
+def _name_alert(name: str | None, st: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A table that calls itself otherwise than the organiser named it (its config's `[table] name`,
+    "1号桌" by default at every table): the hub shows the organiser's name, but the table's own display
+    and printed sheets show the other, and players sent to 三号桌 find a table saying 1号桌."""
+    said = str((st or {}).get("table_name") or "")
+    if not name or not said or said == name:
+        return []
+    return [{"kind": "name", "since": None,
+             "text_zh": f"本桌自称「{said}」，组织者定名「{name}」：以组织者所定为准，请改本桌设置（[table] name）",
+             "text_en": f"the table calls itself {said!r}, the organiser named it {name!r}: the organiser's name is "
+                        "shown; set the table's [table] name"}]
+
+
+def _same_name(rows: list[dict[str, Any]]) -> None:
+    """Two tables shown by one name (two Pis left at the config's "1号桌", no name given at the hub): the
+    seating sends players to a name two tables answer to. Each such row gets an alert until one is renamed."""
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_name.setdefault(row["table_name"], []).append(row)
+    for name, same in by_name.items():
+        if len(same) < 2:
+            continue
+        for row in same:
+            row["alerts"].append({
+                "kind": "name", "since": None,
+                "text_zh": f"{len(same)} 张桌同名「{name}」：选手无法区分，请在 tablectl hub --tables 中给各桌定名"
+                           "（如 t01=一号桌），或改各桌设置（[table] name）",
+                "text_en": f"{len(same)} tables are named {name!r}: name each with tablectl hub --tables (t01=…) "
+                           "or in its [table] name"})
 
 
 def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:

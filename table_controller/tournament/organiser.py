@@ -82,11 +82,13 @@ def player_key(pid: str, name: str) -> str:
 
 
 def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, dict[str, Any] | None],
-          players: dict[str, dict[str, str]], registered: set[str] | None = None) -> dict[str, Any]:
+          players: dict[str, dict[str, str]], registered: set[str] | None = None,
+          names: dict[str, str] | None = None) -> dict[str, Any]:
     """The data to record for `action`, or `OrganiserError`. `tables`: every table the hub knows →
     its latest standing of each round ({round: standing}, None for one never heard from);
     `players`: every player key the hub knows (ranked, or registered) → {name, id}; `registered`:
-    the registration list's keys (a stand-in is a player not on it)."""
+    the registration list's keys (a stand-in is a player not on it); `names`: table id → the name
+    the page shows (the words say 一号桌, as the organiser picked it, not t01)."""
     if action not in ACTIONS:
         raise OrganiserError(f"未知的组织者操作 {action!r} / unknown action (one of {', '.join(ACTIONS)})", 422)
     reason = str(body.get("reason") or "").strip()[:REASON_MAX]
@@ -94,15 +96,16 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
         table_id = str(body.get("table_id") or "")
         if table_id not in tables:
             raise OrganiserError(f"没有这张桌子：{table_id!r} / no such table", 404)
+        label = (names or {}).get(table_id) or table_id
         if action == "table_out":
             if table_id in now.tables_out:
-                raise OrganiserError(f"{table_id} 已停用 / the table is out of service already")
+                raise OrganiserError(f"{label} 已停用 / the table is out of service already")
             return {"table_id": table_id, "reason": reason}
         if action == "table_back":
             if table_id not in now.tables_out:
-                raise OrganiserError(f"{table_id} 未停用 / the table is in service")
+                raise OrganiserError(f"{label} 未停用 / the table is in service")
             return {"table_id": table_id, "reason": reason}
-        return _round(action, table_id, body, reason, now, tables[table_id] or {})
+        return _round(action, table_id, label, body, reason, now, tables[table_id] or {})
     if action in ("stand_in", "stand_in_end"):
         return _stand_in(action, str(body.get("name") or "").strip(), reason, now, registered or set())
     key = str(body.get("player") or "")
@@ -116,23 +119,24 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
     return {"key": key, "name": who["name"], "id": who["id"], "reason": reason}
 
 
-def _round(action: str, table_id: str, body: dict[str, Any], reason: str, now: Standing,
+def _round(action: str, table_id: str, label: str, body: dict[str, Any], reason: str, now: Standing,
            rounds: dict[int, dict[str, Any]]) -> dict[str, Any]:
-    """End a table's round with the standing the hub holds (the hands played so far), or undo that."""
+    """End a table's round with the standing the hub holds (the hands played so far), or undo that;
+    `label`: the table as the words name it."""
     if not rounds:
-        raise OrganiserError(f"{table_id} 尚无成绩 / the hub has no standing from this table")
+        raise OrganiserError(f"{label} 尚无成绩 / the hub has no standing from this table")
     number = int(body.get("round") or max(rounds))
     if action == "round_reopen":
         if (table_id, number) not in now.rounds_ended:
-            raise OrganiserError(f"{table_id} 第 {number} 轮未由组织者结束 / not ended by the organiser")
+            raise OrganiserError(f"{label} 第 {number} 轮未由组织者结束 / not ended by the organiser")
         return {"table_id": table_id, "round": number, "reason": reason}
     standing = rounds.get(number)
     if standing is None:
-        raise OrganiserError(f"{table_id} 没有第 {number} 轮的成绩 / no standing of round {number} from it")
+        raise OrganiserError(f"{label} 没有第 {number} 轮的成绩 / no standing of round {number} from it")
     if (table_id, number) in now.rounds_ended:
-        raise OrganiserError(f"{table_id} 第 {number} 轮已由组织者结束 / ended by the organiser already")
+        raise OrganiserError(f"{label} 第 {number} 轮已由组织者结束 / ended by the organiser already")
     if standing.get("final"):
-        raise OrganiserError(f"{table_id} 第 {number} 轮已打完 / that round is over at the table already")
+        raise OrganiserError(f"{label} 第 {number} 轮已打完 / that round is over at the table already")
     return {"table_id": table_id, "round": number, "reason": reason,
             "standing": {**standing, "final": True, "ended_by_organiser": True}}
 

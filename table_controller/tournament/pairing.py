@@ -112,10 +112,15 @@ def with_registered(players: list[Entrant], listed: Sequence[dict[str, str]], se
                               rank=last + 1 + i) for i, p in enumerate(rest)]
 
 
+#: A group of players with no table known to seat them at (the venue's tables not listed, not yet on):
+#: in words, for the posted seating; it was "T2", which no player finds in the hall.
+NO_TABLE = "第{n}组（无桌）"
+
+
 def propose(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round_no: int,
             seed: str = "", tables_only: bool = False) -> Seating:
     """The seating of round `round_no` for `players` (ranked) at `tables` ((id, name), in order;
-    more groups than tables are named T2, T3 …, unless `tables_only`: a table out of service
+    more groups than tables are T2, T3 … (`NO_TABLE`: 第2组（无桌）), unless `tables_only`: a table out of service
     leaves fewer chairs than players, and those beyond them sit out as the byes do)."""
     ranked = sorted(players, key=lambda e: (e.rank, e.key))
     chairs = len(ranked) - len(ranked) % 4
@@ -130,7 +135,7 @@ def propose(players: Sequence[Entrant], tables: Sequence[tuple[str, str]], round
     _spread(groups)
     out = Seating(round=round_no, byes=[_who(e) for e in byes])
     for k, group in enumerate(groups):
-        table_id, table_name = tables[k] if k < len(tables) else (f"T{k + 1}", f"T{k + 1}")
+        table_id, table_name = tables[k] if k < len(tables) else (f"T{k + 1}", NO_TABLE.format(n=k + 1))
         rng = random.Random(f"{seed}:{round_no}:{table_id}")
         order = _chairs(group, rng)
         repeats = _meetings(group)

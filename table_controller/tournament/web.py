@@ -100,7 +100,8 @@ def create_hub_app(hub: Hub) -> Any:
 
         from table_controller.record import as_text
 
-        found = _table(table_id).records(round)
+        _table(table_id)
+        found = hub.records(table_id, round)
         if format == "text":
             return PlainTextResponse("\n".join(as_text(r) for r in found))
         return {"table_id": table_id, "records": found}
@@ -124,7 +125,8 @@ def create_hub_app(hub: Hub) -> Any:
 
         from table_controller.record import as_text
 
-        found = next((r for r in reversed(_table(table_id).records(round)) if r.get("hand_no") == hand_no), None)
+        _table(table_id)
+        found = next((r for r in reversed(hub.records(table_id, round)) if r.get("hand_no") == hand_no), None)
         if found is None:
             which = f"第 {round} 轮" if round else ""
             raise HTTPException(404, f"{which}第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no}"
@@ -206,7 +208,11 @@ def create_hub_app(hub: Hub) -> Any:
 
     @app.get("/", response_class=HTMLResponse)
     async def page() -> str:
-        return PAGE.replace("{{tournament}}", _html(hub.tournament))
+        import json
+
+        # the title in the page's script as a JSON string: a quote or a backslash in it stays text
+        return PAGE.replace("{{title_json}}", json.dumps(hub.title).replace("<", "\\u003c")) \
+            .replace("{{title}}", _html(hub.title))
 
     return app
 
@@ -231,7 +237,7 @@ def tournament_archive(hub: Any) -> bytes:
         z.writestr("seatings.json", dump(hub.seatings()))
         for table_id, table in sorted(hub.tables.items()):
             z.writestr(f"tables/{table_id}/rounds.json", dump(table.states))
-            records = table.records()
+            records = hub.records(table_id)
             z.writestr(f"tables/{table_id}/records.json", dump(records))
             z.writestr(f"tables/{table_id}/records.txt", "\n".join(as_text(r) for r in records))
     return out.getvalue()
@@ -260,7 +266,7 @@ def standings_to_csv(st: dict[str, Any]) -> str:
 
 def pairings_text(p: dict[str, Any]) -> str:
     """The seating as a page to post on the wall (Chinese)."""
-    out = [f"{p['tournament']} · 第 {p['round']} 轮编排（按排名瑞士制）", ""]
+    out = [f"{p.get('title') or p['tournament']} · 第 {p['round']} 轮编排（按排名瑞士制）", ""]
     if p.get("unfinished"):
         out[1:1] = [f"注意：{'、'.join(p['unfinished'])} 尚未打完本轮，编排仍会变动"]
     for t in p["tables"]:
@@ -297,6 +303,10 @@ class HubService:
     registered: list[dict[str, str]] = field(default_factory=list)
     #: the venue's table ids (`Hub.expected`)
     expected: list[str] = field(default_factory=list)
+    #: the organiser's names of the tables, by id (`Hub.names`)
+    names: dict[str, str] = field(default_factory=dict)
+    #: the tournament's name as players read it (`Hub.title`)
+    title: str = ""
     #: the page over https (the organiser's credential off the air): certificate and key (PEM)
     tls_cert: str = ""
     tls_key: str = ""
@@ -313,7 +323,7 @@ class HubService:
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
                        password=self.password, client_id=self.client_id, ca_file=self.ca_file,
                        organizer_token=self.organizer_token, registered=self.registered, expected=self.expected,
-                       substitute_credit=self.substitute_credit)
+                       substitute_credit=self.substitute_credit, names=self.names, title=self.title)
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
@@ -338,7 +348,7 @@ PAGE = """<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{tournament}} · 排名</title>
+<title>{{title}} · 排名</title>
 <style>
   body { font-family: "Noto Sans CJK SC", "Noto Sans", sans-serif; margin: 0; background: #10301f; color: #f4f1e6; }
   header { display: flex; justify-content: space-between; align-items: center; padding: 1rem 2rem;
@@ -406,7 +416,7 @@ PAGE = """<!doctype html>
  · <a id="archive" href="/api/archive.zip" download></a></footer>
 <script>
 "use strict";
-const TOURNAMENT = "{{tournament}}";
+const TOURNAMENT = {{title_json}};
 const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
         thead: ["桌", "轮", "盘", "状态", "比赛计时", "已收事件", "需处理"], timeUp: "时间到", attention: "需要裁判长处理：", standIn: "陪打", stats: "技术统计",
@@ -569,7 +579,10 @@ function renderOrganiser() {
   keep("org-player", [...people].map(([k, v]) => `<option value="${esc(k)}">${esc(v)}</option>`).join(""));
   $("org-log").innerHTML = org.decisions.map((d) => {
     const when = new Date(d.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
-    const what = d.data.table_id ? d.data.table_id + (d.data.round ? " " + t("round", { n: d.data.round }) : "") : d.data.name;
+    // a table by the name the page shows it by (一号桌), as the organiser picked it: its id (t01) is no one's word
+    const row = d.data.table_id && last.tables.find((x) => x.table_id === d.data.table_id);
+    const table = d.data.table_id && ((row && row.table_name) || d.data.table_id);
+    const what = table ? table + (d.data.round ? " " + t("round", { n: d.data.round }) : "") : d.data.name;
     return `<li>${esc(when)} ${esc(words(d.action))}：${esc(what)}${d.data.reason ? " · " + esc(d.data.reason) : ""}</li>`;
   }).join("");
 }

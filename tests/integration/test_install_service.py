@@ -210,13 +210,16 @@ def test_the_hubs_unit_names_a_relative_ca_file_by_its_absolute_path(tmp_path: P
     (tmp_path / "players.csv").write_text("id,name\nA01,甲\n", encoding="utf-8")
     proc = subprocess.run(TABLECTL + ["install-service", "--hub", "--print", "--user", "pi", "--",
                                       "--broker", "mqtts://10.0.0.2", "--tournament", "cup", "--ca-file", "ca.pem",
-                                      "--players", "players.csv", "--tables", "t01,t02,final"],
+                                      "--players", "players.csv", "--tables", "t01=一号桌,t02=二号 桌,final",
+                                      "--title", "2026 春季杯"],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     argv = shlex.split(_unit(proc.stdout)["ExecStart"][0])
     assert argv[argv.index("--ca-file") + 1] == str(tmp_path / "ca.pem")
     assert argv[argv.index("--players") + 1] == str(tmp_path / "players.csv")
-    assert argv[argv.index("--tables") + 1] == "t01,t02,final"
+    # the tables' names and the tournament's title, with a space, reach the unit whole
+    assert argv[argv.index("--tables") + 1] == "t01=一号桌,t02=二号 桌,final"
+    assert argv[argv.index("--title") + 1] == "2026 春季杯"
 
 
 @pytest.mark.parametrize("host, waits", [("192.168.1.20", True), ("0.0.0.0", False), ("127.0.0.1", False)])

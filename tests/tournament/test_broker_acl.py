@@ -50,6 +50,19 @@ def test_table_ids_from_a_count_or_a_list() -> None:
             broker_config.table_ids(bad)
 
 
+def test_broker_config_takes_the_hubs_form_of_the_tables_with_their_names(tmp_path: Path, capsys: Any) -> None:
+    """`--tables t01=一号桌,t02=二号桌,t03`, as `tablectl hub` takes it: it was refused ("use 1-64 ASCII
+    letters"), so the organiser typed the list twice; the users are the ids, and the hub's line keeps the names."""
+    out = tmp_path / "venue"
+    assert tablectl(["broker-config", "--broker", "mqtt://10.0.0.2:1883", "--tournament", TOURNAMENT,
+                     "--tables", "t01=一号桌,t02=二号 桌,t03", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "--tables 't01=一号桌,t02=二号 桌,t03'" in said and "t01 一号桌, t02 二号 桌" in said, said
+    assert sorted(p.name for p in (out / "tables").iterdir()) == ["t01.toml", "t02.toml", "t03.toml"]
+    assert [line.split(":")[0] for line in (out / "mosquitto" / "passwd").read_text().splitlines()] == \
+        ["hub", "t01", "t02", "t03"]
+
+
 def test_files_are_private_and_a_second_run_keeps_every_password(tmp_path: Path, capsys: Any) -> None:
     out = tmp_path / "venue"
     assert tablectl(["broker-config", "--broker", "mqtt://10.0.0.2:1883", "--tournament", TOURNAMENT,

@@ -12,9 +12,12 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from tournament_helpers import Broker, free_port
 
+from table_controller.commands.hub import check, parse
 from table_controller.config import REPO_ROOT
+from table_controller.tournament.wire import WireError
 
 
 @contextlib.contextmanager
@@ -154,3 +157,31 @@ def test_hub_command_lists_the_venues_tables_and_refuses_a_bad_list(tmp_path: Pa
                               "--tournament", "cup", "--tables", spec], cwd=REPO_ROOT, capture_output=True, text=True,
                              timeout=30)
         assert out.returncode == 2 and says in out.stderr, (spec, out.stderr)
+
+
+def test_hub_command_takes_the_tables_names_and_keeps_them_when_started_again(tmp_path: Path, broker: Broker) -> None:
+    """`--tables t01=一号桌,t02=二号桌,t03`: the first seating, posted before any table is on, says 一号桌
+    (it said t01: `--tables` could not carry a name); started again without them, the hub keeps them.
+    A name typed with a Chinese comma, left empty or given twice is refused before anything starts."""
+    players = tmp_path / "players.csv"
+    players.write_text("id,name\n" + "".join(f"A{i:02d},选手{i}\n" for i in range(1, 13)), encoding="utf-8")
+    port = free_port()
+    with _hub(broker, port, tmp_path / "hub", "--tables", "t01=一号桌, t02=二号桌,t03", "--players", str(players),
+              "--title", "2026 春季杯"):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/pairings?format=text", timeout=5) as r:
+            text = r.read().decode("utf-8")
+        assert text.startswith("2026 春季杯 · 第 1 轮编排"), text  # it said "cup · 第 1 轮编排"
+        assert [line.split("：")[0] for line in text.splitlines()[2:5]] == ["一号桌", "二号桌", "t03"], text
+    with _hub(broker, port, tmp_path / "hub"):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/standings", timeout=5) as r:
+            body = json.load(r)
+        assert [(t["table_id"], t["table_name"]) for t in body["tables"]] == [("t01", "一号桌"), ("t02", "二号桌")]
+        assert body["title"] == "2026 春季杯"
+    for spec, says in (("t01=一号桌，t02=二号桌", "半角逗号"), ("t01=", "缺少桌名"), ("t01=甲,t02=甲", "桌名重复：甲"),
+                       ("t01=" + "桌" * 41, "1 至 40 个字")):
+        # the command's own check (`tablectl hub` exits 2 with it, as above; install-service --hub refuses)
+        with pytest.raises(WireError, match=says):
+            check(parse(["--broker", broker.url, "--tournament", "cup", "--tables", spec]))
+    for title in ("杯" * 61, "春季杯\n第二行"):
+        with pytest.raises(WireError, match="赛事名称须为"):
+            check(parse(["--broker", broker.url, "--tournament", "cup", "--title", title]))

@@ -99,6 +99,9 @@ def test_a_broken_table_is_left_out_of_the_next_rounds_seating_and_its_round_end
         assert row["out"]["reason"] == "升降台坏"
         assert client.post("/api/organiser", json={"action": "table_out", "table_id": "t99"},
                            headers=AUTH).status_code == 404
+        # the words name the table as the page does (the table's name), not by its id (they said "t03 已停用")
+        twice = client.post("/api/organiser", json={"action": "table_out", "table_id": "t03"}, headers=AUTH)
+        assert twice.status_code == 409 and twice.json()["detail"].startswith("t03号桌 已停用"), twice.json()
     finally:
         hub.close()
     # a restarted hub keeps the decisions: the same seating, the same standings

@@ -463,6 +463,8 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
             assert "不参加编排：退赛" in await page.inner_text('tr[data-player="赵强"]')
             log_text = await page.inner_text("[data-testid=organiser-log]")
             assert log_text.count("\n") == 2 and "停用此桌" in log_text and "赵强" in log_text
+            # each table by its name, as the rest of the page (it said "停用此桌：t1"): no id on the page's words
+            assert "停用此桌（不参加编排）：一号桌" in log_text and "结束本轮：一号桌 第1轮" in log_text and "t1" not in log_text
             # a stand-in (陪打) for the seating, by name
             await page.fill("#org-name", "替补甲")
             await page.click('button[data-action="stand_in"]')

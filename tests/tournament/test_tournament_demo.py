@@ -48,6 +48,9 @@ async def test_two_tables_play_round_1_and_start_round_2_from_the_published_seat
                                     headers={"Authorization": f"Bearer {demo.organizer_token}"})
             assert again.status_code == 200, again.text
             assert again.json()["round"] == 2
+            # as an organiser would start it: the tournament and its tables by name, from the first seating on
+            assert again.json()["title"] == "麻将比赛演示"
+            assert [t["table_name"] for t in again.json()["tables"]] == ["1号桌", "2号桌"]
     finally:
         await demo.stop()
 

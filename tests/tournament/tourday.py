@@ -146,7 +146,9 @@ class Day:
     def start_hub(self) -> None:
         self.hub_proc = self.tablectl(
             "hub", "--broker", f"mqtt://127.0.0.1:{self.broker_port}", "--tournament", TOURNAMENT,
-            "--username", "hub", "--tables", ",".join(self.ids), "--players", str(self.root / "players.csv"),
+            # each table by the name posted in the hall (its Pi says the same), the tournament by its title
+            "--username", "hub", "--tables", ",".join(f"{tid}={int(tid[1:])}号桌" for tid in self.ids),
+            "--title", "春季杯彩排", "--players", str(self.root / "players.csv"),
             "--port", str(self.hub_port), "--data-dir", str(self.root / "hub"), log="hub", env=self.hub_env)
         until(lambda: httpx.get(f"{self.hub_url}/api/standings", timeout=2).status_code == 200, 60, "the hub's page")
 
@@ -568,11 +570,14 @@ def page_check(day: Day) -> dict[str, Any]:
                 if got != {n: (float(tp), pts) for n, (tp, pts) in api.items()}:
                     raise DayError(f"the page at {path} shows {got}, the API {api}")
                 text = page.inner_text("body")
-                missing = [w for w in ("排名", "标准分", "比赛分", "各桌进度", "组织者操作", "第3轮")
+                missing = [w for w in ("春季杯彩排 · 排名", "标准分", "比赛分", "各桌进度", "组织者操作", "第3轮", "1号桌")
                            if w not in text]
                 lang = page.evaluate("document.documentElement.lang")
                 if missing or not lang.startswith("zh"):
                     raise DayError(f"the page at {path} lacks {missing} (lang {lang})")
+                said = [x for x in (*day.ids, TOURNAMENT) if x in text]  # players read names, never ids
+                if said:
+                    raise DayError(f"the page at {path} says ids to the players: {said}")
                 seen[path] = len(rows)
                 page.close()
         finally:
