@@ -76,11 +76,14 @@ def optional_writable_dirs(config: TableConfig) -> list[Path]:
 
 
 def _quote(path: Path | str) -> str:
-    """A systemd command-line word: plain when it can be, else double-quoted."""
+    """A systemd command-line word: plain when it can be, else double-quoted, with systemd's
+    specifiers (%) and variables ($) doubled: a title "100%满意" or a name with "$" reached the
+    process expanded (or the unit failed to load)."""
     s = str(path)
     if re.fullmatch(r"[A-Za-z0-9_./:@+=-]+", s):
         return s
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    s = s.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%").replace("$", "$$")
+    return '"' + s + '"'
 
 
 def _unit(description: str, exec_start: list[str], user: str, groups: list[str], writable: list[Path], port: int,

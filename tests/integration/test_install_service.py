@@ -256,3 +256,19 @@ def test_a_config_or_data_directory_under_tmp_is_warned_of(tmp_path: Path) -> No
     from table_controller.deploy import private_tmp_paths
 
     assert private_tmp_paths([Path("/home/pi/table.toml"), Path("/tmpdata/log"), Path("/var/tmp")]) == [Path("/var/tmp")]
+
+
+def test_a_title_with_percent_or_dollar_reaches_the_hub_as_written(tmp_path: Path) -> None:
+    """systemd expands `%` specifiers and `$VAR` in ExecStart (doubling them makes them literal): a
+    title "100% 满意 $HOME 杯" reached the hub as "100<spec> 满意 /root 杯" or the unit failed to load."""
+    title = "100% 满意 $HOME 杯 %n"
+    proc = subprocess.run(TABLECTL + ["install-service", "--hub", "--print", "--user", "pi", "--",
+                                      "--broker", "mqtt://10.0.0.2", "--tournament", "cup", "--title", title],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    line = _unit(proc.stdout)["ExecStart"][0]
+    # no lone % or $ is left for systemd to expand; undoing its doubling gives the title back
+    stripped = line.replace("%%", "").replace("$$", "")
+    assert "%" not in stripped and "$" not in stripped
+    argv = [w.replace("%%", "%").replace("$$", "$") for w in shlex.split(line)]
+    assert argv[argv.index("--title") + 1] == title
