@@ -587,7 +587,9 @@ class Controller:
                 asyncio.get_running_loop().create_task(self._on_phase(fields.get("phase", "")))
         elif etype == "dice":
             def then() -> None:
-                asyncio.get_running_loop().create_task(self._after_throw())
+                follow = _next_throw(self.state.hand)  # as this throw left the hand, not as it is later
+                if follow is not None:
+                    asyncio.get_running_loop().create_task(self._after_throw(*follow))
         self.offer("table", "table." + etype, fields, table_cursor=cursor, then=then)
 
     def _table_cursor(self, ev: Any) -> tuple[int, int] | None:
@@ -604,12 +606,15 @@ class Controller:
                 and self.table is not None:
             await self._command("raise_walls")
 
-    async def _after_throw(self) -> None:
-        """Light the seat that throws next (mcr's second throw); the sim's autopilot presses it."""
+    async def _after_throw(self, throw: tuple[int, int, int], thrower: str) -> None:
+        """Light the seat that throws next (mcr's second throw); the sim's autopilot presses it. Only
+        while the hand still waits for it (`throw`, `thrower`: `_next_throw` when the throw was folded):
+        read later, a 定庄 throw followed at once by a hand start rolled that hand's dice while its
+        walls were still building, and the demo stopped the hand (中止) for want of a wall."""
         hand = self.state.hand
-        if hand is None or hand.get("next_thrower") is None or self.table is None:
+        if hand is None or _next_throw(hand) != (throw, thrower) or self.table is None:
             return
-        side = side_of_wind(hand["next_thrower"], hand["dealer_position"])
+        side = side_of_wind(thrower, hand["dealer_position"])
         caps = getattr(getattr(self.table, "info", None), "capabilities", None)
         if getattr(caps, "seat_lights", False):
             await self._command("set_seat_lights", dealer=side_of_wind("E", hand["dealer_position"]), turn=side)
@@ -776,6 +781,14 @@ class Controller:
         if problem:
             raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
+
+
+def _next_throw(hand: dict[str, Any] | None) -> tuple[tuple[int, int, int], str] | None:
+    """The throw a hand waits for: ((round, hand_no, throws so far), the wind to throw), or None (no
+    hand: a 定庄 throw; the hand ended or its dice all thrown)."""
+    if hand is None or hand.get("ended") or hand.get("next_thrower") is None:
+        return None
+    return (int(hand.get("round", 1)), int(hand["hand_no"]), len(hand.get("throws") or [])), str(hand["next_thrower"])
 
 
 def _face_up(hand: dict[str, Any], tile: str) -> int:

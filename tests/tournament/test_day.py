@@ -25,10 +25,12 @@ def test_a_tournament_day_adds_up_at_the_hub_as_on_the_tables_sheets(tmp_path: P
         assert log.penalty["undone"], log.notes  # the wrong penalty was undone, the right one stands
         figures = cross_check(day, log)
         # 16 registered and the stand-in; 4 tables x 3 rounds x 2 hands, less t04's round 2, played; and the
-        # hands stopped short (中止, replayed) that the sheets and the hub both keep: the power cut's one; a
-        # clean-clone CI once had two (where the cut falls is timing; why a second, not pinned down yet)
+        # one hand stopped short (中止, replayed) that t02's sheet and the hub both keep: the power cut's (a
+        # second, at a round's first hand under load, was the dice rolled while its walls were building:
+        # tests/controller/test_throw_follow_up.py)
+        assert log.cut >= 1
         assert figures["players"] == 17 and figures["hands"] - figures["abandoned"] == 2 * (4 * 3 - 1)
-        assert 1 <= figures["abandoned"] <= 2, figures
+        assert figures["abandoned"] == 1, figures
         assert page_check(day) == {"/": 17, "/?kiosk=30": 17}
         hub = day.hub("/api/standings")["hub"]
         assert hub["malformed"] == hub["conflicts"] == hub["rejected"] == 0

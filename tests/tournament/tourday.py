@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -186,6 +187,39 @@ class Day:
         t.proc.wait(10)
         t.restarts += 1
 
+    def pull_plug_mid_hand(self, tid: str, discards: int, timeout: float = 60) -> int:
+        """The power cut lands in a hand, never between two: once the display shows a hand with `discards`
+        discards, the Pi is frozen (SIGSTOP) and its own log read; a hand still open there is the one the
+        cut stops, else (it ended in between) the Pi goes on to the next such hand. Returns the hand cut."""
+        t = self.table[tid]
+        assert t.proc is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            until(lambda: sum(len(d) for d in ((self.in_hand(tid) or {}).get("discards") or {}).values())
+                  >= discards, max(1.0, deadline - time.monotonic()), f"{tid}: a hand with {discards} discards",
+                  poll=0.05)
+            t.proc.send_signal(signal.SIGSTOP)
+            try:
+                open_hand = self.open_hand(tid)
+            except sqlite3.Error:
+                t.proc.send_signal(signal.SIGCONT)  # the log unreadable: the day stops, the Pi not frozen
+                raise
+            if open_hand is not None:
+                self.pull_plug(tid)
+                return open_hand
+            t.proc.send_signal(signal.SIGCONT)
+            until(lambda: not self.in_hand(tid), 30, f"{tid}: its ended hand off the display", poll=0.05)
+
+    def open_hand(self, tid: str) -> int | None:
+        """The hand in play (started, not ended) in the table's own log (its SQLite file), or None."""
+        db = sqlite3.connect(f"file:{self.root / tid / 'events.sqlite3'}?mode=ro", uri=True, timeout=10)
+        try:
+            row = db.execute("SELECT type, data FROM events WHERE type IN ('operator.hand_start', "
+                             "'operator.hand_end') ORDER BY seq DESC LIMIT 1").fetchone()
+        finally:
+            db.close()
+        return int(json.loads(row[1])["hand_no"]) if row and row[0] == "operator.hand_start" else None
+
     def stop(self) -> None:
         for p in [t.proc for t in self.table.values()] + [self.hub_proc]:
             if p is not None and p.poll() is None:
@@ -258,6 +292,8 @@ class Log:
     appeal: dict[str, Any] = field(default_factory=dict)
     substitute: dict[str, Any] = field(default_factory=dict)
     seatings: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: the hand t02's power cut stopped (中止 and replayed)
+    cut: int = 0
 
 
 def _retry(act: Callable[[], httpx.Response], what: str, timeout: float = 60) -> dict[str, Any]:
@@ -353,9 +389,7 @@ def play_day(day: Day, progress: Callable[[str], None] = lambda s: None) -> Log:
     log.marks["round 1 started"] = time.monotonic() - t0
     progress("round 1 playing")
     # t02's Pi loses power mid-hand and is switched on again
-    until(lambda: sum(len(d) for d in ((day.in_hand("t02") or {}).get("discards") or {}).values()) >= 8, 60,
-          "t02: a hand with eight discards")
-    day.pull_plug("t02")
+    log.cut = day.pull_plug_mid_hand("t02", discards=8)
     until(lambda: day.alert("t02", "offline"), 20, "the hub to flag t02 cut off (its will)")
     day.restart_table("t02")
     until(lambda: not day.alert("t02", "offline"), 30, "t02's flag to go once it is back")

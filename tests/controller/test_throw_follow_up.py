@@ -1,0 +1,75 @@
+"""What the controller does after a throw of the dice (`Controller._after_throw`): it lights the seat that
+throws next and, at a demo table, has the simulator's autopilot roll for it. Decided on the throw as it
+was folded: a 定庄 throw (before the round's first hand) asks nothing, even when the hand starts before
+the follow-up runs. A real simulator on a pseudo-terminal, the driver, the SQLite log.
+
+Found by the tournament day's rehearsal under load (tests/tournament/test_day.py): the demo started hand 1
+the moment the 定庄 dice fell, the follow-up then read hand 1 waiting for its dealer's throw and rolled it
+while the walls were still building; two throws made a deal with no wall up and the demo stopped the hand
+(中止), a second one beside the power cut's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from drivers.clock import SystemClock
+from tablesim import SimTable
+from tablesim.physics import Timings
+
+from table_controller.config import parse_config
+from table_controller.controller import Controller
+from table_controller.store import EventStore
+
+
+async def test_a_hand_started_as_the_first_dealer_dice_fall_gets_its_throws_only_once_its_walls_are_up(
+        tmp_path: Path) -> None:
+    sim = SimTable(seed=5, clock=SystemClock(), autopilot=True, timings=Timings.default().scaled(100.0))
+    pty = await sim.serve_pty()
+    # as `TableService` links a demo table: autoplay on, the link the simulator's pty
+    cfg = parse_config({"table": {"link": "sim://"}, "demo": {"autoplay": True}}, "test")
+    cfg = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": pty})})
+
+    async def opener(url: str) -> Any:
+        from drivers.table import open_table
+
+        return await open_table(url, clock=SystemClock(), baudrate=cfg.table.baud)
+
+    store = EventStore(tmp_path / "events.sqlite3")
+    c = Controller(cfg, store, opener)
+    await c.start()
+    feed = c.subscribe()  # as the display's feed: told of each event as it is logged
+
+    async def operator() -> None:
+        """Presses 开始新一盘 the moment the 定庄 throw is logged, before anything else runs."""
+        while (await feed.get()).type != "table.dice":
+            pass
+        await c.start_hand(by="operator")
+
+    try:
+        await c.wait_linked(10)
+        starting = asyncio.create_task(operator())
+        sim.press_button(seat="E", button="dice")  # chair 1 throws for the first dealer
+        await asyncio.wait_for(starting, 10)
+        assert c.state.first_dealer and c.state.first_dealer["position"]
+        for _ in range(200):  # the walls built and raised, the hand's two throws, the deal
+            if (c.state.hand or {}).get("deal"):
+                break
+            await asyncio.sleep(0.05)
+        hand = c.state.hand
+        assert hand is not None and hand["hand_no"] == 1 and hand["deal"], hand
+        events = [e for e in store.since(0) if e.seq > next(e.seq for e in store.since(0)
+                                                             if e.type == "operator.hand_start")]
+        order = [e.data["phase"] if e.type == "table.phase" else e.type for e in events
+                 if e.type in ("table.phase", "table.dice")]
+        # the hand's dice come after its walls are up: none rolled while they were building
+        assert "walls_raised" in order and order.index("walls_raised") < order.index("table.dice"), order
+        assert order.count("table.dice") == 2, order
+        assert sim.wall is not None and not hand.get("error")
+    finally:
+        c.unsubscribe(feed)
+        await c.stop()
+        await sim.close()
+        store.close()
