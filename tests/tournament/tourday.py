@@ -343,7 +343,13 @@ def decide_appeal(day: Day, log: Log) -> None:
 
 def substitute(day: Day, tid: str, chair: str, reserve: dict[str, str], log: Log) -> None:
     """A player taken ill mid-round: the referee seats a registered player sitting out this round."""
-    until(lambda: (day.in_hand(tid) or {}).get("hand_no", 0) >= 1, 60, f"{tid}: a hand in play", poll=0.05)
+    def early_in_first_hand() -> bool:
+        """The round's first hand just begun: the substitution must reach the table before the round's last
+        hand starts (a starved run posted it as hand 2 began: 409 没有下一盘可换人)."""
+        hand = day.in_hand(tid) or {}
+        return hand.get("hand_no") == 1 and sum(len(d) for d in (hand.get("discards") or {}).values()) < 8
+
+    until(early_in_first_hand, 60, f"{tid}: the round's first hand in play", poll=0.02)
     got = _retry(lambda: day.referee(tid, "/api/referee/substitute", {
         "position": chair, "name": reserve["name"], "player_id": reserve["id"], "reason": "伤病（突发不适）"}),
         f"{tid}: the substitute")
