@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 import shutil
 import socket
@@ -114,6 +115,53 @@ def check_storage(config: TableConfig) -> list[Finding]:
     if mirror is not None:
         out.append(_check_mirror(mirror, log_file))
     return out
+
+
+def check_confirmed(config: TableConfig) -> Finding | None:
+    """Confirmed wins that today's rulesets and scorer would score otherwise (a ruleset's file edited, the
+    scorer upgraded since): the log keeps the figures the referee confirmed, and the head referee decides
+    whether any is to be put right. The log is read, never written, and folded whole (`settlements`);
+    None where there is no log, or one the event log's own check already refuses."""
+    from table_controller.settlements import differences
+    from table_controller.state import UnknownRuleset, fold
+    from table_controller.store import Event, emptied_with_wal, log_schema, schema_problem
+    from table_controller.tiles import SEAT_NAMES
+
+    log_file = config.data_path() / "events.sqlite3"
+    if not log_file.exists() or emptied_with_wal(log_file):
+        return None
+    try:
+        db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
+        try:
+            if schema_problem(log_schema(db)):
+                return None
+            rows = db.execute("SELECT seq, at, source, type, data FROM events ORDER BY seq").fetchall()
+        finally:
+            db.close()
+        state = fold(Event(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows)
+    except (sqlite3.Error, ValueError, UnknownRuleset):  # damaged or unfoldable: the event log's line says so
+        return None
+    what = "已确认和牌 / confirmed wins"
+    found = differences(state)
+    if not found:
+        return Finding(what, "ok", "every confirmed win scores today as it was confirmed")
+    lines = []
+    for d in found:
+        now = d["now"]
+        today = (f"现行规则计 {now.get('total')}（{_pays(now.get('payments'))}）" if now.get("valid")
+                 else f"现行规则不成和（{now.get('message', '')}）")
+        lines.append(f"第 {d['round']} 轮第 {d['hand_no']} 盘 {SEAT_NAMES.get(d['seat'], d['seat'])}家和牌 #{d['seq']}：确认时 "
+                     f"{d['confirmed']['total']}（{_pays(d['confirmed']['payments'])}），{today}")
+    return Finding(what, "warn", "；".join(lines) + f" — 记分仍按裁判确认；是否更正由裁判长决定 / {len(found)} confirmed "
+                   "win(s) would score otherwise under today's rulesets or scorer: the sheet keeps the figures the "
+                   "referee confirmed; the head referee decides whether to put any right")
+
+
+def _pays(payments: Any) -> str:
+    from table_controller.tiles import SEAT_NAMES, SEATS
+
+    pays = payments if isinstance(payments, dict) else {}
+    return " ".join(f"{SEAT_NAMES[w]}{int(pays[w]):+d}" for w in SEATS if pays.get(w))
 
 
 def _kept_aside(directory: Path, prefix: str) -> str:
@@ -390,7 +438,11 @@ def check_secrets(config: TableConfig) -> Finding:
 def run_checks(config: TableConfig, *, probe_table: bool = True) -> list[Finding]:
     """Every check that applies to this config, in the order a technician would walk the table."""
     found = [Finding("配置 / config", "ok", f"{config.source}: 规则 {config.rules.ruleset}, 桌 {config.table.name}")]
-    found += check_storage(config)
+    storage = check_storage(config)
+    found += storage
+    confirmed = check_confirmed(config) if storage and storage[0].level != "fail" else None
+    if confirmed is not None:
+        found.append(confirmed)
     found.append(check_secrets(config))
     if probe_table:
         found.append(check_table(config))
