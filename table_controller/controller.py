@@ -723,15 +723,29 @@ class Controller:
         from table_controller.penalties import PenaltyError
         from table_controller.referee import RefereeError, validate
 
+        from table_controller import settlements
+        from table_controller.corrections import TYPE as CORRECTION
+
         payload = {**data, "by": by, "client": client}
+        payload.pop(settlements.KEY, None)  # a win's figures are the scorer's, as shown, never a caller's
+        payload.pop(settlements.AGAIN, None)
         if by_name:
             payload["by_name"] = by_name
+        if type == "referee.win_confirm":  # what the referee confirms is the record (`settlements`)
+            shown = settlements.of_read(self.state)
+            if shown is not None:
+                payload[settlements.KEY] = shown
+        at = self._wall_clock()
         try:
-            validate(self.state, type, payload, at=self._wall_clock())  # the time it is logged with
+            validate(self.state, type, payload, at=at)  # the time it is logged with
         except PenaltyError as exc:
             raise ActionError(str(exc), status=422) from None
         except RefereeError as exc:
             raise ActionError(str(exc)) from None
+        if type == CORRECTION:  # the hand's confirmed wins scored again on the plays as corrected, and logged
+            again = settlements.again(self.state, Event(self.state.seq + 1, at, source, type, payload))
+            if again:
+                payload[settlements.AGAIN] = again
         return self.accept(source, type, payload)
 
     def record_dice(self, seat: str, dice: list[int], by: str, source: str = "operator") -> Event:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 import shutil
 import socket
@@ -114,6 +115,79 @@ def check_storage(config: TableConfig) -> list[Finding]:
     if mirror is not None:
         out.append(_check_mirror(mirror, log_file))
     return out
+
+
+def check_confirmed(config: TableConfig) -> Finding | None:
+    """Confirmed wins that today's rulesets and scorer would score otherwise (a ruleset's file edited, the
+    scorer upgraded since): the log keeps the figures the referee confirmed, and the head referee decides
+    whether any is to be put right. The log is read, never written, and folded as the service folds it at
+    start (from its snapshot when that is of this code and these rulesets: a ruleset edited, or an
+    upgrade, folds it whole); None where there is no log, or one the event log's own check refuses."""
+    from table_controller.settlements import differences
+    from table_controller.snapshot import restore
+    from table_controller.state import UnknownRuleset
+    from table_controller.store import emptied_with_wal, log_schema, schema_problem
+    from table_controller.tiles import SEAT_NAMES
+
+    log_file = config.data_path() / "events.sqlite3"
+    if not log_file.exists() or emptied_with_wal(log_file):
+        return None
+    try:
+        db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
+        try:
+            if schema_problem(log_schema(db)):
+                return None
+            state, _ = restore(_ReadOnlyLog(db))  # type: ignore[arg-type]
+        finally:
+            db.close()
+    except (sqlite3.Error, ValueError, UnknownRuleset):  # damaged or unfoldable: the event log's line says so
+        return None
+    what = "已确认和牌 / confirmed wins"
+    found = differences(state)
+    if not found:
+        return Finding(what, "ok", "every confirmed win scores today as it was confirmed")
+    lines = []
+    for d in found:
+        now = d["now"]
+        today = (f"现行规则计 {now.get('total')}（{_pays(now.get('payments'))}）" if now.get("valid")
+                 else f"现行规则不成和（{now.get('message', '')}）")
+        lines.append(f"第 {d['round']} 轮第 {d['hand_no']} 盘 {SEAT_NAMES.get(d['seat'], d['seat'])}家和牌 #{d['seq']}：确认时 "
+                     f"{d['confirmed']['total']}（{_pays(d['confirmed']['payments'])}），{today}")
+    return Finding(what, "warn", "；".join(lines) + f" — 记分仍按裁判确认；是否更正由裁判长决定 / {len(found)} confirmed "
+                   "win(s) would score otherwise under today's rulesets or scorer: the sheet keeps the figures the "
+                   "referee confirmed; the head referee decides whether to put any right")
+
+
+class _ReadOnlyLog:
+    """What `snapshot.restore` reads of an `EventStore`, from a read-only connection (an `EventStore`
+    opened writes its tables: `tablectl check` never writes the log)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def get_snapshot(self) -> tuple[int, str, float, bytes] | None:
+        try:
+            row = self._db.execute("SELECT seq, version, at, state FROM snapshot WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # a log written before snapshots: none
+            return None
+        return None if row is None else (int(row[0]), str(row[1]), float(row[2]), bytes(row[3]))
+
+    def since(self, seq: int, limit: int | None = None) -> list[Any]:
+        from table_controller.store import Event
+
+        sql = "SELECT seq, at, source, type, data FROM events WHERE seq > ? ORDER BY seq" + (" LIMIT ?" if limit else "")
+        rows = self._db.execute(sql, (seq, limit) if limit else (seq,)).fetchall()
+        return [Event(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def last_seq(self) -> int:
+        return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+
+
+def _pays(payments: Any) -> str:
+    from table_controller.tiles import SEAT_NAMES, SEATS
+
+    pays = payments if isinstance(payments, dict) else {}
+    return " ".join(f"{SEAT_NAMES[w]}{int(pays[w]):+d}" for w in SEATS if pays.get(w))
 
 
 def _kept_aside(directory: Path, prefix: str) -> str:
@@ -390,7 +464,11 @@ def check_secrets(config: TableConfig) -> Finding:
 def run_checks(config: TableConfig, *, probe_table: bool = True) -> list[Finding]:
     """Every check that applies to this config, in the order a technician would walk the table."""
     found = [Finding("配置 / config", "ok", f"{config.source}: 规则 {config.rules.ruleset}, 桌 {config.table.name}")]
-    found += check_storage(config)
+    storage = check_storage(config)
+    found += storage
+    confirmed = check_confirmed(config) if storage and storage[0].level != "fail" else None
+    if confirmed is not None:
+        found.append(confirmed)
     found.append(check_secrets(config))
     if probe_table:
         found.append(check_table(config))

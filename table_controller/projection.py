@@ -41,8 +41,12 @@ def _base(state: Any) -> dict[str, Any]:
     read = R.current_read(state.actions, hand_no)
     wins = R.confirmed_wins(state.actions, hand_no)
     done = next((w for w in wins if read is not None and w.get("read_seq") == read["seq"]), None)
+    result = read["result"] if read is not None else None
+    if done is not None and done.get("recorded"):  # confirmed: the figures confirmed, not today's scoring
+        result = {**result, "valid": True, "total": done.get("total"), "fans": done.get("fans", []),
+                  "payments": dict(done.get("by_wind", {}))}
     out["win"] = None if read is None else {
-        "seq": read["seq"], "seat": read["seat"], "result": read["result"], "hand": read.get("hand"),
+        "seq": read["seq"], "seat": read["seat"], "result": result, "hand": read.get("hand"),
         "correction": read.get("correction", False), "confirmed": done is not None,
         "confirmed_seq": done["seq"] if done else None,
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from table_controller import settlements
 from table_controller.penalties import PenaltyError, catalogue
 from table_controller.scoring.errors import ScoringError
 from table_controller.store import Event
@@ -214,6 +215,8 @@ def apply_referee(s: "TableState", ev: Event) -> None:
             from table_controller.corrections import check
 
             check(s, d, record)  # its effect: the hand folded again (`state.apply`, `corrections.rework`)
+            if isinstance(d.get(settlements.AGAIN), dict):  # the hand's confirmed wins scored again
+                record[settlements.AGAIN] = d[settlements.AGAIN]
         elif ev.type == "referee.substitute":
             from table_controller.substitutes import check as check_substitute
 
@@ -397,16 +400,22 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
     if any(w.get("read_seq") == read["seq"] for w in wins):
         raise RefereeError("本盘和牌已确认 / this win is already confirmed")
     result = read["result"]
-    if not result.get("valid"):
+    kept = settlements.recorded(d, read["seq"])  # as confirmed: a later ruleset or scorer does not change it
+    if kept is None and not result.get("valid"):
         raise RefereeError(f"和牌不成立：{result.get('message') or result.get('reason', '')}（可更正读牌，或判诈和）")
-    refusal = further_win_refusal(s.ruleset, wins, read) or _stacks_refuse(s, read)
+    got = kept if kept is not None else settlements.figures(result)
+    refusal = further_win_refusal(s.ruleset, wins, read) or _stacks_refuse(s, read, got["payments"])
     if refusal:
         raise RefereeError(refusal)
     hand = read.get("hand") or {}
     kind = hand.get("win", "discard")
-    record.update(read_seq=read["seq"], seat=read["seat"], total=result.get("total"),
-                  fans=result.get("fans", []), by_wind=result.get("payments", {}),
-                  deltas=position_deltas(s.hand, result.get("payments", {})), win_kind=kind)
+    record.update(read_seq=read["seq"], seat=read["seat"], total=got["total"], fans=list(got["fans"]),
+                  by_wind=dict(got["payments"]), deltas=position_deltas(s.hand, got["payments"]), win_kind=kind)
+    if kept is not None:
+        record["recorded"] = True  # the figures logged when it was confirmed (or corrected), not scored again
+        differs = settlements.rescored(kept, result)
+        if differs:
+            record["rescored"] = differs  # today's rules would score it so: `tablectl check` names it
     if kind in ("discard", "rob_kong"):  # the tile won on was face up: public, unlike a self-drawn one
         record.update(discarder=hand.get("discarder"), win_tile=hand.get("win_tile"))
     record["restore"] = after_win(s.hand, record, flow_of(s.ruleset), wins + [record], record["at"])
@@ -584,8 +593,8 @@ _REFUSALS = {
 }
 
 
-def _stacks_refuse(s: "TableState", read: dict[str, Any]) -> str | None:
-    """Where the ruleset plays from stacks (竞技), why they forbid this win, or None."""
+def _stacks_refuse(s: "TableState", read: dict[str, Any], payments: dict[str, int]) -> str | None:
+    """Where the ruleset plays from stacks (竞技), why they forbid this win paying `payments`, or None."""
     from types import SimpleNamespace
 
     from table_controller.scoresheet import compute, stack_of
@@ -599,7 +608,7 @@ def _stacks_refuse(s: "TableState", read: dict[str, Any]) -> str | None:
     by_wind = {w: rows[-1]["stacks"][str(seats[w])] for w in SEATS} if rows and "stacks" in rows[-1] else None
     if by_wind is None:
         return None
-    result = SimpleNamespace(valid=True, payments=read["result"].get("payments", {}))
+    result = SimpleNamespace(valid=True, payments=payments)
     why = jingji.win_refusal(by_wind, result, read["hand"].get("discarder"))  # type: ignore[arg-type]
     return _REFUSALS.get(why or "", why)
 

@@ -198,7 +198,9 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
     paid on the spot and the 查叫 at 荒牌, per chair."""
     seats = h.get("seats") or {}
     won = [{"position": str(seats[w["seat"]]) if w.get("seat") in seats else None, "seat": w.get("seat"),
-            "fan_total": w.get("total"), "points": {p: int(w.get("deltas", {}).get(p, 0)) for p in POSITIONS}}
+            "fan_total": w.get("total"), "points": {p: int(w.get("deltas", {}).get(p, 0)) for p in POSITIONS},
+            # today's rules would score it otherwise (a ruleset edited since): the confirmed figures stand
+            **({"rescored": _rescored(w["rescored"], seats)} if w.get("rescored") else {})}
            for w in wins]
     win_pts = {p: sum(w["points"][p] for w in won) for p in POSITIONS}
     pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
@@ -221,6 +223,15 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
             "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts, "exhaustive_points": draw_pts,
             "riichi_points": stick_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
+
+
+def _rescored(now: dict[str, Any], seats: dict[str, Any]) -> dict[str, Any]:
+    """What today's rules make of a confirmed win, per chair as the sheet counts: its fan total and points,
+    or why it would not stand."""
+    if not now.get("valid"):
+        return {"valid": False, "message": now.get("message", "")}
+    pays = {str(seats[w]): int(v) for w, v in (now.get("payments") or {}).items() if w in seats}
+    return {"valid": True, "fan_total": now.get("total"), "points": {p: pays.get(p, 0) for p in POSITIONS}}
 
 
 def _hands_played(state: Any) -> bool:

@@ -62,7 +62,8 @@ const I18N = {
               dismissed: "驳回申诉", note: "裁决理由", uphold: "支持", dismiss: "驳回", needNote: "请填写仲裁委员会的裁决理由",
               about: "针对 #{n} {what}", item: "#{seq} {who}：{text}" },
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
-                 printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
+                 printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", rescored: "现行规则：{n}", rescoredVoid: "现行规则不成和",
+                 rescoredTip: "规则或计分程序已改：按现行规则重算与确认时不同。记分以裁判确认为准，是否更正由裁判长决定", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
                  closed: "已结束",
                  res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
@@ -169,7 +170,8 @@ const I18N = {
         sheet: { res: { win: "win", win_pending: "win (to be confirmed)", draw: "draw", abandoned: "abandoned", playing: "playing", penalty: "penalties" },
                  chair1: "chair 1", chair2: "chair 2", chair3: "chair 3", chair4: "chair 4",
                  pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
-                 printed: "{table} · {round} · printed {at}", record: "this hand's record", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
+                 printed: "{table} · {round} · printed {at}", record: "this hand's record", rescored: "today's rules: {n}", rescoredVoid: "no win under today's rules",
+                 rescoredTip: "The ruleset or the scorer changed: scored today this win differs from what was confirmed. The sheet keeps the confirmed figures; the head referee decides", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack",
@@ -994,6 +996,13 @@ function resultName(result) {
   const name = t("sheet.res." + result);
   return name.startsWith("sheet.res.") ? t("sheet.res.penalty") : name;
 }
+// A confirmed win today's rules would score otherwise (a ruleset edited since): the sheet keeps what the
+// referee confirmed; the referee sees what it would be now, for the head referee to decide (not printed)
+function rescoredMark(r, w) {
+  if (!w.rescored) return "";
+  const now = w.rescored.valid ? t("sheet.rescored", { n: w.rescored.fan_total }) : t("sheet.rescoredVoid");
+  return ` <small class="rescored referee-only" data-testid="rescored-${r.hand_no}" title="${esc(t("sheet.rescoredTip"))}">⚠ ${esc(now)}</small>`;
+}
 function renderSheet() {
   renderRounds();
   renderSeatingOffer();
@@ -1013,7 +1022,7 @@ function renderSheet() {
     ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>`
       + ` <a class="replay-link" href="/replay?hand=${r.hand_no}${roundQ}" data-testid="replay-${r.hand_no}" title="${t("rp.replay")}">▶</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
     <td>${r.dealer_position ? esc(sat(r)[String(r.dealer || r.dealer_position)]) : ""}</td>
-    <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sat(r)[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => w.fan_total ?? "").join(" / ")}</td>${
+    <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sat(r)[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => (w.fan_total ?? "") + rescoredMark(r, w)).join(" / ")}</td>${
     P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
       r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p] > 0 ? "+" : ""}${r.penalty_points[p]})</small>` : ""}${
       r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
