@@ -46,7 +46,8 @@ class CameraWatcher:
         #: the newest referee action already read (by seq: a new round empties the state's list of
         #: actions, and undoing its start puts the closed round's back in front)
         self._action_seq = controller.state.seq
-        # ruling's seq -> (what it said, whether the reader learnt from it), for an undo
+        # ruling's seq -> (what it said, whether the reader learnt from it), for an undo; the newest
+        # ASKED_KEPT (before, every ruling of the day)
         self._ruled: dict[int, tuple[dict[str, Any], bool]] = {}
         self.status: dict[str, Any] = {"ok": False, "code": "starting", "message": "摄像头启动中",
                                        "message_en": "camera starting", "problem": ""}
@@ -276,6 +277,8 @@ class CameraWatcher:
         ruling = {"kind": a["kind"], "camera_seq": item["seq"], "track": item["track"],
                   "corrected": bool(a.get("corrected")), "zone": item.get("zone")}
         self._ruled[a["seq"]] = (ruling, outcome == "learnt")
+        while len(self._ruled) > ASKED_KEPT:  # a day's rulings: only the newest can still be undone
+            del self._ruled[next(iter(self._ruled))]
         if outcome == "learnt":
             self._controller.accept("camera", "camera.learned", ruling)
 

@@ -60,3 +60,20 @@ async def test_every_ruling_reaches_the_camera_once_across_a_new_round_and_its_u
     assert ctl.state.round == 2 and len(ctl.state.actions) == 2
     assert [(r["event"], r["track"]) for r in await watcher._rulings()] == [("ruled", 3)]
     assert await watcher._rulings() == []
+
+
+async def test_the_rulings_kept_for_an_undo_are_the_newest_not_the_whole_days(controller: Controller) -> None:
+    """Each ruling the reader learnt from was kept (for an undo to forget it) all day long."""
+    from table_controller.camera import ASKED_KEPT
+    from vision.camera import CameraStream
+    from vision.reader import TileReader
+    from vision.service import VisionLoop
+
+    ctl = controller
+    watcher = CameraWatcher(ctl, make_loop=lambda: None)
+    watcher._loop = VisionLoop(CameraStream("http://127.0.0.1:9/never-opened"), TileReader())
+    rulings = []
+    for track in range(1, ASKED_KEPT + 11):
+        rulings.append(ctl.referee_action("referee.camera_confirm", {"seq": _asked(ctl, track)}, by="referee").seq)
+        assert [r["track"] for r in await watcher._rulings()] == [track]
+    assert list(watcher._ruled) == rulings[-ASKED_KEPT:]
