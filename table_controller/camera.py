@@ -43,8 +43,11 @@ class CameraWatcher:
         self.record = CameraRecord() if record_play else None
         # rulings already in the record when the camera started name tracks of an earlier run
         self._since = controller.state.seq
-        self._next_action = len(controller.state.actions)
-        # ruling's seq -> (what it said, whether the reader learnt from it), for an undo
+        #: the newest referee action already read (by seq: a new round empties the state's list of
+        #: actions, and undoing its start puts the closed round's back in front)
+        self._action_seq = controller.state.seq
+        # ruling's seq -> (what it said, whether the reader learnt from it), for an undo; the newest
+        # ASKED_KEPT (before, every ruling of the day)
         self._ruled: dict[int, tuple[dict[str, Any], bool]] = {}
         self.status: dict[str, Any] = {"ok": False, "code": "starting", "message": "摄像头启动中",
                                        "message_en": "camera starting", "problem": ""}
@@ -235,8 +238,9 @@ class CameraWatcher:
         (`VisionLoop.learn`), recorded as `camera.learned`; a ruling the referee undoes is
         forgotten again (`VisionLoop.unlearn`), recorded as `camera.unlearned`."""
         state = self._controller.state
-        actions = state.actions[self._next_action:]
-        self._next_action = len(state.actions)
+        actions = _actions_after(state.actions, self._action_seq)
+        if actions:
+            self._action_seq = int(actions[-1]["seq"])
         ruled: list[dict[str, Any]] = []
         for a in actions:
             if a.get("error") or a.get("undone"):
@@ -273,8 +277,21 @@ class CameraWatcher:
         ruling = {"kind": a["kind"], "camera_seq": item["seq"], "track": item["track"],
                   "corrected": bool(a.get("corrected")), "zone": item.get("zone")}
         self._ruled[a["seq"]] = (ruling, outcome == "learnt")
+        while len(self._ruled) > ASKED_KEPT:  # a day's rulings: only the newest can still be undone
+            del self._ruled[next(iter(self._ruled))]
         if outcome == "learnt":
             self._controller.accept("camera", "camera.learned", ruling)
+
+
+def _actions_after(actions: list[dict[str, Any]], seq: int) -> list[dict[str, Any]]:
+    """The actions logged after `seq` (the list is in log order). Before, the watcher read the
+    actions past the count it had read: a new round (轮次) empties the list, so a ruling made before
+    the watcher's next step was never read (its tile held back the play record, and was not learnt),
+    and undoing the round's start put the closed round's actions back in front, read again."""
+    i = len(actions)
+    while i > 0 and int(actions[i - 1].get("seq", 0)) > seq:
+        i -= 1
+    return actions[i:]
 
 
 def vision_loop_factory(source: str, corners: Any, enrollment: str | None, threshold: float | None,

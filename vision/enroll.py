@@ -145,6 +145,14 @@ class Enrollment:
                 self.template_kinds.extend(kinds[i] for i in chosen)
                 self.template_sources.extend([source] * len(chosen))
 
+    def keep_rulings(self, kind: str, most: int) -> int:
+        """Keep the examples of the newest `most` rulings (sources "ruling:<seq>") of `kind`, the
+        older ones forgotten (a day of corrections must not grow the reader's work without end);
+        examples enrolled by hand stay. How many examples went."""
+        rulings = list(dict.fromkeys(s for s, k in zip(self.sources, self.kinds)
+                                     if k == kind and s.startswith("ruling:")))
+        return sum(self.remove(source) for source in rulings[:max(0, len(rulings) - most)])
+
     def remove(self, source: str) -> int:
         """Forget every example that came from `source` (an undone ruling); how many went."""
         keep = [i for i, s in enumerate(self.sources) if s != source]

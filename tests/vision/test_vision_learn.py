@@ -9,7 +9,7 @@ from scene_match import match
 from tablesim.scenes.render import SceneOptions, render_scene
 from vision.drawn import HELDOUT_FONTS, draw_set
 from vision.enroll import EnrollmentError
-from vision.reader import LEARN_UP_TO, TileReader
+from vision.reader import LEARN_KEPT, LEARN_UP_TO, TileReader
 
 OPTS = SceneOptions()
 
@@ -88,3 +88,29 @@ def test_the_vision_loop_keeps_unsure_tiles_until_the_referee_rules(strange_set,
         assert loop.learn(e.track, "3f") == "learnt"
     assert loop.learn(unsure[2 + LEARN_UP_TO - 1].track, "3f") == "enough"
     assert loop.learn(10_000, "3f") == "gone"
+
+
+def test_a_day_of_corrections_keeps_the_newest_rulings_of_a_kind_and_the_hand_enrolled(strange_set) -> None:
+    """Every correction was learnt and kept all day: each frame's read compares every tile with
+    every example, so a referee correcting the camera through a match day slowed every frame
+    without end (1,000 corrections: 54 -> 151 ms of CPU a frame). Now a kind keeps its newest
+    `LEARN_KEPT` rulings' examples; what was enrolled by hand, and other kinds, stay."""
+    reader = TileReader()
+    scene = render_scene(strange_set, seed=1, opts=SceneOptions(tiles=12))
+    reader.calibration = None
+    first, other = reader.read(scene.image)[:2]
+    reader.learn(reader.examples(scene.image, other.quad, seed=99), "6f")  # enrolled by hand (no source)
+    reader.learn(reader.examples(scene.image, other.quad, seed=98), "7f", corrected=True, source="ruling:1")
+    per_ruling = len(reader.examples(scene.image, first.quad).crops)
+    for seq in range(2, 2 + 3 * LEARN_KEPT):
+        assert reader.learn(reader.examples(scene.image, first.quad, seed=seq), "5f", corrected=True,
+                            source=f"ruling:{seq}")
+    enrollment = reader.enrollment
+    assert enrollment is not None
+    kept = [f"ruling:{seq}" for seq in range(2 + 2 * LEARN_KEPT, 2 + 3 * LEARN_KEPT)]
+    assert list(dict.fromkeys(s for s, k in zip(enrollment.sources, enrollment.kinds) if k == "5f")) == kept
+    assert enrollment.kinds.count("5f") == LEARN_KEPT * per_ruling
+    assert enrollment.sources.count("") == per_ruling and enrollment.sources.count("ruling:1") == per_ruling
+    assert len(enrollment.templates) == len(enrollment.template_kinds) == len(enrollment.template_sources)
+    assert set(enrollment.template_sources) == {"", "ruling:1", *kept}
+    assert reader.read(scene.image)  # still reads

@@ -1,7 +1,7 @@
 """A virtual IP camera: serves rendered table frames as MJPEG over HTTP, the way cheap network
 cameras do, so `cv2.VideoCapture("http://host:port/stream.mjpg")` opens it like the real one.
 
-Faults are switches (unplug, freeze, dark, glare) so the reader's camera-health path can be
+Faults are switches (unplug, freeze, dark, glare, garbage) so the reader's camera-health path can be
 exercised end to end without hardware.
 """
 
@@ -30,6 +30,13 @@ class VirtualCamera:
         self.frozen = False
         self.dark = False
         self.glare = False
+        #: each frame's JPEG body replaced by random bytes (its headers kept): a camera whose
+        #: encoder or link corrupts the picture, sent as ordinary MJPEG parts
+        self.garbage = False
+        #: a few bytes of each frame's JPEG body changed: a lossy link; the picture still decodes,
+        #: garbled from the first bad byte on (grey or shifted blocks)
+        self.corrupt = False
+        self._rng = np.random.default_rng(0)
         #: connections opened before this number stop sending and never close (`hang`)
         self._hung_below = 0
         self._connections = 0
@@ -86,6 +93,10 @@ class VirtualCamera:
 
     def next_jpeg(self) -> bytes:
         with self._lock:
+            if self.garbage:
+                jpg = self._last or b"\xff\xd8\xff\xd9"
+                head = min(len(jpg), 600)
+                return jpg[:head] + self._rng.integers(0, 256, len(jpg) - head, dtype=np.uint8).tobytes()
             if self.frozen and self._last is not None:
                 return self._last
             frame = self.source()
@@ -97,6 +108,11 @@ class VirtualCamera:
             if not ok:
                 raise RuntimeError("JPEG encoding failed")
             self._last = buf.tobytes()
+            if self.corrupt:
+                bad = bytearray(self._last)
+                for i in self._rng.integers(min(700, len(bad) - 1), len(bad) - 2, 3):
+                    bad[int(i)] = int(self._rng.integers(0, 256))
+                return bytes(bad)
             return self._last
 
     def hang(self) -> None:
