@@ -255,6 +255,23 @@ def test_tiles_seen_before_the_dice_are_recorded_once_the_wall_is_broken(table) 
     assert len(plays(controller)) == 2 and controller.state.hand["turn"]["seat"] == "S"
 
 
+def test_an_opening_flower_seen_with_the_dealers_first_discard_goes_before_it(table) -> None:  # type: ignore[no-untyped-def]
+    """S's opening 补花 and E's first discard laid within one camera period (or both waiting for the dice): the
+    flower is the opening's, before the dealer's discard (walls.md). Before, the discard went in first and the
+    flower after it, as S's in its own turn after a draw."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p"), cam.lay("flower", "S", "3f")])
+    assert plays(controller) == [("play.flower", {"seat": "S", "tile": "3f"}), ("play.deal_done", {}),
+                                 ("play.discard", {"seat": "E", "tile": "9p"})]
+    hand = controller.state.hand
+    assert hand["turn"]["seat"] == "S" and hand.get("live_drawn", 0) == 0 and hand["tail_drawn"] == 1  # S has not drawn
+    # in play a seat's flower seen with its discard still follows it (a claim still needs its discard)
+    watcher._record_play([cam.lay("discard", "S", "5s"), cam.lay("flower", "S", "4f")])
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5s"}),
+                                      ("play.flower", {"seat": "S", "tile": "4f"})]
+
+
 def test_no_record_without_a_hand_or_when_switched_off(tmp_path: Path) -> None:
     cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
     store = EventStore(tmp_path / "events.sqlite3")
