@@ -74,7 +74,10 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
     reader, tracker, watch, false_knocks = TileReader(), TileTracker(), BumpWatch(), 0
     rs = load_ruleset("mcr")
     rng = random.Random(hand_seed)
-    plan = deal_plan(rs, (rng.randint(1, 6), rng.randint(1, 6)), (rng.randint(1, 6), rng.randint(1, 6)))
+    dice, dice2 = (rng.randint(1, 6), rng.randint(1, 6)), (rng.randint(1, 6), rng.randint(1, 6))
+    for throw in (dice, dice2):  # the table's throws first: the record takes no play before the break
+        controller.record_dice(controller.state.hand["next_thrower"], list(throw), by="operator")
+    plan = deal_plan(rs, dice, dice2)
     felt, truth, rulings, read_s = Felt(), [], 0, []
     unseen: list[Any] = []  # claims laid out of view, not yet keyed
     keyed = 0

@@ -185,14 +185,14 @@ class CameraWatcher:
         """What the camera saw laid down becomes play (`table_controller.camera_record`); a play
         the record refuses (out of turn, say) is logged once as `camera.play_refused` for the
         referee and offered again each step, so it lands once the referee keys what was missed."""
-        from table_controller.camera_record import AREAS
+        from table_controller.camera_record import areas
         from table_controller.controller import ActionError
 
         if self.record is None:
             return
         self.record.see(self._controller.state.hand, seen, occluded, blind)
         self._tell_overruled()
-        for area in AREAS:  # the state moves with each play recorded: a claim needs its discard
+        for area in areas(self._controller.state.hand):  # the state moves with each play: a claim needs its discard
             for i, (type_, data) in enumerate(self.record.plays(self._controller.state.hand, area)):
                 try:
                     self._controller.record_play(type_, data, by="camera", source="camera")

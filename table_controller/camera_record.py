@@ -42,6 +42,10 @@ from table_controller.tiles import BACK, is_flower
 #: Areas of a seat that hold its laid-down tiles, in the order they are reconciled (a claim needs
 #: the discard it takes already in the record); `centre` is not play.
 AREAS = ("discard", "flower", "meld")
+#: At the opening (nothing discarded or melded yet) the flowers come first: the opening 补花 is laid before the
+#: dealer's first discard (walls.md), and the two seen in one step (laid within a camera period, or waiting
+#: together for the dice) went in as the dealer's discard and then a flower of the seat in turn after its draw.
+OPENING_AREAS = ("flower", "discard", "meld")
 
 Play = tuple[str, dict[str, Any]]
 #: the part of an out-of-turn refusal that changes as play goes on (whose turn it is now)
@@ -53,6 +57,14 @@ LOST_STEPS = 20
 #: A discard is inferred from a pung of it only if the discarder's pool went unwatched (something
 #: over it, or the camera blind) within this many steps: a pool in plain view shows every discard.
 UNWATCHED_STEPS = 20
+
+
+def areas(hand: dict[str, Any] | None) -> tuple[str, ...]:
+    """The areas in the order a step reconciles them: `OPENING_AREAS` before anything is discarded or melded."""
+    laid = (hand.get("discards") or {}, hand.get("melds") or {}) if hand is not None else ({}, {})
+    if hand is not None and not any(p for by_seat in laid for p in by_seat.values()):
+        return OPENING_AREAS
+    return AREAS
 
 
 def _key(hand: dict[str, Any]) -> tuple[int, int]:

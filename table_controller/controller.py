@@ -836,7 +836,10 @@ def _too_many(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
 
 
 def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
-    """The rule a play breaks (turn order, what may be claimed, a tile's count), or None."""
+    """The rule a play breaks (the deal first, turn order, what may be claimed, a tile's count), or None."""
+    undealt = _undealt_problem(hand)
+    if undealt:
+        return undealt
     turn = hand.get("turn")
     seat = d.get("seat")
     if seat in (hand.get("out") or []):
@@ -894,6 +897,20 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             if not flow_of(str(hand.get("ruleset", ""))).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
                 return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _undealt_problem(hand: dict[str, Any]) -> str | None:
+    """Any play before the dice have broken the wall (开门): a table deals from the break (walls.md), its
+    dice thrown by the unit or keyed on the Table page where it reports none, so no tile can be laid,
+    discarded or said (定缺) before it. Before, a play keyed or seen after 开始 and before the dice was
+    recorded into a hand with no wall: no tiles left, 海底 or 荒牌 counted, no replacement checked."""
+    if hand.get("deal") is not None:
+        return None
+    thrower = str(hand.get("next_thrower") or "E")
+    again = "第二次" if hand.get("throws") else ""
+    return (f"尚未开门，不能录入行牌：请先掷骰（应由{SEAT_NAMES.get(thrower, thrower)}家掷{again}骰；牌桌不报骰子或"
+            f"掷出的骰子不能开门时，在牌桌页录入骰子）/ no break yet: throw the dice first ({thrower} throws; "
+            "where the table reports none or its throw cannot break the wall, key them on the Table page)")
 
 
 def _opening_problem(hand: dict[str, Any], type: str, seat: Any) -> str | None:

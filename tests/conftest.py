@@ -56,12 +56,13 @@ def self_signed(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.fixture
 def sichuan_table(tmp_path: Path) -> Iterator[Controller]:
     """A controller on a real SQLite log with a 四川血战 hand started (chair 1 deals, so each wind
-    sits at its own side) and no table linked."""
+    sits at its own side) and its dice thrown, no table linked."""
     cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
     store = EventStore(tmp_path / "events.sqlite3")
     controller = Controller(cfg, store, _no_table)
     controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1,
                                                           "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    controller.accept("table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})  # the break: play may begin
     yield controller
     store.close()
 

@@ -20,17 +20,30 @@ async def _no_table(url: str) -> Any:
     raise ConnectionRefusedError(f"nothing at {url}")
 
 
-@pytest.fixture
-def table(tmp_path: Path):  # type: ignore[no-untyped-def]
+@pytest.fixture(params=[True])
+def table(tmp_path: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """A controller on a real SQLite log, an MCR hand started by chair 2, its dice thrown (param False: not yet)."""
     cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
     store = EventStore(tmp_path / "events.sqlite3")
     controller = Controller(cfg, store, _no_table)
     seats = {w: (i + DEALER - 1) % 4 + 1 for i, w in enumerate("ESWN")}
     controller.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": DEALER,
-                                                          "prevalent_wind": "E", "seats": seats})
+                                                          "prevalent_wind": "E", "seats": seats, "table_dice": 2})
     watcher = CameraWatcher(controller, make_loop=lambda: None)
+    if request.param:
+        throw(controller)
     yield controller, watcher
     store.close()
+
+
+def throw(controller: Controller) -> None:
+    """The dice thrown (3+4, then the second thrower's 2+5): the wall is broken, the deal made."""
+    for dice in ([3, 4], [2, 5]):  # (a ruleset of one throw takes the first)
+        hand = controller.state.hand
+        if hand["deal"] is None:
+            side = side_of_wind(hand["next_thrower"], hand["dealer_position"])
+            controller.accept("table", "table.dice", {"seat": side, "wind": hand["next_thrower"], "dice": dice})
+    assert controller.state.hand["deal"] is not None
 
 
 class Camera:
@@ -219,6 +232,44 @@ def test_a_tile_in_a_pool_before_the_dealers_first_discard_waits_for_it(table) -
     assert plays(controller) == [("play.deal_done", {}), ("play.discard", {"seat": "E", "tile": "9p"}),
                                  ("play.discard", {"seat": "S", "tile": "5s"})]
     assert controller.state.hand["turn"]["seat"] == "W"
+
+
+@pytest.mark.parametrize("table", [False], indirect=True)
+def test_tiles_seen_before_the_dice_are_recorded_once_the_wall_is_broken(table) -> None:  # type: ignore[no-untyped-def]
+    """Before the dice there is no deal: what the camera sees laid (a stray tile, a player ahead of the table) is
+    refused, the referee told once why (尚未开门 … 请先掷骰), and recorded in order once the dice are in. Before,
+    it went into the record of a hand with no wall."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    watcher._record_play([])  # the next steps offer it again: the referee is not told again
+    watcher._record_play([])
+    assert plays(controller) == []
+    told = [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert [d["play"] for d in told] == ["play.deal_done", "play.discard"]
+    assert all(d["reason"].startswith("尚未开门，不能录入行牌：请先掷骰（应由东家掷骰") for d in told)
+    throw(controller)
+    watcher._record_play([])
+    assert plays(controller) == [("play.deal_done", {}), ("play.discard", {"seat": "E", "tile": "9p"})]
+    watcher._record_play([])
+    assert len(plays(controller)) == 2 and controller.state.hand["turn"]["seat"] == "S"
+
+
+def test_an_opening_flower_seen_with_the_dealers_first_discard_goes_before_it(table) -> None:  # type: ignore[no-untyped-def]
+    """S's opening 补花 and E's first discard laid within one camera period (or both waiting for the dice): the
+    flower is the opening's, before the dealer's discard (walls.md). Before, the discard went in first and the
+    flower after it, as S's in its own turn after a draw."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p"), cam.lay("flower", "S", "3f")])
+    assert plays(controller) == [("play.flower", {"seat": "S", "tile": "3f"}), ("play.deal_done", {}),
+                                 ("play.discard", {"seat": "E", "tile": "9p"})]
+    hand = controller.state.hand
+    assert hand["turn"]["seat"] == "S" and hand.get("live_drawn", 0) == 0 and hand["tail_drawn"] == 1  # S has not drawn
+    # in play a seat's flower seen with its discard still follows it (a claim still needs its discard)
+    watcher._record_play([cam.lay("discard", "S", "5s"), cam.lay("flower", "S", "4f")])
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5s"}),
+                                      ("play.flower", {"seat": "S", "tile": "4f"})]
 
 
 def test_no_record_without_a_hand_or_when_switched_off(tmp_path: Path) -> None:
@@ -465,6 +516,7 @@ def test_a_discard_laid_sideways_declares_riichi_where_the_ruleset_has_it(tmp_pa
         seats = {w: (i + DEALER - 1) % 4 + 1 for i, w in enumerate("ESWN")}
         controller.accept("operator", "operator.hand_start", {
             "hand_no": 1, "ruleset": ruleset, "dealer_position": DEALER, "prevalent_wind": "E", "seats": seats})
+        throw(controller)
         watcher = CameraWatcher(controller, make_loop=lambda: None)
         cam = Camera()
         watcher._record_play([cam.lay("discard", "E", "9p")])
@@ -498,6 +550,7 @@ def test_a_discard_turned_sideways_after_it_was_seen_upright_declares_riichi(tmp
     seats = {w: (i + DEALER - 1) % 4 + 1 for i, w in enumerate("ESWN")}
     controller.accept("operator", "operator.hand_start", {
         "hand_no": 1, "ruleset": "riichi", "dealer_position": DEALER, "prevalent_wind": "E", "seats": seats})
+    throw(controller)
     watcher = CameraWatcher(controller, make_loop=lambda: None)
     tracker = TileTracker()
     upright = {"E": 0, "S": 90, "W": 180, "N": 270}

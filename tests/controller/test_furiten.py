@@ -23,6 +23,7 @@ def _ron(log: Log, tile: str, discarder: str) -> dict[str, Any]:
 def _table(*plays: tuple[str, str]) -> Log:
     log = Log("riichi")
     log.start()
+    log.throw()
     log.add("demo", "play.deal_done", {"by": "demo"})
     for seat, tile in plays:
         log.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
@@ -108,6 +109,7 @@ def test_a_keyed_riichi_puts_riichi_and_ippatsu_on_the_read_until_a_call_or_its_
     assert read["hand"]["options"] == {"riichi": True} and ("立直", 1) in [(f["name"], f["value"]) for f in read["result"]["fans"]]
     mcr = Log("mcr")
     mcr.start()
+    mcr.throw()
     assert "无立直" in _play_problem(mcr.state().hand, "play.riichi", {"seat": "S"})
 
 

@@ -48,6 +48,7 @@ W_WINS = "2s 3s 4s 5s 6s 7s 2p 2p 2p 6p 7p 9s 9s"       # on 5p / 8p
 
 def sichuan_hand(log: Log) -> None:
     log.start()
+    log.throw()
     play(log, "deal_done")
     play(log, "discard", seat="E", tile="4p")
 

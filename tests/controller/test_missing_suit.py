@@ -21,9 +21,13 @@ OPERATOR, REFEREE = "op-missing-1357", "ref-missing-2468"
 
 
 def _events(ruleset: str = "sichuan") -> list[Event]:
-    return [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}),
-            Event(2, 1.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]}),
-            Event(3, 2.0, "demo", "play.deal_done", {})]
+    """A hand started, its dice thrown (7 counts to W, who throws again where the ruleset has two throws)."""
+    throws = [{"seat": "E", "wind": "E", "dice": [3, 4]}, {"seat": "W", "wind": "W", "dice": [2, 5]}]
+    start = {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}
+    events = [Event(1, 0.0, "operator", "operator.hand_start", start)]
+    events += [Event(2 + i, 1.0 + i, "table", "table.dice", d)
+               for i, d in enumerate(throws[:load_ruleset(ruleset).throws])]
+    return [*events, Event(len(events) + 1, 3.0, "demo", "play.deal_done", {})]
 
 
 def _add(events: list[Event], type_: str, data: dict) -> None:
@@ -122,7 +126,9 @@ def test_the_demo_players_name_a_missing_suit_and_play_it_out_through_the_record
         assert [a.seat for a in named] == list("ESWN") and kinds.index("missing") == kinds.index("deal_done") + 1
         assert kinds.index("discard") > max(i for i, k in enumerate(kinds) if k == "missing")
         gone = {a.seat: a.suit for a in named}
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
+        start = {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}
+        events = [Event(1, 0.0, "operator", "operator.hand_start", start),
+                  Event(2, 0.5, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})]  # the plan's break
         for a in actions:
             if a.type == "win":
                 assert a.hand["options"] == {"missing_suit": gone[a.seat]}

@@ -109,7 +109,6 @@ def test_blood_battle_a_discard_made_before_a_self_drawn_win_is_past_claiming(si
     """四川血战: S drew after E's 1m and won on its own draw; the window on the 1m closed at that draw, though
     play goes on and the 1m is still the newest discard. An undo of the win opens it again."""
     c = sichuan_table
-    c.record_dice("E", [3, 4], by="operator")
     _play(c, "deal_done")
     _play(c, "missing", seat="S", suit="s")
     _play(c, "discard", seat="E", tile="1m")

@@ -18,7 +18,10 @@ DISCARD_3M = [("play.discard", {"seat": "E", "tile": "3m"})]
 def _hand(ruleset: str, before: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}),
               Event(2, 1.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]}),
-              Event(3, 2.0, "demo", "play.deal_done", {})]
+              # 7 counts to W, who throws again where the ruleset has two throws (mcr, nanjing): the wall is broken
+              Event(3, 1.5, "table", "table.dice", {"seat": "W", "wind": "W", "dice": [2, 5]}),
+              Event(4, 2.0, "demo", "play.deal_done", {})]
+    assert fold(events).hand["deal"] is not None
     for type_, data in before:
         assert _play_problem(fold(events).hand, type_, data) is None
         events.append(Event(len(events) + 1, float(len(events)), "demo", type_, data))

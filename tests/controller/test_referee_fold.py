@@ -39,6 +39,15 @@ class Log:
         self.add("operator", "operator.hand_start", {"hand_no": hand_no, "ruleset": self.state().ruleset,
                                                      "dealer_position": dealer, "prevalent_wind": "E", "seats": seats})
 
+    def throw(self) -> None:
+        """The table's dice, 3+4 then (国标's second throw, by the seat 7 counts to) 2+5: the wall is broken."""
+        for dice in ([3, 4], [2, 5]):
+            hand = self.state().hand
+            if hand["deal"] is None:
+                seat = hand["next_thrower"]
+                self.add("table", "table.dice", {"seat": seat, "wind": seat, "dice": dice})
+        assert self.state().hand["deal"] is not None
+
     def ref(self, type: str, **data: Any) -> Event:
         return self.add("referee", type, {**data, "by": "referee", "client": "10.0.0.9"})
 

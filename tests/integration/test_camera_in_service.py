@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from table_controller.config import parse_config
+from table_controller.controller import side_of_wind
 from table_controller.service import TableService
 from tablesim.scenes.camera import VirtualCamera, scene_source
 from tablesim.scenes.render import SceneOptions
@@ -68,13 +69,16 @@ async def _camera_table(tmp_path: Path, faces: list, seed: int, **camera: Any) -
 @asynccontextmanager
 async def _felt_table(tmp_path: Path, seed: int, ruleset: str = "mcr", dealer_position: int = 1) -> AsyncIterator[tuple]:
     """A table service watching the demo's felt through a virtual camera, a hand started (dealt
-    by `dealer_position`) and its deal done, the camera reporting OK: (felt, controller)."""
+    by `dealer_position`), its dice keyed and its deal done, the camera reporting OK: (felt, controller)."""
     from tablesim.felt import FeltCamera
 
     felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=seed)
     async with _watching(tmp_path, felt.frame, fps=4, ruleset=ruleset, period_s=0.3) as (_, ctl, _):
         ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset,
                                                        "dealer_position": dealer_position, "prevalent_wind": "E"})
+        while ctl.state.hand["deal"] is None:  # the break first: no play is taken before it
+            ctl.record_dice(ctl.state.hand["next_thrower"], [3, 4] if not ctl.state.hand["throws"] else [2, 5],
+                            by="operator")
         ctl.record_play("play.deal_done", {}, by="demo", source="demo")
         await _until(lambda: ctl.state.camera and ctl.state.camera["ok"], 60, "the camera")
         yield felt, ctl
@@ -218,6 +222,13 @@ async def test_the_camera_keeps_the_play_record_of_a_live_hand(tmp_path: Path, f
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
                 r = await http.post("/api/hand/start", headers={"Authorization": f"Bearer {OPERATOR}"})
                 assert r.status_code == 200, r.text
+                # the walls up, the table's dice (国标: the dealer, then the seat the first throw counts to)
+                await _until(lambda: ctl.state.phase == "walls_raised", 30, "the walls")
+                while (hand := ctl.state.hand)["deal"] is None:
+                    n = len(hand["throws"])
+                    service.sim.press_button(seat=side_of_wind(hand["next_thrower"], hand["dealer_position"]),
+                                             button="dice")
+                    await _until(lambda: len(ctl.state.hand["throws"]) > n or ctl.state.hand["deal"], 30, "a throw")
 
                 async def referee_rules_what_is_unsure() -> bool:
                     for item in list(ctl.state.camera_pending):  # as read: the art is a training style
@@ -278,7 +289,6 @@ async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) ->
         assert ctl is not None and service.felt is not None
         camera_plays = lambda: [e for e in ctl.store.since(0) if e.type.startswith("play.") and e.source == "camera"]  # noqa: E731
         await _until(lambda: len(camera_plays()) >= 10, 120, "ten plays recorded by the camera")
-        from table_controller.controller import side_of_wind
 
         def apart() -> list[tuple[str, list[str], list[str]]]:
             """Each seat whose record is not what lies on the felt, in the order laid (the newest

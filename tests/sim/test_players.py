@@ -17,19 +17,28 @@ def _seeded(rs: Any, plan: Any, seed: int, *args: Any, **kwargs: Any) -> list:
     return list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed), *args, **kwargs))
 
 
-def _recorded(ruleset: str, plays: list, throws: tuple = ()) -> list:
-    """The live table's log of these players' plays (hand 1, chair 1 dealing; `throws`: the table's
-    dice, for the record's picture of the wall), each play checked by the record
-    (`controller._play_problem`) before it is logged."""
-    from table_controller.controller import _play_problem
+def _started(plan: Any) -> list:
+    """Hand 1 started (chair 1 dealing) and the table's dice of `plan` thrown: the record's wall is the plan's."""
     from table_controller.rules import next_thrower
-    from table_controller.state import apply, fold
     from table_controller.store import Event
 
+    ruleset = plan.ruleset.id
+    throws = (plan.dice,) + ((plan.dice2,) if plan.dice2 is not None else ())
     events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
     for k, dice in enumerate(throws):
         seat = "E" if k == 0 else next_thrower(load_ruleset(ruleset), throws[:k])
         events.append(Event(len(events) + 1, 0.0, "table", "table.dice", {"seat": seat, "wind": seat, "dice": list(dice)}))
+    return events
+
+
+def _recorded(plan: Any, plays: list) -> list:
+    """The live table's log of these players' plays (`_started` from `plan`), each play checked by the record
+    (`controller._play_problem`) before it is logged."""
+    from table_controller.controller import _play_problem
+    from table_controller.state import apply, fold
+    from table_controller.store import Event
+
+    events = _started(plan)
     state = fold(events)  # then one event at a time, as the live table folds (not the whole log again per play)
     for a in plays:
         type_, data = a.event()
@@ -111,7 +120,7 @@ def test_players_pung_a_discard_they_hold_a_pair_of_and_the_record_takes_it() ->
     claims = 0
     for seed in range(6):
         wall = physical_wall(rs, None, random.Random(seed))
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "mcr", "dealer_position": 1})]
+        events = _started(plan)
         state = fold(events)
         for a in play_hand(plan, wall, random.Random(seed)):
             type_, data = a.event()
@@ -137,7 +146,7 @@ def test_players_kong_every_way_each_kong_replaced_and_the_record_takes_it(rules
     for seed in range(12):
         wall = physical_wall(rs, None, random.Random(seed))
         actions = list(play_hand(plan, wall, random.Random(seed)))
-        events = _recorded(ruleset, actions, ((3, 4), dice2) if dice2 else ((3, 4),))
+        events = _recorded(plan, actions)
         hand = fold(events).hand
         kongs = [a for a in actions if a.type == "kong" or a.kind == "kong"]
         seen.update(a.kind for a in kongs)
@@ -177,7 +186,7 @@ def test_with_a_judge_a_player_declares_a_win_the_scorer_and_the_record_accept(r
         read = {**win.hand, "prevalent_wind": "E"}
         assert len(read["concealed"]) + 3 * len(read["melds"]) == 13 and read["win_tile"] == win.tile
         assert score_json(read, ruleset)["valid"]
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1})]
+        events = _started(plan)
         for a in actions[:-1]:
             type_, data = a.event()
             events.append(Event(len(events) + 1, float(len(events)), "demo", type_, data))
@@ -200,7 +209,7 @@ def test_in_blood_battle_winners_leave_the_others_play_on_and_the_draw_is_checke
     several = checked = 0
     for seed in range(10):
         actions = _seeded(rs, plan, seed, judge, "blood_battle")
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "sichuan", "dealer_position": 1})]
+        events = _started(plan)
 
         def add(type_: str, data: dict) -> None:
             events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
@@ -243,7 +252,7 @@ def test_in_blood_river_winners_play_on_with_their_hands_and_may_win_again() -> 
     again = won_hands = 0
     for seed in range(10):
         actions = _seeded(rs, plan, seed, judge, "blood_river")
-        events = [Event(1, 0.0, "operator", "operator.hand_start", {"hand_no": 1, "ruleset": "xueliu", "dealer_position": 1})]
+        events = _started(plan)
 
         def add(type_: str, data: dict) -> None:
             events.append(Event(len(events) + 1, float(len(events)), "demo", type_, {**data, "by": "demo"}))
@@ -296,7 +305,7 @@ def test_nanning_players_feeding_three_pungs_are_sealed_and_the_record_agrees(se
     rs = load_ruleset("nanning")
     plan = deal_plan(rs, (3, 4), None)
     actions = _seeded(rs, plan, seed, win_judge("nanning", "E"), "end", seal=3, kongs=False)  # seeds chosen so
-    events = _recorded("nanning", actions[:-1])
+    events = _recorded(plan, actions[:-1])
     sealed = fold(events).hand.get("sealed", [])
     assert sealed  # each of these seeds has a seat feed another three pungs
     win = actions[-1]
@@ -323,7 +332,7 @@ def test_where_the_referee_scores_the_demo_players_win_with_the_demo_referees_po
     wins = 0
     for seed in range(6):
         actions = _seeded(rs, plan, seed, win_judge(ruleset, "E"))
-        events = _recorded(ruleset, actions[:-1])
+        events = _recorded(plan, actions[:-1])
         if actions[-1].type != "win":
             continue
         wins += 1
@@ -371,7 +380,7 @@ def test_riichi_demo_players_win_with_a_yaku_and_the_record_scores_it() -> None:
     wins = declared = 0
     for seed in range(12):
         actions = _seeded(rs, plan, seed, judge, furiten=ready_waits("riichi"), riichi=True)
-        events = _recorded("riichi", actions[:-1])
+        events = _recorded(plan, actions[:-1])
         declared += sum(a.type == "riichi" for a in actions)
         if actions[-1].type != "win":
             continue
@@ -395,10 +404,10 @@ def test_a_riichi_player_blind_to_furiten_is_refused_by_the_referee_one_aware_of
     plan = deal_plan(rs, (3, 4), None)
     blind = _seeded(rs, plan, 22, win_judge("riichi", "E"), kongs=False)  # the seed was chosen without kongs
     with pytest.raises(RefereeError, match="振听"):
-        _confirmed(_recorded("riichi", blind[:-1]), blind[-1].hand)
+        _confirmed(_recorded(plan, blind[:-1]), blind[-1].hand)
     aware = _seeded(rs, plan, 22, win_judge("riichi", "E"), furiten=ready_waits("riichi"), kongs=False)
     assert aware[-1].type == "win" and len(aware) > len(blind)
-    _confirmed(_recorded("riichi", aware[:-1]), aware[-1].hand)
+    _confirmed(_recorded(plan, aware[:-1]), aware[-1].hand)
 
 
 @pytest.mark.parametrize("seed", [78, 113])
@@ -418,7 +427,7 @@ def test_a_player_who_wins_on_a_kongs_added_tile_robs_it_and_the_record_agrees(s
     from table_controller.state import fold
     from table_controller.store import Event
 
-    events = _recorded("mcr", actions[:-1], ((3, 4), (2, 5)))
+    events = _recorded(plan, actions[:-1])
     assert [m["type"] for m in fold(events).hand["melds"][kong.seat] if m["tiles"][0] == kong.tile] == ["kong"]
     read = _confirmed(events, win.hand)
     assert "抢杠和" in [f["name"] for f in read.actions[-1]["result"]["fans"]]
@@ -442,7 +451,7 @@ def test_players_chow_from_the_seat_before_them_where_the_ruleset_allows_and_the
     chows = 0
     for seed in range(6):
         actions = _seeded(rs, plan, seed, chows=True)
-        _recorded(ruleset, actions, ((3, 4), dice2) if dice2 else ((3, 4),))  # every play checked
+        _recorded(plan, actions)  # every play checked
         for i, a in enumerate(actions):
             if a.type == "claim" and a.kind == "chow":
                 chows += 1
@@ -468,7 +477,7 @@ def test_a_flower_drawn_as_the_haidi_in_hainan_is_replaced_from_the_tiles_kept_b
     actions = list(play_hand(plan, physical_wall(rs, None, random.Random(seed)), random.Random(seed)))
     last_flower = max(i for i, a in enumerate(actions) if a.type == "flower")
     assert last_flower < len(actions) - 1 and actions[last_flower + 1].seat == actions[last_flower].seat
-    _recorded("hainan", actions, throws=((3, 4),))
+    _recorded(plan, actions)
 
 
 @pytest.mark.parametrize("ruleset,seeds", [("mcr", (9, 10, 38)), ("jingji", (18, 20)), ("guangdong", (14, 17))])

@@ -36,6 +36,8 @@ def _client(tmp_path: Path, max_failures: int = 50) -> TestClient:
     controller.accept("operator", "operator.hand_start", {
         "hand_no": 1, "ruleset": "mcr", "dealer_position": 1, "prevalent_wind": "E",
         "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
+    for wind, dice in (("E", [3, 4]), ("W", [2, 5])):  # the table's two throws (7 counts to W): the wall is broken
+        controller.accept("table", "table.dice", {"seat": wind, "wind": wind, "dice": dice})
     app = create_app(controller, Credentials(referee=REFEREE, operator=OPERATOR, max_failures=max_failures))
     c = TestClient(app)
     c.controller = controller  # type: ignore[attr-defined]
