@@ -15,9 +15,11 @@ is installed):
    process's wakeups per second (its threads' context switches), with and without a log mirror;
 5. what reaches the card: bytes written per event, per hand and per hour (`/proc/PID/io`
    write_bytes, the file system's blocks; wchar, what the process wrote), the files' growth (the
-   log, its WAL, the mirror), stdout bytes (the journal's share), and fsyncs per event.
+   log, its WAL and its frames per commit, the mirror), stdout bytes (the journal's share), and
+   fsyncs per event; as fast as the players go, and at a table's pace alone and publishing to a
+   tournament's broker (a local Mosquitto).
 
-Run: `nice -n 15 .venv/bin/python bench/footprint.py [--hands 50] [--idle 10] [--starts 3]`.
+Run: `nice -n 15 .venv/bin/python bench/footprint.py [--hands 50] [--idle 10] [--starts 3] [--paced 3]`.
 Prints the figures (x86, shared cores: note the load printed with them) and a final JSON line.
 """
 
@@ -67,14 +69,17 @@ def free_port() -> int:
     return random.randint(20000, 60000)
 
 
-def write_config(where: Path, link: str, port: int, demo: bool = False, mirror: Path | None = None) -> Path:
+def write_config(where: Path, link: str, port: int, demo: bool = False, mirror: Path | None = None,
+                 turn_s: float = 0.0, broker: str = "") -> Path:
     lines = ["[table]", f'link = "{link}"', "sim_speed = 1000.0", "[display]", f"port = {port}",
              'referee_token = "ref-footprint"', 'operator_token = "op-footprint"', "[storage]",
              f'data_dir = "{where / "data"}"']
     if mirror is not None:
         lines.append(f'mirror_dir = "{mirror}"')
     if demo:
-        lines += ["[demo]", "autoplay = true", "turn_seconds = 0.0", "hand_seconds = 0.0"]
+        lines += ["[demo]", "autoplay = true", f"turn_seconds = {turn_s}", "hand_seconds = 0.0"]
+    if broker:
+        lines += ["[tournament]", f'broker = "{broker}"', 'name = "footprint"', 'table_id = "t01"']
     path = where / "table.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -323,8 +328,11 @@ def strace_counts(path: Path) -> dict[str, int]:
     return counts
 
 
-def measure_hands(tmp: Path, hands: int, bar: tqdm, mirrored: bool) -> dict[str, Any]:
-    where = tmp / ("hands-mirrored" if mirrored else "hands")
+def measure_hands(tmp: Path, hands: int, bar: tqdm, mirrored: bool = False, turn_s: float = 0.0,
+                  broker: str = "", name: str = "hands") -> dict[str, Any]:
+    """`hands` hands by the demo's players (`turn_s` between plays: 0 as fast as they go, a batch of
+    events at each commit of the publisher and the mirror; paced, one event at a time as at a table)."""
+    where = tmp / name
     stick = where / "stick" if mirrored else None
     if stick is not None:
         stick.mkdir(parents=True)
@@ -332,7 +340,8 @@ def measure_hands(tmp: Path, hands: int, bar: tqdm, mirrored: bool) -> dict[str,
         where.mkdir()
     port = free_port()
     traced = where / "strace.txt" if shutil.which("strace") else None
-    service = start_service(write_config(where, "sim://", port, demo=True, mirror=stick), port, where, strace=traced)
+    config = write_config(where, "sim://", port, demo=True, mirror=stick, turn_s=turn_s, broker=broker)
+    service = start_service(config, port, where, strace=traced)
     wait_answers(service)
     pid = service.pid
     db = where / "data" / "events.sqlite3"
@@ -370,11 +379,38 @@ def measure_hands(tmp: Path, hands: int, bar: tqdm, mirrored: bool) -> dict[str,
     return out
 
 
+#: Seconds between the demo players' plays in the paced runs: one event at a time reaches the log, the
+#: publisher and the mirror, as at a real table (as fast as they go, each commit of theirs takes a batch).
+PACED_TURN_S = 0.05
+
+
+def measure_paced(tmp: Path, hands: int) -> dict[str, Any]:
+    """`hands` hands at a table's pace, alone and publishing to a local Mosquitto (when installed)."""
+    out: dict[str, Any] = {}
+    with tqdm(total=hands, desc="paced, alone", unit="hand", file=sys.stderr) as bar:
+        out["alone"] = measure_hands(tmp, hands, bar, turn_s=PACED_TURN_S, name="paced")
+    from table_controller.tournament.broker import MOSQUITTO, LocalBroker
+
+    if not Path(MOSQUITTO).exists():
+        return out
+    broker = LocalBroker(tmp / "broker")
+    broker.start()
+    try:
+        with tqdm(total=hands, desc="paced, in a tournament", unit="hand", file=sys.stderr) as bar:
+            out["in a tournament"] = measure_hands(tmp, hands, bar, turn_s=PACED_TURN_S, broker=broker.url,
+                                                   name="paced-published")
+    finally:
+        broker.stop()
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=50, help="hands the demo's players play (default 50)")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds idle with one page open (default 10)")
     parser.add_argument("--starts", type=int, default=3, help="cold starts timed (default 3)")
+    parser.add_argument("--paced", type=int, default=3,
+                        help="hands played at a table's pace, alone and publishing to a local Mosquitto (default 3)")
     args = parser.parse_args(argv)
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="footprint-") as tmp_name:
@@ -384,7 +420,8 @@ def main(argv: list[str] | None = None) -> int:
         with tqdm(total=args.hands, desc="hands", unit="hand", file=sys.stderr) as bar:
             played = measure_hands(tmp, args.hands, bar, mirrored=False)
         with tqdm(total=args.hands, desc="hands, mirrored", unit="hand", file=sys.stderr) as bar:
-            mirrored = measure_hands(tmp, args.hands, bar, mirrored=True)
+            mirrored = measure_hands(tmp, args.hands, bar, mirrored=True, name="hands-mirrored")
+        paced = measure_paced(tmp, args.paced)
     starts = started["starts"]
     per_hour = played["write_bytes_per_hand"] * HANDS_PER_HOUR + started["idle"]["written_bytes_per_hour"]
     print(f"machine: {platform.machine()} {os.cpu_count()} cores, load {load[0]:.1f} (shared: ratios and counts "
@@ -409,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(wchar {played['wchar_per_event']} B), {played['write_bytes_per_hand'] / 1024:.0f} KiB a hand, "
           f"{per_hour / 2**20:.1f} MiB an hour at {HANDS_PER_HOUR} hands; fsyncs/event "
           f"{played.get('fsyncs_per_event', '?')}; stdout (the journal) {played['stdout_bytes_per_event']} B/event")
-    wal = played["wal"]
+    wal = paced.get("alone", played)["wal"]  # the paced run: one event a commit, as at a table
     if wal:
         print(f"  WAL: {wal['frames_per_commit']} frames of {wal['page_size'] + 24} B per commit, by table "
               + ", ".join(f"{k} {v}" for k, v in sorted(wal["by_table"].items(), key=lambda kv: -kv[1]))
@@ -419,8 +456,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  with a mirror: written {mirrored['write_bytes_per_event']} B/event, fsyncs/event "
           f"{mirrored.get('fsyncs_per_event', '?')}; mirror files "
           + ", ".join(f"{k} {v // 1024} KiB" for k, v in mirrored["mirror_bytes"].items()))
+    for name, run in paced.items():
+        print(f"paced play ({PACED_TURN_S} s a play), {name}: {run.get('fsyncs_per_event', '?')} fsyncs/event, written "
+              f"{run['write_bytes_per_event']} B/event, {run['wal'].get('frames_per_commit', '?')} WAL frames a commit")
     print(json.dumps({"load": round(load[0], 1), "start": started, "hands": played, "hands_mirrored": mirrored,
-                      "bytes_per_hour": round(per_hour)}, ensure_ascii=False))
+                      "paced": paced, "bytes_per_hour": round(per_hour)}, ensure_ascii=False))
     return 0
 
 
