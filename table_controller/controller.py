@@ -87,6 +87,10 @@ class Controller:
         #: While the log is folded at start (`recover`): events folded and to fold; None once done.
         self.recovering: dict[str, int] | None = None
         self.recovered = asyncio.Event()
+        #: Set when the log refuses a write (its retries run only then), and when an event is folded
+        #: (the 报时 loop waits for one while no session clock runs): no timer wakes an idle table for them.
+        self._log_failing = asyncio.Event()
+        self._folded = asyncio.Event()
         #: The snapshot being written in a worker thread (`save_snapshot_soon`), if one is.
         self._snapshotting: asyncio.Future[bool] | None = None
         self._wall_clock: Callable[[], float] = time.time  # until the fold says which timeline goes on
@@ -124,6 +128,7 @@ class Controller:
     def _took(self, state: TableState, folded: int) -> None:
         """Start from `state`, the log folded (`folded` events of it at this start)."""
         self.state, self.folded_at_start = state, folded
+        self._folded.set()
         # (after the fold: a session or hand in play keeps the last run's timeline, `stamps.py`)
         given = self._given_clock
         self._wall_clock = given if given is not None else stamp_clock(self.store, self.state)
@@ -267,8 +272,10 @@ class Controller:
                 self._log_failed_at = self.now()
                 log.error("event log cannot be written", extra={"error": str(exc)})
             self.log_error = str(exc)
+            self._log_failing.set()
             raise
         self.state = apply(self.state, ev)
+        self._folded.set()
         self._keep_past()
         if ev.seq - self._snapshot_seq >= snapshot.EVERY:
             self.save_snapshot_soon()
@@ -365,9 +372,43 @@ class Controller:
         except StoreError:
             pass  # the health panel says why; checked again by the clock loop
         self._tasks.append(asyncio.create_task(self._every(CLOCK_CHECK_S, self.check_clock), name="clock-watch"))
-        self._tasks.append(asyncio.create_task(self._every(ANNOUNCE_CHECK_S, self.announce_time),
-                                               name="session-announce"))
-        self._tasks.append(asyncio.create_task(self._every(LOG_RETRY_S, self._retry_log), name="log-retry"))
+        self._tasks.append(asyncio.create_task(self._announce_loop(), name="session-announce"))
+        self._tasks.append(asyncio.create_task(self._retry_loop(), name="log-retry"))
+
+    async def _retry_loop(self) -> None:
+        """`_retry_log` every `LOG_RETRY_S` while the log refuses writes, and not at all while it writes
+        (before, it was woken every second of the day to find nothing held)."""
+        while not self._stopping.is_set():
+            await self._log_failing.wait()
+            await asyncio.sleep(LOG_RETRY_S)
+            try:
+                self._retry_log()
+            except StoreError:
+                continue
+            if not self._held and self.log_error is None:
+                self._log_failing.clear()
+
+    def _clock_runs(self) -> bool:
+        """Whether a session clock runs (not paused, not ended): only then can time alone bring a 报时."""
+        from table_controller.referee import session
+        from table_controller.timers import session_status
+
+        clock = session_status(session(self.state.actions), self.now())
+        return clock is not None and not clock.get("ended_at") and clock["level"] != "paused"
+
+    async def _announce_loop(self) -> None:
+        """`announce_time` every `ANNOUNCE_CHECK_S` while a session clock runs; while none does, after
+        each event folded (only an event starts, resumes or restarts one) instead of every second."""
+        while not self._stopping.is_set():
+            if self._clock_runs():
+                await asyncio.sleep(ANNOUNCE_CHECK_S)
+            else:
+                self._folded.clear()
+                await self._folded.wait()
+            try:
+                self.announce_time()
+            except StoreError:
+                continue
 
     def _retry_log(self) -> None:
         """While the log refuses writes, offer it the held events (and the news that it writes
@@ -437,7 +478,7 @@ class Controller:
 
     async def _every(self, period_s: float, step: Callable[[], object]) -> None:
         """Run `step` every `period_s` until the service stops. A log that refuses writes only
-        delays it (the health panel says why): a 报时 or a clock step is logged once it writes."""
+        delays it (the health panel says why): a clock step is logged once it writes."""
         while not self._stopping.is_set():
             await asyncio.sleep(period_s)
             try:

@@ -213,13 +213,24 @@ class LogMirror:
 
     # -- life cycle --------------------------------------------------------------------------------
     async def run(self, period_s: float = PERIOD_S) -> None:
-        """Keep the mirror up to date for as long as the table runs (the copying in a thread: a slow
-        stick never holds up the table)."""
-        try:
+        """Keep the mirror up to date for as long as the table runs: a copy every `period_s`, in a
+        thread of its own (a slow stick never holds up the table). The thread waits between copies
+        itself: before, the event loop slept and handed each copy to a worker thread, nine wakeups a
+        second of an idle table for a look at the stick and the log."""
+        stop = threading.Event()
+
+        def copy_until_stopped() -> None:
             while True:
-                await asyncio.to_thread(self.sync)
-                await asyncio.sleep(period_s)
+                with self._busy:  # the stop is seen under the lock: no copy reopens the file after `_close`
+                    if stop.is_set():
+                        return
+                    self._sync()
+                stop.wait(period_s)
+
+        try:
+            await asyncio.to_thread(copy_until_stopped)
         finally:
+            stop.set()
             self._close()
 
 
