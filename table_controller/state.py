@@ -727,7 +727,10 @@ def _rob_kong(hand: dict[str, Any], win: dict[str, Any]) -> dict[str, Any] | Non
     paid = next((p for p in pays if p.get("seq") == kong["added_seq"]), None)
     hand["kong_payments"] = [p for p in pays if p is not paid]
     hand["tail_drawn"] = max(0, hand.get("tail_drawn", 0) - 1)
-    return {"seat": konger, "index": i, "kong": kong, "payment": paid}
+    notes = [n for n in hand.get("rescored", []) if n.get("kind") == "kong" and n.get("seq") == kong["added_seq"]]
+    if notes:  # a kong that never stood pays nothing, whatever today's rules say: nothing for the check to name
+        hand["rescored"] = [n for n in hand["rescored"] if n not in notes]
+    return {"seat": konger, "index": i, "kong": kong, "payment": paid, **({"notes": notes} if notes else {})}
 
 
 def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
@@ -741,6 +744,8 @@ def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
         hand["melds"][robbed["seat"]][robbed["index"]] = robbed["kong"]
         if robbed["payment"]:
             hand["kong_payments"] = sorted([*hand.get("kong_payments", []), robbed["payment"]], key=lambda p: p["seq"])
+        if robbed.get("notes"):
+            hand["rescored"] = sorted([*hand.get("rescored", []), *robbed["notes"]], key=lambda n: n["seq"])
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
     for key in ("won_seq",) if moved else ("turn", "claim", "pending_draw", "live_drawn", "won_seq"):
         hand[key] = restore.get(key)

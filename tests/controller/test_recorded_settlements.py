@@ -251,3 +251,39 @@ def test_an_old_log_without_figures_settles_as_before(tmp_path: Path, monkeypatc
     state = fold(events)
     assert _row(state)["kong_points"]["2"] == 9 and "rescored" not in state.hand
     assert not any(a.get("recorded") or a.get("rescored") for a in state.actions)
+
+
+def test_a_robbed_kong_is_named_by_check_only_while_it_stands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """竞技 抢杠和: W's 补杠 is robbed by N, so it never stood and pays nothing, whatever the ruleset says now:
+    check has no kong to name; the win undone, the kong stands again, paid as logged, and is named."""
+    _venue(tmp_path / "rulesets", "jingji", '"明杠" = 4\n', '"明杠" = 4\n', monkeypatch)
+    c = _controller(tmp_path / "data", "jingji")
+    try:
+        for seat, tile in (("E", "1z"), ("S", "5p")):
+            c.accept("operator", "play.discard", {"seat": seat, "tile": tile})
+        c.accept("operator", "play.claim", {"seat": "W", "kind": "pung", "tiles": ["5p"] * 3, "from": "S"})
+        for seat, tile in (("W", "9m"), ("N", "9s"), ("E", "2z"), ("S", "3z")):
+            c.accept("operator", "play.discard", {"seat": seat, "tile": tile})
+        kong = c.accept("operator", "play.kong", {"seat": "W", "tiles": ["5p"] * 4, "added": True})
+        assert kong.data["settlement"]["by_wind"]["W"] > 0
+    finally:
+        c.store.close()
+    edited = _venue(tmp_path / "rulesets-edited", "jingji", '"明杠" = 4\n', '"明杠" = 8\n', monkeypatch)
+    c = _controller(tmp_path / "data", "jingji")
+    try:
+        assert [r["seq"] for r in c.state.hand["rescored"]] == [kong.seq]
+        c.referee_action("referee.win_read", {"hand": {
+            "seat_wind": "N", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 3p 4p 9s 9s".split(), "win_tile": "5p",
+            "win": "rob_kong", "discarder": "W"}}, by="referee")
+        win = c.referee_action("referee.win_confirm", {}, by="referee")
+        assert c.state.hand["kong_payments"] == [] and not c.state.hand.get("rescored")
+    finally:
+        c.store.close()
+    assert "已记录的杠分 / recorded kong payments" not in _check(tmp_path, edited, "jingji")
+    c = _controller(tmp_path / "data", "jingji")
+    try:
+        c.referee_action("referee.undo", {"reason": "抢杠读错", "target": win.seq}, by="referee")
+        assert [r["seq"] for r in c.state.hand["rescored"]] == [kong.seq]
+    finally:
+        c.store.close()
+    assert f"西家杠分 #{kong.seq}" in _check(tmp_path, edited, "jingji")["已记录的杠分 / recorded kong payments"]["detail"]
