@@ -265,8 +265,11 @@ class Controller:
 
     def _append(self, source: str, type: str, data: dict[str, Any],
                 table_cursor: tuple[int, int] | None = None) -> Event:
+        at = self._wall_clock()
+        if type.startswith("play."):
+            data = self._with_payment(source, type, data, at)
         try:
-            ev = self.store.append(source, type, data, at=self._wall_clock(), table_cursor=table_cursor)
+            ev = self.store.append(source, type, data, at=at, table_cursor=table_cursor)
         except StoreError as exc:
             if self.log_error is None:
                 self._log_failed_at = self.now()
@@ -286,6 +289,16 @@ class Controller:
                 self._subscribers.discard(q)
         log.info("event", extra={"seq": ev.seq, "source": source, "type": type, "data": data})
         return ev
+
+    def _with_payment(self, source: str, type: str, data: dict[str, Any], at: float) -> dict[str, Any]:
+        """A play's data as logged: with the on-the-spot payment (a kong's, 追牌's) the fold makes for it
+        now, so a ruleset edited later changes no payment made (`settlements.of_play`); figures the
+        camera or a request sent are never taken."""
+        from table_controller import settlements
+
+        data = {k: v for k, v in data.items() if k != settlements.KEY}
+        shown = settlements.of_play(self.state, Event(self.state.seq + 1, at, source, type, data))
+        return data if shown is None else {**data, settlements.KEY: shown}
 
     def _keep_past(self) -> None:
         """Keep every `PAST_EVERY`-th state (folds share what they did not change, so each is small),
@@ -772,11 +785,13 @@ class Controller:
         payload.pop(settlements.AGAIN, None)
         if by_name:
             payload["by_name"] = by_name
+        at = self._wall_clock()
         if type == "referee.win_confirm":  # what the referee confirms is the record (`settlements`)
             shown = settlements.of_read(self.state)
-            if shown is not None:
-                payload[settlements.KEY] = shown
-        at = self._wall_clock()
+        else:  # a 查叫's or a penalty's figures as the fold rules them now (None for other actions)
+            shown = settlements.of_action(self.state, type, payload, at)
+        if shown is not None:
+            payload[settlements.KEY] = shown
         try:
             validate(self.state, type, payload, at=at)  # the time it is logged with
         except PenaltyError as exc:

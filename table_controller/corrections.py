@@ -346,17 +346,17 @@ def reworks(before: "TableState", after: "TableState") -> bool:
 def rework(before: "TableState", ev: Event, after: "TableState", step: Step) -> "TableState":
     """The state after `ev` (which changed the corrections in force, `after` its plain fold): the hand
     folded again from its start with each play as corrected now and the plays inserted where they go,
-    then `ev` itself; a confirmed win takes the figures logged for the corrections in force now, or is
-    scored again (`settlements.chosen`). `step` is the plain fold of one event (no rework), keeping the
-    event as recorded among the hand's."""
-    from table_controller.settlements import chosen
+    then `ev` itself; a confirmed win, a 查叫, a penalty, a kong or a 追牌 takes the figures logged for
+    the corrections in force now, or is settled again (`settlements.chosen`). `step` is the plain fold
+    of one event (no rework), keeping the event as recorded among the hand's."""
+    from table_controller.settlements import carries, chosen
 
     hand_no = after.hand["hand_no"] if after.hand else None
     fixes, inserts = patches(after.actions, hand_no), insertions(after.actions, hand_no)
     s = _start(before)
     for p in layout(before.hand_events, inserts, s.seq):
         now = fixed(p, fixes)
-        if now is not None and now.type == "referee.win_confirm":  # its figures for the plays as they now stand
+        if now is not None and carries(now):  # its figures for the plays as they now stand
             now = chosen(now, after.actions, hand_no)
         if now is not None:
             s = step(s, now, p.recorded)

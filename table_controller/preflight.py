@@ -117,33 +117,53 @@ def check_storage(config: TableConfig) -> list[Finding]:
     return out
 
 
-def check_confirmed(config: TableConfig) -> Finding | None:
+def check_confirmed(config: TableConfig) -> list[Finding]:
     """Confirmed wins that today's rulesets and scorer would score otherwise (a ruleset's file edited, the
     scorer upgraded since): the log keeps the figures the referee confirmed, and the head referee decides
     whether any is to be put right. The log is read, never written, and folded as the service folds it at
     start (from its snapshot when that is of this code and these rulesets: a ruleset edited, or an
-    upgrade, folds it whole); None where there is no log, or one the event log's own check refuses."""
-    from table_controller.settlements import differences
+    upgrade, folds it whole); then, one line each, the 查叫 rulings, penalties, kong and 追牌 payments
+    kept as recorded that today's rules would settle otherwise (`settlements.KINDS`). Nothing where there
+    is no log, or one the event log's own check refuses."""
+    from table_controller.settlements import KINDS, differences, told
     from table_controller.snapshot import restore
     from table_controller.state import UnknownRuleset
     from table_controller.store import emptied_with_wal, log_schema, schema_problem
-    from table_controller.tiles import SEAT_NAMES
 
     log_file = config.data_path() / "events.sqlite3"
     if not log_file.exists() or emptied_with_wal(log_file):
-        return None
+        return []
     try:
         db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
         try:
             if schema_problem(log_schema(db)):
-                return None
+                return []
             state, _ = restore(_ReadOnlyLog(db))  # type: ignore[arg-type]
         finally:
             db.close()
     except (sqlite3.Error, ValueError, UnknownRuleset):  # damaged or unfoldable: the event log's line says so
-        return None
+        return []
+    every = differences(state)
+    out = [_wins_finding([d for d in every if d["kind"] == "win"])]
+    others = [d for d in every if d["kind"] != "win"]
+    for kind, (zh, en) in KINDS.items():
+        mine = [d for d in others if d["kind"] == kind]
+        if mine:
+            out.append(Finding(f"已记录的{zh} / recorded {en}", "warn", "；".join(told(d) for d in mine)
+                               + f" — 记分仍按当时记录；是否更正由裁判长决定 / {len(mine)} {en} would be settled "
+                               "otherwise under today's rulesets or scorer: the sheet keeps the figures recorded "
+                               "when each was taken; the head referee decides whether to put any right"))
+    if not others:
+        out.append(Finding("已记录的结算 / recorded settlements", "ok", "查叫、罚分、杠分、追牌按现行规则均与记录时相同 / "
+                           "every 查叫, penalty, kong and 追牌 payment settles today as it was recorded"))
+    return out
+
+
+def _wins_finding(found: list[dict[str, Any]]) -> Finding:
+    from table_controller.settlements import in_words as _pays
+    from table_controller.tiles import SEAT_NAMES
+
     what = "已确认和牌 / confirmed wins"
-    found = differences(state)
     if not found:
         return Finding(what, "ok", "every confirmed win scores today as it was confirmed")
     lines = []
@@ -181,13 +201,6 @@ class _ReadOnlyLog:
 
     def last_seq(self) -> int:
         return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
-
-
-def _pays(payments: Any) -> str:
-    from table_controller.tiles import SEAT_NAMES, SEATS
-
-    pays = payments if isinstance(payments, dict) else {}
-    return " ".join(f"{SEAT_NAMES[w]}{int(pays[w]):+d}" for w in SEATS if pays.get(w))
 
 
 def _kept_aside(directory: Path, prefix: str) -> str:
@@ -466,9 +479,7 @@ def run_checks(config: TableConfig, *, probe_table: bool = True) -> list[Finding
     found = [Finding("配置 / config", "ok", f"{config.source}: 规则 {config.rules.ruleset}, 桌 {config.table.name}")]
     storage = check_storage(config)
     found += storage
-    confirmed = check_confirmed(config) if storage and storage[0].level != "fail" else None
-    if confirmed is not None:
-        found.append(confirmed)
+    found += check_confirmed(config) if storage and storage[0].level != "fail" else []
     found.append(check_secrets(config))
     if probe_table:
         found.append(check_table(config))

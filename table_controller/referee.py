@@ -294,9 +294,36 @@ def _penalty(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None
     seat = d.get("seat")
     if seat not in SEATS:
         raise RefereeError("须指定受罚的一家 (E/S/W/N) / seat must be E, S, W or N")
-    p = catalogue(s.ruleset).get(str(d.get("code")))
+    code = str(d.get("code"))
     previous = sum(1 for a in active(s.actions, "referee.penalty", record["hand_no"])
-                   if a.get("code") == p.code and a.get("seat") == seat and not a.get("error"))
+                   if a.get("code") == code and a.get("seat") == seat and not a.get("error"))
+    kept = settlements.kept(d)  # as taken: a catalogue edited since changes no penalty already ruled
+    try:
+        now = _penalty_now(s, seat, d, record, previous)
+    except (PenaltyError, RefereeError) as exc:
+        if kept is None:
+            raise
+        now = {"valid": False, "message": str(exc)}
+    got = now if kept is None else {f: kept.get(f, now.get(f)) for f in settlements.PENALTY_FIGURES}
+    by_wind = {str(w): int(v) for w, v in got["by_wind"].items()}
+    record.update(code=got["code"], name_zh=got["name_zh"], name_en=got["name_en"], seat=seat, victim=d.get("victim"),
+                  amount=got["amount"], nth=previous + 1, stops_win=bool(got["stops_win"]),
+                  disqualify=bool(got["disqualify"]), note=str(d.get("note", ""))[:200], by_wind=by_wind)
+    if kept is not None:
+        record["recorded"] = True
+        differs = settlements.differs(kept, now, ("by_wind", "amount", "stops_win", "disqualify"))
+        if differs:
+            record["rescored"] = differs  # today's catalogue would rule it so: `tablectl check` names it
+    if s.hand is not None:
+        record["deltas"] = position_deltas(s.hand, by_wind)
+    else:  # between hands (迟到): chairs and winds are those of the first hand
+        record["deltas"] = {str(i + 1): v for i, v in enumerate(by_wind[w] for w in SEATS) if v}
+
+
+def _penalty_now(s: "TableState", seat: str, d: dict[str, Any], record: dict[str, Any],
+                 previous: int) -> dict[str, Any]:
+    """A penalty as today's catalogue (or scorer, for 诈和) rules it: `settlements.PENALTY_FIGURES`."""
+    p = catalogue(s.ruleset).get(str(d.get("code")))
     if p.from_scoring:
         if d.get("amount") is not None:
             raise PenaltyError(f"{p.name_zh}：罚分由所报番数算出，请给番数 / give the declared 番 (fan), not an amount")
@@ -307,13 +334,8 @@ def _penalty(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None
             raise PenaltyError(f"{p.name_zh}：此罚则不按番数计 / this penalty takes no 番 (fan)")
         amount = p.amount_for(previous, d.get("amount"))
         by_wind = p.deltas(seat, amount, d.get("victim"))
-    record.update(code=p.code, name_zh=p.name_zh, name_en=p.name_en, seat=seat, victim=d.get("victim"),
-                  amount=amount, nth=previous + 1, stops_win=p.stops_win, disqualify=p.disqualify,
-                  note=str(d.get("note", ""))[:200], by_wind=by_wind)
-    if s.hand is not None:
-        record["deltas"] = position_deltas(s.hand, by_wind)
-    else:  # between hands (迟到): chairs and winds are those of the first hand
-        record["deltas"] = {str(i + 1): v for i, v in enumerate(by_wind[w] for w in SEATS) if v}
+    return {"code": p.code, "name_zh": p.name_zh, "name_en": p.name_en, "amount": amount, "by_wind": by_wind,
+            "stops_win": p.stops_win, "disqualify": p.disqualify}
 
 
 def _scored_false_win(s: "TableState", seat: str, d: dict[str, Any], record: dict[str, Any]) -> dict[str, int]:
@@ -542,8 +564,6 @@ def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> N
     scorer settles among them. `hands`: seat -> {"concealed": tiles} (melds from the record
     unless given; `options.missing_suit` for 定缺, else the 定缺 keyed in the hand). A newer ruling
     replaces an older one."""
-    from table_controller.scoring import exhaustive_settlement
-
     hand = s.hand
     if hand is None or not hand.get("ended"):
         raise RefereeError("查叫在荒牌结束本盘之后 / 查叫 comes after the hand ends in a draw")
@@ -566,17 +586,39 @@ def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> N
         if gone:  # the 定缺 keyed during the hand, unless the ruling names it
             given_opts = one.get("options") if isinstance(one.get("options"), dict) else {}
             hands[seat]["options"] = {"missing_suit": gone, **given_opts}
-    kongs = [dict(k["by_wind"]) for k in hand.get("kong_payments", [])]
+    kept = settlements.kept(d)  # as ruled: a ruleset or scorer changed since changes no old 查叫
+    try:
+        now = _exhaustive_now(s, hands)
+    except (RefereeError, ScoringError) as exc:
+        if kept is None:
+            raise
+        now = {"valid": False, "message": str(exc)}
+    got = now if kept is None else {f: kept.get(f, now.get(f)) for f in settlements.EXHAUSTIVE_FIGURES}
+    pays = settlements.paid(got["by_wind"])
+    record.update(hands=hands, flower_pigs=got["flower_pigs"], ready=got["ready"],
+                  not_ready=got["not_ready"], refunds=got["refunds"], by_wind=pays,
+                  deltas=position_deltas(hand, pays))
+    if kept is not None:
+        record["recorded"] = True
+        differs = settlements.differs(kept, now)
+        if differs:
+            record["rescored"] = differs  # today's rules would settle it so: `tablectl check` names it
+
+
+def _exhaustive_now(s: "TableState", hands: dict[str, Any]) -> dict[str, Any]:
+    """A 查叫's settlement as today's ruleset and scorer make it: `settlements.EXHAUSTIVE_FIGURES`."""
+    from table_controller.scoring import exhaustive_settlement
+
+    assert s.hand is not None
+    kongs = [dict(k["by_wind"]) for k in s.hand.get("kong_payments", [])]
     for k in kongs:  # a payment names only the seats that moved: the scorer wants them summing to zero
         if sum(k.values()):
             raise RefereeError("杠分记录不平 / a kong payment does not sum to zero")
     settled = exhaustive_settlement(s.ruleset, hands, kongs)
     if settled is None:
         raise RefereeError("本规则荒牌不查叫 / this ruleset settles nothing at a draw")
-    pays = {w: int(v) for w, v in settled["payments"].items() if v}
-    record.update(hands=hands, flower_pigs=settled["flower_pigs"], ready=settled["ready"],
-                  not_ready=settled["not_ready"], refunds=settled["refunds"], by_wind=pays,
-                  deltas=position_deltas(hand, pays))
+    return {"by_wind": {w: int(v) for w, v in settled["payments"].items() if v}, "flower_pigs": settled["flower_pigs"],
+            "ready": settled["ready"], "not_ready": settled["not_ready"], "refunds": settled["refunds"]}
 
 
 def exhaustive(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, Any] | None:

@@ -420,6 +420,8 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
                               "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq,
                               "kong_payments": list(s.hand.get("kong_payments", [])),
                               "chase_payments": list(s.hand.get("chase_payments", [])),
+                              # a kong's or 追牌's payment kept as logged that today's rules make otherwise
+                              **({"rescored": list(s.hand["rescored"])} if s.hand.get("rescored") else {}),
                               # for the hand's record (牌谱) after the next hand has started
                               "throws": [dict(t) for t in s.hand.get("throws", [])],
                               "riichi": sorted(s.hand.get("riichi", {})),  # 立直棒 carried to the next win
@@ -573,22 +575,32 @@ def _chase(hand: dict[str, Any], ev: Event, seat: str, tile: Any, ruleset: str) 
     """竞技 追牌现场汇 (seed 004 三十七): four seats in a row discard the same tile, no claim between;
     the first pays on the spot what the ruleset's scorer says (`scoring.chase_payment`: 竞技 `chase_each` to each
     other seat, 倍打 doubling it, from the ruleset's own table)."""
+    from table_controller import settlements
     from table_controller.referee import flow_of
     from table_controller.scoring import ScoringError, chase_payment
 
-    if not flow_of(ruleset).chase:
+    kept = settlements.kept(ev.data)  # the 追牌 paid as logged with this discard, whatever the ruleset says now
+    if not flow_of(ruleset).chase and kept is None:
         return
-    run = [*hand.get("run", []), [seat, tile]][-4:]
-    hand["run"] = run
-    if len(run) == 4 and len({t for _, t in run}) == 1 and len({w for w, _ in run}) == 4:
-        try:
-            pay = chase_payment(ruleset, run[0][0], double=bool(hand.get("double")))
-        except ScoringError:  # a ruleset the referee scores: no table to pay it from
-            pay = None
-        if pay:
-            hand["chase_payments"] = hand.get("chase_payments", []) + [
-                {"seq": ev.seq, "seat": run[0][0], "tile": tile, "by_wind": {w: int(v) for w, v in pay.items() if v}}]
-        hand["run"] = []
+    payer, now = None, {}
+    if flow_of(ruleset).chase:
+        run = [*hand.get("run", []), [seat, tile]][-4:]
+        hand["run"] = run
+        if len(run) == 4 and len({t for _, t in run}) == 1 and len({w for w, _ in run}) == 4:
+            payer = run[0][0]
+            try:
+                now = settlements.paid(chase_payment(ruleset, payer, double=bool(hand.get("double"))))
+            except ScoringError:  # a ruleset the referee scores: no table to pay it from
+                now = {}
+            hand["run"] = []
+    if kept is not None:
+        got = settlements.paid(kept["by_wind"])
+        if got != now:
+            settlements.note_play(hand, ev, settlements.CHASE, kept.get("seat"), got, {"valid": True, "by_wind": now})
+        payer, now = kept.get("seat"), got
+    if now:
+        hand["chase_payments"] = hand.get("chase_payments", []) + [
+            {"seq": ev.seq, "seat": payer, "tile": tile, "by_wind": now}]
 
 
 def _feed(hand: dict[str, Any], claimer: str, feeder: str, ruleset: str) -> None:
@@ -715,7 +727,10 @@ def _rob_kong(hand: dict[str, Any], win: dict[str, Any]) -> dict[str, Any] | Non
     paid = next((p for p in pays if p.get("seq") == kong["added_seq"]), None)
     hand["kong_payments"] = [p for p in pays if p is not paid]
     hand["tail_drawn"] = max(0, hand.get("tail_drawn", 0) - 1)
-    return {"seat": konger, "index": i, "kong": kong, "payment": paid}
+    notes = [n for n in hand.get("rescored", []) if n.get("kind") == "kong" and n.get("seq") == kong["added_seq"]]
+    if notes:  # a kong that never stood pays nothing, whatever today's rules say: nothing for the check to name
+        hand["rescored"] = [n for n in hand["rescored"] if n not in notes]
+    return {"seat": konger, "index": i, "kong": kong, "payment": paid, **({"notes": notes} if notes else {})}
 
 
 def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
@@ -729,6 +744,8 @@ def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
         hand["melds"][robbed["seat"]][robbed["index"]] = robbed["kong"]
         if robbed["payment"]:
             hand["kong_payments"] = sorted([*hand.get("kong_payments", []), robbed["payment"]], key=lambda p: p["seq"])
+        if robbed.get("notes"):
+            hand["rescored"] = sorted([*hand.get("rescored", []), *robbed["notes"]], key=lambda n: n["seq"])
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
     for key in ("won_seq",) if moved else ("turn", "claim", "pending_draw", "live_drawn", "won_seq"):
         hand[key] = restore.get(key)
@@ -745,15 +762,24 @@ def _pay_kong(hand: dict[str, Any], ev: Event, seat: str, kind: str, discarder: 
     广东 杠分; none in MCR), kept on the hand for the score sheet (`kong_payments`)."""
     from table_controller.scoring import ScoringError, kong_payment
 
+    from table_controller import settlements
+
     note = {"seat": seat, "kind": kind, "discarder": discarder, "double": bool(hand.get("double"))}
     playing = tuple(w for w in SEATS if w not in hand.get("out", []))  # 血战: winners pay no more
     try:
         pay = kong_payment(ruleset, note, playing)
     except ScoringError:  # a ruleset with no [scoring] table (shanghai, wuhan: the referee scores): none
         pay = None
-    if pay:
+    now = settlements.paid(pay)
+    kept = settlements.kept(ev.data)  # as logged with the kong: a ruleset edited since changes no old kong
+    if kept is not None:
+        got = settlements.paid(kept["by_wind"])
+        if got != now:  # today's rules would pay it otherwise: `tablectl check` names it
+            settlements.note_play(hand, ev, settlements.KONG, seat, got, {"valid": True, "by_wind": now})
+        now = got
+    if now:
         hand["kong_payments"] = hand.get("kong_payments", []) + [
-            {"seq": ev.seq, "seat": seat, "kind": kind, "by_wind": {w: int(v) for w, v in pay.items() if v}}]
+            {"seq": ev.seq, "seat": seat, "kind": kind, "by_wind": now}]
 
 
 def _replacement_stands(hand: dict[str, Any]) -> bool:

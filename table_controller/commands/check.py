@@ -14,8 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Check, as the service will use them, everything the table's config names: the event log "
         "and its mirror (opened, never written), the table's board (handshake only: nothing moves), the camera "
         "(one picture), the tournament broker (this table's user), the display's port and the system clock; and, "
-        "the log folded, the confirmed wins today's rulesets and scorer would score otherwise (the record keeps "
-        "the figures the referee confirmed). "
+        "the log folded, the confirmed wins, and the 查叫 rulings, penalties, kong and 追牌 payments, today's "
+        "rulesets and scorer would settle otherwise (the record keeps the figures of when each was taken). "
         "One line each, with what to do when it fails. Exit status 0 when nothing failed (warnings allowed), "
         "1 when something did, 2 when the config is wrong.",
     )
