@@ -22,6 +22,7 @@ from typing import Any
 import aiomqtt
 
 from table_controller.store import StoreError, WriterLock
+from table_controller.tournament.client_id import private_client_id
 from table_controller.tournament.organiser import Standing, check as check_decision, fold as fold_decisions, player_key
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
@@ -299,7 +300,8 @@ class Hub:
         names = {check_id(t, "table"): str(n) for t, n in (names or {}).items() if n}
         self.prefix = check_prefix(prefix)
         self.username, self.password = username or None, password or None
-        self.client_id = client_id or f"hub-{tournament}"
+        # an id another table's user cannot take over (`client_id.private_client_id`)
+        self.client_id = client_id or private_client_id(f"hub-{tournament}", password)
         self.dir = Path(data_dir) / tournament
         self._wall_clock = wall_clock
         # one hub per tournament's files: a second would write them too and, under the same MQTT
