@@ -143,7 +143,7 @@ def create_hub_app(hub: Hub) -> Any:
         found = hub.pairings(round, fresh=fresh)
         return PlainTextResponse(pairings_text(found)) if format == "text" else found
 
-    from table_controller.web.auth import Credentials
+    from table_controller.web.auth import LOCKOUT_SAYS, Credentials
 
     # the organiser's credential, checked as the tables check theirs: constant time, and 5 wrong
     # ones from a client within a minute lock it out
@@ -154,8 +154,9 @@ def create_hub_app(hub: Hub) -> Any:
         if not hub.organizer_token:
             raise HTTPException(403, "本赛事未设组织者凭证（TABLECTL_HUB_ORGANIZER_TOKEN）/ no organiser credential is set")
         client = request.client.host if request.client else "?"
-        if organiser.locked_out(client):
-            raise HTTPException(429, "尝试次数过多，请稍后再试 / too many failed attempts")
+        held = organiser.lockout(client)
+        if held:
+            raise HTTPException(429, LOCKOUT_SAYS[held])
         given = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
         if organiser.role_of(given or "\0", client) != "referee":
             raise HTTPException(401, "组织者凭证错误 / wrong organiser credential")

@@ -38,7 +38,7 @@ from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply
 from table_controller.store import StoreError
-from table_controller.web.auth import ROLE_ZH, Credentials, allows
+from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows
 from table_controller.web.limits import BodyLimit
 from table_controller.web.recovering import PROGRESS_EVERY_S, WhileRecovering
 from table_controller.web.replays import Replays
@@ -268,10 +268,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     def role(needed: str):
         def check(request: Request) -> str:
             client = _client(request)
-            if creds.locked_out(client):
-                raise HTTPException(429, detail="尝试次数过多，请稍后再试 / too many failed attempts")
             header = request.headers.get("authorization", "")
             token = header[7:].strip() if header.lower().startswith("bearer ") else None
+            held = creds.lockout(client)
+            if held == "client" or held and token:  # a stranger's guesses never hold up a viewer's read
+                raise HTTPException(429, detail=LOCKOUT_SAYS[held])
             got = creds.identify(token, client)
             if got is None:
                 raise HTTPException(401, detail="凭证错误 / wrong credential")
@@ -591,8 +592,9 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         except (asyncio.TimeoutError, WebSocketDisconnect, ValueError, RuntimeError):
             await _close(ws, 4401, "凭证缺失 / send {\"token\": ...} first")
             return
-        if creds.locked_out(client):
-            await _close(ws, 4429, "尝试次数过多 / too many failed attempts")
+        held = creds.lockout(client)
+        if held:
+            await _close(ws, 4429, LOCKOUT_SAYS[held])
             return
         token = first.get("token") if isinstance(first, dict) else None
         got = creds.role_of(token if isinstance(token, str) else None, client)
@@ -620,7 +622,8 @@ async def _page() -> FileResponse:
 async def _close(ws: WebSocket, code: int, reason: str) -> None:
     try:
         await ws.send_json({"type": "error", "code": code, "detail": reason})
-        await ws.close(code=code, reason=reason[:100])
+        # a close frame's reason is at most 123 bytes (a Chinese character is 3): the message above has it all
+        await ws.close(code=code, reason=reason.encode()[:123].decode(errors="ignore"))
     except (WebSocketDisconnect, RuntimeError):
         pass
 
