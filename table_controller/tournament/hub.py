@@ -259,11 +259,15 @@ class TableLog:
 
     def records(self, round_no: int | None = None) -> list[dict[str, Any]]:
         """The hands' records the table has sent, round by round in hand order (or one round's)."""
+        return [json.loads(r) for r in self.records_json(round_no)]
+
+    def records_json(self, round_no: int | None = None) -> list[str]:
+        """`records` as kept (JSON text): read on the loop, parsed where it costs the loop nothing."""
         if round_no is None:
             rows = self._db.execute("SELECT record FROM hand_records ORDER BY round, hand_no")
         else:
             rows = self._db.execute("SELECT record FROM hand_records WHERE round = ? ORDER BY hand_no", (round_no,))
-        return [json.loads(r[0]) for r in rows]
+        return [r[0] for r in rows]
 
     def behind(self) -> int:
         """The highest seq this table is known to have logged beyond what the hub holds in full (0: none)."""

@@ -1,4 +1,5 @@
-"""Records built from the log once per log position, one build at a time, for every client that asks.
+"""Records built from the log once per log position, one build at a time, for every client that asks
+(and the hub's archive, once per hub version).
 
 A round's records, or all of them, are built from the whole log in a worker thread (half a second at
 400 hands here, a Pi 5-8x that). Each request built its own: a spectator's laptop asking for
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import Any
 
 #: Builds kept (bodies of a few MB at most each: a long day's records as JSON).
 KEPT = 8
@@ -30,16 +32,19 @@ class OnceBuilt:
         #: builds run (the tests count them)
         self.builds = 0
 
-    async def get(self, key: Hashable, build: Callable[[], bytes], queued: bool = True) -> bytes:
-        """The body for `key` (which must name the log position): kept, being built, or built now in a
-        worker thread; `queued`: wait for the other public builds first. A build's error reaches every
-        request waiting for it, and nothing is kept; a request that goes away leaves the build to the others."""
+    async def get(self, key: Hashable, build: Callable[..., bytes], queued: bool = True,
+                  prepare: Callable[[], Any] | None = None) -> bytes:
+        """The body for `key` (which must name what it is built from: the log position, the hub's version):
+        kept, being built, or built now in a worker thread; `prepare`, where given, runs on the loop
+        first (what only the loop may read, such as the hub's SQLite files) and `build` takes what it
+        returns. `queued`: wait for the other public builds first. A build's error reaches every request
+        waiting for it, and nothing is kept; a request that goes away leaves the build to the others."""
         if key in self._done:
             self._done.move_to_end(key)
             return self._done[key]
         task = self._running.get(key)
         if task is None:
-            task = self._running[key] = asyncio.ensure_future(self._run(key, build, queued))
+            task = self._running[key] = asyncio.ensure_future(self._run(key, build, queued, prepare))
 
             def finished(t: asyncio.Task[bytes]) -> None:
                 self._running.pop(key, None)
@@ -49,19 +54,22 @@ class OnceBuilt:
             task.add_done_callback(finished)
         return await asyncio.shield(task)
 
-    async def _run(self, key: Hashable, build: Callable[[], bytes], queued: bool) -> bytes:
+    async def _run(self, key: Hashable, build: Callable[..., bytes], queued: bool,
+                   prepare: Callable[[], Any] | None) -> bytes:
         if queued:
             if self._public is None:
                 self._public = asyncio.Semaphore(1)
             async with self._public:
-                body = await self._build(build)
+                body = await self._build(build, prepare)
         else:
-            body = await self._build(build)
+            body = await self._build(build, prepare)
         self._done[key] = body
         while len(self._done) > self.kept:
             self._done.popitem(last=False)
         return body
 
-    async def _build(self, build: Callable[[], bytes]) -> bytes:
+    async def _build(self, build: Callable[..., bytes], prepare: Callable[[], Any] | None) -> bytes:
         self.builds += 1
-        return await asyncio.to_thread(build)
+        if prepare is None:
+            return await asyncio.to_thread(build)
+        return await asyncio.to_thread(build, prepare())
