@@ -28,44 +28,71 @@ from tablesim.session import write_session
 SLOW_S = 0.05
 
 
-async def test_the_hub_answers_while_spectators_ask_for_the_archive_again_and_again(tmp_path: Path,
-                                                                                    monkeypatch: Any) -> None:
-    store = EventStore(tmp_path / "one.sqlite3")
-    write_session(store, "mcr", 4, seed=6)
-    events = store.since(0)
-    store.close()
-    records = session_records(events, state=fold(events))
+def _records() -> list[dict[str, Any]]:
+    """Four hands' public records of a simulated session."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="websec-") as tmp:
+        store = EventStore(Path(tmp) / "one.sqlite3")
+        write_session(store, "mcr", 4, seed=6)
+        events = store.since(0)
+        store.close()
+    return session_records(events, state=fold(events))
+
+
+async def _hub(tmp_path: Path, records: list[dict[str, Any]]) -> HubService:
+    """A hub holding `records` from tables t1..t3 (t2 named 二号桌)."""
+    hub = HubService("mqtt://127.0.0.1:9", "cup", tmp_path / "hub", port=0, names={"t2": "二号桌"})
+    await hub.start()
+    for table_id in ("t1", "t2", "t3"):
+        for rec in records:
+            msg = {"v": 1, "tournament": "cup", "table_id": table_id, "seq": rec["hand_no"], "round": 1,
+                   "hand_no": rec["hand_no"], "record": {**rec, "view": "public"}}
+            assert hub.hub.handle(f"mahjong/cup/{table_id}/records", json.dumps(msg).encode()) == "record"
+    return hub
+
+
+async def _asked_six_times(hub: HubService, path: str, made: list[str]) -> tuple[float, list[httpx.Response]]:
+    """`path` asked from six connections at once; meanwhile a page's `/api/health` from its own machine,
+    once the work has begun: how long it waited, and the six answers."""
+    base = f"http://127.0.0.1:{hub.bound_port}"
+
+    def health() -> float:
+        deadline = time.monotonic() + 10
+        while not made and time.monotonic() < deadline:
+            time.sleep(0.005)
+        started = time.monotonic()
+        assert httpx.get(base + "/api/health", timeout=60).status_code == 200
+        return time.monotonic() - started
+
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        asked = [asyncio.create_task(http.get(path)) for _ in range(6)]
+        waited = await asyncio.to_thread(health)
+        return waited, list(await asyncio.gather(*asked))
+
+
+def _slowed(monkeypatch: Any) -> list[str]:
+    """Each hand's printable record made to take `SLOW_S` (the work the archive does per hand); the list
+    of those made."""
     made: list[str] = []
     real = record.as_text
 
-    def slow(rec: dict[str, Any]) -> str:  # the work the archive does per hand, made to take its time
-        made.append(rec.get("table_id", ""))
+    def slow(rec: dict[str, Any]) -> str:
+        made.append(rec.get("table_name", ""))
         time.sleep(SLOW_S)
         return real(rec)
 
-    hub = HubService("mqtt://127.0.0.1:9", "cup", tmp_path / "hub", port=0, names={"t2": "二号桌"})
-    await hub.start()
+    monkeypatch.setattr(record, "as_text", slow)
+    return made
+
+
+async def test_the_hub_answers_while_spectators_ask_for_the_archive_again_and_again(tmp_path: Path,
+                                                                                    monkeypatch: Any) -> None:
+    records = _records()
+    hub = await _hub(tmp_path, records)
     try:
-        for table_id in ("t1", "t2", "t3"):
-            for rec in records:
-                msg = {"v": 1, "tournament": "cup", "table_id": table_id, "seq": rec["hand_no"], "round": 1,
-                       "hand_no": rec["hand_no"], "record": {**rec, "view": "public"}}
-                assert hub.hub.handle(f"mahjong/cup/{table_id}/records", json.dumps(msg).encode()) == "record"
-        monkeypatch.setattr(record, "as_text", slow)
-        base = f"http://127.0.0.1:{hub.bound_port}"
-
-        def health() -> float:  # a page asking from its own machine once the zip is being made
-            deadline = time.monotonic() + 10
-            while not made and time.monotonic() < deadline:
-                time.sleep(0.005)
-            started = time.monotonic()
-            assert httpx.get(base + "/api/health", timeout=60).status_code == 200
-            return time.monotonic() - started
-
-        async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-            archives = [asyncio.create_task(http.get("/api/archive.zip")) for _ in range(6)]
-            waited = await asyncio.to_thread(health)
-            answers = await asyncio.gather(*archives)
+        made = _slowed(monkeypatch)
+        waited, answers = await _asked_six_times(hub, "/api/archive.zip", made)
         build_s = 3 * len(records) * SLOW_S
         assert waited < build_s / 2, (waited, build_s)  # it waited for the zips before (the loop made them)
         assert all(a.status_code == 200 for a in answers) and len({a.content for a in answers}) == 1
@@ -83,5 +110,25 @@ async def test_the_hub_answers_while_spectators_ask_for_the_archive_again_and_ag
         with zipfile.ZipFile(io.BytesIO(again.content)) as z:
             assert json.loads(z.read("tables/t1/records.json"))[0]["note"] == "again"
         assert len(made) == 2 * 3 * len(records)
+    finally:
+        await hub.stop()
+
+
+async def test_a_tables_records_asked_by_many_at_once_are_written_once(tmp_path: Path, monkeypatch: Any) -> None:
+    """The same for a table's printable records (`/api/tables/t2/records?format=text`, 0.1 s a table's
+    day here, on the loop each time); its JSON names the table as the organiser did."""
+    records = _records()
+    hub = await _hub(tmp_path, records)
+    try:
+        made = _slowed(monkeypatch)
+        waited, answers = await _asked_six_times(hub, "/api/tables/t2/records?format=text", made)
+        assert waited < len(records) * SLOW_S / 2, waited  # it waited for the six before (the loop wrote them)
+        assert all(a.status_code == 200 for a in answers) and len({a.text for a in answers}) == 1
+        assert answers[0].headers["content-type"] == "text/plain; charset=utf-8" and "第 1 盘" in answers[0].text
+        assert made == ["二号桌"] * len(records), made  # once for the six (was six times)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}", timeout=60) as http:
+            kept = (await http.get("/api/tables/t2/records")).json()
+            assert kept["table_id"] == "t2" and [r["table_name"] for r in kept["records"]] == ["二号桌"] * len(records)
+            assert (await http.get("/api/tables/t9/records")).status_code == 404
     finally:
         await hub.stop()
