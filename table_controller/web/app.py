@@ -310,8 +310,14 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         return {**views.referee(), "now": controller.now()}
 
     @app.get("/api/events", response_model=list[EventOut], summary="Public events after `since`")
-    async def events(since: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)) -> list[dict[str, Any]]:
-        return [public_event(ev.to_json()) for ev in controller.store.since(since, limit)]
+    async def events(since: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)) -> Response:
+        head = controller.state.seq
+
+        def build() -> bytes:  # 5,000 events read, copied and written: 0.15-0.3 s here, once off the loop
+            return bytes(JSONResponse([public_event(ev.to_json()) for ev in controller.store.since(since, limit)
+                                       if ev.seq <= head]).body)
+
+        return Response(await built.get(("events", since, limit, head), build), media_type="application/json")
 
     @app.get("/api/actions", summary="Every referee action of the session: who, when, what, undone and why")
     async def actions() -> list[dict[str, Any]]:

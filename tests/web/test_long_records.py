@@ -124,3 +124,51 @@ async def test_records_asked_by_many_at_once_are_built_once_per_log_position(lon
             assert hand.content != referee.content  # the referee's has the hands as read; kept apart
     finally:
         await service.stop()
+
+
+async def test_the_display_answers_while_spectators_page_through_a_long_days_events(long_log: Path, tmp_path: Path,
+                                                                                  monkeypatch: Any) -> None:
+    """`GET /api/events?limit=5000` read, copied and wrote 5,000 events on the service's loop (0.15-0.3 s
+    here): eight connections asking with one `since` after another held the loop up to 2.1 s (a Pi 5-8x,
+    past the table link's 3.5 s silence timeout). Now built in a worker thread, the public's one at a time,
+    once per (since, limit, log position); the answer is the same public events."""
+    import time
+
+    import table_controller.web.app as web_app
+    from table_controller.projection import public_event
+
+    copied: list[int] = []
+
+    def slow(ev: dict[str, Any]) -> dict[str, Any]:  # the copying, made to take its time (1 s a read)
+        copied.append(ev["seq"])
+        time.sleep(0.0002)
+        return public_event(ev)
+
+    (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
+                           "display": {"port": 0, "operator_token": "op", "referee_token": "ref"}}, source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        base = f"http://127.0.0.1:{service.port}"
+        async with httpx.AsyncClient(base_url=base, timeout=120) as http:
+            first = (await http.get("/api/events?since=0&limit=50")).json()
+            assert first == [public_event(e.to_json()) for e in service.store.since(0, 50)]
+            monkeypatch.setattr(web_app, "public_event", slow)
+
+            def health() -> float:  # a page asking from its own machine while the events are copied
+                deadline = time.monotonic() + 10
+                while not copied and time.monotonic() < deadline:
+                    time.sleep(0.002)
+                started = time.monotonic()
+                assert httpx.get(base + "/api/health", timeout=60).status_code == 200
+                return time.monotonic() - started
+
+            pages = [asyncio.create_task(http.get(f"/api/events?since={k * 100}&limit=5000")) for k in range(8)]
+            waited = await asyncio.to_thread(health)
+            answers = await asyncio.gather(*pages)
+        assert all(a.status_code == 200 for a in answers) and len(answers[3].json()) == 5000
+        assert answers[3].json()[0]["seq"] == 301
+        assert waited < 0.4, waited  # it waited seconds behind the copying before
+    finally:
+        await service.stop()
