@@ -215,8 +215,8 @@ async def test_guesses_from_many_addresses_are_held_to_the_tables_budget_and_the
     addresses, 5 wrong credentials each: before, every one was checked (5 per address a minute: 200
     aliases guessed 1,000 times a minute, a 6-digit PIN in hours). Now all addresses together get 4x one
     address's 5 a minute; past that only addresses that logged in lately are checked: the referee's
-    tablet (logged in before) acts and keeps its socket, a viewer still reads, and a new device, even
-    with the right credential, waits a minute and is told why."""
+    tablet (logged in before) acts and keeps its socket, the Pi's own screen logs in, a viewer still reads,
+    and a new device, even with the right credential, waits a minute and is told why."""
     import asyncio
     import logging
 
@@ -239,7 +239,7 @@ async def test_guesses_from_many_addresses_are_held_to_the_tables_budget_and_the
 
     caplog.set_level(logging.WARNING)
     try:
-        async with from_("127.0.0.1") as tablet:
+        async with from_("127.0.3.3") as tablet:
             assert (await tablet.get("/api/whoami", headers=referee)).json()["role"] == "referee"
 
             async def guess(i: int) -> list[int]:
@@ -256,7 +256,10 @@ async def test_guesses_from_many_addresses_are_held_to_the_tables_budget_and_the
                 assert (await new_device.get("/api/state")).status_code == 200
             ruled = await tablet.post("/api/referee/session/start", json={"minutes": 90}, headers=referee)
             assert ruled.status_code == 200, ruled.text
-        async with websockets.connect(f"ws://127.0.0.1:{served.port}/ws/referee") as sock:  # from 127.0.0.1
+        async with from_("127.0.0.1") as own_screen:  # the Pi's kiosk: held only by its own address's five
+            assert (await own_screen.get("/api/whoami", headers=referee)).json()["role"] == "referee"
+        async with websockets.connect(f"ws://127.0.0.1:{served.port}/ws/referee", host="127.0.0.1",
+                                      local_addr=("127.0.3.3", 0)) as sock:  # the tablet's socket
             await sock.send('{"token": "%s"}' % REFEREE)
             assert json.loads(await sock.recv())["state"]["view"] == "referee"
         async with websockets.connect(f"ws://127.0.0.1:{served.port}/ws/referee", host="127.0.0.1",
