@@ -29,8 +29,6 @@ class OnceBuilt:
         self._done: OrderedDict[Hashable, bytes] = OrderedDict()
         self._running: dict[Hashable, asyncio.Task[bytes]] = {}
         self._public: asyncio.Semaphore | None = None
-        #: builds run (the tests count them)
-        self.builds = 0
 
     async def get(self, key: Hashable, build: Callable[..., bytes], queued: bool = True,
                   prepare: Callable[[], Any] | None = None) -> bytes:
@@ -69,7 +67,6 @@ class OnceBuilt:
         return body
 
     async def _build(self, build: Callable[..., bytes], prepare: Callable[[], Any] | None) -> bytes:
-        self.builds += 1
         if prepare is None:
             return await asyncio.to_thread(build)
         return await asyncio.to_thread(build, prepare())

@@ -111,8 +111,8 @@ async def test_records_asked_by_many_at_once_are_built_once_per_log_position(lon
             assert len(built) == 1, len(built)  # was 12
             text = await http.get("/api/records?all=true&format=text")
             assert text.headers["content-type"].startswith("text/plain") and "第 1 盘" in text.text
-            ruled = await http.post("/api/referee/penalty", json={"seat": "E", "code": "exposed_other", "amount": 5,
-                                                                  "victim": "S"}, headers={"Authorization": "Bearer ref"})
+            penalty = {"seat": "E", "code": "exposed_other", "amount": 5, "victim": "S"}
+            ruled = await http.post("/api/referee/penalty", json=penalty, headers={"Authorization": "Bearer ref"})
             assert ruled.status_code == 200, ruled.text
             again = await http.get("/api/records?all=true")
             assert len(built) == 3 and again.content != answers[0].content  # the text, then the new position
