@@ -275,14 +275,21 @@ class TableLog:
         return known if known > self.contiguous else 0
 
     def events(self, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT seq, prev, at, source, type, data FROM events"
-                                " WHERE seq > ? ORDER BY seq LIMIT ?",
-                                (after, limit)).fetchall()
-        return [{"seq": r[0], "prev": r[1], "at": r[2], "source": r[3], "type": r[4], "data": json.loads(r[5])}
-                for r in rows]
+        return events_from_rows(self.event_rows(after, limit))
+
+    def event_rows(self, after: int = 0, limit: int = 1000) -> list[tuple[Any, ...]]:
+        """`events` as kept (their data JSON text): read on the loop, parsed where it costs the loop nothing."""
+        return self._db.execute("SELECT seq, prev, at, source, type, data FROM events WHERE seq > ? ORDER BY seq"
+                                " LIMIT ?", (after, limit)).fetchall()
 
     def close(self) -> None:
         self._db.close()
+
+
+def events_from_rows(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """A table's events from their rows (`TableLog.event_rows`)."""
+    return [{"seq": r[0], "prev": r[1], "at": r[2], "source": r[3], "type": r[4], "data": json.loads(r[5])}
+            for r in rows]
 
 
 class Hub:
