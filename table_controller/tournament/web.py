@@ -87,7 +87,7 @@ def create_hub_app(hub: Hub) -> Any:
         return hub.health()
 
     @app.get("/api/tables/{table_id}/events")
-    async def events(table_id: str, since: int = 0, limit: int = 1000) -> dict[str, Any]:
+    async def events(table_id: str, since: int = 0, limit: int = 1000) -> Any:
         """A table's public log as the hub holds it (the audit trail), oldest first."""
         from fastapi.responses import JSONResponse, Response
 
