@@ -33,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ca-file", default="", help="for an mqtts:// broker: the CA certificate (PEM) it must chain to")
     p.add_argument("--tls-cert", default="", help="serve the page over https: its certificate (PEM), with --tls-key")
     p.add_argument("--tls-key", default="", help="the certificate's private key (PEM)")
-    p.add_argument("--client-id", default="", help="MQTT client id (default hub-<tournament>; one per hub)")
+    p.add_argument("--client-id", default="", help="MQTT client id (default hub-<tournament>-<a digest of the "
+                   "hub's password>, which no table's user can take over; one per hub)")
     p.add_argument("--players", type=Path, default=None, metavar="CSV",
                    help="the registration list, UTF-8 CSV id,name: round 1's seating is drawn from it, and "
                         "players not yet seated join later rounds' (see docs/tournament.md)")

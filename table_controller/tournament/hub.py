@@ -22,6 +22,7 @@ from typing import Any
 import aiomqtt
 
 from table_controller.store import StoreError, WriterLock
+from table_controller.tournament.client_id import private_client_id
 from table_controller.tournament.organiser import Standing, check as check_decision, fold as fold_decisions, player_key
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
@@ -258,11 +259,15 @@ class TableLog:
 
     def records(self, round_no: int | None = None) -> list[dict[str, Any]]:
         """The hands' records the table has sent, round by round in hand order (or one round's)."""
+        return [json.loads(r) for r in self.records_json(round_no)]
+
+    def records_json(self, round_no: int | None = None) -> list[str]:
+        """`records` as kept (JSON text): read on the loop, parsed where it costs the loop nothing."""
         if round_no is None:
             rows = self._db.execute("SELECT record FROM hand_records ORDER BY round, hand_no")
         else:
             rows = self._db.execute("SELECT record FROM hand_records WHERE round = ? ORDER BY hand_no", (round_no,))
-        return [json.loads(r[0]) for r in rows]
+        return [r[0] for r in rows]
 
     def behind(self) -> int:
         """The highest seq this table is known to have logged beyond what the hub holds in full (0: none)."""
@@ -270,14 +275,21 @@ class TableLog:
         return known if known > self.contiguous else 0
 
     def events(self, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT seq, prev, at, source, type, data FROM events"
-                                " WHERE seq > ? ORDER BY seq LIMIT ?",
-                                (after, limit)).fetchall()
-        return [{"seq": r[0], "prev": r[1], "at": r[2], "source": r[3], "type": r[4], "data": json.loads(r[5])}
-                for r in rows]
+        return events_from_rows(self.event_rows(after, limit))
+
+    def event_rows(self, after: int = 0, limit: int = 1000) -> list[tuple[Any, ...]]:
+        """`events` as kept (their data JSON text): read on the loop, parsed where it costs the loop nothing."""
+        return self._db.execute("SELECT seq, prev, at, source, type, data FROM events WHERE seq > ? ORDER BY seq"
+                                " LIMIT ?", (after, limit)).fetchall()
 
     def close(self) -> None:
         self._db.close()
+
+
+def events_from_rows(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """A table's events from their rows (`TableLog.event_rows`)."""
+    return [{"seq": r[0], "prev": r[1], "at": r[2], "source": r[3], "type": r[4], "data": json.loads(r[5])}
+            for r in rows]
 
 
 class Hub:
@@ -299,7 +311,8 @@ class Hub:
         names = {check_id(t, "table"): str(n) for t, n in (names or {}).items() if n}
         self.prefix = check_prefix(prefix)
         self.username, self.password = username or None, password or None
-        self.client_id = client_id or f"hub-{tournament}"
+        # an id another table's user cannot take over (`client_id.private_client_id`)
+        self.client_id = client_id or private_client_id(f"hub-{tournament}", password)
         self.dir = Path(data_dir) / tournament
         self._wall_clock = wall_clock
         # one hub per tournament's files: a second would write them too and, under the same MQTT

@@ -125,7 +125,11 @@ def _round(action: str, table_id: str, label: str, body: dict[str, Any], reason:
     `label`: the table as the words name it."""
     if not rounds:
         raise OrganiserError(f"{label} 尚无成绩 / the hub has no standing from this table")
-    number = int(body.get("round") or max(rounds))
+    given = body.get("round")
+    try:  # the organiser's own request: a round that is no number is said so (it was a 500 with no words)
+        number = max(rounds) if given in (None, "") else int(given)
+    except (TypeError, ValueError):
+        raise OrganiserError(f"轮次须为整数，收到 {given!r} / round must be a whole number", 422) from None
     if action == "round_reopen":
         if (table_id, number) not in now.rounds_ended:
             raise OrganiserError(f"{label} 第 {number} 轮未由组织者结束 / not ended by the organiser")

@@ -21,6 +21,7 @@ from typing import Any
 import aiomqtt
 
 from table_controller.projection import public_event, public_view
+from table_controller.tournament.client_id import private_client_id
 from table_controller.tournament.wire import (
     KEEPALIVE, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, SitterMsg, StateMsg, Topics, WireError, backoff,
     decode, encode, endpoint,
@@ -106,6 +107,8 @@ class TournamentPublisher:
         self.tournament, self.table_id = tournament, table_id
         self.topics = Topics(prefix, tournament, table_id)
         self.username, self.password = username or None, password or None
+        # an id another table's user cannot take over (`client_id.private_client_id`)
+        self.client_id = private_client_id(f"table-{self.tournament}-{self.table_id}", self.password)
         if username and username != table_id:  # broker-config's access list would drop all it sends, unseen
             log.warning("the broker user name is not the table id: a broker set up by `tablectl broker-config` "
                         "lets a table write only under its own id, and drops the rest without a word",
@@ -149,7 +152,7 @@ class TournamentPublisher:
                 try:
                     async with aiomqtt.Client(self.host, self.port, username=self.username, password=self.password,
                                               tls_context=self.tls, keepalive=KEEPALIVE, timeout=PUBLISH_TIMEOUT,
-                                              identifier=f"table-{self.tournament}-{self.table_id}",
+                                              identifier=self.client_id,
                                               will=aiomqtt.Will(self.topics.online, self._online(False, "lost"),
                                                                 qos=1, retain=True)) as client:
                         # a batch of BATCH events goes out at once by design (plus the online and the

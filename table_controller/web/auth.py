@@ -13,6 +13,20 @@ ROLES = ("viewer", "operator", "referee")
 ROLE_ZH = {"viewer": "观众", "operator": "操作员", "referee": "裁判"}
 #: Past this many clients with failures on record, those whose failures have all expired are dropped.
 MAX_CLIENTS = 1000
+#: Wrong credentials from all addresses together within the window, as a multiple of one address's
+#: `max_failures`, past which only addresses that logged in lately are checked (`Credentials.lockout`).
+TABLE_FACTOR = 4
+#: How long an address that gave a right credential stays one that logged in lately (a day's session).
+TRUSTED_S = 12 * 3600.0
+#: The Pi's own browser (the kiosk): never held by the table's budget, only by its own address's.
+OWN_SCREEN = frozenset({"127.0.0.1", "::1"})
+#: What a refused client is told, by the lockout's kind (the pages show it as it comes).
+LOCKOUT_SAYS = {
+    "client": "尝试次数过多，请稍后再试 / too many failed attempts",
+    "table": "多个地址连续输入错误凭证，本桌暂停新设备登录，请稍后再试；已登录过的设备不受影响 / wrong credentials "
+             "from many addresses: a device that has not logged in here lately waits a minute (those that have "
+             "are not held up)",
+}
 
 log = logging.getLogger("table_controller.web.auth")
 
@@ -28,7 +42,18 @@ class Credentials:
     window_s: float = 60.0
     clock: Callable[[], float] = time.monotonic
     referees: dict[str, str] = field(default_factory=dict)
+    #: wrong credentials from all addresses together within the window before only addresses that
+    #: logged in lately are checked; default `TABLE_FACTOR` times `max_failures`
+    max_table_failures: int = 0
     _failures: dict[str, deque[float]] = field(default_factory=dict)
+    #: every wrong credential within the window, whichever the address
+    _table: deque[float] = field(default_factory=deque)
+    #: address → when it last gave a right credential
+    _trusted: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.max_table_failures <= 0:
+            self.max_table_failures = TABLE_FACTOR * self.max_failures
 
     @classmethod
     def from_display(cls, display: Any, generate: Callable[[], str]) -> "Credentials":
@@ -51,17 +76,44 @@ class Credentials:
         return made
 
     def locked_out(self, client: str) -> bool:
-        """Too many wrong tokens from this client within the window."""
+        """This client's credential is not checked now (`lockout`)."""
+        return self.lockout(client) is not None
+
+    def lockout(self, client: str) -> str | None:
+        """Why this client's credential is not checked now, a key of `LOCKOUT_SAYS`, or None.
+
+        `"client"`: too many wrong ones from it within the window. `"table"`: too many from all
+        addresses together, and it gave no right one lately. One address alone made guessing slow,
+        but a laptop on the venue's Wi-Fi takes as many addresses as it likes (200 aliases guessed
+        1,000 times a minute here, a 6-digit PIN in hours); the real referee's tablet, logged in
+        before, goes on while a stranger's addresses wait."""
         now = self.clock()
+        while self._table and now - self._table[0] > self.window_s:
+            self._table.popleft()
         q = self._failures.get(client)
-        if q is None:
-            return False
-        while q and now - q[0] > self.window_s:
-            q.popleft()
-        if not q:
-            del self._failures[client]
-            return False
-        return len(q) >= self.max_failures
+        if q is not None:
+            while q and now - q[0] > self.window_s:
+                q.popleft()
+            if not q:
+                del self._failures[client]
+            elif len(q) >= self.max_failures:
+                return "client"
+        if len(self._table) >= self.max_table_failures and not self._trusted_now(client, now):
+            return "table"
+        return None
+
+    def _trusted_now(self, client: str, now: float) -> bool:
+        """Logged in lately, or the Pi's own screen (behind a reverse proxy every client is 127.0.0.1,
+        and all of them share one address's 5 a minute, tighter than the table's)."""
+        at = self._trusted.get(client)
+        return client in OWN_SCREEN or at is not None and now - at <= TRUSTED_S
+
+    def _succeeded(self, client: str) -> None:
+        """Remember an address that gave a right credential; the map keeps the latest `MAX_CLIENTS`."""
+        self._trusted.pop(client, None)
+        self._trusted[client] = self.clock()
+        while len(self._trusted) > MAX_CLIENTS:
+            del self._trusted[next(iter(self._trusted))]
 
     def identify(self, token: str | None, client: str) -> tuple[str, str] | None:
         """(role, name) a token grants (`name` is "" but for a named referee), `("viewer", "")`
@@ -80,6 +132,8 @@ class Credentials:
             found = found or ("operator", "")
         if found is None:
             self._failed(client)
+        else:
+            self._succeeded(client)
         return found
 
     def _failed(self, client: str) -> None:
@@ -94,6 +148,15 @@ class Credentials:
         while q and now - q[0] > self.window_s:
             q.popleft()
         q.append(now)
+        while self._table and now - self._table[0] > self.window_s:
+            self._table.popleft()
+        self._table.append(now)
+        if len(self._table) == self.max_table_failures:
+            log.warning("wrong credentials from many addresses: only those logged in lately are checked", extra={
+                "client": client, "addresses": len(self._failures), "failures": len(self._table),
+                "window_s": self.window_s,
+                "message_zh": f"{self.window_s:.0f} 秒内 {len(self._failures)} 个地址输入错误凭证 {len(self._table)} 次，"
+                              "已暂停新设备登录；已登录过的设备不受影响"})
         if len(q) == self.max_failures:
             log.warning("wrong credentials: client locked out", extra={
                 "client": client, "failures": len(q), "window_s": self.window_s,

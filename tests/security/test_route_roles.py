@@ -5,6 +5,7 @@ here. Nothing a refused request sends may reach the log."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,77 @@ async def test_no_path_leaves_the_pages_folder_over_real_http(tmp_path: Path) ->
             status, answer = await get(path)
             assert status.split()[1] in ("400", "404", "422"), (path, status)
             assert b"hmac" not in answer and b"root:" not in answer and b"create_app" not in answer, path
+    finally:
+        await stop_tasks([served.task], served)
+        store.close()
+
+
+async def test_guesses_from_many_addresses_are_held_to_the_tables_budget_and_the_referee_goes_on(
+        tmp_path: Path, caplog: Any) -> None:
+    """A laptop on the venue's Wi-Fi takes as many addresses as it likes. Over real HTTP from 40 local
+    addresses, 5 wrong credentials each: before, every one was checked (5 per address a minute: 200
+    aliases guessed 1,000 times a minute, a 6-digit PIN in hours). Now all addresses together get 4x one
+    address's 5 a minute; past that only addresses that logged in lately are checked: the referee's
+    tablet (logged in before) acts and keeps its socket, the Pi's own screen logs in, a viewer still reads,
+    and a new device, even with the right credential, waits a minute and is told why."""
+    import asyncio
+    import logging
+
+    import httpx
+    import websockets
+
+    from table_controller.web.serve import serve, stop_tasks
+
+    now = [5000.0]
+    creds = Credentials(referee=REFEREE, operator=OPERATOR, clock=lambda: now[0])
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    served = await serve(create_app(Controller(cfg, store, _no_table), creds), "127.0.0.1", 0, name="display",
+                         what="the display")
+    base = f"http://127.0.0.1:{served.port}"
+    referee = {"Authorization": f"Bearer {REFEREE}"}
+
+    def from_(address: str) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=base, transport=httpx.AsyncHTTPTransport(local_address=address))
+
+    caplog.set_level(logging.WARNING)
+    try:
+        async with from_("127.0.3.3") as tablet:
+            assert (await tablet.get("/api/whoami", headers=referee)).json()["role"] == "referee"
+
+            async def guess(i: int) -> list[int]:
+                async with from_(f"127.0.1.{i + 2}") as laptop:
+                    return [(await laptop.get("/api/whoami", headers={"Authorization": f"Bearer {i:03d}{g:03d}"}))
+                            .status_code for g in range(5)]
+
+            codes = [c for got in await asyncio.gather(*(guess(i) for i in range(40))) for c in got]
+            assert codes.count(401) == 4 * 5 and codes.count(429) == 200 - 20, codes  # were 200 checked, none held
+            async with from_("127.0.2.9") as new_device:
+                held = await new_device.get("/api/whoami", headers=referee)
+                assert held.status_code == 429 and "已登录过的设备不受影响" in held.json()["detail"], held.text
+                assert (await new_device.get("/api/whoami")).json()["role"] == "viewer"  # no credential: a viewer
+                assert (await new_device.get("/api/state")).status_code == 200
+            ruled = await tablet.post("/api/referee/session/start", json={"minutes": 90}, headers=referee)
+            assert ruled.status_code == 200, ruled.text
+        async with from_("127.0.0.1") as own_screen:  # the Pi's kiosk: held only by its own address's five
+            assert (await own_screen.get("/api/whoami", headers=referee)).json()["role"] == "referee"
+        async with websockets.connect(f"ws://127.0.0.1:{served.port}/ws/referee", host="127.0.0.1",
+                                      local_addr=("127.0.3.3", 0)) as sock:  # the tablet's socket
+            await sock.send('{"token": "%s"}' % REFEREE)
+            assert json.loads(await sock.recv())["state"]["view"] == "referee"
+        async with websockets.connect(f"ws://127.0.0.1:{served.port}/ws/referee", host="127.0.0.1",
+                                      local_addr=("127.0.2.9", 0)) as sock:
+            await sock.send('{"token": "%s"}' % REFEREE)
+            said = json.loads(await sock.recv())
+            assert said["code"] == 4429 and "多个地址" in said["detail"], said
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await sock.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+        said = [r for r in caplog.records if "many addresses" in r.getMessage()]
+        assert len(said) == 1 and said[0].failures == 20 and said[0].addresses >= 4  # once, as the budget ran out
+        now[0] += 61
+        async with from_("127.0.2.9") as new_device:
+            assert (await new_device.get("/api/whoami", headers=referee)).json()["role"] == "referee"
     finally:
         await stop_tasks([served.task], served)
         store.close()

@@ -277,3 +277,58 @@ async def test_one_tables_credential_cannot_push_a_huge_message_through_the_brok
         assert got == [100_000]
     finally:
         broker.stop()
+
+
+async def test_one_tables_password_cannot_throw_the_hub_or_another_table_off_the_broker(tmp_path: Path) -> None:
+    """Mosquitto gives a client id to whoever connects with it last, whatever its user. The ids were
+    `hub-<tournament>` and `table-<tournament>-<table id>`: with t02's password anyone could take them,
+    and the hub went off the broker (its standings froze) and t01 with it (its will said "lost"). Each
+    id now ends with a digest of its user's password: the ids anyone could write down take nothing."""
+    if not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
+    port = free_port()
+    url = f"mqtt://127.0.0.1:{port}"
+    files = broker_config.write(tmp_path / "venue", url, TOURNAMENT, ["t01", "t02"])
+    broker = Broker(tmp_path / "broker", auth=files, port=port)
+    broker.start()
+    section = tomllib.loads(files.table_config("t01").read_text())["tournament"]
+    table = TableService(parse_config({
+        "table": {"link": "sim://", "sim_speed": 100.0, "name": "1号桌"},
+        "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
+        "tournament": section}, source="t01.toml"), tmp_path / "t01")
+    hub = HubService(url, TOURNAMENT, tmp_path / "hub", port=0, username="hub", password=files.password("hub"))
+    try:
+        await hub.start()
+        await table.start()
+        await until(lambda: hub.hub.tables.get("t01") and hub.hub.tables["t01"].online_reason == "connected", 10,
+                    "t01 online at the hub")
+        publisher = table.publisher
+        assert publisher is not None and hub.hub.connected
+        # the same ids at every start (the hub's persistent session waits under its own), never the bare ones
+        assert hub.hub.client_id.startswith(f"hub-{TOURNAMENT}-") and len(hub.hub.client_id) == len("hub-cup-") + 12
+        assert publisher.client_id.startswith(f"table-{TOURNAMENT}-t01-")
+        down: list[str] = []
+
+        async def watch() -> None:
+            while True:
+                if not hub.hub.connected:
+                    down.append("hub")
+                if not publisher.connected or hub.hub.tables["t01"].online_reason != "connected":
+                    down.append("t01")
+                await asyncio.sleep(0.01)
+
+        watching = asyncio.create_task(watch())
+        for identifier in (f"hub-{TOURNAMENT}", f"table-{TOURNAMENT}-t01") * 3:
+            async with aiomqtt.Client("127.0.0.1", port, username="t02", password=files.password("t02"),
+                                      identifier=identifier, clean_session=True):
+                await asyncio.sleep(0.2)
+        await asyncio.sleep(0.5)
+        watching.cancel()
+        await asyncio.gather(watching, return_exceptions=True)
+        assert not down, sorted(set(down))  # who was thrown off the broker
+        assert "closing old connection" not in broker.log.read_text(errors="replace")
+        assert publisher.reconnects == 0 and not hub.hub.tables["t01"].alerts
+    finally:
+        await table.stop()
+        await hub.stop()
+        broker.stop()

@@ -298,3 +298,31 @@ def test_a_round_published_again_moves_only_the_tables_a_change_touches(tmp_path
                                      for s in t["seats"].values()} == {p: t for p, (t, _) in where.items()}
     finally:
         hub.close()
+
+
+async def test_a_round_that_is_no_number_is_refused_with_words_over_http(tmp_path: Path) -> None:
+    """`{"action": "round_end", "round": "二"}` from a script or a mistyped request: the hub answered
+    500 Internal Server Error (`int("二")` in its handler) and said nothing; now 422 with what is wrong,
+    and nothing is recorded; the same decision with its round as a number is taken."""
+    import httpx
+
+    from table_controller.tournament.web import HubService
+
+    hub = HubService("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", port=0, organizer_token=TOKEN,
+                     registered=LISTED[:4], expected=["t01"])
+    await hub.start()
+    try:
+        seats = {str(i + 1): {"name": p["name"], "id": p["id"]} for i, p in enumerate(LISTED[:4])}
+        hub.hub.handle("mahjong/cup/t01/state", _state("t01", seats, [12, 4, -6, -10], 1, seq=90, final=False,
+                                                       hands=9))
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}", timeout=10) as http:
+            for given in ("二", [1], {"n": 1}):
+                r = await http.post("/api/organiser", headers=AUTH,
+                                    json={"action": "round_end", "table_id": "t01", "round": given})
+                assert r.status_code == 422 and "轮次须为整数" in r.json()["detail"], (given, r.status_code, r.text)
+            assert hub.hub.decisions() == []
+            ended = await http.post("/api/organiser", headers=AUTH,
+                                    json={"action": "round_end", "table_id": "t01", "round": "1", "reason": "停电"})
+            assert ended.status_code == 200 and ended.json()["data"]["round"] == 1, ended.text
+    finally:
+        await hub.stop()

@@ -80,3 +80,95 @@ async def test_the_display_answers_while_a_long_days_records_are_built(long_log:
         assert answered.index("records") >= 2, answered
     finally:
         await service.stop()
+
+
+async def test_records_asked_by_many_at_once_are_built_once_per_log_position(long_log: Path, tmp_path: Path,
+                                                                          monkeypatch: Any) -> None:
+    """A spectator's laptop asking for every round's records from 12 connections at once: each request
+    built them again in its own thread (16 such kept the loop stalled up to 0.6 s here, a Pi 5-8x: past
+    the table link's 3.5 s silence timeout). Now one build answers all at the same log position; a new
+    event makes the next request build again; a round that does not exist is still 404 with its words."""
+    import table_controller.record as record
+
+    built: list[int] = []
+    real = record.all_records
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(record, "all_records", counted)
+    (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
+                           "display": {"port": 0, "operator_token": "op", "referee_token": "ref"}}, source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}", timeout=120) as http:
+            answers = await asyncio.gather(*(http.get("/api/records?all=true") for _ in range(12)))
+            assert all(a.status_code == 200 for a in answers) and len({a.content for a in answers}) == 1
+            assert len(answers[0].json()) == 160 and answers[0].headers["content-type"] == "application/json"
+            assert len(built) == 1, len(built)  # was 12
+            text = await http.get("/api/records?all=true&format=text")
+            assert text.headers["content-type"].startswith("text/plain") and "第 1 盘" in text.text
+            penalty = {"seat": "E", "code": "exposed_other", "amount": 5, "victim": "S"}
+            ruled = await http.post("/api/referee/penalty", json=penalty, headers={"Authorization": "Bearer ref"})
+            assert ruled.status_code == 200, ruled.text
+            again = await http.get("/api/records?all=true")
+            assert len(built) == 3 and again.content != answers[0].content  # the text, then the new position
+            missing = await http.get("/api/records?round=99")
+            assert missing.status_code == 404 and "99" in missing.json()["detail"]
+            hand = await http.get("/api/hands/1/record")
+            referee = await http.get("/api/referee/hands/1/record", headers={"Authorization": "Bearer ref"})
+            assert hand.status_code == referee.status_code == 200 and hand.json()["hand_no"] == 1
+            assert hand.content != referee.content  # the referee's has the hands as read; kept apart
+    finally:
+        await service.stop()
+
+
+async def test_the_display_answers_while_spectators_page_through_a_long_days_events(long_log: Path, tmp_path: Path,
+                                                                                  monkeypatch: Any) -> None:
+    """`GET /api/events?limit=5000` read, copied and wrote 5,000 events on the service's loop (0.15-0.3 s
+    here): eight connections asking with one `since` after another held the loop up to 2.1 s (a Pi 5-8x,
+    past the table link's 3.5 s silence timeout). Now built in a worker thread, the public's one at a time,
+    once per (since, limit, log position); the answer is the same public events."""
+    import time
+
+    import table_controller.web.app as web_app
+    from table_controller.projection import public_event
+
+    copied: list[int] = []
+
+    def slow(ev: dict[str, Any]) -> dict[str, Any]:  # the copying, made to take its time (1 s a read)
+        copied.append(ev["seq"])
+        time.sleep(0.0002)
+        return public_event(ev)
+
+    (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
+                           "display": {"port": 0, "operator_token": "op", "referee_token": "ref"}}, source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        base = f"http://127.0.0.1:{service.port}"
+        async with httpx.AsyncClient(base_url=base, timeout=120) as http:
+            first = (await http.get("/api/events?since=0&limit=50")).json()
+            assert first == [public_event(e.to_json()) for e in service.store.since(0, 50)]
+            monkeypatch.setattr(web_app, "public_event", slow)
+
+            def health() -> float:  # a page asking from its own machine while the events are copied
+                deadline = time.monotonic() + 10
+                while not copied and time.monotonic() < deadline:
+                    time.sleep(0.002)
+                started = time.monotonic()
+                assert httpx.get(base + "/api/health", timeout=60).status_code == 200
+                return time.monotonic() - started
+
+            pages = [asyncio.create_task(http.get(f"/api/events?since={k * 100}&limit=5000")) for k in range(8)]
+            waited = await asyncio.to_thread(health)
+            answers = await asyncio.gather(*pages)
+        assert all(a.status_code == 200 for a in answers) and len(answers[3].json()) == 5000
+        assert answers[3].json()[0]["seq"] == 301
+        assert waited < 0.4, waited  # it waited seconds behind the copying before
+    finally:
+        await service.stop()
