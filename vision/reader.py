@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
+from vision.calibrate import Calibration, CalibrationError, calibrate_aruco, find_markers
 from vision.detect import (PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, occluded_zones,
                            quad_to_image, warp_to_plane)
 from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
@@ -286,10 +286,18 @@ class TileReader:
                            accepted=conf >= self.threshold, second=KINDS[int(order[1])])
 
     def read_image(self, image: np.ndarray) -> list[TileReading]:
-        """A table frame if the markers (or a stored calibration) locate the felt, else a single tile."""
+        """A table frame if the markers (or a stored calibration) locate the felt, else a close-up of
+        one tile. A table frame whose felt cannot be located (markers covered, out of focus, none on
+        this table) is refused with what to do: before, the whole frame was read as one tile, exit 0."""
         try:
             return self.read(image)
-        except CalibrationError:
+        except CalibrationError as exc:
+            image = _check_frame(image)
+            if find_markers(image) or _tile_region(image) is None:
+                raise CalibrationError(
+                    f"{exc}\n这也不是单张牌的特写：无标记的牌桌请用 --corners 给出台面四角（`tablectl vision corners FRAME` "
+                    "可找出）/ nor is it a close-up of one tile: for a table without markers give the felt's corners "
+                    "with --corners (`tablectl vision corners FRAME` finds them)") from None
             return [self.read_single(image)]
 
 
@@ -306,7 +314,16 @@ def _check_frame(frame: object) -> np.ndarray:
 
 
 def _largest_tile_quad(image: np.ndarray) -> np.ndarray:
-    """The biggest bright, roughly tile-shaped region of a close-up, as an upright quad."""
+    """The biggest bright, roughly tile-shaped region of a close-up, as an upright quad, else the
+    whole picture."""
+    h, w = image.shape[:2]
+    quad = _tile_region(image)
+    return np.float32([[0, 0], [w, 0], [w, h], [0, h]]) if quad is None else quad
+
+
+def _tile_region(image: np.ndarray) -> np.ndarray | None:
+    """The biggest bright, roughly tile-shaped region filling 15-97% of the picture, as an upright
+    quad; None when there is none (a table frame: its tiles are small, its rows not tile-shaped)."""
     h, w = image.shape[:2]
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     _, mask = cv2.threshold(cv2.GaussianBlur(grey, (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -322,7 +339,7 @@ def _largest_tile_quad(image: np.ndarray) -> np.ndarray:
         if 1.05 < ratio < 1.8 and (best is None or area > best[0]):
             best = (area, cv2.boxPoints(((cx, cy), (rw, rh), ang)))
     if best is None:
-        return np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        return None
     from vision.detect import _orient
 
     return _orient(best[1].astype(np.float32)).quad

@@ -1,0 +1,51 @@
+"""A table maker installs the camera, following docs/vision.md: `tablectl vision` run as a real
+process on the pictures a technician would take (and the virtual camera over real HTTP)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tablesim.scenes.render import SceneOptions, render_scene, render_single_tile
+
+
+def tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """`tablectl ARGS...` as the technician runs it: its own process, its exit code and words."""
+    return subprocess.run([sys.executable, "-m", "table_controller.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def test_read_refuses_a_table_frame_it_cannot_locate_and_still_reads_a_close_up(tmp_path: Path, dorothys) -> None:
+    """A table frame whose felt the reader cannot locate (no markers on this table, or the camera out
+    of focus) was read as ONE tile, the whole picture, exit 0 ("1 tile: 6z 0.34"); now it is refused
+    with what to do (--corners, `vision corners`). A close-up of one tile is still read as one."""
+    frame = tmp_path / "frame.jpg"
+    scene = render_scene(dorothys, seed=5, opts=SceneOptions(markers=False))
+    cv2.imwrite(str(frame), scene.image)
+    blurred = tmp_path / "blurred.jpg"
+    cv2.imwrite(str(blurred), cv2.GaussianBlur(render_scene(dorothys, seed=5, opts=SceneOptions()).image, (0, 0), 6))
+    for picture in (frame, blurred):
+        out = tablectl("vision", "read", str(picture), "--json")
+        assert out.returncode == 1 and out.stdout == "", (out.stdout[:300], out.stderr)
+        assert "--corners" in out.stderr and "单张牌" in out.stderr and "Traceback" not in out.stderr
+    face = next(f for f in dorothys if f.kind == "9p")
+    close_up = tmp_path / "tile.png"
+    cv2.imwrite(str(close_up), render_single_tile(face.image, 8))
+    one = tablectl("vision", "read", str(close_up), "--json")
+    assert one.returncode == 0, one.stderr
+    assert [t["kind"] for t in json.loads(one.stdout)["tiles"]] == ["9p"]
+    located = tablectl("vision", "read", str(frame), "--json", "--corners",
+                       ";".join(f"{x},{y}" for x, y in _felt_corners(scene)))
+    assert located.returncode == 0 and len(json.loads(located.stdout)["tiles"]) >= 70
+
+
+def _felt_corners(scene) -> list[tuple[float, float]]:  # type: ignore[no-untyped-def]
+    """The felt's corners in a rendered frame, clockwise from W's left (what `vision corners` finds)."""
+    mm = np.float32([[[0, 0], [800, 0], [800, 800], [0, 800]]])
+    return [(round(float(x), 1), round(float(y), 1)) for x, y in cv2.perspectiveTransform(mm.astype(np.float64),
+                                                                                          scene.plane_to_image)[0]]
