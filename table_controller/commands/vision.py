@@ -41,6 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     n.add_argument("--out", type=Path, required=True, help="enrollment file to write (npz); extended if it exists")
     n.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
     n.add_argument("--kinds", default="", help="comma-separated kinds laid out, if not the full 42 in order")
+    n.add_argument("--corners", help="felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, for "
+                                     "tables without markers (as [camera] corners; `tablectl vision corners` finds them)")
     n.set_defaults(func=run_enroll)
 
     t = sub.add_parser("train", help="train the classifier on synthetic crops and export ONNX (needs the train extra)")
@@ -294,23 +296,35 @@ def run_enroll(args: argparse.Namespace) -> int:
     from vision.enroll import Enrollment, EnrollmentError
     from vision.kinds import FACE_KINDS, KINDS
     from vision.model import DEFAULT_MODEL, ModelError
+    from vision.calibrate import Calibration, CalibrationError
     from vision.reader import ReadError, TileReader
-    from vision.calibrate import CalibrationError
 
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] or list(FACE_KINDS)
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:  # else told only as a count of tiles that does not match ("2 kinds were to be laid out")
         return _fail(f"--kinds: {', '.join(unknown)}: not tile codes (1m..9m 1p..9p 1s..9s 1z..7z 1f..8f back)")
     try:
+        corners = _corners(args.corners) if args.corners else None
         enrollment = Enrollment.load(args.out) if args.out.exists() else Enrollment()
         reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)
         for path in args.images:
-            reader.calibration = None  # each picture calibrates from its own markers
-            reader.enroll(_imread(path), kinds)
+            img = _imread(path)
+            # each picture calibrates from its own markers, or from the corners given (a table without
+            # markers could not enroll at all: "saw 0 of the 4 corner markers")
+            reader.calibration = None
+            if corners is not None:
+                problem = _corners_problem(corners, (img.shape[1], img.shape[0]))
+                if problem:
+                    return _fail(f"{path}: {problem}")
+                reader.calibration = Calibration.from_corners(corners)
+            reader.enroll(img, kinds)
             print(f"{path}: {len(kinds)} tiles enrolled")
         assert reader.enrollment is not None
         reader.enrollment.save(args.out)
-    except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
+    except CalibrationError as exc:
+        return _fail(f"{exc}\n无标记的牌桌请用 --corners 给出台面四角（`tablectl vision corners FRAME` 可找出）/ a table "
+                     "without markers: give the felt's corners with --corners (`tablectl vision corners FRAME` finds them)")
+    except (ValueError, ModelError, EnrollmentError, ReadError) as exc:
         return _fail(str(exc))
     except OSError as exc:  # --out where nothing can be written (was a traceback after the work was done)
         return _fail(f"{args.out}: cannot write the enrollment file: {exc.strerror or exc}")

@@ -49,3 +49,26 @@ def _felt_corners(scene) -> list[tuple[float, float]]:  # type: ignore[no-untype
     mm = np.float32([[[0, 0], [800, 0], [800, 800], [0, 800]]])
     return [(round(float(x), 1), round(float(y), 1)) for x, y in cv2.perspectiveTransform(mm.astype(np.float64),
                                                                                           scene.plane_to_image)[0]]
+
+
+def test_a_table_without_markers_enrolls_with_its_corners(tmp_path: Path, dorothys) -> None:
+    """`tablectl vision enroll` calibrated each frame from its markers only: a table without them (the
+    stored-corners case docs/vision.md describes) could not enroll at all ("saw 0 of the 4 corner
+    markers"). `--corners` now does for enroll what it does for read; without it the refusal names it."""
+    from tablesim.scenes.render import enrollment_layout
+    from vision.enroll import Enrollment
+    from vision.kinds import FACE_KINDS
+
+    scene = render_scene(dorothys, seed=21, opts=SceneOptions(markers=False), tiles=enrollment_layout(FACE_KINDS))
+    frame = tmp_path / "laid.jpg"
+    cv2.imwrite(str(frame), scene.image)
+    out = tmp_path / "table.npz"
+    without = tablectl("vision", "enroll", str(frame), "--out", str(out))
+    assert without.returncode == 1 and "--corners" in without.stderr and not out.exists()
+    corners = ";".join(f"{x},{y}" for x, y in _felt_corners(scene))
+    done = tablectl("vision", "enroll", str(frame), "--out", str(out), "--corners", corners)
+    assert done.returncode == 0, done.stderr
+    assert Enrollment.load(out).kinds_covered() == set(FACE_KINDS)
+    crossed = tablectl("vision", "enroll", str(frame), "--out", str(tmp_path / "x.npz"), "--corners",
+                       "100,100;1100,800;1100,100;100,800")
+    assert crossed.returncode == 1 and "cross or fold in" in crossed.stderr
