@@ -16,7 +16,7 @@ import numpy as np
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco, find_markers
 from vision.detect import (PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, occluded_zones,
                            quad_to_image, warp_to_plane)
-from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
+from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, layout_problems, reading_order
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
 from vision.kinds import FACE_KINDS, KINDS, assign_within_counts
 from vision.model import DEFAULT_MODEL, Prediction, TileClassifier, average, second_look_model
@@ -205,9 +205,12 @@ class TileReader:
                            accepted=conf >= self.threshold and not moved, second=second)
 
     # --- enrollment -------------------------------------------------------------------------
-    def enroll(self, frame: np.ndarray, kinds: list[str], jitter: int = 6, seed: int = 0) -> Enrollment:
+    def enroll(self, frame: np.ndarray, kinds: list[str], jitter: int = 6, seed: int = 0,
+               check: bool = True) -> Enrollment:
         """Add a frame of this table's tiles, laid upright for E in rows in the order `kinds`,
-        to the reader's enrollment (several jittered crops of each, both ways up)."""
+        to the reader's enrollment (several jittered crops of each, both ways up). With `check`, a
+        layout the network clearly contradicts (`enroll.layout_problems`) is refused, nothing added:
+        one kind laid twice and another missing was enrolled as the missing kind, without a word."""
         frame, cands = self._candidates(frame)
         assert self.calibration is not None
         if len(cands) != len(kinds):  # drop what the network calls "not a tile" and look again
@@ -218,9 +221,19 @@ class TileReader:
             raise EnrollmentError(f"saw {len(cands)} tiles on the felt but {len(kinds)} kinds were to be laid out; "
                                   "lay them in rows with a finger's gap between rows and try again")
         centres = np.array([c.quad.mean(axis=0) / PX_PER_MM for c in cands])
+        calibration = self.calibration
+        if check:
+            order = reading_order(centres)
+            problems = layout_problems(kinds, self._network_reading(
+                [cut_crop(frame, quad_to_image(cands[i].quad, calibration), self.classifier.crop_size) for i in order]))
+            if problems:
+                raise EnrollmentError(
+                    "摆放与识别不符：" + "；".join(problems[:6]) + ("……" if len(problems) > 6 else "") +
+                    f"。请每种一张、正面朝上，按 {' '.join(kinds[:3])} … 的顺序摆好后重拍 / {len(problems)} laid-out "
+                    "tile(s) read as another kind with confidence: one kind laid twice (another missing), a tile face "
+                    "down, or out of order; lay them again and capture a new frame (or --laid-in-order if they are)")
         rng = np.random.default_rng(seed)
         crops, labels, templated = [], [], []
-        calibration = self.calibration
         for kind, i in zip(kinds, reading_order(centres)):
             ex = self._examples(frame, cands[i].quad, rng, jitter, lambda q: quad_to_image(q, calibration))
             crops += ex.crops
@@ -230,6 +243,20 @@ class TileReader:
         enrollment.add(self.classifier.predict(crops), labels, crops, templated)
         self.enrollment = enrollment
         return enrollment
+
+    def _network_reading(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        """(kind, probability) of each crop as the network reads it, second look included, without
+        the enrollment: the tiles laid out to enroll are checked against it, not against themselves."""
+        kept, self.enrollment = self.enrollment, None
+        try:
+            preds = self.classify(crops)
+        finally:
+            self.enrollment = kept
+        out = []
+        for p in preds:
+            top = int(np.argmax(p.probs))
+            out.append((KINDS[top] if top < len(KINDS) else "", float(p.probs[top])))
+        return out
 
     def examples(self, frame: np.ndarray, quad: np.ndarray | list, seed: int = 0, jitter: int = 6) -> Examples:
         """Jittered crops of one tile of a frame (`quad` in frame pixels, corner 0 its top-left, as

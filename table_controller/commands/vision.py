@@ -41,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     n.add_argument("--out", type=Path, required=True, help="enrollment file to write (npz); extended if it exists")
     n.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
     n.add_argument("--kinds", default="", help="comma-separated kinds laid out, if not the full 42 in order")
+    n.add_argument("--laid-in-order", action="store_true",
+                   help="the tiles lie in the order given even where the network reads some as other kinds "
+                        "(art it reads wrongly); without it such a frame is refused")
     n.add_argument("--corners", help="felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, for "
                                      "tables without markers (as [camera] corners; `tablectl vision corners` finds them)")
     n.set_defaults(func=run_enroll)
@@ -317,7 +320,7 @@ def run_enroll(args: argparse.Namespace) -> int:
                 if problem:
                     return _fail(f"{path}: {problem}")
                 reader.calibration = Calibration.from_corners(corners)
-            reader.enroll(img, kinds)
+            reader.enroll(img, kinds, check=not args.laid_in_order)
             print(f"{path}: {len(kinds)} tiles enrolled")
         assert reader.enrollment is not None
         reader.enrollment.save(args.out)

@@ -72,3 +72,37 @@ def test_a_table_without_markers_enrolls_with_its_corners(tmp_path: Path, doroth
     crossed = tablectl("vision", "enroll", str(frame), "--out", str(tmp_path / "x.npz"), "--corners",
                        "100,100;1100,800;1100,100;100,800")
     assert crossed.returncode == 1 and "cross or fold in" in crossed.stderr
+
+
+def test_enroll_refuses_a_layout_the_network_contradicts_and_keeps_the_file(tmp_path: Path, dorothys) -> None:
+    """One kind laid twice and its neighbour missing (1m 1m 3m …), or a tile face down, was enrolled
+    without a word: 42 tiles, "504 examples of 42 kinds", the missing kind's examples those of
+    another, and every such tile read wrong from then on. Now refused, naming the tile, the file
+    already there left as it was; `--laid-in-order` takes a layout the technician vouches for."""
+    from tablesim.scenes.render import enrollment_layout
+    from vision.kinds import FACE_KINDS
+
+    def laid(kinds: list[str], name: str) -> str:
+        path = tmp_path / name
+        cv2.imwrite(str(path), render_scene(dorothys, seed=21, opts=SceneOptions(), tiles=enrollment_layout(kinds)).image)
+        return str(path)
+
+    out = tmp_path / "table.npz"
+    right = tablectl("vision", "enroll", laid(list(FACE_KINDS), "right.jpg"), "--out", str(out))
+    assert right.returncode == 0, right.stderr
+    before = out.read_bytes()
+    twice = list(FACE_KINDS)
+    twice[1] = "1m"  # 一万 twice, no 二万
+    refused = tablectl("vision", "enroll", laid(twice, "twice.jpg"), "--out", str(out))
+    assert refused.returncode == 1, refused.stdout
+    assert refused.stderr.startswith("tablectl vision: 摆放与识别不符：第 2 张应为二万（2m），看来是一万"), refused.stderr
+    assert "第 1 张已是一万" in refused.stderr and out.read_bytes() == before
+    face_down = list(FACE_KINDS)
+    face_down[12] = "back"  # 四筒 laid face down
+    down = tablectl("vision", "enroll", laid(face_down, "down.jpg"), "--out", str(tmp_path / "down.npz"),
+                    "--kinds", ",".join(FACE_KINDS))
+    assert down.returncode == 1 and "第 13 张应为四筒（4p），看来是牌背" in down.stderr, down.stderr
+    assert not (tmp_path / "down.npz").exists()
+    vouched = tablectl("vision", "enroll", str(tmp_path / "twice.jpg"), "--out", str(tmp_path / "v.npz"),
+                       "--laid-in-order")
+    assert vouched.returncode == 0, vouched.stderr
