@@ -71,11 +71,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--seed", type=int, default=1000)
     d.set_defaults(func=run_render)
 
-    c = sub.add_parser("camera", help="serve a virtual MJPEG camera of a rendered table (simulator)")
-    c.add_argument("--style", default="kmahjongg-default")
+    g = sub.add_parser("grab", help="save a frame from the table's camera and check it (light, corner markers)",
+                       description="Takes a frame from the camera as [camera] source names it (a device index such "
+                                   "as 0, a path or an MJPEG/RTSP URL), writes it for corners, enroll and read, and "
+                                   "says what is wrong with the picture: no picture, too dark, glare, corner markers "
+                                   "out of sight. Exit 1 when the picture will not do (it is written all the same).")
+    g.add_argument("source", help='the camera: "0" for /dev/video0, a path, or a URL such as http://…/stream.mjpg')
+    g.add_argument("out", type=Path, help="the picture to write (.jpg or .png)")
+    g.add_argument("--frames", type=int, default=5,
+                   help="frames read, the last kept (a USB camera's first frames are dark while its exposure settles)")
+    g.set_defaults(func=run_grab)
+
+    c = sub.add_parser("camera", help="serve a virtual MJPEG camera of a rendered table (simulator)",
+                       description="A stand-in for the table's camera: serves a rendered table as MJPEG at "
+                                   "http://HOST:PORT/stream.mjpg (one frame: /snapshot.jpg).")
+    c.add_argument("--style", default="kmahjongg-default", help="tile art, e.g. xmahjongg-dorothys")
     c.add_argument("--port", type=int, default=8081)
     c.add_argument("--host", default="127.0.0.1")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=int, default=0, help="which table (layout, camera pose, light)")
+    c.add_argument("--layout", choices=("play", "enroll"), default="play",
+                   help="play: a table in play; enroll: one tile of each of the 42 kinds laid out for `vision enroll`")
+    c.add_argument("--no-markers", action="store_true", help="a felt without corner markers (store its corners)")
     c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -381,21 +397,69 @@ def run_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_grab(args: argparse.Namespace) -> int:
+    """A frame from the camera, written, with what the reader will make of the picture."""
+    import cv2
+
+    from table_controller.preflight import _no_picture_hint
+    from vision.calibrate import find_markers
+    from vision.geometry import MARKER_IDS
+    from vision.camera import open_capture
+    from vision.health import CameraHealth
+
+    if args.out.suffix.lower() not in (".jpg", ".jpeg", ".png"):
+        return _fail(f"{args.out}: name a .jpg or .png file")
+    cap = open_capture(args.source)
+    frame = None
+    try:
+        for _ in range(max(1, args.frames)) if cap.isOpened() else ():
+            ok, img = cap.read()
+            if not ok:
+                break
+            frame = img
+    finally:
+        cap.release()
+    if frame is None:
+        return _fail(f"{args.source}: 没有画面 / no picture ({_no_picture_hint(args.source)})")
+    try:
+        if not cv2.imwrite(str(args.out), frame):
+            raise OSError("OpenCV could not write it")
+    except (OSError, cv2.error) as exc:
+        return _fail(f"{args.out}: cannot write the picture: {getattr(exc, 'strerror', None) or exc}")
+    h, w = frame.shape[:2]
+    health = CameraHealth().check(frame).to_json()
+    seen = sorted(find_markers(frame))
+    print(f"{args.out}: {w}×{h}, {health['message']} / {health['message_en']}"
+          + (f" ({health['detail']})" if health["detail"] else ""))
+    print(f"台角标记 / corner markers: {len(seen)} of {len(MARKER_IDS)}" + (f" (ids {seen})" if seen else "")
+          + ("" if len(seen) >= 3 else
+             ": 标记不足 3 个时请清空四角、检查对焦；无标记的牌桌用 `tablectl vision corners` 找台面四角 / fewer than 3: "
+             "clear the corners, check the focus; a table without markers: `tablectl vision corners` finds the felt"))
+    return 0 if health["ok"] else 1
+
+
 def run_camera(args: argparse.Namespace) -> int:
     import time
 
     from tablesim.scenes.camera import VirtualCamera, scene_source
+    from tablesim.scenes.render import SceneOptions, enrollment_layout
+    from vision.kinds import FACE_KINDS
     from vision.tileart import TileArtError, load_style
 
     try:
         faces = list(load_style(args.style))
     except TileArtError as exc:
         return _fail(str(exc))
+    tiles = enrollment_layout(FACE_KINDS) if args.layout == "enroll" else None
+    if tiles is not None and not set(FACE_KINDS) <= {f.kind for f in faces}:
+        missing = sorted(set(FACE_KINDS) - {f.kind for f in faces})
+        return _fail(f"{args.style} has no {', '.join(missing)}: another --style to lay all 42 kinds out")
+    source = scene_source(faces, args.seed, SceneOptions(markers=not args.no_markers), tiles=tiles)
     try:
-        cam = VirtualCamera(scene_source(faces, args.seed), host=args.host, port=args.port).start()
+        cam = VirtualCamera(source, host=args.host, port=args.port).start()
     except OSError as exc:  # was a traceback from socketserver
         return _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc} (another --port?)")
-    print(f"virtual camera at {cam.url} (Ctrl-C to stop)")
+    print(f"virtual camera at {cam.url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
             time.sleep(1)

@@ -106,3 +106,67 @@ def test_enroll_refuses_a_layout_the_network_contradicts_and_keeps_the_file(tmp_
     vouched = tablectl("vision", "enroll", str(tmp_path / "twice.jpg"), "--out", str(tmp_path / "v.npz"),
                        "--laid-in-order")
     assert vouched.returncode == 0, vouched.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_from_the_virtual_camera_to_tiles_read_as_docs_vision_says(tmp_path: Path) -> None:
+    """The walk a technician makes with the simulator's camera standing in for the table's: the camera
+    shows the 42 kinds laid out on a felt without markers (`vision camera --layout enroll
+    --no-markers`: before, it showed only a table in play, with markers, so neither enrolling nor a
+    table without markers could be tried), `vision grab` takes a frame over HTTP and checks it (the
+    docs said "capture a frame" and named no way to), `vision corners` finds the felt, `vision
+    enroll --corners` learns the tiles, `vision read --corners --json` reads all 42 right; with the
+    camera gone, `grab` says there is no picture."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/stream.mjpg"
+    camera = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "vision", "camera", "--style",
+                               "xmahjongg-dorothys", "--port", str(port), "--layout", "enroll", "--no-markers"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert camera.stdout is not None
+        assert camera.stdout.readline().startswith(f"virtual camera at {url}"), camera.stderr.read()
+        frame = tmp_path / "frame.jpg"
+        grabbed = tablectl("vision", "grab", url, str(frame))
+        assert grabbed.returncode == 0, grabbed.stderr
+        assert "1280×960, 摄像头正常" in grabbed.stdout and "corner markers: 0 of 4" in grabbed.stdout
+        found = tablectl("vision", "corners", str(frame), "--json")
+        assert found.returncode == 0, found.stderr
+        corners = ";".join(f"{x},{y}" for x, y in json.loads(found.stdout)["corners"])
+        enrolled = tablectl("vision", "enroll", str(frame), "--out", str(tmp_path / "table.npz"), "--corners", corners)
+        assert enrolled.returncode == 0 and "42 tiles enrolled" in enrolled.stdout, enrolled.stderr
+        read = tablectl("vision", "read", str(frame), "--corners", corners, "--enrollment", str(tmp_path / "table.npz"),
+                        "--json")
+        assert read.returncode == 0, read.stderr
+        tiles = json.loads(read.stdout)["tiles"]
+        from vision.kinds import FACE_KINDS
+
+        assert sorted(t["kind"] for t in tiles) == sorted(FACE_KINDS) and all(t["accepted"] for t in tiles)
+    finally:
+        camera.terminate()
+        camera.wait(timeout=10)
+    gone = tablectl("vision", "grab", url, str(tmp_path / "again.jpg"))
+    assert gone.returncode == 1 and "没有画面 / no picture" in gone.stderr and not (tmp_path / "again.jpg").exists()
+
+
+def test_grab_says_what_is_wrong_with_the_picture(tmp_path: Path, dorothys) -> None:
+    """A dark room or a tile box over two corner markers: the frame is written to look at, and the
+    technician is told why it will not do (too dark: exit 1; markers: how many are seen and what to do)."""
+    from tablesim.scenes.camera import VirtualCamera, scene_source
+
+    source = scene_source(list(dorothys), seed=5, opts=SceneOptions())
+    with VirtualCamera(source, fps=20) as cam:
+        cam.dark = True
+        dark = tablectl("vision", "grab", cam.url, str(tmp_path / "dark.jpg"))
+        assert dark.returncode == 1 and "光线太暗" in dark.stdout and (tmp_path / "dark.jpg").exists()
+    covered = render_scene(dorothys, seed=5, opts=SceneOptions()).image
+    covered[:, :330] = (40, 40, 150)  # a tile box along W's and N's corners
+    with VirtualCamera(lambda: covered, fps=20) as cam:
+        boxed = tablectl("vision", "grab", cam.url, str(tmp_path / "boxed.jpg"))
+    assert boxed.returncode == 0 and "corner markers: 2 of 4" in boxed.stdout and "清空四角" in boxed.stdout
