@@ -144,15 +144,22 @@ def _fail(msg: str) -> int:
 
 
 def _corners(text: str) -> list[list[float]]:
-    """`--corners 'x,y;x,y;x,y;x,y'`; a mistake is told with the form, not float()'s words ("could not
-    convert string to float: 'bad'")."""
+    """`--corners 'x,y;x,y;x,y;x,y'`, or the list `tablectl vision corners` prints for the config
+    ('[[x, y], ...]', with or without its `corners =`): pasting that was refused as not the form. A
+    mistake is told with the form, not float()'s words ("could not convert string to float: 'bad'")."""
+    listed = text.strip().removeprefix("corners").strip().removeprefix("=").strip()
     try:
-        pts = [[float(v) for v in pair.split(",")] for pair in text.split(";")]
-    except ValueError:
+        if listed.startswith("["):
+            loaded = json.loads(listed)
+            pts = [[float(v) for v in p] for p in loaded] if isinstance(loaded, list) else []
+        else:
+            pts = [[float(v) for v in pair.split(",")] for pair in text.split(";")]
+    except (ValueError, TypeError):
         pts = []
     if len(pts) != 4 or any(len(p) != 2 for p in pts):
         raise ValueError(f"--corners {text!r}: four points x,y separated by ';', clockwise from W's left, "
-                         "e.g. '102,88;1180,90;1175,900;98,905' (`tablectl vision corners FRAME` finds them)")
+                         "e.g. '102,88;1180,90;1175,900;98,905' or as `tablectl vision corners FRAME` prints them "
+                         "('[[102, 88], [1180, 90], [1175, 900], [98, 905]]')")
     return pts
 
 

@@ -170,3 +170,19 @@ def test_grab_says_what_is_wrong_with_the_picture(tmp_path: Path, dorothys) -> N
     with VirtualCamera(lambda: covered, fps=20) as cam:
         boxed = tablectl("vision", "grab", cam.url, str(tmp_path / "boxed.jpg"))
     assert boxed.returncode == 0 and "corner markers: 2 of 4" in boxed.stdout and "清空四角" in boxed.stdout
+
+
+def test_the_corners_vision_corners_prints_are_what_corners_takes(tmp_path: Path, dorothys) -> None:
+    """`vision corners` prints the list for the config ("corners = [[x, y], ...]"); `read --corners` and
+    `enroll --corners` took only 'x,y;x,y;…' and refused the pasted line as not in their form."""
+    frame = tmp_path / "frame.jpg"
+    cv2.imwrite(str(frame), render_scene(dorothys, seed=5, opts=SceneOptions(markers=False)).image)
+    printed = tablectl("vision", "corners", str(frame))
+    assert printed.returncode == 0, printed.stderr
+    line = next(x for x in printed.stdout.splitlines() if x.startswith("corners = "))
+    for pasted in (line, line.removeprefix("corners = ")):
+        read = tablectl("vision", "read", str(frame), "--corners", pasted, "--json")
+        assert read.returncode == 0, read.stderr
+        assert len(json.loads(read.stdout)["tiles"]) >= 70
+    wrong = tablectl("vision", "read", str(frame), "--corners", "[[1, 2], [3, 4], [5]]")
+    assert wrong.returncode == 1 and "four points" in wrong.stderr and "Traceback" not in wrong.stderr
