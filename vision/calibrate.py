@@ -97,10 +97,12 @@ def calibrate_aruco(frame: np.ndarray, min_markers: int = 3) -> Calibration:
     """Calibrate from the corner markers; three are enough (a hand may cover one)."""
     found = find_markers(frame)
     if len(found) < min_markers:
+        # an out-of-focus or tilted camera loses its markers as a tile box over them does: name all three
         raise CalibrationError(f"只看到 {len(found)} 个台角标记（编号 {sorted(found)}），至少需要 {min_markers} 个："
-                               f"请勿遮挡台面四角，其间请手动录入 / saw {len(found)} of the 4 corner markers (ids "
-                               f"{sorted(found)}); need {min_markers}. Clear the corners of the felt or store the "
-                               "corners in the config's [camera] corners.")
+                               "请勿遮挡台面四角，并检查摄像头对焦、四角是否都在画面中；其间请手动录入 / saw "
+                               f"{len(found)} of the 4 corner markers (ids {sorted(found)}); need {min_markers}. "
+                               "Clear the corners of the felt, check the camera's focus and that all four corners "
+                               "are in view, or store the corners in the config's [camera] corners.")
     src = np.concatenate([found[i] for i in sorted(found)]).astype(np.float32)
     dst = np.concatenate([marker_corners_mm(i) for i in sorted(found)]).astype(np.float32)
     h, _ = cv2.findHomography(src, dst, 0)

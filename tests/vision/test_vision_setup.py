@@ -186,3 +186,20 @@ def test_the_corners_vision_corners_prints_are_what_corners_takes(tmp_path: Path
         assert len(json.loads(read.stdout)["tiles"]) >= 70
     wrong = tablectl("vision", "read", str(frame), "--corners", "[[1, 2], [3, 4], [5]]")
     assert wrong.returncode == 1 and "four points" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_markers_lost_to_focus_or_framing_say_so(dorothys) -> None:
+    """A camera out of focus loses every marker as a tile box over them does; the display said only
+    "请勿遮挡台面四角" (do not cover the corners), sending the technician to look for a box that is not
+    there. It now names the focus and the framing too, Chinese first."""
+    from vision.calibrate import CalibrationError, calibrate_aruco
+
+    blurred = cv2.GaussianBlur(render_scene(dorothys, seed=5, opts=SceneOptions()).image, (0, 0), 6)
+    try:
+        calibrate_aruco(blurred)
+    except CalibrationError as exc:
+        said = str(exc)
+    else:
+        raise AssertionError("markers found in a picture this blurred")
+    assert said.startswith("只看到 0 个台角标记") and "对焦" in said and "画面中" in said
+    assert "focus" in said and "in view" in said
