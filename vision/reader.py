@@ -320,7 +320,7 @@ class TileReader:
             return self.read(image)
         except CalibrationError as exc:
             image = _check_frame(image)
-            if find_markers(image) or _tile_region(image) is None:
+            if find_markers(image) or close_up_quad(image) is None:
                 raise CalibrationError(
                     f"{exc}\n这也不是单张牌的特写：无标记的牌桌请用 --corners 给出台面四角（`tablectl vision corners FRAME` "
                     "可找出）/ nor is it a close-up of one tile: for a table without markers give the felt's corners "
@@ -344,11 +344,11 @@ def _largest_tile_quad(image: np.ndarray) -> np.ndarray:
     """The biggest bright, roughly tile-shaped region of a close-up, as an upright quad, else the
     whole picture."""
     h, w = image.shape[:2]
-    quad = _tile_region(image)
+    quad = close_up_quad(image)
     return np.float32([[0, 0], [w, 0], [w, h], [0, h]]) if quad is None else quad
 
 
-def _tile_region(image: np.ndarray) -> np.ndarray | None:
+def close_up_quad(image: np.ndarray) -> np.ndarray | None:
     """The biggest bright, roughly tile-shaped region filling 15-97% of the picture, as an upright
     quad; None when there is none (a table frame: its tiles are small, its rows not tile-shaped)."""
     h, w = image.shape[:2]

@@ -138,6 +138,20 @@ def _imread(path: Path):  # type: ignore[no-untyped-def]
     return img
 
 
+def _light_problem(img) -> str:  # type: ignore[no-untyped-def]
+    """What the service's camera health says of a picture too dark or with glare (it reads nothing
+    then), or "". Before, `read` said "no tiles found", `corners` "no felt found whole" and `enroll`
+    "saw 0 tiles": each sent the technician after the wrong thing."""
+    from vision.health import CameraHealth
+
+    status = CameraHealth().check(img).to_json()
+    if status["code"] not in ("dark", "glare"):
+        return ""
+    todo = ("light the table and take it again" if status["code"] == "dark"
+            else "turn the lamp or the camera off the reflection and take it again")
+    return f"{status['message']} / {status['message_en']} ({status['detail']}): {todo}"
+
+
 def _fail(msg: str) -> int:
     print(f"tablectl vision: {msg}", file=sys.stderr)
     return 1
@@ -189,11 +203,14 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.calibrate import Calibration, CalibrationError
     from vision.enroll import EnrollmentError
     from vision.model import ModelError
-    from vision.reader import ReadError
+    from vision.reader import ReadError, close_up_quad
 
     try:
         reader = _reader(args)
         img = _imread(args.image)
+        light = _light_problem(img) if args.corners or close_up_quad(img) is None else ""  # a table frame
+        if light:
+            return _fail(f"{args.image}: {light}")
         if args.corners:
             pts = _corners(args.corners)
             problem = _corners_problem(pts, (img.shape[1], img.shape[0]))
@@ -223,6 +240,9 @@ def run_corners(args: argparse.Namespace) -> int:
         img = _imread(args.image)
     except ValueError as exc:
         return _fail(str(exc))
+    light = _light_problem(img)
+    if light:
+        return _fail(f"{args.image}: {light}")
     found = find_felt(img)
     if found is None:
         return _fail(f"{args.image}: no felt found whole in the picture (all four edges must be in view, the felt "
@@ -335,6 +355,9 @@ def run_enroll(args: argparse.Namespace) -> int:
         reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)
         for path in args.images:
             img = _imread(path)
+            light = _light_problem(img)
+            if light:
+                return _fail(f"{path}: {light}; nothing enrolled")
             # each picture calibrates from its own markers, or from the corners given (a table without
             # markers could not enroll at all: "saw 0 of the 4 corner markers")
             reader.calibration = None

@@ -203,3 +203,26 @@ def test_markers_lost_to_focus_or_framing_say_so(dorothys) -> None:
         raise AssertionError("markers found in a picture this blurred")
     assert said.startswith("只看到 0 个台角标记") and "对焦" in said and "画面中" in said
     assert "focus" in said and "in view" in said
+
+
+def test_a_dark_or_glaring_picture_is_told_as_such(tmp_path: Path, dorothys) -> None:
+    """A frame taken with the lights low: `read` said "no tiles found", `corners` "no felt found whole"
+    and `enroll` "saw 0 tiles on the felt", each sending the technician after the wrong thing, while
+    the service itself reads nothing in such light (光线太暗). Each now says what the display would."""
+    from tablesim.scenes.render import enrollment_layout
+    from vision.kinds import FACE_KINDS
+
+    scene = render_scene(dorothys, seed=5, opts=SceneOptions())
+    dark = tmp_path / "dark.jpg"
+    cv2.imwrite(str(dark), (scene.image * 0.08).astype(np.uint8))
+    for args in (("read", str(dark)), ("corners", str(dark))):
+        out = tablectl("vision", *args)
+        assert out.returncode == 1 and "光线太暗" in out.stderr and "light the table" in out.stderr, out.stderr
+    laid = render_scene(dorothys, seed=21, opts=SceneOptions(), tiles=enrollment_layout(FACE_KINDS)).image
+    cv2.imwrite(str(dark), (laid * 0.08).astype(np.uint8))
+    enroll = tablectl("vision", "enroll", str(dark), "--out", str(tmp_path / "t.npz"))
+    assert enroll.returncode == 1 and "光线太暗" in enroll.stderr and not (tmp_path / "t.npz").exists()
+    glare = tmp_path / "glare.jpg"
+    cv2.imwrite(str(glare), np.clip(scene.image.astype(np.int16) + 160, 0, 255).astype(np.uint8))
+    out = tablectl("vision", "read", str(glare))
+    assert out.returncode == 1 and "反光太强" in out.stderr, out.stderr
