@@ -14,6 +14,7 @@ training, nothing leaves the table.
 from __future__ import annotations
 
 import os
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -252,7 +253,9 @@ class Enrollment:
                                 if same and "template_sources" in data.files else None)
             return cls(data["embeddings"], [str(k) for k in data["kinds"]], templates, template_kinds, sources,
                        template_sources)
-        except (OSError, KeyError, ValueError) as exc:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            # a damaged or empty file (a card's bad sector, a copy cut short) raised BadZipFile or
+            # EOFError: a traceback from `tablectl vision`, and the service's camera stopped for it
             raise EnrollmentError(f"enrollment file {path} is unreadable: {exc}") from exc
 
 

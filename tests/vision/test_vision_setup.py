@@ -226,3 +226,27 @@ def test_a_dark_or_glaring_picture_is_told_as_such(tmp_path: Path, dorothys) -> 
     cv2.imwrite(str(glare), np.clip(scene.image.astype(np.int16) + 160, 0, 255).astype(np.uint8))
     out = tablectl("vision", "read", str(glare))
     assert out.returncode == 1 and "反光太强" in out.stderr, out.stderr
+
+
+def test_a_damaged_enrollment_file_is_an_error_not_a_traceback_nor_a_dead_camera(tmp_path: Path) -> None:
+    """An enrollment file cut short or damaged raised zipfile's BadZipFile (or EOFError when empty):
+    a traceback from `vision read --enrollment` and `vision enroll --out`, and in the service a
+    damaged camera-learned.npz stopped the camera for the day (识牌模型不可用), where the docs say
+    learning starts afresh. Now it is EnrollmentError: named, and the camera goes on."""
+    from table_controller.camera import vision_loop_factory
+
+    damaged, empty = tmp_path / "damaged.npz", tmp_path / "empty.npz"
+    damaged.write_bytes(b"PK\x03\x04 cut short")
+    empty.write_bytes(b"")
+    picture = tmp_path / "tile.png"
+    cv2.imwrite(str(picture), np.full((300, 240, 3), 120, np.uint8))
+    for bad in (damaged, empty):
+        out = tablectl("vision", "read", str(picture), "--enrollment", str(bad))
+        assert out.returncode == 1 and "is unreadable" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    out = tablectl("vision", "enroll", str(picture), "--out", str(damaged))
+    assert out.returncode == 1 and "is unreadable" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    loop = vision_loop_factory("http://127.0.0.1:9/none", None, None, None, learned_file=damaged)()
+    try:
+        assert loop.reader.enrollment is None  # learning starts afresh
+    finally:
+        loop.camera.close()
