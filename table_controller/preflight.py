@@ -223,11 +223,37 @@ def _no_picture_hint(source: str) -> str:
     return "no such file, or a format OpenCV cannot read"
 
 
+def _camera_files(config: TableConfig) -> str:
+    """Why `[camera] enrollment` or `model` will not load, or "": the service then has no reader at all
+    and the camera reads nothing all match (识牌模型不可用), while the check said ready. Relative
+    paths are the config file's, as the service takes them."""
+    from vision.enroll import Enrollment, EnrollmentError
+    from vision.model import ModelError, TileClassifier
+
+    cam = config.camera
+    base = Path(config.source).parent if config.source != "<defaults>" else Path.cwd()
+    if cam.model:
+        try:
+            TileClassifier(base / cam.model)
+        except (ModelError, OSError, ValueError) as exc:
+            return f"[camera] model = {cam.model!r}: {exc} (识牌模型无法加载)"
+    if cam.enrollment:
+        try:
+            Enrollment.load(base / cam.enrollment)
+        except EnrollmentError as exc:
+            return (f"[camera] enrollment = {cam.enrollment!r}: {exc}; the camera would read nothing "
+                    "(本桌牌样文件无法读取)")
+    return ""
+
+
 def check_camera(config: TableConfig) -> Finding | None:
     source = config.camera.source
     if not source:
         return None
     what = "摄像头 / camera"
+    unloadable = _camera_files(config)
+    if unloadable:
+        return Finding(what, "fail", unloadable)
     from vision.camera import open_capture
     from vision.health import CameraHealth
 

@@ -250,3 +250,26 @@ def test_a_damaged_enrollment_file_is_an_error_not_a_traceback_nor_a_dead_camera
         assert loop.reader.enrollment is None  # learning starts afresh
     finally:
         loop.camera.close()
+
+
+def test_the_check_before_the_match_fails_an_enrollment_the_service_cannot_load(tmp_path: Path, dorothys) -> None:
+    """`[camera] enrollment` misspelt or the file damaged: `tablectl check` said 可以开赛 / ready, and the
+    service then had no reader at all (识牌模型不可用): the camera read nothing all match. The check
+    now fails it, taking the path beside the config file as the service does; a good one passes."""
+    from table_controller.config import load_config
+    from table_controller.preflight import check_camera
+    from tablesim.scenes.camera import VirtualCamera, scene_source
+    from vision.enroll import Enrollment
+
+    Enrollment().save(tmp_path / "table.npz")
+    (tmp_path / "damaged.npz").write_bytes(b"PK\x03\x04 not an npz")
+    with VirtualCamera(scene_source(list(dorothys), seed=5, opts=SceneOptions()), fps=20) as cam:
+        def finding(enrollment: str):  # type: ignore[no-untyped-def]
+            path = tmp_path / "table.toml"
+            path.write_text(f'[camera]\nsource = "{cam.url}"\nenrollment = "{enrollment}"\n', encoding="utf-8")
+            return check_camera(load_config(path))
+
+        assert finding("table.npz").level == "ok"
+        for wrong, said in (("tabel.npz", "not found"), ("damaged.npz", "unreadable")):
+            found = finding(wrong)
+            assert found.level == "fail" and said in found.detail and "牌样" in found.detail, found
