@@ -286,7 +286,28 @@ def check_camera(config: TableConfig) -> Finding | None:
         moved = _camera_moved(frame, cam.corners, cam.corners_size)
         if moved is not None:
             return Finding(what, moved[0], f"{source}: {moved[1]}")
+    else:
+        unlocated = _markers_missing(frame)
+        if unlocated is not None:
+            return Finding(what, unlocated[0], f"{source}: {w}×{h}, {unlocated[1]}")
     return Finding(what, "ok", f"{source}: {w}×{h}, picture fine")
+
+
+def _markers_missing(frame: Any) -> tuple[str, str] | None:
+    """(level, detail) when a table calibrated from its markers (no `[camera] corners`) shows too few
+    of them: none is a table the service cannot locate at all (it reads nothing all match, while the
+    check said "picture fine"); one or two, corners covered or out of view now. None when 3+ are seen."""
+    from vision.calibrate import find_markers
+
+    seen = sorted(find_markers(frame))
+    if len(seen) >= 3:
+        return None
+    if not seen:
+        return "fail", ("no corner marker in view and no [camera] corners: the camera cannot locate the table; a table "
+                        "without markers stores its corners (`tablectl vision grab`, then `tablectl vision corners`), "
+                        "else check the camera's focus and framing (看不到台角标记，也未设置台面四角：无法识牌)")
+    return "warn", (f"only {len(seen)} of the 4 corner markers in view (ids {seen}); 3 are needed: clear the felt's "
+                    "corners, check the focus and that all four are in view (台角标记不足 3 个)")
 
 
 def _camera_moved(frame: Any, corners: Any, size: tuple[int, int] | None) -> tuple[str, str] | None:

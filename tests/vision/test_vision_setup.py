@@ -273,3 +273,31 @@ def test_the_check_before_the_match_fails_an_enrollment_the_service_cannot_load(
         for wrong, said in (("tabel.npz", "not found"), ("damaged.npz", "unreadable")):
             found = finding(wrong)
             assert found.level == "fail" and said in found.detail and "牌样" in found.detail, found
+
+
+def test_the_check_before_the_match_fails_a_camera_that_cannot_locate_the_table(tmp_path: Path, dorothys) -> None:
+    """No `[camera] corners` and no corner marker in view (a table without markers whose corners were
+    never stored, or a tile box over them): `tablectl check` said "picture fine", ready, and the
+    service read nothing all match. It fails now; one or two markers seen warn; four pass."""
+    from table_controller.config import load_config
+    from table_controller.preflight import check_camera
+    from tablesim.scenes.camera import VirtualCamera
+
+    plain = render_scene(dorothys, seed=5, opts=SceneOptions(markers=False)).image
+    marked = render_scene(dorothys, seed=5, opts=SceneOptions()).image
+    half = marked.copy()
+    half[:, :330] = (40, 40, 150)  # a tile box along the left side: two markers left
+    shown = [plain]
+    with VirtualCamera(lambda: shown[0], fps=20) as cam:
+        path = tmp_path / "table.toml"
+        path.write_text(f'[camera]\nsource = "{cam.url}"\n', encoding="utf-8")
+
+        def finding(frame):  # type: ignore[no-untyped-def]
+            shown[0] = frame
+            return check_camera(load_config(path))
+
+        none = finding(plain)
+        assert none.level == "fail" and "no corner marker" in none.detail and "vision corners" in none.detail, none
+        two = finding(half)
+        assert two.level == "warn" and "only 2 of the 4" in two.detail, two
+        assert finding(marked).level == "ok"
