@@ -9,7 +9,8 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("vision", help="camera tile reader: read, eval, enroll, train, render",
+    p = subparsers.add_parser("vision",
+                              help="camera tile reader: grab, corners, enroll, read, eval, train, render, camera",
                               description="The camera tile reader (识牌): reads face-up tiles from camera frames.")
     sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
 
@@ -44,8 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     n.add_argument("--laid-in-order", action="store_true",
                    help="the tiles lie in the order given even where the network reads some as other kinds "
                         "(art it reads wrongly); without it such a frame is refused")
-    n.add_argument("--corners", help="felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, for "
-                                     "tables without markers (as [camera] corners; `tablectl vision corners` finds them)")
+    n.add_argument("--corners", help="felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, "
+                                     "for tables without markers (as [camera] corners; `tablectl vision corners` "
+                                     "finds them)")
     n.set_defaults(func=run_enroll)
 
     t = sub.add_parser("train", help="train the classifier on synthetic crops and export ONNX (needs the train extra)")
@@ -353,28 +355,45 @@ def run_enroll(args: argparse.Namespace) -> int:
         corners = _corners(args.corners) if args.corners else None
         enrollment = Enrollment.load(args.out) if args.out.exists() else Enrollment()
         reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)
-        for path in args.images:
-            img = _imread(path)
-            light = _light_problem(img)
-            if light:
-                return _fail(f"{path}: {light}; nothing enrolled")
-            # each picture calibrates from its own markers, or from the corners given (a table without
-            # markers could not enroll at all: "saw 0 of the 4 corner markers")
-            reader.calibration = None
-            if corners is not None:
-                problem = _corners_problem(corners, (img.shape[1], img.shape[0]))
-                if problem:
-                    return _fail(f"{path}: {problem}")
-                reader.calibration = Calibration.from_corners(corners)
-            reader.enroll(img, kinds, check=not args.laid_in_order)
-            print(f"{path}: {len(kinds)} tiles enrolled")
-        assert reader.enrollment is not None
-        reader.enrollment.save(args.out)
-    except CalibrationError as exc:
-        return _fail(f"{exc}\n无标记的牌桌请用 --corners 给出台面四角（`tablectl vision corners FRAME` 可找出）/ a table "
-                     "without markers: give the felt's corners with --corners (`tablectl vision corners FRAME` finds them)")
-    except (ValueError, ModelError, EnrollmentError, ReadError) as exc:
+    except (ValueError, ModelError, EnrollmentError) as exc:
         return _fail(str(exc))
+    done: list[str] = []
+
+    def refused(path: Path, why: object) -> int:
+        """A frame that will not do: named, and nothing written (the frames before it said "enrolled"
+        and were lost without a word when a later one failed)."""
+        before = (f"; {', '.join(done)} not kept either: enroll again with the frames that pass" if done else "")
+        return _fail(f"{path}: {why}\nnothing written to {args.out}{before} (未写入)")
+
+    for path in args.images:
+        try:
+            img = _imread(path)
+        except ValueError as exc:
+            return refused(path, str(exc).removeprefix(f"{path}: "))
+        light = _light_problem(img)
+        if light:
+            return refused(path, light)
+        # each picture calibrates from its own markers, or from the corners given (a table without
+        # markers could not enroll at all: "saw 0 of the 4 corner markers")
+        reader.calibration = None
+        if corners is not None:
+            problem = _corners_problem(corners, (img.shape[1], img.shape[0]))
+            if problem:
+                return refused(path, problem)
+            reader.calibration = Calibration.from_corners(corners)
+        try:
+            reader.enroll(img, kinds, check=not args.laid_in_order)
+        except CalibrationError as exc:
+            return refused(path, f"{exc}\n无标记的牌桌请用 --corners 给出台面四角（`tablectl vision corners FRAME` 可找出）"
+                                 "/ a table without markers: give the felt's corners with --corners (`tablectl vision "
+                                 "corners FRAME` finds them)")
+        except (ValueError, EnrollmentError, ReadError) as exc:
+            return refused(path, exc)
+        done.append(str(path))
+        print(f"{path}: {len(kinds)} tiles enrolled")
+    assert reader.enrollment is not None
+    try:
+        reader.enrollment.save(args.out)
     except OSError as exc:  # --out where nothing can be written (was a traceback after the work was done)
         return _fail(f"{args.out}: cannot write the enrollment file: {exc.strerror or exc}")
     print(f"wrote {args.out}: {len(reader.enrollment)} examples of {len(reader.enrollment.kinds_covered())} kinds")

@@ -84,7 +84,8 @@ def test_enroll_refuses_a_layout_the_network_contradicts_and_keeps_the_file(tmp_
 
     def laid(kinds: list[str], name: str) -> str:
         path = tmp_path / name
-        cv2.imwrite(str(path), render_scene(dorothys, seed=21, opts=SceneOptions(), tiles=enrollment_layout(kinds)).image)
+        scene = render_scene(dorothys, seed=21, opts=SceneOptions(), tiles=enrollment_layout(kinds))
+        cv2.imwrite(str(path), scene.image)
         return str(path)
 
     out = tmp_path / "table.npz"
@@ -95,7 +96,7 @@ def test_enroll_refuses_a_layout_the_network_contradicts_and_keeps_the_file(tmp_
     twice[1] = "1m"  # 一万 twice, no 二万
     refused = tablectl("vision", "enroll", laid(twice, "twice.jpg"), "--out", str(out))
     assert refused.returncode == 1, refused.stdout
-    assert refused.stderr.startswith("tablectl vision: 摆放与识别不符：第 2 张应为二万（2m），看来是一万"), refused.stderr
+    assert f"twice.jpg: 摆放与识别不符：第 2 张应为二万（2m），看来是一万" in refused.stderr, refused.stderr
     assert "第 1 张已是一万" in refused.stderr and out.read_bytes() == before
     face_down = list(FACE_KINDS)
     face_down[12] = "back"  # 四筒 laid face down
@@ -301,3 +302,22 @@ def test_the_check_before_the_match_fails_a_camera_that_cannot_locate_the_table(
         two = finding(half)
         assert two.level == "warn" and "only 2 of the 4" in two.detail, two
         assert finding(marked).level == "ok"
+
+
+def test_enroll_names_the_frame_that_failed_and_says_nothing_was_written(tmp_path: Path, dorothys) -> None:
+    """`enroll a.jpg b.jpg`: a.jpg printed "42 tiles enrolled", then b.jpg (a tile knocked off the
+    row) failed with "saw 41 tiles…", naming no frame, and a.jpg's work was gone without a word.
+    The refusal now names b.jpg and says that nothing was written, a.jpg included."""
+    from tablesim.scenes.render import enrollment_layout
+    from vision.kinds import FACE_KINDS
+
+    first, second = tmp_path / "a.jpg", tmp_path / "b.jpg"
+    cv2.imwrite(str(first), render_scene(dorothys, seed=21, opts=SceneOptions(),
+                                         tiles=enrollment_layout(FACE_KINDS)).image)
+    cv2.imwrite(str(second), render_scene(dorothys, seed=22, opts=SceneOptions(),
+                                          tiles=enrollment_layout(FACE_KINDS)[:41]).image)
+    out = tmp_path / "table.npz"
+    run = tablectl("vision", "enroll", str(first), str(second), "--out", str(out))
+    assert run.returncode == 1 and f"{first}: 42 tiles enrolled" in run.stdout
+    assert f"{second}: saw 41 tiles" in run.stderr, run.stderr
+    assert f"nothing written to {out}; {first} not kept either" in run.stderr and not out.exists()
