@@ -290,7 +290,23 @@ def check_camera(config: TableConfig) -> Finding | None:
         unlocated = _markers_missing(frame)
         if unlocated is not None:
             return Finding(what, unlocated[0], f"{source}: {w}×{h}, {unlocated[1]}")
+    coarse = _too_coarse(frame, cam.corners, cam.corners_size)
+    if coarse:
+        return Finding(what, "warn", f"{source}: {w}×{h}, {coarse}")
     return Finding(what, "ok", f"{source}: {w}×{h}, picture fine")
+
+
+def _too_coarse(frame: Any, corners: Any, size: tuple[int, int] | None) -> str:
+    """Why the felt is seen too coarsely to read well (a camera left in a low-resolution mode, too far
+    or too slanted), or "": the check said "picture fine" and most tiles then went to the referee."""
+    from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
+
+    try:
+        calibration = (Calibration.from_corners(corners, size).for_frame(frame) if corners
+                       else calibrate_aruco(frame))
+    except CalibrationError:
+        return ""  # said above, or nothing to measure
+    return calibration.resolution_problem()
 
 
 def _markers_missing(frame: Any) -> tuple[str, str] | None:

@@ -250,6 +250,9 @@ def run_corners(args: argparse.Namespace) -> int:
         return _fail(f"{args.image}: no felt found whole in the picture (all four edges must be in view, the felt "
                      "a colour the rim is not); pick the corners by hand (台面四边须全在画面中)")
     h, w = img.shape[:2]
+    coarse = found.resolution_problem()
+    if coarse:  # the corners are right, the camera is not: say so beside them
+        print(f"tablectl vision: {args.image}: {coarse}", file=sys.stderr)
     if args.json:
         print(json.dumps({"corners": found.corners(), "corners_size": [w, h]}))
     else:
@@ -484,6 +487,17 @@ def run_grab(args: argparse.Namespace) -> int:
           + ("" if len(seen) >= 3 else
              ": 标记不足 3 个时请清空四角、检查对焦；无标记的牌桌用 `tablectl vision corners` 找台面四角 / fewer than 3: "
              "clear the corners, check the focus; a table without markers: `tablectl vision corners` finds the felt"))
+    if len(seen) >= 3:
+        from vision.calibrate import CalibrationError, calibrate_aruco
+
+        try:
+            calibration = calibrate_aruco(frame)
+        except CalibrationError:
+            calibration = None
+        if calibration is not None:
+            least, most = calibration.px_per_mm()
+            print(f"台面清晰度 / felt resolution: {least:.2f}-{most:.2f} px/mm"
+                  + (f": {calibration.resolution_problem()}" if calibration.resolution_problem() else ""))
     return 0 if health["ok"] else 1
 
 

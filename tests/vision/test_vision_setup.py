@@ -321,3 +321,32 @@ def test_enroll_names_the_frame_that_failed_and_says_nothing_was_written(tmp_pat
     assert run.returncode == 1 and f"{first}: 42 tiles enrolled" in run.stdout
     assert f"{second}: saw 41 tiles" in run.stderr, run.stderr
     assert f"nothing written to {out}; {first} not kept either" in run.stderr and not out.exists()
+
+
+def test_a_camera_that_sees_the_felt_too_coarsely_is_told(tmp_path: Path, dorothys) -> None:
+    """A camera left at 640×480 sees the felt at ~0.5 px/mm, under what the reader is made for: it read
+    71-75 of 80 tiles right and accepted only 17-30 (the referee asked about the rest) while
+    `tablectl check` said "picture fine" and nothing else said a word. `check` warns now, `grab`
+    prints the felt's resolution and the warning, `corners` the warning beside the corners."""
+    from table_controller.config import load_config
+    from table_controller.preflight import check_camera
+    from tablesim.scenes.camera import VirtualCamera
+
+    small = render_scene(dorothys, seed=4, opts=SceneOptions(size=(640, 480))).image
+    large = render_scene(dorothys, seed=4, opts=SceneOptions()).image
+    shown = [small]
+    with VirtualCamera(lambda: shown[0], fps=20) as cam:
+        path = tmp_path / "table.toml"
+        path.write_text(f'[camera]\nsource = "{cam.url}"\n', encoding="utf-8")
+        coarse = check_camera(load_config(path))
+        assert coarse.level == "warn" and "px/mm" in coarse.detail and "higher resolution" in coarse.detail, coarse
+        grabbed = tablectl("vision", "grab", cam.url, str(tmp_path / "small.jpg"))
+        assert grabbed.returncode == 0 and "台面清晰度不足" in grabbed.stdout, grabbed.stdout
+        shown[0] = large
+        assert check_camera(load_config(path)).level == "ok"
+        grabbed = tablectl("vision", "grab", cam.url, str(tmp_path / "large.jpg"))
+    assert "felt resolution: " in grabbed.stdout and "不足" not in grabbed.stdout, grabbed.stdout
+    bare = tmp_path / "bare.jpg"
+    cv2.imwrite(str(bare), render_scene(dorothys, seed=4, opts=SceneOptions(size=(640, 480), markers=False)).image)
+    corners = tablectl("vision", "corners", str(bare))
+    assert corners.returncode == 0 and "corners = " in corners.stdout and "px/mm" in corners.stderr, corners
