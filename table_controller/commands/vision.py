@@ -90,7 +90,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--style", default="kmahjongg-default", help="tile art, e.g. xmahjongg-dorothys")
     c.add_argument("--port", type=int, default=8081)
     c.add_argument("--host", default="127.0.0.1")
-    c.add_argument("--seed", type=int, default=0, help="which table (layout, camera pose, light)")
+    c.add_argument("--seed", type=int, default=4,
+                   help="which table (layout, camera pose, light); the default's felt `vision corners` finds")
     c.add_argument("--layout", choices=("play", "enroll"), default="play",
                    help="play: a table in play; enroll: one tile of each of the 42 kinds laid out for `vision enroll`")
     c.add_argument("--no-markers", action="store_true", help="a felt without corner markers (store its corners)")
@@ -505,7 +506,7 @@ def run_camera(args: argparse.Namespace) -> int:
     import time
 
     from tablesim.scenes.camera import VirtualCamera, scene_source
-    from tablesim.scenes.render import SceneOptions, enrollment_layout
+    from tablesim.scenes.render import SceneOptions, enrollment_layout, play_layout
     from vision.kinds import FACE_KINDS
     from vision.tileart import TileArtError, load_style
 
@@ -513,11 +514,13 @@ def run_camera(args: argparse.Namespace) -> int:
         faces = list(load_style(args.style))
     except TileArtError as exc:
         return _fail(str(exc))
-    tiles = enrollment_layout(FACE_KINDS) if args.layout == "enroll" else None
-    if tiles is not None and not set(FACE_KINDS) <= {f.kind for f in faces}:
+    opts = SceneOptions(markers=not args.no_markers)
+    if args.layout == "enroll" and not set(FACE_KINDS) <= {f.kind for f in faces}:
         missing = sorted(set(FACE_KINDS) - {f.kind for f in faces})
         return _fail(f"{args.style} has no {', '.join(missing)}: another --style to lay all 42 kinds out")
-    source = scene_source(faces, args.seed, SceneOptions(markers=not args.no_markers), tiles=tiles)
+    # either layout on one felt under one camera (`pose_seed`): the corners found on the one fit the other
+    tiles = enrollment_layout(FACE_KINDS) if args.layout == "enroll" else play_layout(faces, args.seed, opts)
+    source = scene_source(faces, args.seed, opts, tiles=tiles, pose_seed=args.seed)
     try:
         cam = VirtualCamera(source, host=args.host, port=args.port).start()
     except OSError as exc:  # was a traceback from socketserver

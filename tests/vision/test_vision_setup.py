@@ -350,3 +350,37 @@ def test_a_camera_that_sees_the_felt_too_coarsely_is_told(tmp_path: Path, doroth
     cv2.imwrite(str(bare), render_scene(dorothys, seed=4, opts=SceneOptions(size=(640, 480), markers=False)).image)
     corners = tablectl("vision", "corners", str(bare))
     assert corners.returncode == 0 and "corners = " in corners.stdout and "px/mm" in corners.stderr, corners
+
+
+def test_the_virtual_camera_shows_both_layouts_on_one_table_under_one_camera(tmp_path: Path) -> None:
+    """`vision camera --layout enroll` and `--layout play` of one seed were two tables under two camera
+    poses (the layout drew from the seed the pose and the felt came from): corners found on the
+    enrollment frame lay 56 mm off the table in play, and `tablectl check` said the camera had moved.
+    Both are now one felt under one camera: the corners agree and the check passes."""
+    from table_controller.config import load_config
+    from table_controller.preflight import check_camera
+
+    found = []
+    for layout in ("enroll", "play"):
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}/stream.mjpg"
+        camera = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "vision", "camera", "--style",
+                                   "xmahjongg-dorothys", "--port", str(port), "--layout", layout, "--no-markers",
+                                   "--seed", "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert camera.stdout is not None and camera.stdout.readline().startswith("virtual camera at")
+            frame = tmp_path / f"{layout}.jpg"
+            assert tablectl("vision", "grab", url, str(frame)).returncode == 0
+            corners = tablectl("vision", "corners", str(frame), "--json")
+            assert corners.returncode == 0, corners.stderr
+            found.append(json.loads(corners.stdout))
+            if layout == "play":  # the corners stored from the enrollment frame, checked on the table in play
+                path = tmp_path / "table.toml"
+                path.write_text(f'[camera]\nsource = "{url}"\ncorners = {found[0]["corners"]}\n'
+                                f'corners_size = {found[0]["corners_size"]}\n', encoding="utf-8")
+                checked = check_camera(load_config(path))
+                assert checked.level == "ok", checked
+        finally:
+            camera.terminate()
+            camera.wait(timeout=10)
+    assert np.abs(np.array(found[0]["corners"]) - np.array(found[1]["corners"])).max() < 3
