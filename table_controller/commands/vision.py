@@ -355,6 +355,10 @@ def run_enroll(args: argparse.Namespace) -> int:
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:  # else told only as a count of tiles that does not match ("2 kinds were to be laid out")
         return _fail(f"--kinds: {', '.join(unknown)}: not tile codes (1m..9m 1p..9p 1s..9s 1z..7z 1f..8f back)")
+    # the file is saved as .npz whatever --out says (numpy's way): `--out table` wrote table.npz, said
+    # "wrote table", and a second run did not see it, so it started afresh and overwrote it
+    if args.out.suffix != ".npz":
+        args.out = args.out.with_name(args.out.name + ".npz")
     try:
         corners = _corners(args.corners) if args.corners else None
         enrollment = Enrollment.load(args.out) if args.out.exists() else Enrollment()
