@@ -213,7 +213,7 @@ def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
     return Finding(what, "warn", f"{found}; {hint}") if hint else Finding(what, "ok", found)
 
 
-def _no_picture_hint(source: str) -> str:
+def no_picture_hint(source: str) -> str:
     """What to look at when `source` gives no picture: a camera on the network is not a matter of
     device permissions, a local one is (a hint naming group video for an IP camera sent people the wrong way)."""
     if "://" in source:
@@ -263,7 +263,7 @@ def check_camera(config: TableConfig) -> Finding | None:
     finally:
         cap.release()
     if not ok:
-        return Finding(what, "fail", f"{source}: no picture ({_no_picture_hint(source)})")
+        return Finding(what, "fail", f"{source}: no picture ({no_picture_hint(source)})")
     status = CameraHealth().check(frame).to_json()
     if not status["ok"]:
         return Finding(what, "warn", f"{source}: {status['message']} / {status['message_en']}")

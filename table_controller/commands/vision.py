@@ -458,10 +458,10 @@ def run_grab(args: argparse.Namespace) -> int:
     """A frame from the camera, written, with what the reader will make of the picture."""
     import cv2
 
-    from table_controller.preflight import _no_picture_hint
+    from table_controller.preflight import no_picture_hint
     from vision.calibrate import find_markers
-    from vision.geometry import MARKER_IDS
     from vision.camera import open_capture
+    from vision.geometry import MARKER_IDS
     from vision.health import CameraHealth
 
     if args.out.suffix.lower() not in (".jpg", ".jpeg", ".png"):
@@ -477,7 +477,7 @@ def run_grab(args: argparse.Namespace) -> int:
     finally:
         cap.release()
     if frame is None:
-        return _fail(f"{args.source}: 没有画面 / no picture ({_no_picture_hint(args.source)})")
+        return _fail(f"{args.source}: 没有画面 / no picture ({no_picture_hint(args.source)})")
     try:
         if not cv2.imwrite(str(args.out), frame):
             raise OSError("OpenCV could not write it")
