@@ -229,9 +229,10 @@ class TileReader:
             if problems:
                 raise EnrollmentError(
                     "摆放与识别不符：" + "；".join(problems[:6]) + ("……" if len(problems) > 6 else "") +
-                    f"。请每种一张、正面朝上，按 {' '.join(kinds[:3])} … 的顺序摆好后重拍 / {len(problems)} laid-out "
-                    "tile(s) read as another kind with confidence: one kind laid twice (another missing), a tile face "
-                    "down, or out of order; lay them again and capture a new frame (or --laid-in-order if they are)")
+                    f"。请每种一张、正面朝上，按 {' '.join(kinds[:3])} … 的顺序摆好后重拍；多数不符时请查摄像头方向（东家一侧应在画面"
+                    f"下方）/ {len(problems)} laid-out tile(s) read as another kind with confidence: one kind laid "
+                    "twice (another missing), a tile face down, or out of order; lay them again and capture a new "
+                    "frame (or --laid-in-order if they are). Most of them: is E's side at the bottom of the picture?")
         rng = np.random.default_rng(seed)
         crops, labels, templated = [], [], []
         for kind, i in zip(kinds, reading_order(centres)):

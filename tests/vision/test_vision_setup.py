@@ -401,3 +401,21 @@ def test_enroll_out_without_npz_names_the_file_written_and_extends_it(tmp_path: 
     again = tablectl("vision", "enroll", str(frame), "--out", str(tmp_path / "table"))
     assert again.returncode == 0 and f"wrote {tmp_path / 'table.npz'}: 1008 examples" in again.stdout, again
     assert not (tmp_path / "table").exists()
+
+
+def test_a_camera_mounted_the_wrong_way_round_is_caught_at_enrollment(tmp_path: Path, dorothys) -> None:
+    """A table without markers whose camera is mounted with E's side at the top: `vision corners` takes
+    W's side at the top, so the tiles read in reverse and upside down. Enrolled before without a word
+    (1m's examples were 8f's …); now refused, most tiles named, with the camera's orientation to check."""
+    from tablesim.scenes.render import enrollment_layout
+    from vision.kinds import FACE_KINDS
+
+    laid = render_scene(dorothys, seed=21, opts=SceneOptions(markers=False), tiles=enrollment_layout(FACE_KINDS))
+    frame = tmp_path / "turned.jpg"
+    cv2.imwrite(str(frame), cv2.rotate(laid.image, cv2.ROTATE_180))
+    found = tablectl("vision", "corners", str(frame), "--json")
+    assert found.returncode == 0, found.stderr
+    corners = json.dumps(json.loads(found.stdout)["corners"])
+    out = tablectl("vision", "enroll", str(frame), "--out", str(tmp_path / "t.npz"), "--corners", corners)
+    assert out.returncode == 1 and "第 1 张应为一万（1m）" in out.stderr and "画面下方" in out.stderr, out.stderr
+    assert not (tmp_path / "t.npz").exists()
