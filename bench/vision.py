@@ -230,7 +230,7 @@ def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None,
     for k in range(2):
         frame = render_scene(faces, ENROLL_SEED + k, opts, tiles=enrollment_layout(FACE_KINDS)).image
         enrolled.calibration = None
-        enrolled.enroll(frame, list(FACE_KINDS))
+        enrolled.enroll(frame, list(FACE_KINDS), check=False)  # laid right by construction: the reader alone
     pairs_e, times_e = read_scenes(enrolled, scenes)
     after = score(pairs_e)
     # learning from the referee: the referee rules on every tile the reader was unsure of in

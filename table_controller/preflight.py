@@ -300,7 +300,7 @@ def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
     return Finding(what, "warn", f"{found}; {hint}") if hint else Finding(what, "ok", found)
 
 
-def _no_picture_hint(source: str) -> str:
+def no_picture_hint(source: str) -> str:
     """What to look at when `source` gives no picture: a camera on the network is not a matter of
     device permissions, a local one is (a hint naming group video for an IP camera sent people the wrong way)."""
     if "://" in source:
@@ -310,11 +310,37 @@ def _no_picture_hint(source: str) -> str:
     return "no such file, or a format OpenCV cannot read"
 
 
+def _camera_files(config: TableConfig) -> str:
+    """Why `[camera] enrollment` or `model` will not load, or "": the service then has no reader at all
+    and the camera reads nothing all match (识牌模型不可用), while the check said ready. Relative
+    paths are the config file's, as the service takes them."""
+    from vision.enroll import Enrollment, EnrollmentError
+    from vision.model import ModelError, TileClassifier
+
+    cam = config.camera
+    base = Path(config.source).parent if config.source != "<defaults>" else Path.cwd()
+    if cam.model:
+        try:
+            TileClassifier(base / cam.model)
+        except (ModelError, OSError, ValueError) as exc:
+            return f"[camera] model = {cam.model!r}: {exc} (识牌模型无法加载)"
+    if cam.enrollment:
+        try:
+            Enrollment.load(base / cam.enrollment)
+        except EnrollmentError as exc:
+            return (f"[camera] enrollment = {cam.enrollment!r}: {exc}; the camera would read nothing "
+                    "(本桌牌样文件无法读取)")
+    return ""
+
+
 def check_camera(config: TableConfig) -> Finding | None:
     source = config.camera.source
     if not source:
         return None
     what = "摄像头 / camera"
+    unloadable = _camera_files(config)
+    if unloadable:
+        return Finding(what, "fail", unloadable)
     from vision.camera import open_capture
     from vision.health import CameraHealth
 
@@ -324,7 +350,7 @@ def check_camera(config: TableConfig) -> Finding | None:
     finally:
         cap.release()
     if not ok:
-        return Finding(what, "fail", f"{source}: no picture ({_no_picture_hint(source)})")
+        return Finding(what, "fail", f"{source}: no picture ({no_picture_hint(source)})")
     status = CameraHealth().check(frame).to_json()
     if not status["ok"]:
         return Finding(what, "warn", f"{source}: {status['message']} / {status['message_en']}")
@@ -347,7 +373,44 @@ def check_camera(config: TableConfig) -> Finding | None:
         moved = _camera_moved(frame, cam.corners, cam.corners_size)
         if moved is not None:
             return Finding(what, moved[0], f"{source}: {moved[1]}")
+    else:
+        unlocated = _markers_missing(frame)
+        if unlocated is not None:
+            return Finding(what, unlocated[0], f"{source}: {w}×{h}, {unlocated[1]}")
+    coarse = _too_coarse(frame, cam.corners, cam.corners_size)
+    if coarse:
+        return Finding(what, "warn", f"{source}: {w}×{h}, {coarse}")
     return Finding(what, "ok", f"{source}: {w}×{h}, picture fine")
+
+
+def _too_coarse(frame: Any, corners: Any, size: tuple[int, int] | None) -> str:
+    """Why the felt is seen too coarsely to read well (a camera left in a low-resolution mode, too far
+    or too slanted), or "": the check said "picture fine" and most tiles then went to the referee."""
+    from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
+
+    try:
+        calibration = (Calibration.from_corners(corners, size).for_frame(frame) if corners
+                       else calibrate_aruco(frame))
+    except CalibrationError:
+        return ""  # said above, or nothing to measure
+    return calibration.resolution_problem()
+
+
+def _markers_missing(frame: Any) -> tuple[str, str] | None:
+    """(level, detail) when a table calibrated from its markers (no `[camera] corners`) shows too few
+    of them: none is a table the service cannot locate at all (it reads nothing all match, while the
+    check said "picture fine"); one or two, corners covered or out of view now. None when 3+ are seen."""
+    from vision.calibrate import find_markers
+
+    seen = sorted(find_markers(frame))
+    if len(seen) >= 3:
+        return None
+    if not seen:
+        return "fail", ("no corner marker in view and no [camera] corners: the camera cannot locate the table; a table "
+                        "without markers stores its corners (`tablectl vision grab`, then `tablectl vision corners`), "
+                        "else check the camera's focus and framing (看不到台角标记，也未设置台面四角：无法识牌)")
+    return "warn", (f"only {len(seen)} of the 4 corner markers in view (ids {seen}); 3 are needed: clear the felt's "
+                    "corners, check the focus and that all four are in view (台角标记不足 3 个)")
 
 
 def _camera_moved(frame: Any, corners: Any, size: tuple[int, int] | None) -> tuple[str, str] | None:

@@ -21,6 +21,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # every fault says what to do meanwhile (dark and glare did not: only unplugged and frozen did)
     "dark": ("光线太暗，无法识牌，请手动录入", "too dark to read tiles: enter tiles by hand"),
     "glare": ("反光太强，无法识牌，请手动录入", "glare on the table: tiles unreadable, enter them by hand"),
+    # the picture is fine but the felt cannot be located in it (markers covered or out of view, the
+    # camera moved or at another resolution: the problem says which); was shown as "摄像头正常" in green
+    "not_reading": ("摄像头未能定位台面，暂不识牌，请手动录入", "camera cannot locate the table: no tiles read, "
+                                                          "enter them by hand"),
 }
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
+from vision.calibrate import Calibration, CalibrationError, calibrate_aruco, find_markers
 from vision.detect import (PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, occluded_zones,
                            quad_to_image, warp_to_plane)
-from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, reading_order
+from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, layout_problems, reading_order
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
 from vision.kinds import FACE_KINDS, KINDS, assign_within_counts
 from vision.model import DEFAULT_MODEL, Prediction, TileClassifier, average, second_look_model
@@ -209,9 +209,12 @@ class TileReader:
                            accepted=conf >= self.threshold and not moved, second=second)
 
     # --- enrollment -------------------------------------------------------------------------
-    def enroll(self, frame: np.ndarray, kinds: list[str], jitter: int = 6, seed: int = 0) -> Enrollment:
+    def enroll(self, frame: np.ndarray, kinds: list[str], jitter: int = 6, seed: int = 0,
+               check: bool = True) -> Enrollment:
         """Add a frame of this table's tiles, laid upright for E in rows in the order `kinds`,
-        to the reader's enrollment (several jittered crops of each, both ways up)."""
+        to the reader's enrollment (several jittered crops of each, both ways up). With `check`, a
+        layout the network clearly contradicts (`enroll.layout_problems`) is refused, nothing added:
+        one kind laid twice and another missing was enrolled as the missing kind, without a word."""
         frame, cands = self._candidates(frame)
         assert self.calibration is not None
         if len(cands) != len(kinds):  # drop what the network calls "not a tile" and look again
@@ -222,9 +225,20 @@ class TileReader:
             raise EnrollmentError(f"saw {len(cands)} tiles on the felt but {len(kinds)} kinds were to be laid out; "
                                   "lay them in rows with a finger's gap between rows and try again")
         centres = np.array([c.quad.mean(axis=0) / PX_PER_MM for c in cands])
+        calibration = self.calibration
+        if check:
+            order = reading_order(centres)
+            problems = layout_problems(kinds, self._network_reading(
+                [cut_crop(frame, quad_to_image(cands[i].quad, calibration), self.classifier.crop_size) for i in order]))
+            if problems:
+                raise EnrollmentError(
+                    "摆放与识别不符：" + "；".join(problems[:6]) + ("……" if len(problems) > 6 else "") +
+                    f"。请每种一张、正面朝上，按 {' '.join(kinds[:3])} … 的顺序摆好后重拍；多数不符时请查摄像头方向（东家一侧应在画面"
+                    f"下方）/ {len(problems)} laid-out tile(s) read as another kind with confidence: one kind laid "
+                    "twice (another missing), a tile face down, or out of order; lay them again and capture a new "
+                    "frame (or --laid-in-order if they are). Most of them: is E's side at the bottom of the picture?")
         rng = np.random.default_rng(seed)
         crops, labels, templated = [], [], []
-        calibration = self.calibration
         for kind, i in zip(kinds, reading_order(centres)):
             ex = self._examples(frame, cands[i].quad, rng, jitter, lambda q: quad_to_image(q, calibration))
             crops += ex.crops
@@ -234,6 +248,20 @@ class TileReader:
         enrollment.add(self.classifier.predict(crops), labels, crops, templated)
         self.enrollment = enrollment
         return enrollment
+
+    def _network_reading(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        """(kind, probability) of each crop as the network reads it, second look included, without
+        the enrollment: the tiles laid out to enroll are checked against it, not against themselves."""
+        kept, self.enrollment = self.enrollment, None
+        try:
+            preds = self.classify(crops)
+        finally:
+            self.enrollment = kept
+        out = []
+        for p in preds:
+            top = int(np.argmax(p.probs))
+            out.append((KINDS[top] if top < len(KINDS) else "", float(p.probs[top])))
+        return out
 
     def examples(self, frame: np.ndarray, quad: np.ndarray | list, seed: int = 0, jitter: int = 6) -> Examples:
         """Jittered crops of one tile of a frame (`quad` in frame pixels, corner 0 its top-left, as
@@ -292,10 +320,18 @@ class TileReader:
                            accepted=conf >= self.threshold, second=KINDS[int(order[1])])
 
     def read_image(self, image: np.ndarray) -> list[TileReading]:
-        """A table frame if the markers (or a stored calibration) locate the felt, else a single tile."""
+        """A table frame if the markers (or a stored calibration) locate the felt, else a close-up of
+        one tile. A table frame whose felt cannot be located (markers covered, out of focus, none on
+        this table) is refused with what to do: before, the whole frame was read as one tile, exit 0."""
         try:
             return self.read(image)
-        except CalibrationError:
+        except CalibrationError as exc:
+            image = _check_frame(image)
+            if find_markers(image) or close_up_quad(image) is None:
+                raise CalibrationError(
+                    f"{exc}\n这也不是单张牌的特写：无标记的牌桌请用 --corners 给出台面四角（`tablectl vision corners FRAME` "
+                    "可找出）/ nor is it a close-up of one tile: for a table without markers give the felt's corners "
+                    "with --corners (`tablectl vision corners FRAME` finds them)") from None
             return [self.read_single(image)]
 
 
@@ -312,7 +348,16 @@ def _check_frame(frame: object) -> np.ndarray:
 
 
 def _largest_tile_quad(image: np.ndarray) -> np.ndarray:
-    """The biggest bright, roughly tile-shaped region of a close-up, as an upright quad."""
+    """The biggest bright, roughly tile-shaped region of a close-up, as an upright quad, else the
+    whole picture."""
+    h, w = image.shape[:2]
+    quad = close_up_quad(image)
+    return np.float32([[0, 0], [w, 0], [w, h], [0, h]]) if quad is None else quad
+
+
+def close_up_quad(image: np.ndarray) -> np.ndarray | None:
+    """The biggest bright, roughly tile-shaped region filling 15-97% of the picture, as an upright
+    quad; None when there is none (a table frame: its tiles are small, its rows not tile-shaped)."""
     h, w = image.shape[:2]
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     _, mask = cv2.threshold(cv2.GaussianBlur(grey, (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -328,7 +373,7 @@ def _largest_tile_quad(image: np.ndarray) -> np.ndarray:
         if 1.05 < ratio < 1.8 and (best is None or area > best[0]):
             best = (area, cv2.boxPoints(((cx, cy), (rw, rh), ang)))
     if best is None:
-        return np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        return None
     from vision.detect import _orient
 
     return _orient(best[1].astype(np.float32)).quad

@@ -85,6 +85,14 @@ class VisionLoop:
         self._unsure_views: OrderedDict[int, np.ndarray] = OrderedDict()
 
     def step(self) -> StepResult:
+        """One frame grabbed, checked and read. A frame that could not be read for a `problem` (the
+        felt not located) is not an OK camera: its status is `not_reading`, the problem beside it."""
+        result = self._step()
+        if result.problem and result.status.ok:
+            result.status = HealthStatus("not_reading", result.status.detail)
+        return result
+
+    def _step(self) -> StepResult:
         frame, status = self.camera.grab()
         if frame is None or not status.ok:
             return StepResult(status)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("vision", help="camera tile reader: read, eval, enroll, train, render",
+    p = subparsers.add_parser("vision",
+                              help="camera tile reader: grab, corners, enroll, read, eval, train, render, camera",
                               description="The camera tile reader (识牌): reads face-up tiles from camera frames.")
     sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
 
@@ -41,6 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     n.add_argument("--out", type=Path, required=True, help="enrollment file to write (npz); extended if it exists")
     n.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
     n.add_argument("--kinds", default="", help="comma-separated kinds laid out, if not the full 42 in order")
+    n.add_argument("--laid-in-order", action="store_true",
+                   help="the tiles lie in the order given even where the network reads some as other kinds "
+                        "(art it reads wrongly); without it such a frame is refused")
+    n.add_argument("--corners", help="felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, "
+                                     "for tables without markers (as [camera] corners; `tablectl vision corners` "
+                                     "finds them)")
     n.set_defaults(func=run_enroll)
 
     t = sub.add_parser("train", help="train the classifier on synthetic crops and export ONNX (needs the train extra)")
@@ -66,11 +73,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--seed", type=int, default=1000)
     d.set_defaults(func=run_render)
 
-    c = sub.add_parser("camera", help="serve a virtual MJPEG camera of a rendered table (simulator)")
-    c.add_argument("--style", default="kmahjongg-default")
+    g = sub.add_parser("grab", help="save a frame from the table's camera and check it (light, corner markers)",
+                       description="Takes a frame from the camera as [camera] source names it (a device index such "
+                                   "as 0, a path or an MJPEG/RTSP URL), writes it for corners, enroll and read, and "
+                                   "says what is wrong with the picture: no picture, too dark, glare, corner markers "
+                                   "out of sight. Exit 1 when the picture will not do (it is written all the same).")
+    g.add_argument("source", help='the camera: "0" for /dev/video0, a path, or a URL such as http://…/stream.mjpg')
+    g.add_argument("out", type=Path, help="the picture to write (.jpg or .png)")
+    g.add_argument("--frames", type=int, default=5,
+                   help="frames read, the last kept (a USB camera's first frames are dark while its exposure settles)")
+    g.set_defaults(func=run_grab)
+
+    c = sub.add_parser("camera", help="serve a virtual MJPEG camera of a rendered table (simulator)",
+                       description="A stand-in for the table's camera: serves a rendered table as MJPEG at "
+                                   "http://HOST:PORT/stream.mjpg (one frame: /snapshot.jpg).")
+    c.add_argument("--style", default="kmahjongg-default", help="tile art, e.g. xmahjongg-dorothys")
     c.add_argument("--port", type=int, default=8081)
     c.add_argument("--host", default="127.0.0.1")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=int, default=4,
+                   help="which table (layout, camera pose, light); the default's felt `vision corners` finds")
+    c.add_argument("--layout", choices=("play", "enroll"), default="play",
+                   help="play: a table in play; enroll: one tile of each of the 42 kinds laid out for `vision enroll`")
+    c.add_argument("--no-markers", action="store_true", help="a felt without corner markers (store its corners)")
     c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -117,21 +141,42 @@ def _imread(path: Path):  # type: ignore[no-untyped-def]
     return img
 
 
+def _light_problem(img) -> str:  # type: ignore[no-untyped-def]
+    """What the service's camera health says of a picture too dark or with glare (it reads nothing
+    then), or "". Before, `read` said "no tiles found", `corners` "no felt found whole" and `enroll`
+    "saw 0 tiles": each sent the technician after the wrong thing."""
+    from vision.health import CameraHealth
+
+    status = CameraHealth().check(img).to_json()
+    if status["code"] not in ("dark", "glare"):
+        return ""
+    todo = ("light the table and take it again" if status["code"] == "dark"
+            else "turn the lamp or the camera off the reflection and take it again")
+    return f"{status['message']} / {status['message_en']} ({status['detail']}): {todo}"
+
+
 def _fail(msg: str) -> int:
     print(f"tablectl vision: {msg}", file=sys.stderr)
     return 1
 
 
 def _corners(text: str) -> list[list[float]]:
-    """`--corners 'x,y;x,y;x,y;x,y'`; a mistake is told with the form, not float()'s words ("could not
-    convert string to float: 'bad'")."""
+    """`--corners 'x,y;x,y;x,y;x,y'`, or the list `tablectl vision corners` prints for the config
+    ('[[x, y], ...]', with or without its `corners =`): pasting that was refused as not the form. A
+    mistake is told with the form, not float()'s words ("could not convert string to float: 'bad'")."""
+    listed = text.strip().removeprefix("corners").strip().removeprefix("=").strip()
     try:
-        pts = [[float(v) for v in pair.split(",")] for pair in text.split(";")]
-    except ValueError:
+        if listed.startswith("["):
+            loaded = json.loads(listed)
+            pts = [[float(v) for v in p] for p in loaded] if isinstance(loaded, list) else []
+        else:
+            pts = [[float(v) for v in pair.split(",")] for pair in text.split(";")]
+    except (ValueError, TypeError):
         pts = []
     if len(pts) != 4 or any(len(p) != 2 for p in pts):
         raise ValueError(f"--corners {text!r}: four points x,y separated by ';', clockwise from W's left, "
-                         "e.g. '102,88;1180,90;1175,900;98,905' (`tablectl vision corners FRAME` finds them)")
+                         "e.g. '102,88;1180,90;1175,900;98,905' or as `tablectl vision corners FRAME` prints them "
+                         "('[[102, 88], [1180, 90], [1175, 900], [98, 905]]')")
     return pts
 
 
@@ -161,11 +206,14 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.calibrate import Calibration, CalibrationError
     from vision.enroll import EnrollmentError
     from vision.model import ModelError
-    from vision.reader import ReadError
+    from vision.reader import ReadError, close_up_quad
 
     try:
         reader = _reader(args)
         img = _imread(args.image)
+        light = _light_problem(img) if args.corners or close_up_quad(img) is None else ""  # a table frame
+        if light:
+            return _fail(f"{args.image}: {light}")
         if args.corners:
             pts = _corners(args.corners)
             problem = _corners_problem(pts, (img.shape[1], img.shape[0]))
@@ -195,11 +243,17 @@ def run_corners(args: argparse.Namespace) -> int:
         img = _imread(args.image)
     except ValueError as exc:
         return _fail(str(exc))
+    light = _light_problem(img)
+    if light:
+        return _fail(f"{args.image}: {light}")
     found = find_felt(img)
     if found is None:
         return _fail(f"{args.image}: no felt found whole in the picture (all four edges must be in view, the felt "
                      "a colour the rim is not); pick the corners by hand (台面四边须全在画面中)")
     h, w = img.shape[:2]
+    coarse = found.resolution_problem()
+    if coarse:  # the corners are right, the camera is not: say so beside them
+        print(f"tablectl vision: {args.image}: {coarse}", file=sys.stderr)
     if args.json:
         print(json.dumps({"corners": found.corners(), "corners_size": [w, h]}))
     else:
@@ -294,24 +348,60 @@ def run_enroll(args: argparse.Namespace) -> int:
     from vision.enroll import Enrollment, EnrollmentError
     from vision.kinds import FACE_KINDS, KINDS
     from vision.model import DEFAULT_MODEL, ModelError
+    from vision.calibrate import Calibration, CalibrationError
     from vision.reader import ReadError, TileReader
-    from vision.calibrate import CalibrationError
 
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] or list(FACE_KINDS)
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:  # else told only as a count of tiles that does not match ("2 kinds were to be laid out")
         return _fail(f"--kinds: {', '.join(unknown)}: not tile codes (1m..9m 1p..9p 1s..9s 1z..7z 1f..8f back)")
+    # the file is saved as .npz whatever --out says (numpy's way): `--out table` wrote table.npz, said
+    # "wrote table", and a second run did not see it, so it started afresh and overwrote it
+    if args.out.suffix != ".npz":
+        args.out = args.out.with_name(args.out.name + ".npz")
     try:
+        corners = _corners(args.corners) if args.corners else None
         enrollment = Enrollment.load(args.out) if args.out.exists() else Enrollment()
         reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)
-        for path in args.images:
-            reader.calibration = None  # each picture calibrates from its own markers
-            reader.enroll(_imread(path), kinds)
-            print(f"{path}: {len(kinds)} tiles enrolled")
-        assert reader.enrollment is not None
-        reader.enrollment.save(args.out)
-    except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
+    except (ValueError, ModelError, EnrollmentError) as exc:
         return _fail(str(exc))
+    done: list[str] = []
+
+    def refused(path: Path, why: object) -> int:
+        """A frame that will not do: named, and nothing written (the frames before it said "enrolled"
+        and were lost without a word when a later one failed)."""
+        before = (f"; {', '.join(done)} not kept either: enroll again with the frames that pass" if done else "")
+        return _fail(f"{path}: {why}\nnothing written to {args.out}{before} (未写入)")
+
+    for path in args.images:
+        try:
+            img = _imread(path)
+        except ValueError as exc:
+            return refused(path, str(exc).removeprefix(f"{path}: "))
+        light = _light_problem(img)
+        if light:
+            return refused(path, light)
+        # each picture calibrates from its own markers, or from the corners given (a table without
+        # markers could not enroll at all: "saw 0 of the 4 corner markers")
+        reader.calibration = None
+        if corners is not None:
+            problem = _corners_problem(corners, (img.shape[1], img.shape[0]))
+            if problem:
+                return refused(path, problem)
+            reader.calibration = Calibration.from_corners(corners)
+        try:
+            reader.enroll(img, kinds, check=not args.laid_in_order)
+        except CalibrationError as exc:
+            return refused(path, f"{exc}\n无标记的牌桌请用 --corners 给出台面四角（`tablectl vision corners FRAME` 可找出）"
+                                 "/ a table without markers: give the felt's corners with --corners (`tablectl vision "
+                                 "corners FRAME` finds them)")
+        except (ValueError, EnrollmentError, ReadError) as exc:
+            return refused(path, exc)
+        done.append(str(path))
+        print(f"{path}: {len(kinds)} tiles enrolled")
+    assert reader.enrollment is not None
+    try:
+        reader.enrollment.save(args.out)
     except OSError as exc:  # --out where nothing can be written (was a traceback after the work was done)
         return _fail(f"{args.out}: cannot write the enrollment file: {exc.strerror or exc}")
     print(f"wrote {args.out}: {len(reader.enrollment)} examples of {len(reader.enrollment.kinds_covered())} kinds")
@@ -364,21 +454,82 @@ def run_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_grab(args: argparse.Namespace) -> int:
+    """A frame from the camera, written, with what the reader will make of the picture."""
+    import cv2
+
+    from table_controller.preflight import no_picture_hint
+    from vision.calibrate import find_markers
+    from vision.camera import open_capture
+    from vision.geometry import MARKER_IDS
+    from vision.health import CameraHealth
+
+    if args.out.suffix.lower() not in (".jpg", ".jpeg", ".png"):
+        return _fail(f"{args.out}: name a .jpg or .png file")
+    cap = open_capture(args.source)
+    frame = None
+    try:
+        for _ in range(max(1, args.frames)) if cap.isOpened() else ():
+            ok, img = cap.read()
+            if not ok:
+                break
+            frame = img
+    finally:
+        cap.release()
+    if frame is None:
+        return _fail(f"{args.source}: 没有画面 / no picture ({no_picture_hint(args.source)})")
+    try:
+        if not cv2.imwrite(str(args.out), frame):
+            raise OSError("OpenCV could not write it")
+    except (OSError, cv2.error) as exc:
+        return _fail(f"{args.out}: cannot write the picture: {getattr(exc, 'strerror', None) or exc}")
+    h, w = frame.shape[:2]
+    health = CameraHealth().check(frame).to_json()
+    seen = sorted(find_markers(frame))
+    print(f"{args.out}: {w}×{h}, {health['message']} / {health['message_en']}"
+          + (f" ({health['detail']})" if health["detail"] else ""))
+    print(f"台角标记 / corner markers: {len(seen)} of {len(MARKER_IDS)}" + (f" (ids {seen})" if seen else "")
+          + ("" if len(seen) >= 3 else
+             ": 标记不足 3 个时请清空四角、检查对焦；无标记的牌桌用 `tablectl vision corners` 找台面四角 / fewer than 3: "
+             "clear the corners, check the focus; a table without markers: `tablectl vision corners` finds the felt"))
+    if len(seen) >= 3:
+        from vision.calibrate import CalibrationError, calibrate_aruco
+
+        try:
+            calibration = calibrate_aruco(frame)
+        except CalibrationError:
+            calibration = None
+        if calibration is not None:
+            least, most = calibration.px_per_mm()
+            print(f"台面清晰度 / felt resolution: {least:.2f}-{most:.2f} px/mm"
+                  + (f": {calibration.resolution_problem()}" if calibration.resolution_problem() else ""))
+    return 0 if health["ok"] else 1
+
+
 def run_camera(args: argparse.Namespace) -> int:
     import time
 
     from tablesim.scenes.camera import VirtualCamera, scene_source
+    from tablesim.scenes.render import SceneOptions, enrollment_layout, play_layout
+    from vision.kinds import FACE_KINDS
     from vision.tileart import TileArtError, load_style
 
     try:
         faces = list(load_style(args.style))
     except TileArtError as exc:
         return _fail(str(exc))
+    opts = SceneOptions(markers=not args.no_markers)
+    if args.layout == "enroll" and not set(FACE_KINDS) <= {f.kind for f in faces}:
+        missing = sorted(set(FACE_KINDS) - {f.kind for f in faces})
+        return _fail(f"{args.style} has no {', '.join(missing)}: another --style to lay all 42 kinds out")
+    # either layout on one felt under one camera (`pose_seed`): the corners found on the one fit the other
+    tiles = enrollment_layout(FACE_KINDS) if args.layout == "enroll" else play_layout(faces, args.seed, opts)
+    source = scene_source(faces, args.seed, opts, tiles=tiles, pose_seed=args.seed)
     try:
-        cam = VirtualCamera(scene_source(faces, args.seed), host=args.host, port=args.port).start()
+        cam = VirtualCamera(source, host=args.host, port=args.port).start()
     except OSError as exc:  # was a traceback from socketserver
         return _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc} (another --port?)")
-    print(f"virtual camera at {cam.url} (Ctrl-C to stop)")
+    print(f"virtual camera at {cam.url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
             time.sleep(1)

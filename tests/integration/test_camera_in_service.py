@@ -485,3 +485,20 @@ async def test_a_knocked_camera_is_put_right_or_shown_on_the_display(tmp_path: P
         felt.bump()
         await _until(lambda: not ctl.state.camera.get("problem"), 30, "the camera set back")
         assert not logged("camera.tile_disappeared") and len(logged("camera.tile_appeared")) == 5
+
+
+async def test_a_camera_that_cannot_locate_the_felt_is_not_shown_as_ok(tmp_path: Path, faces: list) -> None:
+    """A camera over a felt without markers, no corners stored (or markers covered by a tile box at
+    start): nothing is read, and the display said "摄像头正常 · 只看到 0 个台角标记…" in green, the
+    hub the same, the play record taking the pools as watched. Now the status is not OK
+    (`not_reading`: 摄像头未能定位台面，暂不识牌，请手动录入), the problem beside it; it is OK again
+    once the felt is located (corners stored)."""
+    source = scene_source(faces, seed=4, opts=SceneOptions(tiles=12, markers=False), jitter=False)
+    async with _watching(tmp_path, source) as (service, ctl, _):
+        await _until(lambda: ctl.state.camera and ctl.state.camera.get("problem"), 60, "the camera's problem")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            shown = (await http.get("/api/health")).json()["health"]["camera"]
+        assert shown["ok"] is False and shown["code"] == "not_reading", shown
+        assert shown["message"] == "摄像头未能定位台面，暂不识牌，请手动录入" and "台角标记" in shown["problem"]
+        assert any(line["text"].startswith("摄像头未能定位台面") for line in ctl.state.log)
+        assert not [e for e in ctl.store.since(0) if e.type == "camera.tile_appeared"]

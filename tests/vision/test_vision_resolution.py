@@ -88,7 +88,7 @@ def test_the_loop_says_so_keeps_the_stored_corners_and_reads_again_when_the_came
 
             def replug(to: tuple[int, int]) -> None:
                 cam.unplugged = True
-                until(lambda s: not s.status.ok, "unplugged")
+                until(lambda s: s.status.code == "unplugged", "unplugged")
                 size[0] = to
                 cam.unplugged = False
 

@@ -138,11 +138,14 @@ class VirtualCamera:
         self.stop()
 
 
-def scene_source(faces: list, seed: int = 0, opts: object | None = None, jitter: bool = True) -> Callable[[], np.ndarray]:
-    """Frames of one table layout, each with fresh sensor noise (a live camera is never still)."""
+def scene_source(faces: list, seed: int = 0, opts: object | None = None, jitter: bool = True,
+                 tiles: list | None = None, pose_seed: int | None = None) -> Callable[[], np.ndarray]:
+    """Frames of one table layout (`tiles`, `PlacedTile`s; None: a table in play), each with fresh
+    sensor noise (a live camera is never still); `pose_seed` as `render_scene`'s."""
     from tablesim.scenes.render import SceneOptions, render_scene
 
-    scene = render_scene(faces, seed, opts if isinstance(opts, SceneOptions) else SceneOptions())
+    scene = render_scene(faces, seed, opts if isinstance(opts, SceneOptions) else SceneOptions(), tiles=tiles,
+                         pose_seed=pose_seed)
     rng = np.random.default_rng(seed)
 
     def next_frame() -> np.ndarray:

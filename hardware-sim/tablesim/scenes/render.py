@@ -263,6 +263,15 @@ def render_scene(faces: list[Face] | tuple[Face, ...], seed: int, opts: SceneOpt
     return Scene(img, labels, mm_to_img)
 
 
+def play_layout(faces: list[Face] | tuple[Face, ...], seed: int,
+                opts: SceneOptions = SceneOptions()) -> list[PlacedTile]:
+    """A table in play as `render_scene` lays one, drawn from its own seed: given to `render_scene`
+    with `pose_seed`, the felt, the light and the camera do not depend on the layout, so a virtual
+    camera showing this and then `enrollment_layout` is one table under one camera."""
+    rng = np.random.default_rng([seed, 2])
+    return _tile_layout(rng, sorted(faces_by_kind(faces)), opts.tiles, opts.back_fraction)
+
+
 def enrollment_layout(kinds: list[str] | tuple[str, ...]) -> list[PlacedTile]:
     """Tiles laid for `tablectl vision enroll`: upright for E, rows of 7 in the middle of the
     felt, left to right and far row first, a finger's gap (15 mm) between rows."""
