@@ -51,13 +51,17 @@ def _venue(folder: Path, ruleset: str, old: str, new: str, monkeypatch: pytest.M
     return folder
 
 
-def _controller(data: Path, ruleset: str) -> Controller:
+def _controller(data: Path, ruleset: str, dice: bool = False) -> Controller:
+    """A hand dealt with no table linked; `dice`: 四川's one throw breaks the wall first, so keyed plays
+    (`record_play`, checked as the API checks them) are taken."""
     config = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
     c = Controller(config, EventStore(data / "events.sqlite3"), _no_table)
     if c.state.seq == 0:
         c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": ruleset, "players": PLAYERS})
         c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1,
                                                       "prevalent_wind": "E", "seats": SEATS})
+        if dice:
+            c.accept("table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})
         c.accept("operator", "play.deal_done", {})
     return c
 
@@ -221,7 +225,7 @@ def test_a_correction_logs_the_hands_payments_again_and_its_undo_keeps_the_kongs
 def test_figures_a_request_sends_are_never_logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A kong keyed, a penalty ruled with a `settlement` of the caller's: dropped, the table's own logged."""
     _venue(tmp_path / "rulesets", "sichuan", '"暗杠" = 2\n', '"暗杠" = 2\n', monkeypatch)
-    c = _controller(tmp_path / "data", "sichuan")
+    c = _controller(tmp_path / "data", "sichuan", dice=True)
     forged = {"by_wind": {"S": 300, "E": -300}, "corrections": []}
     try:
         c.accept("operator", "play.discard", {"seat": "E", "tile": "1s"})
