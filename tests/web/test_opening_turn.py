@@ -7,9 +7,7 @@ begin with a seat other than the dealer."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +18,10 @@ import pytest
 from table_controller.config import parse_config
 from table_controller.service import TableService
 
+from keyed_hand import OP, key_dice, start_hand
+
 REFEREE = "ref-pin-2468"
 REF = {"Authorization": f"Bearer {REFEREE}"}
-OP = {"Authorization": "Bearer op"}
 
 
 @contextlib.asynccontextmanager
@@ -34,17 +33,9 @@ async def _hand(tmp_path: Path, ruleset: str = "mcr") -> AsyncIterator[tuple[Tab
     svc = TableService(config, tmp_path / ruleset)
     await svc.start()
     try:
-        await svc.controller.wait_linked(10)
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
-            r = await http.post("/api/hand/start", headers=OP)
-            assert r.status_code == 200, r.text
-            end = time.monotonic() + 15
-            while svc.controller.state.phase != "walls_raised":
-                assert time.monotonic() < end, "the walls never went up"
-                await asyncio.sleep(0.02)
-            while (hand := svc.controller.state.hand)["deal"] is None:
-                r = await http.post("/api/dice", json={"seat": hand["next_thrower"], "dice": [3, 4]}, headers=OP)
-                assert r.status_code == 200, r.text
+            await start_hand(svc, http)
+            await key_dice(svc, http)
             yield svc, http
     finally:
         await svc.stop()

@@ -5,32 +5,23 @@ the hand cannot take is refused in Chinese first with nothing logged, and an und
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 import httpx
 
 from table_controller.service import TableService
 
+from keyed_hand import OP, key_dice, start_hand
+
 REFEREE = "ref-pin-5173"
 REF = {"Authorization": f"Bearer {REFEREE}"}
-OP = {"Authorization": "Bearer op"}
 
 
 async def _dealt(svc: TableService, http: httpx.AsyncClient) -> Any:
     """A hand started on the simulated table, its dice keyed, the deal done; returns `play(**body)`,
     the operator keying a play that must be taken, answering its event's seq."""
-    await svc.controller.wait_linked(10)
-    r = await http.post("/api/hand/start", headers=OP)
-    assert r.status_code == 200, r.text
-    end = time.monotonic() + 15
-    while svc.controller.state.phase != "walls_raised":
-        assert time.monotonic() < end, "the walls never went up"
-        await asyncio.sleep(0.02)
-    while (hand := svc.controller.state.hand)["deal"] is None:
-        r = await http.post("/api/dice", json={"seat": hand["next_thrower"], "dice": [3, 4]}, headers=OP)
-        assert r.status_code == 200, r.text
+    await start_hand(svc, http)
+    await key_dice(svc, http)
 
     async def play(**body: Any) -> int:
         r = await http.post("/api/play", json=body, headers=OP)

@@ -1,0 +1,33 @@
+"""A hand begun over HTTP as an operator begins one at a table: 开始 pressed, the walls up, the dice keyed.
+
+Shared by the tests that key plays (`test_play_corrections`, `test_opening_turn`, `test_play_before_dice`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+
+from table_controller.service import TableService
+
+#: the operator's credential every service of these tests is started with
+OP = {"Authorization": "Bearer op"}
+
+
+async def start_hand(svc: TableService, http: httpx.AsyncClient, walls_s: float = 15) -> None:
+    """The table linked, 开始 pressed, and its walls raised (the simulator builds them)."""
+    await svc.controller.wait_linked(10)
+    r = await http.post("/api/hand/start", headers=OP)
+    assert r.status_code == 200, r.text
+    end = time.monotonic() + walls_s
+    while svc.controller.state.phase != "walls_raised":
+        assert time.monotonic() < end, "the walls never went up"
+        await asyncio.sleep(0.02)
+
+
+async def key_dice(svc: TableService, http: httpx.AsyncClient) -> None:
+    """Each throw the hand waits for keyed (3 + 4) until the deal exists."""
+    while (hand := svc.controller.state.hand)["deal"] is None:
+        r = await http.post("/api/dice", json={"seat": hand["next_thrower"], "dice": [3, 4]}, headers=OP)
+        assert r.status_code == 200, r.text
