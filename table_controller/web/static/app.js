@@ -1686,6 +1686,7 @@ async function login(value) {
   const body = await res.json().catch(() => ({}));
   role = res.ok ? body.role : "viewer";
   if (!res.ok) sessionStorage.removeItem("token");
+  else $("token").value = ""; // taken: not left in the field for the next hand on the tablet
   who = res.ok ? { name: body.name || "" } : { error: body.detail || "" };
   showRole();
   document.body.dataset.role = role;
@@ -1694,6 +1695,8 @@ async function login(value) {
 
 $("login").addEventListener("submit", (e) => { e.preventDefault(); login($("token").value); });
 $("logout").addEventListener("click", () => { $("token").value = ""; login(""); });
+// a browser that cannot mask a text field masks it as a password (and may offer to keep it: say no)
+if (!CSS.supports("-webkit-text-security", "disc")) $("token").type = "password";
 $("start-hand").addEventListener("click", () => {
   // pressed during a hand (a slip beside 结束本盘) it stops that hand as 中止 and the same dealer deals again
   const hand = state && state.hand;
