@@ -103,3 +103,36 @@ async def test_the_login_field_is_masked_but_no_password_field_and_keeps_no_pin(
         assert await page.input_value("#token") == ""  # taken, not left for the next hand on the tablet
     finally:
         await context.close()
+
+
+async def test_logging_out_leaves_no_read_hand_in_the_tab_nor_in_its_history(service: TableService,
+                                                                           chromium: Any) -> None:
+    await _win_read(service)
+    base = f"http://127.0.0.1:{service.port}"
+    context = await chromium.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(base + "/win")
+        await _log_in(page, service)
+        await page.wait_for_selector('[data-tile="9m"]')
+        assert await page.input_value("#win-form input[name=concealed]") == " ".join(CONCEALED)  # filled in
+        # 退出 on the Win page itself: the page is the public one, and says so
+        await page.click("#logout")
+        await page.wait_for_function("document.body.dataset.role === 'viewer' && window.__lastSeq > 0")
+        assert not await _secret_in_document(page)
+        assert "已退出" in await page.inner_text("#action-msg")
+        assert await page.evaluate("sessionStorage.getItem('token')") is None
+        # the referee goes on to the score sheet, logs out there and hands the tablet over: Back to the Win page
+        await _log_in(page, service)
+        await page.wait_for_selector('[data-tile="9m"]')
+        await page.goto(base + "/scoresheet")
+        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        await page.click("#logout")
+        await page.wait_for_function("document.body.dataset.role === 'viewer'")
+        await page.go_back()
+        await page.wait_for_function("location.pathname === '/win' && window.__lastSeq > 0")
+        await page.wait_for_timeout(300)  # renders after the snapshot
+        assert await page.evaluate("document.body.dataset.role") == "viewer"
+        assert not await _secret_in_document(page)
+    finally:
+        await context.close()

@@ -5,7 +5,8 @@
 
 const SEATS = ["E", "S", "W", "N"];
 const I18N = {
-  zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
+  zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN",
+        loggedOut: "已退出：本页已清空，不显示暗牌、不能裁决；再次使用须重新输入凭证", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
         ov: { left: "余 {n} 张", turn: "出牌", draw: "荒牌", over: "本盘结束", waiting: "等待开局" },
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
@@ -93,7 +94,8 @@ const I18N = {
                earlier: "第 {n} 盘（已结束，牌已不在桌上，请按图判断）：",
                stale: "画面停在摄像头出故障之前，不是桌面现状",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
-  en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
+  en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN",
+        loggedOut: "Logged out: this page was cleared; no concealed tile, no ruling until the token is typed again", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
         ov: { left: "{n} tiles left", turn: "to play", draw: "drawn hand", over: "hand over", waiting: "waiting for the hand" },
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
@@ -1694,9 +1696,20 @@ async function login(value) {
 }
 
 $("login").addEventListener("submit", (e) => { e.preventDefault(); login($("token").value); });
-$("logout").addEventListener("click", () => { $("token").value = ""; login(""); });
+// 退出 on a tablet handed to a player: the credential, the forms the referee filled (a hand as read) and
+// everything the referee's channel brought (state, the camera's pictures) go with a new document; the
+// forms keep nothing in the tab's history (autocomplete="off"), so Back brings no read hand back either.
+const LOGGED_OUT_KEY = "logged-out";
+$("logout").addEventListener("click", () => {
+  $("token").value = "";
+  sessionStorage.removeItem("token");
+  for (const f of document.forms) { f.reset(); delete f.dataset.filled; }
+  sessionStorage.setItem(LOGGED_OUT_KEY, "1");
+  location.replace(location.href);
+});
 // a browser that cannot mask a text field masks it as a password (and may offer to keep it: say no)
 if (!CSS.supports("-webkit-text-security", "disc")) $("token").type = "password";
+if (sessionStorage.getItem(LOGGED_OUT_KEY)) { sessionStorage.removeItem(LOGGED_OUT_KEY); say(t("loggedOut"), true); }
 $("start-hand").addEventListener("click", () => {
   // pressed during a hand (a slip beside 结束本盘) it stops that hand as 中止 and the same dealer deals again
   const hand = state && state.hand;
