@@ -136,3 +136,54 @@ async def test_logging_out_leaves_no_read_hand_in_the_tab_nor_in_its_history(ser
         assert not await _secret_in_document(page)
     finally:
         await context.close()
+
+
+async def test_an_action_without_an_answer_is_asked_about_before_the_credential_goes(service: TableService,
+                                                                                    chromium: Any) -> None:
+    """A penalty recorded whose answer the Wi-Fi lost, the network down for the page's asking, then 退出: before,
+    the page asked without the credential (a key is the credential's), heard 404 and told the player handed the
+    tablet 没有记录 of a penalty that was recorded. Now the referee is asked first, and told what is unanswered."""
+    def penalties() -> list[dict[str, Any]]:
+        return [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
+
+    await service.controller.wait_linked(10)
+    context = await chromium.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(f"http://127.0.0.1:{service.port}/penalties")
+        await _log_in(page, service)
+        lost: list[Any] = []
+
+        async def lose_the_answer(route: Any) -> None:  # it reaches the service; the answer never comes back
+            lost.append(await route.fetch())
+            await route.abort("connectionreset")
+
+        async def no_network(route: Any) -> None:
+            await route.abort("internetdisconnected")
+
+        await page.route("**/api/referee/penalty", lose_the_answer)
+        await page.route("**/api/requests/**", no_network)
+        await page.select_option("#penalty-form select[name=seat]", "W")
+        await page.select_option("#penalty-code", "late_5")
+        await page.click("#penalty-submit")
+        await page.wait_for_selector("#unanswered li[data-phase=offline]", timeout=20000)
+        assert len(penalties()) == 1 and lost and lost[0].status == 200  # recorded; the page does not know
+        asked: list[str] = []
+
+        async def answer(dialog: Any) -> None:
+            asked.append(dialog.message)
+            await (dialog.dismiss() if len(asked) == 1 else dialog.accept())
+
+        page.on("dialog", answer)
+        await page.click("#logout")  # the referee is asked, and stays
+        await page.wait_for_timeout(500)
+        assert len(asked) == 1 and "还有操作没有得到回应" in asked[0] and "罚分" in asked[0], asked
+        assert await page.evaluate("document.body.dataset.role") == "referee"
+        await page.click("#logout")  # logs out anyway
+        await page.wait_for_function("document.body.dataset.role === 'viewer' && window.__lastSeq > 0")
+        await page.unroute("**/api/requests/**")  # the network is back
+        await page.wait_for_timeout(3000)  # past the page's asking interval
+        said = await page.inner_text("#action-msg") + await page.inner_text("#unanswered")
+        assert "没有记录" not in said and "已退出" in said, said
+    finally:
+        await context.close()
