@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.config import TableConfig
+from table_controller.web.auth import weak_credentials
 
 #: Free space under which a data directory is flagged (a season of logs is a few MB; a full SD card is not).
 MIN_FREE_MB = 200
@@ -505,20 +506,12 @@ def check_clock() -> Finding:
                                  "give the Pi network and NTP, or set the time")
 
 
-#: A referee's or operator's PIN shorter than this is named (named referees must reach it: config.Referee).
-MIN_CREDENTIAL = 6
-
-
 def check_secrets(config: TableConfig) -> Finding:
-    """Credentials a player at the next table could guess or read: a short PIN (5 wrong tries lock an
-    address out for a minute, so a 4-digit PIN falls in a day from one phone), and the config file
-    (it holds the PINs and the broker's password) or the display's TLS key readable by other users."""
+    """Credentials a player at the next table could guess or read: a short or common PIN (5 wrong tries lock an
+    address out for a minute, so a 4-digit PIN falls in a day from one phone, 123456 at the first try), and the
+    config file (it holds the PINs and the broker's password) or the display's TLS key readable by other users."""
     what = "凭证 / credentials"
-    problems: list[str] = []
-    for key in ("referee_token", "operator_token"):
-        value = getattr(config.display, key)
-        if value and len(value) < MIN_CREDENTIAL:
-            problems.append(f"[display] {key} has {len(value)} characters: 易被猜中, use at least {MIN_CREDENTIAL}")
+    problems: list[str] = weak_credentials(config.display)
     holds_secret = bool(config.display.referee_token or config.display.operator_token or config.display.referees
                         or config.tournament.password)
     files = [Path(config.source)] if holds_secret and config.source != "<defaults>" else []
@@ -533,8 +526,8 @@ def check_secrets(config: TableConfig) -> Finding:
             problems.append(f"{file} is readable by other users (mode {mode & 0o777:o}): chmod 600 {file}")
     if problems:
         return Finding(what, "warn", "; ".join(problems))
-    return Finding(what, "ok", "no short PIN; config and key readable by their owner only" if files
-                   else "no short PIN; no credential in the config (random ones are made at start)")
+    return Finding(what, "ok", "no short or common PIN; config and key readable by their owner only" if files
+                   else "no short or common PIN; no credential in the config (random ones are made at start)")
 
 
 def run_checks(config: TableConfig, *, probe_table: bool = True) -> list[Finding]:

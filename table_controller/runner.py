@@ -70,6 +70,8 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
             shown = [f"{zh} / {en} token: {made[key]}" for key, zh, en in names if key in made]
             if shown:
                 print("   ".join(shown), flush=True)
+            for weak in service.weak:  # a player who guesses it is a referee: the config's owner must hear it
+                print(f"凭证太弱 / weak credential: {weak}; 请在配置中更换 / change it in the config", flush=True)
             if open_browser:
                 try:
                     webbrowser.open(url)

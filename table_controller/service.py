@@ -16,7 +16,7 @@ from typing import Any
 from table_controller.config import TableConfig
 from table_controller.controller import Controller
 from table_controller.store import EventStore, WriterLock
-from table_controller.web.auth import Credentials
+from table_controller.web.auth import Credentials, weak_credentials
 
 log = logging.getLogger("table_controller.service")
 
@@ -39,6 +39,8 @@ class TableService:
     credentials: Credentials | None = None
     #: the credentials made up at start (`Credentials.generated`): the only ones printed or logged
     generated: dict[str, str] = field(default_factory=dict)
+    #: the configured credentials guessed soon (`auth.weak_credentials`): key and why, never the value
+    weak: list[str] = field(default_factory=list)
     port: int | None = None
     camera: Any = None
     #: the demo's felt and virtual camera (`[demo] camera`), None otherwise
@@ -93,6 +95,10 @@ class TableService:
         self.generated = self.credentials.generated(cfg.display)
         if self.generated:  # only those made up now: a configured credential is never logged
             log.warning("generated display credentials (set them in the config to keep them)", extra=self.generated)
+        self.weak = weak_credentials(cfg.display)  # said, not refused: a table that will not start is worse on the day
+        if self.weak:
+            log.warning("weak display credentials: change them in the config", extra={
+                "weak": self.weak, "message_zh": "裁判/操作员凭证太弱，旁人容易猜中，请在配置中更换"})
         if self.serve_http:
             await self._start_http()
         await self.controller.recover()

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.tournament.hub import HubError
     from table_controller.tournament.web import HubService
     from table_controller.tournament.wire import WireError
+    from table_controller.web.auth import weakness
 
     try:
         check(args)
@@ -129,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
                              substitute_credit=args.substitute_credit, names=names, title=args.title)
 
         def started() -> None:
+            weak = weakness(service.organizer_token)  # said, never shown: who guesses it publishes the seating
+            if weak:
+                print(f"凭证太弱 / weak credential: {ORGANIZER_ENV}: {weak}; 请更换 / change it", flush=True)
             print(f"排名 / standings: {service.url}   "
                   f"数据 / data: {args.data_dir / args.tournament}", flush=True)
 

@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -38,6 +38,7 @@ from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply
 from table_controller.store import StoreError
+from table_controller.web.apidocs import api_page
 from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
@@ -238,7 +239,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     app = FastAPI(title="自动麻将机 裁判显示 / Mahjong table display", version=__version__,
                   description="Referee display and control API. Roles: viewer (no token), operator, referee "
                               "(`Authorization: Bearer <token>`). Live events: WebSocket `/ws?since=N` (public) and "
-                              "`/ws/referee?since=N` (first message `{\"token\": ...}`). See docs/display.md.")
+                              "`/ws/referee?since=N` (first message `{\"token\": ...}`). See docs/display.md.",
+                  docs_url=None, redoc_url=None)  # theirs load from CDNs: a venue without internet saw blank pages
     app.state.credentials = creds
     app.state.controller = controller
     views = ViewCache(controller)
@@ -618,6 +620,14 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             await _close(ws, 4401 if got is None else 4403, "需要裁判权限 / needs the referee role")
             return
         await _stream(ws, controller, views, since, private=True)
+
+    @app.get("/docs", include_in_schema=False)
+    async def api_docs() -> HTMLResponse:
+        return HTMLResponse(api_page(app.openapi()), headers={"Cache-Control": "no-cache"})
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc() -> RedirectResponse:
+        return RedirectResponse("/docs")
 
     for path in PAGES:
         app.add_api_route(path, _page, methods=["GET"], include_in_schema=False)

@@ -28,7 +28,48 @@ LOCKOUT_SAYS = {
              "are not held up)",
 }
 
+#: A credential shorter than this is guessed too soon (the referee guide asks 6+; named referees must: config.Referee).
+MIN_CREDENTIAL = 6
+#: PINs and words tried first by anyone guessing (common-password lists, and this trade's own words); a run
+#: (123456, abcdef), one character (000000) and a repeated unit (121212, 123123) are caught by `weakness` itself.
+COMMON = frozenset({
+    "password", "password1", "passw0rd", "qwerty", "qwerty123", "qwertyuiop", "asdfgh", "asdfghjkl", "zxcvbn",
+    "1q2w3e", "1q2w3e4r", "q1w2e3r4", "abc123", "abc12345", "a123456", "123456a", "admin", "admin123", "iloveyou",
+    "112233", "123321", "147258", "147258369", "159357", "159753", "5201314", "520520", "woaini", "woaini1314",
+    "mahjong", "majiang", "referee", "caipan", "operator", "changeme", "secret", "letmein",
+})
+
 log = logging.getLogger("table_controller.web.auth")
+
+
+def _is_run(value: str) -> bool:
+    """Each character one after the other, up or down (123456, 654321, abcdef, 345678)."""
+    steps = {ord(b) - ord(a) for a, b in zip(value, value[1:])}
+    return len(value) > 1 and (steps == {1} or steps == {-1})
+
+
+def weakness(value: str) -> str | None:
+    """Why a referee's or operator's credential is guessed soon ("" counts as none: one is made up at start),
+    Chinese first, never quoting it; None for one that is not. A whole tournament's guessing budget
+    (`TABLE_FACTOR` x 5 a minute) takes hours for a random 6-digit PIN and one try for 123456."""
+    if not value:
+        return None
+    if len(value) < MIN_CREDENTIAL:
+        return f"只有 {len(value)} 个字符，易被猜中 / {len(value)} characters: use at least {MIN_CREDENTIAL}"
+    low = value.lower()
+    if low in COMMON or _is_run(low):
+        return "常见密码或连续字符，一猜即中 / a common PIN or a run of characters: guessed at once"
+    for unit in range(1, len(low) // 2 + 1):
+        if len(low) % unit == 0 and low == low[:unit] * (len(low) // unit):
+            return "重复的字符，一猜即中 / one character or group repeated: guessed at once"
+    return None
+
+
+def weak_credentials(display: Any) -> list[str]:
+    """Each configured credential of `[display]` that `weakness` names: its key and why (never its value)."""
+    found = [(f"[display] {key}", getattr(display, key)) for key in ("referee_token", "operator_token")]
+    found += [(f"[[display.referees]] {r.name}", r.token) for r in display.referees]
+    return [f"{where}: {why}" for where, value in found if (why := weakness(value))]
 
 
 @dataclass

@@ -4,6 +4,7 @@ Mosquitto broker with one user per table, a port already taken."""
 from __future__ import annotations
 
 import json
+import secrets
 import signal
 import socket
 import subprocess
@@ -155,7 +156,7 @@ def test_a_short_pin_and_a_config_others_can_read_are_named(tmp_path: Path, self
     weak = parse_config({"display": {"referee_token": "1234", "operator_token": "op-long-enough"}}, source=str(config))
     found = check_secrets(weak)
     assert found.level == "warn"
-    assert "referee_token has 4 characters" in found.detail and "operator_token" not in found.detail
+    assert "referee_token: 只有 4 个字符" in found.detail and "operator_token" not in found.detail
     assert f"chmod 600 {config}" in found.detail
     config.chmod(0o600)
     assert check_secrets(parse_config({"display": {"referee_token": "ref-123456"}}, source=str(config))).level == "ok"
@@ -164,6 +165,29 @@ def test_a_short_pin_and_a_config_others_can_read_are_named(tmp_path: Path, self
     key.chmod(0o644)
     tls = parse_config({"display": {"tls_cert": str(cert), "tls_key": str(key)}}, source=str(config))
     assert check_secrets(tls).level == "warn" and f"chmod 600 {key}" in check_secrets(tls).detail
+
+
+def test_a_common_pin_is_named_by_the_check_and_a_made_up_one_passes(tmp_path: Path) -> None:
+    """123456, 000000, 121212 and "password" passed the check without a word: long enough, and guessed at once.
+    The credential itself is never shown, only where it is set and why."""
+    from table_controller.preflight import check_secrets
+    from table_controller.web.auth import weakness
+    config = tmp_path / "t.toml"
+    config.write_text("", encoding="utf-8")
+    config.chmod(0o600)
+    for pin in ("123456", "000000", "654321", "121212", "123123", "Password", "abcdefg", "888888888"):
+        found = check_secrets(parse_config({"display": {"referee_token": pin, "operator_token": "op-long-enough"}},
+                                           source=str(config)))
+        assert found.level == "warn" and "[display] referee_token: " in found.detail, (pin, found)
+        assert pin not in found.detail and "operator_token" not in found.detail, (pin, found.detail)
+    named = parse_config({"display": {"referees": [{"name": "王立", "token": "111111"},
+                                                   {"name": "李敏", "token": "li-min-4827"}]}}, source=str(config))
+    found = check_secrets(named)
+    assert found.level == "warn" and "王立" in found.detail and "李敏" not in found.detail, found.detail
+    for pin in ("ref-123456", "482913", "wang-li-07"):  # a PIN nobody tries first passes
+        assert weakness(pin) is None, pin
+    # the credentials a demo or an empty [display] makes up at start (12 random URL-safe characters) always pass
+    assert all(weakness(secrets.token_urlsafe(9)) is None for _ in range(2000))
 
 
 def test_a_camera_that_takes_the_connection_and_sends_nothing_fails_in_seconds(tmp_path: Path) -> None:

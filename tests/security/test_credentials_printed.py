@@ -57,6 +57,36 @@ def test_a_configured_referee_credential_is_never_printed_or_logged_only_the_gen
     assert len(printed) == 1 and "referee token" not in printed[0], printed
     made = printed[0].split("operator token:")[1].split()[0]
     assert len(made) >= 12 and made in out.split(printed[0], 1)[0] + out.split(printed[0], 1)[1]  # the log line too
+    assert "凭证太弱" not in out and "weak display credentials" not in out  # neither the venue's nor the made-up one
+
+
+def test_a_common_pin_is_said_at_start_without_showing_it(tmp_path: Path) -> None:
+    """A referee_token of Password1 (or 123456) started the table without a word: the first guess of a player
+    at the next table, and the referee's view with it. Said on the console and in the journal; the table runs."""
+    port = _free_port()
+    config = tmp_path / "table.toml"
+    config.write_text(f'[display]\nport = {port}\nreferee_token = "Password1"\noperator_token = "op-venue-5531"\n'
+                      '[storage]\ndata_dir = "record"\n', encoding="utf-8")
+    ctl = subprocess.Popen(TABLECTL + ["run", "--config", str(config)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline and ctl.poll() is None, "the display did not come up"
+            time.sleep(0.1)
+    finally:
+        ctl.send_signal(signal.SIGTERM)
+        out, _ = ctl.communicate(timeout=20)
+    assert ctl.returncode == 0, out
+    said = [line for line in out.splitlines() if line.startswith("凭证太弱 / weak credential:")]
+    assert len(said) == 1 and "[display] referee_token: 常见密码" in said[0], out
+    assert "weak display credentials" in out  # the journal's line, for whoever reads it later
+    assert "Password1" not in out and "op-venue-5531" not in out
 
 
 SHORT = ('[display]\noperator_token = "op-pin-5530"\n[[display.referees]]\nname = "李敏"\ntoken = "li-77"\n'

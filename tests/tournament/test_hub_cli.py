@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -21,12 +22,14 @@ from table_controller.tournament.wire import WireError
 
 
 @contextlib.contextmanager
-def _hub(broker: Broker, port: int, data: Path, *more: str) -> Iterator[list[str]]:
-    """`tablectl hub` as a process: what it printed up to the standings' address; on leaving, it
-    must stop cleanly on SIGTERM (exit 0)."""
+def _hub(broker: Broker, port: int, data: Path, *more: str,
+         env: dict[str, str] | None = None) -> Iterator[list[str]]:
+    """`tablectl hub` as a process (`env` added to this one's): what it printed up to the standings'
+    address; on leaving, it must stop cleanly on SIGTERM (exit 0)."""
     proc = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "hub", "--broker", broker.url,
                              "--tournament", "cup", "--port", str(port), "--data-dir", str(data), *more],
-                            cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, **(env or {})})
     try:
         assert proc.stdout is not None
         deadline, lines = time.monotonic() + 20, []
@@ -52,6 +55,16 @@ def test_hub_command_serves_standings_and_stops_cleanly(tmp_path: Path, broker: 
             body = json.load(r)
         assert body["tournament"] == "cup" and body["players"] == [] and body["tables"] == []
     assert (tmp_path / "hub" / "cup" / "hub.sqlite3").exists()
+
+
+def test_a_common_organiser_credential_is_said_at_start_without_showing_it(tmp_path: Path, broker: Broker) -> None:
+    """The organiser's credential publishes every table's seating; 123456 started the hub without a word."""
+    from table_controller.tournament import ORGANIZER_ENV
+    for token, weak in (("123456", True), ("cup-org-5Tq8x", False)):
+        with _hub(broker, free_port(), tmp_path / token, env={ORGANIZER_ENV: token}) as lines:
+            assert any("standings:" in x for x in lines), lines
+        said = [x for x in lines if x.startswith("凭证太弱")]
+        assert bool(said) == weak and all(ORGANIZER_ENV in x and token not in x for x in said), lines
 
 
 def test_hub_command_refuses_a_bad_broker_url() -> None:

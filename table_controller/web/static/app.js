@@ -5,7 +5,9 @@
 
 const SEATS = ["E", "S", "W", "N"];
 const I18N = {
-  zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
+  zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN",
+        loggedOut: "已退出：本页已清空，不显示暗牌、不能裁决；再次使用须重新输入凭证",
+        logoutPending: "还有操作没有得到回应：{what}。退出后本页无法再核对是否已记录（可在记录中查看）。仍要退出？", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
         ov: { left: "余 {n} 张", turn: "出牌", draw: "荒牌", over: "本盘结束", waiting: "等待开局" },
         rp: { title: "牌谱回放", hand: "盘", play: "播放", pause: "暂停", start: "开局：第 0 步（按 ▶ 逐步回放）", step: "第 {k}/{n} 步 · {text}",
@@ -93,7 +95,10 @@ const I18N = {
                earlier: "第 {n} 盘（已结束，牌已不在桌上，请按图判断）：",
                stale: "画面停在摄像头出故障之前，不是桌面现状",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
-  en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
+  en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN",
+        loggedOut: "Logged out: this page was cleared; no concealed tile, no ruling until the token is typed again",
+        logoutPending: "Still without an answer: {what}. Logged out, this page can no longer ask whether it was recorded "
+          + "(the record shows it). Log out anyway?", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
         nav: { table: "Table", win: "Win", penalties: "Penalties", scoresheet: "Score sheet", public: "Public", replay: "Replay" },
         ov: { left: "{n} tiles left", turn: "to play", draw: "drawn hand", over: "hand over", waiting: "waiting for the hand" },
         rp: { title: "Hand replay", hand: "Hand", play: "Play", pause: "Pause", start: "Start: step 0 (▶ steps through the hand)", step: "step {k}/{n} · {text}",
@@ -1613,7 +1618,7 @@ function settle(key, seq) {
 }
 async function ask(key) {
   const p = pending.get(key);
-  if (!p || p.phase === "sending" || p.asking) return;
+  if (!p || p.phase === "sending" || p.asking || !token()) return;  // without the credential: always 404
   p.asking = true;
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), ANSWER_WAIT_MS);
@@ -1686,6 +1691,7 @@ async function login(value) {
   const body = await res.json().catch(() => ({}));
   role = res.ok ? body.role : "viewer";
   if (!res.ok) sessionStorage.removeItem("token");
+  else $("token").value = ""; // taken: not left in the field for the next hand on the tablet
   who = res.ok ? { name: body.name || "" } : { error: body.detail || "" };
   showRole();
   document.body.dataset.role = role;
@@ -1693,7 +1699,28 @@ async function login(value) {
 }
 
 $("login").addEventListener("submit", (e) => { e.preventDefault(); login($("token").value); });
-$("logout").addEventListener("click", () => { $("token").value = ""; login(""); });
+// 退出 on a tablet handed to a player: the credential, the forms the referee filled (a hand as read) and
+// everything the referee's channel brought (state, the camera's pictures) go with a new document; the
+// forms keep nothing in the tab's history (autocomplete="off"), so Back brings no read hand back either.
+const LOGGED_OUT_KEY = "logged-out";
+// An action still without an answer is asked about before the credential goes: a key is the credential's
+// (web/replays.py), so asked without it the service answers 404 and the page said 没有记录 of a recorded one.
+$("logout").addEventListener("click", async () => {
+  if (pending.size) {
+    await Promise.all([...pending.keys()].map(ask));
+    if (pending.size && !window.confirm(t("logoutPending", { what: waitingFor() }))) return;
+    pending.clear();
+    savePending();
+  }
+  $("token").value = "";
+  sessionStorage.removeItem("token");
+  for (const f of document.forms) { f.reset(); delete f.dataset.filled; }
+  sessionStorage.setItem(LOGGED_OUT_KEY, "1");
+  location.replace(location.href);
+});
+// a browser that cannot mask a text field masks it as a password (and may offer to keep it: say no)
+if (!CSS.supports("-webkit-text-security", "disc")) $("token").type = "password";
+if (sessionStorage.getItem(LOGGED_OUT_KEY)) { sessionStorage.removeItem(LOGGED_OUT_KEY); say(t("loggedOut"), true); }
 $("start-hand").addEventListener("click", () => {
   // pressed during a hand (a slip beside 结束本盘) it stops that hand as 中止 and the same dealer deals again
   const hand = state && state.hand;

@@ -1,0 +1,189 @@
+"""A referee hands the tablet to a player mid-session: 退出 leaves nothing of the referee's in the tab.
+
+Real Chromium on a real service. Before, the login field was a password field (a shared tablet's password
+manager offered to keep the PIN, and gave it to whoever tapped the field next) that kept the PIN after
+login, and 退出 only dropped the credential: the Win page's form still held the hand as read (concealed
+tiles) in the document, and Back to the Win page brought it back filled (the tab's history keeps forms).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from table_controller.config import parse_config
+from table_controller.controller import side_of_wind
+from table_controller.service import TableService
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+REFEREE = "ref-tablet-4827"
+#: the hand as read (北 wins on 东's discard): secret until the public sees the result
+CONCEALED = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "1p", "1p", "2p"]
+SECRET = "7m 8m 9m"  # a run of the read hand, as the Win form shows it
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def chromium() -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        yield browser
+        await browser.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def service(tmp_path: Path) -> AsyncIterator[TableService]:
+    """The table on the built-in simulator, in the browser's loop."""
+    svc = TableService(parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0},
+                                     "display": {"port": 0, "operator_token": "op-tablet-5531",
+                                                 "referee_token": REFEREE}}, source="test"), tmp_path)
+    await svc.start()
+    try:
+        yield svc
+    finally:
+        await svc.stop()
+
+
+async def _until(check: Any, timeout: float = 15.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+async def _win_read(svc: TableService) -> None:
+    """A hand started, its dice thrown, and a win read by the referee (not yet confirmed)."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
+        await svc.controller.wait_linked(10)
+        assert (await http.post("/api/hand/start", headers={"Authorization": "Bearer op-tablet-5531"})).status_code == 200
+        await _until(lambda: svc.controller.state.phase == "walls_raised")
+        while (hand := svc.controller.state.hand)["deal"] is None and hand["next_thrower"]:
+            n = len(hand["throws"])
+            svc.sim.press_button(seat=side_of_wind(hand["next_thrower"], hand["dealer_position"]), button="dice")
+            await _until(lambda: len(svc.controller.state.hand["throws"]) > n)
+        r = await http.post("/api/referee/win", headers={"Authorization": f"Bearer {REFEREE}"}, json={"hand": {
+            "seat_wind": "N", "win": "discard", "discarder": "E", "concealed": CONCEALED, "win_tile": "2p"}})
+        assert r.status_code == 200, r.text
+
+
+async def _log_in(page: Any, svc: TableService) -> None:
+    await page.fill("#token", REFEREE)
+    await page.click("#login button[type=submit]")
+    await page.wait_for_function("document.body.dataset.role === 'referee'")
+    await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+
+
+async def _secret_in_document(page: Any) -> bool:
+    """The read hand anywhere in the page: shown as tiles, or in a field, hidden or not."""
+    return bool(await page.evaluate(f"""() => !!document.querySelector('[data-tile="9m"]')
+        || [...document.querySelectorAll('input, textarea')].some((e) => e.value.includes({SECRET!r}))"""))
+
+
+async def test_the_login_field_is_masked_but_no_password_field_and_keeps_no_pin(service: TableService,
+                                                                               chromium: Any) -> None:
+    context = await chromium.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(f"http://127.0.0.1:{service.port}/")
+        # a password manager keeps what is typed into a password field, whatever autocomplete says
+        assert await page.locator("input[type=password]").count() == 0
+        assert await page.get_attribute("#token", "autocomplete") == "off"
+        masked = await page.eval_on_selector("#token", "e => getComputedStyle(e).webkitTextSecurity")
+        assert masked == "disc"  # still dots on the screen, for whoever looks over the referee's shoulder
+        await _log_in(page, service)
+        assert await page.input_value("#token") == ""  # taken, not left for the next hand on the tablet
+    finally:
+        await context.close()
+
+
+async def test_logging_out_leaves_no_read_hand_in_the_tab_nor_in_its_history(service: TableService,
+                                                                           chromium: Any) -> None:
+    await _win_read(service)
+    base = f"http://127.0.0.1:{service.port}"
+    context = await chromium.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(base + "/win")
+        await _log_in(page, service)
+        await page.wait_for_selector('[data-tile="9m"]')
+        assert await page.input_value("#win-form input[name=concealed]") == " ".join(CONCEALED)  # filled in
+        # 退出 on the Win page itself: the page is the public one, and says so
+        await page.click("#logout")
+        await page.wait_for_function("document.body.dataset.role === 'viewer' && window.__lastSeq > 0")
+        assert not await _secret_in_document(page)
+        assert "已退出" in await page.inner_text("#action-msg")
+        assert await page.evaluate("sessionStorage.getItem('token')") is None
+        # the referee goes on to the score sheet, logs out there and hands the tablet over: Back to the Win page
+        await _log_in(page, service)
+        await page.wait_for_selector('[data-tile="9m"]')
+        await page.goto(base + "/scoresheet")
+        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        await page.click("#logout")
+        await page.wait_for_function("document.body.dataset.role === 'viewer'")
+        await page.go_back()
+        await page.wait_for_function("location.pathname === '/win' && window.__lastSeq > 0")
+        await page.wait_for_timeout(300)  # renders after the snapshot
+        assert await page.evaluate("document.body.dataset.role") == "viewer"
+        assert not await _secret_in_document(page)
+    finally:
+        await context.close()
+
+
+async def test_an_action_without_an_answer_is_asked_about_before_the_credential_goes(service: TableService,
+                                                                                    chromium: Any) -> None:
+    """A penalty recorded whose answer the Wi-Fi lost, the network down for the page's asking, then 退出: before,
+    the page asked without the credential (a key is the credential's), heard 404 and told the player handed the
+    tablet 没有记录 of a penalty that was recorded. Now the referee is asked first, and told what is unanswered."""
+    def penalties() -> list[dict[str, Any]]:
+        return [a for a in service.controller.state.actions if a["type"] == "referee.penalty"]
+
+    await service.controller.wait_linked(10)
+    context = await chromium.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(f"http://127.0.0.1:{service.port}/penalties")
+        await _log_in(page, service)
+        lost: list[Any] = []
+
+        async def lose_the_answer(route: Any) -> None:  # it reaches the service; the answer never comes back
+            lost.append(await route.fetch())
+            await route.abort("connectionreset")
+
+        async def no_network(route: Any) -> None:
+            await route.abort("internetdisconnected")
+
+        await page.route("**/api/referee/penalty", lose_the_answer)
+        await page.route("**/api/requests/**", no_network)
+        await page.select_option("#penalty-form select[name=seat]", "W")
+        await page.select_option("#penalty-code", "late_5")
+        await page.click("#penalty-submit")
+        await page.wait_for_selector("#unanswered li[data-phase=offline]", timeout=20000)
+        assert len(penalties()) == 1 and lost and lost[0].status == 200  # recorded; the page does not know
+        asked: list[str] = []
+
+        async def answer(dialog: Any) -> None:
+            asked.append(dialog.message)
+            await (dialog.dismiss() if len(asked) == 1 else dialog.accept())
+
+        page.on("dialog", answer)
+        await page.click("#logout")  # the referee is asked, and stays
+        await page.wait_for_timeout(500)
+        assert len(asked) == 1 and "还有操作没有得到回应" in asked[0] and "罚分" in asked[0], asked
+        assert await page.evaluate("document.body.dataset.role") == "referee"
+        await page.click("#logout")  # logs out anyway
+        await page.wait_for_function("document.body.dataset.role === 'viewer' && window.__lastSeq > 0")
+        await page.unroute("**/api/requests/**")  # the network is back
+        await page.wait_for_timeout(3000)  # past the page's asking interval
+        said = await page.inner_text("#action-msg") + await page.inner_text("#unanswered")
+        assert "没有记录" not in said and "已退出" in said, said
+    finally:
+        await context.close()

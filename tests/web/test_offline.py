@@ -1,0 +1,71 @@
+"""A venue without internet: every page the table and the hub serve loads nothing from another host.
+
+Chromium is allowed to reach the service only (Playwright aborts a request to any other host, and the
+test lists them). FastAPI's own `/docs` and `/redoc` fetched Swagger UI, ReDoc and Google's fonts from
+CDNs and stayed blank offline; `/docs` is now drawn by the table itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from table_controller.config import parse_config
+from table_controller.service import TableService
+from table_controller.tournament.broker import LocalBroker
+from table_controller.tournament.web import HubService
+from table_controller.web.app import PAGES
+
+pytestmark = pytest.mark.browser
+ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+async def test_every_page_of_the_table_and_the_hub_loads_only_from_the_pi(tmp_path: Path) -> None:
+    from playwright.async_api import async_playwright
+
+    broker = LocalBroker(tmp_path / "broker")
+    broker.start()
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0)
+    await hub.start()
+    table = TableService(parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
+                                       "display": {"port": 0, "operator_token": "op-offline",
+                                                   "referee_token": "ref-offline-7"}}, source="test"), tmp_path / "t")
+    await table.start()
+    try:
+        here = f"http://127.0.0.1:{table.port}"
+        urls = [here + p for p in (*PAGES, "/docs", "/redoc", "/openapi.json")] + [hub.url]
+        outside: list[tuple[str, str]] = []
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            try:
+                page = await browser.new_page()
+
+                async def only_the_pi(route: Any) -> None:
+                    if urlparse(route.request.url).hostname != "127.0.0.1":
+                        outside.append((page.url, route.request.url))
+                        await route.abort("internetdisconnected")
+                    else:
+                        await route.continue_()
+
+                await page.route("**/*", only_the_pi)
+                for url in urls:
+                    answer = await page.goto(url, wait_until="networkidle")
+                    assert answer is not None and answer.ok, (url, answer and answer.status)
+                assert outside == [], outside
+                await page.goto(here + "/docs", wait_until="networkidle")
+                text = await page.inner_text("body")
+                # the reference is there, read without internet: the routes by path with what they do
+                assert "/api/referee/win/confirm" in text and "Confirm the win as read" in text, text[:500]
+                assert "/openapi.json" in text
+                await page.goto(here + "/redoc")
+                assert urlparse(page.url).path == "/docs"
+            finally:
+                await browser.close()
+    finally:
+        await table.stop()
+        await hub.stop()
+        broker.stop()
