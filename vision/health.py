@@ -17,6 +17,11 @@ import numpy as np
 MESSAGES: dict[str, tuple[str, str]] = {
     "ok": ("摄像头正常", "camera OK"),
     "unplugged": ("摄像头未连接，请手动录入", "camera disconnected: enter tiles by hand"),
+    # connected and sending, but nothing it sends decodes (a wrong video format, a failing encoder or a
+    # damaged link): was shown as 摄像头未连接 though it is connected (`vision.camera.undecodable`)
+    "undecodable": ("摄像头已连接，但画面无法解码：请检查摄像头的视频格式（MJPEG/H.264）、网线或无线信号，必要时重启摄像头，"
+                    "请手动录入", "camera connected but its picture cannot be decoded: check its video format "
+                                "(MJPEG/H.264), its cable or Wi-Fi, restart it if need be; enter tiles by hand"),
     "frozen": ("摄像头画面卡住，请手动录入", "camera image frozen: enter tiles by hand"),
     # every fault says what to do meanwhile (dark and glare did not: only unplugged and frozen did)
     "dark": ("光线太暗，无法识牌，请手动录入", "too dark to read tiles: enter tiles by hand"),
