@@ -257,6 +257,8 @@ class BumpWatch:
         self.edges_seen = False
         self._strikes = 0
         self._lost = 0
+        #: the edges of the last check that saw a move: the next must see the same move to confirm it
+        self._pending: FeltEdges | None = None
 
     def check(self, frame: np.ndarray, calibration: Calibration) -> BumpVerdict:
         edges = find_felt_edges(frame, calibration)
@@ -273,7 +275,11 @@ class BumpWatch:
                 return BumpVerdict(0.0, hold=True, problem=self.problem)
             return self._look_for_felt(frame, calibration, moved, edges)
         self._lost = 0
-        self._strikes += 1
+        # a move is confirmed by the next frame seeing the same move: a frame garbled on a lossy link
+        # shows edges shifted, each its own way, and two of them in a row recalibrated to one and back
+        same = self._pending is not None and _agree(self._pending, edges, self.tolerance_mm)
+        self._strikes = self._strikes + 1 if same else 1
+        self._pending = edges
         if self._strikes < self.confirm:
             return BumpVerdict(moved, hold=True, problem=self.problem)
         if found == len(SIDES):
@@ -286,7 +292,7 @@ class BumpWatch:
         found = find_felt(frame, prior=calibration)
         if found is not None:
             self._strikes, self._lost, self.problem, self.edges_seen = 0, 0, "", True
-            shift = _shift_mm(calibration, found)
+            shift = shift_mm(calibration, found)
             if shift <= self.tolerance_mm:
                 return BumpVerdict(shift)  # where it was: its edges were only covered
             return BumpVerdict(shift, calibration=found)
@@ -304,7 +310,16 @@ class BumpWatch:
         return BumpVerdict(moved, problem=self.problem)
 
 
-def _shift_mm(calibration: Calibration, other: Calibration) -> float:
+def _agree(one: FeltEdges, other: FeltEdges, tolerance_mm: float) -> bool:
+    """Whether two checks saw the felt's edges in the same place: two sides or more found in both,
+    each within `tolerance_mm` of the other at both ends searched."""
+    both = [name for name in one.sides if name in other.sides]
+    ends = (END_SKIP_MM, TABLE_MM - END_SKIP_MM)
+    return len(both) >= 2 and all(abs(one.sides[n].offset(u) - other.sides[n].offset(u)) <= tolerance_mm
+                                  for n in both for u in ends)
+
+
+def shift_mm(calibration: Calibration, other: Calibration) -> float:
     """How far apart (mm, on the plane) two calibrations put the felt's corners."""
     square = np.float64([[[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]]])
     seen = cv2.perspectiveTransform(square, np.linalg.inv(other.image_to_plane))

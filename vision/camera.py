@@ -16,7 +16,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from vision.health import CameraHealth, HealthStatus
+from vision.health import LIGHT_FRAMES, CameraHealth, HealthStatus
 
 
 #: Streams whose reader thread may still run: stopped at exit, before the interpreter goes away
@@ -100,7 +100,7 @@ class CameraStream:
         self.read_timeout_s = read_timeout_s
         self.reopen_every_s = reopen_every_s
         self.clock = clock
-        self.health = health or CameraHealth()
+        self.health = health or CameraHealth(light_frames=LIGHT_FRAMES)  # one garbled frame is not the light
         #: how long `grab()` waits for a frame newer than the last it returned, while the camera is open
         self.frame_wait_s = frame_wait_s
         self._cap: cv2.VideoCapture | None = None
