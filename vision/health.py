@@ -22,6 +22,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "undecodable": ("摄像头已连接，但画面无法解码：请检查摄像头的视频格式（MJPEG/H.264）、网线或无线信号，必要时重启摄像头，"
                     "请手动录入", "camera connected but its picture cannot be decoded: check its video format "
                                 "(MJPEG/H.264), its cable or Wi-Fi, restart it if need be; enter tiles by hand"),
+    # most tiles of frame after frame unlike every kind enrolled: another tile set (`enroll.UNLIKE`); every
+    # tile went to the referee and nothing said why. The camera still reads; the referee rules meanwhile
+    "wrong_tiles": ("登记的牌样与桌上的牌不符，请重新登记（tablectl vision enroll），其间请手动录入",
+                    "the enrolled tiles do not match the tiles on the table (another set, or the wrong file): "
+                    "enroll this table's set again (tablectl vision enroll); enter tiles by hand meanwhile"),
     "frozen": ("摄像头画面卡住，请手动录入", "camera image frozen: enter tiles by hand"),
     # every fault says what to do meanwhile (dark and glare did not: only unplugged and frozen did)
     "dark": ("光线太暗，无法识牌，请手动录入", "too dark to read tiles: enter tiles by hand"),

@@ -18,6 +18,7 @@ import numpy as np
 from vision.bump import TOLERANCE_MM, BumpWatch, shift_mm
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
 from vision.camera import CameraStream
+from vision.enroll import UNLIKE_SHARE
 from vision.health import HealthStatus
 from vision.kinds import FACE_KINDS
 from vision.reader import Examples, ReadError, TileReader, TileReading
@@ -66,6 +67,9 @@ class VisionLoop:
 
     #: Unsure tiles whose crops are kept for the referee's answer (`learn`), newest kept.
     KEEP_UNSURE = 64
+    #: Frames in a row with most tiles unlike every enrolled kind (`enroll.UNLIKE_SHARE`) before the status
+    #: says the enrollment is another set's (a hand over the felt or a few odd tiles are not).
+    UNLIKE_FRAMES = 6
 
     def __init__(self, camera: CameraStream, reader: TileReader, tracker: TileTracker | None = None,
                  recalibrate_every: int = 50, save_enrollment: Path | None = None,
@@ -77,6 +81,8 @@ class VisionLoop:
         self.recalibrate_every = recalibrate_every
         self.save_enrollment = save_enrollment
         self._frames = 0
+        self._unlike_frames = 0  # frames in a row read with most tiles unlike the enrollment
+        self._unlike_share = 0.0  # of the last frame that said
         #: markers that put the felt elsewhere than the calibration in the last frame: the next must agree
         self._markers_moved: Calibration | None = None
         self._unsure: OrderedDict[int, Examples] = OrderedDict()
@@ -92,6 +98,9 @@ class VisionLoop:
         result = self._step()
         if result.problem and result.status.ok:
             result.status = HealthStatus("not_reading", result.status.detail)
+        elif result.status.ok and self._unlike_frames >= self.UNLIKE_FRAMES:  # read, but with another set's samples
+            result.status = HealthStatus("wrong_tiles", f"{self._unlike_share:.0%} of the tiles unlike every "
+                                                        f"enrolled kind, {self._unlike_frames} frames in a row")
         return result
 
     def _step(self) -> StepResult:
@@ -117,6 +126,10 @@ class VisionLoop:
             log.warning("frame unreadable: %s", exc)
             return StepResult(status, problem=str(exc))
         self.last = (frame, readings)
+        unlike = self.reader.unlike
+        if unlike is not None:  # a frame with few tiles (or none) leaves the count as it was
+            self._unlike_frames = self._unlike_frames + 1 if unlike >= UNLIKE_SHARE else 0
+            self._unlike_share = unlike
         occluded = tuple(self.reader.occluded)
         return StepResult(status, self.observe(frame, readings, occluded), readings, occluded=occluded,
                           recalibrated=recalibrated)
