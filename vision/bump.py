@@ -257,8 +257,9 @@ def _felt_quad(dist: np.ndarray, felt_max: float) -> tuple[np.ndarray | None, st
                       "surroundings: the whole picture looks like felt (a felt near the floor's colour)")
     if cut:
         edge = {"top": "上", "bottom": "下", "left": "左", "right": "右"}
-        return None, (f"台面超出画面{'、'.join(edge[c] for c in cut)}边：请调整摄像头，使四边全在画面中 / the felt runs "
-                      f"out of the picture at its {', '.join(cut)}: aim or raise the camera so all four edges are in view")
+        return None, (f"台面超出画面{'、'.join(edge[c] for c in cut)}边：请调整摄像头，使四边全在画面中 / the felt "
+                      f"runs out of the picture at its {', '.join(cut)}: aim or raise the camera so all four edges "
+                      "are in view")
     if cv2.contourArea(felt) < 0.1 * sw * sh:
         return None, "台面太小或找不到 / the felt is too small in the picture, or not found"
     hull = cv2.convexHull(felt)

@@ -280,8 +280,9 @@ SET_KINDS = 30
 UNLIKE_MIN_TILES = 8
 
 #: What the display, `tablectl check` and the reader say of it, Chinese first.
-UNLIKE_MESSAGE = ("登记的牌样与桌上的牌不符，请重新登记（tablectl vision enroll）", "the enrolled tiles do not match the tiles "
-                  "on the table (another set, or the wrong file): enroll this table's set again (tablectl vision enroll)")
+UNLIKE_MESSAGE = ("登记的牌样与桌上的牌不符，请重新登记（tablectl vision enroll）",
+                  "the enrolled tiles do not match the tiles on the table (another set, or the wrong file): "
+                  "enroll this table's set again (tablectl vision enroll)")
 
 
 def unlike_share(enrollment: "Enrollment | None", similarity: np.ndarray | None) -> float | None:
