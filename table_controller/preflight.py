@@ -381,7 +381,34 @@ def check_camera(config: TableConfig) -> Finding | None:
     coarse = _too_coarse(frame, cam.corners, cam.corners_size)
     if coarse:
         return Finding(what, "warn", f"{source}: {w}×{h}, {coarse}")
+    unlike = _enrollment_unlike(config, frame) if cam.enrollment else ""
+    if unlike:
+        return Finding(what, "fail", f"{source}: {unlike}")
     return Finding(what, "ok", f"{source}: {w}×{h}, picture fine")
+
+
+def _enrollment_unlike(config: TableConfig, frame: Any) -> str:
+    """Why `[camera] enrollment` is not this table's tile set (most tiles on the felt unlike every kind
+    in it: `vision.enroll.UNLIKE`), or "": a venue that swapped sets, or the wrong file, sent every tile
+    to the referee all match, and nothing said why. Needs tiles on the felt; says nothing without."""
+    from vision.calibrate import CalibrationError
+    from vision.config import VisionConfig
+    from vision.enroll import UNLIKE_MESSAGE, UNLIKE_SHARE, EnrollmentError
+    from vision.reader import ReadError
+
+    cam = config.camera
+    base = Path(config.source).parent if config.source != "<defaults>" else Path.cwd()
+    try:
+        reader = VisionConfig.from_camera_section(cam.source, cam.corners, str(base / cam.model) if cam.model else "",
+                                                  str(base / cam.enrollment), cam.threshold, cam.corners_size).reader()
+        readings = reader.read(frame)
+    except (CalibrationError, ReadError, EnrollmentError):
+        return ""  # said above (the markers, the corners, the file), or nothing to compare
+    if reader.unlike is None or reader.unlike < UNLIKE_SHARE:
+        return ""
+    zh, en = UNLIKE_MESSAGE
+    return (f"{zh} / {en}: {reader.unlike:.0%} of the {len(readings)} tiles on the felt are unlike every kind in "
+            f"[camera] enrollment = {cam.enrollment!r}")
 
 
 def _too_coarse(frame: Any, corners: Any, size: tuple[int, int] | None) -> str:

@@ -123,8 +123,9 @@ def _fit(u: np.ndarray, off: np.ndarray, strips: int) -> Side | None:
     return Side(a, b, support) if support >= SUPPORT else None
 
 
-def find_felt_edges(frame: np.ndarray, calibration: Calibration) -> FeltEdges:
-    """The felt's edges in `frame`, as offsets from where `calibration` puts them."""
+def find_felt_edges(frame: np.ndarray, calibration: Calibration, felt_max: float = FELT_DISTANCE) -> FeltEdges:
+    """The felt's edges in `frame`, as offsets from where `calibration` puts them (`felt_max`: how far
+    from the felt's colour is still felt; `find_felt` narrows it for a felt near the floor's colour)."""
     s, m = PX_PER_MM, MARGIN_MM
     size = round((TABLE_MM + 2 * m) * s)
     to_search = np.array([[s, 0, m * s], [0, s, m * s], [0, 0, 1.0]]) @ calibration.for_frame(frame).image_to_plane
@@ -134,7 +135,7 @@ def find_felt_edges(frame: np.ndarray, calibration: Calibration) -> FeltEdges:
                                  flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     lo, hi = int((m + 100) * s), int((m + TABLE_MM - 100) * s)  # the felt's colour from its middle
     dist, _ = felt_distance(plane, sample=plane[lo:hi, lo:hi])
-    felt = (dist < FELT_DISTANCE).astype(np.float32)
+    felt = (dist < felt_max).astype(np.float32)
     valid = (inside > 0).astype(np.float32)
     reach, win, strip = round(m * s), round(WINDOW_MM * s), round(STRIP_MM * s)
     first, last = round((m + END_SKIP_MM) * s), round((m + TABLE_MM - END_SKIP_MM) * s)
@@ -183,44 +184,90 @@ def _order_like(corners: np.ndarray, prior: Calibration | None) -> np.ndarray:
     return corners[nearest]
 
 
+#: How far from the felt's colour is still felt, tried in turn by `find_felt`: the reader's, then narrower
+#: for a dim felt near the floor's colour (the simulator's poses 3: the floor 22-29 from the felt, which
+#: is 1-4 from itself; the whole picture was taken for the felt).
+FELT_TRIES = (FELT_DISTANCE, 20.0, 14.0)
+#: Felt pixels (of the 320-px-wide picture) along one border of the picture beyond which the felt runs
+#: out of it; a corner that only touches it is in view (pose 0: a corner 8 px from the bottom was refused).
+CUT_PX = 6
+
+
 def find_felt(frame: np.ndarray, prior: Calibration | None = None) -> Calibration | None:
     """The felt's corners found in the whole picture, without stored corners or a search near them:
     the largest region of the felt's colour (the colour of the picture's middle), its outline
     made a quadrilateral, refined by `find_felt_edges`. None when the felt is not all in view
-    (it touches the picture's border) or is not a quadrilateral; its corners are ordered as
-    `prior` had them, else with W's side at the top of the picture."""
+    (it runs along the picture's border) or is not a quadrilateral; its corners are ordered as
+    `prior` had them, else with W's side at the top of the picture. `felt_problem` says why not."""
+    return _find_felt(frame, prior)[0]
+
+
+def felt_problem(frame: np.ndarray) -> str:
+    """Why `find_felt` finds no felt in `frame`, in words for the technician, Chinese first ("" if it does)."""
+    return _find_felt(frame, None)[1]
+
+
+def _find_felt(frame: np.ndarray, prior: Calibration | None) -> tuple[Calibration | None, str]:
     h, w = frame.shape[:2]
     scale = 320.0 / w
     small = cv2.resize(frame, (320, round(h * scale)), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
     middle = small[int(sh * 0.35):int(sh * 0.65), int(sw * 0.35):int(sw * 0.65)]
     dist, _ = felt_distance(small, sample=middle)
-    mask = (dist < FELT_DISTANCE).astype(np.uint8) * 255
+    why = ""
+    for felt_max in FELT_TRIES:
+        quad, why = _felt_quad(dist, felt_max)
+        if quad is None:
+            continue
+        quad = quad / scale
+        try:
+            rough = Calibration.from_corners(_order_like(quad, prior), (w, h))
+        except (ValueError, CalibrationError):
+            why = _NOT_QUAD
+            continue
+        edges = find_felt_edges(frame, rough, felt_max)
+        if len(edges.sides) == len(SIDES):
+            return edges.corrected(rough), ""
+        missing = "、".join(_SIDE_ZH[s] for s in SIDES if s not in edges.sides)
+        why = (f"台面{missing}边找不到清楚的边缘（台边有物品，或台面与台边颜色相近）/ the felt's edge is not clear "
+               f"on {', '.join(s for s in SIDES if s not in edges.sides)} (things along it, or a rim of the "
+               "felt's colour)")
+    return None, why
+
+
+_NOT_QUAD = ("台面轮廓不是四边形（有物品压住台边或台角？）/ the felt's outline is not a quadrilateral (something over "
+             "an edge or a corner?)")
+
+
+def _felt_quad(dist: np.ndarray, felt_max: float) -> tuple[np.ndarray | None, str]:
+    """The felt's quadrilateral in the small picture at `felt_max`, or None and why not."""
+    sh, sw = dist.shape
+    mask = (dist < felt_max).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
-        return None
+        return None, "画面中没有台面颜色的区域 / nothing of the felt's colour in the picture"
     felt = max(contours, key=cv2.contourArea)
-    x, y, bw, bh = cv2.boundingRect(felt)
-    if x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1 or cv2.contourArea(felt) < 0.1 * sw * sh:
-        return None  # the felt runs out of the picture, or is too small to be it
+    region = np.zeros_like(mask)
+    cv2.drawContours(region, [felt], -1, 255, cv2.FILLED)
+    cut = [name for name, line in (("top", region[0]), ("bottom", region[-1]), ("left", region[:, 0]),
+                                   ("right", region[:, -1])) if np.count_nonzero(line) > CUT_PX]
+    if len(cut) == len(SIDES):
+        return None, ("台面与周围颜色太相近，分不出台面（整个画面都像台面）/ the felt cannot be told from its "
+                      "surroundings: the whole picture looks like felt (a felt near the floor's colour)")
+    if cut:
+        edge = {"top": "上", "bottom": "下", "left": "左", "right": "右"}
+        return None, (f"台面超出画面{'、'.join(edge[c] for c in cut)}边：请调整摄像头，使四边全在画面中 / the felt "
+                      f"runs out of the picture at its {', '.join(cut)}: aim or raise the camera so all four edges "
+                      "are in view")
+    if cv2.contourArea(felt) < 0.1 * sw * sh:
+        return None, "台面太小或找不到 / the felt is too small in the picture, or not found"
     hull = cv2.convexHull(felt)
-    quad = None
     for eps in (0.01, 0.02, 0.03, 0.05, 0.08):
         approx = cv2.approxPolyDP(hull, eps * cv2.arcLength(hull, True), True)
         if len(approx) == 4:
-            quad = approx.reshape(4, 2).astype(np.float32) / scale
-            break
-    if quad is None:
-        return None
-    try:
-        rough = Calibration.from_corners(_order_like(quad, prior), (w, h))
-    except (ValueError, CalibrationError):
-        return None
-    edges = find_felt_edges(frame, rough)
-    if len(edges.sides) < len(SIDES):
-        return None
-    return edges.corrected(rough)
+            return approx.reshape(4, 2).astype(np.float32), ""
+    return None, _NOT_QUAD
 
 
 @dataclass(frozen=True)
@@ -257,6 +304,8 @@ class BumpWatch:
         self.edges_seen = False
         self._strikes = 0
         self._lost = 0
+        #: the edges of the last check that saw a move: the next must see the same move to confirm it
+        self._pending: FeltEdges | None = None
 
     def check(self, frame: np.ndarray, calibration: Calibration) -> BumpVerdict:
         edges = find_felt_edges(frame, calibration)
@@ -273,7 +322,11 @@ class BumpWatch:
                 return BumpVerdict(0.0, hold=True, problem=self.problem)
             return self._look_for_felt(frame, calibration, moved, edges)
         self._lost = 0
-        self._strikes += 1
+        # a move is confirmed by the next frame seeing the same move: a frame garbled on a lossy link
+        # shows edges shifted, each its own way, and two of them in a row recalibrated to one and back
+        same = self._pending is not None and _agree(self._pending, edges, self.tolerance_mm)
+        self._strikes = self._strikes + 1 if same else 1
+        self._pending = edges
         if self._strikes < self.confirm:
             return BumpVerdict(moved, hold=True, problem=self.problem)
         if found == len(SIDES):
@@ -286,7 +339,7 @@ class BumpWatch:
         found = find_felt(frame, prior=calibration)
         if found is not None:
             self._strikes, self._lost, self.problem, self.edges_seen = 0, 0, "", True
-            shift = _shift_mm(calibration, found)
+            shift = shift_mm(calibration, found)
             if shift <= self.tolerance_mm:
                 return BumpVerdict(shift)  # where it was: its edges were only covered
             return BumpVerdict(shift, calibration=found)
@@ -304,7 +357,16 @@ class BumpWatch:
         return BumpVerdict(moved, problem=self.problem)
 
 
-def _shift_mm(calibration: Calibration, other: Calibration) -> float:
+def _agree(one: FeltEdges, other: FeltEdges, tolerance_mm: float) -> bool:
+    """Whether two checks saw the felt's edges in the same place: two sides or more found in both,
+    each within `tolerance_mm` of the other at both ends searched."""
+    both = [name for name in one.sides if name in other.sides]
+    ends = (END_SKIP_MM, TABLE_MM - END_SKIP_MM)
+    return len(both) >= 2 and all(abs(one.sides[n].offset(u) - other.sides[n].offset(u)) <= tolerance_mm
+                                  for n in both for u in ends)
+
+
+def shift_mm(calibration: Calibration, other: Calibration) -> float:
     """How far apart (mm, on the plane) two calibrations put the felt's corners."""
     square = np.float64([[[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]]])
     seen = cv2.perspectiveTransform(square, np.linalg.inv(other.image_to_plane))

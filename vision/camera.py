@@ -16,7 +16,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from vision.health import CameraHealth, HealthStatus
+from vision.health import LIGHT_FRAMES, CameraHealth, HealthStatus
 
 
 #: Streams whose reader thread may still run: stopped at exit, before the interpreter goes away
@@ -50,6 +50,39 @@ def open_capture(source: str | int, timeout_s: float = READ_TIMEOUT_S) -> cv2.Vi
     return cv2.VideoCapture(source)
 
 
+#: The most bytes of a stream read to find one whole JPEG part (`undecodable`): a 4K frame fits.
+PROBE_BYTES = 1 << 22
+
+
+def undecodable(source: str | int, timeout_s: float = 2.0) -> str:
+    """Why an HTTP camera that OpenCV could not open is connected all the same: it answers and sends
+    JPEG parts that do not decode (the detail, for the status), else "" (not an HTTP URL, no answer,
+    an error page, or a picture that decodes). OpenCV says only that the open failed, and the display
+    said 摄像头未连接 of a camera sending garbage, sending the technician after a cable that is fine."""
+    if not (isinstance(source, str) and source.startswith(("http://", "https://"))):
+        return ""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(source, timeout=timeout_s) as answer:  # noqa: S310 - the table's own camera
+            data = answer.read1(PROBE_BYTES) if hasattr(answer, "read1") else answer.read(PROBE_BYTES)
+            while len(data) < PROBE_BYTES and data.count(b"\xff\xd8") < 2:
+                more = answer.read1(PROBE_BYTES)
+                if not more:
+                    break
+                data += more
+    except (OSError, ValueError, urllib.error.URLError):
+        return ""
+    start = data.find(b"\xff\xd8")
+    if start < 0:
+        return f"{len(data)} bytes received, no JPEG in them"
+    end = data.find(b"\xff\xd8", start + 2)
+    part = data[start:end if end > 0 else len(data)]
+    picture = cv2.imdecode(np.frombuffer(part, np.uint8), cv2.IMREAD_COLOR)
+    return "" if picture is not None else f"a {len(part)}-byte JPEG that does not decode"
+
+
 class CameraStream:
     """Wraps `cv2.VideoCapture` (device index, path or URL such as an MJPEG stream).
 
@@ -67,7 +100,7 @@ class CameraStream:
         self.read_timeout_s = read_timeout_s
         self.reopen_every_s = reopen_every_s
         self.clock = clock
-        self.health = health or CameraHealth()
+        self.health = health or CameraHealth(light_frames=LIGHT_FRAMES)  # one garbled frame is not the light
         #: how long `grab()` waits for a frame newer than the last it returned, while the camera is open
         self.frame_wait_s = frame_wait_s
         self._cap: cv2.VideoCapture | None = None
@@ -78,6 +111,8 @@ class CameraStream:
         self._returned = 0  # the count when grab() last returned a frame
         self._failures = 0  # opens and reads that failed
         self._attempts = 0  # opens tried
+        #: the camera answers but what it sends does not decode (`undecodable`), from the last failed open
+        self._undecodable = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
@@ -87,35 +122,48 @@ class CameraStream:
             return
         self._last_open = now
         cap = open_capture(self.source, self.read_timeout_s)
+        opened = cap.isOpened()
+        if not opened:
+            cap.release()
+        why = "" if opened else undecodable(self.source)  # answered, but what it sends does not decode
         with self._cond:
             self._attempts += 1
-            if cap.isOpened():
+            if opened:
                 self._cap = cap
             else:
-                cap.release()
+                self._undecodable = why
                 self._failures += 1
             self._cond.notify_all()
 
     def _run(self) -> None:
-        """The reader thread: (re)open, read every frame, keep the newest."""
+        """The reader thread: (re)open, read every frame, keep the newest. A connection that gave
+        no frame at all is looked at (`undecodable`): FFmpeg opens a stream of garbage and fails its
+        first read, which looked like a camera unplugged."""
+        opened_at = 0
         while not self._stop.is_set():
             if self._cap is None:
                 self._open()
                 if self._cap is None:
                     self._stop.wait(0.05)
                     continue
+                opened_at = self._count
             try:
                 ok, img = self._cap.read()
             except cv2.error:
                 ok, img = False, None
-            with self._cond:
-                if ok and img is not None:
+            if ok and img is not None:
+                with self._cond:
                     self._frame = img
                     self._count += 1
-                else:  # drop it; the loop reopens (at most every reopen_every_s)
-                    self._cap.release()
-                    self._cap = None
-                    self._failures += 1
+                    self._undecodable = ""
+                    self._cond.notify_all()
+                continue
+            self._cap.release()  # drop it; the loop reopens (at most every reopen_every_s)
+            self._cap = None
+            why = undecodable(self.source) if self._count == opened_at else ""
+            with self._cond:
+                self._undecodable = why
+                self._failures += 1
                 self._cond.notify_all()
         if self._cap is not None:
             self._cap.release()
@@ -142,7 +190,10 @@ class CameraStream:
             self._cond.wait_for(answer, timeout=self.frame_wait_s)
             if self._count > self._returned:
                 frame, self._returned = self._frame, self._count
-        return frame, self.health.check(frame)
+        status = self.health.check(frame)
+        if status.code == "unplugged" and self._undecodable:
+            status = HealthStatus("undecodable", self._undecodable)
+        return frame, status
 
     def close(self) -> None:
         self._stop.set()

@@ -17,6 +17,16 @@ import numpy as np
 MESSAGES: dict[str, tuple[str, str]] = {
     "ok": ("摄像头正常", "camera OK"),
     "unplugged": ("摄像头未连接，请手动录入", "camera disconnected: enter tiles by hand"),
+    # connected and sending, but nothing it sends decodes (a wrong video format, a failing encoder or a
+    # damaged link): was shown as 摄像头未连接 though it is connected (`vision.camera.undecodable`)
+    "undecodable": ("摄像头已连接，但画面无法解码：请检查摄像头的视频格式（MJPEG/H.264）、网线或无线信号，必要时重启摄像头，"
+                    "请手动录入", "camera connected but its picture cannot be decoded: check its video format "
+                                "(MJPEG/H.264), its cable or Wi-Fi, restart it if need be; enter tiles by hand"),
+    # most tiles of frame after frame unlike every kind enrolled: another tile set (`enroll.UNLIKE`); every
+    # tile went to the referee and nothing said why. The camera still reads; the referee rules meanwhile
+    "wrong_tiles": ("登记的牌样与桌上的牌不符，请重新登记（tablectl vision enroll），其间请手动录入",
+                    "the enrolled tiles do not match the tiles on the table (another set, or the wrong file): "
+                    "enroll this table's set again (tablectl vision enroll); enter tiles by hand meanwhile"),
     "frozen": ("摄像头画面卡住，请手动录入", "camera image frozen: enter tiles by hand"),
     # every fault says what to do meanwhile (dark and glare did not: only unplugged and frozen did)
     "dark": ("光线太暗，无法识牌，请手动录入", "too dark to read tiles: enter tiles by hand"),
@@ -32,6 +42,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
 class HealthStatus:
     code: str
     detail: str = ""
+    #: the picture looks dark or glaring in this frame only so far (`LIGHT_FRAMES`): not read, the
+    #: status left as it was (a frame garbled on a lossy link looks so for one frame)
+    suspect: bool = False
 
     @property
     def ok(self) -> bool:
@@ -48,14 +61,58 @@ class HealthStatus:
 #: repeat a still picture for a moment.
 FROZEN_S = 6.0
 
+#: Frames in a row that must look dark (or glaring) before the camera is called so, for a stream. A
+#: frame garbled on a lossy link (a few bytes changed: grey or shifted blocks from the first bad one)
+#: looked dark or glaring for one frame, and the status flickered OK / dark / OK all day (the
+#: simulator's `corrupt`: 12 changes a minute). A room's light going out is told ~1 s later.
+LIGHT_FRAMES = 3
+#: Of the pixels dark (or blown out) in either of two frames, the share dark in both for the two to
+#: count as one light fault going on (a light out, a lamp's reflection stay put; a garbled block moves).
+STEADY_OVERLAP = 0.5
+
+
+#: Grey levels (of the 160×120 picture) a row may differ from the last fine frame and count as unchanged,
+#: and must differ by, each row below, to count as garbled from there on.
+SAME_ROW, GARBLED_ROW = 3.0, 6.0
+#: Garbled frames in a row after which the picture is taken as it is (it changed for good, not in transit).
+GARBLED_MAX = 10
+
+
+def garbled(good: np.ndarray, grey: np.ndarray) -> bool:
+    """Whether `grey` is `good` damaged from some point on: a JPEG with a bad byte decodes right down
+    to its block and wrong (brightness shifted: blocks grey, dark or white) in every row after it, all
+    across, so the top rows are the last fine frame's and most of every row below differs. A light
+    going out changes the top rows too; a lamp's reflection or an arm, parts of some rows."""
+    if good.shape != grey.shape:
+        return False
+    diff = cv2.absdiff(good, grey)
+    same = diff.astype(np.float32).mean(axis=1) < SAME_ROW
+    if not same[0]:
+        return False
+    first = int(np.argmin(same))  # the first row that changed (0: none did)
+    return 0 < first < len(same) - 2 and bool((np.median(diff[first + 1:], axis=1) > GARBLED_ROW).all())
+
+
+def _overlap(one: np.ndarray, other: np.ndarray) -> float:
+    """Intersection over union of two masks (1.0 when both are empty)."""
+    union = int(np.count_nonzero(one | other))
+    return int(np.count_nonzero(one & other)) / union if union else 1.0
+
 
 class CameraHealth:
     """Feed every frame (or None when the grab failed) to `check`."""
 
     def __init__(self, frozen_frames: int = 3, dark_mean: float = 35.0, glare_fraction: float = 0.04,
                  unplugged_after: int = 3, frozen_s: float = FROZEN_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, light_frames: int = 1) -> None:
         self.frozen_frames = frozen_frames
+        #: frames in a row that look dark or glaring before it is said (1: a single picture's check;
+        #: a stream's: `LIGHT_FRAMES`); those before are `suspect`
+        self.light_frames = light_frames
+        self._light = 0
+        self._light_seen: tuple[str, np.ndarray] | None = None  # the last frame's light fault and where
+        self._good: np.ndarray | None = None  # the last frame that looked fine (small grey)
+        self._garbled = 0  # garbled frames in a row
         #: identical frames for this long (and at least `frozen_frames` of them): frozen, whatever the period
         self.frozen_s = frozen_s
         self.clock = clock
@@ -88,10 +145,30 @@ class CameraHealth:
         still = self.clock() - self._same_since if self._same else 0.0
         if self._same >= self.frozen_frames and still >= self.frozen_s:
             return HealthStatus("frozen", f"{self._same} identical frames in {still:.0f} s")
+        if self.light_frames > 1 and self._good is not None and garbled(self._good, grey) \
+                and self._garbled < GARBLED_MAX:  # damaged on its way: neither read nor taken for the light
+            self._garbled += 1
+            return HealthStatus("ok", "a garbled frame", suspect=True)
+        self._garbled = 0
+        light = self._light_fault(grey)
+        if light is None:
+            self._light, self._light_seen, self._good = 0, None, grey
+            return HealthStatus("ok")
+        # the same fault in the same place as the frame before: a lossy link garbles each frame its own way
+        seen = grey < self.dark_mean if light.code == "dark" else grey >= 250
+        steady = self._light_seen is not None and self._light_seen[0] == light.code and _overlap(
+            self._light_seen[1], seen) >= STEADY_OVERLAP
+        self._light = self._light + 1 if steady else 1
+        self._light_seen = (light.code, seen)
+        if self._light < self.light_frames:
+            return HealthStatus("ok", f"{light.code}? ({self._light} of {self.light_frames} frames)", suspect=True)
+        return light
+
+    def _light_fault(self, grey: np.ndarray) -> HealthStatus | None:
         mean = float(grey.mean())
         if mean < self.dark_mean:
             return HealthStatus("dark", f"mean brightness {mean:.0f}/255")
         blown = float((grey >= 250).mean())
         if blown > self.glare_fraction:
             return HealthStatus("glare", f"{blown:.1%} of the picture saturated")
-        return HealthStatus("ok")
+        return None

@@ -16,7 +16,8 @@ import numpy as np
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco, find_markers
 from vision.detect import (PX_PER_MM, Candidate, cut_crop, find_candidates, foreground_mask, occluded_zones,
                            quad_to_image, warp_to_plane)
-from vision.enroll import TEMPLATED_POSITIONS, Enrollment, EnrollmentError, layout_problems, reading_order
+from vision.enroll import (TEMPLATED_POSITIONS, Enrollment, EnrollmentError, layout_problems, reading_order,
+                           unlike_share)
 from vision.geometry import ROTATION_SEAT, SEAT_ROTATION, zone_of
 from vision.kinds import FACE_KINDS, KINDS, assign_within_counts
 from vision.model import DEFAULT_MODEL, Prediction, TileClassifier, average, second_look_model
@@ -114,6 +115,10 @@ class TileReader:
         #: zones with something on them that is not a tile in the last frame read (`occluded_zones`)
         self.occluded: tuple[str, ...] = ()
         self.enrollment = enrollment
+        #: of the last frame read, the share of its tiles unlike every enrolled kind (`enroll.unlike_share`):
+        #: another tile set than the one enrolled; None where it says nothing
+        self.unlike: float | None = None
+        self._similarity: np.ndarray | None = None
         self.threshold = model_threshold(model) if threshold is None else threshold
 
     # --- whole frames ---------------------------------------------------------------------
@@ -147,6 +152,7 @@ class TileReader:
         quads = [quad_to_image(c.quad, self.calibration) for c in cands]
         crops = [cut_crop(frame, q, self.classifier.crop_size) for q in quads]
         preds = self.classify(crops)
+        self.unlike = unlike_share(self.enrollment, self._similarity)
         chosen = assign_within_counts(np.stack([p.probs for p in preds])) if preds else []
         readings = []
         for cand, quad, pred, top in zip(cands, quads, preds, chosen):
@@ -164,6 +170,7 @@ class TileReader:
         first = self.classifier.predict(crops)
         enrollment = self.enrollment if self.enrollment is not None and len(self.enrollment) and first else None
         similarity = enrollment.similarity(first, list(crops)) if enrollment is not None else None
+        self._similarity = similarity
         preds = enrollment.blend(first, similarity) if enrollment is not None and similarity is not None else first
         if self.second_look_below is None:
             return preds

@@ -15,9 +15,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.bump import BumpWatch
+from vision.bump import TOLERANCE_MM, BumpWatch, shift_mm
 from vision.calibrate import Calibration, CalibrationError, calibrate_aruco
 from vision.camera import CameraStream
+from vision.enroll import UNLIKE_SHARE
 from vision.health import HealthStatus
 from vision.kinds import FACE_KINDS
 from vision.reader import Examples, ReadError, TileReader, TileReading
@@ -66,6 +67,9 @@ class VisionLoop:
 
     #: Unsure tiles whose crops are kept for the referee's answer (`learn`), newest kept.
     KEEP_UNSURE = 64
+    #: Frames in a row with most tiles unlike every enrolled kind (`enroll.UNLIKE_SHARE`) before the status
+    #: says the enrollment is another set's (a hand over the felt or a few odd tiles are not).
+    UNLIKE_FRAMES = 6
 
     def __init__(self, camera: CameraStream, reader: TileReader, tracker: TileTracker | None = None,
                  recalibrate_every: int = 50, save_enrollment: Path | None = None,
@@ -77,6 +81,10 @@ class VisionLoop:
         self.recalibrate_every = recalibrate_every
         self.save_enrollment = save_enrollment
         self._frames = 0
+        self._unlike_frames = 0  # frames in a row read with most tiles unlike the enrollment
+        self._unlike_share = 0.0  # of the last frame that said
+        #: markers that put the felt elsewhere than the calibration in the last frame: the next must agree
+        self._markers_moved: Calibration | None = None
         self._unsure: OrderedDict[int, Examples] = OrderedDict()
         #: what the camera saw last, for the referee's view (one tuple: a reader in another thread
         #: gets a frame and its own readings, never a mix)
@@ -90,21 +98,22 @@ class VisionLoop:
         result = self._step()
         if result.problem and result.status.ok:
             result.status = HealthStatus("not_reading", result.status.detail)
+        elif result.status.ok and self._unlike_frames >= self.UNLIKE_FRAMES:  # read, but with another set's samples
+            result.status = HealthStatus("wrong_tiles", f"{self._unlike_share:.0%} of the tiles unlike every "
+                                                        f"enrolled kind, {self._unlike_frames} frames in a row")
         return result
 
     def _step(self) -> StepResult:
         frame, status = self.camera.grab()
-        if frame is None or not status.ok:
+        if frame is None or not status.ok or status.suspect:  # suspect: dark or glaring in this frame only
             return StepResult(status)
         self._frames += 1
         stop, recalibrated = self._watch_bump(frame)
         if stop is not None:
             return StepResult(status, problem=stop)
-        if recalibrated is None and self.reader.calibration is not None and self._frames % self.recalibrate_every == 0:
-            try:
-                self._follow(calibrate_aruco(frame))
-            except CalibrationError:
-                pass  # markers covered for now (or none): keep the calibration we have
+        if recalibrated is None and self.reader.calibration is not None and (
+                self._frames % self.recalibrate_every == 0 or self._markers_moved is not None):
+            self._markers_again(frame)
         try:
             readings = self.reader.read(frame)
         except CalibrationError as exc:  # markers hidden, camera moved or its resolution changed: say so
@@ -117,6 +126,10 @@ class VisionLoop:
             log.warning("frame unreadable: %s", exc)
             return StepResult(status, problem=str(exc))
         self.last = (frame, readings)
+        unlike = self.reader.unlike
+        if unlike is not None:  # a frame with few tiles (or none) leaves the count as it was
+            self._unlike_frames = self._unlike_frames + 1 if unlike >= UNLIKE_SHARE else 0
+            self._unlike_share = unlike
         occluded = tuple(self.reader.occluded)
         return StepResult(status, self.observe(frame, readings, occluded), readings, occluded=occluded,
                           recalibrated=recalibrated)
@@ -149,6 +162,24 @@ class VisionLoop:
         log.warning("camera moved %.0f mm: calibrated again from the %s", verdict.moved_mm,
                     "corner markers" if how == "markers" else "felt's edges")
         return None, {"moved_mm": round(verdict.moved_mm, 1), "corners": new.corners(), "from": how}
+
+    def _markers_again(self, frame: np.ndarray) -> None:
+        """Recalibrate from the markers in view: at once where they say the felt lies where it did (within
+        `bump.TOLERANCE_MM`), else when the next frame's markers say the same. A frame garbled on a lossy
+        link puts the markers below its first bad byte out of place: the felt was recalibrated to the
+        garbled picture and back by the edges a few frames later (the simulator's `corrupt`)."""
+        try:
+            markers = calibrate_aruco(frame)
+            current = self.reader.calibration.for_frame(frame) if self.reader.calibration is not None else None
+        except CalibrationError:
+            self._markers_moved = None
+            return  # markers covered for now (or none): keep the calibration we have
+        if current is None or shift_mm(current, markers) <= TOLERANCE_MM or (
+                self._markers_moved is not None and shift_mm(self._markers_moved, markers) <= TOLERANCE_MM):
+            self._markers_moved = None
+            self._follow(markers)
+        else:
+            self._markers_moved = markers
 
     def _follow(self, new: Calibration, old: Calibration | None = None) -> None:
         """Read with `new` from now on; the tracks move with it: a tile seen at p in the old frames

@@ -237,7 +237,7 @@ def run_read(args: argparse.Namespace) -> int:
 
 
 def run_corners(args: argparse.Namespace) -> int:
-    from vision.bump import find_felt
+    from vision.bump import felt_problem, find_felt
 
     try:
         img = _imread(args.image)
@@ -247,9 +247,9 @@ def run_corners(args: argparse.Namespace) -> int:
     if light:
         return _fail(f"{args.image}: {light}")
     found = find_felt(img)
-    if found is None:
-        return _fail(f"{args.image}: no felt found whole in the picture (all four edges must be in view, the felt "
-                     "a colour the rim is not); pick the corners by hand (台面四边须全在画面中)")
+    if found is None:  # why, as the finder saw it: the refusal blamed the edges, whatever the cause was
+        return _fail(f"{args.image}: no felt found whole in the picture: {felt_problem(img)}; or pick the corners "
+                     "by hand (台面四边须全在画面中)")
     h, w = img.shape[:2]
     coarse = found.resolution_problem()
     if coarse:  # the corners are right, the camera is not: say so beside them

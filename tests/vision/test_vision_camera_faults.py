@@ -1,0 +1,90 @@
+"""Camera faults through the simulator's MJPEG camera over real HTTP: what the display is told."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from tablesim.scenes.camera import VirtualCamera
+from vision.camera import CameraStream
+
+
+def _source() -> np.ndarray:
+    rng = np.random.default_rng()
+    return rng.integers(60, 200, (240, 320, 3), dtype=np.uint8)
+
+
+def _status_within(stream: CameraStream, code: str, seconds: float) -> list[str]:
+    seen: list[str] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        seen.append(stream.grab()[1].code)
+        if seen[-1] == code:
+            break
+        time.sleep(0.1)
+    return seen
+
+
+def test_a_camera_sending_undecodable_jpeg_is_not_shown_as_unplugged() -> None:
+    """A camera connected and sending JPEG parts that do not decode was shown as 摄像头未连接 (OpenCV
+    only says the read failed): the technician looked for a cable that was fine. Now it is its own
+    status, what to check; unplugged stays unplugged."""
+    cam = VirtualCamera(_source, fps=10).start()
+    stream = CameraStream(cam.url, reopen_every_s=0.5, frame_wait_s=0.5)
+    try:
+        assert _status_within(stream, "ok", 5)[-1] == "ok"
+        cam.garbage = True
+        seen = _status_within(stream, "undecodable", 8)
+        assert seen[-1] == "undecodable", seen
+        message = stream.grab()[1].to_json()
+        assert message["message"].startswith("摄像头已连接，但画面无法解码") and "视频格式" in message["message"]
+        assert "does not decode" in message["detail"]
+        cam.garbage = False
+        assert _status_within(stream, "ok", 8)[-1] == "ok"
+        cam.unplugged = True
+        seen = _status_within(stream, "unplugged", 8)
+        assert seen[-1] == "unplugged" and "undecodable" not in seen, seen
+    finally:
+        stream.close()
+        cam.stop()
+
+
+def _garbled(jpg: bytes, rng: np.random.Generator) -> bytes:
+    """The simulator's `corrupt`: three bytes of the JPEG body changed (a lossy link)."""
+    bad = bytearray(jpg)
+    for i in rng.integers(700, len(bad) - 2, 3):
+        bad[int(i)] = int(rng.integers(0, 256))
+    return bytes(bad)
+
+
+def test_frames_garbled_on_a_lossy_link_are_neither_read_nor_taken_for_the_light(dorothys) -> None:
+    """A few bytes changed in a frame's JPEG decode as blocks shifted grey, dark or white from the
+    first bad byte on: one frame in five looked dark or glaring, and the stream's status flickered
+    OK / dark / OK. A garbled frame is now `suspect` (not read, the status left OK); a light that
+    goes out is still told, after `LIGHT_FRAMES` frames."""
+    import cv2
+
+    from tablesim.scenes.render import render_scene
+    from vision.health import LIGHT_FRAMES, CameraHealth
+
+    scene = render_scene(dorothys, 3)
+    ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    assert ok
+    rng = np.random.default_rng(0)
+    frames = [cv2.imdecode(np.frombuffer(_garbled(buf.tobytes(), rng), np.uint8), cv2.IMREAD_COLOR)
+              for _ in range(60)]
+    frames = [f for f in frames if f is not None]
+    once = [CameraHealth().check(f).code for f in frames]  # each frame alone: the check of one picture
+    assert sum(code != "ok" for code in once) >= 3, once  # what the stream's status flickered with
+    health = CameraHealth(light_frames=LIGHT_FRAMES)
+    clean = scene.image.copy()
+    seen = [health.check(clean)]
+    for f in frames:
+        seen += [health.check(f), health.check(np.clip(clean.astype(np.int16) + rng.integers(-2, 3, clean.shape),
+                                                      0, 255).astype(np.uint8))]
+    assert all(s.ok for s in seen), [s.code for s in seen if not s.ok]
+    assert sum(s.suspect for s in seen) >= sum(code != "ok" for code in once)
+    dark = (scene.image * 0.08).astype(np.uint8)
+    told = [health.check(dark.copy() + np.uint8(i % 2)).code for i in range(LIGHT_FRAMES)]
+    assert told == ["ok"] * (LIGHT_FRAMES - 1) + ["dark"]
