@@ -24,6 +24,7 @@ import aiomqtt
 from table_controller.store import StoreError, WriterLock
 from table_controller.tournament.client_id import private_client_id
 from table_controller.tournament.organiser import Standing, check as check_decision, fold as fold_decisions, player_key
+from table_controller.tournament.stats import summary
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
     decode, encode, KEEPALIVE, backoff, endpoint, table_order,
@@ -99,6 +100,11 @@ class TableLog:
         self.received_at: dict[int, float] = {}
         for number, payload, received in self._db.execute("SELECT round, payload, received FROM rounds"):
             self.states[int(number)], self.received_at[int(number)] = json.loads(payload), received
+        #: each hand's record as the statistics read it (`stats.summary`), by (round, hand_no): parsed once
+        #: here and as each record comes (the hub's `stats` parsed every record again at each change)
+        self.summaries: dict[tuple[int, int], dict[str, Any]] = {
+            (int(r), int(h)): summary(json.loads(rec))
+            for r, h, rec in self._db.execute("SELECT round, hand_no, record FROM hand_records ORDER BY round, hand_no")}
         self.count = int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
         self.max_seq = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
         #: Every event up to this seq is here (the prev chain from 0 is unbroken).
@@ -237,6 +243,7 @@ class TableLog:
             self._db.execute("DELETE FROM hand_records WHERE round = ?", (msg.round,))
             self.states.pop(msg.round, None)
             self.received_at.pop(msg.round, None)
+            self.summaries = {k: v for k, v in self.summaries.items() if k[0] != msg.round}
             return True
         payload = msg.model_dump()
         self._db.execute("INSERT INTO rounds (round, seq, payload, received) VALUES (?, ?, ?, ?) ON CONFLICT(round)"
@@ -255,6 +262,7 @@ class TableLog:
                          " ON CONFLICT(round, hand_no) DO UPDATE SET seq = excluded.seq, record = excluded.record,"
                          " received = excluded.received",
                          (msg.round, msg.hand_no, msg.seq, json.dumps(msg.record, ensure_ascii=False), received))
+        self.summaries[(msg.round, msg.hand_no)] = summary(msg.record)
         return True
 
     def records(self, round_no: int | None = None) -> list[dict[str, Any]]:
@@ -445,12 +453,17 @@ class Hub:
                 return "online"
             if kind == "records":
                 record = decode(RecordMsg, payload, self.tournament, table_id)
-                self._table(table_id).set_record(record, now)
-                self._stats = None  # the players' statistics are counted again on the next ask
+                if self._table(table_id).set_record(record, now):
+                    self._stats = None  # the players' statistics are counted again on the next ask
                 return "record"
             state = decode(StateMsg, payload, self.tournament, table_id)
-            self._table(table_id).set_state(state, now)
-            self._stats = None
+            table = self._table(table_id)
+            before = _stats_inputs(table.states.get(state.round))
+            # a standing comes at each change of a table (every half second in play): the statistics read
+            # only who sat and the table's name of it (they were counted again after each, 0.5 s at 900 hands)
+            if table.set_state(state, now) and (state.withdrawn
+                                                or _stats_inputs(table.states.get(state.round)) != before):
+                self._stats = None
             return "state"
         except WireError as exc:
             self.malformed += 1
@@ -645,7 +658,7 @@ class Hub:
         rounds = []
         for table in self.tables.values():
             by_round: dict[int, list[dict[str, Any]]] = {}
-            for rec in table.records():
+            for rec in table.summaries.values():  # in (round, hand_no) order, as the file reads them
                 by_round.setdefault(int(rec.get("round", 1)), []).append(rec)
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}
@@ -970,6 +983,12 @@ def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:
     # the standing says how many wait, not since when: no `since` (the page shows none)
     return [{"kind": "appeal", "since": None,
              "text_zh": f"申诉待仲裁委员会裁决 {n} 件", "text_en": f"{n} appeal(s) awaiting the committee"}]
+
+
+def _stats_inputs(st: dict[str, Any] | None) -> tuple[Any, ...]:
+    """What `Hub.stats` reads of a round's standing (`stats.player_stats`, `Hub.name_of`)."""
+    st = st or {}
+    return (st.get("player_ids"), st.get("sitters"), st.get("table_name"))
 
 
 def _tidy(x: float) -> float | int:

@@ -1,0 +1,68 @@
+"""The hub under a big tournament's load: what its loop does per table message and per page's fetch must
+not grow with the tournament (a national event: 32-64 tables, 5-7 rounds). A synthetic day
+(`hubday.py`) is filed by the hub's own handler into its real SQLite files, and the pages' questions go
+over real HTTP. `bench/hubload.py` measures the same at full size (docs/tournament.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import hubday
+import table_controller.tournament.stats as stats_module
+from table_controller.tournament.web import HubService
+
+TABLES, ROUNDS, HANDS = 4, 2, 3
+
+
+@pytest.fixture
+async def hub(tmp_path: Path) -> Any:
+    service = HubService("mqtt://127.0.0.1:9", hubday.TOURNAMENT, tmp_path / "hub", port=0,
+                         registered=hubday.players(TABLES), expected=hubday.table_ids(TABLES))
+    await service.start()
+    try:
+        yield service
+    finally:
+        await service.stop()
+
+
+async def test_statistics_are_counted_again_only_when_a_hand_or_who_sat_changes(hub: HubService,
+                                                                                monkeypatch: Any) -> None:
+    """A page fetches `/api/stats` at each change; a table's standing comes every half second in play, and
+    each made the hub count every record again on its loop (660 ms at 16 tables' three rounds). Now a
+    standing that moves only the scores or the phase keeps the count; a hand's record, who sat and a
+    round withdrawn count again; and the figures are those of every record as kept."""
+    assert hub.hub is not None
+    counted: list[int] = []
+    real = stats_module.player_stats
+
+    def counting(rounds: Any) -> Any:
+        counted.append(1)
+        return real(rounds)
+
+    monkeypatch.setattr(stats_module, "player_stats", counting)
+    kinds: dict[str, int] = {}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}", timeout=30) as http:
+        for topic, payload, kind in hubday.day(TABLES, ROUNDS, HANDS, events=1):
+            hub.hub.handle(topic, payload)
+            kinds[kind] = kinds.get(kind, 0) + 1
+            if kind != "event":
+                assert (await http.get("/api/stats")).status_code == 200
+        # each hand's record, and each table's first standing of a round (who sits): 24 + 8, not 48
+        assert len(counted) == kinds["record"] + TABLES * ROUNDS, (len(counted), kinds)
+        got = (await http.get("/api/stats")).json()["players"]
+        rounds = [(t, st, [r for r in hub.hub.records(t) if r["round"] == n])
+                  for t, table in sorted(hub.hub.tables.items()) for n, st in sorted(table.states.items())]
+        assert got == json.loads(json.dumps(real(rounds), ensure_ascii=False))
+        assert sum(p["hands"] for p in got) == 4 * TABLES * ROUNDS * HANDS
+        # a round whose start was undone at t01: its hands leave the statistics at once
+        withdrawn = {"v": 1, "tournament": "cup", "table_id": "t01", **{
+            k: v for k, v in hub.hub.tables["t01"].states[2].items() if k not in ("v", "tournament", "table_id")},
+            "seq": 10 ** 6, "withdrawn": True}
+        assert hub.hub.handle("mahjong/cup/t01/state", json.dumps(withdrawn).encode()) == "state"
+        got = (await http.get("/api/stats")).json()["players"]
+        assert sum(p["hands"] for p in got) == 4 * HANDS * (TABLES * ROUNDS - 1)
