@@ -277,6 +277,14 @@ class TableLog:
             rows = self._db.execute("SELECT record FROM hand_records WHERE round = ? ORDER BY hand_no", (round_no,))
         return [r[0] for r in rows]
 
+    def record_json(self, hand_no: int, round_no: int | None = None) -> str | None:
+        """One hand's record as kept, of `round_no` (default: the latest round that has the hand): one row
+        read (a hand's page read and parsed all of the table's day, 35 ms a hand late in a big day)."""
+        where, args = ("AND round = ?", (hand_no, round_no)) if round_no is not None else ("", (hand_no,))
+        row = self._db.execute(f"SELECT record FROM hand_records WHERE hand_no = ? {where}"
+                               " ORDER BY round DESC LIMIT 1", args).fetchone()
+        return None if row is None else str(row[0])
+
     def behind(self) -> int:
         """The highest seq this table is known to have logged beyond what the hub holds in full (0: none)."""
         known = max(self.max_seq, self.state["seq"] if self.state else 0)
@@ -607,6 +615,15 @@ class Hub:
         found = self.tables[table_id].records(round_no)
         name = self.names.get(table_id)
         return [{**r, "table_name": name} for r in found] if name else found
+
+    def record(self, table_id: str, hand_no: int, round_no: int | None = None) -> dict[str, Any] | None:
+        """One hand's record (`TableLog.record_json`), named as `records` names it; None until it has come."""
+        kept = self.tables[table_id].record_json(hand_no, round_no)
+        if kept is None:
+            return None
+        found = json.loads(kept)
+        name = self.names.get(table_id)
+        return {**found, "table_name": name} if name else found
 
     def _rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
         """The table's standing of each round it played, a round the organiser ended as it was ended."""

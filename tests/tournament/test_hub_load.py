@@ -66,3 +66,33 @@ async def test_statistics_are_counted_again_only_when_a_hand_or_who_sat_changes(
         assert hub.hub.handle("mahjong/cup/t01/state", json.dumps(withdrawn).encode()) == "state"
         got = (await http.get("/api/stats")).json()["players"]
         assert sum(p["hands"] for p in got) == 4 * HANDS * (TABLES * ROUNDS - 1)
+
+
+async def test_a_hands_record_is_read_alone(hub: HubService, monkeypatch: Any) -> None:
+    """`/api/tables/t01/hands/N/record` read and parsed every record of the table on the hub's loop to
+    answer one (35 ms a hand late in a big day, asked by every spectator's click); now that hand's row."""
+    import types
+
+    import table_controller.tournament.hub as hub_module
+
+    assert hub.hub is not None
+    for topic, payload, _ in hubday.day(TABLES, ROUNDS, HANDS, events=0):
+        hub.hub.handle(topic, payload)
+    parsed: list[int] = []
+
+    def loads(text: Any) -> Any:
+        parsed.append(1)
+        return json.loads(text)
+
+    monkeypatch.setattr(hub_module, "json", types.SimpleNamespace(loads=loads, dumps=json.dumps))
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}", timeout=30) as http:
+        latest = (await http.get("/api/tables/t02/hands/2/record")).json()
+        assert (latest["round"], latest["hand_no"]) == (ROUNDS, 2) and len(parsed) == 1, len(parsed)
+        first = (await http.get("/api/tables/t02/hands/2/record?round=1")).json()
+        assert (first["round"], first["hand_no"]) == (1, 2)
+        assert first["seats"] != latest["seats"]  # each round's players
+        text = await http.get("/api/tables/t02/hands/3/record?format=text")
+        assert text.status_code == 200 and "第 3 盘" in text.text
+        missing = await http.get(f"/api/tables/t02/hands/{HANDS + 1}/record?round=1")
+        assert missing.status_code == 404 and f"第 1 轮第 {HANDS + 1} 盘的牌谱尚未收到" in missing.json()["detail"]
+    assert len(parsed) == 3, len(parsed)  # one a hand asked (was every record of the table, 6 each)
