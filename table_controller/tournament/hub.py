@@ -104,7 +104,8 @@ class TableLog:
         #: here and as each record comes (the hub's `stats` parsed every record again at each change)
         self.summaries: dict[tuple[int, int], dict[str, Any]] = {
             (int(r), int(h)): summary(json.loads(rec))
-            for r, h, rec in self._db.execute("SELECT round, hand_no, record FROM hand_records ORDER BY round, hand_no")}
+            for r, h, rec in self._db.execute("SELECT round, hand_no, record FROM hand_records"
+                                              " ORDER BY round, hand_no")}
         self.count = int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
         self.max_seq = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
         #: Every event up to this seq is here (the prev chain from 0 is unbroken).
@@ -407,6 +408,10 @@ class Hub:
         self.expected = [check_id(t, "table") for t in (expected or [])] or list(self.names)
         self._started = wall_clock()
         self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
+        #: counts the changes of what the ranking and the seating read (`_results_changed`); `_kept` holds
+        #: them as counted since
+        self.results = 0
+        self._kept: dict[tuple[Any, ...], Any] = {}
         self._decided: Standing | None = None  # the organiser's decisions folded, until the next one
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         #: Counts what the page shows changing (a message filed, a seating published, the broker
@@ -466,12 +471,17 @@ class Hub:
                 return "record"
             state = decode(StateMsg, payload, self.tournament, table_id)
             table = self._table(table_id)
-            before = _stats_inputs(table.states.get(state.round))
+            held = table.states.get(state.round)
+            before = _stats_inputs(held), _results_inputs(held)
             # a standing comes at each change of a table (every half second in play): the statistics read
-            # only who sat and the table's name of it (they were counted again after each, 0.5 s at 900 hands)
-            if table.set_state(state, now) and (state.withdrawn
-                                                or _stats_inputs(table.states.get(state.round)) != before):
-                self._stats = None
+            # only who sat and the table's name of it (they were counted again after each, 0.5 s at 900 hands),
+            # the ranking and the seating its results
+            if table.set_state(state, now):
+                after = table.states.get(state.round)
+                if state.withdrawn or _stats_inputs(after) != before[0]:
+                    self._stats = None
+                if state.withdrawn or _results_inputs(after) != before[1]:
+                    self._results_changed()
             return "state"
         except WireError as exc:
             self.malformed += 1
@@ -488,6 +498,7 @@ class Hub:
         if table is None:
             table = self.tables[table_id] = TableLog(self.dir / "tables" / f"{table_id}.sqlite3", table_id)
             log.info("new table in the tournament", extra={"table_id": table_id})
+            self._results_changed()  # heard from: on the seating
         return table
 
     def _reject(self, now: float, topic: str, payload: bytes, error: str) -> None:
@@ -519,14 +530,36 @@ class Hub:
     # -- what the pages show -----------------------------------------------------------------------
     def standings(self, through: int | None = None) -> dict[str, Any]:
         """Players across tables and rounds: summed 标准分 and points; equal on both, equal rank (as the
-        score sheet shares). `through`: counting rounds 1..through only (the standings after that round)."""
+        score sheet shares). `through`: counting rounds 1..through only (the standings after that round).
+        The ranking is counted when a result changes (`_ranked`); each table's row is made at each ask."""
+        tables = [self._table_row(table_id, self.tables.get(table_id))
+                  for table_id in table_order(set(self.tables) | set(self.expected), self.expected)]
+        order = self._ranked(through)
+        _twice(order, {t["table_id"]: t for t in tables})
+        _same_name(tables)
+        return {"tournament": self.tournament, "title": self.title, "at": self._wall_clock(), "players": order,
+                "tables": tables, "through": through, "hub": self.health()}
+
+    def _results_changed(self) -> None:
+        """Something the ranking or the seating reads changed: a table's result, a table first heard, the
+        organiser's decision, a seating published. They are counted again at the next ask."""
+        self.results += 1
+        self._kept.clear()
+
+    def _ranked(self, through: int | None) -> list[dict[str, Any]]:
+        """The players ranked, kept until a result changes (`_results_changed`): a page fetches the standings
+        and the seating at every table's message, and they were counted again each time (every round of every
+        table, and the Swiss draw: 35 ms a page's fetch at 64 tables' 7 rounds). Never changed once made."""
+        key = ("ranked", through)
+        if key not in self._kept:
+            self._kept[key] = self._rank(through)
+        return self._kept[key]
+
+    def _rank(self, through: int | None) -> list[dict[str, Any]]:
         players: dict[str, dict[str, Any]] = {}
-        tables = []
         decided = self.decided()
         for table_id in table_order(set(self.tables) | set(self.expected), self.expected):
-            table = self.tables.get(table_id)
-            tables.append(self._table_row(table_id, table))
-            if table is None:  # on the venue's list, never heard from
+            if table_id not in self.tables:  # on the venue's list, never heard from
                 continue
             for number, st in sorted(self._rounds(table_id).items()):
                 if through is not None and number > through:
@@ -554,8 +587,6 @@ class Hub:
             # three tied places share 7/3: summed as floats, equal totals differ in the last digit
             # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
             p["table_points"] = _tidy(p["table_points"])
-        _twice(players.values(), {t["table_id"]: t for t in tables})
-        _same_name(tables)
         order = sorted((p for p in players.values() if not p["stand_in"]),
                        key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
@@ -564,9 +595,7 @@ class Hub:
         stand_ins = sorted((p for p in players.values() if p["stand_in"]), key=lambda p: (p["name"], p["id"]))
         for p in stand_ins:  # 陪打: shown with their points, never ranked
             p["rank"] = None
-        order += stand_ins
-        return {"tournament": self.tournament, "title": self.title, "at": self._wall_clock(), "players": order,
-                "tables": tables, "through": through, "hub": self.health()}
+        return order + stand_ins
 
     def _table_row(self, table_id: str, table: TableLog | None) -> dict[str, Any]:
         """A table's row on the page: where it is, what it sent, what needs attention. `table` None:
@@ -662,6 +691,7 @@ class Hub:
             cur = self._db.execute("INSERT INTO decisions (at, action, data) VALUES (?, ?, ?)",
                                    (now, action, json.dumps(data, ensure_ascii=False)))
         self._decided, self._stats = None, None
+        self._results_changed()
         log.info("organiser's decision", extra={"action": action, "subject": data.get("table_id") or data.get("key")})
         self.changed()
         return {"id": cur.lastrowid, "at": now, "action": action, "data": data}
@@ -700,7 +730,14 @@ class Hub:
         """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,
         repeat meetings moved apart, no one back in a chair they had where it can be helped.
         `round_no` defaults to the round after the latest any table has played. A round published
-        before keeps the tables it can (`pairing.keep_published`) unless `fresh` (a new draw)."""
+        before keeps the tables it can (`pairing.keep_published`) unless `fresh` (a new draw). Kept until
+        a result changes (`_results_changed`), as the ranking it is drawn from; never changed once made."""
+        key = ("pairings", round_no, fresh)
+        if key not in self._kept:
+            self._kept[key] = self._pairings(round_no, fresh)
+        return self._kept[key]
+
+    def _pairings(self, round_no: int | None, fresh: bool) -> dict[str, Any]:
         from table_controller.tournament.pairing import Entrant, entrants, keep_published, propose, with_registered
 
         played = [r for t in self.tables.values() for r in t.states]
@@ -776,6 +813,7 @@ class Hub:
                               table_name=self.name_of(table_id), withdrawn=True)
             self._outbox.put_nowait((Topics(self.prefix, self.tournament, table_id).seating, encode(void)))
         log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
+        self._results_changed()  # a round published again keeps its tables
         self.changed()
         return {**proposal, "published_at": now}
 
@@ -1000,6 +1038,15 @@ def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:
     # the standing says how many wait, not since when: no `since` (the page shows none)
     return [{"kind": "appeal", "since": None,
              "text_zh": f"申诉待仲裁委员会裁决 {n} 件", "text_en": f"{n} appeal(s) awaiting the committee"}]
+
+
+def _results_inputs(st: dict[str, Any] | None) -> tuple[Any, ...]:
+    """What the ranking (`Hub._rank`: `credited`, `name_of`) and the seating (`Hub.pairings`) read of a round's
+    standing: not its phase, hand, turn or clock, which move at every standing a table sends in play."""
+    if st is None:
+        return (None,)
+    return tuple(st.get(k) for k in ("players", "player_ids", "totals", "table_points", "final", "sitters",
+                                     "table_name"))
 
 
 def _stats_inputs(st: dict[str, Any] | None) -> tuple[Any, ...]:

@@ -52,6 +52,22 @@ def _msg(table_id: str, **body: Any) -> bytes:
     return json.dumps({"v": 1, "tournament": TOURNAMENT, "table_id": table_id, **body}, ensure_ascii=False).encode()
 
 
+#: Events between two standings a table sends in play (it sends one at most every half second)
+STANDING_EVERY = 5
+
+
+def _standing(table_id: str, seq: int, round_no: int, who: list[dict[str, str]], score: list[int], hand_no: int,
+              final: bool) -> bytes:
+    ranks = sorted(range(4), key=lambda k: (-score[k], k))
+    return _msg(table_id, seq=seq, round=round_no, at=1.8e9 + seq, table_name=table_id, ruleset="mcr",
+                players={c: who[k]["name"] for k, c in enumerate(POSITIONS)},
+                player_ids={c: who[k]["id"] for k, c in enumerate(POSITIONS)},
+                totals={str(k + 1): score[k] for k in range(4)},
+                table_points={str(k + 1): (4, 2, 1, 0)[ranks.index(k)] for k in range(4)},
+                final=final, hand_no=hand_no, hands_played=hand_no, phase="closed" if final else "playing",
+                phase_zh="本轮结束" if final else "对局中")
+
+
 def day(tables: int, rounds: int, hands: int, events: int = 20, seed: int = 1) -> Iterator[tuple[str, bytes, str]]:
     """(topic, payload, kind) of the day in the order the hub receives them; kind "event", "state" or "record"."""
     rng = random.Random(seed)
@@ -66,26 +82,20 @@ def day(tables: int, rounds: int, hands: int, events: int = 20, seed: int = 1) -
         for hand_no in range(1, hands + 1):
             for table_id in ids:
                 topic = f"{PREFIX}/{TOURNAMENT}/{table_id}"
-                for _ in range(events):
+                score = totals.setdefault((table_id, round_no), [0, 0, 0, 0])
+                who = seated[table_id]
+                for k in range(1, events + 1):
                     seq[table_id] += 1
                     s = seq[table_id]
                     yield f"{topic}/events", _msg(table_id, seq=s, prev=s - 1, at=1.8e9 + s, source="table",
                                                    type="play.discard", data={"seat": "E", "tile": "5m"}), "event"
-                score = totals.setdefault((table_id, round_no), [0, 0, 0, 0])
+                    if k % STANDING_EVERY == 0:  # in play the standing moves (the phase, the turn), not the scores
+                        yield f"{topic}/state", _standing(table_id, s, round_no, who, score, hand_no, False), "state"
                 won = rng.randrange(4)
                 for k in range(4):
                     score[k] += 24 if k == won else -8
-                ranks = sorted(range(4), key=lambda k: (-score[k], k))
-                points = {str(k + 1): (4, 2, 1, 0)[ranks.index(k)] for k in range(4)}
-                who = seated[table_id]
-                yield f"{topic}/state", _msg(
-                    table_id, seq=seq[table_id], round=round_no, at=1.8e9 + seq[table_id], table_name=table_id,
-                    ruleset="mcr", players={c: who[k]["name"] for k, c in enumerate(POSITIONS)},
-                    player_ids={c: who[k]["id"] for k, c in enumerate(POSITIONS)},
-                    totals={str(k + 1): score[k] for k in range(4)}, table_points=points,
-                    final=hand_no == hands, hand_no=hand_no, hands_played=hand_no,
-                    phase="closed" if hand_no == hands else "between_hands",
-                    phase_zh="本轮结束" if hand_no == hands else "两盘之间"), "state"
+                yield f"{topic}/state", _standing(table_id, seq[table_id], round_no, who, score, hand_no,
+                                                  hand_no == hands), "state"
                 record = json.loads(template_records()[(hand_no - 1) % 4])
                 record.update(hand_no=hand_no, round=round_no, table_name=table_id, view="public")
                 for seat in record["seats"].values():

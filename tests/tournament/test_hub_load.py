@@ -22,7 +22,7 @@ TABLES, ROUNDS, HANDS = 4, 2, 3
 @pytest.fixture
 async def hub(tmp_path: Path) -> Any:
     service = HubService("mqtt://127.0.0.1:9", hubday.TOURNAMENT, tmp_path / "hub", port=0,
-                         registered=hubday.players(TABLES), expected=hubday.table_ids(TABLES))
+                         registered=hubday.players(TABLES), expected=hubday.table_ids(TABLES), organizer_token="org")
     await service.start()
     try:
         yield service
@@ -94,5 +94,53 @@ async def test_a_hands_record_is_read_alone(hub: HubService, monkeypatch: Any) -
         text = await http.get("/api/tables/t02/hands/3/record?format=text")
         assert text.status_code == 200 and "第 3 盘" in text.text
         missing = await http.get(f"/api/tables/t02/hands/{HANDS + 1}/record?round=1")
-        assert missing.status_code == 404 and f"第 1 轮第 {HANDS + 1} 盘的牌谱尚未收到" in missing.json()["detail"]
+        assert missing.status_code == 404
+        assert f"第 1 轮第 {HANDS + 1} 盘的牌谱尚未收到" in missing.json()["detail"]
     assert len(parsed) == 3, len(parsed)  # one a hand asked (was every record of the table, 6 each)
+
+
+async def test_the_ranking_and_seating_are_counted_again_only_when_a_result_changes(hub: HubService,
+                                                                                    monkeypatch: Any) -> None:
+    """A page fetches the standings and the seating at every change; a table's standing comes every half
+    second in play (the phase, the turn), and each fetch ranked every round of every table again and drew the
+    Swiss seating again on the hub's loop (35 ms a page's fetch at 64 tables' 7 rounds). Now they are
+    counted when a result changes; at every step of the day they are the day's own sums so far."""
+    import table_controller.tournament.pairing as pairing
+
+    assert hub.hub is not None
+    drawn: list[int] = []
+    real = pairing.propose
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        drawn.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pairing, "propose", counting)
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    states = 0
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}", timeout=30) as http:
+        for topic, payload, kind in hubday.day(TABLES, ROUNDS, HANDS, events=10):
+            hub.hub.handle(topic, payload)
+            if kind != "state":
+                continue
+            states += 1
+            msg = json.loads(payload)
+            latest[(msg["table_id"], msg["round"])] = msg
+            got = (await http.get("/api/standings")).json()
+            assert (await http.get("/api/pairings")).status_code == 200
+            sums: dict[str, list[float]] = {}
+            for st in latest.values():
+                for chair, pid in st["player_ids"].items():
+                    tp, pts = sums.setdefault(pid, [0.0, 0])
+                    sums[pid] = [tp + st["table_points"][chair], pts + st["totals"][chair]]
+            assert {p["id"]: [float(p["table_points"]), p["points"]] for p in got["players"]} == sums
+            assert {t["table_id"]: t["seq"] for t in got["tables"]}[msg["table_id"]] == msg["seq"]
+        # a hand's end moves the scores (24 a round and table), a round's first standing seats four (8):
+        # 32 draws for 72 standings (was one a fetch)
+        assert states == 3 * TABLES * ROUNDS * HANDS and len(drawn) <= TABLES * ROUNDS * (HANDS + 1), len(drawn)
+        # the organiser's decision is counted at once
+        answer = await http.post("/api/organiser", json={"action": "table_out", "table_id": "t04", "reason": "坏了"},
+                                 headers={"Authorization": "Bearer org"})
+        assert answer.status_code == 200, answer.text
+        seating = (await http.get("/api/pairings")).json()
+        assert seating["tables_out"] == ["t04"] and "t04" not in {t["table_id"] for t in seating["tables"]}
