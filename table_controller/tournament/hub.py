@@ -95,17 +95,16 @@ class TableLog:
         # Since when the table has been cut off from the broker: its retained will comes again at each
         # hub start, and the alert's 分钟 must count from the loss, not from the hub's restart
         self._db.execute("CREATE TABLE IF NOT EXISTS cut_off (id INTEGER PRIMARY KEY CHECK (id = 1), since REAL NOT NULL)")
+        if "summary" not in {r[1] for r in self._db.execute("PRAGMA table_info(hand_records)")}:
+            self._db.execute("ALTER TABLE hand_records ADD COLUMN summary TEXT")  # a file from before
         self._migrate()
         self.states: dict[int, dict[str, Any]] = {}
         self.received_at: dict[int, float] = {}
         for number, payload, received in self._db.execute("SELECT round, payload, received FROM rounds"):
             self.states[int(number)], self.received_at[int(number)] = json.loads(payload), received
-        #: each hand's record as the statistics read it (`stats.summary`), by (round, hand_no): parsed once
-        #: here and as each record comes (the hub's `stats` parsed every record again at each change)
-        self.summaries: dict[tuple[int, int], dict[str, Any]] = {
-            (int(r), int(h)): summary(json.loads(rec))
-            for r, h, rec in self._db.execute("SELECT round, hand_no, record FROM hand_records"
-                                              " ORDER BY round, hand_no")}
+        #: each hand's record as the statistics read it (`stats.summary`), by (round, hand_no): made as each
+        #: record comes and kept beside it (the hub's `stats` parsed every record again at each change)
+        self.summaries: dict[tuple[int, int], dict[str, Any]] = self._summaries()
         self.count = int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
         self.max_seq = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
         #: Every event up to this seq is here (the prev chain from 0 is unbroken).
@@ -139,6 +138,22 @@ class TableLog:
                     self._db.execute("BEGIN")
                     self._db.execute(copy)
                     self._db.execute(f"DROP TABLE {old}")
+
+    def _summaries(self) -> dict[tuple[int, int], dict[str, Any]]:
+        """The hands' summaries as kept; a record kept before summaries were (an older hub's file) is read
+        and its summary written once. A start reads a few hundred bytes a hand, not the records."""
+        out: dict[tuple[int, int], dict[str, Any]] = {}
+        for r, h, kept in self._db.execute("SELECT round, hand_no, summary FROM hand_records").fetchall():
+            if kept is None:
+                (record,) = self._db.execute("SELECT record FROM hand_records WHERE round = ? AND hand_no = ?",
+                                             (r, h)).fetchone()
+                made = summary(json.loads(record))
+                self._db.execute("UPDATE hand_records SET summary = ? WHERE round = ? AND hand_no = ?",
+                                 (json.dumps(made, ensure_ascii=False), r, h))
+                out[(int(r), int(h))] = made
+            else:
+                out[(int(r), int(h))] = json.loads(kept)
+        return out
 
     def _follow(self) -> None:
         while True:
@@ -259,11 +274,13 @@ class TableLog:
                                (msg.round, msg.hand_no)).fetchone()
         if row is not None and int(row[0]) > msg.seq:
             return False
-        self._db.execute("INSERT INTO hand_records (round, hand_no, seq, record, received) VALUES (?, ?, ?, ?, ?)"
-                         " ON CONFLICT(round, hand_no) DO UPDATE SET seq = excluded.seq, record = excluded.record,"
-                         " received = excluded.received",
-                         (msg.round, msg.hand_no, msg.seq, json.dumps(msg.record, ensure_ascii=False), received))
-        self.summaries[(msg.round, msg.hand_no)] = summary(msg.record)
+        made = summary(msg.record)
+        self._db.execute("INSERT INTO hand_records (round, hand_no, seq, record, received, summary)"
+                         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(round, hand_no) DO UPDATE SET seq = excluded.seq,"
+                         " record = excluded.record, received = excluded.received, summary = excluded.summary",
+                         (msg.round, msg.hand_no, msg.seq, json.dumps(msg.record, ensure_ascii=False), received,
+                          json.dumps(made, ensure_ascii=False)))
+        self.summaries[(msg.round, msg.hand_no)] = made
         return True
 
     def records(self, round_no: int | None = None) -> list[dict[str, Any]]:
@@ -705,7 +722,8 @@ class Hub:
         rounds = []
         for table in self.tables.values():
             by_round: dict[int, list[dict[str, Any]]] = {}
-            for rec in table.summaries.values():  # in (round, hand_no) order, as the file reads them
+            for key in sorted(table.summaries):  # in (round, hand_no) order, as the records are read
+                rec = table.summaries[key]
                 by_round.setdefault(int(rec.get("round", 1)), []).append(rec)
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}

@@ -144,3 +144,49 @@ async def test_the_ranking_and_seating_are_counted_again_only_when_a_result_chan
         assert answer.status_code == 200, answer.text
         seating = (await http.get("/api/pairings")).json()
         assert seating["tables_out"] == ["t04"] and "t04" not in {t["table_id"] for t in seating["tables"]}
+
+
+async def test_a_restarted_hub_reads_the_hands_summaries_not_their_records(tmp_path: Path, monkeypatch: Any) -> None:
+    """A hub started again on a big day's files parsed every record (20 KB a hand: seconds at 7,000 hands,
+    before it served anything); it reads the summaries kept beside them, and a file of an older hub (no
+    summaries) has them made once. The statistics are the same each time."""
+    import sqlite3
+    import types
+
+    import table_controller.tournament.hub as hub_module
+
+    def start() -> HubService:
+        return HubService("mqtt://127.0.0.1:9", hubday.TOURNAMENT, tmp_path / "hub", port=0,
+                          registered=hubday.players(TABLES), expected=hubday.table_ids(TABLES))
+
+    first = start()
+    await first.start()
+    assert first.hub is not None
+    for topic, payload, _ in hubday.day(TABLES, ROUNDS, HANDS, events=0):
+        first.hub.handle(topic, payload)
+    stats = first.hub.stats()["players"]
+    await first.stop()
+    parsed: list[int] = []
+
+    def loads(text: Any) -> Any:
+        parsed.append(len(text))
+        return json.loads(text)
+
+    monkeypatch.setattr(hub_module, "json", types.SimpleNamespace(loads=loads, dumps=json.dumps))
+    hands = TABLES * ROUNDS * HANDS
+    for older in (False, True, False):  # the third start reads what the second made
+        if older:  # as an older hub left it
+            for path in (tmp_path / "hub" / hubday.TOURNAMENT / "tables").glob("*.sqlite3"):
+                with sqlite3.connect(path) as db:
+                    db.execute("ALTER TABLE hand_records DROP COLUMN summary")
+        parsed.clear()
+        again = start()
+        await again.start()
+        try:
+            assert again.hub is not None
+            assert again.hub.stats()["players"] == stats
+            read = sum(parsed)
+        finally:
+            await again.stop()
+        # about 400 bytes a hand (was the records, 12-20 KB each); an older file's records once
+        assert (read > hands * 10_000) if older else (read < hands * 1_000), (older, read, hands)
