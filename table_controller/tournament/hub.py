@@ -24,6 +24,7 @@ import aiomqtt
 from table_controller.store import StoreError, WriterLock
 from table_controller.tournament.client_id import private_client_id
 from table_controller.tournament.organiser import Standing, check as check_decision, fold as fold_decisions, player_key
+from table_controller.tournament.stats import summary
 from table_controller.tournament.wire import (
     ID_RE, POSITIONS, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, StateMsg, Topics, WireError, check_id, check_prefix,
     decode, encode, KEEPALIVE, backoff, endpoint, table_order,
@@ -94,11 +95,16 @@ class TableLog:
         # Since when the table has been cut off from the broker: its retained will comes again at each
         # hub start, and the alert's 分钟 must count from the loss, not from the hub's restart
         self._db.execute("CREATE TABLE IF NOT EXISTS cut_off (id INTEGER PRIMARY KEY CHECK (id = 1), since REAL NOT NULL)")
+        if "summary" not in {r[1] for r in self._db.execute("PRAGMA table_info(hand_records)")}:
+            self._db.execute("ALTER TABLE hand_records ADD COLUMN summary TEXT")  # a file from before
         self._migrate()
         self.states: dict[int, dict[str, Any]] = {}
         self.received_at: dict[int, float] = {}
         for number, payload, received in self._db.execute("SELECT round, payload, received FROM rounds"):
             self.states[int(number)], self.received_at[int(number)] = json.loads(payload), received
+        #: each hand's record as the statistics read it (`stats.summary`), by (round, hand_no): made as each
+        #: record comes and kept beside it (the hub's `stats` parsed every record again at each change)
+        self.summaries: dict[tuple[int, int], dict[str, Any]] = self._summaries()
         self.count = int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
         self.max_seq = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
         #: Every event up to this seq is here (the prev chain from 0 is unbroken).
@@ -132,6 +138,22 @@ class TableLog:
                     self._db.execute("BEGIN")
                     self._db.execute(copy)
                     self._db.execute(f"DROP TABLE {old}")
+
+    def _summaries(self) -> dict[tuple[int, int], dict[str, Any]]:
+        """The hands' summaries as kept; a record kept before summaries were (an older hub's file) is read
+        and its summary written once. A start reads a few hundred bytes a hand, not the records."""
+        out: dict[tuple[int, int], dict[str, Any]] = {}
+        for r, h, kept in self._db.execute("SELECT round, hand_no, summary FROM hand_records").fetchall():
+            if kept is None:
+                (record,) = self._db.execute("SELECT record FROM hand_records WHERE round = ? AND hand_no = ?",
+                                             (r, h)).fetchone()
+                made = summary(json.loads(record))
+                self._db.execute("UPDATE hand_records SET summary = ? WHERE round = ? AND hand_no = ?",
+                                 (json.dumps(made, ensure_ascii=False), r, h))
+                out[(int(r), int(h))] = made
+            else:
+                out[(int(r), int(h))] = json.loads(kept)
+        return out
 
     def _follow(self) -> None:
         while True:
@@ -237,6 +259,7 @@ class TableLog:
             self._db.execute("DELETE FROM hand_records WHERE round = ?", (msg.round,))
             self.states.pop(msg.round, None)
             self.received_at.pop(msg.round, None)
+            self.summaries = {k: v for k, v in self.summaries.items() if k[0] != msg.round}
             return True
         payload = msg.model_dump()
         self._db.execute("INSERT INTO rounds (round, seq, payload, received) VALUES (?, ?, ?, ?) ON CONFLICT(round)"
@@ -251,10 +274,13 @@ class TableLog:
                                (msg.round, msg.hand_no)).fetchone()
         if row is not None and int(row[0]) > msg.seq:
             return False
-        self._db.execute("INSERT INTO hand_records (round, hand_no, seq, record, received) VALUES (?, ?, ?, ?, ?)"
-                         " ON CONFLICT(round, hand_no) DO UPDATE SET seq = excluded.seq, record = excluded.record,"
-                         " received = excluded.received",
-                         (msg.round, msg.hand_no, msg.seq, json.dumps(msg.record, ensure_ascii=False), received))
+        made = summary(msg.record)
+        self._db.execute("INSERT INTO hand_records (round, hand_no, seq, record, received, summary)"
+                         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(round, hand_no) DO UPDATE SET seq = excluded.seq,"
+                         " record = excluded.record, received = excluded.received, summary = excluded.summary",
+                         (msg.round, msg.hand_no, msg.seq, json.dumps(msg.record, ensure_ascii=False), received,
+                          json.dumps(made, ensure_ascii=False)))
+        self.summaries[(msg.round, msg.hand_no)] = made
         return True
 
     def records(self, round_no: int | None = None) -> list[dict[str, Any]]:
@@ -268,6 +294,14 @@ class TableLog:
         else:
             rows = self._db.execute("SELECT record FROM hand_records WHERE round = ? ORDER BY hand_no", (round_no,))
         return [r[0] for r in rows]
+
+    def record_json(self, hand_no: int, round_no: int | None = None) -> str | None:
+        """One hand's record as kept, of `round_no` (default: the latest round that has the hand): one row
+        read (a hand's page read and parsed all of the table's day, 35 ms a hand late in a big day)."""
+        where, args = ("AND round = ?", (hand_no, round_no)) if round_no is not None else ("", (hand_no,))
+        row = self._db.execute(f"SELECT record FROM hand_records WHERE hand_no = ? {where}"
+                               " ORDER BY round DESC LIMIT 1", args).fetchone()
+        return None if row is None else str(row[0])
 
     def behind(self) -> int:
         """The highest seq this table is known to have logged beyond what the hub holds in full (0: none)."""
@@ -391,6 +425,10 @@ class Hub:
         self.expected = [check_id(t, "table") for t in (expected or [])] or list(self.names)
         self._started = wall_clock()
         self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
+        #: counts the changes of what the ranking and the seating read (`_results_changed`); `_kept` holds
+        #: them as counted since
+        self.results = 0
+        self._kept: dict[tuple[Any, ...], Any] = {}
         self._decided: Standing | None = None  # the organiser's decisions folded, until the next one
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         #: Counts what the page shows changing (a message filed, a seating published, the broker
@@ -445,12 +483,22 @@ class Hub:
                 return "online"
             if kind == "records":
                 record = decode(RecordMsg, payload, self.tournament, table_id)
-                self._table(table_id).set_record(record, now)
-                self._stats = None  # the players' statistics are counted again on the next ask
+                if self._table(table_id).set_record(record, now):
+                    self._stats = None  # the players' statistics are counted again on the next ask
                 return "record"
             state = decode(StateMsg, payload, self.tournament, table_id)
-            self._table(table_id).set_state(state, now)
-            self._stats = None
+            table = self._table(table_id)
+            held = table.states.get(state.round)
+            before = _stats_inputs(held), _results_inputs(held)
+            # a standing comes at each change of a table (every half second in play): the statistics read
+            # only who sat and the table's name of it (they were counted again after each, 0.5 s at 900 hands),
+            # the ranking and the seating its results
+            if table.set_state(state, now):
+                after = table.states.get(state.round)
+                if state.withdrawn or _stats_inputs(after) != before[0]:
+                    self._stats = None
+                if state.withdrawn or _results_inputs(after) != before[1]:
+                    self._results_changed()
             return "state"
         except WireError as exc:
             self.malformed += 1
@@ -467,6 +515,7 @@ class Hub:
         if table is None:
             table = self.tables[table_id] = TableLog(self.dir / "tables" / f"{table_id}.sqlite3", table_id)
             log.info("new table in the tournament", extra={"table_id": table_id})
+            self._results_changed()  # heard from: on the seating
         return table
 
     def _reject(self, now: float, topic: str, payload: bytes, error: str) -> None:
@@ -498,14 +547,40 @@ class Hub:
     # -- what the pages show -----------------------------------------------------------------------
     def standings(self, through: int | None = None) -> dict[str, Any]:
         """Players across tables and rounds: summed 标准分 and points; equal on both, equal rank (as the
-        score sheet shares). `through`: counting rounds 1..through only (the standings after that round)."""
+        score sheet shares). `through`: counting rounds 1..through only (the standings after that round).
+        The ranking is counted when a result changes (`_ranked`); each table's row is made at each ask."""
+        tables = [self._table_row(table_id, self.tables.get(table_id))
+                  for table_id in table_order(set(self.tables) | set(self.expected), self.expected)]
+        order = self._ranked(through)
+        key = ("twice", through)  # found with the ranking it is found in (2.4 ms at 64 tables' 7 rounds)
+        if key not in self._kept:
+            self._kept[key] = _twice(order)
+        for row in tables:
+            row["alerts"] += self._kept[key].get(row["table_id"], [])
+        _same_name(tables)
+        return {"tournament": self.tournament, "title": self.title, "at": self._wall_clock(), "players": order,
+                "tables": tables, "through": through, "hub": self.health()}
+
+    def _results_changed(self) -> None:
+        """Something the ranking or the seating reads changed: a table's result, a table first heard, the
+        organiser's decision, a seating published. They are counted again at the next ask."""
+        self.results += 1
+        self._kept.clear()
+
+    def _ranked(self, through: int | None) -> list[dict[str, Any]]:
+        """The players ranked, kept until a result changes (`_results_changed`): a page fetches the standings
+        and the seating at every table's message, and they were counted again each time (every round of every
+        table, and the Swiss draw: 35 ms a page's fetch at 64 tables' 7 rounds). Never changed once made."""
+        key = ("ranked", through)
+        if key not in self._kept:
+            self._kept[key] = self._rank(through)
+        return self._kept[key]
+
+    def _rank(self, through: int | None) -> list[dict[str, Any]]:
         players: dict[str, dict[str, Any]] = {}
-        tables = []
         decided = self.decided()
         for table_id in table_order(set(self.tables) | set(self.expected), self.expected):
-            table = self.tables.get(table_id)
-            tables.append(self._table_row(table_id, table))
-            if table is None:  # on the venue's list, never heard from
+            if table_id not in self.tables:  # on the venue's list, never heard from
                 continue
             for number, st in sorted(self._rounds(table_id).items()):
                 if through is not None and number > through:
@@ -533,8 +608,6 @@ class Hub:
             # three tied places share 7/3: summed as floats, equal totals differ in the last digit
             # (6.666666666666668 against …667) and would be ranked apart, not by points nor shared
             p["table_points"] = _tidy(p["table_points"])
-        _twice(players.values(), {t["table_id"]: t for t in tables})
-        _same_name(tables)
         order = sorted((p for p in players.values() if not p["stand_in"]),
                        key=lambda p: (-p["table_points"], -p["points"], p["name"], p["id"]))
         for i, p in enumerate(order):
@@ -543,9 +616,7 @@ class Hub:
         stand_ins = sorted((p for p in players.values() if p["stand_in"]), key=lambda p: (p["name"], p["id"]))
         for p in stand_ins:  # 陪打: shown with their points, never ranked
             p["rank"] = None
-        order += stand_ins
-        return {"tournament": self.tournament, "title": self.title, "at": self._wall_clock(), "players": order,
-                "tables": tables, "through": through, "hub": self.health()}
+        return order + stand_ins
 
     def _table_row(self, table_id: str, table: TableLog | None) -> dict[str, Any]:
         """A table's row on the page: where it is, what it sent, what needs attention. `table` None:
@@ -595,6 +666,15 @@ class Hub:
         name = self.names.get(table_id)
         return [{**r, "table_name": name} for r in found] if name else found
 
+    def record(self, table_id: str, hand_no: int, round_no: int | None = None) -> dict[str, Any] | None:
+        """One hand's record (`TableLog.record_json`), named as `records` names it; None until it has come."""
+        kept = self.tables[table_id].record_json(hand_no, round_no)
+        if kept is None:
+            return None
+        found = json.loads(kept)
+        name = self.names.get(table_id)
+        return {**found, "table_name": name} if name else found
+
     def _rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
         """The table's standing of each round it played, a round the organiser ended as it was ended."""
         table = self.tables.get(table_id)
@@ -632,6 +712,7 @@ class Hub:
             cur = self._db.execute("INSERT INTO decisions (at, action, data) VALUES (?, ?, ?)",
                                    (now, action, json.dumps(data, ensure_ascii=False)))
         self._decided, self._stats = None, None
+        self._results_changed()
         log.info("organiser's decision", extra={"action": action, "subject": data.get("table_id") or data.get("key")})
         self.changed()
         return {"id": cur.lastrowid, "at": now, "action": action, "data": data}
@@ -645,7 +726,8 @@ class Hub:
         rounds = []
         for table in self.tables.values():
             by_round: dict[int, list[dict[str, Any]]] = {}
-            for rec in table.records():
+            for key in sorted(table.summaries):  # in (round, hand_no) order, as the records are read
+                rec = table.summaries[key]
                 by_round.setdefault(int(rec.get("round", 1)), []).append(rec)
             for number, records in by_round.items():
                 standing = table.states.get(number) or {}
@@ -670,7 +752,14 @@ class Hub:
         """The next round's seating proposed from the standings (`pairing.propose`): Swiss order,
         repeat meetings moved apart, no one back in a chair they had where it can be helped.
         `round_no` defaults to the round after the latest any table has played. A round published
-        before keeps the tables it can (`pairing.keep_published`) unless `fresh` (a new draw)."""
+        before keeps the tables it can (`pairing.keep_published`) unless `fresh` (a new draw). Kept until
+        a result changes (`_results_changed`), as the ranking it is drawn from; never changed once made."""
+        key = ("pairings", round_no, fresh)
+        if key not in self._kept:
+            self._kept[key] = self._pairings(round_no, fresh)
+        return self._kept[key]
+
+    def _pairings(self, round_no: int | None, fresh: bool) -> dict[str, Any]:
         from table_controller.tournament.pairing import Entrant, entrants, keep_published, propose, with_registered
 
         played = [r for t in self.tables.values() for r in t.states]
@@ -746,6 +835,7 @@ class Hub:
                               table_name=self.name_of(table_id), withdrawn=True)
             self._outbox.put_nowait((Topics(self.prefix, self.tournament, table_id).seating, encode(void)))
         log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
+        self._results_changed()  # a round published again keeps its tables
         self.changed()
         return {**proposal, "published_at": now}
 
@@ -910,10 +1000,11 @@ def _clock_left(st: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"paused": False, "ends_at": float(st["clock_ends_at"])}
 
 
-def _twice(players: Any, rows: dict[str, dict[str, Any]]) -> None:
+def _twice(players: Any) -> dict[str, list[dict[str, Any]]]:
     """A player sits at one table a round: one number (or name, where a table keyed none) in two
     chairs of a round is a keying mistake (D012 for D021) that the standings would add up silently.
-    The tables it involves get an alert (需要裁判长处理) until the referee corrects the number."""
+    The tables it involves get an alert (需要裁判长处理) until the referee corrects the number: by table id."""
+    out: dict[str, list[dict[str, Any]]] = {}
     for p in players:
         by_round: dict[int, list[dict[str, Any]]] = {}
         for entry in p["tables"]:
@@ -925,10 +1016,11 @@ def _twice(players: Any, rows: dict[str, dict[str, Any]]) -> None:
             where = "、".join(f"{e['table_name']} {e['position']}号位" for e in seats)
             where_en = ", ".join(f"{e['table_name']} chair {e['position']}" for e in seats)
             for table_id in dict.fromkeys(e["table_id"] for e in seats):
-                rows[table_id]["alerts"].append({
+                out.setdefault(table_id, []).append({
                     "kind": "twice", "since": None,
                     "text_zh": f"第 {number} 轮 {who} 同时记在 {where}：请核对选手编号",
                     "text_en": f"round {number}: {p['id'] or p['name']} is keyed at {where_en}; check the numbers"})
+    return out
 
 
 def _name_alert(name: str | None, st: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -970,6 +1062,21 @@ def _appeal_alert(st: dict[str, Any] | None) -> list[dict[str, Any]]:
     # the standing says how many wait, not since when: no `since` (the page shows none)
     return [{"kind": "appeal", "since": None,
              "text_zh": f"申诉待仲裁委员会裁决 {n} 件", "text_en": f"{n} appeal(s) awaiting the committee"}]
+
+
+def _results_inputs(st: dict[str, Any] | None) -> tuple[Any, ...]:
+    """What the ranking (`Hub._rank`: `credited`, `name_of`) and the seating (`Hub.pairings`) read of a round's
+    standing: not its phase, hand, turn or clock, which move at every standing a table sends in play."""
+    if st is None:
+        return (None,)
+    return tuple(st.get(k) for k in ("players", "player_ids", "totals", "table_points", "final", "sitters",
+                                     "table_name"))
+
+
+def _stats_inputs(st: dict[str, Any] | None) -> tuple[Any, ...]:
+    """What `Hub.stats` reads of a round's standing (`stats.player_stats`, `Hub.name_of`)."""
+    st = st or {}
+    return (st.get("player_ids"), st.get("sitters"), st.get("table_name"))
 
 
 def _tidy(x: float) -> float | int:

@@ -156,7 +156,7 @@ def create_hub_app(hub: Hub) -> Any:
         from table_controller.record import as_text
 
         _table(table_id)
-        found = next((r for r in reversed(hub.records(table_id, round)) if r.get("hand_no") == hand_no), None)
+        found = hub.record(table_id, hand_no, round)
         if found is None:
             which = f"第 {round} 轮" if round else ""
             raise HTTPException(404, f"{which}第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no}"
