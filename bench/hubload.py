@@ -29,8 +29,10 @@ from typing import Any
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "tournament"))
+sys.path.append(str(ROOT / "bench"))  # after the packages: bench/vision.py must not shadow `vision`
 
 import hubday  # noqa: E402
+from day import lag_timer  # noqa: E402  (the loop's lateness, as bench/day.py and broadcast.py measure it)
 from tqdm import tqdm  # noqa: E402
 
 PAGES = r"""
@@ -75,14 +77,6 @@ def rss_kib(what: str) -> int:
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(len(xs) * q))] if xs else 0.0
-
-
-async def lag_timer(out: list[float], period: float = 0.01) -> None:
-    loop = asyncio.get_running_loop()
-    while True:
-        t = loop.time()
-        await asyncio.sleep(period)
-        out.append(loop.time() - t - period)
 
 
 async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:

@@ -13,6 +13,8 @@ import ssl
 import stat
 import subprocess
 import tomllib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +99,19 @@ def test_files_are_private_and_a_second_run_keeps_every_password(tmp_path: Path,
     assert "needs --tls-dir" in capsys.readouterr().err and not tls_out.exists()
 
 
-async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
+@dataclass
+class Venue:
+    """A broker from broker-config's files, the hub and table t01 as their users (t02's password unused)."""
+    port: int
+    files: Any
+    broker: Broker
+    table: TableService
+    hub: HubService
+
+
+@contextlib.asynccontextmanager
+async def _venue(tmp_path: Path) -> AsyncIterator[Venue]:
+    """The venue's broker started; the hub and t01 built (each test starts them); all stopped after."""
     if not Path(MOSQUITTO).exists():
         pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
     port = free_port()
@@ -111,8 +125,18 @@ async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
         "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
         "tournament": section}, source="t01.toml"), tmp_path / "t01")
     hub = HubService(url, TOURNAMENT, tmp_path / "hub", port=0, username="hub", password=files.password("hub"))
-    seen: list[tuple[str, bytes]] = []
     try:
+        yield Venue(port, files, broker, table, hub)
+    finally:
+        await table.stop()
+        await hub.stop()
+        broker.stop()
+
+
+async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
+    async with _venue(tmp_path) as v:
+        port, files, table, hub = v.port, v.files, v.table, v.hub
+        seen: list[tuple[str, bytes]] = []
         await hub.start()
         await table.start()
         await until(lambda: hub.hub.tables.get("t01") and hub.hub.tables["t01"].state, 10, "t01 at the hub")
@@ -173,10 +197,6 @@ async def test_each_table_writes_only_its_own_topics(tmp_path: Path) -> None:
             with pytest.raises(aiomqtt.MqttError):
                 async with aiomqtt.Client("127.0.0.1", port, username=user, password=pw, identifier="stranger"):
                     pass
-    finally:
-        await table.stop()
-        await hub.stop()
-        broker.stop()
 
 
 async def test_a_user_name_other_than_the_table_id_is_warned_of(tmp_path: Path, caplog: Any) -> None:
@@ -284,20 +304,8 @@ async def test_one_tables_password_cannot_throw_the_hub_or_another_table_off_the
     `hub-<tournament>` and `table-<tournament>-<table id>`: with t02's password anyone could take them,
     and the hub went off the broker (its standings froze) and t01 with it (its will said "lost"). Each
     id now ends with a digest of its user's password: the ids anyone could write down take nothing."""
-    if not Path(MOSQUITTO).exists():
-        pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
-    port = free_port()
-    url = f"mqtt://127.0.0.1:{port}"
-    files = broker_config.write(tmp_path / "venue", url, TOURNAMENT, ["t01", "t02"])
-    broker = Broker(tmp_path / "broker", auth=files, port=port)
-    broker.start()
-    section = tomllib.loads(files.table_config("t01").read_text())["tournament"]
-    table = TableService(parse_config({
-        "table": {"link": "sim://", "sim_speed": 100.0, "name": "1号桌"},
-        "display": {"port": 0, "operator_token": "op", "referee_token": "ref"},
-        "tournament": section}, source="t01.toml"), tmp_path / "t01")
-    hub = HubService(url, TOURNAMENT, tmp_path / "hub", port=0, username="hub", password=files.password("hub"))
-    try:
+    async with _venue(tmp_path) as v:
+        port, files, broker, table, hub = v.port, v.files, v.broker, v.table, v.hub
         await hub.start()
         await table.start()
         await until(lambda: hub.hub.tables.get("t01") and hub.hub.tables["t01"].online_reason == "connected", 10,
@@ -328,7 +336,3 @@ async def test_one_tables_password_cannot_throw_the_hub_or_another_table_off_the
         assert not down, sorted(set(down))  # who was thrown off the broker
         assert "closing old connection" not in broker.log.read_text(errors="replace")
         assert publisher.reconnects == 0 and not hub.hub.tables["t01"].alerts
-    finally:
-        await table.stop()
-        await hub.stop()
-        broker.stop()
