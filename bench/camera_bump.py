@@ -132,9 +132,9 @@ def main() -> None:
     ap.add_argument("--knocks", default="0,6,12,24,48,150", help="slides in pixels (a 1280×960 frame: ~1 px/mm)")
     args = ap.parse_args()
     knocks = [float(k) for k in args.knocks.split(",")]
+    results: dict[str, Any] = {}
     for style in args.styles.split(","):
-        result = measure(style, args.frames, knocks)
-        print(json.dumps(result, ensure_ascii=False, indent=1))
+        result = results[style] = measure(style, args.frames, knocks)
         print(f"{style}: knock px → seen / put right (of those with the felt whole in view) / corner mm (median, worst) / "
               "tiles right stored → corrected / zones unread stored → corrected")
 
@@ -150,6 +150,7 @@ def main() -> None:
         c = result["unknocked_with_a_thing"]
         print(f"  unknocked, a thing on the felt: knocks wrongly seen {c['knocks_wrongly_seen']:.2f}, "
               f"edges found in {c['edges_ms_median']:.1f} ms (median)")
+    print("JSON", json.dumps(results, ensure_ascii=False))  # last, one line, as every bench's
 
 
 if __name__ == "__main__":

@@ -211,6 +211,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 await asyncio.sleep(max(0.0, args.fault_s - (time.monotonic() - t)))  # nothing should pile up
                 faults[fault]["row"] = sample(fault)
                 faults[fault]["events"] = dict(Counter(e.type for e in ctl.store.since(logged)))
+                # every status the fault went through (garbage: unplugged, then undecodable once the camera
+                # is looked at), not only the first one seen
+                faults[fault]["statuses"] = [e.data.get("code") for e in ctl.store.since(logged)
+                                             if e.type == "camera.status"]
                 setattr(cam, fault, False)
                 t = time.monotonic()
                 back = await until(ok, 60)
@@ -275,8 +279,9 @@ def main() -> None:
     print(f"reconnects survived {r['reconnects_survived']}/{r['reconnects']} (unplug seen within "
           f"{r['unplug_seen_s_max']} s, back within {r['back_s_max']} s)")
     for k, v in r["faults"].items():
-        print(f"fault {k}: {v['code']} after {v['seen_s']} s, OK again after {v['back_s']} s; logged meanwhile "
-              f"{v['events']}")
+        seen = (f"{' -> '.join(v['statuses'])} (the first after {v['seen_s']} s)" if v["seen_s"] is not None
+                else f"no status change ({v['code']} kept)")
+        print(f"fault {k}: {seen}, OK again after {v['back_s']} s; logged meanwhile {v['events']}")
     print("largest kept: " + ", ".join(f"{k} {v}" for k, v in sorted(r["peak"].items())))
     print(f"camera events {r['camera_events_per_hour']}/h: {r['camera_events']}; "
           f"rulings learnt as corrected {r['learned_corrected']}")

@@ -261,6 +261,9 @@ def start_camera(ctl: Any, style: str) -> tuple[subprocess.Popen[str], asyncio.T
     proc = subprocess.Popen([sys.executable, "-c", CAMERA, style], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, env=env)
     url = proc.stdout.readline().strip()  # type: ignore[union-attr]
+    if not url.startswith("http"):  # the style unknown, the camera not started: no figures "with the camera"
+        proc.wait(10)
+        raise SystemExit(f"the virtual camera did not start (--camera {style!r}): see its error above")
     cam = parse_config({"camera": {"source": url}}, "bench").camera
     watcher = CameraWatcher(ctl, vision_loop_factory(url, cam.corners, None, cam.threshold, cam.model, False),
                             period_s=cam.period_s, learn=False, record_play=cam.record_play)
@@ -341,10 +344,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sockets", default="1,10,50", help="socket counts (default 1,10,50)")
     parser.add_argument("--feed", type=int, default=60, help="events fed per measurement (default 60)")
     parser.add_argument("--rate", type=float, default=5.0, help="events per second with sockets (default 5)")
-    parser.add_argument("--camera", default="", help="a tile style for the virtual camera (none: no camera)")
+    parser.add_argument("--camera", default="",
+                        help="a tile style for the virtual camera (empty or none: no camera)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     args.sockets = [int(x) for x in args.sockets.split(",") if x]
+    if args.camera.lower() == "none":  # as the help says: no camera (not a tile style of that name)
+        args.camera = ""
     result = asyncio.run(run(args))
     report(result)
     print("JSON", json.dumps(result))

@@ -39,9 +39,11 @@ def usage(pid: int) -> tuple[float, int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hands", type=int, default=16, help="hands a round (MCR plays 16)")
+    ap.add_argument("--hands", type=int, default=16, help="hands a round, 2 or more (MCR plays 16)")
     ap.add_argument("--turn-seconds", type=float, default=0.03, help="seconds between the demo players' plays")
     args = ap.parse_args()
+    if args.hands < 2:  # the day's substitute takes t02's seat 3 for the round's next hand: a round needs two
+        ap.error("--hands must be 2 or more: the substitute joins a round for its next hand")
     expected = args.hands * (4 * 3 - 1)
     with tempfile.TemporaryDirectory(prefix="tourday-") as tmp:
         day = Day(Path(tmp), hands=args.hands, turn_seconds=args.turn_seconds)

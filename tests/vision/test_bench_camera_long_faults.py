@@ -1,0 +1,31 @@
+"""bench/camera_long.py names every status a camera fault goes through. It kept only the first one seen,
+so garbage frames read "unplugged" though the service now goes on to `undecodable` (摄像头已连接，但画面无法
+解码) once it has looked at the connection (`vision.camera.undecodable`), and a fault that changed nothing
+(corrupt frames, now not read) printed as "ok after None s"."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_garbage_frames_show_unplugged_then_undecodable() -> None:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'hardware-sim'}"}
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "camera_long.py"), "--minutes", "0.02",
+                           "--reconnects", "0", "--faults", "garbage", "--fault-s", "8", "--sample-s", "1"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=110)
+    assert done.returncode == 0, done.stderr[-2000:]
+    last = done.stdout.strip().splitlines()[-1]
+    garbage = json.loads(last.removeprefix("JSON "))["faults"]["garbage"]
+    assert garbage["statuses"][-1] == "undecodable", garbage  # where the fault settles
+    assert garbage["seen_s"] is not None and garbage["back_s"] is not None
+    line = next(x for x in done.stdout.splitlines() if x.startswith("fault garbage:"))
+    assert "undecodable (the first after" in line
