@@ -664,7 +664,7 @@ async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(
             await page.select_option("#penalty-form select[name=seat]", "S")
             await page.select_option("#penalty-code", "warning")
             await page.click("#penalty-submit")
-            await _until(lambda: svc.controller.state.actions[-1].get("seat") == "S")
+            await _until(lambda: [a.get("seat") for a in svc.controller.state.actions[-1:]] == ["S"])
         finally:
             await context.close()
     # a half-given or unreadable certificate is named when the config is read

@@ -104,7 +104,9 @@ async def test_a_riichi_copy_under_its_own_id_asks_riichi_on_the_win_page(browse
         await page.check(f"{form} input[name=riichi]")
         await page.fill(f"{form} input[name=honba]", "1")
         await page.click("#win-read")
-        await _until(lambda: bool(svc.controller.state.actions[-1].get("result", {}).get("valid")))
+        # nothing logged before the read reaches the table (a loaded CI looked first: actions empty)
+        await _until(lambda: bool(svc.controller.state.actions
+                                  and svc.controller.state.actions[-1].get("result", {}).get("valid")))
         result = svc.controller.state.actions[-1]["result"]
         assert [f["name"] for f in result["fans"]] == ["立直", "断幺九"] and result["payments"]["S"] == 2900
     finally:
