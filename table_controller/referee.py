@@ -426,7 +426,9 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
     if kept is None and not result.get("valid"):
         raise RefereeError(f"和牌不成立：{result.get('message') or result.get('reason', '')}（可更正读牌，或判诈和）")
     got = kept if kept is not None else settlements.figures(result)
-    refusal = further_win_refusal(s.ruleset, wins, read) or _stacks_refuse(s, read, got["payments"])
+    # a win confirmed under the [flow] of its day (一炮多响 then) stands: today's is for new ones (`refuse_new`)
+    flow_refusal = further_win_refusal(s.ruleset, wins, read)
+    refusal = (None if kept is not None else flow_refusal) or _stacks_refuse(s, read, got["payments"])
     if refusal:
         raise RefereeError(refusal)
     hand = read.get("hand") or {}
@@ -435,9 +437,10 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
                   by_wind=dict(got["payments"]), deltas=position_deltas(s.hand, got["payments"]), win_kind=kind)
     if kept is not None:
         record["recorded"] = True  # the figures logged when it was confirmed (or corrected), not scored again
-        differs = settlements.rescored(kept, result)
+        differs = ({"valid": False, "reason": "flow", "message": flow_refusal} if flow_refusal
+                   else settlements.rescored(kept, result))
         if differs:
-            record["rescored"] = differs  # today's rules would score it so: `tablectl check` names it
+            record["rescored"] = differs  # today's rules would score it so (or refuse it): `tablectl check` names it
     if kind in ("discard", "rob_kong"):  # the tile won on was face up: public, unlike a self-drawn one
         record.update(discarder=hand.get("discarder"), win_tile=hand.get("win_tile"))
     record["restore"] = after_win(s.hand, record, flow_of(s.ruleset), wins + [record], record["at"])
@@ -783,6 +786,14 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
         if running and running["ended_at"] is None:
             raise RefereeError(f"比赛计时已在进行（#{running['seq']}），不能重新开始；改时长请先撤销开始计时 / "
                                "the session clock is running: undo its start to change it")
+    elif type == "referee.win_confirm" and s.hand is not None:
+        # the fold keeps a confirmed win whatever today's [flow] says (`_win_confirm`); a new one must fit it
+        read = current_read(s.actions, s.hand["hand_no"])
+        wins = confirmed_wins(s.actions, s.hand["hand_no"])
+        if read is not None and all(w.get("read_seq") != read["seq"] for w in wins):
+            why = further_win_refusal(s.ruleset, wins, read)
+            if why:
+                raise RefereeError(why)
     elif type == "referee.appeal":
         from table_controller.appeals import AppealError, unappealable
 

@@ -15,12 +15,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
 from table_controller.config import parse_config
-from table_controller.controller import Controller
+from table_controller.controller import ActionError, Controller
 from table_controller.penalties import catalogue
 from table_controller.referee import flow_of
 from table_controller.rules.ruleset import ENV_DIR, PACKAGED
@@ -36,6 +36,15 @@ SEATS = {"E": 1, "S": 2, "W": 3, "N": 4}
 
 async def _no_table(url: str) -> Any:
     raise ConnectionRefusedError(f"nothing at {url}")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rulesets() -> Iterator[None]:
+    """The per-ruleset caches read afresh after each test too: a venue's edited file (a [flow] turned off)
+    must not be what the next test file's fold reads of the shipped ruleset."""
+    yield
+    catalogue.cache_clear()
+    flow_of.cache_clear()
 
 
 def _venue(folder: Path, ruleset: str, old: str, new: str, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -291,3 +300,51 @@ def test_a_robbed_kong_is_named_by_check_only_while_it_stands(tmp_path: Path, mo
     finally:
         c.store.close()
     assert f"西家杠分 #{kong.seq}" in _check(tmp_path, edited, "jingji")["已记录的杠分 / recorded kong payments"]["detail"]
+
+
+def test_a_second_winner_confirmed_under_multiple_winners_stands_when_the_venue_turns_it_off(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """广东鸡平胡 一炮多响: S and N both win on E's 2p, each confirmed. Weeks later the venue turns
+    `multiple_winners` off: the fold refused N's confirmation (截和) and the sheet lost a win the players signed.
+    It stands as confirmed now, `tablectl check` names it, and a new second winner is still refused today."""
+    _venue(tmp_path / "rulesets", "jipinghu", "multiple_winners = true", "multiple_winners = true", monkeypatch)
+    c = _controller(tmp_path / "data", "jipinghu")
+    reads = {"S": "3m 4m 5m 6m 7m 8m 4s 4s 4s 9p 9p 9p 2p", "N": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p"}
+    try:
+        c.accept("operator", "play.discard", {"seat": "E", "tile": "2p"})
+        confirms = {}
+        for seat, tiles in reads.items():
+            c.referee_action("referee.win_read", {"hand": {
+                "seat_wind": seat, "prevalent_wind": "E", "concealed": tiles.split(), "win_tile": "2p",
+                "win": "discard", "discarder": "E"}}, by="referee")
+            confirms[seat] = c.referee_action("referee.win_confirm", {}, by="referee")
+        signed = _row(c.state)
+        assert [w["seat"] for w in signed["wins"]] == ["S", "N"] and signed["win_points"]["1"] < 0
+    finally:
+        c.store.close()
+    edited = _venue(tmp_path / "rulesets-edited", "jipinghu", "multiple_winners = true", "multiple_winners = false",
+                    monkeypatch)
+    state = _folded(tmp_path / "data")
+    row = _row(state)
+    assert [w["seat"] for w in row["wins"]] == ["S", "N"]  # as confirmed
+    assert row["points"] == signed["points"] and row["running"] == signed["running"]
+    assert state.hand["winners"] == ["S", "N"]
+    (north,) = [w for w in row["wins"] if w["seat"] == "N"]
+    assert north["rescored"]["valid"] is False and "截和" in north["rescored"]["message"]
+    assert not any(w.get("rescored") for w in row["wins"] if w["seat"] == "S")  # the first win fits today's rules
+    found = _check(tmp_path, edited, "jipinghu")["已确认和牌 / confirmed wins"]
+    assert found["level"] == "warn", found
+    assert f"第 1 轮第 1 盘 北家和牌 #{confirms['N'].seq}：确认时" in found["detail"]
+    assert "现行规则不成和（本盘和牌已确认（截和" in found["detail"] and f"#{confirms['S'].seq}" not in found["detail"]
+    # a third seat read on the same discard today is refused under today's [flow], and nothing is logged
+    c = _controller(tmp_path / "data", "jipinghu")
+    try:
+        c.referee_action("referee.win_read", {"hand": {
+            "seat_wind": "W", "prevalent_wind": "E", "concealed": "1s 2s 3s 4s 5s 6s 7s 8s 9s 5z 5z 5z 2p".split(),
+            "win_tile": "2p", "win": "discard", "discarder": "E"}}, by="referee")
+        seq = c.state.seq
+        with pytest.raises(ActionError, match="截和"):
+            c.referee_action("referee.win_confirm", {}, by="referee")
+        assert c.state.seq == seq and [w["seat"] for w in _row(c.state)["wins"]] == ["S", "N"]
+    finally:
+        c.store.close()
