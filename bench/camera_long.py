@@ -211,8 +211,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 await asyncio.sleep(max(0.0, args.fault_s - (time.monotonic() - t)))  # nothing should pile up
                 faults[fault]["row"] = sample(fault)
                 faults[fault]["events"] = dict(Counter(e.type for e in ctl.store.since(logged)))
-                # every status the fault went through (garbage: unplugged, then undecodable once the camera
-                # is looked at), not only the first one seen
+                # every status the fault went through, not only the first one seen (garbage went unplugged,
+                # ok, unplugged, then undecodable before frames of one flat colour were not taken for pictures)
                 faults[fault]["statuses"] = [e.data.get("code") for e in ctl.store.since(logged)
                                              if e.type == "camera.status"]
                 setattr(cam, fault, False)

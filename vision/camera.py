@@ -16,7 +16,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from vision.health import LIGHT_FRAMES, CameraHealth, HealthStatus
+from vision.health import LIGHT_FRAMES, CameraHealth, HealthStatus, blank
 
 
 #: Streams whose reader thread may still run: stopped at exit, before the interpreter goes away
@@ -58,7 +58,9 @@ def undecodable(source: str | int, timeout_s: float = 2.0) -> str:
     """Why an HTTP camera that OpenCV could not open is connected all the same: it answers and sends
     JPEG parts that do not decode (the detail, for the status), else "" (not an HTTP URL, no answer,
     an error page, or a picture that decodes). OpenCV says only that the open failed, and the display
-    said 摄像头未连接 of a camera sending garbage, sending the technician after a cable that is fine."""
+    said 摄像头未连接 of a camera sending garbage, sending the technician after a cable that is fine. A part
+    that decodes to one flat colour (`vision.health.blank`: the decoder filled in what it could not read)
+    does not decode either."""
     if not (isinstance(source, str) and source.startswith(("http://", "https://"))):
         return ""
     import urllib.error
@@ -80,7 +82,14 @@ def undecodable(source: str | int, timeout_s: float = 2.0) -> str:
     end = data.find(b"\xff\xd8", start + 2)
     part = data[start:end if end > 0 else len(data)]
     picture = cv2.imdecode(np.frombuffer(part, np.uint8), cv2.IMREAD_COLOR)
-    return "" if picture is not None else f"a {len(part)}-byte JPEG that does not decode"
+    if picture is None:
+        return f"a {len(part)}-byte JPEG that does not decode"
+    return _blank_detail(picture) if blank(picture) else ""
+
+
+def _blank_detail(frame: np.ndarray) -> str:
+    """The status's detail for a frame that is no picture (`vision.health.blank`)."""
+    return f"a {frame.shape[1]}x{frame.shape[0]} picture of one flat colour: a JPEG that does not decode"
 
 
 class CameraStream:
@@ -138,29 +147,42 @@ class CameraStream:
     def _run(self) -> None:
         """The reader thread: (re)open, read every frame, keep the newest. A connection that gave
         no frame at all is looked at (`undecodable`): FFmpeg opens a stream of garbage and fails its
-        first read, which looked like a camera unplugged."""
+        first read, which looked like a camera unplugged. A frame that is no picture (`vision.health.blank`:
+        what FFmpeg gives for a part it could not decode) is not a frame: a failed grab, the camera
+        undecodable; before, it was returned, the status went ok between unplugged and undecodable, and
+        the connection it came on was not looked at when it failed. A read that fails at once after
+        frames (FFmpeg refused a part) is looked at too: the status went unplugged until the next
+        connection failed; one that failed by going silent (`read_timeout_s`) sent nothing to look at."""
         opened_at = 0
+        blank_why = ""  # what this connection sent that was no picture
         while not self._stop.is_set():
             if self._cap is None:
                 self._open()
                 if self._cap is None:
                     self._stop.wait(0.05)
                     continue
-                opened_at = self._count
+                opened_at, blank_why = self._count, ""
+            started = time.monotonic()
             try:
                 ok, img = self._cap.read()
             except cv2.error:
                 ok, img = False, None
             if ok and img is not None:
+                nothing = blank(img)  # outside the lock: grab() does not wait on it
                 with self._cond:
-                    self._frame = img
-                    self._count += 1
-                    self._undecodable = ""
+                    if nothing:  # the connection stays: the next part may decode
+                        self._undecodable = blank_why = _blank_detail(img)
+                        self._failures += 1
+                    else:
+                        self._frame = img
+                        self._count += 1
+                        self._undecodable = ""
                     self._cond.notify_all()
                 continue
             self._cap.release()  # drop it; the loop reopens (at most every reopen_every_s)
             self._cap = None
-            why = undecodable(self.source) if self._count == opened_at else ""
+            at_once = time.monotonic() - started < self.read_timeout_s / 2
+            why = (undecodable(self.source) or blank_why) if self._count == opened_at or at_once else ""
             with self._cond:
                 self._undecodable = why
                 self._failures += 1

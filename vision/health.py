@@ -93,6 +93,27 @@ def garbled(good: np.ndarray, grey: np.ndarray) -> bool:
     return 0 < first < len(same) - 2 and bool((np.median(diff[first + 1:], axis=1) > GARBLED_ROW).all())
 
 
+#: Share of a frame's pixels (sampled every `BLANK_STEP` px both ways) of exactly one colour, from which the
+#: frame is taken for no picture at all (`blank`). A lit scene seen through a lens varies everywhere (noise
+#: alone): 0.0 of the simulator's frames, plain, dark, glaring or corrupt; a JPEG whose scan did not decode
+#: is 0.99 one colour or more.
+BLANK_SHARE, BLANK_STEP = 0.9, 16
+
+
+def blank(frame: np.ndarray, dark_mean: float = 35.0) -> bool:
+    """Whether a decoded frame is no picture of anything: most of it one exact colour, neither dark nor blown
+    out. What decoders give for a JPEG part whose coded picture is garbage: FFmpeg a frame it never filled
+    (green, 0,135,0), libjpeg grey (128) below the few blocks it got. Taken for a frame, such a part showed
+    the camera `ok` between unplugged and undecodable. A covered lens (one dark colour) or a lamp straight
+    into it (white) are pictures, for `dark` and `glare` to tell."""
+    sample = frame[::BLANK_STEP, ::BLANK_STEP].reshape(-1, frame.shape[2] if frame.ndim == 3 else 1)
+    colour = np.median(sample, axis=0).astype(sample.dtype)
+    if float((sample == colour).all(axis=1).mean()) < BLANK_SHARE:
+        return False
+    b, g, r = (float(c) for c in colour[:3]) if colour.size >= 3 else (float(colour[0]),) * 3
+    return dark_mean <= 0.114 * b + 0.587 * g + 0.299 * r < 250
+
+
 def _overlap(one: np.ndarray, other: np.ndarray) -> float:
     """Intersection over union of two masks (1.0 when both are empty)."""
     union = int(np.count_nonzero(one | other))

@@ -50,6 +50,90 @@ def test_a_camera_sending_undecodable_jpeg_is_not_shown_as_unplugged() -> None:
         cam.stop()
 
 
+def _statuses_until(stream: CameraStream, code: str, seconds: float) -> tuple[list[str], list[np.ndarray]]:
+    """Every status grabbed until `code` (or `seconds`), a run of the same told once, and the frames returned."""
+    codes: list[str] = []
+    frames: list[np.ndarray] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        frame, status = stream.grab()
+        if frame is not None:
+            frames.append(frame)
+        if not codes or codes[-1] != status.code:
+            codes.append(status.code)
+        if status.code == code:
+            break
+        time.sleep(0.1)
+    return codes, frames
+
+
+def test_a_camera_whose_pictures_decode_to_one_flat_colour_is_undecodable_not_ok() -> None:
+    """An MJPEG part whose coded picture is garbage decodes all the same, to one flat colour (FFmpeg: green,
+    the frame it never filled). Each was taken for a frame, and through the simulator's `garbage` the
+    service logged unplugged -> ok -> unplugged -> undecodable; with headers whole (`scrambled`) every part
+    decodes so, and the camera read `ok` for as long as it lasted. Now no such frame is returned and the
+    status goes from ok straight to undecodable, and back to ok when pictures come again."""
+    from vision.camera import undecodable
+    from vision.health import blank
+
+    cam = VirtualCamera(_source, fps=10).start()
+    stream = CameraStream(cam.url, reopen_every_s=0.5, frame_wait_s=0.5)
+    try:
+        assert _statuses_until(stream, "ok", 10)[0][-1] == "ok"
+        cam.scrambled = True
+        codes, frames = _statuses_until(stream, "undecodable", 15)
+        assert codes == ["ok", "undecodable"], codes
+        assert not any(blank(f) for f in frames), "a picture of one flat colour returned as a frame"
+        detail = stream.grab()[1].detail
+        assert "one flat colour" in detail and "does not decode" in detail, detail
+        assert "one flat colour" in undecodable(cam.url)  # what a fresh connection sends is looked at alike
+        cam.scrambled = False
+        codes, frames = _statuses_until(stream, "ok", 15)
+        assert codes[-1] == "ok" and frames and not blank(frames[-1]), codes
+    finally:
+        stream.close()
+        cam.stop()
+
+
+def test_garbage_goes_from_ok_to_undecodable_without_unplugged_between() -> None:
+    """The simulator's `garbage` (bodies of random bytes, the headers' end among them): FFmpeg fails the read
+    at once, on a connection that had given frames, and that connection was not looked at: the status read
+    unplugged (3 grabs failed) until the next connection failed too. A read that fails at once is looked
+    at now; a camera unplugged still reads unplugged."""
+    cam = VirtualCamera(_source, fps=10).start()
+    stream = CameraStream(cam.url, reopen_every_s=2.0, frame_wait_s=0.5)
+    try:
+        assert _statuses_until(stream, "ok", 10)[0][-1] == "ok"
+        cam.garbage = True
+        codes, _ = _statuses_until(stream, "undecodable", 15)
+        assert codes == ["ok", "undecodable"], codes
+        cam.garbage = False
+        assert _statuses_until(stream, "ok", 15)[0][-1] == "ok"
+        cam.unplugged = True
+        codes, _ = _statuses_until(stream, "unplugged", 15)
+        assert codes == ["ok", "unplugged"], codes
+    finally:
+        stream.close()
+        cam.stop()
+
+
+def test_a_covered_lens_is_dark_not_undecodable() -> None:
+    """A frame of one dark colour (a lens cap) is a picture of the dark: `dark`, not taken for a part that
+    did not decode; one green colour (what FFmpeg gives for one) is not a picture."""
+    from vision.health import blank
+
+    cam = VirtualCamera(lambda: np.full((240, 320, 3), 8, np.uint8), fps=10).start()
+    stream = CameraStream(cam.url, reopen_every_s=0.5, frame_wait_s=0.5)
+    try:
+        codes, frames = _statuses_until(stream, "dark", 10)
+        assert codes[-1] == "dark" and frames, codes
+    finally:
+        stream.close()
+        cam.stop()
+    assert blank(np.full((480, 640, 3), (0, 135, 0), np.uint8))
+    assert not blank(np.full((480, 640, 3), 255, np.uint8))  # a lamp straight into the lens: glare
+
+
 def _garbled(jpg: bytes, rng: np.random.Generator) -> bytes:
     """The simulator's `corrupt`: three bytes of the JPEG body changed (a lossy link)."""
     bad = bytearray(jpg)

@@ -1,7 +1,7 @@
 """A virtual IP camera: serves rendered table frames as MJPEG over HTTP, the way cheap network
 cameras do, so `cv2.VideoCapture("http://host:port/stream.mjpg")` opens it like the real one.
 
-Faults are switches (unplug, freeze, dark, glare, garbage) so the reader's camera-health path can be
+Faults are switches (unplug, freeze, dark, glare, garbage, scrambled, corrupt) so the reader's camera-health path can be
 exercised end to end without hardware.
 """
 
@@ -33,6 +33,10 @@ class VirtualCamera:
         #: each frame's JPEG body replaced by random bytes (its headers kept): a camera whose
         #: encoder or link corrupts the picture, sent as ordinary MJPEG parts
         self.garbage = False
+        #: each frame's coded picture (after its headers, which stay whole) replaced by random bytes: an
+        #: encoder that fails after writing the headers. It decodes, mostly one flat colour (FFmpeg: green,
+        #: libjpeg: grey), where `garbage` cuts into the headers and mostly does not decode at all
+        self.scrambled = False
         #: a few bytes of each frame's JPEG body changed: a lossy link; the picture still decodes,
         #: garbled from the first bad byte on (grey or shifted blocks)
         self.corrupt = False
@@ -97,6 +101,10 @@ class VirtualCamera:
                 jpg = self._last or b"\xff\xd8\xff\xd9"
                 head = min(len(jpg), 600)
                 return jpg[:head] + self._rng.integers(0, 256, len(jpg) - head, dtype=np.uint8).tobytes()
+            if self.scrambled and self._last is not None:
+                jpg = self._last
+                head = _scan_start(jpg)
+                return jpg[:head] + self._rng.integers(0, 256, len(jpg) - head, dtype=np.uint8).tobytes()
             if self.frozen and self._last is not None:
                 return self._last
             frame = self.source()
@@ -136,6 +144,18 @@ class VirtualCamera:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _scan_start(jpg: bytes) -> int:
+    """Where a JPEG's coded picture starts: after its start-of-scan header (the whole file if none),
+    found by walking the header segments (their tables may hold the marker's bytes)."""
+    i = 2  # after SOI
+    while i + 4 <= len(jpg) and jpg[i] == 0xFF:
+        end = i + 2 + int.from_bytes(jpg[i + 2:i + 4], "big")
+        if jpg[i + 1] == 0xDA:
+            return end
+        i = end
+    return len(jpg)
 
 
 def scene_source(faces: list, seed: int = 0, opts: object | None = None, jitter: bool = True,
