@@ -7,8 +7,10 @@ event was served meanwhile."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +56,22 @@ def test_a_rounds_records_read_the_hands_as_often_for_many_hands_as_for_few(long
         assert records[n - 1] == hand_record(events, n, state=state)
 
 
-async def test_the_display_answers_while_a_long_days_records_are_built(long_log: Path, tmp_path: Path) -> None:
+@contextlib.asynccontextmanager
+async def _on_long_day(long_log: Path, tmp_path: Path) -> AsyncIterator[TableService]:
+    """A service started on a copy of the long day's log (simulated table, operator "op", referee "ref")."""
     (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())
     config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": "ref"}}, source="test")
     service = TableService(config, tmp_path)
     await service.start()
     try:
+        yield service
+    finally:
+        await service.stop()
+
+
+async def test_the_display_answers_while_a_long_days_records_are_built(long_log: Path, tmp_path: Path) -> None:
+    async with _on_long_day(long_log, tmp_path) as service:
         base = f"http://127.0.0.1:{service.port}"
         answered: list[str] = []
 
@@ -78,8 +89,6 @@ async def test_the_display_answers_while_a_long_days_records_are_built(long_log:
         # the display answered while the records were built (held in the loop, it answered one at most:
         # the first asked, once the records were done)
         assert answered.index("records") >= 2, answered
-    finally:
-        await service.stop()
 
 
 async def test_records_asked_by_many_at_once_are_built_once_per_log_position(long_log: Path, tmp_path: Path,
@@ -98,12 +107,7 @@ async def test_records_asked_by_many_at_once_are_built_once_per_log_position(lon
         return real(*args, **kwargs)
 
     monkeypatch.setattr(record, "all_records", counted)
-    (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())
-    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
-                           "display": {"port": 0, "operator_token": "op", "referee_token": "ref"}}, source="test")
-    service = TableService(config, tmp_path)
-    await service.start()
-    try:
+    async with _on_long_day(long_log, tmp_path) as service:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}", timeout=120) as http:
             answers = await asyncio.gather(*(http.get("/api/records?all=true") for _ in range(12)))
             assert all(a.status_code == 200 for a in answers) and len({a.content for a in answers}) == 1
@@ -122,8 +126,6 @@ async def test_records_asked_by_many_at_once_are_built_once_per_log_position(lon
             referee = await http.get("/api/referee/hands/1/record", headers={"Authorization": "Bearer ref"})
             assert hand.status_code == referee.status_code == 200 and hand.json()["hand_no"] == 1
             assert hand.content != referee.content  # the referee's has the hands as read; kept apart
-    finally:
-        await service.stop()
 
 
 async def test_the_display_answers_while_spectators_page_through_a_long_days_events(long_log: Path, tmp_path: Path,
@@ -144,12 +146,7 @@ async def test_the_display_answers_while_spectators_page_through_a_long_days_eve
         time.sleep(0.0002)
         return public_event(ev)
 
-    (tmp_path / "events.sqlite3").write_bytes(long_log.read_bytes())
-    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
-                           "display": {"port": 0, "operator_token": "op", "referee_token": "ref"}}, source="test")
-    service = TableService(config, tmp_path)
-    await service.start()
-    try:
+    async with _on_long_day(long_log, tmp_path) as service:
         base = f"http://127.0.0.1:{service.port}"
         async with httpx.AsyncClient(base_url=base, timeout=120) as http:
             first = (await http.get("/api/events?since=0&limit=50")).json()
@@ -170,5 +167,3 @@ async def test_the_display_answers_while_spectators_page_through_a_long_days_eve
         assert all(a.status_code == 200 for a in answers) and len(answers[3].json()) == 5000
         assert answers[3].json()[0]["seq"] == 301
         assert waited < 0.4, waited  # it waited seconds behind the copying before
-    finally:
-        await service.stop()
