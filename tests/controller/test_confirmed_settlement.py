@@ -66,6 +66,12 @@ def _dealt(c: Controller) -> None:
     c.accept("operator", "play.discard", {"seat": "E", "tile": "1s"})
 
 
+def _read_on_7p(c: Controller) -> Any:
+    """S discards 7p and the referee reads the seven pairs won on it (`PAIRS`); the read's event."""
+    c.accept("operator", "play.discard", {"seat": "S", "tile": "7p"})
+    return c.referee_action("referee.win_read", {"hand": PAIRS}, by="referee")
+
+
 def _win(sheet: dict[str, Any]) -> dict[str, Any]:
     (row,) = sheet["rows"]
     (win,) = row["wins"]
@@ -92,8 +98,7 @@ def test_a_confirmed_hand_keeps_its_points_after_the_venue_edits_a_fan_and_check
     c = _controller(tmp_path / "data")
     try:
         _dealt(c)
-        c.accept("operator", "play.discard", {"seat": "S", "tile": "7p"})
-        c.referee_action("referee.win_read", {"hand": PAIRS}, by="referee")
+        _read_on_7p(c)
         confirm = c.referee_action("referee.win_confirm", {}, by="referee")
         win = _win(compute(c.state))
         assert (win["fan_total"], win["points"]) == (2, {"1": 4, "2": -4, "3": 0, "4": 0}) and "rescored" not in win
@@ -140,8 +145,7 @@ def test_a_correction_after_the_confirmation_scores_again_and_logs_it_and_its_un
     try:
         _dealt(c)
         kong = c.accept("operator", "play.kong", {"seat": "S", "tiles": ["9s"] * 4, "concealed": True})
-        c.accept("operator", "play.discard", {"seat": "S", "tile": "7p"})
-        c.referee_action("referee.win_read", {"hand": PAIRS}, by="referee")
+        _read_on_7p(c)
         confirm = c.referee_action("referee.win_confirm", {}, by="referee")
         assert (_win(compute(c.state))["fan_total"], _win(compute(c.state))["points"]["1"]) == (3, 8)  # 杠上炮
         fixed = c.referee_action("referee.play_correct", {"target": kong.seq, "void": True, "reason": "没有杠"},
@@ -172,8 +176,7 @@ def test_figures_a_caller_sends_are_not_taken(tmp_path: Path, monkeypatch: pytes
     c = _controller(tmp_path / "data")
     try:
         _dealt(c)
-        c.accept("operator", "play.discard", {"seat": "S", "tile": "7p"})
-        read = c.referee_action("referee.win_read", {"hand": PAIRS}, by="referee")
+        read = _read_on_7p(c)
         forged = {"read_seq": read.seq, "total": 88, "fans": [], "payments": {"E": 300, "S": -300}, "corrections": []}
         confirm = c.referee_action("referee.win_confirm", {"settlement": forged}, by="referee")
         assert confirm.data["settlement"]["payments"] == {"E": 4, "S": -4, "W": 0, "N": 0}
@@ -192,8 +195,7 @@ def test_an_old_log_without_figures_is_scored_as_before(tmp_path: Path, monkeypa
     c = _controller(tmp_path / "data")
     try:
         _dealt(c)
-        c.accept("operator", "play.discard", {"seat": "S", "tile": "7p"})
-        c.referee_action("referee.win_read", {"hand": PAIRS}, by="referee")
+        _read_on_7p(c)
         c.accept("referee", "referee.win_confirm", {"by": "referee"})  # as an older version logged it
         events = [Event(e.seq, e.at, e.source, e.type, e.data) for e in c.store]
     finally:
