@@ -10,9 +10,11 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check",
-        help="before the match: check the config, the log, the table's board, the camera, the broker, the port, the clock",
+        help="before the match: check the config, the log, the credentials, the table's board, the camera, the broker, "
+        "the port, the clock",
         description="Check, as the service will use them, everything the table's config names: the event log "
-        "and its mirror (opened, never written), the table's board (handshake only: nothing moves), the camera "
+        "and its mirror (opened, never written), the credentials (a PIN easy to guess, the config or the TLS key "
+        "readable by other users), the table's board (handshake only: nothing moves), the camera "
         "(one picture), the tournament broker (this table's user), the display's port and the system clock; and, "
         "the log folded, the confirmed wins, and the 查叫 rulings, penalties, kong and 追牌 payments, today's "
         "rulesets and scorer would settle otherwise (the record keeps the figures of when each was taken). "
