@@ -104,3 +104,31 @@ def test_data_dir_is_relative_to_the_config_file(tmp_path: Path) -> None:
     f.parent.mkdir()
     f.write_text('[storage]\ndata_dir = "rec"\n', encoding="utf-8")
     assert load_config(f).data_path() == (tmp_path / "sub" / "rec").resolve()
+
+
+def test_the_example_config_shows_the_defaults() -> None:
+    """Its header says "the values shown are the defaults": each key set equals the setting's default, and a key
+    left commented whose default is another's shows that one (the default ruleset's tile count, the packaged
+    model's threshold). The threshold shown was 0.66, the first model's, while the packaged one says 0.72."""
+    import re
+    import tomllib
+
+    from table_controller.config import TableConfig
+    from table_controller.rules import load_ruleset
+    from vision.model import DEFAULT_MODEL
+    from vision.reader import model_threshold
+
+    path = REPO_ROOT / "config" / "table.example.toml"
+    defaults = TableConfig()
+    wrong = []
+    for section, values in tomllib.loads(path.read_text(encoding="utf-8")).items():
+        if section == "players":
+            continue
+        for key, value in values.items():
+            default = getattr(getattr(defaults, section), key)
+            if (list(default) if isinstance(default, tuple) else default) != value:
+                wrong.append(f"{section}.{key} = {value!r}, default {default!r}")
+    assert not wrong
+    shown = dict(re.findall(r"^# (tile_count|threshold) = ([\d.]+)", path.read_text(encoding="utf-8"), re.M))
+    assert int(shown["tile_count"]) == load_ruleset(defaults.rules.ruleset).tiles
+    assert float(shown["threshold"]) == model_threshold(DEFAULT_MODEL)
