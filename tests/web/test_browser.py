@@ -1473,7 +1473,8 @@ async def test_under_a_ruleset_the_referee_scores_the_win_page_asks_for_the_poin
         await page.fill(f"{form} input[name=points]", "16")
         await page.click("#win-read")
         await page.wait_for_selector('[data-testid="win-status"].pending')
-        assert "裁判计分" in await page.inner_text("#fans")
+        # the .pending status may still be the first read's render (no fans): wait for the second read's
+        await page.wait_for_function("document.querySelector('#fans').innerText.includes('裁判计分')")
         await page.click("#win-confirm")
         await page.wait_for_selector('[data-testid="win-status"].confirmed')
         await _open(browser, svc, "/scoresheet", token=REFEREE, page=page)
