@@ -6,8 +6,10 @@ win read corrected, a play corrected or its correction undone, a substitute seat
 action would silently act on something its referee never saw: confirm the other referee's read, put
 a correction on top of one it did not know of, replace a substitute just seated. The page sends the
 log position its view was at (`seen`, the state's `seq`); an action on something changed after it is
-refused, naming what changed, who and when (409 through `Controller.referee_action`). Without `seen`
-(a script, an older page) nothing is checked, as before.
+refused, naming what changed, who and when (409 through `Controller.referee_action`): a read, a
+confirmation, a 诈和 or 查叫 when the hand's outcome changed since (one of those); a correction when
+that play's corrections did; a substitute when that chair's did. Without `seen` (a script, an older
+page) nothing is checked, as before.
 
 An undo names its target already, and a decision on an appeal its appeal: their refusals say here what
 happened since instead of only that they were refused. Pure: the fold's referee actions in, words out.
@@ -38,15 +40,20 @@ def _named(a: dict[str, Any], actions: list[dict[str, Any]]) -> str:
     return f"#{a['seq']} {name}（{who} {time.strftime('%H:%M:%S', time.localtime(float(a['at'])))}）"
 
 
+def _false_win(type: str, data: dict[str, Any]) -> bool:
+    """A 诈和 ruled (`false_win`, 四川's `false_win_deliberate`): the Win page's 判诈和, on the read it shows."""
+    return type == "referee.penalty" and str(data.get("code", "")).startswith("false_win")
+
+
 def _touches(s: "TableState", type: str, data: dict[str, Any], a: dict[str, Any]) -> bool:
     """Whether logged action `a` (not an undo) changed what an action `type` with `data` acts on."""
     hand_no = s.hand["hand_no"] if s.hand else None
     if type == "referee.undo":  # one naming no target (the page showed nothing to undo) undoes the last
         return data.get("target") is None and a["type"] in UNDOABLE
-    if type in WIN:
-        return a["type"] in WIN and a.get("hand_no") == hand_no
-    if type == "referee.exhaustive":
-        return a["type"] == "referee.exhaustive" and a.get("hand_no") == hand_no
+    if type in WIN or type == "referee.exhaustive" or _false_win(type, data):
+        # the hand's outcome: a read, a confirmation, a 诈和 ruled, 查叫
+        return a.get("hand_no") == hand_no and (a["type"] in WIN or a["type"] == "referee.exhaustive"
+                                                or _false_win(a["type"], a))
     if type == "referee.substitute":
         return a["type"] == "referee.round_start" or (
             a["type"] == "referee.substitute" and str(a.get("position")) == str(data.get("position")))

@@ -82,7 +82,7 @@ class EndHand(_Body):
     result: Literal["draw", "win", "abandoned"] = Field("draw", description="荒牌 (draw), 和牌 (win) or abandoned")
 
 
-class PenaltyIn(_Body):
+class PenaltyIn(_Seen):
     seat: Seat = Field(description="the offender, wind of this hand")
     code: str = Field(min_length=1, max_length=40, description="an entry of GET /api/penalties")
     amount: int | None = Field(None, ge=0, le=1000, description="only for entries with min/max (the referee chooses)")

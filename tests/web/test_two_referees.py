@@ -165,3 +165,36 @@ async def test_two_substitutes_for_one_chair_from_views_of_the_same_age_seat_the
         other = await b.post("/api/referee/substitute", json={"position": "3", "name": "癸", "reason": "弃权",
                                                               "seen": seen}, headers=REF)
         assert other.status_code == 200, other.text
+
+
+async def test_a_false_win_ruled_on_a_read_the_other_referee_confirmed_meanwhile_is_refused_and_back(
+        service: TableService) -> None:
+    """The Win page's 判诈和 and 确认和牌 act on the same read: one page confirms N's win while the other,
+    on the view before it, rules N's 诈和. Before, both were taken: N paid for a false win and was paid
+    for the win. Now the second is refused, whichever comes second; a penalty of another kind is not."""
+    ctl = service.controller
+    async with _client(service) as a, _client(service) as b:
+        await _dealt(service, a)
+        assert (await a.post("/api/referee/win", json={"hand": WIN}, headers=REF)).status_code == 200
+        seen = await _seen(a)
+        won = await a.post("/api/referee/win/confirm", json={"seen": seen}, headers=REF)
+        assert won.status_code == 200, won.text
+        false = await b.post("/api/referee/penalty", json={"seat": "N", "code": "false_win", "seen": seen}, headers=REF)
+        assert false.status_code == 409, false.text
+        assert f"#{won.json()['seq']} 确认和牌（裁判" in false.json()["detail"]
+        assert not _live(service, "referee.penalty")
+        late = await b.post("/api/referee/penalty", json={"seat": "E", "code": "late_5", "seen": seen}, headers=REF)
+        assert late.status_code == 200, late.text  # another ruling, not on the read: taken
+        # the other way round: 诈和 ruled first (the confirmation undone, the read stands), then a confirmation
+        # pressed on the view before it
+        assert (await a.post("/api/referee/undo", json={"reason": "先处理迟到", "target": late.json()["seq"]},
+                             headers=REF)).status_code == 200
+        assert (await a.post("/api/referee/undo", json={"reason": "看错了", "target": won.json()["seq"]},
+                             headers=REF)).status_code == 200
+        seen = await _seen(a)
+        false = await b.post("/api/referee/penalty", json={"seat": "N", "code": "false_win", "seen": seen}, headers=REF)
+        assert false.status_code == 200, false.text
+        head = ctl.state.seq
+        again = await a.post("/api/referee/win/confirm", json={"seen": seen}, headers=REF)
+        assert again.status_code == 409 and f"#{false.json()['seq']} 诈和/错和（裁判" in again.json()["detail"], again.text
+        assert ctl.state.seq == head and not _live(service, "referee.win_confirm")

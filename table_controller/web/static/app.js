@@ -1640,11 +1640,11 @@ setInterval(() => { if (pending.size) { renderPending(); askAll(); } }, ASK_EVER
 
 // Actions on what the page shows carry the view they were taken on (`seen`: the state's seq): where two
 // referees' pages are open at one table, the service refuses one on something the other page changed
-// since (a read corrected, a play corrected, a chair substituted), naming it, instead of acting on what this
+// since (a read corrected or confirmed, 诈和 ruled, a play corrected, a chair substituted), naming it, instead of acting on what this
 // referee never saw. A repeat under the same key sends the same body (the view it was first pressed on).
 const SEEN_PATHS = new Set(["/api/referee/win", "/api/referee/win/camera", "/api/referee/win/confirm",
                             "/api/referee/exhaustive", "/api/referee/exhaustive/camera", "/api/referee/play/correct",
-                            "/api/referee/substitute", "/api/referee/undo"]);
+                            "/api/referee/substitute", "/api/referee/undo", "/api/referee/penalty"]);
 async function act(path, body) {
   const action = actionKey(path + "\n" + token() + "\n" + JSON.stringify(body || {}));
   if (action.payload === undefined) {
