@@ -89,7 +89,10 @@ def undo_refusal(s: "TableState", target: Any) -> str | None:
     if last is None or last["seq"] == int(target):
         return None
     named = next((a for a in s.actions if a["seq"] == int(target)), None)
-    if named is not None and named.get("undone"):
+    if named is None or named["type"] not in UNDOABLE or named.get("error"):
+        return (f"未撤销：#{target} 不是可撤销的裁判操作；现在最后一次裁判操作是 {_named(last, s.actions)} / "
+                f"not undone: #{target} is no referee action to undo; the last one is #{last['seq']}")
+    if named.get("undone"):
         undo = next((a for a in s.actions if a["seq"] == (named.get("undo") or {}).get("seq")), None)
         by = _named(undo, s.actions) if undo else f"#{(named.get('undo') or {}).get('seq')}"
         return (f"未撤销：#{target} 已被撤销（{by}）；现在最后一次裁判操作是 {_named(last, s.actions)}，"

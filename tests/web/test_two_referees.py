@@ -131,6 +131,9 @@ async def test_an_undo_from_a_second_tab_does_not_undo_a_ruling_it_never_saw(ser
         said = second.json()["detail"]  # before: only "只能撤销最后一次裁判操作（#n）", not why
         assert said.startswith(f"未撤销：#{last} 已被撤销（#{first.json()['seq']} 撤销 #{last} 罚分（裁判"), said
         assert [p["seat"] for p in _live(service, "referee.penalty")] == ["E"]  # E's penalty stands
+        # a target that is no referee action is not said to have come before the last one
+        wrong = await b.post("/api/referee/undo", json={"reason": "记错了", "target": 99999}, headers=REF)
+        assert wrong.status_code == 409 and wrong.json()["detail"].startswith("未撤销：#99999 不是可撤销的裁判操作")
 
 
 async def test_an_appeal_decided_on_one_page_is_not_decided_again_on_the_other(service: TableService) -> None:
