@@ -786,7 +786,8 @@ class Controller:
         seen = payload.pop("seen", None)  # the page's view (`stale`): checked, not logged
         why = (stale.changed_since(self.state, type, payload, int(seen)) if isinstance(seen, int) else None) or (
             stale.undo_refusal(self.state, payload.get("target")) if type == "referee.undo" else
-            stale.ruled_already(self.state, payload.get("appeal")) if type == "referee.appeal_ruling" else None)
+            stale.ruled_already(self.state, payload.get("appeal")) if type == "referee.appeal_ruling" else
+            stale.camera_ruled(self.state, payload.get("seq")) if type == "referee.camera_confirm" else None)
         if why:
             raise ActionError(why)
         payload.pop(settlements.KEY, None)  # a win's figures are the scorer's, as shown, never a caller's

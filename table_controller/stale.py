@@ -114,3 +114,16 @@ def ruled_already(s: "TableState", appeal: Any) -> str | None:
     how = "支持" if r["upheld"] else "驳回"
     return (f"申诉 #{appeal} 已裁决：{how}（{_named(done, s.actions) if done else '#' + str(r['seq'])}：{r['note']}）；"
             f"要改判请先撤销该裁决 / appeal #{appeal} has its decision already (#{r['seq']}): undo it to change it")
+
+
+def camera_ruled(s: "TableState", seq: Any) -> str | None:
+    """Why a ruling on the camera's unsure reading `seq` is refused when another ruled on it: who, when,
+    and as what (before: only "没有待确认的识牌", as if it had never been asked)."""
+    done = next((a for a in reversed(s.actions) if a["type"] == "referee.camera_confirm" and not a.get("undone")
+                 and not a.get("error") and a.get("camera_seq") == seq), None)
+    if done is None:
+        return None
+    from table_controller.tiles import tile_name
+
+    return (f"识牌 #{seq} 已确认为 {tile_name(str(done.get('kind')))}（{_named(done, s.actions)}）；要改请先撤销该确认 / "
+            f"camera reading #{seq} was ruled already (#{done['seq']}: {done.get('kind')}): undo it to change it")

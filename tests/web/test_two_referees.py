@@ -201,3 +201,18 @@ async def test_a_false_win_ruled_on_a_read_the_other_referee_confirmed_meanwhile
         again = await a.post("/api/referee/win/confirm", json={"seen": seen}, headers=REF)
         assert again.status_code == 409 and f"#{false.json()['seq']} 诈和/错和（裁判" in again.json()["detail"], again.text
         assert ctl.state.seq == head and not _live(service, "referee.win_confirm")
+
+
+async def test_a_camera_tile_ruled_on_one_page_is_not_ruled_again_on_the_other(service: TableService) -> None:
+    ctl = service.controller
+    asked = ctl.accept("camera", "camera.tile_appeared", {
+        "event": "appeared", "zone": "discard:S", "kind": "3f", "confidence": 0.4, "seat": "S", "track": 901,
+        "needs_referee": True}).seq
+    async with _client(service) as a, _client(service) as b:
+        ok = await a.post("/api/referee/camera/confirm", json={"seq": asked, "kind": "5f"}, headers=REF)
+        assert ok.status_code == 200, ok.text
+        again = await b.post("/api/referee/camera/confirm", json={"seq": asked}, headers=REF)
+        assert again.status_code == 409
+        said = again.json()["detail"]  # before: "没有待确认的识牌 #n", as if it had never been asked
+        assert said.startswith(f"识牌 #{asked} 已确认为 梅（#{ok.json()['seq']} 确认识牌（裁判"), said
+        assert [a["kind"] for a in _live(service, "referee.camera_confirm")] == ["5f"]
