@@ -127,3 +127,17 @@ def camera_ruled(s: "TableState", seq: Any) -> str | None:
 
     return (f"识牌 #{seq} 已确认为 {tile_name(str(done.get('kind')))}（{_named(done, s.actions)}）；要改请先撤销该确认 / "
             f"camera reading #{seq} was ruled already (#{done['seq']}: {done.get('kind')}): undo it to change it")
+
+
+def ended_already(s: "TableState") -> str | None:
+    """Why a 结束比赛 is refused when the session has ended: two pages' presses were both logged, the
+    second doing nothing but needing its own undo before the first could be (an undo reopened nothing)."""
+    from table_controller.referee import session_ended_at
+
+    if session_ended_at(s.actions) is None:
+        return None
+    end = next((a for a in s.actions if a["type"] == "referee.session_end" and not a.get("undone")
+                and not a.get("error") and float(a["at"]) == session_ended_at(s.actions)), None)
+    by = _named(end, s.actions) if end else "结束比赛"
+    return (f"本局比赛已结束（{by}）；要继续请先撤销该结束 / the session has ended already"
+            + (f" (#{end['seq']})" if end else ""))

@@ -216,3 +216,17 @@ async def test_a_camera_tile_ruled_on_one_page_is_not_ruled_again_on_the_other(s
         said = again.json()["detail"]  # before: "没有待确认的识牌 #n", as if it had never been asked
         assert said.startswith(f"识牌 #{asked} 已确认为 梅（#{ok.json()['seq']} 确认识牌（裁判"), said
         assert [a["kind"] for a in _live(service, "referee.camera_confirm")] == ["5f"]
+
+
+async def test_the_session_ended_on_one_page_is_not_ended_again_on_the_other(service: TableService) -> None:
+    async with _client(service) as a, _client(service) as b:
+        assert (await a.post("/api/referee/session/start", json={"minutes": 90}, headers=REF)).status_code == 200
+        end = await a.post("/api/referee/session/end", headers=REF)
+        assert end.status_code == 200
+        again = await b.post("/api/referee/session/end", headers=REF)
+        assert again.status_code == 409, again.text  # before: 200, a second end that one undo left in force
+        assert again.json()["detail"].startswith(f"本局比赛已结束（#{end.json()['seq']} 结束计时（裁判")
+        # one undo reopens the session
+        assert (await a.post("/api/referee/undo", json={"reason": "按早了", "target": end.json()["seq"]},
+                             headers=REF)).status_code == 200
+        assert (await a.get("/api/state")).json()["session"]["ended_at"] is None
