@@ -513,8 +513,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             hands = controller.camera.exhaustive_hands()
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
-        return referee_act("referee.exhaustive", {"hands": hands, "source": "camera", "seen": (body or ConfirmIn()).seen},
-                           who, request)
+        seen = (body or ConfirmIn()).seen
+        return referee_act("referee.exhaustive", {"hands": hands, "source": "camera", "seen": seen}, who, request)
 
     @app.post("/api/referee/win/confirm", response_model=ActionResult, summary="Confirm the win as read")
     async def win_confirm(request: Request, body: ConfirmIn | None = None,

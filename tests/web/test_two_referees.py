@@ -77,7 +77,8 @@ async def test_an_older_page_without_seen_is_taken_as_before(service: TableServi
     async with _client(service) as a:
         await _dealt(service, a)
         assert (await a.post("/api/referee/win", json={"hand": WIN}, headers=REF)).status_code == 200
-        assert (await a.post("/api/referee/win", json={"hand": {**WIN, "seat_wind": "W"}}, headers=REF)).status_code == 200
+        fixed = await a.post("/api/referee/win", json={"hand": {**WIN, "seat_wind": "W"}}, headers=REF)
+        assert fixed.status_code == 200
         assert (await a.post("/api/referee/win/confirm", headers=REF)).status_code == 200
         assert [w["seat"] for w in _live(service, "referee.win_confirm")] == ["W"]
 
