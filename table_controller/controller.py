@@ -780,7 +780,17 @@ class Controller:
         from table_controller import settlements
         from table_controller.corrections import TYPE as CORRECTION
 
+        from table_controller import stale
+
         payload = {**data, "by": by, "client": client}
+        seen = payload.pop("seen", None)  # the page's view (`stale`): checked, not logged
+        why = (stale.changed_since(self.state, type, payload, int(seen)) if isinstance(seen, int) else None) or (
+            stale.undo_refusal(self.state, payload.get("target")) if type == "referee.undo" else
+            stale.ruled_already(self.state, payload.get("appeal")) if type == "referee.appeal_ruling" else
+            stale.camera_ruled(self.state, payload.get("seq")) if type == "referee.camera_confirm" else
+            stale.ended_already(self.state) if type == "referee.session_end" else None)
+        if why:
+            raise ActionError(why)
         payload.pop(settlements.KEY, None)  # a win's figures are the scorer's, as shown, never a caller's
         payload.pop(settlements.AGAIN, None)
         if by_name:

@@ -67,11 +67,22 @@ class StartHand(_Body):
     pass
 
 
+class _Seen(_Body):
+    """An action on what the referee's page shows: `seen` lets the service refuse it when another
+    page changed that since (`stale.py`); without it (a script, an older page) nothing is checked."""
+    seen: int | None = Field(None, ge=0, description="the log position (the state's `seq`) of the page's view: "
+                                                      "409 when another action changed this since")
+
+
+class ConfirmIn(_Seen):
+    pass
+
+
 class EndHand(_Body):
     result: Literal["draw", "win", "abandoned"] = Field("draw", description="荒牌 (draw), 和牌 (win) or abandoned")
 
 
-class PenaltyIn(_Body):
+class PenaltyIn(_Seen):
     seat: Seat = Field(description="the offender, wind of this hand")
     code: str = Field(min_length=1, max_length=40, description="an entry of GET /api/penalties")
     amount: int | None = Field(None, ge=0, le=1000, description="only for entries with min/max (the referee chooses)")
@@ -108,11 +119,11 @@ READ_ZH = {"bad_tile": "读牌中有不是牌的代码", "bad_meld": "副露有�
            "impossible_kong_replacement": "杠上开花不成立（没有杠）", "bad_field": "读牌有误"}
 
 
-class WinIn(_Body):
+class WinIn(_Seen):
     hand: dict[str, Any] = Field(description="the winning hand as read, in the `tablectl score` schema (docs/scoring.md)")
 
 
-class WinCameraIn(_Body):
+class WinCameraIn(_Seen):
     seat: Seat = Field(description="the winner, whose hand lies face up in front of them")
     win: Literal["discard", "self_draw", "rob_kong", "kong_replacement", "flower_replacement"] = "discard"
     win_tile: Tile | None = Field(None, description="the winning tile; needed unless won on the last discard")
@@ -126,11 +137,11 @@ class ShownHand(_Body):
     options: dict[str, Any] | None = Field(None, description="e.g. {\"missing_suit\": \"m\"} (定缺)")
 
 
-class ExhaustiveIn(_Body):
+class ExhaustiveIn(_Seen):
     hands: dict[Seat, ShownHand] = Field(description="查叫: each seat still playing, its hand as shown at 荒牌")
 
 
-class UndoIn(_Body):
+class UndoIn(_Seen):
     reason: str = Field(min_length=1, max_length=200, description="why the last referee action is undone")
     target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
 
@@ -153,7 +164,7 @@ class InsertedPlay(_PlayFields):
     seat: Seat
 
 
-class PlayCorrectIn(_PlayFields):
+class PlayCorrectIn(_PlayFields, _Seen):
     """A play in the record put right (`referee.play_correct`): the fields given replace the play's, or `void`;
     or a play never keyed inserted (`play` with `insert_before` / `insert_after`, or with `target`: in its place)."""
     target: int | None = Field(None, ge=1, description="seq of the play in the hand's record (its 牌谱 line)")
@@ -186,7 +197,7 @@ class RoundIn(_Body):
         default_factory=dict, description="registration numbers by chair (the hub adds players up by them)")
 
 
-class SubstituteIn(_Body):
+class SubstituteIn(_Seen):
     position: Chair = Field(description="the chair (抽签号位 1..4) whose player is replaced")
     name: str = Field(min_length=1, max_length=40, description="the substitute (替补) coming in from the next hand")
     player_id: str = Field("", max_length=40, description="the substitute's registration number, if they have one")
@@ -470,7 +481,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         hand = dict(body.hand)
         if "visible" not in hand:  # 绝张 from what the table shows, unless the referee says otherwise
             hand["visible"] = visible_tiles(controller.state.hand, hand)
-        return referee_act("referee.win_read", {"hand": hand}, who, request)
+        return referee_act("referee.win_read", {"hand": hand, "seen": body.seen}, who, request)
 
     @app.post("/api/referee/win/camera", response_model=ActionResult,
               summary="Read the win from the hand the camera sees laid down (then check, correct, confirm)")
@@ -484,17 +495,17 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             raise HTTPException(exc.status, detail=str(exc)) from None
         if body.options:
             read = {**read, "options": {**(read.get("options") or {}), **body.options}}
-        return referee_act("referee.win_read", {"hand": read, "source": "camera"}, who, request)
+        return referee_act("referee.win_read", {"hand": read, "source": "camera", "seen": body.seen}, who, request)
 
     @app.post("/api/referee/exhaustive", response_model=ActionResult,
               summary="查叫 at 荒牌: settle 查花猪, 查大叫, 退税 among the seats still playing")
     async def exhaustive(body: ExhaustiveIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         hands = {seat: h.model_dump(exclude_none=True) for seat, h in body.hands.items()}
-        return referee_act("referee.exhaustive", {"hands": hands}, who, request)
+        return referee_act("referee.exhaustive", {"hands": hands, "seen": body.seen}, who, request)
 
     @app.post("/api/referee/exhaustive/camera", response_model=ActionResult,
               summary="查叫 from the hands the camera sees laid down at 荒牌")
-    async def exhaustive_from_camera(request: Request, body: StartHand | None = None,
+    async def exhaustive_from_camera(request: Request, body: ConfirmIn | None = None,
                                      who: str = Depends(role("referee"))) -> ActionResult:
         if controller.camera is None:
             raise HTTPException(409, detail="没有记录牌局的摄像头 / no camera keeping the play record")
@@ -502,12 +513,13 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             hands = controller.camera.exhaustive_hands()
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
-        return referee_act("referee.exhaustive", {"hands": hands, "source": "camera"}, who, request)
+        seen = (body or ConfirmIn()).seen
+        return referee_act("referee.exhaustive", {"hands": hands, "source": "camera", "seen": seen}, who, request)
 
     @app.post("/api/referee/win/confirm", response_model=ActionResult, summary="Confirm the win as read")
-    async def win_confirm(request: Request, body: StartHand | None = None,
+    async def win_confirm(request: Request, body: ConfirmIn | None = None,
                           who: str = Depends(role("referee"))) -> ActionResult:
-        return referee_act("referee.win_confirm", {}, who, request)
+        return referee_act("referee.win_confirm", {"seen": (body or ConfirmIn()).seen}, who, request)
 
     @app.post("/api/referee/undo", response_model=ActionResult, summary="Undo the last referee action, with a reason")
     async def undo(body: UndoIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:

@@ -1638,9 +1638,20 @@ async function ask(key) {
 function askAll() { for (const key of [...pending.keys()]) ask(key); }
 setInterval(() => { if (pending.size) { renderPending(); askAll(); } }, ASK_EVERY_MS);
 
+// Actions on what the page shows carry the view they were taken on (`seen`: the state's seq): where two
+// referees' pages are open at one table, the service refuses one on something the other page changed
+// since (a read corrected or confirmed, 诈和 ruled, a play corrected, a chair substituted), naming it, instead of acting on what this
+// referee never saw. A repeat under the same key sends the same body (the view it was first pressed on).
+const SEEN_PATHS = new Set(["/api/referee/win", "/api/referee/win/camera", "/api/referee/win/confirm",
+                            "/api/referee/exhaustive", "/api/referee/exhaustive/camera", "/api/referee/play/correct",
+                            "/api/referee/substitute", "/api/referee/undo", "/api/referee/penalty"]);
 async function act(path, body) {
-  const payload = JSON.stringify(body || {});
-  const action = actionKey(path + "\n" + token() + "\n" + payload);
+  const action = actionKey(path + "\n" + token() + "\n" + JSON.stringify(body || {}));
+  if (action.payload === undefined) {
+    const seen = SEEN_PATHS.has(path) && state && Number.isInteger(state.seq) ? { seen: state.seq } : {};
+    action.payload = JSON.stringify({ ...(body || {}), ...seen });
+  }
+  const payload = action.payload;
   const name = actOfPath(path), what = actWhat(name);
   latestKey = action.key;
   const entry = pending.get(action.key) || { key: action.key, name, what, at: Date.now() };
@@ -1681,6 +1692,7 @@ async function act(path, body) {
   say(latestKey === action.key ? text : `${what}：${text}`, res.ok);
   lastOutcome = res.ok ? "ok" : "refused";
   if (res.ok) lastActSeq = data.seq;
+  else if (lastAct === action) lastAct = null;  // refused, nothing done: pressed again, it is sent on the view then
   return res.ok;
 }
 
