@@ -615,7 +615,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             await _close(ws, 4429, LOCKOUT_SAYS[held])
             return
         token = first.get("token") if isinstance(first, dict) else None
-        got = creds.role_of(token if isinstance(token, str) else None, client)
+        # off the loop: a hashed credential's first check is scrypt's 50-100 ms
+        got = await asyncio.to_thread(creds.role_of, token if isinstance(token, str) else None, client)
         if got != "referee":
             await _close(ws, 4401 if got is None else 4403, "需要裁判权限 / needs the referee role")
             return

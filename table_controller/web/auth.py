@@ -1,13 +1,21 @@
-"""Roles and credentials: referee and operator tokens, compared in constant time, attempts rate-limited."""
+"""Roles and credentials: referee and operator tokens, compared in constant time, attempts rate-limited.
+
+A configured credential is the token itself or its scrypt hash (`web.hashed`); a token that matched a
+hash once is remembered as an HMAC under a key of this process, so a referee's every request does not
+pay for scrypt again."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import logging
+import secrets
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from table_controller.web import hashed
 
 ROLES = ("viewer", "operator", "referee")
 ROLE_ZH = {"viewer": "观众", "operator": "操作员", "referee": "裁判"}
@@ -52,7 +60,7 @@ def weakness(value: str) -> str | None:
     """Why a referee's or operator's credential is guessed soon ("" counts as none: one is made up at start),
     Chinese first, never quoting it; None for one that is not. A whole tournament's guessing budget
     (`TABLE_FACTOR` x 5 a minute) takes hours for a random 6-digit PIN and one try for 123456."""
-    if not value:
+    if not value or hashed.is_hashed(value):  # a hash says nothing of the PIN (`tablectl pin` refused a weak one)
         return None
     if len(value) < MIN_CREDENTIAL:
         return f"只有 {len(value)} 个字符，易被猜中 / {len(value)} characters: use at least {MIN_CREDENTIAL}"
@@ -91,6 +99,9 @@ class Credentials:
     _table: deque[float] = field(default_factory=deque)
     #: address → when it last gave a right credential
     _trusted: dict[str, float] = field(default_factory=dict)
+    #: HMAC (under `_key`) of a token that matched a hashed credential → that hash: scrypt once per token
+    _verified: dict[bytes, str] = field(default_factory=dict)
+    _key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
 
     def __post_init__(self) -> None:
         if self.max_table_failures <= 0:
@@ -161,21 +172,35 @@ class Credentials:
         without one, or None for a wrong token (counted against the client)."""
         if not token:
             return ("viewer", "")
-        given = token.encode()
         found: tuple[str, str] | None = None
         # Compare against every credential so the timing does not tell which one was close.
         for own, name in self.referees.items():
-            if hmac.compare_digest(given, own.encode()):
+            if self._matches(token, own):
                 found = found or ("referee", name)
-        if self.referee and hmac.compare_digest(given, self.referee.encode()):
+        if self.referee and self._matches(token, self.referee):
             found = found or ("referee", "")
-        if self.operator and hmac.compare_digest(given, self.operator.encode()):
+        if self.operator and self._matches(token, self.operator):
             found = found or ("operator", "")
         if found is None:
             self._failed(client)
         else:
             self._succeeded(client)
         return found
+
+    def _matches(self, token: str, own: str) -> bool:
+        """`token` is the configured credential `own`: the same text (compared in constant time), or
+        the text its hash was made from (scrypt the first time, then the remembered HMAC)."""
+        if not hashed.is_hashed(own):
+            return hmac.compare_digest(token.encode(), own.encode())
+        mark = hmac.new(self._key, token.encode(), hashlib.sha256).digest()
+        if self._verified.get(mark) == own:
+            return True
+        if not hashed.matches(token, own):
+            return False
+        if len(self._verified) >= MAX_CLIENTS:
+            self._verified.clear()
+        self._verified[mark] = own
+        return True
 
     def _failed(self, client: str) -> None:
         """Count a wrong credential; the one that locks a client out is logged (its address, never
