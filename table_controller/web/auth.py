@@ -102,6 +102,8 @@ class Credentials:
     #: HMAC (under `_key`) of a token that matched a hashed credential → that hash: scrypt once per token
     _verified: dict[bytes, str] = field(default_factory=dict)
     _key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    #: told the keys of credentials that changed (`replace`, `reconfigure`): the display ends their sessions
+    listeners: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.max_table_failures <= 0:
@@ -172,20 +174,67 @@ class Credentials:
         without one, or None for a wrong token (counted against the client)."""
         if not token:
             return ("viewer", "")
+        found = self.find(token)
+        if found is None:
+            self._failed(client)
+        else:
+            self._succeeded(client)
+        return found
+
+    def find(self, token: str) -> tuple[str, str] | None:
+        """(role, name) of the credential `token` is, or None; nothing counted (`identify` counts)."""
         found: tuple[str, str] | None = None
         # Compare against every credential so the timing does not tell which one was close.
-        for own, name in self.referees.items():
+        for own, name in list(self.referees.items()):
             if self._matches(token, own):
                 found = found or ("referee", name)
         if self.referee and self._matches(token, self.referee):
             found = found or ("referee", "")
         if self.operator and self._matches(token, self.operator):
             found = found or ("operator", "")
-        if found is None:
-            self._failed(client)
-        else:
-            self._succeeded(client)
         return found
+
+    def replace(self, key: tuple[str, str], stored: str) -> None:
+        """Put `stored` (a token or its hash) in place of the credential at `key` (`credential_file.Key`):
+        the old one stops matching at once, on every request and socket check from now on; listeners are
+        told so they can end what the old one opened."""
+        if key[0] == "token":
+            self.referees = {**{t: n for t, n in self.referees.items() if n != key[1]}, stored: key[1]}
+        elif key[0] == "referee_token":
+            self.referee = stored
+        else:
+            self.operator = stored
+        self._verified = {m: h for m, h in self._verified.items() if h in self._stored()}
+        for listener in list(self.listeners):
+            listener([key])
+
+    def _stored(self) -> set[str]:
+        return {*self.referees, self.referee, self.operator}
+
+    def reconfigure(self, display: Any) -> list[tuple[str, str]]:
+        """Take `[display]`'s credentials as the file now sets them (edited, or `tablectl pin --config`);
+        one the file leaves empty keeps what it is (made up at start). The keys that changed."""
+        changed: list[tuple[str, str]] = []
+        by_name = {n: t for t, n in self.referees.items()}
+        wanted = {r.name: r.token for r in display.referees}
+        for name in set(by_name) - set(wanted):
+            self.referees = {t: n for t, n in self.referees.items() if n != name}
+            changed.append(("token", name))
+        for name, token in wanted.items():
+            if by_name.get(name) != token:
+                self.referees = {**{t: n for t, n in self.referees.items() if n != name}, token: name}
+                changed.append(("token", name))
+        for key in ("referee_token", "operator_token"):
+            now = getattr(display, key)
+            held = self.referee if key == "referee_token" else self.operator
+            if now and now != held:
+                setattr(self, "referee" if key == "referee_token" else "operator", now)
+                changed.append((key, ""))
+        if changed:
+            self._verified = {m: h for m, h in self._verified.items() if h in self._stored()}
+            for listener in list(self.listeners):
+                listener(changed)
+        return changed
 
     def _matches(self, token: str, own: str) -> bool:
         """`token` is the configured credential `own`: the same text (compared in constant time), or
