@@ -208,3 +208,24 @@ async def test_tablectl_pin_on_the_pi_takes_effect_in_the_running_service_and_en
     with sqlite3.connect(tmp_path / "record" / "events.sqlite3") as db:
         data = [row[0] for row in db.execute("SELECT data FROM events")]
     assert not any(NAMED_NEW in d or NAMED_OLD in d for d in data)
+
+
+async def test_a_pin_change_sent_with_an_idempotency_key_leaves_no_fingerprint_of_its_pins_in_the_log(
+        tmp_path: Path) -> None:
+    """Every action sent with an Idempotency-Key keeps a SHA-256 of its body beside its event (web/replays.py);
+    a PIN change's body is the old PIN and the new: two 6-digit PINs are 10^12 SHA-256s, an afternoon on one
+    graphics card, for whoever holds a copy of the log (the USB mirror). Such a request is not kept."""
+    path = _config(tmp_path)
+    svc = await _start(path)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}", timeout=20) as http:
+            r = await http.post("/api/referee/credential", json={"old": OLD, "new": NEW},
+                                headers={"Authorization": f"Bearer {OLD}", "Idempotency-Key": "pin-1"})
+        assert r.status_code == 200, r.text
+        assert await _role(svc, NEW) == "referee"
+        seq = r.json()["seq"]
+    finally:
+        await svc.stop()
+    with sqlite3.connect(tmp_path / "record" / "events.sqlite3") as db:
+        kept = db.execute("SELECT count(*) FROM requests WHERE seq = ?", (seq,)).fetchone()[0]
+    assert kept == 0
