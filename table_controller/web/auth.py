@@ -1,8 +1,7 @@
 """Roles and credentials: referee and operator tokens, compared in constant time, attempts rate-limited.
 
-A configured credential is the token itself or its scrypt hash (`web.hashed`); a token that matched a
-hash once is remembered as an HMAC under a key of this process, so a referee's every request does not
-pay for scrypt again."""
+A configured credential is the token itself or its scrypt hash (`web.hashed`); whether a token matches a
+hash is remembered under an HMAC (a key of this process) of the pair, so no request pays for scrypt twice."""
 
 from __future__ import annotations
 
@@ -36,6 +35,8 @@ LOCKOUT_SAYS = {
              "are not held up)",
 }
 
+#: Token and hashed-credential pairs remembered (`Credentials._checked`) before they are all forgotten.
+MAX_CHECKED = 4096
 #: A credential shorter than this is guessed too soon (the referee guide asks 6+; named referees must: config.Referee).
 MIN_CREDENTIAL = 6
 #: PINs and words tried first by anyone guessing (common-password lists, and this trade's own words); a run
@@ -99,8 +100,10 @@ class Credentials:
     _table: deque[float] = field(default_factory=deque)
     #: address → when it last gave a right credential
     _trusted: dict[str, float] = field(default_factory=dict)
-    #: HMAC (under `_key`) of a token that matched a hashed credential → that hash: scrypt once per token
-    _verified: dict[bytes, str] = field(default_factory=dict)
+    #: HMAC (under `_key`) of a token and a hashed credential → whether they match: scrypt once per pair, so
+    #: neither the referee whose hash it is nor one whose hash it is not (the operator, another referee) pays
+    #: for it on every request
+    _checked: dict[bytes, bool] = field(default_factory=dict)
     _key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     #: told the keys of credentials that changed (`replace`, `reconfigure`): the display ends their sessions
     listeners: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
@@ -204,12 +207,9 @@ class Credentials:
             self.referee = stored
         else:
             self.operator = stored
-        self._verified = {m: h for m, h in self._verified.items() if h in self._stored()}
+        self._checked.clear()  # the old hash's pairs (a new hash makes new pairs anyway)
         for listener in list(self.listeners):
             listener([key])
-
-    def _stored(self) -> set[str]:
-        return {*self.referees, self.referee, self.operator}
 
     def reconfigure(self, display: Any) -> list[tuple[str, str]]:
         """Take `[display]`'s credentials as the file now sets them (edited, or `tablectl pin --config`);
@@ -231,7 +231,7 @@ class Credentials:
                 setattr(self, "referee" if key == "referee_token" else "operator", now)
                 changed.append((key, ""))
         if changed:
-            self._verified = {m: h for m, h in self._verified.items() if h in self._stored()}
+            self._checked.clear()
             for listener in list(self.listeners):
                 listener(changed)
         return changed
@@ -241,15 +241,15 @@ class Credentials:
         the text its hash was made from (scrypt the first time, then the remembered HMAC)."""
         if not hashed.is_hashed(own):
             return hmac.compare_digest(token.encode(), own.encode())
-        mark = hmac.new(self._key, token.encode(), hashlib.sha256).digest()
-        if self._verified.get(mark) == own:
-            return True
-        if not hashed.matches(token, own):
-            return False
-        if len(self._verified) >= MAX_CLIENTS:
-            self._verified.clear()
-        self._verified[mark] = own
-        return True
+        mark = hmac.new(self._key, token.encode() + b"\0" + own.encode(), hashlib.sha256).digest()
+        known = self._checked.get(mark)
+        if known is not None:
+            return known
+        found = hashed.matches(token, own)
+        if len(self._checked) >= MAX_CHECKED:
+            self._checked.clear()
+        self._checked[mark] = found
+        return found
 
     def _failed(self, client: str) -> None:
         """Count a wrong credential; the one that locks a client out is logged (its address, never

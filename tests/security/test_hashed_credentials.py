@@ -77,6 +77,14 @@ def test_hashed_credentials_in_the_config_log_in_with_the_pin_never_with_the_has
                 return json.loads(await asyncio.wait_for(ws.recv(), 10))
 
         assert asyncio.run(socket_role(NAMED))["type"] != "error"
+        # each token is checked against each hash once: before, the operator's every request (and a named
+        # referee's, against the other hash) paid scrypt again for the hashes it is not, 50-200 ms each
+        with httpx.Client(base_url=base) as http:
+            started = time.perf_counter()
+            for token in [OPERATOR, NAMED] * 20:
+                assert http.get("/api/whoami", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+            took = time.perf_counter() - started
+        assert took < 1.0, f"40 requests took {took:.2f} s"
     finally:
         ctl.send_signal(signal.SIGTERM)
         out, _ = ctl.communicate(timeout=20)
