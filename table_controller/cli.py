@@ -18,7 +18,7 @@ from table_controller import __version__
 
 #: Sub-commands in the order `--help` lists them.
 COMMANDS: tuple[str, ...] = ("demo", "run", "check", "install-service", "sim", "probe", "conform", "deal", "score",
-                             "waits", "record", "vision", "hub", "broker-config")
+                             "waits", "record", "vision", "hub", "broker-config", "pin")
 
 
 VERBOSE_HELP = "more log output (-v info, -vv debug); overrides the config's log level"

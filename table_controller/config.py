@@ -85,6 +85,19 @@ class RulesSection(_Section):
         return value
 
 
+def _whole_hash(value: str) -> str:
+    """A credential in its hashed form (`web.hashed`) is a whole one: a line pasted short is named now,
+    not found when no PIN logs in on the day."""
+    from table_controller.web.hashed import HashError, is_hashed, parse
+
+    if is_hashed(value):
+        try:
+            parse(value)
+        except HashError as exc:
+            raise ValueError(str(exc)) from None
+    return value
+
+
 class Player(_Section):
     position: int = Field(ge=1, le=4, description="The physical chair 1..4 (定位).")
     name: str = Field(min_length=1, max_length=32)
@@ -97,13 +110,17 @@ class Referee(_Section):
     """One referee's own credential: every ruling made with it is logged under the name."""
 
     name: str = Field(min_length=1, max_length=32, description="As shown beside the referee's rulings, e.g. 王立.")
-    token: str = Field(min_length=6, max_length=128, description="This referee's token or PIN (at least 6 characters).")
+    token: str = Field(min_length=6, max_length=128, description="This referee's token or PIN (at least 6 characters), "
+                                                                 "or its hash as `tablectl pin` prints it.")
+
+    _hash_whole = field_validator("token")(classmethod(lambda cls, v: _whole_hash(v)))
 
 
 class DisplaySection(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535, description="0 = any free port (tests).")
-    referee_token: str = Field("", description="Referee credential (token or PIN); empty = a random one, logged at start.")
+    referee_token: str = Field("", description="Referee credential (token or PIN, or its hash as `tablectl pin` prints "
+                                               "it); empty = a random one, logged at start.")
     operator_token: str = Field("", description="Operator credential; empty = a random one, logged at start.")
     referees: tuple[Referee, ...] = Field((), description="Named referees, each with a credential of their own "
                                                            "(in addition to referee_token).")
@@ -112,6 +129,8 @@ class DisplaySection(_Section):
                                          "credentials then cannot be read off the venue's Wi-Fi. Relative to the "
                                          "config file; with tls_key (docs/display.md).")
     tls_key: str = Field("", description="The certificate's private key (PEM), with tls_cert.")
+
+    _hash_whole = field_validator("referee_token", "operator_token")(classmethod(lambda cls, v: _whole_hash(v)))
 
     @model_validator(mode="after")
     def _tls_pair(self) -> "DisplaySection":

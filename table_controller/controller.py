@@ -18,6 +18,7 @@ from typing import Any
 
 from table_controller import snapshot
 from table_controller.config import TableConfig
+from table_controller.journal import journal_fields
 from table_controller.stamps import stamp_clock
 from table_controller.state import SEATS, TableState, apply, fold, seat_of_position
 from table_controller.store import Event, EventStore, StoreError
@@ -287,7 +288,7 @@ class Controller:
                 q.put_nowait(ev)
             except asyncio.QueueFull:  # a stalled client drops out and will resync by sequence number
                 self._subscribers.discard(q)
-        log.info("event", extra={"seq": ev.seq, "source": source, "type": type, "data": data})
+        log.info("event", extra=journal_fields(ev, self.state))
         return ev
 
     def _with_payment(self, source: str, type: str, data: dict[str, Any], at: float) -> dict[str, Any]:

@@ -136,12 +136,13 @@ def _absolute(*paths: Path) -> None:
 
 
 def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: str) -> str:
-    """The systemd service running `tablectl run --config config_path` as `user`."""
+    """The systemd service running `tablectl run --config config_path` as `user`; the config's folder is
+    writable too: a referee's PIN changed on the page is written there (a new file renamed over the old)."""
     _absolute(config_path, tablectl)
     return _unit(f"自动麻将机控制器 {config.table.name} (mahjong table controller)",
                  [str(tablectl), "run", "--config", str(config_path)], user, needed_groups(config),
-                 writable_dirs(config), config.display.port, network=_on_network(config),
-                 extra=_rulesets_env(), optional=optional_writable_dirs(config))
+                 list(dict.fromkeys([*writable_dirs(config), config_path.parent])), config.display.port,
+                 network=_on_network(config), extra=_rulesets_env(), optional=optional_writable_dirs(config))
 
 
 def _rulesets_env() -> list[str]:

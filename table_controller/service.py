@@ -111,6 +111,11 @@ class TableService:
             self._start_tournament()
         if cfg.storage.mirror_dir:
             self._start_mirror()
+        if cfg.source != "<defaults>" and Path(cfg.source).is_file():  # a PIN changed on the Pi holds at once
+            from table_controller.config_watch import watch_credentials
+
+            self._tasks.append(asyncio.create_task(
+                watch_credentials(Path(cfg.source), self.credentials, self.controller), name="config-watch"))
         if cfg.demo.autoplay:
             from table_controller.demo import demo_loop
 

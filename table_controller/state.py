@@ -292,6 +292,9 @@ def describe(ev: Event) -> str:
         return f"第 {d.get('hand_no')} 盘结束"
     if t.startswith(("referee.", "play.")):
         return _describe_referee(ev)
+    if t == "display.credential_changed":  # which credential and who; never the PIN
+        who = f"（裁判 {d['by_name']}）" if d.get("by_name") else "（配置文件）" if d.get("by") == "config file" else ""
+        return f"凭证已更改：{d.get('credential', '')}{who}"
     if t == "controller.rejected":
         return f"拒绝：{d.get('reason', '')}"
     if t == "camera.status":

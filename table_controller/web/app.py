@@ -39,7 +39,9 @@ from table_controller.scoresheet import to_csv
 from table_controller.state import apply
 from table_controller.store import StoreError
 from table_controller.web.apidocs import api_page
-from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows
+from table_controller.config_watch import CHANGED
+from table_controller.credential_file import REFEREE, CredentialFileError, label, named, write_credential
+from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows, weakness
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
 from table_controller.web.recovering import PROGRESS_EVERY_S, WhileRecovering
@@ -144,6 +146,11 @@ class ExhaustiveIn(_Seen):
 class UndoIn(_Seen):
     reason: str = Field(min_length=1, max_length=200, description="why the last referee action is undone")
     target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
+
+
+class CredentialIn(_Body):
+    old: str = Field(min_length=1, max_length=128, description="the referee's PIN now, typed again")
+    new: str = Field(min_length=6, max_length=128, description="the new PIN (6+ characters, not one guessed soon)")
 
 
 class _PlayFields(_Body):
@@ -253,6 +260,16 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
                               "`/ws/referee?since=N` (first message `{\"token\": ...}`). See docs/display.md.",
                   docs_url=None, redoc_url=None)  # theirs load from CDNs: a venue without internet saw blank pages
     app.state.credentials = creds
+    #: each open referee socket: the event that ends it and the credential (`credential_file.Key`) it opened with
+    sessions: dict[asyncio.Event, tuple[str, str]] = {}
+
+    def end_sessions(keys: list[tuple[str, str]]) -> None:
+        """A credential changed: every referee socket opened with it ends (`CHANGED_SAYS`), on every device."""
+        for ended, key in list(sessions.items()):
+            if key in keys:
+                ended.set()
+
+    creds.listeners.append(end_sessions)
     app.state.controller = controller
     views = ViewCache(controller)
     app.state.views = views
@@ -601,6 +618,42 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     async def clock_resume(request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         return referee_act("referee.clock_resume", {}, who, request)
 
+    @app.post("/api/referee/credential", response_model=ActionResult,
+              summary="Change the referee's own PIN: the old one stops working at once, everywhere")
+    async def change_credential(body: CredentialIn, request: Request,
+                                who: str = Depends(role("referee"))) -> ActionResult:
+        """The PIN a player saw typed is changed mid-match: written (hashed) to the config file the service
+        reads at start, then in use; every socket opened with the old one is ended and the change is logged
+        (who, from where; never the PIN)."""
+        name = getattr(request.state, "by_name", "")
+        client = _client(request)
+        if await asyncio.to_thread(creds.identify, body.old, client) != ("referee", name):
+            raise HTTPException(403, detail="原凭证不对，凭证未更改 / the current PIN is wrong; nothing changed")
+        why = weakness(body.new)
+        if why:
+            raise HTTPException(422, detail=f"新凭证太弱，凭证未更改：{why}")
+        if await asyncio.to_thread(creds.find, body.new) is not None:
+            raise HTTPException(409, detail="新凭证与现有凭证相同（须与原凭证及其他凭证都不同），凭证未更改 / the new PIN "
+                                            "is one in use (the old one or another's); nothing changed")
+        if not Path(cfg.source).is_file():
+            raise HTTPException(409, detail="本桌没有配置文件（演示），新凭证无法保存，凭证未更改 / this table runs without "
+                                            "a config file (the demo): a new PIN could not be kept; nothing changed")
+        key = named(name) if name else REFEREE
+        from table_controller.web.hashed import hash_credential
+
+        stored = await asyncio.to_thread(hash_credential, body.new)
+        try:
+            await asyncio.to_thread(write_credential, cfg.source, key, stored)
+        except CredentialFileError as exc:
+            raise HTTPException(503, detail=str(exc)) from None
+        creds.replace(key, stored)  # the old PIN stops here, and its sockets end
+        data = {"credential": label(key), "by": who, "client": client, **({"by_name": name} if name else {})}
+        try:
+            return done(controller.accept("referee", CREDENTIAL_CHANGED, data))
+        except (StoreError, ActionError) as exc:
+            raise HTTPException(503, detail=f"凭证已更改（新凭证已生效并写入配置文件），但事件记录无法写入 / the "
+                                            f"PIN was changed (in use and in the config file), not logged: {exc}") from None
+
     @app.websocket("/ws")
     async def stream(ws: WebSocket, since: int | None = None, delay: float = 0.0) -> None:
         await ws.accept()
@@ -627,11 +680,24 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             await _close(ws, 4429, LOCKOUT_SAYS[held])
             return
         token = first.get("token") if isinstance(first, dict) else None
-        got = creds.role_of(token if isinstance(token, str) else None, client)
-        if got != "referee":
+        # off the loop: a hashed credential's first check is scrypt's 50-100 ms
+        got = await asyncio.to_thread(creds.identify, token if isinstance(token, str) else None, client)
+        if got is None or got[0] != "referee":
             await _close(ws, 4401 if got is None else 4403, "需要裁判权限 / needs the referee role")
             return
-        await _stream(ws, controller, views, since, private=True)
+        ended = asyncio.Event()
+        sessions[ended] = named(got[1]) if got[1] else REFEREE
+        streaming = asyncio.create_task(_stream(ws, controller, views, since, private=True))
+        waiting = asyncio.create_task(ended.wait())
+        try:
+            await asyncio.wait({streaming, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sessions.pop(ended, None)
+            for task in (streaming, waiting):
+                task.cancel()
+            await asyncio.gather(streaming, waiting, return_exceptions=True)
+        if ended.is_set():
+            await _close(ws, 4401, CHANGED_SAYS, why="credential_changed")
 
     @app.get("/docs", include_in_schema=False)
     async def api_docs() -> HTMLResponse:
@@ -660,15 +726,20 @@ def _body(value: Any, fmt: str, text: Callable[[], str]) -> bytes:
 PAGES = ("/", "/win", "/penalties", "/scoresheet", "/public", "/replay", "/overlay")
 MAX_DELAY_S = PAST_WINDOW_S  # the controller keeps states that far back (`state_at`)
 AUTH_TIMEOUT_S = 5.0
+#: The event a changed credential is logged as (which one, by whom, from where; never the PIN).
+CREDENTIAL_CHANGED = CHANGED
+#: What a referee's page whose PIN was changed elsewhere is told, as it is logged out.
+CHANGED_SAYS = ("裁判凭证已更改，本页已退出：请用新凭证重新登录 / the referee's PIN was changed: this page was logged "
+                "out; log in with the new PIN")
 
 
 async def _page() -> FileResponse:
     return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-async def _close(ws: WebSocket, code: int, reason: str) -> None:
+async def _close(ws: WebSocket, code: int, reason: str, why: str = "") -> None:
     try:
-        await ws.send_json({"type": "error", "code": code, "detail": reason})
+        await ws.send_json({"type": "error", "code": code, "detail": reason, **({"why": why} if why else {})})
         # a close frame's reason is at most 123 bytes (a Chinese character is 3): the message above has it all
         await ws.close(code=code, reason=reason.encode()[:123].decode(errors="ignore"))
     except (WebSocketDisconnect, RuntimeError):

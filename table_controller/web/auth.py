@@ -1,13 +1,20 @@
-"""Roles and credentials: referee and operator tokens, compared in constant time, attempts rate-limited."""
+"""Roles and credentials: referee and operator tokens, compared in constant time, attempts rate-limited.
+
+A configured credential is the token itself or its scrypt hash (`web.hashed`); whether a token matches a
+hash is remembered under an HMAC (a key of this process) of the pair, so no request pays for scrypt twice."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import logging
+import secrets
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from table_controller.web import hashed
 
 ROLES = ("viewer", "operator", "referee")
 ROLE_ZH = {"viewer": "观众", "operator": "操作员", "referee": "裁判"}
@@ -28,6 +35,8 @@ LOCKOUT_SAYS = {
              "are not held up)",
 }
 
+#: Token and hashed-credential pairs remembered (`Credentials._checked`) before they are all forgotten.
+MAX_CHECKED = 4096
 #: A credential shorter than this is guessed too soon (the referee guide asks 6+; named referees must: config.Referee).
 MIN_CREDENTIAL = 6
 #: PINs and words tried first by anyone guessing (common-password lists, and this trade's own words); a run
@@ -52,7 +61,7 @@ def weakness(value: str) -> str | None:
     """Why a referee's or operator's credential is guessed soon ("" counts as none: one is made up at start),
     Chinese first, never quoting it; None for one that is not. A whole tournament's guessing budget
     (`TABLE_FACTOR` x 5 a minute) takes hours for a random 6-digit PIN and one try for 123456."""
-    if not value:
+    if not value or hashed.is_hashed(value):  # a hash says nothing of the PIN (`tablectl pin` refused a weak one)
         return None
     if len(value) < MIN_CREDENTIAL:
         return f"只有 {len(value)} 个字符，易被猜中 / {len(value)} characters: use at least {MIN_CREDENTIAL}"
@@ -91,6 +100,13 @@ class Credentials:
     _table: deque[float] = field(default_factory=deque)
     #: address → when it last gave a right credential
     _trusted: dict[str, float] = field(default_factory=dict)
+    #: HMAC (under `_key`) of a token and a hashed credential → whether they match: scrypt once per pair, so
+    #: neither the referee whose hash it is nor one whose hash it is not (the operator, another referee) pays
+    #: for it on every request
+    _checked: dict[bytes, bool] = field(default_factory=dict)
+    _key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    #: told the keys of credentials that changed (`replace`, `reconfigure`): the display ends their sessions
+    listeners: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.max_table_failures <= 0:
@@ -161,20 +177,78 @@ class Credentials:
         without one, or None for a wrong token (counted against the client)."""
         if not token:
             return ("viewer", "")
-        given = token.encode()
-        found: tuple[str, str] | None = None
-        # Compare against every credential so the timing does not tell which one was close.
-        for own, name in self.referees.items():
-            if hmac.compare_digest(given, own.encode()):
-                found = found or ("referee", name)
-        if self.referee and hmac.compare_digest(given, self.referee.encode()):
-            found = found or ("referee", "")
-        if self.operator and hmac.compare_digest(given, self.operator.encode()):
-            found = found or ("operator", "")
+        found = self.find(token)
         if found is None:
             self._failed(client)
         else:
             self._succeeded(client)
+        return found
+
+    def find(self, token: str) -> tuple[str, str] | None:
+        """(role, name) of the credential `token` is, or None; nothing counted (`identify` counts)."""
+        found: tuple[str, str] | None = None
+        # Compare against every credential so the timing does not tell which one was close.
+        for own, name in list(self.referees.items()):
+            if self._matches(token, own):
+                found = found or ("referee", name)
+        if self.referee and self._matches(token, self.referee):
+            found = found or ("referee", "")
+        if self.operator and self._matches(token, self.operator):
+            found = found or ("operator", "")
+        return found
+
+    def replace(self, key: tuple[str, str], stored: str) -> None:
+        """Put `stored` (a token or its hash) in place of the credential at `key` (`credential_file.Key`):
+        the old one stops matching at once, on every request and socket check from now on; listeners are
+        told so they can end what the old one opened."""
+        if key[0] == "token":
+            self.referees = {**{t: n for t, n in self.referees.items() if n != key[1]}, stored: key[1]}
+        elif key[0] == "referee_token":
+            self.referee = stored
+        else:
+            self.operator = stored
+        self._checked.clear()  # the old hash's pairs (a new hash makes new pairs anyway)
+        for listener in list(self.listeners):
+            listener([key])
+
+    def reconfigure(self, display: Any) -> list[tuple[str, str]]:
+        """Take `[display]`'s credentials as the file now sets them (edited, or `tablectl pin --config`);
+        one the file leaves empty keeps what it is (made up at start). The keys that changed."""
+        changed: list[tuple[str, str]] = []
+        by_name = {n: t for t, n in self.referees.items()}
+        wanted = {r.name: r.token for r in display.referees}
+        for name in set(by_name) - set(wanted):
+            self.referees = {t: n for t, n in self.referees.items() if n != name}
+            changed.append(("token", name))
+        for name, token in wanted.items():
+            if by_name.get(name) != token:
+                self.referees = {**{t: n for t, n in self.referees.items() if n != name}, token: name}
+                changed.append(("token", name))
+        for key in ("referee_token", "operator_token"):
+            now = getattr(display, key)
+            held = self.referee if key == "referee_token" else self.operator
+            if now and now != held:
+                setattr(self, "referee" if key == "referee_token" else "operator", now)
+                changed.append((key, ""))
+        if changed:
+            self._checked.clear()
+            for listener in list(self.listeners):
+                listener(changed)
+        return changed
+
+    def _matches(self, token: str, own: str) -> bool:
+        """`token` is the configured credential `own`: the same text (compared in constant time), or
+        the text its hash was made from (scrypt the first time, then the remembered HMAC)."""
+        if not hashed.is_hashed(own):
+            return hmac.compare_digest(token.encode(), own.encode())
+        mark = hmac.new(self._key, token.encode() + b"\0" + own.encode(), hashlib.sha256).digest()
+        known = self._checked.get(mark)
+        if known is not None:
+            return known
+        found = hashed.matches(token, own)
+        if len(self._checked) >= MAX_CHECKED:
+            self._checked.clear()
+        self._checked[mark] = found
         return found
 
     def _failed(self, client: str) -> None:

@@ -87,7 +87,9 @@ def test_the_unit_passes_systemd_and_its_command_runs_the_table(tmp_path: Path) 
     assert not (tmp_path / "root" / "etc/udev").exists()  # a sim:// (or serial) table needs no udev rule
     text = unit_path.read_text(encoding="utf-8")
     unit = _unit(text)
-    assert unit["ReadWritePaths"] == [str(data)]
+    # the config's folder too: a PIN changed on the referee page is written there (a new file renamed over the
+    # old); without it, ProtectSystem=strict refused every change on the Pi (配置文件无法写入)
+    assert unit["ReadWritePaths"] == [f"{data} {config.parent}"]
     assert unit["RestartPreventExitStatus"] == [str(CONFIG_ERROR_EXIT)]
     assert "9号桌" in unit["Description"][0]
 
@@ -117,7 +119,8 @@ def test_a_usb_table_with_a_camera_gets_its_groups_and_a_udev_rule(tmp_path: Pat
     unit = _unit((tmp_path / "root" / "etc/systemd/system/mahjong-table.service").read_text(encoding="utf-8"))
     assert unit["SupplementaryGroups"] == ["plugdev video"]
     # the log's mirror on a stick may be out when the table starts: "-" lets systemd start without it
-    assert unit["ReadWritePaths"] == [f"{config.parent / 'data'} {config.parent / 'tiles'} -/media/usb/mahjong"]
+    assert unit["ReadWritePaths"] == [f"{config.parent / 'data'} {config.parent / 'tiles'} {config.parent} "
+                                      "-/media/usb/mahjong"]
     assert unit["AmbientCapabilities"] == ["CAP_NET_BIND_SERVICE"]  # port 80
     assert "Wants" not in unit  # a USB table with a USB camera starts without waiting for the network
     rule = (tmp_path / "root" / "etc/udev/rules.d/60-mahjong-table.rules").read_text(encoding="utf-8")

@@ -6,6 +6,10 @@
 const SEATS = ["E", "S", "W", "N"];
 const I18N = {
   zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN",
+        pinChange: "更改凭证", pinOld: "原凭证", pinNew: "新凭证（至少6位）", pinAgain: "再输入一次", pinSubmit: "更改",
+        pinDiffer: "两次输入的新凭证不一致，凭证未更改",
+        pinDone: "凭证已更改：旧凭证已失效，用旧凭证登录的其他设备已退出",
+        pinChanged: "裁判凭证已更改，本页已退出：请用新凭证重新登录",
         loggedOut: "已退出：本页已清空，不显示暗牌、不能裁决；再次使用须重新输入凭证",
         logoutPending: "还有操作没有得到回应：{what}。退出后本页无法再核对是否已记录（可在记录中查看）。仍要退出？", start: "开始新一盘", end: "结束本盘", faults: "故障", log: "事件记录",
         nav: { table: "牌桌", win: "和牌", penalties: "罚分", scoresheet: "成绩表", public: "公开", replay: "回放" },
@@ -96,6 +100,10 @@ const I18N = {
                stale: "画面停在摄像头出故障之前，不是桌面现状",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
   en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN",
+        pinChange: "Change PIN", pinOld: "current PIN", pinNew: "new PIN (6+)", pinAgain: "new PIN again", pinSubmit: "Change",
+        pinDiffer: "The two new PINs differ; nothing changed",
+        pinDone: "PIN changed: the old one no longer works, and devices logged in with it were logged out",
+        pinChanged: "The referee's PIN was changed: this page was logged out; log in with the new PIN",
         loggedOut: "Logged out: this page was cleared; no concealed tile, no ruling until the token is typed again",
         logoutPending: "Still without an answer: {what}. Logged out, this page can no longer ask whether it was recorded "
           + "(the record shows it). Log out anyway?", start: "Start hand", end: "End hand", faults: "Faults", log: "Event log",
@@ -1410,6 +1418,16 @@ function onMessage(msg) {
     return;
   }
   if (msg.type === "error") {
+    // the PIN was changed (here, or on another device, or on the Pi): this page goes as at 退出, saying why;
+    // the page that changed it logs in again with the new one (its old socket's close is not news to it)
+    if (msg.why === "credential_changed") {
+      if (changingPin) return;
+      sessionStorage.removeItem("token");
+      for (const f of document.forms) { f.reset(); delete f.dataset.filled; }
+      sessionStorage.setItem(LOGGED_OUT_KEY, "changed");
+      location.replace(location.href);
+      return;
+    }
     $("action-msg").textContent = msg.detail;
     if (msg.code === 4401 || msg.code === 4403) {
       // the credential no longer holds (e.g. changed at a restart): fall back to the public view
@@ -1731,8 +1749,37 @@ $("logout").addEventListener("click", async () => {
   location.replace(location.href);
 });
 // a browser that cannot mask a text field masks it as a password (and may offer to keep it: say no)
-if (!CSS.supports("-webkit-text-security", "disc")) $("token").type = "password";
-if (sessionStorage.getItem(LOGGED_OUT_KEY)) { sessionStorage.removeItem(LOGGED_OUT_KEY); say(t("loggedOut"), true); }
+if (!CSS.supports("-webkit-text-security", "disc")) {
+  for (const input of [$("token"), ...$("pin-form").elements]) if (input.tagName === "INPUT") input.type = "password";
+}
+if (sessionStorage.getItem(LOGGED_OUT_KEY)) {
+  const changed = sessionStorage.getItem(LOGGED_OUT_KEY) === "changed";
+  sessionStorage.removeItem(LOGGED_OUT_KEY);
+  say(t(changed ? "pinChanged" : "loggedOut"), !changed);
+}
+// 更改凭证: a PIN a player saw typed is changed here (the current one typed again); the service ends every
+// page logged in with the old one, this one included, and this one logs in again with the new one
+let changingPin = false;
+$("pin-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const f = e.target;
+  if (f.elements.fresh.value !== f.elements.again.value) { say(t("pinDiffer"), false); return; }
+  changingPin = true;
+  try {
+    const res = await fetch("/api/referee/credential", { method: "POST", body: JSON.stringify(
+      { old: f.elements.old.value, new: f.elements.fresh.value }),
+      headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" } });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) { say(typeof body.detail === "string" ? body.detail : body.error || String(res.status), false); return; }
+    const fresh = f.elements.fresh.value;
+    f.reset();
+    $("pin-change").open = false;
+    await login(fresh);
+    say(t("pinDone"), true);
+  } finally {
+    changingPin = false;
+  }
+});
 $("start-hand").addEventListener("click", () => {
   // pressed during a hand (a slip beside 结束本盘) it stops that hand as 中止 and the same dealer deals again
   const hand = state && state.hand;

@@ -1,0 +1,58 @@
+"""The running service takes the credentials of its config file as they are now: a PIN changed with
+`tablectl pin --config` (or by hand) on the Pi holds at once, and the old one stops, with no restart in
+the middle of a match. Only `[display]`'s credentials are taken live; every other key waits for a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("table_controller.config_watch")
+
+#: How often the config file's stamp (size, modification time, inode) is looked at.
+EVERY_S = 1.0
+#: The event a changed credential is logged as (`web.app.CREDENTIAL_CHANGED`).
+CHANGED = "display.credential_changed"
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+async def watch_credentials(path: Path, credentials: Any, controller: Any, every: float = EVERY_S) -> None:
+    """Each time the file changes, read it; a file that does not read is said once and nothing changes
+    (the credentials in use stay), one that does has its changed credentials taken and logged."""
+    from table_controller.config import ConfigError, load_config
+    from table_controller.credential_file import label
+    from table_controller.web.auth import weak_credentials
+
+    seen = _stamp(path)
+    while True:
+        await asyncio.sleep(every)
+        now = _stamp(path)
+        if now == seen or now is None:
+            continue
+        seen = now
+        try:
+            config = await asyncio.to_thread(load_config, path)
+        except ConfigError as exc:
+            log.warning("config file changed but cannot be used: the credentials in use stay", extra={
+                "error": str(exc), "message_zh": "配置文件已修改但无法读取，凭证未更改"})
+            continue
+        for key in credentials.reconfigure(config.display):
+            log.warning("display credential changed in the config file", extra={"credential": label(key)})
+            try:
+                controller.accept("controller", CHANGED, {"credential": label(key), "by": "config file"})
+            except Exception:  # the log cannot be written now: the credential is changed all the same
+                log.exception("credential change not logged")
+        weak = weak_credentials(config.display)
+        if weak:
+            log.warning("weak display credentials: change them in the config", extra={
+                "weak": weak, "message_zh": "裁判/操作员凭证太弱，旁人容易猜中，请在配置中更换"})
