@@ -726,15 +726,17 @@ async function poll() {
   if (polling) { again = true; return; }
   polling = true;
   try {
+    // the standings every time (their `at` moves the alerts' "since"); the rest is asked again with the ETag
+    // the browser keeps (no-cache), and the hub answers 304, no body, while they are what the page holds
     const r = await fetch("/api/standings", { cache: "no-store" });
     if (r.ok) last = await r.json();
-    const q = await fetch("/api/pairings", { cache: "no-store" });
+    const q = await fetch("/api/pairings", { cache: "no-cache" });
     if (q.ok) pairs = await q.json();
-    const pub = await fetch("/api/pairings/published", { cache: "no-store" });
+    const pub = await fetch("/api/pairings/published", { cache: "no-cache" });
     if (pub.ok) published = await pub.json();
-    const st = await fetch("/api/stats", { cache: "no-store" });
+    const st = await fetch("/api/stats", { cache: "no-cache" });
     if (st.ok) stats = await st.json();
-    const og = await fetch("/api/organiser", { cache: "no-store" });
+    const og = await fetch("/api/organiser", { cache: "no-cache" });
     if (og.ok) org = await og.json();
   } catch (e) { /* the hub restarts: keep the last standings on screen */ }
   polling = false;
