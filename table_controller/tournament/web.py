@@ -391,7 +391,7 @@ class HubService:
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     async def start(self) -> None:
-        from table_controller.web.serve import serve
+        from table_controller.web.serve import HUB_MAX_CONNECTIONS, serve
 
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
                        password=self.password, client_id=self.client_id, ca_file=self.ca_file,
@@ -400,7 +400,7 @@ class HubService:
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
-                                   what="the hub's page", **tls)
+                                   what="the hub's page", limit_concurrency=HUB_MAX_CONNECTIONS, **tls)
         self._tasks.append(self._served.task)
         self.bound_port = self._served.port
         log.info("hub serving", extra={"url": self.url, "broker": self.broker})
