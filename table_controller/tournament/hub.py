@@ -425,6 +425,8 @@ class Hub:
         self.expected = [check_id(t, "table") for t in (expected or [])] or list(self.names)
         self._started = wall_clock()
         self._stats: dict[str, Any] | None = None  # the players' statistics, until a record or standing changes
+        #: how many times the statistics were counted: what `stats()` says changes only with it
+        self.stats_counted = 0
         #: counts the changes of what the ranking and the seating read (`_results_changed`); `_kept` holds
         #: them as counted since
         self.results = 0
@@ -549,6 +551,15 @@ class Hub:
         """Players across tables and rounds: summed 标准分 and points; equal on both, equal rank (as the
         score sheet shares). `through`: counting rounds 1..through only (the standings after that round).
         The ranking is counted when a result changes (`_ranked`); each table's row is made at each ask."""
+        return {**self.progress(through), "players": self._ranked(through), "at": self._wall_clock()}
+
+    def ranked(self, through: int | None = None) -> list[dict[str, Any]]:
+        """The standings' players (`standings`): the same list until `results` moves."""
+        return self._ranked(through)
+
+    def progress(self, through: int | None = None) -> dict[str, Any]:
+        """The standings but their players and time: each table's row, the hub's counters. Made again at each
+        ask; what they show changes only with `version` and `health()`."""
         tables = [self._table_row(table_id, self.tables.get(table_id))
                   for table_id in table_order(set(self.tables) | set(self.expected), self.expected)]
         order = self._ranked(through)
@@ -558,8 +569,12 @@ class Hub:
         for row in tables:
             row["alerts"] += self._kept[key].get(row["table_id"], [])
         _same_name(tables)
-        return {"tournament": self.tournament, "title": self.title, "at": self._wall_clock(), "players": order,
-                "tables": tables, "through": through, "hub": self.health()}
+        return {"tournament": self.tournament, "title": self.title, "tables": tables, "through": through,
+                "hub": self.health()}
+
+    def now(self) -> float:
+        """The hub's wall clock (what `at` says in its answers)."""
+        return self._wall_clock()
 
     def _results_changed(self) -> None:
         """Something the ranking or the seating reads changed: a table's result, a table first heard, the
@@ -723,6 +738,7 @@ class Hub:
 
         if self._stats is not None:  # every page asks every 3 s; records change once a hand
             return {**self._stats, "at": self._wall_clock()}
+        self.stats_counted += 1
         rounds = []
         for table in self.tables.values():
             by_round: dict[int, list[dict[str, Any]]] = {}

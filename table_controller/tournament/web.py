@@ -17,6 +17,7 @@ from fastapi import Request, WebSocket
 from table_controller.tournament.hub import Hub
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
+from table_controller.web.polled import Part, Polled
 
 log = logging.getLogger("table_controller.tournament.web")
 
@@ -34,15 +35,23 @@ def create_hub_app(hub: Hub) -> Any:
     app = FastAPI(title=f"赛事排名 {hub.tournament}", docs_url=None, redoc_url=None)
     archives = OnceBuilt(kept=8)  # the archive and tables' records, once per change of the hub
     app.state.archives = archives
+    # what the hall's screens and phones poll: written once per change, gzipped, 304 for a copy still current
+    polled = Polled()
+    app.state.polled = polled
     app.add_middleware(BodyLimit)  # the organiser's seating is a few KB; a huge body must not fill the hub's memory
     # The handlers are async on purpose: they run on the loop that files messages, never beside it
     # in a worker thread, so they read the hub's tables and SQLite files without a lock.
 
     @app.get("/api/standings")
-    async def standings(through: int | None = None) -> dict[str, Any]:
+    async def standings(request: Request, through: int | None = None) -> Any:
         """Players ranked by 标准分 then points, each table's progress, and the hub's own counters;
-        `?through=N`: the standings after round N."""
-        return hub.standings(_round(through))
+        `?through=N`: the standings after round N. The players are written when a result changes, the
+        tables' rows at each message (`web/polled.py`); `at` is the hub's time of this answer."""
+        n = _round(through)
+        return polled.answer(request, [
+            Part(("standings.players", n, hub.results), lambda: {"players": hub.ranked(n)}),
+            Part(("standings.progress", n, hub.version, *hub.health().values()), lambda: hub.progress(n)),
+        ], stamp={"at": hub.now()}, name=f"standings {n}")
 
     @app.websocket("/api/live")
     async def live(ws: WebSocket) -> None:
@@ -62,9 +71,13 @@ def create_hub_app(hub: Hub) -> Any:
         await _until_closed(ws, send())
 
     @app.get("/api/stats")
-    async def stats() -> dict[str, Any]:
-        """Players' statistics (技术统计): hands, wins, 自摸, 点炮, rates, average and biggest win."""
-        return hub.stats()
+    async def stats(request: Request) -> Any:
+        """Players' statistics (技术统计): hands, wins, 自摸, 点炮, rates, average and biggest win; written
+        once per count (`web/polled.py`)."""
+        counted = hub.stats()
+        return polled.answer(request, [Part(("stats", hub.stats_counted),
+                                            lambda: {k: v for k, v in counted.items() if k != "at"})],
+                             stamp={"at": counted["at"]}, name="stats")
 
     @app.get("/api/standings.csv")
     async def standings_csv(through: int | None = None) -> Any:
@@ -164,14 +177,16 @@ def create_hub_app(hub: Hub) -> Any:
         return PlainTextResponse(as_text(found)) if format == "text" else found
 
     @app.get("/api/pairings")
-    async def pairings(round: int | None = None, format: str = "json", fresh: bool = False) -> Any:
+    async def pairings(request: Request, round: int | None = None, format: str = "json", fresh: bool = False) -> Any:
         """The next round's seating (编排) proposed from the standings; `?format=text` to post it. A round
         published before keeps the tables it can (`kept`) unless `?fresh=true` (a new draw)."""
         from fastapi.responses import PlainTextResponse
 
         _round(round)
-        found = hub.pairings(round, fresh=fresh)
-        return PlainTextResponse(pairings_text(found)) if format == "text" else found
+        if format != "text":  # the hub keeps it until a result changes (`Hub.results`): written once as well
+            return polled.answer(request, [Part(("pairings", round, fresh, hub.results),
+                                                lambda: hub.pairings(round, fresh=fresh))], name="pairings")
+        return PlainTextResponse(pairings_text(hub.pairings(round, fresh=fresh)))
 
     from table_controller.web.auth import LOCKOUT_SAYS, Credentials
 
@@ -220,16 +235,18 @@ def create_hub_app(hub: Hub) -> Any:
             raise HTTPException(exc.status, str(exc)) from None
 
     @app.get("/api/organiser")
-    async def decisions() -> dict[str, Any]:
+    async def decisions(request: Request) -> Any:
         """Every decision the organiser took, in order, and the actions there are (with their words)."""
         from table_controller.tournament.organiser import ACTIONS
 
-        return {"decisions": hub.decisions(), "actions": {k: {"zh": zh, "en": en} for k, (zh, en) in ACTIONS.items()}}
+        return polled.answer(request, [Part(("organiser", hub.version), lambda: {
+            "decisions": hub.decisions(), "actions": {k: {"zh": zh, "en": en} for k, (zh, en) in ACTIONS.items()}})],
+            name="organiser")
 
     @app.get("/api/pairings/published")
-    async def published() -> Any:
+    async def published(request: Request) -> Any:
         """The latest round's seating as published to the tables (null before any)."""
-        return hub.published()
+        return polled.answer(request, [Part(("published", hub.version), hub.published)], name="published")
 
     def _table(table_id: str) -> Any:
         table = hub.tables.get(table_id)
@@ -374,7 +391,7 @@ class HubService:
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     async def start(self) -> None:
-        from table_controller.web.serve import serve
+        from table_controller.web.serve import HUB_MAX_CONNECTIONS, serve
 
         self.hub = Hub(self.broker, self.tournament, self.data_dir, prefix=self.prefix, username=self.username,
                        password=self.password, client_id=self.client_id, ca_file=self.ca_file,
@@ -383,7 +400,7 @@ class HubService:
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
-                                   what="the hub's page", **tls)
+                                   what="the hub's page", limit_concurrency=HUB_MAX_CONNECTIONS, **tls)
         self._tasks.append(self._served.task)
         self.bound_port = self._served.port
         log.info("hub serving", extra={"url": self.url, "broker": self.broker})
@@ -709,15 +726,17 @@ async function poll() {
   if (polling) { again = true; return; }
   polling = true;
   try {
+    // the standings every time (their `at` moves the alerts' "since"); the rest is asked again with the ETag
+    // the browser keeps (no-cache), and the hub answers 304, no body, while they are what the page holds
     const r = await fetch("/api/standings", { cache: "no-store" });
     if (r.ok) last = await r.json();
-    const q = await fetch("/api/pairings", { cache: "no-store" });
+    const q = await fetch("/api/pairings", { cache: "no-cache" });
     if (q.ok) pairs = await q.json();
-    const pub = await fetch("/api/pairings/published", { cache: "no-store" });
+    const pub = await fetch("/api/pairings/published", { cache: "no-cache" });
     if (pub.ok) published = await pub.json();
-    const st = await fetch("/api/stats", { cache: "no-store" });
+    const st = await fetch("/api/stats", { cache: "no-cache" });
     if (st.ok) stats = await st.json();
-    const og = await fetch("/api/organiser", { cache: "no-store" });
+    const og = await fetch("/api/organiser", { cache: "no-cache" });
     if (og.ok) org = await og.json();
   } catch (e) { /* the hub restarts: keep the last standings on screen */ }
   polling = false;

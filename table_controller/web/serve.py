@@ -18,6 +18,9 @@ STOP_TIMEOUT_S = 5.0
 WS_MAX_MESSAGE = 1 << 16
 #: Connections served at once (pages, sockets, API calls); more are answered 503 and closed.
 MAX_CONNECTIONS = 400
+#: The tournament hub's: a national event's hall has 200-300 phones and 10 screens on its page, each a live
+#: socket and a connection or two for its fetches (600-900); at 400 the rest were answered 503.
+HUB_MAX_CONNECTIONS = 2000
 #: Seconds a new connection has to send a whole request head before it is closed: longer than a
 #: browser keeps a connection it opened ahead and never used (Chromium: 10 s), so the browser always
 #: lets go first and never sends a request into a socket this side is closing.

@@ -475,3 +475,47 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
     finally:
         await table.stop()
         await hub.stop()
+
+
+async def test_the_page_asks_again_with_the_etag_and_the_hub_answers_304_until_a_change(tmp_path: Path) -> None:
+    """Every phone and screen in the hall fetched the statistics, the seating, the published seating and the
+    organiser's decisions whole at each change of the hub, though they change at a hand's end at most. The
+    page asks them again with the ETag it holds (no-cache) and the hub answers 304 while they are what the
+    page shows; the statistics of a hand that came after are on the page at the next change."""
+    import hubday
+
+    hub = HubService("mqtt://127.0.0.1:9", hubday.TOURNAMENT, tmp_path / "hub", port=0,
+                     registered=hubday.players(4), expected=hubday.table_ids(4))
+    await hub.start()
+    assert hub.hub is not None
+    day = list(hubday.day(4, 1, 2, events=2))
+    last_record = max(k for k, (_, _, kind) in enumerate(day) if kind == "record")
+    for topic, payload, _ in day[:last_record]:
+        hub.hub.handle(topic, payload)
+    try:
+        async with hub_page(hub) as page:
+            answered = hub._served.server.config.app.state.polled.answered  # (name, status) → count
+            await page.wait_for_selector("[data-stats]", timeout=10000)
+            before = {p["name"]: p["hands"] for p in hub.hub.stats()["players"]}
+            await until(lambda: answered["organiser", 200], 10, "the page's first fetches")
+            answered.clear()
+            hub.hub.handle(*day[0][:2])  # a duplicate event: the hub changes (its counters), the statistics not
+            await until(lambda: answered["organiser", 304], 10, "the page to ask again")
+            assert answered["stats", 304] and answered["pairings", 304] and answered["published", 304], answered
+            assert not answered["stats", 200], answered
+            assert answered["standings None", 200] and not answered["standings None", 304]  # its time: afresh
+            # the last hand's record: the next fetch has it, and the page shows it
+            answered.clear()
+            hub.hub.handle(*day[last_record][:2])
+            await until(lambda: answered["stats", 200], 10, "the new statistics")
+            after = {p["name"]: p["hands"] for p in hub.hub.stats()["players"]}
+            assert after != before
+            name, hands = next((n, h) for n, h in after.items() if h != before.get(n))
+            cell = f'[data-stats="{name}"] td:nth-child(2)'
+            for _ in range(100):
+                if await page.inner_text(cell) == str(hands):
+                    break
+                await asyncio.sleep(0.05)
+            assert await page.inner_text(cell) == str(hands), (await page.inner_text(cell), hands)
+    finally:
+        await hub.stop()
