@@ -412,6 +412,18 @@ class EventStore:
         # (a value that is not a cursor: start over, the table replays its whole ring)
         return None if row is None else parse_cursor(row[0])
 
+    def hand_start(self, hand_no: int, from_seq: int = 0) -> int | None:
+        """The sequence number of hand `hand_no`'s last start at or after `from_seq` (a round's start), or None:
+        a hand's record reads the log from there, not the whole day's (a page asks for it at every play)."""
+        sql = ("SELECT MAX(seq) FROM events WHERE seq >= ? AND type = 'operator.hand_start'"
+               " AND json_extract(data, '$.hand_no') = ?")
+        with self._lock:
+            try:
+                row = self._db.execute(sql, (from_seq, hand_no)).fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read the event log {self.path}: {exc}") from None
+        return None if row is None or row[0] is None else int(row[0])
+
     def since(self, seq: int, limit: int | None = None) -> list[Event]:
         """Events with a sequence number greater than `seq`, oldest first."""
         sql = "SELECT seq, at, source, type, data FROM events WHERE seq > ? ORDER BY seq"
