@@ -604,7 +604,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         return referee_act("referee.clock_resume", {}, who, request)
 
     @app.websocket("/ws")
-    async def stream(ws: WebSocket, since: int | None = None, delay: float = 0.0) -> None:
+    async def stream(ws: WebSocket, since: int | None = None, delay: float = 0.0, log: str | None = None) -> None:
         await ws.accept()
         if not 0 <= delay <= MAX_DELAY_S:
             await ws.close(code=4422, reason=f"delay must be 0..{MAX_DELAY_S:.0f} s")
@@ -612,10 +612,10 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         if delay > 0:
             await _delayed(ws, controller, delayed, delay)
             return
-        await _stream(ws, controller, views, since, private=False)
+        await _stream(ws, controller, views, since, private=False, log=log)
 
     @app.websocket("/ws/referee")
-    async def referee_stream(ws: WebSocket, since: int | None = None) -> None:
+    async def referee_stream(ws: WebSocket, since: int | None = None, log: str | None = None) -> None:
         """The authenticated channel: the first message is `{"token": "..."}` (kept out of URLs and logs)."""
         await ws.accept()
         client = ws.client.host if ws.client else "?"
@@ -633,7 +633,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         if got != "referee":
             await _close(ws, 4401 if got is None else 4403, "需要裁判权限 / needs the referee role")
             return
-        await _stream(ws, controller, views, since, private=True)
+        await _stream(ws, controller, views, since, private=True, log=log)
 
     @app.get("/docs", include_in_schema=False)
     async def api_docs() -> HTMLResponse:
@@ -749,8 +749,8 @@ class ViewCache:
 
     def snapshot(self, private: bool) -> str:
         state = self.referee() if private else self.public()
-        return json.dumps({"type": "snapshot", "seq": state["seq"], "state": state, "now": self.controller.now()},
-                          ensure_ascii=False)
+        return json.dumps({"type": "snapshot", "seq": state["seq"], "log": self.controller.store.log_id(),
+                           "state": state, "now": self.controller.now()}, ensure_ascii=False)
 
 
 async def _while_recovering(ws: WebSocket, controller: Controller) -> None:
@@ -763,14 +763,15 @@ async def _while_recovering(ws: WebSocket, controller: Controller) -> None:
             continue
 
 
-async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool) -> None:
+async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None, private: bool,
+                  log: str | None = None) -> None:
     await _until_closed(ws, _while_recovering(ws, controller))
     if controller.recovering is not None:
         return  # the page went away first
     queue = controller.subscribe()  # before the catch-up read, so nothing falls in between
 
     async def send() -> None:
-        last, held = await _catch_up(ws, controller, views, since, private)
+        last, held = await _catch_up(ws, controller, views, since, private, log)
         await ws.send_text(_health_message(controller))
         while True:
             try:
@@ -823,11 +824,12 @@ async def _until_closed(ws: WebSocket, sending: Any) -> None:
 
 
 async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None,
-                    private: bool) -> tuple[int, int | None]:
+                    private: bool, log: str | None = None) -> tuple[int, int | None]:
     """Send what a (re)connecting client lacks; return the last sequence number it now has, and the
     version of the `BIG` parts it holds (None where it was sent no whole state)."""
     head = controller.state.seq
-    if since is None or since > head or head - since > REPLAY_LIMIT:
+    other = log is not None and log != controller.store.log_id()  # its numbers are another log's
+    if since is None or since > head or head - since > REPLAY_LIMIT or other:
         text, held = views.snapshot(private), views.version(private)
         await ws.send_text(text)
         return head, held

@@ -204,6 +204,7 @@ const delay = Number(params.get("delay") || 0);
 let lang = localStorage.getItem("lang") || "zh";
 let state = null;
 let lastSeq = null;
+let logId = null; // the log the page's numbers are of (its snapshot says): a service back on another sends a snapshot
 let clockOffset = 0; // server clock minus ours (seconds)
 let ws = null;
 let role = "viewer";
@@ -1329,6 +1330,11 @@ async function cameraPicture(path, key) {
   }
   return pending;
 }
+function forgetLog() {
+  // another log's numbers: the camera's pictures kept by event number are of other tiles
+  for (const picture of tilePictures.values()) picture.then((url) => url && URL.revokeObjectURL(url));
+  tilePictures.clear();
+}
 function markCameraView() {
   // unplugged, frozen, dark: the service still has the last frame it read, which looked live
   const img = $("camera-view");
@@ -1424,6 +1430,8 @@ function onMessage(msg) {
   // a delayed feed's `now` is delayed too, so its timers count down as they did then
   if (msg.now) clockOffset = msg.now - Date.now() / 1000;
   if (msg.type === "snapshot") {
+    if (msg.log !== logId) forgetLog();
+    logId = msg.log ?? null;
     state = msg.state;
     logLines.length = 0;
     logLines.push(...state.log);
@@ -1492,7 +1500,10 @@ function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
   const referee = role === "referee" && !onAir;
   const q = new URLSearchParams();
-  if (lastSeq !== null && !delay) q.set("since", lastSeq);
+  if (lastSeq !== null && !delay) {
+    q.set("since", lastSeq);
+    if (logId) q.set("log", logId);
+  }
   if (delay && !referee) q.set("delay", delay);
   const sock = new WebSocket(`${proto}://${location.host}/ws${referee ? "/referee" : ""}${q.toString() ? "?" + q : ""}`);
   ws = sock;

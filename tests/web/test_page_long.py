@@ -1,0 +1,59 @@
+"""The referee's pages left open all day (a tablet at the table, the hall's screen), in Debian's Chromium against
+the running service: a restart on another log, many Wi-Fi drops, thousands of events (`bench/page_long.py`
+measures a whole simulated day)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from table_controller.service import TableService
+from test_browser import REFEREE, _config
+from test_browser import _open as open_page
+from test_browser import browser, chromium  # noqa: F401  (the browser tests' fixtures, per module)
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+async def _penalties(svc: TableService, seat: str, until: int) -> None:
+    """Penalties (迟到) against `seat` until the log's head is `until`."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
+        while svc.controller.state.seq < until:
+            r = await http.post("/api/referee/penalty", json={"seat": seat, "code": "late_5"},
+                                headers={"Authorization": f"Bearer {REFEREE}"})
+            assert r.status_code == 200, r.text
+
+
+async def test_a_service_back_on_another_log_is_shown_as_that_log(tmp_path: Path, browser: Any) -> None:
+    """The service restarted on another log (a new card, the next day's log, a table swapped) whose numbers
+    reach past what the page had: the page asked `since=N` and was sent that log's events after N as if they
+    followed its own, and its event list kept the first log's lines under the numbers both logs hold (南's
+    penalties, never ruled at this table now). The page now names the log it holds and gets a snapshot of
+    another; it shows the second log's lines only."""
+    first = TableService(_config(), tmp_path / "a")
+    await first.start()
+    await first.controller.wait_linked(10)
+    port = first.port
+    await _penalties(first, "S", first.controller.state.seq + 6)
+    page = await open_page(browser, first, "/")
+    seen = first.controller.state.seq
+    assert (await page.inner_text("#log")).count("迟到") == 6
+    await first.stop()
+    await page.wait_for_function("document.body.dataset.connected === '0'")
+    second = TableService(_config(port=port), tmp_path / "b")
+    await second.start()
+    try:
+        await second.controller.wait_linked(10)
+        await _penalties(second, "W", seen + 2)
+        head = second.controller.state.seq
+        await page.wait_for_function(f"window.__lastSeq === {head}", timeout=15000)
+        await page.wait_for_function("document.body.dataset.connected === '1'")
+        shown = await page.eval_on_selector_all("#log li", "els => els.map(e => [Number(e.dataset.seq), e.textContent])")
+        logged = [[line["seq"], line["text"]] for line in reversed(second.controller.state.log[-60:])]
+        assert shown == logged
+        assert "南" not in "".join(text for _, text in shown if "迟到" in text)
+    finally:
+        await second.stop()
