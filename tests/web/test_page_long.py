@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from table_controller.service import TableService
-from test_browser import REFEREE, _config
+from test_browser import REFEREE, _config, _dealt, _http
 from test_browser import _open as open_page
 from test_browser import browser, chromium  # noqa: F401  (the browser tests' fixtures, per module)
 
@@ -57,3 +57,35 @@ async def test_a_service_back_on_another_log_is_shown_as_that_log(tmp_path: Path
         assert "南" not in "".join(text for _, text in shown if "迟到" in text)
     finally:
         await second.stop()
+
+
+async def test_the_score_sheet_is_drawn_again_only_when_it_changed(tmp_path: Path, browser: Any) -> None:
+    """The Score sheet page left open drew every row of the round again at each event of a hand (the dice,
+    each play), though those bring the sheet as it was (`kept`): its slowest step per event all day
+    (`bench/page_long.py`). Now it is drawn when it changed (a penalty), or in the other language."""
+    svc = TableService(_config(), tmp_path)
+    await svc.start()
+    try:
+        await svc.controller.wait_linked(10)
+        page = await open_page(browser, svc, "/scoresheet", token=REFEREE)
+        mark = "() => { document.querySelector('#sheet-head tr').dataset.mark = '1'; }"
+        drawn = "() => document.querySelector('#sheet-head tr').dataset.mark !== '1'"
+        async with _http(svc) as http:
+            play = await _dealt(svc, http)  # a hand in play: its row on the sheet
+            await page.wait_for_function(f"window.__lastSeq === {svc.controller.state.seq}")
+            totals = await page.inner_text("#sheet-foot")
+            await page.evaluate(mark)
+            for seat, tile in (("E", "9p"), ("S", "1z"), ("W", "5s")):
+                await play(type="discard", seat=seat, tile=tile)
+                await page.wait_for_function(f"window.__lastSeq === {svc.controller.state.seq}")
+            assert not await page.evaluate(drawn)  # three discards: the sheet as it was, not drawn again
+            r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"},
+                                headers={"Authorization": f"Bearer {REFEREE}"})
+            assert r.status_code == 200, r.text
+        await page.wait_for_function(f"window.__lastSeq === {svc.controller.state.seq}")
+        assert await page.evaluate(drawn) and await page.inner_text("#sheet-foot") != totals  # the penalty's
+        await page.evaluate(mark)
+        await page.click("#lang")
+        assert await page.evaluate(drawn) and await page.inner_text("#sheet-head th >> nth=0") == "Hand"
+    finally:
+        await svc.stop()
