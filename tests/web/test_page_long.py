@@ -4,6 +4,7 @@ measures a whole simulated day)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from table_controller.service import TableService
 from test_browser import REFEREE, _config, _dealt, _http
 from test_browser import _open as open_page
 from test_browser import browser, chromium  # noqa: F401  (the browser tests' fixtures, per module)
+from wifi import Wifi
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -88,4 +90,64 @@ async def test_the_score_sheet_is_drawn_again_only_when_it_changed(tmp_path: Pat
         await page.click("#lang")
         assert await page.evaluate(drawn) and await page.inner_text("#sheet-head th >> nth=0") == "Hand"
     finally:
+        await svc.stop()
+
+
+async def _size(page: Any, cdp: Any) -> dict[str, float]:
+    """What the page holds after a garbage collection: the JS heap (MB), nodes in its document, listeners."""
+    await cdp.send("HeapProfiler.collectGarbage")
+    metrics = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
+    return {"heap": metrics["JSHeapUsedSize"] / 2**20, "listeners": metrics["JSEventListeners"],
+            "dom": await page.evaluate("document.getElementsByTagName('*').length")}
+
+
+async def test_a_page_through_many_events_and_five_drops_keeps_one_socket_and_its_size(
+        tmp_path: Path, browser: Any) -> None:
+    """A day in a few seconds (`bench/page_long.py` plays a whole one): the Penalties page through 600 referee
+    actions while the venue's Wi-Fi resets five times. One socket open at the end (a reconnect loop that
+    stacked would leave two), every action there, and the page no bigger than after the first hundred: the
+    lists it shows are bounded (the last 30 actions, the last 60 log lines)."""
+    svc = TableService(_config(), tmp_path)
+    await svc.start()
+    wifi = None
+    try:
+        await svc.controller.wait_linked(10)
+        wifi = await Wifi(svc.port).start()
+        page = await open_page(browser, svc, "/penalties", token=REFEREE, port=wifi.port)
+        sockets: set[Any] = set()  # open now
+        opened: list[Any] = []
+
+        def seen(ws: Any) -> None:
+            opened.append(ws)
+            sockets.add(ws)
+            ws.on("close", lambda *_: sockets.discard(ws))
+
+        page.on("websocket", seen)
+        cdp = await page.context.new_cdp_session(page)
+        await cdp.send("Performance.enable")
+
+        def rule(n: int) -> None:
+            for i in range(n):
+                svc.controller.referee_action("referee.penalty", {"seat": "ESWN"[i % 4], "code": "late_5"},
+                                              by="referee")
+
+        rule(100)
+        await page.wait_for_function(f"window.__lastSeq === {svc.controller.state.seq}", timeout=20000)
+        before = await _size(page, cdp)
+        for _ in range(5):
+            rule(100)
+            await asyncio.sleep(0.05)
+            wifi.cut()
+            await asyncio.sleep(0.4)
+        await page.wait_for_function(f"window.__lastSeq === {svc.controller.state.seq}", timeout=30000)
+        await page.wait_for_function("document.body.dataset.connected === '1'")
+        after = await _size(page, cdp)
+        assert len(sockets) == 1 and len(opened) >= 5, (len(sockets), len(opened))  # each reset: a new one
+        assert await page.locator("#actions tr[data-seq]").count() == 30
+        assert after["dom"] <= before["dom"] + 20, (before, after)
+        assert after["listeners"] <= before["listeners"], (before, after)
+        assert after["heap"] < before["heap"] * 1.5 + 1, (before, after)
+    finally:
+        if wifi is not None:
+            await wifi.close()
         await svc.stop()
