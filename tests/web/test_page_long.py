@@ -53,7 +53,8 @@ async def test_a_service_back_on_another_log_is_shown_as_that_log(tmp_path: Path
         head = second.controller.state.seq
         await page.wait_for_function(f"window.__lastSeq === {head}", timeout=15000)
         await page.wait_for_function("document.body.dataset.connected === '1'")
-        shown = await page.eval_on_selector_all("#log li", "els => els.map(e => [Number(e.dataset.seq), e.textContent])")
+        shown = await page.eval_on_selector_all("#log li",
+                                                "els => els.map(e => [Number(e.dataset.seq), e.textContent])")
         logged = [[line["seq"], line["text"]] for line in reversed(second.controller.state.log[-60:])]
         assert shown == logged
         assert "南" not in "".join(text for _, text in shown if "迟到" in text)
