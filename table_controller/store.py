@@ -237,6 +237,7 @@ class EventStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._log_id: str | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -411,6 +412,31 @@ class EventStore:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'table_cursor'").fetchone()
         # (a value that is not a cursor: start over, the table replays its whole ring)
         return None if row is None else parse_cursor(row[0])
+
+    def log_id(self) -> str | None:
+        """This log's name for the pages: its first event's stamp (kept by a salvage and by the mirror), None
+        while it is empty. A page reconnecting with `since=N` names the log it holds, so that a service back
+        on another log (a new card, the next day's) sends it a snapshot, not that log's events after N."""
+        if self._log_id is None:
+            with self._lock:
+                try:
+                    row = self._db.execute("SELECT at FROM events ORDER BY seq LIMIT 1").fetchone()
+                except sqlite3.Error:  # damaged under the running service: the pages go on by numbers
+                    return None
+            self._log_id = None if row is None else f"{row[0]:.6f}"
+        return self._log_id
+
+    def hand_start(self, hand_no: int, from_seq: int = 0) -> int | None:
+        """The sequence number of hand `hand_no`'s last start at or after `from_seq` (a round's start), or None:
+        a hand's record reads the log from there, not the whole day's (a page asks for it at every play)."""
+        sql = ("SELECT MAX(seq) FROM events WHERE seq >= ? AND type = 'operator.hand_start'"
+               " AND json_extract(data, '$.hand_no') = ?")
+        with self._lock:
+            try:
+                row = self._db.execute(sql, (from_seq, hand_no)).fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read the event log {self.path}: {exc}") from None
+        return None if row is None or row[0] is None else int(row[0])
 
     def since(self, seq: int, limit: int | None = None) -> list[Event]:
         """Events with a sequence number greater than `seq`, oldest first."""

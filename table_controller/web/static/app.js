@@ -212,6 +212,7 @@ const delay = Number(params.get("delay") || 0);
 let lang = localStorage.getItem("lang") || "zh";
 let state = null;
 let lastSeq = null;
+let logId = null; // the log the page's numbers are of (its snapshot says): a service back on another sends a snapshot
 let clockOffset = 0; // server clock minus ours (seconds)
 let ws = null;
 let role = "viewer";
@@ -967,6 +968,7 @@ $("correct-form").addEventListener("submit", once(async (e) => {
 // The round shown: null follows the round being played (live); a closed round is fetched once.
 let sheetRound = null;
 let closedSheet = null;
+const sheetDrawn = { sheet: null, lang: null, roundQ: null }; // the sheet the table shows
 
 function renderRounds() {
   const rounds = state.rounds || [];
@@ -1028,29 +1030,35 @@ function renderSheet() {
   const satText = (s) => s.to_hand == null ? t("sheet.satFrom", { n: s.name, a: s.from_hand })
     : t("sheet.satSpan", { n: s.name, a: s.from_hand, b: s.to_hand });
   const sat = (r) => r.sat || sheet.players;
-  $("sheet-head").innerHTML = `<tr><th>${t("sheet.hand")}</th><th>${t("sheet.round")}</th><th>${t("sheet.dealer")}</th><th>${t("sheet.result")}</th><th>${t("sheet.fan")}</th>${
-    P.map((p) => `<th>${sitters[p] ? `<span data-testid="sitters-${p}">${sitters[p].map((s) => esc(satText(s))).join("<br>")}</span>`
-      : esc(sheet.players[p])}</th>`).join("")}</tr>`;
-  $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no
-    ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>`
-      + ` <a class="replay-link" href="/replay?hand=${r.hand_no}${roundQ}" data-testid="replay-${r.hand_no}" title="${t("rp.replay")}">▶</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
-    <td>${r.dealer_position ? esc(sat(r)[String(r.dealer || r.dealer_position)]) : ""}</td>
-    <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sat(r)[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => (w.fan_total ?? "") + rescoredMark(r, w)).join(" / ")}</td>${
-    P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
-      r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p] > 0 ? "+" : ""}${r.penalty_points[p]})</small>` : ""}${
-      r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
-      r.chase_points && r.chase_points[p] ? `<small> (${t("sheet.chase")} ${r.chase_points[p] > 0 ? "+" : ""}${r.chase_points[p]})</small>` : ""}${
-      r.riichi_points && r.riichi_points[p] ? `<small> (${t("key.riichi")} ${r.riichi_points[p] > 0 ? "+" : ""}${r.riichi_points[p]})</small>` : ""}${
-      r.exhaustive_points && r.exhaustive_points[p] ? `<small> (${t("sheet.draw")} ${r.exhaustive_points[p] > 0 ? "+" : ""}${r.exhaustive_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div>${
-      r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}${
-      sitters[p] ? `<div class="sat" data-testid="sat-${r.hand_no}-${p}">${esc(sat(r)[p])}</div>` : ""}</td>`).join("")}</tr>`).join("");
+  // drawn again only when it changed: every event of a hand (plays, dice) brings the sheet as it was
+  // (`kept`), and rebuilding each row of the round for each was the page's slowest step on a tablet
+  const drawn = sheet === sheetDrawn.sheet && lang === sheetDrawn.lang && roundQ === sheetDrawn.roundQ;
+  if (!drawn) {
+    $("sheet-head").innerHTML = `<tr><th>${t("sheet.hand")}</th><th>${t("sheet.round")}</th><th>${t("sheet.dealer")}</th><th>${t("sheet.result")}</th><th>${t("sheet.fan")}</th>${
+      P.map((p) => `<th>${sitters[p] ? `<span data-testid="sitters-${p}">${sitters[p].map((s) => esc(satText(s))).join("<br>")}</span>`
+        : esc(sheet.players[p])}</th>`).join("")}</tr>`;
+    $("sheet-body").innerHTML = sheet.rows.map((r) => `<tr data-hand="${r.hand_no}"><td>${r.hand_no
+      ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>`
+        + ` <a class="replay-link" href="/replay?hand=${r.hand_no}${roundQ}" data-testid="replay-${r.hand_no}" title="${t("rp.replay")}">▶</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
+      <td>${r.dealer_position ? esc(sat(r)[String(r.dealer || r.dealer_position)]) : ""}</td>
+      <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sat(r)[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => (w.fan_total ?? "") + rescoredMark(r, w)).join(" / ")}</td>${
+      P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
+        r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p] > 0 ? "+" : ""}${r.penalty_points[p]})</small>` : ""}${
+        r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
+        r.chase_points && r.chase_points[p] ? `<small> (${t("sheet.chase")} ${r.chase_points[p] > 0 ? "+" : ""}${r.chase_points[p]})</small>` : ""}${
+        r.riichi_points && r.riichi_points[p] ? `<small> (${t("key.riichi")} ${r.riichi_points[p] > 0 ? "+" : ""}${r.riichi_points[p]})</small>` : ""}${
+        r.exhaustive_points && r.exhaustive_points[p] ? `<small> (${t("sheet.draw")} ${r.exhaustive_points[p] > 0 ? "+" : ""}${r.exhaustive_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div>${
+        r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}${
+        sitters[p] ? `<div class="sat" data-testid="sat-${r.hand_no}-${p}">${esc(sat(r)[p])}</div>` : ""}</td>`).join("")}</tr>`).join("");
+    $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
+      <tr><th colspan="5">${t("sheet.tpState", { s: sheet.final ? t("sheet.final") : t("sheet.prov") })}</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
+      + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
+    Object.assign(sheetDrawn, { sheet, lang, roundQ });
+  }
   // the paper sheet the players and the referee sign at the end of the round (比赛成绩记录表)
   $("signatures").innerHTML = `<p>${esc(t("sheet.printed", { table: state.table_name || "", round: t("sheet.roundOpt", { n: sheet.round || state.round }),
     at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sitters[p] ? sitters[p].map((s) => s.name).join("、") : sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
     <tr><td colspan="4">${t("sheet.refSign")}：<span class="line"></span></td></tr></table>`;
-  $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
-    <tr><th colspan="5">${t("sheet.tpState", { s: sheet.final ? t("sheet.final") : t("sheet.prov") })}</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
-    + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
   // players' columns past the screen's edge (long names on a phone): a shadow says the sheet scrolls
   const box = $("sheet-head").closest(".scroll");
   box.classList.toggle("more", box.scrollWidth > box.clientWidth + 1);
@@ -1337,6 +1345,11 @@ async function cameraPicture(path, key) {
   }
   return pending;
 }
+function forgetLog() {
+  // another log's numbers: the camera's pictures kept by event number are of other tiles
+  for (const picture of tilePictures.values()) picture.then((url) => url && URL.revokeObjectURL(url));
+  tilePictures.clear();
+}
 function markCameraView() {
   // unplugged, frozen, dark: the service still has the last frame it read, which looked live
   const img = $("camera-view");
@@ -1442,6 +1455,8 @@ function onMessage(msg) {
   // a delayed feed's `now` is delayed too, so its timers count down as they did then
   if (msg.now) clockOffset = msg.now - Date.now() / 1000;
   if (msg.type === "snapshot") {
+    if (msg.log !== logId) forgetLog();
+    logId = msg.log ?? null;
     state = msg.state;
     logLines.length = 0;
     logLines.push(...state.log);
@@ -1510,7 +1525,10 @@ function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
   const referee = role === "referee" && !onAir;
   const q = new URLSearchParams();
-  if (lastSeq !== null && !delay) q.set("since", lastSeq);
+  if (lastSeq !== null && !delay) {
+    q.set("since", lastSeq);
+    if (logId) q.set("log", logId);
+  }
   if (delay && !referee) q.set("delay", delay);
   const sock = new WebSocket(`${proto}://${location.host}/ws${referee ? "/referee" : ""}${q.toString() ? "?" + q : ""}`);
   ws = sock;
