@@ -18,6 +18,7 @@ FIELD_ZH: dict[str, str] = {
     "concealed": "手牌", "melds": "副露", "hands": "各家手牌", "seq": "编号", "kind": "牌", "minutes": "比赛时长（分钟）",
     "round": "轮次", "players": "选手", "player_ids": "选手编号", "type": "录入类型", "tile": "牌", "tiles": "牌",
     "from": "来自", "added": "加杠", "suit": "缺门", "dice": "骰子", "result": "结果",
+    "since": "编号", "limit": "条数", "hand_no": "盘号", "format": "格式", "through": "轮次", "fresh": "重新编排",
 }
 
 

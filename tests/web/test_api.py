@@ -211,6 +211,14 @@ def test_no_record_request_gets_a_500(client: TestClient, hand: Any, fmt: str) -
         assert r.status_code < 500, (path, r.text)
 
 
+def test_a_sequence_number_past_sqlites_integers_is_refused_not_a_500(client: TestClient) -> None:
+    """`/api/events?since=10**23` reached SQLite, which cannot hold the number: OverflowError, a 500."""
+    r = client.get("/api/events", params={"since": 10**23})
+    assert r.status_code == 422 and r.json()["detail"][0].startswith("编号不能大于 9223372036854775807 / query.since")
+    assert [e["seq"] for e in client.get("/api/events", params={"since": 2**63 - 1}).json()] == []
+    assert client.get("/api/health").json()["seq"] == 3
+
+
 def test_rounds_over_the_api_the_closed_one_stays_readable(client: TestClient) -> None:
     """Hand 1 ends with a penalty on it; the referee starts round 2: the score sheet, its CSV and the
     records answer for either round, and a round the table never played is a 404 that says so."""
