@@ -82,6 +82,14 @@ def create_hub_app(hub: Hub) -> Any:
             raise HTTPException(422, "轮次须为 1 至 999 / round must be 1..999")
         return n
 
+    def _fits(n: int, zh: str, en: str) -> int:
+        """A number the tables' files can be asked for: past SQLite's integers it was an OverflowError, a 500."""
+        from table_controller.store import MAX_INTEGER
+
+        if abs(n) > MAX_INTEGER:
+            raise HTTPException(422, f"{zh}超出范围（最大 {MAX_INTEGER}） / {en} out of range (at most {MAX_INTEGER})")
+        return n
+
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         return hub.health()
@@ -93,9 +101,8 @@ def create_hub_app(hub: Hub) -> Any:
 
         from table_controller.tournament.hub import events_from_rows
 
-        table = hub.tables.get(table_id)
-        if table is None:
-            raise HTTPException(404, f"没有这张桌子 / no table {table_id!r} in {hub.tournament}")
+        table = _table(table_id)
+        since = _fits(since, "起始编号", "since")
         contiguous, count = table.contiguous, max(1, min(limit, 5000))
 
         def build(rows: list[tuple[Any, ...]]) -> bytes:  # 5,000 parsed and written off the loop
@@ -113,6 +120,7 @@ def create_hub_app(hub: Hub) -> Any:
         from fastapi.responses import Response
 
         table = _table(table_id)
+        _round(round)
         text = format == "text"
         name = hub.names.get(table_id) or ""
 
@@ -156,7 +164,7 @@ def create_hub_app(hub: Hub) -> Any:
         from table_controller.record import as_text
 
         _table(table_id)
-        found = hub.record(table_id, hand_no, round)
+        found = hub.record(table_id, _fits(hand_no, "盘号", "hand number"), _round(round))
         if found is None:
             which = f"第 {round} 轮" if round else ""
             raise HTTPException(404, f"{which}第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no}"

@@ -37,7 +37,7 @@ from table_controller.projection import public_actions, public_event, public_vie
 from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply
-from table_controller.store import StoreError
+from table_controller.store import MAX_INTEGER, StoreError
 from table_controller.web.apidocs import api_page
 from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows
 from table_controller.web.built import OnceBuilt
@@ -52,8 +52,6 @@ STATIC = Path(__file__).parent / "static"
 REPLAY_LIMIT = 500
 #: A quiet socket still gets the link's health this often (seconds).
 HEALTH_EVERY_S = 2.0
-#: SQLite's largest integer: a sequence number past it cannot even be looked up (an OverflowError, a 500)
-MAX_SEQ = 2**63 - 1
 
 
 Seat = Literal["E", "S", "W", "N"]
@@ -314,7 +312,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         return {**views.referee(), "now": controller.now()}
 
     @app.get("/api/events", response_model=list[EventOut], summary="Public events after `since`")
-    async def events(since: int = Query(0, ge=0, le=MAX_SEQ), limit: int = Query(500, ge=1, le=5000)) -> Response:
+    async def events(since: int = Query(0, ge=0, le=MAX_INTEGER), limit: int = Query(500, ge=1, le=5000)) -> Response:
         head = controller.state.seq
 
         def build() -> bytes:  # 5,000 events read, copied and written: 0.15-0.3 s here, once off the loop
