@@ -44,3 +44,20 @@ def test_a_number_past_sqlites_integers_is_refused_not_a_500(hub: TestClient) ->
         assert r.json()["detail"].split(" / ")[0] in ("起始编号超出范围（最大 9223372036854775807）", "轮次须为 1 至 999",
                                                      "盘号超出范围（最大 9223372036854775807）"), r.text
     assert [e["seq"] for e in hub.get("/api/tables/t01/events", params={"since": 0}).json()["events"]] == [1]
+
+
+def test_a_decision_with_text_that_is_none_is_refused_and_nothing_is_filed(hub: TestClient) -> None:
+    """A lone surrogate in a reason was a 500 (UnicodeEncodeError writing the hub's file); a name that
+    is an object was filed as its Python spelling ("{'a': 1}"). Both are 422 with the field named."""
+    h = {**AUTH, "Content-Type": "application/json"}
+    said = []
+    for body in ('{"action": "table_out", "table_id": "t01", "reason": "\\ud800"}',
+                 '{"action": "table_out", "table_id": ["t01"]}', '{"action": "player_out", "player": 5}',
+                 '{"action": "stand_in", "name": {"a": 1}}', '{"action": "stand_in", "name": "\\udfffx"}'):
+        r = hub.post("/api/organiser", content=body.encode(), headers=h)
+        assert r.status_code == 422, (body, r.status_code, r.text)
+        said.append(r.json()["detail"].split(" / ")[0])
+    assert said == ["理由含有无法保存的字符", "桌号须为文字", "选手须为文字", "陪打的名字须为文字", "陪打的名字含有无法保存的字符"]
+    assert hub.get("/api/organiser").json()["decisions"] == []
+    r = hub.post("/api/organiser", json={"action": "table_out", "table_id": "t01", "reason": "桌子卡牌 🀄"}, headers=AUTH)
+    assert r.status_code == 200 and hub.get("/api/organiser").json()["decisions"][0]["data"]["reason"] == "桌子卡牌 🀄"
