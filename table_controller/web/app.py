@@ -42,6 +42,7 @@ from table_controller.web.apidocs import api_page
 from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
+from table_controller.web.problems import malformed
 from table_controller.web.recovering import PROGRESS_EVERY_S, WhileRecovering
 from table_controller.web.replays import Replays
 from table_controller.web.schemas import EventOut, HealthOut, StateOut
@@ -263,12 +264,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             "detail": f"事件记录无法写入（存储已满或只读？），本操作未执行，请清理存储后重试 / the event log cannot be "
                       f"written (storage full or read-only?); nothing was done: {exc}"})
 
-    @app.exception_handler(RequestValidationError)
-    async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        from table_controller.web.problems import problems
-
-        return JSONResponse(status_code=422, content={"error": "请求格式错误 / malformed request",
-                                                      "detail": problems(list(exc.errors()))})
+    app.add_exception_handler(RequestValidationError, malformed)
 
     def role(needed: str):
         def check(request: Request) -> str:

@@ -63,3 +63,13 @@ def problem_zh(error: dict[str, Any]) -> str:
 def problems(errors: list[dict[str, Any]]) -> list[str]:
     """Every problem, Chinese first, then where and what in pydantic's English."""
     return [f"{problem_zh(e)} / {'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in errors]
+
+
+async def malformed(request: Any, exc: Any) -> Any:
+    """The apps' answer to a request FastAPI could not validate (`RequestValidationError`): 422, each problem
+    in the pages' words first. The table's display and the hub both use it (the hub answered pydantic's
+    English alone: "Input should be a valid integer" for `?round=abc`)."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(status_code=422, content={"error": "请求格式错误 / malformed request",
+                                                  "detail": problems(list(exc.errors()))})

@@ -61,3 +61,15 @@ def test_a_decision_with_text_that_is_none_is_refused_and_nothing_is_filed(hub: 
     assert hub.get("/api/organiser").json()["decisions"] == []
     r = hub.post("/api/organiser", json={"action": "table_out", "table_id": "t01", "reason": "桌子卡牌 🀄"}, headers=AUTH)
     assert r.status_code == 200 and hub.get("/api/organiser").json()["decisions"][0]["data"]["reason"] == "桌子卡牌 🀄"
+
+
+def test_a_malformed_query_is_said_in_chinese_first_as_the_tables_are(hub: TestClient) -> None:
+    """The hub answered pydantic's English alone ("Input should be a valid integer …") where a table says
+    the field in the pages' words first."""
+    r = hub.get("/api/standings", params={"through": "abc"})
+    assert r.status_code == 422 and r.json()["detail"] == [
+        "轮次须为数字 / query.through: Input should be a valid integer, unable to parse string as an integer"]
+    r = hub.post("/api/pairings/publish", params={"fresh": "maybe"}, headers=AUTH)
+    assert r.status_code == 422 and r.json()["detail"][0].startswith("重新编排须为是或否 / query.fresh: ")
+    r = hub.post("/api/organiser", content=b"[]", headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"][0].startswith("请求有误 / body: ")
