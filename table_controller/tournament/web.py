@@ -17,7 +17,7 @@ from fastapi import Request, WebSocket
 from table_controller.tournament.hub import Hub
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
-from table_controller.web.problems import malformed
+from table_controller.web.problems import malformed, refused
 
 log = logging.getLogger("table_controller.tournament.web")
 
@@ -32,11 +32,13 @@ def create_hub_app(hub: Hub) -> Any:
     from fastapi import FastAPI, Header, HTTPException
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import HTMLResponse
+    from starlette.exceptions import HTTPException as StarletteHTTPException
 
     app = FastAPI(title=f"赛事排名 {hub.tournament}", docs_url=None, redoc_url=None)
     archives = OnceBuilt(kept=8)  # the archive and tables' records, once per change of the hub
     app.state.archives = archives
     app.add_exception_handler(RequestValidationError, malformed)  # the table's words: Chinese first
+    app.add_exception_handler(StarletteHTTPException, refused)  # its own English words too
     app.add_middleware(BodyLimit)  # the organiser's seating is a few KB; a huge body must not fill the hub's memory
     # The handlers are async on purpose: they run on the loop that files messages, never beside it
     # in a worker thread, so they read the hub's tables and SQLite files without a lock.

@@ -29,6 +29,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from table_controller import __version__
 from table_controller.controller import PAST_WINDOW_S, ActionError, Controller
@@ -42,7 +43,7 @@ from table_controller.web.apidocs import api_page
 from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
-from table_controller.web.problems import malformed
+from table_controller.web.problems import malformed, refused
 from table_controller.web.recovering import PROGRESS_EVERY_S, WhileRecovering
 from table_controller.web.replays import Replays
 from table_controller.web.schemas import EventOut, HealthOut, StateOut
@@ -265,6 +266,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
                       f"written (storage full or read-only?); nothing was done: {exc}"})
 
     app.add_exception_handler(RequestValidationError, malformed)
+    app.add_exception_handler(StarletteHTTPException, refused)  # its own English words too
 
     def role(needed: str):
         def check(request: Request) -> str:

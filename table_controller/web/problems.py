@@ -73,3 +73,19 @@ async def malformed(request: Any, exc: Any) -> Any:
 
     return JSONResponse(status_code=422, content={"error": "请求格式错误 / malformed request",
                                                   "detail": problems(list(exc.errors()))})
+
+
+#: FastAPI's and Starlette's own refusals, in English alone, in the pages' words
+FRAMEWORK_ZH = {"Not Found": "没有这个地址", "Method Not Allowed": "此地址不接受这种请求方法",
+                "There was an error parsing the body": "请求内容无法解析（须为 UTF-8 编码的 JSON，嵌套不可过深）"}
+
+
+async def refused(request: Any, exc: Any) -> Any:
+    """The apps' answer to an `HTTPException`: as FastAPI's, but the framework's own words (an unknown address,
+    a body nested 5,000 deep or not UTF-8) said in Chinese first too; the code's own refusals are already."""
+    from fastapi.exception_handlers import http_exception_handler
+    from starlette.exceptions import HTTPException
+
+    if isinstance(exc.detail, str) and exc.detail in FRAMEWORK_ZH:
+        exc = HTTPException(exc.status_code, f"{FRAMEWORK_ZH[exc.detail]} / {exc.detail}", exc.headers)
+    return await http_exception_handler(request, exc)

@@ -73,3 +73,11 @@ def test_a_malformed_query_is_said_in_chinese_first_as_the_tables_are(hub: TestC
     assert r.status_code == 422 and r.json()["detail"][0].startswith("重新编排须为是或否 / query.fresh: ")
     r = hub.post("/api/organiser", content=b"[]", headers={**AUTH, "Content-Type": "application/json"})
     assert r.status_code == 422 and r.json()["detail"][0].startswith("请求有误 / body: ")
+
+
+def test_the_frameworks_own_refusals_are_said_in_chinese_first(hub: TestClient) -> None:
+    """An unknown address and a body nested too deep answered FastAPI's English alone."""
+    assert hub.get("/api/tables/..%2F..%2Fetc/records").json() == {"detail": "没有这个地址 / Not Found"}
+    r = hub.post("/api/organiser", content=b"[" * 5000 + b"]" * 5000, headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["detail"].startswith("请求内容无法解析")
+    assert hub.delete("/api/standings").json()["detail"].startswith("此地址不接受这种请求方法 / ")

@@ -219,6 +219,24 @@ def test_a_sequence_number_past_sqlites_integers_is_refused_not_a_500(client: Te
     assert client.get("/api/health").json()["seq"] == 3
 
 
+def test_the_frameworks_own_refusals_are_said_in_chinese_first(client: TestClient) -> None:
+    """A body nested 5,000 deep or not UTF-8, an unknown address, a method a route does not take: FastAPI
+    answered its English alone ("There was an error parsing the body", "Not Found"); now the pages' words first."""
+    h = {**bearer(REFEREE), "Content-Type": "application/json"}
+    for body in (b"[" * 5000 + b"]" * 5000, b'{"note": "\xe9\xff"}'):
+        r = client.post("/api/referee/penalty", content=body, headers=h)
+        assert r.status_code == 400 and r.json() == {
+            "detail": "请求内容无法解析（须为 UTF-8 编码的 JSON，嵌套不可过深） / There was an error parsing the body"}
+    r = client.get("/api/hands/..%2F..%2Fetc%2Fpasswd/record")
+    assert r.status_code == 404 and r.json() == {"detail": "没有这个地址 / Not Found"}
+    r = client.put("/api/state")
+    assert r.status_code == 405 and r.json()["detail"].startswith("此地址不接受这种请求方法 / ")
+    assert r.headers["allow"] == "GET"
+    r = client.get("/api/hands/9/record")  # the code's own words stay as they were
+    assert r.status_code == 404 and r.json()["detail"].startswith("第 1 轮没有第 9 盘")
+    assert client.get("/api/health").json()["seq"] == 3
+
+
 def test_rounds_over_the_api_the_closed_one_stays_readable(client: TestClient) -> None:
     """Hand 1 ends with a penalty on it; the referee starts round 2: the score sheet, its CSV and the
     records answer for either round, and a round the table never played is a 404 that says so."""
