@@ -28,6 +28,14 @@ ROOT = Path(__file__).resolve().parents[2]
 REFEREE, OPERATOR, ORGANISER = "ref-fuzz-8642", "op-fuzz-9753", "org-fuzz-7531"
 #: the table's own sources: what it sends by itself may come in at any time
 TABLE_SOURCES = {"table", "link", "camera"}
+#: a win as read (docs/scoring.md) and a hand shown at 荒牌: bodies that reach the scorer, spoilt field by field
+WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "win_tile": "2p", "win": "discard",
+            "discarder": "E", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split()}
+SHOWN = {"concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p", "options": {"missing_suit": "s"}}
+TABLE_BODIES = {("POST", "/api/referee/win"): {"hand": WIN_HAND},
+                ("POST", "/api/referee/exhaustive"): {"hands": {"E": SHOWN, "S": SHOWN}},
+                ("POST", "/api/referee/win/camera"): {"seat": "E", "win_tile": "1m", "options": {"points": 8}}}
+HUB_BODIES = {("POST", "/api/organiser"): {"action": "table_out", "table_id": "t01", "reason": "卡牌"}}
 
 
 def _env(**more: str) -> dict[str, str]:
@@ -89,10 +97,10 @@ def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
         yield Venue(
             Fuzz(table_url, httpx.get(table_url + "/openapi.json").json(),
                  {"valid": REFEREE, "wrong": "guess-1234", "lower": OPERATOR}, table_ledger,
-                 lambda: table.poll() is None),
+                 lambda: table.poll() is None, bodies=TABLE_BODIES),
             Fuzz(hub_url, httpx.get(hub_url + "/openapi.json").json(),  # the hub has one credential: no lower one
                  {"valid": ORGANISER, "wrong": "guess-1234", "lower": ""}, hub_ledger,
-                 lambda: hub.poll() is None, known={"table_id": "t01"}))
+                 lambda: hub.poll() is None, known={"table_id": "t01"}, bodies=HUB_BODIES))
     finally:
         for proc in procs:
             proc.terminate()
