@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import secrets
 import time
 from collections import OrderedDict
@@ -29,6 +30,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from table_controller import __version__
@@ -61,8 +63,28 @@ TILE_PATTERN = r"^(?:(?:10|[1-9])[mps]|[1-7]z|[1-8]f)$"
 Tile = Annotated[str, Field(pattern=TILE_PATTERN, description="tile code (GLOSSARY.md): 1m, 9p, 5z, 3f ...")]
 
 
+def _not_finite(value: Any) -> bool:
+    """Whether a NaN or an Infinity lies anywhere in a parsed body."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_not_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_not_finite(v) for v in value)
+    return False
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _finite(cls, data: Any) -> Any:
+        """JSON has no NaN or Infinity, but Python's parser takes them: one in a field of any kind (a win's
+        `options`) was logged, and the referee's record of that hand answered 500 ever after."""
+        if _not_finite(data):
+            raise PydanticCustomError("not_finite", "NaN or Infinity is not a JSON number")
+        return data
 
 
 class StartHand(_Body):

@@ -37,6 +37,7 @@ SAID_ZH: dict[str, str] = {
     "bool_type": "{field}须为是或否", "extra_forbidden": "多余的项：{field}", "json_invalid": "请求不是合法的 JSON",
     "greater_than_equal": "{field}不能小于 {ge}", "greater_than": "{field}须大于 {gt}",
     "less_than_equal": "{field}不能大于 {le}", "less_than": "{field}须小于 {lt}",
+    "not_finite": "{field}中有 NaN 或 Infinity（JSON 没有这种数）",
 }
 
 

@@ -219,6 +219,23 @@ def test_a_sequence_number_past_sqlites_integers_is_refused_not_a_500(client: Te
     assert client.get("/api/health").json()["seq"] == 3
 
 
+def test_nan_or_infinity_anywhere_in_a_body_is_refused_and_nothing_logged(client: TestClient) -> None:
+    """Python's JSON parser takes NaN and Infinity, which JSON has not: a win read with `options: {"points": NaN}`
+    was logged, and the referee's record of the hand (JSONResponse: no NaN) answered 500 from then on."""
+    h = {**bearer(REFEREE), "Content-Type": "application/json"}
+    before = client.store.last_seq()  # type: ignore[attr-defined]
+    for options in ({"points": float("nan")}, {"x": [float("-inf")]}):  # json.dumps writes NaN, -Infinity
+        body = json.dumps({"hand": {**WIN_HAND, "options": options}}).encode()
+        r = client.post("/api/referee/win", content=body, headers=h)
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"][0].startswith("请求中有 NaN 或 Infinity（JSON 没有这种数） / body: ")
+    r = client.post("/api/referee/penalty", content=b'{"seat": "E", "code": "late_5", "amount": Infinity}', headers=h)
+    assert r.status_code == 422 and "NaN 或 Infinity" in r.json()["detail"][0]
+    assert client.store.last_seq() == before  # type: ignore[attr-defined]
+    assert client.post("/api/referee/win", json={"hand": WIN_HAND}, headers=h).status_code == 200
+    assert client.get("/api/referee/hands/1/record", headers=h).status_code == 200
+
+
 def test_the_frameworks_own_refusals_are_said_in_chinese_first(client: TestClient) -> None:
     """A body nested 5,000 deep or not UTF-8, an unknown address, a method a route does not take: FastAPI
     answered its English alone ("There was an error parsing the body", "Not Found"); now the pages' words first."""
