@@ -11,7 +11,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,11 +30,21 @@ REFEREE, OPERATOR, ORGANISER = "ref-fuzz-8642", "op-fuzz-9753", "org-fuzz-7531"
 TABLE_SOURCES = {"table", "link", "camera"}
 #: a win as read (docs/scoring.md) and a hand shown at 荒牌: bodies that reach the scorer, spoilt field by field
 WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "win_tile": "2p", "win": "discard",
-            "discarder": "E", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split()}
+            "discarder": "E", "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(), "options": {"note": "x"}}
 SHOWN = {"concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p", "options": {"missing_suit": "s"}}
 TABLE_BODIES = {("POST", "/api/referee/win"): {"hand": WIN_HAND},
                 ("POST", "/api/referee/exhaustive"): {"hands": {"E": SHOWN, "S": SHOWN}},
                 ("POST", "/api/referee/win/camera"): {"seat": "E", "win_tile": "1m", "options": {"points": 8}}}
+TABLE_VIEWS = ["/api/state", "/api/referee/state", "/api/records?format=text", "/api/scoresheet.csv", "/api/actions"]
+HUB_VIEWS = ["/api/standings", "/api/organiser", "/api/pairings", "/api/stats"]
+
+
+def _table_views(base: str) -> Callable[[], list[str]]:
+    """The table's views, and the referee's record of the hand in play (or the last), with the win as read."""
+    def views() -> list[str]:
+        hand = (httpx.get(base + "/api/state").json().get("hand") or {}).get("hand_no", 1)
+        return [*TABLE_VIEWS, f"/api/referee/hands/{hand}/record"]
+    return views
 HUB_BODIES = {("POST", "/api/organiser"): {"action": "table_out", "table_id": "t01", "reason": "卡牌"}}
 
 
@@ -97,10 +107,10 @@ def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
         yield Venue(
             Fuzz(table_url, httpx.get(table_url + "/openapi.json").json(),
                  {"valid": REFEREE, "wrong": "guess-1234", "lower": OPERATOR}, table_ledger,
-                 lambda: table.poll() is None, bodies=TABLE_BODIES),
+                 lambda: table.poll() is None, bodies=TABLE_BODIES, views=_table_views(table_url)),
             Fuzz(hub_url, httpx.get(hub_url + "/openapi.json").json(),  # the hub has one credential: no lower one
                  {"valid": ORGANISER, "wrong": "guess-1234", "lower": ""}, hub_ledger,
-                 lambda: hub.poll() is None, known={"table_id": "t01"}, bodies=HUB_BODIES))
+                 lambda: hub.poll() is None, known={"table_id": "t01"}, bodies=HUB_BODIES, views=lambda: HUB_VIEWS))
     finally:
         for proc in procs:
             proc.terminate()
