@@ -39,6 +39,8 @@ ODD_PATH = ["-1", "0", "99999999999999999999999", "1.5", "abc", "1e3", "%20", "ï
 #: Query values likewise (sent as given: httpx encodes them).
 ODD_QUERY = ["-1", "0", "1", "99999999999999999999999", "abc", "", "1.5", "true", "xml", "../../etc/passwd",
              "\x00", "NaN", "x" * 3000]
+#: Idempotency-Keys: none at all (empty), too long, with a space, and one sent with many different bodies
+IDEMPOTENCY_KEYS = ["", "k" * 129, "a b", "same-key", "fz-1"]
 CONTENT_TYPES = ["application/json", "text/plain", "application/x-www-form-urlencoded",
                  "multipart/form-data; boundary=zz", "application/json; charset=latin-1", ""]
 TEN_MB = 10 * 1024 * 1024
@@ -133,6 +135,8 @@ class Bad:
     content: bytes | None
     content_type: str
     what: str  # what is odd about it, for the failure message and the counters
+    #: an `Idempotency-Key` (web/replays.py) sent with it, or none
+    key: str | None = None
 
     def __repr__(self) -> str:
         body = self.content if self.content is None or len(self.content) < 300 else \
@@ -258,6 +262,8 @@ class Fuzz:
         token = self.tokens.get(bad.auth, "")
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        if bad.key is not None:
+            headers["Idempotency-Key"] = bad.key
         client = self.stranger if bad.auth == "wrong" else self.client
         if bad.content is not None and len(bad.content) > HUGE:
             r = self._huge(bad, headers)
@@ -358,7 +364,8 @@ def bad_requests(fz: Fuzz) -> st.SearchStrategy[Bad]:
             what, content = "odd value as the body", _dumps(draw(odd_values()))
         if route.method == "GET" and draw(st.booleans()):
             content, what = None, "no body"
-        return Bad(route, fz.url(route, path_value), params, auth, content, content_type, what)
+        key = draw(st.none() | st.sampled_from(IDEMPOTENCY_KEYS)) if route.method == "POST" else None
+        return Bad(route, fz.url(route, path_value), params, auth, content, content_type, what, key)
 
     return make()
 
