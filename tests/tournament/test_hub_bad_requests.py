@@ -38,7 +38,8 @@ def hub(tmp_path: Path) -> Iterator[TestClient]:
 def test_a_number_past_sqlites_integers_is_refused_not_a_500(hub: TestClient) -> None:
     """Each of these reached SQLite, which cannot hold the number: OverflowError, a 500."""
     for path, params in (("/api/tables/t01/events", {"since": BIG}), ("/api/tables/t01/records", {"round": BIG}),
-                         (f"/api/tables/t01/hands/{BIG}/record", {}), ("/api/tables/t01/hands/1/record", {"round": BIG})):
+                         (f"/api/tables/t01/hands/{BIG}/record", {}),
+                         ("/api/tables/t01/hands/1/record", {"round": BIG})):
         r = hub.get(path, params=params)
         assert r.status_code == 422, (path, r.status_code, r.text)
         assert r.json()["detail"].split(" / ")[0] in ("起始编号超出范围（最大 9223372036854775807）", "轮次须为 1 至 999",
@@ -78,6 +79,7 @@ def test_a_malformed_query_is_said_in_chinese_first_as_the_tables_are(hub: TestC
 def test_the_frameworks_own_refusals_are_said_in_chinese_first(hub: TestClient) -> None:
     """An unknown address and a body nested too deep answered FastAPI's English alone."""
     assert hub.get("/api/tables/..%2F..%2Fetc/records").json() == {"detail": "没有这个地址 / Not Found"}
-    r = hub.post("/api/organiser", content=b"[" * 5000 + b"]" * 5000, headers={**AUTH, "Content-Type": "application/json"})
+    deep = b"[" * 5000 + b"]" * 5000
+    r = hub.post("/api/organiser", content=deep, headers={**AUTH, "Content-Type": "application/json"})
     assert r.status_code == 400 and r.json()["detail"].startswith("请求内容无法解析")
     assert hub.delete("/api/standings").json()["detail"].startswith("此地址不接受这种请求方法 / ")
