@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+#: SQLite's largest integer: a number past it cannot even be looked up (OverflowError, a 500 at the API).
+MAX_INTEGER = 2**63 - 1
 #: The newest log this code reads and writes. A log's meta `schema_version` is the *oldest* reader it
 #: needs: 1 while it holds only events a reader of schema 1 folds, raised (with the event, in one
 #: transaction) when an event of `NEEDS_SCHEMA` is written. A reader refuses a log above its own number

@@ -36,6 +36,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return LongFilesFirst(config, log)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fuzz-long", action="store_true", default=False,
+                     help="tests/security/test_api_fuzz.py: thousands of random bad requests per service, not 100")
+
+
 async def _no_table(url: str) -> Any:
     raise ConnectionRefusedError(f"nothing at {url}")
 

@@ -91,9 +91,9 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
     the page shows (the words say 一号桌, as the organiser picked it, not t01)."""
     if action not in ACTIONS:
         raise OrganiserError(f"未知的组织者操作 {action!r} / unknown action (one of {', '.join(ACTIONS)})", 422)
-    reason = str(body.get("reason") or "").strip()[:REASON_MAX]
+    reason = _text(body, "reason").strip()[:REASON_MAX]
     if action in ("table_out", "table_back", "round_end", "round_reopen"):
-        table_id = str(body.get("table_id") or "")
+        table_id = _text(body, "table_id")
         if table_id not in tables:
             raise OrganiserError(f"没有这张桌子：{table_id!r} / no such table", 404)
         label = (names or {}).get(table_id) or table_id
@@ -107,8 +107,8 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
             return {"table_id": table_id, "reason": reason}
         return _round(action, table_id, label, body, reason, now, tables[table_id] or {})
     if action in ("stand_in", "stand_in_end"):
-        return _stand_in(action, str(body.get("name") or "").strip(), reason, now, registered or set())
-    key = str(body.get("player") or "")
+        return _stand_in(action, _text(body, "name").strip(), reason, now, registered or set())
+    key = _text(body, "player")
     if key not in players:
         raise OrganiserError(f"没有这位选手：{key!r} / no such player (id:NUMBER or name:NAME)", 404)
     who = players[key]
@@ -117,6 +117,27 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
     if action == "player_back" and key not in now.players_out:
         raise OrganiserError(f"{who['name']} 未退出编排 / the player is in the seating")
     return {"key": key, "name": who["name"], "id": who["id"], "reason": reason}
+
+
+#: the decision's text fields, in the organiser's words
+TEXT_ZH = {"reason": "理由", "table_id": "桌号", "name": "陪打的名字", "player": "选手"}
+
+
+def _text(body: dict[str, Any], key: str) -> str:
+    """A text field of the decision ("" when absent): a number, a list or an object there was kept as its
+    Python spelling (a stand-in named "{'a': 1}"), and a lone surrogate (\\ud800) could not be written to the
+    hub's file (UnicodeEncodeError, a 500); both are refused (422) with what is wrong."""
+    value = body.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise OrganiserError(f"{TEXT_ZH[key]}须为文字 / {key} must be a string", 422)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise OrganiserError(f"{TEXT_ZH[key]}含有无法保存的字符 / {key} has a character that is not "
+                             "Unicode text (a lone surrogate)", 422) from None
+    return value
 
 
 def _round(action: str, table_id: str, label: str, body: dict[str, Any], reason: str, now: Standing,

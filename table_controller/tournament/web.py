@@ -18,6 +18,7 @@ from table_controller.tournament.hub import Hub
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
 from table_controller.web.polled import Part, Polled
+from table_controller.web.problems import malformed, refused
 
 log = logging.getLogger("table_controller.tournament.web")
 
@@ -30,7 +31,9 @@ LIVE_COALESCE_S = 0.25
 
 def create_hub_app(hub: Hub) -> Any:
     from fastapi import FastAPI, Header, HTTPException
+    from fastapi.exceptions import RequestValidationError
     from fastapi.responses import HTMLResponse
+    from starlette.exceptions import HTTPException as StarletteHTTPException
 
     app = FastAPI(title=f"赛事排名 {hub.tournament}", docs_url=None, redoc_url=None)
     archives = OnceBuilt(kept=8)  # the archive and tables' records, once per change of the hub
@@ -38,6 +41,8 @@ def create_hub_app(hub: Hub) -> Any:
     # what the hall's screens and phones poll: written once per change, gzipped, 304 for a copy still current
     polled = Polled()
     app.state.polled = polled
+    app.add_exception_handler(RequestValidationError, malformed)  # the table's words: Chinese first
+    app.add_exception_handler(StarletteHTTPException, refused)  # its own English words too
     app.add_middleware(BodyLimit)  # the organiser's seating is a few KB; a huge body must not fill the hub's memory
     # The handlers are async on purpose: they run on the loop that files messages, never beside it
     # in a worker thread, so they read the hub's tables and SQLite files without a lock.
@@ -95,6 +100,14 @@ def create_hub_app(hub: Hub) -> Any:
             raise HTTPException(422, "轮次须为 1 至 999 / round must be 1..999")
         return n
 
+    def _fits(n: int, zh: str, en: str) -> int:
+        """A number the tables' files can be asked for: past SQLite's integers it was an OverflowError, a 500."""
+        from table_controller.store import MAX_INTEGER
+
+        if abs(n) > MAX_INTEGER:
+            raise HTTPException(422, f"{zh}超出范围（最大 {MAX_INTEGER}） / {en} out of range (at most {MAX_INTEGER})")
+        return n
+
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         return hub.health()
@@ -106,9 +119,8 @@ def create_hub_app(hub: Hub) -> Any:
 
         from table_controller.tournament.hub import events_from_rows
 
-        table = hub.tables.get(table_id)
-        if table is None:
-            raise HTTPException(404, f"没有这张桌子 / no table {table_id!r} in {hub.tournament}")
+        table = _table(table_id)
+        since = _fits(since, "起始编号", "since")
         contiguous, count = table.contiguous, max(1, min(limit, 5000))
 
         def build(rows: list[tuple[Any, ...]]) -> bytes:  # 5,000 parsed and written off the loop
@@ -126,6 +138,7 @@ def create_hub_app(hub: Hub) -> Any:
         from fastapi.responses import Response
 
         table = _table(table_id)
+        _round(round)
         text = format == "text"
         name = hub.names.get(table_id) or ""
 
@@ -169,7 +182,7 @@ def create_hub_app(hub: Hub) -> Any:
         from table_controller.record import as_text
 
         _table(table_id)
-        found = hub.record(table_id, hand_no, round)
+        found = hub.record(table_id, _fits(hand_no, "盘号", "hand number"), _round(round))
         if found is None:
             which = f"第 {round} 轮" if round else ""
             raise HTTPException(404, f"{which}第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no}"

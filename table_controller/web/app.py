@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import secrets
 import time
 from collections import OrderedDict
@@ -29,6 +30,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from table_controller import __version__
 from table_controller.controller import PAST_WINDOW_S, ActionError, Controller
@@ -37,13 +40,14 @@ from table_controller.projection import public_actions, public_event, public_vie
 from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply
-from table_controller.store import StoreError
+from table_controller.store import MAX_INTEGER, StoreError
 from table_controller.web.apidocs import api_page
 from table_controller.config_watch import CHANGED
 from table_controller.credential_file import REFEREE, CredentialFileError, label, named, write_credential
 from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows, weakness
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
+from table_controller.web.problems import malformed, refused
 from table_controller.web.recovering import PROGRESS_EVERY_S, WhileRecovering
 from table_controller.web.replays import Replays
 from table_controller.web.schemas import EventOut, HealthOut, StateOut
@@ -61,8 +65,28 @@ TILE_PATTERN = r"^(?:(?:10|[1-9])[mps]|[1-7]z|[1-8]f)$"
 Tile = Annotated[str, Field(pattern=TILE_PATTERN, description="tile code (GLOSSARY.md): 1m, 9p, 5z, 3f ...")]
 
 
+def _not_finite(value: Any) -> bool:
+    """Whether a NaN or an Infinity lies anywhere in a parsed body."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_not_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_not_finite(v) for v in value)
+    return False
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _finite(cls, data: Any) -> Any:
+        """JSON has no NaN or Infinity, but Python's parser takes them: one in a field of any kind (a win's
+        `options`) was logged, and the referee's record of that hand answered 500 ever after."""
+        if _not_finite(data):
+            raise PydanticCustomError("not_finite", "NaN or Infinity is not a JSON number")
+        return data
 
 
 class StartHand(_Body):
@@ -291,12 +315,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             "detail": f"事件记录无法写入（存储已满或只读？），本操作未执行，请清理存储后重试 / the event log cannot be "
                       f"written (storage full or read-only?); nothing was done: {exc}"})
 
-    @app.exception_handler(RequestValidationError)
-    async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        from table_controller.web.problems import problems
-
-        return JSONResponse(status_code=422, content={"error": "请求格式错误 / malformed request",
-                                                      "detail": problems(list(exc.errors()))})
+    app.add_exception_handler(RequestValidationError, malformed)
+    app.add_exception_handler(StarletteHTTPException, refused)  # its own English words too
 
     def role(needed: str):
         def check(request: Request) -> str:
@@ -340,7 +360,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         return {**views.referee(), "now": controller.now()}
 
     @app.get("/api/events", response_model=list[EventOut], summary="Public events after `since`")
-    async def events(since: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)) -> Response:
+    async def events(since: int = Query(0, ge=0, le=MAX_INTEGER), limit: int = Query(500, ge=1, le=5000)) -> Response:
         head = controller.state.seq
 
         def build() -> bytes:  # 5,000 events read, copied and written: 0.15-0.3 s here, once off the loop

@@ -18,6 +18,7 @@ FIELD_ZH: dict[str, str] = {
     "concealed": "手牌", "melds": "副露", "hands": "各家手牌", "seq": "编号", "kind": "牌", "minutes": "比赛时长（分钟）",
     "round": "轮次", "players": "选手", "player_ids": "选手编号", "type": "录入类型", "tile": "牌", "tiles": "牌",
     "from": "来自", "added": "加杠", "suit": "缺门", "dice": "骰子", "result": "结果",
+    "since": "编号", "limit": "条数", "hand_no": "盘号", "format": "格式", "through": "轮次", "fresh": "重新编排",
 }
 
 
@@ -36,6 +37,7 @@ SAID_ZH: dict[str, str] = {
     "bool_type": "{field}须为是或否", "extra_forbidden": "多余的项：{field}", "json_invalid": "请求不是合法的 JSON",
     "greater_than_equal": "{field}不能小于 {ge}", "greater_than": "{field}须大于 {gt}",
     "less_than_equal": "{field}不能大于 {le}", "less_than": "{field}须小于 {lt}",
+    "not_finite": "{field}中有 NaN 或 Infinity（JSON 没有这种数）",
 }
 
 
@@ -62,3 +64,29 @@ def problem_zh(error: dict[str, Any]) -> str:
 def problems(errors: list[dict[str, Any]]) -> list[str]:
     """Every problem, Chinese first, then where and what in pydantic's English."""
     return [f"{problem_zh(e)} / {'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in errors]
+
+
+async def malformed(request: Any, exc: Any) -> Any:
+    """The apps' answer to a request FastAPI could not validate (`RequestValidationError`): 422, each problem
+    in the pages' words first. The table's display and the hub both use it (the hub answered pydantic's
+    English alone: "Input should be a valid integer" for `?round=abc`)."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(status_code=422, content={"error": "请求格式错误 / malformed request",
+                                                  "detail": problems(list(exc.errors()))})
+
+
+#: FastAPI's and Starlette's own refusals, in English alone, in the pages' words
+FRAMEWORK_ZH = {"Not Found": "没有这个地址", "Method Not Allowed": "此地址不接受这种请求方法",
+                "There was an error parsing the body": "请求内容无法解析（须为 UTF-8 编码的 JSON，嵌套不可过深）"}
+
+
+async def refused(request: Any, exc: Any) -> Any:
+    """The apps' answer to an `HTTPException`: as FastAPI's, but the framework's own words (an unknown address,
+    a body nested 5,000 deep or not UTF-8) said in Chinese first too; the code's own refusals are already."""
+    from fastapi.exception_handlers import http_exception_handler
+    from starlette.exceptions import HTTPException
+
+    if isinstance(exc.detail, str) and exc.detail in FRAMEWORK_ZH:
+        exc = HTTPException(exc.status_code, f"{FRAMEWORK_ZH[exc.detail]} / {exc.detail}", exc.headers)
+    return await http_exception_handler(request, exc)

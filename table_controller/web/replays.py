@@ -44,6 +44,8 @@ REPLAYED_HEADER = b"idempotent-replayed"
 KEEP = 1000
 KEEP_S = 600.0
 MAX_KEY = 128
+#: A key that is none: empty, too long, not ASCII (it said only the English after the slash).
+BAD_KEY = f"Idempotency-Key 须为 1 至 {MAX_KEY} 个 ASCII 字符 / Idempotency-Key: 1 to {MAX_KEY} ASCII characters"
 #: A key sent again with another request.
 REUSED = "Idempotency-Key 已用于另一个请求 / key already used for a different request"
 #: The path a page asks on, without acting, whether a key's action was done.
@@ -99,7 +101,7 @@ class Replays:
             await self.app(scope, receive, send)
             return
         if not key or len(key) > MAX_KEY or not key.isascii():
-            await _answer(send, 400, f"Idempotency-Key: 1 to {MAX_KEY} ASCII characters")
+            await _answer(send, 400, BAD_KEY)
             return
         body = await _read(receive)
         auth = headers.get(b"authorization", b"")
@@ -168,7 +170,7 @@ class Replays:
         """Whether the action sent under a key was done (its answer), or not (404, and the key given up)."""
         key = scope["path"][len(ASK_PATH):].encode()
         if not key or len(key) > MAX_KEY or not key.isascii():
-            await _answer(send, 400, f"Idempotency-Key: 1 to {MAX_KEY} ASCII characters")
+            await _answer(send, 400, BAD_KEY)
             return
         auth = dict(scope.get("headers") or []).get(b"authorization", b"")
         slot = hashlib.sha256(auth + b"\0" + key).digest()

@@ -211,6 +211,49 @@ def test_no_record_request_gets_a_500(client: TestClient, hand: Any, fmt: str) -
         assert r.status_code < 500, (path, r.text)
 
 
+def test_a_sequence_number_past_sqlites_integers_is_refused_not_a_500(client: TestClient) -> None:
+    """`/api/events?since=10**23` reached SQLite, which cannot hold the number: OverflowError, a 500."""
+    r = client.get("/api/events", params={"since": 10**23})
+    assert r.status_code == 422 and r.json()["detail"][0].startswith("编号不能大于 9223372036854775807 / query.since")
+    assert [e["seq"] for e in client.get("/api/events", params={"since": 2**63 - 1}).json()] == []
+    assert client.get("/api/health").json()["seq"] == 3
+
+
+def test_nan_or_infinity_anywhere_in_a_body_is_refused_and_nothing_logged(client: TestClient) -> None:
+    """Python's JSON parser takes NaN and Infinity, which JSON has not: a win read with `options: {"points": NaN}`
+    was logged, and the referee's record of the hand (JSONResponse: no NaN) answered 500 from then on."""
+    h = {**bearer(REFEREE), "Content-Type": "application/json"}
+    before = client.store.last_seq()  # type: ignore[attr-defined]
+    for options in ({"points": float("nan")}, {"x": [float("-inf")]}):  # json.dumps writes NaN, -Infinity
+        body = json.dumps({"hand": {**WIN_HAND, "options": options}}).encode()
+        r = client.post("/api/referee/win", content=body, headers=h)
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"][0].startswith("请求中有 NaN 或 Infinity（JSON 没有这种数） / body: ")
+    r = client.post("/api/referee/penalty", content=b'{"seat": "E", "code": "late_5", "amount": Infinity}', headers=h)
+    assert r.status_code == 422 and "NaN 或 Infinity" in r.json()["detail"][0]
+    assert client.store.last_seq() == before  # type: ignore[attr-defined]
+    assert client.post("/api/referee/win", json={"hand": WIN_HAND}, headers=h).status_code == 200
+    assert client.get("/api/referee/hands/1/record", headers=h).status_code == 200
+
+
+def test_the_frameworks_own_refusals_are_said_in_chinese_first(client: TestClient) -> None:
+    """A body nested 5,000 deep or not UTF-8, an unknown address, a method a route does not take: FastAPI
+    answered its English alone ("There was an error parsing the body", "Not Found"); now the pages' words first."""
+    h = {**bearer(REFEREE), "Content-Type": "application/json"}
+    for body in (b"[" * 5000 + b"]" * 5000, b'{"note": "\xe9\xff"}'):
+        r = client.post("/api/referee/penalty", content=body, headers=h)
+        assert r.status_code == 400 and r.json() == {
+            "detail": "请求内容无法解析（须为 UTF-8 编码的 JSON，嵌套不可过深） / There was an error parsing the body"}
+    r = client.get("/api/hands/..%2F..%2Fetc%2Fpasswd/record")
+    assert r.status_code == 404 and r.json() == {"detail": "没有这个地址 / Not Found"}
+    r = client.put("/api/state")
+    assert r.status_code == 405 and r.json()["detail"].startswith("此地址不接受这种请求方法 / ")
+    assert r.headers["allow"] == "GET"
+    r = client.get("/api/hands/9/record")  # the code's own words stay as they were
+    assert r.status_code == 404 and r.json()["detail"].startswith("第 1 轮没有第 9 盘")
+    assert client.get("/api/health").json()["seq"] == 3
+
+
 def test_rounds_over_the_api_the_closed_one_stays_readable(client: TestClient) -> None:
     """Hand 1 ends with a penalty on it; the referee starts round 2: the score sheet, its CSV and the
     records answer for either round, and a round the table never played is a 404 that says so."""

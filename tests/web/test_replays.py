@@ -167,3 +167,17 @@ async def test_a_page_asks_whether_an_action_was_done_without_doing_it(service: 
         assert refused.status_code == 422
         assert (await http.get("/api/requests/r-1", headers=_auth())).status_code == 404  # refused: not done
 
+
+
+async def test_a_key_that_is_none_is_refused_in_chinese_first_and_nothing_acts(service: TableService) -> None:
+    """An empty, overlong or non-ASCII Idempotency-Key answered English alone ("Idempotency-Key: 1 to 128 ASCII
+    characters"), the one refusal of the API a referee's page could meet that did."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        before = service.controller.state.seq
+        for key in (b"", b"k" * 129, "牌".encode()):
+            r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"},
+                                headers=[(b"Authorization", f"Bearer {REFEREE}".encode()), (b"Idempotency-Key", key)])
+            assert r.status_code == 400 and r.json()["detail"].startswith("Idempotency-Key 须为 1 至 128 个 ASCII 字符 / ")
+        r = await http.get("/api/requests/" + "k" * 129, headers=_auth())
+        assert r.status_code == 400 and r.json()["detail"].startswith("Idempotency-Key 须为")
+        assert service.controller.state.seq == before
