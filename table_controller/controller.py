@@ -762,11 +762,17 @@ class Controller:
                               f"开始新一轮 / the session's hands are played: the referee starts the next round")
         return places
 
-    async def end_hand(self, by: str, result: str = "draw") -> Event:
+    async def end_hand(self, by: str, result: str = "draw", abortive: str | None = None, seat: str | None = None,
+                       tiles: list[str] | None = None) -> Event:
+        """End the hand in play: 荒牌, 和牌, 中止, or (riichi) an abortive draw (`abortive`: its kind,
+        `seat`: who declared 九种九牌, `tiles`: the hand shown), checked against the record first."""
         hand = self.state.hand
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局")
-        ev = self.accept("operator", "operator.hand_end", {"hand_no": hand["hand_no"], "by": by, "result": result})
+        data: dict[str, Any] = {"hand_no": hand["hand_no"], "by": by, "result": result}
+        if result == "abortive":
+            data.update(_abortive(self.state, abortive, seat, tiles))
+        ev = self.accept("operator", "operator.hand_end", data)
         if self.table is not None:
             await self._command("lower_walls")
         return ev
@@ -1103,6 +1109,23 @@ def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:
         return (f"{SEAT_NAMES[seat]}家已定缺{suit_name(was)}并已行牌，不可更改 / "
                 f"{seat} named {was} and has played since: 定缺 holds for the hand")
     return None
+
+
+def _abortive(state: Any, kind: Any, seat: Any, tiles: list[str] | None) -> dict[str, Any]:
+    """The hand-end's fields of an abortive draw (途中流局) the record allows; ActionError (422) saying why
+    not: a kind the ruleset does not have, one the record does not show, or a hand already won."""
+    from table_controller.hand.abortive import kinds_of, refusal
+    from table_controller.referee import confirmed_wins
+    from table_controller.scoring.config import flow
+
+    hand = state.hand
+    if confirmed_wins(state.actions, hand["hand_no"]):
+        raise ActionError("本盘已有人和牌，不能流局 / the hand has a confirmed win: no abortive draw", status=422)
+    why = refusal(hand, str(kind), kinds_of(flow(state.ruleset)), seat, tiles)
+    if why:
+        raise ActionError(why, status=422)
+    return {"abortive": kind, **({"seat": seat} if kind == "nine_terminals" else {}),
+            **({"tiles": list(tiles)} if kind == "nine_terminals" and tiles else {})}
 
 
 def _riichi_problem(hand: dict[str, Any], seat: Any) -> str | None:

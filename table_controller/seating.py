@@ -83,7 +83,7 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
         try:
             for h in hands:
                 ready = sorted((exhaustive(actions, h["hand_no"]) or {}).get("ready", {}))
-                m, _ = next_hand(m, winners(actions, h["hand_no"]), ready=ready)
+                m, _ = next_hand(m, winners(actions, h["hand_no"]), ready=ready, abortive=h.get("result") == "abortive")
         except IllegalAction:  # hands played past the session's end
             past = True
         over = m.over or past

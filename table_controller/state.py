@@ -181,6 +181,17 @@ def _flow_flag(ruleset_id: str, name: str) -> bool:
         return False
 
 
+def _abortive_kinds(ruleset_id: str) -> list[str]:
+    """The abortive draws (途中流局) of a ruleset's `[flow] abortive_draws`; none for an unknown one."""
+    from table_controller.hand.abortive import kinds_of
+    from table_controller.scoring.config import flow
+
+    try:
+        return list(kinds_of(flow(ruleset_id)))
+    except Exception:  # an unknown id is reported where it is set
+        return []
+
+
 def _ruleset_name(ruleset_id: str, attr: str = "name_zh") -> str:
     try:
         return str(getattr(_ruleset(ruleset_id), attr))
@@ -402,6 +413,9 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
             # 立直 (riichi): whether the ruleset has declarations, and each seat's (public)
             "riichi_declarations": _flow_flag(s.ruleset, "riichi"),
             "riichi": {},
+            # 途中流局 (riichi): the kinds the ruleset has (the page's buttons), and those the record shows
+            "abortive_draws": _abortive_kinds(s.ruleset),
+            "abortive_shown": [],
         }
     elif t in ("table.dice", "operator.dice") and s.hand is not None and s.hand["deal"] is None:
         _apply_throw(s.hand, d, keyed=t == "operator.dice")
@@ -421,6 +435,8 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
                               "prevalent_wind": s.hand["prevalent_wind"], "seats": dict(s.hand["seats"]),
                               "seating": dict(s.hand.get("seating") or {}),
                               "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq,
+                              # 途中流局 (riichi): which, and the seat that declared 九种九牌
+                              **{k: d[k] for k in ("abortive", "seat") if d.get("result") == "abortive" and k in d},
                               "kong_payments": list(s.hand.get("kong_payments", [])),
                               "chase_payments": list(s.hand.get("chase_payments", [])),
                               # a kong's or 追牌's payment kept as logged that today's rules make otherwise
@@ -504,6 +520,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     if ev.type == "play.riichi":  # 立直 with the seat's last discard (the one laid sideways)
         last = hand["discards"][seat][-1]["seq"] if hand["discards"][seat] else 0
         hand["riichi"] = {**hand.get("riichi", {}), seat: {"seq": ev.seq, "discard_seq": last}}
+        _abortive_shown(hand)
         return
     late = ev.type == "play.claim" and _claimed_late(hand, seat, d.get("from"))
     if late:  # keyed after the claimer's discard (a claim from 上家 the camera missed): it drew nothing
@@ -571,7 +588,16 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
         hand.pop("kong_flower", None)
     elif hand.get("kong_by") == seat:  # the kong's replacement was a flower: a win now is not on the kong's tile
         hand["kong_flower"] = True
+    _abortive_shown(hand)
     _wall_now(hand)
+
+
+def _abortive_shown(hand: dict[str, Any]) -> None:
+    """The abortive draws the record shows now (四风连打, 四家立直, 四杠散了): the page marks their buttons."""
+    if hand.get("abortive_draws"):
+        from table_controller.hand.abortive import shown
+
+        hand["abortive_shown"] = shown(hand, hand["abortive_draws"])
 
 
 def _chase(hand: dict[str, Any], ev: Event, seat: str, tile: Any, ruleset: str) -> None:
