@@ -715,6 +715,7 @@ class Controller:
                if places.seating != (1, 2, 3, 4) else {}),
             "table_dice": _table_dice(self.table),
             **({"double": True} if double else {}),
+            **({"honba": places.honba} if places.honba else {}),  # 本场 (riichi): the scorer's, on each win read
         })
         caps = getattr(getattr(self.table, "info", None), "capabilities", None)
         if getattr(caps, "seat_lights", False):

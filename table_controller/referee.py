@@ -508,11 +508,14 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     the deal), 竞技 包付 (`baofu`: three claims in a row between the winner and one seat, either
     way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong), 四川
     定缺 (`missing_suit`: the suit the winner named), 南宁 封胡 (`sealed`: the seat that fed
-    the winner three pungs) and riichi's 立直 and 一发 (`riichi`, `ippatsu`: keyed declarations)."""
+    the winner three pungs) and riichi's 立直 and 一发 (`riichi`, `ippatsu`: keyed declarations) and 本场
+    (`honba`: counted by the session, `seating.coming`)."""
     opts: dict[str, Any] = {}
     seat = read.get("seat_wind", read.get("winner"))
     if hand.get("double"):
         opts["double"] = True
+    if hand.get("honba"):
+        opts["honba"] = hand["honba"]
     gone = (hand.get("missing") or {}).get(seat)
     if gone:
         opts["missing_suit"] = gone

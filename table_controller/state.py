@@ -396,6 +396,7 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
             "ruleset": s.ruleset,
             "dealer_position": d.get("dealer_position", 1),
             "double": bool(d.get("double", False)),
+            "honba": int(d.get("honba", 0)),  # 本场 (riichi `[match] honba`): given to each win read
             "prevalent_wind": d.get("prevalent_wind", "E"),
             "wall_lengths": d.get("wall_lengths"),
             "throws": [],

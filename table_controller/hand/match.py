@@ -26,6 +26,7 @@ class MatchRules:
     continue_on_draw: bool = False      # the dealer keeps the deal on 荒庄
     continue_if_ready: bool = False     # ... only when ready (riichi 听牌连庄), as the 查叫 ruling says
     continue_on_abortive: bool = True   # the dealer deals again after an abortive draw (riichi 途中流局)
+    honba: bool = False                 # riichi 本场: counted, and given to each win's scorer
     double_on_continue: bool = False    # 竞技 倍打 while the dealer keeps the deal
     #: the rounds (圈风) before which the players change chairs (MCR: "W", midway)
     seat_swap_before_round: tuple[str, ...] = ()
@@ -43,6 +44,7 @@ class MatchRules:
                    continue_on_draw=bool(table.get("continue_on_draw", False)),
                    continue_if_ready=bool(table.get("continue_if_ready", False)),
                    continue_on_abortive=bool(table.get("continue_on_abortive", True)),
+                   honba=bool(table.get("honba", False)),
                    double_on_continue=bool(table.get("double_on_continue", False)),
                    seat_swap_before_round=_winds(table.get("seat_swap_before_round")),
                    seat_swaps=_swaps(table.get("seat_swaps")) or cls.seat_swaps,
@@ -65,6 +67,8 @@ class MatchState:
     round_index: int = 0
     hands_played: int = 0
     dealer_streak: int = 0
+    #: 本场 of the coming hand (riichi): +1 after a dealer's win or any draw, back to 0 when another seat wins
+    honba: int = 0
     over: bool = False
     history: tuple[dict[str, Any], ...] = field(default=())
     scores: tuple[int, int, int, int] = (0, 0, 0, 0)   # running 比赛分 by player (抽签号位 1..4)
@@ -151,11 +155,12 @@ def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | N
         or (r.continue_if_ready and not winners and "E" in ready) or (abortive and r.continue_on_abortive)
     played = m.hands_played + 1
     scores = list(m.scores)
+    honba = 0 if winners and "E" not in winners else m.honba + 1
     for seat, amount in (payments or {}).items():
         if seat not in T.SEATS:
             raise IllegalAction("bad_seat", f"没有这个座位: {seat!r}")
         scores[m.player_of(seat) - 1] += amount
-    m = replace(m, scores=(scores[0], scores[1], scores[2], scores[3]))
+    m = replace(m, scores=(scores[0], scores[1], scores[2], scores[3]), honba=honba)
     record = {"hand": played, "dealer": m.dealer_position, "prevalent": m.prevalent, "winners": list(winners)}
     if keep:
         new = replace(m, hands_played=played, dealer_streak=m.dealer_streak + 1, history=m.history + (record,))

@@ -8,7 +8,8 @@ arguments and the library's cost into who pays whom.
 What only the referee can give (`options`): `riichi` (the winner declared 立直), `double_riichi`,
 `ippatsu`, `dora` (the indicators turned up, 宝牌指示牌), `ura_dora` (里宝牌指示牌, after a riichi
 win), `honba` (本场: 300 more on a ron, 100 more from each on a tsumo), `first_turn` (天和 / 地和 /
-人和). 立直棒 (kyoutaku) are not on the score sheet: the table does not record riichi deposits.
+人和). On the live table the record gives 立直, 一发 and 本场 (`referee.record_options`), and the score
+sheet books the 立直棒 (kyoutaku: `scoresheet._sticks`); this module scores one hand.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def win_options(table: Mapping[str, Any]) -> list[str]:
     """The Win page's hook (`scoring.win_options`): 立直, 一发 and the indicators are said and turned up, not laid
-    down, so only the referee gives them; 本场 and 天和 / 地和 likewise."""
+    down, so only the referee gives them (the live record gives 立直, 一发 and 本场: `referee.record_options`);
+    天和 / 地和 likewise."""
     return ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
 
 

@@ -44,7 +44,7 @@ const I18N = {
                     ask: "以{name}结束第 {n} 盘？同一庄家续庄，本场加一，立直棒留在桌上" },
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
-        stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
+        stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
@@ -135,7 +135,7 @@ const I18N = {
                     ask: "End hand {n} as an abortive draw, {name}? The dealer deals again, honba +1, riichi sticks stay" },
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
-        stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
+        stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)", honbaN: "{n} honba",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                book: "This ruleset's fan table",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
@@ -753,6 +753,8 @@ function syncWinForm() {
   // 点炮方 only for a win on a discard (or a robbed kong); until the referee picks one, the seat
   // whose discard lies last (the winner's own seat never is)
   const f = $("win-form");
+  // 本场 left empty is the session's count (riichi), shown greyed in the field; a number typed is taken instead
+  f.honba.placeholder = state && state.hand && state.hand.honba ? String(state.hand.honba) : "";
   const hand = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}` : "";
   if (f.dataset.hand !== hand) { // a new hand: what the referee typed or a read filled was for the last one
     f.dataset.hand = hand;
@@ -1209,7 +1211,8 @@ function render() {
   // a table playing a tournament's second round (or later) says which round the hand is of
   const roundTag = (state.rounds || []).length > 1 ? t("sheet.roundOpt", { n: state.round }) + " · " : "";
   $("hand-no").textContent = state.hand ? roundTag + t("round", { w: t("seat." + state.hand.prevalent_wind) }) + " · " + t("hand", { n: state.hand.hand_no })
-    + (state.hand.double ? " · " + t("double") : "") : "";
+    + (state.hand.double ? " · " + t("double") : "")
+    + (state.hand.honba ? " · " + t("honbaN", { n: state.hand.honba }) : "") : "";  // 本场 (riichi)
   if (page === "table" || page === "public") {
     renderWall(state.hand);
     renderDice(state.hand);
