@@ -584,6 +584,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     if ev.type in ("play.claim", "play.kong"):
         hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
         hand["last_call"] = ev.seq  # and breaks 一发
+        hand.setdefault("first_call", ev.seq)  # a call before a seat's first discard: no 两立直 for it
     if ev.type != "play.flower":  # a flower replaced after a kong keeps the seat's discard 杠上炮
         hand["kong_by"] = seat if ev.type == "play.kong" or d.get("kind") == "kong" else None
         hand.pop("kong_flower", None)
