@@ -509,13 +509,16 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong), 四川
     定缺 (`missing_suit`: the suit the winner named), 南宁 封胡 (`sealed`: the seat that fed
     the winner three pungs) and riichi's 立直, 两立直 and 一发 (`riichi`, `double_riichi`, `ippatsu`: keyed
-    declarations) and 本场 (`honba`: counted by the session, `seating.coming`)."""
+    declarations), 本场 (`honba`: counted by the session, `seating.coming`) and 包 (`pao`: `state._pao`)."""
     opts: dict[str, Any] = {}
     seat = read.get("seat_wind", read.get("winner"))
     if hand.get("double"):
         opts["double"] = True
     if hand.get("honba"):
         opts["honba"] = hand["honba"]
+    liable = (hand.get("pao") or {}).get(seat)
+    if liable:  # 包 (riichi): the seat that fed the last dragon or wind set pays for 大三元 / 大四喜
+        opts["pao"] = liable["seat"]
     gone = (hand.get("missing") or {}).get(seat)
     if gone:
         opts["missing_suit"] = gone

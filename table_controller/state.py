@@ -549,6 +549,8 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
             _feed(hand, seat, frm, ruleset)
             if d.get("kind") in ("pung", "kong"):
                 _seal(hand, seat, frm, ruleset)
+        if d.get("kind") in ("pung", "kong") and frm in SEATS and hand.get("riichi_declarations"):
+            _pao(hand, seat, frm, list(d.get("tiles", [])))
         hand["melds"][seat].append({"type": d.get("kind", "pung"), "tiles": list(d.get("tiles", [])),
                                     "concealed": False, "from": frm, **({"late_seq": ev.seq} if late else {})})
         if not late:  # a late claim leaves the turn where the claimer's discard put it
@@ -664,6 +666,20 @@ def _seal(hand: dict[str, Any], claimer: str, feeder: str, ruleset: str) -> None
     hand["pungs_fed"] = fed
     if fed[key] == need:
         hand["sealed"] = [*hand.get("sealed", []), [feeder, claimer]]
+
+
+#: 包 (riichi pao): the honour sets a yakuman needs all of → its name in `[scoring] pao`
+PAO_SETS = {"daisangen": ("5z", "6z", "7z"), "daisuushii": ("1z", "2z", "3z", "4z")}
+
+
+def _pao(hand: dict[str, Any], claimer: str, feeder: str, tiles: list[str]) -> None:
+    """包 (riichi): a pung or kong claimed that completes the claimer's melds of all three dragons (大三元) or
+    all four winds (大四喜) makes its feeder liable for that yakuman (`referee.record_options`: `pao`).
+    Called before the meld is added: the claimed set is the last one missing."""
+    for name, kinds in PAO_SETS.items():
+        held = {m["tiles"][0] for m in hand["melds"][claimer] if m.get("type") in ("pung", "kong") and m.get("tiles")}
+        if tiles[:1] and tiles[0] in kinds and tiles[0] not in held and held >= set(kinds) - {tiles[0]}:
+            hand["pao"] = {**hand.get("pao", {}), claimer: {"seat": feeder, "yakuman": name}}
 
 
 def _claimed_late(hand: dict[str, Any], seat: Any, frm: Any) -> bool:

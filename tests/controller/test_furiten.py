@@ -190,3 +190,35 @@ def test_riichi_sticks_left_on_the_table_at_the_end_go_to_the_first_placed() -> 
     assert sheet["final"] and sheet["riichi_pot"] == 0 and sheet["rows"][-1]["riichi_leftover"] == 1000
     assert sum(sheet["totals"].values()) == 0 and sheet["totals"]["2"] == -1000
     assert sheet["table_points"]["2"] == 0  # the declarer is last; the first places share its stick
+
+
+def test_the_seat_that_fed_the_third_dragon_set_is_liable_for_daisangen() -> None:
+    """包 on the live table: S punged 白 from E, 发 from N, then 中 from W: W is liable, the read gets
+    `pao: W` from the record and S's 大三元 by tsumo is W's alone (32000). A third set S melded from
+    its own hand (暗杠) makes nobody liable."""
+    from table_controller.referee import record_options
+
+    def dragons(third: str) -> Log:
+        log = _table(("E", "5z"))
+        log.add("demo", "play.claim", {"seat": "S", "kind": "pung", "from": "E", "tiles": ["5z"] * 3, "by": "demo"})
+        for seat, tile in (("S", "9s"), ("W", "1m"), ("N", "6z")):
+            log.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
+        log.add("demo", "play.claim", {"seat": "S", "kind": "pung", "from": "N", "tiles": ["6z"] * 3, "by": "demo"})
+        log.add("demo", "play.discard", {"seat": "S", "tile": "9p", "by": "demo"})
+        if third == "claimed":
+            log.add("demo", "play.discard", {"seat": "W", "tile": "7z", "by": "demo"})
+            log.add("demo", "play.claim", {"seat": "S", "kind": "pung", "from": "W", "tiles": ["7z"] * 3, "by": "demo"})
+        else:
+            for seat, tile in (("W", "1p"), ("N", "2p"), ("E", "3p")):
+                log.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
+            log.add("demo", "play.kong", {"seat": "S", "tiles": ["7z"] * 4, "concealed": True, "by": "demo"})
+        return log
+
+    log = dragons("claimed")
+    assert record_options(log.state().hand, {"seat_wind": "S"}) == {"pao": "W"}
+    melds = [{"type": "pung", "tiles": [t] * 3, "from": f} for t, f in (("5z", "E"), ("6z", "N"), ("7z", "W"))]
+    log.ref("referee.win_read", hand={"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles("234m5p"),
+                                      "melds": melds, "win_tile": "5p", "win": "self_draw"})
+    result = log.state().actions[-1]["result"]
+    assert {w: v for w, v in result["payments"].items() if v} == {"W": -32000, "S": 32000}, result
+    assert "pao" not in record_options(dragons("concealed").state().hand, {"seat_wind": "S"})
