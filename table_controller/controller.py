@@ -865,7 +865,8 @@ class Controller:
         hand = self.state.hand
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")
-        problem = _play_problem(hand, type, data)
+        problem = _play_problem(hand, type, data) or (
+            _riichi_points_problem(self.state, data.get("seat")) if type == "play.riichi" else None)
         if problem:
             raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
@@ -1146,6 +1147,27 @@ def _riichi_problem(hand: dict[str, Any], seat: Any) -> str | None:
         return f"立直随打出的牌宣告：{zh}家尚未出牌 / riichi goes with a discard: {seat} has not discarded"
     if hand.get("tiles_left") is not None and hand["tiles_left"] < 4:
         return "牌墙不足四张，不能立直 / fewer than four tiles left: no riichi"
+    return None
+
+
+def _riichi_points_problem(state: Any, seat: Any) -> str | None:
+    """立直 needs the 1000 points of its stick: a seat whose player holds less (`[scoring] start_points`
+    and the score sheet's running total, this hand's kongs and sticks in it) may not declare."""
+    from table_controller.scoresheet import compute
+    from table_controller.scoring.config import scoring
+
+    try:
+        table = scoring(state.ruleset)
+    except Exception:  # a ruleset without [scoring]: nothing to count from
+        return None
+    start, stick = table.get("start_points"), int(table.get("riichi_stick", 0))
+    player = (state.hand.get("seats") or {}).get(seat)
+    if not isinstance(start, int) or not stick or player is None:
+        return None
+    held = start + int(compute(state)["totals"].get(str(player), 0))
+    if held < stick:
+        return (f"{SEAT_NAMES[seat]}家只有{held}点，不足{stick}点，不能立直 / "
+                f"{seat} holds {held} points, less than the {stick} a riichi puts down")
     return None
 
 
