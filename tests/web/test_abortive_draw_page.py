@@ -85,3 +85,5 @@ async def test_four_winds_marked_refused_early_then_pressed_and_the_dealer_deals
     async with _http(svc) as http:
         await _start_hand(svc, http)
     assert hand()["hand_no"] == 2 and hand()["dealer_position"] == dealer  # 连庄 after 途中流局
+    assert hand()["honba"] == 1  # 本场 +1, shown beside the hand's number
+    await page.wait_for_function("document.querySelector('[data-testid=hand-no]').textContent.includes('1本场')")
