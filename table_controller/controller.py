@@ -715,6 +715,7 @@ class Controller:
                if places.seating != (1, 2, 3, 4) else {}),
             "table_dice": _table_dice(self.table),
             **({"double": True} if double else {}),
+            **({"honba": places.honba} if places.honba else {}),  # 本场 (riichi): the scorer's, on each win read
         })
         caps = getattr(getattr(self.table, "info", None), "capabilities", None)
         if getattr(caps, "seat_lights", False):
@@ -762,11 +763,17 @@ class Controller:
                               f"开始新一轮 / the session's hands are played: the referee starts the next round")
         return places
 
-    async def end_hand(self, by: str, result: str = "draw") -> Event:
+    async def end_hand(self, by: str, result: str = "draw", abortive: str | None = None, seat: str | None = None,
+                       tiles: list[str] | None = None) -> Event:
+        """End the hand in play: 荒牌, 和牌, 中止, or (riichi) an abortive draw (`abortive`: its kind,
+        `seat`: who declared 九种九牌, `tiles`: the hand shown), checked against the record first."""
         hand = self.state.hand
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局")
-        ev = self.accept("operator", "operator.hand_end", {"hand_no": hand["hand_no"], "by": by, "result": result})
+        data: dict[str, Any] = {"hand_no": hand["hand_no"], "by": by, "result": result}
+        if result == "abortive":
+            data.update(_abortive(self.state, abortive, seat, tiles))
+        ev = self.accept("operator", "operator.hand_end", data)
         if self.table is not None:
             await self._command("lower_walls")
         return ev
@@ -858,7 +865,8 @@ class Controller:
         hand = self.state.hand
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")
-        problem = _play_problem(hand, type, data)
+        problem = _play_problem(hand, type, data) or (
+            _riichi_points_problem(self.state, data.get("seat")) if type == "play.riichi" else None)
         if problem:
             raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
@@ -1105,6 +1113,23 @@ def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:
     return None
 
 
+def _abortive(state: Any, kind: Any, seat: Any, tiles: list[str] | None) -> dict[str, Any]:
+    """The hand-end's fields of an abortive draw (途中流局) the record allows; ActionError (422) saying why
+    not: a kind the ruleset does not have, one the record does not show, or a hand already won."""
+    from table_controller.hand.abortive import kinds_of, refusal
+    from table_controller.referee import confirmed_wins
+    from table_controller.scoring.config import flow
+
+    hand = state.hand
+    if confirmed_wins(state.actions, hand["hand_no"]):
+        raise ActionError("本盘已有人和牌，不能流局 / the hand has a confirmed win: no abortive draw", status=422)
+    why = refusal(hand, str(kind), kinds_of(flow(state.ruleset)), seat, tiles)
+    if why:
+        raise ActionError(why, status=422)
+    return {"abortive": kind, **({"seat": seat} if kind == "nine_terminals" else {}),
+            **({"tiles": list(tiles)} if kind == "nine_terminals" and tiles else {})}
+
+
 def _riichi_problem(hand: dict[str, Any], seat: Any) -> str | None:
     """Why a seat's 立直 cannot be recorded: the ruleset has none, it declared already, its hand is
     open, it has not discarded (the declaration goes with a discard), or fewer than four tiles
@@ -1122,6 +1147,27 @@ def _riichi_problem(hand: dict[str, Any], seat: Any) -> str | None:
         return f"立直随打出的牌宣告：{zh}家尚未出牌 / riichi goes with a discard: {seat} has not discarded"
     if hand.get("tiles_left") is not None and hand["tiles_left"] < 4:
         return "牌墙不足四张，不能立直 / fewer than four tiles left: no riichi"
+    return None
+
+
+def _riichi_points_problem(state: Any, seat: Any) -> str | None:
+    """立直 needs the 1000 points of its stick: a seat whose player holds less (`[scoring] start_points`
+    and the score sheet's running total, this hand's kongs and sticks in it) may not declare."""
+    from table_controller.scoresheet import compute
+    from table_controller.scoring.config import scoring
+
+    try:
+        table = scoring(state.ruleset)
+    except Exception:  # a ruleset without [scoring]: nothing to count from
+        return None
+    start, stick = table.get("start_points"), int(table.get("riichi_stick", 0))
+    player = (state.hand.get("seats") or {}).get(seat)
+    if not isinstance(start, int) or not stick or player is None:
+        return None
+    held = start + int(compute(state)["totals"].get(str(player), 0))
+    if held < stick:
+        return (f"{SEAT_NAMES[seat]}家只有{held}点，不足{stick}点，不能立直 / "
+                f"{seat} holds {held} points, less than the {stick} a riichi puts down")
     return None
 
 

@@ -230,7 +230,12 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
             await lay_and_watch(controller, felt, action, ruled)
             continue
         type_, data = action.event()
-        controller.record_play(type_, data, by="demo", source="demo")
+        try:
+            controller.record_play(type_, data, by="demo", source="demo")
+        except ActionError:
+            if type_ != "play.riichi":
+                raise
+            # a player short of the stick's 1000 points may not declare: it plays on without 立直
     # wins end the hand: the first (截和, 一炮多响), or the third (血战); never in 血流, which plays to 荒牌
     over = {"end": wins >= 1, "blood_battle": wins >= 3}.get(after_win, False)
     await controller.end_hand(by="demo", result="win" if over else "draw")

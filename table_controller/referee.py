@@ -508,11 +508,17 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     the deal), 竞技 包付 (`baofu`: three claims in a row between the winner and one seat, either
     way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong), 四川
     定缺 (`missing_suit`: the suit the winner named), 南宁 封胡 (`sealed`: the seat that fed
-    the winner three pungs) and riichi's 立直 and 一发 (`riichi`, `ippatsu`: keyed declarations)."""
+    the winner three pungs) and riichi's 立直, 两立直 and 一发 (`riichi`, `double_riichi`, `ippatsu`: keyed
+    declarations), 本场 (`honba`: counted by the session, `seating.coming`) and 包 (`pao`: `state._pao`)."""
     opts: dict[str, Any] = {}
     seat = read.get("seat_wind", read.get("winner"))
     if hand.get("double"):
         opts["double"] = True
+    if hand.get("honba"):
+        opts["honba"] = hand["honba"]
+    liable = (hand.get("pao") or {}).get(seat)
+    if liable:  # 包 (riichi): the seat that fed the last dragon or wind set pays for 大三元 / 大四喜
+        opts["pao"] = liable["seat"]
     gone = (hand.get("missing") or {}).get(seat)
     if gone:
         opts["missing_suit"] = gone
@@ -520,6 +526,9 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     if declared:  # 立直; 一发 while the seat has not discarded since and nobody has called
         opts["riichi"] = True
         mine = (hand.get("discards") or {}).get(seat) or []
+        if mine and mine[0]["seq"] == declared["discard_seq"] and hand.get("first_call", declared["discard_seq"]) \
+                >= declared["discard_seq"]:  # 两立直: with the seat's first discard, nobody having called before it
+            opts["double_riichi"] = True
         if mine and mine[-1]["seq"] == declared["discard_seq"] and hand.get("last_call", 0) < declared["discard_seq"]:
             opts["ippatsu"] = True
     for feeder, claimer in hand.get("sealed", []):

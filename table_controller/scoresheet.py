@@ -14,7 +14,8 @@ from table_controller.referee import active, exhaustive, ranked_wins
 from table_controller.tiles import SEAT_NAMES
 
 POSITIONS = ("1", "2", "3", "4")
-RESULT_ZH = {"win": "和牌", "win_pending": "和牌（待确认）", "draw": "荒牌", "abandoned": "中止", "playing": "进行中"}
+RESULT_ZH = {"win": "和牌", "win_pending": "和牌（待确认）", "draw": "荒牌", "abandoned": "中止", "playing": "进行中",
+             "abortive": "流局"}
 
 
 def compute(state: Any, final: bool = False) -> dict[str, Any]:
@@ -217,12 +218,22 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
     return {"hand_no": h["hand_no"], "prevalent_wind": h.get("prevalent_wind"), "dealer_position": h.get("dealer_position"),
             # the dealer's player (抽签号位): after a 换位 not the chair's first player
             "dealer": str(seats["E"]) if "E" in seats else None,
-            "result": result, "result_zh": RESULT_ZH.get(result, "罚分"),
+            "result": result, "result_zh": _result_zh(result, h),
+            **({"abortive": h["abortive"]} if h.get("abortive") else {}),  # 途中流局: which
             "winner_position": won[0]["position"] if won else None,
             "fan_total": won[0]["fan_total"] if won else None, "wins": won, "win_points": win_pts,
             "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts, "exhaustive_points": draw_pts,
             "riichi_points": stick_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
+
+
+def _result_zh(result: str, h: dict[str, Any]) -> str:
+    """The row's result in words: 途中流局 says which (流局（九种九牌）)."""
+    from table_controller.hand.abortive import name_zh
+
+    if result == "abortive" and h.get("abortive"):
+        return f"流局（{name_zh(str(h['abortive']))}）"
+    return RESULT_ZH.get(result, "罚分")
 
 
 def _rescored(now: dict[str, Any], seats: dict[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,8 @@ class Coming:
     hands_per_session: int
     #: over because the referee ended the session (结束比赛), not because its hands are played
     ended_by_referee: bool = False
+    #: 本场 of the coming hand where the ruleset counts them (`[match] honba`, riichi), else 0
+    honba: int = 0
 
     def seats(self) -> dict[str, int]:
         """Wind → the player holding it (the score sheet's column)."""
@@ -83,12 +85,13 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
         try:
             for h in hands:
                 ready = sorted((exhaustive(actions, h["hand_no"]) or {}).get("ready", {}))
-                m, _ = next_hand(m, winners(actions, h["hand_no"]), ready=ready)
+                m, _ = next_hand(m, winners(actions, h["hand_no"]), ready=ready, abortive=h.get("result") == "abortive")
         except IllegalAction:  # hands played past the session's end
             past = True
         over = m.over or past
         if limited or not over:
-            return Coming(m.dealer_position, m.prevalent, m.double, m.seating, over, rules.hands_per_session)
+            return Coming(m.dealer_position, m.prevalent, m.double, m.seating, over, rules.hands_per_session,
+                          honba=m.honba if rules.honba else 0)
     # no session rules, or past the rounds a ruleset does not limit: the deal passes every hand
     return Coming((first_dealer - 1 + n) % 4 + 1, SEATS[(n // 4) % 4], False, IDENTITY, False, 0)
 

@@ -181,6 +181,17 @@ def _flow_flag(ruleset_id: str, name: str) -> bool:
         return False
 
 
+def _abortive_kinds(ruleset_id: str) -> list[str]:
+    """The abortive draws (途中流局) of a ruleset's `[flow] abortive_draws`; none for an unknown one."""
+    from table_controller.hand.abortive import kinds_of
+    from table_controller.scoring.config import flow
+
+    try:
+        return list(kinds_of(flow(ruleset_id)))
+    except Exception:  # an unknown id is reported where it is set
+        return []
+
+
 def _ruleset_name(ruleset_id: str, attr: str = "name_zh") -> str:
     try:
         return str(getattr(_ruleset(ruleset_id), attr))
@@ -385,6 +396,7 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
             "ruleset": s.ruleset,
             "dealer_position": d.get("dealer_position", 1),
             "double": bool(d.get("double", False)),
+            "honba": int(d.get("honba", 0)),  # 本场 (riichi `[match] honba`): given to each win read
             "prevalent_wind": d.get("prevalent_wind", "E"),
             "wall_lengths": d.get("wall_lengths"),
             "throws": [],
@@ -402,6 +414,9 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
             # 立直 (riichi): whether the ruleset has declarations, and each seat's (public)
             "riichi_declarations": _flow_flag(s.ruleset, "riichi"),
             "riichi": {},
+            # 途中流局 (riichi): the kinds the ruleset has (the page's buttons), and those the record shows
+            "abortive_draws": _abortive_kinds(s.ruleset),
+            "abortive_shown": [],
         }
     elif t in ("table.dice", "operator.dice") and s.hand is not None and s.hand["deal"] is None:
         _apply_throw(s.hand, d, keyed=t == "operator.dice")
@@ -421,6 +436,8 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
                               "prevalent_wind": s.hand["prevalent_wind"], "seats": dict(s.hand["seats"]),
                               "seating": dict(s.hand.get("seating") or {}),
                               "result": d.get("result", "draw"), "ended_at": ev.at, "seq": ev.seq,
+                              # 途中流局 (riichi): which, and the seat that declared 九种九牌
+                              **{k: d[k] for k in ("abortive", "seat") if d.get("result") == "abortive" and k in d},
                               "kong_payments": list(s.hand.get("kong_payments", [])),
                               "chase_payments": list(s.hand.get("chase_payments", [])),
                               # a kong's or 追牌's payment kept as logged that today's rules make otherwise
@@ -504,6 +521,7 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     if ev.type == "play.riichi":  # 立直 with the seat's last discard (the one laid sideways)
         last = hand["discards"][seat][-1]["seq"] if hand["discards"][seat] else 0
         hand["riichi"] = {**hand.get("riichi", {}), seat: {"seq": ev.seq, "discard_seq": last}}
+        _abortive_shown(hand)
         return
     late = ev.type == "play.claim" and _claimed_late(hand, seat, d.get("from"))
     if late:  # keyed after the claimer's discard (a claim from 上家 the camera missed): it drew nothing
@@ -531,6 +549,8 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
             _feed(hand, seat, frm, ruleset)
             if d.get("kind") in ("pung", "kong"):
                 _seal(hand, seat, frm, ruleset)
+        if d.get("kind") in ("pung", "kong") and frm in SEATS and hand.get("riichi_declarations"):
+            _pao(hand, seat, frm, list(d.get("tiles", [])))
         hand["melds"][seat].append({"type": d.get("kind", "pung"), "tiles": list(d.get("tiles", [])),
                                     "concealed": False, "from": frm, **({"late_seq": ev.seq} if late else {})})
         if not late:  # a late claim leaves the turn where the claimer's discard put it
@@ -566,12 +586,22 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
     if ev.type in ("play.claim", "play.kong"):
         hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
         hand["last_call"] = ev.seq  # and breaks 一发
+        hand.setdefault("first_call", ev.seq)  # a call before a seat's first discard: no 两立直 for it
     if ev.type != "play.flower":  # a flower replaced after a kong keeps the seat's discard 杠上炮
         hand["kong_by"] = seat if ev.type == "play.kong" or d.get("kind") == "kong" else None
         hand.pop("kong_flower", None)
     elif hand.get("kong_by") == seat:  # the kong's replacement was a flower: a win now is not on the kong's tile
         hand["kong_flower"] = True
+    _abortive_shown(hand)
     _wall_now(hand)
+
+
+def _abortive_shown(hand: dict[str, Any]) -> None:
+    """The abortive draws the record shows now (四风连打, 四家立直, 四杠散了): the page marks their buttons."""
+    if hand.get("abortive_draws"):
+        from table_controller.hand.abortive import shown
+
+        hand["abortive_shown"] = shown(hand, hand["abortive_draws"])
 
 
 def _chase(hand: dict[str, Any], ev: Event, seat: str, tile: Any, ruleset: str) -> None:
@@ -636,6 +666,20 @@ def _seal(hand: dict[str, Any], claimer: str, feeder: str, ruleset: str) -> None
     hand["pungs_fed"] = fed
     if fed[key] == need:
         hand["sealed"] = [*hand.get("sealed", []), [feeder, claimer]]
+
+
+#: 包 (riichi pao): the honour sets a yakuman needs all of → its name in `[scoring] pao`
+PAO_SETS = {"daisangen": ("5z", "6z", "7z"), "daisuushii": ("1z", "2z", "3z", "4z")}
+
+
+def _pao(hand: dict[str, Any], claimer: str, feeder: str, tiles: list[str]) -> None:
+    """包 (riichi): a pung or kong claimed that completes the claimer's melds of all three dragons (大三元) or
+    all four winds (大四喜) makes its feeder liable for that yakuman (`referee.record_options`: `pao`).
+    Called before the meld is added: the claimed set is the last one missing."""
+    for name, kinds in PAO_SETS.items():
+        held = {m["tiles"][0] for m in hand["melds"][claimer] if m.get("type") in ("pung", "kong") and m.get("tiles")}
+        if tiles[:1] and tiles[0] in kinds and tiles[0] not in held and held >= set(kinds) - {tiles[0]}:
+            hand["pao"] = {**hand.get("pao", {}), claimer: {"seat": feeder, "yakuman": name}}
 
 
 def _claimed_late(hand: dict[str, Any], seat: Any, frm: Any) -> bool:

@@ -25,6 +25,8 @@ class MatchRules:
     continue_dealer: bool = False       # 连庄 when the dealer wins
     continue_on_draw: bool = False      # the dealer keeps the deal on 荒庄
     continue_if_ready: bool = False     # ... only when ready (riichi 听牌连庄), as the 查叫 ruling says
+    continue_on_abortive: bool = True   # the dealer deals again after an abortive draw (riichi 途中流局)
+    honba: bool = False                 # riichi 本场: counted, and given to each win's scorer
     double_on_continue: bool = False    # 竞技 倍打 while the dealer keeps the deal
     #: the rounds (圈风) before which the players change chairs (MCR: "W", midway)
     seat_swap_before_round: tuple[str, ...] = ()
@@ -41,6 +43,8 @@ class MatchRules:
                    continue_dealer=bool(table.get("continue_dealer", False)),
                    continue_on_draw=bool(table.get("continue_on_draw", False)),
                    continue_if_ready=bool(table.get("continue_if_ready", False)),
+                   continue_on_abortive=bool(table.get("continue_on_abortive", True)),
+                   honba=bool(table.get("honba", False)),
                    double_on_continue=bool(table.get("double_on_continue", False)),
                    seat_swap_before_round=_winds(table.get("seat_swap_before_round")),
                    seat_swaps=_swaps(table.get("seat_swaps")) or cls.seat_swaps,
@@ -63,6 +67,8 @@ class MatchState:
     round_index: int = 0
     hands_played: int = 0
     dealer_streak: int = 0
+    #: 本场 of the coming hand (riichi): +1 after a dealer's win or any draw, back to 0 when another seat wins
+    honba: int = 0
     over: bool = False
     history: tuple[dict[str, Any], ...] = field(default=())
     scores: tuple[int, int, int, int] = (0, 0, 0, 0)   # running 比赛分 by player (抽签号位 1..4)
@@ -125,9 +131,10 @@ def start(rules: MatchRules, first_dealer: int = 1) -> MatchState:
 
 
 def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | None = None,
-              ready: Sequence[str] = ()) -> tuple[MatchState, list[dict[str, Any]]]:
+              ready: Sequence[str] = (), abortive: bool = False) -> tuple[MatchState, list[dict[str, Any]]]:
     """After a hand (`winners` by seat in the order they won; none: 荒庄), who deals the next;
-    `ready`: the seats found ready (听牌) at 荒庄, where the ruleset keeps a ready dealer.
+    `ready`: the seats found ready (听牌) at 荒庄, where the ruleset keeps a ready dealer;
+    `abortive`: the hand ended in an abortive draw (途中流局), after which the dealer deals again.
 
     `payments` (by seat, as the scorer gives them, kongs and penalties added) go to the running
     score of each chair, so that the session's 标准分 can be ranked
@@ -145,14 +152,15 @@ def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | N
     r = m.rules
     notes: list[dict[str, Any]] = []
     keep = (r.continue_dealer and "E" in winners) or (r.continue_on_draw and not winners) \
-        or (r.continue_if_ready and not winners and "E" in ready)
+        or (r.continue_if_ready and not winners and "E" in ready) or (abortive and r.continue_on_abortive)
     played = m.hands_played + 1
     scores = list(m.scores)
+    honba = 0 if winners and "E" not in winners else m.honba + 1
     for seat, amount in (payments or {}).items():
         if seat not in T.SEATS:
             raise IllegalAction("bad_seat", f"没有这个座位: {seat!r}")
         scores[m.player_of(seat) - 1] += amount
-    m = replace(m, scores=(scores[0], scores[1], scores[2], scores[3]))
+    m = replace(m, scores=(scores[0], scores[1], scores[2], scores[3]), honba=honba)
     record = {"hand": played, "dealer": m.dealer_position, "prevalent": m.prevalent, "winners": list(winners)}
     if keep:
         new = replace(m, hands_played=played, dealer_streak=m.dealer_streak + 1, history=m.history + (record,))

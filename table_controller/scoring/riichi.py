@@ -8,7 +8,8 @@ arguments and the library's cost into who pays whom.
 What only the referee can give (`options`): `riichi` (the winner declared 立直), `double_riichi`,
 `ippatsu`, `dora` (the indicators turned up, 宝牌指示牌), `ura_dora` (里宝牌指示牌, after a riichi
 win), `honba` (本场: 300 more on a ron, 100 more from each on a tsumo), `first_turn` (天和 / 地和 /
-人和). 立直棒 (kyoutaku) are not on the score sheet: the table does not record riichi deposits.
+人和). On the live table the record gives 立直, 一发 and 本场 (`referee.record_options`), and the score
+sheet books the 立直棒 (kyoutaku: `scoresheet._sticks`); this module scores one hand.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def win_options(table: Mapping[str, Any]) -> list[str]:
     """The Win page's hook (`scoring.win_options`): 立直, 一发 and the indicators are said and turned up, not laid
-    down, so only the referee gives them; 本场 and 天和 / 地和 likewise."""
+    down, so only the referee gives them (the live record gives 立直, 一发 and 本场: `referee.record_options`);
+    天和 / 地和 likewise."""
     return ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
 
 
@@ -165,8 +167,59 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
                             else int(cost["additional"]) + int(cost.get("additional_bonus", 0)))
     details = {"han": int(res.han or 0), "fu": int(res.fu or 0), "level": cost.get("yaku_level", ""),
                "honba": honba}
+    liable = _pao_seat(opts, hand, table)
+    share = sum(int(y.han_closed) for y in res.yaku or () if _PAO_YAKU_NAMES.get(y.name) in table.get("pao", ()))
+    if liable and share:  # 包: the liable yakuman's han over the hand's is the liable seat's part
+        payers = pao_payments(payers, liable, share / max(int(res.han or 0), 1), honba, tsumo,
+                              None if tsumo else hand.paying_seat())
+        details["pao"] = liable
     return ScoreResult(True, ruleset, fans, int(res.han or 0), int(cost.get("main", 0)),
                        collect(hand.winner, payers), details=details)
+
+
+#: 包: the library's yakuman names → their `[scoring] pao` names
+_PAO_YAKU_NAMES = {"Daisangen": "daisangen", "Dai Suushii": "daisuushii"}
+
+
+def _pao_seat(opts: Mapping[str, Any], hand: HandInput, table: Mapping[str, Any]) -> str | None:
+    """The seat liable (包) for the winner's 大三元 / 大四喜 (`options.pao`, given by the live record), where
+    the ruleset's `[scoring] pao` lists any; None otherwise."""
+    seat = opts.get("pao")
+    if seat is None or not table.get("pao"):
+        return None
+    if seat not in T.SEATS or seat == hand.winner:
+        raise ScoringError("bad_field", "包 names another seat, E S W or N", "options.pao")
+    return str(seat)
+
+
+def pao_payments(payers: Mapping[str, int], liable: str, part: float, honba: int, tsumo: bool,
+                 discarder: str | None) -> dict[str, int]:
+    """包 (WRC, JPML, 天凤): `part` of the win (the liable yakuman's han over the hand's) is the liable seat's.
+    On a tsumo it pays that part of everyone's share, and the 本场 too when the part is the whole; on a ron by
+    another seat it and the discarder pay half of that part each, the discarder the rest and the 本场."""
+    out = {s: 0 for s in payers}
+    out.setdefault(liable, 0)
+    if tsumo:
+        each_bonus = 100 * honba
+        for s, v in payers.items():
+            base = v - each_bonus
+            moved = _hundreds(base * part)
+            keep = base - moved + (0 if part >= 1 else each_bonus)
+            out[s] += keep
+            out[liable] += moved + (each_bonus if part >= 1 else 0)
+        return out
+    if discarder is None or discarder == liable:
+        return dict(payers)
+    base = payers[discarder] - 300 * honba
+    moved = _hundreds(base * part / 2)
+    out[discarder] = payers[discarder] - moved
+    out[liable] += moved
+    return out
+
+
+def _hundreds(x: float) -> int:
+    """Points to the 100 (a yakuman's part is a whole number of hundreds; halves of 32000 etc.)."""
+    return int(round(x / 100)) * 100
 
 
 def _tiles(value: Any, field: str) -> list[str]:

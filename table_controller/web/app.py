@@ -105,7 +105,12 @@ class ConfirmIn(_Seen):
 
 
 class EndHand(_Body):
-    result: Literal["draw", "win", "abandoned"] = Field("draw", description="荒牌 (draw), 和牌 (win) or abandoned")
+    result: Literal["draw", "win", "abandoned", "abortive"] = Field(
+        "draw", description="荒牌 (draw), 和牌 (win), abandoned, or abortive (途中流局, where the ruleset has them)")
+    abortive: Literal["nine_terminals", "four_winds", "four_riichi", "four_kongs", "three_rons"] | None = Field(
+        None, description="with result abortive: 九种九牌, 四风连打, 四家立直, 四杠散了 or 三家和")
+    seat: Seat | None = Field(None, description="九种九牌: the seat that declares it")
+    tiles: list[Tile] | None = Field(None, max_length=14, description="九种九牌: the 14 tiles shown (checked if given)")
 
 
 class PenaltyIn(_Seen):
@@ -495,7 +500,9 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/hand/end", response_model=ActionResult)
     async def end_hand(body: EndHand | None = None, who: str = Depends(role("operator"))) -> ActionResult:
         try:
-            return done(await controller.end_hand(by=who, result=(body or EndHand()).result))
+            b = body or EndHand()
+            return done(await controller.end_hand(by=who, result=b.result, abortive=b.abortive, seat=b.seat,
+                                                  tiles=b.tiles))
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
 

@@ -91,7 +91,8 @@ def test_a_keyed_riichi_puts_riichi_and_ippatsu_on_the_read_until_a_call_or_its_
     _riichi(log, "S")
     hand = log.state().hand
     assert hand["riichi"]["S"]["discard_seq"] == hand["discards"]["S"][-1]["seq"]
-    assert record_options(hand, {"seat_wind": "S"}) == {"riichi": True, "ippatsu": True}
+    # declared with S's first discard, nobody having called: 两立直
+    assert record_options(hand, {"seat_wind": "S"}) == {"riichi": True, "double_riichi": True, "ippatsu": True}
     assert record_options(hand, {"seat_wind": "W"}) == {}
     assert log.state().log[-1]["text"] == "南家立直"
     assert "已立直" in _play_problem(hand, "play.riichi", {"seat": "S"})
@@ -99,18 +100,43 @@ def test_a_keyed_riichi_puts_riichi_and_ippatsu_on_the_read_until_a_call_or_its_
     log.add("demo", "play.discard", {"seat": "W", "tile": "5z", "by": "demo"})
     log.add("demo", "play.claim", {"seat": "N", "kind": "pung", "from": "W", "tiles": ["5z"] * 3, "by": "demo"})
     hand = log.state().hand
-    assert record_options(hand, {"seat_wind": "S"}) == {"riichi": True}  # a call breaks 一发
+    assert record_options(hand, {"seat_wind": "S"}) == {"riichi": True, "double_riichi": True}  # a call breaks 一发
     assert "副露" in _play_problem(hand, "play.riichi", {"seat": "N"})
     # a riichi win read: 立直 from the record, the referee gives nothing
     log.add("demo", "play.discard", {"seat": "N", "tile": "4s", "by": "demo"})
     log.ref("referee.win_read", hand={"seat_wind": "S", "prevalent_wind": "E", "concealed": S_READY,
                                       "win_tile": "4s", "win": "discard", "discarder": "N"})
     read = log.state().actions[-1]
-    assert read["hand"]["options"] == {"riichi": True} and ("立直", 1) in [(f["name"], f["value"]) for f in read["result"]["fans"]]
+    assert read["hand"]["options"] == {"riichi": True, "double_riichi": True}
+    assert ("两立直", 2) in [(f["name"], f["value"]) for f in read["result"]["fans"]]
     mcr = Log("mcr")
     mcr.start()
     mcr.throw()
     assert "无立直" in _play_problem(mcr.state().hand, "play.riichi", {"seat": "S"})
+
+
+def test_double_riichi_is_a_declaration_with_the_seats_first_discard_before_any_call() -> None:
+    """两立直 (2 han): S declares with its first discard and nobody has called: 两立直 on the read, scored
+    4 han (两立直, 断幺九, 一发), 8000. Declared with its second discard, or after a call made before its
+    first, it is 立直. Before, the record gave 立直 only and the Win page had no field for it (2600 short)."""
+    from table_controller.referee import record_options
+
+    log = _table(("E", "9p"), ("S", "9s"))
+    _riichi(log, "S")
+    log.add("demo", "play.discard", {"seat": "W", "tile": "4s", "by": "demo"})
+    result = _ron(log, "4s", "W")
+    fans = [(f["name"], f["value"]) for f in result["fans"]]
+    assert ("两立直", 2) in fans and ("一发", 1) in fans and ("立直", 1) not in fans, fans
+    assert result["payments"]["S"] == 8000, result
+    second = _table(("E", "9p"), ("S", "9s"), ("W", "1z"), ("N", "2z"), ("E", "3z"), ("S", "7z"))
+    _riichi(second, "S")
+    assert record_options(second.state().hand, {"seat_wind": "S"}) == {"riichi": True, "ippatsu": True}
+    called = _table(("E", "5z"))
+    called.add("demo", "play.claim", {"seat": "W", "kind": "pung", "from": "E", "tiles": ["5z"] * 3, "by": "demo"})
+    for seat, tile in (("W", "1z"), ("N", "9s")):
+        called.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
+    _riichi(called, "N")  # N's first discard, but W called before it
+    assert record_options(called.state().hand, {"seat_wind": "N"}) == {"riichi": True, "ippatsu": True}
 
 
 def test_after_riichi_a_wait_let_pass_bars_a_ron_for_the_rest_of_the_hand() -> None:
@@ -164,3 +190,35 @@ def test_riichi_sticks_left_on_the_table_at_the_end_go_to_the_first_placed() -> 
     assert sheet["final"] and sheet["riichi_pot"] == 0 and sheet["rows"][-1]["riichi_leftover"] == 1000
     assert sum(sheet["totals"].values()) == 0 and sheet["totals"]["2"] == -1000
     assert sheet["table_points"]["2"] == 0  # the declarer is last; the first places share its stick
+
+
+def test_the_seat_that_fed_the_third_dragon_set_is_liable_for_daisangen() -> None:
+    """包 on the live table: S punged 白 from E, 发 from N, then 中 from W: W is liable, the read gets
+    `pao: W` from the record and S's 大三元 by tsumo is W's alone (32000). A third set S melded from
+    its own hand (暗杠) makes nobody liable."""
+    from table_controller.referee import record_options
+
+    def dragons(third: str) -> Log:
+        log = _table(("E", "5z"))
+        log.add("demo", "play.claim", {"seat": "S", "kind": "pung", "from": "E", "tiles": ["5z"] * 3, "by": "demo"})
+        for seat, tile in (("S", "9s"), ("W", "1m"), ("N", "6z")):
+            log.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
+        log.add("demo", "play.claim", {"seat": "S", "kind": "pung", "from": "N", "tiles": ["6z"] * 3, "by": "demo"})
+        log.add("demo", "play.discard", {"seat": "S", "tile": "9p", "by": "demo"})
+        if third == "claimed":
+            log.add("demo", "play.discard", {"seat": "W", "tile": "7z", "by": "demo"})
+            log.add("demo", "play.claim", {"seat": "S", "kind": "pung", "from": "W", "tiles": ["7z"] * 3, "by": "demo"})
+        else:
+            for seat, tile in (("W", "1p"), ("N", "2p"), ("E", "3p")):
+                log.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
+            log.add("demo", "play.kong", {"seat": "S", "tiles": ["7z"] * 4, "concealed": True, "by": "demo"})
+        return log
+
+    log = dragons("claimed")
+    assert record_options(log.state().hand, {"seat_wind": "S"}) == {"pao": "W"}
+    melds = [{"type": "pung", "tiles": [t] * 3, "from": f} for t, f in (("5z", "E"), ("6z", "N"), ("7z", "W"))]
+    log.ref("referee.win_read", hand={"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles("234m5p"),
+                                      "melds": melds, "win_tile": "5p", "win": "self_draw"})
+    result = log.state().actions[-1]["result"]
+    assert {w: v for w, v in result["payments"].items() if v} == {"W": -32000, "S": 32000}, result
+    assert "pao" not in record_options(dragons("concealed").state().hand, {"seat_wind": "S"})

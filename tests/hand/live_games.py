@@ -25,7 +25,7 @@ from typing import Any
 
 from table_controller import scoresheet
 from table_controller.config import parse_config
-from table_controller.controller import ActionError, Controller
+from table_controller.controller import ActionError, Controller, _riichi_points_problem
 from table_controller.demo import ready_waits, turned_up, win_judge, with_referee_options
 from table_controller.record import hand_record
 from table_controller.referee import flow_of
@@ -116,6 +116,9 @@ class LiveGame:
                 wins += 1
                 continue
             type_, data = action.event()
+            if type_ == "play.riichi" and _riichi_points_problem(self.live.state, data["seat"]):
+                self.counts["riichi short of 1000"] += 1  # the player may not declare: it plays on without
+                continue
             try:
                 self.live.record_play(type_, data, by="operator")
             except ActionError as exc:

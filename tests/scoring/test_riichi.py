@@ -63,3 +63,27 @@ def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None
 def test_no_flowers_in_riichi() -> None:
     with pytest.raises(ScoringError, match="flowers"):
         riichi(HAND, "4s", flowers=["1f"], options={"riichi": True})
+
+
+DRAGONS = [{"type": "pung", "tiles": ["5z"] * 3, "from": "E"}, {"type": "pung", "tiles": ["6z"] * 3, "from": "N"},
+           {"type": "pung", "tiles": ["7z"] * 3, "from": "W"}]
+
+
+def test_pao_the_seat_that_fed_the_third_dragon_pays_daisangen() -> None:
+    """包 (WRC, JPML, 天凤): W fed S's third dragon set. S's 大三元 by tsumo: W pays all 32000 (and the 本场);
+    on N's discard N and W pay 16000 each, N the 本场; on W's own discard W pays it all, as without 包."""
+    def won(**more: Any) -> dict[str, int]:
+        return pays(riichi("234m 5p", "5p", melds=DRAGONS, **more))
+
+    assert won(win="self_draw", discarder=None) == {"E": -16000, "W": -8000, "N": -8000, "S": 32000}
+    assert won(win="self_draw", discarder=None, options={"pao": "W"}) == {"W": -32000, "S": 32000}
+    assert won(win="self_draw", discarder=None, options={"pao": "W", "honba": 2}) == {"W": -32600, "S": 32600}
+    assert won(discarder="N", options={"pao": "W", "honba": 1}) == {"W": -16000, "N": -16300, "S": 32300}
+    assert won(discarder="W", options={"pao": "W"}) == {"W": -32000, "S": 32000}
+    # not a 大三元: nobody is liable
+    winds = DRAGONS[:2] + [{"type": "pung", "tiles": ["1z"] * 3, "from": "W"}]
+    assert pays(riichi("234m 5p", "5p", melds=winds, discarder="N", options={"pao": "W"})) \
+        == pays(riichi("234m 5p", "5p", melds=winds, discarder="N")) == {"N": -5200, "S": 5200}  # 3 han 40 fu
+    with pytest.raises(ScoringError) as err:
+        won(discarder="N", options={"pao": "S"})
+    assert err.value.field == "options.pao"

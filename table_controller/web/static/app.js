@@ -39,9 +39,12 @@ const I18N = {
                         concealed_kong: "暗杠", added_kong: "补杠" } }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         abandonAsk: "第 {n} 盘还在进行：中止这一盘、同一庄家重打？（记为中止）",
         drawAsk: "牌墙还剩 {left} 张，无人和牌：结束第 {n} 盘，记为荒牌？",
+        abortive: { nine_terminals: "九种九牌流局", four_winds: "四风连打流局", four_riichi: "四家立直流局",
+                    four_kongs: "四杠散了流局", three_rons: "三家和流局", shown: "牌局显示可{name}",
+                    ask: "以{name}结束第 {n} 盘？同一庄家续庄，本场加一，立直棒留在桌上" },
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
-        stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打",
+        stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
@@ -71,7 +74,7 @@ const I18N = {
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", rescored: "现行规则：{n}", rescoredVoid: "现行规则不成和",
                  rescoredTip: "规则或计分程序已改：按现行规则重算与确认时不同。记分以裁判确认为准，是否更正由裁判长决定", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
                  closed: "已结束",
-                 res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", playing: "进行中", penalty: "罚分" },
+                 res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", abortive: "流局", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "番", total: "合计", tp: "标准分", tpState: "标准分（{s}）", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面",
@@ -126,9 +129,13 @@ const I18N = {
                hand_start: "New hand", hand_end: "End hand", play: "Play keyed", dice: "Dice", action: "Action" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
         drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
+        abortive: { nine_terminals: "Nine terminals (九種九牌)", four_winds: "Four winds (四風連打)",
+                    four_riichi: "Four riichi (四家立直)", four_kongs: "Four kongs (四開槓)", three_rons: "Triple ron (三家和)",
+                    shown: "The record shows: {name}",
+                    ask: "End hand {n} as an abortive draw, {name}? The dealer deals again, honba +1, riichi sticks stay" },
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
-        stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)",
+        stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)", honbaN: "{n} honba",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                book: "This ruleset's fan table",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
@@ -180,7 +187,7 @@ const I18N = {
               who: "Appellant", target: "Against ruling #", optional: "optional", text: "Appeal", submit: "Record appeal", none: "no appeals",
               waiting: "awaiting the committee", upheld: "upheld", dismissed: "dismissed", note: "reasons", uphold: "Uphold",
               dismiss: "Dismiss", needNote: "Give the committee's reasons", about: "against #{n} {what}", item: "#{seq} {who}: {text}" },
-        sheet: { res: { win: "win", win_pending: "win (to be confirmed)", draw: "draw", abandoned: "abandoned", playing: "playing", penalty: "penalties" },
+        sheet: { res: { win: "win", win_pending: "win (to be confirmed)", draw: "draw", abandoned: "abandoned", abortive: "abortive draw", playing: "playing", penalty: "penalties" },
                  chair1: "chair 1", chair2: "chair 2", chair3: "chair 3", chair4: "chair 4",
                  pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", rescored: "today's rules: {n}", rescoredVoid: "no win under today's rules",
@@ -442,6 +449,18 @@ function renderPlayForm(hand) {
   }
   $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
+  renderAbortive(hand);
+}
+function renderAbortive(hand) {
+  // 途中流局 (riichi): a button per abortive draw the ruleset has; one the record shows is marked and said
+  const box = $("abortive-keys"), kinds = hand.abortive_draws || [], shown = hand.abortive_shown || [];
+  box.hidden = !kinds.length || !!hand.ended;
+  const sig = kinds.join() + "|" + shown.join() + "|" + lang;
+  if (box.dataset.sig === sig) return;
+  box.dataset.sig = sig;
+  box.innerHTML = kinds.map((k) => `<button type="button" data-abortive="${esc(k)}" data-testid="abortive-${esc(k)}"${
+    shown.includes(k) ? ` class="shown" title="${esc(t("abortive.shown", { name: t("abortive." + k) }))}"` : ""}>${
+    esc(t("abortive." + k))}</button>`).join("");
 }
 
 function claimedTile(from) {
@@ -735,6 +754,8 @@ function syncWinForm() {
   // 点炮方 only for a win on a discard (or a robbed kong); until the referee picks one, the seat
   // whose discard lies last (the winner's own seat never is)
   const f = $("win-form");
+  // 本场 left empty is the session's count (riichi), shown greyed in the field; a number typed is taken instead
+  f.honba.placeholder = state && state.hand && state.hand.honba ? String(state.hand.honba) : "";
   const hand = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}` : "";
   if (f.dataset.hand !== hand) { // a new hand: what the referee typed or a read filled was for the last one
     f.dataset.hand = hand;
@@ -1006,8 +1027,10 @@ function tableTp(v) {
   // 标准分 shared by a tie: 2.33, not 2.3333333333333335 (which also pushed the players off a phone's sheet)
   return typeof v === "number" ? String(Math.round(v * 100) / 100) : esc(v);
 }
-function resultName(result) {
-  // a row's 结果 in the page's language (the row's result_zh is Chinese only); a row of penalties alone: 罚分
+function resultName(result, abortive) {
+  // a row's 结果 in the page's language (the row's result_zh is Chinese only); a row of penalties alone: 罚分;
+  // an abortive draw by its name (九种九牌流局)
+  if (result === "abortive" && abortive) return t("abortive." + abortive);
   const name = t("sheet.res." + result);
   return name.startsWith("sheet.res.") ? t("sheet.res.penalty") : name;
 }
@@ -1041,7 +1064,7 @@ function renderSheet() {
       ? `<a href="/api/hands/${r.hand_no}/record?format=text${roundQ}" target="_blank" rel="noopener" data-testid="record-${r.hand_no}" title="${t("sheet.record")}">${r.hand_no}</a>`
         + ` <a class="replay-link" href="/replay?hand=${r.hand_no}${roundQ}" data-testid="replay-${r.hand_no}" title="${t("rp.replay")}">▶</a>` : "—"}</td><td>${r.prevalent_wind ? t("seat." + r.prevalent_wind) : ""}</td>
       <td>${r.dealer_position ? esc(sat(r)[String(r.dealer || r.dealer_position)]) : ""}</td>
-      <td>${esc(resultName(r.result))}${(r.wins || []).map((w) => " · " + esc(sat(r)[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => (w.fan_total ?? "") + rescoredMark(r, w)).join(" / ")}</td>${
+      <td>${esc(resultName(r.result, r.abortive))}${(r.wins || []).map((w) => " · " + esc(sat(r)[w.position] || "")).join("")}</td><td>${(r.wins || []).map((w) => (w.fan_total ?? "") + rescoredMark(r, w)).join(" / ")}</td>${
       P.map((p) => `<td><span class="pts ${r.points[p] > 0 ? "plus" : r.points[p] < 0 ? "minus" : ""}">${r.points[p] > 0 ? "+" : ""}${r.points[p]}</span>${
         r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p] > 0 ? "+" : ""}${r.penalty_points[p]})</small>` : ""}${
         r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
@@ -1196,7 +1219,8 @@ function render() {
   // a table playing a tournament's second round (or later) says which round the hand is of
   const roundTag = (state.rounds || []).length > 1 ? t("sheet.roundOpt", { n: state.round }) + " · " : "";
   $("hand-no").textContent = state.hand ? roundTag + t("round", { w: t("seat." + state.hand.prevalent_wind) }) + " · " + t("hand", { n: state.hand.hand_no })
-    + (state.hand.double ? " · " + t("double") : "") : "";
+    + (state.hand.double ? " · " + t("double") : "")
+    + (state.hand.honba ? " · " + t("honbaN", { n: state.hand.honba }) : "") : "";  // 本场 (riichi)
   if (page === "table" || page === "public") {
     renderWall(state.hand);
     renderDice(state.hand);
@@ -1813,6 +1837,19 @@ $("end-hand").addEventListener("click", () => {
       && !window.confirm(t("drawAsk", { n: hand.hand_no, left: hand.tiles_left }))) return;
   const byWins = wins.length && !(state.plays_on && state.further_win);
   act("/api/hand/end", { result: byWins ? "win" : "draw" });
+});
+$("abortive-keys").addEventListener("click", (e) => {
+  // 九种九牌 is the seat picked under 座位 (the seat in turn), its 14 tiles from 牌 when typed (checked then)
+  const button = e.target.closest("[data-abortive]"), hand = state && state.hand;
+  if (!button || !hand || hand.ended) return;
+  const kind = button.dataset.abortive, f = $("play-form"), body = { result: "abortive", abortive: kind };
+  if (kind === "nine_terminals") {
+    body.seat = f.seat.value;
+    const tiles = parseTiles(f.tiles.value);
+    if (tiles.length) body.tiles = tiles;
+  }
+  if (!window.confirm(t("abortive.ask", { n: hand.hand_no, name: t("abortive." + kind) }))) return;
+  act("/api/hand/end", body);
 });
 $("dice-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
