@@ -135,6 +135,39 @@ def _wanted(*role: str) -> list[str]:
     return out.stdout.split()
 
 
+def test_a_pi_and_a_hub_get_only_the_runtime_debian_packages() -> None:
+    pi, hub, dev = set(_wanted("pi")), set(_wanted("hub")), set(_wanted())
+    assert {"g++", "python3-dev", "python3-venv"} <= pi, pi  # pymahjonggb builds on a Pi; the venv
+    assert pi < hub < dev and hub - pi == {"mosquitto"}, (pi, hub)
+    assert not {p for p in pi if re.match(r"chromium|fonts-|texlive|xmahjongg|gnome-|kdegames|systemd$|mosquitto", p)}
+    assert "chromium" in dev and "fonts-noto-cjk" in dev  # the tests' set is still whole (`make setup`)
+
+
+def test_each_runtime_debian_package_says_what_needs_it() -> None:
+    """Its comment names a runtime dependency or a file of the repository that needs it."""
+    deps = {canonicalize_name(r.name) for r in _declared()}
+    wrong = []
+    for name in ("apt-packages-runtime.txt", "apt-packages-hub.txt"):
+        lines = (ROOT / name).read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines):
+            if not line.strip() or line.startswith("#"):
+                continue
+            above = lines[i - 1] if i else ""
+            words = set(re.findall(r"[\w./-]+", above))
+            if not above.startswith("#") or not ({canonicalize_name(w) for w in words} & deps or
+                                                 any("/" in w and (ROOT / w.rstrip(".")).exists() for w in words)):
+                wrong.append(f"{name}:{i + 1}: {line}")
+    assert not wrong, "a package without a comment naming what needs it: " + ", ".join(wrong)
+
+
+def test_make_pi_and_hub_set_up_their_roles() -> None:
+    for target in ("pi", "hub"):
+        out = subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True)
+        assert f"bootstrap.sh {target}" in out.stdout, out.stdout
+    out = subprocess.run(["make", "-n", "-B", "setup"], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "./scripts/bootstrap.sh", out.stdout  # the tests' set-up as it was
+
+
 def test_tile_art_without_pillow_says_so() -> None:
     """On a Pi (no Pillow) the demo camera's GIF art is refused in words, not a ModuleNotFoundError."""
     code = ("import sys; sys.modules['PIL'] = None\n"
