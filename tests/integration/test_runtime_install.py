@@ -126,6 +126,15 @@ def test_no_runtime_module_imports_one_the_service_never_runs() -> None:
     assert not wrong, wrong
 
 
+def test_every_runtime_dependency_is_one_the_service_imports() -> None:
+    """A Pi downloads, over a venue's link, nothing the service does not run."""
+    used = {mod for path in _runtime_files() for mod in _imports(path)}
+    provided = _provided_by()
+    unused = [str(r) for r in _declared()
+              if not any(canonicalize_name(r.name) in provided.get(mod, set()) for mod in used)]
+    assert not unused, f"declared for the Pi but imported only by tests, training or benchmarks: {unused}"
+
+
 def _wanted(*role: str) -> list[str]:
     """The Debian packages `scripts/bootstrap.sh [ROLE] --list` wants (it installs nothing)."""
     script = (ROOT / "scripts" / "bootstrap.sh").read_text(encoding="utf-8")
