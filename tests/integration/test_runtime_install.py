@@ -192,3 +192,30 @@ def test_tile_art_without_pillow_says_so() -> None:
                          env={"PYTHONPATH": f"{ROOT}:{ROOT / 'hardware-sim'}", "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert "Pillow" in out.stdout and "make pi" in out.stdout, out.stdout
+
+
+def test_a_wheel_carries_the_rulesets(tmp_path: Path) -> None:
+    """`pip install .` (not -e) as a table maker may ship it: the service found no ruleset in site-packages and
+    answered the display's first /api/state with a 500 (`unknown ruleset 'mcr' ... (none found)`)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for part in ("pyproject.toml", "README.md", "table_controller", "drivers", "vision", "hardware-sim", "config"):
+        if (ROOT / part).is_dir():
+            shutil.copytree(ROOT / part, src / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(ROOT / part, src / part)
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "wheel"), str(src)],
+                   check=True, timeout=120, capture_output=True)
+    wheel = next((tmp_path / "wheel").glob("*.whl"))
+    subprocess.run([*pip, "install", "--no-deps", "--no-compile", "--target", str(tmp_path / "site"), str(wheel)],
+                   check=True, timeout=120, capture_output=True)
+    code = ("import json; from table_controller.rules import load_ruleset, ruleset_ids\n"
+            "import table_controller; load_ruleset('mcr')\n"
+            "print(json.dumps([table_controller.__file__, list(ruleset_ids())]))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         env={"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    where, ids = json.loads(out.stdout)
+    assert where.startswith(str(tmp_path / "site")), where  # the installed copy, not this tree
+    assert ids == sorted(p.stem for p in (ROOT / "config" / "rulesets").glob("*.toml"))
