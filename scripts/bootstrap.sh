@@ -23,9 +23,10 @@ for arg in "$@"; do
   esac
 done
 case "$role" in
-  pi)  lists=(apt-packages-runtime.txt);                       extras="";       stamp=.venv/.installed-pi ;;
-  hub) lists=(apt-packages-runtime.txt apt-packages-hub.txt);  extras="";       stamp=.venv/.installed-hub ;;
-  dev) lists=(apt-packages-runtime.txt apt-packages-hub.txt apt-packages.txt); extras="[test]"; stamp=.venv/.installed ;;
+  pi)  lists=(apt-packages-runtime.txt); extras=""; stamp=.venv/.installed-pi ;;
+  hub) lists=(apt-packages-runtime.txt apt-packages-hub.txt); extras=""; stamp=.venv/.installed-hub ;;
+  dev) lists=(apt-packages-runtime.txt apt-packages-hub.txt apt-packages.txt); extras="[test]"
+       stamp=.venv/.installed ;;
 esac
 
 mapfile -t wanted < <(cat "${lists[@]}" | grep -vE '^\s*(#|$)' | sort -u)
@@ -54,7 +55,10 @@ fi
 .venv/bin/python -m pip install -q -e ".${extras}"
 touch "$stamp"
 echo "bootstrap: ready ($role)"
-if [ "$role" != "dev" ]; then
-  echo "bootstrap: next: a config (cp config/table.example.toml mytable.toml), .venv/bin/tablectl check, then"
-  echo "           sudo .venv/bin/tablectl install-service $([ "$role" = hub ] && echo '--hub -- <tablectl hub arguments>' || echo '--config mytable.toml')"
+if [ "$role" = pi ]; then
+  echo "bootstrap: next: cp config/table.example.toml mytable.toml (the table's link, ruleset, players, PINs),"
+  echo "           .venv/bin/tablectl check --config mytable.toml, sudo .venv/bin/tablectl install-service --config ..."
+elif [ "$role" = hub ]; then
+  echo "bootstrap: next: the broker (tablectl broker-config, docs/tournament.md), then"
+  echo "           sudo .venv/bin/tablectl install-service --hub -- <tablectl hub arguments>"
 fi
