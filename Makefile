@@ -1,13 +1,27 @@
 # The two commands of the README, plus what they need. Each target sets itself up.
-.PHONY: demo test bench setup clean
+.PHONY: demo test bench setup pi hub clean
 
 VENV := .venv
 STAMP := $(VENV)/.installed
+RUNTIME := pyproject.toml apt-packages-runtime.txt scripts/bootstrap.sh
 
-$(STAMP): pyproject.toml apt-packages.txt scripts/bootstrap.sh
+$(STAMP): $(RUNTIME) apt-packages-hub.txt apt-packages.txt
 	./scripts/bootstrap.sh
 
 setup: $(STAMP)
+
+## A table's Pi: only what the controller runs on (no browser, fonts, tile art or test packages), then
+## `tablectl install-service` (README "Pointing it at a real table")
+pi: $(VENV)/.installed-pi
+
+$(VENV)/.installed-pi: $(RUNTIME)
+	./scripts/bootstrap.sh pi
+
+## A tournament's hub machine: the same, and the MQTT broker (mosquitto)
+hub: $(VENV)/.installed-hub
+
+$(VENV)/.installed-hub: $(RUNTIME) apt-packages-hub.txt
+	./scripts/bootstrap.sh hub
 
 ## Simulated table + controller + display on http://127.0.0.1:8080/ (Ctrl-C stops it)
 demo: $(STAMP)

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.tileart import FACE_SIZE, Face, TileArtError
+from vision.tileart import FACE_SIZE, Face, TileArtError, pillow
 
 CJK_FONTS: tuple[tuple[Path, int], ...] = (
     (Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"), 2),
@@ -69,9 +69,7 @@ FONT_PACKAGES = "fonts-noto-cjk, fonts-droid-fallback, fonts-arphic-ukai, fonts-
 @lru_cache(maxsize=4096)
 def _has_glyph(path: Path, index: int, ch: str) -> bool:
     """Whether the font draws `ch` (not its "missing" box): GB fonts lack 萬, TW fonts lack 万."""
-    from PIL import ImageFont
-
-    font = ImageFont.truetype(str(path), 32, index=index)
+    font = pillow().ImageFont.truetype(str(path), 32, index=index)
     got = np.asarray(font.getmask(ch))
     return got.size > 0 and got.any() and not np.array_equal(got, np.asarray(font.getmask("\U0010fffd")))
 
@@ -121,8 +119,8 @@ class _Painter:
         return tuple(int(v) for v in np.clip(base + self.rng.normal(0, 15, 3), 0, 255))  # type: ignore[return-value]
 
     def text(self, ch: str, cx: float, cy: float, size: float, colour: tuple[int, int, int]) -> None:
-        from PIL import Image, ImageDraw, ImageFont
-
+        pil = pillow()
+        Image, ImageDraw, ImageFont = pil.Image, pil.ImageDraw, pil.ImageFont
         path, index = self.fonts[self.rng.integers(len(self.fonts))]
         if not path.exists():
             raise TileArtError(f"{path} missing: install {FONT_PACKAGES}")

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -37,6 +38,20 @@ SYMBOL_FONTS = {
 
 class TileArtError(RuntimeError):
     """A tile set is missing or unreadable; the message names the package that provides it."""
+
+
+def pillow() -> Any:
+    """Pillow, for tile art read from GIFs (`xmahjongg-*`) or drawn from fonts (`font-*`, `drawn`): the simulator's
+    and training's art, in the test and train extras, never the service's. A Pi set up with `make pi` has none:
+    a TileArtError saying so, not a ModuleNotFoundError."""
+    try:
+        import PIL.Image
+        import PIL.ImageDraw
+        import PIL.ImageFont
+    except ImportError:
+        raise TileArtError("this tile art needs Pillow, which a table's Pi does not install (`make pi`): "
+                           "pip install -e '.[train]' (or '.[test]') on a developer's machine") from None
+    return PIL
 
 
 @dataclass(frozen=True)
@@ -177,9 +192,7 @@ def _crop_face(tile: np.ndarray, left: float, bottom: float, inset: float = 0.04
 def _read_rgb(path: Path, package: str) -> np.ndarray:
     if not path.exists():
         raise TileArtError(f"{path} missing: install the Debian package {package}")
-    from PIL import Image  # Pillow reads GIF, which OpenCV builds often cannot
-
-    with Image.open(path) as im:
+    with pillow().Image.open(path) as im:  # Pillow reads GIF, which OpenCV builds often cannot
         rgb = np.asarray(im.convert("RGB"))
     return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
 
@@ -279,8 +292,8 @@ _UNICODE_ORDER = (["1z", "2z", "3z", "4z", "7z", "6z", "5z"] + _suits("m") + _su
 
 
 def load_unicode_font(style: str) -> list[Face]:
-    from PIL import Image, ImageDraw, ImageFont
-
+    pil = pillow()
+    Image, ImageDraw, ImageFont = pil.Image, pil.ImageDraw, pil.ImageFont
     path = SYMBOL_FONTS[style]
     if not path.exists():
         raise TileArtError(f"{path} missing: install fonts-symbola / fonts-noto-core")

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
 PACKAGES = ("drivers", "table_controller", "vision", "hardware-sim/tablesim")
 CODE_DIRS = (*PACKAGES, "bench")
-FILE_SUFFIXES = {"py", "js", "md", "toml", "json", "sqlite3", "html", "css", "onnx"}
+FILE_SUFFIXES = {"py", "js", "md", "toml", "json", "sqlite3", "html", "css", "onnx", "txt"}
 
 
 def _modules() -> list[Path]:
