@@ -16,9 +16,17 @@ from table_controller.store import EventStore
 
 #: Files whose few tests run long (a whole day, a played session, every page): `make test`'s `--dist loadfile`
 #: hands files out by their number of tests, most first, so these came last and one worker ran the last of them
-#: alone (test_day: 40-55 s) while the other had nothing left. They are handed out first; only the order moves.
-LONG_FILES = ("tests/tournament/test_day.py", "tests/security/test_concealed_tiles.py", "tests/web/test_xss.py",
-              "tests/web/test_recovering.py", "tests/web/test_overlay.py")
+#: alone (test_day: 40-55 s) while the other had nothing left. They are handed out first, longest first (the
+#: slowest files of a run beside other work, 35-112 s each: a cameras' played hands, a bench, a browser's pages
+#: on bad Wi-Fi), so that the files of short tests fill in at the end; only the order moves.
+LONG_FILES = ("tests/tournament/test_day.py", "tests/integration/test_camera_in_service.py",
+              "tests/vision/test_vision_setup.py", "tests/web/test_wifi.py", "tests/vision/test_vision_bump.py",
+              "tests/security/test_concealed_tiles.py", "tests/web/test_long_records.py",
+              "tests/tournament/test_tournament_demo.py", "tests/integration/test_cli_processes.py",
+              "tests/vision/test_vision_learn.py", "tests/web/test_small_screens.py",
+              "tests/tournament/test_pages_browser.py", "tests/web/test_keying.py",
+              "tests/vision/test_vision_camera_faults.py", "tests/vision/test_bench_camera_long_faults.py",
+              "tests/web/test_xss.py", "tests/web/test_recovering.py", "tests/web/test_overlay.py")
 
 
 #: Where the suite's temporary files go when the caller set no TMPDIR: a memory-backed tmpfs. The event log commits
