@@ -170,7 +170,9 @@ async def test_an_action_whose_answer_is_lost_is_said_recorded_without_a_second_
     """The service did it and both answers (the press and the page's own retry) were lost on the air:
     the page asks under the action's key and says 已记录 #N; nothing is done twice."""
     path, press, count = await _ready(service, action)
-    page = await _open(browser, service, service.port, path, token=REFEREE)
+    page = await browser.new_page()
+    await page.clock.install()  # its waits stepped through at the end, not sat out
+    await open_page(browser, service, path, token=REFEREE, page=page)
     fetched: list[int] = []
 
     async def lose_the_answer(route: Any) -> None:
@@ -188,7 +190,7 @@ async def test_an_action_whose_answer_is_lost_is_said_recorded_without_a_second_
     seq = service.controller.state.actions[-1]["seq"]
     assert f"#{seq}" in await page.inner_text("#action-msg")
     await page.unroute("**/api/**")
-    await asyncio.sleep(2.5)  # the page does not send it again by itself
+    await page.clock.run_for(2 * _answer_wait_ms())  # the page does not send it again by itself (2.5 s slept before)
     assert count() == 1
 
 
