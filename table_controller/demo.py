@@ -170,11 +170,11 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     from table_controller.rules import deal_plan, load_ruleset
     from tablesim.players import play_hand
 
-    if felt is not None:
-        felt.clear()  # the last hand's tiles go down into the table
+    if felt is not None and felt.clear():  # the last hand's tiles go down into the table
         # and the camera sees the felt empty before the next hand's first tile: a real table takes
         # longer than this to shuffle, but the demo's fast one could lay a flower where a tile of
         # the last hand lay before the camera let that tile go, and the flower would be taken for it
+        # (a felt with nothing on it, as before the first hand, has nothing to let go: no wait)
         await asyncio.sleep(FELT_CLEAR_S)
     await controller.start_hand(by="demo")
     if not await _until(lambda: (h := controller.state.hand) is not None and (h.get("deal") or h.get("error")),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -14,9 +16,53 @@ from table_controller.store import EventStore
 
 #: Files whose few tests run long (a whole day, a played session, every page): `make test`'s `--dist loadfile`
 #: hands files out by their number of tests, most first, so these came last and one worker ran the last of them
-#: alone (test_day: 40-55 s) while the other had nothing left. They are handed out first; only the order moves.
-LONG_FILES = ("tests/tournament/test_day.py", "tests/security/test_concealed_tiles.py", "tests/web/test_xss.py",
-              "tests/web/test_recovering.py", "tests/web/test_overlay.py")
+#: alone (test_day: 40-55 s) while the other had nothing left. They are handed out first, longest first (the
+#: slowest files of a run beside other work, 35-112 s each: a cameras' played hands, a bench, a browser's pages
+#: on bad Wi-Fi), so that the files of short tests fill in at the end; only the order moves.
+LONG_FILES = ("tests/tournament/test_day.py", "tests/integration/test_camera_in_service.py",
+              "tests/vision/test_vision_setup.py", "tests/web/test_wifi.py", "tests/vision/test_vision_bump.py",
+              "tests/security/test_concealed_tiles.py", "tests/web/test_long_records.py",
+              "tests/tournament/test_tournament_demo.py", "tests/integration/test_cli_processes.py",
+              "tests/vision/test_vision_learn.py", "tests/web/test_small_screens.py",
+              "tests/tournament/test_pages_browser.py", "tests/web/test_keying.py",
+              "tests/vision/test_vision_camera_faults.py", "tests/vision/test_bench_camera_long_faults.py",
+              "tests/web/test_xss.py", "tests/web/test_recovering.py", "tests/web/test_overlay.py")
+
+
+#: Where the suite's temporary files go when the caller set no TMPDIR: a memory-backed tmpfs. The event log commits
+#: each event with `synchronous=FULL`, so on a VM's disk every event cost an fsync (10.7 ms against 0.18 ms on
+#: tmpfs, measured): a played round of the tournament demo spent 40% of its time in them. A test kills processes,
+#: never the power, so the fsync proves nothing there; the syscalls themselves still happen (test_publisher_syncs).
+MEMORY_TMP = Path("/dev/shm")
+#: Below this much free room the tmpfs is left alone (the suite's files, a few hundred MiB, go to the disk).
+MEMORY_TMP_FREE = 2 << 30
+
+
+def memory_tmp(mounts: str, candidate: Path = MEMORY_TMP) -> Path | None:
+    """`candidate` when `mounts` (/proc/mounts' text) shows it a tmpfs this user can write with room to spare."""
+    on_tmpfs = any(f"{parts[1]} {parts[2]}" == f"{candidate} tmpfs"
+                   for parts in (line.split() for line in mounts.splitlines()) if len(parts) >= 3)
+    if not on_tmpfs or not os.access(candidate, os.W_OK | os.X_OK):
+        return None
+    stat = os.statvfs(candidate)
+    return candidate if stat.f_bavail * stat.f_frsize >= MEMORY_TMP_FREE else None
+
+
+def _use_memory_tmp() -> None:
+    """Point TMPDIR (pytest's `tmp_path`, `tempfile`, and every process a test starts) at `memory_tmp`."""
+    if os.environ.get("TMPDIR"):
+        return  # the caller chose
+    try:
+        mounts = Path("/proc/mounts").read_text()
+    except OSError:
+        return
+    chosen = memory_tmp(mounts)
+    if chosen is not None:
+        os.environ["TMPDIR"] = str(chosen)
+        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+_use_memory_tmp()  # at import: before pytest (and xdist, for its workers) picks the base of `tmp_path`
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -123,11 +123,14 @@ class FeltCamera:
             self._bump = bump_matrix(self.opts.size, shift, turn_deg) if moved else None
             self._version += 1
 
-    def clear(self) -> None:
-        """The hand is over: the tiles go down into the table."""
+    def clear(self) -> bool:
+        """The hand is over: the tiles go down into the table. Whether any lay there (the camera has
+        something to see go)."""
         with self._lock:
+            had = bool(self._felt.tiles)
             self._felt = Felt()
             self._version += 1
+            return had
 
     def scene(self) -> Scene:
         """The current scene, labelled (rendered again only after the felt changed)."""

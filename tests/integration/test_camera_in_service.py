@@ -16,6 +16,7 @@ import pytest
 
 from table_controller.config import parse_config
 from table_controller.controller import side_of_wind
+from table_controller.demo import FELT_CLEAR_S
 from table_controller.service import TableService
 from tablesim.scenes.camera import VirtualCamera, scene_source
 from tablesim.scenes.render import SceneOptions
@@ -310,6 +311,12 @@ async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) ->
             await asyncio.sleep(0.05)
         assert not differ, differ
         assert not [e for e in ctl.store.since(0) if e.type == "play.discard" and e.source == "demo"]
+        # the first hand starts at once: the felt held no tiles for the camera to see go (it waited
+        # FELT_CLEAR_S before every hand, the first too: 4 s of every camera demo's start)
+        events = ctl.store.since(0)
+        start = next(e for e in events if e.type == "operator.hand_start")
+        before = [e for e in events if e.seq < start.seq and e.source != "camera"][-1]  # the first dealer's dice
+        assert start.at - before.at < FELT_CLEAR_S / 2, (before, start.at - before.at)
     finally:
         await service.stop()
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from tournament_helpers import Broker, start_tables, until
 
 from table_controller.config import parse_config
@@ -16,32 +17,49 @@ from table_controller.scoresheet import compute
 from table_controller.service import TableService
 from table_controller.tournament.web import HubService
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
 
-@contextlib.asynccontextmanager
-async def hub_page(hub: HubService, organiser: str | None = None) -> AsyncIterator[Any]:
-    """Debian's Chromium on the hub's standings page; `organiser`: the credential typed when asked."""
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def chromium() -> AsyncIterator[Any]:
+    """Debian's Chromium, launched once for the file (it was launched by each test: 1-3 s each, seven times)."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        launched = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            page = await browser.new_page()
-            if organiser is not None:
-                page.on("dialog", lambda d: asyncio.ensure_future(d.accept(organiser)))
-            await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
-            yield page
+            yield launched
         finally:
-            await browser.close()
+            await launched.close()
 
 
-async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker: Broker) -> None:
-    from playwright.async_api import async_playwright
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(chromium: Any) -> AsyncIterator[Any]:
+    """The file's Chromium for one test: each page it opens has its own context (no storage shared, as
+    in a browser of its own), closed after the test."""
+    before = set(chromium.contexts)
+    try:
+        yield chromium
+    finally:
+        for context in chromium.contexts:
+            if context not in before:
+                await context.close()
 
+
+@contextlib.asynccontextmanager
+async def hub_page(browser: Any, hub: HubService, organiser: str | None = None) -> AsyncIterator[Any]:
+    """Debian's Chromium on the hub's standings page; `organiser`: the credential typed when asked."""
+    page = await browser.new_page()
+    if organiser is not None:
+        page.on("dialog", lambda d: asyncio.ensure_future(d.accept(organiser)))
+    await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+    yield page
+
+
+async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker: Broker, browser: Any) -> None:
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0)
     await hub.start()
     table = TableService(parse_config({
@@ -58,72 +76,67 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
         sheet = compute(table.controller.state)
         await until(lambda: hub.hub.tables.get("t1") is not None and hub.hub.tables["t1"].state is not None
                     and hub.hub.tables["t1"].state["totals"] == sheet["totals"], 10, "the hub to have the penalty")
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = await browser.new_page()
-                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
-                await page.wait_for_selector('[data-player="王芳"]', timeout=5000)
-                first = await page.inner_text("[data-testid=standings] tbody tr")
-                assert "王芳" in first and "15" in first and first.strip().startswith("1")
-                assert "排名" in await page.title() and "一号桌" in await page.inner_text("[data-testid=tables]")
-                # the next round's seating, proposed from these standings: the four at one table
-                await page.wait_for_selector('[data-testid=pairings] tr[data-table="t1"]', timeout=5000)
-                assert "第 2 轮编排" in await page.inner_text("#pair-title")
-                row = await page.inner_text('[data-testid=pairings] tr[data-table="t1"]')
-                assert all(n in row for n in ("张伟", "李娜", "王芳", "陈杰")) and "再次相遇 6 对" in row
-                # a jam at the table: the hub's page says which table needs the chief referee, and stops once cleared
-                assert not await page.is_visible("[data-testid=attention]")
-                table.sim.raise_fault("jam", where="S")
-                await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
-                attention = await page.inner_text("[data-testid=attention]")
-                assert "需要裁判长处理" in attention and "一号桌" in attention and "卡牌" in attention
-                assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")
-                table.sim.clear_fault("jam")
-                await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=10000)
-                # a player's appeal waits for the arbitration committee: the hub says so until decided
-                table.controller.referee_action("referee.appeal", {"position": 2, "text": "我没有亮牌"}, by="referee")
-                await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
-                assert "申诉待仲裁委员会裁决 1 件" in await page.inner_text("[data-testid=alerts-t1]")
-                appeal = table.controller.state.actions[-1]["seq"]
-                table.controller.referee_action("referee.appeal_ruling", {"appeal": appeal, "upheld": True,
-                                                                          "note": "判罚有误"}, by="referee")
-                await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=10000)
-                # a hand played to the end: the players' statistics count it (技术统计)
-                await table.controller.start_hand(by="operator")
-                await table.controller.end_hand(by="operator")
-                await page.wait_for_selector('[data-testid=stats] tr[data-stats="王芳"]', timeout=10000)
-                row = await page.inner_text('[data-testid=stats] tr[data-stats="王芳"]')
-                assert row.split()[:3] == ["王芳", "1", "0"] and "技术统计" in await page.inner_text("#stats-title")
-                # the table's session clock at the hub: running, then frozen while the referee pauses it
-                table.controller.referee_action("referee.session_start", {"minutes": 30}, by="referee")
-                await page.wait_for_function(
-                    "/^(29:[0-5][0-9]|30:00)$/.test(document.querySelector('[data-testid=clock-t1]').innerText)",
-                    timeout=10000)
-                table.controller.referee_action("referee.clock_pause", {"reason": "卡牌"}, by="referee")
-                await page.wait_for_function(
-                    "document.querySelector('[data-testid=clock-t1]').innerText.startsWith('⏸')", timeout=10000)
-                await page.click("#lang")
-                assert "standings" in await page.title()
+        page = await browser.new_page()
+        await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+        await page.wait_for_selector('[data-player="王芳"]', timeout=5000)
+        first = await page.inner_text("[data-testid=standings] tbody tr")
+        assert "王芳" in first and "15" in first and first.strip().startswith("1")
+        assert "排名" in await page.title() and "一号桌" in await page.inner_text("[data-testid=tables]")
+        # the next round's seating, proposed from these standings: the four at one table
+        await page.wait_for_selector('[data-testid=pairings] tr[data-table="t1"]', timeout=5000)
+        assert "第 2 轮编排" in await page.inner_text("#pair-title")
+        row = await page.inner_text('[data-testid=pairings] tr[data-table="t1"]')
+        assert all(n in row for n in ("张伟", "李娜", "王芳", "陈杰")) and "再次相遇 6 对" in row
+        # a jam at the table: the hub's page says which table needs the chief referee, and stops once cleared
+        assert not await page.is_visible("[data-testid=attention]")
+        table.sim.raise_fault("jam", where="S")
+        await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
+        attention = await page.inner_text("[data-testid=attention]")
+        assert "需要裁判长处理" in attention and "一号桌" in attention and "卡牌" in attention
+        assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")
+        table.sim.clear_fault("jam")
+        await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=10000)
+        # a player's appeal waits for the arbitration committee: the hub says so until decided
+        table.controller.referee_action("referee.appeal", {"position": 2, "text": "我没有亮牌"}, by="referee")
+        await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
+        assert "申诉待仲裁委员会裁决 1 件" in await page.inner_text("[data-testid=alerts-t1]")
+        appeal = table.controller.state.actions[-1]["seq"]
+        table.controller.referee_action("referee.appeal_ruling", {"appeal": appeal, "upheld": True,
+                                                                  "note": "判罚有误"}, by="referee")
+        await page.wait_for_selector("[data-testid=attention]", state="hidden", timeout=10000)
+        # a hand played to the end: the players' statistics count it (技术统计)
+        await table.controller.start_hand(by="operator")
+        await table.controller.end_hand(by="operator")
+        await page.wait_for_selector('[data-testid=stats] tr[data-stats="王芳"]', timeout=10000)
+        row = await page.inner_text('[data-testid=stats] tr[data-stats="王芳"]')
+        assert row.split()[:3] == ["王芳", "1", "0"] and "技术统计" in await page.inner_text("#stats-title")
+        # the table's session clock at the hub: running, then frozen while the referee pauses it
+        table.controller.referee_action("referee.session_start", {"minutes": 30}, by="referee")
+        await page.wait_for_function(
+            "/^(29:[0-5][0-9]|30:00)$/.test(document.querySelector('[data-testid=clock-t1]').innerText)",
+            timeout=10000)
+        table.controller.referee_action("referee.clock_pause", {"reason": "卡牌"}, by="referee")
+        await page.wait_for_function(
+            "document.querySelector('[data-testid=clock-t1]').innerText.startsWith('⏸')", timeout=10000)
+        await page.click("#lang")
+        assert "standings" in await page.title()
 
-                await page.goto(f"http://127.0.0.1:{table.port}/")
-                line = page.locator("[data-testid=tournament-health]")
-                await line.wait_for(timeout=8000)
-                assert "赛事连线正常" in await line.inner_text()
-                broker.stop()
-                await page.wait_for_function(
-                    "document.querySelector('[data-testid=tournament-health]').textContent.includes('中断')",
-                    timeout=15000)
-                assert await line.get_attribute("class") == "bad"
-            finally:
-                await browser.close()
+        await page.goto(f"http://127.0.0.1:{table.port}/")
+        line = page.locator("[data-testid=tournament-health]")
+        await line.wait_for(timeout=8000)
+        assert "赛事连线正常" in await line.inner_text()
+        broker.stop()
+        await page.wait_for_function(
+            "document.querySelector('[data-testid=tournament-health]').textContent.includes('中断')",
+            timeout=15000)
+        assert await line.get_attribute("class") == "bad"
     finally:
         await table.stop()
         await hub.stop()
 
 
 async def test_the_organiser_publishes_round_2s_seating_and_the_referee_keys_it_from_the_table(
-        tmp_path: Path, broker: Broker) -> None:
+        tmp_path: Path, broker: Broker, browser: Any) -> None:
     """Round 1 is played at two tables; the organiser publishes round 2's seating from the hub's
     page (with the organiser's credential); each table receives its four players, and the referee
     fills the new-round form with them on the score sheet page and starts the round."""
@@ -147,7 +160,7 @@ async def test_the_organiser_publishes_round_2s_seating_and_the_referee_keys_it_
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
             wrong = await http.post("/api/pairings/publish", headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401 and t1.controller.state.seating_offer is None
-        async with hub_page(hub, organiser="org-secret-1") as page:
+        async with hub_page(browser, hub, organiser="org-secret-1") as page:
             await page.wait_for_selector('[data-testid=pairings] tr[data-table="t1"]', timeout=5000)
             await page.click("#publish")
             await page.wait_for_function("document.querySelector('#published').textContent.includes('已发布第 2 轮')",
@@ -176,7 +189,8 @@ async def test_the_organiser_publishes_round_2s_seating_and_the_referee_keys_it_
         await hub.stop()
 
 
-async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(tmp_path: Path, broker: Broker) -> None:
+async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(
+        tmp_path: Path, broker: Broker, browser: Any) -> None:
     """The venue's tables (`--tables`) are rows from the start; one not heard from says so in its
     row and in 需要裁判长处理, without a link to records it does not have, until it reports."""
     import json
@@ -184,7 +198,7 @@ async def test_a_table_never_heard_from_is_flagged_on_the_hubs_page(tmp_path: Pa
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
     await hub.start()
     try:
-        async with hub_page(hub) as page:
+        async with hub_page(browser, hub) as page:
             await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=5000)
             attention = await page.inner_text("[data-testid=attention]")
             assert "t01" in attention and "t02" in attention and "尚未收到本桌任何消息" in attention
@@ -241,32 +255,26 @@ async def _three_rounds(broker: Broker) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _hub_after_three_rounds(tmp_path: Path, broker: Broker, **options: Any) -> AsyncIterator[tuple[Any, Any]]:
-    """A hub of tables t01 and t02 that has every standing of `_three_rounds`, and a Chromium:
-    (the hub, the browser), both closed after."""
-    from playwright.async_api import async_playwright
-
+async def _hub_after_three_rounds(tmp_path: Path, broker: Broker, browser: Any,
+                                  **options: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """A hub of tables t01 and t02 that has every standing of `_three_rounds`, and the test's Chromium:
+    (the hub, the browser); the hub stopped after."""
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"], **options)
     await hub.start()
     try:
         await until(lambda: hub.hub.connected, 5, "the hub to connect")
         await _three_rounds(broker)
         await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6, 5, "every round's standing")
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                yield hub, browser
-            finally:
-                await browser.close()
+        yield hub, browser
     finally:
         await hub.stop()
 
 
-async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None:
+async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker, browser: Any) -> None:
     """On a phone (390×844) the standings were 635 px wide: the rounds' column squeezed the names to
     one character a line (欧/阳/娜/娜) and the page scrolled sideways. Now the standings fit, a
     name and each round's entry stay on one line, and the wide tables below scroll in their own box."""
-    async with _hub_after_three_rounds(tmp_path, broker) as (hub, browser):
+    async with _hub_after_three_rounds(tmp_path, broker, browser) as (hub, browser):
         for lang in ("", "?lang=en"):
             page = await browser.new_page(viewport={"width": 390, "height": 844})
             await page.goto(f"http://127.0.0.1:{hub.bound_port}/{lang}")
@@ -284,12 +292,11 @@ async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker) -> None
             await page.close()
 
 
-async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(tmp_path: Path, broker: Broker) -> None:
+async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(
+        tmp_path: Path, broker: Broker, browser: Any) -> None:
     """In English the rounds were joined with 、 and marked （provisional）, the biggest win's fans were
     the Chinese names (清一色、自摸) and a table's phase its id (walls_raised): the English page now reads
     in English, the Chinese one as before."""
-    from playwright.async_api import async_playwright
-
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, expected=["t01", "t02"])
     await hub.start()
     try:
@@ -297,32 +304,28 @@ async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(tmp_pat
         await _three_rounds(broker)
         await until(lambda: sum(len(t.states) for t in hub.hub.tables.values()) == 6
                     and hub.hub.tables["t01"].records(), 5, "every round's standing and the record")
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = await browser.new_page(viewport={"width": 1920, "height": 1080})
-                await page.goto(f"http://127.0.0.1:{hub.bound_port}/?lang=en")
-                await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
-                rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
-                assert rounds == "R1 1号桌 4, R2 2号桌 0, R3 2号桌 1 (provisional)", rounds
-                best = await page.inner_text('[data-stats="司马光明"] td:last-child')
-                assert "Full Flush, Self-Drawn" in best and "清一色" not in best, best
-                assert "walls raised" in await page.inner_text('[data-testid=tables] tr[data-table="t02"]')
-                await page.click("#lang")
-                rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
-                assert rounds == "第1轮 1号桌 4、第2轮 2号桌 0、第3轮 2号桌 1（暂定）", rounds
-                assert "清一色、自摸" in await page.inner_text('[data-stats="司马光明"] td:last-child')
-            finally:
-                await browser.close()
+        page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+        await page.goto(f"http://127.0.0.1:{hub.bound_port}/?lang=en")
+        await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+        rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
+        assert rounds == "R1 1号桌 4, R2 2号桌 0, R3 2号桌 1 (provisional)", rounds
+        best = await page.inner_text('[data-stats="司马光明"] td:last-child')
+        assert "Full Flush, Self-Drawn" in best and "清一色" not in best, best
+        assert "walls raised" in await page.inner_text('[data-testid=tables] tr[data-table="t02"]')
+        await page.click("#lang")
+        rounds = await page.inner_text('[data-player="司马光明"] td:last-child')
+        assert rounds == "第1轮 1号桌 4、第2轮 2号桌 0、第3轮 2号桌 1（暂定）", rounds
+        assert "清一色、自摸" in await page.inner_text('[data-stats="司马光明"] td:last-child')
     finally:
         await hub.stop()
 
 
-async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(tmp_path: Path, broker: Broker) -> None:
+async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(
+        tmp_path: Path, broker: Broker, browser: Any) -> None:
     """The standings page is the players' kiosk too. Once the organiser had published from it, the
     credential stayed in the tab and the next click on 发布到各桌 published with no question asked:
     anyone at the screen could post a seating. Now each publish asks; cancelling posts nothing."""
-    async with _hub_after_three_rounds(tmp_path, broker, organizer_token="org-9") as (hub, browser):
+    async with _hub_after_three_rounds(tmp_path, broker, browser, organizer_token="org-9") as (hub, browser):
         page = await browser.new_page()
         asked: list[str] = []
 
@@ -348,12 +351,11 @@ async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(t
         assert hub.hub.published() == first  # nothing posted again
 
 
-async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(tmp_path: Path, broker: Broker) -> None:
+async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(
+        tmp_path: Path, broker: Broker, browser: Any) -> None:
     """Forty players at ten tables: a 1920×1080 TV showed ranks 1 to 18 and nobody could scroll it.
     With ?kiosk the page turns every S seconds and comes back to the top; without, it stays put."""
     import aiomqtt
-    from playwright.async_api import async_playwright
-
     from table_controller.tournament.wire import StateMsg, Topics, encode
 
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0)
@@ -371,31 +373,26 @@ async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(tmp_path: Pat
                                hands_played=16, phase="closed", phase_zh="本轮结束")
                 await client.publish(Topics("mahjong", "cup", table_id).state, encode(msg), qos=1)
         await until(lambda: len(hub.hub.tables) == 10, 5, "ten tables")
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = await browser.new_page(viewport={"width": 1920, "height": 1080})
-                await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
-                # laid out, not only attached: under load the first render may not have placed it yet
-                await page.wait_for_selector('[data-player="选手40"]', state="visible", timeout=10000)
-                # the last rank is below the screen (read in the page at once: the standings are drawn
-                # again as updates come, and a row found first may be gone when its box is asked for)
-                await page.wait_for_function(
-                    "(document.querySelector('[data-player=\"选手40\"]')?.getBoundingClientRect().top ?? 0) > 1080")
-                await asyncio.sleep(1.5)
-                assert await page.evaluate("window.scrollY") == 0  # a page that is not a kiosk stays put
-                await page.goto(f"http://127.0.0.1:{hub.bound_port}/?kiosk=1")
-                await page.wait_for_selector('[data-player="选手40"]', state="attached", timeout=5000)
-                await page.wait_for_function("window.scrollY > 500", timeout=10000)
-                await page.wait_for_function("window.scrollY === 0", timeout=20000)  # back to the top
-            finally:
-                await browser.close()
+        page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+        await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+        # laid out, not only attached: under load the first render may not have placed it yet
+        await page.wait_for_selector('[data-player="选手40"]', state="visible", timeout=10000)
+        # the last rank is below the screen (read in the page at once: the standings are drawn
+        # again as updates come, and a row found first may be gone when its box is asked for)
+        await page.wait_for_function(
+            "(document.querySelector('[data-player=\"选手40\"]')?.getBoundingClientRect().top ?? 0) > 1080")
+        await asyncio.sleep(1.5)
+        assert await page.evaluate("window.scrollY") == 0  # a page that is not a kiosk stays put
+        await page.goto(f"http://127.0.0.1:{hub.bound_port}/?kiosk=1")
+        await page.wait_for_selector('[data-player="选手40"]', state="attached", timeout=5000)
+        await page.wait_for_function("window.scrollY > 500", timeout=10000)
+        await page.wait_for_function("window.scrollY === 0", timeout=20000)  # back to the top
     finally:
         await hub.stop()
 
 
 async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_seating_from_the_page(
-        tmp_path: Path, broker: Broker) -> None:
+        tmp_path: Path, broker: Broker, browser: Any) -> None:
     """t1's board jams for good in round 1 (a real simulated table); t2 has finished (its standing sent
     over the broker). From the hub's page, with the organiser's credential: t1's round is ended with
     the scores so far, t1 is taken out of service (the banner lets it be, its row says why), and the
@@ -429,7 +426,7 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
         table.sim.raise_fault("jam", where="S")  # and it stays: the board is broken
         await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None
                                 for t in ("t1", "t2")) and hub.hub.tables["t1"].alerts, 10, "both tables at the hub")
-        async with hub_page(hub, organiser="org-secret-1") as page:
+        async with hub_page(browser, hub, organiser="org-secret-1") as page:
             await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
             assert "卡牌" in await page.inner_text("[data-testid=attention]")
             await page.click("#org-title")  # open the organiser's section

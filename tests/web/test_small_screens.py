@@ -10,6 +10,7 @@ of every text against what lies under it, words broken over two lines. The tests
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -201,8 +202,10 @@ async def _walk(chromium: Any, places: dict[str, Any], size: str) -> dict[str, d
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def walked(chromium: Any, places: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
-    """The measures of every page on the phone and the tablet (walked once for the module's tests)."""
-    return {size: await _walk(chromium, places, size) for size in ("phone", "tablet")}
+    """The measures of every page on the phone and the tablet (walked once for the module's tests, the two sizes
+    side by side: each in its own browser contexts, reading the same table)."""
+    sizes = ("phone", "tablet")
+    return dict(zip(sizes, await asyncio.gather(*(_walk(chromium, places, size) for size in sizes))))
 
 
 def _each(walked: dict[str, Any], key: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -87,15 +87,25 @@ async def test_a_quiet_delayed_broadcast_is_not_taken_for_a_dead_link(service: T
                                                                         quick_health: float) -> None:
     """The broadcast feed (`/public?delay=S`) held its events back and sent nothing else: a quiet table
     would look like a dead link to the page's watchdog. It now says it is alive (`alive`) as often as
-    the live feed sends health."""
+    the live feed sends health. The page's clock stands still but for a second after each message (or after
+    2 s without one): 8 s of the page's time, longer than it waits for a feed that never said how often it
+    speaks (7 s), in 4 s (8 s were slept before)."""
     page = await browser.new_page()
     sockets: list[str] = []
-    page.on("websocket", lambda ws: sockets.append(ws.url))
+    frames: list[Any] = []
+    page.on("websocket", lambda ws: (sockets.append(ws.url), ws.on("framereceived", lambda f: frames.append(f))))
+    await page.clock.install()
+    await page.clock.pause_at(time.time() * 1000 + 1000)  # (installed flowing, the page opened a second socket)
     await page.goto(f"http://127.0.0.1:{service.port}/public?delay=30")
     await page.wait_for_function("document.body.dataset.connected === '1'", timeout=5000)
-    await asyncio.sleep(8.0)  # longer than a page waits for a feed that never said how often it speaks (7 s)
+    for _ in range(8):
+        heard = len(frames)
+        end = time.monotonic() + 2.0
+        while len(frames) == heard and time.monotonic() < end:
+            await asyncio.sleep(0.02)
+        await page.clock.run_for(1000)
     assert await page.evaluate("document.body.dataset.connected") == "1"
-    assert len(sockets) == 1 and "delay=30" in sockets[0]
+    assert len(sockets) == 1 and "delay=30" in sockets[0], sockets
 
 
 # ---- an action whose answer never comes ------------------------------------------------------------
@@ -170,7 +180,9 @@ async def test_an_action_whose_answer_is_lost_is_said_recorded_without_a_second_
     """The service did it and both answers (the press and the page's own retry) were lost on the air:
     the page asks under the action's key and says 已记录 #N; nothing is done twice."""
     path, press, count = await _ready(service, action)
-    page = await _open(browser, service, service.port, path, token=REFEREE)
+    page = await browser.new_page()
+    await page.clock.install()  # its waits stepped through at the end, not sat out
+    await open_page(browser, service, path, token=REFEREE, page=page)
     fetched: list[int] = []
 
     async def lose_the_answer(route: Any) -> None:
@@ -188,7 +200,7 @@ async def test_an_action_whose_answer_is_lost_is_said_recorded_without_a_second_
     seq = service.controller.state.actions[-1]["seq"]
     assert f"#{seq}" in await page.inner_text("#action-msg")
     await page.unroute("**/api/**")
-    await asyncio.sleep(2.5)  # the page does not send it again by itself
+    await page.clock.run_for(2 * _answer_wait_ms())  # the page does not send it again by itself (2.5 s slept before)
     assert count() == 1
 
 
