@@ -168,3 +168,62 @@ async def test_a_page_opened_and_closed_a_thousand_times_leaves_nothing_behind(
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}", timeout=10) as http:
         assert (await http.get("/api/health")).json()["ok"]
     assert not _unhandled(caplog)
+
+
+async def test_a_socket_that_never_reads_is_dropped_at_its_pong_deadline(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A client that opens `/ws` and never reads: the messages pile up behind it and its pong never comes.
+    uvicorn closed the transport at the deadline, which waits to send what is buffered first: for good (the
+    sender blocked and subscribed, the connection counted). Now it is dropped; another page keeps its feed."""
+    import base64
+    import socket
+
+    from table_controller.config import parse_config
+    from table_controller.web import serve
+
+    caplog.set_level(logging.INFO)
+    monkeypatch.setattr(serve, "WS_PING_S", 2.5)  # the first ping once the buffer is full (1.6 s here)
+    monkeypatch.setattr(serve, "WS_PONG_S", 1.0)
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
+                           "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE}},
+                          source="test")
+    svc = TableService(config, tmp_path)
+    await svc.start()
+    stalled = socket.socket()
+    try:
+        await svc.controller.wait_linked(10)
+        page = await websockets.connect(f"ws://127.0.0.1:{svc.port}/ws", max_size=None)
+        assert json.loads(await page.recv())["type"] == "snapshot"
+        before = len(svc.controller._subscribers)
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.connect(("127.0.0.1", svc.port))
+        key = base64.b64encode(b"0123456789abcdef").decode()
+        stalled.sendall(f"GET /ws HTTP/1.1\r\nHost: t\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+        for _ in range(100):
+            if len(svc.controller._subscribers) == before + 1:
+                break
+            await asyncio.sleep(0.02)
+        assert len(svc.controller._subscribers) == before + 1
+        for _ in range(400):  # each with its state: megabytes the stalled client never takes
+            svc.controller.referee_action("referee.penalty", {"seat": "S", "code": "warning"}, by="referee")
+            for _ in range(3):
+                await asyncio.sleep(0)
+            while True:  # the page reads what it is sent
+                try:
+                    await asyncio.wait_for(page.recv(), 0.001)
+                except asyncio.TimeoutError:
+                    break
+        for _ in range(150):
+            if len(svc.controller._subscribers) == before:
+                break
+            await asyncio.sleep(0.05)
+        assert len(svc.controller._subscribers) == before  # the stalled socket's sender ended
+        r = svc.controller.referee_action("referee.penalty", {"seat": "E", "code": "warning"}, by="referee")
+        while (await _event_seen(page, "referee.penalty"))["seq"] != r.seq:
+            pass
+        await page.close()
+    finally:
+        stalled.close()
+        await svc.stop()
+    assert not _unhandled(caplog)
