@@ -198,6 +198,7 @@ class TableService:
 
     async def _start_http(self) -> None:
         from table_controller.web.app import create_app
+        from table_controller.web import serve as serving
         from table_controller.web.serve import serve
 
         assert self.controller is not None
@@ -205,7 +206,8 @@ class TableService:
         tls = self.config.display_tls()
         options = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
         self._served = await serve(create_app(self.controller, self.credentials), cfg.host, cfg.port,
-                                   name="http", what="the display server", ws_ping_interval=10, **options)
+                                   name="http", what="the display server",
+                                   ws_ping_interval=serving.WS_PING_S, **options)
         self._tasks.append(self._served.task)
         self.port = self._served.port
         log.info("display serving", extra={"url": self.url})

@@ -10,9 +10,9 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from fastapi import Request, WebSocket
+from fastapi import Query, Request, WebSocket
 
 from table_controller.tournament.hub import Hub
 from table_controller.web.built import OnceBuilt
@@ -27,6 +27,9 @@ log = logging.getLogger("table_controller.tournament.web")
 LIVE_PING_S = 20.0
 #: and no two closer than this: 16 tables' events in a burst make one fetch, not hundreds
 LIVE_COALESCE_S = 0.25
+#: What a record or a seating is answered as: an unknown one (`?format=xml`) is refused (422) as the table
+#: refuses it, where it was answered with JSON
+Format = Literal["json", "text"]
 
 
 def create_hub_app(hub: Hub) -> Any:
@@ -113,8 +116,9 @@ def create_hub_app(hub: Hub) -> Any:
         return hub.health()
 
     @app.get("/api/tables/{table_id}/events")
-    async def events(table_id: str, since: int = 0, limit: int = 1000) -> Any:
-        """A table's public log as the hub holds it (the audit trail), oldest first."""
+    async def events(table_id: str, since: int = Query(0, ge=0), limit: int = Query(1000, ge=1)) -> Any:
+        """A table's public log as the hub holds it (the audit trail), oldest first; at most 5,000 a read.
+        A negative `since` or `limit` is refused as the table refuses it (`?since=-5&limit=-3` was the whole log)."""
         from fastapi.responses import JSONResponse, Response
 
         from table_controller.tournament.hub import events_from_rows
@@ -132,7 +136,7 @@ def create_hub_app(hub: Hub) -> Any:
         return Response(body, media_type="application/json")
 
     @app.get("/api/tables/{table_id}/records")
-    async def records(table_id: str, format: str = "json", round: int | None = None) -> Any:
+    async def records(table_id: str, format: Format = "json", round: int | None = None) -> Any:
         """Every hand's public record (牌谱) the table has sent, round by round in hand order (or one
         round's: `?round=N`): the tournament's archive; `?format=text` for a printable page."""
         from fastapi.responses import Response
@@ -174,7 +178,7 @@ def create_hub_app(hub: Hub) -> Any:
                         headers={"Content-Disposition": f'attachment; filename="{hub.tournament}-archive.zip"'})
 
     @app.get("/api/tables/{table_id}/hands/{hand_no}/record")
-    async def record(table_id: str, hand_no: int, format: str = "json", round: int | None = None) -> Any:
+    async def record(table_id: str, hand_no: int, format: Format = "json", round: int | None = None) -> Any:
         """One hand's public record, of round `?round=N` (default: the latest round that has the
         hand); `?format=text` for a printable page."""
         from fastapi.responses import PlainTextResponse
@@ -190,7 +194,8 @@ def create_hub_app(hub: Hub) -> Any:
         return PlainTextResponse(as_text(found)) if format == "text" else found
 
     @app.get("/api/pairings")
-    async def pairings(request: Request, round: int | None = None, format: str = "json", fresh: bool = False) -> Any:
+    async def pairings(request: Request, round: int | None = None, format: Format = "json",
+                       fresh: bool = False) -> Any:
         """The next round's seating (编排) proposed from the standings; `?format=text` to post it. A round
         published before keeps the tables it can (`kept`) unless `?fresh=true` (a new draw)."""
         from fastapi.responses import PlainTextResponse

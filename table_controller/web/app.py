@@ -696,39 +696,55 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
                                             f"PIN was changed (in use and in the config file), not logged: {exc}") from None
 
     @app.websocket("/ws")
-    async def stream(ws: WebSocket, since: int | None = None, delay: float = 0.0, log: str | None = None) -> None:
+    async def stream(ws: WebSocket, since: str | None = None, delay: str | None = None,
+                     log: str | None = None) -> None:
         await ws.accept()
-        if not 0 <= delay <= MAX_DELAY_S:
-            await ws.close(code=4422, reason=f"delay must be 0..{MAX_DELAY_S:.0f} s")
+        try:
+            after, behind = feed_query(since, delay)
+        except ValueError as exc:
+            await _close(ws, 4422, str(exc))
             return
-        if delay > 0:
-            await _delayed(ws, controller, delayed, delay)
+        if behind > 0:
+            await _delayed(ws, controller, delayed, behind)
             return
-        await _stream(ws, controller, views, since, private=False, log=log)
+        await _stream(ws, controller, views, after, private=False, log=log)
 
     @app.websocket("/ws/referee")
-    async def referee_stream(ws: WebSocket, since: int | None = None, log: str | None = None) -> None:
+    async def referee_stream(ws: WebSocket, since: str | None = None, log: str | None = None) -> None:
         """The authenticated channel: the first message is `{"token": "..."}` (kept out of URLs and logs)."""
         await ws.accept()
         client = ws.client.host if ws.client else "?"
         try:
-            first = await asyncio.wait_for(ws.receive_json(), AUTH_TIMEOUT_S)
-        except (asyncio.TimeoutError, WebSocketDisconnect, ValueError, RuntimeError):
-            await _close(ws, 4401, "凭证缺失 / send {\"token\": ...} first")
+            after, _ = feed_query(since, None)
+        except ValueError as exc:
+            await _close(ws, 4422, str(exc))
+            return
+        try:
+            first = await asyncio.wait_for(ws.receive(), AUTH_TIMEOUT_S)
+        except (asyncio.TimeoutError, WebSocketDisconnect, RuntimeError):
+            await _close(ws, 4401, TOKEN_MISSING)
+            return
+        if first.get("type") == "websocket.disconnect":
+            return
+        token = _token(first)
+        if token is None:  # not JSON, a binary frame (a KeyError in the log before), no token, not a string
+            await _close(ws, 4401, TOKEN_MISSING)
             return
         held = creds.lockout(client)
         if held:
             await _close(ws, 4429, LOCKOUT_SAYS[held])
             return
-        token = first.get("token") if isinstance(first, dict) else None
         # off the loop: a hashed credential's first check is scrypt's 50-100 ms
-        got = await asyncio.to_thread(creds.identify, token if isinstance(token, str) else None, client)
-        if got is None or got[0] != "referee":
-            await _close(ws, 4401 if got is None else 4403, "需要裁判权限 / needs the referee role")
+        got = await asyncio.to_thread(creds.identify, token, client)
+        if got is None:
+            await _close(ws, 4401, "凭证错误 / wrong credential")
+            return
+        if got[0] != "referee":
+            await _close(ws, 4403, "需要裁判权限 / needs the referee role")
             return
         ended = asyncio.Event()
         sessions[ended] = named(got[1]) if got[1] else REFEREE
-        streaming = asyncio.create_task(_stream(ws, controller, views, since, private=True, log=log))
+        streaming = asyncio.create_task(_stream(ws, controller, views, after, private=True, log=log))
         waiting = asyncio.create_task(ended.wait())
         try:
             await asyncio.wait({streaming, waiting}, return_when=asyncio.FIRST_COMPLETED)
@@ -766,6 +782,45 @@ def _body(value: Any, fmt: str, text: Callable[[], str]) -> bytes:
 #: The pages the service serves; one document, the script draws the page its path names.
 PAGES = ("/", "/win", "/penalties", "/scoresheet", "/public", "/replay", "/overlay")
 MAX_DELAY_S = PAST_WINDOW_S  # the controller keeps states that far back (`state_at`)
+#: A referee socket's first message without a credential in it (not JSON, binary, no `token` string).
+TOKEN_MISSING = "凭证缺失：首条消息须为文本 {\"token\": \"…\"} / send {\"token\": \"...\"} first, as text"
+
+
+def feed_query(since: str | None, delay: str | None) -> tuple[int | None, float]:
+    """A socket's `since` and `delay` read here, not by FastAPI: its refusal of `?since=abc` or `?delay=30s`
+    (an OBS source typed by hand) was the handshake's bare 403, no reason, and the page retried it forever.
+    ValueError says what is wrong (close 4422). A `since` past the log's head is a reconnect from another
+    log: it gets a snapshot."""
+    after: int | None = None
+    if since is not None:
+        try:
+            after = int(since)
+        except ValueError:
+            after = -1
+        if after < 0:
+            raise ValueError(f"since 须为不小于 0 的整数（事件编号）/ since must be a whole number >= 0: {since[:40]!r}")
+    behind = 0.0
+    if delay is not None:
+        try:
+            behind = float(delay)
+        except ValueError:
+            behind = math.nan
+        if not 0 <= behind <= MAX_DELAY_S:  # NaN too
+            raise ValueError(f"delay 须为 0 至 {MAX_DELAY_S:.0f} 秒 / delay must be 0..{MAX_DELAY_S:.0f} s: {delay[:40]!r}")
+    return after, behind
+
+
+def _token(message: Any) -> str | None:
+    """The credential in a referee socket's first message, or None where there is none to check."""
+    text = message.get("text")
+    if text is None:
+        return None
+    try:
+        first = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    token = first.get("token") if isinstance(first, dict) else None
+    return token if isinstance(token, str) and token else None
 AUTH_TIMEOUT_S = 5.0
 #: The event a changed credential is logged as (which one, by whom, from where; never the PIN).
 CREDENTIAL_CHANGED = CHANGED

@@ -22,9 +22,19 @@ FIELD_ZH: dict[str, str] = {
 }
 
 
+#: fields keyed by chair (1..4) or by seat (E S W N): what their keys are, in the pages' words
+KEYED_BY: dict[str, str] = {"players": "号位", "player_ids": "号位", "hands": "座位"}
+
+
 def _field(loc: tuple[Any, ...]) -> str:
-    """The innermost named field of `loc` (("body", "dice", 0) → 骰子), in the pages' words."""
+    """The innermost named field of `loc` (("body", "dice", 0) → 骰子), in the pages' words; an entry of a
+    field keyed by chair by its chair (("body", "players", "1") → 1号位的选手: it read "1有误")."""
     names = [str(p) for p in loc if isinstance(p, str) and p != "body"]
+    if len(names) >= 3 and names[-1] == "[key]" and names[-3] in KEYED_BY:  # ("players", "5", "[key]")
+        return KEYED_BY[names[-3]]
+    if len(names) >= 2 and names[-2] in KEYED_BY:
+        return f"{names[-1]}{KEYED_BY[names[-2]]}的{FIELD_ZH[names[-2]]}" if names[-1].isdigit() else \
+            f"{FIELD_ZH.get(names[-1], names[-1])}的{FIELD_ZH[names[-2]]}"
     return FIELD_ZH.get(names[-1], names[-1]) if names else "请求"
 
 

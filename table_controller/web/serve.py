@@ -27,6 +27,10 @@ HUB_MAX_CONNECTIONS = 2000
 FIRST_REQUEST_S = 60.0
 #: Connections one client address may hold open (a referee's tablet uses a few; a broadcast PC ten).
 MAX_PER_CLIENT = 64
+#: A page's socket is pinged this often (seconds; the table's display: `TableService`) and dropped when its
+#: pong is later than WS_PONG_S: a tablet asleep, a peer gone, a client that never reads.
+WS_PING_S = 10.0
+WS_PONG_S = 20.0
 
 
 @dataclass
@@ -52,6 +56,8 @@ async def serve(app: Any, host: str, port: int, name: str, what: str, **options:
     # port could not open anything new
     options.setdefault("limit_concurrency", MAX_CONNECTIONS)
     options.setdefault("http", _deadline_protocol())
+    options.setdefault("ws_ping_timeout", WS_PONG_S)
+    options.setdefault("ws", _unread_socket_protocol())
     _raise_open_files_limit()
     server = _quiet_server()(uvicorn.Config(app, host=host, port=port, log_config=None, lifespan="off", **options))
     task = asyncio.create_task(_serve(server), name=name)
@@ -190,6 +196,28 @@ def _deadline_protocol() -> type:
             super().connection_lost(exc)
 
     return FirstRequestDeadline
+
+
+def _unread_socket_protocol() -> Any:
+    """uvicorn's WebSocket protocol, whose socket that missed its pong is dropped, not only closed.
+
+    A client that never reads (a stranger's script; a peer that keeps TCP's window shut) let the messages
+    pile up in the socket's write buffer; at the pong's deadline uvicorn closed the transport, which waits
+    for that buffer to be sent first: for good. The page's sender stayed blocked and subscribed, its
+    connection counted against the address and the server's cap (a socket 2.8 MB behind was still open
+    minutes after its deadline). Now the transport is aborted there: the socket and all it held go."""
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol as base
+    except ImportError:  # websockets not installed: uvicorn's choice stands
+        return "auto"
+
+    class UnreadSocketDropped(base):  # type: ignore[misc, valid-type]
+        def keepalive_timeout(self) -> None:
+            super().keepalive_timeout()
+            if self.transport.get_write_buffer_size():  # the close frame is behind what was never read
+                self.transport.abort()
+
+    return UnreadSocketDropped
 
 
 def _raise_open_files_limit() -> None:

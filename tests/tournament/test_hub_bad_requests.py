@@ -83,3 +83,17 @@ def test_the_frameworks_own_refusals_are_said_in_chinese_first(hub: TestClient) 
     r = hub.post("/api/organiser", content=deep, headers={**AUTH, "Content-Type": "application/json"})
     assert r.status_code == 400 and r.json()["detail"].startswith("请求内容无法解析")
     assert hub.delete("/api/standings").json()["detail"].startswith("此地址不接受这种请求方法 / ")
+
+
+def test_an_unknown_format_or_a_negative_count_is_refused_as_the_table_refuses_it(hub: TestClient) -> None:
+    """`?format=xml` was answered with JSON, `events?since=-5&limit=-3` with the whole log: each is 422 now,
+    naming the value in the pages' words, as the table's display answers them."""
+    for path in ("/api/tables/t01/records", "/api/tables/t01/hands/1/record", "/api/pairings"):
+        r = hub.get(path, params={"format": "xml"})
+        assert r.status_code == 422, (path, r.status_code, r.text)
+        assert r.json()["detail"][0].startswith("格式须为 json、text 之一 / query.format"), r.text
+    for params, said in (({"since": -5}, "编号不能小于 0"), ({"limit": -3}, "条数不能小于 1"), ({"limit": 0}, "条数不能小于 1")):
+        r = hub.get("/api/tables/t01/events", params=params)
+        assert r.status_code == 422 and r.json()["detail"][0].startswith(said), (params, r.text)
+    assert hub.get("/api/tables/t01/records", params={"format": "text"}).status_code == 200
+    assert [e["seq"] for e in hub.get("/api/tables/t01/events", params={"limit": 9000}).json()["events"]] == [1]

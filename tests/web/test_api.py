@@ -303,7 +303,7 @@ def test_penalty_catalogue_is_public(client: TestClient) -> None:
 
 def test_referee_socket_authenticates_by_first_message(client: TestClient) -> None:
     _prepare_win(client)
-    for token, code in ((None, 4403), (OPERATOR, 4403), ("guess", 4401)):
+    for token, code in ((None, 4401), (OPERATOR, 4403), ("guess", 4401)):
         with client.websocket_connect("/ws/referee") as ws:
             ws.send_json({"token": token})
             msg = ws.receive_json()
@@ -347,6 +347,8 @@ def test_delayed_broadcast_holds_back_recent_events(client: TestClient) -> None:
         snap = ws.receive_json()
         assert snap["delay"] == 600 and snap["state"]["actions"] == []  # the penalty is not out yet
     with client.websocket_connect("/ws?delay=-1") as ws:
+        refused = ws.receive_json()
+        assert refused["code"] == 4422 and refused["detail"].startswith("delay 须为 0 至 3600 秒")
         with pytest.raises(WebSocketDisconnect):
             ws.receive_json()
 
