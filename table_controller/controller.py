@@ -112,6 +112,8 @@ class Controller:
         #: The camera watcher (`table_controller.camera.CameraWatcher`) when a camera is configured.
         self.camera: Any = None
         self._subscribers: set[asyncio.Queue[Event]] = set()
+        #: queues dropped for falling behind, until their feed subscribes again (`dropped`)
+        self._dropped: set[asyncio.Queue[Event]] = set()
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping = asyncio.Event()
         self._linked = asyncio.Event()
@@ -286,8 +288,9 @@ class Controller:
         for q in list(self._subscribers):
             try:
                 q.put_nowait(ev)
-            except asyncio.QueueFull:  # a stalled client drops out and will resync by sequence number
+            except asyncio.QueueFull:  # a stalled client drops out and catches up from the log (`dropped`)
                 self._subscribers.discard(q)
+                self._dropped.add(q)
         log.info("event", extra=journal_fields(ev, self.state))
         return ev
 
@@ -364,6 +367,12 @@ class Controller:
 
     def unsubscribe(self, q: asyncio.Queue[Event]) -> None:
         self._subscribers.discard(q)
+        self._dropped.discard(q)
+
+    def dropped(self, q: asyncio.Queue[Event]) -> bool:
+        """Whether this queue was dropped for falling `maxsize` events behind: its feed, once it has sent
+        what the queue holds, must subscribe again and read the rest from the log."""
+        return q in self._dropped
 
     # -- life cycle ------------------------------------------------------------------------------
     async def start(self) -> None:

@@ -936,9 +936,16 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
     queue = controller.subscribe()  # before the catch-up read, so nothing falls in between
 
     async def send() -> None:
+        nonlocal queue
         last, held = await _catch_up(ws, controller, views, since, private, log)
         await ws.send_text(_health_message(controller))
         while True:
+            if queue.empty() and controller.dropped(queue):
+                # fell a queue's length behind and was dropped: what it held is sent; the rest is in the log
+                controller.unsubscribe(queue)
+                queue = controller.subscribe()
+                last, held = await _catch_up(ws, controller, views, last, private, log)
+                continue
             try:
                 ev = await asyncio.wait_for(queue.get(), HEALTH_EVERY_S)
             except asyncio.TimeoutError:  # quiet table: the link's health still refreshes
@@ -1083,6 +1090,7 @@ async def _delayed(ws: WebSocket, controller: Controller, delayed: DelayedViews,
     queue = controller.subscribe()
 
     async def send() -> None:
+        nonlocal queue
         cutoff = controller.now() - delay
         shown, pending = await controller.state_before(cutoff)
         shown, view, text = delayed.snapshot(shown, cutoff, delay)
@@ -1091,6 +1099,13 @@ async def _delayed(ws: WebSocket, controller: Controller, delayed: DelayedViews,
         last = pending[-1].seq if pending else shown.seq
         sent = time.monotonic()
         while True:
+            if queue.empty() and controller.dropped(queue):  # fell behind (as the live feed): the rest from the log
+                controller.unsubscribe(queue)
+                queue = controller.subscribe()
+                missed = controller.store.since(last)
+                pending.extend(missed)
+                last = missed[-1].seq if missed else last
+                continue
             due = pending[0].at + delay - controller.now() if pending else HEALTH_EVERY_S
             if due > 0:
                 try:
