@@ -59,8 +59,18 @@ class CameraSection(_Section):
                                                 "recorded twice).")
 
 
+def _known_rulesets() -> set[str]:
+    try:
+        from table_controller.rules import ruleset_ids
+    except ImportError:  # the rules engine is not importable: fall back to the files present
+        return {p.stem for p in (REPO_ROOT / "config" / "rulesets").glob("*.toml")}
+    return set(ruleset_ids())
+
+
 class RulesSection(_Section):
-    ruleset: str = "mcr"
+    # checked when left out too: an install without its rulesets (a wheel that lost config/) passed the check
+    # and then answered the display's first state with a 500
+    ruleset: str = Field("mcr", validate_default=True)
 
     @field_validator("ruleset")
     @classmethod
@@ -244,7 +254,7 @@ class TournamentSection(_Section):
 class TableConfig(_Section):
     table: TableSection = TableSection()
     camera: CameraSection = CameraSection()
-    rules: RulesSection = RulesSection()
+    rules: RulesSection = Field(default_factory=RulesSection)  # built per config: its default is checked each time
     # 甲乙丙丁, not 东南西北: the winds move round the chairs every hand, the players do not
     players: tuple[Player, ...] = (
         Player(position=1, name="甲"),
@@ -309,14 +319,6 @@ class TableConfig(_Section):
             return None
         base = Path(self.source).parent if self.source != "<defaults>" else Path.cwd()
         return (base / self.storage.mirror_dir).resolve()
-
-
-def _known_rulesets() -> set[str]:
-    try:
-        from table_controller.rules import ruleset_ids
-    except ImportError:  # the rules engine is not importable: fall back to the files present
-        return {p.stem for p in (REPO_ROOT / "config" / "rulesets").glob("*.toml")}
-    return set(ruleset_ids())
 
 
 #: Keys whose values are credentials: a config error names them but never shows them (it goes to the

@@ -132,3 +132,17 @@ def test_the_example_config_shows_the_defaults() -> None:
     shown = dict(re.findall(r"^# (tile_count|threshold) = ([\d.]+)", path.read_text(encoding="utf-8"), re.M))
     assert int(shown["tile_count"]) == load_ruleset(defaults.rules.ruleset).tiles
     assert float(shown["threshold"]) == model_threshold(DEFAULT_MODEL)
+
+
+def test_the_default_ruleset_is_checked_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config without `[rules]` takes mcr; an install whose rulesets are missing (a wheel without config/)
+    passed `tablectl check` and answered the display's first state with a 500. Now the default is checked
+    as a named one is, and the error names where rulesets were looked for."""
+    empty = tmp_path / "rulesets"
+    empty.mkdir()
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(empty))
+    with pytest.raises(ConfigError) as err:
+        parse_config({"table": {"link": "sim://"}}, source="test")
+    assert "mcr" in str(err.value) and "none found" in str(err.value)
+    monkeypatch.delenv("TABLECTL_RULESETS_DIR")
+    assert parse_config({"table": {"link": "sim://"}}, source="test").rules.ruleset == "mcr"
