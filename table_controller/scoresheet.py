@@ -126,12 +126,15 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
 
 
 def _on_the_spot(h: dict[str, Any], which: tuple[str, ...] = ("kong_payments", "chase_payments"),
-                 ) -> list[tuple[str | None, dict[str, int]]]:
+                 kind: str | None = None) -> list[tuple[str | None, dict[str, int]]]:
     """The hand's payments made when they happened, per chair: kongs (杠牌现场汇 / 刮风下雨, the
-    konger receives) and 追牌现场汇 (the first of four same discards pays; no single receiver),
-    as (the receiving chair or None, chair -> points), in the order they were made."""
+    konger receives), 追牌现场汇 (the first of four same discards pays; no single receiver) and 跟庄 (the
+    dealer pays each; kept with 追牌, `kind` "follow"), as (the receiving chair or None, chair -> points), in
+    the order they were made; `kind` "chase" or "follow" keeps only those of `chase_payments`."""
     seats = h.get("seats") or {}
-    made = sorted(((k, key) for key in which for k in h.get(key, [])), key=lambda x: x[0].get("seq", 0))
+    made = sorted(((k, key) for key in which for k in h.get(key, [])
+                   if kind is None or key != "chase_payments" or k.get("kind", "chase") == kind),
+                  key=lambda x: x[0].get("seq", 0))
     out = []
     for k, key in made:
         pay = {str(seats[w]): int(v) for w, v in k["by_wind"].items() if w in seats}
@@ -206,10 +209,12 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
     win_pts = {p: sum(w["points"][p] for w in won) for p in POSITIONS}
     pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
     kong_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("kong_payments",))) for p in POSITIONS}
-    chase_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("chase_payments",))) for p in POSITIONS}
+    chase_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("chase_payments",), "chase")) for p in POSITIONS}
+    follow_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("chase_payments",), "follow")) for p in POSITIONS}
     draw_pts = {p: int((settled or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
     stick_pts = sticks or {p: 0 for p in POSITIONS}
-    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + chase_pts[p] + draw_pts[p] + stick_pts[p] for p in POSITIONS}
+    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + chase_pts[p] + follow_pts[p] + draw_pts[p] + stick_pts[p]
+              for p in POSITIONS}
     for p in POSITIONS:
         totals[p] += points[p]
     result = "win" if wins else h.get("result", "draw")
@@ -222,7 +227,8 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
             **({"abortive": h["abortive"]} if h.get("abortive") else {}),  # 途中流局: which
             "winner_position": won[0]["position"] if won else None,
             "fan_total": won[0]["fan_total"] if won else None, "wins": won, "win_points": win_pts,
-            "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts, "exhaustive_points": draw_pts,
+            "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts,
+            "follow_points": follow_pts, "exhaustive_points": draw_pts,
             "riichi_points": stick_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
 

@@ -1,4 +1,4 @@
-"""How a ruleset's hand flows: claims allowed, winners per discard, 漏和, 血战/血流, 后4张必胡, 定缺."""
+"""How a ruleset's hand flows: claims allowed, winners per discard, 漏和, 血战/血流, 后4张必胡, 定缺, 跟庄."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ class FlowRules:
     flowers: bool = True
     baofu_claims: int = 0           # 竞技 包付: this many claims in a row from one feeder bind them
     chase: bool = False             # 竞技 追牌: four seats in a row discard the same tile
+    follow_dealer: int = 0          # 广东 跟庄: go-arounds in which S, W, N following the dealer's discard make it pay
     baofu_hanging: bool = False     # 竞技 包付 2(2): record the tile a 全求独钓 seat hangs
     seal_pungs: int = 0             # 南宁 封胡: a seat that fed one seat this many pungs may not win
     furiten: bool = False           # 振听 (riichi): no ron on a wait among one's discards or let pass
@@ -37,6 +38,7 @@ class FlowRules:
                    missing_suit=bool(table.get("missing_suit", False)),
                    flowers=int(table.get("tiles", 144)) == 144,
                    baofu_claims=int(table.get("baofu_claims", 0)), chase=bool(table.get("chase", False)),
+                   follow_dealer=int(table.get("follow_dealer", 0)),
                    baofu_hanging=bool(table.get("baofu_hanging", False)),
                    seal_pungs=int(table.get("seal_pungs", 0)), furiten=bool(table.get("furiten", False)),
                    riichi=bool(table.get("riichi_declarations", False)))

@@ -91,6 +91,7 @@ class HandState:
     fed: dict[tuple[str, str], int] = field(default_factory=dict)  # 封胡: (feeder, claimer) → pungs fed
     sealed: set[tuple[str, str]] = field(default_factory=set)      # 封胡 pairs (feeder, claimer)
     opening: O.OpeningFlowers | None = None   # the opening 补花 until the dealer's first discard or kong
+    followed: int = 0                         # 跟庄: go-arounds so far in which all three followed the dealer
 
     def clone(self) -> HandState:
         return replace(self, seats={s: st.clone() for s, st in self.seats.items()}, claims=dict(self.claims),
@@ -392,8 +393,20 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
             and len({x for x, _ in last4}) == 4):
         notes.append(_doubled(s, {"type": "chase", "first": last4[0][0], "tile": e.tile}))  # 追牌现场汇
         s.run.clear()
+    elif _followed(s, last4):
+        s.followed += 1
+        notes.append({"type": "follow", "first": "E", "tile": e.tile})  # 跟庄: the dealer pays each
     if not _eligible(s):
         _resolve(s, notes)
+
+
+def _followed(s: HandState, last4: list[tuple[str, str]]) -> bool:
+    """跟庄 (`[flow] follow_dealer`): S, W and N each discard the tile the dealer just discarded, nobody having
+    called or konged this hand, in the first go-around or, where the ruleset repeats it, in each following one
+    as long as every go-around before was followed too."""
+    return (s.rules.follow_dealer > 0 and [x for x, _ in last4] == list(T.SEATS) and len({t for _, t in last4}) == 1
+            and not any(st.melds for st in s.seats.values())
+            and len(s.seats["E"].discards) == s.followed + 1 <= s.rules.follow_dealer)
 
 
 def _doubled(s: HandState, note: dict[str, Any]) -> dict[str, Any]:

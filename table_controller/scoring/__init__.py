@@ -15,7 +15,8 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "chase_payment", "check_tables", "exhaustive_settlement", "false_win", "kong_payment", "referee_scored",
+           "chase_payment", "check_tables", "exhaustive_settlement", "false_win",
+           "follow_payment", "kong_payment", "referee_scored",
            "score", "score_json",
            "scored", "scored_rulesets", "win_options"]
 
@@ -190,6 +191,19 @@ def chase_payment(ruleset: str, first: str, double: bool = False) -> dict[str, i
     if pay is None:
         return None
     given: dict[str, int] = pay(first, double, table)
+    return given
+
+
+def follow_payment(ruleset: str, dealer: str = "E") -> dict[str, int] | None:
+    """跟庄 (广东, `[flow] follow_dealer`): the three others followed the dealer's discard with the same tile; what
+    the dealer pays on the spot, from the engine module's `pay_follow(dealer, table)`; None where it has none."""
+    table = scoring(ruleset)
+    if dealer not in T.SEATS:
+        raise ScoringError("bad_field", f"must be a seat E S W N, not {dealer!r}", "dealer")
+    pay = engine_hook(ruleset, "pay_follow")
+    if pay is None:
+        return None
+    given: dict[str, int] = pay(dealer, table)
     return given
 
 

@@ -143,6 +143,12 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
     return collect(seat, {s: each for s in T.SEATS if s != seat})
 
 
+def pay_follow(dealer: str, table: Mapping[str, Any]) -> dict[str, int]:
+    """跟庄: the dealer pays each other seat `follow_dealer_each` × 底分 (1 where the table names none)."""
+    each = int(table.get("follow_dealer_each", 1)) * int(table["base"])
+    return {s: -3 * each if s == dealer else each for s in T.SEATS}
+
+
 def pay_kong(note: Mapping[str, Any], active: tuple[str, ...], table: Mapping[str, Any]) -> dict[str, int]:
     """The engine's kong hook (`scoring.kong_payment`): the hand ends at its first win, so every seat pays."""
     return kong_payment(note["seat"], note["kind"], note.get("discarder"), table)

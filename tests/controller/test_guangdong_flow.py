@@ -1,0 +1,101 @@
+"""广东推倒胡's hand flow on the live record and the hand machine: 跟庄 (the dealer followed by the three others)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller.hand import CloseWindow, Deal, Discard, Draw, FlowRules, new_hand
+from table_controller.scoresheet import compute
+
+from test_referee_fold import Log  # type: ignore[import-not-found]
+
+
+def play(log: Log, type_: str, **d: Any) -> None:
+    log.add("camera", f"play.{type_}", {**d, "by": "camera"})
+
+
+def discards(log: Log, *plays: tuple[str, str]) -> None:
+    for seat, tile in plays:
+        play(log, "discard", seat=seat, tile=tile)
+
+
+def round_of(tile: str) -> list[tuple[str, str]]:
+    return [(w, tile) for w in "ESWN"]
+
+
+def house(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> str:
+    """A club's 推倒胡 (`extends`), in a rulesets folder of its own beside the shipped file."""
+    from tests.scoring.test_engines import PACKAGED
+
+    folder = tmp_path / "rulesets"
+    folder.mkdir(exist_ok=True)
+    (folder / "tuidaohu.toml").write_text((PACKAGED / "tuidaohu.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "tuidaohu_club.toml").write_text('extends = "tuidaohu"\nid = "tuidaohu_club"\nname_zh = "推倒胡（俱乐部）"\n'
+                                              f'name_en = "Tui Dao Hu, club"\n\n{body}', encoding="utf-8")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(folder))
+    return "tuidaohu_club"
+
+
+def test_the_three_others_following_the_dealers_first_discard_make_it_pay_each_one_unit() -> None:
+    log = Log("tuidaohu")
+    log.start(dealer=3)  # E=3, S=4, W=1, N=2
+    play(log, "deal_done")
+    discards(log, *round_of("1z"))
+    hand = log.state().hand
+    assert [(c["seat"], c["by_wind"], c.get("kind")) for c in hand["chase_payments"]] == [
+        ("E", {"E": -3, "S": 1, "W": 1, "N": 1}, "follow")]
+    row = compute(log.state())["rows"][-1]
+    assert row["follow_points"] == {"3": -3, "4": 1, "1": 1, "2": 1} and row["points"] == row["follow_points"]
+    assert row["chase_points"] == {p: 0 for p in "1234"}  # 跟庄 is not 竞技's 追牌
+    discards(log, *round_of("9m"))  # the second go-around: once only by default
+    assert len(log.state().hand["chase_payments"]) == 1
+
+
+def test_no_follow_after_a_call_a_different_tile_or_where_the_ruleset_has_none() -> None:
+    log = Log("tuidaohu")
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "1z"), ("S", "1z"), ("W", "1z"), ("N", "2z"))  # N did not follow
+    discards(log, *round_of("3z"))  # the second go-around: not counted
+    assert "chase_payments" not in log.state().hand
+    log = Log("tuidaohu")
+    log.start(hand_no=1)
+    play(log, "deal_done")
+    discards(log, ("E", "5p"))
+    play(log, "kong", seat="S", tiles=["9s"] * 4, concealed=True)  # a kong before the others follow
+    discards(log, ("S", "5p"), ("W", "5p"), ("N", "5p"))
+    assert "chase_payments" not in log.state().hand
+    for ruleset in ("mcr", "jipinghu"):
+        other = Log(ruleset)
+        other.start()
+        play(other, "deal_done")
+        discards(other, *round_of("1z"))
+        assert "chase_payments" not in other.state().hand, ruleset
+
+
+def test_a_club_repeating_the_follow_and_paying_two_units(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    club = house(tmp_path, monkeypatch, "[flow]\nfollow_dealer = 2\n\n[scoring]\nfollow_dealer_each = 2\n")
+    log = Log(club)
+    log.start()
+    play(log, "deal_done")
+    discards(log, *round_of("1z"), *round_of("8s"), *round_of("2p"))  # 连续跟庄: two go-arounds, not three
+    paid = [c["by_wind"] for c in log.state().hand["chase_payments"]]
+    assert paid == [{"E": -6, "S": 2, "W": 2, "N": 2}] * 2
+
+
+def test_the_hand_machine_notes_the_follow_as_the_record_pays_it() -> None:
+    from tests.hand.test_hand_flow import FakeWall, hands, play as machine
+
+    rules = FlowRules.for_ruleset("tuidaohu")
+    assert rules.follow_dealer == 1
+    steps = [Discard("E", "1z"), CloseWindow()]
+    for w in "SWN":
+        steps += [Draw(w), Discard(w, "1z"), CloseWindow()]
+    s, notes = machine(new_hand(rules, FakeWall(60)), Deal(hands()), *steps)
+    assert {"type": "follow", "first": "E", "tile": "1z"} in notes and s.followed == 1
+    from table_controller.scoring import follow_payment
+
+    assert follow_payment("tuidaohu") == {"E": -3, "S": 1, "W": 1, "N": 1}
