@@ -509,7 +509,8 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong), 四川
     定缺 (`missing_suit`: the suit the winner named), 南宁 封胡 (`sealed`: the seat that fed
     the winner three pungs) and riichi's 立直, 两立直 and 一发 (`riichi`, `double_riichi`, `ippatsu`: keyed
-    declarations), 本场 (`honba`: counted by the session, `seating.coming`) and 包 (`pao`: `state._pao`)."""
+    declarations), 本场 (`honba`: counted by the session, `seating.coming`), 包 (`pao`: `state._pao`) and the
+    点杠's discarder of a 杠上开花 (`kong_feeder`, 广东 杠爆全包)."""
     opts: dict[str, Any] = {}
     seat = read.get("seat_wind", read.get("winner"))
     if hand.get("double"):
@@ -539,12 +540,38 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
             opts["baofu"] = feeder
         elif seat == feeder:
             opts["baofu"] = claimer
+    feeder = kong_feeder(hand, seat) if _kong_bloom_paid_by_one(str(hand.get("ruleset", ""))) else None
+    if feeder and read.get("win") in ("self_draw", "kong_replacement"):
+        opts["kong_feeder"] = feeder  # 杠爆全包: the 点杠's discarder, for a 杠上开花
     discarder = read.get("discarder")
     pool = (hand.get("discards") or {}).get(discarder) or []
     if read.get("win", "discard") == "discard" and pool and pool[-1].get("tile") == read.get("win_tile") \
             and pool[-1].get("after_kong"):
         opts["after_kong"] = True
     return opts
+
+
+def _kong_bloom_paid_by_one(ruleset: str) -> bool:
+    """Whether the ruleset has a 点杠's 杠上开花 paid by its discarder alone (`[scoring] kong_bloom_pays_all`)."""
+    from table_controller.scoring import ScoringError
+    from table_controller.scoring.config import scoring
+
+    try:
+        return bool(scoring(ruleset).get("kong_bloom_pays_all"))
+    except ScoringError:  # a ruleset the referee scores
+        return False
+
+
+def kong_feeder(hand: dict[str, Any], seat: Any) -> str | None:
+    """The seat whose discard `seat` just konged (点杠, a 明杠 claimed), while the kong's replacement is the
+    tile in play: its 杠上开花 may be that seat's alone to pay (广东 杠爆全包). None after a 暗杠 or a 补杠."""
+    melds = (hand.get("melds") or {}).get(seat) or []
+    last = melds[-1] if melds else {}
+    if hand.get("kong_by") != seat or hand.get("kong_flower") or last.get("type") != "kong" \
+            or last.get("concealed") or last.get("added_seq") or last.get("from") not in SEATS \
+            or any(m.get("added_seq") == hand.get("play_seq") for m in melds):  # a 补杠 made just now
+        return None
+    return str(last["from"])
 
 
 def record_win(hand: dict[str, Any], read: dict[str, Any]) -> str | None:

@@ -106,6 +106,11 @@ def _multiply(hand: HandInput, fans: list[Fan], table: Mapping[str, Any],
 
 
 def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, int]:
+    feeder = hand.options.get("kong_feeder")
+    if feeder is not None and feeder == hand.winner:
+        raise ScoringError("bad_field", "点杠者不能是和牌方 / the kong's feeder is not the winner", "options.kong_feeder")
+    if hand.win == "kong_replacement" and feeder is not None and table.get("kong_bloom_pays_all"):
+        return {feeder: 3 * pts}  # 杠爆全包: the seat whose discard made the 明杠 pays the three shares
     if hand.self_drawn:
         return {s: pts for s in T.SEATS if s != hand.winner}
     if hand.win == "rob_kong" and table.get("rob_kong_pays_all"):

@@ -99,3 +99,50 @@ def test_the_hand_machine_notes_the_follow_as_the_record_pays_it() -> None:
     from table_controller.scoring import follow_payment
 
     assert follow_payment("tuidaohu") == {"E": -3, "S": 1, "W": 1, "N": 1}
+
+
+BLOOM = {"seat_wind": "E", "prevalent_wind": "E", "win": "kong_replacement", "win_tile": "9p",
+         "melds": [{"type": "kong", "tiles": ["5s"] * 4, "concealed": False, "from": "S"}],
+         "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "2z", "2z"]}  # 杠上开花 8 × 自摸 2
+
+
+def test_a_kong_bloom_on_a_discarded_kong_tile_is_paid_by_its_discarder_alone() -> None:
+    from table_controller.scoring import score_json
+
+    each = score_json(BLOOM, "tuidaohu")  # the feeder not given: each pays, as a 自摸
+    assert [f["name"] for f in each["fans"]] == ["杠上开花"] and each["points"] == 16
+    assert each["payments"] == {"E": 48, "S": -16, "W": -16, "N": -16}
+    alone = score_json({**BLOOM, "options": {"kong_feeder": "S"}}, "tuidaohu")
+    assert alone["payments"] == {"E": 48, "S": -48, "W": 0, "N": 0}  # 杠爆全包
+    horse = score_json({**BLOOM, "options": {"kong_feeder": "S", "horses": ["1m"]}}, "tuidaohu")
+    assert horse["payments"] == {"E": 96, "S": -96, "W": 0, "N": 0}  # a horse on the winner: the feeder again
+    from table_controller.scoring import ScoringError, score
+
+    from table_controller.scoring.hand import HandInput
+    with pytest.raises(ScoringError, match="点杠者不能是和牌方"):
+        score(HandInput.from_json({**BLOOM, "options": {"kong_feeder": "E"}}), "tuidaohu")
+
+
+def test_the_record_names_the_kongs_discarder_and_the_bloom_is_paid_by_it() -> None:
+    log = Log("tuidaohu")
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "3z"), ("S", "5s"))
+    play(log, "claim", seat="W", kind="kong", tiles=["5s"] * 4, **{"from": "S"})
+    win = {**BLOOM, "seat_wind": "W", "win": "self_draw",
+           "melds": [{"type": "kong", "tiles": ["5s"] * 4, "concealed": False, "from": "S"}]}
+    log.ref("referee.win_read", hand=win)
+    read = log.state().actions[-1]
+    assert read["hand"]["win"] == "kong_replacement" and read["hand"]["options"]["kong_feeder"] == "S"
+    assert read["result"]["payments"] == {"W": 48, "S": -48, "E": 0, "N": 0}
+    # a 暗杠's or a 补杠's bloom: every seat pays
+    log = Log("tuidaohu")
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "5s"))
+    play(log, "claim", seat="W", kind="pung", tiles=["5s"] * 3, **{"from": "E"})
+    discards(log, ("W", "3z"), ("N", "4z"), ("E", "1z"), ("S", "1p"))
+    play(log, "kong", seat="W", tiles=["5s"] * 4, added=True)
+    log.ref("referee.win_read", hand=win)
+    read = log.state().actions[-1]
+    assert "kong_feeder" not in read["hand"].get("options", {}) and read["result"]["payments"]["E"] == -16
