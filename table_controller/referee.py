@@ -372,6 +372,8 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     if derived:  # what the record shows (倍打, 包付, 杠上炮); the referee's own options win
         given = hand_in.get("options") if isinstance(hand_in.get("options"), dict) else {}
         hand_in = {**hand_in, "options": {**derived, **given}}
+    if _horses_from_discarder(s.ruleset, wins, hand_in):  # 一炮多响: a further winner on the same discard
+        hand_in = {**hand_in, "options": {**(hand_in.get("options") or {}), "horse_origin": hand_in["discarder"]}}
     kong_win = record_win(s.hand, hand_in)
     if kong_win:  # 杠上开花: the record shows the tile drawn was the kong's replacement
         hand_in = {**hand_in, "win": kong_win}
@@ -444,6 +446,20 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
     if kind in ("discard", "rob_kong"):  # the tile won on was face up: public, unlike a self-drawn one
         record.update(discarder=hand.get("discarder"), win_tile=hand.get("win_tile"))
     record["restore"] = after_win(s.hand, record, flow_of(s.ruleset), wins + [record], record["at"])
+
+
+def _horses_from_discarder(ruleset: str, wins: list[dict[str, Any]], read: dict[str, Any]) -> bool:
+    """买马 under 一炮多响 (seed 001: "一炮多响时，从放炮者开始"): a win read on a discard another win confirmed
+    was on counts its horses from the discarder, unless the referee said where they count from."""
+    from table_controller.scoring import ruleset_file
+
+    options = read.get("options") if isinstance(read.get("options"), dict) else {}
+    if "horse_origin" in options or read.get("win", "discard") != "discard" or read.get("discarder") not in SEATS:
+        return False
+    rs = ruleset_file(ruleset)
+    if rs is None or rs.hand_end is None or rs.hand_end.kind != "horses":
+        return False
+    return any(discard_of(w) == (read["discarder"], read.get("win_tile")) for w in wins)
 
 
 def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | None:

@@ -136,7 +136,8 @@ def win_options(ruleset: str) -> list[str]:
     """The options of a win read that only the referee can give (neither the play record nor the
     camera knows them), for the Win page: `points` and `special` where the referee scores the
     ruleset (裁判计分), `wildcard` where a 鬼牌 / 百搭 / 癞子 may be played, `horses` where the 买马
-    tiles turned up at the end change the payments (推倒胡), `first_turn` where 天胡 / 地胡 score. An
+    tiles turned up at the end change the payments (推倒胡) and `horse_origin` where a discard may have several
+    winners (一炮多响: they count from the discarder), `first_turn` where 天胡 / 地胡 score. An
     engine module whose scorer reads other options gives its own list instead (`win_options(table)`: riichi's
     立直, 一发, 宝牌 / 里宝牌 indicators and 本场), so a venue's copy under its own id asks for them too."""
     if referee_scored(ruleset):
@@ -153,6 +154,10 @@ def win_options(ruleset: str) -> list[str]:
     end = rs.hand_end
     if end is not None and end.kind == "horses":
         out.append("horses")
+        from table_controller.scoring.config import flow
+
+        if flow(ruleset).get("multiple_winners"):
+            out.append("horse_origin")  # 一炮多响: the horses count from the discarder (seed 001 买马)
     if any(isinstance(t, Mapping) and "天胡" in t for t in table.values()):
         out.append("first_turn")  # 天胡 / 地胡: a record kept in part cannot tell the first go-round
     return out

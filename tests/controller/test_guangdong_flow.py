@@ -146,3 +146,26 @@ def test_the_record_names_the_kongs_discarder_and_the_bloom_is_paid_by_it() -> N
     log.ref("referee.win_read", hand=win)
     read = log.state().actions[-1]
     assert "kong_feeder" not in read["hand"].get("options", {}) and read["result"]["payments"]["E"] == -16
+
+
+def seven_pairs(seat: str, suit: str) -> dict[str, Any]:
+    pairs = [f"{r}{suit}" for r in (1, 1, 2, 2, 3, 3, 4, 4, 6, 6, 7, 7)]
+    return {"seat_wind": seat, "win": "discard", "discarder": "S", "win_tile": "5p", "concealed": [*pairs, "5p"],
+            "options": {"horses": ["2m"]}}  # 七对 16 on S's 5p
+
+
+def test_a_second_winner_on_one_discard_counts_the_horses_from_the_discarder() -> None:
+    """Seed 001 买马: "一炮多响时，从放炮者开始". W's horse 2 from the discarder S is W itself (下家): W wins it again
+    from S; counted from W it was N, no payer of W's win, and nothing."""
+    log = Log("tuidaohu")
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "1z"), ("S", "5p"))
+    log.ref("referee.win_read", hand=seven_pairs("N", "s"))
+    log.ref("referee.win_confirm")
+    log.ref("referee.win_read", hand=seven_pairs("W", "m"))
+    read = log.state().actions[-1]
+    assert read["hand"]["options"] == {"horses": ["2m"], "horse_origin": "S"}
+    assert read["result"]["payments"] == {"W": 32, "S": -32, "E": 0, "N": 0} and read["result"]["horses"] == ["W"]
+    log.ref("referee.win_read", hand={**seven_pairs("W", "m"), "options": {"horses": ["2m"], "horse_origin": "W"}})
+    assert log.state().actions[-1]["result"]["payments"]["W"] == 16  # the referee's word stands

@@ -53,3 +53,31 @@ async def test_the_sheet_names_the_follow_the_dealer_paid(tuidaohu_table: TableS
     await page.wait_for_function("document.querySelector('#sheet-head th').textContent === 'Hand'")
     notes = await page.eval_on_selector_all("#sheet-body small", "els => els.map(e => e.textContent.trim())")
     assert "(follow the dealer -3)" in notes
+
+
+async def test_the_win_page_keys_horses_counted_from_the_discarder(tuidaohu_table: TableService, browser: Any) -> None:
+    """The record cannot see the 买马 tiles nor, at the first winner of a 一炮多响, that another will follow: the
+    Win page asks both, in Chinese (马牌（开马）, 一炮多响：马从点炮方数起)."""
+    svc = tuidaohu_table
+    async with _http(svc) as http:
+        if svc.controller.state.hand is None or svc.controller.state.hand.get("ended"):
+            await _start_hand(svc, http)
+            await _throw_all(svc)
+    page = await _open(browser, svc, "/win", token=REFEREE)
+    form = "#win-form"
+    box = page.locator(f"{form} label[data-option=horse_origin]")
+    assert await box.is_visible() and (await box.inner_text()).strip() == "一炮多响：马从点炮方数起"
+    assert (await page.locator(f"{form} label[data-option=horses]").inner_text()).strip() == "马牌（开马）"
+    await page.select_option(f"{form} select[name=seat_wind]", "W")
+    await page.select_option(f"{form} select[name=win]", "discard")
+    await page.select_option(f"{form} select[name=discarder]", "S")
+    await page.fill(f"{form} input[name=concealed]", "112233446677m 5p")
+    await page.fill(f"{form} input[name=win_tile]", "5p")
+    await page.fill(f"{form} input[name=horses]", "2m")
+    await page.check(f"{form} input[name=horse_origin]")
+    n = len(svc.controller.state.actions)
+    await page.click("#win-read")
+    await page.wait_for_selector('[data-testid="win-status"].pending')
+    read = svc.controller.state.actions[n]
+    assert read["hand"]["options"] == {"horses": ["2m"], "horse_origin": "S"}
+    assert read["result"]["payments"]["W"] == 32  # 七对 16, the horse on W from S: once more

@@ -52,7 +52,7 @@ const I18N = {
                false: "判诈和", falseAsk: "判 {who} 诈和？", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
-               ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）",
+               ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）", horseOrigin: "一炮多响：马从点炮方数起",
                pending: "待裁判确认", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）；日麻流局：不亮牌（不听）者留空。", submit: "查叫", camera: "摄像头查叫",
@@ -144,7 +144,7 @@ const I18N = {
                manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
-               first: "Won in the first go-round (天和/地和)",
+               first: "Won in the first go-round (天和/地和)", horseOrigin: "Several winners: horses counted from the discarder",
                pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded); riichi: leave a seat that does not show (noten) empty.",
@@ -2015,7 +2015,7 @@ $("win-form").addEventListener("submit", once(async (e) => {
 }));
 function refereeOptions(f) {
   // what only the referee can give (state.win_options): 裁判计分's points and special hand, the
-  // 鬼牌/百搭 kind, the 买马 tiles turned up
+  // 鬼牌/百搭 kind, the 买马 tiles turned up and, for 一炮多响, that they count from the discarder
   const allowed = (state && state.win_options) || [];
   const options = {};
   if (allowed.includes("points") && f.points.value !== "") options.points = Number(f.points.value);
@@ -2032,6 +2032,8 @@ function refereeOptions(f) {
   }
   if (allowed.includes("honba") && f.honba.value !== "") options.honba = Number(f.honba.value);
   if (allowed.includes("first_turn") && f.first_turn.checked) options.first_turn = true;
+  // 一炮多响 (广东 买马): the horses count from the discarder, not the winner
+  if (allowed.includes("horse_origin") && f.horse_origin.checked && f.win.value === "discard") options.horse_origin = f.discarder.value;
   return Object.keys(options).length ? options : null;
 }
 $("win-camera").addEventListener("click", () => {
