@@ -357,7 +357,7 @@ def _scored_false_win(s: "TableState", seat: str, d: dict[str, Any], record: dic
 
 def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     from table_controller.scoring import ScoringError, score_json
-    from table_controller.tiles import seat_name
+    from table_controller.tiles import seat_name, tile_name
 
     if s.hand is None or s.hand.get("ended"):
         raise RefereeError("没有进行中的牌局 / no hand in play")
@@ -403,9 +403,12 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
                   "message": "该家本盘已和牌（血战到底），不再行牌"}
     passed = missed_win(s.ruleset, s.hand, hand_in) if result.get("valid") else None
     if passed is not None:
+        who, tile = passed
         result = {**result, "valid": False, "reason": "missed_win",
-                  "message": f"漏和：放过了{passed}的这张牌，在自己摸牌前不能再和这张 / "
-                             "passed a win on this tile and has not moved since"}
+                  "message": f"漏和：放过了{seat_name(who)}家打出的这张牌，在自己摸牌前不能再和这张 / "
+                             "passed a win on this tile and has not moved since" if tile == hand_in.get("win_tile")
+                  else f"过胡不胡：放过了{seat_name(who)}家打出的{tile_name(tile)}（可和），在自己摸牌前不能点和 / "
+                       f"passed a win on {who}'s {tile} and has not moved since"}
     held = furiten(s.ruleset, s.hand, hand_in) if result.get("valid") else None
     if held is not None:
         result = {**result, "valid": False, "reason": "furiten", "message": held}
@@ -462,12 +465,14 @@ def _horses_from_discarder(ruleset: str, wins: list[dict[str, Any]], read: dict[
     return any(discard_of(w) == (read["discarder"], read.get("win_tile")) for w in wins)
 
 
-def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | None:
+def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> tuple[str, Any] | None:
     """漏和 (`[flow] missed_win`, 广东): a seat that let a discard of the tile it now wins on go by,
     and has not moved since, may not win on it. The record shows it without the seat's tiles:
     with no move of its own since, the hand read now is the hand it held then, so it could have
-    won on that discard too. Returns the seat whose discard it passed, or None."""
-    if not flow_of(ruleset).missed_win or read.get("win", "discard") != "discard":
+    won on that discard too. With `missed_win_any` (过胡不胡) a win on any tile let go by since bars it: one the
+    hand read would have won on, scored as such. Returns (the seat whose discard it passed, that tile), or None."""
+    flow = flow_of(ruleset)
+    if not flow.missed_win or read.get("win", "discard") != "discard":
         return None
     seat, tile, discarder = read.get("seat_wind", read.get("winner")), read.get("win_tile"), read.get("discarder")
     pools = hand.get("discards") or {}
@@ -477,8 +482,26 @@ def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str 
     won_on = pools[discarder][-1]["seq"]
     for other, pool in pools.items():
         if other != seat and any(moved < d["seq"] < won_on and d.get("tile") == tile for d in pool):
-            return other
+            return other, tile
+    if flow.missed_win_any:
+        for other, pool in pools.items():
+            for d in pool:
+                if other != seat and moved < d["seq"] < won_on and _would_win(read, d.get("tile"), other, ruleset):
+                    return other, d.get("tile")
     return None
+
+
+def _would_win(read: dict[str, Any], tile: Any, discarder: str, ruleset: str) -> bool:
+    """Whether the hand read would have won on `tile` discarded by `discarder` (过胡不胡: a ron let go by)."""
+    from table_controller.scoring import ScoringError, score_json
+
+    if tile == read.get("win_tile"):
+        return False  # the tile won on now: the plain 漏和 above
+    try:
+        return bool(score_json({**read, "win_tile": tile, "discarder": discarder, "last_tile": False}, ruleset)
+                    .get("valid"))
+    except ScoringError:
+        return False
 
 
 def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | None:

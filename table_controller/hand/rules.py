@@ -16,6 +16,7 @@ class FlowRules:
     chow: bool = True
     multiple_winners: bool = False  # 一炮多响; otherwise 截和: the first seat after the discarder
     missed_win: bool = False        # 漏和: a passed win locks that seat until it moves again
+    missed_win_any: bool = False    # 过胡不胡: the lock bars a win on any discard, not only the tile passed
     continue_after_win: Continue = "end"
     must_win_last: int = 0          # 后N张必胡
     missing_suit: bool = False      # 定缺
@@ -33,6 +34,7 @@ class FlowRules:
         return cls(ruleset=ruleset, chow=not table.get("no_chow", False),
                    multiple_winners=bool(table.get("multiple_winners", False)),
                    missed_win=bool(table.get("missed_win", False)),
+                   missed_win_any=bool(table.get("missed_win_any", False)),
                    continue_after_win=table.get("continue_after_win", "end"),
                    must_win_last=int(table.get("must_win_last", 0)),
                    missing_suit=bool(table.get("missing_suit", False)),

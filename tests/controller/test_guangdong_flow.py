@@ -26,17 +26,18 @@ def round_of(tile: str) -> list[tuple[str, str]]:
     return [(w, tile) for w in "ESWN"]
 
 
-def house(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> str:
-    """A club's 推倒胡 (`extends`), in a rulesets folder of its own beside the shipped file."""
+def house(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str, club: str) -> str:
+    """A club's 推倒胡 (`extends`), in a rulesets folder of its own beside the shipped file; an id of its own
+    per test (the fold keeps each ruleset's flow by id: `referee.flow_of`)."""
     from tests.scoring.test_engines import PACKAGED
 
     folder = tmp_path / "rulesets"
     folder.mkdir(exist_ok=True)
     (folder / "tuidaohu.toml").write_text((PACKAGED / "tuidaohu.toml").read_text(encoding="utf-8"), encoding="utf-8")
-    (folder / "tuidaohu_club.toml").write_text('extends = "tuidaohu"\nid = "tuidaohu_club"\nname_zh = "推倒胡（俱乐部）"\n'
-                                              f'name_en = "Tui Dao Hu, club"\n\n{body}', encoding="utf-8")
+    (folder / f"{club}.toml").write_text(f'extends = "tuidaohu"\nid = "{club}"\nname_zh = "推倒胡（俱乐部）"\n'
+                                         f'name_en = "Tui Dao Hu, club"\n\n{body}', encoding="utf-8")
     monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(folder))
-    return "tuidaohu_club"
+    return club
 
 
 def test_the_three_others_following_the_dealers_first_discard_make_it_pay_each_one_unit() -> None:
@@ -77,7 +78,8 @@ def test_no_follow_after_a_call_a_different_tile_or_where_the_ruleset_has_none()
 
 
 def test_a_club_repeating_the_follow_and_paying_two_units(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    club = house(tmp_path, monkeypatch, "[flow]\nfollow_dealer = 2\n\n[scoring]\nfollow_dealer_each = 2\n")
+    club = house(tmp_path, monkeypatch, "[flow]\nfollow_dealer = 2\n\n[scoring]\nfollow_dealer_each = 2\n",
+                 "tuidaohu_follow")
     log = Log(club)
     log.start()
     play(log, "deal_done")
@@ -169,3 +171,47 @@ def test_a_second_winner_on_one_discard_counts_the_horses_from_the_discarder() -
     assert read["result"]["payments"] == {"W": 32, "S": -32, "E": 0, "N": 0} and read["result"]["horses"] == ["W"]
     log.ref("referee.win_read", hand={**seven_pairs("W", "m"), "options": {"horses": ["2m"], "horse_origin": "W"}})
     assert log.state().actions[-1]["result"]["payments"]["W"] == 16  # the referee's word stands
+
+
+PUNGS = {"seat_wind": "W", "win": "discard", "discarder": "E", "win_tile": "5m",
+         "concealed": ["1m"] * 3 + ["2m"] * 3 + ["3m"] * 3 + ["4m", "4m", "5m", "5m"]}  # 清一色 碰碰胡 on 4m or 5m
+
+
+def passed_4m(ruleset: str) -> dict[str, Any]:
+    """W discards, N's 4m (a win W lets go by), then E's 5m: W's read on it."""
+    log = Log(ruleset)
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "1z"), ("S", "9s"), ("W", "1p"), ("N", "4m"), ("E", "5m"))
+    log.ref("referee.win_read", hand=PUNGS)
+    return dict(log.state().actions[-1]["result"])
+
+
+def test_passing_a_win_bars_the_tile_passed_or_where_the_club_says_any_win(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    assert passed_4m("tuidaohu")["valid"]  # seed 001 漏胡: only the tile passed (4m), and 5m is another
+    club = house(tmp_path, monkeypatch, "[flow]\nmissed_win_any = true\n", "tuidaohu_pass")
+    result = passed_4m(club)
+    assert not result["valid"] and result["reason"] == "missed_win"
+    assert result["message"].startswith("过胡不胡：放过了北家打出的四万（可和），在自己摸牌前不能点和")
+    log = Log("tuidaohu")  # the plain 漏胡 names the seat passed as players do (it said "放过了N的这张牌")
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "1z"), ("S", "9s"), ("W", "1p"), ("N", "5m"), ("E", "5m"))
+    log.ref("referee.win_read", hand=PUNGS)
+    assert log.state().actions[-1]["result"]["message"].startswith("漏和：放过了北家打出的这张牌，在自己摸牌前不能再和这张")
+
+
+def test_the_hand_machine_locks_every_win_after_a_pass_where_the_club_says_so() -> None:
+    from dataclasses import replace
+
+    from table_controller.hand import Claim, IllegalAction, Pass, apply
+    from tests.hand.test_hand_flow import FakeWall, hands, play as machine
+
+    rules = replace(FlowRules.for_ruleset("tuidaohu"), missed_win_any=True)
+    s, notes = machine(new_hand(rules, FakeWall(40)), Deal(hands(E="4m5m", W="111222333m4455m")),
+                       Discard("E", "4m"), Pass("S"), Pass("W"), Pass("N"), Draw("S"), Discard("S", "5m"))
+    assert {"type": "missed_win", "seat": "W", "tile": "4m"} in notes
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Claim("W", "win"))
+    assert err.value.code == "missed_win" and "过胡不胡" in err.value.rule
