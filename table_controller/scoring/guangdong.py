@@ -148,6 +148,14 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
     return collect(seat, {s: each for s in T.SEATS if s != seat})
 
 
+def check_table(table: Mapping[str, Any]) -> None:
+    """Refuse a 荒庄 kong rule other than "keep" or "return" when a table's config is read (`scoring.check_tables`)."""
+    rule = table.get("kongs_on_draw", "keep")
+    if rule not in ("keep", "return"):
+        raise ScoringError("bad_ruleset_table", f"荒庄杠分须为 keep（照付）或 return（荒庄荒杠），不是 {rule!r} / "
+                           f"[scoring] kongs_on_draw of {table.get('id')} must be \"keep\" or \"return\"", "ruleset")
+
+
 def pay_follow(dealer: str, table: Mapping[str, Any]) -> dict[str, int]:
     """跟庄: the dealer pays each other seat `follow_dealer_each` × 底分 (1 where the table names none)."""
     each = int(table.get("follow_dealer_each", 1)) * int(table["base"])

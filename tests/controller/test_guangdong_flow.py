@@ -215,3 +215,26 @@ def test_the_hand_machine_locks_every_win_after_a_pass_where_the_club_says_so() 
     with pytest.raises(IllegalAction) as err:
         apply(s, Claim("W", "win"))
     assert err.value.code == "missed_win" and "过胡不胡" in err.value.rule
+
+
+def kong_then_draw(ruleset: str) -> dict[str, Any]:
+    log = Log(ruleset)
+    log.start()
+    play(log, "deal_done")
+    play(log, "kong", seat="S", tiles=["9s"] * 4, concealed=True)  # 暗杠: 2 from each
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    return dict(compute(log.state())["rows"][-1])
+
+
+def test_a_club_playing_huangzhuang_huanggang_pays_the_kongs_back_at_a_draw(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = kong_then_draw("tuidaohu")  # seed 001 杠牌直接输赢: paid, whatever the hand's end
+    assert kept["kong_points"] == {"1": -2, "2": 6, "3": -2, "4": -2} and kept["points"] == kept["kong_points"]
+    club = house(tmp_path, monkeypatch, '[scoring]\nkongs_on_draw = "return"\n', "tuidaohu_draw")
+    back = kong_then_draw(club)
+    assert back["kong_points"] == back["points"] == {p: 0 for p in "1234"} and back["kongs_returned"]
+    from table_controller.scoring import ScoringError, check_tables
+
+    wrong = house(tmp_path, monkeypatch, '[scoring]\nkongs_on_draw = "refund"\n', "tuidaohu_wrong")
+    with pytest.raises(ScoringError, match="荒庄杠分须为 keep"):
+        check_tables(wrong)
