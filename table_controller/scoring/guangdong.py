@@ -89,7 +89,9 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     horses = hand.options.get("horses", [])
     if not isinstance(horses, list):
         raise ScoringError("bad_field", "options.horses: a list of tiles, e.g. [\"5m\", \"1z\"]", "options.horses")
-    horse_pay, horse_seats = horse_payments(hand, pay, horses)
+    per_horse = pay if table.get("horse_pays", "win") == "win" else collect(
+        hand.winner, _payers(hand, int(table["base"]), table))  # 马跟底分: a horse is worth 底分, not the win
+    horse_pay, horse_seats = horse_payments(hand, per_horse, horses)
     return ScoreResult(True, ruleset, tuple(fans), total, pts, add(pay, horse_pay),
                        details={"capped": capped, "horses": horse_seats})
 
@@ -119,7 +121,8 @@ def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, in
 
 
 def horse_payments(hand: HandInput, pay: Mapping[str, int], horses: list[str]) -> tuple[dict[str, int], list[str]]:
-    """买马: a horse on the winner wins once more from every loser; on a loser, that loser pays once more."""
+    """买马: a horse on the winner wins `pay` once more from every loser; on a loser, that loser pays its share once
+    more (`pay`: the win's payments, 马跟胡; or 底分 from the same payers, 马跟底分)."""
     seats = []
     tables = []
     origin = str(hand.options.get("horse_origin", hand.winner))
@@ -149,11 +152,16 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
 
 
 def check_table(table: Mapping[str, Any]) -> None:
-    """Refuse a 荒庄 kong rule other than "keep" or "return" when a table's config is read (`scoring.check_tables`)."""
+    """Refuse a 荒庄 kong rule other than "keep" or "return", a horse's worth other than "win" or "base", when a
+    table's config is read (`scoring.check_tables`)."""
     rule = table.get("kongs_on_draw", "keep")
     if rule not in ("keep", "return"):
         raise ScoringError("bad_ruleset_table", f"荒庄杠分须为 keep（照付）或 return（荒庄荒杠），不是 {rule!r} / "
                            f"[scoring] kongs_on_draw of {table.get('id')} must be \"keep\" or \"return\"", "ruleset")
+    horse = table.get("horse_pays", "win")
+    if horse not in ("win", "base"):
+        raise ScoringError("bad_ruleset_table", f"马的分须为 win（马跟胡）或 base（马跟底分），不是 {horse!r} / "
+                           f"[scoring] horse_pays of {table.get('id')} must be \"win\" or \"base\"", "ruleset")
 
 
 def pay_follow(dealer: str, table: Mapping[str, Any]) -> dict[str, int]:

@@ -238,3 +238,17 @@ def test_a_club_playing_huangzhuang_huanggang_pays_the_kongs_back_at_a_draw(tmp_
     wrong = house(tmp_path, monkeypatch, '[scoring]\nkongs_on_draw = "refund"\n', "tuidaohu_wrong")
     with pytest.raises(ScoringError, match="荒庄杠分须为 keep"):
         check_tables(wrong)
+
+
+def test_a_club_paying_each_horse_its_base_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from table_controller.scoring import ScoringError, check_tables, score_json
+
+    hand = {**seven_pairs("W", "m"), "options": {"horses": ["1m", "4m", "2m"]}}  # W, S (上家 of W), N: no payer
+    won = score_json(hand, "tuidaohu")  # 七对 16 from S; seed 001: each horse as the win
+    assert won["payments"] == {"W": 48, "S": -48, "E": 0, "N": 0} and won["horses"] == ["W", "S", "N"]
+    club = house(tmp_path, monkeypatch, '[scoring]\nhorse_pays = "base"\n', "tuidaohu_horse")
+    based = score_json(hand, club)  # 马跟底分: 1 a horse
+    assert based["payments"] == {"W": 18, "S": -18, "E": 0, "N": 0}
+    wrong = house(tmp_path, monkeypatch, '[scoring]\nhorse_pays = "double"\n', "tuidaohu_horse_wrong")
+    with pytest.raises(ScoringError, match="马的分须为 win"):
+        check_tables(wrong)
