@@ -357,7 +357,7 @@ def _scored_false_win(s: "TableState", seat: str, d: dict[str, Any], record: dic
 
 def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     from table_controller.scoring import ScoringError, score_json
-    from table_controller.tiles import seat_name
+    from table_controller.tiles import seat_name, tile_name
 
     if s.hand is None or s.hand.get("ended"):
         raise RefereeError("没有进行中的牌局 / no hand in play")
@@ -372,6 +372,8 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     if derived:  # what the record shows (倍打, 包付, 杠上炮); the referee's own options win
         given = hand_in.get("options") if isinstance(hand_in.get("options"), dict) else {}
         hand_in = {**hand_in, "options": {**derived, **given}}
+    if _horses_from_discarder(s.ruleset, wins, hand_in):  # 一炮多响: a further winner on the same discard
+        hand_in = {**hand_in, "options": {**(hand_in.get("options") or {}), "horse_origin": hand_in["discarder"]}}
     kong_win = record_win(s.hand, hand_in)
     if kong_win:  # 杠上开花: the record shows the tile drawn was the kong's replacement
         hand_in = {**hand_in, "win": kong_win}
@@ -401,9 +403,12 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
                   "message": "该家本盘已和牌（血战到底），不再行牌"}
     passed = missed_win(s.ruleset, s.hand, hand_in) if result.get("valid") else None
     if passed is not None:
+        who, tile = passed
         result = {**result, "valid": False, "reason": "missed_win",
-                  "message": f"漏和：放过了{passed}的这张牌，在自己摸牌前不能再和这张 / "
-                             "passed a win on this tile and has not moved since"}
+                  "message": f"漏和：放过了{seat_name(who)}家打出的这张牌，在自己摸牌前不能再和这张 / "
+                             "passed a win on this tile and has not moved since" if tile == hand_in.get("win_tile")
+                  else f"过胡不胡：放过了{seat_name(who)}家打出的{tile_name(tile)}（可和），在自己摸牌前不能点和 / "
+                       f"passed a win on {who}'s {tile} and has not moved since"}
     held = furiten(s.ruleset, s.hand, hand_in) if result.get("valid") else None
     if held is not None:
         result = {**result, "valid": False, "reason": "furiten", "message": held}
@@ -446,12 +451,28 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
     record["restore"] = after_win(s.hand, record, flow_of(s.ruleset), wins + [record], record["at"])
 
 
-def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | None:
+def _horses_from_discarder(ruleset: str, wins: list[dict[str, Any]], read: dict[str, Any]) -> bool:
+    """买马 under 一炮多响 (seed 001: "一炮多响时，从放炮者开始"): a win read on a discard another win confirmed
+    was on counts its horses from the discarder, unless the referee said where they count from."""
+    from table_controller.scoring import ruleset_file
+
+    options = read.get("options") if isinstance(read.get("options"), dict) else {}
+    if "horse_origin" in options or read.get("win", "discard") != "discard" or read.get("discarder") not in SEATS:
+        return False
+    rs = ruleset_file(ruleset)
+    if rs is None or rs.hand_end is None or rs.hand_end.kind != "horses":
+        return False
+    return any(discard_of(w) == (read["discarder"], read.get("win_tile")) for w in wins)
+
+
+def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> tuple[str, Any] | None:
     """漏和 (`[flow] missed_win`, 广东): a seat that let a discard of the tile it now wins on go by,
     and has not moved since, may not win on it. The record shows it without the seat's tiles:
     with no move of its own since, the hand read now is the hand it held then, so it could have
-    won on that discard too. Returns the seat whose discard it passed, or None."""
-    if not flow_of(ruleset).missed_win or read.get("win", "discard") != "discard":
+    won on that discard too. With `missed_win_any` (过胡不胡) a win on any tile let go by since bars it: one the
+    hand read would have won on, scored as such. Returns (the seat whose discard it passed, that tile), or None."""
+    flow = flow_of(ruleset)
+    if not flow.missed_win or read.get("win", "discard") != "discard":
         return None
     seat, tile, discarder = read.get("seat_wind", read.get("winner")), read.get("win_tile"), read.get("discarder")
     pools = hand.get("discards") or {}
@@ -461,8 +482,26 @@ def missed_win(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str 
     won_on = pools[discarder][-1]["seq"]
     for other, pool in pools.items():
         if other != seat and any(moved < d["seq"] < won_on and d.get("tile") == tile for d in pool):
-            return other
+            return other, tile
+    if flow.missed_win_any:
+        for other, pool in pools.items():
+            for d in pool:
+                if other != seat and moved < d["seq"] < won_on and _would_win(read, d.get("tile"), other, ruleset):
+                    return other, d.get("tile")
     return None
+
+
+def _would_win(read: dict[str, Any], tile: Any, discarder: str, ruleset: str) -> bool:
+    """Whether the hand read would have won on `tile` discarded by `discarder` (过胡不胡: a ron let go by)."""
+    from table_controller.scoring import ScoringError, score_json
+
+    if tile == read.get("win_tile"):
+        return False  # the tile won on now: the plain 漏和 above
+    try:
+        return bool(score_json({**read, "win_tile": tile, "discarder": discarder, "last_tile": False}, ruleset)
+                    .get("valid"))
+    except ScoringError:
+        return False
 
 
 def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | None:
@@ -509,7 +548,8 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     way round), 杠上炮 (`after_kong`: the discard won on followed the discarder's kong), 四川
     定缺 (`missing_suit`: the suit the winner named), 南宁 封胡 (`sealed`: the seat that fed
     the winner three pungs) and riichi's 立直, 两立直 and 一发 (`riichi`, `double_riichi`, `ippatsu`: keyed
-    declarations), 本场 (`honba`: counted by the session, `seating.coming`) and 包 (`pao`: `state._pao`)."""
+    declarations), 本场 (`honba`: counted by the session, `seating.coming`), 包 (`pao`: `state._pao`) and the
+    点杠's discarder of a 杠上开花 (`kong_feeder`, 广东 杠爆全包)."""
     opts: dict[str, Any] = {}
     seat = read.get("seat_wind", read.get("winner"))
     if hand.get("double"):
@@ -539,12 +579,38 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
             opts["baofu"] = feeder
         elif seat == feeder:
             opts["baofu"] = claimer
+    feeder = kong_feeder(hand, seat) if _kong_bloom_paid_by_one(str(hand.get("ruleset", ""))) else None
+    if feeder and read.get("win") in ("self_draw", "kong_replacement"):
+        opts["kong_feeder"] = feeder  # 杠爆全包: the 点杠's discarder, for a 杠上开花
     discarder = read.get("discarder")
     pool = (hand.get("discards") or {}).get(discarder) or []
     if read.get("win", "discard") == "discard" and pool and pool[-1].get("tile") == read.get("win_tile") \
             and pool[-1].get("after_kong"):
         opts["after_kong"] = True
     return opts
+
+
+def _kong_bloom_paid_by_one(ruleset: str) -> bool:
+    """Whether the ruleset has a 点杠's 杠上开花 paid by its discarder alone (`[scoring] kong_bloom_pays_all`)."""
+    from table_controller.scoring import ScoringError
+    from table_controller.scoring.config import scoring
+
+    try:
+        return bool(scoring(ruleset).get("kong_bloom_pays_all"))
+    except ScoringError:  # a ruleset the referee scores
+        return False
+
+
+def kong_feeder(hand: dict[str, Any], seat: Any) -> str | None:
+    """The seat whose discard `seat` just konged (点杠, a 明杠 claimed), while the kong's replacement is the
+    tile in play: its 杠上开花 may be that seat's alone to pay (广东 杠爆全包). None after a 暗杠 or a 补杠."""
+    melds = (hand.get("melds") or {}).get(seat) or []
+    last = melds[-1] if melds else {}
+    if hand.get("kong_by") != seat or hand.get("kong_flower") or last.get("type") != "kong" \
+            or last.get("concealed") or last.get("added_seq") or last.get("from") not in SEATS \
+            or any(m.get("added_seq") == hand.get("play_seq") for m in melds):  # a 补杠 made just now
+        return None
+    return str(last["from"])
 
 
 def record_win(hand: dict[str, Any], read: dict[str, Any]) -> str | None:

@@ -35,6 +35,7 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     if any(a.get("deltas") for a in before):
         rows.append(_row({"hand_no": 0, "result": "penalty"}, [], before, None, totals))
     stick, pot = _riichi_stick(state.ruleset), 0
+    returned = _kongs_returned(state.ruleset)
     of_hand = _by_hand(actions)
     for no in sorted(hands):
         h = hands[no]
@@ -42,7 +43,7 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
         pens = [a for a in active(mine, "referee.penalty", no) if not a.get("error")]
         wins = ranked_wins(mine, no)
         sticks, pot = _sticks(h, wins, pot, stick)
-        rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks))
+        rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks, returned))
     final = final or _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
     final = final or out_of_stacks or _hands_played(state)
@@ -126,18 +127,32 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
 
 
 def _on_the_spot(h: dict[str, Any], which: tuple[str, ...] = ("kong_payments", "chase_payments"),
-                 ) -> list[tuple[str | None, dict[str, int]]]:
+                 kind: str | None = None) -> list[tuple[str | None, dict[str, int]]]:
     """The hand's payments made when they happened, per chair: kongs (杠牌现场汇 / 刮风下雨, the
-    konger receives) and 追牌现场汇 (the first of four same discards pays; no single receiver),
-    as (the receiving chair or None, chair -> points), in the order they were made."""
+    konger receives), 追牌现场汇 (the first of four same discards pays; no single receiver) and 跟庄 (the
+    dealer pays each; kept with 追牌, `kind` "follow"), as (the receiving chair or None, chair -> points), in
+    the order they were made; `kind` "chase" or "follow" keeps only those of `chase_payments`."""
     seats = h.get("seats") or {}
-    made = sorted(((k, key) for key in which for k in h.get(key, [])), key=lambda x: x[0].get("seq", 0))
+    made = sorted(((k, key) for key in which for k in h.get(key, [])
+                   if kind is None or key != "chase_payments" or k.get("kind", "chase") == kind),
+                  key=lambda x: x[0].get("seq", 0))
     out = []
     for k, key in made:
         pay = {str(seats[w]): int(v) for w, v in k["by_wind"].items() if w in seats}
         receiver = str(seats[k["seat"]]) if key == "kong_payments" and k.get("seat") in seats else None
         out.append((receiver, {p: pay.get(p, 0) for p in POSITIONS}))
     return out
+
+
+def _kongs_returned(ruleset: str) -> bool:
+    """荒庄荒杠 (`[scoring] kongs_on_draw = "return"`, 广东 a parlour option): a hand ended 荒牌 books no kong
+    payment; "keep" (the default, seed 001 杠牌直接输赢) books them as paid."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        return scoring(ruleset).get("kongs_on_draw", "keep") == "return"
+    except Exception:  # a ruleset without [scoring]
+        return False
 
 
 def _riichi_stick(ruleset: str) -> int:
@@ -194,9 +209,10 @@ def _leftover_sticks(ruleset: str, last: dict[str, Any], totals: dict[str, int],
 
 
 def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any]],
-         settled: dict[str, Any] | None, totals: dict[str, int], sticks: dict[str, int] | None = None) -> dict[str, Any]:
+         settled: dict[str, Any] | None, totals: dict[str, int], sticks: dict[str, int] | None = None,
+         kongs_returned: bool = False) -> dict[str, Any]:
     """One hand's line: every confirmed win (一炮多响, 血战 play on), the penalties, the kongs
-    paid on the spot and the 查叫 at 荒牌, per chair."""
+    paid on the spot (none after 荒牌 where `kongs_returned`: 荒庄荒杠) and the 查叫 at 荒牌, per chair."""
     seats = h.get("seats") or {}
     won = [{"position": str(seats[w["seat"]]) if w.get("seat") in seats else None, "seat": w.get("seat"),
             "fan_total": w.get("total"), "points": {p: int(w.get("deltas", {}).get(p, 0)) for p in POSITIONS},
@@ -206,10 +222,15 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
     win_pts = {p: sum(w["points"][p] for w in won) for p in POSITIONS}
     pen_pts = {p: sum(int(a.get("deltas", {}).get(p, 0)) for a in pens) for p in POSITIONS}
     kong_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("kong_payments",))) for p in POSITIONS}
-    chase_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("chase_payments",))) for p in POSITIONS}
+    returned = kongs_returned and not wins and h.get("result") == "draw" and any(kong_pts.values())
+    if returned:
+        kong_pts = {p: 0 for p in POSITIONS}
+    chase_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("chase_payments",), "chase")) for p in POSITIONS}
+    follow_pts = {p: sum(pay[p] for _, pay in _on_the_spot(h, ("chase_payments",), "follow")) for p in POSITIONS}
     draw_pts = {p: int((settled or {}).get("deltas", {}).get(p, 0)) for p in POSITIONS}
     stick_pts = sticks or {p: 0 for p in POSITIONS}
-    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + chase_pts[p] + draw_pts[p] + stick_pts[p] for p in POSITIONS}
+    points = {p: win_pts[p] + pen_pts[p] + kong_pts[p] + chase_pts[p] + follow_pts[p] + draw_pts[p] + stick_pts[p]
+              for p in POSITIONS}
     for p in POSITIONS:
         totals[p] += points[p]
     result = "win" if wins else h.get("result", "draw")
@@ -220,9 +241,11 @@ def _row(h: dict[str, Any], wins: list[dict[str, Any]], pens: list[dict[str, Any
             "dealer": str(seats["E"]) if "E" in seats else None,
             "result": result, "result_zh": _result_zh(result, h),
             **({"abortive": h["abortive"]} if h.get("abortive") else {}),  # 途中流局: which
+            **({"kongs_returned": True} if returned else {}),  # 荒庄荒杠: the hand's kongs paid back
             "winner_position": won[0]["position"] if won else None,
             "fan_total": won[0]["fan_total"] if won else None, "wins": won, "win_points": win_pts,
-            "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts, "exhaustive_points": draw_pts,
+            "penalty_points": pen_pts, "kong_points": kong_pts, "chase_points": chase_pts,
+            "follow_points": follow_pts, "exhaustive_points": draw_pts,
             "riichi_points": stick_pts,
             "points": points, "running": dict(totals), "penalty_count": len(pens)}
 

@@ -47,10 +47,10 @@ PENALTY_FIGURES = ("code", "name_zh", "name_en", "amount", "by_wind", "stops_win
 #: What a 查叫 ruling's record keeps of the scorer's settlement.
 EXHAUSTIVE_FIGURES = ("by_wind", "flower_pigs", "ready", "not_ready", "refunds")
 #: The plays whose event carries an on-the-spot payment.
-KONG, CHASE = "kong", "chase"
+KONG, CHASE, FOLLOW = "kong", "chase", "follow"
 #: The figures other than wins `differences` names, by `kind`: (中文, English) for `tablectl check`.
 KINDS = {"exhaustive": ("查叫", "draw settlements (查叫)"), "penalty": ("罚分", "penalties"),
-         KONG: ("杠分", "kong payments"), CHASE: ("追牌", "追牌 payments")}
+         KONG: ("杠分", "kong payments"), CHASE: ("追牌", "追牌 payments"), FOLLOW: ("跟庄", "跟庄 payments")}
 
 
 def figures(result: dict[str, Any]) -> dict[str, Any]:
@@ -150,7 +150,8 @@ def _play_paid(hand: dict[str, Any], ev: Event) -> dict[str, Any] | None:
     discard's 追牌 (None where it made none)."""
     if ev.type == "play.discard":
         got = next((c for c in hand.get("chase_payments", []) if c.get("seq") == ev.seq), None)
-        return None if got is None else {"kind": CHASE, "seat": got["seat"], "by_wind": dict(got["by_wind"])}
+        return None if got is None else {"kind": got.get("kind", CHASE), "seat": got["seat"],
+                                         "by_wind": dict(got["by_wind"])}
     got = next((k for k in hand.get("kong_payments", []) if k.get("seq") == ev.seq), None)
     return {"kind": KONG, "by_wind": dict(got["by_wind"]) if got else {}}
 
@@ -165,7 +166,8 @@ def of_play(s: "TableState", ev: Event) -> dict[str, Any] | None:
 
     if not carries(ev) or not ev.type.startswith("play.") or s.hand is None:
         return None
-    if ev.type == "play.discard" and not flow_of(s.ruleset).chase:  # no 追牌 to pay: spare the trial fold
+    if ev.type == "play.discard" and not (flow_of(s.ruleset).chase or flow_of(s.ruleset).follow_dealer):
+        # no 追牌 or 跟庄 to pay: spare the trial fold
         return None
     trial = apply(s, ev)
     if trial.hand is None or trial.hand.get("play_seq") != ev.seq:

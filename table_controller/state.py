@@ -607,33 +607,50 @@ def _abortive_shown(hand: dict[str, Any]) -> None:
 def _chase(hand: dict[str, Any], ev: Event, seat: str, tile: Any, ruleset: str) -> None:
     """竞技 追牌现场汇 (seed 004 三十七): four seats in a row discard the same tile, no claim between;
     the first pays on the spot what the ruleset's scorer says (`scoring.chase_payment`: 竞技 `chase_each` to each
-    other seat, 倍打 doubling it, from the ruleset's own table)."""
+    other seat, 倍打 doubling it, from the ruleset's own table). 广东 跟庄 (`[flow] follow_dealer`) is the same run
+    begun by the dealer in the hand's first go-around(s), nobody having called: the dealer pays
+    (`scoring.follow_payment`); its entry says `kind: "follow"` for the sheet."""
     from table_controller import settlements
     from table_controller.referee import flow_of
-    from table_controller.scoring import ScoringError, chase_payment
+    from table_controller.scoring import ScoringError, chase_payment, follow_payment
 
     kept = settlements.kept(ev.data)  # the 追牌 paid as logged with this discard, whatever the ruleset says now
-    if not flow_of(ruleset).chase and kept is None:
+    flow = flow_of(ruleset)
+    if not flow.chase and not flow.follow_dealer and kept is None:
         return
-    payer, now = None, {}
-    if flow_of(ruleset).chase:
-        run = [*hand.get("run", []), [seat, tile]][-4:]
-        hand["run"] = run
-        if len(run) == 4 and len({t for _, t in run}) == 1 and len({w for w, _ in run}) == 4:
+    payer, now, kind = None, {}, settlements.FOLLOW if flow.follow_dealer else settlements.CHASE
+    run = [*hand.get("run", []), [seat, tile]][-4:]
+    hand["run"] = run
+    four = len(run) == 4 and len({t for _, t in run}) == 1 and len({w for w, _ in run}) == 4
+    try:
+        if flow.chase and four:
             payer = run[0][0]
-            try:
-                now = settlements.paid(chase_payment(ruleset, payer, double=bool(hand.get("double"))))
-            except ScoringError:  # a ruleset the referee scores: no table to pay it from
-                now = {}
-            hand["run"] = []
+            now = settlements.paid(chase_payment(ruleset, payer, double=bool(hand.get("double"))))
+        elif four and _followed(hand, run, flow.follow_dealer):
+            payer = "E"
+            now = settlements.paid(follow_payment(ruleset, payer))
+    except ScoringError:  # a ruleset the referee scores: no table to pay it from
+        now = {}
+    if payer is not None and flow.chase:
+        hand["run"] = []
     if kept is not None:
         got = settlements.paid(kept["by_wind"])
         if got != now:
-            settlements.note_play(hand, ev, settlements.CHASE, kept.get("seat"), got, {"valid": True, "by_wind": now})
-        payer, now = kept.get("seat"), got
+            settlements.note_play(hand, ev, kept.get("kind", kind), kept.get("seat"), got,
+                                  {"valid": True, "by_wind": now})
+        payer, now, kind = kept.get("seat"), got, kept.get("kind", kind)
     if now:
         hand["chase_payments"] = hand.get("chase_payments", []) + [
-            {"seq": ev.seq, "seat": payer, "tile": tile, "by_wind": now}]
+            {"seq": ev.seq, "seat": payer, "tile": tile, "by_wind": now,
+             **({"kind": settlements.FOLLOW} if kind == settlements.FOLLOW else {})}]
+
+
+def _followed(hand: dict[str, Any], run: list[list[Any]], rounds: int) -> bool:
+    """跟庄: the run of four is E, S, W, N, nobody has called or konged this hand, and it is a go-around the
+    ruleset counts (`follow_dealer`: 1 the first only; 2 the second too, where the first was followed)."""
+    before = sum(1 for c in hand.get("chase_payments", []) if c.get("kind") == "follow")
+    return ([w for w, _ in run] == list(SEATS) and not any(hand["melds"][w] for w in SEATS)
+            and len(hand["discards"]["E"]) == before + 1 <= rounds)
 
 
 def _feed(hand: dict[str, Any], claimer: str, feeder: str, ruleset: str) -> None:

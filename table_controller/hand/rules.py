@@ -1,4 +1,4 @@
-"""How a ruleset's hand flows: claims allowed, winners per discard, 漏和, 血战/血流, 后4张必胡, 定缺."""
+"""How a ruleset's hand flows: claims allowed, winners per discard, 漏和, 血战/血流, 后4张必胡, 定缺, 跟庄."""
 
 from __future__ import annotations
 
@@ -16,12 +16,14 @@ class FlowRules:
     chow: bool = True
     multiple_winners: bool = False  # 一炮多响; otherwise 截和: the first seat after the discarder
     missed_win: bool = False        # 漏和: a passed win locks that seat until it moves again
+    missed_win_any: bool = False    # 过胡不胡: the lock bars a win on any discard, not only the tile passed
     continue_after_win: Continue = "end"
     must_win_last: int = 0          # 后N张必胡
     missing_suit: bool = False      # 定缺
     flowers: bool = True
     baofu_claims: int = 0           # 竞技 包付: this many claims in a row from one feeder bind them
     chase: bool = False             # 竞技 追牌: four seats in a row discard the same tile
+    follow_dealer: int = 0          # 广东 跟庄: go-arounds in which S, W, N following the dealer's discard make it pay
     baofu_hanging: bool = False     # 竞技 包付 2(2): record the tile a 全求独钓 seat hangs
     seal_pungs: int = 0             # 南宁 封胡: a seat that fed one seat this many pungs may not win
     furiten: bool = False           # 振听 (riichi): no ron on a wait among one's discards or let pass
@@ -32,11 +34,13 @@ class FlowRules:
         return cls(ruleset=ruleset, chow=not table.get("no_chow", False),
                    multiple_winners=bool(table.get("multiple_winners", False)),
                    missed_win=bool(table.get("missed_win", False)),
+                   missed_win_any=bool(table.get("missed_win_any", False)),
                    continue_after_win=table.get("continue_after_win", "end"),
                    must_win_last=int(table.get("must_win_last", 0)),
                    missing_suit=bool(table.get("missing_suit", False)),
                    flowers=int(table.get("tiles", 144)) == 144,
                    baofu_claims=int(table.get("baofu_claims", 0)), chase=bool(table.get("chase", False)),
+                   follow_dealer=int(table.get("follow_dealer", 0)),
                    baofu_hanging=bool(table.get("baofu_hanging", False)),
                    seal_pungs=int(table.get("seal_pungs", 0)), furiten=bool(table.get("furiten", False)),
                    riichi=bool(table.get("riichi_declarations", False)))

@@ -27,6 +27,8 @@ from table_controller.hand.wall import Wall
 
 Phase = Literal["deal", "choose_missing", "draw", "discard", "replace", "claims", "rob_kong", "ended"]
 _PRIORITY = {"win": 3, "kong": 2, "pung": 2, "chi": 1}
+#: In a seat's `locked` (过胡不胡, `[flow] missed_win_any`): it passed a win and may win on no discard until it moves.
+ANY_TILE = "*"
 
 
 @dataclass
@@ -91,6 +93,7 @@ class HandState:
     fed: dict[tuple[str, str], int] = field(default_factory=dict)  # 封胡: (feeder, claimer) → pungs fed
     sealed: set[tuple[str, str]] = field(default_factory=set)      # 封胡 pairs (feeder, claimer)
     opening: O.OpeningFlowers | None = None   # the opening 补花 until the dealer's first discard or kong
+    followed: int = 0                         # 跟庄: go-arounds so far in which all three followed the dealer
 
     def clone(self) -> HandState:
         return replace(self, seats={s: st.clone() for s, st in self.seats.items()}, claims=dict(self.claims),
@@ -392,8 +395,20 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
             and len({x for x, _ in last4}) == 4):
         notes.append(_doubled(s, {"type": "chase", "first": last4[0][0], "tile": e.tile}))  # 追牌现场汇
         s.run.clear()
+    elif _followed(s, last4):
+        s.followed += 1
+        notes.append({"type": "follow", "first": "E", "tile": e.tile})  # 跟庄: the dealer pays each
     if not _eligible(s):
         _resolve(s, notes)
+
+
+def _followed(s: HandState, last4: list[tuple[str, str]]) -> bool:
+    """跟庄 (`[flow] follow_dealer`): S, W and N each discard the tile the dealer just discarded, nobody having
+    called or konged this hand, in the first go-around or, where the ruleset repeats it, in each following one
+    as long as every go-around before was followed too."""
+    return (s.rules.follow_dealer > 0 and [x for x, _ in last4] == list(T.SEATS) and len({t for _, t in last4}) == 1
+            and not any(st.melds for st in s.seats.values())
+            and len(s.seats["E"].discards) == s.followed + 1 <= s.rules.follow_dealer)
 
 
 def _doubled(s: HandState, note: dict[str, Any]) -> dict[str, Any]:
@@ -460,6 +475,7 @@ def _claim(s: HandState, e: Claim, notes: list[dict[str, Any]]) -> None:
     elif e.action == "win":
         _need_unsealed(s, e.seat)
         _need(tile not in st.locked, "missed_win", f"漏和: 放过了{T.tile_name(tile)}, 在自己摸牌前不能再和这张")
+        _need(ANY_TILE not in st.locked, "missed_win", "过胡不胡: 放过了和牌, 在自己摸牌前不能点和")
     s.claims[e.seat] = e
     if not _eligible(s):
         _resolve(s, notes)
@@ -471,12 +487,13 @@ def _pass(s: HandState, e: Pass, notes: list[dict[str, Any]]) -> None:
     _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家已经表态")
     owner, tile = _window(s)
     win = "rob_kong" if s.phase == "rob_kong" else "discard"
-    may = not s.sealed_for(e.seat) and tile not in s.seats[e.seat].locked  # 漏和 and 封胡 forbid the win
+    locked = s.seats[e.seat].locked
+    may = not s.sealed_for(e.seat) and tile not in locked and ANY_TILE not in locked  # 漏和 and 封胡 forbid the win
     could = s.seats[e.seat].known and may and _completes(s, e.seat, tile, win, owner)
     if could and s.rules.must_win_last and s.wall.in_last_zone:
         raise IllegalAction("must_win", f"后{s.rules.must_win_last}张必胡: 听牌的牌出现时必须和")
     if could and s.rules.missed_win:
-        s.seats[e.seat].locked.add(tile)
+        s.seats[e.seat].locked.add(ANY_TILE if s.rules.missed_win_any else tile)
         notes.append({"type": "missed_win", "seat": e.seat, "tile": tile})
     s.passed.add(e.seat)
     if not _eligible(s):

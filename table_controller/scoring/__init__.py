@@ -15,7 +15,8 @@ from table_controller.scoring.hand import HandInput, Meld
 from table_controller.scoring.result import Fan, ScoreResult
 
 __all__ = ["Fan", "HandInput", "Meld", "ScoreResult", "ScoringError",
-           "chase_payment", "check_tables", "exhaustive_settlement", "false_win", "kong_payment", "referee_scored",
+           "chase_payment", "check_tables", "exhaustive_settlement", "false_win",
+           "follow_payment", "kong_payment", "referee_scored",
            "score", "score_json",
            "scored", "scored_rulesets", "win_options"]
 
@@ -135,7 +136,8 @@ def win_options(ruleset: str) -> list[str]:
     """The options of a win read that only the referee can give (neither the play record nor the
     camera knows them), for the Win page: `points` and `special` where the referee scores the
     ruleset (裁判计分), `wildcard` where a 鬼牌 / 百搭 / 癞子 may be played, `horses` where the 买马
-    tiles turned up at the end change the payments (推倒胡), `first_turn` where 天胡 / 地胡 score. An
+    tiles turned up at the end change the payments (推倒胡) and `horse_origin` where a discard may have several
+    winners (一炮多响: they count from the discarder), `first_turn` where 天胡 / 地胡 score. An
     engine module whose scorer reads other options gives its own list instead (`win_options(table)`: riichi's
     立直, 一发, 宝牌 / 里宝牌 indicators and 本场), so a venue's copy under its own id asks for them too."""
     if referee_scored(ruleset):
@@ -152,6 +154,10 @@ def win_options(ruleset: str) -> list[str]:
     end = rs.hand_end
     if end is not None and end.kind == "horses":
         out.append("horses")
+        from table_controller.scoring.config import flow
+
+        if flow(ruleset).get("multiple_winners"):
+            out.append("horse_origin")  # 一炮多响: the horses count from the discarder (seed 001 买马)
     if any(isinstance(t, Mapping) and "天胡" in t for t in table.values()):
         out.append("first_turn")  # 天胡 / 地胡: a record kept in part cannot tell the first go-round
     return out
@@ -190,6 +196,19 @@ def chase_payment(ruleset: str, first: str, double: bool = False) -> dict[str, i
     if pay is None:
         return None
     given: dict[str, int] = pay(first, double, table)
+    return given
+
+
+def follow_payment(ruleset: str, dealer: str = "E") -> dict[str, int] | None:
+    """跟庄 (广东, `[flow] follow_dealer`): the three others followed the dealer's discard with the same tile; what
+    the dealer pays on the spot, from the engine module's `pay_follow(dealer, table)`; None where it has none."""
+    table = scoring(ruleset)
+    if dealer not in T.SEATS:
+        raise ScoringError("bad_field", f"must be a seat E S W N, not {dealer!r}", "dealer")
+    pay = engine_hook(ruleset, "pay_follow")
+    if pay is None:
+        return None
+    given: dict[str, int] = pay(dealer, table)
     return given
 
 

@@ -89,7 +89,9 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     horses = hand.options.get("horses", [])
     if not isinstance(horses, list):
         raise ScoringError("bad_field", "options.horses: a list of tiles, e.g. [\"5m\", \"1z\"]", "options.horses")
-    horse_pay, horse_seats = horse_payments(hand, pay, horses)
+    per_horse = pay if table.get("horse_pays", "win") == "win" else collect(
+        hand.winner, _payers(hand, int(table["base"]), table))  # 马跟底分: a horse is worth 底分, not the win
+    horse_pay, horse_seats = horse_payments(hand, per_horse, horses)
     return ScoreResult(True, ruleset, tuple(fans), total, pts, add(pay, horse_pay),
                        details={"capped": capped, "horses": horse_seats})
 
@@ -106,6 +108,11 @@ def _multiply(hand: HandInput, fans: list[Fan], table: Mapping[str, Any],
 
 
 def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, int]:
+    feeder = hand.options.get("kong_feeder")
+    if feeder is not None and feeder == hand.winner:
+        raise ScoringError("bad_field", "点杠者不能是和牌方 / the kong's feeder is not the winner", "options.kong_feeder")
+    if hand.win == "kong_replacement" and feeder is not None and table.get("kong_bloom_pays_all"):
+        return {feeder: 3 * pts}  # 杠爆全包: the seat whose discard made the 明杠 pays the three shares
     if hand.self_drawn:
         return {s: pts for s in T.SEATS if s != hand.winner}
     if hand.win == "rob_kong" and table.get("rob_kong_pays_all"):
@@ -114,7 +121,8 @@ def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, in
 
 
 def horse_payments(hand: HandInput, pay: Mapping[str, int], horses: list[str]) -> tuple[dict[str, int], list[str]]:
-    """买马: a horse on the winner wins once more from every loser; on a loser, that loser pays once more."""
+    """买马: a horse on the winner wins `pay` once more from every loser; on a loser, that loser pays its share once
+    more (`pay`: the win's payments, 马跟胡; or 底分 from the same payers, 马跟底分)."""
     seats = []
     tables = []
     origin = str(hand.options.get("horse_origin", hand.winner))
@@ -141,6 +149,25 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
         return collect(seat, {discarder: int(k["点杠"]) * base})
     each = int(k["补杠" if kind == "added" else "暗杠"]) * base
     return collect(seat, {s: each for s in T.SEATS if s != seat})
+
+
+def check_table(table: Mapping[str, Any]) -> None:
+    """Refuse a 荒庄 kong rule other than "keep" or "return", a horse's worth other than "win" or "base", when a
+    table's config is read (`scoring.check_tables`)."""
+    rule = table.get("kongs_on_draw", "keep")
+    if rule not in ("keep", "return"):
+        raise ScoringError("bad_ruleset_table", f"荒庄杠分须为 keep（照付）或 return（荒庄荒杠），不是 {rule!r} / "
+                           f"[scoring] kongs_on_draw of {table.get('id')} must be \"keep\" or \"return\"", "ruleset")
+    horse = table.get("horse_pays", "win")
+    if horse not in ("win", "base"):
+        raise ScoringError("bad_ruleset_table", f"马的分须为 win（马跟胡）或 base（马跟底分），不是 {horse!r} / "
+                           f"[scoring] horse_pays of {table.get('id')} must be \"win\" or \"base\"", "ruleset")
+
+
+def pay_follow(dealer: str, table: Mapping[str, Any]) -> dict[str, int]:
+    """跟庄: the dealer pays each other seat `follow_dealer_each` × 底分 (1 where the table names none)."""
+    each = int(table.get("follow_dealer_each", 1)) * int(table["base"])
+    return {s: -3 * each if s == dealer else each for s in T.SEATS}
 
 
 def pay_kong(note: Mapping[str, Any], active: tuple[str, ...], table: Mapping[str, Any]) -> dict[str, int]:

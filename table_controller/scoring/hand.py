@@ -203,7 +203,8 @@ def _suit(value: Any, name: str) -> str:
 _OPTION_CHECKS: dict[str, Any] = {
     "double": _bool, "first_turn": _bool, "after_kong": _bool, "missing_suit": lambda v, n: _suit(v, n),
     "sealed": lambda v, n: _seat(v, n), "baofu": lambda v, n: _seat(v, n),
-    "horse_origin": lambda v, n: _seat(v, n), "hanging": lambda v, n: _tile(v, n),
+    "horse_origin": lambda v, n: _seat(v, n), "kong_feeder": lambda v, n: _seat(v, n),
+    "hanging": lambda v, n: _tile(v, n),
     "wildcard": lambda v, n: _tile(v, n), "horses": lambda v, n: _tiles(v, n),
 }
 

@@ -25,9 +25,10 @@ def module_for(ruleset: str) -> ModuleType:
 #: `win_options(table)` (what only the referee gives a win read: the Win page's fields; absent: `wildcard`, `horses`,
 #: `first_turn` as the table and file have them), `settlement_rows(table)` (payment rules the fan table lists after
 #: the 封顶, 自摸 and 诈和 rows read from the table's keys; absent: none), `pay_chase(first, double, table)`
-#: (追牌 paid on the spot where `[flow] chase`; absent: none).
+#: (追牌 paid on the spot where `[flow] chase`; absent: none), `pay_follow(dealer, table)` (跟庄 paid on the spot
+#: where `[flow] follow_dealer`; absent: none).
 HOOKS = ("check_table", "fan_rows", "pay_kong", "settle_draw", "pay_false_win", "completes", "win_options",
-         "settlement_rows", "pay_chase")
+         "settlement_rows", "pay_chase", "pay_follow")
 
 
 def engine_hook(ruleset: str, name: str) -> Callable[..., Any] | None:

@@ -219,7 +219,7 @@ class Twin(Table):
         assert {tuple(p) for p in hand.get("sealed", [])} == s.sealed, where
         fed = {tuple(k.split(">")): v for k, v in hand.get("pungs_fed", {}).items()}
         assert fed == s.fed, where
-        chases = [n for n in notes if n["type"] == "chase"]
+        chases = [n for n in notes if n["type"] in ("chase", "follow")]  # 追牌, 跟庄
         if chases:
             last = hand["chase_payments"][-1]
             assert (last["seat"], last["tile"]) == (chases[0]["first"], chases[0]["tile"]), where

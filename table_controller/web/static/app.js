@@ -52,7 +52,7 @@ const I18N = {
                false: "判诈和", falseAsk: "判 {who} 诈和？", none: "本盘尚无和牌", by: "和牌：{seat}", valid: "和牌成立", invalid: "和牌不成立：{r}", confirmed: "✓ 裁判已确认",
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
-               ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）",
+               ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）", horseOrigin: "一炮多响：马从点炮方数起",
                pending: "待裁判确认", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）；日麻流局：不亮牌（不听）者留空。", submit: "查叫", camera: "摄像头查叫",
@@ -77,7 +77,7 @@ const I18N = {
                  res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", abortive: "流局", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
-                 fan: "番", total: "合计", tp: "标准分", tpState: "标准分（{s}）", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", draw: "查叫", stack: "盘面",
+                 fan: "番", total: "合计", tp: "标准分", tpState: "标准分（{s}）", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", follow: "跟庄", draw: "查叫", stack: "盘面",
                  sub: "换人（替补）", subHint: "选手伤病、中途离场弃权或被取消比赛资格时，由替补选手坐入该号位，从下一盘起上场；进行中的一盘须由原选手打完。成绩表逐盘注明上场选手。",
                  subChair: "号位", subName: "替补选手", subReason: "理由（伤病、弃权、取消资格…）", subSubmit: "换人", satFrom: "{n}（第{a}盘起）",
                  satSpan: "{n}（第{a}-{b}盘）" },
@@ -144,7 +144,7 @@ const I18N = {
                manual: "Scored by the referee: this ruleset's points come from you", options: "Scoring options (neither the record nor the camera knows them)",
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
-               first: "Won in the first go-round (天和/地和)",
+               first: "Won in the first go-round (天和/地和)", horseOrigin: "Several winners: horses counted from the discarder",
                pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded); riichi: leave a seat that does not show (noten) empty.",
@@ -194,7 +194,7 @@ const I18N = {
                  rescoredTip: "The ruleset or the scorer changed: scored today this win differs from what was confirmed. The sheet keeps the confirmed figures; the head referee decides", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
-                 fan: "Fan", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", draw: "draw check", stack: "stack",
+                 fan: "Fan", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", follow: "follow the dealer", draw: "draw check", stack: "stack",
                  sub: "Substitute (替补)", subHint: "A player taken ill, gone for good or disqualified: a substitute takes the chair from the next hand; the hand in play is finished by the player who began it. The sheet names who sat each hand.",
                  subChair: "Chair", subName: "Substitute", subReason: "reason (ill, withdrew, disqualified …)", subSubmit: "Substitute", satFrom: "{n} (from hand {a})",
                  satSpan: "{n} (hands {a}-{b})" },
@@ -1069,6 +1069,7 @@ function renderSheet() {
         r.penalty_points[p] ? `<small> (${t("sheet.pen")} ${r.penalty_points[p] > 0 ? "+" : ""}${r.penalty_points[p]})</small>` : ""}${
         r.kong_points && r.kong_points[p] ? `<small> (${t("sheet.kong")} ${r.kong_points[p] > 0 ? "+" : ""}${r.kong_points[p]})</small>` : ""}${
         r.chase_points && r.chase_points[p] ? `<small> (${t("sheet.chase")} ${r.chase_points[p] > 0 ? "+" : ""}${r.chase_points[p]})</small>` : ""}${
+        r.follow_points && r.follow_points[p] ? `<small> (${t("sheet.follow")} ${r.follow_points[p] > 0 ? "+" : ""}${r.follow_points[p]})</small>` : ""}${
         r.riichi_points && r.riichi_points[p] ? `<small> (${t("key.riichi")} ${r.riichi_points[p] > 0 ? "+" : ""}${r.riichi_points[p]})</small>` : ""}${
         r.exhaustive_points && r.exhaustive_points[p] ? `<small> (${t("sheet.draw")} ${r.exhaustive_points[p] > 0 ? "+" : ""}${r.exhaustive_points[p]})</small>` : ""}<div class="running">${r.running[p]}</div>${
         r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}${
@@ -2014,7 +2015,7 @@ $("win-form").addEventListener("submit", once(async (e) => {
 }));
 function refereeOptions(f) {
   // what only the referee can give (state.win_options): 裁判计分's points and special hand, the
-  // 鬼牌/百搭 kind, the 买马 tiles turned up
+  // 鬼牌/百搭 kind, the 买马 tiles turned up and, for 一炮多响, that they count from the discarder
   const allowed = (state && state.win_options) || [];
   const options = {};
   if (allowed.includes("points") && f.points.value !== "") options.points = Number(f.points.value);
@@ -2031,6 +2032,8 @@ function refereeOptions(f) {
   }
   if (allowed.includes("honba") && f.honba.value !== "") options.honba = Number(f.honba.value);
   if (allowed.includes("first_turn") && f.first_turn.checked) options.first_turn = true;
+  // 一炮多响 (广东 买马): the horses count from the discarder, not the winner
+  if (allowed.includes("horse_origin") && f.horse_origin.checked && f.win.value === "discard") options.horse_origin = f.discarder.value;
   return Object.keys(options).length ? options : null;
 }
 $("win-camera").addEventListener("click", () => {
