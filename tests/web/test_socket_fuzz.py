@@ -229,73 +229,43 @@ async def test_a_socket_that_never_reads_is_dropped_at_its_pong_deadline(
     assert not _unhandled(caplog)
 
 
+async def _dropped_then_caught_up(service: TableService, query: str) -> None:
+    """A feed opened with `query`, its queue overflowed by 1,100 penalties logged while the loop does not
+    turn (no feed takes any meanwhile), then one more: the feed must still bring the last."""
+    controller = service.controller
+    await controller.wait_linked(10)
+    before = len(controller._subscribers)
+    async with websockets.connect(f"ws://127.0.0.1:{service.port}/ws{query}", max_size=None) as feed:
+        assert json.loads(await feed.recv())["type"] == "snapshot"
+        assert len(controller._subscribers) == before + 1
+        for _ in range(1100):
+            controller.referee_action("referee.penalty", {"seat": "S", "code": "warning"}, by="referee")
+        assert len(controller._subscribers) == before  # the feed's queue dropped
+        last = controller.referee_action("referee.penalty", {"seat": "E", "code": "warning"}, by="referee").seq
+        seen = 0
+        async with asyncio.timeout(60):
+            while seen < last:
+                seen = max(seen, json.loads(await feed.recv()).get("seq") or 0)
+        assert seen == last
+        assert len(controller._subscribers) == before + 1  # and it follows the table again
+
+
 async def test_a_page_that_fell_a_thousand_events_behind_is_caught_up_not_left_silent(
-        tmp_path: Any, caplog: pytest.LogCaptureFixture) -> None:
+        service: TableService, caplog: pytest.LogCaptureFixture) -> None:
     """A page falls behind by more than its queue holds (1,000 events: a slow link, or a burst logged
     without the loop turning): the controller drops its queue so one page cannot hold the table's memory.
     Before, its socket then sent what the queue held and nothing after, only health lines: a page that
     looked connected and never moved again. Now the feed subscribes again and catches up from the log,
     as a page that reconnects does."""
-    from table_controller.config import parse_config
-
     caplog.set_level(logging.INFO)
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
-                           "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE}},
-                          source="test")
-    svc = TableService(config, tmp_path)
-    await svc.start()
-    try:
-        await svc.controller.wait_linked(10)
-        before = len(svc.controller._subscribers)
-        page = await websockets.connect(f"ws://127.0.0.1:{svc.port}/ws", max_size=None)
-        assert json.loads(await page.recv())["type"] == "snapshot"
-        assert len(svc.controller._subscribers) == before + 1
-        for _ in range(1100):  # the loop does not turn: no feed takes any of them meanwhile
-            svc.controller.referee_action("referee.penalty", {"seat": "S", "code": "warning"}, by="referee")
-        assert len(svc.controller._subscribers) == before  # the page's queue dropped
-        last = svc.controller.referee_action("referee.penalty", {"seat": "E", "code": "warning"}, by="referee").seq
-        seen = 0
-        async with asyncio.timeout(30):
-            while seen < last:
-                message = json.loads(await page.recv())
-                seen = max(seen, message.get("seq") or 0)
-        assert seen == last
-        assert len(svc.controller._subscribers) == before + 1  # and it follows the table again
-        await page.close()
-    finally:
-        await svc.stop()
+    await _dropped_then_caught_up(service, "")
     assert not _unhandled(caplog)
 
 
 async def test_a_delayed_feed_that_fell_a_thousand_events_behind_still_shows_them_all(
-        tmp_path: Any, caplog: pytest.LogCaptureFixture) -> None:
+        service: TableService, caplog: pytest.LogCaptureFixture) -> None:
     """The broadcast feed (`?delay=`) holds its own queue; dropped for falling behind, it showed nothing
     after what that queue held. Now it reads the rest from the log and shows every event, delayed."""
-    from table_controller.config import parse_config
-
     caplog.set_level(logging.INFO)
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
-                           "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE}},
-                          source="test")
-    svc = TableService(config, tmp_path)
-    await svc.start()
-    try:
-        await svc.controller.wait_linked(10)
-        before = len(svc.controller._subscribers)
-        feed = await websockets.connect(f"ws://127.0.0.1:{svc.port}/ws?delay=0.5", max_size=None)
-        assert json.loads(await feed.recv())["type"] == "snapshot"
-        assert len(svc.controller._subscribers) == before + 1
-        for _ in range(1100):
-            svc.controller.referee_action("referee.penalty", {"seat": "S", "code": "warning"}, by="referee")
-        assert len(svc.controller._subscribers) == before
-        last = svc.controller.referee_action("referee.penalty", {"seat": "E", "code": "warning"}, by="referee").seq
-        seen = 0
-        async with asyncio.timeout(60):
-            while seen < last:
-                message = json.loads(await feed.recv())
-                seen = max(seen, message.get("seq") or 0)
-        assert seen == last
-        await feed.close()
-    finally:
-        await svc.stop()
+    await _dropped_then_caught_up(service, "?delay=0.5")
     assert not _unhandled(caplog)
