@@ -9,10 +9,11 @@ turn, as a hall's tables play side by side.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,19 @@ def expected_standings(tables: int, rounds: int, hands: int, seed: int = 1) -> d
             tp, pts = out.get(pid, (0.0, 0))
             out[pid] = (tp + msg["table_points"][chair], pts + msg["totals"][chair])
     return out
+
+
+@contextlib.asynccontextmanager
+async def started_hub(path: Path, tables: int) -> AsyncIterator[Any]:
+    """A hub on no broker (messages are handed to it), registered for this synthetic day's players and
+    tables, its pages on a free port, organiser credential "org"; stopped after."""
+    from table_controller.tournament.web import HubService
+
+    service = HubService("mqtt://127.0.0.1:9", TOURNAMENT, path, port=0, registered=players(tables),
+                         expected=table_ids(tables), organizer_token="org")
+    await service.start()
+    try:
+        yield service
+    finally:
+        await service.stop()
+

@@ -21,13 +21,8 @@ TABLES, ROUNDS, HANDS = 4, 2, 3
 
 @pytest.fixture
 async def hub(tmp_path: Path) -> Any:
-    service = HubService("mqtt://127.0.0.1:9", hubday.TOURNAMENT, tmp_path / "hub", port=0,
-                         registered=hubday.players(TABLES), expected=hubday.table_ids(TABLES), organizer_token="org")
-    await service.start()
-    try:
+    async with hubday.started_hub(tmp_path / "hub", TABLES) as service:
         yield service
-    finally:
-        await service.stop()
 
 
 async def test_statistics_are_counted_again_only_when_a_hand_or_who_sat_changes(hub: HubService,

@@ -23,13 +23,8 @@ PLAIN = {"Accept-Encoding": "identity"}
 
 @pytest.fixture
 async def hub(tmp_path: Path) -> Any:
-    service = HubService("mqtt://127.0.0.1:9", hubday.TOURNAMENT, tmp_path / "hub", port=0,
-                         registered=hubday.players(TABLES), expected=hubday.table_ids(TABLES), organizer_token="org")
-    await service.start()
-    try:
+    async with hubday.started_hub(tmp_path / "hub", TABLES) as service:
         yield service
-    finally:
-        await service.stop()
 
 
 def _http(hub: HubService) -> httpx.AsyncClient:
