@@ -1,11 +1,14 @@
 """A hand begun over HTTP as an operator begins one at a table: 开始 pressed, the walls up, the dice keyed.
 
-Shared by the tests that key plays (`test_play_corrections`, `test_opening_turn`, `test_play_before_dice`)."""
+Shared by the tests that key plays (`test_play_corrections`, `test_opening_turn`, `test_play_before_dice`,
+`test_two_referees`)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx
 
@@ -31,3 +34,19 @@ async def key_dice(svc: TableService, http: httpx.AsyncClient) -> None:
     while (hand := svc.controller.state.hand)["deal"] is None:
         r = await http.post("/api/dice", json={"seat": hand["next_thrower"], "dice": [3, 4]}, headers=OP)
         assert r.status_code == 200, r.text
+
+
+async def dealt(svc: TableService, http: httpx.AsyncClient) -> Callable[..., Awaitable[int]]:
+    """A hand started on the simulated table, its dice keyed, the deal done; returns `play(**body)`,
+    the operator keying a play that must be taken, answering its event's seq."""
+    await start_hand(svc, http)
+    await key_dice(svc, http)
+
+    async def play(**body: Any) -> int:
+        r = await http.post("/api/play", json=body, headers=OP)
+        assert r.status_code == 200, (body, r.text)
+        return int(r.json()["seq"])
+
+    await play(type="deal_done")
+    return play
+

@@ -11,25 +11,10 @@ import httpx
 
 from table_controller.service import TableService
 
-from keyed_hand import OP, key_dice, start_hand
+from keyed_hand import OP, dealt
 
 REFEREE = "ref-pin-5173"
 REF = {"Authorization": f"Bearer {REFEREE}"}
-
-
-async def _dealt(svc: TableService, http: httpx.AsyncClient) -> Any:
-    """A hand started on the simulated table, its dice keyed, the deal done; returns `play(**body)`,
-    the operator keying a play that must be taken, answering its event's seq."""
-    await start_hand(svc, http)
-    await key_dice(svc, http)
-
-    async def play(**body: Any) -> int:
-        r = await http.post("/api/play", json=body, headers=OP)
-        assert r.status_code == 200, (body, r.text)
-        return int(r.json()["seq"])
-
-    await play(type="deal_done")
-    return play
 
 
 async def _correct(http: httpx.AsyncClient, **body: Any) -> httpx.Response:
@@ -40,7 +25,7 @@ async def test_a_tile_keyed_wrong_is_corrected_the_log_keeps_both_and_the_public
         service: TableService) -> None:
     ctl = service.controller
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        play = await _dealt(service, http)
+        play = await dealt(service, http)
         wrong = await play(type="discard", seat="E", tile="5m")  # the tile was 5p
         await play(type="discard", seat="S", tile="1z")
         left = ctl.state.hand["tiles_left"]
@@ -88,7 +73,7 @@ async def test_a_tile_keyed_wrong_is_corrected_the_log_keeps_both_and_the_public
 async def test_a_pung_given_to_the_wrong_seat_moves_with_the_turn(service: TableService) -> None:
     ctl = service.controller
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        play = await _dealt(service, http)
+        play = await dealt(service, http)
         await play(type="discard", seat="E", tile="1z")
         pung = await play(type="claim", seat="W", kind="pung", tiles=["1z"] * 3, **{"from": "E"})  # N's pung
         r = await _correct(http, target=pung, seat="N", reason="是北家碰")
@@ -104,7 +89,7 @@ async def test_a_correction_the_hand_cannot_take_is_refused_in_chinese_and_nothi
         service: TableService) -> None:
     ctl = service.controller
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        play = await _dealt(service, http)
+        play = await dealt(service, http)
         await play(type="discard", seat="E", tile="5z")
         pung = await play(type="claim", seat="W", kind="pung", tiles=["5z"] * 3, **{"from": "E"})
         w = await play(type="discard", seat="W", tile="2z")
@@ -135,7 +120,7 @@ async def test_a_play_keyed_by_mistake_is_voided_and_the_undo_that_no_longer_fit
         service: TableService) -> None:
     ctl = service.controller
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        play = await _dealt(service, http)
+        play = await dealt(service, http)
         await play(type="discard", seat="E", tile="9m")
         left = ctl.state.hand["tiles_left"]
         slip = await play(type="discard", seat="S", tile="4m")  # S had not discarded yet
@@ -165,7 +150,7 @@ async def test_a_restart_folds_the_corrected_hand_the_same(service: TableService
 
     ctl = service.controller
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        play = await _dealt(service, http)
+        play = await dealt(service, http)
         first = await play(type="discard", seat="E", tile="3s")
         await play(type="discard", seat="S", tile="3s")
         assert (await _correct(http, target=first, tile="4s", reason="看错")).status_code == 200
@@ -184,7 +169,7 @@ async def test_a_flower_never_keyed_is_inserted_before_the_discard_after_it_show
 
     ctl = service.controller
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        play = await _dealt(service, http)
+        play = await dealt(service, http)
         await play(type="discard", seat="E", tile="1z")
         s_discard = await play(type="discard", seat="S", tile="2m")
         await play(type="discard", seat="W", tile="3m")
@@ -231,7 +216,7 @@ async def test_an_insertion_or_a_change_of_kind_the_hand_cannot_take_is_refused_
         service: TableService) -> None:
     ctl = service.controller
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        play = await _dealt(service, http)
+        play = await dealt(service, http)
         e = await play(type="discard", seat="E", tile="1z")
         s = await play(type="discard", seat="S", tile="7s")
         before = ctl.state.seq

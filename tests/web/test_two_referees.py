@@ -12,7 +12,7 @@ import httpx
 
 from table_controller.service import TableService
 
-from keyed_hand import OP, key_dice, start_hand
+from keyed_hand import dealt
 
 REFEREE = "ref-two-4821"
 REF = {"Authorization": f"Bearer {REFEREE}"}
@@ -31,19 +31,6 @@ async def _seen(http: httpx.AsyncClient) -> int:
     return int((await http.get("/api/referee/state", headers=REF)).json()["seq"])
 
 
-async def _dealt(svc: TableService, http: httpx.AsyncClient) -> Any:
-    await start_hand(svc, http)
-    await key_dice(svc, http)
-
-    async def play(**body: Any) -> int:
-        r = await http.post("/api/play", json=body, headers=OP)
-        assert r.status_code == 200, (body, r.text)
-        return int(r.json()["seq"])
-
-    await play(type="deal_done")
-    return play
-
-
 def _live(svc: TableService, type: str) -> list[dict[str, Any]]:
     return [a for a in svc.controller.state.actions if a["type"] == type and not a.get("undone")]
 
@@ -52,7 +39,7 @@ async def test_a_win_confirmed_on_a_read_another_referee_corrected_since_is_refu
         service: TableService) -> None:
     ctl = service.controller
     async with _client(service) as a, _client(service) as b:
-        await _dealt(service, a)
+        await dealt(service, a)
         assert (await a.post("/api/referee/win", json={"hand": WIN}, headers=REF)).status_code == 200
         seen_a = await _seen(a)  # A's Win page shows N's read
         fixed = await b.post("/api/referee/win", json={"hand": {**WIN, "seat_wind": "W"}, "seen": await _seen(b)},
@@ -75,7 +62,7 @@ async def test_a_win_confirmed_on_a_read_another_referee_corrected_since_is_refu
 
 async def test_an_older_page_without_seen_is_taken_as_before(service: TableService) -> None:
     async with _client(service) as a:
-        await _dealt(service, a)
+        await dealt(service, a)
         assert (await a.post("/api/referee/win", json={"hand": WIN}, headers=REF)).status_code == 200
         fixed = await a.post("/api/referee/win", json={"hand": {**WIN, "seat_wind": "W"}}, headers=REF)
         assert fixed.status_code == 200
@@ -87,7 +74,7 @@ async def test_a_play_corrected_by_one_referee_is_not_corrected_again_on_the_oth
         service: TableService) -> None:
     ctl = service.controller
     async with _client(service) as a, _client(service) as b:
-        play = await _dealt(service, a)
+        play = await dealt(service, a)
         first = await play(type="discard", seat="E", tile="5m")
         second = await play(type="discard", seat="S", tile="1z")
         old = await _seen(b)  # B's Penalties page, e.g. offline for two minutes from here
@@ -178,7 +165,7 @@ async def test_a_false_win_ruled_on_a_read_the_other_referee_confirmed_meanwhile
     for the win. Now the second is refused, whichever comes second; a penalty of another kind is not."""
     ctl = service.controller
     async with _client(service) as a, _client(service) as b:
-        await _dealt(service, a)
+        await dealt(service, a)
         assert (await a.post("/api/referee/win", json={"hand": WIN}, headers=REF)).status_code == 200
         seen = await _seen(a)
         won = await a.post("/api/referee/win/confirm", json={"seen": seen}, headers=REF)
