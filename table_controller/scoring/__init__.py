@@ -189,26 +189,24 @@ def chase_payment(ruleset: str, first: str, double: bool = False) -> dict[str, i
     """追牌现场汇 (竞技, seed 004 三十七: four seats in a row discard one tile, `[flow] chase`): what `first`, the
     first of them, pays on the spot, `double` under 倍打. The engine module pays it with the ruleset's own table
     (`pay_chase(first, double, table)`); one without that hook pays none (None)."""
-    table = scoring(ruleset)
-    if first not in T.SEATS:
-        raise ScoringError("bad_field", f"must be a seat E S W N, not {first!r}", "first")
-    pay = engine_hook(ruleset, "pay_chase")
-    if pay is None:
-        return None
-    given: dict[str, int] = pay(first, double, table)
-    return given
+    return _paid_on_the_spot(ruleset, "pay_chase", first, "first", double)
 
 
 def follow_payment(ruleset: str, dealer: str = "E") -> dict[str, int] | None:
     """跟庄 (广东, `[flow] follow_dealer`): the three others followed the dealer's discard with the same tile; what
     the dealer pays on the spot, from the engine module's `pay_follow(dealer, table)`; None where it has none."""
+    return _paid_on_the_spot(ruleset, "pay_follow", dealer, "dealer")
+
+
+def _paid_on_the_spot(ruleset: str, hook: str, seat: str, field: str, *more: Any) -> dict[str, int] | None:
+    """What the engine module's `hook(seat, *more, table)` pays on the spot; None where it has no such hook."""
     table = scoring(ruleset)
-    if dealer not in T.SEATS:
-        raise ScoringError("bad_field", f"must be a seat E S W N, not {dealer!r}", "dealer")
-    pay = engine_hook(ruleset, "pay_follow")
+    if seat not in T.SEATS:
+        raise ScoringError("bad_field", f"must be a seat E S W N, not {seat!r}", field)
+    pay = engine_hook(ruleset, hook)
     if pay is None:
         return None
-    given: dict[str, int] = pay(dealer, table)
+    given: dict[str, int] = pay(seat, *more, table)
     return given
 
 
