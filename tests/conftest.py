@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any, Iterator
 
 import pytest
+import pytest_asyncio
 
 from table_controller.config import parse_config
 from table_controller.controller import Controller
@@ -140,4 +142,24 @@ def offline_client(tmp_path: Path) -> Any:
         return client
 
     return make
+
+
+#: Debian's Chromium (Playwright's own browser download fails here), as every browser test launches it: no
+#: GPU, QUIC, first-run page or background fetches to wait on in a sandbox without a network
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def chromium() -> AsyncIterator[Any]:
+    """Debian's Chromium, launched once for the test file (each test opens its own context or page)."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        launched = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
 

@@ -23,8 +23,6 @@ from table_controller.service import TableService
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "referee-guide.zh.md"
 REFEREE = "ref-guide-77"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"]
 #: the guide's page names → the pages' paths (the nav must carry these names: checked below)
 PAGES = {"牌桌": "/", "和牌": "/win", "罚分": "/penalties", "成绩表": "/scoresheet", "公开": "/public", "回放": "/replay"}
 BOLD = re.compile(r"\*\*([^*]+)\*\*")
@@ -76,16 +74,6 @@ def test_the_guide_names_pages_and_controls_in_bold() -> None:
     items = guide_items()
     assert len(items) > 20
     assert sum(len(named(i)[1]) for i in items) > 60
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium() -> Any:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        await b.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -18,22 +18,6 @@ from table_controller.service import TableService
 from table_controller.tournament.web import HubService
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium() -> AsyncIterator[Any]:
-    """Debian's Chromium, launched once for the file (it was launched by each test: 1-3 s each, seven times)."""
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        launched = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield launched
-        finally:
-            await launched.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -474,7 +458,8 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
         await hub.stop()
 
 
-async def test_the_page_asks_again_with_the_etag_and_the_hub_answers_304_until_a_change(tmp_path: Path) -> None:
+async def test_the_page_asks_again_with_the_etag_and_the_hub_answers_304_until_a_change(tmp_path: Path,
+                                                                                       browser: Any) -> None:
     """Every phone and screen in the hall fetched the statistics, the seating, the published seating and the
     organiser's decisions whole at each change of the hub, though they change at a hand's end at most. The
     page asks them again with the ETag it holds (no-cache) and the hub answers 304 while they are what the
@@ -490,7 +475,7 @@ async def test_the_page_asks_again_with_the_etag_and_the_hub_answers_304_until_a
     for topic, payload, _ in day[:last_record]:
         hub.hub.handle(topic, payload)
     try:
-        async with hub_page(hub) as page:
+        async with hub_page(browser, hub) as page:
             answered = hub._served.server.config.app.state.polled.answered  # (name, status) → count
             await page.wait_for_selector("[data-stats]", timeout=10000)
             before = {p["name"]: p["hands"] for p in hub.hub.stats()["players"]}

@@ -29,9 +29,6 @@ from table_controller.service import TableService
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 OPERATOR, REFEREE = "op-browser-1", "ref-browser-2"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
             "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
             "win_tile": "2p", "win": "discard", "discarder": "E"}
@@ -63,16 +60,6 @@ async def service(tmp_path: Path):
     await svc.controller.wait_linked(10)
     yield svc
     await svc.stop()
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium():
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        await b.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -30,16 +30,6 @@ CONCEALED = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "1p", "
 SECRET = "7m 8m 9m"  # a run of the read hand, as the Win form shows it
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield browser
-        await browser.close()
-
-
 @pytest_asyncio.fixture(loop_scope="module")
 async def service(tmp_path: Path) -> AsyncIterator[TableService]:
     """The table on the built-in simulator, in the browser's loop."""

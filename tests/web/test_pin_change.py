@@ -12,13 +12,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import pytest_asyncio
 import websockets
 
 from table_controller.config import load_config
@@ -46,16 +44,6 @@ token = "{NAMED_OLD}"
 [storage]
 data_dir = "record"
 '''
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield browser
-        await browser.close()
 
 
 def _config(tmp_path: Path) -> Path:

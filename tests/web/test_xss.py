@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-import pytest_asyncio
 
 from table_controller.config import parse_config
 from table_controller.service import TableService
@@ -24,16 +23,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 REFEREE = "ref-xss-token"
 BAD = "<img src=x onerror=__xss=1>"
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def chromium():
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield browser
-        await browser.close()
 
 
 async def test_names_and_notes_are_shown_as_text_on_every_page(tmp_path: Path, chromium: Any) -> None:
