@@ -230,6 +230,23 @@ def _tiles(value: Any, field: str) -> list[str]:
     return value
 
 
+def check_table(table: Mapping[str, Any]) -> None:
+    """Refuse, when a table's config is read (`scoring.check_tables`), the session's options in a shape the
+    sheet cannot use: `uma` four numbers summing to 0 (thousands by place), `return_points` (返し) a number of
+    points not below `start_points`."""
+    uma = table.get("uma")
+    if uma is not None and (not isinstance(uma, list) or len(uma) != 4 or sum(uma) != 0
+                            or not all(isinstance(u, (int, float)) and not isinstance(u, bool) for u in uma)):
+        raise ScoringError("bad_ruleset_table", f"顺位马须为四个数、合计为 0（千点），不是 {uma!r} / [scoring] uma of "
+                           f"{table.get('id')} must be four numbers summing to 0, e.g. [15, 5, -5, -15]", "ruleset")
+    start = table.get("start_points", 0)
+    back = table.get("return_points", start)
+    if not isinstance(back, int) or isinstance(back, bool) or not isinstance(start, int) or back < start:
+        raise ScoringError("bad_ruleset_table", f"返点须为不低于起始点数 {start!r} 的整数，不是 {back!r} / [scoring] "
+                           f"return_points of {table.get('id')} must be whole points, not below start_points",
+                           "ruleset")
+
+
 def settle_exhaustive(hands: Mapping[str, Any], table: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """荒牌 (流局): 不听罚符. The seats that show a ready hand (听牌, by shape: 形式听牌 counts) share
     `noten_penalty` (3000) from those that do not (a seat that shows nothing is 不听): 1000 from
