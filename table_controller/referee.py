@@ -637,6 +637,18 @@ def record_melds(hand: dict[str, Any], wind: str) -> list[dict[str, Any]]:
             for m in (hand.get("melds") or {}).get(wind, [])]
 
 
+def draw_record(hand: dict[str, Any], seat: str) -> dict[str, Any]:
+    """What the record knows of a seat at 荒牌 on a riichi table, for its settlement's local rules: its keyed
+    立直 (`riichi`, 不听立直) and its river (`river`, the tiles it discarded, and `river_called`, one of them
+    claimed: 流し满贯). Nothing on other tables."""
+    if not hand.get("riichi_declarations"):
+        return {}
+    river = (hand.get("discards") or {}).get(seat) or []
+    return {**({"riichi": True} if seat in (hand.get("riichi") or {}) else {}),
+            "river": [str(d["tile"]) for d in river if d.get("tile")],
+            "river_called": any(d.get("claimed") for d in river)}
+
+
 def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     """查叫 at 荒牌 (四川 查花猪, 查大叫, 退税): the seats still playing show their 13 tiles, the
     scorer settles among them. `hands`: seat -> {"concealed": tiles} (melds from the record
@@ -664,6 +676,9 @@ def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> N
         if gone:  # the 定缺 keyed during the hand, unless the ruling names it
             given_opts = one.get("options") if isinstance(one.get("options"), dict) else {}
             hands[seat]["options"] = {"missing_suit": gone, **given_opts}
+        known = draw_record(hand, seat)
+        if known and isinstance(hands[seat].get("options", {}), dict):  # the record's, not what the form says
+            hands[seat]["options"] = {**hands[seat].get("options", {}), **known}
     kept = settlements.kept(d)  # as ruled: a ruleset or scorer changed since changes no old 查叫
     try:
         now = _exhaustive_now(s, hands)

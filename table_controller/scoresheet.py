@@ -49,9 +49,9 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     final = final or out_of_stacks or _hands_played(state)
     if final and pot and rows:
         pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
-    from table_controller.scoring.points import table_point_ranks, table_points
+    from table_controller.scoring.points import session_points
 
-    points = table_points(totals, table_point_ranks(state.ruleset))
+    points = session_points(state.ruleset, totals)
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     sheet = {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
              "table_points": points, "final": final, "riichi_pot": pot}

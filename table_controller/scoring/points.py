@@ -42,6 +42,38 @@ def table_point_ranks(ruleset: str) -> tuple[float, ...]:
         return TABLE_POINTS
 
 
+def uma_points(scores: Mapping[Who, int], start: int, back: int, uma: Sequence[float]) -> dict[Who, float]:
+    """Riichi's end-of-session points (顺位点, pt) from the points won or lost (`scores`, counted from 0):
+    the points held (`start` + score) less the return points (返し, `back`) in thousands, plus the place's
+    uma (ウマ) and, to the first place, the oka (オカ: what the four put in over the return, 4 × (back - start)).
+    Tied seats share the uma and oka of the places they hold, as `table_points` shares its places."""
+    bonus = [float(u) for u in uma]
+    bonus[0] += 4 * (back - start) / 1000
+    shared = table_points(scores, bonus)
+    out: dict[Who, float] = {}
+    for seat, score in scores.items():
+        pt = round((start + score - back) / 1000 + shared[seat], 2)
+        out[seat] = int(pt) if pt.is_integer() else pt
+    return out
+
+
+def session_points(ruleset: str, scores: Mapping[Who, int]) -> dict[Who, float]:
+    """The session's standing by place under `ruleset`: with `[scoring] uma` (riichi leagues) the uma/oka
+    points (`uma_points`, `start_points` and `return_points`, 返し, defaulting to the start: no oka), else
+    标准分 by place (`table_points`, `[scoring] table_points`)."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        table = scoring(ruleset)
+    except Exception:  # a ruleset without [scoring]: the 4/2/1/0 of 中国麻将竞赛规则
+        table = {}
+    uma = table.get("uma")
+    if not uma:
+        return table_points(scores, table_point_ranks(ruleset))
+    start = int(table.get("start_points", 0))
+    return uma_points(scores, start, int(table.get("return_points", start)), uma)
+
+
 def zero() -> dict[str, int]:
     return {seat: 0 for seat in T.SEATS}
 

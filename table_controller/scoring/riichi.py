@@ -230,27 +230,92 @@ def _tiles(value: Any, field: str) -> list[str]:
     return value
 
 
+def check_table(table: Mapping[str, Any]) -> None:
+    """Refuse, when a table's config is read (`scoring.check_tables`), the options in a shape the table cannot
+    use: `uma` four numbers summing to 0 (thousands by place), `return_points` (返し) a number of points not
+    below `start_points`, `nagashi_mangan` and `held_wait_ready` true or false, `noten_riichi` none or mangan."""
+    uma = table.get("uma")
+    if uma is not None and (not isinstance(uma, list) or len(uma) != 4 or sum(uma) != 0
+                            or not all(isinstance(u, (int, float)) and not isinstance(u, bool) for u in uma)):
+        raise ScoringError("bad_ruleset_table", f"顺位马须为四个数、合计为 0（千点），不是 {uma!r} / [scoring] uma of "
+                           f"{table.get('id')} must be four numbers summing to 0, e.g. [15, 5, -5, -15]", "ruleset")
+    for key in ("nagashi_mangan", "held_wait_ready"):
+        if not isinstance(table.get(key, False), bool):
+            raise ScoringError("bad_ruleset_table", f"{key} 须为 true 或 false，不是 {table[key]!r} / [scoring] {key} "
+                               f"of {table.get('id')} must be true or false", "ruleset")
+    if table.get("noten_riichi", "none") not in ("none", "mangan"):
+        raise ScoringError("bad_ruleset_table", f"不听立直须为 none（不罚）或 mangan（满贯罚符），不是 {table['noten_riichi']!r} / "
+                           f"[scoring] noten_riichi of {table.get('id')} must be \"none\" or \"mangan\"", "ruleset")
+    start = table.get("start_points", 0)
+    back = table.get("return_points", start)
+    if not isinstance(back, int) or isinstance(back, bool) or not isinstance(start, int) or back < start:
+        raise ScoringError("bad_ruleset_table", f"返点须为不低于起始点数 {start!r} 的整数，不是 {back!r} / [scoring] "
+                           f"return_points of {table.get('id')} must be whole points, not below start_points",
+                           "ruleset")
+
+
 def settle_exhaustive(hands: Mapping[str, Any], table: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """荒牌 (流局): 不听罚符. The seats that show a ready hand (听牌, by shape: 形式听牌 counts) share
     `noten_penalty` (3000) from those that do not (a seat that shows nothing is 不听): 1000 from
-    each of three, 1500 between two and two, 3000 to three from one; all or none ready, nothing."""
-    from table_controller.scoring.waits import shape_waits
+    each of three, 1500 between two and two, 3000 to three from one; all or none ready, nothing.
 
+    Local rules, each off by default (`[scoring]`): `held_wait_ready = false` (天凤) makes a hand whose every
+    wait has its four tiles in the seat's own hand 不听; `nagashi_mangan` (流し满贯) pays a seat whose river
+    (`options.river`, from the record) is all 幺九 with none called (`options.river_called`) a mangan tsumo,
+    and then no 不听罚符; `noten_riichi = "mangan"` has a seat that declared 立直 (`options.riichi`) and is not
+    ready pay a mangan as a tsumo lost to each (错和 / chombo). The 本场 is paid on none of them."""
     table = table or scoring(RULESET)
     ruleset = str(table.get("id", RULESET))  # a venue's copy is read with its own file, the shipped one may be absent
     ready = [seat for seat, doc in hands.items()  # a seat that shows nothing is 不听
-             if (doc or {}).get("concealed") and shape_waits(HandInput.from_json(doc, ready_only=True), ruleset)]
+             if (doc or {}).get("concealed") and _ready(HandInput.from_json(doc, ready_only=True), ruleset, table)]
     not_ready = [seat for seat in hands if seat not in ready]
     pool = int(table.get("noten_penalty", 3000))
     payments = {w: 0 for w in T.SEATS}
-    if ready and not_ready:
+    nagashi = [seat for seat, doc in hands.items() if table.get("nagashi_mangan") and _nagashi(doc or {})]
+    for seat in nagashi:
+        for s, v in _mangan(seat).items():
+            payments[s] += v
+    if ready and not_ready and not nagashi:
         each = pool // (len(ready) * len(not_ready))
         for r in ready:
             for n in not_ready:
                 payments[r] += each
                 payments[n] -= each
-    return {"flower_pigs": [], "ready": {r: pool // len(ready) for r in ready} if not_ready else {r: 0 for r in ready},
-            "not_ready": not_ready, "refunds": {}, "payments": payments}
+    chombo = [seat for seat in not_ready if table.get("noten_riichi", "none") == "mangan"
+              and ((hands[seat] or {}).get("options") or {}).get("riichi")]
+    for seat in chombo:
+        for s, v in _mangan(seat).items():
+            payments[s] -= v
+    shares = {r: pool // len(ready) for r in ready} if not_ready and not nagashi else {r: 0 for r in ready}
+    out = {"flower_pigs": [], "ready": shares, "not_ready": not_ready, "refunds": {}, "payments": payments}
+    return {**out, **({"nagashi": nagashi} if nagashi else {}), **({"noten_riichi": chombo} if chombo else {})}
+
+
+def _ready(hand: HandInput, ruleset: str, table: Mapping[str, Any]) -> bool:
+    """听牌 by shape; with `held_wait_ready = false` (天凤) a wait whose four tiles the seat holds (its melds
+    too) is none: only a tile some other seat could discard makes the hand ready."""
+    from table_controller.scoring.waits import shape_waits
+
+    found = shape_waits(hand, ruleset)
+    if table.get("held_wait_ready", True):
+        return bool(found)
+    held = Counter(list(hand.concealed) + [t for m in hand.melds for t in m.tiles])
+    return any(held[k] < 4 for k in found)
+
+
+def _nagashi(doc: Mapping[str, Any]) -> bool:
+    """流し满贯: the seat discarded, every discard a terminal or an honour (幺九), and none was called."""
+    opts = doc.get("options") or {}
+    river = opts.get("river") or []
+    return bool(river) and not opts.get("river_called") and all(T.is_terminal(t) or T.is_honour(t) for t in river)
+
+
+def _mangan(seat: str) -> dict[str, int]:
+    """A mangan tsumo by `seat`: the dealer (东) 4000 from each; another seat 4000 from the dealer, 2000 from
+    the other two (8000)."""
+    out = {s: -(4000 if seat == "E" or s == "E" else 2000) for s in T.SEATS if s != seat}
+    out[seat] = -sum(out.values())
+    return out
 
 
 def settle_draw(hands: Mapping[str, Any], kongs: Any, table: Mapping[str, Any]) -> dict[str, Any]:
