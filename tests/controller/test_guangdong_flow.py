@@ -252,3 +252,53 @@ def test_a_club_paying_each_horse_its_base_only(tmp_path: Path, monkeypatch: pyt
     wrong = house(tmp_path, monkeypatch, '[scoring]\nhorse_pays = "double"\n', "tuidaohu_horse_wrong")
     with pytest.raises(ScoringError, match="马的分须为 win"):
         check_tables(wrong)
+
+
+def self_drawn_pairs(horses: list[str]) -> dict[str, Any]:
+    """W's 七对 self-drawn on 5p: 16 × 自摸 2 = 32 from each of E, S and N."""
+    pairs = [f"{r}m" for r in (1, 1, 2, 2, 3, 3, 4, 4, 6, 6, 7, 7)]
+    return {"seat_wind": "W", "win": "self_draw", "win_tile": "5p", "concealed": [*pairs, "5p"],
+            "options": {"horses": horses}}
+
+
+def test_a_club_counting_the_dragon_horses_as_the_seed_lists_them(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The horses' honours were a table in guangdong.py; `[hand_end] honour_values` was read by no one. Seed 001's
+    list can be read 下家 … 红中, 对家 … 发财, 上家 … 白板: a club's file says so and is paid so."""
+    from table_controller.rules import load_ruleset
+    from table_controller.scoring import ScoringError, check_tables, score_json
+
+    hand = self_drawn_pairs(["7z", "6z"])  # 中, 发
+    shipped = score_json(hand, "tuidaohu")  # 中 → the winner W (each pays again), 发 → 下家 N (N again)
+    assert shipped["horses"] == ["W", "N"]
+    assert shipped["payments"] == {"W": 224, "E": -64, "S": -64, "N": -96}
+    club = house(tmp_path, monkeypatch, '[hand_end]\nhonour_values = { "7z" = 2, "6z" = 3, "5z" = 4 }\n',
+                 "tuidaohu_dragons")
+    read = score_json({**hand, "options": {"horses": ["7z", "6z", "5z"]}}, club)
+    assert read["horses"] == ["N", "E", "S"]  # 中 → 下家, 发 → 对家, 白 → 上家 of W; 东南西北 as shipped
+    assert read["payments"] == {"W": 192, "E": -64, "S": -64, "N": -64}
+    assert score_json(hand, club)["payments"] == {"W": 160, "E": -64, "S": -32, "N": -64}
+    end = load_ruleset(club).hand_end
+    assert end is not None and [end.seat_for(k, "W") for k in ("7z", "6z", "5z", "1z")] == ["N", "E", "S", "W"]
+    wrong = house(tmp_path, monkeypatch, '[hand_end]\ncounts_from = "previous_winner"\n', "tuidaohu_from")
+    with pytest.raises(ScoringError, match="推倒胡的马从和牌方数起"):
+        check_tables(wrong)
+    monkeypatch.delenv("TABLECTL_RULESETS_DIR")
+    with pytest.raises(ScoringError, match="不买马") as err:  # 鸡平胡 has no [hand_end]: its horses were paid
+        score_json(hand, "jipinghu")
+    assert err.value.field == "options.horses"
+
+
+def test_a_horse_count_the_file_lacks_or_gives_a_suit_is_refused_naming_the_key(tmp_path: Path) -> None:
+    from table_controller.rules import RulesetError, load_ruleset
+    from tests.scoring.test_engines import PACKAGED
+
+    text = (PACKAGED / "tuidaohu.toml").read_text(encoding="utf-8").replace('id = "tuidaohu"', 'id = "tdh"')
+    (tmp_path / "tdh.toml").write_text(text.replace(', "5z" = 3 }', " }"), encoding="utf-8")
+    with pytest.raises(RulesetError, match=r"\[hand_end\] honour_values: gives no count for 5z"):
+        load_ruleset("tdh", tmp_path)
+    (tmp_path / "tdh.toml").write_text(text.replace('"1z" = 1,', '"1z" = 1, "1m" = 2,'), encoding="utf-8")
+    with pytest.raises(RulesetError, match=r"\[hand_end\] honour_values: counts the honours .* not 1m"):
+        load_ruleset("tdh", tmp_path)
+    (tmp_path / "tdh.toml").write_text(text, encoding="utf-8")
+    assert load_ruleset("tdh", tmp_path).hand_end.honour_values["7z"] == 1  # type: ignore[union-attr]
