@@ -108,7 +108,8 @@ def _multiply(hand: HandInput, fans: list[Fan], table: Mapping[str, Any],
               hard: bool) -> tuple[list[Fan], int, int]:
     """推倒胡: (Σ 番型) × 自摸 2 × 硬胡 2 × 底分; 硬胡 only counts where a 鬼牌 is played."""
     total = sum(f.points for f in fans)
-    factor = int(table["self_draw_factor"]) if hand.self_drawn else 1
+    as_drawn = hand.self_drawn or (hand.win == "rob_kong" and bool(table.get("rob_kong_as_self_draw")))
+    factor = int(table["self_draw_factor"]) if as_drawn else 1  # 抢杠胡 valued as a 自摸 where the table says so
     if hard:
         factor *= int(table["no_wildcard_factor"])
         fans = fans + [Fan("硬胡", int(table["no_wildcard_factor"]))]
@@ -162,8 +163,9 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
 
 
 def check_table(table: Mapping[str, Any]) -> None:
-    """Refuse a 荒庄 kong rule other than "keep" or "return", a horse's worth other than "win" or "base", a
-    `[hand_end]` other than 买马 counted from the winner, when a table's config is read (`scoring.check_tables`)."""
+    """Refuse a 荒庄 kong rule other than "keep" or "return", a horse's worth other than "win" or "base", a 抢杠
+    switch that is not true or false (a house file's "yes" read as on), 抢杠胡算自摸 without 推倒胡's 自摸 factor,
+    a `[hand_end]` other than 买马 counted from the winner, when a table's config is read (`scoring.check_tables`)."""
     rule = table.get("kongs_on_draw", "keep")
     if rule not in ("keep", "return"):
         raise ScoringError("bad_ruleset_table", f"荒庄杠分须为 keep（照付）或 return（荒庄荒杠），不是 {rule!r} / "
@@ -172,6 +174,14 @@ def check_table(table: Mapping[str, Any]) -> None:
     if horse not in ("win", "base"):
         raise ScoringError("bad_ruleset_table", f"马的分须为 win（马跟胡）或 base（马跟底分），不是 {horse!r} / "
                            f"[scoring] horse_pays of {table.get('id')} must be \"win\" or \"base\"", "ruleset")
+    for key in ("rob_kong_pays_all", "rob_kong_as_self_draw"):
+        if not isinstance(table.get(key, False), bool):
+            raise ScoringError("bad_ruleset_table", f"[scoring] {key} 须为 true 或 false，不是 {table[key]!r} / "
+                               f"[scoring] {key} of {table.get('id')} must be true or false", "ruleset")
+    if table.get("rob_kong_as_self_draw") and table.get("style") != "multiply":
+        raise ScoringError("bad_ruleset_table", "抢杠胡算自摸（rob_kong_as_self_draw）只用于推倒胡的倍数计分"
+                           f"（style = \"multiply\"）/ [scoring] rob_kong_as_self_draw of {table.get('id')}: "
+                           "推倒胡's 自摸 factor only", "ruleset")
     end = table.get("hand_end")
     if isinstance(end, Mapping) and (end.get("kind"), end.get("counts_from")) != ("horses", "winner"):
         raise ScoringError("bad_ruleset_table", f"推倒胡的马从和牌方数起（kind = \"horses\", counts_from = \"winner\"），"

@@ -302,3 +302,35 @@ def test_a_horse_count_the_file_lacks_or_gives_a_suit_is_refused_naming_the_key(
         load_ruleset("tdh", tmp_path)
     (tmp_path / "tdh.toml").write_text(text, encoding="utf-8")
     assert load_ruleset("tdh", tmp_path).hand_end.honour_values["7z"] == 1  # type: ignore[union-attr]
+
+
+#: S robs E's 补杠 of 5p with 123m 456m 789s 4p6p 东东: 抢杠胡 8 (the 鸡胡 shape dropped), valued as a discard.
+ROBBED = {"seat_wind": "S", "win": "rob_kong", "discarder": "E", "win_tile": "5p",
+          "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7s", "8s", "9s", "4p", "6p", "1z", "1z"]}
+
+
+def test_a_club_paying_a_robbed_kong_as_a_self_draw(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """抢杠胡 was worth a discard win only, the konger paying three shares of it (24 for 8); many parlours count it a
+    自摸 the konger pays alone (48): `[scoring] rob_kong_as_self_draw`."""
+    from table_controller.scoring import ScoringError, check_tables, score_json
+
+    shipped = score_json(ROBBED, "tuidaohu")
+    assert [f["name"] for f in shipped["fans"]] == ["抢杠胡"] and shipped["points"] == 8
+    assert shipped["payments"] == {"S": 24, "E": -24, "W": 0, "N": 0}
+    club = house(tmp_path, monkeypatch, "[scoring]\nrob_kong_as_self_draw = true\n", "tuidaohu_rob")
+    drawn = score_json(ROBBED, club)
+    assert drawn["points"] == 16 and drawn["payments"] == {"S": 48, "E": -48, "W": 0, "N": 0}
+    horse = score_json({**ROBBED, "options": {"horses": ["1m"]}}, club)  # on the winner: the konger again
+    assert horse["payments"] == {"S": 96, "E": -96, "W": 0, "N": 0}
+    one = house(tmp_path, monkeypatch, "[scoring]\nrob_kong_as_self_draw = true\nrob_kong_pays_all = false\n",
+                "tuidaohu_rob_one")
+    assert score_json(ROBBED, one)["payments"] == {"S": 16, "E": -16, "W": 0, "N": 0}  # one share, a 自摸's
+    from tests.scoring.test_engines import PACKAGED
+
+    folder = tmp_path / "rulesets"
+    (folder / "jipinghu.toml").write_text((PACKAGED / "jipinghu.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "jph_rob.toml").write_text('extends = "jipinghu"\nid = "jph_rob"\nname_zh = "鸡平胡（俱乐部）"\n'
+                                         'name_en = "Ji Ping Hu, club"\n[scoring]\nrob_kong_as_self_draw = true\n',
+                                         encoding="utf-8")
+    with pytest.raises(ScoringError, match="抢杠胡算自摸（rob_kong_as_self_draw）只用于推倒胡"):
+        check_tables("jph_rob")  # 鸡平胡 counts 自摸 as a 番, not a factor
