@@ -121,7 +121,7 @@ def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, in
     if feeder is not None and feeder == hand.winner:
         raise ScoringError("bad_field", "点杠者不能是和牌方 / the kong's feeder is not the winner", "options.kong_feeder")
     if hand.win == "kong_replacement" and feeder is not None and table.get("kong_bloom_pays_all"):
-        return {feeder: 3 * pts}  # 杠爆全包: the seat whose discard made the 明杠 pays the three shares
+        return {feeder: 3 * pts}  # 杠爆全包: the seat whose discard made the 明杠 (or the 补杠's pung) pays three shares
     if hand.self_drawn:
         return {s: pts for s in T.SEATS if s != hand.winner}
     if hand.win == "rob_kong" and table.get("rob_kong_pays_all"):
@@ -163,8 +163,9 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
 
 
 def check_table(table: Mapping[str, Any]) -> None:
-    """Refuse a 荒庄 kong rule other than "keep" or "return", a horse's worth other than "win" or "base", a 抢杠
-    switch that is not true or false (a house file's "yes" read as on), 抢杠胡算自摸 without 推倒胡's 自摸 factor,
+    """Refuse a 荒庄 kong rule other than "keep" or "return", a horse's worth other than "win" or "base", a 抢杠 or
+    杠爆 switch that is not true or false (a house file's "yes" read as on), 抢杠胡算自摸 without 推倒胡's 自摸 factor,
+    补杠's 杠爆全包 without the 点杠's,
     a `[hand_end]` other than 买马 counted from the winner, when a table's config is read (`scoring.check_tables`)."""
     rule = table.get("kongs_on_draw", "keep")
     if rule not in ("keep", "return"):
@@ -174,10 +175,14 @@ def check_table(table: Mapping[str, Any]) -> None:
     if horse not in ("win", "base"):
         raise ScoringError("bad_ruleset_table", f"马的分须为 win（马跟胡）或 base（马跟底分），不是 {horse!r} / "
                            f"[scoring] horse_pays of {table.get('id')} must be \"win\" or \"base\"", "ruleset")
-    for key in ("rob_kong_pays_all", "rob_kong_as_self_draw"):
+    for key in ("rob_kong_pays_all", "rob_kong_as_self_draw", "kong_bloom_pays_all", "added_kong_bloom_pays_all"):
         if not isinstance(table.get(key, False), bool):
             raise ScoringError("bad_ruleset_table", f"[scoring] {key} 须为 true 或 false，不是 {table[key]!r} / "
                                f"[scoring] {key} of {table.get('id')} must be true or false", "ruleset")
+    if table.get("added_kong_bloom_pays_all") and not table.get("kong_bloom_pays_all"):
+        raise ScoringError("bad_ruleset_table", "补杠杠爆由碰牌来源包（added_kong_bloom_pays_all）须同时点杠杠爆全包"
+                           f"（kong_bloom_pays_all = true）/ [scoring] added_kong_bloom_pays_all of {table.get('id')} "
+                           "needs kong_bloom_pays_all", "ruleset")
     if table.get("rob_kong_as_self_draw") and table.get("style") != "multiply":
         raise ScoringError("bad_ruleset_table", "抢杠胡算自摸（rob_kong_as_self_draw）只用于推倒胡的倍数计分"
                            f"（style = \"multiply\"）/ [scoring] rob_kong_as_self_draw of {table.get('id')}: "

@@ -334,3 +334,36 @@ def test_a_club_paying_a_robbed_kong_as_a_self_draw(tmp_path: Path, monkeypatch:
                                          encoding="utf-8")
     with pytest.raises(ScoringError, match="抢杠胡算自摸（rob_kong_as_self_draw）只用于推倒胡"):
         check_tables("jph_rob")  # 鸡平胡 counts 自摸 as a 番, not a factor
+
+
+def added_kong_bloom(ruleset: str) -> dict[str, Any]:
+    """E discards 5s, W pungs it, later W draws the fourth 5s, makes it a 补杠 and wins on the replacement."""
+    log = Log(ruleset)
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "5s"))
+    play(log, "claim", seat="W", kind="pung", tiles=["5s"] * 3, **{"from": "E"})
+    discards(log, ("W", "3z"), ("N", "4z"), ("E", "1z"), ("S", "1p"))
+    play(log, "kong", seat="W", tiles=["5s"] * 4, added=True)
+    log.ref("referee.win_read", hand={**BLOOM, "seat_wind": "W", "win": "self_draw",
+                                      "melds": [{"type": "kong", "tiles": ["5s"] * 4, "concealed": False, "from": "E"}]})
+    return dict(log.state().actions[-1])
+
+
+def test_a_club_having_the_pungs_feeder_pay_a_bloom_on_its_added_kong(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """杠爆全包 covered a 点杠 only; 南宁-style parlours have the seat whose discard made the pung pay a 补杠's 杠上开花
+    (`[scoring] added_kong_bloom_pays_all`): the record keeps the pung's claim, so it names that seat."""
+    from table_controller.scoring import ScoringError, check_tables
+
+    shipped = added_kong_bloom("tuidaohu")  # 杠上开花 16 (8 × 自摸 2) from each, as a 自摸
+    assert "kong_feeder" not in shipped["hand"].get("options", {})
+    assert shipped["result"]["payments"] == {"W": 48, "E": -16, "S": -16, "N": -16}
+    club = house(tmp_path, monkeypatch, "[scoring]\nadded_kong_bloom_pays_all = true\n", "tuidaohu_added")
+    read = added_kong_bloom(club)
+    assert read["hand"]["win"] == "kong_replacement" and read["hand"].get("options", {}).get("kong_feeder") == "E"
+    assert read["result"]["payments"] == {"W": 48, "E": -48, "S": 0, "N": 0}
+    wrong = house(tmp_path, monkeypatch, "[scoring]\nadded_kong_bloom_pays_all = true\nkong_bloom_pays_all = false\n",
+                  "tuidaohu_added_only")
+    with pytest.raises(ScoringError, match="须同时点杠杠爆全包"):
+        check_tables(wrong)
