@@ -579,9 +579,10 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
             opts["baofu"] = feeder
         elif seat == feeder:
             opts["baofu"] = claimer
-    feeder = kong_feeder(hand, seat) if _kong_bloom_paid_by_one(str(hand.get("ruleset", ""))) else None
+    exposed, added = _kong_bloom_paid_by_one(str(hand.get("ruleset", "")))
+    feeder = kong_feeder(hand, seat, added=added) if exposed else None
     if feeder and read.get("win") in ("self_draw", "kong_replacement"):
-        opts["kong_feeder"] = feeder  # 杠爆全包: the 点杠's discarder, for a 杠上开花
+        opts["kong_feeder"] = feeder  # 杠爆全包: the 点杠's discarder (or the 补杠's pung's), for a 杠上开花
     discarder = read.get("discarder")
     pool = (hand.get("discards") or {}).get(discarder) or []
     if read.get("win", "discard") == "discard" and pool and pool[-1].get("tile") == read.get("win_tile") \
@@ -590,25 +591,32 @@ def record_options(hand: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]
     return opts
 
 
-def _kong_bloom_paid_by_one(ruleset: str) -> bool:
-    """Whether the ruleset has a 点杠's 杠上开花 paid by its discarder alone (`[scoring] kong_bloom_pays_all`)."""
+def _kong_bloom_paid_by_one(ruleset: str) -> tuple[bool, bool]:
+    """Whether the ruleset has a 点杠's 杠上开花 paid by its discarder alone (`[scoring] kong_bloom_pays_all`), and
+    a 补杠's by the seat that fed its pung (`added_kong_bloom_pays_all`, 南宁-style)."""
     from table_controller.scoring import ScoringError
     from table_controller.scoring.config import scoring
 
     try:
-        return bool(scoring(ruleset).get("kong_bloom_pays_all"))
+        table = scoring(ruleset)
     except ScoringError:  # a ruleset the referee scores
-        return False
+        return False, False
+    return bool(table.get("kong_bloom_pays_all")), bool(table.get("added_kong_bloom_pays_all"))
 
 
-def kong_feeder(hand: dict[str, Any], seat: Any) -> str | None:
+def kong_feeder(hand: dict[str, Any], seat: Any, *, added: bool = False) -> str | None:
     """The seat whose discard `seat` just konged (点杠, a 明杠 claimed), while the kong's replacement is the
-    tile in play: its 杠上开花 may be that seat's alone to pay (广东 杠爆全包). None after a 暗杠 or a 补杠."""
+    tile in play: its 杠上开花 may be that seat's alone to pay (广东 杠爆全包). After a 补杠, with `added`, the seat
+    whose discard made the pung (the record keeps the pung's claim); else None, as after a 暗杠."""
+    if hand.get("kong_by") != seat or hand.get("kong_flower"):
+        return None
     melds = (hand.get("melds") or {}).get(seat) or []
+    just_added = next((m for m in melds if m.get("added_seq") and m.get("added_seq") == hand.get("play_seq")), None)
+    if just_added is not None:  # a 补杠 made just now: its pung lies where it was claimed, not last
+        fed = just_added.get("from")
+        return str(fed) if added and fed in SEATS and fed != seat else None
     last = melds[-1] if melds else {}
-    if hand.get("kong_by") != seat or hand.get("kong_flower") or last.get("type") != "kong" \
-            or last.get("concealed") or last.get("added_seq") or last.get("from") not in SEATS \
-            or any(m.get("added_seq") == hand.get("play_seq") for m in melds):  # a 补杠 made just now
+    if last.get("type") != "kong" or last.get("concealed") or last.get("added_seq") or last.get("from") not in SEATS:
         return None
     return str(last["from"])
 

@@ -527,7 +527,9 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
 
     deal = _parse_deal(_Section(path, "deal", data["deal"]))
     indicators = _parse_indicators(path, data.get("indicators", {}), tile_spec, replacement_order)
-    hand_end = _parse_hand_end(_Section(path, "hand_end", data["hand_end"])) if "hand_end" in data else None
+    hand_end = None
+    if "hand_end" in data:
+        hand_end = _parse_hand_end(_Section(path, "hand_end", data["hand_end"]), tile_spec)
 
     total = tile_spec.total
     if deal.dealt_tiles + reserve + sum(r.set_aside for r in indicators) >= total:
@@ -682,7 +684,9 @@ def _parse_indicators(path: Path, table: Any, spec: TileSpec,
     return tuple(rules)
 
 
-def _parse_hand_end(sec: _Section) -> HandEndRule:
+def _parse_hand_end(sec: _Section, spec: TileSpec) -> HandEndRule:
+    """买马 / 钓鱼. Every honour the tiles hold has a count (the scorer reads them: a horse 中 with none
+    had no seat), and only honours: a suit counts by its rank, so a `"1m"` here would be ignored."""
     kind = sec.get("kind", str, choices=HAND_END_KINDS)
     name_zh = sec.get("name_zh", str)
     tiles = sec.get("tiles", int, check=_positive)
@@ -692,5 +696,13 @@ def _parse_hand_end(sec: _Section) -> HandEndRule:
     for k, v in values.items():
         if not is_kind(k) or not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise sec.fail("honour_values", f"maps tile codes to counts ≥ 1; {k!r} = {v!r} is not")
+    honours = [k for k in spec.kinds() if k.endswith("z")]
+    others = [k for k in values if k not in honours]
+    if others:
+        raise sec.fail("honour_values", f"counts the honours played ({', '.join(honours) or 'none'}) only, "
+                                        f"suits by their rank; not {', '.join(others)}")
+    missing = [k for k in honours if k not in values]
+    if missing:
+        raise sec.fail("honour_values", f"gives no count for {', '.join(missing)}")
     return HandEndRule(kind=kind, name_zh=name_zh, tiles=tiles, counts_from=counts_from,
                        honour_values=MappingProxyType(dict(values)))

@@ -33,15 +33,23 @@ for _name, _check in (
 ):
     REGISTRY.add(_name, _check)
 
-#: 买马 (walls.md): the seat a horse names, counted counter-clockwise from the winner.
-_HORSE_STEPS = {1: 0, 5: 0, 9: 0, 2: 1, 6: 1, 3: 2, 7: 2, 4: 3, 8: 3}
-_HONOUR_HORSE = {"1z": 0, "7z": 0, "2z": 1, "6z": 1, "3z": 2, "5z": 2, "4z": 3}
+def horse_seat(tile: str, origin: str, table: Mapping[str, Any] | None = None) -> str:
+    """The seat a horse tile names, counted counter-clockwise from `origin` as 1: a suit by its rank, an honour by
+    the ruleset file's `[hand_end] honour_values` (tuidaohu.toml, walls.md: 1,5,9,东,中 → origin; 2,6,南,发 → 下家;
+    3,7,西,白 → 对家; 4,8,北 → 上家), so a club's other mapping is its file's, not this module's."""
+    values = _horse_values(table or scoring("tuidaohu"))
+    count = T.rank(tile) if T.is_suited(tile) else values[tile]
+    return T.seat_after(origin, (int(count) - 1) % 4)
 
 
-def horse_seat(tile: str, origin: str) -> str:
-    """The seat a horse tile names: 1,5,9,东,中 → origin; 2,6,南,发 → 下家; 3,7,西,白 → 对家; 4,8,北 → 上家."""
-    steps = _HORSE_STEPS[T.rank(tile)] if T.is_suited(tile) else _HONOUR_HORSE[tile]
-    return T.seat_after(origin, steps)
+def _horse_values(table: Mapping[str, Any]) -> Mapping[str, int]:
+    """The honours' counts of the table's 买马 (`hand_end`, which `scoring.config` adds from the file)."""
+    end = table.get("hand_end")
+    if not isinstance(end, Mapping) or end.get("kind") != "horses":
+        raise ScoringError("bad_field", f"{table.get('id')} 不买马，没有马牌 / {table.get('id')} has no 买马 "
+                           "([hand_end] kind = \"horses\")", "options.horses")
+    values: Mapping[str, int] = end["honour_values"]
+    return values
 
 
 def _wildcard(hand: HandInput, table: Mapping[str, Any]) -> str | None:
@@ -91,7 +99,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
         raise ScoringError("bad_field", "options.horses: a list of tiles, e.g. [\"5m\", \"1z\"]", "options.horses")
     per_horse = pay if table.get("horse_pays", "win") == "win" else collect(
         hand.winner, _payers(hand, int(table["base"]), table))  # 马跟底分: a horse is worth 底分, not the win
-    horse_pay, horse_seats = horse_payments(hand, per_horse, horses)
+    horse_pay, horse_seats = horse_payments(hand, per_horse, horses, table)
     return ScoreResult(True, ruleset, tuple(fans), total, pts, add(pay, horse_pay),
                        details={"capped": capped, "horses": horse_seats})
 
@@ -100,7 +108,8 @@ def _multiply(hand: HandInput, fans: list[Fan], table: Mapping[str, Any],
               hard: bool) -> tuple[list[Fan], int, int]:
     """推倒胡: (Σ 番型) × 自摸 2 × 硬胡 2 × 底分; 硬胡 only counts where a 鬼牌 is played."""
     total = sum(f.points for f in fans)
-    factor = int(table["self_draw_factor"]) if hand.self_drawn else 1
+    as_drawn = hand.self_drawn or (hand.win == "rob_kong" and bool(table.get("rob_kong_as_self_draw")))
+    factor = int(table["self_draw_factor"]) if as_drawn else 1  # 抢杠胡 valued as a 自摸 where the table says so
     if hard:
         factor *= int(table["no_wildcard_factor"])
         fans = fans + [Fan("硬胡", int(table["no_wildcard_factor"]))]
@@ -112,7 +121,7 @@ def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, in
     if feeder is not None and feeder == hand.winner:
         raise ScoringError("bad_field", "点杠者不能是和牌方 / the kong's feeder is not the winner", "options.kong_feeder")
     if hand.win == "kong_replacement" and feeder is not None and table.get("kong_bloom_pays_all"):
-        return {feeder: 3 * pts}  # 杠爆全包: the seat whose discard made the 明杠 pays the three shares
+        return {feeder: 3 * pts}  # 杠爆全包: the seat whose discard made the 明杠 (or the 补杠's pung) pays three shares
     if hand.self_drawn:
         return {s: pts for s in T.SEATS if s != hand.winner}
     if hand.win == "rob_kong" and table.get("rob_kong_pays_all"):
@@ -120,16 +129,18 @@ def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, in
     return {hand.paying_seat(): pts}
 
 
-def horse_payments(hand: HandInput, pay: Mapping[str, int], horses: list[str]) -> tuple[dict[str, int], list[str]]:
+def horse_payments(hand: HandInput, pay: Mapping[str, int], horses: list[str],
+                   table: Mapping[str, Any] | None = None) -> tuple[dict[str, int], list[str]]:
     """买马: a horse on the winner wins `pay` once more from every loser; on a loser, that loser pays its share once
-    more (`pay`: the win's payments, 马跟胡; or 底分 from the same payers, 马跟底分)."""
+    more (`pay`: the win's payments, 马跟胡; or 底分 from the same payers, 马跟底分); seats counted by `table`'s
+    `[hand_end]`."""
     seats = []
     tables = []
     origin = str(hand.options.get("horse_origin", hand.winner))
     for i, tile in enumerate(horses):
         if not T.is_tile(tile) or T.is_flower(tile):
             raise ScoringError("bad_tile", f"not a horse tile: {tile!r}", f"options.horses[{i}]")
-        seat = horse_seat(tile, origin)
+        seat = horse_seat(tile, origin, table)
         seats.append(seat)
         if seat == hand.winner:
             tables.append(dict(pay))
@@ -152,8 +163,10 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
 
 
 def check_table(table: Mapping[str, Any]) -> None:
-    """Refuse a 荒庄 kong rule other than "keep" or "return", a horse's worth other than "win" or "base", when a
-    table's config is read (`scoring.check_tables`)."""
+    """Refuse a 荒庄 kong rule other than "keep" or "return", a horse's worth other than "win" or "base", a 抢杠 or
+    杠爆 switch that is not true or false (a house file's "yes" read as on), 抢杠胡算自摸 without 推倒胡's 自摸 factor,
+    补杠's 杠爆全包 without the 点杠's,
+    a `[hand_end]` other than 买马 counted from the winner, when a table's config is read (`scoring.check_tables`)."""
     rule = table.get("kongs_on_draw", "keep")
     if rule not in ("keep", "return"):
         raise ScoringError("bad_ruleset_table", f"荒庄杠分须为 keep（照付）或 return（荒庄荒杠），不是 {rule!r} / "
@@ -162,6 +175,23 @@ def check_table(table: Mapping[str, Any]) -> None:
     if horse not in ("win", "base"):
         raise ScoringError("bad_ruleset_table", f"马的分须为 win（马跟胡）或 base（马跟底分），不是 {horse!r} / "
                            f"[scoring] horse_pays of {table.get('id')} must be \"win\" or \"base\"", "ruleset")
+    for key in ("rob_kong_pays_all", "rob_kong_as_self_draw", "kong_bloom_pays_all", "added_kong_bloom_pays_all"):
+        if not isinstance(table.get(key, False), bool):
+            raise ScoringError("bad_ruleset_table", f"[scoring] {key} 须为 true 或 false，不是 {table[key]!r} / "
+                               f"[scoring] {key} of {table.get('id')} must be true or false", "ruleset")
+    if table.get("added_kong_bloom_pays_all") and not table.get("kong_bloom_pays_all"):
+        raise ScoringError("bad_ruleset_table", "补杠杠爆由碰牌来源包（added_kong_bloom_pays_all）须同时点杠杠爆全包"
+                           f"（kong_bloom_pays_all = true）/ [scoring] added_kong_bloom_pays_all of {table.get('id')} "
+                           "needs kong_bloom_pays_all", "ruleset")
+    if table.get("rob_kong_as_self_draw") and table.get("style") != "multiply":
+        raise ScoringError("bad_ruleset_table", "抢杠胡算自摸（rob_kong_as_self_draw）只用于推倒胡的倍数计分"
+                           f"（style = \"multiply\"）/ [scoring] rob_kong_as_self_draw of {table.get('id')}: "
+                           "推倒胡's 自摸 factor only", "ruleset")
+    end = table.get("hand_end")
+    if isinstance(end, Mapping) and (end.get("kind"), end.get("counts_from")) != ("horses", "winner"):
+        raise ScoringError("bad_ruleset_table", f"推倒胡的马从和牌方数起（kind = \"horses\", counts_from = \"winner\"），"
+                           f"不是 {end.get('kind')!r}、{end.get('counts_from')!r} / [hand_end] of {table.get('id')}: "
+                           "this engine reads 买马 counted from the winner", "ruleset")
 
 
 def pay_follow(dealer: str, table: Mapping[str, Any]) -> dict[str, int]:

@@ -252,3 +252,118 @@ def test_a_club_paying_each_horse_its_base_only(tmp_path: Path, monkeypatch: pyt
     wrong = house(tmp_path, monkeypatch, '[scoring]\nhorse_pays = "double"\n', "tuidaohu_horse_wrong")
     with pytest.raises(ScoringError, match="马的分须为 win"):
         check_tables(wrong)
+
+
+def self_drawn_pairs(horses: list[str]) -> dict[str, Any]:
+    """W's 七对 self-drawn on 5p: 16 × 自摸 2 = 32 from each of E, S and N."""
+    pairs = [f"{r}m" for r in (1, 1, 2, 2, 3, 3, 4, 4, 6, 6, 7, 7)]
+    return {"seat_wind": "W", "win": "self_draw", "win_tile": "5p", "concealed": [*pairs, "5p"],
+            "options": {"horses": horses}}
+
+
+def test_a_club_counting_the_dragon_horses_as_the_seed_lists_them(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The horses' honours were a table in guangdong.py; `[hand_end] honour_values` was read by no one. Seed 001's
+    list can be read 下家 … 红中, 对家 … 发财, 上家 … 白板: a club's file says so and is paid so."""
+    from table_controller.rules import load_ruleset
+    from table_controller.scoring import ScoringError, check_tables, score_json
+
+    hand = self_drawn_pairs(["7z", "6z"])  # 中, 发
+    shipped = score_json(hand, "tuidaohu")  # 中 → the winner W (each pays again), 发 → 下家 N (N again)
+    assert shipped["horses"] == ["W", "N"]
+    assert shipped["payments"] == {"W": 224, "E": -64, "S": -64, "N": -96}
+    club = house(tmp_path, monkeypatch, '[hand_end]\nhonour_values = { "7z" = 2, "6z" = 3, "5z" = 4 }\n',
+                 "tuidaohu_dragons")
+    read = score_json({**hand, "options": {"horses": ["7z", "6z", "5z"]}}, club)
+    assert read["horses"] == ["N", "E", "S"]  # 中 → 下家, 发 → 对家, 白 → 上家 of W; 东南西北 as shipped
+    assert read["payments"] == {"W": 192, "E": -64, "S": -64, "N": -64}
+    assert score_json(hand, club)["payments"] == {"W": 160, "E": -64, "S": -32, "N": -64}
+    end = load_ruleset(club).hand_end
+    assert end is not None and [end.seat_for(k, "W") for k in ("7z", "6z", "5z", "1z")] == ["N", "E", "S", "W"]
+    wrong = house(tmp_path, monkeypatch, '[hand_end]\ncounts_from = "previous_winner"\n', "tuidaohu_from")
+    with pytest.raises(ScoringError, match="推倒胡的马从和牌方数起"):
+        check_tables(wrong)
+    monkeypatch.delenv("TABLECTL_RULESETS_DIR")
+    with pytest.raises(ScoringError, match="不买马") as err:  # 鸡平胡 has no [hand_end]: its horses were paid
+        score_json(hand, "jipinghu")
+    assert err.value.field == "options.horses"
+
+
+def test_a_horse_count_the_file_lacks_or_gives_a_suit_is_refused_naming_the_key(tmp_path: Path) -> None:
+    from table_controller.rules import RulesetError, load_ruleset
+    from tests.scoring.test_engines import PACKAGED
+
+    text = (PACKAGED / "tuidaohu.toml").read_text(encoding="utf-8").replace('id = "tuidaohu"', 'id = "tdh"')
+    (tmp_path / "tdh.toml").write_text(text.replace(', "5z" = 3 }', " }"), encoding="utf-8")
+    with pytest.raises(RulesetError, match=r"\[hand_end\] honour_values: gives no count for 5z"):
+        load_ruleset("tdh", tmp_path)
+    (tmp_path / "tdh.toml").write_text(text.replace('"1z" = 1,', '"1z" = 1, "1m" = 2,'), encoding="utf-8")
+    with pytest.raises(RulesetError, match=r"\[hand_end\] honour_values: counts the honours .* not 1m"):
+        load_ruleset("tdh", tmp_path)
+    (tmp_path / "tdh.toml").write_text(text, encoding="utf-8")
+    assert load_ruleset("tdh", tmp_path).hand_end.honour_values["7z"] == 1  # type: ignore[union-attr]
+
+
+#: S robs E's 补杠 of 5p with 123m 456m 789s 4p6p 东东: 抢杠胡 8 (the 鸡胡 shape dropped), valued as a discard.
+ROBBED = {"seat_wind": "S", "win": "rob_kong", "discarder": "E", "win_tile": "5p",
+          "concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7s", "8s", "9s", "4p", "6p", "1z", "1z"]}
+
+
+def test_a_club_paying_a_robbed_kong_as_a_self_draw(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """抢杠胡 was worth a discard win only, the konger paying three shares of it (24 for 8); many parlours count it a
+    自摸 the konger pays alone (48): `[scoring] rob_kong_as_self_draw`."""
+    from table_controller.scoring import ScoringError, check_tables, score_json
+
+    shipped = score_json(ROBBED, "tuidaohu")
+    assert [f["name"] for f in shipped["fans"]] == ["抢杠胡"] and shipped["points"] == 8
+    assert shipped["payments"] == {"S": 24, "E": -24, "W": 0, "N": 0}
+    club = house(tmp_path, monkeypatch, "[scoring]\nrob_kong_as_self_draw = true\n", "tuidaohu_rob")
+    drawn = score_json(ROBBED, club)
+    assert drawn["points"] == 16 and drawn["payments"] == {"S": 48, "E": -48, "W": 0, "N": 0}
+    horse = score_json({**ROBBED, "options": {"horses": ["1m"]}}, club)  # on the winner: the konger again
+    assert horse["payments"] == {"S": 96, "E": -96, "W": 0, "N": 0}
+    one = house(tmp_path, monkeypatch, "[scoring]\nrob_kong_as_self_draw = true\nrob_kong_pays_all = false\n",
+                "tuidaohu_rob_one")
+    assert score_json(ROBBED, one)["payments"] == {"S": 16, "E": -16, "W": 0, "N": 0}  # one share, a 自摸's
+    from tests.scoring.test_engines import PACKAGED
+
+    folder = tmp_path / "rulesets"
+    (folder / "jipinghu.toml").write_text((PACKAGED / "jipinghu.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "jph_rob.toml").write_text('extends = "jipinghu"\nid = "jph_rob"\nname_zh = "鸡平胡（俱乐部）"\n'
+                                         'name_en = "Ji Ping Hu, club"\n[scoring]\nrob_kong_as_self_draw = true\n',
+                                         encoding="utf-8")
+    with pytest.raises(ScoringError, match="抢杠胡算自摸（rob_kong_as_self_draw）只用于推倒胡"):
+        check_tables("jph_rob")  # 鸡平胡 counts 自摸 as a 番, not a factor
+
+
+def added_kong_bloom(ruleset: str) -> dict[str, Any]:
+    """E discards 5s, W pungs it, later W draws the fourth 5s, makes it a 补杠 and wins on the replacement."""
+    log = Log(ruleset)
+    log.start()
+    play(log, "deal_done")
+    discards(log, ("E", "5s"))
+    play(log, "claim", seat="W", kind="pung", tiles=["5s"] * 3, **{"from": "E"})
+    discards(log, ("W", "3z"), ("N", "4z"), ("E", "1z"), ("S", "1p"))
+    play(log, "kong", seat="W", tiles=["5s"] * 4, added=True)
+    log.ref("referee.win_read", hand={**BLOOM, "seat_wind": "W", "win": "self_draw",
+                                      "melds": [{"type": "kong", "tiles": ["5s"] * 4, "concealed": False, "from": "E"}]})
+    return dict(log.state().actions[-1])
+
+
+def test_a_club_having_the_pungs_feeder_pay_a_bloom_on_its_added_kong(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """杠爆全包 covered a 点杠 only; 南宁-style parlours have the seat whose discard made the pung pay a 补杠's 杠上开花
+    (`[scoring] added_kong_bloom_pays_all`): the record keeps the pung's claim, so it names that seat."""
+    from table_controller.scoring import ScoringError, check_tables
+
+    shipped = added_kong_bloom("tuidaohu")  # 杠上开花 16 (8 × 自摸 2) from each, as a 自摸
+    assert "kong_feeder" not in shipped["hand"].get("options", {})
+    assert shipped["result"]["payments"] == {"W": 48, "E": -16, "S": -16, "N": -16}
+    club = house(tmp_path, monkeypatch, "[scoring]\nadded_kong_bloom_pays_all = true\n", "tuidaohu_added")
+    read = added_kong_bloom(club)
+    assert read["hand"]["win"] == "kong_replacement" and read["hand"].get("options", {}).get("kong_feeder") == "E"
+    assert read["result"]["payments"] == {"W": 48, "E": -48, "S": 0, "N": 0}
+    wrong = house(tmp_path, monkeypatch, "[scoring]\nadded_kong_bloom_pays_all = true\nkong_bloom_pays_all = false\n",
+                  "tuidaohu_added_only")
+    with pytest.raises(ScoringError, match="须同时点杠杠爆全包"):
+        check_tables(wrong)
