@@ -13,7 +13,7 @@ from table_controller.rules.ruleset import ENV_DIR
 from table_controller.service import TableService
 from tests.controller.test_confirmed_settlement import PAIRS, _controller, _dealt, _venue
 from test_browser import OPERATOR, REFEREE, _open
-from test_browser import browser, chromium  # noqa: F401  (the browser tests' fixtures, per module)
+from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

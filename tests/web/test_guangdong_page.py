@@ -11,7 +11,7 @@ import pytest_asyncio
 from table_controller.config import parse_config
 from table_controller.service import TableService
 from test_browser import OPERATOR, REFEREE, _auth, _http, _open, _start_hand, _throw_all
-from test_browser import browser, chromium  # noqa: F401  (the browser tests' fixtures, per module)
+from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

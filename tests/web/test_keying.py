@@ -14,7 +14,6 @@ import pytest_asyncio
 from table_controller.config import parse_config
 from table_controller.service import TableService
 from test_browser import OPERATOR, _http, _start_hand, _throw_all, _until
-from test_browser import chromium  # noqa: F401  (the browser tests' Chromium, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -18,7 +18,7 @@ from PIL import Image
 
 from table_controller.service import TableService
 from test_browser import OPERATOR, PUBLIC_TILES, REFEREE, _dealt, _populate, _until, tiles_in
-from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
+from test_browser import browser, service  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 SIZE = (1920, 1080)

@@ -14,7 +14,7 @@ import pytest
 from table_controller.service import TableService
 from test_browser import REFEREE, _config, _dealt, _http
 from test_browser import _open as open_page
-from test_browser import browser, chromium  # noqa: F401  (the browser tests' fixtures, per module)
+from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 from wifi import Wifi
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]

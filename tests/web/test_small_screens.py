@@ -23,7 +23,6 @@ from table_controller.service import TableService
 from table_controller.tournament.broker import LocalBroker
 from table_controller.tournament.web import HubService
 from test_browser import OPERATOR, REFEREE, WIN_HAND, _auth, _http, _populate, _start_hand, _throw_all, _until
-from test_browser import chromium  # noqa: F401  (the browser tests' Chromium, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

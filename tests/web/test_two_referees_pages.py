@@ -10,7 +10,7 @@ import pytest
 
 from table_controller.service import TableService
 from test_browser import REFEREE, WIN_HAND, _auth, _http, _open, _start_hand, _throw_all
-from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
+from test_browser import browser, service  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -18,7 +18,7 @@ from table_controller.web import app as web_app
 from table_controller.web.app import STATIC
 from test_browser import REFEREE, WIN_HAND, _populate, _start_hand, _throw_all, _until
 from test_browser import _open as open_page
-from test_browser import browser, chromium, service  # noqa: F401  (the browser tests' fixtures, per module)
+from test_browser import browser, service  # noqa: F401  (the browser tests' fixtures, per module)
 from wifi import Wifi
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
