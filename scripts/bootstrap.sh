@@ -51,7 +51,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "bootstrap: creating .venv with $($PYTHON --version)"
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip
+# setuptools at the build's own minimum (pyproject.toml), not the one a venv of Python 3.11 comes with (65)
+.venv/bin/python -m pip install -q --upgrade pip "setuptools>=77"
 .venv/bin/python -m pip install -q -e ".${extras}"
 touch "$stamp"
 echo "bootstrap: ready ($role)"

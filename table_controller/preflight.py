@@ -306,7 +306,7 @@ def no_picture_hint(source: str) -> str:
     device permissions, a local one is (a hint naming group video for an IP camera sent people the wrong way)."""
     if "://" in source:
         return "the camera is off or unreachable, the URL or its credentials are wrong, or it serves another format"
-    if source.isdigit() or source.startswith("/dev/"):
+    if source.isdigit() or source.startswith(("/dev/video", "/dev/v4l/")):  # a file in /dev/shm is a file
         return "unplugged, wrong device, or the user is not in group video"
     return "no such file, or a format OpenCV cannot read"
 

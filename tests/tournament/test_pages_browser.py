@@ -43,6 +43,20 @@ async def hub_page(browser: Any, hub: HubService, organiser: str | None = None) 
     yield page
 
 
+@contextlib.asynccontextmanager
+async def hub_page_alone(hub: HubService) -> AsyncIterator[Any]:
+    """`hub_page` for a test in another file (its own event loop): a Chromium of its own, closed after."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        launched = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        try:
+            async with hub_page(launched, hub) as page:
+                yield page
+        finally:
+            await launched.close()
+
+
 async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker: Broker, browser: Any) -> None:
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0)
     await hub.start()

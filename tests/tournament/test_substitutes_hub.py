@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from test_pages_browser import hub_page  # type: ignore[import-not-found]
+from test_pages_browser import hub_page_alone  # type: ignore[import-not-found]
 from test_tournament import TOURNAMENT, _config, _in_step  # type: ignore[import-not-found]
 from tournament_helpers import Broker, until
 
@@ -83,7 +83,7 @@ async def test_the_hub_credits_each_hand_to_who_sat_it(tmp_path: Path, broker: B
         assert "t1号桌（替补 第2盘起）" in csv and "t1号桌（第1-1盘；替补：壬）" in csv
         hands = {p["name"]: p["hands"] for p in stats["players"]}
         assert hands["乙"] == hands["壬"] == 1 and hands["甲"] == 2
-        async with hub_page(hub) as page:  # Debian's Chromium on the standings page
+        async with hub_page_alone(hub) as page:  # Debian's Chromium on the standings page
             row = '[data-testid=standings] tr[data-player="{}"] [data-testid=sat]'
             await page.wait_for_selector(row.format("壬"), timeout=10000)
             assert await page.inner_text(row.format("壬")) == "替补 第2盘起"

@@ -88,14 +88,14 @@ async def test_the_hubs_page_says_the_tournaments_title_and_the_tables_names_bef
     """In Chromium: the heading and the tab say the tournament's title (`--title`), not its id (they said
     "cup · 排名"), a quote and a bracket in it kept as text; the proposed seating and the banner of tables
     not yet heard from say 一号桌, not t01."""
-    from test_pages_browser import hub_page
+    from test_pages_browser import hub_page_alone
 
     title = '2026 "春季"杯 <b>'
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, registered=LISTED, expected=["t01", "t02"],
                      names={"t01": "一号桌", "t02": "二号桌"}, title=title)
     await hub.start()
     try:
-        async with hub_page(hub) as page:
+        async with hub_page_alone(hub) as page:
             await page.wait_for_selector('[data-testid=pairings] tr[data-table="t01"]', timeout=5000)
             assert await page.inner_text("#title") == f"{title} · 排名" and await page.title() == f"{title} · 排名"
             assert await page.locator("#title b").count() == 0

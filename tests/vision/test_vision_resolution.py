@@ -150,5 +150,8 @@ def test_the_check_before_the_match_says_what_to_look_at_when_a_camera_gives_no_
     assert network.level == "fail" and "unreachable" in network.detail and "group video" not in network.detail
     device = finding("/dev/video97")
     assert device.level == "fail" and "group video" in device.detail
+    assert "group video" in finding("/dev/v4l/by-id/usb-camera-video-index0").detail  # the stable name of one
+    shm = finding("/dev/shm/nothing.mp4")  # a file under /dev is still a file (the suite's temp files lie there)
+    assert shm.level == "fail" and "no such file" in shm.detail
     missing = finding(str(tmp_path / "nothing.mp4"))
     assert missing.level == "fail" and "no such file" in missing.detail and "group video" not in missing.detail

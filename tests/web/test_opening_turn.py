@@ -117,7 +117,8 @@ async def test_a_correction_may_not_make_a_seat_other_than_the_dealer_play_first
         assert r.status_code == 409 and r.json()["detail"].startswith("更正后不成立：未轮到南家，现在是东家"), r.text
         r = await correct(insert_before=first, play={"type": "discard", "seat": "N", "tile": "2z"})
         assert r.status_code == 409 and r.json()["detail"].startswith("补录后不成立：未轮到北家，现在是东家"), r.text
-        assert ctl.state.seq == before and len(ctl.store.since(before)) == 0
+        # nothing of the referee's logged (the simulated table may log its own meanwhile on a loaded machine)
+        assert [e.type for e in ctl.store.since(before) if e.source == "referee"] == []
         # a flower missed in the opening is put in before the dealer's first discard, and a tile corrected
         r = await correct(insert_before=first, play={"type": "flower", "seat": "N", "tile": "2f"})
         assert r.status_code == 200, r.text
