@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.health import LIGHT_FRAMES, CameraHealth, HealthStatus, blank
+from vision.picture import MAX_PIXELS, picture_size
 
 
 #: Streams whose reader thread may still run: stopped at exit, before the interpreter goes away
@@ -92,6 +93,42 @@ def _blank_detail(frame: np.ndarray) -> str:
     return f"a {frame.shape[1]}x{frame.shape[0]} picture of one flat colour: a JPEG that does not decode"
 
 
+def mjpeg_raw(cap: cv2.VideoCapture) -> bool:
+    """Switch an open MJPEG capture to hand over each part's JPEG bytes undecoded (FFmpeg's raw mode);
+    False for another codec (H.264, a USB camera's YUYV), which OpenCV decodes as before. Decoded by
+    OpenCV, every part was scaled to the size the stream opened at (a camera switching to 1920×1080
+    mid-stream was stretched into 1280×960 and read with the old calibration: a portrait frame put the
+    felt 227 mm off and the next good frames read 0 tiles, status OK), and every part sent was decoded,
+    used or not (126 frames/s of 640×480: 45% of a core on the reader thread)."""
+    try:
+        fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little")
+        return cap.getBackendName() == "FFMPEG" and fourcc == b"MJPG" and bool(cap.set(cv2.CAP_PROP_FORMAT, -1))
+    except (cv2.error, OverflowError):
+        return False
+
+
+def decode_part(data: bytes | np.ndarray) -> tuple[np.ndarray | None, str, str]:
+    """A stream's JPEG part decoded: (the frame, "", "") or (None, the status code, what is wrong). The
+    size is read from its header first: a part over `vision.picture.MAX_PIXELS` is not decoded (`too_large`);
+    one cut short (its end marker missing: a Content-Length that lied, a link that dropped bytes), one that
+    does not decode, or one that decodes to one flat colour (`vision.health.blank`) is `undecodable`."""
+    data = data.tobytes() if isinstance(data, np.ndarray) else data
+    size = picture_size(data[:65536])
+    if size is None or size[0] != "JPEG":
+        return None, "undecodable", f"a {len(data)}-byte part that is not a JPEG"
+    _, w, h = size
+    if w * h > MAX_PIXELS:
+        return None, "too_large", f"a {w}×{h} frame ({w * h / 1e6:.0f} Mpx), over {MAX_PIXELS // 1_000_000} Mpx"
+    if data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda"):
+        return None, "undecodable", f"a {w}×{h} JPEG cut short ({len(data)} bytes, its end missing)"
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if frame is None:
+        return None, "undecodable", f"a {len(data)}-byte JPEG that does not decode"
+    if blank(frame):
+        return None, "undecodable", _blank_detail(frame)
+    return frame, "", ""
+
+
 class CameraStream:
     """Wraps `cv2.VideoCapture` (device index, path or URL such as an MJPEG stream).
 
@@ -116,6 +153,10 @@ class CameraStream:
         self._last_open = -1e9
         self._cond = threading.Condition()
         self._frame: np.ndarray | None = None
+        #: the newest part's JPEG bytes of an MJPEG camera (`mjpeg_raw`): decoded when `grab()` takes it
+        self._part: np.ndarray | None = None
+        #: why the last part taken did not decode (`decode_part`): (status code, detail), or None
+        self._bad_part: tuple[str, str] | None = None
         self._count = 0  # frames read
         self._returned = 0  # the count when grab() last returned a frame
         self._failures = 0  # opens and reads that failed
@@ -124,6 +165,7 @@ class CameraStream:
         self._undecodable = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._raw = False  # this connection hands over JPEG parts undecoded (`mjpeg_raw`)
 
     def _open(self) -> None:
         now = self.clock()
@@ -134,6 +176,7 @@ class CameraStream:
         opened = cap.isOpened()
         if not opened:
             cap.release()
+        self._raw = opened and mjpeg_raw(cap)
         why = "" if opened else undecodable(self.source)  # answered, but what it sends does not decode
         with self._cond:
             self._attempts += 1
@@ -167,6 +210,12 @@ class CameraStream:
                 ok, img = self._cap.read()
             except cv2.error:
                 ok, img = False, None
+            if ok and img is not None and self._raw:  # kept as sent: decoded if and when grab() takes it
+                with self._cond:
+                    self._part, self._frame = img, None
+                    self._count += 1
+                    self._cond.notify_all()
+                continue
             if ok and img is not None:
                 nothing = blank(img)  # outside the lock: grab() does not wait on it
                 with self._cond:
@@ -174,7 +223,7 @@ class CameraStream:
                         self._undecodable = blank_why = _blank_detail(img)
                         self._failures += 1
                     else:
-                        self._frame = img
+                        self._frame, self._part = img, None
                         self._count += 1
                         self._undecodable = ""
                     self._cond.notify_all()
@@ -184,7 +233,7 @@ class CameraStream:
             at_once = time.monotonic() - started < self.read_timeout_s / 2
             why = (undecodable(self.source) or blank_why) if self._count == opened_at or at_once else ""
             with self._cond:
-                self._undecodable = why
+                self._undecodable, self._bad_part = why, None
                 self._failures += 1
                 self._cond.notify_all()
         if self._cap is not None:
@@ -210,10 +259,20 @@ class CameraStream:
                 return self._cap is None and self.clock() - self._last_open < self.reopen_every_s
 
             self._cond.wait_for(answer, timeout=self.frame_wait_s)
+            part = None
             if self._count > self._returned:
-                frame, self._returned = self._frame, self._count
+                frame, part, self._returned = self._frame, self._part, self._count
+        if frame is None and part is not None:  # an MJPEG part: only the one taken is decoded
+            frame, code, why = decode_part(part)
+            with self._cond:
+                self._bad_part = (code, why) if frame is None else None
         status = self.health.check(frame)
-        if status.code == "unplugged" and self._undecodable:
+        bad = self._bad_part if frame is None else None
+        if bad is not None and bad[0] == "too_large":  # at once: every part of this camera will be so
+            status = HealthStatus("too_large", bad[1])
+        elif status.code == "unplugged" and bad is not None:
+            status = HealthStatus("undecodable", bad[1])
+        elif status.code == "unplugged" and self._undecodable:
             status = HealthStatus("undecodable", self._undecodable)
         return frame, status
 
