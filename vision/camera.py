@@ -8,9 +8,11 @@ trying to reopen the camera in the background of the calls.
 from __future__ import annotations
 
 import atexit
+import statistics
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable
 
 import cv2
@@ -50,6 +52,12 @@ def open_capture(source: str | int, timeout_s: float = READ_TIMEOUT_S) -> cv2.Vi
                                 [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms])
     return cv2.VideoCapture(source)
 
+
+#: Seconds between a camera's frames (the median of the last three) from which it is `slow`: the service reads
+#: a frame every 0.5 s and a tile is announced after a few; a frame every 10 s showed 摄像头正常 while every
+#: tile was announced seconds late (the stream timed out at 5 s and was opened again: a frame every ~5.5 s).
+#: The demo's camera sends 4 a second; a loaded Pi's USB camera 5 or more.
+SLOW_S = 3.0
 
 #: The most bytes of a stream read to find one whole JPEG part (`undecodable`): a 4K frame fits.
 PROBE_BYTES = 1 << 22
@@ -140,8 +148,11 @@ class CameraStream:
 
     def __init__(self, source: str | int, reopen_every_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
                  health: CameraHealth | None = None, frame_wait_s: float = 2.0,
-                 read_timeout_s: float = READ_TIMEOUT_S) -> None:
+                 read_timeout_s: float = READ_TIMEOUT_S, slow_s: float = SLOW_S) -> None:
         self.source = source
+        #: frames further apart than this (median of the last three) make the camera `slow` (`SLOW_S`)
+        self.slow_s = slow_s
+        self._arrivals: deque[float] = deque(maxlen=4)  # when the last frames (or parts) came, by `clock`
         #: a network camera silent this long is dropped and opened again (`READ_TIMEOUT_S`)
         self.read_timeout_s = read_timeout_s
         self.reopen_every_s = reopen_every_s
@@ -214,6 +225,7 @@ class CameraStream:
                 with self._cond:
                     self._part, self._frame = img, None
                     self._count += 1
+                    self._arrivals.append(self.clock())
                     self._cond.notify_all()
                 continue
             if ok and img is not None:
@@ -225,6 +237,7 @@ class CameraStream:
                     else:
                         self._frame, self._part = img, None
                         self._count += 1
+                        self._arrivals.append(self.clock())
                         self._undecodable = ""
                     self._cond.notify_all()
                 continue
@@ -274,7 +287,20 @@ class CameraStream:
             status = HealthStatus("undecodable", bad[1])
         elif status.code == "unplugged" and self._undecodable:
             status = HealthStatus("undecodable", self._undecodable)
+        every = self._slow()
+        if every and status.code in ("ok", "unplugged") and not status.suspect:
+            status = HealthStatus("slow", f"about one frame every {every:.1f} s")
         return frame, status
+
+    def _slow(self) -> float:
+        """The seconds between this camera's frames when they come further apart than `slow_s` and the last
+        came within two such spells (a camera gone altogether is `unplugged`), else 0."""
+        with self._cond:
+            times = list(self._arrivals)
+        if len(times) < 3:
+            return 0.0
+        every = statistics.median(b - a for a, b in zip(times, times[1:]))
+        return every if every > self.slow_s and self.clock() - times[-1] < 2 * every else 0.0
 
     def close(self) -> None:
         self._stop.set()

@@ -152,3 +152,41 @@ def test_a_part_too_large_is_told_at_once_undecoded_and_good_frames_read_again()
             assert status.ok and frame is not None and frame.shape == (480, 640, 3)
         finally:
             stream.close()
+
+
+def _statuses(stream: CameraStream, seconds: float, pause_s: float = 0.1) -> list[str]:
+    """The status codes of `grab()` over `seconds`, as the service steps."""
+    codes, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        codes.append(stream.grab()[1].code)
+        time.sleep(pause_s)
+    return codes
+
+
+def test_a_camera_sending_a_frame_every_few_seconds_is_told_slow_then_ok_when_it_keeps_up() -> None:
+    """Frames further apart than `slow_s` (3 s in the service; 0.5 s here, to be quick, with a frame a second):
+    `slow`, said in Chinese first, nothing read; back to `ok` once frames come often again. Before, a camera
+    sending a frame every 10 s (the stream timed out at 5 s and was opened again) showed 摄像头正常 all along,
+    every tile announced seconds late."""
+    frames = [_jpeg(_noise(320, 240, i)) for i in range(6)]
+    every = [1.0]
+
+    def script() -> Iterator[bytes]:
+        n = 0
+        while True:
+            n += 1
+            yield part(frames[n % len(frames)])
+            time.sleep(every[0])
+
+    with PartServer(script, period_s=0.0) as camera:
+        stream = CameraStream(camera.url, slow_s=0.5)
+        try:
+            slow = _statuses(stream, 3.5)
+            assert slow[-3:] == ["slow"] * 3 and "unplugged" not in slow, slow
+            frame, status = stream.grab()
+            assert status.to_json()["message"].startswith("摄像头画面太慢") and "every 1.0 s" in status.detail
+            every[0] = 0.05
+            back = _statuses(stream, 1.5)
+            assert back[-3:] == ["ok"] * 3, back
+        finally:
+            stream.close()
