@@ -127,14 +127,20 @@ def decode_part(data: bytes | np.ndarray) -> tuple[np.ndarray | None, str, str]:
     _, w, h = size
     if w * h > MAX_PIXELS:
         return None, "too_large", f"a {w}×{h} frame ({w * h / 1e6:.0f} Mpx), over {MAX_PIXELS // 1_000_000} Mpx"
-    if data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda"):
-        return None, "undecodable", f"a {w}×{h} JPEG cut short ({len(data)} bytes, its end missing)"
     frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if frame is None:
         return None, "undecodable", f"a {len(data)}-byte JPEG that does not decode"
     if blank(frame):
         return None, "undecodable", _blank_detail(frame)
+    if data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda"):  # decoded grey below the cut
+        return None, "undecodable", f"a {w}×{h} JPEG cut short ({len(data)} bytes, its end missing)"
     return frame, "", ""
+
+
+#: MJPEG parts `grab()` decodes at most to find one that is a picture: one part that is not (a part damaged on
+#: its way) is skipped for the next, as OpenCV skipped it when it decoded every part; a camera sending nothing
+#: but such parts costs three decodes a grab.
+PART_TRIES = 3
 
 
 class CameraStream:
@@ -263,22 +269,27 @@ class CameraStream:
             with self._cond:  # the first open is tried before the first answer
                 self._cond.wait_for(lambda: self._attempts > 0, timeout=30.0)
         frame = None
-        with self._cond:
-            failures = self._failures
+        deadline = time.monotonic() + self.frame_wait_s
+        for _ in range(PART_TRIES):
+            with self._cond:
+                failures = self._failures
 
-            def answer() -> bool:  # a new frame, a failure, or a closed camera not due to reopen yet
-                if self._count > self._returned or self._failures != failures:
-                    return True
-                return self._cap is None and self.clock() - self._last_open < self.reopen_every_s
+                def answer() -> bool:  # a new frame, a failure, or a closed camera not due to reopen yet
+                    if self._count > self._returned or self._failures != failures:
+                        return True
+                    return self._cap is None and self.clock() - self._last_open < self.reopen_every_s
 
-            self._cond.wait_for(answer, timeout=self.frame_wait_s)
-            part = None
-            if self._count > self._returned:
-                frame, part, self._returned = self._frame, self._part, self._count
-        if frame is None and part is not None:  # an MJPEG part: only the one taken is decoded
-            frame, code, why = decode_part(part)
+                self._cond.wait_for(answer, timeout=max(0.0, deadline - time.monotonic()))
+                part = None
+                if self._count > self._returned:
+                    frame, part, self._returned = self._frame, self._part, self._count
+            if frame is not None or part is None:
+                break
+            frame, code, why = decode_part(part)  # an MJPEG part: only the one taken is decoded
             with self._cond:
                 self._bad_part = (code, why) if frame is None else None
+            if frame is not None or code == "too_large":
+                break
         status = self.health.check(frame)
         bad = self._bad_part if frame is None else None
         if bad is not None and bad[0] == "too_large":  # at once: every part of this camera will be so
