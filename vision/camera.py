@@ -59,19 +59,29 @@ def open_capture(source: str | int, timeout_s: float = READ_TIMEOUT_S) -> cv2.Vi
 #: The demo's camera sends 4 a second; a loaded Pi's USB camera 5 or more.
 SLOW_S = 3.0
 
+#: What the status says of a connection that broke off at once after frames while the camera still answers
+#: with a good picture: its parts' lengths or boundaries are wrong (FFmpeg lost its place in the stream), not
+#: a camera unplugged, as it was shown.
+BROKE_OFF = "the stream broke off inside a part though the camera answers: its parts' lengths or boundaries are wrong"
+
 #: The most bytes of a stream read to find one whole JPEG part (`undecodable`): a 4K frame fits.
 PROBE_BYTES = 1 << 22
 
 
 def undecodable(source: str | int, timeout_s: float = 2.0) -> str:
+    """Why what an HTTP camera sends does not decode, else "" (`probe`)."""
+    return probe(source, timeout_s) or ""
+
+
+def probe(source: str | int, timeout_s: float = 2.0) -> str | None:
     """Why an HTTP camera that OpenCV could not open is connected all the same: it answers and sends
     JPEG parts that do not decode (the detail, for the status), else "" (not an HTTP URL, no answer,
     an error page, or a picture that decodes). OpenCV says only that the open failed, and the display
     said 摄像头未连接 of a camera sending garbage, sending the technician after a cable that is fine. A part
     that decodes to one flat colour (`vision.health.blank`: the decoder filled in what it could not read)
-    does not decode either."""
+    does not decode either. None: no answer, an error page, or not an HTTP URL."""
     if not (isinstance(source, str) and source.startswith(("http://", "https://"))):
-        return ""
+        return None
     import urllib.error
     import urllib.request
 
@@ -84,7 +94,7 @@ def undecodable(source: str | int, timeout_s: float = 2.0) -> str:
                     break
                 data += more
     except (OSError, ValueError, urllib.error.URLError):
-        return ""
+        return None
     start = data.find(b"\xff\xd8")
     if start < 0:
         return f"{len(data)} bytes received, no JPEG in them"
@@ -250,7 +260,12 @@ class CameraStream:
             self._cap.release()  # drop it; the loop reopens (at most every reopen_every_s)
             self._cap = None
             at_once = time.monotonic() - started < self.read_timeout_s / 2
-            why = (undecodable(self.source) or blank_why) if self._count == opened_at or at_once else ""
+            why = ""
+            if self._count == opened_at or at_once:
+                answer = probe(self.source)
+                why = answer or blank_why
+                if answer == "" and at_once and self._count > opened_at:  # a good picture on a fresh connection
+                    why = BROKE_OFF
             with self._cond:
                 self._undecodable, self._bad_part = why, None
                 self._failures += 1

@@ -192,6 +192,51 @@ def test_a_camera_sending_a_frame_every_few_seconds_is_told_slow_then_ok_when_it
             stream.close()
 
 
+@pytest.mark.parametrize("lie", [+5000, -20000], ids=["longer", "shorter"])
+def test_parts_whose_content_length_lies_are_undecodable_not_unplugged_and_good_parts_read_again(lie: int) -> None:
+    """A camera whose parts say a Content-Length they do not have (its first part right): FFmpeg loses its
+    place and drops the connection, which was shown as 摄像头未连接 though the camera answers; now
+    `undecodable` (the stream broke off inside a part, or a part cut short), and `ok` once the parts are right."""
+    jpg = _jpeg(_noise(320, 240, 7))
+    lying = [True]
+
+    def script() -> Iterator[bytes]:
+        n = 0
+        while True:
+            n += 1
+            alt = _jpeg(_noise(320, 240, n))  # frames that differ, not frozen
+            yield part(alt, length=len(alt) + lie if lying[0] and n > 1 else None)
+
+    with PartServer(script, period_s=0.05) as camera:
+        stream = CameraStream(camera.url, reopen_every_s=0.5)
+        try:
+            during = _statuses(stream, 3.0)
+            assert "undecodable" in during and "unplugged" not in during, during
+            lying[0] = False
+            after = _statuses(stream, 2.5)
+            assert after[-3:] == ["ok"] * 3, after
+        finally:
+            stream.close()
+
+
+def test_a_boundary_that_changes_between_parts_is_followed() -> None:
+    """FFmpeg finds the parts whatever their boundary says: frames as before, `ok` throughout."""
+
+    def changing() -> Iterator[bytes]:
+        n = 0
+        while True:
+            n += 1
+            yield part(_jpeg(_noise(320, 240, n)), boundary="frame" if n % 20 < 10 else "other")
+
+    with PartServer(changing, period_s=0.05) as camera:
+        stream = CameraStream(camera.url)
+        try:
+            codes = _statuses(stream, 2.0)
+        finally:
+            stream.close()
+    assert set(codes) == {"ok"}, codes
+
+
 def test_a_part_that_is_no_picture_is_skipped_for_the_next() -> None:
     """Every other part decodes to one flat colour (a part damaged on its way): each grab still returns a
     picture, the next part, as when OpenCV decoded every part and skipped those. With only the newest part
