@@ -276,6 +276,8 @@ def _labels(labels: Path) -> list[tuple[str, str]]:
 
     from vision.kinds import KINDS
 
+    if labels.is_dir():  # was "labels.csv not found" of a folder that is there
+        raise ValueError(f"{labels}: a folder, not a file: the folder needs a labels.csv file with columns file,kind")
     if not labels.is_file():
         raise ValueError(f"{labels} not found: the folder needs a labels.csv with columns file,kind")
     try:  # utf-8-sig: a spreadsheet's UTF-8 file starts with a BOM, which hid the header 'file'

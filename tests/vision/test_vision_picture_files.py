@@ -156,3 +156,20 @@ def test_eval_names_each_picture_it_could_not_read_with_why(bad: Path, tmp_path:
     assert "n=1 " in out and "not read (2): cut.png (a PNG cut short" in out and "bomb.png (a PNG of 20000×20000" in out
     assert main(["vision", "eval", str(tmp_path / "labels.csv")]) == 1
     assert "labels.csv: a file, not a folder" in capsys.readouterr().err
+
+
+def test_a_folder_or_an_empty_file_where_a_file_is_expected_is_named_as_such(tmp_path: Path, capsys) -> None:
+    """`grab` of a folder or an empty file said "no such file, or a format OpenCV cannot read", and `eval` of a
+    folder holding a labels.csv folder said "labels.csv not found": both sent the technician to look for a
+    file that is there."""
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "empty.mjpg").write_bytes(b"")
+    assert main(["vision", "grab", str(tmp_path / "frames"), str(tmp_path / "g.jpg")]) == 1
+    assert "frames: 没有画面 / no picture (a folder, not a camera" in capsys.readouterr().err
+    assert main(["vision", "grab", str(tmp_path / "empty.mjpg"), str(tmp_path / "g.jpg")]) == 1
+    assert "(an empty file)" in capsys.readouterr().err
+    assert main(["vision", "grab", str(tmp_path / "gone.mjpg"), str(tmp_path / "g.jpg")]) == 1
+    assert "(no such file)" in capsys.readouterr().err
+    (tmp_path / "frames" / "labels.csv").mkdir()
+    assert main(["vision", "eval", str(tmp_path / "frames")]) == 1
+    assert "labels.csv: a folder, not a file" in capsys.readouterr().err
