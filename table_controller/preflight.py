@@ -308,7 +308,13 @@ def no_picture_hint(source: str) -> str:
         return "the camera is off or unreachable, the URL or its credentials are wrong, or it serves another format"
     if source.isdigit() or source.startswith(("/dev/video", "/dev/v4l/")):  # a file in /dev/shm is a file
         return "unplugged, wrong device, or the user is not in group video"
-    return "no such file, or a format OpenCV cannot read"
+    path = Path(source)
+    if path.is_dir():  # was "no such file" of a folder that is there
+        return "a folder, not a camera nor a video or picture file"
+    if path.is_file():
+        return ("an empty file" if path.stat().st_size == 0 else
+                "a file OpenCV cannot read as video or a picture (damaged, or another format)")
+    return "no such file"
 
 
 def _camera_files(config: TableConfig) -> str:

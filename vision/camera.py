@@ -8,15 +8,18 @@ trying to reopen the camera in the background of the calls.
 from __future__ import annotations
 
 import atexit
+import statistics
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable
 
 import cv2
 import numpy as np
 
 from vision.health import LIGHT_FRAMES, CameraHealth, HealthStatus, blank
+from vision.picture import MAX_PIXELS, picture_size
 
 
 #: Streams whose reader thread may still run: stopped at exit, before the interpreter goes away
@@ -50,19 +53,35 @@ def open_capture(source: str | int, timeout_s: float = READ_TIMEOUT_S) -> cv2.Vi
     return cv2.VideoCapture(source)
 
 
+#: Seconds between a camera's frames (the median of the last three) from which it is `slow`: the service reads
+#: a frame every 0.5 s and a tile is announced after a few; a frame every 10 s showed 摄像头正常 while every
+#: tile was announced seconds late (the stream timed out at 5 s and was opened again: a frame every ~5.5 s).
+#: The demo's camera sends 4 a second; a loaded Pi's USB camera 5 or more.
+SLOW_S = 3.0
+
+#: What the status says of a connection that broke off at once after frames while the camera still answers
+#: with a good picture: its parts' lengths or boundaries are wrong (FFmpeg lost its place in the stream), not
+#: a camera unplugged, as it was shown.
+BROKE_OFF = "the stream broke off inside a part though the camera answers: its parts' lengths or boundaries are wrong"
+
 #: The most bytes of a stream read to find one whole JPEG part (`undecodable`): a 4K frame fits.
 PROBE_BYTES = 1 << 22
 
 
 def undecodable(source: str | int, timeout_s: float = 2.0) -> str:
+    """Why what an HTTP camera sends does not decode, else "" (`probe`)."""
+    return probe(source, timeout_s) or ""
+
+
+def probe(source: str | int, timeout_s: float = 2.0) -> str | None:
     """Why an HTTP camera that OpenCV could not open is connected all the same: it answers and sends
     JPEG parts that do not decode (the detail, for the status), else "" (not an HTTP URL, no answer,
     an error page, or a picture that decodes). OpenCV says only that the open failed, and the display
     said 摄像头未连接 of a camera sending garbage, sending the technician after a cable that is fine. A part
     that decodes to one flat colour (`vision.health.blank`: the decoder filled in what it could not read)
-    does not decode either."""
+    does not decode either. None: no answer, an error page, or not an HTTP URL."""
     if not (isinstance(source, str) and source.startswith(("http://", "https://"))):
-        return ""
+        return None
     import urllib.error
     import urllib.request
 
@@ -75,7 +94,7 @@ def undecodable(source: str | int, timeout_s: float = 2.0) -> str:
                     break
                 data += more
     except (OSError, ValueError, urllib.error.URLError):
-        return ""
+        return None
     start = data.find(b"\xff\xd8")
     if start < 0:
         return f"{len(data)} bytes received, no JPEG in them"
@@ -92,6 +111,48 @@ def _blank_detail(frame: np.ndarray) -> str:
     return f"a {frame.shape[1]}x{frame.shape[0]} picture of one flat colour: a JPEG that does not decode"
 
 
+def mjpeg_raw(cap: cv2.VideoCapture) -> bool:
+    """Switch an open MJPEG capture to hand over each part's JPEG bytes undecoded (FFmpeg's raw mode);
+    False for another codec (H.264, a USB camera's YUYV), which OpenCV decodes as before. Decoded by
+    OpenCV, every part was scaled to the size the stream opened at (a camera switching to 1920×1080
+    mid-stream was stretched into 1280×960 and read with the old calibration: a portrait frame put the
+    felt 227 mm off and the next good frames read 0 tiles, status OK), and every part sent was decoded,
+    used or not (126 frames/s of 640×480: 45% of a core on the reader thread)."""
+    try:
+        fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little")
+        return cap.getBackendName() == "FFMPEG" and fourcc == b"MJPG" and bool(cap.set(cv2.CAP_PROP_FORMAT, -1))
+    except (cv2.error, OverflowError):
+        return False
+
+
+def decode_part(data: bytes | np.ndarray) -> tuple[np.ndarray | None, str, str]:
+    """A stream's JPEG part decoded: (the frame, "", "") or (None, the status code, what is wrong). The
+    size is read from its header first: a part over `vision.picture.MAX_PIXELS` is not decoded (`too_large`);
+    one cut short (its end marker missing: a Content-Length that lied, a link that dropped bytes), one that
+    does not decode, or one that decodes to one flat colour (`vision.health.blank`) is `undecodable`."""
+    data = data.tobytes() if isinstance(data, np.ndarray) else data
+    size = picture_size(data[:65536])
+    if size is None or size[0] != "JPEG":
+        return None, "undecodable", f"a {len(data)}-byte part that is not a JPEG"
+    _, w, h = size
+    if w * h > MAX_PIXELS:
+        return None, "too_large", f"a {w}×{h} frame ({w * h / 1e6:.0f} Mpx), over {MAX_PIXELS // 1_000_000} Mpx"
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if frame is None:
+        return None, "undecodable", f"a {len(data)}-byte JPEG that does not decode"
+    if blank(frame):
+        return None, "undecodable", _blank_detail(frame)
+    if data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda"):  # decoded grey below the cut
+        return None, "undecodable", f"a {w}×{h} JPEG cut short ({len(data)} bytes, its end missing)"
+    return frame, "", ""
+
+
+#: MJPEG parts `grab()` decodes at most to find one that is a picture: one part that is not (a part damaged on
+#: its way) is skipped for the next, as OpenCV skipped it when it decoded every part; a camera sending nothing
+#: but such parts costs three decodes a grab.
+PART_TRIES = 3
+
+
 class CameraStream:
     """Wraps `cv2.VideoCapture` (device index, path or URL such as an MJPEG stream).
 
@@ -103,8 +164,11 @@ class CameraStream:
 
     def __init__(self, source: str | int, reopen_every_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
                  health: CameraHealth | None = None, frame_wait_s: float = 2.0,
-                 read_timeout_s: float = READ_TIMEOUT_S) -> None:
+                 read_timeout_s: float = READ_TIMEOUT_S, slow_s: float = SLOW_S) -> None:
         self.source = source
+        #: frames further apart than this (median of the last three) make the camera `slow` (`SLOW_S`)
+        self.slow_s = slow_s
+        self._arrivals: deque[float] = deque(maxlen=4)  # when the last frames (or parts) came, by `clock`
         #: a network camera silent this long is dropped and opened again (`READ_TIMEOUT_S`)
         self.read_timeout_s = read_timeout_s
         self.reopen_every_s = reopen_every_s
@@ -116,6 +180,10 @@ class CameraStream:
         self._last_open = -1e9
         self._cond = threading.Condition()
         self._frame: np.ndarray | None = None
+        #: the newest part's JPEG bytes of an MJPEG camera (`mjpeg_raw`): decoded when `grab()` takes it
+        self._part: np.ndarray | None = None
+        #: why the last part taken did not decode (`decode_part`): (status code, detail), or None
+        self._bad_part: tuple[str, str] | None = None
         self._count = 0  # frames read
         self._returned = 0  # the count when grab() last returned a frame
         self._failures = 0  # opens and reads that failed
@@ -124,6 +192,7 @@ class CameraStream:
         self._undecodable = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._raw = False  # this connection hands over JPEG parts undecoded (`mjpeg_raw`)
 
     def _open(self) -> None:
         now = self.clock()
@@ -134,6 +203,7 @@ class CameraStream:
         opened = cap.isOpened()
         if not opened:
             cap.release()
+        self._raw = opened and mjpeg_raw(cap)
         why = "" if opened else undecodable(self.source)  # answered, but what it sends does not decode
         with self._cond:
             self._attempts += 1
@@ -167,6 +237,13 @@ class CameraStream:
                 ok, img = self._cap.read()
             except cv2.error:
                 ok, img = False, None
+            if ok and img is not None and self._raw:  # kept as sent: decoded if and when grab() takes it
+                with self._cond:
+                    self._part, self._frame = img, None
+                    self._count += 1
+                    self._arrivals.append(self.clock())
+                    self._cond.notify_all()
+                continue
             if ok and img is not None:
                 nothing = blank(img)  # outside the lock: grab() does not wait on it
                 with self._cond:
@@ -174,17 +251,23 @@ class CameraStream:
                         self._undecodable = blank_why = _blank_detail(img)
                         self._failures += 1
                     else:
-                        self._frame = img
+                        self._frame, self._part = img, None
                         self._count += 1
+                        self._arrivals.append(self.clock())
                         self._undecodable = ""
                     self._cond.notify_all()
                 continue
             self._cap.release()  # drop it; the loop reopens (at most every reopen_every_s)
             self._cap = None
             at_once = time.monotonic() - started < self.read_timeout_s / 2
-            why = (undecodable(self.source) or blank_why) if self._count == opened_at or at_once else ""
+            why = ""
+            if self._count == opened_at or at_once:
+                answer = probe(self.source)
+                why = answer or blank_why
+                if answer == "" and at_once and self._count > opened_at:  # a good picture on a fresh connection
+                    why = BROKE_OFF
             with self._cond:
-                self._undecodable = why
+                self._undecodable, self._bad_part = why, None
                 self._failures += 1
                 self._cond.notify_all()
         if self._cap is not None:
@@ -201,21 +284,49 @@ class CameraStream:
             with self._cond:  # the first open is tried before the first answer
                 self._cond.wait_for(lambda: self._attempts > 0, timeout=30.0)
         frame = None
-        with self._cond:
-            failures = self._failures
+        deadline = time.monotonic() + self.frame_wait_s
+        for _ in range(PART_TRIES):
+            with self._cond:
+                failures = self._failures
 
-            def answer() -> bool:  # a new frame, a failure, or a closed camera not due to reopen yet
-                if self._count > self._returned or self._failures != failures:
-                    return True
-                return self._cap is None and self.clock() - self._last_open < self.reopen_every_s
+                def answer() -> bool:  # a new frame, a failure, or a closed camera not due to reopen yet
+                    if self._count > self._returned or self._failures != failures:
+                        return True
+                    return self._cap is None and self.clock() - self._last_open < self.reopen_every_s
 
-            self._cond.wait_for(answer, timeout=self.frame_wait_s)
-            if self._count > self._returned:
-                frame, self._returned = self._frame, self._count
+                self._cond.wait_for(answer, timeout=max(0.0, deadline - time.monotonic()))
+                part = None
+                if self._count > self._returned:
+                    frame, part, self._returned = self._frame, self._part, self._count
+            if frame is not None or part is None:
+                break
+            frame, code, why = decode_part(part)  # an MJPEG part: only the one taken is decoded
+            with self._cond:
+                self._bad_part = (code, why) if frame is None else None
+            if frame is not None or code == "too_large":
+                break
         status = self.health.check(frame)
-        if status.code == "unplugged" and self._undecodable:
+        bad = self._bad_part if frame is None else None
+        if bad is not None and bad[0] == "too_large":  # at once: every part of this camera will be so
+            status = HealthStatus("too_large", bad[1])
+        elif status.code == "unplugged" and bad is not None:
+            status = HealthStatus("undecodable", bad[1])
+        elif status.code == "unplugged" and self._undecodable:
             status = HealthStatus("undecodable", self._undecodable)
+        every = self._slow()
+        if every and status.code in ("ok", "unplugged") and not status.suspect:
+            status = HealthStatus("slow", f"about one frame every {every:.1f} s")
         return frame, status
+
+    def _slow(self) -> float:
+        """The seconds between this camera's frames when they come further apart than `slow_s` and the last
+        came within two such spells (a camera gone altogether is `unplugged`), else 0."""
+        with self._cond:
+            times = list(self._arrivals)
+        if len(times) < 3:
+            return 0.0
+        every = statistics.median(b - a for a, b in zip(times, times[1:]))
+        return every if every > self.slow_s and self.clock() - times[-1] < 2 * every else 0.0
 
     def close(self) -> None:
         self._stop.set()

@@ -27,6 +27,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "wrong_tiles": ("登记的牌样与桌上的牌不符，请重新登记（tablectl vision enroll），其间请手动录入",
                     "the enrolled tiles do not match the tiles on the table (another set, or the wrong file): "
                     "enroll this table's set again (tablectl vision enroll); enter tiles by hand meanwhile"),
+    # an MJPEG part over `vision.picture.MAX_PIXELS` (a camera set to a panorama or a sensor's full 100 Mpx
+    # mode): not decoded, so a Pi's memory is not spent on it (`vision.camera.decode_part`)
+    "too_large": ("摄像头画面过大，未识牌：请在摄像头设置中选择较低的分辨率（如 1920×1080），请手动录入",
+                  "camera frames too large to read: choose a lower resolution in the camera's settings "
+                  "(1920×1080, say); enter tiles by hand"),
+    # frames further apart than `vision.camera.SLOW_S`: each is real, but tiles would be announced seconds late
+    # (a camera set to 0.1 fps, a Wi-Fi link that barely carries it); was shown as 摄像头正常
+    "slow": ("摄像头画面太慢（几秒才一帧），暂不识牌：请检查摄像头的帧率设置与网络，请手动录入",
+             "camera too slow (seconds between frames): no tiles read; check its frame rate and network, "
+             "enter tiles by hand"),
     "frozen": ("摄像头画面卡住，请手动录入", "camera image frozen: enter tiles by hand"),
     # every fault says what to do meanwhile (dark and glare did not: only unplugged and frozen did)
     "dark": ("光线太暗，无法识牌，请手动录入", "too dark to read tiles: enter tiles by hand"),

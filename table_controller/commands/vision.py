@@ -123,22 +123,27 @@ def _reader(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from vision.reader import TileReader
 
     enrollment = Enrollment.load(args.enrollment) if getattr(args, "enrollment", None) else None
+    if args.model:
+        _utf8("--model", str(args.model))
     return TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment, threshold=getattr(args, "threshold", None))
 
 
 def _imread(path: Path):  # type: ignore[no-untyped-def]
-    """The picture at `path`; a missing file or a folder is named as such (OpenCV would only warn
-    "can't open/read file" on stderr and return nothing, told as not an image)."""
-    import cv2
+    """The picture at `path` (`vision.picture.load_picture`); ValueError names the file and the fault."""
+    from vision.picture import load_picture
 
-    if path.is_dir():
-        raise ValueError(f"{path}: a folder, not a picture (name a PNG or JPEG file)")
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise ValueError(f"{path}: not a readable image (missing, empty, or not PNG/JPEG)")
-    return img
+    return load_picture(path)
+
+
+def _utf8(what: str, text: str) -> str:
+    """`text` (a path or source from the command line) as OpenCV can take it: a name that is not UTF-8
+    crashed the process inside OpenCV (SIGSEGV, no message)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ValueError(f"{what} {shown}: 路径不是 UTF-8 文字，请改名 / the name is not UTF-8 text: rename it") from None
+    return text
 
 
 def _light_problem(img) -> str:  # type: ignore[no-untyped-def]
@@ -271,6 +276,8 @@ def _labels(labels: Path) -> list[tuple[str, str]]:
 
     from vision.kinds import KINDS
 
+    if labels.is_dir():  # was "labels.csv not found" of a folder that is there
+        raise ValueError(f"{labels}: a folder, not a file: the folder needs a labels.csv file with columns file,kind")
     if not labels.is_file():
         raise ValueError(f"{labels} not found: the folder needs a labels.csv with columns file,kind")
     try:  # utf-8-sig: a spreadsheet's UTF-8 file starts with a BOM, which hid the header 'file'
@@ -291,15 +298,21 @@ def _labels(labels: Path) -> list[tuple[str, str]]:
 def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-def]
     """Single-tile accuracy figures for a folder with labels.csv. ValueError when no picture of it
     could be read: figures of nothing are not figures (before: "n=0 top1=None", exit 0)."""
+    if directory.is_file():
+        raise ValueError(f"{directory}: a file, not a folder (name the folder that holds labels.csv and the pictures)")
+    from vision.picture import shown
+
     rows = _labels(directory / "labels.csv")
     per_kind: dict[str, list[int]] = {}
     accepted = correct_accepted = correct = 0
-    unreadable = []
+    unreadable: list[str] = []
+    why: dict[str, str] = {}  # each picture not read, and what is wrong with it (`vision.picture`)
     for file, kind in rows:
         try:
             img = _imread(directory / file)
-        except ValueError:
+        except ValueError as exc:
             unreadable.append(file)
+            why[file] = str(exc).removeprefix(f"{shown(directory / file)}: ")
             continue
         r = reader.read_single(img)
         ok = int(r.kind == kind)
@@ -313,14 +326,14 @@ def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-de
     n = sum(v[1] for v in per_kind.values())
     if not n:
         more = " ..." if len(unreadable) > 5 else ""
-        raise ValueError(f"{directory}: none of the {len(rows)} pictures labels.csv names could be read "
-                         f"(missing, or not PNG/JPEG): {', '.join(unreadable[:5])}{more}")
+        raise ValueError(f"{directory}: none of the {len(rows)} pictures labels.csv names could be read: "
+                         + "; ".join(f"{f} ({why[f]})" for f in unreadable[:5]) + more)
     return {"n": n, "top1": round(correct / n, 4),
             "per_kind": {k: round(v[0] / v[1], 4) for k, v in sorted(per_kind.items())},
             "threshold": reader.threshold,
             "coverage_at_threshold": round(accepted / n, 4),
             "accuracy_at_threshold": round(correct_accepted / accepted, 4) if accepted else None,
-            "unreadable": unreadable}
+            "unreadable": unreadable, "unreadable_why": why}
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -340,7 +353,7 @@ def run_eval(args: argparse.Namespace) -> int:
             print(f"  {k:5} {v:.3f}")
         if figures["unreadable"]:
             skipped = figures["unreadable"]
-            print(f"not read ({len(skipped)}, missing or not PNG/JPEG): {', '.join(skipped)}")
+            print(f"not read ({len(skipped)}): " + "; ".join(f"{f} ({figures['unreadable_why'][f]})" for f in skipped))
     return 0
 
 
@@ -349,6 +362,7 @@ def run_enroll(args: argparse.Namespace) -> int:
     from vision.kinds import FACE_KINDS, KINDS
     from vision.model import DEFAULT_MODEL, ModelError
     from vision.calibrate import Calibration, CalibrationError
+    from vision.picture import shown
     from vision.reader import ReadError, TileReader
 
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] or list(FACE_KINDS)
@@ -362,6 +376,8 @@ def run_enroll(args: argparse.Namespace) -> int:
     try:
         corners = _corners(args.corners) if args.corners else None
         enrollment = Enrollment.load(args.out) if args.out.exists() else Enrollment()
+        if args.model:
+            _utf8("--model", str(args.model))
         reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)
     except (ValueError, ModelError, EnrollmentError) as exc:
         return _fail(str(exc))
@@ -371,13 +387,13 @@ def run_enroll(args: argparse.Namespace) -> int:
         """A frame that will not do: named, and nothing written (the frames before it said "enrolled"
         and were lost without a word when a later one failed)."""
         before = (f"; {', '.join(done)} not kept either: enroll again with the frames that pass" if done else "")
-        return _fail(f"{path}: {why}\nnothing written to {args.out}{before} (未写入)")
+        return _fail(f"{shown(path)}: {why}\nnothing written to {args.out}{before} (未写入)")
 
     for path in args.images:
         try:
             img = _imread(path)
         except ValueError as exc:
-            return refused(path, str(exc).removeprefix(f"{path}: "))
+            return refused(path, str(exc).removeprefix(f"{shown(path)}: "))
         light = _light_problem(img)
         if light:
             return refused(path, light)
@@ -397,8 +413,8 @@ def run_enroll(args: argparse.Namespace) -> int:
                                  "corners FRAME` finds them)")
         except (ValueError, EnrollmentError, ReadError) as exc:
             return refused(path, exc)
-        done.append(str(path))
-        print(f"{path}: {len(kinds)} tiles enrolled")
+        done.append(shown(path))
+        print(f"{shown(path)}: {len(kinds)} tiles enrolled")
     assert reader.enrollment is not None
     try:
         reader.enrollment.save(args.out)
@@ -426,9 +442,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    import cv2
-
     from tablesim.scenes.render import SceneOptions, render_scene, render_single_tile
+    from vision.picture import save_picture
     from vision.tileart import TileArtError, load_style
 
     try:
@@ -443,12 +458,12 @@ def run_render(args: argparse.Namespace) -> int:
     for i in range(args.singles):
         for j, f in enumerate(faces):
             name = f"{f.kind}-{i}-{j}.png"
-            cv2.imwrite(str(args.out / name), render_single_tile(f.image, args.seed + i * 1000 + j))
+            save_picture(args.out / name, render_single_tile(f.image, args.seed + i * 1000 + j))
             rows.append(f"{name},{f.kind}")
     (args.out / "labels.csv").write_text("\n".join(rows) + "\n")
     for s in range(args.scenes):
         scene = render_scene(faces, args.seed + s, SceneOptions())
-        cv2.imwrite(str(args.out / f"scene-{s}.jpg"), scene.image)
+        save_picture(args.out / f"scene-{s}.jpg", scene.image)
         (args.out / f"scene-{s}.json").write_text(json.dumps({"tiles": scene.tiles}, ensure_ascii=False))
     print(f"wrote {len(rows) - 1} single-tile pictures and {args.scenes} scenes to {args.out}")
     return 0
@@ -460,13 +475,17 @@ def run_grab(args: argparse.Namespace) -> int:
 
     from table_controller.preflight import no_picture_hint
     from vision.calibrate import find_markers
+    from vision.picture import save_picture
     from vision.camera import open_capture
     from vision.geometry import MARKER_IDS
     from vision.health import CameraHealth
 
     if args.out.suffix.lower() not in (".jpg", ".jpeg", ".png"):
         return _fail(f"{args.out}: name a .jpg or .png file")
-    cap = open_capture(args.source)
+    try:
+        cap = open_capture(_utf8("camera", args.source))
+    except ValueError as exc:
+        return _fail(str(exc))
     frame = None
     try:
         for _ in range(max(1, args.frames)) if cap.isOpened() else ():
@@ -479,8 +498,7 @@ def run_grab(args: argparse.Namespace) -> int:
     if frame is None:
         return _fail(f"{args.source}: 没有画面 / no picture ({no_picture_hint(args.source)})")
     try:
-        if not cv2.imwrite(str(args.out), frame):
-            raise OSError("OpenCV could not write it")
+        save_picture(args.out, frame)
     except (OSError, cv2.error) as exc:
         return _fail(f"{args.out}: cannot write the picture: {getattr(exc, 'strerror', None) or exc}")
     h, w = frame.shape[:2]

@@ -256,7 +256,7 @@ def test_cli_eval_refuses_figures_of_nothing_and_rows_that_are_not_labels(tmp_pa
     (tmp_path / "labels.csv").write_text(f"\ufefffile,kind\na.png,{dorothys[0].kind}\ngone.png,1m\n", encoding="utf-8")
     assert main(["vision", "eval", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "n=1 " in out and "not read (1, missing or not PNG/JPEG): gone.png" in out
+    assert "n=1 " in out and "not read (1): gone.png (no such file)" in out
 
 
 def test_cli_names_a_missing_file_and_a_folder(tmp_path, capsys) -> None:
