@@ -197,7 +197,6 @@ def test_parts_whose_content_length_lies_are_undecodable_not_unplugged_and_good_
     """A camera whose parts say a Content-Length they do not have (its first part right): FFmpeg loses its
     place and drops the connection, which was shown as 摄像头未连接 though the camera answers; now
     `undecodable` (the stream broke off inside a part, or a part cut short), and `ok` once the parts are right."""
-    jpg = _jpeg(_noise(320, 240, 7))
     lying = [True]
 
     def script() -> Iterator[bytes]:
