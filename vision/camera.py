@@ -125,6 +125,25 @@ def mjpeg_raw(cap: cv2.VideoCapture) -> bool:
         return False
 
 
+#: what may follow a 0xFF byte inside a baseline scan: a stuffed zero, a restart marker, a fill byte
+_IN_SCAN = np.zeros(256, bool)
+_IN_SCAN[[0x00, 0xFF, *range(0xD0, 0xD8)]] = True
+
+
+def _scan_damaged(data: bytes) -> bool:
+    """Whether a baseline JPEG's one scan holds a marker no scan has (every 0xFF there is followed by 00, a
+    restart marker or another FF, up to the end marker). libjpeg decodes random bytes in a scan into a picture
+    of noise blocks that is no flat colour (`blank`), so it was returned as a frame; random bytes hold an
+    invalid marker every few hundred bytes. A progressive JPEG (several scans, tables between) is not judged."""
+    sos = data.find(b"\xff\xda")
+    if sos < 0 or data.find(b"\xff\xda", sos + 2) >= 0:
+        return False
+    end = data.rfind(b"\xff\xd9")
+    scan = np.frombuffer(data, np.uint8)[sos + 2:end if end > sos else len(data)]
+    marks = np.flatnonzero(scan[:-1] == 0xFF)
+    return bool(len(marks)) and not bool(_IN_SCAN[scan[marks + 1]].all())
+
+
 def decode_part(data: bytes | np.ndarray) -> tuple[np.ndarray | None, str, str]:
     """A stream's JPEG part decoded: (the frame, "", "") or (None, the status code, what is wrong). The
     size is read from its header first: a part over `vision.picture.MAX_PIXELS` is not decoded (`too_large`);
@@ -137,6 +156,8 @@ def decode_part(data: bytes | np.ndarray) -> tuple[np.ndarray | None, str, str]:
     _, w, h = size
     if w * h > MAX_PIXELS:
         return None, "too_large", f"a {w}×{h} frame ({w * h / 1e6:.0f} Mpx), over {MAX_PIXELS // 1_000_000} Mpx"
+    if _scan_damaged(data):
+        return None, "undecodable", f"a {w}×{h} JPEG that does not decode: its coded picture is damaged (a marker no scan has)"
     frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if frame is None:
         return None, "undecodable", f"a {len(data)}-byte JPEG that does not decode"
