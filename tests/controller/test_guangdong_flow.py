@@ -138,15 +138,7 @@ def test_the_record_names_the_kongs_discarder_and_the_bloom_is_paid_by_it() -> N
     assert read["hand"]["win"] == "kong_replacement" and read["hand"]["options"]["kong_feeder"] == "S"
     assert read["result"]["payments"] == {"W": 48, "S": -48, "E": 0, "N": 0}
     # a 暗杠's or a 补杠's bloom: every seat pays
-    log = Log("tuidaohu")
-    log.start()
-    play(log, "deal_done")
-    discards(log, ("E", "5s"))
-    play(log, "claim", seat="W", kind="pung", tiles=["5s"] * 3, **{"from": "E"})
-    discards(log, ("W", "3z"), ("N", "4z"), ("E", "1z"), ("S", "1p"))
-    play(log, "kong", seat="W", tiles=["5s"] * 4, added=True)
-    log.ref("referee.win_read", hand=win)
-    read = log.state().actions[-1]
+    read = added_kong_bloom("tuidaohu", win)
     assert "kong_feeder" not in read["hand"].get("options", {}) and read["result"]["payments"]["E"] == -16
 
 
@@ -336,8 +328,9 @@ def test_a_club_paying_a_robbed_kong_as_a_self_draw(tmp_path: Path, monkeypatch:
         check_tables("jph_rob")  # 鸡平胡 counts 自摸 as a 番, not a factor
 
 
-def added_kong_bloom(ruleset: str) -> dict[str, Any]:
-    """E discards 5s, W pungs it, later W draws the fourth 5s, makes it a 补杠 and wins on the replacement."""
+def added_kong_bloom(ruleset: str, hand: dict[str, Any] | None = None) -> dict[str, Any]:
+    """E discards 5s, W pungs it, later W draws the fourth 5s, makes it a 补杠 and wins on the replacement
+    (read as `hand`, else W's 杠上开花 with the 补杠 shown); the read's action."""
     log = Log(ruleset)
     log.start()
     play(log, "deal_done")
@@ -345,8 +338,8 @@ def added_kong_bloom(ruleset: str) -> dict[str, Any]:
     play(log, "claim", seat="W", kind="pung", tiles=["5s"] * 3, **{"from": "E"})
     discards(log, ("W", "3z"), ("N", "4z"), ("E", "1z"), ("S", "1p"))
     play(log, "kong", seat="W", tiles=["5s"] * 4, added=True)
-    log.ref("referee.win_read", hand={**BLOOM, "seat_wind": "W", "win": "self_draw",
-                                      "melds": [{"type": "kong", "tiles": ["5s"] * 4, "concealed": False, "from": "E"}]})
+    log.ref("referee.win_read", hand=hand or {**BLOOM, "seat_wind": "W", "win": "self_draw", "melds": [
+        {"type": "kong", "tiles": ["5s"] * 4, "concealed": False, "from": "E"}]})
     return dict(log.state().actions[-1])
 
 

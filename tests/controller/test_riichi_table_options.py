@@ -16,6 +16,7 @@ from table_controller.scoresheet import compute
 from table_controller.scoring import ScoringError, check_tables
 from table_controller.tiles import parse_tiles
 
+from test_furiten import _table  # type: ignore[import-not-found]
 from test_referee_fold import Log  # type: ignore[import-not-found]
 
 
@@ -103,10 +104,7 @@ HELD_WAIT = parse_tiles("1111m234p567p789s")
 
 def _drawn(*plays: tuple[str, str], claims: tuple[tuple[str, str], ...] = (), riichi: str = "") -> Log:
     """Hand 1 played to 荒牌: the discards in order (a claim after the discard it takes), 立直 by `riichi`."""
-    log = Log("riichi")
-    log.start()
-    log.throw()
-    log.add("demo", "play.deal_done", {"by": "demo"})
+    log = _table()  # hand 1 dealt under riichi
     for seat, tile in plays:
         log.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
         for claimer, frm in claims:
