@@ -100,6 +100,8 @@ def probe(source: str | int, timeout_s: float = 2.0) -> str | None:
         return f"{len(data)} bytes received, no JPEG in them"
     end = data.find(b"\xff\xd8", start + 2)
     part = data[start:end if end > 0 else len(data)]
+    if _scan_damaged(part):  # libjpeg draws a damaged scan as noise, no flat colour: judged before decoding
+        return f"a {len(part)}-byte JPEG that does not decode: its coded picture is damaged (a marker no scan has)"
     picture = cv2.imdecode(np.frombuffer(part, np.uint8), cv2.IMREAD_COLOR)
     if picture is None:
         return f"a {len(part)}-byte JPEG that does not decode"
@@ -134,10 +136,12 @@ def _scan_damaged(data: bytes) -> bool:
     """Whether a baseline JPEG's one scan holds a marker no scan has (every 0xFF there is followed by 00, a
     restart marker or another FF, up to the end marker). libjpeg decodes random bytes in a scan into a picture
     of noise blocks that is no flat colour (`blank`), so it was returned as a frame; random bytes hold an
-    invalid marker every few hundred bytes. A progressive JPEG (several scans, tables between) is not judged."""
+    invalid marker every few hundred bytes (a second SOS among them). Only a baseline JPEG whose one scan holds every
+    component (SOF0's count = SOS's: what cameras and OpenCV write) is judged; a progressive one is not."""
     sos = data.find(b"\xff\xda")
-    if sos < 0 or data.find(b"\xff\xda", sos + 2) >= 0:
-        return False
+    sof = data.find(b"\xff\xc0", 0, sos)
+    if sos < 0 or sof < 0 or len(data) < max(sof + 10, sos + 5) or data[sof + 9] != data[sos + 4]:
+        return False  # not one baseline scan of every component: tables and scans may follow
     end = data.rfind(b"\xff\xd9")
     scan = np.frombuffer(data, np.uint8)[sos + 2:end if end > sos else len(data)]
     marks = np.flatnonzero(scan[:-1] == 0xFF)
@@ -157,7 +161,8 @@ def decode_part(data: bytes | np.ndarray) -> tuple[np.ndarray | None, str, str]:
     if w * h > MAX_PIXELS:
         return None, "too_large", f"a {w}×{h} frame ({w * h / 1e6:.0f} Mpx), over {MAX_PIXELS // 1_000_000} Mpx"
     if _scan_damaged(data):
-        return None, "undecodable", f"a {w}×{h} JPEG that does not decode: its coded picture is damaged (a marker no scan has)"
+        return None, "undecodable", (f"a {w}×{h} JPEG that does not decode: its coded picture is damaged "
+                                     "(a marker no scan has)")
     frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if frame is None:
         return None, "undecodable", f"a {len(data)}-byte JPEG that does not decode"

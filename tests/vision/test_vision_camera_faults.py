@@ -85,8 +85,10 @@ def test_a_camera_whose_pictures_decode_to_one_flat_colour_is_undecodable_not_ok
         assert codes == ["ok", "undecodable"], codes
         assert not any(blank(f) for f in frames), "a picture of one flat colour returned as a frame"
         detail = stream.grab()[1].detail
-        assert "one flat colour" in detail and "does not decode" in detail, detail
-        assert "one flat colour" in undecodable(cam.url)  # what a fresh connection sends is looked at alike
+        # decoded by libjpeg, a scan of random bytes is found damaged before it is decoded (FFmpeg: flat colour)
+        assert "does not decode" in detail and ("damaged" in detail or "one flat colour" in detail), detail
+        fresh = undecodable(cam.url)  # what a fresh connection sends is looked at alike
+        assert "does not decode" in fresh and ("damaged" in fresh or "one flat colour" in fresh), fresh
         cam.scrambled = False
         codes, frames = _statuses_until(stream, "ok", 15)
         assert codes[-1] == "ok" and frames and not blank(frames[-1]), codes
