@@ -29,7 +29,7 @@ demo: $(STAMP)
 
 ## The whole test suite, one worker a core (at most 4), each test file on one worker (its
 ## module fixtures: one service, one browser). Most of the suite waits on services, browsers and
-## the simulated table rather than the CPU: 496-509 s in two on 2 cores (1,813 tests), 525-655 s beside other work
+## the simulated table rather than the CPU: 549 s in two on 2 cores (1,981 tests, a clean clone), 692 s beside other work
 ## (the files of a few long tests go first: tests/conftest.py LONG_FILES).
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -n auto --maxprocesses 4 --dist loadfile $(ARGS)
