@@ -66,7 +66,10 @@ async def serve(app: Any, host: str, port: int, name: str, what: str, **options:
             task.result()
             raise OSError(f"{what} did not start on {host}:{port}{_why_not(host, port)}")
         await asyncio.sleep(0.02)
-    return Served(server, task, int(server.servers[0].sockets[0].getsockname()[1]))
+    sockets = server.servers[0].sockets if server.servers else ()
+    # a stop that came as it started (uvicorn's own SIGTERM handler, while this looked) closed its sockets: the
+    # stop goes on (the signal is raised again for the service); there is no port left to read
+    return Served(server, task, int(sockets[0].getsockname()[1]) if sockets else port)
 
 
 async def _serve(server: Any) -> None:
