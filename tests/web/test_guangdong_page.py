@@ -10,7 +10,7 @@ import pytest_asyncio
 
 from table_controller.config import parse_config
 from table_controller.service import TableService
-from test_browser import OPERATOR, REFEREE, _auth, _http, _open, _start_hand, _throw_all
+from test_browser import OPERATOR, REFEREE, _dealt, _http, _open, _start_hand, _throw_all
 from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -32,13 +32,7 @@ async def tuidaohu_table(tmp_path: Path) -> Any:
 async def test_the_sheet_names_the_follow_the_dealer_paid(tuidaohu_table: TableService, browser: Any) -> None:
     svc = tuidaohu_table
     async with _http(svc) as http:
-        async def play(**body: Any) -> None:
-            r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
-            assert r.status_code == 200, r.text
-
-        await _start_hand(svc, http)
-        await _throw_all(svc)
-        await play(type="deal_done")
+        play = await _dealt(svc, http)
         for seat in "ESWN":
             await play(type="discard", seat=seat, tile="7z")
         sheet = (await http.get("/api/scoresheet")).json()
