@@ -752,7 +752,10 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             sessions.pop(ended, None)
             for task in (streaming, waiting):
                 task.cancel()
-            await asyncio.gather(streaming, waiting, return_exceptions=True)
+            # not gather: a child's own CancelledError raised here looked like this task's (see _until_closed)
+            await asyncio.wait({streaming, waiting})
+            if not streaming.cancelled() and streaming.exception() is not None:
+                log.debug("referee feed ended", exc_info=streaming.exception())
         if ended.is_set():
             await _close(ws, 4401, CHANGED_SAYS, why="credential_changed")
 
@@ -983,16 +986,18 @@ async def _until_closed(ws: WebSocket, sending: Any) -> None:
                     break
             else:
                 receiver.cancel()
-    except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
+    except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
+        # A cancellation of this task (the server stopping, the referee socket's session ending) goes
+        # on up as it came: swallowed here, the ASGI server's cancel scope (anyio's, which knows its
+        # own by the message) got back a bare CancelledError from a waiter later and let it escape.
         sender.cancel()
-        try:
-            await sender
-        except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError, OSError):
-            pass
-        except Exception:  # a send to a dead socket: the client resyncs by sequence number
-            log.debug("socket sender ended", exc_info=True)
+        await asyncio.wait([sender])
+        ended = None if sender.cancelled() else sender.exception()
+        if ended is not None and not isinstance(ended, (WebSocketDisconnect, RuntimeError, OSError)):
+            # a send to a dead socket: the client resyncs by sequence number
+            log.debug("socket sender ended", exc_info=ended)
 
 
 async def _catch_up(ws: WebSocket, controller: Controller, views: ViewCache, since: int | None,
