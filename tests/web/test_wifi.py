@@ -281,10 +281,11 @@ async def test_an_undo_pressed_while_a_penalty_is_on_its_way_waits_for_it(servic
     await page.click("#undo")
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('还有操作没有回应（罚分）')",
                                  timeout=3000)
-    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('已记录')", timeout=8000)
+    await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
+                                 timeout=8000)  # the penalty's own answer (a lost one's words hold 已记录 too)
     assert [a["seat"] for a in _done(service, "referee.penalty")] == ["E", "S"]  # the earlier one untouched
     await page.click("#undo")  # now it names the penalty just recorded
-    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('已记录')"
+    await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')"
                                  " && !document.getElementById('action-msg').textContent.includes('罚分')", timeout=5000)
     await _until(lambda: [a["seat"] for a in _done(service, "referee.penalty")] == ["E"], 5)
 
@@ -313,7 +314,10 @@ async def test_a_confirmation_pressed_while_a_corrected_read_is_on_its_way_waits
                                  timeout=3000)
     await asyncio.sleep(0.5)
     assert not _done(service, "referee.win_confirm")
-    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('已记录')", timeout=8000)
+    # the read's own answer, "✓ 已记录 #N": not the words of a lost answer (…正在向服务核对是否已记录…),
+    # which matched too, so a read whose answer was lost went on to a confirmation of the read before it
+    await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
+                                 timeout=8000)
     await page.click("#win-confirm")
     await _until(lambda: bool(_done(service, "referee.win_confirm")), 5)
     read = _done(service, "referee.win_read")[-1]
