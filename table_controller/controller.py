@@ -801,7 +801,8 @@ class Controller:
 
         payload = {**data, "by": by, "client": client}
         seen = payload.pop("seen", None)  # the page's view (`stale`): checked, not logged
-        why = (stale.changed_since(self.state, type, payload, int(seen)) if isinstance(seen, int) else None) or (
+        mine = frozenset(m for m in payload.pop("mine", None) or () if isinstance(m, int))  # its own since
+        why = (stale.changed_since(self.state, type, payload, int(seen), mine) if isinstance(seen, int) else None) or (
             stale.undo_refusal(self.state, payload.get("target")) if type == "referee.undo" else
             stale.ruled_already(self.state, payload.get("appeal")) if type == "referee.appeal_ruling" else
             stale.camera_ruled(self.state, payload.get("seq")) if type == "referee.camera_confirm" else

@@ -63,14 +63,17 @@ def _touches(s: "TableState", type: str, data: dict[str, Any], a: dict[str, Any]
     return False
 
 
-def changed_since(s: "TableState", type: str, data: dict[str, Any], seen: int) -> str | None:
+def changed_since(s: "TableState", type: str, data: dict[str, Any], seen: int,
+                  mine: frozenset[int] = frozenset()) -> str | None:
     """Why action `type` with `data`, taken on a view of the log up to `seen`, is refused: an action
-    logged after `seen` (or an undo of one, whenever it was taken) changed what it acts on; or None."""
+    logged after `seen` (or an undo of one, whenever it was taken) changed what it acts on; or None.
+    `mine`: the page's own actions after `seen` (answered, their events not on its socket yet): its
+    referee knows them, so a confirmation pressed right after the page's own read is not refused."""
     by_seq = {a["seq"]: a for a in s.actions}
     for a in reversed(s.actions):
         if a["seq"] <= seen:
             break
-        if a.get("error"):
+        if a.get("error") or a["seq"] in mine:
             continue
         hit = (_touches(s, type, data, by_seq[a["target"]]) if a["type"] == "referee.undo" and a.get("target") in by_seq
                else _touches(s, type, data, a))

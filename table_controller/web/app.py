@@ -98,6 +98,14 @@ class _Seen(_Body):
     page changed that since (`stale.py`); without it (a script, an older page) nothing is checked."""
     seen: int | None = Field(None, ge=0, description="the log position (the state's `seq`) of the page's view: "
                                                       "409 when another action changed this since")
+    mine: list[Annotated[int, Field(ge=1)]] | None = Field(
+        None, max_length=64, description="the page's own actions answered after `seen` whose events its socket has "
+                                         "not brought yet: not changes it never saw (a confirmation pressed right "
+                                         "after its own read was refused as stale)")
+
+    def view(self) -> dict[str, Any]:
+        """`seen` and `mine` as the action's data carries them to `Controller.referee_action` (not logged)."""
+        return {"seen": self.seen, "mine": self.mine}
 
 
 class ConfirmIn(_Seen):
@@ -539,7 +547,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         hand = dict(body.hand)
         if "visible" not in hand:  # 绝张 from what the table shows, unless the referee says otherwise
             hand["visible"] = visible_tiles(controller.state.hand, hand)
-        return referee_act("referee.win_read", {"hand": hand, "seen": body.seen}, who, request)
+        return referee_act("referee.win_read", {"hand": hand, **body.view()}, who, request)
 
     @app.post("/api/referee/win/camera", response_model=ActionResult,
               summary="Read the win from the hand the camera sees laid down (then check, correct, confirm)")
@@ -553,13 +561,13 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             raise HTTPException(exc.status, detail=str(exc)) from None
         if body.options:
             read = {**read, "options": {**(read.get("options") or {}), **body.options}}
-        return referee_act("referee.win_read", {"hand": read, "source": "camera", "seen": body.seen}, who, request)
+        return referee_act("referee.win_read", {"hand": read, "source": "camera", **body.view()}, who, request)
 
     @app.post("/api/referee/exhaustive", response_model=ActionResult,
               summary="查叫 at 荒牌: settle 查花猪, 查大叫, 退税 among the seats still playing")
     async def exhaustive(body: ExhaustiveIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         hands = {seat: h.model_dump(exclude_none=True) for seat, h in body.hands.items()}
-        return referee_act("referee.exhaustive", {"hands": hands, "seen": body.seen}, who, request)
+        return referee_act("referee.exhaustive", {"hands": hands, **body.view()}, who, request)
 
     @app.post("/api/referee/exhaustive/camera", response_model=ActionResult,
               summary="查叫 from the hands the camera sees laid down at 荒牌")
@@ -571,13 +579,13 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             hands = controller.camera.exhaustive_hands()
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
-        seen = (body or ConfirmIn()).seen
-        return referee_act("referee.exhaustive", {"hands": hands, "source": "camera", "seen": seen}, who, request)
+        return referee_act("referee.exhaustive", {"hands": hands, "source": "camera", **(body or ConfirmIn()).view()},
+                           who, request)
 
     @app.post("/api/referee/win/confirm", response_model=ActionResult, summary="Confirm the win as read")
     async def win_confirm(request: Request, body: ConfirmIn | None = None,
                           who: str = Depends(role("referee"))) -> ActionResult:
-        return referee_act("referee.win_confirm", {"seen": (body or ConfirmIn()).seen}, who, request)
+        return referee_act("referee.win_confirm", (body or ConfirmIn()).view(), who, request)
 
     @app.post("/api/referee/undo", response_model=ActionResult, summary="Undo the last referee action, with a reason")
     async def undo(body: UndoIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:

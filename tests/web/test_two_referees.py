@@ -60,6 +60,51 @@ async def test_a_win_confirmed_on_a_read_another_referee_corrected_since_is_refu
         assert [w["seat"] for w in _live(service, "referee.win_confirm")] == ["W"]
 
 
+async def test_a_confirmation_right_after_the_pages_own_read_is_taken_another_pages_read_still_refused(
+        service: TableService) -> None:
+    """The page's read answered (#N) and its socket not yet bringing #N: 确认和牌 pressed then was sent on the
+    view before the page's own read and refused as stale, naming the page's own read. The page now names
+    its own actions since its view (`mine`); another page's read in between is still refused."""
+    ctl = service.controller
+    async with _client(service) as a, _client(service) as b:
+        await dealt(service, a)
+        seen_a = await _seen(a)
+        read = await a.post("/api/referee/win", json={"hand": WIN, "seen": seen_a}, headers=REF)
+        assert read.status_code == 200, read.text
+        own = read.json()["seq"]
+        alone = await a.post("/api/referee/win/confirm", json={"seen": seen_a}, headers=REF)
+        assert alone.status_code == 409 and f"#{own} " in alone.json()["detail"]  # what an older page still gets
+        head = ctl.state.seq
+        fixed = await b.post("/api/referee/win", json={"hand": {**WIN, "seat_wind": "W"}, "seen": await _seen(b)},
+                             headers=REF)
+        assert fixed.status_code == 200, fixed.text
+        r = await a.post("/api/referee/win/confirm", json={"seen": seen_a, "mine": [own]}, headers=REF)
+        assert r.status_code == 409 and f"#{fixed.json()['seq']} 读牌" in r.json()["detail"], r.text  # B's, unseen
+        assert ctl.state.seq == head + 1 and not _live(service, "referee.win_confirm")
+        undone = await b.post("/api/referee/undo", json={"reason": "读错", "target": fixed.json()["seq"]}, headers=REF)
+        assert undone.status_code == 200, undone.text
+        # B's read and its undo both unseen by A: still refused (an undo of a read changes the read)
+        assert (await a.post("/api/referee/win/confirm", json={"seen": seen_a, "mine": [own]},
+                             headers=REF)).status_code == 409
+        late = await a.post("/api/referee/win/confirm", json={"seen": await _seen(a)}, headers=REF)
+        assert late.status_code == 200, late.text
+        assert [w["seat"] for w in _live(service, "referee.win_confirm")] == ["N"]
+        # `mine` is checked, not logged
+        assert all("mine" not in a and "seen" not in a for a in ctl.state.actions)
+        bad = await a.post("/api/referee/win/confirm", json={"seen": 1, "mine": [0]}, headers=REF)
+        assert bad.status_code == 422
+
+
+async def test_the_pages_own_read_alone_since_its_view_lets_its_confirmation_through(service: TableService) -> None:
+    async with _client(service) as a:
+        await dealt(service, a)
+        seen_a = await _seen(a)
+        own = (await a.post("/api/referee/win", json={"hand": WIN, "seen": seen_a}, headers=REF)).json()["seq"]
+        ok = await a.post("/api/referee/win/confirm", json={"seen": seen_a, "mine": [own]}, headers=REF)
+        assert ok.status_code == 200, ok.text  # before: 409 naming the page's own read
+        assert [w["seat"] for w in _live(service, "referee.win_confirm")] == ["N"]
+
+
 async def test_an_older_page_without_seen_is_taken_as_before(service: TableService) -> None:
     async with _client(service) as a:
         await dealt(service, a)

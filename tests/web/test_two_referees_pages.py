@@ -50,3 +50,55 @@ async def test_a_confirmation_pressed_on_a_read_corrected_meanwhile_is_refused_o
         await page.click("#win-confirm")  # pressed again at once, on that view: taken
         await page.wait_for_selector('[data-testid="win-status"].confirmed')
         assert _confirmed(service) == ["W"] and sent[-1]["seen"] > seen
+
+
+async def test_a_confirmation_pressed_as_the_pages_own_read_is_answered_is_taken(service: TableService,
+                                                                                  browser: Any) -> None:
+    """The read's answer (HTTP) comes before its event on the page's socket (another connection, a busy
+    Wi-Fi): 确认和牌 pressed in between was sent on the view before the page's own read, and refused as
+    if another referee had changed it (pressing again worked). The page names its own actions (`mine`)."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+        await _throw_all(service)
+    page = await browser.new_page()
+    lagging: list[Any] = []  # what the service's socket sends while the link lags: held, then delivered
+    lag = {"on": False}
+    pages: list[Any] = []  # the page's side of its socket
+
+    async def socket(ws: Any) -> None:
+        server = ws.connect_to_server()
+        pages.append(ws)
+        server.on_message(lambda m: lagging.append(m) if lag["on"] else ws.send(m))
+        ws.on_message(server.send)
+
+    await page.route_web_socket("**/ws/**", socket)
+    page = await _open(browser, service, "/win", token=REFEREE, page=page)
+    await page.select_option("#win-form select[name=seat_wind]", "N")
+    await page.select_option("#win-form select[name=win]", "discard")
+    await page.select_option("#win-form select[name=discarder]", "E")
+    await page.fill("#win-form input[name=concealed]", " ".join(WIN_HAND["concealed"]))
+    await page.fill("#win-form input[name=win_tile]", "2p")
+    seen = await page.evaluate("state.seq")
+    bodies: list[dict[str, Any]] = []
+
+    async def noted(route: Any) -> None:
+        bodies.append(route.request.post_data_json)
+        await route.continue_()
+
+    await page.route("**/api/referee/win/confirm", noted)
+    lag["on"] = True
+    await page.click("#win-read")
+    await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')")
+    read = service.controller.state.seq
+    assert await page.evaluate("state.seq") == seen and lagging  # the read's event is still on its way
+    await page.click("#win-confirm")
+    await page.wait_for_function(f"document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')"
+                                 f" && !document.getElementById('action-msg').textContent.includes('#{read}')",
+                                 timeout=5000)
+    assert bodies == [{"seen": seen, "mine": [read]}]  # before: {"seen": seen}, refused 409 naming #read
+    assert _confirmed(service) == ["N"]
+    lag["on"] = False
+    for message in lagging:  # the link catches up: the page shows the read and its confirmation
+        pages[-1].send(message)
+    await page.wait_for_function(f"state.seq >= {service.controller.state.seq}")
+    await page.wait_for_selector('[data-testid="win-status"].confirmed')

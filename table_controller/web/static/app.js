@@ -1671,6 +1671,7 @@ function settle(key, seq) {
   pending.delete(key);
   savePending();
   renderPending();
+  if (seq !== null) ownAction(seq);
   if (lastAct && lastAct.key === key) {
     if (seq === null) lastAct = null; // given up by the service: a new press is a new action
     else lastAct.answered = Date.now();
@@ -1703,13 +1704,21 @@ setInterval(() => { if (pending.size) { renderPending(); askAll(); } }, ASK_EVER
 // referees' pages are open at one table, the service refuses one on something the other page changed
 // since (a read corrected or confirmed, 诈和 ruled, a play corrected, a chair substituted), naming it, instead of acting on what this
 // referee never saw. A repeat under the same key sends the same body (the view it was first pressed on).
+// The page's own actions answered but not yet brought by its socket (`mine`): its referee knows them, so
+// 确认和牌 pressed right after the page's own read is not refused as a change the page never saw.
+let ownSeqs = [];
+function ownAction(seq) { if (Number.isInteger(seq)) ownSeqs = [...ownSeqs, seq].slice(-64); }
 const SEEN_PATHS = new Set(["/api/referee/win", "/api/referee/win/camera", "/api/referee/win/confirm",
                             "/api/referee/exhaustive", "/api/referee/exhaustive/camera", "/api/referee/play/correct",
                             "/api/referee/substitute", "/api/referee/undo", "/api/referee/penalty"]);
 async function act(path, body) {
   const action = actionKey(path + "\n" + token() + "\n" + JSON.stringify(body || {}));
   if (action.payload === undefined) {
-    const seen = SEEN_PATHS.has(path) && state && Number.isInteger(state.seq) ? { seen: state.seq } : {};
+    let seen = {};
+    if (SEEN_PATHS.has(path) && state && Number.isInteger(state.seq)) {
+      ownSeqs = ownSeqs.filter((seq) => seq > state.seq);  // those the socket brought are in the view now
+      seen = ownSeqs.length ? { seen: state.seq, mine: ownSeqs } : { seen: state.seq };
+    }
     action.payload = JSON.stringify({ ...(body || {}), ...seen });
   }
   const payload = action.payload;
@@ -1752,7 +1761,7 @@ async function act(path, body) {
   // the answer to an action pressed before the last one (a slow link) names it: it is not the last one's
   say(latestKey === action.key ? text : `${what}：${text}`, res.ok);
   lastOutcome = res.ok ? "ok" : "refused";
-  if (res.ok) lastActSeq = data.seq;
+  if (res.ok) { lastActSeq = data.seq; ownAction(data.seq); }
   else if (lastAct === action) lastAct = null;  // refused, nothing done: pressed again, it is sent on the view then
   return res.ok;
 }
