@@ -194,7 +194,8 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
     # every option the hub takes: a unit that dropped --players or --tables lost the registration
     # list or the venue's tables at each boot
     for option, value in (("--username", args.username), *absolute.items(), ("--client-id", args.client_id),
-                          ("--tables", args.tables), ("--title", args.title)):
+                          ("--tables", args.tables), ("--title", args.title),
+                          ("--max-per-address", str(args.max_per_address or ""))):
         if value:
             argv += [option, value]
     unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],

@@ -50,7 +50,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="where a substitute (替补) sat part of a round: hands = each hand's points to who sat it, the "
                         "chair's 标准分 shared by hands sat (default); seat = all to the round's player (a team's "
                         "reserve)")
+    p.add_argument("--max-per-address", type=_per_address, default=None, metavar="N",
+                   help="connections one address may hold at once (default 64): raise it where the hall's phones "
+                        "reach the hub through one NAT'd address (a guest Wi-Fi routed to the hub's LAN); "
+                        "at most the hub's 2,000")
     p.set_defaults(func=run)
+
+
+def _per_address(text: str) -> int:
+    """`--max-per-address`: 1..HUB_MAX_CONNECTIONS (above it, the whole hub's cap decides first)."""
+    from table_controller.web.serve import HUB_MAX_CONNECTIONS
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= HUB_MAX_CONNECTIONS:
+        raise argparse.ArgumentTypeError(f"须为 1 至 {HUB_MAX_CONNECTIONS} 的整数 / an integer from 1 to "
+                                         f"{HUB_MAX_CONNECTIONS}, not {text!r}")
+    return n
 
 
 def check(args: argparse.Namespace) -> None:
@@ -127,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
                              password=os.environ.get(PASSWORD_ENV, ""), client_id=args.client_id,
                              ca_file=args.ca_file, organizer_token=os.environ.get(ORGANIZER_ENV, ""),
                              registered=listed, expected=expected, tls_cert=args.tls_cert, tls_key=args.tls_key,
-                             substitute_credit=args.substitute_credit, names=names, title=args.title)
+                             substitute_credit=args.substitute_credit, names=names, title=args.title,
+                             max_per_address=args.max_per_address)
 
         def started() -> None:
             weak = weakness(service.organizer_token)  # said, never shown: who guesses it publishes the seating

@@ -403,6 +403,9 @@ class HubService:
     tls_key: str = ""
     #: whom a chair's results go to where a substitute (替补) sat part of a round (`hub.SUBSTITUTE_CREDIT`)
     substitute_credit: str = "hands"
+    #: connections one address may hold (`web.serve.MAX_PER_CLIENT`, 64): more for a hall whose phones reach
+    #: the hub through one NAT'd address (a guest Wi-Fi routed to the hub's wired LAN)
+    max_per_address: int | None = None
     hub: Hub | None = None
     bound_port: int | None = None
     _served: Any = None
@@ -418,7 +421,8 @@ class HubService:
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
-                                   what="the hub's page", limit_concurrency=HUB_MAX_CONNECTIONS, **tls)
+                                   what="the hub's page", limit_concurrency=HUB_MAX_CONNECTIONS,
+                                   per_address=self.max_per_address, **tls)
         self._tasks.append(self._served.task)
         self.bound_port = self._served.port
         log.info("hub serving", extra={"url": self.url, "broker": self.broker})

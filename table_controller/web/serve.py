@@ -42,8 +42,10 @@ class Served:
     port: int
 
 
-async def serve(app: Any, host: str, port: int, name: str, what: str, **options: Any) -> Served:
-    """Start `app` on host:port; raise OSError (naming `what`) if it cannot listen."""
+async def serve(app: Any, host: str, port: int, name: str, what: str, per_address: int | None = None,
+                **options: Any) -> Served:
+    """Start `app` on host:port; raise OSError (naming `what`) if it cannot listen. `per_address`: the
+    connections one client address may hold (`MAX_PER_CLIENT` when None)."""
     import uvicorn
 
     # a page sends one small message on its socket (the referee's credential): a 16 MiB frame
@@ -55,7 +57,7 @@ async def serve(app: Any, host: str, port: int, name: str, what: str, **options:
     # 1,024 file descriptors: the display answered nobody, and the log, the camera and the table's
     # port could not open anything new
     options.setdefault("limit_concurrency", MAX_CONNECTIONS)
-    options.setdefault("http", _deadline_protocol())
+    options.setdefault("http", _deadline_protocol(per_address))
     options.setdefault("ws_ping_timeout", WS_PONG_S)
     options.setdefault("ws", _unread_socket_protocol())
     _raise_open_files_limit()
@@ -141,9 +143,10 @@ def _why_not(host: str, port: int) -> str:
         return f": {os.strerror(exc.errno) if exc.errno else exc}; {bind_advice(host, port, exc.errno)}"
 
 
-def _deadline_protocol() -> type:
+def _deadline_protocol(per_address: int | None = None) -> type:
     """uvicorn's HTTP protocol (httptools where installed, else h11) with a deadline for the first
-    request's head; a connection upgraded to a WebSocket is no longer this protocol's and stays."""
+    request's head and at most `per_address` connections an address (`MAX_PER_CLIENT` when None, read
+    at each connection); a connection upgraded to a WebSocket is no longer this protocol's and stays."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
     except ImportError:  # httptools is optional
@@ -157,7 +160,7 @@ def _deadline_protocol() -> type:
             self._peer = str((transport.get_extra_info("peername") or ("?",))[0])
             open_by_client[self._peer] = open_by_client.get(self._peer, 0) + 1
             self._head_deadline = self.loop.call_later(FIRST_REQUEST_S, self._no_request_head)
-            if open_by_client[self._peer] > MAX_PER_CLIENT:  # one machine holding hundreds: not a page
+            if open_by_client[self._peer] > (MAX_PER_CLIENT if per_address is None else per_address):  # one machine holding hundreds: not a page
                 transport.close()
 
         def _no_request_head(self) -> None:

@@ -185,6 +185,7 @@ def test_the_hubs_unit_passes_systemd_and_its_command_serves_the_standings(tmp_p
     (["--hub", "--", "--tournament", "cup"], "hub's arguments are wrong"),
     (["--hub", "--config", "table.toml", "--", "--broker", "mqtt://h", "--tournament", "cup"], "drop --config"),
     ([], "give the table's --config"),
+    (["--hub", "--", "--broker", "mqtt://h", "--tournament", "cup", "--max-per-address", "0"], "1 至 2000"),
 ])
 def test_the_hub_unit_refuses_wrong_arguments_and_writes_nothing(tmp_path: Path, args: list[str], message: str) -> None:
     proc = subprocess.run(TABLECTL + ["install-service", "--root", str(tmp_path / "root"), *args],
@@ -214,7 +215,7 @@ def test_the_hubs_unit_names_a_relative_ca_file_by_its_absolute_path(tmp_path: P
     proc = subprocess.run(TABLECTL + ["install-service", "--hub", "--print", "--user", "pi", "--",
                                       "--broker", "mqtts://10.0.0.2", "--tournament", "cup", "--ca-file", "ca.pem",
                                       "--players", "players.csv", "--tables", "t01=一号桌,t02=二号 桌,final",
-                                      "--title", "2026 春季杯"],
+                                      "--title", "2026 春季杯", "--max-per-address", "800"],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     argv = shlex.split(_unit(proc.stdout)["ExecStart"][0])
@@ -223,6 +224,7 @@ def test_the_hubs_unit_names_a_relative_ca_file_by_its_absolute_path(tmp_path: P
     # the tables' names and the tournament's title, with a space, reach the unit whole
     assert argv[argv.index("--tables") + 1] == "t01=一号桌,t02=二号 桌,final"
     assert argv[argv.index("--title") + 1] == "2026 春季杯"
+    assert argv[argv.index("--max-per-address") + 1] == "800"  # a hall behind one NAT'd address, after a reboot too
 
 
 @pytest.mark.parametrize("host, waits", [("192.168.1.20", True), ("0.0.0.0", False), ("127.0.0.1", False)])
