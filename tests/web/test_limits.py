@@ -6,6 +6,7 @@ answered nobody). Real HTTP against a running service."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from table_controller.config import parse_config
 from table_controller.service import TableService
+from table_controller.tournament.web import HubService
 from table_controller.web.limits import MAX_BODY
 
 REFEREE = "ref-limit"
@@ -84,6 +86,20 @@ async def test_a_huge_socket_message_closes_that_socket_only(service: TableServi
         assert json.loads(await ws.recv())["type"] == "snapshot"
 
 
+def _still_open(held: list[Any]) -> int:
+    """How many of the sockets `held` the service has not closed (a closed one reads b"" or fails)."""
+    n = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            n += s.recv(1) != b""
+        except BlockingIOError:
+            n += 1
+        except OSError:
+            pass
+    return n
+
+
 async def test_silent_connections_are_closed_and_one_machine_cannot_hold_hundreds(tmp_path: Path, monkeypatch) -> None:
     """Connections that never send a request are closed after FIRST_REQUEST_S, and one address may
     hold MAX_PER_CLIENT at most, while the display answers everyone else and a page's socket stays."""
@@ -107,24 +123,12 @@ async def test_silent_connections_are_closed_and_one_machine_cannot_hold_hundred
         silent = [socket.create_connection(("127.0.0.1", svc.port), source_address=("127.0.0.2", 0))
                   for _ in range(60)]  # another machine, saying nothing
 
-        def still_open() -> int:
-            n = 0
-            for s in silent:
-                s.setblocking(False)
-                try:
-                    n += s.recv(1) != b""
-                except BlockingIOError:
-                    n += 1
-                except OSError:
-                    pass
-            return n
-
         await asyncio.sleep(0.3)
-        assert still_open() == 20  # the rest were closed at once
+        assert _still_open(silent) == 20  # the rest were closed at once
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
             assert (await http.get("/api/health")).status_code == 200  # everyone else is served
         await asyncio.sleep(1.5)
-        assert still_open() == 0  # no request head within the deadline
+        assert _still_open(silent) == 0  # no request head within the deadline
         got = json.loads(await asyncio.wait_for(page.recv(), 5))  # the page's socket outlived the deadline
         assert got["type"] in ("health", "event", "snapshot")
         await page.close()
@@ -213,3 +217,38 @@ async def test_the_first_request_deadline_of_a_closed_tls_connection_does_nothin
         writer.close()
         server.close()
         await server.wait_closed()
+
+
+# A hall whose phones reach the hub through one NAT'd address (a guest Wi-Fi routed to the hub's wired LAN):
+# every phone comes from that one address, and the cap of 64 connections an address (`MAX_PER_CLIENT`, against
+# one machine holding hundreds) closed all phones past the 64th. `tablectl hub --max-per-address N` raises it.
+#: connections from the "NAT's" address (another loopback address, as the silent machine above)
+NAT = "127.0.0.3"
+
+
+def _held(port: int, n: int) -> list[socket.socket]:
+    return [socket.create_connection(("127.0.0.1", port), source_address=(NAT, 0)) for _ in range(n)]
+
+
+async def _phones_kept(tmp_path: Path, n: int, per_address: int | None) -> int:
+    hub = HubService("mqtt://127.0.0.1:9", "cup", tmp_path / "hub", port=0, max_per_address=per_address)
+    await hub.start()
+    held: list[socket.socket] = []
+    try:
+        assert hub.bound_port is not None
+        held = _held(hub.bound_port, n)
+        await asyncio.sleep(0.3)
+        kept = _still_open(held)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
+            assert (await http.get("/api/standings")).status_code == 200  # others are served meanwhile
+        return kept
+    finally:
+        for s in held:
+            s.close()
+        await hub.stop()
+
+
+async def test_a_hall_behind_one_address_keeps_its_phones_with_the_cap_raised(tmp_path: Path) -> None:
+    assert await _phones_kept(tmp_path / "default", 90, None) == 64  # the 26 phones past the 64th: closed
+    assert await _phones_kept(tmp_path / "raised", 90, 300) == 90  # `--max-per-address 300`
+    assert await _phones_kept(tmp_path / "low", 12, 5) == 5  # and it is the cap: a low one holds too
