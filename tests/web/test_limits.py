@@ -104,7 +104,6 @@ async def test_silent_connections_are_closed_and_one_machine_cannot_hold_hundred
     """Connections that never send a request are closed after FIRST_REQUEST_S, and one address may
     hold MAX_PER_CLIENT at most, while the display answers everyone else and a page's socket stays."""
     import json
-    import socket
 
     import websockets
 
