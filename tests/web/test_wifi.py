@@ -241,29 +241,30 @@ async def test_a_penalty_sent_into_a_silent_link_is_shown_waiting_then_asked_abo
 
 # ---- a slow link: answers seconds late ------------------------------------------------------------
 
-async def _slow(page: Any, path: str, seconds: float) -> list[float]:
-    """Hold every POST to `path` back `seconds` before it goes on (a crowded 2.4 GHz link); returns when
-    each went."""
-    went: list[float] = []
+async def _held(page: Any, path: str) -> asyncio.Event:
+    """Hold every POST to `path` back until the returned gate is set (a crowded 2.4 GHz link: the answer
+    comes seconds late). The test lets it go once it has seen what the page does meanwhile, instead of
+    holding it a guessed 2.5 to 5 s and racing the page's steps against that (they must all land inside)."""
+    gate = asyncio.Event()
 
     async def hold(route: Any) -> None:
-        await asyncio.sleep(seconds)
-        went.append(time.monotonic())
+        await gate.wait()
         with contextlib.suppress(Exception):  # the page may be gone meanwhile
             await route.continue_()
 
     await page.route(f"**{path}", hold)
-    return went
+    return gate
 
 
-async def _slow_penalty(page: Any, seat: str, seconds: float) -> None:
-    """Rule 迟到 against `seat` on a link that holds the penalty back `seconds`; returns once the page lists
-    it as sent and unanswered."""
-    await _slow(page, "/api/referee/penalty", seconds)
+async def _held_penalty(page: Any, seat: str) -> asyncio.Event:
+    """Rule 迟到 against `seat` on a link that holds the penalty back until the gate returned is set;
+    returns once the page lists it as sent and unanswered."""
+    gate = await _held(page, "/api/referee/penalty")
     await page.select_option("#penalty-form select[name=seat]", seat)
     await page.select_option("#penalty-code", "late_5")
     await page.click("#penalty-submit")
     await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+    return gate
 
 
 async def test_an_undo_pressed_while_a_penalty_is_on_its_way_waits_for_it(service: TableService,
@@ -276,11 +277,12 @@ async def test_an_undo_pressed_while_a_penalty_is_on_its_way_waits_for_it(servic
         r = await http.post("/api/referee/penalty", json={"seat": "E", "code": "late_5"}, headers=_auth(REFEREE))
         assert r.status_code == 200
     page = await _open(browser, service, service.port, "/penalties", token=REFEREE)
-    await _slow_penalty(page, "S", 3.0)
+    gate = await _held_penalty(page, "S")
     await page.fill("#undo-reason", "判错了座位")
     await page.click("#undo")
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('还有操作没有回应（罚分）')",
                                  timeout=3000)
+    gate.set()  # the penalty lands now, after the undo was pressed
     await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
                                  timeout=8000)  # the penalty's own answer (a lost one's words hold 已记录 too)
     assert [a["seat"] for a in _done(service, "referee.penalty")] == ["E", "S"]  # the earlier one untouched
@@ -301,7 +303,7 @@ async def test_a_confirmation_pressed_while_a_corrected_read_is_on_its_way_waits
         r = await http.post("/api/referee/win", json={"hand": wrong}, headers=_auth(REFEREE))
         assert r.status_code == 200, r.text
     page = await _open(browser, service, service.port, "/win", token=REFEREE)
-    await _slow(page, "/api/referee/win", 3.0)
+    gate = await _held(page, "/api/referee/win")
     await page.select_option("#win-form select[name=seat_wind]", "N")
     await page.select_option("#win-form select[name=win]", "discard")
     await page.select_option("#win-form select[name=discarder]", "E")
@@ -314,6 +316,7 @@ async def test_a_confirmation_pressed_while_a_corrected_read_is_on_its_way_waits
                                  timeout=3000)
     await asyncio.sleep(0.5)
     assert not _done(service, "referee.win_confirm")
+    gate.set()  # the read lands now, after the confirmation was pressed
     # the read's own answer, "✓ 已记录 #N": not the words of a lost answer (…正在向服务核对是否已记录…),
     # which matched too, so a read whose answer was lost went on to a confirmation of the read before it
     await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
@@ -330,7 +333,7 @@ async def test_a_slow_answer_arriving_after_the_next_action_names_its_own(servic
     own answer, as if it were the clock's. Now a late answer names its action (申诉：✓ 已记录 #N); taps
     on the slow button meanwhile still record one appeal."""
     page = await _open(browser, service, service.port, "/scoresheet", token=REFEREE)
-    await _slow(page, "/api/referee/appeal", 2.5)
+    gate = await _held(page, "/api/referee/appeal")
     await page.select_option("#appeal-form select[name=position]", "2")
     await page.fill("#appeal-form [name=text]", "对迟到罚分有异议")
     await page.dblclick("#appeal-form button[type=submit]")
@@ -339,6 +342,7 @@ async def test_a_slow_answer_arriving_after_the_next_action_names_its_own(servic
     await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
                                  timeout=3000)
     assert _done(service, "referee.session_start") and not _done(service, "referee.appeal")
+    gate.set()  # the appeal lands now, after the clock's answer was shown
     await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('申诉：✓ 已记录 #')",
                                  timeout=8000)
     await asyncio.sleep(0.5)
@@ -351,11 +355,14 @@ async def test_a_penalty_left_unanswered_by_a_move_to_another_page_is_told_there
     page knew nothing of it: whether it was recorded was never said. Now the tab keeps the unanswered
     action, and the next page asks the service and says: here it never arrived, 没有记录."""
     page = await _open(browser, service, service.port, "/penalties", token=REFEREE)
-    await _slow_penalty(page, "W", 5.0)
-    await page.goto(f"http://127.0.0.1:{service.port}/scoresheet")
-    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('罚分：没有记录')",
-                                 timeout=8000)
-    assert not _done(service, "referee.penalty") and await page.is_hidden("[data-testid=unanswered]")
+    gate = await _held_penalty(page, "W")
+    await page.goto(f"http://127.0.0.1:{service.port}/scoresheet")  # the held request is dropped with the page
+    try:
+        await page.wait_for_function("document.getElementById('action-msg').textContent.includes('罚分：没有记录')",
+                                     timeout=8000)
+        assert not _done(service, "referee.penalty") and await page.is_hidden("[data-testid=unanswered]")
+    finally:
+        gate.set()
 
 
 # ---- back after minutes away ----------------------------------------------------------------------
