@@ -53,6 +53,14 @@ def _answer_wait_ms() -> int:
     return int(found.group(1))
 
 
+def _silent_wait_ms(every: float) -> int:
+    """How long a page that has heard nothing waits before it drops its socket for silence, health coming
+    every `every` s: app.js's watchdog, (SILENT_AFTER * every + 1) s, checked every 500 ms; and a tick more."""
+    found = re.search(r"const SILENT_AFTER = (\d+);", APP_JS.read_text(encoding="utf-8"))
+    assert found, "app.js has no SILENT_AFTER"
+    return int((int(found.group(1)) * every + 1) * 1000) + 2 * 500
+
+
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -378,7 +386,9 @@ async def test_a_page_back_after_a_long_drop_shows_what_a_fresh_page_shows(
         service: TableService, browser: Any, wifi: Wifi, quick_health: float, where: str, extra: int) -> None:
     """Back after a long drop (a hand played, rulings, undos; `extra` more events: beyond 500 the service
     sends one snapshot), each referee page shows what a page opened afresh shows (less the clocks)."""
-    page = await _open(browser, service, wifi.port, where, token=REFEREE)
+    page = await browser.new_page()
+    await page.clock.install()  # its silence watchdog stepped past, not sat out
+    await open_page(browser, service, where, token=REFEREE, page=page, port=wifi.port)
     wifi.freeze()
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
         await _populate(service, http)
@@ -390,10 +400,14 @@ async def test_a_page_back_after_a_long_drop_shows_what_a_fresh_page_shows(
         r = await http.post("/api/referee/penalty", json={"seat": "W", "code": "late_5"}, headers=ref)
         assert r.status_code == 200
     # the page has noticed the silence (three health intervals) and is waiting on a new socket, as after
-    # minutes away: waited for, not slept out (the 520 events alone outlast it)
+    # minutes away: its clock stepped past the watchdog's wait (nothing was heard since the freeze), not
+    # sat out (2-2.5 s a test; the 520 events alone outlasted it)
+    await page.clock.run_for(_silent_wait_ms(quick_health))
     await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
     wifi.thaw()
-    await page.wait_for_function(f"window.__lastSeq === {service.controller.state.seq}", timeout=15000)
+    # at least (not exactly) the log's head: the table's own count of its tiles after the hand can land
+    # just after it is read (the wait for the watchdog used to outlast it)
+    await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=15000)
     await page.wait_for_function("document.body.dataset.connected === '1'", timeout=5000)
     fresh = await _open(browser, service, service.port, where, token=REFEREE)
     main = "#page-" + {"/": "table", "/penalties": "penalties", "/scoresheet": "scoresheet", "/win": "win"}[where]
