@@ -45,20 +45,23 @@ def quick_health(monkeypatch: pytest.MonkeyPatch) -> float:
     return 0.5
 
 
+def _app_js_const(name: str) -> int:
+    """One of app.js's whole-number constants (`const NAME = 123;`), as the page runs with it."""
+    found = re.search(rf"const {name} = (\d+);", APP_JS.read_text(encoding="utf-8"))
+    assert found, f"app.js has no {name}"
+    return int(found.group(1))
+
+
 def _answer_wait_ms() -> int:
     """How long the page waits for an answer before it asks the service under the key, and for the service's
     answer to that: app.js's ANSWER_WAIT_MS."""
-    found = re.search(r"const ANSWER_WAIT_MS = (\d+);", APP_JS.read_text(encoding="utf-8"))
-    assert found, "app.js has no ANSWER_WAIT_MS"
-    return int(found.group(1))
+    return _app_js_const("ANSWER_WAIT_MS")
 
 
 def _silent_wait_ms(every: float) -> int:
     """How long a page that has heard nothing waits before it drops its socket for silence, health coming
     every `every` s: app.js's watchdog, (SILENT_AFTER * every + 1) s, checked every 500 ms; and a tick more."""
-    found = re.search(r"const SILENT_AFTER = (\d+);", APP_JS.read_text(encoding="utf-8"))
-    assert found, "app.js has no SILENT_AFTER"
-    return int((int(found.group(1)) * every + 1) * 1000) + 2 * 500
+    return int((_app_js_const("SILENT_AFTER") * every + 1) * 1000) + 2 * 500
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -165,7 +168,9 @@ async def test_an_action_pressed_while_offline_is_said_not_recorded_once_the_net
     acted. Now it says the network is down and, once back, asks the service (without acting) and says
     没有记录; pressed again, it is recorded once."""
     path, press, count = await _ready(service, action)
-    page = await _open(browser, service, service.port, path, token=REFEREE)
+    page = await browser.new_page()
+    await page.clock.install()  # its next ask (every ASK_EVERY_MS while one is unanswered) stepped to, not waited
+    await open_page(browser, service, path, token=REFEREE, page=page)
     await browser.set_offline(True)
     try:
         await press(page)
@@ -173,6 +178,7 @@ async def test_an_action_pressed_while_offline_is_said_not_recorded_once_the_net
         assert "网络不通" in await page.inner_text("[data-testid=unanswered]")
     finally:
         await browser.set_offline(False)
+    await page.clock.run_for(_app_js_const("ASK_EVERY_MS"))
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('没有记录')",
                                  timeout=10000)
     assert count() == 0 and await page.is_hidden("[data-testid=unanswered]")
