@@ -944,7 +944,8 @@ async def test_table_fault_and_link_health_show_on_the_page(service: TableServic
     await page.wait_for_function("!document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)
 
 
-async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path: Path, browser: Any) -> None:
+async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path: Path, browser: Any,
+                                                                       quick_health: float) -> None:
     """`[storage] mirror_dir`: the health panel says the log is copied, and says so when the stick is out."""
     stick = tmp_path / "usb"
     stick.mkdir()
@@ -961,8 +962,8 @@ async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path:
         assert await page.get_attribute("[data-testid=mirror-health]", "class") == "bad"
 
 
-async def test_a_full_log_shows_on_the_page_and_the_referees_action_says_why(service: TableService,
-                                                                             browser: Any) -> None:
+async def test_a_full_log_shows_on_the_page_and_the_referees_action_says_why(service: TableService, browser: Any,
+                                                                             quick_health: float) -> None:
     """The card fills up: the health panel says the log cannot be written (and how much waits), a
     penalty keyed on the page is refused with the reason, and the line goes once space is back."""
     page = await _open(browser, service, "/penalties", token=REFEREE)
@@ -1711,7 +1712,8 @@ async def test_a_question_left_open_from_an_earlier_hand_is_told_as_such(tmp_pat
             assert r.status_code == 200, r.text
 
 
-async def test_the_camera_view_says_it_is_old_while_the_camera_has_failed(tmp_path: Path, browser: Any) -> None:
+async def test_the_camera_view_says_it_is_old_while_the_camera_has_failed(tmp_path: Path, browser: Any,
+                                                                          quick_health: float) -> None:
     """Unplugged, the service still serves the last frame it read, and the referee's page showed it
     as if live. Now it is greyed with a note while the camera is not OK, and plain again when it is."""
     from tablesim.scenes.camera import VirtualCamera, scene_source

@@ -38,14 +38,6 @@ async def _open(browser: Any, svc: TableService, port: int, path: str, token: st
     return await open_page(browser, svc, path, token=token, port=port)
 
 
-@pytest.fixture
-def quick_health(monkeypatch: pytest.MonkeyPatch) -> float:
-    """Health every 0.5 s instead of 2 (the page reads the interval from the messages): silence shows in
-    seconds, not in the 7 a real page waits."""
-    monkeypatch.setattr(web_app, "HEALTH_EVERY_S", 0.5)
-    return 0.5
-
-
 def _app_js_const(name: str) -> int:
     """One of app.js's whole-number constants (`const NAME = 123;`), as the page runs with it."""
     found = re.search(rf"const {name} = (\d+);", APP_JS.read_text(encoding="utf-8"))
