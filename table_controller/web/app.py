@@ -832,7 +832,11 @@ def _token(message: Any) -> str | None:
         return None
     token = first.get("token") if isinstance(first, dict) else None
     return token if isinstance(token, str) and token else None
-AUTH_TIMEOUT_S = 5.0
+#: How long a referee socket may take to send its credential after it was accepted. The page sends it on
+#: opening, one round trip after the accept: 5 s was exactly that round trip on a crowded hall's Wi-Fi
+#: (2.5 s each way), and the socket was closed 凭证缺失 and the referee logged out; a socket that never
+#: sends one still ends, in 30 s.
+AUTH_TIMEOUT_S = 30.0
 #: The event a changed credential is logged as (which one, by whom, from where; never the PIN).
 CREDENTIAL_CHANGED = CHANGED
 #: What a referee's page whose PIN was changed elsewhere is told, as it is logged out.

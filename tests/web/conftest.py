@@ -35,6 +35,16 @@ async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         await svc.stop()
 
 
+@pytest.fixture
+def quick_health(monkeypatch: pytest.MonkeyPatch) -> float:
+    """Health every 0.5 s instead of 2 (the page reads the interval from the messages): what the health panel
+    says (a full log, a pulled stick, a failed camera), and a silence, show in a fraction of the time."""
+    from table_controller.web import app as web_app
+
+    monkeypatch.setattr(web_app, "HEALTH_EVERY_S", 0.5)
+    return 0.5
+
+
 @pytest.fixture(scope="session")
 def long_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A log of `DAYS` x 10 hands, each copy numbered on (hands, stamps), written in one transaction

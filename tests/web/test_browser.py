@@ -24,6 +24,10 @@ import pytest_asyncio
 from table_controller.config import parse_config
 from table_controller.controller import side_of_wind
 from table_controller.service import TableService
+from table_controller.web.app import STATIC
+
+#: the pages' script, for the intervals a test steps through on Playwright's clock
+APP_JS = STATIC / "app.js"
 
 # One Chromium for the module (its launch is the slow part); each test gets its own service.
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -503,7 +507,9 @@ async def test_the_win_forms_discarder_is_the_last_discard_until_the_referee_pic
     watcher._record_play([{"event": "appeared", "zone": "discard:N", "kind": "1z", "track": next(seen),
                            "confidence": 0.97, "needs_referee": False}])
     await _until(lambda: service.controller.state.hand["discards"]["N"])
-    await asyncio.sleep(1.0)  # the page has the new state
+    # the page has the new state (the form is filled in the same task as __lastSeq is set): waited for, not
+    # slept out (1 s)
+    await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=5000)
     assert await page.input_value(f"{form} select[name=discarder]") == "S"
 
 
@@ -944,7 +950,8 @@ async def test_table_fault_and_link_health_show_on_the_page(service: TableServic
     await page.wait_for_function("!document.querySelector('#faults').innerText.includes('卡牌')", timeout=5000)
 
 
-async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path: Path, browser: Any) -> None:
+async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path: Path, browser: Any,
+                                                                       quick_health: float) -> None:
     """`[storage] mirror_dir`: the health panel says the log is copied, and says so when the stick is out."""
     stick = tmp_path / "usb"
     stick.mkdir()
@@ -961,8 +968,8 @@ async def test_the_log_mirror_shows_on_the_page_and_a_pulled_stick_too(tmp_path:
         assert await page.get_attribute("[data-testid=mirror-health]", "class") == "bad"
 
 
-async def test_a_full_log_shows_on_the_page_and_the_referees_action_says_why(service: TableService,
-                                                                             browser: Any) -> None:
+async def test_a_full_log_shows_on_the_page_and_the_referees_action_says_why(service: TableService, browser: Any,
+                                                                             quick_health: float) -> None:
     """The card fills up: the health panel says the log cannot be written (and how much waits), a
     penalty keyed on the page is refused with the reason, and the line goes once space is back."""
     page = await _open(browser, service, "/penalties", token=REFEREE)
@@ -1201,9 +1208,15 @@ async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_p
             assert re.match(r"[1-4]号位(弃牌区|副露区|花牌区)|中央", label), label
             if os.environ.get("SCREENSHOTS_DIR"):
                 await page.screenshot(path=str(Path(os.environ["SCREENSHOTS_DIR"]) / "camera.png"), full_page=True)
-            viewer = await _open(browser, svc, "/")
-            await asyncio.sleep(2.5)  # a refresh has come and gone
-            assert not await viewer.is_visible("#camera-view")  # the frame is the referee's
+            viewer = await browser.new_page()
+            await viewer.clock.install()  # a refresh of the view (every 2 s) stepped to, not slept out (2.5 s)
+            frames: list[str] = []
+            viewer.on("request", lambda r: frames.append(r.url) if "/camera/" in r.url else None)
+            await _open(browser, svc, "/", page=viewer)
+            every = re.search(r"setInterval\(refreshCameraView, (\d+)\)", APP_JS.read_text(encoding="utf-8"))
+            assert every, "app.js refreshes the camera view no more"
+            await viewer.clock.run_for(int(every.group(1)))  # a refresh has come and gone
+            assert not await viewer.is_visible("#camera-view") and frames == []  # the frame is the referee's
 
 
 async def test_the_operator_keys_plays_on_the_table_page(service: TableService, browser: Any) -> None:
@@ -1647,7 +1660,7 @@ async def test_the_win_form_takes_the_winners_flowers_and_melds_from_the_play_re
             await play(type="discard", seat=seat, tile=tile)
         await play(type="flower", seat="E", tile="3f")
         await _until(lambda: len(service.controller.state.hand["flowers"]["E"]) == 2)
-        await asyncio.sleep(0.5)
+        await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=5000)
         assert await page.input_value(f"{form} input[name=flowers]") == "1f 2f"
         assert (await http.post("/api/hand/end", json={"result": "draw"}, headers=_auth(OPERATOR))).status_code == 200
         play = await _dealt(service, http)
@@ -1711,7 +1724,8 @@ async def test_a_question_left_open_from_an_earlier_hand_is_told_as_such(tmp_pat
             assert r.status_code == 200, r.text
 
 
-async def test_the_camera_view_says_it_is_old_while_the_camera_has_failed(tmp_path: Path, browser: Any) -> None:
+async def test_the_camera_view_says_it_is_old_while_the_camera_has_failed(tmp_path: Path, browser: Any,
+                                                                          quick_health: float) -> None:
     """Unplugged, the service still serves the last frame it read, and the referee's page showed it
     as if live. Now it is greyed with a note while the camera is not OK, and plain again when it is."""
     from tablesim.scenes.camera import VirtualCamera, scene_source

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import time
 from typing import Any
@@ -37,20 +38,23 @@ async def _open(browser: Any, svc: TableService, port: int, path: str, token: st
     return await open_page(browser, svc, path, token=token, port=port)
 
 
-@pytest.fixture
-def quick_health(monkeypatch: pytest.MonkeyPatch) -> float:
-    """Health every 0.5 s instead of 2 (the page reads the interval from the messages): silence shows in
-    seconds, not in the 7 a real page waits."""
-    monkeypatch.setattr(web_app, "HEALTH_EVERY_S", 0.5)
-    return 0.5
+def _app_js_const(name: str) -> int:
+    """One of app.js's whole-number constants (`const NAME = 123;`), as the page runs with it."""
+    found = re.search(rf"const {name} = (\d+);", APP_JS.read_text(encoding="utf-8"))
+    assert found, f"app.js has no {name}"
+    return int(found.group(1))
 
 
 def _answer_wait_ms() -> int:
     """How long the page waits for an answer before it asks the service under the key, and for the service's
     answer to that: app.js's ANSWER_WAIT_MS."""
-    found = re.search(r"const ANSWER_WAIT_MS = (\d+);", APP_JS.read_text(encoding="utf-8"))
-    assert found, "app.js has no ANSWER_WAIT_MS"
-    return int(found.group(1))
+    return _app_js_const("ANSWER_WAIT_MS")
+
+
+def _silent_wait_ms(every: float) -> int:
+    """How long a page that has heard nothing waits before it drops its socket for silence, health coming
+    every `every` s: app.js's watchdog, (SILENT_AFTER * every + 1) s, checked every 500 ms; and a tick more."""
+    return int((_app_js_const("SILENT_AFTER") * every + 1) * 1000) + 2 * 500
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -157,7 +161,9 @@ async def test_an_action_pressed_while_offline_is_said_not_recorded_once_the_net
     acted. Now it says the network is down and, once back, asks the service (without acting) and says
     没有记录; pressed again, it is recorded once."""
     path, press, count = await _ready(service, action)
-    page = await _open(browser, service, service.port, path, token=REFEREE)
+    page = await browser.new_page()
+    await page.clock.install()  # its next ask (every ASK_EVERY_MS while one is unanswered) stepped to, not waited
+    await open_page(browser, service, path, token=REFEREE, page=page)
     await browser.set_offline(True)
     try:
         await press(page)
@@ -165,6 +171,7 @@ async def test_an_action_pressed_while_offline_is_said_not_recorded_once_the_net
         assert "网络不通" in await page.inner_text("[data-testid=unanswered]")
     finally:
         await browser.set_offline(False)
+    await page.clock.run_for(_app_js_const("ASK_EVERY_MS"))
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('没有记录')",
                                  timeout=10000)
     assert count() == 0 and await page.is_hidden("[data-testid=unanswered]")
@@ -241,29 +248,30 @@ async def test_a_penalty_sent_into_a_silent_link_is_shown_waiting_then_asked_abo
 
 # ---- a slow link: answers seconds late ------------------------------------------------------------
 
-async def _slow(page: Any, path: str, seconds: float) -> list[float]:
-    """Hold every POST to `path` back `seconds` before it goes on (a crowded 2.4 GHz link); returns when
-    each went."""
-    went: list[float] = []
+async def _held(page: Any, path: str) -> asyncio.Event:
+    """Hold every POST to `path` back until the returned gate is set (a crowded 2.4 GHz link: the answer
+    comes seconds late). The test lets it go once it has seen what the page does meanwhile, instead of
+    holding it a guessed 2.5 to 5 s and racing the page's steps against that (they must all land inside)."""
+    gate = asyncio.Event()
 
     async def hold(route: Any) -> None:
-        await asyncio.sleep(seconds)
-        went.append(time.monotonic())
+        await gate.wait()
         with contextlib.suppress(Exception):  # the page may be gone meanwhile
             await route.continue_()
 
     await page.route(f"**{path}", hold)
-    return went
+    return gate
 
 
-async def _slow_penalty(page: Any, seat: str, seconds: float) -> None:
-    """Rule 迟到 against `seat` on a link that holds the penalty back `seconds`; returns once the page lists
-    it as sent and unanswered."""
-    await _slow(page, "/api/referee/penalty", seconds)
+async def _held_penalty(page: Any, seat: str) -> asyncio.Event:
+    """Rule 迟到 against `seat` on a link that holds the penalty back until the gate returned is set;
+    returns once the page lists it as sent and unanswered."""
+    gate = await _held(page, "/api/referee/penalty")
     await page.select_option("#penalty-form select[name=seat]", seat)
     await page.select_option("#penalty-code", "late_5")
     await page.click("#penalty-submit")
     await page.wait_for_selector("[data-testid=unanswered] li[data-phase=sending]", timeout=2000)
+    return gate
 
 
 async def test_an_undo_pressed_while_a_penalty_is_on_its_way_waits_for_it(service: TableService,
@@ -276,11 +284,12 @@ async def test_an_undo_pressed_while_a_penalty_is_on_its_way_waits_for_it(servic
         r = await http.post("/api/referee/penalty", json={"seat": "E", "code": "late_5"}, headers=_auth(REFEREE))
         assert r.status_code == 200
     page = await _open(browser, service, service.port, "/penalties", token=REFEREE)
-    await _slow_penalty(page, "S", 3.0)
+    gate = await _held_penalty(page, "S")
     await page.fill("#undo-reason", "判错了座位")
     await page.click("#undo")
     await page.wait_for_function("document.getElementById('action-msg').textContent.includes('还有操作没有回应（罚分）')",
                                  timeout=3000)
+    gate.set()  # the penalty lands now, after the undo was pressed
     await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
                                  timeout=8000)  # the penalty's own answer (a lost one's words hold 已记录 too)
     assert [a["seat"] for a in _done(service, "referee.penalty")] == ["E", "S"]  # the earlier one untouched
@@ -301,7 +310,7 @@ async def test_a_confirmation_pressed_while_a_corrected_read_is_on_its_way_waits
         r = await http.post("/api/referee/win", json={"hand": wrong}, headers=_auth(REFEREE))
         assert r.status_code == 200, r.text
     page = await _open(browser, service, service.port, "/win", token=REFEREE)
-    await _slow(page, "/api/referee/win", 3.0)
+    gate = await _held(page, "/api/referee/win")
     await page.select_option("#win-form select[name=seat_wind]", "N")
     await page.select_option("#win-form select[name=win]", "discard")
     await page.select_option("#win-form select[name=discarder]", "E")
@@ -314,6 +323,7 @@ async def test_a_confirmation_pressed_while_a_corrected_read_is_on_its_way_waits
                                  timeout=3000)
     await asyncio.sleep(0.5)
     assert not _done(service, "referee.win_confirm")
+    gate.set()  # the read lands now, after the confirmation was pressed
     # the read's own answer, "✓ 已记录 #N": not the words of a lost answer (…正在向服务核对是否已记录…),
     # which matched too, so a read whose answer was lost went on to a confirmation of the read before it
     await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
@@ -330,7 +340,7 @@ async def test_a_slow_answer_arriving_after_the_next_action_names_its_own(servic
     own answer, as if it were the clock's. Now a late answer names its action (申诉：✓ 已记录 #N); taps
     on the slow button meanwhile still record one appeal."""
     page = await _open(browser, service, service.port, "/scoresheet", token=REFEREE)
-    await _slow(page, "/api/referee/appeal", 2.5)
+    gate = await _held(page, "/api/referee/appeal")
     await page.select_option("#appeal-form select[name=position]", "2")
     await page.fill("#appeal-form [name=text]", "对迟到罚分有异议")
     await page.dblclick("#appeal-form button[type=submit]")
@@ -339,6 +349,7 @@ async def test_a_slow_answer_arriving_after_the_next_action_names_its_own(servic
     await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('✓ 已记录 #')",
                                  timeout=3000)
     assert _done(service, "referee.session_start") and not _done(service, "referee.appeal")
+    gate.set()  # the appeal lands now, after the clock's answer was shown
     await page.wait_for_function("document.getElementById('action-msg').textContent.startsWith('申诉：✓ 已记录 #')",
                                  timeout=8000)
     await asyncio.sleep(0.5)
@@ -351,14 +362,29 @@ async def test_a_penalty_left_unanswered_by_a_move_to_another_page_is_told_there
     page knew nothing of it: whether it was recorded was never said. Now the tab keeps the unanswered
     action, and the next page asks the service and says: here it never arrived, 没有记录."""
     page = await _open(browser, service, service.port, "/penalties", token=REFEREE)
-    await _slow_penalty(page, "W", 5.0)
-    await page.goto(f"http://127.0.0.1:{service.port}/scoresheet")
-    await page.wait_for_function("document.getElementById('action-msg').textContent.includes('罚分：没有记录')",
-                                 timeout=8000)
-    assert not _done(service, "referee.penalty") and await page.is_hidden("[data-testid=unanswered]")
+    gate = await _held_penalty(page, "W")
+    await page.goto(f"http://127.0.0.1:{service.port}/scoresheet")  # the held request is dropped with the page
+    try:
+        await page.wait_for_function("document.getElementById('action-msg').textContent.includes('罚分：没有记录')",
+                                     timeout=8000)
+        assert not _done(service, "referee.penalty") and await page.is_hidden("[data-testid=unanswered]")
+    finally:
+        gate.set()
 
 
 # ---- back after minutes away ----------------------------------------------------------------------
+
+async def _ruled_and_undone(svc: TableService, times: int) -> None:
+    """迟到 ruled against E and undone, `times` over (2 x `times` events), taken as POST /api/referee/penalty and
+    /api/referee/undo take them (the same bodies, by the referee from loopback) without an HTTP round trip
+    each: hundreds of them were half of their tests' time."""
+    for i in range(times):
+        for type, body in (("referee.penalty", web_app.PenaltyIn(seat="E", code="late_5")),
+                           ("referee.undo", web_app.UndoIn(reason=f"试 {i}"))):
+            svc.controller.referee_action(type, body.model_dump(exclude_none=True), by="referee", client="127.0.0.1")
+        await asyncio.sleep(0)  # the service's sockets send as the events come, as between requests
+
+
 
 async def _shown(page: Any, main: str) -> str:
     """What the page shows in `main`, less what moves with the clock (timers' seconds)."""
@@ -371,22 +397,25 @@ async def test_a_page_back_after_a_long_drop_shows_what_a_fresh_page_shows(
         service: TableService, browser: Any, wifi: Wifi, quick_health: float, where: str, extra: int) -> None:
     """Back after a long drop (a hand played, rulings, undos; `extra` more events: beyond 500 the service
     sends one snapshot), each referee page shows what a page opened afresh shows (less the clocks)."""
-    page = await _open(browser, service, wifi.port, where, token=REFEREE)
+    page = await browser.new_page()
+    await page.clock.install()  # its silence watchdog stepped past, not sat out
+    await open_page(browser, service, where, token=REFEREE, page=page, port=wifi.port)
     wifi.freeze()
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
         await _populate(service, http)
         ref = _auth(REFEREE)
-        for i in range(extra // 2):
-            r = await http.post("/api/referee/penalty", json={"seat": "E", "code": "late_5"}, headers=ref)
-            assert r.status_code == 200
-            assert (await http.post("/api/referee/undo", json={"reason": f"试 {i}"}, headers=ref)).status_code == 200
+        await _ruled_and_undone(service, extra // 2)
         r = await http.post("/api/referee/penalty", json={"seat": "W", "code": "late_5"}, headers=ref)
         assert r.status_code == 200
     # the page has noticed the silence (three health intervals) and is waiting on a new socket, as after
-    # minutes away: waited for, not slept out (the 520 events alone outlast it)
+    # minutes away: its clock stepped past the watchdog's wait (nothing was heard since the freeze), not
+    # sat out (2-2.5 s a test; the 520 events alone outlasted it)
+    await page.clock.run_for(_silent_wait_ms(quick_health))
     await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
     wifi.thaw()
-    await page.wait_for_function(f"window.__lastSeq === {service.controller.state.seq}", timeout=15000)
+    # at least (not exactly) the log's head: the table's own count of its tiles after the hand can land
+    # just after it is read (the wait for the watchdog used to outlast it)
+    await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=15000)
     await page.wait_for_function("document.body.dataset.connected === '1'", timeout=5000)
     fresh = await _open(browser, service, service.port, where, token=REFEREE)
     main = "#page-" + {"/": "table", "/penalties": "penalties", "/scoresheet": "scoresheet", "/win": "win"}[where]
@@ -399,16 +428,14 @@ async def test_a_catch_up_of_hundreds_of_missed_events_draws_the_page_once(
     """Back after a drop, the page is sent every missed event (up to 500), only the last with the state.
     Before, it drew the whole page again for each, the old state each time: 470 missed events, 470
     redraws (at a tablet's speed, Chromium slowed 6 times: 1.6 to 4.1 s to catch up; now 0.5 to 0.8)."""
-    page = await _open(browser, service, wifi.port, "/", token=REFEREE)
+    page = await browser.new_page()
+    await page.clock.install()  # its silence watchdog stepped past, not sat out
+    await open_page(browser, service, "/", token=REFEREE, page=page, port=wifi.port)
     await page.evaluate("""() => { window.__draws = 0;
         new MutationObserver(() => window.__draws++).observe(document.getElementById('log'), {childList: true}); }""")
     wifi.freeze()
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        for i in range(235):
-            assert (await http.post("/api/referee/penalty", json={"seat": "E", "code": "late_5"},
-                                    headers=_auth(REFEREE))).status_code == 200
-            r = await http.post("/api/referee/undo", json={"reason": f"试 {i}"}, headers=_auth(REFEREE))
-            assert r.status_code == 200
+    await _ruled_and_undone(service, 235)
+    await page.clock.run_for(_silent_wait_ms(quick_health))  # nothing heard since the freeze
     await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
     drawn = await page.evaluate("window.__draws")
     wifi.thaw()
@@ -422,21 +449,37 @@ async def test_a_page_on_a_link_with_seconds_of_latency_connects_and_stays(servi
     """2.5 s each way (a crowded hall): the referee's socket needs two round trips (the opening, then the
     credential and the snapshot), 10 s before its first message. The silence watchdog must not take
     that for a dead link and start again for ever: it waits longer after each drop for silence, and
-    once the messages come (late, but every 2 s) it leaves the socket alone."""
+    once the messages come (late, but every 2 s) it leaves the socket alone. And the service waited
+    5 s for the credential after it accepted the socket, exactly the round trip of such a link: the
+    socket was closed 凭证缺失 (4401) and the page fell back to the public view, logged out. The test
+    slept 10 s and looked just as that first message came, so it never saw it; it now reads the
+    referee socket's own messages."""
     slow = await Wifi(service.port, delay=2.5).start()
     try:
         page = await browser.new_page()
         sockets: list[str] = []
-        page.on("websocket", lambda ws: sockets.append(ws.url))
+        said: list[dict[str, Any]] = []  # what the referee sockets were sent
+
+        def opening(ws: Any) -> None:
+            sockets.append(ws.url)
+            if "/ws/referee" in ws.url:
+                ws.on("framereceived", lambda frame: said.append(json.loads(frame)))
+
+        page.on("websocket", opening)
         await page.goto(f"http://127.0.0.1:{slow.port}/penalties", timeout=30000)
         await page.fill("#token", REFEREE)
         await page.click("#login button[type=submit]")
         await page.wait_for_function("document.body.dataset.role === 'referee'", timeout=30000)
+        await _until(lambda: bool(said), 30)  # two round trips after the socket was opened
+        assert said[0]["type"] == "snapshot", said[0]
         await page.wait_for_function("document.body.dataset.connected === '1' && window.__lastSeq >= "
                                      f"{service.controller.state.seq}", timeout=45000)
         opened = len(sockets)
-        await asyncio.sleep(10)
-        assert await page.evaluate("document.body.dataset.connected") == "1"
+        # and it stays: the health that follows the snapshot, then two more a health interval apart, late
+        # but regular (a watchdog that took them for silence drops the socket 7 s after it opened)
+        await _until(lambda: sum(m["type"] == "health" for m in said) >= 3, 20)
+        assert await page.evaluate("[document.body.dataset.connected, document.body.dataset.role]") == ["1", "referee"]
         assert len(sockets) == opened and opened <= 4, sockets
+        assert [m["type"] for m in said if m["type"] not in ("health", "event")] == ["snapshot"], said
     finally:
         await slow.close()
