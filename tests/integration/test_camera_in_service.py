@@ -277,9 +277,9 @@ async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) ->
     records the discards, flowers and melds, in the order laid; the demo rules on unsure tiles."""
     config = parse_config({
         "table": {"link": "sim://", "sim_speed": 100.0, "sim_seed": 2},
-        # a read each frame of the demo's camera (4 a second), not each second one: a play is recorded
-        # after three frames that see it
-        "camera": {"period_s": 0.25},
+        # a read every 0.1 s, the demo's camera sending a frame for each (service.demo_camera_fps: 10 a
+        # second): a play is recorded after three frames that see it
+        "camera": {"period_s": 0.1},
         "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         "demo": {"autoplay": True, "turn_seconds": 0.0, "hand_seconds": 1.0, "camera": "xmahjongg-dorothys"},
     }, source="test")
@@ -317,6 +317,23 @@ async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) ->
         start = next(e for e in events if e.type == "operator.hand_start")
         before = [e for e in events if e.seq < start.seq and e.source != "camera"][-1]  # the first dealer's dice
         assert start.at - before.at < FELT_CLEAR_S / 2, (before, start.at - before.at)
+    finally:
+        await service.stop()
+
+
+async def test_the_demo_camera_sends_a_frame_for_each_read(tmp_path: Path) -> None:
+    """The demo's camera sent 4 frames a second whatever `[camera] period_s` said: a service reading every
+    0.1 s waited for each frame, and each play laid took 1.1 s to be recorded instead of 0.6 s."""
+    from table_controller.service import demo_camera_fps
+
+    assert [demo_camera_fps(p) for p in (0.05, 0.1, 0.2, 0.25, 0.5, 2.0)] == [10.0, 10.0, 5.0, 4.0, 4.0, 4.0]
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 100.0}, "camera": {"period_s": 0.1},
+                           "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
+                           "demo": {"autoplay": True, "camera": "xmahjongg-dorothys"}}, source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        assert service._virtual_camera is not None and service._virtual_camera.fps == 10.0
     finally:
         await service.stop()
 
