@@ -47,7 +47,7 @@ async def _watching(tmp_path: Path, source: Callable[[], Any], fps: float = 10, 
         config = parse_config({
             "table": {"link": "sim://", "sim_speed": 100.0},
             "rules": {"ruleset": ruleset},
-            "camera": {"source": cam.url, "period_s": 0.2, **camera},
+            "camera": {"source": cam.url, "period_s": 0.1, **camera},
             "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         }, source="test")
         service = TableService(config, tmp_path)
@@ -74,7 +74,7 @@ async def _felt_table(tmp_path: Path, seed: int, ruleset: str = "mcr", dealer_po
     from tablesim.felt import FeltCamera
 
     felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=seed)
-    async with _watching(tmp_path, felt.frame, fps=4, ruleset=ruleset, period_s=0.3) as (_, ctl, _):
+    async with _watching(tmp_path, felt.frame, ruleset=ruleset, period_s=0.1) as (_, ctl, _):
         ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset,
                                                        "dealer_position": dealer_position, "prevalent_wind": "E"})
         while ctl.state.hand["deal"] is None:  # the break first: no play is taken before it
@@ -210,7 +210,7 @@ async def test_the_camera_keeps_the_play_record_of_a_live_hand(tmp_path: Path, f
     with VirtualCamera(laid, fps=10) as cam:
         config = parse_config({
             "table": {"link": "sim://", "sim_speed": 100.0},
-            "camera": {"source": cam.url, "period_s": 0.2},
+            "camera": {"source": cam.url, "period_s": 0.1},
             "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         }, source="test")
         service = TableService(config, tmp_path)
@@ -490,7 +490,7 @@ async def test_a_knocked_camera_is_put_right_or_shown_on_the_display(tmp_path: P
         felt.lay("discard", seat, tile)
     square = np.float64([[[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]]])
     corners = [[float(x), float(y)] for x, y in cv2.perspectiveTransform(square, felt.scene().plane_to_image)[0]]
-    async with _watching(tmp_path, felt.frame, fps=4, period_s=0.2, corners=corners,
+    async with _watching(tmp_path, felt.frame, period_s=0.1, corners=corners,
                          corners_size=[1280, 960]) as (service, ctl, _):
         logged = lambda t: [e for e in ctl.store.since(0) if e.type == t]  # noqa: E731
         await _until(lambda: len(logged("camera.tile_appeared")) == 4, 60, "the four discards")
