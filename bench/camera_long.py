@@ -197,7 +197,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     break
                 back_s.append(time.monotonic() - t)
                 survived += 1
-            await asyncio.sleep(3)  # closed sockets go
+            if args.reconnects:
+                await asyncio.sleep(3)  # closed sockets go (none closed without reconnects: the faults start at once)
             after = sample("after reconnects")
 
             faults: dict[str, Any] = {}
