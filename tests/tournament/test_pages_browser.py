@@ -17,7 +17,8 @@ from table_controller.scoresheet import compute
 from table_controller.service import TableService
 from table_controller.tournament.web import HubService
 
-pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+# quick_standings: each test waits on the hub's page following its tables
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("quick_standings")]
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -16,6 +16,7 @@ from typing import Any
 
 import aiomqtt
 import httpx
+import pytest
 from tournament_helpers import Broker, Wire, until
 
 from table_controller.config import parse_config
@@ -25,6 +26,8 @@ from table_controller.service import TableService
 from table_controller.tournament.web import HubService
 
 TOURNAMENT = "cup"
+
+pytestmark = pytest.mark.usefixtures("quick_standings")  # each test waits on the hub following its tables
 WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
             "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
             "win_tile": "2p", "win": "discard", "discarder": "E"}
