@@ -170,11 +170,8 @@ async def _tab(chromium: Any, size: str) -> AsyncIterator[Any]:
 
 
 async def _measure(page: Any) -> dict[str, Any]:
-    # opened, then two frames drawn (the layout done; nothing on these pages waits on a details' toggle)
-    await page.evaluate("""() => new Promise((done) => {
-      document.querySelectorAll('details').forEach((d) => { d.open = true; });
-      requestAnimationFrame(() => requestAnimationFrame(done));
-    })""")
+    await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    await page.wait_for_timeout(150)
     return await page.evaluate(MEASURE.replace("OPTS.finger", str(FINGER)))
 
 
