@@ -191,13 +191,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 if not await until(lambda: code() == "unplugged", 60):
                     break
                 unplug_s.append(time.monotonic() - t)
-                service._virtual_camera = VirtualCamera(service.felt.frame, port=port, fps=4).start()
+                # served at the rate the demo set (service.demo_camera_fps)
+                service._virtual_camera = VirtualCamera(service.felt.frame, port=port, fps=cam.fps).start()
                 t = time.monotonic()
                 if not await until(ok, 60):
                     break
                 back_s.append(time.monotonic() - t)
                 survived += 1
-            await asyncio.sleep(3)  # closed sockets go
+            if args.reconnects:
+                await asyncio.sleep(3)  # closed sockets go (none closed without reconnects: the faults start at once)
             after = sample("after reconnects")
 
             faults: dict[str, Any] = {}

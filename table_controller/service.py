@@ -24,6 +24,15 @@ SIM_URL = "sim://"
 #: In the data directory: what the camera learnt from the referee's rulings, for a table without
 #: an enrollment file (`[camera] enrollment`).
 LEARNED_TILES = "camera-learned.npz"
+#: The demo camera's most frames a second (`demo_camera_fps`).
+DEMO_CAMERA_MAX_FPS = 10.0
+
+
+def demo_camera_fps(period_s: float) -> float:
+    """The demo camera's frames a second: a frame for each read of the service (`[camera] period_s`), so a
+    read never waits for the next frame, 4 at least (the felt stays live between slow reads) and at most
+    `DEMO_CAMERA_MAX_FPS` (each frame is rendered: ~70 ms of a core)."""
+    return min(DEMO_CAMERA_MAX_FPS, max(4.0, 1.0 / period_s))
 
 
 @dataclass
@@ -138,7 +147,8 @@ class TableService:
         from vision.tileart import load_style
 
         self.felt = FeltCamera(load_style(self.config.demo.camera), seed=self.config.table.sim_seed)
-        self._virtual_camera = VirtualCamera(self.felt.frame, fps=4).start()
+        fps = demo_camera_fps(self.config.camera.period_s)
+        self._virtual_camera = VirtualCamera(self.felt.frame, fps=fps).start()
         log.info("demo camera", extra={"url": self._virtual_camera.url, "style": self.config.demo.camera})
         return str(self._virtual_camera.url)
 

@@ -209,10 +209,12 @@ async def test_a_firmware_that_ignores_an_unknown_command_is_told_which_refusal_
 async def test_a_connect_that_fails_says_what_the_link_heard(mode: str, said: str) -> None:
     """A firmware whose frames all fail (bad CRCs, or every frame numbered 0) got the same words as
     no cable at all: "no table answered … within 3 s". The error now says what the link heard."""
-    from drivers.table import TableError, open_table
+    from drivers.table import IDENTIFY_TIMEOUT, TableError, open_table
 
+    # under the handshake's own 3 s, as before; the firmware answers at once (it is up when its path is printed)
+    assert IDENTIFY_TIMEOUT > 1.5
     with _buggy_firmware(mode) as path, pytest.raises(TableError) as err:
-        await open_table(path, reconnect=False, connect_timeout=3.0)
+        await open_table(path, reconnect=False, connect_timeout=1.5)
     assert "no table answered" in str(err.value) and said in str(err.value), str(err.value)
 
 
@@ -232,14 +234,17 @@ async def test_a_connect_to_a_silent_port_says_nothing_came_back() -> None:
     ("wrong_seq", "frames out of sequence: protocol.md §3, SEQ"),
     ("bad_crc", "frames with a bad CRC: protocol.md §2"),
 ])
-async def test_a_connect_whose_handshake_gives_up_first_says_what_the_link_heard(mode: str, said: str) -> None:
+async def test_a_connect_whose_handshake_gives_up_first_says_what_the_link_heard(
+        mode: str, said: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """With more time than the handshake's own 3 s (`tablectl probe` and `check` give 5), the
     handshake gave up first and the error said only "cannot reach the table at …: no_identity".
     It now says which step went unanswered and what the link heard, as a connect timeout does."""
+    from drivers import table
     from drivers.table import TableError, open_table
 
+    monkeypatch.setattr(table, "IDENTIFY_TIMEOUT", 1.0)  # the handshake's 3 s as 1 s, the connect's 6 s as 2 s
     with _buggy_firmware(mode) as path, pytest.raises(TableError) as err:
-        await open_table(path, reconnect=False, connect_timeout=6.0)
+        await open_table(path, reconnect=False, connect_timeout=2.0)
     text = str(err.value)
     assert err.value.code == "no_identity" and text.startswith(f"cannot reach the table at {path}: no "), text
     assert said in text and "good frames, but no handshake: protocol.md §5" in text, text

@@ -47,7 +47,7 @@ async def _watching(tmp_path: Path, source: Callable[[], Any], fps: float = 10, 
         config = parse_config({
             "table": {"link": "sim://", "sim_speed": 100.0},
             "rules": {"ruleset": ruleset},
-            "camera": {"source": cam.url, "period_s": 0.2, **camera},
+            "camera": {"source": cam.url, "period_s": 0.1, **camera},
             "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         }, source="test")
         service = TableService(config, tmp_path)
@@ -74,7 +74,7 @@ async def _felt_table(tmp_path: Path, seed: int, ruleset: str = "mcr", dealer_po
     from tablesim.felt import FeltCamera
 
     felt = FeltCamera(load_style("xmahjongg-dorothys"), seed=seed)
-    async with _watching(tmp_path, felt.frame, fps=4, ruleset=ruleset, period_s=0.3) as (_, ctl, _):
+    async with _watching(tmp_path, felt.frame, ruleset=ruleset, period_s=0.1) as (_, ctl, _):
         ctl.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": ruleset,
                                                        "dealer_position": dealer_position, "prevalent_wind": "E"})
         while ctl.state.hand["deal"] is None:  # the break first: no play is taken before it
@@ -210,7 +210,7 @@ async def test_the_camera_keeps_the_play_record_of_a_live_hand(tmp_path: Path, f
     with VirtualCamera(laid, fps=10) as cam:
         config = parse_config({
             "table": {"link": "sim://", "sim_speed": 100.0},
-            "camera": {"source": cam.url, "period_s": 0.2},
+            "camera": {"source": cam.url, "period_s": 0.1},
             "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         }, source="test")
         service = TableService(config, tmp_path)
@@ -277,9 +277,9 @@ async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) ->
     records the discards, flowers and melds, in the order laid; the demo rules on unsure tiles."""
     config = parse_config({
         "table": {"link": "sim://", "sim_speed": 100.0, "sim_seed": 2},
-        # a read each frame of the demo's camera (4 a second), not each second one: a play is recorded
-        # after three frames that see it
-        "camera": {"period_s": 0.25},
+        # a read every 0.1 s, the demo's camera sending a frame for each (service.demo_camera_fps: 10 a
+        # second): a play is recorded after three frames that see it
+        "camera": {"period_s": 0.1},
         "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
         "demo": {"autoplay": True, "turn_seconds": 0.0, "hand_seconds": 1.0, "camera": "xmahjongg-dorothys"},
     }, source="test")
@@ -317,6 +317,23 @@ async def test_demo_with_a_camera_the_camera_keeps_the_record(tmp_path: Path) ->
         start = next(e for e in events if e.type == "operator.hand_start")
         before = [e for e in events if e.seq < start.seq and e.source != "camera"][-1]  # the first dealer's dice
         assert start.at - before.at < FELT_CLEAR_S / 2, (before, start.at - before.at)
+    finally:
+        await service.stop()
+
+
+async def test_the_demo_camera_sends_a_frame_for_each_read(tmp_path: Path) -> None:
+    """The demo's camera sent 4 frames a second whatever `[camera] period_s` said: a service reading every
+    0.1 s waited for each frame, and each play laid took 1.1 s to be recorded instead of 0.6 s."""
+    from table_controller.service import demo_camera_fps
+
+    assert [demo_camera_fps(p) for p in (0.05, 0.1, 0.2, 0.25, 0.5, 2.0)] == [10.0, 10.0, 5.0, 4.0, 4.0, 4.0]
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 100.0}, "camera": {"period_s": 0.1},
+                           "display": {"port": 0, "operator_token": OPERATOR, "referee_token": "ref-cam"},
+                           "demo": {"autoplay": True, "camera": "xmahjongg-dorothys"}}, source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        assert service._virtual_camera is not None and service._virtual_camera.fps == 10.0
     finally:
         await service.stop()
 
@@ -473,7 +490,7 @@ async def test_a_knocked_camera_is_put_right_or_shown_on_the_display(tmp_path: P
         felt.lay("discard", seat, tile)
     square = np.float64([[[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]]])
     corners = [[float(x), float(y)] for x, y in cv2.perspectiveTransform(square, felt.scene().plane_to_image)[0]]
-    async with _watching(tmp_path, felt.frame, fps=4, period_s=0.2, corners=corners,
+    async with _watching(tmp_path, felt.frame, period_s=0.1, corners=corners,
                          corners_size=[1280, 960]) as (service, ctl, _):
         logged = lambda t: [e for e in ctl.store.since(0) if e.type == t]  # noqa: E731
         await _until(lambda: len(logged("camera.tile_appeared")) == 4, 60, "the four discards")

@@ -44,3 +44,13 @@ async def wire(broker: Broker) -> AsyncIterator[Wire]:
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+@pytest.fixture
+def quick_standings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables in this process send their standing at most every 0.1 s (`publisher.POLL_S`, 0.5 s in
+    service): a test that waits for the hub to show each change waited up to 0.5 s for each; what is sent is
+    the same."""
+    import table_controller.tournament.publisher as publisher
+
+    monkeypatch.setattr(publisher, "POLL_S", 0.1)

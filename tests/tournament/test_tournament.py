@@ -16,6 +16,7 @@ from typing import Any
 
 import aiomqtt
 import httpx
+import pytest
 from tournament_helpers import Broker, Wire, until
 
 from table_controller.config import parse_config
@@ -25,6 +26,8 @@ from table_controller.service import TableService
 from table_controller.tournament.web import HubService
 
 TOURNAMENT = "cup"
+
+pytestmark = pytest.mark.usefixtures("quick_standings")  # each test waits on the hub following its tables
 WIN_HAND = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
             "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
             "win_tile": "2p", "win": "discard", "discarder": "E"}
@@ -55,6 +58,15 @@ async def _hub(tmp: Path, broker: Broker) -> HubService:
     await hub.start()
     await until(lambda: hub.hub.connected, 5, "the hub to connect")
     return hub
+
+
+def _ask_again_soon(monkeypatch: Any) -> None:
+    """The hub looks for gaps every 0.2 s and asks after 0.5 s without progress (1 s and 2 s in service: a
+    replay waited ~3 s); what it asks and what fills the gap are the same."""
+    import table_controller.tournament.hub as hub_module
+
+    monkeypatch.setattr(hub_module, "REPAIR_S", 0.2)
+    monkeypatch.setattr(hub_module, "GAP_GRACE_S", 0.5)
 
 
 def _penalty(service: TableService, seat: str, victim: str, amount: int = 15) -> None:
@@ -156,7 +168,9 @@ async def test_the_hubs_page_is_told_of_each_change_at_once(tmp_path: Path, brok
         await hub.stop()
 
 
-async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker: Broker, caplog: Any) -> None:
+async def test_broker_outage_loses_and_duplicates_nothing(tmp_path: Path, broker: Broker, caplog: Any,
+                                                          monkeypatch: Any) -> None:
+    _ask_again_soon(monkeypatch)
     caplog.set_level(logging.WARNING, logger="mqtt")  # aiomqtt's own logger
     hub = await _hub(tmp_path, broker)
     table = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"])
@@ -400,10 +414,11 @@ def _new_round(service: TableService, number: int, names: list[str]) -> None:
 
 
 async def test_standings_add_up_every_round_and_a_late_hub_still_gets_the_closed_ones(
-        tmp_path: Path, broker: Broker) -> None:
+        tmp_path: Path, broker: Broker, monkeypatch: Any) -> None:
     """Two tables play round 1, then round 2 with the players re-seated. The hub starts only after
     round 2 began: it asks the tables for their logs again and receives each closed round's final
     standing and records with them. A player's 标准分 and points are the sum over the rounds."""
+    _ask_again_soon(monkeypatch)
     t1 = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"], seed=1)
     t2 = await _table(tmp_path, broker.url, "t2", ["戊", "己", "庚", "辛"], seed=2)
     hub = None

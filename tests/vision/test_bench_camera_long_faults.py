@@ -29,5 +29,8 @@ def test_garbage_frames_settle_on_undecodable_at_once() -> None:
     garbage = json.loads(last.removeprefix("JSON "))["faults"]["garbage"]
     assert garbage["statuses"] == ["undecodable"], garbage  # straight from ok, and it settles there
     assert garbage["seen_s"] is not None and garbage["back_s"] is not None
+    # the fault began as the soak (1.2 s) ended and lasted its 8 s: no wait for the sockets of reconnects
+    # none made (3 s: the fault sampled at 12.2 s)
+    assert garbage["row"]["t"] < 1.2 + 8 + 1.5, garbage["row"]
     line = next(x for x in done.stdout.splitlines() if x.startswith("fault garbage:"))
     assert "undecodable (the first after" in line

@@ -54,7 +54,9 @@ async def test_a_table_link_that_drops_is_named_as_the_guide_names_it(service: T
     page = await _open(browser, service, "/", token=REFEREE)
     assert await page.inner_text("[data-testid=link]") == "已连接"
     assert service.sim is not None
-    service.sim.unplug(duration=8.0)
+    # the link is down once 3.5 s pass without a heartbeat (drivers.link.SILENCE_TIMEOUT; one comes each
+    # second): 2.5-3.5 s after the pull; plugged back at 6 s, the badge shows it down for 2.5 s at least
+    service.sim.unplug(duration=6.0)
     await page.wait_for_function("document.querySelector('[data-testid=link]').classList.contains('down')",
                                  timeout=10000)
     said = await page.inner_text("[data-testid=link]")
