@@ -160,7 +160,8 @@ def _deadline_protocol(per_address: int | None = None) -> type:
             self._peer = str((transport.get_extra_info("peername") or ("?",))[0])
             open_by_client[self._peer] = open_by_client.get(self._peer, 0) + 1
             self._head_deadline = self.loop.call_later(FIRST_REQUEST_S, self._no_request_head)
-            if open_by_client[self._peer] > (MAX_PER_CLIENT if per_address is None else per_address):  # one machine holding hundreds: not a page
+            most = MAX_PER_CLIENT if per_address is None else per_address
+            if open_by_client[self._peer] > most:  # one machine holding hundreds: not a page
                 transport.close()
 
         def _no_request_head(self) -> None:
