@@ -55,3 +55,38 @@ async def test_an_idle_display_server_does_not_wake_the_loop_ten_times_a_second(
         await stop_tasks([served.task], served)
         stopped = time.perf_counter() - t0
     assert served.task.done() and stopped < 0.5  # a stop is seen at once, not at the next tick
+
+
+async def _refused(port: int) -> bool:
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return True
+    writer.close()
+    return False
+
+
+async def test_a_stop_closes_the_port_with_or_without_connections_open() -> None:
+    """With none open the stop skips uvicorn's 0.1 s for connections to hear it (serve.py `shutdown`); with a
+    kept-alive connection open it is uvicorn's own: the connection is closed too, the port either way."""
+    app = FastAPI()
+
+    @app.get("/")
+    def root() -> dict[str, bool]:
+        return {"ok": True}
+
+    alone = await serve(app, "127.0.0.1", 0, name="http", what="the test's server")
+    await stop_tasks([alone.task], alone)
+    assert alone.task.done() and alone.task.exception() is None and await _refused(alone.port)
+
+    held = await serve(app, "127.0.0.1", 0, name="http", what="the test's server")
+    reader, writer = await asyncio.open_connection("127.0.0.1", held.port)
+    writer.write(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+    await writer.drain()
+    assert b"200 OK" in await reader.readuntil(b"\r\n\r\n")
+    assert held.server.server_state.connections  # kept alive after its answer
+    await stop_tasks([held.task], held)
+    assert held.task.done() and await _refused(held.port)
+    await reader.read(65536)  # the answer's body, then the close the server sent
+    assert reader.at_eof()
+    writer.close()
