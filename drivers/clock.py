@@ -20,19 +20,45 @@ class IOLedger:
     flight inside the kernel (a pty's buffer work, a loopback socket, a reader thread), a
     `VirtualClock` in auto mode does not jump: otherwise, on a loaded machine, virtual time
     could run past a timeout before a reply that was already sent arrives.
+
+    Bytes toward a port the host opens by path (a pty) are counted under that `port`: the host's
+    open flushes the port's input (pyserial) and nobody reads them while the host has it closed.
+    Counted as in flight, those bytes held every virtual-clock jump for `HOLD_LIMIT` real seconds
+    (a simulator's boot RESET written before the host opened: each test on a pty waited 0.25 s).
     """
 
     def __init__(self) -> None:
         self._balance = 0
         self._lock = threading.Lock()
+        self._ports: dict[str, int] = {}  # the open ports' own bytes toward the host, in `_balance` too
 
-    def wrote(self, n: int) -> None:
+    def wrote(self, n: int, port: str | None = None) -> None:
         with self._lock:
+            if port is not None:
+                if port not in self._ports:
+                    return  # the host has not this port open: nobody in this process will read them
+                self._ports[port] += n
             self._balance += n
 
-    def read(self, n: int) -> None:
+    def read(self, n: int, port: str | None = None) -> None:
         with self._lock:
+            if port is not None:
+                if port not in self._ports:
+                    return
+                n = min(n, self._ports[port])
+                self._ports[port] -= n
             self._balance = max(0, self._balance - n)
+
+    def opened(self, port: str) -> None:
+        """The host opened `port` (its input flushed): bytes toward it count from now."""
+        with self._lock:
+            self._balance = max(0, self._balance - self._ports.get(port, 0))
+            self._ports[port] = 0
+
+    def closed(self, port: str) -> None:
+        """The host closed `port`: what was on its way to it will never be read here."""
+        with self._lock:
+            self._balance = max(0, self._balance - self._ports.pop(port, 0))
 
     @property
     def in_flight(self) -> int:
@@ -42,6 +68,7 @@ class IOLedger:
         """Bytes that will never be read (flushed, or written to a far end outside this process)."""
         with self._lock:
             self._balance = 0
+            self._ports = dict.fromkeys(self._ports, 0)
 
 
 #: The process's ledger; in-process transports and simulator ports report to it.

@@ -61,6 +61,12 @@ class FdTransport(_QueueReader):
         self._ser = ser
         self._fd: int = ser.fileno()
         os.set_blocking(self._fd, False)
+        # a port opened by path (a pty): what was written toward it before this open was flushed by it
+        self._port = self._to_table = None
+        if "://" not in url:
+            self._port = os.path.realpath(url)
+            self._to_table = f"{self._port}>table"  # counted only if this process holds the table's end
+            LEDGER.opened(self._port)
         self._discard_stale_input()
         self._loop = asyncio.get_running_loop()
         self._wbuf = bytearray()
@@ -76,7 +82,7 @@ class FdTransport(_QueueReader):
                 return
             if not data:
                 return
-            LEDGER.read(len(data))
+            LEDGER.read(len(data), self._port)
 
     def _fail(self, why: str) -> None:
         if self._closed:
@@ -86,6 +92,8 @@ class FdTransport(_QueueReader):
 
     def _detach(self) -> None:
         self._closed = True
+        if self._port is not None:
+            LEDGER.closed(self._port)
         self._loop.remove_reader(self._fd)
         self._loop.remove_writer(self._fd)
 
@@ -100,7 +108,7 @@ class FdTransport(_QueueReader):
         if not data:
             self._fail("closed by the other side")
             return
-        LEDGER.read(len(data))
+        LEDGER.read(len(data), self._port)
         self._q.put_nowait(data)
 
     def write(self, data: bytes) -> None:
@@ -116,7 +124,7 @@ class FdTransport(_QueueReader):
         except OSError as exc:
             self._fail(f"write failed ({errno.errorcode.get(exc.errno or 0, exc.errno)})")
             return
-        LEDGER.wrote(n)
+        LEDGER.wrote(n, self._to_table)
         if n < len(data):
             self._wbuf += data[n:]
             self._loop.add_writer(self._fd, self._on_writable)
@@ -129,7 +137,7 @@ class FdTransport(_QueueReader):
         except OSError as exc:
             self._fail(f"write failed ({errno.errorcode.get(exc.errno or 0, exc.errno)})")
             return
-        LEDGER.wrote(n)
+        LEDGER.wrote(n, self._to_table)
         del self._wbuf[:n]
         if not self._wbuf:
             self._loop.remove_writer(self._fd)

@@ -26,6 +26,9 @@ class PtyPort:
         tty.setraw(self._slave)
         os.set_blocking(self.master, False)
         self.path = os.ttyname(self._slave)
+        self._key = os.path.realpath(self.path)  # the ledger counts our output only while the host has it open
+        self._from_host = f"{self._key}>table"  # and the host's output only while this end is open
+        LEDGER.opened(self._from_host)
         self._on_data = on_data
         self._wbuf = bytearray()
         self.overruns = 0
@@ -40,7 +43,7 @@ class PtyPort:
         except OSError:
             return
         if data:
-            LEDGER.read(len(data))
+            LEDGER.read(len(data), self._from_host)
             self._on_data(data)
 
     def write(self, data: bytes) -> None:
@@ -58,7 +61,7 @@ class PtyPort:
             n = 0
         except OSError:
             return
-        LEDGER.wrote(n)
+        LEDGER.wrote(n, self._key)
         if n < len(data):
             self._wbuf += data[n:]
             self._loop.add_writer(self.master, self._writable)
@@ -71,7 +74,7 @@ class PtyPort:
         except OSError:
             self._wbuf.clear()
             n = 0
-        LEDGER.wrote(n)
+        LEDGER.wrote(n, self._key)
         del self._wbuf[:n]
         if not self._wbuf:
             self._loop.remove_writer(self.master)
@@ -85,12 +88,13 @@ class PtyPort:
                 return
             if not data:
                 return
-            LEDGER.read(len(data))
+            LEDGER.read(len(data), self._from_host)
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
+        LEDGER.closed(self._from_host)
         self._loop.remove_reader(self.master)
         self._loop.remove_writer(self.master)
         os.close(self.master)

@@ -287,3 +287,24 @@ async def test_events_a_firmware_sends_out_of_order_all_arrive_in_order(table: T
     events = [ev for ev in drain(table) if ev.seq]
     assert [(ev.type, ev.seq) for ev in events] == [("button", first), ("dice", first + 1)], events
     assert got.fields["dice"] == [2, 6] and table.last_event == sim.last_event and table.missed_events == 0
+
+
+async def test_bytes_toward_a_closed_or_flushed_pty_do_not_hold_the_virtual_clock(sim: SimTable, pty_path: str,
+                                                                                vclock: VirtualClock) -> None:
+    """The ledger counted the simulator's bytes toward the host's pty as in flight even when no one would read
+    them: its boot RESETs (flushed by the host's open) and its heartbeats after the host closed. Each virtual
+    jump then waited `HOLD_LIMIT` real seconds (0.25) for them: 0.25 s in every test on a pty."""
+    import time
+
+    from drivers.clock import HOLD_LIMIT, LEDGER
+    from drivers.table import open_table
+
+    await vclock.sleep(1.2)  # the table's boot RESETs (every 500 ms, §5.1) go into the pty before the host opens
+    table = await open_table(pty_path, clock=vclock)
+    await table.close()
+    began = time.monotonic()
+    for _ in range(8):  # the table goes on with its heartbeats (1 s) into the closed port: a jump each
+        await vclock.sleep(1.0)
+    took = time.monotonic() - began
+    assert LEDGER.in_flight == 0
+    assert took < 4 * HOLD_LIMIT, f"8 virtual seconds took {took:.2f} s real (a hold of {HOLD_LIMIT} s each)"
