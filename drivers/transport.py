@@ -146,9 +146,28 @@ class FdTransport(_QueueReader):
         if not self._closed:
             self._detach()
         try:
-            self._ser.close()
+            _close_serial(self._ser)
         except OSError:
             pass
+
+
+def _close_serial(ser: Any) -> None:
+    """Close a pyserial port. pyserial's `socket://` close sleeps 0.3 s (`time.sleep`, "give the server some
+    time" for a quick reconnect): that stopped the whole event loop, every table and the display, at each
+    reconnect over TCP. The socket is closed here instead; the link's own back-off paces a reconnect."""
+    sock = getattr(ser, "_socket", None)
+    if sock is not None and getattr(ser, "is_open", False):
+        import socket
+
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # the other side is gone already
+        sock.close()
+        ser._socket = None
+        ser.is_open = False
+        return
+    ser.close()
 
 
 class ThreadTransport(_QueueReader):

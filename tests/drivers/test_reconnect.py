@@ -220,3 +220,39 @@ async def test_a_tables_reset_is_answered_by_one_reset_ack_on_a_pty(
         await table.close()
         await sim.close()
         await clock.close()
+
+
+async def test_closing_a_link_over_tcp_does_not_stop_the_event_loop(no_leaks: None) -> None:
+    """pyserial's socket:// close sleeps 0.3 s in `time.sleep`: every reconnect over TCP (a table on a network
+    bridge, the simulator) froze the service's one event loop, the other tables and the display with it."""
+    import asyncio
+    import time
+
+    from drivers.transport import open_transport
+
+    clock = VirtualClock(auto=True)
+    sim = SimTable(seed=5, clock=clock)
+    try:
+        transport = await open_transport(f"socket://127.0.0.1:{await sim.serve_tcp(0)}")
+        ticks: list[float] = []
+
+        async def tick() -> None:
+            while True:
+                ticks.append(time.monotonic())
+                await asyncio.sleep(0.01)
+
+        ticker = asyncio.create_task(tick())
+        await asyncio.sleep(0.05)
+        began = time.monotonic()
+        await transport.close()
+        took = time.monotonic() - began
+        await asyncio.sleep(0.05)
+        ticker.cancel()
+        await asyncio.gather(ticker, return_exceptions=True)
+        stall = max(b - a for a, b in zip(ticks, ticks[1:]))
+        assert took < 0.2 and stall < 0.25, (took, stall)  # pyserial's close alone: 0.3 s, the loop stopped
+        with pytest.raises(TableError):
+            transport.write(b"x")  # closed: a write says so
+    finally:
+        await sim.close()
+        await clock.close()
