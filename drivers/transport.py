@@ -62,7 +62,8 @@ class FdTransport(_QueueReader):
         self._fd: int = ser.fileno()
         os.set_blocking(self._fd, False)
         # a port opened by path (a pty): what was written toward it before this open was flushed by it
-        self._port = self._to_table = None
+        self._port: str | None = None
+        self._to_table: str | None = None
         if "://" not in url:
             self._port = os.path.realpath(url)
             self._to_table = f"{self._port}>table"  # counted only if this process holds the table's end
