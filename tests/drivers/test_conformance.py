@@ -66,31 +66,35 @@ async def test_a_firmware_that_never_naks_fails_the_nak_rules(sim: SimTable, mon
 
 
 def test_the_command_against_a_running_simulator_and_a_port_with_nothing_on_it(tmp_path: Path) -> None:
-    sim = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", "--tcp", "0", "--seed", "4"],
-                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert sim.stdout is not None
-        url = sim.stdout.readline().strip()
-        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", url, "--json",
-                              "--only", "reset,identify,event_replay,duplicate"], cwd=ROOT, capture_output=True,
-                             text=True, timeout=60)
-        body = json.loads(out.stdout)  # a fresh simulator on TCP resends its hello: a resend is not a replay
-        assert out.returncode == 0 and body["ok"] and body["passed"] == 4 and body["failed"] == [], body
-        text = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", url, "--only", "window"],
-                              cwd=ROOT, capture_output=True, text=True, timeout=60)
-        assert text.returncode == 0 and "[ 1/1] ✓ 通过  window" in text.stdout and "1/1 通过" in text.stdout
-    finally:
-        sim.terminate()
-        sim.wait(10)
-        for stream in (sim.stdout, sim.stderr):
-            if stream:
-                stream.close()
-    wrong = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", "loop://", "--only", "nonsense"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert wrong.returncode == 2 and "unknown check nonsense" in wrong.stderr
-    silent = subprocess.run([sys.executable, "-m", "table_controller.cli", "conform", "loop://"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert silent.returncode == 1 and "RESET_ACK" in silent.stderr
+    cli = [sys.executable, "-m", "table_controller.cli", "conform"]
+    # the two runs on loop:// share nothing with the simulator's: they run meanwhile (the silent one waits out
+    # RESET's four tries, 1 s), each in its own process, and are read at the end
+    with subprocess.Popen([*cli, "loop://", "--only", "nonsense"], cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as wrong, \
+            subprocess.Popen([*cli, "loop://"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) as silent:
+        sim = subprocess.Popen([sys.executable, "-m", "table_controller.cli", "sim", "--tcp", "0", "--seed", "4"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert sim.stdout is not None
+            url = sim.stdout.readline().strip()
+            out = subprocess.run([*cli, url, "--json", "--only", "reset,identify,event_replay,duplicate"], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=60)
+            body = json.loads(out.stdout)  # a fresh simulator on TCP resends its hello: a resend is not a replay
+            assert out.returncode == 0 and body["ok"] and body["passed"] == 4 and body["failed"] == [], body
+            text = subprocess.run([*cli, url, "--only", "window"], cwd=ROOT, capture_output=True, text=True,
+                                  timeout=60)
+            assert text.returncode == 0 and "[ 1/1] ✓ 通过  window" in text.stdout and "1/1 通过" in text.stdout
+        finally:
+            sim.terminate()
+            sim.wait(10)
+            for stream in (sim.stdout, sim.stderr):
+                if stream:
+                    stream.close()
+        _, wrong_err = wrong.communicate(timeout=60)
+        assert wrong.returncode == 2 and "unknown check nonsense" in wrong_err
+        _, silent_err = silent.communicate(timeout=60)
+        assert silent.returncode == 1 and "RESET_ACK" in silent_err
 
 
 async def test_a_firmware_that_keeps_the_cache_for_a_new_host_fails_new_host(
@@ -211,10 +215,11 @@ async def test_a_connect_that_fails_says_what_the_link_heard(mode: str, said: st
     no cable at all: "no table answered … within 3 s". The error now says what the link heard."""
     from drivers.table import IDENTIFY_TIMEOUT, TableError, open_table
 
-    # under the handshake's own 3 s, as before; the firmware answers at once (it is up when its path is printed)
-    assert IDENTIFY_TIMEOUT > 1.5
+    # under the handshake's own 3 s, as before; the firmware answers at once (it is up when its path is printed,
+    # and its wrong frames answer the first RESET and identify: milliseconds; 0.75 s leaves a loaded machine room)
+    assert IDENTIFY_TIMEOUT > 0.75
     with _buggy_firmware(mode) as path, pytest.raises(TableError) as err:
-        await open_table(path, reconnect=False, connect_timeout=1.5)
+        await open_table(path, reconnect=False, connect_timeout=0.75)
     assert "no table answered" in str(err.value) and said in str(err.value), str(err.value)
 
 
@@ -223,8 +228,8 @@ async def test_a_connect_to_a_silent_port_says_nothing_came_back() -> None:
 
     master, slave = os.openpty()  # a port with no table behind it
     try:
-        with pytest.raises(TableError, match=r"within 1 s \(nothing came back: the cable, the port"):
-            await open_table(os.ttyname(slave), reconnect=False, connect_timeout=1.0)
+        with pytest.raises(TableError, match=r"within 0.5 s \(nothing came back: the cable, the port"):
+            await open_table(os.ttyname(slave), reconnect=False, connect_timeout=0.5)
     finally:
         os.close(master)
         os.close(slave)
@@ -242,9 +247,9 @@ async def test_a_connect_whose_handshake_gives_up_first_says_what_the_link_heard
     from drivers import table
     from drivers.table import TableError, open_table
 
-    monkeypatch.setattr(table, "IDENTIFY_TIMEOUT", 1.0)  # the handshake's 3 s as 1 s, the connect's 6 s as 2 s
+    monkeypatch.setattr(table, "IDENTIFY_TIMEOUT", 0.5)  # the handshake's 3 s as 0.5 s, the connect's 6 s as 1 s
     with _buggy_firmware(mode) as path, pytest.raises(TableError) as err:
-        await open_table(path, reconnect=False, connect_timeout=2.0)
+        await open_table(path, reconnect=False, connect_timeout=1.0)
     text = str(err.value)
     assert err.value.code == "no_identity" and text.startswith(f"cannot reach the table at {path}: no "), text
     assert said in text and "good frames, but no handshake: protocol.md §5" in text, text
