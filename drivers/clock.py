@@ -21,44 +21,50 @@ class IOLedger:
     `VirtualClock` in auto mode does not jump: otherwise, on a loaded machine, virtual time
     could run past a timeout before a reply that was already sent arrives.
 
-    Bytes toward a port the host opens by path (a pty) are counted under that `port`: the host's
-    open flushes the port's input (pyserial) and nobody reads them while the host has it closed.
-    Counted as in flight, those bytes held every virtual-clock jump for `HOLD_LIMIT` real seconds
-    (a simulator's boot RESET written before the host opened: each test on a pty waited 0.25 s).
+    Bytes on a connection are counted under its name (`port`): a pty's path, a TCP connection's host-side
+    port, with `>table` for the host's direction. Bytes toward an end that is closed (`closed`) are not
+    counted and those on their way are dropped: a pty's input is flushed by the host's open (pyserial),
+    nobody reads it while the host has it closed, and a TCP connection the table refused or dropped
+    takes what the host wrote with it. Counted as in flight, such bytes held each virtual-clock jump
+    for `HOLD_LIMIT` real seconds (a simulator's boot RESET before the host opened: 0.25 s in each
+    test on a pty; a host's RESET into a refused connection: 0.25 s a reconnect over TCP).
     """
 
     def __init__(self) -> None:
         self._balance = 0
         self._lock = threading.Lock()
-        self._ports: dict[str, int] = {}  # the open ports' own bytes toward the host, in `_balance` too
+        self._ports: dict[str, int] = {}  # each named connection's bytes in flight, in `_balance` too
+        self._closed: set[str] = set()  # the ends that are closed: nothing written toward them counts
 
     def wrote(self, n: int, port: str | None = None) -> None:
         with self._lock:
             if port is not None:
-                if port not in self._ports:
-                    return  # the host has not this port open: nobody in this process will read them
-                self._ports[port] += n
+                if port in self._closed:
+                    return  # nobody in this process will read them
+                self._ports[port] = self._ports.get(port, 0) + n
             self._balance += n
 
     def read(self, n: int, port: str | None = None) -> None:
         with self._lock:
             if port is not None:
-                if port not in self._ports:
-                    return
-                n = min(n, self._ports[port])
-                self._ports[port] -= n
+                n = min(n, self._ports.get(port, 0))
+                if n:
+                    self._ports[port] -= n
             self._balance = max(0, self._balance - n)
 
-    def opened(self, port: str) -> None:
-        """The host opened `port` (its input flushed): bytes toward it count from now."""
+    def opened(self, port: str, *, flushed: bool = True) -> None:
+        """The reading end of `port` is open; `flushed`: what was written toward it before is gone."""
         with self._lock:
-            self._balance = max(0, self._balance - self._ports.get(port, 0))
-            self._ports[port] = 0
+            self._closed.discard(port)
+            if flushed:
+                self._balance = max(0, self._balance - self._ports.get(port, 0))
+                self._ports[port] = 0
 
     def closed(self, port: str) -> None:
-        """The host closed `port`: what was on its way to it will never be read here."""
+        """The reading end of `port` closed: what was on its way to it will never be read here."""
         with self._lock:
             self._balance = max(0, self._balance - self._ports.pop(port, 0))
+            self._closed.add(port)
 
     @property
     def in_flight(self) -> int:

@@ -61,12 +61,16 @@ class FdTransport(_QueueReader):
         self._ser = ser
         self._fd: int = ser.fileno()
         os.set_blocking(self._fd, False)
-        # a port opened by path (a pty): what was written toward it before this open was flushed by it
+        # the ledger counts this connection under its name (a pty's path, a TCP connection's port here): what was
+        # written toward it before this open was flushed by it (pyserial), and nothing counts once it is closed
         self._port: str | None = None
         self._to_table: str | None = None
         if "://" not in url:
             self._port = os.path.realpath(url)
-            self._to_table = f"{self._port}>table"  # counted only if this process holds the table's end
+        elif url.startswith("socket://") and getattr(ser, "_socket", None) is not None:
+            self._port = f"tcp:{ser._socket.getsockname()[1]}"  # as a simulator in this process names it
+        if self._port is not None:
+            self._to_table = f"{self._port}>table"
             LEDGER.opened(self._port)
         self._discard_stale_input()
         self._loop = asyncio.get_running_loop()

@@ -28,6 +28,7 @@ class PtyPort:
         self.path = os.ttyname(self._slave)
         self._key = os.path.realpath(self.path)  # the ledger counts our output only while the host has it open
         self._from_host = f"{self._key}>table"  # and the host's output only while this end is open
+        LEDGER.closed(self._key)  # no host has it open yet
         LEDGER.opened(self._from_host)
         self._on_data = on_data
         self._wbuf = bytearray()
@@ -109,6 +110,7 @@ class TcpPort:
         self._on_connect = on_connect
         self._server: asyncio.base_events.Server | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self._to_host: str | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.refuse = False
         self.port = 0
@@ -119,11 +121,16 @@ class TcpPort:
         return self.port
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # the ledger's names for this connection: by the host's port, as the host's transport names it
+        to_host = f"tcp:{writer.get_extra_info('peername')[1]}"
+        from_host = f"{to_host}>table"
         if self.refuse:
+            LEDGER.closed(from_host)  # what the host wrote, or writes before it sees the close, is lost
             writer.close()
             return
         self.drop_client()
-        self._writer = writer
+        LEDGER.opened(from_host, flushed=False)
+        self._writer, self._to_host = writer, to_host
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
@@ -133,11 +140,12 @@ class TcpPort:
                 data = await reader.read(4096)
                 if not data:
                     break
-                LEDGER.read(len(data))
+                LEDGER.read(len(data), from_host)
                 self._on_data(data)
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
+            LEDGER.closed(from_host)
             self._tasks.discard(task)
             if self._writer is writer:
                 self._writer = None
@@ -146,7 +154,7 @@ class TcpPort:
     def write(self, data: bytes) -> None:
         if self._writer is not None and not self._writer.is_closing():
             self._writer.write(data)
-            LEDGER.wrote(len(data))
+            LEDGER.wrote(len(data), self._to_host)
 
     def drop_client(self) -> None:
         """Pull the cable: the current client's connection is closed."""

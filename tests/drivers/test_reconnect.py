@@ -256,3 +256,27 @@ async def test_closing_a_link_over_tcp_does_not_stop_the_event_loop(no_leaks: No
     finally:
         await sim.close()
         await clock.close()
+
+
+async def test_bytes_into_a_tcp_connection_the_table_dropped_do_not_hold_the_virtual_clock(no_leaks: None) -> None:
+    """The ledger counted what the host wrote into a TCP connection the simulator had dropped or refused (its
+    ACKs, then a RESET at each try) as in flight: each virtual jump of the reconnect waited `HOLD_LIMIT` real
+    seconds (0.25) for bytes nobody would read."""
+    import time
+
+    from drivers.clock import HOLD_LIMIT
+
+    clock = VirtualClock(auto=True)
+    sim, table = await start("tcp", clock)
+    try:
+        began = time.monotonic()
+        sim.unplug(4.0)
+        await table.wait_for_event("link_down", timeout=10)
+        await table.wait_for_event("link_up", timeout=30)
+        took = time.monotonic() - began
+        assert table.reconnects >= 1 and (await table.status()).phase == "idle"
+        assert took < 2 * HOLD_LIMIT, f"an unplug of 4 virtual seconds took {took:.2f} s real"
+    finally:
+        await table.close()
+        await sim.close()
+        await clock.close()
