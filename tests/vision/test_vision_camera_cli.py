@@ -30,6 +30,23 @@ def test_virtual_camera_streams_and_unplugs(dorothys) -> None:
     assert statuses[-1] == "unplugged"
 
 
+def test_a_virtual_camera_stops_at_once() -> None:
+    """`stop()` waits for the server's next look (`POLL_S`): http.server's 0.5 s was spent on every stop,
+    each service with the demo's camera and each reconnect of bench/camera_long, ~0.45 s after a start."""
+    import time
+
+    import numpy as np
+
+    took = []
+    for _ in range(3):
+        cam = VirtualCamera(lambda: np.zeros((240, 320, 3), np.uint8)).start()
+        time.sleep(0.05)  # the server in its wait
+        started = time.monotonic()
+        cam.stop()
+        took.append(time.monotonic() - started)
+    assert max(took) < 0.25, took
+
+
 def test_cli_read_json_on_a_table_frame(tmp_path, capsys, dorothys) -> None:
     scene = render_scene(dorothys, seed=5, opts=SceneOptions(tiles=12))
     path = tmp_path / "frame.jpg"
