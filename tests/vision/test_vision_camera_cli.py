@@ -230,11 +230,11 @@ def test_camera_stream_returns_the_newest_frame_not_a_queued_one() -> None:
     with VirtualCamera(numbered, fps=20) as cam:
         stream = CameraStream(cam.url)
         lags = []
-        for _ in range(8):
+        for i in range(8):
+            time.sleep(0.25 if i else 0.0)  # the camera sends meanwhile
             frame, status = stream.grab()
             assert frame is not None and status.ok
             lags.append(sent[0] - number(frame))
-            time.sleep(0.25)
         stream.close()
     assert max(lags[2:]) <= 4, lags  # a frame or two in flight, never a growing queue
 
