@@ -44,7 +44,8 @@ class PartServer:
         self._stop = threading.Event()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, name="part-server", daemon=True).start()
+        # polled every 0.05 s, not http.server's 0.5 s: `close()` (`shutdown`) waits for the poll, each test once
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), name="part-server", daemon=True).start()
 
     @property
     def url(self) -> str:

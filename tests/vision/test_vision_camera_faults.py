@@ -10,6 +10,11 @@ from tablesim.scenes.camera import VirtualCamera
 from vision.camera import CameraStream
 
 
+#: The camera's frames a second: a fault is seen, looked at and left a frame or two after it starts and ends,
+#: each of the service's ~0.2 s at 10 a second (what the checks say does not depend on it)
+FPS = 20
+
+
 def _source() -> np.ndarray:
     rng = np.random.default_rng()
     return rng.integers(60, 200, (240, 320, 3), dtype=np.uint8)
@@ -30,7 +35,7 @@ def test_a_camera_sending_undecodable_jpeg_is_not_shown_as_unplugged() -> None:
     """A camera connected and sending JPEG parts that do not decode was shown as 摄像头未连接 (OpenCV
     only says the read failed): the technician looked for a cable that was fine. Now it is its own
     status, what to check; unplugged stays unplugged."""
-    cam = VirtualCamera(_source, fps=10).start()
+    cam = VirtualCamera(_source, fps=FPS).start()
     stream = CameraStream(cam.url, reopen_every_s=0.5, frame_wait_s=0.5)
     try:
         assert _status_within(stream, "ok", 5)[-1] == "ok"
@@ -76,7 +81,7 @@ def test_a_camera_whose_pictures_decode_to_one_flat_colour_is_undecodable_not_ok
     from vision.camera import undecodable
     from vision.health import blank
 
-    cam = VirtualCamera(_source, fps=10).start()
+    cam = VirtualCamera(_source, fps=FPS).start()
     stream = CameraStream(cam.url, reopen_every_s=0.5, frame_wait_s=0.5)
     try:
         assert _statuses_until(stream, "ok", 10)[0][-1] == "ok"
@@ -102,7 +107,7 @@ def test_garbage_goes_from_ok_to_undecodable_without_unplugged_between() -> None
     at once, on a connection that had given frames, and that connection was not looked at: the status read
     unplugged (3 grabs failed) until the next connection failed too. A read that fails at once is looked
     at now; a camera unplugged still reads unplugged."""
-    cam = VirtualCamera(_source, fps=10).start()
+    cam = VirtualCamera(_source, fps=FPS).start()
     stream = CameraStream(cam.url, reopen_every_s=2.0, frame_wait_s=0.5)
     try:
         assert _statuses_until(stream, "ok", 10)[0][-1] == "ok"

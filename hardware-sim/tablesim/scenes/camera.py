@@ -17,6 +17,10 @@ import numpy as np
 
 BOUNDARY = "tablesimframe"
 
+#: Seconds between the server's looks at whether it is to stop: `stop()` waits for the next, and http.server's
+#: 0.5 s was spent on every stop (each service with the demo's camera, each of bench/camera_long's reconnects)
+POLL_S = 0.05
+
 
 class VirtualCamera:
     """MJPEG server over a frame source. `source()` returns the next BGR frame."""
@@ -130,7 +134,8 @@ class VirtualCamera:
             self._hung_below = self._connections
 
     def start(self) -> "VirtualCamera":
-        self._thread = threading.Thread(target=self.server.serve_forever, name="virtual-camera", daemon=True)
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(POLL_S,), name="virtual-camera",
+                                        daemon=True)
         self._thread.start()
         return self
 
