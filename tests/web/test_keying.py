@@ -23,7 +23,7 @@ TILES = f"{FORM} input[name=tiles]"
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def service(tmp_path: Path) -> Any:
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0},
                            "players": [{"position": p, "name": n} for p, n in enumerate("甲乙丙丁", 1)],
                            "display": {"port": 0, "operator_token": OPERATOR}}, source="test")
     svc = TableService(config, tmp_path)
@@ -310,7 +310,7 @@ async def test_riichi_pressed_after_the_discard_goes_to_the_seat_that_discarded(
     """日本麻将: 立直 is keyed after the discard that declared it, by when 座位 has moved on to the seat in
     turn. Pressed without a pick it is the discarder's; a seat picked is taken as picked. Before, it went
     to the seat in turn (refused, 南家尚未出牌, or recorded for the wrong seat once that seat had discarded)."""
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0},
                            "rules": {"ruleset": "riichi"}, "display": {"port": 0, "operator_token": OPERATOR}},
                           source="test")
     svc = TableService(config, tmp_path / "riichi")
