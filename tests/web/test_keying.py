@@ -33,6 +33,19 @@ async def service(tmp_path: Path) -> Any:
     await svc.stop()
 
 
+#: The contexts the test opened, closed after it (`_close_contexts`).
+_contexts: list[Any] = []
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="module")
+async def _close_contexts() -> Any:
+    """Each test's page closed after it: left open, every earlier test's page stayed logged in on the module's
+    service, each taking every state it sent and drawing it, and each test after ran slower for it."""
+    yield
+    while _contexts:
+        await _contexts.pop().close()
+
+
 async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
     """A hand started and its dice thrown (the table's buttons); the Table page logged in as the
     operator, the play form shown."""
@@ -40,6 +53,7 @@ async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, in
         await _start_hand(svc, http)
     await _throw_all(svc)
     context = await chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    _contexts.append(context)
     page = await context.new_page()
     await page.goto(f"http://127.0.0.1:{svc.port}/")
     await page.fill("#token", OPERATOR)
