@@ -201,15 +201,30 @@ async def test_once_the_session_clock_runs_out_no_new_hand_starts(controller: Co
         await controller.start_hand(by="operator")
 
 
-async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_once(tmp_path: Path) -> None:
+async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """报时 (seed 000: 比赛结束前15分钟，报时提醒): logged once per warning and at the end, and
     sounded on the table's buzzer (one long beep, then three short), a real simulator on a pty."""
     import asyncio
+    from collections.abc import Callable
 
     from drivers.clock import SystemClock
     from tablesim import SimTable
 
+    import table_controller.controller as controller_module
     from table_controller.service import TableService
+
+    # The 报时 loop looks every 0.1 s instead of every 1 s: what it says, and once, is the same; each comes
+    # within 0.1 s of its moment instead of within 1 s (the test waited out up to 1 s at the warning and the end).
+    monkeypatch.setattr(controller_module, "ANNOUNCE_CHECK_S", 0.1)
+
+    async def until(check: Callable[[], bool], what: str, timeout: float = 6.0) -> None:
+        """Poll instead of a fixed sleep: the beeps and the end come when they come, the checks after are the same."""
+        for _ in range(int(timeout / 0.05)):
+            if check():
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
     sim = SimTable(seed=3, clock=SystemClock())
     pty = await sim.serve_pty()
@@ -229,7 +244,7 @@ async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_onc
         alerts = [e.data for e in c.store.since(0) if e.type == "controller.session_alert"]
         assert [(a["minutes"], a["left_min"]) for a in alerts] == [(15, 6), (5, 5)]
         assert c.announce_time() is None  # once each
-        await asyncio.sleep(1.2)
+        await until(lambda: len(sim.buzzes) >= 2, "the second beep")  # sent at once, not after its 0.8 s
         assert sim.buzzes[:2] == [800, 800]
         from table_controller.state import describe
 
@@ -239,10 +254,11 @@ async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_onc
         # a running clock is not started afresh: its start undone, then a start of 0.01 minutes
         c.referee_action("referee.undo", {"reason": "改时长", "target": start.seq}, by="referee")
         c.referee_action("referee.session_start", {"minutes": 0.01}, by="referee")
-        await asyncio.sleep(1.5)
+        await until(lambda: [e.data for e in c.store.since(0)
+                             if e.type == "controller.session_alert"][-1]["minutes"] == 0, "the end")
         end = [e.data for e in c.store.since(0) if e.type == "controller.session_alert"][-1]
         assert end["minutes"] == 0
-        await asyncio.sleep(1.6)
+        await until(lambda: sim.buzzes[-3:] == [300, 300, 300], "the three short beeps")  # 0.5 s apart
         assert sim.buzzes[-3:] == [300, 300, 300]
     finally:
         await service.stop()

@@ -287,10 +287,18 @@ async def test_one_tables_credential_cannot_push_a_huge_message_through_the_brok
                                       identifier="t01") as table:
                 await table.publish(topic, b"x" * 100_000, qos=1)  # large but fair: goes through
             await until(lambda: got == [100_000], 5, "the fair message")
-            with pytest.raises(aiomqtt.MqttError):
+            with pytest.raises(aiomqtt.MqttError, match="Disconnected"):
                 async with aiomqtt.Client("127.0.0.1", port, username="t01", password=files.password("t01"),
                                           identifier="t01-big") as table:
-                    await table.publish(topic, b"x" * 2_000_000, qos=1, timeout=5)
+                    # aiomqtt's publish hears of the broker's hang-up only at its own timeout (it waited the
+                    # 5 s out): the client's message stream says so at once, and a broker that took the
+                    # message (and kept the client) leaves it silent until `wait_for` fails the test
+                    sending = asyncio.create_task(table.publish(topic, b"x" * 2_000_000, qos=1, timeout=5))
+                    try:
+                        await asyncio.wait_for(anext(aiter(table.messages)), 5)
+                    finally:
+                        sending.cancel()
+                        await asyncio.gather(sending, return_exceptions=True)
             await asyncio.sleep(0.5)
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)

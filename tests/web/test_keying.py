@@ -23,7 +23,7 @@ TILES = f"{FORM} input[name=tiles]"
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def service(tmp_path: Path) -> Any:
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0},
                            "players": [{"position": p, "name": n} for p, n in enumerate("甲乙丙丁", 1)],
                            "display": {"port": 0, "operator_token": OPERATOR}}, source="test")
     svc = TableService(config, tmp_path)
@@ -33,6 +33,19 @@ async def service(tmp_path: Path) -> Any:
     await svc.stop()
 
 
+#: The contexts the test opened, closed after it (`_close_contexts`).
+_contexts: list[Any] = []
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="module")
+async def _close_contexts() -> Any:
+    """Each test's page closed after it: left open, every earlier test's page stayed logged in on the module's
+    service, each taking every state it sent and drawing it, and each test after ran slower for it."""
+    yield
+    while _contexts:
+        await _contexts.pop().close()
+
+
 async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
     """A hand started and its dice thrown (the table's buttons); the Table page logged in as the
     operator, the play form shown."""
@@ -40,6 +53,7 @@ async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, in
         await _start_hand(svc, http)
     await _throw_all(svc)
     context = await chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    _contexts.append(context)
     page = await context.new_page()
     await page.goto(f"http://127.0.0.1:{svc.port}/")
     await page.fill("#token", OPERATOR)
@@ -70,14 +84,19 @@ async def _shown(page: Any, svc: TableService) -> None:
     await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{play}')")
 
 
-async def _slow_plays(page: Any, seconds: float) -> None:
-    """Every play's answer `seconds` late, as over a venue's Wi-Fi."""
+async def _slow_plays(page: Any) -> asyncio.Event:
+    """Every play's answer held back, the play taken by the service, until the returned gate is set (a venue's
+    Wi-Fi). The test lets them go once every key is pressed, instead of holding each a guessed 0.6 or 0.8 s
+    (3 s and 2.4 s a test) and racing the typing against it: it must all land before the first answer."""
+    gate = asyncio.Event()
+
     async def slow(route: Any) -> None:
         response = await route.fetch()
-        await asyncio.sleep(seconds)
+        await gate.wait()
         await route.fulfill(response=response)
 
     await page.route("**/api/play", slow)
+    return gate
 
 
 def _focus_in_tiles(page: Any) -> Any:
@@ -192,21 +211,22 @@ async def test_a_seats_letter_typed_first_in_the_tile_field_picks_the_seat(servi
 
 async def test_plays_typed_while_the_last_one_is_on_its_way_are_each_keyed_for_their_seat(service: TableService,
                                                                                            chromium: Any) -> None:
-    """An operator catching up types on while the venue's Wi-Fi carries the last play (here each answer
-    takes 0.8 s): E's 5m, S's 3p, then W's pung of it, typed and pressed one after the other. Each is
-    keyed, in order, for its seat: 牌 is cleared when a play is sent, and a play pressed before the page
-    shows the operator's last one is sent once it does (the seat having followed the turn). Before, the
+    """An operator catching up types on while the venue's Wi-Fi carries the last play (here the answers
+    held until all is pressed): E's 5m, S's 3p, then W's pung of it, typed and pressed one after the other.
+    Each is keyed, in order, for its seat: 牌 is cleared when a play is sent, and a play pressed before the
+    page shows the operator's last one is sent once it does (the seat having followed the turn). Before, the
     next tile was typed after the one on its way (5m3p, refused: 打出只填一张牌) and its answer then
     cleared 牌: the typing was lost."""
     page, hand = await _deal_done(service, chromium)
 
-    await _slow_plays(page, 0.8)
+    answers = await _slow_plays(page)
     await page.keyboard.type("5m")
     await page.keyboard.press("Enter")
     await page.keyboard.type("3p")
     await page.keyboard.press("Enter")
     await page.keyboard.type("w")
     await page.click(f"{FORM} [data-play=pung]")
+    answers.set()
     await _until(lambda: bool(hand()["melds"]["W"]), timeout=15)
     assert [d["tile"] for d in hand()["discards"]["E"]] == ["5m"]
     assert [d["tile"] for d in hand()["discards"]["S"]] == ["3p"]
@@ -310,7 +330,7 @@ async def test_riichi_pressed_after_the_discard_goes_to_the_seat_that_discarded(
     """日本麻将: 立直 is keyed after the discard that declared it, by when 座位 has moved on to the seat in
     turn. Pressed without a pick it is the discarder's; a seat picked is taken as picked. Before, it went
     to the seat in turn (refused, 南家尚未出牌, or recorded for the wrong seat once that seat had discarded)."""
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0},
                            "rules": {"ruleset": "riichi"}, "display": {"port": 0, "operator_token": OPERATOR}},
                           source="test")
     svc = TableService(config, tmp_path / "riichi")
@@ -380,13 +400,14 @@ async def test_a_tile_typed_in_capitals_is_read(service: TableService, chromium:
 
 async def test_a_seat_picked_with_plays_still_on_their_way_is_the_next_plays(service: TableService,
                                                                             chromium: Any) -> None:
-    """Keying on ahead of a slow network (0.6 s an answer): E, S and W discard, then S pungs W's tile
-    ("s", 碰) and discards, all pressed before the page has the answers. The pick is the pung's, whatever
-    turns the plays before it bring. Before, a seat picked that was the turn the page showed (S, after E's
-    discard) counted as no pick: the pung went to the seat in turn when it was sent, N, and was taken."""
+    """Keying on ahead of a slow network (the answers held until all is pressed): E, S and W discard,
+    then S pungs W's tile ("s", 碰) and discards, all pressed before the page has the answers. The pick is
+    the pung's, whatever turns the plays before it bring. Before, a seat picked that was the turn the page
+    showed (S, after E's discard) counted as no pick: the pung went to the seat in turn when it was sent, N,
+    and was taken."""
     page, hand = await _deal_done(service, chromium)
 
-    await _slow_plays(page, 0.6)
+    answers = await _slow_plays(page)
     for tile in ("5m", "3p", "2z"):
         await page.keyboard.type(tile)
         await page.keyboard.press("Enter")
@@ -394,8 +415,9 @@ async def test_a_seat_picked_with_plays_still_on_their_way_is_the_next_plays(ser
     await page.click(f"{FORM} [data-play=pung]")
     await page.keyboard.type("7s")
     await page.keyboard.press("Enter")
+    answers.set()
     await _until(lambda: bool(hand()["discards"]["S"][1:]) or bool(hand()["melds"]["N"]), timeout=15)
-    await asyncio.sleep(0.8)  # nothing more on its way
+    await asyncio.sleep(0.8)  # nothing more on its way (once let go, each answer comes in a round trip)
     assert [[d["tile"] for d in hand()["discards"][w]] for w in "ESWN"] == [["5m"], ["3p", "7s"], ["2z"], []]
     assert hand()["melds"]["N"] == []
     meld = hand()["melds"]["S"][0]
