@@ -785,11 +785,26 @@ function clocks() {
 // A TV kiosk (?kiosk, or ?kiosk=S for S seconds a screen) has no one to scroll it: a hall's
 // standings run past one screen, so it turns the page every S seconds and comes back to the top.
 const KIOSK = new URLSearchParams(location.search).get("kiosk");
+// The next turn is counted from the end of this one's smooth scroll (`scrollend`), not from its start: a turn
+// that came while the last scroll was under way (a short S; a long scroll on a slow TV) found the page short of
+// the bottom each time, turned down again, and the page never came back to the top.
 if (KIOSK !== null) {
-  setInterval(() => {
+  const every = 1000 * (Number(KIOSK) > 0 ? Number(KIOSK) : 10);
+  const turn = () => {
     const bottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
-    window.scrollTo({ top: bottom ? 0 : window.scrollY + window.innerHeight - 80, behavior: "smooth" });
-  }, 1000 * (Number(KIOSK) > 0 ? Number(KIOSK) : 10));
+    const top = bottom ? 0 : window.scrollY + window.innerHeight - 80;
+    if (Math.abs(top - window.scrollY) < 1) { setTimeout(turn, every); return; }  // one screen: nothing to turn
+    let fallback = null;
+    const ended = () => {
+      window.removeEventListener("scrollend", ended);
+      clearTimeout(fallback);
+      setTimeout(turn, every);
+    };
+    window.addEventListener("scrollend", ended);
+    fallback = setTimeout(ended, 3000);  // a scroll that never said it ended: the kiosk turns on all the same
+    window.scrollTo({ top, behavior: "smooth" });
+  };
+  setTimeout(turn, every);
 }
 $("lang").onclick = () => { lang = lang === "zh" ? "en" : "zh"; render(); };
 $("publish").onclick = publishSeating;
