@@ -13,6 +13,10 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
+#: The closed ends an `IOLedger` remembers: a simulator writes toward an end it just lost, never one long gone.
+CLOSED_KEPT = 256
+
+
 class IOLedger:
     """Bytes written into a channel whose other end this same process reads, not yet read.
 
@@ -34,7 +38,9 @@ class IOLedger:
         self._balance = 0
         self._lock = threading.Lock()
         self._ports: dict[str, int] = {}  # each named connection's bytes in flight, in `_balance` too
-        self._closed: set[str] = set()  # the ends that are closed: nothing written toward them counts
+        # the ends that are closed, oldest first: nothing written toward them counts. At most `CLOSED_KEPT`: a
+        # table over TCP closes a new name (its connection's port) at each reconnect, for as long as it runs
+        self._closed: dict[str, None] = {}
 
     def wrote(self, n: int, port: str | None = None) -> None:
         with self._lock:
@@ -55,7 +61,7 @@ class IOLedger:
     def opened(self, port: str, *, flushed: bool = True) -> None:
         """The reading end of `port` is open; `flushed`: what was written toward it before is gone."""
         with self._lock:
-            self._closed.discard(port)
+            self._closed.pop(port, None)
             if flushed:
                 self._balance = max(0, self._balance - self._ports.get(port, 0))
                 self._ports[port] = 0
@@ -64,7 +70,9 @@ class IOLedger:
         """The reading end of `port` closed: what was on its way to it will never be read here."""
         with self._lock:
             self._balance = max(0, self._balance - self._ports.pop(port, 0))
-            self._closed.add(port)
+            self._closed[port] = None
+            while len(self._closed) > CLOSED_KEPT:
+                del self._closed[next(iter(self._closed))]
 
     @property
     def in_flight(self) -> int:
