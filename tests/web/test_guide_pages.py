@@ -3,13 +3,14 @@ running service: what a referee reads on them is in words, and says what to do."
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 import pytest
 
 from table_controller.service import TableService
-from test_browser import REFEREE, _open, _win_form
+from test_browser import REFEREE, _open, _until, _win_form
 from test_browser import browser, service  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -48,15 +49,29 @@ async def test_the_new_rounds_hint_says_the_round_first_throws_for_its_dealer(se
     assert "定庄" in hint and "不掷则1号位坐庄" in hint and "1号位坐东" not in hint, hint
 
 
-async def test_a_table_link_that_drops_is_named_as_the_guide_names_it(service: TableService, browser: Any) -> None:
+async def test_a_table_link_that_drops_is_named_as_the_guide_names_it(service: TableService, browser: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The guide: 页面显示“牌桌连接中断”: check the cable. The badge said 未连接, which a referee took for the
     tablet's own connection (that one has its own words: N 秒没有收到服务的消息)."""
+    assert service.sim is not None
+    table = service.controller.table
+
+    async def heard() -> None:
+        last = table.health.last_heard
+        await _until(lambda: table.health.last_heard != last, timeout=5.0)
+
+    # the table's pace at a quarter, so the pull shows in a second, not in 3.5 s: heartbeats each 0.25 s (the
+    # simulator's `Timings.heartbeat`), the link down after 1 s without one (the `Link`'s `silence_timeout`,
+    # drivers.link.SILENCE_TIMEOUT at 1 s beats: under four beats). Each is set after a beat came at the pace
+    # before it: the 1 s sleep begun before has ended, and the host's wait is counted again from the new 1 s.
+    monkeypatch.setattr(service.sim, "timings", dataclasses.replace(service.sim.timings, heartbeat=0.25))
     page = await _open(browser, service, "/", token=REFEREE)
     assert await page.inner_text("[data-testid=link]") == "已连接"
-    assert service.sim is not None
-    # the link is down once 3.5 s pass without a heartbeat (drivers.link.SILENCE_TIMEOUT; one comes each
-    # second): 2.5-3.5 s after the pull; plugged back at 6 s, the badge shows it down for 2.5 s at least
-    service.sim.unplug(duration=6.0)
+    await heard()
+    monkeypatch.setattr(table._link, "silence_timeout", 1.0)
+    await heard()
+    # down 0.75-1 s after the pull; plugged back at 2.5 s, the badge shows it down for 1.5 s at least
+    service.sim.unplug(duration=2.5)
     await page.wait_for_function("document.querySelector('[data-testid=link]').classList.contains('down')",
                                  timeout=10000)
     said = await page.inner_text("[data-testid=link]")

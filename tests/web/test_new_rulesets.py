@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
 async def _service(ruleset: str, tmp_path: Path) -> TableService:
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 100.0},
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0},
                            "rules": {"ruleset": ruleset},
                            "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE}}, source="test")
     svc = TableService(config, tmp_path)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sqlite3
 import subprocess
@@ -165,7 +166,7 @@ async def test_a_wrong_current_pin_a_weak_or_taken_new_one_and_an_unwritable_fil
 
 
 async def test_tablectl_pin_on_the_pi_takes_effect_in_the_running_service_and_ends_the_old_pins_sockets(
-        tmp_path: Path) -> None:
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = _config(tmp_path)
     svc = await _start(path)
     try:
@@ -188,8 +189,12 @@ async def test_tablectl_pin_on_the_pi_takes_effect_in_the_running_service_and_en
         assert [c["credential"] for c in _changes(svc)] == ["[[display.referees]] 王立"]
         assert _changes(svc)[0]["source"] == "controller" and _changes(svc)[0]["by"] == "config file"
         # a file edited into one that does not read: said, and the credentials in use stay
+        caplog.set_level(logging.WARNING, logger="table_controller.config_watch")
         path.write_text(CONFIG.replace("[storage]", "[storage\n"), encoding="utf-8")
-        await asyncio.sleep(2.5)
+        end = time.monotonic() + 10  # was a fixed 2.5 s (the watch reads each 1 s): now until the watch has read it
+        while not any("cannot be used" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < end, "the config watch never read the edited file"
+            await asyncio.sleep(0.05)
         assert await _role(svc, NAMED_NEW) == "referee王立" and await _role(svc, OLD) == "referee"
     finally:
         await svc.stop()
