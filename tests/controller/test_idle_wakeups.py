@@ -13,8 +13,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import table_controller.controller as controller_module
 from table_controller.config import parse_config
-from table_controller.controller import LOG_RETRY_S, Controller
+from table_controller.controller import Controller
 from table_controller.store import EventStore
 
 
@@ -32,7 +35,17 @@ async def _until(check: Any, timeout: float = 5.0) -> None:
     raise AssertionError("not reached")
 
 
-async def test_an_idle_controller_sleeps_and_still_retries_a_full_log_and_announces_a_session(tmp_path: Path) -> None:
+#: The two loops' periods, made short: a loop that polled at its period again would wake 1 / PERIOD_S times a
+#: second (4 in the IDLE_S below, twice the bound), and the held event is retried within PERIOD_S, not 1 s.
+PERIOD_S = 0.25
+#: How long the idle controller is watched: at least 4 periods, so even one loop polling alone shows 4 wakeups.
+IDLE_S = 1.0
+
+
+async def test_an_idle_controller_sleeps_and_still_retries_a_full_log_and_announces_a_session(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(controller_module, "LOG_RETRY_S", PERIOD_S)
+    monkeypatch.setattr(controller_module, "ANNOUNCE_CHECK_S", PERIOD_S)
     never = asyncio.Event()
 
     async def table_that_never_answers(url: str) -> Any:  # a board's port that does not open (nothing to hear)
@@ -44,10 +57,10 @@ async def test_an_idle_controller_sleeps_and_still_retries_a_full_log_and_announ
     try:
         await asyncio.sleep(0.3)
         before = switches()
-        await asyncio.sleep(3.0)
+        await asyncio.sleep(IDLE_S)
         idle = switches() - before
-        # the test's own sleep, and nothing else (was 4: the two loops, woken together every second)
-        assert idle <= 2, f"{idle} wakeups in 3 s of an idle controller"
+        # the test's own sleep, and nothing else (was 4 in 3 s at the loops' 1 s: the two loops, woken together)
+        assert idle <= 2, f"{idle} wakeups in {IDLE_S} s of an idle controller"
 
         # a full card: the event held is written once there is room again, without any action asked
         pages = store._db.execute("PRAGMA page_count").fetchone()[0]
@@ -59,7 +72,7 @@ async def test_an_idle_controller_sleeps_and_still_retries_a_full_log_and_announ
             assert n < 100, "the capped log never filled"
         held = len(c._held)
         store._db.execute("PRAGMA max_page_count = 1000000")
-        await _until(lambda: c.log_error is None and not c._held, 3 * LOG_RETRY_S)
+        await _until(lambda: c.log_error is None and not c._held, 3 * controller_module.LOG_RETRY_S)
         assert held >= 1 and [e.type for e in store.since(0)][-1] == "controller.log_restored"
 
         # a session started inside its 15-minute warning: announced by the loop, without a poll before it

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+import table_controller.controller as controller_module
 from drivers.clock import SystemClock
 from table_controller.config import parse_config
 from table_controller.service import TableService
@@ -78,12 +79,15 @@ async def test_a_restarted_service_logs_each_table_event_once_and_what_it_missed
         await sim.close()
 
 
-async def test_a_full_log_holds_the_tables_events_refuses_actions_and_catches_up(tmp_path: Path) -> None:
+async def test_a_full_log_holds_the_tables_events_refuses_actions_and_catches_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The card fills up mid-session. Before, the first event the log refused killed the link's task:
     the display still said "linked", every later event was lost, nothing said why. Now the table's
     events wait in order, the health panel and /api/health say the log cannot be written, a
     referee's action is refused with the reason (503), and once space is back the waiting events
     are written in order, the log records the gap, and actions work again."""
+    # the held events are tried again every 0.25 s instead of every 1 s: the same catch-up, sooner
+    monkeypatch.setattr(controller_module, "LOG_RETRY_S", 0.25)
     config = parse_config({"table": {"link": "sim://", "sim_seed": 3, "sim_speed": 100.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}},
                           source="test")

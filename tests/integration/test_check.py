@@ -190,13 +190,22 @@ def test_a_common_pin_is_named_by_the_check_and_a_made_up_one_passes(tmp_path: P
     assert all(weakness(secrets.token_urlsafe(9)) is None for _ in range(2000))
 
 
-def test_a_camera_that_takes_the_connection_and_sends_nothing_fails_in_seconds(tmp_path: Path) -> None:
+def test_a_camera_that_takes_the_connection_and_sends_nothing_fails_in_seconds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A network camera rebooting (or a wrong port that answers nothing) held `tablectl check` for
-    OpenCV's 30 s; it is opened with the service's read timeout now (vision.camera.READ_TIMEOUT_S)."""
+    OpenCV's 30 s; it is opened with the service's read timeout now (vision.camera.open_capture, whose
+    default `READ_TIMEOUT_S` test_vision_camera_cli checks). Here that timeout is 1 s instead of 5: the
+    check still goes through the real OpenCV open and read, and a check that opened the camera without
+    it still takes OpenCV's 30 s, far beyond the bound."""
+    import functools
     import time
 
+    import vision.camera
     from table_controller.preflight import check_camera
-    from vision.camera import READ_TIMEOUT_S
+
+    READ_TIMEOUT_S = 1.0
+    monkeypatch.setattr(vision.camera, "open_capture",
+                        functools.partial(vision.camera.open_capture, timeout_s=READ_TIMEOUT_S))
 
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))

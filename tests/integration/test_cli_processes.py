@@ -166,7 +166,7 @@ def test_help_and_version(args: list[str]) -> None:
 def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
     port = _free_port()
     demo = subprocess.Popen(TABLECTL + ["demo", "--no-browser", "--port", str(port), "--data-dir", str(tmp_path),
-                                        "--speed", "100", "--hand-seconds", "1", "--turn-seconds", "0"],
+                                        "--speed", "100", "--hand-seconds", "0.2", "--turn-seconds", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ})
     try:
         base = f"http://127.0.0.1:{port}"

@@ -176,7 +176,10 @@ async def test_a_hand_ended_before_its_dice_leaves_the_next_set_down_until_a_han
             r = await http.post("/api/hand/end", json={"result": "draw"}, headers=op)
             assert r.status_code == 200, r.text
             await _next_state(ws, lambda s: s["phase"] == "ready")
-            await asyncio.sleep(1.0)  # at 100× a raise takes well under a second
+            # nothing goes up meanwhile: a controller that raised the set here did it on this very "ready"
+            # (Controller._on_phase: a task started as the phase report comes in sends raise_walls) and the
+            # simulator is raising from the command on (0.06 s to the top at 100×): 0.3 s is ample to see it
+            await asyncio.sleep(0.3)
             assert service.sim.phase == "ready" and service.controller.state.phase == "ready"
             assert (await http.post("/api/hand/start", headers=op)).status_code == 200
             state = await _next_state(ws, lambda s: s["phase"] == "walls_raised")

@@ -25,8 +25,10 @@ from table_controller.store import EventStore
 from table_controller.tournament.web import HubService
 from tablesim.session import write_session
 
-#: what making one hand's printable record costs in this test (the real one: a few ms a hand, a Pi 5-8x)
-SLOW_S = 0.05
+#: what making one hand's printable record costs in this test (the real one: a few ms a hand, a Pi 5-8x); the
+#: answer's wait during the work is shown by `Hold`, and "once for the six" by the hub keeping what it built
+#: (`OnceBuilt`) for as long as the hub does not change, so a longer cost shows nothing more (was 0.05: 1.2 s)
+SLOW_S = 0.01
 #: How long the work's first piece waits for a page's health to be answered (only a hub that does the work
 #: on its loop, which cannot answer meanwhile, waits it out).
 HOLD_S = 5.0
@@ -183,10 +185,10 @@ async def test_a_tables_log_paged_by_many_at_once_holds_no_page_up(tmp_path: Pat
         parsed: list[int] = []
         hold = Hold()
 
-        def slow(text: Any) -> Any:  # each event's data parsed, made to take its time (0.75 s a page)
+        def slow(text: Any) -> Any:  # each event's data parsed, made to take its time (0.15 s a page; see SLOW_S)
             parsed.append(1)
             hold.piece(parsed)
-            time.sleep(0.0005)
+            time.sleep(0.0001)
             return json.loads(text)
 
         monkeypatch.setattr(hub_module, "json", types.SimpleNamespace(loads=slow, dumps=json.dumps))

@@ -117,7 +117,7 @@ def _until(loop: VisionLoop, check, what: str, seen: list | None = None):  # typ
 def _watching(felt: FeltCamera, reader: TileReader) -> Iterator[VisionLoop]:
     """The reader's loop over the real MJPEG camera showing `felt`, once its 13 tiles are announced
     (`_lay_some`), none of them gone meanwhile."""
-    with VirtualCamera(felt.frame, fps=10) as cam:
+    with VirtualCamera(felt.frame, fps=30) as cam:  # each step waits for a new frame: 30 a second, as real cameras send
         stream = CameraStream(cam.url)
         loop = VisionLoop(stream, reader)
         try:
