@@ -13,6 +13,16 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
+def tcp_end(host_port: int) -> str:
+    """The ledger's name of a TCP connection's host end, by the host's port (both sides know it)."""
+    return f"tcp:{host_port}"
+
+
+def toward_table(end: str) -> str:
+    """The ledger's name of a connection's other direction: what the host writes toward the table."""
+    return f"{end}>table"
+
+
 #: The closed ends an `IOLedger` remembers: a simulator writes toward an end it just lost, never one long gone.
 CLOSED_KEPT = 256
 

@@ -16,7 +16,7 @@ import queue
 import threading
 from typing import Any, Protocol
 
-from drivers.clock import LEDGER
+from drivers.clock import LEDGER, tcp_end, toward_table
 from drivers.errors import TransportError
 
 log = logging.getLogger(__name__)
@@ -68,9 +68,9 @@ class FdTransport(_QueueReader):
         if "://" not in url:
             self._port = os.path.realpath(url)
         elif url.startswith("socket://") and getattr(ser, "_socket", None) is not None:
-            self._port = f"tcp:{ser._socket.getsockname()[1]}"  # as a simulator in this process names it
+            self._port = tcp_end(ser._socket.getsockname()[1])  # as a simulator in this process names it
         if self._port is not None:
-            self._to_table = f"{self._port}>table"
+            self._to_table = toward_table(self._port)
             LEDGER.opened(self._port)
         self._discard_stale_input()
         self._loop = asyncio.get_running_loop()

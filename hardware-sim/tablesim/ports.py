@@ -7,7 +7,7 @@ import os
 import tty
 from collections.abc import Callable
 
-from drivers.clock import LEDGER
+from drivers.clock import LEDGER, tcp_end, toward_table
 
 #: A pty's kernel buffer is small; beyond this much unread output a real UART would overrun.
 MAX_BACKLOG = 64 * 1024
@@ -27,7 +27,7 @@ class PtyPort:
         os.set_blocking(self.master, False)
         self.path = os.ttyname(self._slave)
         self._key = os.path.realpath(self.path)  # the ledger counts our output only while the host has it open
-        self._from_host = f"{self._key}>table"  # and the host's output only while this end is open
+        self._from_host = toward_table(self._key)  # and the host's output only while this end is open
         LEDGER.closed(self._key)  # no host has it open yet
         LEDGER.opened(self._from_host)
         self._on_data = on_data
@@ -122,8 +122,8 @@ class TcpPort:
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         # the ledger's names for this connection: by the host's port, as the host's transport names it
-        to_host = f"tcp:{writer.get_extra_info('peername')[1]}"
-        from_host = f"{to_host}>table"
+        to_host = tcp_end(writer.get_extra_info('peername')[1])
+        from_host = toward_table(to_host)
         if self.refuse:
             LEDGER.closed(from_host)  # what the host wrote, or writes before it sees the close, is lost
             writer.close()

@@ -286,13 +286,13 @@ def test_the_ledger_forgets_the_oldest_closed_ends_not_the_newest() -> None:
     """A table over TCP closes a new name (its connection's port) at each reconnect, for as long as it runs: the
     ledger keeps the newest `CLOSED_KEPT` (what a simulator writes toward an end it just lost is still not
     counted), not every name since the start."""
-    from drivers.clock import CLOSED_KEPT, IOLedger
+    from drivers.clock import CLOSED_KEPT, IOLedger, tcp_end, toward_table
 
     ledger = IOLedger()
     for k in range(CLOSED_KEPT * 4):
-        ledger.closed(f"tcp:{10000 + k}>table")
-    ledger.wrote(5, f"tcp:{10000 + CLOSED_KEPT * 4 - 1}>table")  # toward the end closed last: nobody reads it
+        ledger.closed(toward_table(tcp_end(10000 + k)))
+    ledger.wrote(5, toward_table(tcp_end(10000 + CLOSED_KEPT * 4 - 1)))  # toward the end closed last: nobody reads it
     assert ledger.in_flight == 0
     assert len(ledger._closed) == CLOSED_KEPT
-    ledger.wrote(5, "tcp:10000>table")  # the first, long gone and forgotten: counted as any open end's bytes
+    ledger.wrote(5, toward_table(tcp_end(10000)))  # the first, long gone and forgotten: counted as any open end's bytes
     assert ledger.in_flight == 5
