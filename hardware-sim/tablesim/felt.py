@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from tablesim.scenes.render import Scene, SceneOptions, bump_matrix, render_scene
+from tablesim.scenes.sensor import SensorNoise
 from vision.geometry import SEAT_ROTATION, SEATS, TILE_H_MM, TILE_W_MM, PlacedTile, seat_to_plane
 
 
@@ -92,7 +93,7 @@ class FeltCamera:
         self._version = 0
         self._scene: tuple[int, Scene] | None = None
         self._bump: np.ndarray | None = None
-        self._noise = np.random.default_rng(seed)
+        self._noise = SensorNoise(2.0, seed)
 
     def lay(self, play: str, seat: str, tile: str, frm: str | None = None, sideways: bool = False,
             kind: str | None = None, run: tuple[str, ...] = ()) -> None:
@@ -143,9 +144,7 @@ class FeltCamera:
 
     def frame(self) -> np.ndarray:
         """What the camera sends now (for `tablesim.scenes.camera.VirtualCamera`)."""
-        image = self.scene().image
-        noise = self._noise.normal(0, 2.0, image.shape)
-        return np.clip(image + noise, 0, 255).astype(np.uint8)
+        return self._noise(self.scene().image)
 
     def kind_at(self, point: tuple[float, float] | list[float]) -> str | None:
         """The tile lying under an image point (within a third of a tile of its centre), as the

@@ -47,6 +47,55 @@ def test_a_virtual_camera_stops_at_once() -> None:
     assert max(took) < 0.25, took
 
 
+def test_a_virtual_camera_sends_the_frames_a_second_it_says_however_long_a_frame_takes() -> None:
+    """Paced by deadline: it slept 1/fps after rendering each frame, so a 5 fps camera whose frame took
+    0.12 s sent one every 0.32 s (a "10 fps" camera over the demo's large scenes sent ~3 a second)."""
+    import http.client
+    import time
+
+    import numpy as np
+
+    rendered: list[float] = []
+
+    def slow() -> np.ndarray:
+        time.sleep(0.12)
+        rendered.append(time.monotonic())
+        return np.zeros((240, 320, 3), np.uint8)
+
+    with VirtualCamera(slow, fps=5) as cam:
+        host, port = cam.server.server_address[:2]
+        conn = http.client.HTTPConnection(host, port, timeout=5)
+        conn.request("GET", "/stream.mjpg")
+        stream = conn.getresponse()  # held: the socket closes with it
+        assert stream.status == 200
+        deadline = time.monotonic() + 5
+        while len(rendered) < 7 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stream.close()
+    gaps = np.diff(rendered[1:7])
+    assert len(gaps) == 5 and 0.17 < float(np.mean(gaps)) < 0.26, gaps
+
+
+def test_sensor_noise_is_fresh_on_every_frame_and_keeps_the_picture() -> None:
+    """The simulator's cameras add it to each frame: no two frames in a row alike (that is a frozen
+    camera, `vision.health`), the picture's brightness kept, the grain about 2 grey levels."""
+    import numpy as np
+
+    from tablesim.scenes.sensor import SensorNoise
+
+    still = np.random.default_rng(3).integers(10, 246, (96, 128, 3)).astype(np.uint8)
+    kept = still.copy()
+    noise = SensorNoise(2.0, seed=1)
+    frames = [noise(still) for _ in range(300)]
+    assert np.array_equal(still, kept)
+    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))
+    grain = np.stack(frames).astype(np.float64) - still
+    assert abs(grain.mean()) < 0.05 and 1.8 < grain.std() < 2.2
+    per_pixel = grain[:, 40, 60, 0]  # one pixel over time: fresh, not one value repeated
+    assert len(set(per_pixel.tolist())) >= 5 and abs(np.corrcoef(per_pixel[:-1], per_pixel[1:])[0, 1]) < 0.25
+    assert noise(np.zeros((10, 20), np.uint8)).shape == (10, 20)  # any size, grey too; never below 0
+
+
 def test_cli_read_json_on_a_table_frame(tmp_path, capsys, dorothys) -> None:
     scene = render_scene(dorothys, seed=5, opts=SceneOptions(tiles=12))
     path = tmp_path / "frame.jpg"

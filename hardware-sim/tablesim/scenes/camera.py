@@ -77,6 +77,7 @@ class VirtualCamera:
                 with camera._lock:
                     camera._connections += 1
                     number = camera._connections
+                due = time.monotonic()  # when this connection's next frame is to be sent
                 try:
                     while not camera.unplugged and not camera._stopping.is_set():
                         if number <= camera._hung_below:  # rebooted under this connection: silence
@@ -85,7 +86,10 @@ class VirtualCamera:
                         jpg = camera.next_jpeg()
                         self.wfile.write(f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpg)}\r\n\r\n".encode())
                         self.wfile.write(jpg + b"\r\n")
-                        time.sleep(1.0 / camera.fps)
+                        # paced by deadline: sleeping 1/fps after each frame's rendering sent a "10 fps"
+                        # camera's large scenes at ~3 fps; behind, the next goes at once (no burst)
+                        due = max(due + 1.0 / camera.fps, time.monotonic())
+                        camera._stopping.wait(due - time.monotonic())
                 except (BrokenPipeError, ConnectionResetError):
                     return
 
@@ -168,15 +172,13 @@ def scene_source(faces: list, seed: int = 0, opts: object | None = None, jitter:
     """Frames of one table layout (`tiles`, `PlacedTile`s; None: a table in play), each with fresh
     sensor noise (a live camera is never still); `pose_seed` as `render_scene`'s."""
     from tablesim.scenes.render import SceneOptions, render_scene
+    from tablesim.scenes.sensor import SensorNoise
 
     scene = render_scene(faces, seed, opts if isinstance(opts, SceneOptions) else SceneOptions(), tiles=tiles,
                          pose_seed=pose_seed)
-    rng = np.random.default_rng(seed)
+    noise = SensorNoise(2.0, seed)
 
     def next_frame() -> np.ndarray:
-        if not jitter:
-            return scene.image
-        noise = rng.normal(0, 2.0, scene.image.shape).astype(np.float32)
-        return np.clip(scene.image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        return noise(scene.image) if jitter else scene.image
 
     return next_frame
