@@ -5,7 +5,7 @@
 
 const SEATS = ["E", "S", "W", "N"];
 const I18N = {
-  zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN",
+  zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", pinEmpty: "请先输入凭证",
         pinChange: "更改凭证", pinOld: "原凭证", pinNew: "新凭证（至少6位）", pinAgain: "再输入一次", pinSubmit: "更改",
         pinDiffer: "两次输入的新凭证不一致，凭证未更改",
         pinDone: "凭证已更改：旧凭证已失效，用旧凭证登录的其他设备已退出",
@@ -102,7 +102,7 @@ const I18N = {
                earlier: "第 {n} 盘（已结束，牌已不在桌上，请按图判断）：",
                stale: "画面停在摄像头出故障之前，不是桌面现状",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
-  en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN",
+  en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", pinEmpty: "type the token / PIN first",
         pinChange: "Change PIN", pinOld: "current PIN", pinNew: "new PIN (6+)", pinAgain: "new PIN again", pinSubmit: "Change",
         pinDiffer: "The two new PINs differ; nothing changed",
         pinDone: "PIN changed: the old one no longer works, and devices logged in with it were logged out",
@@ -1773,14 +1773,21 @@ async function login(value) {
   const body = await res.json().catch(() => ({}));
   role = res.ok ? body.role : "viewer";
   if (!res.ok) sessionStorage.removeItem("token");
-  else $("token").value = ""; // taken: not left in the field for the next hand on the tablet
+  // taken: not left in the field for the next hand on the tablet; a PIN typed while this answer came (the page's
+  // own login with the stored credential answering late) stays for its own 登录, which found the field empty
+  else if ($("token").value === value) $("token").value = "";
   who = res.ok ? { name: body.name || "" } : { error: body.detail || "" };
   showRole();
   document.body.dataset.role = role;
   reconnect();
 }
 
-$("login").addEventListener("submit", (e) => { e.preventDefault(); login($("token").value); });
+$("login").addEventListener("submit", (e) => {
+  e.preventDefault();
+  // 登录 with the field empty is not 退出 (which asks about actions still unanswered first): it keeps who is logged in
+  if (!$("token").value) { $("role").textContent = t("pinEmpty"); $("token").focus(); return; }
+  login($("token").value);
+});
 // 退出 on a tablet handed to a player: the credential, the forms the referee filled (a hand as read) and
 // everything the referee's channel brought (state, the camera's pictures) go with a new document; the
 // forms keep nothing in the tab's history (autocomplete="off"), so Back brings no read hand back either.
