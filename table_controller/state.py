@@ -181,6 +181,19 @@ def _flow_flag(ruleset_id: str, name: str) -> bool:
         return False
 
 
+def _tile_set(ruleset_id: str) -> dict[str, bool]:
+    """Whether the ruleset's set holds flowers (`flowers_in_set`) and honours (`honours_in_set`); both
+    for an unknown id or a broken file (the pages then hide nothing)."""
+    from table_controller.scoring import ruleset_tiles
+    from table_controller.tiles import is_honour
+
+    rs, kinds = ruleset_tiles(ruleset_id)
+    if rs is None or not kinds:
+        return {"flowers_in_set": True, "honours_in_set": True}
+    return {"flowers_in_set": any(rs.tile_spec.is_bonus(k) for k in kinds),
+            "honours_in_set": any(is_honour(k) for k in kinds)}
+
+
 def _abortive_kinds(ruleset_id: str) -> list[str]:
     """The abortive draws (途中流局) of a ruleset's `[flow] abortive_draws`; none for an unknown one."""
     from table_controller.hand.abortive import kinds_of
@@ -414,6 +427,10 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
             # 立直 (riichi): whether the ruleset has declarations, and each seat's (public)
             "riichi_declarations": _flow_flag(s.ruleset, "riichi"),
             "riichi": {},
+            # what the ruleset plays with, for the pages' keys and fields: 吃 (`[flow] chow`: none under 四川,
+            # 推倒胡, 南宁), flowers (补花) and honours in its set (四川's 108 tiles have neither)
+            "chows": _flow_flag(s.ruleset, "chow"),
+            **_tile_set(s.ruleset),
             # 途中流局 (riichi): the kinds the ruleset has (the page's buttons), and those the record shows
             "abortive_draws": _abortive_kinds(s.ruleset),
             "abortive_shown": [],

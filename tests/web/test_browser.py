@@ -1339,6 +1339,14 @@ async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_p
         await page.wait_for_selector(f"{form}:not([hidden])")
         await page.click(f"{form} [data-play=deal_done]")
         await page.wait_for_selector('[data-testid="missing-keys"]:not([hidden])')
+        # 四川 plays no 吃 and its 108 tiles hold no flower: neither key is offered, nor the Win page's 花牌
+        assert await page.is_visible(f"{form} [data-play=pung]")
+        assert not await page.is_visible(f"{form} [data-play=chow]")
+        assert not await page.is_visible(f"{form} [data-play=flower]")
+        referee = await _open(browser, svc, "/win", token=REFEREE)
+        assert await referee.is_visible("#win-form input[name=melds]")
+        assert not await referee.is_visible("#win-form input[name=flowers]")
+        await referee.close()
         for seat, suit in (("E", "m"), ("S", "p"), ("W", "s"), ("N", "m")):
             await page.select_option(f"{form} select[name=seat]", seat)
             await page.click(f'{form} [data-play="missing:{suit}"]')
@@ -1560,6 +1568,9 @@ async def test_the_operator_keys_a_riichi_on_the_table_page(tmp_path: Path, brow
         form = "#play-form"
         await page.wait_for_selector('[data-testid="riichi-keys"]:not([hidden])')
         assert not await page.is_visible('[data-testid="missing-keys"]')
+        # 日本麻将 chows, and its 136 tiles hold no flower
+        assert await page.is_visible(f"{form} [data-play=chow]")
+        assert not await page.is_visible(f"{form} [data-play=flower]")
         await page.select_option(f"{form} select[name=seat]", "E")
         await page.click(f"{form} [data-play=riichi]")
         await _until(lambda: "E" in svc.controller.state.hand["riichi"])

@@ -447,6 +447,10 @@ function renderPlayForm(hand) {
     followed.from = fromKey;
     follow(f.from, "from", from);
   }
+  // what the ruleset plays with: no 吃 under 四川, 推倒胡, 南宁; no 补花 where the set has no flowers (a hand
+  // folded from a log older than these flags has them undefined: shown, as before)
+  $("play-form").querySelector('[data-play="chow"]').hidden = hand.chows === false;
+  $("play-form").querySelector('[data-play="flower"]').hidden = hand.flowers_in_set === false;
   $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
   renderAbortive(hand);
@@ -773,6 +777,7 @@ function fromRecord(f) {
   // left); the referee typed them again by hand (the camera's read fills them). A field the referee
   // has typed in is left alone.
   const hand = state && state.hand;
+  if (hand) f.flowers.closest("label").hidden = hand.flowers_in_set === false;  // 四川's 108 tiles: no 花牌 to read
   if (f.dataset.filled || !hand) return;
   const seat = f.seat_wind.value;
   if (!f.flowers.dataset.touched) f.flowers.value = ((hand.flowers || {})[seat] || []).join(" ");
