@@ -1346,6 +1346,9 @@ async def test_the_operator_keys_each_seats_missing_suit_on_the_table_page(tmp_p
         referee = await _open(browser, svc, "/win", token=REFEREE)
         assert await referee.is_visible("#win-form input[name=melds]")
         assert not await referee.is_visible("#win-form input[name=flowers]")
+        # and the fields' examples are 四川 hands: no honour, no 吃
+        assert await referee.get_attribute("#win-form input[name=concealed]", "placeholder") == "123m 456p 789s 11p 5s"
+        assert await referee.get_attribute("#win-form input[name=melds]", "placeholder") == "碰 555p 南；暗杠 7777s"
         await referee.close()
         for seat, suit in (("E", "m"), ("S", "p"), ("W", "s"), ("N", "m")):
             await page.select_option(f"{form} select[name=seat]", seat)

@@ -777,7 +777,14 @@ function fromRecord(f) {
   // left); the referee typed them again by hand (the camera's read fills them). A field the referee
   // has typed in is left alone.
   const hand = state && state.hand;
-  if (hand) f.flowers.closest("label").hidden = hand.flowers_in_set === false;  // 四川's 108 tiles: no 花牌 to read
+  if (hand) {
+    f.flowers.closest("label").hidden = hand.flowers_in_set === false;  // 四川's 108 tiles: no 花牌 to read
+    // the examples keyed as this ruleset's hands can be: no honour (555z) where its set has none, no 吃 where it has none
+    const suits = (x) => (hand.honours_in_set === false ? x.replace(/(\d)\1*z/g, (m) => m.replace(/z$/, "p")) : x);
+    f.concealed.placeholder = suits("123m 456p 789s 11z 5s");
+    f.melds.placeholder = suits(t("win.meldsHint").split(/；|; /).filter((p) => hand.chows !== false || !/^(吃|chow)/.test(p))
+      .join(lang === "zh" ? "；" : "; "));
+  }
   if (f.dataset.filled || !hand) return;
   const seat = f.seat_wind.value;
   if (!f.flowers.dataset.touched) f.flowers.value = ((hand.flowers || {})[seat] || []).join(" ");
