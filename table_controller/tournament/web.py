@@ -16,6 +16,7 @@ from fastapi import Query, Request, WebSocket
 
 from table_controller.tournament.hub import Hub
 from table_controller.web.built import OnceBuilt
+from table_controller.web.icon import LINK, serve_icon
 from table_controller.web.limits import BodyLimit
 from table_controller.web.polled import Part, Polled
 from table_controller.web.problems import malformed, refused
@@ -39,6 +40,7 @@ def create_hub_app(hub: Hub) -> Any:
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     app = FastAPI(title=f"赛事排名 {hub.tournament}", docs_url=None, redoc_url=None)
+    serve_icon(app)
     archives = OnceBuilt(kept=8)  # the archive and tables' records, once per change of the hub
     app.state.archives = archives
     # what the hall's screens and phones poll: written once per change, gzipped, 304 for a copy still current
@@ -278,7 +280,7 @@ def create_hub_app(hub: Hub) -> Any:
 
         # the title in the page's script as a JSON string: a quote or a backslash in it stays text
         return PAGE.replace("{{title_json}}", json.dumps(hub.title).replace("<", "\\u003c")) \
-            .replace("{{title}}", _html(hub.title))
+            .replace("{{title}}", _html(hub.title)).replace("{{icon}}", LINK)
 
     return app
 
@@ -444,6 +446,7 @@ PAGE = """<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{title}} · 排名</title>
+{{icon}}
 <style>
   body { font-family: "Noto Sans CJK SC", "Noto Sans", sans-serif; margin: 0; background: #10301f; color: #f4f1e6; }
   header { display: flex; justify-content: space-between; align-items: center; padding: 1rem 2rem;

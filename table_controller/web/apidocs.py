@@ -9,6 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from table_controller.web.icon import LINK
+
 METHODS = ("get", "post", "put", "patch", "delete")
 
 STYLE = """
@@ -56,7 +58,7 @@ def api_page(schema: dict[str, Any]) -> str:
     parts = [f"<h2><code>{escape(g)}</code></h2>{''.join(ops)}" for g, ops in groups.items()]
     return (f'<!doctype html><html lang="zh"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>API · {escape(info.get('title', ''))}</title><style>{STYLE}</style></head><body>"
+            f"<title>API · {escape(info.get('title', ''))}</title>{LINK}<style>{STYLE}</style></head><body>"
             f"<h1>{escape(info.get('title', ''))} <small>{escape(info.get('version', ''))}</small></h1>"
             f"<p>{escape(info.get('description', ''))}</p>"
             '<p>接口说明，无需联网 / the API, served by this table (no internet needed). '

@@ -42,6 +42,7 @@ from table_controller.scoresheet import to_csv
 from table_controller.state import apply
 from table_controller.store import MAX_INTEGER, StoreError
 from table_controller.web.apidocs import api_page
+from table_controller.web.icon import serve_icon
 from table_controller.config_watch import CHANGED
 from table_controller.credential_file import REFEREE, CredentialFileError, label, named, write_credential
 from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows, weakness
@@ -766,6 +767,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
                 log.debug("referee feed ended", exc_info=streaming.exception())
         if ended.is_set():
             await _close(ws, 4401, CHANGED_SAYS, why="credential_changed")
+
+    serve_icon(app)
 
     @app.get("/docs", include_in_schema=False)
     async def api_docs() -> HTMLResponse:

@@ -908,6 +908,11 @@ async def test_screenshots_of_each_page(service: TableService, browser: Any, tmp
     out = Path(os.environ.get("SCREENSHOTS_DIR") or tmp_path / "shots")
     out.mkdir(parents=True, exist_ok=True)
     page = await browser.new_page()
+    # every page, every role, both languages: no script error and no failed load in the browser's console (the
+    # browser's own /favicon.ico was a 404 on every page a referee opened: each tablet's console said so)
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"{page.url}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"{page.url}: {e}"))
     async with _http(service) as http:
         await _populate(service, http)
         for name, path, token, size in (("table", "/", OPERATOR, (1280, 720)), ("win", "/win", REFEREE, (1280, 720)),
@@ -932,6 +937,7 @@ async def test_screenshots_of_each_page(service: TableService, browser: Any, tmp
     for name in ("table", "win", "public", "table-phone", "referee-phone", "table-en", "penalties", "scoresheet",
                  "penalties-phone"):
         assert (out / f"{name}.png").stat().st_size > 10_000
+    assert not problems, problems
 
 
 async def test_table_fault_and_link_health_show_on_the_page(service: TableService, browser: Any) -> None:

@@ -25,6 +25,12 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background
         "--disable-component-update", "--disable-sync"]
 
 
+async def page_request(context: Any, url: str) -> tuple[int, str]:
+    """`url` fetched as the browser would: its status and media type."""
+    answer = await context.request.get(url)
+    return answer.status, answer.headers.get("content-type", "").split(";")[0]
+
+
 async def test_every_page_of_the_table_and_the_hub_loads_only_from_the_pi(tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
 
@@ -58,14 +64,23 @@ async def test_every_page_of_the_table_and_the_hub_loads_only_from_the_pi(tmp_pa
                     """`url` in a tab of its own until its network is idle (0.5 s without a request): the tabs
                     load side by side, so their quiet half seconds are waited together, not one after another."""
                     tab = await context.new_page()
+                    # and nothing it asked for fails (the browser's own /favicon.ico was a 404 on every page)
+                    tab.on("response", lambda r: failed.append((url, r.status, r.url)) if r.status >= 400 else None)
+                    tab.on("console", lambda m: failed.append((url, m.type, m.text)) if m.type == "error" else None)
                     try:
                         answer = await tab.goto(url, wait_until="networkidle")
                         assert answer is not None and answer.ok, (url, answer and answer.status)
                     finally:
                         await tab.close()
 
+                failed: list[tuple[str, Any, str]] = []
                 await asyncio.gather(*(visit(url) for url in urls))
                 assert outside == [], outside
+                assert failed == [], failed
+                # the icon every browser asks for (a JSON answer's tab too), and the pages' link to it
+                for site in (here, hub.url.rstrip("/")):
+                    icon = await page_request(context, site + "/favicon.ico")
+                    assert icon == (200, "image/svg+xml"), (site, icon)
                 page = await context.new_page()
                 await page.goto(here + "/docs", wait_until="networkidle")
                 text = await page.inner_text("body")
