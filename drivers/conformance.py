@@ -125,9 +125,10 @@ class RawHost:
         self.write(raw)
         return raw
 
-    async def wait(self, match: Callable[[Frame], bool], since: int, timeout: float = ANSWER_S) -> Frame | None:
-        """The first frame after index `since` that `match`es, or None after `timeout` seconds."""
-        deadline = time.monotonic() + timeout
+    async def wait(self, match: Callable[[Frame], bool], since: int, timeout: float | None = None) -> Frame | None:
+        """The first frame after index `since` that `match`es, or None after `timeout` seconds (`ANSWER_S` as it
+        is when called: a default bound at import was not reached by a caller or test that set it)."""
+        deadline = time.monotonic() + (ANSWER_S if timeout is None else timeout)
         seen = since
         while True:
             for frame in self.frames[seen:]:
@@ -143,8 +144,8 @@ class RawHost:
             except asyncio.TimeoutError:
                 pass
 
-    async def reply(self, name: str, req: int, since: int, timeout: float = ANSWER_S) -> dict[str, Any] | None:
-        """The decoded reply `name` carrying `req`, or None."""
+    async def reply(self, name: str, req: int, since: int, timeout: float | None = None) -> dict[str, Any] | None:
+        """The decoded reply `name` carrying `req`, or None after `timeout` (`wait`'s: `ANSWER_S`)."""
         want = msgs.BY_NAME[name].type
         earlier = {(f.seq, f.type, f.payload) for f in self.frames[:since] if f.type == want}
 

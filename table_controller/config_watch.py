@@ -26,13 +26,16 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-async def watch_credentials(path: Path, credentials: Any, controller: Any, every: float = EVERY_S) -> None:
+async def watch_credentials(path: Path, credentials: Any, controller: Any, every: float | None = None) -> None:
     """Each time the file changes, read it; a file that does not read is said once and nothing changes
-    (the credentials in use stay), one that does has its changed credentials taken and logged."""
+    (the credentials in use stay), one that does has its changed credentials taken and logged. Looked at
+    every `every` seconds, else `EVERY_S` as it is when the watch starts (a default bound at import was not
+    reached by a caller or test that set it)."""
     from table_controller.config import ConfigError, load_config
     from table_controller.credential_file import label
     from table_controller.web.auth import weak_credentials
 
+    every = EVERY_S if every is None else every
     seen = _stamp(path)
     while True:
         await asyncio.sleep(every)

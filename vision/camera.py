@@ -247,8 +247,11 @@ class CameraStream:
         what FFmpeg gives for a part it could not decode) is not a frame: a failed grab, the camera
         undecodable; before, it was returned, the status went ok between unplugged and undecodable, and
         the connection it came on was not looked at when it failed. A read that fails at once after
-        frames (FFmpeg refused a part) is looked at too: the status went unplugged until the next
-        connection failed; one that failed by going silent (`read_timeout_s`) sent nothing to look at."""
+        frames (FFmpeg refused a part) is looked at too; one that failed by going silent (`read_timeout_s`)
+        sent nothing to look at. Garbage and parts cut short are told by the part itself (`decode_part`); the
+        look alone tells a stream that breaks off after whole parts (a Content-Length a few bytes over, a
+        boundary line without its "--") from a camera unplugged: `BROKE_OFF` when a fresh connection gets a
+        good picture (`test_a_stream_that_breaks_off_after_whole_parts_is_undecodable_with_why_not_unplugged`)."""
         opened_at = 0
         blank_why = ""  # what this connection sent that was no picture
         while not self._stop.is_set():

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -300,3 +301,28 @@ async def test_the_heartbeat_spacing_is_the_tables_own_not_when_the_host_read_th
 
     ok, said = await conformance._heartbeat(Buffered())  # type: ignore[arg-type]
     assert ok and said == "every 1.00 s, last_event 3"
+
+
+async def test_a_check_waits_as_long_as_answer_s_says_when_it_is_set(
+        sim: SimTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`RawHost.wait` and `reply` read `ANSWER_S` when they wait: bound as their default at import, a caller or test
+    that set it (to give a slow table longer, or a test less) changed nothing, and a reply that never came was
+    waited for 1 s whatever it said."""
+    from drivers import conformance
+
+    monkeypatch.setattr(conformance, "ANSWER_S", 0.1)
+    transport = await open_transport(await sim.serve_pty())
+    host = conformance.RawHost(transport)
+    try:
+        await host.fresh()
+        started = time.monotonic()
+        never = await host.reply("pong", 9999, host.mark())  # no ping was sent: no pong comes
+        replied = time.monotonic() - started
+        started = time.monotonic()
+        nothing = await host.wait(lambda f: False, host.mark())
+        waited = time.monotonic() - started
+    finally:
+        await host.close()
+        await transport.close()
+    assert never is None and nothing is None
+    assert 0.1 <= replied < 0.6 and 0.1 <= waited < 0.6, (replied, waited)  # 1.0 s each before

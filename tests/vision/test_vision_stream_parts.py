@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -15,7 +15,8 @@ import pytest
 
 from tablesim.scenes.render import SceneOptions, render_scene
 from vision.calibrate import Calibration
-from vision.camera import CameraStream
+from vision.camera import BROKE_OFF, CameraStream
+from vision.health import HealthStatus
 from vision.geometry import TABLE_MM
 from vision.reader import TileReader
 from vision.service import VisionLoop
@@ -219,6 +220,61 @@ def test_parts_whose_content_length_lies_are_undecodable_not_unplugged_and_good_
             lying[0] = False
             after = _statuses(stream, 1.25)  # a new connection within reopen_every_s, then ok from its first part
             assert after[-3:] == ["ok"] * 3, after
+        finally:
+            stream.close()
+
+
+def _grabs_until(stream: CameraStream, done: Callable[[list[tuple[HealthStatus, bool]]], bool],
+                 seconds: float) -> list[tuple[HealthStatus, bool]]:
+    """`grab()`'s status and whether it gave a frame, as the service steps (0.1 s apart), until `done` or `seconds`."""
+    seen: list[tuple[HealthStatus, bool]] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not done(seen):
+        frame, status = stream.grab()
+        seen.append((status, frame is not None))
+        time.sleep(0.1)
+    return seen
+
+
+@pytest.mark.parametrize("fault", ["length_4_over", "boundary_without_dashes"])
+def test_a_stream_that_breaks_off_after_whole_parts_is_undecodable_with_why_not_unplugged(fault: str) -> None:
+    """Parts whose Content-Length is 4 bytes over (the line breaks around the body counted in): FFmpeg hands over
+    each whole JPEG with "\\r\\n--" after it, which decodes, then reads "frame" where a boundary should be and
+    drops the connection at once, two pictures into each; or parts whose boundary line lacks its "--" (FFmpeg
+    drops the connection after the first part). No part is cut short, so nothing `grab()` decodes
+    says what is wrong: only the read that failed at once after frames, while a fresh connection gets a good
+    picture (`CameraStream._run`'s `at_once`), tells it from a camera unplugged. Without it the display said
+    摄像头未连接 (3 grabs failed in a row) of a camera that answers and sends pictures."""
+    lying = [True]
+
+    def script() -> Iterator[bytes]:
+        n = 0
+        while True:
+            n += 1
+            jpg = _jpeg(_noise(320, 240, n))
+            wrong = lying[0] and n > 1  # a fresh connection's first part is right: it gets a good picture
+            if fault == "length_4_over":
+                yield part(jpg, length=len(jpg) + 4 if wrong else None)
+            else:
+                yield part(jpg)[2:] if wrong else part(jpg)
+
+    def told(seen: list[tuple[HealthStatus, bool]]) -> bool:  # two connections broken off, each told so
+        codes = ["ok"] + [s.code for s, _ in seen]
+        return sum(a == "ok" != b for a, b in zip(codes, codes[1:])) >= 2
+
+    with PartServer(script, period_s=0.05) as camera:
+        stream = CameraStream(camera.url, reopen_every_s=0.5)
+        try:
+            during = _grabs_until(stream, told, 4.0)
+            faults = [s for s, _ in during if s.code != "ok"]
+            assert faults and {s.code for s in faults} == {"undecodable"}, [(s.code, s.detail) for s, _ in during]
+            assert all(s.detail == BROKE_OFF for s in faults), faults
+            assert sum(got for _, got in during) >= 2  # the camera's pictures came all the while
+            shown = faults[-1].to_json()
+            assert shown["message"].startswith("摄像头已连接，但画面无法解码") and not shown["ok"], shown
+            lying[0] = False
+            after = _grabs_until(stream, lambda seen: [s.code for s, _ in seen[-3:]] == ["ok"] * 3, 3.0)
+            assert [s.code for s, _ in after[-3:]] == ["ok"] * 3, after
         finally:
             stream.close()
 

@@ -203,6 +203,31 @@ async def test_tablectl_pin_on_the_pi_takes_effect_in_the_running_service_and_en
     assert not any(NAMED_NEW in d or NAMED_OLD in d for d in data)
 
 
+async def test_the_config_watch_looks_as_often_as_every_s_says_when_it_is_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`watch_credentials` reads `config_watch.EVERY_S` when it starts: bound as its default at import, a test or
+    caller that set it changed nothing, and a PIN edited into the file just after the service started held only
+    after the watch's first look, 1.0 s on, whatever EVERY_S said."""
+    from table_controller import config_watch
+
+    monkeypatch.setattr(config_watch, "EVERY_S", 0.05)
+    path = _config(tmp_path)
+    svc = await _start(path)
+    try:
+        assert await _role(svc, OLD) == "referee"  # the watch has started and taken the file's stamp
+        path.write_text(CONFIG.replace(OLD, NEW), encoding="utf-8")
+        edited = time.monotonic()
+        while not _changes(svc):
+            assert time.monotonic() - edited < 10, "the config watch never read the edited file"
+            await asyncio.sleep(0.01)
+        took = time.monotonic() - edited
+        assert await _role(svc, NEW) == "referee" and await _role(svc, OLD) == 401
+        assert [c["credential"] for c in _changes(svc)] == ["[display] referee_token"], _changes(svc)
+    finally:
+        await svc.stop()
+    assert took < 0.8, f"the edited PIN held {took:.2f} s after the edit (~1.0 s before: the default bound at import)"
+
+
 async def test_a_pin_change_sent_with_an_idempotency_key_leaves_no_fingerprint_of_its_pins_in_the_log(
         tmp_path: Path) -> None:
     """Every action sent with an Idempotency-Key keeps a SHA-256 of its body beside its event (web/replays.py);
