@@ -1974,6 +1974,10 @@ async function sendPlay(kind, typed, seat, from) {
     if (dealing && !(await act("/api/play", { type: "deal_done" }))) { giveBack(); sayPlay(null); return; }
     const ok = await act("/api/play", body);
     if (!ok) giveBack();
+    // 定缺 moves no turn, so 座位 stayed on the seat picked for it and the dealer's first discard went there
+    // (未轮到北家): the pick was for the 定缺, the seat in turn comes back unless another was picked since
+    const turnNow = state && state.hand && state.hand.turn;
+    if (ok && body.type === "missing" && turnNow && !pickedForNext.seat) f.seat.value = turnNow.seat;
     sayPlay(body, ok || lastOutcome !== "refused" ? "" : missedClaim(body, (state && state.hand) || {}));
   } finally {
     ownPlay.sending = false;
