@@ -114,3 +114,54 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         for tile in ("w6s", "8p", "3m"):
             await _keyed(table, tile)
         assert svc.controller.state.hand["turn"]["seat"] == "W"
+
+        # the second win: W by 自摸. The form is the next winner's: S (out) is offered neither as 和牌方
+        # nor as 点炮方, 和牌方 is the seat in turn, 副露 its 明杠 as the record holds it, no tile of S's read left
+        for name in ("seat_wind", "discarder"):
+            assert await win.is_disabled(f"{WIN} select[name={name}] option[value=S]")
+        assert await win.input_value(f"{WIN} select[name=seat_wind]") == "W"
+        assert await win.input_value(f"{WIN} input[name=melds]") == "明杠 7m 7m 7m 7m 北"
+        assert await win.input_value(f"{WIN} input[name=concealed]") == ""
+        await win.select_option(f"{WIN} select[name=win]", "self_draw")
+        await win.fill(f"{WIN} input[name=concealed]", "234p 678p 22m 34m")
+        await win.fill(f"{WIN} input[name=win_tile]", "5m")
+        await _read_and_confirm(win, svc, "W")
+        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 · 东 -3 · 西 +6 · 北 -3"
+        assert "根" in await win.inner_text("#fans")
+        assert await win.inner_text("#payments [class~=pay]:nth-child(2) strong") == "0"  # S pays nothing
+
+        # the third: N on E's discard right after E's 加杠 (杠上炮); 点炮方 follows the discard
+        await table.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+        await _keyed(table, "1p")
+        await _keyed(table, "e5p", "added")
+        await _keyed(table, "6m")
+        await win.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+        assert await win.input_value(f"{WIN} select[name=seat_wind]") == "N"
+        assert await win.input_value(f"{WIN} select[name=discarder]") == "E"
+        assert await win.input_value(f"{WIN} select[name=win]") == "discard"
+        assert await win.input_value(f"{WIN} input[name=melds]") == ""
+        await win.fill(f"{WIN} input[name=concealed]", "123s 456s 789s 66m 88m")
+        await win.fill(f"{WIN} input[name=win_tile]", "6m")
+        await _read_and_confirm(win, svc, "N")
+        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 陈杰 1 · 东 -2 · 北 +2"
+        assert await win.eval_on_selector_all("#wins-list li", "els => els.map(e => e.dataset.seat)") == ["S", "W", "N"]
+        assert not await win.is_visible('[data-testid="win-more"]')  # three have won: no further winner
+
+        # the hand is over: a play is refused, saying so; 结束本盘 ends it as won (no 荒牌 question)
+        await table.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+        said = await _key(table, "e9p")
+        assert "本盘已和牌结束" in said and "请结束本盘" in said, said
+        banner = await table.inner_text("#win-banner")
+        assert all(name in banner for name in ("李娜", "王芳", "陈杰")), banner
+        table.once("dialog", lambda dialog: pytest.fail(f"asked: {dialog.message}"))
+        await table.click("#end-hand")
+        await _until(lambda: bool(svc.controller.state.hands) and svc.controller.state.hands[-1]["result"] == "win")
+
+        # the score sheet: one row, three winners, their fans, each chair's points with its kongs
+        sheet = await _open(browser, svc, "/scoresheet", token=REFEREE)
+        row = sheet.locator("#sheet-body tr[data-hand='1'] td")
+        assert await row.nth(3).inner_text() == "和牌 · 李娜 · 王芳 · 陈杰"
+        assert await row.nth(4).inner_text() == "1 / 1 / 1"
+        assert [await sheet.inner_text(f'[data-testid="total-{p}"]') for p in "1234"] == ["-4", "2", "5", "-3"]
+        assert "(杠 +1)" in await row.nth(5).inner_text() and "(杠 -2)" in await row.nth(8).inner_text()
+

@@ -381,13 +381,14 @@ function renderDice(hand) {
   renderPlayForm(hand);
 }
 
-function lastDiscarder(hand) {
-  // the seat whose discard lies last on the table (a claim takes it)
+function lastDiscarder(hand, wonToo) {
+  // the seat whose discard lies last on the table (a claim takes it); `wonToo`: a discard won on counts
+  // (血战 takes it from the pool, and a second winner on it, 一炮多响, names the same discarder)
   let best = null;
   for (const w of SEATS) {
     const pool = (hand.discards || {})[w] || [];
     const last = pool[pool.length - 1];
-    if (last && !last.claimed && (!best || last.seq > best.seq)) best = { seat: w, seq: last.seq };
+    if (last && (!last.claimed || (wonToo && last.won_by)) && (!best || last.seq > best.seq)) best = { seat: w, seq: last.seq };
   }
   return best && best.seat;
 }
@@ -671,7 +672,8 @@ function renderWin() {
     (h.melds || []).map((m) => `<span class="meld">${m.tiles.map((x) => tileHtml(x)).join("")}</span>`).join(""),
     (h.concealed || []).map((x) => tileHtml(x)).join(""), tileHtml(h.win_tile, "winning"),
     (h.flowers || []).map((x) => tileHtml(x, "flower")).join("")].join(" ") : "";
-  if (h && !$("win-form").dataset.filled) fillWinForm(h);
+  // a confirmed win while others may still win (血战, 一炮多响): the form is the next winner's, not the read again
+  if (h && !$("win-form").dataset.filled && !(win.confirmed && state.further_win)) fillWinForm(h);
 }
 function renderWins() {
   // every win the referee confirmed this hand (一炮多响, 血战), the 查叫 at a draw, and the 查叫 form
@@ -760,15 +762,27 @@ function syncWinForm() {
   const f = $("win-form");
   // 本场 left empty is the session's count (riichi), shown greyed in the field; a number typed is taken instead
   f.honba.placeholder = state && state.hand && state.hand.honba ? String(state.hand.honba) : "";
-  const hand = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}` : "";
-  if (f.dataset.hand !== hand) { // a new hand: what the referee typed or a read filled was for the last one
+  // a new hand, or a win confirmed (血战, 一炮多响): what the referee typed or a read filled was for the last
+  // winner. Before, under 血战 the next winner's form kept the first one's tiles, 副露 and 点炮方.
+  const hand = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}/${(state.wins || []).length}` : "";
+  if (f.dataset.hand !== hand) {
     f.dataset.hand = hand;
+    if (f.dataset.filled) { f.concealed.value = ""; f.win_tile.value = ""; f.win.value = "discard"; }  // the read's: shown above
     delete f.dataset.filled;
     for (const el of f.elements) delete el.dataset.touched;
   }
+  // 血战: a seat that has won is out: it wins no more, and discards no more to be won on
+  const out = (state && state.hand && state.hand.out) || [];
+  for (const select of [f.seat_wind, f.discarder]) {
+    for (const o of select.options) o.disabled = out.includes(o.value);
+  }
+  if (!f.dataset.filled && out.includes(f.seat_wind.value)) {  // a read of it (shown invalid) keeps it
+    const turn = state.hand.turn && state.hand.turn.seat;
+    f.seat_wind.value = turn && !out.includes(turn) ? turn : SEATS.find((w) => !out.includes(w));
+  }
   const onDiscard = f.win.value === "discard" || f.win.value === "rob_kong";
   f.discarder.disabled = !onDiscard;
-  const last = state && state.hand && lastDiscarder(state.hand);
+  const last = state && state.hand && lastDiscarder(state.hand, true);
   if (onDiscard && !f.dataset.filled && !f.discarder.dataset.touched && last && last !== f.seat_wind.value) f.discarder.value = last;
   fromRecord(f);
 }
