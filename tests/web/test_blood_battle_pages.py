@@ -156,6 +156,9 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         table.once("dialog", lambda dialog: pytest.fail(f"asked: {dialog.message}"))
         await table.click("#end-hand")
         await _until(lambda: bool(svc.controller.state.hands) and svc.controller.state.hands[-1]["result"] == "win")
+        await win.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+        # no 荒牌: the Win page offers no 查叫 (the service refuses one: 本盘不是荒牌)
+        assert not await win.is_visible("#exhaustive-section")
 
         # the score sheet: one row, three winners, their fans, each chair's points with its kongs
         sheet = await _open(browser, svc, "/scoresheet", token=REFEREE)
