@@ -53,7 +53,7 @@ const I18N = {
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
                ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）", horseOrigin: "一炮多响：马从点炮方数起",
-               pending: "待裁判确认", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
+               pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）；日麻流局：不亮牌（不听）者留空。", submit: "查叫", camera: "摄像头查叫",
                 result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无" },
@@ -145,7 +145,7 @@ const I18N = {
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
                first: "Won in the first go-round (天和/地和)", horseOrigin: "Several winners: horses counted from the discarder",
-               pending: "awaiting the referee", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
+               pending: "awaiting the referee", ruled: "ruled {r}: no win this hand", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded); riichi: leave a seat that does not show (noten) empty.",
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
@@ -660,7 +660,7 @@ function renderWin() {
   const r = win.result || {};
   $("win-summary").innerHTML = `<strong>${t("win.by", { seat: nameOf(win.seat) })}</strong>${win.correction ? t("win.correction") : ""} · `
     + (r.valid ? t("win.valid") : t("win.invalid", { r: esc(r.message || r.reason || "") }))
-    + ` · <span class="${win.confirmed ? "confirmed" : "pending"}" data-testid="win-status">${win.confirmed ? t("win.confirmed") : t("win.pending")}</span>`;
+    + ` · ${winStatus(win, "win-status")}`;
   $("fans").innerHTML = (r.fans || []).map((f) => `<tr><td>${esc(lang === "en" && f.name_en ? f.name_en : f.name)}</td><td>${f.value}</td><td>${f.count}</td></tr>`).join("");
   $("fan-total").textContent = r.total != null ? r.total : "";
   $("payments").innerHTML = SEATS.map((w) => {
@@ -673,7 +673,8 @@ function renderWin() {
     (h.concealed || []).map((x) => tileHtml(x)).join(""), tileHtml(h.win_tile, "winning"),
     (h.flowers || []).map((x) => tileHtml(x, "flower")).join("")].join(" ") : "";
   // a confirmed win while others may still win (血战, 一炮多响): the form is the next winner's, not the read again
-  if (h && !$("win-form").dataset.filled && !(win.confirmed && state.further_win)) fillWinForm(h);
+  // nor after the read was ruled 诈和 (its seat 停和): the form is for the seat that wins next
+  if (h && !$("win-form").dataset.filled && !(win.confirmed && state.further_win) && !(state.stopped || {})[win.seat]) fillWinForm(h);
 }
 function renderWins() {
   // every win the referee confirmed this hand (一炮多响, 血战), the 查叫 at a draw, and the 查叫 form
@@ -702,6 +703,14 @@ function renderWins() {
   const out = (hand && hand.out) || [];
   SEATS.forEach((w) => { const input = $("exhaustive-form")[w]; input.disabled = out.includes(w); input.parentElement.hidden = out.includes(w); });
 }
+function winStatus(win, testid) {
+  // 待裁判确认 / 已确认, or, for a read whose seat was ruled out of winning (判诈和: 国标 plays on), that
+  // ruling: before, the Table and Public pages showed the false winner's read 待裁判确认 to the hand's end
+  const ruled = !win.confirmed && (state.stopped || {})[win.seat];
+  const [cls, text] = win.confirmed ? ["confirmed", t("win.confirmed")] : ruled ? ["ruled", t("win.ruled", { r: esc(ruled) })]
+    : ["pending", t("win.pending")];
+  return `<span class="${cls}"${testid ? ` data-testid="${testid}"` : ""}>${text}</span>`;
+}
 function renderBanner() {
   // The win on the Table and Public pages: who, the fans and total, each seat's payment (no tiles).
   const win = state.win;
@@ -713,7 +722,7 @@ function renderBanner() {
   const others = (state.wins || []).filter((w) => w.seq !== win.confirmed_seq);
   box.innerHTML = others.map((w) => `<div class="win-head earlier"><strong>${t("win.by", { seat: t("seat." + w.seat) + " " + esc((state.sitting || state.players)[String(seats[w.seat])] || "") })}</strong>
     <span class="confirmed">${t("win.confirmed")}</span> ${w.total ?? ""}</div>`).join("") + `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc((state.sitting || state.players)[String(seats[win.seat])] || "") })}</strong>
-    <span class="${win.confirmed ? "confirmed" : "pending"}">${win.confirmed ? t("win.confirmed") : t("win.pending")}</span></div>`
+    ${winStatus(win)}</div>`
     + (r.valid ? `<div class="win-fans">${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
       <strong>${t("win.total")} ${r.total}</strong></div>
       <div class="win-pay">${SEATS.map((w) => { const v = (r.payments || {})[w] || 0; return `<span class="${v > 0 ? "plus" : v < 0 ? "minus" : ""}">${t("seat." + w)} ${v > 0 ? "+" : ""}${v}</span>`; }).join("")}</div>`
@@ -768,7 +777,10 @@ function syncWinForm() {
   f.honba.placeholder = state && state.hand && state.hand.honba ? String(state.hand.honba) : "";
   // a new hand, or a win confirmed (血战, 一炮多响): what the referee typed or a read filled was for the last
   // winner. Before, under 血战 the next winner's form kept the first one's tiles, 副露 and 点炮方.
-  const hand = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}/${(state.wins || []).length}` : "";
+  // So is a seat put out of winning (判诈和, 停和): 国标 plays on after a 诈和, and the form kept the false
+  // winner's read, its 花牌 and 点炮方 going into the next winner's read.
+  const stopped = Object.keys((state && state.stopped) || {}).sort().join("");
+  const hand = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}/${(state.wins || []).length}/${stopped}` : "";
   if (f.dataset.hand !== hand) {
     f.dataset.hand = hand;
     if (f.dataset.filled) { f.concealed.value = ""; f.win_tile.value = ""; f.win.value = "discard"; }  // the read's: shown above
