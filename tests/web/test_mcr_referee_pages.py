@@ -2,12 +2,13 @@
 on the Table page (录入牌局), the referee rules on the Win and Penalties pages, the score sheet ends it. The
 cases hardest to key: 补花 in the opening and in play, a play keyed wrong and corrected (更正牌谱) and a
 correction undone (撤销上一次裁判操作), a win below 8 番 read (花牌不计) and ruled 诈和 with play going on,
-and play going on. No API call by hand: the simulated table's dice buttons are the players' presses.
+and 抢杠和 on a 加杠. No API call by hand: the simulated table's dice buttons are the players' presses.
 
 The hand (every tile counted, at most four of each, each flower once):
 E 补花 春, N 补花 梅 (opening); E 5p, W 碰 5p, W 9m, N 补花 兰 (in play), N 1z, E 2z, S 3z (keyed 3s,
 corrected), W 4z, N 8p: E declares 和 with 234m 567m 234s 79p 55s + 8p, 7 番 and 花牌 1 (不够8番起和,
-花牌不计): 诈和, E pays 10 to each and plays on: E 7z, S 1s.
+花牌不计): 诈和, E pays 10 to each and plays on; E 7z, S 1s, W 加杠 5p: N robs it with 123456789m 34p 99s
+(清龙 16 + 抢杠和 8 + 门前清 2 + 平和 2 + 花牌 2 = 30: W pays 8 + 30, E and S 8 each).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ async def _read(page: Any, svc: TableService, seat: str) -> dict[str, Any]:
     return read
 
 
-async def test_an_mcr_hand_with_flowers_a_correction_and_a_false_win_played_on(tmp_path: Path, browser: Any) -> None:
+async def test_an_mcr_hand_with_flowers_a_false_win_a_correction_and_a_robbed_kong(tmp_path: Path, browser: Any) -> None:
     """The operator's keys and the referee's forms carry a 国标 hand through its hardest rulings; each
     refusal says why on the page and each default the pages set is the one the ruling needs."""
     async with _running(_config(ruleset="mcr"), tmp_path / "own") as svc:
@@ -114,7 +115,7 @@ async def test_an_mcr_hand_with_flowers_a_correction_and_a_false_win_played_on(t
         ruled = ctl.state.actions[-1]
         assert ruled["code"] == "false_win" and ruled["by_wind"] == {"E": -30, "S": 10, "W": 10, "N": 10}
 
-        # play goes on: E (in turn) discards, then S
+        # play goes on: E (in turn) discards, S, then W adds the fourth 5p to its pung
         await table.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
         assert await table.input_value(f"{FORM} select[name=seat]") == "E"
         # the read ruled 诈和 is no more a win awaiting the referee, on the Table, Win and Public pages
@@ -129,3 +130,36 @@ async def test_an_mcr_hand_with_flowers_a_correction_and_a_false_win_played_on(t
         assert await win.input_value(f"{WIN} input[name=win_tile]") == ""
         for tile in ("7z", "1s"):
             await _keyed(table, tile)
+        assert "西家加杠 五筒" in await _keyed(table, "w5p", "added")
+
+        # N robs the kong: 方式 抢杠和, 点炮方 the konger, N's flowers from the record
+        await win.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
+        await win.select_option(f"{WIN} select[name=seat_wind]", "N")
+        assert await win.input_value(f"{WIN} select[name=win]") == "rob_kong"
+        assert await win.input_value(f"{WIN} select[name=discarder]") == "W"
+        assert await win.input_value(f"{WIN} input[name=flowers]") == "5f 6f"
+        assert await win.input_value(f"{WIN} input[name=melds]") == ""
+        await win.fill(f"{WIN} input[name=concealed]", "123456789m 34p 99s")
+        await win.fill(f"{WIN} input[name=win_tile]", "5p")
+        read = await _read(win, svc, "N")
+        assert read["result"]["valid"], read["result"]
+        assert read["result"]["total"] == 30
+        fans = await win.inner_text("#fans")
+        assert "抢杠和" in fans and "花牌" in fans and "和绝张" not in fans, fans
+        await win.click("#win-confirm")
+        await win.wait_for_selector('#wins-list li[data-seat="N"]')
+        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 陈杰 30 · 东 -8 · 南 -8 · 西 -38 · 北 +54"
+        # the 加杠 never stood: W's meld is its pung again
+        assert [m["type"] for m in ctl.state.hand["melds"]["W"]] == ["pung"]
+        await table.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
+        assert await table.locator("[data-seat=W] .meld").count() == 1
+        assert await table.locator("[data-seat=W] .meld .tile").count() == 3
+
+        # the hand is over: 结束本盘, the score sheet with the 诈和 and the 标准分
+        table.once("dialog", lambda dialog: pytest.fail(f"asked: {dialog.message}"))
+        await table.click("#end-hand")
+        await _until(lambda: bool(ctl.state.hands) and ctl.state.hands[-1]["result"] == "win")
+        sheet = await _open(browser, svc, "/scoresheet", token=REFEREE)
+        assert [await sheet.inner_text(f'[data-testid="total-{p}"]') for p in "1234"] == ["-38", "2", "-28", "64"]
+        assert [await sheet.inner_text(f'[data-testid="tp-{p}"]') for p in "1234"] == ["0", "2", "1", "4"]
+        assert "暂定" in await sheet.inner_text("#sheet-foot")

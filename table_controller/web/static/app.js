@@ -796,11 +796,22 @@ function syncWinForm() {
     const turn = state.hand.turn && state.hand.turn.seat;
     f.seat_wind.value = turn && !out.includes(turn) ? turn : SEATS.find((w) => !out.includes(w));
   }
+  // 抢杠和: a 加杠 the last play is another seat's to rob, and that konger is 点炮方. Before, 方式 stayed 点和
+  // and 点炮方 on the last discard's seat: a read sent so made that seat pay, and the 加杠 stood.
+  const konger = state && state.hand && robbable(state.hand);
+  if (!f.dataset.filled && !f.win.dataset.touched && konger && konger !== f.seat_wind.value) f.win.value = "rob_kong";
   const onDiscard = f.win.value === "discard" || f.win.value === "rob_kong";
   f.discarder.disabled = !onDiscard;
-  const last = state && state.hand && lastDiscarder(state.hand, true);
+  const last = state && state.hand && (f.win.value === "rob_kong" ? konger : lastDiscarder(state.hand, true));
   if (onDiscard && !f.dataset.filled && !f.discarder.dataset.touched && last && last !== f.seat_wind.value) f.discarder.value = last;
   fromRecord(f);
+}
+function robbable(hand) {
+  // the seat whose 加杠 is the hand's last play (the tile it added may be robbed), or null
+  for (const w of SEATS) {
+    if (((hand.melds || {})[w] || []).some((m) => m.added_seq && m.added_seq === hand.play_seq)) return w;
+  }
+  return null;
 }
 function fromRecord(f) {
   // what the play record already holds for the winner: the flowers laid, the melds, 海底 (no live tile
@@ -2057,7 +2068,7 @@ $("undo-form").addEventListener("submit", once(async (e) => {
 }));
 for (const name of ["discarder", "flowers", "melds", "last_tile"]) $("win-form")[name].addEventListener("input", (e) => { e.target.dataset.touched = "1"; });
 $("win-form").discarder.addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
-$("win-form").win.addEventListener("change", syncWinForm);
+$("win-form").win.addEventListener("change", (e) => { e.target.dataset.touched = "1"; syncWinForm(); });
 $("win-form").seat_wind.addEventListener("change", syncWinForm);
 $("win-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
