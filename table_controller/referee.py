@@ -389,6 +389,12 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
         result = score_json(hand_in, s.ruleset)
     except ScoringError as exc:
         result = {"valid": False, "reason": "bad_hand", "message": str(exc)}
+    konger = konger_elsewhere(s.hand, hand_in)
+    if konger:  # before: "visible.5p: 4 visible and 1 in the hand: a set has 4 of 5p", in English only
+        tile = hand_in.get("win_tile")
+        result = {"valid": False, "reason": "not_robbed",
+                  "message": f"抢杠和：加杠{tile_name(tile)}的是{seat_name(konger)}家，点炮方应选{seat_name(konger)}家 / "
+                             f"rob_kong: the added kong of {tile} is {konger}'s: name {konger} as the discarder"}
     if record["seat"] in stopped and result.get("valid"):
         result = {**result, "valid": False, "reason": "stopped",
                   "message": f"该家已被判{stopped[record['seat']]}，不得和牌"}
@@ -413,6 +419,22 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     if held is not None:
         result = {**result, "valid": False, "reason": "furiten", "message": held}
     record["result"] = result
+
+
+def konger_elsewhere(hand: dict[str, Any], read: dict[str, Any]) -> str | None:
+    """A 抢杠和 read naming as 点炮方 a seat with no 补杠 of the winning tile, where another seat's 补杠 of it
+    is in the record: that seat (the one robbed). None where the read names the konger, or no 补杠 was keyed."""
+    if read.get("win") != "rob_kong":
+        return None
+    tile = read.get("win_tile")
+
+    def added(seat: Any) -> bool:
+        return any(m.get("type") == "kong" and m.get("added_seq") and (m.get("tiles") or [None])[0] == tile
+                   for m in (hand.get("melds") or {}).get(seat) or [])
+
+    if added(read.get("discarder")):
+        return None
+    return next((w for w in SEATS if w != read.get("seat_wind") and added(w)), None)
 
 
 def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:

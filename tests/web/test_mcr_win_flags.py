@@ -53,6 +53,28 @@ def test_robbing_a_recorded_added_kong_scores_and_pays(tmp_path: Path) -> None:
     c.store.close()  # type: ignore[attr-defined]
 
 
+def test_robbing_a_kong_named_on_the_wrong_seat_says_whose_kong_it_was(tmp_path: Path) -> None:
+    """点炮方 left on the last discard's seat (S) for a 抢杠和 of W's 补杠: the read was refused as "visible.5p:
+    4 visible and 1 in the hand: a set has 4 of 5p", in English, naming no seat. Now it names the konger."""
+    c = _client(tmp_path)
+    with c:
+        _w_adds_the_fourth_5p(c)
+        hand = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "concealed": N_HAND,
+                "win_tile": "5p", "win": "rob_kong", "discarder": "S"}
+        assert c.post("/api/referee/win", json={"hand": hand}, headers=bearer(REFEREE)).status_code == 200
+        result = c.get("/api/referee/state", headers=bearer(REFEREE)).json()["win"]["result"]
+        assert result["valid"] is False and result["reason"] == "not_robbed"
+        assert result["message"].startswith("抢杠和：加杠五筒的是西家，点炮方应选西家"), result
+        r = c.post("/api/referee/win/confirm", headers=bearer(REFEREE))
+        assert r.status_code == 409 and "点炮方应选西家" in r.json()["detail"]
+        # named right, it stands (the kong back to W's pung)
+        hand["discarder"] = "W"
+        assert c.post("/api/referee/win", json={"hand": hand}, headers=bearer(REFEREE)).status_code == 200
+        assert c.post("/api/referee/win/confirm", headers=bearer(REFEREE)).status_code == 200
+        assert [m["type"] for m in c.get("/api/referee/state", headers=bearer(REFEREE)).json()["hand"]["melds"]["W"]] == ["pung"]
+    c.store.close()  # type: ignore[attr-defined]
+
+
 def test_a_discard_seen_three_times_is_the_last_one(tmp_path: Path) -> None:
     """和绝张: two 2p in the pool and one in S's chow, N wins on the fourth (E's discard)."""
     c = _client(tmp_path)
