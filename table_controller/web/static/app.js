@@ -797,9 +797,14 @@ function syncWinForm() {
     f.seat_wind.value = turn && !out.includes(turn) ? turn : SEATS.find((w) => !out.includes(w));
   }
   // 抢杠和: a 加杠 the last play is another seat's to rob, and that konger is 点炮方. Before, 方式 stayed 点和
-  // and 点炮方 on the last discard's seat: a read sent so made that seat pay, and the 加杠 stood.
+  // and 点炮方 on the last discard's seat: a read sent so was refused (a set has 4 of 5p).
   const konger = state && state.hand && robbable(state.hand);
-  if (!f.dataset.filled && !f.win.dataset.touched && konger && konger !== f.seat_wind.value) f.win.value = "rob_kong";
+  // and only while the 加杠 is the last play: a discard after it (the konger's) is won on as 点和
+  if (!f.dataset.filled && !f.win.dataset.touched) {
+    const rob = !!konger && konger !== f.seat_wind.value;
+    if (rob) { f.win.value = "rob_kong"; f.win.dataset.auto = "1"; }
+    else if (f.win.dataset.auto) { f.win.value = "discard"; delete f.win.dataset.auto; }
+  }
   const onDiscard = f.win.value === "discard" || f.win.value === "rob_kong";
   f.discarder.disabled = !onDiscard;
   const last = state && state.hand && (f.win.value === "rob_kong" ? konger : lastDiscarder(state.hand, true));
