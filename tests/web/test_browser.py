@@ -159,6 +159,38 @@ async def _open(browser: Any, svc: TableService, path: str, token: str | None = 
     return page
 
 
+async def test_after_a_login_the_page_is_current_only_once_the_referees_channel_brought_its_view(
+        service: TableService, browser: Any) -> None:
+    """`window.__lastSeq` (what `_open`, the other tests and the benches wait on) stayed the public socket's
+    after 登录: the wait for the page to be current passed before the referee's snapshot came, and what a test
+    read then was the public view (no read hand, no referee's record). It is the referee socket's now."""
+    async with _http(service) as http:
+        await _start_hand(service, http)
+    page = await browser.new_page()
+    held: list[tuple[Any, Any]] = []  # the referee socket's messages, kept from the page until let go
+    let_go = [False]
+
+    async def referee_socket(ws: Any) -> None:
+        server = ws.connect_to_server()
+        server.on_message(lambda m: ws.send(m) if let_go[0] else held.append((ws, m)))
+        ws.on_message(server.send)
+
+    await page.route_web_socket("**/ws/referee**", referee_socket)
+    await page.goto(f"http://127.0.0.1:{service.port}/win")
+    seq = service.controller.state.seq
+    await page.wait_for_function(f"window.__lastSeq >= {seq}")  # the public view
+    await page.fill("#token", REFEREE)
+    await page.click("#login button[type=submit]")
+    await page.wait_for_function("document.body.dataset.role === 'referee'")
+    await _until(lambda: bool(held))  # the referee's snapshot is on its way
+    assert await page.evaluate("[window.__lastSeq, state.view]") == [None, "public"]  # before: [seq, "public"]
+    for ws, message in held:
+        ws.send(message)
+    let_go[0] = True
+    await page.wait_for_function(f"window.__lastSeq >= {seq}")
+    assert await page.evaluate("state.view") == "referee"
+
+
 async def test_dice_appear_within_a_second_of_the_tables_event(service: TableService, browser: Any) -> None:
     page = await _open(browser, service, "/")
     async with _http(service) as http:
