@@ -183,6 +183,9 @@ async def _walk(chromium: Any, places: dict[str, Any], size: str) -> dict[str, d
         async with _tab(chromium, size) as page:
             for path in paths:
                 await page.goto(places["table"] + path)
+                # the page's own login with the tab's credential answered first: read at once, its role was not
+                # there yet, and the PIN typed then raced it (登录 on the field it emptied: 请先输入凭证 beside 退出)
+                await page.wait_for_function("document.body.dataset.role")
                 if role != "viewer" and not await page.evaluate("document.body.dataset.role === " + repr(role)):
                     await page.fill("#token", OPERATOR if role == "operator" else REFEREE)
                     await page.click("#login button[type=submit]")
