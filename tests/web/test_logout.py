@@ -142,6 +142,49 @@ async def test_a_pin_typed_while_the_page_logs_in_by_itself_is_not_lost_nor_an_e
         await context.close()
 
 
+async def test_a_login_pressed_while_the_pages_own_login_answers_is_not_undone_by_that_late_answer(
+        service: TableService, chromium: Any) -> None:
+    """The referee's tablet goes to the Table page on a slow link and is handed to the operator, who types the
+    operator's PIN and presses 登录 before the page's own login (the referee's stored credential) has its
+    answer. That answer came last and made the page the referee's again, whose socket then sent the operator's
+    PIN and was refused: the operator logged in, the page said 凭证错误 and held no credential. The answer of
+    a login asked before the last one is dropped."""
+    context = await chromium.new_context()
+    release = asyncio.Event()
+    armed, held, done = [False], [False], [False]
+
+    async def hold(route: Any) -> None:  # the first whoami after arming waits for the test
+        if armed[0]:
+            armed[0], held[0] = False, True
+            await release.wait()
+            await route.continue_()
+            done[0] = True
+            return
+        await route.continue_()
+
+    try:
+        page = await context.new_page()
+        await page.goto(f"http://127.0.0.1:{service.port}/penalties")
+        await _log_in(page, service)
+        await page.route("**/api/whoami", hold)
+        armed[0] = True
+        await page.goto(f"http://127.0.0.1:{service.port}/")  # logs in by itself with the referee's credential
+        await _until(lambda: held[0])
+        await page.fill("#token", "op-tablet-5531")
+        await page.click("#login button[type=submit]")
+        await page.wait_for_function("document.body.dataset.role === 'operator'")
+        release.set()  # the page's own login answers now, after the operator's
+        await _until(lambda: done[0])
+        await asyncio.sleep(0.3)  # (its answer read and, before, drawn: the role and a referee's socket)
+        await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
+        assert await page.evaluate("[document.body.dataset.role, sessionStorage.getItem('token')]") == [
+            "operator", "op-tablet-5531"]  # before: ["viewer", None], the referee's socket refused the PIN
+        assert await page.text_content("#role") == "操作员"
+    finally:
+        release.set()
+        await context.close()
+
+
 async def test_logging_out_leaves_no_read_hand_in_the_tab_nor_in_its_history(service: TableService,
                                                                            chromium: Any) -> None:
     await _win_read(service)

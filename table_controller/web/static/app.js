@@ -1769,11 +1769,17 @@ async function act(path, body) {
   return res.ok;
 }
 
+// The last login asked. An earlier one answered after it is not news: the page's own login with the stored
+// credential, answering late on a slow link after a PIN typed meanwhile was taken, made the page the stored
+// credential's again (its socket then sent the new PIN: refused, the page logged out).
+let loginAsked = 0;
 async function login(value) {
+  const mine = ++loginAsked;
   if (!value) { role = "viewer"; sessionStorage.removeItem("token"); }
   else sessionStorage.setItem("token", value);
   const res = await fetch("/api/whoami", { headers: value ? { Authorization: "Bearer " + value } : {} });
   const body = await res.json().catch(() => ({}));
+  if (mine !== loginAsked) return;
   role = res.ok ? body.role : "viewer";
   if (!res.ok) sessionStorage.removeItem("token");
   // taken: not left in the field for the next hand on the tablet; a PIN typed while this answer came (the page's
