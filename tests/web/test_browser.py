@@ -739,6 +739,27 @@ async def test_an_appeal_is_recorded_and_decided_on_the_score_sheet(service: Tab
     assert ruling["type"] == "referee.appeal_ruling" and ruling["upheld"] is False
 
 
+async def test_the_reasons_typed_for_an_appeal_keep_the_focus_through_live_updates(service: TableService,
+                                                                                   browser: Any) -> None:
+    """The referee typing the committee's reasons on the score sheet lost the field at each live update (a
+    camera's status each second, a discard): the appeals were drawn again, the text kept in a new field, and
+    the keys typed next went nowhere. They are drawn again only when they change, keeping the field's focus."""
+    ctl = service.controller
+    ctl.referee_action("referee.appeal", {"position": 2, "text": "我没有亮牌"}, by="referee")
+    note = f'#appeals [data-note="{ctl.state.seq}"]'
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)
+    await page.click(note)
+    await page.keyboard.type("录像显示")
+    ctl.referee_action("referee.penalty", {"seat": "S", "code": "late_5"}, by="referee")  # the appeals unchanged
+    await page.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
+    await page.keyboard.type("确有")  # before: typed into nothing, the field a new one without the focus
+    ctl.referee_action("referee.appeal", {"position": 3, "text": "计时有误"}, by="referee")  # another: drawn again
+    await page.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
+    assert await page.locator("#appeals [data-note]").count() == 2
+    await page.keyboard.type("亮牌")
+    assert await page.input_value(note) == "录像显示确有亮牌"
+
+
 async def test_an_appeal_names_the_action_it_is_against_in_words(service: TableService, browser: Any) -> None:
     """An appeal against the clock's start named it "referee.session_start", on the page and on the sheet the
     players sign; now 开始计时 (Clock started in English). Such an appeal is refused now (the clock is no

@@ -1168,13 +1168,15 @@ $("replay-play").addEventListener("click", () => {
 if (page === "replay") loadReplay();
 
 // ---- appeals (申诉) ------------------------------------------------------------------------------
+// The appeals as last drawn. A live update (a camera's status each second, a discard) drew them again: the
+// reasons being typed were kept, but the field was a new one and the typing lost its focus (the next keys went
+// nowhere). The list is drawn again only when it changed, and the field being typed in keeps the focus then.
+let appealsDrawn = "";
 function renderAppeals() {
   // every appeal with its decision; the referee records the committee's decision on a waiting one
   const list = state.appeals || [];
   const referee = role === "referee";
-  const typed = {};  // a decision's reasons being typed survive the live updates
-  document.querySelectorAll("[data-note]").forEach((i) => { typed[i.dataset.note] = i.value; });
-  $("appeals").innerHTML = list.length ? list.map((a) => {
+  const html = list.length ? list.map((a) => {
     const who = state.players[String(a.position)] || t("pos", { n: a.position });
     const ruled = lang === "en" && (state.actions || []).find((x) => x.seq === a.target);  // its name in English
     const what = ruled ? ruled.name_en || actName(ruled.type, a.target_what || "") : a.target_what || "";
@@ -1188,7 +1190,17 @@ function renderAppeals() {
       <button type="button" data-uphold="${a.seq}">${esc(t("ap.uphold"))}</button> <button type="button" data-dismiss="${a.seq}">${esc(t("ap.dismiss"))}</button></span>` : "";
     return `<li data-appeal="${a.seq}">${head}<br><em>${esc(t("ap.waiting"))}</em> ${form}</li>`;
   }).join("") : `<li class="none">${esc(t("ap.none"))}</li>`;
+  if (html === appealsDrawn) return;
+  appealsDrawn = html;
+  const typed = {};  // a decision's reasons being typed survive the live updates
+  document.querySelectorAll("[data-note]").forEach((i) => { typed[i.dataset.note] = i.value; });
+  const active = document.activeElement;
+  const focused = active && active.dataset && active.dataset.note !== undefined
+    ? { note: active.dataset.note, from: active.selectionStart, to: active.selectionEnd } : null;
+  $("appeals").innerHTML = html;
   document.querySelectorAll("[data-note]").forEach((i) => { i.value = typed[i.dataset.note] || ""; });
+  const again = focused && document.querySelector(`[data-note="${focused.note}"]`);
+  if (again) { again.focus(); again.setSelectionRange(focused.from, focused.to); }
   document.querySelectorAll("[data-uphold], [data-dismiss]").forEach((b) => b.addEventListener("click", () => {
     const seq = Number(b.dataset.uphold || b.dataset.dismiss);
     const note = document.querySelector(`[data-note="${seq}"]`).value;
