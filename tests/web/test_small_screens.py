@@ -283,6 +283,8 @@ async def test_a_phone_keys_a_discard_and_a_penalty_by_tapping(chromium: Any, pl
         await _until(lambda: discards() == before + 1, 5)
         await page.goto(places["table"] + "/penalties")
         penalties = len(svc.controller.state.actions)
+        # the penalties' list is fetched by the page: 判罚 tapped before it came sent no 罚则, and was refused
+        await page.wait_for_function("document.querySelector('#penalty-code').options.length > 0")
         await page.select_option("#penalty-form select[name=seat]", "W")
         await page.tap("#penalty-submit")
         await page.wait_for_selector("#action-msg.good")
