@@ -151,19 +151,20 @@ async def test_a_login_pressed_while_the_pages_own_login_answers_is_not_undone_b
     a login asked before the last one is dropped."""
     context = await chromium.new_context()
     release = asyncio.Event()
-    armed, held, done = [False], [False], [False]
+    armed, held = [False], [False]
 
     async def hold(route: Any) -> None:  # the first whoami after arming waits for the test
         if armed[0]:
             armed[0], held[0] = False, True
             await release.wait()
-            await route.continue_()
-            done[0] = True
-            return
         await route.continue_()
 
     try:
         page = await context.new_page()
+        # how many whoami answers the page has read: its code after `await res.json()` has run by the next poll
+        await page.add_init_script("""(() => { const json = Response.prototype.json; window.__whoami = 0;
+            Response.prototype.json = function () { return json.call(this).then((v) => {
+                if (this.url.endsWith('/api/whoami')) window.__whoami++; return v; }); }; })()""")
         await page.goto(f"http://127.0.0.1:{service.port}/penalties")
         await _log_in(page, service)
         await page.route("**/api/whoami", hold)
@@ -173,9 +174,9 @@ async def test_a_login_pressed_while_the_pages_own_login_answers_is_not_undone_b
         await page.fill("#token", "op-tablet-5531")
         await page.click("#login button[type=submit]")
         await page.wait_for_function("document.body.dataset.role === 'operator'")
+        assert await page.evaluate("window.__whoami") == 1  # the operator's
         release.set()  # the page's own login answers now, after the operator's
-        await _until(lambda: done[0])
-        await asyncio.sleep(0.3)  # (its answer read and, before, drawn: the role and a referee's socket)
+        await page.wait_for_function("window.__whoami === 2")  # read (before: the page made the referee's)
         await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
         assert await page.evaluate("[document.body.dataset.role, sessionStorage.getItem('token')]") == [
             "operator", "op-tablet-5531"]  # before: ["viewer", None], the referee's socket refused the PIN
