@@ -1654,6 +1654,41 @@ async def test_the_referee_starts_the_next_round_on_the_score_sheet_page_and_can
     assert not await page.is_visible("#nav") and not await page.is_visible('[data-testid="round-form"]')
 
 
+async def test_a_closed_rounds_sheet_that_comes_after_another_round_was_picked_is_not_shown_for_it(
+        service: TableService, browser: Any) -> None:
+    """Round 1 picked on the score sheet, then round 2 before round 1's sheet came (a slow link): round 1's
+    came last and was shown under 第 2 轮, its links and print too (the players sign what is printed).
+    A sheet that comes for a round no longer picked is dropped."""
+    async with _http(service) as http:
+        for n, names in ((2, "甲乙丙丁"), (3, "戊己庚辛")):
+            r = await http.post("/api/referee/penalty", json={"seat": "S", "code": "late_5"}, headers=_auth(REFEREE))
+            assert r.status_code == 200, r.text
+            r = await http.post("/api/referee/round", json={"round": n, "players": dict(zip("1234", names))},
+                                headers=_auth(REFEREE))
+            assert r.status_code == 200, r.text
+    page = await browser.new_page()
+    # when a sheet's answer was read: the page's code after `await res.json()` has run by the next poll
+    await page.add_init_script("""(() => { const json = Response.prototype.json; window.__read = [];
+        Response.prototype.json = function () { return json.call(this).then((v) => { window.__read.push(this.url);
+            return v; }); }; })()""")
+    release = asyncio.Event()
+
+    async def slow_round_1(route: Any) -> None:
+        await release.wait()
+        await route.continue_()
+
+    await page.route("**/api/scoresheet?round=1", slow_round_1)
+    await _open(browser, service, "/scoresheet", token=REFEREE, page=page)
+    await page.select_option('[data-testid="sheet-round"]', "1")
+    await page.select_option('[data-testid="sheet-round"]', "2")
+    await page.wait_for_function("document.querySelector('#sheet-head').textContent.includes('甲')")
+    release.set()
+    await page.wait_for_function("window.__read.some((u) => u.includes('round=1'))")
+    head = await page.inner_text("#sheet-head")
+    assert "甲" in head and "李娜" not in head, head  # before: round 1's players (the config's), under 第 2 轮
+    assert "round=2" in (await page.get_attribute("#csv", "href"))
+
+
 async def test_a_new_round_with_one_player_in_two_chairs_is_refused(service: TableService, browser: Any) -> None:
     """开始这一轮 with 戊 keyed in chairs 1 and 4 (or one registration number twice) started the round:
     the hub would have added both chairs' points to one player. Now refused, the reason on the page."""

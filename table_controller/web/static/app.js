@@ -2124,7 +2124,11 @@ $("sheet-round").addEventListener("change", async (e) => {
   closedSheet = null;
   if (sheetRound) {
     const res = await fetch(`/api/scoresheet?round=${n}`, { cache: "no-store" });
-    if (res.ok) closedSheet = await res.json();
+    const sheet = res.ok ? await res.json() : null;
+    // another round picked while this one's sheet came (a slow link): that one's is shown, not this late one
+    // (before, shown under the round picked after it, and printed so for the players to sign)
+    if (sheetRound !== n) return;
+    closedSheet = sheet;
   }
   renderSheet();
 });
