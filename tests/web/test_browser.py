@@ -1482,6 +1482,45 @@ async def test_a_seat_the_operator_picked_stays_picked_until_the_turn_moves(tmp_
             await page.wait_for_function(f"document.querySelector('{form} select[name=seat]').value === 'S'")
 
 
+async def test_a_seat_picked_while_a_play_that_moves_no_turn_is_on_its_way_follows_the_next_turn(
+        tmp_path: Path, browser: Any) -> None:
+    """定缺 keyed for S, then N picked before the page showed it (a slow link): a pick ahead of the operator's
+    plays holds through the update that catches up. 定缺 moves no turn, so the pick held on, and the next turn
+    (E's discard, from another device) was taken for the catching up: the form stayed on N, not S, whose turn
+    it was (the test above failed so, once in 4 runs under load). Caught up, the next turn moves it."""
+    async with _running(_config(ruleset="sichuan"), tmp_path / "own") as svc:
+        async with _http(svc) as http:
+            play = await _dealt(svc, http)
+            page = await browser.new_page()
+            lag = {"on": False}
+            lagging: list[tuple[Any, Any]] = []  # what the service's socket sends while the link lags
+
+            async def socket(ws: Any) -> None:
+                server = ws.connect_to_server()
+                server.on_message(lambda m: lagging.append((ws, m)) if lag["on"] else ws.send(m))
+                ws.on_message(server.send)
+
+            await page.route_web_socket("**/ws**", socket)
+            page = await _open(browser, svc, "/", token=OPERATOR, page=page)
+            form = "#play-form"
+            await page.wait_for_selector('[data-testid="missing-keys"]:not([hidden])')
+            await page.select_option(f"{form} select[name=seat]", "S")
+            lag["on"] = True
+            await page.click(f'{form} [data-play="missing:p"]')
+            await _until(lambda: svc.controller.state.hand["missing"].get("S") == "p")
+            await page.wait_for_function(f"document.querySelector('#action-msg').textContent.includes('#{svc.controller.state.seq}')")
+            await page.select_option(f"{form} select[name=seat]", "N")  # ahead of the page: its 定缺 not shown
+            await page.focus(f"{form} input[name=tiles]")
+            lag["on"] = False
+            for ws, message in lagging:  # the link catches up: the page shows its 定缺, the turn still E's
+                ws.send(message)
+            await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+            assert await page.input_value(f"{form} select[name=seat]") == "N"  # held through the catching up
+            await play(type="discard", seat="E", tile="5m")  # a new turn: S's
+            await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+            assert await page.input_value(f"{form} select[name=seat]") == "S"  # before: N
+
+
 async def test_nanning_a_seat_that_fed_three_pungs_shows_sealed_and_its_win_is_refused(tmp_path: Path,
                                                                                       browser: Any) -> None:
     """南宁 封胡 on the pages: E feeds S three pungs (keyed); every page marks E 封胡, and the

@@ -447,6 +447,10 @@ function renderPlayForm(hand) {
     followed.from = fromKey;
     follow(f.from, "from", from);
   }
+  // the page has caught up with the operator's plays: a pick made ahead of them has held through that update,
+  // and the next new turn moves the select again. An own play that moves no turn (定缺, 立直) left the pick
+  // held on, and the next turn (another device's play, the camera's) was taken for the catching up: not followed
+  if (!behindOwn()) aheadPick.seat = aheadPick.from = false;
   $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
   renderAbortive(hand);
