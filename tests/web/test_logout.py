@@ -142,6 +142,50 @@ async def test_a_pin_typed_while_the_page_logs_in_by_itself_is_not_lost_nor_an_e
         await context.close()
 
 
+async def test_a_login_pressed_while_the_pages_own_login_answers_is_not_undone_by_that_late_answer(
+        service: TableService, chromium: Any) -> None:
+    """The referee's tablet goes to the Table page on a slow link and is handed to the operator, who types the
+    operator's PIN and presses 登录 before the page's own login (the referee's stored credential) has its
+    answer. That answer came last and made the page the referee's again, whose socket then sent the operator's
+    PIN and was refused: the operator logged in, the page said 凭证错误 and held no credential. The answer of
+    a login asked before the last one is dropped."""
+    context = await chromium.new_context()
+    release = asyncio.Event()
+    armed, held = [False], [False]
+
+    async def hold(route: Any) -> None:  # the first whoami after arming waits for the test
+        if armed[0]:
+            armed[0], held[0] = False, True
+            await release.wait()
+        await route.continue_()
+
+    try:
+        page = await context.new_page()
+        # how many whoami answers the page has read: its code after `await res.json()` has run by the next poll
+        await page.add_init_script("""(() => { const json = Response.prototype.json; window.__whoami = 0;
+            Response.prototype.json = function () { return json.call(this).then((v) => {
+                if (this.url.endsWith('/api/whoami')) window.__whoami++; return v; }); }; })()""")
+        await page.goto(f"http://127.0.0.1:{service.port}/penalties")
+        await _log_in(page, service)
+        await page.route("**/api/whoami", hold)
+        armed[0] = True
+        await page.goto(f"http://127.0.0.1:{service.port}/")  # logs in by itself with the referee's credential
+        await _until(lambda: held[0])
+        await page.fill("#token", "op-tablet-5531")
+        await page.click("#login button[type=submit]")
+        await page.wait_for_function("document.body.dataset.role === 'operator'")
+        assert await page.evaluate("window.__whoami") == 1  # the operator's
+        release.set()  # the page's own login answers now, after the operator's
+        await page.wait_for_function("window.__whoami === 2")  # read (before: the page made the referee's)
+        await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
+        assert await page.evaluate("[document.body.dataset.role, sessionStorage.getItem('token')]") == [
+            "operator", "op-tablet-5531"]  # before: ["viewer", None], the referee's socket refused the PIN
+        assert await page.text_content("#role") == "操作员"
+    finally:
+        release.set()
+        await context.close()
+
+
 async def test_logging_out_leaves_no_read_hand_in_the_tab_nor_in_its_history(service: TableService,
                                                                            chromium: Any) -> None:
     await _win_read(service)

@@ -183,6 +183,9 @@ async def _walk(chromium: Any, places: dict[str, Any], size: str) -> dict[str, d
         async with _tab(chromium, size) as page:
             for path in paths:
                 await page.goto(places["table"] + path)
+                # the page's own login with the tab's credential answered first: read at once, its role was not
+                # there yet, and the PIN typed then raced it (登录 on the field it emptied: 请先输入凭证 beside 退出)
+                await page.wait_for_function("document.body.dataset.role")
                 if role != "viewer" and not await page.evaluate("document.body.dataset.role === " + repr(role)):
                     await page.fill("#token", OPERATOR if role == "operator" else REFEREE)
                     await page.click("#login button[type=submit]")
@@ -280,6 +283,8 @@ async def test_a_phone_keys_a_discard_and_a_penalty_by_tapping(chromium: Any, pl
         await _until(lambda: discards() == before + 1, 5)
         await page.goto(places["table"] + "/penalties")
         penalties = len(svc.controller.state.actions)
+        # the penalties' list is fetched by the page: 判罚 tapped before it came sent no 罚则, and was refused
+        await page.wait_for_function("document.querySelector('#penalty-code').options.length > 0")
         await page.select_option("#penalty-form select[name=seat]", "W")
         await page.tap("#penalty-submit")
         await page.wait_for_selector("#action-msg.good")

@@ -452,6 +452,10 @@ function renderPlayForm(hand) {
   // folded from a log older than these flags has them undefined: shown, as before)
   $("play-form").querySelector('[data-play="chow"]').hidden = hand.chows === false;
   $("play-form").querySelector('[data-play="flower"]').hidden = hand.flowers_in_set === false;
+  // the page has caught up with the operator's plays: a pick made ahead of them has held through that update,
+  // and the next new turn moves the select again. An own play that moves no turn (定缺, 立直) left the pick
+  // held on, and the next turn (another device's play, the camera's) was taken for the catching up: not followed
+  if (!behindOwn()) aheadPick.seat = aheadPick.from = false;
   $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
   renderAbortive(hand);
@@ -1226,13 +1230,15 @@ $("replay-play").addEventListener("click", () => {
 if (page === "replay") loadReplay();
 
 // ---- appeals (申诉) ------------------------------------------------------------------------------
+// The appeals as last drawn. A live update (a camera's status each second, a discard) drew them again: the
+// reasons being typed were kept, but the field was a new one and the typing lost its focus (the next keys went
+// nowhere). The list is drawn again only when it changed, and the field being typed in keeps the focus then.
+let appealsDrawn = "";
 function renderAppeals() {
   // every appeal with its decision; the referee records the committee's decision on a waiting one
   const list = state.appeals || [];
   const referee = role === "referee";
-  const typed = {};  // a decision's reasons being typed survive the live updates
-  document.querySelectorAll("[data-note]").forEach((i) => { typed[i.dataset.note] = i.value; });
-  $("appeals").innerHTML = list.length ? list.map((a) => {
+  const html = list.length ? list.map((a) => {
     const who = state.players[String(a.position)] || t("pos", { n: a.position });
     const ruled = lang === "en" && (state.actions || []).find((x) => x.seq === a.target);  // its name in English
     const what = ruled ? ruled.name_en || actName(ruled.type, a.target_what || "") : a.target_what || "";
@@ -1246,7 +1252,17 @@ function renderAppeals() {
       <button type="button" data-uphold="${a.seq}">${esc(t("ap.uphold"))}</button> <button type="button" data-dismiss="${a.seq}">${esc(t("ap.dismiss"))}</button></span>` : "";
     return `<li data-appeal="${a.seq}">${head}<br><em>${esc(t("ap.waiting"))}</em> ${form}</li>`;
   }).join("") : `<li class="none">${esc(t("ap.none"))}</li>`;
+  if (html === appealsDrawn) return;
+  appealsDrawn = html;
+  const typed = {};  // a decision's reasons being typed survive the live updates
+  document.querySelectorAll("[data-note]").forEach((i) => { typed[i.dataset.note] = i.value; });
+  const active = document.activeElement;
+  const focused = active && active.dataset && active.dataset.note !== undefined
+    ? { note: active.dataset.note, from: active.selectionStart, to: active.selectionEnd } : null;
+  $("appeals").innerHTML = html;
   document.querySelectorAll("[data-note]").forEach((i) => { i.value = typed[i.dataset.note] || ""; });
+  const again = focused && document.querySelector(`[data-note="${focused.note}"]`);
+  if (again) { again.focus(); again.setSelectionRange(focused.from, focused.to); }
   document.querySelectorAll("[data-uphold], [data-dismiss]").forEach((b) => b.addEventListener("click", () => {
     const seq = Number(b.dataset.uphold || b.dataset.dismiss);
     const note = document.querySelector(`[data-note="${seq}"]`).value;
@@ -1641,6 +1657,9 @@ function reconnect() {
   ws = null;
   if (old) old.close();
   lastSeq = null; // the referee's view differs from the public one: start from a snapshot
+  // what the tests and benches wait on (`__lastSeq >= n`: the page is current) is the new socket's, set by its
+  // snapshot: left at the old socket's, a wait after 登录 passed on the public view, the referee's not yet come
+  window.__lastSeq = undefined;
   connect();
 }
 
@@ -1824,11 +1843,17 @@ async function act(path, body) {
   return res.ok;
 }
 
+// The last login asked. An earlier one answered after it is not news: the page's own login with the stored
+// credential, answering late on a slow link after a PIN typed meanwhile was taken, made the page the stored
+// credential's again (its socket then sent the new PIN: refused, the page logged out).
+let loginAsked = 0;
 async function login(value) {
+  const mine = ++loginAsked;
   if (!value) { role = "viewer"; sessionStorage.removeItem("token"); }
   else sessionStorage.setItem("token", value);
   const res = await fetch("/api/whoami", { headers: value ? { Authorization: "Bearer " + value } : {} });
   const body = await res.json().catch(() => ({}));
+  if (mine !== loginAsked) return;
   role = res.ok ? body.role : "viewer";
   if (!res.ok) sessionStorage.removeItem("token");
   // taken: not left in the field for the next hand on the tablet; a PIN typed while this answer came (the page's
@@ -2165,7 +2190,11 @@ $("sheet-round").addEventListener("change", async (e) => {
   closedSheet = null;
   if (sheetRound) {
     const res = await fetch(`/api/scoresheet?round=${n}`, { cache: "no-store" });
-    if (res.ok) closedSheet = await res.json();
+    const sheet = res.ok ? await res.json() : null;
+    // another round picked while this one's sheet came (a slow link): that one's is shown, not this late one
+    // (before, shown under the round picked after it, and printed so for the players to sign)
+    if (sheetRound !== n) return;
+    closedSheet = sheet;
   }
   renderSheet();
 });
