@@ -49,6 +49,11 @@ async def _keyed(page: Any, typed: str, button: str | None = None) -> str:
     return said
 
 
+async def _win_form(page: Any) -> dict[str, str]:
+    """The Win form's 和牌方, 点炮方, 方式 and 副露 as the referee finds them."""
+    return {name: await page.input_value(f"{WIN} [name={name}]") for name in ("seat_wind", "discarder", "win", "melds")}
+
+
 async def _read_and_confirm(page: Any, svc: TableService, seat: str) -> None:
     """读牌 / 更正 with the form as filled, the read shown pending, 确认和牌; until the win is on the list."""
     await page.click("#win-read")
@@ -136,10 +141,7 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         await _keyed(table, "e5p", "added")
         await _keyed(table, "6m")
         await win.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
-        assert await win.input_value(f"{WIN} select[name=seat_wind]") == "N"
-        assert await win.input_value(f"{WIN} select[name=discarder]") == "E"
-        assert await win.input_value(f"{WIN} select[name=win]") == "discard"
-        assert await win.input_value(f"{WIN} input[name=melds]") == ""
+        assert await _win_form(win) == {"seat_wind": "N", "discarder": "E", "win": "discard", "melds": ""}
         await win.fill(f"{WIN} input[name=concealed]", "123s 456s 789s 66m 88m")
         await win.fill(f"{WIN} input[name=win_tile]", "6m")
         await _read_and_confirm(win, svc, "N")

@@ -95,6 +95,25 @@ async def test_the_login_field_is_masked_but_no_password_field_and_keeps_no_pin(
         await context.close()
 
 
+class HeldWhoami:
+    """The first `/api/whoami` the page asks after `arm()` held until `release` is set: the page's own login
+    (its stored credential, sent again on each page) answering late on a slow link."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.armed = self.held = False
+
+    def arm(self) -> None:
+        self.armed, self.held = True, False
+        self.release.clear()
+
+    async def route(self, route: Any) -> None:
+        if self.armed:
+            self.armed, self.held = False, True
+            await self.release.wait()
+        await route.continue_()
+
+
 async def test_a_pin_typed_while_the_page_logs_in_by_itself_is_not_lost_nor_an_empty_login_a_logout(
         service: TableService, chromium: Any) -> None:
     """A referee going to another page (the stored credential sent again) types the PIN before that answer
@@ -102,29 +121,21 @@ async def test_a_pin_typed_while_the_page_logs_in_by_itself_is_not_lost_nor_an_e
     out, without 退出's question about unanswered actions (the referee guide's check failed so, ~1 run in 15).
     Now 登录 on an empty field says so and changes nothing; another credential typed meanwhile is kept."""
     context = await chromium.new_context()
-    release = asyncio.Event()
-    armed, held = [False], [False]
-
-    async def hold(route: Any) -> None:  # the first whoami after arming waits for the test
-        if armed[0]:
-            armed[0], held[0] = False, True
-            await release.wait()
-        await route.continue_()
+    whoami = HeldWhoami()
 
     async def go_while_held(path: str, typed: str) -> None:
-        armed[0], held[0] = True, False
-        release.clear()
+        whoami.arm()
         await page.goto(f"http://127.0.0.1:{service.port}{path}")  # logs in by itself with the stored credential
-        await _until(lambda: held[0])
+        await _until(lambda: whoami.held)
         await page.fill("#token", typed)
-        release.set()
+        whoami.release.set()
         await page.wait_for_function("document.getElementById('role').textContent.startsWith('裁判')")
 
     try:
         page = await context.new_page()
         await page.goto(f"http://127.0.0.1:{service.port}/")
         await _log_in(page, service)
-        await page.route("**/api/whoami", hold)
+        await page.route("**/api/whoami", whoami.route)
         await go_while_held("/win", REFEREE)
         assert await page.input_value("#token") == ""  # the same PIN: taken by the page's own login
         await page.click("#login button[type=submit]")
@@ -138,7 +149,7 @@ async def test_a_pin_typed_while_the_page_logs_in_by_itself_is_not_lost_nor_an_e
         await page.wait_for_function("document.body.dataset.role === 'operator'")
         assert await page.input_value("#token") == ""
     finally:
-        release.set()
+        whoami.release.set()
         await context.close()
 
 
@@ -150,15 +161,7 @@ async def test_a_login_pressed_while_the_pages_own_login_answers_is_not_undone_b
     PIN and was refused: the operator logged in, the page said 凭证错误 and held no credential. The answer of
     a login asked before the last one is dropped."""
     context = await chromium.new_context()
-    release = asyncio.Event()
-    armed, held = [False], [False]
-
-    async def hold(route: Any) -> None:  # the first whoami after arming waits for the test
-        if armed[0]:
-            armed[0], held[0] = False, True
-            await release.wait()
-        await route.continue_()
-
+    whoami = HeldWhoami()
     try:
         page = await context.new_page()
         # how many whoami answers the page has read: its code after `await res.json()` has run by the next poll
@@ -167,22 +170,22 @@ async def test_a_login_pressed_while_the_pages_own_login_answers_is_not_undone_b
                 if (this.url.endsWith('/api/whoami')) window.__whoami++; return v; }); }; })()""")
         await page.goto(f"http://127.0.0.1:{service.port}/penalties")
         await _log_in(page, service)
-        await page.route("**/api/whoami", hold)
-        armed[0] = True
+        await page.route("**/api/whoami", whoami.route)
+        whoami.arm()
         await page.goto(f"http://127.0.0.1:{service.port}/")  # logs in by itself with the referee's credential
-        await _until(lambda: held[0])
+        await _until(lambda: whoami.held)
         await page.fill("#token", "op-tablet-5531")
         await page.click("#login button[type=submit]")
         await page.wait_for_function("document.body.dataset.role === 'operator'")
         assert await page.evaluate("window.__whoami") == 1  # the operator's
-        release.set()  # the page's own login answers now, after the operator's
+        whoami.release.set()  # the page's own login answers now, after the operator's
         await page.wait_for_function("window.__whoami === 2")  # read (before: the page made the referee's)
         await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
         assert await page.evaluate("[document.body.dataset.role, sessionStorage.getItem('token')]") == [
             "operator", "op-tablet-5531"]  # before: ["viewer", None], the referee's socket refused the PIN
         assert await page.text_content("#role") == "操作员"
     finally:
-        release.set()
+        whoami.release.set()
         await context.close()
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from table_controller.service import TableService
-from test_blood_battle_pages import FORM, WIN, _keyed
+from test_blood_battle_pages import FORM, WIN, _keyed, _win_form
 from test_browser import OPERATOR, REFEREE, _config, _open, _running, _throw_all, _until
 from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
@@ -135,10 +135,8 @@ async def test_an_mcr_hand_with_flowers_a_false_win_a_correction_and_a_robbed_ko
         # N robs the kong: 方式 抢杠和, 点炮方 the konger, N's flowers from the record
         await win.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
         await win.select_option(f"{WIN} select[name=seat_wind]", "N")
-        assert await win.input_value(f"{WIN} select[name=win]") == "rob_kong"
-        assert await win.input_value(f"{WIN} select[name=discarder]") == "W"
+        assert await _win_form(win) == {"seat_wind": "N", "discarder": "W", "win": "rob_kong", "melds": ""}
         assert await win.input_value(f"{WIN} input[name=flowers]") == "5f 6f"
-        assert await win.input_value(f"{WIN} input[name=melds]") == ""
         await win.fill(f"{WIN} input[name=concealed]", "123456789m 34p 99s")
         await win.fill(f"{WIN} input[name=win_tile]", "5p")
         read = await _read(win, svc, "N")
