@@ -29,7 +29,8 @@ demo: $(STAMP)
 
 ## The whole test suite, one worker a core (at most 4), each test file on one worker (its
 ## module fixtures: one service, one browser). Most of the suite waits on services, browsers and
-## the simulated table rather than the CPU: 492-526 s in two on 2 cores (1,996 tests, a clean clone). Three workers on
+## the simulated table rather than the CPU: 492-526 s in two on 2 cores (1,996 tests, a clean clone); 611-615 s
+## (2,011 tests, summed test time 1,176 s against 948: the VM or the new whole-hand page tests, not told apart). Three workers on
 ## 2 cores took 428-477 s but each test ~19% longer (more load on every timing): kept at one a core
 ## (the files of a few long tests go first: tests/conftest.py LONG_FILES).
 test: $(STAMP)
