@@ -308,7 +308,7 @@ function stacksOf(deal, now, ended) {
   add(now ? now.next_replacement : (deal.tail || [])[0], "tail");
   for (const p of deal.dead || []) add(p, "dead");
   add(now ? now.last_live : deal.last_live, "last");
-  // 买马 / 钓鱼: once the hand has ended, the tiles the referee turns up from the tail
+  // 买马 / 钓鱼: once a win is read or the hand has ended, the tiles the referee turns up from the tail
   if (ended) for (const p of (now && now.hand_end) || (deal.hand_end && deal.hand_end.positions) || []) add(p, "handend");
   for (const v of Object.values(deal.indicators || {})) {
     for (const p of [].concat(v && v.position ? v.position : v)) if (typeof p === "string") add(p, "indicator");
@@ -318,12 +318,15 @@ function stacksOf(deal, now, ended) {
 let wallKey = null;
 function renderWall(hand) {
   const deal = hand && hand.deal;
-  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths, hand && hand.wall_now,
-    hand && hand.ended]);
+  // 买马 / 钓鱼 are turned up once a win is read (the referee keys them in that read, before 结束本盘) or the hand
+  // has ended: before, they were marked only after 结束本盘, when the read carrying them was already confirmed
+  const win = state && state.win;
+  const over = !!(hand && (hand.ended || (win && (win.confirmed || (win.result && win.result.valid && !(state.stopped || {})[win.seat])))));
+  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths, hand && hand.wall_now, over]);
   if (key === wallKey) return; // the wall only changes with a new hand or a new break
   wallKey = key;
   const lengths = (deal && deal.wall_lengths) || (hand && hand.wall_lengths) || { E: 18, S: 18, W: 18, N: 18 };
-  const marks = stacksOf(deal, hand && hand.wall_now, !!(hand && hand.ended));
+  const marks = stacksOf(deal, hand && hand.wall_now, over);
   const brk = deal && deal.break;
   const parts = [];
   for (const seat of SEATS) {
