@@ -53,7 +53,7 @@ const I18N = {
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
                ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）", horseOrigin: "一炮多响：马从点炮方数起",
-               pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", all: "本盘已确认的和牌", noneYet: "尚无",
+               horsesRead: "马牌：{list}（中马 {n} 张）", pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）；日麻流局：不亮牌（不听）者留空。", submit: "查叫", camera: "摄像头查叫",
                 result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无" },
@@ -145,7 +145,7 @@ const I18N = {
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
                first: "Won in the first go-round (天和/地和)", horseOrigin: "Several winners: horses counted from the discarder",
-               pending: "awaiting the referee", ruled: "ruled {r}: no win this hand", correction: " (corrected)", all: "Wins confirmed this hand", noneYet: "none yet",
+               horsesRead: "Horses: {list} ({n} on the winner)", pending: "awaiting the referee", ruled: "ruled {r}: no win this hand", correction: " (corrected)", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded); riichi: leave a seat that does not show (noten) empty.",
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
@@ -663,6 +663,7 @@ function renderWin() {
   syncWinForm();
   // no win yet: no empty fan table, 合计 and 各家付分 under "本盘尚无和牌"
   for (const id of ["fan-table", "payments-title", "payments"]) $(id).hidden = !win;
+  renderHorses(win, nameOf);
   if (!win) {
     $("win-summary").textContent = t("win.none");
     $("fans").innerHTML = ""; $("fan-total").textContent = ""; $("payments").innerHTML = ""; $("win-tiles").innerHTML = "";
@@ -686,6 +687,16 @@ function renderWin() {
   // a confirmed win while others may still win (血战, 一炮多响): the form is the next winner's, not the read again
   // nor after the read was ruled 诈和 (its seat 停和): the form is for the seat that wins next
   if (h && !$("win-form").dataset.filled && !(win.confirmed && state.further_win) && !(state.stopped || {})[win.seat]) fillWinForm(h);
+}
+function renderHorses(win, nameOf) {
+  // 买马: the seat each horse named (the scorer's `horses`), and on the referee's page the tile: the payments count
+  // each horse once more, and before, the page showed the sums only (the konger's -72 of a 24 抢杠胡, unexplained)
+  const seats = (win && win.result && win.result.valid && win.result.horses) || [];
+  const tiles = (win && win.hand && win.hand.options && win.hand.options.horses) || [];
+  $("win-horses").hidden = !seats.length;
+  $("win-horses").innerHTML = seats.length ? t("win.horsesRead", {  // nameOf escapes the names
+    list: seats.map((w, i) => (tiles[i] ? esc(lang === "zh" ? tileName(tiles[i]) : tiles[i]) + "→" : "") + nameOf(w)).join(" · "),
+    n: seats.filter((w) => w === win.seat).length }) : "";
 }
 function renderWins() {
   // every win the referee confirmed this hand (一炮多响, 血战), the 查叫 at a draw, and the 查叫 form
