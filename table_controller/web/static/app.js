@@ -806,6 +806,15 @@ function syncWinForm() {
   if (f.dataset.hand !== hand) {
     f.dataset.hand = hand;
     if (f.dataset.filled) { f.concealed.value = ""; f.win_tile.value = ""; f.win.value = "discard"; }  // the read's: shown above
+    // a new hand: the options turned up or said for the last hand's win go too (买马 tiles, 宝牌 indicators, 立直 ...).
+    // Before, its horses went into the next hand's read and were scored again (a 自摸 of 4 each read as 8 and 24).
+    // The 鬼牌 kind stays: a table playing 白板 as 鬼牌 keeps it all session; 本场 is the session's count
+    const handNo = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}` : "";
+    if (f.dataset.handNo !== handNo) {
+      f.dataset.handNo = handNo;
+      for (const name of ["points", "special", "horses", "dora", "ura_dora"]) f[name].value = "";
+      for (const name of ["riichi", "ippatsu", "first_turn", "horse_origin"]) f[name].checked = false;
+    }
     delete f.dataset.filled;
     for (const el of f.elements) delete el.dataset.touched;
   }
