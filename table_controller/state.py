@@ -129,6 +129,9 @@ class TableState:
             "ruleset": self.ruleset,
             "ruleset_name_zh": _ruleset_name(self.ruleset),
             "ruleset_name_en": _ruleset_name(self.ruleset, "name_en"),
+            # the unit a win's total counts in (倍, 张, 番 ...): the pages said 番 for every ruleset
+            "ruleset_unit": _unit(self.ruleset),
+            "ruleset_unit_en": _unit(self.ruleset, english=True),
             "players": {str(k): v for k, v in sorted(self.players.items())},
             "player_ids": {str(k): v for k, v in sorted(self.player_ids.items())},
             # who sits each chair now: the round's player, or the substitute (替补) seated there
@@ -203,6 +206,14 @@ def _abortive_kinds(ruleset_id: str) -> list[str]:
         return list(kinds_of(flow(ruleset_id)))
     except Exception:  # an unknown id is reported where it is set
         return []
+
+
+def _unit(ruleset_id: str, english: bool = False) -> str:
+    """The ruleset's unit (`scoring.config.unit`), in English where it has one (else "fan")."""
+    from table_controller.scoring.config import UNIT_EN, unit
+
+    word = unit(ruleset_id)
+    return UNIT_EN.get(word, "fan") if english else word
 
 
 def _ruleset_name(ruleset_id: str, attr: str = "name_zh") -> str:

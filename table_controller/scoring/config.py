@@ -42,6 +42,20 @@ def scored_rulesets() -> tuple[str, ...]:
     return tuple(r for r in ruleset_ids() if scored(r))
 
 
+#: A unit's English on the pages; one without (南宁's 张 has none) reads "fan" there
+UNIT_EN = {"番": "fan", "倍": "multiples", "点": "points", "分": "points"}
+
+
+def unit(ruleset: str) -> str:
+    """The unit a win's total counts in (`[scoring] unit`: 倍 推倒胡, 张 南宁, 分 竞技 ...), which the pages show where
+    they said 番 for every ruleset; 番 where the file names none (国标), 分 for a ruleset the referee scores (his
+    points) or an unknown one."""
+    try:
+        return str(scoring(ruleset).get("unit") or "番") if scored(ruleset) else "分"
+    except ScoringError:  # a broken file is named where it is scored
+        return "分"
+
+
 def engines() -> tuple[str, ...]:
     """The scoring modules there are (what `[scoring] engine` may name)."""
     here = importlib.util.find_spec("table_controller.scoring")

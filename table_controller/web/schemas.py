@@ -28,6 +28,8 @@ class StateOut(_Open):
     table_name: str
     ruleset: str = Field(description="ruleset id (config/rulesets/<id>.toml)")
     ruleset_name_zh: str
+    ruleset_unit: str = Field("番", description="the unit a win's total counts in ([scoring] unit: 番, 倍 推倒胡, 张 南宁, "
+                              "分 竞技 and a ruleset the referee scores); ruleset_unit_en its English (fan where none)")
     players: dict[str, str] = Field(description="chair (1..4) → player name")
     sitting: dict[str, str] = Field(default_factory=dict,
                                     description="chair (1..4) → who sits it now: the player, or a substitute (替补)")

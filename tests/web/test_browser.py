@@ -1622,18 +1622,20 @@ async def test_the_win_page_asks_only_for_what_the_ruleset_scores_with(service: 
         assert await page.is_visible(f"{form} input[name=horses]") and await page.is_visible(f"{form} input[name=wildcard]")
         assert not await page.is_visible(f"{form} input[name=points]")
         await page.fill(f"{form} input[name=horses]", "1m 2m 3p 4p")  # 1: the winner; 2, 3, 4: the others
+        table = await _open(browser, svc, "/", token=REFEREE)
+        await table.wait_for_selector('[data-pos]')
+        assert await table.locator("[data-pos].handend").count() == 0  # in play: the tail is the replacements'
         await page.click("#win-read")
         await page.wait_for_selector('[data-testid="win-status"].pending')
         read = svc.controller.state.actions[-1]
         assert read["hand"]["options"] == {"horses": ["1m", "2m", "3p", "4p"]}
         assert read["result"]["valid"] and read["result"]["horses"] == ["S", "W", "N", "E"]
-        # the Table page marks the horses to turn up in the wall once the hand has ended
-        table = await _open(browser, svc, "/", token=REFEREE)
-        await table.wait_for_selector('[data-pos]')
-        assert await table.locator("[data-pos].handend").count() == 0  # in play: the tail is the replacements'
+        # the Table page marks the horses to turn up in the wall once a win is read (they go into that read), and
+        # after the hand has ended
+        await table.wait_for_selector("[data-pos].handend")
         async with _http(svc) as http:
             assert (await http.post("/api/hand/end", headers=_auth(OPERATOR))).status_code == 200
-        await table.wait_for_selector("[data-pos].handend")
+        await table.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
         marked = await table.eval_on_selector_all("[data-pos].handend", "els => els.map(e => e.dataset.pos)")
         want = (svc.controller.state.hand.get("wall_now") or {}).get("hand_end") \
             or svc.controller.state.hand["deal"]["hand_end"]["positions"]

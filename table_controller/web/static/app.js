@@ -45,7 +45,7 @@ const I18N = {
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
-        win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
+        win: { title: "和牌", fan: "番种", value: "{u}数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
                concealed: "手牌（不含和牌张）", tile: "和牌张", melds: "副露", meldsBad: "✗ 副露看不懂：{part}（如 碰 555z 南；吃 123m 北；暗杠 7777s）", meldsHint: "碰 555z 南；吃 123m 北；暗杠 7777s", needTile: "请填写和牌张，如 5s", tileBad: "和牌张填一张牌，如 5s（看不懂：{tile}）", flowers: "花牌", last: "海底（最后一张）", submit: "读牌 / 更正", camera: "摄像头读牌", confirm: "确认和牌",
@@ -53,14 +53,14 @@ const I18N = {
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
                ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）", horseOrigin: "一炮多响：马从点炮方数起",
-               pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
+               horsesRead: "马牌：{list}（中马 {n} 张）", pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）；日麻流局：不亮牌（不听）者留空。", submit: "查叫", camera: "摄像头查叫",
                 result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无" },
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
-               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报番数罚给各家（和多少罚多少）", fan: "番", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作",
+               escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报{u}数罚给各家（和多少罚多少）", fan: "{u}", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作",
                needReason: "请填写撤销理由（永久记录）", noActions: "尚无裁判操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
               chosen: "定庄：{n}号位坐庄" },
@@ -77,7 +77,7 @@ const I18N = {
                  res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", abortive: "流局", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
-                 fan: "番", total: "合计", tp: "标准分", tpState: "标准分（{s}）", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", follow: "跟庄", draw: "查叫", stack: "盘面",
+                 fan: "{u}", total: "合计", tp: "标准分", tpState: "标准分（{s}）", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", follow: "跟庄", draw: "查叫", stack: "盘面",
                  sub: "换人（替补）", subHint: "选手伤病、中途离场弃权或被取消比赛资格时，由替补选手坐入该号位，从下一盘起上场；进行中的一盘须由原选手打完。成绩表逐盘注明上场选手。",
                  subChair: "号位", subName: "替补选手", subReason: "理由（伤病、弃权、取消资格…）", subSubmit: "换人", satFrom: "{n}（第{a}盘起）",
                  satSpan: "{n}（第{a}-{b}盘）" },
@@ -145,7 +145,7 @@ const I18N = {
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
                first: "Won in the first go-round (天和/地和)", horseOrigin: "Several winners: horses counted from the discarder",
-               pending: "awaiting the referee", ruled: "ruled {r}: no win this hand", correction: " (corrected)", fanUnit: "fan", all: "Wins confirmed this hand", noneYet: "none yet",
+               horsesRead: "Horses: {list} ({n} on the winner)", pending: "awaiting the referee", ruled: "ruled {r}: no win this hand", correction: " (corrected)", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded); riichi: leave a seat that does not show (noten) empty.",
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
@@ -175,7 +175,7 @@ const I18N = {
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
                name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
-               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each (fan given)", fan: "fan", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo",
+               escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each ({u} given)", fan: "{u}", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo",
                needReason: "Give the reason for the undo (it stays in the record)", noActions: "no referee action yet", source: "Source: {s}" },
         fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
               highest: "First dealer: {who} throw once each, the highest deals", chosen: "First dealer: chair {n}" },
@@ -194,7 +194,7 @@ const I18N = {
                  rescoredTip: "The ruleset or the scorer changed: scored today this win differs from what was confirmed. The sheet keeps the confirmed figures; the head referee decides", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
-                 fan: "Fan", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", follow: "follow the dealer", draw: "draw check", stack: "stack",
+                 fan: "{U}", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", follow: "follow the dealer", draw: "draw check", stack: "stack",
                  sub: "Substitute (替补)", subHint: "A player taken ill, gone for good or disqualified: a substitute takes the chair from the next hand; the hand in play is finished by the player who began it. The sheet names who sat each hand.",
                  subChair: "Chair", subName: "Substitute", subReason: "reason (ill, withdrew, disqualified …)", subSubmit: "Substitute", satFrom: "{n} (from hand {a})",
                  satSpan: "{n} (hands {a}-{b})" },
@@ -237,10 +237,14 @@ if (onAir) document.body.classList.add("public");
 function t(key, vars) {
   let s = key.split(".").reduce((o, k) => (o ? o[k] : undefined), I18N[lang]);
   if (s === undefined) s = key;
-  for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(v);
+  // {u}: the ruleset's unit (倍 推倒胡, 张 南宁 ...), {U} capitalised: the pages said 番 for every ruleset's count
+  const u = unitWord();
+  for (const [k, v] of Object.entries({ u, U: u.charAt(0).toUpperCase() + u.slice(1), ...vars })) s = s.split("{" + k + "}").join(v);
   return s;
 }
 const $ = (id) => document.getElementById(id);
+/** The unit a win's total counts in, in the page's language (the state's `ruleset_unit`; 番 / fan before one). */
+const unitWord = () => (lang === "zh" ? state && state.ruleset_unit : state && state.ruleset_unit_en) || (lang === "zh" ? "番" : "fan");
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const serverNow = () => Date.now() / 1000 + clockOffset;
 /** Who did it, in the page's language ("demo" stands in for the referee in `tablectl demo`). */
@@ -304,7 +308,7 @@ function stacksOf(deal, now, ended) {
   add(now ? now.next_replacement : (deal.tail || [])[0], "tail");
   for (const p of deal.dead || []) add(p, "dead");
   add(now ? now.last_live : deal.last_live, "last");
-  // 买马 / 钓鱼: once the hand has ended, the tiles the referee turns up from the tail
+  // 买马 / 钓鱼: once a win is read or the hand has ended, the tiles the referee turns up from the tail
   if (ended) for (const p of (now && now.hand_end) || (deal.hand_end && deal.hand_end.positions) || []) add(p, "handend");
   for (const v of Object.values(deal.indicators || {})) {
     for (const p of [].concat(v && v.position ? v.position : v)) if (typeof p === "string") add(p, "indicator");
@@ -314,12 +318,15 @@ function stacksOf(deal, now, ended) {
 let wallKey = null;
 function renderWall(hand) {
   const deal = hand && hand.deal;
-  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths, hand && hand.wall_now,
-    hand && hand.ended]);
+  // 买马 / 钓鱼 are turned up once a win is read (the referee keys them in that read, before 结束本盘) or the hand
+  // has ended: before, they were marked only after 结束本盘, when the read carrying them was already confirmed
+  const win = state && state.win;
+  const over = !!(hand && (hand.ended || (win && (win.confirmed || (win.result && win.result.valid && !(state.stopped || {})[win.seat])))));
+  const key = JSON.stringify([hand && hand.hand_no, deal && deal.first_dealt, hand && hand.wall_lengths, hand && hand.wall_now, over]);
   if (key === wallKey) return; // the wall only changes with a new hand or a new break
   wallKey = key;
   const lengths = (deal && deal.wall_lengths) || (hand && hand.wall_lengths) || { E: 18, S: 18, W: 18, N: 18 };
-  const marks = stacksOf(deal, hand && hand.wall_now, !!(hand && hand.ended));
+  const marks = stacksOf(deal, hand && hand.wall_now, over);
   const brk = deal && deal.break;
   const parts = [];
   for (const seat of SEATS) {
@@ -656,6 +663,7 @@ function renderWin() {
   syncWinForm();
   // no win yet: no empty fan table, 合计 and 各家付分 under "本盘尚无和牌"
   for (const id of ["fan-table", "payments-title", "payments"]) $(id).hidden = !win;
+  renderHorses(win, nameOf);
   if (!win) {
     $("win-summary").textContent = t("win.none");
     $("fans").innerHTML = ""; $("fan-total").textContent = ""; $("payments").innerHTML = ""; $("win-tiles").innerHTML = "";
@@ -679,6 +687,16 @@ function renderWin() {
   // a confirmed win while others may still win (血战, 一炮多响): the form is the next winner's, not the read again
   // nor after the read was ruled 诈和 (its seat 停和): the form is for the seat that wins next
   if (h && !$("win-form").dataset.filled && !(win.confirmed && state.further_win) && !(state.stopped || {})[win.seat]) fillWinForm(h);
+}
+function renderHorses(win, nameOf) {
+  // 买马: the seat each horse named (the scorer's `horses`), and on the referee's page the tile: the payments count
+  // each horse once more, and before, the page showed the sums only (the konger's -72 of a 24 抢杠胡, unexplained)
+  const seats = (win && win.result && win.result.valid && win.result.horses) || [];
+  const tiles = (win && win.hand && win.hand.options && win.hand.options.horses) || [];
+  $("win-horses").hidden = !seats.length;
+  $("win-horses").innerHTML = seats.length ? t("win.horsesRead", {  // nameOf escapes the names
+    list: seats.map((w, i) => (tiles[i] ? esc(lang === "zh" ? tileName(tiles[i]) : tiles[i]) + "→" : "") + nameOf(w)).join(" · "),
+    n: seats.filter((w) => w === win.seat).length }) : "";
 }
 function renderWins() {
   // every win the referee confirmed this hand (一炮多响, 血战), the 查叫 at a draw, and the 查叫 form
@@ -788,6 +806,15 @@ function syncWinForm() {
   if (f.dataset.hand !== hand) {
     f.dataset.hand = hand;
     if (f.dataset.filled) { f.concealed.value = ""; f.win_tile.value = ""; f.win.value = "discard"; }  // the read's: shown above
+    // a new hand: the options turned up or said for the last hand's win go too (买马 tiles, 宝牌 indicators, 立直 ...).
+    // Before, its horses went into the next hand's read and were scored again (a 自摸 of 4 each read as 8 and 24).
+    // The 鬼牌 kind stays: a table playing 白板 as 鬼牌 keeps it all session; 本场 is the session's count
+    const handNo = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}` : "";
+    if (f.dataset.handNo !== handNo) {
+      f.dataset.handNo = handNo;
+      for (const name of ["points", "special", "horses", "dora", "ura_dora"]) f[name].value = "";
+      for (const name of ["riichi", "ippatsu", "first_turn", "horse_origin"]) f[name].checked = false;
+    }
     delete f.dataset.filled;
     for (const el of f.elements) delete el.dataset.touched;
   }
@@ -1051,7 +1078,7 @@ $("correct-form").addEventListener("submit", once(async (e) => {
 // The round shown: null follows the round being played (live); a closed round is fetched once.
 let sheetRound = null;
 let closedSheet = null;
-const sheetDrawn = { sheet: null, lang: null, roundQ: null }; // the sheet the table shows
+const sheetDrawn = { sheet: null, lang: null, roundQ: null, unit: null }; // the sheet the table shows
 
 function renderRounds() {
   const rounds = state.rounds || [];
@@ -1117,7 +1144,7 @@ function renderSheet() {
   const sat = (r) => r.sat || sheet.players;
   // drawn again only when it changed: every event of a hand (plays, dice) brings the sheet as it was
   // (`kept`), and rebuilding each row of the round for each was the page's slowest step on a tablet
-  const drawn = sheet === sheetDrawn.sheet && lang === sheetDrawn.lang && roundQ === sheetDrawn.roundQ;
+  const drawn = sheet === sheetDrawn.sheet && lang === sheetDrawn.lang && roundQ === sheetDrawn.roundQ && unitWord() === sheetDrawn.unit;
   if (!drawn) {
     $("sheet-head").innerHTML = `<tr><th>${t("sheet.hand")}</th><th>${t("sheet.round")}</th><th>${t("sheet.dealer")}</th><th>${t("sheet.result")}</th><th>${t("sheet.fan")}</th>${
       P.map((p) => `<th>${sitters[p] ? `<span data-testid="sitters-${p}">${sitters[p].map((s) => esc(satText(s))).join("<br>")}</span>`
@@ -1139,7 +1166,7 @@ function renderSheet() {
     $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
       <tr><th colspan="5">${t("sheet.tpState", { s: sheet.final ? t("sheet.final") : t("sheet.prov") })}</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
       + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
-    Object.assign(sheetDrawn, { sheet, lang, roundQ });
+    Object.assign(sheetDrawn, { sheet, lang, roundQ, unit: unitWord() });
   }
   // the paper sheet the players and the referee sign at the end of the round (比赛成绩记录表)
   $("signatures").innerHTML = `<p>${esc(t("sheet.printed", { table: state.table_name || "", round: t("sheet.roundOpt", { n: sheet.round || state.round }),
@@ -1285,8 +1312,14 @@ function renderLink() {
 }
 
 // ---- the whole page ---------------------------------------------------------------------------
+let unitShown = null;  // the unit the static text and the penalty forms were written with
 function render() {
   if (!state) return;
+  if (unitWord() !== unitShown) {  // the ruleset's unit came with the state (or changed with the ruleset)
+    unitShown = unitWord();
+    renderStatic();
+    if (catalogue) renderCatalogue();
+  }
   $("table-name").textContent = state.table_name || "";
   $("ruleset").textContent = lang === "zh" ? (state.ruleset_name_zh || state.ruleset) : (state.ruleset_name_en || state.ruleset);
   renderLink();
