@@ -113,6 +113,9 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         # play goes on without S: the turn is W's; a play keyed for S is refused, saying why
         await table.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
         assert await table.input_value(f"{FORM} select[name=seat]") == "W"
+        for name in ("seat", "from"):  # S is out: not offered as the seat that plays, nor as a claim's discarder
+            assert await table.is_disabled(f"{FORM} select[name={name}] option[value=S]")
+            assert not await table.is_disabled(f"{FORM} select[name={name}] option[value=N]")
         said = await _key(table, "s9m")
         assert "✗" in said and "南家本盘已和牌" in said, said
         assert await table.input_value(TILES) == "9m"

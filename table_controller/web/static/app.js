@@ -463,6 +463,12 @@ function renderPlayForm(hand) {
   // and the next new turn moves the select again. An own play that moves no turn (定缺, 立直) left the pick
   // held on, and the next turn (another device's play, the camera's) was taken for the catching up: not followed
   if (!behindOwn()) aheadPick.seat = aheadPick.from = false;
+  // 血战: a seat that has won is out: it plays no more, and no discard of its is left to claim (a seat typed
+  // ahead of the tiles still sends: refused, saying why)
+  const out = hand.out || [];
+  for (const select of [f.seat, f.from]) {
+    for (const o of select.options) o.disabled = out.includes(o.value);
+  }
   $("missing-keys").hidden = !hand.missing_suit;  // 定缺: rulesets where each seat gives up a suit
   $("riichi-keys").hidden = !hand.riichi_declarations;  // 立直: keyed with the seat's discard
   renderAbortive(hand);
