@@ -789,6 +789,8 @@ function syncWinForm() {
     f.dataset.hand = hand;
     if (f.dataset.filled) { f.concealed.value = ""; f.win_tile.value = ""; f.win.value = "discard"; }  // the read's: shown above
     delete f.dataset.filled;
+    clearWinOptions(f, f.dataset.handNo !== hand.split("/", 2).join("/"));
+    f.dataset.handNo = hand.split("/", 2).join("/");
     for (const el of f.elements) delete el.dataset.touched;
   }
   // 血战: a seat that has won is out: it wins no more, and discards no more to be won on
@@ -814,6 +816,16 @@ function syncWinForm() {
   const last = state && state.hand && (f.win.value === "rob_kong" ? konger : lastDiscarder(state.hand, true));
   if (onDiscard && !f.dataset.filled && !f.discarder.dataset.touched && last && last !== f.seat_wind.value) f.discarder.value = last;
   fromRecord(f);
+}
+/** The 计分选项 the referee typed for the last winner (立直, 一发, 天和, 裁判计分's points) go with it; at a new
+ *  hand (`newHand`) those of the hand go too (宝牌/里宝牌指示牌, 本场, 鬼牌, 马牌): before, the next hand's read
+ *  took the last hand's indicators and 本场 as typed, and scored a 宝牌 its wall had not turned up. */
+function clearWinOptions(f, newHand) {
+  for (const name of ["riichi", "ippatsu", "first_turn"]) f[name].checked = false;
+  for (const name of ["points", "special"]) f[name].value = "";
+  if (!newHand) return;
+  for (const name of ["dora", "ura_dora", "honba", "wildcard", "horses"]) f[name].value = "";
+  f.horse_origin.checked = false;
 }
 function robbable(hand) {
   // the seat whose 加杠 is the hand's last play (the tile it added may be robbed), or null
