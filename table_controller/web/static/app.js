@@ -56,7 +56,8 @@ const I18N = {
                pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", fanUnit: "番", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）；日麻流局：不亮牌（不听）者留空。", submit: "查叫", camera: "摄像头查叫",
-                result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无" },
+                result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无",
+                tenpai: "听牌：{s}", noten: "不听：{s}" },
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
@@ -149,7 +150,8 @@ const I18N = {
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded); riichi: leave a seat that does not show (noten) empty.",
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
-                ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
+                ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none",
+                tenpai: "tenpai: {s}", noten: "noten: {s}" },
         key: { title: "Key plays", seat: "Seat", tiles: "Tiles", tilesHint: "5m · 345s · 7777p", from: "From", dealDone: "Deal done", discard: "Discard",
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
                oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)",
@@ -690,8 +692,13 @@ function renderWins() {
     : `<li class="none">${t("win.noneYet")}</li>`;
   const x = state.exhaustive;
   const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join("、") : t("draw.none"));
-  $("exhaustive-summary").innerHTML = x ? `<h3>${t("draw.result")}</h3><div>${t("draw.pigs", { s: list(x.flower_pigs) })} · ${t("draw.ready", { s: list(Object.keys(x.ready)) })} · ${
-    t("draw.notReady", { s: list(x.not_ready) })} · ${t("draw.refunds", { s: list(Object.keys(x.refunds)) })}</div><div class="win-pay">${pays(x.payments)}</div>` : "";
+  // in the ruleset's words: 花猪 and 退税 are 定缺 rulesets' (四川), riichi's seats are 听牌 / 不听. Before, a riichi
+  // 流局 read "花猪：无 · 有叫：西 · 无叫：东、南、北 · 退税：无", words its referee has no use for
+  const h = state.hand || {}, riichi = !!h.riichi_declarations, sichuan = !!h.missing_suit;
+  const parts = x ? [sichuan || x.flower_pigs.length ? t("draw.pigs", { s: list(x.flower_pigs) }) : "",
+    t(riichi ? "draw.tenpai" : "draw.ready", { s: list(Object.keys(x.ready)) }), t(riichi ? "draw.noten" : "draw.notReady", { s: list(x.not_ready) }),
+    sichuan || Object.keys(x.refunds).length ? t("draw.refunds", { s: list(Object.keys(x.refunds)) }) : ""].filter(Boolean) : [];
+  $("exhaustive-summary").innerHTML = x ? `<h3>${t("draw.result")}</h3><div>${parts.join(" · ")}</div><div class="win-pay">${pays(x.payments)}</div>` : "";
   const opts = state.win_options || [];
   $("win-options").hidden = !opts.length;
   $("win-options-legend").textContent = t(state.referee_scored ? "win.manual" : "win.options");
