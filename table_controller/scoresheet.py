@@ -55,6 +55,9 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     sheet = {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
              "table_points": points, "final": final, "riichi_pot": pot}
+    start = _start_points(state.ruleset)
+    if start is not None:  # riichi: the points each player holds are these plus the totals (持点)
+        sheet["start_points"] = start
     spans = substitutes.sitters(state.players, getattr(state, "player_ids", {}), actions)
     if substitutes.replaced(spans):  # 替补: who sat each hand, and each sitter's hands and points
         sheet["sitters"] = substitutes.credit(spans, rows, totals)
@@ -153,6 +156,18 @@ def _kongs_returned(ruleset: str) -> bool:
         return scoring(ruleset).get("kongs_on_draw", "keep") == "return"
     except Exception:  # a ruleset without [scoring]
         return False
+
+
+def _start_points(ruleset: str) -> int | None:
+    """The points each player holds at the session's start where the ruleset counts held points (riichi's
+    `[scoring] start_points`, 25000), else None: the sheet's totals count from 0 either way."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        start = scoring(ruleset).get("start_points")
+    except Exception:  # a ruleset without [scoring]
+        return None
+    return start if isinstance(start, int) and not isinstance(start, bool) else None
 
 
 def _riichi_stick(ruleset: str) -> int:

@@ -29,7 +29,8 @@ LONG_FILES = ("tests/tournament/test_day.py", "tests/integration/test_camera_in_
               "tests/tournament/test_pages_browser.py", "tests/web/test_keying.py",
               "tests/vision/test_vision_camera_faults.py", "tests/vision/test_bench_camera_long_faults.py",
               "tests/web/test_xss.py", "tests/web/test_recovering.py", "tests/web/test_overlay.py",
-              "tests/web/test_mcr_referee_pages.py", "tests/web/test_blood_battle_pages.py")
+              "tests/web/test_mcr_referee_pages.py", "tests/web/test_blood_battle_pages.py",
+              "tests/web/test_riichi_pages.py")
 
 
 #: Where the suite's temporary files go when the caller set no TMPDIR: a memory-backed tmpfs. The event log commits

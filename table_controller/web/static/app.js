@@ -45,6 +45,7 @@ const I18N = {
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
+        potN: "供托 {n}", heldTip: "持点（起点 {start}）",
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
@@ -74,7 +75,7 @@ const I18N = {
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", rescored: "现行规则：{n}", rescoredVoid: "现行规则不成和",
                  rescoredTip: "规则或计分程序已改：按现行规则重算与确认时不同。记分以裁判确认为准，是否更正由裁判长决定", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
-                 closed: "已结束",
+                 closed: "已结束", held: "持点（起点 {start}）",
                  res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", abortive: "流局", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
@@ -137,6 +138,7 @@ const I18N = {
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)", honbaN: "{n} honba",
+        potN: "{n} riichi sticks on the table", heldTip: "points held (from {start})",
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                book: "This ruleset's fan table",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
@@ -194,7 +196,7 @@ const I18N = {
                  pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", rescored: "today's rules: {n}", rescoredVoid: "no win under today's rules",
                  rescoredTip: "The ruleset or the scorer changed: scored today this win differs from what was confirmed. The sheet keeps the confirmed figures; the head referee decides", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
-                 closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
+                 closed: "closed", held: "Points held (from {start})", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
                  fan: "Fan", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", follow: "follow the dealer", draw: "draw check", stack: "stack",
                  sub: "Substitute (替补)", subHint: "A player taken ill, gone for good or disqualified: a substitute takes the chair from the next hand; the hand in play is finished by the player who began it. The sheet names who sat each hand.",
@@ -540,10 +542,19 @@ function sealedFor(hand, w) {
   const pair = (hand.sealed || []).find((p) => p[0] === w);
   return pair ? pair[1] : null;
 }
+/** A chair's points as the players count them: held points (持点) where the ruleset starts everyone at
+ *  `start_points` (riichi, 25000), else the sheet's total from 0. Before, a riichi table showed −1000 for a
+ *  declarer holding 24000, and the 立直 refusal named the held points (南家只有-23000点) the page never showed. */
+function heldPoints(sheet, pos) {
+  const total = ((sheet && sheet.totals) || {})[pos] ?? 0;
+  return sheet && sheet.start_points != null ? sheet.start_points + total : total;
+}
+function heldAttr(sheet) {
+  return sheet && sheet.start_points != null ? ` title="${esc(t("heldTip", { start: sheet.start_points }))}"` : "";
+}
 function renderSeats() {
   const s = state;
   const seats = seatsOf(s);
-  const totals = (s.scoresheet && s.scoresheet.totals) || {};
   const hand = s.hand || {};
   const stopped = s.stopped || {};
   $("seats").innerHTML = SEATS.map((w) => {
@@ -560,7 +571,7 @@ function renderSeats() {
         ${sealedFor(hand, w) ? `<span class="stopped" data-testid="sealed-${w}" title="${esc(t("sealedWhy", { seat: t("seat." + sealedFor(hand, w)) }))}">${t("sealed")}</span>` : ""}
         ${stopped[w] ? `<span class="stopped" title="${esc(stopped[w])}">${t("stopped")}</span>` : ""}
         ${(hand.winners || []).includes(w) ? `<span class="won" data-testid="won-${w}">${t((hand.out || []).includes(w) ? "out" : "won")}</span>` : ""}
-        <span class="score" data-testid="score-${w}">${totals[pos] ?? 0}</span>
+        <span class="score" data-testid="score-${w}"${heldAttr(s.scoresheet)}>${heldPoints(s.scoresheet, pos)}</span>
         <span class="timer" data-timer="${w}"></span><span class="timer" data-claim="${w}"></span></div>
       <div class="melds">${melds}${flowers}</div>
       <div class="discards" aria-label="${t("discards")}">${discards}</div></div>`;
@@ -577,7 +588,6 @@ function renderOverlay() {
   const s = state;
   const hand = s.hand || {};
   const seats = seatsOf(s);
-  const totals = (s.scoresheet && s.scoresheet.totals) || {};
   const turn = hand.turn && !hand.ended ? hand.turn.seat : null;
   const info = [s.table_name || ""];
   if (hand.hand_no) info.push(t("round", { w: t("seat." + hand.prevalent_wind) }) + " " + t("hand", { n: hand.hand_no }));
@@ -594,7 +604,7 @@ function renderOverlay() {
     return `<div class="ov-seat${w === turn ? " turn" : ""}" data-seat="${w}" data-testid="ov-seat-${w}">
       <div class="ov-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(s.players[pos] || t("pos", { n: pos }))}</span>
         ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}${w === turn ? `<span class="ov-turn">${t("ov.turn")}</span>` : ""}
-        <span class="score" data-testid="ov-score-${w}">${totals[pos] ?? 0}</span></div>
+        <span class="score" data-testid="ov-score-${w}">${heldPoints(s.scoresheet, pos)}</span></div>
       <div class="ov-melds">${melds}${flowers}</div><div class="ov-discards">${discards}</div></div>`;
   }).join("");
   const win = s.win && s.win.result && s.win.result.valid ? s.win : null;
@@ -1156,6 +1166,7 @@ function renderSheet() {
         r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}${
         sitters[p] ? `<div class="sat" data-testid="sat-${r.hand_no}-${p}">${esc(sat(r)[p])}</div>` : ""}</td>`).join("")}</tr>`).join("");
     $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
+      ${sheet.start_points != null ? `<tr><th colspan="5">${t("sheet.held", { start: sheet.start_points })}</th>${P.map((p) => `<th data-testid="held-${p}">${heldPoints(sheet, p)}</th>`).join("")}</tr>` : ""}
       <tr><th colspan="5">${t("sheet.tpState", { s: sheet.final ? t("sheet.final") : t("sheet.prov") })}</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
       + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
     Object.assign(sheetDrawn, { sheet, lang, roundQ });
@@ -1314,7 +1325,9 @@ function render() {
   const roundTag = (state.rounds || []).length > 1 ? t("sheet.roundOpt", { n: state.round }) + " · " : "";
   $("hand-no").textContent = state.hand ? roundTag + t("round", { w: t("seat." + state.hand.prevalent_wind) }) + " · " + t("hand", { n: state.hand.hand_no })
     + (state.hand.double ? " · " + t("double") : "")
-    + (state.hand.honba ? " · " + t("honbaN", { n: state.hand.honba }) : "") : "";  // 本场 (riichi)
+    + (state.hand.honba ? " · " + t("honbaN", { n: state.hand.honba }) : "")  // 本场 (riichi)
+    // 供托: the 立直棒 on the table, for the next winner; before, only the score sheet's foot said so
+    + (state.scoresheet && state.scoresheet.riichi_pot ? " · " + t("potN", { n: state.scoresheet.riichi_pot }) : "") : "";
   if (page === "table" || page === "public") {
     renderWall(state.hand);
     renderDice(state.hand);
