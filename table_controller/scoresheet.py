@@ -181,15 +181,17 @@ def _riichi_stick(ruleset: str) -> int:
 
 
 def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pot: int, stick: int) -> tuple[dict[str, int], int]:
-    """立直棒: each chair that declared 立直 this hand puts `stick` on the table then (供托), and the
-    hand's first winner takes every stick on the table, this hand's and those carried over a 流局.
+    """立直棒: each chair that declared 立直 this hand puts `stick` on the table then (供托), unless its
+    declaration tile was won on (`riichi_void`: the 立直 never stood), and the hand's first winner takes
+    every stick on the table, this hand's and those carried over a 流局.
     Returns the hand's stick points by chair and the sticks left on the table."""
     seats = h.get("seats") or {}
     points = {p: 0 for p in POSITIONS}
     if not stick:
         return points, 0
+    void = {w.get("riichi_void") for w in wins}  # its declaration tile was won on: the 立直 never stood
     for w in h.get("riichi", []):
-        if w in seats:
+        if w in seats and w not in void:
             points[str(seats[w])] -= stick
             pot += 1
     if wins and wins[0].get("seat") in seats:

@@ -190,3 +190,29 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         assert "持点（起点 25000）" in await sheet.inner_text("#sheet-foot")
         assert [int(await sheet.inner_text(f'[data-testid="held-{p}"]')) for p in "1234"] == [22700, 30500, 29100, 17700]
         assert not await sheet.is_visible('[data-testid="riichi-pot"]')  # no stick left on the table
+
+
+async def test_a_ron_on_the_riichi_declaration_tile_puts_no_stick_down(tmp_path: Path, browser: Any) -> None:
+    """立直宣言牌放铳: S declares 立直 with 1z and W rons that very tile (111z 场风, 40 符 1 番: 1300). The 立直 never
+    stood: S pays the ron alone, no stick goes to W (WRC, JPML, 天凤). Before, S paid 1000 more and W took it."""
+    async with _running(_config(ruleset="riichi"), tmp_path / "own") as svc:
+        table = await _open(browser, svc, "/", token=OPERATOR)
+        win = await _open(browser, svc, "/win", token=REFEREE)
+        await _deal(table, svc, 1)
+        await _keyed(table, "9m")
+        await _keyed(table, "1z")
+        await _keyed(table, "", "riichi")
+        await _current(svc, table)
+        assert await _held(table) == {"E": 25000, "S": 24000, "W": 25000, "N": 25000}  # put down at once
+        await _current(svc, win)
+        await win.select_option(f"{WIN} select[name=seat_wind]", "W")
+        assert await _win_form(win) == {"seat_wind": "W", "discarder": "S", "win": "discard", "melds": ""}
+        await win.fill(f"{WIN} input[name=concealed]", "234m 567p 345s 11z 99s")
+        await win.fill(f"{WIN} input[name=win_tile]", "1z")
+        await _read_and_confirm(win, svc, "W")
+        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 · 南 -1300 · 西 +1300"
+        await _end(table, svc, 1)
+        assert await _held(table) == {"E": 25000, "S": 23700, "W": 26300, "N": 25000}
+        sheet = await _open(browser, svc, "/scoresheet", token=REFEREE)
+        hand1 = sheet.locator("#sheet-body tr[data-hand='1'] td")
+        assert [await hand1.nth(i).inner_text() for i in (6, 7)] == ["-1300\n-1300", "+1300\n1300"]
