@@ -100,6 +100,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await win.fill(f"{WIN} input[name=win_tile]", "5p")
         await win.fill(f"{WIN} input[name=dora]", "5m")
         await _read_and_confirm(win, svc, "W")
+        assert await win.inner_text('[data-testid="win-count"]') == "30符 · 满贯"
         fans = (await win.inner_text("#fans")).split()
         assert [fans[i] for i in range(0, len(fans), 3)] == ["立直", "一发", "平和", "断幺九", "宝牌"], fans
         assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 5 · 西 +8000 · 北 -8000"
@@ -122,6 +123,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await win.fill(f"{WIN} input[name=win_tile]", "7m")
         await win.fill(f"{WIN} input[name=dora]", "1z")  # 宝牌 南: none in the hand
         await _read_and_confirm(win, svc, "E")
+        assert await win.inner_text('[data-testid="win-count"]') == "20符"  # 平和 自摸
         assert await win.inner_text('#wins-list li[data-seat="E"]') == "东 李娜 3 · 东 +3900 · 南 -1300 · 西 -1300 · 北 -1300"
         await _end(table, svc, 2)
         assert await _held(table) == {"E": 27900, "S": 32700, "W": 15700, "N": 23700}
@@ -166,7 +168,9 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await win.fill(f"{WIN} input[name=win_tile]", "6s")
         await win.fill(f"{WIN} input[name=dora]", "9p")
         await _read_and_confirm(win, svc, "N")
-        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 李娜 2 · 东 -2600 · 北 +2600"  # 2000 + 600
+        # 2 番 at 2600 is 40 符, or 30 符 and 2 本场: the page says which
+        assert await win.inner_text('[data-testid="win-count"]') == "30符 · 2本场 +600"
+        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 李娜 2 · 东 -2600 · 北 +2600"
         await _end(table, svc, 4)
         held = await _held(table)
         assert held == {"E": 29100, "S": 17700, "W": 22700, "N": 30500} and sum(held.values()) == 4 * 25000

@@ -46,6 +46,10 @@ const I18N = {
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
         potN: "供托 {n}", heldTip: "持点（起点 {start}）",
+        fuN: "{n}符", honbaPay: "{n}本场 +{p}",
+        levels: { mangan: "满贯", haneman: "跳满", baiman: "倍满", sanbaiman: "三倍满", yakuman: "役满", "kazoe yakuman": "累计役满",
+                  "kazoe sanbaiman": "累计三倍满", "2x yakuman": "两倍役满", "3x yakuman": "三倍役满", "4x yakuman": "四倍役满",
+                  "5x yakuman": "五倍役满", "6x yakuman": "六倍役满", "kiriage mangan": "切上满贯", "nagashi mangan": "流局满贯" },
         win: { title: "和牌", fan: "番种", value: "番数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
@@ -139,6 +143,11 @@ const I18N = {
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)", honbaN: "{n} honba",
         potN: "{n} riichi sticks on the table", heldTip: "points held (from {start})",
+        fuN: "{n} fu", honbaPay: "{n} honba +{p}",
+        levels: { mangan: "mangan", haneman: "haneman", baiman: "baiman", sanbaiman: "sanbaiman", yakuman: "yakuman",
+                  "kazoe yakuman": "kazoe yakuman", "kazoe sanbaiman": "kazoe sanbaiman", "2x yakuman": "double yakuman",
+                  "3x yakuman": "triple yakuman", "4x yakuman": "4x yakuman", "5x yakuman": "5x yakuman", "6x yakuman": "6x yakuman",
+                  "kiriage mangan": "kiriage mangan", "nagashi mangan": "nagashi mangan" },
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                book: "This ruleset's fan table",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
@@ -675,7 +684,7 @@ function renderWin() {
   }
   const r = win.result || {};
   $("win-summary").innerHTML = `<strong>${t("win.by", { seat: nameOf(win.seat) })}</strong>${win.correction ? t("win.correction") : ""} · `
-    + (r.valid ? t("win.valid") : t("win.invalid", { r: esc(r.message || r.reason || "") }))
+    + (r.valid ? t("win.valid") + riichiCount(r) : t("win.invalid", { r: esc(r.message || r.reason || "") }))
     + ` · ${winStatus(win, "win-status")}`;
   $("fans").innerHTML = (r.fans || []).map((f) => `<tr><td>${esc(lang === "en" && f.name_en ? f.name_en : f.name)}</td><td>${f.value}</td><td>${f.count}</td></tr>`).join("");
   $("fan-total").textContent = r.total != null ? r.total : "";
@@ -691,6 +700,17 @@ function renderWin() {
   // a confirmed win while others may still win (血战, 一炮多响): the form is the next winner's, not the read again
   // nor after the read was ruled 诈和 (its seat 停和): the form is for the seat that wins next
   if (h && !$("win-form").dataset.filled && !(win.confirmed && state.further_win) && !(state.stopped || {})[win.seat]) fillWinForm(h);
+}
+/** What riichi's points come from besides the 番 listed (the `mahjong` library's count): the 符, the limit
+ *  reached (满贯 …) and the 本场 paid. Before, the page showed the 番 and the payments only: 2 番 at −2600 is
+ *  40 符, or 30 符 with 2 本场, and the referee could not tell which was counted. */
+function riichiCount(r) {
+  if (!r.fu) return "";
+  const parts = [t("fuN", { n: r.fu })];
+  const level = r.level ? t("levels." + r.level) : "";
+  if (level) parts.push(esc(level.startsWith("levels.") ? r.level : level));
+  if (r.honba) parts.push(t("honbaPay", { n: r.honba, p: r.honba * 300 }));
+  return ` · <span data-testid="win-count">${parts.join(" · ")}</span>`;
 }
 function renderWins() {
   // every win the referee confirmed this hand (一炮多响, 血战), the 查叫 at a draw, and the 查叫 form
