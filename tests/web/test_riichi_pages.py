@@ -94,7 +94,13 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await _current(svc, table, win)
         assert "供托 2" in await win.inner_text("[data-testid=hand-no]")
         # W rons N's 5p in its 一发 turn; the referee types the 宝牌指示牌 turned up (5m: 宝牌 6m)
+        # the record's 立直 and 一发 are shown ticked for the seat picked: S has discarded since its 立直, W not
+        ticks = f"[...document.querySelectorAll('{WIN} input[name=riichi], {WIN} input[name=ippatsu]')].map(e => e.checked)"
+        await win.select_option(f"{WIN} select[name=seat_wind]", "S")
+        assert await win.evaluate(ticks) == [True, False]
         await win.select_option(f"{WIN} select[name=seat_wind]", "W")
+        assert await win.evaluate(ticks) == [True, True]
+        assert await win.is_disabled(f"{WIN} input[name=ippatsu]")  # the record's: not the referee's to untick
         assert await _win_form(win) == {"seat_wind": "W", "discarder": "N", "win": "discard", "melds": ""}
         await win.fill(f"{WIN} input[name=concealed]", "234m 678m 345s 66s 34p")
         await win.fill(f"{WIN} input[name=win_tile]", "5p")
@@ -114,6 +120,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await _deal(table, svc, 2)
         await _current(svc, win)
         assert await win.input_value(f"{WIN} input[name=dora]") == ""
+        assert await win.evaluate(ticks) == [False, False] and not await win.is_disabled(f"{WIN} input[name=riichi]")
         for tile in ("1m", "9s", "1p", "9m"):
             await _keyed(table, tile)
         await _current(svc, win)

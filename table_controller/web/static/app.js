@@ -46,7 +46,7 @@ const I18N = {
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
         potN: "供托 {n}", heldTip: "持点（起点 {start}）",
-        fuN: "{n}符", honbaPay: "{n}本场 +{p}",
+        fuN: "{n}符", honbaPay: "{n}本场 +{p}", byRecord: "牌谱已记录立直，和牌自动计入",
         levels: { mangan: "满贯", haneman: "跳满", baiman: "倍满", sanbaiman: "三倍满", yakuman: "役满", "kazoe yakuman": "累计役满",
                   "kazoe sanbaiman": "累计三倍满", "2x yakuman": "两倍役满", "3x yakuman": "三倍役满", "4x yakuman": "四倍役满",
                   "5x yakuman": "五倍役满", "6x yakuman": "六倍役满", "kiriage mangan": "切上满贯", "nagashi mangan": "流局满贯" },
@@ -143,7 +143,7 @@ const I18N = {
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)", honbaN: "{n} honba",
         potN: "{n} riichi sticks on the table", heldTip: "points held (from {start})",
-        fuN: "{n} fu", honbaPay: "{n} honba +{p}",
+        fuN: "{n} fu", honbaPay: "{n} honba +{p}", byRecord: "riichi keyed in the record: the read counts it",
         levels: { mangan: "mangan", haneman: "haneman", baiman: "baiman", sanbaiman: "sanbaiman", yakuman: "yakuman",
                   "kazoe yakuman": "kazoe yakuman", "kazoe sanbaiman": "kazoe sanbaiman", "2x yakuman": "double yakuman",
                   "3x yakuman": "triple yakuman", "4x yakuman": "4x yakuman", "5x yakuman": "5x yakuman", "6x yakuman": "6x yakuman",
@@ -883,6 +883,13 @@ function fromRecord(f) {
     f.concealed.placeholder = suits("123m 456p 789s 11z 5s");
     f.melds.placeholder = suits(t("win.meldsHint").split(/；|; /).filter((p) => hand.chows !== false || !/^(吃|chow)/.test(p))
       .join(lang === "zh" ? "；" : "; "));
+  }
+  // 立直 and 一发 the record gives the seat picked (`riichi_record`): ticked and fixed, as the read will count them
+  const given = ((state && state.riichi_record) || {})[f.seat_wind.value] || {};
+  for (const name of ["riichi", "ippatsu"]) {
+    const box = f[name];
+    if (given[name]) { box.checked = true; box.disabled = true; box.dataset.record = "1"; box.title = t("byRecord"); }
+    else if (box.dataset.record) { box.checked = false; box.disabled = false; delete box.dataset.record; box.title = ""; }
   }
   if (f.dataset.filled || !hand) return;
   const seat = f.seat_wind.value;
