@@ -62,7 +62,22 @@ def _base(state: Any) -> dict[str, Any]:
     out["settles_draw"] = R.settles_draw(state.ruleset)
     out["referee_scored"] = referee_scored(state.ruleset)  # 裁判计分: the Win page asks for the points
     out["win_options"] = win_options(state.ruleset)  # what else only the referee can give a win read
+    out["riichi_record"] = _riichi_record(state.hand)
     out["next_hand"] = _next_hand(state)
+    return out
+
+
+def _riichi_record(hand: dict[str, Any] | None) -> dict[str, dict[str, bool]]:
+    """立直, 两立直 and 一发 as the record gives them to a win read by each seat that declared (`referee.
+    record_options`), for the Win page to show them ticked: before, its 立直 and 一发 stayed unticked for the
+    seat that had declared, and the referee could not tell they would count. Public: a declaration lies
+    sideways, and the calls and discards that end 一发 are face up."""
+    if not hand or not hand.get("riichi"):
+        return {}
+    out: dict[str, dict[str, bool]] = {}
+    for seat in hand["riichi"]:
+        given = R.record_options(hand, {"seat_wind": seat})
+        out[str(seat)] = {k: True for k in ("riichi", "double_riichi", "ippatsu") if given.get(k)}
     return out
 
 

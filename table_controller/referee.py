@@ -470,7 +470,24 @@ def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> 
             record["rescored"] = differs  # today's rules would score it so (or refuse it): `tablectl check` names it
     if kind in ("discard", "rob_kong"):  # the tile won on was face up: public, unlike a self-drawn one
         record.update(discarder=hand.get("discarder"), win_tile=hand.get("win_tile"))
+    void = _riichi_dealt_in(s.hand, hand)
+    if void:
+        record["riichi_void"] = void
     record["restore"] = after_win(s.hand, record, flow_of(s.ruleset), wins + [record], record["at"])
+
+
+def _riichi_dealt_in(live: dict[str, Any], read: dict[str, Any]) -> str | None:
+    """The seat whose 立直 declaration tile is the one won on (立直宣言牌放铳), or None: its 立直 does not stand,
+    and its stick is never put on the table (WRC, JPML, 天凤 alike; `scoresheet._sticks`)."""
+    discarder = read.get("discarder")
+    if read.get("win", "discard") != "discard" or discarder not in SEATS:
+        return None
+    declared = (live.get("riichi") or {}).get(discarder)
+    pool = (live.get("discards") or {}).get(discarder) or []
+    if declared and pool and pool[-1].get("seq") == declared.get("discard_seq") \
+            and pool[-1].get("tile") == read.get("win_tile"):
+        return str(discarder)
+    return None
 
 
 def _horses_from_discarder(ruleset: str, wins: list[dict[str, Any]], read: dict[str, Any]) -> bool:

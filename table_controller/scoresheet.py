@@ -55,6 +55,9 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     sheet = {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
              "table_points": points, "final": final, "riichi_pot": pot}
+    start = _start_points(state.ruleset)
+    if start is not None:  # riichi: the points each player holds are these plus the totals (持点)
+        sheet["start_points"] = start
     spans = substitutes.sitters(state.players, getattr(state, "player_ids", {}), actions)
     if substitutes.replaced(spans):  # 替补: who sat each hand, and each sitter's hands and points
         sheet["sitters"] = substitutes.credit(spans, rows, totals)
@@ -155,6 +158,18 @@ def _kongs_returned(ruleset: str) -> bool:
         return False
 
 
+def _start_points(ruleset: str) -> int | None:
+    """The points each player holds at the session's start where the ruleset counts held points (riichi's
+    `[scoring] start_points`, 25000), else None: the sheet's totals count from 0 either way."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        start = scoring(ruleset).get("start_points")
+    except Exception:  # a ruleset without [scoring]
+        return None
+    return start if isinstance(start, int) and not isinstance(start, bool) else None
+
+
 def _riichi_stick(ruleset: str) -> int:
     """The 立直棒 a declaration deposits (riichi), 0 where the ruleset has none."""
     try:
@@ -166,15 +181,17 @@ def _riichi_stick(ruleset: str) -> int:
 
 
 def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pot: int, stick: int) -> tuple[dict[str, int], int]:
-    """立直棒: each chair that declared 立直 this hand puts `stick` on the table then (供托), and the
-    hand's first winner takes every stick on the table, this hand's and those carried over a 流局.
+    """立直棒: each chair that declared 立直 this hand puts `stick` on the table then (供托), unless its
+    declaration tile was won on (`riichi_void`: the 立直 never stood), and the hand's first winner takes
+    every stick on the table, this hand's and those carried over a 流局.
     Returns the hand's stick points by chair and the sticks left on the table."""
     seats = h.get("seats") or {}
     points = {p: 0 for p in POSITIONS}
     if not stick:
         return points, 0
+    void = {w.get("riichi_void") for w in wins}  # its declaration tile was won on: the 立直 never stood
     for w in h.get("riichi", []):
-        if w in seats:
+        if w in seats and w not in void:
             points[str(seats[w])] -= stick
             pot += 1
     if wins and wins[0].get("seat") in seats:

@@ -21,7 +21,7 @@ from table_controller.store import EventStore
 #: alone (test_day: 40-55 s) while the other had nothing left. They are handed out first, longest first (the
 #: slowest files of a run beside other work, 35-112 s each: a cameras' played hands, a bench, a browser's pages
 #: on bad Wi-Fi), so that the files of short tests fill in at the end; only the order moves.
-LONG_FILES = ("tests/tournament/test_day.py", "tests/integration/test_camera_in_service.py",
+LONG_FILES = ("tests/tournament/test_day.py", "tests/web/test_riichi_pages.py", "tests/integration/test_camera_in_service.py",
               "tests/vision/test_vision_setup.py", "tests/web/test_wifi.py", "tests/vision/test_vision_bump.py",
               "tests/security/test_concealed_tiles.py", "tests/web/test_long_records.py",
               "tests/tournament/test_tournament_demo.py", "tests/integration/test_cli_processes.py",

@@ -150,7 +150,7 @@ def test_after_riichi_a_wait_let_pass_bars_a_ron_for_the_rest_of_the_hand() -> N
 
 def test_riichi_sticks_go_to_the_next_winner_across_a_draw() -> None:
     """立直棒: S and W declare in hand 1, which ends 流局 (the sticks stay on the table); in hand 2
-    E declares and N wins: N takes all three sticks, 1000 from each declarer's chair."""
+    E declares and N wins on S's next discard: N takes all three sticks, 1000 from each declarer's chair."""
     from table_controller.scoresheet import compute
 
     log = _table(("E", "9p"), ("S", "9s"), ("W", "9m"))
@@ -159,10 +159,11 @@ def test_riichi_sticks_go_to_the_next_winner_across_a_draw() -> None:
     log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
     log.start(hand_no=2, dealer=2)  # E=2 S=3 W=4 N=1
     log.add("demo", "play.deal_done", {"by": "demo"})
-    log.add("demo", "play.discard", {"seat": "E", "tile": "4s", "by": "demo"})
-    _riichi(log, "E")
+    log.add("demo", "play.discard", {"seat": "E", "tile": "9p", "by": "demo"})
+    _riichi(log, "E")  # won on its declaration tile, E's 立直 would not stand (test_riichi_pages.py)
+    log.add("demo", "play.discard", {"seat": "S", "tile": "4s", "by": "demo"})
     log.ref("referee.win_read", hand={"seat_wind": "N", "prevalent_wind": "E", "concealed": S_READY,
-                                      "win_tile": "4s", "win": "discard", "discarder": "E", "options": {"riichi": True}})
+                                      "win_tile": "4s", "win": "discard", "discarder": "S", "options": {"riichi": True}})
     log.ref("referee.win_confirm")
     sheet = compute(log.state())
     rows = sheet["rows"]

@@ -45,6 +45,11 @@ const I18N = {
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
+        potN: "供托 {n}", heldTip: "持点（起点 {start}）",
+        fuN: "{n}符", honbaPay: "{n}本场 +{p}", byRecord: "牌谱已记录立直，和牌自动计入",
+        levels: { mangan: "满贯", haneman: "跳满", baiman: "倍满", sanbaiman: "三倍满", yakuman: "役满", "kazoe yakuman": "累计役满",
+                  "kazoe sanbaiman": "累计三倍满", "2x yakuman": "两倍役满", "3x yakuman": "三倍役满", "4x yakuman": "四倍役满",
+                  "5x yakuman": "五倍役满", "6x yakuman": "六倍役满", "kiriage mangan": "切上满贯", "nagashi mangan": "流局满贯" },
         win: { title: "和牌", fan: "番种", value: "{u}数", count: "次数", total: "合计", payments: "各家付分", read: "读牌（仅裁判可见）",
                book: "本规则番种表",
                seat: "和牌方", kind: "方式", discard: "点和", self: "自摸", rob: "抢杠和", kongrep: "杠上开花", discarder: "点炮方",
@@ -56,7 +61,8 @@ const I18N = {
                horsesRead: "马牌：{list}（中马 {n} 张）", pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）；日麻流局：不亮牌（不听）者留空。", submit: "查叫", camera: "摄像头查叫",
-                result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无" },
+                result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无",
+                tenpai: "听牌：{s}", noten: "不听：{s}" },
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
                name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
@@ -73,7 +79,7 @@ const I18N = {
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", rescored: "现行规则：{n}", rescoredVoid: "现行规则不成和",
                  rescoredTip: "规则或计分程序已改：按现行规则重算与确认时不同。记分以裁判确认为准，是否更正由裁判长决定", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
-                 closed: "已结束",
+                 closed: "已结束", held: "持点（起点 {start}）",
                  res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", abortive: "流局", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
@@ -136,6 +142,12 @@ const I18N = {
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)", honbaN: "{n} honba",
+        potN: "{n} riichi sticks on the table", heldTip: "points held (from {start})",
+        fuN: "{n} fu", honbaPay: "{n} honba +{p}", byRecord: "riichi keyed in the record: the read counts it",
+        levels: { mangan: "mangan", haneman: "haneman", baiman: "baiman", sanbaiman: "sanbaiman", yakuman: "yakuman",
+                  "kazoe yakuman": "kazoe yakuman", "kazoe sanbaiman": "kazoe sanbaiman", "2x yakuman": "double yakuman",
+                  "3x yakuman": "triple yakuman", "4x yakuman": "4x yakuman", "5x yakuman": "5x yakuman", "6x yakuman": "6x yakuman",
+                  "kiriage mangan": "kiriage mangan", "nagashi mangan": "nagashi mangan" },
         win: { title: "Win", fan: "Fan", value: "Value", count: "Count", total: "Total", payments: "Payments", read: "Hand as read (referee only)",
                book: "This ruleset's fan table",
                seat: "Winner", kind: "How", discard: "discard", self: "self-draw", rob: "robbed kong", kongrep: "kong replacement", discarder: "Discarder",
@@ -149,7 +161,8 @@ const I18N = {
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded); riichi: leave a seat that does not show (noten) empty.",
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
-                ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none" },
+                ready: "ready: {s}", notReady: "not ready: {s}", refunds: "kong money back: {s}", none: "none",
+                tenpai: "tenpai: {s}", noten: "noten: {s}" },
         key: { title: "Key plays", seat: "Seat", tiles: "Tiles", tilesHint: "5m · 345s · 7777p", from: "From", dealDone: "Deal done", discard: "Discard",
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
                oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)",
@@ -192,7 +205,7 @@ const I18N = {
                  pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", rescored: "today's rules: {n}", rescoredVoid: "no win under today's rules",
                  rescoredTip: "The ruleset or the scorer changed: scored today this win differs from what was confirmed. The sheet keeps the confirmed figures; the head referee decides", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
-                 closed: "closed", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
+                 closed: "closed", held: "Points held (from {start})", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
                  fan: "{U}", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", follow: "follow the dealer", draw: "draw check", stack: "stack",
                  sub: "Substitute (替补)", subHint: "A player taken ill, gone for good or disqualified: a substitute takes the chair from the next hand; the hand in play is finished by the player who began it. The sheet names who sat each hand.",
@@ -551,10 +564,19 @@ function sealedFor(hand, w) {
   const pair = (hand.sealed || []).find((p) => p[0] === w);
   return pair ? pair[1] : null;
 }
+/** A chair's points as the players count them: held points (持点) where the ruleset starts everyone at
+ *  `start_points` (riichi, 25000), else the sheet's total from 0. Before, a riichi table showed −1000 for a
+ *  declarer holding 24000, and the 立直 refusal named the held points (南家只有-23000点) the page never showed. */
+function heldPoints(sheet, pos) {
+  const total = ((sheet && sheet.totals) || {})[pos] ?? 0;
+  return sheet && sheet.start_points != null ? sheet.start_points + total : total;
+}
+function heldAttr(sheet) {
+  return sheet && sheet.start_points != null ? ` title="${esc(t("heldTip", { start: sheet.start_points }))}"` : "";
+}
 function renderSeats() {
   const s = state;
   const seats = seatsOf(s);
-  const totals = (s.scoresheet && s.scoresheet.totals) || {};
   const hand = s.hand || {};
   const stopped = s.stopped || {};
   $("seats").innerHTML = SEATS.map((w) => {
@@ -571,7 +593,7 @@ function renderSeats() {
         ${sealedFor(hand, w) ? `<span class="stopped" data-testid="sealed-${w}" title="${esc(t("sealedWhy", { seat: t("seat." + sealedFor(hand, w)) }))}">${t("sealed")}</span>` : ""}
         ${stopped[w] ? `<span class="stopped" title="${esc(stopped[w])}">${t("stopped")}</span>` : ""}
         ${(hand.winners || []).includes(w) ? `<span class="won" data-testid="won-${w}">${t((hand.out || []).includes(w) ? "out" : "won")}</span>` : ""}
-        <span class="score" data-testid="score-${w}">${totals[pos] ?? 0}</span>
+        <span class="score" data-testid="score-${w}"${heldAttr(s.scoresheet)}>${heldPoints(s.scoresheet, pos)}</span>
         <span class="timer" data-timer="${w}"></span><span class="timer" data-claim="${w}"></span></div>
       <div class="melds">${melds}${flowers}</div>
       <div class="discards" aria-label="${t("discards")}">${discards}</div></div>`;
@@ -588,7 +610,6 @@ function renderOverlay() {
   const s = state;
   const hand = s.hand || {};
   const seats = seatsOf(s);
-  const totals = (s.scoresheet && s.scoresheet.totals) || {};
   const turn = hand.turn && !hand.ended ? hand.turn.seat : null;
   const info = [s.table_name || ""];
   if (hand.hand_no) info.push(t("round", { w: t("seat." + hand.prevalent_wind) }) + " " + t("hand", { n: hand.hand_no }));
@@ -605,7 +626,7 @@ function renderOverlay() {
     return `<div class="ov-seat${w === turn ? " turn" : ""}" data-seat="${w}" data-testid="ov-seat-${w}">
       <div class="ov-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(s.players[pos] || t("pos", { n: pos }))}</span>
         ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}${w === turn ? `<span class="ov-turn">${t("ov.turn")}</span>` : ""}
-        <span class="score" data-testid="ov-score-${w}">${totals[pos] ?? 0}</span></div>
+        <span class="score" data-testid="ov-score-${w}">${heldPoints(s.scoresheet, pos)}</span></div>
       <div class="ov-melds">${melds}${flowers}</div><div class="ov-discards">${discards}</div></div>`;
   }).join("");
   const win = s.win && s.win.result && s.win.result.valid ? s.win : null;
@@ -677,7 +698,7 @@ function renderWin() {
   }
   const r = win.result || {};
   $("win-summary").innerHTML = `<strong>${t("win.by", { seat: nameOf(win.seat) })}</strong>${win.correction ? t("win.correction") : ""} · `
-    + (r.valid ? t("win.valid") : t("win.invalid", { r: esc(r.message || r.reason || "") }))
+    + (r.valid ? t("win.valid") + riichiCount(r) : t("win.invalid", { r: esc(r.message || r.reason || "") }))
     + ` · ${winStatus(win, "win-status")}`;
   $("fans").innerHTML = (r.fans || []).map((f) => `<tr><td>${esc(lang === "en" && f.name_en ? f.name_en : f.name)}</td><td>${f.value}</td><td>${f.count}</td></tr>`).join("");
   $("fan-total").textContent = r.total != null ? r.total : "";
@@ -704,6 +725,17 @@ function renderHorses(win, nameOf) {
     list: seats.map((w, i) => (tiles[i] ? esc(lang === "zh" ? tileName(tiles[i]) : tiles[i]) + "→" : "") + nameOf(w)).join(" · "),
     n: seats.filter((w) => w === win.seat).length }) : "";
 }
+/** What riichi's points come from besides the 番 listed (the `mahjong` library's count): the 符, the limit
+ *  reached (满贯 …) and the 本场 paid. Before, the page showed the 番 and the payments only: 2 番 at −2600 is
+ *  40 符, or 30 符 with 2 本场, and the referee could not tell which was counted. */
+function riichiCount(r) {
+  if (!r.fu) return "";
+  const parts = [t("fuN", { n: r.fu })];
+  const level = r.level ? t("levels." + r.level) : "";
+  if (level) parts.push(esc(level.startsWith("levels.") ? r.level : level));
+  if (r.honba) parts.push(t("honbaPay", { n: r.honba, p: r.honba * 300 }));
+  return ` · <span data-testid="win-count">${parts.join(" · ")}</span>`;
+}
 function renderWins() {
   // every win the referee confirmed this hand (一炮多响, 血战), the 查叫 at a draw, and the 查叫 form
   const seats = seatsOf(state);
@@ -714,8 +746,13 @@ function renderWins() {
     : `<li class="none">${t("win.noneYet")}</li>`;
   const x = state.exhaustive;
   const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join("、") : t("draw.none"));
-  $("exhaustive-summary").innerHTML = x ? `<h3>${t("draw.result")}</h3><div>${t("draw.pigs", { s: list(x.flower_pigs) })} · ${t("draw.ready", { s: list(Object.keys(x.ready)) })} · ${
-    t("draw.notReady", { s: list(x.not_ready) })} · ${t("draw.refunds", { s: list(Object.keys(x.refunds)) })}</div><div class="win-pay">${pays(x.payments)}</div>` : "";
+  // in the ruleset's words: 花猪 and 退税 are 定缺 rulesets' (四川), riichi's seats are 听牌 / 不听. Before, a riichi
+  // 流局 read "花猪：无 · 有叫：西 · 无叫：东、南、北 · 退税：无", words its referee has no use for
+  const h = state.hand || {}, riichi = !!h.riichi_declarations, sichuan = !!h.missing_suit;
+  const parts = x ? [sichuan || x.flower_pigs.length ? t("draw.pigs", { s: list(x.flower_pigs) }) : "",
+    t(riichi ? "draw.tenpai" : "draw.ready", { s: list(Object.keys(x.ready)) }), t(riichi ? "draw.noten" : "draw.notReady", { s: list(x.not_ready) }),
+    sichuan || Object.keys(x.refunds).length ? t("draw.refunds", { s: list(Object.keys(x.refunds)) }) : ""].filter(Boolean) : [];
+  $("exhaustive-summary").innerHTML = x ? `<h3>${t("draw.result")}</h3><div>${parts.join(" · ")}</div><div class="win-pay">${pays(x.payments)}</div>` : "";
   const opts = state.win_options || [];
   $("win-options").hidden = !opts.length;
   $("win-options-legend").textContent = t(state.referee_scored ? "win.manual" : "win.options");
@@ -812,16 +849,10 @@ function syncWinForm() {
   if (f.dataset.hand !== hand) {
     f.dataset.hand = hand;
     if (f.dataset.filled) { f.concealed.value = ""; f.win_tile.value = ""; f.win.value = "discard"; }  // the read's: shown above
-    // a new hand: the options turned up or said for the last hand's win go too (买马 tiles, 宝牌 indicators, 立直 ...).
-    // Before, its horses went into the next hand's read and were scored again (a 自摸 of 4 each read as 8 and 24).
-    // The 鬼牌 kind stays: a table playing 白板 as 鬼牌 keeps it all session; 本场 is the session's count
-    const handNo = state && state.hand ? `${state.round || ""}/${state.hand.hand_no}` : "";
-    if (f.dataset.handNo !== handNo) {
-      f.dataset.handNo = handNo;
-      for (const name of ["points", "special", "horses", "dora", "ura_dora"]) f[name].value = "";
-      for (const name of ["riichi", "ippatsu", "first_turn", "horse_origin"]) f[name].checked = false;
-    }
     delete f.dataset.filled;
+    const handNo = hand.split("/", 2).join("/");
+    clearWinOptions(f, f.dataset.handNo !== handNo);
+    f.dataset.handNo = handNo;
     for (const el of f.elements) delete el.dataset.touched;
   }
   // 血战: a seat that has won is out: it wins no more, and discards no more to be won on
@@ -848,6 +879,18 @@ function syncWinForm() {
   if (onDiscard && !f.dataset.filled && !f.discarder.dataset.touched && last && last !== f.seat_wind.value) f.discarder.value = last;
   fromRecord(f);
 }
+/** The 计分选项 the referee typed for the last winner (立直, 一发, 天和, 裁判计分's points) go with it; at a new
+ *  hand (`newHand`) those of the hand go too (宝牌/里宝牌指示牌, 本场 typed, 马牌): before, the next hand's read
+ *  took the last hand's indicators and 本场 as typed, and scored a 宝牌 its wall had not turned up, and its
+ *  horses were scored again (a 自摸 of 4 each read as 8 and 24). The 鬼牌 kind stays: a table playing 白板 as
+ *  鬼牌 keeps it all session (one that turns up a new 鬼牌 each hand, 翻鬼, types it again). */
+function clearWinOptions(f, newHand) {
+  for (const name of ["riichi", "ippatsu", "first_turn"]) f[name].checked = false;
+  for (const name of ["points", "special"]) f[name].value = "";
+  if (!newHand) return;
+  for (const name of ["dora", "ura_dora", "honba", "horses"]) f[name].value = "";
+  f.horse_origin.checked = false;
+}
 function robbable(hand) {
   // the seat whose 加杠 is the hand's last play (the tile it added may be robbed), or null
   for (const w of SEATS) {
@@ -867,6 +910,13 @@ function fromRecord(f) {
     f.concealed.placeholder = suits("123m 456p 789s 11z 5s");
     f.melds.placeholder = suits(t("win.meldsHint").split(/；|; /).filter((p) => hand.chows !== false || !/^(吃|chow)/.test(p))
       .join(lang === "zh" ? "；" : "; "));
+  }
+  // 立直 and 一发 the record gives the seat picked (`riichi_record`): ticked and fixed, as the read will count them
+  const given = ((state && state.riichi_record) || {})[f.seat_wind.value] || {};
+  for (const name of ["riichi", "ippatsu"]) {
+    const box = f[name];
+    if (given[name]) { box.checked = true; box.disabled = true; box.dataset.record = "1"; box.title = t("byRecord"); }
+    else if (box.dataset.record) { box.checked = false; box.disabled = false; delete box.dataset.record; box.title = ""; }
   }
   if (f.dataset.filled || !hand) return;
   const seat = f.seat_wind.value;
@@ -1170,6 +1220,7 @@ function renderSheet() {
         r.stacks ? `<div class="stack">${t("sheet.stack")} ${r.stacks[p]}</div>` : ""}${
         sitters[p] ? `<div class="sat" data-testid="sat-${r.hand_no}-${p}">${esc(sat(r)[p])}</div>` : ""}</td>`).join("")}</tr>`).join("");
     $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
+      ${sheet.start_points != null ? `<tr><th colspan="5">${t("sheet.held", { start: sheet.start_points })}</th>${P.map((p) => `<th data-testid="held-${p}">${heldPoints(sheet, p)}</th>`).join("")}</tr>` : ""}
       <tr><th colspan="5">${t("sheet.tpState", { s: sheet.final ? t("sheet.final") : t("sheet.prov") })}</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
       + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
     Object.assign(sheetDrawn, { sheet, lang, roundQ, unit: unitWord() });
@@ -1334,7 +1385,9 @@ function render() {
   const roundTag = (state.rounds || []).length > 1 ? t("sheet.roundOpt", { n: state.round }) + " · " : "";
   $("hand-no").textContent = state.hand ? roundTag + t("round", { w: t("seat." + state.hand.prevalent_wind) }) + " · " + t("hand", { n: state.hand.hand_no })
     + (state.hand.double ? " · " + t("double") : "")
-    + (state.hand.honba ? " · " + t("honbaN", { n: state.hand.honba }) : "") : "";  // 本场 (riichi)
+    + (state.hand.honba ? " · " + t("honbaN", { n: state.hand.honba }) : "")  // 本场 (riichi)
+    // 供托: the 立直棒 on the table, for the next winner; before, only the score sheet's foot said so
+    + (state.scoresheet && state.scoresheet.riichi_pot ? " · " + t("potN", { n: state.scoresheet.riichi_pot }) : "") : "";
   if (page === "table" || page === "public") {
     renderWall(state.hand);
     renderDice(state.hand);
