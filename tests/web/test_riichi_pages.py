@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from table_controller.service import TableService
-from test_blood_battle_pages import FORM, WIN, _key, _keyed, _read_and_confirm, _win_form
+from test_blood_battle_pages import FORM, WIN, _keyed, _read_and_confirm, _win_form
 from test_browser import OPERATOR, REFEREE, _config, _open, _running, _throw_all, _until
 from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
