@@ -18,7 +18,7 @@ from table_controller.scoring import referee_scored, win_options
 from table_controller.timers import timer_rules
 
 #: The keys of a scored result that say nothing about the tiles held.
-RESULT_PUBLIC = ("valid", "fans", "total", "points", "payments")
+RESULT_PUBLIC = ("valid", "fans", "total", "points", "payments", "steps", "shares")
 #: Referee actions carried in every pushed state (the rest: GET /api/actions); keeps messages small.
 ACTIONS_TAIL = 30
 #: Fields of an action the pages do not need (the full record: GET /api/actions, the log itself).
@@ -43,8 +43,7 @@ def _base(state: Any) -> dict[str, Any]:
     done = next((w for w in wins if read is not None and w.get("read_seq") == read["seq"]), None)
     result = read["result"] if read is not None else None
     if done is not None and done.get("recorded"):  # confirmed: the figures confirmed, not today's scoring
-        result = {**result, "valid": True, "total": done.get("total"), "fans": done.get("fans", []),
-                  "payments": dict(done.get("by_wind", {}))}
+        result = _as_confirmed(result, done)
     out["win"] = None if read is None else {
         "seq": read["seq"], "seat": read["seat"], "result": result, "hand": read.get("hand"),
         "correction": read.get("correction", False), "confirmed": done is not None,
@@ -79,6 +78,18 @@ def _riichi_record(hand: dict[str, Any] | None) -> dict[str, dict[str, bool]]:
         given = R.record_options(hand, {"seat_wind": seat})
         out[str(seat)] = {k: True for k in ("riichi", "double_riichi", "ippatsu") if given.get(k)}
     return out
+
+
+def _as_confirmed(result: dict[str, Any], done: dict[str, Any]) -> dict[str, Any]:
+    """The read's result with the figures confirmed. Today's steps (`steps`, `shares`: how the total becomes each
+    payment) stay only where they lead to the payments confirmed: a line from today's total to today's payments
+    under a hand confirmed otherwise would not reconcile."""
+    paid = {w: v for w, v in done.get("by_wind", {}).items() if v}
+    same = result.get("total") == done.get("total") and {w: v for w, v in (result.get("payments") or {}).items()
+                                                         if v} == paid
+    kept = {k: v for k, v in result.items() if same or k not in ("steps", "shares")}
+    return {**kept, "valid": True, "total": done.get("total"), "fans": done.get("fans", []),
+            "payments": dict(done.get("by_wind", {}))}
 
 
 #: What the last score sheets were computed from (`_sheet_inputs`), and those sheets, newest first: the

@@ -181,11 +181,19 @@ def _key(f: dict[str, Any]) -> dict[str, Any]:
             "fans": [(x.get("name"), x.get("value"), x.get("count", 1)) for x in f.get("fans") or []]}
 
 
+#: Factors a confirmation logged as a fan before they became steps of the payment (`details["steps"]`): 推倒胡's 硬胡,
+#: appended to the fans with its factor as value. A hand confirmed so is the same hand, not one today's rules score
+#: otherwise.
+FORMER_FANS = ("硬胡",)
+
+
 def rescored(kept: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
     """What today's rules make of a win confirmed as `kept`, where it differs (None: the same)."""
     if result.get("valid"):
         now = figures(result)
-        return None if _key(now) == _key(kept) else {"valid": True, **now}
+        was = {**now, "fans": now["fans"] + [{"name": s["name"], "value": s["value"], "count": 1}
+                                             for s in result.get("steps") or [] if s.get("name") in FORMER_FANS]}
+        return None if _key(kept) in (_key(now), _key(was)) else {"valid": True, **now}
     return {"valid": False, "reason": result.get("reason"), "message": result.get("message", "")}
 
 

@@ -52,6 +52,8 @@ _LEVEL_ZH = {"mangan": "满贯", "haneman": "跳满", "baiman": "倍满", "sanba
 
 
 def print_human(result: dict[str, Any]) -> None:
+    from table_controller.scoring.result import Step, apply_steps
+
     if not result["valid"]:
         print(f"不成和 ({result['reason']}): {result['message']}")
         for fan in result.get("fans", []):
@@ -60,6 +62,12 @@ def print_human(result: dict[str, Any]) -> None:
     for fan in result["fans"]:
         print(f"  {fan['name']} {fan['value']}" + (f" ×{fan['count']}" if fan["count"] > 1 else ""))
     print(f"合计 {result['total']}" + (f" 番 {result['fu']} 符" if "fu" in result else ""))
+    if result.get("steps") or result.get("shares"):  # from 合计 to one payer's amount (自摸 ×2, 硬胡 ×2, 底分 ...)
+        steps = [Step(s["name"], s["name_en"], s["op"], s["value"]) for s in result["steps"]]
+        said = " ".join("→ 2^番" if s.op == "2^" else f"→ {s.name} {s.value}" if s.op in ("封顶", "=")
+                        else f"{s.op} {s.name} {s.value}" for s in steps)
+        others = "；".join(f"{s['seat']} {s['name']} {s['op']}{s['value']}" for s in result.get("shares") or [])
+        print(f"计分 {result['total']} {said} = {apply_steps(result['total'], steps)}" + (f"；{others}" if others else ""))
     if result.get("level"):  # riichi: 满贯, 跳满, ... as the library names them
         print(f"{_LEVEL_ZH.get(result['level'], result['level'])}")
     if result.get("sealed"):

@@ -17,7 +17,7 @@ from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.points import add, collect
 from table_controller.scoring.registry import Registry
-from table_controller.scoring.result import Fan, ScoreResult, refuse
+from table_controller.scoring.result import Fan, ScoreResult, Share, Step, apply_steps, refuse, settlement
 
 REGISTRY = Registry("guangdong")
 for _name, _check in (
@@ -84,7 +84,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     if table.get("style") == "multiply":
         if [f.name for f in fans] == ["鸡胡"] and hand.win == "discard":
             return refuse(ruleset, "chicken_on_discard", "鸡胡只能自摸或抢杠胡", tuple(fans), 2)
-        fans, total, pts = _multiply(hand, fans, table, wildcard is not None and bool(E.no_wildcard(view)))
+        total, steps = _multiply(hand, fans, table, wildcard is not None and bool(E.no_wildcard(view)))
         capped = False
     else:
         total = sum(f.points for f in fans)
@@ -92,41 +92,55 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
             return refuse(ruleset, "below_minimum", f"不够{table['min_fan']}番起胡", tuple(fans), total)
         cap = int(table["cap_fan"])
         capped = not limit and total > cap
-        pts = int(table["base"]) * 2 ** (int(table["limit_fan"]) if limit else min(total, cap))
-    pay = collect(hand.winner, _payers(hand, pts, table))
+        steps = _doubling(table, bool(limit), capped)
+    pts = apply_steps(total, steps)
+    payers, shares = _payers(hand, pts, table)
+    pay = collect(hand.winner, payers)
     horses = hand.options.get("horses", [])
     if not isinstance(horses, list):
         raise ScoringError("bad_field", "options.horses: a list of tiles, e.g. [\"5m\", \"1z\"]", "options.horses")
     per_horse = pay if table.get("horse_pays", "win") == "win" else collect(
-        hand.winner, _payers(hand, int(table["base"]), table))  # 马跟底分: a horse is worth 底分, not the win
+        hand.winner, _payers(hand, int(table["base"]), table)[0])  # 马跟底分: a horse is worth 底分, not the win
     horse_pay, horse_seats = horse_payments(hand, per_horse, horses, table)
     return ScoreResult(True, ruleset, tuple(fans), total, pts, add(pay, horse_pay),
-                       details={"capped": capped, "horses": horse_seats})
+                       details={"capped": capped, "horses": horse_seats, **settlement(steps, shares)})
 
 
-def _multiply(hand: HandInput, fans: list[Fan], table: Mapping[str, Any],
-              hard: bool) -> tuple[list[Fan], int, int]:
-    """推倒胡: (Σ 番型) × 自摸 2 × 硬胡 2 × 底分; 硬胡 only counts where a 鬼牌 is played."""
-    total = sum(f.points for f in fans)
+def _multiply(hand: HandInput, fans: list[Fan], table: Mapping[str, Any], hard: bool) -> tuple[int, list[Step]]:
+    """推倒胡: (Σ 番型) × 自摸 2 × 硬胡 2 × 底分; 硬胡 only counts where a 鬼牌 is played. 自摸 and 硬胡 are factors,
+    not 番型: they multiply the total and are not added into it (before, 硬胡 sat in the fan table as a 番型)."""
     as_drawn = hand.self_drawn or (hand.win == "rob_kong" and bool(table.get("rob_kong_as_self_draw")))
-    factor = int(table["self_draw_factor"]) if as_drawn else 1  # 抢杠胡 valued as a 自摸 where the table says so
+    steps: list[Step] = []
+    if as_drawn:  # 抢杠胡 valued as a 自摸 where the table says so
+        steps.append(Step("自摸", "self-draw", "×", int(table["self_draw_factor"])))
     if hard:
-        factor *= int(table["no_wildcard_factor"])
-        fans = fans + [Fan("硬胡", int(table["no_wildcard_factor"]))]
-    return fans, total, total * factor * int(table["base"])
+        steps.append(Step("硬胡", "no wildcard", "×", int(table["no_wildcard_factor"])))
+    steps.append(Step("底分", "base", "×", int(table["base"])))
+    return sum(f.points for f in fans), steps
 
 
-def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> dict[str, int]:
+def _doubling(table: Mapping[str, Any], limit: bool, capped: bool) -> list[Step]:
+    """鸡平胡: base × 2^min(番, 爆胡); a limit hand (特殊牌型) counts `limit_fan` 番, beyond 爆胡."""
+    first = ([Step("特殊牌型", "limit hand", "=", int(table["limit_fan"]))] if limit
+             else [Step("爆胡", "cap", "封顶", int(table["cap_fan"]))] if capped else [])
+    return [*first, Step("番", "fan", "2^"), Step("底分", "base", "×", int(table["base"]))]
+
+
+def _payers(hand: HandInput, pts: int, table: Mapping[str, Any]) -> tuple[dict[str, int], list[Share]]:
+    """Who pays `pts` (one share) and who pays otherwise: the 点杠's discarder three shares (杠爆全包), the robbed
+    konger three (抢杠胡包三家)."""
     feeder = hand.options.get("kong_feeder")
     if feeder is not None and feeder == hand.winner:
         raise ScoringError("bad_field", "点杠者不能是和牌方 / the kong's feeder is not the winner", "options.kong_feeder")
     if hand.win == "kong_replacement" and feeder is not None and table.get("kong_bloom_pays_all"):
-        return {feeder: 3 * pts}  # 杠爆全包: the seat whose discard made the 明杠 (or the 补杠's pung) pays three shares
+        # 杠爆全包: the seat whose discard made the 明杠 (or the 补杠's pung) pays three shares
+        return {feeder: 3 * pts}, [Share(feeder, "杠爆全包", "kong bloom: the feeder pays all three", "×", 3)]
     if hand.self_drawn:
-        return {s: pts for s in T.SEATS if s != hand.winner}
+        return {s: pts for s in T.SEATS if s != hand.winner}, []
     if hand.win == "rob_kong" and table.get("rob_kong_pays_all"):
-        return {hand.paying_seat(): 3 * pts}  # 被抢杠者包三家
-    return {hand.paying_seat(): pts}
+        konger = hand.paying_seat()  # 被抢杠者包三家
+        return {konger: 3 * pts}, [Share(konger, "抢杠胡包三家", "robbed kong: the konger pays all three", "×", 3)]
+    return {hand.paying_seat(): pts}, []
 
 
 def horse_payments(hand: HandInput, pay: Mapping[str, int], horses: list[str],

@@ -22,7 +22,7 @@ from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.points import collect
 from table_controller.scoring.registry import Registry
-from table_controller.scoring.result import Fan, ScoreResult, refuse
+from table_controller.scoring.result import Fan, ScoreResult, refuse, settlement
 
 RULESET = "hebei"
 #: The one element: 和牌, the 最一般玩法's four sets and a pair.
@@ -57,7 +57,8 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
         return refuse(ruleset, "not_a_win", "不是和牌：须四副牌加一对将（十四张起胡）/ not four sets and a pair")
     payers = ({s: pts for s in hand.active if s != hand.winner} if hand.self_drawn
               else {hand.paying_seat(): pts})
-    return ScoreResult(True, ruleset, (Fan(WIN, pts),), pts, pts, collect(hand.winner, payers))
+    return ScoreResult(True, ruleset, (Fan(WIN, pts),), pts, pts, collect(hand.winner, payers),
+                       details=settlement([]))  # each payer pays the total: no step
 
 
 def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.points import collect
 from table_controller.scoring.registry import Registry
-from table_controller.scoring.result import Fan, ScoreResult, refuse
+from table_controller.scoring.result import Fan, ScoreResult, Share, Step, refuse, settlement
 
 RULESET = "jingji"
 REGISTRY = Registry(RULESET)
@@ -75,17 +75,33 @@ def payments(hand: HandInput, total: int, table: Mapping[str, Any]) -> tuple[dic
     包付 (`baofu.liability`: 吃碰三次, 清一色, 全求独钓): three shares ("一家支付三家分") from that
     seat alone, however won. Returns the payments and the 包付 that decided them, if any.
     """
+    payers, bao, _, _ = who_pays(hand, total, table)
+    return collect(hand.winner, payers), bao
+
+
+#: The names of `[scoring.multipliers]`' ways of winning, as a step from the total to one share.
+_MULTIPLIER_NAMES = {"discard": ("点和", "win on a discard"), "rob_kong": ("抢杠和", "robbed kong"),
+                     "self_draw": ("自摸", "self-draw")}
+
+
+def who_pays(hand: HandInput, total: int,
+             table: Mapping[str, Any]) -> tuple[dict[str, int], Liability | None, list[Step], list[Share]]:
+    """Who pays the winner how much (as `payments` says), the steps from the total to one share and the seat that
+    pays otherwise (包付)."""
     factor = double_factor(hand, table)
     mult = table["multipliers"]
     bao = liability(hand, table["baofu"])
+    key = "baofu" if bao is not None else hand.win if hand.win in ("discard", "rob_kong") else "self_draw"
+    times = int(mult[key])
+    steps = [Step(*_MULTIPLIER_NAMES[key], "×", times)] if key != "baofu" and times != 1 else []  # 自摸 ×1: no step
+    if factor > 1:
+        steps.append(Step("倍打", "doubled", "×", factor))
     if bao is not None:
-        return collect(hand.winner, {bao.seat: total * int(mult["baofu"]) * factor}), bao
-    if hand.win == "discard":
-        return collect(hand.winner, {hand.paying_seat(): total * int(mult["discard"]) * factor}), None
-    if hand.win == "rob_kong":
-        return collect(hand.winner, {hand.paying_seat(): total * int(mult["rob_kong"]) * factor}), None
-    return collect(hand.winner, {s: total * int(mult["self_draw"]) * factor
-                                 for s in T.SEATS if s != hand.winner}), None
+        return ({bao.seat: total * times * factor}, bao, steps,
+                [Share(bao.seat, bao.rule, "pays for all three (包付)", "×", times)])
+    if key in ("discard", "rob_kong"):
+        return {hand.paying_seat(): total * times * factor}, None, steps, []
+    return {s: total * times * factor for s in T.SEATS if s != hand.winner}, None, steps, []
 
 
 def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResult:
@@ -100,9 +116,10 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
         return refuse(ruleset, "no_fan", "无番禁和牌: 须有技术型番种")
     extra = additional(hand, view.shape.form, table)
     total = sum(f.points for f in fans + extra)
-    pay, bao = payments(hand, total, table)
+    payers, bao, steps, shares = who_pays(hand, total, table)
+    pay = collect(hand.winner, payers)
     details: dict[str, Any] = {"fan_points": sum(f.points for f in fans),
-                               "double": double_factor(hand, table) > 1}
+                               "double": double_factor(hand, table) > 1, **settlement(steps, shares)}
     if bao is not None:
         details["baofu"] = bao.to_json()
     return ScoreResult(True, ruleset, tuple(fans + extra), total, total, pay, details=details)

@@ -13,7 +13,7 @@ from typing import Any
 from table_controller import tiles as T
 from table_controller.scoring.config import scoring
 from table_controller.scoring.hand import HandInput
-from table_controller.scoring.result import Fan, ScoreResult, refuse
+from table_controller.scoring.result import Fan, ScoreResult, Share, Step, refuse, settlement
 
 RULESET = "mcr"
 FLOWER_FAN = "花牌"
@@ -107,9 +107,13 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     if without_flowers < minimum:
         return refuse(ruleset, "below_minimum", f"不够{minimum}番起和 (花牌不计): {without_flowers}番",
                       fans, total)
-    pay = payments(hand.winner, total, hand.payer, int(table["base"]))
-    return ScoreResult(valid=True, ruleset=ruleset, fans=fans, total=total, points=total,
-                       payments=pay, details={"fan_without_flowers": without_flowers})
+    base = int(table["base"])
+    pay = payments(hand.winner, total, hand.payer, base)
+    others = [Share(s, "底分", "base", "=", base) for s in T.SEATS
+              if hand.payer is not None and s not in (hand.winner, hand.payer)]  # 点和: the two others pay 底分
+    return ScoreResult(valid=True, ruleset=ruleset, fans=fans, total=total, points=total, payments=pay,
+                       details={"fan_without_flowers": without_flowers,
+                                **settlement([Step("底分", "base", "+", base)], others)})
 
 
 def false_win(seat: str, table: Mapping[str, Any] | None = None) -> dict[str, int]:

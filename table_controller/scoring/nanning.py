@@ -39,7 +39,7 @@ from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.points import collect
 from table_controller.scoring.registry import Registry
-from table_controller.scoring.result import Fan, ScoreResult, refuse
+from table_controller.scoring.result import Fan, ScoreResult, Share, Step, refuse, settlement
 
 RULESET = "nanning"
 REGISTRY = Registry(RULESET)
@@ -103,9 +103,13 @@ def _result(hand: HandInput, fans: list[Fan], table: Mapping[str, Any], feeder: 
         payers = {hand.paying_seat(): pts}
     sealed = _sealed(hand)
     details: dict[str, Any] = {}
+    shares: list[Share] = []
     if sealed:
         payers = seal_payers(sealed, feeder or (None if hand.self_drawn else hand.paying_seat()), pts, table["seal"])
         details["sealed"] = sealed
+        # the shares `seal_payers` gave it (self_draw 3, own_discard 2, travel 1 more), pts never 0 on a win
+        shares = [Share(sealed, "封胡", "sealed: pays for the winner", "×", payers[sealed] // pts)]
+    details.update(settlement([Step("底分", "base", "×", int(table["base"]))], shares))
     ruleset = str(table.get("id", RULESET))  # a house ruleset's verdict names it
     return ScoreResult(True, ruleset, tuple(fans), total, pts, collect(hand.winner, payers), details=details)
 

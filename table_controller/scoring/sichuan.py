@@ -19,7 +19,7 @@ from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.points import add, collect
 from table_controller.scoring.registry import Registry
-from table_controller.scoring.result import Fan, ScoreResult, refuse
+from table_controller.scoring.result import Fan, ScoreResult, Step, refuse, settlement
 
 RULESET = "sichuan"
 REGISTRY = Registry(RULESET)
@@ -82,14 +82,19 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None, ruleset: str 
         fans = [*fans, Fan("自摸", 1)]
     fan = sum(f.points for f in fans)
     pts = points_for(fan, table)
+    capped = fan > int(table["cap_fan"])
+    base = int(table["base"])
+    steps = [*([Step("封顶", "cap", "封顶", int(table["cap_fan"]))] if capped else []),
+             Step("番", "fan", "2^"), Step("底分", "base", "×", base)]
+    bonus = base if hand.self_drawn and rule == "add_base" else 0
+    if bonus:
+        steps.append(Step("自摸加底", "self-draw adds the base", "+", bonus))
     if hand.self_drawn:
-        bonus = int(table["base"]) if rule == "add_base" else 0
         payers = {s: pts + bonus for s in hand.active if s != hand.winner}
     else:
         payers = {hand.paying_seat(): pts}
-    capped = fan > int(table["cap_fan"])
     return ScoreResult(True, ruleset, tuple(fans), fan, pts, collect(hand.winner, payers),
-                       details={"capped": capped})
+                       details={"capped": capped, **settlement(steps)})
 
 
 def kong_payment(seat: str, kind: str, discarder: str | None = None, active: tuple[str, ...] = T.SEATS,

@@ -23,6 +23,7 @@ import pytest
 from table_controller import snapshot
 from table_controller.config import parse_config
 from table_controller.controller import Controller
+from table_controller.projection import public_view, referee_view
 from table_controller.rules.ruleset import ENV_DIR, PACKAGED
 from table_controller.scoresheet import compute
 from table_controller.state import fold
@@ -102,6 +103,9 @@ def test_a_confirmed_hand_keeps_its_points_after_the_venue_edits_a_fan_and_check
         confirm = c.referee_action("referee.win_confirm", {}, by="referee")
         win = _win(compute(c.state))
         assert (win["fan_total"], win["points"]) == (2, {"1": 4, "2": -4, "3": 0, "4": 0}) and "rescored" not in win
+        # the Win page's line from 合计 to the payment: 2 番 → 2^2 × 底分 1 = 4
+        shown = public_view(c.state)["win"]["result"]
+        assert [(s["name"], s["op"]) for s in shown["steps"]] == [("番", "2^"), ("底分", "×")]
     finally:
         c.store.close()
     # weeks later the venue makes 七对 1 番 (its file edited: a new process reads it, here a folder of its own)
@@ -109,9 +113,14 @@ def test_a_confirmed_hand_keeps_its_points_after_the_venue_edits_a_fan_and_check
     monkeypatch.setenv(ENV_DIR, str(edited))
     store = EventStore(tmp_path / "data" / "events.sqlite3")
     try:
-        sheet = compute(fold(store))
+        folded = fold(store)
+        sheet = compute(folded)
     finally:
         store.close()
+    # the Win page shows the figures confirmed, and no line: today's steps (1 番 → 2) do not lead to the 4 confirmed
+    for view in (public_view(folded), referee_view(folded)):
+        result = view["win"]["result"]
+        assert (result["total"], result["payments"]["S"]) == (2, -4) and "steps" not in result, result
     win = _win(sheet)
     assert (win["fan_total"], win["points"]) == (2, {"1": 4, "2": -4, "3": 0, "4": 0})  # as confirmed
     assert sheet["totals"] == {"1": 4, "2": -4, "3": 0, "4": 0}
@@ -247,3 +256,20 @@ def test_a_win_confirmed_under_a_six_fan_minimum_stands_when_the_club_raises_it_
     assert (win["fan_total"], win["points"]) == (confirmed["fan_total"], confirmed["points"])
     assert win["rescored"]["valid"] is False and "8番" in win["rescored"]["message"]
     assert state.hand["winners"] == ["S"]
+
+
+def test_a_hard_win_confirmed_with_its_factor_among_the_fans_is_not_rescored() -> None:
+    """推倒胡's 硬胡 was a fan until it became a step of the payment: a 鸡胡 自摸 without 鬼牌 confirmed then logged
+    鸡胡 2 and 硬胡 2 (合计 2, 8 from each). Today's figures hold 鸡胡 alone and 硬胡 among the steps: the same
+    hand, which `tablectl check` must not name; a payment that differs still is named."""
+    from table_controller import settlements
+    from table_controller.scoring import score_json
+
+    now = score_json({"seat_wind": "S", "concealed": "123m456p789s1122z", "win_tile": "2z", "win": "self_draw",
+                      "options": {"wildcard": "5z"}}, "tuidaohu")
+    logged = {"total": 2, "fans": [{"name": "鸡胡", "value": 2, "count": 1}, {"name": "硬胡", "value": 2, "count": 1}],
+              "payments": {"E": -8, "S": 24, "W": -8, "N": -8}}
+    assert settlements.rescored(logged, now) is None
+    assert settlements.rescored(dict(logged, fans=logged["fans"][:1]), now) is None
+    paid_less = dict(logged, payments={"E": -4, "S": 12, "W": -4, "N": -4})
+    assert settlements.rescored(paid_less, now) == {"valid": True, **settlements.figures(now)}

@@ -143,8 +143,11 @@ def test_tuidaohu_wildcard_and_hard_win_seed001() -> None:
     wild = hand("123m456p789s1125z", "1z", seat="S", options={"wildcard": "5z"})
     out = score_json(wild, "tuidaohu")
     assert out["valid"] and "硬胡" not in names(out)
+    assert [s["name"] for s in out["steps"]] == ["自摸", "底分"]
     hard = score_json(hand("123m456p789s1122z", "2z", seat="S", options={"wildcard": "5z"}), "tuidaohu")
-    assert names(hard)["硬胡"] == 2 and hard["points"] == 2 * 2 * 2
+    # 硬胡 is a factor, not a 番型: not in the fan table (whose 合计 it never entered), a step of the payment
+    assert names(hard) == {"鸡胡": 2} and hard["total"] == 2 and hard["points"] == 2 * 2 * 2
+    assert [(s["name"], s["op"], s["value"]) for s in hard["steps"]] == [("自摸", "×", 2), ("硬胡", "×", 2), ("底分", "×", 1)]
 
 
 def test_tuidaohu_horses_seed001_walls_md() -> None:

@@ -126,3 +126,15 @@ def test_human_output_for_riichi_and_a_referee_scored_ruleset(monkeypatch: pytes
     assert code == 0 and "合计 7 番 40 符" in out and "跳满" in out and "立直 1" in out
     code, out, _ = _run(monkeypatch, capsys, json.dumps({**hand, "options": {"points": 5}}), "--ruleset", "shanghai")
     assert code == 0 and "裁判计分" in out and "S +15" in out
+
+
+def test_human_output_says_how_the_total_becomes_the_payment(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """推倒胡 鸡胡 自摸 without 鬼牌: 硬胡 is a step, no fan; before, the text listed 硬胡 2 among the fans."""
+    hard = {"seat_wind": "S", "concealed": "123m456p789s1122z", "win_tile": "2z", "win": "self_draw",
+            "options": {"wildcard": "5z"}}
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(hard), "--ruleset", "tuidaohu")
+    assert code == 0 and "硬胡 2\n" not in out.split("合计")[0]
+    assert "计分 2 × 自摸 2 × 硬胡 2 × 底分 1 = 8\n" in out
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(HAND), "--ruleset", "mcr")
+    assert "计分 46 + 底分 8 = 54\n" in out

@@ -7,7 +7,8 @@ Hand 1 (every tile counted, at most four of each; no 吃 in 推倒胡): E 5p, S 
 each), N 2z, E 3z, S 加杠 5p: W robs it (抢杠胡 8 倍, 234m 567m 789m 22s 46p + 5p), the konger pays three shares
 (24); the horses 1m 2m 3p 4p count from W: 1m on W wins once more from the konger, 4p on S makes S pay once more.
 Hand 2 (白板 the 鬼牌): E 9p, S 明杠 9p (点杠: E pays 3), S 1z, W 2z, N 3z, E 4z, S 自摸 234m 567m 22s 4p 白板 + 6p
-(鸡胡 2 × 自摸 2: 4 from each; read first with 5p for the 白板: 硬胡, 8 from each, and corrected).
+(鸡胡 2 × 自摸 2: 4 from each; read first with 5p for the 白板: 硬胡, 8 from each, and corrected). The Win page's
+line under 合计 says each step from the total to the payment (自摸 ×2, 硬胡 ×2, 底分, 包三家).
 The last test: each ruleset's unit (倍, 张, 番, 分) where the pages said 番 for all.
 """
 
@@ -69,6 +70,8 @@ async def test_a_tuidaohu_hand_with_a_robbed_kong_and_horses_is_kept_by_the_page
         await _read_and_confirm(win, svc, "W")
         assert ctl.state.actions[-2]["hand"]["options"] == {"horses": ["1m", "2m", "3p", "4p"]}
         assert (await win.inner_text("#fans")).strip() == "抢杠胡\t8\t1"
+        # from 合计 to the konger's 24: the horses are the line below
+        assert await win.inner_text('[data-testid="win-steps"]') == "合计 8 倍 × 底分 1 = 8；抢杠胡包三家：南 8 × 3 = 24"
         assert await win.inner_text('[data-testid="win-horses"]') == \
             "马牌：一万→西 王芳 · 二万→北 陈杰 · 三筒→东 张伟 · 四筒→南 李娜（中马 1 张）"
         # the konger pays all: 24, once more for the horse on the winner, once more for the horse on itself
@@ -106,11 +109,14 @@ async def test_a_tuidaohu_hand_with_a_robbed_kong_and_horses_is_kept_by_the_page
         await win.fill(f"{WIN} input[name=win_tile]", "6p")
         await win.fill(f"{WIN} input[name=wildcard]", "5z")
         await _read(win, svc, "S")
-        assert "硬胡" in await win.inner_text("#fans")
+        # 硬胡 multiplies as 自摸 does: a step from 合计 to the payment, not a 番型 in the fan table
+        assert (await win.inner_text("#fans")).strip() == "鸡胡\t2\t1"
+        assert await win.inner_text('[data-testid="win-steps"]') == "合计 2 倍 × 自摸 2 × 硬胡 2 × 底分 1 = 每家 8"
         assert await win.inner_text("#payments [class~=pay]:nth-child(1) strong") == "-8"
         await win.fill(f"{WIN} input[name=concealed]", "234m 567m 22s 4p 5z")
         await _read_and_confirm(win, svc, "S")
         assert (await win.inner_text("#fans")).strip() == "鸡胡\t2\t1"
+        assert await win.inner_text('[data-testid="win-steps"]') == "合计 2 倍 × 自摸 2 × 底分 1 = 每家 4"
         assert "南 王芳 2 · 东 -4 · 南 +12 · 西 -4 · 北 -4" == await win.inner_text('#wins-list li[data-seat="S"]')
         await table.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
         await table.click("#end-hand")

@@ -58,7 +58,8 @@ const I18N = {
                manual: "裁判计分：本规则由裁判给分", options: "计分选项（记录与摄像头无从得知）", points: "每家付分", special: "特殊和牌（名称）",
                wildcard: "百搭/癞子/鬼牌", horses: "马牌（开马）", riichi: "立直", ippatsu: "一发", dora: "宝牌指示牌",
                ura: "里宝牌指示牌", honba: "本场", first: "天和/地和（首巡）", horseOrigin: "一炮多响：马从点炮方数起",
-               horsesRead: "马牌：{list}（中马 {n} 张）", pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", all: "本盘已确认的和牌", noneYet: "尚无",
+               horsesRead: "马牌：{list}（中马 {n} 张）", stepsTotal: "合计 {n} {u}", each: "每家 {n}", paid: "{seat} {n}",
+               shareTimes: "{name}：{seats} {n} × {v} = {m}", shareIs: "{seats} {name} {v}", sep: "；", pending: "待裁判确认", ruled: "已判{r}，本盘停和", correction: "（已更正）", all: "本盘已确认的和牌", noneYet: "尚无",
                more: "本规则一盘可有多家和牌：可读下一家和牌后再确认。" },
         draw: { title: "荒牌查叫（仅裁判可见）", hint: "荒牌后，仍在牌局中的各家亮出手牌（副露按记录）；日麻流局：不亮牌（不听）者留空。", submit: "查叫", camera: "摄像头查叫",
                 result: "查叫", pigs: "花猪：{s}", ready: "有叫：{s}", notReady: "无叫：{s}", refunds: "退税：{s}", none: "无",
@@ -157,7 +158,8 @@ const I18N = {
                points: "Each payer pays", special: "Special hand (name)", wildcard: "Wildcard (百搭/癞子/鬼牌)", horses: "Horses (买马) turned up",
                riichi: "Riichi", ippatsu: "Ippatsu", dora: "Dora indicators", ura: "Ura-dora indicators", honba: "Honba",
                first: "Won in the first go-round (天和/地和)", horseOrigin: "Several winners: horses counted from the discarder",
-               horsesRead: "Horses: {list} ({n} on the winner)", pending: "awaiting the referee", ruled: "ruled {r}: no win this hand", correction: " (corrected)", all: "Wins confirmed this hand", noneYet: "none yet",
+               horsesRead: "Horses: {list} ({n} on the winner)", stepsTotal: "Total {n} {u}", each: "{n} each", paid: "{seat} {n}",
+               shareTimes: "{name}: {seats} {n} × {v} = {m}", shareIs: "{seats} {name} {v}", sep: "; ", pending: "awaiting the referee", ruled: "ruled {r}: no win this hand", correction: " (corrected)", all: "Wins confirmed this hand", noneYet: "none yet",
                more: "This ruleset allows more than one winner a hand: read the next winner, then confirm." },
         draw: { title: "Draw: checking the hands (referee only)", hint: "After a draw the seats still playing show their hands (melds as recorded); riichi: leave a seat that does not show (noten) empty.",
                 submit: "Check the hands", camera: "Check from the camera", result: "Draw settlement", pigs: "three suits: {s}",
@@ -694,6 +696,7 @@ function renderWin() {
   if (!win) {
     $("win-summary").textContent = t("win.none");
     $("fans").innerHTML = ""; $("fan-total").textContent = ""; $("payments").innerHTML = ""; $("win-tiles").innerHTML = "";
+    $("win-steps").innerHTML = ""; $("win-steps").hidden = true;
     return;
   }
   const r = win.result || {};
@@ -702,6 +705,8 @@ function renderWin() {
     + ` · ${winStatus(win, "win-status")}`;
   $("fans").innerHTML = (r.fans || []).map((f) => `<tr><td>${esc(lang === "en" && f.name_en ? f.name_en : f.name)}</td><td>${f.value}</td><td>${f.count}</td></tr>`).join("");
   $("fan-total").textContent = r.total != null ? r.total : "";
+  $("win-steps").innerHTML = stepsLine(r);  // names escaped (nm); under 合计: from the total to one payer's amount
+  $("win-steps").hidden = !$("win-steps").innerHTML;
   $("payments").innerHTML = SEATS.map((w) => {
     const v = (r.payments || {})[w] || 0;
     return `<div class="pay ${v > 0 ? "plus" : v < 0 ? "minus" : ""}"><span>${nameOf(w)}</span><strong>${v > 0 ? "+" : ""}${v}</strong></div>`;
@@ -714,6 +719,35 @@ function renderWin() {
   // a confirmed win while others may still win (血战, 一炮多响): the form is the next winner's, not the read again
   // nor after the read was ruled 诈和 (its seat 停和): the form is for the seat that wins next
   if (h && !$("win-form").dataset.filled && !(win.confirmed && state.further_win) && !(state.stopped || {})[win.seat]) fillWinForm(h);
+}
+function stepsLine(r) {
+  // How 合计 becomes what each seat pays, from the scorer's `steps` (自摸 ×2, 硬胡 ×2, 爆胡 封顶, 底分 ...) and `shares`
+  // (a payer paying otherwise: 包三家, 封胡, 国标's 底分): before, a 推倒胡 鸡胡 自摸 read 合计 2 and each seat paid 8,
+  // 自摸 ×2 shown nowhere and 硬胡 in the fan table as a 番型. "" where the payment is the total (河北) or none is said.
+  const steps = r.steps || [], shares = r.shares || [];
+  if (!r.valid || (!steps.length && !shares.length)) return "";
+  const u = unitWord();
+  const nm = (s) => esc(lang === "en" ? s.name_en : s.name);
+  let x = r.total;
+  const parts = [t("win.stepsTotal", { n: r.total, u })];
+  for (const s of steps) {
+    if (s.op === "×") { x *= s.value; parts.push(`× ${nm(s)} ${s.value}`); }
+    else if (s.op === "+") { x += s.value; parts.push(`+ ${nm(s)} ${s.value}`); }
+    else if (s.op === "封顶" || s.op === "=") { x = s.op === "=" ? s.value : Math.min(x, s.value); parts.push(`→ ${nm(s)} ${s.value} ${u}`); }
+    else if (s.op === "2^") { parts.push(`→ 2^${x}`); x = 2 ** x; }
+  }
+  const payers = SEATS.filter((w) => ((r.payments || {})[w] || 0) < 0);
+  const plain = payers.filter((w) => !shares.some((s) => s.seat === w));
+  const seatList = (ws) => ws.map((w) => t("seat." + w)).join(lang === "zh" ? "、" : ", ");
+  const amount = plain.length > 1 ? t("win.each", { n: x }) : plain.length ? t("win.paid", { seat: seatList(plain), n: x }) : String(x);
+  const groups = [];  // shares of one name, op and value together: 国标 点和's two others each 底分 8
+  for (const s of shares) {
+    const g = groups.find((o) => o.name === s.name && o.op === s.op && o.value === s.value);
+    if (g) g.seats.push(s.seat); else groups.push({ ...s, seats: [s.seat] });
+  }
+  return [`${parts.join(" ")} = ${amount}`, ...groups.map((g) => g.op === "×"
+    ? t("win.shareTimes", { name: nm(g), seats: seatList(g.seats), n: x, v: g.value, m: x * g.value })
+    : t("win.shareIs", { seats: seatList(g.seats), name: nm(g), v: g.value }))].join(t("win.sep"));
 }
 function renderHorses(win, nameOf) {
   // 买马: the seat each horse named (the scorer's `horses`), and on the referee's page the tile: the payments count
