@@ -65,7 +65,6 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
     供托 and 本场 beside the hand's number, the next hand's Win form free of the last hand's 宝牌指示牌,
     the 查叫 in riichi's words, and the score sheet adding up."""
     async with _running(_config(ruleset="riichi"), tmp_path / "own") as svc:
-        ctl = svc.controller
         table = await _open(browser, svc, "/", token=OPERATOR)
         asked: list[str] = []
 
