@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from test_browser import REFEREE, _config, _running, _win_form
+from test_browser import _config, _running, _win_form
 from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
