@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -151,6 +152,58 @@ def offline_client(tmp_path: Path) -> Any:
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+
+
+#: What a test does to a page that waits on the page's frames: Playwright's visible-and-stable check before a click,
+#: its `raf` polling of a wait, a screenshot (`front_before_acting`)
+FRAME_BOUND = ("click", "dblclick", "tap", "hover", "check", "uncheck", "set_checked", "fill", "type", "press",
+               "press_sequentially", "select_option", "wait_for_function", "wait_for_selector", "wait_for",
+               "screenshot", "focus")
+
+
+def front_before_acting() -> None:
+    """Bring a page to the front before a test acts on it, when another page of its context was in front.
+
+    Chromium draws a tab behind another in the same window about once a second once it has been behind ~10 s,
+    and every action on it waited for the frames Playwright's checks need: 1-2 s a click (the 立直 session keyed
+    on the Table page and read on the Win page: 48 s, 23 of them in such waits; `--disable-frame-rate-limit`
+    ends the wait too but makes every `raf` poll spin, test_browser +38 CPU-seconds). A person at a tablet acts
+    on the page in front: so does a test now."""
+    try:
+        from playwright.async_api import Error, Locator, Page
+    except ImportError:  # a machine with the service only: no browser tests to run
+        return
+    if getattr(Page.click, "fronts", False):
+        return
+
+    async def fronted(page: Any) -> None:
+        context = page.context
+        if getattr(context, "front_page", None) is not page and not page.is_closed():
+            try:
+                await page.bring_to_front()
+            except Error:
+                return  # closing with its context: the action itself says so
+            context.front_page = page
+
+    def wrap(cls: Any, name: str, page_of: Any) -> None:
+        original = getattr(cls, name, None)
+        if original is None:
+            return
+
+        @functools.wraps(original)
+        async def acting(self: Any, *args: Any, **kwargs: Any) -> Any:
+            await fronted(page_of(self))
+            return await original(self, *args, **kwargs)
+
+        acting.fronts = True  # type: ignore[attr-defined]
+        setattr(cls, name, acting)
+
+    for name in FRAME_BOUND:
+        wrap(Page, name, lambda page: page)
+        wrap(Locator, name, lambda locator: locator.page)
+
+
+front_before_acting()
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
