@@ -54,6 +54,12 @@ async def _win_form(page: Any) -> dict[str, str]:
     return {name: await page.input_value(f"{WIN} [name={name}]") for name in ("seat_wind", "discarder", "win", "melds")}
 
 
+async def _fill_win(page: Any, concealed: str, win_tile: str, **inputs: str) -> None:
+    """The Win form's 手牌 and 和牌张 typed as the referee types them, and any other of its inputs by name."""
+    for name, value in {"concealed": concealed, "win_tile": win_tile, **inputs}.items():
+        await page.fill(f"{WIN} input[name={name}]", value)
+
+
 async def _read_and_confirm(page: Any, svc: TableService, seat: str) -> None:
     """读牌 / 更正 with the form as filled, the read shown pending, 确认和牌; until the win is on the list."""
     await page.click("#win-read")
@@ -103,8 +109,7 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         win = await _open(browser, svc, "/win", token=REFEREE)
         assert await win.input_value(f"{WIN} select[name=discarder]") == "W"  # the last discard's seat
         await win.select_option(f"{WIN} select[name=seat_wind]", "S")
-        await win.fill(f"{WIN} input[name=concealed]", "111m 234m 456m 88m 23s")
-        await win.fill(f"{WIN} input[name=win_tile]", "4s")
+        await _fill_win(win, "111m 234m 456m 88m 23s", "4s")
         await _read_and_confirm(win, svc, "S")
         assert await win.is_visible('[data-testid="win-more"]')
         assert await win.inner_text('#wins-list li[data-seat="S"]') == "南 李娜 1 · 南 +2 · 西 -2"
@@ -131,8 +136,7 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         assert await win.input_value(f"{WIN} input[name=melds]") == "明杠 7m 7m 7m 7m 北"
         assert await win.input_value(f"{WIN} input[name=concealed]") == ""
         await win.select_option(f"{WIN} select[name=win]", "self_draw")
-        await win.fill(f"{WIN} input[name=concealed]", "234p 678p 22m 34m")
-        await win.fill(f"{WIN} input[name=win_tile]", "5m")
+        await _fill_win(win, "234p 678p 22m 34m", "5m")
         await _read_and_confirm(win, svc, "W")
         assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 · 东 -3 · 西 +6 · 北 -3"
         assert "根" in await win.inner_text("#fans")
@@ -145,8 +149,7 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         await _keyed(table, "6m")
         await win.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
         assert await _win_form(win) == {"seat_wind": "N", "discarder": "E", "win": "discard", "melds": ""}
-        await win.fill(f"{WIN} input[name=concealed]", "123s 456s 789s 66m 88m")
-        await win.fill(f"{WIN} input[name=win_tile]", "6m")
+        await _fill_win(win, "123s 456s 789s 66m 88m", "6m")
         await _read_and_confirm(win, svc, "N")
         assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 陈杰 1 · 东 -2 · 北 +2"
         assert await win.eval_on_selector_all("#wins-list li", "els => els.map(e => e.dataset.seat)") == ["S", "W", "N"]

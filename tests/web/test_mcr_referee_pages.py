@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from table_controller.service import TableService
-from test_blood_battle_pages import FORM, WIN, _keyed, _win_form
+from test_blood_battle_pages import FORM, WIN, _fill_win, _keyed, _win_form
 from test_browser import OPERATOR, REFEREE, _config, _open, _running, _throw_all, _until
 from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
@@ -91,8 +91,7 @@ async def test_an_mcr_hand_with_flowers_a_false_win_a_correction_and_a_robbed_ko
         await win.select_option(f"{WIN} select[name=seat_wind]", "E")
         assert await win.input_value(f"{WIN} select[name=discarder]") == "N"
         assert await win.input_value(f"{WIN} input[name=flowers]") == "1f"  # from the record
-        await win.fill(f"{WIN} input[name=concealed]", "234m 567m 234s 79p 55s")
-        await win.fill(f"{WIN} input[name=win_tile]", "8p")
+        await _fill_win(win, "234m 567m 234s 79p 55s", "8p")
         read = await _read(win, svc, "E")
         assert read["result"]["reason"] == "below_minimum"
         summary = await win.inner_text("#win-summary")
@@ -137,8 +136,7 @@ async def test_an_mcr_hand_with_flowers_a_false_win_a_correction_and_a_robbed_ko
         await win.select_option(f"{WIN} select[name=seat_wind]", "N")
         assert await _win_form(win) == {"seat_wind": "N", "discarder": "W", "win": "rob_kong", "melds": ""}
         assert await win.input_value(f"{WIN} input[name=flowers]") == "5f 6f"
-        await win.fill(f"{WIN} input[name=concealed]", "123456789m 34p 99s")
-        await win.fill(f"{WIN} input[name=win_tile]", "5p")
+        await _fill_win(win, "123456789m 34p 99s", "5p")
         read = await _read(win, svc, "N")
         assert read["result"]["valid"], read["result"]
         assert read["result"]["total"] == 30

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from table_controller.service import TableService
-from test_blood_battle_pages import FORM, WIN, _keyed, _read_and_confirm, _win_form
+from test_blood_battle_pages import FORM, WIN, _fill_win, _keyed, _read_and_confirm, _win_form
 from test_browser import OPERATOR, REFEREE, _config, _open, _running, _throw_all, _until
 from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
@@ -101,9 +101,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         assert await win.evaluate(ticks) == [True, True]
         assert await win.is_disabled(f"{WIN} input[name=ippatsu]")  # the record's: not the referee's to untick
         assert await _win_form(win) == {"seat_wind": "W", "discarder": "N", "win": "discard", "melds": ""}
-        await win.fill(f"{WIN} input[name=concealed]", "234m 678m 345s 66s 34p")
-        await win.fill(f"{WIN} input[name=win_tile]", "5p")
-        await win.fill(f"{WIN} input[name=dora]", "5m")
+        await _fill_win(win, "234m 678m 345s 66s 34p", "5p", dora="5m")
         await _read_and_confirm(win, svc, "W")
         assert await win.inner_text('[data-testid="win-count"]') == "30符 · 满贯"
         fans = (await win.inner_text("#fans")).split()
@@ -125,8 +123,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await _current(svc, win)
         await win.select_option(f"{WIN} select[name=seat_wind]", "E")
         await win.select_option(f"{WIN} select[name=win]", "self_draw")
-        await win.fill(f"{WIN} input[name=concealed]", "234m 456p 678s 22s 56m")
-        await win.fill(f"{WIN} input[name=win_tile]", "7m")
+        await _fill_win(win, "234m 456p 678s 22s 56m", "7m")
         await win.fill(f"{WIN} input[name=dora]", "1z")  # 宝牌 南: none in the hand
         await _read_and_confirm(win, svc, "E")
         assert await win.inner_text('[data-testid="win-count"]') == "20符"  # 平和 自摸
@@ -170,9 +167,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await _current(svc, win)
         await win.select_option(f"{WIN} select[name=seat_wind]", "N")
         assert await win.input_value(f"{WIN} input[name=dora]") == ""
-        await win.fill(f"{WIN} input[name=concealed]", "234m 567p 345s 66s 78s")
-        await win.fill(f"{WIN} input[name=win_tile]", "6s")
-        await win.fill(f"{WIN} input[name=dora]", "9p")
+        await _fill_win(win, "234m 567p 345s 66s 78s", "6s", dora="9p")
         await _read_and_confirm(win, svc, "N")
         # 2 番 at 2600 is 40 符, or 30 符 and 2 本场: the page says which
         assert await win.inner_text('[data-testid="win-count"]') == "30符 · 2本场 +600"
@@ -217,8 +212,7 @@ async def test_a_ron_on_the_riichi_declaration_tile_puts_no_stick_down(tmp_path:
         await _current(svc, win)
         await win.select_option(f"{WIN} select[name=seat_wind]", "W")
         assert await _win_form(win) == {"seat_wind": "W", "discarder": "S", "win": "discard", "melds": ""}
-        await win.fill(f"{WIN} input[name=concealed]", "234m 567p 345s 11z 99s")
-        await win.fill(f"{WIN} input[name=win_tile]", "1z")
+        await _fill_win(win, "234m 567p 345s 11z 99s", "1z")
         await _read_and_confirm(win, svc, "W")
         assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 · 南 -1300 · 西 +1300"
         await _end(table, svc, 1)

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from table_controller.service import TableService
-from test_blood_battle_pages import FORM, WIN, _keyed, _read_and_confirm, _win_form
+from test_blood_battle_pages import FORM, WIN, _fill_win, _keyed, _read_and_confirm, _win_form
 from test_browser import OPERATOR, REFEREE, _config, _open, _running, _throw_all, _until
 from test_browser import browser  # noqa: F401  (the browser tests' fixtures, per module)
 
@@ -56,8 +56,7 @@ async def test_a_tuidaohu_hand_with_a_robbed_kong_and_horses_is_kept_by_the_page
         win = await _open(browser, svc, "/win", token=REFEREE)
         await win.select_option(f"{WIN} select[name=seat_wind]", "W")
         assert await _win_form(win) == {"seat_wind": "W", "discarder": "S", "win": "rob_kong", "melds": ""}
-        await win.fill(f"{WIN} input[name=concealed]", "234m 567m 789m 22s 46p")
-        await win.fill(f"{WIN} input[name=win_tile]", "5p")
+        await _fill_win(win, "234m 567m 789m 22s 46p", "5p")
         await _read(win, svc, "W")
         assert await win.inner_text("#payments") == "东 张伟\n0\n南 李娜\n-24\n西 王芳\n+24\n北 陈杰\n0"
         # the win read, the Table page marks the 4 horses to turn up (at the tail, after the replacements drawn)
@@ -105,9 +104,7 @@ async def test_a_tuidaohu_hand_with_a_robbed_kong_and_horses_is_kept_by_the_page
         assert await win.is_disabled(f"{WIN} select[name=discarder]")
         # the new hand's form holds none of the last hand's options: its horses were turned up for that win only
         assert [await win.input_value(f"{WIN} input[name={n}]") for n in ("horses", "wildcard")] == ["", ""]
-        await win.fill(f"{WIN} input[name=concealed]", "234m 567m 22s 4p 5p")
-        await win.fill(f"{WIN} input[name=win_tile]", "6p")
-        await win.fill(f"{WIN} input[name=wildcard]", "5z")
+        await _fill_win(win, "234m 567m 22s 4p 5p", "6p", wildcard="5z")
         await _read(win, svc, "S")
         # 硬胡 multiplies as 自摸 does: a step from 合计 to the payment, not a 番型 in the fan table
         assert (await win.inner_text("#fans")).strip() == "鸡胡\t2\t1"
