@@ -28,11 +28,11 @@ demo: $(STAMP)
 	$(VENV)/bin/tablectl demo $(ARGS)
 
 ## The whole test suite, one worker a core (at most 4), each test file on one worker (its
-## module fixtures: one service, one browser). Most of the suite waits on services, browsers and
-## the simulated table rather than the CPU: 492-526 s in two on 2 cores (1,996 tests, a clean clone); 611-615 s
-## (2,011 tests, summed test time 1,176 s against 948: the VM or the new whole-hand page tests, not told apart). Three workers on
-## 2 cores took 428-477 s but each test ~19% longer (more load on every timing): kept at one a core
-## (the files of a few long tests go first: tests/conftest.py LONG_FILES).
+## module fixtures: one service, one browser). On 2 cores: 2,040 tests in 654-698 s from a clean clone (this VM,
+## 2026-12-02; 611-615 s for 2,011 the day before). The suite is CPU-bound there: of 1,402 core-seconds in a
+## 679 s run, Chromium took 442, the test workers 362, the kernel's DAMON (kdamond) 316, and 279 were idle;
+## three workers ran each test ~36% longer (626 s): kept at one a core (the files of a few long tests go
+## first: tests/conftest.py LONG_FILES). A Chromium page costs ~0.6 CPU-seconds to open.
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -n auto --maxprocesses 4 --dist loadfile $(ARGS)
 
