@@ -15,6 +15,7 @@ import pytest_asyncio
 from table_controller.config import parse_config
 from table_controller.controller import Controller
 from table_controller.store import EventStore
+from tests.browsers import CHROMIUM, CHROMIUM_ARGS
 
 
 #: Files whose few tests run long (a whole day, a played session, every page): `make test`'s `--dist loadfile`
@@ -147,11 +148,6 @@ def offline_client(tmp_path: Path) -> Any:
     return make
 
 
-#: Debian's Chromium (Playwright's own browser download fails here), as every browser test launches it: no
-#: GPU, QUIC, first-run page or background fetches to wait on in a sandbox without a network
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 
 
 #: What a test does to a page that waits on the page's frames: Playwright's visible-and-stable check before a click,

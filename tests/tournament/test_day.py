@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from tourday import MOSQUITTO, Day, cross_check, page_check, play_day  # type: ignore[import-not-found]
 
+from tests.browsers import CHROMIUM
+
 
 @pytest.mark.browser
 @pytest.mark.slow
@@ -31,7 +33,7 @@ def test_a_tournament_day_adds_up_at_the_hub_as_on_the_tables_sheets(tmp_path: P
         assert log.cut >= 1
         assert figures["players"] == 17 and figures["hands"] - figures["abandoned"] == 2 * (4 * 3 - 1)
         assert figures["abandoned"] == 1, figures
-        assert page_check(day) == {"/": 17, "/?kiosk=30": 17}
+        assert page_check(day, CHROMIUM) == {"/": 17, "/?kiosk=30": 17}
         hub = day.hub("/api/standings")["hub"]
         assert hub["malformed"] == hub["conflicts"] == hub["rejected"] == 0
         assert not any(t["alerts"] for t in day.hub("/api/standings")["tables"])

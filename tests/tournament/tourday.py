@@ -593,15 +593,16 @@ def _records(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"round": h.get("round", 1), "hand_no": h["hand_no"]} for h in body["records"]]
 
 
-def page_check(day: Day) -> dict[str, Any]:
-    """The standings page in Debian's Chromium, as the organiser and the hall's kiosk show it: in Chinese,
-    each player's 标准分 and points as `/api/standings` has them. Returns what it read."""
+def page_check(day: Day, chromium: str = "/usr/bin/chromium") -> dict[str, Any]:
+    """The standings page in Debian's Chromium (`chromium`: the tests' is tests/browsers.py's), as the organiser
+    and the hall's kiosk show it: in Chinese, each player's 标准分 and points as `/api/standings` has them.
+    Returns what it read."""
     from playwright.sync_api import sync_playwright
 
     api = {p["name"]: (p["table_points"], p["points"]) for p in day.hub("/api/standings")["players"]}
     seen: dict[str, Any] = {}
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         try:
             for path in ("/", "/?kiosk=30"):
                 page = browser.new_page()

@@ -19,6 +19,7 @@ from table_controller.service import TableService
 from table_controller.tournament.broker import LocalBroker
 from table_controller.tournament.web import HubService
 from table_controller.web.app import PAGES
+from tests.browsers import CHROMIUM
 
 pytestmark = pytest.mark.browser
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -47,7 +48,7 @@ async def test_every_page_of_the_table_and_the_hub_loads_only_from_the_pi(tmp_pa
         urls = [here + p for p in (*PAGES, "/docs", "/redoc", "/openapi.json")] + [hub.url]
         outside: list[tuple[str, str]] = []
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             try:
                 context = await browser.new_context()
 
