@@ -27,14 +27,17 @@ $(VENV)/.installed-hub: $(RUNTIME) apt-packages-hub.txt
 demo: $(STAMP)
 	$(VENV)/bin/tablectl demo $(ARGS)
 
-## The whole test suite, one worker a core (at most 4), each test file on one worker (its
-## module fixtures: one service, one browser). On 2 cores: 2,040 tests in 654-698 s from a clean clone (this VM,
-## 2026-12-02; 611-615 s for 2,011 the day before). The suite is CPU-bound there: of 1,402 core-seconds in a
-## 679 s run, Chromium took 442, the test workers 362, the kernel's DAMON (kdamond) 316, and 279 were idle;
-## three workers ran each test ~36% longer (626 s): kept at one a core (the files of a few long tests go
-## first: tests/conftest.py LONG_FILES). A Chromium page costs ~0.6 CPU-seconds to open.
+## The whole test suite in one worker more than the cores (at most 4), each test file on one worker (its module
+## fixtures: one service, one browser). The browser tests drive Debian's chromium-headless-shell (tests/browsers.py):
+## a page opened and logged in costs the machine 0.82 CPU-seconds there against 2.17 in the full chromium. On 2
+## cores (this VM, 2026-12-02), 2,041 tests: 462 s from a clean clone with 2 workers (654-698 s the day before in
+## the full chromium), 415 s with 3 warm (489 s with 2): with the browser's share down, 30% of the cores sat idle
+## under 2 workers (tests waiting on a link's latency, a protocol's timeouts, a proxy), and a third worker fills it
+## (each test ~23% longer). The files of a few long tests go first: tests/conftest.py LONG_FILES.
+WORKERS := $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n + 1 < 4 ? n + 1 : 4 )))
+
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -n auto --maxprocesses 4 --dist loadfile $(ARGS)
+	$(VENV)/bin/python -m pytest -n $(WORKERS) --dist loadfile $(ARGS)
 
 ## Benchmarks: each prints its figures and a final JSON line
 bench: $(STAMP)
