@@ -112,7 +112,7 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         await _fill_win(win, "111m 234m 456m 88m 23s", "4s")
         await _read_and_confirm(win, svc, "S")
         assert await win.is_visible('[data-testid="win-more"]')
-        assert await win.inner_text('#wins-list li[data-seat="S"]') == "南 李娜 1 · 南 +2 · 西 -2"
+        assert await win.inner_text('#wins-list li[data-seat="S"]') == "南 李娜 1 番 · 南 +2 · 西 -2"
         assert "杠上炮" in await win.inner_text("#fans")
 
         # play goes on without S: the turn is W's; a play keyed for S is refused, saying why
@@ -138,7 +138,7 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         await win.select_option(f"{WIN} select[name=win]", "self_draw")
         await _fill_win(win, "234p 678p 22m 34m", "5m")
         await _read_and_confirm(win, svc, "W")
-        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 · 东 -3 · 西 +6 · 北 -3"
+        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 番 · 东 -3 · 西 +6 · 北 -3"
         assert "根" in await win.inner_text("#fans")
         assert await win.inner_text("#payments [class~=pay]:nth-child(2) strong") == "0"  # S pays nothing
 
@@ -151,7 +151,7 @@ async def test_a_blood_battle_hand_is_kept_by_the_pages_alone(tmp_path: Path, br
         assert await _win_form(win) == {"seat_wind": "N", "discarder": "E", "win": "discard", "melds": ""}
         await _fill_win(win, "123s 456s 789s 66m 88m", "6m")
         await _read_and_confirm(win, svc, "N")
-        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 陈杰 1 · 东 -2 · 北 +2"
+        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 陈杰 1 番 · 东 -2 · 北 +2"
         assert await win.eval_on_selector_all("#wins-list li", "els => els.map(e => e.dataset.seat)") == ["S", "W", "N"]
         assert not await win.is_visible('[data-testid="win-more"]')  # three have won: no further winner
 

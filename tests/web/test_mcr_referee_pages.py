@@ -144,7 +144,7 @@ async def test_an_mcr_hand_with_flowers_a_false_win_a_correction_and_a_robbed_ko
         assert "抢杠和" in fans and "花牌" in fans and "和绝张" not in fans, fans
         await win.click("#win-confirm")
         await win.wait_for_selector('#wins-list li[data-seat="N"]')
-        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 陈杰 30 · 东 -8 · 南 -8 · 西 -38 · 北 +54"
+        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 陈杰 30 番 · 东 -8 · 南 -8 · 西 -38 · 北 +54"
         # the 加杠 never stood: W's meld is its pung again
         assert [m["type"] for m in ctl.state.hand["melds"]["W"]] == ["pung"]
         await table.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")

@@ -86,7 +86,8 @@ async def test_the_overlay_never_shows_a_concealed_tile_nor_logs_in(service: Tab
         await _until(lambda: bool(frames))
         await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=10000)
         await page.wait_for_selector("[data-testid=ov-win]:not([hidden])")
-        assert "合计" in await page.inner_text("[data-testid=ov-win]")  # the fans and total are public
+        # the fans and total are public, the total in the ruleset's unit (MCR: 番)
+        assert re.search(r"合计 \d+ 番", await page.inner_text("[data-testid=ov-win]"))
         assert await page.evaluate("document.body.dataset.role") == "viewer"
         urls = await page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
         assert not any("/api/" in u for u in urls), urls  # the delayed socket only: no live read

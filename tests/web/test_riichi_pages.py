@@ -106,7 +106,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         assert await win.inner_text('[data-testid="win-count"]') == "30符 · 满贯"
         fans = (await win.inner_text("#fans")).split()
         assert [fans[i] for i in range(0, len(fans), 3)] == ["立直", "一发", "平和", "断幺九", "宝牌"], fans
-        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 5 · 西 +8000 · 北 -8000"
+        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 5 番 · 西 +8000 · 北 -8000"
         await _end(table, svc, 1)
         assert asked == []  # a hand won is ended without a question
         # W took 8000 and both sticks: nothing on the table, 4 × 25000 held
@@ -127,7 +127,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await win.fill(f"{WIN} input[name=dora]", "1z")  # 宝牌 南: none in the hand
         await _read_and_confirm(win, svc, "E")
         assert await win.inner_text('[data-testid="win-count"]') == "20符"  # 平和 自摸
-        assert await win.inner_text('#wins-list li[data-seat="E"]') == "东 李娜 3 · 东 +3900 · 南 -1300 · 西 -1300 · 北 -1300"
+        assert await win.inner_text('#wins-list li[data-seat="E"]') == "东 李娜 3 番 · 东 +3900 · 南 -1300 · 西 -1300 · 北 -1300"
         await _end(table, svc, 2)
         assert await _held(table) == {"E": 27900, "S": 32700, "W": 15700, "N": 23700}
 
@@ -171,7 +171,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await _read_and_confirm(win, svc, "N")
         # 2 番 at 2600 is 40 符, or 30 符 and 2 本场: the page says which
         assert await win.inner_text('[data-testid="win-count"]') == "30符 · 2本场 +600"
-        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 李娜 2 · 东 -2600 · 北 +2600"
+        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 李娜 2 番 · 东 -2600 · 北 +2600"
         await _end(table, svc, 4)
         held = await _held(table)
         assert held == {"E": 29100, "S": 17700, "W": 22700, "N": 30500} and sum(held.values()) == 4 * 25000
@@ -214,7 +214,7 @@ async def test_a_ron_on_the_riichi_declaration_tile_puts_no_stick_down(tmp_path:
         assert await _win_form(win) == {"seat_wind": "W", "discarder": "S", "win": "discard", "melds": ""}
         await _fill_win(win, "234m 567p 345s 11z 99s", "1z")
         await _read_and_confirm(win, svc, "W")
-        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 · 南 -1300 · 西 +1300"
+        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 番 · 南 -1300 · 西 +1300"
         await _end(table, svc, 1)
         assert await _held(table) == {"E": 25000, "S": 23700, "W": 26300, "N": 25000}
         sheet = await _open(browser, svc, "/scoresheet", token=REFEREE)

@@ -74,9 +74,10 @@ async def test_a_tuidaohu_hand_with_a_robbed_kong_and_horses_is_kept_by_the_page
         assert await win.inner_text('[data-testid="win-horses"]') == \
             "马牌：一万→西 王芳 · 二万→北 陈杰 · 三筒→东 张伟 · 四筒→南 李娜（中马 1 张）"
         # the konger pays all: 24, once more for the horse on the winner, once more for the horse on itself
-        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 8 · 南 -72 · 西 +72"
+        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 8 倍 · 南 -72 · 西 +72"
         await table.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
         assert "抢杠胡 8" in await table.inner_text("#win-banner")
+        assert "合计 8 倍" in await table.inner_text("#win-banner")  # its unit, as the Win page and the sheet say
 
         table.once("dialog", lambda dialog: pytest.fail(f"asked: {dialog.message}"))
         await table.click("#end-hand")
@@ -114,7 +115,7 @@ async def test_a_tuidaohu_hand_with_a_robbed_kong_and_horses_is_kept_by_the_page
         await _read_and_confirm(win, svc, "S")
         assert (await win.inner_text("#fans")).strip() == "鸡胡\t2\t1"
         assert await win.inner_text('[data-testid="win-steps"]') == "合计 2 倍 × 自摸 2 × 底分 1 = 每家 4"
-        assert "南 王芳 2 · 东 -4 · 南 +12 · 西 -4 · 北 -4" == await win.inner_text('#wins-list li[data-seat="S"]')
+        assert "南 王芳 2 倍 · 东 -4 · 南 +12 · 西 -4 · 北 -4" == await win.inner_text('#wins-list li[data-seat="S"]')
         await table.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
         await table.click("#end-hand")
         await _until(lambda: len(ctl.state.hands) == 2)

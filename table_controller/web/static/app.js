@@ -260,6 +260,9 @@ function t(key, vars) {
 const $ = (id) => document.getElementById(id);
 /** The unit a win's total counts in, in the page's language (the state's `ruleset_unit`; 番 / fan before one). */
 const unitWord = () => (lang === "zh" ? state && state.ruleset_unit : state && state.ruleset_unit_en) || (lang === "zh" ? "番" : "fan");
+/** A win's total with its unit (8 倍, 30 番, 5 fan): the banners and the wins list read the same number in a
+ *  推倒胡 倍, an MCR 番 and a 南宁 张, and said only the number. */
+const totalWithUnit = (total) => (total == null ? "" : `${total} ${unitWord()}`);
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const serverNow = () => Date.now() / 1000 + clockOffset;
 /** Who did it, in the page's language ("demo" stands in for the referee in `tablectl demo`). */
@@ -637,7 +640,7 @@ function renderOverlay() {
     const r = win.result;
     $("ov-win").innerHTML = `<strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc(s.players[String(seats[win.seat])] || "") })}</strong>
       ${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
-      <strong>${t("win.total")} ${r.total}</strong>`;
+      <strong>${t("win.total")} ${totalWithUnit(r.total)}</strong>`;
   }
 }
 function fmtMin(sec) {
@@ -776,7 +779,7 @@ function renderWins() {
   const nameOf = (w) => `${t("seat." + w)} ${esc((state.sitting || state.players)[String(seats[w])] || "")}`;
   const pays = (p) => SEATS.filter((w) => (p || {})[w]).map((w) => `${t("seat." + w)} ${p[w] > 0 ? "+" : ""}${p[w]}`).join(" · ");
   const wins = state.wins || [];
-  $("wins-list").innerHTML = wins.length ? wins.map((w) => `<li data-seat="${w.seat}"><strong>${nameOf(w.seat)}</strong> ${w.total ?? ""} · ${pays(w.payments)}</li>`).join("")
+  $("wins-list").innerHTML = wins.length ? wins.map((w) => `<li data-seat="${w.seat}"><strong>${nameOf(w.seat)}</strong> ${totalWithUnit(w.total)} · ${pays(w.payments)}</li>`).join("")
     : `<li class="none">${t("win.noneYet")}</li>`;
   const x = state.exhaustive;
   const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join("、") : t("draw.none"));
@@ -820,10 +823,10 @@ function renderBanner() {
   box.hidden = false;
   const others = (state.wins || []).filter((w) => w.seq !== win.confirmed_seq);
   box.innerHTML = others.map((w) => `<div class="win-head earlier"><strong>${t("win.by", { seat: t("seat." + w.seat) + " " + esc((state.sitting || state.players)[String(seats[w.seat])] || "") })}</strong>
-    <span class="confirmed">${t("win.confirmed")}</span> ${w.total ?? ""}</div>`).join("") + `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc((state.sitting || state.players)[String(seats[win.seat])] || "") })}</strong>
+    <span class="confirmed">${t("win.confirmed")}</span> ${totalWithUnit(w.total)}</div>`).join("") + `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc((state.sitting || state.players)[String(seats[win.seat])] || "") })}</strong>
     ${winStatus(win)}</div>`
     + (r.valid ? `<div class="win-fans">${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
-      <strong>${t("win.total")} ${r.total}</strong></div>
+      <strong>${t("win.total")} ${totalWithUnit(r.total)}</strong></div>
       <div class="win-pay">${SEATS.map((w) => { const v = (r.payments || {})[w] || 0; return `<span class="${v > 0 ? "plus" : v < 0 ? "minus" : ""}">${t("seat." + w)} ${v > 0 ? "+" : ""}${v}</span>`; }).join("")}</div>`
       // the reason is in the referee's view only: "和牌不成立", not "和牌不成立：" with nothing after it
       : `<div data-testid="win-invalid">${t("win.invalid", { r: "" }).replace(/[：:]\s*$/, "")}</div>`);
