@@ -49,9 +49,11 @@ def _base(state: Any) -> dict[str, Any]:
         "correction": read.get("correction", False), "confirmed": done is not None,
         "confirmed_seq": done["seq"] if done else None,
     }
-    # every confirmed win of the hand (一炮多响, 血战): who, fans, total, payments (no tile held)
+    # every confirmed win of the hand (一炮多响, 血战): who, fans, total, payments (no tile held); `riichi_void`: the
+    # seat whose 立直 declaration tile was won on (its 立直 never stood: the panels say so)
     out["wins"] = [{"seq": w["seq"], "seat": w["seat"], "total": w.get("total"), "fans": w.get("fans", []),
-                    "payments": dict(w.get("by_wind", {})), "win_kind": w.get("win_kind")} for w in wins]
+                    "payments": dict(w.get("by_wind", {})), "win_kind": w.get("win_kind"),
+                    "riichi_void": w.get("riichi_void")} for w in wins]
     settled = R.exhaustive(state.actions, hand_no)
     out["exhaustive"] = None if settled is None else {
         "seq": settled["seq"], "flower_pigs": settled["flower_pigs"], "ready": settled["ready"],

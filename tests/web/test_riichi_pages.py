@@ -215,6 +215,9 @@ async def test_a_ron_on_the_riichi_declaration_tile_puts_no_stick_down(tmp_path:
         await _fill_win(win, "234m 567p 345s 11z 99s", "1z")
         await _read_and_confirm(win, svc, "W")
         assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 1 番 · 南 -1300 · 西 +1300"
+        # S's panel says its 立直 did not stand (it said 立直 still, beside a sheet with no stick from it)
+        await _current(svc, table)
+        assert await table.inner_text('[data-testid="riichi-S"]') == "立直不成立"
         await _end(table, svc, 1)
         assert await _held(table) == {"E": 25000, "S": 23700, "W": 26300, "N": 25000}
         sheet = await _open(browser, svc, "/scoresheet", token=REFEREE)

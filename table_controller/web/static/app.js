@@ -93,7 +93,7 @@ const I18N = {
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
                oneTile: "{what}只填一张牌", sameTiles: "{what}填一张牌（或同样的 {n} 张）", threeTiles: "吃须填三张牌，如 345s",
-               missing: "定缺", riichi: "立直", keys: "键盘：先打 e s w n 选东南西北家；5m 回车即打出（花牌为补花）；碰、明杠不必填牌",
+               missing: "定缺", riichi: "立直", riichiVoid: "立直不成立", riichiVoidWhy: "立直宣言牌放铳：立直不成立，立直棒不放", keys: "键盘：先打 e s w n 选东南西北家；5m 回车即打出（花牌为补花）；碰、明杠不必填牌",
                said: "{seat}家{what} {tiles}", saidFrom: "{seat}家{what} {tiles}（{from}家打出）",
                claimFirst: "{seat}家若先吃碰杠了{from}家的牌，请先录入（打 {key} 再按吃、碰或明杠），再按回车录入这张" },
         suit: { m: "万", p: "筒", s: "条" }, missingBadge: "缺{suit}", sealed: "封胡", sealedWhy: "放给{seat}家碰三次，本盘不能和牌",
@@ -169,7 +169,7 @@ const I18N = {
                flower: "Flower", chow: "Chow", pung: "Pung", kong: "Exposed kong", concealed: "Concealed kong", added: "Added kong", needTile: "Enter the tile, e.g. 5m",
                oneTile: "{what}: one tile only", sameTiles: "{what}: one tile (or {n} of the same)",
                threeTiles: "Chow: three tiles, e.g. 345s",
-               missing: "Missing suit (定缺)", riichi: "Riichi",
+               missing: "Missing suit (定缺)", riichi: "Riichi", riichiVoid: "Riichi void", riichiVoidWhy: "Ron on the riichi declaration tile: the riichi never stood, no stick put down",
                keys: "Keyboard: e s w n first picks the seat; 5m Enter discards (a flower: laid out); pung and exposed kong need no tile",
                said: "{seat} {what} {tiles}", saidFrom: "{seat} {what} {tiles} (from {from})",
                claimFirst: "if {seat} claimed {from}'s tile first, key that claim ({key}, then chow, pung or kong), then Enter for this discard" },
@@ -262,6 +262,11 @@ const $ = (id) => document.getElementById(id);
 const unitWord = () => (lang === "zh" ? state && state.ruleset_unit : state && state.ruleset_unit_en) || (lang === "zh" ? "番" : "fan");
 /** A win's total with its unit (8 倍, 30 番, 5 fan): the banners and the wins list read the same number in a
  *  推倒胡 倍, an MCR 番 and a 南宁 张, and said only the number. */
+/** A seat's 立直 badge on its panel; 立直不成立 once a confirmed win was a ron on its declaration tile (`wins[].riichi_void`):
+ *  the badge said 立直 still, though the sheet had no stick from it. */
+const riichiBadge = (w) => ((state.wins || []).some((x) => x.riichi_void === w)
+  ? `<span class="stopped" data-testid="riichi-${w}" title="${esc(t("key.riichiVoidWhy"))}">${t("key.riichiVoid")}</span>`
+  : `<span class="missing" data-testid="riichi-${w}">${t("key.riichi")}</span>`);
 const totalWithUnit = (total) => (total == null ? "" : `${total} ${unitWord()}`);
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const serverNow = () => Date.now() / 1000 + clockOffset;
@@ -594,7 +599,7 @@ function renderSeats() {
       <div class="seat-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(name)}</span>
         ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}
         ${(hand.missing || {})[w] ? `<span class="missing" data-testid="missing-${w}">${t("missingBadge", { suit: t("suit." + hand.missing[w]) })}</span>` : ""}
-        ${(hand.riichi || {})[w] ? `<span class="missing" data-testid="riichi-${w}">${t("key.riichi")}</span>` : ""}
+        ${(hand.riichi || {})[w] ? riichiBadge(w) : ""}
         ${sealedFor(hand, w) ? `<span class="stopped" data-testid="sealed-${w}" title="${esc(t("sealedWhy", { seat: t("seat." + sealedFor(hand, w)) }))}">${t("sealed")}</span>` : ""}
         ${stopped[w] ? `<span class="stopped" title="${esc(stopped[w])}">${t("stopped")}</span>` : ""}
         ${(hand.winners || []).includes(w) ? `<span class="won" data-testid="won-${w}">${t((hand.out || []).includes(w) ? "out" : "won")}</span>` : ""}
