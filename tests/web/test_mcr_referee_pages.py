@@ -135,6 +135,7 @@ async def test_an_mcr_hand_with_flowers_a_false_win_a_correction_and_a_robbed_ko
         await win.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
         await win.select_option(f"{WIN} select[name=seat_wind]", "N")
         assert await _win_form(win) == {"seat_wind": "N", "discarder": "W", "win": "rob_kong", "melds": ""}
+        assert await win.inner_text(f"{WIN} select[name=win] option[value=rob_kong]") == "抢杠和"  # 国标's word
         assert await win.input_value(f"{WIN} input[name=flowers]") == "5f 6f"
         await _fill_win(win, "123456789m 34p 99s", "5p")
         read = await _read(win, svc, "N")

@@ -1016,6 +1016,11 @@ function renderFanBook() {
   if (!fanBook) return;
   $("fan-book-source").textContent = lang === "en" ? fanBook.name_en : fanBook.name_zh;
   $("fan-book").innerHTML = fanBook.rows.map((r) => `<tr><td>${esc(r.name)}</td><td>${r.value}</td><td class="rule">${esc(r.rule)}</td></tr>`).join("");
+  // 方式's 抢杠 in the ruleset's own word where its fan table names it: 抢杠胡 (推倒胡, 鸡平胡), 抢杠和 (国标). Before,
+  // every table's form said 抢杠和 beside a 推倒胡 fan table and payment line that say 抢杠胡
+  const own = fanBook.rows.find((r) => /^抢杠[和胡]$/.test(r.name));
+  const option = document.querySelector("#win-form select[name=win] option[value=rob_kong]");
+  if (option) option.textContent = own && lang === "zh" ? own.name : t("win.rob");
 }
 async function loadCatalogue() {
   const res = await fetch("/api/penalties");
