@@ -42,8 +42,10 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
         mine = of_hand.get(no, [])
         pens = [a for a in active(mine, "referee.penalty", no) if not a.get("error")]
         wins = ranked_wins(mine, no)
-        sticks, pot = _sticks(h, wins, pot, stick)
+        sticks, taken, pot = _sticks(h, wins, pot, stick)
         rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks, returned))
+        if taken:  # the 供托 the hand's first winner took (its chair: amount), this hand's sticks and those carried
+            rows[-1]["riichi_taken"] = {str(h["seats"][wins[0]["seat"]]): taken}  # to it (the wins list says so)
     final = final or _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
     final = final or out_of_stacks or _hands_played(state)
@@ -180,24 +182,27 @@ def _riichi_stick(ruleset: str) -> int:
         return 0
 
 
-def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pot: int, stick: int) -> tuple[dict[str, int], int]:
+def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pot: int, stick: int) -> tuple[dict[str, int], int, int]:
     """立直棒: each chair that declared 立直 this hand puts `stick` on the table then (供托), unless its
     declaration tile was won on (`riichi_void`: the 立直 never stood), and the hand's first winner takes
     every stick on the table, this hand's and those carried over a 流局.
-    Returns the hand's stick points by chair and the sticks left on the table."""
+    Returns the hand's stick points by chair, the points the first winner took off the table (0: none), and the
+    sticks left on the table."""
     seats = h.get("seats") or {}
     points = {p: 0 for p in POSITIONS}
     if not stick:
-        return points, 0
+        return points, 0, 0
     void = {w.get("riichi_void") for w in wins}  # its declaration tile was won on: the 立直 never stood
     for w in h.get("riichi", []):
         if w in seats and w not in void:
             points[str(seats[w])] -= stick
             pot += 1
+    taken = 0
     if wins and wins[0].get("seat") in seats:
-        points[str(seats[wins[0]["seat"]])] += pot * stick
+        taken = pot * stick
+        points[str(seats[wins[0]["seat"]])] += taken
         pot = 0
-    return points, pot
+    return points, taken, pot
 
 
 def _leftover_sticks(ruleset: str, last: dict[str, Any], totals: dict[str, int], amount: int) -> int:

@@ -106,7 +106,7 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         assert await win.inner_text('[data-testid="win-count"]') == "30符 · 满贯"
         fans = (await win.inner_text("#fans")).split()
         assert [fans[i] for i in range(0, len(fans), 3)] == ["立直", "一发", "平和", "断幺九", "宝牌"], fans
-        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 5 番 · 西 +8000 · 北 -8000"
+        assert await win.inner_text('#wins-list li[data-seat="W"]') == "西 王芳 5 番 · 西 +8000 · 北 -8000 · 供托 +2000"
         await _end(table, svc, 1)
         assert asked == []  # a hand won is ended without a question
         # W took 8000 and both sticks: nothing on the table, 4 × 25000 held
@@ -171,7 +171,8 @@ async def test_a_riichi_session_is_kept_by_the_pages_alone(tmp_path: Path, brows
         await _read_and_confirm(win, svc, "N")
         # 2 番 at 2600 is 40 符, or 30 符 and 2 本场: the page says which
         assert await win.inner_text('[data-testid="win-count"]') == "30符 · 2本场 +600"
-        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 李娜 2 番 · 东 -2600 · 北 +2600"
+        # and the stick carried over the 流局, taken: on the winner's line as on the panels (it was not there)
+        assert await win.inner_text('#wins-list li[data-seat="N"]') == "北 李娜 2 番 · 东 -2600 · 北 +2600 · 供托 +1000"
         await _end(table, svc, 4)
         held = await _held(table)
         assert held == {"E": 29100, "S": 17700, "W": 22700, "N": 30500} and sum(held.values()) == 4 * 25000

@@ -45,7 +45,7 @@ const I18N = {
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
-        potN: "供托 {n}", heldTip: "持点（起点 {start}）",
+        potN: "供托 {n}", potTaken: "供托 +{n}", heldTip: "持点（起点 {start}）",
         fuN: "{n}符", honbaPay: "{n}本场 +{p}", byRecord: "牌谱已记录立直，和牌自动计入",
         levels: { mangan: "满贯", haneman: "跳满", baiman: "倍满", sanbaiman: "三倍满", yakuman: "役满", "kazoe yakuman": "累计役满",
                   "kazoe sanbaiman": "累计三倍满", "2x yakuman": "两倍役满", "3x yakuman": "三倍役满", "4x yakuman": "四倍役满",
@@ -143,7 +143,7 @@ const I18N = {
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)", honbaN: "{n} honba",
-        potN: "{n} riichi sticks on the table", heldTip: "points held (from {start})",
+        potN: "{n} riichi sticks on the table", potTaken: "sticks +{n}", heldTip: "points held (from {start})",
         fuN: "{n} fu", honbaPay: "{n} honba +{p}", byRecord: "riichi keyed in the record: the read counts it",
         levels: { mangan: "mangan", haneman: "haneman", baiman: "baiman", sanbaiman: "sanbaiman", yakuman: "yakuman",
                   "kazoe yakuman": "kazoe yakuman", "kazoe sanbaiman": "kazoe sanbaiman", "2x yakuman": "double yakuman",
@@ -784,7 +784,12 @@ function renderWins() {
   const nameOf = (w) => `${t("seat." + w)} ${esc((state.sitting || state.players)[String(seats[w])] || "")}`;
   const pays = (p) => SEATS.filter((w) => (p || {})[w]).map((w) => `${t("seat." + w)} ${p[w] > 0 ? "+" : ""}${p[w]}`).join(" · ");
   const wins = state.wins || [];
-  $("wins-list").innerHTML = wins.length ? wins.map((w) => `<li data-seat="${w.seat}"><strong>${nameOf(w.seat)}</strong> ${totalWithUnit(w.total)} · ${pays(w.payments)}</li>`).join("")
+  // riichi: the 供托 the hand's first winner took off the table (the sheet's row, `riichi_taken`); before, it was on the
+  // panels and the sheet but not on the winner's line
+  const row = ((state.scoresheet && state.scoresheet.rows) || []).find((r) => state.hand && r.hand_no === state.hand.hand_no);
+  const taken = (w) => ((row && row.riichi_taken) || {})[String(seats[w.seat])];
+  $("wins-list").innerHTML = wins.length ? wins.map((w) => `<li data-seat="${w.seat}"><strong>${nameOf(w.seat)}</strong> ${totalWithUnit(w.total)} · ${pays(w.payments)}${
+    taken(w) ? " · " + t("potTaken", { n: taken(w) }) : ""}</li>`).join("")
     : `<li class="none">${t("win.noneYet")}</li>`;
   const x = state.exhaustive;
   const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join("、") : t("draw.none"));
