@@ -122,6 +122,11 @@ async def test_an_mcr_hand_with_flowers_a_false_win_a_correction_and_a_robbed_ko
         assert "待裁判确认" not in await table.inner_text("#win-banner")
         await win.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
         assert await win.inner_text('[data-testid="win-status"]') == "已判诈和/错和，本盘停和"
+        # 和牌方 is no more E: a seat put out of winning cannot be picked (the form kept the false winner), and it
+        # still discards, so it stays a 点炮方
+        await win.wait_for_function(f"document.querySelector('{WIN} select[name=seat_wind]').value !== 'E'")
+        assert await win.is_disabled(f"{WIN} select[name=seat_wind] option[value=E]")
+        assert not await win.is_disabled(f"{WIN} select[name=discarder] option[value=E]")
         public = await _open(browser, svc, "/public")
         assert "已判诈和/错和，本盘停和" in await public.inner_text("#win-banner")
         # and the Win form is the next winner's: E's tiles and its read's 点炮方 are gone

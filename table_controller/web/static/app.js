@@ -902,14 +902,15 @@ function syncWinForm() {
     f.dataset.handNo = handNo;
     for (const el of f.elements) delete el.dataset.touched;
   }
-  // 血战: a seat that has won is out: it wins no more, and discards no more to be won on
+  // 血战: a seat that has won is out: it wins no more, and discards no more to be won on. A seat put out of winning
+  // (判诈和, 停和) wins no more either, but still discards: before, 和牌方 stayed on the false winner
   const out = (state && state.hand && state.hand.out) || [];
-  for (const select of [f.seat_wind, f.discarder]) {
-    for (const o of select.options) o.disabled = out.includes(o.value);
-  }
-  if (!f.dataset.filled && out.includes(f.seat_wind.value)) {  // a read of it (shown invalid) keeps it
+  const noWin = [...out, ...Object.keys((state && state.stopped) || {})];
+  for (const o of f.seat_wind.options) o.disabled = noWin.includes(o.value);
+  for (const o of f.discarder.options) o.disabled = out.includes(o.value);
+  if (!f.dataset.filled && noWin.includes(f.seat_wind.value)) {  // a read of it (shown invalid) keeps it
     const turn = state.hand.turn && state.hand.turn.seat;
-    f.seat_wind.value = turn && !out.includes(turn) ? turn : SEATS.find((w) => !out.includes(w));
+    f.seat_wind.value = turn && !noWin.includes(turn) ? turn : SEATS.find((w) => !noWin.includes(w)) || f.seat_wind.value;
   }
   // 抢杠和: a 加杠 the last play is another seat's to rob, and that konger is 点炮方. Before, 方式 stayed 点和
   // and 点炮方 on the last discard's seat: a read sent so was refused (a set has 4 of 5p).
