@@ -5,7 +5,7 @@ as Debian's `chromium`, built without the desktop browser's window, tab strip an
 runs for a headless test. A page opened in a context of its own and logged in cost 0.82 CPU-seconds of the whole
 machine there against 2.17 in `/usr/bin/chromium` (0.63 s against 1.23 s of wall time; measured 2026-12-02, eight
 opens each), and the browser tests are most of the suite's time on 2 cores. `TEST_CHROMIUM=/usr/bin/chromium`
-runs them in the full browser instead (the benches and `make demo` always use it: a referee's tablet runs that).
+runs them in the full browser instead (the benches always drive it: a referee's tablet runs a full browser).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 
-#: Debian's full browser, the one a person sees (the benches, `tablectl demo --open`)
+#: Debian's full browser, the one a person sees (the benches drive it)
 FULL_CHROMIUM = "/usr/bin/chromium"
 #: Debian's headless shell of the same Chromium
 HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
