@@ -59,6 +59,10 @@ async def test_a_tuidaohu_hand_with_a_robbed_kong_and_horses_is_kept_by_the_page
         # in the ruleset's word, as its fan table and the payment line say it (the form said 抢杠和)
         await win.wait_for_function("document.querySelector('#fan-book').rows.length > 0")
         assert await win.inner_text(f"{WIN} select[name=win] option[value=rob_kong]") == "抢杠胡"
+        # the page's static text written again, as when the state brings the ruleset's unit after the fan table came
+        # (1 run in 5 under load put 抢杠和 back): the word stays
+        await win.evaluate("renderStatic()")
+        assert await win.inner_text(f"{WIN} select[name=win] option[value=rob_kong]") == "抢杠胡"
         await _fill_win(win, "234m 567m 789m 22s 46p", "5p")
         await _read(win, svc, "W")
         assert await win.inner_text("#payments") == "东 张伟\n0\n南 李娜\n-24\n西 王芳\n+24\n北 陈杰\n0"

@@ -262,6 +262,14 @@ const $ = (id) => document.getElementById(id);
 const unitWord = () => (lang === "zh" ? state && state.ruleset_unit : state && state.ruleset_unit_en) || (lang === "zh" ? "番" : "fan");
 /** A win's total with its unit (8 倍, 30 番, 5 fan): the banners and the wins list read the same number in a
  *  推倒胡 倍, an MCR 番 and a 南宁 张, and said only the number. */
+/** 方式's 抢杠 in the ruleset's own word where its fan table names it (`renderFanBook`): 抢杠胡 (推倒胡, 鸡平胡),
+ *  抢杠和 (国标). Before, every table's form said 抢杠和 beside a 推倒胡 fan table and payment line saying 抢杠胡.
+ *  Written after the static text too, which would put the generic word back. */
+let robKongWord = null;
+function robKongLabel() {
+  const option = document.querySelector("#win-form select[name=win] option[value=rob_kong]");
+  if (option) option.textContent = robKongWord && lang === "zh" ? robKongWord : t("win.rob");
+}
 /** A seat's 立直 badge on its panel; 立直不成立 once a confirmed win was a ron on its declaration tile (`wins[].riichi_void`):
  *  the badge said 立直 still, though the sheet had no stick from it. */
 const riichiBadge = (w) => ((state.wins || []).some((x) => x.riichi_void === w)
@@ -301,6 +309,7 @@ function renderStatic() {
   showRole();
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  robKongLabel();
   document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
   // a name for a control without a label of its own (a second input in a label, ◀ ▶), keys joined by spaces
   document.querySelectorAll("[data-i18n-aria]").forEach((el) => {
@@ -1022,11 +1031,9 @@ function renderFanBook() {
   if (!fanBook) return;
   $("fan-book-source").textContent = lang === "en" ? fanBook.name_en : fanBook.name_zh;
   $("fan-book").innerHTML = fanBook.rows.map((r) => `<tr><td>${esc(r.name)}</td><td>${r.value}</td><td class="rule">${esc(r.rule)}</td></tr>`).join("");
-  // 方式's 抢杠 in the ruleset's own word where its fan table names it: 抢杠胡 (推倒胡, 鸡平胡), 抢杠和 (国标). Before,
-  // every table's form said 抢杠和 beside a 推倒胡 fan table and payment line that say 抢杠胡
   const own = fanBook.rows.find((r) => /^抢杠[和胡]$/.test(r.name));
-  const option = document.querySelector("#win-form select[name=win] option[value=rob_kong]");
-  if (option) option.textContent = own && lang === "zh" ? own.name : t("win.rob");
+  robKongWord = own ? own.name : null;
+  robKongLabel();
 }
 async function loadCatalogue() {
   const res = await fetch("/api/penalties");
