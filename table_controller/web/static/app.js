@@ -260,8 +260,6 @@ function t(key, vars) {
 const $ = (id) => document.getElementById(id);
 /** The unit a win's total counts in, in the page's language (the state's `ruleset_unit`; 番 / fan before one). */
 const unitWord = () => (lang === "zh" ? state && state.ruleset_unit : state && state.ruleset_unit_en) || (lang === "zh" ? "番" : "fan");
-/** A win's total with its unit (8 倍, 30 番, 5 fan): the banners and the wins list read the same number in a
- *  推倒胡 倍, an MCR 番 and a 南宁 张, and said only the number. */
 /** 方式's 抢杠 in the ruleset's own word where its fan table names it (`renderFanBook`): 抢杠胡 (推倒胡, 鸡平胡),
  *  抢杠和 (国标). Before, every table's form said 抢杠和 beside a 推倒胡 fan table and payment line saying 抢杠胡.
  *  Written after the static text too, which would put the generic word back. */
@@ -275,6 +273,8 @@ function robKongLabel() {
 const riichiBadge = (w) => ((state.wins || []).some((x) => x.riichi_void === w)
   ? `<span class="stopped" data-testid="riichi-${w}" title="${esc(t("key.riichiVoidWhy"))}">${t("key.riichiVoid")}</span>`
   : `<span class="missing" data-testid="riichi-${w}">${t("key.riichi")}</span>`);
+/** A win's total with its unit (8 倍, 30 番, 5 fan): the banners and the wins list read the same number in a
+ *  推倒胡 倍, an MCR 番 and a 南宁 张, and said only the number. */
 const totalWithUnit = (total) => (total == null ? "" : `${total} ${unitWord()}`);
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const serverNow = () => Date.now() / 1000 + clockOffset;
