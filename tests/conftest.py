@@ -148,8 +148,6 @@ def offline_client(tmp_path: Path) -> Any:
     return make
 
 
-
-
 #: What a test does to a page that waits on the page's frames: Playwright's visible-and-stable check before a click,
 #: its `raf` polling of a wait, a screenshot (`front_before_acting`)
 FRAME_BOUND = ("click", "dblclick", "tap", "hover", "check", "uncheck", "set_checked", "fill", "type", "press",

@@ -30,7 +30,7 @@ def _config(tmp_path: Path, host: str, port: int) -> Path:
 
 def test_a_display_on_every_interface_names_the_address_a_phone_opens(tmp_path: Path) -> None:
     # port 0: the service binds a free one and says which (a port found free beforehand could be taken by any
-    # connection on the machine before the service bound it: "the service ended" 1 run in ~10 with 3 workers)
+    # connection on the machine before the service bound it: "the service ended" in 1 of 5 runs with 3 workers)
     proc = subprocess.Popen(TABLECTL + ["run", "--config", str(_config(tmp_path, "0.0.0.0", 0))],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
