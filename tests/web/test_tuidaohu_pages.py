@@ -85,6 +85,12 @@ async def test_a_tuidaohu_hand_with_a_robbed_kong_and_horses_is_kept_by_the_page
         await table.wait_for_function(f"window.__lastSeq >= {ctl.state.seq}")
         assert "抢杠胡 8" in await table.inner_text("#win-banner")
         assert "合计 8 倍" in await table.inner_text("#win-banner")  # its unit, as the Win page and the sheet say
+        # and how 8 becomes the konger's 24, as on the Win page: on the Table page and the public one
+        steps = "合计 8 倍 × 底分 1 = 8；抢杠胡包三家：南 8 × 3 = 24"
+        assert await table.inner_text('[data-testid="banner-steps"]') == steps
+        public = await _open(browser, svc, "/public")
+        assert await public.inner_text('[data-testid="banner-steps"]') == steps
+        await public.close()
 
         table.once("dialog", lambda dialog: pytest.fail(f"asked: {dialog.message}"))
         await table.click("#end-hand")
