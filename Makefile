@@ -30,7 +30,7 @@ demo: $(STAMP)
 ## The whole test suite in one worker more than the cores (at most 4), each test file on one worker (its module
 ## fixtures: one service, one browser). The browser tests drive Debian's chromium-headless-shell (tests/browsers.py):
 ## a page opened and logged in costs the machine 0.82 CPU-seconds there against 2.17 in the full chromium. On 2
-## cores (this VM, 2026-12-02), 2,041 tests from a clean clone: 402 s with 3 workers, 462 s with 2 (654-698 s the
+## cores (this VM, 2026-12-02), 2,041 tests from a clean clone: 305-402 s with 3 workers, 462 s with 2 (654-698 s the
 ## day before in the full chromium); warm, 371-415 s with 3, 489 s with 2. With the browser's share down, 30% of
 ## the cores sat idle under 2 workers (tests waiting on a link's latency, a protocol's timeouts, a proxy), and a
 ## third worker fills it (each test ~23% longer). The files of a few long tests go first: tests/conftest.py
