@@ -44,8 +44,8 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
         wins = ranked_wins(mine, no)
         sticks, taken, pot = _sticks(h, wins, pot, stick)
         rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks, returned))
-        if taken:  # the 供托 the hand's first winner took (its chair: amount), this hand's sticks and those carried
-            rows[-1]["riichi_taken"] = {str(h["seats"][wins[0]["seat"]]): taken}  # to it (the wins list says so)
+        if taken:  # the 供托 the hand's first winner took, this hand's sticks and those carried to it (the wins list)
+            rows[-1]["riichi_taken"] = taken
     final = final or _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
     final = final or out_of_stacks or _hands_played(state)
@@ -182,25 +182,28 @@ def _riichi_stick(ruleset: str) -> int:
         return 0
 
 
-def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pot: int, stick: int) -> tuple[dict[str, int], int, int]:
+def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pot: int,
+            stick: int) -> tuple[dict[str, int], dict[str, int], int]:
     """立直棒: each chair that declared 立直 this hand puts `stick` on the table then (供托), unless its
     declaration tile was won on (`riichi_void`: the 立直 never stood), and the hand's first winner takes
     every stick on the table, this hand's and those carried over a 流局.
-    Returns the hand's stick points by chair, the points the first winner took off the table (0: none), and the
-    sticks left on the table."""
+    Returns the hand's stick points by chair, what the first winner took off the table ({chair: points}, empty
+    when none), and the sticks left on the table."""
     seats = h.get("seats") or {}
     points = {p: 0 for p in POSITIONS}
     if not stick:
-        return points, 0, 0
+        return points, {}, 0
     void = {w.get("riichi_void") for w in wins}  # its declaration tile was won on: the 立直 never stood
     for w in h.get("riichi", []):
         if w in seats and w not in void:
             points[str(seats[w])] -= stick
             pot += 1
-    taken = 0
+    taken: dict[str, int] = {}
     if wins and wins[0].get("seat") in seats:
-        taken = pot * stick
-        points[str(seats[wins[0]["seat"]])] += taken
+        chair = str(seats[wins[0]["seat"]])
+        points[chair] += pot * stick
+        if pot:
+            taken[chair] = pot * stick
         pot = 0
     return points, taken, pot
 

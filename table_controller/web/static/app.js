@@ -843,12 +843,13 @@ function renderBanner() {
   const others = (state.wins || []).filter((w) => w.seq !== win.confirmed_seq);
   // under the fans, the Win page's line from 合计 to each payment (自摸 ×2, 包三家 …): the Table and Public pages showed
   // a total of 8 and payments of 24 with nothing between
+  const steps = stepsLine(r);
   box.innerHTML = others.map((w) => `<div class="win-head earlier"><strong>${t("win.by", { seat: t("seat." + w.seat) + " " + esc((state.sitting || state.players)[String(seats[w.seat])] || "") })}</strong>
     <span class="confirmed">${t("win.confirmed")}</span> ${totalWithUnit(w.total)}</div>`).join("") + `<div class="win-head"><strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc((state.sitting || state.players)[String(seats[win.seat])] || "") })}</strong>
     ${winStatus(win)}</div>`
     + (r.valid ? `<div class="win-fans">${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
       <strong>${t("win.total")} ${totalWithUnit(r.total)}</strong></div>
-      ${stepsLine(r) ? `<p class="steps" data-testid="banner-steps">${stepsLine(r)}</p>` : ""}
+      ${steps ? `<p class="steps" data-testid="banner-steps">${steps}</p>` : ""}
       <div class="win-pay">${SEATS.map((w) => { const v = (r.payments || {})[w] || 0; return `<span class="${v > 0 ? "plus" : v < 0 ? "minus" : ""}">${t("seat." + w)} ${v > 0 ? "+" : ""}${v}</span>`; }).join("")}</div>`
       // the reason is in the referee's view only: "和牌不成立", not "和牌不成立：" with nothing after it
       : `<div data-testid="win-invalid">${t("win.invalid", { r: "" }).replace(/[：:]\s*$/, "")}</div>`);
