@@ -16,7 +16,7 @@ from table_controller.config import parse_config
 from table_controller.scoresheet import compute
 from table_controller.service import TableService
 from table_controller.tournament.web import HubService
-from tests.browsers import CHROMIUM
+from tests.browsers import CHROMIUM, CHROMIUM_ARGS
 
 # quick_standings: each test waits on the hub's page following its tables
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("quick_standings")]
@@ -51,7 +51,7 @@ async def hub_page_alone(hub: HubService) -> AsyncIterator[Any]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        launched = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        launched = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             async with hub_page(launched, hub) as page:
                 yield page

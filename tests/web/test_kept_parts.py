@@ -20,7 +20,7 @@ from table_controller.store import EventStore
 from table_controller.web.app import BIG, create_app
 from table_controller.web.auth import Credentials
 from tablesim.session import write_session
-from tests.browsers import CHROMIUM
+from tests.browsers import CHROMIUM, CHROMIUM_ARGS
 
 REFEREE = "ref-kept-7"
 STATUS = {"ok": True, "code": "ok", "message": "摄像头正常", "message_en": "camera OK", "problem": ""}
@@ -107,8 +107,7 @@ async def test_the_page_shows_the_score_sheet_after_messages_that_kept_it(tmp_pa
     await service.start()
     try:
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM,
-                                               args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = await browser.new_page()
             await page.goto(f"http://127.0.0.1:{service.port}/scoresheet")
             await page.wait_for_function("window.__lastSeq !== undefined && state && state.scoresheet")

@@ -19,11 +19,9 @@ from table_controller.service import TableService
 from table_controller.tournament.broker import LocalBroker
 from table_controller.tournament.web import HubService
 from table_controller.web.app import PAGES
-from tests.browsers import CHROMIUM
+from tests.browsers import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 
 
 async def page_request(context: Any, url: str) -> tuple[int, str]:
@@ -48,7 +46,7 @@ async def test_every_page_of_the_table_and_the_hub_loads_only_from_the_pi(tmp_pa
         urls = [here + p for p in (*PAGES, "/docs", "/redoc", "/openapi.json")] + [hub.url]
         outside: list[tuple[str, str]] = []
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 context = await browser.new_context()
 

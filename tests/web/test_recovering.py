@@ -17,7 +17,7 @@ from table_controller import snapshot
 from table_controller.config import parse_config
 from table_controller.service import TableService
 from table_controller.state import fold
-from tests.browsers import CHROMIUM
+from tests.browsers import CHROMIUM, CHROMIUM_ARGS
 
 REFEREE = "ref-recover-1"
 
@@ -86,8 +86,7 @@ async def test_the_page_shows_the_recovery_then_the_table(long_log: Path, tmp_pa
     config = parse_config({"table": {"link": "sim://", "sim_speed": 1000.0},
                            "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM,
-                                           args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         service = TableService(config, tmp_path)
         starting = asyncio.create_task(service.start())
         try:
