@@ -254,6 +254,34 @@ async def test_page_reconnects_after_a_restart_and_shows_every_missed_event(tmp_
         await second.stop()
 
 
+async def test_a_referee_page_whose_pin_became_the_operators_at_a_restart_takes_the_operators_role(
+        tmp_path: Path, browser: Any) -> None:
+    """The venue restarts the table with the referee's PIN given to the operator. The page's referee socket is
+    then refused 4403 (needs the referee role): it fell back to the public view saying 凭证错误 and dropped a
+    credential that still holds. It asks whoami again and is the operator's page, still logged in."""
+    first = TableService(_config(), tmp_path)
+    await first.start()
+    await first.controller.wait_linked(10)
+    port = first.port
+    page = await _open(browser, first, "/", token=REFEREE)
+    assert await page.evaluate("document.body.dataset.role") == "referee"
+    await first.stop()
+    await page.wait_for_function("document.body.dataset.connected === '0'")
+    swapped = parse_config({
+        "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0}, "rules": {"ruleset": "mcr"},
+        "display": {"port": port, "operator_token": REFEREE, "referee_token": "ref-browser-new"},
+    }, source="test")
+    second = TableService(swapped, tmp_path)
+    await second.start()
+    try:
+        await page.wait_for_function("document.body.dataset.role === 'operator' && document.body.dataset.connected === '1'",
+                                     timeout=15000)
+        assert await page.inner_text("#role") == "操作员"
+        assert await page.evaluate("sessionStorage.getItem('token')") == REFEREE
+    finally:
+        await second.stop()
+
+
 async def test_a_viewers_referee_action_fails_and_the_referees_succeeds(service: TableService, browser: Any) -> None:
     async with _http(service) as http:
         await _start_hand(service, http)

@@ -239,6 +239,7 @@ let clockOffset = 0; // server clock minus ours (seconds)
 let ws = null;
 let role = "viewer";
 let who = null; // the login's answer: the holder's name, or why it was refused
+let reasked = false; // a 4403 was answered by asking whoami again (once until the next snapshot)
 const logLines = [];
 const LOG_KEEP = 200;
 window.__dice = [];
@@ -1697,6 +1698,14 @@ function onMessage(msg) {
       return;
     }
     $("action-msg").textContent = msg.detail;
+    if (msg.code === 4403 && token() && !reasked) {
+      // the credential holds, for another role than the referee's (the table's credentials were changed at a
+      // restart): the page takes the role it has now, as at 登录; it fell back to the public view saying 凭证错误.
+      // Once until a snapshot comes: a service whose whoami said referee again would be asked round and round
+      reasked = true;
+      login(token());
+      return;
+    }
     if (msg.code === 4401 || msg.code === 4403) {
       // the credential no longer holds (e.g. changed at a restart): fall back to the public view
       // instead of retrying it into the rate limit
@@ -1710,6 +1719,7 @@ function onMessage(msg) {
   // a delayed feed's `now` is delayed too, so its timers count down as they did then
   if (msg.now) clockOffset = msg.now - Date.now() / 1000;
   if (msg.type === "snapshot") {
+    reasked = false;
     if (msg.log !== logId) forgetLog();
     logId = msg.log ?? null;
     state = msg.state;
