@@ -314,6 +314,9 @@ def _toml_type(value: Any) -> str:
 #: Keys a ruleset may set that no shipped file does (each read with its default where it is used).
 OPTIONAL_KEYS: dict[str, frozenset[str]] = {
     "match": frozenset({"replay_abandoned"}),  # seating.coming: a 中止 replayed (default) or a 荒庄
+    # riichi's local rules, each off by default and shown commented out in riichi.toml (`riichi.check_table`,
+    # `points.session_points`): a venue's house file extending riichi sets them
+    "scoring": frozenset({"uma", "return_points", "nagashi_mangan", "held_wait_ready", "noten_riichi"}),
 }
 
 

@@ -235,7 +235,7 @@ def check_table(table: Mapping[str, Any]) -> None:
     use: `uma` four numbers summing to 0 (thousands by place), `return_points` (返し) a number of points not
     below `start_points`, `nagashi_mangan` and `held_wait_ready` true or false, `noten_riichi` none or mangan."""
     uma = table.get("uma")
-    if uma is not None and (not isinstance(uma, list) or len(uma) != 4 or sum(uma) != 0
+    if uma is not None and (not isinstance(uma, (list, tuple)) or len(uma) != 4 or sum(uma) != 0
                             or not all(isinstance(u, (int, float)) and not isinstance(u, bool) for u in uma)):
         raise ScoringError("bad_ruleset_table", f"顺位马须为四个数、合计为 0（千点），不是 {uma!r} / [scoring] uma of "
                            f"{table.get('id')} must be four numbers summing to 0, e.g. [15, 5, -5, -15]", "ruleset")

@@ -86,6 +86,14 @@ def test_uma_without_return_points_has_no_oka(tmp_path: Path, monkeypatch: pytes
     assert compute(log.state(), final=True)["table_points"] == {"1": 63, "2": -63, "3": 0, "4": 0}
 
 
+def test_a_good_uma_passes_the_check_a_tables_config_makes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check_tables` reads the frozen tables (`scoring.config._freeze`: arrays become tuples), and `uma` was
+    refused unless a list: every uma, [30, 10, -10, -30] too, stopped `tablectl run` and `check` with
+    "顺位马须为四个数、合计为 0", so no table could use it."""
+    _venue(tmp_path, monkeypatch, "uma = [30, 10, -10, -30]", "return_points = 30000")
+    check_tables("riichi")
+
+
 @pytest.mark.parametrize("line, words", [("uma = [15, 5, -5]", "顺位马须为四个数"),
                                          ("uma = [20, 10, -10, -10]", "合计为 0"),
                                          ("return_points = 20000", "返点须为不低于起始点数")])

@@ -244,6 +244,26 @@ def test_a_house_file_may_set_a_key_its_base_lacks_but_the_rule_language_has(
         load_ruleset("chengdu_typo")
 
 
+def test_a_riichi_house_file_sets_the_local_rules_riichi_toml_documents(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """riichi.toml shows its local rules commented out (uma, return_points, nagashi_mangan, held_wait_ready,
+    noten_riichi; docs/rules.md, docs/scoring.md "a venue's `[scoring]`"): no shipped file sets them, so a
+    venue's house file extending riichi was refused ("riichi has no such key") and only an edited copy of
+    riichi.toml could use them. Their values are still checked, and a typo still refused."""
+    _house(tmp_path, "mleague", "riichi", "[scoring]\numa = [30, 10, -10, -30]\nreturn_points = 30000\n"
+           'nagashi_mangan = true\nheld_wait_ready = false\nnoten_riichi = "mangan"\n')
+    _house(tmp_path, "bad_uma", "riichi", "[scoring]\numa = [30, 10, -10, -20]\n")
+    _house(tmp_path, "typo", "riichi", "[scoring]\nnagashi_mangen = true\n")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    table = load_ruleset("mleague").sections["scoring"]
+    assert (table["uma"], table["return_points"], table["noten_riichi"]) == ([30, 10, -10, -30], 30000, "mangan")
+    assert parse_config({"rules": {"ruleset": "mleague"}}, source="t.toml").rules.ruleset == "mleague"
+    with pytest.raises(ConfigError, match="uma"):
+        parse_config({"rules": {"ruleset": "bad_uma"}}, source="t.toml")
+    with pytest.raises(RulesetError, match="unknown key 'nagashi_mangen'.*did you mean 'nagashi_mangan'"):
+        load_ruleset("typo")
+
+
 @pytest.mark.parametrize("body, error", [
     ("[scorring]\ncap_fan = 3\n", "unknown table [scorring]: no ruleset has it; did you mean [scoring]?"),
     ("[scoring.kong]\nrainn = 3\n", "[scoring.kong] has unknown key 'rainn': sichuan has no such key"),
