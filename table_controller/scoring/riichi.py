@@ -237,7 +237,8 @@ def check_table(table: Mapping[str, Any]) -> None:
     uma = table.get("uma")
     if uma is not None and (not isinstance(uma, (list, tuple)) or len(uma) != 4 or sum(uma) != 0
                             or not all(isinstance(u, (int, float)) and not isinstance(u, bool) for u in uma)):
-        raise ScoringError("bad_ruleset_table", f"顺位马须为四个数、合计为 0（千点），不是 {uma!r} / [scoring] uma of "
+        shown = list(uma) if isinstance(uma, tuple) else uma  # as the TOML wrote it (the config freezes arrays)
+        raise ScoringError("bad_ruleset_table", f"顺位马须为四个数、合计为 0（千点），不是 {shown!r} / [scoring] uma of "
                            f"{table.get('id')} must be four numbers summing to 0, e.g. [15, 5, -5, -15]", "ruleset")
     for key in ("nagashi_mangan", "held_wait_ready"):
         if not isinstance(table.get(key, False), bool):

@@ -95,7 +95,8 @@ def test_a_good_uma_passes_the_check_a_tables_config_makes(tmp_path: Path, monke
 
 
 @pytest.mark.parametrize("line, words", [("uma = [15, 5, -5]", "顺位马须为四个数"),
-                                         ("uma = [20, 10, -10, -10]", "合计为 0"),
+                                         # the value as written, not the frozen table's tuple
+                                         ("uma = [20, 10, -10, -10]", r"合计为 0（千点），不是 \[20, 10, -10, -10\]"),
                                          ("return_points = 20000", "返点须为不低于起始点数")])
 def test_a_bad_uma_or_return_is_refused_in_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str,
                                                  words: str) -> None:
