@@ -303,3 +303,21 @@ def test_a_house_rulesets_table_points_rank_its_score_sheet(tmp_path: Path, monk
     ranks = table_point_ranks("club_tp")
     assert ranks == (3, 1.5, 0.5, 0)
     assert table_points({"1": 10, "2": 10, "3": 0, "4": -20}, ranks) == {"1": 2.25, "2": 2.25, "3": 0.5, "4": 0}
+
+
+def test_a_house_file_saved_by_a_windows_editor_is_read_or_named_with_what_to_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A house file saved as GBK ("ANSI" on a Chinese Windows) in the venue's folder raised UnicodeDecodeError
+    from every `tablectl` command, `run` and `--help` included (each lists the rulesets it scores); a UTF-8 file
+    with Notepad's byte-order mark was "not valid TOML"."""
+    from table_controller.cli import build_parser
+
+    text = 'extends = "mcr"\nid = "{0}"\nname_zh = "国标俱乐部"\nname_en = "club"\n'
+    (tmp_path / "club_gbk.toml").write_bytes(text.format("club_gbk").encode("gbk"))
+    (tmp_path / "club_bom.toml").write_bytes(text.format("club_bom").encode("utf-8-sig"))
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    assert load_ruleset("club_bom").name_zh == "国标俱乐部"
+    build_parser()
+    with pytest.raises(ConfigError) as err:
+        parse_config({"rules": {"ruleset": "club_gbk"}}, source="t.toml")
+    assert "club_gbk.toml: line 3 is not UTF-8 text" in str(err.value) and "请以 UTF-8 编码保存" in str(err.value)
