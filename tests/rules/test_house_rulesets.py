@@ -321,3 +321,28 @@ def test_a_house_file_saved_by_a_windows_editor_is_read_or_named_with_what_to_do
     with pytest.raises(ConfigError) as err:
         parse_config({"rules": {"ruleset": "club_gbk"}}, source="t.toml")
     assert "club_gbk.toml: line 3 is not UTF-8 text" in str(err.value) and "请以 UTF-8 编码保存" in str(err.value)
+
+
+@pytest.mark.parametrize("base, body, error", [
+    ("sichuan", '[scoring.fans]\n"清一色" = "lots"\n', "[scoring.fans] 清一色 in club_v.toml must be a whole number"),
+    ("sichuan", '[scoring.fans]\n"清一色" = 2.5\n', "[scoring.fans] 清一色 in club_v.toml must be a whole number"),
+    ("sichuan", '[scoring.fans]\n"清一色" = true\n', "[scoring.fans] 清一色 in club_v.toml must be a whole number"),
+    ("sichuan", '[scoring.fans]\n"清一色" = -2\n', "(0 or more), not -2"),
+    ("tuidaohu", '[scoring.excludes]\n"大三元" = 3\n', "[scoring.excludes] 大三元 in club_v.toml must be a list"),
+    ("nanning", '[scoring.ways]\n"抢杠" = { discard = "nine" }\n', "[scoring.ways] 抢杠 in club_v.toml must be a table"),
+])
+def test_a_fan_value_that_is_no_whole_number_is_refused_when_the_config_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str, body: str, error: str) -> None:
+    """Only the names of a house file's fans were checked: `"清一色" = "lots"` passed `tablectl check` and
+    raised ValueError at the match's first win (a traceback from `tablectl score`), 2.5 was cut to 2 and
+    `true` counted 1 fan without a word."""
+    from table_controller.scoring import ScoringError
+
+    _house(tmp_path, "club_v", base, body)
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ConfigError) as err:
+        parse_config({"rules": {"ruleset": "club_v"}}, source="t.toml")
+    assert error in str(err.value)
+    if base == "sichuan":
+        with pytest.raises(ScoringError, match="must be a whole number"):
+            score_json(FLUSH_PAIRS, "club_v")
