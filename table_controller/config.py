@@ -365,6 +365,11 @@ def _describe(error: dict[str, Any]) -> str:
         close = difflib.get_close_matches(str(error["loc"][-1]), _siblings(tuple(error["loc"])), n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"key {key!r} is not a known setting{hint} (see config/table.example.toml)"
+    if kind == "value_error":
+        # a check of ours: its message says it all. pydantic's "Value error, " before it and the input after
+        # it (for a check of the whole file: every key of it) buried the reason.
+        reason = str(error.get("ctx", {}).get("error", error["msg"]))
+        return reason if not error["loc"] else f"key {key!r}: {reason}"
     got = _shown(error.get("input"), error["loc"][-1] if error["loc"] else None)
     if kind == "literal_error":
         return f"key {key!r}: {error['msg'].lower()}, got {got!r}"

@@ -169,3 +169,19 @@ def test_a_credential_is_written_into_a_config_saved_with_a_byte_order_mark(tmp_
     f.write_bytes('[display]\nreferee_token = "old-pin-1"\n'.encode("utf-8-sig"))
     write_credential(f, REFEREE, "new-pin-2")
     assert load_config(f).display.referee_token == "new-pin-2"
+
+
+def test_a_check_of_the_whole_file_says_its_reason_not_the_whole_file(tmp_path: Path) -> None:
+    """A rule over several keys (four players, tls_cert with tls_key) was "key '(top level)': Value error,
+    players: ... (got {'players': [...], 'display': {...}, 'source': ...})": every key of the file after
+    the reason, on one line of the journal."""
+    f = tmp_path / "t.toml"
+    f.write_text('[display]\nreferee_token = "a-long-pin-1"\n[[players]]\nposition = 1\nname = "甲"\n',
+                 encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    assert str(err.value) == f"{f}: players: exactly four players with positions 1, 2, 3 and 4 are required"
+    with pytest.raises(ConfigError) as err:
+        parse_config({"tournament": {"broker": "http://x"}}, "x.toml")
+    assert str(err.value).startswith("x.toml: key 'tournament.broker': broker 'http://x': expected mqtt://")
+    assert "Value error" not in str(err.value) and "(got" not in str(err.value)
