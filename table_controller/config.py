@@ -365,6 +365,11 @@ def _describe(error: dict[str, Any]) -> str:
         close = difflib.get_close_matches(str(error["loc"][-1]), _siblings(tuple(error["loc"])), n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"key {key!r} is not a known setting{hint} (see config/table.example.toml)"
+    if kind == "value_error":
+        # a check of ours: its message says it all. pydantic's "Value error, " before it and the input after
+        # it (for a check of the whole file: every key of it) buried the reason.
+        reason = str(error.get("ctx", {}).get("error", error["msg"]))
+        return reason if not error["loc"] else f"key {key!r}: {reason}"
     got = _shown(error.get("input"), error["loc"][-1] if error["loc"] else None)
     if kind == "literal_error":
         return f"key {key!r}: {error['msg'].lower()}, got {got!r}"
@@ -390,7 +395,18 @@ def load_config(path: str | Path | None) -> TableConfig:
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read the config file: {exc.strerror}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(config_text(raw))
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"{p}: line {line} is not UTF-8 text (saved as GBK/ANSI?): save the file as UTF-8 / "
+                          f"第 {line} 行不是 UTF-8 编码，请以 UTF-8 编码保存") from None
     return parse_config(data, source=str(p))
+
+
+def config_text(raw: bytes) -> str:
+    """A config file's bytes as the TOML text they hold. The UTF-8 byte-order mark a Windows editor
+    (Notepad) may put first is skipped: TOML refused it as "Invalid statement (at line 1, column 1)",
+    which named nothing the operator could see. Raises UnicodeDecodeError on text that is not UTF-8."""
+    return raw.decode("utf-8-sig")

@@ -113,13 +113,13 @@ def _without(config: Any, key: Key) -> dict[str, Any]:
 def write_credential(path: str | Path, key: Key, value: str) -> None:
     """Set one credential in the config file at `path` (atomically), or raise `CredentialFileError`
     with the file untouched: unreadable, unwritable, or laid out so that the edit is not that one key."""
-    from table_controller.config import ConfigError, load_config, parse_config
+    from table_controller.config import ConfigError, config_text, load_config, parse_config
 
     file = Path(path).resolve()  # a linked config: the file it names is replaced, the link stays
     with _LOCK:
         try:
             before = load_config(file)
-            text = file.read_text(encoding="utf-8")
+            text = config_text(file.read_bytes())  # read as the service reads it (a BOM skipped)
         except (ConfigError, OSError) as exc:
             raise CredentialFileError(f"配置文件无法读取，凭证未更改 / cannot read the config file: {exc}") from None
         edited = with_credential(text, key, value)

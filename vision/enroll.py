@@ -250,6 +250,9 @@ class Enrollment:
             raise EnrollmentError(f"enrollment file {path} not found; make one with `tablectl vision enroll`")
         try:
             data = np.load(path, allow_pickle=False)
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                # a lone array (.npy) has no `.files`: AttributeError, a traceback from `tablectl check`
+                raise ValueError("not an enrollment file (an .npz archive)")
             same = ("template_format" in data.files and "template_kinds" in data.files
                     and np.array_equal(data["template_format"], TEMPLATE_FORMAT))
             # made with other template settings: embeddings only (enroll again for the templates)
@@ -263,8 +266,11 @@ class Enrollment:
                        template_sources)
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             # a damaged or empty file (a card's bad sector, a copy cut short) raised BadZipFile or
-            # EOFError: a traceback from `tablectl vision`, and the service's camera stopped for it
-            raise EnrollmentError(f"enrollment file {path} is unreadable: {exc}") from exc
+            # EOFError: a traceback from `tablectl vision`, and the service's camera stopped for it.
+            # Any other bytes numpy takes for a pickle, and its advice (load it unsafely) is not ours.
+            why = "not an enrollment file" if "pickled" in str(exc) else str(exc)
+            raise EnrollmentError(f"enrollment file {path} is unreadable: {why}; make it again with "
+                                  "`tablectl vision enroll`") from exc
 
 
 #: A tile whose best likeness to every enrolled kind (`Enrollment.similarity`) is under this is unlike

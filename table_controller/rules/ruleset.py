@@ -263,10 +263,18 @@ def load_ruleset(ruleset_id: str, rulesets_dir_: str | os.PathLike[str] | None =
 
 
 def _read_file(path: Path) -> dict[str, Any]:
+    """The file's TOML. A house file saved by a Windows editor is read too: its UTF-8 byte-order mark is
+    skipped, and one saved as GBK ("ANSI" on a Chinese Windows) is named with what to do; it raised
+    UnicodeDecodeError, a traceback from every `tablectl` command, since each lists the rulesets."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        return tomllib.loads(raw.decode("utf-8-sig"))
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}", code="ruleset_toml") from exc
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise RulesetError(f"{path}: line {line} is not UTF-8 text (saved as GBK/ANSI?): save the file as UTF-8 / "
+                           f"第 {line} 行不是 UTF-8 编码，请以 UTF-8 编码保存", code="ruleset_toml") from exc
     except OSError as exc:
         raise RulesetError(f"{path}: cannot read: {exc}", code="ruleset_unreadable") from exc
 

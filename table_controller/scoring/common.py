@@ -34,6 +34,7 @@ NAME_TABLES: tuple[str, ...] = ("fans", "excludes", "patterns", "ways")
 def check_names(table: Mapping[str, Any], registry: Registry) -> None:
     """Every element the tables name is one the scorer knows: a typo in a (house) ruleset's TOML
     must not silently drop a fan. Checked when a table's config is read and again when scoring."""
+    check_values(table)
     named: set[str] = set()
     for key in NAME_TABLES:
         names = table.get(key) or {}
@@ -46,6 +47,32 @@ def check_names(table: Mapping[str, Any], registry: Registry) -> None:
         raise ScoringError("bad_ruleset_table",
                            f"{where} of {table.get('id')} names fans this engine does not know: "
                            f"{', '.join(unknown)}; known: {', '.join(registry.elements)}", "ruleset")
+
+
+def _fan_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def check_values(table: Mapping[str, Any]) -> None:
+    """Every value the name tables give is of their kind: a fan's a whole number of 0 or more, an
+    exclusion's a list of names, a pattern's or way's a table of whole numbers. A house file's
+    `"清一色" = "lots"` loaded and raised ValueError (a traceback) at the match's first win; `2.5` was
+    cut to 2 and `true` read as 1 without a word."""
+    where = f"in {table.get('id')}.toml"
+    for name, value in (table.get("fans") or {}).items():
+        if not _fan_count(value):
+            raise ScoringError("bad_ruleset_table", f"[scoring.fans] {name} {where} must be a whole number of fans "
+                               f"(0 or more), not {value!r}", "ruleset")
+    for name, value in (table.get("excludes") or {}).items():
+        if not isinstance(value, (list, tuple)) or not all(isinstance(n, str) for n in value):
+            raise ScoringError("bad_ruleset_table", f"[scoring.excludes] {name} {where} must be a list of fan "
+                               f'names (["碰碰胡", ...]), not {value!r}', "ruleset")
+    for key in ("patterns", "ways"):
+        for name, value in (table.get(key) or {}).items():
+            if not isinstance(value, Mapping) or not all(_fan_count(v) for v in value.values()):
+                raise ScoringError("bad_ruleset_table", f"[scoring.{key}] {name} {where} must be a table of whole "
+                                   f"numbers (0 or more), such as {{ self_draw = 6, discard = 9 }}, not {value!r}",
+                                   "ruleset")
 
 
 def candidates(hand: HandInput, kinds: list[str], *, wildcard: str | None = None) -> list[str]:

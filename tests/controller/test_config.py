@@ -146,3 +146,42 @@ def test_the_default_ruleset_is_checked_too(tmp_path: Path, monkeypatch: pytest.
     assert "mcr" in str(err.value) and "none found" in str(err.value)
     monkeypatch.delenv("TABLECTL_RULESETS_DIR")
     assert parse_config({"table": {"link": "sim://"}}, source="test").rules.ruleset == "mcr"
+
+
+def test_a_config_saved_by_a_windows_editor_is_read_or_named_with_what_to_do(tmp_path: Path) -> None:
+    """Notepad's UTF-8 byte-order mark was refused as "Invalid statement (at line 1, column 1)", and a
+    file saved as GBK ("ANSI" on a Chinese Windows) was "'utf-8' codec can't decode byte 0xd2 in position 16"."""
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes('[table]\nname = "一号桌"\n'.encode("utf-8-sig"))
+    assert load_config(bom).table.name == "一号桌"
+    gbk = tmp_path / "gbk.toml"
+    gbk.write_bytes('[display]\nport = 8080\n[table]\nname = "一号桌"\n'.encode("gbk"))
+    with pytest.raises(ConfigError) as err:
+        load_config(gbk)
+    assert f"{gbk}: line 4 is not UTF-8 text" in str(err.value) and "请以 UTF-8 编码保存" in str(err.value)
+
+
+def test_a_credential_is_written_into_a_config_saved_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """`tablectl pin` and the page's 更改凭证 read the file as the service does: a BOM is no refusal."""
+    from table_controller.credential_file import REFEREE, write_credential
+
+    f = tmp_path / "t.toml"
+    f.write_bytes('[display]\nreferee_token = "old-pin-1"\n'.encode("utf-8-sig"))
+    write_credential(f, REFEREE, "new-pin-2")
+    assert load_config(f).display.referee_token == "new-pin-2"
+
+
+def test_a_check_of_the_whole_file_says_its_reason_not_the_whole_file(tmp_path: Path) -> None:
+    """A rule over several keys (four players, tls_cert with tls_key) was "key '(top level)': Value error,
+    players: ... (got {'players': [...], 'display': {...}, 'source': ...})": every key of the file after
+    the reason, on one line of the journal."""
+    f = tmp_path / "t.toml"
+    f.write_text('[display]\nreferee_token = "a-long-pin-1"\n[[players]]\nposition = 1\nname = "甲"\n',
+                 encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    assert str(err.value) == f"{f}: players: exactly four players with positions 1, 2, 3 and 4 are required"
+    with pytest.raises(ConfigError) as err:
+        parse_config({"tournament": {"broker": "http://x"}}, "x.toml")
+    assert str(err.value).startswith("x.toml: key 'tournament.broker': broker 'http://x': expected mqtt://")
+    assert "Value error" not in str(err.value) and "(got" not in str(err.value)

@@ -323,3 +323,46 @@ def test_a_house_rulesets_table_points_rank_its_score_sheet(tmp_path: Path, monk
     ranks = table_point_ranks("club_tp")
     assert ranks == (3, 1.5, 0.5, 0)
     assert table_points({"1": 10, "2": 10, "3": 0, "4": -20}, ranks) == {"1": 2.25, "2": 2.25, "3": 0.5, "4": 0}
+
+
+def test_a_house_file_saved_by_a_windows_editor_is_read_or_named_with_what_to_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A house file saved as GBK ("ANSI" on a Chinese Windows) in the venue's folder raised UnicodeDecodeError
+    from every `tablectl` command, `run` and `--help` included (each lists the rulesets it scores); a UTF-8 file
+    with Notepad's byte-order mark was "not valid TOML"."""
+    from table_controller.cli import build_parser
+
+    text = 'extends = "mcr"\nid = "{0}"\nname_zh = "国标俱乐部"\nname_en = "club"\n'
+    (tmp_path / "club_gbk.toml").write_bytes(text.format("club_gbk").encode("gbk"))
+    (tmp_path / "club_bom.toml").write_bytes(text.format("club_bom").encode("utf-8-sig"))
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    assert load_ruleset("club_bom").name_zh == "国标俱乐部"
+    build_parser()
+    with pytest.raises(ConfigError) as err:
+        parse_config({"rules": {"ruleset": "club_gbk"}}, source="t.toml")
+    assert "club_gbk.toml: line 3 is not UTF-8 text" in str(err.value) and "请以 UTF-8 编码保存" in str(err.value)
+
+
+@pytest.mark.parametrize("base, body, error", [
+    ("sichuan", '[scoring.fans]\n"清一色" = "lots"\n', "[scoring.fans] 清一色 in club_v.toml must be a whole number"),
+    ("sichuan", '[scoring.fans]\n"清一色" = 2.5\n', "[scoring.fans] 清一色 in club_v.toml must be a whole number"),
+    ("sichuan", '[scoring.fans]\n"清一色" = true\n', "[scoring.fans] 清一色 in club_v.toml must be a whole number"),
+    ("sichuan", '[scoring.fans]\n"清一色" = -2\n', "(0 or more), not -2"),
+    ("tuidaohu", '[scoring.excludes]\n"大三元" = 3\n', "[scoring.excludes] 大三元 in club_v.toml must be a list"),
+    ("nanning", '[scoring.ways]\n"抢杠" = { discard = "nine" }\n', "[scoring.ways] 抢杠 in club_v.toml must be a table"),
+])
+def test_a_fan_value_that_is_no_whole_number_is_refused_when_the_config_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str, body: str, error: str) -> None:
+    """Only the names of a house file's fans were checked: `"清一色" = "lots"` passed `tablectl check` and
+    raised ValueError at the match's first win (a traceback from `tablectl score`), 2.5 was cut to 2 and
+    `true` counted 1 fan without a word."""
+    from table_controller.scoring import ScoringError
+
+    _house(tmp_path, "club_v", base, body)
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ConfigError) as err:
+        parse_config({"rules": {"ruleset": "club_v"}}, source="t.toml")
+    assert error in str(err.value)
+    if base == "sichuan":
+        with pytest.raises(ScoringError, match="must be a whole number"):
+            score_json(FLUSH_PAIRS, "club_v")

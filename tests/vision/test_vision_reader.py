@@ -122,6 +122,20 @@ def test_enrollment_round_trip_and_reading_order(tmp_path) -> None:
     assert reading_order(centres) == [1, 0, 3, 2]
 
 
+def test_a_file_that_is_no_enrollment_is_named_so_without_numpys_advice(tmp_path) -> None:
+    """A lone array saved as the enrollment (.npy bytes) raised AttributeError ('numpy.ndarray' object has no
+    attribute 'files'): a traceback from `tablectl check`; any other bytes got numpy's "If you trust the
+    file you can load it unsafely using allow_pickle=" as the reason."""
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    (tmp_path / "array.npy").rename(tmp_path / "array.npz")
+    (tmp_path / "text.npz").write_text("not an enrollment\n", encoding="utf-8")
+    for name in ("array.npz", "text.npz"):
+        with pytest.raises(EnrollmentError) as err:
+            Enrollment.load(tmp_path / name)
+        said = str(err.value)
+        assert "not an enrollment file" in said and "tablectl vision enroll" in said and "pickle" not in said
+
+
 def test_symmetric_tiles_take_the_rotation_of_their_seat_zone(reader: TileReader, dorothys) -> None:
     from vision.geometry import PlacedTile, seat_to_plane
 
