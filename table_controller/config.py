@@ -370,7 +370,12 @@ def _describe(error: dict[str, Any]) -> str:
         # it (for a check of the whole file: every key of it) buried the reason.
         reason = str(error.get("ctx", {}).get("error", error["msg"]))
         return reason if not error["loc"] else f"key {key!r}: {reason}"
-    got = _shown(error.get("input"), error["loc"][-1] if error["loc"] else None)
+    last = error["loc"][-1] if error["loc"] else None
+    got = _shown(error.get("input"), last)
+    if kind == "string_type" and last in SECRET_KEYS and isinstance(error.get("input"), (int, float)):
+        # a PIN written as a number (referee_token = 123456): TOML reads it so; say the one thing to do
+        return (f"key {key!r}: 凭证是文字，须加引号（{last} = \"…\"） / a credential is text: put it in quotes "
+                f"({last} = \"…\"; as a number it would lose its leading zeros)")
     if kind == "literal_error":
         return f"key {key!r}: {error['msg'].lower()}, got {got!r}"
     return f"key {key!r}: {error['msg']} (got {got!r})"

@@ -185,3 +185,16 @@ def test_a_check_of_the_whole_file_says_its_reason_not_the_whole_file(tmp_path: 
         parse_config({"tournament": {"broker": "http://x"}}, "x.toml")
     assert str(err.value).startswith("x.toml: key 'tournament.broker': broker 'http://x': expected mqtt://")
     assert "Value error" not in str(err.value) and "(got" not in str(err.value)
+
+
+def test_a_pin_written_as_a_number_is_asked_for_in_quotes_without_being_shown(tmp_path: Path) -> None:
+    """`referee_token = 123456` (TOML reads a number) was "Input should be a valid string (got '<credential not
+    shown>')": right and unhelpful. It says to put the credential in quotes, and still never shows it."""
+    f = tmp_path / "t.toml"
+    f.write_text("[display]\nreferee_token = 482913\noperator_token = 0.5\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    said = str(err.value)
+    assert "key 'display.referee_token': 凭证是文字，须加引号（referee_token = \"…\"）" in said
+    assert "key 'display.operator_token': 凭证是文字，须加引号" in said and "put it in quotes" in said
+    assert "482913" not in said and "0.5" not in said
