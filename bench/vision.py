@@ -203,9 +203,10 @@ def read_scenes(reader: TileReader, scenes: list) -> tuple[list, list[float]]:
 
 
 def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None, one_look: bool = False,
-                second_model: Path | None = None) -> dict:
+                second_model: Path | None = None, size: tuple[int, int] = SceneOptions.size) -> dict:
+    """`size`: the camera's frame (the same felt filling it): a sharper camera than the issue's 1280x960."""
     faces = _faces(style)
-    opts = SceneOptions()
+    opts = SceneOptions(size=size)
     scenes = [render_scene(faces, EVAL_SEED + i, opts) for i in tqdm(range(n_scenes), desc=f"{style}: rendering")]
     kw: dict = {"model": model} if model else {}
     if one_look:
@@ -244,7 +245,8 @@ def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None,
     after_rulings = {**score(pairs_le), "rulings": rulings_e}
     learned = {**score(pairs_l), "rulings": rulings, "frames": LEARN_FRAMES,
                "frame_ms_median": round(1000 * statistics.median(times_l), 1)}
-    out = {"style": style, "scenes": n_scenes, "base": base, "enrolled": after, "learned": learned,
+    out = {"style": style, "scenes": n_scenes, "frame_size": list(size), "base": base, "enrolled": after,
+           "learned": learned,
            "enrolled_then_rulings": after_rulings,
            "frame_ms_median": round(1000 * statistics.median(times), 1),
            "frame_ms_max": round(1000 * max(times), 1),
@@ -269,7 +271,15 @@ def main() -> None:
     ap.add_argument("--second-model", type=Path, default=None,
                     help="ONNX model of the second look (default: the one the model's JSON names, else the model)")
     ap.add_argument("--one-look", action="store_true", help="no second look at unsure crops (vision.reader.SECOND_LOOK_BELOW)")
+    ap.add_argument("--size", default="1280x960",
+                    help="the camera's frame, WxH (default 1280x960, the issue's; the felt fills it alike)")
     args = ap.parse_args()
+    try:
+        size = tuple(int(v) for v in args.size.lower().split("x"))
+        if len(size) != 2 or min(size) < 320:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--size {args.size!r}: give the frame as WxH, e.g. 2560x1920")
     styles = args.styles.split(",") if args.styles else DEV_SETS if args.dev else RESERVED_STYLES
     if args.dev:
         crops = bench_dev_crops(args.model, one_look=args.one_look)
@@ -280,7 +290,8 @@ def main() -> None:
         if args.crops_only:
             print("\nJSON", json.dumps(crops))
             return
-    results = [bench_style(s, args.scenes, not args.no_mahjong_detector, args.model, args.one_look, args.second_model)
+    results = [bench_style(s, args.scenes, not args.no_mahjong_detector, args.model, args.one_look, args.second_model,
+                           size)  # type: ignore[arg-type]
                for s in styles]
     for r in results:
         b, e = r["base"], r["enrolled"]
@@ -303,7 +314,8 @@ def main() -> None:
         print(f"enrollment, then {er['rulings']} rulings on the same {lr['frames']} frames: top-1 all 42 {er['top1_all']} "
               f"(34: {er['top1_34']}, flowers: {er['top1_flowers']}); at threshold: coverage "
               f"{er['coverage_at_threshold']}, accuracy {er['accuracy_at_threshold']}")
-        print(f"frame read time 1280x960: median {r['frame_ms_median']} ms, max {r['frame_ms_max']} ms wall, "
+        print(f"frame read time {r['frame_size'][0]}x{r['frame_size'][1]}: median {r['frame_ms_median']} ms, "
+              f"max {r['frame_ms_max']} ms wall, "
               f"{r['frame_cpu_ms_median']} ms CPU (all threads), load average {r['load_average']} on "
               f"{os.cpu_count()} cores (+ calibration {r['calibrate_ms_median']} ms when the camera moved)   "
               "(target <= 150 ms)")
