@@ -15,6 +15,10 @@ from table_controller import tiles as T
 from table_controller.hand.errors import IllegalAction
 
 
+#: Who deals after a hand the dealer does not keep (`[match] next_dealer`): the next chair, or the first winner (四川)
+NEXT_DEALERS: tuple[str, ...] = ("rotate", "first_winner")
+
+
 @dataclass(frozen=True)
 class MatchRules:
     """Typed options of a session, read from `[match]`."""
@@ -101,6 +105,15 @@ class MatchState:
     def player_of(self, seat: str) -> int:
         """The player (抽签号位) holding `seat` in the coming hand."""
         return self.seating[self.position_of(seat) - 1]
+
+
+def match_problem(table: Mapping[str, Any]) -> str | None:
+    """What a `[match]` table says that the session does not know, or None. Read where a table's config is
+    (`scoring.check_tables`): a misspelt `next_dealer` ("first_winer") passed the deal to the next chair."""
+    who = table.get("next_dealer", "rotate")
+    if who not in NEXT_DEALERS:
+        return f"[match] next_dealer must be one of {', '.join(NEXT_DEALERS)}, not {who!r}"
+    return None
 
 
 def _winds(raw: Any) -> tuple[str, ...]:

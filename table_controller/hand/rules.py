@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
 Continue = Literal["end", "blood_battle", "blood_river"]
+#: What `[flow] continue_after_win` may say: the hand ends at the first win, 血战 plays on without the winners, 血流 with
+CONTINUES: tuple[str, ...] = ("end", "blood_battle", "blood_river")
 
 
 @dataclass(frozen=True)
@@ -51,3 +53,20 @@ class FlowRules:
         from table_controller.scoring.config import flow
 
         return cls.from_table(ruleset, flow(ruleset))
+
+
+def flow_problem(table: Mapping[str, Any]) -> str | None:
+    """What a `[flow]` table says in words the flow does not know, or None. Read where a table's config is
+    (`scoring.check_tables`): a misspelt `continue_after_win` ("blood_rivers") was played as 血战 by some
+    parts and 血流 by others, a misspelt `abortive_draws` kind was dropped, and either only at the table."""
+    from table_controller.hand.abortive import KINDS
+
+    mode = table.get("continue_after_win", "end")
+    if mode not in CONTINUES:
+        return f"[flow] continue_after_win must be one of {', '.join(CONTINUES)}, not {mode!r}"
+    raw = table.get("abortive_draws", ())
+    listed = raw if isinstance(raw, (list, tuple)) else ()
+    unknown = [k for k in listed if k not in KINDS]
+    if not isinstance(raw, (list, tuple)) or unknown:
+        return f"[flow] abortive_draws lists {unknown or raw!r}: the kinds are {', '.join(KINDS)}"
+    return None

@@ -548,6 +548,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
                            f"leave nothing to draw from {total} tiles", code="ruleset_key")
     _check_flow(path, sections.get("flow"), total, hand_end)
     _check_scoring(path, sections.get("scoring"))
+    _check_chow(path, sections.get("flow"), sections.get("scoring"))
 
     return Ruleset(
         id=ruleset_id, name_zh=name_zh, name_en=name_en, source=source, path=path,
@@ -592,6 +593,19 @@ def _check_flow(path: Path, flow: Any, total: int, hand_end: HandEndRule | None)
         raise RulesetError(f"{path}: [flow] horses = {flow['horses']!r} contradicts {have}; set both",
                            code="ruleset_key")
 
+
+
+def _check_chow(path: Path, flow: Any, scoring: Any) -> None:
+    """吃 is said twice where the scorer reads it too (推倒胡, 鸡平胡): `[flow] no_chow` makes the live record refuse a
+    chow, `[scoring] no_chow` the scorer a hand holding one. A house file changing one only (`[flow] no_chow = false`)
+    let the table record chows whose every win was then refused (`bad_meld`), or (`[scoring]`) changed nothing at
+    the table; it is refused, naming the two keys."""
+    if not isinstance(scoring, Mapping) or "no_chow" not in scoring:
+        return
+    played = bool(flow.get("no_chow", False)) if isinstance(flow, Mapping) else False
+    if bool(scoring["no_chow"]) != played:
+        raise RulesetError(f"{path}: [scoring] no_chow = {str(bool(scoring['no_chow'])).lower()} contradicts [flow] "
+                           f"no_chow = {str(played).lower()}; set both", code="ruleset_key")
 
 def _parse_tiles(sec: _Section) -> TileSpec:
     def suits_ok(value: list[Any]) -> str | None:

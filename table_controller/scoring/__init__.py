@@ -115,6 +115,13 @@ def check_tables(ruleset: str) -> None:
     from table_controller.scoring.conditions import for_ruleset
 
     for_ruleset(ruleset)  # a 门槛 name the engine does not know
+    from table_controller.hand.match import match_problem
+    from table_controller.hand.rules import flow_problem
+    from table_controller.scoring.config import flow, match
+
+    problem = flow_problem(flow(ruleset)) or match_problem(match(ruleset))  # a word the hand or session does not know
+    if problem:
+        raise ScoringError("bad_ruleset_table", f"{problem} ({ruleset})", "ruleset")
     if not scored(ruleset):
         return
     module = module_for(ruleset)

@@ -140,6 +140,20 @@ def kong_payment(seat: str, kind: str, discarder: str | None = None,
     return collect(seat, {s: each for s in T.SEATS if s != seat})
 
 
+def check_table(table: Mapping[str, Any]) -> None:
+    """Refuse, when a table's config is read (`scoring.check_tables`), a reading the two texts' choices do not name:
+    `[scoring.baofu] hanging_swap` ends or range, `[scoring.non_winning_end] kong` hold or void. Before, a misspelt one
+    stopped the match at its first 全求独钓 win on a discard, or at the kong that would end the 局."""
+    swap = (table.get("baofu") or {}).get("hanging_swap", "ends")
+    if swap not in ("ends", "range"):
+        raise ScoringError("bad_ruleset_table", f"[scoring.baofu] hanging_swap of {table.get('id')} is ends or range, "
+                           f"not {swap!r}", "ruleset")
+    kong = (table.get("non_winning_end") or {}).get("kong", "hold")
+    if kong not in ("hold", "void"):
+        raise ScoringError("bad_ruleset_table", f"[scoring.non_winning_end] kong of {table.get('id')} is hold or void, "
+                           f"not {kong!r}", "ruleset")
+
+
 def pay_kong(note: Mapping[str, Any], active: tuple[str, ...], table: Mapping[str, Any]) -> dict[str, int]:
     """The engine's kong hook (`scoring.kong_payment`): 杠牌现场汇 from every seat, 倍打 as the note says."""
     return kong_payment(note["seat"], note["kind"], note.get("discarder"), table, double=bool(note.get("double")))

@@ -233,7 +233,8 @@ def _tiles(value: Any, field: str) -> list[str]:
 def check_table(table: Mapping[str, Any]) -> None:
     """Refuse, when a table's config is read (`scoring.check_tables`), the options in a shape the table cannot
     use: `uma` four numbers summing to 0 (thousands by place), `return_points` (返し) a number of points not
-    below `start_points`, `nagashi_mangan` and `held_wait_ready` true or false, `noten_riichi` none or mangan."""
+    below `start_points`, `nagashi_mangan` and `held_wait_ready` true or false, `noten_riichi` none or mangan, `riichi_leftover` first or
+    table."""
     uma = table.get("uma")
     if uma is not None and (not isinstance(uma, (list, tuple)) or len(uma) != 4 or sum(uma) != 0
                             or not all(isinstance(u, (int, float)) and not isinstance(u, bool) for u in uma)):
@@ -244,6 +245,10 @@ def check_table(table: Mapping[str, Any]) -> None:
         if not isinstance(table.get(key, False), bool):
             raise ScoringError("bad_ruleset_table", f"{key} 须为 true 或 false，不是 {table[key]!r} / [scoring] {key} "
                                f"of {table.get('id')} must be true or false", "ruleset")
+    if table.get("riichi_leftover", "table") not in ("first", "table"):  # a misspelt "first" kept the sticks on the table
+        raise ScoringError("bad_ruleset_table", f"终局剩余立直棒须为 first（归第一名）或 table（留在桌上），不是 "
+                           f"{table['riichi_leftover']!r} / [scoring] riichi_leftover of {table.get('id')} must be "
+                           "\"first\" or \"table\"", "ruleset")
     if table.get("noten_riichi", "none") not in ("none", "mangan"):
         raise ScoringError("bad_ruleset_table", f"不听立直须为 none（不罚）或 mangan（满贯罚符），不是 {table['noten_riichi']!r} / "
                            f"[scoring] noten_riichi of {table.get('id')} must be \"none\" or \"mangan\"", "ruleset")

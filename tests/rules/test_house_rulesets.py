@@ -200,11 +200,15 @@ def test_a_house_verdict_names_the_house_ruleset(venue: Path) -> None:
      "[flow] tiles = 144 contradicts [tiles] total = 136; set both"),
     ("tuidaohu", "[hand_end]\ntiles = 2\n", "[flow] horses = 4 contradicts [hand_end] tiles = 2; set both"),
     ("tuidaohu", "[flow]\nhorses = 2\n", "[flow] horses = 2 contradicts [hand_end] tiles = 4; set both"),
+    ("tuidaohu", "[flow]\nno_chow = false\n", "[scoring] no_chow = true contradicts [flow] no_chow = false; set both"),
+    ("tuidaohu", "[scoring]\nno_chow = false\n", "[scoring] no_chow = false contradicts [flow] no_chow = true; set both"),
+    ("jipinghu", "[flow]\nno_chow = true\n", "[scoring] no_chow = false contradicts [flow] no_chow = true; set both"),
 ])
 def test_a_house_change_that_contradicts_a_repeated_key_is_refused(tmp_path: Path, base: str, body: str,
                                                                    error: str) -> None:
     """Before, MCR without flowers kept flowers in the hand's flow (`[flow] tiles` 144), and 两马 in
-    `[hand_end]` left `[flow] horses` at 4."""
+    `[hand_end]` left `[flow] horses` at 4; a 推倒胡 club allowing 吃 in `[flow]` only had the live record take chows
+    and the scorer refuse every win holding one (`bad_meld`)."""
     _house(tmp_path, "club", base, body)
     with pytest.raises(RulesetError) as err:
         load_ruleset("club", tmp_path)
@@ -215,6 +219,8 @@ def test_house_rulesets_that_change_both_load(tmp_path: Path) -> None:
     _house(tmp_path, "mcr_six", "mcr", "[tiles]\ntotal = 136\nflowers = 0\n[wall]\n"
            "lengths = { E = 17, S = 17, W = 17, N = 17 }\n[scoring]\nmin_fan = 6\n[flow]\ntiles = 136\n")
     _house(tmp_path, "tdh2", "tuidaohu", "[scoring]\nwildcard = false\n[hand_end]\ntiles = 2\n[flow]\nhorses = 2\n")
+    _house(tmp_path, "tdh_chow", "tuidaohu", "[scoring]\nno_chow = false\n[flow]\nno_chow = false\n")
+    assert load_ruleset("tdh_chow", tmp_path).sections["flow"]["no_chow"] is False
     assert load_ruleset("mcr_six", tmp_path).tiles == 136
     assert load_ruleset("tdh2", tmp_path).hand_end.tiles == 2  # type: ignore[union-attr]
 
