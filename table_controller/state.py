@@ -907,7 +907,22 @@ def _wall_now(hand: dict[str, Any]) -> None:
                             "last_live": st.last_live}
         if st.plan.ruleset.hand_end is not None:  # 买马 / 钓鱼: the tiles turned up when the hand ends
             hand["wall_now"]["hand_end"] = list(st.hand_end_tiles())
+        must = _must_win_last(hand["ruleset"])
+        if must and st.in_last_zone:
+            # 后4张必胡: the table cannot see who is ready, so it cannot force the win; the referee and the
+            # players are told the rule holds now (the display's warning)
+            hand["wall_now"]["must_win"] = must
     hand["tiles_left"] = hand["wall_now"]["live_left"]
+
+
+def _must_win_last(ruleset_id: str) -> int:
+    """`[flow] must_win_last` (后N张必胡) of a ruleset; 0 where it has none or is unknown."""
+    from table_controller.scoring.config import flow
+
+    try:
+        return int(flow(ruleset_id).get("must_win_last", 0))
+    except Exception:  # an unknown id is reported where it is set
+        return 0
 
 
 def hand_plan(hand: dict[str, Any]) -> Any:

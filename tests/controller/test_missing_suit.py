@@ -192,3 +192,24 @@ def test_a_chow_is_refused_on_the_live_table_where_the_ruleset_has_none(ruleset:
         assert "不可以吃" in problem and "no chow" in problem
     assert _play_problem(fold(events).hand, "play.claim",
                          {"seat": "S", "kind": "pung", "from": "E", "tiles": ["3m"] * 3}) is None
+
+
+@pytest.mark.parametrize("ruleset, must", [("sichuan", 4), ("xueliu", 4), ("mcr", 0)])
+def test_the_last_four_tiles_say_the_must_win_rule_holds(ruleset: str, must: int) -> None:
+    """后4张必胡 (四川, 血流): a ready hand must win on the last 4 tiles. The table cannot see who is ready, so it
+    cannot force it; the display said nothing when the rule began to hold (the wall's state knew). The state's
+    `wall_now.must_win` says it from when 4 live tiles stand to the hand's end, in those rulesets only."""
+    events = _events(ruleset)
+    seen: list[tuple[int, int | None]] = []
+    kinds = [f"{n}{s}" for s in "mps" for n in range(1, 10)] * 4
+    i = 0
+    while True:  # each seat in turn draws and discards to the 海底 and the discard after it
+        events.append(Event(len(events) + 1, float(len(events)), "demo", "play.discard",
+                            {"seat": fold(events).hand["turn"]["seat"], "tile": kinds[i], "by": "demo"}))
+        i += 1
+        hand = fold(events).hand
+        seen.append((hand["tiles_left"], hand["wall_now"].get("must_win")))
+        if hand["tiles_left"] == 0 and hand.get("pending_draw"):
+            break
+    assert [left for left, flag in seen if flag] == ([4, 3, 2, 1, 0] if must else [])
+    assert all(flag in (None, must) for _, flag in seen)

@@ -1374,6 +1374,31 @@ async def test_new_hand_pressed_during_a_hand_asks_before_it_stops_that_hand(ser
     await _until(lambda: service.controller.state.hands and service.controller.state.hands[-1]["result"] == "abandoned")
 
 
+async def test_the_table_page_says_the_last_four_must_be_won_on_under_sichuan(tmp_path: Path, browser: Any) -> None:
+    """后4张必胡 (四川): from the last 4 tiles a ready hand must win; the table cannot see who is ready, so the
+    Table page says the rule holds (it said only 仅余 4 张，海底将至, as under any ruleset)."""
+    svc = TableService(_config(ruleset="sichuan"), tmp_path)
+    await svc.start()
+    try:
+        await svc.controller.wait_linked(10)
+        async with _http(svc) as http:
+            play = await _dealt(svc, http)
+            for seat in "ESWN":
+                await play(type="missing", seat=seat, suit="p")
+            kinds = [f"{n}{s}" for s in "ms" for n in range(1, 10)] * 4
+            i = 0
+            while svc.controller.state.hand.get("tiles_left", 99) > 5:
+                await play(type="discard", seat=svc.controller.state.hand["turn"]["seat"], tile=kinds[i])
+                i += 1
+            page = await _open(browser, svc, "/")
+            assert (await page.inner_text("#last-warn")).startswith("⚠ 仅余 5 张，海底将至")
+            await play(type="discard", seat=svc.controller.state.hand["turn"]["seat"], tile=kinds[i])
+            await page.wait_for_function(
+                "document.querySelector('#last-warn').textContent === '⚠ 仅余 4 张：后4张必胡，听牌的牌出现时必须和'")
+    finally:
+        await svc.stop()
+
+
 async def test_end_hand_with_tiles_left_and_no_win_asks_before_a_draw(service: TableService, browser: Any) -> None:
     """结束本盘 pressed by a slip mid-hand ended it at once as 荒牌, a hand played for the session's count.
     With tiles in the wall and no win the page now asks first."""

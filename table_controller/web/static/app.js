@@ -20,7 +20,7 @@ const I18N = {
         linkUp: "已连接", linkDown: "牌桌连接中断", serviceLost: "显示与服务断开，正在重连…（所示为断开前的状态）", serviceQuiet: "{n} 秒没有收到服务的消息：网络可能已断，正在重连…（所示为断开前的状态）", hand: "第 {n} 盘", round: "{w}风圈", noFaults: "无", seat: { E: "东", S: "南", W: "西", N: "北" },
         breakAt: "{wall}家牌墙 第 {count} 墩（{mode}） · 首抓 {first}", leave: "留下", start_at: "从此开始",
         tileAt: "{wall}家第 {n} 墩{level}", top: "上", bottom: "下",
-        left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", nextThrow: "请 {seat} 家掷骰",
+        left: "余 {n} 张", lastWarn: "⚠ 仅余 {n} 张，海底将至", mustWin: "⚠ 仅余 {left} 张：后{n}张必胡，听牌的牌出现时必须和", nextThrow: "请 {seat} 家掷骰",
         legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌", handend: "马牌/钓鱼" },
         role: { viewer: "观众", operator: "操作员", referee: "裁判", demo: "演示（代裁判）" },
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
@@ -125,7 +125,7 @@ const I18N = {
         linkUp: "linked", linkDown: "table link down", serviceLost: "the display lost the service: reconnecting… (showing the state before)", serviceQuiet: "nothing from the service for {n} s: the network may be down, reconnecting… (showing the state before)", hand: "Hand {n}", round: "{w} round", noFaults: "none", seat: { E: "E", S: "S", W: "W", N: "N" },
         breakAt: "{wall} wall, stack {count} ({mode}) · first tile {first}", leave: "leave", start_at: "start at",
         tileAt: "{wall} wall stack {n} {level}", top: "top", bottom: "bottom",
-        left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", nextThrow: "{seat} to throw",
+        left: "{n} tiles left", lastWarn: "⚠ {n} tiles left: last tile soon", mustWin: "⚠ {left} tiles left: the last {n} must be won on by a ready hand", nextThrow: "{seat} to throw",
         legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator", handend: "horses / fishing" },
         role: { viewer: "viewer", operator: "operator", referee: "referee", demo: "demo (as referee)" },
         act: { penalty: "Penalty", win_read: "Hand read", win_confirm: "Win confirmed", session_start: "Clock started",
@@ -410,6 +410,9 @@ function renderDice(hand) {
                           first: tileAt(deal.first_dealt) })
       + " · " + t("left", { n: left });
     if (left <= 8 && !hand.ended) warn = t("lastWarn", { n: left });
+    // 后4张必胡 (四川, 血流): the rule holds from now on; the table cannot see who is ready, the referee can
+    const must = hand.wall_now && hand.wall_now.must_win;
+    if (must && !hand.ended) warn = t("mustWin", { n: must, left });
   } else if (hand && hand.next_thrower && !hand.ended) {
     text = t("nextThrow", { seat: t("seat." + hand.next_thrower) });
   }
