@@ -524,6 +524,25 @@ async def test_a_round_started_by_mistake_and_undone_leaves_the_hubs_standings(t
         await hub.stop()
 
 
+async def test_a_spare_tables_unplayed_round_leaves_the_standings_when_it_comes_in_later(
+        tmp_path: Path, broker: Broker) -> None:
+    """A spare table, on since the morning with its config's players, comes in for round 3: its round 1,
+    never played, is replaced at the table. Before, the hub kept that round 1 (甲乙丙丁 tied at 0, 1.75
+    标准分 each, ranked and seated) for good; now the table withdraws it."""
+    hub = await _hub(tmp_path, broker)
+    t9 = await _table(tmp_path, broker.url, "t9", ["甲", "乙", "丙", "丁"], seed=1)
+    try:
+        await until(lambda: "t9" in hub.hub.tables and 1 in hub.hub.tables["t9"].states, 10, "the spare's round 1")
+        _new_round(t9, 3, ["戊", "己", "庚", "辛"])
+        await until(lambda: sorted(hub.hub.tables["t9"].states) == [3] and _in_step(hub, t9, "t9"), 10,
+                    "the hub to drop the spare's round 1")
+        players = hub.hub.standings()["players"]
+        assert {p["name"]: [t["round"] for t in p["tables"]] for p in players} == {n: [3] for n in "戊己庚辛"}
+    finally:
+        await t9.stop()
+        await hub.stop()
+
+
 def test_the_hub_keeps_each_tables_alerts_from_its_events_in_order(tmp_path: Path) -> None:
     """A fault, the link and the camera raise an alert and their clear ends it; a clear that
     arrives before the events ahead of it waits for them (it never lands before its raise)."""
