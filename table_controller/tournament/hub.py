@@ -690,6 +690,10 @@ class Hub:
         name = self.names.get(table_id)
         return {**found, "table_name": name} if name else found
 
+    def counted_rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
+        """The table's standing of each round as the ranking counts it (`_rounds`): the archive's."""
+        return self._rounds(table_id)
+
     def _rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
         """The table's standing of each round it played, a round the organiser ended as it was ended."""
         table = self.tables.get(table_id)
