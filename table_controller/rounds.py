@@ -127,18 +127,23 @@ def reopen(s: "TableState", target: dict[str, Any]) -> None:
 
 
 def withdrawn(s: "TableState") -> dict[int, dict[str, Any]]:
-    """Rounds started and then undone that no longer exist at this table, with the players they
-    named: the hub must drop what it was sent of them."""
-    from table_controller.referee import active
-
+    """Rounds that no longer exist at this table, each with the `referee.round_start` that ended it: the
+    hub must drop what it was sent of them. A round started and then undone; and a round with nothing on
+    its sheet replaced by a round of another number (a spare table's round 1 of its config's players, never
+    played, when it comes in for round 3; round 2 keyed where round 3 was meant): the hub held that round's
+    standing, all four tied at 0 and sharing 1.75 标准分 each, and added it up for good. Every round's
+    actions are read, not only the current one's: the start of a later round moves them into a closed round."""
     live = set(numbers(s))
-    gone = {}
-    for a in s.actions:
-        if a["type"] == "referee.round_start" and a.get("undone") and not a.get("error") and a["round"] not in live:
+    actions = [a for r in s.rounds for a in r.get("actions", [])] + list(s.actions)
+    gone: dict[int, dict[str, Any]] = {}
+    for a in actions:
+        if a["type"] != "referee.round_start" or a.get("error"):
+            continue
+        if a.get("undone"):
             gone[a["round"]] = a
-    for a in active(s.actions, "referee.round_start"):
-        gone.pop(a.get("round"), None)
-    return gone
+        elif a.get("replaces") is not None and a["replaces"] != a["round"]:
+            gone[a["replaces"]] = a
+    return {number: a for number, a in gone.items() if number not in live}
 
 
 def _has_sheet(s: "TableState") -> bool:

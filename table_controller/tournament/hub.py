@@ -95,6 +95,9 @@ class TableLog:
         # Since when the table has been cut off from the broker: its retained will comes again at each
         # hub start, and the alert's 分钟 must count from the loss, not from the hub's restart
         self._db.execute("CREATE TABLE IF NOT EXISTS cut_off (id INTEGER PRIMARY KEY CHECK (id = 1), since REAL NOT NULL)")
+        # Rounds the table withdrew, with the seq of its word (`set_state`): a standing or record of the round
+        # from before it, delivered again or late, must not bring the round back
+        self._db.execute("CREATE TABLE IF NOT EXISTS withdrawn (round INTEGER PRIMARY KEY, seq INTEGER NOT NULL)")
         if "summary" not in {r[1] for r in self._db.execute("PRAGMA table_info(hand_records)")}:
             self._db.execute("ALTER TABLE hand_records ADD COLUMN summary TEXT")  # a file from before
         self._migrate()
@@ -249,12 +252,23 @@ class TableLog:
             self._follow()
         return "new"
 
+    def _withdrawn_after(self, round_no: int, seq: int) -> bool:
+        """The table withdrew round `round_no` at or after `seq`: what it sent of the round before is void."""
+        row = self._db.execute("SELECT seq FROM withdrawn WHERE round = ?", (round_no,)).fetchone()
+        return row is not None and seq <= int(row[0])
+
     def set_state(self, msg: StateMsg, received: float) -> bool:
-        """Keep the newer standing of its round only (a retained message may be older than one here)."""
+        """Keep the newer standing of its round only (a retained message may be older than one here). A round
+        withdrawn is remembered with the seq of the withdrawal: a standing of it from before, delivered again
+        (QoS 1 is at least once) or late, brought the round back into the standings, 1.75 标准分 each."""
         held = self.states.get(msg.round)
         if held is not None and msg.seq < held["seq"]:
             return False
+        if self._withdrawn_after(msg.round, msg.seq) and not msg.withdrawn:
+            return False
         if msg.withdrawn:  # a round started by mistake, its start undone at the table
+            self._db.execute("INSERT INTO withdrawn (round, seq) VALUES (?, ?) ON CONFLICT(round)"
+                             " DO UPDATE SET seq = MAX(seq, excluded.seq)", (msg.round, msg.seq))
             self._db.execute("DELETE FROM rounds WHERE round = ?", (msg.round,))
             self._db.execute("DELETE FROM hand_records WHERE round = ?", (msg.round,))
             self.states.pop(msg.round, None)
@@ -272,7 +286,7 @@ class TableLog:
         """Keep a hand's record unless a newer one (by the table's seq) is here already."""
         row = self._db.execute("SELECT seq FROM hand_records WHERE round = ? AND hand_no = ?",
                                (msg.round, msg.hand_no)).fetchone()
-        if row is not None and int(row[0]) > msg.seq:
+        if (row is not None and int(row[0]) > msg.seq) or self._withdrawn_after(msg.round, msg.seq):
             return False
         made = summary(msg.record)
         self._db.execute("INSERT INTO hand_records (round, hand_no, seq, record, received, summary)"
@@ -689,6 +703,10 @@ class Hub:
         found = json.loads(kept)
         name = self.names.get(table_id)
         return {**found, "table_name": name} if name else found
+
+    def counted_rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
+        """The table's standing of each round as the ranking counts it (`_rounds`): the archive's."""
+        return self._rounds(table_id)
 
     def _rounds(self, table_id: str) -> dict[int, dict[str, Any]]:
         """The table's standing of each round it played, a round the organiser ended as it was ended."""

@@ -292,15 +292,24 @@ class ArchiveParts:
     standings: dict[str, Any]
     stats: dict[str, Any]
     seatings: list[dict[str, Any]]
-    #: per table, by id: (its id, its rounds' standings, the name the organiser gave it, its records as kept)
-    tables: list[tuple[str, dict[Any, Any], str, list[str]]]
+    #: per table, by id: (its id, its rounds' standings as counted, the name the organiser gave it, its records
+    #: as kept, and the rounds whose standing as the table sent it is not the one counted, by round)
+    tables: list[tuple[str, dict[Any, Any], str, list[str], dict[Any, Any]]]
+    #: the organiser's decisions, in order (`Hub.decisions`)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def archive_parts(hub: Any) -> ArchiveParts:
-    """The archive's contents, read (the records left as JSON text: parsing them is most of the cost)."""
-    return ArchiveParts(hub.standings(), hub.stats(), hub.seatings(),
-                        [(table_id, dict(table.states), hub.names.get(table_id) or "", table.records_json())
-                         for table_id, table in sorted(hub.tables.items())])
+    """The archive's contents, read (the records left as JSON text: parsing them is most of the cost). A
+    table's rounds are the standings the ranking counts (`Hub.counted_rounds`: a round the organiser ended, as
+    ended), with the organiser's decisions: the archive held the table's later standing of such a round and
+    no decisions, so the standings in it could not be counted again from it."""
+    tables = []
+    for table_id, table in sorted(hub.tables.items()):
+        counted = hub.counted_rounds(table_id)
+        sent = {n: st for n, st in table.states.items() if counted.get(n) is not st}
+        tables.append((table_id, counted, hub.names.get(table_id) or "", table.records_json(), sent))
+    return ArchiveParts(hub.standings(), hub.stats(), hub.seatings(), tables, hub.decisions())
 
 
 def archive_zip(parts: ArchiveParts) -> bytes:
@@ -321,11 +330,14 @@ def archive_zip(parts: ArchiveParts) -> bytes:
         z.writestr("standings.csv", standings_to_csv(parts.standings))
         z.writestr("stats.json", dump(parts.stats))
         z.writestr("seatings.json", dump(parts.seatings))
-        for table_id, states, name, kept in parts.tables:
+        z.writestr("decisions.json", dump(parts.decisions))
+        for table_id, states, name, kept, sent in parts.tables:
             records = [json.loads(r) for r in kept]
             if name:
                 records = [{**r, "table_name": name} for r in records]
             z.writestr(f"tables/{table_id}/rounds.json", dump(states))
+            if sent:  # a round the organiser ended: what the table sent of it later, kept, not counted
+                z.writestr(f"tables/{table_id}/rounds_as_sent.json", dump(sent))
             z.writestr(f"tables/{table_id}/records.json", dump(records))
             z.writestr(f"tables/{table_id}/records.txt", "\n".join(as_text(r) for r in records))
     return out.getvalue()

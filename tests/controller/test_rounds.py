@@ -189,6 +189,24 @@ def test_a_round_started_by_mistake_is_undone_and_the_closed_round_comes_back_wh
     assert s.round == 2 and [r["round"] for r in s.rounds] == [1] and rounds.withdrawn(s) == {}
 
 
+def test_a_round_replaced_by_another_number_is_withdrawn_at_the_hub_even_after_later_rounds_close() -> None:
+    """Round 2 keyed where round 3 was meant: round 2 had nothing on its sheet and is replaced, and the
+    table no longer has it. Before, only an undone start withdrew a round: the hub kept round 2's standing
+    (four players tied at 0, 1.75 标准分 each) and added it up. Still withdrawn once round 3 has closed."""
+    log = _session()
+    log.add("operator", "operator.hand_end", {"hand_no": 2, "result": "draw"})
+    log.ref("referee.round_start", round=2, players=ROUND_2)
+    log.ref("referee.round_start", round=3, players=ROUND_2)
+    assert list(rounds.withdrawn(log.state())) == [2]
+    log.start(hand_no=1, dealer=1)
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    log.ref("referee.round_start", round=4, players=ROUND_2)
+    s = log.state()
+    assert rounds.numbers(s) == [1, 3, 4] and list(rounds.withdrawn(s)) == [2]
+    log.ref("referee.round_start", round=4, players={**ROUND_2, "4": "癸"})  # a correction: the same number
+    assert list(rounds.withdrawn(log.state())) == [2]
+
+
 def test_undoing_a_correction_puts_the_players_back_and_a_round_under_way_cannot_be_undone() -> None:
     log = _session()
     log.add("operator", "operator.hand_end", {"hand_no": 2, "result": "draw"})

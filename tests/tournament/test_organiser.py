@@ -326,3 +326,35 @@ async def test_a_round_that_is_no_number_is_refused_with_words_over_http(tmp_pat
             assert ended.status_code == 200 and ended.json()["data"]["round"] == 1, ended.text
     finally:
         await hub.stop()
+
+
+def test_the_archive_holds_a_round_ended_by_the_organiser_as_counted_and_the_decisions(tmp_path: Path) -> None:
+    """t03's round 2 is ended with the scores so far, and its Pi, back, sends a later standing of the round
+    (kept, not counted). Before, the archive's tables/t03/rounds.json held that later standing and the archive
+    had no decisions: the standings in it could not be counted again from it."""
+    import io
+    import zipfile
+
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        _play(hub, hub.pairings())
+        second = hub.pairings()
+        _play(hub, second, skip="t03")
+        seats = next(t for t in second["tables"] if t["table_id"] == "t03")["seats"]
+        hub.handle("mahjong/cup/t03/state", _state("t03", seats, [12, 4, -6, -10], 2, seq=180, final=False, hands=9))
+        body = {"action": "round_end", "table_id": "t03", "reason": "牌桌故障"}
+        assert client.post("/api/organiser", json=body, headers=AUTH).status_code == 200
+        hub.handle("mahjong/cup/t03/state", _state("t03", seats, [-40, 4, 26, 10], 2, seq=260, hands=16))
+        counted = {p["id"]: t["points"] for p in hub.standings()["players"] for t in p["tables"]
+                   if t["table_id"] == "t03" and t["round"] == 2}
+        assert counted == {seats[c]["id"]: v for c, v in zip("1234", [12, 4, -6, -10])}
+        archive = zipfile.ZipFile(io.BytesIO(client.get("/api/archive.zip").content))
+        rounds = json.loads(archive.read("tables/t03/rounds.json"))
+        assert rounds["2"]["totals"] == {"1": 12, "2": 4, "3": -6, "4": -10} and rounds["2"]["ended_by_organiser"]
+        assert json.loads(archive.read("tables/t03/rounds_as_sent.json"))["2"]["totals"]["1"] == -40
+        assert [d["action"] for d in json.loads(archive.read("decisions.json"))] == ["round_end"]
+        assert "tables/t01/rounds_as_sent.json" not in archive.namelist()  # nothing ended there
+    finally:
+        hub.close()

@@ -297,7 +297,7 @@ def test_player_statistics_come_from_the_hands_records(tmp_path: Path) -> None:
         got = TestClient(create_hub_app(hub)).get("/api/archive.zip")
         assert got.status_code == 200 and "cup-archive.zip" in got.headers["content-disposition"]
         z = zipfile.ZipFile(io.BytesIO(got.content))
-        assert set(z.namelist()) == {"standings.json", "standings.csv", "stats.json", "seatings.json",
+        assert set(z.namelist()) == {"standings.json", "standings.csv", "stats.json", "seatings.json", "decisions.json",
                                      "tables/t1/rounds.json", "tables/t1/records.json", "tables/t1/records.txt"}
         assert [r["hand_no"] for r in json.loads(z.read("tables/t1/records.json"))] == [1, 2, 3, 4]
         assert "乙" in z.read("standings.csv").decode("utf-8-sig")

@@ -524,6 +524,62 @@ async def test_a_round_started_by_mistake_and_undone_leaves_the_hubs_standings(t
         await hub.stop()
 
 
+async def test_a_spare_tables_unplayed_round_leaves_the_standings_when_it_comes_in_later(
+        tmp_path: Path, broker: Broker) -> None:
+    """A spare table, on since the morning with its config's players, comes in for round 3: its round 1,
+    never played, is replaced at the table. Before, the hub kept that round 1 (甲乙丙丁 tied at 0, 1.75
+    标准分 each, ranked and seated) for good; now the table withdraws it."""
+    hub = await _hub(tmp_path, broker)
+    t9 = await _table(tmp_path, broker.url, "t9", ["甲", "乙", "丙", "丁"], seed=1)
+    try:
+        await until(lambda: "t9" in hub.hub.tables and 1 in hub.hub.tables["t9"].states, 10, "the spare's round 1")
+        _new_round(t9, 3, ["戊", "己", "庚", "辛"])
+        await until(lambda: sorted(hub.hub.tables["t9"].states) == [3] and _in_step(hub, t9, "t9"), 10,
+                    "the hub to drop the spare's round 1")
+        players = hub.hub.standings()["players"]
+        assert {p["name"]: [t["round"] for t in p["tables"]] for p in players} == {n: [3] for n in "戊己庚辛"}
+    finally:
+        await t9.stop()
+        await hub.stop()
+
+
+def test_a_withdrawn_rounds_standing_or_record_delivered_again_does_not_bring_it_back(tmp_path: Path) -> None:
+    """QoS 1 delivers at least once, and a hub restarted on its files hears its tables again: round 2's
+    standing (and a record) from before its withdrawal, coming after it, brought round 2 back into the
+    standings (1.75 标准分 each) for good. The round started again for real (a later seq) is taken."""
+    from table_controller.tournament.hub import Hub
+    from table_controller.tournament.wire import RecordMsg, StateMsg, encode
+
+    def standing(seq: int, number: int, withdrawn: bool = False) -> bytes:
+        return encode(StateMsg(v=1, tournament=TOURNAMENT, table_id="t1", seq=seq, round=number, at=1.0,
+                               table_name="t1", ruleset="mcr", players=dict(zip("1234", "甲乙丙丁")),
+                               totals=dict.fromkeys("1234", 0), table_points=dict.fromkeys("1234", 1.75),
+                               final=False, hand_no=None, hands_played=0, phase="idle", phase_zh="空闲",
+                               withdrawn=withdrawn))
+
+    record = encode(RecordMsg(v=1, tournament=TOURNAMENT, table_id="t1", seq=61, round=2, hand_no=1,
+                              record={"view": "public", "round": 2, "hand_no": 1, "result": "draw", "seats": {}}))
+    topic = f"mahjong/{TOURNAMENT}/t1"
+    hub = Hub("mqtt://127.0.0.1:1", TOURNAMENT, tmp_path)
+    try:
+        hub.handle(f"{topic}/state", standing(50, 1))
+        hub.handle(f"{topic}/state", standing(60, 2))
+        hub.handle(f"{topic}/state", standing(70, 2, withdrawn=True))
+        assert sorted(hub.tables["t1"].states) == [1]
+    finally:
+        hub.close()
+    hub = Hub("mqtt://127.0.0.1:1", TOURNAMENT, tmp_path)  # restarted: the withdrawal is in its files
+    try:
+        hub.handle(f"{topic}/state", standing(60, 2))
+        hub.handle(f"{topic}/records", record)
+        assert sorted(hub.tables["t1"].states) == [1] and hub.tables["t1"].records(2) == []
+        assert [t["round"] for p in hub.standings()["players"] for t in p["tables"]] == [1, 1, 1, 1]
+        hub.handle(f"{topic}/state", standing(90, 2))  # round 2 started again, for real
+        assert sorted(hub.tables["t1"].states) == [1, 2]
+    finally:
+        hub.close()
+
+
 def test_the_hub_keeps_each_tables_alerts_from_its_events_in_order(tmp_path: Path) -> None:
     """A fault, the link and the camera raise an alert and their clear ends it; a clear that
     arrives before the events ahead of it waits for them (it never lands before its raise)."""
