@@ -607,6 +607,7 @@ def _check_chow(path: Path, flow: Any, scoring: Any) -> None:
         raise RulesetError(f"{path}: [scoring] no_chow = {str(bool(scoring['no_chow'])).lower()} contradicts [flow] "
                            f"no_chow = {str(played).lower()}; set both", code="ruleset_key")
 
+
 def _parse_tiles(sec: _Section) -> TileSpec:
     def suits_ok(value: list[Any]) -> str | None:
         if not all(s in ("m", "p", "s") for s in value) or len(set(value)) != len(value):

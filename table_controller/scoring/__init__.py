@@ -125,6 +125,14 @@ def check_tables(ruleset: str) -> None:
     if not scored(ruleset):
         return
     module = module_for(ruleset)
+    if getattr(module, "CHOWS", True) is False and not flow(ruleset).get("no_chow", False):
+        # the live record would take chows whose every win the scorer then refuses (bad_meld)
+        raise ScoringError("bad_ruleset_table", f"{ruleset}: 不能吃牌，[flow] no_chow 须为 true / its scorer takes no "
+                           "hand holding a chow: [flow] no_chow must stay true", "ruleset")
+    min_fan = scoring(ruleset).get("min_fan")
+    if min_fan is not None and (isinstance(min_fan, bool) or not isinstance(min_fan, int) or min_fan < 0):
+        raise ScoringError("bad_ruleset_table", f"{ruleset}: [scoring] min_fan 须为不小于 0 的整数，不是 {min_fan!r} / "
+                           "must be a whole number of fans, 0 or more", "ruleset")
     registry = getattr(module, "REGISTRY", None)
     if registry is not None:
         check_names(scoring(ruleset), registry)

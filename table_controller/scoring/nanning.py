@@ -43,6 +43,8 @@ from table_controller.scoring.result import Fan, ScoreResult, Share, Step, refus
 
 RULESET = "nanning"
 REGISTRY = Registry(RULESET)
+#: 可碰，可杠，可胡，不可吃: the scorer refuses a hand holding a chow, so `check_tables` keeps `[flow] no_chow` true
+CHOWS = False
 for _name, _check in (
     ("推倒胡", E.standard), ("对对胡", E.all_pungs), ("清一色", E.full_flush), ("七小对", E.seven_pairs),
     ("七大对", E.luxury_seven_pairs), ("超豪华七对", E.double_luxury_seven_pairs),
@@ -58,7 +60,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     """The hand's value in 张 and who pays it (module docstring)."""
     table = table or scoring(RULESET)
     ruleset = str(table.get("id", RULESET))  # a house ruleset's verdict names it
-    if any(m.type == "chi" for m in hand.melds):
+    if not CHOWS and any(m.type == "chi" for m in hand.melds):
         raise ScoringError("bad_meld", "南宁麻将不可吃 (no chows)", "melds")
     if hand.flowers:
         raise ScoringError("bad_tile", "南宁麻将 136 张，没有花牌", "flowers")

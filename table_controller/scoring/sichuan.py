@@ -23,6 +23,9 @@ from table_controller.scoring.result import Fan, ScoreResult, Step, refuse, sett
 
 RULESET = "sichuan"
 REGISTRY = Registry(RULESET)
+#: seed 003 成都麻将主要规则: 不能吃牌. The scorer refuses every hand holding a chow, so `check_tables` keeps
+#: `[flow] no_chow` true (a house file's `no_chow = false` had the table record chows no win could hold)
+CHOWS = False
 for _name, _check in (
     ("根", E.roots), ("对对和", E.all_pungs), ("七对", E.seven_pairs), ("清一色", E.full_flush),
     ("杠上开花", E.kong_replacement_win), ("杠上炮", E.kong_discard_win), ("抢杠", E.rob_kong),
@@ -66,7 +69,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None, ruleset: str 
     table = table or scoring(RULESET)
     check_tiles(hand)
     ruleset = str(table.get("id", ruleset))
-    if any(m.type == "chi" for m in hand.melds):  # seed 003 成都麻将主要规则: 不能吃牌 ([flow] no_chow)
+    if not CHOWS and any(m.type == "chi" for m in hand.melds):  # seed 003 成都麻将主要规则: 不能吃牌
         raise ScoringError("bad_meld", f"{ruleset}: 不能吃牌 (no chows)", "melds")
     if len(suits_of(hand.all_tiles())) > 2:
         return refuse(ruleset, "three_suits", "未缺一门 (花猪) 不能和牌")

@@ -63,3 +63,29 @@ def test_every_word_the_docs_give_is_taken(tmp_path: Path, monkeypatch: pytest.M
                                      "nanning", "hebei", "shanghai", "hainan", "neimeng"])
 def test_the_shipped_rulesets_say_only_known_words(ruleset: str) -> None:
     check_tables(ruleset)
+
+
+@pytest.mark.parametrize("base, body, error", [
+    # the live record took chows (its [flow] allowed them) that the scorer refuses in every win (bad_meld)
+    ("sichuan", "[flow]\nno_chow = false", ""),
+    ("xueliu", "[flow]\nno_chow = false", ""),
+    ("nanning", "[flow]\nno_chow = false", ""),
+    # 起和 below 0 fans, or a part of one, loaded and let every hand win (or none)
+    ("mcr", "[scoring]\nmin_fan = -3", "[scoring] min_fan 须为不小于 0 的整数，不是 -3"),
+    ("jipinghu", "[scoring]\nmin_fan = -1", "不是 -1"),
+])
+def test_a_rule_the_scorer_cannot_keep_is_refused_when_the_table_is_configured(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str, body: str, error: str) -> None:
+    club = _venue(tmp_path, monkeypatch, base, body)
+    with pytest.raises(ScoringError) as err:
+        check_tables(club)
+    said = str(err.value)
+    assert err.value.code == "bad_ruleset_table"
+    assert ("不能吃牌，[flow] no_chow 须为 true" in said) if "no_chow" in body else error in said
+
+
+@pytest.mark.parametrize("base, body", [("sichuan", "[flow]\nno_chow = true"), ("mcr", "[scoring]\nmin_fan = 0"),
+                                        ("jipinghu", "[scoring]\nmin_fan = 3")])
+def test_the_same_rules_kept_as_the_scorer_can_are_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str,
+                                                         body: str) -> None:
+    check_tables(_venue(tmp_path, monkeypatch, base, body))
