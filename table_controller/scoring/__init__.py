@@ -109,7 +109,7 @@ def check_tables(ruleset: str) -> None:
     """Refuse, when a table's ruleset is chosen, what its scoring tables name that the scorer does not
     know (a house file's `[scoring.fans] 清一sè = 2`), rather than at the match's first win. MCR's fans
     come from pymahjonggb and riichi's yaku from code: their tables name none."""
-    from table_controller.scoring.common import check_names
+    from table_controller.scoring.common import NAME_TABLES, check_names
     from table_controller.scoring.rulesets import module_for
 
     from table_controller.scoring.conditions import for_ruleset
@@ -134,6 +134,15 @@ def check_tables(ruleset: str) -> None:
         raise ScoringError("bad_ruleset_table", f"{ruleset}: [scoring] min_fan 须为不小于 0 的整数，不是 {min_fan!r} / "
                            "must be a whole number of fans, 0 or more", "ruleset")
     registry = getattr(module, "REGISTRY", None)
+    # a name table the scorer never reads changes nothing: MCR's 81 fans are pymahjonggb's, riichi's yaku code,
+    # 南宁 counts by patterns and ways; a house file's `[scoring.fans] "清一色" = 30` loaded there without a word
+    reads = getattr(module, "NAME_TABLES", ("fans", "excludes") if registry is not None else ())
+    unread = [k for k in NAME_TABLES if scoring(ruleset).get(k) and k not in reads]
+    if unread:
+        listed = "、".join(f"[scoring.{k}]" for k in unread)
+        raise ScoringError("bad_ruleset_table", f"{ruleset}: {listed} 不起作用，此规则的计分不读它 / its scorer does not "
+                           f"read {listed}" + (f" (it reads {', '.join(reads)})" if reads else "") + ": take it out",
+                           "ruleset")
     if registry is not None:
         check_names(scoring(ruleset), registry)
     own = getattr(module, "check_table", None)  # a module's own values (河北's 基点 among 1, 2, 3)

@@ -28,6 +28,8 @@ RULESET = "hebei"
 #: The one element: 和牌, the 最一般玩法's four sets and a pair.
 WIN = "和牌"
 REGISTRY = Registry(RULESET)
+#: no name table is read: the one element 和牌 is worth the 基点 (`scoring.check_tables` refuses them)
+NAME_TABLES: tuple[str, ...] = ()
 REGISTRY.add(WIN, E.standard)
 
 

@@ -43,6 +43,8 @@ from table_controller.scoring.result import Fan, ScoreResult, Share, Step, refus
 
 RULESET = "nanning"
 REGISTRY = Registry(RULESET)
+#: the name tables this scorer reads (`scoring.check_tables` refuses the others): values by pattern and by way
+NAME_TABLES = ("patterns", "ways", "excludes")
 #: 可碰，可杠，可胡，不可吃: the scorer refuses a hand holding a chow, so `check_tables` keeps `[flow] no_chow` true
 CHOWS = False
 for _name, _check in (

@@ -89,3 +89,27 @@ def test_a_rule_the_scorer_cannot_keep_is_refused_when_the_table_is_configured(
 def test_the_same_rules_kept_as_the_scorer_can_are_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str,
                                                          body: str) -> None:
     check_tables(_venue(tmp_path, monkeypatch, base, body))
+
+
+@pytest.mark.parametrize("base, body, unread", [
+    ("mcr", '[scoring.fans]\n"清一色" = 30', "[scoring.fans]"),  # 国标's fans are pymahjonggb's
+    ("riichi", '[scoring.fans]\n"立直" = 2', "[scoring.fans]"),
+    ("nanning", '[scoring.fans]\n"清一色" = 3', "[scoring.fans]"),  # 南宁 counts by patterns and ways
+    ("hebei", '[scoring.fans]\n"和牌" = 5', "[scoring.fans]"),  # 和牌 is worth the 基点
+    ("sichuan", '[scoring.patterns]\n"清一色" = { self_draw = 6 }', "[scoring.patterns]"),
+])
+def test_a_fan_table_the_scorer_never_reads_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str,
+                                                       body: str, unread: str) -> None:
+    """It loaded without a word and changed nothing: a venue's 清一色 = 30 under 国标 scored 24 as before."""
+    club = _venue(tmp_path, monkeypatch, base, body)
+    with pytest.raises(ScoringError) as err:
+        check_tables(club)
+    assert err.value.code == "bad_ruleset_table" and f"{unread} 不起作用" in str(err.value)
+
+
+@pytest.mark.parametrize("base, body", [("sichuan", '[scoring.fans]\n"清一色" = 3'),
+                                        ("nanning", '[scoring.patterns]\n"清一色" = { self_draw = 6, discard = 9 }'),
+                                        ("tuidaohu", '[scoring.excludes]\n"清一色" = ["碰碰胡"]')])
+def test_a_fan_table_the_scorer_reads_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str,
+                                               body: str) -> None:
+    check_tables(_venue(tmp_path, monkeypatch, base, body))
