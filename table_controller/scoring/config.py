@@ -151,7 +151,7 @@ def _tables(ruleset: str, directory: str) -> Mapping[str, Any]:
 
 def _read(ruleset: str, directory: str) -> dict[str, Any]:
     """Copies of the ruleset file's `[scoring]`, `[match]` and `[flow]` tables, those it has. `[scoring]`
-    gains `hand_end`, the file's 买马 / 钓鱼 as loaded (`kind`, `counts_from`, `honour_values`), where it has one:
+    gains `hand_end`, the file's 买马 / 钓鱼 as loaded (`kind`, `counts_from`, `tiles`, `honour_values`), where it has one:
     the scorer counts a horse's seat from it, not from a table of its own."""
     from table_controller.rules import RulesError, load_ruleset
 
@@ -163,7 +163,7 @@ def _read(ruleset: str, directory: str) -> dict[str, Any]:
     tables = {k: dict(sections[k]) for k in ("scoring", "match", "flow") if k in sections}
     if "scoring" in tables and rs.hand_end is not None:
         end = rs.hand_end
-        tables["scoring"]["hand_end"] = {"kind": end.kind, "counts_from": end.counts_from,
+        tables["scoring"]["hand_end"] = {"kind": end.kind, "counts_from": end.counts_from, "tiles": end.tiles,
                                          "honour_values": dict(end.honour_values)}
     return tables
 

@@ -151,6 +151,11 @@ def horse_payments(hand: HandInput, pay: Mapping[str, int], horses: list[str],
     seats = []
     tables = []
     origin = str(hand.options.get("horse_origin", hand.winner))
+    end = (table or scoring("tuidaohu")).get("hand_end")
+    most = end.get("tiles") if isinstance(end, Mapping) else None
+    if horses and isinstance(most, int) and len(horses) > most:  # fewer: the wall ran short of them
+        raise ScoringError("bad_field", f"买马 {most} 张，不是 {len(horses)} 张 / this table turns up {most} horses, "
+                           f"not {len(horses)}", "options.horses")
     for i, tile in enumerate(horses):
         if not T.is_tile(tile) or T.is_flower(tile):
             raise ScoringError("bad_tile", f"not a horse tile: {tile!r}", f"options.horses[{i}]")

@@ -67,6 +67,15 @@ def test_horses_may_be_written_as_a_string_of_tiles() -> None:
     assert listed["valid"] and written["payments"] == listed["payments"]
 
 
+def test_more_horses_than_the_table_turns_up_are_refused() -> None:
+    """推倒胡 turns up `[hand_end] tiles` horses (4): a fifth keyed by a slip was scored as a horse and paid.
+    Fewer stand (the wall ran short of them)."""
+    err = _error({**OPEN, "win": "self_draw", "options": {"horses": "1m 5p 9s 2z 3m"}}, "tuidaohu")
+    assert err.code == "bad_field" and err.field == "options.horses" and "买马 4 张，不是 5 张" in str(err)
+    assert score_json({**OPEN, "win": "self_draw", "options": {"horses": "1m 5p 9s 2z"}}, "tuidaohu")["valid"]
+    assert score_json({**OPEN, "win": "self_draw", "options": {"horses": "1m"}}, "tuidaohu")["valid"]
+
+
 KONG_WIN = {"seat_wind": "S", "prevalent_wind": "E", "win": "kong_replacement", "win_tile": "5m",
             "melds": [{"type": "kong", "tiles": ["1m"] * 4, "concealed": True}],
             "concealed": "2m 3m 4m 5m 6m 7m 8m 8m 3m 4m".split()}
