@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from table_controller.commands import tcp_port
+from table_controller.commands import positive_number, tcp_port
 
 EPILOG = """\
 examples:
@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--autopilot", action="store_true",
                         help="demo players: the dealer presses the dice button once the walls are up")
     parser.add_argument("--scenario", metavar="FILE", help="play a scenario file of timed faults and presses")
-    parser.add_argument("--speed", type=float, default=1.0,
+    parser.add_argument("--speed", type=positive_number, default=1.0,
                         help="mechanism speed factor: 10 makes a 60 s build take 6 s (demo)")
     parser.set_defaults(func=run)
 
@@ -77,9 +77,6 @@ def run(args: argparse.Namespace) -> int:
             parse_scenario(scenario)
     except (ValueError, SimError, OSError) as exc:
         print(f"tablectl sim: {exc}", file=sys.stderr)
-        return 2
-    if args.speed <= 0:
-        print("tablectl sim: --speed must be positive", file=sys.stderr)
         return 2
     timings = Timings.default().scaled(args.speed)
 

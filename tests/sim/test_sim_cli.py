@@ -97,6 +97,21 @@ def test_sim_on_a_port_in_use_says_so_without_a_traceback() -> None:
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("argv, words", [
+    (["sim", "--faults", "ber=2"], "0..1"), (["sim", "--faults", "drop=nan"], "must be a number"),
+    (["sim", "--speed", "nan"], "above 0"), (["sim", "--speed", "0"], "above 0"),
+    (["probe", "loop://", "--timeout", "-1"], "above 0"), (["probe", "loop://", "--timeout", "nan"], "above 0"),
+])
+def test_a_rate_a_speed_or_a_timeout_out_of_range_is_named(argv: list[str], words: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: `--faults ber=2` and `--speed nan` ran, `probe --timeout -1` said "(still, after -1 s)"."""
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2 and words in capsys.readouterr().err
+
+
 def test_sim_help_lists_the_fault_keys(capsys: pytest.CaptureFixture[str]) -> None:
     from tablesim.faults import FaultPlan
 
