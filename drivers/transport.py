@@ -310,7 +310,26 @@ def check_url(url: str) -> str:
     if not url:
         raise TransportError("empty table URL: give a device path, socket://HOST:PORT, rfc2217://, "
                              "loop:// or usb://VID:PID", "bad_url")
+    if url.startswith(("socket://", "rfc2217://")):
+        _check_host_port(url)
     return "serial"
+
+
+def _check_host_port(url: str) -> None:
+    """socket:// and rfc2217:// name a host and a port 1..65535. pyserial's own words for one that
+    does not were "'debug|info|warning|error'" (a port past 65535 or not a number) and "'<=' not
+    supported between instances of 'int' and 'NoneType'" (no port)."""
+    from urllib.parse import urlsplit
+
+    scheme = url.split("://", 1)[0]
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not parts.hostname or port is None or not 1 <= port <= 65535:
+        raise TransportError(f"地址有误 / bad table URL {url!r}: expected {scheme}://HOST:PORT with PORT 1..65535, "
+                             f"e.g. {scheme}://192.168.1.50:7777", "bad_url")
 
 
 async def open_transport(url: str, *, baudrate: int = DEFAULT_BAUD, usb_backend: Any = None) -> Transport:

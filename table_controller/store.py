@@ -135,6 +135,39 @@ def refuse_newer(path: str | Path) -> None:
         raise LogTooNew(f"{path}: {problem}")
 
 
+class NotALog(StoreError):
+    """A file in the log's place that is not a table's event log (another program's SQLite file, an
+    empty file): a reader names it, and nothing is written into it."""
+
+
+def read_events(path: str | Path) -> list[Event]:
+    """Every event of the log at `path`, oldest first, read without writing anything: for a reader
+    beside the service (`tablectl record`). An `EventStore` opened on the file writes its tables and
+    WAL mode into it: into another program's SQLite file too, and a log emptied by a file system
+    repair lost its WAL, the only copy of its events, that way (`emptied_with_wal`).
+
+    Raises `LogTooNew`, `NotALog`, or `StoreError` for a damaged log (the service salvages it)."""
+    path = Path(path)
+    if emptied_with_wal(path):
+        raise StoreError(f"事件记录文件为空，事件只在 WAL 中，未作任何改动 / the event log {path} is empty but its WAL "
+                         f"({path.name}-wal) holds events: left untouched")
+    if path.is_file() and path.stat().st_size == 0:
+        raise NotALog(f"事件记录是空文件 / the event log {path} is an empty file: nothing recorded in it")
+    refuse_newer(path)
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone() is None:
+                raise NotALog(f"不是牌桌的事件记录 / {path} is not a table's event log (an SQLite file without its "
+                              "events): check --data-dir")
+            rows = db.execute("SELECT seq, at, source, type, data FROM events ORDER BY seq").fetchall()
+        finally:
+            db.close()
+        return [Event(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+    except (sqlite3.Error, ValueError, TypeError) as exc:
+        raise StoreError(f"无法读取事件记录 / cannot read the event log {path}: {exc}") from None
+
+
 class LogInUse(StoreError):
     """Another running controller writes this log; the message names its process."""
 

@@ -12,6 +12,7 @@ so a bench or a CLI flag states exactly what goes wrong, and a seed makes it rep
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, fields
 
@@ -75,9 +76,15 @@ class FaultPlan:
                 raise ValueError(f"fault spec part {part!r}: {value!r} is not a number") from None
         for name in names:
             v = getattr(plan, name)
-            if isinstance(v, float) and v < 0:
-                raise ValueError(f"fault spec: {name} must not be negative")
+            if isinstance(v, float) and not (v >= 0 and math.isfinite(v)):  # nan passed `v < 0`
+                raise ValueError(f"fault spec: {name} must be a number, not negative")
+            if name in _RATES and v > 1:  # a probability: ber=2 was taken as "always"
+                raise ValueError(f"fault spec: {name} is a fraction 0..1, not {v:g}")
         return plan
+
+
+#: The plan's probabilities (per bit or per frame), each 0..1.
+_RATES = ("ber", "drop", "dup", "delay", "garbage")
 
 
 class LinkDamage:

@@ -66,7 +66,13 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.list:
-            for rid in ruleset_ids(args.rulesets_dir):
+            ids = ruleset_ids(args.rulesets_dir)
+            if not ids:  # a mistyped --rulesets-dir listed nothing and exited 0
+                from table_controller.rules import rulesets_dir
+
+                return _fail(f"no ruleset files (ID.toml) in {rulesets_dir(args.rulesets_dir)}: check --rulesets-dir "
+                             "or $TABLECTL_RULESETS_DIR")
+            for rid in ids:
                 rs = load_ruleset(rid, args.rulesets_dir)
                 print(f"{rid:<10} {rs.name_zh}  {rs.name_en}  ({rs.tiles} tiles, {rs.dice_count} dice"
                       f"{', two throws' if rs.throws == 2 else ''})")

@@ -8,6 +8,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from table_controller.commands import tcp_port
 from table_controller.tournament import ORGANIZER_ENV, PASSWORD_ENV  # the package init only: no MQTT, no pydantic
 
 #: The longest tournament title (`--title`): one line of the page's heading and the posted seating.
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--broker", required=True, help="mqtt://HOST:PORT of the tournament's broker (Mosquitto), or mqtts:// for TLS")
     p.add_argument("--tournament", required=True, help="the tournament's id, as the tables' [tournament].name")
-    p.add_argument("--port", type=int, default=8090, help="HTTP port of the standings page (default 8090; 0 = any)")
+    p.add_argument("--port", type=tcp_port, default=8090, help="HTTP port of the standings page (default 8090; 0 = any)")
     p.add_argument("--host", default="127.0.0.1", help='address to serve on ("0.0.0.0" for the kiosk on the LAN)')
     p.add_argument("--data-dir", type=Path, default=Path("hub-data"), help="where the hub keeps its SQLite files")
     p.add_argument("--topic-prefix", default="mahjong", help="as the tables' [tournament].topic_prefix")

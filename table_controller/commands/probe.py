@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from table_controller.commands import positive_number
+
 EPILOG = """\
 examples:
   tablectl probe /dev/ttyUSB0
@@ -26,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="device path, socket://HOST:PORT, rfc2217://HOST:PORT, loop:// or usb://VID:PID")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--dialect", choices=("mahjong-link", "remote-control"), default="mahjong-link")
-    parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer (default 5)")
+    parser.add_argument("--timeout", type=positive_number, default=5.0, help="seconds to wait for an answer (default 5)")
     parser.set_defaults(func=run)
 
 

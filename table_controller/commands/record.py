@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from table_controller import rounds
     from table_controller.record import RecordError, all_records, as_text, hand_numbers, hand_record, session_records
     from table_controller.state import UnknownRuleset, fold
-    from table_controller.store import EventStore, LogTooNew, StoreError
+    from table_controller.store import LogTooNew, NotALog, StoreError, read_events
 
     path = args.data_dir / "events.sqlite3"
     if not path.is_file():
@@ -40,18 +40,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     damaged = ("; 记录已损坏 / the log is damaged: the table's service salvages it at its next start "
                "(docs/display.md), or read the mirror's copy (--data-dir MIRROR_DIR)")
-    try:
-        store = EventStore(path)
-    except StoreError as exc:  # a file that is not a database at all (its header overwritten): damaged too
-        print(f"tablectl record: {exc}{'' if isinstance(exc, LogTooNew) else damaged}", file=sys.stderr)
+    try:  # read-only: a reader never writes the log (nor another program's SQLite file in its place)
+        events = read_events(path)
+    except StoreError as exc:
+        print(f"tablectl record: {exc}{'' if isinstance(exc, (LogTooNew, NotALog)) else damaged}", file=sys.stderr)
         return 2
-    try:
-        events = store.since(0)
-    except StoreError as exc:  # a damaged file: the service keeps it aside and salvages it at its next start
-        print(f"tablectl record: {exc}{damaged}", file=sys.stderr)
-        return 2
-    finally:
-        store.close()
     try:
         state = fold(events)
     except UnknownRuleset as exc:

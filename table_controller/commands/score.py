@@ -83,6 +83,7 @@ def print_human(result: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from table_controller.scoring import ScoringError, score_json
+    from table_controller.scoring.hand import check_keyed
 
     if args.fans:
         from table_controller.scoring.catalog import fan_table
@@ -103,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl score: {error}", file=sys.stderr)
         return 2
     try:
+        check_keyed(data)
         result = score_json(data, args.ruleset)
     except ScoringError as exc:
         print(f"tablectl score: {exc.code}: {exc}", file=sys.stderr)

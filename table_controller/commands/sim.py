@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from table_controller.commands import positive_number, tcp_port
+
 EPILOG = """\
 examples:
   tablectl sim --pty                          # prints the pty path: tablectl probe /dev/pts/N
@@ -42,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal (the default)")
-    where.add_argument("--tcp", type=int, metavar="PORT", help="serve on TCP PORT (0: any free port)")
+    where.add_argument("--tcp", type=tcp_port, metavar="PORT", help="serve on TCP PORT (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind with --tcp (default 127.0.0.1)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the shuffles, dice and link damage")
     parser.add_argument("--dialect", choices=("mahjong-link", "remote-control"), default="mahjong-link",
@@ -54,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--autopilot", action="store_true",
                         help="demo players: the dealer presses the dice button once the walls are up")
     parser.add_argument("--scenario", metavar="FILE", help="play a scenario file of timed faults and presses")
-    parser.add_argument("--speed", type=float, default=1.0,
+    parser.add_argument("--speed", type=positive_number, default=1.0,
                         help="mechanism speed factor: 10 makes a 60 s build take 6 s (demo)")
     parser.set_defaults(func=run)
 
@@ -76,12 +78,9 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, SimError, OSError) as exc:
         print(f"tablectl sim: {exc}", file=sys.stderr)
         return 2
-    if args.speed <= 0:
-        print("tablectl sim: --speed must be positive", file=sys.stderr)
-        return 2
     timings = Timings.default().scaled(args.speed)
 
-    async def main() -> None:
+    async def main() -> int:
         from table_controller.runner import stop_on_signals
 
         sim = SimTable(seed=args.seed, dialect=args.dialect, autopilot=args.autopilot,
@@ -89,11 +88,17 @@ def run(args: argparse.Namespace) -> int:
         stop = asyncio.Event()
         stop_on_signals(stop.set)  # Ctrl-C or a service stop closes the port and the pty
         try:
-            if args.tcp is not None:
-                port = await sim.serve_tcp(args.tcp, args.host)
-                print(f"socket://{args.host}:{port}", flush=True)
-            else:
-                print(await sim.serve_pty(), flush=True)
+            try:
+                if args.tcp is not None:
+                    port = await sim.serve_tcp(args.tcp, args.host)
+                    print(f"socket://{args.host}:{port}", flush=True)
+                else:
+                    print(await sim.serve_pty(), flush=True)
+            except OSError as exc:  # a port in use, an address not this machine's, a host unknown: was a traceback
+                where = f"{args.host}:{args.tcp}" if args.tcp is not None else "a pty"
+                print(f"tablectl sim: 无法在 {where} 上服务 / cannot serve on {where}: "
+                      f"{exc.strerror or exc}", file=sys.stderr)
+                return 2
             if scenario:
                 scenario_run = asyncio.ensure_future(sim.run_scenario(scenario))
                 await asyncio.wait([scenario_run, asyncio.ensure_future(stop.wait())],
@@ -106,9 +111,9 @@ def run(args: argparse.Namespace) -> int:
             await stop.wait()
         finally:
             await sim.close()
+        return 0
 
     try:
-        asyncio.run(main())
+        return asyncio.run(main())
     except KeyboardInterrupt:
-        pass
-    return 0
+        return 0

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from table_controller.commands import tcp_port
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("vision",
@@ -88,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        description="A stand-in for the table's camera: serves a rendered table as MJPEG at "
                                    "http://HOST:PORT/stream.mjpg (one frame: /snapshot.jpg).")
     c.add_argument("--style", default="kmahjongg-default", help="tile art, e.g. xmahjongg-dorothys")
-    c.add_argument("--port", type=int, default=8081)
+    c.add_argument("--port", type=tcp_port, default=8081)
     c.add_argument("--host", default="127.0.0.1")
     c.add_argument("--seed", type=int, default=4,
                    help="which table (layout, camera pose, light); the default's felt `vision corners` finds")

@@ -14,3 +14,4 @@ class ScoringError(ValueError):
         super().__init__(f"{field}: {message}" if field else message)
         self.code = code
         self.field = field
+        self.message = message  # without the field, for a caller that names it its own way

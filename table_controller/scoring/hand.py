@@ -167,7 +167,8 @@ class HandInput:
         if n != self.size:
             raise ScoringError("wrong_tile_count",
                                f"{len(self.concealed)} concealed tiles and {len(self.melds)} melds make "
-                               f"{n} tiles before the win; a hand needs {self.size}", "concealed")
+                               f"{n} tiles before the win; a hand needs {self.size}{_count_hint(self, n)}",
+                               "concealed")
         tiles = self.all_tiles() if self.win_tile else list(self.concealed) + [t for m in self.melds for t in m.tiles]
         held = Counter(tiles)
         for code, k in held.items():
@@ -183,6 +184,29 @@ class HandInput:
             if k + held.get(code, 0) > 4:
                 raise ScoringError("too_many_copies", f"{k} visible and {held.get(code, 0)} in the hand: "
                                    f"a set has 4 of {code}", f"visible.{code}")
+
+
+def check_keyed(data: Any) -> None:
+    """Refuse, with `ScoringError`, what a hand keyed now contradicts in itself though the scorer reads it
+    (`tablectl score`, the Win page): a self-drawn win naming a discarder. The scorer drops the discarder
+    unsaid, so a referee who meant 点和 and left `win` at 自摸 got the three seats paying. A read the log
+    already holds is still scored as it was taken (folding it refuses nothing)."""
+    if isinstance(data, dict) and data.get("win") in SELF_DRAWN and data.get("discarder") is not None:
+        raise ScoringError("bad_field", f"自摸没有点炮方 / a self-drawn win ({data['win']}) has no discarder: "
+                           "drop discarder, or give win: discard", "discarder")
+
+
+def _count_hint(hand: HandInput, n: int) -> str:
+    """The likely slip behind a wrong count, as the referee keys a hand: the winning tile also among the
+    concealed ones, or a kong's four tiles kept there instead of declared as a meld."""
+    held = Counter(hand.concealed)
+    quads = [t for t, k in held.items() if k == 4]
+    if n == hand.size + 1 and hand.win_tile and held[hand.win_tile]:
+        return f" (the winning tile {hand.win_tile} goes in win_tile only: take it out of concealed)"
+    if quads and n == hand.size + len(quads):
+        return (f" (a kong, {' '.join(f'4×{t}' for t in quads)}, is declared in melds as "
+                '{"type": "kong", ...}, not kept among the concealed tiles)')
+    return ""
 
 
 def _bool(value: Any, name: str) -> bool:
@@ -264,7 +288,10 @@ def _meld(data: Any, name: str, winner: str) -> Meld:
             raise ScoringError("bad_meld", "only a kong is declared concealed", f"{name}.concealed")
     else:
         size = 3 if kind == "pung" else 4
-        if len(tiles) != size or len(set(tiles)) != 1 or T.is_flower(tiles[0]):
+        if any(T.is_flower(t) for t in tiles):  # it said "a pung is 3 identical tiles, not [1f, 1f, 1f]"
+            raise ScoringError("bad_meld", "花牌不能组成副露 / a flower is never in a meld: it goes in flowers",
+                               f"{name}.tiles")
+        if len(tiles) != size or len(set(tiles)) != 1:
             raise ScoringError("bad_meld", f"a {kind} is {size} identical tiles, not {tiles}", f"{name}.tiles")
         if concealed and kind == "pung":
             raise ScoringError("bad_meld", "only a kong is declared concealed", f"{name}.concealed")

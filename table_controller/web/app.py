@@ -538,8 +538,12 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/referee/win", response_model=ActionResult, summary="Record the win as read, or correct it")
     async def win_read(body: WinIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         from table_controller.scoring import ScoringError
-        from table_controller.scoring.hand import HandInput
+        from table_controller.scoring.hand import HandInput, check_keyed
 
+        try:
+            check_keyed(body.hand)
+        except ScoringError as exc:  # its words are Chinese first already
+            raise HTTPException(422, detail=f"{exc.message} (hand.{exc.field})") from None
         try:
             HandInput.from_json(body.hand)
         except ScoringError as exc:  # the referee reads Chinese first: the scorer's words are English only

@@ -107,6 +107,46 @@ def test_tablectl_record_reads_the_tables_log(tmp_path: Path, capsys: Any) -> No
     assert not (tmp_path / "nowhere").exists()  # reading never creates a log
 
 
+def test_tablectl_record_writes_nothing_into_what_it_reads(tmp_path: Path, capsys: Any) -> None:
+    """`record` opened the file as the service does (`EventStore`): on a log a file system repair emptied,
+    whose events only its WAL held, SQLite deleted the WAL (every event lost) and it said "no hands"; into
+    another program's SQLite file, or an empty file, it wrote the log's tables and said "no hands" too."""
+    import shutil
+    import sqlite3
+
+    src = tmp_path / "src"
+    store = EventStore(src / "events.sqlite3")
+    store._db.execute("PRAGMA wal_autocheckpoint=0")  # the events stay in the WAL, as before a checkpoint
+    for ev in _session().events:
+        store.append(ev.source, ev.type, ev.data, at=ev.at)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    shutil.copy(src / "events.sqlite3-wal", cut / "events.sqlite3-wal")
+    (cut / "events.sqlite3").write_bytes(b"")
+    store.close()
+    wal = (cut / "events.sqlite3-wal").read_bytes()
+    assert main(["record", "--data-dir", str(cut)]) == 2
+    assert "WAL" in capsys.readouterr().err
+    assert (cut / "events.sqlite3-wal").read_bytes() == wal and (cut / "events.sqlite3").stat().st_size == 0
+
+    other = tmp_path / "other"
+    other.mkdir()
+    db = sqlite3.connect(other / "events.sqlite3")
+    db.execute("CREATE TABLE scores (x)")
+    db.commit()
+    db.close()
+    before = (other / "events.sqlite3").read_bytes()
+    assert main(["record", "--data-dir", str(other)]) == 2
+    assert "not a table's event log" in capsys.readouterr().err
+    assert (other / "events.sqlite3").read_bytes() == before
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "events.sqlite3").write_bytes(b"")
+    assert main(["record", "--data-dir", str(empty)]) == 2
+    assert "empty file" in capsys.readouterr().err and (empty / "events.sqlite3").stat().st_size == 0
+
+
 def test_the_record_over_http_public_and_referee(offline_client: Any) -> None:
     c = offline_client("mcr", "ref-rec-1", "op-rec-1", dice=[3, 4])
     with c:

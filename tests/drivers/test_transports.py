@@ -67,6 +67,16 @@ async def test_a_missing_device_is_a_clear_error(no_leaks: None) -> None:
     assert parse_usb_url("usb://1A86:7523/1") == (0x1A86, 0x7523, 1)
 
 
+@pytest.mark.parametrize("url", ["socket://127.0.0.1:99999", "socket://127.0.0.1", "socket://127.0.0.1:abc",
+                                 "socket://:7777", "rfc2217://table", "socket://127.0.0.1:0"])
+async def test_a_socket_url_without_a_host_and_a_port_is_named(url: str, no_leaks: None) -> None:
+    """pyserial said "'debug|info|warning|error'" (`probe socket://h:99999`) or "'<=' not supported
+    between instances of 'int' and 'NoneType'" (no port)."""
+    with pytest.raises(TransportError, match="HOST:PORT with PORT 1..65535") as err:
+        await open_transport(url)
+    assert err.value.code == "bad_url"
+
+
 async def test_the_table_over_tcp(no_leaks: None) -> None:
     clock = VirtualClock(auto=True)
     sim = SimTable(seed=2, clock=clock)

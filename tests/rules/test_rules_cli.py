@@ -70,6 +70,8 @@ def test_wrong_input_exits_2_with_a_message(capsys: pytest.CaptureFixture[str], 
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "--list")
     assert code == 0 and "mcr" in out and "四川血战到底" in out
+    code, out, err = _run(capsys, "--list", "--rulesets-dir", "/nonexistent")  # was: nothing listed, exit 0
+    assert code == 2 and out == "" and "no ruleset files" in err and "/nonexistent" in err
 
 
 def test_real_process_exit_code() -> None:

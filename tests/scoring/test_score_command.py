@@ -49,6 +49,35 @@ def test_malformed_exits_2_naming_it(monkeypatch: pytest.MonkeyPatch, capsys: py
     assert code == 2 and out == "" and needle in err
 
 
+PUNG_HAND = {"seat_wind": "E", "prevalent_wind": "E", "concealed": "1234567899m", "win_tile": "9m",
+             "melds": [{"type": "pung", "tiles": "555z", "from": "N"}], "win": "self_draw"}
+
+
+@pytest.mark.parametrize("doc,needle", [
+    # the discarder was dropped unsaid: a referee who meant 点和 got the three seats paying
+    (dict(PUNG_HAND, discarder="S"), "自摸没有点炮方"),
+    (dict(PUNG_HAND, win="kong_replacement", discarder="S"), "has no discarder"),
+    # "a pung is 3 identical tiles, not ['1f', '1f', '1f']": they are identical
+    (dict(PUNG_HAND, melds=[{"type": "pung", "tiles": "1f1f1f", "from": "N"}]), "a flower is never in a meld"),
+    # the two slips behind most wrong counts, named
+    (dict(PUNG_HAND, concealed="12345678999m"), "take it out of concealed"),
+    (dict(HAND, concealed="11112345678999m", win_tile="5z"), "is declared in melds"),
+])
+def test_a_keyed_slip_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                               doc: dict[str, Any], needle: str) -> None:
+    code, out, err = _run(monkeypatch, capsys, json.dumps(doc), "--ruleset", "mcr", "--json")
+    assert code == 2 and out == "" and needle in err, err
+
+
+def test_a_self_draw_with_no_discarder_and_a_kong_of_four_tiles_score(monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(dict(PUNG_HAND, discarder=None)), "--ruleset", "mcr", "--json")
+    assert code == 0 and json.loads(out)["valid"]
+    kong = dict(PUNG_HAND, melds=[{"type": "kong", "tiles": "5555z", "from": "N"}])
+    code, out, _ = _run(monkeypatch, capsys, json.dumps(kong), "--ruleset", "mcr", "--json")
+    assert code == 0 and "明杠" in [f["name"] for f in json.loads(out)["fans"]]
+
+
 def test_human_output_is_chinese(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(monkeypatch, capsys, json.dumps(HAND), "--ruleset", "mcr")
     assert code == 0 and "清一色 24" in out and "合计 46" in out

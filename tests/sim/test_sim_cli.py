@@ -76,6 +76,42 @@ def test_sim_rejects_a_bad_fault_spec(capsys: pytest.CaptureFixture[str]) -> Non
     assert "not a number" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("port", ["99999", "-5", "http"])
+def test_sim_port_out_of_range_is_named(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sim --tcp 99999` (or -5) was a traceback from the socket's bind (OverflowError)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["sim", f"--tcp={port}"])
+    assert exit_.value.code == 2 and "0..65535" in capsys.readouterr().err
+
+
+def test_sim_on_a_port_in_use_says_so_without_a_traceback() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        out = subprocess.run([sys.executable, "-m", "table_controller.cli", "sim", "--tcp", str(port)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and f"cannot serve on 127.0.0.1:{port}" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["sim", "--faults", "ber=2"], "0..1"), (["sim", "--faults", "drop=nan"], "must be a number"),
+    (["sim", "--speed", "nan"], "above 0"), (["sim", "--speed", "0"], "above 0"),
+    (["probe", "loop://", "--timeout", "-1"], "above 0"), (["probe", "loop://", "--timeout", "nan"], "above 0"),
+])
+def test_a_rate_a_speed_or_a_timeout_out_of_range_is_named(argv: list[str], words: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: `--faults ber=2` and `--speed nan` ran, `probe --timeout -1` said "(still, after -1 s)"."""
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2 and words in capsys.readouterr().err
+
+
 def test_sim_help_lists_the_fault_keys(capsys: pytest.CaptureFixture[str]) -> None:
     from tablesim.faults import FaultPlan
 

@@ -73,6 +73,20 @@ def test_hub_command_refuses_a_bad_broker_url() -> None:
     assert out.returncode == 2 and "mqtt://HOST:PORT" in out.stderr
 
 
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_a_port_out_of_range_is_refused_before_anything_starts(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`hub --port 99999` was a traceback from the page's bind, and `install-service --hub` wrote a unit
+    that failed so at every start."""
+    from table_controller.deploy import DeployError, hub_files
+
+    argv = ["--broker", "mqtt://127.0.0.1:1883", "--tournament", "cup", f"--port={port}"]
+    with pytest.raises(SystemExit) as exit_:
+        parse(argv)
+    assert exit_.value.code == 2 and "0..65535" in capsys.readouterr().err
+    with pytest.raises(DeployError):
+        hub_files(argv, Path("/usr/bin/tablectl"), "pi")
+
+
 def test_hub_page_over_https_and_a_half_given_certificate_refused(tmp_path: Path, broker: Broker,
                                                                   self_signed: tuple[Path, Path]) -> None:
     """`--tls-cert` / `--tls-key`: the standings page (and the organiser's publish) over https."""

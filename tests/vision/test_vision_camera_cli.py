@@ -379,3 +379,7 @@ def test_cli_threshold_port_and_folder_mistakes_are_errors_not_tracebacks(tmp_pa
         port = taken.getsockname()[1]
         assert main(["vision", "camera", "--style", "xmahjongg-dorothys", "--port", str(port)]) == 1
     assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
+    for bad in ("99999", "-1"):  # was a traceback from the socket's bind (OverflowError)
+        with pytest.raises(SystemExit) as exit_:
+            main(["vision", "camera", f"--port={bad}"])
+        assert exit_.value.code == 2 and "0..65535" in capsys.readouterr().err

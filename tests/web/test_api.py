@@ -142,6 +142,8 @@ def test_bad_requests_say_what_is_wrong(client: TestClient) -> None:
     assert r.status_code == 422 and "victim" in r.json()["detail"]
     r = client.post("/api/referee/win", json={"hand": {**WIN_HAND, "win_tile": "9x"}}, headers=h)
     assert r.status_code == 422 and "win_tile" in r.json()["detail"]
+    r = client.post("/api/referee/win", json={"hand": {**WIN_HAND, "win": "self_draw"}}, headers=h)  # discarder E
+    assert r.status_code == 422 and r.json()["detail"].startswith("自摸没有点炮方"), r.text
     r = client.post("/api/referee/undo", json={"reason": ""}, headers=h)
     assert r.status_code == 422 and any("reason" in d for d in r.json()["detail"])
     r = client.post("/api/referee/undo", json={"reason": "x"}, headers=h)
