@@ -234,15 +234,17 @@ def _mirror_state(mirror: Path, log_file: Path) -> Finding:
     copy = mirror / "events.sqlite3"
     if copy.exists() and log_file.exists():
         from table_controller.mirror import LogMirror, MirrorRefused
-        from table_controller.store import EventStore
 
-        store = EventStore(log_file)
+        # read-only, as the rest of the check (an EventStore opened writes its tables and WAL mode)
+        db = sqlite3.connect(f"{log_file.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            last = LogMirror(store, mirror).inspect()
+            last = LogMirror(_ReadOnlyLog(db), mirror).inspect()  # type: ignore[arg-type]
         except MirrorRefused as exc:
             return Finding(what, "fail", str(exc))
+        except sqlite3.Error as exc:  # the log's own finding says what is wrong with it
+            return Finding(what, "warn", f"the log cannot be read to compare with {copy}: {exc}")
         finally:
-            store.close()
+            db.close()
         if last is None:
             return Finding(what, "warn", f"{copy} cannot be read: the service will move it aside and copy afresh")
         return Finding(what, "ok", f"{mirror}: this table's log, {last} events copied, {_free_mb(mirror):.0f} MB free")

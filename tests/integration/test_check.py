@@ -289,3 +289,29 @@ def test_a_mirror_copy_moved_aside_is_named_until_copied_off(tmp_path: Path) -> 
     assert "events.corrupt-1234.sqlite3 the newest" in found.detail and "1 events copied" in found.detail
     (stick / "events.corrupt-1234.sqlite3").unlink()
     assert {f.what: f for f in check_storage(config)}["记录备份 / log mirror"].level == "ok"
+
+
+def test_the_mirror_check_reads_the_log_without_writing_it(tmp_path: Path) -> None:
+    """The check compares the stick's copy with the log, and opened the log as the service does (an `EventStore`:
+    its tables, WAL mode, a checkpoint at close), so `tablectl check` rewrote the table's log it promises only to
+    read. The log's bytes are the same after it now."""
+    import hashlib
+
+    from table_controller.mirror import LogMirror
+    from table_controller.preflight import check_storage
+
+    data, stick = tmp_path / "data", tmp_path / "usb"
+    stick.mkdir()
+    store = EventStore(data / "events.sqlite3")
+    store.append("referee", "referee.note", {"text": "开赛"}, at=1.0)
+    mirror = LogMirror(store, stick)
+    assert mirror.sync() == 1
+    mirror.close()
+    store.close()
+    log = data / "events.sqlite3"
+    before = hashlib.sha256(log.read_bytes()).hexdigest()
+    config = parse_config({"storage": {"data_dir": str(data), "mirror_dir": str(stick)}},
+                          source=str(tmp_path / "t.toml"))
+    found = {f.what: f for f in check_storage(config)}["记录备份 / log mirror"]
+    assert found.level == "ok" and "1 events copied" in found.detail
+    assert hashlib.sha256(log.read_bytes()).hexdigest() == before
