@@ -24,6 +24,48 @@ ACTIONS_TAIL = 30
 #: Fields of an action the pages do not need (the full record: GET /api/actions, the log itself).
 ACTION_INTERNAL = ("hand", "hands", "client", "by_wind", "error_kind", "source", "restore")
 BACK = "back"
+#: The camera's zones whose tiles the public may see named: a discard lies face up in its pool for the hall, and a
+#: flower in the flower area (`camera_zone_public`). In the meld and flower areas a seat lays its hand down on a win
+#: and at 荒牌 (查叫), and the camera reads those tiles one by one (`camera.tile_appeared`, its questions, the
+#: referee's rulings on them, what it learnt from them): named in public, they gave away the hands as read that the
+#: projection keeps to the referee. The plays the camera's tiles become (a claim) carry their tiles in public anyway.
+CAMERA_PUBLIC_ZONES = ("discard",)
+CAMERA_FLOWER_ZONE = "flower"
+#: Events whose data name a tile the camera saw (`kind`, and what it read it as)
+CAMERA_TILE_EVENTS = ("camera.tile_appeared", "camera.tile_turned", "camera.tile_removed", "camera.learned",
+                      "camera.unlearned", "referee.camera_confirm")
+CAMERA_KIND_FIELDS = ("kind", "read_as", "corrected")
+
+
+def camera_zone_public(zone: Any, kinds: Any = ()) -> bool:
+    """Whether tiles `kinds` the camera saw in `zone` ("meld:E", "discard:S" ...) may be named in public: in a
+    discard pool, or flowers in the flower area (a hand's tile laid there is not)."""
+    area = str(zone or "").partition(":")[0]
+    if area in CAMERA_PUBLIC_ZONES:
+        return True
+    from table_controller.tiles import is_flower, is_tile
+
+    named = [k for k in kinds if k]
+    return area == CAMERA_FLOWER_ZONE and bool(named) and all(
+        isinstance(k, str) and is_tile(k) and is_flower(k) for k in named)
+
+
+def _camera_public(d: dict[str, Any]) -> dict[str, Any]:
+    """A camera tile's reading (an event's data, a question, a ruling) as the public may see it: its tile named
+    only where `camera_zone_public` allows (a ruling's event names no zone: never)."""
+    if camera_zone_public(d.get("zone"), (d.get("kind"), d.get("read_as"))):
+        return d
+    return {k: v for k, v in d.items() if k not in CAMERA_KIND_FIELDS}
+
+
+def public_text(ev: Any) -> str:
+    """The log's line for event `ev` (`state.describe`) as the public may read it."""
+    from table_controller.state import describe
+    from table_controller.store import Event
+
+    if ev.type not in CAMERA_TILE_EVENTS:
+        return describe(ev)
+    return describe(Event(ev.seq, ev.at, ev.source, ev.type, _camera_public(ev.data)))
 
 
 def _base(state: Any) -> dict[str, Any]:
@@ -164,6 +206,7 @@ def referee_view(state: Any) -> dict[str, Any]:
     """Everything, including the hand as read: for the referee's authenticated channel only."""
     out = _base(state)
     out["view"] = "referee"
+    out["log"] = [{k: v for k, v in line.items() if k != "public"} if "public" in line else line for line in out["log"]]
     out["penalty_catalogue"] = catalogue(state.ruleset).to_json()
     return out
 
@@ -176,9 +219,19 @@ def public_view(state: Any) -> dict[str, Any]:
         out["win"]["hand"] = None
         out["win"]["result"] = _public_result(out["win"]["result"])
     out["actions"] = [{k: v for k, v in _public_action(a).items() if k not in ACTION_INTERNAL} for a in out["actions"]]
+    out["log"] = [_public_line(line) for line in out["log"]]
+    out["camera_pending"] = [_camera_public(p) for p in out.get("camera_pending") or []]
     if out.get("hand"):
         out["hand"] = _public_hand(out["hand"])
     return out
+
+
+def _public_line(line: dict[str, Any]) -> dict[str, Any]:
+    """A log line as the public reads it: its public text where it has one (`state._log_line`; a saved state
+    folded by another version is not restored: `snapshot.code_version`)."""
+    if "public" in line:
+        return {**{k: v for k, v in line.items() if k != "public"}, "text": line["public"]}
+    return line
 
 
 def _public_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -196,6 +249,8 @@ def _public_action(a: dict[str, Any]) -> dict[str, Any]:
             a["insert"] = {"anchor": ins.get("anchor"), "after": ins.get("after"), "type": ins.get("type")}
     if "result" in a:
         a["result"] = _public_result(a["result"])
+    if a.get("type") == "referee.camera_confirm":  # a ruling on a tile laid down (a hand at 查叫): not named
+        a = _camera_public(a)
     return a
 
 
@@ -222,6 +277,8 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any]:
             data["play"] = {**data["play"], "tiles": [BACK] * len(data["play"].get("tiles") or [])}
     if ev.get("type") == "play.kong" and data.get("concealed"):
         data["tiles"] = [BACK] * len(data.get("tiles", []))
+    if ev.get("type") in CAMERA_TILE_EVENTS:  # a tile of a hand laid down, as the camera read it: not named
+        ev["data"] = _camera_public(data)
     return ev
 
 

@@ -139,7 +139,7 @@ class _Round:
         public's with the plays as corrected (a voided play and the corrections left out)."""
         from table_controller.corrections import TYPE as CORRECTION
         from table_controller.corrections import Placed, fixed, layout
-        from table_controller.projection import public_event
+        from table_controller.projection import public_event, public_text
 
         start = self.events[first]
         lines = []
@@ -156,7 +156,7 @@ class _Round:
             if play is None and not referee:
                 continue  # a play voided: never happened, for the public
             line: dict[str, Any] = {"seq": p.ident, "t": round(ev.at - start.at, 1), "source": ev.source,
-                                    "type": ev.type, "text": describe(play or ev)}
+                                    "type": ev.type, "text": describe(play or ev) if referee else public_text(play or ev)}
             if p.by is not None:
                 line["inserted"] = True  # never keyed: put in by the referee's correction #seq
             if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)

@@ -248,7 +248,15 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
         text += "（补记：记入时该家已出牌）"  # log order is arrival order: the claim came before that discard
     if ev.type.startswith("play.") and ev.data.get("inserted"):
         text += f"（裁判补录 #{ev.data['inserted']}）"  # never keyed: put in by a correction
-    return {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}
+    line = {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}
+    if ev.type.startswith(("camera.", "referee.camera_confirm")):
+        from table_controller.projection import CAMERA_TILE_EVENTS, public_text
+
+        if ev.type in CAMERA_TILE_EVENTS:  # a tile the camera saw laid down is not named in public (projection)
+            public = public_text(ev)
+            if public != text:
+                line["public"] = public
+    return line
 
 
 def _camera_seat(wind: Any, side: str) -> str:
@@ -339,18 +347,18 @@ def describe(ev: Event) -> str:
         zone, _, side = str(d.get("zone", "")).partition(":")
         where = _camera_seat(d.get("wind"), side) + ZONE_ZH.get(zone, zone)
         verb = "出现" if t.endswith("appeared") else "横放" if t.endswith("turned") else "移走"
-        kind = _tile_zh(d.get("kind", ""))
+        kind = _tile_zh(d["kind"]) if d.get("kind") else "一张牌"
         sure = "（待裁判确认）" if d.get("needs_referee") else "（按裁判裁定）" if d.get("ruled") else ""
         return f"摄像头：{where}{verb} {kind}，置信度 {float(d.get('confidence', 0)):.2f}{sure}"
     if t == "camera.learned":
         how = "按裁判更正" if d.get("corrected") else "按裁判确认"
-        return f"摄像头学会此副牌的 {_tile_zh(d.get('kind', ''))}（{how} #{d.get('camera_seq', '')}）"
+        return f"摄像头学会此副牌的 {_tile_zh(d['kind']) if d.get('kind') else '一张牌'}（{how} #{d.get('camera_seq', '')}）"
     if t == "camera.recalibrated":
         return f"摄像头被碰动约 {float(d.get('moved_mm', 0)):.0f} 毫米，已按台面边缘重新校准"
     if t == "camera.play_refused":
         return f"摄像头所见未记入牌谱：{d.get('reason', '')}"
     if t == "camera.unlearned":
-        return f"摄像头忘掉 #{d.get('camera_seq', '')} 所学的 {_tile_zh(d.get('kind', ''))}（裁判撤销）"
+        return f"摄像头忘掉 #{d.get('camera_seq', '')} 所学的 {_tile_zh(d['kind']) if d.get('kind') else '一张牌'}（裁判撤销）"
     return t
 
 

@@ -48,6 +48,7 @@ from table_controller.credential_file import REFEREE, CredentialFileError, label
 from table_controller.web.auth import LOCKOUT_SAYS, ROLE_ZH, Credentials, allows, weakness
 from table_controller.web.built import OnceBuilt
 from table_controller.web.limits import BodyLimit
+from table_controller.web.private import NoStore
 from table_controller.web.problems import malformed, refused
 from table_controller.web.recovering import PROGRESS_EVERY_S, WhileRecovering
 from table_controller.web.replays import Replays
@@ -317,6 +318,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     # a double tap or a retry after a lost answer acts once, after a restart too
     app.add_middleware(Replays, recorded=controller.store.request_done)
     app.add_middleware(BodyLimit)  # before anything reads a body: a huge one must not fill the Pi's memory
+    app.add_middleware(NoStore)  # a referee's answer (concealed tiles) never kept by a shared tablet's browser
     app.add_middleware(WhileRecovering, controller=controller)  # 503 until the log is folded at start
     if cfg.display.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cfg.display.cors_origins),

@@ -1126,7 +1126,7 @@ async function loadCorrectable() {
   const key = `${hand.hand_no}:${state.round}:${lastPlay}:${state.actions_total}`;
   if (key === correctable.key) return;
   correctable.key = key;
-  const res = await fetch(`/api/referee/hands/${hand.hand_no}/record`, { headers: { Authorization: "Bearer " + token() } });
+  const res = await fetch(`/api/referee/hands/${hand.hand_no}/record`, { headers: { Authorization: "Bearer " + token() }, cache: "no-store" });
   if (!res.ok || correctable.key !== key) return;
   const rec = await res.json();
   correctable.lines = rec.lines.filter((l) => l.type.startsWith("play.") && l.type !== "play.deal_done" && !l.void && !l.undone);
@@ -1590,7 +1590,7 @@ const TILE_PICTURES_KEPT = 64;
 async function cameraPicture(path, key) {
   if (role !== "referee") return null;
   if (key !== undefined && tilePictures.has(key)) return tilePictures.get(key);
-  const pending = fetch(path, { headers: { Authorization: "Bearer " + token() } })
+  const pending = fetch(path, { headers: { Authorization: "Bearer " + token() }, cache: "no-store" })
     .then((res) => {
       if (res.status === 401 || res.status === 403) tilePictures.delete(key);  // asked too early: ask again later
       return res.ok ? res.blob() : null;  // 404: that picture is not kept (older, or before a restart)
