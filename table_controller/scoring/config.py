@@ -99,12 +99,26 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
     if not scored(ruleset):
         _broken_file(ruleset)
         raise ScoringError("unknown_ruleset",
-                           f"no scoring for ruleset {ruleset!r}; scored: {', '.join(scored_rulesets()) or 'none here'} "
-                           "and the house rulesets that extend them",
+                           f"no scoring for ruleset {ruleset!r}{_known_or_close(ruleset)}; scored: "
+                           f"{', '.join(scored_rulesets()) or 'none here'} and the house rulesets that extend them",
                            "ruleset")
     from table_controller.rules import rulesets_dir
 
     return _tables(ruleset, str(rulesets_dir()))
+
+
+def _known_or_close(ruleset: str) -> str:
+    """What to say of an id that is not scored here: a ruleset the referee scores (裁判计分: `tablectl score` has
+    no points for it), or the nearest id to a misspelt one (`shangai` listed only the scored ids)."""
+    import difflib
+
+    from table_controller.rules import ruleset_ids
+
+    ids = ruleset_ids()
+    if ruleset in ids:
+        return " (裁判计分: the referee scores it; its table runs)"
+    close = difflib.get_close_matches(ruleset, ids, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _broken_file(ruleset: str) -> None:

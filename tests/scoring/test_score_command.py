@@ -114,6 +114,15 @@ def test_every_ruleset_has_a_fan_table(capsys: pytest.CaptureFixture[str]) -> No
     assert "裁判计分" in capsys.readouterr().out
 
 
+def test_a_misspelt_ruleset_is_answered_with_the_nearest_id(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--ruleset shangai` listed the rulesets scored here only, so nothing pointed at 上海 (scored by the
+    referee, not in that list)."""
+    assert main(["score", "--ruleset", "shangai", "--fans"]) == 2
+    assert "no scoring for ruleset 'shangai' (did you mean 'shanghai'?)" in capsys.readouterr().err
+    assert main(["score", "--ruleset", "qwertyuiop", "--fans"]) == 2
+    assert "did you mean" not in capsys.readouterr().err
+
+
 def test_unreadable_file_and_json_waits(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "hand.json"
