@@ -83,6 +83,7 @@ def print_human(result: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from table_controller.scoring import ScoringError, score_json
+    from table_controller.scoring.errors import chinese_first
     from table_controller.scoring.hand import check_keyed
 
     if args.fans:
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             rows = fan_table(args.ruleset)
         except ScoringError as exc:
-            print(f"tablectl score: {exc.code}: {exc}", file=sys.stderr)
+            print(f"tablectl score: {exc.code}: {chinese_first(exc)}", file=sys.stderr)
             return 2
         if args.json:
             print(json.dumps(rows, ensure_ascii=False))
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         check_keyed(data)
         result = score_json(data, args.ruleset)
     except ScoringError as exc:
-        print(f"tablectl score: {exc.code}: {exc}", file=sys.stderr)
+        print(f"tablectl score: {exc.code}: {chinese_first(exc)}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(result, ensure_ascii=False))

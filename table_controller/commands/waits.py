@@ -44,6 +44,7 @@ def _meld(text: str) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from table_controller import tiles as T
     from table_controller.scoring import ScoringError, referee_scored
+    from table_controller.scoring.errors import chinese_first
     from table_controller.scoring.config import scoring
     from table_controller.scoring.hand import HandInput
     from table_controller.scoring.waits import waits
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         found = waits(hand, args.ruleset)
     except (ScoringError, ValueError) as exc:
         code = getattr(exc, "code", "bad_field")
-        print(f"tablectl waits: {code}: {exc}", file=sys.stderr)
+        said = chinese_first(exc) if isinstance(exc, ScoringError) else str(exc)
+        print(f"tablectl waits: {code}: {said}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps({"ruleset": args.ruleset, "ready": bool(found),

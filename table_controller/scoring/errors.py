@@ -15,3 +15,21 @@ class ScoringError(ValueError):
         self.code = code
         self.field = field
         self.message = message  # without the field, for a caller that names it its own way
+
+
+#: each code's gist in the referee's words: the scorer's messages are English (field names, tile codes), and the
+#: people who read them at a table (the Win page, `tablectl score` / `waits`) read Chinese first
+GIST_ZH = {"bad_tile": "读牌中有不是牌的代码", "bad_meld": "副露有误", "too_many_copies": "同一张牌超过 4 张（花牌各 1 张）",
+           "wrong_tile_count": "手牌张数不对", "impossible_rob_kong": "抢杠和不成立",
+           "impossible_kong_replacement": "杠上开花不成立（没有杠）", "bad_field": "读牌有误",
+           "unknown_ruleset": "没有这个规则", "bad_ruleset_table": "规则文件有误"}
+
+
+def chinese_first(exc: ScoringError) -> str:
+    """The error as a person at the table reads it: its Chinese gist, then the message; a message in Chinese
+    already (a check of ours that says both) as it is."""
+    text = str(exc)
+    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
+        return text
+    zh = "点炮方不能是和牌方自己" if exc.field == "discarder" else GIST_ZH.get(exc.code, "读牌有误")
+    return f"{zh} / {text}"

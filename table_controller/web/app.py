@@ -154,10 +154,6 @@ LOG_IN_AS = {"referee": "请在页面上方用裁判员凭证登录 / needs the 
              "operator": "请在页面上方用操作员或裁判员凭证登录 / needs the operator role: log in with the operator's or "
                          "the referee's credential"}
 
-#: a win read the scorer cannot take, in the referee's words (ScoringError.code)
-READ_ZH = {"bad_tile": "读牌中有不是牌的代码", "bad_meld": "副露有误", "too_many_copies": "同一张牌超过 4 张（花牌各 1 张）",
-           "wrong_tile_count": "手牌张数不对", "impossible_rob_kong": "抢杠和不成立",
-           "impossible_kong_replacement": "杠上开花不成立（没有杠）", "bad_field": "读牌有误"}
 
 
 class WinIn(_Seen):
@@ -540,6 +536,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/referee/win", response_model=ActionResult, summary="Record the win as read, or correct it")
     async def win_read(body: WinIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         from table_controller.scoring import ScoringError
+        from table_controller.scoring.errors import GIST_ZH
         from table_controller.scoring.hand import HandInput, check_keyed
 
         try:
@@ -549,7 +546,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         try:
             HandInput.from_json(body.hand)
         except ScoringError as exc:  # the referee reads Chinese first: the scorer's words are English only
-            zh = "点炮方不能是和牌方自己" if exc.field == "discarder" else READ_ZH.get(exc.code, "读牌有误")
+            zh = "点炮方不能是和牌方自己" if exc.field == "discarder" else GIST_ZH.get(exc.code, "读牌有误")
             raise HTTPException(422, detail=f"{zh} / hand: {exc}") from None
         hand = dict(body.hand)
         if "visible" not in hand:  # 绝张 from what the table shows, unless the referee says otherwise

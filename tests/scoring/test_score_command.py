@@ -139,6 +139,18 @@ def test_unreadable_file_and_json_waits(tmp_path: Any, monkeypatch: pytest.Monke
     assert "malformed JSON" in capsys.readouterr().err
 
 
+def test_the_tools_say_a_slip_in_the_referees_words_first(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """`score` and `waits` said the scorer's English only (`bad_tile: win_tile: not a tile code: '9x'`), where the
+    Win page says the same slip Chinese first (读牌中有不是牌的代码 / ...)."""
+    doc = {"seat_wind": "E", "concealed": "123456789m78p99s", "win_tile": "9x", "win": "self_draw"}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(doc)))
+    assert main(["score", "--ruleset", "mcr"]) == 2
+    assert "tablectl score: bad_tile: 读牌中有不是牌的代码 / win_tile: not a tile code: '9x'" in capsys.readouterr().err
+    assert main(["waits", "--ruleset", "mcr", "11223344556z"]) == 2
+    assert "tablectl waits: wrong_tile_count: 手牌张数不对 / concealed: 11 concealed tiles" in capsys.readouterr().err
+
+
 def test_jingji_baofu_and_double_in_the_json_and_the_text(monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     # seed 004 三十四 2(2) 全求独钓: the discarder of the hung tile pays three shares; 三十 倍打 doubles
