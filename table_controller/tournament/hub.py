@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import sqlite3
 import time
 from collections.abc import Callable
@@ -39,6 +40,10 @@ GAP_GRACE_S = 2.0
 ASK_EVERY_S = 5.0
 #: Bytes of a rejected message kept for the audit.
 REJECT_KEEP = 65536
+#: Hub seconds (monotonic) a table's clock offset (`TableLog.skew`) stands against larger readings: the
+#: least reading is the freshest message, but a table rebooted onto a timeline further behind (or the hub's
+#: own clock stepped forward) reads larger from then on, and is taken once this long has passed.
+SKEW_KEEP_S = 120.0
 
 
 class HubError(RuntimeError):
@@ -105,6 +110,16 @@ class TableLog:
         self.received_at: dict[int, float] = {}
         for number, payload, received in self._db.execute("SELECT round, payload, received FROM rounds"):
             self.states[int(number)], self.received_at[int(number)] = json.loads(payload), received
+        #: The hub's clock minus the table's (seconds), as its freshest message read (`heard_clock`): a Pi has
+        #: no real-time clock, and one without NTP runs hours or years off the hub's. None until heard.
+        self.skew: float | None = None
+        #: the hub's monotonic time `skew` was taken; None: the last run's reading, which stands from this
+        #: run's first message (a retained one, read late) as a fresh one would
+        self._skew_taken: float | None = -math.inf
+        latest = self.states.get(max(self.states)) if self.states else None
+        if latest is not None and latest.get("at") is not None:
+            self.skew = float(self.received_at[max(self.states)]) - float(latest["at"])
+            self._skew_taken = None
         #: each hand's record as the statistics read it (`stats.summary`), by (round, hand_no): made as each
         #: record comes and kept beside it (the hub's `stats` parsed every record again at each change)
         self.summaries: dict[tuple[int, int], dict[str, Any]] = self._summaries()
@@ -168,16 +183,31 @@ class TableLog:
             if row[2] in ALERT_EVENTS:
                 self._alert(float(row[1]), str(row[2]), json.loads(row[3]))
 
+    def heard_clock(self, at: float, received: float, mono: float) -> None:
+        """A message the table stamped `at` (its clock) as it sent it came at the hub's `received`: the
+        least difference is the freshest delivery (a retained or queued one reads late), taken as the offset
+        between the two clocks; a larger one only once `SKEW_KEEP_S` (at the hub's monotonic `mono`) passed."""
+        reading = float(received) - float(at)
+        if self._skew_taken is None:
+            self._skew_taken = mono
+        if self.skew is None or reading <= self.skew or mono - self._skew_taken >= SKEW_KEEP_S:
+            self.skew, self._skew_taken = reading, mono
+
+    def hub_time(self, at: float) -> float:
+        """The table's time `at` on the hub's clock (as it is, before the table is heard from)."""
+        return float(at) + (self.skew or 0.0)
+
     def _alert(self, at: float, type_: str, d: dict[str, Any]) -> None:
         """Raise or clear what an event says about the table's health (only in order: a clear
-        never lands before its raise)."""
+        never lands before its raise). Its `since` is the event's stamp, the table's clock (`table_at`):
+        the hub's clock at `alerts`."""
         if type_ == "table.fault_raised":
             from drivers.faults import where_zh
 
             # the place in words ("lift N" → 4号位升降台), from `where` itself: older logs lack where_zh
             where = f"（{where_zh(str(d['where']))}）" if d.get("where") and d.get("where") != "table" else ""
             self._alerts[f"fault:{d.get('code')}"] = {
-                "kind": "fault", "since": at, "text_zh": f"故障：{d.get('name_zh', d.get('code'))}{where}",
+                "kind": "fault", "since": at, "table_at": True, "text_zh": f"故障：{d.get('name_zh', d.get('code'))}{where}",
                 "text_en": f"fault: {d.get('name_en', d.get('code'))}" + (f" ({d['where']})" if where else "")}
         elif type_ == "table.fault_cleared":
             self._alerts.pop(f"fault:{d.get('code')}", None)
@@ -187,7 +217,7 @@ class TableLog:
             # the driver's reason is a code (silent, unplugged): in words, as the table's display names it
             reason = str(d.get("reason", ""))
             zh, en = LINK_REASONS.get(reason, (reason, reason))
-            self._alerts["link"] = {"kind": "link", "since": at, "text_zh": f"牌桌连接中断：{zh}",
+            self._alerts["link"] = {"kind": "link", "since": at, "table_at": True, "text_zh": f"牌桌连接中断：{zh}",
                                     "text_en": f"table link down: {en}"}
         elif type_ in ("link.up", "link.restored"):
             self._alerts.pop("link", None)
@@ -195,7 +225,7 @@ class TableLog:
             if d.get("code") in (None, "ok") and not d.get("problem"):
                 self._alerts.pop("camera", None)
             else:
-                self._alerts["camera"] = {"kind": "camera", "since": at, **camera_alert(d)}
+                self._alerts["camera"] = {"kind": "camera", "since": at, "table_at": True, **camera_alert(d)}
 
     def set_online(self, msg: "OnlineMsg", received: float) -> None:
         """The table's connection to the broker: its will ("lost") raises an alert until it is back;
@@ -230,8 +260,11 @@ class TableLog:
 
     @property
     def alerts(self) -> list[dict[str, Any]]:
-        """What needs attention at this table now, oldest first."""
-        return sorted(self._alerts.values(), key=lambda a: a["since"])
+        """What needs attention at this table now, oldest first; `since` on the hub's clock (an event's
+        stamp moved by `skew`: a table hours off read as cut off for hours, or for 0 minutes)."""
+        out = [{k: v for k, v in a.items() if k != "table_at"} | {"since": self.hub_time(a["since"])}
+               if a.get("table_at") else a for a in self._alerts.values()]
+        return sorted(out, key=lambda a: a["since"])
 
     def add_event(self, msg: EventMsg, received: float) -> str:
         """Keep the event unless it is already here: "new", "duplicate", or "conflict" (same seq, other content)."""
@@ -345,6 +378,7 @@ class Hub:
 
     def __init__(self, broker: str, tournament: str, data_dir: Path, prefix: str = "mahjong", username: str = "",
                  password: str = "", client_id: str = "", wall_clock: Callable[[], float] = time.time,
+                 monotonic: Callable[[], float] = time.monotonic,
                  ca_file: str = "", organizer_token: str = "",
                  registered: list[dict[str, str]] | None = None, expected: list[str] | None = None,
                  substitute_credit: str = "hands", names: dict[str, str] | None = None, title: str = "") -> None:
@@ -363,6 +397,7 @@ class Hub:
         self.client_id = client_id or private_client_id(f"hub-{tournament}", password)
         self.dir = Path(data_dir) / tournament
         self._wall_clock = wall_clock
+        self._monotonic = monotonic  # how long a table's clock offset stands (`TableLog.heard_clock`)
         # one hub per tournament's files: a second would write them too and, under the same MQTT
         # client id, throw the first off the broker at each reconnect (and be thrown off in turn)
         self._writer = WriterLock(self.dir, ("汇总服务", "hub"))
@@ -495,6 +530,8 @@ class Hub:
                 return outcome
             if kind == "online":
                 online = decode(OnlineMsg, payload, self.tournament, table_id)
+                if online.online:  # stamped as it connected (a will is read long after it was written)
+                    self._table(table_id).heard_clock(online.at, now, self._monotonic())
                 self._table(table_id).set_online(online, now)
                 return "online"
             if kind == "records":
@@ -504,6 +541,7 @@ class Hub:
                 return "record"
             state = decode(StateMsg, payload, self.tournament, table_id)
             table = self._table(table_id)
+            table.heard_clock(state.at, now, self._monotonic())  # stamped as it was sent
             held = table.states.get(state.round)
             before = _stats_inputs(held), _results_inputs(held)
             # a standing comes at each change of a table (every half second in play): the statistics read
@@ -672,7 +710,7 @@ class Hub:
             "final": st["final"] if st else False, "updated_at": table.state_received if table else None,
             "alerts": alerts,
             # the session clock as the table last told it: when it runs out, or frozen while paused
-            "clock": None if st and st.get("ended_by_organiser") else _clock_left(st),
+            "clock": None if st and st.get("ended_by_organiser") else _clock_left(st, table),
             # the organiser's decisions on this table: out of service, rounds ended with the scores so far
             "out": decided.tables_out.get(table_id),
             "ended": sorted(n for t, n in decided.rounds_ended if t == table_id),
@@ -1024,14 +1062,16 @@ def sat_note(sat: dict[str, Any]) -> str:
     return f"替补 {hands}" if sat["substitute"] else f"{hands}；替补：{'、'.join(sat['with'])}"
 
 
-def _clock_left(st: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The table's session clock for the page: `ends_at` (the table's wall time) while it runs, or
-    `left_s` frozen while the referee has paused it; None without a running clock."""
+def _clock_left(st: dict[str, Any] | None, table: TableLog | None = None) -> dict[str, Any] | None:
+    """The table's session clock for the page: `ends_at` while it runs (the table's clock moved onto the
+    hub's, `TableLog.hub_time`: a table hours off showed 时间到 or hours left), or `left_s` frozen while
+    the referee has paused it; None without a running clock."""
     if not st or st.get("clock_ends_at") is None:
         return None
     if st.get("clock_paused"):
         return {"paused": True, "left_s": round(float(st["clock_ends_at"]) - float(st["at"]), 1)}
-    return {"paused": False, "ends_at": float(st["clock_ends_at"])}
+    ends_at = float(st["clock_ends_at"])
+    return {"paused": False, "ends_at": table.hub_time(ends_at) if table is not None else ends_at}
 
 
 def _twice(players: Any) -> dict[str, list[dict[str, Any]]]:

@@ -99,7 +99,7 @@ class TournamentPublisher:
     """Sends one table's public events and standing to `<prefix>/<tournament>/<table_id>/...`."""
 
     def __init__(self, controller: Any, broker: str, tournament: str, table_id: str, prefix: str = "mahjong",
-                 username: str = "", password: str = "", wall_clock: Callable[[], float] = time.time,
+                 username: str = "", password: str = "", wall_clock: Callable[[], float] | None = None,
                  ca_file: str = "") -> None:
         self.controller = controller
         self.broker = broker
@@ -113,7 +113,10 @@ class TournamentPublisher:
             log.warning("the broker user name is not the table id: a broker set up by `tablectl broker-config` "
                         "lets a table write only under its own id, and drops the rest without a word",
                         extra={"username": username, "table_id": table_id})
-        self._wall_clock = wall_clock
+        # The standings' `at` on the table's stamps clock (`controller.now`), the one its events and session
+        # clock (`clock_ends_at`) read: `time.time` here stepped with NTP mid-session, and the hub's paused
+        # clock (`clock_ends_at - at`) read the step as hours left or none
+        self._wall_clock: Callable[[], float] = wall_clock if wall_clock is not None else controller.now
         self.mark = AckMark(Path(controller.store.path), f"tournament.acked {broker} {self.topics.base}")
         self.connected = False
         self.error = ""

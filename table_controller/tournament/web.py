@@ -560,6 +560,7 @@ const I18N = {
 };
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
 let last = null;
+let hubOffset = 0; // the hub's clock minus this screen's (seconds): a kiosk's clock may be hours off
 const $ = (id) => document.getElementById(id);
 const ENTITY = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ENTITY[c]);
@@ -605,16 +606,17 @@ function tableRow(x) {
     + `<td class="alerts" data-testid="alerts-${esc(x.table_id)}">${alertText(x)}</td></tr>`;
 }
 function clockText(c) {
-  // the table's session clock: the time left (frozen and marked while the referee has paused it)
+  // the table's session clock: the time left (frozen and marked while the referee has paused it); its end
+  // is on the hub's clock (the hub moves each table's onto its own), counted against the hub's now
   if (!c) return "";
-  const left = c.paused ? c.left_s : c.ends_at - Date.now() / 1000;
+  const left = c.paused ? c.left_s : c.ends_at - (Date.now() / 1000 + hubOffset);
   if (left <= 0) return `<span class="bad">${esc(t("timeUp"))}</span>`;
   const s = Math.round(left), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
   const text = (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(r).padStart(2, "0");
   return (c.paused ? "⏸ " : "") + text;
 }
 function alertText(x) {
-  // a table fault, the table's link down, the camera failing: since when (the table's clock)
+  // a table fault, the table's link down, the camera failing: since when (the hub's clock, as `at`)
   return (x.alerts || []).map((a) => esc(lang === "zh" ? a.text_zh : a.text_en) + (a.since == null ? ""
     : ` <small>${esc(t("since", { n: Math.max(0, Math.round((last.at - a.since) / 60)) }))}</small>`)).join(t("alertSep"));
 }
@@ -766,7 +768,7 @@ async function poll() {
     // the standings every time (their `at` moves the alerts' "since"); the rest is asked again with the ETag
     // the browser keeps (no-cache), and the hub answers 304, no body, while they are what the page holds
     const r = await fetch("/api/standings", { cache: "no-store" });
-    if (r.ok) last = await r.json();
+    if (r.ok) { last = await r.json(); hubOffset = last.at - Date.now() / 1000; }
     const q = await fetch("/api/pairings", { cache: "no-cache" });
     if (q.ok) pairs = await q.json();
     const pub = await fetch("/api/pairings/published", { cache: "no-cache" });

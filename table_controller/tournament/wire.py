@@ -205,8 +205,8 @@ class StateMsg(_Msg):
     withdrawn: bool = False
     #: players' appeals (申诉) awaiting the arbitration committee's decision at this table
     appeals_waiting: int = Field(0, ge=0)
-    #: the session clock (wall time, the table's clock): when it runs out, the referee's pauses
-    #: added back; None without a running clock. `clock_paused`: it stands still now
+    #: the session clock (the table's stamps clock, as `at`; the hub moves it onto its own): when it runs
+    #: out, the referee's pauses added back; None without a running clock. `clock_paused`: it stands still now
     clock_ends_at: float | None = None
     clock_paused: bool = False
     #: the chairs where a substitute (替补) came in during the round: who sat them, in order (absent
