@@ -39,6 +39,11 @@ class MessageError(ValueError):
     """A payload that does not match its declaration (the text says which field and why)."""
 
 
+class MessageRangeError(MessageError):
+    """A payload of the right shape with a code its field does not define (a seat 4..0xFE, a phase 7):
+    the table answers such a command `bad_argument`, not `malformed` (protocol.md §7)."""
+
+
 class _Field:
     """How one field type goes on the wire."""
 
@@ -103,7 +108,7 @@ class _Enum(_Field):
         if b == SEAT_NONE and self._none_ok:
             return None, pos + 1
         if b >= len(self._names):
-            raise MessageError(f"{self.name} code {b} is not one of 0..{len(self._names) - 1}")
+            raise MessageRangeError(f"{self.name} code {b} is not one of 0..{len(self._names) - 1}")
         return self._names[b], pos + 1
 
 
@@ -191,7 +196,7 @@ class MessageType:
             try:
                 values[fname], pos = FIELD_TYPES[ftype].decode(payload, pos)
             except MessageError as exc:
-                raise MessageError(f"{self.name}.{fname}: {exc}") from None
+                raise type(exc)(f"{self.name}.{fname}: {exc}") from None
         if pos != len(payload) and not trailing_ok:
             raise MessageError(f"{self.name}: {len(payload) - pos} unexpected byte(s) after the last field")
         return values

@@ -397,6 +397,9 @@ class SimTable:
             return
         try:
             values = msg.decode(payload)
+        except msgs.MessageRangeError as exc:  # a seat code no side has: a field out of range (§7)
+            self._reply(conn, req, "result", req=req, code=msgs.RESULT_IDS["bad_argument"], text=str(exc))
+            return
         except msgs.MessageError as exc:
             self._reply(conn, req, "result", req=req, code=msgs.RESULT_IDS["malformed"], text=str(exc))
             return
