@@ -87,6 +87,25 @@ async def test_a_wifi_that_drops_without_a_close_is_noticed_and_the_page_catches
     assert await page.locator("#actions tr[data-seq]").count() == 1
 
 
+async def test_a_tablet_clock_stepped_back_does_not_blind_the_watchdog(
+        service: TableService, browser: Any, wifi: Wifi, quick_health: float) -> None:
+    """The tablet's clock steps back an hour (NTP, or set by hand) and its Wi-Fi then drops without a close. The
+    watchdog measured silence on the wall clock: an hour of negative silence, so the frozen picture said 已连接
+    for an hour. It measures on the steady clock (`performance.now`) now."""
+    page = await browser.new_page()
+    await page.add_init_script("(() => { const real = Date.now.bind(Date); window.__skewMs = 0;"
+                               " Date.now = () => real() + window.__skewMs; })();")
+    page = await open_page(browser, service, "/", port=wifi.port, page=page)
+    assert await page.inner_text("[data-testid=link]") == "已连接"
+    await page.evaluate("window.__skewMs = -3600 * 1000")
+    wifi.freeze()
+    frozen = time.monotonic()
+    await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
+    assert time.monotonic() - frozen < 3 * quick_health + 2.5
+    wifi.thaw()
+    await page.wait_for_function("document.body.dataset.connected === '1'", timeout=10000)
+
+
 async def test_a_quiet_delayed_broadcast_is_not_taken_for_a_dead_link(service: TableService, browser: Any,
                                                                         quick_health: float) -> None:
     """The broadcast feed (`/public?delay=S`) held its events back and sent nothing else: a quiet table

@@ -279,6 +279,9 @@ const riichiBadge = (w) => ((state.wins || []).some((x) => x.riichi_void === w)
 const totalWithUnit = (total) => (total == null ? "" : `${total} ${unitWord()}`);
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const serverNow = () => Date.now() / 1000 + clockOffset;
+/** Milliseconds on the tablet's steady clock, for durations: its wall clock steps (NTP, a hand-set time), and a step
+ *  back stopped the silence watchdog until the clock caught up (a dead socket went unnoticed). */
+const steady = () => performance.now();
 /** Who did it, in the page's language ("demo" stands in for the referee in `tablectl demo`). */
 const roleName = (by) => { const n = t("role." + by); return n.startsWith("role.") ? String(by || "") : n; };
 const token = () => sessionStorage.getItem("token") || "";
@@ -1430,7 +1433,7 @@ function renderLink() {
   if (!state) return;
   // the service itself gone (a crash, a restart, the venue's Wi-Fi): the table's last link state is stale
   const lost = document.body.dataset.connected === "0";
-  const quiet = Math.round((Date.now() - heard) / 1000);  // since the service last said anything
+  const quiet = Math.round((steady() - heard) / 1000);  // since the service last said anything
   link.textContent = lost ? (silent ? t("serviceQuiet", { n: quiet }) : t("serviceLost"))
     : state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
   link.className = "badge " + (state.link.up && !lost ? "up" : "down");
@@ -1764,8 +1767,8 @@ function onMessage(msg) {
 // `alive` on a delayed feed); SILENT_AFTER of them missed and the socket is dropped and opened again.
 const SILENT_AFTER = 3;
 let every = 2;           // seconds between the service's health messages (it says so in each)
-let heard = Date.now();  // when the service last said anything
-let opened = Date.now(); // when the current socket was opened: one that hangs opening is retried too
+let heard = steady();  // when the service last said anything
+let opened = steady(); // when the current socket was opened: one that hangs opening is retried too
 let silent = false;      // the socket was dropped for silence (not closed by the service)
 // A slow link (seconds each way) is not a dead one: a new socket's first message takes two round trips
 // (the opening, then the credential and the snapshot). Each drop for silence doubles the wait (up to 8
@@ -1774,7 +1777,7 @@ let patience = 1;
 function watchdog() {
   if (!ws) return;
   if (silent) renderLink();  // the seconds count on
-  if (Date.now() - Math.max(heard, opened) < (SILENT_AFTER * every + 1) * 1000 * patience) return;
+  if (steady() - Math.max(heard, opened) < (SILENT_AFTER * every + 1) * 1000 * patience) return;
   patience = Math.min(patience * 2, 8);
   const old = ws;
   ws = null;
@@ -1800,16 +1803,16 @@ function connect() {
   if (delay && !referee) q.set("delay", delay);
   const sock = new WebSocket(`${proto}://${location.host}/ws${referee ? "/referee" : ""}${q.toString() ? "?" + q : ""}`);
   ws = sock;
-  opened = Date.now();
+  opened = steady();
   sock.onopen = () => {
     if (ws !== sock) return;
-    opened = Date.now(); // the opening is a sign of life: the wait for the first message starts again
+    opened = steady(); // the opening is a sign of life: the wait for the first message starts again
     retry = 0;
     if (referee) sock.send(JSON.stringify({ token: token() }));
   };
   sock.onmessage = (e) => {
     if (ws !== sock) return; // a dropped socket's frames, delivered when its link came back, are old
-    heard = Date.now();
+    heard = steady();
     patience = 1;
     if (document.body.dataset.connected !== "1") { silent = false; document.body.dataset.connected = "1"; render(); askAll(); }
     onMessage(JSON.parse(e.data));
@@ -1838,7 +1841,7 @@ function reconnect() {
 const REPEAT_MS = 2000;
 let lastAct = null; // {sig, key, answered: time or null}
 function actionKey(sig) {
-  const fresh = lastAct && lastAct.sig === sig && (lastAct.answered === null || Date.now() - lastAct.answered < REPEAT_MS);
+  const fresh = lastAct && lastAct.sig === sig && (lastAct.answered === null || steady() - lastAct.answered < REPEAT_MS);
   if (!fresh) lastAct = { sig, key: Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""), answered: null };
   return lastAct;
 }
@@ -1920,7 +1923,7 @@ function settle(key, seq) {
   if (seq !== null) ownAction(seq);
   if (lastAct && lastAct.key === key) {
     if (seq === null) lastAct = null; // given up by the service: a new press is a new action
-    else lastAct.answered = Date.now();
+    else lastAct.answered = steady();
   }
   say(seq === null ? t("notTaken", { what: p.what }) : t("taken", { what: p.what, seq }), seq !== null);
 }
@@ -1999,7 +2002,7 @@ async function act(path, body) {
   pending.delete(action.key);
   savePending();
   renderPending();
-  action.answered = Date.now();
+  action.answered = steady();
   const data = await res.json().catch(() => ({}));
   const detail = Array.isArray(data.detail) ? data.detail.join("; ") : (data.detail || data.error || res.status);
   const repeat = res.headers.get("Idempotent-Replayed") === "true";
@@ -2155,8 +2158,8 @@ function keyPlay(kind) {
 }
 async function caughtUp() {
   // until the page shows the operator's last play (its update moves the seat), at most CATCH_UP_MS
-  const end = Date.now() + CATCH_UP_MS;
-  while (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq) && Date.now() < end) {
+  const end = steady() + CATCH_UP_MS;
+  while (ownPlay.seq !== null && (lastSeq === null || lastSeq < ownPlay.seq) && steady() < end) {
     await new Promise((ok) => setTimeout(ok, 20));
   }
 }
