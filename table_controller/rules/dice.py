@@ -104,7 +104,7 @@ def dice_huangfan(dice: Sequence[int]) -> int:
     (1,1) or (4,4) → 2; a 1 or a 4 with any other face, or a double 2/3/5/6 → 1; otherwise 0.
     """
     values = tuple(dice)
-    if len(values) != 2 or not all(isinstance(v, int) and 1 <= v <= 6 for v in values):
+    if len(values) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values):
         raise DealError(f"骰子荒番 reads two dice 1..6, not {values!r}", code="dice_face")
     a, b = sorted(values)
     if (a, b) in ((1, 1), (4, 4)):

@@ -125,3 +125,5 @@ def test_dice_huangfan_every_pair() -> None:
     assert load_ruleset("shanghai").huangfan and not load_ruleset("mcr").huangfan
     with pytest.raises(DealError):
         dice_huangfan((0, 3))
+    with pytest.raises(DealError):  # a JSON true is no die showing 1 (check_throw refuses it too)
+        dice_huangfan((True, 3))
