@@ -14,15 +14,7 @@ from table_controller.store import EventStore
 from table_controller.referee import session
 from table_controller.state import fold
 from table_controller.timers import session_status
-
-
-class FakeTime:
-    def __init__(self, wall: float) -> None:
-        self.wall, self.mono = wall, 100.0
-
-    def advance(self, s: float) -> None:
-        self.wall += s
-        self.mono += s
+from tests.clocks import FakeTime
 
 
 async def _no_table(url: str):

@@ -246,18 +246,24 @@ class _Deaf:
         return [(t, p) for t, d in self.writes for _, ty, p in _parse(d) if ty == type_]
 
 
+def _deaf_behind(monkeypatch: pytest.MonkeyPatch, module: Any, clock: VirtualClock) -> _Deaf:
+    """A `_Deaf` transport that `module` (drivers.table, drivers.remote) opens whatever its URL."""
+    deaf = _Deaf(clock)
+
+    async def opener(url: str, **_: Any) -> _Deaf:
+        return deaf
+
+    monkeypatch.setattr(module, "open_transport", opener)
+    return deaf
+
+
 async def test_reset_every_250_ms_12_times_then_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     """§5.1: "sends `RESET(nonce)` with a fresh random nonce every 250 ms until it receives `RESET_ACK(nonce)`
     (it gives up after 12 tries: `no_answer`"."""
     from drivers import table as tbl
 
     clock = VirtualClock(auto=True)
-    deaf = _Deaf(clock)
-
-    async def opener(url: str, **_: Any) -> _Deaf:
-        return deaf
-
-    monkeypatch.setattr(tbl, "open_transport", opener)
+    deaf = _deaf_behind(monkeypatch, tbl, clock)
     try:
         with pytest.raises(TableError) as err:
             await tbl.open_table("deaf://", clock, reconnect=False, connect_timeout=None)
@@ -584,12 +590,7 @@ async def test_remote_frames_are_sent_3_times_in_all_then_fail(monkeypatch: pyte
     from drivers import remote
 
     clock = VirtualClock(auto=True)
-    deaf = _Deaf(clock)
-
-    async def opener(url: str, **_: Any) -> _Deaf:
-        return deaf
-
-    monkeypatch.setattr(remote, "open_transport", opener)
+    deaf = _deaf_behind(monkeypatch, remote, clock)
     try:
         with pytest.raises(TableError) as err:
             await remote.RemoteTable("deaf://", clock)._start()

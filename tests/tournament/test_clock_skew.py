@@ -17,19 +17,11 @@ from table_controller.store import EventStore
 from table_controller.tournament.hub import SKEW_KEEP_S, Hub
 from table_controller.tournament.publisher import TournamentPublisher
 from table_controller.tournament.wire import EventMsg, OnlineMsg, StateMsg, decode, encode
+from tests.clocks import FakeTime
 
 TOURNAMENT = "cup"
 TOPIC = f"mahjong/{TOURNAMENT}/t1"
 HOURS = 3600.0
-
-
-class FakeTime:
-    def __init__(self, wall: float) -> None:
-        self.wall, self.mono = wall, 100.0
-
-    def advance(self, s: float) -> None:
-        self.wall += s
-        self.mono += s
 
 
 class Client:
