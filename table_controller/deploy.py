@@ -2,11 +2,11 @@
 for a table on USB, a udev rule.
 
 Why generated, not copied: what the service needs from the system follows from the table's
-config. A serial link needs the `dialout` group, a camera on /dev/video* the `video` group, a
-`usb://VID:PID` link a udev rule that lets the `plugdev` group open that one device, the event log
-and the camera's enrollment file writable directories under an otherwise read-only system, and a
-display port under 1024 the capability to bind it. Pure: `unit_files` returns text, the command
-(`tablectl install-service`) writes it.
+config. A serial link needs the `dialout` group, a camera on /dev/video* (or /dev/v4l/by-id/...) the
+`video` group, a `usb://VID:PID` link a udev rule that lets the `plugdev` group open that one device,
+the event log and the camera's enrollment file writable directories under an otherwise read-only
+system, and a display port under 1024 the capability to bind it. Pure but for the mount points it
+reads (`stick_mount_points`): `unit_files` returns text, the command (`tablectl install-service`) writes it.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def needed_groups(config: TableConfig) -> list[str]:
     if USB_LINK.match(link):
         groups.append("plugdev")  # the udev rule below gives that group the table's USB device
     source = config.camera.source
-    if source.isdigit() or source.startswith("/dev/video"):
-        groups.append("video")
+    if source.isdigit() or source.startswith(("/dev/video", "/dev/v4l/")):
+        groups.append("video")  # /dev/v4l/by-id/... (a name that survives a replug) is a link to /dev/videoN
     return groups
 
 
@@ -67,12 +67,64 @@ def writable_dirs(config: TableConfig) -> list[Path]:
     return list(dict.fromkeys(dirs))  # the enrollment may live beside the log
 
 
-def optional_writable_dirs(config: TableConfig) -> list[Path]:
+def optional_writable_dirs(config: TableConfig, mount_points: list[Path] | None = None,
+                           root: Path = Path("/")) -> list[Path]:
     """Directories the service writes when they are there: the log's mirror on a USB stick
     (`[storage] mirror_dir`), absent while the stick is out. systemd would refuse to start the
-    unit for a missing `ReadWritePaths`; with "-" it skips it (mount the stick at boot, `nofail`)."""
+    unit for a missing `ReadWritePaths`; with "-" it skips it (mount the stick at boot, `nofail`).
+
+    Not the mirror's folder itself but the folder that holds the stick's mount point (`/media` for
+    a stick on /media/usb): systemd makes a ReadWritePaths entry a mount of its own in the service's
+    namespace, and one on the stick pinned the stick that was in at the start. Pulled and put back,
+    the host mounted the new one beneath it, and the service went on writing to the old one (gone:
+    the copy never caught up, docs/display.md "The stick out"). A folder on the card holds no stick,
+    and a stick mounted under it later reaches the service, writable (`mount_points`: the system's
+    mounts and fstab's, `stick_mount_points`)."""
     mirror = config.mirror_path()
-    return [mirror] if mirror is not None else []
+    if mirror is None:
+        return []
+    if mount_points is None:
+        mount_points = stick_mount_points(root)
+    return [_mirror_writable(mirror, mount_points, root)]
+
+
+def _mirror_writable(mirror: Path, mount_points: list[Path], root: Path) -> Path:
+    on = [m for m in mount_points if m != Path("/") and (m == mirror or m in mirror.parents)]
+    if on:  # the stick's mount point is known (mounted now, or in fstab): the folder holding it
+        stick = max(on, key=lambda m: len(m.parts))
+        return stick.parent if stick.parent != Path("/") else stick  # never the whole system writable
+    there = mirror
+    while there != Path("/") and not (root / there.relative_to("/")).exists():
+        there = there.parent
+    if there == mirror:  # there, on no mount of its own: on the card, nothing to pin
+        return mirror
+    # not there now, and no mount point known for it: the stick's is the first folder there (an empty
+    # mount point) or is made when it is mounted (udisks: /media/USER/LABEL); the folder holding that
+    for folder in (there.parent, there):
+        if folder != Path("/"):
+            return folder
+    return mirror
+
+
+def _unescape_mount(field: str) -> Path:
+    """fstab's and mountinfo's octal escapes (a space is \\040)."""
+    return Path(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
+
+
+def stick_mount_points(root: Path = Path("/")) -> list[Path]:
+    """Mount points the system has (this one's, when `root` is it) or will have at boot (`root`'s fstab)."""
+    points: list[Path] = []
+    sources = [(root / "etc/fstab", 1)] + ([(Path("/proc/self/mountinfo"), 4)] if root == Path("/") else [])
+    for source, column in sources:
+        try:
+            lines = source.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > column and not fields[0].startswith("#") and fields[column].startswith("/"):
+                points.append(_unescape_mount(fields[column]))
+    return points
 
 
 def _quote(path: Path | str) -> str:
@@ -135,14 +187,16 @@ def _absolute(*paths: Path) -> None:
         raise DeployError("the config file and tablectl must be absolute paths (systemd does not start in this directory)")
 
 
-def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: str) -> str:
+def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: str,
+                 mount_points: list[Path] | None = None, root: Path = Path("/")) -> str:
     """The systemd service running `tablectl run --config config_path` as `user`; the config's folder is
     writable too: a referee's PIN changed on the page is written there (a new file renamed over the old)."""
     _absolute(config_path, tablectl)
     return _unit(f"自动麻将机控制器 {config.table.name} (mahjong table controller)",
                  [str(tablectl), "run", "--config", str(config_path)], user, needed_groups(config),
                  list(dict.fromkeys([*writable_dirs(config), config_path.parent])), config.display.port,
-                 network=_on_network(config), extra=_rulesets_env(), optional=optional_writable_dirs(config))
+                 network=_on_network(config), extra=_rulesets_env(),
+                 optional=optional_writable_dirs(config, mount_points, root))
 
 
 def _rulesets_env() -> list[str]:
@@ -241,10 +295,12 @@ def hub_files(hub_args: list[str], tablectl: Path, user: str, unit: str = HUB_UN
 
 
 def unit_files(config: TableConfig, config_path: Path, tablectl: Path, user: str,
-               unit: str = DEFAULT_UNIT) -> list[UnitFile]:
+               unit: str = DEFAULT_UNIT, mount_points: list[Path] | None = None,
+               root: Path = Path("/")) -> list[UnitFile]:
     """Every file to install, with its path under the system root and what to run after."""
     _check_names(unit, user)
-    files = [UnitFile(f"etc/systemd/system/{unit}.service", service_unit(config, config_path, tablectl, user),
+    text = service_unit(config, config_path, tablectl, user, mount_points, root)
+    files = [UnitFile(f"etc/systemd/system/{unit}.service", text,
                       f"systemctl daemon-reload && systemctl enable --now {unit}")]
     rule = udev_rule(config)
     if rule:

@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
             if args.config is None or hub_args:
                 raise DeployError("give the table's --config (or --hub, with the hub's arguments after --)")
             config = load_config(args.config.resolve())
-            files = unit_files(config, args.config.resolve(), tablectl, args.user, args.unit or DEFAULT_UNIT)
+            files = unit_files(config, args.config.resolve(), tablectl, args.user, args.unit or DEFAULT_UNIT,
+                               root=args.root.resolve())
             dirs = writable_dirs(config)
     except (ConfigError, DeployError) as exc:
         print(f"tablectl install-service: {exc}", file=sys.stderr)

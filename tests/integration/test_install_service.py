@@ -277,3 +277,96 @@ def test_a_title_with_percent_or_dollar_reaches_the_hub_as_written(tmp_path: Pat
     assert "%" not in stripped and "$" not in stripped
     argv = [w.replace("%%", "%").replace("$$", "$") for w in shlex.split(line)]
     assert argv[argv.index("--title") + 1] == title
+
+
+@pytest.mark.parametrize("source", ["0", "/dev/video2", "/dev/v4l/by-id/usb-046d_C920_ABC-video-index0",
+                                    "/dev/v4l/by-path/platform-xhci-hcd.0-usb-0:1.2:1.0-video-index0"])
+def test_a_local_camera_by_any_of_its_names_gets_group_video(tmp_path: Path, source: str) -> None:
+    """A camera named by /dev/v4l/by-id/... (the name that survives a replug, as /dev/serial/by-id is
+    for the board) is /dev/videoN, group video: the unit left the group out, and the camera showed
+    nothing under the service while `tablectl check`, run by a user in group video, passed."""
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nlink = "sim://"\n[camera]\nsource = "{source}"\n', encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert _unit(proc.stdout)["SupplementaryGroups"] == ["video"]
+
+
+def _mirror_rw(tmp_path: Path, fstab: str, made: list[str], mirror: str = "/media/usb/mahjong") -> str:
+    """The unit's ReadWritePaths for the stick's folder, written for a system root holding `fstab`
+    and the folders `made`."""
+    root = tmp_path / "root"
+    for folder in made:
+        (root / folder.lstrip("/")).mkdir(parents=True, exist_ok=True)
+    (root / "etc").mkdir(parents=True, exist_ok=True)
+    (root / "etc/fstab").write_text(fstab, encoding="utf-8")
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nlink = "sim://"\n[storage]\nmirror_dir = "{mirror}"\n', encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi",
+                                      "--root", str(root)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return _unit(proc.stdout)["ReadWritePaths"][0].split()[-1]
+
+
+@pytest.mark.parametrize(("fstab", "made", "mirror", "writable"), [
+    # the stick in fstab (nofail): the folder holding its mount point, never the stick
+    ("# the stick\nUUID=1234-ABCD /media/usb vfat nofail,uid=pi 0 0\n", ["/media/usb"], "/media/usb/mahjong", "-/media"),
+    ("UUID=1234-ABCD /mnt/stick\\040one vfat nofail 0 0\n", [], "/mnt/stick one/mahjong", "-/mnt"),
+    # mounted by udisks (/media/USER/LABEL, made at mount): not in fstab, the folder holding the label's
+    ("", ["/media/pi"], "/media/pi/STICK/mahjong", "-/media"),
+    # nothing known of the system (an image not set up): as before, the folder itself
+    ("", [], "/media/usb/mahjong", "-/media/usb/mahjong"),
+    # a stick mounted at a top folder: never the whole system writable
+    ("/dev/sda1 /usb vfat nofail 0 0\n", [], "/usb/mahjong", "-/usb"),
+])
+def test_the_mirror_sticks_writable_folder_is_the_one_holding_its_mount_point(
+        tmp_path: Path, fstab: str, made: list[str], mirror: str, writable: str) -> None:
+    """systemd makes each ReadWritePaths entry a mount of its own in the service's namespace: one on
+    the stick (its folder, or its mount point) pinned the stick that was in at the start, and one put
+    back after being pulled was mounted beneath it: the service went on writing to the stick that was
+    gone and the copy never caught up (`test_a_stick_put_back_reaches_the_service`)."""
+    assert _mirror_rw(tmp_path, fstab, made, mirror) == writable
+
+
+def _can_unshare() -> bool:
+    return os.geteuid() == 0 and shutil.which("unshare") is not None and \
+        subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _can_unshare(), reason="needs root and unshare (mount namespaces)")
+def test_a_stick_put_back_reaches_the_service(tmp_path: Path) -> None:
+    """The service's mount namespace as systemd makes it (a slave of the host's; every mount read-only,
+    each ReadWritePaths entry bound onto itself and writable), on the unit's own ReadWritePaths: the
+    stick in at the start, pulled and another put back, and the service sees and writes the new one."""
+    base = tmp_path / "sys"
+    rw = _mirror_rw(tmp_path, f"UUID=1 {base}/media/usb vfat nofail 0 0\n", [], f"{base}/media/usb/mahjong")
+    writable = rw.lstrip("-")
+    (base / "media").mkdir(parents=True)
+    media, usb, mirror = base / "media", base / "media/usb", base / "media/usb/mahjong"
+
+    def sh(cmd: str) -> None:
+        subprocess.run(["sh", "-ec", cmd], check=True, capture_output=True, timeout=30)
+
+    def plug(name: str) -> None:
+        sh(f"mount -t tmpfs {name} {usb} && mkdir {mirror} && echo {name} > {mirror}/id")
+
+    sh(f"mount -t tmpfs card {media} && mount --make-rshared {media} && mkdir {usb}")
+    try:
+        plug("stick1")
+        service = subprocess.Popen(["unshare", "-m", "--propagation", "slave", "sh", "-ec", f"""
+            mount --rbind {writable} {writable}
+            for m in $(awk '{{print $5}}' /proc/self/mountinfo | grep '^{media}'); do
+              case $m in {writable}|{writable}/*) mount -o remount,bind,rw $m ;; *) mount -o remount,bind,ro $m ;; esac
+            done
+            cat {mirror}/id; read go; cat {mirror}/id; touch {mirror}/written"""],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert service.stdout is not None and service.stdout.readline().strip() == "stick1"
+        sh(f"umount {usb}")
+        plug("stick2")
+        out, err = service.communicate("go\n", timeout=30)
+        assert service.returncode == 0, err
+        assert out.strip() == "stick2"  # it was stick1, the stick pulled out
+        assert (mirror / "written").is_file()
+    finally:
+        subprocess.run(["umount", "-R", str(media)], capture_output=True)
