@@ -314,10 +314,14 @@ def remember(s: "TableState", ev: Event | None) -> "TableState":
     if ev is None:
         return s
     if ev.type == "operator.hand_start" and s.hand is not None:
+        s.hand_aside = None  # a round's start can no longer be undone
         base = copy.copy(s)
         base.hand_base, base.hand_events = None, HandEvents()
         s.hand_base, s.hand_events = base, HandEvents()
     elif s.hand is None:
+        if s.hand_aside is not None:  # set aside by a round's start (`rounds.close_round`): its events go on
+            hand, base, events = s.hand_aside
+            s.hand_aside = (hand, base, events.plus(ev))
         if s.hand_base is not None:
             s.hand_base, s.hand_events = None, HandEvents()
     elif s.hand_base is not None:

@@ -104,6 +104,8 @@ def close_round(s: "TableState", record: dict[str, Any]) -> None:
     _seat(s, {"round": record["round"], "players": record["players"], "player_ids": record["player_ids"],
               "first_dealer": None, "start_seq": record["seq"]})  # the new round chooses its first dealer again
     s.roster_by_referee = True
+    if s.hand is not None:  # the ended hand, for an undo of this start to put back (`reopen`)
+        s.hand_aside = (s.hand, s.hand_base, s.hand_events)
     s.hand = None
     s.hands = []
     s.hands_played = 0
@@ -117,6 +119,11 @@ def reopen(s: "TableState", target: dict[str, Any]) -> None:
 
     if s.hands or s.hand is not None:
         raise RefereeError(f"第 {s.round} 轮已开始打牌，不能撤销开始 / round {s.round} has begun: its start stands")
+    if s.hand_aside is not None:  # the last hand comes back as it stood: shown, ruled on, corrected
+        from table_controller.state import copy_hand
+
+        hand, s.hand_base, s.hand_events = s.hand_aside
+        s.hand, s.hand_aside = copy_hand(hand), None  # older states share the one set aside: the fold changes a copy
     if target.get("closes") is None:
         _seat(s, target["before"])
         return

@@ -118,6 +118,10 @@ class TableState:
     #: play (`corrections.py`) folds the hand again from there. Not shown (not in `to_json`).
     hand_base: "TableState | None" = None
     hand_events: HandEvents = field(default_factory=HandEvents)
+    #: The ended hand a round's start set aside, with its `hand_base` and `hand_events` (the events
+    #: since kept too): an undo of that start, before the new round's first hand, puts it back whole
+    #: (`rounds.reopen`), so the last hand is shown, ruled (查叫) and corrected as before. Not shown.
+    hand_aside: "tuple[dict[str, Any], TableState | None, HandEvents] | None" = None
 
     def to_json(self) -> dict[str, Any]:
         """The whole state, referee-only parts included: show it through `projection`, not directly."""
@@ -752,6 +756,10 @@ def next_playing(seat: str, out: Any = ()) -> str:
     return SEATS[(SEATS.index(seat) + 1) % 4]
 
 
+#: What a confirmed win changes on the live hand and its undo puts back (`after_win`, `undo_win`).
+_RESTORED = ("turn", "claim", "pending_draw", "live_drawn", "won_seq")
+
+
 def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[dict[str, Any]],
               at: float) -> dict[str, Any]:
     """What a confirmed win does to the live hand; returns what an undo of it puts back.
@@ -766,7 +774,9 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     restore = {"turn": hand.get("turn"), "claim": hand.get("claim"), "pending_draw": hand.get("pending_draw"),
                "live_drawn": hand.get("live_drawn", 0), "won_discard": None, "won_seq": hand.get("won_seq"),
                "robbed": _rob_kong(hand, win) if win.get("win_kind") == "rob_kong" else None,
-               "play_seq": hand.get("play_seq")}
+               "play_seq": hand.get("play_seq"),
+               # keys the hand did not have yet (no draw counted, no win): an undo leaves them out again
+               "absent": [k for k in (*_RESTORED, "wall_now") if k not in hand]}
     if flow.continue_after_win == "end":
         if win.get("win_kind") not in ("discard", "rob_kong") and hand.get("pending_draw"):
             # 自摸: the winner's draw stands no more (买马's horses, the tiles left at the hand's end)
@@ -847,14 +857,22 @@ def undo_win(hand: dict[str, Any], restore: dict[str, Any] | None) -> None:
         if robbed.get("notes"):
             hand["rescored"] = sorted([*hand.get("rescored", []), *robbed["notes"]], key=lambda n: n["seq"])
         hand["tail_drawn"] = hand.get("tail_drawn", 0) + 1
-    for key in ("won_seq",) if moved else ("turn", "claim", "pending_draw", "live_drawn", "won_seq"):
-        hand[key] = restore.get(key)
+    absent = restore.get("absent") or ()
+    for key in ("won_seq",) if moved else _RESTORED:
+        if key in absent:  # as it was: a state folded without the win has no such key
+            hand.pop(key, None)
+        else:
+            hand[key] = restore.get(key)
     if restore.get("won_discard"):
         seat, i = restore["won_discard"]
         pool = hand["discards"][seat]
         if i < len(pool):
             pool[i] = {k: v for k, v in pool[i].items() if k != "won_by"} | {"claimed": False}
-    _wall_now(hand)
+    if "wall_now" in absent and not moved and not robbed:  # no draw counted before the win: none shown again
+        hand.pop("wall_now", None)
+        hand.pop("tiles_left", None)
+    else:
+        _wall_now(hand)
 
 
 def _pay_kong(hand: dict[str, Any], ev: Event, seat: str, kind: str, discarder: str | None, ruleset: str) -> None:
