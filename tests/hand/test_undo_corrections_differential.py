@@ -33,15 +33,15 @@ def _positions(events: list[Event], rng: random.Random, n: int) -> list[int]:
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_each_undoable_action_undone_leaves_the_state_it_found(ruleset: str, sessions: dict[str, list[Event]]) -> None:
     """Penalties, win reads and confirmations, the session clock, appeals and rulings, 查叫, substitutes,
-    round starts and corrections, each taken at 6 random places (and a few undone after the next hand has
+    round starts and corrections, each taken at 4 random places (and a few undone after the next hand has
     started), then undone newest first: the views, at once and after the rest of the session, and each
     hand's record are those of the log without them; an undo of an undo is refused."""
     events = sessions[ruleset]
     rng = random.Random(f"undo {ruleset}")
-    outcomes = [o for k in _positions(events, rng, 6) for o in undo_example(events, k, rng, across=rng.random() < 0.3)]
+    outcomes = [o for k in _positions(events, rng, 4) for o in undo_example(events, k, rng, across=rng.random() < 0.3)]
     failed = [(o.where, o.diffs[:4]) for o in outcomes if o.diffs]
     assert not failed, failed
-    assert sum(o.kind == "compared" for o in outcomes) >= 20, [(o.kind, o.where, o.why) for o in outcomes]
+    assert sum(o.kind == "compared" for o in outcomes) >= 12, [(o.kind, o.where, o.why) for o in outcomes]
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
