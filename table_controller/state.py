@@ -87,7 +87,7 @@ class TableState:
     ruleset: str = "mcr"
     players: dict[int, str] = field(default_factory=dict)  # position -> name
     player_ids: dict[int, str] = field(default_factory=dict)  # position -> registration number (tournaments)
-    link: dict[str, Any] = field(default_factory=lambda: {"up": False, "reason": "未连接"})
+    link: dict[str, Any] = field(default_factory=lambda: {"up": False, "reason": "未连接", "reason_en": "not connected"})
     identity: dict[str, Any] = field(default_factory=dict)
     phase: str = "offline"
     tile_count: int | None = None
@@ -411,7 +411,8 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
     elif t == "link.down":
         # the driver's reasons are codes (unplugged, silent): the display shows words, the code beside them
         code = str(d.get("reason", ""))
-        s.link = {"up": False, "reason": reason_zh(code), **({"code": code} if code in LINK_REASONS else {})}
+        s.link = {"up": False, "reason": reason_zh(code), "reason_en": LINK_REASONS.get(code, (code, code))[1],
+                  **({"code": code} if code in LINK_REASONS else {})}
     elif t == "table.phase":
         s.phase = d.get("phase", s.phase)
     elif t == "table.tile_count":

@@ -5,7 +5,7 @@
 
 const SEATS = ["E", "S", "W", "N"];
 const I18N = {
-  zh: { lang: "English", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", pinEmpty: "请先输入凭证",
+  zh: { lang: "English", pageTitle: "自动麻将机 · 裁判显示", navLabel: "页面", wall: "牌墙", list: "、", colon: "：", controls: "操作", login: "登录", logout: "退出", pin: "凭证 / PIN", pinEmpty: "请先输入凭证",
         pinChange: "更改凭证", pinOld: "原凭证", pinNew: "新凭证（至少6位）", pinAgain: "再输入一次", pinSubmit: "更改",
         pinDiffer: "两次输入的新凭证不一致，凭证未更改",
         pinDone: "凭证已更改：旧凭证已失效，用旧凭证登录的其他设备已退出",
@@ -109,7 +109,7 @@ const I18N = {
                earlier: "第 {n} 盘（已结束，牌已不在桌上，请按图判断）：",
                stale: "画面停在摄像头出故障之前，不是桌面现状",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
-  en: { lang: "中文", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", pinEmpty: "type the token / PIN first",
+  en: { lang: "中文", pageTitle: "Automatic mahjong table · referee display", navLabel: "pages", wall: "the wall", list: ", ", colon: ": ", controls: "Controls", login: "Log in", logout: "Log out", pin: "token / PIN", pinEmpty: "type the token / PIN first",
         pinChange: "Change PIN", pinOld: "current PIN", pinNew: "new PIN (6+)", pinAgain: "new PIN again", pinSubmit: "Change",
         pinDiffer: "The two new PINs differ; nothing changed",
         pinDone: "PIN changed: the old one no longer works, and devices logged in with it were logged out",
@@ -370,7 +370,7 @@ function renderWall(hand) {
     for (let i = 1; i <= lengths[seat]; i++) {
       const id = seat + String(i).padStart(2, "0");
       parts.push(`<div class="stack${brk && brk.stack === id ? " break" : ""}" data-stack="${id}">`);
-      for (const level of ["t", "b"]) parts.push(`<div class="half ${[...(marks[id + level] || [])].join(" ")}" data-pos="${id + level}" title="${id + level}"></div>`);
+      for (const level of ["t", "b"]) parts.push(`<div class="half ${[...(marks[id + level] || [])].join(" ")}" data-pos="${id + level}" title="${esc(tileAt(id + level))}"></div>`);
       parts.push("</div>");
     }
     parts.push("</div>");
@@ -600,6 +600,13 @@ function heldPoints(sheet, pos) {
 function heldAttr(sheet) {
   return sheet && sheet.start_points != null ? ` title="${esc(t("heldTip", { start: sheet.start_points }))}"` : "";
 }
+/** The ruling that put a seat out of winning (`stopped`: its Chinese name), in the page's language: the penalty's
+ *  English name from the record (the English page's tooltip said 多张、少张（相公）). */
+function stoppedWhy(w, zh) {
+  if (lang === "zh") return zh;
+  const a = (state.actions || []).slice().reverse().find((x) => x.type === "referee.penalty" && x.seat === w && x.name_zh === zh && !x.undone);
+  return (a && a.name_en) || zh;
+}
 function renderSeats() {
   const s = state;
   const seats = seatsOf(s);
@@ -617,7 +624,7 @@ function renderSeats() {
         ${(hand.missing || {})[w] ? `<span class="missing" data-testid="missing-${w}">${t("missingBadge", { suit: t("suit." + hand.missing[w]) })}</span>` : ""}
         ${(hand.riichi || {})[w] ? riichiBadge(w) : ""}
         ${sealedFor(hand, w) ? `<span class="stopped" data-testid="sealed-${w}" title="${esc(t("sealedWhy", { seat: t("seat." + sealedFor(hand, w)) }))}">${t("sealed")}</span>` : ""}
-        ${stopped[w] ? `<span class="stopped" title="${esc(stopped[w])}">${t("stopped")}</span>` : ""}
+        ${stopped[w] ? `<span class="stopped" title="${esc(stoppedWhy(w, stopped[w]))}">${t("stopped")}</span>` : ""}
         ${(hand.winners || []).includes(w) ? `<span class="won" data-testid="won-${w}">${t((hand.out || []).includes(w) ? "out" : "won")}</span>` : ""}
         <span class="score" data-testid="score-${w}"${heldAttr(s.scoresheet)}>${heldPoints(s.scoresheet, pos)}</span>
         <span class="timer" data-timer="${w}"></span><span class="timer" data-claim="${w}"></span></div>
@@ -808,7 +815,7 @@ function renderWins() {
     taken(w) ? " · " + t("potTaken", { n: taken(w) }) : ""}</li>`).join("")
     : `<li class="none">${t("win.noneYet")}</li>`;
   const x = state.exhaustive;
-  const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join("、") : t("draw.none"));
+  const list = (a) => (a && a.length ? a.map((w) => t("seat." + w)).join(t("list")) : t("draw.none"));
   // in the ruleset's words: 花猪 and 退税 are 定缺 rulesets' (四川), riichi's seats are 听牌 / 不听. Before, a riichi
   // 流局 read "花猪：无 · 有叫：西 · 无叫：东、南、北 · 退税：无", words its referee has no use for
   const h = state.hand || {}, riichi = !!h.riichi_declarations, sichuan = !!h.missing_suit;
@@ -1023,7 +1030,7 @@ function amountText(p) {
   const parts = [];
   if (p.from_scoring) parts.push(t("pen.scored"));
   else if (p.min != null) parts.push(t("pen.choose", { min: p.min, max: p.max, step: p.step }));
-  else if (p.amounts && p.amounts.length) parts.push(t("pen.escal", { list: p.amounts.join("、") }));
+  else if (p.amounts && p.amounts.length) parts.push(t("pen.escal", { list: p.amounts.join(t("list")) }));
   else if (p.amount) parts.push(t(p.pays === "each" ? "pen.each" : p.pays === "victim" ? "pen.victim_" : "pen.dead", { n: p.amount }));
   else if (!p.stops_win) parts.push(t("pen.warning"));
   if (p.pays === "each" && p.min != null) parts.push(t("pen.each", { n: "…" }));
@@ -1133,6 +1140,9 @@ async function loadCorrectable() {
   if (!res.ok || correctable.key !== key) return;
   const rec = await res.json();
   correctable.lines = rec.lines.filter((l) => l.type.startsWith("play.") && l.type !== "play.deal_done" && !l.void && !l.undone);
+  renderCorrectable();
+}
+function renderCorrectable() {
   const sel = $("correct-target");
   const keep = sel.value;
   sel.innerHTML = correctable.lines.slice().reverse()
@@ -1298,8 +1308,8 @@ function renderSheet() {
   }
   // the paper sheet the players and the referee sign at the end of the round (比赛成绩记录表)
   $("signatures").innerHTML = `<p>${esc(t("sheet.printed", { table: state.table_name || "", round: t("sheet.roundOpt", { n: sheet.round || state.round }),
-    at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sitters[p] ? sitters[p].map((s) => s.name).join("、") : sheet.players[p])}<br>${t("sheet.sign")}：<span class="line"></span></td>`).join("")}</tr>
-    <tr><td colspan="4">${t("sheet.refSign")}：<span class="line"></span></td></tr></table>`;
+    at: new Date().toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") }))}</p><table><tr>${P.map((p) => `<td>${esc(sitters[p] ? sitters[p].map((s) => s.name).join(t("list")) : sheet.players[p])}<br>${t("sheet.sign")}${t("colon")}<span class="line"></span></td>`).join("")}</tr>
+    <tr><td colspan="4">${t("sheet.refSign")}${t("colon")}<span class="line"></span></td></tr></table>`;
   // players' columns past the screen's edge (long names on a phone): a shadow says the sheet scrolls
   const box = $("sheet-head").closest(".scroll");
   box.classList.toggle("more", box.scrollWidth > box.clientWidth + 1);
@@ -1313,10 +1323,14 @@ async function loadReplay() {
   const res = await fetch("/api/records" + (round ? "?round=" + encodeURIComponent(round) : ""));
   replay.records = res.ok ? await res.json() : [];
   const sel = $("replay-hand");
-  sel.innerHTML = replay.records.map((r) => `<option value="${r.hand_no}">${esc(t("hand", { n: r.hand_no }))}</option>`).join("");
+  sel.innerHTML = replay.records.map((r) => `<option value="${r.hand_no}" data-hand="${r.hand_no}"></option>`).join("");
+  nameReplayHands();
   const last = replay.records.length ? replay.records[replay.records.length - 1].hand_no : null;
   if (params.get("hand") || last) sel.value = params.get("hand") || String(last);
   pickReplay(Number(params.get("step")) || 0);
+}
+function nameReplayHands() {  // 第 1 盘 / Hand 1, again at a change of language (the English page kept 第 1 盘)
+  document.querySelectorAll("#replay-hand option").forEach((o) => { o.textContent = t("hand", { n: o.dataset.hand }); });
 }
 function pickReplay(step) {
   replay.rec = replay.records.find((r) => String(r.hand_no) === $("replay-hand").value) || null;
@@ -1428,6 +1442,8 @@ function renderAppeals() {
   }));
 }
 
+/** Why the link is down, in the page's language (the state's `reason_en`; a log from before it has the Chinese only). */
+const linkReason = () => (lang === "zh" ? state.link.reason : state.link.reason_en || state.link.reason) || "";
 function renderLink() {
   const link = $("link");
   if (!state) return;
@@ -1435,7 +1451,7 @@ function renderLink() {
   const lost = document.body.dataset.connected === "0";
   const quiet = Math.round((steady() - heard) / 1000);  // since the service last said anything
   link.textContent = lost ? (silent ? t("serviceQuiet", { n: quiet }) : t("serviceLost"))
-    : state.link.up ? t("linkUp") : t("linkDown") + (state.link.reason ? "：" + state.link.reason : "");
+    : state.link.up ? t("linkUp") : t("linkDown") + (linkReason() ? t("colon") + linkReason() : "");
   link.className = "badge " + (state.link.up && !lost ? "up" : "down");
 }
 
@@ -1496,7 +1512,7 @@ function nameSeatSelects() {
     const text = name ? `${t("seat." + o.value)} ${name}` : t("seat." + o.value);
     if (o.textContent !== text) o.textContent = text;
   });
-  document.querySelectorAll("#appeal-form select[name=position] option").forEach((o) => {  // chairs: 1号位 甲
+  document.querySelectorAll("#appeal-form select[name=position] option, #substitute-form select[name=position] option").forEach((o) => {  // chairs: 1号位 甲
     const text = `${t("pos", { n: o.value })} ${state.players[o.value] || ""}`.trim();
     if (o.textContent !== text) o.textContent = text;
   });
@@ -1911,7 +1927,7 @@ function say(text, good) {
 function waitingFor() {
   // the actions still without an answer, named: an undo or a confirmation pressed now could act on
   // the ruling before them (an undo's target is the last action the page knows)
-  return [...pending.values()].map((p) => p.what).join("、");
+  return [...pending.values()].map((p) => p.what).join(t("list"));
 }
 function settle(key, seq) {
   // the service said whether the action under `key` was done: seq, or null for not
@@ -2008,7 +2024,7 @@ async function act(path, body) {
   const repeat = res.headers.get("Idempotent-Replayed") === "true";
   const text = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
   // the answer to an action pressed before the last one (a slow link) names it: it is not the last one's
-  say(latestKey === action.key ? text : `${what}：${text}`, res.ok);
+  say(latestKey === action.key ? text : `${what}${t("colon")}${text}`, res.ok);
   lastOutcome = res.ok ? "ok" : "refused";
   if (res.ok) { lastActSeq = data.seq; ownAction(data.seq); }
   else if (lastAct === action) lastAct = null;  // refused, nothing done: pressed again, it is sent on the view then
@@ -2248,7 +2264,8 @@ $("play-form").tiles.addEventListener("input", (e) => {
   f.tiles.value = f.tiles.value.slice(m[0].length).trimStart();
 });
 $("play-form").from.addEventListener("change", () => pickedAhead("from"));
-$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); renderFanBook(); render(); renderHealth(); });
+$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); renderFanBook(); render(); renderHealth();
+  renderCorrectable(); nameReplayHands(); });
 $("penalty-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const body = { seat: f.seat.value, code: f.code.value };
