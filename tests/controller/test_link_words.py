@@ -41,7 +41,8 @@ async def test_an_unplugged_table_is_said_in_words_on_the_display_and_in_its_log
                 await asyncio.sleep(0.05)
             code = state["link"].get("code")
             assert code in ("silent", "unplugged"), state["link"]  # a pty pulled out: the host hears nothing
-            assert state["link"] == {"up": False, "reason": LINK_REASONS[code][0], "code": code}
+            assert state["link"] == {"up": False, "reason": LINK_REASONS[code][0], "reason_en": LINK_REASONS[code][1],
+                                     "code": code}  # the English page's words beside the Chinese
             lines = [e["text"] for e in state["log"] if e["type"] == "link.down"]
             assert lines[-1] == f"牌桌连接中断：{LINK_REASONS[code][0]}"
             await service.controller.wait_linked(10)
