@@ -70,3 +70,20 @@ def test_jiajuezhang_counts_the_winners_own_pung_on_the_table_seed004() -> None:
     two = hand("79s456p123m11z", "8s", "discard", melds=[{"type": "chi", "tiles": "789p", "from": "N"}],
                visible={"8s": 2})
     assert names(score_json(two, "jingji")) == {"花龙": 10, "单张和牌": 4}
+
+
+def test_single_wait_points_only_when_the_hand_waits_on_one_tile_seed004() -> None:
+    """Seed 004 第九条 六(二) 就低不就高: "可以排列成多张和牌，也可以排列成单张和牌时，只能按照多张和牌计算得低分，
+    不计单张得分。" 1234m 456p 789s 东东东 waits on 1m and 4m; won on 4m it reads 123m + 44m (a 单吊 shape), but
+    scores no 单张和牌: 花龙 10 + 门清 8 = 18, each pays 18."""
+    out = score_json(hand("1234m456p789s111z", "4m"), "jingji")
+    assert names(out) == {"花龙": 10, "门清": 8}
+    assert out["payments"] == {"E": 54, "S": -18, "W": -18, "N": -18}
+
+
+def test_three_dragons_may_hold_a_dragon_kong_seed004() -> None:
+    """Seed 004 第九条 三 12: "三箭刻：含中发白三个刻子（可以包含箭牌杠牌）的和牌。" 白 明杠 from S, 发 and 中 pungs,
+    123m, 单吊 9p self-drawn: 三箭刻 30 + 单张和牌 4 = 34 (no 门清: the kong was claimed), each pays 34."""
+    out = score_json(hand("666777z123m9p", "9p", melds=[{"type": "kong", "tiles": "5555z", "from": "S"}]), "jingji")
+    assert names(out) == {"三箭刻": 30, "单张和牌": 4}
+    assert out["payments"] == {"E": 102, "S": -34, "W": -34, "N": -34}
