@@ -178,8 +178,9 @@ def melded_single_wait(v: View) -> int:
 
 
 def last_of_kind_closed(v: View) -> int:
-    """夹绝张: a 嵌张 or 边张 win on the last tile of its kind (three already seen on the table)."""
-    seen = v.hand.visible.get(v.hand.win_tile, 0)
+    """夹绝张: a 嵌张 or 边张 win on the last tile of its kind, three seen on the table, the winner's exposed melds too (seed 004 "牌池内已经出现碰牌的刻子，剩余的唯一牌张被夹牌而和牌")."""  # noqa: E501
+    own = sum(m.tiles.count(v.hand.win_tile) for m in v.hand.melds if not m.concealed)
+    seen = v.hand.visible.get(v.hand.win_tile, 0) + own
     return int(v.shape.wait in ("closed", "edge") and seen >= 3)
 
 

@@ -141,15 +141,19 @@ def _thirteen_orphans(tiles: list[str], wild: int) -> bool:
 
 
 def _knitted(tiles: list[str]) -> bool:
-    """十四不靠 (竞技 大乱): 14 distinct tiles, suited ones of one 147/258/369 family per suit."""
+    """十四不靠 (竞技 大乱): 14 distinct tiles, no two of a suit closer than three apart.
+
+    Seed 004 第九条 三 6: "大乱（十四不靠）：所有序数牌张不连不夹，并含单张字牌的和牌" (不连: no
+    neighbour, 不夹: no gap of one). So 159m or 147m beside 147p are 大乱 too: it asks neither
+    MCR 全不靠's 147/258/369 families nor a different family in each suit.
+    """
     if len(tiles) != 14 or len(set(tiles)) != 14:
         return False
-    families: dict[str, set[int]] = {}
+    ranks: dict[str, list[int]] = {}
     for t in tiles:
         if T.is_suited(t):
-            families.setdefault(T.suit(t), set()).add(T.rank(t) % 3)
-    ranks_used = [f.pop() for f in families.values() if len(f) == 1]
-    return len(ranks_used) == len(families) and len(set(ranks_used)) == len(ranks_used)
+            ranks.setdefault(T.suit(t), []).append(T.rank(t))
+    return all(b - a >= 3 for held in ranks.values() for a, b in zip(sorted(held), sorted(held)[1:]))
 
 
 _KNIT = ((1, 4, 7), (2, 5, 8), (3, 6, 9))
