@@ -133,14 +133,14 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
         raise ScoringError("bad_field", "本场 is a count 0..99", "options.honba")
     tsumo = hand.win in _SELF_DRAWN
     dealer = hand.winner == "E"
-    first = bool(opts.get("first_turn"))
+    _check_riichi_options(opts, any(not m.concealed for m in hand.melds))
+    haitei, houtei = wall_end(hand.win, hand.last_tile)
+    tenhou, chiihou, renhou = first_turn_yaku(bool(opts.get("first_turn")), tsumo, dealer, bool(hand.melds))
     config = HandConfig(
         is_tsumo=tsumo, is_riichi=bool(opts.get("riichi") or opts.get("double_riichi")),
         is_daburu_riichi=bool(opts.get("double_riichi")), is_ippatsu=bool(opts.get("ippatsu")),
         is_rinshan=hand.win == "kong_replacement", is_chankan=hand.win == "rob_kong",
-        is_haitei=hand.last_tile and tsumo, is_houtei=hand.last_tile and not tsumo,
-        is_tenhou=first and tsumo and dealer, is_chiihou=first and tsumo and not dealer,
-        is_renhou=first and not tsumo,
+        is_haitei=haitei, is_houtei=houtei, is_tenhou=tenhou, is_chiihou=chiihou, is_renhou=renhou,
         player_wind=EAST + T.SEATS.index(hand.winner), round_wind=EAST + T.SEATS.index(hand.prevalent_wind),
         tsumi_number=honba,
         options=OptionalRules(has_open_tanyao=bool(table.get("open_tanyao", True)), has_aka_dora=False,
@@ -175,6 +175,34 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
         details["pao"] = liable
     return ScoreResult(True, ruleset, fans, int(res.han or 0), int(cost.get("main", 0)),
                        collect(hand.winner, payers), details=details)
+
+
+def wall_end(win: str, last_tile: bool) -> tuple[bool, bool]:
+    """(海底摸月, 河底捞鱼) for a win on the wall's last tile. 海底 is the last live draw and 河底 the discard
+    after it: a 岭上 tile is drawn from the dead wall and a robbed kong is no discard, so 岭上开花 and 抢杠
+    take neither (WRC, JPML, 天凤). The live record marks a 岭上 draw that emptied the live wall `last_tile`;
+    passed on, the library refused the whole win (haitei_with_rinshan) as not a win."""
+    return last_tile and win == "self_draw", last_tile and win == "discard"
+
+
+def first_turn_yaku(first: bool, tsumo: bool, dealer: bool, melds: bool) -> tuple[bool, bool, bool]:
+    """(天和, 地和, 人和) for a win the referee marks `first_turn`: 天和 the dealer's tsumo, 地和 another seat's
+    tsumo, 人和 another seat's ron, each with no meld (a 暗杠 too ends the first go-round). A dealer's ron in the
+    first go-round has none of them and scores as any hand; passed on, the library refused the win."""
+    if not first or melds:
+        return False, False, False
+    return tsumo and dealer, tsumo and not dealer, not tsumo and not dealer
+
+
+def _check_riichi_options(opts: Mapping[str, Any], open_hand: bool) -> None:
+    """Refuse, naming the option, what the referee keyed against the hand: 立直 / 两立直 on a hand with a
+    called set, 一发 without 立直 (the library's refusal read as 不是和牌 with its own English code)."""
+    riichi = opts.get("riichi") or opts.get("double_riichi")
+    if riichi and open_hand:
+        raise ScoringError("bad_field", "副露的手牌不能立直 / riichi needs a closed hand (a 暗杠 keeps it closed)",
+                           "options.double_riichi" if opts.get("double_riichi") else "options.riichi")
+    if opts.get("ippatsu") and not riichi:
+        raise ScoringError("bad_field", "一发须先立直 / ippatsu needs riichi", "options.ippatsu")
 
 
 #: 包: the library's yakuman names → their `[scoring] pao` names

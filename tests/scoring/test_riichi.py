@@ -87,3 +87,44 @@ def test_pao_the_seat_that_fed_the_third_dragon_pays_daisangen() -> None:
     with pytest.raises(ScoringError) as err:
         won(discarder="N", options={"pao": "S"})
     assert err.value.field == "options.pao"
+
+
+CLOSED_CHUN_KONG = [{"type": "kong", "tiles": ["7z"] * 4, "concealed": True}]
+
+
+def test_kong_replacement_and_robbed_kong_on_the_last_tile_win_without_haitei() -> None:
+    """The live record marks a 岭上 draw that emptied the live wall `last_tile`: 岭上开花 then stands alone
+    (海底 is the last live draw, never a dead-wall tile; 河底 a discard, never a robbed kong). Before, the
+    library's refusal of 海底 with 岭上 was passed on as 不是和牌."""
+    r = riichi("234m 567p 23s 99s", "4s", win="kong_replacement", discarder=None, last_tile=True,
+               melds=CLOSED_CHUN_KONG)
+    assert [f["name_en"] for f in r["fans"]] == ["Menzen Tsumo", "Rinshan Kaihou", "Yakuhai (chun)"], r
+    r = riichi("234m 567p 23s 99s", "4s", win="rob_kong", last_tile=True, melds=CLOSED_CHUN_KONG)
+    assert [f["name_en"] for f in r["fans"]] == ["Chankan", "Yakuhai (chun)"], r
+    r = riichi("234m 567p 23s 99s", "4s", win="self_draw", discarder=None, last_tile=True, melds=CLOSED_CHUN_KONG)
+    assert "Haitei Raoyue" in [f["name_en"] for f in r["fans"]]
+
+
+def test_first_turn_scores_only_where_a_first_turn_yaku_can_be() -> None:
+    """天和 / 地和 / 人和 need no meld and 人和 a seat other than the dealer: a dealer's ron in the first go-round,
+    or a win after a 暗杠, is scored as any hand (before: refused as 不是和牌)."""
+    r = riichi(HAND, "4s", seat="E", options={"first_turn": True})
+    assert pays(r) == pays(riichi(HAND, "4s", seat="E")) == {"W": -2000, "E": 2000}  # 断幺九 1 han 40 fu
+    r = riichi("234m 567p 23s 99s", "4s", win="self_draw", discarder=None, melds=CLOSED_CHUN_KONG,
+               options={"first_turn": True})
+    assert "Chiihou" not in [f["name_en"] for f in r["fans"]] and r["han"] == 2, r
+    assert riichi(HAND, "4s", options={"first_turn": True})["fans"][0]["name_en"] == "Renhou"  # 人和: S on W's tile
+
+
+@pytest.mark.parametrize("options,melds,field", [
+    ({"riichi": True}, [{"type": "pung", "tiles": ["3p"] * 3, "from": "E"}], "options.riichi"),
+    ({"double_riichi": True}, [{"type": "pung", "tiles": ["3p"] * 3, "from": "E"}], "options.double_riichi"),
+    ({"ippatsu": True}, [], "options.ippatsu"),
+])
+def test_riichi_options_against_the_hand_name_the_option(options: dict[str, Any], melds: list[Any], field: str) -> None:
+    """立直 on an open hand and 一发 without 立直 are keying slips: refused naming the option, not as 不是和牌
+    with the library's English code."""
+    concealed = HAND if not melds else "22444m567p44s"
+    with pytest.raises(ScoringError) as err:
+        riichi(concealed, "4s", melds=melds, options=options)
+    assert err.value.field == field
