@@ -120,6 +120,8 @@ def test_first_turn_scores_only_where_a_first_turn_yaku_can_be() -> None:
     ({"riichi": True}, [{"type": "pung", "tiles": ["3p"] * 3, "from": "E"}], "options.riichi"),
     ({"double_riichi": True}, [{"type": "pung", "tiles": ["3p"] * 3, "from": "E"}], "options.double_riichi"),
     ({"ippatsu": True}, [], "options.ippatsu"),
+    ({"riichi": "false"}, [], "options.riichi"),  # a string, read as true before: 立直 scored on a hand not in riichi
+    ({"first_turn": 1}, [], "options.first_turn"),
 ])
 def test_riichi_options_against_the_hand_name_the_option(options: dict[str, Any], melds: list[Any], field: str) -> None:
     """立直 on an open hand and 一发 without 立直 are keying slips: refused naming the option, not as 不是和牌
