@@ -25,11 +25,10 @@ GIST_ZH = {"bad_tile": "读牌中有不是牌的代码", "bad_meld": "副露有�
            "unknown_ruleset": "没有这个规则", "bad_ruleset_table": "规则文件有误"}
 
 
-def chinese_first(exc: ScoringError) -> str:
+def chinese_first(exc: ScoringError, where: str = "") -> str:
     """The error as a person at the table reads it: its Chinese gist, then the message; a message in Chinese
-    already (a check of ours that says both) as it is."""
-    text = str(exc)
-    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
-        return text
-    zh = "点炮方不能是和牌方自己" if exc.field == "discarder" else GIST_ZH.get(exc.code, "读牌有误")
-    return f"{zh} / {text}"
+    already (a check of ours that says both) with its field after it. `where`: what the fields are of
+    (`"hand."` on the Win page)."""
+    if any("\u4e00" <= ch <= "\u9fff" for ch in exc.message):
+        return f"{exc.message} ({where}{exc.field})" if exc.field else exc.message
+    return f"{GIST_ZH.get(exc.code, '读牌有误')} / {where}{exc}"

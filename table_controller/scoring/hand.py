@@ -122,7 +122,8 @@ class HandInput:
         if win in ("discard", "rob_kong") and not ready_only:
             discarder = _seat(discarder, "discarder")
             if discarder == seat:
-                raise ScoringError("bad_field", "the winner cannot win on their own discard", "discarder")
+                raise ScoringError("bad_field", "点炮方不能是和牌方自己 / the winner cannot win on their own discard",
+                                   "discarder")
         elif discarder is not None:
             discarder = _seat(discarder, "discarder")
         flowers = tuple(_tiles(data.get("flowers", []), "flowers"))
@@ -226,6 +227,7 @@ def _suit(value: Any, name: str) -> str:
 #: (riichi's, the referee's points) are checked by the scorer that reads them.
 _OPTION_CHECKS: dict[str, Any] = {
     "double": _bool, "first_turn": _bool, "after_kong": _bool, "missing_suit": lambda v, n: _suit(v, n),
+    "riichi": _bool, "double_riichi": _bool, "ippatsu": _bool,  # a string "false" was read as true
     "sealed": lambda v, n: _seat(v, n), "baofu": lambda v, n: _seat(v, n),
     "horse_origin": lambda v, n: _seat(v, n), "kong_feeder": lambda v, n: _seat(v, n),
     "hanging": lambda v, n: _tile(v, n),

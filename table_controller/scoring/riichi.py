@@ -195,12 +195,9 @@ def first_turn_yaku(first: bool, tsumo: bool, dealer: bool, melds: bool) -> tupl
 
 
 def _check_riichi_options(opts: Mapping[str, Any], open_hand: bool) -> None:
-    """Refuse, naming the option, what the referee keyed against the hand: a flag that is not true or false,
-    立直 / 两立直 on a hand with a called set, 一发 without 立直 (the library's refusal read as 不是和牌 with its own
-    English code)."""
-    for flag in ("riichi", "double_riichi", "ippatsu", "first_turn"):
-        if not isinstance(opts.get(flag, False), bool):  # "false" is a string, and was read as true
-            raise ScoringError("bad_field", f"{flag} is true or false, not {opts[flag]!r}", f"options.{flag}")
+    """Refuse, naming the option, what the referee keyed against the hand: 立直 / 两立直 on a hand with a
+    called set, 一发 without 立直 (the library's refusal read as 不是和牌 with its own English code). That each is
+    true or false is `hand._OPTION_CHECKS`'s."""
     riichi = opts.get("riichi") or opts.get("double_riichi")
     if riichi and open_hand:
         raise ScoringError("bad_field", "副露的手牌不能立直 / riichi needs a closed hand (a 暗杠 keeps it closed)",

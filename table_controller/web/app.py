@@ -536,18 +536,17 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
     @app.post("/api/referee/win", response_model=ActionResult, summary="Record the win as read, or correct it")
     async def win_read(body: WinIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         from table_controller.scoring import ScoringError
-        from table_controller.scoring.errors import GIST_ZH
+        from table_controller.scoring.errors import chinese_first
         from table_controller.scoring.hand import HandInput, check_keyed
 
         try:
             check_keyed(body.hand)
         except ScoringError as exc:  # its words are Chinese first already
-            raise HTTPException(422, detail=f"{exc.message} (hand.{exc.field})") from None
+            raise HTTPException(422, detail=chinese_first(exc, "hand.")) from None
         try:
             HandInput.from_json(body.hand)
-        except ScoringError as exc:  # the referee reads Chinese first: the scorer's words are English only
-            zh = "点炮方不能是和牌方自己" if exc.field == "discarder" else GIST_ZH.get(exc.code, "读牌有误")
-            raise HTTPException(422, detail=f"{zh} / hand: {exc}") from None
+        except ScoringError as exc:  # the referee reads Chinese first: the scorer's words are mostly English
+            raise HTTPException(422, detail=chinese_first(exc, "hand.")) from None
         hand = dict(body.hand)
         if "visible" not in hand:  # 绝张 from what the table shows, unless the referee says otherwise
             hand["visible"] = visible_tiles(controller.state.hand, hand)

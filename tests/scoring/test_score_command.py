@@ -188,3 +188,17 @@ def test_human_output_says_how_the_total_becomes_the_payment(monkeypatch: pytest
     assert "计分 2 × 自摸 2 × 硬胡 2 × 底分 1 = 8\n" in out
     code, out, _ = _run(monkeypatch, capsys, json.dumps(HAND), "--ruleset", "mcr")
     assert "计分 46 + 底分 8 = 54\n" in out
+
+
+def test_an_error_on_the_discarder_is_said_as_itself(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Every error on the discarder field read 点炮方不能是和牌方自己 first ("must be a seat E S W N" too): the gist
+    went by the field, not the slip. Only a winner named as its own discarder says that."""
+    doc = {"seat_wind": "E", "concealed": "123456789m78p99s", "win_tile": "9p", "win": "discard", "discarder": "Q"}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(doc)))
+    assert main(["score", "--ruleset", "mcr"]) == 2
+    said = capsys.readouterr().err
+    assert "点炮方不能是和牌方自己" not in said and "读牌有误 / discarder: must be a seat" in said
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({**doc, "discarder": "E"})))
+    assert main(["score", "--ruleset", "mcr"]) == 2
+    assert "点炮方不能是和牌方自己 / the winner cannot win on their own discard (discarder)" in capsys.readouterr().err

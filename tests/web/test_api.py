@@ -462,7 +462,8 @@ def test_a_read_claiming_kong_replacement_without_a_kong_is_refused_in_the_refer
     hand = {"seat_wind": "W", "prevalent_wind": "E", "win": "kong_replacement", "win_tile": "2p", "melds": [],
             "concealed": "7s 7s 7s 1m 2m 3m 4m 5m 6m 7m 8m 9m 2p".split()}
     r = client.post("/api/referee/win", json={"hand": hand}, headers=h)
-    assert r.status_code == 422 and r.json()["detail"].startswith("杠上开花不成立（没有杠） / hand: win: 杠上开花须有杠")
+    said = r.json()["detail"]  # the check's own words are Chinese first already: no gist before them, the field after
+    assert r.status_code == 422 and said.startswith("杠上开花须有杠: 副露中没有杠") and said.endswith("(hand.win)"), said
     for seat, tile in (("E", "1z"), ("S", "2z")):  # W's turn: the dealer plays first
         assert client.post("/api/play", json={"type": "discard", "seat": seat, "tile": tile},
                            headers=bearer(OPERATOR)).status_code == 200
