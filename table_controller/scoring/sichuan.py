@@ -34,6 +34,8 @@ for _name, _check in (
     REGISTRY.add(_name, _check)
 
 KINDS = T.all_kinds(honours=False)
+#: seed 003 刮风 (直杠 `exposed`, 面下杠 `added`) and 下雨 (`concealed`): the only kongs of 四川
+KONG_KINDS: tuple[str, ...] = ("exposed", "added", "concealed")
 
 
 def suits_of(tiles: list[str]) -> set[str]:
@@ -102,10 +104,20 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None, ruleset: str 
 
 def kong_payment(seat: str, kind: str, discarder: str | None = None, active: tuple[str, ...] = T.SEATS,
                  table: Mapping[str, Any] | None = None) -> dict[str, int]:
-    """刮风下雨 on the spot: 直杠 from the discarder, 面下杠 and 暗杠 (下雨) from each seat still playing."""
+    """刮风下雨 on the spot: 直杠 from the discarder, 面下杠 and 暗杠 (下雨) from each seat still playing.
+
+    Seed 003 names three kongs only: "直杠立刻收取引杠者1倍点数", "面下杠立刻收取其他未胡者1倍点数",
+    "下雨立刻收取其他未胡者2倍点數". Any other `kind` (a 竞技 花杠: 四川 has no flowers among its 108
+    tiles, or a misspelt kind) is refused, not paid as a 下雨; so is a 直杠 "from" the konger itself.
+    """
     table = table or scoring(RULESET)
     base, k = int(table["base"]), table["kong"]
+    if kind not in KONG_KINDS:
+        raise ScoringError("bad_field", f"a 四川 kong is {', '.join(KONG_KINDS)} (直杠, 面下杠, 下雨), not {kind!r}",
+                           "kind")
     if kind == "exposed":
+        if _discarder(discarder) == seat:
+            raise ScoringError("bad_field", "a 直杠's discarder (引杠者) is another seat than the konger", "discarder")
         return collect(seat, {_discarder(discarder): int(k["直杠"]) * base})
     each = int(k["面下杠" if kind == "added" else "暗杠"]) * base
     return collect(seat, {s: each for s in active if s != seat})
