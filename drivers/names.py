@@ -50,3 +50,8 @@ def phase_zh(phase: str | None) -> str:
 
 def reason_zh(code: str) -> str:
     return LINK_REASONS.get(code, (code, code))[0]
+
+
+def reason_en(code: str) -> str:
+    """The link reason in the English page's words; an unknown code as it is."""
+    return LINK_REASONS.get(code, (code, code))[1]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable
 
-from drivers.names import LINK_REASONS, reason_zh
+from drivers.names import LINK_REASONS, reason_en, reason_zh
 
 from table_controller import corrections
 from table_controller.corrections import HandEvents
@@ -179,13 +179,18 @@ def _dice_count(ruleset_id: str) -> int | None:
         return None
 
 
-def _flow_flag(ruleset_id: str, name: str) -> bool:
+def _flow_value(ruleset_id: str, name: str) -> Any:
+    """A `FlowRules` field of a ruleset (`referee.flow_of`); None for an unknown id (reported where it is set)."""
     from table_controller.referee import flow_of
 
     try:
-        return bool(getattr(flow_of(ruleset_id), name))
+        return getattr(flow_of(ruleset_id), name)
     except Exception:  # an unknown id is reported where it is set
-        return False
+        return None
+
+
+def _flow_flag(ruleset_id: str, name: str) -> bool:
+    return bool(_flow_value(ruleset_id, name))
 
 
 def _tile_set(ruleset_id: str) -> dict[str, bool]:
@@ -411,7 +416,7 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
     elif t == "link.down":
         # the driver's reasons are codes (unplugged, silent): the display shows words, the code beside them
         code = str(d.get("reason", ""))
-        s.link = {"up": False, "reason": reason_zh(code), "reason_en": LINK_REASONS.get(code, (code, code))[1],
+        s.link = {"up": False, "reason": reason_zh(code), "reason_en": reason_en(code),
                   **({"code": code} if code in LINK_REASONS else {})}
     elif t == "table.phase":
         s.phase = d.get("phase", s.phase)
@@ -934,22 +939,12 @@ def _wall_now(hand: dict[str, Any]) -> None:
                             "last_live": st.last_live}
         if st.plan.ruleset.hand_end is not None:  # 买马 / 钓鱼: the tiles turned up when the hand ends
             hand["wall_now"]["hand_end"] = list(st.hand_end_tiles())
-        must = _must_win_last(hand["ruleset"])
+        must = int(_flow_value(hand["ruleset"], "must_win_last") or 0)
         if must and st.in_last_zone:
             # 后4张必胡: the table cannot see who is ready, so it cannot force the win; the referee and the
             # players are told the rule holds now (the display's warning)
             hand["wall_now"]["must_win"] = must
     hand["tiles_left"] = hand["wall_now"]["live_left"]
-
-
-def _must_win_last(ruleset_id: str) -> int:
-    """`[flow] must_win_last` (后N张必胡) of a ruleset; 0 where it has none or is unknown."""
-    from table_controller.scoring.config import flow
-
-    try:
-        return int(flow(ruleset_id).get("must_win_last", 0))
-    except Exception:  # an unknown id is reported where it is set
-        return 0
 
 
 def hand_plan(hand: dict[str, Any]) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -42,8 +43,8 @@ class Timings:
 
         Heartbeats keep their period: they pace the link, not the mechanism.
         """
-        if speed <= 0:
-            raise ValueError(f"speed must be positive, got {speed}")
+        if not (math.isfinite(speed) and speed > 0):  # nan passed `speed <= 0` and made every timing nan
+            raise ValueError(f"speed must be a finite number above 0, got {speed}")
         return Timings(build={k: v / speed for k, v in self.build.items()},
                        raise_walls=self.raise_walls / speed, lower_walls=self.lower_walls / speed,
                        dice_settle=self.dice_settle / speed, heartbeat=self.heartbeat,

@@ -212,11 +212,11 @@ class TableLog:
         elif type_ == "table.fault_cleared":
             self._alerts.pop(f"fault:{d.get('code')}", None)
         elif type_ == "link.down":
-            from drivers.names import LINK_REASONS
+            from drivers.names import reason_en, reason_zh
 
             # the driver's reason is a code (silent, unplugged): in words, as the table's display names it
             reason = str(d.get("reason", ""))
-            zh, en = LINK_REASONS.get(reason, (reason, reason))
+            zh, en = reason_zh(reason), reason_en(reason)
             self._alerts["link"] = {"kind": "link", "since": at, "table_at": True, "text_zh": f"牌桌连接中断：{zh}",
                                     "text_en": f"table link down: {en}"}
         elif type_ in ("link.up", "link.restored"):
