@@ -249,10 +249,13 @@ class Enrollment:
         if not path.exists():
             raise EnrollmentError(f"enrollment file {path} not found; make one with `tablectl vision enroll`")
         try:
-            data = np.load(path, allow_pickle=False)
-            if not isinstance(data, np.lib.npyio.NpzFile):
-                # a lone array (.npy) has no `.files`: AttributeError, a traceback from `tablectl check`
+            with open(path, "rb") as f:
+                head = f.read(4)
+            if head and head != b"PK\x03\x04":
+                # an .npz is a zip: a lone array (.npy) had no `.files` (a traceback from `tablectl check`), and
+                # any other bytes numpy took for a pickle, with advice (load it unsafely) that is not ours
                 raise ValueError("not an enrollment file (an .npz archive)")
+            data = np.load(path, allow_pickle=False)
             same = ("template_format" in data.files and "template_kinds" in data.files
                     and np.array_equal(data["template_format"], TEMPLATE_FORMAT))
             # made with other template settings: embeddings only (enroll again for the templates)
@@ -266,10 +269,8 @@ class Enrollment:
                        template_sources)
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             # a damaged or empty file (a card's bad sector, a copy cut short) raised BadZipFile or
-            # EOFError: a traceback from `tablectl vision`, and the service's camera stopped for it.
-            # Any other bytes numpy takes for a pickle, and its advice (load it unsafely) is not ours.
-            why = "not an enrollment file" if "pickled" in str(exc) else str(exc)
-            raise EnrollmentError(f"enrollment file {path} is unreadable: {why}; make it again with "
+            # EOFError: a traceback from `tablectl vision`, and the service's camera stopped for it
+            raise EnrollmentError(f"enrollment file {path} is unreadable: {exc}; make it again with "
                                   "`tablectl vision enroll`") from exc
 
 
