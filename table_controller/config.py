@@ -404,14 +404,14 @@ def load_config(path: str | Path | None) -> TableConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise ConfigError(f"{p}: line {line} is not UTF-8 text (saved as GBK/ANSI?): save the file as UTF-8 / "
-                          f"第 {line} 行不是 UTF-8 编码，请以 UTF-8 编码保存") from None
+        from table_controller.rules.ruleset import not_utf8
+
+        raise ConfigError(f"{p}: {not_utf8(raw, exc)}") from None
     return parse_config(data, source=str(p))
 
 
 def config_text(raw: bytes) -> str:
-    """A config file's bytes as the TOML text they hold. The UTF-8 byte-order mark a Windows editor
-    (Notepad) may put first is skipped: TOML refused it as "Invalid statement (at line 1, column 1)",
-    which named nothing the operator could see. Raises UnicodeDecodeError on text that is not UTF-8."""
-    return raw.decode("utf-8-sig")
+    """A config file's bytes as the TOML text they hold (`rules.ruleset.toml_text`: a BOM skipped)."""
+    from table_controller.rules.ruleset import toml_text
+
+    return toml_text(raw)

@@ -262,19 +262,30 @@ def load_ruleset(ruleset_id: str, rulesets_dir_: str | os.PathLike[str] | None =
     return parse_ruleset(data, ruleset_id, path, family=family)
 
 
+def toml_text(raw: bytes) -> str:
+    """A TOML file's bytes (a ruleset, a table's config) as the text they hold. The UTF-8 byte-order mark a
+    Windows editor (Notepad) may put first is skipped: TOML refused it as "Invalid statement (at line 1,
+    column 1)", which named nothing one could see. Raises UnicodeDecodeError on text that is not UTF-8."""
+    return raw.decode("utf-8-sig")
+
+
+def not_utf8(raw: bytes, exc: UnicodeDecodeError) -> str:
+    """What to say of a TOML file saved as GBK ("ANSI" on a Chinese Windows): its line, and to save it as UTF-8."""
+    line = raw[:exc.start].count(b"\n") + 1
+    return (f"line {line} is not UTF-8 text (saved as GBK/ANSI?): save the file as UTF-8 / "
+            f"第 {line} 行不是 UTF-8 编码，请以 UTF-8 编码保存")
+
+
 def _read_file(path: Path) -> dict[str, Any]:
-    """The file's TOML. A house file saved by a Windows editor is read too: its UTF-8 byte-order mark is
-    skipped, and one saved as GBK ("ANSI" on a Chinese Windows) is named with what to do; it raised
-    UnicodeDecodeError, a traceback from every `tablectl` command, since each lists the rulesets."""
+    """The file's TOML (`toml_text`): a house file saved as GBK raised UnicodeDecodeError, a traceback from
+    every `tablectl` command, since each lists the rulesets."""
     try:
         raw = path.read_bytes()
-        return tomllib.loads(raw.decode("utf-8-sig"))
+        return tomllib.loads(toml_text(raw))
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}", code="ruleset_toml") from exc
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise RulesetError(f"{path}: line {line} is not UTF-8 text (saved as GBK/ANSI?): save the file as UTF-8 / "
-                           f"第 {line} 行不是 UTF-8 编码，请以 UTF-8 编码保存", code="ruleset_toml") from exc
+        raise RulesetError(f"{path}: {not_utf8(raw, exc)}", code="ruleset_toml") from exc
     except OSError as exc:
         raise RulesetError(f"{path}: cannot read: {exc}", code="ruleset_unreadable") from exc
 
