@@ -136,7 +136,7 @@ def check_tables(ruleset: str) -> None:
     registry = getattr(module, "REGISTRY", None)
     # a name table the scorer never reads changes nothing: MCR's 81 fans are pymahjonggb's, riichi's yaku code,
     # 南宁 counts by patterns and ways; a house file's `[scoring.fans] "清一色" = 30` loaded there without a word
-    reads = getattr(module, "NAME_TABLES", ("fans", "excludes") if registry is not None else ())
+    reads = getattr(module, "TABLES_READ", ("fans", "excludes") if registry is not None else ())
     unread = [k for k in NAME_TABLES if scoring(ruleset).get(k) and k not in reads]
     if unread:
         listed = "、".join(f"[scoring.{k}]" for k in unread)

@@ -29,7 +29,7 @@ RULESET = "hebei"
 WIN = "和牌"
 REGISTRY = Registry(RULESET)
 #: no name table is read: the one element 和牌 is worth the 基点 (`scoring.check_tables` refuses them)
-NAME_TABLES: tuple[str, ...] = ()
+TABLES_READ: tuple[str, ...] = ()
 REGISTRY.add(WIN, E.standard)
 
 

@@ -44,7 +44,7 @@ from table_controller.scoring.result import Fan, ScoreResult, Share, Step, refus
 RULESET = "nanning"
 REGISTRY = Registry(RULESET)
 #: the name tables this scorer reads (`scoring.check_tables` refuses the others): values by pattern and by way
-NAME_TABLES = ("patterns", "ways", "excludes")
+TABLES_READ = ("patterns", "ways", "excludes")
 #: 可碰，可杠，可胡，不可吃: the scorer refuses a hand holding a chow, so `check_tables` keeps `[flow] no_chow` true
 CHOWS = False
 for _name, _check in (
@@ -62,7 +62,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     """The hand's value in 张 and who pays it (module docstring)."""
     table = table or scoring(RULESET)
     ruleset = str(table.get("id", RULESET))  # a house ruleset's verdict names it
-    if not CHOWS and any(m.type == "chi" for m in hand.melds):
+    if any(m.type == "chi" for m in hand.melds):  # CHOWS
         raise ScoringError("bad_meld", "南宁麻将不可吃 (no chows)", "melds")
     if hand.flowers:
         raise ScoringError("bad_tile", "南宁麻将 136 张，没有花牌", "flowers")

@@ -71,7 +71,7 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None, ruleset: str 
     table = table or scoring(RULESET)
     check_tiles(hand)
     ruleset = str(table.get("id", ruleset))
-    if not CHOWS and any(m.type == "chi" for m in hand.melds):  # seed 003 成都麻将主要规则: 不能吃牌
+    if any(m.type == "chi" for m in hand.melds):  # CHOWS: seed 003 成都麻将主要规则: 不能吃牌
         raise ScoringError("bad_meld", f"{ruleset}: 不能吃牌 (no chows)", "melds")
     if len(suits_of(hand.all_tiles())) > 2:
         return refuse(ruleset, "three_suits", "未缺一门 (花猪) 不能和牌")
