@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations_with_replacement
 from typing import Literal
 
 from table_controller import tiles as T
@@ -131,6 +132,22 @@ def _seven_pairs(tiles: list[str], wild: int) -> bool:
     return len(tiles) + wild == 14 and singles <= wild
 
 
+def _seven_pairs_readings(plain: list[str], wild: int, wildcard: str | None) -> list[Shape]:
+    """The seven pairs of `plain` and its `wild` jokers (鬼牌 "可以做其他任意点数的牌", seed 001): each single takes a
+    joker; jokers left over pair up as any kind the hand holds or as themselves (a second pair of a kind makes its
+    four, 豪华七对). Before, joker-made pairs were left out of the reading, so its faces lacked them: a 七对 of 万
+    and a 东 paired with a 鬼牌 read as 清一色."""
+    held = Counter(plain)
+    order = sorted(held, key=T.sort_key)
+    base = [Group("pair", k) for k in order for _ in range(held[k] // 2)]
+    base += [Group("pair", k, wild=1) for k in order if held[k] % 2]
+    spare = (wild - sum(held[k] % 2 for k in order)) // 2
+    choices = sorted(set(order) | ({wildcard} if wildcard else set()), key=T.sort_key)
+    return [Shape("seven_pairs", tuple(sorted(base + [Group("pair", k, wild=2) for k in picked],
+                                              key=lambda g: T.sort_key(g.kind))), "pair")
+            for picked in combinations_with_replacement(choices, spare)]
+
+
 def _thirteen_orphans(tiles: list[str], wild: int) -> bool:
     if len(tiles) + wild != 14 or any(t not in ORPHANS for t in tiles):
         return False
@@ -229,10 +246,7 @@ def readings(hand: HandInput, wildcard: str | None = None, *, knitted: bool = Fa
             shapes.append(Shape("standard", declared + tuple(made), wait))
     if not hand.melds:
         if _seven_pairs(plain, wild):
-            held = Counter(plain)
-            pairs = [Group("pair", k) for k, n in sorted(held.items(), key=lambda kv: T.sort_key(kv[0]))
-                     for _ in range(n // 2)]
-            shapes.append(Shape("seven_pairs", tuple(pairs), "pair"))
+            shapes.extend(_seven_pairs_readings(plain, wild, wildcard))
         if _thirteen_orphans(plain, wild):
             shapes.append(Shape("thirteen_orphans", tuple(Group("single", t) for t in T.sort_tiles(plain)), "other"))
         if knitted and not wild and _knitted(plain):

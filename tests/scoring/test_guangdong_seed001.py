@@ -84,3 +84,23 @@ def test_jipinghu_chicken_wins_on_a_discard_at_no_fan() -> None:
     discard, worth base × 2^0 = 1 from the discarder (the TOML's reading)."""
     out = score_json(hand("123m456p23p11s", "4p", "discard", seat="S", melds=[PUNG_999M]), "jipinghu")
     assert out["valid"] and names(out) == {} and out["payments"] == {"S": 1, "N": -1, "E": 0, "W": 0}
+
+
+WILD = {"wildcard": "5z"}
+
+
+@pytest.mark.parametrize(("data", "fans", "gain"), [
+    # 万 pairs and a 东 paired by the 鬼牌: the 鬼牌 stands as 东, so 混一色 8 + 七对 16 = 24 (not 清一色 16 + 七对 16)
+    (hand("112233445566m1z", "5z", "discard", seat="S", options=WILD), {"混一色": 8, "七对": 16}, 24),
+    # the 鬼牌 is the fourth 1m: 豪华七对 32 (不计七对), 自摸 ×2 from each: 3 × 64
+    (hand("111m5z3344p5566s7z", "7z", seat="S", options=WILD), {"豪华七对": 32}, 3 * 64),
+    # two 鬼牌 as a second pair of a 万 kind held: 豪华七对 32 + 清一色 16 = 48
+    (hand("112233445566m5z", "5z", "discard", seat="S", options=WILD), {"豪华七对": 32, "清一色": 16}, 48),
+])
+def test_tuidaohu_wildcard_in_seven_pairs_seed001(data: dict[str, Any], fans: dict[str, int], gain: int) -> None:
+    """Seed 001: "赖子牌即为万能牌，可以做其他任意点数的牌"; 【豪华七对】"由七个对子组成的胡牌，且其中有一组四张牌点数一样的牌";
+    【混一色】"由万筒条中某一门花色和字牌组成". The pairs a 鬼牌 completes are part of the hand: before, the reading left
+    them out, so a 东 paired with a 鬼牌 vanished (清一色) and a 鬼牌 could not be the fourth of a kind."""
+    out = score_json(data, "tuidaohu")
+    assert out["valid"] and names(out) == fans
+    assert out["payments"]["S"] == gain and sum(out["payments"].values()) == 0
