@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, product
 from typing import Literal
 
 from table_controller import tiles as T
@@ -218,6 +218,14 @@ def _wait_of(group: Group, win: str) -> Wait:
     return "sides"
 
 
+def _joker_kinds(raw: Raw) -> list[list[Group]]:
+    """The groups of `raw`, a set or pair made of jokers alone read as each kind in turn (鬼牌 "可以做其他任意点数的牌",
+    seed 001). Before, it read only as the 鬼牌's own kind: three 一万 鬼牌 could not be the 中 pung of a 大三元."""
+    options = [[Group(type=t, kind=k, wild=w) for k in (KINDS if i < 0 else (KINDS[i],))]  # type: ignore[arg-type]
+               for t, i, w in raw]
+    return [list(picked) for picked in product(*options)]
+
+
 def readings(hand: HandInput, wildcard: str | None = None, *, knitted: bool = False) -> list[Shape]:
     """Every winning reading of the hand; empty when the tiles do not win.
 
@@ -231,9 +239,7 @@ def readings(hand: HandInput, wildcard: str | None = None, *, knitted: bool = Fa
     win_is_wild = wildcard is not None and hand.win_tile == wildcard
     shapes: list[Shape] = []
     sets_needed = 4 - len(hand.melds)
-    for raw in _standard(_counts(plain), wild, sets_needed, True):
-        groups = [Group(type=t, kind=KINDS[i] if i >= 0 else (wildcard or ""), wild=w)  # type: ignore[arg-type]
-                  for t, i, w in raw]
+    for groups in (g for raw in _standard(_counts(plain), wild, sets_needed, True) for g in _joker_kinds(raw)):
         # the winning tile completed one of the groups holding its kind; a discard exposes it
         places = [k for k, g in enumerate(groups) if not win_is_wild and hand.win_tile in g.tiles()]
         for k in places or [-1]:

@@ -104,3 +104,18 @@ def test_tuidaohu_wildcard_in_seven_pairs_seed001(data: dict[str, Any], fans: di
     out = score_json(data, "tuidaohu")
     assert out["valid"] and names(out) == fans
     assert out["payments"]["S"] == gain and sum(out["payments"].values()) == 0
+
+
+@pytest.mark.parametrize(("data", "fans", "each"), [
+    # four 万 pungs and a pair of two 鬼牌 (白): the pair may be 万, 碰碰胡 8 + 清一色 16 = 24, 自摸 ×2 = 48 from each
+    (hand("111222333444m5z", "5z", seat="S", options=WILD), {"碰碰胡": 8, "清一色": 16}, 48),
+    # 鬼牌 1m: three of them are the 中 pung beside 白 and 发 pungs: 大三元 88 + 混一色 8 = 96, 自摸 ×2 = 192 from each
+    (hand("555z666z123p99p1m1m", "1m", seat="S", options={"wildcard": "1m"}), {"大三元": 88, "混一色": 8}, 192),
+])
+def test_tuidaohu_set_of_wildcards_alone_is_any_kind_seed001(data: dict[str, Any], fans: dict[str, int],
+                                                              each: int) -> None:
+    """Seed 001: "赖子牌即为万能牌，可以做其他任意点数的牌": a pair or set of 鬼牌 alone is any kind, not only the 鬼牌's
+    own (before, three 一万 鬼牌 could not be the 中 of 大三元; the 万 case was found through other groupings)."""
+    out = score_json(data, "tuidaohu")
+    assert out["valid"] and names(out) == fans
+    assert out["payments"] == {"S": 3 * each, "E": -each, "W": -each, "N": -each}
