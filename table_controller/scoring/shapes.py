@@ -254,7 +254,11 @@ def readings(hand: HandInput, wildcard: str | None = None, *, knitted: bool = Fa
         if _seven_pairs(plain, wild):
             shapes.extend(_seven_pairs_readings(plain, wild, wildcard))
         if _thirteen_orphans(plain, wild):
-            shapes.append(Shape("thirteen_orphans", tuple(Group("single", t) for t in T.sort_tiles(plain)), "other"))
+            # a 鬼牌 stands for each orphan missing: before, those were left out and 十三幺 with 一九万 and 一九筒 as 鬼牌
+            # read as 混一色 too
+            jokers = tuple(Group("single", t, wild=1) for t in T.sort_tiles(list(ORPHANS - set(plain))))
+            shapes.append(Shape("thirteen_orphans", tuple(Group("single", t) for t in T.sort_tiles(plain)) + jokers,
+                                "other"))
         if knitted and not wild and _knitted(plain):
             shapes.append(Shape("knitted", tuple(Group("single", t) for t in T.sort_tiles(plain)), "other"))
     if knitted and not wild and len(hand.melds) <= 1:

@@ -119,3 +119,12 @@ def test_tuidaohu_set_of_wildcards_alone_is_any_kind_seed001(data: dict[str, Any
     out = score_json(data, "tuidaohu")
     assert out["valid"] and names(out) == fans
     assert out["payments"] == {"S": 3 * each, "E": -each, "W": -each, "N": -each}
+
+
+def test_tuidaohu_thirteen_orphans_through_wildcards_is_no_half_flush_seed001() -> None:
+    """Seed 001 【十三幺】88倍 "有万筒条中的1、9序数牌及东南西北中发白七张字牌，加其中任意一张重复牌": four 鬼牌 (5m) standing
+    for 一万 九万 一筒 九筒 still make a hand of three suits: 十三幺 88 alone, 自摸 ×2 = 176 from each (before, the
+    鬼牌's orphans were left out of the reading and 混一色 8 was added)."""
+    out = score_json(hand("19s12345677z5m5m5m", "5m", seat="S", options={"wildcard": "5m"}), "tuidaohu")
+    assert out["valid"] and names(out) == {"十三幺": 88}
+    assert out["payments"] == {"S": 528, "E": -176, "W": -176, "N": -176}
