@@ -76,14 +76,15 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     if found is None:
         return refuse(ruleset, "not_a_win", "不是和牌")
     fans, view = found
+    if table.get("style") == "multiply" and _chicken_on_discard(hand, fans):
+        chicken = tuple(f for f in fans if f.name == "鸡胡")
+        return refuse(ruleset, "chicken_on_discard", "鸡胡只能自摸或抢杠胡", chicken, sum(f.points for f in chicken))
     if table.get("style") == "multiply" and any(f.name != "鸡胡" for f in fans):
         fans = [f for f in fans if f.name != "鸡胡"]  # 鸡胡 is a hand with no other 番型
     limit = [f for f in fans if f.name in table.get("limit_hands", ())]
     if limit:  # 特殊牌型 stand alone, beyond the cap
         fans = limit
     if table.get("style") == "multiply":
-        if [f.name for f in fans] == ["鸡胡"] and hand.win == "discard":
-            return refuse(ruleset, "chicken_on_discard", "鸡胡只能自摸或抢杠胡", tuple(fans), 2)
         total, steps = _multiply(hand, fans, table, wildcard is not None and bool(E.no_wildcard(view)))
         capped = False
     else:
@@ -104,6 +105,17 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     horse_pay, horse_seats = horse_payments(hand, per_horse, horses, table)
     return ScoreResult(True, ruleset, tuple(fans), total, pts, add(pay, horse_pay),
                        details={"capped": capped, "horses": horse_seats, **settlement(steps, shares)})
+
+
+#: What a 鸡胡 shape may hold and still be a 鸡胡 on a discard: 杠上炮 ("杠牌后，打出的牌造成其他玩家点炮胡牌") is a
+#: 点炮, not among the wins that make 鸡胡 8倍 (杠上开花、抢杠胡、海底捞月).
+_CHICKEN_DISCARD = frozenset({"鸡胡", "杠上炮"})
+
+
+def _chicken_on_discard(hand: HandInput, fans: list[Fan]) -> bool:
+    """推倒胡 (seed 001): "鸡胡只能自摸或者抢杠胡" and "鸡只能自摸、抢杠胡、不能点炮胡": a 鸡胡 shape on a discard,
+    杠上炮 included, is no win (before, 杠上炮 replaced the 鸡胡 and the hand won 8倍 on the discard)."""
+    return hand.win == "discard" and any(f.name == "鸡胡" for f in fans) and {f.name for f in fans} <= _CHICKEN_DISCARD
 
 
 def _multiply(hand: HandInput, fans: list[Fan], table: Mapping[str, Any], hard: bool) -> tuple[int, list[Step]]:

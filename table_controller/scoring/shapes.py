@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations_with_replacement, product
 from typing import Literal
 
 from table_controller import tiles as T
@@ -131,6 +132,22 @@ def _seven_pairs(tiles: list[str], wild: int) -> bool:
     return len(tiles) + wild == 14 and singles <= wild
 
 
+def _seven_pairs_readings(plain: list[str], wild: int, wildcard: str | None) -> list[Shape]:
+    """The seven pairs of `plain` and its `wild` jokers (鬼牌 "可以做其他任意点数的牌", seed 001): each single takes a
+    joker; jokers left over pair up as any kind the hand holds or as themselves (a second pair of a kind makes its
+    four, 豪华七对). Before, joker-made pairs were left out of the reading, so its faces lacked them: a 七对 of 万
+    and a 东 paired with a 鬼牌 read as 清一色."""
+    held = Counter(plain)
+    order = sorted(held, key=T.sort_key)
+    base = [Group("pair", k) for k in order for _ in range(held[k] // 2)]
+    base += [Group("pair", k, wild=1) for k in order if held[k] % 2]
+    spare = (wild - sum(held[k] % 2 for k in order)) // 2
+    choices = sorted(set(order) | ({wildcard} if wildcard else set()), key=T.sort_key)
+    return [Shape("seven_pairs", tuple(sorted(base + [Group("pair", k, wild=2) for k in picked],
+                                              key=lambda g: T.sort_key(g.kind))), "pair")
+            for picked in combinations_with_replacement(choices, spare)]
+
+
 def _thirteen_orphans(tiles: list[str], wild: int) -> bool:
     if len(tiles) + wild != 14 or any(t not in ORPHANS for t in tiles):
         return False
@@ -201,6 +218,14 @@ def _wait_of(group: Group, win: str) -> Wait:
     return "sides"
 
 
+def _joker_kinds(raw: Raw) -> list[list[Group]]:
+    """The groups of `raw`, a set or pair made of jokers alone read as each kind in turn (鬼牌 "可以做其他任意点数的牌",
+    seed 001). Before, it read only as the 鬼牌's own kind: three 一万 鬼牌 could not be the 中 pung of a 大三元."""
+    options = [[Group(type=t, kind=k, wild=w) for k in (KINDS if i < 0 else (KINDS[i],))]  # type: ignore[arg-type]
+               for t, i, w in raw]
+    return [list(picked) for picked in product(*options)]
+
+
 def readings(hand: HandInput, wildcard: str | None = None, *, knitted: bool = False) -> list[Shape]:
     """Every winning reading of the hand; empty when the tiles do not win.
 
@@ -214,9 +239,7 @@ def readings(hand: HandInput, wildcard: str | None = None, *, knitted: bool = Fa
     win_is_wild = wildcard is not None and hand.win_tile == wildcard
     shapes: list[Shape] = []
     sets_needed = 4 - len(hand.melds)
-    for raw in _standard(_counts(plain), wild, sets_needed, True):
-        groups = [Group(type=t, kind=KINDS[i] if i >= 0 else (wildcard or ""), wild=w)  # type: ignore[arg-type]
-                  for t, i, w in raw]
+    for groups in (g for raw in _standard(_counts(plain), wild, sets_needed, True) for g in _joker_kinds(raw)):
         # the winning tile completed one of the groups holding its kind; a discard exposes it
         places = [k for k, g in enumerate(groups) if not win_is_wild and hand.win_tile in g.tiles()]
         for k in places or [-1]:
@@ -229,12 +252,13 @@ def readings(hand: HandInput, wildcard: str | None = None, *, knitted: bool = Fa
             shapes.append(Shape("standard", declared + tuple(made), wait))
     if not hand.melds:
         if _seven_pairs(plain, wild):
-            held = Counter(plain)
-            pairs = [Group("pair", k) for k, n in sorted(held.items(), key=lambda kv: T.sort_key(kv[0]))
-                     for _ in range(n // 2)]
-            shapes.append(Shape("seven_pairs", tuple(pairs), "pair"))
+            shapes.extend(_seven_pairs_readings(plain, wild, wildcard))
         if _thirteen_orphans(plain, wild):
-            shapes.append(Shape("thirteen_orphans", tuple(Group("single", t) for t in T.sort_tiles(plain)), "other"))
+            # a 鬼牌 stands for each orphan missing: before, those were left out and 十三幺 with 一九万 and 一九筒 as 鬼牌
+            # read as 混一色 too
+            jokers = tuple(Group("single", t, wild=1) for t in T.sort_tiles(list(ORPHANS - set(plain))))
+            shapes.append(Shape("thirteen_orphans", tuple(Group("single", t) for t in T.sort_tiles(plain)) + jokers,
+                                "other"))
         if knitted and not wild and _knitted(plain):
             shapes.append(Shape("knitted", tuple(Group("single", t) for t in T.sort_tiles(plain)), "other"))
     if knitted and not wild and len(hand.melds) <= 1:

@@ -354,8 +354,9 @@ def test_jingji_chase_four_same_discards_seed004() -> None:
 
 def test_discard_after_a_kong_is_kong_discard_win_seed001() -> None:
     rules = FlowRules.for_ruleset("tuidaohu")
-    s, notes = play(new_hand(rules, FakeWall(60)), Deal(hands(E="1111s5p", S="123m456m789m11z46p")),
-                    Kong("E", "1s", "concealed"), Replace("E", "9s"), Discard("E", "5p"),
+    # a 混一色, not a 鸡胡 shape: 鸡胡 may not win on a discard, 杠上炮 included (seed 001 鸡只能自摸、抢杠胡)
+    s, notes = play(new_hand(rules, FakeWall(60)), Deal(hands(E="1111s5m", S="123m456m789m11z46m")),
+                    Kong("E", "1s", "concealed"), Replace("E", "9s"), Discard("E", "5m"),
                     Claim("S", "win"), Pass("W"), Pass("N"))
     hand = wins(notes)[0]["hand"]
     assert hand["options"] == {"after_kong": True}
