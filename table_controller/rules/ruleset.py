@@ -560,6 +560,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
     _check_flow(path, sections.get("flow"), total, hand_end)
     _check_scoring(path, sections.get("scoring"))
     _check_chow(path, sections.get("flow"), sections.get("scoring"))
+    _check_words(path, sections.get("flow"), sections.get("match"))
 
     return Ruleset(
         id=ruleset_id, name_zh=name_zh, name_en=name_en, source=source, path=path,
@@ -617,6 +618,20 @@ def _check_chow(path: Path, flow: Any, scoring: Any) -> None:
     if bool(scoring["no_chow"]) != played:
         raise RulesetError(f"{path}: [scoring] no_chow = {str(bool(scoring['no_chow'])).lower()} contradicts [flow] "
                            f"no_chow = {str(played).lower()}; set both", code="ruleset_key")
+
+
+def _check_words(path: Path, flow: Any, match: Any) -> None:
+    """A `[flow]` or `[match]` word the hand or the session does not know (`hand.rules.flow_problem`,
+    `hand.match.match_problem`) is refused when the file is read, for every tool that reads it: it was
+    refused only where a table's config is read, and `tablectl deal`, `score` and `waits` took
+    `continue_after_win = "blood_rivers"`."""
+    from table_controller.hand.match import match_problem
+    from table_controller.hand.rules import flow_problem
+
+    problem = ((flow_problem(flow) if isinstance(flow, Mapping) else None)
+               or (match_problem(match) if isinstance(match, Mapping) else None))
+    if problem:
+        raise RulesetError(f"{path}: {problem}", code="ruleset_key")
 
 
 def _parse_tiles(sec: _Section) -> TileSpec:

@@ -7,11 +7,14 @@ match at its first 全求独钓 win or at the kong that would end the 局."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from table_controller.config import ConfigError, parse_config
+from table_controller.rules import load_ruleset
+from table_controller.rules.ruleset import RulesetError
 from table_controller.scoring import ScoringError, check_tables
 
 
@@ -41,9 +44,12 @@ def test_a_misspelt_word_is_refused_when_the_table_is_configured(tmp_path: Path,
     club = _venue(tmp_path, monkeypatch, base, body)
     with pytest.raises(ScoringError) as err:
         check_tables(club)
-    assert err.value.code == "bad_ruleset_table" and error in str(err.value)
+    assert error in str(err.value)
     with pytest.raises(ConfigError, match="rules.ruleset"):
         parse_config({"rules": {"ruleset": club}}, source="t.toml")
+    if body.startswith(("[flow]", "[match]")):  # the hand's and the session's words: every tool reading the file
+        with pytest.raises(RulesetError, match=re.escape(error)):  # (tablectl deal, score, waits took them)
+            load_ruleset(club)
 
 
 @pytest.mark.parametrize("base, body", [
