@@ -88,11 +88,27 @@ def optional_writable_dirs(config: TableConfig, mount_points: list[Path] | None 
     return [_mirror_writable(mirror, mount_points, root)]
 
 
-def _mirror_writable(mirror: Path, mount_points: list[Path], root: Path) -> Path:
+def _stick_of(mirror: Path, mount_points: list[Path]) -> Path | None:
+    """The mount point the mirror lies on (the deepest holding it), None when none is known."""
     on = [m for m in mount_points if m != Path("/") and (m == mirror or m in mirror.parents)]
-    if on:  # the stick's mount point is known (mounted now, or in fstab): the folder holding it
-        stick = max(on, key=lambda m: len(m.parts))
-        return stick.parent if stick.parent != Path("/") else stick  # never the whole system writable
+    return max(on, key=lambda m: len(m.parts)) if on else None
+
+
+def stick_at_top(config: TableConfig, mount_points: list[Path] | None = None, root: Path = Path("/")) -> Path | None:
+    """The stick's mount point when it lies right under / (`/usb`): the unit can then only make the mount
+    point itself writable (never the whole system), which pins the stick in at the start, so one pulled and
+    put back does not reach the service. None where the stick mounts elsewhere or is not known."""
+    mirror = config.mirror_path()
+    if mirror is None:
+        return None
+    stick = _stick_of(mirror, stick_mount_points(root) if mount_points is None else mount_points)
+    return stick if stick is not None and stick.parent == Path("/") else None
+
+
+def _mirror_writable(mirror: Path, mount_points: list[Path], root: Path) -> Path:
+    stick = _stick_of(mirror, mount_points)
+    if stick is not None:  # the stick's mount point is known (mounted now, or in fstab): the folder holding it
+        return stick.parent if stick.parent != Path("/") else stick  # never the whole system writable (stick_at_top)
     there = mirror
     while there != Path("/") and not (root / there.relative_to("/")).exists():
         there = there.parent

@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from table_controller.config import ConfigError, load_config
     from table_controller.deploy import (DEFAULT_UNIT, HUB_UNIT, DeployError, hub_files, private_tmp_paths,
-                                         unit_files, writable_dirs)
+                                         stick_at_top, unit_files, writable_dirs)
 
     tablectl = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "tablectl" else Path(sys.executable).parent / "tablectl"
     hub_args = args.hub_args[1:] if args.hub_args[:1] == ["--"] else args.hub_args
@@ -54,6 +54,12 @@ def run(args: argparse.Namespace) -> int:
             files = unit_files(config, args.config.resolve(), tablectl, args.user, args.unit or DEFAULT_UNIT,
                                root=args.root.resolve())
             dirs = writable_dirs(config)
+            top = stick_at_top(config, root=args.root.resolve())
+            if top is not None:
+                print(f"tablectl install-service: warning: the mirror's stick mounts at {top}, right under /: the "
+                      "unit can only make that mount point writable, which holds on to the stick in at the start, "
+                      f"so a stick pulled and put back would not reach the service; mount it under a folder (e.g. "
+                      f"/media{top}) and run this again / 备份U盘请挂载在 /media 等目录之下", file=sys.stderr)
     except (ConfigError, DeployError) as exc:
         print(f"tablectl install-service: {exc}", file=sys.stderr)
         return 2

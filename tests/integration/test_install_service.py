@@ -306,6 +306,8 @@ def _mirror_rw(tmp_path: Path, fstab: str, made: list[str], mirror: str = "/medi
     proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi",
                                       "--root", str(root)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+    # a stick right under / can only be pinned: said, with what to do (it was written without a word)
+    assert ("mounts at /usb, right under /" in proc.stderr) == mirror.startswith("/usb/"), proc.stderr
     return _unit(proc.stdout)["ReadWritePaths"][0].split()[-1]
 
 
