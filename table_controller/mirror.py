@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from table_controller.store import Event, EventStore, raise_schema
+from table_controller.store import Event, EventStore, raise_schema, read_only_uri
 
 log = logging.getLogger("table_controller.mirror")
 
@@ -128,7 +128,7 @@ class LogMirror:
             return 0
         if not self._readable():
             return None
-        ro = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        ro = sqlite3.connect(read_only_uri(self.path), uri=True, check_same_thread=False)
         try:
             last = int(ro.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
             if last:
@@ -163,7 +163,7 @@ class LogMirror:
 
     def _readable(self) -> bool:
         try:
-            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+            db = sqlite3.connect(read_only_uri(self.path), uri=True)
             try:
                 ok = db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
                 db.execute("SELECT seq, at, source, type, data FROM events LIMIT 1").fetchall()

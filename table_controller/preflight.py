@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import json
 import os
 import shutil
 import socket
@@ -69,25 +68,23 @@ def check_storage(config: TableConfig) -> list[Finding]:
     detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
     if log_file.exists():
         from table_controller.state import UnknownRuleset, missing_rulesets
-        from table_controller.store import emptied_with_wal, log_schema, schema_problem
+        from table_controller.store import LogEmptied, LogTooNew, NotALog, ReadOnlyLog
 
         named: list[str] = []
         try:
-            if emptied_with_wal(log_file):  # opened, even read-only, SQLite would delete the WAL's events
-                raise sqlite3.DatabaseError("the log file is empty but its WAL holds events")
-            db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
-            try:
-                newer = schema_problem(log_schema(db))
-                if newer:
-                    return [Finding("事件记录 / event log", "fail", f"{log_file}: {newer}")]
-                ok = db.execute("PRAGMA quick_check").fetchone()[0]
-                n = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+            with ReadOnlyLog(log_file) as log:
+                ok = log.db.execute("PRAGMA quick_check").fetchone()[0]
+                n = log.db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
                 # the rulesets the log's hands were played under: folding them needs their files
-                named = [str(r[0]) for r in db.execute(
+                named = [str(r[0]) for r in log.db.execute(
                     "SELECT DISTINCT json_extract(data, '$.ruleset') FROM events WHERE type = 'operator.hand_start' "
                     "AND json_valid(data) AND json_extract(data, '$.ruleset') IS NOT NULL")]
-            finally:
-                db.close()
+        except LogTooNew as exc:
+            return [Finding("事件记录 / event log", "fail", str(exc))]
+        except LogEmptied:  # not opened: even read-only, SQLite would delete the WAL's events
+            ok = "the log file is empty but its WAL holds events"
+        except NotALog:  # an empty file, another program's SQLite file: as SQLite words it
+            ok = "no such table: events"
         except sqlite3.Error as exc:
             ok = str(exc)
         if ok != "ok":
@@ -129,21 +126,16 @@ def check_confirmed(config: TableConfig) -> list[Finding]:
     from table_controller.settlements import KINDS, differences, told
     from table_controller.snapshot import restore
     from table_controller.state import UnknownRuleset
-    from table_controller.store import emptied_with_wal, log_schema, schema_problem
+    from table_controller.store import ReadOnlyLog, StoreError
 
     log_file = config.data_path() / "events.sqlite3"
-    if not log_file.exists() or emptied_with_wal(log_file):
+    if not log_file.exists():
         return []
     try:
-        db = sqlite3.connect(f"file:{log_file}?mode=ro", uri=True)
-        try:
-            if schema_problem(log_schema(db)):
-                return []
-            state, _ = restore(_ReadOnlyLog(db))  # type: ignore[arg-type]
-        finally:
-            db.close()
-    except (sqlite3.Error, ValueError, UnknownRuleset):  # damaged or unfoldable: the event log's line says so
-        return []
+        with ReadOnlyLog(log_file) as log:
+            state, _ = restore(log)  # type: ignore[arg-type]
+    except (StoreError, sqlite3.Error, ValueError, UnknownRuleset):  # refused, damaged or unfoldable: the event
+        return []                                                    # log's line says so
     every = differences(state)
     out = [_wins_finding([d for d in every if d["kind"] == "win"])]
     others = [d for d in every if d["kind"] != "win"]
@@ -179,31 +171,6 @@ def _wins_finding(found: list[dict[str, Any]]) -> Finding:
                    "referee confirmed; the head referee decides whether to put any right")
 
 
-class _ReadOnlyLog:
-    """What `snapshot.restore` reads of an `EventStore`, from a read-only connection (an `EventStore`
-    opened writes its tables: `tablectl check` never writes the log)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def get_snapshot(self) -> tuple[int, str, float, bytes] | None:
-        try:
-            row = self._db.execute("SELECT seq, version, at, state FROM snapshot WHERE id = 1").fetchone()
-        except sqlite3.OperationalError:  # a log written before snapshots: none
-            return None
-        return None if row is None else (int(row[0]), str(row[1]), float(row[2]), bytes(row[3]))
-
-    def since(self, seq: int, limit: int | None = None) -> list[Any]:
-        from table_controller.store import Event
-
-        sql = "SELECT seq, at, source, type, data FROM events WHERE seq > ? ORDER BY seq" + (" LIMIT ?" if limit else "")
-        rows = self._db.execute(sql, (seq, limit) if limit else (seq,)).fetchall()
-        return [Event(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
-
-    def last_seq(self) -> int:
-        return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
-
-
 def _kept_aside(directory: Path, prefix: str) -> str:
     """Words on the damaged copies a start or the mirror kept aside under `prefix` (never removed by the
     service, so on an SD card or a stick they pile up unseen); "" when there are none."""
@@ -234,17 +201,16 @@ def _mirror_state(mirror: Path, log_file: Path) -> Finding:
     copy = mirror / "events.sqlite3"
     if copy.exists() and log_file.exists():
         from table_controller.mirror import LogMirror, MirrorRefused
+        from table_controller.store import ReadOnlyLog, StoreError
 
         # read-only, as the rest of the check (an EventStore opened writes its tables and WAL mode)
-        db = sqlite3.connect(f"{log_file.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            last = LogMirror(_ReadOnlyLog(db), mirror).inspect()  # type: ignore[arg-type]
+            with ReadOnlyLog(log_file) as log:
+                last = LogMirror(log, mirror).inspect()  # type: ignore[arg-type]
         except MirrorRefused as exc:
             return Finding(what, "fail", str(exc))
-        except sqlite3.Error as exc:  # the log's own finding says what is wrong with it
+        except (StoreError, sqlite3.Error) as exc:  # the log's own finding says what is wrong with it
             return Finding(what, "warn", f"the log cannot be read to compare with {copy}: {exc}")
-        finally:
-            db.close()
         if last is None:
             return Finding(what, "warn", f"{copy} cannot be read: the service will move it aside and copy afresh")
         return Finding(what, "ok", f"{mirror}: this table's log, {last} events copied, {_free_mb(mirror):.0f} MB free")

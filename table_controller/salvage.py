@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.store import SOURCES, EventStore, emptied_with_wal, parse_cursor
+from table_controller.store import (
+    SOURCES,
+    EventStore,
+    emptied_with_wal,
+    parse_cursor,
+    read_only_uri,
+)
 
 log = logging.getLogger("table_controller.salvage")
 
@@ -105,7 +111,7 @@ def _read(db_path: Path) -> tuple[dict[int, Row], tuple[int, int] | None, int]:
     top, cursor = 0, None
     if db_path.stat().st_size > 0:  # (SQLite takes an empty file for a new one and deletes its WAL)
         try:  # read-only: a closing writer would checkpoint the WAL into the damaged file kept aside
-            db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+            db = sqlite3.connect(read_only_uri(db_path), uri=True)
         except sqlite3.Error:
             db = None
         if db is not None:

@@ -117,6 +117,12 @@ def emptied_with_wal(path: str | Path) -> bool:
     return Path(path).is_file() and Path(path).stat().st_size == 0 and wal.exists() and wal.stat().st_size > 0
 
 
+def read_only_uri(path: Path) -> str:
+    """SQLite's read-only URI for `path`: its characters quoted (a '?', '#' or '%' in a folder's name would
+    otherwise end the file's name there and open another file, writable)."""
+    return f"{path.resolve().as_uri()}?mode=ro"
+
+
 def refuse_newer(path: str | Path) -> None:
     """Raise `LogTooNew` for a log at `path` written by a newer version; read-only, before anything
     else opens it (the damage check would otherwise take a newer layout for damage and move it aside)."""
@@ -124,7 +130,7 @@ def refuse_newer(path: str | Path) -> None:
     if not path.is_file() or emptied_with_wal(path):
         return
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = sqlite3.connect(read_only_uri(path), uri=True)
         try:
             problem = schema_problem(log_schema(db))
         finally:
@@ -140,30 +146,84 @@ class NotALog(StoreError):
     empty file): a reader names it, and nothing is written into it."""
 
 
-def read_events(path: str | Path) -> list[Event]:
-    """Every event of the log at `path`, oldest first, read without writing anything: for a reader
-    beside the service (`tablectl record`). An `EventStore` opened on the file writes its tables and
-    WAL mode into it: into another program's SQLite file too, and a log emptied by a file system
-    repair lost its WAL, the only copy of its events, that way (`emptied_with_wal`).
+class LogEmptied(StoreError):
+    """The log's file is empty while its WAL holds events (`emptied_with_wal`): left unopened."""
 
-    Raises `LogTooNew`, `NotALog`, or `StoreError` for a damaged log (the service salvages it)."""
-    path = Path(path)
-    if emptied_with_wal(path):
-        raise StoreError(f"事件记录文件为空，事件只在 WAL 中，未作任何改动 / the event log {path} is empty but its WAL "
-                         f"({path.name}-wal) holds events: left untouched")
-    if path.is_file() and path.stat().st_size == 0:
-        raise NotALog(f"事件记录是空文件 / the event log {path} is an empty file: nothing recorded in it")
-    refuse_newer(path)
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+class ReadOnlyLog:
+    """A table's event log opened read-only, for a reader beside the service (`tablectl record`, `tablectl
+    check`): an `EventStore` opened on the file writes its tables and WAL mode into it: into another program's
+    SQLite file too, and a log emptied by a file system repair lost its WAL, the only copy of its events, that
+    way. It offers what `snapshot.restore` and `LogMirror` read of an `EventStore` (`since`, `last_seq`,
+    `get_snapshot`), and its connection (`db`) for a check's own questions.
+
+    `with ReadOnlyLog(path) as log:` refuses, in this order and before anything is read, a file emptied with
+    its events in the WAL (`LogEmptied`), an empty file (`NotALog`), a log of a newer version (`LogTooNew`)
+    and an SQLite file without the events (`NotALog`). SQLite's own errors (a damaged file) pass as
+    `sqlite3.Error`; with `read_damaged` a log whose version cannot be read is read as far as it reads (as
+    `refuse_newer` leaves it to the damage check) instead of failing there."""
+
+    db: sqlite3.Connection
+
+    def __init__(self, path: str | Path, *, read_damaged: bool = False) -> None:
+        self.path = Path(path)
+        self._read_damaged = read_damaged
+
+    def __enter__(self) -> ReadOnlyLog:
+        path = self.path
+        if emptied_with_wal(path):
+            raise LogEmptied(f"事件记录文件为空，事件只在 WAL 中，未作任何改动 / the event log {path} is empty but its "
+                             f"WAL ({path.name}-wal) holds events: left untouched")
+        if path.is_file() and path.stat().st_size == 0:
+            raise NotALog(f"事件记录是空文件 / the event log {path} is an empty file: nothing recorded in it")
+        db = sqlite3.connect(read_only_uri(path), uri=True)
         try:
+            try:
+                problem = schema_problem(log_schema(db))
+            except sqlite3.Error:
+                if not self._read_damaged:
+                    raise
+                problem = None
+            if problem:
+                raise LogTooNew(f"{path}: {problem}")
             if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone() is None:
                 raise NotALog(f"不是牌桌的事件记录 / {path} is not a table's event log (an SQLite file without its "
                               "events): check --data-dir")
-            rows = db.execute("SELECT seq, at, source, type, data FROM events ORDER BY seq").fetchall()
-        finally:
+        except BaseException:
             db.close()
+            raise
+        self.db = db
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+    def get_snapshot(self) -> tuple[int, str, float, bytes] | None:
+        try:
+            row = self.db.execute("SELECT seq, version, at, state FROM snapshot WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:  # a log written before snapshots: none
+            return None
+        return None if row is None else (int(row[0]), str(row[1]), float(row[2]), bytes(row[3]))
+
+    def since(self, seq: int, limit: int | None = None) -> list[Event]:
+        """Events with a sequence number greater than `seq`, oldest first."""
+        sql = "SELECT seq, at, source, type, data FROM events WHERE seq > ? ORDER BY seq" + (" LIMIT ?" if limit else "")
+        rows = self.db.execute(sql, (seq, limit) if limit else (seq,)).fetchall()
         return [Event(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def last_seq(self) -> int:
+        return int(self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+
+
+def read_events(path: str | Path) -> list[Event]:
+    """Every event of the log at `path`, oldest first, read without writing anything (`ReadOnlyLog`): for a
+    reader beside the service (`tablectl record`).
+
+    Raises `LogTooNew`, `NotALog`, or `StoreError` for a damaged log (the service salvages it)."""
+    path = Path(path)
+    try:
+        with ReadOnlyLog(path, read_damaged=True) as log:
+            return log.since(0)
     except (sqlite3.Error, ValueError, TypeError) as exc:
         raise StoreError(f"无法读取事件记录 / cannot read the event log {path}: {exc}") from None
 
