@@ -150,9 +150,14 @@ def _exposed_kong_feeder(hand: HandInput) -> str | None:
 def kong_payment(seat: str, kind: str, discarder: str | None = None,
                  table: Mapping[str, Any] | None = None) -> dict[str, int]:
     """杠钱 on the spot: 明杠 from the discarder, 补杠 from the seat that fed the pung (or each other
-    seat when the record does not say), 暗杠 from each other seat."""
+    seat when the record does not say), 暗杠 from each other seat; any other kind (花杠: 南宁 has no
+    flowers) is refused, not paid as a 明杠."""
     table = table or scoring(RULESET)
     k, base = table["kong"], int(table["base"])
+    if kind not in ("exposed", "added", "concealed"):
+        # "南宁麻将…没有梅、兰、竹、菊、春、夏、秋、冬": no 花杠, nor any other kind, is paid as a 明杠
+        raise ScoringError("bad_field", f"南宁麻将 的杠是明杠、补杠或暗杠 (exposed, added, concealed), not {kind!r}",
+                           "kind")
     if kind in ("exposed", "added") and discarder is not None:
         return collect(seat, {discarder: int(k["明杠"]) * base})
     if kind == "exposed":
