@@ -22,6 +22,24 @@ def pung(tile: str, src: str) -> dict[str, Any]:
     return {"type": "pung", "tiles": [tile] * 3, "from": src}
 
 
+def test_kong_discard_and_robbed_kong_add_the_concealed_hands_one() -> None:
+    # 杠上炮 / 抢杠: "累计门清，清一色,碰碰胡等牌型" — a 门清 推倒胡 is 9 + 1 ("门清情况下，各加1 张")
+    closed = {"concealed": RUN + "1p 1p 1p 2p".split(), "win_tile": "2p"}
+    assert pays({**closed, "win": "discard", "discarder": "E", "options": {"after_kong": True}}) == (
+        [("杠上炮", 9), ("门清", 1)], {"E": -10, "N": 10})
+    robbed = {"concealed": "1m 2m 3m 4m 5m 6m 7m 8m 1p 1p 1p 2p 2p".split(), "win_tile": "9m"}
+    assert pays({**robbed, "win": "rob_kong", "discarder": "E"}) == ([("抢杠", 9), ("门清", 1)], {"E": -10, "N": 10})
+    # near miss: one pung claimed, not 门清: 9 alone
+    open_ = {"concealed": RUN + ["2p"], "win_tile": "2p", "melds": [pung("1p", "W")]}
+    assert pays({**open_, "win": "discard", "discarder": "E", "options": {"after_kong": True}})[1] == {"E": -9, "N": 9}
+    # a pattern carries 门清 in its own value: 清一色 门清 放冲 12 + 杠上炮 9, no extra one
+    flush = {"concealed": "1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 9m 9m 9m".split(), "win_tile": "5m"}
+    assert pays({**flush, "win": "discard", "discarder": "E", "options": {"after_kong": True}}) == (
+        [("清一色", 12), ("杠上炮", 9)], {"E": -21, "N": 21})
+    # 海底 names no 门清 ("累计清一色,碰碰胡等牌型"): 6 from each, nothing more
+    assert pays({**closed, "win": "self_draw", "last_tile": True})[1]["E"] == -6
+
+
 def test_a_flower_kong_is_refused_not_paid_as_an_exposed_kong() -> None:
     # "南宁麻将，共一百三十六张 … 没有梅、兰、竹、菊、春、夏、秋、冬": there is no 花杠 to pay
     with pytest.raises(ScoringError, match="flower"):
