@@ -89,11 +89,19 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
     if way == "杠上开花" and feeder:
         fans.append(Fan("杠上开花", int(ways[way]["exposed_kong"])))
     elif way is not None:
-        fans.append(Fan(way, int(ways[way][col])))
+        fans = fans + [Fan(way, int(ways[way][col]))] + _way_concealed(ways[way], concealed, pattern_found=bool(fans))
     if not fans:  # the plain hand, 门清 adding one
         plain = table["plain"]
         fans = [Fan("推倒胡", int(plain[col]))] + ([Fan("门清", int(plain["concealed_bonus"]))] if concealed else [])
     return _result(hand, fans, table, feeder)
+
+
+def _way_concealed(values: Mapping[str, int], concealed: bool, pattern_found: bool) -> list[Fan]:
+    """门清 carried into a way of winning whose words add it: 杠上炮 and 抢杠 "累计门清，清一色,碰碰胡等牌型"
+    (seed 004 胡牌计算 11, 12). A plain 门清 hand adds `concealed_bonus` ("门清情况下，各加1 张"); a pattern
+    already carries 门清 in its own value (对对胡, 清一色 门清 8 / 12), so nothing more is added to it."""
+    bonus = int(values.get("concealed_bonus", 0))
+    return [Fan("门清", bonus)] if concealed and bonus and not pattern_found else []
 
 
 def _result(hand: HandInput, fans: list[Fan], table: Mapping[str, Any], feeder: str | None) -> ScoreResult:
@@ -150,9 +158,14 @@ def _exposed_kong_feeder(hand: HandInput) -> str | None:
 def kong_payment(seat: str, kind: str, discarder: str | None = None,
                  table: Mapping[str, Any] | None = None) -> dict[str, int]:
     """杠钱 on the spot: 明杠 from the discarder, 补杠 from the seat that fed the pung (or each other
-    seat when the record does not say), 暗杠 from each other seat."""
+    seat when the record does not say), 暗杠 from each other seat; any other kind (花杠: 南宁 has no
+    flowers) is refused, not paid as a 明杠."""
     table = table or scoring(RULESET)
     k, base = table["kong"], int(table["base"])
+    if kind not in ("exposed", "added", "concealed"):
+        # "南宁麻将…没有梅、兰、竹、菊、春、夏、秋、冬": no 花杠, nor any other kind, is paid as a 明杠
+        raise ScoringError("bad_field", f"南宁麻将 的杠是明杠、补杠或暗杠 (exposed, added, concealed), not {kind!r}",
+                           "kind")
     if kind in ("exposed", "added") and discarder is not None:
         return collect(seat, {discarder: int(k["明杠"]) * base})
     if kind == "exposed":
@@ -168,7 +181,7 @@ def pay_kong(note: Mapping[str, Any], active: tuple[str, ...], table: Mapping[st
 
 #: What each value of a 南宁 pattern or way of winning is paid on (张).
 NANNING_ON = {"self_draw": "自摸", "discard": "放冲", "concealed_self_draw": "门清自摸", "concealed_discard": "门清放冲",
-              "exposed_kong": "明杠杠开 被杠者付"}
+              "exposed_kong": "明杠杠开 被杠者付", "concealed_bonus": "门清加"}
 
 
 def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
