@@ -103,6 +103,8 @@ def _base(state: Any) -> dict[str, Any]:
     out["further_win"] = _further_win_possible(state, wins)
     out["plays_on"] = R.flow_of(state.ruleset).continue_after_win != "end"
     out["settles_draw"] = R.settles_draw(state.ruleset)
+    # the 查叫 form is due: a 荒牌, or 血战/血流 ended at the wall's end by a win on its last tile
+    out["exhaustive_due"] = out["settles_draw"] and R.exhaustive_due(state)
     out["referee_scored"] = referee_scored(state.ruleset)  # 裁判计分: the Win page asks for the points
     out["win_options"] = win_options(state.ruleset)  # what else only the referee can give a win read
     out["riichi_record"] = _riichi_record(state.hand)

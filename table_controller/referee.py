@@ -696,6 +696,27 @@ def draw_record(hand: dict[str, Any], seat: str) -> dict[str, Any]:
             "river_called": any(d.get("claimed") for d in river)}
 
 
+def exhaustive_due(s: "TableState") -> bool:
+    """Whether the hand in play ended at the wall's end with seats still to check (查叫): ended as a draw
+    (荒牌), or, where play goes on after a win (血战, 血流), ended as a win with the wall exhausted and two
+    seats or more still playing (血战: those that have not won; 血流: all four). The wall's end, not its
+    last tile going to a winner, is what checks them: a 海底 or a last discard won on leaves the others to
+    查叫 (seed 000: 血战 goes on "摸完最后一张牌"). Before, such a hand ended 和牌 was refused (本盘不是荒牌)."""
+    hand = s.hand
+    if hand is None or not hand.get("ended"):
+        return False
+    ended = next((h for h in reversed(s.hands) if h["hand_no"] == hand["hand_no"]), None)
+    if ended is None or ended.get("result") not in ("draw", "win"):
+        return False
+    if ended["result"] == "draw":
+        return True
+    if flow_of(s.ruleset).continue_after_win not in ("blood_battle", "blood_river"):
+        return False
+    if not confirmed_wins(s.actions, hand["hand_no"]) or hand.get("tiles_left") != 0:
+        return False
+    return len([w for w in SEATS if w not in out_seats(s.ruleset, s.actions, hand["hand_no"])]) > 1
+
+
 def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     """查叫 at 荒牌 (四川 查花猪, 查大叫, 退税): the seats still playing show their 13 tiles, the
     scorer settles among them. `hands`: seat -> {"concealed": tiles} (melds from the record
@@ -704,8 +725,7 @@ def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> N
     hand = s.hand
     if hand is None or not hand.get("ended"):
         raise RefereeError("查叫在荒牌结束本盘之后 / 查叫 comes after the hand ends in a draw")
-    ended = next((h for h in reversed(s.hands) if h["hand_no"] == hand["hand_no"]), None)
-    if ended is None or ended.get("result") != "draw":
+    if not exhaustive_due(s):
         raise RefereeError("本盘不是荒牌 / the hand did not end in a draw")
     playing = [w for w in SEATS if w not in out_seats(s.ruleset, s.actions, record["hand_no"])]
     given = d.get("hands")

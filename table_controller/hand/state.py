@@ -600,11 +600,18 @@ def _win_on_discard(s: HandState, owner: str, tile: str, wins: list[str], how: s
 
 
 def _after_win(s: HandState, last_winner: str, notes: list[dict[str, Any]]) -> None:
-    """End the hand, or play on: 血战 without the winners, 血流 with everyone."""
+    """End the hand, or play on: 血战 without the winners, 血流 with everyone.
+
+    A win on the wall's last tile (海底, or the last discard) where play goes on after a win ends the
+    hand at the wall's end: the seats still playing (血战: two or more that have not won; 血流: all four)
+    are checked as at 荒牌 (查叫, 查花猪, 退税: an `exhaustive_draw` note beside `hand_over`). Before, such
+    a hand ended as a win only and they escaped the check (seed 000: 血战 goes on "摸完最后一张牌")."""
     mode = s.rules.continue_after_win
     if mode == "end" or len(s.active()) <= 1 or s.wall.exhausted:
         s.phase, s.result = "ended", "win"
         notes.append({"type": "hand_over", "winners": [w["seat"] for w in s.winners]})
+        if mode != "end" and len(s.active()) > 1:  # the wall ran out with seats still playing
+            notes.append({"type": "exhaustive_draw", "ready_check": s.active()})
         return
     s.turn, s.phase = _next_active(s, last_winner), "draw"
 

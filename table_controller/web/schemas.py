@@ -46,6 +46,8 @@ class StateOut(_Open):
     further_win: bool = Field(description="another seat may still win this hand (一炮多响, 血战到底, 血流成河)")
     plays_on: bool = Field(description="the ruleset plays on after a win (血战到底, 血流成河)")
     settles_draw: bool = Field(description="the ruleset checks the hands at 荒牌 (查叫: 查花猪, 查大叫, 退税)")
+    exhaustive_due: bool = Field(False, description="the hand ended at the wall's end with seats to check (查叫): "
+                                 "a 荒牌, or 血战/血流 ended by a win on the wall's last tile (海底, 河底)")
     referee_scored: bool = Field(False, description="the referee gives the points of a win (裁判计分: a ruleset "
                                  "the engine does not score); the win read carries options.points or options.pays")
     win_options: list[str] = Field(default_factory=list, description="options of a win read only the referee can give "

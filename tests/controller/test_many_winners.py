@@ -341,3 +341,60 @@ def test_a_win_confirmed_again_after_the_discarder_threw_the_same_tile_again_mar
     log.ref("referee.win_confirm")
     pool = log.state().hand["discards"]["E"]
     assert [(d["tile"], d["claimed"], d.get("won_by")) for d in pool] == [("4p", True, "S"), ("4p", False, None)]
+
+
+def _to_the_last_tile(log: Log) -> str:
+    """Discards in turn until the seat in turn is to draw the wall's last tile (海底); that seat."""
+    tiles = [f"{r}{s}" for s in "smp" for r in range(1, 10)]
+    i = 0
+    while not (log.state().hand["tiles_left"] == 1 and log.state().hand["pending_draw"]):
+        hand = log.state().hand
+        seat, tile = hand["turn"]["seat"], tiles[i % len(tiles)]
+        assert _play_problem(hand, "play.discard", {"seat": seat, "tile": tile}) is None
+        play(log, "discard", seat=seat, tile=tile)
+        i += 1
+    return log.state().hand["turn"]["seat"]
+
+
+@pytest.mark.parametrize("ruleset, result", [("sichuan", "draw"), ("sichuan", "win"), ("xueliu", "win")])
+def test_a_win_on_the_walls_last_tile_leaves_the_seats_still_playing_to_the_check(ruleset: str, result: str) -> None:
+    """血战/血流 play on to the wall's end (seed 000 "摸完最后一张牌"): S wins early, a seat on the 海底, and
+    the seats still playing are checked (查叫) however 结束本盘 named the hand. Before, a hand ended 和牌 at
+    the wall's end refused the check (本盘不是荒牌) and its seats escaped 查花猪 and 退税."""
+    log = Log(ruleset)
+    sichuan_hand(log)
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    last = _to_the_last_tile(log)  # 血战 skips S: W draws it; 血流 E
+    assert last == ("W" if ruleset == "sichuan" else "E")
+    read_and_confirm(log, win(last, {"W": W_WINS, "E": S_WINS}[last], {"W": "8p", "E": "1p"}[last], "self_draw"))
+    assert log.state().hand["tiles_left"] == 0
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": result})
+    state = log.state()
+    assert referee_view(state)["exhaustive_due"] is True
+    playing = ["E", "N"] if ruleset == "sichuan" else ["E", "S", "W", "N"]
+    ready = {"concealed": "1m 1m 2m 3m 4m 6m 7m 8m 5p 6p 7p 9p 9p".split()}
+    pig = {"concealed": "1m 3m 5m 7m 9m 2p 4p 6p 8p 1s 3s 5s 9s".split()}
+    hands = {w: ready for w in playing[:-1]} | {"N": pig}
+    validate(state, "referee.exhaustive", {"hands": hands})
+    log.ref("referee.exhaustive", hands=hands)
+    done = log.state().actions[-1]
+    assert "error" not in done and done["flower_pigs"] == ["N"] and sorted(done["ready"]) == playing[:-1]
+    assert done["by_wind"]["N"] < 0 and sum(done["by_wind"].values()) == 0
+    row = compute(log.state())["rows"][-1]
+    assert [w["seat"] for w in row["wins"]] == ["S", last] and row["exhaustive_points"]["4"] < 0
+
+
+def test_a_hand_ended_by_three_blood_battle_wins_has_no_check() -> None:
+    log = Log("sichuan")
+    sichuan_hand(log)
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    play(log, "discard", seat="W", tile="9m")
+    play(log, "discard", seat="N", tile="9m")
+    play(log, "discard", seat="E", tile="1p")
+    read_and_confirm(log, win("W", W_WINS, "8p", "self_draw"))
+    read_and_confirm(log, win("N", N_WINS, "9p", discarder="E"))
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    state = log.state()
+    assert referee_view(state)["exhaustive_due"] is False
+    with pytest.raises(RefereeError, match="荒牌"):
+        validate(state, "referee.exhaustive", {"hands": {"E": {"concealed": "1m 1m 2m 3m 4m 6m 7m 8m 5p 6p 7p 9p 9p".split()}}})

@@ -582,3 +582,36 @@ def test_a_claimed_kong_gives_one_kong_note_and_one_claim_note() -> None:
     assert [n["kind"] for n in kongs] == ["exposed"] and kongs[0]["discarder"] == "E"
     assert [(n["action"], n["seat"], n["from"]) for n in notes if n["type"] == "claim"] == [("kong", "N", "E")]
     assert all(kong_payment("tuidaohu", n, ("E", "S", "W", "N")) is not None for n in kongs)
+
+
+@pytest.mark.parametrize("ruleset, checked", [("sichuan", ["E", "N"]), ("xueliu", ["E", "S", "W", "N"])])
+def test_a_win_on_the_walls_last_tile_leaves_the_seats_still_playing_to_the_check_seed000(
+        ruleset: str, checked: list[str]) -> None:
+    """血战/血流 play on "摸完最后一张牌" (seed 000): the wall's end checks the seats still playing (查叫,
+    查花猪, 退税) whoever won its last tile. Before, a 海底 won ended the hand as a win only: no check."""
+    rules = FlowRules.for_ruleset(ruleset)
+    s, _ = play(new_hand(rules, FakeWall(1)), Deal(hands(S="123m456m789m11p46p", W="123m456m789m11p78p")),
+                *(ChooseMissing(x, "s") for x in T.SEATS), Discard("E", "5p"), Claim("S", "win"), Pass("W"), Pass("N"))
+    s, notes = play(s, Draw("W", "9p"), SelfDrawWin("W"))  # 海底
+    assert s.result == "win" and wins(notes)[0]["hand"]["last_tile"] is True
+    assert notes[-1] == {"type": "exhaustive_draw", "ready_check": checked}
+
+
+def test_a_win_on_the_last_discard_in_blood_battle_leaves_the_other_two_to_the_check() -> None:
+    rules = FlowRules.for_ruleset("sichuan")
+    s, _ = play(new_hand(rules, FakeWall(1)), Deal(hands(S="123m456m789m11p46p", N="123m456m789m11p78p")),
+                *(ChooseMissing(x, "s") for x in T.SEATS), Discard("E", "5p"), Claim("S", "win"), Pass("W"), Pass("N"))
+    s, notes = play(s, Draw("W", "9p"), Discard("W", "9p"), Claim("N", "win"), Pass("E"))
+    assert s.result == "win" and notes[-1] == {"type": "exhaustive_draw", "ready_check": ["E", "W"]}
+
+
+def test_the_third_blood_battle_winner_on_the_last_tile_leaves_nobody_to_check() -> None:
+    rules = FlowRules.for_ruleset("sichuan")
+    s, _ = play(new_hand(rules, FakeWall(1)),
+                Deal(hands(S="123m456m789m11p46p", W="123m456m789m22p46p", N="123m456m789m33p78p")),
+                *(ChooseMissing(x, "s") for x in T.SEATS),
+                Discard("E", "5p"), Claim("S", "win"), Claim("W", "win"), Pass("N"))
+    assert s.active() == ["E", "N"]
+    s, notes = play(s, Draw("N", "9p"), SelfDrawWin("N"))
+    assert s.result == "win" and s.active() == ["E"] and notes[-1]["type"] == "hand_over"
+    assert not [n for n in notes if n["type"] == "exhaustive_draw"]

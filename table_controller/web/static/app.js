@@ -830,11 +830,10 @@ function renderWins() {
   $("win-more").hidden = !state.further_win;
   $("win-more").textContent = t("win.more");
   const hand = state.hand;
-  // 查叫 settles a 荒牌 only: a hand ended by its wins (血战: three have won) has no draw to check (the
-  // service refuses it, 本盘不是荒牌), and before, the form was offered all the same
-  const ended = (state.hands || [])[(state.hands || []).length - 1];
-  $("exhaustive-section").hidden = !(state.settles_draw && hand && hand.ended && ended
-    && ended.hand_no === hand.hand_no && ended.result === "draw");
+  // 查叫 settles a hand ended at the wall's end (荒牌, or 血战/血流 ended by a win on its last tile: the
+  // service says so, `exhaustive_due`): a hand ended by its wins (血战: three have won) has no draw to check
+  // (the service refuses it, 本盘不是荒牌), and before, the form was offered all the same
+  $("exhaustive-section").hidden = !(state.exhaustive_due && hand && hand.ended);
   const out = (hand && hand.out) || [];
   SEATS.forEach((w) => { const input = $("exhaustive-form")[w]; input.disabled = out.includes(w); input.parentElement.hidden = out.includes(w); });
 }
