@@ -126,10 +126,13 @@ async def test_two_tables_one_broker_standings_follow_the_score_sheets(tmp_path:
         await until(lambda: t1.controller.state.phase == "walls_raised", 10, "t1 to wait for the dice (quiet)")
         await until(lambda: t1.publisher.health()["backlog"] == 0, 5, "t1's backlog to drain")
         await t1.stop()
+        # what it logged after the broker's last acknowledgement (its stop's own events, on a loaded machine)
+        # may be sent again, and the hub drops it; what the broker acknowledged is not
+        unacked = t1.controller.state.seq - t1.publisher.mark.value
         t1 = await _table(tmp_path, broker.url, "t1", ["甲", "乙", "丙", "丁"], seed=1)
         _penalty(t1, "N", "E", 10)
         await until(lambda: _in_step(hub, t1, "t1"), 10, "the hub to follow the restarted table")
-        assert hub.hub.duplicates == 0
+        assert hub.hub.duplicates <= unacked, (hub.hub.duplicates, unacked)
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
             after = {p["name"]: p for p in (await http.get("/api/standings")).json()["players"]}
         assert after["丁"]["points"] == -10 and after["甲"]["points"] == 10  # chair 4 paid chair 1
