@@ -13,6 +13,7 @@ from typing import Any
 from table_controller import referee as R
 from table_controller import scoresheet
 from table_controller.appeals import appeals
+from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.penalties import catalogue
 from table_controller.scoring import referee_scored, win_options
 from table_controller.timers import timer_rules
@@ -24,38 +25,6 @@ ACTIONS_TAIL = 30
 #: Fields of an action the pages do not need (the full record: GET /api/actions, the log itself).
 ACTION_INTERNAL = ("hand", "hands", "client", "by_wind", "error_kind", "source", "restore")
 BACK = "back"
-#: The camera's zones whose tiles the public may see named: a discard lies face up in its pool for the hall, and a
-#: flower in the flower area (`camera_zone_public`). In the meld and flower areas a seat lays its hand down on a win
-#: and at 荒牌 (查叫), and the camera reads those tiles one by one (`camera.tile_appeared`, its questions, the
-#: referee's rulings on them, what it learnt from them): named in public, they gave away the hands as read that the
-#: projection keeps to the referee. The plays the camera's tiles become (a claim) carry their tiles in public anyway.
-CAMERA_PUBLIC_ZONES = ("discard",)
-CAMERA_FLOWER_ZONE = "flower"
-#: Events whose data name a tile the camera saw (`kind`, and what it read it as)
-CAMERA_TILE_EVENTS = ("camera.tile_appeared", "camera.tile_turned", "camera.tile_removed", "camera.learned",
-                      "camera.unlearned", "referee.camera_confirm")
-CAMERA_KIND_FIELDS = ("kind", "read_as", "corrected")
-
-
-def camera_zone_public(zone: Any, kinds: Any = ()) -> bool:
-    """Whether tiles `kinds` the camera saw in `zone` ("meld:E", "discard:S" ...) may be named in public: in a
-    discard pool, or flowers in the flower area (a hand's tile laid there is not)."""
-    area = str(zone or "").partition(":")[0]
-    if area in CAMERA_PUBLIC_ZONES:
-        return True
-    from table_controller.tiles import is_flower, is_tile
-
-    named = [k for k in kinds if k]
-    return area == CAMERA_FLOWER_ZONE and bool(named) and all(
-        isinstance(k, str) and is_tile(k) and is_flower(k) for k in named)
-
-
-def _camera_public(d: dict[str, Any]) -> dict[str, Any]:
-    """A camera tile's reading (an event's data, a question, a ruling) as the public may see it: its tile named
-    only where `camera_zone_public` allows (a ruling's event names no zone: never)."""
-    if camera_zone_public(d.get("zone"), (d.get("kind"), d.get("read_as"))):
-        return d
-    return {k: v for k, v in d.items() if k not in CAMERA_KIND_FIELDS}
 
 
 def public_text(ev: Any) -> str:
@@ -65,7 +34,7 @@ def public_text(ev: Any) -> str:
 
     if ev.type not in CAMERA_TILE_EVENTS:
         return describe(ev)
-    return describe(Event(ev.seq, ev.at, ev.source, ev.type, _camera_public(ev.data)))
+    return describe(Event(ev.seq, ev.at, ev.source, ev.type, camera_public(ev.data)))
 
 
 def _base(state: Any) -> dict[str, Any]:
@@ -222,7 +191,7 @@ def public_view(state: Any) -> dict[str, Any]:
         out["win"]["result"] = _public_result(out["win"]["result"])
     out["actions"] = [{k: v for k, v in _public_action(a).items() if k not in ACTION_INTERNAL} for a in out["actions"]]
     out["log"] = [_public_line(line) for line in out["log"]]
-    out["camera_pending"] = [_camera_public(p) for p in out.get("camera_pending") or []]
+    out["camera_pending"] = [camera_public(p) for p in out.get("camera_pending") or []]
     if out.get("hand"):
         out["hand"] = _public_hand(out["hand"])
     return out
@@ -252,7 +221,7 @@ def _public_action(a: dict[str, Any]) -> dict[str, Any]:
     if "result" in a:
         a["result"] = _public_result(a["result"])
     if a.get("type") == "referee.camera_confirm":  # a ruling on a tile laid down (a hand at 查叫): not named
-        a = _camera_public(a)
+        a = camera_public(a)
     return a
 
 
@@ -280,7 +249,7 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any]:
     if ev.get("type") == "play.kong" and data.get("concealed"):
         data["tiles"] = [BACK] * len(data.get("tiles", []))
     if ev.get("type") in CAMERA_TILE_EVENTS:  # a tile of a hand laid down, as the camera read it: not named
-        ev["data"] = _camera_public(data)
+        ev["data"] = camera_public(data)
     return ev
 
 

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from drivers.names import LINK_REASONS, reason_en, reason_zh
 
 from table_controller import corrections
+from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.corrections import HandEvents
 from table_controller.store import Event
 from table_controller.substitutes import sitting
@@ -258,13 +259,10 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
     if ev.type.startswith("play.") and ev.data.get("inserted"):
         text += f"（裁判补录 #{ev.data['inserted']}）"  # never keyed: put in by a correction
     line = {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}
-    if ev.type.startswith(("camera.", "referee.camera_confirm")):
-        from table_controller.projection import CAMERA_TILE_EVENTS, public_text
-
-        if ev.type in CAMERA_TILE_EVENTS:  # a tile the camera saw laid down is not named in public (projection)
-            public = public_text(ev)
-            if public != text:
-                line["public"] = public
+    if ev.type in CAMERA_TILE_EVENTS:  # a tile the camera saw laid down is not named in public (camera_public)
+        public = describe(Event(ev.seq, ev.at, ev.source, ev.type, camera_public(ev.data)))
+        if public != text:
+            line["public"] = public
     return line
 
 
