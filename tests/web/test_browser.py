@@ -604,8 +604,9 @@ async def test_session_clock_and_turn_timer_warnings_show(service: TableService,
         page = await _open(browser, service, "/public")
         ref = _auth(REFEREE)
         assert (await http.post("/api/referee/session/start", json={"minutes": 20}, headers=ref)).status_code == 200
-        await page.wait_for_selector('#session:not(.warning)')
-        assert "比赛剩余" in await page.inner_text("#session")
+        # (it waited for '#session:not(.warning)', which 未计时 matched before the start came: a race on a loaded machine)
+        await page.wait_for_function("document.querySelector('#session').textContent.includes('比赛剩余')")
+        assert not await page.evaluate("document.querySelector('#session').classList.contains('warning')")
         await http.post("/api/referee/undo", json={"reason": "时长录错"}, headers=ref)
         await http.post("/api/referee/session/start", json={"minutes": 10}, headers=ref)
         await page.wait_for_selector('#session.warning[data-warning="15"]')
