@@ -362,8 +362,10 @@ def describe(ev: Event) -> str:
         return f"摄像头学会此副牌的 {_tile_zh(d['kind']) if d.get('kind') else '一张牌'}（{how} #{d.get('camera_seq', '')}）"
     if t == "camera.recalibrated":
         return f"摄像头被碰动约 {float(d.get('moved_mm', 0)):.0f} 毫米，已按台面边缘重新校准"
-    if t == "camera.play_refused":
-        return f"摄像头所见未记入牌谱：{d.get('reason', '')}"
+    if t == "camera.play_refused":  # in public a refused claim names nothing (camera_public): who, to check
+        return (f"摄像头所见未记入牌谱：{d['reason']}" if d.get("reason")
+                else f"摄像头所见{SEAT_NAMES.get(str(d.get('seat')), '')}{'家' if d.get('seat') in SEAT_NAMES else ''}"
+                     "的牌未记入牌谱，请裁判核对")
     if t == "camera.unlearned":
         return f"摄像头忘掉 #{d.get('camera_seq', '')} 所学的 {_tile_zh(d['kind']) if d.get('kind') else '一张牌'}（裁判撤销）"
     return t

@@ -148,3 +148,26 @@ def test_the_hands_the_camera_sees_laid_down_are_not_named_in_public(sichuan_tab
     assert [e["data"].get("kind") for e in events if e["type"] == "camera.tile_appeared"][0] == DISCARD
     state = next(p for w, p in seen if w == "GET /api/state")
     assert state["exhaustive"]["flower_pigs"] == ["S"] and state["exhaustive"]["not_ready"] == ["W"]
+
+
+def test_a_refused_claim_the_camera_saw_names_no_tile_in_public(sichuan_table: Controller) -> None:
+    """A winner lays the hand down in the meld area before the referee reads the win: the camera takes three alike
+    there for a pung and the record refuses it (`camera.play_refused`, with its tiles and the record's reason,
+    which names them too). That went to the public log, feed and records whole. The public now reads who, not which
+    tiles; the referee keeps all; a refused discard or flower, face up in the hall, is still named."""
+    ctl = sichuan_table
+    c = TestClient(create_app(ctl, Credentials(referee=REFEREE, operator=OPERATOR)))
+    claim = {"play": "play.claim", "seat": "W", "kind": "pung", "from": "E", "tiles": ["7p", "7p", "7p"],
+             "reason": "西家碰 七筒 不成立：东家没有打出 七筒"}
+    ctl.accept("camera", "camera.play_refused", claim)
+    ctl.accept("camera", "camera.play_refused", {"play": "play.discard", "seat": "E", "tile": "2z",
+                                                  "reason": "未轮到东家 打出 南"})
+    with c:
+        public = c.get("/api/state").json()
+        events = c.get("/api/events").json()
+        referee = c.get("/api/referee/state", headers={"Authorization": f"Bearer {REFEREE}"}).json()
+    said = json.dumps([public, events], ensure_ascii=False)
+    assert "七筒" not in said and "7p" not in said
+    assert "摄像头所见西家的牌未记入牌谱，请裁判核对" in said
+    assert "未轮到东家 打出 南" in said  # a discard lies face up: named
+    assert "西家碰 七筒 不成立" in json.dumps(referee, ensure_ascii=False)
