@@ -155,9 +155,10 @@ def _quote(path: Path | str) -> str:
 
 
 def _unit(description: str, exec_start: list[str], user: str, groups: list[str], writable: list[Path], port: int,
-          network: bool, extra: list[str] = (), optional: list[Path] = ()) -> str:
+          network: bool, extra: list[str] = (), optional: list[Path] = (), after: list[str] = ()) -> str:
     """One service unit: the command as `user`, restarted when it dies but not when its
-    configuration is wrong, read-only but for `writable`, logging to the journal."""
+    configuration is wrong, read-only but for `writable`, logging to the journal; started after
+    the units `after` names when they start at the same boot."""
     lines = [
         "# Written by `tablectl install-service`; run it again after changing what it was made from.",
         "[Unit]",
@@ -166,6 +167,8 @@ def _unit(description: str, exec_start: list[str], user: str, groups: list[str],
     ]
     if network:
         lines += ["Wants=network-online.target", "After=network-online.target"]
+    if after:
+        lines.append("After=" + " ".join(after))
     lines += ["", "[Service]", "Type=simple", f"User={user}"]
     if groups:
         lines.append("SupplementaryGroups=" + " ".join(groups))
@@ -212,7 +215,16 @@ def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: s
                  [str(tablectl), "run", "--config", str(config_path)], user, needed_groups(config),
                  list(dict.fromkeys([*writable_dirs(config), config_path.parent])), config.display.port,
                  network=_on_network(config), extra=_rulesets_env(),
-                 optional=optional_writable_dirs(config, mount_points, root))
+                 optional=optional_writable_dirs(config, mount_points, root),
+                 after=broker_units(config.tournament.broker))
+
+
+def broker_units(broker: str) -> list[str]:
+    """With a broker, mosquitto's unit first when it starts at the same boot (`make hub` installs it on
+    the hub's machine, which the hub and a table there may name by its LAN address, not by 127.0.0.1):
+    the service's first connection then finds it listening instead of being refused and retried. Only
+    an ordering (After=): a broker on another machine, stopped or never installed here, changes nothing."""
+    return ["mosquitto.service"] if broker else []
 
 
 def _rulesets_env() -> list[str]:
@@ -269,7 +281,8 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
         if value:
             argv += [option, value]
     unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],
-                 user, [], [data], args.port, network=True, extra=[f"EnvironmentFile=-{HUB_ENV_FILE}"])
+                 user, [], [data], args.port, network=True, extra=[f"EnvironmentFile=-{HUB_ENV_FILE}"],
+                 after=broker_units(args.broker))
     return unit, data
 
 

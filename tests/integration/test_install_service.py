@@ -169,6 +169,8 @@ def test_the_hubs_unit_passes_systemd_and_its_command_serves_the_standings(tmp_p
     data = tmp_path / "hub-data"
     assert unit["ReadWritePaths"] == [str(data)] and unit["EnvironmentFile"] == ["-/etc/mahjong-hub.env"]
     assert f"--data-dir {data}" in unit["ExecStart"][0] and "spring-cup" in unit["Description"][0]
+    # the broker on this machine: its unit first at boot (ordering only, nothing started with it)
+    assert unit["After"] == ["network-online.target", "mosquitto.service"] and "mosquitto" not in unit["Wants"][0]
     assert "mahjong-hub" in proc.stdout and f"mkdir -p {data}" in proc.stdout
     if shutil.which("systemd-analyze"):
         check = subprocess.run(["systemd-analyze", "verify", str(unit_path)], capture_output=True, text=True, timeout=60)
@@ -218,7 +220,9 @@ def test_the_hubs_unit_names_a_relative_ca_file_by_its_absolute_path(tmp_path: P
                                       "--title", "2026 春季杯", "--max-per-address", "800"],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    argv = shlex.split(_unit(proc.stdout)["ExecStart"][0])
+    unit = _unit(proc.stdout)
+    assert unit["After"] == ["network-online.target", "mosquitto.service"]  # the broker may be this machine's
+    argv = shlex.split(unit["ExecStart"][0])
     assert argv[argv.index("--ca-file") + 1] == str(tmp_path / "ca.pem")
     assert argv[argv.index("--players") + 1] == str(tmp_path / "players.csv")
     # the tables' names and the tournament's title, with a space, reach the unit whole
@@ -372,3 +376,19 @@ def test_a_stick_put_back_reaches_the_service(tmp_path: Path) -> None:
         assert (mirror / "written").is_file()
     finally:
         subprocess.run(["umount", "-R", str(media)], capture_output=True)
+
+
+@pytest.mark.parametrize("broker, after", [("mqtt://localhost", ["network-online.target", "mosquitto.service"]),
+                                           ("mqtt://10.0.0.2", ["network-online.target", "mosquitto.service"]),
+                                           ("", [])])
+def test_a_table_with_a_broker_starts_after_mosquitto(tmp_path: Path, broker: str, after: list[str]) -> None:
+    """One Pi running the table and the tournament's broker (named by loopback or by its LAN address):
+    at boot the controller's first connection came before mosquitto listened (refused, retried); its unit
+    now orders itself after mosquitto's, which changes nothing where mosquitto is not installed."""
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nlink = "/dev/ttyUSB0"\n[tournament]\nbroker = "{broker}"\n'
+                      'name = "cup"\ntable_id = "t01"\n', encoding="utf-8")
+    proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--print", "--user", "pi"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert _unit(proc.stdout).get("After", []) == after
