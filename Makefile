@@ -2,26 +2,31 @@
 .PHONY: demo test bench setup pi hub clean
 
 VENV := .venv
-STAMP := $(VENV)/.installed
 RUNTIME := pyproject.toml apt-packages-runtime.txt scripts/bootstrap.sh
+## Set-up runs again when what it installs from changes, told by content (a digest in the stamp's name), never by
+## file times: a Pi whose clock was behind at `git pull` had the new files older than its stamp and skipped them.
+stamp = $(VENV)/.installed$(1)-$(shell cat $(2) | sha256sum | cut -c1-16)
+STAMP := $(call stamp,,$(RUNTIME) apt-packages-hub.txt apt-packages.txt)
+PI_STAMP := $(call stamp,-pi,$(RUNTIME))
+HUB_STAMP := $(call stamp,-hub,$(RUNTIME) apt-packages-hub.txt)
 
-$(STAMP): $(RUNTIME) apt-packages-hub.txt apt-packages.txt
-	./scripts/bootstrap.sh
+$(STAMP):
+	BOOTSTRAP_STAMP=$@ ./scripts/bootstrap.sh
 
 setup: $(STAMP)
 
 ## A table's Pi: only what the controller runs on (no browser, fonts, tile art or test packages), then
 ## `tablectl install-service` (README "Pointing it at a real table")
-pi: $(VENV)/.installed-pi
+pi: $(PI_STAMP)
 
-$(VENV)/.installed-pi: $(RUNTIME)
-	./scripts/bootstrap.sh pi
+$(PI_STAMP):
+	BOOTSTRAP_STAMP=$@ ./scripts/bootstrap.sh pi
 
 ## A tournament's hub machine: the same, and the MQTT broker (mosquitto)
-hub: $(VENV)/.installed-hub
+hub: $(HUB_STAMP)
 
-$(VENV)/.installed-hub: $(RUNTIME) apt-packages-hub.txt
-	./scripts/bootstrap.sh hub
+$(HUB_STAMP):
+	BOOTSTRAP_STAMP=$@ ./scripts/bootstrap.sh hub
 
 ## Simulated table + controller + display on http://127.0.0.1:8080/ (Ctrl-C stops it)
 demo: $(STAMP)

@@ -54,6 +54,13 @@ fi
 # setuptools at the build's own minimum (pyproject.toml), not the one a venv of Python 3.11 comes with (65)
 .venv/bin/python -m pip install -q --upgrade pip "setuptools>=77"
 .venv/bin/python -m pip install -q -e ".${extras}"
+# `make` names the stamp by a digest of what set-up read (Makefile); the role's stamps of older digests go
+if [ -n "${BOOTSTRAP_STAMP:-}" ]; then
+  for old in "$stamp"-*; do
+    if [[ "$old" =~ ^"$stamp"-[0-9a-f]{16}$ && "$old" != "$BOOTSTRAP_STAMP" ]]; then rm -f "$old"; fi
+  done
+  stamp="$BOOTSTRAP_STAMP"
+fi
 touch "$stamp"
 echo "bootstrap: ready ($role)"
 if [ "$role" = pi ]; then

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from functools import lru_cache
 from importlib import metadata
@@ -180,7 +182,34 @@ def test_make_pi_and_hub_set_up_their_roles() -> None:
         out = _make_n(target)
         assert f"bootstrap.sh {target}" in out, out
     out = _make_n("setup")
-    assert out.strip() == "./scripts/bootstrap.sh", out  # the tests' set-up as it was
+    assert re.fullmatch(r"BOOTSTRAP_STAMP=\.venv/\.installed-[0-9a-f]{16} \./scripts/bootstrap\.sh", out.strip()), out
+
+
+def _stamp_run(folder: Path, target: str) -> str:
+    return subprocess.run(["make", "--no-print-directory", "-n", target], cwd=folder, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_set_up_runs_again_when_its_inputs_change_by_content_not_by_file_times(tmp_path: Path) -> None:
+    """A Pi whose clock is behind at `git pull` writes the new files with times older than its stamp: `make pi`
+    by file times skipped the new dependencies. The stamp's name is a digest of what set-up reads."""
+    for name in ("Makefile", "pyproject.toml", "apt-packages-runtime.txt", "apt-packages-hub.txt",
+                 "apt-packages.txt", "scripts/bootstrap.sh"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, tmp_path / name)
+    (tmp_path / ".venv").mkdir()
+    first = _stamp_run(tmp_path, "pi")
+    stamp = re.search(r"BOOTSTRAP_STAMP=(\S+) \./scripts/bootstrap\.sh pi", first)
+    assert stamp, first
+    (tmp_path / stamp.group(1)).touch()  # set up; then a file touched later, its content the same
+    os.utime(tmp_path / "pyproject.toml", (time.time() + 3600, time.time() + 3600))
+    assert "bootstrap" not in _stamp_run(tmp_path, "pi")
+    # `git pull` on a Pi whose clock is a day behind: a new dependency, the file older than the stamp
+    with (tmp_path / "apt-packages-runtime.txt").open("a", encoding="utf-8") as f:
+        f.write("# a new library\nlibfoo1\n")
+    os.utime(tmp_path / "apt-packages-runtime.txt", (time.time() - 86400, time.time() - 86400))
+    again = _stamp_run(tmp_path, "pi")
+    assert "bootstrap.sh pi" in again and stamp.group(1) not in again, again
 
 
 def test_tile_art_without_pillow_says_so() -> None:
