@@ -82,26 +82,38 @@ def entrants(standings: dict[str, Any]) -> list[Entrant]:
 
 def registered(path: Any) -> list[dict[str, str]]:
     """The tournament's players from a registration list: UTF-8 CSV, one player a line, `id,name`
-    (a header line `id,name` is skipped; the id may be empty). `ValueError` names the bad line."""
+    (a header line `id,name` is skipped; the id may be empty). `ValueError` names the bad line, in the
+    organiser's words first (they were English alone). Two players of one name both need numbers: a
+    table that keys the name alone would be taken for either (the numbered one was counted as having
+    played and left out of the seating), and a list of no players is a wrong file, not a tournament."""
     import csv
 
     try:
         text = open(path, encoding="utf-8-sig").read()
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
+        raise ValueError(f"{path}：报名名单无法按 UTF-8 文本读取 / cannot be read as UTF-8 text ({exc})") from None
     out: list[dict[str, str]] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
+    named: dict[str, tuple[int, str]] = {}  # a name → the first line and number it was listed with
     for n, row in enumerate(csv.reader(text.splitlines()), start=1):
         if not row or not any(c.strip() for c in row) or (n == 1 and [c.strip().lower() for c in row[:2]] == ["id", "name"]):
             continue
         if len(row) != 2 or not row[1].strip():
-            raise ValueError(f"{path} line {n}: expected id,name (the id may be empty), got {row!r}")
+            raise ValueError(f"{path} 第 {n} 行：应为「编号,姓名」两栏（编号可空），姓名不能为空，收到 {row!r} / "
+                             f"line {n}: expected id,name (the id may be empty), got {row!r}")
         pid, name = row[0].strip(), row[1].strip()
         key = f"id:{pid}" if pid else f"name:{name}"
         if key in seen:
-            raise ValueError(f"{path} line {n}: {pid or name} is listed twice")
-        seen.add(key)
+            raise ValueError(f"{path} 第 {n} 行：{'编号' if pid else '姓名'} {pid or name} 与第 {seen[key]} 行重复 / "
+                             f"line {n}: {pid or name} is listed twice")
+        if name in named and not (pid and named[name][1]):
+            raise ValueError(f"{path} 第 {n} 行：{name} 与第 {named[name][0]} 行同名，同名选手须各有编号 / "
+                             f"line {n}: {name} is listed twice; players of one name each need a number")
+        seen[key] = n
+        named.setdefault(name, (n, pid))
         out.append({"id": pid, "name": name})
+    if not out:
+        raise ValueError(f"{path}：报名名单中没有选手 / no players listed (one a line: id,name)")
     return out
 
 

@@ -288,6 +288,35 @@ def test_round_1_is_drawn_from_the_registration_list_and_the_unseated_join_later
         registered(bad)
 
 
+def test_a_registration_list_that_would_mislead_the_seating_is_refused_in_the_organisers_words(tmp_path: Path) -> None:
+    """A name twice where one has no number (a table keying 甲 alone was taken for both: the numbered
+    甲 counted as having played and was left out of round 2), an empty name, a list of no players and
+    a table id typed in Chinese: each refused before the hub starts, Chinese first (they were English
+    alone, or taken). Two 甲 with numbers are two players."""
+    from table_controller.commands.hub import check, parse
+    from table_controller.tournament.pairing import registered
+    from table_controller.tournament.wire import WireError
+
+    listed = tmp_path / "players.csv"
+    listed.write_text("id,name\nA01,甲\nA02,甲\n", encoding="utf-8")
+    assert registered(listed) == [{"id": "A01", "name": "甲"}, {"id": "A02", "name": "甲"}]
+    for text, says in (("A01,甲\n,甲\n", "第 2 行：甲 与第 1 行同名，同名选手须各有编号"),
+                       (",甲\nA01,甲\n", "第 2 行：甲 与第 1 行同名，同名选手须各有编号"),
+                       (",甲\n,甲\n", "第 2 行：姓名 甲 与第 1 行重复"),
+                       ("A01,甲\nA01,乙\n", "第 2 行：编号 A01 与第 1 行重复"),
+                       ("A01, \n", "第 1 行：应为「编号,姓名」两栏（编号可空），姓名不能为空"),
+                       ("id,name\n\n", "报名名单中没有选手")):
+        listed.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=says):
+            registered(listed)
+        with pytest.raises(WireError, match=f"^{listed} {says}" if "行" in says else says):  # the command's own check
+            check(parse(["--broker", "mqtt://127.0.0.1:1883", "--tournament", "cup", "--players", str(listed)]))
+    for spec, says in (("一号桌,二号桌", "桌号须为 1 至 64 个英文字母、数字"), ("0", "桌数须为 1 至 999"),
+                       ("t01,t02,t01", "桌号重复：t01"), ("t01,hub", "是赛事服务器的用户名")):
+        with pytest.raises(WireError, match=says):
+            check(parse(["--broker", "mqtt://127.0.0.1:1883", "--tournament", "cup", "--tables", spec]))
+
+
 def test_a_stand_in_counts_at_the_table_but_is_not_ranked_nor_seated_again(tmp_path: Path) -> None:
     """陪打 (seed 000): 丁 did not come and 替 sat in. With a registration list, a player not on it
     is a stand-in: shown with their points, never ranked, never in the next round's seating."""
