@@ -843,8 +843,9 @@ class Hub:
         # a table out of service seats no one: fewer chairs, and those beyond them sit out as byes
         tables = [(t["table_id"], t["table_name"]) for t in standings["tables"]
                   if t["table_id"] not in decided.tables_out]
+        out = self._out_keys(decided)
         players = [e for e in with_registered(entrants(standings), self.registered, self.tournament)
-                   if e.key not in decided.players_out]  # withdrew, or not here yet
+                   if e.key not in out]  # withdrew, or not here yet
         last = max((e.rank for e in players), default=0)
         # stand-ins (陪打) fill the chairs a withdrawal left empty: last, and the first to sit out
         # (`played` above anyone's) when there are chairs enough without them
@@ -868,6 +869,17 @@ class Hub:
         # tables still playing an earlier round: the standings, and so this seating, may still move
         out["unfinished"] = [t["table_name"] for t in standings["tables"]
                              if t["heard"] and not t["final"] and (t["round"] or 0) < number]
+        return out
+
+    def _out_keys(self, decided: Standing) -> set[str]:
+        """The keys of the players left out of the seating, each both ways where the registration list
+        ties a number to a name no one else has: a player withdrawn by number (id:A01) whom a table keyed
+        by name alone (甲) is name:甲 in the standings, and was seated again."""
+        out = set(decided.players_out)
+        names = [r["name"] for r in self.registered]
+        for r in self.registered:
+            if r["id"] and names.count(r["name"]) == 1 and {f"id:{r['id']}", f"name:{r['name']}"} & out:
+                out |= {f"id:{r['id']}", f"name:{r['name']}"}
         return out
 
     def publish_seating(self, round_no: int | None = None, fresh: bool = False) -> dict[str, Any]:
