@@ -887,6 +887,14 @@ class Hub:
         to `<table_id>/seating` (retained) for its referee to key. Kept, and posted again on each
         connection; publishing a round again replaces it, keeping the tables it can unless `fresh`."""
         proposal = self.pairings(round_no, fresh=fresh)
+        if not proposal["tables"] and proposal["byes"]:
+            # players and no chair: every table out of service, or fewer than four to seat; it said
+            # 尚无成绩 (no results yet) to an organiser whose tables all had results
+            if proposal["tables_out"] and len(proposal["byes"]) >= 4:
+                raise HubError("所有桌子均已停用，无桌可编排：请先恢复一张桌子（恢复此桌） / every table is out of "
+                               "service: put one back first")
+            raise HubError(f"只有 {len(proposal['byes'])} 名选手可编排，不足一桌四人 / only "
+                           f"{len(proposal['byes'])} players to seat, fewer than four")
         if not proposal["tables"]:
             raise HubError("尚无成绩，无法编排 / no results to seat from yet")
         # a group beyond the tables known has no table to go to: its seating would go to a topic no

@@ -384,3 +384,25 @@ def test_a_player_withdrawn_by_number_is_not_seated_though_a_table_keyed_their_n
         assert len(seated) == 20 and len(second["byes"]) == 3  # the other 23: five tables, three sit out
     finally:
         hub.close()
+
+
+def test_publishing_with_every_table_out_or_too_few_players_says_why(tmp_path: Path) -> None:
+    """Every table taken out of service, or fewer than four players left to seat: publishing is refused
+    with what is wrong. It said 尚无成绩 (no results yet) to an organiser whose tables had all played."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED[:8], expected=TABLES[:2],
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        _play(hub, hub.pairings())
+        for table_id in TABLES[:2]:
+            hub.decide("table_out", {"table_id": table_id, "reason": "故障"})
+        refused = client.post("/api/pairings/publish", headers=AUTH)
+        assert refused.status_code == 409 and refused.json()["detail"].startswith("所有桌子均已停用"), refused.text
+        hub.decide("table_back", {"table_id": "t01"})
+        for p in LISTED[:5]:
+            hub.decide("player_out", {"player": f"id:{p['id']}", "reason": "退赛"})
+        refused = client.post("/api/pairings/publish", headers=AUTH)
+        assert refused.status_code == 409 and refused.json()["detail"].startswith("只有 3 名选手可编排"), refused.text
+        assert hub.published() is None  # nothing published
+    finally:
+        hub.close()
