@@ -88,15 +88,23 @@ def table_ids(spec: str) -> list[str]:
     if spec.isdigit():
         count = int(spec)
         if not 1 <= count <= 999:
-            raise WireError(f"--tables {spec}: between 1 and 999 tables")
+            raise WireError(f"--tables {spec}: 桌数须为 1 至 999 / between 1 and 999 tables")
         return [f"t{k:02d}" for k in range(1, count + 1)]
-    ids = [check_id(part.strip(), "table id") for part in spec.split(",") if part.strip()]
+    ids = [part.strip() for part in spec.split(",") if part.strip()]
+    for table_id in ids:  # an organiser's words first: 一号桌 typed as an id was refused in English alone
+        try:
+            check_id(table_id, "table id")
+        except WireError as exc:
+            raise WireError(f"--tables {table_id!r}: 桌号须为 1 至 64 个英文字母、数字、_ 或 -（桌名写在等号后："
+                            f"t01=一号桌） / {exc}") from None
     if not ids:
-        raise WireError("--tables: a number of tables, or their ids separated by commas")
-    if len(set(ids)) != len(ids):
-        raise WireError(f"--tables: an id is given twice ({spec})")
+        raise WireError("--tables: 请给出桌数，或以逗号分隔的桌号 / a number of tables, or their ids separated by commas")
+    twice = sorted({t for t in ids if ids.count(t) > 1})
+    if twice:
+        raise WireError(f"--tables: 桌号重复：{'、'.join(twice)} / an id is given twice ({spec})")
     if HUB_USER in ids:
-        raise WireError(f"--tables: {HUB_USER!r} is the hub's user name, not a table's")
+        raise WireError(f"--tables: {HUB_USER!r} 是赛事服务器的用户名，不能作桌号 / {HUB_USER!r} is the hub's user name, "
+                        "not a table's")
     return ids
 
 

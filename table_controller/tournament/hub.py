@@ -843,8 +843,9 @@ class Hub:
         # a table out of service seats no one: fewer chairs, and those beyond them sit out as byes
         tables = [(t["table_id"], t["table_name"]) for t in standings["tables"]
                   if t["table_id"] not in decided.tables_out]
+        out = self._out_keys(decided)
         players = [e for e in with_registered(entrants(standings), self.registered, self.tournament)
-                   if e.key not in decided.players_out]  # withdrew, or not here yet
+                   if e.key not in out]  # withdrew, or not here yet
         last = max((e.rank for e in players), default=0)
         # stand-ins (陪打) fill the chairs a withdrawal left empty: last, and the first to sit out
         # (`played` above anyone's) when there are chairs enough without them
@@ -870,11 +871,30 @@ class Hub:
                              if t["heard"] and not t["final"] and (t["round"] or 0) < number]
         return out
 
+    def _out_keys(self, decided: Standing) -> set[str]:
+        """The keys of the players left out of the seating, each both ways where the registration list
+        ties a number to a name no one else has: a player withdrawn by number (id:A01) whom a table keyed
+        by name alone (甲) is name:甲 in the standings, and was seated again."""
+        out = set(decided.players_out)
+        names = [r["name"] for r in self.registered]
+        for r in self.registered:
+            if r["id"] and names.count(r["name"]) == 1 and {f"id:{r['id']}", f"name:{r['name']}"} & out:
+                out |= {f"id:{r['id']}", f"name:{r['name']}"}
+        return out
+
     def publish_seating(self, round_no: int | None = None, fresh: bool = False) -> dict[str, Any]:
         """Publish the proposed seating of a round (`pairings`) to its tables: each table's players go
         to `<table_id>/seating` (retained) for its referee to key. Kept, and posted again on each
         connection; publishing a round again replaces it, keeping the tables it can unless `fresh`."""
         proposal = self.pairings(round_no, fresh=fresh)
+        if not proposal["tables"] and proposal["byes"]:
+            # players and no chair: every table out of service, or fewer than four to seat; it said
+            # 尚无成绩 (no results yet) to an organiser whose tables all had results
+            if proposal["tables_out"] and len(proposal["byes"]) >= 4:
+                raise HubError("所有桌子均已停用，无桌可编排：请先恢复一张桌子（恢复此桌） / every table is out of "
+                               "service: put one back first")
+            raise HubError(f"只有 {len(proposal['byes'])} 名选手可编排，不足一桌四人 / only "
+                           f"{len(proposal['byes'])} players to seat, fewer than four")
         if not proposal["tables"]:
             raise HubError("尚无成绩，无法编排 / no results to seat from yet")
         # a group beyond the tables known has no table to go to: its seating would go to a topic no

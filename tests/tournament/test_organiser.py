@@ -358,3 +358,51 @@ def test_the_archive_holds_a_round_ended_by_the_organiser_as_counted_and_the_dec
         assert "tables/t01/rounds_as_sent.json" not in archive.namelist()  # nothing ended there
     finally:
         hub.close()
+
+
+def test_a_player_withdrawn_by_number_is_not_seated_though_a_table_keyed_their_name_alone(tmp_path: Path) -> None:
+    """t01 keyed round 1's players by name, without their numbers. The organiser withdraws A01 by the
+    registration list's number (甲 A01): the standings know 甲 only by name (name:甲), and 甲 was seated
+    in round 2 all the same (the hub took the decision and the seating ignored it)."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        first = hub.pairings()
+        for table in first["tables"]:
+            seats = table["seats"] if table["table_id"] != "t01" else \
+                {c: {**s, "id": ""} for c, s in table["seats"].items()}  # names alone at t01
+            hub.handle(f"mahjong/cup/{table['table_id']}/state",
+                       _state(table["table_id"], seats, [30, 10, -10, -30], 1, seq=100))
+        gone = first["tables"][0]["seats"]["1"]
+        out = client.post("/api/organiser", json={"action": "player_out", "player": f"id:{gone['id']}",
+                                                  "reason": "退赛"}, headers=AUTH)
+        assert out.status_code == 200 and out.json()["data"]["name"] == gone["name"], out.text
+        second = hub.pairings()
+        seated = {s["name"] for t in second["tables"] for s in t["seats"].values()}
+        assert gone["name"] not in seated and gone["name"] not in {b["name"] for b in second["byes"]}, seated
+        assert len(seated) == 20 and len(second["byes"]) == 3  # the other 23: five tables, three sit out
+    finally:
+        hub.close()
+
+
+def test_publishing_with_every_table_out_or_too_few_players_says_why(tmp_path: Path) -> None:
+    """Every table taken out of service, or fewer than four players left to seat: publishing is refused
+    with what is wrong. It said 尚无成绩 (no results yet) to an organiser whose tables had all played."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED[:8], expected=TABLES[:2],
+              organizer_token=TOKEN)
+    client = TestClient(create_hub_app(hub))
+    try:
+        _play(hub, hub.pairings())
+        for table_id in TABLES[:2]:
+            hub.decide("table_out", {"table_id": table_id, "reason": "故障"})
+        refused = client.post("/api/pairings/publish", headers=AUTH)
+        assert refused.status_code == 409 and refused.json()["detail"].startswith("所有桌子均已停用"), refused.text
+        hub.decide("table_back", {"table_id": "t01"})
+        for p in LISTED[:5]:
+            hub.decide("player_out", {"player": f"id:{p['id']}", "reason": "退赛"})
+        refused = client.post("/api/pairings/publish", headers=AUTH)
+        assert refused.status_code == 409 and refused.json()["detail"].startswith("只有 3 名选手可编排"), refused.text
+        assert hub.published() is None  # nothing published
+    finally:
+        hub.close()

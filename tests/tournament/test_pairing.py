@@ -4,7 +4,10 @@ four; the hub serves it as JSON and as a page to post."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from table_controller.tournament.hub import Hub
-from table_controller.tournament.pairing import Entrant, entrants, propose
+from table_controller.tournament.pairing import Entrant, entrants, propose, with_registered
 from table_controller.tournament.web import create_hub_app
 
 TABLES = [("t1", "1号桌"), ("t2", "2号桌"), ("t3", "3号桌")]
@@ -74,6 +77,60 @@ def test_no_one_goes_back_to_a_chair_they_had_when_it_can_be_helped() -> None:
     assert all(chair != str(s["rank"]) for chair, s in table["seats"].items())
     crowded = [_e(r, chairs="123") for r in range(1, 5)]  # three chairs each: someone must repeat
     assert propose(crowded, TABLES, 2).repeat_chairs == 3
+
+
+def _tournament(players: int, rounds: int, seed: int) -> tuple[Counter, dict[str, Counter], Counter]:
+    """A whole tournament seated by `propose` from the standings as the hub ranks them (round 1 by the
+    draw from the registration list), each table's four placed at random (4/2/1/0 标准分, some points).
+    Returns how often each pair met, each player's rounds in each chair, and each player's byes."""
+    rng = random.Random(seed)
+    listed = [{"id": f"A{i:02d}", "name": f"选手{i}"} for i in range(1, players + 1)]
+    results = {p["id"]: {**p, "table_points": 0, "points": 0, "tables": []} for p in listed}
+    met: Counter = Counter()
+    sat = {p["id"]: Counter() for p in listed}
+    byes: Counter = Counter()
+    tables = [(f"t{k}", f"{k}号桌") for k in range(1, players // 4 + 1)]
+    for number in range(1, rounds + 1):
+        order = sorted(results.values(), key=lambda p: (-p["table_points"], -p["points"], p["name"]))
+        ranked = [{**p, "rank": i + 1} for i, p in enumerate(order)] if number > 1 else []
+        seating = propose(with_registered(entrants({"players": ranked}), listed, "cup"), tables, number,
+                          seed="cup").to_json()
+        byes.update(b["id"] for b in seating["byes"])
+        for t in seating["tables"]:
+            ids = {c: s["id"] for c, s in t["seats"].items()}
+            met.update(frozenset(pair) for pair in itertools.combinations(ids.values(), 2))
+            places = list(ids.items())
+            rng.shuffle(places)
+            for place, (chair, pid) in enumerate(places):
+                sat[pid][chair] += 1
+                results[pid]["table_points"] += (4, 2, 1, 0)[place]
+                results[pid]["points"] += (30, 10, -10, -30)[place] + rng.randint(-8, 8)
+                results[pid]["tables"].append({"table_id": t["table_id"], "round": number, "position": int(chair)})
+    return met, sat, byes
+
+
+@pytest.mark.parametrize("players,rounds", [(16, 9), (17, 9), (23, 9), (36, 8), (36, 9)])
+def test_no_one_piles_up_rounds_in_one_chair(players: int, rounds: int) -> None:
+    """Over many rounds each player sits in each chair about as often: at most one round more than the
+    rounds shared out evenly (8 or 9 rounds: 3 in a chair). By the chairs had alone, once a player had sat
+    in all four (round 5 on) any chair was as good: 16 players' 9 rounds put someone in one chair 6
+    times and never in another."""
+    most = rounds // 4 + 1
+    for seed in range(5):
+        _, sat, _ = _tournament(players, rounds, seed)
+        worst = max(sat.items(), key=lambda kv: max(kv[1].values()))
+        assert max(worst[1].values()) <= most, f"seed {seed}: {worst[0]} sat {dict(worst[1])}"
+
+
+@pytest.mark.parametrize("players,rounds", [(16, 5), (20, 5), (20, 7), (23, 7), (36, 7)])
+def test_no_pair_meets_a_third_time_where_the_swiss_order_can_part_them(players: int, rounds: int) -> None:
+    """Swaps between neighbouring tables alone left a pair that met twice at one table again whenever
+    the tables either side had met them too (23 players' 7 rounds: a third meeting in 9 tournaments of
+    30, 36 players' in 10). A swap with the table after next now parts them."""
+    for seed in range(8):
+        met, _, byes = _tournament(players, rounds, seed)
+        assert max(met.values()) <= 2, f"seed {seed}: {[sorted(p) for p, n in met.items() if n > 2]}"
+        assert max(byes.values(), default=0) <= 1  # nobody sits out twice while another never did
 
 
 def test_players_beyond_a_multiple_of_four_sit_out_the_lowest_ranked() -> None:
@@ -229,6 +286,35 @@ def test_round_1_is_drawn_from_the_registration_list_and_the_unseated_join_later
     bad.write_text("A01,甲,extra\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 1: expected id,name"):
         registered(bad)
+
+
+def test_a_registration_list_that_would_mislead_the_seating_is_refused_in_the_organisers_words(tmp_path: Path) -> None:
+    """A name twice where one has no number (a table keying 甲 alone was taken for both: the numbered
+    甲 counted as having played and was left out of round 2), an empty name, a list of no players and
+    a table id typed in Chinese: each refused before the hub starts, Chinese first (they were English
+    alone, or taken). Two 甲 with numbers are two players."""
+    from table_controller.commands.hub import check, parse
+    from table_controller.tournament.pairing import registered
+    from table_controller.tournament.wire import WireError
+
+    listed = tmp_path / "players.csv"
+    listed.write_text("id,name\nA01,甲\nA02,甲\n", encoding="utf-8")
+    assert registered(listed) == [{"id": "A01", "name": "甲"}, {"id": "A02", "name": "甲"}]
+    for text, says in (("A01,甲\n,甲\n", "第 2 行：甲 与第 1 行同名，同名选手须各有编号"),
+                       (",甲\nA01,甲\n", "第 2 行：甲 与第 1 行同名，同名选手须各有编号"),
+                       (",甲\n,甲\n", "第 2 行：姓名 甲 与第 1 行重复"),
+                       ("A01,甲\nA01,乙\n", "第 2 行：编号 A01 与第 1 行重复"),
+                       ("A01, \n", "第 1 行：应为「编号,姓名」两栏（编号可空），姓名不能为空"),
+                       ("id,name\n\n", "报名名单中没有选手")):
+        listed.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=says):
+            registered(listed)
+        with pytest.raises(WireError, match=f"^{listed} {says}" if "行" in says else says):  # the command's own check
+            check(parse(["--broker", "mqtt://127.0.0.1:1883", "--tournament", "cup", "--players", str(listed)]))
+    for spec, says in (("一号桌,二号桌", "桌号须为 1 至 64 个英文字母、数字"), ("0", "桌数须为 1 至 999"),
+                       ("t01,t02,t01", "桌号重复：t01"), ("t01,hub", "是赛事服务器的用户名")):
+        with pytest.raises(WireError, match=says):
+            check(parse(["--broker", "mqtt://127.0.0.1:1883", "--tournament", "cup", "--tables", spec]))
 
 
 def test_a_stand_in_counts_at_the_table_but_is_not_ranked_nor_seated_again(tmp_path: Path) -> None:
