@@ -395,6 +395,9 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
         result = {"valid": False, "reason": "not_robbed",
                   "message": f"抢杠和：加杠{tile_name(tile)}的是{seat_name(konger)}家，点炮方应选{seat_name(konger)}家 / "
                              f"rob_kong: the added kong of {tile} is {konger}'s: name {konger} as the discarder"}
+    unrobbable = kong_not_added(s.hand, hand_in, s.ruleset)
+    if unrobbable:  # before the scorer's words: a 明杠's four tiles read as "a set has 4 of 6p", in English
+        result = {**result, "valid": False, "reason": "not_added_kong", "message": unrobbable}
     if record["seat"] in stopped and result.get("valid"):
         result = {**result, "valid": False, "reason": "stopped",
                   "message": f"该家已被判{stopped[record['seat']]}，不得和牌"}
@@ -435,6 +438,27 @@ def konger_elsewhere(hand: dict[str, Any], read: dict[str, Any]) -> str | None:
     if added(read.get("discarder")):
         return None
     return next((w for w in SEATS if w != read.get("seat_wind") and added(w)), None)
+
+
+def kong_not_added(hand: dict[str, Any], read: dict[str, Any], ruleset: str) -> str | None:
+    """Why a 抢杠和 read cannot stand: the seat it names made its kong of the tile concealed (暗杠) or from a
+    discard (点杠), and has no 补杠 of it. Only the tile added to a pung can be robbed (seed 000 范文五 47
+    "抢杠和 和别人自抓开明杠的牌", 范文六 "明杠 ... 抓进一张与已经碰的刻子牌相同"); before, a 抢杠和 of a 暗杠 scored
+    its 8 番 and the konger paid it. Riichi's 国士无双 robbing an 暗杠 is its own rule: not refused there. With
+    no kong of the tile in the record (it lags the table), the read is scored as before."""
+    from table_controller.tiles import seat_name, tile_name
+
+    if read.get("win") != "rob_kong" or flow_of(ruleset).riichi:
+        return None
+    konger, tile = read.get("discarder"), read.get("win_tile")
+    kongs = [m for m in (hand.get("melds") or {}).get(konger) or []
+             if m.get("type") == "kong" and tile in (m.get("tiles") or [])]
+    if not kongs or any(m.get("added_seq") for m in kongs):
+        return None
+    how = "暗杠" if kongs[-1].get("concealed") or kongs[-1].get("from") not in SEATS else "明杠（杠别人打出的牌）"
+    how_en = "concealed" if how == "暗杠" else "made on a discard"
+    return (f"抢杠和只能抢补杠（和别人自抓开明杠的牌）：{seat_name(konger)}家的{tile_name(tile)}杠是{how}，不能抢 / "
+            f"rob_kong: only an added kong (补杠) can be robbed; {konger}'s kong of {tile} is {how_en}")
 
 
 def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
