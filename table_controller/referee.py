@@ -14,6 +14,7 @@ from table_controller import settlements
 from table_controller.penalties import PenaltyError, catalogue
 from table_controller.scoring.errors import ScoringError
 from table_controller.store import Event
+from table_controller.tiles import seat_name
 from table_controller.timers import timer_rules
 
 if TYPE_CHECKING:
@@ -146,15 +147,28 @@ def further_win_refusal(ruleset: str, wins: list[dict[str, Any]], read: dict[str
         if len(done) >= 3:
             return "三家已和，本盘已结束（血战到底）/ three seats have won: the hand is over"
         return None
-    if not flow.multiple_winners:
-        return "本盘和牌已确认（截和：一张牌只有一家和）/ this hand's win is already confirmed"
     hand = read.get("hand") or {}
     this = (hand.get("discarder"), hand.get("win_tile")) if hand.get("win", "discard") == "discard" else None
+    if not flow.multiple_winners:
+        first = wins[0]
+        if this is not None and this == discard_of(first) and seat in SEATS and _nearer(seat, first["seat"], this[0]):
+            # seed 000 范文六 第四条 (三) "如有一人以上同时表示和牌时，从打牌者按逆时针方向，顺序在前者被定为'和牌者'"
+            near, far, by = seat_name(seat), seat_name(first["seat"]), seat_name(this[0])
+            return (f"截和：{near}家比{far}家先轮到（从点炮的{by}家按逆时针方向顺序在前者为和牌者）；两家同时报和应由"
+                    f"{near}家和牌：请撤销本读牌和{far}家的确认和牌，再读{near}家的牌确认 / 截和: {seat} comes before "
+                    f"{first['seat']} after the discarder {this[0]}; if both declared together {seat} is the winner: "
+                    f"undo this read and {first['seat']}'s confirmed win, then read {seat} again")
+        return "本盘和牌已确认（截和：一张牌只有一家和）/ this hand's win is already confirmed"
     if this is None or this != discard_of(wins[0]):
         return "一炮多响只限同一张弃牌 / after a win, others may win only on the same discard"
     if any(w["seat"] == seat for w in wins):
         return "该家本盘已和牌 / this seat has already won this hand"
     return None
+
+
+def _nearer(seat: str, other: str, discarder: str) -> bool:
+    """Whether `seat` comes before `other` in play order after `discarder` (截和: the first of them wins)."""
+    return (SEATS.index(seat) - SEATS.index(discarder)) % 4 < (SEATS.index(other) - SEATS.index(discarder)) % 4
 
 
 def stopped_seats(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, str]:
@@ -357,7 +371,7 @@ def _scored_false_win(s: "TableState", seat: str, d: dict[str, Any], record: dic
 
 def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     from table_controller.scoring import ScoringError, score_json
-    from table_controller.tiles import seat_name, tile_name
+    from table_controller.tiles import tile_name
 
     if s.hand is None or s.hand.get("ended"):
         raise RefereeError("没有进行中的牌局 / no hand in play")
@@ -446,7 +460,7 @@ def kong_not_added(hand: dict[str, Any], read: dict[str, Any], ruleset: str) -> 
     "抢杠和 和别人自抓开明杠的牌", 范文六 "明杠 ... 抓进一张与已经碰的刻子牌相同"); before, a 抢杠和 of a 暗杠 scored
     its 8 番 and the konger paid it. Riichi's 国士无双 robbing an 暗杠 is its own rule: not refused there. With
     no kong of the tile in the record (it lags the table), the read is scored as before."""
-    from table_controller.tiles import seat_name, tile_name
+    from table_controller.tiles import tile_name
 
     if read.get("win") != "rob_kong" or flow_of(ruleset).riichi:
         return None
