@@ -950,6 +950,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     no_tile = _replacement_problem(hand, type, d)
     if no_tile:
         return no_tile
+    after_chow = _kong_problem(hand, type, seat)
+    if after_chow:
+        return after_chow
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
         return f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
     opening = _opening_problem(hand, type, seat)
@@ -985,6 +988,18 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             if not flow_of(str(hand.get("ruleset", ""))).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
                 return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _kong_problem(hand: dict[str, Any], type: str, seat: Any) -> str | None:
+    """A kong by the seat that has just chowed, where the ruleset says "吃牌时，手中有杠牌，不能开杠。只能在下一次自己
+    抓进牌后才能开杠" (国标, seed 000 范文五/六 七、开杠; `[flow] no_kong_after_chow`). Before, the record took it, and the
+    hand machine too."""
+    from table_controller.referee import flow_of
+
+    if type != "play.kong" or hand.get("chowed") != seat or flow_of(str(hand.get("ruleset", ""))).kong_after_chow:
+        return None
+    return (f"{SEAT_NAMES.get(seat, seat)}家刚吃牌：吃牌时手中有杠牌不能开杠，只能在下一次自己抓进牌后才能开杠 / "
+            f"{seat} has just chowed: no kong until its next draw")
 
 
 def _over_chow(hand: dict[str, Any], seat: Any, frm: Any, kind: Any) -> str | None:
