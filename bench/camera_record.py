@@ -83,7 +83,8 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
     keyed = 0
     noise = np.random.default_rng(hand_seed)
     opts = SceneOptions()
-    actions = list(play_hand(plan, physical_wall(rs, None, rng), rng, kongs=kongs, chows=chows))
+    actions = list(play_hand(plan, physical_wall(rs, None, rng), rng, kongs=kongs, chows=chows,
+                           kong_after_chow=False))  # 国标
     for action in tqdm(actions, desc=f"hand {hand_seed}", leave=False):
         if action.type == "discard":
             felt.discard(action.seat, action.tile)

@@ -61,7 +61,8 @@ def hand_plays(seed: int) -> list[PlayerAction]:
     rng = random.Random(seed)
     plan = deal_plan(rs, (rng.randint(1, 6), rng.randint(1, 6)), (rng.randint(1, 6), rng.randint(1, 6)))
     out = []
-    for action in play_hand(plan, physical_wall(rs, None, rng), rng, win_judge("mcr", "E"), chows=True):
+    for action in play_hand(plan, physical_wall(rs, None, rng), rng, win_judge("mcr", "E"), chows=True,
+                            kong_after_chow=False):  # 国标: no kong right after a chow
         if action.type in ("win", "reveal"):
             break
         out.append(action)

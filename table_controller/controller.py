@@ -950,6 +950,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
     no_tile = _replacement_problem(hand, type, d)
     if no_tile:
         return no_tile
+    after_chow = _kong_problem(hand, type, seat)
+    if after_chow:
+        return after_chow
     if type in ("play.discard", "play.kong") and turn and seat != turn["seat"]:
         return f"未轮到{SEAT_NAMES.get(seat, seat)}家，现在是{SEAT_NAMES[turn['seat']]}家 / not {seat}'s turn but {turn['seat']}'s"
     opening = _opening_problem(hand, type, seat)
@@ -966,6 +969,9 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
         pool = (hand.get("discards") or {}).get(frm) or []
         if frm == seat:
             return "不能吃碰杠自己打出的牌 / a seat cannot claim its own discard"
+        over = _over_chow(hand, seat, frm, d.get("kind"))
+        if over:
+            return over
         if not pool or pool[-1]["claimed"] or (turn and turn["seat"] == frm):
             return f"{SEAT_NAMES.get(frm, frm)}家没有可吃碰的最后一张弃牌 / {frm} has no discard to claim"
         passed = _passed_by(hand, seat, frm)
@@ -982,6 +988,42 @@ def _play_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | N
             if not flow_of(str(hand.get("ruleset", ""))).chow:  # [flow] no_chow: 四川, 南宁, 推倒胡 ...
                 return f"本规则不可以吃 / {hand.get('ruleset', '')} has no chow"
     return _too_many(hand, type, d)
+
+
+def _kong_problem(hand: dict[str, Any], type: str, seat: Any) -> str | None:
+    """A kong by the seat that has just chowed, where the ruleset says "吃牌时，手中有杠牌，不能开杠。只能在下一次自己
+    抓进牌后才能开杠" (国标, seed 000 范文五/六 七、开杠; `[flow] no_kong_after_chow`). Before, the record took it, and the
+    hand machine too."""
+    from table_controller.referee import flow_of
+
+    if type != "play.kong" or hand.get("chowed") != seat or flow_of(str(hand.get("ruleset", ""))).kong_after_chow:
+        return None
+    return (f"{SEAT_NAMES.get(seat, seat)}家刚吃牌：吃牌时手中有杠牌不能开杠，只能在下一次自己抓进牌后才能开杠 / "
+            f"{seat} has just chowed: no kong until its next draw")
+
+
+def _over_chow(hand: dict[str, Any], seat: Any, frm: Any, kind: Any) -> str | None:
+    """A pung or kong of a discard the record shows chowed by another seat that has not played since: "碰比吃优先"
+    and "杠比吃优先" (seed 000 范文六 第三条), so a pung called with the chow took the tile, and the record is put
+    right by replacing the chow (更正牌谱, a play of another kind in its place). Before, the pung was refused as
+    "东家没有可吃碰的最后一张弃牌", though the discard lay in the chower's meld for all to see."""
+    from table_controller.tiles import tile_name
+
+    if kind not in ("pung", "kong") or frm not in SEATS:
+        return None
+    pool = (hand.get("discards") or {}).get(frm) or []
+    turn = hand.get("turn") or {}
+    chower = turn.get("seat")
+    if not pool or not pool[-1].get("claimed") or chower in (None, seat) or hand.get("pending_draw"):
+        return None
+    last = ((hand.get("melds") or {}).get(chower) or [{}])[-1]
+    if last.get("type") != "chow" or last.get("from") != frm or pool[-1].get("tile") not in last.get("tiles", []):
+        return None
+    zh, by, tile = SEAT_NAMES.get(seat, seat), SEAT_NAMES.get(chower, chower), tile_name(pool[-1]["tile"])
+    call = "碰" if kind == "pung" else "杠"
+    return (f"{SEAT_NAMES[frm]}家的{tile}已记为{by}家吃：{call}比吃优先，{zh}家同时报{call}时请在更正牌谱中把{by}家的吃换成{zh}家的"
+            f"{call} / {frm}'s {pool[-1]['tile']} is recorded as chowed by {chower}: a {kind} called with it comes first; "
+            f"correct the record (更正牌谱) with {seat}'s {kind} in the chow's place")
 
 
 def _undealt_problem(hand: dict[str, Any]) -> str | None:

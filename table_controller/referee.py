@@ -14,6 +14,7 @@ from table_controller import settlements
 from table_controller.penalties import PenaltyError, catalogue
 from table_controller.scoring.errors import ScoringError
 from table_controller.store import Event
+from table_controller.tiles import seat_name
 from table_controller.timers import timer_rules
 
 if TYPE_CHECKING:
@@ -146,15 +147,28 @@ def further_win_refusal(ruleset: str, wins: list[dict[str, Any]], read: dict[str
         if len(done) >= 3:
             return "三家已和，本盘已结束（血战到底）/ three seats have won: the hand is over"
         return None
-    if not flow.multiple_winners:
-        return "本盘和牌已确认（截和：一张牌只有一家和）/ this hand's win is already confirmed"
     hand = read.get("hand") or {}
     this = (hand.get("discarder"), hand.get("win_tile")) if hand.get("win", "discard") == "discard" else None
+    if not flow.multiple_winners:
+        first = wins[0]
+        if this is not None and this == discard_of(first) and seat in SEATS and _nearer(seat, first["seat"], this[0]):
+            # seed 000 范文六 第四条 (三) "如有一人以上同时表示和牌时，从打牌者按逆时针方向，顺序在前者被定为'和牌者'"
+            near, far, by = seat_name(seat), seat_name(first["seat"]), seat_name(this[0])
+            return (f"截和：{near}家比{far}家先轮到（从点炮的{by}家按逆时针方向顺序在前者为和牌者）；两家同时报和应由"
+                    f"{near}家和牌：请撤销本读牌和{far}家的确认和牌，再读{near}家的牌确认 / 截和: {seat} comes before "
+                    f"{first['seat']} after the discarder {this[0]}; if both declared together {seat} is the winner: "
+                    f"undo this read and {first['seat']}'s confirmed win, then read {seat} again")
+        return "本盘和牌已确认（截和：一张牌只有一家和）/ this hand's win is already confirmed"
     if this is None or this != discard_of(wins[0]):
         return "一炮多响只限同一张弃牌 / after a win, others may win only on the same discard"
     if any(w["seat"] == seat for w in wins):
         return "该家本盘已和牌 / this seat has already won this hand"
     return None
+
+
+def _nearer(seat: str, other: str, discarder: str) -> bool:
+    """Whether `seat` comes before `other` in play order after `discarder` (截和: the first of them wins)."""
+    return (SEATS.index(seat) - SEATS.index(discarder)) % 4 < (SEATS.index(other) - SEATS.index(discarder)) % 4
 
 
 def stopped_seats(actions: list[dict[str, Any]], hand_no: int | None) -> dict[str, str]:
@@ -357,7 +371,7 @@ def _scored_false_win(s: "TableState", seat: str, d: dict[str, Any], record: dic
 
 def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     from table_controller.scoring import ScoringError, score_json
-    from table_controller.tiles import seat_name, tile_name
+    from table_controller.tiles import tile_name
 
     if s.hand is None or s.hand.get("ended"):
         raise RefereeError("没有进行中的牌局 / no hand in play")
@@ -395,6 +409,9 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
         result = {"valid": False, "reason": "not_robbed",
                   "message": f"抢杠和：加杠{tile_name(tile)}的是{seat_name(konger)}家，点炮方应选{seat_name(konger)}家 / "
                              f"rob_kong: the added kong of {tile} is {konger}'s: name {konger} as the discarder"}
+    unrobbable = kong_not_added(s.hand, hand_in, s.ruleset)
+    if unrobbable:  # before the scorer's words: a 明杠's four tiles read as "a set has 4 of 6p", in English
+        result = {**result, "valid": False, "reason": "not_added_kong", "message": unrobbable}
     if record["seat"] in stopped and result.get("valid"):
         result = {**result, "valid": False, "reason": "stopped",
                   "message": f"该家已被判{stopped[record['seat']]}，不得和牌"}
@@ -435,6 +452,27 @@ def konger_elsewhere(hand: dict[str, Any], read: dict[str, Any]) -> str | None:
     if added(read.get("discarder")):
         return None
     return next((w for w in SEATS if w != read.get("seat_wind") and added(w)), None)
+
+
+def kong_not_added(hand: dict[str, Any], read: dict[str, Any], ruleset: str) -> str | None:
+    """Why a 抢杠和 read cannot stand: the seat it names made its kong of the tile concealed (暗杠) or from a
+    discard (点杠), and has no 补杠 of it. Only the tile added to a pung can be robbed (seed 000 范文五 47
+    "抢杠和 和别人自抓开明杠的牌", 范文六 "明杠 ... 抓进一张与已经碰的刻子牌相同"); before, a 抢杠和 of a 暗杠 scored
+    its 8 番 and the konger paid it. Riichi's 国士无双 robbing an 暗杠 is its own rule: not refused there. With
+    no kong of the tile in the record (it lags the table), the read is scored as before."""
+    from table_controller.tiles import tile_name
+
+    if read.get("win") != "rob_kong" or flow_of(ruleset).riichi:
+        return None
+    konger, tile = read.get("discarder"), read.get("win_tile")
+    kongs = [m for m in (hand.get("melds") or {}).get(konger) or []
+             if m.get("type") == "kong" and tile in (m.get("tiles") or [])]
+    if not kongs or any(m.get("added_seq") for m in kongs):
+        return None
+    how = "暗杠" if kongs[-1].get("concealed") or kongs[-1].get("from") not in SEATS else "明杠（杠别人打出的牌）"
+    how_en = "concealed" if how == "暗杠" else "made on a discard"
+    return (f"抢杠和只能抢补杠（和别人自抓开明杠的牌）：{seat_name(konger)}家的{tile_name(tile)}杠是{how}，不能抢 / "
+            f"rob_kong: only an added kong (补杠) can be robbed; {konger}'s kong of {tile} is {how_en}")
 
 
 def _win_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:

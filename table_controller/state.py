@@ -629,6 +629,12 @@ def _apply_play(hand: dict[str, Any], ev: Event, ruleset: str) -> None:
             hand["flower_unreplaced"] = seat  # and nothing more is played (controller._wall_empty)
     if ev.type in ("play.discard", "play.claim", "play.kong", "play.flower"):
         hand["play_seq"] = ev.seq  # a win confirmed or undone before it leaves the turn and the draws alone
+    if ev.type in ("play.discard", "play.claim", "play.kong", "play.flower"):
+        # the seat that just chowed, until the next play (国标: no kong before its next draw, `controller._kong_problem`)
+        if ev.type == "play.claim" and d.get("kind") == "chow" and not late:
+            hand["chowed"] = seat
+        else:
+            hand.pop("chowed", None)
     if ev.type in ("play.claim", "play.kong"):
         hand["run"] = []  # a claim or a kong breaks a run of the same discard (追牌)
         hand["last_call"] = ev.seq  # and breaks 一发

@@ -111,7 +111,7 @@ AFTER_WIN = ("end", "blood_battle", "blood_river")
 def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
               judge: Judge | None = None, after_win: str = "end", missing: bool = False,
               seal: int = 0, furiten: Waits | None = None, riichi: bool = False,
-              kongs: bool = True, chows: bool = False) -> Iterator[PlayerAction]:
+              kongs: bool = True, chows: bool = False, kong_after_chow: bool = True) -> Iterator[PlayerAction]:
     """The hand's face-up actions in order, until the live wall is exhausted (荒牌) or, with a
     `judge`, a player's win. `after_win`, as the ruleset's flow says:
     - "end": the first win ends the hand;
@@ -128,7 +128,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     keeps it from a ron (立直振听). With `kongs` (the default) players kong as they can; without,
     they only pung (the hands of seeds chosen before players konged, and benchmarks kept comparable).
     With `chows` (the ruleset allows them: not 四川, 南宁, 推倒胡) the discarder's 下家 chows a discard
-    that makes a run with two tiles it holds, when nobody pungs or kongs it.
+    that makes a run with two tiles it holds, when nobody pungs or kongs it; without `kong_after_chow` (国标: "吃牌时，
+    手中有杠牌，不能开杠"), a seat that chowed makes no kong before its next draw.
     With a judge, a hand that reaches 荒牌 where wins do not end it ends with a `reveal` of the
     hands of the seats still playing (for 查叫). Several seats may win on one discard where play
     goes on after a win (一炮多响).
@@ -231,6 +232,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
     seat = "E"
     draw = False  # the dealer holds 14, a claimer the tile it took: neither draws first
     tail = False  # the draw is a kong's replacement (杠上开花 if it wins)
+    chowed = False  # the seat in turn has just chowed (no draw)
     while True:
         drawn = None
         if draw:
@@ -257,7 +259,8 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                 seat, draw = next_playing(seat, out), True
                 continue
             drawn = kind
-        kong = kong_from_hand(seat)
+        kong = None if chowed and not kong_after_chow else kong_from_hand(seat)
+        chowed = False
         if kong is not None:
             tile, how = kong
             if how == "concealed":
@@ -327,7 +330,7 @@ def play_hand(plan: DealPlan, wall: Mapping[str, str], rng: random.Random,
                     hands[nxt].remove(t)
             melds[nxt].append({"type": "chi", "tiles": list(run), "from": seat, "claimed": tile})
             yield PlayerAction("claim", nxt, tile, frm=seat, kind="chow", run=run)
-            seat, draw = nxt, False
+            seat, draw, chowed = nxt, False, True
         elif claim is None:
             seat, draw = nxt, True
         else:

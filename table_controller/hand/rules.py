@@ -16,6 +16,7 @@ class FlowRules:
 
     ruleset: str
     chow: bool = True
+    kong_after_chow: bool = True    # off (国标): "吃牌时，手中有杠牌，不能开杠。只能在下一次自己抓进牌后才能开杠"
     multiple_winners: bool = False  # 一炮多响; otherwise 截和: the first seat after the discarder
     missed_win: bool = False        # 漏和: a passed win locks that seat until it moves again
     missed_win_any: bool = False    # 过胡不胡: the lock bars a win on any discard, not only the tile passed
@@ -34,6 +35,7 @@ class FlowRules:
     @classmethod
     def from_table(cls, ruleset: str, table: Mapping[str, Any]) -> FlowRules:
         return cls(ruleset=ruleset, chow=not table.get("no_chow", False),
+                   kong_after_chow=not table.get("no_kong_after_chow", False),
                    multiple_winners=bool(table.get("multiple_winners", False)),
                    missed_win=bool(table.get("missed_win", False)),
                    missed_win_any=bool(table.get("missed_win_any", False)),

@@ -618,6 +618,7 @@ def _after_win(s: HandState, last_winner: str, notes: list[dict[str, Any]]) -> N
 
 def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard" and e.seat == s.turn, "not_now", "开杠须在自己摸牌后、出牌前")
+    _need(not just_chowed(s, e.seat), "kong_after_chow", "吃牌后不能开杠: 只能在下一次自己抓进牌后才能开杠")
     _check_tile(e.tile)
     _need_replacement(s)
     _end_opening(s)
@@ -639,6 +640,14 @@ def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
     s.phase = "rob_kong"
     if not _eligible(s):
         _resolve(s, notes)
+
+
+def just_chowed(s: HandState, seat: str) -> bool:
+    """The seat in turn chowed and has drawn nothing since, where the ruleset allows it no kong then (国标, seed 000
+    范文五/六 七、开杠 "吃牌时，手中有杠牌，不能开杠。只能在下一次自己抓进牌后才能开杠")."""
+    st = s.seats[seat]
+    return (not s.rules.kong_after_chow and s.after == "claim" and bool(st.melds)
+            and st.melds[-1]["type"] == "chi")
 
 
 def _need_not_missing(st: SeatState, tile: str) -> None:

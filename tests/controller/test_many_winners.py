@@ -65,6 +65,29 @@ def test_mcr_one_winner_a_second_read_is_a_new_read_and_its_confirmation_is_refu
     assert public_view(state)["further_win"] is False
 
 
+def test_mcr_jiehu_the_seat_nearer_the_discarder_is_the_winner() -> None:
+    """Seed 000 范文六 第四条 (三) 和牌者: "一盘只能有一位和牌者。如有一人以上同时表示和牌时，从打牌者按逆时针方向，
+    顺序在前者被定为'和牌者'". N's win on E's 2p is confirmed, then S (E's 下家, before N) is read winning on the same
+    tile: the refusal says S is the winner and how to get there (undo the read and N's confirmation). Before, it said
+    only "本盘和牌已确认（截和：一张牌只有一家和）", and the referee kept N's win."""
+    log = Log("mcr")
+    log.start()
+    hand = "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p"
+    read_and_confirm(log, win("N", hand, "2p", discarder="E"))
+    log.ref("referee.win_read", hand=win("S", hand, "2p", discarder="E"))
+    with pytest.raises(RefereeError, match="截和：南家比北家先轮到.*应由南家和牌：请撤销本读牌和北家的确认和牌"):
+        validate(log.state(), "referee.win_confirm", {})
+    log.ref("referee.undo", reason="两家同时报和，截和")  # S's read
+    log.ref("referee.undo", reason="截和：南家在先")  # N's confirmation
+    read_and_confirm(log, win("S", hand, "2p", discarder="E"))
+    assert winners(log.state().actions, 1) == ["S"]
+    # a seat after the confirmed winner is refused as before: its win is cut off (截和)
+    log.ref("referee.win_read", hand=win("W", hand, "2p", discarder="E"))
+    with pytest.raises(RefereeError) as refused:
+        validate(log.state(), "referee.win_confirm", {})
+    assert str(refused.value).startswith("本盘和牌已确认（截和")
+
+
 def test_one_discard_two_winners_where_the_ruleset_allows_it_and_the_sheet_adds_both() -> None:
     """广东鸡平胡 一炮多响: both seats win on E's discard; another kind of win is refused."""
     log = Log("jipinghu")

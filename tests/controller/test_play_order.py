@@ -79,6 +79,45 @@ def test_a_discard_the_table_has_played_past_is_not_claimed(mcr: Controller) -> 
     assert mcr.state.hand["turn"]["seat"] == "E"
 
 
+def test_a_pung_over_a_recorded_chow_says_pung_comes_first_and_the_correction_puts_it_right(mcr: Controller) -> None:
+    """Seed 000 范文六 第三条: "'碰'比'吃'优先", "报吃应稍慢些", "'杠'比'吃'优先". S's chow of E's 3m was keyed, and W
+    called 碰 with it: W takes the tile. The record says so and how to put it right (the chow replaced by the pung,
+    更正牌谱); before, the pung was refused as "东家没有可吃碰的最后一张弃牌", though the 3m lay in S's chow."""
+    _play(mcr, "discard", seat="E", tile="3m")
+    _play(mcr, "claim", seat="S", kind="chow", **{"from": "E"}, tiles=["1m", "2m", "3m"])
+    chow = mcr.state.seq
+    _refused(mcr, "claim", "东家的三万已记为南家吃：碰比吃优先，西家同时报碰时请在更正牌谱中把南家的吃换成西家的碰",
+             seat="W", kind="pung", **{"from": "E"}, tiles=["3m"] * 3)
+    _refused(mcr, "claim", "杠比吃优先", seat="N", kind="kong", **{"from": "E"}, tiles=["3m"] * 4)
+    mcr.referee_action("referee.play_correct", {"target": chow, "reason": "西家同时报碰，碰比吃优先", "play": {
+        "type": "claim", "seat": "W", "kind": "pung", "from": "E", "tiles": ["3m"] * 3}}, by="referee")
+    hand = mcr.state.hand
+    assert hand["melds"]["S"] == [] and hand["melds"]["W"][0]["tiles"] == ["3m"] * 3
+    assert hand["turn"]["seat"] == "W"
+    # once play has gone on (W discarded), a pung of E's 3m is refused as before
+    _play(mcr, "discard", seat="W", tile="1z")
+    _refused(mcr, "claim", "东家没有可吃碰的最后一张弃牌", seat="N", kind="pung", **{"from": "E"}, tiles=["3m"] * 3)
+
+
+def test_no_kong_between_a_chow_and_the_seats_next_draw(mcr: Controller) -> None:
+    """Seed 000 范文五/六 七、开杠: "吃牌时，手中有杠牌，不能开杠。只能在下一次自己抓进牌后才能开杠". Before, the record
+    (and the hand machine) took S's 暗杠 or 补杠 right after its chow."""
+    _play(mcr, "discard", seat="E", tile="1z")
+    _play(mcr, "claim", seat="W", kind="pung", **{"from": "E"}, tiles=["1z"] * 3)
+    _play(mcr, "discard", seat="W", tile="5p")
+    _play(mcr, "discard", seat="N", tile="3m")
+    _play(mcr, "discard", seat="E", tile="6p")
+    _play(mcr, "claim", seat="S", kind="chow", **{"from": "E"}, tiles=["4p", "5p", "6p"])
+    _refused(mcr, "kong", "南家刚吃牌：吃牌时手中有杠牌不能开杠，只能在下一次自己抓进牌后才能开杠",
+             seat="S", tiles=["9s"] * 4, concealed=True)
+    _play(mcr, "discard", seat="S", tile="2z")
+    _play(mcr, "discard", seat="W", tile="3z")
+    _play(mcr, "discard", seat="N", tile="4z")
+    _play(mcr, "discard", seat="E", tile="7z")
+    _play(mcr, "kong", seat="S", tiles=["9s"] * 4, concealed=True)  # S drew: its kong stands
+    assert mcr.state.hand["melds"]["S"][-1]["tiles"] == ["9s"] * 4
+
+
 def test_a_claim_keyed_after_the_claimers_own_discard_still_stands(mcr: Controller) -> None:
     """The record catching up (a pung the camera did not see), not a late claim (state._claimed_late)."""
     _play(mcr, "discard", seat="E", tile="2p")

@@ -95,6 +95,7 @@ class LiveGame:
         prevalent = places.prevalent
         stream = play_hand(plan, wall, self.rng, win_judge(self.ruleset, prevalent), flow.continue_after_win,
                            missing=flow.missing_suit, seal=flow.seal_pungs, chows=flow.chow, riichi=flow.riichi,
+                           kong_after_chow=flow.kong_after_chow,
                            furiten=ready_waits(self.ruleset) if flow.furiten else None)
         self.plan, self.wall, self.stream = plan, wall, stream
         self.aside: list[str] = []

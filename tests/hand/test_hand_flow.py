@@ -92,6 +92,28 @@ def test_claim_priority_pung_over_chow_and_chow_only_from_previous() -> None:
     assert err.value.code == "window_closed"
 
 
+def test_mcr_no_kong_between_a_chow_and_the_next_draw() -> None:
+    """Seed 000 范文五/六 七、开杠: "吃牌时，手中有杠牌，不能开杠。只能在下一次自己抓进牌后才能开杠". S holds four 9s and
+    chows E's 3p: no 暗杠 until it draws again. 竞技 (seed 004 says nothing of it) still allows it."""
+    deal = Deal(hands(E="3p", S="12p9s9s9s9s"))
+    s, _ = play(mcr_hand(), deal, Discard("E", "3p"), Claim("S", "chi", ("1p", "2p", "3p")),
+                Pass("W"), Pass("N"))
+    assert s.turn == "S" and s.phase == "discard"
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Kong("S", "9s", "concealed"))
+    assert err.value.code == "kong_after_chow" and "下一次自己抓进牌后" in err.value.rule
+    s, _ = play(s, Discard("S", "1z"), Pass("W"), Pass("N"), Pass("E"), Draw("W", "2z"), Discard("W", "2z"),
+                Pass("N"), Pass("E"), Pass("S"), Draw("N", "3z"), Discard("N", "3z"), Pass("E"), Pass("S"),
+                Pass("W"), Draw("E", "4z"), Discard("E", "4z"), Pass("S"), Pass("W"), Pass("N"), Draw("S", "5z"))
+    s, notes = play(s, Kong("S", "9s", "concealed"))  # drawn since: it stands
+    assert notes[-1]["type"] == "kong" and notes[-1]["kind"] == "concealed"
+    plan = deal_plan(load_ruleset("jingji"), dice=(3, 4))
+    jj, _ = play(new_hand(FlowRules.for_ruleset("jingji"), plan.initial_state()), deal, Discard("E", "3p"),
+                 Claim("S", "chi", ("1p", "2p", "3p")), Pass("W"), Pass("N"))
+    jj, notes = play(jj, Kong("S", "9s", "concealed"))
+    assert notes[-1]["type"] == "kong"
+
+
 def test_rob_the_kong_through_the_real_wall() -> None:
     s, notes = play(
         mcr_hand(), Deal(hands(E="5p", S=READY_5P, W="55p")),

@@ -37,7 +37,7 @@ from table_controller.hand import (
     ChooseMissing, Claim, Deal, Discard, Draw, Event, Flower, FlowRules, IllegalAction, Kong, SelfDrawWin, apply,
     new_hand,
 )
-from table_controller.hand.state import HandState, _completes, _eligible, _next_active
+from table_controller.hand.state import HandState, _completes, _eligible, _next_active, just_chowed
 from table_controller.rules import deal_plan, load_ruleset, next_thrower, physical_wall
 from table_controller.state import next_playing
 from table_controller.store import EventStore
@@ -274,6 +274,11 @@ class Twin(Table):
             if third and s.seats[owner].discards and s.seats[owner].discards[-1] == tile:
                 tries.append((Claim(third, "pung"), "play.claim",
                               {"seat": third, "kind": "pung", "from": owner, "tiles": [tile] * 3}))
+        if s.phase == "discard" and just_chowed(s, s.turn):  # 国标: a kong between a chow and the next draw
+            tile = next((t for t in s.seats[s.turn].concealed if not T.is_flower(t) and t != T.BACK), None)
+            if tile:
+                tries.append((Kong(s.turn, tile, "concealed"), "play.kong",
+                              {"seat": s.turn, "tiles": [tile] * 4, "concealed": True}))
         won = [x for x in T.SEATS if s.seats[x].won and self.flow.continue_after_win == "blood_battle"]
         if won and s.phase == "discard":  # a seat out of the hand (血战) plays
             tries.append((Discard(won[0], "1m"), "play.discard", {"seat": won[0], "tile": "1m"}))
@@ -336,6 +341,8 @@ def test_the_live_record_follows_the_hand_machine(ruleset: str, tmp_path: Path) 
         checked.update(twin.checked)
     assert checked["compared"] > 300 and any(k.startswith("win ") for k in checked), checked
     assert checked["refused play.discard (hand_over)"] + checked["refused play.discard (out_of_turn)"] > 0, checked
+    if not FlowRules.for_ruleset(ruleset).kong_after_chow:  # 国标: "吃牌时，手中有杠牌，不能开杠" (seed 000 范文五/六)
+        assert checked["refused play.kong (kong_after_chow)"] > 0, checked
 
 
 def test_known_4_a_chase_across_a_kong(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from table_controller.hand import (
     Kong, Pass, Replace, SelfDrawWin, apply, new_hand,
 )
 from table_controller.hand.opening import pending
-from table_controller.hand.state import _completes, _eligible
+from table_controller.hand.state import _completes, _eligible, just_chowed
 from table_controller.rules import deal_plan, load_ruleset, physical_wall
 from table_controller.scoring import score_json, scored_rulesets
 
@@ -96,6 +96,8 @@ class Table:
         kongs = [Kong(x, t, "concealed") for t, n in held.items() if n == 4]
         kongs += [Kong(x, m["tiles"][0], "added") for m in st.melds if m["type"] == "pung" and held[m["tiles"][0]]]
         kongs = [k for k in kongs if not _gave_up(st.missing_suit, k.tile)]
+        if just_chowed(s, x):  # 国标: no kong between a chow and the seat's next draw
+            kongs = []
         if kongs and rng.random() < 0.7:
             try:
                 return self.do(rng.choice(kongs))

@@ -75,6 +75,31 @@ def test_robbing_a_kong_named_on_the_wrong_seat_says_whose_kong_it_was(tmp_path:
     c.store.close()  # type: ignore[attr-defined]
 
 
+def test_only_an_added_kong_can_be_robbed(tmp_path: Path) -> None:
+    """Seed 000 范文五 47 "抢杠和 和别人自抓开明杠的牌" (范文六: 明杠 "抓进一张与已经碰的刻子牌相同"): the tile added to
+    a pung. A 暗杠 (W's four 5p from the hand) and a 明杠 on a discard (S's kong of E's 6p) are no 抢杠和: the read is
+    shown invalid saying why and its confirmation refused. Before, the 暗杠's read scored 抢杠和's 8 番 (29) and W
+    paid it as the discarder."""
+    c = _client(tmp_path)
+    with c:
+        _play(c, {"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "6p"},
+              {"type": "claim", "seat": "S", "kind": "kong", "tiles": ["6p"] * 4, "from": "E"},
+              {"type": "discard", "seat": "S", "tile": "9m"},
+              {"type": "kong", "seat": "W", "tiles": ["5p"] * 4, "concealed": True})
+        for konger, tile, how in (("W", "5p", "暗杠"), ("S", "6p", "明杠")):
+            hand = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "concealed": N_HAND,
+                    "win_tile": tile, "win": "rob_kong", "discarder": konger}
+            if tile == "6p":
+                hand["concealed"] = "1m 2m 3m 4m 5m 6m 7m 8m 9m 4p 5p 9s 9s".split()
+            assert c.post("/api/referee/win", json={"hand": hand}, headers=bearer(REFEREE)).status_code == 200
+            result = c.get("/api/referee/state", headers=bearer(REFEREE)).json()["win"]["result"]
+            assert result["valid"] is False and result["reason"] == "not_added_kong", result
+            assert result["message"].startswith("抢杠和只能抢补杠") and how in result["message"], result
+            r = c.post("/api/referee/win/confirm", headers=bearer(REFEREE))
+            assert r.status_code == 409 and "只能抢补杠" in r.json()["detail"]
+    c.store.close()  # type: ignore[attr-defined]
+
+
 def test_a_discard_seen_three_times_is_the_last_one(tmp_path: Path) -> None:
     """和绝张: two 2p in the pool and one in S's chow, N wins on the fourth (E's discard)."""
     c = _client(tmp_path)
