@@ -190,7 +190,7 @@ class CameraRecord:
                 continue  # a meld area still being laid waits a step: a hand laid down is not a meld
             if wind in gone:
                 continue  # a winner's tiles lie there as laid down, not played
-            new = self._new_tracks(here, _recorded(hand, area, wind))
+            new = self._new_tracks(here, _recorded_kinds(hand, area, wind))
             kinds = [here[t] for t in new]
             if area == "meld":
                 meld = _meld(hand, wind, kinds) if None not in kinds else None
@@ -356,23 +356,43 @@ class CameraRecord:
         faces -= Counter(t for m in hand["melds"][wind] for t in m.get("tiles", []))
         return sorted(faces.elements()), sum(1 for k in lying if k is None)
 
-    def _new_tracks(self, here: dict[int, str | None], recorded: int) -> list[int]:
-        """The tiles lying here that the record lacks: the newest of those not yet accounted for,
-        as many as lie beyond what the record holds; the older ones are in it already."""
-        excess = len(here) - recorded
+    def _new_tracks(self, here: dict[int, str | None], recorded: Counter[str]) -> list[int]:
+        """The tiles lying here that the record lacks: as many as lie beyond what the record holds
+        (`recorded`, its tiles by kind), taken from those not yet accounted for; the others are in
+        it already. Which of them are new goes by kind first: a fresh tile of a kind the record holds
+        here and no accounted tile stands for is an old one (a tile whose ruling is awaited may be
+        too), the rest the newest. Before, the newest by the order they appeared, which for tiles
+        first seen together (the camera back after being unplugged, a restart) is only the order the
+        frame was read in: a keyed 5m was recorded again and the new 2z never."""
+        excess = len(here) - sum(recorded.values())
         fresh = [t for t in here if t not in self.accounted]
-        new = fresh[len(fresh) - excess:] if 0 < excess <= len(fresh) else fresh if excess > 0 else []
+        if excess <= 0:
+            new: list[int] = []
+        elif excess >= len(fresh):
+            new = fresh
+        else:
+            unmatched = recorded - Counter(k for t, k in here.items() if t in self.accounted and k is not None)
+            rank: dict[int, int] = {}
+            for t in fresh:
+                kind = here[t]
+                if kind is not None and unmatched[kind] > 0:
+                    unmatched[kind] -= 1
+                    rank[t] = 0  # the record holds it
+                else:
+                    rank[t] = 1 if kind is None else 2  # unsure: may be one the record holds
+            old = set(sorted(fresh, key=lambda t: rank[t])[:len(fresh) - excess])  # stable: older first
+            new = [t for t in fresh if t not in old]
         self.accounted.update(t for t in fresh if t not in new)
         return new
 
 
-def _recorded(hand: dict[str, Any], area: str, wind: str) -> int:
-    """How many tiles the record says lie in `area` of `wind`."""
+def _recorded_kinds(hand: dict[str, Any], area: str, wind: str) -> Counter[str]:
+    """The tiles, by kind, the record says lie in `area` of `wind`."""
     if area == "discard":
-        return sum(1 for d in hand["discards"][wind] if not d.get("claimed"))
+        return Counter(str(d.get("tile")) for d in hand["discards"][wind] if not d.get("claimed"))
     if area == "flower":
-        return len(hand["flowers"][wind])
-    return sum(len(m.get("tiles", [])) for m in hand["melds"][wind])
+        return Counter(str(t) for t in hand["flowers"][wind])
+    return Counter(str(t) for m in hand["melds"][wind] for t in m.get("tiles", []))
 
 
 def _last_discard(hand: dict[str, Any], won_too: bool = False) -> tuple[str, str] | None:

@@ -711,3 +711,28 @@ def test_a_ruling_changed_on_an_inserted_discard_names_the_correction(table) -> 
     controller.referee_action("referee.play_correct", {"target": told[-1]["target"], "tile": "1m", "reason": "按改判"},
                               by="referee")
     assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["1m"]
+
+
+def test_tiles_first_seen_together_are_told_new_from_recorded_by_their_kind(table) -> None:  # type: ignore[no-untyped-def]
+    """The camera unplugged while the operator keys a round, and back as E's next discard lies unkeyed: E's keyed
+    5m and the new 2z are first seen in one frame, read in whatever order the frame gives them. The record holds a
+    5m there, so the 2z is the new one. Before, the later of the two by reading order was: the 5m was recorded a
+    second time and the 2z never. The same after a restart, every tile seen afresh."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    watcher._record_play([cam.lay("discard", "S", "1p")])
+    watcher._record_play([], blind=True)  # unplugged: the operator keys the plays meanwhile
+    for seat, tile in (("W", "3m"), ("N", "4m"), ("E", "5m"), ("S", "6m"), ("W", "7m"), ("N", "8m")):
+        controller.record_play("play.discard", {"seat": seat, "tile": tile}, by="operator", source="operator")
+    back = [cam.lay("discard", "E", "2z"), cam.lay("discard", "E", "5m"), cam.lay("discard", "W", "7m"),
+            cam.lay("discard", "W", "3m"), cam.lay("discard", "N", "4m"), cam.lay("discard", "N", "8m"),
+            cam.lay("discard", "S", "6m")]
+    watcher._record_play(back)
+    assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["9p", "5m", "2z"]
+    assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    # S's next discard lies unread when the service restarts: everything on the felt is seen afresh
+    lying = [cam.lay("discard", "S", "2s"), cam.lay("discard", "S", "6m"), cam.lay("discard", "S", "1p")]
+    again = CameraWatcher(controller, make_loop=lambda: None)
+    again._record_play(lying)
+    assert [d["tile"] for d in controller.state.hand["discards"]["S"]] == ["1p", "6m", "2s"]
