@@ -46,6 +46,10 @@ AREAS = ("discard", "flower", "meld")
 #: dealer's first discard (walls.md), and the two seen in one step (laid within a camera period, or waiting
 #: together for the dice) went in as the dealer's discard and then a flower of the seat in turn after its draw.
 OPENING_AREAS = ("flower", "discard", "meld")
+#: A step reconciles the pools again after the melds: a seat's discard seen with the meld it made just before (a
+#: kong, then its discard after the replacement; a pung by 对家, then its discard) waits for that meld
+#: (`CameraRecord._meld_coming`), and lands in this pass, in turn.
+AGAIN = ("discard",)
 
 Play = tuple[str, dict[str, Any]]
 #: the part of an out-of-turn refusal that changes as play goes on (whose turn it is now)
@@ -63,8 +67,17 @@ def areas(hand: dict[str, Any] | None) -> tuple[str, ...]:
     """The areas in the order a step reconciles them: `OPENING_AREAS` before anything is discarded or melded."""
     laid = (hand.get("discards") or {}, hand.get("melds") or {}) if hand is not None else ({}, {})
     if hand is not None and not any(p for by_seat in laid for p in by_seat.values()):
-        return OPENING_AREAS
-    return AREAS
+        return OPENING_AREAS + AGAIN
+    return AREAS + AGAIN
+
+
+def in_turn(hand: dict[str, Any]) -> tuple[str, ...]:
+    """The seats from the one whose turn it is round the table: the order their plays seen in one step were made
+    (N's discard before E's). Before, E S W N whatever the turn: E's discard seen with N's was refused as out of
+    turn, and the referee told so, a step before it was recorded."""
+    seat = (hand.get("turn") or {}).get("seat")
+    i = SEATS.index(seat) if seat in SEATS else 0
+    return tuple(SEATS[i:] + SEATS[:i])
 
 
 def _key(hand: dict[str, Any]) -> tuple[int, int]:
@@ -184,12 +197,14 @@ class CameraRecord:
         if area == "discard":
             out += self._late_riichi(hand)
         gone = hand.get("out") or []  # 血战: the seats that won and left
-        for wind in SEATS:
+        for wind in in_turn(hand):
             here = self.lying.get((area, wind))
             if not here or (area == "meld" and (area, wind) in self.changed):
                 continue  # a meld area still being laid waits a step: a hand laid down is not a meld
             if wind in gone:
                 continue  # a winner's tiles lie there as laid down, not played
+            if area == "discard" and self._meld_coming(hand, wind):
+                continue  # its meld first (AGAIN): a kong, then its discard after the replacement
             new = self._new_tracks(here, _recorded_kinds(hand, area, wind))
             kinds = [here[t] for t in new]
             if area == "meld":
@@ -235,6 +250,23 @@ class CameraRecord:
                         out.append(("play.riichi", {"seat": wind}))  # laid sideways: 立直 declared with it
                         self.proposed.append(([], None, None))
         return out
+
+    def _meld_coming(self, hand: dict[str, Any], wind: str) -> bool:
+        """Whether `wind`'s meld area holds tiles still being laid (a tile added in the last step), or new tiles
+        that make a meld the record will take this step (`_meld`, `_missed_discard`) and has not refused before:
+        its discards seen meanwhile were made after that meld. Before, the pools went first: a 暗杠 and the discard
+        after its replacement seen together put the discard in first and the kong was refused as out of turn, to
+        be recorded at the seat's next turn; a pung by 对家 and its discard, the discard refused once."""
+        here = self.lying.get(("meld", wind))
+        if not here:
+            return False
+        if ("meld", wind) in self.changed:
+            return True
+        new = self._new_tracks(here, _recorded_kinds(hand, "meld", wind))
+        kinds = [here[t] for t in new]
+        if not new or None in kinds or tuple(new) in self.refusals:
+            return False
+        return _meld(hand, wind, kinds) is not None or self._missed_discard(hand, wind, kinds) is not None
 
     def _late_riichi(self, hand: dict[str, Any]) -> list[Play]:
         """立直 shown by a discard turned sideways after the camera recorded it upright: recorded

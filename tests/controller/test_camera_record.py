@@ -736,3 +736,30 @@ def test_tiles_first_seen_together_are_told_new_from_recorded_by_their_kind(tabl
     again = CameraWatcher(controller, make_loop=lambda: None)
     again._record_play(lying)
     assert [d["tile"] for d in controller.state.hand["discards"]["S"]] == ["1p", "6m", "2s"]
+
+
+def test_plays_seen_in_one_step_go_in_in_the_order_they_were_made(table) -> None:  # type: ignore[no-untyped-def]
+    """Plays of a step go in as they were made, whatever the seats' letters: N's discard and then E's (the turn
+    round past N), W's 暗杠 and the discard W made after its replacement, N's pung of S's discard and N's discard.
+    Before, the pools went E S W N and before the melds: E's discard, the kong and N's discard were each refused as
+    out of turn (the referee told so), E's and N's landing a step late and the kong only at W's next turn."""
+    controller, watcher = table
+    cam = Camera()
+    for seat, tile in (("E", "9p"), ("S", "1p"), ("W", "2p")):
+        watcher._record_play([cam.lay("discard", seat, tile)])
+    watcher._record_play([cam.lay("discard", "N", "3p"), cam.lay("discard", "E", "4p")])
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "N", "tile": "3p"}),
+                                      ("play.discard", {"seat": "E", "tile": "4p"})]
+    watcher._record_play([cam.lay("discard", "S", "6p")])
+    # W lays four 3m face up (暗杠 shown), draws its replacement and discards at once: one step sees all
+    watcher._record_play([cam.lay("meld", "W", "3m") for _ in range(4)] + [cam.lay("discard", "W", "1z")])
+    watcher._record_play([])
+    assert plays(controller)[-2:] == [("play.kong", {"seat": "W", "tiles": ["3m"] * 4}),
+                                      ("play.discard", {"seat": "W", "tile": "1z"})]
+    # E pungs W's 1z (S passed over) and discards 8s before the camera has settled the meld
+    watcher._record_play([cam.lay("meld", "E", "1z") for _ in range(3)] + [cam.lay("discard", "E", "8s")])
+    watcher._record_play([])
+    assert plays(controller)[-2:] == [("play.claim", {"seat": "E", "kind": "pung", "from": "W", "tiles": ["1z"] * 3}),
+                                      ("play.discard", {"seat": "E", "tile": "8s"})]
+    assert controller.state.hand["turn"]["seat"] == "S"
+    assert not [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
