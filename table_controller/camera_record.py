@@ -97,8 +97,15 @@ class CameraRecord:
     #: areas where a tile appeared in the last `see`: a meld area is judged once it has settled
     changed: set[tuple[str, str]] = field(default_factory=set)
     #: tiles lost from view lately (a hand over them, a detection that failed for a few frames):
-    #: (area, wind) -> [(where, kind, accounted, steps left)]; found again, they are not new
-    lost: dict[tuple[str, str], list[tuple[tuple[float, float], str | None, bool, int]]] = field(default_factory=dict)
+    #: (area, wind) -> [(where, kind, accounted, steps left, track)]; found again, they are not new
+    lost: dict[tuple[str, str], list[tuple[tuple[float, float], str | None, bool, int, int]]] = field(
+        default_factory=dict)
+    #: tiles in the record that left their area unclaimed and have not come back (nudged out of the pool, knocked off
+    #: the felt, hidden long): (area, wind) -> track -> kind. The record still holds them there, so they still count
+    #: there: before, the seat's next discard was taken for one of them and never recorded, and the record stalled
+    left: dict[tuple[str, str], dict[int, str | None]] = field(default_factory=dict)
+    #: tiles of `left` a claim took (the claimed discard had left its pool first): put back if the claim is refused
+    unleft: dict[int, tuple[tuple[str, str], str | None]] = field(default_factory=dict)
     #: pool tiles claimed into a meld: when they leave the pool they are gone, not lost
     claimed: set[int] = field(default_factory=set)
     #: the tracks behind each play of the last `plays` call (and a pool tile it claimed), so that
@@ -151,8 +158,9 @@ class CameraRecord:
             self.hand_key, self.lying, self.accounted, self.lost = _key(hand), {}, set(), {}
             self.claimed, self.refusals, self.claims_known, self.turned = set(), {}, {}, set()
             self.late_turns, self.recorded_as, self.overruled = [], {}, []
+            self.left, self.unleft = {}, {}
         self._sync_claims(hand)
-        self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
+        self.lost = {k: [(at, kind, acc, steps - 1, t) for at, kind, acc, steps, t in v if steps > 1]
                      for k, v in self.lost.items()}
         for ev in events:
             area, _, side = str(ev.get("zone", "")).partition(":")
@@ -164,7 +172,9 @@ class CameraRecord:
             if ev.get("event") == "disappeared":
                 if track in here and ev.get("at") and track not in self.claimed:
                     self.lost.setdefault(key, []).append((tuple(ev["at"]), here[track], track in self.accounted,
-                                                          LOST_STEPS))
+                                                          LOST_STEPS, track))
+                if track in here and track not in self.claimed and track in self.accounted:
+                    self.left.setdefault(key, {})[track] = here[track]
                 here.pop(track, None)
             elif ev.get("event") == "appeared" and track not in here:
                 kind = None if ev.get("needs_referee") else str(ev.get("kind", ""))
@@ -172,7 +182,10 @@ class CameraRecord:
                 if ev.get("sideways"):
                     self.turned.add(track)
                 self.changed.add(key)
-                if self._found_again(key, ev.get("at"), kind):
+                gone = self.left.get(key, {})
+                if track in gone:  # the same track announced again (its vote changed): the tile in the record
+                    del gone[track]
+                elif self._found_again(key, ev.get("at"), kind) or self._back(key, kind):
                     self.accounted.add(track)
             elif ev.get("event") == "turned" and track in here and track not in self.turned:
                 self.turned.add(track)
@@ -205,7 +218,7 @@ class CameraRecord:
                 continue  # a winner's tiles lie there as laid down, not played
             if area == "discard" and self._meld_coming(hand, wind):
                 continue  # its meld first (AGAIN): a kong, then its discard after the replacement
-            new = self._new_tracks(here, _recorded_kinds(hand, area, wind))
+            new = self._new_tracks(here, _recorded_kinds(hand, area, wind), self.left.get((area, wind), {}))
             kinds = [here[t] for t in new]
             if area == "meld":
                 meld = _meld(hand, wind, kinds) if None not in kinds else None
@@ -262,7 +275,7 @@ class CameraRecord:
             return False
         if ("meld", wind) in self.changed:
             return True
-        new = self._new_tracks(here, _recorded_kinds(hand, "meld", wind))
+        new = self._new_tracks(here, _recorded_kinds(hand, "meld", wind), self.left.get(("meld", wind), {}))
         kinds = [here[t] for t in new]
         if not new or None in kinds or tuple(new) in self.refusals:
             return False
@@ -332,6 +345,9 @@ class CameraRecord:
             self.recorded_as.pop(track, None)
         if taken is not None:
             self.claimed.discard(taken)
+            if taken in self.unleft:  # the claimed tile had left its pool: it counts there again
+                key, kind = self.unleft.pop(taken)
+                self.left.setdefault(key, {})[taken] = kind
         if frm is not None:
             self.claims_known[frm] -= 1
         told = self.refusals.setdefault(tuple(tracks), set())
@@ -353,29 +369,47 @@ class CameraRecord:
     def _claim(self, frm: str, tile: str) -> int | None:
         """The newest `tile` in `frm`'s pool went into a meld: when it leaves the pool (or if it
         already has), it is not a tile lost from view, and a later discard where it lay is new.
-        Returns the pool tile's track while it still lies there."""
-        pool = self.lying.get(("discard", frm), {})
+        Returns the pool tile's track while it still lies there, or the one that left it."""
+        key = ("discard", frm)
+        pool = self.lying.get(key, {})
         track = next((t for t in reversed(list(pool)) if pool[t] == tile), None)
         if track is not None:
             self.claimed.add(track)
             return track
-        lost = self.lost.get(("discard", frm), [])
+        lost = self.lost.get(key, [])
         i = next((i for i in range(len(lost) - 1, -1, -1) if lost[i][1] == tile), None)
         if i is not None:
             del lost[i]
-        return None
+        gone = self.left.get(key, {})
+        track = next((t for t in reversed(list(gone)) if gone[t] in (tile, None)), None)
+        if track is not None:  # it left before the claim was recorded: it left for the meld
+            self.unleft[track] = (key, gone.pop(track))
+        return track
 
     def _found_again(self, key: tuple[str, str], at: Any, kind: str | None) -> bool:
         """Whether a tile appearing at `at` is one lost there lately (same kind, or either
         unsure), already in the record; the lost one is then forgotten."""
         if not at:
             return False
-        for i, (where, was, accounted, _) in enumerate(self.lost.get(key, [])):
+        for i, (where, was, accounted, _, track) in enumerate(self.lost.get(key, [])):
             near = (where[0] - at[0]) ** 2 + (where[1] - at[1]) ** 2 <= FOUND_PX ** 2
             if near and (was == kind or was is None or kind is None):
                 del self.lost[key][i]
+                self.left.get(key, {}).pop(track, None)
                 return accounted
         return False
+
+    def _back(self, key: tuple[str, str], kind: str | None) -> bool:
+        """Whether a tile appearing in an area is one of the record's that left it (`left`), back elsewhere or
+        after long: of its kind. (A seat's discard of a kind it lost from its pool is taken for that tile back;
+        the count cannot tell them apart, and a tile back is the likelier.)"""
+        gone = self.left.get(key, {})
+        track = next((t for t, k in gone.items() if k == kind), None) if kind is not None else None
+        if track is None:
+            return False
+        del gone[track]
+        self.lost[key] = [x for x in self.lost.get(key, []) if x[4] != track]
+        return True
 
     def laid_down(self, hand: dict[str, Any] | None, wind: str) -> tuple[list[str], int]:
         """(tiles, unsure): the face-up tiles lying in front of `wind` (its flower and meld
@@ -388,22 +422,25 @@ class CameraRecord:
         faces -= Counter(t for m in hand["melds"][wind] for t in m.get("tiles", []))
         return sorted(faces.elements()), sum(1 for k in lying if k is None)
 
-    def _new_tracks(self, here: dict[int, str | None], recorded: Counter[str]) -> list[int]:
+    def _new_tracks(self, here: dict[int, str | None], recorded: Counter[str],
+                    left: dict[int, str | None]) -> list[int]:
         """The tiles lying here that the record lacks: as many as lie beyond what the record holds
-        (`recorded`, its tiles by kind), taken from those not yet accounted for; the others are in
-        it already. Which of them are new goes by kind first: a fresh tile of a kind the record holds
-        here and no accounted tile stands for is an old one (a tile whose ruling is awaited may be
-        too), the rest the newest. Before, the newest by the order they appeared, which for tiles
-        first seen together (the camera back after being unplugged, a restart) is only the order the
-        frame was read in: a keyed 5m was recorded again and the new 2z never."""
-        excess = len(here) - sum(recorded.values())
+        (`recorded`, its tiles by kind; those of it that `left` count as lying), taken from those not
+        yet accounted for; the others are in it already. Which of them are new goes by kind first: a
+        fresh tile of a kind the record holds here and no accounted tile stands for is an old one (a
+        tile whose ruling is awaited may be too), the rest the newest. Before, the newest by the
+        order they appeared, which for tiles first seen together (the camera back after being
+        unplugged, a restart) is only the order the frame was read in: a keyed 5m was recorded
+        again and the new 2z never."""
+        excess = len(here) + len(left) - sum(recorded.values())
         fresh = [t for t in here if t not in self.accounted]
         if excess <= 0:
             new: list[int] = []
         elif excess >= len(fresh):
             new = fresh
         else:
-            unmatched = recorded - Counter(k for t, k in here.items() if t in self.accounted and k is not None)
+            covered = [k for t, k in here.items() if t in self.accounted] + list(left.values())
+            unmatched = recorded - Counter(k for k in covered if k is not None)
             rank: dict[int, int] = {}
             for t in fresh:
                 kind = here[t]

@@ -763,3 +763,45 @@ def test_plays_seen_in_one_step_go_in_in_the_order_they_were_made(table) -> None
                                       ("play.discard", {"seat": "E", "tile": "8s"})]
     assert controller.state.hand["turn"]["seat"] == "S"
     assert not [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
+
+
+def test_a_recorded_tile_that_leaves_its_pool_still_counts_there(table) -> None:  # type: ignore[no-untyped-def]
+    """A sleeve pushes S's recorded 1p out of its pool (into S's meld band), unclaimed: the record still holds it
+    there, so S's next discard is new. Before, the pool's count took the 5p for the 1p in the record and never
+    recorded it: W's discard after it was refused as out of turn and the record stalled. A tile of the record
+    hidden long and back, or announced again as its vote changes, is still not a new play."""
+    controller, watcher = table
+    cam = Camera()
+
+    def at(ev: dict[str, Any], x: float, y: float) -> dict[str, Any]:
+        return {**ev, "at": [x, y]}
+
+    watcher._record_play([at(cam.lay("discard", "E", "9p"), 100, 500)])
+    s1 = at(cam.lay("discard", "S", "1p"), 600, 300)
+    watcher._record_play([s1])
+    watcher._record_play([gone(s1), at(cam.lay("meld", "S", "1p"), 660, 300)])  # out of the pool, unclaimed
+    for seat, tile in (("W", "2p"), ("N", "3p"), ("E", "4p")):
+        watcher._record_play([cam.lay("discard", seat, tile)])
+    watcher._record_play([at(cam.lay("discard", "S", "5p"), 600, 330)])
+    watcher._record_play([cam.lay("discard", "W", "6p")])
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5p"}),
+                                      ("play.discard", {"seat": "W", "tile": "6p"})]
+    # N's 3p hidden by something the camera took for felt, long past LOST_STEPS, and back where it lay
+    three = next(t for t, k in watcher.record.lying[("discard", "N")].items() if k == "3p")
+    watcher._record_play([{"event": "disappeared", "zone": f"discard:{side_of_wind('N', DEALER)}", "kind": "3p",
+                           "track": three, "at": [200.0, 300.0]}])
+    for _ in range(30):
+        watcher._record_play([])
+    back = at(cam.lay("discard", "N", "3p"), 205, 300)
+    watcher._record_play([back, at(cam.lay("discard", "N", "7p"), 230, 300)])  # and N's next discard
+    assert plays(controller)[-1] == ("play.discard", {"seat": "N", "tile": "7p"})
+    # E's 4p announced again as 1p (the tracker's vote changed): the same tile, not a discard
+    four = next(t for t, k in watcher.record.lying[("discard", "E")].items() if k == "4p")
+    zone = f"discard:{side_of_wind('E', DEALER)}"
+    watcher._record_play([{"event": "disappeared", "zone": zone, "kind": "4p", "track": four, "at": [130.0, 500.0]},
+                          {"event": "appeared", "zone": zone, "kind": "1p", "track": four, "confidence": 0.9,
+                           "needs_referee": False, "at": [130.0, 500.0]}])
+    watcher._record_play([])
+    watcher._record_play([cam.lay("discard", "E", "8p")])
+    assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["9p", "4p", "8p"]
+    assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
