@@ -46,6 +46,10 @@ AREAS = ("discard", "flower", "meld")
 #: dealer's first discard (walls.md), and the two seen in one step (laid within a camera period, or waiting
 #: together for the dice) went in as the dealer's discard and then a flower of the seat in turn after its draw.
 OPENING_AREAS = ("flower", "discard", "meld")
+#: A step reconciles the pools again after the melds: a seat's discard seen with the meld it made just before (a
+#: kong, then its discard after the replacement; a pung by 对家, then its discard) waits for that meld
+#: (`CameraRecord._meld_coming`), and lands in this pass, in turn.
+AGAIN = ("discard",)
 
 Play = tuple[str, dict[str, Any]]
 #: the part of an out-of-turn refusal that changes as play goes on (whose turn it is now)
@@ -63,8 +67,17 @@ def areas(hand: dict[str, Any] | None) -> tuple[str, ...]:
     """The areas in the order a step reconciles them: `OPENING_AREAS` before anything is discarded or melded."""
     laid = (hand.get("discards") or {}, hand.get("melds") or {}) if hand is not None else ({}, {})
     if hand is not None and not any(p for by_seat in laid for p in by_seat.values()):
-        return OPENING_AREAS
-    return AREAS
+        return OPENING_AREAS + AGAIN
+    return AREAS + AGAIN
+
+
+def in_turn(hand: dict[str, Any]) -> tuple[str, ...]:
+    """The seats from the one whose turn it is round the table: the order their plays seen in one step were made
+    (N's discard before E's). Before, E S W N whatever the turn: E's discard seen with N's was refused as out of
+    turn, and the referee told so, a step before it was recorded."""
+    seat = (hand.get("turn") or {}).get("seat")
+    i = SEATS.index(seat) if seat in SEATS else 0
+    return tuple(SEATS[i:] + SEATS[:i])
 
 
 def _key(hand: dict[str, Any]) -> tuple[int, int]:
@@ -84,8 +97,15 @@ class CameraRecord:
     #: areas where a tile appeared in the last `see`: a meld area is judged once it has settled
     changed: set[tuple[str, str]] = field(default_factory=set)
     #: tiles lost from view lately (a hand over them, a detection that failed for a few frames):
-    #: (area, wind) -> [(where, kind, accounted, steps left)]; found again, they are not new
-    lost: dict[tuple[str, str], list[tuple[tuple[float, float], str | None, bool, int]]] = field(default_factory=dict)
+    #: (area, wind) -> [(where, kind, accounted, steps left, track)]; found again, they are not new
+    lost: dict[tuple[str, str], list[tuple[tuple[float, float], str | None, bool, int, int]]] = field(
+        default_factory=dict)
+    #: tiles in the record that left their area unclaimed and have not come back (nudged out of the pool, knocked off
+    #: the felt, hidden long): (area, wind) -> track -> kind. The record still holds them there, so they still count
+    #: there: before, the seat's next discard was taken for one of them and never recorded, and the record stalled
+    left: dict[tuple[str, str], dict[int, str | None]] = field(default_factory=dict)
+    #: tiles of `left` a claim took (the claimed discard had left its pool first): put back if the claim is refused
+    unleft: dict[int, tuple[tuple[str, str], str | None]] = field(default_factory=dict)
     #: pool tiles claimed into a meld: when they leave the pool they are gone, not lost
     claimed: set[int] = field(default_factory=set)
     #: the tracks behind each play of the last `plays` call (and a pool tile it claimed), so that
@@ -138,8 +158,9 @@ class CameraRecord:
             self.hand_key, self.lying, self.accounted, self.lost = _key(hand), {}, set(), {}
             self.claimed, self.refusals, self.claims_known, self.turned = set(), {}, {}, set()
             self.late_turns, self.recorded_as, self.overruled = [], {}, []
+            self.left, self.unleft = {}, {}
         self._sync_claims(hand)
-        self.lost = {k: [(at, kind, acc, left - 1) for at, kind, acc, left in v if left > 1]
+        self.lost = {k: [(at, kind, acc, steps - 1, t) for at, kind, acc, steps, t in v if steps > 1]
                      for k, v in self.lost.items()}
         for ev in events:
             area, _, side = str(ev.get("zone", "")).partition(":")
@@ -151,7 +172,9 @@ class CameraRecord:
             if ev.get("event") == "disappeared":
                 if track in here and ev.get("at") and track not in self.claimed:
                     self.lost.setdefault(key, []).append((tuple(ev["at"]), here[track], track in self.accounted,
-                                                          LOST_STEPS))
+                                                          LOST_STEPS, track))
+                if track in here and track not in self.claimed and track in self.accounted:
+                    self.left.setdefault(key, {})[track] = here[track]
                 here.pop(track, None)
             elif ev.get("event") == "appeared" and track not in here:
                 kind = None if ev.get("needs_referee") else str(ev.get("kind", ""))
@@ -159,7 +182,10 @@ class CameraRecord:
                 if ev.get("sideways"):
                     self.turned.add(track)
                 self.changed.add(key)
-                if self._found_again(key, ev.get("at"), kind):
+                gone = self.left.get(key, {})
+                if track in gone:  # the same track announced again (its vote changed): the tile in the record
+                    del gone[track]
+                elif self._found_again(key, ev.get("at"), kind) or self._back(key, kind):
                     self.accounted.add(track)
             elif ev.get("event") == "turned" and track in here and track not in self.turned:
                 self.turned.add(track)
@@ -184,13 +210,15 @@ class CameraRecord:
         if area == "discard":
             out += self._late_riichi(hand)
         gone = hand.get("out") or []  # 血战: the seats that won and left
-        for wind in SEATS:
+        for wind in in_turn(hand):
             here = self.lying.get((area, wind))
             if not here or (area == "meld" and (area, wind) in self.changed):
                 continue  # a meld area still being laid waits a step: a hand laid down is not a meld
             if wind in gone:
                 continue  # a winner's tiles lie there as laid down, not played
-            new = self._new_tracks(here, _recorded(hand, area, wind))
+            if area == "discard" and self._meld_coming(hand, wind):
+                continue  # its meld first (AGAIN): a kong, then its discard after the replacement
+            new = self._new_tracks(here, _recorded_kinds(hand, area, wind), self.left.get((area, wind), {}))
             kinds = [here[t] for t in new]
             if area == "meld":
                 meld = _meld(hand, wind, kinds) if None not in kinds else None
@@ -235,6 +263,23 @@ class CameraRecord:
                         out.append(("play.riichi", {"seat": wind}))  # laid sideways: 立直 declared with it
                         self.proposed.append(([], None, None))
         return out
+
+    def _meld_coming(self, hand: dict[str, Any], wind: str) -> bool:
+        """Whether `wind`'s meld area holds tiles still being laid (a tile added in the last step), or new tiles
+        that make a meld the record will take this step (`_meld`, `_missed_discard`) and has not refused before:
+        its discards seen meanwhile were made after that meld. Before, the pools went first: a 暗杠 and the discard
+        after its replacement seen together put the discard in first and the kong was refused as out of turn, to
+        be recorded at the seat's next turn; a pung by 对家 and its discard, the discard refused once."""
+        here = self.lying.get(("meld", wind))
+        if not here:
+            return False
+        if ("meld", wind) in self.changed:
+            return True
+        new = self._new_tracks(here, _recorded_kinds(hand, "meld", wind), self.left.get(("meld", wind), {}))
+        kinds = [here[t] for t in new]
+        if not new or None in kinds or tuple(new) in self.refusals:
+            return False
+        return _meld(hand, wind, kinds) is not None or self._missed_discard(hand, wind, kinds) is not None
 
     def _late_riichi(self, hand: dict[str, Any]) -> list[Play]:
         """立直 shown by a discard turned sideways after the camera recorded it upright: recorded
@@ -300,6 +345,9 @@ class CameraRecord:
             self.recorded_as.pop(track, None)
         if taken is not None:
             self.claimed.discard(taken)
+            if taken in self.unleft:  # the claimed tile had left its pool: it counts there again
+                key, kind = self.unleft.pop(taken)
+                self.left.setdefault(key, {})[taken] = kind
         if frm is not None:
             self.claims_known[frm] -= 1
         told = self.refusals.setdefault(tuple(tracks), set())
@@ -321,29 +369,47 @@ class CameraRecord:
     def _claim(self, frm: str, tile: str) -> int | None:
         """The newest `tile` in `frm`'s pool went into a meld: when it leaves the pool (or if it
         already has), it is not a tile lost from view, and a later discard where it lay is new.
-        Returns the pool tile's track while it still lies there."""
-        pool = self.lying.get(("discard", frm), {})
+        Returns the pool tile's track while it still lies there, or the one that left it."""
+        key = ("discard", frm)
+        pool = self.lying.get(key, {})
         track = next((t for t in reversed(list(pool)) if pool[t] == tile), None)
         if track is not None:
             self.claimed.add(track)
             return track
-        lost = self.lost.get(("discard", frm), [])
+        lost = self.lost.get(key, [])
         i = next((i for i in range(len(lost) - 1, -1, -1) if lost[i][1] == tile), None)
         if i is not None:
             del lost[i]
-        return None
+        gone = self.left.get(key, {})
+        track = next((t for t in reversed(list(gone)) if gone[t] in (tile, None)), None)
+        if track is not None:  # it left before the claim was recorded: it left for the meld
+            self.unleft[track] = (key, gone.pop(track))
+        return track
 
     def _found_again(self, key: tuple[str, str], at: Any, kind: str | None) -> bool:
         """Whether a tile appearing at `at` is one lost there lately (same kind, or either
         unsure), already in the record; the lost one is then forgotten."""
         if not at:
             return False
-        for i, (where, was, accounted, _) in enumerate(self.lost.get(key, [])):
+        for i, (where, was, accounted, _, track) in enumerate(self.lost.get(key, [])):
             near = (where[0] - at[0]) ** 2 + (where[1] - at[1]) ** 2 <= FOUND_PX ** 2
             if near and (was == kind or was is None or kind is None):
                 del self.lost[key][i]
+                self.left.get(key, {}).pop(track, None)
                 return accounted
         return False
+
+    def _back(self, key: tuple[str, str], kind: str | None) -> bool:
+        """Whether a tile appearing in an area is one of the record's that left it (`left`), back elsewhere or
+        after long: of its kind. (A seat's discard of a kind it lost from its pool is taken for that tile back;
+        the count cannot tell them apart, and a tile back is the likelier.)"""
+        gone = self.left.get(key, {})
+        track = next((t for t, k in gone.items() if k == kind), None) if kind is not None else None
+        if track is None:
+            return False
+        del gone[track]
+        self.lost[key] = [x for x in self.lost.get(key, []) if x[4] != track]
+        return True
 
     def laid_down(self, hand: dict[str, Any] | None, wind: str) -> tuple[list[str], int]:
         """(tiles, unsure): the face-up tiles lying in front of `wind` (its flower and meld
@@ -356,23 +422,46 @@ class CameraRecord:
         faces -= Counter(t for m in hand["melds"][wind] for t in m.get("tiles", []))
         return sorted(faces.elements()), sum(1 for k in lying if k is None)
 
-    def _new_tracks(self, here: dict[int, str | None], recorded: int) -> list[int]:
-        """The tiles lying here that the record lacks: the newest of those not yet accounted for,
-        as many as lie beyond what the record holds; the older ones are in it already."""
-        excess = len(here) - recorded
+    def _new_tracks(self, here: dict[int, str | None], recorded: Counter[str],
+                    left: dict[int, str | None]) -> list[int]:
+        """The tiles lying here that the record lacks: as many as lie beyond what the record holds
+        (`recorded`, its tiles by kind; those of it that `left` count as lying), taken from those not
+        yet accounted for; the others are in it already. Which of them are new goes by kind first: a
+        fresh tile of a kind the record holds here and no accounted tile stands for is an old one (a
+        tile whose ruling is awaited may be too), the rest the newest. Before, the newest by the
+        order they appeared, which for tiles first seen together (the camera back after being
+        unplugged, a restart) is only the order the frame was read in: a keyed 5m was recorded
+        again and the new 2z never."""
+        excess = len(here) + len(left) - sum(recorded.values())
         fresh = [t for t in here if t not in self.accounted]
-        new = fresh[len(fresh) - excess:] if 0 < excess <= len(fresh) else fresh if excess > 0 else []
+        if excess <= 0:
+            new: list[int] = []
+        elif excess >= len(fresh):
+            new = fresh
+        else:
+            covered = [k for t, k in here.items() if t in self.accounted] + list(left.values())
+            unmatched = recorded - Counter(k for k in covered if k is not None)
+            rank: dict[int, int] = {}
+            for t in fresh:
+                kind = here[t]
+                if kind is not None and unmatched[kind] > 0:
+                    unmatched[kind] -= 1
+                    rank[t] = 0  # the record holds it
+                else:
+                    rank[t] = 1 if kind is None else 2  # unsure: may be one the record holds
+            old = set(sorted(fresh, key=lambda t: rank[t])[:len(fresh) - excess])  # stable: older first
+            new = [t for t in fresh if t not in old]
         self.accounted.update(t for t in fresh if t not in new)
         return new
 
 
-def _recorded(hand: dict[str, Any], area: str, wind: str) -> int:
-    """How many tiles the record says lie in `area` of `wind`."""
+def _recorded_kinds(hand: dict[str, Any], area: str, wind: str) -> Counter[str]:
+    """The tiles, by kind, the record says lie in `area` of `wind`."""
     if area == "discard":
-        return sum(1 for d in hand["discards"][wind] if not d.get("claimed"))
+        return Counter(str(d.get("tile")) for d in hand["discards"][wind] if not d.get("claimed"))
     if area == "flower":
-        return len(hand["flowers"][wind])
-    return sum(len(m.get("tiles", [])) for m in hand["melds"][wind])
+        return Counter(str(t) for t in hand["flowers"][wind])
+    return Counter(str(t) for m in hand["melds"][wind] for t in m.get("tiles", []))
 
 
 def _last_discard(hand: dict[str, Any], won_too: bool = False) -> tuple[str, str] | None:

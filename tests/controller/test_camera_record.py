@@ -711,3 +711,97 @@ def test_a_ruling_changed_on_an_inserted_discard_names_the_correction(table) -> 
     controller.referee_action("referee.play_correct", {"target": told[-1]["target"], "tile": "1m", "reason": "按改判"},
                               by="referee")
     assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["1m"]
+
+
+def test_tiles_first_seen_together_are_told_new_from_recorded_by_their_kind(table) -> None:  # type: ignore[no-untyped-def]
+    """The camera unplugged while the operator keys a round, and back as E's next discard lies unkeyed: E's keyed
+    5m and the new 2z are first seen in one frame, read in whatever order the frame gives them. The record holds a
+    5m there, so the 2z is the new one. Before, the later of the two by reading order was: the 5m was recorded a
+    second time and the 2z never. The same after a restart, every tile seen afresh."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    watcher._record_play([cam.lay("discard", "S", "1p")])
+    watcher._record_play([], blind=True)  # unplugged: the operator keys the plays meanwhile
+    for seat, tile in (("W", "3m"), ("N", "4m"), ("E", "5m"), ("S", "6m"), ("W", "7m"), ("N", "8m")):
+        controller.record_play("play.discard", {"seat": seat, "tile": tile}, by="operator", source="operator")
+    back = [cam.lay("discard", "E", "2z"), cam.lay("discard", "E", "5m"), cam.lay("discard", "W", "7m"),
+            cam.lay("discard", "W", "3m"), cam.lay("discard", "N", "4m"), cam.lay("discard", "N", "8m"),
+            cam.lay("discard", "S", "6m")]
+    watcher._record_play(back)
+    assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["9p", "5m", "2z"]
+    assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    # S's next discard lies unread when the service restarts: everything on the felt is seen afresh
+    lying = [cam.lay("discard", "S", "2s"), cam.lay("discard", "S", "6m"), cam.lay("discard", "S", "1p")]
+    again = CameraWatcher(controller, make_loop=lambda: None)
+    again._record_play(lying)
+    assert [d["tile"] for d in controller.state.hand["discards"]["S"]] == ["1p", "6m", "2s"]
+
+
+def test_plays_seen_in_one_step_go_in_in_the_order_they_were_made(table) -> None:  # type: ignore[no-untyped-def]
+    """Plays of a step go in as they were made, whatever the seats' letters: N's discard and then E's (the turn
+    round past N), W's 暗杠 and the discard W made after its replacement, N's pung of S's discard and N's discard.
+    Before, the pools went E S W N and before the melds: E's discard, the kong and N's discard were each refused as
+    out of turn (the referee told so), E's and N's landing a step late and the kong only at W's next turn."""
+    controller, watcher = table
+    cam = Camera()
+    for seat, tile in (("E", "9p"), ("S", "1p"), ("W", "2p")):
+        watcher._record_play([cam.lay("discard", seat, tile)])
+    watcher._record_play([cam.lay("discard", "N", "3p"), cam.lay("discard", "E", "4p")])
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "N", "tile": "3p"}),
+                                      ("play.discard", {"seat": "E", "tile": "4p"})]
+    watcher._record_play([cam.lay("discard", "S", "6p")])
+    # W lays four 3m face up (暗杠 shown), draws its replacement and discards at once: one step sees all
+    watcher._record_play([cam.lay("meld", "W", "3m") for _ in range(4)] + [cam.lay("discard", "W", "1z")])
+    watcher._record_play([])
+    assert plays(controller)[-2:] == [("play.kong", {"seat": "W", "tiles": ["3m"] * 4}),
+                                      ("play.discard", {"seat": "W", "tile": "1z"})]
+    # E pungs W's 1z (S passed over) and discards 8s before the camera has settled the meld
+    watcher._record_play([cam.lay("meld", "E", "1z") for _ in range(3)] + [cam.lay("discard", "E", "8s")])
+    watcher._record_play([])
+    assert plays(controller)[-2:] == [("play.claim", {"seat": "E", "kind": "pung", "from": "W", "tiles": ["1z"] * 3}),
+                                      ("play.discard", {"seat": "E", "tile": "8s"})]
+    assert controller.state.hand["turn"]["seat"] == "S"
+    assert not [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
+
+
+def test_a_recorded_tile_that_leaves_its_pool_still_counts_there(table) -> None:  # type: ignore[no-untyped-def]
+    """A sleeve pushes S's recorded 1p out of its pool (into S's meld band), unclaimed: the record still holds it
+    there, so S's next discard is new. Before, the pool's count took the 5p for the 1p in the record and never
+    recorded it: W's discard after it was refused as out of turn and the record stalled. A tile of the record
+    hidden long and back, or announced again as its vote changes, is still not a new play."""
+    controller, watcher = table
+    cam = Camera()
+
+    def at(ev: dict[str, Any], x: float, y: float) -> dict[str, Any]:
+        return {**ev, "at": [x, y]}
+
+    watcher._record_play([at(cam.lay("discard", "E", "9p"), 100, 500)])
+    s1 = at(cam.lay("discard", "S", "1p"), 600, 300)
+    watcher._record_play([s1])
+    watcher._record_play([gone(s1), at(cam.lay("meld", "S", "1p"), 660, 300)])  # out of the pool, unclaimed
+    for seat, tile in (("W", "2p"), ("N", "3p"), ("E", "4p")):
+        watcher._record_play([cam.lay("discard", seat, tile)])
+    watcher._record_play([at(cam.lay("discard", "S", "5p"), 600, 330)])
+    watcher._record_play([cam.lay("discard", "W", "6p")])
+    assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5p"}),
+                                      ("play.discard", {"seat": "W", "tile": "6p"})]
+    # N's 3p hidden by something the camera took for felt, long past LOST_STEPS, and back where it lay
+    three = next(t for t, k in watcher.record.lying[("discard", "N")].items() if k == "3p")
+    watcher._record_play([{"event": "disappeared", "zone": f"discard:{side_of_wind('N', DEALER)}", "kind": "3p",
+                           "track": three, "at": [200.0, 300.0]}])
+    for _ in range(30):
+        watcher._record_play([])
+    back = at(cam.lay("discard", "N", "3p"), 205, 300)
+    watcher._record_play([back, at(cam.lay("discard", "N", "7p"), 230, 300)])  # and N's next discard
+    assert plays(controller)[-1] == ("play.discard", {"seat": "N", "tile": "7p"})
+    # E's 4p announced again as 1p (the tracker's vote changed): the same tile, not a discard
+    four = next(t for t, k in watcher.record.lying[("discard", "E")].items() if k == "4p")
+    zone = f"discard:{side_of_wind('E', DEALER)}"
+    watcher._record_play([{"event": "disappeared", "zone": zone, "kind": "4p", "track": four, "at": [130.0, 500.0]},
+                          {"event": "appeared", "zone": zone, "kind": "1p", "track": four, "confidence": 0.9,
+                           "needs_referee": False, "at": [130.0, 500.0]}])
+    watcher._record_play([])
+    watcher._record_play([cam.lay("discard", "E", "8p")])
+    assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["9p", "4p", "8p"]
+    assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
