@@ -35,8 +35,9 @@ KEEPALIVE = 10
 def backoff(attempt: int) -> float:
     """Seconds to wait before reconnect attempt `attempt` (0-based)."""
     return BACKOFF[min(attempt, len(BACKOFF) - 1)]
-#: Ids become topic levels and hub file names: ASCII letters, digits, "_" and "-" only.
-ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+#: Ids become topic levels and hub file names: ASCII letters, digits, "_" and "-" only (`\Z`, not `$`, which
+#: let "t01\n" pass: Mosquitto throws off a client whose topic holds a control character, at every message)
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
 POSITIONS = ("1", "2", "3", "4")
 
 

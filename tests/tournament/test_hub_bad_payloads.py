@@ -11,10 +11,12 @@ from typing import Any
 
 import aiomqtt
 import httpx
+import pytest
 from tournament_helpers import Broker, until
 
 from table_controller.tournament.hub import REJECT_KEEP
 from table_controller.tournament.web import HubService
+from table_controller.tournament.wire import WireError, check_id
 
 TOKEN = "org-secret-77"
 
@@ -78,3 +80,10 @@ async def test_numbers_json_cannot_carry_or_the_hub_cannot_keep_are_refused_and_
     finally:
         await hub.stop()
 
+
+@pytest.mark.parametrize("value", ["t01\n", "cup\n"])
+def test_an_id_with_a_newline_after_it_is_refused(value: str) -> None:
+    """`^…$` matched before a final newline: "t01\\n" passed as a table id, and Mosquitto throws off a client
+    whose topic holds a control character: the table was cut off at every message, whatever the retries."""
+    with pytest.raises(WireError):
+        check_id(value, "table id")
