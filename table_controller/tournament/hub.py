@@ -923,9 +923,7 @@ class Hub:
         # retained offer is replaced by a withdrawal, or its referee would still be shown four players
         # who now sit elsewhere (and one keyed there would be at two tables)
         for table_id in sorted(before - {t["table_id"] for t in proposal["tables"]}):
-            void = SeatingMsg(v=1, tournament=self.tournament, table_id=table_id, round=proposal["round"], at=now,
-                              table_name=self.name_of(table_id), withdrawn=True)
-            self._outbox.put_nowait((Topics(self.prefix, self.tournament, table_id).seating, encode(void)))
+            self._outbox.put_nowait(self._void(table_id, proposal["round"], now))
         log.info("seating published", extra={"round": proposal["round"], "tables": len(proposal["tables"])})
         self._results_changed()  # a round published again keeps its tables
         self.changed()
@@ -950,6 +948,27 @@ class Hub:
     def _seatings(self, round_no: int) -> list[tuple[str, bytes]]:
         rows = self._db.execute("SELECT table_id, payload FROM seatings WHERE round = ?", (round_no,)).fetchall()
         return [(Topics(self.prefix, self.tournament, t).seating, p.encode("utf-8")) for t, p in rows]
+
+    def _void(self, table_id: str, round_no: int, at: float) -> tuple[str, bytes]:
+        """The withdrawal of round `round_no`'s offer to a table it is not published to (retained)."""
+        void = SeatingMsg(v=1, tournament=self.tournament, table_id=table_id, round=round_no, at=at,
+                          table_name=self.name_of(table_id), withdrawn=True)
+        return Topics(self.prefix, self.tournament, table_id).seating, encode(void)
+
+    def _reposted(self) -> list[tuple[str, bytes]]:
+        """What a new connection posts again, retained (the broker may have lost it: restarted without
+        persistence, its power cut): the latest round's seatings, and its withdrawal to every other table the
+        hub knows. Only the seatings were posted again: a table taken out while its Pi was off, the withdrawal
+        lost with the broker's retained messages, came back still offered four players now seated elsewhere.
+        A table that holds no offer of that round takes the withdrawal as nothing (`publisher._seating`)."""
+        latest = self.published()
+        if latest is None:
+            return []
+        seated = {t["table_id"] for t in latest["tables"]}
+        (at,) = self._db.execute("SELECT MAX(at) FROM seatings WHERE round = ?", (latest["round"],)).fetchone()
+        ever = {t for (t,) in self._db.execute("SELECT DISTINCT table_id FROM seatings")}
+        others = table_order((set(self.tables) | set(self.expected) | ever) - seated, self.expected)
+        return self._seatings(latest["round"]) + [self._void(t, latest["round"], float(at)) for t in others]
 
     def health(self) -> dict[str, Any]:
         return {"connected": self.connected, "broker": self.broker, "error": self.error, "received": self.received,
@@ -987,8 +1006,7 @@ class Hub:
         await client.subscribe(f"{base}/state", qos=1)
         await client.subscribe(f"{base}/records", qos=1)
         await client.subscribe(f"{base}/online", qos=1)  # retained: each table's connection, or its will
-        latest = self.published()
-        for topic, payload in self._seatings(latest["round"]) if latest else []:
+        for topic, payload in self._reposted():
             await client.publish(topic, payload, qos=1, retain=True)  # the broker may have lost it
         tasks = [asyncio.create_task(self._listen(client)), asyncio.create_task(self._repair(client)),
                  asyncio.create_task(self._post(client))]

@@ -8,6 +8,7 @@ never join a tournament.
 from __future__ import annotations
 
 import json
+import math
 import re
 import ssl
 from typing import Any, Literal, NamedTuple
@@ -15,6 +16,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from table_controller.store import MAX_INTEGER
+
+#: The highest round (轮次) a table can key (`rounds.py`) and a seating can name: a standing or record of a
+#: round past it was kept, and the next round's seating could not be published (a 500)
+MAX_ROUND = 999
 #: Payload format version; a hub refuses (and counts) any other.
 WIRE_VERSION = 1
 DEFAULT_PORT = 1883
@@ -29,8 +35,9 @@ KEEPALIVE = 10
 def backoff(attempt: int) -> float:
     """Seconds to wait before reconnect attempt `attempt` (0-based)."""
     return BACKOFF[min(attempt, len(BACKOFF) - 1)]
-#: Ids become topic levels and hub file names: ASCII letters, digits, "_" and "-" only.
-ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+#: Ids become topic levels and hub file names: ASCII letters, digits, "_" and "-" only (`\Z`, not `$`, which
+#: let "t01\n" pass: Mosquitto throws off a client whose topic holds a control character, at every message)
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
 POSITIONS = ("1", "2", "3", "4")
 
 
@@ -149,7 +156,8 @@ class _Msg(BaseModel):
 class EventMsg(_Msg):
     """One event of a table's log, as the public may see it (`projection.public_event`)."""
 
-    seq: int = Field(ge=1)
+    # the hub keeps seqs in SQLite, whose integers end at MAX_INTEGER (past it: an "internal error")
+    seq: int = Field(ge=1, le=MAX_INTEGER)
     #: The sequence number of the table's previous logged event (0 for the first): the hub knows
     #: from this chain alone whether it holds the whole log so far.
     prev: int = Field(ge=0)
@@ -185,9 +193,9 @@ class SitterMsg(BaseModel):
 class StateMsg(_Msg):
     """A table's public standing (retained): its score sheet's totals and 标准分 after event `seq`."""
 
-    seq: int = Field(ge=0)
+    seq: int = Field(ge=0, le=MAX_INTEGER)
     #: the round (轮次) this standing is of: a table sends each closed round's final one too
-    round: int = Field(1, ge=1)
+    round: int = Field(1, ge=1, le=MAX_ROUND)
     at: float
     table_name: str
     ruleset: str
@@ -241,9 +249,9 @@ class RecordMsg(_Msg):
     """One hand's public record (牌谱, `record.hand_record`) as it stood after event `seq`: sent when
     the hand ends and again when a later ruling changes it; the hub keeps the newest."""
 
-    seq: int = Field(ge=0)
-    round: int = Field(1, ge=1)
-    hand_no: int = Field(ge=1)
+    seq: int = Field(ge=0, le=MAX_INTEGER)
+    round: int = Field(1, ge=1, le=MAX_ROUND)
+    hand_no: int = Field(ge=1, le=MAX_INTEGER)
     record: dict[str, Any]
 
     @model_validator(mode="after")
@@ -258,7 +266,7 @@ class SeatingMsg(_Msg):
     """The hub posts the table's players for a round (retained), once the organiser has published
     the round's seating (编排): the table's referee sees it and keys the round with it."""
 
-    round: int = Field(ge=1, le=999)
+    round: int = Field(ge=1, le=MAX_ROUND)
     at: float
     table_name: str
     players: dict[str, str] = Field(default_factory=dict)
@@ -280,19 +288,34 @@ class SeatingMsg(_Msg):
 class ReplayMsg(_Msg):
     """The hub asks a table to send its events again from after `after` (it found a gap)."""
 
-    after: int = Field(ge=0)
+    after: int = Field(ge=0, le=MAX_INTEGER)
 
 
 def encode(msg: BaseModel) -> bytes:
     return json.dumps(msg.model_dump(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def _no_constant(word: str) -> Any:
+    raise WireError(f"not JSON: {word} is no JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise WireError(f"not JSON: {text} is past a float's range (read as {value})")
+    return value
+
+
 def decode(kind: type[_Msg], payload: bytes | bytearray, tournament: str, table_id: str) -> Any:
-    """Parse a received payload as `kind`; `WireError` names what is wrong (never a crash)."""
+    """Parse a received payload as `kind`; `WireError` names what is wrong (never a crash). NaN, Infinity and a
+    number past a float's range (1e400: infinity) are refused: Python's JSON reads them, and one in a table's
+    standing made every standings answer unwritable as JSON (a 500 for the whole hall) for good."""
     try:
-        raw = json.loads(bytes(payload).decode("utf-8"))
+        raw = json.loads(bytes(payload).decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise WireError(f"not UTF-8 JSON: {exc}") from None
+    except RecursionError:
+        raise WireError("not a valid message: JSON nested too deep") from None
     if not isinstance(raw, dict):
         raise WireError(f"expected a JSON object, got {type(raw).__name__}")
     try:

@@ -203,6 +203,51 @@ async def test_a_table_taken_out_after_the_round_was_published_loses_its_offer(t
         await hub.stop()
 
 
+async def test_a_table_off_when_taken_out_loses_its_offer_though_the_broker_restarted_meanwhile(
+        tmp_path: Path, broker: Any) -> None:
+    """t1's Pi is off (broken) when it is taken out and round 2 published again: only the broker's retained
+    withdrawal can tell it. The broker restarts without persistence (or loses power) before t1 is back. The
+    hub posts the round's seatings again on its new connection, but posted no withdrawal: t1 came back still
+    offered four players now seated elsewhere (one keyed there is at two tables)."""
+    import aiomqtt
+    from tournament_helpers import start_tables, until
+
+    from table_controller.tournament.web import HubService
+
+    hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token=TOKEN)
+    await hub.start()
+    tables = await start_tables(broker.url, tmp_path, {"t1": "甲乙丙丁", "t2": "戊己庚辛"})
+    try:
+        await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None
+                                for t in ("t1", "t2")), 10, "both tables at the hub")
+        hub.hub.publish_seating(2)
+        await until(lambda: all(t.controller.state.seating_offer for t in tables), 10, "the offers")
+        await tables[0].stop()  # t1's Pi breaks
+        hub.hub.decide("table_out", {"table_id": "t1", "reason": "故障"})
+        again = hub.hub.publish_seating(2)
+        assert [t["table_id"] for t in again["tables"]] == ["t2"]
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="test-look") as look:  # at the broker, retained
+            await look.subscribe("mahjong/cup/t1/seating", qos=1)
+            async for m in look.messages:
+                if json.loads(bytes(m.payload)).get("withdrawn"):  # type: ignore[arg-type]
+                    break
+        broker.stop()
+        broker.start()
+        await until(lambda: not hub.hub.connected, 5, "the hub to see the broker go")
+        await until(lambda: hub.hub.connected, 10, "the hub back on the broker")
+        tables[0] = (await start_tables(broker.url, tmp_path, {"t1": "甲乙丙丁"}))[0]  # t1's Pi back, its log kept
+        await until(lambda: tables[0].publisher.connected, 10, "t1 on the broker")
+        await until(lambda: tables[0].controller.state.seating_offer is None, 5, "t1's offer to be withdrawn")
+        # logged once it was back (it was off when the round was published again)
+        assert sum("赛事撤回第 2 轮编排" in line["text"] for line in tables[0].controller.state.log) == 1
+        mine = {c: s["name"] for c, s in again["tables"][0]["seats"].items()}
+        assert tables[1].controller.state.seating_offer["players"] == mine  # t2's stands
+    finally:
+        for svc in tables:
+            await svc.stop()
+        await hub.stop()
+
+
 def test_the_demos_organiser_goes_on_without_a_table_taken_out(tmp_path: Path) -> None:
     """`tablectl demo --tables N`: the demo's organiser publishes the next round once every table's
     is final. A table taken out after round 1 stays at round 1, so it waited for ever."""

@@ -354,7 +354,7 @@ async def test_garbage_on_the_topics_is_counted_kept_and_harmless(tmp_path: Path
     try:
         assert [a["kind"] for a in again.hub.tables["t9"].alerts] == ["conflict"]
     finally:
-        await hub.stop()
+        await again.stop()
 
 
 async def test_registration_numbers_tell_apart_players_of_one_name(tmp_path: Path, broker: Broker) -> None:
