@@ -335,10 +335,9 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             client = _client(request)
             header = request.headers.get("authorization", "")
             token = header[7:].strip() if header.lower().startswith("bearer ") else None
-            held = creds.lockout(client)
+            held, got = creds.attempt(token, client)  # checked and counted as one step (a hash takes 50 ms)
             if held == "client" or held and token:  # a stranger's guesses never hold up a viewer's read
                 raise HTTPException(429, detail=LOCKOUT_SAYS[held])
-            got = creds.identify(token, client)
             if got is None:
                 raise HTTPException(401, detail="凭证错误 / wrong credential")
             if not allows(got[0], needed):
@@ -679,7 +678,10 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         (who, from where; never the PIN)."""
         name = getattr(request.state, "by_name", "")
         client = _client(request)
-        if await asyncio.to_thread(creds.identify, body.old, client) != ("referee", name):
+        held, got = await asyncio.to_thread(creds.attempt, body.old, client)
+        if held:
+            raise HTTPException(429, detail=LOCKOUT_SAYS[held])
+        if got != ("referee", name):
             raise HTTPException(403, detail="原凭证不对，凭证未更改 / the current PIN is wrong; nothing changed")
         why = weakness(body.new)
         if why:
@@ -741,12 +743,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         if token is None:  # not JSON, a binary frame (a KeyError in the log before), no token, not a string
             await _close(ws, 4401, TOKEN_MISSING)
             return
-        held = creds.lockout(client)
+        # off the loop: a hashed credential's first check is scrypt's 50-100 ms
+        held, got = await asyncio.to_thread(creds.attempt, token, client)
         if held:
             await _close(ws, 4429, LOCKOUT_SAYS[held])
             return
-        # off the loop: a hashed credential's first check is scrypt's 50-100 ms
-        got = await asyncio.to_thread(creds.identify, token, client)
         if got is None:
             await _close(ws, 4401, "凭证错误 / wrong credential")
             return

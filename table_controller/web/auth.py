@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -105,6 +106,8 @@ class Credentials:
     #: for it on every request
     _checked: dict[bytes, bool] = field(default_factory=dict)
     _key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    #: held from a guess's lockout check to its failure counted (`attempt`)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     #: told the keys of credentials that changed (`replace`, `reconfigure`): the display ends their sessions
     listeners: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
 
@@ -171,6 +174,17 @@ class Credentials:
         self._trusted[client] = self.clock()
         while len(self._trusted) > MAX_CLIENTS:
             del self._trusted[next(iter(self._trusted))]
+
+    def attempt(self, token: str | None, client: str) -> tuple[str | None, tuple[str, str] | None]:
+        """(why this client is held, a key of `LOCKOUT_SAYS`, or None; what `identify` gives the token, or None
+        where a held client's token was not checked). The check and the count of a wrong one are one step: a
+        hashed credential's check is scrypt's 50-100 ms, and guesses sent together all passed the lockout
+        check before the first was counted (20 at once from one address were 20 checked, not 5)."""
+        with self._lock:
+            held = self.lockout(client)
+            if held is not None and token:
+                return held, None
+            return held, self.identify(token, client)
 
     def identify(self, token: str | None, client: str) -> tuple[str, str] | None:
         """(role, name) a token grants (`name` is "" but for a named referee), `("viewer", "")`
