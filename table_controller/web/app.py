@@ -359,7 +359,8 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             token = header[7:].strip() if header.lower().startswith("bearer ") else None
             held, got = creds.attempt(token, client)  # checked and counted as one step (a hash takes 50 ms)
             if held == "client" or held and token:  # a stranger's guesses never hold up a viewer's read
-                raise HTTPException(429, detail=LOCKOUT_SAYS[held])
+                raise HTTPException(429, detail=LOCKOUT_SAYS[held],
+                                    headers={"Retry-After": str(creds.retry_after(client))})
             if got is None:
                 raise HTTPException(401, detail="凭证错误 / wrong credential")
             if not allows(got[0], needed):
@@ -702,7 +703,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         client = _client(request)
         held, got = await asyncio.to_thread(creds.attempt, body.old, client)
         if held:
-            raise HTTPException(429, detail=LOCKOUT_SAYS[held])
+            raise HTTPException(429, detail=LOCKOUT_SAYS[held], headers={"Retry-After": str(creds.retry_after(client))})
         if got != ("referee", name):
             raise HTTPException(403, detail="原凭证不对，凭证未更改 / the current PIN is wrong; nothing changed")
         why = weakness(body.new)

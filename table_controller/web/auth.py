@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import threading
 import time
@@ -161,6 +162,18 @@ class Credentials:
         if len(self._table) >= self.max_table_failures and not self._trusted_now(client, now):
             return "table"
         return None
+
+    def retry_after(self, client: str) -> int:
+        """Whole seconds (at least 1) until this client's credential is checked again, as the lockout stands now:
+        a 429's `Retry-After`, so the referee's page asks again when it can (a held page kept its PIN)."""
+        now = self.clock()
+        ends = [now]
+        q = self._failures.get(client)
+        if q is not None and len(q) >= self.max_failures:
+            ends.append(q[-self.max_failures] + self.window_s)
+        if len(self._table) >= self.max_table_failures and not self._trusted_now(client, now):
+            ends.append(self._table[-self.max_table_failures] + self.window_s)
+        return max(1, math.ceil(max(ends) - now))
 
     def _trusted_now(self, client: str, now: float) -> bool:
         """Logged in lately, or the Pi's own screen (behind a reverse proxy every client is 127.0.0.1,
