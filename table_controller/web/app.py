@@ -290,6 +290,8 @@ class PlayIn(_Body):
             raise ValueError(f"{self.type} needs {', '.join(missing)}")
         if self.type in ("claim", "kong") and len(self.tiles) < 3:
             raise ValueError(f"{self.type} needs the meld's tiles (3 or 4)")
+        if self.type == "kong" and self.tile is not None:  # it went into the public record of a face-down kong
+            raise PydanticCustomError("kong_tile", "a kong's tiles go in `tiles`, not `tile`")
         return self
 
 

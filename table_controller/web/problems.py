@@ -48,6 +48,7 @@ SAID_ZH: dict[str, str] = {
     "greater_than_equal": "{field}不能小于 {ge}", "greater_than": "{field}须大于 {gt}",
     "less_than_equal": "{field}不能大于 {le}", "less_than": "{field}须小于 {lt}",
     "not_finite": "{field}中有 NaN 或 Infinity（JSON 没有这种数）",
+    "kong_tile": "杠不用单张的牌（tile），杠的四张填在 tiles",
     "unprintable": "{field}含不可见或控制字符（第 {at} 个字 {code}），请删去后重新输入",
 }
 
