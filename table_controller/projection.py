@@ -245,9 +245,11 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any]:
     if ev.get("type") == "referee.play_correct":
         data.pop("tiles", None)  # a concealed kong's faces put right: the public record shows the kong face down
         if isinstance(data.get("play"), dict) and data["play"].get("concealed"):  # one inserted: face down too
-            data["play"] = {**data["play"], "tiles": [BACK] * len(data["play"].get("tiles") or [])}
+            data["play"] = {**{k: v for k, v in data["play"].items() if k != "tile"},
+                            "tiles": [BACK] * len(data["play"].get("tiles") or [])}
     if ev.get("type") == "play.kong" and data.get("concealed"):
         data["tiles"] = [BACK] * len(data.get("tiles", []))
+        data.pop("tile", None)  # a kong names no single tile: one keyed beside it (the API refuses it now) is its face
     if ev.get("type") in CAMERA_TILE_EVENTS:  # a tile of a hand laid down, as the camera read it: not named
         ev["data"] = camera_public(data)
     return ev

@@ -19,6 +19,7 @@ import logging
 import math
 import secrets
 import time
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -76,6 +77,27 @@ def _not_finite(value: Any) -> bool:
     if isinstance(value, list):
         return any(_not_finite(v) for v in value)
     return False
+
+
+#: Unicode categories no name or registration number holds: controls (a line break, a NUL), format characters
+#: (zero-width spaces and joiners, a BOM, right-to-left overrides), line and paragraph separators
+UNPRINTABLE = ("Cc", "Cf", "Zl", "Zp")
+
+
+def _printable(value: str) -> str:
+    """A player's name or number as the sheet, the records and the hub show it: one pasted with a zero-width
+    space looked like another's ("甲\u200b" beside "甲": two players to the hub, 同一选手不能占两个号位 passed), a
+    line break split the text record's line, U+202E turned the rest of its line (the scores) round."""
+    for i, c in enumerate(value, start=1):
+        if unicodedata.category(c) in UNPRINTABLE:
+            raise PydanticCustomError("unprintable", "an invisible or control character (character {at}, {code})",
+                                      {"at": i, "code": f"U+{ord(c):04X}"})
+    return value
+
+
+#: a player's name, and a registration number, as a request gives them
+PlayerName = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_printable)]
+PlayerId = Annotated[str, Field(max_length=40), AfterValidator(_printable)]
 
 
 class _Body(BaseModel):
@@ -233,16 +255,16 @@ Chair = Literal["1", "2", "3", "4"]
 class RoundIn(_Body):
     round: int = Field(ge=1, le=999, description="the round (轮次) starting: the next one, or this one again "
                                               "before its first hand to correct its players")
-    players: dict[Chair, Annotated[str, Field(min_length=1, max_length=40)]] = Field(
+    players: dict[Chair, PlayerName] = Field(
         description="the round's four players by chair (1号位 … 4号位; chair 1 is E in the first hand)")
-    player_ids: dict[Chair, Annotated[str, Field(max_length=40)]] = Field(
+    player_ids: dict[Chair, PlayerId] = Field(
         default_factory=dict, description="registration numbers by chair (the hub adds players up by them)")
 
 
 class SubstituteIn(_Seen):
     position: Chair = Field(description="the chair (抽签号位 1..4) whose player is replaced")
-    name: str = Field(min_length=1, max_length=40, description="the substitute (替补) coming in from the next hand")
-    player_id: str = Field("", max_length=40, description="the substitute's registration number, if they have one")
+    name: PlayerName = Field(description="the substitute (替补) coming in from the next hand")
+    player_id: PlayerId = Field("", description="the substitute's registration number, if they have one")
     reason: str = Field(min_length=1, max_length=200, description="why: 伤病, 中途离场弃权, 取消比赛资格 …")
 
 
@@ -268,6 +290,8 @@ class PlayIn(_Body):
             raise ValueError(f"{self.type} needs {', '.join(missing)}")
         if self.type in ("claim", "kong") and len(self.tiles) < 3:
             raise ValueError(f"{self.type} needs the meld's tiles (3 or 4)")
+        if self.type == "kong" and self.tile is not None:  # it went into the public record of a face-down kong
+            raise PydanticCustomError("kong_tile", "a kong's tiles go in `tiles`, not `tile`")
         return self
 
 
@@ -335,10 +359,10 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
             client = _client(request)
             header = request.headers.get("authorization", "")
             token = header[7:].strip() if header.lower().startswith("bearer ") else None
-            held = creds.lockout(client)
+            held, got = creds.attempt(token, client)  # checked and counted as one step (a hash takes 50 ms)
             if held == "client" or held and token:  # a stranger's guesses never hold up a viewer's read
-                raise HTTPException(429, detail=LOCKOUT_SAYS[held])
-            got = creds.identify(token, client)
+                raise HTTPException(429, detail=LOCKOUT_SAYS[held],
+                                    headers={"Retry-After": str(creds.retry_after(client))})
             if got is None:
                 raise HTTPException(401, detail="凭证错误 / wrong credential")
             if not allows(got[0], needed):
@@ -679,7 +703,10 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         (who, from where; never the PIN)."""
         name = getattr(request.state, "by_name", "")
         client = _client(request)
-        if await asyncio.to_thread(creds.identify, body.old, client) != ("referee", name):
+        held, got = await asyncio.to_thread(creds.attempt, body.old, client)
+        if held:
+            raise HTTPException(429, detail=LOCKOUT_SAYS[held], headers={"Retry-After": str(creds.retry_after(client))})
+        if got != ("referee", name):
             raise HTTPException(403, detail="原凭证不对，凭证未更改 / the current PIN is wrong; nothing changed")
         why = weakness(body.new)
         if why:
@@ -741,12 +768,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         if token is None:  # not JSON, a binary frame (a KeyError in the log before), no token, not a string
             await _close(ws, 4401, TOKEN_MISSING)
             return
-        held = creds.lockout(client)
+        # off the loop: a hashed credential's first check is scrypt's 50-100 ms
+        held, got = await asyncio.to_thread(creds.attempt, token, client)
         if held:
             await _close(ws, 4429, LOCKOUT_SAYS[held])
             return
-        # off the loop: a hashed credential's first check is scrypt's 50-100 ms
-        got = await asyncio.to_thread(creds.identify, token, client)
         if got is None:
             await _close(ws, 4401, "凭证错误 / wrong credential")
             return

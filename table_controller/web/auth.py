@@ -8,7 +8,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import math
 import secrets
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -105,6 +107,8 @@ class Credentials:
     #: for it on every request
     _checked: dict[bytes, bool] = field(default_factory=dict)
     _key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    #: held from a guess's lockout check to its failure counted (`attempt`)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     #: told the keys of credentials that changed (`replace`, `reconfigure`): the display ends their sessions
     listeners: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
 
@@ -159,6 +163,18 @@ class Credentials:
             return "table"
         return None
 
+    def retry_after(self, client: str) -> int:
+        """Whole seconds (at least 1) until this client's credential is checked again, as the lockout stands now:
+        a 429's `Retry-After`, so the referee's page asks again when it can (a held page kept its PIN)."""
+        now = self.clock()
+        ends = [now]
+        q = self._failures.get(client)
+        if q is not None and len(q) >= self.max_failures:
+            ends.append(q[-self.max_failures] + self.window_s)
+        if len(self._table) >= self.max_table_failures and not self._trusted_now(client, now):
+            ends.append(self._table[-self.max_table_failures] + self.window_s)
+        return max(1, math.ceil(max(ends) - now))
+
     def _trusted_now(self, client: str, now: float) -> bool:
         """Logged in lately, or the Pi's own screen (behind a reverse proxy every client is 127.0.0.1,
         and all of them share one address's 5 a minute, tighter than the table's)."""
@@ -171,6 +187,17 @@ class Credentials:
         self._trusted[client] = self.clock()
         while len(self._trusted) > MAX_CLIENTS:
             del self._trusted[next(iter(self._trusted))]
+
+    def attempt(self, token: str | None, client: str) -> tuple[str | None, tuple[str, str] | None]:
+        """(why this client is held, a key of `LOCKOUT_SAYS`, or None; what `identify` gives the token, or None
+        where a held client's token was not checked). The check and the count of a wrong one are one step: a
+        hashed credential's check is scrypt's 50-100 ms, and guesses sent together all passed the lockout
+        check before the first was counted (20 at once from one address were 20 checked, not 5)."""
+        with self._lock:
+            held = self.lockout(client)
+            if held is not None and token:
+                return held, None
+            return held, self.identify(token, client)
 
     def identify(self, token: str | None, client: str) -> tuple[str, str] | None:
         """(role, name) a token grants (`name` is "" but for a named referee), `("viewer", "")`

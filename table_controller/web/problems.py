@@ -17,7 +17,7 @@ FIELD_ZH: dict[str, str] = {
     "reason": "理由", "hand": "读牌", "win": "和牌方式", "win_tile": "和张", "options": "计分选项",
     "concealed": "手牌", "melds": "副露", "hands": "各家手牌", "seq": "编号", "kind": "牌", "minutes": "比赛时长（分钟）",
     "round": "轮次", "players": "选手", "player_ids": "选手编号", "type": "录入类型", "tile": "牌", "tiles": "牌",
-    "from": "来自", "added": "加杠", "suit": "缺门", "dice": "骰子", "result": "结果",
+    "from": "来自", "name": "替补选手", "player_id": "替补选手编号", "added": "加杠", "suit": "缺门", "dice": "骰子", "result": "结果",
     "since": "编号", "limit": "条数", "hand_no": "盘号", "format": "格式", "through": "轮次", "fresh": "重新编排",
 }
 
@@ -48,6 +48,8 @@ SAID_ZH: dict[str, str] = {
     "greater_than_equal": "{field}不能小于 {ge}", "greater_than": "{field}须大于 {gt}",
     "less_than_equal": "{field}不能大于 {le}", "less_than": "{field}须小于 {lt}",
     "not_finite": "{field}中有 NaN 或 Infinity（JSON 没有这种数）",
+    "kong_tile": "杠不用单张的牌（tile），杠的四张填在 tiles",
+    "unprintable": "{field}含不可见或控制字符（第 {at} 个字 {code}），请删去后重新输入",
 }
 
 

@@ -278,3 +278,49 @@ async def test_guesses_from_many_addresses_are_held_to_the_tables_budget_and_the
     finally:
         await stop_tasks([served.task], served)
         store.close()
+
+
+async def test_guesses_sent_together_against_a_hashed_credential_are_held_to_five(tmp_path: Path) -> None:
+    """A hashed credential (`tablectl pin`) takes scrypt's 50-100 ms a check, off the loop. Guesses sent at
+    once from one address (requests and the referee's socket) all passed the lockout check before the first
+    was counted: 16 sent together were 16 checked, each time the minute came round. Now the check and the count
+    are one step: 5 are checked, the rest held (429 / 4429), and the referee elsewhere logs in."""
+    import asyncio
+
+    import httpx
+    import websockets
+
+    from table_controller.web.hashed import hash_credential
+    from table_controller.web.serve import serve, stop_tasks
+
+    creds = Credentials(referee=hash_credential(REFEREE), operator=hash_credential(OPERATOR))
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    served = await serve(create_app(Controller(cfg, store, _no_table), creds), "127.0.0.1", 0, name="display",
+                         what="the display")
+    base = f"http://127.0.0.1:{served.port}"
+
+    def from_(address: str) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=base, timeout=30, limits=httpx.Limits(max_connections=32),
+                                 transport=httpx.AsyncHTTPTransport(local_address=address))
+
+    async def socket_guess(address: str, token: str) -> int:
+        async with websockets.connect(f"ws://127.0.0.1:{served.port}/ws/referee", host="127.0.0.1",
+                                      local_addr=(address, 0)) as sock:
+            await sock.send(json.dumps({"token": token}))
+            return int(json.loads(await sock.recv())["code"])
+
+    try:
+        async with from_("127.0.4.1") as laptop:
+            got = await asyncio.gather(*(laptop.get("/api/whoami", headers={"Authorization": f"Bearer guess-{i:03d}"})
+                                         for i in range(16)))
+        codes = sorted(r.status_code for r in got)
+        assert codes == [401] * 5 + [429] * 11, codes  # were 16 x 401
+        said = await asyncio.gather(*(socket_guess("127.0.4.2", f"guess-{i:03d}") for i in range(12)))
+        assert sorted(said) == [4401] * 5 + [4429] * 7, said  # were 12 x 4401
+        async with from_("127.0.4.3") as tablet:
+            r = await tablet.get("/api/whoami", headers={"Authorization": f"Bearer {REFEREE}"})
+            assert r.json()["role"] == "referee", r.text
+    finally:
+        await stop_tasks([served.task], served)
+        store.close()

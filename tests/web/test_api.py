@@ -130,6 +130,26 @@ def test_public_endpoints_show_fans_but_no_concealed_tile(client: TestClient) ->
     assert "ref-pin" not in text
 
 
+def test_a_concealed_kong_keyed_with_a_single_tile_names_no_tile_in_public(tmp_path: Path) -> None:
+    """`POST /api/play` took a `tile` beside a concealed kong's `tiles` (a keying script naming the kong by its
+    tile, as it names a discard) and the public event and the hand's record (the replay's `play`) carried it:
+    the kong lay face down and its tile was in every public read. Now the API refuses a `tile` on a kong (its
+    tiles go in `tiles`), and one already in a log is not shown in public."""
+    c = _client(tmp_path)
+    with c:
+        r = c.post("/api/play", json={"type": "kong", "seat": "E", "tiles": ["7s"] * 4, "concealed": True,
+                                      "tile": "7s"}, headers=bearer(OPERATOR))
+        assert r.status_code == 422 and r.json()["detail"][0].startswith("杠不用单张的牌"), r.text
+        assert c.controller.state.seq == 3  # type: ignore[attr-defined]  # nothing logged
+        # a log written before the refusal (or by another client of the fold) holds one
+        c.controller.accept("operator", "play.kong", {"seat": "E", "tiles": ["7s"] * 4, "concealed": True,  # type: ignore[attr-defined]
+                                                      "added": False, "tile": "7s", "by": "operator"})
+        text = c.get("/api/events").text + c.get("/api/hands/1/record").text + c.get("/api/state").text
+        assert "7s" not in text, text
+        assert "7s" in c.get("/api/referee/state", headers=bearer(REFEREE)).text  # the check finds it where it may be
+    c.store.close()  # type: ignore[attr-defined]
+
+
 def test_bad_requests_say_what_is_wrong(client: TestClient) -> None:
     h = bearer(REFEREE)
     r = client.post("/api/referee/penalty", json={"seat": "X", "code": "late_5"}, headers=h)

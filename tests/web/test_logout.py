@@ -277,3 +277,38 @@ async def test_an_action_without_an_answer_is_asked_about_before_the_credential_
         assert "没有记录" not in said and "已退出" in said, said
     finally:
         await context.close()
+
+
+async def test_a_page_reloaded_while_its_address_is_held_keeps_the_pin_and_logs_in_when_it_may(
+        service: TableService, chromium: Any) -> None:
+    """Five wrong credentials from the tablet's address (a player trying PINs on it, or a device behind the same
+    address), then the referee's page reloads: its login was answered 429 and the page dropped the stored PIN,
+    so the referee had to type it again in front of the players once the minute was over. Now the page says
+    why, stays public meanwhile (no concealed tile), keeps the PIN, and logs in by itself when the service's
+    `Retry-After` says it may."""
+    base = f"http://127.0.0.1:{service.port}"
+    context = await chromium.new_context()
+    creds = service.credentials
+    assert creds is not None
+    try:
+        page = await context.new_page()
+        await page.goto(base + "/penalties")
+        await _log_in(page, service)
+        async with httpx.AsyncClient(base_url=base) as http:  # the same address as the page's (127.0.0.1)
+            for i in range(5):
+                r = await http.get("/api/whoami", headers={"Authorization": f"Bearer guess-{i}"})
+                assert r.status_code == 401
+            held = await http.get("/api/whoami", headers={"Authorization": f"Bearer {REFEREE}"})
+            assert held.status_code == 429 and 55 <= int(held.headers["retry-after"]) <= 60, held.headers
+        real = creds.clock
+        creds.clock = lambda: real() + 58.5  # the guesses 58.5 s old: the address is held 1.5 s more
+        started = time.monotonic()
+        await page.reload()
+        await page.wait_for_function("document.getElementById('role').textContent.startsWith('尝试次数过多')")
+        assert await page.evaluate("[document.body.dataset.role, sessionStorage.getItem('token')]") == [
+            "viewer", REFEREE]  # before: ["viewer", null]
+        await page.wait_for_function("document.body.dataset.role === 'referee'", timeout=8000)
+        assert time.monotonic() - started < 5  # asked again after its Retry-After (2 s), not after a minute
+        assert await page.text_content("#role") == "裁判"
+    finally:
+        await context.close()

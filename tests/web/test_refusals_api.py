@@ -53,3 +53,32 @@ async def test_a_chairs_entry_is_named_by_its_chair_not_by_its_number_alone(serv
             r = await http.post(path, json=body, headers=AUTH)
             assert r.status_code == 422 and r.json()["detail"][0].startswith(said), (body, r.text)
         assert service.controller.state.rounds == [] and not service.controller.state.actions
+
+
+async def test_a_name_with_an_invisible_or_control_character_is_refused_and_says_which(service: TableService) -> None:
+    """A player's name or number pasted with a zero-width space (a chat app's copy), a line break, a NUL or a
+    right-to-left override was taken: "甲\\u200b" beside "甲" passed 同一选手不能占两个号位 and the hub would count two
+    players; a name of a zero-width space alone seated nobody anyone could see; a line break split the record's
+    line, and U+202E turned the rest of a text record's line (the scores) round. Now 422, naming the chair and
+    the character, nothing logged; a name with a space inside (Anna Li, 欧阳 娜) is still a name."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        seated = {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}
+        for field, chair, value, said in (
+                ("players", "2", "甲\u200b", "2号位的选手含不可见或控制字符（第 2 个字 U+200B）"),
+                ("players", "1", "\u200b", "1号位的选手含不可见或控制字符（第 1 个字 U+200B）"),
+                ("players", "3", "丙\n第2盘", "3号位的选手含不可见或控制字符（第 2 个字 U+000A）"),
+                ("players", "4", "\u202e丁 +32", "4号位的选手含不可见或控制字符（第 1 个字 U+202E）"),
+                ("player_ids", "1", "A01\x00", "1号位的选手编号含不可见或控制字符（第 4 个字 U+0000）")):
+            body = {"round": 1, "players": {**seated, **({chair: value} if field == "players" else {})},
+                    **({"player_ids": {chair: value}} if field == "player_ids" else {})}
+            r = await http.post("/api/referee/round", json=body, headers=AUTH)
+            assert r.status_code == 422 and r.json()["detail"][0].startswith(said), (value, r.text)
+        for body, said in (({"name": "戊\u200d"}, "替补选手含不可见或控制字符（第 2 个字 U+200D）"),
+                           ({"name": "戊", "player_id": "\ufeffB07"}, "替补选手编号含不可见或控制字符（第 1 个字 U+FEFF）")):
+            r = await http.post("/api/referee/substitute", json={"position": "1", "reason": "伤病", **body}, headers=AUTH)
+            assert r.status_code == 422 and r.json()["detail"][0].startswith(said), (body, r.text)
+        assert service.controller.state.rounds == [] and not service.controller.state.actions
+        r = await http.post("/api/referee/round", json={"round": 1, "players": {**seated, "1": "Anna Li", "2": "欧阳 娜"}},
+                            headers=AUTH)
+        assert r.status_code == 200, r.text
+        assert service.controller.state.players == {1: "Anna Li", 2: "欧阳 娜", 3: "丙", 4: "丁"}

@@ -2034,22 +2034,33 @@ async function act(path, body) {
 // credential, answering late on a slow link after a PIN typed meanwhile was taken, made the page the stored
 // credential's again (its socket then sent the new PIN: refused, the page logged out).
 let loginAsked = 0;
+// Only a wrong credential (401) is let go. One held (429: guesses from this address or many) or a service not
+// ready (503: 正在恢复记录 after an upgrade) says nothing of it: before, the tablet reloaded then lost the
+// referee's PIN and the referee typed it again in front of the players; now the page says why, stays public
+// meanwhile and asks again (Retry-After, else 5 s), as its socket does on 4429.
+let loginAgain = null;
 async function login(value) {
   const mine = ++loginAsked;
+  clearTimeout(loginAgain);
   if (!value) { role = "viewer"; sessionStorage.removeItem("token"); }
   else sessionStorage.setItem("token", value);
   const res = await fetch("/api/whoami", { headers: value ? { Authorization: "Bearer " + value } : {} });
   const body = await res.json().catch(() => ({}));
   if (mine !== loginAsked) return;
+  const was = role;
   role = res.ok ? body.role : "viewer";
-  if (!res.ok) sessionStorage.removeItem("token");
+  const held = !res.ok && value && (res.status === 429 || res.status === 503);
+  if (held) {
+    const wait = Math.min(Math.max(Number(res.headers.get("Retry-After")) || 5, 1), 60);
+    loginAgain = setTimeout(() => { if (mine === loginAsked && token() === value) login(value); }, wait * 1000);
+  } else if (!res.ok) sessionStorage.removeItem("token");
   // taken: not left in the field for the next hand on the tablet; a PIN typed while this answer came (the page's
   // own login with the stored credential answering late) stays for its own 登录, which found the field empty
   else if ($("token").value === value) $("token").value = "";
   who = res.ok ? { name: body.name || "" } : { error: body.detail || "" };
   showRole();
   document.body.dataset.role = role;
-  reconnect();
+  if (!held || was !== role || !ws) reconnect();  // asked again while held: the public socket stays as it is
 }
 
 $("login").addEventListener("submit", (e) => {
