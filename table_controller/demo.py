@@ -198,7 +198,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     # 定缺 is said aloud (or shown face down), never laid face up: the demo keys it, as an operator would
     stream = iter(play_hand(plan, wall, rng, judge, after_win, missing=flow.missing_suit, seal=flow.seal_pungs,
                             furiten=ready_waits(hand["ruleset"]) if flow.furiten else None, riichi=flow.riichi,
-                            chows=flow.chow))
+                            chows=flow.chow, kong_after_chow=flow.kong_after_chow))
     ahead = None  # a discard looks one play ahead: a player declaring 立直 lays it sideways
     while (action := ahead or next(stream, None)) is not None:
         ahead = None
