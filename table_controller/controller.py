@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+from drivers.names import command_failed
+
 from table_controller import snapshot
 from table_controller.config import TableConfig
 from table_controller.journal import journal_fields
@@ -728,7 +730,7 @@ class Controller:
         try:
             return await getattr(self.table, name)(*args, **kwargs)
         except Exception as exc:
-            self.offer("controller", "controller.rejected", {"action": name, "reason": f"{name}: {exc}"})
+            self.offer("controller", "controller.rejected", {"action": name, "reason": command_failed(name, exc)})
             return None
         finally:
             self._sending[name] -= 1

@@ -133,3 +133,31 @@ async def test_a_board_that_restarted_mid_build_builds_a_new_set_for_the_same_ha
         assert [e.data["hand_no"] for e in store.since(0) if e.type == "operator.hand_start"] == [1]
     finally:
         await close(sim, c, store)
+
+
+async def test_a_command_the_link_lost_or_the_board_refused_is_said_in_chinese(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    """The log said "拒绝：start_shuffle: the table restarted (power or brown-out) while the command was
+    pending; it was not repeated" and "拒绝：raise_walls: raise_walls: no reply from the table within 15 s":
+    the command's name and the reason in English only, on the display the operator reads."""
+    from table_controller.state import describe
+
+    sim, c, store = await linked(tmp_path, clock, "brownout_on=start_shuffle")
+    try:
+        await c.start_hand(by="operator")
+        await until_walls_raised(sim, c, clock)
+        sim.raise_fault("jam", "chain")
+        for _ in range(50):
+            if c.state.faults:
+                break
+            await clock.sleep(0.1)
+        await c.end_hand(by="operator")  # the jam blocks the lifts: the board refuses to lower the walls
+        said = {e.data["action"]: (e.data["reason"], describe(e)) for e in store.since(0)
+                if e.type == "controller.rejected"}
+        reason, line = said["start_shuffle"]
+        assert reason.startswith("洗牌砌牌：牌桌重新启动，命令未执行 / start_shuffle: the table restarted"), reason
+        assert line == f"拒绝：{reason}"
+        reason, _ = said["lower_walls"]
+        assert reason.startswith("降牌收牌：牌桌故障，请先排除 / lower_walls refused by the table: "), reason
+    finally:
+        await close(sim, c, store)
