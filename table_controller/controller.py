@@ -773,9 +773,10 @@ class Controller:
                 await self._command("set_seat_lights", dealer=side_of_wind("E", dealer_position),
                                     prevalent=prevalent, turn=side_of_wind("E", dealer_position))
             phase = self.state.phase
-            if prev is not None and not prev.get("ended") and phase in ("walls_raised", "playing"):
-                # the abandoned hand's walls are still up: the table takes them in first, as at a
-                # hand's end, and the next set goes up when it reports "ready" (see _on_phase)
+            if phase in ("walls_raised", "playing") and not self._sending["lower_walls"]:
+                # the last hand's walls are still up (a hand abandoned now, or one whose lower_walls was lost
+                # with the cable): the table takes them in first, as at a hand's end, and the next set goes up
+                # when it reports "ready" (see _on_phase)
                 await self._command("lower_walls")
             elif phase == "ready":  # the next set was built under the table during the last hand
                 await self._command("raise_walls")

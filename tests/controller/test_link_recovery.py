@@ -161,3 +161,31 @@ async def test_a_command_the_link_lost_or_the_board_refused_is_said_in_chinese(
         assert reason.startswith("降牌收牌：牌桌故障，请先排除 / lower_walls refused by the table: "), reason
     finally:
         await close(sim, c, store)
+
+
+async def test_walls_left_up_by_a_lower_lost_with_the_cable_come_down_for_the_next_hand(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    """A hand's end sends `lower_walls`; lost with the cable (back after its timeout), the table kept the last
+    hand's walls up. The next hand's start lowered walls only for a hand it abandoned, so it sent nothing
+    (no shuffle in `walls_raised`) and the new hand waited for walls for good: no page has a button to lower them."""
+    sim, c, store = await linked(tmp_path, clock, "unplug_before=lower_walls")
+    sim.plan.unplug_for = 3 * COMMAND_TIMEOUT
+    try:
+        await c.start_hand(by="operator")
+        await until_walls_raised(sim, c, clock)
+        await c.end_hand(by="operator")  # 荒牌; its lower_walls is lost with the cable
+        for _ in range(100):
+            if c.state.link.get("up") and any(e.type == "link.restored" for e in store.since(0)):
+                break
+            await clock.sleep(0.1)
+        assert sim.phase == "walls_raised" and "lower_walls" not in sim.commands_executed
+        await c.start_hand(by="operator")
+        for _ in range(300):
+            if "lower_walls" in sim.commands_executed and sim.phase == "walls_raised" \
+                    and c.state.phase == "walls_raised":
+                break
+            await clock.sleep(0.1)
+        assert sim.commands_executed.count("lower_walls") == 1 and sim.commands_executed.count("raise_walls") == 2
+        assert c.state.phase == "walls_raised" and c.state.hand is not None and c.state.hand["hand_no"] == 2
+    finally:
+        await close(sim, c, store)
