@@ -38,6 +38,24 @@ LINK_REASONS: dict[str, tuple[str, str]] = {
     "bad_phase": ("牌桌当前状态不允许此操作", "not possible in the table's current phase"),
     "bad_argument": ("参数错误", "bad argument"),
     "fault_active": ("牌桌故障，请先排除", "a table fault blocks this"),
+    "link_down": ("连接中断", "the link went down"),
+    "unknown_command": ("牌桌不认识此命令", "the table does not know this command"),
+    "malformed": ("命令格式错误", "the command was malformed"),
+}
+
+#: A host → table command (protocol.md §7) -> (中文, English), for the log's line when one fails.
+COMMAND_NAMES: dict[str, tuple[str, str]] = {
+    "identify": ("握手", "identify"),
+    "status": ("查询状态", "status"),
+    "set_tile_count": ("设定牌数", "set the tile count"),
+    "start_shuffle": ("洗牌砌牌", "shuffle and build"),
+    "raise_walls": ("升牌", "raise the walls"),
+    "lower_walls": ("降牌收牌", "lower the walls"),
+    "roll_dice": ("掷骰", "roll the dice"),
+    "set_seat_lights": ("座位指示灯", "seat lights"),
+    "buzzer": ("蜂鸣器", "buzzer"),
+    "reset": ("复位", "reset"),
+    "ping": ("测试连接", "ping"),
 }
 
 
@@ -55,3 +73,12 @@ def reason_zh(code: str) -> str:
 def reason_en(code: str) -> str:
     """The link reason in the English page's words; an unknown code as it is."""
     return LINK_REASONS.get(code, (code, code))[1]
+
+
+def command_failed(name: str, error: BaseException) -> str:
+    """A table command that failed, as the operator reads it: the command and the reason in Chinese first
+    (by the error's `code`), then the driver's own words (the board's reason text is English)."""
+    code = str(getattr(error, "code", ""))
+    why = LINK_REASONS[code][0] if code in LINK_REASONS else "牌桌未执行"
+    said = str(error)
+    return f"{COMMAND_NAMES.get(name, (name, name))[0]}：{why} / {said if said.startswith(name) else f'{name}: {said}'}"

@@ -101,8 +101,13 @@ class RemoteTable(BaseTable):
             del buf[:5]
 
     async def _exchange(self, raw: bytes) -> None:
-        """Send a frame until the table echoes it (3 tries, 200 ms each)."""
+        """Send a frame until the table echoes it (3 tries, 200 ms each).
+
+        An echo that came after its exchange ended (a slow table echoing a frame and its resend) is
+        dropped first: it answered nothing sent now, and it made the next identical command look done."""
         async with self._lock:
+            while not self._echo.empty():
+                self._echo.get_nowait()
             for attempt in range(TRIES):
                 if self._transport is None:
                     raise TableError("the table is not connected", "link_down")

@@ -512,8 +512,8 @@ async def open_table(url: str, clock: Clock | None = None, *, dialect: str = "ma
         await table.close()
         if table.open_error:  # the port never opened: a missing device, no permission, not "nothing came back"
             raise TableError(f"{table.open_error} (still, after {connect_timeout:g} s)", "cannot_open") from None
-        raise TableError(f"no table answered at {url} within {connect_timeout:g} s ({heard(table.health)})",
-                         "no_answer") from None
+        raise TableError(f"牌桌无应答：{heard_zh(table.health)} / no table answered at {url} within "
+                         f"{connect_timeout:g} s ({heard(table.health)})", "no_answer") from None
     return table
 
 
@@ -530,3 +530,17 @@ def heard(health: LinkHealth) -> str:
     if health.junk_bytes and not parts:
         parts.append(f"{health.junk_bytes} bytes that were no frame: the baud rate, or another device")
     return "; ".join(parts) if parts else "nothing came back: the cable, the port, the table's power"
+
+
+def heard_zh(health: LinkHealth) -> str:
+    """`heard` in the venue technician's words, for the display: a wrong baud rate reads as bytes that are
+    never a frame, and it was said in English only."""
+    if health.crc_errors:
+        return f"收到 {health.crc_errors} 个校验（CRC）错误的帧，请核对固件或线路干扰"
+    if health.out_of_order or health.duplicates:
+        return f"收到 {health.out_of_order + health.duplicates} 个序号不对的帧，请核对固件"
+    if health.frames_received:
+        return f"收到 {health.frames_received} 个完好的帧，但牌桌未完成握手，请核对固件"
+    if health.junk_bytes:
+        return f"收到 {health.junk_bytes} 字节无法成帧，请检查波特率（或是否接了别的设备）"
+    return "没有收到任何数据，请检查连接线、串口和牌桌电源"

@@ -11,10 +11,12 @@ import asyncio
 import logging
 import math
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
+
+from drivers.names import command_failed
 
 from table_controller import snapshot
 from table_controller.config import TableConfig
@@ -120,6 +122,10 @@ class Controller:
         self._resync_due = False  # the table's phase and faults to be taken once its replay is in
         self._announced: set[tuple[int, float]] = set()  # (session start, minutes) already announced
         self._beeping: set[asyncio.Task[None]] = set()
+        #: Table commands awaiting their answer, by name (a command the driver will resend is not asked twice).
+        self._sending: Counter[str] = Counter()
+        self._starting = 0  # hand starts still sending their table commands
+        self._followups: set[asyncio.Task[None]] = set()
         #: Why the log refused the last write (disk full, card gone read-only), None while it writes.
         self.log_error: str | None = None
         self._log_failed_at: float | None = None
@@ -613,15 +619,46 @@ class Controller:
         if phase and phase != self.state.phase:
             self.offer("table", "table.phase", {"phase": phase, "resync": True})
         faults = getattr(table, "faults", None)
-        if not isinstance(faults, dict):
+        if isinstance(faults, dict):
+            live = {str(code): fields for code, fields in faults.items()}
+            for code, fields in list(self.state.faults.items()):
+                if code not in live:
+                    self.offer("table", "table.fault_cleared", {**fields, "resync": True})
+            for code, fields in live.items():
+                if code not in self.state.faults:
+                    self.offer("table", "table.fault_raised", {**fields, "resync": True})
+        self._walls_still_wanted(phase)
+
+    def _walls_still_wanted(self, phase: str | None) -> None:
+        """After a (re)link, a hand still waiting for its walls gets them asked for again: a set standing
+        ready whose `raise_walls` was lost with the cable (its answer timed out), or a board back in idle
+        that restarted while building or raising (its set lost with its memory). The walls were asked for
+        only as a phase was reported changing, and the hand waited for good. A command the driver still
+        holds is left to it (resent after the reconnect, run once by the table's request cache), and a
+        hand start still sending its own is left to finish."""
+        hand = self.state.hand
+        if hand is None or hand.get("ended") or hand.get("deal") is not None or self.table is None:
             return
-        live = {str(code): fields for code, fields in faults.items()}
-        for code, fields in list(self.state.faults.items()):
-            if code not in live:
-                self.offer("table", "table.fault_cleared", {**fields, "resync": True})
-        for code, fields in live.items():
-            if code not in self.state.faults:
-                self.offer("table", "table.fault_raised", {**fields, "resync": True})
+        follow: Coroutine[Any, Any, None] | None = None
+        if phase == "ready" and not self._sending["raise_walls"]:
+            follow = self._on_phase("ready")
+        elif phase == "idle" and not self._starting and not (self._sending["start_shuffle"]
+                                                           or self._sending["set_tile_count"]):
+            follow = self._shuffle()
+        if follow is not None:
+            task = asyncio.get_running_loop().create_task(follow)
+            self._followups.add(task)  # held until done: a task nobody holds may be collected mid-command
+            task.add_done_callback(self._followups.discard)
+
+    async def _shuffle(self) -> None:
+        """Set the tile count (a table that can say its counts) and shuffle and build the set."""
+        from table_controller.rules import load_ruleset
+
+        count = self.config.table.tile_count or load_ruleset(self.state.ruleset).tiles
+        caps = getattr(getattr(self.table, "info", None), "capabilities", None)
+        if getattr(caps, "tile_counts", ()):  # a table that cannot say its counts (remote-control) cannot be told one
+            await self._command("set_tile_count", count)
+        await self._command("start_shuffle")
 
     def _on_table_event(self, ev: Any) -> None:
         etype = ev.type
@@ -689,11 +726,14 @@ class Controller:
         """Send one command; a failure is recorded and shown, never raised into the event loop."""
         if self.table is None:
             raise ActionError("牌桌未连接")
+        self._sending[name] += 1
         try:
             return await getattr(self.table, name)(*args, **kwargs)
         except Exception as exc:
-            self.offer("controller", "controller.rejected", {"action": name, "reason": f"{name}: {exc}"})
+            self.offer("controller", "controller.rejected", {"action": name, "reason": command_failed(name, exc)})
             return None
+        finally:
+            self._sending[name] -= 1
 
     # -- actions ---------------------------------------------------------------------------------
     async def start_hand(self, by: str) -> Event:
@@ -727,21 +767,24 @@ class Controller:
             **({"honba": places.honba} if places.honba else {}),  # 本场 (riichi): the scorer's, on each win read
         })
         caps = getattr(getattr(self.table, "info", None), "capabilities", None)
-        if getattr(caps, "seat_lights", False):
-            await self._command("set_seat_lights", dealer=side_of_wind("E", dealer_position),
-                                prevalent=prevalent, turn=side_of_wind("E", dealer_position))
-        phase = self.state.phase
-        if prev is not None and not prev.get("ended") and phase in ("walls_raised", "playing"):
-            # the abandoned hand's walls are still up: the table takes them in first, as at a
-            # hand's end, and the next set goes up when it reports "ready" (see _on_phase)
-            await self._command("lower_walls")
-        elif phase == "ready":  # the next set was built under the table during the last hand
-            await self._command("raise_walls")
-        elif phase == "idle":
-            if getattr(caps, "tile_counts", ()):  # a table that cannot say its counts (remote-control) cannot be told one
-                await self._command("set_tile_count", self.config.table.tile_count or rs.tiles)
-            await self._command("start_shuffle")
-        # building / raising: the walls go up when the table reports "ready" (see _on_phase)
+        self._starting += 1
+        try:
+            if getattr(caps, "seat_lights", False):
+                await self._command("set_seat_lights", dealer=side_of_wind("E", dealer_position),
+                                    prevalent=prevalent, turn=side_of_wind("E", dealer_position))
+            phase = self.state.phase
+            if phase in ("walls_raised", "playing") and not self._sending["lower_walls"]:
+                # the last hand's walls are still up (a hand abandoned now, or one whose lower_walls was lost
+                # with the cable): the table takes them in first, as at a hand's end, and the next set goes up
+                # when it reports "ready" (see _on_phase)
+                await self._command("lower_walls")
+            elif phase == "ready":  # the next set was built under the table during the last hand
+                await self._command("raise_walls")
+            elif phase == "idle":
+                await self._shuffle()
+            # building / raising: the walls go up when the table reports "ready" (see _on_phase)
+        finally:
+            self._starting -= 1
         return ev
 
     def _time_left(self) -> None:

@@ -335,6 +335,8 @@ def describe(ev: Event) -> str:
         return f"牌数设定：{d.get('count')} 张"
     if t == "table.button":
         button = BUTTON_ZH.get(d.get("button", ""), d.get("button", ""))
+        if "wind" not in d and d.get("seat") in SEATS:  # no hand yet: nobody sits at a wind, a side is its chair
+            return f"{SEATS.index(d['seat']) + 1}号位按键：{button}"
         return f"{SEAT_NAMES.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家按键：{button}"
     if t == "operator.hand_start":
         return f"开始第 {d.get('hand_no')} 盘（{SEAT_NAMES.get('E')}家：{d.get('dealer_position')} 号位）"

@@ -33,6 +33,7 @@ class FaultPlan:
     stall_for: float = 0.5
     brownout_on: str = ""       # a command name: the table browns out on receiving it (once)
     unplug_on: str = ""         # a command name: the table runs it, then the cable is pulled before the reply
+    unplug_before: str = ""     # a command name: the cable is pulled as it is sent; the table never runs it (once)
 
     HELP = {
         "ber": "bit error rate, e.g. ber=1e-4",
@@ -44,6 +45,7 @@ class FaultPlan:
         "stall_every": "SECONDS[:DURATION]: the firmware stops answering for a while",
         "brownout_on": "COMMAND: reboot (brown-out) when this command arrives, e.g. brownout_on=raise_walls",
         "unplug_on": "COMMAND: run this command, then pull the cable before the reply leaves (once)",
+        "unplug_before": "COMMAND: pull the cable as this command is sent: the table never gets it (once)",
     }
 
     @classmethod
@@ -62,7 +64,7 @@ class FaultPlan:
             if not sep or key not in cls.HELP:
                 raise ValueError(f"fault spec part {part!r}: expected one of {', '.join(cls.HELP)} as KEY=VALUE")
             try:
-                if key in ("brownout_on", "unplug_on"):
+                if key in ("brownout_on", "unplug_on", "unplug_before"):
                     setattr(plan, key, value.strip())
                 elif key in ("delay", "unplug_every", "stall_every"):
                     a, _, b = value.partition(":")

@@ -89,6 +89,7 @@ class SimTable:
         self._stalled_until = 0.0
         self._brownout_armed = bool(self.plan.brownout_on)
         self._unplug_armed = bool(self.plan.unplug_on)
+        self._unplug_before_armed = bool(self.plan.unplug_before)
         self.commands_executed: list[str] = []  # every command the firmware ran (not cached repeats)
         self.events_sent = 0
         self._boot(reason=0)
@@ -406,6 +407,11 @@ class SimTable:
         if self._brownout_armed and msg.name == self.plan.brownout_on:
             self._brownout_armed = False
             self.brown_out()
+            return
+        if self._unplug_before_armed and msg.name == self.plan.unplug_before:
+            self._unplug_before_armed = False
+            self._pull_cable()  # the command was on its way when the cable came out: never run, never answered
+            self._spawn(self._unplugged(self.plan.unplug_for, already=True), "unplug")
             return
         if msg.name == "identify":
             self._identify(conn, values)

@@ -23,6 +23,7 @@ examples:
   stall_every=S[:D]       the firmware stops answering every S seconds for D seconds
   brownout_on=COMMAND     the table reboots (brown-out) when COMMAND arrives (e.g. raise_walls)
   unplug_on=COMMAND       the table runs COMMAND, then the cable is pulled before its reply leaves (once)
+  unplug_before=COMMAND   the cable is pulled as COMMAND is sent: the table never gets it (once)
 
 A scenario file has lines `SECONDS COMMAND`, commands being the bench commands also accepted
 in-band by the protocol's `debug` message:

@@ -288,3 +288,12 @@ def test_a_hand_stopped_short_is_replayed_by_the_same_dealer_and_does_not_count(
                                             encoding="utf-8")
     monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
     assert coming("mcr_void", hands, []).dealer_position == 3  # counted as a 荒庄: the deal passed twice
+
+
+async def test_a_button_pressed_before_any_hand_is_named_by_its_chair_not_a_wind(controller: Controller) -> None:
+    """Before a hand nobody sits at a wind: side S pressing 骰子 to throw for 定庄 was logged "南家按键：骰子"
+    beside its throw "2号位掷骰定庄" (南家 is whoever sits second from the dealer, not known yet)."""
+    controller.accept("table", "table.button", {"seat": "S", "button": "dice"})
+    assert controller.state.log[-1]["text"] == "2号位按键：骰子"
+    controller.accept("table", "table.dice", {"seat": "S", "dice": [3, 5]})
+    assert controller.state.log[-1]["text"].startswith("2号位掷骰定庄")

@@ -62,3 +62,36 @@ def test_a_port_without_permission_names_the_group_to_join(tmp_path: Path) -> No
     assert code == "cannot_open", out.stdout
     assert text.startswith("串口无权限") and "group dialout" in text and "Permission denied" in text
     assert "nothing came back" not in text
+
+
+async def test_a_table_at_another_baud_rate_is_named_so_in_chinese_first() -> None:
+    """A UART read at the wrong baud rate gives bytes that are never a frame. The connect said so in English
+    only ("no table answered ... (4000 bytes that were no frame: the baud rate, or another device)"), and the
+    display showed it as "无法连接牌桌：no table answered ...": the technician's clue was not in Chinese."""
+    import asyncio
+    import random
+
+    leader, follower = os.openpty()
+    os.set_blocking(leader, False)
+    rng = random.Random(7)
+    loop = asyncio.get_running_loop()
+
+    def noise() -> None:  # what the line carries at the wrong rate: never 0xA5 0x5A
+        try:
+            os.write(leader, bytes(rng.choice(range(0x00, 0xA5)) for _ in range(200)))
+        except OSError:
+            return
+        timer[0] = loop.call_later(0.02, noise)
+
+    timer = [loop.call_later(0.05, noise)]
+    try:
+        with pytest.raises(TableError) as err:
+            await open_table(os.ttyname(follower), clock=SystemClock(), connect_timeout=0.6)
+    finally:
+        timer[0].cancel()
+        os.close(leader)
+        os.close(follower)
+    text = str(err.value)
+    assert err.value.code == "no_answer"
+    assert text.startswith("牌桌无应答：收到") and "字节无法成帧，请检查波特率（或是否接了别的设备）" in text, text
+    assert "bytes that were no frame: the baud rate" in text  # the driver's words after the Chinese

@@ -72,3 +72,51 @@ async def test_remote_link_goes_down_and_comes_back(no_leaks: None) -> None:
         await table.close()
         await sim.close()
         await clock.close()
+
+
+async def test_a_late_echo_is_not_taken_as_the_answer_to_a_later_command(no_leaks: None) -> None:
+    """A remote-control table slow to echo (past the 200 ms) echoes the frame and its resend: the first echo
+    answers the command, the second stayed queued and answered the next identical command at once, though
+    the table never got it (here: silent, as with the cable out). The walls were taken as raised."""
+    import asyncio
+    import os
+    import pty
+
+    from drivers.clock import SystemClock
+    from drivers.remote import LIFT, PING
+
+    leader, follower = pty.openpty()
+    os.set_blocking(leader, False)
+    loop = asyncio.get_running_loop()
+    lifts: list[bytes] = []
+    buf = bytearray()
+
+    def table_reads() -> None:  # the table's side: echo PING at once, the first raise late, later ones never
+        try:
+            buf.extend(os.read(leader, 4096))
+        except OSError:
+            return
+        while len(buf) >= 5:
+            raw, rest = bytes(buf[:5]), buf[5:]
+            buf[:] = rest
+            if raw[1] == PING:
+                os.write(leader, raw)
+            elif raw[1] == LIFT:
+                lifts.append(raw)
+                if len(lifts) <= 2:  # the first raise and its resend, echoed 0.25 s late each
+                    loop.call_later(0.25, os.write, leader, raw)
+
+    loop.add_reader(leader, table_reads)
+    table = await open_table(os.ttyname(follower), clock=SystemClock(), dialect="remote-control")
+    try:
+        await table.raise_walls()  # answered by the late echo of its first send
+        await asyncio.sleep(0.3)  # the resend's echo arrives meanwhile
+        with pytest.raises(TableError) as unanswered:
+            await table.raise_walls()
+        assert unanswered.value.code == "no_answer"
+        assert len(lifts) == 2 + 3  # the second raise was sent three times and never echoed
+    finally:
+        await table.close()
+        loop.remove_reader(leader)
+        os.close(leader)
+        os.close(follower)
