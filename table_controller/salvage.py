@@ -75,14 +75,33 @@ def damage(path: Path) -> str | None:
         try:
             result = [str(r[0]) for r in db.execute("PRAGMA quick_check").fetchall()]
             db.execute("SELECT seq, at, source, type, data FROM events ORDER BY seq DESC LIMIT 1").fetchall()
+            if result == ["ok"]:
+                return unsound_events(db)
         finally:
             db.close()
     except sqlite3.Error as exc:
         return str(exc)
-    if result == ["ok"]:
-        return None
     lines = [line for r in result for line in r.splitlines() if line.strip() and not line.startswith("***")]
     return "; ".join(lines[:3])[:300] + (" …" if len(lines) > 3 else "")
+
+
+def unsound_events(db: sqlite3.Connection) -> str | None:
+    """What is wrong with the events of a file SQLite reads whole: a bit flipped in an event (SQLite keeps no
+    checksum of its rows) leaves its data no JSON object, its text no UTF-8 or its source unknown, and the
+    fold at every start stopped on it (the service never came up). None when every event reads as the
+    service reads it. In SQLite's own code but the text's decoding: 150,000 events in 0.3 s here."""
+    marks = ", ".join("?" * len(SOURCES))
+    bad = [int(r[0]) for r in db.execute(
+        f"SELECT seq FROM events WHERE NOT (typeof(at) = 'real' AND source IN ({marks}) AND typeof(type) = 'text'"
+        " AND CASE WHEN json_valid(data) THEN json_type(data) = 'object' ELSE 0 END) ORDER BY seq LIMIT 4", SOURCES)]
+    if bad:
+        return f"events unreadable (bytes changed in them): #{', #'.join(map(str, bad[:3]))}" + (" …" if bad[3:] else "")
+    try:
+        for _ in db.execute("SELECT type, data FROM events"):
+            pass
+    except sqlite3.OperationalError as exc:  # text that is not UTF-8: Python's reading of it fails
+        return f"an event unreadable (bytes changed in it): {str(exc)[:120]}"
+    return None
 
 
 def behind_mirror(path: Path, mirror_dir: Path | None) -> str | None:
@@ -294,10 +313,11 @@ def _sound(row: Any) -> bool:
     """A row a damaged page did not garble: typed fields, a known source, JSON data."""
     try:
         seq, at, source, type_, data = row
-        json.loads(data)
+        fields = json.loads(data)
     except (ValueError, TypeError):
         return False
-    return isinstance(seq, int) and isinstance(at, float) and source in SOURCES and isinstance(type_, str)
+    return (isinstance(seq, int) and isinstance(at, float) and source in SOURCES and isinstance(type_, str)
+            and isinstance(fields, dict))
 
 
 def _mirror_rows(mirror: Path, ours: dict[int, Row]) -> dict[int, Row]:

@@ -384,3 +384,42 @@ async def test_a_log_that_lost_its_last_writes_gets_them_back_from_the_mirror(tm
         assert again.mirror.health()["ok"], again.mirror.health()  # the mirror goes on as this log's copy
     finally:
         await again.stop()
+
+
+async def test_an_event_with_a_bit_flipped_is_named_lost_and_the_service_starts(tmp_path: Path) -> None:
+    """A bit flipped in an event's bytes on the card: SQLite keeps no checksum of its rows, so its own check
+    says "ok". Before, the service's fold at start stopped on the event (a JSONDecodeError, or text that is
+    not UTF-8) and the table never came up, at every restart. Now the start's check reads every event as the
+    service reads it, and the log is salvaged: those events named lost, every other one kept as written."""
+    data = tmp_path / "data"
+    data.mkdir()
+    log = data / "events.sqlite3"
+    store = EventStore(log)
+    store.restore([(i, 1.0 + i, "referee", "referee.note", f'{{"text": "marker-{i:04d}"}}') for i in range(1, 301)],
+                  None)
+    store.close()
+    before = {row[0]: row for row in _rows(log)}
+    raw = bytearray(log.read_bytes())
+    at = raw.index(b'{"text": "marker-0100"}')
+    raw[at + 1] ^= 0x01  # '"' -> '#': its JSON broken
+    at = raw.index(b'{"text": "marker-0200"}')
+    raw[at + 10] ^= 0x80  # 'm' -> 0xED: its text no UTF-8
+    log.write_bytes(raw)
+    assert sqlite3.connect(log).execute("PRAGMA quick_check").fetchone()[0] == "ok"  # SQLite sees nothing
+    from table_controller.preflight import check_storage  # `tablectl check` does
+
+    told = check_storage(parse_config({"storage": {"data_dir": str(data)}}, source=str(tmp_path / "t.toml")))[0]
+    assert told.level == "warn" and "#100" in told.detail and "damaged" in told.detail
+
+    service = TableService(_config(), data, serve_http=False)
+    await service.start()
+    try:
+        assert service.store is not None
+        news = [e.data for e in service.store.since(0) if e.type == "controller.log_salvaged"]
+        assert len(news) == 1 and news[0]["lost"] == [[100, 100], [200, 200]], news
+        assert "#100" in news[0]["problem"]
+        kept = {row[0]: row for row in _rows(log) if row[0] <= 300}
+        assert kept == {n: row for n, row in before.items() if n not in (100, 200)}
+        assert service.controller.state.seq > 300  # folded: the table is up
+    finally:
+        await service.stop()
