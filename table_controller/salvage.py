@@ -76,13 +76,25 @@ def damage(path: Path) -> str | None:
             result = [str(r[0]) for r in db.execute("PRAGMA quick_check").fetchall()]
             db.execute("SELECT seq, at, source, type, data FROM events ORDER BY seq DESC LIMIT 1").fetchall()
             if result == ["ok"]:
-                return unsound_events(db)
+                return unsound_events(db) or _wal_break(path)
         finally:
             db.close()
     except sqlite3.Error as exc:
         return str(exc)
     lines = [line for r in result for line in r.splitlines() if line.strip() and not line.startswith("***")]
     return "; ".join(lines[:3])[:300] + (" …" if len(lines) > 3 else "")
+
+
+def _wal_break(path: Path) -> str | None:
+    """A WAL frame damaged on the card with commits behind it (`pages.commits_past`): SQLite reads the log
+    up to it and the events after it are gone without a word; None when SQLite reads every commit."""
+    from table_controller.pages import commits_past, read_frames
+
+    read = read_frames(path)
+    if read is None or commits_past(path, read) < 2:
+        return None
+    return (f"WAL frame {read + 1} damaged: SQLite reads the log only up to it, "
+            f"{commits_past(path, read)} commits after it unread")
 
 
 def unsound_events(db: sqlite3.Connection) -> str | None:
@@ -236,7 +248,7 @@ def _read(db_path: Path) -> tuple[dict[int, Row], tuple[int, int] | None, int]:
             db = None
         if db is not None:
             top, cursor = _read_sql(db, rows)
-    if top == 0 or _gaps(sorted(rows), top):  # SQLite could not read it all: the pages themselves
+    if top == 0 or _gaps(sorted(rows), top) or _wal_break(db_path):  # SQLite could not read it all: the pages
         found, raw_top, raw_cursor = _read_pages(db_path)
         rows = {**found, **rows}
         top = max(top, raw_top)
