@@ -148,3 +148,35 @@ def _payload(page: bytes, i: int, length: int, usable: int, pages: dict[int, byt
         nxt = struct.unpack(">I", over[:4])[0]
         out += over[4:usable][:length - len(out)]
     return bytes(out)
+
+
+def commits_past(path: Path, read: int) -> int:
+    """The commits of the WAL's current use (its salt) in its frames after frame `read`, the last SQLite
+    read (`read_frames`). SQLite stops at the first frame whose checksum fails and takes the WAL to end
+    there; a frame damaged after it was on the card leaves the commits behind it unread, without a word.
+    With `synchronous=FULL` a commit's frames are synced before the next transaction's are written: two
+    commits past the break mean the break's transaction, acknowledged, is lost (one may be a torn last one)."""
+    wal_path = Path(f"{path}-wal")
+    wal = wal_path.read_bytes() if wal_path.exists() else b""
+    if len(wal) < 32:
+        return 0
+    size = struct.unpack(">I", wal[8:12])[0]
+    if size < 512 or size > 65536 or size & (size - 1):
+        return 0
+    salt, commits, at = wal[16:24], 0, 32 + read * (24 + size)
+    while at + 24 + size <= len(wal):
+        frame = wal[at:at + 24]
+        if frame[8:16] == salt and struct.unpack(">I", frame[4:8])[0]:
+            commits += 1
+        at += 24 + size
+    return commits
+
+
+def read_frames(path: Path) -> int | None:
+    """How many of the WAL's frames SQLite reads (`mxFrame` of the WAL index in `-shm`, native byte order,
+    as a connection that has just read the log left it); None without an index."""
+    shm = Path(f"{path}-shm")
+    head = shm.read_bytes()[:96] if shm.exists() else b""
+    if len(head) < 96 or head[:48] != head[48:96]:  # its two copies differ: a writer mid-change
+        return None
+    return int(struct.unpack("=I", head[16:20])[0])

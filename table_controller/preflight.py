@@ -74,6 +74,10 @@ def check_storage(config: TableConfig) -> list[Finding]:
         try:
             with ReadOnlyLog(log_file) as log:
                 ok = log.db.execute("PRAGMA quick_check").fetchone()[0]
+                if ok == "ok":  # an event with bytes changed: SQLite's check passes it, the service's start does not
+                    from table_controller.salvage import unsound_events
+
+                    ok = unsound_events(log.db) or ok
                 n = log.db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
                 # the rulesets the log's hands were played under: folding them needs their files
                 named = [str(r[0]) for r in log.db.execute(
@@ -201,6 +205,12 @@ def _mirror_state(mirror: Path, log_file: Path) -> Finding:
     copy = mirror / "events.sqlite3"
     if copy.exists() and log_file.exists():
         from table_controller.mirror import LogMirror, MirrorRefused
+        from table_controller.salvage import behind_mirror
+
+        behind = behind_mirror(log_file, mirror)
+        if behind:  # not another table's log: the only copy of the events the card lost, never to be moved aside
+            return Finding(what, "warn", f"{behind}; the next start carries them back into the log from {copy} "
+                                         "/ 下次启动时自动从备份盘补回")
         from table_controller.store import ReadOnlyLog, StoreError
 
         # read-only, as the rest of the check (an EventStore opened writes its tables and WAL mode)

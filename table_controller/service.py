@@ -183,17 +183,17 @@ class TableService:
         (`table_controller.salvage`): the service starts, and the first new event says what was lost."""
         import time
 
-        from table_controller.salvage import damage, salvage
+        from table_controller.salvage import behind_mirror, damage, finish, salvage
         from table_controller.store import refuse_newer
 
+        if finish(path):  # a salvage cut short (the power cut again at start): its whole fresh log put in place
+            log.warning("a salvage cut short finished: its fresh log put in place", extra={"path": str(path)})
         refuse_newer(path)  # a newer version's log is left as it is, not taken for damage and salvaged
-        problem = damage(path) if path.exists() else None
-        if problem is None:
-            return EventStore(path)
-        report = salvage(path, problem, time.time(), self.config.mirror_path())
-        store = EventStore(path)
-        store.append("controller", "controller.log_salvaged", report.to_json(), at=time.time())
-        return store
+        mirror = self.config.mirror_path()
+        problem = (damage(path) or behind_mirror(path, mirror)) if path.exists() else None
+        if problem is not None:  # the fresh log's first new event, controller.log_salvaged, says what was lost
+            salvage(path, problem, time.time(), mirror)
+        return EventStore(path)
 
     def _start_mirror(self) -> None:
         """Keep a second copy of the log on another device, in the background (`mirror.py`)."""

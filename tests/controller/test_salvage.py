@@ -6,6 +6,7 @@ card leaves it; SQLite itself then calls the file "malformed"."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import sqlite3
 from pathlib import Path
@@ -15,7 +16,7 @@ from table_controller.config import parse_config
 from table_controller.salvage import damage
 from table_controller.service import TableService
 from table_controller.state import describe
-from table_controller.store import EventStore
+from table_controller.store import EventStore, read_only_uri
 
 
 def _config(mirror: Path | None = None) -> Any:
@@ -210,3 +211,252 @@ async def test_an_emptied_log_gives_back_the_events_its_wal_holds(tmp_path: Path
     assert wal.stat().st_size > 0 and "damaged" in found[0].detail and found[0].level == "warn"
     _, kept = await _salvaged(tmp_path / "data", before)
     assert set(range(101, 121)) <= kept
+
+
+#: The service's opener of the log at start, in a process of its own (killed as a power cut would stop it).
+_OPENER = """
+import sys
+from pathlib import Path
+from table_controller.config import parse_config
+from table_controller.service import TableService
+data = Path(sys.argv[1])
+service = TableService(parse_config({"table": {"link": "sim://"}}, source="test"), data)
+print("opening", flush=True)
+service._open_log(data / "events.sqlite3").close()
+print("open", flush=True)
+"""
+
+
+def _open_at_start(data: Path) -> EventStore:
+    return TableService(_config(), data)._open_log(data / "events.sqlite3")
+
+
+def _events(store: EventStore) -> tuple[list[tuple[Any, ...]], list[dict[str, Any]]]:
+    """The log's events as written (its news of the salvage apart, stamped when it ran) and that news."""
+    every = store.since(0)
+    return ([(e.seq, e.at, e.source, e.type, e.data) for e in every if e.type != "controller.log_salvaged"],
+            [e.data for e in every if e.type == "controller.log_salvaged"])
+
+
+def test_a_salvage_cut_at_any_point_leaves_the_next_start_every_event_it_can_read(tmp_path: Path) -> None:
+    """The salvage runs at start, right after a power cut, and the power may go again while it runs. Before,
+    the damaged log was renamed aside first and the fresh one written after the damaged one was read: a cut
+    in between left no log, and the next start began an empty one (the match gone from every page, nothing
+    said). Now the fresh log is written whole beside the damaged one and only then put in its place: after a
+    cut anywhere, the next start holds every event a salvage reads, and says once what was lost."""
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    store = EventStore(damaged / "events.sqlite3")
+    store.restore([(i, 1.0 + i, "referee", "referee.note", f'{{"text": "记{i}", "pad": "{"x" * 40}"}}')
+                   for i in range(1, 5001)], None)
+    store.close()
+    _damage_a_middle_page(damaged / "events.sqlite3")
+    whole = tmp_path / "whole"
+    shutil.copytree(damaged, whole)
+    store = _open_at_start(whole)  # a salvage nobody cut
+    expected, (clean,) = _events(store)
+    store.close()
+    assert clean["lost_count"] > 0 and len(expected) == clean["recovered"]
+
+    env = {**__import__("os").environ, "PYTHONPATH": ":".join(sys.path)}
+    for n, wait in enumerate((0.0, 0.03, 0.06, 0.1)):
+        data = tmp_path / f"cut{n}"
+        shutil.copytree(damaged, data)
+        opener = subprocess.Popen([sys.executable, "-c", _OPENER, str(data)], stdout=subprocess.PIPE, text=True, env=env)
+        assert opener.stdout is not None and opener.stdout.readline() == "opening\n"
+        time.sleep(wait)
+        opener.kill()
+        opener.communicate()
+        store = _open_at_start(data)  # the next start
+        try:
+            events, news = _events(store)
+        finally:
+            store.close()
+        assert events == expected, f"cut after {wait} s: {len(events)} events at the next start"
+        assert len(news) == 1 and news[0]["lost"] == clean["lost"]
+        kept = sorted(p.name for p in data.glob("events.damaged-*.sqlite3"))
+        assert kept == [news[0]["damaged_file"]]  # the damaged log kept aside, once
+        assert not list(data.glob("events.salvag*"))
+
+
+def test_a_salvage_cut_once_its_log_was_whole_is_finished_at_the_next_start(tmp_path: Path) -> None:
+    """The one moment of a salvage a cut can leave two logs: the fresh one whole under its own name, the
+    damaged one still in the log's place. The next start puts the fresh one in place (not a second salvage
+    of the damaged log, which would number its news anew) and keeps the damaged one aside with its WAL."""
+    data = tmp_path / "data"
+    before = _log_of(data, 100, 10)
+    log = data / "events.sqlite3"
+    log.write_bytes(log.read_bytes()[:4096 * 3])  # cut short: SQLite refuses it
+    wal = (data / "events.sqlite3-wal").read_bytes()
+    _open_at_start(data).close()
+    news = json.loads(sqlite3.connect(log).execute(
+        "SELECT data FROM events WHERE type = 'controller.log_salvaged'").fetchone()[0])
+    aside = data / news["damaged_file"]
+    # as the cut left it: the fresh log renamed whole, the damaged one (and its WAL) not yet moved
+    log.rename(data / "events.salvaged.sqlite3")
+    aside.rename(log)
+    Path(f"{aside}-wal").rename(data / "events.sqlite3-wal")
+    store = _open_at_start(data)
+    try:
+        events, again = _events(store)
+        assert again == [news]
+        assert {e[0] for e in events} | {n for a, b in news["lost"] for n in range(a, b + 1)} == set(before)
+    finally:
+        store.close()
+    assert Path(f"{aside}-wal").read_bytes() == wal  # the damaged log's WAL went with it
+    assert not (data / "events.salvaged.sqlite3").exists()
+
+
+def test_a_second_damaged_log_the_same_second_is_kept_beside_the_first(tmp_path: Path) -> None:
+    """A Pi without a clock starts at the time it saved last: two salvages can carry one stamp. Before, the
+    second damaged log was renamed over the first one kept aside (the evidence of the first gone)."""
+    from table_controller.salvage import salvage
+
+    data = tmp_path / "data"
+    _log_of(data, 50, 0)
+    log = data / "events.sqlite3"
+    log.write_bytes(log.read_bytes()[:4096 * 2])
+    first = salvage(log, "cut short", at=1_000_000.0)
+    log.write_bytes(log.read_bytes()[:4096 * 2])
+    second = salvage(log, "cut short", at=1_000_000.0)
+    assert first.damaged_file != second.damaged_file
+    assert (data / first.damaged_file).exists() and (data / second.damaged_file).exists()
+
+
+async def test_a_log_that_lost_its_last_writes_gets_them_back_from_the_mirror(tmp_path: Path) -> None:
+    """An SD card that loses its last writes at a power cut (it said they were on the card), or a WAL frame
+    gone bad, leaves a log SQLite reads whole, only shorter. Before, the service started on it as it was:
+    the referee's last acknowledged actions were gone without a word, new events took their numbers, and
+    the mirror, which held them, was refused as "another table's log" with the advice to move it aside.
+    Now the start sees the mirror is this log's copy and longer, and salvages: its events come back under
+    their numbers and the news says so."""
+    import shutil
+
+    stick = tmp_path / "usb"
+    stick.mkdir()
+    data = tmp_path / "data"
+    log = data / "events.sqlite3"
+    store = EventStore(log)
+    for i in range(40):
+        store.append("referee", "referee.penalty", {"seat": "S", "code": "late_5", "n": i}, at=1000.0 + i)
+    store.close()
+    shutil.copy(log, tmp_path / "earlier.sqlite3")  # what the card will give back
+    service = TableService(_config(stick), data, serve_http=False)
+    await service.start()
+    try:
+        assert service.store is not None and service.mirror is not None
+        for i in range(40, 50):
+            service.controller.accept("referee", "referee.penalty", {"seat": "S", "code": "late_5", "n": i})
+        for _ in range(100):  # the mirror copies in the background
+            if service.mirror.mirrored == service.store.last_seq():
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await service.stop()
+    written = _rows(log)
+    shutil.copy(tmp_path / "earlier.sqlite3", log)  # the power cut: the card lost everything after event 40
+    Path(f"{log}-wal").unlink(missing_ok=True)
+    assert damage(log) is None  # SQLite sees nothing wrong
+    from table_controller.preflight import check_storage  # `tablectl check` first: not "another table's log"
+
+    told = {f.what: f for f in check_storage(parse_config(
+        {"storage": {"data_dir": str(data), "mirror_dir": str(stick)}}, source=str(tmp_path / "t.toml")))}
+    assert told["记录备份 / log mirror"].level == "warn" and "补回" in told["记录备份 / log mirror"].detail
+
+    again = TableService(_config(stick), data, serve_http=False)
+    await again.start()
+    try:
+        assert again.store is not None and again.mirror is not None
+        news = [e for e in again.store.since(0) if e.type == "controller.log_salvaged"]
+        assert len(news) == 1 and news[0].data["from_mirror"] == len(written) - 40 and news[0].data["lost_count"] == 0
+        assert "#40" in news[0].data["problem"] and "备份盘" in news[0].data["problem"]
+        assert _rows(log)[:len(written)] == written  # every acknowledged event back under its own number
+        assert news[0].seq == len(written) + 1
+        for _ in range(100):
+            if again.mirror.health()["ok"]:
+                break
+            await asyncio.sleep(0.05)
+        assert again.mirror.health()["ok"], again.mirror.health()  # the mirror goes on as this log's copy
+    finally:
+        await again.stop()
+
+
+async def test_an_event_with_a_bit_flipped_is_named_lost_and_the_service_starts(tmp_path: Path) -> None:
+    """A bit flipped in an event's bytes on the card: SQLite keeps no checksum of its rows, so its own check
+    says "ok". Before, the service's fold at start stopped on the event (a JSONDecodeError, or text that is
+    not UTF-8) and the table never came up, at every restart. Now the start's check reads every event as the
+    service reads it, and the log is salvaged: those events named lost, every other one kept as written."""
+    data = tmp_path / "data"
+    data.mkdir()
+    log = data / "events.sqlite3"
+    store = EventStore(log)
+    store.restore([(i, 1.0 + i, "referee", "referee.note", f'{{"text": "marker-{i:04d}"}}') for i in range(1, 301)],
+                  None)
+    store.close()
+    before = {row[0]: row for row in _rows(log)}
+    raw = bytearray(log.read_bytes())
+    at = raw.index(b'{"text": "marker-0100"}')
+    raw[at + 1] ^= 0x01  # '"' -> '#': its JSON broken
+    at = raw.index(b'{"text": "marker-0200"}')
+    raw[at + 10] ^= 0x80  # 'm' -> 0xED: its text no UTF-8
+    log.write_bytes(raw)
+    assert sqlite3.connect(log).execute("PRAGMA quick_check").fetchone()[0] == "ok"  # SQLite sees nothing
+    from table_controller.preflight import check_storage  # `tablectl check` does
+
+    told = check_storage(parse_config({"storage": {"data_dir": str(data)}}, source=str(tmp_path / "t.toml")))[0]
+    assert told.level == "warn" and "#100" in told.detail and "damaged" in told.detail
+
+    service = TableService(_config(), data, serve_http=False)
+    await service.start()
+    try:
+        assert service.store is not None
+        news = [e.data for e in service.store.since(0) if e.type == "controller.log_salvaged"]
+        assert len(news) == 1 and news[0]["lost"] == [[100, 100], [200, 200]], news
+        assert "#100" in news[0]["problem"]
+        kept = {row[0]: row for row in _rows(log) if row[0] <= 300}
+        assert kept == {n: row for n, row in before.items() if n not in (100, 200)}
+        assert service.controller.state.seq > 300  # folded: the table is up
+    finally:
+        await service.stop()
+
+
+async def test_a_wal_frame_damaged_on_the_card_is_salvaged_not_cut_off_without_a_word(tmp_path: Path) -> None:
+    """A frame of the WAL damaged on the card after it was written (its checksum fails): SQLite takes the
+    WAL to end there and reads the log without every event committed after it, and its check says "ok".
+    Before, the service started on that shorter log: the referee's acknowledged actions after the frame
+    gone without a word, new events taking their numbers (82 of 300 random flips in a log's file and WAL).
+    Now the start sees commits past the frame SQLite stopped at, and salvages: the events after it come
+    back from the WAL's frames, and the news names what could not."""
+    data = tmp_path / "data"
+    before = _log_of(data, 100, 40)
+    log = data / "events.sqlite3"
+    wal = bytearray(Path(f"{log}-wal").read_bytes())
+    frames = (len(wal) - 32) // (24 + 4096)
+    assert frames >= 40
+    damaged = frames // 3
+    wal[32 + damaged * (24 + 4096) + 24 + 2000] ^= 0x10  # a bit of that frame's page
+    Path(f"{log}-wal").write_bytes(wal)
+    db = sqlite3.connect(read_only_uri(log), uri=True)  # (a writer's close would checkpoint what it reads)
+    assert db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT MAX(seq) FROM events").fetchone()[0] < 140  # what SQLite reads: cut off
+    db.close()
+    (data / "events.sqlite3-shm").unlink(missing_ok=True)
+
+    service = TableService(_config(), data, serve_http=False)
+    await service.start()
+    try:
+        assert service.store is not None
+        news = next(e for e in service.store.since(0) if e.type == "controller.log_salvaged")
+        assert "WAL frame" in news.data["problem"]
+        lost = {n for a, b in news.data["lost"] for n in range(a, b + 1)}
+        kept = {row[0]: row for row in _rows(log) if row[0] <= len(before)}
+        assert set(kept) | lost == set(before) and not set(kept) & lost  # every event back or named
+        assert all(kept[n] == before[n] for n in kept) and set(range(131, 141)) <= set(kept)
+        assert news.seq == len(before) + 1  # numbered on after the last, none given twice
+    finally:
+        await service.stop()
