@@ -1,4 +1,5 @@
-"""门槛: conditions a win must meet whatever it is worth (内蒙: 有刻, 开门, 幺九或箭刻), named by a ruleset in
+"""门槛: conditions a win must meet whatever it is worth (内蒙: 有刻, 开门, 幺九或箭刻; 合肥: 八枝; 武汉: 开口,
+红中不在手), named by a ruleset in
 `[win_conditions] require`. Each is a small check whose docstring is the rule, registered under its Chinese
 name, so a ruleset with such conditions is data; a win that misses one is refused with its reason."""
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from table_controller import tiles as T
 from table_controller.scoring.errors import ScoringError
 from table_controller.scoring.hand import HandInput
 from table_controller.scoring.registry import View
@@ -16,6 +18,7 @@ from table_controller.scoring.shapes import ORPHANS, readings
 
 DRAGONS = frozenset({"5z", "6z", "7z"})
 SUITED_TERMINALS = frozenset({"1m", "9m", "1p", "9p", "1s", "9s"})
+RED_DRAGON = "7z"  # 红中 (5z 白, 6z 发)
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,26 @@ def suited_terminal_or_dragon_pung(v: View) -> bool:
     """必须有幺九或箭刻, 幺九 read as the suits' 一 and 九 only (winds do not count): a 1 or 9 of a suit
     anywhere in the hand, or a pung or kong of 中发白."""
     return any(t in SUITED_TERMINALS for t in v.faces) or any(g.is_set and g.kind in DRAGONS for g in v.groups)
+
+
+@condition("八枝", "no_eight_of_a_suit", "须有八枝（一门八张以上）/ needs eight or more tiles of one suit")
+def eight_of_a_suit(v: View) -> bool:
+    """八枝：和牌时需要一门有八张以上 (seed 004 合肥; seed 003 "胡牌时需要一门有八张以上"): eight or more
+    tiles of one suit among the winning hand's, melds included (a kong's four)."""
+    return any(sum(1 for t in v.faces if T.is_suited(t) and T.suit(t) == s) >= 8 for s in v.suits)
+
+
+@condition("开口", "not_opened", "须开口（碰、吃或杠）/ the hand must be opened: a pung, chow or kong laid down")
+def opened_any(v: View) -> bool:
+    """武汉的讲究开口（即碰，吃，杠），不开口不能胡 (seed 004 武汉): a pung, chow or kong laid down before the win;
+    the seed names 杠 without 明 or 暗, so a concealed kong opens the hand too (`开门` is the narrower 内蒙 reading)."""
+    return bool(v.hand.melds)
+
+
+@condition("红中不在手", "red_dragon_held", "红中留在手上不能胡 / no win while holding 红中")
+def no_red_dragon_held(v: View) -> bool:
+    """红中留在手上不能胡 (seed 004 武汉): no 红中 among the concealed tiles or the winning tile."""
+    return RED_DRAGON not in v.hand.concealed and v.hand.win_tile != RED_DRAGON
 
 
 def required(table: Mapping[str, Any] | None, ruleset: str = "") -> tuple[Condition, ...]:

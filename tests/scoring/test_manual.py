@@ -66,7 +66,8 @@ def test_hand_size_ranks_tiles_and_wildcards_follow_the_ruleset() -> None:
     wild = "123m456m789m11p2s5z"
     assert read("fujian", wild, "4s", options={"points": 4})["reason"] == "not_a_win"
     assert read("fujian", wild, "4s", options={"points": 4, "wildcard": "5z"})["valid"]
-    assert read("wuhan", "123m456m789m6z6z6z2s", "2s", options={"points": 4, "wildcard": "6z"})["valid"]
+    opened = [{"type": "chi", "tiles": "123m", "from": "E"}]  # 武汉: 不开口不能胡 (seed 004)
+    assert read("wuhan", "456m789m6z6z6z2s", "2s", melds=opened, options={"points": 4, "wildcard": "6z"})["valid"]
 
 
 @pytest.mark.parametrize("options,field", [
