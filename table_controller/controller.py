@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from drivers.faults import BY_CODE
+
 from table_controller import snapshot
 from table_controller.config import TableConfig
 from table_controller.journal import journal_fields
@@ -34,6 +36,15 @@ RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
 TRANSIENT = frozenset({"heartbeat"})
 
 TableOpener = Callable[[str], Awaitable[Any]]
+
+#: The table's commands as the operator calls the step (a refusal's line on the Table page).
+COMMAND_ZH = {"start_shuffle": "洗牌砌牌", "raise_walls": "升牌", "lower_walls": "降牌", "roll_dice": "掷骰",
+              "set_tile_count": "设定牌数", "set_seat_lights": "设定座位灯"}
+#: What follows a command a fault refused, for the operator: the steps that go on by themselves once
+#: the fault clears, and those that wait for the operator.
+FAULT_HINT_ZH = {"start_shuffle": "故障排除后自动洗牌砌牌", "raise_walls": "故障排除后自动升牌",
+                 "lower_walls": "故障排除后按“开始新一盘”，牌桌先降牌再升起新牌",
+                 "roll_dice": "请掷骰后在本页录入骰子"}
 
 
 class ActionError(ValueError):
@@ -654,6 +665,9 @@ class Controller:
                 follow = _next_throw(self.state.hand)  # as this throw left the hand, not as it is later
                 if follow is not None:
                     asyncio.get_running_loop().create_task(self._after_throw(*follow))
+        elif etype == "fault_cleared":
+            def then() -> None:  # the step a fault refused goes on (the walls of a hand waiting for them)
+                asyncio.get_running_loop().create_task(self._on_phase(self.state.phase, after_fault=True))
         self.offer("table", "table." + etype, fields, table_cursor=cursor, then=then)
 
     def _table_cursor(self, ev: Any) -> tuple[int, int] | None:
@@ -662,13 +676,29 @@ class Controller:
         number = getattr(ev, "seq", 0)
         return (int(boot), int(number)) if boot and isinstance(number, int) and number > 0 else None
 
-    async def _on_phase(self, phase: str) -> None:
+    async def _on_phase(self, phase: str, after_fault: bool = False) -> None:
         """The built set is raised as soon as it is ready for a hand that has started (and not ended: a
-        hand ended before its dice has no deal either, and the next set waits for the next hand)."""
+        hand ended before its dice has no deal either, and the next set waits for the next hand); a table
+        back in `idle` (its reset, 按复位, dropped the set) shuffles and builds again for that hand.
+        `after_fault`: a fault cleared; the step it refused is taken again unless another fault still
+        blocks it (a missing tile put back: the walls waited under the table for good before)."""
         hand = self.state.hand
-        if phase == "ready" and hand is not None and hand.get("deal") is None and not hand.get("ended") \
-                and self.table is not None:
+        if hand is None or hand.get("deal") is not None or hand.get("ended") or self.table is None:
+            return
+        if phase == "ready" and not (after_fault and self._blocked("lift")):
             await self._command("raise_walls")
+        elif phase == "idle" and not (after_fault and self._blocked("build")):
+            caps = getattr(getattr(self.table, "info", None), "capabilities", None)
+            if getattr(caps, "tile_counts", ()):
+                from table_controller.rules import load_ruleset
+
+                await self._command("set_tile_count", self.config.table.tile_count or load_ruleset(hand["ruleset"]).tiles)
+            await self._command("start_shuffle")
+
+    def _blocked(self, part: str) -> bool:
+        """Whether a fault the log holds stops `part` of the machine ("build", "lift", "dice": protocol.md §9)."""
+        return any(part in kind.blocks for code in self.state.faults
+                   if str(code).isdigit() and (kind := BY_CODE.get(int(code))) is not None)
 
     async def _after_throw(self, throw: tuple[int, int, int], thrower: str) -> None:
         """Light the seat that throws next (mcr's second throw); the sim's autopilot presses it. Only
@@ -692,8 +722,18 @@ class Controller:
         try:
             return await getattr(self.table, name)(*args, **kwargs)
         except Exception as exc:
-            self.offer("controller", "controller.rejected", {"action": name, "reason": f"{name}: {exc}"})
+            self.offer("controller", "controller.rejected", {"action": name, "reason": self._refusal(name, exc)})
             return None
+
+    def _refusal(self, name: str, exc: Exception) -> str:
+        """A table command that failed, in the operator's words first: which step, the faults in the way
+        and what happens next (it said "lower_walls: lower_walls refused by the table: …" alone)."""
+        step = COMMAND_ZH.get(name, name)
+        if getattr(exc, "code", None) != "fault_active":
+            return f"牌桌未能{step} / {name}: {exc}"
+        names = "、".join(str(f.get("name_zh") or f.get("code")) for f in self.state.faults.values())
+        hint = FAULT_HINT_ZH.get(name, "")
+        return f"牌桌故障{f'（{names}）' if names else ''}，未能{step}" + (f"：{hint}" if hint else "") + f" / {name}: {exc}"
 
     # -- actions ---------------------------------------------------------------------------------
     async def start_hand(self, by: str) -> Event:
@@ -731,9 +771,10 @@ class Controller:
             await self._command("set_seat_lights", dealer=side_of_wind("E", dealer_position),
                                 prevalent=prevalent, turn=side_of_wind("E", dealer_position))
         phase = self.state.phase
-        if prev is not None and not prev.get("ended") and phase in ("walls_raised", "playing"):
-            # the abandoned hand's walls are still up: the table takes them in first, as at a
-            # hand's end, and the next set goes up when it reports "ready" (see _on_phase)
+        if phase in ("walls_raised", "playing"):
+            # the last hand's walls are still up (abandoned, or its end's lowering refused by a fault:
+            # the lid left open): the table takes them in first, as at a hand's end, and the next set
+            # goes up when it reports "ready" (see _on_phase); it was left up and the hand never got walls
             await self._command("lower_walls")
         elif phase == "ready":  # the next set was built under the table during the last hand
             await self._command("raise_walls")
