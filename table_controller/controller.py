@@ -12,11 +12,12 @@ import logging
 import math
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.names import command_failed
+from drivers.faults import BY_CODE
+from drivers.names import COMMAND_NAMES, command_failed
 
 from table_controller import snapshot
 from table_controller.config import TableConfig
@@ -36,6 +37,12 @@ RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
 TRANSIENT = frozenset({"heartbeat"})
 
 TableOpener = Callable[[str], Awaitable[Any]]
+
+#: What follows a command a fault refused, for the operator: the steps that go on by themselves once
+#: the fault clears, and those that wait for the operator.
+FAULT_HINT_ZH = {"start_shuffle": "故障排除后自动洗牌砌牌", "raise_walls": "故障排除后自动升牌",
+                 "lower_walls": "故障排除后按“开始新一盘”，牌桌先降牌再升起新牌",
+                 "roll_dice": "请掷骰后在本页录入骰子"}
 
 
 class ActionError(ValueError):
@@ -636,19 +643,11 @@ class Controller:
         only as a phase was reported changing, and the hand waited for good. A command the driver still
         holds is left to it (resent after the reconnect, run once by the table's request cache), and a
         hand start still sending its own is left to finish."""
-        hand = self.state.hand
-        if hand is None or hand.get("ended") or hand.get("deal") is not None or self.table is None:
+        if phase not in ("ready", "idle"):
             return
-        follow: Coroutine[Any, Any, None] | None = None
-        if phase == "ready" and not self._sending["raise_walls"]:
-            follow = self._on_phase("ready")
-        elif phase == "idle" and not self._starting and not (self._sending["start_shuffle"]
-                                                           or self._sending["set_tile_count"]):
-            follow = self._shuffle()
-        if follow is not None:
-            task = asyncio.get_running_loop().create_task(follow)
-            self._followups.add(task)  # held until done: a task nobody holds may be collected mid-command
-            task.add_done_callback(self._followups.discard)
+        task = asyncio.get_running_loop().create_task(self._on_phase(phase))
+        self._followups.add(task)  # held until done: a task nobody holds may be collected mid-command
+        task.add_done_callback(self._followups.discard)
 
     async def _shuffle(self) -> None:
         """Set the tile count (a table that can say its counts) and shuffle and build the set."""
@@ -691,6 +690,9 @@ class Controller:
                 follow = _next_throw(self.state.hand)  # as this throw left the hand, not as it is later
                 if follow is not None:
                     asyncio.get_running_loop().create_task(self._after_throw(*follow))
+        elif etype == "fault_cleared":
+            def then() -> None:  # the step a fault refused goes on (the walls of a hand waiting for them)
+                asyncio.get_running_loop().create_task(self._on_phase(self.state.phase, after_fault=True))
         self.offer("table", "table." + etype, fields, table_cursor=cursor, then=then)
 
     def _table_cursor(self, ev: Any) -> tuple[int, int] | None:
@@ -699,13 +701,28 @@ class Controller:
         number = getattr(ev, "seq", 0)
         return (int(boot), int(number)) if boot and isinstance(number, int) and number > 0 else None
 
-    async def _on_phase(self, phase: str) -> None:
+    async def _on_phase(self, phase: str, after_fault: bool = False) -> None:
         """The built set is raised as soon as it is ready for a hand that has started (and not ended: a
-        hand ended before its dice has no deal either, and the next set waits for the next hand)."""
+        hand ended before its dice has no deal either, and the next set waits for the next hand); a table
+        back in `idle` (its reset, 按复位, dropped the set) shuffles and builds again for that hand.
+        `after_fault`: a fault cleared; the step it refused is taken again unless another fault still
+        blocks it (a missing tile put back: the walls waited under the table for good before)."""
         hand = self.state.hand
-        if phase == "ready" and hand is not None and hand.get("deal") is None and not hand.get("ended") \
-                and self.table is not None:
+        if hand is None or hand.get("deal") is not None or hand.get("ended") or self.table is None:
+            return
+        # a command still in flight (a hand start's own, one the driver resends after a relink, run once by
+        # the table's request cache) is not sent again: the phase, the relink (`_walls_still_wanted`) and a
+        # fault's clearing may each ask for the same walls
+        if phase == "ready" and not self._sending["raise_walls"] and not (after_fault and self._blocked("lift")):
             await self._command("raise_walls")
+        elif (phase == "idle" and not self._starting and not (self._sending["start_shuffle"] or self._sending["set_tile_count"])
+              and not (after_fault and self._blocked("build"))):
+            await self._shuffle()
+
+    def _blocked(self, part: str) -> bool:
+        """Whether a fault the log holds stops `part` of the machine ("build", "lift", "dice": protocol.md §9)."""
+        return any(part in kind.blocks for code in self.state.faults
+                   if str(code).isdigit() and (kind := BY_CODE.get(int(code))) is not None)
 
     async def _after_throw(self, throw: tuple[int, int, int], thrower: str) -> None:
         """Light the seat that throws next (mcr's second throw); the sim's autopilot presses it. Only
@@ -730,10 +747,20 @@ class Controller:
         try:
             return await getattr(self.table, name)(*args, **kwargs)
         except Exception as exc:
-            self.offer("controller", "controller.rejected", {"action": name, "reason": command_failed(name, exc)})
+            self.offer("controller", "controller.rejected", {"action": name, "reason": self._refusal(name, exc)})
             return None
         finally:
             self._sending[name] -= 1
+
+    def _refusal(self, name: str, exc: Exception) -> str:
+        """A table command that failed, in the operator's words first: which step, the faults in the way
+        and what happens next (it said "lower_walls: lower_walls refused by the table: …" alone)."""
+        if getattr(exc, "code", None) != "fault_active":
+            return command_failed(name, exc)  # the link lost it, the board refused it for another reason
+        step = COMMAND_NAMES.get(name, (name, name))[0]
+        names = "、".join(str(f.get("name_zh") or f.get("code")) for f in self.state.faults.values())
+        hint = FAULT_HINT_ZH.get(name, "")
+        return f"牌桌故障{f'（{names}）' if names else ''}，未能{step}" + (f"：{hint}" if hint else "") + f" / {name}: {exc}"
 
     # -- actions ---------------------------------------------------------------------------------
     async def start_hand(self, by: str) -> Event:
@@ -774,9 +801,10 @@ class Controller:
                                     prevalent=prevalent, turn=side_of_wind("E", dealer_position))
             phase = self.state.phase
             if phase in ("walls_raised", "playing") and not self._sending["lower_walls"]:
-                # the last hand's walls are still up (a hand abandoned now, or one whose lower_walls was lost
-                # with the cable): the table takes them in first, as at a hand's end, and the next set goes up
-                # when it reports "ready" (see _on_phase)
+                # the last hand's walls are still up (a hand abandoned now, one whose lower_walls was lost
+                # with the cable, or whose end's lowering a fault refused: the lid left open): the table takes
+                # them in first, as at a hand's end, and the next set goes up when it reports "ready" (see
+                # _on_phase); they were left up and the new hand never got walls
                 await self._command("lower_walls")
             elif phase == "ready":  # the next set was built under the table during the last hand
                 await self._command("raise_walls")

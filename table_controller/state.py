@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable
 
+from drivers.faults import fault_fields
 from drivers.names import LINK_REASONS, reason_en, reason_zh
 
 from table_controller import corrections
@@ -274,6 +275,11 @@ def _camera_seat(wind: Any, side: str) -> str:
     return f"{SEATS.index(side) + 1}号位" if side in SEATS else ""
 
 
+def _fault_name_zh(code: Any) -> str:
+    """A fault code's Chinese name (卡牌); a code the fault table lacks as 未知故障 N."""
+    return str(fault_fields(code, "")["name_zh"]) if isinstance(code, int) else str(code or "")
+
+
 def describe(ev: Event) -> str:
     """A one-line Chinese description of an event for the display's log."""
     d = ev.data
@@ -329,10 +335,12 @@ def describe(ev: Event) -> str:
     if t == "table.fault_raised":
         where = str(d.get("where_zh") or d.get("where") or "") if d.get("where") not in (None, "", "table") else ""
         return f"故障：{d.get('name_zh', d.get('code', ''))}" + (f"（{where}）" if where else "")
-    if t == "table.fault_cleared":
-        return f"故障解除：{d.get('name_zh', d.get('code', ''))}"
-    if t == "table.tile_count":
-        return f"牌数设定：{d.get('count')} 张"
+    if t == "table.fault_cleared":  # the table's event names the code alone: its name from the fault table
+        return f"故障解除：{d.get('name_zh') or _fault_name_zh(d.get('code'))}"
+    if t == "table.tile_count":  # the counter's reading after a build, not the setting: short or over is 缺牌/多牌
+        count, expected = d.get("count"), d.get("expected")
+        off = f"，应为 {expected} 张" if expected not in (None, count) else ""
+        return f"点牌：{count} 张{off}"
     if t == "table.button":
         button = BUTTON_ZH.get(d.get("button", ""), d.get("button", ""))
         if "wind" not in d and d.get("seat") in SEATS:  # no hand yet: nobody sits at a wind, a side is its chair

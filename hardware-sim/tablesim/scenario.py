@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import TYPE_CHECKING
 
+from drivers.messages import BUTTONS
 from tablesim.mechanism import SimError, check_seat, fault_kind
 
 if TYPE_CHECKING:
     from tablesim.sim import SimTable
 
-HELP = ("fault ID [WHERE] | clear ID | press SEAT [BUTTON] | lose N | add N | brownout | unplug [S] | "
+HELP = ("fault ID [WHERE] | clear ID | reset | press SEAT [BUTTON] | lose N | add N | brownout | unplug [S] | "
         "stall [S]")
 #: verb -> number of required arguments
-VERBS: dict[str, int] = {"fault": 1, "clear": 1, "press": 1, "lose": 1, "add": 1, "brownout": 0, "unplug": 0,
-                         "stall": 0}
+VERBS: dict[str, int] = {"fault": 1, "clear": 1, "reset": 0, "press": 1, "lose": 1, "add": 1, "brownout": 0,
+                         "unplug": 0, "stall": 0}
 
 
 def run_command(sim: SimTable, line: str) -> str:
@@ -25,11 +27,14 @@ def run_command(sim: SimTable, line: str) -> str:
     verb, args = words[0], words[1:]
     if verb not in VERBS or len(args) < VERBS[verb]:
         raise SimError(f"unknown bench command {line!r}; try 'help'")
+    check_args(verb, args)
     try:
         if verb == "fault":
             sim.raise_fault(args[0], " ".join(args[1:]) or "table")
         elif verb == "clear":
             sim.clear_fault(args[0])
+        elif verb == "reset":
+            sim.press_reset()
         elif verb == "press":
             sim.press_button(args[0], args[1] if len(args) > 1 else "dice")
         elif verb == "lose":
@@ -47,6 +52,25 @@ def run_command(sim: SimTable, line: str) -> str:
             raise
         raise SimError(f"{line!r}: {exc}") from None
     return "done"
+
+
+def check_args(verb: str, args: list[str]) -> None:
+    """SimError unless a bench command's arguments would run: a fault, a seat and button, a number
+    (a scenario checked only the fault and the seat: `press E dance` or `lose x` stopped it mid-run)."""
+    if verb in ("fault", "clear"):
+        fault_kind(args[0])
+    elif verb == "press":
+        check_seat(args[0])
+        if len(args) > 1 and args[1] not in BUTTONS:
+            raise SimError(f"button {args[1]!r} is not one of {', '.join(BUTTONS)}")
+    elif verb in ("lose", "add", "unplug", "stall") and args:
+        number = args[0]
+        try:
+            value = int(number) if verb in ("lose", "add") else float(number)
+        except ValueError:
+            raise SimError(f"{verb} {number!r}: not a {'whole number' if verb in ('lose', 'add') else 'number of seconds'}") from None
+        if verb in ("unplug", "stall") and not (math.isfinite(value) and value >= 0):
+            raise SimError(f"{verb} {number!r}: seconds must be 0 or more")
 
 
 def parse_scenario(lines: list[str] | str) -> list[tuple[float, str]]:
@@ -70,10 +94,7 @@ def parse_scenario(lines: list[str] | str) -> list[tuple[float, str]]:
         if not words or words[0] not in VERBS or len(words) - 1 < VERBS[words[0]]:
             raise SimError(f"scenario line {n}: {command.strip()!r} is not a bench command ({HELP})")
         try:
-            if words[0] in ("fault", "clear"):
-                fault_kind(words[1])
-            elif words[0] == "press":
-                check_seat(words[1])
+            check_args(words[0], words[1:])
         except SimError as exc:
             raise SimError(f"scenario line {n}: {exc}") from None
         steps.append((at, command.strip()))

@@ -497,6 +497,11 @@ class SimTable:
         """The fault's cause is gone."""
         self.mech.clear_fault(fault)
 
+    def press_reset(self) -> None:
+        """The attendant presses the board's reset key (复位), as the jam's and the dice's remedies say:
+        what the host's `reset` does (motors stop, the set is dropped, jam and dice clear, phase idle)."""
+        self.mech.reset()
+
     def brown_out(self) -> None:
         """The supply dips: the firmware restarts, forgets everything, and says so (RESET, hello)."""
         self.mech.stop()

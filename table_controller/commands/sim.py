@@ -29,6 +29,7 @@ A scenario file has lines `SECONDS COMMAND`, commands being the bench commands a
 in-band by the protocol's `debug` message:
   fault ID [WHERE]   raise a fault: jam missing_tile extra_tile motor overheat centre_open sensor power dice
   clear ID           the fault's cause is gone
+  reset              the attendant presses the board's reset key (复位): clears jam and dice, drops the set
   press SEAT [BUTTON]  a player presses a button (dice, start, raise, lower) on side E/S/W/N
   lose N / add N     N tiles fall off (or foreign tiles get in): the next build's count raises 缺牌 / 多牌
   brownout           the firmware restarts

@@ -146,3 +146,38 @@ async def test_a_lost_tile_shows_at_the_counter_and_keeps_the_walls_down(sim: Si
     await clock.advance(61)  # the next set, built during play, has two foreign tiles
     assert [v for n, v in events(sim) if n == "tile_count"][-1] == {"count": 146, "expected": 144}
     assert 3 in sim.faults
+
+
+@pytest.mark.parametrize("line,said", [("5 press E dance", "button 'dance'"), ("5 lose x", "lose 'x'"),
+                                       ("5 add 1.5", "add '1.5'"), ("5 unplug nan", "unplug 'nan'"),
+                                       ("5 stall -1", "stall '-1'")])
+def test_a_scenario_line_that_would_fail_mid_run_is_refused_before_it(line: str, said: str) -> None:
+    """`tablectl sim --scenario` checks its file first so a typo fails at once; a wrong button or number
+    passed the check and stopped the run (a traceback) when its time came, a minute in."""
+    from tablesim.sim import parse_scenario
+
+    with pytest.raises(SimError, match=f"scenario line 2: .*{said}"):
+        parse_scenario(f"1 press E raise\n{line}\n")
+
+
+async def test_a_bench_command_with_a_bad_number_is_refused_and_changes_nothing(sim: SimTable) -> None:
+    with pytest.raises(SimError, match="unplug 'nan'"):
+        sim.do("unplug nan")
+    with pytest.raises(SimError, match="button 'dance'"):
+        sim.do("press E dance")
+    assert [n for n, _ in events(sim)] == ["hello"]
+
+
+async def test_the_attendants_reset_clears_a_jam_drops_the_set_and_idles(sim: SimTable, clock: VirtualClock) -> None:
+    """The jam's remedy ends 再按复位 (press reset): the bench's `reset` is that key, as the host's `reset`
+    command (protocol.md §7): jam and dice clear, a missing tile stays, the set is dropped, phase idle."""
+    sim.mech.start_shuffle()
+    await clock.advance(30)
+    sim.do("fault jam chain")
+    sim.do("fault missing_tile counter")
+    sim.do("reset")
+    assert sim.phase == "idle" and sim.wall is None and sim.faults == {2: "counter"}
+    assert [n for n, _ in events(sim)][-3:] == ["fault_raised", "fault_cleared", "phase"]
+    await clock.advance(60)
+    assert sim.phase == "idle"  # the build stopped with the motors
+    assert "reset" in sim.do("help")
