@@ -288,3 +288,15 @@ def test_a_hand_stopped_short_is_replayed_by_the_same_dealer_and_does_not_count(
                                             encoding="utf-8")
     monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
     assert coming("mcr_void", hands, []).dealer_position == 3  # counted as a 荒庄: the deal passed twice
+
+
+def test_a_first_dealer_throw_of_the_wrong_dice_names_the_counts_its_method_takes() -> None:
+    """By count a three-dice table (广东) throws its three: the note said two dice only, though three are taken;
+    by the highest throw (四川) each chair throws two."""
+    from table_controller.seating import first_dealer_throw
+
+    assert first_dealer_throw(None, "count", 1, [2, 3, 4])["position"] == 1  # 9 → 1号位
+    note = first_dealer_throw(None, "count", 1, [7, 1])["note"]
+    assert "三颗骰的牌桌：三颗" in note and "three on a three-dice table" in note
+    note = first_dealer_throw(None, "highest", 1, [2, 3, 4])["note"]
+    assert note.startswith("定庄掷两颗骰子，") and "三颗" not in note
