@@ -155,7 +155,9 @@ def first_dealer_throw(fd: dict[str, Any] | None, method: str, chair: int, dice:
         return fd
     counts = (2, 3) if method == "count" else (2,)  # a three-dice table (广东) counts its three
     if len(throw["dice"]) not in counts or not all(1 <= x <= 6 for x in throw["dice"]):
-        throw["ignored"] = fd["note"] = "定庄掷两颗骰子，每颗 1 至 6 点 / two dice of 1 to 6"
+        throw["ignored"] = fd["note"] = (
+            "定庄掷两颗骰子（三颗骰的牌桌：三颗），每颗 1 至 6 点 / two dice (three on a three-dice table) of 1 to 6"
+            if method == "count" else "定庄掷两颗骰子，每颗 1 至 6 点 / two dice of 1 to 6")
         return fd
     try:
         if method == "count":

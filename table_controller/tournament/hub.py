@@ -646,6 +646,7 @@ class Hub:
     def _rank(self, through: int | None) -> list[dict[str, Any]]:
         players: dict[str, dict[str, Any]] = {}
         decided = self.decided()
+        out = self._out_of_seating(decided)
         for table_id in table_order(set(self.tables) | set(self.expected), self.expected):
             if table_id not in self.tables:  # on the venue's list, never heard from
                 continue
@@ -667,7 +668,7 @@ class Hub:
         for key, p in players.items():
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
             # left out of the seating by the organiser (withdrew, late): the results stand, shown so
-            p["out"] = decided.players_out.get(key)
+            p["out"] = out.get(key)
             p["stand_in"] = self._stand_in(p)
             # a registered number goes by its registered name: a name mistyped at one table (王玮 for
             # 王伟) was shown for the player everywhere, and posted in the next round's seating
@@ -776,6 +777,10 @@ class Hub:
         for p in self.standings()["players"]:
             who.setdefault(player_key(p["id"], p["name"]), {"name": p["name"], "id": p["id"]})
         listed = {player_key("", r["name"]) for r in self.registered}  # names: a stand-in is keyed by name
+        twin = self._twin(str(body.get("player", ""))) if action in ("player_out", "player_back") else None
+        if twin and twin in self.decided().players_out:
+            # 恢复 on the row of 甲 keyed by name, withdrawn as A01: the decision in force is A01's
+            body = {**body, "player": twin}
         data = check_decision(action, body, self.decided(), known, who, listed if self.registered else set(),
                               {t: self.name_of(t) for t in known})
         now = self._wall_clock()
@@ -871,16 +876,29 @@ class Hub:
                              if t["heard"] and not t["final"] and (t["round"] or 0) < number]
         return out
 
-    def _out_keys(self, decided: Standing) -> set[str]:
-        """The keys of the players left out of the seating, each both ways where the registration list
-        ties a number to a name no one else has: a player withdrawn by number (id:A01) whom a table keyed
-        by name alone (甲) is name:甲 in the standings, and was seated again."""
-        out = set(decided.players_out)
+    def _twin(self, key: str) -> str | None:
+        """The player's other key where the registration list ties a number to a name no one else has
+        (id:A01 ↔ name:甲): a table may key the player by name alone."""
         names = [r["name"] for r in self.registered]
         for r in self.registered:
-            if r["id"] and names.count(r["name"]) == 1 and {f"id:{r['id']}", f"name:{r['name']}"} & out:
-                out |= {f"id:{r['id']}", f"name:{r['name']}"}
+            pair = (f"id:{r['id']}", f"name:{r['name']}")
+            if r["id"] and names.count(r["name"]) == 1 and key in pair:
+                return pair[1] if key == pair[0] else pair[0]
+        return None
+
+    def _out_of_seating(self, decided: Standing) -> dict[str, dict[str, Any]]:
+        """The players left out of the seating by key, each both ways (`_twin`): a player withdrawn by
+        number (id:A01) whom a table keyed by name alone (甲) is name:甲 in the standings, and was seated
+        again; its row did not say 不参加编排."""
+        out = dict(decided.players_out)
+        for key, decision in decided.players_out.items():
+            twin = self._twin(key)
+            if twin:
+                out.setdefault(twin, decision)
         return out
+
+    def _out_keys(self, decided: Standing) -> set[str]:
+        return set(self._out_of_seating(decided))
 
     def publish_seating(self, round_no: int | None = None, fresh: bool = False) -> dict[str, Any]:
         """Publish the proposed seating of a round (`pairings`) to its tables: each table's players go

@@ -297,3 +297,14 @@ async def test_a_button_pressed_before_any_hand_is_named_by_its_chair_not_a_wind
     assert controller.state.log[-1]["text"] == "2号位按键：骰子"
     controller.accept("table", "table.dice", {"seat": "S", "dice": [3, 5]})
     assert controller.state.log[-1]["text"].startswith("2号位掷骰定庄")
+
+def test_a_first_dealer_throw_of_the_wrong_dice_names_the_counts_its_method_takes() -> None:
+    """By count a three-dice table (广东) throws its three: the note said two dice only, though three are taken;
+    by the highest throw (四川) each chair throws two."""
+    from table_controller.seating import first_dealer_throw
+
+    assert first_dealer_throw(None, "count", 1, [2, 3, 4])["position"] == 1  # 9 → 1号位
+    note = first_dealer_throw(None, "count", 1, [7, 1])["note"]
+    assert "三颗骰的牌桌：三颗" in note and "three on a three-dice table" in note
+    note = first_dealer_throw(None, "highest", 1, [2, 3, 4])["note"]
+    assert note.startswith("定庄掷两颗骰子，") and "三颗" not in note

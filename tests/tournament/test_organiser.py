@@ -427,6 +427,17 @@ def test_a_player_withdrawn_by_number_is_not_seated_though_a_table_keyed_their_n
         seated = {s["name"] for t in second["tables"] for s in t["seats"].values()}
         assert gone["name"] not in seated and gone["name"] not in {b["name"] for b in second["byes"]}, seated
         assert len(seated) == 20 and len(second["byes"]) == 3  # the other 23: five tables, three sit out
+        # the standings' row of 甲 (keyed by name) says 不参加编排 too, and its 恢复 brings 甲 back
+        row = next(p for p in hub.standings()["players"] if p["name"] == gone["name"])
+        assert row["id"] == "" and row["out"] and row["out"]["reason"] == "退赛", row
+        again = client.post("/api/organiser", json={"action": "player_out", "player": f"name:{gone['name']}",
+                                                    "reason": "退赛"}, headers=AUTH)
+        assert again.status_code == 409 and "已退出编排" in again.json()["detail"], again.text
+        back = client.post("/api/organiser", json={"action": "player_back", "player": f"name:{gone['name']}",
+                                                   "reason": "到场"}, headers=AUTH)
+        assert back.status_code == 200 and back.json()["data"]["id"] == gone["id"], back.text
+        assert not next(p for p in hub.standings()["players"] if p["name"] == gone["name"])["out"]
+        assert gone["name"] in {s["name"] for t in hub.pairings(fresh=True)["tables"] for s in t["seats"].values()}
     finally:
         hub.close()
 
