@@ -760,7 +760,9 @@ class Controller:
         step = COMMAND_NAMES.get(name, (name, name))[0]
         names = "、".join(str(f.get("name_zh") or f.get("code")) for f in self.state.faults.values())
         hint = FAULT_HINT_ZH.get(name, "")
-        return f"牌桌故障{f'（{names}）' if names else ''}，未能{step}" + (f"：{hint}" if hint else "") + f" / {name}: {exc}"
+        said = str(exc)  # the driver's words, the command named once
+        return (f"牌桌故障{f'（{names}）' if names else ''}，未能{step}" + (f"：{hint}" if hint else "")
+                + f" / {said if said.startswith(name) else f'{name}: {said}'}")
 
     # -- actions ---------------------------------------------------------------------------------
     async def start_hand(self, by: str) -> Event:

@@ -158,7 +158,7 @@ async def test_a_command_the_link_lost_or_the_board_refused_is_said_in_chinese(
         assert reason.startswith("洗牌砌牌：牌桌重新启动，命令未执行 / start_shuffle: the table restarted"), reason
         assert line == f"拒绝：{reason}"
         reason, _ = said["lower_walls"]
-        assert reason.startswith("降牌收牌：牌桌故障，请先排除 / lower_walls refused by the table: "), reason
+        assert reason.startswith("牌桌故障（卡牌），未能降牌收牌：") and "/ lower_walls refused by the table: " in reason, reason
     finally:
         await close(sim, c, store)
 

@@ -147,7 +147,7 @@ async def test_a_hand_end_the_open_lid_kept_from_lowering_is_lowered_by_the_next
     await c.end_hand("op")
     await until(lambda: types(table, "controller.rejected"))
     refusal = types(table, "controller.rejected")[0]["reason"]
-    assert refusal.startswith("牌桌故障（中心盖未关），未能降牌：故障排除后按“开始新一盘”"), refusal
+    assert refusal.startswith("牌桌故障（中心盖未关），未能降牌收牌：故障排除后按“开始新一盘”"), refusal
     assert sim.phase == "playing"
     sim.clear_fault("centre_open")
     await until(lambda: not c.state.faults)

@@ -84,7 +84,9 @@ def test_hashed_credentials_in_the_config_log_in_with_the_pin_never_with_the_has
             for token in [OPERATOR, NAMED] * 20:
                 assert http.get("/api/whoami", headers={"Authorization": f"Bearer {token}"}).status_code == 200
             took = time.perf_counter() - started
-        assert took < 1.0, f"40 requests took {took:.2f} s"
+        # scrypt again at each: at least 3 s (60 checks of 50 ms and more); remembered, 0.2 s idle, 1.6 s seen
+        # with the suite and four other jobs on two cores
+        assert took < 2.5, f"40 requests took {took:.2f} s"
     finally:
         ctl.send_signal(signal.SIGTERM)
         out, _ = ctl.communicate(timeout=20)
