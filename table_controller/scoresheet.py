@@ -19,8 +19,9 @@ RESULT_ZH = {"win": "和牌", "win_pending": "和牌（待确认）", "draw": "�
 
 
 def compute(state: Any, final: bool = False) -> dict[str, Any]:
-    """Rows, totals and 标准分 of the session so far (`final` once the session clock has ended, its
-    hands are played, or when told: a round closed by the next one's start)."""
+    """Rows, totals and 标准分 of the session so far (`final` once the session clock has ended or its
+    hands are played and no hand is in play nor a win waits for its confirmation again, or when told: a
+    round closed by the next one's start)."""
     actions = state.actions
     hands = {h["hand_no"]: dict(h) for h in state.hands}
     if state.hand is not None and state.hand["hand_no"] not in hands:
@@ -46,9 +47,11 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
         rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks, returned))
         if taken:  # the 供托 the hand's first winner took, this hand's sticks and those carried to it (the wins list)
             rows[-1]["riichi_taken"] = taken
-    final = final or _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
-    final = final or out_of_stacks or _hands_played(state)
+    # time called with a hand in play: the session ends with that hand (以尚在进行的一盘比赛结束为结束时间,
+    # seed 000); a win whose confirmation was undone is the referee's to confirm again
+    open_ = (state.hand is not None and not state.hand.get("ended")) or any(r["result"] == "win_pending" for r in rows)
+    final = final or out_of_stacks or (not open_ and (_session_over(state) or _hands_played(state)))
     if final and pot and rows:
         pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
     from table_controller.scoring.points import session_points

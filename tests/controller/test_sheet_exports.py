@@ -1,0 +1,86 @@
+"""The score sheet and the hand record as a referee or organiser takes them away (CSV, 牌谱 text): what
+they say is final only once it is, and each figure goes to the player it belongs to. A real controller on
+a real SQLite log."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from table_controller.config import parse_config
+from table_controller.controller import Controller
+from table_controller.record import as_text, hand_record
+from table_controller.scoresheet import compute, to_csv
+from table_controller.seating import for_state
+from table_controller.store import EventStore
+
+NAMES = {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}
+#: N wins on E's 2p: 清龙 16, 门前清 2, 幺九刻 1, 缺一门 1, 无字 1 = 21 (E pays 29, S and W 8 each)
+WIN_BY_NORTH = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
+                "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
+                "win_tile": "2p", "win": "discard", "discarder": "E"}
+
+
+async def _no_table(url: str) -> None:
+    raise ConnectionRefusedError(url)
+
+
+@pytest.fixture
+def controller(tmp_path: Path):
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
+    store = EventStore(tmp_path / "e.sqlite3")
+    c = Controller(cfg, store, _no_table)
+    c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": "mcr", "players": NAMES})
+    yield c
+    store.close()
+
+
+def _start(c: Controller) -> int:
+    """A hand as `start_hand` records it (the places from `seating.coming`); its number."""
+    places = for_state(c.state)
+    no = c.state.hands_played + 1
+    c.accept("operator", "operator.hand_start", {
+        "hand_no": no, "ruleset": "mcr", "dealer_position": places.dealer_position,
+        "prevalent_wind": places.prevalent, "seats": places.seats(),
+        "seating": {str(ch): p for ch, p in enumerate(places.seating, start=1)}})
+    return no
+
+
+def _north_wins(c: Controller) -> None:
+    prevalent = c.state.hand["prevalent_wind"]
+    c.referee_action("referee.win_read", {"hand": {**WIN_BY_NORTH, "prevalent_wind": prevalent}}, by="referee")
+    c.referee_action("referee.win_confirm", {}, by="referee")
+
+
+def _csv(sheet: dict) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(to_csv(sheet).lstrip("\ufeff"))))
+
+
+def test_time_called_during_a_hand_leaves_the_sheet_provisional_until_that_hand_ends(controller: Controller) -> None:
+    """Seed 000: 以尚在进行的一盘比赛结束为结束时间. The referee's 结束计时 with a hand in play made the
+    sheet 最终 at once (the CSV printed then, and the hub's standing, said final) though that hand's win
+    was still to come and changed every 标准分."""
+    c = controller
+    c.referee_action("referee.session_start", {"minutes": 90}, by="referee")
+    _start(c)
+    c.referee_action("referee.session_end", {}, by="referee")
+    sheet = compute(c.state)
+    assert not sheet["final"] and sheet["table_points"] == {"1": 1.75, "2": 1.75, "3": 1.75, "4": 1.75}
+    assert _csv(sheet)[-1][:9] == ["标准分", "", "", "暂定", "", "1.75", "1.75", "1.75", "1.75"]
+    _north_wins(c)
+    assert not compute(c.state)["final"]  # the hand is still open: the operator ends it
+    c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    sheet = compute(c.state)
+    assert sheet["final"] and sheet["totals"] == {"1": -29, "2": -8, "3": -8, "4": 45}
+    assert sheet["table_points"] == {"1": 0, "2": 1.5, "3": 1.5, "4": 4}
+    rows = _csv(sheet)
+    assert rows[-2][:9] == ["合计", "", "", "", "", "-29", "-8", "-8", "45"]
+    assert rows[-1][:9] == ["标准分", "", "", "最终", "", "0", "1.5", "1.5", "4"]
+    # the confirmation undone after the end: the win waits for the referee again, and so does the sheet
+    c.referee_action("referee.undo", {"reason": "番数有误"}, by="referee")
+    sheet = compute(c.state)
+    assert sheet["rows"][-1]["result_zh"] == "和牌（待确认）" and not sheet["final"]
+    assert _csv(sheet)[-1][3] == "暂定"
