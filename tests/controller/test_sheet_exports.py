@@ -84,3 +84,22 @@ def test_time_called_during_a_hand_leaves_the_sheet_provisional_until_that_hand_
     sheet = compute(c.state)
     assert sheet["rows"][-1]["result_zh"] == "和牌（待确认）" and not sheet["final"]
     assert _csv(sheet)[-1][3] == "暂定"
+
+
+def test_the_printed_records_points_name_the_players_who_won_and_paid_after_a_change_of_chairs(
+        controller: Controller) -> None:
+    """The 牌谱's text gave 本盘得分 by 抽签号位 (1号位 -8) under a header of the chairs the players sit in
+    (东 乙（1号位）): after the 换位 before the West round 乙, the dealer who dealt in, read as -8 and 甲
+    as -29. Now each figure is named by the wind and the player who sat it."""
+    c = controller
+    for _ in range(8):
+        no = _start(c)
+        c.accept("operator", "operator.hand_end", {"hand_no": no, "result": "draw"})
+    no = _start(c)  # hand 9: 乙 (drew chair 2) deals from chair 1, 丙 sits N
+    _north_wins(c)
+    c.accept("operator", "operator.hand_end", {"hand_no": no, "result": "win"})
+    assert compute(c.state)["rows"][-1]["points"] == {"1": -8, "2": -29, "3": 45, "4": -8}
+    text = as_text(hand_record(c.store.since(0), 9, state=c.state))
+    lines = text.splitlines()
+    assert lines[1] == "东 乙（1号位）  南 甲（2号位）  西 丁（3号位）  北 丙（4号位）"
+    assert "本盘得分：东 乙 -29  南 甲 -8  西 丁 -8  北 丙 +45" in lines
