@@ -98,8 +98,10 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     holds (盘面付完为止); a kong or a penalty that would end the 局 without leaving its receiver
     first is held outside the table until the 局 ends (三十二) or voided (十五, `[scoring.
     non_winning_end]`); the 局 ends when two seats are empty. Rewrites the rows' points, running
-    totals and `totals` (points won or lost, as for other rulesets) and adds each row's `stacks`;
-    True once the 局 is over. Nothing changes for rulesets without a stack."""
+    totals and `totals` (points won or lost, as for other rulesets) and adds each row's `stacks`; the
+    points held are added to the points of the hand that ended the 局 (`held_points`), so each running
+    total is the one before plus the hand's points. True once the 局 is over. Nothing changes for
+    rulesets without a stack."""
     stack = stack_of(ruleset)
     if stack is None:
         return False
@@ -109,7 +111,7 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     table = scoring(ruleset)
     balances = {p: stack for p in POSITIONS}
     held = {p: 0 for p in POSITIONS}
-    over = False
+    over = counted = False
     for row in rows:
         before = dict(balances)
         on_the_spot = list(_on_the_spot(hands.get(row["hand_no"]) or {}))  # kongs, 追牌, then the penalties
@@ -127,6 +129,11 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
             if not over and any(win["points"].values()):
                 balances, over = jingji.settle(balances, win["points"])
         row["points"] = {p: balances[p] - before[p] for p in POSITIONS}
+        if over and not counted:  # the 局 ends in this hand: what was held outside the table counts here
+            counted = True
+            if any(held.values()):
+                row["held_points"] = dict(held)
+                row["points"] = {p: row["points"][p] + held[p] for p in POSITIONS}
         row["stacks"] = dict(balances)
         row["running"] = {p: balances[p] - stack + (held[p] if over else 0) for p in POSITIONS}
     for p in POSITIONS:

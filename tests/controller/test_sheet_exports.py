@@ -9,6 +9,7 @@ import io
 from pathlib import Path
 
 import pytest
+from test_referee_fold import WIN_HAND, Log  # type: ignore[import-not-found]
 
 from table_controller.config import parse_config
 from table_controller.controller import Controller
@@ -103,3 +104,36 @@ def test_the_printed_records_points_name_the_players_who_won_and_paid_after_a_ch
     lines = text.splitlines()
     assert lines[1] == "东 乙（1号位）  南 甲（2号位）  西 丁（3号位）  北 丙（4号位）"
     assert "本盘得分：东 乙 -29  南 甲 -8  西 丁 -8  北 丙 +45" in lines
+
+
+def test_a_kong_held_outside_the_table_counts_in_the_hand_that_ends_the_ju_and_the_sheet_adds_up() -> None:
+    """竞技 (seed 004 三十二): a kong that would end the 局 with its konger not first is 挂于盘外 and counted
+    once the 局 ends. The totals counted it, but no hand's points did: the printed sheet's 累计 jumped
+    from 丙 -90 to -112 beside a hand of -10, and its 合计 was not the sum of its column."""
+    log = Log("jingji")
+    log.start(dealer=1)  # E=1 S=2 W=3 N=4
+    for seat, amount in (("E", 50), ("E", 50), ("W", 50), ("W", 40)):
+        log.ref("referee.penalty", seat=seat, code="foul_to_victim", amount=amount, victim="S")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    log.start(hand_no=2, dealer=2)  # E=2 S=3 W=4 N=1: chair 1 holds 0, chair 3 10
+    for type_, data in (("deal_done", {}), ("discard", {"seat": "E", "tile": "1z"}),
+                        ("discard", {"seat": "S", "tile": "5s"}),
+                        ("claim", {"seat": "W", "kind": "kong", "from": "S", "tiles": ["5s"] * 4})):
+        log.add("operator", f"play.{type_}", {**data, "by": "operator"})
+    sheet = compute(log.state())  # 点杠 12 from chair 3, which holds 10: two seats empty, chair 4 not first
+    assert sheet["rows"][-1]["points"] == {"1": 0, "2": 0, "3": 0, "4": 0} and not sheet["final"]
+    assert sheet["totals"] == {"1": -100, "2": 190, "3": -90, "4": 0}
+    self_draw = {k: v for k, v in WIN_HAND.items() if k != "discarder"}
+    log.ref("referee.win_read", hand={**self_draw, "seat_wind": "E", "win": "self_draw"})  # chair 2: 18 from each
+    log.ref("referee.win_confirm")
+    sheet = compute(log.state())
+    last = sheet["rows"][-1]
+    assert sheet["final"] and last["stacks"] == {"1": 0, "2": 318, "3": 0, "4": 82}
+    assert last["held_points"] == {"1": 0, "2": 0, "3": -12, "4": 12}
+    assert last["points"] == {"1": 0, "2": 28, "3": -22, "4": -6}
+    assert last["running"] == sheet["totals"] == {"1": -100, "2": 218, "3": -112, "4": -6}
+    for p in "1234":
+        assert sum(r["points"][p] for r in sheet["rows"]) == sheet["totals"][p]
+    rows = _csv(sheet)
+    assert rows[2][5:] == ["0", "28", "-22", "-6", "-100", "218", "-112", "-6"]
+    assert rows[3][5:9] == ["-100", "218", "-112", "-6"]
