@@ -257,8 +257,12 @@ def as_text(record: dict[str, Any]) -> str:
                                                                       "flower_replacement") else ""
         out.append(f"和牌：{SEAT_NAMES.get(w['seat'], w['seat'])}家 {how}  {fans}  合计 {w['total']}")
     points = record.get("points") or {}
-    if points:
-        out.append("本盘得分：" + "  ".join(f"{p}号位 {v:+d}" for p, v in sorted(points.items())))
+    if points:  # keyed by 抽签号位, which after a 换位 is not the chair the header shows: named by the player
+        by_player = {str(s["player_no"]): f"{SEAT_NAMES[w]} {s['player']}" for w, s in sorted(
+            seats.items(), key=lambda kv: SEATS.index(kv[0]))}
+        named = [(by_player[p], points[p]) for p in by_player if p in points] + \
+            [(f"{p}号位", v) for p, v in sorted(points.items()) if p not in by_player]
+        out.append("本盘得分：" + "  ".join(f"{who} {v:+d}" for who, v in named))
     out.append(f"结果：{RESULT_ZH.get(record['result'], record['result'])}")
     return "\n".join(out) + "\n"
 

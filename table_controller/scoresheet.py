@@ -19,8 +19,9 @@ RESULT_ZH = {"win": "和牌", "win_pending": "和牌（待确认）", "draw": "�
 
 
 def compute(state: Any, final: bool = False) -> dict[str, Any]:
-    """Rows, totals and 标准分 of the session so far (`final` once the session clock has ended, its
-    hands are played, or when told: a round closed by the next one's start)."""
+    """Rows, totals and 标准分 of the session so far (`final` once the session clock has ended or its
+    hands are played and no hand is in play nor a win waits for its confirmation again, or when told: a
+    round closed by the next one's start)."""
     actions = state.actions
     hands = {h["hand_no"]: dict(h) for h in state.hands}
     if state.hand is not None and state.hand["hand_no"] not in hands:
@@ -46,9 +47,11 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
         rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks, returned))
         if taken:  # the 供托 the hand's first winner took, this hand's sticks and those carried to it (the wins list)
             rows[-1]["riichi_taken"] = taken
-    final = final or _session_over(state)
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
-    final = final or out_of_stacks or _hands_played(state)
+    # time called with a hand in play: the session ends with that hand (以尚在进行的一盘比赛结束为结束时间,
+    # seed 000); a win whose confirmation was undone is the referee's to confirm again
+    open_ = (state.hand is not None and not state.hand.get("ended")) or any(r["result"] == "win_pending" for r in rows)
+    final = final or out_of_stacks or (not open_ and (_session_over(state) or _hands_played(state)))
     if final and pot and rows:
         pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
     from table_controller.scoring.points import session_points
@@ -95,8 +98,10 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     holds (盘面付完为止); a kong or a penalty that would end the 局 without leaving its receiver
     first is held outside the table until the 局 ends (三十二) or voided (十五, `[scoring.
     non_winning_end]`); the 局 ends when two seats are empty. Rewrites the rows' points, running
-    totals and `totals` (points won or lost, as for other rulesets) and adds each row's `stacks`;
-    True once the 局 is over. Nothing changes for rulesets without a stack."""
+    totals and `totals` (points won or lost, as for other rulesets) and adds each row's `stacks`; the
+    points held are added to the points of the hand that ended the 局 (`held_points`), so each running
+    total is the one before plus the hand's points. True once the 局 is over. Nothing changes for
+    rulesets without a stack."""
     stack = stack_of(ruleset)
     if stack is None:
         return False
@@ -106,7 +111,7 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
     table = scoring(ruleset)
     balances = {p: stack for p in POSITIONS}
     held = {p: 0 for p in POSITIONS}
-    over = False
+    over = counted = False
     for row in rows:
         before = dict(balances)
         on_the_spot = list(_on_the_spot(hands.get(row["hand_no"]) or {}))  # kongs, 追牌, then the penalties
@@ -124,6 +129,11 @@ def _play_from_stacks(ruleset: str, rows: list[dict[str, Any]], hands: dict[int,
             if not over and any(win["points"].values()):
                 balances, over = jingji.settle(balances, win["points"])
         row["points"] = {p: balances[p] - before[p] for p in POSITIONS}
+        if over and not counted:  # the 局 ends in this hand: what was held outside the table counts here
+            counted = True
+            if any(held.values()):
+                row["held_points"] = dict(held)
+                row["points"] = {p: row["points"][p] + held[p] for p in POSITIONS}
         row["stacks"] = dict(balances)
         row["running"] = {p: balances[p] - stack + (held[p] if over else 0) for p in POSITIONS}
     for p in POSITIONS:

@@ -349,8 +349,9 @@ def tournament_archive(hub: Any) -> bytes:
 
 
 def standings_to_csv(st: dict[str, Any]) -> str:
-    """Rank, player, number, 标准分 and points, then each round's (标准分, points) where played (for a
-    spreadsheet program: `spreadsheet.to_csv`, a name from a table is never a formula)."""
+    """Rank, player, number, 标准分 and points, then each round's (table, 标准分, points) where played, the
+    table marked （暂定） while that round's result is provisional (for a spreadsheet program:
+    `spreadsheet.to_csv`, a name from a table is never a formula)."""
     from table_controller.spreadsheet import to_csv
     from table_controller.tournament.hub import sat_note
 
@@ -362,8 +363,12 @@ def standings_to_csv(st: dict[str, Any]) -> str:
         cells = []
         for r in rounds:
             t = by_round.get(r)
-            where = f"{t['table_name']}（{sat_note(t['sat'])}）" if t and t.get("sat") else t and t["table_name"]
-            cells += [where, t["table_points"], t["points"]] if t else ["", "", ""]
+            if t is None:
+                cells += ["", "", ""]
+                continue
+            where = f"{t['table_name']}（{sat_note(t['sat'])}）" if t.get("sat") else t["table_name"]
+            # a round still in play (or time called on its last hand) counts as it stands: said, as on the page
+            cells += [where if t["final"] else f"{where}（暂定）", t["table_points"], t["points"]]
         rows.append(["陪打" if p.get("stand_in") else p["rank"], p["name"], p["id"], p["table_points"], p["points"],
                      *cells])
     return to_csv(rows)

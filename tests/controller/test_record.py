@@ -62,7 +62,8 @@ def test_the_public_record_has_every_play_in_order_the_win_and_the_score_but_no_
     assert '"hand"' not in public and "7z" not in public  # the concealed kong and the hand read stay hidden
     text = as_text(rec)
     assert "第 1 盘 · 国标麻将" in text and "和牌：南家 点和：东家打出 二筒" in text and "（已撤销）" in text
-    assert "2号位 +" in text and "结果：和牌" in text
+    assert f"本盘得分：东 甲 -{win['total'] + 8}  南 乙 +{win['total'] + 24}  西 丙 -8  北 丁 -8" in text
+    assert "结果：和牌" in text
 
 
 def test_the_referees_record_has_the_hand_as_read() -> None:

@@ -254,9 +254,8 @@ class LiveGame:
         assert [(w["seat"], w["total"], w["payments"]) for w in kept] == [
             (a["seat"], a["total"], {k: v for k, v in a["by_wind"].items() if v}) for a in wins], (self.where, kept)
         for p in scoresheet.POSITIONS:
-            # (竞技: a kong paid outside the stacks counts once the 局 is over, in the totals only: docs/scoring.md)
-            assert sheet["totals"][p] == sum(r["points"][p] for r in sheet["rows"]) or (
-                scoresheet.stack_of(self.ruleset) is not None and sheet["final"]), \
+            # (竞技: a kong paid outside the stacks counts in the hand that ends the 局: docs/scoring.md)
+            assert sheet["totals"][p] == sum(r["points"][p] for r in sheet["rows"]), \
                 (self.where, p, sheet["totals"], [r["points"] for r in sheet["rows"]])
             assert not sheet["rows"] or sheet["rows"][-1]["running"][p] == sheet["totals"][p], (self.where, p)
         for r in sheet["rows"]:

@@ -4,6 +4,8 @@ four; the hub serves it as JSON and as a page to post."""
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import json
 import random
@@ -535,3 +537,22 @@ def test_broker_config_prints_the_venues_tables_by_number(tmp_path: Path, capsys
     assert tablectl(["broker-config", "--broker", "mqtt://10.0.0.2:1883", "--tournament", "cup",
                      "--tables", "t9,t10,t1,t2", "--out", str(tmp_path / "venue")]) == 0
     assert "--tables t1,t2,t9,t10" in capsys.readouterr().out
+
+
+def test_the_standings_csv_marks_a_round_still_in_play_as_provisional(tmp_path: Path) -> None:
+    """The page says 暂定 beside a round whose table has not finished it; the CSV the organiser downloads
+    mid-round gave the same 标准分 and points with nothing to tell them from a finished round's."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path)
+    try:
+        hub.handle("mahjong/cup/t1/state", _state("t1", ["甲", "乙", "丙", "丁"], [30, 10, -10, -30]))
+        playing = json.loads(_state("t2", ["戊", "己", "庚", "辛"], [40, 5, -5, -40]))
+        hub.handle("mahjong/cup/t2/state", json.dumps({**playing, "final": False, "hand_no": 9, "hands_played": 8,
+                                                       "phase": "playing", "phase_zh": "行牌中"}).encode())
+        client = TestClient(create_hub_app(hub))
+        rows = {r[1]: r for r in csv.reader(io.StringIO(client.get("/api/standings.csv").text.lstrip("\ufeff")))}
+        assert rows["选手"] == ["名次", "选手", "编号", "标准分", "比赛分", "第1轮 桌", "第1轮 标准分", "第1轮 比赛分"]
+        assert rows["甲"] == ["2", "甲", "", "4", "30", "t1号桌", "4", "30"]
+        assert rows["戊"] == ["1", "戊", "", "4", "40", "t2号桌（暂定）", "4", "40"]
+        assert rows["辛"] == ["8", "辛", "", "0", "-40", "t2号桌（暂定）", "0", "-40"]
+    finally:
+        hub.close()
