@@ -1407,11 +1407,14 @@ function renderAppeals() {
   const list = state.appeals || [];
   const referee = role === "referee";
   const html = list.length ? list.map((a) => {
-    const who = state.players[String(a.position)] || t("pos", { n: a.position });
+    // an earlier round's appeal (waiting, or decided this round) names its round and the player it was keyed for
+    const earlier = a.round != null && a.round !== state.round;
+    const who = (earlier && a.player) || state.players[String(a.position)] || t("pos", { n: a.position });
     const ruled = lang === "en" && (state.actions || []).find((x) => x.seq === a.target);  // its name in English
     const what = ruled ? ruled.name_en || actName(ruled.type, a.target_what || "") : a.target_what || "";
     const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what })) : "";
-    const head = esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
+    const head = (earlier ? esc(t("sheet.roundOpt", { n: a.round })) + " · " : "")
+      + esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
     if (a.ruling) {
       return `<li data-appeal="${a.seq}">${head}<br><strong class="${a.ruling.upheld ? "plus" : ""}">${esc(t(a.ruling.upheld ? "ap.upheld" : "ap.dismissed"))}</strong>：${esc(a.ruling.note)}</li>`;
     }
