@@ -1,6 +1,6 @@
-"""The referee's rulings across a round's (轮次) end, over real HTTP on a service with the simulated table
-and its real SQLite log: what the round's start carries on (an appeal waiting for the committee) and
-what each page and the hub's standing show of it."""
+"""The referee's rulings beyond keying play in each state of a hand and a round, over real HTTP on a service
+with the simulated table and its real SQLite log: a win read and then ruled out (停和, 相公, 诈和), an appeal
+waiting for the committee when the next round (轮次) starts; what the pages and the hub's standing show."""
 
 from __future__ import annotations
 
@@ -13,9 +13,14 @@ import pytest_asyncio
 from table_controller.config import parse_config
 from table_controller.service import TableService
 
+from keyed_hand import dealt
+
 REFEREE = "ref-rounds-6093"
 AUTH = {"Authorization": f"Bearer {REFEREE}"}
 ROUND_2 = {"1": "戊", "2": "己", "3": "庚", "4": "辛"}
+#: N wins on a self-drawn 2p (MCR: 清龙 and more)
+WIN = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
+       "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(), "win_tile": "2p", "win": "self_draw"}
 
 
 def _config() -> Any:
@@ -88,3 +93,31 @@ async def test_an_appeal_waiting_when_the_next_round_starts_is_still_shown_and_d
         assert [(a["seq"], a["ruling"]["upheld"]) for a in every] == [(seq, False)]
     finally:
         await svc.stop()
+
+
+async def test_a_win_read_and_then_ruled_out_of_winning_is_not_confirmed(service: TableService) -> None:
+    """N's win read, then N ruled 相公 (多张/少张, seed 000 八 3(1) 没有和牌的权利) or 诈和 (本盘停和) on it: the
+    Win page's 确认和牌, pressed on a view that shows the ruling, was taken: N paid for the offence and was paid
+    for the win. Now 409 naming the ruling, nothing logged; the ruling undone, the win is confirmed."""
+    ctl = service.controller
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        await dealt(service, http)
+        assert (await http.post("/api/referee/win", json={"hand": WIN}, headers=AUTH)).status_code == 200
+        for code, name in (("wrong_count", "相公"), ("false_win", "诈和")):
+            ruled = await http.post("/api/referee/penalty", json={"seat": "N", "code": code}, headers=AUTH)
+            assert ruled.status_code == 200, ruled.text
+            seen = int((await http.get("/api/referee/state", headers=AUTH)).json()["seq"])
+            assert "N" in (await http.get("/api/state")).json()["stopped"]
+            head = ctl.state.seq
+            r = await http.post("/api/referee/win/confirm", json={"seen": seen}, headers=AUTH)
+            assert r.status_code == 409, r.text  # before: 200, the win confirmed
+            said = r.json()["detail"]
+            assert said.startswith("北家已被判") and name in said and f"#{ruled.json()['seq']}" in said, said
+            assert ctl.state.seq == head
+            assert not [a for a in ctl.state.actions if a["type"] == "referee.win_confirm"]
+            undo = await http.post("/api/referee/undo", json={"reason": "判错", "target": ruled.json()["seq"]},
+                                   headers=AUTH)
+            assert undo.status_code == 200, undo.text
+        ok = await http.post("/api/referee/win/confirm", json={}, headers=AUTH)
+        assert ok.status_code == 200, ok.text
+        assert (await http.get("/api/state")).json()["scoresheet"]["rows"][-1]["points"]["4"] > 0
