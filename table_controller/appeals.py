@@ -41,6 +41,21 @@ def appeals(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def standing(s: "TableState") -> list[dict[str, Any]]:
+    """The appeals the table shows, counts as waiting (the hub) and takes decisions on: every appeal of
+    the round (轮次) being played, and an earlier round's still waiting for the committee or decided
+    during this round; each with its `round`. The window (30 minutes after the session) outlasts a
+    tournament's break before the next round: before, an appeal keyed at round 1's end went with the
+    round when round 2 started, its decision was refused (没有申诉 #n) and the hub stopped listing it."""
+    kinds = ("referee.appeal", "referee.appeal_ruling")
+    earlier = [(r["round"], a) for r in s.rounds for a in r.get("actions", ()) if a["type"] in kinds]
+    round_of = {a["seq"]: number for number, a in earlier}
+    here = {a["seq"] for a in s.actions if a["type"] in kinds}
+    return [{**a, "round": round_of.get(a["seq"], s.round)}
+            for a in appeals([a for _, a in earlier] + s.actions)
+            if a["seq"] in here or a["ruling"] is None or a["ruling"]["seq"] in here]
+
+
 def round_ended_at(s: "TableState") -> float | None:
     """When this round's session ended: the referee's 结束比赛, or the last hand once the session's
     hands are all played; None while it goes on."""
@@ -105,7 +120,7 @@ def appeal(s: "TableState", d: dict[str, Any], record: dict[str, Any], at: float
 def ruling(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     """The arbitration committee's decision on a waiting appeal: upheld or dismissed, with reasons."""
     seq = d.get("appeal")
-    waiting = next((a for a in appeals(s.actions) if a["seq"] == seq), None)
+    waiting = next((a for a in standing(s) if a["seq"] == seq), None)
     if waiting is None:
         raise AppealError(f"没有申诉 #{seq} / no appeal #{seq}")
     if waiting["ruling"] is not None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from table_controller import referee as R
 from table_controller import scoresheet
-from table_controller.appeals import appeals
+from table_controller.appeals import standing
 from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.penalties import catalogue
 from table_controller.scoring import referee_scored, win_options
@@ -43,7 +43,7 @@ def _base(state: Any) -> dict[str, Any]:
     out["actions"] = out["actions"][-ACTIONS_TAIL:]
     hand_no = state.hand["hand_no"] if state.hand else None
     out["session"] = R.session(state.actions)
-    out["appeals"] = appeals(state.actions)  # 申诉 and the committee's decisions: part of the public record
+    out["appeals"] = standing(state)  # 申诉 and the committee's decisions: part of the public record
     out["timers"] = timer_rules(state.ruleset).to_json()
     out["scoresheet"] = _sheet(state)
     out["stopped"] = R.stopped_seats(state.actions, hand_no)

@@ -986,7 +986,7 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
         read = current_read(s.actions, s.hand["hand_no"])
         wins = confirmed_wins(s.actions, s.hand["hand_no"])
         if read is not None and all(w.get("read_seq") != read["seq"] for w in wins):
-            why = further_win_refusal(s.ruleset, wins, read)
+            why = further_win_refusal(s.ruleset, wins, read) or _stopped_since_read(s, read)
             if why:
                 raise RefereeError(why)
     elif type == "referee.appeal":
@@ -1003,6 +1003,20 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
         why = refusal(s, type, data, _step)
         if why:
             raise RefereeError(why)
+
+
+def _stopped_since_read(s: "TableState", read: dict[str, Any]) -> str | None:
+    """Why read `read` cannot be confirmed: its seat was ruled out of winning this hand (停和, 相公, 诈和:
+    `stops_win`) after it was read. A read after such a ruling is scored invalid (`_win_read`); one read
+    before it was confirmed all the same, the seat paying for the offence and paid for the win."""
+    stop = next((a for a in active(s.actions, "referee.penalty", read.get("hand_no"))
+                 if a.get("stops_win") and not a.get("error") and a.get("seat") == read.get("seat")
+                 and a["seq"] > read["seq"]), None)
+    if stop is None:
+        return None
+    return (f"{seat_name(stop['seat'])}家已被判{stop['name_zh']}（#{stop['seq']}），本盘不得和牌，不能确认和牌；"
+            f"判罚有误请先撤销该判罚 / {stop['seat']} was ruled {stop['name_en']} (#{stop['seq']}) after this read: "
+            "no win this hand; undo that ruling if it was wrong")
 
 
 def validate(s: "TableState", type: str, data: dict[str, Any], at: float | None = None) -> None:

@@ -107,9 +107,9 @@ def undo_refusal(s: "TableState", target: Any) -> str | None:
 
 def ruled_already(s: "TableState", appeal: Any) -> str | None:
     """Why a decision on appeal `appeal` is refused when it has one: who decided it, when and how."""
-    from table_controller.appeals import appeals
+    from table_controller.appeals import standing
 
-    waiting = next((a for a in appeals(s.actions) if a["seq"] == appeal), None)
+    waiting = next((a for a in standing(s) if a["seq"] == appeal), None)
     if waiting is None or waiting["ruling"] is None:
         return None
     r = waiting["ruling"]

@@ -685,6 +685,29 @@ async def test_a_running_session_clock_is_not_started_afresh(service: TableServi
         assert r.status_code == 200
 
 
+async def test_the_session_clock_is_started_for_the_minutes_the_referee_types(
+        service: TableService, browser: Any, tmp_path: Path) -> None:
+    """开始比赛计时 sent no minutes: on a table whose ruleset sets no session length (四川, 广东 and 14 more) it
+    was refused, 本规则未规定比赛时间，请给出分钟数, with nowhere on the page to give them, and a tournament's own
+    length (2 hours of 国标) could not be set. The field beside it takes the minutes; empty, the ruleset's."""
+    async with _running(_config(ruleset="sichuan"), tmp_path / "own") as svc:
+        page = await _open(browser, svc, "/scoresheet", token=REFEREE)
+        assert await page.get_attribute("#session-minutes", "placeholder") == "时长（分钟）"
+        await page.click("#session-start")
+        await page.wait_for_selector("#action-msg.bad")
+        assert "请给出分钟数" in await page.inner_text("#action-msg")
+        await page.fill("#session-minutes", "90")
+        await page.click("#session-start")
+        await page.wait_for_selector("#clock-pause:not([hidden])")
+        assert not await page.is_visible("#session-minutes")
+        started = svc.controller.state.actions[-1]
+        assert (started["type"], started["minutes"]) == ("referee.session_start", 90.0)
+        await page.close()
+    page = await _open(browser, service, "/scoresheet", token=REFEREE)  # 国标: 180 minutes unless typed
+    await page.wait_for_selector("#session-minutes[placeholder='180 分钟（本规则）']", state="attached")
+    await page.close()
+
+
 async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(
         tmp_path: Path, chromium: Any, self_signed: tuple[Path, Path]) -> None:
     """`[display] tls_cert` / `tls_key`: the pages, the API and the live socket (wss) over TLS; a

@@ -83,7 +83,7 @@ const I18N = {
                  closed: "已结束", held: "持点（起点 {start}）",
                  res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", abortive: "流局", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
-                 newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
+                 newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", minutes: "时长（分钟）", minutesDefault: "{n} 分钟（本规则）", minutesAria: "比赛时长（分钟）", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
                  fan: "{u}", total: "合计", tp: "标准分", tpState: "标准分（{s}）", final: "最终", prov: "暂定", pen: "罚", kong: "杠", chase: "追牌", follow: "跟庄", draw: "查叫", stack: "盘面", hung: "盘外挂分",
                  sub: "换人（替补）", subHint: "选手伤病、中途离场弃权或被取消比赛资格时，由替补选手坐入该号位，从下一盘起上场；进行中的一盘须由原选手打完。成绩表逐盘注明上场选手。",
                  subChair: "号位", subName: "替补选手", subReason: "理由（伤病、弃权、取消资格…）", subSubmit: "换人", satFrom: "{n}（第{a}盘起）",
@@ -208,7 +208,7 @@ const I18N = {
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", rescored: "today's rules: {n}", rescoredVoid: "no win under today's rules",
                  rescoredTip: "The ruleset or the scorer changed: scored today this win differs from what was confirmed. The sheet keeps the confirmed figures; the head referee decides", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
                  closed: "closed", held: "Points held (from {start})", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
-                 newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
+                 newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", minutes: "minutes", minutesDefault: "{n} min (the ruleset's)", minutesAria: "session length (minutes)", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
                  fan: "{U}", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", follow: "follow the dealer", draw: "draw check", stack: "stack", hung: "held outside",
                  sub: "Substitute (替补)", subHint: "A player taken ill, gone for good or disqualified: a substitute takes the chair from the next hand; the hand in play is finished by the player who began it. The sheet names who sat each hand.",
                  subChair: "Chair", subName: "Substitute", subReason: "reason (ill, withdrew, disqualified …)", subSubmit: "Substitute", satFrom: "{n} (from hand {a})",
@@ -698,6 +698,11 @@ function renderTimers() {
   const running = !!(sess && !sess.ended_at);
   $("clock-controls").hidden = !running;
   $("session-start").hidden = running;  // a press while it runs would start it afresh (refused by the service)
+  $("session-minutes").hidden = running;
+  // the ruleset's length shown as the field's hint; a ruleset without one (四川, 广东 …) needs the minutes typed
+  const given = state.timers && state.timers.session_minutes;
+  const hint = given ? t("sheet.minutesDefault", { n: given }) : t("sheet.minutes");
+  if ($("session-minutes").placeholder !== hint) $("session-minutes").placeholder = hint;
   $("clock-pause").hidden = !running || !!sess.paused_since;
   $("clock-resume").hidden = !running || !sess.paused_since;
   $("clock-reason").hidden = !running || !!sess.paused_since;
@@ -1408,11 +1413,14 @@ function renderAppeals() {
   const list = state.appeals || [];
   const referee = role === "referee";
   const html = list.length ? list.map((a) => {
-    const who = state.players[String(a.position)] || t("pos", { n: a.position });
+    // an earlier round's appeal (waiting, or decided this round) names its round and the player it was keyed for
+    const earlier = a.round != null && a.round !== state.round;
+    const who = (earlier && a.player) || state.players[String(a.position)] || t("pos", { n: a.position });
     const ruled = lang === "en" && (state.actions || []).find((x) => x.seq === a.target);  // its name in English
     const what = ruled ? ruled.name_en || actName(ruled.type, a.target_what || "") : a.target_what || "";
     const about = a.target ? " · " + esc(t("ap.about", { n: a.target, what })) : "";
-    const head = esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
+    const head = (earlier ? esc(t("sheet.roundOpt", { n: a.round })) + " · " : "")
+      + esc(t("ap.item", { seq: a.seq, who, text: a.text })) + about;
     if (a.ruling) {
       return `<li data-appeal="${a.seq}">${head}<br><strong class="${a.ruling.upheld ? "plus" : ""}">${esc(t(a.ruling.upheld ? "ap.upheld" : "ap.dismissed"))}</strong>：${esc(a.ruling.note)}</li>`;
     }
@@ -2374,7 +2382,11 @@ $("exhaustive-form").addEventListener("submit", (e) => {
   act("/api/referee/exhaustive", { hands });
 });
 $("exhaustive-camera").addEventListener("click", () => act("/api/referee/exhaustive/camera"));
-$("session-start").addEventListener("click", () => act("/api/referee/session/start"));
+$("session-start").addEventListener("click", () => {
+  // the minutes typed (a tournament's own length, or one for a ruleset whose text sets none); empty: the ruleset's
+  const minutes = $("session-minutes").value.trim();
+  act("/api/referee/session/start", minutes ? { minutes: Number(minutes) } : {});
+});
 $("print-sheet").addEventListener("click", () => window.print());
 $("seating-fill").addEventListener("click", () => {
   const o = seatingOffer();
