@@ -64,7 +64,8 @@ class StoreError(RuntimeError):
 class LogTooNew(StoreError):
     """The log was written by a newer version of the service (a Pi rolled back, a card moved to an
     older table): this code would misread or damage what it does not know, so it leaves the file as
-    it is. Restarting cannot help (the service exits with the config error's status)."""
+    it is; or its version is none any tablectl writes (damaged on the card), left as it is too. Restarting
+    cannot help (the service exits with the config error's status)."""
 
 
 def schema_problem(found: str | None) -> str | None:
@@ -78,7 +79,13 @@ def schema_problem(found: str | None) -> str | None:
         version = None
     if version is not None and 1 <= version <= SCHEMA_VERSION:
         return None
-    what = f"格式版本 {found!r}" if version is None else f"格式版本 {version}"
+    if version is None or version < 1:
+        # no version any tablectl writes: a flipped byte on the card, not a newer tablectl (it said so)
+        return (f"事件记录的格式版本 {found!r} 无法识别（存储卡上的数据可能已损坏），未作任何改动：请把数据目录移开另建记录，"
+                f"并保留旧目录以便恢复 / the event log's schema version {found!r} is no version tablectl writes "
+                "(damaged on the card?); it was left untouched: move the data directory aside to start a new "
+                "log, and keep it for recovery")
+    what = f"格式版本 {version}"
     return (f"事件记录由较新版本的 tablectl 写入（{what}，本版本只读到 {SCHEMA_VERSION}），未作任何改动 / the event log "
             f"was written by a newer tablectl (schema {found}, this one knows up to {SCHEMA_VERSION}) and was left "
             "untouched: upgrade tablectl on this Pi, or move the data directory aside to start a new log")

@@ -254,9 +254,10 @@ class TableLog:
             self._alerts["conflict"] = {
                 "kind": "conflict", "since": since,
                 "text_zh": f"记录冲突：{count} 条事件与已收到的不同（自 #{first}）。本桌的记录可能被换过，"
-                           "新牌桌须用新的桌号",
+                           "或两张牌桌设成了同一桌号（请核对各桌设置）；新牌桌须用新的桌号",
                 "text_en": f"log conflict: {count} events differ from those kept (from #{first}); the table's log "
-                           "was replaced? A new table needs its own table id"}
+                           "was replaced, or two tables are set to the same table id (check each table's "
+                           "config)? A new table needs its own table id"}
 
     @property
     def alerts(self) -> list[dict[str, Any]]:
@@ -655,7 +656,9 @@ class Hub:
                     continue
                 for pos in POSITIONS:
                     for who in credited(st, pos, self.substitute_credit):
-                        name, pid = who["name"], who["id"]
+                        # a name keyed without its number, registered once with one: that player (a table that
+                        # keyed 甲 in round 1 and A01 甲 in round 2 split 甲 into two rows, each with half the points)
+                        name, pid = who["name"], who["id"] or self._number_of(who["name"])
                         # a registration number tells apart two players of one name; without one, the name
                         p = players.setdefault(f"id:{pid}" if pid else f"name:{name}",
                                                {"name": name, "id": pid, "table_points": 0, "points": 0, "tables": []})
@@ -875,6 +878,11 @@ class Hub:
         out["unfinished"] = [t["table_name"] for t in standings["tables"]
                              if t["heard"] and not t["final"] and (t["round"] or 0) < number]
         return out
+
+    def _number_of(self, name: str) -> str:
+        """The registration number of the one registered player called `name`, "" where none or several are."""
+        numbers = [r["id"] for r in self.registered if r["name"] == name]
+        return numbers[0] if len(numbers) == 1 else ""
 
     def _twin(self, key: str) -> str | None:
         """The player's other key where the registration list ties a number to a name no one else has

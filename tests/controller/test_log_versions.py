@@ -83,6 +83,22 @@ def test_a_log_of_a_newer_version_is_refused_and_left_as_it_was(tmp_path: Path) 
     assert "snapshot" not in tables
 
 
+@pytest.mark.parametrize("written", ["q", "0", "-3", ""])
+def test_a_version_no_tablectl_writes_is_named_damaged_not_newer(tmp_path: Path, written: str) -> None:
+    """A byte flipped on the card ('1' → 'q'): the log was refused as written by a newer tablectl, and the
+    operator told to upgrade a Pi that had nothing newer to take. Still refused untouched, named as it is."""
+    data = tmp_path / "data"
+    data.mkdir()
+    path = data / "events.sqlite3"
+    _log(path, FIRST_SCHEMA[:2] + (f"INSERT INTO meta (key, value) VALUES ('schema_version', '{written}')",),
+         OLD_EVENTS)
+    before = _digest(path)
+    with pytest.raises(LogTooNew) as refused:
+        EventStore(path)
+    assert "无法识别" in str(refused.value) and "较新版本" not in str(refused.value) and "damaged" in str(refused.value)
+    assert _digest(path) == before
+
+
 def test_the_service_stops_for_good_on_a_newer_log_and_the_check_says_why(tmp_path: Path) -> None:
     """`tablectl run` exits 2 (the unit's RestartPreventExitStatus: restarting cannot help) without
     taking the newer layout for damage (the salvage would have moved it aside); `check` fails it."""

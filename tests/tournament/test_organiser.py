@@ -429,7 +429,7 @@ def test_a_player_withdrawn_by_number_is_not_seated_though_a_table_keyed_their_n
         assert len(seated) == 20 and len(second["byes"]) == 3  # the other 23: five tables, three sit out
         # the standings' row of 甲 (keyed by name) says 不参加编排 too, and its 恢复 brings 甲 back
         row = next(p for p in hub.standings()["players"] if p["name"] == gone["name"])
-        assert row["id"] == "" and row["out"] and row["out"]["reason"] == "退赛", row
+        assert row["id"] == gone["id"] and row["out"] and row["out"]["reason"] == "退赛", row
         again = client.post("/api/organiser", json={"action": "player_out", "player": f"name:{gone['name']}",
                                                     "reason": "退赛"}, headers=AUTH)
         assert again.status_code == 409 and "已退出编排" in again.json()["detail"], again.text
@@ -460,5 +460,30 @@ def test_publishing_with_every_table_out_or_too_few_players_says_why(tmp_path: P
         refused = client.post("/api/pairings/publish", headers=AUTH)
         assert refused.status_code == 409 and refused.json()["detail"].startswith("只有 3 名选手可编排"), refused.text
         assert hub.published() is None  # nothing published
+    finally:
+        hub.close()
+
+
+def test_a_player_keyed_by_name_in_one_round_and_by_number_in_another_is_one_row(tmp_path: Path) -> None:
+    """t01 keyed round 1's players by name alone (a referee typing them), round 2 came from the published
+    seating with their numbers: each registered once, each is one player with both rounds' points. The
+    standings showed two rows, name:甲 with round 1 and id:A01 with round 2, each ranked on half."""
+    hub = Hub("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", registered=LISTED, expected=TABLES,
+              organizer_token=TOKEN)
+    try:
+        first = hub.pairings()
+        for table in first["tables"]:
+            seats = table["seats"] if table["table_id"] != "t01" else \
+                {c: {**s, "id": ""} for c, s in table["seats"].items()}  # names alone at t01
+            hub.handle(f"mahjong/cup/{table['table_id']}/state",
+                       _state(table["table_id"], seats, [30, 10, -10, -30], 1, seq=100))
+        _play(hub, hub.pairings(2))
+        rows = hub.standings()["players"]
+        assert len(rows) == len(LISTED) and all(r["id"] for r in rows), [r for r in rows if not r["id"]]
+        keyed_by_name = {s["name"] for s in first["tables"][0]["seats"].values()}
+        for row in rows:
+            assert [t["round"] for t in row["tables"]] in ([1, 2], [1]), row  # three sit out round 2
+            if row["name"] in keyed_by_name:
+                assert row["tables"][0]["table_id"] == "t01" and row["tables"][0]["round"] == 1
     finally:
         hub.close()

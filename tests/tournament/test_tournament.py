@@ -348,6 +348,7 @@ async def test_garbage_on_the_topics_is_counted_kept_and_harmless(tmp_path: Path
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
             row = next(t for t in (await http.get("/api/standings")).json()["tables"] if t["table_id"] == "t9")
         assert [a["kind"] for a in row["alerts"]] == ["conflict"] and "新的桌号" in row["alerts"][0]["text_zh"]
+        assert "两张牌桌设成了同一桌号" in row["alerts"][0]["text_zh"]  # the other cause the hub cannot tell apart
     finally:
         await hub.stop()
     again = await _hub(tmp_path, broker)
