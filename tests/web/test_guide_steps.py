@@ -62,3 +62,20 @@ async def test_the_next_hand_after_a_confirmed_win_is_dealt_on_without_stopping_
     state = service.controller.state
     assert state.hands[-1]["result"] == "win"
     assert state.hand["dealer_position"] == 2
+
+
+async def test_a_substitute_is_named_on_the_broadcast_and_in_the_keying_forms_seat(service: TableService,
+                                                                                  browser: Any) -> None:
+    """八 换人: the substitute plays from the next hand and the Table page names them at the seat. The broadcast
+    (/overlay, what the public view puts on air) and 录入牌局's 座位 still named the player replaced: the operator
+    keyed 南 李娜's discards for 赵六. Both say who sits now."""
+    async with _http(service) as http:
+        r = await http.post("/api/referee/substitute", json={"position": "2", "name": "赵六", "reason": "身体不适，无法继续"},
+                            headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+    table = await _open(browser, service, "/", token=OPERATOR)
+    assert "赵六" in await table.inner_text('#seats [data-seat="S"] .name')  # as before: the Table page's seat
+    seat = await table.locator("#play-form select[name=seat] option[value=S]").inner_text()
+    assert seat == "南 赵六", seat
+    overlay = await _open(browser, service, "/overlay")
+    assert await overlay.inner_text("[data-testid=ov-seat-S] .name") == "赵六"

@@ -651,6 +651,8 @@ function lastPlay(s) {
   return line ? line.text : "";
 }
 function renderOverlay() {
+  // the players by who sits the hand (`sitting`): a substitute (替补) by name, as on the Table page; the broadcast
+  // named the player the substitute replaced, and so did the 座位 of the operator's keying form
   const s = state;
   const hand = s.hand || {};
   const seats = seatsOf(s);
@@ -668,7 +670,7 @@ function renderOverlay() {
     const flowers = ((hand.flowers || {})[w] || []).map((x) => tileHtml(x, "flower")).join("");
     const discards = ((hand.discards || {})[w] || []).map((d) => tileHtml(d.tile, d.claimed ? "claimed" : "")).join("");
     return `<div class="ov-seat${w === turn ? " turn" : ""}" data-seat="${w}" data-testid="ov-seat-${w}">
-      <div class="ov-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(s.players[pos] || t("pos", { n: pos }))}</span>
+      <div class="ov-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc((s.sitting || s.players)[pos] || t("pos", { n: pos }))}</span>
         ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}${w === turn ? `<span class="ov-turn">${t("ov.turn")}</span>` : ""}
         <span class="score" data-testid="ov-score-${w}">${heldPoints(s.scoresheet, pos)}</span></div>
       <div class="ov-melds">${melds}${flowers}</div><div class="ov-discards">${discards}</div></div>`;
@@ -677,7 +679,7 @@ function renderOverlay() {
   $("ov-win").hidden = !win;
   if (win) {
     const r = win.result;
-    $("ov-win").innerHTML = `<strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc(s.players[String(seats[win.seat])] || "") })}</strong>
+    $("ov-win").innerHTML = `<strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc((s.sitting || s.players)[String(seats[win.seat])] || "") })}</strong>
       ${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
       <strong>${t("win.total")} ${totalWithUnit(r.total)}</strong>`;
   }
@@ -1519,7 +1521,7 @@ function nameSeatSelects() {
   const choosing = firstDealerThrowers(state.hand).length > 0;  // the 定庄 throw is a chair's: 1号位 张伟
   document.querySelectorAll("select.seat-select option[value]").forEach((o) => {
     if (!o.value) return;
-    const name = state.players[String(seats[o.value])] || "";
+    const name = (state.sitting || state.players)[String(seats[o.value])] || "";  // a substitute (替补) by name
     const chair = choosing && o.parentElement.closest("#dice-form");
     const where = chair ? t("pos", { n: seats[o.value] }) : t("seat." + o.value);
     const text = name ? `${where} ${name}` : where;
