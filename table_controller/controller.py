@@ -779,7 +779,14 @@ class Controller:
         _check_tile_count(self.table, self.config.table.tile_count or rs.tiles)
         hand_no = self.state.hands_played + 1 if prev is None or prev.get("ended") else prev["hand_no"] + 1
         if prev is not None and not prev.get("ended"):
-            self.accept("operator", "operator.hand_end", {"hand_no": prev["hand_no"], "by": by, "result": "abandoned"})
+            # a hand its confirmed wins have ended is a win, as 结束本盘 records it; only one still in play is
+            # stopped short (中止, dealt again by the same dealer). Before, a win confirmed and 开始新一盘 pressed
+            # went down as 中止: the sheet counted the win, and the same dealer dealt again (MCR's 16 hands went 17)
+            from table_controller.referee import ended_by_wins
+
+            won = ended_by_wins(self.state.ruleset, self.state.actions, prev["hand_no"])
+            self.accept("operator", "operator.hand_end", {"hand_no": prev["hand_no"], "by": by,
+                                                          "result": "win" if won else "abandoned"})
             hand_no = self.state.hands_played + 1
         places = self._coming()
         dealer_position, prevalent, double = places.dealer_position, places.prevalent, places.double

@@ -126,6 +126,14 @@ def discard_of(win: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def ended_by_wins(ruleset: str, actions: list[dict[str, Any]], hand_no: int | None) -> bool:
+    """Whether the hand's confirmed wins have ended it (as 结束本盘 then records it: 和牌): one win where the hand
+    ends at a win (一炮多响 too), three under 血战到底; never under 血流成河, which plays on to the wall's end."""
+    wins = confirmed_wins(actions, hand_no)
+    flow = flow_of(ruleset).continue_after_win
+    return bool(wins) and (flow == "end" or (flow == "blood_battle" and len({w["seat"] for w in wins}) >= 3))
+
+
 def further_win_refusal(ruleset: str, wins: list[dict[str, Any]], read: dict[str, Any]) -> str | None:
     """Why the ruleset allows no win by `read` after the hand's confirmed `wins`, or None.
 

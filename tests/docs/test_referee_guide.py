@@ -69,6 +69,37 @@ def on_page(name: str, controls: list[str]) -> bool:
     return has(name) or (" / " in name and all(has(part) for part in name.split(" / ")))
 
 
+#: What the guide quotes (“…”) and no source says as written: a reason or a name the referee types, the browser's own
+#: question, or a line the page composes from the record (its parts are the sources' templates, the numbers examples).
+#: A message of the page or the service quoted in the guide is checked as quoted (`test_every_message_the_guide_quotes…`).
+NOT_VERBATIM = {
+    "不保存": "the browser's offer to keep the credential",
+    "中途离场超过10分钟，按自动弃权": "a reason the referee types", "身体不适，无法继续": "a reason the referee types",
+    "发送中…（几秒）": "发送中…（{n} 秒）", "定庄：请1号位掷骰……": "定庄：请{who}掷骰…",
+    "已判诈和/错和，本盘停和": "已判{r}，本盘停和, r the penalty's name",
+    "更正 #编号 · 原记录 → 改正后": "the 裁判记录's line", "补录 #编号 前/后": "the 裁判记录's line",
+    "未执行：你的页面显示之后，#21 读牌（裁判 10:31:05）已改变了这一项；请看清现在的状态再操作": "stale.changed_since, a ruling named",
+    "申诉 #16 已裁决：支持（…）": "stale.ruled_already", "补录后其后 #12（南家打出 二万）不成立：未轮到南家": "corrections",
+    "马牌：一万→西 …（中马 1 张）": "win.horsesRead, the tiles and seats listed",
+}
+#: In a quote, what stands for a number, a seat or more text (N, #21, ……, 东), and the colon between a message's parts
+QUOTE_GAP = re.compile(r"N|\d+|#|……|…|编号|[东南西北]|：|\s+")
+
+
+def test_every_message_the_guide_quotes_is_the_pages_or_the_services() -> None:
+    """A referee looks for the words the guide quotes (“凭证错误”, “备份盘未插入”); each must be what the page or the
+    service says, part by part around the numbers and seats. Without a browser: a message reworded in app.js or a
+    module and not in the guide (“重复的操作, 未再记录” once) fails here."""
+    sources = [ROOT / "table_controller" / "web" / "static" / name for name in ("app.js", "index.html")]
+    said = "\n".join(p.read_text(encoding="utf-8") for p in [*sources, *(ROOT / "table_controller").rglob("*.py")])
+    quotes = set(re.findall(r"“([^”]+)”", GUIDE.read_text(encoding="utf-8")))
+    assert len(quotes) > 40
+    assert not set(NOT_VERBATIM) - quotes, "no longer quoted: " + ", ".join(sorted(set(NOT_VERBATIM) - quotes))
+    unsaid = [q for q in sorted(quotes - set(NOT_VERBATIM))
+              if any(part not in said for part in QUOTE_GAP.split(q) if len(part) >= 2)]
+    assert not unsaid, unsaid
+
+
 def test_the_guide_names_pages_and_controls_in_bold() -> None:
     """The convention the check below reads: without bold names there is nothing to check."""
     items = guide_items()

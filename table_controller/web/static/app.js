@@ -88,7 +88,7 @@ const I18N = {
                  sub: "换人（替补）", subHint: "选手伤病、中途离场弃权或被取消比赛资格时，由替补选手坐入该号位，从下一盘起上场；进行中的一盘须由原选手打完。成绩表逐盘注明上场选手。",
                  subChair: "号位", subName: "替补选手", subReason: "理由（伤病、弃权、取消资格…）", subSubmit: "换人", satFrom: "{n}（第{a}盘起）",
                  satSpan: "{n}（第{a}-{b}盘）" },
-        dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", bad: "请录入 {m} 颗骰子的点数，每颗 1 至 6，如 3 5", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
+        dice: { seat: "掷骰方", values: "点数", submit: "录入骰子", keyed: "录入", firstDealer: "定庄：按骰子键，或掷骰后在此录入点数（掷骰方为号位）。", bad: "请录入 {m} 颗骰子的点数，每颗 1 至 6，如 3 5", none: "本桌不报骰子：掷骰后请录入 {m} 颗骰子的点数。",
                 fewer: "本桌电子骰 {n} 颗，本规则须 {m} 颗：掷骰后请录入。", retry: "骰子无效：重掷，或录入掷出的点数。" },
         key: { title: "录入牌局", seat: "座位", tiles: "牌", tilesHint: "5m · 345s · 7777p", from: "来自", dealDone: "配牌完成", discard: "打出",
                flower: "补花", chow: "吃", pung: "碰", kong: "明杠", concealed: "暗杠", added: "加杠", needTile: "请填写牌，如 5m",
@@ -174,7 +174,7 @@ const I18N = {
                said: "{seat} {what} {tiles}", saidFrom: "{seat} {what} {tiles} (from {from})",
                claimFirst: "if {seat} claimed {from}'s tile first, key that claim ({key}, then chow, pung or kong), then Enter for this discard" },
         suit: { m: "characters", p: "dots", s: "bamboo" }, missingBadge: "no {suit}", sealed: "sealed (封胡)", sealedWhy: "fed {seat} three pungs: may not win this hand",
-        dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
+        dice: { seat: "Thrower", values: "Dice", submit: "Key the dice", keyed: "keyed", firstDealer: "Choosing the first dealer: press the dice key, or throw and key the dice here (the thrower by chair).", bad: "Key {m} dice of 1 to 6, e.g. 3 5", none: "This table reports no dice: throw, then key the {m} dice.",
                 fewer: "This table's dice unit throws {n}, the ruleset {m}: throw, then key the dice.", retry: "Unusable throw: throw again, or key the dice thrown." },
         fix: { title: "Correct the record", hint: "A play recorded wrong (tile, seat, meld) in this hand is put right, or voided; a play never keyed is inserted before or after another; the original stays in the log, and an undo takes it back.",
                target: "Play to correct", seat: "Seat (blank: as is)", tiles: "Tiles (blank: as is)", from: "From (blank: as is)",
@@ -560,17 +560,28 @@ function playBody(kind, seat, from, typed) {
   return { type: "kong", seat, tiles: four, concealed: kind === "concealed", added: kind === "added" };
 }
 
+/** The chairs still to throw for the round's first dealer (定庄), before its first hand; [] once chosen or dealt. */
+function firstDealerThrowers(hand) {
+  const fd = !hand && state && state.next_hand && state.next_hand.first_dealer;
+  return fd && !fd.chosen ? fd.waiting || [] : [];
+}
 function renderDiceForm(hand) {
-  // keyed dice: offered while the hand waits for its break; explained where the table cannot throw the ruleset's dice
+  // keyed dice: offered while the hand waits for its break, and for the 定庄 throw before the round's first hand
+  // (keyed by chair: E is 1号位 then); explained where the table cannot throw the ruleset's dice. Before, a table
+  // whose dice report nothing had no way to key the 定庄 throw (the form came with the first hand)
   const f = $("dice-form");
-  const waiting = !!(hand && !hand.ended && !hand.deal && hand.next_thrower);
+  const choosing = firstDealerThrowers(hand);
+  const waiting = !!choosing.length || !!(hand && !hand.ended && !hand.deal && hand.next_thrower);
   f.hidden = !waiting;
   if (!waiting) return;
-  const thrower = `${hand.hand_no}:${hand.next_thrower}:${(hand.throws || []).length}`;
+  const next = choosing.length ? SEATS[choosing[0] - 1] : hand.next_thrower;
+  const thrower = choosing.length ? `fd:${state.round}:${choosing.join()}:${(state.next_hand.first_dealer.throws || []).length}`
+    : `${hand.hand_no}:${hand.next_thrower}:${(hand.throws || []).length}`;
   if (thrower !== followed.thrower) {  // as the play form's seat: only when the thrower changes
     followed.thrower = thrower;
-    if (document.activeElement !== f.seat) f.seat.value = hand.next_thrower;
+    if (document.activeElement !== f.seat) f.seat.value = next;
   }
+  if (choosing.length) { $("dice-hint").textContent = t("dice.firstDealer"); return; }
   const m = hand.dice_count;
   let hint = "";
   if (hand.error) hint = t("dice.retry");
@@ -640,6 +651,8 @@ function lastPlay(s) {
   return line ? line.text : "";
 }
 function renderOverlay() {
+  // the players by who sits the hand (`sitting`): a substitute (替补) by name, as on the Table page; the broadcast
+  // named the player the substitute replaced, and so did the 座位 of the operator's keying form
   const s = state;
   const hand = s.hand || {};
   const seats = seatsOf(s);
@@ -657,7 +670,7 @@ function renderOverlay() {
     const flowers = ((hand.flowers || {})[w] || []).map((x) => tileHtml(x, "flower")).join("");
     const discards = ((hand.discards || {})[w] || []).map((d) => tileHtml(d.tile, d.claimed ? "claimed" : "")).join("");
     return `<div class="ov-seat${w === turn ? " turn" : ""}" data-seat="${w}" data-testid="ov-seat-${w}">
-      <div class="ov-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc(s.players[pos] || t("pos", { n: pos }))}</span>
+      <div class="ov-head"><span class="wind">${t("seat." + w)}</span><span class="name">${esc((s.sitting || s.players)[pos] || t("pos", { n: pos }))}</span>
         ${w === "E" ? `<span class="dealer">${t("dealer")}</span>` : ""}${w === turn ? `<span class="ov-turn">${t("ov.turn")}</span>` : ""}
         <span class="score" data-testid="ov-score-${w}">${heldPoints(s.scoresheet, pos)}</span></div>
       <div class="ov-melds">${melds}${flowers}</div><div class="ov-discards">${discards}</div></div>`;
@@ -666,7 +679,7 @@ function renderOverlay() {
   $("ov-win").hidden = !win;
   if (win) {
     const r = win.result;
-    $("ov-win").innerHTML = `<strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc(s.players[String(seats[win.seat])] || "") })}</strong>
+    $("ov-win").innerHTML = `<strong>${t("win.by", { seat: t("seat." + win.seat) + " " + esc((s.sitting || s.players)[String(seats[win.seat])] || "") })}</strong>
       ${(r.fans || []).map((f) => `<span>${esc(lang === "en" && f.name_en ? f.name_en : f.name)} ${f.value * f.count}</span>`).join("")}
       <strong>${t("win.total")} ${totalWithUnit(r.total)}</strong>`;
   }
@@ -1514,10 +1527,13 @@ function render() {
 function nameSeatSelects() {
   // the referee and the operator know the players by name: "南 丁", as the seats' panels say
   const seats = seatsOf(state);
+  const choosing = firstDealerThrowers(state.hand).length > 0;  // the 定庄 throw is a chair's: 1号位 张伟
   document.querySelectorAll("select.seat-select option[value]").forEach((o) => {
     if (!o.value) return;
-    const name = state.players[String(seats[o.value])] || "";
-    const text = name ? `${t("seat." + o.value)} ${name}` : t("seat." + o.value);
+    const name = (state.sitting || state.players)[String(seats[o.value])] || "";  // a substitute (替补) by name
+    const chair = choosing && o.parentElement.closest("#dice-form");
+    const where = chair ? t("pos", { n: seats[o.value] }) : t("seat." + o.value);
+    const text = name ? `${where} ${name}` : where;
     if (o.textContent !== text) o.textContent = text;
   });
   document.querySelectorAll("#appeal-form select[name=position] option, #substitute-form select[name=position] option").forEach((o) => {  // chairs: 1号位 甲
@@ -2129,10 +2145,18 @@ $("pin-form").addEventListener("submit", async (e) => {
     changingPin = false;
   }
 });
+/** Whether the hand's confirmed wins have ended it (the service's `referee.ended_by_wins`): a win where the hand
+ *  ends at one, the third under 血战; a hand that plays on after wins (血战, 血流) is not ended by them yet. */
+function endedByWins() {
+  const wins = (state && state.wins) || [];
+  return !!wins.length && !(state.plays_on && state.further_win);
+}
 $("start-hand").addEventListener("click", () => {
-  // pressed during a hand (a slip beside 结束本盘) it stops that hand as 中止 and the same dealer deals again
+  // pressed during a hand (a slip beside 结束本盘) it stops that hand as 中止 and the same dealer deals again;
+  // a hand its confirmed wins ended is recorded as won, as 结束本盘 would, without the question (before, it
+  // asked to stop the won hand as 中止, and the next hand was the same dealer's)
   const hand = state && state.hand;
-  if (hand && !hand.ended && !window.confirm(t("abandonAsk", { n: hand.hand_no }))) return;
+  if (hand && !hand.ended && !endedByWins() && !window.confirm(t("abandonAsk", { n: hand.hand_no }))) return;
   act("/api/hand/start");
 });
 $("end-hand").addEventListener("click", () => {
@@ -2142,8 +2166,7 @@ $("end-hand").addEventListener("click", () => {
   const hand = state && state.hand;
   if (hand && !hand.ended && !wins.length && hand.tiles_left > 0
       && !window.confirm(t("drawAsk", { n: hand.hand_no, left: hand.tiles_left }))) return;
-  const byWins = wins.length && !(state.plays_on && state.further_win);
-  act("/api/hand/end", { result: byWins ? "win" : "draw" });
+  act("/api/hand/end", { result: endedByWins() ? "win" : "draw" });
 });
 $("abortive-keys").addEventListener("click", (e) => {
   // 九种九牌 is the seat picked under 座位 (the seat in turn), its 14 tiles from 牌 when typed (checked then)
@@ -2162,7 +2185,7 @@ $("dice-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const dice = (f.dice.value.match(/\d/g) || []).map(Number);  // "3 5", "35", "3,5,2"
   // said here in words: a 7 or a die short got the API's "body.dice.0: Input should be less than or equal to 6"
-  const m = (state && state.hand && state.hand.dice_count) || 2;
+  const m = (state && state.hand && state.hand.dice_count) || 2;  // 定庄: two dice
   if (dice.length !== m || dice.some((d) => d < 1 || d > 6)) {
     $("action-msg").textContent = "✗ " + t("dice.bad", { m }); $("action-msg").className = "msg bad"; return;
   }
