@@ -190,6 +190,33 @@ def test_camera_stream_survives_an_unplug_and_reconnects(dorothys) -> None:
     missing.close()
 
 
+def test_a_camera_that_never_connected_is_unplugged_from_the_first_step_and_ok_once_it_comes(dorothys) -> None:
+    """The grace of two failed grabs is for a camera that gave frames (one dropped read is not a cable out). A
+    camera that never answered showed 摄像头正常 for its first two steps after the service started (~5 s of green
+    for a camera off, its URL wrong); it is unplugged from the first, and ok once it sends."""
+    import socket
+    import time
+
+    from vision.camera import CameraStream
+
+    with socket.socket() as taken:  # a port nothing listens on, for the camera to come to later
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+    stream = CameraStream(f"http://127.0.0.1:{port}/stream.mjpg", reopen_every_s=0.2, frame_wait_s=0.5)
+    try:
+        codes = [stream.grab()[1].code for _ in range(3)]
+        assert codes == ["unplugged"] * 3, codes
+        source = scene_source(list(dorothys), seed=3, opts=SceneOptions(size=(320, 240), tiles=4))
+        with VirtualCamera(source, port=port, fps=20):
+            started = time.monotonic()
+            frame, status = stream.grab()
+            while frame is None and time.monotonic() - started < 5:
+                frame, status = stream.grab()
+            assert frame is not None and status.ok, status
+    finally:
+        stream.close()
+
+
 def test_a_network_camera_that_goes_silent_is_opened_again(dorothys) -> None:
     """A camera that reboots or loses its Wi-Fi leaves its stream open and silent
     (`VirtualCamera.hang`): the stream is dropped after `read_timeout_s` and opened again. Before
