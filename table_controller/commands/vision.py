@@ -188,25 +188,13 @@ def _corners(text: str) -> list[list[float]]:
 
 
 def _corners_problem(pts: list[list[float]], size: tuple[int, int]) -> str:
-    """Why `--corners` cannot be the felt in a picture of `size` (width, height), or "". Before,
-    corners off the picture, "nan" or in a crossed order read nothing and exited 0, silently."""
-    import math
+    """Why `--corners` cannot be the felt in a picture of `size` (width, height), or "" (`calibrate.corners_problem`,
+    as `[camera] corners` is checked). Before, corners off the picture, "nan" or in a crossed order read nothing and
+    exited 0, silently."""
+    from vision.calibrate import corners_problem
 
-    import cv2
-    import numpy as np
-
-    w, h = size
-    if not all(math.isfinite(v) for p in pts for v in p):
-        return f"--corners {pts}: not numbers"
-    slack = 0.02 * max(w, h)  # a corner picked a hair beyond the edge is still the felt in view
-    off = [p for p in pts if not (-slack <= p[0] <= w + slack and -slack <= p[1] <= h + slack)]
-    if off:
-        return (f"--corners: {off} lie outside the {w}×{h} picture; the felt must be whole in view "
-                "(`tablectl vision corners FRAME` finds its corners)")
-    if not cv2.isContourConvex(np.asarray(pts, np.float32).reshape(-1, 1, 2)):
-        return ("--corners: the four points cross or fold in; give them in order round the felt, clockwise from "
-                "W's left (the top-left seen from above with E at the bottom)")
-    return ""
+    problem = corners_problem(pts, size)
+    return f"--corners: {problem}" if problem else ""
 
 
 def run_read(args: argparse.Namespace) -> int:
@@ -475,7 +463,7 @@ def run_grab(args: argparse.Namespace) -> int:
     """A frame from the camera, written, with what the reader will make of the picture."""
     import cv2
 
-    from table_controller.preflight import no_picture_hint
+    from table_controller.preflight import no_picture_hint, undecodable_hint
     from vision.calibrate import find_markers
     from vision.picture import save_picture
     from vision.camera import open_capture
@@ -499,6 +487,9 @@ def run_grab(args: argparse.Namespace) -> int:
         cap.release()
     if frame is None:
         return _fail(f"{args.source}: 没有画面 / no picture ({no_picture_hint(args.source)})")
+    undecodable = undecodable_hint(args.source)  # OpenCV may decode a damaged part to noise: not the picture
+    if undecodable:
+        return _fail(f"{args.source}: {undecodable}")
     try:
         save_picture(args.out, frame)
     except (OSError, cv2.error) as exc:
