@@ -271,18 +271,32 @@ def _labels(labels: Path) -> list[tuple[str, str]]:
     if not labels.is_file():
         raise ValueError(f"{labels} not found: the folder needs a labels.csv with columns file,kind")
     try:  # utf-8-sig: a spreadsheet's UTF-8 file starts with a BOM, which hid the header 'file'
-        rows = list(csv.DictReader(labels.open(encoding="utf-8-sig", newline="")))
+        with labels.open(encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f)
+            # each row with its line in the file (blank lines are skipped: counting rows named the wrong line)
+            rows = [(reader.line_num, row) for row in reader]
     except UnicodeDecodeError as exc:
         raise ValueError(f"{labels}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8 CSV") from None
-    if not rows or not {"file", "kind"} <= set(rows[0]):
+    if not rows or not {"file", "kind"} <= set(rows[0][1]):
         raise ValueError(f"{labels}: expected a header 'file,kind' and at least one row")
     bad = [f"line {i}: {(row.get('file') or '').strip()!r},{(row.get('kind') or '').strip()!r}"
-           for i, row in enumerate(rows, start=2)
-           if not (row.get("file") or "").strip() or (row.get("kind") or "").strip() not in KINDS]
+           for i, row in rows if not (row.get("file") or "").strip() or (row.get("kind") or "").strip() not in KINDS]
     if bad:
         raise ValueError(f"{labels}: {len(bad)} row(s) without a file name and a tile code (1m..9m 1p..9p 1s..9s "
                          f"1z..7z 1f..8f back): " + "; ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
-    return [(str(row["file"]).strip(), str(row["kind"]).strip()) for row in rows]
+    # a picture named twice is one picture: scored once (a row pasted twice counted it twice), and two kinds for it
+    # is a labelling mistake to correct, not a reading to score half wrong
+    first: dict[str, tuple[int, str]] = {}
+    clash: list[str] = []
+    for i, row in rows:
+        file, kind = str(row["file"]).strip(), str(row["kind"]).strip()
+        if file in first and first[file][1] != kind:
+            clash.append(f"{file}: line {first[file][0]} says {first[file][1]}, line {i} {kind}")
+        first.setdefault(file, (i, kind))
+    if clash:
+        raise ValueError(f"{labels}: {len(clash)} picture(s) labelled with two kinds: " + "; ".join(clash[:5])
+                         + (" ..." if len(clash) > 5 else ""))
+    return [(file, kind) for file, (_, kind) in first.items()]
 
 
 def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-def]

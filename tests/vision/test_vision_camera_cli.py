@@ -355,6 +355,28 @@ def test_cli_eval_refuses_figures_of_nothing_and_rows_that_are_not_labels(tmp_pa
     assert "n=1 " in out and "not read (1): gone.png (no such file)" in out
 
 
+def test_cli_eval_scores_a_picture_named_twice_once_and_refuses_two_kinds_for_it(tmp_path, capsys, dorothys) -> None:
+    """A row pasted twice scored its picture twice (n=4 for two pictures); a picture labelled with two kinds was
+    scored as half wrong (top1 0.5 for a tile read right); a bad row after blank lines was named by its count of
+    rows, not its line. A spreadsheet's CRLF and blank lines are read as the lines they are."""
+    face = dorothys[0]
+    other = next(f for f in dorothys if f.kind != face.kind)
+    cv2.imwrite(str(tmp_path / "a.png"), render_single_tile(face.image, seed=1))
+    cv2.imwrite(str(tmp_path / "b.png"), render_single_tile(other.image, seed=2))
+    rows = f"file,kind\r\na.png,{face.kind}\r\n\r\na.png,{face.kind}\r\nb.png,{other.kind}\r\na.png,{face.kind}\r\n"
+    (tmp_path / "labels.csv").write_bytes(rows.encode())
+    assert main(["vision", "eval", str(tmp_path), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["n"] == 2 and figures["per_kind"] == {face.kind: 1.0, other.kind: 1.0}, figures
+    (tmp_path / "labels.csv").write_text(f"file,kind\n\n\na.png,{face.kind}\nb.png,{other.kind}\na.png,{other.kind}\n")
+    assert main(["vision", "eval", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"a.png: line 4 says {face.kind}, line 6 {other.kind}" in err, err
+    (tmp_path / "labels.csv").write_text("file,kind\n\n\na.png,zz\n")
+    assert main(["vision", "eval", str(tmp_path)]) == 1
+    assert "line 4: 'a.png','zz'" in capsys.readouterr().err
+
+
 def test_cli_names_a_missing_file_and_a_folder(tmp_path, capsys) -> None:
     """Before: both were "not a readable image", after OpenCV's own warning on stderr."""
     assert main(["vision", "read", str(tmp_path / "nope.png")]) == 1
