@@ -58,6 +58,19 @@ class CameraSection(_Section):
                                                 "sees become the hand's play events (what is already keyed is not "
                                                 "recorded twice).")
 
+    @model_validator(mode="after")
+    def _corners_fit(self) -> "CameraSection":
+        """Corners that cannot be the felt (not numbers, crossed, counter-clockwise, off `corners_size`) are named at
+        start and by `tablectl check`: the camera read nothing, or each seat's tiles at another's side, and the
+        display said 摄像头正常 (`vision.calibrate.corners_problem`)."""
+        if self.corners is not None:
+            from vision.calibrate import corners_problem
+
+            problem = corners_problem(self.corners, self.corners_size)
+            if problem:
+                raise ValueError(f"corners: {problem}")
+        return self
+
 
 def _known_rulesets() -> set[str]:
     try:

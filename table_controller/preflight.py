@@ -279,11 +279,29 @@ def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
     return Finding(what, "warn", f"{found}; {hint}") if hint else Finding(what, "ok", found)
 
 
+def undecodable_hint(source: str) -> str:
+    """What the display says of a network camera that answers with parts that do not decode (`undecodable`,
+    `vision.camera.probe`: a second look over its own connection), with why; "" for one whose picture decodes,
+    one not answering, or a source that is no HTTP URL. OpenCV's own decoder opens some such streams and hands
+    over noise as a picture, which went on to "no corner marker in view"."""
+    from vision.camera import probe
+    from vision.health import MESSAGES
+
+    why = probe(source)
+    if not why:
+        return ""
+    zh, en = MESSAGES["undecodable"]
+    return f"{zh.removesuffix('，请手动录入')} / {en.removesuffix('; enter tiles by hand')} ({why})"
+
+
 def no_picture_hint(source: str) -> str:
     """What to look at when `source` gives no picture: a camera on the network is not a matter of
-    device permissions, a local one is (a hint naming group video for an IP camera sent people the wrong way)."""
+    device permissions, a local one is (a hint naming group video for an IP camera sent people the wrong way).
+    A camera that answers with parts that do not decode is said so (`vision.camera.probe`), in the display's
+    words: `grab` and `tablectl check` sent the technician after the URL and its credentials, while the
+    display said 摄像头已连接，但画面无法解码."""
     if "://" in source:
-        return "the camera is off or unreachable, the URL or its credentials are wrong, or it serves another format"
+        return undecodable_hint(source) or "the camera is off or unreachable, the URL or its credentials are wrong, or it serves another format"
     if source.isdigit() or source.startswith(("/dev/video", "/dev/v4l/")):  # a file in /dev/shm is a file
         return "unplugged, wrong device, or the user is not in group video"
     path = Path(source)
@@ -336,18 +354,22 @@ def check_camera(config: TableConfig) -> Finding | None:
         cap.release()
     if not ok:
         return Finding(what, "fail", f"{source}: no picture ({no_picture_hint(source)})")
+    undecodable = undecodable_hint(source)
+    if undecodable:
+        return Finding(what, "fail", f"{source}: {undecodable}")
     status = CameraHealth().check(frame).to_json()
     if not status["ok"]:
         return Finding(what, "warn", f"{source}: {status['message']} / {status['message_en']}")
     h, w = frame.shape[:2]
     cam = config.camera
-    if cam.corners and cam.corners_size:
+    if cam.corners:  # without corners_size, corners off this frame (the service read nothing, said 摄像头正常)
         from vision.calibrate import Calibration, CalibrationError
 
         try:
             Calibration.from_corners(cam.corners, cam.corners_size).for_frame(frame)
         except CalibrationError as exc:
             return Finding(what, "fail", f"{source}: {exc}")
+    if cam.corners and cam.corners_size:
         if cam.corners_size != (w, h):
             return Finding(what, "warn", f"{source}: {w}×{h}, the corners were picked on {cam.corners_size[0]}×"
                                          f"{cam.corners_size[1]}: scaled, but the tiles read best at that resolution")

@@ -22,6 +22,48 @@ class CalibrationError(ValueError):
 #: Two frame shapes are one camera at two resolutions when their aspect ratios differ less than this.
 SAME_ASPECT = 0.01
 
+#: How far beyond a picture's border a stored corner may lie, as a share of its longer side: a corner picked a
+#: hair beyond the edge is still the felt in view.
+CORNER_SLACK = 0.02
+
+
+def corners_problem(corners: object, size: tuple[int, int] | None = None) -> str:
+    """Why four points cannot be the felt's corners (clockwise from W's left) in a frame of `size` (width,
+    height; None: the size is not known), in Chinese then English, or "". Stored corners that were not numbers,
+    crossed (given row by row: top-left, top-right, bottom-left, bottom-right), ran counter-clockwise (every seat's
+    tiles read at another seat's side) or lay off the picture read nothing, or the wrong seats, while the display
+    said 摄像头正常."""
+    try:
+        pts = np.asarray(corners, np.float64).reshape(-1, 2)
+    except (TypeError, ValueError):
+        return f"四角须为 4 个点 / need 4 corners [[x, y], ...], got {corners!r}"
+    if pts.shape != (4, 2):
+        return f"四角须为 4 个点 / need 4 corners [[x, y], ...], got {pts.shape[0]} points"
+    if not np.isfinite(pts).all():
+        return f"四角坐标须为数字 / the corners {pts.tolist()} are not numbers"
+    if not cv2.isContourConvex(pts.astype(np.float32).reshape(-1, 1, 2)):
+        return ("四角连线交叉：请按台面一周的顺序给出，从西家左手角起顺时针（左上、右上、右下、左下）/ the four corners "
+                "cross or fold in: give them in order round the felt, clockwise from W's left (the top-left seen from "
+                "above with E at the bottom: top-left, top-right, bottom-right, bottom-left)")
+    area = cv2.contourArea(pts.astype(np.float32), oriented=True)  # > 0: clockwise on the screen (y down)
+    if abs(area) < 100:
+        return "四角围成的面积为零，请重新标定 / the four corners enclose no area: pick them again"
+    if area < 0:
+        return ("四角为逆时针顺序：请从西家左手角起顺时针给出（左上、右上、右下、左下）/ the corners run counter-clockwise: "
+                "give them clockwise from W's left (top-left, top-right, bottom-right, bottom-left), else each seat's "
+                "tiles are read at another seat's side")
+    if size is not None:
+        w, h = size
+        slack = CORNER_SLACK * max(w, h)
+        off = [[round(float(x), 1), round(float(y), 1)] for x, y in pts
+               if not (-slack <= x <= w + slack and -slack <= y <= h + slack)]
+        if off:
+            return (f"台面四角 {off} 超出 {w}×{h} 的画面：请重新标定四角（tablectl vision corners）/ the corners {off} lie "
+                    f"outside the {w}×{h} picture; the felt must be whole in view: store its corners again "
+                    "(`tablectl vision corners FRAME` finds them)")
+    return ""
+
+
 #: The least resolution over the felt (pixels per millimetre, at its worst corner) the reader is set
 #: up for: it warps the felt to 0.8 px/mm and its model learnt tiles seen at 0.85-1.6 px/mm. Measured
 #: on dorothys scenes with markers: at 0.73-1.1 px/mm 79-80 of 80 tiles right, 67-80 accepted; at 640x480
@@ -47,11 +89,10 @@ class Calibration:
                      size: tuple[int, int] | None = None) -> "Calibration":
         """Four image points of the felt's corners, clockwise from the one left of W's seat
         (the top-left seen from above with E at the bottom), in frames of `size` when known."""
+        problem = corners_problem(corners)
+        if problem:
+            raise CalibrationError(problem)
         pts = np.asarray(corners, np.float32).reshape(-1, 2)
-        if pts.shape != (4, 2):
-            raise CalibrationError(f"need 4 corners [[x, y], ...], got {pts.shape[0]} points")
-        if abs(cv2.contourArea(pts)) < 100:
-            raise CalibrationError("the four corners enclose no area: pick them again")
         dst = np.float32([[0, 0], [TABLE_MM, 0], [TABLE_MM, TABLE_MM], [0, TABLE_MM]])
         return cls(cv2.getPerspectiveTransform(pts, dst), "corners", size)
 
@@ -65,7 +106,12 @@ class Calibration:
         another crop of the sensor, which no scaling fixes: CalibrationError says what to do."""
         h, w = frame.shape[:2]
         if self.size is None:
-            return Calibration(self.image_to_plane, self.source, (w, h))
+            fitted = Calibration(self.image_to_plane, self.source, (w, h))
+            # stored corners meet their frame's size here first: ones off it read nothing, and said nothing
+            problem = corners_problem(fitted.corners(), (w, h)) if self.source == "corners" else ""
+            if problem:
+                raise CalibrationError(problem)
+            return fitted
         if self.size == (w, h):
             return self
         w0, h0 = self.size

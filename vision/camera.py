@@ -335,6 +335,10 @@ class CameraStream:
             if frame is not None or code == "too_large":
                 break
         status = self.health.check(frame)
+        with self._cond:
+            never = frame is None and self._count == 0 and self._failures > 0
+        if never and status.code == "ok":  # the grace for a dropped grab is for a camera that gave frames
+            status = HealthStatus("unplugged", f"no frame since the start: {self._failures} tries failed")
         bad = self._bad_part if frame is None else None
         if bad is not None and bad[0] == "too_large":  # at once: every part of this camera will be so
             status = HealthStatus("too_large", bad[1])

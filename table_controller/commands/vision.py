@@ -188,25 +188,13 @@ def _corners(text: str) -> list[list[float]]:
 
 
 def _corners_problem(pts: list[list[float]], size: tuple[int, int]) -> str:
-    """Why `--corners` cannot be the felt in a picture of `size` (width, height), or "". Before,
-    corners off the picture, "nan" or in a crossed order read nothing and exited 0, silently."""
-    import math
+    """Why `--corners` cannot be the felt in a picture of `size` (width, height), or "" (`calibrate.corners_problem`,
+    as `[camera] corners` is checked). Before, corners off the picture, "nan" or in a crossed order read nothing and
+    exited 0, silently."""
+    from vision.calibrate import corners_problem
 
-    import cv2
-    import numpy as np
-
-    w, h = size
-    if not all(math.isfinite(v) for p in pts for v in p):
-        return f"--corners {pts}: not numbers"
-    slack = 0.02 * max(w, h)  # a corner picked a hair beyond the edge is still the felt in view
-    off = [p for p in pts if not (-slack <= p[0] <= w + slack and -slack <= p[1] <= h + slack)]
-    if off:
-        return (f"--corners: {off} lie outside the {w}×{h} picture; the felt must be whole in view "
-                "(`tablectl vision corners FRAME` finds its corners)")
-    if not cv2.isContourConvex(np.asarray(pts, np.float32).reshape(-1, 1, 2)):
-        return ("--corners: the four points cross or fold in; give them in order round the felt, clockwise from "
-                "W's left (the top-left seen from above with E at the bottom)")
-    return ""
+    problem = corners_problem(pts, size)
+    return f"--corners: {problem}" if problem else ""
 
 
 def run_read(args: argparse.Namespace) -> int:
@@ -283,18 +271,32 @@ def _labels(labels: Path) -> list[tuple[str, str]]:
     if not labels.is_file():
         raise ValueError(f"{labels} not found: the folder needs a labels.csv with columns file,kind")
     try:  # utf-8-sig: a spreadsheet's UTF-8 file starts with a BOM, which hid the header 'file'
-        rows = list(csv.DictReader(labels.open(encoding="utf-8-sig", newline="")))
+        with labels.open(encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f)
+            # each row with its line in the file (blank lines are skipped: counting rows named the wrong line)
+            rows = [(reader.line_num, row) for row in reader]
     except UnicodeDecodeError as exc:
         raise ValueError(f"{labels}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8 CSV") from None
-    if not rows or not {"file", "kind"} <= set(rows[0]):
+    if not rows or not {"file", "kind"} <= set(rows[0][1]):
         raise ValueError(f"{labels}: expected a header 'file,kind' and at least one row")
     bad = [f"line {i}: {(row.get('file') or '').strip()!r},{(row.get('kind') or '').strip()!r}"
-           for i, row in enumerate(rows, start=2)
-           if not (row.get("file") or "").strip() or (row.get("kind") or "").strip() not in KINDS]
+           for i, row in rows if not (row.get("file") or "").strip() or (row.get("kind") or "").strip() not in KINDS]
     if bad:
         raise ValueError(f"{labels}: {len(bad)} row(s) without a file name and a tile code (1m..9m 1p..9p 1s..9s "
                          f"1z..7z 1f..8f back): " + "; ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
-    return [(str(row["file"]).strip(), str(row["kind"]).strip()) for row in rows]
+    # a picture named twice is one picture: scored once (a row pasted twice counted it twice), and two kinds for it
+    # is a labelling mistake to correct, not a reading to score half wrong
+    first: dict[str, tuple[int, str]] = {}
+    clash: list[str] = []
+    for i, row in rows:
+        file, kind = str(row["file"]).strip(), str(row["kind"]).strip()
+        if file in first and first[file][1] != kind:
+            clash.append(f"{file}: line {first[file][0]} says {first[file][1]}, line {i} {kind}")
+        first.setdefault(file, (i, kind))
+    if clash:
+        raise ValueError(f"{labels}: {len(clash)} picture(s) labelled with two kinds: " + "; ".join(clash[:5])
+                         + (" ..." if len(clash) > 5 else ""))
+    return [(file, kind) for file, (_, kind) in first.items()]
 
 
 def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-def]
@@ -475,7 +477,7 @@ def run_grab(args: argparse.Namespace) -> int:
     """A frame from the camera, written, with what the reader will make of the picture."""
     import cv2
 
-    from table_controller.preflight import no_picture_hint
+    from table_controller.preflight import no_picture_hint, undecodable_hint
     from vision.calibrate import find_markers
     from vision.picture import save_picture
     from vision.camera import open_capture
@@ -499,6 +501,9 @@ def run_grab(args: argparse.Namespace) -> int:
         cap.release()
     if frame is None:
         return _fail(f"{args.source}: 没有画面 / no picture ({no_picture_hint(args.source)})")
+    undecodable = undecodable_hint(args.source)  # OpenCV may decode a damaged part to noise: not the picture
+    if undecodable:
+        return _fail(f"{args.source}: {undecodable}")
     try:
         save_picture(args.out, frame)
     except (OSError, cv2.error) as exc:

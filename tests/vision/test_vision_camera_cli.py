@@ -190,6 +190,33 @@ def test_camera_stream_survives_an_unplug_and_reconnects(dorothys) -> None:
     missing.close()
 
 
+def test_a_camera_that_never_connected_is_unplugged_from_the_first_step_and_ok_once_it_comes(dorothys) -> None:
+    """The grace of two failed grabs is for a camera that gave frames (one dropped read is not a cable out). A
+    camera that never answered showed 摄像头正常 for its first two steps after the service started (~5 s of green
+    for a camera off, its URL wrong); it is unplugged from the first, and ok once it sends."""
+    import socket
+    import time
+
+    from vision.camera import CameraStream
+
+    with socket.socket() as taken:  # a port nothing listens on, for the camera to come to later
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+    stream = CameraStream(f"http://127.0.0.1:{port}/stream.mjpg", reopen_every_s=0.2, frame_wait_s=0.5)
+    try:
+        codes = [stream.grab()[1].code for _ in range(3)]
+        assert codes == ["unplugged"] * 3, codes
+        source = scene_source(list(dorothys), seed=3, opts=SceneOptions(size=(320, 240), tiles=4))
+        with VirtualCamera(source, port=port, fps=20):
+            started = time.monotonic()
+            frame, status = stream.grab()
+            while frame is None and time.monotonic() - started < 5:
+                frame, status = stream.grab()
+            assert frame is not None and status.ok, status
+    finally:
+        stream.close()
+
+
 def test_a_network_camera_that_goes_silent_is_opened_again(dorothys) -> None:
     """A camera that reboots or loses its Wi-Fi leaves its stream open and silent
     (`VirtualCamera.hang`): the stream is dropped after `read_timeout_s` and opened again. Before
@@ -326,6 +353,28 @@ def test_cli_eval_refuses_figures_of_nothing_and_rows_that_are_not_labels(tmp_pa
     assert main(["vision", "eval", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "n=1 " in out and "not read (1): gone.png (no such file)" in out
+
+
+def test_cli_eval_scores_a_picture_named_twice_once_and_refuses_two_kinds_for_it(tmp_path, capsys, dorothys) -> None:
+    """A row pasted twice scored its picture twice (n=4 for two pictures); a picture labelled with two kinds was
+    scored as half wrong (top1 0.5 for a tile read right); a bad row after blank lines was named by its count of
+    rows, not its line. A spreadsheet's CRLF and blank lines are read as the lines they are."""
+    face = dorothys[0]
+    other = next(f for f in dorothys if f.kind != face.kind)
+    cv2.imwrite(str(tmp_path / "a.png"), render_single_tile(face.image, seed=1))
+    cv2.imwrite(str(tmp_path / "b.png"), render_single_tile(other.image, seed=2))
+    rows = f"file,kind\r\na.png,{face.kind}\r\n\r\na.png,{face.kind}\r\nb.png,{other.kind}\r\na.png,{face.kind}\r\n"
+    (tmp_path / "labels.csv").write_bytes(rows.encode())
+    assert main(["vision", "eval", str(tmp_path), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["n"] == 2 and figures["per_kind"] == {face.kind: 1.0, other.kind: 1.0}, figures
+    (tmp_path / "labels.csv").write_text(f"file,kind\n\n\na.png,{face.kind}\nb.png,{other.kind}\na.png,{other.kind}\n")
+    assert main(["vision", "eval", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"a.png: line 4 says {face.kind}, line 6 {other.kind}" in err, err
+    (tmp_path / "labels.csv").write_text("file,kind\n\n\na.png,zz\n")
+    assert main(["vision", "eval", str(tmp_path)]) == 1
+    assert "line 4: 'a.png','zz'" in capsys.readouterr().err
 
 
 def test_cli_names_a_missing_file_and_a_folder(tmp_path, capsys) -> None:

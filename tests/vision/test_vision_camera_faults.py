@@ -179,3 +179,35 @@ def test_frames_garbled_on_a_lossy_link_are_neither_read_nor_taken_for_the_light
     dark = (scene.image * 0.08).astype(np.uint8)
     told = [health.check(dark.copy() + np.uint8(i % 2)).code for i in range(LIGHT_FRAMES)]
     assert told == ["ok"] * (LIGHT_FRAMES - 1) + ["dark"]
+
+
+def test_grab_and_the_check_say_a_camera_sending_what_does_not_decode_is_connected(tmp_path, capsys) -> None:
+    """`tablectl vision grab` and `tablectl check` of a camera sending parts that do not decode said "no picture:
+    the camera is off or unreachable, the URL or its credentials are wrong", while the display said
+    摄像头已连接，但画面无法解码: the technician was sent after the URL. They say what the display says, and a camera
+    that is not there is still off or unreachable."""
+    import socket
+
+    from table_controller.cli import main
+    from table_controller.config import parse_config
+    from table_controller.preflight import check_camera
+
+    cam = VirtualCamera(_source, fps=FPS).start()
+    try:
+        cam.next_jpeg()  # a picture whose headers the faults keep
+        for fault in ("garbage", "scrambled"):
+            setattr(cam, fault, True)
+            assert main(["vision", "grab", cam.url, str(tmp_path / "frame.jpg")]) == 1
+            said = capsys.readouterr().err
+            assert "摄像头已连接，但画面无法解码" in said and "credentials" not in said, (fault, said)
+            assert not (tmp_path / "frame.jpg").exists()
+            check = check_camera(parse_config({"camera": {"source": cam.url}}, source="t.toml"))
+            assert check is not None and check.level == "fail" and "画面无法解码" in check.detail, (fault, check)
+            setattr(cam, fault, False)
+    finally:
+        cam.stop()
+    with socket.socket() as taken:  # nothing listens there
+        taken.bind(("127.0.0.1", 0))
+        gone = f"http://127.0.0.1:{taken.getsockname()[1]}/stream.mjpg"
+    check = check_camera(parse_config({"camera": {"source": gone}}, source="t.toml"))
+    assert check is not None and "unreachable" in check.detail and "解码" not in check.detail

@@ -155,3 +155,40 @@ def test_the_check_before_the_match_says_what_to_look_at_when_a_camera_gives_no_
     assert shm.level == "fail" and "no such file" in shm.detail
     missing = finding(str(tmp_path / "nothing.mp4"))
     assert missing.level == "fail" and "no such file" in missing.detail and "group video" not in missing.detail
+
+
+def test_stored_corners_that_cannot_be_the_felt_are_named_not_shown_as_a_camera_ok(scenes) -> None:
+    """Stored corners given row by row (crossed), counter-clockwise, not numbers or off the frame: the camera
+    read nothing (or each seat's tiles at another seat's side) and the display said 摄像头正常. The config names
+    what it can judge alone; corners off the first frame (no corners_size) are the step's problem (not_reading),
+    said by `tablectl check` too, and the camera reads once it sends the frame they were picked on."""
+    from table_controller.config import ConfigError, parse_config
+    from table_controller.preflight import check_camera
+
+    _, bare = scenes
+    tl, tr, br, bl = ([float(x), float(y)] for x, y in _corners(bare))
+    for corners, said in (([tl, tr, bl, br], "交叉"), ([tl, bl, br, tr], "逆时针"), ([[float("nan"), 0.0], tr, br, bl], "数字"),
+                          ([[x * 2, y * 2] for x, y in (tl, tr, br, bl)], "超出 1280×960")):
+        with pytest.raises(ConfigError, match=said):
+            parse_config({"camera": {"source": "0", "corners": corners, "corners_size": [1280, 960]}}, source="t.toml")
+    size = [(640, 480)]  # corners picked on the 1280×960 view, no corners_size; the camera sends 640×480
+    with VirtualCamera(lambda: cv2.resize(bare.image, size[0], interpolation=cv2.INTER_AREA), fps=10) as cam:
+        config = parse_config({"camera": {"source": cam.url, "corners": [tl, tr, br, bl]}}, source="t.toml")
+        check = check_camera(config)
+        assert check is not None and check.level == "fail" and "超出 640×480" in check.detail, check
+        stream = CameraStream(cam.url, reopen_every_s=0.2)
+        loop = VisionLoop(stream, TileReader(calibration=Calibration.from_corners([tl, tr, br, bl])))
+        try:
+            step = loop.step()
+            assert step.status.code == "not_reading" and "超出 640×480" in step.problem and not step.readings, step
+            cam.unplugged = True
+            deadline = time.monotonic() + 10
+            while loop.step().status.code != "unplugged" and time.monotonic() < deadline:
+                pass
+            size[0] = (1280, 960)
+            cam.unplugged = False
+            while time.monotonic() < deadline and len(step.readings) != 24:
+                step = loop.step()
+            assert step.status.ok and len(step.readings) == 24, step.status
+        finally:
+            stream.close()
