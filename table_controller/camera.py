@@ -54,6 +54,8 @@ class CameraWatcher:
         self._loop: Any = None
         #: the seq of each unsure reading this run logged -> its track (the referee's page shows the tile)
         self._asked: dict[int, int] = {}
+        #: a ruling that the reading is no tile's seq -> that reading, for an undo (the newest ASKED_KEPT)
+        self._dismissed: dict[int, dict[str, Any]] = {}
 
     def view_jpeg(self) -> bytes | None:
         """The camera's last frame with what it read, for the referee (None: no frame yet)."""
@@ -203,8 +205,8 @@ class CameraWatcher:
 
     def _tell_overruled(self) -> None:
         """A ruling that names a tile otherwise than the camera already recorded it (the referee
-        undid a ruling and made another): the record cannot be changed from here, so the referee is
-        told, once. Before, the record kept the first kind and the log said only the new ruling."""
+        undid a ruling and made another, or ruled it no tile): the record cannot be changed from here, so the
+        referee is told, once. Before, the record kept the first kind and the log said only the new ruling."""
         from table_controller.tiles import SEAT_NAMES
         from table_controller.tiles import tile_name
 
@@ -213,13 +215,16 @@ class CameraWatcher:
             what = "打出" if area == "discard" else "补花"
             seq = self._recorded_seq(area, wind, was)
             at = f"（#{seq}）" if seq else ""
+            now_zh, now_en = ((f"改判为 {tile_name(ruled)}", f"changed it to {ruled}") if ruled
+                              else ("判为不是牌", "ruled it no tile"))
+            fix_zh, fix_en = ("改正", "correct it") if ruled else ("作废该记录", "void it")
             self._controller.accept("camera", "camera.play_refused", {
-                "play": "play.discard" if area == "discard" else "play.flower", "seat": wind, "tile": ruled,
+                "play": "play.discard" if area == "discard" else "play.flower", "seat": wind, "tile": ruled or was,
                 **({"target": seq} if seq else {}),
-                "reason": f"{SEAT_NAMES[wind]}家{what}已按 {tile_name(was)} 记入牌谱{at}，裁判改判为 {tile_name(ruled)}，"
-                          f"牌谱未改：请核对，需要时在罚分页“更正牌谱”改正 / {wind}'s {area} was recorded as {was} "
-                          f"before the ruling changed it to {ruled}: the record is unchanged, check it and correct "
-                          "it on the Penalties page if need be"})
+                "reason": f"{SEAT_NAMES[wind]}家{what}已按 {tile_name(was)} 记入牌谱{at}，裁判{now_zh}，"
+                          f"牌谱未改：请核对，需要时在罚分页“更正牌谱”{fix_zh} / {wind}'s {area} was recorded as {was} "
+                          f"before the ruling {now_en}: the record is unchanged, check it and {fix_en} "
+                          "on the Penalties page if need be"})
         self.record.overruled = []
 
     def _recorded_seq(self, area: str, wind: str, tile: str) -> int | None:
@@ -236,7 +241,11 @@ class CameraWatcher:
         """The referee's rulings on unsure tiles seen since the camera started (the step before),
         as `ruled` events for the play record. With `learn`, each also teaches the reader that tile's art
         (`VisionLoop.learn`), recorded as `camera.learned`; a ruling the referee undoes is
-        forgotten again (`VisionLoop.unlearn`), recorded as `camera.unlearned`."""
+        forgotten again (`VisionLoop.unlearn`), recorded as `camera.unlearned`. A reading ruled no tile
+        (`referee.camera_dismiss`) is a `dismissed` event: the record lets go of it, the tracker announces it no
+        more (`VisionLoop.dismiss`), nothing is learnt; its undo is `undismissed`, the question back."""
+        from table_controller.referee import CAMERA_RULINGS
+
         state = self._controller.state
         actions = _actions_after(state.actions, self._action_seq)
         if actions:
@@ -246,13 +255,26 @@ class CameraWatcher:
             if a.get("error") or a.get("undone"):
                 continue
             item = None
-            if a.get("type") == "referee.camera_confirm":
+            if a.get("type") in CAMERA_RULINGS:
                 item = next((p for p in state.camera_pending if p["seq"] == a.get("camera_seq")), None)
                 if item is not None and item["seq"] <= self._since:
                     item = None  # a ruling on a tile of an earlier run: its track is gone
-                if item is not None and item.get("event") == "appeared":
-                    ruled.append({"event": "ruled", "zone": item.get("zone"), "kind": a.get("kind"),
-                                  "track": item.get("track")})
+            if item is not None and a["type"] == "referee.camera_dismiss":
+                if item.get("event") == "appeared" and isinstance(item.get("track"), int):
+                    ruled.append({"event": "dismissed", "zone": item.get("zone"), "track": item["track"]})
+                    self._dismissed[a["seq"]] = item
+                    while len(self._dismissed) > ASKED_KEPT:
+                        del self._dismissed[next(iter(self._dismissed))]
+                    await self._dismiss(item["track"], True)
+                continue  # no tile: nothing to learn
+            if a.get("type") == "referee.undo" and a.get("target") in self._dismissed:
+                item = self._dismissed.pop(a["target"])
+                ruled.append({"event": "undismissed", "zone": item.get("zone"), "track": item["track"]})
+                await self._dismiss(item["track"], False)
+                continue
+            if item is not None and item.get("event") == "appeared":
+                ruled.append({"event": "ruled", "zone": item.get("zone"), "kind": a.get("kind"),
+                              "track": item.get("track")})
             if not self.learn:
                 continue
             try:
@@ -267,6 +289,15 @@ class CameraWatcher:
             except Exception as exc:  # learning is a bonus: the rulings themselves already stand
                 log.warning("camera could not learn from a ruling", extra={"error": str(exc)})
         return ruled
+
+    async def _dismiss(self, track: int, dismissed: bool) -> None:
+        """The tracker told that `track` is no tile (or, undone, that it may be one again)."""
+        if self._loop is None:
+            return
+        try:
+            await asyncio.to_thread(self._loop.dismiss, int(track), dismissed)
+        except Exception as exc:  # the record lets go of it anyway; the tracker may ask about it again
+            log.warning("camera could not set a reading aside", extra={"error": str(exc)})
 
     async def _learn(self, item: dict[str, Any], a: dict[str, Any]) -> None:
         """Teach the reader the art of the tile `item` (a pending reading) as ruling `a` named it."""

@@ -17,7 +17,7 @@ CAMERA_PUBLIC_ZONES = ("discard",)
 CAMERA_FLOWER_ZONE = "flower"
 #: Events whose data name a tile the camera saw (`kind`, and what it read it as; a refused play's `tiles`)
 CAMERA_TILE_EVENTS = ("camera.tile_appeared", "camera.tile_turned", "camera.tile_removed", "camera.learned",
-                      "camera.unlearned", "referee.camera_confirm", "camera.play_refused")
+                      "camera.unlearned", "referee.camera_confirm", "referee.camera_dismiss", "camera.play_refused")
 #: The plays seen by the camera whose tiles lie face up for the hall: a refused one of these is named in public; a
 #: refused claim or kong may be tiles of a hand laid down in the meld area before the win was read
 PLAYS_PUBLIC = ("play.discard", "play.flower")

@@ -8,8 +8,10 @@ flowers, the meld tiles). So a play an operator already keyed, a tile hidden by 
 moment and found again, or the whole table seen afresh after a restart, is never recorded twice.
 
 A tile the camera is unsure of holds back the tiles laid after it in its area until the referee
-rules on it (`referee.camera_confirm`), so the record keeps the order of play. Melds are recorded
-once their tiles are all there and none was added in the last step (a hand laid down tile by
+rules on it (`referee.camera_confirm`), so the record keeps the order of play; a reading the referee
+rules no tile (`referee.camera_dismiss`: a coin, a glare spot) is let go, and its track passed over
+while it lies there (`CameraRecord._set_aside`). Melds are recorded once their tiles are all there
+and none was added in the last step (a hand laid down tile by
 tile on a win is not taken for a claim): three alike or a run with the last discard from another
 seat (碰 / 吃), four alike with it (明杠), four alike without it (a kong from the hand; with two or
 more face down, 暗杠), two alike in the seat's turn that are not the open discard (暗杠 whose face-down
@@ -129,8 +131,11 @@ class CameraRecord:
     #: track -> the kind the camera recorded it as (a discard, a flower), so that a ruling that
     #: later names it otherwise (a ruling undone and made again) is told, not lost
     recorded_as: dict[int, str] = field(default_factory=dict)
-    #: rulings that name a tile otherwise than the record holds it: (area, wind, recorded, ruled)
-    overruled: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: rulings that name a tile otherwise than the record holds it: (area, wind, recorded, ruled; None: no tile)
+    overruled: list[tuple[str, str, str, str | None]] = field(default_factory=list)
+    #: tracks the referee ruled no tile, while they lie there: track -> its (area, wind). Not counted, not waited
+    #: on, their events passed over; gone, forgotten (a tile laid there later is a new one)
+    dismissed: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     def see(self, hand: dict[str, Any] | None, events: list[dict[str, Any]], occluded: tuple[str, ...] = (),
             blind: bool = False) -> None:
@@ -158,7 +163,7 @@ class CameraRecord:
             self.hand_key, self.lying, self.accounted, self.lost = _key(hand), {}, set(), {}
             self.claimed, self.refusals, self.claims_known, self.turned = set(), {}, {}, set()
             self.late_turns, self.recorded_as, self.overruled = [], {}, []
-            self.left, self.unleft = {}, {}
+            self.left, self.unleft, self.dismissed = {}, {}, {}
         self._sync_claims(hand)
         self.lost = {k: [(at, kind, acc, steps - 1, t) for at, kind, acc, steps, t in v if steps > 1]
                      for k, v in self.lost.items()}
@@ -169,7 +174,9 @@ class CameraRecord:
             key = (area, wind_of_side(side, int(hand.get("dealer_position", 1))))
             here = self.lying.setdefault(key, {})
             track = ev["track"]
-            if ev.get("event") == "disappeared":
+            if ev.get("event") in ("dismissed", "undismissed") or track in self.dismissed:
+                self._set_aside(key, ev)
+            elif ev.get("event") == "disappeared":
                 if track in here and ev.get("at") and track not in self.claimed:
                     self.lost.setdefault(key, []).append((tuple(ev["at"]), here[track], track in self.accounted,
                                                           LOST_STEPS, track))
@@ -198,6 +205,29 @@ class CameraRecord:
                     if was is not None and was != here[track]:  # recorded already: the record keeps `was`
                         self.overruled.append((key[0], key[1], was, here[track]))
                         self.recorded_as[track] = here[track]  # told once
+
+    def _set_aside(self, key: tuple[str, str], ev: dict[str, Any]) -> None:
+        """A ruling that `ev`'s track is no tile (`dismissed`), its undo (`undismissed`: unsure again, if it
+        still lies there), or an event of a track so ruled (passed over; its leaving ends the ruling). Before,
+        the referee could only name a tile: a coin read as one held its pool back for the rest of the hand."""
+        track, here = ev["track"], self.lying.setdefault(key, {})
+        if ev["event"] == "dismissed":
+            if track in here:
+                self.dismissed[track] = key
+            was = here.pop(track, None) or self.recorded_as.get(track)
+            if track in self.recorded_as and was is not None:  # recorded already: the record keeps it
+                self.overruled.append((key[0], key[1], was, None))
+            for table in (self.accounted, self.turned, self.claimed):
+                table.discard(track)
+            self.recorded_as.pop(track, None)
+            self.left.get(key, {}).pop(track, None)
+            self.lost[key] = [x for x in self.lost.get(key, []) if x[4] != track]
+        elif ev["event"] == "undismissed":
+            if self.dismissed.pop(track, None) is not None:
+                here[track] = None  # the question is open again: tiles laid from now on wait for its ruling
+                self.changed.add(key)
+        elif ev["event"] == "disappeared":
+            self.dismissed.pop(track, None)
 
     def plays(self, hand: dict[str, Any] | None, area: str) -> list[Play]:
         """What to record in `area` of every seat so that the record holds what lies there."""

@@ -872,7 +872,7 @@ class Controller:
         """Log a referee action (who, by name when the referee has a credential of their own,
         and from where) after checking the fold would accept it."""
         from table_controller.penalties import PenaltyError
-        from table_controller.referee import RefereeError, validate
+        from table_controller.referee import CAMERA_RULINGS, RefereeError, validate
 
         from table_controller import settlements
         from table_controller.corrections import TYPE as CORRECTION
@@ -885,7 +885,7 @@ class Controller:
         why = (stale.changed_since(self.state, type, payload, int(seen), mine) if isinstance(seen, int) else None) or (
             stale.undo_refusal(self.state, payload.get("target")) if type == "referee.undo" else
             stale.ruled_already(self.state, payload.get("appeal")) if type == "referee.appeal_ruling" else
-            stale.camera_ruled(self.state, payload.get("seq")) if type == "referee.camera_confirm" else
+            stale.camera_ruled(self.state, payload.get("seq")) if type in CAMERA_RULINGS else
             stale.ended_already(self.state) if type == "referee.session_end" else None)
         if why:
             raise ActionError(why)

@@ -220,7 +220,7 @@ def _public_action(a: dict[str, Any]) -> dict[str, Any]:
             a["insert"] = {"anchor": ins.get("anchor"), "after": ins.get("after"), "type": ins.get("type")}
     if "result" in a:
         a["result"] = _public_result(a["result"])
-    if a.get("type") == "referee.camera_confirm":  # a ruling on a tile laid down (a hand at 查叫): not named
+    if a.get("type") in ("referee.camera_confirm", "referee.camera_dismiss"):  # a tile laid down (查叫): not named
         a = camera_public(a)
     return a
 

@@ -24,13 +24,15 @@ SEATS = ("E", "S", "W", "N")
 #: Referee events that may be undone (play records are corrected by a new read instead).
 UNDOABLE = frozenset({"referee.penalty", "referee.win_read", "referee.win_confirm",
                       "referee.session_start", "referee.session_end", "referee.camera_confirm",
-                      "referee.exhaustive", "referee.round_start", "referee.clock_pause", "referee.clock_resume",
+                      "referee.camera_dismiss", "referee.exhaustive", "referee.round_start", "referee.clock_pause",
+                      "referee.clock_resume",
                       "referee.appeal", "referee.appeal_ruling", "referee.play_correct",
                       "referee.substitute"})
 ACTION_ZH = {
     "referee.penalty": "罚分", "referee.win_read": "读牌", "referee.win_confirm": "确认和牌",
     "referee.session_start": "开始计时", "referee.session_end": "结束计时", "referee.undo": "撤销",
-    "referee.camera_confirm": "确认识牌", "referee.exhaustive": "查叫", "referee.round_start": "新一轮",
+    "referee.camera_confirm": "确认识牌", "referee.camera_dismiss": "判为不是牌", "referee.exhaustive": "查叫",
+    "referee.round_start": "新一轮",
     "referee.clock_pause": "暂停计时", "referee.clock_resume": "继续计时",
     "referee.appeal": "申诉", "referee.appeal_ruling": "申诉裁决", "referee.play_correct": "更正牌谱",
     "referee.substitute": "换人",
@@ -231,6 +233,8 @@ def apply_referee(s: "TableState", ev: Event) -> None:
             _undo(s, d, record)
         elif ev.type == "referee.camera_confirm":
             _camera_confirm(s, d, record)
+        elif ev.type == "referee.camera_dismiss":
+            _camera_dismiss(s, d, record)
         elif ev.type == "referee.exhaustive":
             _exhaustive(s, d, record)
         elif ev.type == "referee.play_correct":
@@ -265,10 +269,12 @@ def apply_referee(s: "TableState", ev: Event) -> None:
 #: with each event.
 CAMERA_RULED_KEPT = 20
 CAMERA_OPEN_KEPT = 120
+#: The rulings on an unsure reading: what tile it is (confirmed or corrected), or no tile at all
+CAMERA_RULINGS = ("referee.camera_confirm", "referee.camera_dismiss")
 
 
 def _ruled(s: "TableState") -> set[Any]:
-    return {a.get("camera_seq") for a in active(s.actions, "referee.camera_confirm") if not a.get("error")}
+    return {a.get("camera_seq") for a in active(s.actions) if a["type"] in CAMERA_RULINGS and not a.get("error")}
 
 
 def camera_open(s: "TableState") -> list[dict[str, Any]]:
@@ -303,6 +309,17 @@ def _camera_confirm(s: "TableState", d: dict[str, Any], record: dict[str, Any]) 
         raise PenaltyError(f"不是牌的代码：{kind!r} / not a tile code (e.g. 5m 1z 3f)")
     record.update(camera_seq=seq, kind=kind, read_as=item.get("kind"), zone=item.get("zone"),
                   corrected=kind != item.get("kind"))
+
+
+def _camera_dismiss(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
+    """The referee says the unsure reading is no tile (a coin, a phone, a glare spot, a sleeve): it leaves the
+    questions, the camera's record stops waiting on it, and it names no kind (nothing is learnt from it). Before,
+    the referee could only confirm it or name a tile, and a phantom in a pool held that pool back all hand."""
+    seq = d.get("seq")
+    item = next((p for p in camera_open(s) if p["seq"] == seq), None)
+    if item is None:
+        raise RefereeError(f"没有待确认的识牌 #{seq} / no open camera reading #{seq}")
+    record.update(camera_seq=seq, read_as=item.get("kind"), zone=item.get("zone"))
 
 
 def position_deltas(hand: dict[str, Any], by_wind: dict[str, int]) -> dict[str, int]:

@@ -121,13 +121,18 @@ def ruled_already(s: "TableState", appeal: Any) -> str | None:
 
 def camera_ruled(s: "TableState", seq: Any) -> str | None:
     """Why a ruling on the camera's unsure reading `seq` is refused when another ruled on it: who, when,
-    and as what (before: only "没有待确认的识牌", as if it had never been asked)."""
-    done = next((a for a in reversed(s.actions) if a["type"] == "referee.camera_confirm" and not a.get("undone")
+    and as what, a tile or no tile (before: only "没有待确认的识牌", as if it had never been asked)."""
+    from table_controller.referee import CAMERA_RULINGS
+
+    done = next((a for a in reversed(s.actions) if a["type"] in CAMERA_RULINGS and not a.get("undone")
                  and not a.get("error") and a.get("camera_seq") == seq), None)
     if done is None:
         return None
     from table_controller.tiles import tile_name
 
+    if done["type"] == "referee.camera_dismiss":
+        return (f"识牌 #{seq} 已判为不是牌（{_named(done, s.actions)}）；要改请先撤销该裁决 / "
+                f"camera reading #{seq} was ruled already (#{done['seq']}: not a tile): undo it to change it")
     return (f"识牌 #{seq} 已确认为 {tile_name(str(done.get('kind')))}（{_named(done, s.actions)}）；要改请先撤销该确认 / "
             f"camera reading #{seq} was ruled already (#{done['seq']}: {done.get('kind')}): undo it to change it")
 

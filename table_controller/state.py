@@ -1023,6 +1023,8 @@ def _describe_referee(ev: Event) -> str:
     if t == "referee.camera_confirm":
         kind = d.get("kind")
         return f"裁判确认识牌 #{d.get('seq', '')}" + (f"：{_tile_zh(kind)}" if kind else "")
+    if t == "referee.camera_dismiss":  # names no tile: the object was none
+        return f"裁判判定识牌 #{d.get('seq', '')} 不是牌"
     if t == "play.deal_done":
         return "起牌完毕，庄家出牌"
     if t == "play.discard":

@@ -23,11 +23,11 @@ MAX_INTEGER = 2**63 - 1
 #: (`schema_problem`, since 2235b62), so a Pi rolled back to such a version says why instead of folding
 #: the log without the events it does not know (a substitute dropped: his hands credited to the player
 #: he replaced; a corrected play folded as first keyed). Old logs need no change (upgrades read them).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: Event types a schema-1 reader (tablectl 2235b62 .. this change) would fold as nothing, by the schema
 #: that reads them. A new event type, or a new field that changes what an old type means, that an older
 #: reader would drop or misread goes here with the next number (`tests/controller/test_log_upgrades.py`).
-NEEDS_SCHEMA: dict[str, int] = {"referee.play_correct": 2, "referee.substitute": 2}
+NEEDS_SCHEMA: dict[str, int] = {"referee.play_correct": 2, "referee.substitute": 2, "referee.camera_dismiss": 3}
 log = logging.getLogger("table_controller.store")
 
 #: The HTTP action being served, as `web/replays.py` keys it: (its Idempotency-Key's slot, the

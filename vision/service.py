@@ -254,6 +254,12 @@ class VisionLoop:
         self._save()
         return "learnt"
 
+    def dismiss(self, track: int, dismissed: bool = True) -> bool:
+        """The referee ruled the unsure reading of `track` no tile: the tracker stops announcing it
+        (`TileTracker.dismiss`) and nothing is enrolled (a coin is no kind of tile). Its crops are kept,
+        so a ruling made after an undo (`dismissed=False`) still teaches. False if the track is gone."""
+        return self.tracker.dismiss(track, dismissed)
+
     def unlearn(self, source: str, track: int | None = None) -> int:
         """Forget what a ruling taught (the referee undid it), and lift it from the tile's track
         (the camera's vote decides again); how many examples went."""

@@ -75,6 +75,8 @@ class _Track:
     announced: str | None = None
     last: TileReading | None = None
     ruled: str | None = None
+    #: the referee ruled it no tile (a coin, a glare spot): followed, never announced again while it lies there
+    dismissed: bool = False
     turned: int = 0  # frames that saw it lying across its zone's seat
     across: int = 0  # the latest frames in a row that saw it so
     announced_sideways: bool = False
@@ -151,6 +153,8 @@ class TileTracker:
                     events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id, at=at))
                 continue
             kept.append(t)
+            if t.dismissed:  # its leaving is still said (above): the record lets go of it
+                continue
             if t.seen >= self.confirm and t.missing == 0 and t.announced != kind:
                 if t.announced is not None:  # the vote changed its mind: retract, then announce
                     events.append(TileEvent("disappeared", t.zone, t.announced, conf, t.seat, t.id, at=at))
@@ -189,10 +193,21 @@ class TileTracker:
         t.ruled = kind
         return True
 
+    def dismiss(self, track: int, dismissed: bool = True) -> bool:
+        """The referee ruled what `track` shows is no tile (`referee.camera_dismiss`): it is still followed
+        (its readings are not a new tile), but announced no more, asked about no more, while it lies there;
+        its leaving is still announced. `dismissed=False` lifts it (undone): the vote announces again.
+        False if the track is gone."""
+        t = next((t for t in self.tracks if t.id == track), None)
+        if t is None:
+            return False
+        t.dismissed = dismissed
+        return True
+
     def reading(self, track: int) -> TileReading | None:
         """The latest reading of a live track (its corners in the frame), None once retired."""
         return next((t.last for t in self.tracks if t.id == track), None)
 
     def current(self) -> list[tuple[str, str, float]]:
         """(zone, kind, vote share) of every announced tile: the table as the reader believes it."""
-        return [(t.zone, t.announced, t.kind()[1]) for t in self.tracks if t.announced is not None]
+        return [(t.zone, t.announced, t.kind()[1]) for t in self.tracks if t.announced is not None and not t.dismissed]

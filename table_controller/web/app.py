@@ -245,6 +245,11 @@ class CameraConfirmIn(_Body):
                              description="the tile it really is (glossary code); none: the camera read it right")
 
 
+class CameraDismissIn(_Body):
+    """The camera's unsure reading is of no tile (a coin, a phone, a glare spot, a sleeve): `referee.camera_dismiss`."""
+    seq: int = Field(ge=1, description="seq of the camera's unsure reading (state.camera_pending)")
+
+
 class SessionIn(_Body):
     minutes: float | None = Field(None, gt=0, le=24 * 60, description="default: the ruleset's [timers] session_minutes")
 
@@ -631,6 +636,13 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
               summary="Confirm or correct a tile the camera was unsure of")
     async def camera_confirm(body: CameraConfirmIn, request: Request, who: str = Depends(role("referee"))) -> ActionResult:
         return referee_act("referee.camera_confirm", body.model_dump(exclude_none=True), who, request)
+
+    @app.post("/api/referee/camera/dismiss", response_model=ActionResult,
+              summary="Rule that what the camera was unsure of is no tile (a coin, a phone, a glare spot): the "
+                      "play record stops waiting on it, nothing is learnt; undo brings the question back")
+    async def camera_dismiss(body: CameraDismissIn, request: Request,
+                             who: str = Depends(role("referee"))) -> ActionResult:
+        return referee_act("referee.camera_dismiss", body.model_dump(exclude_none=True), who, request)
 
     async def camera_jpeg(make: Callable[[Any], bytes | None], missing: str) -> Response:
         camera = controller.camera

@@ -805,3 +805,85 @@ def test_a_recorded_tile_that_leaves_its_pool_still_counts_there(table) -> None:
     watcher._record_play([cam.lay("discard", "E", "8p")])
     assert [d["tile"] for d in controller.state.hand["discards"]["E"]] == ["9p", "4p", "8p"]
     assert not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+
+
+def _asked(controller: Controller, watcher: CameraWatcher, ev: dict[str, Any]) -> int:
+    """An unsure reading logged as the watcher logs it (a question in `state.camera_pending`); its seq."""
+    return controller.accept("camera", "camera.tile_appeared", watcher._named(ev)).seq
+
+
+def _step(watcher: CameraWatcher, seen: list[dict[str, Any]] = ()) -> None:  # type: ignore[assignment]
+    """One step of the watcher: what the camera saw, then the referee's rulings since the last step."""
+    import asyncio
+
+    watcher._record_play([*seen, *asyncio.run(watcher._rulings())])
+
+
+def test_a_reading_ruled_no_tile_holds_its_pool_back_no_more(table) -> None:  # type: ignore[no-untyped-def]
+    """A coin in S's pool read as an unsure 6m held S's discards back for the rest of the hand: the referee could
+    only confirm it or name a tile. Ruled no tile (`referee.camera_dismiss`), the record goes on, the coin's
+    track is passed over while it lies there, and a tile laid where it lay after it went is a new discard."""
+    controller, watcher = table
+    cam = Camera()
+    _step(watcher, [cam.lay("discard", "E", "2p")])
+    coin = {**cam.lay("discard", "S", "6m", unsure=True), "at": [400.0, 300.0]}
+    asked = _asked(controller, watcher, coin)
+    _step(watcher, [coin, cam.lay("discard", "S", "9m")])  # S's real discard, laid after the coin
+    assert [d.get("tile") for _, d in plays(controller)] == [None, "2p"]  # held back by the coin
+    controller.referee_action("referee.camera_dismiss", {"seq": asked}, by="referee")
+    _step(watcher)
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "9m"})
+    from table_controller.referee import camera_open
+
+    assert camera_open(controller.state) == []  # the question is answered
+    # the coin's vote changes (now read a sure 1z): passed over, not a discard of S out of turn
+    _step(watcher, [{**coin, "kind": "1z", "needs_referee": False, "confidence": 0.95}])
+    assert len(plays(controller)) == 3 and not [e for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    # the coin is picked up; W, N, E play; S lays a 7m where the coin lay: a new tile, recorded
+    _step(watcher, [gone(coin)])
+    for wind, tile in (("W", "3p"), ("N", "4p"), ("E", "5p")):
+        _step(watcher, [cam.lay("discard", wind, tile)])
+    _step(watcher, [{**cam.lay("discard", "S", "7m"), "at": [401.0, 300.0]}])
+    assert [d["tile"] for d in controller.state.hand["discards"]["S"]] == ["9m", "7m"]
+
+
+def test_a_no_tile_ruling_undone_brings_the_question_back_and_the_pool_waits_again(table) -> None:  # type: ignore[no-untyped-def]
+    controller, watcher = table
+    cam = Camera()
+    _step(watcher, [cam.lay("discard", "E", "2p")])
+    glare = cam.lay("discard", "W", "8s", unsure=True)  # a glare spot in W's pool
+    asked = _asked(controller, watcher, glare)
+    _step(watcher, [glare])
+    ruling = controller.referee_action("referee.camera_dismiss", {"seq": asked}, by="referee")
+    _step(watcher)
+    from table_controller.referee import camera_open
+
+    assert camera_open(controller.state) == []
+    controller.referee_action("referee.undo", {"reason": "看错了，是牌", "target": ruling.seq}, by="referee")
+    assert [p["seq"] for p in camera_open(controller.state)] == [asked]  # the question is back
+    _step(watcher, [cam.lay("discard", "S", "9m")])
+    _step(watcher, [cam.lay("discard", "W", "3p")])  # laid after the glare: waits for its ruling again
+    assert [d["tile"] for d in controller.state.hand["discards"]["W"]] == []
+    controller.referee_action("referee.camera_dismiss", {"seq": asked}, by="referee")
+    _step(watcher)
+    assert [d["tile"] for d in controller.state.hand["discards"]["W"]] == ["3p"]
+
+
+def test_a_reading_recorded_before_it_was_ruled_no_tile_is_told_for_the_referee_to_void(table) -> None:  # type: ignore[no-untyped-def]
+    """Confirmed as 1m and recorded, the confirmation undone, then ruled no tile: the record keeps the discard,
+    and the referee is told which play to void (as a ruling changed to another tile is told)."""
+    controller, watcher = table
+    cam = Camera()
+    coin = cam.lay("discard", "E", "1m", unsure=True)
+    asked = _asked(controller, watcher, coin)
+    _step(watcher, [coin])
+    confirmed = controller.referee_action("referee.camera_confirm", {"seq": asked}, by="referee")
+    _step(watcher)
+    assert plays(controller)[-1] == ("play.discard", {"seat": "E", "tile": "1m"})
+    controller.referee_action("referee.undo", {"reason": "是硬币", "target": confirmed.seq}, by="referee")
+    controller.referee_action("referee.camera_dismiss", {"seq": asked}, by="referee")
+    _step(watcher)
+    told = [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    seq = controller.state.hand["discards"]["E"][-1]["seq"]
+    assert len(told) == 1 and told[0]["target"] == seq, told
+    assert f"一万 记入牌谱（#{seq}），裁判判为不是牌" in told[0]["reason"] and "作废" in told[0]["reason"]

@@ -149,6 +149,41 @@ async def test_the_camera_learns_from_the_referees_rulings(tmp_path: Path, faces
         assert len(Enrollment.load(enrollment)) == 0 and any("忘掉" in line["text"] for line in ctl.state.log)
 
 
+async def test_a_reading_ruled_no_tile_teaches_nothing_and_is_asked_no_more(tmp_path: Path, faces: list) -> None:
+    """The referee rules an unsure reading no tile (`POST /api/referee/camera/dismiss`): the reader enrolls
+    nothing from it (a coin is no kind of tile), the tracker sets its track aside, and the ruling's undo puts
+    the question back, whose later ruling as a tile still teaches (the crops were kept)."""
+    from vision.enroll import Enrollment
+
+    enrollment = tmp_path / "enrolled.npz"
+    Enrollment().save(enrollment)
+    async with _camera_table(tmp_path, faces, seed=5, threshold=0.9999, enrollment=str(enrollment)) as (service, ctl, _):
+        await _until(lambda: ctl.state.camera_pending, 60, "an unsure tile")
+        item = ctl.state.camera_pending[0]
+        track = lambda: next((t for t in service.camera.loop.tracker.tracks if t.id == item["track"]), None)  # noqa: E731
+        ref = {"Authorization": "Bearer ref-cam"}
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+            r = await http.post("/api/referee/camera/dismiss", json={"seq": item["seq"]}, headers=ref)
+            assert r.status_code == 200, r.text
+            await _until(lambda: track() is not None and track().dismissed, 30, "the tracker to set the track aside")
+            await asyncio.sleep(0.5)  # steps go by: nothing is learnt, nothing asked again of that track
+            assert not [e for e in ctl.store.since(0) if e.type == "camera.learned"]
+            assert len(Enrollment.load(enrollment)) == 0
+            asked = [p["seq"] for p in ctl.state.camera_pending if p["track"] == item["track"]]
+            assert asked == [item["seq"]]  # no new question about that track; the ruled one kept for an undo
+            from table_controller.referee import camera_open
+
+            assert item["seq"] not in [p["seq"] for p in camera_open(ctl.state)]
+            r = await http.post("/api/referee/undo", json={"reason": "是一张牌"}, headers=ref)
+            assert r.status_code == 200, r.text
+            await _until(lambda: not track().dismissed, 30, "the track to be followed as a tile again")
+            assert item["seq"] in [p["seq"] for p in camera_open(ctl.state)]
+            r = await http.post("/api/referee/camera/confirm", json={"seq": item["seq"]}, headers=ref)
+            assert r.status_code == 200, r.text
+        await _until(lambda: any(e.type == "camera.learned" for e in ctl.store.since(0)), 30, "the ruling to be learnt")
+        assert set(Enrollment.load(enrollment).kinds) == {item["kind"]}
+
+
 async def test_without_an_enrollment_file_what_the_camera_learnt_survives_a_restart(tmp_path: Path, faces: list) -> None:
     from table_controller.service import LEARNED_TILES
 

@@ -109,6 +109,28 @@ def test_a_ruling_fixes_the_tracks_kind_and_corrects_what_was_announced() -> Non
     assert [(e.event, e.kind) for e in t.update([_reading("6f", 0, 0.99)])] == [("disappeared", "7f"), ("appeared", "6f")]
 
 
+def test_a_track_ruled_no_tile_is_followed_but_never_asked_about_again() -> None:
+    """A coin read as an unsure 2p, ruled no tile: however the camera reads it while it lies there (another
+    kind, turned), nothing is announced and no new question is asked; its leaving is still said, and a tile laid
+    there afterwards is a new track, announced as any tile is. Undone, the vote announces again."""
+    t = TileTracker(confirm=2, forget=2, referee_below=0.8)
+    t.update([_reading("2p", 0, 0.5)])
+    first = t.update([_reading("2p", 0, 0.5)])
+    assert [(e.event, e.needs_referee) for e in first] == [("appeared", True)]
+    coin = first[0].track
+    assert t.dismiss(coin) and not t.dismiss(999)
+    for kind in ("2p", "1s", "1s", "1s"):  # its vote moves to a sure 1s: still nothing
+        assert t.update([_reading(kind, 1, 0.99)]) == []
+    assert t.current() == []  # not a tile the reader believes in
+    assert t.dismiss(coin, False)  # the ruling undone: the vote speaks again
+    assert [(e.event, e.kind) for e in t.update([_reading("1s", 1, 0.99)])] == [("disappeared", "2p"), ("appeared", "1s")]
+    assert t.dismiss(coin)
+    assert [e.event for e in t.update([]) + t.update([])] == ["disappeared"]  # picked up: said
+    t.update([_reading("5m", 0, 0.99)])
+    laid = t.update([_reading("5m", 0, 0.99)])  # a real tile where the coin lay
+    assert [(e.event, e.kind) for e in laid] == [("appeared", "5m")] and laid[0].track != coin
+
+
 def test_tracker_flags_a_kind_read_steadily_under_the_threshold() -> None:
     t = TileTracker(confirm=2)
     t.update([_reading("3f", 0, 0.6)])

@@ -1330,6 +1330,32 @@ async def test_the_referee_page_shows_the_camera_view_and_the_unsure_tiles(tmp_p
             assert not await viewer.is_visible("#camera-view") and frames == []  # the frame is the referee's
 
 
+async def test_the_referee_rules_an_unsure_reading_no_tile_on_the_page(service: TableService, browser: Any) -> None:
+    """A coin in a pool read as an unsure tile: beside 确认 and 更正为, 不是牌 (Not a tile on the English page)
+    rules it no tile, and the question leaves the list."""
+    ctl = service.controller
+    asked = ctl.offer("camera", "camera.tile_appeared", {"event": "appeared", "zone": "discard:S", "kind": "6m",
+                                                         "confidence": 0.41, "seat": "S", "track": 31,
+                                                         "needs_referee": True})
+    assert asked is not None
+    page = await _open(browser, service, "/", token=REFEREE)
+    row = f"#camera-pending li[data-seq='{asked.seq}']"
+    await page.wait_for_selector(f"{row} button.not-tile")
+    assert [await b.inner_text() for b in await page.query_selector_all(f"{row} button")] == ["确认", "更正为", "不是牌"]
+    await page.click("#lang")
+    await page.wait_for_function(f"document.querySelector(\"{row} button.not-tile\").textContent === 'Not a tile'")
+    await page.click(f"{row} button.not-tile")
+    await page.wait_for_selector(row, state="detached")  # (the panel, without a camera, then hides)
+    assert await page.eval_on_selector("#camera-pending", "ul => ul.textContent") == "none"
+    ruling = ctl.state.actions[-1]
+    assert ruling["type"] == "referee.camera_dismiss" and ruling["camera_seq"] == asked.seq and not ruling.get("error")
+    assert not [a for a in ctl.state.actions if a["type"] == "referee.camera_confirm"]
+    await page.click("a[data-page=penalties]")  # the referee's record names it, and what it was read as
+    await page.wait_for_selector(f"#actions tr[data-seq='{ruling['seq']}']")
+    said = await page.inner_text(f"#actions tr[data-seq='{ruling['seq']}']")
+    assert f"Ruled not a tile #{asked.seq} (read as " in said, said
+
+
 async def test_the_operator_keys_plays_on_the_table_page(service: TableService, browser: Any) -> None:
     """A table without a camera: the operator keys the hand on the Table page. The seat follows
     the turn, a claim names the last discarder, the record checks each play (a play out of turn

@@ -251,6 +251,25 @@ async def test_a_camera_tile_ruled_on_one_page_is_not_ruled_again_on_the_other(s
         assert [a["kind"] for a in _live(service, "referee.camera_confirm")] == ["5f"]
 
 
+async def test_a_camera_reading_ruled_no_tile_on_one_page_is_not_ruled_again_on_the_other(service: TableService) -> None:
+    """A coin read as a tile: one page rules it no tile; the other page's 确认 or 不是牌 is refused naming it."""
+    ctl = service.controller
+    asked = ctl.accept("camera", "camera.tile_appeared", {
+        "event": "appeared", "zone": "discard:W", "kind": "2p", "confidence": 0.4, "seat": "W", "track": 902,
+        "needs_referee": True}).seq
+    async with _client(service) as a, _client(service) as b:
+        ok = await a.post("/api/referee/camera/dismiss", json={"seq": asked}, headers=REF)
+        assert ok.status_code == 200, ok.text
+        head = ctl.state.seq
+        for path in ("/api/referee/camera/confirm", "/api/referee/camera/dismiss"):
+            again = await b.post(path, json={"seq": asked}, headers=REF)
+            assert again.status_code == 409, again.text
+            said = again.json()["detail"]
+            assert said.startswith(f"识牌 #{asked} 已判为不是牌（#{ok.json()['seq']} 判为不是牌（裁判"), said
+        assert ctl.state.seq == head and len(_live(service, "referee.camera_dismiss")) == 1
+        assert not _live(service, "referee.camera_confirm")
+
+
 async def test_the_session_ended_on_one_page_is_not_ended_again_on_the_other(service: TableService) -> None:
     async with _client(service) as a, _client(service) as b:
         assert (await a.post("/api/referee/session/start", json={"minutes": 90}, headers=REF)).status_code == 200

@@ -24,7 +24,7 @@ const I18N = {
         legend: { first: "首抓", next: "下一张", tail: "补牌", last: "海底", dealt: "已抓", dead: "王牌/保留", indicator: "指示牌", handend: "马牌/钓鱼" },
         role: { viewer: "观众", operator: "操作员", referee: "裁判", demo: "演示（代裁判）" },
         act: { penalty: "罚分", win_read: "读牌", win_confirm: "确认和牌", session_start: "开始计时", session_end: "结束计时",
-               undo: "撤销", camera_confirm: "确认识牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
+               undo: "撤销", camera_confirm: "确认识牌", camera_dismiss: "判为不是牌", exhaustive: "查叫", round_start: "新一轮", clock_pause: "暂停计时",
                clock_resume: "继续计时", appeal: "申诉", appeal_ruling: "申诉裁决", corrected: "（原读 {was}）",
                play_correct: "更正", voided: "作废", inserted: "补录", before: "前", after: "后", substitute: "换人",
                hand_start: "开始新一盘", hand_end: "结束本盘", play: "录入", dice: "骰子", action: "操作" },
@@ -104,8 +104,8 @@ const I18N = {
                 offline: "⚠ {what}：网络不通，不知道是否已记录；网络恢复后自动核对（已 {n} 秒）" },
         hl: { title: "牌桌链路", up: "链路正常", down: "链路中断", rtt: "往返 {n} 毫秒", counters: "重发 {r} · 校验错 {c} · 否认 {k} · 重连 {x}",
               heard: "{n} 秒前收到心跳", camera: "摄像头：" },
-        cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为",
-               hint: "每次确认或更正，摄像头都会记住这副牌的样子。", view: "摄像头画面", seen: "{where} {kind}（置信度 {c}）",
+        cam: { title: "摄像头待确认", none: "无", confirm: "确认", correct: "更正为", dismiss: "不是牌",
+               hint: "每次确认或更正，摄像头都会记住这副牌的样子；硬币、手机、反光等误认的东西按“不是牌”，摄像头不再等它，也不学它。", view: "摄像头画面", seen: "{where} {kind}（置信度 {c}）",
                earlier: "第 {n} 盘（已结束，牌已不在桌上，请按图判断）：",
                stale: "画面停在摄像头出故障之前，不是桌面现状",
                zone: { discard: "弃牌区", meld: "副露区", flower: "花牌区", centre: "中央" } } },
@@ -129,7 +129,7 @@ const I18N = {
         legend: { first: "first dealt", next: "next draw", tail: "replacement", last: "last tile", dealt: "dealt", dead: "dead wall", indicator: "indicator", handend: "horses / fishing" },
         role: { viewer: "viewer", operator: "operator", referee: "referee", demo: "demo (as referee)" },
         act: { penalty: "Penalty", win_read: "Hand read", win_confirm: "Win confirmed", session_start: "Clock started",
-               session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", exhaustive: "Draw checked",
+               session_end: "Session ended", undo: "Undo", camera_confirm: "Camera tile ruled", camera_dismiss: "Ruled not a tile", exhaustive: "Draw checked",
                round_start: "New round", clock_pause: "Clock paused", clock_resume: "Clock resumed", appeal: "Appeal",
                appeal_ruling: "Appeal ruling", corrected: " (read as {was})", play_correct: "Correction", voided: "void",
                inserted: "inserted", before: "before", after: "after", substitute: "Substitution",
@@ -220,8 +220,8 @@ const I18N = {
                 offline: "⚠ {what}: network down, not known whether it was recorded; checked once it is back ({n} s)" },
         hl: { title: "Table link", up: "link up", down: "link down", rtt: "round trip {n} ms", counters: "retransmits {r} · CRC errors {c} · NAKs {k} · reconnects {x}",
               heard: "heartbeat {n} s ago", camera: "Camera: " },
-        cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to",
-               hint: "Each confirmation or correction teaches the camera this set's tiles.", view: "Camera view", seen: "{where} {kind} (confidence {c})",
+        cam: { title: "Camera: to confirm", none: "none", confirm: "Confirm", correct: "Correct to", dismiss: "Not a tile",
+               hint: "Each confirmation or correction teaches the camera this set's tiles; a coin, a phone or a glare spot read as a tile: press Not a tile, and the camera neither waits for it nor learns it.", view: "Camera view", seen: "{where} {kind} (confidence {c})",
                earlier: "hand {n} (over: the tile is off the table, judge by the picture): ",
                stale: "The picture is from before the camera failed, not the table now",
                zone: { discard: "discards", meld: "melds", flower: "flowers", centre: "centre" } } },
@@ -1119,6 +1119,9 @@ function renderActions() {
     if (a.type === "referee.camera_confirm" && a.kind) {
       what += ` #${a.camera_seq || ""} · ${tileName(a.kind)}${a.corrected ? t("act.corrected", { was: tileName(a.read_as) }) : ""}`;
     }
+    if (a.type === "referee.camera_dismiss" && a.camera_seq) {  // 判为不是牌 #n（原读 一万）: no kind named
+      what += ` #${a.camera_seq}${a.read_as ? t("act.corrected", { was: tileName(a.read_as) }) : ""}`;
+    }
     if (a.type === "referee.penalty" && a.name_zh) what = `${t("seat." + a.seat)} · ${lang === "en" ? a.name_en : a.name_zh}${a.nth > 1 ? ` (#${a.nth})` : ""}${a.note ? " · " + a.note : ""}`;
     if (a.type === "referee.win_read" && a.seat) what += ` · ${t("seat." + a.seat)}`;
     if (a.type === "referee.undo") what += ` #${a.target || ""} · ${a.reason || ""}`;
@@ -1583,10 +1586,11 @@ function renderCameraPending() {
       + t("cam.seen", { where, kind: tileName(p.kind), c: Number(p.confidence).toFixed(2) });
     const kept = rows.get(String(p.seq));
     if (kept) {
-      const [label, ok, fix] = [kept.querySelector("span"), ...kept.querySelectorAll("button")];
+      const [label, ok, fix, no] = [kept.querySelector("span"), ...kept.querySelectorAll("button")];
       if (label.textContent !== said) label.textContent = said;  // the page's language changed
       ok.textContent = t("cam.confirm");
       fix.textContent = t("cam.correct");
+      no.textContent = t("cam.dismiss");
       const pic = kept.querySelector("img.camera-tile");
       if (pic.hidden) showTilePicture(pic, p.seq);  // asked before the referee logged in, or too early
       if (kept === next) next = next.nextElementSibling;
@@ -1615,7 +1619,13 @@ function renderCameraPending() {
     fix.type = "button";
     fix.textContent = t("cam.correct");
     fix.addEventListener("click", () => act("/api/referee/camera/confirm", { seq: p.seq, kind: input.value.trim() }));
-    li.append(label, " ", ok, " ", input, fix);
+    // a coin, a phone, a glare spot read as a tile: no tile at all (the record stops waiting, nothing is learnt)
+    const no = document.createElement("button");
+    no.type = "button";
+    no.className = "not-tile";
+    no.textContent = t("cam.dismiss");
+    no.addEventListener("click", () => act("/api/referee/camera/dismiss", { seq: p.seq }));
+    li.append(label, " ", ok, " ", input, fix, " ", no);
     ul.insertBefore(li, next);
   }
 }
