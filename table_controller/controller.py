@@ -767,6 +767,13 @@ class Controller:
     # -- actions ---------------------------------------------------------------------------------
     async def start_hand(self, by: str) -> Event:
         """Start the next hand: record it, set the tile count, shuffle and build."""
+        from table_controller.referee import win_waiting
+
+        # a win read waiting for its confirmation: the hand in play would be stopped as 中止 and the read
+        # dropped, a hand ended as a win would stay a 0-point 和牌（待确认） row for good
+        waiting = win_waiting(self.state, "开始新一盘", "start the next hand")
+        if waiting:
+            raise ActionError(waiting)
         self._time_left()
         prev = self.state.hand
         if prev is None or prev.get("ended"):
@@ -856,14 +863,23 @@ class Controller:
                        tiles: list[str] | None = None) -> Event:
         """End the hand in play: 荒牌, 和牌, 中止, or (riichi) an abortive draw (`abortive`: its kind,
         `seat`: who declared 九种九牌, `tiles`: the hand shown), checked against the record first."""
+        from table_controller.referee import confirmed_wins, ended_unconfirmed
+
         hand = self.state.hand
-        if hand is None or hand.get("ended"):
+        again = ended_unconfirmed(self.state)  # ended as a win no confirmed win stands for: ended otherwise now
+        if hand is None or (hand.get("ended") and not again):
             raise ActionError("没有进行中的牌局")
+        if result == "win" and not confirmed_wins(self.state.actions, hand["hand_no"]):
+            raise ActionError(f"第 {hand['hand_no']} 盘没有已确认的和牌，不能记为和牌：请先在和牌页确认和牌，"
+                              "无人和牌则记为荒牌 / no confirmed win this hand: confirm the win first, or end it as a draw")
+        if again and result not in ("draw", "abandoned"):
+            raise ActionError(f"第 {hand['hand_no']} 盘已结束，只能改记为荒牌或中止 / the hand has ended: "
+                              "it can only be recorded again as a draw or abandoned")
         data: dict[str, Any] = {"hand_no": hand["hand_no"], "by": by, "result": result}
         if result == "abortive":
             data.update(_abortive(self.state, abortive, seat, tiles))
         ev = self.accept("operator", "operator.hand_end", data)
-        if self.table is not None:
+        if self.table is not None and not again:  # the walls came down when it first ended
             await self._command("lower_walls")
         return ev
 

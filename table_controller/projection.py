@@ -71,6 +71,8 @@ def _base(state: Any) -> dict[str, Any]:
         "not_ready": settled["not_ready"], "refunds": settled["refunds"], "payments": dict(settled["by_wind"])}
     out["further_win"] = _further_win_possible(state, wins)
     out["plays_on"] = R.flow_of(state.ruleset).continue_after_win != "end"
+    # the hand ended as a win that no confirmed win stands for: confirmed again, or ended otherwise (结束本盘)
+    out["win_unconfirmed"] = R.ended_unconfirmed(state)
     out["settles_draw"] = R.settles_draw(state.ruleset)
     # the 查叫 form is due: a 荒牌, or 血战/血流 ended at the wall's end by a win on its last tile
     out["exhaustive_due"] = out["settles_draw"] and R.exhaustive_due(state)

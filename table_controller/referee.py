@@ -136,6 +136,57 @@ def ended_by_wins(ruleset: str, actions: list[dict[str, Any]], hand_no: int | No
     return bool(wins) and (flow == "end" or (flow == "blood_battle" and len({w["seat"] for w in wins}) >= 3))
 
 
+def ended_unconfirmed(s: "TableState") -> bool:
+    """Whether the last hand ended as a win (和牌) that no confirmed win stands for: ended so by the
+    API, or its confirmation undone after the hand ended. Its win is still to be confirmed (a read
+    may be made again), or the hand ended otherwise (`Controller.end_hand`: 荒牌 or 中止)."""
+    hand = s.hand
+    if hand is None or not hand.get("ended") or not s.hands or s.hands[-1]["hand_no"] != hand["hand_no"]:
+        return False
+    return s.hands[-1].get("result") == "win" and not confirmed_wins(s.actions, hand["hand_no"])
+
+
+def pending_read(s: "TableState") -> dict[str, Any] | None:
+    """The hand's win read that waits for the referee's confirmation: the latest not undone, not
+    confirmed, and of a seat not ruled out of winning (停和, 相公, 诈和: then it can never be confirmed)."""
+    if s.hand is None:
+        return None
+    no = s.hand["hand_no"]
+    read = current_read(s.actions, no)
+    if read is None or any(w.get("read_seq") == read["seq"] for w in confirmed_wins(s.actions, no)):
+        return None
+    return None if read.get("seat") in stopped_seats(s.actions, no) else read
+
+
+def win_waiting(s: "TableState", what_zh: str, what_en: str) -> str | None:
+    """Why the round cannot go on (`what_zh`: 开始新一盘, 开始新一轮) while a hand's win waits for the
+    referee, and how to get out; None when nothing waits. A hand in play with a win read not yet
+    confirmed (the next hand's start would stop it as 中止, the read dropped), or a hand that ended as
+    a win with no confirmed win (the round closed with a 0-point 和牌（待确认） row, final)."""
+    hand = s.hand
+    if hand is None:
+        return None
+    no, read = hand["hand_no"], pending_read(s)
+    who = f"{seat_name(read['seat'])}家的和牌读牌（#{read['seq']}）" if read else ""
+    if not hand.get("ended"):
+        if read is None:
+            return None
+        return (f"第 {no} 盘{who}尚待确认，不能{what_zh}：请在和牌页确认和牌；读错了就撤销该读牌或判诈和；"
+                f"无人和牌则先按结束本盘 / hand {no}: the win read #{read['seq']} ({read['seat']}) awaits "
+                f"confirmation, so you cannot {what_en}: confirm it, or undo the read or rule a false win, "
+                "or end the hand first")
+    if not ended_unconfirmed(s):
+        return None
+    if read is not None:
+        return (f"第 {no} 盘以和牌结束，{who}尚未确认，不能{what_zh}：请在和牌页确认和牌（读错可更正后确认）；"
+                f"和牌不成立就撤销该读牌或判诈和，再按结束本盘改记为荒牌 / hand {no} ended as a win whose read "
+                f"#{read['seq']} ({read['seat']}) is not confirmed, so you cannot {what_en}: confirm it (correct the "
+                "read first if needed), or undo the read or rule a false win and end the hand again as a draw")
+    return (f"第 {no} 盘以和牌结束，但没有已确认的和牌，不能{what_zh}：请在和牌页读牌并确认和牌，"
+            f"或按结束本盘改记为荒牌 / hand {no} ended as a win with no confirmed win, so you cannot {what_en}: "
+            "read the win and confirm it, or end the hand again as a draw")
+
+
 def further_win_refusal(ruleset: str, wins: list[dict[str, Any]], read: dict[str, Any]) -> str | None:
     """Why the ruleset allows no win by `read` after the hand's confirmed `wins`, or None.
 
@@ -398,7 +449,8 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     from table_controller.scoring import ScoringError, score_json
     from table_controller.tiles import tile_name
 
-    if s.hand is None or s.hand.get("ended"):
+    if s.hand is None or (s.hand.get("ended") and not ended_unconfirmed(s)):
+        # a hand that ended as a win whose confirmation was undone may be read again (a read put right)
         raise RefereeError("没有进行中的牌局 / no hand in play")
     hand_in = d.get("hand")
     if not isinstance(hand_in, dict):
@@ -1000,6 +1052,10 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
         why = seated_twice(data)
         if why:
             raise PenaltyError(why)
+        # the round closed with its last hand's win unconfirmed: a 0-point 和牌（待确认） row, and final
+        waiting = win_waiting(s, "开始新一轮", "start a new round")
+        if waiting:
+            raise RefereeError(waiting)
     elif type == "referee.session_start":
         # a second start while the clock runs started it afresh: the full time again, the pauses gone
         running = session(s.actions)

@@ -33,6 +33,7 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     before = [a for a in active(actions, "referee.penalty", None) if a.get("hand_no") is None and not a.get("error")]
     rows: list[dict[str, Any]] = []
     totals = {p: 0 for p in POSITIONS}
+    ruled = [a for a in before if a.get("disqualify")]  # 取消比赛资格, read with the penalties: no scan of its own
     if any(a.get("deltas") for a in before):
         rows.append(_row({"hand_no": 0, "result": "penalty"}, [], before, None, totals))
     stick, pot = _riichi_stick(state.ruleset), 0
@@ -42,6 +43,7 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
         h = hands[no]
         mine = of_hand.get(no, [])
         pens = [a for a in active(mine, "referee.penalty", no) if not a.get("error")]
+        ruled += [a for a in pens if a.get("disqualify")]
         wins = ranked_wins(mine, no)
         sticks, taken, pot = _sticks(h, wins, pot, stick)
         rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks, returned))
@@ -64,11 +66,34 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     if start is not None:  # riichi: the points each player holds are these plus the totals (持点)
         sheet["start_points"] = start
     spans = substitutes.sitters(state.players, getattr(state, "player_ids", {}), actions)
+    out = disqualified(ruled, hands, spans)
+    if out:  # 取消比赛资格: who, where and why (the hub leaves them out of the seating: docs/tournament.md)
+        sheet["disqualified"] = out
     if substitutes.replaced(spans):  # 替补: who sat each hand, and each sitter's hands and points
         sheet["sitters"] = substitutes.credit(spans, rows, totals)
         for row in rows:
             row["sat"] = {p: spans[p][substitutes.sitter_of(spans[p], int(row["hand_no"]))]["name"] for p in POSITIONS}
     return sheet
+
+
+def disqualified(penalties: list[dict[str, Any]], hands: dict[Any, dict[str, Any]],
+                 spans: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The players a penalty not undone disqualified this round (取消比赛资格, an entry with `disqualify`:
+    偷牌 停赛, 有意诈和; seed 000 范文四 八 4 "取消本次比赛资格"), of the round's `penalties`: the chair, who sat it when ruled (a
+    substitute's own offence is theirs), the ruling's name, its note, its # and hand (None: before the
+    first hand)."""
+    out = []
+    for a in sorted(penalties, key=lambda a: a["seq"]):
+        if a.get("error") or a.get("undone") or not a.get("disqualify") or a.get("seat") not in SEAT_NAMES:
+            continue
+        no = a.get("hand_no")
+        # between hands before the first (迟到 and the like): chairs and winds are those of the first hand
+        seats = (hands.get(no) or {}).get("seats") or {w: i + 1 for i, w in enumerate(("E", "S", "W", "N"))}
+        chair = str(seats.get(a["seat"], "1"))
+        who = spans[chair][substitutes.sitter_of(spans[chair], int(no or 0))]
+        out.append({"position": chair, "name": who["name"], "id": who["id"], "ruling": a.get("name_zh", ""),
+                    "code": a.get("code", ""), "note": a.get("note", ""), "seq": a["seq"], "hand_no": no})
+    return out
 
 
 def _by_hand(actions: list[dict[str, Any]]) -> dict[Any, list[dict[str, Any]]]:

@@ -502,6 +502,12 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
                               "throws": [dict(t) for t in s.hand.get("throws", [])],
                               "riichi": sorted(s.hand.get("riichi", {})),  # 立直棒 carried to the next win
                               "break": (s.hand.get("deal") or {}).get("break")}]
+    elif t == "operator.hand_end" and s.hand is not None and d.get("hand_no") == s.hand["hand_no"] \
+            and d.get("result") in ("draw", "abandoned"):
+        from table_controller.referee import ended_unconfirmed
+
+        if ended_unconfirmed(s):  # ended as a win with no win confirmed: the operator ends it otherwise
+            s.hands = s.hands[:-1] + [{**s.hands[-1], "result": d["result"], "seq": ev.seq, "ended_again": True}]
     elif t == "tournament.seating" and d.get("withdrawn"):  # the round published again without this table
         s.seating_offer = None
     elif t == "tournament.seating":

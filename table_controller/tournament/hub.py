@@ -672,6 +672,9 @@ class Hub:
             p["tables"].sort(key=lambda x: (x["round"], x["table_id"]))
             # left out of the seating by the organiser (withdrew, late): the results stand, shown so
             p["out"] = out.get(key)
+            # 取消比赛资格 at a table (`disqualified`): where and why, on the row and in /api/standings
+            p["disqualified"] = [{k: d[k] for k in ("table_id", "table_name", "round", "position", "ruling", "note",
+                                                     "seq")} for d in self.disqualified().get(key, [])]
             p["stand_in"] = self._stand_in(p)
             # a registered number goes by its registered name: a name mistyped at one table (王玮 for
             # 王伟) was shown for the player everywhere, and posted in the next round's seating
@@ -703,7 +706,8 @@ class Hub:
                        "text_en": "nothing heard from this table yet (off, not on the network, or another table id, "
                                   "tournament or broker user?)"}]
         else:
-            alerts = table.alerts + _appeal_alert(st) + _name_alert(self.names.get(table_id), st)
+            alerts = (table.alerts + _appeal_alert(st) + _name_alert(self.names.get(table_id), st)
+                      + self._disqualified_alert(table_id, st))
         return {
             "heard": table is not None, "table_id": table_id, "table_name": self.name_of(table_id, st),
             "seq": st["seq"] if st else None, "events": table.count if table else 0,
@@ -719,6 +723,19 @@ class Hub:
             "out": decided.tables_out.get(table_id),
             "ended": sorted(n for t, n in decided.rounds_ended if t == table_id),
         }
+
+    def _disqualified_alert(self, table_id: str, st: dict[str, Any] | None) -> list[dict[str, Any]]:
+        """The players the table's current round disqualified (取消比赛资格), for the chief referee: the hub
+        leaves them out of the seating; an undo at the table, or the organiser's 恢复编排, seats them again."""
+        number = (st or {}).get("round", 1)
+        barred = [d for ds in self.disqualified().values() for d in ds
+                  if d["table_id"] == table_id and d["round"] == number]
+        return [{"kind": "disqualified", "since": None,
+                 "text_zh": f"{d['position']}号位 {d['name']} {disqualified_words(d, table=False)}：不再参加编排；改判时在本桌撤销该判罚"
+                            "（本轮结束后由组织者点 恢复编排）",
+                 "text_en": f"chair {d['position']} {d['name']} disqualified ({d['ruling']}): left out of the seating; "
+                            "if overturned, undo the ruling at the table (after its round: the organiser's player_back)"}
+                for d in barred]
 
     def name_of(self, table_id: str, st: dict[str, Any] | None = None) -> str:
         """What players and referees read for a table: the organiser's name for it (`--tables
@@ -781,11 +798,11 @@ class Hub:
             who.setdefault(player_key(p["id"], p["name"]), {"name": p["name"], "id": p["id"]})
         listed = {player_key("", r["name"]) for r in self.registered}  # names: a stand-in is keyed by name
         twin = self._twin(str(body.get("player", ""))) if action in ("player_out", "player_back") else None
-        if twin and twin in self.decided().players_out:
-            # 恢复 on the row of 甲 keyed by name, withdrawn as A01: the decision in force is A01's
+        if twin and (twin in self.decided().players_out or (action == "player_back" and twin in self.disqualified())):
+            # 恢复 on the row of 甲 keyed by name, withdrawn (or disqualified) as A01: the decision in force is A01's
             body = {**body, "player": twin}
         data = check_decision(action, body, self.decided(), known, who, listed if self.registered else set(),
-                              {t: self.name_of(t) for t in known})
+                              {t: self.name_of(t) for t in known}, self.disqualified())
         now = self._wall_clock()
         with self._db:
             cur = self._db.execute("INSERT INTO decisions (at, action, data) VALUES (?, ?, ?)",
@@ -873,6 +890,10 @@ class Hub:
         out["tables_out"] = sorted(decided.tables_out)
         out["players_out"] = [{"name": p["name"], "id": p["id"], "reason": p["reason"]}
                               for p in decided.players_out.values()]
+        gone = {k for key in decided.players_out for k in (key, self._twin(key)) if k}
+        out["players_out"] += [{"name": d[0]["name"], "id": d[0]["id"], "reason": "；".join(map(disqualified_words, d)),
+                                "disqualified": True}
+                               for key, d in self.disqualified().items() if key not in gone]
         out["stand_ins"] = sorted(decided.stand_ins)
         # tables still playing an earlier round: the standings, and so this seating, may still move
         out["unfinished"] = [t["table_name"] for t in standings["tables"]
@@ -897,12 +918,38 @@ class Hub:
     def _out_of_seating(self, decided: Standing) -> dict[str, dict[str, Any]]:
         """The players left out of the seating by key, each both ways (`_twin`): a player withdrawn by
         number (id:A01) whom a table keyed by name alone (甲) is name:甲 in the standings, and was seated
-        again; its row did not say 不参加编排."""
+        again; its row did not say 不参加编排. The organiser's decisions, then the players disqualified at a
+        table (`disqualified`: 取消比赛资格, by the hub itself; an undo at the table puts them back)."""
         out = dict(decided.players_out)
-        for key, decision in decided.players_out.items():
+        for key, barred in self.disqualified().items():
+            d = barred[0]
+            out.setdefault(key, {"name": d["name"], "id": d["id"], "at": None, "disqualified": True,
+                                 "reason": "；".join(disqualified_words(b) for b in barred)})
+        for key, decision in list(out.items()):
             twin = self._twin(key)
             if twin:
                 out.setdefault(twin, decision)
+        return out
+
+    def disqualified(self) -> dict[str, list[dict[str, Any]]]:
+        """The players disqualified at a table (取消比赛资格: `StateMsg.disqualified` of each round's standing) whom
+        the organiser has not seated again (`player_back`), by player key (as `_rank` keys them): each
+        disqualification's table, round, chair, ruling, note and # in the table's log. Before, only the table
+        recorded it: the next round's seating seated the player again and the standings did not say it."""
+        if ("dq",) in self._kept:
+            return self._kept[("dq",)]  # type: ignore[no-any-return]
+        again = self.decided().reinstated
+        out: dict[str, list[dict[str, Any]]] = {}
+        for table_id in table_order(set(self.tables), self.expected):
+            for number, st in sorted(self._rounds(table_id).items()):
+                for d in st.get("disqualified") or []:
+                    pid = d.get("id") or self._number_of(d["name"])
+                    key = f"id:{pid}" if pid else f"name:{d['name']}"
+                    if (table_id, number, int(d["seq"])) in again.get(key, set()):
+                        continue
+                    out.setdefault(key, []).append({**d, "id": pid, "table_id": table_id, "round": number,
+                                                    "table_name": self.name_of(table_id, st)})
+        self._kept[("dq",)] = out
         return out
 
     def _out_keys(self, decided: Standing) -> set[str]:
@@ -1116,6 +1163,14 @@ def credited(st: dict[str, Any], pos: str, how: str = "hands") -> list[dict[str,
     return [w for k, w in enumerate(out.values()) if k == 0 or w["sat"]["hands"] or w["points"]]
 
 
+def disqualified_words(d: dict[str, Any], table: bool = True) -> str:
+    """A disqualification in words (the standings row, the seating's 不参加编排, the alert):
+    "取消比赛资格（一号桌 第1轮：偷牌、藏牌（停赛），换牌）" (the player is named beside it)."""
+    where = f"{d['table_name']} 第{d['round']}轮：" if table else ""
+    note = f"，{d['note']}" if d.get("note") else ""
+    return f"取消比赛资格（{where}{d.get('ruling') or '取消比赛资格'}{note}）"
+
+
 def sat_note(sat: dict[str, Any]) -> str:
     """A standing entry's substitution in words (the CSV, the archive): "替补 第3盘起", "第1-2盘；替补：壬",
     or, all credited to the chair's player, "含替补 壬"."""
@@ -1208,7 +1263,7 @@ def _results_inputs(st: dict[str, Any] | None) -> tuple[Any, ...]:
     if st is None:
         return (None,)
     return tuple(st.get(k) for k in ("players", "player_ids", "totals", "table_points", "final", "sitters",
-                                     "table_name"))
+                                     "table_name", "disqualified"))
 
 
 def _stats_inputs(st: dict[str, Any] | None) -> tuple[Any, ...]:

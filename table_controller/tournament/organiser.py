@@ -48,6 +48,10 @@ class Standing:
     #: stand-ins' names (陪打, not on the registration list) → {reason, at}: seated where a chair would
     #: be empty, the first to sit out when none is
     stand_ins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: player key → the disqualifications at the tables (取消比赛资格: (table id, round, its # there)) the
+    #: organiser seated them again despite (恢复编排: the arbitration committee overturned it after the
+    #: table's round closed, when the table can no longer undo it); a later one leaves them out again
+    reinstated: dict[str, set[tuple[str, int, int]]] = field(default_factory=dict)
 
 
 def fold(rows: list[dict[str, Any]]) -> Standing:
@@ -65,6 +69,8 @@ def fold(rows: list[dict[str, Any]]) -> Standing:
             out.players_out[d["key"]] = {"name": d["name"], "id": d["id"], **note}
         elif action == "player_back":
             out.players_out.pop(d["key"], None)
+            out.reinstated.setdefault(d["key"], set()).update(
+                (str(r["table_id"]), int(r["round"]), int(r["seq"])) for r in d.get("reinstated") or [])
         elif action == "round_end":
             out.rounds_ended[(d["table_id"], int(d["round"]))] = {"standing": d["standing"], **note}
         elif action == "round_reopen":
@@ -83,12 +89,14 @@ def player_key(pid: str, name: str) -> str:
 
 def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, dict[str, Any] | None],
           players: dict[str, dict[str, str]], registered: set[str] | None = None,
-          names: dict[str, str] | None = None) -> dict[str, Any]:
+          names: dict[str, str] | None = None,
+          disqualified: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """The data to record for `action`, or `OrganiserError`. `tables`: every table the hub knows →
     its latest standing of each round ({round: standing}, None for one never heard from);
     `players`: every player key the hub knows (ranked, or registered) → {name, id}; `registered`:
     the registration list's keys (a stand-in is a player not on it); `names`: table id → the name
-    the page shows (the words say 一号桌, as the organiser picked it, not t01)."""
+    the page shows (the words say 一号桌, as the organiser picked it, not t01); `disqualified`: player key →
+    the disqualifications at the tables that leave them out of the seating now (`Hub.disqualified`)."""
     if action not in ACTIONS:
         raise OrganiserError(f"未知的组织者操作 {action!r} / unknown action (one of {', '.join(ACTIONS)})", 422)
     reason = _text(body, "reason").strip()[:REASON_MAX]
@@ -114,9 +122,13 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
     who = players[key]
     if action == "player_out" and key in now.players_out:
         raise OrganiserError(f"{who['name']} 已退出编排 / the player is out of the seating already")
-    if action == "player_back" and key not in now.players_out:
+    barred = (disqualified or {}).get(key) or []
+    if action == "player_back" and key not in now.players_out and not barred:
         raise OrganiserError(f"{who['name']} 未退出编排 / the player is in the seating")
-    return {"key": key, "name": who["name"], "id": who["id"], "reason": reason}
+    data = {"key": key, "name": who["name"], "id": who["id"], "reason": reason}
+    if action == "player_back" and barred:  # seated again despite the table's 取消比赛资格 (an appeal upheld)
+        data["reinstated"] = [{"table_id": d["table_id"], "round": d["round"], "seq": d["seq"]} for d in barred]
+    return data
 
 
 #: the decision's text fields, in the organiser's words

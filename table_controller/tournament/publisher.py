@@ -23,7 +23,7 @@ import aiomqtt
 from table_controller.projection import public_event, public_view
 from table_controller.tournament.client_id import private_client_id
 from table_controller.tournament.wire import (
-    KEEPALIVE, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, SitterMsg, StateMsg, Topics, WireError, backoff,
+    KEEPALIVE, DisqualifiedMsg, EventMsg, OnlineMsg, RecordMsg, ReplayMsg, SeatingMsg, SitterMsg, StateMsg, Topics, WireError, backoff,
     decode, encode, endpoint,
 )
 
@@ -302,7 +302,7 @@ class TournamentPublisher:
                        hand_no=hand.get("hand_no"), hands_played=view["hands_played"],
                        phase=view["phase"], phase_zh=view["phase_zh"],
                        appeals_waiting=sum(1 for a in view.get("appeals", []) if a["ruling"] is None),
-                       sitters=_sitters(sheet),
+                       sitters=_sitters(sheet), disqualified=_disqualified(sheet),
                        **_clock(view.get("session"), self.controller.now()))
         await client.publish(self.topics.state, encode(msg), qos=1, retain=True)
         self._state_sent, self._state_at = state.seq, time.monotonic()
@@ -333,7 +333,7 @@ class TournamentPublisher:
                            players=sheet["players"], player_ids={str(k): v for k, v in closed["player_ids"].items()},
                            totals=sheet["totals"], table_points=sheet["table_points"], final=True, hand_no=None,
                            hands_played=len(closed["hands"]), phase="closed", phase_zh="本轮已结束",
-                           sitters=_sitters(sheet))
+                           sitters=_sitters(sheet), disqualified=_disqualified(sheet))
             await client.publish(self.topics.state, encode(msg), qos=1)
             records = await asyncio.to_thread(lambda: session_records(self.controller.store.since(0), state=state,
                                                                       round_no=number))
@@ -386,3 +386,10 @@ def _sitters(sheet: dict[str, Any]) -> dict[str, Any]:
     keys = ("name", "id", "from_hand", "to_hand", "hands", "points", "reason")
     return {p: [SitterMsg(**{k: s[k] for k in keys}) for s in sat]
             for p, sat in (sheet.get("sitters") or {}).items() if len(sat) > 1}
+
+
+def _disqualified(sheet: dict[str, Any]) -> list[DisqualifiedMsg]:
+    """The players disqualified in the round (取消比赛资格, `scoresheet.disqualified`): the hub leaves them out
+    of the next rounds' seating (`StateMsg.disqualified`)."""
+    keys = DisqualifiedMsg.model_fields
+    return [DisqualifiedMsg(**{k: d[k] for k in keys if k in d}) for d in sheet.get("disqualified") or []]

@@ -190,6 +190,23 @@ class SitterMsg(BaseModel):
     reason: str = ""
 
 
+class DisqualifiedMsg(BaseModel):
+    """A player disqualified at the table this round (取消比赛资格: a penalty that `disqualify`, not undone):
+    the chair, who sat it when ruled (name, registration number), the ruling's name and note, its # in the
+    table's log and its hand (None: before the round's first hand)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    position: Literal["1", "2", "3", "4"]
+    name: str
+    id: str = ""
+    ruling: str = ""
+    code: str = ""
+    note: str = ""
+    seq: int = Field(ge=1, le=MAX_INTEGER)
+    hand_no: int | None = Field(None, ge=1)
+
+
 class StateMsg(_Msg):
     """A table's public standing (retained): its score sheet's totals and 标准分 after event `seq`."""
 
@@ -220,6 +237,9 @@ class StateMsg(_Msg):
     #: the chairs where a substitute (替补) came in during the round: who sat them, in order (absent
     #: from a table before substitutes, and where none came in: the chair's player sat it all)
     sitters: dict[str, list[SitterMsg]] = Field(default_factory=dict)
+    #: the players disqualified this round (取消比赛资格), by chair; an undo at the table drops one from the
+    #: next standing. Absent from a table before it: the hub reads none
+    disqualified: list[DisqualifiedMsg] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _four_chairs(self) -> "StateMsg":

@@ -121,3 +121,76 @@ async def test_a_win_read_and_then_ruled_out_of_winning_is_not_confirmed(service
         ok = await http.post("/api/referee/win/confirm", json={}, headers=AUTH)
         assert ok.status_code == 200, ok.text
         assert (await http.get("/api/state")).json()["scoresheet"]["rows"][-1]["points"]["4"] > 0
+
+
+async def test_a_win_waiting_for_confirmation_holds_the_next_hand_and_round_until_it_is_settled(
+        service: TableService) -> None:
+    """A hand ended as 和牌 with no confirmed win (its confirmation undone at the hand's end; the API took
+    result "win" with none) let the next hand and 开始新一轮 go on: the round closed with a 0-point
+    和牌（待确认） row, final, and the hub got 1.75 标准分 each. A read waiting in a hand still in play was
+    dropped by 开始新一盘 (中止). Now both are refused (409) saying how to get out, and each way out works:
+    confirm it (the read put right first), undo the read or rule 诈和 and end the hand again as 荒牌."""
+    ctl = service.controller
+    op = {"Authorization": "Bearer op"}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        async def post(path: str, body: dict[str, Any], who: dict[str, str] = AUTH, status: int = 200) -> Any:
+            r = await http.post(path, json=body, headers=who)
+            assert r.status_code == status, (path, body, r.text)
+            return r.json()
+
+        async def waiting() -> bool:
+            """Whether a new round is held by a win (409), not refused for its roster missing chairs (422)."""
+            r = await http.post("/api/referee/round", json={"round": 2, "players": {"1": "戊"}}, headers=AUTH)
+            assert r.status_code in (409, 422), r.text
+            return r.status_code == 409
+
+        await dealt(service, http)
+        read = await post("/api/referee/win", {"hand": WIN})
+        head = ctl.state.seq
+        held = await post("/api/hand/start", {}, op, 409)  # before: 200, hand 1 stopped as 中止 and the read dropped
+        assert held["detail"].startswith("第 1 盘北家的和牌读牌") and "确认和牌" in held["detail"], held
+        assert "撤销该读牌" in held["detail"] and "判诈和" in held["detail"] and "结束本盘" in held["detail"]
+        assert (await post("/api/hand/end", {"result": "win"}, op, 409))["detail"].startswith("第 1 盘没有已确认的和牌")
+        assert ctl.state.seq == head and not ctl.state.hand.get("ended")
+
+        confirm = await post("/api/referee/win/confirm", {})
+        await post("/api/hand/end", {"result": "win"}, op)
+        await post("/api/referee/undo", {"reason": "番数有误", "target": confirm["seq"]})
+        assert (await http.get("/api/state")).json()["win_unconfirmed"] is True
+        assert (await http.get("/api/state")).json()["scoresheet"]["rows"][-1]["result"] == "win_pending"
+        held = await post("/api/hand/start", {}, op, 409)  # before: 200, and the round went on past the win
+        assert held["detail"].startswith("第 1 盘以和牌结束，北家的和牌读牌") and "确认和牌" in held["detail"], held
+        r = await http.post("/api/referee/round", json={"round": 2, "players": ROUND_2}, headers=AUTH)
+        assert r.status_code == 409 and "不能开始新一轮" in r.json()["detail"], r.text  # before: 200, closed 1.75 each
+        assert ctl.state.round == 1
+
+        # out 1: confirmed again
+        again = await post("/api/referee/win/confirm", {})
+        assert not await waiting()
+        await post("/api/referee/undo", {"reason": "再核", "target": again["seq"]})
+        assert await waiting()
+        # out 2: the read put right on the ended hand (before: 409 没有进行中的牌局), then confirmed
+        fixed = await post("/api/referee/win", {"hand": {**WIN, "win": "self_draw"}})
+        assert fixed["seq"] > read["seq"]
+        sure = await post("/api/referee/win/confirm", {})
+        assert not await waiting()
+        for target in (sure["seq"], fixed["seq"], read["seq"]):  # back to no read at all
+            await post("/api/referee/undo", {"reason": "重来", "target": target})
+        assert await waiting()
+        held = await post("/api/hand/start", {}, op, 409)
+        assert "没有已确认的和牌" in held["detail"] and "改记为荒牌" in held["detail"], held
+        # out 3: read again, ruled 诈和, and the hand ended again as 荒牌 (only 荒牌 or 中止 now)
+        await post("/api/referee/win", {"hand": WIN})
+        await post("/api/referee/penalty", {"seat": "N", "code": "false_win"})
+        assert await waiting()
+        assert "只能改记为荒牌或中止" in (await post("/api/hand/end", {"result": "abortive", "abortive": "four_winds"},
+                                                  op, 409))["detail"]
+        await post("/api/hand/end", {"result": "draw"}, op)
+        assert not await waiting()
+        state = (await http.get("/api/state")).json()
+        row = state["scoresheet"]["rows"][-1]
+        assert (row["result"], row["penalty_count"], state["win_unconfirmed"]) == ("draw", 1, False)
+        assert row["points"]["4"] < 0
+        await post("/api/hand/end", {"result": "draw"}, op, 409)  # ended: nothing left to end again
+        await post("/api/hand/start", {}, op)
+        assert ctl.state.hand["hand_no"] == 2

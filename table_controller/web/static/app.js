@@ -39,6 +39,7 @@ const I18N = {
                         concealed_kong: "暗杠", added_kong: "补杠" } }, wrong: "凭证错误", dealer: "庄", pos: "{n}号位",
         abandonAsk: "第 {n} 盘还在进行：中止这一盘、同一庄家重打？（记为中止）",
         drawAsk: "牌墙还剩 {left} 张，无人和牌：结束第 {n} 盘，记为荒牌？",
+        redrawAsk: "第 {n} 盘以和牌结束，但没有已确认的和牌：改记为荒牌？（和牌成立请先在和牌页确认和牌）",
         abortive: { nine_terminals: "九种九牌流局", four_winds: "四风连打流局", four_riichi: "四家立直流局",
                     four_kongs: "四杠散了流局", three_rons: "三家和流局", shown: "牌局显示可{name}",
                     ask: "以{name}结束第 {n} 盘？同一庄家续庄，本场加一，立直棒留在桌上" },
@@ -136,6 +137,7 @@ const I18N = {
                hand_start: "New hand", hand_end: "End hand", play: "Play keyed", dice: "Dice", action: "Action" }, wrong: "wrong credential", dealer: "dealer", pos: "chair {n}",
         abandonAsk: "Hand {n} is still in play: stop it and have the same dealer deal again? (recorded as abandoned)",
         drawAsk: "{left} tiles are still in the wall and nobody has won: end hand {n} as a draw?",
+        redrawAsk: "Hand {n} ended as a win with no confirmed win: record it as a draw instead? (if the win stands, confirm it on the Win page first)",
         abortive: { nine_terminals: "Nine terminals (九種九牌)", four_winds: "Four winds (四風連打)",
                     four_riichi: "Four riichi (四家立直)", four_kongs: "Four kongs (四開槓)", three_rons: "Triple ron (三家和)",
                     shown: "The record shows: {name}",
@@ -2176,6 +2178,8 @@ $("end-hand").addEventListener("click", () => {
   const hand = state && state.hand;
   if (hand && !hand.ended && !wins.length && hand.tiles_left > 0
       && !window.confirm(t("drawAsk", { n: hand.hand_no, left: hand.tiles_left }))) return;
+  // a hand ended as a win whose confirmation was undone: ended again, as 荒牌 (the service takes nothing else)
+  if (hand && hand.ended && state.win_unconfirmed && !window.confirm(t("redrawAsk", { n: hand.hand_no }))) return;
   act("/api/hand/end", { result: endedByWins() ? "win" : "draw" });
 });
 $("abortive-keys").addEventListener("click", (e) => {
