@@ -212,7 +212,7 @@ class LaidTable:
         import numpy as np
 
         self.faces, self.seed, self.tiles = faces, seed, []  # type: ignore[var-annotated]
-        self._shown: tuple = ()
+        self._shown: tuple | None = None  # the empty felt is a picture too: rendered at the first frame
         self._image = None
         self._rng = np.random.default_rng(seed)
 
