@@ -253,7 +253,7 @@ def _deal(s: HandState, e: Deal, notes: list[dict[str, Any]]) -> None:
         s.seats[seat].concealed = list(tiles)
     for t in T.all_kinds(flowers=True):
         _fifth_copy(s, t)
-    s.opening = O.start(e.hands) if s.rules.flowers else None
+    s.opening = O.start(e.hands, s.rules.extra_flowers) if s.rules.flowers else None
     s.turn = "E"
     s.phase = "choose_missing" if s.rules.missing_suit else "discard"
 
@@ -341,7 +341,7 @@ def _opening(s: HandState) -> bool:
 def _flower(s: HandState, e: Flower, notes: list[dict[str, Any]]) -> None:
     _need(s.rules.flowers, "no_flowers", f"{s.rules.ruleset} 不用花牌")
     _check_seat(e.seat)
-    _need(T.is_tile(e.tile) and T.is_flower(e.tile), "bad_tile", f"{e.tile} 不是花牌")
+    _need(T.is_tile(e.tile) and s.rules.is_bonus(e.tile), "bad_tile", f"{e.tile} 不是花牌")
     opening = _opening(s) and s.turn == "E"
     _need(s.phase == "discard" and (e.seat == s.turn or opening), "not_now", "补花须在自己出牌前 (起牌后各家依次补花)")
     s.seats[e.seat].take(e.tile)
@@ -374,7 +374,7 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard", "not_now", "现在不该出牌")
     _need(e.seat == s.turn, "out_of_turn", f"轮到{T.seat_name(s.turn)}家出牌, 不是{T.seat_name(e.seat)}家")
     _check_tile(e.tile)
-    _need(not T.is_flower(e.tile), "flower_discard", "花牌不能打出, 须补花")
+    _need(not (T.is_flower(e.tile) or s.rules.is_bonus(e.tile)), "flower_discard", "花牌不能打出, 须补花")
     _end_opening(s)
     st = s.seats[e.seat]
     if st.missing_suit and T.suit(e.tile) != st.missing_suit:  # a known tile of the 缺门 goes first

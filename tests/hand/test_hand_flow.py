@@ -13,7 +13,7 @@ from table_controller.hand import (
     ChooseMissing, Claim, CloseWindow, Correct, Deal, Discard, Draw, Event, Flower, FlowRules, HandState,
     IllegalAction, Kong, Pass, Replace, SelfDrawWin, apply, event_from_json, new_hand,
 )
-from table_controller.rules import deal_plan, load_ruleset
+from table_controller.rules import deal_plan, load_ruleset, ruleset_ids
 from table_controller.scoring import score_json
 
 
@@ -423,6 +423,38 @@ def test_opening_flowers_go_round_by_round_dealer_first() -> None:
     t, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands(E="5m", N="8f")),
                 Correct("N", "8f", "8m"), Discard("E", "5m"))
     assert t.phase == "claims"
+
+
+@pytest.mark.parametrize("ruleset", ruleset_ids())
+def test_the_machine_lays_out_the_tiles_the_live_record_takes_as_flowers(ruleset: str) -> None:
+    """The bonus tiles are the ruleset's `[tiles]`, as the live record has them (`TileSpec.is_bonus`): the machine
+    read `[flow] tiles` (144 when absent), so 福建 and 武汉 (136, no flowers) played with flowers, and took only
+    real flowers, so 南京's 中发白 (seed 003 花牌) were discarded where the record lays them out."""
+    from table_controller.scoring import ruleset_tiles
+
+    rs, kinds = ruleset_tiles(ruleset)
+    flow = FlowRules.for_ruleset(ruleset)
+    for kind in T.all_kinds(flowers=True):
+        assert flow.is_bonus(kind) == (kind in kinds and rs.tile_spec.is_bonus(kind)), (ruleset, kind)
+    assert flow.flowers == any(rs.tile_spec.is_bonus(k) for k in kinds)
+
+
+def test_nanjing_dragons_are_laid_out_and_replaced_not_discarded() -> None:
+    def refused(state: HandState, event: Event, code: str, *words: str) -> None:
+        with pytest.raises(IllegalAction) as err:
+            apply(state, event)
+        assert err.value.code == code and all(w in err.value.rule for w in words), err.value.rule
+
+    flow = FlowRules.for_ruleset("nanjing")
+    s = new_hand(flow, FakeWall(40))
+    s, _ = play(s, Deal(hands(E="5m7z", S="6z")))
+    refused(s, Discard("E", "5m"), "opening_flowers", "东家还有中")   # the dealt 中 first, as a flower
+    refused(s, Discard("E", "7z"), "flower_discard")
+    s, notes = play(s, Flower("E", "7z"), Replace("E", "2m"), Flower("S", "6z"), Replace("S", "3m"),
+                    Discard("E", "5m"))
+    assert s.seats["E"].flowers == ["7z"] and s.seats["S"].flowers == ["6z"] and s.phase == "claims"
+    refused(play(new_hand(FlowRules.for_ruleset("wuhan"), FakeWall(40)), Deal(hands(E="1f")))[0],
+            Flower("E", "1f"), "no_flowers")
 
 
 def test_a_flower_drawn_as_the_last_tile_ends_the_hand_without_a_replacement() -> None:
