@@ -620,6 +620,7 @@ def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard" and e.seat == s.turn, "not_now", "开杠须在自己摸牌后、出牌前")
     _need(not just_chowed(s, e.seat), "kong_after_chow", "吃牌后不能开杠: 只能在下一次自己抓进牌后才能开杠")
     _check_tile(e.tile)
+    _need(not s.rules.is_bonus(e.tile), "flower_kong", f"{T.tile_name(e.tile)}是花牌: 补花, 不开杠")
     _need_replacement(s)
     _end_opening(s)
     st = s.seats[e.seat]

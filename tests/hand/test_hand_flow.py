@@ -453,6 +453,8 @@ def test_nanjing_dragons_are_laid_out_and_replaced_not_discarded() -> None:
     s, notes = play(s, Flower("E", "7z"), Replace("E", "2m"), Flower("S", "6z"), Replace("S", "3m"),
                     Discard("E", "5m"))
     assert s.seats["E"].flowers == ["7z"] and s.seats["S"].flowers == ["6z"] and s.phase == "claims"
+    four = play(new_hand(flow, FakeWall(40)), Deal(hands(E="5m7z7z7z7z")))[0]
+    refused(four, Kong("E", "7z", "concealed"), "flower_kong")  # the live record refuses it too (test_play_shapes)
     refused(play(new_hand(FlowRules.for_ruleset("wuhan"), FakeWall(40)), Deal(hands(E="1f")))[0],
             Flower("E", "1f"), "no_flowers")
 
