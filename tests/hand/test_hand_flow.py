@@ -459,6 +459,37 @@ def test_nanjing_dragons_are_laid_out_and_replaced_not_discarded() -> None:
             Flower("E", "1f"), "no_flowers")
 
 
+def test_riichi_furiten_bars_a_ron_as_the_live_record_does() -> None:
+    """振听 (`[flow] furiten`, `referee.furiten`): the machine took a ron the live record refuses. 东 waits on 一万 and
+    四万: with 四万 among its own discards it may not ron (舍牌振听, 自摸 still wins); having let 一万 pass it may ron
+    nothing until it draws (同巡振听)."""
+    flow = FlowRules.for_ruleset("riichi")
+    ready = "23m456p789p123s55z"
+
+    def refused(state: HandState, event: Event, words: str) -> None:
+        with pytest.raises(IllegalAction) as err:
+            apply(state, event)
+        assert err.value.code == "furiten" and words in err.value.rule, err.value.rule
+
+    own, _ = play(new_hand(flow, FakeWall(40)), Deal(hands(E=ready + "4m")), Discard("E", "4m"), Pass("S"),
+                  Pass("W"), Pass("N"), Draw("S", "1m"), Discard("S", "1m"))
+    refused(own, Claim("E", "win"), "振听: 自己打过所听的四万")
+    s, notes = play(new_hand(flow, FakeWall(40)), Deal(hands(E=ready + "9s")), Discard("E", "9s"), Pass("S"),
+                    Pass("W"), Pass("N"), Draw("S", "1m"), Discard("S", "1m"), Pass("E"))
+    assert ("furiten", "E") in [(n["type"], n.get("seat")) for n in notes]
+    s, _ = play(s, Pass("W"), Pass("N"), Draw("W", "4m"), Discard("W", "4m"))
+    refused(s, Claim("E", "win"), "同巡振听")
+    s, _ = play(s, Pass("E"), Pass("S"), Pass("N"), Draw("N", "7z"), Discard("N", "7z"), Pass("E"), Pass("S"),
+                Pass("W"), Draw("E", "9s"), Discard("E", "9s"), Pass("S"), Pass("W"), Pass("N"), Draw("S", "4m"),
+                Discard("S", "4m"))
+    s, notes = play(s, Claim("E", "win"), Pass("W"), Pass("N"))  # it drew since: the ron stands
+    assert [w["seat"] for w in wins(notes)] == ["E"]
+    _, notes = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands(E=ready + "4m")),
+                    Discard("E", "4m"), Pass("S"), Pass("W"), Pass("N"), Draw("S", "1m"), Discard("S", "1m"),
+                    Claim("E", "win"), Pass("W"), Pass("N"))
+    assert [w["seat"] for w in wins(notes)] == ["E"]  # 国标 has no 振听
+
+
 def test_a_flower_drawn_as_the_last_tile_ends_the_hand_without_a_replacement() -> None:
     """The 海底 is a flower: it is laid down, nothing is left to replace it, and the hand is 荒牌
     (before: the hand waited for good for a replacement the wall could not give)."""
