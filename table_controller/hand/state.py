@@ -507,27 +507,37 @@ def _pass(s: HandState, e: Pass, notes: list[dict[str, Any]]) -> None:
     _check_seat(e.seat)
     _need(s.phase in ("claims", "rob_kong"), "window_closed", "没有可以放过的牌")
     _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家已经表态")
-    owner, tile = _window(s)
-    win = "rob_kong" if s.phase == "rob_kong" else "discard"
-    locked = s.seats[e.seat].locked
-    may = (not s.sealed_for(e.seat) and tile not in locked and ANY_TILE not in locked  # 漏和 and 封胡 forbid the win
-           and furiten(s, e.seat, owner) is None)                                     # and 振听
-    could = s.seats[e.seat].known and may and _completes(s, e.seat, tile, win, owner)
-    if could and s.rules.must_win_last and s.wall.in_last_zone:
-        raise IllegalAction("must_win", f"后{s.rules.must_win_last}张必胡: 听牌的牌出现时必须和")
-    if could and s.rules.missed_win:
-        s.seats[e.seat].locked.add(ANY_TILE if s.rules.missed_win_any else tile)
-        notes.append({"type": "missed_win", "seat": e.seat, "tile": tile})
-    if could and s.rules.furiten and win == "discard":  # 同巡振听: no ron on any tile until it moves
-        s.seats[e.seat].locked.add(ANY_TILE)
-        notes.append({"type": "furiten", "seat": e.seat, "tile": tile})
+    _let_go(s, e.seat, notes, refuse=True)
     s.passed.add(e.seat)
     if not _eligible(s):
         _resolve(s, notes)
 
 
+def _let_go(s: HandState, seat: str, notes: list[dict[str, Any]], refuse: bool) -> None:
+    """`seat` lets the open window go without a claim: where it could have won, 漏和 and 同巡振听 lock it until it
+    moves (a window closed on it, `CloseWindow`, too: the live record counts any discard let go by, and the
+    machine locked a seat only on its own `Pass`, then paid it the win on that tile the record refuses as 漏和);
+    `refuse`: 后N张必胡 refuses the pass."""
+    owner, tile = _window(s)
+    win = "rob_kong" if s.phase == "rob_kong" else "discard"
+    locked = s.seats[seat].locked
+    may = (not s.sealed_for(seat) and tile not in locked and ANY_TILE not in locked  # 漏和 and 封胡 forbid the win
+           and furiten(s, seat, owner) is None)                                   # and 振听
+    could = s.seats[seat].known and may and _completes(s, seat, tile, win, owner)
+    if refuse and could and s.rules.must_win_last and s.wall.in_last_zone:
+        raise IllegalAction("must_win", f"后{s.rules.must_win_last}张必胡: 听牌的牌出现时必须和")
+    if could and s.rules.missed_win:
+        locked.add(ANY_TILE if s.rules.missed_win_any else tile)
+        notes.append({"type": "missed_win", "seat": seat, "tile": tile})
+    if could and s.rules.furiten and win == "discard":  # 同巡振听: no ron on any tile until it moves
+        locked.add(ANY_TILE)
+        notes.append({"type": "furiten", "seat": seat, "tile": tile})
+
+
 def _close(s: HandState, e: CloseWindow, notes: list[dict[str, Any]]) -> None:
     _need(s.phase in ("claims", "rob_kong"), "window_closed", "没有打开的叫牌窗口")
+    for seat in _eligible(s):
+        _let_go(s, seat, notes, refuse=False)
     s.passed.update(_eligible(s))
     _resolve(s, notes)
 

@@ -180,6 +180,20 @@ def test_missed_win_locks_until_the_seat_moves_seed001() -> None:
     assert wins(notes)[0]["seat"] == "W" and s.phase == "ended"
 
 
+def test_a_window_closed_on_a_seat_that_could_win_locks_it_as_a_pass_does() -> None:
+    """漏胡 when the window closes (`CloseWindow`: the timer, the next seat drawing) with W ready on 东's 5p: the live
+    record refuses W's win on 南's 5p then (any discard let go by since its own last discard, `referee.missed_win`);
+    the machine locked W only on its own `Pass`, so paid it (parity tuidaohu seed 161)."""
+    rules = FlowRules.for_ruleset("tuidaohu")
+    s, notes = play(new_hand(rules, FakeWall(40)), Deal(hands(E="5p", S="5p", N="5p", W=READY_5P)),
+                    Discard("E", "5p"), Pass("S"), CloseWindow())
+    assert {"type": "missed_win", "seat": "W", "tile": "5p"} in notes
+    s, _ = play(s, Draw("S"), Discard("S", "5p"))
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Claim("W", "win"))
+    assert err.value.code == "missed_win"
+
+
 def test_blood_battle_goes_on_without_the_winner_seed000() -> None:
     rules = FlowRules.for_ruleset("sichuan")
     s, _ = play(new_hand(rules, FakeWall(40)), Deal(hands(S="123m456m789m11p46p")),
