@@ -1200,7 +1200,7 @@ def _passed_by(hand: dict[str, Any], seat: Any, frm: Any) -> str | None:
 def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
     """A play whose tiles cannot be what it says: a tile the ruleset does not play with (an honour
     under 四川), a flower discarded or a suit tile laid out as one, a pung or kong not all one
-    tile, a chow not a run, a 补杠 without its pung. A camera's misread or a mis-key is named
+    tile, a chow not a run, a 补杠 without its pung, a meld of a flower (南京 中发白). A camera's misread or a mis-key is named
     here; before (twelfth session) the live record took each of them."""
     from table_controller import tiles as T
     from table_controller.scoring import ruleset_tiles
@@ -1222,6 +1222,10 @@ def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | 
         return f"{T.tile_name(tiles[0])} 不是花牌 / {tiles[0]} is not a flower"
     if type == "play.discard" and bonus(tiles[0]):
         return f"{T.tile_name(tiles[0])} 是花牌：补花，不打出 / {tiles[0]} is a flower: laid out and replaced, not discarded"
+    if type in ("play.claim", "play.kong") and any(t != T.BACK and bonus(t) for t in tiles):
+        flower = next(t for t in tiles if t != T.BACK and bonus(t))  # 南京's 中发白: four could be keyed as a kong
+        return (f"{T.tile_name(flower)} 是花牌：补花，不成副露 / {flower} is a flower: laid out and replaced, "
+                f"never in a meld")
     faces = [t for t in tiles if t != T.BACK]
     if type == "play.claim":
         size = {"pung": 3, "kong": 4, "chow": 3}.get(str(d.get("kind")))

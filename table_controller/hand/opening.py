@@ -25,20 +25,22 @@ class OpeningFlowers:
     due: Tiles = field(default_factory=dict)    # the tiles each seat held at the round's start, not laid
     drawn: Tiles = field(default_factory=dict)  # the replacements each seat drew this round
     last: int = -1                               # index in T.SEATS of the seat that laid last this round
+    extra: tuple[str, ...] = ()                  # kinds laid out like flowers (南京: 中发白, `FlowRules.extra_flowers`)
 
 
-def start(hands: Tiles) -> OpeningFlowers:
-    """Round 1: every seat's dealt hand is due."""
-    return OpeningFlowers(due={s: tuple(hands.get(s, ())) for s in T.SEATS}, drawn={s: () for s in T.SEATS})
+def start(hands: Tiles, extra: tuple[str, ...] = ()) -> OpeningFlowers:
+    """Round 1: every seat's dealt hand is due; `extra`: the kinds the ruleset lays out like flowers."""
+    return OpeningFlowers(due={s: tuple(hands.get(s, ())) for s in T.SEATS}, drawn={s: () for s in T.SEATS},
+                          extra=tuple(extra))
 
 
-def _known(tiles: Tiles) -> list[tuple[str, str]]:
-    return [(s, t) for s in T.SEATS for t in tiles.get(s, ()) if t != T.BACK and T.is_flower(t)]
+def _known(tiles: Tiles, extra: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    return [(s, t) for s in T.SEATS for t in tiles.get(s, ()) if t != T.BACK and (T.is_flower(t) or t in extra)]
 
 
 def pending(o: OpeningFlowers) -> list[tuple[str, str]]:
     """(seat, flower) known still to be laid: this round's first, then the replacements' (next round)."""
-    return _known(o.due) + _known(o.drawn)
+    return _known(o.due, o.extra) + _known(o.drawn, o.extra)
 
 
 def _now(o: OpeningFlowers, seat: str, tile: str) -> bool:
@@ -60,24 +62,24 @@ def _refuse(seat: str, tile: str, first: tuple[str, str]) -> IllegalAction:
 def lay(o: OpeningFlowers, seat: str, tile: str) -> OpeningFlowers:
     """The opening after `seat` lays `tile`; a flower out of the order walls.md gives is refused."""
     if not _now(o, seat, tile):  # a flower this round cannot hold: it opens the next round
-        left = _known(o.due)
+        left = _known(o.due, o.extra)
         if left:
             raise _refuse(seat, tile, left[0])
-        o = OpeningFlowers(o.round + 1, due=dict(o.drawn), drawn={s: () for s in T.SEATS})
+        o = OpeningFlowers(o.round + 1, due=dict(o.drawn), drawn={s: () for s in T.SEATS}, extra=o.extra)
         if not _now(o, seat, tile):
             raise IllegalAction("flower_order", f"起牌补花: {T.seat_name(seat)}家的{T.tile_name(tile)}不是"
                                                 f"起到的牌, 也不是上一轮补上来的牌")
-    earlier = [(s, t) for s, t in _known(o.due) if T.SEATS.index(s) < T.SEATS.index(seat)]
+    earlier = [(s, t) for s, t in _known(o.due, o.extra) if T.SEATS.index(s) < T.SEATS.index(seat)]
     if earlier:
         raise _refuse(seat, tile, earlier[0])
     due = list(o.due[seat])
     due.remove(tile if tile in due else T.BACK)
-    return OpeningFlowers(o.round, {**o.due, seat: tuple(due)}, o.drawn, T.SEATS.index(seat))
+    return OpeningFlowers(o.round, {**o.due, seat: tuple(due)}, o.drawn, T.SEATS.index(seat), o.extra)
 
 
 def drew(o: OpeningFlowers, seat: str, tile: str) -> OpeningFlowers:
     """The opening after `seat` draws `tile` to replace a flower (laid next round if a flower)."""
-    return OpeningFlowers(o.round, o.due, {**o.drawn, seat: (*o.drawn.get(seat, ()), tile)}, o.last)
+    return replace(o, drawn={**o.drawn, seat: (*o.drawn.get(seat, ()), tile)})
 
 
 def corrected(o: OpeningFlowers, seat: str, old: str, new: str) -> OpeningFlowers:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
+from table_controller import tiles as T
+
 Continue = Literal["end", "blood_battle", "blood_river"]
 #: What `[flow] continue_after_win` may say: the hand ends at the first win, 血战 plays on without the winners, 血流 with
 CONTINUES: tuple[str, ...] = ("end", "blood_battle", "blood_river")
@@ -23,7 +25,8 @@ class FlowRules:
     continue_after_win: Continue = "end"
     must_win_last: int = 0          # 后N张必胡
     missing_suit: bool = False      # 定缺
-    flowers: bool = True
+    flowers: bool = True            # bonus tiles are laid out and replaced (补花): the ruleset's `[tiles]` has some
+    extra_flowers: tuple[str, ...] = ()  # kinds laid out and replaced like flowers (南京: 中发白, `[tiles] extra_flowers`)
     baofu_claims: int = 0           # 竞技 包付: this many claims in a row from one feeder bind them
     chase: bool = False             # 竞技 追牌: four seats in a row discard the same tile
     follow_dealer: int = 0          # 广东 跟庄: go-arounds in which S, W, N following the dealer's discard make it pay
@@ -51,10 +54,24 @@ class FlowRules:
 
     @classmethod
     def for_ruleset(cls, ruleset: str) -> FlowRules:
-        """The flow of a scored ruleset, from its `[flow]` table."""
+        """The flow of a ruleset, from its `[flow]` table; its bonus tiles from its `[tiles]`, as the live record
+        takes them (`TileSpec.is_bonus`): a file without `[flow] tiles` (福建, 武汉: 136, no flowers) was played
+        with flowers, and 南京's 中发白 were discarded, not laid out."""
+        from dataclasses import replace
+
+        from table_controller.scoring import ruleset_file
         from table_controller.scoring.config import flow
 
-        return cls.from_table(ruleset, flow(ruleset))
+        rules = cls.from_table(ruleset, flow(ruleset))
+        rs = ruleset_file(ruleset)
+        if rs is None:
+            return rules
+        spec = rs.tile_spec
+        return replace(rules, flowers=bool(spec.flowers or spec.extra_flowers), extra_flowers=spec.extra_flowers)
+
+    def is_bonus(self, tile: str) -> bool:
+        """A tile laid out and replaced (补花), not discarded: a flower, or one of the ruleset's extra kinds."""
+        return self.flowers and (T.is_flower(tile) or tile in self.extra_flowers)
 
 
 def flow_problem(table: Mapping[str, Any]) -> str | None:

@@ -1,6 +1,6 @@
 """The hand as a pure state machine: `apply(state, event) -> (state, notes)`, never mutating its input.
 
-Turn order, claim windows and their priority (和 > 杠/碰 > 吃; 截和 or 一炮多响), 抢杠, 漏和,
+Turn order, claim windows and their priority (和 > 杠/碰 > 吃; 截和 or 一炮多响), 抢杠, 漏和, 振听,
 replacement draws through the wall, 海底, 荒牌, 定缺, and play after a win (血战到底, 血流成河).
 An illegal event raises `IllegalAction` with the rule it breaks; the state is then unchanged.
 
@@ -42,10 +42,11 @@ class SeatState:
     won: int = 0
     missing_suit: str | None = None
     locked: set[str] = field(default_factory=set)  # 漏和: tiles it may not win on until it moves
+    river: list[str] = field(default_factory=list)  # every tile it discarded, claimed ones too (舍牌振听)
 
     def clone(self) -> SeatState:
         return SeatState(list(self.concealed), [dict(m) for m in self.melds], list(self.flowers),
-                         list(self.discards), self.won, self.missing_suit, set(self.locked))
+                         list(self.discards), self.won, self.missing_suit, set(self.locked), list(self.river))
 
     @property
     def known(self) -> bool:
@@ -253,7 +254,7 @@ def _deal(s: HandState, e: Deal, notes: list[dict[str, Any]]) -> None:
         s.seats[seat].concealed = list(tiles)
     for t in T.all_kinds(flowers=True):
         _fifth_copy(s, t)
-    s.opening = O.start(e.hands) if s.rules.flowers else None
+    s.opening = O.start(e.hands, s.rules.extra_flowers) if s.rules.flowers else None
     s.turn = "E"
     s.phase = "choose_missing" if s.rules.missing_suit else "discard"
 
@@ -341,7 +342,7 @@ def _opening(s: HandState) -> bool:
 def _flower(s: HandState, e: Flower, notes: list[dict[str, Any]]) -> None:
     _need(s.rules.flowers, "no_flowers", f"{s.rules.ruleset} 不用花牌")
     _check_seat(e.seat)
-    _need(T.is_tile(e.tile) and T.is_flower(e.tile), "bad_tile", f"{e.tile} 不是花牌")
+    _need(T.is_tile(e.tile) and s.rules.is_bonus(e.tile), "bad_tile", f"{e.tile} 不是花牌")
     opening = _opening(s) and s.turn == "E"
     _need(s.phase == "discard" and (e.seat == s.turn or opening), "not_now", "补花须在自己出牌前 (起牌后各家依次补花)")
     s.seats[e.seat].take(e.tile)
@@ -374,7 +375,7 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard", "not_now", "现在不该出牌")
     _need(e.seat == s.turn, "out_of_turn", f"轮到{T.seat_name(s.turn)}家出牌, 不是{T.seat_name(e.seat)}家")
     _check_tile(e.tile)
-    _need(not T.is_flower(e.tile), "flower_discard", "花牌不能打出, 须补花")
+    _need(not (T.is_flower(e.tile) or s.rules.is_bonus(e.tile)), "flower_discard", "花牌不能打出, 须补花")
     _end_opening(s)
     st = s.seats[e.seat]
     if st.missing_suit and T.suit(e.tile) != st.missing_suit:  # a known tile of the 缺门 goes first
@@ -382,6 +383,7 @@ def _discard(s: HandState, e: Discard, notes: list[dict[str, Any]]) -> None:
               "missing_suit_first", f"定缺{st.missing_suit}: 须先打完缺门的牌")
     st.take(e.tile)
     st.discards.append(e.tile)
+    st.river.append(e.tile)
     _fifth_copy(s, e.tile)
     _hang(s, e.seat)
     s.last_discard = (e.seat, e.tile)
@@ -475,33 +477,67 @@ def _claim(s: HandState, e: Claim, notes: list[dict[str, Any]]) -> None:
     elif e.action == "win":
         _need_unsealed(s, e.seat)
         _need(tile not in st.locked, "missed_win", f"漏和: 放过了{T.tile_name(tile)}, 在自己摸牌前不能再和这张")
+        refusal = furiten(s, e.seat, owner)
+        _need(refusal is None, "furiten", refusal or "")
         _need(ANY_TILE not in st.locked, "missed_win", "过胡不胡: 放过了和牌, 在自己摸牌前不能点和")
     s.claims[e.seat] = e
     if not _eligible(s):
         _resolve(s, notes)
 
 
+def furiten(s: HandState, seat: str, owner: str) -> str | None:
+    """振听 (`[flow] furiten`, riichi), as the live record refuses a 荣和 or 抢杠 (`referee.furiten`): a kind that
+    completes the seat's hand lies among its own discards, claimed ones too (舍牌振听), or it let a winning discard
+    pass since it last moved (同巡振听, the lock `_pass` sets). Why, or None. Before, the machine had no 振听 and
+    paid a riichi ron the live record refuses."""
+    st = s.seats[seat]
+    if not s.rules.furiten:
+        return None
+    if ANY_TILE in st.locked:
+        return "同巡振听: 放过了所听的牌, 在自己摸牌前不能荣和"
+    if not st.known:
+        return None
+    own = [k for k in T.sort_tiles(list(set(st.river))) if _completes(s, seat, k, "discard", owner)]
+    if own:
+        return f"振听: 自己打过所听的{'、'.join(T.tile_name(k) for k in own)}, 不能荣和"
+    return None
+
+
 def _pass(s: HandState, e: Pass, notes: list[dict[str, Any]]) -> None:
     _check_seat(e.seat)
     _need(s.phase in ("claims", "rob_kong"), "window_closed", "没有可以放过的牌")
     _need(e.seat in _eligible(s), "cannot_claim", f"{T.seat_name(e.seat)}家已经表态")
-    owner, tile = _window(s)
-    win = "rob_kong" if s.phase == "rob_kong" else "discard"
-    locked = s.seats[e.seat].locked
-    may = not s.sealed_for(e.seat) and tile not in locked and ANY_TILE not in locked  # 漏和 and 封胡 forbid the win
-    could = s.seats[e.seat].known and may and _completes(s, e.seat, tile, win, owner)
-    if could and s.rules.must_win_last and s.wall.in_last_zone:
-        raise IllegalAction("must_win", f"后{s.rules.must_win_last}张必胡: 听牌的牌出现时必须和")
-    if could and s.rules.missed_win:
-        s.seats[e.seat].locked.add(ANY_TILE if s.rules.missed_win_any else tile)
-        notes.append({"type": "missed_win", "seat": e.seat, "tile": tile})
+    _let_go(s, e.seat, notes, refuse=True)
     s.passed.add(e.seat)
     if not _eligible(s):
         _resolve(s, notes)
 
 
+def _let_go(s: HandState, seat: str, notes: list[dict[str, Any]], refuse: bool) -> None:
+    """`seat` lets the open window go without a claim: where it could have won, 漏和 and 同巡振听 lock it until it
+    moves (a window closed on it, `CloseWindow`, too: the live record counts any discard let go by, and the
+    machine locked a seat only on its own `Pass`, then paid it the win on that tile the record refuses as 漏和);
+    `refuse`: 后N张必胡 refuses the pass."""
+    owner, tile = _window(s)
+    win = "rob_kong" if s.phase == "rob_kong" else "discard"
+    locked = s.seats[seat].locked
+    may = (not s.sealed_for(seat) and tile not in locked and ANY_TILE not in locked  # 漏和 and 封胡 forbid the win
+           and furiten(s, seat, owner) is None)                                   # and 振听
+    could = s.seats[seat].known and may and _completes(s, seat, tile, win, owner)
+    if refuse and could and s.rules.must_win_last and s.wall.in_last_zone:
+        raise IllegalAction("must_win", f"后{s.rules.must_win_last}张必胡: 听牌的牌出现时必须和")
+    if could and s.rules.missed_win:
+        locked.add(ANY_TILE if s.rules.missed_win_any else tile)
+        notes.append({"type": "missed_win", "seat": seat, "tile": tile})
+    if could and s.rules.furiten and win == "discard":  # 同巡振听: no ron on any tile until it moves
+        locked.add(ANY_TILE)
+        notes.append({"type": "furiten", "seat": seat, "tile": tile})
+
+
 def _close(s: HandState, e: CloseWindow, notes: list[dict[str, Any]]) -> None:
     _need(s.phase in ("claims", "rob_kong"), "window_closed", "没有打开的叫牌窗口")
+    for seat in _eligible(s):
+        _let_go(s, seat, notes, refuse=False)
     s.passed.update(_eligible(s))
     _resolve(s, notes)
 
@@ -620,6 +656,7 @@ def _kong(s: HandState, e: Kong, notes: list[dict[str, Any]]) -> None:
     _need(s.phase == "discard" and e.seat == s.turn, "not_now", "开杠须在自己摸牌后、出牌前")
     _need(not just_chowed(s, e.seat), "kong_after_chow", "吃牌后不能开杠: 只能在下一次自己抓进牌后才能开杠")
     _check_tile(e.tile)
+    _need(not s.rules.is_bonus(e.tile), "flower_kong", f"{T.tile_name(e.tile)}是花牌: 补花, 不开杠")
     _need_replacement(s)
     _end_opening(s)
     st = s.seats[e.seat]

@@ -63,6 +63,15 @@ def score(hand: HandInput, table: Mapping[str, Any] | None = None) -> ScoreResul
                        details=settlement([]))  # each payer pays the total: no step
 
 
+def completes(hand: HandInput, table: Mapping[str, Any]) -> bool:
+    """The waits' shape hook (`scoring.waits`): four sets and a pair only, as `score` reads 十四张起胡. Without it
+    the shared shapes took 七对 and 十三幺: the hand machine paid a 七对 自摸 the scorer calls 不是和牌, and
+    `tablectl waits` listed its waits."""
+    from table_controller.scoring.shapes import readings
+
+    return any(shape.form == "standard" for shape in readings(hand))
+
+
 def fan_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The Win page's fan table: the one element and how it is paid."""
     pts = base(table)

@@ -36,6 +36,10 @@ def _hand(ruleset: str, before: list[tuple[str, dict[str, Any]]]) -> dict[str, A
     ("mcr", "play.discard", {"seat": "E", "tile": "3f"}, [], "is a flower"),
     ("nanjing", "play.discard", {"seat": "E", "tile": "7z"}, [], "is a flower"),  # 南京: 中发白 are flowers
     ("mcr", "play.flower", {"seat": "E", "tile": "5m"}, [], "not a flower"),
+    # 南京: 中发白 are laid out as flowers, so four of them are never a kong (the record took one, and paid it)
+    ("nanjing", "play.kong", {"seat": "E", "tiles": ["7z"] * 4, "concealed": True}, [], "never in a meld"),
+    ("nanjing", "play.kong", {"seat": "E", "tiles": ["back", "6z", "6z", "back"], "concealed": True}, [],
+     "is a flower"),
     ("mcr", "play.claim", {"seat": "S", "kind": "chow", "from": "E", "tiles": ["3m", "9p", "1z"]}, DISCARD_3M,
      "a chow is a run"),
     ("mcr", "play.claim", {"seat": "S", "kind": "chow", "from": "E", "tiles": ["1m", "3m", "5m"]}, DISCARD_3M,

@@ -24,7 +24,7 @@ from table_controller import tiles as T
 from table_controller.hand import (
     Claim, Deal, Event, FlowRules, HandState, SelfDrawWin, apply, new_hand, ready_json,
 )
-from table_controller.hand.state import _completes, _eligible
+from table_controller.hand.state import _completes, _eligible, furiten
 from table_controller.rules import load_ruleset, physical_wall
 from table_controller.scoring import (
     ScoringError, exhaustive_settlement, false_win, kong_payment, score_json, scored_rulesets,
@@ -92,7 +92,7 @@ class Audited(Table):
         x = _eligible(s)[0]
         how = "rob_kong" if s.phase == "rob_kong" else "discard"
         if (self.rng.random() < self.false_claims and tile not in s.seats[x].locked and s.sealed_for(x) is None
-                and not _completes(s, x, tile, how, owner)):
+                and furiten(s, x, owner) is None and not _completes(s, x, tile, how, owner)):
             return self.do(Claim(x, "win"))
         return super().answer()
 

@@ -13,7 +13,7 @@ from table_controller.hand import (
     ChooseMissing, Claim, CloseWindow, Correct, Deal, Discard, Draw, Event, Flower, FlowRules, HandState,
     IllegalAction, Kong, Pass, Replace, SelfDrawWin, apply, event_from_json, new_hand,
 )
-from table_controller.rules import deal_plan, load_ruleset
+from table_controller.rules import deal_plan, load_ruleset, ruleset_ids
 from table_controller.scoring import score_json
 
 
@@ -178,6 +178,20 @@ def test_missed_win_locks_until_the_seat_moves_seed001() -> None:
                 Pass("N"), Pass("E"), Pass("S"), Draw("N"), Discard("N", "5p"))
     s, notes = play(s, Claim("W", "win"), Pass("E"), Pass("S"))  # W has moved: the lock is gone
     assert wins(notes)[0]["seat"] == "W" and s.phase == "ended"
+
+
+def test_a_window_closed_on_a_seat_that_could_win_locks_it_as_a_pass_does() -> None:
+    """漏胡 when the window closes (`CloseWindow`: the timer, the next seat drawing) with W ready on 东's 5p: the live
+    record refuses W's win on 南's 5p then (any discard let go by since its own last discard, `referee.missed_win`);
+    the machine locked W only on its own `Pass`, so paid it (parity tuidaohu seed 161)."""
+    rules = FlowRules.for_ruleset("tuidaohu")
+    s, notes = play(new_hand(rules, FakeWall(40)), Deal(hands(E="5p", S="5p", N="5p", W=READY_5P)),
+                    Discard("E", "5p"), Pass("S"), CloseWindow())
+    assert {"type": "missed_win", "seat": "W", "tile": "5p"} in notes
+    s, _ = play(s, Draw("S"), Discard("S", "5p"))
+    with pytest.raises(IllegalAction) as err:
+        apply(s, Claim("W", "win"))
+    assert err.value.code == "missed_win"
 
 
 def test_blood_battle_goes_on_without_the_winner_seed000() -> None:
@@ -423,6 +437,71 @@ def test_opening_flowers_go_round_by_round_dealer_first() -> None:
     t, _ = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands(E="5m", N="8f")),
                 Correct("N", "8f", "8m"), Discard("E", "5m"))
     assert t.phase == "claims"
+
+
+@pytest.mark.parametrize("ruleset", ruleset_ids())
+def test_the_machine_lays_out_the_tiles_the_live_record_takes_as_flowers(ruleset: str) -> None:
+    """The bonus tiles are the ruleset's `[tiles]`, as the live record has them (`TileSpec.is_bonus`): the machine
+    read `[flow] tiles` (144 when absent), so 福建 and 武汉 (136, no flowers) played with flowers, and took only
+    real flowers, so 南京's 中发白 (seed 003 花牌) were discarded where the record lays them out."""
+    from table_controller.scoring import ruleset_tiles
+
+    rs, kinds = ruleset_tiles(ruleset)
+    flow = FlowRules.for_ruleset(ruleset)
+    for kind in T.all_kinds(flowers=True):
+        assert flow.is_bonus(kind) == (kind in kinds and rs.tile_spec.is_bonus(kind)), (ruleset, kind)
+    assert flow.flowers == any(rs.tile_spec.is_bonus(k) for k in kinds)
+
+
+def test_nanjing_dragons_are_laid_out_and_replaced_not_discarded() -> None:
+    def refused(state: HandState, event: Event, code: str, *words: str) -> None:
+        with pytest.raises(IllegalAction) as err:
+            apply(state, event)
+        assert err.value.code == code and all(w in err.value.rule for w in words), err.value.rule
+
+    flow = FlowRules.for_ruleset("nanjing")
+    s = new_hand(flow, FakeWall(40))
+    s, _ = play(s, Deal(hands(E="5m7z", S="6z")))
+    refused(s, Discard("E", "5m"), "opening_flowers", "东家还有中")   # the dealt 中 first, as a flower
+    refused(s, Discard("E", "7z"), "flower_discard")
+    s, notes = play(s, Flower("E", "7z"), Replace("E", "2m"), Flower("S", "6z"), Replace("S", "3m"),
+                    Discard("E", "5m"))
+    assert s.seats["E"].flowers == ["7z"] and s.seats["S"].flowers == ["6z"] and s.phase == "claims"
+    four = play(new_hand(flow, FakeWall(40)), Deal(hands(E="5m7z7z7z7z")))[0]
+    refused(four, Kong("E", "7z", "concealed"), "flower_kong")  # the live record refuses it too (test_play_shapes)
+    refused(play(new_hand(FlowRules.for_ruleset("wuhan"), FakeWall(40)), Deal(hands(E="1f")))[0],
+            Flower("E", "1f"), "no_flowers")
+
+
+def test_riichi_furiten_bars_a_ron_as_the_live_record_does() -> None:
+    """振听 (`[flow] furiten`, `referee.furiten`): the machine took a ron the live record refuses. 东 waits on 一万 and
+    四万: with 四万 among its own discards it may not ron (舍牌振听, 自摸 still wins); having let 一万 pass it may ron
+    nothing until it draws (同巡振听)."""
+    flow = FlowRules.for_ruleset("riichi")
+    ready = "23m456p789p123s55z"
+
+    def refused(state: HandState, event: Event, words: str) -> None:
+        with pytest.raises(IllegalAction) as err:
+            apply(state, event)
+        assert err.value.code == "furiten" and words in err.value.rule, err.value.rule
+
+    own, _ = play(new_hand(flow, FakeWall(40)), Deal(hands(E=ready + "4m")), Discard("E", "4m"), Pass("S"),
+                  Pass("W"), Pass("N"), Draw("S", "1m"), Discard("S", "1m"))
+    refused(own, Claim("E", "win"), "振听: 自己打过所听的四万")
+    s, notes = play(new_hand(flow, FakeWall(40)), Deal(hands(E=ready + "9s")), Discard("E", "9s"), Pass("S"),
+                    Pass("W"), Pass("N"), Draw("S", "1m"), Discard("S", "1m"), Pass("E"))
+    assert ("furiten", "E") in [(n["type"], n.get("seat")) for n in notes]
+    s, _ = play(s, Pass("W"), Pass("N"), Draw("W", "4m"), Discard("W", "4m"))
+    refused(s, Claim("E", "win"), "同巡振听")
+    s, _ = play(s, Pass("E"), Pass("S"), Pass("N"), Draw("N", "7z"), Discard("N", "7z"), Pass("E"), Pass("S"),
+                Pass("W"), Draw("E", "9s"), Discard("E", "9s"), Pass("S"), Pass("W"), Pass("N"), Draw("S", "4m"),
+                Discard("S", "4m"))
+    s, notes = play(s, Claim("E", "win"), Pass("W"), Pass("N"))  # it drew since: the ron stands
+    assert [w["seat"] for w in wins(notes)] == ["E"]
+    _, notes = play(new_hand(FlowRules.for_ruleset("mcr"), FakeWall(40)), Deal(hands(E=ready + "4m")),
+                    Discard("E", "4m"), Pass("S"), Pass("W"), Pass("N"), Draw("S", "1m"), Discard("S", "1m"),
+                    Claim("E", "win"), Pass("W"), Pass("N"))
+    assert [w["seat"] for w in wins(notes)] == ["E"]  # 国标 has no 振听
 
 
 def test_a_flower_drawn_as_the_last_tile_ends_the_hand_without_a_replacement() -> None:

@@ -19,7 +19,7 @@ from table_controller.hand import (
     Kong, Pass, Replace, SelfDrawWin, apply, new_hand,
 )
 from table_controller.hand.opening import pending
-from table_controller.hand.state import _completes, _eligible, just_chowed
+from table_controller.hand.state import _completes, _eligible, furiten, just_chowed
 from table_controller.rules import deal_plan, load_ruleset, physical_wall
 from table_controller.scoring import score_json, scored_rulesets
 
@@ -116,7 +116,8 @@ class Table:
         x = _eligible(s)[0]
         st = s.seats[x]
         how = "rob_kong" if s.phase == "rob_kong" else "discard"
-        if tile not in st.locked and s.sealed_for(x) is None and _completes(s, x, tile, how, owner):
+        if (tile not in st.locked and s.sealed_for(x) is None and furiten(s, x, owner) is None
+                and _completes(s, x, tile, how, owner)):
             return self.do(Claim(x, "win"))
         options: list[Claim] = []
         if s.phase == "claims" and not _gave_up(st.missing_suit, tile):

@@ -79,3 +79,23 @@ def test_tablectl_score_and_the_fan_table(tmp_path: Path) -> None:
     fans = subprocess.run([sys.executable, "-m", "table_controller.cli", "score", "--ruleset", "hebei", "--fans"],
                           capture_output=True, text=True, env=env, timeout=60, check=False)
     assert fans.returncode == 0 and "和牌" in fans.stdout and "基点为1、2、3" in fans.stdout, fans
+
+
+def test_seven_pairs_is_no_shape_for_the_waits_nor_the_hand_machine() -> None:
+    """十四张起胡 and no 七对: the waits' shape took the shared 七对 and 十三幺, so the hand machine paid a 七对 自摸
+    (`tests/hand/invariants.play("hebei", 59)`) that the scorer calls 不是和牌, and the waits listed 七对's wait."""
+    from table_controller.hand import Deal, FlowRules, SelfDrawWin, apply, new_hand
+    from table_controller.rules import deal_plan
+    from table_controller.scoring.hand import HandInput
+    from table_controller.scoring.waits import completes, waits
+
+    pairs = HandInput.from_json({**HAND, "concealed": "1122m3344p5566s7z", "win_tile": "7z"})
+    assert not completes(pairs, "hebei") and completes(pairs, "sichuan")
+    assert completes(HandInput.from_json(HAND), "hebei")
+    ready = HandInput.from_json({**HAND, "concealed": "1122m3344p5566s7z", "win_tile": "1m"})
+    assert waits(ready, "hebei") == []  # 7z completed seven pairs only
+    state = new_hand(FlowRules.for_ruleset("hebei"), deal_plan(load_ruleset("hebei"), dice=(3, 4)).initial_state())
+    state, _ = apply(state, Deal({"E": tuple("1m 1m 2m 2m 3p 3p 4p 4p 5s 5s 6s 6s 7z 7z".split()),
+                                  **{x: ("back",) * 13 for x in "SWN"}}))
+    _, notes = apply(state, SelfDrawWin("E"))  # 天和 on seven pairs: 诈和, as the scorer reads it
+    assert [n["type"] for n in notes] == ["false_win"]
