@@ -537,6 +537,7 @@ class Hub:
                 return "online"
             if kind == "records":
                 record = decode(RecordMsg, payload, self.tournament, table_id)
+                readable(record.record)
                 if self._table(table_id).set_record(record, now):
                     self._stats = None  # the players' statistics are counted again on the next ask
                 return "record"
@@ -1080,6 +1081,21 @@ class Hub:
 #: points to the one who sat it, the chair's 标准分 shared by hands sat) or "seat" (all to the round's
 #: player: a team's reserve playing for the seat, seed 001 "或可增加替补队员一人").
 SUBSTITUTE_CREDIT = ("hands", "seat")
+
+
+def readable(record: dict[str, Any]) -> None:
+    """`WireError` unless the hub can count `record` in the statistics and print it (`record.as_text`): a record
+    with a win's total "<b>8</b>" or a seat without its chair was filed, and from then on `/api/stats`, the
+    archive and the table's printable records were a 500 for the whole hall, even after a restart. A real
+    table's record is read in a fraction of a millisecond."""
+    from table_controller.record import as_text
+    from table_controller.tournament.stats import player_stats
+
+    try:
+        player_stats([("", {}, [summary(record)])])
+        as_text(record)
+    except Exception as exc:  # whatever the shape: the record is refused, the hub goes on
+        raise WireError(f"a hand's record the hub cannot read ({type(exc).__name__}: {exc})") from None
 
 
 def credited(st: dict[str, Any], pos: str, how: str = "hands") -> list[dict[str, Any]]:
