@@ -219,11 +219,12 @@ def create_hub_app(hub: Hub) -> Any:
         if not hub.organizer_token:
             raise HTTPException(403, "本赛事未设组织者凭证（TABLECTL_HUB_ORGANIZER_TOKEN）/ no organiser credential is set")
         client = request.client.host if request.client else "?"
-        held = organiser.lockout(client)
-        if held:
-            raise HTTPException(429, LOCKOUT_SAYS[held])
         given = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
-        if organiser.role_of(given or "\0", client) != "referee":
+        # the lockout's check and a wrong one's count in one step, as the tables' (`Credentials.attempt`)
+        held, got = organiser.attempt(given or "\0", client)
+        if held:  # when to ask again, as a table's 429 says it
+            raise HTTPException(429, LOCKOUT_SAYS[held], headers={"Retry-After": str(organiser.retry_after(client))})
+        if got is None or got[0] != "referee":
             raise HTTPException(401, "组织者凭证错误 / wrong organiser credential")
 
     @app.post("/api/pairings/publish")
