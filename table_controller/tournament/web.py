@@ -572,7 +572,9 @@ const ENTITY = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ENTITY[c]);
 function t(key, vars) {
   let s = I18N[lang][key];
-  for (const [k, v] of Object.entries(vars || {})) s = s.replace("{" + k + "}", v);
+  // a function, not the text itself: "$&", "$'" and "$$" in a name or reason are patterns to `replace`
+  // (a reason "押金$$" read "押金$", and one with "$&" showed "{r}" in its place)
+  for (const [k, v] of Object.entries(vars || {})) s = s.replace("{" + k + "}", () => v);
   return s;
 }
 function satNote(s) {
