@@ -26,7 +26,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "stand_in": ("陪打补位（填满空座）", "stand-in seated to fill a chair"),
     "stand_in_end": ("陪打结束", "stand-in no longer seated"),
 }
-#: The longest reason kept.
+#: The longest reason taken (the page's field stops at it; a longer one is refused).
 REASON_MAX = 200
 
 
@@ -94,7 +94,10 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
     the page shows (the words say 一号桌, as the organiser picked it, not t01)."""
     if action not in ACTIONS:
         raise OrganiserError(f"未知的组织者操作 {action!r} / unknown action (one of {', '.join(ACTIONS)})", 422)
-    reason = _text(body, "reason").strip()[:REASON_MAX]
+    reason = _text(body, "reason").strip()
+    if len(reason) > REASON_MAX:  # the page's field stops at it; a longer one was cut without a word
+        raise OrganiserError(f"理由最多 {REASON_MAX} 个字，收到 {len(reason)} 个 / a reason is at most {REASON_MAX} "
+                             f"characters, got {len(reason)}", 422)
     if action in ("table_out", "table_back", "round_end", "round_reopen"):
         table_id = _text(body, "table_id")
         if table_id not in tables:

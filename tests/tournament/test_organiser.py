@@ -500,7 +500,8 @@ async def test_a_stand_in_or_reason_with_an_invisible_character_is_refused_over_
     """A stand-in named "甲\\u200b" (a zero-width space pasted with it) was taken beside the registered 甲: both
     seated, the page showing two 甲, one of them never ranked; a reason with U+202E turned its line of the page's
     decisions round, a line break split it. The tables refuse such characters in a name (Cc, Cf, Zl, Zp); the
-    hub now refuses them in a stand-in's name and a reason (422, the character named) and records nothing."""
+    hub now refuses them in a stand-in's name and a reason (422, the character named) and records nothing. A
+    reason past 200 characters (the page's field stops there) was cut to 200 without a word: refused too."""
     import httpx
 
     from table_controller.tournament.web import HubService
@@ -516,7 +517,9 @@ async def test_a_stand_in_or_reason_with_an_invisible_character_is_refused_over_
                                ({"action": "stand_in", "name": "替补", "reason": "补\u202e位 8-"},
                                 "理由含有不可见字符或控制字符（第 2 个字符，U+202E）"),
                                ({"action": "table_out", "table_id": "t01", "reason": "停电\n恢复"},
-                                "理由含有不可见字符或控制字符（第 3 个字符，U+000A）")):
+                                "理由含有不可见字符或控制字符（第 3 个字符，U+000A）"),
+                               ({"action": "table_out", "table_id": "t01", "reason": "停电" * 101},
+                                "理由最多 200 个字，收到 202 个")):
                 r = await http.post("/api/organiser", headers=AUTH, json=body)
                 assert r.status_code == 422 and r.json()["detail"].split(" / ")[0] == says, (body, r.text)
             assert hub.hub.decisions() == [] and hub.hub.pairings()["stand_ins"] == []
