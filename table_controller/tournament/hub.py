@@ -1089,13 +1089,15 @@ def readable(record: dict[str, Any]) -> None:
     archive and the table's printable records were a 500 for the whole hall, even after a restart. A real
     table's record is read in a fraction of a millisecond."""
     from table_controller.record import as_text
-    from table_controller.tournament.stats import player_stats
+    from table_controller.tournament.stats import summary_problem
 
     try:
-        player_stats([("", {}, [summary(record)])])
+        problem = summary_problem(summary(record))
         as_text(record)
     except Exception as exc:  # whatever the shape: the record is refused, the hub goes on
         raise WireError(f"a hand's record the hub cannot read ({type(exc).__name__}: {exc})") from None
+    if problem is not None:
+        raise WireError(f"a hand's record the hub cannot read ({problem})")
 
 
 def credited(st: dict[str, Any], pos: str, how: str = "hands") -> list[dict[str, Any]]:

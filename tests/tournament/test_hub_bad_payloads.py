@@ -108,8 +108,8 @@ def _record(table_id: str, **changes: Any) -> dict[str, Any]:
 
 async def test_a_hands_record_the_hub_cannot_count_or_print_is_refused_and_the_statistics_and_archive_stay(
         tmp_path: Path, broker: Broker) -> None:
-    """A record whose win's total is no number (markup in its place), a seat without its chair, seats as a list:
-    each was filed, and from then on `/api/stats` (the page's 技术统计), the archive and the table's printable
+    """A record whose win's total is no number (markup in its place), a seat without its chair, seats as a list, a
+    player that is no text (the statistics sort by name): each was filed, and from then on `/api/stats` (the page's 技术统计), the archive and the table's printable
     records were a 500 for the whole hall, and stayed so after a restart. Now each is refused as malformed and
     kept for the audit; t01's record is counted, printed and archived."""
     import io
@@ -119,7 +119,8 @@ async def test_a_hands_record_the_hub_cannot_count_or_print_is_refused_and_the_s
     bad = [_record("t02", wins=[{**good["record"]["wins"][0], "total": "<img src=x onerror=alert(1)>"}]),
            _record("t02", seats={w: {k: v for k, v in s.items() if k != "chair"}
                                  for w, s in good["record"]["seats"].items()}),
-           _record("t02", seats=list(good["record"]["seats"].values()))]
+           _record("t02", seats=list(good["record"]["seats"].values())),
+           _record("t02", seats={**good["record"]["seats"], "N": {"chair": 4, "player_no": 4, "player": ["辛"]}})]
     hub = HubService(broker.url, "cup", tmp_path / "hub", port=0, organizer_token=TOKEN)
     await hub.start()
     await until(lambda: hub.hub.connected, 5, "the hub to connect")
