@@ -1084,17 +1084,15 @@ SUBSTITUTE_CREDIT = ("hands", "seat")
 
 
 def readable(record: dict[str, Any]) -> None:
-    """`WireError` unless the hub can count `record` in the statistics and print it (`record.as_text`): a record
-    with a win's total "<b>8</b>" or a seat without its chair was filed, and from then on `/api/stats`, the
-    archive and the table's printable records were a 500 for the whole hall, even after a restart. A real
-    table's record is read in a fraction of a millisecond."""
-    from table_controller.record import as_text
+    """`WireError` unless the hub can count `record` in the statistics (`stats.summary_problem`): a record with a
+    win's total "<b>8</b>", seats as a list or a player that is no text was filed, and from then on `/api/stats`
+    and the archive were a 500 for the whole hall, even after a restart. (One the hub cannot print is kept and
+    printed as such: `web.printed`.)"""
     from table_controller.tournament.stats import summary_problem
 
     try:
         problem = summary_problem(summary(record))
-        as_text(record)
-    except Exception as exc:  # whatever the shape: the record is refused, the hub goes on
+    except (AttributeError, TypeError) as exc:  # seats or wins of another shape
         raise WireError(f"a hand's record the hub cannot read ({type(exc).__name__}: {exc})") from None
     if problem is not None:
         raise WireError(f"a hand's record the hub cannot read ({problem})")

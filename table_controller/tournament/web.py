@@ -153,12 +153,10 @@ def create_hub_app(hub: Hub) -> Any:
 
             from fastapi.responses import JSONResponse
 
-            from table_controller.record import as_text
-
             found = [json.loads(r) for r in kept]
             found = [{**r, "table_name": name} for r in found] if name else found  # as `Hub.records` names them
             if text:
-                return "\n".join(as_text(r) for r in found).encode()
+                return "\n".join(printed(r) for r in found).encode()
             return bytes(JSONResponse({"table_id": table_id, "records": found}).body)
 
         body = await archives.get(("records", table_id, round, text, hub.version), build,
@@ -185,15 +183,13 @@ def create_hub_app(hub: Hub) -> Any:
         hand); `?format=text` for a printable page."""
         from fastapi.responses import PlainTextResponse
 
-        from table_controller.record import as_text
-
         _table(table_id)
         found = hub.record(table_id, _fits(hand_no, "盘号", "hand number"), _round(round))
         if found is None:
             which = f"第 {round} 轮" if round else ""
             raise HTTPException(404, f"{which}第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no}"
                                      f"{f' in round {round}' if round else ''} from {table_id}")
-        return PlainTextResponse(as_text(found)) if format == "text" else found
+        return PlainTextResponse(printed(found)) if format == "text" else found
 
     @app.get("/api/pairings")
     async def pairings(request: Request, round: int | None = None, format: Format = "json",
@@ -320,8 +316,6 @@ def archive_zip(parts: ArchiveParts) -> bytes:
     import json
     import zipfile
 
-    from table_controller.record import as_text
-
     def dump(x: Any) -> str:
         return json.dumps(x, ensure_ascii=False, indent=1)
 
@@ -340,8 +334,22 @@ def archive_zip(parts: ArchiveParts) -> bytes:
             if sent:  # a round the organiser ended: what the table sent of it later, kept, not counted
                 z.writestr(f"tables/{table_id}/rounds_as_sent.json", dump(sent))
             z.writestr(f"tables/{table_id}/records.json", dump(records))
-            z.writestr(f"tables/{table_id}/records.txt", "\n".join(as_text(r) for r in records))
+            z.writestr(f"tables/{table_id}/records.txt", "\n".join(printed(r) for r in records))
     return out.getvalue()
+
+
+def printed(record: dict[str, Any]) -> str:
+    """A hand's record as a printable page (`record.as_text`), or a line saying why it cannot be: a record a table
+    of another version sent a field short of what the page prints (a seat without its chair) made the table's
+    printable records and the whole archive a 500; the record itself stays in the JSON."""
+    from table_controller.record import as_text
+
+    try:
+        return as_text(record)
+    except Exception as exc:  # whatever field it lacks: this hand's page says so, the others print
+        hand = record.get("hand_no")
+        return (f"第 {hand} 盘的牌谱无法打印（{type(exc).__name__}: {exc}），原始记录见 JSON / hand {hand}'s record "
+                "cannot be printed: see it as JSON\n")
 
 
 def tournament_archive(hub: Any) -> bytes:
