@@ -537,6 +537,7 @@ class Hub:
                 return "online"
             if kind == "records":
                 record = decode(RecordMsg, payload, self.tournament, table_id)
+                readable(record.record)
                 if self._table(table_id).set_record(record, now):
                     self._stats = None  # the players' statistics are counted again on the next ask
                 return "record"
@@ -1127,6 +1128,21 @@ class Hub:
 #: points to the one who sat it, the chair's 标准分 shared by hands sat) or "seat" (all to the round's
 #: player: a team's reserve playing for the seat, seed 001 "或可增加替补队员一人").
 SUBSTITUTE_CREDIT = ("hands", "seat")
+
+
+def readable(record: dict[str, Any]) -> None:
+    """`WireError` unless the hub can count `record` in the statistics (`stats.summary_problem`): a record with a
+    win's total "<b>8</b>", seats as a list or a player that is no text was filed, and from then on `/api/stats`
+    and the archive were a 500 for the whole hall, even after a restart. (One the hub cannot print is kept and
+    printed as such: `web.printed`.)"""
+    from table_controller.tournament.stats import summary_problem
+
+    try:
+        problem = summary_problem(summary(record))
+    except (AttributeError, TypeError) as exc:  # seats or wins of another shape
+        raise WireError(f"a hand's record the hub cannot read ({type(exc).__name__}: {exc})") from None
+    if problem is not None:
+        raise WireError(f"a hand's record the hub cannot read ({problem})")
 
 
 def credited(st: dict[str, Any], pos: str, how: str = "hands") -> list[dict[str, Any]]:

@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_controller.printable import first_unprintable
+from table_controller.tournament.wire import MAX_ROUND
+
 #: What the organiser may decide, and its words on the page.
 ACTIONS: dict[str, tuple[str, str]] = {
     "table_out": ("停用此桌（不参加编排）", "table out of service (left out of the seating)"),
@@ -23,7 +26,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "stand_in": ("陪打补位（填满空座）", "stand-in seated to fill a chair"),
     "stand_in_end": ("陪打结束", "stand-in no longer seated"),
 }
-#: The longest reason kept.
+#: The longest reason taken (the page's field stops at it; a longer one is refused).
 REASON_MAX = 200
 
 
@@ -99,7 +102,10 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
     the disqualifications at the tables that leave them out of the seating now (`Hub.disqualified`)."""
     if action not in ACTIONS:
         raise OrganiserError(f"未知的组织者操作 {action!r} / unknown action (one of {', '.join(ACTIONS)})", 422)
-    reason = _text(body, "reason").strip()[:REASON_MAX]
+    reason = _text(body, "reason").strip()
+    if len(reason) > REASON_MAX:  # the page's field stops at it; a longer one was cut without a word
+        raise OrganiserError(f"理由最多 {REASON_MAX} 个字，收到 {len(reason)} 个 / a reason is at most {REASON_MAX} "
+                             f"characters, got {len(reason)}", 422)
     if action in ("table_out", "table_back", "round_end", "round_reopen"):
         table_id = _text(body, "table_id")
         if table_id not in tables:
@@ -131,6 +137,9 @@ def check(action: str, body: dict[str, Any], now: Standing, tables: dict[str, di
     return data
 
 
+#: the decision's text fields shown on the page and in the seating as typed: a stand-in "甲\u200b" was another
+#: player than the registered 甲 (both seated, shown alike), a reason's U+202E turned the decisions' line round
+SHOWN = ("name", "reason")
 #: the decision's text fields, in the organiser's words
 TEXT_ZH = {"reason": "理由", "table_id": "桌号", "name": "陪打的名字", "player": "选手"}
 
@@ -149,6 +158,10 @@ def _text(body: dict[str, Any], key: str) -> str:
     except UnicodeEncodeError:
         raise OrganiserError(f"{TEXT_ZH[key]}含有无法保存的字符 / {key} has a character that is not "
                              "Unicode text (a lone surrogate)", 422) from None
+    found = first_unprintable(value.strip()) if key in SHOWN else None  # as kept: stripped
+    if found is not None:
+        raise OrganiserError(f"{TEXT_ZH[key]}含有不可见字符或控制字符（第 {found[0]} 个字符，{found[1]}） / {key} has an "
+                             f"invisible or control character (character {found[0]}, {found[1]})", 422)
     return value
 
 
@@ -159,10 +172,7 @@ def _round(action: str, table_id: str, label: str, body: dict[str, Any], reason:
     if not rounds:
         raise OrganiserError(f"{label} 尚无成绩 / the hub has no standing from this table")
     given = body.get("round")
-    try:  # the organiser's own request: a round that is no number is said so (it was a 500 with no words)
-        number = max(rounds) if given in (None, "") else int(given)
-    except (TypeError, ValueError):
-        raise OrganiserError(f"轮次须为整数，收到 {given!r} / round must be a whole number", 422) from None
+    number = max(rounds) if given is None or given == "" else _round_number(given)
     if action == "round_reopen":
         if (table_id, number) not in now.rounds_ended:
             raise OrganiserError(f"{label} 第 {number} 轮未由组织者结束 / not ended by the organiser")
@@ -176,6 +186,24 @@ def _round(action: str, table_id: str, label: str, body: dict[str, Any], reason:
         raise OrganiserError(f"{label} 第 {number} 轮已打完 / that round is over at the table already")
     return {"table_id": table_id, "round": number, "reason": reason,
             "standing": {**standing, "final": True, "ended_by_organiser": True}}
+
+
+def _round_number(given: Any) -> int:
+    """The round a request names: a whole number 1..MAX_ROUND, or its digits as text. A round that is no number
+    was a 500 with no words; `1e400` (Python's JSON reads it as infinity) still was, and `true` and `1.7` were
+    taken as round 1."""
+    number: int | None = None
+    if isinstance(given, int) and not isinstance(given, bool):
+        number = given
+    elif isinstance(given, float) and given.is_integer():
+        number = int(given)
+    elif isinstance(given, str) and given.strip().isdecimal():
+        number = int(given) if len(given.strip()) <= 9 else MAX_ROUND + 1  # past 4,300 digits int() refuses
+    if number is None:
+        raise OrganiserError(f"轮次须为整数，收到 {str(given)[:40]!r} / round must be a whole number", 422)
+    if not 1 <= number <= MAX_ROUND:
+        raise OrganiserError(f"轮次须为 1 至 {MAX_ROUND} / round must be 1..{MAX_ROUND}", 422)
+    return number
 
 
 def _stand_in(action: str, name: str, reason: str, now: Standing, registered: set[str]) -> dict[str, Any]:

@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_controller.printable import first_unprintable
+
 CHAIRS = ("1", "2", "3", "4")
 #: Passes of the swap search; each pass only ever lowers the repeat count, so it ends well before.
 MAX_PASSES = 50
@@ -85,7 +87,10 @@ def registered(path: Any) -> list[dict[str, str]]:
     (a header line `id,name` is skipped; the id may be empty). `ValueError` names the bad line, in the
     organiser's words first (they were English alone). Two players of one name both need numbers: a
     table that keys the name alone would be taken for either (the numbered one was counted as having
-    played and left out of the seating), and a list of no players is a wrong file, not a tournament."""
+    played and left out of the seating), and a list of no players is a wrong file, not a tournament. A name
+    or number with an invisible or control character (`printable`: a zero-width space pasted from a
+    spreadsheet) is refused: the tables refuse those, so the player keyed as 甲 was another than the listed
+    "甲\u200b", sat out as never played and was seated twice."""
     import csv
 
     try:
@@ -102,6 +107,12 @@ def registered(path: Any) -> list[dict[str, str]]:
             raise ValueError(f"{path} 第 {n} 行：应为「编号,姓名」两栏（编号可空），姓名不能为空，收到 {row!r} / "
                              f"line {n}: expected id,name (the id may be empty), got {row!r}")
         pid, name = row[0].strip(), row[1].strip()
+        for what, en, text in (("编号", "number", pid), ("姓名", "name", name)):
+            if (found := first_unprintable(text)) is not None:  # 甲 keyed at a table would be another player
+                raise ValueError(f"{path} 第 {n} 行：{what} {text!r} 含有不可见字符或控制字符（第 {found[0]} 个字符，"
+                                 f"{found[1]}），与各桌录入的不是同一选手 / line {n}: the {en} {text!r} has an invisible "
+                                 f"or control character (character {found[0]}, {found[1]}): not the player a table "
+                                 "keys")
         key = f"id:{pid}" if pid else f"name:{name}"
         if key in seen:
             raise ValueError(f"{path} 第 {n} 行：{'编号' if pid else '姓名'} {pid or name} 与第 {seen[key]} 行重复 / "

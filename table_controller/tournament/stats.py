@@ -9,6 +9,7 @@ may be its `summary`, all `player_stats` reads of it (the hub keeps those, not 2
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -71,6 +72,23 @@ def summary(record: dict[str, Any]) -> dict[str, Any]:
                       "discarder": w.get("discarder"),
                       "fans": [{"name": f.get("name"), "name_en": f.get("name_en")} for f in (w.get("fans") or [])[:6]]}
                      for w in record.get("wins") or []]}
+
+
+def summary_problem(made: dict[str, Any]) -> str | None:
+    """Why `player_stats` cannot count a hand's `summary`, or None: a seat's player that is no text (the players
+    are sorted by name), a win's seat or discarder that is no wind (looked up by it), a total that is no finite
+    number. One such record filed made every count of the hall's statistics fail."""
+    for wind, seat in made["seats"].items():
+        if not isinstance(seat.get("player", ""), str):
+            return f"the player at {wind} is not text"
+    for w in made["wins"]:
+        if not isinstance(w.get("seat"), str) or not isinstance(w.get("discarder") or "", str):
+            return "a win's seat or discarder is not a wind"
+        total = w.get("total")
+        if total is not None and (isinstance(total, bool) or not isinstance(total, (int, float))
+                                  or not math.isfinite(total)):
+            return f"a win's total {total!r} is not a number"
+    return None
 
 
 def _sitter_id(standing: dict[str, Any], chair: str, hand_no: int) -> str:

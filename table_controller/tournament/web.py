@@ -153,12 +153,10 @@ def create_hub_app(hub: Hub) -> Any:
 
             from fastapi.responses import JSONResponse
 
-            from table_controller.record import as_text
-
             found = [json.loads(r) for r in kept]
             found = [{**r, "table_name": name} for r in found] if name else found  # as `Hub.records` names them
             if text:
-                return "\n".join(as_text(r) for r in found).encode()
+                return "\n".join(printed(r) for r in found).encode()
             return bytes(JSONResponse({"table_id": table_id, "records": found}).body)
 
         body = await archives.get(("records", table_id, round, text, hub.version), build,
@@ -185,15 +183,13 @@ def create_hub_app(hub: Hub) -> Any:
         hand); `?format=text` for a printable page."""
         from fastapi.responses import PlainTextResponse
 
-        from table_controller.record import as_text
-
         _table(table_id)
         found = hub.record(table_id, _fits(hand_no, "盘号", "hand number"), _round(round))
         if found is None:
             which = f"第 {round} 轮" if round else ""
             raise HTTPException(404, f"{which}第 {hand_no} 盘的牌谱尚未收到 / no record of hand {hand_no}"
                                      f"{f' in round {round}' if round else ''} from {table_id}")
-        return PlainTextResponse(as_text(found)) if format == "text" else found
+        return PlainTextResponse(printed(found)) if format == "text" else found
 
     @app.get("/api/pairings")
     async def pairings(request: Request, round: int | None = None, format: Format = "json",
@@ -219,11 +215,12 @@ def create_hub_app(hub: Hub) -> Any:
         if not hub.organizer_token:
             raise HTTPException(403, "本赛事未设组织者凭证（TABLECTL_HUB_ORGANIZER_TOKEN）/ no organiser credential is set")
         client = request.client.host if request.client else "?"
-        held = organiser.lockout(client)
-        if held:
-            raise HTTPException(429, LOCKOUT_SAYS[held])
         given = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
-        if organiser.role_of(given or "\0", client) != "referee":
+        # the lockout's check and a wrong one's count in one step, as the tables' (`Credentials.attempt`)
+        held, got = organiser.attempt(given or "\0", client)
+        if held:  # when to ask again, as a table's 429 says it
+            raise HTTPException(429, LOCKOUT_SAYS[held], headers={"Retry-After": str(organiser.retry_after(client))})
+        if got is None or got[0] != "referee":
             raise HTTPException(401, "组织者凭证错误 / wrong organiser credential")
 
     @app.post("/api/pairings/publish")
@@ -319,8 +316,6 @@ def archive_zip(parts: ArchiveParts) -> bytes:
     import json
     import zipfile
 
-    from table_controller.record import as_text
-
     def dump(x: Any) -> str:
         return json.dumps(x, ensure_ascii=False, indent=1)
 
@@ -339,8 +334,22 @@ def archive_zip(parts: ArchiveParts) -> bytes:
             if sent:  # a round the organiser ended: what the table sent of it later, kept, not counted
                 z.writestr(f"tables/{table_id}/rounds_as_sent.json", dump(sent))
             z.writestr(f"tables/{table_id}/records.json", dump(records))
-            z.writestr(f"tables/{table_id}/records.txt", "\n".join(as_text(r) for r in records))
+            z.writestr(f"tables/{table_id}/records.txt", "\n".join(printed(r) for r in records))
     return out.getvalue()
+
+
+def printed(record: dict[str, Any]) -> str:
+    """A hand's record as a printable page (`record.as_text`), or a line saying why it cannot be: a record a table
+    of another version sent a field short of what the page prints (a seat without its chair) made the table's
+    printable records and the whole archive a 500; the record itself stays in the JSON."""
+    from table_controller.record import as_text
+
+    try:
+        return as_text(record)
+    except Exception as exc:  # whatever field it lacks: this hand's page says so, the others print
+        hand = record.get("hand_no")
+        return (f"第 {hand} 盘的牌谱无法打印（{type(exc).__name__}: {exc}），原始记录见 JSON / hand {hand}'s record "
+                "cannot be printed: see it as JSON\n")
 
 
 def tournament_archive(hub: Any) -> bytes:
@@ -571,7 +580,9 @@ const ENTITY = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ENTITY[c]);
 function t(key, vars) {
   let s = I18N[lang][key];
-  for (const [k, v] of Object.entries(vars || {})) s = s.replace("{" + k + "}", v);
+  // a function, not the text itself: "$&", "$'" and "$$" in a name or reason are patterns to `replace`
+  // (a reason "押金$$" read "押金$", and one with "$&" showed "{r}" in its place)
+  for (const [k, v] of Object.entries(vars || {})) s = s.replace("{" + k + "}", () => v);
   return s;
 }
 function satNote(s) {

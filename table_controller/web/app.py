@@ -19,7 +19,6 @@ import logging
 import math
 import secrets
 import time
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from table_controller import __version__
 from table_controller.controller import PAST_WINDOW_S, ActionError, Controller
 from table_controller.penalties import catalogue
+from table_controller.printable import first_unprintable
 from table_controller.projection import public_actions, public_event, public_view, referee_view
 from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
@@ -79,19 +79,14 @@ def _not_finite(value: Any) -> bool:
     return False
 
 
-#: Unicode categories no name or registration number holds: controls (a line break, a NUL), format characters
-#: (zero-width spaces and joiners, a BOM, right-to-left overrides), line and paragraph separators
-UNPRINTABLE = ("Cc", "Cf", "Zl", "Zp")
-
-
 def _printable(value: str) -> str:
-    """A player's name or number as the sheet, the records and the hub show it: one pasted with a zero-width
-    space looked like another's ("甲\u200b" beside "甲": two players to the hub, 同一选手不能占两个号位 passed), a
-    line break split the text record's line, U+202E turned the rest of its line (the scores) round."""
-    for i, c in enumerate(value, start=1):
-        if unicodedata.category(c) in UNPRINTABLE:
-            raise PydanticCustomError("unprintable", "an invisible or control character (character {at}, {code})",
-                                      {"at": i, "code": f"U+{ord(c):04X}"})
+    """A player's name or number as the sheet, the records and the hub show it (`printable`): one pasted with a
+    zero-width space looked like another's ("甲\u200b" beside "甲": two players to the hub, 同一选手不能占两个号位
+    passed), a line break split the text record's line, U+202E turned the rest of its line (the scores) round."""
+    found = first_unprintable(value)
+    if found is not None:
+        raise PydanticCustomError("unprintable", "an invisible or control character (character {at}, {code})",
+                                  {"at": found[0], "code": found[1]})
     return value
 
 

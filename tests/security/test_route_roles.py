@@ -324,3 +324,36 @@ async def test_guesses_sent_together_against_a_hashed_credential_are_held_to_fiv
     finally:
         await stop_tasks([served.task], served)
         store.close()
+
+
+async def test_guesses_at_the_organisers_credential_sent_together_are_held_and_told_when_to_ask_again(
+        tmp_path: Path) -> None:
+    """20 guesses at once from one address at a real hub (uvicorn), its credential hashed as a table's may be
+    (scrypt, the check 50-100 ms): 5 are checked (401) and 15 held (429), as at the tables
+    (`Credentials.attempt`). The hub's 429 said nothing of when to ask again where a table's carries
+    `Retry-After`; now it does, and the right credential from that address is held too until then."""
+    import asyncio
+
+    import httpx
+
+    from table_controller.tournament.web import HubService
+    from table_controller.web.hashed import hash_credential
+
+    hub = HubService("mqtt://127.0.0.1:9", "cup", tmp_path / "hub", port=0,
+                     organizer_token=hash_credential("org-secret-77"))
+    await hub.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}", timeout=30) as http:
+            guesses = await asyncio.gather(*[http.post("/api/pairings/publish",
+                                                       headers={"Authorization": f"Bearer guess-{i:04d}"})
+                                             for i in range(20)])
+            assert sorted(r.status_code for r in guesses) == [401] * 5 + [429] * 15
+            held = [r for r in guesses if r.status_code == 429]
+            assert all(1 <= int(r.headers["Retry-After"]) <= 60 for r in held), [r.headers for r in held]
+            assert held[0].json()["detail"].startswith("尝试次数过多，请稍后再试")
+            right = await http.post("/api/organiser", headers={"Authorization": "Bearer org-secret-77"},
+                                    json={"action": "table_out", "table_id": "t9"})
+            assert right.status_code == 429 and "Retry-After" in right.headers
+        assert hub.hub.decisions() == []
+    finally:
+        await hub.stop()

@@ -347,8 +347,9 @@ def test_a_round_published_again_moves_only_the_tables_a_change_touches(tmp_path
 
 async def test_a_round_that_is_no_number_is_refused_with_words_over_http(tmp_path: Path) -> None:
     """`{"action": "round_end", "round": "二"}` from a script or a mistyped request: the hub answered
-    500 Internal Server Error (`int("二")` in its handler) and said nothing; now 422 with what is wrong,
-    and nothing is recorded; the same decision with its round as a number is taken."""
+    500 Internal Server Error (`int("二")` in its handler) and said nothing; so did `1e400` (Python's JSON reads
+    it as infinity), and `true` and `1.7` ended round 1. Now each is 422 with what is wrong, and nothing is
+    recorded; the same decision with its round as a number is taken."""
     import httpx
 
     from table_controller.tournament.web import HubService
@@ -361,10 +362,16 @@ async def test_a_round_that_is_no_number_is_refused_with_words_over_http(tmp_pat
         hub.hub.handle("mahjong/cup/t01/state", _state("t01", seats, [12, 4, -6, -10], 1, seq=90, final=False,
                                                        hands=9))
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}", timeout=10) as http:
-            for given in ("二", [1], {"n": 1}):
+            for given in ("二", "[1]", '{"n": 1}', "1e400", "true", "1.7", '"1.5"'):
+                r = await http.post("/api/organiser", headers={**AUTH, "Content-Type": "application/json"},
+                                    content=f'{{"action": "round_end", "table_id": "t01", "round": {given}}}'.encode()
+                                    if given != "二" else json.dumps({"action": "round_end", "table_id": "t01",
+                                                                     "round": given}).encode())
+                assert r.status_code == 422 and "轮次须为整数" in r.json()["detail"], (given, r.status_code, r.text)
+            for given in (0, 1000, -1, "99999999999999999999999", "0"):
                 r = await http.post("/api/organiser", headers=AUTH,
                                     json={"action": "round_end", "table_id": "t01", "round": given})
-                assert r.status_code == 422 and "轮次须为整数" in r.json()["detail"], (given, r.status_code, r.text)
+                assert r.status_code == 422 and r.json()["detail"] == "轮次须为 1 至 999 / round must be 1..999", r.text
             assert hub.hub.decisions() == []
             ended = await http.post("/api/organiser", headers=AUTH,
                                     json={"action": "round_end", "table_id": "t01", "round": "1", "reason": "停电"})
@@ -487,3 +494,37 @@ def test_a_player_keyed_by_name_in_one_round_and_by_number_in_another_is_one_row
                 assert row["tables"][0]["table_id"] == "t01" and row["tables"][0]["round"] == 1
     finally:
         hub.close()
+
+
+async def test_a_stand_in_or_reason_with_an_invisible_character_is_refused_over_http(tmp_path: Path) -> None:
+    """A stand-in named "甲\\u200b" (a zero-width space pasted with it) was taken beside the registered 甲: both
+    seated, the page showing two 甲, one of them never ranked; a reason with U+202E turned its line of the page's
+    decisions round, a line break split it. The tables refuse such characters in a name (Cc, Cf, Zl, Zp); the
+    hub now refuses them in a stand-in's name and a reason (422, the character named) and records nothing. A
+    reason past 200 characters (the page's field stops there) was cut to 200 without a word: refused too."""
+    import httpx
+
+    from table_controller.tournament.web import HubService
+
+    hub = HubService("mqtt://127.0.0.1:1", "cup", tmp_path / "hub", port=0, organizer_token=TOKEN,
+                     registered=LISTED[:4], expected=["t01"])
+    await hub.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}", timeout=10) as http:
+            for body, says in (({"action": "stand_in", "name": "甲\u200b"}, "陪打的名字含有不可见字符或控制字符（第 2 个字符，U+200B）"),
+                               ({"action": "stand_in", "name": "\ufeff替补"}, "陪打的名字含有不可见字符或控制字符（第 1 个字符，U+FEFF）"),
+                               ({"action": "stand_in", "name": "替\u2028补"}, "陪打的名字含有不可见字符或控制字符（第 2 个字符，U+2028）"),
+                               ({"action": "stand_in", "name": "替补", "reason": "补\u202e位 8-"},
+                                "理由含有不可见字符或控制字符（第 2 个字符，U+202E）"),
+                               ({"action": "table_out", "table_id": "t01", "reason": "停电\n恢复"},
+                                "理由含有不可见字符或控制字符（第 3 个字符，U+000A）"),
+                               ({"action": "table_out", "table_id": "t01", "reason": "停电" * 101},
+                                "理由最多 200 个字，收到 202 个")):
+                r = await http.post("/api/organiser", headers=AUTH, json=body)
+                assert r.status_code == 422 and r.json()["detail"].split(" / ")[0] == says, (body, r.text)
+            assert hub.hub.decisions() == [] and hub.hub.pairings()["stand_ins"] == []
+            taken = await http.post("/api/organiser", headers=AUTH,
+                                    json={"action": "stand_in", "name": " 替补 ", "reason": " 补位 \n"})
+            assert taken.status_code == 200 and taken.json()["data"] == {"name": "替补", "reason": "补位"}, taken.text
+    finally:
+        await hub.stop()

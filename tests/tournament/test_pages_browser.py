@@ -492,6 +492,37 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
         await hub.stop()
 
 
+async def test_a_reason_or_name_with_dollar_signs_is_shown_as_typed(tmp_path: Path, browser: Any) -> None:
+    """The page put a name or a reason into its words with `String.replace`, which reads "$&", "$'" and "$$" in
+    the text put in as patterns: a reason "押金$$" read "押金$", one with "$&" showed "{r}" in its place, "$'"
+    the rest of the sentence. Now each is shown as the organiser typed it, in the seating's notes, on the table's
+    row and in the decisions' list."""
+    hub = HubService("mqtt://127.0.0.1:9", "cup", tmp_path / "hub", port=0, organizer_token="org-secret-1",
+                     registered=[{"id": f"A0{i}", "name": n} for i, n in enumerate("甲乙丙丁戊", 1)], expected=["t1"])
+    await hub.start()
+    reason = "押金$$5 与 $& 及 $' 和 $`"
+    try:
+        async with hub_page(browser, hub, organiser="org-secret-1") as page:
+            await page.click("#org-title")
+            await page.wait_for_selector('#org-player option[value="id:A02"]', state="attached", timeout=5000)
+            await page.select_option("#org-player", "id:A02")
+            await page.fill("#org-reason", reason)
+            await page.click('button[data-action="player_out"]')
+            await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
+                                         ".includes('不参加编排：乙')", timeout=5000)
+            assert f"不参加编排：乙（{reason}）" in await page.inner_text("[data-testid=pairings]")
+            await page.select_option("#org-table", "t1")
+            await page.fill("#org-reason", reason)
+            await page.click('button[data-action="table_out"]')
+            await page.wait_for_selector("[data-testid=out-t1]", timeout=5000)
+            assert await page.inner_text("[data-testid=out-t1]") == f"停用：{reason}"
+            log_text = await page.inner_text("[data-testid=organiser-log]")
+            assert log_text.count(reason) == 2, log_text
+        assert [d["data"]["reason"] for d in hub.hub.decisions()] == [reason, reason]
+    finally:
+        await hub.stop()
+
+
 async def test_the_page_asks_again_with_the_etag_and_the_hub_answers_304_until_a_change(tmp_path: Path,
                                                                                        browser: Any) -> None:
     """Every phone and screen in the hall fetched the statistics, the seating, the published seating and the

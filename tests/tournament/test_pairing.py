@@ -9,6 +9,7 @@ import io
 import itertools
 import json
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -317,6 +318,29 @@ def test_a_registration_list_that_would_mislead_the_seating_is_refused_in_the_or
                        ("t01,t02,t01", "桌号重复：t01"), ("t01,hub", "是赛事服务器的用户名")):
         with pytest.raises(WireError, match=says):
             check(parse(["--broker", "mqtt://127.0.0.1:1883", "--tournament", "cup", "--tables", spec]))
+
+
+def test_a_registration_list_with_an_invisible_character_in_a_name_or_number_is_refused(tmp_path: Path) -> None:
+    """A list pasted from a spreadsheet with a zero-width space after 甲, a BOM before a later line (two files put
+    together) or a tab inside a number: the tables refuse such characters in a name, so the player keyed 甲 at a
+    table was another than the listed "甲\u200b": round 2 seated the listed one as never played, beside 甲. Each
+    is refused before the hub starts, naming the line and the character."""
+    from table_controller.commands.hub import check, parse
+    from table_controller.tournament.pairing import registered
+    from table_controller.tournament.wire import WireError
+
+    listed = tmp_path / "players.csv"
+    for text, says in ((",甲\u200b\n,乙\n", r"第 1 行：姓名 '甲\u200b' 含有不可见字符或控制字符（第 2 个字符，U+200B）"),
+                       ("id,name\nA01,甲\n\ufeffA02,乙\n", r"第 3 行：编号 '\ufeffA02' 含有不可见字符或控制字符（第 1 个字符，U+FEFF）"),
+                       ("A\t01,甲\n", r"第 1 行：编号 'A\t01' 含有不可见字符或控制字符（第 2 个字符，U+0009）"),
+                       ("A01,甲\u202e乙\n", r"第 1 行：姓名 '甲\u202e乙' 含有不可见字符或控制字符（第 2 个字符，U+202E）")):
+        listed.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=re.escape(says)):
+            registered(listed)
+        with pytest.raises(WireError, match=re.escape(says)):  # the command's own check, before anything starts
+            check(parse(["--broker", "mqtt://127.0.0.1:1883", "--tournament", "cup", "--players", str(listed)]))
+    listed.write_text("\ufeffid,name\nA01, 甲 \n,乙\n", encoding="utf-8")  # a file's own BOM, spaces around: as before
+    assert registered(listed) == [{"id": "A01", "name": "甲"}, {"id": "", "name": "乙"}]
 
 
 def test_a_stand_in_counts_at_the_table_but_is_not_ranked_nor_seated_again(tmp_path: Path) -> None:
