@@ -128,6 +128,19 @@ class Player(_Section):
                     description="The player's registration number in the tournament (e.g. A017): the hub adds "
                                 "up a player's tables by it; empty = by name.")
 
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        """A name pasted with a zero-width space or a line break is another player to the hub ("甲\u200b"
+        beside 甲): refused here as the table's page and the hub refuse it (`printable`)."""
+        from table_controller.printable import first_unprintable
+
+        found = first_unprintable(value)
+        if found:
+            raise ValueError(f"选手名字含有不可见字符或控制字符（第 {found[0]} 个字符，{found[1]}） / the name holds an "
+                             f"invisible or control character (character {found[0]}, {found[1]})")
+        return value
+
 
 class Referee(_Section):
     """One referee's own credential: every ruling made with it is logged under the name."""

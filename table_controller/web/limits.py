@@ -72,7 +72,7 @@ class BodyLimit:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"detail": f"请求内容过大（上限 {self.max_bytes // 1024} KB）/ request body over "
+        body = json.dumps({"detail": f"请求内容过大（上限 {self.max_bytes // 1024} KB） / request body over "
                                      f"{self.max_bytes} bytes"}, ensure_ascii=False).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})

@@ -198,3 +198,13 @@ def test_a_pin_written_as_a_number_is_asked_for_in_quotes_without_being_shown(tm
     assert "key 'display.referee_token': 凭证是文字，须加引号（referee_token = \"…\"）" in said
     assert "key 'display.operator_token': 凭证是文字，须加引号" in said and "put it in quotes" in said
     assert "482913" not in said and "0.5" not in said
+
+
+@pytest.mark.parametrize("name", ["甲\u200b", "甲\n", "\u202e乙"])
+def test_a_players_name_with_an_invisible_or_control_character_is_refused(name: str) -> None:
+    """The table's page and the hub refuse such a name (`printable`); the config took it, and "甲\u200b"
+    sent to the hub beside 甲 was another player there."""
+    players = [{"position": 1, "name": name}, {"position": 2, "name": "乙"},
+               {"position": 3, "name": "丙"}, {"position": 4, "name": "丁"}]
+    with pytest.raises(ConfigError, match="players.0.name.*不可见字符或控制字符"):
+        parse_config({"players": players}, "x.toml")
