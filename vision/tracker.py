@@ -187,7 +187,7 @@ class TileTracker:
         still reads it otherwise no longer flips it), and if that differs from what was announced,
         the next frame retracts it and announces the ruled kind. None lifts the ruling (undone).
         False if the track is gone."""
-        t = next((t for t in self.tracks if t.id == track), None)
+        t = self._live(track)
         if t is None:
             return False
         t.ruled = kind
@@ -198,11 +198,14 @@ class TileTracker:
         (its readings are not a new tile), but announced no more, asked about no more, while it lies there;
         its leaving is still announced. `dismissed=False` lifts it (undone): the vote announces again.
         False if the track is gone."""
-        t = next((t for t in self.tracks if t.id == track), None)
+        t = self._live(track)
         if t is None:
             return False
         t.dismissed = dismissed
         return True
+
+    def _live(self, track: int) -> _Track | None:
+        return next((t for t in self.tracks if t.id == track), None)
 
     def reading(self, track: int) -> TileReading | None:
         """The latest reading of a live track (its corners in the frame), None once retired."""

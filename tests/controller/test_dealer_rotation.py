@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from table_controller.config import parse_config
+from offline import offline_controller  # type: ignore[import-not-found]
+
 from table_controller.controller import Controller
 from table_controller.seating import coming
-from table_controller.store import EventStore
 
 WIN_BY_DEALER = {"seat_wind": "E", "prevalent_wind": "E", "melds": [],
                  "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split(),
                  "win_tile": "2p", "win": "discard", "discarder": "S"}
 
 
-async def _no_table(url: str) -> Any:
-    raise ConnectionRefusedError(url)
-
-
-def _controller(tmp_path: Path, ruleset: str) -> Controller:
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
-    c = Controller(cfg, EventStore(tmp_path / "e.sqlite3"), _no_table)
-    c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": ruleset, "players": {}})
-    return c
 
 
 def _next(c: Controller) -> tuple[int, str, bool]:
@@ -44,7 +34,7 @@ def _play_hand(c: Controller, hand_no: int, dealer_wins: bool) -> None:
 
 
 def test_mcr_passes_the_deal_every_hand(tmp_path: Path) -> None:
-    c = _controller(tmp_path, "mcr")
+    c = offline_controller(tmp_path, "mcr")
     assert _next(c) == (1, "E", False)
     _play_hand(c, 1, dealer_wins=True)  # no 连庄 in MCR
     assert _next(c)[0] == 2
@@ -54,7 +44,7 @@ def test_mcr_passes_the_deal_every_hand(tmp_path: Path) -> None:
 
 
 def test_jingji_dealer_keeps_the_deal_and_doubles(tmp_path: Path) -> None:
-    c = _controller(tmp_path, "jingji")
+    c = offline_controller(tmp_path, "jingji")
     _play_hand(c, 1, dealer_wins=True)
     assert _next(c) == (1, "E", True)  # 连庄, 倍打
     _play_hand(c, 2, dealer_wins=False)
@@ -64,7 +54,7 @@ def test_jingji_dealer_keeps_the_deal_and_doubles(tmp_path: Path) -> None:
 def test_hainan_keeps_the_dealer_on_a_dealers_win_and_on_a_draw_scored_by_the_referee(tmp_path: Path) -> None:
     """海南 (裁判计分, seed 004): 庄家胡牌继续做庄; 荒庄 the dealer stays too. Its [match] is read
     though the ruleset has no [scoring]."""
-    c = _controller(tmp_path, "hainan")
+    c = offline_controller(tmp_path, "hainan")
     win = {**WIN_BY_DEALER, "options": {"points": 5}}
     dealer, _, _ = _next(c)
     c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "hainan", "dealer_position": dealer,
@@ -79,7 +69,7 @@ def test_hainan_keeps_the_dealer_on_a_dealers_win_and_on_a_draw_scored_by_the_re
 
 def test_shanghai_the_winner_deals_next(tmp_path: Path) -> None:
     """上海 随意庄 (seed 000 范文七, 003): 谁胡牌，下一轮由他做庄."""
-    c = _controller(tmp_path, "shanghai")
+    c = offline_controller(tmp_path, "shanghai")
     c.accept("operator", "operator.hand_start", {"hand_no": 1, "ruleset": "shanghai", "dealer_position": 1,
                                                  "prevalent_wind": "E", "seats": {"E": 1, "S": 2, "W": 3, "N": 4}})
     win = {**WIN_BY_DEALER, "seat_wind": "W", "discarder": "S", "options": {"points": 5}}
@@ -94,7 +84,7 @@ def test_riichi_a_ready_dealer_keeps_the_deal_at_a_draw(tmp_path: Path) -> None:
     passes it when not."""
     from table_controller.tiles import parse_tiles
 
-    c = _controller(tmp_path, "riichi")
+    c = offline_controller(tmp_path, "riichi")
     for hand_no, dealer_ready in ((1, True), (2, False)):
         dealer, _, _ = _next(c)
         seats = {w: (i + dealer - 1) % 4 + 1 for i, w in enumerate("ESWN")}

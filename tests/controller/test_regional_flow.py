@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 
-from table_controller.config import parse_config
 from table_controller.controller import Controller, _play_problem
 from table_controller.referee import RefereeError, validate, winners
 from table_controller.rules import load_ruleset
 from table_controller.seating import coming
-from table_controller.store import EventStore
 
+from offline import offline_controller  # type: ignore[import-not-found]
 from test_referee_fold import Log  # type: ignore[import-not-found]
 
 CHOW_3M = ("play.claim", {"seat": "S", "kind": "chow", "from": "E", "tiles": ["2m", "3m", "4m"]})
@@ -92,15 +91,6 @@ def test_mcr_still_has_one_winner_a_discard() -> None:
 
 # -- who deals next -------------------------------------------------------------------------------------------
 
-async def _no_table(url: str) -> Any:
-    raise ConnectionRefusedError(url)
-
-
-def _controller(tmp_path: Path, ruleset: str) -> Controller:
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": ruleset}}, "test")
-    c = Controller(cfg, EventStore(tmp_path / "e.sqlite3"), _no_table)
-    c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": ruleset, "players": {}})
-    return c
 
 
 def _next(c: Controller) -> Any:
@@ -128,7 +118,7 @@ WIN13 = {"prevalent_wind": "E", "melds": [], "concealed": "1m 2m 3m 4m 5m 6m 7m 
 def test_shiwan_the_deal_passes_every_hand_four_rounds_make_the_session_with_a_swap_midway(tmp_path: Path) -> None:
     """十万 (seed 000 范文四): 三.6 "无论是否和牌，庄家不连庄"; 三.4 "局：每打完四圈或达到规定时间为一局"; 四.6
     "原则上比赛中途换位一次…第一次换位是东南（1号2号位）互换，西北（3号4号位）互换"."""
-    c = _controller(tmp_path, "shiwan")
+    c = offline_controller(tmp_path, "shiwan")
     assert (_next(c).dealer_position, _next(c).prevalent) == (1, "E")
     _play(c, 1, "E", WIN13)  # the dealer wins: no 连庄
     assert _next(c).dealer_position == 2
@@ -146,7 +136,7 @@ def test_shiwan_the_deal_passes_every_hand_four_rounds_make_the_session_with_a_s
 
 def test_taiwan_the_dealer_who_wins_deals_again(tmp_path: Path) -> None:
     """台湾 (seeds 003, 004): "连庄，即是连续做一次庄。每连庄一次便加上一番"; 荒庄 is not said (the deal passes)."""
-    c = _controller(tmp_path, "taiwan")
+    c = offline_controller(tmp_path, "taiwan")
     hand16 = {**WIN13, "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 1p 1p 2s 3s".split(), "win_tile": "4s"}
     _play(c, 1, "E", hand16)
     assert _next(c).dealer_position == 1
@@ -158,7 +148,7 @@ def test_taiwan_the_dealer_who_wins_deals_again(tmp_path: Path) -> None:
 
 def test_hebei_the_dealer_keeps_the_deal_on_a_win_and_on_huangzhuang(tmp_path: Path) -> None:
     """河北 (seed 001): "庄家胡牌，则庄家继续做庄，闲家胡牌，则庄家的下一家坐庄。荒庄，则庄家继续坐庄"."""
-    c = _controller(tmp_path, "hebei")
+    c = offline_controller(tmp_path, "hebei")
     hand = {**WIN13, "options": {}}
     _play(c, 1, "E", hand)
     assert _next(c).dealer_position == 1

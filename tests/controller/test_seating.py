@@ -5,9 +5,9 @@ after 16 hands the session is over, its 标准分 final, and the next hand waits
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from offline import no_table, offline_controller  # type: ignore[import-not-found]
 
 from table_controller.config import parse_config
 from table_controller.controller import ActionError, Controller
@@ -23,18 +23,11 @@ WIN_BY_EAST = {"seat_wind": "E", "prevalent_wind": "W", "melds": [],
                "win_tile": "2p", "win": "discard", "discarder": "S"}
 
 
-async def _no_table(url: str) -> Any:
-    raise ConnectionRefusedError(url)
-
-
 @pytest.fixture
 def controller(tmp_path: Path):
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
-    store = EventStore(tmp_path / "e.sqlite3")
-    c = Controller(cfg, store, _no_table)
-    c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": "mcr", "players": NAMES})
+    c = offline_controller(tmp_path, "mcr", NAMES)
     yield c
-    store.close()
+    c.store.close()
 
 
 def _hand(c: Controller, east_wins: bool = False, result: str | None = None) -> None:
@@ -155,7 +148,7 @@ async def test_the_first_hand_is_dealt_by_the_chair_the_dice_chose_and_a_new_rou
 async def test_an_unfinished_sichuan_first_dealer_holds_the_first_hand(tmp_path: Path) -> None:
     cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "sichuan"}}, "test")
     store = EventStore(tmp_path / "s.sqlite3")
-    c = Controller(cfg, store, _no_table)
+    c = Controller(cfg, store, no_table)
     try:
         c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": "sichuan", "players": NAMES})
         c.accept("table", "table.dice", {"seat": "E", "dice": [2, 2]})

@@ -9,14 +9,13 @@ import io
 from pathlib import Path
 
 import pytest
+from offline import offline_controller  # type: ignore[import-not-found]
 from test_referee_fold import WIN_HAND, Log  # type: ignore[import-not-found]
 
-from table_controller.config import parse_config
 from table_controller.controller import Controller
 from table_controller.record import as_text, hand_record
 from table_controller.scoresheet import compute, to_csv
 from table_controller.seating import for_state
-from table_controller.store import EventStore
 
 NAMES = {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}
 #: N wins on E's 2p: 清龙 16, 门前清 2, 幺九刻 1, 缺一门 1, 无字 1 = 21 (E pays 29, S and W 8 each)
@@ -25,18 +24,11 @@ WIN_BY_NORTH = {"seat_wind": "N", "prevalent_wind": "E", "melds": [],
                 "win_tile": "2p", "win": "discard", "discarder": "E"}
 
 
-async def _no_table(url: str) -> None:
-    raise ConnectionRefusedError(url)
-
-
 @pytest.fixture
 def controller(tmp_path: Path):
-    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}}, "test")
-    store = EventStore(tmp_path / "e.sqlite3")
-    c = Controller(cfg, store, _no_table)
-    c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": "mcr", "players": NAMES})
+    c = offline_controller(tmp_path, "mcr", NAMES)
     yield c
-    store.close()
+    c.store.close()
 
 
 def _start(c: Controller) -> int:
