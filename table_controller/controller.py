@@ -1248,9 +1248,12 @@ def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | 
 
 
 def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:
-    """Why a seat's 定缺 cannot be recorded: the ruleset has none, the suit is not one, or the seat
-    has already played with another (定缺 holds for the whole hand)."""
-    from table_controller.tiles import SUITS, suit_name
+    """Why a seat's 定缺 cannot be recorded: the ruleset has none, the suit is not one, the seat has
+    a meld of that suit laid out (a pung claimed before its 定缺 was keyed: it keeps that suit, as
+    `_holds_missing` refuses the other way round), or it has already played with another (定缺
+    holds for the whole hand)."""
+    from table_controller.tiles import SUITS, is_suited, suit_name
+    from table_controller.tiles import suit as suit_of
 
     if not hand.get("missing_suit"):
         return "本规则不定缺 / this ruleset has no 定缺"
@@ -1258,6 +1261,10 @@ def _missing_problem(hand: dict[str, Any], seat: Any, suit: Any) -> str | None:
         return f"未知座位 {seat!r} / unknown seat (E, S, W or N)"
     if suit not in SUITS:
         return f"定缺须为万(m)、筒(p)、条(s)之一，不是 {suit!r} / the missing suit is m, p or s"
+    if any(isinstance(t, str) and is_suited(t) and suit_of(t) == suit
+           for m in hand["melds"][seat] for t in m.get("tiles") or []):
+        return (f"{SEAT_NAMES[seat]}家已有{suit_name(suit)}的副露，不能定缺{suit_name(suit)} / "
+                f"{seat} has a meld of {suit} laid out: it cannot name {suit} as its missing suit")
     was = (hand.get("missing") or {}).get(seat)
     if was and was != suit and (hand["discards"][seat] or hand["melds"][seat]):
         return (f"{SEAT_NAMES[seat]}家已定缺{suit_name(was)}并已行牌，不可更改 / "

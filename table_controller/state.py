@@ -795,7 +795,8 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     Where one win ends play (MCR, 竞技 and 广东 even with 一炮多响) nobody has the turn any more.
     Where play goes on (血战到底, 血流成河) the tile won on leaves the pool, a self-drawn win counts
     its draw from the wall, and the turn passes to the seat after the winner (after the last
-    of several winners on one discard, counted from the discarder), skipping seats that are out.
+    of several winners on one discard or one robbed 补杠, counted from the discarder or the
+    konger), skipping seats that are out.
     A win confirmed after plays made since it was read (again, after an undo, where play went on)
     leaves the turn and the draws where those plays put them.
     """
@@ -832,12 +833,16 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
 
         same = [w["seat"] for w in wins if discard_of(w) == discard_of(win)]
         seat = max(same, key=lambda w: (SEATS.index(w) - SEATS.index(discarder)) % 4)
+    elif win.get("win_kind") == "rob_kong" and discarder in SEATS:  # 血战: more than one robbed the same 补杠
+        same = [w["seat"] for w in wins if w.get("win_kind") == "rob_kong"
+                and (w.get("discarder"), w.get("win_tile")) == (discarder, win.get("win_tile"))]
+        seat = max(same, key=lambda w: (SEATS.index(w) - SEATS.index(discarder)) % 4)
     if int(hand.get("play_seq") or 0) > int(win.get("read_seq") or win.get("seq") or 0):
         hand["won_seq"] = win.get("read_seq")  # played past already: its draw counted, the turn moved on
         _wall_now(hand)
         return restore
-    if not (win.get("win_kind") == "discard" and discarder in SEATS) and hand.get("pending_draw"):
-        # 自摸: the winner drew from the wall first
+    if not (win.get("win_kind") in ("discard", "rob_kong") and discarder in SEATS) and hand.get("pending_draw"):
+        # 自摸: the winner drew from the wall first (a robbed 补杠's tile is the konger's, drawn already)
         hand["live_drawn"] = hand.get("live_drawn", 0) + 1
     hand["pending_draw"] = True
     hand["claim"] = None
