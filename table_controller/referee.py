@@ -687,7 +687,9 @@ def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | N
     declared = (hand.get("riichi") or {}).get(seat)
     if declared:  # 立直振听: after riichi a wait let pass bars a ron for the rest of the hand
         moved = declared["discard_seq"]
-    won_on = max([d["seq"] for pool in pools.values() for d in pool] + [0])
+    # the discard won on is the last one, not let pass; a robbed kong comes after every discard, each let pass
+    won_on = max([d["seq"] for pool in pools.values() for d in pool] + [0]) if read.get("win", "discard") == "discard" \
+        else float("inf")
     passed = sorted({d["tile"] for other, pool in pools.items() if other != seat for d in pool
                      if moved < d["seq"] < won_on and d.get("tile") in waits}, key=waits.index)
     if passed:
