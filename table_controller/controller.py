@@ -972,7 +972,8 @@ class Controller:
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")
         problem = _play_problem(hand, type, data) or (
-            _riichi_points_problem(self.state, data.get("seat")) if type == "play.riichi" else None)
+            _riichi_won_on_problem(self.state, data.get("seat")) or _riichi_points_problem(self.state, data.get("seat"))
+            if type == "play.riichi" else None)
         if problem:
             raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
@@ -1306,6 +1307,21 @@ def _riichi_problem(hand: dict[str, Any], seat: Any) -> str | None:
         return f"立直随打出的牌宣告：{zh}家尚未出牌 / riichi goes with a discard: {seat} has not discarded"
     if hand.get("tiles_left") is not None and hand["tiles_left"] < 4:
         return "牌墙不足四张，不能立直 / fewer than four tiles left: no riichi"
+    return None
+
+
+def _riichi_won_on_problem(state: Any, seat: Any) -> str | None:
+    """立直 keyed once a confirmed 荣和 took the seat's latest discard: that was the declaration tile, won on, so
+    the 立直 never stood (立直宣言牌放铳, `referee._riichi_dealt_in`, which reads only a 立直 keyed before the
+    confirmation). Before, it was taken and its stick paid to the winner."""
+    from table_controller.referee import confirmed_wins
+
+    pool = (state.hand.get("discards") or {}).get(seat) or []
+    for win in confirmed_wins(state.actions, state.hand.get("hand_no")):
+        if win.get("win_kind") == "discard" and win.get("discarder") == seat and pool \
+                and pool[-1].get("tile") == win.get("win_tile"):
+            return (f"{SEAT_NAMES[seat]}家的立直宣言牌已被荣和：立直不成立，不下立直棒 / {seat}'s riichi tile was won on: "
+                    "the riichi does not stand and puts down no stick")
     return None
 
 

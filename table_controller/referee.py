@@ -509,6 +509,9 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
                              "passed a win on this tile and has not moved since" if tile == hand_in.get("win_tile")
                   else f"过胡不胡：放过了{seat_name(who)}家打出的{tile_name(tile)}（可和），在自己摸牌前不能点和 / "
                        f"passed a win on {who}'s {tile} and has not moved since"}
+    turned = indicators_problem(s.ruleset, s.hand, hand_in) if result.get("valid") else None
+    if turned is not None:
+        result = {**result, "valid": False, "reason": "indicators", "message": turned}
     held = furiten(s.ruleset, s.hand, hand_in) if result.get("valid") else None
     if held is not None:
         result = {**result, "valid": False, "reason": "furiten", "message": held}
@@ -687,12 +690,36 @@ def furiten(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | N
     declared = (hand.get("riichi") or {}).get(seat)
     if declared:  # 立直振听: after riichi a wait let pass bars a ron for the rest of the hand
         moved = declared["discard_seq"]
-    won_on = max([d["seq"] for pool in pools.values() for d in pool] + [0])
+    # the discard won on is the last one, not let pass; a robbed kong comes after every discard, each let pass
+    won_on = max([d["seq"] for pool in pools.values() for d in pool] + [0]) if read.get("win", "discard") == "discard" \
+        else float("inf")
     passed = sorted({d["tile"] for other, pool in pools.items() if other != seat for d in pool
                      if moved < d["seq"] < won_on and d.get("tile") in waits}, key=waits.index)
     if passed:
         return (f"同巡振听：放过了所听的{'、'.join(tile_name(t) for t in passed)}，在自己摸牌前不能荣和 / "
                 f"furiten: let {', '.join(passed)} pass since its last discard")
+    return None
+
+
+def indicators_problem(ruleset: str, hand: dict[str, Any], read: dict[str, Any]) -> str | None:
+    """宝牌指示牌 (riichi): one is turned up at the deal and one more after each kong (杠宝牌, `[indicators.dora]
+    kan_step`), so a read may give no more 宝牌 or 里宝牌 indicators than 1 + the kongs in the record; more
+    scored 宝牌 nobody turned up (the scorer takes up to 5). A kong the record lacks is keyed first. Why, or None."""
+    from table_controller.scoring import ruleset_file
+
+    opts = read.get("options") if isinstance(read.get("options"), dict) else {}
+    rs = ruleset_file(ruleset)
+    rule = next((r for r in (rs.indicators if rs is not None else ()) if r.name == "dora"), None)
+    if rule is None or not any(isinstance(opts.get(k), list) for k in ("dora", "ura_dora")):
+        return None
+    kongs = sum(m.get("type") == "kong" for melds in (hand.get("melds") or {}).values() for m in melds or ())
+    most = 1 + (kongs if rule.kan_step else 0)
+    for name, zh in (("dora", "宝牌指示牌"), ("ura_dora", "里宝牌指示牌")):
+        given = opts.get(name)
+        if isinstance(given, list) and len(given) > most:
+            return (f"{zh}最多 {most} 张（开局翻 1 张，每个杠再翻 1 张；本盘记录有 {kongs} 个杠），收到 {len(given)} 张："
+                    f"请核对，漏录的杠请先补录 / options.{name}: at most {most} indicators (one, and one a kong: the record "
+                    f"has {kongs}), got {len(given)}")
     return None
 
 

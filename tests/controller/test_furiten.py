@@ -223,3 +223,24 @@ def test_the_seat_that_fed_the_third_dragon_set_is_liable_for_daisangen() -> Non
     result = log.state().actions[-1]["result"]
     assert {w: v for w, v in result["payments"].items() if v} == {"W": -32000, "S": 32000}, result
     assert "pao" not in record_options(dragons("concealed").state().hand, {"seat_wind": "S"})
+
+
+def test_a_wait_let_pass_bars_robbing_a_kong_after_it() -> None:
+    """抢杠 is a ron: W's 4m let pass (S waits on 1m 4m 7m), N's 补杠 of 7m right after it cannot be robbed.
+    The last discard is no longer the tile won on: before, it was left out and the rob scored."""
+    log = _table(("E", "7m"))
+    log.add("demo", "play.claim", {"seat": "N", "from": "E", "kind": "pung", "tiles": ["7m"] * 3, "by": "demo"})
+    for seat, tile in (("N", "9p"), ("E", "1z"), ("S", "9s"), ("W", "4m")):
+        log.add("demo", "play.discard", {"seat": seat, "tile": tile, "by": "demo"})
+    log.add("demo", "play.kong", {"seat": "N", "tiles": ["7m"] * 4, "added": True, "by": "demo"})
+    rob = {"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles("23456m333567p88s"), "win_tile": "7m",
+           "win": "rob_kong", "discarder": "N"}
+    log.ref("referee.win_read", hand=rob)
+    result = log.state().actions[-1]["result"]
+    assert not result["valid"] and result["reason"] == "furiten" and "四万" in result["message"], result
+    log.add("demo", "play.discard", {"seat": "N", "tile": "1z", "by": "demo"})  # N's discard after its kong: a
+    log.add("demo", "play.discard", {"seat": "E", "tile": "2z", "by": "demo"})  # pass past, S moves on
+    log.add("demo", "play.discard", {"seat": "S", "tile": "9p", "by": "demo"})
+    log.add("demo", "play.discard", {"seat": "W", "tile": "4m", "by": "demo"})
+    log.ref("referee.win_read", hand={**rob, "win": "discard", "win_tile": "4m", "discarder": "W"})
+    assert log.state().actions[-1]["result"]["valid"], log.state().actions[-1]["result"]  # the next ron scores

@@ -51,3 +51,31 @@ def test_a_player_below_1000_points_may_not_declare_riichi(tmp_path: Path) -> No
         assert list(c.state.hand["riichi"]) == ["E"]
     finally:
         store.close()
+
+
+def test_a_riichi_keyed_after_a_ron_on_its_tile_is_refused(tmp_path: Path) -> None:
+    """立直宣言牌放铳: E's 4s won on is its declaration tile only if its 立直 is keyed; keyed after the win's
+    confirmation it was taken and its stick paid to the winner (1000 more). It is refused in words now; W's 立直
+    keyed as late, its tile 1z not won on, still stands and the winner takes its stick."""
+    from table_controller.scoresheet import compute
+
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "riichi"}}, "test")
+    store = EventStore(tmp_path / "events.sqlite3")
+    try:
+        c = Controller(cfg, store, _no_table)
+        _start(c, 1)
+        for seat, tile in (("E", "9p"), ("S", "9s"), ("W", "1z"), ("N", "2z"), ("E", "4s")):
+            c.record_play("play.discard", {"seat": seat, "tile": tile}, by="op")
+        c.referee_action("referee.win_read", {"hand": {"seat_wind": "S", "concealed": parse_tiles("22444m333567p44s"),
+                                                       "win_tile": "4s", "win": "discard", "discarder": "E"}}, by="ref")
+        c.referee_action("referee.win_confirm", {}, by="ref")
+        seq = c.state.seq
+        with pytest.raises(ActionError, match="东家的立直宣言牌已被荣和：立直不成立"):
+            c.record_play("play.riichi", {"seat": "E"}, by="op")
+        assert c.state.seq == seq and not c.state.hand["riichi"]
+        c.record_play("play.riichi", {"seat": "W"}, by="op")
+        c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+        row = compute(c.state)["rows"][-1]
+        assert row["riichi_points"] == {"1": 0, "2": 1000, "3": -1000, "4": 0} and row["riichi_taken"] == {"2": 1000}
+    finally:
+        store.close()
