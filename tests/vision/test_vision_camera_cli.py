@@ -23,9 +23,11 @@ def test_virtual_camera_streams_and_unplugs(dorothys) -> None:
         assert health.check(frame).ok
         cam.unplugged = True
         statuses = []
-        for _ in range(3):
+        for _ in range(60):  # frames already on their way still come (a loaded machine reads them late)
             ok, frame = cap.read()
             statuses.append(health.check(frame if ok else None).code)
+            if statuses[-1] == "unplugged":
+                break
         cap.release()
     assert statuses[-1] == "unplugged"
 
