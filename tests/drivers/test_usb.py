@@ -125,3 +125,19 @@ async def test_a_malformed_usb_url_shows_the_form(url: str, no_leaks: None) -> N
     assert err.value.code == "bad_url"
     text = str(err.value)
     assert text.startswith("USB 地址有误") and "usb://VID:PID" in text and "usb://1a86:7523" in text
+
+
+async def test_a_board_left_unplugged_is_logged_once_not_at_each_try(
+        libusb: None, no_leaks: None, caplog: pytest.LogCaptureFixture) -> None:
+    """The service connects again and again (each connect retrying within it): every try logged the same
+    line at info, the journal filled with it all day. Said once; said again when the reason changes."""
+    import logging
+
+    from drivers.clock import SystemClock
+
+    caplog.set_level(logging.INFO, logger="drivers.table")
+    for _ in range(2):  # as the service's link loop: a fresh connect after the last gave up
+        with pytest.raises(TableError):
+            await open_table("usb://1a86:0002", clock=SystemClock(), connect_timeout=0.5)
+    said = [r for r in caplog.records if r.levelno >= logging.INFO and "1a86:0002" in r.getMessage()]
+    assert len(said) == 1 and "no USB device 1a86:0002 plugged in" in said[0].getMessage()
