@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
 import re
 from typing import Any
 
 from drivers.errors import TransportError
 from drivers.transport import ThreadTransport, Transport
+
+log = logging.getLogger(__name__)
 
 #: How long one bulk read waits; bounds how fast close() can stop the reader thread.
 READ_TIMEOUT_MS = 50
@@ -99,6 +102,9 @@ def _detach_kernel_driver(dev: Any) -> None:
         return
     if active:
         dev.detach_kernel_driver(0)
+        log.warning("%04x:%04x: detached the kernel driver from interface 0 to speak vendor bulk; if the table "
+                    "then does not answer, the board is a serial port (cdc_acm, ch341, cp210x, ftdi_sio): link it by "
+                    "its /dev/serial/by-id/ path / 已断开内核驱动；若牌桌无应答，请改用串口路径", dev.idVendor, dev.idProduct)
 
 
 async def open_usb(url: str, backend: Any = None) -> Transport:
