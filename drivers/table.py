@@ -39,6 +39,11 @@ BACKOFF_MAX = 5.0
 
 DIALECTS = ("mahjong-link", "remote-control")
 
+#: Why each URL would not open, as last logged: a board left unplugged (or without its udev rule) is said
+#: once at info, and again only when the reason changes; each try said it (seven lines per connect of the
+#: service, a connect every few seconds, all day). Forgotten once the port opens.
+_OPEN_ERROR_SAID: dict[str, str] = {}
+
 
 @dataclass
 class _Pending:
@@ -166,6 +171,8 @@ class Table(BaseTable):
                     self.open_error = str(exc)
                     raise
                 self.open_error = None
+                if _OPEN_ERROR_SAID.pop(self.url, None) is not None:
+                    log.info("table %s: opened", self.url)
                 self._rx = asyncio.Queue()
                 self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
                 reason = await self._session()
@@ -181,7 +188,12 @@ class Table(BaseTable):
                     self._first.set_exception(exc if isinstance(exc, TableError)
                                               else TableError(f"cannot use {self.url}: {exc}", reason))
                     return
-                log.info("table %s: %s", self.url, exc)
+                if self.open_error is None or _OPEN_ERROR_SAID.get(self.url) != self.open_error:
+                    log.info("table %s: %s", self.url, exc)
+                    if self.open_error is not None:
+                        _OPEN_ERROR_SAID[self.url] = self.open_error
+                else:
+                    log.debug("table %s: %s", self.url, exc)
             if self.health.up:
                 self.health.up = False
                 self._up.clear()

@@ -337,7 +337,7 @@ async def open_transport(url: str, *, baudrate: int = DEFAULT_BAUD, usb_backend:
 
     - a device path (`/dev/ttyUSB0`, `/dev/serial/by-id/...`, a pty slave `/dev/pts/N`),
       `socket://HOST:PORT`, `rfc2217://HOST:PORT`, `loop://`: pyserial's `serial_for_url`;
-    - `usb://VID:PID[/SERIAL]` (hex ids): a vendor bulk interface through pyusb; `usb_backend`
+    - `usb://VID:PID[/N]` (hex ids, N the N-th such device): a vendor bulk interface through pyusb; `usb_backend`
       picks a pyusb backend (tests give a virtual one).
     """
     if check_url(url) == "usb":

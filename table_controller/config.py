@@ -29,7 +29,7 @@ class TableSection(_Section):
     link: str = Field(
         "sim://",
         description="Where the table's controller board is: a serial device path, "
-        "/dev/serial/by-id/..., socket://HOST:PORT, rfc2217://HOST:PORT, loop://, usb://VID:PID, "
+        "/dev/serial/by-id/..., socket://HOST:PORT, rfc2217://HOST:PORT, loop://, usb://VID:PID[/N], "
         "or sim:// for the built-in simulator.",
     )
     baud: int = Field(115200, ge=1200, le=4_000_000)
@@ -39,6 +39,22 @@ class TableSection(_Section):
     )
     sim_seed: int = Field(1, description="Seed of the built-in simulator's shuffles (sim:// only).")
     sim_speed: float = Field(1.0, gt=0, le=1000, description="Simulator mechanism speed-up (sim:// only; 1 = real table times).")
+
+    @field_validator("link")
+    @classmethod
+    def _link(cls, value: str) -> str:
+        """A link no transport can open (usb://1a86, a socket:// without its port, "") is refused with the form
+        expected: it was taken, the service retried it for ever and `tablectl check` blamed the cable and the baud
+        rate (the udev rule install-service wrote for usb://1a86:7523/x read its ids off the bad URL)."""
+        from drivers.errors import TableError
+        from drivers.transport import check_url
+
+        if value != "sim://":
+            try:
+                check_url(value)
+            except TableError as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
 
 class CameraSection(_Section):

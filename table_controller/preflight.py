@@ -272,6 +272,8 @@ def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
         if getattr(exc, "code", "") == "port_busy":  # the service itself, most likely: it holds its port
             return Finding(what, "warn", f"{url}: in use by another program (the table's service, if it runs: "
                                          "the board is checked with the service stopped) / 串口被占用")
+        if getattr(exc, "code", "") == "cannot_open":  # it never opened (a USB board not on the bus, no permission,
+            return Finding(what, "fail", str(exc))    # no libusb): its own words say what to do; nothing could answer
         return Finding(what, "fail", f"{url}: no answer ({exc}); check the cable, the baud rate and [table].dialect")
     found = (f"{url}: {info.dialect} protocol {info.protocol_version}, firmware "
              f"{info.firmware or '-'}, serial {info.serial or '-'}")

@@ -38,6 +38,15 @@ class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships 
         self.to_host: queue.Queue[bytes] = queue.Queue()
         self._pending = b""
         self._config = 0
+        #: What a real system can put between the host and the board: no udev rule (libusb's
+        #: LIBUSB_ERROR_ACCESS on open), a kernel driver bound to interface 0 (cdc_acm, ch341, ftdi_sio:
+        #: LIBUSB_ERROR_BUSY until it is detached), another program holding it (busy, and no kernel driver
+        #: to detach), an endpoint halted (LIBUSB_ERROR_PIPE until clear_halt).
+        self.access_denied = False
+        self.kernel_driver = False
+        self.other_program = False
+        self.stalled: set[int] = set()
+        self.claimed = False
 
     # descriptors
     def enumerate_devices(self) -> Any:
@@ -79,14 +88,34 @@ class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships 
 
     def open_device(self, dev: Any) -> Any:
         self._check()
+        if self.access_denied:
+            raise usb.core.USBError("Access denied (insufficient permissions)", -3, errno.EACCES)
         return self
 
     def close_device(self, dev_handle: Any) -> None:
         return None
 
+    def _busy(self) -> None:
+        if self.kernel_driver or self.other_program:
+            raise usb.core.USBError("Resource busy", -6, errno.EBUSY)
+
     def set_configuration(self, dev_handle: Any, config_value: int) -> None:
         self._check()
+        self._busy()  # Linux (usbfs) refuses to set a configuration while a kernel driver holds an interface
         self._config = config_value
+        self.stalled.clear()  # as SET_CONFIGURATION clears every endpoint's halt (USB 2.0 §9.4.5)
+
+    def is_kernel_driver_active(self, dev_handle: Any, intf: int) -> bool:
+        self._check()
+        return self.kernel_driver
+
+    def detach_kernel_driver(self, dev_handle: Any, intf: int) -> None:
+        self._check()
+        self.kernel_driver = False
+
+    def attach_kernel_driver(self, dev_handle: Any, intf: int) -> None:
+        self._check()
+        self.kernel_driver = True
 
     def get_configuration(self, dev_handle: Any) -> int:
         self._check()
@@ -94,12 +123,19 @@ class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships 
 
     def claim_interface(self, dev_handle: Any, intf: int) -> None:
         self._check()
+        self._busy()
+        self.claimed = True
 
     def release_interface(self, dev_handle: Any, intf: int) -> None:
-        return None
+        self.claimed = False
+
+    def _halted(self, ep: int) -> None:
+        if ep in self.stalled:
+            raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
 
     def bulk_write(self, dev_handle: Any, ep: int, intf: int, data: Any, timeout: int) -> int:
         self._check()
+        self._halted(ep)
         payload = bytes(data)
         LEDGER.read(len(payload))  # the sim has it now (the host's write counted it)
         self._loop.call_soon_threadsafe(self._sim._on_bytes, self._conn, payload)
@@ -107,6 +143,7 @@ class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships 
 
     def bulk_read(self, dev_handle: Any, ep: int, intf: int, buff: Any, timeout: int) -> int:
         self._check()
+        self._halted(ep)
         if not self._pending:
             try:
                 self._pending = self.to_host.get(timeout=max(timeout, 1) / 1000)
@@ -124,4 +161,5 @@ class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb ships 
         self.to_host.put(data)
 
     def clear_halt(self, dev_handle: Any, ep: int) -> None:
-        return None
+        self._check()
+        self.stalled.discard(ep)

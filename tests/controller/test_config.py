@@ -208,3 +208,20 @@ def test_a_players_name_with_an_invisible_or_control_character_is_refused(name: 
                {"position": 3, "name": "丙"}, {"position": 4, "name": "丁"}]
     with pytest.raises(ConfigError, match="players.0.name.*不可见字符或控制字符"):
         parse_config({"players": players}, "x.toml")
+
+
+@pytest.mark.parametrize("link", ["usb://1a86", "usb://1a86:75", "usb://zz86:7523", "usb://1a86:7523/serial",
+                                  "usb://1a86:7523/1/2", "socket://192.168.1.50", ""])
+def test_a_link_no_transport_can_open_is_refused_with_the_form_expected(tmp_path: Path, link: str) -> None:
+    """It was taken: the service retried it for ever and `tablectl check` blamed the cable and the baud rate."""
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nlink = "{link}"\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(config)
+    msg = str(err.value)
+    assert "table.link" in msg
+    assert ("usb://VID:PID" in msg and "usb://1a86:7523" in msg) if link.startswith("usb://") else "://" in msg
+
+
+def test_a_usb_link_with_its_nth_device_is_taken() -> None:
+    assert parse_config({"table": {"link": "usb://1A86:7523/1"}}).table.link == "usb://1A86:7523/1"

@@ -12,11 +12,14 @@ from tablesim import SimTable
 
 async def start(transport: str, clock: VirtualClock, **sim_args: object) -> tuple[SimTable, Table]:
     sim = SimTable(seed=5, clock=clock, **sim_args)  # type: ignore[arg-type]
+    options = {}
     if transport == "pty":
         url = await sim.serve_pty()
+    elif transport == "usb":  # the virtual pyusb backend (tablesim.usb): the device leaves the bus when unplugged
+        url, options = "usb://1a86:7523", {"usb_backend": await sim.serve_usb(0x1A86, 0x7523)}
     else:
         url = f"socket://127.0.0.1:{await sim.serve_tcp(0)}"
-    table = await open_table(url, clock=clock)
+    table = await open_table(url, clock=clock, **options)
     assert isinstance(table, Table)
     return sim, table
 
@@ -25,7 +28,7 @@ def numbered(table: Table) -> list[int]:
     return [ev.seq for ev in table.history]
 
 
-@pytest.mark.parametrize("transport", ["pty", "tcp"])
+@pytest.mark.parametrize("transport", ["pty", "tcp", "usb"])
 async def test_unplug_after_the_table_ran_a_command_it_completes_once(no_leaks: None, transport: str) -> None:
     clock = VirtualClock(auto=True)
     sim, table = await start(transport, clock, faults="unplug_on=start_shuffle,unplug_every=0")
@@ -46,7 +49,7 @@ async def test_unplug_after_the_table_ran_a_command_it_completes_once(no_leaks: 
         await clock.close()
 
 
-@pytest.mark.parametrize("transport", ["pty", "tcp"])
+@pytest.mark.parametrize("transport", ["pty", "tcp", "usb"])
 async def test_events_raised_while_unplugged_arrive_once_in_order(no_leaks: None, transport: str) -> None:
     clock = VirtualClock(auto=True)
     sim, table = await start(transport, clock)
@@ -70,9 +73,10 @@ async def test_events_raised_while_unplugged_arrive_once_in_order(no_leaks: None
         await clock.close()
 
 
-async def test_a_command_sent_while_unplugged_waits_for_the_link_and_runs_once(no_leaks: None) -> None:
+@pytest.mark.parametrize("transport", ["tcp", "usb"])
+async def test_a_command_sent_while_unplugged_waits_for_the_link_and_runs_once(no_leaks: None, transport: str) -> None:
     clock = VirtualClock(auto=True)
-    sim, table = await start("tcp", clock)
+    sim, table = await start(transport, clock)
     try:
         sim.unplug(4.0)
         await table.wait_for_event("link_down", timeout=10)

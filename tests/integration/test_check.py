@@ -315,3 +315,19 @@ def test_the_mirror_check_reads_the_log_without_writing_it(tmp_path: Path) -> No
     found = {f.what: f for f in check_storage(config)}["记录备份 / log mirror"]
     assert found.level == "ok" and "1 events copied" in found.detail
     assert hashlib.sha256(log.read_bytes()).hexdigest() == before
+
+
+def test_a_usb_board_not_on_the_bus_is_named_without_the_serial_hints(tmp_path: Path) -> None:
+    """The real libusb, no such device here. It said "no answer (…); check the cable, the baud rate and
+    [table].dialect": a USB board has no baud rate, and the port never opened to answer."""
+    import usb.backend.libusb1
+
+    from table_controller.preflight import check_table
+
+    if usb.backend.libusb1.get_backend() is None:
+        pytest.skip("libusb-1.0-0 is not installed here")
+    finding = check_table(parse_config({"table": {"link": "usb://1a86:0001"}}, source=str(tmp_path / "t.toml")),
+                          timeout=0.5)
+    assert finding.level == "fail"
+    assert finding.detail.startswith("找不到 USB 设备 1a86:0001") and "no USB device 1a86:0001 plugged in" in finding.detail
+    assert "baud" not in finding.detail and "no answer" not in finding.detail
