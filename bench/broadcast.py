@@ -29,6 +29,8 @@ from typing import Any
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from tqdm import tqdm  # noqa: E402
+
 from day import CLIENT, build_log, controller_on, lag_timer, log_of  # noqa: E402
 
 
@@ -59,11 +61,16 @@ async def close_clients(clients: subprocess.Popen[str]) -> int:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The bench in a temporary folder, removed after (the day's logs: each run left ~10 MB in /tmp)."""
+    with tempfile.TemporaryDirectory(prefix="broadcast-bench-") as tmp:
+        return await _run(args, Path(tmp))
+
+
+async def _run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     from table_controller.web.app import create_app
     from table_controller.web.auth import Credentials
     from table_controller.web.serve import serve, stop_tasks
 
-    tmp = Path(tempfile.mkdtemp(prefix="broadcast-bench-"))
     rows = build_log(tmp / "day.sqlite3", args.hands, 7)
     shift = time.time() - 60 - rows[-1][1]  # the simulator's stamps are its own: the day ends a minute ago
     rows = [(seq, at + shift, *rest) for seq, at, *rest in rows]
@@ -82,7 +89,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             clients, joined = await open_clients(url, args.viewers)
             rss0 = rss_mb()
             cpu0, wall0 = time.thread_time(), time.perf_counter()
-            for _, _, source, type_, data in queue[:args.feed]:
+            for _, _, source, type_, data in tqdm(queue[:args.feed], desc=f"{name}, {args.viewers} viewers",
+                                                  unit="ev", file=sys.stderr):
                 ctl.accept(source, type_, json.loads(data))
                 await asyncio.sleep(1 / args.rate)
             await asyncio.sleep(args.delay + 1.0)  # the delayed feed's last events released

@@ -385,8 +385,10 @@ PACED_TURN_S = 0.05
 
 
 def measure_paced(tmp: Path, hands: int) -> dict[str, Any]:
-    """`hands` hands at a table's pace, alone and publishing to a local Mosquitto (when installed)."""
+    """`hands` hands at a table's pace, alone and publishing to a local Mosquitto (when installed); none for 0."""
     out: dict[str, Any] = {}
+    if hands < 1:  # `--paced 0`: the paced runs left out (their figures are per event of hands played)
+        return out
     with tqdm(total=hands, desc="paced, alone", unit="hand", file=sys.stderr) as bar:
         out["alone"] = measure_hands(tmp, hands, bar, turn_s=PACED_TURN_S, name="paced")
     from table_controller.tournament.broker import MOSQUITTO, LocalBroker
@@ -410,8 +412,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle", type=float, default=10.0, help="seconds idle with one page open (default 10)")
     parser.add_argument("--starts", type=int, default=3, help="cold starts timed (default 3)")
     parser.add_argument("--paced", type=int, default=3,
-                        help="hands played at a table's pace, alone and publishing to a local Mosquitto (default 3)")
+                        help="hands played at a table's pace, alone and publishing to a local Mosquitto "
+                             "(default 3; 0: none)")
     args = parser.parse_args(argv)
+    if args.hands < 1 or args.starts < 1:  # the figures are per hand played and of the first start
+        parser.error("--hands and --starts must be 1 or more")
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="footprint-") as tmp_name:
         tmp = Path(tmp_name)

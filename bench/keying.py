@@ -36,6 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hardware-sim")]
 
+from tqdm import tqdm  # noqa: E402
+
 from table_controller.config import parse_config  # noqa: E402
 from table_controller.controller import side_of_wind  # noqa: E402
 from table_controller.demo import win_judge  # noqa: E402
@@ -205,7 +207,7 @@ async def run(seed: int, way: str, ahead: bool = False, latency_ms: int = 0) -> 
                 op = Operator(page, way, ahead)
                 by_kind: dict[str, list[tuple[int, int, int, float]]] = defaultdict(list)
                 started = time.monotonic()
-                for a in plays:
+                for a in tqdm(plays, desc="plays keyed", unit="play", file=sys.stderr):
                     c0, k0, h0, t0 = op.clicks, op.keys, op.homes, time.monotonic()
                     before = svc.controller.state.seq
                     await op.key(a)

@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import platform
+import shutil
 import socket
 import statistics
 import subprocess
@@ -240,6 +241,7 @@ async def main() -> None:
         await wifi.close()
         proc.terminate()
         proc.wait(30)
+        shutil.rmtree(workdir, ignore_errors=True)  # the day's log (thousands of events): each run left it in /tmp
     summary: dict[str, Any] = {}
     for path, got in rows.items():
         print(f"\n{path}")

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from typing import Any
+
+from tqdm import tqdm
 
 from table_controller.scoring import HandInput, score
 from table_controller.scoring.waits import waits
@@ -52,8 +55,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement (default 1)")
     args = parser.parse_args()
     results: dict[str, Any] = {"hands_per_second": {}, "waits_per_second": {}}
+    bar = tqdm(total=len(HANDS) + len(READY), desc="measurements", unit="ruleset", file=sys.stderr)
     for ruleset, docs in HANDS.items():
         hands = [HandInput.from_json(dict({"prevalent_wind": "E", "melds": []}, **d)) for d in docs]
+        for h, d in zip(hands, docs):  # a hand the rules no longer take would time the refusal, not the scoring
+            if not (result := score(h, ruleset)).valid:
+                sys.exit(f"bench/scoring.py: {ruleset} {d['concealed']} is not a win now ({result.reason}): "
+                         "give the bench a hand that is")
 
         def score_all(hands: list[HandInput] = hands, ruleset: str = ruleset) -> None:
             for h in hands:
@@ -61,12 +69,17 @@ def main() -> None:
 
         hps = rate(score_all, args.seconds) * len(hands)
         results["hands_per_second"][ruleset] = round(hps, 1)
-        print(f"score {ruleset:<9} {hps:10.1f} hands/s")
+        bar.update()
+        tqdm.write(f"score {ruleset:<9} {hps:10.1f} hands/s", file=sys.stdout)
     for ruleset, concealed in READY:
         ready = HandInput.from_json({"seat_wind": "E", "concealed": concealed, "melds": []}, ready_only=True)
+        if not waits(ready, ruleset):  # waited on nothing, the bench would time an empty answer
+            sys.exit(f"bench/scoring.py: {ruleset} {concealed} is not ready now: give the bench a hand that is")
         wps = rate(lambda r=ready, rs=ruleset: waits(r, rs), args.seconds)
         results["waits_per_second"][f"{ruleset}:{concealed}"] = round(wps, 1)
-        print(f"waits {ruleset:<9} {concealed:<18} {wps:8.1f} hands/s")
+        bar.update()
+        tqdm.write(f"waits {ruleset:<9} {concealed:<18} {wps:8.1f} hands/s", file=sys.stdout)
+    bar.close()
     print(json.dumps(results, ensure_ascii=False))
 
 
