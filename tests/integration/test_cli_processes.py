@@ -138,6 +138,23 @@ def test_run_on_a_display_port_already_taken_says_so_and_stops_cleanly(tmp_path:
     assert WriterLock.holder(tmp_path / "record") is None
 
 
+def test_a_second_demo_on_a_port_in_use_says_so_in_chinese_first_naming_its_option(tmp_path: Path) -> None:
+    """`make demo` twice, or on a port another program holds: the refusal was English, 端口被占用 halfway
+    along, and told to change [display].port, a setting the demo has no file for. It says first, in
+    Chinese, that the port is taken and to stop the other or pick another with --port."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        proc = subprocess.run(TABLECTL + ["demo", "--no-browser", "--port", str(port), "--data-dir", str(tmp_path)],
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    said = proc.stderr.strip().splitlines()[-1]
+    assert said.startswith(f"tablectl demo: cannot start: 显示页面无法在 127.0.0.1:{port} 启动：端口 {port} 已被占用"), said
+    zh, en = said.split(" / ", 1)
+    assert "--port" in zh and "--port" in en and "[display]" not in said
+    assert f"the display server did not start on 127.0.0.1:{port}: Address already in use" in en
+    assert "Traceback" not in proc.stderr
+
+
 def test_verbose_after_the_command_raises_the_log_level(tmp_path: Path) -> None:
     """`tablectl run --config t.toml -vv`, as one types it: before, only `tablectl -vv run ...` was
     understood, and this exited 2 ("unrecognized arguments: -vv")."""
