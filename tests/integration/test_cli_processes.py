@@ -211,9 +211,20 @@ def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
             assert len(confirms) == 1 and confirms[0]["source"] == "demo"
         else:
             assert first_end["data"]["result"] == "draw" and not confirms and len(discards) > 40
+        # the players keep the ruleset's rules: nothing they play is refused, no hand is stopped (中止)
+        assert not [e for e in events if e["type"] == "controller.rejected"]
+        assert "abandoned" not in [e["data"].get("result") for e in events if e["type"] == "operator.hand_end"]
     finally:
         code, out = _stop(demo)
     assert code == 0, out
+    # what a first user reads: no warning or error (the generated credentials were one at every start,
+    # telling to set them in a config the demo has none of), no refusal the demo met, no traceback
+    logged = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [r for r in logged if r["level"] not in ("info", "debug")] == [], out
+    assert not [r for r in logged if r["logger"] == "table_controller.demo"], out
+    assert "Traceback" not in out
+    assert any(r["msg"].startswith("generated display credentials") for r in logged)  # still in the log, as info
+    assert "裁判凭证 / referee token: " in out
 
 
 def test_a_table_killed_mid_hand_restarts_with_every_event_it_had_shown(tmp_path: Path) -> None:
