@@ -180,6 +180,22 @@ def test_help_and_version(args: list[str]) -> None:
     assert proc.stdout.strip()
 
 
+def test_ctrl_c_while_the_command_line_is_read_ends_quietly() -> None:
+    """Ctrl-C in the first moments of `make demo`, while the commands' parsers load every ruleset for their
+    help: a traceback of the import it fell in (and exit -2). It ends as a Ctrl-C later does: 130, nothing said.
+    The SIGINT is sent by the process to itself as the parsers open a ruleset's file (an audit hook)."""
+    script = ("import os, signal, sys\n"
+              "sent = []\n"
+              "sys.addaudithook(lambda event, args: event == 'open' and str(args[0]).endswith('.toml') and not sent"
+              " and (sent.append(1) or os.kill(os.getpid(), signal.SIGINT)))\n"
+              "from table_controller.cli import main\n"
+              "sys.exit(main(['demo', '--help']))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr
+    assert "usage:" not in proc.stdout  # stopped before it went on to the help
+
+
 def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
     port = _free_port()
     demo = subprocess.Popen(TABLECTL + ["demo", "--no-browser", "--port", str(port), "--data-dir", str(tmp_path),
