@@ -49,12 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
     try:
+        # the parsers too: they load every ruleset for their help, the first moments of `make demo`, and a
+        # Ctrl-C then printed a traceback of whatever import it fell in
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # here, not at exit, where a reader gone is only "Exception ignored" (exit 120)
         return code

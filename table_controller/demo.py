@@ -190,7 +190,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     throws = [tuple(t["dice"]) for t in hand["throws"]]
     plan = deal_plan(load_ruleset(hand["ruleset"]), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
                      wall_lengths=hand.get("wall_lengths"))
-    judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"))
+    judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"), table=lambda: controller.state)
     flow = flow_of(hand["ruleset"])
     after_win = flow.continue_after_win
     wins, shown, ruled = 0, None, set()
@@ -277,20 +277,27 @@ async def check_hands(controller: Controller, shown: dict[str, Any], felt: Any =
         log.info("demo 查叫 refused", extra={"reason": str(exc)})
 
 
-def win_judge(ruleset: str, prevalent: str) -> Any:
+def win_judge(ruleset: str, prevalent: str, table: Any = None) -> Any:
     """Whether a hand laid down wins under `ruleset` (the scorer says so), for the demo's players;
     where the referee scores the ruleset (裁判计分), whether it is a winning shape. None for a
-    ruleset unknown to the scorer (the demo cannot show its wins)."""
+    ruleset unknown to the scorer (the demo cannot show its wins). `table` (the live `TableState`,
+    called at each look): also whether the referee would confirm it there and then
+    (`referee.confirm_refusal`: 竞技's stacks forbid a win on the discard of a seat with no points
+    left, or one that ends the 局 without the winner first): a player who knows it plays on."""
+    from table_controller.referee import confirm_refusal
     from table_controller.scoring import ScoringError, referee_scored, score_json, scored
 
     if not scored(ruleset) and not referee_scored(ruleset):
         return None
 
     def judge(read: dict[str, Any]) -> bool:
+        hand = with_referee_options(ruleset, {**read, "prevalent_wind": prevalent})
         try:
-            return bool(score_json(with_referee_options(ruleset, {**read, "prevalent_wind": prevalent}), ruleset)["valid"])
+            if not score_json(hand, ruleset)["valid"]:
+                return False
         except ScoringError:
             return False
+        return table is None or confirm_refusal(table(), hand) is None
 
     return judge
 

@@ -1141,6 +1141,28 @@ def validate(s: "TableState", type: str, data: dict[str, Any], at: float | None 
         raise (PenaltyError if trial.actions[-1]["error_kind"] == "input" else RefereeError)(error)
 
 
+def confirm_refusal(s: "TableState", hand: dict[str, Any]) -> str | None:
+    """Why a win read now as `hand` would not be confirmed, or None: the read refused or no win, or its
+    confirmation refused (竞技's stacks: 盘面无分者点炮, 禁止非胜式和牌局结; a winner the flow does not take).
+    The demo's players know the rules: they do not lay down a win the referee must refuse (they did, and
+    the demo stopped the hand as 荒牌 with the wall still standing and the read left unconfirmed)."""
+    when = s.last_at or 0.0
+    trial = _shallow(s)
+    apply_referee(trial, Event(seq=s.seq + 1, at=when, source="demo", type="referee.win_read", data={"hand": hand}))
+    read = trial.actions[-1]
+    if read.get("error"):
+        return str(read["error"])
+    result = read.get("result") or {}
+    if not result.get("valid"):
+        return str(result.get("message") or result.get("reason") or "no win")
+    trial.seq = s.seq + 1
+    try:
+        validate(trial, "referee.win_confirm", {}, at=when)
+    except (RefereeError, PenaltyError) as exc:
+        return str(exc)
+    return None
+
+
 def _shallow(s: "TableState") -> "TableState":
     import copy
 

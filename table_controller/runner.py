@@ -7,7 +7,7 @@ import logging
 import signal
 import sys
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +33,19 @@ def stop_on_signals(stop: Callable[[], None]) -> None:
 
 
 async def serve_until_signalled(service: Any, started: Callable[[], None], errors: tuple[type[BaseException], ...],
-                                name: str = "tablectl") -> int:
-    """Start `service`, call `started`, run until SIGINT/SIGTERM (systemd's stop), stop it; 1 if it cannot start."""
+                                name: str = "tablectl", settings: Mapping[str, str] | None = None) -> int:
+    """Start `service`, call `started`, run until SIGINT/SIGTERM (systemd's stop), stop it; 1 if it cannot start.
+    `settings`: a config setting named in the refusal -> what the user typed for it (the demo's options: it has
+    no config file, and "change [display].port" named nothing it takes)."""
     stop = asyncio.Event()
     stop_on_signals(stop.set)
     try:
         await service.start()
     except errors as exc:
-        print(f"{name}: cannot start: {exc}", file=sys.stderr)
+        message = str(exc)
+        for setting, option in (settings or {}).items():
+            message = message.replace(setting, option)
+        print(f"{name}: cannot start: {message}", file=sys.stderr)
         await service.stop()
         # a log of a newer version, or of a ruleset not here, stays so however often systemd restarts the service
         return CONFIG_ERROR_EXIT if isinstance(exc, (LogTooNew, UnknownRuleset)) else 1
@@ -51,7 +56,8 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
     return 0
 
 
-def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_browser: bool = False) -> int:
+def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_browser: bool = False,
+                name: str = "tablectl", settings: Mapping[str, str] | None = None) -> int:
     setup_logging(config.log.level, verbose)
 
     async def main() -> int:
@@ -78,6 +84,7 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
                 except webbrowser.Error:
                     log.info("no browser to open", extra={"url": url})
 
-        return await serve_until_signalled(service, started, (OSError, StoreError, UnknownRuleset))
+        return await serve_until_signalled(service, started, (OSError, StoreError, UnknownRuleset), name=name,
+                                           settings=settings)
 
     return asyncio.run(main())

@@ -102,7 +102,11 @@ class TableService:
         self.controller.config = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": url})})
         self.credentials = Credentials.from_display(cfg.display, lambda: secrets.token_urlsafe(9))
         self.generated = self.credentials.generated(cfg.display)
-        if self.generated:  # only those made up now: a configured credential is never logged
+        if self.generated and cfg.demo.autoplay and not Path(cfg.source).is_file():
+            # `tablectl demo`: no config file to keep them in, new ones each start as meant; a warning at
+            # every demo's start, telling to set them in a config it has none of, read as a fault
+            log.info("generated display credentials (the demo's, new at each start)", extra=self.generated)
+        elif self.generated:  # only those made up now: a configured credential is never logged
             log.warning("generated display credentials (set them in the config to keep them)", extra=self.generated)
         self.weak = weak_credentials(cfg.display)  # said, not refused: a table that will not start is worse on the day
         if self.weak:

@@ -11,6 +11,8 @@ from pathlib import Path
 OPTION_OF_KEY = {"table.sim_seed": "--seed", "table.sim_speed": "--speed", "rules.ruleset": "--ruleset",
                  "display.host": "--host", "display.port": "--port", "demo.hand_seconds": "--hand-seconds",
                  "demo.turn_seconds": "--turn-seconds", "demo.camera": "--camera"}
+#: The same for a setting named in a refusal to start (a port in use: "change [display].port").
+OPTION_OF_SETTING = {"[display].host = ": "--host ", "[display].host": "--host", "[display].port": "--port"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.tables > 1:
         return _tournament(args)
-    return run_service(config, args.data_dir.resolve(), verbose=args.verbose, open_browser=not args.no_browser)
+    return run_service(config, args.data_dir.resolve(), verbose=args.verbose, open_browser=not args.no_browser,
+                       name="tablectl demo", settings=OPTION_OF_SETTING)
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -97,4 +100,5 @@ def _tournament(args: argparse.Namespace) -> int:
             except webbrowser.Error:
                 pass
 
-    return asyncio.run(serve_until_signalled(demo, started, (OSError, TournamentDemoError), name="tablectl demo"))
+    return asyncio.run(serve_until_signalled(demo, started, (OSError, TournamentDemoError), name="tablectl demo",
+                                             settings=OPTION_OF_SETTING))

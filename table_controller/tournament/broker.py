@@ -32,8 +32,10 @@ class LocalBroker:
     """`mosquitto -c FILE` with its config and log in `workdir`; no persistence (a restart loses
     retained and queued messages: the hardest case for the hub)."""
 
-    def __init__(self, workdir: Path, tls: Any = None, auth: Any = None, port: int = 0) -> None:
+    def __init__(self, workdir: Path, tls: Any = None, auth: Any = None, port: int = 0,
+                 own_group: bool = False) -> None:
         self.port = port or free_port()
+        self.own_group = own_group
         self.url = f"{'mqtts' if tls else 'mqtt'}://127.0.0.1:{self.port}"
         workdir.mkdir(parents=True, exist_ok=True)
         self.conf = workdir / "mosquitto.conf"
@@ -52,7 +54,11 @@ class LocalBroker:
         if not Path(MOSQUITTO).exists():
             raise BrokerError("需要 Mosquitto / needs the MQTT broker: apt-get install -y mosquitto")
         with self.log.open("ab") as out:
-            self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=out, stderr=subprocess.STDOUT)
+            # `own_group` (the demo's): a process group of its own, so that a terminal's Ctrl-C to `tablectl demo
+            # --tables N` does not kill it with the demo, before the tables and the hub have stopped (each logged
+            # the broker lost); the demo stops it last. The tests' brokers die with an interrupted run, as before
+            self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=out, stderr=subprocess.STDOUT,
+                                         process_group=0 if self.own_group else None)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -106,7 +106,7 @@ class TournamentDemo:
 
         port = free_port()
         files = write(self.data_dir / "broker" / "users", f"mqtt://127.0.0.1:{port}", TOURNAMENT, table_ids)
-        self._broker = LocalBroker(self.data_dir / "broker", auth=files, port=port)
+        self._broker = LocalBroker(self.data_dir / "broker", auth=files, port=port, own_group=True)
         try:
             self._broker.start()
         except BrokerError as exc:

@@ -449,7 +449,8 @@ class HubService:
         self._tasks.append(asyncio.create_task(self.hub.run(), name="hub-mqtt"))
         tls = {"ssl_certfile": self.tls_cert, "ssl_keyfile": self.tls_key} if self.tls_cert else {}
         self._served = await serve(create_hub_app(self.hub), self.host, self.port, name="hub-http",
-                                   what="the hub's page", limit_concurrency=HUB_MAX_CONNECTIONS,
+                                   what="the hub's page", what_zh="汇总服务页面",
+                                   limit_concurrency=HUB_MAX_CONNECTIONS,
                                    per_address=self.max_per_address, **tls)
         self._tasks.append(self._served.task)
         self.bound_port = self._served.port

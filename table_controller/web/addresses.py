@@ -47,14 +47,23 @@ def phone_urls(host: str, port: int, scheme: str = "http") -> list[str]:
     return [f"{scheme}://{host}:{port}/"]
 
 
-def bind_advice(host: str, port: int, code: int | None) -> str:
-    """What to do when host:port cannot be listened on, Chinese first."""
+def bind_advice_parts(host: str, port: int, code: int | None) -> tuple[str, str]:
+    """What to do when host:port cannot be listened on: (Chinese, English). The Chinese said only
+    端口被占用 where the port was taken, what to do in English alone."""
     if code == errno.EADDRNOTAVAIL:
-        return (f"本机没有地址 {host}（网络未连上或地址已变）/ this Pi has no address {host} (the network not up yet, "
-                "or it got another address): set [display].host = \"0.0.0.0\" to serve phones on every interface")
+        return (f"本机没有地址 {host}（网络未连上或地址已变）：要让手机在所有网卡上访问，设 [display].host = \"0.0.0.0\"",
+                f"this Pi has no address {host} (the network not up yet, or it got another address): "
+                "set [display].host = \"0.0.0.0\" to serve phones on every interface")
     if code == errno.EACCES and port < 1024:
-        return (f"端口 {port} 需要权限 / port {port} needs a privilege: the unit of `tablectl install-service` has it "
+        return (f"端口 {port} 需要权限：用 `tablectl install-service` 装的服务有此权限，手动启动请用 1024 以上的端口（8080）",
+                f"port {port} needs a privilege: the unit of `tablectl install-service` has it "
                 "(CAP_NET_BIND_SERVICE); by hand, use a port of 1024 or more (8080)")
     if code == errno.EADDRINUSE:
-        return "端口被占用 / another service there? stop it or change [display].port"
-    return "check [display].host and [display].port"
+        return (f"端口 {port} 已被占用（另一个服务或另一个演示正在使用）：先停止它，或换一个端口 [display].port",
+                "another service there? stop it or change [display].port")
+    return "请检查 [display].host 和 [display].port", "check [display].host and [display].port"
+
+
+def bind_advice(host: str, port: int, code: int | None) -> str:
+    """What to do when host:port cannot be listened on, Chinese first."""
+    return " / ".join(bind_advice_parts(host, port, code))

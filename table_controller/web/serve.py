@@ -43,9 +43,9 @@ class Served:
 
 
 async def serve(app: Any, host: str, port: int, name: str, what: str, per_address: int | None = None,
-                **options: Any) -> Served:
-    """Start `app` on host:port; raise OSError (naming `what`) if it cannot listen. `per_address`: the
-    connections one client address may hold (`MAX_PER_CLIENT` when None)."""
+                what_zh: str = "显示页面", **options: Any) -> Served:
+    """Start `app` on host:port; raise OSError (naming `what`, Chinese first: `what_zh`) if it cannot
+    listen. `per_address`: the connections one client address may hold (`MAX_PER_CLIENT` when None)."""
     import uvicorn
 
     # a page sends one small message on its socket (the referee's credential): a 16 MiB frame
@@ -66,7 +66,7 @@ async def serve(app: Any, host: str, port: int, name: str, what: str, per_addres
     while not server.started:
         if task.done():  # e.g. the port is taken: say so instead of hanging
             task.result()
-            raise OSError(f"{what} did not start on {host}:{port}{_why_not(host, port)}")
+            raise OSError(_why_not(host, port, what, what_zh))
         await asyncio.sleep(0.02)
     sockets = server.servers[0].sockets if server.servers else ()
     # a stop that came as it started (uvicorn's own SIGTERM handler, while this looked) closed its sockets: the
@@ -145,18 +145,21 @@ def _quiet_server() -> type:
     return QuietServer
 
 
-def _why_not(host: str, port: int) -> str:
-    """Why host:port cannot be listened on, as the system says it (uvicorn only logs it)."""
+def _why_not(host: str, port: int, what: str, what_zh: str) -> str:
+    """Why host:port cannot be listened on, as the system says it (uvicorn only logs it), Chinese first:
+    a second `tablectl demo` on a port in use said it in English, 端口被占用 halfway along."""
     import os
     import socket
 
+    head_zh, head_en = f"{what_zh}无法在 {host}:{port} 启动", f"{what} did not start on {host}:{port}"
     try:
         with socket.create_server((host, port)):
-            return ""
+            return f"{head_zh} / {head_en}"
     except OSError as exc:
-        from table_controller.web.addresses import bind_advice
+        from table_controller.web.addresses import bind_advice_parts
 
-        return f": {os.strerror(exc.errno) if exc.errno else exc}; {bind_advice(host, port, exc.errno)}"
+        zh, en = bind_advice_parts(host, port, exc.errno)
+        return f"{head_zh}：{zh} / {head_en}: {os.strerror(exc.errno) if exc.errno else exc}; {en}"
 
 
 def _deadline_protocol(per_address: int | None = None) -> type:

@@ -441,3 +441,25 @@ def test_jingji_refuses_a_win_on_the_discard_of_a_seat_with_no_points_left() -> 
     self_drawn = {**WIN_HAND, "win": "self_draw", "discarder": None}
     log.ref("referee.win_read", hand=self_drawn)  # a self-drawn win is allowed: the others pay
     validate(log.state(), "referee.win_confirm", {"by": "referee"})
+
+
+def test_the_demos_players_do_not_lay_down_a_win_the_stacks_forbid() -> None:
+    """`tablectl demo --ruleset jingji`: a player won on the discard of a seat with no points left (or ended
+    the 局 without being first); the demo's referee could not confirm it and the demo stopped the hand as 荒牌,
+    the wall still standing and the read left unconfirmed (4 hands in 34). The players know the rule: they
+    play on, and the same hand self-drawn is theirs."""
+    from table_controller.demo import win_judge
+    from table_controller.referee import confirm_refusal
+
+    log = Log("jingji")
+    log.start(dealer=1)
+    judge = win_judge("jingji", "E", table=log.state)
+    assert judge(WIN_HAND)  # E still holds its 100 points
+    log.ref("referee.penalty", seat="E", code="foul_to_victim", amount=50, victim="S")
+    log.ref("referee.penalty", seat="E", code="foul_to_victim", amount=50, victim="S")  # E (chair 1) is empty
+    assert confirm_refusal(log.state(), WIN_HAND) == "盘面无分者点炮，禁止和牌 / the discarder has no points left: " \
+                                                    "no win on its discard"
+    assert not judge(WIN_HAND)
+    assert judge({**WIN_HAND, "win": "self_draw", "discarder": None})
+    assert win_judge("jingji", "E")(WIN_HAND)  # without the table: the shape and the scorer only (tests' players)
+    assert [a["type"] for a in log.state().actions] == ["referee.penalty"] * 2  # the look logged nothing

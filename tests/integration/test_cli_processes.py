@@ -138,6 +138,23 @@ def test_run_on_a_display_port_already_taken_says_so_and_stops_cleanly(tmp_path:
     assert WriterLock.holder(tmp_path / "record") is None
 
 
+def test_a_second_demo_on_a_port_in_use_says_so_in_chinese_first_naming_its_option(tmp_path: Path) -> None:
+    """`make demo` twice, or on a port another program holds: the refusal was English, 端口被占用 halfway
+    along, and told to change [display].port, a setting the demo has no file for. It says first, in
+    Chinese, that the port is taken and to stop the other or pick another with --port."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        proc = subprocess.run(TABLECTL + ["demo", "--no-browser", "--port", str(port), "--data-dir", str(tmp_path)],
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    said = proc.stderr.strip().splitlines()[-1]
+    assert said.startswith(f"tablectl demo: cannot start: 显示页面无法在 127.0.0.1:{port} 启动：端口 {port} 已被占用"), said
+    zh, en = said.split(" / ", 1)
+    assert "--port" in zh and "--port" in en and "[display]" not in said
+    assert f"the display server did not start on 127.0.0.1:{port}: Address already in use" in en
+    assert "Traceback" not in proc.stderr
+
+
 def test_verbose_after_the_command_raises_the_log_level(tmp_path: Path) -> None:
     """`tablectl run --config t.toml -vv`, as one types it: before, only `tablectl -vv run ...` was
     understood, and this exited 2 ("unrecognized arguments: -vv")."""
@@ -161,6 +178,22 @@ def test_help_and_version(args: list[str]) -> None:
     proc = subprocess.run(TABLECTL + args, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
     assert proc.stdout.strip()
+
+
+def test_ctrl_c_while_the_command_line_is_read_ends_quietly() -> None:
+    """Ctrl-C in the first moments of `make demo`, while the commands' parsers load every ruleset for their
+    help: a traceback of the import it fell in (and exit -2). It ends as a Ctrl-C later does: 130, nothing said.
+    The SIGINT is sent by the process to itself as the parsers open a ruleset's file (an audit hook)."""
+    script = ("import os, signal, sys\n"
+              "sent = []\n"
+              "sys.addaudithook(lambda event, args: event == 'open' and str(args[0]).endswith('.toml') and not sent"
+              " and (sent.append(1) or os.kill(os.getpid(), signal.SIGINT)))\n"
+              "from table_controller.cli import main\n"
+              "sys.exit(main(['demo', '--help']))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr
+    assert "usage:" not in proc.stdout  # stopped before it went on to the help
 
 
 def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
@@ -194,9 +227,20 @@ def test_demo_plays_hands_on_its_own(tmp_path: Path) -> None:
             assert len(confirms) == 1 and confirms[0]["source"] == "demo"
         else:
             assert first_end["data"]["result"] == "draw" and not confirms and len(discards) > 40
+        # the players keep the ruleset's rules: nothing they play is refused, no hand is stopped (中止)
+        assert not [e for e in events if e["type"] == "controller.rejected"]
+        assert "abandoned" not in [e["data"].get("result") for e in events if e["type"] == "operator.hand_end"]
     finally:
         code, out = _stop(demo)
     assert code == 0, out
+    # what a first user reads: no warning or error (the generated credentials were one at every start,
+    # telling to set them in a config the demo has none of), no refusal the demo met, no traceback
+    logged = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [r for r in logged if r["level"] not in ("info", "debug")] == [], out
+    assert not [r for r in logged if r["logger"] == "table_controller.demo"], out
+    assert "Traceback" not in out
+    assert any(r["msg"].startswith("generated display credentials") for r in logged)  # still in the log, as info
+    assert "裁判凭证 / referee token: " in out
 
 
 def test_a_table_killed_mid_hand_restarts_with_every_event_it_had_shown(tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ round's seating, each table's demo referee starting it with the players the hub 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,25 @@ async def test_a_table_config_the_demo_cannot_use_stops_the_broker_and_hub_it_st
     finally:
         await demo.stop()  # what `tablectl demo` does on a TournamentDemoError
     assert mosquitto.wait(5) is not None
+
+
+def test_a_ctrl_c_at_the_terminal_leaves_the_broker_to_the_demo_to_stop_last(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C goes to its whole foreground process group: Mosquitto, a child of `tablectl demo
+    --tables N`, died with it, before the tables and the hub had stopped, and each logged the broker lost as it
+    went (an error, warnings, now and then asyncio's tracebacks). The broker has a group of its own: the demo
+    stops it after the rest. A process started as a terminal starts a command (a group of its own) starts the
+    demo's broker as the demo does and sends the group SIGINT; the broker is still up."""
+    script = (
+        "import os, signal, sys, time\n"
+        "from pathlib import Path\n"
+        "from table_controller.tournament.demo import TournamentDemo\n"
+        "signal.signal(signal.SIGINT, lambda *_: None)  # the demo's own: it stops what it started\n"
+        "demo = TournamentDemo(2, Path(sys.argv[1]), port=0)\n"
+        "demo._start_broker(['t01', 't02'])\n"
+        "os.killpg(0, signal.SIGINT)\n"
+        "time.sleep(0.5)\n"
+        "print('up' if demo._broker.proc.poll() is None else f'gone {demo._broker.proc.returncode}')\n"
+        "demo._broker.stop()\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=30,
+                          start_new_session=True)
+    assert proc.stdout.strip() == "up", proc.stdout + proc.stderr
