@@ -185,6 +185,8 @@ def test_ctrl_c_while_the_command_line_is_read_ends_quietly() -> None:
     help: a traceback of the import it fell in (and exit -2). It ends as a Ctrl-C later does: 130, nothing said.
     The SIGINT is sent by the process to itself as the parsers open a ruleset's file (an audit hook)."""
     script = ("import os, signal, sys\n"
+              # a terminal's Ctrl-C: the test's worker process (xdist) ignores SIGINT, and a child inherits that
+              "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
               "sent = []\n"
               "sys.addaudithook(lambda event, args: event == 'open' and str(args[0]).endswith('.toml') and not sent"
               " and (sent.append(1) or os.kill(os.getpid(), signal.SIGINT)))\n"
