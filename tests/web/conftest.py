@@ -21,10 +21,12 @@ DAYS = 16
 @pytest_asyncio.fixture
 async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[TableService]:
     """A service on the built-in simulator, its display on a free port, the test module's `REFEREE`
-    credential (and operator "op"); started, and stopped after the test. Modules with a service
-    of their own define their own `service`."""
+    credential (and operator "op"), its `RULESET` if it names one; started, and stopped after the test.
+    Modules with a service of their own define their own `service`."""
+    ruleset = getattr(request.module, "RULESET", None)
     config = parse_config({"table": {"link": "sim://", "sim_seed": getattr(request.module, "SIM_SEED", 2),
                                      "sim_speed": 1000.0},
+                           **({"rules": {"ruleset": ruleset}} if ruleset else {}),
                            "display": {"port": 0, "operator_token": "op", "referee_token": request.module.REFEREE}},
                           source="test")
     svc = TableService(config, tmp_path)

@@ -3,34 +3,17 @@ melds already laid, and a 补杠 robbed by two seats (the turn after them, the w
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import pytest_asyncio
 
 from keyed_hand import OP, dealt  # type: ignore[import-not-found]
-from table_controller.config import parse_config
 from table_controller.service import TableService
 
 REFEREE = "ref-xuezhan-8642"
+RULESET = "sichuan"  # the conftest's service plays 四川血战到底
 RF = {"Authorization": f"Bearer {REFEREE}"}
-
-
-@pytest_asyncio.fixture
-async def service(tmp_path: Path) -> AsyncIterator[TableService]:
-    """The conftest's service on the simulator, playing 四川血战到底."""
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
-                           "rules": {"ruleset": "sichuan"},
-                           "display": {"port": 0, "operator_token": "op", "referee_token": REFEREE}}, source="test")
-    svc = TableService(config, tmp_path)
-    await svc.start()
-    try:
-        yield svc
-    finally:
-        await svc.stop()
 
 
 def _http(svc: TableService) -> httpx.AsyncClient:
