@@ -909,12 +909,11 @@ class Hub:
     def _twin(self, key: str) -> str | None:
         """The player's other key where the registration list ties a number to a name no one else has
         (id:A01 ↔ name:甲): a table may key the player by name alone."""
-        names = [r["name"] for r in self.registered]
-        for r in self.registered:
-            pair = (f"id:{r['id']}", f"name:{r['name']}")
-            if r["id"] and names.count(r["name"]) == 1 and key in pair:
-                return pair[1] if key == pair[0] else pair[0]
-        return None
+        kind, _, who = key.partition(":")
+        if kind == "name":
+            return f"id:{number}" if (number := self._number_of(who)) else None
+        name = self.registered_names.get(who) if kind == "id" else None
+        return f"name:{name}" if name and self._number_of(name) == who else None
 
     def _out_of_seating(self, decided: Standing) -> dict[str, dict[str, Any]]:
         """The players left out of the seating by key, each both ways (`_twin`): a player withdrawn by
