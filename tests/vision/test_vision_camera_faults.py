@@ -163,11 +163,17 @@ def test_frames_garbled_on_a_lossy_link_are_neither_read_nor_taken_for_the_light
     ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 85])
     assert ok
     rng = np.random.default_rng(0)
-    frames = [cv2.imdecode(np.frombuffer(_garbled(buf.tobytes(), rng), np.uint8), cv2.IMREAD_COLOR)
-              for _ in range(60)]
-    frames = [f for f in frames if f is not None]
-    once = [CameraHealth().check(f).code for f in frames]  # each frame alone: the check of one picture
-    assert sum(code != "ok" for code in once) >= 3, once  # what the stream's status flickered with
+    # Garbled frames until three of them, each alone, look dark or glaring: what the stream's status flickered
+    # with. How many that takes depends on the bytes the CPU's resize and encoder produced (one in five to one in
+    # twenty here; a fixed count of 60 found only two on the CI machine), not on what is tested.
+    frames: list[np.ndarray] = []
+    once: list[str] = []
+    while sum(code != "ok" for code in once) < 3 and len(frames) < 400:
+        f = cv2.imdecode(np.frombuffer(_garbled(buf.tobytes(), rng), np.uint8), cv2.IMREAD_COLOR)
+        if f is not None:
+            frames.append(f)
+            once.append(CameraHealth().check(f).code)  # each frame alone: the check of one picture
+    assert sum(code != "ok" for code in once) >= 3, once
     health = CameraHealth(light_frames=LIGHT_FRAMES)
     clean = scene.image.copy()
     seen = [health.check(clean)]
