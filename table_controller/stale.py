@@ -8,7 +8,8 @@ a correction on top of one it did not know of, replace a substitute just seated.
 log position its view was at (`seen`, the state's `seq`); an action on something changed after it is
 refused, naming what changed, who and when (409 through `Controller.referee_action`): a read, a
 confirmation, a 诈和 or 查叫 when the hand's outcome changed since (one of those); a correction when
-that play's corrections did; a substitute when that chair's did. Without `seen` (a script, an older
+that play's corrections did; a substitute when that chair's did; a new round (or its seating corrected)
+when another page started or corrected one. Without `seen` (a script, an older
 page) nothing is checked, as before.
 
 An undo names its target already, and a decision on an appeal its appeal: their refusals say here what
@@ -54,6 +55,8 @@ def _touches(s: "TableState", type: str, data: dict[str, Any], a: dict[str, Any]
         # the hand's outcome: a read, a confirmation, a 诈和 ruled, 查叫
         return a.get("hand_no") == hand_no and (a["type"] in WIN or a["type"] == "referee.exhaustive"
                                                 or _false_win(a["type"], a))
+    if type == "referee.round_start":  # another page started the round, or corrected its seating
+        return a["type"] == "referee.round_start"
     if type == "referee.substitute":
         return a["type"] == "referee.round_start" or (
             a["type"] == "referee.substitute" and str(a.get("position")) == str(data.get("position")))

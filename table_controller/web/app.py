@@ -252,7 +252,7 @@ class SessionIn(_Body):
 Chair = Literal["1", "2", "3", "4"]
 
 
-class RoundIn(_Body):
+class RoundIn(_Seen):
     round: int = Field(ge=1, le=999, description="the round (轮次) starting: the next one, or this one again "
                                               "before its first hand to correct its players")
     players: dict[Chair, PlayerName] = Field(

@@ -284,3 +284,28 @@ async def test_the_session_ended_on_one_page_is_not_ended_again_on_the_other(ser
         assert (await a.post("/api/referee/undo", json={"reason": "按早了", "target": end.json()["seq"]},
                              headers=REF)).status_code == 200
         assert (await a.get("/api/state")).json()["session"]["ended_at"] is None
+
+
+async def test_a_round_started_on_one_page_is_not_started_again_with_the_other_pages_players(
+        service: TableService) -> None:
+    """Both pages show round 1 over; each referee keys round 2's seating. The second, on a view from before the
+    first's, replaced the players the first had seated (a 新一轮 of the round in play before its first hand is a
+    correction): refused now, naming the start it never saw, and taken on a fresh view."""
+    async with _client(service) as a, _client(service) as b:
+        now = (await a.get("/api/referee/state", headers=REF)).json()
+        nxt = int(now["round"]) + 1
+        seen = await _seen(a)
+        first = await a.post("/api/referee/round", json={
+            "round": nxt, "players": {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}, "seen": seen}, headers=REF)
+        assert first.status_code == 200, first.text
+        second = await b.post("/api/referee/round", json={
+            "round": nxt, "players": {"1": "戊", "2": "己", "3": "庚", "4": "辛"}, "seen": seen}, headers=REF)
+        assert second.status_code == 409, second.text  # before: 200, 戊己庚辛 seated over 甲乙丙丁
+        assert f"#{first.json()['seq']} 新一轮（裁判" in second.json()["detail"]
+        starts = _live(service, "referee.round_start")
+        assert starts[-1]["players"] == {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}
+        # on the view as it is now, B's correction of the seating is taken
+        fixed = await b.post("/api/referee/round", json={
+            "round": nxt, "players": {"1": "戊", "2": "己", "3": "庚", "4": "辛"}, "seen": await _seen(b)}, headers=REF)
+        assert fixed.status_code == 200, fixed.text
+        assert _live(service, "referee.round_start")[-1]["players"]["1"] == "戊"

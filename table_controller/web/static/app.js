@@ -2003,7 +2003,7 @@ setInterval(() => { if (pending.size) { renderPending(); askAll(); } }, ASK_EVER
 
 // Actions on what the page shows carry the view they were taken on (`seen`: the state's seq): where two
 // referees' pages are open at one table, the service refuses one on something the other page changed
-// since (a read corrected or confirmed, 诈和 ruled, a play corrected, a chair substituted), naming it, instead of acting on what this
+// since (a read corrected or confirmed, 诈和 ruled, a play corrected, a chair substituted, a round started), naming it, instead of acting on what this
 // referee never saw. A repeat under the same key sends the same body (the view it was first pressed on).
 // The page's own actions answered but not yet brought by its socket (`mine`): its referee knows them, so
 // 确认和牌 pressed right after the page's own read is not refused as a change the page never saw.
@@ -2011,7 +2011,8 @@ let ownSeqs = [];
 function ownAction(seq) { if (Number.isInteger(seq)) ownSeqs = [...ownSeqs, seq].slice(-64); }
 const SEEN_PATHS = new Set(["/api/referee/win", "/api/referee/win/camera", "/api/referee/win/confirm",
                             "/api/referee/exhaustive", "/api/referee/exhaustive/camera", "/api/referee/play/correct",
-                            "/api/referee/substitute", "/api/referee/undo", "/api/referee/penalty"]);
+                            "/api/referee/substitute", "/api/referee/undo", "/api/referee/penalty",
+                            "/api/referee/round"]);
 async function act(path, body) {
   const action = actionKey(path + "\n" + token() + "\n" + JSON.stringify(body || {}));
   if (action.payload === undefined) {
