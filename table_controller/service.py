@@ -58,6 +58,9 @@ class TableService:
     publisher: Any = None
     #: the log's second copy on another device (`[storage] mirror_dir`), None otherwise
     mirror: Any = None
+    #: the events' stamps' clock (a test's clock that steps, as NTP steps a Pi's); None: the system's, carried on
+    #: across restarts in one boot (`stamps.py`)
+    wall_clock: Any = None
     _served: Any = None
     _writer: WriterLock | None = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -97,7 +100,7 @@ class TableService:
                                     resume=self.controller.table_resume(), **options)
 
         # the log is folded after the display is up (`Controller.recover`): it says 正在恢复记录 meanwhile
-        self.controller = Controller(cfg, self.store, opener, fold_now=False)
+        self.controller = Controller(cfg, self.store, opener, wall_clock=self.wall_clock, fold_now=False)
         # the controller links to the pty path (or the configured device), never to the sim object
         self.controller.config = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": url})})
         self.credentials = Credentials.from_display(cfg.display, lambda: secrets.token_urlsafe(9))

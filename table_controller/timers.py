@@ -55,13 +55,34 @@ def timer_rules(ruleset_id: str) -> TimerRules:
     )
 
 
-def turn_status(turn: Mapping[str, Any] | None, now: float) -> dict[str, Any] | None:
-    """Time left on a running turn or claim window: `level` is ok, warning or overdue."""
+def pauses_of(session: Mapping[str, Any] | None) -> list[tuple[float, float | None]]:
+    """The referee's holds of the session clock (`referee.session`'s `pauses`: a table jam, a ruling) as
+    (from, until); one still on ends with the session when the referee ended it meanwhile."""
+    if not session:
+        return []
+    end = session.get("ended_at")
+    return [(float(p["at"]), float(p["until"]) if p.get("until") is not None else float(end) if end else None)
+            for p in session.get("pauses") or ()]
+
+
+def stood_still(session: Mapping[str, Any] | None, since: float, now: float) -> float:
+    """Seconds between `since` and `now` the session clock was held: a turn's time stands still with it."""
+    return sum(max(0.0, min(now, now if until is None else until) - max(at, since))
+               for at, until in pauses_of(session))
+
+
+def turn_status(turn: Mapping[str, Any] | None, now: float,
+                session: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """Time left on a running turn or claim window: `level` is ok, warning, overdue, or paused while the
+    referee holds the session clock (`session`, the time its pauses took given back: before, a seat whose
+    turn a 10-minute jam stopped read 超时 585 秒 when play resumed)."""
     if not turn or turn.get("limit_s") is None:
         return None
-    remaining = float(turn["since"]) + float(turn["limit_s"]) - now
+    since = float(turn["since"])
+    remaining = since + float(turn["limit_s"]) + stood_still(session, since, now) - now
     warn = min(TURN_WARN_S, float(turn["limit_s"]) / 3)
-    level = "overdue" if remaining <= 0 else "warning" if remaining <= warn else "ok"
+    held = any(at <= now and (until is None or now < until) for at, until in pauses_of(session))
+    level = "paused" if held else "overdue" if remaining <= 0 else "warning" if remaining <= warn else "ok"
     return {**turn, "remaining_s": round(remaining, 1), "level": level}
 
 

@@ -575,7 +575,11 @@ const I18N = {
 };
 let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
 let last = null;
-let hubOffset = 0; // the hub's clock minus this screen's (seconds): a kiosk's clock may be hours off
+// the hub's `at` in the last standings and this screen's steady clock then (performance.now, ms): a kiosk's clock
+// may be hours off, and NTP may step it at any time (an offset to it kept until the next fetch, up to a live ping's
+// 20 s, showed every table's clock hours out or 时间到 meanwhile)
+let hubAnchor = null;
+const hubNow = () => (hubAnchor ? hubAnchor.at + (performance.now() - hubAnchor.mono) / 1000 : Date.now() / 1000);
 const $ = (id) => document.getElementById(id);
 const ENTITY = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ENTITY[c]);
@@ -626,7 +630,7 @@ function clockText(c) {
   // the table's session clock: the time left (frozen and marked while the referee has paused it); its end
   // is on the hub's clock (the hub moves each table's onto its own), counted against the hub's now
   if (!c) return "";
-  const left = c.paused ? c.left_s : c.ends_at - (Date.now() / 1000 + hubOffset);
+  const left = c.paused ? c.left_s : c.ends_at - hubNow();
   if (left <= 0) return `<span class="bad">${esc(t("timeUp"))}</span>`;
   const s = Math.round(left), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
   const text = (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(r).padStart(2, "0");
@@ -785,7 +789,7 @@ async function poll() {
     // the standings every time (their `at` moves the alerts' "since"); the rest is asked again with the ETag
     // the browser keeps (no-cache), and the hub answers 304, no body, while they are what the page holds
     const r = await fetch("/api/standings", { cache: "no-store" });
-    if (r.ok) { last = await r.json(); hubOffset = last.at - Date.now() / 1000; }
+    if (r.ok) { last = await r.json(); hubAnchor = { at: last.at, mono: performance.now() }; }
     const q = await fetch("/api/pairings", { cache: "no-cache" });
     if (q.ok) pairs = await q.json();
     const pub = await fetch("/api/pairings/published", { cache: "no-cache" });

@@ -240,6 +240,40 @@ def test_turn_timers_follow_the_ruleset() -> None:
     assert hand["turn"]["seat"] == "W" and hand["claim"] is None and hand["discards"]["E"][0]["claimed"]
 
 
+def test_a_turn_stands_still_while_the_referee_pauses_the_session_clock() -> None:
+    """A jam 10 s into 東's first discard (20 s under 竞技), the clock paused 10 minutes: the turn holds at 10 s
+    left and has them at the restart (it ran on under the pause: 超时 590 秒). A turn begun during the pause
+    starts at the restart; a pause the referee ended the session in ends with it."""
+    log = Log("jingji")
+    log.start()
+    log.ref("referee.session_start", minutes=120)
+    log.add("camera", "play.deal_done", {})
+    turn = log.state().hand["turn"]
+    t0 = turn["since"]
+
+    def at(s: float, type: str, **data: Any) -> None:
+        log.events.append(Event(len(log.events) + 1, t0 + s, "referee", type, {**data, "by": "referee", "client": None}))
+
+    at(10, "referee.clock_pause", reason="牌桌卡牌")
+    sess = public_view(log.state())["session"]
+    st = turn_status(turn, t0 + 300, sess)
+    assert (st["level"], st["remaining_s"]) == ("paused", 10.0)
+    at(610, "referee.clock_resume")
+    sess = public_view(log.state())["session"]
+    assert turn_status(turn, t0 + 615, sess)["remaining_s"] == 5.0
+    assert turn_status(turn, t0 + 609, sess)["level"] == "paused"
+    assert turn_status(turn, t0 + 612, sess)["level"] == "ok"
+    assert turn_status(turn, t0 + 621, sess)["level"] == "overdue"
+    assert turn_status(turn, t0 + 615)["remaining_s"] == -595.0  # without the session: as the fold stamped it
+    later = {**turn, "since": t0 + 100}  # keyed during the pause: its 20 s from the restart
+    assert turn_status(later, t0 + 615, sess)["remaining_s"] == 15.0
+    at(700, "referee.clock_pause")
+    at(800, "referee.session_end")
+    sess = public_view(log.state())["session"]
+    # over at 630, held 700-800 (a pause the session's end closed), then running again
+    assert turn_status(later, t0 + 900, sess)["remaining_s"] == -170.0
+
+
 def test_tiles_left_counts_unseen_draws_and_replacements() -> None:
     log = Log("jingji")
     log.start()

@@ -301,3 +301,23 @@ def test_a_first_dealer_throw_of_the_wrong_dice_names_the_counts_its_method_take
     assert "三颗骰的牌桌：三颗" in note and "three on a three-dice table" in note
     note = first_dealer_throw(None, "highest", 1, [2, 3, 4])["note"]
     assert note.startswith("定庄掷两颗骰子，") and "三颗" not in note
+
+
+def test_a_jingji_session_is_announced_5_minutes_before_its_end_as_its_rule_says(tmp_path: Path) -> None:
+    """报时 under 竞技 (seed 004 第五条: "每局结束前5分钟，由裁判长报时提醒"): once, 5 minutes before the end.
+    The ruleset warned at 15 minutes too, a 国标 text's (seed 000 范文三) its own rule has not: the buzzer
+    sounded at a 竞技 table 10 minutes early, and the log said 报时 a second time."""
+    now = [1_000_000.0]
+    cfg = parse_config({"table": {"link": "socket://127.0.0.1:9"}, "rules": {"ruleset": "jingji"}}, "test")
+    c = Controller(cfg, EventStore(tmp_path / "e.sqlite3"), no_table, wall_clock=lambda: now[0])
+    c.accept("controller", "controller.configured", {"table_name": "T", "ruleset": "jingji", "players": {}})
+    try:
+        c.referee_action("referee.session_start", {}, by="referee")  # the ruleset's 2 hours (四圈一局)
+        now[0] += 106 * 60  # 14 minutes left
+        assert c.announce_time() is None
+        now[0] += 9.5 * 60  # 4.5 minutes left
+        ev = c.announce_time()
+        assert ev is not None and (ev.data["minutes"], ev.data["left_min"]) == (5, 5)
+        assert [e.data["minutes"] for e in c.store.since(0) if e.type == "controller.session_alert"] == [5]
+    finally:
+        c.store.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,10 @@ async def test_standings_page_and_the_tables_health_line(tmp_path: Path, broker:
         await page.wait_for_function(
             "/^(29:[0-5][0-9]|30:00)$/.test(document.querySelector('[data-testid=clock-t1]').innerText)",
             timeout=10000)
+        # and NTP steps it an hour forward between two fetches (a live ping comes each 20 s): the clocks read on
+        # (they counted from the screen's clock offset at the last fetch: 时间到 until the next one)
+        await page.evaluate("() => { Date.now = ((n) => () => n() + 3600 * 1000)(Date.now); clocks(); }")
+        assert re.match(r"^(29:[0-5][0-9]|30:00)$", await page.inner_text("[data-testid=clock-t1]"))
         table.controller.referee_action("referee.clock_pause", {"reason": "卡牌"}, by="referee")
         await page.wait_for_function(
             "document.querySelector('[data-testid=clock-t1]').innerText.startsWith('⏸')", timeout=10000)

@@ -237,7 +237,10 @@ let lang = localStorage.getItem("lang") || "zh";
 let state = null;
 let lastSeq = null;
 let logId = null; // the log the page's numbers are of (its snapshot says): a service back on another sends a snapshot
-let clockOffset = 0; // server clock minus ours (seconds)
+/** The service's `now` in the last message that had one, and the tablet's steady clock then (`steady`, ms): the
+ *  timers count from it. The offset to the tablet's wall clock it was, kept until the next event, took a step of
+ *  that clock (NTP's first sync on the kiosk's Pi) into every countdown: a turn showed 超时 3590 秒 an hour on. */
+let clockAnchor = null;
 let ws = null;
 let role = "viewer";
 let who = null; // the login's answer: the holder's name, or why it was refused
@@ -280,7 +283,7 @@ const riichiBadge = (w) => ((state.wins || []).some((x) => x.riichi_void === w)
  *  推倒胡 倍, an MCR 番 and a 南宁 张, and said only the number. */
 const totalWithUnit = (total) => (total == null ? "" : `${total} ${unitWord()}`);
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
-const serverNow = () => Date.now() / 1000 + clockOffset;
+const serverNow = () => (clockAnchor ? clockAnchor.now + (steady() - clockAnchor.at) / 1000 : Date.now() / 1000);
 /** Milliseconds on the tablet's steady clock, for durations: its wall clock steps (NTP, a hand-set time), and a step
  *  back stopped the silence watchdog until the clock caught up (a dead socket went unnoticed). */
 const steady = () => performance.now();
@@ -696,20 +699,26 @@ function renderTimers() {
   const now = serverNow();
   const hand = state.hand || {};
   document.querySelectorAll("[data-timer], [data-claim]").forEach((el) => { el.textContent = ""; el.className = "timer"; });
+  // the referee's pauses of the session clock (a jam, a ruling) hold the turn too, and give its time back
+  // (timers.turn_status): before, the seat whose turn a 10-minute jam stopped read 超时 585 秒 at the restart
+  // (one still on when the referee ended the session ends with it)
+  const sess = state.session;
+  const pauses = ((sess && sess.pauses) || []).map((p) => ({ at: p.at, until: p.until ?? sess.ended_at ?? null }));
+  const held = pauses.some((p) => p.until == null);
   const show = (turn, attr, label) => {
     if (!turn || turn.limit_s == null || hand.ended) return;
     const el = document.querySelector(`[${attr}="${turn.seat}"]`);
     if (!el) return;
-    const left = turn.since + turn.limit_s - now;
+    const stood = pauses.reduce((sum, p) => sum + Math.max(0, Math.min(p.until ?? now, now) - Math.max(p.at, turn.since)), 0);
+    const left = turn.since + turn.limit_s + stood - now;
     if (attr === "data-claim" && left <= 0) return; // the claim window has simply closed
     const warnAt = Math.min(5, turn.limit_s / 3);
-    el.className = "timer " + (left <= 0 ? "overdue" : left <= warnAt ? "warning" : "ok");
-    el.textContent = label + " " + (left > 0 ? t("secs", { n: Math.ceil(left) }) : t("overdue", { n: Math.floor(-left) }));
+    el.className = "timer " + (held ? "paused" : left <= 0 ? "overdue" : left <= warnAt ? "warning" : "ok");
+    el.textContent = (held ? "⏸ " : "") + label + " " + (left > 0 ? t("secs", { n: Math.ceil(left) }) : t("overdue", { n: Math.floor(-left) }));
   };
   show(hand.turn, "data-timer", t("turn." + ((hand.turn && hand.turn.kind) || "discard")));
   if (hand.claim) SEATS.filter((w) => w !== hand.claim.seat).forEach((w) => show({ ...hand.claim, seat: w }, "data-claim", t("turn.claim")));
   const box = $("session");
-  const sess = state.session;
   const running = !!(sess && !sess.ended_at);
   $("clock-controls").hidden = !running;
   $("session-start").hidden = running;  // a press while it runs would start it afresh (refused by the service)
@@ -1775,7 +1784,7 @@ function onMessage(msg) {
     return;
   }
   // a delayed feed's `now` is delayed too, so its timers count down as they did then
-  if (msg.now) clockOffset = msg.now - Date.now() / 1000;
+  if (msg.now) clockAnchor = { now: msg.now, at: steady() };
   if (msg.type === "snapshot") {
     reasked = false;
     if (msg.log !== logId) forgetLog();
