@@ -115,11 +115,13 @@ class RulesSection(_Section):
             load_ruleset(value)
         except RulesetError as exc:
             raise ValueError(str(exc)) from None
+        from table_controller.penalties import PenaltyError, catalogue
         from table_controller.scoring import ScoringError, check_tables
 
         try:
             check_tables(value)
-        except ScoringError as exc:
+            catalogue(value)  # a [[penalties.items]] the referee's page cannot offer: its every state was a 500
+        except (ScoringError, PenaltyError) as exc:
             raise ValueError(str(exc)) from None
         return value
 

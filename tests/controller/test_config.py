@@ -225,3 +225,26 @@ def test_a_link_no_transport_can_open_is_refused_with_the_form_expected(tmp_path
 
 def test_a_usb_link_with_its_nth_device_is_taken() -> None:
     assert parse_config({"table": {"link": "usb://1A86:7523/1"}}).table.link == "usb://1A86:7523/1"
+
+
+@pytest.mark.parametrize("table, error", [
+    ("[timers]\nturn_secnds = 20\n", "[timers] has unknown key 'turn_secnds'"),
+    ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\npays = \"everyone\"\namount = 10\n",
+     "pays must be dead, each or victim"),
+    ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\namount = 10\n", "缺少 name_en / name_en required"),
+    ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\namount = \"10\"\n",
+     "amount 须为不小于 0 的整数"),
+    ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\namounts = [10, -20]\n",
+     "amounts 须为不小于 0 的整数列表"),
+])
+def test_a_table_naming_a_new_regional_ruleset_with_a_broken_timer_or_penalty_does_not_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, error: str) -> None:
+    """A venue's own file (no `extends`) passed `tablectl check` (可以开赛) and the service started; the display's
+    every state then answered 500 (its timers and its penalty catalogue are in each)."""
+    text = (REPO_ROOT / "config" / "rulesets" / "nanning.toml").read_text(encoding="utf-8")
+    text = text.replace('id = "nanning"', 'id = "liuzhou"').replace("[scoring]\n", '[scoring]\nengine = "nanning"\n')
+    (tmp_path / "liuzhou.toml").write_text(text + table, encoding="utf-8")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ConfigError) as err:
+        parse_config({"rules": {"ruleset": "liuzhou"}}, "t.toml")
+    assert "rules.ruleset" in str(err.value) and error in str(err.value)
