@@ -421,7 +421,9 @@ class _Section:
         self.allowed.append(key)
         if key not in self.table:
             if default is _REQUIRED:
-                raise self.fail(key, "is required")
+                # `lenghts = {...}`: say the key written, not only the one missing
+                near = difflib.get_close_matches(key, [str(k) for k in self.table], n=1, cutoff=0.7)
+                raise self.fail(key, f"is required (缺少此键){f'; is {near[0]!r} it, misspelt?' if near else ''}")
             return default
         value = self.table[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
@@ -440,8 +442,10 @@ class _Section:
         allowed = list(self.allowed) + list(extra_allowed)
         for key in self.table:
             if key not in allowed:
+                near = difflib.get_close_matches(str(key), allowed, n=1)
                 raise RulesetError(
-                    f"{self.path}: [{self.name}] has unknown key {key!r}; allowed keys: {', '.join(allowed)}",
+                    f"{self.path}: [{self.name}] has unknown key {key!r}; allowed keys: {', '.join(allowed)}"
+                    + (f"; did you mean {near[0]!r}?" if near else ""),
                     code="ruleset_unknown_key",
                 )
 

@@ -247,3 +247,21 @@ def test_a_timer_no_clock_can_run_is_refused_chinese_first(tmp_rulesets: Path, b
     assert text.index("须为") < text.index("must")
     for word in words:
         assert word in text
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("lengths = {", "lenghts = {", ["[wall] lengths: is required", "'lenghts'"]),
+    ('replacement_order = "top_first"', 'replacment_order = "top_first"',
+     ["[wall] has unknown key 'replacment_order'", "did you mean 'replacement_order'?"]),
+    ("kan_step = 1", "kan_stp = 1", ["[indicators.dora] has unknown key 'kan_stp'", "did you mean 'kan_step'?"]),
+    ("stacks_per_grab = 2", "stacks_per_grab = 2\nround = 3", ["did you mean 'rounds'?"]),
+])
+def test_a_misspelt_key_of_the_loaders_own_tables_is_answered_with_the_key_meant(
+        tmp_rulesets: Path, old: str, new: str, words: list[str]) -> None:
+    # `lenghts` was answered "[wall] lengths: is required", naming nothing the file holds; an unknown key listed
+    # every allowed one without the one meant
+    _edit(tmp_rulesets, "mini", old, new)
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("mini", tmp_rulesets)
+    for word in words:
+        assert word in str(err.value)
