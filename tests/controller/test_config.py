@@ -61,6 +61,22 @@ def test_a_misspelt_key_is_answered_with_the_key_meant(tmp_path: Path, text: str
     assert f"key {key!r} is not a known setting; did you mean {meant!r}?" in str(err.value)
 
 
+@pytest.mark.parametrize("text, key, home", [
+    ('[display]\nname = "2号桌"\n', "display.name", "[table] or [[players]]"),
+    ('[table]\nport = 8081\n', "table.port", "[display]"),
+    ('[rules]\nlevel = "debug"\n', "rules.level", "[log]"),
+])
+def test_a_key_in_the_wrong_table_names_the_table_it_belongs_to(tmp_path: Path, text: str, key: str,
+                                                                  home: str) -> None:
+    """`port` under [table] said only "not a known setting": the technician looked for a typo in a name spelt right."""
+    f = tmp_path / "t.toml"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    assert f"key {key!r} is not a known setting; 此键属于" in str(err.value)
+    assert f"it is a key of {home}" in str(err.value)
+
+
 def test_a_key_like_none_of_its_sections_gets_no_guess(tmp_path: Path) -> None:
     f = tmp_path / "t.toml"
     f.write_text('[table]\nzzz = 1\n', encoding="utf-8")
