@@ -115,11 +115,13 @@ class RulesSection(_Section):
             load_ruleset(value)
         except RulesetError as exc:
             raise ValueError(str(exc)) from None
+        from table_controller.penalties import PenaltyError, catalogue
         from table_controller.scoring import ScoringError, check_tables
 
         try:
             check_tables(value)
-        except ScoringError as exc:
+            catalogue(value)  # a [[penalties.items]] the referee's page cannot offer: its every state was a 500
+        except (ScoringError, PenaltyError) as exc:
             raise ValueError(str(exc)) from None
         return value
 
@@ -398,6 +400,16 @@ def _siblings(loc: tuple[Any, ...]) -> list[str]:
     return [k for k in getattr(model, "model_fields", {}) if k != "source"]
 
 
+def _elsewhere(loc: tuple[Any, ...]) -> str:
+    """Where a key written in the wrong table belongs (`[display] name`, `[table] port`), or "": it was "not a known
+    setting" only, and the technician looked for a typo in a name spelt right."""
+    if len(loc) != 2:
+        return ""
+    homes = [f"[[{name}]]" if name == "players" else f"[{name}]" for name in TableConfig.model_fields
+             if name != str(loc[0]) and str(loc[-1]) in _siblings((name, loc[-1]))]
+    return f"; 此键属于 {' / '.join(homes)} / it is a key of {' or '.join(homes)}" if homes else ""
+
+
 def _describe(error: dict[str, Any]) -> str:
     key = ".".join(str(p) for p in error["loc"]) or "(top level)"
     kind = error["type"]
@@ -405,7 +417,7 @@ def _describe(error: dict[str, Any]) -> str:
         import difflib
 
         close = difflib.get_close_matches(str(error["loc"][-1]), _siblings(tuple(error["loc"])), n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = f"; did you mean {close[0]!r}?" if close else _elsewhere(tuple(error["loc"]))
         return f"key {key!r} is not a known setting{hint} (see config/table.example.toml)"
     if kind == "value_error":
         # a check of ours: its message says it all. pydantic's "Value error, " before it and the input after

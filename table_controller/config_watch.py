@@ -1,6 +1,7 @@
 """The running service takes the credentials of its config file as they are now: a PIN changed with
 `tablectl pin --config` (or by hand) on the Pi holds at once, and the old one stops, with no restart in
-the middle of a match. Only `[display]`'s credentials are taken live; every other key waits for a restart."""
+the middle of a match. Only `[display]`'s credentials are taken live; every other key waits for a restart, and
+the log names those edited."""
 
 from __future__ import annotations
 
@@ -26,9 +27,33 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-async def watch_credentials(path: Path, credentials: Any, controller: Any, every: float | None = None) -> None:
+#: The keys taken live (`Credentials.reconfigure`); every other waits for a restart.
+LIVE = frozenset({"display.referee_token", "display.operator_token", "display.referees"})
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, inner in value.items():
+            out.update(_flat(inner, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+def waiting(started: Any, now: Any) -> list[str]:
+    """The keys of `now` (a `TableConfig`) that differ from those the service `started` with and are not taken
+    live: they wait for a restart (`[rules] ruleset`, `[table] name`, `[display] port` ...)."""
+    was, new = _flat(started.model_dump()), _flat(now.model_dump())
+    return sorted(k for k in set(was) | set(new)
+                  if was.get(k) != new.get(k) and not any(k == live or k.startswith(live + ".") for live in LIVE))
+
+
+async def watch_credentials(path: Path, credentials: Any, controller: Any, every: float | None = None,
+                            started: Any = None) -> None:
     """Each time the file changes, read it; a file that does not read is said once and nothing changes
-    (the credentials in use stay), one that does has its changed credentials taken and logged. Looked at
+    (the credentials in use stay), one that does has its changed credentials taken and logged, and the other keys
+    changed since `started` (the config the service runs on) said to wait for a restart: an edited `[rules]
+    ruleset` was silently not taken, and the technician believed the table played it. Looked at
     every `every` seconds, else `EVERY_S` as it is when the watch starts (a default bound at import was not
     reached by a caller or test that set it)."""
     from table_controller.config import ConfigError, load_config
@@ -37,6 +62,7 @@ async def watch_credentials(path: Path, credentials: Any, controller: Any, every
 
     every = EVERY_S if every is None else every
     seen = _stamp(path)
+    said: list[str] = []
     while True:
         await asyncio.sleep(every)
         now = _stamp(path)
@@ -49,6 +75,11 @@ async def watch_credentials(path: Path, credentials: Any, controller: Any, every
             log.warning("config file changed but cannot be used: the credentials in use stay", extra={
                 "error": str(exc), "message_zh": "配置文件已修改但无法读取，凭证未更改"})
             continue
+        later = waiting(started, config) if started is not None else []
+        if later and later != said:
+            log.warning("config file changed: these settings take effect at the next restart", extra={
+                "keys": later, "message_zh": f"配置文件已修改：{'、'.join(later)} 须重启服务后才生效，现仍按原设置运行"})
+        said = later
         for key in credentials.reconfigure(config.display):
             log.warning("display credential changed in the config file", extra={"credential": label(key)})
             try:

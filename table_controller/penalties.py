@@ -114,14 +114,49 @@ class Catalogue:
         return {"ruleset": self.ruleset, "source": cite(self.source), "items": [p.to_json() for p in self.items]}
 
 
+#: Each key of an entry and what it holds: text, a whole number of points (0 or more), or true/false.
+_TEXT, _POINTS, _SWITCH = ("code", "name_zh", "name_en", "pays", "rule_zh"), ("amount", "min", "max", "step"), \
+    ("stops_win", "disqualify", "from_scoring")
+
+
+def _entry_problem(raw: Mapping[str, Any]) -> str | None:
+    """What an entry of a ruleset's file lacks or holds of the wrong kind, Chinese first, or None: a missing
+    `name_en` or an `amount = "10"` passed the file's read and `tablectl check`, and the service's every state of
+    the display then answered 500 (a TypeError in the catalogue)."""
+    def points(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    missing = [k for k in ("code", "name_zh", "name_en") if k not in raw]
+    if missing:
+        return f"缺少 {', '.join(missing)} / {', '.join(missing)} required"
+    for key in _TEXT:
+        if key in raw and not isinstance(raw[key], str):
+            return f"{key} 须为文字 / must be a string, not {raw[key]!r}"
+    for key in _POINTS:
+        if key in raw and not points(raw[key]):
+            return f"{key} 须为不小于 0 的整数 / must be a whole number, 0 or more, not {raw[key]!r}"
+    if raw.get("step") == 0:
+        return "step 须大于 0 / must be above 0"
+    amounts = raw.get("amounts", [])
+    if not isinstance(amounts, list) or not all(points(a) for a in amounts):
+        return f"amounts 须为不小于 0 的整数列表 / must be a list of whole numbers, 0 or more, not {amounts!r}"
+    for key in _SWITCH:
+        if key in raw and not isinstance(raw[key], bool):
+            return f"{key} 须为 true 或 false / must be true or false, not {raw[key]!r}"
+    return None
+
+
 def _entry(raw: Mapping[str, Any], where: str) -> Penalty:
     fields = set(Penalty.__dataclass_fields__)
     unknown = set(raw) - fields
     if unknown:
         raise PenaltyError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(fields))}")
+    problem = _entry_problem(raw)
+    if problem:
+        raise PenaltyError(f"{where}: {problem}")
     data = dict(raw)
     if "amounts" in data:
-        data["amounts"] = tuple(int(a) for a in data["amounts"])
+        data["amounts"] = tuple(data["amounts"])
     p = Penalty(**data)
     if p.pays not in ("dead", "each", "victim"):
         raise PenaltyError(f"{where}: pays must be dead, each or victim, got {p.pays!r}")

@@ -131,7 +131,8 @@ class TableService:
             from table_controller.config_watch import watch_credentials
 
             self._tasks.append(asyncio.create_task(
-                watch_credentials(Path(cfg.source), self.credentials, self.controller), name="config-watch"))
+                watch_credentials(Path(cfg.source), self.credentials, self.controller, started=cfg),
+                name="config-watch"))
         if cfg.demo.autoplay:
             from table_controller.demo import demo_loop
 

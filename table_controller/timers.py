@@ -36,6 +36,29 @@ class TimerRules:
                 "appeal_minutes": self.appeal_minutes, "source": self.source}
 
 
+#: The limits, each a number above 0 where it is given.
+_LIMITS = ("first_discard_s", "discard_s", "claim_s", "session_minutes", "appeal_minutes")
+
+
+def timers_problem(table: Mapping[str, Any]) -> str | None:
+    """What a `[timers]` table gives that no clock can run, Chinese first, or None. Read when the ruleset file is
+    (`rules.ruleset`): a `session_minutes = -90` showed the session over as it started, a `claim_s = "3"` or a
+    `warnings_min = 15` answered every state of the display with a 500."""
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+
+    for key in _LIMITS:
+        if key in table and not number(table[key]):
+            return f"[timers] {key} 须为大于 0 的数，不是 {table[key]!r} / must be a number above 0, not {table[key]!r}"
+    warnings = table.get("warnings_min", [])
+    if not isinstance(warnings, list) or not all(number(w) for w in warnings):
+        return (f"[timers] warnings_min 须为大于 0 的分钟数列表（如 [15, 5]），不是 {warnings!r} / must be a list of "
+                f"minutes above 0 (e.g. [15, 5]), not {warnings!r}")
+    if not isinstance(table.get("source", ""), str):
+        return f"[timers] source 须为文字 / must be a string, not {table['source']!r}"
+    return None
+
+
 @lru_cache(maxsize=32)
 def timer_rules(ruleset_id: str) -> TimerRules:
     """The ruleset's `[timers]`; a ruleset without the table has no timers."""

@@ -13,13 +13,14 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import RulesetError
 from .geometry import SEATS, Seat, count_seat
+from .language import KEYS as LANGUAGE
 from .tiles import TileSpec, is_kind, next_kind
 
 ENV_DIR = "TABLECTL_RULESETS_DIR"
@@ -309,6 +310,7 @@ def _resolved(ruleset_id: str, directory: Path, chain: tuple[str, ...]) -> tuple
     data = _read_file(path)
     base = data.get("extends")
     if base is None:
+        _check_changes(path, None, {}, data)  # a new regional file too: its keys those of the rule language
         return data, ruleset_id
     if not isinstance(base, str) or not _ID_RE.match(base):
         raise RulesetError(f"{path}: extends must name a ruleset id (a string), not {base!r}", code="ruleset_extends")
@@ -330,66 +332,35 @@ def _toml_type(value: Any) -> str:
                 if isinstance(value, t) and not (t is int and isinstance(value, bool)))
 
 
-#: Keys a ruleset may set that no shipped file does (each read with its default where it is used).
-OPTIONAL_KEYS: dict[str, frozenset[str]] = {
-    "match": frozenset({"replay_abandoned"}),  # seating.coming: a 中止 replayed (default) or a 荒庄
-    # riichi's local rules, each off by default and shown commented out in riichi.toml (`riichi.check_table`,
-    # `points.session_points`): a venue's house file extending riichi sets them
-    "scoring": frozenset({"uma", "return_points", "nagashi_mangan", "held_wait_ready", "noten_riichi"}),
-}
-
-
 #: Tables of names (fans, patterns) rather than keys: the scorer checks them against the elements it
 #: knows (`scoring.check_tables`), since a house file may value one its base's file leaves out.
 NAME_TABLES: frozenset[str] = frozenset({"scoring.fans", "scoring.excludes", "scoring.patterns", "scoring.ways"})
 
 
-@lru_cache(maxsize=1)
-def _shipped_keys() -> dict[str, frozenset[str]]:
-    """Every key of each table in the shipped rulesets, by the table's dotted name (`scoring`,
-    `scoring.kong`): the rule language a house file may use, beside its base's own keys (a 四川 house
-    file may set `[match] hands_per_session`, which 国标 has)."""
-    keys: dict[str, set[str]] = {}
-
-    def walk(prefix: str, table: Mapping[str, Any]) -> None:
-        for key, value in table.items():
-            if isinstance(value, dict):
-                name = f"{prefix}.{key}" if prefix else str(key)
-                keys.setdefault(name, set()).update(value)
-                walk(name, value)
-
-    for file in sorted(PACKAGED.glob("*.toml")):
-        try:
-            walk("", tomllib.loads(file.read_text(encoding="utf-8")))
-        except (OSError, tomllib.TOMLDecodeError):
-            continue  # reported when that ruleset is loaded
-    for section, extra in OPTIONAL_KEYS.items():
-        keys.setdefault(section, set()).update(extra)
-    return {section: frozenset(names) for section, names in keys.items()}
-
-
-def _check_changes(path: Path, base: str, base_data: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+def _check_changes(path: Path, base: str | None, base_data: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     """A house ruleset changes keys of the rule language; it does not invent them. The tables this
     module does not check key by key (`[scoring]`, `[match]`, `[flow]`, ...) are read with defaults
     elsewhere, so a misspelt key there (`min_fans`, `max_fan`), a misspelt table (`[scorring]`,
     `[scoring.kongs]`) or a value of another type (`cap_fan = "3"`) would otherwise leave the base's
-    rule in force without a word. A key or table its base lacks but another ruleset uses, or one
-    documented with a default (`OPTIONAL_KEYS`), is allowed."""
+    rule in force without a word. A key or table its base lacks but the rule language has (`language.KEYS`) is
+    allowed. A new regional file (`base` None: it extends none) is held to the rule language alone: its
+    `[match] contine_dealer` or `[timers] turn_secnds` loaded, `tablectl check` said 可以开赛, and the session
+    played the default (the display's state answered 500)."""
     for section, table in data.items():
         if section in OWN_SECTIONS or section in OWN_KEYS or not isinstance(table, dict):
             continue
         _check_table(path, base, section, base_data.get(section), table)
 
 
-def _check_table(path: Path, base: str, where: str, known: Any, table: Mapping[str, Any]) -> None:
+def _check_table(path: Path, base: str | None, where: str, known: Any, table: Mapping[str, Any]) -> None:
     """One table of a house file (`where`: its dotted name) against its base's (`known`, None when the
     base lacks it) and the rule language; nested tables in turn."""
     if where in NAME_TABLES:
         return
-    language = _shipped_keys().get(where)
+    language = LANGUAGE.get(where)
     if not isinstance(known, dict):
         if language is None:
-            near = difflib.get_close_matches(where, list(_shipped_keys()), n=1)
+            near = difflib.get_close_matches(where, [*LANGUAGE, *OWN_SECTIONS], n=1)
             hint = f"; did you mean [{near[0]}]?" if near else ""
             raise RulesetError(f"{path}: unknown table [{where}]: no ruleset has it{hint}",
                                code="ruleset_unknown_key")
@@ -402,7 +373,8 @@ def _check_table(path: Path, base: str, where: str, known: Any, table: Mapping[s
                 hint = f"; did you mean {near[0]!r}?" if near else ""
                 keys = f"its keys: {', '.join(map(str, known))}" if known else \
                     f"keys rulesets give it: {', '.join(sorted(map(str, language or ())))}"
-                raise RulesetError(f"{path}: [{where}] has unknown key {key!r}: {base} has no such key "
+                who = f"{base} has no such key" if base else "no ruleset has such a key"
+                raise RulesetError(f"{path}: [{where}] has unknown key {key!r}: {who} "
                                    f"({keys}){hint}", code="ruleset_unknown_key")
             if isinstance(value, dict):  # the base does not set it; another ruleset (or a default) does
                 _check_table(path, base, f"{where}.{key}", None, value)
@@ -449,7 +421,9 @@ class _Section:
         self.allowed.append(key)
         if key not in self.table:
             if default is _REQUIRED:
-                raise self.fail(key, "is required")
+                # `lenghts = {...}`: say the key written, not only the one missing
+                near = difflib.get_close_matches(key, [str(k) for k in self.table], n=1, cutoff=0.7)
+                raise self.fail(key, f"is required (缺少此键){f'; is {near[0]!r} it, misspelt?' if near else ''}")
             return default
         value = self.table[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
@@ -468,8 +442,10 @@ class _Section:
         allowed = list(self.allowed) + list(extra_allowed)
         for key in self.table:
             if key not in allowed:
+                near = difflib.get_close_matches(str(key), allowed, n=1)
                 raise RulesetError(
-                    f"{self.path}: [{self.name}] has unknown key {key!r}; allowed keys: {', '.join(allowed)}",
+                    f"{self.path}: [{self.name}] has unknown key {key!r}; allowed keys: {', '.join(allowed)}"
+                    + (f"; did you mean {near[0]!r}?" if near else ""),
                     code="ruleset_unknown_key",
                 )
 
@@ -560,7 +536,7 @@ def parse_ruleset(data: Mapping[str, Any], ruleset_id: str, path: Path, family: 
     _check_flow(path, sections.get("flow"), total, hand_end)
     _check_scoring(path, sections.get("scoring"))
     _check_chow(path, sections.get("flow"), sections.get("scoring"))
-    _check_words(path, sections.get("flow"), sections.get("match"))
+    _check_words(path, sections.get("flow"), sections.get("match"), sections.get("timers"))
 
     return Ruleset(
         id=ruleset_id, name_zh=name_zh, name_en=name_en, source=source, path=path,
@@ -620,16 +596,19 @@ def _check_chow(path: Path, flow: Any, scoring: Any) -> None:
                            f"no_chow = {str(played).lower()}; set both", code="ruleset_key")
 
 
-def _check_words(path: Path, flow: Any, match: Any) -> None:
+def _check_words(path: Path, flow: Any, match: Any, timers: Any = None) -> None:
     """A `[flow]` or `[match]` word the hand or the session does not know (`hand.rules.flow_problem`,
-    `hand.match.match_problem`) is refused when the file is read, for every tool that reads it: it was
+    `hand.match.match_problem`), or a `[timers]` limit no clock runs (`timers.timers_problem`), is refused when
+    the file is read, for every tool that reads it: it was
     refused only where a table's config is read, and `tablectl deal`, `score` and `waits` took
     `continue_after_win = "blood_rivers"`."""
     from table_controller.hand.match import match_problem
     from table_controller.hand.rules import flow_problem
+    from table_controller.timers import timers_problem
 
     problem = ((flow_problem(flow) if isinstance(flow, Mapping) else None)
-               or (match_problem(match) if isinstance(match, Mapping) else None))
+               or (match_problem(match) if isinstance(match, Mapping) else None)
+               or (timers_problem(timers) if isinstance(timers, Mapping) else None))
     if problem:
         raise RulesetError(f"{path}: {problem}", code="ruleset_key")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import pkgutil
 from functools import lru_cache
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -57,10 +58,22 @@ def unit(ruleset: str) -> str:
 
 
 def engines() -> tuple[str, ...]:
-    """The scoring modules there are (what `[scoring] engine` may name)."""
+    """The scoring modules there are (what `[scoring] engine` may name): those with a `score`. Every module of the
+    package was listed and taken (`config`, `points`, `waits` ...), so the refusal of a new file's engine offered
+    names that score nothing."""
     here = importlib.util.find_spec("table_controller.scoring")
     paths = list(here.submodule_search_locations or []) if here else []
-    return tuple(sorted(m.name for m in pkgutil.iter_modules(paths) if not m.ispkg))
+    found = []
+    for m in pkgutil.iter_modules(paths):
+        if m.ispkg:
+            continue
+        try:
+            text = (Path(m.module_finder.path) / f"{m.name}.py").read_text(encoding="utf-8")  # type: ignore[union-attr]
+        except (AttributeError, OSError):
+            continue
+        if "\ndef score(" in text:
+            found.append(m.name)
+    return tuple(sorted(found))
 
 
 @lru_cache(maxsize=None)
@@ -76,8 +89,12 @@ def _engine(ruleset: str, directory: str) -> str | None:
         return None
     name = table.get("engine", rs.family)
     if not isinstance(name, str) or name not in engines():
-        raise ScoringError("unknown_ruleset", f"[scoring] engine of {ruleset!r} names no scoring module: {name!r}; "
-                           f"modules: {', '.join(engines())}", "ruleset")
+        # a new regional file copied from nanning.toml (as docs/rules.md says) with its id changed: no module has its id
+        unset = "" if "engine" in table else f" ([scoring] names no engine, and there is no scoring/{name}.py)"
+        raise ScoringError("unknown_ruleset", f"{rs.path}: 没有计分模块 {name!r}，请将 [scoring] engine 设为 "
+                           f"{', '.join(engines())} 之一 / [scoring] engine of {ruleset!r} names no scoring module: "
+                           f"{name!r}{unset}; set it to one of: {', '.join(engines())} (or write "
+                           f"table_controller/scoring/{rs.id}.py: docs/rules.md \"Adding a regional ruleset\")", "ruleset")
     return name
 
 

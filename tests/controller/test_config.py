@@ -61,6 +61,22 @@ def test_a_misspelt_key_is_answered_with_the_key_meant(tmp_path: Path, text: str
     assert f"key {key!r} is not a known setting; did you mean {meant!r}?" in str(err.value)
 
 
+@pytest.mark.parametrize("text, key, home", [
+    ('[display]\nname = "2号桌"\n', "display.name", "[table] or [[players]]"),
+    ('[table]\nport = 8081\n', "table.port", "[display]"),
+    ('[rules]\nlevel = "debug"\n', "rules.level", "[log]"),
+])
+def test_a_key_in_the_wrong_table_names_the_table_it_belongs_to(tmp_path: Path, text: str, key: str,
+                                                                  home: str) -> None:
+    """`port` under [table] said only "not a known setting": the technician looked for a typo in a name spelt right."""
+    f = tmp_path / "t.toml"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    assert f"key {key!r} is not a known setting; 此键属于" in str(err.value)
+    assert f"it is a key of {home}" in str(err.value)
+
+
 def test_a_key_like_none_of_its_sections_gets_no_guess(tmp_path: Path) -> None:
     f = tmp_path / "t.toml"
     f.write_text('[table]\nzzz = 1\n', encoding="utf-8")
@@ -225,3 +241,26 @@ def test_a_link_no_transport_can_open_is_refused_with_the_form_expected(tmp_path
 
 def test_a_usb_link_with_its_nth_device_is_taken() -> None:
     assert parse_config({"table": {"link": "usb://1A86:7523/1"}}).table.link == "usb://1A86:7523/1"
+
+
+@pytest.mark.parametrize("table, error", [
+    ("[timers]\nturn_secnds = 20\n", "[timers] has unknown key 'turn_secnds'"),
+    ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\npays = \"everyone\"\namount = 10\n",
+     "pays must be dead, each or victim"),
+    ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\namount = 10\n", "缺少 name_en / name_en required"),
+    ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\namount = \"10\"\n",
+     "amount 须为不小于 0 的整数"),
+    ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\namounts = [10, -20]\n",
+     "amounts 须为不小于 0 的整数列表"),
+])
+def test_a_table_naming_a_new_regional_ruleset_with_a_broken_timer_or_penalty_does_not_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, error: str) -> None:
+    """A venue's own file (no `extends`) passed `tablectl check` (可以开赛) and the service started; the display's
+    every state then answered 500 (its timers and its penalty catalogue are in each)."""
+    text = (REPO_ROOT / "config" / "rulesets" / "nanning.toml").read_text(encoding="utf-8")
+    text = text.replace('id = "nanning"', 'id = "liuzhou"').replace("[scoring]\n", '[scoring]\nengine = "nanning"\n')
+    (tmp_path / "liuzhou.toml").write_text(text + table, encoding="utf-8")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    with pytest.raises(ConfigError) as err:
+        parse_config({"rules": {"ruleset": "liuzhou"}}, "t.toml")
+    assert "rules.ruleset" in str(err.value) and error in str(err.value)

@@ -125,15 +125,45 @@ def test_env_and_argument_override(tmp_rulesets: Path, monkeypatch: pytest.Monke
 
 def test_other_teams_sections_are_kept_raw(tmp_rulesets: Path) -> None:
     (tmp_rulesets / "mini.toml").write_text(
-        MINI + '\n[scoring]\nminimum_fan = 8\n[timers]\ndiscard_s = 10\n[flow.chow]\nallowed = true\n'
-        '[[penalties]]\nname = "诈和"\npoints = 30\n',
+        MINI + '\n[scoring]\nmin_fan = 8\n[timers]\ndiscard_s = 10\n[flow]\nno_chow = true\n'
+        '[[penalties.items]]\ncode = "false_win"\nname_zh = "诈和"\namount = 30\n',
         encoding="utf-8")
     rs = load_ruleset("mini", tmp_rulesets)
-    assert rs.sections["scoring"] == {"minimum_fan": 8}
+    assert rs.sections["scoring"] == {"min_fan": 8}
     assert rs.sections["timers"]["discard_s"] == 10
-    assert rs.sections["flow"] == {"chow": {"allowed": True}}
-    assert rs.sections["penalties"] == [{"name": "诈和", "points": 30}]
+    assert rs.sections["flow"] == {"no_chow": True}
+    assert rs.sections["penalties"] == {"items": [{"code": "false_win", "name_zh": "诈和", "amount": 30}]}
     hash(rs)  # still usable as a key
+
+
+@pytest.mark.parametrize("body, words", [
+    ("[match]\ncontine_dealer = true\n", ["[match] has unknown key 'contine_dealer'", "did you mean 'continue_dealer'"]),
+    ("[flow]\nmultipel_winners = true\n", ["[flow] has unknown key 'multipel_winners'",
+                                             "did you mean 'multiple_winners'"]),
+    ("[timers]\nturn_secnds = 20\n", ["[timers] has unknown key 'turn_secnds'"]),
+    ("[scoring.kongs]\n\"暗杠\" = 2\n", ["[scoring] has unknown key 'kongs'", "did you mean 'kong'"]),
+    ("[scorring]\nmin_fan = 8\n", ["unknown table [scorring]", "did you mean [scoring]"]),
+])
+def test_a_new_regional_files_misspelt_key_of_another_part_is_refused(
+        tmp_rulesets: Path, body: str, words: list[str]) -> None:
+    # a venue's own regional file (no `extends`) was held to nothing there: the typo loaded, `tablectl check`
+    # said 可以开赛, and the table played the default (a [timers] typo made the display's state a 500)
+    (tmp_rulesets / "mini.toml").write_text(MINI + "\n" + body, encoding="utf-8")
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("mini", tmp_rulesets)
+    assert "mini.toml" in str(err.value) and err.value.code == "ruleset_unknown_key"
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_a_file_beside_the_shipped_ones_is_held_to_the_language_too(tmp_path: Path) -> None:
+    # the language was the shipped files' keys: a file added to config/rulesets/ made its own typo a key
+    for rid in ("mcr", "sichuan"):
+        shutil.copy(REPO_RULESETS / f"{rid}.toml", tmp_path / f"{rid}.toml")
+    (tmp_path / "mini.toml").write_text(MINI + "\n[match]\ncontine_dealer = true\n", encoding="utf-8")
+    with pytest.raises(RulesetError, match="contine_dealer"):
+        load_ruleset("mini", tmp_path)
+    assert load_ruleset("sichuan", tmp_path).id == "sichuan"
 
 
 @pytest.mark.parametrize("section, old, new, words", [
@@ -197,3 +227,41 @@ def test_a_new_procedure_is_just_a_new_file(tmp_rulesets: Path) -> None:
 
     plan = deal_plan(load_ruleset("house", tmp_rulesets), (2, 6))
     assert plan.first_dealt == "N03t"  # 8 → 上家 N, leave 2
+
+
+@pytest.mark.parametrize("body, words", [
+    ("session_minutes = -90", ["[timers] session_minutes", "须为大于 0 的数", "-90"]),
+    ("claim_s = \"3\"", ["[timers] claim_s", "'3'"]),
+    ("discard_s = 0", ["[timers] discard_s", "above 0"]),
+    ("warnings_min = 15", ["[timers] warnings_min", "[15, 5]"]),
+    ("warnings_min = [15, -5]", ["[timers] warnings_min"]),
+    ("appeal_minutes = true", ["[timers] appeal_minutes"]),
+])
+def test_a_timer_no_clock_can_run_is_refused_chinese_first(tmp_rulesets: Path, body: str, words: list[str]) -> None:
+    # a negative session showed the session over as it started; a string or a lone number made every state a 500
+    (tmp_rulesets / "mini.toml").write_text(MINI + "\n[timers]\n" + body + "\n", encoding="utf-8")
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("mini", tmp_rulesets)
+    text = str(err.value)
+    assert "mini.toml" in text
+    assert text.index("须为") < text.index("must")
+    for word in words:
+        assert word in text
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("lengths = {", "lenghts = {", ["[wall] lengths: is required", "'lenghts'"]),
+    ('replacement_order = "top_first"', 'replacment_order = "top_first"',
+     ["[wall] has unknown key 'replacment_order'", "did you mean 'replacement_order'?"]),
+    ("kan_step = 1", "kan_stp = 1", ["[indicators.dora] has unknown key 'kan_stp'", "did you mean 'kan_step'?"]),
+    ("stacks_per_grab = 2", "stacks_per_grab = 2\nround = 3", ["did you mean 'rounds'?"]),
+])
+def test_a_misspelt_key_of_the_loaders_own_tables_is_answered_with_the_key_meant(
+        tmp_rulesets: Path, old: str, new: str, words: list[str]) -> None:
+    # `lenghts` was answered "[wall] lengths: is required", naming nothing the file holds; an unknown key listed
+    # every allowed one without the one meant
+    _edit(tmp_rulesets, "mini", old, new)
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("mini", tmp_rulesets)
+    for word in words:
+        assert word in str(err.value)

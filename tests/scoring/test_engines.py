@@ -72,3 +72,23 @@ def test_the_fan_table_is_the_scoring_modules_whatever_the_rulesets_id(base: str
     _venue_copy(tmp_path, base, f"{base}_venue", base)
     monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
     assert fan_table(f"{base}_venue") == shipped and len(shipped) >= 3
+
+
+def test_a_copy_of_nanning_under_a_new_id_is_told_to_name_its_engine(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/rules.md "Adding a regional ruleset" says to copy nanning.toml and change its id: the copy's engine is
+    then its id, which no module is. The refusal listed every module of the package (`config`, `points`, `waits`
+    ...) as engines to choose and said nothing of `[scoring] engine`."""
+    from table_controller.scoring import check_tables
+    from table_controller.scoring.config import engines
+
+    text = (PACKAGED / "nanning.toml").read_text(encoding="utf-8")
+    (tmp_path / "liuzhou.toml").write_text(text.replace('id = "nanning"', 'id = "liuzhou"'), encoding="utf-8")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    assert set(engines()) == {"guangdong", "hebei", "jingji", "manual", "mcr", "nanning", "riichi", "sichuan"}
+    with pytest.raises(ScoringError) as err:
+        check_tables("liuzhou")
+    said = str(err.value)
+    assert said.index("计分模块") < said.index("engine of")
+    assert "liuzhou.toml" in said and "no engine" in said and "scoring/liuzhou.py" in said
+    assert "nanning" in said and "points" not in said.split("one of:")[1]

@@ -247,3 +247,40 @@ async def test_a_pin_change_sent_with_an_idempotency_key_leaves_no_fingerprint_o
     with sqlite3.connect(tmp_path / "record" / "events.sqlite3") as db:
         kept = db.execute("SELECT count(*) FROM requests WHERE seq = ?", (seq,)).fetchone()[0]
     assert kept == 0
+
+
+async def test_an_edit_the_running_service_does_not_take_live_is_said_to_wait_for_a_restart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """docs/display.md: only [display]'s credentials are taken live, other keys wait for a restart. An edited
+    `[rules] ruleset` or `[table] name` was said nowhere: the technician believed the table now played 竞技. Now the
+    watch names the keys waiting, Chinese first in `message_zh`, once; the table plays on as it started, and a
+    PIN edited in the same file is still taken."""
+    from table_controller import config_watch
+
+    monkeypatch.setattr(config_watch, "EVERY_S", 0.05)
+    caplog.set_level(logging.WARNING, logger="table_controller.config_watch")
+    path = _config(tmp_path)
+    svc = await _start(path)
+    try:
+        assert await _role(svc, OLD) == "referee"
+        path.write_text(CONFIG.replace("[table]\n", '[table]\nname = "9号桌"\n').replace(OLD, NEW)
+                        + '\n[rules]\nruleset = "jingji"\n', encoding="utf-8")
+        end = time.monotonic() + 10
+        while not (said := [r for r in caplog.records if "next restart" in r.getMessage()]):
+            assert time.monotonic() < end, "the config watch never said the edit waits for a restart"
+            await asyncio.sleep(0.02)
+        assert said[0].keys == ["rules.ruleset", "table.name"]  # type: ignore[attr-defined]
+        assert "rules.ruleset、table.name 须重启服务后才生效" in said[0].message_zh  # type: ignore[attr-defined]
+        while not _changes(svc):
+            assert time.monotonic() < end
+            await asyncio.sleep(0.02)
+        assert await _role(svc, NEW) == "referee"
+        assert svc.controller.state.ruleset == "mcr"
+        path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # the same keys: not said again
+        stamp = os.stat(path).st_mtime_ns
+        while config_watch._stamp(path) is None or os.stat(path).st_mtime_ns != stamp:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)  # four looks of the watch at 0.05 s
+        assert len([r for r in caplog.records if "next restart" in r.getMessage()]) == 1
+    finally:
+        await svc.stop()
