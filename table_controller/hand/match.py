@@ -113,6 +113,11 @@ def match_problem(table: Mapping[str, Any]) -> str | None:
     who = table.get("next_dealer", "rotate")
     if who not in NEXT_DEALERS:
         return f"[match] next_dealer must be one of {', '.join(NEXT_DEALERS)}, not {who!r}"
+    rounds = table.get("rounds", list(T.SEATS))
+    # a word that is no wind ("East") was taken letter by letter: the rounds' winds 'E', 'a', 's', 't'
+    if not isinstance(rounds, (list, tuple)) or not rounds or any(w not in T.SEATS for w in rounds):
+        shown = list(rounds) if isinstance(rounds, tuple) else rounds  # as the TOML wrote it (frozen: a tuple)
+        return f"[match] rounds must list the rounds' winds, each one of {', '.join(T.SEATS)}, not {shown!r}"
     return None
 
 
