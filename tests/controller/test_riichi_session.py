@@ -6,7 +6,9 @@ live controller with a real SQLite log, as an operator and a referee key them.""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+import re
+from dataclasses import replace
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -14,6 +16,9 @@ from offline import offline_controller  # type: ignore[import-not-found]
 
 from table_controller.controller import ActionError, Controller
 from table_controller.hand.match import MatchRules, next_hand, start
+from table_controller.projection import public_view
+from table_controller.referee import flow_of
+from table_controller.rules.ruleset import ENV_DIR, PACKAGED
 from table_controller.scoresheet import compute
 from table_controller.tiles import parse_tiles
 
@@ -112,3 +117,106 @@ def test_a_hanchan_ends_when_the_souths_last_dealer_does_not_keep_the_deal(table
     held = _held(c)
     assert sum(held.values()) == 4 * 25000, held
     assert max(held, key=held.__getitem__) == "4" and sheet["table_points"]["4"] == 4
+
+
+@pytest.fixture
+def venue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """The shipped riichi file with its `[match]` lines `key = value` replaced, in use from now (a venue's copy)."""
+    def set_(**values: str) -> None:
+        text = (PACKAGED / "riichi.toml").read_text(encoding="utf-8")
+        for key, value in values.items():
+            line = re.search(rf"^{key} = .*$", text, re.M)
+            assert line, key
+            text = text.replace(line.group(0), f"{key} = {value}")
+        folder = tmp_path / "rulesets"
+        folder.mkdir(exist_ok=True)
+        (folder / "riichi.toml").write_text(text, encoding="utf-8")
+        monkeypatch.setenv(ENV_DIR, str(folder))
+        flow_of.cache_clear()
+    yield set_
+    flow_of.cache_clear()
+
+
+def _kokushi(c: Controller) -> None:
+    """The dealer (E) wins 国士无双 on S's 中: 48000 from S."""
+    _start(c)
+    c.record_play("play.discard", {"seat": "E", "tile": "9p"}, by="op")
+    c.record_play("play.discard", {"seat": "S", "tile": "7z"}, by="op")
+    c.referee_action("referee.win_read", {"hand": {"seat_wind": "E", "concealed": parse_tiles("19m19p19s1123456z"),
+                                                   "win_tile": "7z", "win": "discard", "discarder": "S"}}, by="ref")
+    c.referee_action("referee.win_confirm", {}, by="ref")
+    c.accept("operator", "operator.hand_end", {"hand_no": c.state.hand["hand_no"], "result": "win"})
+
+
+def test_without_bust_a_player_below_zero_plays_on(table: Controller) -> None:
+    _kokushi(table)
+    assert _held(table)["2"] == -23000
+    assert table._coming().dealer_position == 1 and not compute(table.state)["final"]
+
+
+def test_with_bust_a_player_below_zero_ends_the_session(venue: Callable[..., None], tmp_path: Path) -> None:
+    """飛び ([match] bust = true, 天凤): 乙 (chair 2) at 25000 − 48000 ends the 半荘 in its first hand, the dealer's
+    连庄 with it; the next hand is refused naming who, the page says so, the sheet is final."""
+    venue(bust="true")
+    c = offline_controller(tmp_path, "riichi", {"1": "甲", "2": "乙", "3": "丙", "4": "丁"})
+    try:
+        _kokushi(c)
+        with pytest.raises(ActionError, match=r"乙（-23000点）点数为负，被击飞，比赛结束"):
+            c._coming()
+        assert public_view(c.state)["next_hand"]["busted"] == {"2": -23000}
+        sheet = compute(c.state)
+        assert sheet["final"] and sheet["table_points"]["2"] == 0
+    finally:
+        c.store.close()
+
+
+def test_bust_counts_the_sticks_and_the_noten_payments_and_zero_plays_on(venue: Callable[..., None],
+                                                                          tmp_path: Path) -> None:
+    """Each starting at 2000: 乙's 立直 (1000) and its 不听罚符 (1000) leave it 0, and the session goes on; one more
+    不听 hand takes it below 0 and ends it."""
+    venue(bust="true", start_points="2000")
+    c = offline_controller(tmp_path, "riichi")
+    try:
+        _draw(c, dealer_ready=True, riichi="S")
+        assert _held(c) == {"1": 5000, "2": 0, "3": 1000, "4": 1000}
+        assert not c._coming().over
+        _draw(c, dealer_ready=True)
+        assert _held(c)["2"] == -1000
+        with pytest.raises(ActionError, match=r"2号位（-1000点）点数为负，被击飞"):
+            c._coming()
+    finally:
+        c.store.close()
+
+
+def test_the_hand_machine_busts_below_zero_not_at_it() -> None:
+    rules = replace(MatchRules.for_ruleset("riichi"), bust=True)
+    assert rules.start_points == 25000
+    m, notes = next_hand(start(rules), ["S"], {"E": -25000, "S": 25000})  # E at 0
+    assert not m.over
+    w = m.player_of("W")
+    m, notes = next_hand(m, ["S"], {"W": -26000, "S": 26000})  # W at -1000
+    assert m.over and {"type": "bust", "players": {w: -1000}} in notes
+
+
+@pytest.mark.parametrize("stop, outcome, over", [
+    ("none", "win", False), ("win", "win", True), ("win", "ready", False), ("win_or_ready", "ready", True),
+])
+def test_the_last_dealer_first_ends_the_session_where_the_ruleset_stops_it(stop: str, outcome: str,
+                                                                           over: bool) -> None:
+    """アガリ止め / テンパイ止め (`[match] last_dealer_stop`): 南4局's dealer (chair 4) keeps the deal holding first
+    place alone; never in an earlier hand, nor when another player stays ahead."""
+    rules = replace(MatchRules.for_ruleset("riichi"), last_dealer_stop=stop)
+    m = start(rules)
+    for _ in range(3):
+        m, _ = next_hand(m, [])
+    ahead = {"E": 12000, "S": -4000, "W": -4000, "N": -4000}  # 东4局: chair 4 deals and takes the lead
+    kept, _ = next_hand(m, ["E"], ahead)
+    assert not kept.over and kept.dealer_position == 4  # East round: plays on
+    for _ in range(4):
+        kept, _ = next_hand(kept, [])
+    assert (kept.prevalent, kept.dealer_position) == ("S", 4)
+    winners, ready = (["E"], []) if outcome == "win" else ([], ["E"])
+    last, notes = next_hand(kept, winners, {"E": 1000, "S": -1000} if winners else None, ready=ready)
+    assert last.over is over and any(n["type"] == "last_dealer_stop" for n in notes) is over
+    behind, _ = next_hand(replace(kept, scores=(0, 0, 30000, 0)), winners, ready=ready)  # chair 3 ahead
+    assert not behind.over
