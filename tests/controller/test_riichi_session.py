@@ -120,7 +120,7 @@ def test_a_hanchan_ends_when_the_souths_last_dealer_does_not_keep_the_deal(table
 
 
 @pytest.fixture
-def venue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+def venue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
     """The shipped riichi file with its `[match]` lines `key = value` replaced, in use from now (a venue's copy)."""
     def set_(**values: str) -> None:
         text = (PACKAGED / "riichi.toml").read_text(encoding="utf-8")
