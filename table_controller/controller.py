@@ -855,6 +855,11 @@ class Controller:
             if places.ended_by_referee:
                 raise ActionError("裁判已结束本局比赛：请裁判在成绩表页开始新一轮 / the referee ended the session: "
                                   "the referee starts the next round")
+            if places.busted:  # 飛び ([match] bust, riichi)
+                who = "、".join(f"{self.state.players.get(p) or f'{p}号位'}（{held}点）" for p, held in places.busted)
+                chairs = ", ".join(f"player {p} ({held})" for p, held in places.busted)
+                raise ActionError(f"{who}点数为负，被击飞，比赛结束：请裁判在成绩表页开始新一轮 / {chairs} below zero "
+                                  "(bust): the session is over; the referee starts the next round")
             raise ActionError(f"本局 {places.hands_per_session or len(self.state.hands)} 盘已打完，比赛结束：请裁判在成绩表页"
                               f"开始新一轮 / the session's hands are played: the referee starts the next round")
         return places

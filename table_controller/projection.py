@@ -158,6 +158,8 @@ def _next_hand(state: Any) -> dict[str, Any] | None:
     return {"dealer_position": c.dealer_position, "prevalent": c.prevalent, "seating": seating,
             "swap": moves, "over": c.over, "hands_per_session": c.hands_per_session,
             "ended_by_referee": c.ended_by_referee,
+            # 飛び (riichi's [match] bust): the players below 0 that ended the session, with what they hold
+            "busted": {str(p): held for p, held in c.busted},
             # 定庄 before the round's first hand: the method, and what it still waits for
             "first_dealer": None if state.hands else {
                 "method": method_of(state.ruleset), "position": first_dealer_of(fd), "chosen": bool(fd and fd.get("position")),

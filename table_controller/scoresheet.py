@@ -23,6 +23,46 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     hands are played and no hand is in play nor a win waits for its confirmation again, or when told: a
     round closed by the next one's start)."""
     actions = state.actions
+    rows, totals, pot, ruled, hands, out_of_stacks = _rows(state)
+    stick = _riichi_stick(state.ruleset)
+    # time called with a hand in play: the session ends with that hand (以尚在进行的一盘比赛结束为结束时间,
+    # seed 000); a win whose confirmation was undone is the referee's to confirm again
+    open_ = (state.hand is not None and not state.hand.get("ended")) or any(r["result"] == "win_pending" for r in rows)
+    final = final or out_of_stacks or (not open_ and (_session_over(state) or _hands_played(state)))
+    if final and pot and rows:
+        pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
+    from table_controller.scoring.points import session_points
+
+    points = session_points(state.ruleset, totals)
+    players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
+    sheet = {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
+             "table_points": points, "final": final, "riichi_pot": pot}
+    start = _start_points(state.ruleset)
+    if start is not None:  # riichi: the points each player holds are these plus the totals (持点)
+        sheet["start_points"] = start
+    spans = substitutes.sitters(state.players, getattr(state, "player_ids", {}), actions)
+    out = disqualified(ruled, hands, spans)
+    if out:  # 取消比赛资格: who, where and why (the hub leaves them out of the seating: docs/tournament.md)
+        sheet["disqualified"] = out
+    if substitutes.replaced(spans):  # 替补: who sat each hand, and each sitter's hands and points
+        sheet["sitters"] = substitutes.credit(spans, rows, totals)
+        for row in rows:
+            row["sat"] = {p: spans[p][substitutes.sitter_of(spans[p], int(row["hand_no"]))]["name"] for p in POSITIONS}
+    return sheet
+
+
+def hand_points(state: Any) -> dict[int, dict[str, int]]:
+    """Each row's points by player (抽签号位 "1".."4"), by hand number (0: penalties before the first hand): what
+    the session's end counts where it depends on the points held (riichi's 飛び, `seating.for_state`). The
+    sticks a session's end would give out are not in them: they move nobody below 0."""
+    return {int(r["hand_no"]): dict(r["points"]) for r in _rows(state)[0]}
+
+
+def _rows(state: Any) -> tuple[list[dict[str, Any]], dict[str, int], int, list[dict[str, Any]],
+                                dict[int, dict[str, Any]], bool]:
+    """The sheet's rows and running totals so far, the sticks on the table, the disqualifying rulings, the hands
+    by number, and whether the stacks ended the 局 (竞技): what `compute` completes."""
+    actions = state.actions
     hands = {h["hand_no"]: dict(h) for h in state.hands}
     if state.hand is not None and state.hand["hand_no"] not in hands:
         hands[state.hand["hand_no"]] = {"hand_no": state.hand["hand_no"], "dealer_position": state.hand["dealer_position"],
@@ -50,30 +90,7 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
         if taken:  # the 供托 the hand's first winner took, this hand's sticks and those carried to it (the wins list)
             rows[-1]["riichi_taken"] = taken
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
-    # time called with a hand in play: the session ends with that hand (以尚在进行的一盘比赛结束为结束时间,
-    # seed 000); a win whose confirmation was undone is the referee's to confirm again
-    open_ = (state.hand is not None and not state.hand.get("ended")) or any(r["result"] == "win_pending" for r in rows)
-    final = final or out_of_stacks or (not open_ and (_session_over(state) or _hands_played(state)))
-    if final and pot and rows:
-        pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
-    from table_controller.scoring.points import session_points
-
-    points = session_points(state.ruleset, totals)
-    players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
-    sheet = {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
-             "table_points": points, "final": final, "riichi_pot": pot}
-    start = _start_points(state.ruleset)
-    if start is not None:  # riichi: the points each player holds are these plus the totals (持点)
-        sheet["start_points"] = start
-    spans = substitutes.sitters(state.players, getattr(state, "player_ids", {}), actions)
-    out = disqualified(ruled, hands, spans)
-    if out:  # 取消比赛资格: who, where and why (the hub leaves them out of the seating: docs/tournament.md)
-        sheet["disqualified"] = out
-    if substitutes.replaced(spans):  # 替补: who sat each hand, and each sitter's hands and points
-        sheet["sitters"] = substitutes.credit(spans, rows, totals)
-        for row in rows:
-            row["sat"] = {p: spans[p][substitutes.sitter_of(spans[p], int(row["hand_no"]))]["name"] for p in POSITIONS}
-    return sheet
+    return rows, totals, pot, ruled, hands, out_of_stacks
 
 
 def disqualified(penalties: list[dict[str, Any]], hands: dict[Any, dict[str, Any]],

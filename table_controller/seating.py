@@ -12,7 +12,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,8 @@ class Coming:
     ended_by_referee: bool = False
     #: 本场 of the coming hand where the ruleset counts them (`[match] honba`, riichi), else 0
     honba: int = 0
+    #: 飛び (`[match] bust`): the players (抽签号位) below 0 that ended the session, with the points they hold
+    busted: tuple[tuple[int, int], ...] = ()
 
     def seats(self) -> dict[str, int]:
         """Wind → the player holding it (the score sheet's column)."""
@@ -47,16 +49,28 @@ def for_state(state: Any) -> Coming:
     over too once the referee has ended it (比赛结束: time is up, or the competition says so)."""
     from dataclasses import replace
 
+    from table_controller.hand.match import MatchRules
     from table_controller.referee import session_ended_at
+    from table_controller.scoring import ScoringError
 
-    c = coming(state.ruleset, state.hands, state.actions, first_dealer_of(getattr(state, "first_dealer", None)))
+    try:
+        counts = MatchRules.for_ruleset(state.ruleset).counts_points
+    except (ScoringError, ValueError, KeyError, TypeError):
+        counts = False
+    points = None
+    if counts:  # 飛び, アガリ止め: the sheet's points of each hand (sticks, penalties, kongs and 查叫 in)
+        from table_controller.scoresheet import hand_points
+
+        points = hand_points(state)
+    c = coming(state.ruleset, state.hands, state.actions, first_dealer_of(getattr(state, "first_dealer", None)), points)
     return replace(c, over=True, ended_by_referee=True) if session_ended_at(state.actions) is not None else c
 
 
 def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict[str, Any]],
-           first_dealer: int = 1) -> Coming:
+           first_dealer: int = 1, points: Mapping[int, Mapping[str, int]] | None = None) -> Coming:
     """The places of the hand after `hands` (the round's ended hands, in order), the round's first
-    hand dealt by chair `first_dealer` (定庄).
+    hand dealt by chair `first_dealer` (定庄). `points`: the score sheet's points of each hand by player
+    (`scoresheet.hand_points`), where the session's end depends on them (`[match] bust`, `last_dealer_stop`).
 
     The session ends (`over`) only where the ruleset says how long it is (`[match]`
     `hands_per_session`, or its `rounds`: MCR's 16 hands, four rounds). Elsewhere the deal goes on
@@ -64,14 +78,14 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
     "abandoned", 中止) is replayed: it neither passes the deal nor counts, unless the ruleset's
     `[match] replay_abandoned = false` treats it as a 荒庄."""
     from table_controller.hand.errors import IllegalAction
-    from table_controller.hand.match import MatchRules, next_hand, start
+    from table_controller.hand.match import MatchRules, busted, next_hand, start
     from table_controller.referee import exhaustive, winners
     from table_controller.scoring import ScoringError
     from table_controller.scoring.config import match
 
     try:
         table = match(ruleset)
-        rules = MatchRules.from_table(ruleset, table)
+        rules = MatchRules.for_ruleset(ruleset)
     except (ScoringError, ValueError, KeyError, TypeError):
         table, rules = {}, None
     if table.get("replay_abandoned", True):
@@ -82,16 +96,27 @@ def coming(ruleset: str, hands: Sequence[dict[str, Any]], actions: Sequence[dict
     if rules is not None:
         limited = rules.hands_per_session > 0 or "rounds" in table
         m, past = start(rules, first_dealer), False
+        # a hand that does not count (中止) or a penalty before the first: its points go with the next hand's
+        counted = {h["hand_no"] for h in hands}
+        aside = sorted(no for no in (points or {}) if no not in counted)
         try:
             for h in hands:
                 ready = sorted((exhaustive(actions, h["hand_no"]) or {}).get("ready", {}))
-                m, _ = next_hand(m, winners(actions, h["hand_no"]), ready=ready, abortive=h.get("result") == "abortive")
+                paid = None
+                if points is not None:
+                    due = dict(points.get(h["hand_no"], {}))
+                    while aside and aside[0] < h["hand_no"]:
+                        for p, v in points[aside.pop(0)].items():
+                            due[p] = due.get(p, 0) + v
+                    paid = {w: int(due.get(str(player), 0)) for w, player in (h.get("seats") or {}).items()}
+                m, _ = next_hand(m, winners(actions, h["hand_no"]), paid, ready=ready,
+                                 abortive=h.get("result") == "abortive")
         except IllegalAction:  # hands played past the session's end
             past = True
         over = m.over or past
-        if limited or not over:
+        if limited or not over or busted(m):  # 飛び ends even a session of no set length
             return Coming(m.dealer_position, m.prevalent, m.double, m.seating, over, rules.hands_per_session,
-                          honba=m.honba if rules.honba else 0)
+                          honba=m.honba if rules.honba else 0, busted=tuple(sorted(busted(m).items())))
     # no session rules, or past the rounds a ruleset does not limit: the deal passes every hand
     return Coming((first_dealer - 1 + n) % 4 + 1, SEATS[(n // 4) % 4], False, IDENTITY, False, 0)
 

@@ -17,6 +17,9 @@ from table_controller.hand.errors import IllegalAction
 
 #: Who deals after a hand the dealer does not keep (`[match] next_dealer`): the next chair, or the first winner (四川)
 NEXT_DEALERS: tuple[str, ...] = ("rotate", "first_winner")
+#: When the last hand's dealer, kept, ends the session holding first place (`[match] last_dealer_stop`, riichi):
+#: never (WRC, JPML), on its win (アガリ止め, 天凤), or on its win or a ready 流局 (テンパイ止め too)
+LAST_DEALER_STOPS: tuple[str, ...] = ("none", "win", "win_or_ready")
 
 
 @dataclass(frozen=True)
@@ -38,9 +41,15 @@ class MatchRules:
     #: 第一次换位是东南（1号2号位）互换，西北（3号4号位）互换，第二次换位是东西（1号3号位）互换，南北（2号4号位）互换)
     seat_swaps: tuple[tuple[tuple[int, int], ...], ...] = (((1, 2), (3, 4)), ((1, 3), (2, 4)))
     next_dealer: str = "rotate"         # "rotate" or "first_winner" (四川: 首先和牌者坐庄)
+    #: riichi 飛び: the session is over once a player holds less than 0 (`start_points` plus its running score)
+    bust: bool = False
+    #: the points each player holds at the start (riichi's `[scoring] start_points`), what 飛び counts from
+    start_points: int = 0
+    #: アガリ止め / テンパイ止め: the last hand's dealer, kept and first, ends the session (`LAST_DEALER_STOPS`)
+    last_dealer_stop: str = "none"
 
     @classmethod
-    def from_table(cls, ruleset: str, table: Mapping[str, Any]) -> MatchRules:
+    def from_table(cls, ruleset: str, table: Mapping[str, Any], start_points: int = 0) -> MatchRules:
         hands = table.get("hands_per_session", 0)
         return cls(ruleset=ruleset, hands_per_session=int(hands) if isinstance(hands, int) else 0,
                    rounds=tuple(table.get("rounds", ("E", "S", "W", "N"))),
@@ -52,13 +61,25 @@ class MatchRules:
                    double_on_continue=bool(table.get("double_on_continue", False)),
                    seat_swap_before_round=_winds(table.get("seat_swap_before_round")),
                    seat_swaps=_swaps(table.get("seat_swaps")) or cls.seat_swaps,
-                   next_dealer=str(table.get("next_dealer", "rotate")))
+                   next_dealer=str(table.get("next_dealer", "rotate")),
+                   bust=table.get("bust", False) is True, start_points=start_points,
+                   last_dealer_stop=str(table.get("last_dealer_stop", "none")))
 
     @classmethod
     def for_ruleset(cls, ruleset: str) -> MatchRules:
-        from table_controller.scoring.config import match
+        from table_controller.scoring.config import match, scoring
 
-        return cls.from_table(ruleset, match(ruleset))
+        try:
+            start = scoring(ruleset).get("start_points", 0)
+        except Exception:  # a ruleset the referee scores has no [scoring]
+            start = 0
+        start = start if isinstance(start, int) and not isinstance(start, bool) else 0
+        return cls.from_table(ruleset, match(ruleset), start_points=start)
+
+    @property
+    def counts_points(self) -> bool:
+        """The session's end depends on the points held (飛び, アガリ止め): `next_hand` needs each hand's payments."""
+        return self.bust or self.last_dealer_stop != "none"
 
 
 @dataclass(frozen=True)
@@ -113,6 +134,16 @@ def match_problem(table: Mapping[str, Any]) -> str | None:
     who = table.get("next_dealer", "rotate")
     if who not in NEXT_DEALERS:
         return f"[match] next_dealer must be one of {', '.join(NEXT_DEALERS)}, not {who!r}"
+    if not isinstance(table.get("bust", False), bool):
+        return f"[match] bust must be true or false, not {table['bust']!r}"
+    stop = table.get("last_dealer_stop", "none")
+    if stop not in LAST_DEALER_STOPS:
+        return f"[match] last_dealer_stop must be one of {', '.join(LAST_DEALER_STOPS)}, not {stop!r}"
+    rounds = table.get("rounds", list(T.SEATS))
+    # a word that is no wind ("East") was taken letter by letter: the rounds' winds 'E', 'a', 's', 't'
+    if not isinstance(rounds, (list, tuple)) or not rounds or any(w not in T.SEATS for w in rounds):
+        shown = list(rounds) if isinstance(rounds, tuple) else rounds  # as the TOML wrote it (frozen: a tuple)
+        return f"[match] rounds must list the rounds' winds, each one of {', '.join(T.SEATS)}, not {shown!r}"
     return None
 
 
@@ -156,6 +187,8 @@ def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | N
     The dealer keeps the deal (连庄) when the ruleset says so and the dealer won (or on 荒庄
     where it says so); otherwise the deal passes to the next chair in play order (四川 may give
     it to the first winner instead). A round ends when the deal comes back to the first dealer.
+    Where the ruleset says so the session ends sooner: a player holding less than 0 (飛び, `bust`), or the
+    last round's last dealer kept while first (`last_dealer_stop`: アガリ止め, テンパイ止め).
     """
     if m.over:
         raise IllegalAction("session_over", "本局比赛已结束")
@@ -201,9 +234,36 @@ def next_hand(m: MatchState, winners: list[str], payments: Mapping[str, int] | N
             new = replace(new, over=True)
     if r.hands_per_session and new.hands_played >= r.hands_per_session:
         new = replace(new, over=True)
+    if keep and _stops(m, winners, ready):
+        new = replace(new, over=True)
+        notes.append({"type": "last_dealer_stop", "position": m.dealer_position})
+    if busted(new):
+        new = replace(new, over=True)
+        notes.append({"type": "bust", "players": busted(new)})
     if new.over:
         notes.append({"type": "session_over", "hands": new.hands_played})
     return new, notes
+
+
+def busted(m: MatchState) -> dict[int, int]:
+    """飛び: the players (抽签号位) holding less than 0 where the ruleset ends the session so, with what they hold."""
+    if not m.rules.bust:
+        return {}
+    return {p: m.rules.start_points + s for p, s in m.player_scores.items() if m.rules.start_points + s < 0}
+
+
+def _stops(m: MatchState, winners: Sequence[str], ready: Sequence[str]) -> bool:
+    """The dealer of the last round's last hand keeps the deal holding first place alone, and the ruleset ends the
+    session then (アガリ止め on its win; テンパイ止め on a ready 流局 too). `m` is after the hand's payments."""
+    stop = m.rules.last_dealer_stop
+    if stop == "none" or m.round_index < len(m.rules.rounds) - 1:
+        return False
+    if not _passes(m.dealer_position, m.dealer_position % 4 + 1, m.first_dealer):
+        return False  # not the round's last dealer
+    if not ("E" in winners or (stop == "win_or_ready" and not winners and "E" in ready)):
+        return False
+    mine = m.player_of("E")
+    return all(m.scores[mine - 1] > s for p, s in m.player_scores.items() if p != mine)
 
 
 def _passes(old: int, new: int, first: int) -> bool:

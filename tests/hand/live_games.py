@@ -80,7 +80,8 @@ class LiveGame:
             "prevalent_wind": places.prevalent, "seats": places.seats(),
             **({"seating": {str(c): p for c, p in enumerate(places.seating, start=1)}}
                if places.seating != (1, 2, 3, 4) else {}),
-            **({"double": True} if places.double else {})})
+            **({"double": True} if places.double else {}),
+            **({"honba": places.honba} if places.honba else {})})  # riichi's 本场, as start_hand records it
         throws: list[tuple[int, ...]] = []
         while True:
             thrower = self.live.state.hand["next_thrower"]  # type: ignore[index]

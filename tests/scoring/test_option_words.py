@@ -31,6 +31,10 @@ def _venue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str, body: str
 @pytest.mark.parametrize("base, body, error", [
     ("sichuan", '[match]\nnext_dealer = "first_winer"', "[match] next_dealer must be one of rotate, first_winner"),
     ("shanghai", '[match]\nnext_dealer = "winner"', "[match] next_dealer must be one of rotate, first_winner"),
+    ("riichi", '[match]\nrounds = ["East", "South"]', "[match] rounds must list the rounds' winds, each one of E, S"),
+    ("riichi", '[match]\nrounds = "ES"', "[match] rounds must list the rounds' winds"),
+    ("riichi", '[match]\nbust = "yes"', "[match] bust must be true or false"),
+    ("riichi", '[match]\nlast_dealer_stop = "agari"', "[match] last_dealer_stop must be one of none, win, win_or_ready"),
     ("sichuan", '[flow]\ncontinue_after_win = "blood_rivers"',
      "[flow] continue_after_win must be one of end, blood_battle, blood_river"),
     ("riichi", '[flow]\nabortive_draws = ["nine_terminal", "four_winds"]',
@@ -55,6 +59,7 @@ def test_a_misspelt_word_is_refused_when_the_table_is_configured(tmp_path: Path,
 @pytest.mark.parametrize("base, body", [
     ("sichuan", '[match]\nnext_dealer = "rotate"\n[flow]\ncontinue_after_win = "blood_river"'),
     ("xueliu", '[flow]\ncontinue_after_win = "end"'),
+    ("riichi", '[match]\nrounds = ["E"]\nbust = true\nlast_dealer_stop = "win_or_ready"'),  # 东风战, 天凤's
     ("riichi", '[scoring]\nriichi_leftover = "table"\n[flow]\nmultiple_winners = true\nabortive_draws = '
                '["nine_terminals", "four_winds", "four_riichi", "four_kongs", "three_rons"]'),
     ("jingji", '[scoring.baofu]\nhanging_swap = "range"\n[scoring.non_winning_end]\nkong = "void"'),

@@ -72,7 +72,7 @@ const I18N = {
                needReason: "请填写撤销理由（永久记录）", noActions: "尚无裁判操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
               chosen: "定庄：{n}号位坐庄" },
-        next: { timeUp: "比赛时间到：本盘为最后一盘。", timeUpAfter: "比赛时间到，不再开始新一盘：请裁判在成绩表页结束比赛。", ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。",
+        next: { timeUp: "比赛时间到：本盘为最后一盘。", timeUpAfter: "比赛时间到，不再开始新一盘：请裁判在成绩表页结束比赛。", ended: "裁判已结束本局比赛。裁判在成绩表页开始新一轮。", over: "本局 {n} 盘已打完，比赛结束。裁判在成绩表页开始新一轮。", overAny: "本局已打完，比赛结束。裁判在成绩表页开始新一轮。", bust: "{who}点数为负，被击飞，比赛结束。裁判在成绩表页开始新一轮。",
                 swap: "换位：下一盘前，{moves}。", move: "{who} 坐到 {chair} 号位" },
         ap: { title: "申诉", hint: "选手对裁判裁决的书面申诉（本局比赛结束后限时提出），及仲裁委员会的裁决。", who: "申诉选手", target: "针对裁决 #",
               optional: "可不填", text: "申诉内容", submit: "记录申诉", none: "无申诉", waiting: "待仲裁委员会裁决", upheld: "支持申诉",
@@ -199,6 +199,7 @@ const I18N = {
         next: { timeUp: "Time is up: this hand is the last.", timeUpAfter: "Time is up, no further hand: the referee ends the session on the Score sheet page.", ended: "The referee ended the session: the referee starts the next round on the Score sheet page.",
                 over: "The session's {n} hands are played: the referee starts the next round on the Score sheet page.",
                 overAny: "The session is over: the referee starts the next round on the Score sheet page.",
+                bust: "{who} below zero (bust): the session is over. The referee starts the next round on the Score sheet page.",
                 swap: "Seat swap before the next hand: {moves}.", move: "{who} moves to chair {chair}" },
         ap: { title: "Appeals", hint: "Players' written appeals against a referee's rulings (within the time after the session), and the arbitration committee's decisions.",
               who: "Appellant", target: "Against ruling #", optional: "optional", text: "Appeal", submit: "Record appeal", none: "no appeals",
@@ -908,7 +909,9 @@ function renderNextNotice() {
   const next = state.next_hand;
   let text = "";
   const left = sessionLeft();
-  if (next && next.over) text = next.ended_by_referee ? t("next.ended") : next.hands_per_session ? t("next.over", { n: next.hands_per_session }) : t("next.overAny");
+  const busted = next && Object.entries(next.busted || {}).map(([p, held]) => `${state.players[p] || t("pos", { n: p })}${lang === "zh" ? `（${held}点）` : ` (${held})`}`);
+  if (next && next.over) text = next.ended_by_referee ? t("next.ended") : busted.length ? t("next.bust", { who: busted.join(lang === "zh" ? "、" : ", ") })
+    : next.hands_per_session ? t("next.over", { n: next.hands_per_session }) : t("next.overAny");
   else if (left !== null && left <= 0) text = state.hand && !state.hand.ended ? t("next.timeUp") : t("next.timeUpAfter");
   else if (next && next.swap && next.swap.length) {
     const moves = next.swap.map(([chair, , player]) => t("next.move", { who: state.players[String(player)] || t("pos", { n: player }), chair }));
