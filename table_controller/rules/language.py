@@ -18,11 +18,11 @@ KEYS: Mapping[str, frozenset[str]] = {
         "abortive_draws", "baofu_claims", "baofu_hanging", "chase", "continue_after_win", "exhaustive_checks",
         "follow_dealer", "furiten", "horses", "missed_win", "missed_win_any", "missing_suit", "multiple_winners",
         "must_win_last", "no_chow", "no_kong_after_chow", "riichi_declarations", "seal_pungs", "tiles"}),
-    # hand/match.py MatchRules; `replay_abandoned` seating.coming (a 中止 replayed, by default, or a 荒庄)
+    # hand/match.py MatchRules (riichi's 飛び `bust`, アガリ止め `last_dealer_stop`); `replay_abandoned` seating.coming (a 中止 replayed, by default, or a 荒庄)
     "match": frozenset({
-        "continue_dealer", "continue_if_ready", "continue_on_abortive", "continue_on_draw", "double_on_continue",
-        "hands_per_session", "honba", "next_dealer", "replay_abandoned", "rounds", "seat_swap_before_round",
-        "seat_swaps"}),
+        "bust", "continue_dealer", "continue_if_ready", "continue_on_abortive", "continue_on_draw",
+        "double_on_continue", "hands_per_session", "honba", "last_dealer_stop", "next_dealer", "replay_abandoned",
+        "rounds", "seat_swap_before_round", "seat_swaps"}),
     "penalties": frozenset({"items", "source"}),  # penalties.catalogue (each item's keys: penalties.Penalty)
     # the scorers (scoring/<engine>.py); riichi's local rules `uma`, `return_points`, `nagashi_mangan`,
     # `held_wait_ready`, `noten_riichi` are set by no shipped file (off by default, commented out in riichi.toml)
