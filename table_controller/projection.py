@@ -25,16 +25,20 @@ ACTIONS_TAIL = 30
 #: Fields of an action the pages do not need (the full record: GET /api/actions, the log itself).
 ACTION_INTERNAL = ("hand", "hands", "client", "by_wind", "error_kind", "source", "restore")
 BACK = "back"
+#: A log line's texts as the public reads them (`state._log_line`: a camera's tile not named), in each language
+PUBLIC_TEXT = ("public", "public_en")
 
 
-def public_text(ev: Any) -> str:
-    """The log's line for event `ev` (`state.describe`) as the public may read it."""
+def public_text(ev: Any, english: bool = False) -> str:
+    """The log's line for event `ev` (`state.describe`, or `log_en.describe_en`) as the public may read it."""
+    from table_controller.log_en import describe_en
     from table_controller.state import describe
     from table_controller.store import Event
 
+    said = describe_en if english else describe
     if ev.type not in CAMERA_TILE_EVENTS:
-        return describe(ev)
-    return describe(Event(ev.seq, ev.at, ev.source, ev.type, camera_public(ev.data)))
+        return said(ev)
+    return said(Event(ev.seq, ev.at, ev.source, ev.type, camera_public(ev.data)))
 
 
 def _base(state: Any) -> dict[str, Any]:
@@ -181,7 +185,8 @@ def referee_view(state: Any) -> dict[str, Any]:
     """Everything, including the hand as read: for the referee's authenticated channel only."""
     out = _base(state)
     out["view"] = "referee"
-    out["log"] = [{k: v for k, v in line.items() if k != "public"} if "public" in line else line for line in out["log"]]
+    out["log"] = [{k: v for k, v in line.items() if k not in PUBLIC_TEXT} if "public" in line else line
+                  for line in out["log"]]
     out["penalty_catalogue"] = catalogue(state.ruleset).to_json()
     return out
 
@@ -205,7 +210,8 @@ def _public_line(line: dict[str, Any]) -> dict[str, Any]:
     """A log line as the public reads it: its public text where it has one (`state._log_line`; a saved state
     folded by another version is not restored: `snapshot.code_version`)."""
     if "public" in line:
-        return {**{k: v for k, v in line.items() if k != "public"}, "text": line["public"]}
+        return {**{k: v for k, v in line.items() if k not in PUBLIC_TEXT}, "text": line["public"],
+                "text_en": line.get("public_en", line["public"])}
     return line
 
 

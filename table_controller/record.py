@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from table_controller.log_en import describe_en
 from table_controller.scoresheet import RESULT_ZH
 from table_controller.state import SEATS, TableState, describe, fold
 from table_controller.store import Event
@@ -156,7 +157,8 @@ class _Round:
             if play is None and not referee:
                 continue  # a play voided: never happened, for the public
             line: dict[str, Any] = {"seq": p.ident, "t": round(ev.at - start.at, 1), "source": ev.source,
-                                    "type": ev.type, "text": describe(play or ev) if referee else public_text(play or ev)}
+                                    "type": ev.type, "text": describe(play or ev) if referee else public_text(play or ev),
+                                    "text_en": describe_en(play or ev) if referee else public_text(play or ev, True)}
             if p.by is not None:
                 line["inserted"] = True  # never keyed: put in by the referee's correction #seq
             if ev.type.startswith("play."):  # what was laid, for a replay (a concealed kong face down)
@@ -169,10 +171,14 @@ class _Round:
             if referee and ev.type == CORRECTION and action is not None and "target" in action:
                 line["text"] = f"更正 #{action['target']}：{action['was']}" + (
                     f" → {action['now']}" if action.get("now") else "（作废）") + f"（{action['reason']}）"
+                line["text_en"] = f"corrected #{action['target']}: {action['was']}" + (
+                    f" → {action['now']}" if action.get("now") else " (voided)") + f" ({action['reason']})"
             elif referee and ev.type == CORRECTION and action is not None and action.get("insert"):
                 ins = action["insert"]
                 line["text"] = (f"补录 #{ev.seq}（#{ins['anchor']} {'后' if ins['after'] else '前'}）："
                                 f"{action['now']}（{action['reason']}）")
+                line["text_en"] = (f"put in #{ev.seq} ({'after' if ins['after'] else 'before'} #{ins['anchor']}): "
+                                   f"{action['now']} ({action['reason']})")
             if action is not None and action.get("undone"):
                 line["undone"] = True
             if action is not None and action.get("error"):

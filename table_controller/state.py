@@ -17,6 +17,7 @@ from drivers.names import LINK_REASONS, reason_en, reason_zh
 from table_controller import corrections
 from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.corrections import HandEvents
+from table_controller.log_en import action_en, describe_en
 from table_controller.store import Event
 from table_controller.substitutes import sitting
 from table_controller.tiles import SEAT_NAMES, SEATS
@@ -259,12 +260,25 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
         text += "（补记：记入时该家已出牌）"  # log order is arrival order: the claim came before that discard
     if ev.type.startswith("play.") and ev.data.get("inserted"):
         text += f"（裁判补录 #{ev.data['inserted']}）"  # never keyed: put in by a correction
-    line = {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text}
+    line = {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text,
+            "text_en": _log_line_en(ev, s, action)}
     if ev.type in CAMERA_TILE_EVENTS:  # a tile the camera saw laid down is not named in public (camera_public)
-        public = describe(Event(ev.seq, ev.at, ev.source, ev.type, camera_public(ev.data)))
-        if public != text:
-            line["public"] = public
+        hidden = Event(ev.seq, ev.at, ev.source, ev.type, camera_public(ev.data))
+        public, public_en = describe(hidden), describe_en(hidden)
+        if public != text or public_en != line["text_en"]:
+            line["public"], line["public_en"] = public, public_en
     return line
+
+
+def _log_line_en(ev: Event, s: "TableState | None", action: dict[str, Any] | None) -> str:
+    """`_log_line`'s text in English (`log_en`): the English pages' log and the overlay's last play."""
+    text = describe_en(ev) if action is None else action_en(action, describe_en(ev))
+    if ev.type == "play.claim" and s is not None and s.hand is not None and any(
+            m.get("late_seq") == ev.seq for m in (s.hand.get("melds") or {}).get(ev.data.get("seat"), [])):
+        text += " (entered late: that seat had discarded since)"
+    if ev.type.startswith("play.") and ev.data.get("inserted"):
+        text += f" (put in by the referee #{ev.data['inserted']})"
+    return text
 
 
 def _camera_seat(wind: Any, side: str) -> str:

@@ -514,6 +514,9 @@ PAGE = """<!doctype html>
     .attention { margin: 0.6rem 0.5rem 0; font-size: 1.05rem; }
     .pair-actions, footer, #org { margin: 0.5rem 0.8rem; }
   }
+  /* a tablet held upright (768 px): the wide tables scroll in their own box too (in English the tables' list ran
+     past the screen, 807-890 px, and the page scrolled sideways) */
+  @media (max-width: 900px) { #tables, #pairs, #stats { display: block; overflow-x: auto; } }
   /* the organiser's controls on a phone or a tablet: 44 CSS px each way, a finger (were 25-39 px tall) */
   @media (max-width: 900px), (pointer: coarse) {
     button, select, input, summary { min-height: 44px; min-width: 44px; }
@@ -573,7 +576,10 @@ const I18N = {
         handsFrom: "hands {a}-", handsSpan: "hands {a}-{b}", satIn: "substitute, {h}", satOut: "{h}; substitute: {w}",
         satSeat: "with substitute {w}" },
 };
-let lang = new URLSearchParams(location.search).get("lang") === "en" ? "en" : "zh";
+// the address's ?lang= (a kiosk set up so), else the button's last choice in this browser: a reload kept neither
+const LANGS = ["zh", "en"];
+const asked = new URLSearchParams(location.search).get("lang");
+let lang = LANGS.includes(asked) ? asked : LANGS.includes(localStorage.getItem("lang")) ? localStorage.getItem("lang") : "zh";
 let last = null;
 // the hub's `at` in the last standings and this screen's steady clock then (performance.now, ms): a kiosk's clock
 // may be hours off, and NTP may step it at any time (an offset to it kept until the next fetch, up to a live ping's
@@ -844,7 +850,13 @@ if (KIOSK !== null) {
   };
   setTimeout(turn, every);
 }
-$("lang").onclick = () => { lang = lang === "zh" ? "en" : "zh"; render(); };
+$("lang").onclick = () => {
+  lang = lang === "zh" ? "en" : "zh";
+  localStorage.setItem("lang", lang);
+  const url = new URL(location.href);  // an address's ?lang= would undo the choice at the next reload
+  if (url.searchParams.has("lang")) { url.searchParams.set("lang", lang); history.replaceState(null, "", url); }
+  render();
+};
 $("publish").onclick = publishSeating;
 $("org").addEventListener("click", (e) => { const a = e.target.closest("button[data-action]"); if (a) decide(a.dataset.action); });
 poll();

@@ -39,7 +39,7 @@ class StateOut(_Open):
     faults: list[dict[str, Any]] = Field(description="active table faults: code, name_zh/en, where, remedy_zh/en")
     hand: dict[str, Any] | None = Field(description="the current hand: throws, deal plan, wall now, discards, melds, flowers, turn")
     hands: list[dict[str, Any]] = Field(description="hands that ended")
-    log: list[dict[str, Any]] = Field(description="the last log lines: seq, at, source, type, text (Chinese)")
+    log: list[dict[str, Any]] = Field(description="the last log lines: seq, at, source, type, text (Chinese), text_en (English)")
     actions: list[dict[str, Any]] = Field(description="the last referee actions (who, when, what, undone)")
     win: dict[str, Any] | None = Field(description="the win as read: seat, fans, total, payments (hand: referee view only)")
     wins: list[dict[str, Any]] = Field(description="every win confirmed this hand (一炮多响, 血战): seat, fans, total, payments")

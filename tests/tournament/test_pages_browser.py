@@ -311,6 +311,41 @@ async def test_the_standings_fit_a_phone(tmp_path: Path, broker: Broker, browser
             await page.close()
 
 
+async def test_the_standings_fit_a_tablet_in_both_languages_and_keep_the_language_chosen(
+        tmp_path: Path, broker: Broker, browser: Any) -> None:
+    """On a tablet held upright (768×1024) the English page was 807 px wide: the tables' list (Session clock,
+    Needs attention, one line each) ran past the screen and the page scrolled sideways; the wide tables now
+    scroll in their own box there as on a phone. And English chosen with the button went back to Chinese at
+    a reload (a phone's, a kiosk's after a power cut): the choice is kept in the address and the browser."""
+    async with _hub_after_three_rounds(tmp_path, broker, browser) as (hub, browser):
+        page = await browser.new_page(viewport={"width": 768, "height": 1024}, has_touch=True, is_mobile=True)
+        for lang in ("", "?lang=en"):
+            await page.goto(f"http://127.0.0.1:{hub.bound_port}/{lang}")
+            await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+            await page.wait_for_selector('[data-testid=tables] tr[data-table="t02"]', timeout=5000)
+            width = await page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 768, f"the page is {width} px wide on a 768 px tablet{lang}"
+        await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
+        await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+        await page.click("#lang")
+        assert await page.evaluate("document.documentElement.lang") == "en"
+        await page.reload()
+        await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+        assert await page.evaluate("document.documentElement.lang") == "en"
+        assert await page.inner_text("#lang") == "中文"
+        await page.goto(f"http://127.0.0.1:{hub.bound_port}/?kiosk=30")  # a new visit: the browser's choice
+        await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+        assert await page.evaluate("document.documentElement.lang") == "en"
+        await page.click("#lang")
+        await page.reload()
+        await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+        assert await page.evaluate("[document.documentElement.lang, location.search]") == ["zh-CN", "?kiosk=30"]
+        await page.goto(f"http://127.0.0.1:{hub.bound_port}/?lang=en")  # the address says it: a kiosk set up so
+        await page.wait_for_selector('[data-stats="司马光明"]', timeout=5000)
+        assert await page.evaluate("document.documentElement.lang") == "en"
+        await page.close()
+
+
 async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(
         tmp_path: Path, broker: Broker, browser: Any) -> None:
     """In English the rounds were joined with 、 and marked （provisional）, the biggest win's fans were

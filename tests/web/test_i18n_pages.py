@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from table_controller.service import TableService
-from test_browser import OPERATOR, REFEREE, _auth, _http, _open, _start_hand, _throw_all, _until
+from test_browser import OPERATOR, REFEREE, _auth, _http, _open, _populate, _start_hand, _throw_all, _until
 from test_browser import browser, service  # noqa: F401  (the browser tests' fixtures, per module)
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -83,3 +83,52 @@ async def test_a_table_link_down_says_why_in_english_on_the_english_page(service
     assert said == "table link down: " + service.controller.state.link["reason_en"]
     await page.click("#lang")
     await page.wait_for_function("document.querySelector('#link').textContent.startsWith('牌桌连接中断：')")
+
+
+def _faces_and_names(svc: TableService) -> re.Pattern[str]:
+    """What may stay Chinese on an English page: a tile's face (九筒, 东: the tiles are drawn so) and a name."""
+    from table_controller.tiles import tile_name
+
+    words = [tile_name(f"{r}{s}") for s in "mps" for r in range(1, 10)] + [tile_name(f"{r}z") for r in range(1, 8)]
+    words += [tile_name(f"{r}f") for r in range(1, 9)] + list(svc.controller.state.players.values())
+    words.append(svc.controller.state.table_name)
+    return re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)))
+
+
+async def test_the_english_pages_log_and_the_overlays_last_play_read_in_english(service: TableService,
+                                                                               browser: Any) -> None:
+    """The log's lines were the service's Chinese on the English pages (东家打出 九筒, 裁判：南家 …), and so was the
+    English overlay's last play, the one line a broadcast's viewers read; an overlay could not be made English at
+    all (OBS shows no button: the page hides it). Each line now comes in both languages (`text`, `text_en`), the
+    overlay takes `?lang=en`, and the choice stays over a reload. The English lines name no concealed tile either."""
+    frames: list[str] = []
+    async with _http(service) as http:
+        await _populate(service, http)  # discards, a pung, a flower, a concealed kong of 7s, a penalty, a win read
+    allowed = _faces_and_names(service)
+    table = await _open(browser, service, "/")
+    await _english(table)
+    await table.reload()  # the choice is the browser's: kept
+    await table.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
+    assert await table.evaluate("document.documentElement.lang") == "en"
+    log = await table.inner_text("#log")
+    assert "W concealed kong" in log and "N pungs 白 白 白" in log and "S discards 白" in log, log
+    assert "E discards 九筒" in log and "E flower 梅" in log and "referee: S Late pung (over 3 s) (warning)" in log, log
+    assert not CJK.search(allowed.sub("", log)), log
+    await table.click("#lang")  # back to Chinese for the pages opened next
+
+    overlay = await browser.new_page()
+    await overlay.set_viewport_size({"width": 1920, "height": 1080})
+    overlay.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+    await overlay.goto(f"http://127.0.0.1:{service.port}/overlay?lang=en")
+    await overlay.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
+    shown = await overlay.evaluate("document.body.innerText")
+    assert await overlay.inner_text("[data-testid=ov-last]") == "read: N wins", shown
+    assert not CJK.search(allowed.sub("", shown)), shown
+    async with _http(service) as http:  # a discard after the page is up: its line comes pushed, in English
+        r = await http.post("/api/referee/undo", json={"reason": "读错了"}, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+        r = await http.post("/api/play", json={"type": "discard", "seat": "N", "tile": "6m"}, headers=_auth(OPERATOR))
+        assert r.status_code == 200, r.text
+    await overlay.wait_for_function("document.querySelector('[data-testid=ov-last]').textContent === 'N discards 六万'")
+    assert "七条" not in "".join(frames) and "7s" not in "".join(frames)  # the concealed kong's faces: in no language
+    assert await table.evaluate("document.documentElement.lang") == "zh-CN"  # the address chose the overlay's alone

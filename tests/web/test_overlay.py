@@ -97,3 +97,26 @@ async def test_the_overlay_never_shows_a_concealed_tile_nor_logs_in(service: Tab
     drawn = set(re.findall(r'data-tile="([^"]+)"', html))
     assert drawn <= PUBLIC_TILES and {"9p", "5z", "back"} <= drawn
     assert "七条" not in html and "一万" not in html
+
+
+async def test_the_last_play_line_is_a_play_or_a_ruling_never_the_tables_own_reports(
+        service: TableService, browser: Any) -> None:
+    """The overlay's line for the last play or ruling showed whatever came last: a seat's button pressed
+    (东家按键：开始), the table's count of its tiles after a build (点牌：144 张, late after the deal), the display's
+    凭证已更改. It keeps the last play or ruling (a throw, a hand's start and end among them)."""
+    async with _http(service) as http:
+        play = await _dealt(service, http)
+        await play(type="discard", seat="E", tile="9p")
+        page = await _overlay(browser, service, delay=0)
+        await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=10000)
+        assert await page.inner_text("[data-testid=ov-last]") == "东家打出 九筒"
+        seq = service.controller.state.seq
+        service.sim.press_button(seat="W", button="start")
+        await _until(lambda: service.controller.state.log[-1]["type"] == "table.button"
+                     and service.controller.state.seq > seq)
+        await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=10000)
+        assert await page.inner_text("[data-testid=ov-last]") == "东家打出 九筒"
+        r = await http.post("/api/hand/end", json={"result": "abandoned"},
+                            headers={"Authorization": f"Bearer {OPERATOR}"})
+        assert r.status_code == 200, r.text
+        await page.wait_for_function("document.querySelector('[data-testid=ov-last]').textContent.endsWith('盘结束')")

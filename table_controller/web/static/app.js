@@ -234,7 +234,8 @@ const PAGES = { "/": "table", "/win": "win", "/penalties": "penalties", "/scores
 const page = PAGES[location.pathname.replace(/\/$/, "") || "/"] || "table";
 const params = new URLSearchParams(location.search);
 const delay = Number(params.get("delay") || 0);
-let lang = localStorage.getItem("lang") || "zh";
+// the address's ?lang=en (OBS's overlay has no button to press: the page hides it), else the button's last choice
+let lang = ["zh", "en"].includes(params.get("lang")) ? params.get("lang") : localStorage.getItem("lang") || "zh";
 let state = null;
 let lastSeq = null;
 let logId = null; // the log the page's numbers are of (its snapshot says): a service back on another sends a snapshot
@@ -653,8 +654,14 @@ function renderSeats() {
 // ---- the broadcast overlay (/overlay?delay=S: OBS's browser source, 1920×1080, transparent) ---------
 /** The newest line of play or ruling in the log (not the link's, the camera's or the service's own). */
 function lastPlay(s) {
-  const line = [...(s.log || [])].reverse().find((l) => !/^(link|camera|controller|tournament|table\.(fault|status|phase))/.test(l.type || ""));
-  return line ? line.text : "";
+  // the last play or ruling (a throw, a hand's start and end): never the table's own reports (a button pressed, the
+  // tiles counted after a build) nor the display's (a PIN changed), which took the broadcast's line
+  const line = [...(s.log || [])].reverse().find((l) => /^(play|referee|operator)\.|^table\.dice$/.test(l.type || ""));
+  return line ? said(line) : "";
+}
+function said(line) {
+  // a log or record line in the page's language (the service gives both: `text`, `text_en`)
+  return lang === "en" && line.text_en ? line.text_en : line.text;
 }
 function renderOverlay() {
   // the players by who sits the hand (`sitting`): a substitute (替补) by name, as on the Table page; the broadcast
@@ -1180,7 +1187,7 @@ function renderCorrectable() {
   const sel = $("correct-target");
   const keep = sel.value;
   sel.innerHTML = correctable.lines.slice().reverse()
-    .map((l) => `<option value="${l.seq}" data-type="${esc(l.type)}">#${l.seq} ${esc(l.text)}${
+    .map((l) => `<option value="${l.seq}" data-type="${esc(l.type)}">#${l.seq} ${esc(said(l))}${
       l.inserted ? esc(t("fix.insertedMark")) : ""}</option>`).join("")
     || `<option value="">${esc(t("fix.none"))}</option>`;
   if (keep && correctable.lines.some((l) => String(l.seq) === keep)) sel.value = keep;
@@ -1402,7 +1409,7 @@ function renderReplay() {
   $("replay-step").value = String(replay.step);
   if (!rec) { $("replay-line").textContent = t("rp.none"); $("replay-seats").innerHTML = ""; return; }
   const n = rec.lines.length, k = replay.step;
-  $("replay-line").textContent = k ? t("rp.step", { k, n, text: rec.lines[k - 1].text }) : t("rp.start");
+  $("replay-line").textContent = k ? t("rp.step", { k, n, text: said(rec.lines[k - 1]) }) : t("rp.start");
   const b = boardAt(rec, k);
   $("replay-seats").innerHTML = SEATS.map((w) => {
     const who = (rec.seats || {})[w] || {};
@@ -1528,7 +1535,7 @@ function render() {
       faults.appendChild(li);
     }
     renderCameraPending();
-    $("log").innerHTML = logLines.slice(-60).reverse().map((l) => `<li value="${l.seq}" data-seq="${l.seq}" class="src-${esc(l.source)}">${esc(l.text)}</li>`).join("");
+    $("log").innerHTML = logLines.slice(-60).reverse().map((l) => `<li value="${l.seq}" data-seq="${l.seq}" class="src-${esc(l.source)}">${esc(said(l))}</li>`).join("");
   }
   if (page === "win") { renderWin(); renderWins(); }
   if (page === "table" || page === "public") { renderBanner(); renderNextNotice(); }
@@ -2333,8 +2340,14 @@ $("play-form").tiles.addEventListener("input", (e) => {
   f.tiles.value = f.tiles.value.slice(m[0].length).trimStart();
 });
 $("play-form").from.addEventListener("change", () => pickedAhead("from"));
-$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); wallKey = null; renderStatic(); renderCatalogue(); renderFanBook(); render(); renderHealth();
+$("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("lang", lang); keepLang(); wallKey = null; renderStatic(); renderCatalogue(); renderFanBook(); render(); renderHealth();
   renderCorrectable(); nameReplayHands(); });
+function keepLang() {
+  // an address's ?lang= follows the button, or the next reload would undo the choice
+  if (!params.has("lang")) return;
+  params.set("lang", lang);
+  history.replaceState(history.state, "", `${location.pathname}?${params}${location.hash}`);
+}
 $("penalty-form").addEventListener("submit", once(async (e) => {
   const f = e.target;
   const body = { seat: f.seat.value, code: f.code.value };
