@@ -123,6 +123,7 @@ async def test_the_english_pages_log_and_the_overlays_last_play_read_in_english(
     await overlay.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
     shown = await overlay.evaluate("document.body.innerText")
     assert await overlay.inner_text("[data-testid=ov-last]") == "read: N wins", shown
+    assert " round · Hand " in await overlay.inner_text("#ov-info"), shown  # not "E round Hand 1"
     assert not CJK.search(allowed.sub("", shown)), shown
     async with _http(service) as http:  # a discard after the page is up: its line comes pushed, in English
         r = await http.post("/api/referee/undo", json={"reason": "读错了"}, headers=_auth(REFEREE))

@@ -671,7 +671,7 @@ function renderOverlay() {
   const seats = seatsOf(s);
   const turn = hand.turn && !hand.ended ? hand.turn.seat : null;
   const info = [s.table_name || ""];
-  if (hand.hand_no) info.push(t("round", { w: t("seat." + hand.prevalent_wind) }) + " " + t("hand", { n: hand.hand_no }));
+  if (hand.hand_no) info.push(t("round", { w: t("seat." + hand.prevalent_wind) }), t("hand", { n: hand.hand_no }));  // "S round · Hand 5", as the Table page
   if (hand.hand_no && !hand.ended && hand.tiles_left != null) info.push(t("ov.left", { n: hand.tiles_left }));
   if (hand.ended) info.push(t("ov.over"));
   if (!hand.hand_no) info.push(t("ov.waiting"));
