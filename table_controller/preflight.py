@@ -68,7 +68,7 @@ def check_storage(config: TableConfig) -> list[Finding]:
     detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
     if log_file.exists():
         from table_controller.state import UnknownRuleset, missing_rulesets
-        from table_controller.store import LogEmptied, LogTooNew, NotALog, ReadOnlyLog
+        from table_controller.store import LogEmptied, LogTooNew, NotALog, ReadOnlyLog, storage_refusal
 
         named: list[str] = []
         try:
@@ -90,6 +90,11 @@ def check_storage(config: TableConfig) -> list[Finding]:
         except NotALog:  # an empty file, another program's SQLite file: as SQLite words it
             ok = "no such table: events"
         except sqlite3.Error as exc:
+            if storage_refusal(exc):  # a whole log the card will not let SQLite open: the service would not start
+                return [Finding("事件记录 / event log", "fail",
+                                f"存储卡已满或只读，服务无法打开事件记录（记录本身完好）/ {log_file}: the card refuses the "
+                                f"log's writes ({exc}; {_free_mb(parent):.1f} MB free): the service cannot open it. Free "
+                                "space on the card (not in the data directory) or check its write protection")]
             ok = str(exc)
         if ok != "ok":
             # the service still starts: it keeps the file aside and carries over what reads (salvage.py)
