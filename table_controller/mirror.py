@@ -72,7 +72,10 @@ class LogMirror:
             zh = f"备份盘未插入（{where}）· {behind} 条未备份"
             en = f"log mirror not present ({where}) · {behind} events not copied"
         elif self.error:
-            zh, en = f"备份失败，重试中：{self.error} · {behind} 条未备份", f"log mirror failing, retrying: {self.error}"
+            why = _stick_words_zh(self.error)
+            said = f"{why}（{self.error}）" if why else self.error
+            zh = f"备份失败，重试中：{said} · {behind} 条未备份"
+            en = f"log mirror failing, retrying: {self.error}"
         elif behind:
             zh, en = f"备份中 · {behind} 条待备份", f"copying to the log mirror · {behind} to copy"
         else:
@@ -195,7 +198,8 @@ class LogMirror:
             raise_schema(self._db, {e.type for e in batch})  # a copy put back on an older Pi is refused the same
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite rolls back itself on a full stick: a ROLLBACK then failed, and
+                self._db.execute("ROLLBACK")  # its "no transaction is active" took the place of "disk is full"
             raise
         self.mirrored = batch[-1].seq
 
@@ -232,6 +236,15 @@ class LogMirror:
         finally:
             stop.set()
             self._close()
+
+
+def _stick_words_zh(error: str) -> str:
+    """The technician's words for what SQLite or the system said of the stick (its own words follow)."""
+    if "full" in error or "No space" in error:
+        return "备份盘已满，请换一个或腾出空间"
+    if "readonly" in error or "read-only" in error or "Read-only" in error:
+        return "备份盘只读，请检查写保护开关"
+    return ""
 
 
 def _row(e: Event) -> tuple[int, float, str, str, dict[str, Any]]:
