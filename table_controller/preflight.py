@@ -25,7 +25,9 @@ from typing import Any
 from table_controller.config import TableConfig
 from table_controller.web.auth import weak_credentials
 
-#: Free space under which a data directory is flagged (a season of logs is a few MB; a full SD card is not).
+#: Free space under which a data directory is flagged. A season is tens of MB, not a few: the log grows
+#: ~10.6 KB a hand (115 events, bench/footprint.py), its WAL stays at ~4 MB and the snapshot ~1.3 KB a hand
+#: played (2,000 hands: ~21 + 4 + 2.6 MB); what kills a card's room is something else filling it.
 MIN_FREE_MB = 200
 
 
