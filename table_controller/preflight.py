@@ -25,7 +25,9 @@ from typing import Any
 from table_controller.config import TableConfig
 from table_controller.web.auth import weak_credentials
 
-#: Free space under which a data directory is flagged (a season of logs is a few MB; a full SD card is not).
+#: Free space under which a data directory is flagged. A season is tens of MB, not a few: the log grows
+#: ~10.6 KB a hand (115 events, bench/footprint.py), its WAL stays at ~4 MB and the snapshot ~1.3 KB a hand
+#: played (2,000 hands: ~21 + 4 + 2.6 MB); what kills a card's room is something else filling it.
 MIN_FREE_MB = 200
 
 
@@ -68,7 +70,7 @@ def check_storage(config: TableConfig) -> list[Finding]:
     detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
     if log_file.exists():
         from table_controller.state import UnknownRuleset, missing_rulesets
-        from table_controller.store import LogEmptied, LogTooNew, NotALog, ReadOnlyLog
+        from table_controller.store import LogEmptied, LogTooNew, NotALog, ReadOnlyLog, storage_refusal
 
         named: list[str] = []
         try:
@@ -90,6 +92,11 @@ def check_storage(config: TableConfig) -> list[Finding]:
         except NotALog:  # an empty file, another program's SQLite file: as SQLite words it
             ok = "no such table: events"
         except sqlite3.Error as exc:
+            if storage_refusal(exc):  # a whole log the card will not let SQLite open: the service would not start
+                return [Finding("事件记录 / event log", "fail",
+                                f"存储卡已满或只读，服务无法打开事件记录（记录本身完好）/ {log_file}: the card refuses the "
+                                f"log's writes ({exc}; {_free_mb(parent):.1f} MB free): the service cannot open it. Free "
+                                "space on the card (not in the data directory) or check its write protection")]
             ok = str(exc)
         if ok != "ok":
             # the service still starts: it keeps the file aside and carries over what reads (salvage.py)

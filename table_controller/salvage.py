@@ -36,6 +36,8 @@ from table_controller.store import (
     emptied_with_wal,
     parse_cursor,
     read_only_uri,
+    refused_open,
+    storage_refusal,
 )
 
 log = logging.getLogger("table_controller.salvage")
@@ -67,7 +69,9 @@ class SalvageReport:
 
 
 def damage(path: Path) -> str | None:
-    """What is wrong with the log at `path` (SQLite's own words), or None when it reads whole."""
+    """What is wrong with the log at `path` (SQLite's own words), or None when it reads whole. A card that
+    refuses the check's one write (the WAL's index file on a full card) raises `StoreError`: that is no damage,
+    and a salvage would only stop on the same card (`store.storage_refusal`)."""
     if emptied_with_wal(path):
         return "the log file is empty but its WAL holds events (a file system repair cut it?)"
     try:  # read-only: a writer's close would checkpoint the WAL into the damaged file and delete it
@@ -80,6 +84,8 @@ def damage(path: Path) -> str | None:
         finally:
             db.close()
     except sqlite3.Error as exc:
+        if storage_refusal(exc):
+            raise refused_open(path, exc) from None
         return str(exc)
     lines = [line for r in result for line in r.splitlines() if line.strip() and not line.startswith("***")]
     return "; ".join(lines[:3])[:300] + (" …" if len(lines) > 3 else "")

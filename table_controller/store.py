@@ -323,6 +323,33 @@ class Event:
         return {"seq": self.seq, "at": self.at, "source": self.source, "type": self.type, "data": self.data}
 
 
+#: SQLite's primary codes for a card that refuses writes: no room (SQLITE_FULL), read-only (SQLITE_READONLY).
+_REFUSED_PRIMARY = (13, 8)
+#: Its I/O errors of a card without room: the WAL's index file (`-shm`, 32 KiB, made by the first opener after a
+#: clean stop, a read-only one too) not grown (SQLITE_IOERR_SHMSIZE), a write refused (SQLITE_IOERR_WRITE).
+_REFUSED_IOERR = (4874, 778)
+
+
+def storage_refusal(exc: BaseException) -> bool:
+    """Whether SQLite's error is the card refusing a write (full, read-only), which says nothing of the file:
+    a whole log on a full card is not a damaged one (a start took it for one and began a salvage)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and (code & 0xFF in _REFUSED_PRIMARY or code in _REFUSED_IOERR)
+
+
+def refused_open(path: Path, exc: BaseException) -> StoreError:
+    """The technician's words, Chinese first, for a log the card would not let SQLite open (`storage_refusal`),
+    with the room left on it."""
+    import shutil
+
+    try:
+        room = f"{shutil.disk_usage(path.parent).free / 1e6:.1f} MB free"
+    except OSError:
+        room = "free space unknown"
+    return StoreError(f"无法打开事件记录（{_open_hint_zh(str(exc))}；记录本身未改动）/ cannot open the event log "
+                      f"{path}: {exc} ({room}; the log itself is left as it was)")
+
+
 def _open_hint_zh(error: str) -> str:
     """The technician's words for why SQLite could not open or start a log (the console and the journal)."""
     if "full" in error or "disk I/O" in error:

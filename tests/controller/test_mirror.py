@@ -10,7 +10,7 @@ from typing import Any
 
 from table_controller.cli import main as tablectl
 from table_controller.config import parse_config
-from table_controller.mirror import MIRROR_FILE, LogMirror
+from table_controller.mirror import MIRROR_FILE, RETRY_S, LogMirror
 from table_controller.service import TableService
 from table_controller.store import EventStore
 
@@ -233,3 +233,46 @@ async def test_the_running_mirror_follows_the_log_and_wakes_only_its_own_thread(
     assert mirror._db is None
     assert [r[0] for r in _rows(tmp_path / "sd" / "events.sqlite3")] == [1, 2]
     store.close()
+
+
+def test_a_full_stick_is_named_full_and_the_copy_goes_on_once_there_is_room(tmp_path: Path) -> None:
+    """SQLite rolls a transaction back itself when the stick is full; the mirror's own ROLLBACK then failed
+    and its error took the place of the stick's: the panel said 备份失败，重试中：cannot rollback - no transaction
+    is active, of a stick that was full. (A full stick is reached as SQLite's own SQLITE_FULL, the copy's
+    connection capped at the pages it has.)"""
+    store = _log(tmp_path / "sd" / "events.sqlite3", 5)
+    (tmp_path / "usb" / "mahjong").mkdir(parents=True)
+    now = [0.0]
+    mirror = LogMirror(store, tmp_path / "usb" / "mahjong", clock=lambda: now[0])
+    assert mirror.sync() == 5
+    assert mirror._db is not None
+    pages = mirror._db.execute("PRAGMA page_count").fetchone()[0]
+    mirror._db.execute(f"PRAGMA max_page_count = {pages}")
+    for i in range(300):
+        store.append("referee", "referee.note", {"text": "满" * 40 + str(i)}, at=2000.0 + i)
+    assert mirror.sync() == 0
+    h = mirror.health()
+    assert "full" in h["error"] and "rollback" not in h["error"], h
+    assert "备份盘已满" in h["message"] and (h["behind"], h["mirrored_seq"]) == (300, 5), h
+    assert len(_rows(mirror.path)) == 5  # what it held is whole
+    # tried again after RETRY_S, not at every period: each try opened the copy and checked it whole
+    now[0] += RETRY_S - 0.1
+    assert mirror.sync() == 0 and mirror._db is None
+    now[0] += 0.1
+    assert mirror.sync() == 305 - 5 and mirror.health()["ok"]  # reopened: room again (a stick emptied)
+
+
+def test_a_full_stick_pulled_and_put_back_is_tried_at_once(tmp_path: Path) -> None:
+    store = _log(tmp_path / "sd" / "events.sqlite3", 5)
+    stick = tmp_path / "usb" / "mahjong"
+    stick.mkdir(parents=True)
+    mirror = LogMirror(store, stick, clock=lambda: 0.0)
+    assert mirror.sync() == 5 and mirror._db is not None
+    mirror._db.execute(f"PRAGMA max_page_count = {mirror._db.execute('PRAGMA page_count').fetchone()[0]}")
+    for i in range(300):
+        store.append("referee", "referee.note", {"text": "满" * 40 + str(i)}, at=2000.0 + i)
+    assert mirror.sync() == 0 and "full" in mirror.health()["error"]
+    stick.rename(tmp_path / "usb" / "full")  # pulled
+    assert mirror.sync() == 0 and not mirror.health()["present"]
+    stick.mkdir()  # another stick, empty
+    assert mirror.sync() == 305 and mirror.health()["ok"]
