@@ -80,9 +80,16 @@ def _cpu_s(thread: threading.Thread) -> float:
 def test_a_camera_sending_200_frames_a_second_costs_the_reader_the_frames_it_reads_only() -> None:
     """Parts are kept undecoded and only the one `grab()` takes is decoded: at ~130-180 frames/s of 640×480
     the reader thread spent 45% of a core decoding frames nobody read, now ~4% (the service reads two a
-    second; here five, the decoding of what is read is the caller's, not the reader thread's)."""
+    second; here five, the decoding of what is read is the caller's, not the reader thread's). Counted per
+    part against what decoding one costs on the same machine: a share of a core at a rate of frames depends
+    on how fast the machine is and how loaded (the server, a thread of this process, sent 59 a second once
+    beside two test workers: a rate asked above 60 failed)."""
     frames = [_jpeg(cv2.putText(_noise(640, 480, i), str(i), (200, 300), cv2.FONT_HERSHEY_SIMPLEX, 6, (255, 255, 255),
                                 12)) for i in range(8)]
+    began = time.thread_time()
+    for jpg in frames * 5:
+        cv2.imdecode(np.frombuffer(jpg, np.uint8), cv2.IMREAD_COLOR)
+    decode_s = (time.thread_time() - began) / (len(frames) * 5)  # one part's decoding, here
     sent = [0]
 
     def script() -> Iterator[bytes]:
@@ -96,17 +103,21 @@ def test_a_camera_sending_200_frames_a_second_costs_the_reader_the_frames_it_rea
             frame, status = stream.grab()
             assert status.ok and frame is not None
             reader = next(t for t in threading.enumerate() if t.name == "camera-reader")
-            cpu, sent_before, started = _cpu_s(reader), camera.sent, time.monotonic()
-            for _ in range(6):  # the share of a core over ~1.2 s: 100 ticks a second, 45% before, 15% allowed
+            cpu, sent_before, end = _cpu_s(reader), camera.sent, time.monotonic() + 20
+            grabs = 0
+            # the reader's CPU over 200 parts (100 ticks a second: decoding them all is 50 or more), read five a second
+            while camera.sent - sent_before < 200 or grabs < 6:
+                assert time.monotonic() < end, f"the server sent only {camera.sent - sent_before} parts in 20 s"
                 time.sleep(0.2)
                 frame, status = stream.grab()
+                grabs += 1
                 assert status.ok and frame is not None and frame.shape == (480, 640, 3)
-            took = time.monotonic() - started
-            rate, share = (camera.sent - sent_before) / took, (_cpu_s(reader) - cpu) / took
+            parts, spent = camera.sent - sent_before, _cpu_s(reader) - cpu
         finally:
             stream.close()
-    assert rate > 60, f"the server sent only {rate:.0f} frames/s"
-    assert share < 0.15, f"the reader thread took {share:.0%} of a core at {rate:.0f} frames/s"
+    # each part decoded: a decoding's cost a part or more; parts kept as sent: a tenth of it
+    assert spent / parts < decode_s / 3, \
+        f"the reader thread took {spent / parts * 1000:.2f} ms a part ({parts} parts), a decoding {decode_s * 1000:.2f} ms"
 
 
 def _sof_says(jpg: bytes, w: int, h: int) -> bytes:
