@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -362,17 +363,26 @@ def cache_dir() -> Path:
 
 @functools.lru_cache(maxsize=None)
 def load_style(style: str) -> tuple[Face, ...]:
-    """All faces of a style, rendered once and cached on disk (rendering SVGs takes seconds)."""
+    """All faces of a style, rendered once and cached on disk (rendering SVGs takes seconds). The cache is a
+    convenience: a service user with no home (or a read-only one), or a cache file cut short, renders the faces
+    again instead of failing the demo's camera or a training run."""
     key = hashlib.sha1(f"{style}-v6".encode()).hexdigest()[:10]
     path = cache_dir() / f"{style}-{key}.npz"
     if path.exists():
-        data = np.load(path, allow_pickle=False)
-        return tuple(Face(str(k), style, img) for k, img in zip(data["kinds"], data["images"]))
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return tuple(Face(str(k), style, img) for k, img in zip(data["kinds"], data["images"]))
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError):
+            pass  # unreadable: rendered again below, and written over
     faces = _load_uncached(style)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # training workers fill the cache at once
-    np.savez_compressed(tmp, kinds=np.array([f.kind for f in faces]), images=np.stack([f.image for f in faces]))
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(tmp, kinds=np.array([f.kind for f in faces]), images=np.stack([f.image for f in faces]))
+        tmp.replace(path)
+    except OSError:
+        if tmp.parent.is_dir():
+            tmp.unlink(missing_ok=True)
     return tuple(faces)
 
 

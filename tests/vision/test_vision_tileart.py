@@ -152,3 +152,33 @@ def test_workers_filling_the_tile_art_cache_at_once_do_not_collide(tmp_path, mon
     left = [p.name for p in (tmp_path / "tablectl" / "tileart").iterdir()]
     assert len(left) == 1 and left[0].startswith("race-style-") and ".tmp" not in left[0]
     tileart.load_style.cache_clear()
+
+
+def test_a_cache_that_cannot_be_written_or_read_renders_the_faces_again(tmp_path, monkeypatch) -> None:
+    """The cache is a convenience: a service user with no usable home (here a cache path under a plain file,
+    refused to root too) and a cache file cut short (a card pulled mid-write) both failed the load; they render
+    the faces again, and a readable cache is written over the broken one."""
+    from vision import tileart
+
+    faces = draw_faces(seed=1, variants=1, kinds=("1m", "2m"))
+    rendered: list[str] = []
+    monkeypatch.setattr(tileart, "_load_uncached", lambda style: rendered.append(style) or faces)
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))
+    tileart.load_style.cache_clear()
+    try:
+        assert [f.kind for f in tileart.load_style("cut-style")] == ["1m", "2m"]  # before: NotADirectoryError
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        tileart.load_style.cache_clear()
+        tileart.load_style("cut-style")
+        [cached] = (tmp_path / "cache" / "tablectl" / "tileart").iterdir()
+        cached.write_bytes(cached.read_bytes()[:100])  # cut short
+        tileart.load_style.cache_clear()
+        assert [f.kind for f in tileart.load_style("cut-style")] == ["1m", "2m"]  # before: BadZipFile
+        assert rendered == ["cut-style"] * 3
+        tileart.load_style.cache_clear()
+        assert np.array_equal(tileart.load_style("cut-style")[0].image, faces[0].image)  # written over: read back
+        assert rendered == ["cut-style"] * 3
+    finally:
+        tileart.load_style.cache_clear()
