@@ -48,11 +48,13 @@ def test_rulings_on_unsure_tiles_teach_the_reader_that_art(strange_set) -> None:
     assert reader.enrollment is not None and set(reader.enrollment.kinds) == ruled
     assert sum(k.endswith("f") for k in ruled) >= 6
     # new frames of the same art: flowers (which no training art predicts) read better than by
-    # the network alone, and the kinds nobody ruled on read no worse
-    later = [render_scene(strange_set, seed=s, opts=OPTS) for s in range(50, 54)]
+    # the network alone, and the kinds nobody ruled on read no worse. Eight frames (56 flowers: 8 -> 26 right
+    # here): over four the gain was 14 of 28, and 7 to 11 where a machine's pixels differ by one level (the
+    # portability audit's noise runs), at the edge of what is asked
+    later = [render_scene(strange_set, seed=s, opts=OPTS) for s in range(50, 58)]
     f0, o0, n = _right(TileReader(), later)
     f1, o1, _ = _right(reader, later)
-    assert f1 >= f0 + 8 and o1 >= o0 - 2, (f0, f1, o0, o1, n)
+    assert f1 >= f0 + 10 and o1 >= o0 - 2, (f0, f1, o0, o1, n)
 
 
 def test_confirmations_stop_adding_once_a_kind_has_enough_but_corrections_always_count(strange_set) -> None:
