@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
 PACKAGES = ("drivers", "table_controller", "vision", "hardware-sim/tablesim")
 CODE_DIRS = (*PACKAGES, "bench")
-FILE_SUFFIXES = {"py", "js", "md", "toml", "json", "sqlite3", "html", "css", "onnx", "txt"}
+FILE_SUFFIXES = {"py", "js", "md", "toml", "json", "sqlite3", "html", "css", "onnx", "txt", "pem", "csv"}
 
 
 def _modules() -> list[Path]:
@@ -102,13 +102,12 @@ def _names_in(node: ast.AST) -> set[str]:
     return out
 
 
-def test_every_dotted_name_the_map_gives_is_in_the_code() -> None:
-    """`module.name` and `Class.name` resolve; an event type (`controller.clock_step`), a file
-    (`controller.lock`) or a field of the API's JSON (`state.appeals`, `health.mirror`) is a string the code
-    uses."""
+def _unknown_dotted(text: str) -> list[str]:
+    """The `module.name` and `Class.name` of `text`'s backticks that the code does not have. An event type
+    (`controller.clock_step`), a file (`controller.lock`) or a field of the API's JSON (`state.appeals`,
+    `health.mirror`) is a string the code uses."""
     by_module, by_class, strings = _defined()
     keys = set(strings.split("\n"))
-    text = DOC.read_text(encoding="utf-8")
     wrong = []
     for quoted in set(re.findall(r"`([^`\n]+)`", text)):
         for dotted in re.findall(r"(?<![\w/.\[])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w/.\]])", quoted):
@@ -122,7 +121,43 @@ def test_every_dotted_name_the_map_gives_is_in_the_code() -> None:
             if re.search(rf"\b{re.escape(dotted)}\b", strings) or name in keys:
                 continue
             wrong.append(dotted)
-    assert not wrong, f"names in docs/architecture.md the code does not have: {sorted(wrong)}"
+    return sorted(set(wrong))
+
+
+def test_every_dotted_name_the_map_gives_is_in_the_code() -> None:
+    wrong = _unknown_dotted(DOC.read_text(encoding="utf-8"))
+    assert not wrong, f"names in docs/architecture.md the code does not have: {wrong}"
+
+
+#: The other pages a newcomer follows from the map: each `module.name` they give must be there too.
+PAGES = (*sorted(p for p in (ROOT / "docs").glob("*.md") if p != DOC), ROOT / "README.md",
+         ROOT / "hardware-sim" / "README.md")
+
+
+def test_every_dotted_name_the_other_docs_give_is_in_the_code() -> None:
+    """docs/display.md named `app.UNPRINTABLE` (the set is `printable.UNPRINTABLE`) and
+    `projection.camera_zone_public` (moved to `camera_public`): a grep for them found nothing."""
+    wrong = {p.relative_to(ROOT).as_posix(): w for p in PAGES if (w := _unknown_dotted(p.read_text(encoding="utf-8")))}
+    assert not wrong, f"names in the docs the code does not have: {wrong}"
+
+
+def test_every_page_function_the_docs_name_is_in_app_js() -> None:
+    """A line naming `web/static/app.js` names its functions and constants (`keyPlay`, `SEEN_PATHS`): each is
+    defined there, so a rename in the page fails here rather than sending a newcomer to grep for nothing."""
+    js = (ROOT / "table_controller" / "web" / "static" / "app.js").read_text(encoding="utf-8")
+    defined = set(re.findall(r"(?:function\s+|(?:const|let|var)\s+)([A-Za-z_$][\w$]*)", js))
+    defined |= set(re.findall(r"(?:^|,)\s*([A-Za-z_$][\w$]*)\s*=(?!=)", js, flags=re.M))  # `let a = 1, b = 2`
+    named, missing = set(), []
+    for page in (DOC, *PAGES):
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if "app.js" not in line:
+                continue
+            for word in re.findall(r"`([a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`", line):
+                named.add(word)
+                if word not in defined:
+                    missing.append(f"{page.name}: {word}")
+    assert len(named) > 10, f"the docs name only {sorted(named)} of app.js: is the pattern still right?"
+    assert not missing, f"names of app.js in the docs that app.js does not define: {sorted(set(missing))}"
 
 
 def test_every_path_the_map_gives_exists() -> None:
