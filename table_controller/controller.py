@@ -678,9 +678,11 @@ class Controller:
             self._table_position = cursor
         if etype == "hello":
             return  # the identity is recorded by link.up
-        if etype in ("dice", "button") and self.state.hand is not None:
-            # The table names its physical sides; the rules speak of winds of this hand.
-            fields["wind"] = wind_of_side(fields.get("seat", "E"), self.state.hand["dealer_position"])
+        if etype in ("dice", "button") and self.state.hand is not None and fields.get("seat") in SEATS:
+            # The table names its physical sides; the rules speak of winds of this hand. A side the board
+            # left out (0xFF, protocol.md §7 `seat`) has no wind: logged as it came, the throw not counted
+            # (it raised here, and the link was dropped and the event skipped at the reconnect)
+            fields["wind"] = wind_of_side(fields["seat"], self.state.hand["dealer_position"])
         then: Callable[[], None] | None = None
         if etype == "phase":
             def then() -> None:

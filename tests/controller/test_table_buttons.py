@@ -1,0 +1,144 @@
+"""The table's own controls as players press them, end to end: the simulator's board over a real pty, the
+driver, the controller and a real SQLite log. What each press and throw does in each phase, and what the
+log (the Table page's lines) says of one the hand does not take: it is kept, said as not counted and why,
+and never moves the break."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.messages import SEATS as SIDES
+from table_controller.config import parse_config
+from table_controller.controller import side_of_wind
+from table_controller.service import TableService
+
+DICE, BUTTON = 0x92, 0x93  # protocol.md §7: the board's `dice` and `button` events
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[TableService]:
+    """A 竞技 table (one throw of two dice) on the simulator (`sim://`, its mechanism 500 times faster), linked."""
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 500}, "rules": {"ruleset": "jingji"},
+                           "display": {"port": 0, "operator_token": "op-token-1", "referee_token": "ref-token-1"}},
+                          source="test")
+    service = TableService(config, tmp_path, serve_http=False)
+    await service.start()
+    try:
+        assert service.controller is not None
+        await service.controller.wait_linked(10)
+        yield service
+    finally:
+        await service.stop()
+
+
+async def until(check: Callable[[], Any], seconds: float = 5.0) -> None:
+    for _ in range(int(seconds / 0.01)):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("not reached")
+
+
+def logged(service: TableService, type_: str, after: int = 0) -> list[dict[str, Any]]:
+    """The log's lines (as the Table page shows them, Chinese and English) of events of `type_` after `after`."""
+    c = service.controller
+    assert c is not None
+    return [line for line in c.state.log if line["type"] == type_ and line["seq"] > after]
+
+
+def board_event(service: TableService, type_: int, fields: bytes) -> None:
+    """The board sends a numbered event with exactly these bytes after `ev` (a faulty board's, too)."""
+    assert service.sim is not None
+    service.sim.newer_event(type_, fields)
+
+
+async def walls_up(service: TableService) -> str:
+    """Hand 1 started and its walls up; the dealer's side of the table."""
+    c = service.controller
+    assert c is not None
+    await c.start_hand("op")
+    await until(lambda: c.state.phase == "walls_raised")
+    assert c.state.hand is not None
+    return side_of_wind("E", c.state.hand["dealer_position"])
+
+
+async def test_a_press_and_a_throw_with_no_side_are_logged_and_the_link_stays_up(table: TableService) -> None:
+    """A board that names no side (0xFF) in a `button` or a `dice` event mid-hand: it raised in the controller,
+    the link was dropped (牌桌连接中断：tuple.index(x): x not in tuple) and the events skipped at the reconnect."""
+    c, sim = table.controller, table.sim
+    assert c is not None and sim is not None
+    dealer = await walls_up(table)
+    start = c.state.seq
+    board_event(table, BUTTON, bytes([0xFF, 0]))
+    board_event(table, DICE, bytes([0xFF, 2, 3, 4]))
+    await until(lambda: logged(table, "table.dice", start))
+    assert [e.type for e in table.store.since(start) if e.type.startswith("link.")] == []  # type: ignore[union-attr]
+    assert logged(table, "table.button", start)[0]["text"] == "牌桌（未报座位）按键：骰子"
+    line = logged(table, "table.dice", start)[0]
+    assert line["text"] == "牌桌（未报座位）掷骰：3、4（共 7 点）（不计：牌桌未报告掷骰的座位，请录入骰子）", line
+    assert line["text_en"].startswith("the table (no seat given) threw: 3, 4 (7) (not counted"), line
+    hand = c.state.hand
+    assert hand is not None and hand["throws"] == [] and hand["deal"] is None and hand["next_thrower"] == "E"
+    sim.press_button(dealer)  # the dealer's own press still throws for the break
+    await until(lambda: c.state.hand and c.state.hand["deal"])
+
+
+async def test_a_throw_the_hand_does_not_take_is_said_in_the_log_and_leaves_the_break(table: TableService) -> None:
+    """A faulty board's faces (0 and 7), a press out of turn, a throw after the break and one after the hand's end:
+    each is kept and its line says it did not count and why (it read 东家掷骰：5、1（共 6 点） like the throw that
+    broke the wall); the break is the dealer's first good throw's."""
+    c, sim = table.controller, table.sim
+    assert c is not None and sim is not None
+    dealer = await walls_up(table)
+    other = next(s for s in SIDES if s != dealer)
+    start = c.state.seq
+    board_event(table, DICE, bytes([SIDES.index(dealer), 2, 0, 7]))  # a dice unit's bad reading
+    await until(lambda: logged(table, "table.dice", start))
+    line = logged(table, "table.dice", start)[-1]
+    assert line["text"] == "东家掷骰：0、7（共 7 点）（不计：骰子点数须为 1 至 6）", line
+    assert "not counted" in line["text_en"]
+    hand = c.state.hand
+    assert hand is not None and hand["throws"] == [] and hand["error"].startswith("骰子点数须为 1 至 6：请重掷或录入骰子")
+    sim.press_button(other)  # not the dealer: out of turn
+    await until(lambda: len(logged(table, "table.dice", start)) == 2)
+    assert logged(table, "table.dice", start)[-1]["text"].endswith("（不计：应由东家掷骰）")
+    sim.press_button(dealer)
+    await until(lambda: c.state.hand and c.state.hand["deal"])
+    hand = c.state.hand
+    assert hand is not None and hand["error"] is None and len(hand["throws"]) == 1
+    thrown, deal = hand["throws"][0]["dice"], hand["deal"]
+    assert "不计" not in logged(table, "table.dice", start)[-1]["text"]
+    sim.press_button(dealer)  # again, the break set
+    await until(lambda: len(logged(table, "table.dice", start)) == 4)
+    assert logged(table, "table.dice", start)[-1]["text"].endswith("（不计：本盘骰子已掷完，已开门）")
+    await c.end_hand("op", result="abandoned")
+    sim.press_button(dealer)  # the hand over, its walls going down
+    await until(lambda: len(logged(table, "table.dice", start)) == 5)
+    assert logged(table, "table.dice", start)[-1]["text"].endswith("（不计：本盘已结束）")
+    hand = c.state.hand
+    assert hand is not None and hand["throws"][0]["dice"] == thrown and len(hand["throws"]) == 1 and hand["deal"] == deal
+    assert c.state.hands[-1]["throws"] == hand["throws"]
+
+
+async def test_a_first_dealer_throw_that_does_not_count_says_why(table: TableService) -> None:
+    """定庄 (before the round's first hand): a throw once the dealer is chosen, and one with no side."""
+    c, sim = table.controller, table.sim
+    assert c is not None and sim is not None
+    sim.press_button("E")
+    await until(lambda: (c.state.first_dealer or {}).get("position"))
+    assert "不计" not in logged(table, "table.dice")[-1]["text"]
+    sim.press_button("E")
+    await until(lambda: len(logged(table, "table.dice")) == 2)
+    position = c.state.first_dealer["position"]  # type: ignore[index]
+    line = logged(table, "table.dice")[-1]
+    assert line["text"].endswith(f"（不计：庄家已定（{position}号位））"), line
+    assert line["text_en"].endswith("(not counted: the first dealer is chosen)"), line
+    board_event(table, DICE, bytes([0xFF, 2, 6, 6]))
+    await until(lambda: len(logged(table, "table.dice")) == 3)
+    assert logged(table, "table.dice")[-1]["text"] == "牌桌（未报座位）掷骰：6、6（共 12 点）（不计：牌桌未报告掷骰的座位）"
+    assert c.state.first_dealer["position"] == position  # type: ignore[index]
