@@ -16,6 +16,9 @@ from drivers.messages import SEATS as SIDES
 from table_controller.config import parse_config
 from table_controller.controller import side_of_wind
 from table_controller.service import TableService
+from tablesim.physics import Timings
+
+DEBOUNCE_S = Timings.default().debounce  # a button's bounce at the table's own pace: the sped-up ones' is shorter
 
 DICE, BUTTON = 0x92, 0x93  # protocol.md §7: the board's `dice` and `button` events
 
@@ -113,10 +116,12 @@ async def test_a_throw_the_hand_does_not_take_is_said_in_the_log_and_leaves_the_
     assert hand is not None and hand["error"] is None and len(hand["throws"]) == 1
     thrown, deal = hand["throws"][0]["dice"], hand["deal"]
     assert "不计" not in logged(table, "table.dice", start)[-1]["text"]
+    await asyncio.sleep(2 * DEBOUNCE_S)  # a press of its own, not the last one's bounce
     sim.press_button(dealer)  # again, the break set
     await until(lambda: len(logged(table, "table.dice", start)) == 4)
     assert logged(table, "table.dice", start)[-1]["text"].endswith("（不计：本盘骰子已掷完，已开门）")
     await c.end_hand("op", result="abandoned")
+    await asyncio.sleep(2 * DEBOUNCE_S)
     sim.press_button(dealer)  # the hand over, its walls going down
     await until(lambda: len(logged(table, "table.dice", start)) == 5)
     assert logged(table, "table.dice", start)[-1]["text"].endswith("（不计：本盘已结束）")
@@ -132,6 +137,7 @@ async def test_a_first_dealer_throw_that_does_not_count_says_why(table: TableSer
     sim.press_button("E")
     await until(lambda: (c.state.first_dealer or {}).get("position"))
     assert "不计" not in logged(table, "table.dice")[-1]["text"]
+    await asyncio.sleep(2 * DEBOUNCE_S)
     sim.press_button("E")
     await until(lambda: len(logged(table, "table.dice")) == 2)
     position = c.state.first_dealer["position"]  # type: ignore[index]
@@ -142,3 +148,54 @@ async def test_a_first_dealer_throw_that_does_not_count_says_why(table: TableSer
     await until(lambda: len(logged(table, "table.dice")) == 3)
     assert logged(table, "table.dice")[-1]["text"] == "牌桌（未报座位）掷骰：6、6（共 12 点）（不计：牌桌未报告掷骰的座位）"
     assert c.state.first_dealer["position"] == position  # type: ignore[index]
+
+
+async def service_at(tmp_path: Path, ruleset: str, speed: float) -> TableService:
+    config = parse_config({"table": {"link": "sim://", "sim_speed": speed}, "rules": {"ruleset": ruleset},
+                           "display": {"port": 0, "operator_token": "op-token-1", "referee_token": "ref-token-1"}},
+                          source="test")
+    service = TableService(config, tmp_path, serve_http=False)
+    await service.start()
+    assert service.controller is not None
+    await service.controller.wait_linked(10)
+    return service
+
+
+async def test_a_bounced_dice_button_throws_once(tmp_path: Path) -> None:
+    """The contacts of a button bounce (two presses within milliseconds: the dice unit at ten times its pace, its
+    bounce 3 ms): one press, one throw. The board threw twice; under 国标, where the dealer throws again on a
+    5 or a 9, the bounce was the second throw."""
+    service = await service_at(tmp_path, "mcr", 10)
+    c, sim = service.controller, service.sim
+    assert c is not None and sim is not None
+    try:
+        sim.press_button("E")
+        sim.press_button("E")
+        await until(lambda: logged(service, "table.dice"))
+        await asyncio.sleep(0.3)  # twice the dice's settling: no second throw came
+        assert len(logged(service, "table.button")) == 1 and len(logged(service, "table.dice")) == 1
+    finally:
+        await service.stop()
+
+
+async def test_the_dice_button_pressed_again_while_the_dice_roll_gives_one_throw(tmp_path: Path) -> None:
+    """A player presses again before the dice have settled (定庄, the dice unit at ten times its pace: 0.15 s):
+    both presses are reported, one throw comes; `roll_dice` meanwhile is refused, not thrown a second time."""
+    service = await service_at(tmp_path, "jingji", 10)
+    c, sim = service.controller, service.sim
+    assert c is not None and sim is not None and c.table is not None
+    try:
+        sim.press_button("E")
+        await asyncio.sleep(2 * DEBOUNCE_S)  # past a bounce, before the dice settle
+        sim.press_button("E")
+        await until(lambda: logged(service, "table.dice"))
+        await asyncio.sleep(0.3)  # twice the settling time: no second throw came
+        assert len(logged(service, "table.button")) == 2 and len(logged(service, "table.dice")) == 1
+        await c.table.roll_dice("S")
+        with pytest.raises(Exception, match="rolling"):
+            await c.table.roll_dice("S")  # the first's dice are still rolling
+        await until(lambda: len(logged(service, "table.dice")) == 2)
+        await asyncio.sleep(0.3)
+        assert len(logged(service, "table.dice")) == 2
+    finally:
+        await service.stop()
