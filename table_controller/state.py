@@ -1137,6 +1137,16 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool 
     if hand.get("ended"):
         aside("本盘已结束", "the hand is over")
         return
+    last = hand["throws"][-1] if hand["throws"] else None
+    if (not keyed and last is not None and last.get("keyed") and not last.get("reported") and last["seat"] == wind
+            and sorted(last["dice"]) == sorted(dice)):
+        # the board's report of the throw the operator keyed (its link was out, its report late): one throw,
+        # the first report's; under 国标 a dealer's 5 or 9 took it as the dealer's second throw
+        hand["throws"][-1] = {**last, "reported": seq}
+        shown = "、".join(map(str, last["dice"]))
+        aside(f"{SEAT_NAMES.get(wind, wind)}家此次掷骰已录入（{shown}），牌桌所报为同一次",
+              f"the same throw as the one keyed ({', '.join(map(str, last['dice']))})")
+        return
     if hand["deal"] is not None:
         aside("本盘骰子已掷完，已开门", "the dice are all thrown: the break is set")
         return

@@ -199,3 +199,74 @@ async def test_the_dice_button_pressed_again_while_the_dice_roll_gives_one_throw
         assert len(logged(service, "table.dice")) == 2
     finally:
         await service.stop()
+
+
+async def test_the_boards_report_of_a_throw_keyed_by_hand_is_one_throw_the_first(tmp_path: Path) -> None:
+    """国标: the dealer's throw keyed by the operator (the board's report late: its cable out), then the board
+    reports that throw. A 5 counts to the dealer, who throws again: the report was taken as that second throw
+    and the wall broken on one throw counted twice. It is the same throw: kept, said, not counted; the dealer's
+    next press is the second throw."""
+    service = await service_at(tmp_path, "mcr", 500)
+    c, sim = service.controller, service.sim
+    assert c is not None and sim is not None
+    try:
+        dealer = await walls_up(service)
+        start = c.state.seq
+        c.record_dice("E", [2, 3], by="op")
+        board_event(service, DICE, bytes([SIDES.index(dealer), 2, 3, 2]))  # the same dice, read the other way round
+        await until(lambda: len(logged(service, "table.dice", start)) == 1)
+        line = logged(service, "table.dice", start)[0]
+        assert line["text"] == "东家掷骰：3、2（共 5 点）（不计：东家此次掷骰已录入（2、3），牌桌所报为同一次）", line
+        assert "the same throw as the one keyed" in line["text_en"]
+        hand = c.state.hand
+        assert hand is not None and len(hand["throws"]) == 1 and hand["next_thrower"] == "E" and hand["deal"] is None
+        sim.press_button(dealer)  # the dealer's second throw, on the board
+        await until(lambda: c.state.hand and c.state.hand["deal"])
+        hand = c.state.hand
+        assert hand is not None and [th["dice"] for th in hand["throws"]][0] == [2, 3] and len(hand["throws"]) == 2
+        assert "不计" not in logged(service, "table.dice", start)[-1]["text"]
+    finally:
+        await service.stop()
+
+
+async def test_a_throw_keyed_on_a_page_that_had_not_shown_the_boards_report_is_refused(tmp_path: Path) -> None:
+    """The reverse: the board reports the dealer's 2 and 3 (国标: a 5, the dealer throws again) and the operator,
+    whose page has not shown it yet, keys the same throw. It was taken as the dealer's second throw; it is
+    refused naming the board's report, and keyed again on the page as it is now it counts as the second."""
+    from table_controller.controller import ActionError
+
+    service = await service_at(tmp_path, "mcr", 500)
+    c = service.controller
+    assert c is not None
+    try:
+        dealer = await walls_up(service)
+        view = c.state.seq  # what the operator's page shows
+        board_event(service, DICE, bytes([SIDES.index(dealer), 2, 2, 3]))
+        await until(lambda: logged(service, "table.dice", view))
+        with pytest.raises(ActionError, match=r"未录入：你的页面显示之后，已有掷骰（#\d+ 东家掷骰：2、3（共 5 点））"):
+            c.record_dice("E", [2, 3], by="op", seen=view)
+        hand = c.state.hand
+        assert hand is not None and len(hand["throws"]) == 1 and hand["next_thrower"] == "E"
+        c.record_dice("E", [4, 1], by="op", seen=c.state.seq)  # the dealer's second throw, keyed on the page as it is
+        assert c.state.hand is not None and c.state.hand["deal"] is not None
+    finally:
+        await service.stop()
+
+
+def test_keyed_dice_carry_the_pages_view_over_http(offline_client: Any) -> None:
+    """`POST /api/dice` takes `seen` and `mine` as the referee's actions do (the Table page sends them): a throw
+    logged after the view refuses it (409); the page's own keyed throw, answered but not yet shown, does not."""
+    c = offline_client("mcr", "ref-buttons-2468", "op-buttons-1357")
+    op = {"Authorization": "Bearer op-buttons-1357"}
+    with c:
+        view = c.controller.state.seq
+        r = c.post("/api/dice", json={"seat": "E", "dice": [2, 3], "seen": view}, headers=op)
+        assert r.status_code == 200, r.text  # 5: the dealer throws again
+        mine = r.json()["seq"]
+        r = c.post("/api/dice", json={"seat": "E", "dice": [6, 6], "seen": view, "mine": [mine]}, headers=op)
+        assert r.status_code == 200, r.text
+        ours = [mine, r.json()["seq"]]
+        assert c.controller.state.hand["deal"] is not None
+        reported = c.controller.accept("table", "table.dice", {"seat": "E", "wind": "E", "dice": [1, 1]}).seq
+        r = c.post("/api/dice", json={"seat": "E", "dice": [1, 1], "seen": view, "mine": ours}, headers=op)
+        assert r.status_code == 409 and f"已有掷骰（#{reported} 东家掷骰" in r.json()["detail"], r.text
