@@ -678,9 +678,11 @@ class Controller:
             self._table_position = cursor
         if etype == "hello":
             return  # the identity is recorded by link.up
-        if etype in ("dice", "button") and self.state.hand is not None:
-            # The table names its physical sides; the rules speak of winds of this hand.
-            fields["wind"] = wind_of_side(fields.get("seat", "E"), self.state.hand["dealer_position"])
+        if etype in ("dice", "button") and self.state.hand is not None and fields.get("seat") in SEATS:
+            # The table names its physical sides; the rules speak of winds of this hand. A side the board
+            # left out (0xFF, protocol.md §7 `seat`) has no wind: logged as it came, the throw not counted
+            # (it raised here, and the link was dropped and the event skipped at the reconnect)
+            fields["wind"] = wind_of_side(fields["seat"], self.state.hand["dealer_position"])
         then: Callable[[], None] | None = None
         if etype == "phase":
             def then() -> None:
@@ -933,13 +935,19 @@ class Controller:
                 payload[settlements.AGAIN] = again
         return self.accept(source, type, payload)
 
-    def record_dice(self, seat: str, dice: list[int], by: str, source: str = "operator") -> Event:
+    def record_dice(self, seat: str, dice: list[int], by: str, source: str = "operator", seen: int | None = None,
+                    mine: list[int] | None = None) -> Event:
         """Key a throw of the dice by hand: for a table whose dice unit reports nothing (the
         remote-control dialect), throws fewer dice than the ruleset's, or is out of order. The
         throw counts as if the table had reported it, in the ruleset's order of throwers. Before
-        the round's first hand it is a 定庄 throw, `seat` naming the chair (E = 1号位 … N = 4号位)."""
+        the round's first hand it is a 定庄 throw, `seat` naming the chair (E = 1号位 … N = 4号位).
+        `seen`: the page's view (`mine`: its own actions since); a throw logged after it, the board's or
+        another page's, refuses this one, naming it: the operator keyed the throw the board had just
+        reported, and under 国标 a dealer's 5 or 9 took the keyed one as the dealer's second throw."""
         from table_controller.rules import load_ruleset
 
+        if seen is not None and (why := self._thrown_since(seen, set(mine or ()))):
+            raise ActionError(why)
         hand = self.state.hand
         if hand is None and not self.state.hands:
             # before the round's first hand: 定庄, by chair (chair 1 is E until a dealer is chosen)
@@ -970,6 +978,17 @@ class Controller:
         # as the table reports a throw: `seat` its physical side, `wind` the wind sitting there this hand
         side = side_of_wind(seat, hand["dealer_position"])
         return self.accept(source, "operator.dice", {"seat": side, "wind": seat, "dice": list(dice), "by": by})
+
+    def _thrown_since(self, seen: int, mine: set[int]) -> str | None:
+        """Why a throw keyed on a view of the log up to `seen` is refused: a throw logged since (not the
+        page's own), named; None when there is none."""
+        from table_controller.state import describe
+
+        for ev in self.store.since(seen):
+            if ev.type in ("table.dice", "operator.dice") and ev.seq not in mine:
+                return (f"未录入：你的页面显示之后，已有掷骰（#{ev.seq} {describe(ev)}）；请看清现在的状态再录入 / "
+                        f"not keyed: a throw (#{ev.seq}) came after your page's view (#{seen}): look again")
+        return None
 
     def record_play(self, type: str, data: dict[str, Any], by: str, source: str = "referee") -> Event:
         """Log what happened on the table (a discard, a claim, a flower) as keyed or seen by the camera."""

@@ -66,7 +66,7 @@ def describe_en(ev: Event) -> str:
         total = sum(d.get("dice", []))
         if "wind" not in d and d.get("seat") in SEATS:  # no hand yet: 定庄, by chair
             return f"chair {SEATS.index(d['seat']) + 1} {how} for the first dealer: {dice} ({total})"
-        return f"{_seat(d.get('wind', d.get('seat', '')))} {how}: {dice} ({total})"
+        return f"{_presser(d)} {how}: {dice} ({total})"
     if t == "table.fault_raised":
         where = str(d.get("where") or "") if d.get("where") not in (None, "", "table") else ""
         return f"fault: {d.get('name_en') or d.get('code', '')}" + (f" ({where})" if where else "")
@@ -79,7 +79,7 @@ def describe_en(ev: Event) -> str:
         button = BUTTON_EN.get(d.get("button", ""), d.get("button", ""))
         if "wind" not in d and d.get("seat") in SEATS:
             return f"chair {SEATS.index(d['seat']) + 1} pressed {button}"
-        return f"{_seat(d.get('wind', d.get('seat', '')))} pressed {button}"
+        return f"{_presser(d)} pressed {button}"
     if t == "operator.hand_start":
         return f"hand {d.get('hand_no')} starts (E: chair {d.get('dealer_position')})"
     if t == "operator.hand_end":
@@ -203,6 +203,12 @@ def action_en(action: dict[str, Any], text: str) -> str:
     if action.get("error"):
         text += f" (void: {action['error']})"
     return text
+
+
+def _presser(d: dict[str, Any]) -> str:
+    """Who pressed or threw in a hand (its wind); a side the board did not name (0xFF) said as such."""
+    who = d.get("wind", d.get("seat"))
+    return str(who) if who in SEATS else "the table (no seat given)"
 
 
 def _seat(wind: Any) -> str:

@@ -260,14 +260,30 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
         text += "（补记：记入时该家已出牌）"  # log order is arrival order: the claim came before that discard
     if ev.type.startswith("play.") and ev.data.get("inserted"):
         text += f"（裁判补录 #{ev.data['inserted']}）"  # never keyed: put in by a correction
-    line = {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text,
-            "text_en": _log_line_en(ev, s, action)}
+    text_en = _log_line_en(ev, s, action)
+    if ev.type in ("table.dice", "operator.dice") and s is not None and (aside := _throw_aside(s, ev)):
+        text, text_en = f"{text}（不计：{aside[0]}）", f"{text_en} (not counted: {aside[1]})"
+    line = {"seq": ev.seq, "at": ev.at, "source": ev.source, "type": ev.type, "text": text, "text_en": text_en}
     if ev.type in CAMERA_TILE_EVENTS:  # a tile the camera saw laid down is not named in public (camera_public)
         hidden = Event(ev.seq, ev.at, ev.source, ev.type, camera_public(ev.data))
         public, public_en = describe(hidden), describe_en(hidden)
         if public != text or public_en != line["text_en"]:
             line["public"], line["public_en"] = public, public_en
     return line
+
+
+def _throw_aside(s: "TableState", ev: Event) -> tuple[str, str] | None:
+    """Why the throw `ev` (just folded into `s`) did not count, in Chinese and English; None when it counted."""
+    if s.hand is not None:
+        return next(((th["note"], th["note_en"]) for th in s.hand.get("ignored_throws", ())
+                     if th.get("seq") == ev.seq), None)
+    if ev.data.get("seat") not in SEATS:
+        return "牌桌未报告掷骰的座位", "the table named no seat"
+    throws = (s.first_dealer or {}).get("throws") or [{}]
+    if s.hands or not throws[-1].get("ignored"):  # (定庄 throws only before the round's first hand)
+        return None
+    zh, _, en = str(throws[-1]["ignored"]).partition("/")  # seating's notes: "中文 / English"
+    return zh.strip(), en.strip() or zh.strip()
 
 
 def _log_line_en(ev: Event, s: "TableState | None", action: dict[str, Any] | None) -> str:
@@ -292,6 +308,13 @@ def _camera_seat(wind: Any, side: str) -> str:
 def _fault_name_zh(code: Any) -> str:
     """A fault code's Chinese name (卡牌); a code the fault table lacks as 未知故障 N."""
     return str(fault_fields(code, "")["name_zh"]) if isinstance(code, int) else str(code or "")
+
+
+def _presser(d: dict[str, Any]) -> str:
+    """Who pressed or threw, in a hand: the wind sitting at the side (东家); a side the board did not name
+    (0xFF) said as such (it read "None家")."""
+    who = d.get("wind", d.get("seat"))
+    return f"{SEAT_NAMES[who]}家" if who in SEAT_NAMES else "牌桌（未报座位）"
 
 
 def describe(ev: Event) -> str:
@@ -345,7 +368,7 @@ def describe(ev: Event) -> str:
         how = "掷骰（录入）" if t == "operator.dice" else "掷骰"
         if "wind" not in d and d.get("seat") in SEATS:  # no hand yet: 定庄, by chair
             return f"{SEATS.index(d['seat']) + 1}号位{how}定庄：{dice}（共 {sum(d.get('dice', []))} 点）"
-        return f"{SEAT_NAMES.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家{how}：{dice}（共 {sum(d.get('dice', []))} 点）"
+        return f"{_presser(d)}{how}：{dice}（共 {sum(d.get('dice', []))} 点）"
     if t == "table.fault_raised":
         where = str(d.get("where_zh") or d.get("where") or "") if d.get("where") not in (None, "", "table") else ""
         return f"故障：{d.get('name_zh', d.get('code', ''))}" + (f"（{where}）" if where else "")
@@ -359,7 +382,7 @@ def describe(ev: Event) -> str:
         button = BUTTON_ZH.get(d.get("button", ""), d.get("button", ""))
         if "wind" not in d and d.get("seat") in SEATS:  # no hand yet: nobody sits at a wind, a side is its chair
             return f"{SEATS.index(d['seat']) + 1}号位按键：{button}"
-        return f"{SEAT_NAMES.get(d.get('wind', d.get('seat', '')), d.get('seat', ''))}家按键：{button}"
+        return f"{_presser(d)}按键：{button}"
     if t == "operator.hand_start":
         return f"开始第 {d.get('hand_no')} 盘（{SEAT_NAMES.get('E')}家：{d.get('dealer_position')} 号位）"
     if t == "operator.hand_end":
@@ -488,8 +511,8 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
             "abortive_draws": _abortive_kinds(s.ruleset),
             "abortive_shown": [],
         }
-    elif t in ("table.dice", "operator.dice") and s.hand is not None and s.hand["deal"] is None:
-        _apply_throw(s.hand, d, keyed=t == "operator.dice")
+    elif t in ("table.dice", "operator.dice") and s.hand is not None:
+        _apply_throw(s.hand, d, ev.seq, keyed=t == "operator.dice")
     elif t in ("table.dice", "operator.dice") and s.hand is None and not s.hands and d.get("seat") in SEATS:
         # before the round's first hand: 定庄, the throw that chooses its first dealer
         from table_controller.seating import first_dealer_throw, method_of
@@ -1090,21 +1113,49 @@ def _tile_zh(code: Any) -> str:
         return str(code)
 
 
-def _apply_throw(hand: dict[str, Any], d: dict[str, Any], keyed: bool = False) -> None:
+def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool = False) -> None:
     """Record a throw (the table's dice, or dice keyed by the operator); when the ruleset's
     throws are complete, compute the wall break.
 
-    A throw the ruleset cannot use (a 2-dice table under a 3-dice rule, a dice unit's fault) is
-    kept among the ignored throws with the reason shown, and the same seat throws again, or the
-    operator keys the dice thrown by hand: a bad throw never leaves the hand without a break."""
+    A throw the hand does not take (after its break, after its end, out of turn, a side the board did not
+    name) or the ruleset cannot use (a 2-dice table under a 3-dice rule, a dice unit's fault, a face of 0
+    or 7) is kept among the ignored throws with why (`note`, `note_en`; the log's line says it, `_log_line`),
+    and the same seat throws again, or the operator keys the dice thrown by hand: a bad throw never leaves
+    the hand without a break. Before, a throw after the break or out of turn was logged as a throw like any
+    other (东家掷骰：5、1), and players read the break as thrown twice."""
     from table_controller.rules import DealError, deal_plan, next_thrower
 
     rs = _ruleset(hand["ruleset"])
     dice = [int(x) for x in d.get("dice", [])]
     wind = d.get("wind", d.get("seat"))
+
+    def aside(note: str, note_en: str, **more: Any) -> None:
+        hand.setdefault("ignored_throws", []).append(
+            {"seq": seq, "seat": wind, "side": d.get("seat"), "dice": dice, "note": note, "note_en": note_en,
+             **({"keyed": True} if keyed else {}), **more})
+
+    if hand.get("ended"):
+        aside("本盘已结束", "the hand is over")
+        return
+    last = hand["throws"][-1] if hand["throws"] else None
+    if (not keyed and last is not None and last.get("keyed") and not last.get("reported") and last["seat"] == wind
+            and sorted(last["dice"]) == sorted(dice)):
+        # the board's report of the throw the operator keyed (its link was out, its report late): one throw,
+        # the first report's; under 国标 a dealer's 5 or 9 took it as the dealer's second throw
+        hand["throws"][-1] = {**last, "reported": seq}
+        shown = "、".join(map(str, last["dice"]))
+        aside(f"{SEAT_NAMES.get(wind, wind)}家此次掷骰已录入（{shown}），牌桌所报为同一次",
+              f"the same throw as the one keyed ({', '.join(map(str, last['dice']))})")
+        return
+    if hand["deal"] is not None:
+        aside("本盘骰子已掷完，已开门", "the dice are all thrown: the break is set")
+        return
+    if wind not in SEATS:
+        aside("牌桌未报告掷骰的座位，请录入骰子", "the table named no seat: key the dice")
+        return
     if hand.get("next_thrower") and wind != hand["next_thrower"]:
         # Out of turn (a wrong button): shown to the referee, not counted for the break.
-        hand.setdefault("ignored_throws", []).append({"seat": wind, "dice": dice})
+        aside(f"应由{SEAT_NAMES[hand['next_thrower']]}家掷骰", f"{hand['next_thrower']} throws next")
         return
     throw = {"seat": wind, "side": d.get("seat"), "dice": dice, **({"keyed": True} if keyed else {})}
     throws = [tuple(th["dice"]) for th in hand["throws"]] + [tuple(dice)]
@@ -1123,7 +1174,7 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any], keyed: bool = False) -
         else:
             why = "骰子无法开门"
         hand["error"] = f"{why}：请重掷或录入骰子 / {exc}: throw again or key the dice"
-        hand.setdefault("ignored_throws", []).append({**throw, "reason": str(exc)})
+        aside(why, str(exc), reason=str(exc))
         return
     hand["throws"].append(throw)
     hand["next_thrower"] = after

@@ -83,6 +83,8 @@ class Mechanism:
         self.turn: str | None = None
         self.buzzes = buzzes if buzzes is not None else []
         self.tiles_off = 0  # tiles lost (< 0) or foreign tiles added (> 0) before the next build
+        self._dice: asyncio.Task[None] | None = None  # the throw rolling: one at a time (protocol.md §8)
+        self._pressed: dict[tuple[str, str], float] = {}  # (side, button) -> when its last press counted
         self._motion: asyncio.Task[None] | None = None  # raise / lower
         self._build: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -144,7 +146,9 @@ class Mechanism:
         if seat is None:
             raise Refused("bad_argument", "roll_dice needs a seat")
         self._need("dice")
-        self._start(self._roll(seat), "dice")
+        if self._rolling():
+            raise Refused("bad_phase", "the dice are still rolling: one throw at a time")
+        self._throw(seat)
 
     def seat_lights(self, dealer: str | None, prevalent: str | None, turn: str | None) -> None:
         self.dealer = dealer or self.dealer
@@ -172,9 +176,13 @@ class Mechanism:
         check_seat(seat)
         if button not in BUTTONS:
             raise SimError(f"button {button!r} is not one of {', '.join(BUTTONS)}")
+        now, last = self.clock.now(), self._pressed.get((seat, button))
+        if last is not None and now - last < self.timings.debounce:
+            return  # the contacts bounced: the press is reported once
+        self._pressed[(seat, button)] = now
         self._emit("button", seat=seat, button=button)
-        if button == "dice" and self._blocking("dice") is None:
-            self._start(self._roll(seat), "dice")
+        if button == "dice" and self._blocking("dice") is None and not self._rolling():
+            self._throw(seat)  # pressed again while the dice roll: no second throw
 
     def autopilot_next_thrower(self, seat: str) -> None:
         """Demo players: the named seat presses its dice button after a short pause."""
@@ -251,6 +259,13 @@ class Mechanism:
         await self._run_for(self.timings.lower_walls, "lift")
         self.up = None
         self._set_phase("ready" if self.built is not None else "building")
+
+    def _rolling(self) -> bool:
+        """Whether the dice are still rolling (a reset or a brown-out stops them)."""
+        return self._dice is not None and not self._dice.done()
+
+    def _throw(self, seat: str) -> None:
+        self._dice = self._start(self._roll(seat), "dice")
 
     async def _roll(self, seat: str) -> None:
         await self.clock.sleep(self.timings.dice_settle)

@@ -30,6 +30,7 @@ class Timings:
     raise_walls: float = 6.0
     lower_walls: float = 8.0
     dice_settle: float = 1.5
+    debounce: float = 0.03  # a button's contacts bounce: presses of one button closer than this are one press
     heartbeat: float = 1.0
     autopilot_pause: float = 2.0
     tick: float = 0.5
@@ -47,7 +48,7 @@ class Timings:
             raise ValueError(f"speed must be a finite number above 0, got {speed}")
         return Timings(build={k: v / speed for k, v in self.build.items()},
                        raise_walls=self.raise_walls / speed, lower_walls=self.lower_walls / speed,
-                       dice_settle=self.dice_settle / speed, heartbeat=self.heartbeat,
+                       dice_settle=self.dice_settle / speed, debounce=self.debounce / speed, heartbeat=self.heartbeat,
                        autopilot_pause=self.autopilot_pause / speed, tick=min(self.tick, self.tick / speed))
 
 

@@ -295,7 +295,7 @@ class PlayIn(_Body):
         return self
 
 
-class DiceIn(_Body):
+class DiceIn(_Seen):
     seat: Seat
     dice: list[Annotated[int, Field(ge=1, le=6)]] = Field(min_length=1, max_length=3)
 
@@ -549,7 +549,7 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
               summary="Key the dice thrown by hand (a table that reports no dice, or fewer than the ruleset's)")
     async def dice(body: DiceIn, who: str = Depends(role("operator"))) -> ActionResult:
         try:
-            return done(controller.record_dice(body.seat, body.dice, by=who, source=who))
+            return done(controller.record_dice(body.seat, body.dice, by=who, source=who, **body.view()))
         except ActionError as exc:
             raise HTTPException(exc.status, detail=str(exc)) from None
 

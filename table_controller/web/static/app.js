@@ -2031,7 +2031,7 @@ function ownAction(seq) { if (Number.isInteger(seq)) ownSeqs = [...ownSeqs, seq]
 const SEEN_PATHS = new Set(["/api/referee/win", "/api/referee/win/camera", "/api/referee/win/confirm",
                             "/api/referee/exhaustive", "/api/referee/exhaustive/camera", "/api/referee/play/correct",
                             "/api/referee/substitute", "/api/referee/undo", "/api/referee/penalty",
-                            "/api/referee/round"]);
+                            "/api/referee/round", "/api/dice"]);
 async function act(path, body) {
   const action = actionKey(path + "\n" + token() + "\n" + JSON.stringify(body || {}));
   if (action.payload === undefined) {
