@@ -96,6 +96,7 @@ def _auth(token: str) -> dict[str, str]:
 
 
 async def _start_hand(svc: TableService, http: httpx.AsyncClient) -> None:
+    await svc.controller.wait_linked(10)  # under load the simulated table may not have answered yet (牌桌未连接)
     r = await http.post("/api/hand/start", headers=_auth(OPERATOR))
     assert r.status_code == 200, r.text
     await _until(lambda: svc.controller.state.phase == "walls_raised")
