@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import logging
 import signal
 import sys
@@ -68,6 +69,10 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
         return CONFIG_ERROR_EXIT if isinstance(exc, (LogTooNew, UnknownRuleset)) else 1
     started()
     if notifier.enabled:  # the log open and folded, the page listening: up
+        if notifier.ping_s is not None:
+            # systemd ends a service its watchdog found hung with SIGABRT: every thread's Python stack goes to the
+            # journal first, so the call that held the loop is named (it died without a word)
+            faulthandler.enable(all_threads=True)
         notifier.ready(status_of())
         following += [asyncio.create_task(notifier.watchdog(), name="notify-watchdog"),
                       asyncio.create_task(notifier.follow(status_of), name="notify-status")]
