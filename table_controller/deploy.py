@@ -20,6 +20,29 @@ from table_controller.config import TableConfig
 
 #: Exit status of `tablectl run` for a config it refuses: restarting cannot help, so systemd must not.
 CONFIG_ERROR_EXIT = 2
+#: `WatchdogSec=`: how long the event loop may go without a turn (`notify.Notifier.watchdog` pings at half of it)
+#: before systemd takes it for hung and restarts the service. The slowest honest stalls measured here (2 shared
+#: cores, busy) were 0.26-0.56 s while a 500-hand log (47,945 events) was folded whole at start, 0.27 s while a
+#: long day's records were built after it, and 1.4-3.3 s when 100 delayed broadcast sockets came back at once
+#: after a restart (docs/display.md "Latency"); a hub under 400 polling phones 1.5 s. A Pi is 5-8x slower: up
+#: to 26 s. A minute is more than twice that, and a hung table is restarted within one, not never.
+WATCHDOG_S = 60
+#: `TimeoutStartSec=`: how long a start may go without a word. The whole fold of a long log (after an upgrade:
+#: the 500-hand log 7.8-11.8 s here, 40-95 s on a Pi; a season's far more) is not bounded by it: each step of
+#: its progress (正在恢复记录 n / N) asks systemd for `notify.EXTEND_START_S` more. What it bounds is said by
+#: nothing: the imports, a damaged log's salvage before the fold (the same log 1.2 s here, ~10 s on a Pi), the
+#: display's start (1.4-4.9 s here). Three minutes cover those on a Pi's slowest card several times over.
+START_TIMEOUT_S = 180
+#: The start limit: `START_BURST` starts within `START_INTERVAL_S`, each `RESTART_S` after the last ended,
+#: then no more (systemd's start-limit-hit). A start that keeps failing (a card left full, the port or the log
+#: held by another program) was restarted every 3-6 s forever: a Python start each time, the journal filling.
+START_BURST = 5
+START_INTERVAL_S = 120
+RESTART_S = 3
+#: After the start limit, the `<unit>-retry.service` beside it starts the table again this much later (and
+#: again after each burst), so a table whose card was cleared comes back by itself. bookworm's systemd 252
+#: has no growing back-off (`RestartSteps=`, `RestartMaxDelaySec=` are 254's).
+RETRY_AFTER_S = 300
 DEFAULT_UNIT = "mahjong-table"
 HUB_UNIT = "mahjong-hub"
 UNIT_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
@@ -36,7 +59,7 @@ class UnitFile:
 
     path: str
     text: str
-    #: What to run once it is in place.
+    #: What to run once it is in place ("": nothing of its own, the unit that names it is enough).
     then: str
 
 
@@ -154,11 +177,12 @@ def _quote(path: Path | str) -> str:
     return '"' + s + '"'
 
 
-def _unit(description: str, exec_start: list[str], user: str, groups: list[str], writable: list[Path], port: int,
-          network: bool, extra: list[str] = (), optional: list[Path] = (), after: list[str] = ()) -> str:
-    """One service unit: the command as `user`, restarted when it dies but not when its
-    configuration is wrong, read-only but for `writable`, logging to the journal; started after
-    the units `after` names when they start at the same boot."""
+def _unit(name: str, description: str, exec_start: list[str], user: str, groups: list[str], writable: list[Path],
+          port: int, network: bool, extra: list[str] = (), optional: list[Path] = (), after: list[str] = ()) -> str:
+    """One service unit, `name`: the command as `user`, restarted when it dies or hangs but not when its
+    configuration is wrong, and after a burst of failed starts only by `retry_unit` minutes later,
+    read-only but for `writable`, logging to the journal; started after the units `after` names when
+    they start at the same boot."""
     lines = [
         "# Written by `tablectl install-service`; run it again after changing what it was made from.",
         "[Unit]",
@@ -169,7 +193,16 @@ def _unit(description: str, exec_start: list[str], user: str, groups: list[str],
         lines += ["Wants=network-online.target", "After=network-online.target"]
     if after:
         lines.append("After=" + " ".join(after))
-    lines += ["", "[Service]", "Type=simple", f"User={user}"]
+    lines += [
+        # a start that keeps failing (a card left full) is stopped after a burst, and tried again later by
+        # the retry unit (`retry_unit`): not every 3 s forever, and not never
+        f"StartLimitIntervalSec={START_INTERVAL_S}",
+        f"StartLimitBurst={START_BURST}",
+        f"OnFailure={name}-retry.service",
+    ]
+    # the service says itself when it is up (READY=1: the log folded, the display listening), what it is
+    # doing (STATUS=, `systemctl status`) and that its event loop turns (WATCHDOG=1): `notify.py`
+    lines += ["", "[Service]", "Type=notify", "NotifyAccess=main", f"User={user}"]
     if groups:
         lines.append("SupplementaryGroups=" + " ".join(groups))
     lines += [
@@ -177,9 +210,11 @@ def _unit(description: str, exec_start: list[str], user: str, groups: list[str],
         *extra,
         # A table that lost its board, its camera or its broker keeps running and reconnects (the
         # hub its broker); the process ends only when it cannot start (port taken: retry) or its
-        # configuration is wrong (do not).
+        # configuration is wrong (do not), or is ended by systemd when its loop stops turning (restart).
+        f"WatchdogSec={WATCHDOG_S}",
+        f"TimeoutStartSec={START_TIMEOUT_S}",
         "Restart=on-failure",
-        "RestartSec=3",
+        f"RestartSec={RESTART_S}",
         f"RestartPreventExitStatus={CONFIG_ERROR_EXIT}",
         "TimeoutStopSec=20",
         "Environment=PYTHONUNBUFFERED=1",
@@ -201,17 +236,38 @@ def _unit(description: str, exec_start: list[str], user: str, groups: list[str],
     return "\n".join(lines)
 
 
+def retry_unit(name: str) -> str:
+    """`<name>-retry.service`, started by systemd when `name` fails for good (OnFailure=): only if that was the
+    start limit (a burst of failed starts; never a config refused with exit 2, which stays stopped), it waits
+    `RETRY_AFTER_S` and starts `name` again, so a table whose card was cleared comes back by itself. A stop of
+    `name` (`systemctl stop`) stops the wait too (PartOf=): a technician's stop stays a stop."""
+    unit = f"{name}.service"  # (`_check_names`: letters, digits, - _ . @: nothing the shell or systemd expands)
+    return "\n".join([
+        "# Written by `tablectl install-service`; run it again after changing what it was made from.",
+        "[Unit]",
+        f"Description=在 {name} 多次启动失败后过 {RETRY_AFTER_S // 60} 分钟重试 (start {name} again later)",
+        f"PartOf={name}.service",
+        "",
+        "[Service]",
+        "Type=simple",  # not oneshot: a start job waiting for minutes would hold systemd's boot unfinished
+        f"ExecCondition=/bin/sh -c 'test \"$$(systemctl show -P Result {unit})\" = start-limit-hit'",
+        f"ExecStart=/bin/sh -c 'sleep {RETRY_AFTER_S} && systemctl reset-failed {unit} && "
+        f"systemctl start --no-block {unit}'",
+        "",
+    ])
+
+
 def _absolute(*paths: Path) -> None:
     if not all(p.is_absolute() for p in paths):
         raise DeployError("the config file and tablectl must be absolute paths (systemd does not start in this directory)")
 
 
 def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: str,
-                 mount_points: list[Path] | None = None, root: Path = Path("/")) -> str:
-    """The systemd service running `tablectl run --config config_path` as `user`; the config's folder is
+                 mount_points: list[Path] | None = None, root: Path = Path("/"), name: str = DEFAULT_UNIT) -> str:
+    """The systemd service `name` running `tablectl run --config config_path` as `user`; the config's folder is
     writable too: a referee's PIN changed on the page is written there (a new file renamed over the old)."""
     _absolute(config_path, tablectl)
-    return _unit(f"自动麻将机控制器 {config.table.name} (mahjong table controller)",
+    return _unit(name, f"自动麻将机控制器 {config.table.name} (mahjong table controller)",
                  [str(tablectl), "run", "--config", str(config_path)], user, needed_groups(config),
                  list(dict.fromkeys([*writable_dirs(config), config_path.parent])), config.display.port,
                  network=_on_network(config), extra=_rulesets_env(),
@@ -251,7 +307,7 @@ def _on_network(config: TableConfig) -> bool:
 HUB_ENV_FILE = "/etc/mahjong-hub.env"
 
 
-def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]:
+def hub_unit(hub_args: list[str], tablectl: Path, user: str, name: str = HUB_UNIT) -> tuple[str, Path]:
     """The systemd service running `tablectl hub HUB_ARGS` as `user` (the data directory made
     absolute); returns the unit and the data directory it writes."""
     from table_controller.commands.hub import check, parse
@@ -280,7 +336,7 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str) -> tuple[str, Path]
                           ("--max-per-address", str(args.max_per_address or ""))):
         if value:
             argv += [option, value]
-    unit = _unit(f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],
+    unit = _unit(name, f"麻将比赛排名 {args.tournament} (tournament hub)", [str(tablectl), "hub", *argv, "--data-dir", str(data)],
                  user, [], [data], args.port, network=True, extra=[f"EnvironmentFile=-{HUB_ENV_FILE}"],
                  after=broker_units(args.broker))
     return unit, data
@@ -318,9 +374,10 @@ def _check_names(unit: str, user: str) -> None:
 def hub_files(hub_args: list[str], tablectl: Path, user: str, unit: str = HUB_UNIT) -> tuple[list[UnitFile], Path]:
     """The hub's unit file (and the data directory to create), as `unit_files` for a table."""
     _check_names(unit, user)
-    text, data = hub_unit(hub_args, tablectl, user)
+    text, data = hub_unit(hub_args, tablectl, user, unit)
     return [UnitFile(f"etc/systemd/system/{unit}.service", text,
-                     f"systemctl daemon-reload && systemctl enable --now {unit}")], data
+                     f"systemctl daemon-reload && systemctl enable --now {unit}"),
+            UnitFile(f"etc/systemd/system/{unit}-retry.service", retry_unit(unit), "")], data
 
 
 def unit_files(config: TableConfig, config_path: Path, tablectl: Path, user: str,
@@ -328,9 +385,10 @@ def unit_files(config: TableConfig, config_path: Path, tablectl: Path, user: str
                root: Path = Path("/")) -> list[UnitFile]:
     """Every file to install, with its path under the system root and what to run after."""
     _check_names(unit, user)
-    text = service_unit(config, config_path, tablectl, user, mount_points, root)
+    text = service_unit(config, config_path, tablectl, user, mount_points, root, unit)
     files = [UnitFile(f"etc/systemd/system/{unit}.service", text,
-                      f"systemctl daemon-reload && systemctl enable --now {unit}")]
+                      f"systemctl daemon-reload && systemctl enable --now {unit}"),
+             UnitFile(f"etc/systemd/system/{unit}-retry.service", retry_unit(unit), "")]
     rule = udev_rule(config)
     if rule:
         files.append(UnitFile(f"etc/udev/rules.d/60-{unit}.rules", rule,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import logging
 import signal
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 from table_controller.config import TableConfig
 from table_controller.deploy import CONFIG_ERROR_EXIT
 from table_controller.logs import setup_logging
+from table_controller.notify import EXTEND_START_S, Notifier, said, table_status
 from table_controller.service import TableService
 from table_controller.state import UnknownRuleset
 from table_controller.store import LogTooNew, StoreError
@@ -33,27 +35,61 @@ def stop_on_signals(stop: Callable[[], None]) -> None:
 
 
 async def serve_until_signalled(service: Any, started: Callable[[], None], errors: tuple[type[BaseException], ...],
-                                name: str = "tablectl", settings: Mapping[str, str] | None = None) -> int:
+                                name: str = "tablectl", settings: Mapping[str, str] | None = None,
+                                status: Callable[[], str] | None = None) -> int:
     """Start `service`, call `started`, run until SIGINT/SIGTERM (systemd's stop), stop it; 1 if it cannot start.
     `settings`: a config setting named in the refusal -> what the user typed for it (the demo's options: it has
-    no config file, and "change [display].port" named nothing it takes)."""
+    no config file, and "change [display].port" named nothing it takes). Under systemd (`$NOTIFY_SOCKET`,
+    `notify.py`): `status()` is its STATUS= line (the start's progress too, each change asking for more start-up
+    time), READY=1 once started, WATCHDOG=1 from this loop, STOPPING=1 at the stop."""
     stop = asyncio.Event()
     stop_on_signals(stop.set)
+    notifier = Notifier.from_environ()
+
+    def status_of() -> str:
+        return said(status) if status is not None else ""
+
+    following: list[asyncio.Task[None]] = []
+    if notifier.enabled:
+        following.append(asyncio.create_task(notifier.follow(status_of, extend_s=EXTEND_START_S), name="notify-start"))
     try:
-        await service.start()
+        try:
+            await service.start()
+        finally:
+            await _cancel(following)
     except errors as exc:
         message = str(exc)
         for setting, option in (settings or {}).items():
             message = message.replace(setting, option)
         print(f"{name}: cannot start: {message}", file=sys.stderr)
+        notifier.status(f"无法启动 / cannot start: {message}")
         await service.stop()
+        notifier.close()
         # a log of a newer version, or of a ruleset not here, stays so however often systemd restarts the service
         return CONFIG_ERROR_EXIT if isinstance(exc, (LogTooNew, UnknownRuleset)) else 1
     started()
+    if notifier.enabled:  # the log open and folded, the page listening: up
+        if notifier.ping_s is not None:
+            # systemd ends a service its watchdog found hung with SIGABRT: every thread's Python stack goes to the
+            # journal first, so the call that held the loop is named (it died without a word)
+            faulthandler.enable(all_threads=True)
+        notifier.ready(status_of())
+        following += [asyncio.create_task(notifier.watchdog(), name="notify-watchdog"),
+                      asyncio.create_task(notifier.follow(status_of), name="notify-status")]
     await stop.wait()
     log.info("stopping")
+    notifier.stopping()
+    await _cancel(following)
     await service.stop()
+    notifier.close()
     return 0
+
+
+async def _cancel(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    tasks.clear()
 
 
 def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_browser: bool = False,
@@ -84,7 +120,12 @@ def run_service(config: TableConfig, data_dir: Path, verbose: int = 0, open_brow
                 except webbrowser.Error:
                     log.info("no browser to open", extra={"url": url})
 
+        def status() -> str:
+            if service.controller is None:
+                return "正在启动 / starting"
+            return table_status(service.controller.health_report())
+
         return await serve_until_signalled(service, started, (OSError, StoreError, UnknownRuleset), name=name,
-                                           settings=settings)
+                                           settings=settings, status=status)
 
     return asyncio.run(main())

@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from table_controller.logs import setup_logging
+    from table_controller.notify import hub_status
     from table_controller.runner import serve_until_signalled
     from table_controller.tournament.hub import HubError
     from table_controller.tournament.web import HubService
@@ -156,6 +157,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"排名 / standings: {service.url}   "
                   f"数据 / data: {args.data_dir / args.tournament}", flush=True)
 
-        return await serve_until_signalled(service, started, (OSError, HubError), name="tablectl hub")
+        def status() -> str:
+            if service.hub is None:
+                return "正在启动 / starting"
+            return hub_status(service.hub.health(), len(service.hub.tables))
+
+        return await serve_until_signalled(service, started, (OSError, HubError), name="tablectl hub", status=status)
 
     return asyncio.run(main())

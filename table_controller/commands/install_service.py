@@ -17,7 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Write /etc/systemd/system/<unit>.service running `tablectl run --config FILE` as USER, with "
         "the groups the config's devices need (dialout, video, plugdev), its data directory writable and "
         "everything else read-only; a usb://VID:PID table also gets a udev rule. Prints the commands to "
-        "enable it. --print shows the files without writing; --root writes under another root (an SD card "
+        "enable it; <unit>-retry.service beside it starts the unit again 5 minutes after a burst of failed starts "
+        "(a card left full). --print shows the files without writing; --root writes under another root (an SD card "
         "image mounted elsewhere).",
     )
     p.add_argument("--config", type=Path, help="the table's TOML file")
@@ -86,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         print("then, as root:")
         print(f"  mkdir -p {made} && chown {shlex.quote(args.user)} {made}")
         for f in files:
-            print(f"  {f.then}")
+            if f.then:
+                print(f"  {f.then}")
         print(f"logs: journalctl -u {Path(files[0].path).stem} -o cat")
     return 0

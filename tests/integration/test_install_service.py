@@ -10,6 +10,7 @@ import os
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from table_controller.deploy import CONFIG_ERROR_EXIT
+from table_controller.deploy import CONFIG_ERROR_EXIT, RETRY_AFTER_S, START_TIMEOUT_S, WATCHDOG_S
 
 TABLECTL = [sys.executable, "-m", "table_controller.cli"]
 
@@ -49,30 +50,63 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _serve_then_stop(unit: dict[str, list[str]], url: str) -> int:
-    """Run the unit's ExecStart as systemd does (from /, with its environment) until `url`
-    answers, then stop it as systemd does (SIGTERM, TimeoutStopSec); its exit status."""
-    env = {**os.environ, **dict(e.split("=", 1) for e in unit["Environment"])}
+def _serve_then_stop(unit: dict[str, list[str]], url: str, tmp_path: Path) -> int:
+    """Run the unit's ExecStart as systemd does (from /, with its environment, a notify socket and the
+    unit's watchdog: Type=notify, WatchdogSec=) until `url` answers, then stop it as systemd does (SIGTERM,
+    TimeoutStopSec); its exit status. On the way it must have said READY=1, WATCHDOG=1 and STOPPING=1."""
+    notify = tmp_path / "notify"
+    env = {**os.environ, **dict(e.split("=", 1) for e in unit["Environment"]), "NOTIFY_SOCKET": str(notify),
+           "WATCHDOG_USEC": str(int(unit["WatchdogSec"][0]) * 1_000_000)}
     mask = int(unit["UMask"][0], 8)
-    proc = subprocess.Popen(shlex.split(unit["ExecStart"][0]), cwd="/", env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, preexec_fn=lambda: os.umask(mask))
-    try:
-        deadline = time.monotonic() + 30
-        while True:
+    heard: list[str] = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(notify))
+        sock.settimeout(0.2)
+
+        def hear() -> None:
             try:
-                if httpx.get(url, timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
+                heard.extend(sock.recv(4096).decode("utf-8").splitlines())
+            except TimeoutError:
                 pass
-            assert time.monotonic() < deadline and proc.poll() is None, f"{url} did not come up"
-            time.sleep(0.2)
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=float(unit["TimeoutStopSec"][0]))
-        return proc.returncode
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+
+        proc = subprocess.Popen(shlex.split(unit["ExecStart"][0]), cwd="/", env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, preexec_fn=lambda: os.umask(mask))
+        try:
+            deadline = time.monotonic() + 30
+            while not ("READY=1" in heard and "WATCHDOG=1" in heard):
+                hear()
+                assert time.monotonic() < deadline and proc.poll() is None, f"not ready: {heard}"
+            assert httpx.get(url, timeout=2).status_code == 200  # ready: it answers
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=float(unit["TimeoutStopSec"][0]))
+            hear()
+            assert "STOPPING=1" in heard, heard
+            return proc.returncode
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+
+
+def _watched(unit: dict[str, list[str]], name: str, retry: Path) -> None:
+    """The unit as systemd must run it: it says when it is up and that its loop turns (Type=notify,
+    WatchdogSec=); a burst of failed starts stops it, and its retry unit starts it again minutes later."""
+    assert unit["Type"] == ["notify"] and unit["NotifyAccess"] == ["main"]
+    assert unit["WatchdogSec"] == [str(WATCHDOG_S)] and unit["TimeoutStartSec"] == [str(START_TIMEOUT_S)]
+    assert unit["Restart"] == ["on-failure"] and unit["RestartSec"] == ["3"]
+    assert unit["StartLimitBurst"] == ["5"] and unit["StartLimitIntervalSec"] == ["120"]
+    assert unit["OnFailure"] == [f"{name}-retry.service"]
+    assert not {"RestartSteps", "RestartMaxDelaySec"} & set(unit)  # systemd 254's: bookworm's 252 ignores them
+    again = _unit(retry.read_text(encoding="utf-8"))
+    assert again["PartOf"] == [f"{name}.service"]  # `systemctl stop` of the table stops the wait too
+    # only after the start limit (a config refused, exit 2, stays stopped), and after RETRY_AFTER_S
+    assert again["ExecCondition"] == [f"/bin/sh -c 'test \"$$(systemctl show -P Result {name}.service)\" = "
+                                      "start-limit-hit'"]
+    assert again["ExecStart"] == [f"/bin/sh -c 'sleep {RETRY_AFTER_S} && systemctl reset-failed {name}.service && "
+                                  f"systemctl start --no-block {name}.service'"]
+    if shutil.which("systemd-analyze"):
+        check = subprocess.run(["systemd-analyze", "verify", str(retry)], capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0 and retry.name not in check.stderr, check.stderr
 
 
 def test_the_unit_passes_systemd_and_its_command_runs_the_table(tmp_path: Path) -> None:
@@ -99,7 +133,9 @@ def test_the_unit_passes_systemd_and_its_command_runs_the_table(tmp_path: Path) 
 
     # ExecStart as systemd runs it: from /, with the unit's environment (the data directory exists first)
     data.mkdir(parents=True)
-    assert _serve_then_stop(unit, f"http://127.0.0.1:{port}/api/health") == 0
+    _watched(unit, "mahjong-table", unit_path.with_name("mahjong-table-retry.service"))
+    assert f"wrote {unit_path.with_name('mahjong-table-retry.service')}" in proc.stdout
+    assert _serve_then_stop(unit, f"http://127.0.0.1:{port}/api/health", tmp_path) == 0
     assert (data / "events.sqlite3").is_file()  # the event log went where ReadWritePaths lets it write
     # every tile of every hand is in it: no other account on the Pi reads it (it was 0644)
     assert (data / "events.sqlite3").stat().st_mode & 0o777 == 0o640
@@ -176,7 +212,8 @@ def test_the_hubs_unit_passes_systemd_and_its_command_serves_the_standings(tmp_p
         check = subprocess.run(["systemd-analyze", "verify", str(unit_path)], capture_output=True, text=True, timeout=60)
         assert check.returncode == 0 and "mahjong-hub.service" not in check.stderr, check.stderr
     data.mkdir()
-    assert _serve_then_stop(unit, f"http://127.0.0.1:{port}/api/standings") == 0
+    _watched(unit, "mahjong-hub", unit_path.with_name("mahjong-hub-retry.service"))
+    assert _serve_then_stop(unit, f"http://127.0.0.1:{port}/api/standings", tmp_path) == 0
     assert (data / "spring-cup").is_dir()  # it kept its files where ReadWritePaths lets it write
     kept = [f for f in (data / "spring-cup").rglob("*") if f.is_file()]
     assert kept and all(f.stat().st_mode & 0o007 == 0 for f in kept), "readable by all"
