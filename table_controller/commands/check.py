@@ -54,5 +54,5 @@ def run(args: argparse.Namespace) -> int:
         mark = {"ok": "✓", "warn": "!", "fail": "✗"}
         for f in findings:
             print(f"{mark[f.level]} {f.what}: {f.detail}")
-        print("可以开赛 / ready" if not failed else f"未就绪 / not ready: {len(failed)} 项需处理")
+        print("可以开赛 / ready" if not failed else f"未就绪：{len(failed)} 项需处理 / not ready: {len(failed)} to put right")
     return 1 if failed else 0

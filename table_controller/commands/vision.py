@@ -32,11 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     k = sub.add_parser("corners", help="在摄像头画面中找出台面四角，用于 [camera] corners / find the felt's four "
                                        "corners in a camera frame, for [camera] corners",
                        description="用于无台角标记的牌桌：找出台面（画面中央的颜色），按 [camera] corners 和 corners_size "
-                                   "的格式打印其四角，从西家左角起顺时针，西家一侧取画面上方。 / For tables without corner markers: finds the felt (the colour of the picture's "
+                                   "的格式打印其四角，从西家左角起顺时针，西家一侧取画面上方。 / "
+                                   "For tables without corner markers: finds the felt (the colour of the picture's "
                                    "middle) and prints its corners clockwise from W's left, W's side taken at the top "
                                    "of the picture, as [camera] corners and corners_size.")
-    k.add_argument("image", type=Path, help="本桌摄像头的一帧画面，须拍到整个台面 / a frame from the table's camera, the whole felt in view")
-    k.add_argument("--json", action="store_true", help='以 JSON 输出四角 / print {"corners": [[x, y], ...], "corners_size": [w, h]}')
+    k.add_argument("image", type=Path,
+                   help="本桌摄像头的一帧画面，须拍到整个台面 / a frame from the table's camera, the whole felt in view")
+    k.add_argument("--json", action="store_true",
+                   help='以 JSON 输出四角 / print {"corners": [[x, y], ...], "corners_size": [w, h]}')
     k.set_defaults(func=run_corners)
 
     said = ("在带 labels.csv（file,kind）的单张牌图片文件夹上测准确率 / accuracy on a folder of single-tile pictures "
@@ -52,16 +55,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "1z..7z 1f..8f [back]")
     n = sub.add_parser("enroll", help=said, description=said)
     n.add_argument("images", type=Path, nargs="+", help="摆好的牌的画面（多帧更好） / frames of the laid-out tiles (several help)")
-    n.add_argument("--out", type=Path, required=True, help="要写入的牌样文件（npz）；已存在则追加 / enrollment file to write (npz); extended if it exists")
+    n.add_argument("--out", type=Path, required=True,
+                   help="要写入的牌样文件（npz）；已存在则追加 / enrollment file to write (npz); extended if it exists")
     n.add_argument("--model", type=Path, default=None, help=MODEL_HELP)
-    n.add_argument("--kinds", default="", help="摆出的牌种，逗号分隔（不是按顺序的全部 42 种时） / comma-separated kinds laid out, if not the "
+    n.add_argument("--kinds", default="",
+                   help="摆出的牌种，逗号分隔（不是按顺序的全部 42 种时） / comma-separated kinds laid out, if not the "
                                              "full 42 in order")
     n.add_argument("--laid-in-order", action="store_true",
                    help="牌确按给定顺序摆放，即使网络把其中一些认作别的牌（它认错的牌面）；不加此项时这样的画面会被拒绝 / "
                         "the tiles lie in the order given even where the network reads some as other kinds "
                         "(art it reads wrongly); without it such a frame is refused")
     n.add_argument("--corners", help="画面中台面四角 'x,y;x,y;x,y;x,y'，从西家左角起顺时针，用于无标记的牌桌（同 "
-                                     "[camera] corners；`tablectl vision corners` 可找出） / felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, "
+                                     "[camera] corners；`tablectl vision corners` 可找出） / "
+                                     "felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, "
                                      "for tables without markers (as [camera] corners; `tablectl vision corners` "
                                      "finds them)")
     n.set_defaults(func=run_enroll)
@@ -83,9 +89,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--big-chars", action="store_true",
                    help="把字画到占满牌面（花牌、季牌、字牌），如许多牌的刻法 / draw characters up to filling the face "
                         "(flowers, seasons, honours), as many sets carve them")
-    t.add_argument("--flower-share", type=float, default=0.3, help="花牌和季牌所占比例 / share of tile crops that are flowers or "
+    t.add_argument("--flower-share", type=float, default=0.3,
+                   help="花牌和季牌所占比例 / share of tile crops that are flowers or "
                                                                                 "seasons")
-    t.add_argument("--out", type=Path, default=None, help="ONNX 文件路径（默认 vision/models/tiles.onnx） / ONNX path (default: "
+    t.add_argument("--out", type=Path, default=None,
+                   help="ONNX 文件路径（默认 vision/models/tiles.onnx） / ONNX path (default: "
                                                                     "vision/models/tiles.onnx)")
     t.set_defaults(func=run_train)
 
@@ -105,7 +113,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                     "camera and check it (light, corner markers)",
                        description="按 [camera] source 的写法（设备编号如 0、路径或 MJPEG/RTSP 地址）从摄像头取一帧，"
                                    "写出供 corners、enroll 和 read 使用，并说明画面的问题：无画面、太暗、反光、台角标记不在"
-                                   "视野内。画面不可用时以 1 退出（仍会写出）。 / Takes a frame from the camera as [camera] source names it (a device index such "
+                                   "视野内。画面不可用时以 1 退出（仍会写出）。 / "
+                                   "Takes a frame from the camera as [camera] source names it (a device index such "
                                    "as 0, a path or an MJPEG/RTSP URL), writes it for corners, enroll and read, and "
                                    "says what is wrong with the picture: no picture, too dark, glare, corner markers "
                                    "out of sight. Exit 1 when the picture will not do (it is written all the same).")
@@ -120,9 +129,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c = sub.add_parser("camera", help="提供一个渲染牌桌的虚拟 MJPEG 摄像头（模拟器） / serve a virtual MJPEG camera of "
                                       "a rendered table (simulator)",
                        description="代替本桌的摄像头：在 http://HOST:PORT/stream.mjpg 以 MJPEG 提供渲染的牌桌画面"
-                                   "（单帧：/snapshot.jpg）。 / A stand-in for the table's camera: serves a rendered table as MJPEG at "
+                                   "（单帧：/snapshot.jpg）。 / "
+                                   "A stand-in for the table's camera: serves a rendered table as MJPEG at "
                                    "http://HOST:PORT/stream.mjpg (one frame: /snapshot.jpg).")
-    c.add_argument("--style", default="kmahjongg-default", help="牌面风格，如 xmahjongg-dorothys / tile art, e.g. xmahjongg-dorothys")
+    c.add_argument("--style", default="kmahjongg-default",
+                   help="牌面风格，如 xmahjongg-dorothys / tile art, e.g. xmahjongg-dorothys")
     c.add_argument("--port", type=tcp_port, default=8081, help="端口（默认 8081） / port (default 8081)")
     c.add_argument("--host", default="127.0.0.1", help="地址（默认 127.0.0.1） / address (default 127.0.0.1)")
     c.add_argument("--seed", type=int, default=4,
@@ -131,7 +142,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--layout", choices=("play", "enroll"), default="play",
                    help="play：对局中的牌桌；enroll：为 `vision enroll` 摆出的 42 种牌各一张 / play: a table in play; "
                         "enroll: one tile of each of the 42 kinds laid out for `vision enroll`")
-    c.add_argument("--no-markers", action="store_true", help="无台角标记的台面（须存储四角） / a felt without corner markers (store its corners)")
+    c.add_argument("--no-markers", action="store_true",
+                   help="无台角标记的台面（须存储四角） / a felt without corner markers (store its corners)")
     c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -539,7 +551,8 @@ def run_grab(args: argparse.Namespace) -> int:
     finally:
         cap.release()
     if frame is None:
-        return _fail(f"{args.source}: 没有画面 / no picture ({no_picture_hint(args.source)})")
+        zh, en = no_picture_hint(args.source)
+        return _fail(f"{args.source}: 没有画面（{zh}） / no picture ({en})")
     undecodable = undecodable_hint(args.source)  # OpenCV may decode a damaged part to noise: not the picture
     if undecodable:
         return _fail(f"{args.source}: {undecodable}")
