@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import select
 import signal
 import sys
+from typing import NoReturn
 
 from table_controller import __version__
 
@@ -21,18 +23,78 @@ COMMANDS: tuple[str, ...] = ("demo", "run", "check", "install-service", "sim", "
                              "waits", "record", "vision", "hub", "broker-config", "pin")
 
 
-VERBOSE_HELP = "more log output (-v info, -vv debug); overrides the config's log level"
+VERBOSE_HELP = "更多日志（-v 信息，-vv 调试），优先于配置的日志级别 / more log output (-v info, -vv debug); overrides the " \
+    "config's log level"
+
+#: argparse's own words for a wrong command line (Python 3.11's, and the later ones'), Chinese first: a
+#: technician at the table read "the following arguments are required" or "invalid choice" in English only.
+#: Each pattern's groups go into the Chinese; what is not matched keeps argparse's words after 参数有误.
+USAGE_ERRORS: tuple[tuple[str, str], ...] = (
+    (r"the following arguments are required: (.+)", "缺少必需的参数：{0}"),
+    (r"unrecognized arguments: (.+)", "无法识别的参数：{0}"),
+    (r"one of the arguments (.+) is required", "须给出以下参数之一：{0}"),
+    (r"not allowed with argument (.+)", "不能与参数 {0} 同时使用"),
+    (r"invalid choice: (.+?) \(choose from (.+)\)", "无效的选择 {0}（可选：{1}）"),
+    (r"invalid int value: (.+)", "须为整数，不是 {0}"),
+    (r"invalid float value: (.+)", "须为数字，不是 {0}"),
+    (r"invalid \S+ value: (.+)", "无效的值 {0}"),
+    (r"expected one argument", "须跟一个值"),
+    (r"expected at most one argument", "最多跟一个值"),
+    (r"expected at least one argument", "须跟至少一个值"),
+    (r"expected (\d+) arguments?", "须跟 {0} 个值"),
+    (r"ambiguous option: (\S+) could match (.+)", "选项 {0} 不明确，可能是 {1}"),
+    (r"ignored explicit argument (.+)", "此选项不取值：{0}"),
+)
+
+
+def usage_error(message: str) -> str:
+    """argparse's `message` for a wrong command line, "中文 / English" as the commands' own errors are:
+    "参数 --seat：无效的选择 'X'（可选：'E', 'S', 'W', 'N'） / argument --seat: invalid choice: ...". A type's own
+    message, already "中文 / English" (`commands.tcp_port`), is split at its " / " around the argument's name."""
+    argument, said = None, message
+    named = re.fullmatch(r"argument (.+?): (.*)", message, flags=re.S)
+    if named:
+        argument, said = named.groups()
+    if re.search(r"[\u4e00-\u9fff]", said) and " / " in said:
+        zh, en = said.split(" / ", 1)
+        return f"参数 {argument}：{zh} / argument {argument}: {en}" if argument else message
+    for pattern, chinese in USAGE_ERRORS:
+        found = re.fullmatch(pattern, said, flags=re.S)
+        if found:
+            zh = chinese.format(*found.groups())
+            break
+    else:
+        zh = "参数有误"
+    return f"{'参数 ' + argument + '：' if argument else ''}{zh} / {message}"
+
+
+class Parser(argparse.ArgumentParser):
+    """`tablectl`'s parsers (its sub-commands' too: argparse makes them of the parser's class): the help's
+    own lines and a wrong command line's error said Chinese first, as the rest of `tablectl` says things."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._positionals.title = "位置参数 / positional arguments"
+        self._optionals.title = "选项 / options"
+        for action in self._actions:
+            if isinstance(action, argparse._HelpAction):
+                action.help = "显示本帮助并退出 / show this help message and exit"
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: 错误 / error: {usage_error(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tablectl",
-        description="Controller for automatic mahjong tables (自动麻将机).",
-        epilog="Run `tablectl COMMAND --help` for a command's options.",
+        description="自动麻将机控制程序 / Controller for automatic mahjong tables.",
+        epilog="各命令的选项见 `tablectl 命令 --help` / Run `tablectl COMMAND --help` for a command's options.",
     )
-    parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
+    parser.add_argument("--version", action="version", version=f"tablectl {__version__}",
+                        help="显示版本并退出 / show the version and exit")
     parser.add_argument("-v", "--verbose", action="count", default=0, help=VERBOSE_HELP)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="命令 / commands")
     for name in COMMANDS:
         try:
             module = importlib.import_module(f"table_controller.commands.{name.replace('-', '_')}")

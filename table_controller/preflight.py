@@ -43,6 +43,18 @@ class Finding:
         return {"what": self.what, "level": self.level, "detail": self.detail}
 
 
+def _said(zh: str, en: str, subject: object = "") -> str:
+    """A line's detail Chinese first, as the labels and the table's pages say things ("中文 / English"), after
+    the path, device or address it is of: the venue's technician read most of the check in English alone."""
+    return f"{subject}: {zh} / {en}" if subject != "" else f"{zh} / {en}"
+
+
+def _more(detail: str, zh: str, en: str) -> str:
+    """`detail` ("中文 / English") with `zh` added to its Chinese and `en` to its English."""
+    first, _, second = detail.partition(" / ")
+    return f"{first}{zh} / {second}{en}"
+
+
 def _writable(directory: Path) -> str:
     """"" when a file can be made and removed in `directory`, else why not."""
     try:
@@ -63,11 +75,12 @@ def check_storage(config: TableConfig) -> list[Finding]:
     parent = data if data.exists() else next((p for p in data.parents if p.exists()), Path("/"))
     why = _writable(parent)
     if why:
-        out.append(Finding("事件记录 / event log", "fail", f"{data}: cannot write there ({why}); make the directory "
-                                                          "writable for the service's user"))
+        out.append(Finding("事件记录 / event log", "fail", _said(
+            f"无法写入（{why}）：请让服务的用户可写该目录", f"cannot write there ({why}); make the directory writable "
+            "for the service's user", data)))
         return out
     log_file = data / "events.sqlite3"
-    detail = f"{data}: writable, {_free_mb(parent):.0f} MB free"
+    detail = _said(f"可写，剩余 {_free_mb(parent):.0f} MB", f"writable, {_free_mb(parent):.0f} MB free", data)
     if log_file.exists():
         from table_controller.state import UnknownRuleset, missing_rulesets
         from table_controller.store import LogEmptied, LogTooNew, NotALog, ReadOnlyLog, storage_refusal
@@ -100,25 +113,26 @@ def check_storage(config: TableConfig) -> list[Finding]:
             ok = str(exc)
         if ok != "ok":
             # the service still starts: it keeps the file aside and carries over what reads (salvage.py)
-            return [Finding("事件记录 / event log", "warn",
-                            f"{log_file} is damaged ({ok.splitlines()[0][:120]}); the next start keeps it aside as "
-                            "events.damaged-<time>.sqlite3 and carries its readable events (and the mirror's) into a "
-                            "fresh log, naming what was lost / 记录已损坏：启动时自动保留原文件并恢复可读事件")]
+            return [Finding("事件记录 / event log", "warn", _said(
+                "记录已损坏：下次启动时自动保留原文件（events.damaged-<时间>.sqlite3），把可读事件（及备份中的）转入新记录，"
+                "并说明丢失了什么", f"damaged ({ok.splitlines()[0][:120]}); the next start keeps it aside as "
+                "events.damaged-<time>.sqlite3 and carries its readable events (and the mirror's) into a fresh log, "
+                "naming what was lost", log_file))]
         missing = missing_rulesets(named)
         if missing:  # the service would stop at start: its hands cannot be folded without them
             also = f" (also: {', '.join(missing[1:])})" if missing[1:] else ""
             return [Finding("事件记录 / event log", "fail", f"{log_file}: {UnknownRuleset(missing[0])}{also}")]
-        detail += f"; the log holds {n} events"
+        detail = _more(detail, f"；记录中有 {n} 个事件", f"; the log holds {n} events")
     else:
-        detail += "; no log yet (the first start makes it)"
+        detail = _more(detail, "；尚无记录（首次启动时创建）", "; no log yet (the first start makes it)")
     level = "warn" if _free_mb(parent) < MIN_FREE_MB else "ok"
-    detail += "; little space left" if level == "warn" else ""
+    detail = _more(detail, "；剩余空间不足", "; little space left") if level == "warn" else detail
     # logs a start found damaged and kept aside (salvage.py): evidence for the record, never removed by the
     # service, so on an SD card they pile up unseen; the technician copies them off and removes them
     aside = _kept_aside(data, "events.damaged-")
     if aside:
         level = "warn"
-        detail += aside
+        detail = _more(detail, *aside)
     out.append(Finding("事件记录 / event log", level, detail))
     mirror = config.mirror_path()
     if mirror is not None:
@@ -169,7 +183,8 @@ def _wins_finding(found: list[dict[str, Any]]) -> Finding:
 
     what = "已确认和牌 / confirmed wins"
     if not found:
-        return Finding(what, "ok", "every confirmed win scores today as it was confirmed")
+        return Finding(what, "ok", _said("已确认的和牌按现行规则计分均与确认时相同",
+                                         "every confirmed win scores today as it was confirmed"))
     lines = []
     for d in found:
         now = d["now"]
@@ -182,33 +197,35 @@ def _wins_finding(found: list[dict[str, Any]]) -> Finding:
                    "referee confirmed; the head referee decides whether to put any right")
 
 
-def _kept_aside(directory: Path, prefix: str) -> str:
-    """Words on the damaged copies a start or the mirror kept aside under `prefix` (never removed by the
-    service, so on an SD card or a stick they pile up unseen); "" when there are none."""
+def _kept_aside(directory: Path, prefix: str) -> tuple[str, str] | None:
+    """Words (Chinese, English) on the damaged copies a start or the mirror kept aside under `prefix` (never
+    removed by the service, so on an SD card or a stick they pile up unseen); None when there are none."""
     kept = sorted(directory.glob(f"{prefix}*.sqlite3")) if directory.is_dir() else []
     if not kept:
-        return ""
+        return None
     size = sum(f.stat().st_size for f in directory.glob(f"{prefix}*")) / 1e6
-    return (f"; {len(kept)} damaged log(s) kept aside ({size:.1f} MB: {kept[-1].name} the newest): copy them off "
-            f"for the record, then remove them / 有 {len(kept)} 个损坏的记录文件已保留：复制留档后删除")
+    return (f"；有 {len(kept)} 个损坏的记录文件已保留（{size:.1f} MB，最新为 {kept[-1].name}）：复制留档后删除",
+            f"; {len(kept)} damaged log(s) kept aside ({size:.1f} MB: {kept[-1].name} the newest): copy them off "
+            "for the record, then remove them")
 
 
 def _check_mirror(mirror: Path, log_file: Path) -> Finding:
     found = _mirror_state(mirror, log_file)
-    aside = _kept_aside(mirror, "events.corrupt-") if found.level != "fail" else ""
+    aside = _kept_aside(mirror, "events.corrupt-") if found.level != "fail" else None
     if aside:  # an unreadable copy the mirror moved aside (mirror.py) before copying afresh
-        return Finding(found.what, "warn", found.detail + aside)
+        return Finding(found.what, "warn", _more(found.detail, *aside))
     return found
 
 
 def _mirror_state(mirror: Path, log_file: Path) -> Finding:
     what = "记录备份 / log mirror"
     if not mirror.is_dir():
-        return Finding(what, "fail", f"{mirror} is not there: insert the stick (mounted at boot) and make the "
-                                     "directory on it once")
+        return Finding(what, "fail", _said("备份目录不存在：请插入U盘（开机时挂载）并在其上建好该目录一次",
+                                           "is not there: insert the stick (mounted at boot) and make the directory "
+                                           "on it once", mirror))
     why = _writable(mirror)
     if why:
-        return Finding(what, "fail", f"{mirror}: cannot write there ({why})")
+        return Finding(what, "fail", _said(f"无法写入（{why}）", f"cannot write there ({why})", mirror))
     copy = mirror / "events.sqlite3"
     if copy.exists() and log_file.exists():
         from table_controller.mirror import LogMirror, MirrorRefused
@@ -216,8 +233,8 @@ def _mirror_state(mirror: Path, log_file: Path) -> Finding:
 
         behind = behind_mirror(log_file, mirror)
         if behind:  # not another table's log: the only copy of the events the card lost, never to be moved aside
-            return Finding(what, "warn", f"{behind}; the next start carries them back into the log from {copy} "
-                                         "/ 下次启动时自动从备份盘补回")
+            return Finding(what, "warn", _more(behind, "；下次启动时自动从备份盘补回",
+                                               f"; the next start carries them back into the log from {copy}"))
         from table_controller.store import ReadOnlyLog, StoreError
 
         # read-only, as the rest of the check (an EventStore opened writes its tables and WAL mode)
@@ -225,13 +242,18 @@ def _mirror_state(mirror: Path, log_file: Path) -> Finding:
             with ReadOnlyLog(log_file) as log:
                 last = LogMirror(log, mirror).inspect()  # type: ignore[arg-type]
         except MirrorRefused as exc:
-            return Finding(what, "fail", str(exc))
+            return Finding(what, "fail", _said("备份盘上的记录不是本桌的（或是本桌更换记录之前的）：请把它移开", str(exc)))
         except (StoreError, sqlite3.Error) as exc:  # the log's own finding says what is wrong with it
-            return Finding(what, "warn", f"the log cannot be read to compare with {copy}: {exc}")
+            return Finding(what, "warn", _said(f"无法读取事件记录与 {copy} 比对", f"the log cannot be read to compare "
+                                               f"with {copy}: {exc}"))
         if last is None:
-            return Finding(what, "warn", f"{copy} cannot be read: the service will move it aside and copy afresh")
-        return Finding(what, "ok", f"{mirror}: this table's log, {last} events copied, {_free_mb(mirror):.0f} MB free")
-    return Finding(what, "ok", f"{mirror}: writable, {_free_mb(mirror):.0f} MB free")
+            return Finding(what, "warn", _said("备份无法读取：服务会把它移开并重新复制",
+                                               "cannot be read: the service will move it aside and copy afresh", copy))
+        return Finding(what, "ok", _said(f"本桌的记录，已复制 {last} 个事件，剩余 {_free_mb(mirror):.0f} MB",
+                                         f"this table's log, {last} events copied, {_free_mb(mirror):.0f} MB free",
+                                         mirror))
+    return Finding(what, "ok", _said(f"可写，剩余 {_free_mb(mirror):.0f} MB", f"writable, {_free_mb(mirror):.0f} MB free",
+                                     mirror))
 
 
 def unstable_port(url: str, by_id: Path = Path("/dev/serial/by-id")) -> str | None:
@@ -245,8 +267,8 @@ def unstable_port(url: str, by_id: Path = Path("/dev/serial/by-id")) -> str | No
     target = Path(url).resolve()
     stable = sorted(str(p) for p in by_id.iterdir() if p.resolve() == target) if by_id.is_dir() else []
     name = stable[0] if stable else "/dev/serial/by-id/...（ls /dev/serial/by-id/）"
-    return (f"{url} can change name after a replug or with another USB device plugged in; set [table].link to "
-            f"{name} / 串口名会随插拔变化，请改用 by-id 名称")
+    return (f"串口名会随插拔或接入其他 USB 设备而变化：请把 [table].link 改为 by-id 名称 {name} / {url} can change name "
+            f"after a replug or with another USB device plugged in; set [table].link to {name}")
 
 
 def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
@@ -254,14 +276,16 @@ def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
     what = "牌桌控制板 / table board"
     url = config.table.link
     if url.startswith("sim://"):
-        return Finding(what, "ok", "sim://: the built-in simulator (no board)")
+        return Finding(what, "ok", _said("内置模拟器（无控制板）", "the built-in simulator (no board)", "sim://"))
     if "://" not in url:
         path = Path(url)
         if not path.exists():
-            return Finding(what, "fail", f"{url} is not there: is the cable in? (ls /dev/serial/by-id/)")
+            return Finding(what, "fail", _said("找不到该串口：数据线插好了吗？（ls /dev/serial/by-id/）",
+                                               "is not there: is the cable in? (ls /dev/serial/by-id/)", url))
         if not os.access(url, os.R_OK | os.W_OK):
-            return Finding(what, "fail", f"{url}: no permission; add the service's user to group dialout "
-                                         "(sudo usermod -aG dialout $USER, then log in again)")
+            return Finding(what, "fail", _said("没有权限：请把服务的用户加入 dialout 组（sudo usermod -aG dialout "
+                                               "$USER，然后重新登录）", "no permission; add the service's user to group "
+                                               "dialout (sudo usermod -aG dialout $USER, then log in again)", url))
 
     async def probe() -> Any:
         from drivers.table import open_table
@@ -277,15 +301,21 @@ def check_table(config: TableConfig, timeout: float = 5.0) -> Finding:
         info = asyncio.run(probe())
     except Exception as exc:  # the driver's errors all say what went wrong
         if getattr(exc, "code", "") == "port_busy":  # the service itself, most likely: it holds its port
-            return Finding(what, "warn", f"{url}: in use by another program (the table's service, if it runs: "
-                                         "the board is checked with the service stopped) / 串口被占用")
+            return Finding(what, "warn", _said("串口被其他程序占用（若本桌服务在运行，即是它：控制板须在服务停止时检查）",
+                                               "in use by another program (the table's service, if it runs: the "
+                                               "board is checked with the service stopped)", url))
         if getattr(exc, "code", "") == "cannot_open":  # it never opened (a USB board not on the bus, no permission,
             return Finding(what, "fail", str(exc))    # no libusb): its own words say what to do; nothing could answer
-        return Finding(what, "fail", f"{url}: no answer ({exc}); check the cable, the baud rate and [table].dialect")
-    found = (f"{url}: {info.dialect} protocol {info.protocol_version}, firmware "
-             f"{info.firmware or '-'}, serial {info.serial or '-'}")
+        return Finding(what, "fail", _said("控制板无应答：请检查数据线、波特率和 [table].dialect", f"no answer ({exc}); "
+                                           "check the cable, the baud rate and [table].dialect", url))
+    found = _said(f"{info.dialect} 协议 {info.protocol_version}，固件 {info.firmware or '-'}，序列号 {info.serial or '-'}",
+                  f"{info.dialect} protocol {info.protocol_version}, firmware {info.firmware or '-'}, serial "
+                  f"{info.serial or '-'}", url)
     hint = unstable_port(url) if "://" not in url else None
-    return Finding(what, "warn", f"{found}; {hint}") if hint else Finding(what, "ok", found)
+    if hint:
+        zh, en = hint.split(" / ", 1)
+        return Finding(what, "warn", _more(found, f"；{zh}", f"; {en}"))
+    return Finding(what, "ok", found)
 
 
 def undecodable_hint(source: str) -> str:
@@ -303,23 +333,29 @@ def undecodable_hint(source: str) -> str:
     return f"{zh.removesuffix('，请手动录入')} / {en.removesuffix('; enter tiles by hand')} ({why})"
 
 
-def no_picture_hint(source: str) -> str:
+def no_picture_hint(source: str) -> tuple[str, str]:
     """What to look at when `source` gives no picture: a camera on the network is not a matter of
     device permissions, a local one is (a hint naming group video for an IP camera sent people the wrong way).
     A camera that answers with parts that do not decode is said so (`vision.camera.probe`), in the display's
     words: `grab` and `tablectl check` sent the technician after the URL and its credentials, while the
-    display said 摄像头已连接，但画面无法解码."""
+    display said 摄像头已连接，但画面无法解码. (Chinese, English)."""
     if "://" in source:
-        return undecodable_hint(source) or "the camera is off or unreachable, the URL or its credentials are wrong, or it serves another format"
+        undecodable = undecodable_hint(source)
+        if undecodable:
+            zh, en = undecodable.split(" / ", 1)
+            return zh, en
+        return ("摄像头未开或无法连接，地址或其账号密码有误，或其画面格式不对",
+                "the camera is off or unreachable, the URL or its credentials are wrong, or it serves another format")
     if source.isdigit() or source.startswith(("/dev/video", "/dev/v4l/")):  # a file in /dev/shm is a file
-        return "unplugged, wrong device, or the user is not in group video"
+        return "未插好、设备不对，或用户不在 video 组", "unplugged, wrong device, or the user is not in group video"
     path = Path(source)
     if path.is_dir():  # was "no such file" of a folder that is there
-        return "a folder, not a camera nor a video or picture file"
+        return "这是文件夹，不是摄像头，也不是视频或图片文件", "a folder, not a camera nor a video or picture file"
     if path.is_file():
-        return ("an empty file" if path.stat().st_size == 0 else
-                "a file OpenCV cannot read as video or a picture (damaged, or another format)")
-    return "no such file"
+        return (("空文件", "an empty file") if path.stat().st_size == 0 else
+                ("OpenCV 无法作为视频或图片读取的文件（已损坏或格式不对）",
+                 "a file OpenCV cannot read as video or a picture (damaged, or another format)"))
+    return "没有这个文件", "no such file"
 
 
 def _camera_files(config: TableConfig) -> str:
@@ -335,13 +371,13 @@ def _camera_files(config: TableConfig) -> str:
         try:
             TileClassifier(base / cam.model)
         except (ModelError, OSError, ValueError) as exc:
-            return f"[camera] model = {cam.model!r}: {exc} (识牌模型无法加载)"
+            return f"识牌模型无法加载 / [camera] model = {cam.model!r}: {exc}"
     if cam.enrollment:
         try:
             Enrollment.load(base / cam.enrollment)
         except EnrollmentError as exc:
-            return (f"[camera] enrollment = {cam.enrollment!r}: {exc}; the camera would read nothing "
-                    "(本桌牌样文件无法读取)")
+            return (f"本桌牌样文件无法读取，摄像头将什么也读不出 / [camera] enrollment = {cam.enrollment!r}: {exc}; "
+                    "the camera would read nothing")
     return ""
 
 
@@ -362,7 +398,8 @@ def check_camera(config: TableConfig) -> Finding | None:
     finally:
         cap.release()
     if not ok:
-        return Finding(what, "fail", f"{source}: no picture ({no_picture_hint(source)})")
+        zh, en = no_picture_hint(source)
+        return Finding(what, "fail", _said(f"没有画面（{zh}）", f"no picture ({en})", source))
     undecodable = undecodable_hint(source)
     if undecodable:
         return Finding(what, "fail", f"{source}: {undecodable}")
@@ -380,11 +417,15 @@ def check_camera(config: TableConfig) -> Finding | None:
             return Finding(what, "fail", f"{source}: {exc}")
     if cam.corners and cam.corners_size:
         if cam.corners_size != (w, h):
-            return Finding(what, "warn", f"{source}: {w}×{h}, the corners were picked on {cam.corners_size[0]}×"
-                                         f"{cam.corners_size[1]}: scaled, but the tiles read best at that resolution")
+            picked = f"{cam.corners_size[0]}×{cam.corners_size[1]}"
+            return Finding(what, "warn", _said(f"{w}×{h}，四角是在 {picked} 下标定的：已按比例换算，但在该分辨率下识牌最好",
+                                               f"{w}×{h}, the corners were picked on {picked}: scaled, but the tiles "
+                                               "read best at that resolution", source))
     elif cam.corners:
-        return Finding(what, "warn", f"{source}: {w}×{h}, picture fine; set [camera] corners_size = [{w}, {h}] if the "
-                                     "corners were picked on this resolution (a camera back at another is then caught)")
+        return Finding(what, "warn", _said(f"{w}×{h}，画面正常；若四角是在此分辨率下标定的，请设 [camera] corners_size = "
+                                           f"[{w}, {h}]（摄像头换了分辨率时才能发现）", f"{w}×{h}, picture fine; set "
+                                           f"[camera] corners_size = [{w}, {h}] if the corners were picked on this "
+                                           "resolution (a camera back at another is then caught)", source))
     if cam.corners:
         moved = _camera_moved(frame, cam.corners, cam.corners_size)
         if moved is not None:
@@ -392,14 +433,14 @@ def check_camera(config: TableConfig) -> Finding | None:
     else:
         unlocated = _markers_missing(frame)
         if unlocated is not None:
-            return Finding(what, unlocated[0], f"{source}: {w}×{h}, {unlocated[1]}")
+            return Finding(what, unlocated[0], f"{source}: {w}×{h}，{unlocated[1]}")
     coarse = _too_coarse(frame, cam.corners, cam.corners_size)
     if coarse:
-        return Finding(what, "warn", f"{source}: {w}×{h}, {coarse}")
+        return Finding(what, "warn", f"{source}: {w}×{h}，{coarse}")
     unlike = _enrollment_unlike(config, frame) if cam.enrollment else ""
     if unlike:
         return Finding(what, "fail", f"{source}: {unlike}")
-    return Finding(what, "ok", f"{source}: {w}×{h}, picture fine")
+    return Finding(what, "ok", _said(f"{w}×{h}，画面正常", f"{w}×{h}, picture fine", source))
 
 
 def _enrollment_unlike(config: TableConfig, frame: Any) -> str:
@@ -449,11 +490,14 @@ def _markers_missing(frame: Any) -> tuple[str, str] | None:
     if len(seen) >= 3:
         return None
     if not seen:
-        return "fail", ("no corner marker in view and no [camera] corners: the camera cannot locate the table; a table "
-                        "without markers stores its corners (`tablectl vision grab`, then `tablectl vision corners`), "
-                        "else check the camera's focus and framing (看不到台角标记，也未设置台面四角：无法识牌)")
-    return "warn", (f"only {len(seen)} of the 4 corner markers in view (ids {seen}); 3 are needed: clear the felt's "
-                    "corners, check the focus and that all four are in view (台角标记不足 3 个)")
+        return "fail", _said("看不到台角标记，也未设置台面四角：无法识牌；无标记的牌桌请存储四角（`tablectl vision grab`，"
+                             "再 `tablectl vision corners`），否则检查摄像头的对焦和取景",
+                             "no corner marker in view and no [camera] corners: the camera cannot locate the table; a "
+                             "table without markers stores its corners (`tablectl vision grab`, then `tablectl vision "
+                             "corners`), else check the camera's focus and framing")
+    return "warn", _said(f"只看到 {len(seen)} 个台角标记（编号 {seen}），至少需 3 个：请勿遮挡台面四角，检查对焦及四角是否都在"
+                         "画面中", f"only {len(seen)} of the 4 corner markers in view (ids {seen}); 3 are needed: clear "
+                         "the felt's corners, check the focus and that all four are in view")
 
 
 def _camera_moved(frame: Any, corners: Any, size: tuple[int, int] | None) -> tuple[str, str] | None:
@@ -467,13 +511,14 @@ def _camera_moved(frame: Any, corners: Any, size: tuple[int, int] | None) -> tup
     if edges.moved_mm <= TOLERANCE_MM:
         return None
     if len(edges.sides) < len(SIDES):
-        return "fail", (f"the felt's edges lie {edges.moved_mm:.0f} mm from the stored corners and not all four are in "
-                        "view: the camera moved since they were picked; store the corners again "
-                        "(摄像头位置已变，请重新标定四角)")
+        return "fail", _said(f"摄像头位置已变，请重新标定四角（台面边缘离存储的四角 {edges.moved_mm:.0f} 毫米，且四边不全在"
+                             "画面中）", f"the felt's edges lie {edges.moved_mm:.0f} mm from the stored corners and not "
+                             "all four are in view: the camera moved since they were picked; store the corners again")
     now = edges.corrected(calibration).corners()
-    return "warn", (f"the felt's edges lie {edges.moved_mm:.0f} mm from the stored corners: the camera moved since "
-                    f"they were picked; the reader corrects it from the edges, or store corners = {now} "
-                    "(摄像头位置已变，识牌会按台面边缘自动校正)")
+    return "warn", _said(f"摄像头位置已变（台面边缘离存储的四角 {edges.moved_mm:.0f} 毫米），识牌会按台面边缘自动校正，"
+                         f"或存储 corners = {now}", f"the felt's edges lie {edges.moved_mm:.0f} mm from the stored "
+                         "corners: the camera moved since they were picked; the reader corrects it from the edges, or "
+                         f"store corners = {now}")
 
 
 def check_broker(config: TableConfig, timeout: float = 5.0) -> Finding | None:
@@ -495,17 +540,20 @@ def check_broker(config: TableConfig, timeout: float = 5.0) -> Finding | None:
     try:
         asyncio.run(asyncio.wait_for(connect(), timeout + 1))
     except Exception as exc:
-        return Finding(what, "fail", f"{t.broker}: {exc or type(exc).__name__} (the address, the table's user and "
-                                     "password, the CA file)")
+        return Finding(what, "fail", _said("无法连接：请检查地址、本桌的用户名和密码、CA 文件",
+                                           f"{exc or type(exc).__name__} (the address, the table's user and password, "
+                                           "the CA file)", t.broker))
     level = "warn" if t.username and t.username != t.table_id else "ok"
-    note = "; the user name is not the table id: a broker set up by broker-config drops its messages" \
-        if level == "warn" else ""
-    return Finding(what, level, f"{t.broker}: connected as {t.username or 'anonymous'}{note}")
+    found = _said(f"已连接，用户 {t.username or '匿名'}", f"connected as {t.username or 'anonymous'}", t.broker)
+    if level == "warn":
+        found = _more(found, "；用户名不是本桌编号：用 broker-config 设置的服务器会丢弃它的消息",
+                      "; the user name is not the table id: a broker set up by broker-config drops its messages")
+    return Finding(what, level, found)
 
 
 def check_port(config: TableConfig) -> Finding:
     """The display's address can be listened on, and where phones on the LAN will open it."""
-    from table_controller.web.addresses import WILDCARD, bind_advice, phone_urls
+    from table_controller.web.addresses import WILDCARD, bind_advice_parts, phone_urls
 
     what = "显示端口 / display port"
     host, port = config.display.host, config.display.port
@@ -517,35 +565,41 @@ def check_port(config: TableConfig) -> Finding:
 
         pid = WriterLock.holder(config.data_path()) if exc.errno == errno.EADDRINUSE else None
         if pid:  # the table's own service, running on this data directory: its port, as it should be
-            return Finding(what, "warn", f"{host}:{port}: in use by this table's service (pid {pid}), which is "
-                                         "running; the port is checked with the service stopped / 服务正在运行")
+            return Finding(what, "warn", _said(f"本桌服务正在运行，占用此端口（pid {pid}）：端口须在服务停止时检查",
+                                               f"in use by this table's service (pid {pid}), which is running; the "
+                                               "port is checked with the service stopped", f"{host}:{port}"))
         why = os.strerror(exc.errno) if exc.errno else str(exc)
-        return Finding(what, "fail", f"{host}:{port}: {why}; {bind_advice(host, port, exc.errno)}")
+        zh, en = bind_advice_parts(host, port, exc.errno)
+        return Finding(what, "fail", _said(zh, f"{why}; {en}", f"{host}:{port}"))
     scheme = "https" if config.display.tls_cert else "http"
-    free = f"{scheme}://{host}:{port}/ is free"
+    address = f"{scheme}://{host}:{port}/"
+    free = f"{address}: 空闲可用 / {address} is free"
     if host not in WILDCARD:
         return Finding(what, "ok", free)
     urls = phone_urls(host, port, scheme)
     if not urls:
-        return Finding(what, "warn", f"{free}; no LAN address yet (the network is down): phones reach it once it is up "
-                                     "/ 尚无局域网地址")
-    return Finding(what, "ok", f"{free}; phones on the LAN open {' '.join(urls)} / 手机访问")
+        return Finding(what, "warn", _more(free, "；尚无局域网地址（网络未连上）：网络连上后手机即可访问",
+                                           "; no LAN address yet (the network is down): phones reach it once it is up"))
+    return Finding(what, "ok", _more(free, f"；局域网内的手机打开 {' '.join(urls)}", f"; phones on the LAN open "
+                                     f"{' '.join(urls)}"))
 
 
 def check_clock() -> Finding:
     """A Pi has no real-time clock: until NTP syncs, its time is last boot's."""
     what = "系统时钟 / clock"
     if not shutil.which("timedatectl"):
-        return Finding(what, "warn", "timedatectl not found: cannot tell whether the clock is synchronised")
+        return Finding(what, "warn", _said("找不到 timedatectl：无法判断时钟是否已同步",
+                                           "timedatectl not found: cannot tell whether the clock is synchronised"))
     try:
         out = subprocess.run(["timedatectl", "show", "-p", "NTPSynchronized", "--value"], capture_output=True,
                              text=True, timeout=5).stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Finding(what, "warn", f"timedatectl failed: {exc}")
+        return Finding(what, "warn", _said("timedatectl 运行失败", f"timedatectl failed: {exc}"))
     if out == "yes":
-        return Finding(what, "ok", "synchronised (NTP)")
-    return Finding(what, "warn", "not synchronised: the log's times follow the clock (a step later is recorded); "
-                                 "give the Pi network and NTP, or set the time")
+        return Finding(what, "ok", _said("已同步（NTP）", "synchronised (NTP)"))
+    return Finding(what, "warn", _said("未同步：记录的时间跟随系统时钟（之后的跳变会被记下）；请给树莓派联网并启用 NTP，或手动设置时间",
+                                       "not synchronised: the log's times follow the clock (a step later is "
+                                       "recorded); give the Pi network and NTP, or set the time"))
 
 
 def check_secrets(config: TableConfig) -> Finding:
@@ -565,16 +619,21 @@ def check_secrets(config: TableConfig) -> Finding:
         except OSError:
             continue  # a missing config or key is said where it is read
         if mode & 0o077:
-            problems.append(f"{file} is readable by other users (mode {mode & 0o777:o}): chmod 600 {file}")
+            problems.append(_said(f"其他用户可读（权限 {mode & 0o777:o}）：请执行 chmod 600 {file}",
+                                  f"readable by other users (mode {mode & 0o777:o}): chmod 600 {file}", file))
     if problems:
         return Finding(what, "warn", "; ".join(problems))
-    return Finding(what, "ok", "no short or common PIN; config and key readable by their owner only" if files
-                   else "no short or common PIN; no credential in the config (random ones are made at start)")
+    return Finding(what, "ok", _said("没有过短或常见的 PIN；配置和密钥只有其所有者可读",
+                                     "no short or common PIN; config and key readable by their owner only") if files
+                   else _said("没有过短或常见的 PIN；配置中没有凭证（启动时随机生成）",
+                              "no short or common PIN; no credential in the config (random ones are made at start)"))
 
 
 def run_checks(config: TableConfig, *, probe_table: bool = True) -> list[Finding]:
     """Every check that applies to this config, in the order a technician would walk the table."""
-    found = [Finding("配置 / config", "ok", f"{config.source}: 规则 {config.rules.ruleset}, 桌 {config.table.name}")]
+    found = [Finding("配置 / config", "ok", _said(f"规则 {config.rules.ruleset}，桌 {config.table.name}",
+                                                f"ruleset {config.rules.ruleset}, table {config.table.name}",
+                                                config.source))]
     storage = check_storage(config)
     found += storage
     found += check_confirmed(config) if storage and storage[0].level != "fail" else []

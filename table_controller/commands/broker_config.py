@@ -10,22 +10,36 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "broker-config",
-        help="make the tournament broker's password file and access list, and each table's [tournament] section",
-        description="Write OUT/mosquitto/{tournament.conf,passwd,acl} for the broker's /etc/mosquitto, "
+        help="生成赛事服务器的密码文件和访问控制表，以及各桌的 [tournament] 段 / make the tournament broker's password "
+        "file and access list, and each table's [tournament] section",
+        description="为赛事服务器的 /etc/mosquitto 写出 OUT/mosquitto/{tournament.conf,passwd,acl}，写出 "
+        "OUT/tables/<table_id>.toml（各桌的 [tournament] 段：本桌自己的用户和密码）和 OUT/hub.env（汇总服务的密码和"
+        "组织方凭证）。每桌只能写自己的主题；只有汇总服务能发布座位表。再次运行可增加牌桌：已发出的密码保持不变。"
+        "见 docs/tournament.md。 / "
+        "Write OUT/mosquitto/{tournament.conf,passwd,acl} for the broker's /etc/mosquitto, "
         "OUT/tables/<table_id>.toml (each table's [tournament] section: its own user and password) and "
         "OUT/hub.env (the hub's password and the organiser's credential). Each table may write only its own "
         "topics; only the hub may post seatings. Run it again to add tables: passwords already given out "
         "are kept. See docs/tournament.md.",
     )
-    p.add_argument("--broker", required=True, help="mqtt://HOST:PORT (or mqtts://) as the tables will reach it")
-    p.add_argument("--tournament", required=True, help="the tournament's id, as the tables' [tournament].name")
-    p.add_argument("--tables", required=True, help='how many tables ("12": t01…t12), or their ids ("t01,t02,final"), '
+    p.add_argument("--broker", required=True,
+                   help="牌桌连接赛事服务器所用的 mqtt://HOST:PORT（或 mqtts://） / mqtt://HOST:PORT (or mqtts://) as the "
+                   "tables will reach it")
+    p.add_argument("--tournament", required=True,
+                   help="赛事编号，即各桌的 [tournament].name / the tournament's id, as the tables' [tournament].name")
+    p.add_argument("--tables", required=True,
+                   help='牌桌数（"12"：t01…t12）或各桌编号（"t01,t02,final"），可附桌名（"t01=一号桌"），原样写入汇总服务的命令行 / '
+                   'how many tables ("12": t01…t12), or their ids ("t01,t02,final"), '
                    'each optionally with its name as tablectl hub takes it ("t01=一号桌"): passed on in the hub\'s line')
-    p.add_argument("--out", type=Path, required=True, help="directory for the files (made if missing)")
-    p.add_argument("--topic-prefix", default="mahjong", help="as the tables' [tournament].topic_prefix")
-    p.add_argument("--ca-file", default="", help="mqtts://: where each table keeps the tournament's CA (its ca_file)")
+    p.add_argument("--out", type=Path, required=True, help="输出目录（不存在则创建） / directory for the files (made if missing)")
+    p.add_argument("--topic-prefix", default="mahjong",
+                   help="同各桌的 [tournament].topic_prefix / as the tables' [tournament].topic_prefix")
+    p.add_argument("--ca-file", default="",
+                   help="mqtts:// 时：各桌存放赛事 CA 证书的位置（其 ca_file） / mqtts://: where each table keeps the "
+                   "tournament's CA (its ca_file)")
     p.add_argument("--tls-dir", default="",
-                   help="mqtts:// (needed there): the broker's directory of ca.pem, broker.pem, broker.key")
+                   help="mqtts:// 时必需：赛事服务器存放 ca.pem、broker.pem、broker.key 的目录 / mqtts:// (needed there): "
+                        "the broker's directory of ca.pem, broker.pem, broker.key")
     p.set_defaults(func=run)
 
 

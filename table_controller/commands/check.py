@@ -10,9 +10,13 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check",
-        help="before the match: check the config, the log, the credentials, the table's board, the camera, the broker, "
-        "the port, the clock",
-        description="Check, as the service will use them, everything the table's config names: the event log "
+        help="开赛前检查：配置、事件记录、凭证、牌桌控制板、摄像头、赛事服务器、端口、时钟 / before the match: check the "
+        "config, the log, the credentials, the table's board, the camera, the broker, the port, the clock",
+        description="按服务运行时的方式检查本桌配置所涉及的一切：事件记录及其备份（只读打开，不写入）、凭证（易猜的 PIN，"
+        "其他用户可读的配置文件或 TLS 密钥）、牌桌控制板（只握手，不动机器）、摄像头（取一帧画面）、赛事服务器（本桌的用户）、"
+        "显示端口和系统时钟；并重放事件记录，列出按现行规则和计分程序会算得不同的已确认和牌，以及查叫、罚分、杠分、追牌的结算"
+        "（记分仍按当时记录）。每项一行，未通过时说明如何处理。退出码：全部通过（允许警告）为 0，有未通过项为 1，配置有误为 2。 / "
+        "Check, as the service will use them, everything the table's config names: the event log "
         "and its mirror (opened, never written), the credentials (a PIN easy to guess, the config or the TLS key "
         "readable by other users), the table's board (handshake only: nothing moves), the camera "
         "(one picture), the tournament broker (this table's user), the display's port and the system clock; and, "
@@ -21,9 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "One line each, with what to do when it fails. Exit status 0 when nothing failed (warnings allowed), "
         "1 when something did, 2 when the config is wrong.",
     )
-    p.add_argument("--config", type=Path, required=True, help="the table's TOML file")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--no-table", action="store_true", help="skip the handshake with the table's board")
+    p.add_argument("--config", type=Path, required=True, help="本桌的 TOML 配置文件 / the table's TOML file")
+    p.add_argument("--json", action="store_true", help="输出一个 JSON 对象 / print one JSON object")
+    p.add_argument("--no-table", action="store_true", help="不与牌桌控制板握手 / skip the handshake with the table's board")
     p.set_defaults(func=run)
 
 
@@ -50,5 +54,5 @@ def run(args: argparse.Namespace) -> int:
         mark = {"ok": "✓", "warn": "!", "fail": "✗"}
         for f in findings:
             print(f"{mark[f.level]} {f.what}: {f.detail}")
-        print("可以开赛 / ready" if not failed else f"未就绪 / not ready: {len(failed)} 项需处理")
+        print("可以开赛 / ready" if not failed else f"未就绪：{len(failed)} 项需处理 / not ready: {len(failed)} to put right")
     return 1 if failed else 0

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 
 EPILOG = """\
-examples:
+示例 / examples:
   tablectl conform /dev/ttyUSB0
   tablectl conform socket://192.168.1.50:7777 --json
   tablectl conform /dev/pts/5 --only bad_crc,duplicate
 
+只扮演主机一方逐字节收发：状态、ping 和应被拒绝的参数，不发任何使电机动作的命令。
+退出码：全部通过为 0，有一项不符或牌桌不应答 RESET 为 1，选项有误为 2。
 It plays the host's side byte by byte: status, ping and refused arguments only, nothing that moves
 a motor. Exit status: 0 if every check passed, 1 if one failed or the table does not answer RESET,
 2 on wrong options.
@@ -18,16 +20,21 @@ a motor. Exit status: 0 if every check passed, 1 if one failed or the table does
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
-        "conform", help="check a table's firmware against the link protocol, rule by rule (for table makers)",
-        description="Open URL and check, at the byte level, each rule of docs/protocol.md that a firmware "
+        "conform", help="逐条检查牌桌固件是否符合通信协议（供牌桌厂家使用） / check a table's firmware against the "
+                        "link protocol, rule by rule (for table makers)",
+        description="打开 URL，在字节层面逐条检查固件须遵守的 docs/protocol.md 规则：RESET、identify 和事件重放、\n"
+                    "心跳、应答和结果码、NAK、重复抑制、请求缓存、重新同步、拆分和合并的帧、窗口及牌桌自身的重传。\n"
+                    "Open URL and check, at the byte level, each rule of docs/protocol.md that a firmware "
                     "must keep: RESET, identify and the event replay, heartbeats, replies and result codes, "
                     "NAK, duplicate suppression, the request cache, resynchronisation, split and packed "
                     "frames, the window and the table's own retransmission.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url", metavar="URL",
-                        help="device path, socket://HOST:PORT, rfc2217://HOST:PORT or usb://VID:PID")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--only", default="", metavar="IDS", help="run only these checks (comma-separated ids)")
+                        help="设备路径、socket://HOST:PORT、rfc2217://HOST:PORT 或 usb://VID:PID / device path, "
+                             "socket://HOST:PORT, rfc2217://HOST:PORT or usb://VID:PID")
+    parser.add_argument("--json", action="store_true", help="输出一个 JSON 对象 / print one JSON object")
+    parser.add_argument("--only", default="", metavar="IDS",
+                        help="只运行这些检查（逗号分隔的编号） / run only these checks (comma-separated ids)")
     parser.set_defaults(func=run)
 
 

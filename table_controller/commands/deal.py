@@ -7,12 +7,14 @@ import json
 import sys
 
 EPILOG = """\
-examples:
+示例 / examples:
   tablectl deal --ruleset jingji --dice 3,4            # 对家 W, first dealt W07t
   tablectl deal --ruleset nanjing --dice 3,3 --dice2 5,6 --json
   tablectl deal --ruleset sichuan --dice 6,6 --wall-lengths 14,13,14,13
   tablectl deal --list                                  # every ruleset id and its name
 
+位置写作 <牌墙><墩号:两位><t上|b下>：W07t 即西家牌墙第 7 墩的上层牌，墩从牌墙主人的右端数起（docs/rules.md）。
+退出码：成功为 0，输入有误（未知规则、骰子或牌墙长度有误）为 2。
 Positions are written <wall><stack:02d><t|b>: W07t is the top tile of stack 7 of W's wall,
 stacks counted from the wall owner's right end (docs/rules.md).
 Exit status: 0 on success, 2 on wrong input (unknown ruleset, wrong dice, wall lengths).
@@ -22,24 +24,32 @@ Exit status: 0 on success, 2 on wrong input (unknown ruleset, wrong dice, wall l
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "deal",
-        help="compute 开门 and 抓牌 for a ruleset and the dice (text picture or --json)",
-        description="From a ruleset and the dealer's dice, compute the wall break (开门), each seat's\n"
+        help="按规则和骰子计算开门和抓牌（文字图或 --json） / compute 开门 and 抓牌 for a ruleset and the dice (text "
+             "picture or --json)",
+        description="根据规则和庄家掷出的骰子，计算开门位置、各家起手牌的位置（抓牌）、\n"
+                    "活牌墙、牌尾、海底和指示牌。\n"
+                    "From a ruleset and the dealer's dice, compute the wall break (开门), each seat's\n"
                     "opening positions (抓牌), the live wall, the tail, the 海底 and the indicators.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--ruleset", metavar="ID", help="ruleset id, e.g. mcr, jingji, sichuan (see --list)")
+    parser.add_argument("--ruleset", metavar="ID",
+                        help="规则编号，如 mcr、jingji、sichuan（见 --list） / ruleset id, e.g. mcr, jingji, sichuan (see --list)")
     parser.add_argument("--dice", metavar="A,B[,C]",
-                        help="the first throw, one number 1..6 per die, comma separated (3 dice for "
-                             "guangdong and taiwan)")
+                        help="第一次掷骰，每颗骰子一个 1..6 的数，逗号分隔（guangdong 和 taiwan 用 3 颗） / the "
+                             "first throw, one number 1..6 per die, comma separated (3 dice for guangdong and taiwan)")
     parser.add_argument("--dice2", metavar="A,B",
-                        help="the second throw of mcr and nanjing (by the seat the first throw counts to)")
+                        help="mcr 和 nanjing 的第二次掷骰（由第一次数到的一家掷） / the second throw of mcr and "
+                             "nanjing (by the seat the first throw counts to)")
     parser.add_argument("--wall-lengths", metavar="E,S,W,N",
-                        help="stacks in each wall as the table reports them (default: the ruleset's)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the picture")
+                        help="牌桌报告的每道牌墙的墩数（默认：规则的） / stacks in each wall as the table reports "
+                             "them (default: the ruleset's)")
+    parser.add_argument("--json", action="store_true",
+                        help="输出一个 JSON 对象而非文字图 / print one JSON object instead of the picture")
     parser.add_argument("--rulesets-dir", metavar="DIR",
-                        help="read ruleset files from DIR (default: $TABLECTL_RULESETS_DIR or config/rulesets)")
-    parser.add_argument("--list", action="store_true", help="list the ruleset ids and names, then exit")
+                        help="从 DIR 读取规则文件（默认：$TABLECTL_RULESETS_DIR 或 config/rulesets） / read ruleset "
+                             "files from DIR (default: $TABLECTL_RULESETS_DIR or config/rulesets)")
+    parser.add_argument("--list", action="store_true", help="列出规则编号和名称后退出 / list the ruleset ids and names, then exit")
     parser.set_defaults(func=run)
 
 

@@ -18,30 +18,41 @@ OPTION_OF_SETTING = {"[display].host = ": "--host ", "[display].host": "--host",
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "demo",
-        help="run a simulated table with the controller and its display (no hardware needed)",
-        description="Start the built-in table simulator on a pseudo-terminal, the controller and the "
+        help="运行一张模拟牌桌及其控制程序和显示（无需硬件） / run a simulated table with the controller and its "
+        "display (no hardware needed)",
+        description="在伪终端上启动内置的模拟麻将机，以及控制程序和 http://127.0.0.1:8080/ 上的显示；每盘自动开始，"
+        "四名模拟玩家打牌（出牌、补花、碰，直到和牌（由演示程序以裁判身份确认）或荒牌），按 Ctrl-C 停止。 / "
+        "Start the built-in table simulator on a pseudo-terminal, the controller and the "
         "display on http://127.0.0.1:8080/; hands start on their own and four simulated players play "
         "them (discards, flowers, pungs, to a win the demo confirms as the referee, or to 荒牌) until "
         "stopped (Ctrl-C).",
     )
-    p.add_argument("--data-dir", type=Path, default=Path("data"), help="where the SQLite event log lives (default: ./data)")
-    p.add_argument("--port", type=int, default=8080, help="display port (default: 8080)")
-    p.add_argument("--host", default="127.0.0.1", help="display address (default: 127.0.0.1)")
-    p.add_argument("--ruleset", default="mcr", help="ruleset id (default: mcr)")
-    p.add_argument("--seed", type=int, default=1, help="simulator shuffle seed")
-    p.add_argument("--hand-seconds", type=float, default=20.0, help="how long a finished hand stays on the display")
-    p.add_argument("--turn-seconds", type=float, default=1.0, help="seconds between the simulated players' actions")
+    p.add_argument("--data-dir", type=Path, default=Path("data"),
+                   help="SQLite 事件记录所在目录（默认 ./data） / where the SQLite event log lives (default: ./data)")
+    p.add_argument("--port", type=int, default=8080, help="显示端口（默认 8080） / display port (default: 8080)")
+    p.add_argument("--host", default="127.0.0.1", help="显示地址（默认 127.0.0.1） / display address (default: 127.0.0.1)")
+    p.add_argument("--ruleset", default="mcr", help="规则编号（默认 mcr） / ruleset id (default: mcr)")
+    p.add_argument("--seed", type=int, default=1, help="模拟洗牌的随机种子 / simulator shuffle seed")
+    p.add_argument("--hand-seconds", type=float, default=20.0,
+                   help="一盘结束后在显示上停留的秒数 / how long a finished hand stays on the display")
+    p.add_argument("--turn-seconds", type=float, default=1.0,
+                   help="模拟玩家两次动作之间的秒数 / seconds between the simulated players' actions")
     p.add_argument("--speed", type=float, default=6.0,
-                   help="simulated mechanisms run this many times faster than a real table (default: 6)")
+                   help="模拟机械比真牌桌快的倍数（默认 6） / simulated mechanisms run this many times faster than a real "
+                        "table (default: 6)")
     p.add_argument("--camera", metavar="STYLE", default="",
-                   help="the players lay their plays on a simulated felt that a virtual camera shows in this tile "
+                   help="玩家把牌摆在模拟台面上，由虚拟摄像头以此牌面风格拍摄（如 xmahjongg-dorothys；不认识的名称会列出"
+                        "可选项）；摄像头记录牌谱，演示程序对其没把握的牌做裁判 / "
+                        "the players lay their plays on a simulated felt that a virtual camera shows in this tile "
                         "art (e.g. xmahjongg-dorothys; a name it does not know lists them); the camera keeps "
                         "the play record and the demo rules on the tiles it is unsure of")
     p.add_argument("--tables", type=int, default=1, metavar="N",
-                   help="N ≥ 2: a whole tournament on this machine (a Mosquitto broker, the hub's standings on "
+                   help="N ≥ 2：在本机运行整场比赛（Mosquitto 服务器、--port 上的汇总成绩、N 张牌桌逐轮比赛、"
+                        "演示组织方在轮间发布座位）；需要 mosquitto 软件包 / "
+                        "N ≥ 2: a whole tournament on this machine (a Mosquitto broker, the hub's standings on "
                         "--port, N tables playing round after round, the seating between rounds published by the "
                         "demo's organiser); needs the mosquitto package")
-    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    p.add_argument("--no-browser", action="store_true", help="不打开浏览器 / do not open a browser")
     p.set_defaults(func=run)
 
 

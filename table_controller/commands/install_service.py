@@ -13,25 +13,36 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "install-service",
-        help="write the systemd unit (and udev rule) that runs this table's controller at boot",
-        description="Write /etc/systemd/system/<unit>.service running `tablectl run --config FILE` as USER, with "
+        help="写入开机运行本桌控制程序的 systemd 服务（及 udev 规则） / write the systemd unit (and udev rule) that "
+        "runs this table's controller at boot",
+        description="写入 /etc/systemd/system/<unit>.service，以 USER 身份运行 `tablectl run --config FILE`，"
+        "带上配置中设备所需的用户组（dialout、video、plugdev），数据目录可写，其余只读；usb://VID:PID 的牌桌另写一条 udev "
+        "规则。最后打印启用服务的命令。--print 只显示文件不写入；--root 写到另一个根目录下（挂载在别处的 SD 卡镜像）。 / "
+        "Write /etc/systemd/system/<unit>.service running `tablectl run --config FILE` as USER, with "
         "the groups the config's devices need (dialout, video, plugdev), its data directory writable and "
         "everything else read-only; a usb://VID:PID table also gets a udev rule. Prints the commands to "
         "enable it; <unit>-retry.service beside it starts the unit again 5 minutes after a burst of failed starts "
         "(a card left full). --print shows the files without writing; --root writes under another root (an SD card "
         "image mounted elsewhere).",
     )
-    p.add_argument("--config", type=Path, help="the table's TOML file")
+    p.add_argument("--config", type=Path, help="本桌的 TOML 配置文件 / the table's TOML file")
     p.add_argument("--hub", action="store_true",
-                   help="instead of a table, the tournament's hub: its arguments follow `--`, e.g. "
+                   help="安装赛事汇总服务（hub）而非牌桌：其参数写在 `--` 之后；赛事服务器密码写入 /etc/mahjong-hub.env "
+                        "（TABLECTL_HUB_PASSWORD=...） / "
+                        "instead of a table, the tournament's hub: its arguments follow `--`, e.g. "
                         "`install-service --hub -- --broker mqtt://10.0.0.2 --tournament spring-cup --host 0.0.0.0`; "
                         "the broker password goes in /etc/mahjong-hub.env as TABLECTL_HUB_PASSWORD=...")
     p.add_argument("hub_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.add_argument("--user", default=os.environ.get("SUDO_USER") or getpass.getuser(),
-                   help="the account the service runs as (default: the one who ran sudo, else you)")
-    p.add_argument("--unit", default="", help="unit name (default mahjong-table, or mahjong-hub with --hub)")
-    p.add_argument("--root", type=Path, default=Path("/"), help="system root to write under (default /)")
-    p.add_argument("--print", action="store_true", dest="show", help="print the files instead of writing them")
+                   help="运行服务的账户（默认：执行 sudo 的用户，否则为当前用户） / the account the service runs as (default: the "
+                        "one who ran sudo, else you)")
+    p.add_argument("--unit", default="",
+                   help="服务名（默认 mahjong-table，--hub 时为 mahjong-hub） / unit name (default mahjong-table, or "
+                   "mahjong-hub with --hub)")
+    p.add_argument("--root", type=Path, default=Path("/"),
+                   help="写入的系统根目录（默认 /） / system root to write under (default /)")
+    p.add_argument("--print", action="store_true", dest="show",
+                   help="只打印文件，不写入 / print the files instead of writing them")
     p.set_defaults(func=run)
 
 

@@ -11,19 +11,27 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "pin",
-        help="make a referee's (or the operator's) PIN into the hashed line to put in table.toml",
-        description="Asks for the new PIN twice (or reads one line from standard input when it is not a "
+        help="把裁判（或操作员）的 PIN 转成写入 table.toml 的哈希行 / make a referee's (or the operator's) PIN into "
+        "the hashed line to put in table.toml",
+        description="两次询问新 PIN（标准输入不是终端时读取一行；切勿作为参数给出，`ps` 和 shell 历史会显示它），拒绝很快会被"
+        "猜中的 PIN，并打印要粘贴到配置中的一行：scrypt 哈希，而非 PIN 本身（docs/display.md）。服务两种形式都接受。"
+        "加 --config 时直接写入该文件（原子写入，文件其余部分不变），运行中的服务一秒内改用新 PIN：旧 PIN 失效，"
+        "用它登录的裁判页面全部退出。 / "
+        "Asks for the new PIN twice (or reads one line from standard input when it is not a "
         "terminal: never give it as an argument, where `ps` and the shell's history show it), refuses a PIN "
         "guessed soon, and prints the line to paste into the config: the scrypt hash, never the PIN "
         "(docs/display.md). The service takes either form. With --config the line is written into the file "
         "(atomically, the rest of the file as it was) and a running service uses the new PIN within a second: "
         "the old one stops working and every referee page logged in with it is logged out.",
     )
-    p.add_argument("--config", type=Path, help="write it into this table's TOML file instead of printing it")
+    p.add_argument("--config", type=Path,
+                   help="写入本桌的 TOML 配置文件，而不是打印 / write it into this table's TOML file instead of printing it")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--referee", metavar="NAME", default="",
-                     help="a named referee's ([[display.referees]] name = NAME); default: [display] referee_token")
-    who.add_argument("--operator", action="store_true", help="[display] operator_token")
+                     help="指定姓名的裁判（[[display.referees]] name = NAME）；默认：[display] referee_token / a named "
+                          "referee's ([[display.referees]] name = NAME); default: [display] referee_token")
+    who.add_argument("--operator", action="store_true",
+                     help="操作员的 PIN：[display] operator_token / the operator's: [display] operator_token")
     p.set_defaults(func=run)
 
 

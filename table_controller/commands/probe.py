@@ -7,28 +7,35 @@ import argparse
 from table_controller.commands import positive_number
 
 EPILOG = """\
-examples:
+示例 / examples:
   tablectl probe /dev/ttyUSB0
   tablectl probe /dev/serial/by-id/usb-1a86_USB_Serial-if00-port0 --json
   tablectl probe socket://127.0.0.1:7777 --json
   tablectl probe usb://1a86:7523
   tablectl probe /dev/pts/5 --dialect remote-control
 
+退出码：牌桌应答为 0，无应答为 1（信息说明原因），选项有误为 2。
 Exit status: 0 if the table answered, 1 if it did not (the message says why), 2 on wrong options.
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
-        "probe", help="handshake with a table and print its identity and capabilities",
-        description="Open URL, run RESET and identify (docs/protocol.md §5), ask its status, and "
+        "probe", help="与牌桌握手，显示其身份和功能 / handshake with a table and print its identity and capabilities",
+        description="打开 URL，执行 RESET 和 identify（docs/protocol.md §5），查询状态，\n"
+                    "显示协议和固件版本、序列号及功能。\n"
+                    "Open URL, run RESET and identify (docs/protocol.md §5), ask its status, and "
                     "print the protocol and firmware versions, serial number and capabilities.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url", metavar="URL",
-                        help="device path, socket://HOST:PORT, rfc2217://HOST:PORT, loop:// or usb://VID:PID")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--dialect", choices=("mahjong-link", "remote-control"), default="mahjong-link")
-    parser.add_argument("--timeout", type=positive_number, default=5.0, help="seconds to wait for an answer (default 5)")
+                        help="设备路径、socket://HOST:PORT、rfc2217://HOST:PORT、loop:// 或 usb://VID:PID / device "
+                             "path, socket://HOST:PORT, rfc2217://HOST:PORT, loop:// or usb://VID:PID")
+    parser.add_argument("--json", action="store_true", help="输出一个 JSON 对象 / print one JSON object")
+    parser.add_argument("--dialect", choices=("mahjong-link", "remote-control"), default="mahjong-link",
+                        help="牌桌使用的通信协议（默认 mahjong-link） / wire protocol the table speaks (default "
+                             "mahjong-link)")
+    parser.add_argument("--timeout", type=positive_number, default=5.0,
+                        help="等待应答的秒数（默认 5） / seconds to wait for an answer (default 5)")
     parser.set_defaults(func=run)
 
 

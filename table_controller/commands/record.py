@@ -11,20 +11,26 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "record", help="print a hand's record (牌谱) from a table's event log",
-        description="Print the record of a hand from the event log a table keeps (its --data-dir): "
+        "record", help="从牌桌的事件记录打印一盘的牌谱 / print a hand's record (牌谱) from a table's event log",
+        description="从牌桌保存的事件记录（其 --data-dir）打印一盘的牌谱：座位、骰子和开门、按顺序的每一步、和牌及其番种和"
+                    "支付、罚分和得分。不加 --hand 或 --all 时列出记录中的各盘。公开牌谱不含暗牌；--referee 加上读到的手牌。"
+                    "记录或该盘不存在时以 2 退出。 / "
+                    "Print the record of a hand from the event log a table keeps (its --data-dir): "
                     "who sat where, the dice and the break, every play in order, the wins with their "
                     "fans and payments, penalties and the score. Without --hand or --all, the hands the log holds. "
                     "The public record holds no concealed tile; --referee adds the hands as read. "
                     "A missing log or hand exits 2.",
         epilog="example: tablectl record --data-dir data --hand 3")
-    parser.add_argument("--data-dir", type=Path, default=Path("data"), help="where events.sqlite3 is (default: ./data)")
-    parser.add_argument("--hand", type=int, metavar="N", help="the hand number")
-    parser.add_argument("--round", type=int, metavar="R", help="the round (轮次) of a tournament table (default: the latest)")
+    parser.add_argument("--data-dir", type=Path, default=Path("data"),
+                        help="events.sqlite3 所在目录（默认 ./data） / where events.sqlite3 is (default: ./data)")
+    parser.add_argument("--hand", type=int, metavar="N", help="盘号 / the hand number")
+    parser.add_argument("--round", type=int, metavar="R",
+                        help="比赛牌桌的轮次（默认：最近一轮） / the round (轮次) of a tournament table (default: the latest)")
     parser.add_argument("--all", action="store_true",
-                        help="every hand's record, in order (the round's 牌谱; every round's without --round)")
-    parser.add_argument("--referee", action="store_true", help="with the hands read at a win or at 查叫")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+                        help="按顺序输出每盘的牌谱（本轮的；不加 --round 时为所有轮次） / every hand's record, in order (the "
+                             "round's 牌谱; every round's without --round)")
+    parser.add_argument("--referee", action="store_true", help="附上和牌或查叫时读到的手牌 / with the hands read at a win or at 查叫")
+    parser.add_argument("--json", action="store_true", help="输出一个 JSON 对象 / print one JSON object")
     parser.set_defaults(func=run)
 
 

@@ -12,23 +12,28 @@ def rulesets_help() -> str:
     """The scored rulesets, from their files (it was a list here that each new ruleset had to edit)."""
     from table_controller.scoring import scored_rulesets
 
-    return f"{', '.join(scored_rulesets())}; any other ruleset is scored by the referee (裁判计分: options.points)"
+    return (f"{', '.join(scored_rulesets())}；其他规则由裁判计分（options.points） / {', '.join(scored_rulesets())}; "
+            "any other ruleset is scored by the referee (裁判计分: options.points)")
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "score", help="score a winning hand (fans, total, payments)",
-        description="Score a winning hand read as JSON from FILE or standard input. A hand that "
+        "score", help="为一手和牌计分（番种、总分、支付） / score a winning hand (fans, total, payments)",
+        description="从 FILE 或标准输入读取 JSON 格式的和牌并计分。不成和或不够起和番的牌输出 {\"valid\": false, "
+                    "\"reason\": ...} 并以 0 退出（这是裁定）；输入格式有误以 2 退出并指出字段。格式见 docs/scoring.md。 / "
+                    "Score a winning hand read as JSON from FILE or standard input. A hand that "
                     "does not win or misses the minimum prints {\"valid\": false, \"reason\": ...} "
                     "and exits 0 (a verdict); malformed input exits 2 naming the field. "
                     "Schema: docs/scoring.md.",
         epilog='example: echo \'{"seat_wind":"E","prevalent_wind":"E","concealed":"1223434567899m",'
                '"melds":[],"win_tile":"9m","win":"self_draw"}\' | tablectl score --ruleset mcr --json')
-    parser.add_argument("--ruleset", required=True, metavar="ID", help=f"ruleset id: {rulesets_help()}")
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("--ruleset", required=True, metavar="ID", help=f"规则编号 / ruleset id: {rulesets_help()}")
+    parser.add_argument("--json", action="store_true", help="以一个 JSON 对象输出结果 / print the result as one JSON object")
     parser.add_argument("--fans", action="store_true",
-                        help="print the ruleset's fan table (name, value, rule) instead of scoring a hand")
-    parser.add_argument("file", nargs="?", default="-", help="hand JSON file (default: standard input)")
+                        help="输出本规则的番种表（名称、番数、规则）而非计分 / print the ruleset's fan table (name, value, rule) "
+                             "instead of scoring a hand")
+    parser.add_argument("file", nargs="?", default="-",
+                        help="和牌的 JSON 文件（默认：标准输入） / hand JSON file (default: standard input)")
     parser.set_defaults(func=run)
 
 

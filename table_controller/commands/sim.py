@@ -7,14 +7,14 @@ import argparse
 from table_controller.commands import positive_number, tcp_port
 
 EPILOG = """\
-examples:
+示例 / examples:
   tablectl sim --pty                          # prints the pty path: tablectl probe /dev/pts/N
   tablectl sim --tcp 7777 --seed 3 --autopilot
   tablectl sim --tcp 7777 --faults ber=1e-4,drop=0.01,unplug_every=10:0.5
   tablectl sim --pty --dialect remote-control
   tablectl sim --pty --scenario hardware-sim/scenarios/every-fault.txt
 
---faults SPEC is KEY=VALUE,...:
+--faults SPEC 为 KEY=VALUE,...（链路损伤和掉电） / --faults SPEC is KEY=VALUE,...:
   ber=RATE                bit error rate on every byte, both ways (e.g. 1e-4)
   drop=FRACTION           frames lost;   dup=FRACTION   frames sent twice
   delay=FRACTION[:S]      frames delayed by S seconds (default 0.2), so they arrive late
@@ -25,6 +25,7 @@ examples:
   unplug_on=COMMAND       the table runs COMMAND, then the cable is pulled before its reply leaves (once)
   unplug_before=COMMAND   the cable is pulled as COMMAND is sent: the table never gets it (once)
 
+场景文件每行为 `秒数 命令`，命令即协议 `debug` 消息也接受的测试台命令：
 A scenario file has lines `SECONDS COMMAND`, commands being the bench commands also accepted
 in-band by the protocol's `debug` message:
   fault ID [WHERE]   raise a fault: jam missing_tile extra_tile motor overheat centre_open sensor power dice
@@ -34,32 +35,41 @@ in-band by the protocol's `debug` message:
   lose N / add N     N tiles fall off (or foreign tiles get in): the next build's count raises 缺牌 / 多牌
   brownout           the firmware restarts
   unplug [S]         the cable is pulled for S seconds;  stall [S]: the firmware hangs for S seconds
+退出码：Ctrl-C 后为 0，选项有误为 2。
 Exit status: 0 after Ctrl-C, 2 on wrong options.
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
-        "sim", help="run the simulated automatic table (模拟麻将机) on a pty or TCP port",
-        description="Serve the table's side of the protocol from the simulator: the mechanism "
+        "sim", help="在伪终端或 TCP 端口上运行模拟麻将机 / run the simulated automatic table on a pty or TCP port",
+        description="由模拟器提供牌桌一方的协议：机械（洗牌、码牌、升牌、骰子）、故障和链路损伤，实时运行。\n"
+                    "Serve the table's side of the protocol from the simulator: the mechanism "
                     "(shuffle, build, raise, dice), faults and link damage, in real time.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal (the default)")
-    where.add_argument("--tcp", type=tcp_port, metavar="PORT", help="serve on TCP PORT (0: any free port)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind with --tcp (default 127.0.0.1)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the shuffles, dice and link damage")
+    where.add_argument("--pty", action="store_true",
+                       help="在新的伪终端上提供服务（默认） / serve on a new pseudo-terminal (the default)")
+    where.add_argument("--tcp", type=tcp_port, metavar="PORT",
+                       help="在 TCP 端口 PORT 上提供服务（0：任一空闲端口） / serve on TCP PORT (0: any free port)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="--tcp 绑定的地址（默认 127.0.0.1） / address to bind with --tcp (default 127.0.0.1)")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="洗牌、骰子和链路损伤的随机种子 / seed of the shuffles, dice and link damage")
     parser.add_argument("--dialect", choices=("mahjong-link", "remote-control"), default="mahjong-link",
-                        help="wire protocol the table speaks (default mahjong-link)")
-    parser.add_argument("--faults", metavar="SPEC", help="link damage and brown-outs, see below")
+                        help="牌桌使用的通信协议（默认 mahjong-link） / wire protocol the table speaks (default mahjong-link)")
+    parser.add_argument("--faults", metavar="SPEC", help="链路损伤和掉电，见下文 / link damage and brown-outs, see below")
     parser.add_argument("--tile-count", type=int, choices=(144, 136, 108), default=144,
-                        help="tile-count setting at power-on (default 144)")
-    parser.add_argument("--dice", type=int, choices=(2, 3), default=2, help="dice in the dice unit")
+                        help="开机时的牌数设置（默认 144） / tile-count setting at power-on (default 144)")
+    parser.add_argument("--dice", type=int, choices=(2, 3), default=2, help="骰子个数 / dice in the dice unit")
     parser.add_argument("--autopilot", action="store_true",
-                        help="demo players: the dealer presses the dice button once the walls are up")
-    parser.add_argument("--scenario", metavar="FILE", help="play a scenario file of timed faults and presses")
+                        help="演示玩家：牌墙升起后庄家按骰子键 / demo players: the dealer presses the dice button once the "
+                             "walls are up")
+    parser.add_argument("--scenario", metavar="FILE",
+                        help="播放定时故障和按键的场景文件 / play a scenario file of timed faults and presses")
     parser.add_argument("--speed", type=positive_number, default=1.0,
-                        help="mechanism speed factor: 10 makes a 60 s build take 6 s (demo)")
+                        help="机械速度倍数：10 使 60 秒的码牌只需 6 秒（演示用） / mechanism speed factor: 10 makes a 60 s build "
+                             "take 6 s (demo)")
     parser.set_defaults(func=run)
 
 

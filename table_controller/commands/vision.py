@@ -12,100 +12,151 @@ from table_controller.commands import tcp_port
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("vision",
-                              help="camera tile reader: grab, corners, enroll, read, eval, train, render, camera",
-                              description="The camera tile reader (识牌): reads face-up tiles from camera frames.")
-    sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
+                              help="摄像头识牌：grab、corners、enroll、read、eval、train、render、camera / camera tile "
+                                   "reader: grab, corners, enroll, read, eval, train, render, camera",
+                              description="摄像头识牌：从摄像头画面中读出明牌。 / The camera tile reader (识牌): reads "
+                                          "face-up tiles from camera frames.")
+    sub = p.add_subparsers(dest="vision_command", metavar="ACTION", title="操作 / actions")
 
-    r = sub.add_parser("read", help="read the tiles in a picture (a table frame or one tile)")
-    r.add_argument("image", type=Path, help="a table frame with the corner markers, or a close-up of one tile")
+    said = "读出图片中的牌（一帧台面画面或一张牌） / read the tiles in a picture (a table frame or one tile)"
+    r = sub.add_parser("read", help=said, description=said)
+    r.add_argument("image", type=Path, help="带台角标记的台面画面，或一张牌的特写 / a table frame with the corner markers, or a close-up "
+                                               "of one tile")
     _common(r)
-    r.add_argument("--corners", help="felt corners in the image, 'x,y;x,y;x,y;x,y' clockwise from W's left, "
-                                     "for tables without markers")
-    r.add_argument("--json", action="store_true", help='print {"tiles": [...]} as JSON')
+    r.add_argument("--corners", help="图中台面四角 'x,y;x,y;x,y;x,y'，从西家左角起顺时针，用于无标记的牌桌 / felt "
+                                     "corners in the image, 'x,y;x,y;x,y;x,y' clockwise from W's left, for tables "
+                                     "without markers")
+    r.add_argument("--json", action="store_true", help='以 JSON 输出 {"tiles": [...]} / print {"tiles": [...]} as JSON')
     r.set_defaults(func=run_read)
 
-    k = sub.add_parser("corners", help="find the felt's four corners in a camera frame, for [camera] corners",
-                       description="For tables without corner markers: finds the felt (the colour of the picture's "
+    k = sub.add_parser("corners", help="在摄像头画面中找出台面四角，用于 [camera] corners / find the felt's four "
+                                       "corners in a camera frame, for [camera] corners",
+                       description="用于无台角标记的牌桌：找出台面（画面中央的颜色），按 [camera] corners 和 corners_size "
+                                   "的格式打印其四角，从西家左角起顺时针，西家一侧取画面上方。 / "
+                                   "For tables without corner markers: finds the felt (the colour of the picture's "
                                    "middle) and prints its corners clockwise from W's left, W's side taken at the top "
                                    "of the picture, as [camera] corners and corners_size.")
-    k.add_argument("image", type=Path, help="a frame from the table's camera, the whole felt in view")
-    k.add_argument("--json", action="store_true", help='print {"corners": [[x, y], ...], "corners_size": [w, h]}')
+    k.add_argument("image", type=Path,
+                   help="本桌摄像头的一帧画面，须拍到整个台面 / a frame from the table's camera, the whole felt in view")
+    k.add_argument("--json", action="store_true",
+                   help='以 JSON 输出四角 / print {"corners": [[x, y], ...], "corners_size": [w, h]}')
     k.set_defaults(func=run_corners)
 
-    e = sub.add_parser("eval", help="accuracy on a folder of single-tile pictures with labels.csv (file,kind)")
-    e.add_argument("dir", type=Path)
+    said = ("在带 labels.csv（file,kind）的单张牌图片文件夹上测准确率 / accuracy on a folder of single-tile pictures "
+            "with labels.csv (file,kind)")
+    e = sub.add_parser("eval", help=said, description=said)
+    e.add_argument("dir", type=Path, help="图片和 labels.csv 所在文件夹 / the folder of pictures and labels.csv")
     _common(e)
-    e.add_argument("--json", action="store_true", help="print the figures as JSON")
+    e.add_argument("--json", action="store_true", help="以 JSON 输出各项数字 / print the figures as JSON")
     e.set_defaults(func=run_eval)
 
-    n = sub.add_parser("enroll", help="learn this table's tiles: one of each kind laid upright for E, in rows, in "
-                                      "the order 1m..9m 1p..9p 1s..9s 1z..7z 1f..8f [back]")
-    n.add_argument("images", type=Path, nargs="+", help="frames of the laid-out tiles (several help)")
-    n.add_argument("--out", type=Path, required=True, help="enrollment file to write (npz); extended if it exists")
-    n.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
-    n.add_argument("--kinds", default="", help="comma-separated kinds laid out, if not the full 42 in order")
+    said = ("学习本桌的牌：每种一张，面向东家正放，成行，按 1m..9m 1p..9p 1s..9s 1z..7z 1f..8f [back] 的顺序 / learn "
+            "this table's tiles: one of each kind laid upright for E, in rows, in the order 1m..9m 1p..9p 1s..9s "
+            "1z..7z 1f..8f [back]")
+    n = sub.add_parser("enroll", help=said, description=said)
+    n.add_argument("images", type=Path, nargs="+", help="摆好的牌的画面（多帧更好） / frames of the laid-out tiles (several help)")
+    n.add_argument("--out", type=Path, required=True,
+                   help="要写入的牌样文件（npz）；已存在则追加 / enrollment file to write (npz); extended if it exists")
+    n.add_argument("--model", type=Path, default=None, help=MODEL_HELP)
+    n.add_argument("--kinds", default="",
+                   help="摆出的牌种，逗号分隔（不是按顺序的全部 42 种时） / comma-separated kinds laid out, if not the "
+                                             "full 42 in order")
     n.add_argument("--laid-in-order", action="store_true",
-                   help="the tiles lie in the order given even where the network reads some as other kinds "
+                   help="牌确按给定顺序摆放，即使网络把其中一些认作别的牌（它认错的牌面）；不加此项时这样的画面会被拒绝 / "
+                        "the tiles lie in the order given even where the network reads some as other kinds "
                         "(art it reads wrongly); without it such a frame is refused")
-    n.add_argument("--corners", help="felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, "
+    n.add_argument("--corners", help="画面中台面四角 'x,y;x,y;x,y;x,y'，从西家左角起顺时针，用于无标记的牌桌（同 "
+                                     "[camera] corners；`tablectl vision corners` 可找出） / "
+                                     "felt corners in the frames, 'x,y;x,y;x,y;x,y' clockwise from W's left, "
                                      "for tables without markers (as [camera] corners; `tablectl vision corners` "
                                      "finds them)")
     n.set_defaults(func=run_enroll)
 
-    t = sub.add_parser("train", help="train the classifier on synthetic crops and export ONNX (needs the train extra)")
-    t.add_argument("--samples", type=int, default=40000)
-    t.add_argument("--epochs", type=int, default=8)
-    t.add_argument("--seed", type=int, default=5)
-    t.add_argument("--threads", type=int, default=2)
+    said = ("用合成的牌图训练分类器并导出 ONNX（需安装 train 附加包） / train the classifier on synthetic crops and "
+            "export ONNX (needs the train extra)")
+    t = sub.add_parser("train", help=said, description=said)
+    t.add_argument("--samples", type=int, default=40000, help="训练样本数 / training samples")
+    t.add_argument("--epochs", type=int, default=8, help="训练轮数 / training epochs")
+    t.add_argument("--seed", type=int, default=5, help="随机种子 / random seed")
+    t.add_argument("--threads", type=int, default=2, help="CPU 线程数 / CPU threads")
     t.add_argument("--restyle", type=float, default=0.0,
-                   help="share of faces drawn as another maker might have (stroke weight, inks, placement)")
-    t.add_argument("--more-fonts", action="store_true", help="draw faces in more typefaces (brush, ming, fangsong, ...)")
-    t.add_argument("--brush-fonts", action="store_true", help="draw faces in brush hands too (毛筆, 行書, kai)")
+                   help="按其他厂家风格绘制的牌面比例（笔画粗细、颜色、位置） / share of faces drawn as another maker might "
+                        "have (stroke weight, inks, placement)")
+    t.add_argument("--more-fonts", action="store_true", help="用更多字体绘制牌面（手写、明体、仿宋……） / draw faces in more "
+                                                                    "typefaces (brush, ming, fangsong, ...)")
+    t.add_argument("--brush-fonts", action="store_true", help="也用毛笔字体绘制牌面（毛筆、行書、楷） / draw faces in brush "
+                                                                     "hands too (毛筆, 行書, kai)")
     t.add_argument("--big-chars", action="store_true",
-                   help="draw characters up to filling the face (flowers, seasons, honours), as many sets carve them")
-    t.add_argument("--flower-share", type=float, default=0.3, help="share of tile crops that are flowers or seasons")
-    t.add_argument("--out", type=Path, default=None, help="ONNX path (default: vision/models/tiles.onnx)")
+                   help="把字画到占满牌面（花牌、季牌、字牌），如许多牌的刻法 / draw characters up to filling the face "
+                        "(flowers, seasons, honours), as many sets carve them")
+    t.add_argument("--flower-share", type=float, default=0.3,
+                   help="花牌和季牌所占比例 / share of tile crops that are flowers or "
+                                                                                "seasons")
+    t.add_argument("--out", type=Path, default=None,
+                   help="ONNX 文件路径（默认 vision/models/tiles.onnx） / ONNX path (default: "
+                                                                    "vision/models/tiles.onnx)")
     t.set_defaults(func=run_train)
 
-    d = sub.add_parser("render", help="render labelled evaluation pictures of a tile style (simulator)")
-    d.add_argument("style", help="tile style, e.g. xmahjongg-real, gnome-smooth, kmahjongg-default")
-    d.add_argument("out", type=Path)
-    d.add_argument("--singles", type=int, default=2, help="single-tile pictures per kind (labels.csv)")
-    d.add_argument("--scenes", type=int, default=0, help="whole table frames (scene-N.jpg + scene-N.json)")
-    d.add_argument("--seed", type=int, default=1000)
+    said = "渲染某种牌面风格的带标注测评图片（模拟器） / render labelled evaluation pictures of a tile style (simulator)"
+    d = sub.add_parser("render", help=said, description=said)
+    d.add_argument("style", help="牌面风格，如 xmahjongg-real、gnome-smooth、kmahjongg-default / tile style, e.g. "
+                                 "xmahjongg-real, gnome-smooth, kmahjongg-default")
+    d.add_argument("out", type=Path, help="输出文件夹（不存在则创建） / the folder to write (made if missing)")
+    d.add_argument("--singles", type=int, default=2,
+                   help="每种牌的单张图片数（labels.csv） / single-tile pictures per kind (labels.csv)")
+    d.add_argument("--scenes", type=int, default=0,
+                   help="整桌画面数（scene-N.jpg + scene-N.json） / whole table frames (scene-N.jpg + scene-N.json)")
+    d.add_argument("--seed", type=int, default=1000, help="随机种子 / random seed")
     d.set_defaults(func=run_render)
 
-    g = sub.add_parser("grab", help="save a frame from the table's camera and check it (light, corner markers)",
-                       description="Takes a frame from the camera as [camera] source names it (a device index such "
+    g = sub.add_parser("grab", help="保存本桌摄像头的一帧画面并检查（光线、台角标记） / save a frame from the table's "
+                                    "camera and check it (light, corner markers)",
+                       description="按 [camera] source 的写法（设备编号如 0、路径或 MJPEG/RTSP 地址）从摄像头取一帧，"
+                                   "写出供 corners、enroll 和 read 使用，并说明画面的问题：无画面、太暗、反光、台角标记不在"
+                                   "视野内。画面不可用时以 1 退出（仍会写出）。 / "
+                                   "Takes a frame from the camera as [camera] source names it (a device index such "
                                    "as 0, a path or an MJPEG/RTSP URL), writes it for corners, enroll and read, and "
                                    "says what is wrong with the picture: no picture, too dark, glare, corner markers "
                                    "out of sight. Exit 1 when the picture will not do (it is written all the same).")
-    g.add_argument("source", help='the camera: "0" for /dev/video0, a path, or a URL such as http://…/stream.mjpg')
-    g.add_argument("out", type=Path, help="the picture to write (.jpg or .png)")
+    g.add_argument("source", help='摄像头："0" 即 /dev/video0，或路径，或地址如 http://…/stream.mjpg / the camera: "0" for '
+                                 '/dev/video0, a path, or a URL such as http://…/stream.mjpg')
+    g.add_argument("out", type=Path, help="要写入的图片（.jpg 或 .png） / the picture to write (.jpg or .png)")
     g.add_argument("--frames", type=int, default=5,
-                   help="frames read, the last kept (a USB camera's first frames are dark while its exposure settles)")
+                   help="读取的帧数，保留最后一帧（USB 摄像头在曝光稳定前的头几帧偏暗） / frames read, the last kept (a USB "
+                        "camera's first frames are dark while its exposure settles)")
     g.set_defaults(func=run_grab)
 
-    c = sub.add_parser("camera", help="serve a virtual MJPEG camera of a rendered table (simulator)",
-                       description="A stand-in for the table's camera: serves a rendered table as MJPEG at "
+    c = sub.add_parser("camera", help="提供一个渲染牌桌的虚拟 MJPEG 摄像头（模拟器） / serve a virtual MJPEG camera of "
+                                      "a rendered table (simulator)",
+                       description="代替本桌的摄像头：在 http://HOST:PORT/stream.mjpg 以 MJPEG 提供渲染的牌桌画面"
+                                   "（单帧：/snapshot.jpg）。 / "
+                                   "A stand-in for the table's camera: serves a rendered table as MJPEG at "
                                    "http://HOST:PORT/stream.mjpg (one frame: /snapshot.jpg).")
-    c.add_argument("--style", default="kmahjongg-default", help="tile art, e.g. xmahjongg-dorothys")
-    c.add_argument("--port", type=tcp_port, default=8081)
-    c.add_argument("--host", default="127.0.0.1")
+    c.add_argument("--style", default="kmahjongg-default",
+                   help="牌面风格，如 xmahjongg-dorothys / tile art, e.g. xmahjongg-dorothys")
+    c.add_argument("--port", type=tcp_port, default=8081, help="端口（默认 8081） / port (default 8081)")
+    c.add_argument("--host", default="127.0.0.1", help="地址（默认 127.0.0.1） / address (default 127.0.0.1)")
     c.add_argument("--seed", type=int, default=4,
-                   help="which table (layout, camera pose, light); the default's felt `vision corners` finds")
+                   help="哪一桌（布局、摄像头位置、光线）；默认值的台面 `vision corners` 能找到 / which table (layout, "
+                        "camera pose, light); the default's felt `vision corners` finds")
     c.add_argument("--layout", choices=("play", "enroll"), default="play",
-                   help="play: a table in play; enroll: one tile of each of the 42 kinds laid out for `vision enroll`")
-    c.add_argument("--no-markers", action="store_true", help="a felt without corner markers (store its corners)")
+                   help="play：对局中的牌桌；enroll：为 `vision enroll` 摆出的 42 种牌各一张 / play: a table in play; "
+                        "enroll: one tile of each of the 42 kinds laid out for `vision enroll`")
+    c.add_argument("--no-markers", action="store_true",
+                   help="无台角标记的台面（须存储四角） / a felt without corner markers (store its corners)")
     c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
+MODEL_HELP = "ONNX 识牌模型（默认：自带的） / ONNX model (default: the packaged one)"
+
+
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
-    p.add_argument("--enrollment", type=Path, default=None, help="enrollment file from `tablectl vision enroll`")
+    p.add_argument("--model", type=Path, default=None, help=MODEL_HELP)
+    p.add_argument("--enrollment", type=Path, default=None,
+                   help="`tablectl vision enroll` 生成的牌样文件 / enrollment file from `tablectl vision enroll`")
     p.add_argument("--threshold", type=_share, default=None,
-                   help="confidence under which a tile goes to the referee (0..1)")
+                   help="置信度低于此值的牌交由裁判（0..1） / confidence under which a tile goes to the referee (0..1)")
 
 
 def _share(text: str) -> float:
@@ -500,7 +551,8 @@ def run_grab(args: argparse.Namespace) -> int:
     finally:
         cap.release()
     if frame is None:
-        return _fail(f"{args.source}: 没有画面 / no picture ({no_picture_hint(args.source)})")
+        zh, en = no_picture_hint(args.source)
+        return _fail(f"{args.source}: 没有画面（{zh}） / no picture ({en})")
     undecodable = undecodable_hint(args.source)  # OpenCV may decode a damaged part to noise: not the picture
     if undecodable:
         return _fail(f"{args.source}: {undecodable}")

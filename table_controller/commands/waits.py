@@ -10,22 +10,29 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "waits", help="list the winning tiles of a ready hand (听牌) and their scores",
-        description="List the tiles that complete a ready 13-tile hand and what each would score "
+        "waits", help="列出听牌的和张及各自得分 / list the winning tiles of a ready hand (听牌) and their scores",
+        description="列出能使 13 张听牌完成的和张及各自得分（用于诈和核查和查大叫）。HAND 为暗牌（如 1112345678999m），"
+                    "已亮出的副露用 --meld 给出。用 '-' 从标准输入读取计分 JSON（docs/scoring.md，不含 win_tile）。"
+                    "输入格式有误以 2 退出。 / "
+                    "List the tiles that complete a ready 13-tile hand and what each would score "
                     "(for 诈和 checks and 查大叫). HAND is the concealed tiles (e.g. 1112345678999m); "
                     "declared melds go in --meld. Use '-' to read the score JSON (docs/scoring.md, "
                     "without win_tile) from standard input. Malformed input exits 2.",
         epilog="example: tablectl waits 1112345678999m --ruleset mcr")
-    parser.add_argument("hand", metavar="HAND", help="concealed tiles, or - for JSON on standard input")
+    parser.add_argument("hand", metavar="HAND",
+                        help="暗牌，或 - 表示从标准输入读 JSON / concealed tiles, or - for JSON on standard input")
     parser.add_argument("--ruleset", default="mcr", metavar="ID",
-                        help="any ruleset id (default mcr; `tablectl deal --list`); under one the referee "
+                        help="任一规则编号（默认 mcr；见 `tablectl deal --list`）；裁判计分的规则只列出牌型的和张 / "
+                             "any ruleset id (default mcr; `tablectl deal --list`); under one the referee "
                              "scores (裁判计分: shanghai, taiwan ...) the waits of the shape only")
     parser.add_argument("--meld", action="append", default=[], metavar="TYPE:TILES[:FROM]",
-                        help="a declared meld, e.g. pung:555z:N, chi:123m:N, kong:1111p (concealed)")
-    parser.add_argument("--seat", default="E", choices=["E", "S", "W", "N"], help="seat wind (default E)")
-    parser.add_argument("--prevalent", default="E", choices=["E", "S", "W", "N"], help="prevalent wind")
-    parser.add_argument("--self-draw", action="store_true", help="score the waits as 自摸 (default 点和)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+                        help="一组副露，如 pung:555z:N（碰）、chi:123m:N（吃）、kong:1111p（暗杠） / a declared meld, e.g. "
+                             "pung:555z:N, chi:123m:N, kong:1111p (concealed)")
+    parser.add_argument("--seat", default="E", choices=["E", "S", "W", "N"], help="门风（默认 E 东） / seat wind (default E)")
+    parser.add_argument("--prevalent", default="E", choices=["E", "S", "W", "N"],
+                        help="圈风（默认 E 东） / prevalent wind (default E)")
+    parser.add_argument("--self-draw", action="store_true", help="按自摸计分（默认点和） / score the waits as 自摸 (default 点和)")
+    parser.add_argument("--json", action="store_true", help="输出一个 JSON 对象 / print one JSON object")
     parser.set_defaults(func=run)
 
 

@@ -141,7 +141,8 @@ def test_a_confirmed_hand_keeps_its_points_after_the_venue_edits_a_fan_and_check
     assert confirm.data["settlement"]["total"] == 2  # the figures shown were logged with the confirmation
     # with the file as it was (the snapshot of other rulesets: the log folded whole), nothing to say
     assert _check(tmp_path, shipped) == {"what": WHAT, "level": "ok",
-                                         "detail": "every confirmed win scores today as it was confirmed"}
+                                         "detail": "已确认的和牌按现行规则计分均与确认时相同 / every confirmed win scores "
+                                                   "today as it was confirmed"}
 
 
 def test_a_correction_after_the_confirmation_scores_again_and_logs_it_and_its_undo_puts_the_confirmed_back(

@@ -4,6 +4,7 @@ Mosquitto broker with one user per table, a port already taken."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import signal
 import socket
@@ -331,3 +332,48 @@ def test_a_usb_board_not_on_the_bus_is_named_without_the_serial_hints(tmp_path: 
     assert finding.level == "fail"
     assert finding.detail.startswith("找不到 USB 设备 1a86:0001") and "no USB device 1a86:0001 plugged in" in finding.detail
     assert "baud" not in finding.detail and "no answer" not in finding.detail
+
+
+def _chinese_first(detail: str) -> bool:
+    """Chinese up to the first " / " (after the path or address the line is of), English after it."""
+    zh, _, en = detail.partition(" / ")
+    return bool(re.search(r"[\u4e00-\u9fff]", zh)) and bool(re.search(r"[A-Za-z]{3,}", en))
+
+
+def test_every_line_of_the_check_is_said_chinese_first(tmp_path: Path, board: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The labels were "事件记录 / event log", the details English ("writable, 81593 MB free; no log yet"),
+    some with a Chinese tail: the venue's technician read the check in English. Each line now says it
+    中文 / English, the English as it was after it; ready or not too."""
+    from table_controller.cli import main
+
+    data, stick = tmp_path / "data", tmp_path / "usb"
+    stick.mkdir()
+    store = EventStore(data / "events.sqlite3")
+    store.append("referee", "referee.note", {"text": "开赛"}, at=1.0)
+    store.close()
+    (data / "events.damaged-20261201T031500.sqlite3").write_bytes(b"\0" * 1000)
+    config = tmp_path / "t.toml"
+    config.write_text(f'[table]\nlink = "{board}"\n[storage]\ndata_dir = "{data}"\nmirror_dir = "{stick}"\n'
+                      f'[display]\nhost = "0.0.0.0"\nport = {free_port()}\nreferee_token = "1234"\n'
+                      f'[camera]\nsource = "{tmp_path / "gone.mjpg"}"\n'
+                      f'[tournament]\nbroker = "mqtt://127.0.0.1:{free_port()}"\nname = "cup"\ntable_id = "t01"\n'
+                      'username = "judge"\npassword = "x"\n', encoding="utf-8")
+    config.chmod(0o644)
+    ready = parse_config({"table": {"link": "sim://"}, "storage": {"data_dir": str(data), "mirror_dir": str(stick)},
+                          "display": {"port": free_port()}}, source=str(tmp_path / "none.toml"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        wrong = parse_config({"table": {"link": str(tmp_path / "ttyUSB9")},
+                              "storage": {"data_dir": str(tmp_path / "other"), "mirror_dir": str(tmp_path / "no-usb")},
+                              "display": {"port": taken.getsockname()[1]}}, source=str(tmp_path / "none.toml"))
+        found = run_checks(ready) + run_checks(wrong, probe_table=True)
+    assert main(["check", "--config", str(config)]) == 1
+    printed = capsys.readouterr().out.splitlines()
+    lines = [f"{f.what}: {f.detail}" for f in found] + [line[2:] for line in printed[:-1]]
+    assert len(lines) >= 20 and {"camera", "tournament broker", "log mirror", "clock"} <= {
+        line.split(": ")[0].split(" / ")[1] for line in lines}
+    wrong_lines = [line for line in lines if not _chinese_first(line.split(": ", 1)[1])]
+    assert not wrong_lines, "\n".join(wrong_lines)
+    assert printed[-1] == "未就绪：2 项需处理 / not ready: 2 to put right", printed

@@ -165,7 +165,7 @@ def test_a_folder_or_an_empty_file_where_a_file_is_expected_is_named_as_such(tmp
     (tmp_path / "frames").mkdir()
     (tmp_path / "empty.mjpg").write_bytes(b"")
     assert main(["vision", "grab", str(tmp_path / "frames"), str(tmp_path / "g.jpg")]) == 1
-    assert "frames: 没有画面 / no picture (a folder, not a camera" in capsys.readouterr().err
+    assert "frames: 没有画面（这是文件夹，不是摄像头，也不是视频或图片文件） / no picture (a folder, not a camera" in capsys.readouterr().err
     assert main(["vision", "grab", str(tmp_path / "empty.mjpg"), str(tmp_path / "g.jpg")]) == 1
     assert "(an empty file)" in capsys.readouterr().err
     assert main(["vision", "grab", str(tmp_path / "gone.mjpg"), str(tmp_path / "g.jpg")]) == 1
