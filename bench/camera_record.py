@@ -5,7 +5,8 @@ their plays the tiles lie on the felt as players lay them (discard rows, melds, 
 is rendered in the given tile art and read `--frames` times with fresh sensor noise by the real
 reader and tracker, and the camera's events go through the real `CameraWatcher` into a real
 controller's log, with its checks. The referee rules on every tile the camera is unsure of (the
-layout stands in for the referee) and the reader learns from each ruling, as at a table.
+layout stands in for the referee) and the reader learns from each ruling, as at a table; a reading
+with no tile under it (a chip, a phone's edge) is ruled no tile (不是牌, `referee.camera_dismiss`).
 
 With `--hide-melds` every meld is laid where the camera cannot see it (a claim it misses): the
 referee keys each claim after the claimer's next play (by then often refused as out of turn),
@@ -35,6 +36,7 @@ from typing import Any
 # sibling `vision.py` would shadow the `vision` package: take the folder off first.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
@@ -78,7 +80,7 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
     for throw in (dice, dice2):  # the table's throws first: the record takes no play before the break
         controller.record_dice(controller.state.hand["next_thrower"], list(throw), by="operator")
     plan = deal_plan(rs, dice, dice2)
-    felt, truth, rulings, read_s = Felt(), [], 0, []
+    felt, truth, rulings, read_s, dismissals = Felt(), [], 0, [], 0
     unseen: list[Any] = []  # claims laid out of view, not yet keyed
     keyed = 0
     noise = np.random.default_rng(hand_seed)
@@ -115,11 +117,15 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
             for e in events:  # the referee names each unsure tile; the reader learns it
                 if e.event != "appeared" or not e.needs_referee:
                     continue
-                kind = _true_kind(scene, tracker.reading(e.track))
+                reading = tracker.reading(e.track)
+                kind = _true_kind(scene, reading)
                 if kind is None:
+                    if reading is not None:  # no tile lies there (a chip, a phone's edge): 不是牌
+                        tracker.dismiss(e.track)
+                        seen.append({"event": "dismissed", "zone": e.zone, "track": e.track})
+                        dismissals += 1
                     continue
                 rulings += 1
-                reading = tracker.reading(e.track)
                 reader.learn(reader.examples(frame, reading.quad), kind, corrected=kind != e.kind)
                 tracker.rule(e.track, kind)
                 seen.append({"event": "ruled", "zone": e.zone, "kind": kind, "track": e.track})
@@ -140,16 +146,20 @@ def play_one(faces: tuple, hand_seed: int, frames: int, log_file: Path, hide_mel
     refused = [e.data for e in store.since(0) if e.type == "camera.play_refused"]
     store.close()
     return {"truth": truth, "recorded": recorded, "refused": refused, "rulings": rulings, "read_s": read_s,
-            "keyed": keyed, "not_keyed": len(unseen), "false_knocks": false_knocks}
+            "keyed": keyed, "not_keyed": len(unseen), "false_knocks": false_knocks, "dismissals": dismissals}
 
 
 def _true_kind(scene: Any, reading: Any) -> str | None:
-    """What lies where the camera saw the tile: the labelled tile nearest the reading's centre."""
-    if reading is None:
+    """What lies where the camera saw the tile, as the referee looking at the table names it: the labelled tile
+    under the reading's centre; None where no tile lies (a chip, a phone, a fold of a sleeve read as a tile: the
+    referee rules it no tile, 不是牌). Before, the nearest tile however far: a chip beside a pool was named a
+    discard of that pool's kinds, and the record took it for a play."""
+    if reading is None or not scene.tiles:
         return None
     c = np.mean(np.array(reading.quad), axis=0)
     best = min(scene.tiles, key=lambda t: float(np.linalg.norm(np.mean(np.array(t["quad"]), axis=0) - c)))
-    return str(best["kind"])
+    inside = cv2.pointPolygonTest(np.array(best["quad"], np.float32), (float(c[0]), float(c[1])), False) >= 0
+    return str(best["kind"]) if inside else None
 
 
 def compare(truth: list[tuple], recorded: list[tuple]) -> dict[str, int]:
@@ -215,7 +225,8 @@ def main() -> None:
         for style in args.styles.split(","):
             faces = load_style(style)
             tally = {"plays": 0, "right": 0, "wrong": 0, "missing": 0, "extra": 0, "refused": 0, "rulings": 0,
-                     "keyed_claims": 0, "claims_not_keyed": 0, "kept": 0, "false_knocks": 0, "frames": 0}
+                     "keyed_claims": 0, "claims_not_keyed": 0, "kept": 0, "false_knocks": 0, "frames": 0,
+                     "dismissals": 0}
             times: list[float] = []
             for h in range(args.hands):
                 r = play_one(faces, SEED + h, args.frames, Path(tmp) / f"{style}-{h}.sqlite3", args.hide_melds,
@@ -230,6 +241,7 @@ def main() -> None:
                 if args.why:
                     _explain(r)
                 tally["rulings"] += r["rulings"]
+                tally["dismissals"] += r["dismissals"]
                 tally["false_knocks"] += r["false_knocks"]
                 tally["frames"] += len(r["read_s"])
                 times += r["read_s"]
@@ -244,7 +256,8 @@ def main() -> None:
                 print(f"claims out of view, keyed by the referee: {tally['keyed_claims']} (nothing else keyed); "
                       f"left unkeyed (the record lacked their discard): {tally['claims_not_keyed']}; "
                       f"kept in any order {tally['kept']} ({tally['kept'] / p:.3f})")
-            print(f"referee rulings {tally['rulings']} ({tally['rulings'] / p:.2f} per play); "
+            print(f"referee rulings {tally['rulings']} ({tally['rulings'] / p:.2f} per play), readings ruled no tile "
+                  f"{tally['dismissals']}; "
                   f"frame read median {tally['frame_ms_median']} ms; knocks wrongly seen (vision.bump, the camera "
                   f"never moves) {tally['false_knocks']} of {tally['frames']} frames")
     print("\nJSON", json.dumps(results))

@@ -193,7 +193,6 @@ class CameraWatcher:
         if self.record is None:
             return
         self.record.see(self._controller.state.hand, seen, occluded, blind)
-        self._tell_overruled()
         for area in areas(self._controller.state.hand):  # the state moves with each play: a claim needs its discard
             for i, (type_, data) in enumerate(self.record.plays(self._controller.state.hand, area)):
                 try:
@@ -202,6 +201,7 @@ class CameraWatcher:
                     if self.record.refused(i, str(exc)):  # offered again next step; told once
                         self._controller.accept("camera", "camera.play_refused",
                                                 {"play": type_, **data, "reason": str(exc)})
+        self._tell_overruled()  # after the step's plays: a claim may show the "ruling" was a new tile on its track
 
     def _tell_overruled(self) -> None:
         """A ruling that names a tile otherwise than the camera already recorded it (the referee

@@ -190,7 +190,9 @@ class CameraRecord:
                     self.turned.add(track)
                 self.changed.add(key)
                 gone = self.left.get(key, {})
-                if track in gone:  # the same track announced again (its vote changed): the tile in the record
+                if track in self.claimed:  # the claimed tile went into its meld: what its track reads now is another
+                    self._unclaimed_track(track)
+                elif track in gone:  # the same track announced again (its vote changed): the tile in the record
                     del gone[track]
                 elif self._found_again(key, ev.get("at"), kind) or self._back(key, kind):
                     self.accounted.add(track)
@@ -246,8 +248,8 @@ class CameraRecord:
                 continue  # a meld area still being laid waits a step: a hand laid down is not a meld
             if wind in gone:
                 continue  # a winner's tiles lie there as laid down, not played
-            if area == "discard" and self._meld_coming(hand, wind):
-                continue  # its meld first (AGAIN): a kong, then its discard after the replacement
+            if area == "discard" and (self._meld_coming(hand, wind) or self._flower_coming(wind)):
+                continue  # its meld or 补花 first (AGAIN): a kong or a flower, then its discard after the replacement
             new = self._new_tracks(here, _recorded_kinds(hand, area, wind), self.left.get((area, wind), {}))
             kinds = [here[t] for t in new]
             if area == "meld":
@@ -310,6 +312,17 @@ class CameraRecord:
         if not new or None in kinds or tuple(new) in self.refusals:
             return False
         return _meld(hand, wind, kinds) is not None or self._missed_discard(hand, wind, kinds) is not None
+
+    def _flower_coming(self, wind: str) -> bool:
+        """Whether `wind`'s flower area holds a flower the record lacks and has refused for nothing but the turn
+        (`refused`): a 补花 is laid after the seat's draw and before its discard, so a discard seen in the same
+        step waits for it (AGAIN). Before, the pools went first: the discard went in, then the flower after it
+        (the record takes a flower from the seat that made the newest discard), or, when the seat's turn came
+        in that step, the flower was refused and went in a round late, out of place."""
+        here = self.lying.get(("flower", wind)) or {}
+        return any(t not in self.accounted and k is not None and is_flower(k)
+                   and all(why.startswith("未轮到") for why in self.refusals.get((t,), ()))
+                   for t, k in here.items())
 
     def _late_riichi(self, hand: dict[str, Any]) -> list[Play]:
         """立直 shown by a discard turned sideways after the camera recorded it upright: recorded
@@ -409,12 +422,26 @@ class CameraRecord:
         lost = self.lost.get(key, [])
         i = next((i for i in range(len(lost) - 1, -1, -1) if lost[i][1] == tile), None)
         if i is not None:
-            del lost[i]
+            was = lost.pop(i)[4]
+            if was in pool:  # its track, announced again, reads the seat's next discard laid where it lay
+                self._unclaimed_track(was)
+                self.overruled = [o for o in self.overruled if o[:3] != ("discard", frm, tile)]
+                return None
         gone = self.left.get(key, {})
         track = next((t for t in reversed(list(gone)) if gone[t] in (tile, None)), None)
         if track is not None:  # it left before the claim was recorded: it left for the meld
             self.unleft[track] = (key, gone.pop(track))
         return track
+
+    def _unclaimed_track(self, track: int) -> None:
+        """The track of a claimed pool tile reads another tile where it lay: the seat's next discard, laid in the
+        gap the claimed tile left at the row's end while a hand over the pool kept the camera following the old
+        track, which then changed its vote. It is a new tile, not the claimed one (in its meld). Before, the record
+        took it for the claimed tile, told the referee its kind was changed (改判) and never recorded the discard:
+        the seat stayed in turn and every other seat's plays were refused until the referee keyed it."""
+        self.claimed.discard(track)
+        self.accounted.discard(track)
+        self.recorded_as.pop(track, None)
 
     def _found_again(self, key: tuple[str, str], at: Any, kind: str | None) -> bool:
         """Whether a tile appearing at `at` is one lost there lately (same kind, or either

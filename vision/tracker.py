@@ -77,6 +77,8 @@ class _Track:
     ruled: str | None = None
     #: the referee ruled it no tile (a coin, a glare spot): followed, never announced again while it lies there
     dismissed: bool = False
+    #: its zone was frozen since its last reading (something lay over it): what lies there now may be another tile
+    covered: bool = False
     turned: int = 0  # frames that saw it lying across its zone's seat
     across: int = 0  # the latest frames in a row that saw it so
     announced_sideways: bool = False
@@ -131,9 +133,19 @@ class TileTracker:
             if best is None:
                 if t.zone not in frozen:
                     t.missing += 1
+                else:
+                    t.covered = True
                 continue
-            taken.add(best)
             r = readings[best]
+            if t.dismissed and t.covered and r.accepted and r.kind != t.announced:
+                # ruled no tile, and once what covered it left a sure tile of another kind lies there: the thing
+                # ruled was taken away under the hand and a tile laid in its place (a discard where a chip lay).
+                # The ruling's track goes (its leaving said); the tile is a new track, announced as any tile is.
+                # Before, the ruled track followed the tile, announced nothing, and the discard was never seen.
+                t.missing = self.forget
+                continue
+            t.covered = False
+            taken.add(best)
             t.centre = 0.7 * t.centre + 0.3 * centres[best]
             t.add(r)
             t.seen += 1

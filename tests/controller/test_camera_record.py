@@ -266,10 +266,36 @@ def test_an_opening_flower_seen_with_the_dealers_first_discard_goes_before_it(ta
                                  ("play.discard", {"seat": "E", "tile": "9p"})]
     hand = controller.state.hand
     assert hand["turn"]["seat"] == "S" and hand.get("live_drawn", 0) == 0 and hand["tail_drawn"] == 1  # S has not drawn
-    # in play a seat's flower seen with its discard still follows it (a claim still needs its discard)
+    # in play too a seat's 补花 seen with its discard goes before it: laid after the draw, before the discard
     watcher._record_play([cam.lay("discard", "S", "5s"), cam.lay("flower", "S", "4f")])
-    assert plays(controller)[-2:] == [("play.discard", {"seat": "S", "tile": "5s"}),
-                                      ("play.flower", {"seat": "S", "tile": "4f"})]
+    assert plays(controller)[-2:] == [("play.flower", {"seat": "S", "tile": "4f"}),
+                                      ("play.discard", {"seat": "S", "tile": "5s"})]
+
+
+def test_a_flower_and_the_discard_after_it_seen_in_one_step_go_in_as_they_were_made(
+        table) -> None:  # type: ignore[no-untyped-def]
+    """W's 补花 seen before S's discard (refused then as out of turn), then the discard W made after its replacement
+    draw seen with S's: S's discard, W's flower, W's discard, in the order of play (补花在自己摸牌后、出牌前).
+    Before, the pools went first: W's discard went in, then the flower after it (the record takes a flower from
+    the seat with the newest discard), out of place. A flower the record refuses
+    for another reason (a second 4f) holds no discard back."""
+    controller, watcher = table
+    cam = Camera()
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    hidden = cam.lay("discard", "S", "1z")  # the camera has not confirmed it yet: W's flower is out of turn
+    watcher._record_play([cam.lay("flower", "W", "8f")])
+    watcher._record_play([hidden, cam.lay("discard", "W", "3z")])
+    assert plays(controller)[-3:] == [("play.discard", {"seat": "S", "tile": "1z"}),
+                                      ("play.flower", {"seat": "W", "tile": "8f"}),
+                                      ("play.discard", {"seat": "W", "tile": "3z"})]
+    watcher._record_play([cam.lay("discard", "N", "2z")])
+    watcher._record_play([cam.lay("discard", "E", "5p")])
+    watcher._record_play([cam.lay("flower", "S", "8f"), cam.lay("discard", "S", "6p")])  # a misread: 8f is W's
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "6p"})
+    assert controller.state.hand["turn"]["seat"] == "W"
+    told = [e.data for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert [(d["play"], d["tile"]) for d in told] == [("play.flower", "8f")] * 2
+    assert "未轮到西家补花" in told[0]["reason"] and "第 2 张" in told[1]["reason"]
 
 
 def test_no_record_without_a_hand_or_when_switched_off(tmp_path: Path) -> None:
@@ -887,3 +913,52 @@ def test_a_reading_recorded_before_it_was_ruled_no_tile_is_told_for_the_referee_
     seq = controller.state.hand["discards"]["E"][-1]["seq"]
     assert len(told) == 1 and told[0]["target"] == seq, told
     assert f"一万 记入牌谱（#{seq}），裁判判为不是牌" in told[0]["reason"] and "作废" in told[0]["reason"]
+
+
+def test_a_discard_laid_where_a_claimed_tile_lay_is_new_though_the_camera_follows_it_on_that_tiles_track(
+        table) -> None:  # type: ignore[no-untyped-def]
+    """S's next discard goes where its claimed discard lay (the row's end), under a hand over the pool: the camera
+    still follows the claimed tile's track there (a covered tile has not gone) and, the hand gone, that track reads
+    the new tile (its vote changed: retracted, announced again). It is S's discard, not the claimed tile read
+    anew, whether the claim went in before (the pung settled) or after (the record waited for a covered area; the
+    referee ruled the new tile's kind meanwhile). Before, the discard was never recorded, the referee was told the
+    claimed tile's kind had been changed (改判), and every later play was refused as out of turn."""
+    controller, watcher = table
+    cam = Camera()
+    pool_s = f"discard:{side_of_wind('S', DEALER)}"
+    watcher._record_play([cam.lay("discard", "E", "9p")])
+    five = {**cam.lay("discard", "S", "5s"), "at": [600.0, 300.0]}
+    watcher._record_play([five])
+    # W pungs it; a hand over S's pool while W lays the meld and discards, N and E discard
+    watcher._record_play([cam.lay("meld", "W", "5s") for _ in range(3)], occluded=(pool_s,))
+    watcher._record_play([], occluded=(pool_s,))
+    watcher._record_play([cam.lay("discard", "W", "1z")], occluded=(pool_s,))
+    watcher._record_play([cam.lay("discard", "N", "2z")], occluded=(pool_s,))
+    watcher._record_play([cam.lay("discard", "E", "3z")], occluded=(pool_s,))
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "5s"})  # the record waits
+    watcher._record_play([])  # the hand gone: the 6s lies where the 5s lay, the track's vote still 5s
+    assert plays(controller)[-4:] == [("play.claim", {"seat": "W", "kind": "pung", "from": "S", "tiles": ["5s"] * 3}),
+                                      ("play.discard", {"seat": "W", "tile": "1z"}),
+                                      ("play.discard", {"seat": "N", "tile": "2z"}),
+                                      ("play.discard", {"seat": "E", "tile": "3z"})]
+    # S's 6s, laid where the 5s lay: the 5s's track now reads 6s
+    watcher._record_play([{**five, "event": "disappeared"}, {**five, "kind": "6s"}])
+    assert plays(controller)[-1] == ("play.discard", {"seat": "S", "tile": "6s"})
+    assert controller.state.hand["turn"]["seat"] == "W"
+    # again, the claim recorded after: W's 7p, N pungs it while something lies on W's pool, and the record waits
+    pool_w = f"discard:{side_of_wind('W', DEALER)}"
+    seven = {**cam.lay("discard", "W", "7p"), "at": [300.0, 100.0]}
+    watcher._record_play([seven])
+    watcher._record_play([cam.lay("meld", "N", "7p") for _ in range(3)], occluded=(pool_w,))
+    for seat, tile in (("N", "4z"), ("E", "5z"), ("S", "6z")):
+        watcher._record_play([cam.lay("discard", seat, tile)], occluded=(pool_w,))
+    # the thing leaves: W's 8m lies where the 7p lay, unsure, and the referee names it in the same step
+    watcher._record_play([{**seven, "event": "disappeared"}, {**seven, "kind": "8m", "needs_referee": True},
+                          {"event": "ruled", "zone": pool_w, "kind": "8m", "track": seven["track"]}])
+    assert plays(controller)[-5:] == [("play.claim", {"seat": "N", "kind": "pung", "from": "W", "tiles": ["7p"] * 3}),
+                                      ("play.discard", {"seat": "N", "tile": "4z"}),
+                                      ("play.discard", {"seat": "E", "tile": "5z"}),
+                                      ("play.discard", {"seat": "S", "tile": "6z"}),
+                                      ("play.discard", {"seat": "W", "tile": "8m"})]
+    told = [e.data["reason"] for e in controller.store.since(0) if e.type == "camera.play_refused"]
+    assert not [r for r in told if "改判" in r], told

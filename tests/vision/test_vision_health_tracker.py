@@ -131,6 +131,27 @@ def test_a_track_ruled_no_tile_is_followed_but_never_asked_about_again() -> None
     assert [(e.event, e.kind) for e in laid] == [("appeared", "5m")] and laid[0].track != coin
 
 
+def test_a_tile_laid_under_a_hand_where_a_thing_ruled_no_tile_lay_is_announced() -> None:
+    """A chip read as an unsure 5z, ruled no tile; a hand over the pool (the zone frozen) takes it away and lays a
+    discard a little beside where it lay, within the track's reach: once the hand is gone the camera reads a sure
+    4p there. It is a tile laid, announced as any tile is (the ruled track said gone); a tile read the ruled kind
+    there, or read before anything covered it, is still the thing ruled. Before, the ruled track followed the 4p
+    and announced nothing: the discard was never seen and the play record waited on it for the rest of the hand."""
+    t = TileTracker(confirm=2, forget=2, referee_below=0.8)
+    t.update([_reading("5z", 0, 0.3)])
+    chip = t.update([_reading("5z", 0, 0.3)])[0].track
+    assert t.dismiss(chip)
+    for _ in range(3):
+        assert t.update([], frozen={"discard:E"}) == []  # covered: neither seen nor missed
+    assert t.update([_reading("5z", 1, 0.99)]) == []  # still the thing ruled
+    for _ in range(2):
+        t.update([], frozen={"discard:E"})
+    seen = t.update([_reading("4p", 12, 0.95)]) + t.update([_reading("4p", 12, 0.95)])
+    assert [(e.event, e.kind, e.track == chip, e.needs_referee) for e in seen] == [
+        ("disappeared", "5z", True, False), ("appeared", "4p", False, False)]
+    assert t.update([_reading("4p", 12, 0.95)]) == [] and [(z, k) for z, k, _ in t.current()] == [("discard:E", "4p")]
+
+
 def test_tracker_flags_a_kind_read_steadily_under_the_threshold() -> None:
     t = TileTracker(confirm=2)
     t.update([_reading("3f", 0, 0.6)])
