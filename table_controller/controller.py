@@ -23,7 +23,7 @@ from table_controller import snapshot
 from table_controller.config import TableConfig
 from table_controller.journal import journal_fields
 from table_controller.stamps import stamp_clock
-from table_controller.state import SEATS, TableState, apply, fold, seat_of_position
+from table_controller.state import SEATS, TableState, apply, fold, seat_of_position, walls_down
 from table_controller.store import Event, EventStore, StoreError
 from table_controller.tiles import SEAT_NAMES
 
@@ -690,7 +690,9 @@ class Controller:
         elif etype == "dice":
             def then() -> None:
                 follow = _next_throw(self.state.hand)  # as this throw left the hand, not as it is later
-                if follow is not None:
+                # a throw before the walls are up asks for none: the dealer throws once they are (a demo's
+                # autopilot then), where a throw rolled now would be set aside again, and again
+                if follow is not None and walls_down(self.state) is None:
                     asyncio.get_running_loop().create_task(self._after_throw(*follow))
         elif etype == "fault_cleared":
             def then() -> None:  # the step a fault refused goes on (the walls of a hand waiting for them)
@@ -966,6 +968,10 @@ class Controller:
             raise ActionError("没有进行中的牌局 / no hand in play")
         if hand.get("deal") is not None:
             raise ActionError("本盘已开门，骰子已定 / the dice are thrown: the break is set")
+        if (down := walls_down(self.state)) is not None:
+            # as the table's own report now would not count (`state._apply_throw`): said, not logged
+            raise ActionError(f"{down[0]}：牌墙升起后再由{SEAT_NAMES[hand.get('next_thrower') or 'E']}家掷骰、录入 / "
+                              f"{down[1]}: key the throw made once they are")
         if seat not in SEATS:
             raise ActionError(f"未知座位 {seat!r} / unknown seat (E, S, W or N)", status=422)
         want = hand.get("next_thrower")

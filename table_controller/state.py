@@ -42,6 +42,15 @@ PHASE_ZH = {
     "offline": "未连接",
 }
 
+#: Phases in which a hand's walls are not up (protocol.md §8): the set still shuffled or built under the table
+#: (`shuffling` is an older board's name for `building`), standing ready, rising, or the last hand's tiles being
+#: taken in. A throw the table reports then is not the dealer's throw on the walls (004 第六条: 洗牌、码牌 by the
+#: machine, then 掷骰与开牌) and does not count (`walls_down`).
+WALLS_DOWN = ("idle", "shuffling", "building", "ready", "raising", "lowering")
+#: Phases in which walls are up: at a hand's start they are the last hand's (the start lowers them first,
+#: `Controller.start_hand`) until the table reports them down (`last_walls`).
+WALLS_UP = ("walls_raised", "playing")
+
 
 class UnknownRuleset(KeyError):
     """The log names a ruleset this installation cannot load: a house file removed or renamed, or a
@@ -93,6 +102,10 @@ class TableState:
     link: dict[str, Any] = field(default_factory=lambda: {"up": False, "reason": "未连接", "reason_en": "not connected"})
     identity: dict[str, Any] = field(default_factory=dict)
     phase: str = "offline"
+    #: whether `phase` is the table's own word (a `table.phase` event, its status at a relink included) rather than
+    #: the host's guess (`offline`, `idle` at the link's start): a board that reports no phases (the remote-control
+    #: dialect) never sets it, and only a phase the table reported holds a throw back (`walls_down`)
+    phase_by_table: bool = False
     tile_count: int | None = None
     faults: dict[str, dict[str, Any]] = field(default_factory=dict)
     hand: dict[str, Any] | None = None
@@ -467,6 +480,9 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
                   **({"code": code} if code in LINK_REASONS else {})}
     elif t == "table.phase":
         s.phase = d.get("phase", s.phase)
+        s.phase_by_table = True
+        if s.hand is not None and s.hand.get("last_walls") and s.phase in WALLS_DOWN:  # the last hand's went down
+            s.hand = {k: v for k, v in s.hand.items() if k != "last_walls"}
     elif t == "table.tile_count":
         s.tile_count = d.get("count")
     elif t == "table.fault_raised":
@@ -510,9 +526,11 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
             # 途中流局 (riichi): the kinds the ruleset has (the page's buttons), and those the record shows
             "abortive_draws": _abortive_kinds(s.ruleset),
             "abortive_shown": [],
+            # the last hand's walls still up as this one starts (the table said so): no throw counts on them
+            **({"last_walls": True} if s.phase_by_table and s.phase in WALLS_UP else {}),
         }
     elif t in ("table.dice", "operator.dice") and s.hand is not None:
-        _apply_throw(s.hand, d, ev.seq, keyed=t == "operator.dice")
+        _apply_throw(s.hand, d, ev.seq, keyed=t == "operator.dice", walls_down=walls_down(s))
     elif t in ("table.dice", "operator.dice") and s.hand is None and not s.hands and d.get("seat") in SEATS:
         # before the round's first hand: 定庄, the throw that chooses its first dealer
         from table_controller.seating import first_dealer_throw, method_of
@@ -1113,7 +1131,27 @@ def _tile_zh(code: Any) -> str:
         return str(code)
 
 
-def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool = False) -> None:
+def walls_down(s: TableState) -> tuple[str, str] | None:
+    """Why a throw now would not count for the hand's break, its walls not up as the table itself says (its phase
+    one of `WALLS_DOWN`), in Chinese and English; None when the walls stand or nobody can tell. Nobody can tell
+    where the table reports no phases (the remote-control dialect; a log or test with dice and no phases), while
+    the link is down (the phase is the last heard: the walls may have risen since, and the operator keys the throw
+    the players made meanwhile), or for a phase this host does not know (an older log's `fault`): a throw then
+    counts as before, since holding it back on a guess would leave the hand without a break, and the referee sees
+    every throw in the log. Walls up as the hand started are the last hand's (`last_walls`), until the table
+    reports them down: the start takes them in first, and a throw on them counted for the new hand."""
+    if not s.phase_by_table or not s.link.get("up"):
+        return None
+    if s.hand is not None and s.hand.get("last_walls"):
+        return "上一盘的牌墙尚未降下", "the last hand's walls are still up"
+    if s.phase not in WALLS_DOWN:
+        return None
+    return (f"牌墙尚未升起（牌桌：{PHASE_ZH.get(s.phase, s.phase)}）",
+            f"the walls are not up yet (the table: {s.phase.replace('_', ' ')})")
+
+
+def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool = False,
+                 walls_down: tuple[str, str] | None = None) -> None:
     """Record a throw (the table's dice, or dice keyed by the operator); when the ruleset's
     throws are complete, compute the wall break.
 
@@ -1122,7 +1160,9 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool 
     or 7) is kept among the ignored throws with why (`note`, `note_en`; the log's line says it, `_log_line`),
     and the same seat throws again, or the operator keys the dice thrown by hand: a bad throw never leaves
     the hand without a break. Before, a throw after the break or out of turn was logged as a throw like any
-    other (东家掷骰：5、1), and players read the break as thrown twice."""
+    other (东家掷骰：5、1), and players read the break as thrown twice. So is a throw while the table says its
+    walls are not up (`walls_down`: why, as `walls_down` gave it): a press of the dice button while the set was
+    still built set the break, and the dealer's throw once the walls rose was 不计：本盘骰子已掷完."""
     from table_controller.rules import DealError, deal_plan, next_thrower
 
     rs = _ruleset(hand["ruleset"])
@@ -1149,6 +1189,9 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool 
         return
     if hand["deal"] is not None:
         aside("本盘骰子已掷完，已开门", "the dice are all thrown: the break is set")
+        return
+    if walls_down is not None:  # whoever threw: nobody's throw counts before the walls are up
+        aside(*walls_down)
         return
     if wind not in SEATS:
         aside("牌桌未报告掷骰的座位，请录入骰子", "the table named no seat: key the dice")

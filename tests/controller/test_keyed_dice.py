@@ -92,3 +92,33 @@ def test_record_dice_needs_a_hand_in_play(offline_client: Any) -> None:
     c.controller.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "abandoned"})  # type: ignore[attr-defined]
     with pytest.raises(ActionError, match="no hand in play"):
         c.controller.record_dice("E", [1, 2], by="operator")  # type: ignore[attr-defined]
+
+
+def test_only_a_phase_the_table_reported_while_linked_holds_a_throw_back() -> None:
+    """A throw before the walls are up does not count (`state.walls_down`), but only where the table itself says
+    so: the host's own `idle` at the link's start (a remote-control board reports no phases), the link down (the
+    last phase heard is stale: the walls may have risen since, and the operator keys the throw the players made)
+    and a phase this host does not know (an older log's) hold nothing back."""
+    events: list[Event] = []
+    _add(events, "link", "link.up", {})
+    events += [Event(len(events) + 1, 1.0, "operator", "operator.hand_start",
+                     {"hand_no": 1, "ruleset": "jingji", "dealer_position": 1, "table_dice": 2})]
+    _add(events, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})  # idle, by the host's word
+    assert fold(events).hand["deal"] is not None
+    for phase in ("idle", "building", "ready", "raising", "lowering"):
+        told = events[:2] + [Event(3, 2.0, "table", "table.phase", {"phase": phase})] + [
+            Event(4, 3.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})]
+        s = fold(told)
+        assert s.hand["deal"] is None and s.hand["throws"] == [], phase
+        assert s.log[-1]["text"].startswith("东家掷骰：3、4（共 7 点）（不计：牌墙尚未升起（牌桌："), s.log[-1]
+    down = events[:2] + [Event(3, 2.0, "table", "table.phase", {"phase": "building"}),
+                         Event(4, 3.0, "link", "link.down", {"reason": "unplugged"}),
+                         Event(5, 4.0, "operator", "operator.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})]
+    assert fold(down).hand["deal"] is not None  # keyed with the cable out: counted
+    unknown = events[:2] + [Event(3, 2.0, "table", "table.phase", {"phase": "fault"}),
+                            Event(4, 3.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})]
+    assert fold(unknown).hand["deal"] is not None
+    up = events[:2] + [Event(3, 2.0, "table", "table.phase", {"phase": "building"}),
+                       Event(4, 2.5, "table", "table.phase", {"phase": "walls_raised"}),
+                       Event(5, 3.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})]
+    assert fold(up).hand["deal"] is not None

@@ -270,3 +270,106 @@ def test_keyed_dice_carry_the_pages_view_over_http(offline_client: Any) -> None:
         reported = c.controller.accept("table", "table.dice", {"seat": "E", "wind": "E", "dice": [1, 1]}).seq
         r = c.post("/api/dice", json={"seat": "E", "dice": [1, 1], "seen": view, "mine": ours}, headers=op)
         assert r.status_code == 409 and f"已有掷骰（#{reported} 东家掷骰" in r.json()["detail"], r.text
+
+
+async def test_a_throw_while_the_walls_are_built_does_not_break_the_wall_the_dealers_after_they_rise_does(
+        tmp_path: Path) -> None:
+    """竞技 (one press of the machine's dice, 004 第六条: 洗牌、码牌 by the machine, then 掷骰与开牌): the dealer's
+    button pressed while the set is still being built under the table (a child, a player early), the mechanism at
+    fifty times its pace (a build of 1.2 s). That throw set the break (开门), and the dealer's own throw once the
+    walls were up was 不计：本盘骰子已掷完. It is kept, said as not counted while the walls are not up, and the
+    dealer's throw after they rise breaks the wall."""
+    service = await service_at(tmp_path, "jingji", 50)
+    c, sim = service.controller, service.sim
+    assert c is not None and sim is not None
+    try:
+        await c.start_hand("op")
+        await until(lambda: c.state.phase == "building")
+        hand = c.state.hand
+        assert hand is not None
+        dealer = side_of_wind("E", hand["dealer_position"])
+        start = c.state.seq
+        sim.press_button(dealer)
+        await until(lambda: logged(service, "table.dice", start))
+        assert c.state.phase == "building"  # (thrown and reported while the set was still being built)
+        line = logged(service, "table.dice", start)[0]
+        assert line["text"].endswith("（不计：牌墙尚未升起（牌桌：砌牌中））"), line
+        assert line["text_en"].endswith("(not counted: the walls are not up yet (the table: building))"), line
+        hand = c.state.hand
+        assert hand is not None and hand["throws"] == [] and hand["deal"] is None and hand["next_thrower"] == "E"
+        assert hand["error"] is None  # nothing wrong with the dice: the dealer throws once the walls are up
+        await until(lambda: c.state.phase == "walls_raised")
+        await asyncio.sleep(0.2)  # no throw followed on its own (a demo's autopilot would roll only now)
+        assert len(logged(service, "table.dice", start)) == 1
+        sim.press_button(dealer)
+        await until(lambda: c.state.hand and c.state.hand["deal"])
+        hand = c.state.hand
+        assert hand is not None and len(hand["throws"]) == 1 and hand["throws"][0]["seat"] == "E"
+        assert "不计" not in logged(service, "table.dice", start)[-1]["text"]
+        assert len(hand["ignored_throws"]) == 1 and hand["ignored_throws"][0]["note"] == "牌墙尚未升起（牌桌：砌牌中）"
+    finally:
+        await service.stop()
+
+
+async def test_dice_keyed_before_the_walls_are_up_are_refused_saying_why(tmp_path: Path) -> None:
+    """The operator keys a throw (POST /api/dice) while the table still builds the set: it counts as the table's
+    report would (display.md), so it is refused as that would not count, naming the table's phase, and nothing is
+    logged; keyed once the walls are up it breaks the wall."""
+    from table_controller.controller import ActionError
+
+    service = await service_at(tmp_path, "jingji", 50)
+    c = service.controller
+    assert c is not None
+    try:
+        await c.start_hand("op")
+        await until(lambda: c.state.phase == "building")
+        seq = c.state.seq
+        with pytest.raises(ActionError, match=r"牌墙尚未升起（牌桌：砌牌中）") as refused:
+            c.record_dice("E", [3, 4], by="op")
+        assert refused.value.status == 409 and "the walls are not up yet" in str(refused.value)
+        assert [e.type for e in service.store.since(seq) if e.type == "operator.dice"] == []  # type: ignore[union-attr]
+        await until(lambda: c.state.phase == "walls_raised")
+        c.record_dice("E", [3, 4], by="op")
+        hand = c.state.hand
+        assert hand is not None and hand["deal"] is not None and hand["throws"][0]["keyed"]
+    finally:
+        await service.stop()
+
+
+async def test_a_throw_on_the_last_hands_walls_does_not_break_the_new_hands_wall(table: TableService) -> None:
+    """A hand abandoned with its walls up and the centre lid open: the next hand's start cannot lower them (the
+    line says to press 开始新一盘 again once the lid is closed). The dealer, seeing walls, throws on them, and
+    the operator keys a throw: both counted for the new hand, a break on walls that were never its own. Not
+    counted now (上一盘的牌墙尚未降下), the keyed one refused; the start pressed again lowers them, raises the
+    next set, and the dealer's throw then breaks the wall."""
+    from table_controller.controller import ActionError
+
+    c, sim = table.controller, table.sim
+    assert c is not None and sim is not None
+    dealer = await walls_up(table)
+    sim.press_button(dealer)
+    await until(lambda: c.state.phase == "playing")
+    sim.raise_fault("centre_open", "centre")
+    await until(lambda: "6" in c.state.faults)
+    await c.start_hand("op")  # hand 1 abandoned; its walls stay up
+    await until(lambda: logged(table, "controller.rejected"))
+    assert c.state.hand is not None and c.state.hand["hand_no"] == 2 and sim.phase == "playing"
+    start = c.state.seq
+    await asyncio.sleep(2 * DEBOUNCE_S)
+    sim.press_button(side_of_wind("E", c.state.hand["dealer_position"]))
+    await until(lambda: logged(table, "table.dice", start))
+    line = logged(table, "table.dice", start)[0]
+    assert line["text"].endswith("（不计：上一盘的牌墙尚未降下）"), line
+    assert line["text_en"].endswith("(not counted: the last hand's walls are still up)"), line
+    with pytest.raises(ActionError, match="上一盘的牌墙尚未降下"):
+        c.record_dice("E", [3, 4], by="op")
+    hand = c.state.hand
+    assert hand is not None and hand["throws"] == [] and hand["deal"] is None
+    sim.clear_fault("centre_open")
+    await until(lambda: not c.state.faults)
+    await c.start_hand("op")  # as the refusal says: the old walls go down, the next set rises
+    await until(lambda: c.state.phase == "walls_raised" and c.state.hand["hand_no"] == 3)
+    start = c.state.seq
+    sim.press_button(side_of_wind("E", c.state.hand["dealer_position"]))
+    await until(lambda: c.state.hand and c.state.hand["deal"])
+    assert "不计" not in logged(table, "table.dice", start)[-1]["text"]

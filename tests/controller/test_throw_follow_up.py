@@ -73,3 +73,47 @@ async def test_a_hand_started_as_the_first_dealer_dice_fall_gets_its_throws_only
         await c.stop()
         await sim.close()
         store.close()
+
+
+async def test_a_throw_before_the_walls_are_up_is_followed_by_no_roll_at_a_demo_table(tmp_path: Path) -> None:
+    """A press of the dealer's dice button while the set is still built (the mechanism at fifty times its pace: a
+    build of 1.2 s) is not counted (牌墙尚未升起); the follow-up asks for no throw then: a demo table's roll for the
+    thrower still awaited came while the walls were building, was set aside in its turn, and rolled again, a
+    throw every few milliseconds until the walls rose. The dealer's throw comes once they are up."""
+    sim = SimTable(seed=5, clock=SystemClock(), autopilot=True, timings=Timings.default().scaled(50.0))
+    pty = await sim.serve_pty()
+    cfg = parse_config({"table": {"link": "sim://"}, "rules": {"ruleset": "jingji"},
+                        "demo": {"autoplay": True}}, "test")
+    cfg = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": pty})})
+
+    async def opener(url: str) -> Any:
+        from drivers.table import open_table
+
+        return await open_table(url, clock=SystemClock(), baudrate=cfg.table.baud)
+
+    store = EventStore(tmp_path / "events.sqlite3")
+    c = Controller(cfg, store, opener)
+    await c.start()
+    try:
+        await c.wait_linked(10)
+        await c.start_hand(by="operator")
+        for _ in range(200):
+            if c.state.phase == "building":
+                break
+            await asyncio.sleep(0.01)
+        sim.press_button(seat="E", button="dice")  # chair 1 deals the first hand: the dealer, early
+        for _ in range(300):
+            if (c.state.hand or {}).get("deal"):
+                break
+            await asyncio.sleep(0.01)
+        hand = c.state.hand
+        assert hand is not None and hand["deal"], hand
+        order = [e.data["phase"] if e.type == "table.phase" else e.type for e in store.since(0)
+                 if e.type in ("table.phase", "table.dice")]
+        up = order.index("walls_raised")
+        assert order[:up].count("table.dice") == 1 and order[up:].count("table.dice") == 1, order
+        assert [th["note"] for th in hand["ignored_throws"]] == ["牌墙尚未升起（牌桌：砌牌中）"]
+    finally:
+        await c.stop()
+        await sim.close()
+        store.close()
