@@ -109,11 +109,11 @@ async def test_the_feeds_viewers_share_each_events_view(service: TableService, m
 async def test_a_play_corrected_inside_the_delay_ends_on_air_as_corrected(service: TableService) -> None:
     """更正牌谱 folds the hand again from its start: the feed, sharing each event's state among its viewers,
     shows the discard as keyed, then as corrected, and ends with the live public view's hand."""
+    from keyed_hand import start_hand
     from test_browser import _throw_all
 
-    await service.controller.wait_linked(10)
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
-        assert (await http.post("/api/hand/start", headers=_auth("op"))).status_code == 200
+        await start_hand(service, http)  # the walls up: a throw while they are built is not counted (walls_down)
         await _throw_all(service)
         async with websockets.connect(f"ws://127.0.0.1:{service.port}/ws?delay={DELAY}", max_size=None) as feed, \
                 websockets.connect(f"ws://127.0.0.1:{service.port}/ws?delay={DELAY + 0.5}", max_size=None) as later:
