@@ -566,6 +566,11 @@ class Controller:
                 log.debug("close failed", exc_info=True)
             self.table = None
 
+    @property
+    def tasks(self) -> tuple[asyncio.Task[Any], ...]:
+        """The controller's long-running tasks (`start`), for the service's supervisor (`supervise.py`)."""
+        return tuple(self._tasks)
+
     async def wait_linked(self, timeout: float = 10.0) -> None:
         await asyncio.wait_for(self._linked.wait(), timeout)
 
