@@ -1736,10 +1736,11 @@ function renderHealth() {
   }
   // the tournament publisher (docs/tournament.md): connected or retrying, and how many events wait to go;
   // the log's second copy on another device (docs/display.md): present, copying, or refused
-  // the event log itself only when it cannot be written (a full or read-only card): referee actions wait
-  for (const name of ["log", "tournament", "mirror"]) {
+  // the event log itself only when it cannot be written (a full or read-only card): referee actions wait;
+  // the service's parts that stopped while it runs on (the camera's loop, the clock check ...: supervise.py)
+  for (const name of ["log", "tasks", "tournament", "mirror"]) {
     const m = health[name];
-    if (!m || (name === "log" && m.ok)) continue;
+    if (!m || ((name === "log" || name === "tasks") && m.ok)) continue;
     const line = document.createElement("div");
     line.className = m.ok ? "ok" : "bad";
     line.dataset.testid = name + "-health";
