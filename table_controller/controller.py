@@ -996,8 +996,8 @@ class Controller:
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")
         problem = _play_problem(hand, type, data) or (
-            _riichi_won_on_problem(self.state, data.get("seat")) or _riichi_points_problem(self.state, data.get("seat"))
-            if type == "play.riichi" else None)
+            _riichi_won_on_problem(self.state, data.get("seat")) or _riichi_stopped_problem(self.state, data.get("seat"))
+            or _riichi_points_problem(self.state, data.get("seat")) if type == "play.riichi" else None)
         if problem:
             raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
@@ -1347,6 +1347,19 @@ def _riichi_won_on_problem(state: Any, seat: Any) -> str | None:
             return (f"{SEAT_NAMES[seat]}家的立直宣言牌已被荣和：立直不成立，不下立直棒 / {seat}'s riichi tile was won on: "
                     "the riichi does not stand and puts down no stick")
     return None
+
+
+def _riichi_stopped_problem(state: Any, seat: Any) -> str | None:
+    """立直 by a seat ruled out of winning this hand (和了放弃, a dead hand: WRC 7.1 "can no longer ... declare riichi
+    nor win"; 错和 too): its stick would go on the table for a hand that cannot win. Before, it was taken."""
+    from table_controller.referee import active
+
+    ruled = next((a for a in reversed(active(state.actions, "referee.penalty", state.hand.get("hand_no")))
+                  if a.get("stops_win") and not a.get("error") and a.get("seat") == seat), None)
+    if ruled is None:
+        return None
+    return (f"{SEAT_NAMES[seat]}家已被判{ruled['name_zh']}（#{ruled['seq']}），本盘不得立直 / {seat} was ruled "
+            f"{ruled['name_en']} (#{ruled['seq']}): no riichi this hand")
 
 
 def _riichi_points_problem(state: Any, seat: Any) -> str | None:
