@@ -870,10 +870,17 @@ class Controller:
                        tiles: list[str] | None = None) -> Event:
         """End the hand in play: 荒牌, 和牌, 中止, or (riichi) an abortive draw (`abortive`: its kind,
         `seat`: who declared 九种九牌, `tiles`: the hand shown), checked against the record first."""
-        from table_controller.referee import confirmed_wins, ended_unconfirmed
+        from table_controller.referee import confirmed_wins, ended_unconfirmed, redeal_due
 
         hand = self.state.hand
         again = ended_unconfirmed(self.state)  # ended as a win no confirmed win stands for: ended otherwise now
+        redeal = redeal_due(self.state)  # 荒牌 with a 错和 found at it: played again (中止)
+        if redeal is not None and not again:
+            if result != "abandoned":
+                raise ActionError(f"第 {hand['hand_no']} 盘已结束，已判{redeal['name_zh']}（#{redeal['seq']}）：只能改记为中止（重打）"
+                                  f" / the hand has ended with {redeal['name_en']} ruled: it can only be recorded again "
+                                  "as abandoned (dealt again)")
+            again = True
         if hand is None or (hand.get("ended") and not again):
             raise ActionError("没有进行中的牌局")
         if result == "win" and not confirmed_wins(self.state.actions, hand["hand_no"]):

@@ -37,6 +37,8 @@ class Penalty:
     step: int = 1
     stops_win: bool = False
     disqualify: bool = False
+    #: the hand is dealt again (riichi's 错和): ruled after the hand ended 荒牌 or 流局, it may be ended again 中止
+    redeal: bool = False
     rule_zh: str = ""
     #: the points are the scorer's (`scoring.false_win`: 四川 诈和 "和多少罚多少"): the referee gives
     #: the 番 the seat declared, and each seat still playing is paid what that hand would have won
@@ -103,7 +105,7 @@ class Penalty:
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "name_zh": self.name_zh, "name_en": self.name_en, "pays": self.pays,
                 "amount": self.amount, "amounts": list(self.amounts), "min": self.min, "max": self.max,
-                "step": self.step, "stops_win": self.stops_win, "disqualify": self.disqualify,
+                "step": self.step, "stops_win": self.stops_win, "disqualify": self.disqualify, "redeal": self.redeal,
                 "rule_zh": self.rule_zh, "from_scoring": self.from_scoring}
 
 
@@ -137,7 +139,7 @@ class Catalogue:
 
 #: Each key of an entry and what it holds: text, a whole number of points (0 or more), or true/false.
 _TEXT, _POINTS, _SWITCH = ("code", "name_zh", "name_en", "pays", "rule_zh"), ("amount", "min", "max", "step"), \
-    ("stops_win", "disqualify", "from_scoring")
+    ("stops_win", "disqualify", "from_scoring", "redeal")
 
 
 def _entry_problem(raw: Mapping[str, Any]) -> str | None:

@@ -122,12 +122,14 @@ def _rows(state: Any) -> tuple[list[dict[str, Any]], dict[str, int], int, list[d
         pens = [a for a in active(mine, "referee.penalty", no) if not a.get("error")]
         ruled += pens
         wins = ranked_wins(mine, no)
-        if h.get("result") == "abandoned" and replayed:
+        again = h.get("result") == "abandoned" and replayed
+        if again:
             # a hand played again (中止, a 错和's re-deal): its 立直棒 go back to their declarers (WRC 7.1, EMA 3.4.6)
             sticks, taken = {p: 0 for p in POSITIONS}, {}
         else:
             sticks, taken, pot = _sticks(h, wins, pot, stick)
-        rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks, returned))
+        # nor is a 查叫 ruled before it was ended again 中止 paid (a 错和 found at 流局: WRC 7.1 "no noten payment")
+        rows.append(_row(h, wins, pens, None if again else exhaustive(mine, no), totals, sticks, returned))
         if taken:  # the 供托 the hand's first winner took, this hand's sticks and those carried to it (the wins list)
             rows[-1]["riichi_taken"] = taken
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)

@@ -5,6 +5,7 @@ score sheet, the points held adding up (4 × start points with the sticks on the
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Callable, Iterator
@@ -233,3 +234,25 @@ def test_a_misspelt_ties_word_is_refused(venue: Callable[..., Controller]) -> No
     """A venue's `ties = "seatorder"` shared the places without a word: the table's config is refused naming it."""
     with pytest.raises(Exception, match="seat_order"):
         venue((r"^\[scoring\]$", '[scoring]\nties = "seatorder"'))
+
+
+def test_a_chombo_found_at_the_draw_pays_no_noten_payments(table: Controller) -> None:
+    """南's 立直 not ready at 流局 (WRC 7.1: a チョンボ found at an exhaustive draw): the 查叫 had 东 paid 不听罚符; the
+    referee rules 错和 and the hand is ended again 中止: it is dealt again, so its 不听罚符 and 南's stick are not paid,
+    only the mangan."""
+    c = table
+    _riichi_by_south(c)
+    c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    c.referee_action("referee.exhaustive", {"hands": {
+        "E": {"concealed": READY}, "S": {"concealed": NOTEN}, "W": {"concealed": NOTEN},
+        "N": {"concealed": parse_tiles("1357s1357p2468m5z")}}}, by="ref")
+    assert c.state.actions[-1]["deltas"] == {"1": 3000, "2": -1000, "3": -1000, "4": -1000}
+    with pytest.raises(ActionError, match="没有进行中的牌局"):  # a 荒牌 is not ended again without a 错和
+        asyncio.run(c.end_hand(by="op", result="abandoned"))
+    c.referee_action("referee.penalty", {"seat": "S", "code": "false_win"}, by="ref")
+    with pytest.raises(ActionError, match=r"已判错和（诈和，チョンボ）（#\d+）：只能改记为中止"):
+        asyncio.run(c.end_hand(by="op", result="draw"))
+    asyncio.run(c.end_hand(by="op", result="abandoned"))  # as POST /api/hand/end (结束本盘) does
+    assert c.state.hands[-1]["result"] == "abandoned" and len(c.state.hands) == 1
+    assert _held(c) == {"1": 29000, "2": 17000, "3": 27000, "4": 27000}
+    assert (c._coming().dealer_position, c._coming().honba) == (1, 0)
