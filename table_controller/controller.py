@@ -890,10 +890,17 @@ class Controller:
                        tiles: list[str] | None = None) -> Event:
         """End the hand in play: 荒牌, 和牌, 中止, or (riichi) an abortive draw (`abortive`: its kind,
         `seat`: who declared 九种九牌, `tiles`: the hand shown), checked against the record first."""
-        from table_controller.referee import confirmed_wins, ended_unconfirmed
+        from table_controller.referee import confirmed_wins, ended_unconfirmed, redeal_due
 
         hand = self.state.hand
         again = ended_unconfirmed(self.state)  # ended as a win no confirmed win stands for: ended otherwise now
+        redeal = redeal_due(self.state)  # 荒牌 with a 错和 found at it: played again (中止)
+        if redeal is not None and not again:
+            if result != "abandoned":
+                raise ActionError(f"第 {hand['hand_no']} 盘已结束，已判{redeal['name_zh']}（#{redeal['seq']}）：只能改记为中止（重打）"
+                                  f" / the hand has ended with {redeal['name_en']} ruled: it can only be recorded again "
+                                  "as abandoned (dealt again)")
+            again = True
         if hand is None or (hand.get("ended") and not again):
             raise ActionError("没有进行中的牌局")
         if result == "win" and not confirmed_wins(self.state.actions, hand["hand_no"]):
@@ -1020,8 +1027,8 @@ class Controller:
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")
         problem = _play_problem(hand, type, data) or (
-            _riichi_won_on_problem(self.state, data.get("seat")) or _riichi_points_problem(self.state, data.get("seat"))
-            if type == "play.riichi" else None)
+            _riichi_won_on_problem(self.state, data.get("seat")) or _riichi_stopped_problem(self.state, data.get("seat"))
+            or _riichi_points_problem(self.state, data.get("seat")) if type == "play.riichi" else None)
         if problem:
             raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
@@ -1371,6 +1378,19 @@ def _riichi_won_on_problem(state: Any, seat: Any) -> str | None:
             return (f"{SEAT_NAMES[seat]}家的立直宣言牌已被荣和：立直不成立，不下立直棒 / {seat}'s riichi tile was won on: "
                     "the riichi does not stand and puts down no stick")
     return None
+
+
+def _riichi_stopped_problem(state: Any, seat: Any) -> str | None:
+    """立直 by a seat ruled out of winning this hand (和了放弃, a dead hand: WRC 7.1 "can no longer ... declare riichi
+    nor win"; 错和 too): its stick would go on the table for a hand that cannot win. Before, it was taken."""
+    from table_controller.referee import active
+
+    ruled = next((a for a in reversed(active(state.actions, "referee.penalty", state.hand.get("hand_no")))
+                  if a.get("stops_win") and not a.get("error") and a.get("seat") == seat), None)
+    if ruled is None:
+        return None
+    return (f"{SEAT_NAMES[seat]}家已被判{ruled['name_zh']}（#{ruled['seq']}），本盘不得立直 / {seat} was ruled "
+            f"{ruled['name_en']} (#{ruled['seq']}): no riichi this hand")
 
 
 def _riichi_points_problem(state: Any, seat: Any) -> str | None:

@@ -246,7 +246,7 @@ def test_a_usb_link_with_its_nth_device_is_taken() -> None:
 @pytest.mark.parametrize("table, error", [
     ("[timers]\nturn_secnds = 20\n", "[timers] has unknown key 'turn_secnds'"),
     ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\npays = \"everyone\"\namount = 10\n",
-     "pays must be dead, each or victim"),
+     "pays must be dead, each, victim, tsumo or standing"),
     ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\namount = 10\n", "缺少 name_en / name_en required"),
     ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\namount = \"10\"\n",
      "amount 须为不小于 0 的整数"),
