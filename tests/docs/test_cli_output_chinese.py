@@ -16,6 +16,7 @@ read`'s rows of tile codes and figures and `eval`'s per-kind figures.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import subprocess
@@ -33,12 +34,16 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 NOT_WORDS = re.compile(r"\S*://\S*|\S*/\S+|--?[\w-]+|`[^`]*`|'[^']*'|\"[^\"]*\"|\$\w+|\b\w*[_.]\w+\b|\[[^\]]*\]")
 ENGLISH = re.compile(r"[A-Za-z]{3,}")
 PREFIX = re.compile(r"^tablectl( [\w-]+)*: ")
+#: a shell command to type (`install-service`'s steps after it): the shell's words, in no language to translate
+COMMAND = re.compile(r"^\s*(mkdir|systemctl|udevadm|cp|install|chown|journalctl|sudo) ")
 
 
 def not_chinese_first(line: str) -> bool:
     """Whether `line` holds English words but not its Chinese first: Chinese before its first " / " (after the path
     or address it is of, as `preflight._said` puts them), English after it."""
     said = PREFIX.sub("", line.strip())
+    if COMMAND.match(said):
+        return False
     if not ENGLISH.search(NOT_WORDS.sub(" ", said)):
         return False  # figures, tile codes, positions, a path: nothing to read in a language
     head, _, tail = said.partition(" / ")
@@ -137,3 +142,46 @@ def test_every_conformance_check_has_its_rule_in_chinese() -> None:
     from drivers.conformance import CHECKS, RULE_ZH
 
     assert [c[0] for c in CHECKS] == list(RULE_ZH) and all(HAN.search(RULE_ZH[c[0]]) for c in CHECKS)
+
+
+TABLE_TOML = '[table]\nlink = "sim://"\nname = "一号桌"\n[storage]\ndata_dir = "{tmp}/data"\n'
+
+
+@pytest.mark.parametrize(("argv", "status"), [
+    # written (under a root of its own), with the steps after it; and its warnings: the config and data under /tmp
+    (["install-service", "--config", "{tmp}/table.toml", "--root", "{tmp}/root", "--user", "pi"], 0),
+    (["install-service", "--config", "{tmp}/table.toml", "--root", "{tmp}/root", "--unit", "../etc/passwd"], 2),
+    (["install-service"], 2),
+    (["install-service", "--hub", "--config", "{tmp}/table.toml", "--", "--broker", "mqtt://h", "--tournament", "c"], 2),
+    (["install-service", "--hub", "--", "--broker", "http://h", "--tournament", "c"], 2),
+    (["install-service", "--config", "{tmp}/missing.toml"], 2),
+    (["broker-config", "--broker", "mqtt://10.0.0.2", "--tournament", "cup", "--tables", "t01=一号桌,t02",
+      "--out", "{tmp}/out"], 0),
+    (["broker-config", "--broker", "http://10.0.0.2", "--tournament", "cup", "--tables", "2", "--out", "{tmp}/out"], 2),
+    (["broker-config", "--broker", "mqtt://10.0.0.2", "--tournament", "cup", "--tables", "2", "--out", "{tmp}/out",
+      "--tls-dir", "/etc/x"], 2),
+    (["hub", "--broker", "mqtt://h", "--tournament", "a b"], 2),
+    (["hub", "--broker", "mqtts://h", "--tournament", "cup", "--ca-file", "{tmp}/table.toml"], 2),
+    (["hub", "--broker", "mqtt://h", "--tournament", "cup", "--tls-cert", "{tmp}/cert.pem"], 2),
+    (["hub", "--broker", "mqtt://h", "--tournament", "cup", "--topic-prefix", "a b"], 2),
+    (["run", "--config", "{tmp}/missing.toml"], 2),
+    (["sim", "--faults", "ber=often"], 2),
+    (["sim", "--faults", "often"], 2),
+    (["sim", "--scenario", "{tmp}/missing.txt"], 2),
+    (["sim", "--scenario", "{tmp}/table.toml"], 2),
+    (["demo", "--ruleset", "klondike", "--no-browser", "--data-dir", "{tmp}/demo"], 2),
+    (["demo", "--tables", "0"], 2),
+    (["demo", "--tables", "2", "--camera", "kmahjongg-default"], 2),
+    (["pin", "--config", "{tmp}/missing.toml"], 2),  # a PIN that will do, for a config not there
+    (["pin"], 2),  # a PIN guessed at once (1234)
+], ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_setting_up_a_table_or_a_tournament_is_said_chinese_first(
+        argv: list[str], status: int, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "table.toml").write_text(TABLE_TOML.format(tmp=tmp_path), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1234\n" if argv == ["pin"] else "k7Vq9mZp2w\n"))  # `pin`'s PIN
+    code, said = _said([a.format(tmp=tmp_path) for a in argv], capsys)
+    assert code == status, said
+    assert said.strip()
+    wrong = english_first(said)
+    assert not wrong, "English first (中文 / English wanted):\n" + "\n".join(wrong)
