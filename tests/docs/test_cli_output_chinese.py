@@ -36,13 +36,15 @@ ENGLISH = re.compile(r"[A-Za-z]{3,}")
 PREFIX = re.compile(r"^tablectl( [\w-]+)*: ")
 #: a shell command to type (`install-service`'s steps after it): the shell's words, in no language to translate
 COMMAND = re.compile(r"^\s*(mkdir|systemctl|udevadm|cp|install|chown|journalctl|sudo) ")
+#: a line for a TOML file (`pin`'s, `vision corners`'): the config's own keys
+TOML = re.compile(r"^(#\s*)?(\[\[?[\w.]+\]\]?|[\w.]+ = )")
 
 
 def not_chinese_first(line: str) -> bool:
     """Whether `line` holds English words but not its Chinese first: Chinese before its first " / " (after the path
     or address it is of, as `preflight._said` puts them), English after it."""
     said = PREFIX.sub("", line.strip())
-    if COMMAND.match(said):
+    if COMMAND.match(said) or TOML.match(said):
         return False
     if not ENGLISH.search(NOT_WORDS.sub(" ", said)):
         return False  # figures, tile codes, positions, a path: nothing to read in a language
@@ -174,6 +176,8 @@ TABLE_TOML = '[table]\nlink = "sim://"\nname = "一号桌"\n[storage]\ndata_dir 
     (["demo", "--tables", "2", "--camera", "kmahjongg-default"], 2),
     (["pin", "--config", "{tmp}/missing.toml"], 2),  # a PIN that will do, for a config not there
     (["pin"], 2),  # a PIN guessed at once (1234)
+    (["pin", "--referee", "李娜"], 0),  # its line for the config, and the comment naming where it goes
+    (["pin", "--config", "{tmp}/table.toml"], 0),  # written into the config
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else "")
 def test_setting_up_a_table_or_a_tournament_is_said_chinese_first(
         argv: list[str], status: int, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -181,6 +185,50 @@ def test_setting_up_a_table_or_a_tournament_is_said_chinese_first(
     (tmp_path / "table.toml").write_text(TABLE_TOML.format(tmp=tmp_path), encoding="utf-8")
     monkeypatch.setattr(sys, "stdin", io.StringIO("1234\n" if argv == ["pin"] else "k7Vq9mZp2w\n"))  # `pin`'s PIN
     code, said = _said([a.format(tmp=tmp_path) for a in argv], capsys)
+    assert code == status, said
+    assert said.strip()
+    wrong = english_first(said)
+    assert not wrong, "English first (中文 / English wanted):\n" + "\n".join(wrong)
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`vision render`'s folder of one picture a kind and one table frame (xmahjongg-dorothys: loads in well under a
+    second), its output held to Chinese first too; and that frame too dark to read (光线太暗)."""
+    import cv2
+
+    folder = tmp_path_factory.mktemp("rendered")
+    code = main(["vision", "render", "xmahjongg-dorothys", str(folder / "r"), "--singles", "1", "--scenes", "1"])
+    assert code == 0
+    frame = cv2.imread(str(folder / "r" / "scene-0.jpg"))
+    cv2.imwrite(str(folder / "dark.jpg"), (frame * 0.08).astype("uint8"))
+    return folder
+
+
+@pytest.mark.parametrize(("argv", "status"), [
+    (["vision", "render", "xmahjongg-dorothys", "{tmp}/again", "--singles", "0"], 0),
+    (["vision", "render", "nope", "{tmp}/again"], 1),
+    (["vision", "render", "xmahjongg-dorothys", "{tmp}/r/labels.csv"], 1),  # a file where the folder goes
+    (["vision", "eval", "{tmp}/r"], 0),
+    (["vision", "eval", "{tmp}"], 1),  # no labels.csv
+    (["vision", "eval", "{tmp}/r/labels.csv"], 1),
+    (["vision", "read", "{tmp}/missing.png"], 1),
+    (["vision", "read", "{tmp}/dark.jpg"], 1),
+    (["vision", "read", "{tmp}/r/scene-0.jpg", "--corners", "1,2;3"], 1),
+    (["vision", "read", "{tmp}/r/scene-0.jpg", "--enrollment", "{tmp}/missing.npz"], 1),
+    (["vision", "corners", "{tmp}/dark.jpg"], 1),
+    (["vision", "corners", "{tmp}/r/scene-0.jpg"], 0),  # the lines for the config
+    (["vision", "grab", "{tmp}/r/scene-0.jpg", "{tmp}/grabbed.png"], 0),
+    (["vision", "grab", "{tmp}/missing.jpg", "{tmp}/grabbed.png"], 1),
+    (["vision", "grab", "{tmp}/r/scene-0.jpg", "{tmp}/grabbed.txt"], 1),
+    (["vision", "enroll", "--kinds", "zz", "--out", "{tmp}/e", "{tmp}/r/scene-0.jpg"], 1),
+    (["vision", "enroll", "--out", "{tmp}/e", "{tmp}/r/scene-0.jpg"], 1),  # a table in play: not 42 kinds in rows
+    (["vision", "enroll", "--out", "{tmp}/e", "{tmp}/missing.jpg"], 1),
+    (["vision", "camera", "--style", "nope"], 1),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_the_camera_tools_say_it_chinese_first(argv: list[str], status: int, rendered: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, said = _said([a.format(tmp=rendered) for a in argv], capsys)
     assert code == status, said
     assert said.strip()
     wrong = english_first(said)
