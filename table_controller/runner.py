@@ -65,7 +65,11 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
         message = str(exc)
         for setting, option in (settings or {}).items():
             message = message.replace(setting, option)
-        print(f"{name}: cannot start: {message}", file=sys.stderr)
+        # 中文 / English as the rest: a refusal said Chinese first already (a port in use) goes after 无法启动 as it is
+        from table_controller.cli import HAN
+
+        print(f"{name}: 无法启动：{message}" if HAN.search(message.split(" / ", 1)[0])
+              else f"{name}: 无法启动 / cannot start: {message}", file=sys.stderr)
         notifier.status(f"无法启动 / cannot start: {message}")
         await service.stop()
         notifier.close()

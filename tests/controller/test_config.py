@@ -199,7 +199,8 @@ def test_a_check_of_the_whole_file_says_its_reason_not_the_whole_file(tmp_path: 
     assert str(err.value) == f"{f}: players: exactly four players with positions 1, 2, 3 and 4 are required"
     with pytest.raises(ConfigError) as err:
         parse_config({"tournament": {"broker": "http://x"}}, "x.toml")
-    assert str(err.value).startswith("x.toml: key 'tournament.broker': broker 'http://x': expected mqtt://")
+    assert str(err.value).startswith("x.toml: key 'tournament.broker': 赛事服务器地址 'http://x' 须为 mqtt://")
+    assert " / broker 'http://x': expected mqtt://" in str(err.value)
     assert "Value error" not in str(err.value) and "(got" not in str(err.value)
 
 
