@@ -202,11 +202,14 @@ def _decode(frame: Frame) -> dict[str, Any]:
 
 Check = Callable[[RawHost], Awaitable[tuple[bool, str]]]
 CHECKS: list[tuple[str, str, str, Check]] = []
+#: Each check's rule as the table maker's engineer reads it first (`tablectl conform` says it "中文 / English").
+RULE_ZH: dict[str, str] = {}
 
 
-def check(id_: str, section: str, rule: str) -> Callable[[Check], Check]:
+def check(id_: str, section: str, rule: str, rule_zh: str) -> Callable[[Check], Check]:
     def register(fn: Check) -> Check:
         CHECKS.append((id_, section, rule, fn))
+        RULE_ZH[id_] = rule_zh
         return fn
     return register
 
@@ -240,14 +243,16 @@ async def _answered(h: RawHost, data: list[int], req: int | None = None) -> tupl
     return req, await h.reply("pong", req, since)
 
 
-@check("reset", "§5.1", "RESET is answered by RESET_ACK with the same nonce, every time")
+@check("reset", "§5.1", "RESET is answered by RESET_ACK with the same nonce, every time",
+       "RESET 每次都以带同一 nonce 的 RESET_ACK 应答")
 async def _reset(h: RawHost) -> tuple[bool, str]:
     first = await h.reset()
     again = await h.reset()
     return True, f"RESET_ACK after {first * 1000:.0f} ms, and again after {again * 1000:.0f} ms"
 
 
-@check("identify", "§5.2, §7", "identify is answered by identity: protocol 1, walls for each tile count, 2 or 3 dice")
+@check("identify", "§5.2, §7", "identify is answered by identity: protocol 1, walls for each tile count, 2 or 3 dice",
+       "identify 以 identity 应答：协议 1，各牌数的牌墙，2 或 3 颗骰子")
 async def _identify(h: RawHost) -> tuple[bool, str]:
     await h.reset()
     ident = await h.identify()
@@ -268,7 +273,8 @@ async def _identify(h: RawHost) -> tuple[bool, str]:
     return not problems, "; ".join(problems) or detail
 
 
-@check("event_replay", "§5.3", "after identify the table resends its events after last_event, in order; none when current")
+@check("event_replay", "§5.3", "after identify the table resends its events after last_event, in order; none when current",
+       "identify 之后牌桌按序重发 last_event 之后的事件；已是最新时不发")
 async def _replay(h: RawHost) -> tuple[bool, str]:
     ident = await h.fresh()
     last = int(ident["last_event"])
@@ -293,7 +299,8 @@ async def _replay(h: RawHost) -> tuple[bool, str]:
                        else f"current at event {last}, yet resent {extra}")
 
 
-@check("heartbeat", "§6", "a heartbeat about every second, carrying the last event number")
+@check("heartbeat", "§6", "a heartbeat about every second, carrying the last event number",
+       "约每秒一次心跳，带最后的事件编号")
 async def _heartbeat(h: RawHost) -> tuple[bool, str]:
     ident = await h.fresh()
     beat = msgs.BY_NAME["heartbeat"].type
@@ -313,7 +320,8 @@ async def _heartbeat(h: RawHost) -> tuple[bool, str]:
     return ok, f"every {gap:.2f} s, last_event {values['last_event']}"
 
 
-@check("replies", "§7", "status and ping are answered with their req; ping's data comes back as sent")
+@check("replies", "§7", "status and ping are answered with their req; ping's data comes back as sent",
+       "status 和 ping 以其 req 应答；ping 的数据原样返回")
 async def _replies(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     req, since = h.next_req(), h.mark()
@@ -326,7 +334,8 @@ async def _replies(h: RawHost) -> tuple[bool, str]:
     return list(pong["data"]) == data, f"phase {status['phase']}; pong {'echoes' if list(pong['data']) == data else 'differs'}"
 
 
-@check("refusals", "§7", "an unknown command, a malformed payload and a bad argument get result codes 5, 6 and 2")
+@check("refusals", "§7", "an unknown command, a malformed payload and a bad argument get result codes 5, 6 and 2",
+       "未知命令、格式错误的负载和错误参数分别得到结果码 5、6 和 2")
 async def _refusals(h: RawHost) -> tuple[bool, str]:
     ident = await h.fresh()
     codes = []
@@ -349,7 +358,8 @@ async def _refusals(h: RawHost) -> tuple[bool, str]:
     return got == want, said or f"result codes {got}, as expected"
 
 
-@check("bad_crc", "§3", "a frame with a bad CRC is dropped and answered by NAK(expected); the link goes on")
+@check("bad_crc", "§3", "a frame with a bad CRC is dropped and answered by NAK(expected); the link goes on",
+       "CRC 错误的帧被丢弃并以 NAK(expected) 应答；链路继续")
 async def _bad_crc(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     req = h.next_req()
@@ -364,7 +374,8 @@ async def _bad_crc(h: RawHost) -> tuple[bool, str]:
     return (await _answered(h, [8]))[1] is not None, f"NAK({nak.seq}), then the good frame answered"
 
 
-@check("future_seq", "§3", "a frame from the future is dropped and NAKed once until expected moves")
+@check("future_seq", "§3", "a frame from the future is dropped and NAKed once until expected moves",
+       "来自“未来”的帧被丢弃，在 expected 变化前只 NAK 一次")
 async def _future(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     since, expected = h.mark(), h.send_seq
@@ -379,7 +390,8 @@ async def _future(h: RawHost) -> tuple[bool, str]:
                 f"the frame in order then answered: {answered}")
 
 
-@check("duplicate", "§3", "a data frame received twice is ACKed again and not delivered twice")
+@check("duplicate", "§3", "a data frame received twice is ACKed again and not delivered twice",
+       "收到两次的数据帧再次 ACK，但不重复交付")
 async def _duplicate(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     req, since, raw = await _ping(h, [3, 4])
@@ -394,7 +406,8 @@ async def _duplicate(h: RawHost) -> tuple[bool, str]:
     return ok, f"second copy: ACK({None if ack is None else ack.seq}), answered again: {bool(again)}"
 
 
-@check("request_cache", "§5", "a command resent with the same req (a new frame) gets the remembered reply, not run again")
+@check("request_cache", "§5", "a command resent with the same req (a new frame) gets the remembered reply, not run again",
+       "以同一 req 重发的命令（新帧）得到记住的应答，不再执行")
 async def _request_cache(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     req, first = await _answered(h, [1, 2, 3])
@@ -404,7 +417,8 @@ async def _request_cache(h: RawHost) -> tuple[bool, str]:
     return list(second["data"]) == [1, 2, 3], f"resent req {req}: answered with {list(second['data'])} (remembered: [1, 2, 3])"
 
 
-@check("new_host", "§5", "identify with a new host_id clears the request cache: the same req is a new command")
+@check("new_host", "§5", "identify with a new host_id clears the request cache: the same req is a new command",
+       "带新 host_id 的 identify 清空请求缓存：同一 req 是新命令")
 async def _new_host(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     req, first = await _answered(h, [4, 4])
@@ -418,7 +432,8 @@ async def _new_host(h: RawHost) -> tuple[bool, str]:
     return list(second["data"]) == [5, 5], f"req {req} from the new host: answered {list(second['data'])} (expected [5, 5])"
 
 
-@check("garbage", "§4", "bytes that are not a frame (a false start among them) are skipped; the next frame is read")
+@check("garbage", "§4", "bytes that are not a frame (a false start among them) are skipped; the next frame is read",
+       "不是帧的字节（含假的帧头）被跳过；读到下一帧")
 async def _garbage(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     h.write(b"\x00\xff\xa5\x5a\xf0 noise \xa5\x5a\x05\x01")
@@ -426,7 +441,8 @@ async def _garbage(h: RawHost) -> tuple[bool, str]:
     return answered, "answered after the garbage" if answered else "the ping after the garbage got no pong within 1 s"
 
 
-@check("torn_frame", "§4", "half a frame followed by silence is given up; the next frame is read")
+@check("torn_frame", "§4", "half a frame followed by silence is given up; the next frame is read",
+       "半帧后静默即放弃；读到下一帧")
 async def _torn(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     raw = h.frame("ping", req=h.next_req(), data=list(range(20)))
@@ -437,7 +453,8 @@ async def _torn(h: RawHost) -> tuple[bool, str]:
                       else "the ping after a torn frame and 250 ms got no pong within 1 s (§4: give up after 100 ms)")
 
 
-@check("split_and_packed", "§1", "a frame split across writes, and several frames in one write, are all read")
+@check("split_and_packed", "§1", "a frame split across writes, and several frames in one write, are all read",
+       "分多次写入的帧、一次写入的多帧都被读到")
 async def _split(h: RawHost) -> tuple[bool, str]:
     # Byte by byte, 2 ms apart: a host so busy that a gap between two bytes passed half the torn-frame
     # allowance (§4, 100 ms) tests a torn frame, not a split one; the table may rightly drop it. Tried
@@ -473,7 +490,8 @@ async def _split(h: RawHost) -> tuple[bool, str]:
     return split and all(got), f"split byte by byte: {'answered' if split else lost}; three in one write: {sum(got)} answered"
 
 
-@check("window", "§3", "eight frames sent without waiting are all acknowledged and answered")
+@check("window", "§3", "eight frames sent without waiting are all acknowledged and answered",
+       "不等应答连发的八帧都被确认并应答")
 async def _window(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     since = h.mark()
@@ -487,7 +505,8 @@ async def _window(h: RawHost) -> tuple[bool, str]:
     return all(answered) and acked is not None, f"{sum(answered)} of 8 answered; ACK({h.send_seq}) {'seen' if acked else 'missing'}"
 
 
-@check("retransmit", "§3", "a reply the host does not acknowledge is sent again, with the same SEQ, within the RTO")
+@check("retransmit", "§3", "a reply the host does not acknowledge is sent again, with the same SEQ, within the RTO",
+       "主机未确认的应答在 RTO 内以同一 SEQ 重发")
 async def _retransmit(h: RawHost) -> tuple[bool, str]:
     await h.fresh()
     h.auto_ack = False

@@ -68,6 +68,24 @@ def usage_error(message: str) -> str:
     return f"{'参数 ' + argument + '：' if argument else ''}{zh} / {message}"
 
 
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def chinese_first(zh: str, message: str) -> str:
+    """`message` as "中文 / English": as it is where it says its Chinese first already (after a path or address it
+    is of, as `preflight._said` puts them), else after `zh`, its gist. A deeper module's error (a ruleset's, the
+    link's, a picture's) is English, and `tablectl`'s own words around it were: the technician read it so."""
+    if HAN.search(message.split(" / ", 1)[0]):
+        return message
+    return f"{zh} / {message}"
+
+
+def fail(command: str, zh: str, message: object, code: int = 2) -> int:
+    """Say `message` on standard error as `tablectl COMMAND: 中文 / English` (`chinese_first`), and return `code`."""
+    print(f"tablectl {command}: {chinese_first(zh, str(message))}", file=sys.stderr)
+    return code
+
+
 class Parser(argparse.ArgumentParser):
     """`tablectl`'s parsers (its sub-commands' too: argparse makes them of the parser's class): the help's
     own lines and a wrong command line's error said Chinese first, as the rest of `tablectl` says things."""

@@ -12,7 +12,7 @@ import logging
 import math
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,7 +128,6 @@ class Controller:
         self._linked = asyncio.Event()
         self._resync_due = False  # the table's phase and faults to be taken once its replay is in
         self._announced: set[tuple[int, float]] = set()  # (session start, minutes) already announced
-        self._beeping: set[asyncio.Task[None]] = set()
         #: Table commands awaiting their answer, by name (a command the driver will resend is not asked twice).
         self._sending: Counter[str] = Counter()
         self._starting = 0  # hand starts still sending their table commands
@@ -479,9 +478,7 @@ class Controller:
         self._announced.add(key)  # only once it is in the log: a log that refused it is asked again
         if self.table is not None and getattr(getattr(getattr(self.table, "info", None), "capabilities", None),
                                               "buzzer", False):
-            beeping = asyncio.get_running_loop().create_task(self._beep([300, 300, 300] if at == 0 else [800]))
-            self._beeping.add(beeping)  # held until done: a task nobody holds may be collected mid-beep
-            beeping.add_done_callback(self._beeping.discard)
+            self._follow(self._beep([300, 300, 300] if at == 0 else [800]), "beep")
         return ev
 
     async def _beep(self, lengths_ms: list[int]) -> None:
@@ -545,9 +542,11 @@ class Controller:
 
     async def stop(self) -> None:
         self._stopping.set()
-        for task in self._tasks:
+        # the steps beside the link too (报时's beeps, the walls for a phase): their table is closed below
+        stopping = [*self._tasks, *self._followups]
+        for task in stopping:
             task.cancel()
-        for task in self._tasks:
+        for task in stopping:
             try:
                 await task
             except (asyncio.CancelledError, Exception):
@@ -565,6 +564,11 @@ class Controller:
             except Exception:  # closing a dead link must not stop shutdown
                 log.debug("close failed", exc_info=True)
             self.table = None
+
+    @property
+    def tasks(self) -> tuple[asyncio.Task[Any], ...]:
+        """The controller's long-running tasks (`start`), for the service's supervisor (`supervise.py`)."""
+        return tuple(self._tasks)
 
     async def wait_linked(self, timeout: float = 10.0) -> None:
         await asyncio.wait_for(self._linked.wait(), timeout)
@@ -645,9 +649,7 @@ class Controller:
         hand start still sending its own is left to finish."""
         if phase not in ("ready", "idle"):
             return
-        task = asyncio.get_running_loop().create_task(self._on_phase(phase))
-        self._followups.add(task)  # held until done: a task nobody holds may be collected mid-command
-        task.add_done_callback(self._followups.discard)
+        self._follow(self._on_phase(phase), "walls-again")
 
     async def _shuffle(self) -> None:
         """Set the tile count (a table that can say its counts) and shuffle and build the set."""
@@ -686,17 +688,17 @@ class Controller:
         then: Callable[[], None] | None = None
         if etype == "phase":
             def then() -> None:
-                asyncio.get_running_loop().create_task(self._on_phase(fields.get("phase", "")))
+                self._follow(self._on_phase(fields.get("phase", "")), "phase")
         elif etype == "dice":
             def then() -> None:
                 follow = _next_throw(self.state.hand)  # as this throw left the hand, not as it is later
                 # a throw before the walls are up asks for none: the dealer throws once they are (a demo's
                 # autopilot then), where a throw rolled now would be set aside again, and again
                 if follow is not None and walls_down(self.state) is None:
-                    asyncio.get_running_loop().create_task(self._after_throw(*follow))
+                    self._follow(self._after_throw(*follow), "after-throw")
         elif etype == "fault_cleared":
             def then() -> None:  # the step a fault refused goes on (the walls of a hand waiting for them)
-                asyncio.get_running_loop().create_task(self._on_phase(self.state.phase, after_fault=True))
+                self._follow(self._on_phase(self.state.phase, after_fault=True), "after-fault")
         self.offer("table", "table." + etype, fields, table_cursor=cursor, then=then)
 
     def _table_cursor(self, ev: Any) -> tuple[int, int] | None:
@@ -722,6 +724,22 @@ class Controller:
         elif (phase == "idle" and not self._starting and not (self._sending["start_shuffle"] or self._sending["set_tile_count"])
               and not (after_fault and self._blocked("build"))):
             await self._shuffle()
+
+    def _follow(self, step: Coroutine[Any, Any, None], name: str) -> None:
+        """Run a table step (the walls for a phase, the seat lights after a throw, 报时's beeps) beside the link
+        loop: held until done (a task nobody holds may be collected mid-command; the phase's, the throw's and the
+        fault's were not), and its exception logged with its traceback as it ends (an ActionError once the link
+        is gone mid-step, a bug), never left to the garbage collector's "Task exception was never retrieved"."""
+        task = asyncio.get_running_loop().create_task(step, name=name)
+        self._followups.add(task)
+        task.add_done_callback(self._followed)
+
+    def _followed(self, task: asyncio.Task[None]) -> None:
+        self._followups.discard(task)
+        if task.cancelled() or (exc := task.exception()) is None:
+            return
+        log.error(f"牌桌步骤出错：{task.get_name()} / a table step failed: {type(exc).__name__}: {exc}",
+                  exc_info=(type(exc), exc, exc.__traceback__), extra={"step": task.get_name()})
 
     def _blocked(self, part: str) -> bool:
         """Whether a fault the log holds stops `part` of the machine ("build", "lift", "dice": protocol.md §9)."""
@@ -872,10 +890,17 @@ class Controller:
                        tiles: list[str] | None = None) -> Event:
         """End the hand in play: 荒牌, 和牌, 中止, or (riichi) an abortive draw (`abortive`: its kind,
         `seat`: who declared 九种九牌, `tiles`: the hand shown), checked against the record first."""
-        from table_controller.referee import confirmed_wins, ended_unconfirmed
+        from table_controller.referee import confirmed_wins, ended_unconfirmed, redeal_due
 
         hand = self.state.hand
         again = ended_unconfirmed(self.state)  # ended as a win no confirmed win stands for: ended otherwise now
+        redeal = redeal_due(self.state)  # 荒牌 with a 错和 found at it: played again (中止)
+        if redeal is not None and not again:
+            if result != "abandoned":
+                raise ActionError(f"第 {hand['hand_no']} 盘已结束，已判{redeal['name_zh']}（#{redeal['seq']}）：只能改记为中止（重打）"
+                                  f" / the hand has ended with {redeal['name_en']} ruled: it can only be recorded again "
+                                  "as abandoned (dealt again)")
+            again = True
         if hand is None or (hand.get("ended") and not again):
             raise ActionError("没有进行中的牌局")
         if result == "win" and not confirmed_wins(self.state.actions, hand["hand_no"]):
@@ -1002,8 +1027,8 @@ class Controller:
         if hand is None or hand.get("ended"):
             raise ActionError("没有进行中的牌局 / no hand in play")
         problem = _play_problem(hand, type, data) or (
-            _riichi_won_on_problem(self.state, data.get("seat")) or _riichi_points_problem(self.state, data.get("seat"))
-            if type == "play.riichi" else None)
+            _riichi_won_on_problem(self.state, data.get("seat")) or _riichi_stopped_problem(self.state, data.get("seat"))
+            or _riichi_points_problem(self.state, data.get("seat")) if type == "play.riichi" else None)
         if problem:
             raise ActionError(problem)
         return self.accept(source, type, {**data, "by": by})
@@ -1353,6 +1378,19 @@ def _riichi_won_on_problem(state: Any, seat: Any) -> str | None:
             return (f"{SEAT_NAMES[seat]}家的立直宣言牌已被荣和：立直不成立，不下立直棒 / {seat}'s riichi tile was won on: "
                     "the riichi does not stand and puts down no stick")
     return None
+
+
+def _riichi_stopped_problem(state: Any, seat: Any) -> str | None:
+    """立直 by a seat ruled out of winning this hand (和了放弃, a dead hand: WRC 7.1 "can no longer ... declare riichi
+    nor win"; 错和 too): its stick would go on the table for a hand that cannot win. Before, it was taken."""
+    from table_controller.referee import active
+
+    ruled = next((a for a in reversed(active(state.actions, "referee.penalty", state.hand.get("hand_no")))
+                  if a.get("stops_win") and not a.get("error") and a.get("seat") == seat), None)
+    if ruled is None:
+        return None
+    return (f"{SEAT_NAMES[seat]}家已被判{ruled['name_zh']}（#{ruled['seq']}），本盘不得立直 / {seat} was ruled "
+            f"{ruled['name_en']} (#{ruled['seq']}): no riichi this hand")
 
 
 def _riichi_points_problem(state: Any, seat: Any) -> str | None:

@@ -259,7 +259,8 @@ def retry_unit(name: str) -> str:
 
 def _absolute(*paths: Path) -> None:
     if not all(p.is_absolute() for p in paths):
-        raise DeployError("the config file and tablectl must be absolute paths (systemd does not start in this directory)")
+        raise DeployError("配置文件和 tablectl 须为绝对路径（systemd 不在此目录启动） / the config file and tablectl must be "
+                          "absolute paths (systemd does not start in this directory)")
 
 
 def service_unit(config: TableConfig, config_path: Path, tablectl: Path, user: str,
@@ -317,7 +318,8 @@ def hub_unit(hub_args: list[str], tablectl: Path, user: str, name: str = HUB_UNI
     try:
         args = parse(hub_args)
     except SystemExit:
-        raise DeployError("the hub's arguments are wrong (above); `tablectl hub --help` lists them") from None
+        raise DeployError("汇总服务的参数有误（见上）；`tablectl hub --help` 列出各参数 / the hub's arguments are wrong "
+                          "(above); `tablectl hub --help` lists them") from None
     try:
         check(args)
     except WireError as exc:
@@ -366,9 +368,10 @@ def udev_rule(config: TableConfig) -> str | None:
 
 def _check_names(unit: str, user: str) -> None:
     if not UNIT_NAME.match(unit):
-        raise DeployError(f"unit name {unit!r}: use letters, digits, '-', '_', '.' or '@' (at most 64)")
+        raise DeployError(f"服务名 {unit!r} 只能用字母、数字和 - _ . @（至多 64 个） / unit name {unit!r}: use letters, "
+                          "digits, '-', '_', '.' or '@' (at most 64)")
     if not user or not re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}\$?", user):
-        raise DeployError(f"user {user!r} is not a valid login name")
+        raise DeployError(f"用户 {user!r} 不是有效的登录名 / user {user!r} is not a valid login name")
 
 
 def hub_files(hub_args: list[str], tablectl: Path, user: str, unit: str = HUB_UNIT) -> tuple[list[UnitFile], Path]:

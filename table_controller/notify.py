@@ -110,12 +110,13 @@ class Notifier:
             self._sock.close()
             self._sock = None
 
-    async def watchdog(self) -> None:
+    async def watchdog(self, alive: Callable[[], bool] | None = None) -> None:
         """WATCHDOG=1 from the event loop itself every `ping_s`: a loop held by a blocking call or a deadlock
-        sends nothing, and systemd restarts the service once `WatchdogSec=` passes without one."""
+        sends nothing, and systemd restarts the service once `WatchdogSec=` passes without one. `alive`
+        (`supervise.Supervisor.check`): asked before each ping; once False, the pings stop for good."""
         if self.ping_s is None:
             return
-        while True:
+        while alive is None or alive():
             self.send("WATCHDOG=1")
             await asyncio.sleep(self.ping_s)
 
@@ -160,7 +161,7 @@ def _parts(report: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     if mirror and (mirror.get("error") or mirror.get("refused") or not mirror.get("present", True)):
         zh.append(str(mirror.get("message", "")))
         en.append(str(mirror.get("message_en", "")))
-    for name in ("camera", "tournament"):
+    for name in ("camera", "tournament", "tasks"):
         part = report.get(name)
         if part and not part.get("ok", True):
             zh.append(str(part.get("message", "")))
@@ -171,7 +172,7 @@ def _parts(report: Mapping[str, Any]) -> tuple[list[str], list[str]]:
 def table_status(report: Mapping[str, Any]) -> str:
     """The table's line for `systemctl status`, from its health report (`Controller.health_report`): the
     table linked or waited for, and whatever is wrong with the log, the mirror stick, the camera, the
-    tournament link; Chinese first."""
+    tournament link, and the parts that stopped (`supervise.Supervisor.health`); Chinese first."""
     zh, en = _parts(report)
     return "；".join(p for p in zh if p) + " / " + "; ".join(p for p in en if p)
 

@@ -11,7 +11,11 @@ from functools import lru_cache
 from typing import Any, Literal, Mapping
 
 SEATS = ("E", "S", "W", "N")
-Pays = Literal["dead", "each", "victim"]
+Pays = Literal["dead", "each", "victim", "tsumo", "standing"]
+#: What `pays` may say: "dead" (盘外死分), "each" (to each other seat), "victim" (to one seat), "tsumo" (riichi's 满贯罚符:
+#: a tsumo of `amount` lost, the dealer E paid half and each other a quarter; a dealer offender pays each other half),
+#: "standing" (the session's standing only: WRC 7.1's point penalty, off the overall score, the table's points unmoved)
+PAYS = ("dead", "each", "victim", "tsumo", "standing")
 
 
 class PenaltyError(ValueError):
@@ -33,6 +37,8 @@ class Penalty:
     step: int = 1
     stops_win: bool = False
     disqualify: bool = False
+    #: the hand is dealt again (riichi's 错和): ruled after the hand ended 荒牌 or 流局, it may be ended again 中止
+    redeal: bool = False
     rule_zh: str = ""
     #: the points are the scorer's (`scoring.false_win`: 四川 诈和 "和多少罚多少"): the referee gives
     #: the 番 the seat declared, and each seat still playing is paid what that hand would have won
@@ -63,9 +69,22 @@ class Penalty:
         return self.amount or 0
 
     def deltas(self, seat: str, amount: int, victim: str | None = None) -> dict[str, int]:
-        """Points per wind for one ruling; "dead" points leave the table (盘外死分)."""
+        """Points per wind for one ruling; "dead" points leave the table (盘外死分); "standing" moves none of
+        the table's (`standing_of`)."""
         out = {s: 0 for s in SEATS}
-        if self.pays == "each":
+        if self.pays == "standing":
+            return out
+        if self.pays == "tsumo":
+            if amount % 4:
+                raise PenaltyError(f"{self.name_zh}：罚分须能按自摸分摊（4 的倍数），不是 {amount} / "
+                                   f"the amount must split as a tsumo (a multiple of 4), not {amount}")
+            for s in SEATS:
+                if s != seat:
+                    # as a tsumo lost: the dealer (E) gets half, the others a quarter; a dealer pays each half
+                    share = amount // 2 if "E" in (s, seat) else amount // 4
+                    out[s] += share
+                    out[seat] -= share
+        elif self.pays == "each":
             for s in SEATS:
                 if s != seat:
                     out[s] += amount
@@ -79,10 +98,14 @@ class Penalty:
             out[seat] -= amount
         return out
 
+    def standing_of(self, amount: int) -> int:
+        """Points taken off the offender's session standing instead of the table (`pays = "standing"`), else 0."""
+        return amount if self.pays == "standing" else 0
+
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "name_zh": self.name_zh, "name_en": self.name_en, "pays": self.pays,
                 "amount": self.amount, "amounts": list(self.amounts), "min": self.min, "max": self.max,
-                "step": self.step, "stops_win": self.stops_win, "disqualify": self.disqualify,
+                "step": self.step, "stops_win": self.stops_win, "disqualify": self.disqualify, "redeal": self.redeal,
                 "rule_zh": self.rule_zh, "from_scoring": self.from_scoring}
 
 
@@ -116,7 +139,7 @@ class Catalogue:
 
 #: Each key of an entry and what it holds: text, a whole number of points (0 or more), or true/false.
 _TEXT, _POINTS, _SWITCH = ("code", "name_zh", "name_en", "pays", "rule_zh"), ("amount", "min", "max", "step"), \
-    ("stops_win", "disqualify", "from_scoring")
+    ("stops_win", "disqualify", "from_scoring", "redeal")
 
 
 def _entry_problem(raw: Mapping[str, Any]) -> str | None:
@@ -158,8 +181,8 @@ def _entry(raw: Mapping[str, Any], where: str) -> Penalty:
     if "amounts" in data:
         data["amounts"] = tuple(data["amounts"])
     p = Penalty(**data)
-    if p.pays not in ("dead", "each", "victim"):
-        raise PenaltyError(f"{where}: pays must be dead, each or victim, got {p.pays!r}")
+    if p.pays not in PAYS:
+        raise PenaltyError(f"{where}: pays must be {', '.join(PAYS[:-1])} or {PAYS[-1]}, got {p.pays!r}")
     given = sum(x is not None and x != () for x in (p.amount, p.amounts or None, p.min))
     if p.from_scoring:
         if given or p.pays != "each":
@@ -169,7 +192,28 @@ def _entry(raw: Mapping[str, Any], where: str) -> Penalty:
         raise PenaltyError(f"{where}: give exactly one of amount, amounts, or min/max, or from_scoring = true")
     if p.chosen and (p.max is None or p.max < p.min):  # type: ignore[operator]
         raise PenaltyError(f"{where}: max must be given and not below min")
+    if p.pays == "tsumo" and any(a % 4 for a in (p.amount or 0, *p.amounts, p.min or 0, p.step if p.chosen else 0)):
+        raise PenaltyError(f"{where}: 按自摸分摊的罚分须为 4 的倍数 / pays = \"tsumo\" splits the amount as a tsumo: "
+                           "amounts (and min, step) must be multiples of 4")
     return p
+
+
+def _standing_problem(ruleset_id: str, items: list[Penalty]) -> str | None:
+    """Why the ruleset cannot take points off the standing (`pays = "standing"`): its standing counts points only
+    with `[scoring] uma` (1 point of standing = 1000 of the table's, WRC 7.1); 标准分 by place has no such unit."""
+    standing = [p.code for p in items if p.pays == "standing"]
+    if not standing:
+        return None
+    try:
+        from table_controller.scoring.config import scoring
+
+        uma = scoring(ruleset_id).get("uma")
+    except Exception:  # a ruleset without [scoring]
+        uma = None
+    if uma:
+        return None
+    return (f"{ruleset_id}.toml: {', '.join(standing)} 从终局分扣除（pays = \"standing\"）须设 [scoring] uma（顺位马）/ "
+            "pays = \"standing\" takes points off the session's standing, which counts points only with [scoring] uma")
 
 
 @lru_cache(maxsize=32)
@@ -183,5 +227,8 @@ def catalogue(ruleset_id: str) -> Catalogue:
     codes = [p.code for p in items]
     if len(set(codes)) != len(codes):
         raise PenaltyError(f"{ruleset_id}.toml: duplicate penalty codes")
+    problem = _standing_problem(ruleset_id, items)
+    if problem:
+        raise PenaltyError(problem)
     items += [u for u in UNIVERSAL if u.code not in codes]
     return Catalogue(ruleset_id, str(table.get("source", "")), tuple(items))

@@ -146,6 +146,18 @@ def ended_unconfirmed(s: "TableState") -> bool:
     return s.hands[-1].get("result") == "win" and not confirmed_wins(s.actions, hand["hand_no"])
 
 
+def redeal_due(s: "TableState") -> dict[str, Any] | None:
+    """The ruling (not undone) that has the last hand, ended 荒牌 or 流局, dealt again (`redeal`: riichi's 错和 found at
+    the draw, a 立直 not ready: WRC 7.1 "no noten payment and no continuance counters"), or None: the operator then
+    ends it again 中止 (`Controller.end_hand`), so its 查叫 and 立直棒 are not paid and the same dealer deals."""
+    hand = s.hand
+    if hand is None or not hand.get("ended") or not s.hands or s.hands[-1]["hand_no"] != hand["hand_no"] \
+            or s.hands[-1].get("result") not in ("draw", "abortive"):
+        return None
+    return next((a for a in active(s.actions, "referee.penalty", hand["hand_no"])
+                 if a.get("redeal") and not a.get("error")), None)
+
+
 def pending_read(s: "TableState") -> dict[str, Any] | None:
     """The hand's win read that waits for the referee's confirmation: the latest not undone, not
     confirmed, and of a seat not ruled out of winning (停和, 相公, 诈和: then it can never be confirmed)."""
@@ -394,20 +406,28 @@ def _penalty(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None
         if kept is None:
             raise
         now = {"valid": False, "message": str(exc)}
-    got = now if kept is None else {f: kept.get(f, now.get(f)) for f in settlements.PENALTY_FIGURES}
+    got = now if kept is None else {f: kept.get(f, 0 if f == "standing" else now.get(f))
+                                    for f in settlements.PENALTY_FIGURES}
     by_wind = {str(w): int(v) for w, v in got["by_wind"].items()}
     record.update(code=got["code"], name_zh=got["name_zh"], name_en=got["name_en"], seat=seat, victim=d.get("victim"),
                   amount=got["amount"], nth=previous + 1, stops_win=bool(got["stops_win"]),
-                  disqualify=bool(got["disqualify"]), note=str(d.get("note", ""))[:200], by_wind=by_wind)
+                  disqualify=bool(got["disqualify"]), redeal=bool(got.get("redeal")),
+                  note=str(d.get("note", ""))[:200], by_wind=by_wind,
+                  standing=int(got.get("standing") or 0))
     if kept is not None:
         record["recorded"] = True
-        differs = settlements.differs(kept, now, ("by_wind", "amount", "stops_win", "disqualify"))
+        # a penalty logged before `standing` was kept took nothing off the standing
+        differs = settlements.differs({"standing": 0, **kept}, now,
+                                      ("by_wind", "amount", "stops_win", "disqualify", "standing"))
         if differs:
             record["rescored"] = differs  # today's catalogue would rule it so: `tablectl check` names it
     if s.hand is not None:
         record["deltas"] = position_deltas(s.hand, by_wind)
     else:  # between hands (迟到): chairs and winds are those of the first hand
         record["deltas"] = {str(i + 1): v for i, v in enumerate(by_wind[w] for w in SEATS) if v}
+    if record["standing"]:  # off the player's session standing (WRC 7.1), by chair as the deltas are
+        chair = (position_deltas(s.hand, {seat: 1}) if s.hand is not None else {str(SEATS.index(seat) + 1): 1})
+        record["standing_deltas"] = {p: -record["standing"] for p in chair}
 
 
 def _penalty_now(s: "TableState", seat: str, d: dict[str, Any], record: dict[str, Any],
@@ -425,7 +445,8 @@ def _penalty_now(s: "TableState", seat: str, d: dict[str, Any], record: dict[str
         amount = p.amount_for(previous, d.get("amount"))
         by_wind = p.deltas(seat, amount, d.get("victim"))
     return {"code": p.code, "name_zh": p.name_zh, "name_en": p.name_en, "amount": amount, "by_wind": by_wind,
-            "stops_win": p.stops_win, "disqualify": p.disqualify}
+            "stops_win": p.stops_win, "disqualify": p.disqualify, "standing": p.standing_of(amount),
+            "redeal": p.redeal}
 
 
 def _scored_false_win(s: "TableState", seat: str, d: dict[str, Any], record: dict[str, Any]) -> dict[str, int]:
@@ -886,6 +907,8 @@ def _exhaustive(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> N
             given_opts = one.get("options") if isinstance(one.get("options"), dict) else {}
             hands[seat]["options"] = {"missing_suit": gone, **given_opts}
         known = draw_record(hand, seat)
+        if known and seat in stopped_seats(s.actions, hand["hand_no"]):
+            known["dead_hand"] = True  # 和了放弃 (dead hand, WRC 7.1): 不听 whatever it shows
         if known and isinstance(hands[seat].get("options", {}), dict):  # the record's, not what the form says
             hands[seat]["options"] = {**hands[seat].get("options", {}), **known}
     kept = settlements.kept(d)  # as ruled: a ruleset or scorer changed since changes no old 查叫

@@ -19,6 +19,7 @@ from table_controller.notify import EXTEND_START_S, Notifier, said, table_status
 from table_controller.service import TableService
 from table_controller.state import UnknownRuleset
 from table_controller.store import LogTooNew, StoreError
+from table_controller.supervise import Supervisor
 from table_controller.web.addresses import WILDCARD, phone_urls
 
 log = logging.getLogger("table_controller.runner")
@@ -41,10 +42,13 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
     `settings`: a config setting named in the refusal -> what the user typed for it (the demo's options: it has
     no config file, and "change [display].port" named nothing it takes). Under systemd (`$NOTIFY_SOCKET`,
     `notify.py`): `status()` is its STATUS= line (the start's progress too, each change asking for more start-up
-    time), READY=1 once started, WATCHDOG=1 from this loop, STOPPING=1 at the stop."""
+    time), READY=1 once started, WATCHDOG=1 from this loop, STOPPING=1 at the stop. A service with a `supervisor`
+    (`supervise.py`): an essential part that ends (its display's server, its table link ...) is said in the journal
+    and STATUS=, the pings stop, the service is stopped and 1 returned, for systemd to start it again."""
     stop = asyncio.Event()
     stop_on_signals(stop.set)
     notifier = Notifier.from_environ()
+    supervisor: Supervisor | None = getattr(service, "supervisor", None)
 
     def status_of() -> str:
         return said(status) if status is not None else ""
@@ -61,7 +65,11 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
         message = str(exc)
         for setting, option in (settings or {}).items():
             message = message.replace(setting, option)
-        print(f"{name}: cannot start: {message}", file=sys.stderr)
+        # 中文 / English as the rest: a refusal said Chinese first already (a port in use) goes after 无法启动 as it is
+        from table_controller.cli import HAN
+
+        print(f"{name}: 无法启动：{message}" if HAN.search(message.split(" / ", 1)[0])
+              else f"{name}: 无法启动 / cannot start: {message}", file=sys.stderr)
         notifier.status(f"无法启动 / cannot start: {message}")
         await service.stop()
         notifier.close()
@@ -74,15 +82,43 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
             # journal first, so the call that held the loop is named (it died without a word)
             faulthandler.enable(all_threads=True)
         notifier.ready(status_of())
-        following += [asyncio.create_task(notifier.watchdog(), name="notify-watchdog"),
+        following += [asyncio.create_task(notifier.watchdog(supervisor.check if supervisor else None),
+                                          name="notify-watchdog"),
                       asyncio.create_task(notifier.follow(status_of), name="notify-status")]
-    await stop.wait()
+    failed = supervisor.failed if supervisor is not None else asyncio.Event()
+    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(failed.wait())]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
+    if supervisor is not None and failed.is_set() and not stop.is_set():
+        return await _failed(service, supervisor, notifier, following, name)
     log.info("stopping")
     notifier.stopping()
     await _cancel(following)
     await service.stop()
     notifier.close()
     return 0
+
+
+async def _failed(service: Any, supervisor: Supervisor, notifier: Notifier, following: list[asyncio.Task[None]],
+                  name: str) -> int:
+    """An essential part ended: the journal and STATUS= say which and why (Chinese first), the watchdog's pings
+    stop first (a stop that hangs is then ended by the watchdog), the service is stopped in order (its log
+    closed, its snapshot kept), and 1: systemd's `Restart=on-failure` starts it again in `RestartSec=`. Exiting
+    rather than only stopping the pings: a minute sooner, without a SIGABRT's stack of a loop that was fine in
+    the journal, and a table run by hand stops too instead of running on without its page."""
+    zh, en = supervisor.why()
+    message = (f"{supervisor.what_zh}中断：{zh}；服务退出，由 systemd 重新启动 / {supervisor.what_en} is no longer "
+               f"served: {en}; exiting for systemd to start it again")
+    log.critical(message)
+    print(f"{name}: {message}", file=sys.stderr, flush=True)
+    await _cancel(following)
+    notifier.status(f"{supervisor.what_zh}中断，正在退出以便重启：{zh} / not served, exiting to be restarted: {en}")
+    await service.stop()
+    notifier.close()
+    return 1
 
 
 async def _cancel(tasks: list[asyncio.Task[None]]) -> None:

@@ -23,20 +23,26 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     hands are played and no hand is in play nor a win waits for its confirmation again, or when told: a
     round closed by the next one's start)."""
     actions = state.actions
-    rows, totals, pot, ruled, hands, out_of_stacks = _rows(state)
+    rows, totals, pot, penalties, hands, out_of_stacks = _rows(state)
+    ruled = [a for a in penalties if a.get("disqualify")]
     stick = _riichi_stick(state.ruleset)
     # time called with a hand in play: the session ends with that hand (以尚在进行的一盘比赛结束为结束时间,
     # seed 000); a win whose confirmation was undone is the referee's to confirm again
     open_ = (state.hand is not None and not state.hand.get("ended")) or any(r["result"] == "win_pending" for r in rows)
     final = final or out_of_stacks or (not open_ and (_session_over(state) or _hands_played(state)))
+    order = _seat_order(state, hands)
     if final and pot and rows:
-        pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick) // stick if stick else 0
+        pot = _leftover_sticks(state.ruleset, rows[-1], totals, pot * stick, order) // stick if stick else 0
     from table_controller.scoring.points import session_points
 
-    points = session_points(state.ruleset, totals)
+    points = session_points(state.ruleset, totals, order)
+    standing = _standing(penalties)
+    if standing:  # off the standing, not the table (WRC 7.1: 1 of the standing = 1000 points), after the places
+        points = {p: _tidy(points[p] + standing.get(p, 0) / 1000) for p in POSITIONS}
     players = {p: state.players.get(int(p), f"{p}号位") for p in POSITIONS}
     sheet = {"round": getattr(state, "round", 1), "players": players, "rows": rows, "totals": dict(totals),
-             "table_points": points, "final": final, "riichi_pot": pot}
+             "table_points": points, "final": final, "riichi_pot": pot,
+             **({"standing_penalties": standing} if standing else {})}
     start = _start_points(state.ruleset)
     if start is not None:  # riichi: the points each player holds are these plus the totals (持点)
         sheet["start_points"] = start
@@ -51,6 +57,36 @@ def compute(state: Any, final: bool = False) -> dict[str, Any]:
     return sheet
 
 
+def _tidy(v: float) -> float:
+    """A standing as the sheet shows it: 2 decimals, a whole number as one."""
+    v = round(v, 2)
+    return int(v) if float(v).is_integer() else v
+
+
+def _standing(penalties: list[dict[str, Any]]) -> dict[str, int]:
+    """The points each player (抽签号位) has had taken off the session's standing by `penalties` (those not undone:
+    `_rows`) where they say so (`pays = "standing"`: WRC 7.1's point penalty and 错和), the table's points unmoved;
+    only those with any."""
+    out: dict[str, int] = {}
+    for a in penalties:
+        for p, v in (a.get("standing_deltas") or {}).items():
+            out[str(p)] = out.get(str(p), 0) + int(v)
+    return {p: v for p, v in out.items() if v}
+
+
+def _seat_order(state: Any, hands: dict[int, dict[str, Any]]) -> list[str]:
+    """The players (抽签号位) from the session's first dealer (起家) on, in play order (E S W N of its first hand):
+    who takes the higher place of two level on points where the ruleset says 上家取り (`[scoring] ties`)."""
+    if hands:
+        seats = hands[min(hands)].get("seats") or {}
+        if all(w in seats for w in SEAT_NAMES):
+            return [str(seats[w]) for w in SEAT_NAMES]
+    from table_controller.seating import first_dealer_of
+
+    first = first_dealer_of(getattr(state, "first_dealer", None))
+    return [POSITIONS[(first - 1 + i) % 4] for i in range(4)]
+
+
 def hand_points(state: Any) -> dict[int, dict[str, int]]:
     """Each row's points by player (抽签号位 "1".."4"), by hand number (0: penalties before the first hand): what
     the session's end counts where it depends on the points held (riichi's 飛び, `seating.for_state`). The
@@ -60,8 +96,8 @@ def hand_points(state: Any) -> dict[int, dict[str, int]]:
 
 def _rows(state: Any) -> tuple[list[dict[str, Any]], dict[str, int], int, list[dict[str, Any]],
                                 dict[int, dict[str, Any]], bool]:
-    """The sheet's rows and running totals so far, the sticks on the table, the disqualifying rulings, the hands
-    by number, and whether the stacks ended the 局 (竞技): what `compute` completes."""
+    """The sheet's rows and running totals so far, the sticks on the table, the penalties standing (none undone or
+    refused), the hands by number, and whether the stacks ended the 局 (竞技): what `compute` completes."""
     actions = state.actions
     hands = {h["hand_no"]: dict(h) for h in state.hands}
     if state.hand is not None and state.hand["hand_no"] not in hands:
@@ -73,20 +109,27 @@ def _rows(state: Any) -> tuple[list[dict[str, Any]], dict[str, int], int, list[d
     before = [a for a in active(actions, "referee.penalty", None) if a.get("hand_no") is None and not a.get("error")]
     rows: list[dict[str, Any]] = []
     totals = {p: 0 for p in POSITIONS}
-    ruled = [a for a in before if a.get("disqualify")]  # 取消比赛资格, read with the penalties: no scan of its own
+    ruled = list(before)  # 取消比赛资格 and the standing's deductions, read with the penalties: no scan of their own
     if any(a.get("deltas") for a in before):
         rows.append(_row({"hand_no": 0, "result": "penalty"}, [], before, None, totals))
     stick, pot = _riichi_stick(state.ruleset), 0
     returned = _kongs_returned(state.ruleset)
+    replayed = _replays_abandoned(state.ruleset)
     of_hand = _by_hand(actions)
     for no in sorted(hands):
         h = hands[no]
         mine = of_hand.get(no, [])
         pens = [a for a in active(mine, "referee.penalty", no) if not a.get("error")]
-        ruled += [a for a in pens if a.get("disqualify")]
+        ruled += pens
         wins = ranked_wins(mine, no)
-        sticks, taken, pot = _sticks(h, wins, pot, stick)
-        rows.append(_row(h, wins, pens, exhaustive(mine, no), totals, sticks, returned))
+        again = h.get("result") == "abandoned" and replayed
+        if again:
+            # a hand played again (中止, a 错和's re-deal): its 立直棒 go back to their declarers (WRC 7.1, EMA 3.4.6)
+            sticks, taken = {p: 0 for p in POSITIONS}, {}
+        else:
+            sticks, taken, pot = _sticks(h, wins, pot, stick)
+        # nor is a 查叫 ruled before it was ended again 中止 paid (a 错和 found at 流局: WRC 7.1 "no noten payment")
+        rows.append(_row(h, wins, pens, None if again else exhaustive(mine, no), totals, sticks, returned))
         if taken:  # the 供托 the hand's first winner took, this hand's sticks and those carried to it (the wins list)
             rows[-1]["riichi_taken"] = taken
     out_of_stacks = _play_from_stacks(state.ruleset, rows, hands, totals)
@@ -212,6 +255,16 @@ def _kongs_returned(ruleset: str) -> bool:
         return False
 
 
+def _replays_abandoned(ruleset: str) -> bool:
+    """Whether a hand ended 中止 is played again (`[match] replay_abandoned`, the default) rather than a 荒庄."""
+    try:
+        from table_controller.scoring.config import match
+
+        return bool(match(ruleset).get("replay_abandoned", True))
+    except Exception:  # a ruleset without [match]
+        return True
+
+
 def _start_points(ruleset: str) -> int | None:
     """The points each player holds at the session's start where the ruleset counts held points (riichi's
     `[scoring] start_points`, 25000), else None: the sheet's totals count from 0 either way."""
@@ -260,10 +313,14 @@ def _sticks(h: dict[str, Any], wins: list[dict[str, Any]], pot: int,
     return points, taken, pot
 
 
-def _leftover_sticks(ruleset: str, last: dict[str, Any], totals: dict[str, int], amount: int) -> int:
+def _leftover_sticks(ruleset: str, last: dict[str, Any], totals: dict[str, int], amount: int,
+                     seat_order: list[str] | None = None) -> int:
     """Sticks still on the table when the session ends: to the player placed first where the
     ruleset says so (`[scoring] riichi_leftover = "first"`, the WRC rule; equal first places share,
-    the odd 100s to the lowest chair), else they stay on the table (returned)."""
+    the odd 100s to the lowest chair, or, under 上家取り (`[scoring] ties = "seat_order"`), all go to the one of
+    them nearest the first dealer in `seat_order`), else they stay on the table (returned)."""
+    from table_controller.scoring.points import ties_by_seat
+
     try:
         from table_controller.scoring.config import scoring
 
@@ -274,6 +331,8 @@ def _leftover_sticks(ruleset: str, last: dict[str, Any], totals: dict[str, int],
         return amount
     best = max(totals.values())
     top = [p for p in POSITIONS if totals[p] == best]
+    if seat_order and ties_by_seat(ruleset):
+        top = [min(top, key=seat_order.index)]
     share = amount // len(top) // 100 * 100
     for i, p in enumerate(top):
         got = share + (amount - share * len(top) if i == 0 else 0)
@@ -384,6 +443,9 @@ def to_csv(sheet: dict[str, Any]) -> str:
                      *[r["points"][p] for p in POSITIONS], *[r["running"][p] for p in POSITIONS],
                      *(["、".join(f"{p}号位 {sat[p]}" for p in replaced)] if replaced else [])])
     rows.append(["合计", "", "", "", "", *[sheet["totals"][p] for p in POSITIONS], "", "", "", ""])
+    if sheet.get("standing_penalties"):  # off the standing, not the table (WRC 7.1): the 标准分 below count them
+        rows.append(["罚点（从终局分扣除）", "", "", "", "",
+                     *[sheet["standing_penalties"].get(p, "") for p in POSITIONS], "", "", "", ""])
     rows.append(["标准分", "", "", "最终" if sheet["final"] else "暂定", "",  # a tie's share: 2.33, not 2.3333333333333335
                  *[round(sheet["table_points"][p], 2) for p in POSITIONS], "", "", "", ""])
     for p in replaced:

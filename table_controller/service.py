@@ -16,6 +16,7 @@ from typing import Any
 from table_controller.config import TableConfig
 from table_controller.controller import Controller
 from table_controller.store import EventStore, WriterLock
+from table_controller.supervise import Supervisor, listening, told_to_exit
 from table_controller.web.auth import Credentials, weak_credentials
 
 log = logging.getLogger("table_controller.service")
@@ -64,6 +65,8 @@ class TableService:
     _served: Any = None
     _writer: WriterLock | None = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    #: the running parts' ends (`supervise.py`): an essential one's is the runner's cue to exit
+    supervisor: Supervisor = field(default_factory=lambda: Supervisor("牌桌服务", "the table"))
 
     async def start(self) -> None:
         cfg = self.config
@@ -140,6 +143,18 @@ class TableService:
                 demo_loop(self.controller, self.sim, cfg.table.sim_seed, cfg.demo.turn_seconds, cfg.demo.hand_seconds,
                           felt=self.felt),
                 name="demo"))
+        self._watch()
+
+    def _watch(self) -> None:
+        """Every running part under the supervisor: the display's server also while its sockets listen."""
+        assert self.controller is not None
+        self.controller.health_sources["tasks"] = self.supervisor.health
+        for task in [*self._tasks, *self.controller.tasks]:
+            if self._served is not None and task is self._served.task:
+                server = self._served.server
+                self.supervisor.watch(task, serving=lambda: listening(server), stopped=told_to_exit(server))
+            else:
+                self.supervisor.watch(task)
 
     def _beside_config(self, path: str) -> str:
         """A relative path in the config file is relative to that file."""
@@ -239,6 +254,7 @@ class TableService:
     async def stop(self) -> None:
         from table_controller.web.serve import stop_tasks
 
+        self.supervisor.stopping = True
         await stop_tasks(self._tasks, self._served)
         if self.controller is not None:
             await self.controller.stop()

@@ -43,7 +43,8 @@ AGAIN = "settled"
 PLAYS_RESCORED = "rescored"
 SEATS = ("E", "S", "W", "N")
 #: What a penalty's record keeps of what the catalogue (or the scorer) gave when it was taken.
-PENALTY_FIGURES = ("code", "name_zh", "name_en", "amount", "by_wind", "stops_win", "disqualify")
+PENALTY_FIGURES = ("code", "name_zh", "name_en", "amount", "by_wind", "stops_win", "disqualify", "standing",
+                   "redeal")
 #: What a 查叫 ruling's record keeps of the scorer's settlement.
 EXHAUSTIVE_FIGURES = ("by_wind", "flower_pigs", "ready", "not_ready", "refunds")
 #: The plays whose event carries an on-the-spot payment.

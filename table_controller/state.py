@@ -559,9 +559,10 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
                               "break": (s.hand.get("deal") or {}).get("break")}]
     elif t == "operator.hand_end" and s.hand is not None and d.get("hand_no") == s.hand["hand_no"] \
             and d.get("result") in ("draw", "abandoned"):
-        from table_controller.referee import ended_unconfirmed
+        from table_controller.referee import ended_unconfirmed, redeal_due
 
-        if ended_unconfirmed(s):  # ended as a win with no win confirmed: the operator ends it otherwise
+        # ended as a win with no win confirmed, or a 错和 found at the draw: the operator ends it otherwise
+        if ended_unconfirmed(s) or (d.get("result") == "abandoned" and redeal_due(s) is not None):
             s.hands = s.hands[:-1] + [{**s.hands[-1], "result": d["result"], "seq": ev.seq, "ended_again": True}]
     elif t == "tournament.seating" and d.get("withdrawn"):  # the round published again without this table
         s.seating_offer = None

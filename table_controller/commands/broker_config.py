@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 
@@ -55,19 +54,25 @@ def run(args: argparse.Namespace) -> int:
         files = write(args.out, args.broker, args.tournament, [t for t, _ in venue], prefix=args.topic_prefix,
                       ca_file=args.ca_file, tls_dir=args.tls_dir)
     except (WireError, OSError) as exc:
-        print(f"tablectl broker-config: {exc}", file=sys.stderr)
-        return 2
+        from table_controller.cli import fail
+
+        return fail("broker-config", "无法生成", exc)
+    added_zh = "、".join(files.new_users) or "无（密码全部保留）"
     added = ", ".join(files.new_users) or "none (every password kept)"
     named = {t: n for t, n in venue if n}
     hub_tables = shlex.quote(",".join(f"{t}={named[t]}" if t in named else t for t in files.tables))
-    print(f"赛事 / tournament {args.tournament}: {len(files.tables)} tables; new users: {added}\n"
-          f"  broker:  cp {files.out}/mosquitto/tournament.conf /etc/mosquitto/conf.d/ && "
+    n = len(files.tables)
+    print(f"赛事 {args.tournament}：{n} 桌；新用户：{added_zh} / tournament {args.tournament}: {n} tables; new users: "
+          f"{added}\n"
+          f"  赛事服务器 / broker:  cp {files.out}/mosquitto/tournament.conf /etc/mosquitto/conf.d/ && "
           f"install -m 600 -o mosquitto {files.passwd} {files.acl} {INSTALL_DIR}/ && systemctl restart mosquitto\n"
-          f"  tables:  {files.out}/tables/<table_id>.toml is that table's [tournament] section (user = table id)\n"
-          f"  hub:     install -m 600 {files.out}/hub.env /etc/mahjong-hub.env; run the hub with --username {HUB_USER} "
-          f"--tables {hub_tables}")
+          f"  各桌：{files.out}/tables/<桌号>.toml 即该桌的 [tournament] 段（用户名即桌号） / tables: "
+          f"{files.out}/tables/<table_id>.toml is that table's [tournament] section (user = table id)\n"
+          f"  汇总服务：install -m 600 {files.out}/hub.env /etc/mahjong-hub.env，运行时加 --username {HUB_USER} "
+          f"--tables {hub_tables} / hub: the same, and run it with these options")
     if named:
+        listed_zh = "、".join(f"{t} {n}" for t, n in named.items())
         listed = ", ".join(f"{t} {n}" for t, n in named.items())
-        print(f"  names:   set each table's [table] name as named here ({listed}): the hub flags a table that calls "
-              "itself otherwise")
+        print(f"  桌名：请把各桌 [table] name 设为这里的名字（{listed_zh}）：桌名不同的牌桌会被汇总服务标出 / names: set "
+              f"each table's [table] name as named here ({listed}): the hub flags a table that calls itself otherwise")
     return 0

@@ -41,9 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     import asyncio
     import json
-    import sys
 
-    from drivers.conformance import CHECKS, CheckResult, ConformanceError, run_checks
+    from drivers.conformance import CHECKS, RULE_ZH, CheckResult, ConformanceError, run_checks
+    from table_controller.cli import fail
     from drivers.errors import TransportError
     from drivers.transport import open_transport
 
@@ -51,15 +51,16 @@ def run(args: argparse.Namespace) -> int:
     only = [x.strip() for x in args.only.split(",") if x.strip()]
     unknown = [x for x in only if x not in known]
     if unknown:
-        print(f"tablectl conform: unknown check {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
-        return 2
+        return fail("conform", f"没有这个检查项：{'、'.join(unknown)}（可选的编号见后）",
+                    f"unknown check {', '.join(unknown)}; known: {', '.join(known)}")
     total, shown = len(only or known), []
 
     def show(r: CheckResult) -> None:
         shown.append(r)
         if not args.json:  # one line per check as it finishes: the run takes several seconds
+            # the rule in Chinese, what was seen after it (numbers, frames, SEQs: the protocol's own words)
             mark = "✓ 通过" if r.ok else "✗ 不符"
-            print(f"[{len(shown):2}/{total}] {mark}  {r.id:<17} {r.section:<8} {r.detail}", flush=True)
+            print(f"[{len(shown):2}/{total}] {mark}  {r.id:<17} {r.section:<8} {RULE_ZH[r.id]} / {r.detail}", flush=True)
 
     async def conform() -> list[CheckResult]:
         transport = await open_transport(args.url)
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"ok": False, "url": args.url, "error": str(exc)}, ensure_ascii=False))
         else:
-            print(f"tablectl conform: {exc}", file=sys.stderr)
+            fail("conform", "无法检查：端口打不开或牌桌不应答 RESET", exc)
         return 1
     failed = [r for r in results if not r.ok]
     if args.json:
@@ -82,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
                           "failed": [r.id for r in failed], "checks": [r.to_json() for r in results]},
                          ensure_ascii=False))
     else:
-        print(f"{len(results) - len(failed)}/{len(results)} 通过 / passed"
-              + (f"; 不符 / failed: {', '.join(r.id for r in failed)}" if failed else ""))
+        passed = f"{len(results) - len(failed)}/{len(results)}"
+        ids = ", ".join(r.id for r in failed)
+        print(f"{passed} 通过" + (f"；不符：{ids}" if failed else "") + f" / {passed} passed"
+              + (f"; failed: {ids}" if failed else ""))
         for r in failed:
-            print(f"  {r.id} ({r.section}): {r.rule}")
+            print(f"  {r.id} ({r.section}): {RULE_ZH[r.id]} / {r.rule}")
     return 1 if failed else 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 EPILOG = """\
 示例 / examples:
@@ -61,14 +60,17 @@ def _numbers(text: str, option: str) -> list[int]:
         try:
             out.append(int(part))
         except ValueError:
-            raise ValueError(f"{option} takes whole numbers separated by commas, e.g. 3,4; "
-                             f"{part!r} in {text!r} is not a number") from None
+            raise ValueError(f"{option} 须为以逗号分隔的整数，如 3,4：{text!r} 中的 {part!r} 不是数 / {option} takes whole "
+                             f"numbers separated by commas, e.g. 3,4; {part!r} in {text!r} is not a number") from None
     return out
 
 
-def _fail(message: str) -> int:
-    print(f"tablectl deal: error: {message}", file=sys.stderr)
-    return 2
+def _fail(message: object, zh: str = "输入有误") -> int:
+    """Exit 2 with `message` said Chinese first (`cli.fail`); a rules error's gist from its code."""
+    from table_controller.cli import fail
+    from table_controller.rules.errors import RulesError, gist_zh
+
+    return fail("deal", gist_zh(message) if isinstance(message, RulesError) else zh, message)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,25 +82,27 @@ def run(args: argparse.Namespace) -> int:
             if not ids:  # a mistyped --rulesets-dir listed nothing and exited 0
                 from table_controller.rules import rulesets_dir
 
-                return _fail(f"no ruleset files (ID.toml) in {rulesets_dir(args.rulesets_dir)}: check --rulesets-dir "
-                             "or $TABLECTL_RULESETS_DIR")
+                where = rulesets_dir(args.rulesets_dir)
+                return _fail(f"{where} 中没有规则文件（编号.toml）：请检查 --rulesets-dir 或 $TABLECTL_RULESETS_DIR / no "
+                             f"ruleset files (ID.toml) in {where}: check --rulesets-dir or $TABLECTL_RULESETS_DIR")
             for rid in ids:
                 rs = load_ruleset(rid, args.rulesets_dir)
-                print(f"{rid:<10} {rs.name_zh}  {rs.name_en}  ({rs.tiles} tiles, {rs.dice_count} dice"
-                      f"{', two throws' if rs.throws == 2 else ''})")
+                print(f"{rid:<10} {rs.name_zh}（{rs.tiles} 张，{rs.dice_count} 颗骰子{'，掷两次' if rs.throws == 2 else ''}） / "
+                      f"{rs.name_en} ({rs.tiles} tiles, {rs.dice_count} dice{', two throws' if rs.throws == 2 else ''})")
             return 0
         if not args.ruleset:
-            return _fail("--ruleset ID is required (try --list for the ids)")
+            return _fail("须给出 --ruleset 规则编号（--list 列出编号） / --ruleset ID is required (try --list for the ids)")
         rs = load_ruleset(args.ruleset, args.rulesets_dir)
         if not args.dice:
-            return _fail(f"--dice is required: {rs.dice_count} numbers 1..6 for {rs.id}, e.g. "
-                         f"{','.join(['3'] * rs.dice_count)}")
+            example = ",".join(["3"] * rs.dice_count)
+            return _fail(f"须给出 --dice：{rs.id} 为 {rs.dice_count} 个 1 至 6 的数，如 {example} / --dice is required: "
+                         f"{rs.dice_count} numbers 1..6 for {rs.id}, e.g. {example}")
         dice = _numbers(args.dice, "--dice")
         dice2 = _numbers(args.dice2, "--dice2") if args.dice2 else None
         lengths = _numbers(args.wall_lengths, "--wall-lengths") if args.wall_lengths else None
         plan = deal_plan(rs, dice, dice2, lengths)
     except (DealError, RulesetError, ValueError) as exc:
-        return _fail(str(exc))
+        return _fail(exc)
     if args.json:
         print(json.dumps(plan.to_json(), ensure_ascii=False))
     else:

@@ -61,10 +61,11 @@ def run(args: argparse.Namespace) -> int:
     from table_controller.runner import run_service
 
     if args.tables < 1:
-        print("tablectl demo: --tables must be 1 or more", file=sys.stderr)
+        print("tablectl demo: --tables 须为 1 或更多 / --tables must be 1 or more", file=sys.stderr)
         return 2
     if args.tables > 1 and args.camera:
-        print("tablectl demo: --camera shows one table's felt; run it without --tables", file=sys.stderr)
+        print("tablectl demo: --camera 只显示一张牌桌的台面，请去掉 --tables / --camera shows one table's felt; run it "
+              "without --tables", file=sys.stderr)
         return 2
     try:  # checked before anything starts, a tournament's broker and hub included
         config = parse_config({
@@ -75,11 +76,13 @@ def run(args: argparse.Namespace) -> int:
                      "camera": args.camera},
         }, source="tablectl demo")
     except ConfigError as exc:
-        message = str(exc)
+        from table_controller.cli import fail
+
+        message = str(exc).removeprefix("tablectl demo: ")
         for key, option in OPTION_OF_KEY.items():
             message = message.replace(f"key {key!r}", option)
-        print(message, file=sys.stderr)
-        return 2
+        option = message.split(":", 1)[0] if message.startswith("--") else ""
+        return fail("demo", f"参数 {option} 有误" if option else "参数有误", message)
     if args.tables > 1:
         return _tournament(args)
     return run_service(config, args.data_dir.resolve(), verbose=args.verbose, open_browser=not args.no_browser,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import unicodedata
 from pathlib import Path
 
@@ -122,19 +121,23 @@ def check(args: argparse.Namespace) -> None:
         venue_tables(args.tables)
     tls_cert, tls_key = getattr(args, "tls_cert", ""), getattr(args, "tls_key", "")
     if bool(tls_cert) != bool(tls_key):
-        raise WireError("--tls-cert and --tls-key go together: give both for https, or neither")
+        raise WireError("--tls-cert 与 --tls-key 须同时给出（https），或都不给 / --tls-cert and --tls-key go together: give "
+                        "both for https, or neither")
     if tls_cert:
         import ssl
 
         try:
             ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(tls_cert, tls_key)
         except (OSError, ssl.SSLError) as exc:
-            raise WireError(f"--tls-cert / --tls-key ({tls_cert}, {tls_key}) do not load: {exc}") from None
+            raise WireError(f"--tls-cert、--tls-key（{tls_cert}，{tls_key}）无法加载 / --tls-cert, --tls-key ({tls_cert}, "
+                            f"{tls_key}) do not load: {exc}") from None
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The hub's command line on its own (for the unit that runs it); SystemExit(2) when it is wrong."""
-    parser = argparse.ArgumentParser(prog="tablectl")
+    from table_controller.cli import Parser
+
+    parser = Parser(prog="tablectl")
     register(parser.add_subparsers(dest="command"))
     return parser.parse_args(["hub", *argv])
 
@@ -153,8 +156,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         check(args)
     except WireError as exc:
-        print(f"tablectl hub: {exc}", file=sys.stderr)
-        return 2
+        from table_controller.cli import fail
+
+        return fail("hub", "参数有误", exc)
     setup_logging("info", args.verbose)
 
     from table_controller.tournament.pairing import registered

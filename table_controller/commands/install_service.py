@@ -47,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from table_controller.cli import fail
     from table_controller.config import ConfigError, load_config
     from table_controller.deploy import (DEFAULT_UNIT, HUB_UNIT, DeployError, hub_files, private_tmp_paths,
                                          stick_at_top, unit_files, writable_dirs)
@@ -56,30 +57,33 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.hub:
             if args.config is not None:
-                raise DeployError("--hub installs the tournament's hub, which has no table config: drop --config")
+                raise DeployError("--hub 安装的是赛事汇总服务，它没有牌桌配置：请去掉 --config / --hub installs the "
+                                  "tournament's hub, which has no table config: drop --config")
             files, data = hub_files(hub_args, tablectl, args.user, args.unit or HUB_UNIT)
             dirs = [data]
         else:
             if args.config is None or hub_args:
-                raise DeployError("give the table's --config (or --hub, with the hub's arguments after --)")
+                raise DeployError("请给出本桌的 --config（或 --hub，汇总服务的参数写在 -- 之后） / give the table's --config "
+                                  "(or --hub, with the hub's arguments after --)")
             config = load_config(args.config.resolve())
             files = unit_files(config, args.config.resolve(), tablectl, args.user, args.unit or DEFAULT_UNIT,
                                root=args.root.resolve())
             dirs = writable_dirs(config)
             top = stick_at_top(config, root=args.root.resolve())
             if top is not None:
-                print(f"tablectl install-service: warning: the mirror's stick mounts at {top}, right under /: the "
-                      "unit can only make that mount point writable, which holds on to the stick in at the start, "
-                      f"so a stick pulled and put back would not reach the service; mount it under a folder (e.g. "
-                      f"/media{top}) and run this again / 备份U盘请挂载在 /media 等目录之下", file=sys.stderr)
+                print(f"tablectl install-service: 注意：备份U盘挂载在 {top}，直接位于 / 之下：服务只能让这个挂载点可写，"
+                      f"拔出再插上的U盘到不了服务；请挂载在某个目录之下（如 /media{top}）后再运行一次 / warning: the "
+                      f"mirror's stick mounts at {top}, right under /: the unit can only make that mount point writable, "
+                      "which holds on to the stick in at the start, so a stick pulled and put back would not reach the "
+                      f"service; mount it under a folder (e.g. /media{top}) and run this again", file=sys.stderr)
     except (ConfigError, DeployError) as exc:
-        print(f"tablectl install-service: {exc}", file=sys.stderr)
-        return 2
+        return fail("install-service", "配置有误" if isinstance(exc, ConfigError) else "无法安装", exc)
     for path in private_tmp_paths(([] if args.hub else [args.config.resolve()]) + dirs):
-        print(f"tablectl install-service: warning: {path} is under /tmp, which the service does not see (its /tmp "
-              "is private, emptied at each start and stop): the config would not be found, the log would be lost; "
-              "move it elsewhere (e.g. /home/USER/table) and run this again / 配置和数据目录不能放在 /tmp",
-              file=sys.stderr)
+        print(f"tablectl install-service: 注意：{path} 在 /tmp 之下，服务看不到（它的 /tmp 是自己的，每次启动和停止都清空）："
+              "配置会找不到，记录会丢失；请移到别处（如 /home/用户/table）后再运行一次 / warning: "
+              f"{path} is under /tmp, which the service does not see (its /tmp is private, emptied at each start and "
+              "stop): the config would not be found, the log would be lost; move it elsewhere (e.g. /home/USER/table) "
+              "and run this again", file=sys.stderr)
     for f in files:
         target = args.root / f.path
         if args.show:
@@ -89,16 +93,16 @@ def run(args: argparse.Namespace) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(f.text, encoding="utf-8")
         except OSError as exc:
-            print(f"tablectl install-service: cannot write {target}: {exc.strerror} (run it with sudo)", file=sys.stderr)
-            return 1
-        print(f"wrote {target}")
+            return fail("install-service", f"无法写入 {target}（{exc.strerror}）：请用 sudo 运行",
+                        f"cannot write {target}: {exc.strerror} (run it with sudo)", 1)
+        print(f"已写入 / wrote {target}")
     if not args.show:
         # systemd refuses to start a unit whose ReadWritePaths do not exist
         made = " ".join(shlex.quote(str(d)) for d in dirs)
-        print("then, as root:")
+        print("然后以 root 身份执行 / then, as root:")
         print(f"  mkdir -p {made} && chown {shlex.quote(args.user)} {made}")
         for f in files:
             if f.then:
                 print(f"  {f.then}")
-        print(f"logs: journalctl -u {Path(files[0].path).stem} -o cat")
+        print(f"日志 / logs: journalctl -u {Path(files[0].path).stem} -o cat")
     return 0

@@ -87,8 +87,9 @@ def _write(args: argparse.Namespace, pin: str, stored: str) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(f"tablectl pin: {exc}", file=sys.stderr)
-        return 2
+        from table_controller.cli import fail
+
+        return fail("pin", "配置有误，凭证未更改", exc)
     if Credentials.from_display(config.display, lambda: "").find(pin) is not None:
         print("tablectl pin: 新凭证与现有凭证相同（须与原凭证及其他凭证都不同），凭证未更改 / the new PIN is one in "
               "use; nothing changed", file=sys.stderr)

@@ -19,6 +19,11 @@ Exit status: 0 if the table answered, 1 if it did not (the message says why), 2 
 """
 
 
+#: The board's capabilities (docs/protocol.md §7 identity) as the technician reads them.
+FEATURES_ZH = {"machine_dealt": "机器配牌", "seat_buttons": "座位按键", "seat_lights": "座位灯", "buzzer": "蜂鸣器",
+               "tile_counter": "点牌计数"}
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "probe", help="与牌桌握手，显示其身份和功能 / handshake with a table and print its identity and capabilities",
@@ -42,11 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     import asyncio
     import json
-    import sys
     from typing import Any
 
-    from drivers.errors import TableError
+    from drivers.errors import TableError, gist_zh
     from drivers.table import open_table
+    from table_controller.cli import fail
 
     async def probe() -> dict[str, Any]:
         table = await open_table(args.url, dialect=args.dialect, reconnect=False, connect_timeout=args.timeout,
@@ -71,19 +76,24 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"ok": False, "url": args.url, "error": str(exc), "code": exc.code}))
         else:
-            print(f"tablectl probe: {exc}", file=sys.stderr)
+            fail("probe", gist_zh(exc), exc)
         return 1
     if args.json:
         print(json.dumps({"ok": True, **out}, ensure_ascii=False))
         return 0
     caps = out["capabilities"]
-    print(f"table at {out['url']}: {out['dialect']} protocol {out['protocol_version']}, "
-          f"firmware {out['firmware'] or '-'}, serial {out['serial'] or '-'}")
-    print(f"  tile counts {caps['tile_counts'] or 'not reported'}; dice {caps['dice'] or 'none'}")
+    firmware, serial = out["firmware"] or "-", out["serial"] or "-"
+    print(f"牌桌 {out['url']}：{out['dialect']} 协议 {out['protocol_version']}，固件 {firmware}，序列号 {serial} / "
+          f"table at {out['url']}: {out['dialect']} protocol {out['protocol_version']}, firmware {firmware}, "
+          f"serial {serial}")
+    counts, dice = caps["tile_counts"], caps["dice"]
+    print(f"  牌数 {counts or '未报告'}；{f'骰子 {dice} 颗' if dice else '无骰子'} / tile counts {counts or 'not reported'}; "
+          f"dice {dice or 'none'}")
     for count, lengths in caps["wall_lengths"].items():
-        print(f"  {count} tiles: walls E S W N of {' '.join(map(str, lengths))} stacks")
-    feats = [k for k in ("machine_dealt", "seat_buttons", "seat_lights", "buzzer", "tile_counter") if caps[k]]
-    print(f"  features: {', '.join(feats) or 'none'}")
-    if "status" in out:
-        print(f"  status: {out['status']}")
+        stacks = " ".join(map(str, lengths))
+        print(f"  {count} 张：东南西北牌墙各 {stacks} 墩 / {count} tiles: walls E S W N of {stacks} stacks")
+    feats = [k for k in FEATURES_ZH if caps[k]]
+    print(f"  功能：{'、'.join(FEATURES_ZH[k] for k in feats) or '无'} / features: {', '.join(feats) or 'none'}")
+    if "status" in out:  # the table's own fields, as --json gives them
+        print(f"  状态 / status: {json.dumps(out['status'], ensure_ascii=False)}")
     return 0

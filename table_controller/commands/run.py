@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 
@@ -29,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(f"tablectl run: {exc}", file=sys.stderr)
-        return 2
+        from table_controller.cli import fail
+
+        return fail("run", "配置有误", exc)
     return run_service(config, config.data_path(), verbose=args.verbose, open_browser=False)

@@ -77,19 +77,25 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import sys
 
+    from table_controller.cli import fail
     from tablesim import FaultPlan, SimError, SimTable, Timings
     from tablesim.sim import parse_scenario
 
     try:
         plan = FaultPlan.parse(args.faults)
-        scenario = None
-        if args.scenario:
+    except ValueError as exc:
+        return fail("sim", "--faults 的写法有误（见 --help）", exc)
+    scenario = None
+    if args.scenario:
+        try:
             with open(args.scenario, encoding="utf-8") as fh:
                 scenario = fh.read()
+        except (OSError, ValueError) as exc:  # ValueError: not UTF-8 text
+            return fail("sim", f"场景文件 {args.scenario} 无法读取", f"cannot read {args.scenario}: {getattr(exc, 'strerror', None) or exc}")
+        try:
             parse_scenario(scenario)
-    except (ValueError, SimError, OSError) as exc:
-        print(f"tablectl sim: {exc}", file=sys.stderr)
-        return 2
+        except (ValueError, SimError) as exc:
+            return fail("sim", f"场景文件 {args.scenario} 有误", exc)
     timings = Timings.default().scaled(args.speed)
 
     async def main() -> int:

@@ -164,9 +164,11 @@ def _share(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number between 0 and 1") from None
+        raise argparse.ArgumentTypeError(f"须为 0 与 1 之间的数，不是 {text!r} / {text!r} is not a number between 0 "
+                                         "and 1") from None
     if not 0.0 < value < 1.0:  # as `[camera] threshold`
-        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (a confidence, e.g. 0.8)")
+        raise argparse.ArgumentTypeError(f"须在 0 与 1 之间（置信度，如 0.8），不是 {text} / {text} is not between 0 and 1 "
+                                         "(a confidence, e.g. 0.8)")
     return value
 
 
@@ -208,14 +210,21 @@ def _light_problem(img) -> str:  # type: ignore[no-untyped-def]
     status = CameraHealth().check(img).to_json()
     if status["code"] not in ("dark", "glare"):
         return ""
-    todo = ("light the table and take it again" if status["code"] == "dark"
-            else "turn the lamp or the camera off the reflection and take it again")
-    return f"{status['message']} / {status['message_en']} ({status['detail']}): {todo}"
+    todo_zh, todo = (("请照亮台面后重拍", "light the table and take it again") if status["code"] == "dark"
+                     else ("请调开灯或摄像头避开反光后重拍", "turn the lamp or the camera off the reflection and take it again"))
+    return f"{status['message']}；{todo_zh} / {status['message_en']} ({status['detail']}): {todo}"
 
 
-def _fail(msg: str) -> int:
-    print(f"tablectl vision: {msg}", file=sys.stderr)
-    return 1
+#: The gist of each error a vision action meets, Chinese first before its English (`cli.chinese_first`).
+GIST_ZH = {"ModelError": "识牌模型无法加载", "EnrollmentError": "牌样有误", "CalibrationError": "无法标定台面",
+           "ReadError": "无法识读此图片", "TileArtError": "此牌面风格无法使用", "PictureError": "图片无法读取"}
+
+
+def _fail(msg: object, zh: str = "") -> int:
+    """Exit 1 saying `msg` Chinese first: `zh`, else the gist of the error `msg` is (`GIST_ZH`)."""
+    from table_controller.cli import fail
+
+    return fail("vision", zh or GIST_ZH.get(type(msg).__name__, "无法完成"), msg, 1)
 
 
 def _corners(text: str) -> list[list[float]]:
@@ -232,7 +241,8 @@ def _corners(text: str) -> list[list[float]]:
     except (ValueError, TypeError):
         pts = []
     if len(pts) != 4 or any(len(p) != 2 for p in pts):
-        raise ValueError(f"--corners {text!r}: four points x,y separated by ';', clockwise from W's left, "
+        raise ValueError(f"--corners {text!r}：须为以 ; 分隔的四个点 x,y，从西家左角起顺时针，或照 `tablectl vision corners "
+                         "FRAME` 打印的写法 / four points x,y separated by ';', clockwise from W's left, "
                          "e.g. '102,88;1180,90;1175,900;98,905' or as `tablectl vision corners FRAME` prints them "
                          "('[[102, 88], [1180, 90], [1175, 900], [98, 905]]')")
     return pts
@@ -268,7 +278,7 @@ def run_read(args: argparse.Namespace) -> int:
             reader.calibration = Calibration.from_corners(pts)
         tiles = reader.read_image(img)
     except (ValueError, ModelError, EnrollmentError, CalibrationError, ReadError) as exc:
-        return _fail(str(exc))
+        return _fail(exc)
     if args.json:
         print(json.dumps({"tiles": [t.to_json() for t in tiles]}, ensure_ascii=False))
     else:
@@ -278,7 +288,8 @@ def run_read(args: argparse.Namespace) -> int:
             flag = "" if t.accepted else "  ?请裁判确认"
             print(f"{t.zone or '-':10} {t.kind:5} {chinese_name(t.kind):4} {t.confidence:.3f} rot {t.rotation:3}{flag}")
         if not tiles:  # an empty answer on stdout read as "the command did nothing"
-            print(f"{args.image}: no tiles found" + (" within --corners" if args.corners else ""), file=sys.stderr)
+            within = (" --corners 之内", " within --corners") if args.corners else ("", "")
+            print(f"{args.image}: 没有找到牌{within[0]} / no tiles found{within[1]}", file=sys.stderr)
     return 0
 
 
@@ -288,14 +299,15 @@ def run_corners(args: argparse.Namespace) -> int:
     try:
         img = _imread(args.image)
     except ValueError as exc:
-        return _fail(str(exc))
+        return _fail(exc)
     light = _light_problem(img)
     if light:
         return _fail(f"{args.image}: {light}")
     found = find_felt(img)
     if found is None:  # why, as the finder saw it: the refusal blamed the edges, whatever the cause was
-        return _fail(f"{args.image}: no felt found whole in the picture: {felt_problem(img)}; or pick the corners "
-                     "by hand (台面四边须全在画面中)")
+        zh, _, en = felt_problem(img).partition(" / ")
+        return _fail(f"{args.image}: 画面中找不到完整的台面：{zh}；或手动选取四角（台面四边须全在画面中） / no felt found whole in "
+                     f"the picture: {en or zh}; or pick the corners by hand")
     h, w = img.shape[:2]
     coarse = found.resolution_problem()
     if coarse:  # the corners are right, the camera is not: say so beside them
@@ -318,9 +330,11 @@ def _labels(labels: Path) -> list[tuple[str, str]]:
     from vision.kinds import KINDS
 
     if labels.is_dir():  # was "labels.csv not found" of a folder that is there
-        raise ValueError(f"{labels}: a folder, not a file: the folder needs a labels.csv file with columns file,kind")
+        raise ValueError(f"{labels}: 是文件夹而不是文件：文件夹中须有 file,kind 两栏的 labels.csv / a folder, not a file: "
+                         "the folder needs a labels.csv file with columns file,kind")
     if not labels.is_file():
-        raise ValueError(f"{labels} not found: the folder needs a labels.csv with columns file,kind")
+        raise ValueError(f"{labels}: 找不到：文件夹中须有 file,kind 两栏的 labels.csv / not found: the folder needs a "
+                         "labels.csv with columns file,kind")
     try:  # utf-8-sig: a spreadsheet's UTF-8 file starts with a BOM, which hid the header 'file'
         with labels.open(encoding="utf-8-sig", newline="") as f:
             reader = csv.DictReader(f)
@@ -354,7 +368,8 @@ def evaluate_dir(reader, directory: Path) -> dict:  # type: ignore[no-untyped-de
     """Single-tile accuracy figures for a folder with labels.csv. ValueError when no picture of it
     could be read: figures of nothing are not figures (before: "n=0 top1=None", exit 0)."""
     if directory.is_file():
-        raise ValueError(f"{directory}: a file, not a folder (name the folder that holds labels.csv and the pictures)")
+        raise ValueError(f"{directory}: 是文件而不是文件夹（请给出放 labels.csv 和图片的文件夹） / a file, not a folder (name "
+                         "the folder that holds labels.csv and the pictures)")
     from vision.picture import shown
 
     rows = _labels(directory / "labels.csv")
@@ -398,17 +413,20 @@ def run_eval(args: argparse.Namespace) -> int:
     try:
         figures = evaluate_dir(_reader(args), args.dir)
     except (ValueError, ModelError, EnrollmentError) as exc:
-        return _fail(str(exc))
+        return _fail(exc, "" if isinstance(exc, (ModelError, EnrollmentError)) else "无法测评")
     if args.json:
         print(json.dumps(figures, ensure_ascii=False))
     else:
-        print(f"n={figures['n']} top1={figures['top1']} coverage@{figures['threshold']}={figures['coverage_at_threshold']} "
-              f"accuracy@threshold={figures['accuracy_at_threshold']}")
+        n, top1, at = figures["n"], figures["top1"], figures["threshold"]
+        coverage, accuracy = figures["coverage_at_threshold"], figures["accuracy_at_threshold"]
+        print(f"{n} 张：首选正确率 {top1}；置信度阈值 {at} 下自动认出 {coverage}，其正确率 {accuracy} / n={n} top1={top1} "
+              f"coverage@{at}={coverage} accuracy@threshold={accuracy}")
         for k, v in figures["per_kind"].items():
             print(f"  {k:5} {v:.3f}")
         if figures["unreadable"]:
             skipped = figures["unreadable"]
-            print(f"not read ({len(skipped)}): " + "; ".join(f"{f} ({figures['unreadable_why'][f]})" for f in skipped))
+            why = "; ".join(f"{f} ({figures['unreadable_why'][f]})" for f in skipped)
+            print(f"未能读取 {len(skipped)} 张 / not read ({len(skipped)}): {why}")
     return 0
 
 
@@ -423,7 +441,8 @@ def run_enroll(args: argparse.Namespace) -> int:
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] or list(FACE_KINDS)
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:  # else told only as a count of tiles that does not match ("2 kinds were to be laid out")
-        return _fail(f"--kinds: {', '.join(unknown)}: not tile codes (1m..9m 1p..9p 1s..9s 1z..7z 1f..8f back)")
+        return _fail(f"--kinds: {'、'.join(unknown)} 不是牌的代码 / {', '.join(unknown)}: not tile codes (1m..9m 1p..9p "
+                     "1s..9s 1z..7z 1f..8f back)")
     # the file is saved as .npz whatever --out says (numpy's way): `--out table` wrote table.npz, said
     # "wrote table", and a second run did not see it, so it started afresh and overwrote it
     if args.out.suffix != ".npz":
@@ -435,14 +454,19 @@ def run_enroll(args: argparse.Namespace) -> int:
             _utf8("--model", str(args.model))
         reader = TileReader(args.model or DEFAULT_MODEL, enrollment=enrollment)
     except (ValueError, ModelError, EnrollmentError) as exc:
-        return _fail(str(exc))
+        return _fail(exc)
     done: list[str] = []
 
     def refused(path: Path, why: object) -> int:
         """A frame that will not do: named, and nothing written (the frames before it said "enrolled"
         and were lost without a word when a later one failed)."""
-        before = (f"; {', '.join(done)} not kept either: enroll again with the frames that pass" if done else "")
-        return _fail(f"{shown(path)}: {why}\nnothing written to {args.out}{before} (未写入)")
+        from table_controller.cli import chinese_first
+
+        before_zh = f"，{'、'.join(done)} 也未保留：请用可用的画面重新学牌" if done else ""
+        before = f"; {', '.join(done)} not kept either: enroll again with the frames that pass" if done else ""
+        _fail(f"{shown(path)}: {chinese_first('此画面不能用', str(why))}")
+        print(f"未写入 {args.out}{before_zh} / nothing written to {args.out}{before}", file=sys.stderr)
+        return 1
 
     for path in args.images:
         try:
@@ -469,13 +493,16 @@ def run_enroll(args: argparse.Namespace) -> int:
         except (ValueError, EnrollmentError, ReadError) as exc:
             return refused(path, exc)
         done.append(shown(path))
-        print(f"{shown(path)}: {len(kinds)} tiles enrolled")
+        print(f"{shown(path)}: 已学 {len(kinds)} 张牌 / {len(kinds)} tiles enrolled")
     assert reader.enrollment is not None
     try:
         reader.enrollment.save(args.out)
     except OSError as exc:  # --out where nothing can be written (was a traceback after the work was done)
-        return _fail(f"{args.out}: cannot write the enrollment file: {exc.strerror or exc}")
-    print(f"wrote {args.out}: {len(reader.enrollment)} examples of {len(reader.enrollment.kinds_covered())} kinds")
+        return _fail(f"{args.out}: 无法写入牌样文件（{exc.strerror or exc}） / cannot write the enrollment file: "
+                     f"{exc.strerror or exc}")
+    examples, kinds_covered = len(reader.enrollment), len(reader.enrollment.kinds_covered())
+    print(f"已写入 {args.out}：{kinds_covered} 种牌，{examples} 个样本 / wrote {args.out}: {examples} examples of "
+          f"{kinds_covered} kinds")
     return 0
 
 
@@ -483,7 +510,8 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         import torch  # noqa: F401
     except ImportError:
-        return _fail("training needs torch: pip install -e '.[train]' (a CPU build is enough)")
+        return _fail("训练需要 torch：pip install -e '.[train]'（CPU 版即可） / training needs torch: pip install -e "
+                     "'.[train]' (a CPU build is enough)")
     from vision.model import DEFAULT_MODEL
     from vision.train import TrainConfig, train
 
@@ -504,11 +532,11 @@ def run_render(args: argparse.Namespace) -> int:
     try:
         faces = load_style(args.style)
     except TileArtError as exc:
-        return _fail(str(exc))
+        return _fail(exc)
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # was a traceback (a file where the folder should be, no right to write)
-        return _fail(f"{args.out}: cannot make the folder: {exc.strerror or exc}")
+        return _fail(f"{args.out}: 无法建立文件夹（{exc.strerror or exc}） / cannot make the folder: {exc.strerror or exc}")
     rows = ["file,kind"]
     for i in range(args.singles):
         for j, f in enumerate(faces):
@@ -520,7 +548,8 @@ def run_render(args: argparse.Namespace) -> int:
         scene = render_scene(faces, args.seed + s, SceneOptions())
         save_picture(args.out / f"scene-{s}.jpg", scene.image)
         (args.out / f"scene-{s}.json").write_text(json.dumps({"tiles": scene.tiles}, ensure_ascii=False))
-    print(f"wrote {len(rows) - 1} single-tile pictures and {args.scenes} scenes to {args.out}")
+    print(f"已写入 {args.out}：单张牌图片 {len(rows) - 1} 张，整桌画面 {args.scenes} 幅 / wrote {len(rows) - 1} single-tile "
+          f"pictures and {args.scenes} scenes to {args.out}")
     return 0
 
 
@@ -536,11 +565,11 @@ def run_grab(args: argparse.Namespace) -> int:
     from vision.health import CameraHealth
 
     if args.out.suffix.lower() not in (".jpg", ".jpeg", ".png"):
-        return _fail(f"{args.out}: name a .jpg or .png file")
+        return _fail(f"{args.out}: 请给出 .jpg 或 .png 文件名 / name a .jpg or .png file")
     try:
         cap = open_capture(_utf8("camera", args.source))
     except ValueError as exc:
-        return _fail(str(exc))
+        return _fail(exc, "无法打开摄像头")
     frame = None
     try:
         for _ in range(max(1, args.frames)) if cap.isOpened() else ():
@@ -559,13 +588,15 @@ def run_grab(args: argparse.Namespace) -> int:
     try:
         save_picture(args.out, frame)
     except (OSError, cv2.error) as exc:
-        return _fail(f"{args.out}: cannot write the picture: {getattr(exc, 'strerror', None) or exc}")
+        why = getattr(exc, "strerror", None) or exc
+        return _fail(f"{args.out}: 无法写入图片（{why}） / cannot write the picture: {why}")
     h, w = frame.shape[:2]
     health = CameraHealth().check(frame).to_json()
     seen = sorted(find_markers(frame))
     print(f"{args.out}: {w}×{h}, {health['message']} / {health['message_en']}"
           + (f" ({health['detail']})" if health["detail"] else ""))
-    print(f"台角标记 / corner markers: {len(seen)} of {len(MARKER_IDS)}" + (f" (ids {seen})" if seen else "")
+    print(f"台角标记 {len(seen)}/{len(MARKER_IDS)}" + (f"（编号 {seen}）" if seen else "")
+          + f" / corner markers: {len(seen)} of {len(MARKER_IDS)}" + (f" (ids {seen})" if seen else "")
           + ("" if len(seen) >= 3 else
              ": 标记不足 3 个时请清空四角、检查对焦；无标记的牌桌用 `tablectl vision corners` 找台面四角 / fewer than 3: "
              "clear the corners, check the focus; a table without markers: `tablectl vision corners` finds the felt"))
@@ -594,19 +625,21 @@ def run_camera(args: argparse.Namespace) -> int:
     try:
         faces = list(load_style(args.style))
     except TileArtError as exc:
-        return _fail(str(exc))
+        return _fail(exc)
     opts = SceneOptions(markers=not args.no_markers)
     if args.layout == "enroll" and not set(FACE_KINDS) <= {f.kind for f in faces}:
         missing = sorted(set(FACE_KINDS) - {f.kind for f in faces})
-        return _fail(f"{args.style} has no {', '.join(missing)}: another --style to lay all 42 kinds out")
+        return _fail(f"{args.style} 缺少 {'、'.join(missing)}：请换一种 --style 以摆出全部 42 种牌 / {args.style} has no "
+                     f"{', '.join(missing)}: another --style to lay all 42 kinds out")
     # either layout on one felt under one camera (`pose_seed`): the corners found on the one fit the other
     tiles = enrollment_layout(FACE_KINDS) if args.layout == "enroll" else play_layout(faces, args.seed, opts)
     source = scene_source(faces, args.seed, opts, tiles=tiles, pose_seed=args.seed)
     try:
         cam = VirtualCamera(source, host=args.host, port=args.port).start()
     except OSError as exc:  # was a traceback from socketserver
-        return _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc} (another --port?)")
-    print(f"virtual camera at {cam.url} (Ctrl-C to stop)", flush=True)
+        return _fail(f"无法在 {args.host}:{args.port} 上服务（{exc.strerror or exc}）：换一个 --port？ / cannot serve on "
+                     f"{args.host}:{args.port}: {exc.strerror or exc} (another --port?)")
+    print(f"虚拟摄像头 {cam.url}（Ctrl-C 停止） / virtual camera at {cam.url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
             time.sleep(1)

@@ -33,7 +33,7 @@ KEYS: Mapping[str, frozenset[str]] = {
         "limit_hands", "min_fan", "multipliers", "nagashi_mangan", "no_chow", "no_wildcard_factor",
         "non_winning_end", "noten_penalty", "noten_riichi", "open_tanyao", "pao", "patterns", "plain",
         "return_points", "riichi_leftover", "riichi_stick", "rob_kong_as_self_draw", "rob_kong_pays_all", "seal",
-        "self_draw", "self_draw_factor", "stack", "start_points", "style", "table_points", "tax_refund", "uma",
+        "self_draw", "self_draw_factor", "stack", "start_points", "style", "table_points", "tax_refund", "ties", "uma",
         "unit", "ways", "wildcard"}),
     "scoring.additional": frozenset({"单张和牌", "妙手回春", "杠上开花", "海底捞月", "花牌", "补花和牌", "门清"}),  # jingji
     "scoring.baofu": frozenset({"hanging_span", "hanging_swap"}),  # baofu.py

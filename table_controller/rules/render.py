@@ -15,14 +15,15 @@ if TYPE_CHECKING:
     from .deal import DealPlan
     from .wall_state import WallState
 
+#: Each mark's name, Chinese then English (the picture's lines are said "中文 / English", as `tablectl` says things).
 LEGEND = {
-    "*": "indicator 翻牌",
-    ">": "next draw 下一张",
-    "<": "next replacement 补牌",
-    "$": "last tile 海底",
-    "x": "dead wall / reserve 留牌",
-    ".": "dealt 已抓",
-    "#": "live 牌墙",
+    "*": ("翻牌", "indicator"),
+    ">": ("下一张", "next draw"),
+    "<": ("补牌", "next replacement"),
+    "$": ("海底", "last tile"),
+    "x": ("留牌", "dead wall, reserve"),
+    ".": ("已抓", "dealt"),
+    "#": ("牌墙", "live"),
 }
 _PRIORITY = "*><$x.#"
 
@@ -75,29 +76,34 @@ def render_plan(plan: DealPlan, state: WallState | None = None) -> str:
         label_r = f"S{row + 1:02d}" if row < s else ""
         lines.append(f"{label_l} {left}{' ' * (2 * width + 1)}{right} {label_r}")
     lines.append("    " + " ".join(cell("E", i) for i in range(e, 0, -1)))
-    lines.append(f"    东 E (dealer 庄家): E{e:02d} ← E01    北 N runs up the left, 南 S down the right")
-    legend = "  ".join(f"{k} {v}" for k, v in LEGEND.items())
+    lines.append(f"    东 E（庄家）：E{e:02d} ← E01    北 N 在左侧自下而上，南 S 在右侧自上而下 / E (dealer), N runs up the "
+                 "left, S down the right")
+    legend = ("  ".join(f"{k} {zh}" for k, (zh, _) in LEGEND.items()) + " / "
+              + "  ".join(f"{k} {en}" for k, (_, en) in LEGEND.items()))
 
     brk_wall, brk_stack = plan.ring.stack_at(plan.break_stack)
-    throws = [f"{plan.throwers[0]} threw {'+'.join(map(str, plan.dice))}={sum(plan.dice)}"]
-    if plan.dice2 is not None:
-        throws.append(f"{plan.throwers[1]} threw {'+'.join(map(str, plan.dice2))}={sum(plan.dice2)}")
+    thrown = [(seat, f"{'+'.join(map(str, dice))}={sum(dice)}")
+              for seat, dice in zip(plan.throwers, (plan.dice, plan.dice2)) if dice is not None]
     mode = "留" if plan.brk.mode == "leave" else "从第"
+    walls = f"E{e} S{s} W{w} N{n}"
     lines += [
         legend,
-        f"{rs.id} {rs.name_zh} ({rs.name_en}) · {rs.tiles} tiles · walls E{e} S{s} W{w} N{n}",
-        "dice: " + "; ".join(throws),
-        f"开门 break: {SEAT_NAMES[plan.brk.wall]}({plan.brk.wall}) wall, count {plan.brk.count} "
-        f"({mode}{plan.brk.count}墩, {plan.brk.mode}) → ends at {brk_wall}{brk_stack:02d}, "
-        f"first dealt {plan.first_dealt}",
+        f"{rs.id} {rs.name_zh} · {rs.tiles} 张 · 牌墙 {walls} / {rs.name_en} · {rs.tiles} tiles · walls {walls}",
+        "骰子：" + "；".join(f"{seat} 掷 {said}" for seat, said in thrown) + " / dice: "
+        + "; ".join(f"{seat} threw {said}" for seat, said in thrown),
+        f"开门：{SEAT_NAMES[plan.brk.wall]}({plan.brk.wall}) 家牌墙，数 {plan.brk.count}（{mode}{plan.brk.count}墩）→ 止于 "
+        f"{brk_wall}{brk_stack:02d}，首张 {plan.first_dealt} / break: {plan.brk.wall}'s wall, count {plan.brk.count} "
+        f"({plan.brk.mode}) → ends at {brk_wall}{brk_stack:02d}, first dealt {plan.first_dealt}",
     ]
     for seat, positions in plan.hands.items():
         lines.append(f"  {seat} {SEAT_NAMES[seat]} {len(positions):>2}: {' '.join(positions)}")
-    lines.append(f"next draw {state.next_draw} · 海底 {state.last_live} · next replacement "
+    lines.append(f"下一张 {state.next_draw} · 海底 {state.last_live} · 补牌 {state.next_replacement} · 余 "
+                 f"{state.live_left} 张 / next draw {state.next_draw} · last tile {state.last_live} · next replacement "
                  f"{state.next_replacement} · live left {state.live_left}")
     if plan.indicators:
         names = {r.name: r.name_zh for r in rs.indicators}
-        lines.append("indicators: " + ", ".join(f"{names[k]} {k} {v}" for k, v in plan.indicators.items()))
+        lines.append("翻牌：" + "，".join(f"{names[k]} {v}" for k, v in plan.indicators.items()) + " / indicators: "
+                     + ", ".join(f"{k} {v}" for k, v in plan.indicators.items()))
     if plan.set_aside:
-        lines.append("set aside (turned up): " + " ".join(plan.set_aside))
+        lines.append(f"翻开留置：{' '.join(plan.set_aside)} / set aside (turned up): {' '.join(plan.set_aside)}")
     return "\n".join(lines)

@@ -13,11 +13,17 @@ TABLE_POINTS: tuple[float, ...] = (4, 2, 1, 0)
 Who = TypeVar("Who")
 
 
-def table_points(scores: Mapping[Who, int], ranks: Sequence[float] = TABLE_POINTS) -> dict[Who, float]:
-    """标准分: the best score gets ranks[0] ...; tied seats share the points of the places they hold.
+def table_points(scores: Mapping[Who, int], ranks: Sequence[float] = TABLE_POINTS,
+                 seat_order: Sequence[Who] | None = None) -> dict[Who, float]:
+    """标准分: the best score gets ranks[0] ...; tied seats share the points of the places they hold, or, given
+    `seat_order` (riichi's 上家取り: the players from the first dealer on, in play order), the one nearer the first
+    dealer takes the higher place.
 
     Keyed as `scores` is: seats, chairs ("1".."4") or players; the one computation for the score sheet, the
     hand machine's sessions and whatever else ranks a session."""
+    if seat_order is not None:
+        placed = sorted(scores, key=lambda s: (-scores[s], list(seat_order).index(s)))
+        return {s: ranks[i] for i, s in enumerate(placed)}
     order = sorted(scores, key=lambda s: -scores[s])
     out: dict[str, float] = {}
     i = 0
@@ -42,14 +48,16 @@ def table_point_ranks(ruleset: str) -> tuple[float, ...]:
         return TABLE_POINTS
 
 
-def uma_points(scores: Mapping[Who, int], start: int, back: int, uma: Sequence[float]) -> dict[Who, float]:
+def uma_points(scores: Mapping[Who, int], start: int, back: int, uma: Sequence[float],
+               seat_order: Sequence[Who] | None = None) -> dict[Who, float]:
     """Riichi's end-of-session points (顺位点, pt) from the points won or lost (`scores`, counted from 0):
     the points held (`start` + score) less the return points (返し, `back`) in thousands, plus the place's
     uma (ウマ) and, to the first place, the oka (オカ: what the four put in over the return, 4 × (back - start)).
-    Tied seats share the uma and oka of the places they hold, as `table_points` shares its places."""
+    Tied seats share the uma and oka of the places they hold, as `table_points` shares its places (WRC 5.9.2),
+    or, given `seat_order`, the one nearer the first dealer takes the higher place (上家取り)."""
     bonus = [float(u) for u in uma]
     bonus[0] += 4 * (back - start) / 1000
-    shared = table_points(scores, bonus)
+    shared = table_points(scores, bonus, seat_order)
     out: dict[Who, float] = {}
     for seat, score in scores.items():
         pt = round((start + score - back) / 1000 + shared[seat], 2)
@@ -57,21 +65,39 @@ def uma_points(scores: Mapping[Who, int], start: int, back: int, uma: Sequence[f
     return out
 
 
-def session_points(ruleset: str, scores: Mapping[Who, int]) -> dict[Who, float]:
+#: How a ruleset's `[scoring] ties` places players level on points: "share" (the places' points shared: WRC 5.9.2,
+#: 中国麻将竞赛规则) or "seat_order" (上家取り: the one nearer the first dealer placed higher: 天凤, M-League)
+TIES = ("share", "seat_order")
+
+
+def ties_by_seat(ruleset: str) -> bool:
+    """Whether `ruleset` breaks ties by seat order (`[scoring] ties = "seat_order"`, 上家取り)."""
+    try:
+        from table_controller.scoring.config import scoring
+
+        return scoring(ruleset).get("ties", "share") == "seat_order"
+    except Exception:  # a ruleset without [scoring]: ties share
+        return False
+
+
+def session_points(ruleset: str, scores: Mapping[Who, int],
+                   seat_order: Sequence[Who] | None = None) -> dict[Who, float]:
     """The session's standing by place under `ruleset`: with `[scoring] uma` (riichi leagues) the uma/oka
     points (`uma_points`, `start_points` and `return_points`, 返し, defaulting to the start: no oka), else
-    标准分 by place (`table_points`, `[scoring] table_points`)."""
+    标准分 by place (`table_points`, `[scoring] table_points`). `seat_order`: the players from the session's
+    first dealer on, in play order, for a ruleset whose ties go by it (`ties_by_seat`); ties share without it."""
     try:
         from table_controller.scoring.config import scoring
 
         table = scoring(ruleset)
     except Exception:  # a ruleset without [scoring]: the 4/2/1/0 of 中国麻将竞赛规则
         table = {}
+    order = seat_order if seat_order is not None and table.get("ties", "share") == "seat_order" else None
     uma = table.get("uma")
     if not uma:
-        return table_points(scores, table_point_ranks(ruleset))
+        return table_points(scores, table_point_ranks(ruleset), order)
     start = int(table.get("start_points", 0))
-    return uma_points(scores, start, int(table.get("return_points", start)), uma)
+    return uma_points(scores, start, int(table.get("return_points", start)), uma, order)
 
 
 def zero() -> dict[str, int]:

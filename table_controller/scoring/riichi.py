@@ -263,7 +263,7 @@ def check_table(table: Mapping[str, Any]) -> None:
     """Refuse, when a table's config is read (`scoring.check_tables`), the options in a shape the table cannot
     use: `uma` four numbers summing to 0 (thousands by place), `return_points` (返し) a number of points not
     below `start_points`, `nagashi_mangan` and `held_wait_ready` true or false, `noten_riichi` none or mangan, `riichi_leftover` first or
-    table."""
+    table, `ties` share or seat_order."""
     uma = table.get("uma")
     if uma is not None and (not isinstance(uma, (list, tuple)) or len(uma) != 4 or sum(uma) != 0
                             or not all(isinstance(u, (int, float)) and not isinstance(u, bool) for u in uma)):
@@ -278,6 +278,10 @@ def check_table(table: Mapping[str, Any]) -> None:
         raise ScoringError("bad_ruleset_table", f"终局剩余立直棒须为 first（归第一名）或 table（留在桌上），不是 "
                            f"{table['riichi_leftover']!r} / [scoring] riichi_leftover of {table.get('id')} must be "
                            "\"first\" or \"table\"", "ruleset")
+    if table.get("ties", "share") not in ("share", "seat_order"):  # a misspelt word shared the places silently
+        raise ScoringError("bad_ruleset_table", f"同分名次须为 share（平分顺位马）或 seat_order（上家取り：近起家者在前），不是 "
+                           f"{table['ties']!r} / [scoring] ties of {table.get('id')} must be \"share\" or "
+                           "\"seat_order\"", "ruleset")
     if table.get("noten_riichi", "none") not in ("none", "mangan"):
         raise ScoringError("bad_ruleset_table", f"不听立直须为 none（不罚）或 mangan（满贯罚符），不是 {table['noten_riichi']!r} / "
                            f"[scoring] noten_riichi of {table.get('id')} must be \"none\" or \"mangan\"", "ruleset")
@@ -298,11 +302,13 @@ def settle_exhaustive(hands: Mapping[str, Any], table: Mapping[str, Any] | None 
     wait has its four tiles in the seat's own hand 不听; `nagashi_mangan` (流し满贯) pays a seat whose river
     (`options.river`, from the record) is all 幺九 with none called (`options.river_called`) a mangan tsumo,
     and then no 不听罚符; `noten_riichi = "mangan"` has a seat that declared 立直 (`options.riichi`) and is not
-    ready pay a mangan as a tsumo lost to each (错和 / chombo). The 本场 is paid on none of them."""
+    ready pay a mangan as a tsumo lost to each (错和 / chombo). A seat ruled a dead hand (`options.dead_hand`, 和了放弃:
+    the record's, `referee._exhaustive`) is 不听 whatever it shows (WRC 7.1). The 本场 is paid on none of them."""
     table = table or scoring(RULESET)
     ruleset = str(table.get("id", RULESET))  # a venue's copy is read with its own file, the shipped one may be absent
-    ready = [seat for seat, doc in hands.items()  # a seat that shows nothing is 不听
-             if (doc or {}).get("concealed") and _ready(HandInput.from_json(doc, ready_only=True), ruleset, table)]
+    ready = [seat for seat, doc in hands.items()  # a seat that shows nothing is 不听, and a dead hand (和了放弃)
+             if (doc or {}).get("concealed") and not ((doc or {}).get("options") or {}).get("dead_hand")
+             and _ready(HandInput.from_json(doc, ready_only=True), ruleset, table)]
     not_ready = [seat for seat in hands if seat not in ready]
     pool = int(table.get("noten_penalty", 3000))
     payments = {w: 0 for w in T.SEATS}

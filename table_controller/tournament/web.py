@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from fastapi import Query, Request, WebSocket
 
+from table_controller.supervise import Supervisor, listening, told_to_exit
 from table_controller.tournament.hub import Hub
 from table_controller.web.built import OnceBuilt
 from table_controller.web.icon import LINK, serve_icon
@@ -438,6 +439,8 @@ class HubService:
     bound_port: int | None = None
     _served: Any = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    #: the broker link's and the page's ends (`supervise.py`): either is the runner's cue to exit
+    supervisor: Supervisor = field(default_factory=lambda: Supervisor("汇总服务", "the hub"))
 
     async def start(self) -> None:
         from table_controller.web.serve import HUB_MAX_CONNECTIONS, serve
@@ -454,6 +457,9 @@ class HubService:
                                    per_address=self.max_per_address, **tls)
         self._tasks.append(self._served.task)
         self.bound_port = self._served.port
+        server = self._served.server
+        self.supervisor.watch(self._tasks[0])
+        self.supervisor.watch(self._served.task, serving=lambda: listening(server), stopped=told_to_exit(server))
         log.info("hub serving", extra={"url": self.url, "broker": self.broker})
 
     @property
@@ -463,6 +469,7 @@ class HubService:
     async def stop(self) -> None:
         from table_controller.web.serve import stop_tasks
 
+        self.supervisor.stopping = True
         await stop_tasks(self._tasks, self._served)
         if self.hub is not None:
             self.hub.close()

@@ -57,15 +57,16 @@ def table_order(ids: Any, venue: list[str]) -> list[str]:
 
 def check_id(value: str, what: str) -> str:
     if not ID_RE.match(value):
-        raise WireError(f"{what} {value!r}: use 1-64 ASCII letters, digits, '_' or '-' "
-                        "(it becomes an MQTT topic level)")
+        raise WireError(f"{what} {value!r}：须为 1 至 64 个英文字母、数字、_ 或 -（用作 MQTT 主题的一级） / {what} "
+                        f"{value!r}: use 1-64 ASCII letters, digits, '_' or '-' (it becomes an MQTT topic level)")
     return value
 
 
 def check_prefix(value: str) -> str:
     """A topic prefix: one or more id-like levels separated by '/', e.g. "mahjong" or "club/mahjong"."""
     if not value or not all(ID_RE.match(level) for level in value.split("/")):
-        raise WireError(f"topic prefix {value!r}: levels of ASCII letters, digits, '_' or '-', separated by '/'")
+        raise WireError(f"主题前缀 {value!r}：须为以 / 分隔的英文字母、数字、_ 或 - / topic prefix {value!r}: levels of "
+                        "ASCII letters, digits, '_' or '-', separated by '/'")
     return value
 
 
@@ -82,13 +83,15 @@ def parse_broker(url: str) -> BrokerAddress:
     parts = urlsplit(url)
     if (parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or parts.path not in ("", "/") or parts.query
             or parts.username):
-        raise WireError(f"broker {url!r}: expected mqtt://HOST:PORT, or mqtts://HOST:PORT for TLS "
-                        "(credentials go in username/password)")
+        raise WireError(f"赛事服务器地址 {url!r} 须为 mqtt://主机:端口，TLS 用 mqtts://（用户名和密码另行给出） / broker "
+                        f"{url!r}: expected mqtt://HOST:PORT, or mqtts://HOST:PORT for TLS (credentials go in "
+                        "username/password)")
     tls = parts.scheme == "mqtts"
     try:
         port = parts.port or (DEFAULT_TLS_PORT if tls else DEFAULT_PORT)
     except ValueError:
-        raise WireError(f"broker {url!r}: the port must be a number 1..65535") from None
+        raise WireError(f"赛事服务器地址 {url!r}：端口须为 1 至 65535 的数 / broker {url!r}: the port must be a number "
+                        "1..65535") from None
     return BrokerAddress(parts.hostname, port, tls)
 
 
@@ -99,7 +102,8 @@ def tls_context(ca_file: str = "") -> ssl.SSLContext:
     try:
         return ssl.create_default_context(cafile=ca_file or None)
     except (OSError, ssl.SSLError) as exc:
-        raise WireError(f"CA file {ca_file!r}: cannot be read as PEM certificates ({exc})") from None
+        raise WireError(f"CA 文件 {ca_file!r} 无法作为 PEM 证书读取 / CA file {ca_file!r}: cannot be read as PEM "
+                        f"certificates ({exc})") from None
 
 
 def endpoint(broker: str, ca_file: str = "") -> tuple[str, int, ssl.SSLContext | None]:
@@ -113,7 +117,8 @@ def check_ca_file(broker: str, ca_file: str) -> str:
     read, so a table does not start with a link that can never come up)."""
     if ca_file:
         if not broker or not parse_broker(broker).tls:
-            raise WireError("ca_file is for an mqtts:// broker (TLS); the broker given is not one")
+            raise WireError("CA 文件只用于 mqtts://（TLS）赛事服务器，所给的不是 / ca_file is for an mqtts:// broker (TLS); "
+                            "the broker given is not one")
         tls_context(ca_file)
     return ca_file
 

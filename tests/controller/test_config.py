@@ -199,7 +199,8 @@ def test_a_check_of_the_whole_file_says_its_reason_not_the_whole_file(tmp_path: 
     assert str(err.value) == f"{f}: players: exactly four players with positions 1, 2, 3 and 4 are required"
     with pytest.raises(ConfigError) as err:
         parse_config({"tournament": {"broker": "http://x"}}, "x.toml")
-    assert str(err.value).startswith("x.toml: key 'tournament.broker': broker 'http://x': expected mqtt://")
+    assert str(err.value).startswith("x.toml: key 'tournament.broker': 赛事服务器地址 'http://x' 须为 mqtt://")
+    assert " / broker 'http://x': expected mqtt://" in str(err.value)
     assert "Value error" not in str(err.value) and "(got" not in str(err.value)
 
 
@@ -246,7 +247,7 @@ def test_a_usb_link_with_its_nth_device_is_taken() -> None:
 @pytest.mark.parametrize("table, error", [
     ("[timers]\nturn_secnds = 20\n", "[timers] has unknown key 'turn_secnds'"),
     ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\npays = \"everyone\"\namount = 10\n",
-     "pays must be dead, each or victim"),
+     "pays must be dead, each, victim, tsumo or standing"),
     ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\namount = 10\n", "缺少 name_en / name_en required"),
     ("[[penalties.items]]\ncode = \"late\"\nname_zh = \"迟到\"\nname_en = \"Late\"\namount = \"10\"\n",
      "amount 须为不小于 0 的整数"),

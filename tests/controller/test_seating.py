@@ -258,6 +258,49 @@ async def test_the_session_clock_is_announced_at_its_warnings_and_at_the_end_onc
         await sim.close()
 
 
+async def test_a_stop_during_the_end_beeps_ends_them_and_leaves_no_unheard_error(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The service stopped (systemctl stop, a restart) while 报时's three short beeps sound: the beeps went on
+    after the controller had closed the table, the second one's command raised 牌桌未连接 in a task nobody
+    awaited, and all the journal got was asyncio's "Task exception was never retrieved" whenever the garbage
+    collector came by. The table's steps beside the link (the beeps, the walls for a phase, the seat lights after
+    a throw) are now ended with the controller, and one that fails is logged with its traceback as it fails."""
+    import asyncio
+    import gc
+    import logging
+
+    from drivers.clock import SystemClock
+    from tablesim import SimTable
+
+    from table_controller.service import TableService
+
+    sim = SimTable(seed=3, clock=SystemClock())
+    pty = await sim.serve_pty()
+    config = parse_config({"table": {"link": pty}}, source="test")
+    service = TableService(config, tmp_path, serve_http=False)
+    await service.start()
+    try:
+        c = service.controller
+        assert c is not None
+        await c.wait_linked(10)
+        with caplog.at_level(logging.DEBUG):
+            # time up at once: announced by the 报时 loop (woken by the event), three short beeps 0.5 s apart
+            c.referee_action("referee.session_start", {"minutes": 0.0001}, by="referee")
+            for _ in range(80):
+                if sim.buzzes:
+                    break
+                await asyncio.sleep(0.025)
+            assert sim.buzzes == [300]
+            await service.stop()
+            await asyncio.sleep(1.2)  # the other two beeps' time
+            gc.collect()
+        assert sim.buzzes == [300]
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
+    finally:
+        await service.stop()
+        await sim.close()
+
+
 def test_a_hand_stopped_short_is_replayed_by_the_same_dealer_and_does_not_count(
         controller: Controller, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """中止 (a jam, a wrong count of tiles): the same dealer deals again, and MCR's 16 hands are 16

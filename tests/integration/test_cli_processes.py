@@ -148,7 +148,7 @@ def test_a_second_demo_on_a_port_in_use_says_so_in_chinese_first_naming_its_opti
                               capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     said = proc.stderr.strip().splitlines()[-1]
-    assert said.startswith(f"tablectl demo: cannot start: 显示页面无法在 127.0.0.1:{port} 启动：端口 {port} 已被占用"), said
+    assert said.startswith(f"tablectl demo: 无法启动：显示页面无法在 127.0.0.1:{port} 启动：端口 {port} 已被占用"), said
     zh, en = said.split(" / ", 1)
     assert "--port" in zh and "--port" in en and "[display]" not in said
     assert f"the display server did not start on 127.0.0.1:{port}: Address already in use" in en

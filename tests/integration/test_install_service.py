@@ -297,7 +297,7 @@ def test_a_config_or_data_directory_under_tmp_is_warned_of(tmp_path: Path) -> No
         shutil.rmtree(config.parent)
     assert proc.returncode == 0, proc.stderr
     warned = [line for line in proc.stderr.splitlines() if "is under /tmp" in line]
-    assert [w.split(": warning: ")[1].split(" is under")[0] for w in warned] == [str(config), str(config.parent / "data")]
+    assert [w.split(" / warning: ")[1].split(" is under")[0] for w in warned] == [str(config), str(config.parent / "data")]
     assert "PrivateTmp=yes" in proc.stdout
     from table_controller.deploy import private_tmp_paths
 

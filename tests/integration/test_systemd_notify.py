@@ -5,11 +5,19 @@ the event loop itself (so a loop held by a blocking call stops them), STOPPING=1
 
 Before, the units were Type=simple without a watchdog: a hung loop was never restarted. The loop is held
 here the way a blocking call holds it: the process's main thread, which runs the loop, sleeps in a
-SIGUSR1 handler installed before `tablectl`'s own `main` (`_WRAPPER`); every other thread runs on. The status is looked at every 0.05 s instead of 5 (`notify.STATUS_EVERY_S`)."""
+SIGUSR1 handler installed before `tablectl`'s own `main` (`_WRAPPER`); every other thread runs on. The status is looked at every 0.05 s instead of 5 (`notify.STATUS_EVERY_S`).
+
+A loop that turns while a part the table is not served without has ended (`table_controller/supervise.py`) pinged
+on: here the display's (the hub page's) listening socket is closed under its server (SIGUSR2 in `_WRAPPER`), and the
+service says so and exits 1; a part ending by design (the camera without its model) changes nothing; a part's
+exception is logged with its traceback as it ends (real tasks, in this process)."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
+import logging
 import os
 import re
 import signal
@@ -23,17 +31,26 @@ from pathlib import Path
 import httpx
 import pytest
 
-from table_controller.notify import Notifier
+from table_controller.notify import Notifier, table_status
 from table_controller.store import EventStore
+from table_controller.supervise import Supervisor
 
 ROOT = Path(__file__).resolve().parents[2]
-#: `tablectl` as systemd starts it, with the test's two levers: a shorter status period, and SIGUSR1 holding
-#: the main thread (the event loop's) for $TEST_BLOCK_S, as a blocking call or a deadlock would.
+#: `tablectl` as systemd starts it, with the test's levers: a shorter status period, SIGUSR1 holding the main
+#: thread (the event loop's) for $TEST_BLOCK_S, as a blocking call or a deadlock would, and SIGUSR2 closing the
+#: listening sockets of the server run by the task named $TEST_CLOSE_TASK ("http", "hub-http") under it.
 _WRAPPER = """
 import os, signal, sys, time
 from table_controller import notify
 notify.STATUS_EVERY_S = 0.05
 signal.signal(signal.SIGUSR1, lambda *_: time.sleep(float(os.environ.get("TEST_BLOCK_S", "0"))))
+def close_listening(*_):
+    import asyncio
+    for task in asyncio.all_tasks():
+        if task.get_name() == os.environ.get("TEST_CLOSE_TASK"):
+            for server in task.get_coro().cr_frame.f_locals["server"].servers:
+                server.close()
+signal.signal(signal.SIGUSR2, close_listening)
 from table_controller.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -269,3 +286,142 @@ def test_without_a_notify_socket_nothing_is_sent() -> None:
     assert Notifier.from_environ({"NOTIFY_SOCKET": "/run/x", "WATCHDOG_USEC": "600000",
                                   "WATCHDOG_PID": str(os.getpid() + 1)}).ping_s is None
     assert Notifier.from_environ({"NOTIFY_SOCKET": "@x", "WATCHDOG_USEC": "600000"}).ping_s == 0.3
+
+
+def _logged(tmp_path: Path, level: str) -> list[dict[str, object]]:
+    """The process's JSON log lines of `level` (stdout and stderr, as the journal has them)."""
+    lines = (tmp_path / "stdout.txt").read_text(encoding="utf-8").splitlines()
+    return [entry for entry in (json.loads(line) for line in lines if line.startswith("{")) if entry["level"] == level]
+
+
+@pytest.mark.parametrize("which", ["table", "hub"])
+def test_a_server_that_stops_listening_is_said_stops_the_pings_and_exits_for_a_restart(
+        which: str, tmp_path: Path, notify_socket: tuple[str, socket.socket]) -> None:
+    """The display's (the hub page's) listening socket closed under its server while the loop turns: the page
+    answered nobody, and the watchdog, proving only that the loop turned, pinged on. Now the check before each
+    ping finds it: the journal says it, Chinese first, STATUS= too, the pings stop, and the service stops in
+    order and exits 1 (`Restart=on-failure` starts it again), the log left whole."""
+    address, sock = notify_socket
+    heard = Heard(sock)
+    if which == "table":
+        args, task, label = ["run", "--config", str(_table_config(tmp_path))], "http", "display"
+        said_zh, part_zh = "牌桌服务中断：", "显示页面已停止（不再监听端口）"
+    else:
+        args = ["hub", "--broker", "mqtt://127.0.0.1:1", "--tournament", "spring-cup", "--port", "0",
+                "--data-dir", str(tmp_path / "hub")]
+        task, label, said_zh, part_zh = "hub-http", "standings", "汇总服务中断：", "汇总服务页面已停止（不再监听端口）"
+    proc = _start(args, tmp_path, address, watchdog_usec=600_000, TEST_CLOSE_TASK=task)
+    try:
+        heard.until(_ready, 30, proc)
+        url = _printed_url(tmp_path, label)
+        assert httpx.get(url, timeout=5).status_code == 200
+        for _ in range(2):
+            heard.until(lambda f: f.get("WATCHDOG") == "1", 5, proc)
+        proc.send_signal(signal.SIGUSR2)
+        ended = heard.until(lambda f: said_zh in f.get("STATUS", "") or "中断，正在退出" in f.get("STATUS", ""), 5, proc)
+        assert proc.wait(timeout=20) == 1
+        status = ended["STATUS"]
+        assert part_zh in status and status.index(part_zh) < status.index(" / ") < status.index("no longer listening"), status
+        ended_at = next(at for at, f in heard.messages if f is ended)
+        assert not heard.pings(ended_at), heard.messages[-4:]  # the pings stopped with it
+        assert not any(_stopping(f) for _, f in heard.messages)  # a failure, not systemctl stop
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(url, timeout=2)
+        critical = _logged(tmp_path, "critical")
+        assert len(critical) == 1 and str(critical[0]["msg"]).startswith(said_zh + part_zh), critical
+        assert "systemd" in str(critical[0]["msg"])
+    finally:
+        _end(proc)
+    if which == "table":  # stopped in order: the log whole, free for the next start
+        store = EventStore(tmp_path / "data" / "events.sqlite3")
+        try:
+            assert store.since(0)
+        finally:
+            store.close()
+
+
+def test_a_camera_without_its_model_ends_as_designed_and_the_table_is_still_served(
+        tmp_path: Path, notify_socket: tuple[str, socket.socket]) -> None:
+    """The camera's loop returns at once when its model is missing (识牌模型不可用, said by its own status): the
+    table plays on, so the service neither exits nor stops pinging, and says no part stopped."""
+    address, sock = notify_socket
+    heard = Heard(sock)
+    config = _table_config(tmp_path, f'[camera]\nsource = "http://127.0.0.1:9/none"\nmodel = "{tmp_path / "none.onnx"}"\n')
+    proc = _start(["run", "--config", str(config)], tmp_path, address, watchdog_usec=600_000)
+    try:
+        heard.until(_ready, 30, proc)
+        seen = heard.heard_or_until(lambda f: "识牌模型不可用" in f.get("STATUS", ""), 10, proc)
+        seen_at = next(at for at, f in heard.messages if f is seen)
+        while len(heard.pings(seen_at)) < 3:
+            heard.until(lambda f: f.get("WATCHDOG") == "1", 5, proc)
+        assert proc.poll() is None
+        assert not any("已停止" in s or "中断" in s for s in heard.statuses()), heard.statuses()
+        assert not _logged(tmp_path, "critical")
+        proc.send_signal(signal.SIGTERM)
+        heard.until(_stopping, 10, proc)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        _end(proc)
+
+
+async def _ended(task: asyncio.Task[object]) -> None:
+    await asyncio.wait([task])
+    await asyncio.sleep(0)  # its done callbacks
+
+
+async def _crash(message: str) -> None:
+    await asyncio.sleep(0)
+    raise RuntimeError(message)
+
+
+async def test_a_part_that_dies_is_logged_with_its_traceback_at_once_and_the_table_runs_on_saying_so(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A part the table plays on without (here the clock check) dying of an exception: before, nothing was said
+    until the garbage collector's "Task exception was never retrieved", if ever, and the health panel and
+    STATUS= showed all well. Now its traceback is logged the moment it ends, and the health report (the referee's
+    panel, `systemctl status`) says it stopped, Chinese first; the service is not failed."""
+    supervisor = Supervisor("牌桌服务", "the table")
+    task = asyncio.create_task(_crash("clock unreadable"), name="clock-watch")
+    supervisor.watch(task)
+    with caplog.at_level(logging.INFO):
+        await _ended(task)
+    died = [r for r in caplog.records if r.levelno == logging.ERROR and r.exc_info]
+    assert len(died) == 1 and died[0].getMessage().startswith("时钟检查异常结束 / the clock check ended with an error")
+    assert "_crash" in logging.Formatter().formatException(died[0].exc_info)  # the traceback names where
+    assert not supervisor.failed.is_set()
+    health = supervisor.health()
+    assert not health["ok"] and health["message"].startswith("已停止：时钟检查（RuntimeError: clock unreadable）")
+    status = table_status({"link": {"up": True}, "tasks": health})
+    assert status.index("时钟检查") < status.index(" / ") < status.index("the clock check"), status
+    del task
+    caplog.clear()
+    gc.collect()
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
+
+
+async def test_an_essential_part_that_ends_fails_the_service_and_an_end_asked_for_does_not(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The table's link loop ending (an exception or a return) fails the service (the runner exits for a
+    restart); a server told to stop by the signal (uvicorn's own handler, before the runner hears it), a part
+    cancelled by the stop, and the camera's return without a model (its status says why) do not."""
+    supervisor = Supervisor("牌桌服务", "the table")
+    told = [False]
+    server = asyncio.create_task(asyncio.sleep(0), name="http")
+    supervisor.watch(server, stopped=lambda: told[0])
+    camera = asyncio.create_task(asyncio.sleep(0), name="camera")
+    supervisor.watch(camera)
+    config = asyncio.create_task(asyncio.sleep(60), name="config-watch")
+    supervisor.watch(config)
+    told[0] = True
+    config.cancel()
+    for task in (server, camera, config):
+        await _ended(task)
+    assert not supervisor.failed.is_set() and not supervisor.ended and supervisor.health()["ok"]
+    link = asyncio.create_task(_crash("bug"), name="table-link")
+    supervisor.watch(link)
+    with caplog.at_level(logging.ERROR):
+        await _ended(link)
+    assert supervisor.failed.is_set() and not supervisor.check()
+    assert supervisor.why() == ("牌桌连接已停止（RuntimeError: bug）", "the table link stopped (RuntimeError: bug)")
+    assert supervisor.health()["ok"]  # said by the runner, not as a part the table runs on without
+    assert [r.exc_info is not None for r in caplog.records] == [True]

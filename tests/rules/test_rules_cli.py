@@ -64,7 +64,7 @@ def test_text_picture(capsys: pytest.CaptureFixture[str]) -> None:
 def test_wrong_input_exits_2_with_a_message(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:
     code, out, err = _run(capsys, *argv)
     assert code == 2 and out == ""
-    assert err.startswith("tablectl deal: error:") and words in err
+    assert err.startswith("tablectl deal: ") and words in err
 
 
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:

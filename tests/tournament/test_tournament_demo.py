@@ -76,10 +76,10 @@ def test_a_wrong_demo_option_is_named_by_the_option_before_anything_starts(  # t
     code = main(["demo", "--tables", tables, "--ruleset", "klondike", "--no-browser", "--data-dir", str(tmp_path)])
     out, err = capsys.readouterr()
     assert code == 2 and not out
-    assert err.startswith("tablectl demo: --ruleset: ") and "unknown ruleset 'klondike'" in err
+    assert err.startswith("tablectl demo: 参数 --ruleset 有误 / --ruleset: ") and "unknown ruleset 'klondike'" in err
     assert "key 'rules.ruleset'" not in err and not (tmp_path / "broker").exists()
     assert main(["demo", "--speed", "0", "--no-browser", "--data-dir", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith("tablectl demo: --speed: Input should be greater than 0")
+    assert capsys.readouterr().err.startswith("tablectl demo: 参数 --speed 有误 / --speed: Input should be greater than 0")
 
 
 async def test_a_table_config_the_demo_cannot_use_stops_the_broker_and_hub_it_started(tmp_path: Path) -> None:

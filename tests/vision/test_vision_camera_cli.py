@@ -123,7 +123,7 @@ def test_cli_enroll_names_kinds_that_are_not_tile_codes(tmp_path, capsys, doroth
     path = tmp_path / "frame.jpg"
     cv2.imwrite(str(path), render_scene(dorothys, seed=5, opts=SceneOptions(tiles=2)).image)
     assert main(["vision", "enroll", str(path), "--out", str(tmp_path / "e.npz"), "--kinds", "1m,zz,0p"]) == 1
-    assert "--kinds: zz, 0p: not tile codes" in capsys.readouterr().err  # (was: a count that did not match)
+    assert "--kinds: zz、0p 不是牌的代码 / zz, 0p: not tile codes" in capsys.readouterr().err  # (was: a count that did not match)
     assert not (tmp_path / "e.npz").exists()
 
 

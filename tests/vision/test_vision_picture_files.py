@@ -155,7 +155,8 @@ def test_eval_names_each_picture_it_could_not_read_with_why(bad: Path, tmp_path:
     out = capsys.readouterr().out
     assert "n=1 " in out and "not read (2): cut.png (a PNG cut short" in out and "bomb.png (a PNG of 20000×20000" in out
     assert main(["vision", "eval", str(tmp_path / "labels.csv")]) == 1
-    assert "labels.csv: a file, not a folder" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "labels.csv: 是文件而不是文件夹" in said and " / a file, not a folder" in said
 
 
 def test_a_folder_or_an_empty_file_where_a_file_is_expected_is_named_as_such(tmp_path: Path, capsys) -> None:
@@ -172,4 +173,5 @@ def test_a_folder_or_an_empty_file_where_a_file_is_expected_is_named_as_such(tmp
     assert "(no such file)" in capsys.readouterr().err
     (tmp_path / "frames" / "labels.csv").mkdir()
     assert main(["vision", "eval", str(tmp_path / "frames")]) == 1
-    assert "labels.csv: a folder, not a file" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "labels.csv: 是文件夹而不是文件" in said and " / a folder, not a file" in said

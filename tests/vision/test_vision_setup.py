@@ -132,7 +132,7 @@ def test_from_the_virtual_camera_to_tiles_read_as_docs_vision_says(tmp_path: Pat
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert camera.stdout is not None
-        assert camera.stdout.readline().startswith(f"virtual camera at {url}"), camera.stderr.read()
+        assert camera.stdout.readline().startswith(f"虚拟摄像头 {url}"), camera.stderr.read()
         frame = tmp_path / "frame.jpg"
         grabbed = tablectl("vision", "grab", url, str(frame))
         assert grabbed.returncode == 0, grabbed.stderr
@@ -319,8 +319,8 @@ def test_enroll_names_the_frame_that_failed_and_says_nothing_was_written(tmp_pat
                                           tiles=enrollment_layout(FACE_KINDS)[:41]).image)
     out = tmp_path / "table.npz"
     run = tablectl("vision", "enroll", str(first), str(second), "--out", str(out))
-    assert run.returncode == 1 and f"{first}: 42 tiles enrolled" in run.stdout
-    assert f"{second}: saw 41 tiles" in run.stderr, run.stderr
+    assert run.returncode == 1 and f"{first}: 已学 42 张牌 / 42 tiles enrolled" in run.stdout
+    assert f"{second}: 此画面不能用 / saw 41 tiles" in run.stderr, run.stderr
     assert f"nothing written to {out}; {first} not kept either" in run.stderr and not out.exists()
 
 
@@ -369,7 +369,7 @@ def test_the_virtual_camera_shows_both_layouts_on_one_table_under_one_camera(tmp
                                    "xmahjongg-dorothys", "--port", str(port), "--layout", layout, "--no-markers",
                                    "--seed", "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            assert camera.stdout is not None and camera.stdout.readline().startswith("virtual camera at")
+            assert camera.stdout is not None and camera.stdout.readline().startswith("虚拟摄像头 http://")
             frame = tmp_path / f"{layout}.jpg"
             assert tablectl("vision", "grab", url, str(frame)).returncode == 0
             corners = tablectl("vision", "corners", str(frame), "--json")

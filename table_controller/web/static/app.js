@@ -67,7 +67,7 @@ const I18N = {
                 tenpai: "听牌：{s}", noten: "不听：{s}" },
         pen: { rule: "判罚", seat: "受罚方", code: "罚则", amount: "罚分", victim: "受损方", note: "备注", submit: "判罚", undoReason: "撤销理由",
                undo: "撤销上一次裁判操作", actions: "裁判记录", when: "时间", who: "操作人", what: "内容", points: "分", catalogue: "罚则目录",
-               name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}",
+               name: "罚则", text: "规则原文", warning: "警告", stops: "停和", each: "付每家 {n}", victim_: "付受损方 {n}", dead: "扣 {n}", tsumo: "满贯罚符 {n}：闲家付庄家 {h}、其余各 {q}；庄家付各家 {h}", standing: "从终局分扣 {n}",
                escal: "依次 {list}，以此类推", choose: "裁判定 {min}–{max}（每 {step}）", scored: "按所报{u}数罚给各家（和多少罚多少）", fan: "{u}", undone: "已撤销：{r}", last: "可撤销：#{n} {name}", nothing: "无可撤销操作",
                needReason: "请填写撤销理由（永久记录）", noActions: "尚无裁判操作", source: "出处：{s}" },
         fd: { count: "定庄：请{who}掷骰（点数从1号位起逆时针数）；不掷则1号位坐庄", highest: "定庄：请{who}各掷一次，点大者坐庄",
@@ -81,7 +81,7 @@ const I18N = {
         sheet: { pause: "暂停计时", resume: "继续计时", pauseWhy: "暂停原因（如牌桌故障）", title: "比赛成绩记录表", csv: "导出 CSV", fill: "填入", offer: "赛事编排 第 {n} 轮（{table}）：{names}", print: "打印（签名）", sign: "选手签名", refSign: "裁判员签名",
                  printed: "{table} · {round} · 打印于 {at}", record: "本盘牌谱", rescored: "现行规则：{n}", rescoredVoid: "现行规则不成和",
                  rescoredTip: "规则或计分程序已改：按现行规则重算与确认时不同。记分以裁判确认为准，是否更正由裁判长决定", pot: "桌上供托：立直棒 {n} 根（归下一位和牌者）", rounds: "轮次", roundOpt: "第 {n} 轮", playing: "进行中",
-                 closed: "已结束", held: "持点（起点 {start}）",
+                 closed: "已结束", held: "持点（起点 {start}）", standing: "罚点（从终局分扣除）",
                  res: { win: "和牌", win_pending: "和牌（待确认）", draw: "荒牌", abandoned: "中止", abortive: "流局", playing: "进行中", penalty: "罚分" },
                  chair1: "1号位", chair2: "2号位", chair3: "3号位", chair4: "4号位", records: "本轮牌谱", newRound: "开始新一轮", roundNo: "轮次", id: "编号（可不填）", startRound: "开始这一轮",
                  newRoundHint: "本轮结束后录入下一轮四位选手：本轮成绩表即为最终，新一轮先掷骰定庄（见牌桌页；不掷则1号位坐庄），从第 1 盘开始。第一盘前可用同一轮次更正选手。", start: "开始比赛计时", minutes: "时长（分钟）", minutesDefault: "{n} 分钟（本规则）", minutesAria: "比赛时长（分钟）", end: "结束比赛", hand: "盘", round: "圈风", dealer: "庄家", result: "结果",
@@ -191,7 +191,7 @@ const I18N = {
                         concealed_kong: "Concealed kong", added_kong: "Added kong" } },
         pen: { rule: "Rule a penalty", seat: "Offender", code: "Penalty", amount: "Points", victim: "Harmed seat", note: "Note", submit: "Rule", undoReason: "Reason to undo",
                undo: "Undo the last referee action", actions: "Referee record", when: "When", who: "Who", what: "What", points: "Pts", catalogue: "Catalogue",
-               name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}",
+               name: "Penalty", text: "Rule text", warning: "warning", stops: "no win", each: "{n} to each", victim_: "{n} to the harmed", dead: "−{n}", tsumo: "{n} as a tsumo lost: {h} to the dealer, {q} to each other; a dealer {h} to each", standing: "−{n} off the standing",
                escal: "{list}, and so on", choose: "referee: {min}–{max} (step {step})", scored: "the declared hand's worth to each ({u} given)", fan: "{u}", undone: "undone: {r}", last: "undoable: #{n} {name}", nothing: "nothing to undo",
                needReason: "Give the reason for the undo (it stays in the record)", noActions: "no referee action yet", source: "Source: {s}" },
         fd: { count: "First dealer: {who} throws (the total counts chairs from chair 1); without a throw chair 1 deals",
@@ -210,7 +210,7 @@ const I18N = {
                  pause: "Pause the clock", resume: "Restart the clock", pauseWhy: "why (a table jam …)", title: "Score sheet", csv: "Export CSV", fill: "Fill in", offer: "Tournament seating, round {n} ({table}): {names}", print: "Print (for signatures)", sign: "Player's signature", refSign: "Referee's signature",
                  printed: "{table} · {round} · printed {at}", record: "this hand's record", rescored: "today's rules: {n}", rescoredVoid: "no win under today's rules",
                  rescoredTip: "The ruleset or the scorer changed: scored today this win differs from what was confirmed. The sheet keeps the confirmed figures; the head referee decides", pot: "On the table: {n} riichi sticks (to the next winner)", rounds: "Round", roundOpt: "Round {n}", playing: "playing",
-                 closed: "closed", held: "Points held (from {start})", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
+                 closed: "closed", held: "Points held (from {start})", standing: "Penalties off the standing", records: "This round's records", newRound: "Start a new round", roundNo: "Round", id: "reg. no. (optional)", startRound: "Start this round",
                  newRoundHint: "After this round, key the next round's four players: this sheet becomes final, the new round first throws for its dealer (see the Table page; without a throw chair 1 deals), then starts at hand 1. Before its first hand, the same round number corrects the players.", start: "Start session clock", minutes: "minutes", minutesDefault: "{n} min (the ruleset's)", minutesAria: "session length (minutes)", end: "End session", hand: "Hand", round: "Wind", dealer: "Dealer", result: "Result",
                  fan: "{U}", total: "Total", tp: "Table points", tpState: "Table points ({s})", final: "final", prov: "provisional", pen: "pen.", kong: "kong", chase: "chase", follow: "follow the dealer", draw: "draw check", stack: "stack", hung: "held outside",
                  sub: "Substitute (替补)", subHint: "A player taken ill, gone for good or disqualified: a substitute takes the chair from the next hand; the hand in play is finished by the player who began it. The sheet names who sat each hand.",
@@ -1069,7 +1069,8 @@ function amountText(p) {
   if (p.from_scoring) parts.push(t("pen.scored"));
   else if (p.min != null) parts.push(t("pen.choose", { min: p.min, max: p.max, step: p.step }));
   else if (p.amounts && p.amounts.length) parts.push(t("pen.escal", { list: p.amounts.join(t("list")) }));
-  else if (p.amount) parts.push(t(p.pays === "each" ? "pen.each" : p.pays === "victim" ? "pen.victim_" : "pen.dead", { n: p.amount }));
+  else if (p.amount && p.pays === "tsumo") parts.push(t("pen.tsumo", { n: p.amount, h: p.amount / 2, q: p.amount / 4 }));
+  else if (p.amount) parts.push(t(p.pays === "each" ? "pen.each" : p.pays === "victim" ? "pen.victim_" : p.pays === "standing" ? "pen.standing" : "pen.dead", { n: p.amount }));
   else if (!p.stops_win) parts.push(t("pen.warning"));
   if (p.pays === "each" && p.min != null) parts.push(t("pen.each", { n: "…" }));
   if (p.stops_win) parts.push(t("pen.stops"));
@@ -1344,6 +1345,7 @@ function renderSheet() {
         sitters[p] ? `<div class="sat" data-testid="sat-${r.hand_no}-${p}">${esc(sat(r)[p])}</div>` : ""}</td>`).join("")}</tr>`).join("");
     $("sheet-foot").innerHTML = `<tr><th colspan="5">${t("sheet.total")}</th>${P.map((p) => `<th data-testid="total-${p}">${sheet.totals[p]}</th>`).join("")}</tr>
       ${sheet.start_points != null ? `<tr><th colspan="5">${t("sheet.held", { start: sheet.start_points })}</th>${P.map((p) => `<th data-testid="held-${p}">${heldPoints(sheet, p)}</th>`).join("")}</tr>` : ""}
+      ${sheet.standing_penalties ? `<tr><th colspan="5">${t("sheet.standing")}</th>${P.map((p) => `<th data-testid="standing-${p}">${sheet.standing_penalties[p] || ""}</th>`).join("")}</tr>` : ""}
       <tr><th colspan="5">${t("sheet.tpState", { s: sheet.final ? t("sheet.final") : t("sheet.prov") })}</th>${P.map((p) => `<th data-testid="tp-${p}">${tableTp(sheet.table_points[p])}</th>`).join("")}</tr>`
       + (sheet.riichi_pot ? `<tr><th colspan="9" data-testid="riichi-pot">${t("sheet.pot", { n: sheet.riichi_pot })}</th></tr>` : "");
     Object.assign(sheetDrawn, { sheet, lang, roundQ, unit: unitWord() });
@@ -1736,10 +1738,11 @@ function renderHealth() {
   }
   // the tournament publisher (docs/tournament.md): connected or retrying, and how many events wait to go;
   // the log's second copy on another device (docs/display.md): present, copying, or refused
-  // the event log itself only when it cannot be written (a full or read-only card): referee actions wait
-  for (const name of ["log", "tournament", "mirror"]) {
+  // the event log itself only when it cannot be written (a full or read-only card): referee actions wait;
+  // the service's parts that stopped while it runs on (the camera's loop, the clock check ...: supervise.py)
+  for (const name of ["log", "tasks", "tournament", "mirror"]) {
     const m = health[name];
-    if (!m || (name === "log" && m.ok)) continue;
+    if (!m || ((name === "log" || name === "tasks") && m.ok)) continue;
     const line = document.createElement("div");
     line.className = m.ok ? "ok" : "bad";
     line.dataset.testid = name + "-health";
