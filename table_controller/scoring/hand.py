@@ -192,8 +192,10 @@ def check_keyed(data: Any) -> None:
     (`tablectl score`, the Win page): a self-drawn win naming a discarder. The scorer drops the discarder
     unsaid, so a referee who meant 点和 and left `win` at 自摸 got the three seats paying. A read the log
     already holds is still scored as it was taken (folding it refuses nothing)."""
-    if isinstance(data, dict) and data.get("win") in SELF_DRAWN and data.get("discarder") is not None:
-        raise ScoringError("bad_field", f"自摸没有点炮方 / a self-drawn win ({data['win']}) has no discarder: "
+    win = data.get("win") if isinstance(data, dict) else None
+    # a `win` that is an object or a list is from_json's to refuse (looked up here, unhashable, it was a 500)
+    if isinstance(win, str) and win in SELF_DRAWN and data.get("discarder") is not None:
+        raise ScoringError("bad_field", f"自摸没有点炮方 / a self-drawn win ({win}) has no discarder: "
                            "drop discarder, or give win: discard", "discarder")
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -66,6 +66,9 @@ HEALTH_EVERY_S = 2.0
 Seat = Literal["E", "S", "W", "N"]
 TILE_PATTERN = r"^(?:(?:10|[1-9])[mps]|[1-7]z|[1-8]f)$"
 Tile = Annotated[str, Field(pattern=TILE_PATTERN, description="tile code (GLOSSARY.md): 1m, 9p, 5z, 3f ...")]
+#: a hand's number as a record's address gives it: one past SQLite's integers (/api/hands/99999999999999999999/record)
+#: raised OverflowError reading the log, a 500 to anyone on the venue's Wi-Fi
+HandNo = Annotated[int, PathParam(ge=1, le=MAX_INTEGER, description="the hand (盘) of the round, from 1")]
 
 
 def _not_finite(value: Any) -> bool:
@@ -451,12 +454,12 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
         return views.public()["rounds"]
 
     @app.get("/api/hands/{hand_no}/record", summary="The hand record (牌谱): plays, wins, score; no concealed tile")
-    async def hand_record_public(hand_no: int, format: Literal["json", "text"] = "json",
+    async def hand_record_public(hand_no: HandNo, format: Literal["json", "text"] = "json",
                                  round: int | None = RoundQuery) -> Response:
         return await _record(hand_no, referee=False, fmt=format, round_no=round)
 
     @app.get("/api/referee/hands/{hand_no}/record", summary="The hand record with the hands as read (referee only)")
-    async def hand_record_referee(hand_no: int, format: Literal["json", "text"] = "json",
+    async def hand_record_referee(hand_no: HandNo, format: Literal["json", "text"] = "json",
                                   round: int | None = RoundQuery,
                                   who: str = Depends(role("referee"))) -> Response:
         return await _record(hand_no, referee=True, fmt=format, round_no=round)

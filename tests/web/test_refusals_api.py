@@ -82,3 +82,30 @@ async def test_a_name_with_an_invisible_or_control_character_is_refused_and_says
                             headers=AUTH)
         assert r.status_code == 200, r.text
         assert service.controller.state.players == {1: "Anna Li", 2: "欧阳 娜", 3: "丙", 4: "丁"}
+
+
+async def test_a_hand_number_past_sqlites_integers_is_refused_not_a_500(service: TableService) -> None:
+    """`/api/hands/99999999999999999999/record` (the referee's too) reached the log's read, which cannot hold the
+    number: OverflowError, a 500 to anyone on the venue's Wi-Fi. Now 422 naming the hand number, as `?since=` is."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        for number, said in (("99999999999999999999", "盘号不能大于 9223372036854775807 / path.hand_no"),
+                             ("9223372036854775808", "盘号不能大于 9223372036854775807 / path.hand_no"),
+                             ("-9223372036854775809", "盘号不能小于 1 / path.hand_no"), ("0", "盘号不能小于 1 / path.hand_no")):
+            for path in (f"/api/hands/{number}/record", f"/api/referee/hands/{number}/record?format=text"):
+                r = await http.get(path, headers=AUTH)
+                assert r.status_code == 422 and r.json()["detail"][0].startswith(said), (path, r.status_code, r.text)
+        r = await http.get("/api/hands/9223372036854775807/record")  # the last number SQLite holds: no such hand
+        assert r.status_code == 404 and "9223372036854775807" in r.json()["detail"], r.text
+        assert (await http.get("/api/health")).status_code == 200
+
+
+async def test_a_win_read_whose_win_is_an_object_or_a_list_is_refused_not_a_500(service: TableService) -> None:
+    """A win read with `"win": {}` or `[]` (a script's slip, a page's field sent whole) was looked up among the
+    self-drawn kinds before the hand was checked: unhashable, a 500 and nothing said. Now 422 naming `win` and the
+    kinds it may be, as a misspelt kind is; nothing logged."""
+    hand = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "win_tile": "2p", "discarder": "E",
+            "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 1p 2p".split()}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{service.port}") as http:
+        for win in ({}, [], ["self_draw"], {"self_draw": True}, "selfdraw"):
+            await _refused(http, service, "/api/referee/win", {"hand": {**hand, "win": win}}, 422, "读牌有误 / hand.win: ")
+        assert (await http.get("/api/health")).status_code == 200
