@@ -405,7 +405,9 @@ def test_a_stick_put_back_reaches_the_service(tmp_path: Path) -> None:
             cat {mirror}/id; read go; cat {mirror}/id; touch {mirror}/written"""],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert service.stdout is not None and service.stdout.readline().strip() == "stick1"
-        sh(f"umount {usb}")
+        # the stick pulled: a umount refused as busy (exit 32) under load, twice in the whole suite, passing alone
+        # each time; a stick pulled out is gone whatever holds it, as the lazy umount leaves it
+        sh(f"umount {usb} || (sleep 0.5 && umount {usb}) || umount -l {usb}")
         plug("stick2")
         out, err = service.communicate("go\n", timeout=30)
         assert service.returncode == 0, err
