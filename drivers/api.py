@@ -143,14 +143,16 @@ class BaseTable:
 
     async def wait_for_event(self, type_: str, timeout: float | None = None, *, after: int | None = None,
                              **match: Any) -> TableEvent:
-        """The next event of a type (and field values); with `after=N`, also one already received
-        whose number is above N (so a caller that sent a command first cannot miss its event)."""
+        """The next event of a type (and field values); with `after=N`, the first numbered above N, already
+        received or to come (so a caller that sent a command first cannot miss its event, nor take an older one
+        that arrives after the call)."""
         def matches(ev: TableEvent) -> bool:
-            return ev.type == type_ and all(ev.fields.get(k) == v for k, v in match.items())
+            return (ev.type == type_ and (after is None or ev.seq > after)
+                    and all(ev.fields.get(k) == v for k, v in match.items()))
 
         if after is not None:
             for ev in self.history:
-                if ev.seq > after and matches(ev):
+                if matches(ev):
                     return ev
         q = self.subscribe()
         try:

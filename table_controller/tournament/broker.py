@@ -6,6 +6,7 @@ file, each to the topics its access list allows."""
 
 from __future__ import annotations
 
+import random
 import shutil
 import socket
 import subprocess
@@ -22,9 +23,39 @@ class BrokerError(RuntimeError):
     """Mosquitto is not installed, or did not start; the text says what to do."""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+#: The kernel's range for the ports it picks itself (a connection's own end, a bind to port 0), when it cannot be read
+EPHEMERAL = (32768, 60999)
+#: The lowest port `free_port` hands out: above the well-known and most registered services' ports
+FIXED_LOW = 20000
+
+
+def ephemeral_range(path: Path = Path("/proc/sys/net/ipv4/ip_local_port_range")) -> tuple[int, int]:
+    """The kernel's ephemeral ports (Linux's `ip_local_port_range`), `EPHEMERAL` where it cannot be read."""
+    try:
+        low, high = (int(x) for x in path.read_text().split())
+    except (OSError, ValueError):
+        return EPHEMERAL
+    return low, high
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on now, for a server started next (the broker, a test's service). Taken below the
+    kernel's ephemeral range: a port bound at 0 and let go was the kernel's again, and any process's next
+    connection could take it as its own end before the server bound it ("address already in use": the hub of a
+    test run on a busy machine did not start). Here only another `free_port` could pick it, one in ~12,000."""
+    low, high = ephemeral_range()
+    span = range(FIXED_LOW, low) if low - FIXED_LOW >= 1000 else range(max(high + 1, FIXED_LOW), 65536)
+    pick = random.SystemRandom()  # not the `random` a test seeds (hypothesis): two processes, two sequences
+    for _ in range(200):
+        port = pick.choice(span)
+        with socket.socket() as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue  # in use (or held by a connection)
+            return port
+    with socket.socket() as s:  # all taken: the kernel's own choice, as before
+        s.bind((host, 0))
         return int(s.getsockname()[1])
 
 

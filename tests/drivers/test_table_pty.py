@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from drivers import messages as msgs
@@ -308,3 +310,17 @@ async def test_bytes_toward_a_closed_or_flushed_pty_do_not_hold_the_virtual_cloc
     took = time.monotonic() - began
     assert LEDGER.in_flight == 0
     assert took < 4 * HOLD_LIMIT, f"8 virtual seconds took {took:.2f} s real (a hold of {HOLD_LIMIT} s each)"
+
+
+async def test_a_wait_after_n_takes_no_event_numbered_n_or_below_that_arrives_later(table: Table, sim: SimTable) -> None:
+    """`wait_for_event(after=N)` looked for an event above N only among those already received: one called
+    before the table's events came took the first that came, N or below (three presses sent, the wait for the
+    third returned the first; test_protocol_md's reboot test failed so when its host read the presses late,
+    under a busy machine)."""
+    first = sim.last_event + 1
+    waiting = asyncio.ensure_future(table.wait_for_event("button", timeout=10, after=first + 1))
+    await asyncio.sleep(0)  # waiting before any press has come
+    for _ in range(3):
+        sim.newer_event(0x93, bytes([0, 1]))  # seat E, start
+    got = await waiting
+    assert got.seq == first + 2 == sim.last_event

@@ -6,7 +6,6 @@ the real process, where every extension module it loaded is a shared object."""
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,13 +13,9 @@ from pathlib import Path
 
 import httpx
 
+from table_controller.tournament.broker import free_port as _free_port
+
 CAMERA_LIBRARIES = ("cv2", "numpy", "onnxruntime")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_a_table_without_a_camera_loads_no_camera_library(tmp_path: Path) -> None:

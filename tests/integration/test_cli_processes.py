@@ -19,14 +19,9 @@ import httpx
 import pytest
 
 from table_controller.store import WriterLock
+from table_controller.tournament.broker import free_port as _free_port
 
 TABLECTL = [sys.executable, "-m", "table_controller.cli"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait(predicate, timeout: float, what: str) -> Any:

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from table_controller.deploy import CONFIG_ERROR_EXIT, RETRY_AFTER_S, START_TIMEOUT_S, WATCHDOG_S
+from table_controller.tournament.broker import free_port as _free_port
 
 TABLECTL = [sys.executable, "-m", "table_controller.cli"]
 
@@ -40,14 +41,6 @@ def _install(tmp_path: Path, config_text: str) -> tuple[Path, subprocess.Complet
     proc = subprocess.run(TABLECTL + ["install-service", "--config", str(config), "--root", str(tmp_path / "root"),
                                       "--user", getpass.getuser()], capture_output=True, text=True, timeout=60)
     return config, proc
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _serve_then_stop(unit: dict[str, list[str]], url: str, tmp_path: Path) -> int:

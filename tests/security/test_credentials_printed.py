@@ -5,7 +5,6 @@ generates are printed at start-up"); one the venue set in the config stays in th
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,14 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from table_controller.tournament.broker import free_port as _free_port
+
 TABLECTL = [sys.executable, "-m", "table_controller.cli"]
 REFEREE = "ref-venue-7Qx9"  # set in the config: never on the console or in the journal
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_a_configured_referee_credential_is_never_printed_or_logged_only_the_generated_one(tmp_path: Path) -> None:

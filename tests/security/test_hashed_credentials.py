@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,14 +15,10 @@ from pathlib import Path
 import httpx
 import websockets
 
+from table_controller.tournament.broker import free_port as _free_port
+
 TABLECTL = [sys.executable, "-m", "table_controller.cli"]
 REFEREE, NAMED, OPERATOR = "ref-venue-7Qx9", "wang-li-5521", "op-plain-8804"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _pin_line(pin: str, *args: str) -> str:

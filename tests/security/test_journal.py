@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,15 +16,11 @@ from pathlib import Path
 import httpx
 from test_concealed_tiles import _leaks, _secrets
 
+from table_controller.tournament.broker import free_port as _free_port
+
 TABLECTL = [sys.executable, "-m", "table_controller.cli"]
 #: 血流成河, seed 13: within three hands wins are read and a concealed kong is made (test_concealed_tiles)
 RULESET, SEED, HANDS = "xueliu", 13, 3
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_the_journal_names_each_event_without_its_concealed_tiles(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ from typing import Any
 
 import httpx
 
+from table_controller.tournament.broker import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 MOSQUITTO = "/usr/sbin/mosquitto"
 TOURNAMENT = "day-cup"
@@ -36,12 +38,6 @@ TOURNAMENT = "day-cup"
 SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭"
 GIVEN = "伟芳娜敏静强磊军洋勇艳杰涛明超霞"
 PLAYERS = [{"id": f"D{i + 1:03d}", "name": SURNAMES[i] + GIVEN[(i * 7) % 16]} for i in range(16)]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class DayError(AssertionError):

@@ -13,6 +13,8 @@ import numpy as np
 
 from tablesim.scenes.render import SceneOptions, render_scene, render_single_tile
 
+from table_controller.tournament.broker import free_port as _free_port
+
 
 def tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """`tablectl ARGS...` as the technician runs it: its own process, its exit code and words."""
@@ -107,14 +109,6 @@ def test_enroll_refuses_a_layout_the_network_contradicts_and_keeps_the_file(tmp_
     vouched = tablectl("vision", "enroll", str(tmp_path / "twice.jpg"), "--out", str(tmp_path / "v.npz"),
                        "--laid-in-order")
     assert vouched.returncode == 0, vouched.stderr
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_from_the_virtual_camera_to_tiles_read_as_docs_vision_says(tmp_path: Path) -> None:
