@@ -6,11 +6,12 @@ and never moves the break."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from simtable import linked_table, until  # type: ignore[import-not-found]
 
 from drivers.messages import SEATS as SIDES
 from table_controller.config import parse_config
@@ -25,26 +26,9 @@ DICE, BUTTON = 0x92, 0x93  # protocol.md §7: the board's `dice` and `button` ev
 
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[TableService]:
-    """A 竞技 table (one throw of two dice) on the simulator (`sim://`, its mechanism 500 times faster), linked."""
-    config = parse_config({"table": {"link": "sim://", "sim_speed": 500}, "rules": {"ruleset": "jingji"},
-                           "display": {"port": 0, "operator_token": "op-token-1", "referee_token": "ref-token-1"}},
-                          source="test")
-    service = TableService(config, tmp_path, serve_http=False)
-    await service.start()
-    try:
-        assert service.controller is not None
-        await service.controller.wait_linked(10)
+    """A 竞技 table (one throw of two dice) on the simulator, linked."""
+    async with linked_table(tmp_path, ruleset="jingji") as service:
         yield service
-    finally:
-        await service.stop()
-
-
-async def until(check: Callable[[], Any], seconds: float = 5.0) -> None:
-    for _ in range(int(seconds / 0.01)):
-        if check():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("not reached")
 
 
 def logged(service: TableService, type_: str, after: int = 0) -> list[dict[str, Any]]:

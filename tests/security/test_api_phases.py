@@ -27,7 +27,6 @@ from typing import Any
 
 import aiomqtt
 import httpx
-import pytest
 import pytest_asyncio
 from fuzz_http import ODD_PATH, ODD_QUERY, example, message, raw_bodies
 from starlette.routing import Mount, Route
@@ -35,7 +34,7 @@ from starlette.routing import Mount, Route
 from table_controller.config import parse_config
 from table_controller.service import TableService
 from table_controller.tiles import tile_name
-from table_controller.tournament.broker import MOSQUITTO, LocalBroker
+from table_controller.tournament.broker import LocalBroker
 from table_controller.tournament.web import HubService
 from table_controller.web.replays import ASK_PATH
 
@@ -330,17 +329,6 @@ async def test_every_table_route_in_every_phase_under_bad_requests(table: TableS
     assert prober.sent >= 4 * len(every) and {200, 401, 403, 404, 405, 413, 422} <= set(prober.statuses), \
         prober.statuses
 
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Any:
-    if not Path(MOSQUITTO).exists():
-        pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
-    b = LocalBroker(tmp_path / "broker")
-    b.start()
-    try:
-        yield b
-    finally:
-        b.stop()
 
 
 async def test_every_hub_route_before_and_after_a_table_is_heard_under_bad_requests(tmp_path: Path,

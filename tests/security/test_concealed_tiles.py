@@ -22,13 +22,12 @@ from typing import Any
 
 import aiomqtt
 import httpx
-import pytest
 import websockets
 
 from table_controller.config import parse_config
 from table_controller.service import TableService
 from table_controller.tiles import tile_name
-from table_controller.tournament.broker import MOSQUITTO, LocalBroker
+from table_controller.tournament.broker import LocalBroker
 from table_controller.tournament.web import HubService
 
 #: 血流成河, seed 13: within three hands the players win (several times), make a concealed kong, and
@@ -121,17 +120,6 @@ def _leaks(where: str, payload: Any, hands: list[list[str]], kongs: list[list[st
             found += [f"{where} {_path(at)}: the text holds the hand {form}" for form in forms if form in node]
     return found
 
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    if not Path(MOSQUITTO).exists():
-        pytest.fail("mosquitto is not installed (Debian package `mosquitto`, listed in apt-packages.txt)")
-    b = LocalBroker(tmp_path / "broker")
-    b.start()
-    try:
-        yield b
-    finally:
-        b.stop()
 
 
 async def test_no_public_payload_of_a_played_session_holds_a_concealed_tile(tmp_path: Path,
