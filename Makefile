@@ -39,8 +39,8 @@ demo: $(STAMP)
 ## day before in the full chromium); warm, 371-415 s with 3, 489 s with 2. With the browser's share down, 30% of
 ## the cores sat idle under 2 workers (tests waiting on a link's latency, a protocol's timeouts, a proxy), and a
 ## third worker fills it (each test ~23% longer). Later the same day, 2,355 tests from a clean clone with 3 workers:
-## 372-425 s; a session later, 2,566 tests: 382 s (430 s in a warm tree). The files of a few long tests go first:
-## tests/conftest.py LONG_FILES.
+## 372-425 s; a session later, 2,566 tests: 382 s (430 s in a warm tree); the next, 2,753 tests: 491 s. The files
+## of a few long tests go first: tests/conftest.py LONG_FILES.
 WORKERS := $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n + 1 < 4 ? n + 1 : 4 )))
 
 test: $(STAMP)
