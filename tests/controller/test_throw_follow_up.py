@@ -24,12 +24,13 @@ from table_controller.controller import Controller
 from table_controller.store import EventStore
 
 
-async def test_a_hand_started_as_the_first_dealer_dice_fall_gets_its_throws_only_once_its_walls_are_up(
-        tmp_path: Path) -> None:
-    sim = SimTable(seed=5, clock=SystemClock(), autopilot=True, timings=Timings.default().scaled(100.0))
+async def _demo_table(tmp_path: Path, speed: float, rules: dict[str, Any] | None = None) -> tuple[SimTable, Controller]:
+    """A simulator (autopilot on) on a pty, `speed` times its own pace, and a controller linked to it as
+    `TableService` links a demo table (autoplay on), started on a SQLite log in `tmp_path`."""
+    sim = SimTable(seed=5, clock=SystemClock(), autopilot=True, timings=Timings.default().scaled(speed))
     pty = await sim.serve_pty()
-    # as `TableService` links a demo table: autoplay on, the link the simulator's pty
-    cfg = parse_config({"table": {"link": "sim://"}, "demo": {"autoplay": True}}, "test")
+    cfg = parse_config({"table": {"link": "sim://"}, **({"rules": rules} if rules else {}),
+                        "demo": {"autoplay": True}}, "test")
     cfg = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": pty})})
 
     async def opener(url: str) -> Any:
@@ -37,9 +38,14 @@ async def test_a_hand_started_as_the_first_dealer_dice_fall_gets_its_throws_only
 
         return await open_table(url, clock=SystemClock(), baudrate=cfg.table.baud)
 
-    store = EventStore(tmp_path / "events.sqlite3")
-    c = Controller(cfg, store, opener)
+    c = Controller(cfg, EventStore(tmp_path / "events.sqlite3"), opener)
     await c.start()
+    return sim, c
+
+
+async def test_a_hand_started_as_the_first_dealer_dice_fall_gets_its_throws_only_once_its_walls_are_up(
+        tmp_path: Path) -> None:
+    sim, c = await _demo_table(tmp_path, speed=100.0)
     feed = c.subscribe()  # as the display's feed: told of each event as it is logged
 
     async def operator() -> None:
@@ -60,7 +66,7 @@ async def test_a_hand_started_as_the_first_dealer_dice_fall_gets_its_throws_only
             await asyncio.sleep(0.05)
         hand = c.state.hand
         assert hand is not None and hand["hand_no"] == 1 and hand["deal"], hand
-        events = [e for e in store.since(0) if e.seq > next(e.seq for e in store.since(0)
+        events = [e for e in c.store.since(0) if e.seq > next(e.seq for e in c.store.since(0)
                                                              if e.type == "operator.hand_start")]
         order = [e.data["phase"] if e.type == "table.phase" else e.type for e in events
                  if e.type in ("table.phase", "table.dice")]
@@ -72,7 +78,7 @@ async def test_a_hand_started_as_the_first_dealer_dice_fall_gets_its_throws_only
         c.unsubscribe(feed)
         await c.stop()
         await sim.close()
-        store.close()
+        c.store.close()
 
 
 async def test_a_throw_before_the_walls_are_up_is_followed_by_no_roll_at_a_demo_table(tmp_path: Path) -> None:
@@ -80,20 +86,7 @@ async def test_a_throw_before_the_walls_are_up_is_followed_by_no_roll_at_a_demo_
     build of 1.2 s) is not counted (牌墙尚未升起); the follow-up asks for no throw then: a demo table's roll for the
     thrower still awaited came while the walls were building, was set aside in its turn, and rolled again, a
     throw every few milliseconds until the walls rose. The dealer's throw comes once they are up."""
-    sim = SimTable(seed=5, clock=SystemClock(), autopilot=True, timings=Timings.default().scaled(50.0))
-    pty = await sim.serve_pty()
-    cfg = parse_config({"table": {"link": "sim://"}, "rules": {"ruleset": "jingji"},
-                        "demo": {"autoplay": True}}, "test")
-    cfg = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": pty})})
-
-    async def opener(url: str) -> Any:
-        from drivers.table import open_table
-
-        return await open_table(url, clock=SystemClock(), baudrate=cfg.table.baud)
-
-    store = EventStore(tmp_path / "events.sqlite3")
-    c = Controller(cfg, store, opener)
-    await c.start()
+    sim, c = await _demo_table(tmp_path, speed=50.0, rules={"ruleset": "jingji"})
     try:
         await c.wait_linked(10)
         await c.start_hand(by="operator")
@@ -108,7 +101,7 @@ async def test_a_throw_before_the_walls_are_up_is_followed_by_no_roll_at_a_demo_
             await asyncio.sleep(0.01)
         hand = c.state.hand
         assert hand is not None and hand["deal"], hand
-        order = [e.data["phase"] if e.type == "table.phase" else e.type for e in store.since(0)
+        order = [e.data["phase"] if e.type == "table.phase" else e.type for e in c.store.since(0)
                  if e.type in ("table.phase", "table.dice")]
         up = order.index("walls_raised")
         assert order[:up].count("table.dice") == 1 and order[up:].count("table.dice") == 1, order
@@ -116,4 +109,4 @@ async def test_a_throw_before_the_walls_are_up_is_followed_by_no_roll_at_a_demo_
     finally:
         await c.stop()
         await sim.close()
-        store.close()
+        c.store.close()
