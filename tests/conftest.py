@@ -23,8 +23,7 @@ from tests.browsers import CHROMIUM, CHROMIUM_ARGS
 #: alone (test_day: 40-55 s) while the other had nothing left. They are handed out first, longest first (the
 #: slowest files of a run beside other work, 35-112 s each: a cameras' played hands, a bench, a browser's pages
 #: on bad Wi-Fi), so that the files of short tests fill in at the end; only the order moves.
-LONG_FILES = ("tests/web/test_browser.py", "tests/tournament/test_day.py", "tests/web/test_riichi_pages.py",
-              "tests/integration/test_camera_in_service.py",
+LONG_FILES = ("tests/tournament/test_day.py", "tests/web/test_riichi_pages.py", "tests/integration/test_camera_in_service.py",
               "tests/vision/test_vision_setup.py", "tests/web/test_wifi.py", "tests/vision/test_vision_bump.py",
               "tests/security/test_concealed_tiles.py", "tests/web/test_long_records.py",
               "tests/tournament/test_tournament_demo.py", "tests/integration/test_cli_processes.py",
@@ -33,8 +32,7 @@ LONG_FILES = ("tests/web/test_browser.py", "tests/tournament/test_day.py", "test
               "tests/vision/test_vision_camera_faults.py", "tests/vision/test_bench_camera_long_faults.py",
               "tests/web/test_xss.py", "tests/web/test_recovering.py", "tests/web/test_overlay.py",
               "tests/web/test_mcr_referee_pages.py", "tests/web/test_blood_battle_pages.py",
-              "tests/web/test_tuidaohu_pages.py", "tests/drivers/test_conformance.py",
-              "tests/integration/test_install_service.py")
+              "tests/web/test_tuidaohu_pages.py")
 
 
 #: Where the suite's temporary files go when the caller set no TMPDIR: a memory-backed tmpfs. The event log commits
