@@ -68,10 +68,11 @@ class MatchRules:
     @classmethod
     def for_ruleset(cls, ruleset: str) -> MatchRules:
         from table_controller.scoring.config import match, scoring
+        from table_controller.scoring.errors import ScoringError
 
         try:
             start = scoring(ruleset).get("start_points", 0)
-        except Exception:  # a ruleset the referee scores has no [scoring]
+        except ScoringError:  # a ruleset the referee scores has no [scoring] (unknown_ruleset)
             start = 0
         start = start if isinstance(start, int) and not isinstance(start, bool) else 0
         return cls.from_table(ruleset, match(ruleset), start_points=start)
