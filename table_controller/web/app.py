@@ -93,9 +93,32 @@ def _printable(value: str) -> str:
     return value
 
 
+def _lines(value: str) -> str:
+    """A written appeal or a decision's reasons: `_printable`, but its line breaks are the writer's."""
+    found = first_unprintable(value, allowed="\n")
+    if found is not None:
+        raise PydanticCustomError("unprintable", "an invisible or control character (character {at}, {code})",
+                                  {"at": found[0], "code": found[1]})
+    return value
+
+
+def _said(value: str) -> str:
+    """A reason the record keeps says something: one of spaces alone passed `min_length` and read as none."""
+    if not value.strip():
+        raise PydanticCustomError("blank", "only spaces")
+    return value
+
+
 #: a player's name, and a registration number, as a request gives them
 PlayerName = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_printable)]
 PlayerId = Annotated[str, Field(max_length=40), AfterValidator(_printable)]
+#: a referee's reason kept in the record (an undo, a correction, a substitute), one line: a control character went
+#: into the record, its CSV and text lines as it came (a line break split the record's line, U+202E turned it round)
+Reason = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_printable), AfterValidator(_said)]
+#: a short note that may be left empty (a penalty's, a pause's reason)
+Note = Annotated[str, Field(max_length=200), AfterValidator(_printable)]
+#: what a player or the committee writes, lines and all (an appeal, its decision)
+Writing = Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_lines), AfterValidator(_said)]
 
 
 class _Body(BaseModel):
@@ -150,23 +173,23 @@ class PenaltyIn(_Seen):
     victim: Seat | None = Field(None, description="the harmed seat, for entries that pay a victim")
     fan: int | None = Field(None, ge=0, le=100, description="诈和 where the scorer pays it (entries with "
                                                             "from_scoring, 四川): the 番 the seat declared")
-    note: str = Field("", max_length=200)
+    note: Note = Field("", description="the referee's note, kept with the penalty")
 
 
 class AppealIn(_Body):
     position: int = Field(ge=1, le=4, description="the appellant's chair (抽签号位) 1..4")
     target: int | None = Field(None, ge=1, description="the referee action appealed against (its #); none: 相关事宜")
-    text: str = Field(min_length=1, max_length=500, description="the appeal as the player wrote it")
+    text: Writing = Field(description="the appeal as the player wrote it")
 
 
 class AppealRulingIn(_Body):
     appeal: int = Field(ge=1, description="the appeal's #")
     upheld: bool = Field(description="the committee supports the appeal (true) or dismisses it (false)")
-    note: str = Field(min_length=1, max_length=500, description="the decision's reasons")
+    note: Writing = Field(description="the decision's reasons")
 
 
 class PauseIn(_Body):
-    reason: str = Field("", max_length=200, description="why the clock stands still (牌桌故障, 选手不适 …)")
+    reason: Note = Field("", description="why the clock stands still (牌桌故障, 选手不适 …)")
 
 
 #: what a 403 tells the person at the page to do (it said only "需要裁判权限", with the form still in front of them)
@@ -199,7 +222,7 @@ class ExhaustiveIn(_Seen):
 
 
 class UndoIn(_Seen):
-    reason: str = Field(min_length=1, max_length=200, description="why the last referee action is undone")
+    reason: Reason = Field(description="why the last referee action is undone")
     target: int | None = Field(None, ge=1, description="seq of the action to undo; must be the last one")
 
 
@@ -230,7 +253,7 @@ class PlayCorrectIn(_PlayFields, _Seen):
     """A play in the record put right (`referee.play_correct`): the fields given replace the play's, or `void`;
     or a play never keyed inserted (`play` with `insert_before` / `insert_after`, or with `target`: in its place)."""
     target: int | None = Field(None, ge=1, description="seq of the play in the hand's record (its 牌谱 line)")
-    reason: str = Field(min_length=1, max_length=200, description="why: kept in the record with the correction")
+    reason: Reason = Field(description="why: kept in the record with the correction")
     void: bool = Field(False, description="the play never happened (keyed twice, seen where none was)")
     play: InsertedPlay | None = Field(None, description="a play never keyed, put in the record (补录)")
     insert_before: int | None = Field(None, ge=1, description="the play the inserted one goes right before")
@@ -268,7 +291,7 @@ class SubstituteIn(_Seen):
     position: Chair = Field(description="the chair (抽签号位 1..4) whose player is replaced")
     name: PlayerName = Field(description="the substitute (替补) coming in from the next hand")
     player_id: PlayerId = Field("", description="the substitute's registration number, if they have one")
-    reason: str = Field(min_length=1, max_length=200, description="why: 伤病, 中途离场弃权, 取消比赛资格 …")
+    reason: Reason = Field(description="why: 伤病, 中途离场弃权, 取消比赛资格 …")
 
 
 class PlayIn(_Body):
