@@ -291,9 +291,12 @@ class Fuzz:
         for name, rows in before.items():
             if accepted and name not in self.ledger.append_only:
                 continue
-            assert after[name][:len(rows)] == rows, f"accepted {name} changed after {bad!r}"
+            # every row kept as it was; compared as rows, not as a prefix: a table's events may reach the hub out of
+            # order (a gap filled by its replay files a lower seq after higher ones), under load once in a few runs
+            gone = Counter(rows) - Counter(after[name])
+            assert not gone, f"accepted {name} changed after {bad!r}: {list(gone)[:3]}"
             if not accepted:
-                grew = self.ledger.people(name, after[name][len(rows):])
+                grew = self.ledger.people(name, list((Counter(after[name]) - Counter(rows)).elements()))
                 assert not grew, f"{r.status_code} for {bad!r}, yet {name} grew: {grew}"
         return r
 
