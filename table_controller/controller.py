@@ -653,9 +653,9 @@ class Controller:
 
     async def _shuffle(self) -> None:
         """Set the tile count (a table that can say its counts) and shuffle and build the set."""
-        from table_controller.rules import load_ruleset
+        from table_controller.rules.ruleset import in_use
 
-        count = self.config.table.tile_count or load_ruleset(self.state.ruleset).tiles
+        count = self.config.table.tile_count or in_use(self.state.ruleset).tiles
         caps = getattr(getattr(self.table, "info", None), "capabilities", None)
         if getattr(caps, "tile_counts", ()):  # a table that cannot say its counts (remote-control) cannot be told one
             await self._command("set_tile_count", count)
@@ -802,9 +802,9 @@ class Controller:
             self._coming()  # the session's hands all played: said before anything else
         if self.table is None or not self.state.link.get("up"):
             raise ActionError("牌桌未连接，无法开始新一盘")
-        from table_controller.rules import load_ruleset
+        from table_controller.rules.ruleset import in_use
 
-        rs = load_ruleset(self.state.ruleset)
+        rs = in_use(self.state.ruleset)
         _check_tile_count(self.table, self.config.table.tile_count or rs.tiles)
         hand_no = self.state.hands_played + 1 if prev is None or prev.get("ended") else prev["hand_no"] + 1
         if prev is not None and not prev.get("ended"):
@@ -971,7 +971,7 @@ class Controller:
         `seen`: the page's view (`mine`: its own actions since); a throw logged after it, the board's or
         another page's, refuses this one, naming it: the operator keyed the throw the board had just
         reported, and under 国标 a dealer's 5 or 9 took the keyed one as the dealer's second throw."""
-        from table_controller.rules import load_ruleset
+        from table_controller.rules.ruleset import in_use
 
         if seen is not None and (why := self._thrown_since(seen, set(mine or ()))):
             raise ActionError(why)
@@ -1002,7 +1002,7 @@ class Controller:
         want = hand.get("next_thrower")
         if want and seat != want:
             raise ActionError(f"应由 {SEAT_NAMES[want]} 家掷骰 / {want} throws next, not {seat}")
-        count = load_ruleset(hand["ruleset"]).dice_count
+        count = in_use(hand["ruleset"]).dice_count
         if len(dice) != count or not all(isinstance(x, int) and 1 <= x <= 6 for x in dice):
             raise ActionError(f"本规则须掷 {count} 颗骰子，每颗 1 至 6 点 / this ruleset throws {count} dice of 1 to 6, "
                               f"got {dice}", status=422)

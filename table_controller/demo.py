@@ -167,7 +167,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     血流: wins do not end it), or to 荒牌 (四川: then 查叫). With a `felt` (the demo's camera) the
     face-up plays are laid on it and the camera records them."""
     from table_controller.referee import flow_of
-    from table_controller.rules import deal_plan, load_ruleset
+    from table_controller.state import hand_plan
     from tablesim.players import play_hand
 
     if felt is not None and felt.clear():  # the last hand's tiles go down into the table
@@ -187,9 +187,7 @@ async def play_one_hand(controller: Controller, sim: Any, rng: random.Random, tu
     if hand.get("error") or sim.wall is None:
         await controller.end_hand(by="demo", result="abandoned")
         return
-    throws = [tuple(t["dice"]) for t in hand["throws"]]
-    plan = deal_plan(load_ruleset(hand["ruleset"]), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,
-                     wall_lengths=hand.get("wall_lengths"))
+    plan = hand_plan(hand)  # the deal the fold keeps, from the ruleset as the service read it
     judge = win_judge(hand["ruleset"], hand.get("prevalent_wind", "E"), table=lambda: controller.state)
     flow = flow_of(hand["ruleset"])
     after_win = flow.continue_after_win

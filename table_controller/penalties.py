@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, Mapping
 
+from table_controller.rules.ruleset import folder, in_use
+
 SEATS = ("E", "S", "W", "N")
 Pays = Literal["dead", "each", "victim", "tsumo", "standing"]
 #: What `pays` may say: "dead" (盘外死分), "each" (to each other seat), "victim" (to one seat), "tsumo" (riichi's 满贯罚符:
@@ -216,12 +218,17 @@ def _standing_problem(ruleset_id: str, items: list[Penalty]) -> str | None:
             "pays = \"standing\" takes points off the session's standing, which counts points only with [scoring] uma")
 
 
-@lru_cache(maxsize=32)
 def catalogue(ruleset_id: str) -> Catalogue:
-    """The ruleset's catalogue plus the universal entries; a ruleset without one has only those."""
-    from table_controller.rules import load_ruleset
+    """The ruleset's catalogue plus the universal entries; a ruleset without one has only those. Read once per
+    rulesets folder from the read every part of the table takes (`rules.ruleset.in_use`): keyed by the id alone, a
+    venue's copy in another folder was given the first folder's catalogue, and a file edited while the service
+    ran gave the Penalties page the new entries beside the old timers."""
+    return _catalogue(ruleset_id, folder())
 
-    table = load_ruleset(ruleset_id).sections.get("penalties", {})
+
+@lru_cache(maxsize=32)
+def _catalogue(ruleset_id: str, directory: str) -> Catalogue:
+    table = in_use(ruleset_id, directory).sections.get("penalties", {})
     items = [_entry(raw, f"{ruleset_id}.toml [[penalties.items]] #{i + 1}")
              for i, raw in enumerate(table.get("items", []))]
     codes = [p.code for p in items]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from table_controller import settlements
 from table_controller.penalties import PenaltyError, catalogue
+from table_controller.rules.ruleset import folder
 from table_controller.scoring.errors import ScoringError
 from table_controller.store import Event
 from table_controller.tiles import seat_name
@@ -99,9 +100,15 @@ def out_seats(ruleset: str, actions: list[dict[str, Any]], hand_no: int | None) 
     return [w["seat"] for w in confirmed_wins(actions, hand_no)]
 
 
-@lru_cache(maxsize=32)
 def flow_of(ruleset: str) -> Any:
-    """The ruleset's hand flow (`FlowRules`); a ruleset without a `[flow]` table ends at the first win."""
+    """The ruleset's hand flow (`FlowRules`); a ruleset without a `[flow]` table ends at the first win. Once per
+    rulesets folder (`rules.ruleset.in_use`'s read, through `scoring.config`): keyed by the id alone, a venue's copy
+    in another folder played the first folder's flow."""
+    return _flow_of(ruleset, folder())
+
+
+@lru_cache(maxsize=32)
+def _flow_of(ruleset: str, directory: str) -> Any:
     from table_controller.hand.rules import FlowRules
     from table_controller.scoring import ScoringError
 

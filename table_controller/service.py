@@ -80,9 +80,9 @@ class TableService:
 
             from drivers.clock import SystemClock
 
-            from table_controller.rules import load_ruleset
+            from table_controller.rules.ruleset import in_use
 
-            rs = load_ruleset(cfg.rules.ruleset)
+            rs = in_use(cfg.rules.ruleset)
             # The simulator builds the ruleset's own tile set (e.g. shiwan's tens) through the
             # rules engine, so its ground truth and the engine agree.
             # ... and a dice unit of the ruleset's (广东, 台湾: three dice), as a table maker fits one

@@ -18,6 +18,7 @@ from table_controller import corrections
 from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.corrections import HandEvents
 from table_controller.log_en import action_en, describe_en
+from table_controller.rules.ruleset import folder
 from table_controller.store import Event
 from table_controller.substitutes import sitting
 from table_controller.tiles import SEAT_NAMES, SEATS
@@ -1031,14 +1032,17 @@ def _wall_now(hand: dict[str, Any]) -> None:
 
 
 def hand_plan(hand: dict[str, Any]) -> Any:
-    """The rules engine's deal plan of a dealt hand (its ruleset, throws and wall lengths)."""
+    """The rules engine's deal plan of a dealt hand (its ruleset, throws and wall lengths), cached per rulesets
+    folder as the ruleset is read (`rules.ruleset.in_use`): keyed by the id alone, a venue's copy in another folder
+    was dealt by the first folder's `[break]` and `[deal]`."""
     throws = tuple(tuple(th["dice"]) for th in hand["throws"])
     lengths = tuple(sorted((hand.get("wall_lengths") or {}).items()))
-    return _plan(hand["ruleset"], throws, lengths)
+    return _plan(hand["ruleset"], folder(), throws, lengths)
 
 
 @lru_cache(maxsize=16)
-def _plan(ruleset_id: str, throws: tuple[tuple[int, ...], ...], lengths: tuple[tuple[str, int], ...]) -> Any:
+def _plan(ruleset_id: str, directory: str, throws: tuple[tuple[int, ...], ...],
+          lengths: tuple[tuple[str, int], ...]) -> Any:
     from table_controller.rules import deal_plan
 
     return deal_plan(_ruleset(ruleset_id), dice=throws[0], dice2=throws[1] if len(throws) > 1 else None,

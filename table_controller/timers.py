@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
+from table_controller.rules.ruleset import folder, in_use
+
 #: Seconds before a turn's end when the display turns amber (a third of a short limit).
 TURN_WARN_S = 5.0
 
@@ -59,12 +61,15 @@ def timers_problem(table: Mapping[str, Any]) -> str | None:
     return None
 
 
-@lru_cache(maxsize=32)
 def timer_rules(ruleset_id: str) -> TimerRules:
-    """The ruleset's `[timers]`; a ruleset without the table has no timers."""
-    from table_controller.rules import load_ruleset
+    """The ruleset's `[timers]`; a ruleset without the table has no timers. Read once per rulesets folder from
+    the read every part of the table takes (`rules.ruleset.in_use`), as the penalty catalogue is."""
+    return _timer_rules(ruleset_id, folder())
 
-    t: Mapping[str, Any] = load_ruleset(ruleset_id).sections.get("timers", {})
+
+@lru_cache(maxsize=32)
+def _timer_rules(ruleset_id: str, directory: str) -> TimerRules:
+    t: Mapping[str, Any] = in_use(ruleset_id, directory).sections.get("timers", {})
     known = set(TimerRules.__dataclass_fields__)
     unknown = set(t) - known
     if unknown:

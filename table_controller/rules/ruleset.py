@@ -13,7 +13,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
@@ -261,6 +261,49 @@ def load_ruleset(ruleset_id: str, rulesets_dir_: str | os.PathLike[str] | None =
     path = directory / f"{ruleset_id}.toml"
     data, family = _resolved(ruleset_id, directory, ())
     return parse_ruleset(data, ruleset_id, path, family=family)
+
+
+def folder() -> str:
+    """The rulesets folder in use, as the per-ruleset caches key on it with the id (`in_use`): a venue's copy of a
+    shipped ruleset keeps its id. `rulesets_dir` as text, without building a Path: it is asked on per-event paths."""
+    return os.environ.get(ENV_DIR) or _PACKAGED_TEXT
+
+
+_PACKAGED_TEXT = str(PACKAGED)
+
+
+def in_use(ruleset_id: str, directory: str | None = None) -> Ruleset:
+    """The ruleset as this process read it from `directory` (by default `folder()`), read once: every part of the
+    table (the deal, the flow, penalties, timers, scoring, the pages) derives from this one read, so a file edited
+    while the service runs takes effect whole at its restart (`config_watch` says so), never part by part as each
+    part was first asked for. Raises as `load_ruleset`; a file that does not load is read again when next asked."""
+    return _in_use(ruleset_id, folder() if directory is None else directory)
+
+
+@lru_cache(maxsize=64)
+def _in_use(ruleset_id: str, directory: str) -> Ruleset:
+    return load_ruleset(ruleset_id, directory)
+
+
+def ruleset_files(ruleset_id: str, rulesets_dir_: str | os.PathLike[str] | None = None) -> tuple[Path, ...]:
+    """The files `ruleset_id` is read from: its own, then its `extends` chain's as `_resolved` finds them (beside
+    it, else packaged). What the config watch looks at; a file that is not there or does not read ends the chain."""
+    directory = rulesets_dir(rulesets_dir_)
+    out: list[Path] = []
+    rid: Any = ruleset_id
+    while isinstance(rid, str) and _ID_RE.match(rid):
+        path = directory / f"{rid}.toml"
+        if not path.exists() and out:
+            directory = PACKAGED
+            path = directory / f"{rid}.toml"
+        if path in out or not path.exists():
+            break
+        out.append(path)
+        try:
+            rid = _read_file(path).get("extends")
+        except RulesetError:
+            break
+    return tuple(out)
 
 
 def toml_text(raw: bytes) -> str:

@@ -71,9 +71,9 @@ def _kinds(ruleset: str, directory: str) -> tuple[Any | None, frozenset[str]]:
 def ruleset_tiles(ruleset: str) -> tuple[Any | None, frozenset[str]]:
     """(the ruleset as loaded from its file, the kinds of tile it plays with), read once per
     rulesets folder; (None, empty) for an unknown id or a broken file."""
-    from table_controller.rules import rulesets_dir
+    from table_controller.rules.ruleset import folder
 
-    return _kinds(ruleset, str(rulesets_dir()))
+    return _kinds(ruleset, folder())
 
 
 def score_json(data: Any, ruleset: str) -> dict[str, Any]:
@@ -88,19 +88,19 @@ def score_json(data: Any, ruleset: str) -> dict[str, Any]:
 
 
 def ruleset_file(ruleset: str) -> Any | None:
-    """The ruleset as loaded from its file (`rules.load_ruleset`), read once per rulesets folder;
-    None for an unknown id or a broken file (named where the table is configured)."""
-    from table_controller.rules import rulesets_dir
+    """The ruleset as loaded from its file, read once per rulesets folder (`rules.ruleset.in_use`, the read every
+    part of the table takes); None for an unknown id or a broken file (named where the table is configured)."""
+    from table_controller.rules.ruleset import folder
 
-    return _ruleset_file(ruleset, str(rulesets_dir()))
+    return _ruleset_file(ruleset, folder())
 
 
 @lru_cache(maxsize=64)
 def _ruleset_file(ruleset: str, directory: str) -> Any | None:
-    from table_controller.rules import load_ruleset
+    from table_controller.rules.ruleset import in_use
 
     try:
-        return load_ruleset(ruleset, directory)
+        return in_use(ruleset, directory)
     except Exception:  # RulesetError: unknown id or a broken file
         return None
 

@@ -20,17 +20,17 @@ def scored(ruleset: str) -> bool:
     """Whether this engine scores `ruleset`: its file (or its base's, for a house ruleset) has a
     `[scoring]` table. A ruleset file without one is scored by the referee (`manual`). This was a
     list of ids in the code, which every new regional ruleset had to edit."""
-    from table_controller.rules import rulesets_dir
+    from table_controller.rules.ruleset import folder
 
-    return _engine(ruleset, str(rulesets_dir())) is not None
+    return _engine(ruleset, folder()) is not None
 
 
 def engine(ruleset: str) -> str:
     """The module of `table_controller.scoring` that scores `ruleset`: `[scoring] engine`, by default
     the id of its family (xueliu plays sichuan's, tuidaohu and jipinghu guangdong's)."""
-    from table_controller.rules import rulesets_dir
+    from table_controller.rules.ruleset import folder
 
-    name = _engine(ruleset, str(rulesets_dir()))
+    name = _engine(ruleset, folder())
     if name is None:
         raise ScoringError("unknown_ruleset", f"no scoring for ruleset {ruleset!r}", "ruleset")
     return name
@@ -78,10 +78,11 @@ def engines() -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def _engine(ruleset: str, directory: str) -> str | None:
-    from table_controller.rules import RulesError, load_ruleset
+    from table_controller.rules import RulesError
+    from table_controller.rules.ruleset import in_use
 
     try:
-        rs = load_ruleset(ruleset, directory)
+        rs = in_use(ruleset, directory)
     except RulesError:  # an unknown id or a broken file is named where it is used
         return None
     table = rs.sections.get("scoring")
@@ -111,7 +112,8 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
 
     `["scoring"]["id"]` is the ruleset id. Raises `ScoringError("unknown_ruleset")` for an id
     this engine does not score, or a ruleset file without a `[scoring]` table. Files are read
-    once per rulesets folder (`$TABLECTL_RULESETS_DIR` or the repository's `config/rulesets/`).
+    once per rulesets folder (`$TABLECTL_RULESETS_DIR` or the repository's `config/rulesets/`): `rules.ruleset.in_use`,
+    the read every part of the table takes.
     """
     if not scored(ruleset):
         _broken_file(ruleset)
@@ -119,9 +121,9 @@ def ruleset_tables(ruleset: str) -> Mapping[str, Any]:
                            f"no scoring for ruleset {ruleset!r}{_known_or_close(ruleset)}; scored: "
                            f"{', '.join(scored_rulesets()) or 'none here'} and the house rulesets that extend them",
                            "ruleset")
-    from table_controller.rules import rulesets_dir
+    from table_controller.rules.ruleset import folder
 
-    return _tables(ruleset, str(rulesets_dir()))
+    return _tables(ruleset, folder())
 
 
 def _known_or_close(ruleset: str) -> str:
@@ -155,17 +157,18 @@ def family(ruleset: str) -> str:
     """The ruleset whose scoring and procedures `ruleset` plays: itself, or for a house ruleset
     (`extends = "mcr"`, docs/rules.md) the root of its chain: the default `[scoring] engine`. Shared code
     branches on no family: what differs is the engine module's (`scoring.rulesets.HOOKS`)."""
-    from table_controller.rules import rulesets_dir
+    from table_controller.rules.ruleset import folder
 
-    return _family(ruleset, str(rulesets_dir()))
+    return _family(ruleset, folder())
 
 
 @lru_cache(maxsize=None)
 def _family(ruleset: str, directory: str) -> str:
-    from table_controller.rules import RulesError, load_ruleset
+    from table_controller.rules import RulesError
+    from table_controller.rules.ruleset import in_use
 
     try:
-        return load_ruleset(ruleset, directory).family
+        return in_use(ruleset, directory).family
     except RulesError:  # an unknown id or a broken file is named where it is used
         return ruleset
 
@@ -184,10 +187,11 @@ def _read(ruleset: str, directory: str) -> dict[str, Any]:
     """Copies of the ruleset file's `[scoring]`, `[match]` and `[flow]` tables, those it has. `[scoring]`
     gains `hand_end`, the file's 买马 / 钓鱼 as loaded (`kind`, `counts_from`, `tiles`, `honour_values`), where it has one:
     the scorer counts a horse's seat from it, not from a table of its own."""
-    from table_controller.rules import RulesError, load_ruleset
+    from table_controller.rules import RulesError
+    from table_controller.rules.ruleset import in_use
 
     try:
-        rs = load_ruleset(ruleset, directory)
+        rs = in_use(ruleset, directory)
     except RulesError as exc:
         raise ScoringError("unknown_ruleset", str(exc), "ruleset") from exc
     sections = rs.sections
@@ -218,9 +222,9 @@ def _play_tables(ruleset: str) -> Mapping[str, Any]:
     """`[flow]` and `[match]`, which a ruleset the referee scores (裁判计分) may have too."""
     if scored(ruleset):
         return ruleset_tables(ruleset)
-    from table_controller.rules import rulesets_dir
+    from table_controller.rules.ruleset import folder
 
-    return _unscored_tables(ruleset, str(rulesets_dir()))
+    return _unscored_tables(ruleset, folder())
 
 
 @lru_cache(maxsize=None)

@@ -441,11 +441,11 @@ def create_app(controller: Controller, credentials: Credentials | None = None) -
 
     @app.get("/api/fans", summary="The ruleset's fan table (番种表): each fan's value and rule, and the payment rules")
     async def fans() -> dict[str, Any]:
-        from table_controller.rules import load_ruleset
+        from table_controller.rules.ruleset import in_use
         from table_controller.scoring.catalog import fan_table
 
         ruleset = controller.state.ruleset
-        rs = load_ruleset(ruleset)  # the service started with it: it loads
+        rs = in_use(ruleset)  # the service started with it: it loads, as the fan table does (not the file as edited since)
         return {"ruleset": ruleset, "name_zh": rs.name_zh, "name_en": rs.name_en, "rows": fan_table(ruleset)}
 
     RoundQuery = Query(None, ge=1, description="a round (轮次) of this table; default: the one being played")

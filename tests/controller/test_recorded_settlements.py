@@ -15,14 +15,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from table_controller.config import parse_config
 from table_controller.controller import ActionError, Controller
-from table_controller.penalties import catalogue
-from table_controller.referee import flow_of
 from table_controller.rules.ruleset import ENV_DIR, PACKAGED
 from table_controller.scoresheet import compute
 from table_controller.state import TableState, fold
@@ -38,25 +36,14 @@ async def _no_table(url: str) -> Any:
     raise ConnectionRefusedError(f"nothing at {url}")
 
 
-@pytest.fixture(autouse=True)
-def _fresh_rulesets() -> Iterator[None]:
-    """The per-ruleset caches read afresh after each test too: a venue's edited file (a [flow] turned off)
-    must not be what the next test file's fold reads of the shipped ruleset."""
-    yield
-    catalogue.cache_clear()
-    flow_of.cache_clear()
-
-
 def _venue(folder: Path, ruleset: str, old: str, new: str, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A venue's rulesets folder holding the shipped `ruleset` with `old` replaced by `new`, in use from now
-    (as by a process started on it: the per-ruleset caches read it afresh)."""
+    (as by a process started on it: the per-ruleset caches are keyed by the folder too)."""
     folder.mkdir()
     text = (PACKAGED / f"{ruleset}.toml").read_text(encoding="utf-8")
     assert text.count(old) == 1, old
     (folder / f"{ruleset}.toml").write_text(text.replace(old, new), encoding="utf-8")
     monkeypatch.setenv(ENV_DIR, str(folder))
-    catalogue.cache_clear()
-    flow_of.cache_clear()
     return folder
 
 

@@ -16,7 +16,6 @@ from offline import offline_controller  # type: ignore[import-not-found]
 
 from table_controller.controller import ActionError, Controller
 from table_controller.penalties import catalogue
-from table_controller.referee import flow_of
 from table_controller.rules.ruleset import ENV_DIR, PACKAGED
 from table_controller.scoresheet import compute, to_csv
 from table_controller.tiles import parse_tiles
@@ -42,23 +41,16 @@ def venue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[
         for pattern, replacement in edits:
             text, n = re.subn(pattern, replacement, text, count=1, flags=re.M)
             assert n == 1, pattern
-        folder = tmp_path / "rulesets"
-        folder.mkdir(exist_ok=True)
+        folder = tmp_path / f"rulesets-{len(made)}"  # a folder of its own, as a process started on it reads it
+        folder.mkdir()
         (folder / "riichi.toml").write_text(text, encoding="utf-8")
         monkeypatch.setenv(ENV_DIR, str(folder))
-        _clear()
         made.append(offline_controller(tmp_path, "riichi", {"1": "甲", "2": "乙", "3": "丙", "4": "丁"}))
         return made[-1]
 
     yield make
     for c in made:
         c.store.close()
-    _clear()
-
-
-def _clear() -> None:
-    flow_of.cache_clear()
-    catalogue.cache_clear()  # by the ruleset's id: the venue's copy is read again
 
 
 UMA = (r"^\[scoring\]$", '[scoring]\numa = [15, 5, -5, -15]')

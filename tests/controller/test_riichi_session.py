@@ -17,7 +17,6 @@ from offline import offline_controller  # type: ignore[import-not-found]
 from table_controller.controller import ActionError, Controller
 from table_controller.hand.match import MatchRules, next_hand, start
 from table_controller.projection import public_view
-from table_controller.referee import flow_of
 from table_controller.rules.ruleset import ENV_DIR, PACKAGED
 from table_controller.scoresheet import compute
 from table_controller.tiles import parse_tiles
@@ -128,13 +127,13 @@ def venue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[
             line = re.search(rf"^{key} = .*$", text, re.M)
             assert line, key
             text = text.replace(line.group(0), f"{key} = {value}")
-        folder = tmp_path / "rulesets"
-        folder.mkdir(exist_ok=True)
+        folder = tmp_path / f"rulesets-{len(folders)}"  # a folder of its own, as a process started on it reads it
+        folders.append(folder)
+        folder.mkdir()
         (folder / "riichi.toml").write_text(text, encoding="utf-8")
         monkeypatch.setenv(ENV_DIR, str(folder))
-        flow_of.cache_clear()
+    folders: list[Path] = []
     yield set_
-    flow_of.cache_clear()
 
 
 def _kokushi(c: Controller) -> None:

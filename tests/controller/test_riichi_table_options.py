@@ -5,12 +5,10 @@ the venue's copy of the ruleset file turns one on, and the fold of a hand-writte
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
-from table_controller.penalties import catalogue
-from table_controller.referee import flow_of
 from table_controller.rules.ruleset import ENV_DIR, PACKAGED
 from table_controller.scoresheet import compute
 from table_controller.scoring import ScoringError, check_tables
@@ -18,13 +16,6 @@ from table_controller.tiles import parse_tiles
 
 from test_furiten import _table  # type: ignore[import-not-found]
 from test_referee_fold import Log  # type: ignore[import-not-found]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_rulesets() -> Iterator[None]:
-    yield
-    catalogue.cache_clear()
-    flow_of.cache_clear()
 
 
 def _venue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *lines: str) -> None:
@@ -37,8 +28,6 @@ def _venue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *lines: str) -> None
     (folder / "riichi.toml").write_text(text.replace(anchor, "".join(f"{x}\n" for x in lines) + anchor),
                                         encoding="utf-8")
     monkeypatch.setenv(ENV_DIR, str(folder))
-    catalogue.cache_clear()
-    flow_of.cache_clear()
 
 
 def _dealer_wins_48000(log: Log) -> None:

@@ -232,7 +232,6 @@ async def test_a_player_below_zero_ends_the_session_on_the_pages_where_the_rules
     −23000; the Table page says who was knocked out and that the session is over, and 开始新一盘 is refused so."""
     import httpx
 
-    from table_controller.referee import flow_of
     from table_controller.rules.ruleset import ENV_DIR, PACKAGED
     from test_browser import _auth
 
@@ -242,32 +241,28 @@ async def test_a_player_below_zero_ends_the_session_on_the_pages_where_the_rules
     assert text.count("\nbust = false\n") == 1
     (folder / "riichi.toml").write_text(text.replace("\nbust = false\n", "\nbust = true\n"), encoding="utf-8")
     monkeypatch.setenv(ENV_DIR, str(folder))
-    flow_of.cache_clear()
-    try:
-        async with _running(_config(ruleset="riichi"), tmp_path / "own") as svc:
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
-                async def post(path: str, token: str = OPERATOR, **body: Any) -> Any:
-                    r = await http.post(path, json=body, headers=_auth(token))
-                    return r
+    async with _running(_config(ruleset="riichi"), tmp_path / "own") as svc:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
+            async def post(path: str, token: str = OPERATOR, **body: Any) -> Any:
+                r = await http.post(path, json=body, headers=_auth(token))
+                return r
 
-                assert (await post("/api/hand/start")).status_code == 200
-                await _until(lambda: svc.controller.state.phase == "walls_raised")
-                await _throw_all(svc)
-                for play in ({"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "9p"},
-                             {"type": "discard", "seat": "S", "tile": "7z"}):
-                    assert (await post("/api/play", **play)).status_code == 200
-                read = await post("/api/referee/win", REFEREE, hand={
-                    "seat_wind": "E", "concealed": "1m 9m 1p 9p 1s 9s 1z 1z 2z 3z 4z 5z 6z".split(), "win_tile": "7z",
-                    "win": "discard", "discarder": "S"})
-                assert read.status_code == 200, read.text
-                assert (await post("/api/referee/win/confirm", REFEREE)).status_code == 200
-                assert (await post("/api/hand/end", result="win")).status_code == 200
-                table = await _open(browser, svc, "/", token=OPERATOR)
-                await table.wait_for_selector("#next-notice:not([hidden])")
-                assert await table.inner_text("#next-notice") == \
-                    "李娜（-23000点）点数为负，被击飞，比赛结束。裁判在成绩表页开始新一轮。"
-                refused = await post("/api/hand/start")
-                assert refused.status_code == 409 and "李娜（-23000点）点数为负，被击飞" in refused.text, refused.text
-                await table.close()
-    finally:
-        flow_of.cache_clear()
+            assert (await post("/api/hand/start")).status_code == 200
+            await _until(lambda: svc.controller.state.phase == "walls_raised")
+            await _throw_all(svc)
+            for play in ({"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "9p"},
+                         {"type": "discard", "seat": "S", "tile": "7z"}):
+                assert (await post("/api/play", **play)).status_code == 200
+            read = await post("/api/referee/win", REFEREE, hand={
+                "seat_wind": "E", "concealed": "1m 9m 1p 9p 1s 9s 1z 1z 2z 3z 4z 5z 6z".split(), "win_tile": "7z",
+                "win": "discard", "discarder": "S"})
+            assert read.status_code == 200, read.text
+            assert (await post("/api/referee/win/confirm", REFEREE)).status_code == 200
+            assert (await post("/api/hand/end", result="win")).status_code == 200
+            table = await _open(browser, svc, "/", token=OPERATOR)
+            await table.wait_for_selector("#next-notice:not([hidden])")
+            assert await table.inner_text("#next-notice") == \
+                "李娜（-23000点）点数为负，被击飞，比赛结束。裁判在成绩表页开始新一轮。"
+            refused = await post("/api/hand/start")
+            assert refused.status_code == 409 and "李娜（-23000点）点数为负，被击飞" in refused.text, refused.text
+            await table.close()
