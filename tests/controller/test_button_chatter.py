@@ -6,6 +6,7 @@ instead of 60 lines of 按键 pushing the game off the page, and clears it when 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ async def press(service: TableService, side: str, n: int, t: FakeTime, every: fl
 
 
 async def test_a_chattering_button_is_one_notice_every_report_is_logged_and_it_clears_when_quiet(
-        table: tuple[TableService, FakeTime]) -> None:
+        table: tuple[TableService, FakeTime], caplog: pytest.LogCaptureFixture) -> None:
     service, t = table
     c = service.controller
     assert c is not None
@@ -75,7 +76,12 @@ async def test_a_chattering_button_is_one_notice_every_report_is_logged_and_it_c
     await press(service, "S", 9, t, 0.1)  # nine in 0.9 s: under the threshold, each its own line
     assert c.state.buttons == {} and len(lines(service, "table.button", start)) == 9
     assert logged(service, "controller.button_chatter", start) == []
+    caplog.set_level(logging.INFO, logger="table_controller.controller")
+    caplog.clear()
     await press(service, "S", 51, t, 0.1)  # the tenth within 2 s makes it chattering; fifty more
+    # the journal: the tenth report and the notice, not the fifty counted on it
+    assert len([r for r in caplog.records if r.name == "table_controller.controller" and r.getMessage() == "event"
+                and r.levelno == logging.INFO]) == 2
     [began] = logged(service, "controller.button_chatter", start)
     assert began.data == {"key": "S:start", "seat": "S", "button": "start", "presses": 10, "window_s": 2.0}
     said = [line for line in c.state.log if line["seq"] == began.seq][0]
