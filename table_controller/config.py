@@ -211,6 +211,30 @@ class StorageSection(_Section):
                                             "event by event: a dead SD card then loses nothing (docs/display.md).")
 
 
+class ButtonsSection(_Section):
+    """When a seat button reporting itself over and over is told as one notice (按键抖动, `chatter.py`)."""
+
+    chatter_presses: int = Field(10, ge=3, le=1000, strict=True,
+                                 description="Reports of one button within chatter_window_s that make it chattering.")
+    chatter_window_s: float = Field(2.0, gt=0, le=60, description="Seconds the reports are counted over.")
+    quiet_s: float = Field(3.0, ge=1, le=600, description="Seconds without a report before the notice clears.")
+
+    @model_validator(mode="after")
+    def _faster_than_a_player(self) -> "ButtonsSection":
+        """Fewer than one report a second is a player pressing (the dice button once a throw, the start
+        button a few times): the notice would hide a table's own presses from the log."""
+        if self.chatter_presses < self.chatter_window_s:
+            raise ValueError(f"buttons: chatter_presses = {self.chatter_presses} within chatter_window_s = "
+                             f"{self.chatter_window_s:g} is under one report a second, as a player presses; "
+                             "raise chatter_presses or shorten chatter_window_s")
+        return self
+
+    def rules(self) -> Any:
+        from table_controller.chatter import ChatterRules
+
+        return ChatterRules(presses=self.chatter_presses, window_s=self.chatter_window_s, quiet_s=self.quiet_s)
+
+
 class LogSection(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
 
@@ -297,6 +321,7 @@ class TournamentSection(_Section):
 
 class TableConfig(_Section):
     table: TableSection = TableSection()
+    buttons: ButtonsSection = ButtonsSection()
     camera: CameraSection = CameraSection()
     rules: RulesSection = Field(default_factory=RulesSection)  # built per config: its default is checked each time
     # 甲乙丙丁, not 东南西北: the winds move round the chairs every hand, the players do not

@@ -19,7 +19,7 @@ from typing import Any
 from drivers.faults import BY_CODE
 from drivers.names import COMMAND_NAMES, command_failed
 
-from table_controller import snapshot
+from table_controller import chatter, snapshot
 from table_controller.config import TableConfig
 from table_controller.journal import journal_fields
 from table_controller.stamps import stamp_clock
@@ -132,6 +132,8 @@ class Controller:
         self._sending: Counter[str] = Counter()
         self._starting = 0  # hand starts still sending their table commands
         self._followups: set[asyncio.Task[None]] = set()
+        #: the seat buttons' recent reports, on this controller's clock: a chattering one is told once (`chatter.py`)
+        self._buttons = chatter.ButtonWatch(config.buttons.rules())
         #: Why the log refused the last write (disk full, card gone read-only), None while it writes.
         self.log_error: str | None = None
         self._log_failed_at: float | None = None
@@ -303,7 +305,10 @@ class Controller:
             except asyncio.QueueFull:  # a stalled client drops out and catches up from the log (`dropped`)
                 self._subscribers.discard(q)
                 self._dropped.add(q)
-        log.info("event", extra=journal_fields(ev, self.state))
+        if chatter.muted(ev.type, ev.data, ev.seq, self.state.buttons):
+            log.debug("event", extra=journal_fields(ev, self.state))  # counted on the notice; the log has it
+        else:
+            log.info("event", extra=journal_fields(ev, self.state))
         return ev
 
     def _with_payment(self, source: str, type: str, data: dict[str, Any], at: float) -> dict[str, Any]:
@@ -664,6 +669,7 @@ class Controller:
     def _on_table_event(self, ev: Any) -> None:
         etype = ev.type
         fields = dict(ev.fields)
+        self._buttons_quiet()  # every event the board sends, its heartbeat each second included, tells the time
         if etype in TRANSIENT:
             return  # the driver's link counters already note when the table was last heard
         if etype == "link_up":
@@ -700,6 +706,24 @@ class Controller:
             def then() -> None:  # the step a fault refused goes on (the walls of a hand waiting for them)
                 self._follow(self._on_phase(self.state.phase, after_fault=True), "after-fault")
         self.offer("table", "table." + etype, fields, table_cursor=cursor, then=then)
+        # (not while a relink's replay comes in: presses made seconds apart arrive within a millisecond)
+        if etype == "button" and not self._resync_due and (key := chatter.key_of(fields)) is not None:
+            presses = self._buttons.press(key, self.now(), key in self.state.buttons)
+            if presses is not None:
+                self.offer("controller", "controller.button_chatter",
+                           {"key": key, "seat": fields["seat"], "button": fields["button"], "presses": presses,
+                            "window_s": self._buttons.rules.window_s})
+
+    def _buttons_quiet(self) -> None:
+        """A chattering button not reported for `[buttons] quiet_s`: its notice is cleared, with the count of
+        its reports (a notice from before a restart is timed from the first event the board sends after it)."""
+        if not self.state.buttons:
+            return
+        for key in self._buttons.quiet(self.now(), list(self.state.buttons)):
+            held = self.state.buttons[key]
+            self.offer("controller", "controller.button_chatter_ended",
+                       {"key": key, "seat": held.get("seat"), "button": held.get("button"),
+                        "presses": held.get("presses", 0), "quiet_s": self._buttons.rules.quiet_s})
 
     def _table_cursor(self, ev: Any) -> tuple[int, int] | None:
         """(boot id, event number) of a numbered table event, None for a table that numbers none."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from drivers.names import reason_en
-from table_controller import corrections
+from table_controller import chatter, corrections
 from table_controller.store import Event
 from table_controller.tiles import SEATS
 
@@ -75,6 +75,12 @@ def describe_en(ev: Event) -> str:
     if t == "table.tile_count":
         count, expected = d.get("count"), d.get("expected")
         return f"tiles counted: {count}" + (f", should be {expected}" if expected not in (None, count) else "")
+    if t in ("controller.button_chatter", "controller.button_chatter_ended"):
+        where = chatter.notice(known, 0, 0, 0, 0)["where"] if (known := chatter.key_of(d)) else str(d.get("key", ""))
+        if t.endswith("_ended"):
+            return f"button chatter stopped: {where}, reported {d.get('presses', 0)} times (each one recorded)"
+        return (f"button chattering or stuck: {where} reported {d.get('presses', 0)} times in {d.get('window_s', '')} s; "
+                "further reports are counted under Faults, not listed one by one (each one recorded)")
     if t == "table.button":
         button = BUTTON_EN.get(d.get("button", ""), d.get("button", ""))
         if "wind" not in d and d.get("seat") in SEATS:

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from drivers.faults import fault_fields
 from drivers.names import LINK_REASONS, reason_en, reason_zh
 
-from table_controller import corrections
+from table_controller import chatter, corrections
 from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.corrections import HandEvents
 from table_controller.log_en import action_en, describe_en
@@ -109,6 +109,8 @@ class TableState:
     phase_by_table: bool = False
     tile_count: int | None = None
     faults: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Buttons reporting themselves over and over (按键抖动, `chatter.py`), by `side:button`: shown beside the faults
+    buttons: dict[str, dict[str, Any]] = field(default_factory=dict)
     hand: dict[str, Any] | None = None
     hands_played: int = 0
     log: list[dict[str, Any]] = field(default_factory=list)
@@ -163,6 +165,7 @@ class TableState:
             "phase_zh": PHASE_ZH.get(self.phase, self.phase),
             "tile_count": self.tile_count,
             "faults": list(self.faults.values()),
+            "buttons": list(self.buttons.values()),
             "hand": hand,
             "hands_played": self.hands_played,
             "log": list(self.log),
@@ -392,6 +395,13 @@ def describe(ev: Event) -> str:
         count, expected = d.get("count"), d.get("expected")
         off = f"，应为 {expected} 张" if expected not in (None, count) else ""
         return f"点牌：{count} 张{off}"
+    if t in ("controller.button_chatter", "controller.button_chatter_ended"):
+        key = str(d.get("key", ""))
+        where = chatter.notice(known, 0, 0, 0, 0)["where_zh"] if (known := chatter.key_of(d)) else key
+        if t.endswith("_ended"):
+            return f"按键抖动已停止：{where}，共触发 {d.get('presses', 0)} 次（每次均已记录）"
+        return (f"按键抖动或卡住：{where} {d.get('window_s', '')} 秒内触发 {d.get('presses', 0)} 次；"
+                "之后的触发只在故障栏计数，不逐条显示（每次均已记录）")
     if t == "table.button":
         button = BUTTON_ZH.get(d.get("button", ""), d.get("button", ""))
         if "wind" not in d and d.get("seat") in SEATS:  # no hand yet: nobody sits at a wind, a side is its chair
@@ -490,6 +500,17 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
         s.faults[str(d.get("code"))] = dict(d)
     elif t == "table.fault_cleared":
         s.faults.pop(str(d.get("code")), None)
+    elif t == "controller.button_chatter" and (key := chatter.key_of(d)) is not None:
+        s.buttons = {**state.buttons, key: chatter.notice(key, int(d.get("presses", 0)), float(d.get("window_s", 0)),
+                                                          ev.seq, ev.at)}
+    elif t == "controller.button_chatter_ended":
+        s.buttons = {k: v for k, v in state.buttons.items() if k != chatter.key_of(d)}
+    elif t == "table.button" and chatter.muted(t, d, ev.seq, state.buttons):
+        # counted on the notice, not a line of its own: the page's 60 lines stay the game's (the event is logged)
+        key = chatter.key_of(d)
+        assert key is not None
+        s.buttons = {**state.buttons, key: chatter.counted(state.buttons[key])}
+        return s
     elif t == "operator.hand_start":
         s.ruleset = d.get("ruleset", s.ruleset)
         s.hand = {

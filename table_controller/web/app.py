@@ -33,7 +33,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from table_controller import __version__
+from table_controller import __version__, chatter
 from table_controller.controller import PAST_WINDOW_S, ActionError, Controller
 from table_controller.penalties import catalogue
 from table_controller.printable import first_unprintable
@@ -41,7 +41,7 @@ from table_controller.projection import public_actions, public_event, public_vie
 from table_controller.referee import visible_tiles
 from table_controller.scoresheet import to_csv
 from table_controller.state import apply
-from table_controller.store import MAX_INTEGER, StoreError
+from table_controller.store import MAX_INTEGER, Event, StoreError
 from table_controller.web.apidocs import api_page
 from table_controller.web.icon import serve_icon
 from table_controller.config_watch import CHANGED
@@ -1018,18 +1018,38 @@ async def _stream(ws: WebSocket, controller: Controller, views: ViewCache, since
         nonlocal queue
         last, held = await _catch_up(ws, controller, views, since, private, log)
         await ws.send_text(_health_message(controller))
+        # a chattering button's reports (`chatter.muted`): one sent a `MUTED_EVERY_S` at most, with the state (the
+        # notice's count); the page skips the numbers between. Each was a message of the whole state (13 KB).
+        muted: Event | None = None  # the last such report not sent yet
+        muted_due = 0.0
+        loop = asyncio.get_running_loop()
         while True:
             if queue.empty() and controller.dropped(queue):
                 # fell a queue's length behind and was dropped: what it held is sent; the rest is in the log
                 controller.unsubscribe(queue)
                 queue = controller.subscribe()
                 last, held = await _catch_up(ws, controller, views, last, private, log)
+                muted = None
                 continue
+            wait = HEALTH_EVERY_S if muted is None else max(0.0, muted_due - loop.time())
             try:
-                ev = await asyncio.wait_for(queue.get(), HEALTH_EVERY_S)
-            except asyncio.TimeoutError:  # quiet table: the link's health still refreshes
-                await ws.send_text(_health_message(controller))
-                continue
+                ev = await asyncio.wait_for(queue.get(), wait)
+            except asyncio.TimeoutError:
+                if muted is not None:  # the chattering stopped for now: its last report, so the count is right
+                    ev, muted = muted, None
+                    muted_due = loop.time() + chatter.MUTED_EVERY_S
+                else:  # quiet table: the link's health still refreshes
+                    await ws.send_text(_health_message(controller))
+                    continue
+            else:
+                if ev.seq <= last:
+                    continue
+                if chatter.muted(ev.type, ev.data, ev.seq, controller.state.buttons):
+                    if loop.time() < muted_due or not queue.empty():
+                        muted = ev
+                        continue
+                    muted_due = loop.time() + chatter.MUTED_EVERY_S
+                muted = None
             if ev.seq <= last:
                 continue
             last = ev.seq
@@ -1179,6 +1199,7 @@ async def _delayed(ws: WebSocket, controller: Controller, delayed: DelayedViews,
         held = [view.get(k) for k in BIG]  # what the viewer holds of the parts left out when unchanged
         last = pending[-1].seq if pending else shown.seq
         sent = time.monotonic()
+        muted_due = 0.0
         while True:
             if queue.empty() and controller.dropped(queue):  # fell behind (as the live feed): the rest from the log
                 controller.unsubscribe(queue)
@@ -1188,6 +1209,11 @@ async def _delayed(ws: WebSocket, controller: Controller, delayed: DelayedViews,
                 last = missed[-1].seq if missed else last
                 continue
             due = pending[0].at + delay - controller.now() if pending else HEALTH_EVERY_S
+            if pending and chatter.muted(pending[0].type, pending[0].data, pending[0].seq, shown.buttons):
+                if len(pending) > 1:  # a chattering button's report with more after it: folded, not sent
+                    shown = apply(shown, pending.pop(0))
+                    continue
+                due = max(due, muted_due - time.monotonic())  # the last: sent a `MUTED_EVERY_S` after the one before
             if due > 0:
                 try:
                     ev = await asyncio.wait_for(queue.get(), min(due, HEALTH_EVERY_S))
@@ -1202,6 +1228,8 @@ async def _delayed(ws: WebSocket, controller: Controller, delayed: DelayedViews,
                     pending.append(ev)
                 continue
             ev = pending.pop(0)
+            if chatter.muted(ev.type, ev.data, ev.seq, shown.buttons):  # (as on the live feed)
+                muted_due = time.monotonic() + chatter.MUTED_EVERY_S
             shown, view, text = delayed.after(shown, ev, held, controller.now() - delay, delay)
             held = [view.get(k) for k in BIG]
             await ws.send_text(text)

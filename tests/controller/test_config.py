@@ -265,3 +265,21 @@ def test_a_table_naming_a_new_regional_ruleset_with_a_broken_timer_or_penalty_do
     with pytest.raises(ConfigError) as err:
         parse_config({"rules": {"ruleset": "liuzhou"}}, "t.toml")
     assert "rules.ruleset" in str(err.value) and error in str(err.value)
+
+
+@pytest.mark.parametrize(("buttons", "said"), [
+    ({"chatter_presses": 2}, "'buttons.chatter_presses': Input should be greater than or equal to 3"),
+    ({"chatter_presses": 10.5}, "'buttons.chatter_presses': Input should be a valid integer"),
+    ({"chatter_presses": True}, "'buttons.chatter_presses': Input should be a valid integer"),
+    ({"chatter_window_s": 0}, "'buttons.chatter_window_s': Input should be greater than 0"),
+    ({"chatter_window_s": float("nan")}, "'buttons.chatter_window_s'"),
+    ({"quiet_s": 0.5}, "'buttons.quiet_s': Input should be greater than or equal to 1"),
+    ({"chatter_presses": 5, "chatter_window_s": 10.0}, "under one report a second, as a player presses"),
+])
+def test_button_chatter_thresholds_a_player_or_nothing_could_meet_are_refused(buttons: dict[str, object],
+                                                                              said: str) -> None:
+    """`[buttons]` (the chattering button's notice): a threshold of 2 reports, a fraction, a window of nothing or
+    NaN, a quiet of under a heartbeat, or fewer than one report a second (a player's own presses) is named."""
+    with pytest.raises(ConfigError) as err:
+        parse_config({"buttons": buttons}, source="t.toml")
+    assert said in str(err.value)

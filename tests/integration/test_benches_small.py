@@ -50,6 +50,7 @@ def _load(name: str) -> ModuleType:
     ("pairing", ["--players", "16", "--rounds", "3", "--tournaments", "1"], "tournaments:"),
     ("replay", ["--hands", "2"], "hands logged:"),
     ("mirror", ["--hands", "2", "--follow", "3"], "events followed:"),
+    ("chatter", ["--rate", "50", "--seconds", "1", "--modes", "raw"], "modes:"),
 ])
 def test_a_quick_bench_runs_to_its_figures(name: str, args: list[str], bar: str, tmp_path: Path) -> None:
     figures, stderr = _bench(name, *args, tmp=tmp_path / "tmp")

@@ -1527,8 +1527,10 @@ function render() {
     renderDice(state.hand);
     renderSeats();
     const faults = $("faults");
-    faults.innerHTML = state.faults.length ? "" : `<li class="none">${t("noFaults")}</li>`;
-    for (const f of state.faults) {
+    // a chattering button (按键抖动或卡住) is told here as a fault is, its reports counted (not a log line each)
+    const notices = [...state.faults, ...(state.buttons || [])];
+    faults.innerHTML = notices.length ? "" : `<li class="none">${t("noFaults")}</li>`;
+    for (const f of notices) {
       const li = document.createElement("li");
       // a fault the table gives no place for: no empty "卡牌（）" before what to do
       const where = lang === "zh" ? f.where_zh || f.where : f.where;
