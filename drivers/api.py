@@ -128,6 +128,11 @@ class BaseTable:
                 return
             yield ev
 
+    @property
+    def link_task(self) -> asyncio.Task[None] | None:
+        """The dialect's task that keeps the link (reads, reconnects), for naming where it is held when stuck."""
+        return None
+
     def events_waiting(self) -> int:
         """Events queued for `events()` and not yet taken (a reconnect's replay still coming)."""
         return self._events.qsize()

@@ -57,6 +57,10 @@ class RemoteTable(BaseTable):
         await self._connect()
         self._keeper = asyncio.get_running_loop().create_task(self._keepalive(), name=f"remote {self.url}")
 
+    @property
+    def link_task(self) -> asyncio.Task[None] | None:
+        return self._keeper
+
     async def _connect(self) -> None:
         self._transport = await open_transport(self.url, **self._options)
         self._buf.clear()
@@ -138,6 +142,9 @@ class RemoteTable(BaseTable):
                 if self.health.up:
                     await self._exchange(frame(PING))
                 else:
+                    # counted as the mahjong-link driver counts its tries: the health panel's reconnects, and
+                    # the life of a link waiting for a table that is not there (`Controller.link_stuck`)
+                    self.health.reconnects += 1
                     await self._drop_transport()
                     await self._connect()
                     backoff = 0.1

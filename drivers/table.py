@@ -124,6 +124,10 @@ class Table(BaseTable):
             raise
 
     @property
+    def link_task(self) -> asyncio.Task[None] | None:
+        return self._runner
+
+    @property
     def last_event(self) -> int:
         """The number of the last table event received (0 before any)."""
         return self._last_event

@@ -25,6 +25,7 @@ from table_controller.journal import journal_fields
 from table_controller.stamps import stamp_clock
 from table_controller.state import SEATS, TableState, apply, fold, seat_of_position, walls_down
 from table_controller.store import Event, EventStore, StoreError
+from table_controller.supervise import Progress, held_at
 from table_controller.tiles import SEAT_NAMES
 
 log = logging.getLogger("table_controller.controller")
@@ -84,12 +85,19 @@ class Controller:
     """Owns the event log, the folded state, the table link and the subscribers of the display."""
 
     def __init__(self, config: TableConfig, store: EventStore, open_table: TableOpener,
-                 wall_clock: Callable[[], float] | None = None, fold_now: bool = True) -> None:
+                 wall_clock: Callable[[], float] | None = None, fold_now: bool = True,
+                 steady: Callable[[], float] = time.monotonic) -> None:
         """`fold_now=False`: the state stays empty until `recover()` folds the log in a worker
-        thread, so the display can answer (and say 正在恢复记录) while a long log is folded."""
+        thread, so the display can answer (and say 正在恢复记录) while a long log is folded. `steady`: the
+        clock the link's stalls are timed on (`link_stuck`)."""
         self.config = config
         self.store = store
         self._open_table = open_table
+        #: the link loop's turns (an event taken, a connection tried or given up) and the driver's, sampled by
+        #: `link_stuck` before each watchdog ping
+        self._link_turns = 0
+        self._taking = Progress(steady)
+        self._driving = Progress(steady)
         self._drift_logged = 0.0
         self._given_clock = wall_clock
         self.state: TableState = TableState()
@@ -582,9 +590,11 @@ class Controller:
         """Keep the table linked: connect, identify, relay its events; reconnect with backoff."""
         attempt = 0
         while not self._stopping.is_set():
+            self._link_turns += 1
             try:
                 self.table = await self._open_table(url)
             except Exception as exc:  # every transport error means the same: not linked yet
+                self._link_turns += 1
                 if self.state.link.get("up") or attempt == 0:
                     self.offer("link", "link.down", {"reason": f"无法连接牌桌：{exc}"})
                 delay = RECONNECT_BACKOFF[min(attempt, len(RECONNECT_BACKOFF) - 1)]
@@ -598,6 +608,7 @@ class Controller:
             self._linked.set()
             try:
                 async for ev in self.table.events():
+                    self._link_turns += 1
                     self._on_table_event(ev)
                     self._resync_when_replayed()
             except asyncio.CancelledError:
@@ -614,6 +625,45 @@ class Controller:
             except Exception:
                 log.debug("close after link loss failed", exc_info=True)
             self.table = None
+
+    def link_stuck(self) -> tuple[str, str] | None:
+        """Why the table link no longer does its work though its task runs (Chinese, English), or None; asked
+        before each watchdog ping (`supervise.Supervisor.check`). Stuck: the driver neither heard the table (a
+        frame, a heartbeat, a keep-alive's echo; bytes that are no frame too) nor tried to reach it again for
+        `supervise.STUCK_S`, or the link loop took none of the events waiting for it (or did not finish trying
+        to connect) as long. A table unplugged or switched off is waited for, not stuck: the driver tries again
+        every few seconds (STATUS= says 等待牌桌), and the service is not restarted over and over for it."""
+        if self._stopping.is_set() or self.recovering is not None:
+            return None
+        table = self.table
+        waiting = table.events_waiting() if table is not None else 0
+        runner = getattr(table, "link_task", None) if table is not None else None
+        looping = next((t for t in self._tasks if t.get_name() == "table-link"), None)
+        if table is None or waiting:
+            quiet = self._taking.stalled(self._link_turns)
+            if quiet is not None:
+                at = held_at(looping)
+                where_zh, where_en = (f"，停在 {at}", f", held at {at}") if at else ("", "")
+                if table is None:
+                    return (f"卡住：{quiet:.0f} 秒未完成连接牌桌{where_zh}",
+                            f"stuck: trying to connect the table for {quiet:.0f} s{where_en}")
+                return (f"卡住：{waiting} 条牌桌事件 {quiet:.0f} 秒未被取走{where_zh}",
+                        f"stuck: {waiting} table events not taken for {quiet:.0f} s{where_en}")
+        else:
+            self._taking.idle()
+        health = getattr(table, "health", None)
+        if health is None:
+            self._driving.idle()
+            return None
+        quiet = self._driving.stalled((health.frames_received, health.frames_sent, health.crc_errors,
+                                       health.junk_bytes, health.reconnects, health.resets))
+        if quiet is None:
+            return None
+        at = held_at(runner)
+        where_zh, where_en = (f"，停在 {at}", f", held at {at}") if at else ("", "")
+        return (f"卡住：牌桌驱动 {quiet:.0f} 秒既未收到牌桌的帧，也未重新连接{where_zh}",
+                f"stuck: the table driver neither heard the table nor tried to reach it again for {quiet:.0f} s"
+                f"{where_en}")
 
     def _resync_when_replayed(self) -> None:
         """Resync once the events the table replays after a (re)link are all taken in, so that the

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import os
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 log = logging.getLogger("table_controller.notify")
@@ -110,15 +110,20 @@ class Notifier:
             self._sock.close()
             self._sock = None
 
-    async def watchdog(self, alive: Callable[[], bool] | None = None) -> None:
+    async def watchdog(self, alive: Callable[[], Awaitable[bool]] | None = None) -> None:
         """WATCHDOG=1 from the event loop itself every `ping_s`: a loop held by a blocking call or a deadlock
         sends nothing, and systemd restarts the service once `WatchdogSec=` passes without one. `alive`
-        (`supervise.Supervisor.check`): asked before each ping; once False, the pings stop for good."""
+        (`supervise.Supervisor.alive`: the parts do their work, the display answers): awaited before each ping;
+        once False, the pings stop for good. The time it takes comes off the wait to the next ping."""
         if self.ping_s is None:
             return
-        while alive is None or alive():
+        loop = asyncio.get_running_loop()
+        while True:
+            asked = loop.time()
+            if alive is not None and not await alive():
+                return
             self.send("WATCHDOG=1")
-            await asyncio.sleep(self.ping_s)
+            await asyncio.sleep(max(0.0, self.ping_s - (loop.time() - asked)))
 
     async def follow(self, status: Callable[[], str], every_s: float | None = None,
                      extend_s: float | None = None) -> None:

@@ -82,7 +82,7 @@ async def serve_until_signalled(service: Any, started: Callable[[], None], error
             # journal first, so the call that held the loop is named (it died without a word)
             faulthandler.enable(all_threads=True)
         notifier.ready(status_of())
-        following += [asyncio.create_task(notifier.watchdog(supervisor.check if supervisor else None),
+        following += [asyncio.create_task(notifier.watchdog(supervisor.alive if supervisor else None),
                                           name="notify-watchdog"),
                       asyncio.create_task(notifier.follow(status_of), name="notify-status")]
     failed = supervisor.failed if supervisor is not None else asyncio.Event()

@@ -16,7 +16,7 @@ from typing import Any
 from table_controller.config import TableConfig
 from table_controller.controller import Controller
 from table_controller.store import EventStore, WriterLock
-from table_controller.supervise import Supervisor, listening, told_to_exit
+from table_controller.supervise import Supervisor, answers_health, listening, told_to_exit
 from table_controller.web.auth import Credentials, weak_credentials
 
 log = logging.getLogger("table_controller.service")
@@ -62,6 +62,8 @@ class TableService:
     #: the events' stamps' clock (a test's clock that steps, as NTP steps a Pi's); None: the system's, carried on
     #: across restarts in one boot (`stamps.py`)
     wall_clock: Any = None
+    #: the clock the table link's stalls are timed on (`Controller.link_stuck`); None: `time.monotonic`
+    steady_clock: Any = None
     _served: Any = None
     _writer: WriterLock | None = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -103,7 +105,8 @@ class TableService:
                                     resume=self.controller.table_resume(), **options)
 
         # the log is folded after the display is up (`Controller.recover`): it says 正在恢复记录 meanwhile
-        self.controller = Controller(cfg, self.store, opener, wall_clock=self.wall_clock, fold_now=False)
+        self.controller = Controller(cfg, self.store, opener, wall_clock=self.wall_clock, fold_now=False,
+                                     **({"steady": self.steady_clock} if self.steady_clock is not None else {}))
         # the controller links to the pty path (or the configured device), never to the sim object
         self.controller.config = cfg.model_copy(update={"table": cfg.table.model_copy(update={"link": url})})
         self.credentials = Credentials.from_display(cfg.display, lambda: secrets.token_urlsafe(9))
@@ -152,7 +155,10 @@ class TableService:
         for task in [*self._tasks, *self.controller.tasks]:
             if self._served is not None and task is self._served.task:
                 server = self._served.server
-                self.supervisor.watch(task, serving=lambda: listening(server), stopped=told_to_exit(server))
+                self.supervisor.watch(task, serving=lambda: listening(server), stopped=told_to_exit(server),
+                                      answers=lambda: answers_health(server, self.config.display_tls() is not None))
+            elif task.get_name() == "table-link":
+                self.supervisor.watch(task, stuck=self.controller.link_stuck)
             else:
                 self.supervisor.watch(task)
 

@@ -21,6 +21,14 @@ collector's "Task exception was never retrieved", if ever. Each task is named he
 - `may_return`: an end by return is the part's design, said by its own status: the camera without a model
   (识牌模型不可用) returns at once.
 
+A part can also stop doing its work without ending: the table's link loop held for good on a future nobody completes
+(a port's close that never returns, a wait on a table the driver no longer feeds) left the table unrecorded while the
+loop turned and the pings went on, STATUS= saying 等待牌桌. Such a part is asked whether it is `stuck` (the link:
+`Controller.link_stuck`, no sign of life for `STUCK_S` where its work is waiting: frames, a reconnection tried, an
+event taken); a server is asked whether it answers its own health check (`answering`: the display's `/api/health`
+over loopback). Both before each ping (`alive`); a stuck part is an end as any other, named where it was held
+(`held_at`). A table simply unplugged is no hang: its driver tries again every few seconds, which is life.
+
 Every task's exception is logged with its traceback the moment it ends, essential or not, during a stop too.
 """
 
@@ -28,11 +36,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 log = logging.getLogger("table_controller.supervise")
+
+#: A part with work waiting that shows no sign of life this long is stuck. Above the longest honest gap of the table
+#: link (a table that does not answer: 5 s of back-off, 3 s of RESETs, 3 s each for identify and status, a remote
+#: host's 5 s connect; 1 s between heartbeats while linked), below `WatchdogSec=` (60 s) less a ping (30 s), so that
+#: the service says why itself before systemd's SIGABRT would.
+STUCK_S = 25.0
+#: How long the display has to answer its own health check (`answering`), each of two tries.
+ANSWER_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -77,6 +94,49 @@ def _exception_words(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+class Progress:
+    """A part's sign of life, sampled: the same `mark` (its counters) for `STUCK_S` on `clock` is a stall. Sampled
+    only when looked at (before each ping): nothing wakes an idle Pi for it."""
+
+    def __init__(self, clock: Callable[[], float], stuck_s: float | None = None) -> None:
+        self.clock = clock
+        self.stuck_s = STUCK_S if stuck_s is None else stuck_s
+        self._mark: Hashable = None
+        self._since: float | None = None
+
+    def idle(self) -> None:
+        """Nothing is waiting for the part: no stall counts until there is again."""
+        self._since = None
+
+    def stalled(self, mark: Hashable) -> float | None:
+        """Seconds without a change of `mark` once they reach `stuck_s`, else None."""
+        now = self.clock()
+        if self._since is None or mark != self._mark:
+            self._mark, self._since = mark, now
+            return None
+        quiet = now - self._since
+        return quiet if quiet >= self.stuck_s else None
+
+
+def held_at(task: asyncio.Task[Any] | None) -> str:
+    """Where a suspended task waits: its innermost coroutine's file, line and function and the one that called it,
+    down its chain of awaits (`get_stack` gives only the outermost frame)."""
+    if task is None or task.done():
+        return ""
+    frames: list[str] = []
+    step = task.get_coro()
+    for _ in range(64):
+        frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None) or getattr(step, "ag_frame", None)
+        if frame is not None:
+            path = PurePath(frame.f_code.co_filename)
+            frames.append(f"{path.parent.name}/{path.name}:{frame.f_lineno} {frame.f_code.co_qualname}")
+        step = (getattr(step, "cr_await", None) or getattr(step, "gi_yieldfrom", None)
+                or getattr(step, "ag_await", None))
+        if step is None:
+            break
+    return " → ".join(frames[-2:])
+
+
 class Supervisor:
     """Watches the tasks given to it (`watch`); `failed` is set once an essential one has ended while the service
     runs, `ended` lists every unexpected end. `what_zh` / `what_en`: the service (牌桌服务 / the table)."""
@@ -89,17 +149,27 @@ class Supervisor:
         #: set by the service's stop: what ends then ends on purpose (an exception is still logged)
         self.stopping = False
         self._serving: dict[str, tuple[Callable[[], bool], Callable[[], bool]]] = {}
+        self._stuck: dict[str, Callable[[], tuple[str, str] | None]] = {}
+        self._answers: dict[str, tuple[Callable[[], Awaitable[tuple[str, str] | None]], Callable[[], bool]]] = {}
 
     def watch(self, task: asyncio.Task[Any], serving: Callable[[], bool] | None = None,
-              stopped: Callable[[], bool] | None = None) -> None:
+              stopped: Callable[[], bool] | None = None,
+              stuck: Callable[[], tuple[str, str] | None] | None = None,
+              answers: Callable[[], Awaitable[tuple[str, str] | None]] | None = None) -> None:
         """Watch `task` (its name is its `PARTS` key). `stopped`: whether it was told to stop by other means
         than ours (uvicorn's own SIGTERM handler ends the server before the runner hears the signal); `serving`:
-        whether it still does its work while it runs (a server's listening sockets), looked at by `check`."""
+        whether it still does its work while it runs (a server's listening sockets), looked at by `check`;
+        `stuck`: why it no longer does its work though it runs (Chinese, English), or None, looked at by `check`;
+        `answers`: a server's own health check over loopback, why it did not answer or None, awaited by `alive`."""
         name = task.get_name()
         part = PARTS[name]
         told = stopped or (lambda: False)
         if serving is not None:
             self._serving[name] = (serving, told)
+        if stuck is not None:
+            self._stuck[name] = stuck
+        if answers is not None:
+            self._answers[name] = (answers, told)
         task.add_done_callback(lambda t: self._done(t, name, part, told))
 
     def _done(self, task: asyncio.Task[Any], name: str, part: Part, stopped: Callable[[], bool]) -> None:
@@ -131,12 +201,29 @@ class Supervisor:
                       f"{self.what_en} runs on", extra={"task": ended.name})
 
     def check(self) -> bool:
-        """Whether every watched server still listens (its sockets closed under it: an end, as its task's);
-        False once an essential part has ended. Looked at before each watchdog ping."""
+        """Whether every watched server still listens (its sockets closed under it: an end, as its task's) and no
+        part says it is stuck; False once an essential part has ended."""
         if not self.stopping:
             for name, (serving, stopped) in self._serving.items():
                 if not stopped() and not serving():
                     self._end(Ended(name, PARTS[name], "不再监听端口", "no longer listening"))
+            for name, stuck in self._stuck.items():
+                why = stuck()
+                if why is not None:
+                    self._end(Ended(name, PARTS[name], *why))
+        return not self.failed.is_set()
+
+    async def alive(self) -> bool:
+        """`check`, then each server's own health check: whether the service does its work, not only whether its
+        loop turns. Asked before each watchdog ping (`notify.Notifier.watchdog`)."""
+        if not self.check():
+            return False
+        for name, (answers, stopped) in self._answers.items():
+            if self.stopping or stopped():
+                continue
+            why = await answers()
+            if why is not None and not self.stopping and not stopped():
+                self._end(Ended(name, PARTS[name], *why))
         return not self.failed.is_set()
 
     def why(self) -> tuple[str, str]:
@@ -166,3 +253,44 @@ def listening(server: Any) -> bool:
 def told_to_exit(server: Any) -> Callable[[], bool]:
     """A uvicorn server was told to stop (its own SIGINT/SIGTERM handler, or our stop)."""
     return lambda: bool(server.should_exit)
+
+
+async def answers_health(server: Any, tls: bool, timeout_s: float | None = None) -> tuple[str, str] | None:
+    """Whether a uvicorn server answers `GET /api/health` (200) on its own listening address (a wildcard one over
+    loopback), two tries of `ANSWER_S`; why not (Chinese, English), or None. A server can listen while its
+    requests go unanswered (the app held on a lock, a middleware waiting for good): only an answer says it
+    serves."""
+    import ssl
+
+    timeout_s = ANSWER_S if timeout_s is None else timeout_s
+    sockets = [sock for s in getattr(server, "servers", None) or [] for sock in s.sockets]
+    if not sockets:
+        return None  # not listening: `check`'s to say
+    name = sockets[0].getsockname()
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(name[0], name[0])
+    context = None
+    if tls:  # its own certificate, for whatever name: this is the service asking itself
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    why = ("", "")
+    for _ in range(2):
+        writer = None
+        try:
+            async with asyncio.timeout(timeout_s):
+                reader, writer = await asyncio.open_connection(host, name[1], ssl=context)
+                writer.write(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                await writer.drain()
+                status = (await reader.readline()).split()
+            if len(status) >= 2 and status[1] == b"200":
+                return None
+            said = status[1].decode("ascii", "replace") if len(status) >= 2 else ""
+            why = (f"回答 {said}", f"answered {said}") if said else ("连接被关闭", "closed without an answer")
+        except TimeoutError:
+            why = (f"{timeout_s:g} 秒内无应答", f"no answer within {timeout_s:g} s")
+        except OSError as exc:
+            why = (f"无法连接：{exc}", f"cannot connect: {exc}")
+        finally:
+            if writer is not None:
+                writer.close()
+    return f"/api/health {why[0]}", f"/api/health: {why[1]}"

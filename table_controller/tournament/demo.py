@@ -7,6 +7,15 @@ next round's seating as soon as every table has finished the round (its sheet fi
 hands). Each table's demo referee then starts the round with the players the hub sent it.
 Everything is the real code path: the tables publish over MQTT, the hub proposes and posts the
 seating, the tables log it and start the round.
+
+Supervised as systemd supervises a venue's tables (`supervise.py`): one process holds them all, and a table whose
+essential part ended (its display, its link) or is stuck (`Supervisor.alive`) was left as it was, said by nobody
+(an end by return was not even logged), its page frozen and the tournament waiting for its round for good. The
+demo now says it (critical, Chinese first, naming the table) and starts that table again on its log and its
+address, as `Restart=on-failure` would, the other tables playing on; a table that fails again and again
+(`RESTART_BURST` within `RESTART_WINDOW_S`, systemd's start limit) is left stopped, said so, and shown offline
+on the hub's page. Restarted rather than only shown: the demo is a venue's day in small, and a venue's table
+comes back by itself. The hub's own essential parts ending ends the demo (exit 1): its page is the demo's.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_controller.supervise import Supervisor
 from table_controller.tournament.broker_config import HUB_USER
 
 log = logging.getLogger("table_controller.tournament.demo")
@@ -28,6 +38,13 @@ TITLE = "麻将比赛演示"
 #: Registration names for the demo's players (surname + given name), enough for 16 tables.
 SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
 GIVEN = ("伟", "芳", "娜", "敏", "静", "强", "磊", "军", "洋", "勇", "艳", "杰", "涛", "明", "超", "霞")
+
+
+#: How often each table is looked at (`Supervisor.alive`: its display answers, its link shows life), seconds.
+TABLE_CHECK_S = 5.0
+#: A table restarted this many times within `RESTART_WINDOW_S` is left stopped (the units' StartLimitBurst=5 in 120 s).
+RESTART_BURST = 5
+RESTART_WINDOW_S = 120.0
 
 
 class TournamentDemoError(RuntimeError):
@@ -57,6 +74,15 @@ class TournamentDemo:
     services: list[Any] = field(default_factory=list)
     _broker: Any = None
     _organiser: asyncio.Task[None] | None = None
+    _watching: asyncio.Task[None] | None = None
+    #: set by `stop`: the tables' watch ends (a table's own stop, awaited in a restart, swallows a cancellation)
+    _stopping: bool = False
+    #: each table's restarts (monotonic times), by its place in `services`
+    _restarts: dict[int, list[float]] = field(default_factory=dict)
+    #: the tables left stopped after too many restarts, by their place in `services`
+    given_up: set[int] = field(default_factory=set)
+    #: the hub's parts (its page is the demo's): one ending ends the demo (`runner.serve_until_signalled`)
+    supervisor: Supervisor = field(default_factory=lambda: Supervisor("演示赛事", "the tournament demo"))
     #: the organiser's credential for the hub's publish button (printed at the start: without it
     #: nobody could publish a seating by hand in the demo)
     organizer_token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
@@ -76,7 +102,7 @@ class TournamentDemo:
         self.hub = HubService(url, TOURNAMENT, self.data_dir / "hub", host=self.host, port=self.port,
                               organizer_token=self.organizer_token, registered=players, username=HUB_USER,
                               password=files.password(HUB_USER), expected=[t for t, _ in table_ids],
-                              names=dict(table_ids), title=TITLE)
+                              names=dict(table_ids), title=TITLE, supervisor=self.supervisor)
         await self.hub.start()
         first = propose(with_registered([], players, TOURNAMENT), table_ids, 1, seed=TOURNAMENT).to_json()
         for k, t in enumerate(first["tables"]):
@@ -97,6 +123,68 @@ class TournamentDemo:
             await service.start()
             self.services.append(service)
         self._organiser = asyncio.create_task(self._organise(), name="demo-organiser")
+        self._watching = asyncio.create_task(self._supervise(), name="demo-tables")
+
+    async def _supervise(self) -> None:
+        """Each table: an essential part ended (its supervisor says so at once) or found stuck or not answering
+        (looked at every `TABLE_CHECK_S`): said and started again (`_restart`)."""
+        while not self._stopping:
+            failing = [asyncio.ensure_future(s.supervisor.failed.wait()) for k, s in enumerate(self.services)
+                       if k not in self.given_up]
+            if not failing:
+                return  # every table left stopped: nothing more to watch (the hub and its standings stay)
+            try:
+                await asyncio.wait(failing, timeout=TABLE_CHECK_S, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in failing:
+                    waiting.cancel()
+            for k, service in enumerate(self.services):
+                if k in self.given_up or self._stopping:
+                    continue
+                try:
+                    served = await service.supervisor.alive()
+                except Exception:  # a bug here must not leave every table unwatched
+                    log.exception("demo table check failed")
+                    continue
+                if not served:
+                    await self._restart(k)
+
+    async def _restart(self, k: int) -> None:
+        """Table `k` is no longer served: said (critical, Chinese first), stopped in order, and started again on its
+        log and its address; left stopped after `RESTART_BURST` restarts within `RESTART_WINDOW_S`."""
+        import time
+
+        from table_controller.service import TableService
+
+        old = self.services[k]
+        name = old.config.table.name
+        zh, en = old.supervisor.why()
+        now = time.monotonic()
+        restarts = self._restarts.setdefault(k, [])
+        restarts[:] = [t for t in restarts if now - t < RESTART_WINDOW_S]
+        if len(restarts) >= RESTART_BURST:
+            self.given_up.add(k)
+            self._say(f"{name}中断：{zh}；{RESTART_WINDOW_S:g} 秒内已重启 {len(restarts)} 次，不再重启，其余牌桌继续 / "
+                      f"table {name} is no longer served: {en}; restarted {len(restarts)} times within "
+                      f"{RESTART_WINDOW_S:g} s, left stopped, the other tables play on", name)
+            await old.stop()  # its publisher's goodbye: the hub's page shows it offline
+            return
+        restarts.append(now)
+        self._say(f"{name}中断：{zh}；正在重新启动该牌桌 / table {name} is no longer served: {en}; starting it again",
+                  name)
+        await old.stop()
+        config = old.config.model_copy(update={"display": old.config.display.model_copy(
+            update={"port": old.port or old.config.display.port})})  # the address its pages have open
+        fresh = TableService(config, old.data_dir)
+        try:
+            await fresh.start()
+        except Exception as exc:
+            self.given_up.add(k)
+            self._say(f"{name}无法重新启动：{exc}，其余牌桌继续 / table {name} cannot start again: {exc}; the other "
+                      "tables play on", name, exc_info=True)
+            await fresh.stop()
+            return
+        self.services[k] = fresh
 
     def _start_broker(self, table_ids: list[str]) -> Any:
         """The broker as at a venue: each table its own user, allowed only its own topics
@@ -138,12 +226,23 @@ class TournamentDemo:
             except Exception:  # a bug here must not stop the demo's tables
                 log.exception("demo organiser failed; trying again")
 
+    @staticmethod
+    def _say(message: str, table: str, exc_info: bool = False) -> None:
+        """The journal's critical line, and the demo's terminal: whoever runs it sees the table go and come back."""
+        import sys
+
+        log.critical(message, exc_info=exc_info, extra={"table": table})
+        print(f"tablectl demo: {message}", file=sys.stderr, flush=True)
+
     async def stop(self) -> None:
-        if self._organiser is not None:
-            self._organiser.cancel()
-            await asyncio.gather(self._organiser, return_exceptions=True)
-        for service in self.services:
-            await service.stop()
+        self._stopping = True
+        for task in (self._watching, self._organiser):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        for k, service in enumerate(self.services):
+            if k not in self.given_up:
+                await service.stop()
         if self.hub is not None:
             await self.hub.stop()
         if self._broker is not None:

@@ -114,3 +114,53 @@ def test_a_ctrl_c_at_the_terminal_leaves_the_broker_to_the_demo_to_stop_last(tmp
     proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=30,
                           start_new_session=True)
     assert proc.stdout.strip() == "up", proc.stdout + proc.stderr
+
+
+async def test_a_table_that_stops_serving_is_said_and_started_again_and_one_that_keeps_failing_is_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """One process holds every table of `--tables N`: a table whose display stopped listening (or whose link is
+    stuck, `Supervisor.alive`) was left as it was, said by nobody, its page gone and the tournament waiting for its
+    round for good. Now it is said (critical, Chinese first, naming the table) and started again on its log and its
+    address, the other table untouched; after `RESTART_BURST` restarts within the window it is left stopped, said
+    so, and the demo runs on."""
+    import logging
+
+    import httpx
+
+    from table_controller.tournament import demo as demo_module
+
+    monkeypatch.setattr(demo_module, "TABLE_CHECK_S", 0.1)
+    demo = TournamentDemo(2, tmp_path, port=0, speed=1000.0, turn_seconds=0.0, hand_seconds=0.05)
+    await demo.start()
+    try:
+        assert demo.supervisor is demo.hub.supervisor  # the hub's end is the demo's (the runner exits 1)
+        first, second = demo.services
+        url = second.url
+        await until(lambda: second.controller.state.seq > 20, 30, "table 2 to play")
+        with caplog.at_level(logging.CRITICAL, logger="table_controller.tournament.demo"):
+            for server in second._served.server.servers:  # its listening socket closed under its server
+                server.close()
+            await until(lambda: demo.services[1] is not second, 20, "table 2 started again")
+        said = [r.getMessage() for r in caplog.records if r.levelno == logging.CRITICAL]
+        # (not listening, or, closed while it was being asked, its own health check refused: either is its end)
+        assert len(said) == 1 and said[0].startswith("2号桌中断：显示页面已停止（"), said
+        assert "）；正在重新启动该牌桌 / table 2号桌 is no longer served: the display server stopped (" in said[0], said
+        again = demo.services[1]
+        assert again.url == url and demo.services[0] is first and not first.supervisor.ended
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(url + "api/health")).status_code == 200  # the same address answers
+        played = second.controller.state.seq if second.controller is not None else 0
+        await until(lambda: again.controller.state.seq > played + 5, 30, "table 2 to play on its log")
+        monkeypatch.setattr(demo_module, "RESTART_BURST", 1)
+        caplog.clear()
+        with caplog.at_level(logging.CRITICAL, logger="table_controller.tournament.demo"):
+            for server in again._served.server.servers:
+                server.close()
+            await until(lambda: 1 in demo.given_up, 20, "table 2 left stopped")
+        said = [r.getMessage() for r in caplog.records if r.levelno == logging.CRITICAL]
+        assert len(said) == 1 and said[0].startswith("2号桌中断：显示页面已停止（"), said
+        assert "）；120 秒内已重启 1 次，不再重启，其余牌桌继续 / table 2号桌 is no longer served" in said[0], said
+        assert demo.services[0] is first and not first.supervisor.ended and first.controller.table is not None
+        assert again.controller is not None and again.supervisor.stopping  # stopped in order
+    finally:
+        await demo.stop()
