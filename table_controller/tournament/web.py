@@ -531,7 +531,7 @@ PAGE = """<!doctype html>
 </style>
 </head>
 <body>
-<header><h1 id="title"></h1><button id="lang" type="button"></button></header>
+<header><h1 id="title"></h1><button id="lang" type="button" lang="en"></button></header>
 <div id="attention" class="attention" data-testid="attention" hidden></div>
 <table data-testid="standings"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
 <h2 id="pair-title"></h2>
@@ -771,6 +771,7 @@ function render() {
   $("title").textContent = t("title", { t: TOURNAMENT });
   document.title = $("title").textContent;
   $("lang").textContent = t("lang");
+  $("lang").lang = lang === "zh" ? "en" : "zh-CN";  // English / 中文 read in their own language's voice
   $("head").innerHTML = I18N[lang].head.map((h) => `<th>${esc(h)}</th>`).join("");
   $("thead").innerHTML = I18N[lang].thead.map((h) => `<th>${esc(h)}</th>`).join("");
   $("tables-title").textContent = t("tables");

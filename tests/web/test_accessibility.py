@@ -215,6 +215,41 @@ async def test_a_confirmation_closed_by_escape_sends_nothing_and_gives_the_focus
         assert svc.controller.state.seq == seq and not svc.controller.state.hand.get("ended")
 
 
+async def _ax_unnamed(page: Any) -> list[Any]:
+    """Focusable nodes of Chromium's accessibility tree without a name (what a screen reader says of them)."""
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        tree = await cdp.send("Accessibility.getFullAXTree")
+    finally:
+        await cdp.detach()
+    out = []
+    for n in tree["nodes"]:
+        props = {p["name"]: p["value"].get("value") for p in n.get("properties", [])}
+        if not n.get("ignored") and props.get("focusable") and not str(n.get("name", {}).get("value") or "").strip():
+            out.append(n.get("role", {}).get("value"))
+    return out
+
+
+async def test_every_control_is_named_and_the_language_switch_speaks_its_own_language(
+        chromium: Any, places: dict[str, Any]) -> None:
+    """Chromium's accessibility tree names every focusable node on each page (zh-CN, and en on ?lang=en). The
+    switch reads English on the Chinese page and 中文 on the English one: before, it had no `lang` of its own, so a
+    screen reader read "English" with the page's Chinese voice (and 中文 with the English one)."""
+    async with _referee(chromium, places) as page:
+        for path in REFEREE_PAGES:
+            await _current(page, places, path)
+            await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+            assert not await _ax_unnamed(page), path
+            page_lang, switch = await page.evaluate("[document.documentElement.lang, [$('lang').textContent, $('lang').lang]]")
+            assert (page_lang, switch) == (("en", ["中文", "zh-CN"]) if "lang=en" in path else ("zh-CN", ["English", "en"]))
+        for query, expected in (("/", ("zh-CN", ["English", "en"])), ("/?lang=en", ("en", ["中文", "zh-CN"]))):
+            await page.goto(places["hub"] + query)
+            await page.wait_for_selector('[data-player="王芳"]')
+            assert not await _ax_unnamed(page), query
+            got = await page.evaluate("[document.documentElement.lang, [$('lang').textContent, $('lang').lang]]")
+            assert tuple(got) == expected, query
+
+
 async def _failures(page: Any) -> list[Any]:
     """The texts and the controls' texts under 4.5:1 (3:1 large) on the page as it stands."""
     await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")

@@ -319,6 +319,8 @@ function showRole() {
 function renderStatic() {
   showRole();
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  // the switch's word is in the other language (English / 中文): a screen reader reads it in that one's voice
+  $("lang").lang = lang === "zh" ? "en" : "zh-CN";
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   robKongLabel();
   document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
