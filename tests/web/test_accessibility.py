@@ -95,6 +95,24 @@ CONTROL_TEXT = """() => {
   }
   return out;
 }"""
+# What a screen reader is told: each change of a live region's text (aria-live, or a role that is one), while
+# the region is shown, recorded with its region; `window.__said` read by the tests.
+LISTEN = """() => {
+  window.__said = [];
+  const live = "[aria-live]:not([aria-live=off]), [role=alert], [role=status], [role=log], [role=timer]";
+  const last = new Map();
+  new MutationObserver((records) => {
+    for (const r of records) {
+      const node = r.target.nodeType === Node.ELEMENT_NODE ? r.target : r.target.parentElement;
+      const region = node && node.closest(live);
+      if (!region || !region.checkVisibility()) continue;
+      const text = region.textContent.trim();
+      if (text && last.get(region) !== text) { last.set(region, text); window.__said.push([region.id, text]); }
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}"""
+
+
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def places(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict[str, Any]]:
     """A table in a hand (a session running, a pung of 白 claimed, a penalty, a win read, an appeal waiting),
@@ -310,3 +328,85 @@ def _session_left(svc: TableService) -> float:
     c = svc.controller
     sess = session(c.state.actions)
     return sess["started_at"] + sess["minutes"] * 60 + sess["paused_s"] - c.now()
+
+
+async def _tick(http: Any, clock: FakeTime, seconds: float) -> None:
+    """`seconds` pass on the service's clock, and an event brings its time to the pages (they count from the last
+    event's `now`): the clock paused and started again at once, which leaves it as it was."""
+    clock.advance(seconds)
+    for path in ("/api/referee/session/pause", "/api/referee/session/resume"):
+        r = await http.post(path, headers=_auth(REFEREE))
+        assert r.status_code == 200, r.text
+
+
+async def _said(page: Any) -> list[list[str]]:
+    return await page.evaluate("window.__said")
+
+
+async def test_a_fault_a_turn_run_out_and_the_session_clock_are_said_once_and_no_countdown_is_read(
+        chromium: Any, places: dict[str, Any]) -> None:
+    """A screen reader on the referee's page hears, each once: a turn run out (东 … 出牌超时), a table fault (卡牌),
+    the session's warnings (15 and 5 minutes left) and its end; the countdowns (a turn's seconds, the session's
+    minutes) are never read as they count. Before, no live region said any of it: the faults list, the clock
+    badge and the timers were plain text; 比赛时间到 only on the Table page, in the notice under the seats."""
+    svc, clock = places["svc"], places["clock"]
+    ref, op = _auth(REFEREE), _auth(OPERATOR)
+    async with _referee(chromium, places) as page, _http(svc) as http:
+        running = session(svc.controller.state.actions)
+        if running and running["ended_at"] is None:
+            assert (await http.post("/api/referee/session/end", headers=ref)).status_code == 200
+        r = await http.post("/api/referee/session/start", json={"minutes": 20}, headers=ref)
+        assert r.status_code == 200, r.text
+        turn = svc.controller.state.hand["turn"]["seat"]
+        r = await http.post("/api/play", json={"type": "discard", "seat": turn, "tile": "9s"}, headers=op)
+        assert r.status_code == 200, r.text
+        await _current(page, places, "/scoresheet")  # not the Table page: what is said is said on every page
+        await page.evaluate(LISTEN)
+        await page.wait_for_timeout(3000)  # the turn's seconds and the session's count down: nothing said
+        assert await _said(page) == []
+        await _tick(http, clock, 16)
+        await page.wait_for_function("window.__said.length >= 1")
+        await page.wait_for_timeout(1500)  # still run out a second and more later: said once
+        said = await _said(page)
+        assert len(said) == 1 and "超时" in said[0][1], said
+        svc.sim.raise_fault("jam", where="S")
+        await page.wait_for_function("window.__said.length >= 2")
+        assert "卡牌" in (await _said(page))[1][1]
+        await _tick(http, clock, 6 * 60)
+        await page.wait_for_function("window.__said.length >= 3")
+        await _tick(http, clock, 10 * 60)
+        await page.wait_for_function("window.__said.length >= 4")
+        await _tick(http, clock, 5 * 60)
+        await page.wait_for_function("window.__said.length >= 5")
+        await page.wait_for_timeout(1500)
+        said = [text for _, text in await _said(page)]
+        assert len(said) == 5, said
+        assert "15" in said[2] and "5" in said[3] and "比赛时间到" in said[4], said
+        # the page opened again in the same tab: what was said is not said again (the fault, the clock's end)
+        await _current(page, places, "/win")
+        await page.evaluate(LISTEN)
+        await page.wait_for_timeout(1500)
+        assert await _said(page) == []
+        svc.sim.clear_fault("jam")
+        await _until(lambda: not svc.controller.state.faults)
+
+
+async def test_the_hub_says_a_table_that_needs_the_chief_referee(chromium: Any, places: dict[str, Any]) -> None:
+    """The hub's banner (需要裁判长处理) is said when a table's fault comes, once: its minutes since (updated on the
+    page) are not read again. Before, the hub's page had no live region."""
+    svc = places["svc"]
+    context = await chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = await context.new_page()
+        await page.goto(places["hub"] + "/")
+        await page.wait_for_selector('[data-player="王芳"]')
+        await page.evaluate(LISTEN)
+        svc.sim.raise_fault("motor", where="E")
+        await page.wait_for_function("window.__said.length >= 1", timeout=15000)
+        await page.wait_for_timeout(2000)
+        said = await _said(page)
+        assert len(said) == 1 and "1号桌" in said[0][1] and "电机" in said[0][1], said
+    finally:
+        await context.close()
+        svc.sim.clear_fault("motor")
+        await _until(lambda: not svc.controller.state.faults)
