@@ -498,6 +498,9 @@ PAGE = """<!doctype html>
   button { font-size: 1.1rem; padding: 0.3rem 0.9rem; }
   footer { margin: 1.5rem 2rem; font-size: 1rem; }
   footer a { color: #c9b77a; }
+  /* read by a screen reader, not shown (#said: a table needing the chief referee, once) */
+  .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+             clip-path: inset(50%); white-space: nowrap; border: 0; }
   .attention { margin: 1rem 2rem 0; padding: 0.6rem 1rem; background: #7a1f1a; border-radius: 6px; font-size: 1.5rem; }
   td.alerts { color: #ff8a7a; }
   /* the table's name, round, hand and state stay on one line: a long alert wraps in its own cell */
@@ -531,7 +534,8 @@ PAGE = """<!doctype html>
 </style>
 </head>
 <body>
-<header><h1 id="title"></h1><button id="lang" type="button"></button></header>
+<header><h1 id="title"></h1><button id="lang" type="button" lang="en"></button></header>
+<div id="said" class="sr-only" role="alert" aria-atomic="true" data-testid="said"></div>
 <div id="attention" class="attention" data-testid="attention" hidden></div>
 <table data-testid="standings"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
 <h2 id="pair-title"></h2>
@@ -771,6 +775,7 @@ function render() {
   $("title").textContent = t("title", { t: TOURNAMENT });
   document.title = $("title").textContent;
   $("lang").textContent = t("lang");
+  $("lang").lang = lang === "zh" ? "en" : "zh-CN";  // English / 中文 read in their own language's voice
   $("head").innerHTML = I18N[lang].head.map((h) => `<th>${esc(h)}</th>`).join("");
   $("thead").innerHTML = I18N[lang].thead.map((h) => `<th>${esc(h)}</th>`).join("");
   $("tables-title").textContent = t("tables");
@@ -786,12 +791,26 @@ function render() {
   const needing = last.tables.filter((x) => (x.alerts || []).length && !x.out);
   $("attention").hidden = !needing.length;
   $("attention").innerHTML = esc(t("attention")) + needing.map((x) => `<strong>${esc(x.table_name)}</strong> ${alertText(x)}`).join(t("tableSep"));
+  sayAlerts(needing);
   renderPairs();
   renderOrganiser();
   const h = last.hub;
   const when = new Date(last.at * 1000).toLocaleTimeString(lang === "zh" ? "zh-CN" : "en-GB");
   $("status").innerHTML = `<span class="${h.connected ? "" : "bad"}">${esc(t(h.connected ? "ok" : "down"))}</span> · `
     + esc(t("updated", { s: when })) + (h.malformed ? " · " + esc(t("bad", { n: h.malformed })) : "");
+}
+/** A table's alert said once to a screen reader (#said), in this tab: the banner is redrawn at each fetch and its
+ *  minutes since move, so it is no live region itself. An alert gone and come again is said again. */
+function sayAlerts(needing) {
+  let before = [];
+  try { before = JSON.parse(sessionStorage.getItem("hubSaid") || "[]"); } catch (e) { /* said again, no harm */ }
+  const now = needing.flatMap((x) => x.alerts.map((a) => [x.table_id + ":" + a.text_zh, x, a]));
+  const fresh = now.filter(([k]) => !before.includes(k));
+  sessionStorage.setItem("hubSaid", JSON.stringify(now.map(([k]) => k)));
+  if (fresh.length) {
+    $("said").textContent = t("attention") + fresh.map(([, x, a]) => x.table_name + " " + (lang === "zh" ? a.text_zh : a.text_en))
+      .join(t("alertSep"));
+  }
 }
 let polling = false, again = false;
 async function poll() {

@@ -45,6 +45,7 @@ const I18N = {
                     ask: "以{name}结束第 {n} 盘？同一庄家续庄，本场加一，立直棒留在桌上" },
         turn: { first_discard: "首打", discard: "出牌", claim: "吃碰" }, secs: "{n} 秒", overdue: "超时 {n} 秒",
         session: "比赛剩余 {t}", sessionPaused: "⏸ 计时暂停（剩余 {t}）", sessionWarn: "⚠ 比赛剩余 {t}", sessionOver: "比赛时间到", sessionEnded: "比赛已结束", noSession: "未计时",
+        said: { turnOver: "{who}{what}超时", sessionWarn: "比赛剩余不到 {n} 分钟", fault: "牌桌故障：{f}" },
         stopped: "停和", won: "和", out: "已和离场", flowers: "花", discards: "弃牌", double: "倍打", honbaN: "{n}本场",
         potN: "供托 {n}", potTaken: "供托 +{n}", heldTip: "持点（起点 {start}）",
         fuN: "{n}符", honbaPay: "{n}本场 +{p}", byRecord: "牌谱已记录立直，和牌自动计入",
@@ -144,6 +145,7 @@ const I18N = {
                     ask: "End hand {n} as an abortive draw, {name}? The dealer deals again, honba +1, riichi sticks stay" },
         turn: { first_discard: "first discard", discard: "discard", claim: "claim" }, secs: "{n} s", overdue: "over by {n} s",
         session: "Session: {t} left", sessionPaused: "⏸ Clock paused ({t} left)", sessionWarn: "⚠ Session: {t} left", sessionOver: "Time is up", sessionEnded: "Session ended", noSession: "no clock",
+        said: { turnOver: "{who}: {what} time is up", sessionWarn: "Less than {n} minutes left in the session", fault: "Table fault: {f}" },
         stopped: "no win", won: "won", out: "won, out", flowers: "flowers", discards: "discards", double: "doubled (dealer kept the deal)", honbaN: "{n} honba",
         potN: "{n} riichi sticks on the table", potTaken: "sticks +{n}", heldTip: "points held (from {start})",
         fuN: "{n} fu", honbaPay: "{n} honba +{p}", byRecord: "riichi keyed in the record: the read counts it",
@@ -319,6 +321,8 @@ function showRole() {
 function renderStatic() {
   showRole();
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  // the switch's word is in the other language (English / 中文): a screen reader reads it in that one's voice
+  $("lang").lang = lang === "zh" ? "en" : "zh-CN";
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   robKongLabel();
   document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
@@ -715,10 +719,14 @@ function renderTimers() {
   const held = pauses.some((p) => p.until == null);
   const show = (turn, attr, label) => {
     if (!turn || turn.limit_s == null || hand.ended) return;
-    const el = document.querySelector(`[${attr}="${turn.seat}"]`);
-    if (!el) return;
     const stood = pauses.reduce((sum, p) => sum + Math.max(0, Math.min(p.until ?? now, now) - Math.max(p.at, turn.since)), 0);
     const left = turn.since + turn.limit_s + stood - now;
+    if (attr === "data-timer" && left <= 0 && !held) {  // the turn's time run out: said once (not its seconds over)
+      sayOnce("turn", [`${hand.hand_no}:${turn.seat}:${turn.since}`], () => t("said.turnOver", {
+        who: t("seat." + turn.seat) + " " + ((state.sitting || state.players)[String(seatsOf(state)[turn.seat])] || ""), what: label }));
+    }
+    const el = document.querySelector(`[${attr}="${turn.seat}"]`);
+    if (!el) return;
     if (attr === "data-claim" && left <= 0) return; // the claim window has simply closed
     const warnAt = Math.min(5, turn.limit_s / 3);
     el.className = "timer " + (held ? "paused" : left <= 0 ? "overdue" : left <= warnAt ? "warning" : "ok");
@@ -746,6 +754,13 @@ function renderTimers() {
   renderNextNotice();
   if (sess.paused_since) { box.textContent = t("sessionPaused", { t: fmtMin(left) }); box.classList.add("paused"); return; }
   const warned = (sess.warnings_min || []).filter((w) => left <= w * 60);
+  // the warnings (15, 5 minutes) and the end said once each: the nearest only, for a page opened late
+  const levels = [...warned.map((w) => `${sess.started_at}:${w}`), ...(left <= 0 ? [`${sess.started_at}:over`] : [])];
+  if (levels.length) {
+    // time up on the Table page is said by its notice (比赛时间到：本盘为最后一盘), not twice
+    const noticed = () => left <= 0 && $("next-notice").checkVisibility() && $("next-notice").textContent;
+    sayOnce("clock", levels, () => (noticed() ? "" : left <= 0 ? t("sessionOver") : t("said.sessionWarn", { n: Math.min(...warned) })), left <= 0);
+  }
   if (left <= 0) { box.textContent = t("sessionOver"); box.classList.add("over"); }
   else if (warned.length) { box.textContent = t("sessionWarn", { t: fmtMin(left) }); box.classList.add("warning"); box.dataset.warning = Math.min(...warned); }
   else box.textContent = t("session", { t: fmtMin(left) });
@@ -1532,10 +1547,7 @@ function render() {
     faults.innerHTML = notices.length ? "" : `<li class="none">${t("noFaults")}</li>`;
     for (const f of notices) {
       const li = document.createElement("li");
-      // a fault the table gives no place for: no empty "卡牌（）" before what to do
-      const where = lang === "zh" ? f.where_zh || f.where : f.where;
-      const at = where ? (lang === "zh" ? `（${where}）` : ` (${where})`) : "";
-      li.textContent = lang === "zh" ? `${f.name_zh || f.code}${at}：${f.remedy_zh || ""}` : `${f.name_en || f.code}${at}: ${f.remedy_en || ""}`;
+      li.textContent = faultLine(f);
       faults.appendChild(li);
     }
     renderCameraPending();
@@ -1550,6 +1562,50 @@ function render() {
   renderTimers();
   window.__dice = ((state.hand && state.hand.throws) || []).map((th) => th.dice);
   nameSeatSelects();
+  announceFaults();
+}
+
+function faultLine(f) {
+  // a fault the table gives no place for: no empty "卡牌（）" before what to do
+  const where = lang === "zh" ? f.where_zh || f.where : f.where;
+  const at = where ? (lang === "zh" ? `（${where}）` : ` (${where})`) : "";
+  return lang === "zh" ? `${f.name_zh || f.code}${at}：${f.remedy_zh || ""}` : `${f.name_en || f.code}${at}: ${f.remedy_en || ""}`;
+}
+
+// ---- what a screen reader is told ------------------------------------------------------------
+/** Said once each in this tab, on every page but the overlay: a table fault that came, a turn run out, the
+ *  session's warnings and its end (#alarm: at once; #announce: when the reader is free). Kept in sessionStorage,
+ *  so a page opened again says nothing new. The countdowns are not live regions: a reader would read each second. */
+function saidBefore() {
+  try { return JSON.parse(sessionStorage.getItem("said") || "{}"); } catch (e) { return {}; }
+}
+const spoken = { alarm: 0, announce: 0 };
+function speak(text, urgent) {
+  const id = urgent ? "alarm" : "announce";
+  const el = $(id);
+  // two things in the same moment (a fault and the clock's end) are both said, one after the other
+  el.textContent = steady() - spoken[id] < 1500 && el.textContent ? el.textContent + (lang === "zh" ? "；" : "; ") + text : text;
+  spoken[id] = steady();
+}
+function sayOnce(kind, keys, text, urgent) {
+  // `keys`: what is true now (a fault, a level of the clock); said when one is new, and remembered as they are
+  if (page === "overlay") return;
+  const said = saidBefore();
+  const before = said[kind] || [];
+  const fresh = keys.some((k) => !before.includes(k));
+  const now = kind === "clock" ? [...new Set([...before, ...keys])] : keys;  // a cleared fault come again is new
+  if (JSON.stringify(now) !== JSON.stringify(before)) {  // (asked four times a second by the timers)
+    said[kind] = now;
+    sessionStorage.setItem("said", JSON.stringify(said));
+  }
+  const words = typeof text === "function" ? text() : text;
+  if (fresh && words) speak(words, urgent);
+}
+function announceFaults() {
+  const keys = state.faults.map((f) => `${f.code}:${f.where || ""}`);
+  const before = saidBefore().faults || [];
+  const fresh = state.faults.filter((f, i) => !before.includes(keys[i]));
+  sayOnce("faults", keys, fresh.length ? t("said.fault", { f: fresh.map(faultLine).join(lang === "zh" ? "；" : "; ") }) : "", true);
 }
 
 function nameSeatSelects() {
