@@ -103,7 +103,21 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: 错误 / error: {usage_error(message)}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def named_command(argv: list[str]) -> str | None:
+    """The sub-command `argv` runs when only `-v`s come before it (`tablectl -v vision read ...`), else None
+    (`tablectl`, `tablectl --help vision`, a misspelt command: these need every command's parser)."""
+    for arg in argv:
+        if arg in COMMANDS:
+            return arg
+        if not re.fullmatch(r"-v+|--verbose", arg):
+            return None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """`tablectl`'s parser with every command's, or with `only`'s alone: a command's parser can cost (`score`
+    loads every ruleset to list them, 0.2 CPU-seconds of each `tablectl` process on a PC, more on a Pi) and
+    one command run needs no other's."""
     parser = Parser(
         prog="tablectl",
         description="自动麻将机控制程序 / Controller for automatic mahjong tables.",
@@ -113,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="显示版本并退出 / show the version and exit")
     parser.add_argument("-v", "--verbose", action="count", default=0, help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="命令 / commands")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"table_controller.commands.{name.replace('-', '_')}")
         except ModuleNotFoundError as exc:  # a command still being built must not break the others
@@ -132,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # the parsers too: they load every ruleset for their help, the first moments of `make demo`, and a
         # Ctrl-C then printed a traceback of whatever import it fell in
-        parser = build_parser()
+        parser = build_parser(named_command(sys.argv[1:] if argv is None else argv))
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()
