@@ -193,14 +193,20 @@ class CameraWatcher:
         if self.record is None:
             return
         self.record.see(self._controller.state.hand, seen, occluded, blind)
+        news: list[tuple[list[int], dict[str, Any]]] = []
         for area in areas(self._controller.state.hand):  # the state moves with each play: a claim needs its discard
             for i, (type_, data) in enumerate(self.record.plays(self._controller.state.hand, area)):
                 try:
                     self._controller.record_play(type_, data, by="camera", source="camera")
                 except ActionError as exc:
+                    tracks = list(self.record.proposed[i][0])
                     if self.record.refused(i, str(exc)):  # offered again next step; told once
-                        self._controller.accept("camera", "camera.play_refused",
-                                                {"play": type_, **data, "reason": str(exc)})
+                        news.append((tracks, {"play": type_, **data, "reason": str(exc)}))
+        for tracks, refusal in news:
+            # told after the step's passes: a play refused in the first pass and recorded in a later one (AGAIN,
+            # after the meld it waited for) is no refusal; before, the referee was told of it as one
+            if not self.record.taken(tracks):
+                self._controller.accept("camera", "camera.play_refused", refusal)
         self._tell_overruled()  # after the step's plays: a claim may show the "ruling" was a new tile on its track
 
     def _tell_overruled(self) -> None:

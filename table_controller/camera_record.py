@@ -399,6 +399,15 @@ class CameraRecord:
         told.add(why)
         return news
 
+    def taken(self, tracks: list[int]) -> bool:
+        """Whether the play of `tracks`, refused in a pass of this step, was recorded by a later one (`AGAIN`): then
+        its refusal was never news, and is forgotten so that a real one later is told. A play with no tracks of its
+        own (a discard the camera never saw, put before its pung) cannot be told from another: False."""
+        if not tracks or not set(tracks) <= self.accounted:
+            return False
+        self.refusals.pop(tuple(tracks), None)
+        return True
+
     def _sync_claims(self, hand: dict[str, Any]) -> None:
         """Discards the record shows claimed that the camera did not claim itself (the referee
         keyed a claim the camera missed; a 血战 win took the tile): each is gone from its pool,
