@@ -102,23 +102,16 @@ def _lines(value: str) -> str:
     return value
 
 
-def _said(value: str) -> str:
-    """A reason the record keeps says something: one of spaces alone passed `min_length` and read as none."""
-    if not value.strip():
-        raise PydanticCustomError("blank", "only spaces")
-    return value
-
-
 #: a player's name, and a registration number, as a request gives them
 PlayerName = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_printable)]
 PlayerId = Annotated[str, Field(max_length=40), AfterValidator(_printable)]
 #: a referee's reason kept in the record (an undo, a correction, a substitute), one line: a control character went
 #: into the record, its CSV and text lines as it came (a line break split the record's line, U+202E turned it round)
-Reason = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_printable), AfterValidator(_said)]
+Reason = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_printable)]
 #: a short note that may be left empty (a penalty's, a pause's reason)
 Note = Annotated[str, Field(max_length=200), AfterValidator(_printable)]
 #: what a player or the committee writes, lines and all (an appeal, its decision)
-Writing = Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_lines), AfterValidator(_said)]
+Writing = Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_lines)]
 
 
 class _Body(BaseModel):

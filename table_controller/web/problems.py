@@ -50,7 +50,6 @@ SAID_ZH: dict[str, str] = {
     "not_finite": "{field}中有 NaN 或 Infinity（JSON 没有这种数）",
     "kong_tile": "杠不用单张的牌（tile），杠的四张填在 tiles",
     "unprintable": "{field}含不可见或控制字符（第 {at} 个字 {code}），请删去后重新输入",
-    "blank": "{field}不能只有空格",
 }
 
 
