@@ -176,9 +176,10 @@ def test_help_and_version(args: list[str]) -> None:
 
 
 def test_ctrl_c_while_the_command_line_is_read_ends_quietly() -> None:
-    """Ctrl-C in the first moments of `make demo`, while the commands' parsers load every ruleset for their
-    help: a traceback of the import it fell in (and exit -2). It ends as a Ctrl-C later does: 130, nothing said.
-    The SIGINT is sent by the process to itself as the parsers open a ruleset's file (an audit hook)."""
+    """Ctrl-C in the first moments of a command, while its parser loads every ruleset for its help (`score`; before
+    `cli.named_command`, every command's parsers were built, `make demo`'s too): a traceback of the import it fell in
+    (and exit -2). It ends as a Ctrl-C later does: 130, nothing said. The SIGINT is sent by the process to itself
+    as the parser opens a ruleset's file (an audit hook)."""
     script = ("import os, signal, sys\n"
               # a terminal's Ctrl-C: the test's worker process (xdist) ignores SIGINT, and a child inherits that
               "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
@@ -186,7 +187,7 @@ def test_ctrl_c_while_the_command_line_is_read_ends_quietly() -> None:
               "sys.addaudithook(lambda event, args: event == 'open' and str(args[0]).endswith('.toml') and not sent"
               " and (sent.append(1) or os.kill(os.getpid(), signal.SIGINT)))\n"
               "from table_controller.cli import main\n"
-              "sys.exit(main(['demo', '--help']))\n")
+              "sys.exit(main(['score', '--help']))\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 130, proc.stderr
     assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr

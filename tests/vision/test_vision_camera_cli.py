@@ -239,7 +239,9 @@ def test_a_network_camera_that_goes_silent_is_opened_again(dorothys) -> None:
             while time.monotonic() - hung < 15:
                 frame, status = stream.grab()
                 codes.append(status.code)
-                if frame is not None and time.monotonic() - hung > 0.5:
+                # back once a frame comes after the stall was shown: a frame sent before the hang may still be read
+                # first, and on a loaded machine later than 0.5 s (the test broke on it: codes ['ok'])
+                if frame is not None and "unplugged" in codes:
                     break
             back = time.monotonic() - hung
             assert frame is not None and status.ok and back < 6, (back, codes)
