@@ -25,7 +25,7 @@ from table_controller.journal import journal_fields
 from table_controller.stamps import stamp_clock
 from table_controller.state import SEATS, TableState, apply, fold, seat_of_position, walls_down
 from table_controller.store import Event, EventStore, StoreError
-from table_controller.supervise import Progress, held_at
+from table_controller.supervise import Progress, end_tasks, finish, held_at
 from table_controller.tiles import SEAT_NAMES
 
 log = logging.getLogger("table_controller.controller")
@@ -554,16 +554,14 @@ class Controller:
         self._snapshotting = loop.run_in_executor(None, snapshot.save, self.store, state)
 
     async def stop(self) -> None:
+        """Its tasks ended, the last snapshot kept, the table closed; done whole though the caller be cancelled
+        meanwhile, whose cancellation is then raised (`supervise.finish`)."""
+        await finish(self._stop())
+
+    async def _stop(self) -> None:
         self._stopping.set()
         # the steps beside the link too (报时's beeps, the walls for a phase): their table is closed below
-        stopping = [*self._tasks, *self._followups]
-        for task in stopping:
-            task.cancel()
-        for task in stopping:
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await end_tasks([*self._tasks, *self._followups])
         self._tasks.clear()
         if self._snapshotting is not None:  # written before the last one, never over it
             await asyncio.wait([self._snapshotting])

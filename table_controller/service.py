@@ -16,7 +16,7 @@ from typing import Any
 from table_controller.config import TableConfig
 from table_controller.controller import Controller
 from table_controller.store import EventStore, WriterLock
-from table_controller.supervise import Supervisor, answers_health, listening, told_to_exit
+from table_controller.supervise import Supervisor, answers_health, finish, listening, told_to_exit
 from table_controller.web.auth import Credentials, weak_credentials
 
 log = logging.getLogger("table_controller.service")
@@ -67,11 +67,14 @@ class TableService:
     _served: Any = None
     _writer: WriterLock | None = None
     _tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    #: the stop under way or done (`stop`): a second stop waits for it, never closes the log twice
+    _stop_run: asyncio.Future[None] | None = None
     #: the running parts' ends (`supervise.py`): an essential one's is the runner's cue to exit
     supervisor: Supervisor = field(default_factory=lambda: Supervisor("牌桌服务", "the table"))
 
     async def start(self) -> None:
         cfg = self.config
+        self._stop_run = None
         self._writer = WriterLock(self.data_dir)
         self._writer.acquire()  # LogInUse when another service writes this log
         self.store = self._open_log(self.data_dir / "events.sqlite3")
@@ -258,6 +261,14 @@ class TableService:
         return f"{scheme}://{self.config.display.host}:{self.port}/"
 
     async def stop(self) -> None:
+        """Done whole though the caller be cancelled meanwhile (the table's link, its log, the display's socket
+        left open otherwise), whose cancellation is then raised (`supervise.finish`); once: a stop called again
+        (the tournament demo's, of a table whose restart it cancelled mid-stop) waits for the first."""
+        if self._stop_run is None:
+            self._stop_run = asyncio.ensure_future(self._stop())
+        await finish(self._stop_run)
+
+    async def _stop(self) -> None:
         from table_controller.web.serve import stop_tasks
 
         self.supervisor.stopping = True

@@ -8,10 +8,11 @@ after a power cut. A snapshot is the state after event `seq`, pickled, in the lo
 folds only the events after it.
 
 A snapshot is only as good as the code that folded it, so it carries a **code version**: a hash of
-every source file of the fold (`table_controller/`, `drivers/`), the ruleset files and the scoring
-libraries' versions. After an upgrade, or with another ruleset file, it does not match, the log is
-folded whole (the old way) and a new snapshot is written. A snapshot that does not load, or names
-an event the log does not hold as it was, is ignored the same way: the log stays the only truth.
+every source file of the fold (`table_controller/`, `drivers/`), the ruleset files (the folder's, and the
+packaged ones a house file extends) and the scoring libraries' versions. After an upgrade, or with another
+ruleset file, it does not match, the log is folded whole (the old way) and a new snapshot is written. A
+snapshot that does not load, or names an event the log does not hold as it was, is ignored the same way: the
+log stays the only truth.
 (The blob is a pickle: it is read only from the table's own log file, which only the service writes.)
 """
 
@@ -26,6 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from table_controller.rules import ruleset
 from table_controller.state import TableState, fold
 from table_controller.store import EventStore, StoreError
 
@@ -38,17 +40,28 @@ CHUNK = 500
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-@lru_cache(maxsize=1)
 def code_version() -> str:
-    """A hash of what the fold runs: its sources, the ruleset files, the scoring libraries."""
-    from table_controller.rules.ruleset import rulesets_dir
+    """A hash of what the fold runs: its sources, the ruleset files it may read, the scoring libraries. Computed
+    once per rulesets folder in a process (`ruleset.folder`), as the rulesets are read once (`ruleset.in_use`): the
+    version says what this process folds with, an edit made while it runs counts from its restart."""
+    return _code_version(ruleset.folder(), str(ruleset.PACKAGED))
 
+
+@lru_cache(maxsize=8)
+def _code_version(folder: str, packaged: str) -> str:
+    """`folder`'s rulesets and the packaged ones beside them: a house ruleset's `extends` is looked for beside it,
+    then among the packaged (`ruleset._resolved`), so a venue's file extending the shipped mcr folds by both files.
+    Each ruleset file is named with its folder's role: a venue's copy of mcr.toml is not the packaged one."""
     h = hashlib.sha256()
     files = sorted((_ROOT / "table_controller").rglob("*.py")) + sorted((_ROOT / "drivers").rglob("*.py"))
-    files += sorted(rulesets_dir().glob("*.toml"))
     for path in files:
         h.update(str(path.name).encode())
         h.update(path.read_bytes())
+    places = [("rulesets", Path(folder))] + ([("packaged", Path(packaged))] if Path(folder) != Path(packaged) else [])
+    for role, directory in places:
+        for path in sorted(directory.glob("*.toml")):
+            h.update(f"{role}/{path.name}".encode())
+            h.update(path.read_bytes())
     for lib in ("pymahjonggb", "mahjong"):
         try:
             h.update(f"{lib}={metadata.version(lib)}".encode())

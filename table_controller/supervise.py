@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -135,6 +135,52 @@ def held_at(task: asyncio.Task[Any] | None) -> str:
         if step is None:
             break
     return " → ".join(frames[-2:])
+
+
+async def end_tasks(tasks: Iterable[asyncio.Future[Any]], grace_s: float | None = None) -> None:
+    """Wait until each of `tasks` has ended: those still running after `grace_s` (at once without it) cancelled,
+    whatever each ends with kept to it (and retrieved: the supervisor logs a part's exception where it ends). A
+    cancellation of the caller meanwhile cancels the rest at once and is raised once they have all ended. Why not
+    `await task` in `try/except CancelledError`: that cannot tell the task's cancellation from the caller's, and
+    swallowed the caller's, which then ran on as if never cancelled (a stop awaited in the tournament demo's
+    table restart)."""
+    ending = set(tasks)
+    pending = set(ending)
+    interrupted: asyncio.CancelledError | None = None
+    if grace_s is not None and pending:
+        try:
+            _, pending = await asyncio.wait(pending, timeout=grace_s)
+        except asyncio.CancelledError as exc:
+            interrupted = exc
+    for task in pending:
+        task.cancel()
+    while pending:
+        try:
+            _, pending = await asyncio.wait(pending)
+        except asyncio.CancelledError as exc:  # the caller's: its tasks were cancelled already and are ending
+            interrupted = exc
+    for task in ending:
+        if not task.cancelled():
+            task.exception()  # retrieved: not "Task exception was never retrieved" when the task is collected
+    if interrupted is not None:
+        raise interrupted
+
+
+async def finish(stop: Awaitable[None]) -> None:
+    """Run `stop` to its end even when the caller is cancelled meanwhile, then raise that cancellation: a stop cut
+    off halfway left the table's link, its log or the display's socket open, and the caller's cancellation is
+    honoured all the same, once, rather than swallowed."""
+    running = asyncio.ensure_future(stop)
+    interrupted: asyncio.CancelledError | None = None
+    while not running.done():
+        try:
+            await asyncio.wait([running])
+        except asyncio.CancelledError as exc:
+            interrupted = exc
+    if interrupted is not None:
+        failed = None if running.cancelled() else running.exception()
+        raise interrupted from failed
+    running.result()
 
 
 class Supervisor:

@@ -75,8 +75,6 @@ class TournamentDemo:
     _broker: Any = None
     _organiser: asyncio.Task[None] | None = None
     _watching: asyncio.Task[None] | None = None
-    #: set by `stop`: the tables' watch ends (a table's own stop, awaited in a restart, swallows a cancellation)
-    _stopping: bool = False
     #: each table's restarts (monotonic times), by its place in `services`
     _restarts: dict[int, list[float]] = field(default_factory=dict)
     #: the tables left stopped after too many restarts, by their place in `services`
@@ -128,7 +126,7 @@ class TournamentDemo:
     async def _supervise(self) -> None:
         """Each table: an essential part ended (its supervisor says so at once) or found stuck or not answering
         (looked at every `TABLE_CHECK_S`): said and started again (`_restart`)."""
-        while not self._stopping:
+        while True:
             failing = [asyncio.ensure_future(s.supervisor.failed.wait()) for k, s in enumerate(self.services)
                        if k not in self.given_up]
             if not failing:
@@ -139,7 +137,7 @@ class TournamentDemo:
                 for waiting in failing:
                     waiting.cancel()
             for k, service in enumerate(self.services):
-                if k in self.given_up or self._stopping:
+                if k in self.given_up:
                     continue
                 try:
                     served = await service.supervisor.alive()
@@ -178,6 +176,9 @@ class TournamentDemo:
         fresh = TableService(config, old.data_dir)
         try:
             await fresh.start()
+        except asyncio.CancelledError:  # the demo stopping meanwhile: nothing of it left running
+            await fresh.stop()
+            raise
         except Exception as exc:
             self.given_up.add(k)
             self._say(f"{name}无法重新启动：{exc}，其余牌桌继续 / table {name} cannot start again: {exc}; the other "
@@ -235,7 +236,8 @@ class TournamentDemo:
         print(f"tablectl demo: {message}", file=sys.stderr, flush=True)
 
     async def stop(self) -> None:
-        self._stopping = True
+        """The watch and the organiser first (a table's restart under way ends there: its stop done whole, no new
+        table started), then the tables, the hub and the broker last."""
         for task in (self._watching, self._organiser):
             if task is not None:
                 task.cancel()

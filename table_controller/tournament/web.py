@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from fastapi import Query, Request, WebSocket
 
-from table_controller.supervise import Supervisor, listening, told_to_exit
+from table_controller.supervise import Supervisor, finish, listening, told_to_exit
 from table_controller.tournament.hub import Hub
 from table_controller.web.built import OnceBuilt
 from table_controller.web.icon import LINK, serve_icon
@@ -467,6 +467,11 @@ class HubService:
         return f"{'https' if self.tls_cert else 'http'}://{self.host}:{self.bound_port}/"
 
     async def stop(self) -> None:
+        """Done whole though the caller be cancelled meanwhile (the hub's record left open otherwise), whose
+        cancellation is then raised (`supervise.finish`)."""
+        await finish(self._stop())
+
+    async def _stop(self) -> None:
         from table_controller.web.serve import stop_tasks
 
         self.supervisor.stopping = True

@@ -10,6 +10,8 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from table_controller.supervise import end_tasks
+
 #: How long a task gets to finish after it is told to stop (seconds).
 STOP_TIMEOUT_S = 5.0
 
@@ -261,15 +263,14 @@ def _raise_open_files_limit() -> None:
 
 
 async def stop_tasks(tasks: list[asyncio.Task[Any]], served: Served | None) -> None:
-    """Let the server finish its connections, cancel the other tasks, wait for all of them."""
+    """Let the server finish its connections (`STOP_TIMEOUT_S`, then cancelled), cancel the other tasks, wait for
+    all of them; a cancellation of the caller meanwhile is raised once they have ended (`supervise.end_tasks`)."""
     if served is not None:
         served.server.should_exit = True
     for task in tasks:
         if served is None or task is not served.task:
             task.cancel()
-    for task in tasks:
-        try:
-            await asyncio.wait_for(task, STOP_TIMEOUT_S)
-        except (asyncio.CancelledError, asyncio.TimeoutError, Exception):
-            pass
-    tasks.clear()
+    try:
+        await end_tasks(tasks, grace_s=STOP_TIMEOUT_S)
+    finally:
+        tasks.clear()

@@ -130,13 +130,11 @@ def test_a_confirmed_hand_keeps_its_points_after_the_venue_edits_a_fan_and_check
     assert f"第 1 轮第 1 盘 东家和牌 #{confirm.seq}：确认时 2（东+4 南-4），现行规则计 1（东+2 南-2）" in found["detail"]
     assert "裁判长" in found["detail"] and "head referee" in found["detail"]
     # the service restarted under the edited file keeps a snapshot of that fold: check starts from it, the same
-    snapshot.code_version.cache_clear()  # the version a process started under the edited folder computes
     store = EventStore(tmp_path / "data" / "events.sqlite3")
     try:
         assert snapshot.save(store, fold(store))
     finally:
         store.close()
-        snapshot.code_version.cache_clear()
     assert _check(tmp_path, edited) == found
     assert confirm.data["settlement"]["total"] == 2  # the figures shown were logged with the confirmation
     # with the file as it was (the snapshot of other rulesets: the log folded whole), nothing to say

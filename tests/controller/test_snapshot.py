@@ -84,3 +84,68 @@ async def test_the_service_keeps_a_snapshot_at_stop_and_starts_from_it(tmp_path:
         assert second.controller.state == fold(second.store.since(0))
     finally:
         await second.stop()
+
+
+HOUSE = 'extends = "mcr"\nid = "club"\nname_zh = "国标俱乐部"\nname_en = "club"\n'
+
+
+def _shipped_copy(folder: Path, mcr_edit: tuple[str, str] | None = None) -> Path:
+    """The packaged rulesets as another install holds them: the same, or its mcr.toml edited (an upgrade that
+    changed the shipped file, a hand on the Pi)."""
+    from table_controller.rules.ruleset import PACKAGED
+
+    folder.mkdir()
+    for path in PACKAGED.glob("*.toml"):
+        text = path.read_text(encoding="utf-8")
+        if mcr_edit is not None and path.name == "mcr.toml":
+            assert mcr_edit[0] in text
+            text = text.replace(mcr_edit[0], mcr_edit[1])
+        (folder / path.name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_the_code_version_is_that_of_the_rulesets_folder_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 session: Path) -> None:
+    """It was computed once per process whatever the folder: a process that read a venue's folder after the
+    shipped one (a test, `tablectl check` of another folder) labelled its snapshots with the shipped files'."""
+    from table_controller.rules.ruleset import ENV_DIR, PACKAGED
+
+    monkeypatch.delenv(ENV_DIR, raising=False)
+    shipped = snapshot.code_version()
+    venue = tmp_path / "venue"
+    venue.mkdir()
+    text = (PACKAGED / "mcr.toml").read_text(encoding="utf-8")
+    (venue / "mcr.toml").write_text(text + "\n# 本馆\n", encoding="utf-8")  # the venue's copy, keeping the id
+    monkeypatch.setenv(ENV_DIR, str(venue))
+    there = snapshot.code_version()
+    assert there != shipped
+    store = _copy(session, tmp_path)  # a snapshot kept under the venue's folder
+    events = store.since(0)
+    mid = events[len(events) // 2].seq
+    assert snapshot.save(store, fold(e for e in events if e.seq <= mid))
+    assert snapshot.restore(store)[1] == len(events) - mid
+    monkeypatch.delenv(ENV_DIR)
+    assert snapshot.code_version() == shipped
+    assert snapshot.restore(store)[1] == len(events)  # not of these files: folded whole
+    store.close()
+
+
+def test_a_house_rulesets_packaged_base_is_in_the_code_version(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A venue's folder holds its house file alone (`extends = "mcr"`): the packaged mcr.toml it folds by was not
+    hashed, so after that file changed a snapshot folded by the old one was taken for this code's."""
+    from table_controller.rules import ruleset
+
+    venue = tmp_path / "venue"
+    venue.mkdir()
+    (venue / "club.toml").write_text(HOUSE, encoding="utf-8")
+    monkeypatch.setenv(ruleset.ENV_DIR, str(venue))
+    before, again = _shipped_copy(tmp_path / "before"), _shipped_copy(tmp_path / "again")
+    after = _shipped_copy(tmp_path / "after", ('min_fan = 8 ', 'min_fan = 6 '))
+    assert ruleset.ruleset_files("club") == (venue / "club.toml", ruleset.PACKAGED / "mcr.toml")
+    monkeypatch.setattr(ruleset, "PACKAGED", before)
+    old = snapshot.code_version()
+    monkeypatch.setattr(ruleset, "PACKAGED", after)
+    assert snapshot.code_version() != old
+    monkeypatch.setattr(ruleset, "PACKAGED", again)
+    assert snapshot.code_version() == old  # the same files: the same version (its snapshot is used)

@@ -164,3 +164,39 @@ async def test_a_table_that_stops_serving_is_said_and_started_again_and_one_that
         assert again.controller is not None and again.supervisor.stopping  # stopped in order
     finally:
         await demo.stop()
+
+
+async def test_a_demo_stopped_while_a_table_restarts_stops_it_whole_and_starts_no_table_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's stop cancels its watch, which may be stopping a table to start it again. That table's stop ate
+    the cancellation (`Controller.stop`, the display's `stop_tasks`): the watch ran on and started the table
+    again while the demo stopped (a `_stopping` flag then ended its loop). Now the cancellation comes out of the
+    table's stop once the stop is done whole: no table is started again, and every table ends stopped once."""
+    import asyncio
+
+    from table_controller.tournament import demo as demo_module
+
+    monkeypatch.setattr(demo_module, "TABLE_CHECK_S", 0.1)
+    demo = TournamentDemo(2, tmp_path, port=0, speed=1000.0, turn_seconds=0.0, hand_seconds=0.05)
+    await demo.start()
+    stopped = False
+    try:
+        first, second = demo.services
+        await until(lambda: second.controller.state.seq > 5, 30, "table 2 to play")
+        for server in second._served.server.servers:  # its listening socket closed under its server
+            server.close()
+        for _ in range(200_000):  # its restart begins with its stop (the display's server ends in up to 0.1 s)
+            if second.supervisor.stopping:
+                break
+            await asyncio.sleep(0)
+        assert second.supervisor.stopping and second.controller.table is not None, "caught mid-stop"
+        watching = demo._watching
+        await asyncio.wait_for(demo.stop(), 30)
+        stopped = True
+        assert watching is not None and watching.cancelled()
+        assert demo.services == [first, second], "a table started again while the demo stopped"
+        for service in demo.services:
+            assert service.supervisor.stopping and service.controller.table is None
+    finally:
+        if not stopped:
+            await demo.stop()
