@@ -10,7 +10,9 @@ in the same loop. One seat's button is "pressed" `--rate` times a second for `--
   `button` event on the wire.
 
 Meanwhile, mid-flood, the game's own events: a `dice` event from the board and a `jam` fault; their delay
-from the board's send to the log is measured. Prints figures per mode and one JSON line (a progress bar on stderr); leaves nothing in the temporary folder.
+from the board's send to the log is measured, with the events taken a second and the log's durable commits
+(one per event before the group commit, one per group since: `Controller._grouped`). The simulated board runs in
+this process: while a commit's fsync holds the loop it sends nothing either (a real board sends its window). Prints figures per mode and one JSON line (a progress bar on stderr); leaves nothing in the temporary folder.
 
     PYTHONPATH=hardware-sim:. .venv/bin/python bench/chatter.py [--rate 500] [--seconds 10]
 """
@@ -50,6 +52,26 @@ class Counted(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records += 1
+
+
+class Commits:
+    """The log's durable commits that wrote events (an fsync each), counted from the statements SQLite runs: an
+    INSERT outside a transaction, or a BEGIN .. COMMIT around INSERTs (a group: `Controller._grouped`)."""
+
+    def __init__(self, db: Any) -> None:
+        self.count, self._open, self._wrote = 0, False, False
+        db.set_trace_callback(self._saw)
+
+    def _saw(self, sql: str) -> None:
+        head = sql.lstrip().upper()
+        if head.startswith("BEGIN"):
+            self._open, self._wrote = True, False
+        elif head.startswith("INSERT INTO EVENTS"):
+            self._wrote = True
+            self.count += not self._open
+        elif head.startswith(("COMMIT", "ROLLBACK")):
+            self.count += head.startswith("COMMIT") and self._wrote
+            self._open = False
 
 
 async def read_socket(url: str, token: str | None, got: dict[str, int], stop: asyncio.Event) -> None:
@@ -94,7 +116,8 @@ async def one(mode: str, rate: float, seconds: float) -> dict[str, Any]:
         logging.getLogger("table_controller").addHandler(counted)
         await service.start()
         c = service.controller
-        assert c is not None
+        assert c is not None and service.store is not None
+        commits = Commits(service.store._db)  # noqa: SLF001 - the log's own connection is what commits
         try:
             await c.wait_linked(10)
             await c.start_hand("op")
@@ -109,6 +132,7 @@ async def one(mode: str, rate: float, seconds: float) -> dict[str, Any]:
                                                        referee, stop))]
             await asyncio.sleep(1.0)
             rows0, bytes0 = c.state.seq, db_bytes(data)
+            commits0 = commits.count
             pub0, ref0, logs0 = dict(public), dict(referee), counted.records
             health0 = dict(c.health_report()["link"])
             cpu0, wall0 = time.process_time(), time.monotonic()
@@ -163,6 +187,9 @@ async def one(mode: str, rate: float, seconds: float) -> dict[str, Any]:
                                        for e in service.store.since(rows0)),
                 "file_bytes_added": db_bytes(data) - bytes0,  # the WAL grows by whole pages until its checkpoint
                 "backlog_drain_s": round(drained, 2),
+                # the table's events taken into the log a second, flood and backlog together
+                "taken_per_s": round((c.state.seq - rows0) / (flood_s + drained), 1),
+                "log_commits": commits.count - commits0,
                 "page_log_lines_buttons": f"{buttons_on_page}/{len(page_lines)}",
                 "public_ws": {k: public[k] - pub0[k] for k in public},
                 "referee_ws": {k: referee[k] - ref0[k] for k in referee},

@@ -128,6 +128,17 @@ class BaseTable:
                 return
             yield ev
 
+    def next_waiting(self) -> TableEvent | None:
+        """The next event already queued for `events()`, taken without waiting, or None (none, or closed): the
+        controller writes the events waiting behind one together (a group commit)."""
+        try:
+            ev = self._events.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+        if ev is None:
+            self._events.put_nowait(None)  # the close stays for `events()` to end on
+        return ev
+
     @property
     def link_task(self) -> asyncio.Task[None] | None:
         """The dialect's task that keeps the link (reads, reconnects), for naming where it is held when stuck."""

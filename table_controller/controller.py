@@ -1,18 +1,20 @@
 """The controller service: table events in, log append, state fold, live fan-out to the display.
 
-Every accepted event goes through `accept()`, which appends it to the SQLite log first, then
-folds it into the state, then publishes it. Operator actions become table commands only after
+Every accepted event goes through `accept()` or `offer()`, which append it to the SQLite log, fold it into
+the state and publish it; the table's events waiting together are folded ahead and written in one
+transaction (`_grouped`), and none is published, journaled or followed up before its transaction is on disk. Operator actions become table commands only after
 their event is in the log, so the record never misses a cause.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +26,7 @@ from table_controller.config import TableConfig
 from table_controller.journal import journal_fields
 from table_controller.stamps import stamp_clock
 from table_controller.state import SEATS, TableState, apply, fold, seat_of_position, walls_down
-from table_controller.store import Event, EventStore, StoreError
+from table_controller.store import PEOPLE, REQUEST, Event, EventStore, StoreError
 from table_controller.supervise import Progress, end_tasks, finish, held_at
 from table_controller.tiles import SEAT_NAMES
 
@@ -34,6 +36,12 @@ log = logging.getLogger("table_controller.controller")
 LOG_RETRY_S = 1.0
 #: How long a reconnect waits after the n-th failed attempt (seconds), capped at the last.
 RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
+#: A group commit (`Controller._grouped`): the table's events waiting when the link loop looks are written in one
+#: transaction, at most `GROUP_MOST` of them and as many as are folded within `GROUP_S` (the steady clock), so the
+#: first of them is shown at most that much later than alone, and a fault behind a chattering button's flood is
+#: not behind a commit (an fsync) for each event before it.
+GROUP_MOST = 64
+GROUP_S = 0.025
 #: Link-health events that change state but are too frequent to be worth a log row.
 TRANSIENT = frozenset({"heartbeat"})
 
@@ -68,6 +76,16 @@ RECOVERING_ZH = ("正在恢复记录，本操作未执行，请稍候重试 / "
 #: The broadcast feed's longest delay (`/ws?delay=S`), and how many events apart the states kept for it are.
 PAST_WINDOW_S = 3600.0
 PAST_EVERY = 50
+
+
+@dataclass
+class _Written:
+    """An event of the group being written (`Controller._grouped`): folded, not yet on disk."""
+
+    event: Event
+    state: TableState | None  # the state it left; None: its fold raised (in the log, never shown)
+    held: _Held | None  # offered: held again, in order, when the write fails; None: accepted (refused then)
+    request: tuple[str, str] | None  # the person's request key kept with it (`store.REQUEST`)
 
 
 @dataclass(frozen=True)
@@ -146,6 +164,12 @@ class Controller:
         self.log_error: str | None = None
         self._log_failed_at: float | None = None
         self._held: deque[_Held] = deque()  # in order; written before anything newer
+        #: the group being folded, to be written in one transaction (`_grouped`), and the number its next event gets
+        self._group: list[_Written] | None = None
+        self._group_seq = 0
+        self._showing = False  # a written group's events being shown (`_show`): an offer meanwhile waits its turn
+        self._refused = False  # the log refused the last write: the next try writes one event
+        self._steady = steady
         self._last_written: Event | None = None
         #: The table's (boot id, event number) of the newest table event logged or held.
         self._table_position: tuple[int, int] | None = store.table_cursor()
@@ -227,8 +251,7 @@ class Controller:
         """Append, fold, publish — in that order, so nothing shown is missing from the record.
 
         Raises `StoreError` when the log cannot be written (the action is then not done); events
-        held from the table or the camera meanwhile are written first, so the order stays.
-        While the log is folded at start (`recover`) nothing is accepted: the fold has not seen it."""
+        held from the table or the camera meanwhile are written first, so the order stays. While the log is folded at start (`recover`) nothing is accepted: the fold has not seen it."""
         if self.recovering is not None:
             raise ActionError(RECOVERING_ZH, status=503)
         self._write_held()
@@ -238,11 +261,17 @@ class Controller:
               then: Callable[[], None] | None = None) -> Event | None:
         """An event nobody can be asked to repeat (from the table, the link, the camera): logged
         now, or, while the log cannot be written, held in order and written as soon as it can
-        (every `LOG_RETRY_S`); `then` runs once it is in the log. None while held."""
+        (every `LOG_RETRY_S`); `then` runs once it is in the log. None while held, and inside a group
+        (`_grouped`: the link loop's) until the group is written."""
         held = _Held(source, type, data, table_cursor, then)
         if table_cursor is None and held in self._held:
             return None  # the same news again (a retained message, a status) while it waits
         self._held.append(held)
+        if self._group is not None:
+            self._write_held()  # folded now (what the link loop decides next reads it), written with the group
+            return None
+        if self._showing:
+            return None  # a follow-up of an event being shown: written after the events before it
         try:
             self._write_held()
         except StoreError:
@@ -270,39 +299,56 @@ class Controller:
                 "message_en": f"the event log cannot be written (storage full or read-only?): {waiting} "
                               "table/camera events waiting, referee actions refused"}
 
-    def _write_held(self) -> None:
-        """Write the held events in order; then, after a failure, record that the log works again."""
-        while self._held:
-            h = self._held[0]
-            self._last_written = self._append(h.source, h.type, h.data, h.table_cursor)
-            self._held.popleft()
-            if h.then is not None:
-                try:
-                    h.then()
-                except Exception:  # a follow-up's failure is its own news, never the event's
-                    log.exception("follow-up of a held event failed")
-        if self.log_error is not None:
-            # the error stays set until the news is in the log: a refusal of it keeps the first failure's time
-            error, since = self.log_error, self._log_failed_at
-            self._append("controller", "controller.log_restored",
-                         {"error": error, "failed_at": since, "unwritable_s": round(self.now() - (since or self.now()), 1)})
-            self.log_error = None
-
-    def _append(self, source: str, type: str, data: dict[str, Any],
-                table_cursor: tuple[int, int] | None = None) -> Event:
-        at = self._wall_clock()
-        if type.startswith("play."):
-            data = self._with_payment(source, type, data, at)
+    @contextlib.contextmanager
+    def _grouped(self) -> Iterator[None]:
+        """Events appended or offered inside are folded at once but written together, in one transaction, at
+        the end (a group commit); then each is shown, journaled and followed up (`then`) in order, as the state
+        it left. A chattering board's hundreds of events a second were a commit each, and the table's faults
+        waited seconds behind them (bench/chatter.py). Nothing is shown before the whole group is on disk;
+        when the write fails, the state goes back to before the group and the offered events are held again,
+        in order (an accepted one is refused: `StoreError`). Nested, the outer group writes."""
+        if self._group is not None:
+            yield
+            return
+        before, self._group, self._group_seq = self.state, [], self.store.next_seq()
         try:
-            ev = self.store.append(source, type, data, at=at, table_cursor=table_cursor)
+            yield
+        finally:
+            group, self._group = self._group, None
+            if group:
+                self._write_group(group, before)
+
+    def _write_group(self, group: list[_Written], before: TableState) -> None:
+        cursor = next((w.held.table_cursor for w in reversed(group)
+                       if w.held is not None and w.held.table_cursor is not None), None)
+        requests = {w.event.seq: w.request for w in group if w.request is not None}
+        try:
+            self.store.append_group([w.event for w in group], table_cursor=cursor, requests=requests)
         except StoreError as exc:
+            self.state, self._refused = before, True
+            self._held.extendleft(reversed([w.held for w in group if w.held is not None]))
             if self.log_error is None:
                 self._log_failed_at = self.now()
                 log.error("event log cannot be written", extra={"error": str(exc)})
             self.log_error = str(exc)
             self._log_failing.set()
             raise
-        self.state = apply(self.state, ev)
+        self._refused = False
+        if any(w.event.type == "controller.log_restored" for w in group):
+            self.log_error = None
+        last, self._showing = self.state, True
+        try:
+            for w in group:
+                self._show(w)
+        finally:
+            self.state, self._showing = last, False
+
+    def _show(self, w: _Written) -> None:
+        """An event of a group now on disk: the state as it left it kept, published, journaled, followed up."""
+        if w.state is None:
+            return  # its fold raised (said with the traceback when it did): in the log, not shown
+        self.state = w.state
+        ev = w.event
         self._folded.set()
         self._keep_past()
         if ev.seq - self._snapshot_seq >= snapshot.EVERY:
@@ -317,16 +363,70 @@ class Controller:
             log.debug("event", extra=journal_fields(ev, self.state))  # counted on the notice; the log has it
         else:
             log.info("event", extra=journal_fields(ev, self.state))
+        if w.held is not None:
+            self._last_written = ev
+            if w.held.then is not None:
+                try:
+                    w.held.then()
+                except Exception:  # a follow-up's failure is its own news, never the event's
+                    log.exception("follow-up of a held event failed")
+
+    def _write_held(self, most: int | None = None) -> None:
+        """Write the held events in order, `GROUP_MOST` to a transaction; then, after a failure, record that the
+        log works again. Inside a group they are folded now (`most` of them, all for None) and written with it."""
+        if self._group is None:
+            while self._held or self.log_error is not None:
+                with self._grouped():
+                    self._write_held(GROUP_MOST)
+            return
+        # the link loop's group takes every event offered in it (the loop bounds it); the first try after a
+        # refusal one (a card still full refuses it at once, and the rest are not folded for nothing)
+        room = len(self._held) if most is None else most
+        if self._refused:
+            room = min(room, 1 - len(self._group))
+        while self._held and room > 0:
+            h = self._held.popleft()
+            room -= 1
+            self._append(h.source, h.type, h.data, h.table_cursor, held=h)
+        if self.log_error is not None and not self._held \
+                and not any(w.event.type == "controller.log_restored" for w in self._group):
+            # the error stays set until the news is in the log: a refusal of it keeps the first failure's time
+            since = self._log_failed_at
+            self._append("controller", "controller.log_restored",
+                         {"error": self.log_error, "failed_at": since,
+                          "unwritable_s": round(self.now() - (since or self.now()), 1)})
+
+    def _append(self, source: str, type: str, data: dict[str, Any],
+                table_cursor: tuple[int, int] | None = None, held: _Held | None = None) -> Event:
+        """One event into the group being written (`_grouped`; a group of its own outside one): numbered, its
+        stamp and payment set, folded into `state`; shown once the group is on disk."""
+        if self._group is None:
+            with self._grouped():
+                return self._append(source, type, data, table_cursor, held)
+        at = self._wall_clock()
+        seq = self._group_seq
+        if type.startswith("play."):
+            data = self._with_payment(source, type, data, at, seq)
+        ev = self.store.event(seq, source, type, data, at)
+        request = REQUEST.get() if source in PEOPLE else None
+        self._group_seq += 1
+        written = _Written(ev, None, held, request)
+        self._group.append(written)
+        try:
+            self.state = written.state = apply(self.state, ev)
+        except Exception:
+            log.exception("event not folded", extra={"seq": ev.seq, "type": ev.type})
+            raise
         return ev
 
-    def _with_payment(self, source: str, type: str, data: dict[str, Any], at: float) -> dict[str, Any]:
+    def _with_payment(self, source: str, type: str, data: dict[str, Any], at: float, seq: int) -> dict[str, Any]:
         """A play's data as logged: with the on-the-spot payment (a kong's, 追牌's) the fold makes for it
         now, so a ruleset edited later changes no payment made (`settlements.of_play`); figures the
         camera or a request sent are never taken."""
         from table_controller import settlements
 
         data = {k: v for k, v in data.items() if k != settlements.KEY}
-        shown = settlements.of_play(self.state, Event(self.state.seq + 1, at, source, type, data))
+        shown = settlements.of_play(self.state, Event(seq, at, source, type, data))
         return data if shown is None else {**data, settlements.KEY: shown}
 
     def _keep_past(self) -> None:
@@ -606,8 +706,7 @@ class Controller:
             self._linked.set()
             try:
                 async for ev in self.table.events():
-                    self._link_turns += 1
-                    self._on_table_event(ev)
+                    self._take_table_events(ev)
                     self._resync_when_replayed()
             except asyncio.CancelledError:
                 raise
@@ -623,6 +722,26 @@ class Controller:
             except Exception:
                 log.debug("close after link loss failed", exc_info=True)
             self.table = None
+
+    def _take_table_events(self, first: Any) -> None:
+        """`first` and the table's events waiting behind it, in order, written as one group (`_grouped`): at most
+        `GROUP_MOST`, and no more once `GROUP_S` has gone on folding them. Only those already waiting are taken:
+        a lone event is written at once, never held for company. A log that refuses the write holds them."""
+        taken, began = 0, self._steady()
+        try:
+            with self._grouped():
+                ev = first
+                while ev is not None:
+                    self._link_turns += 1
+                    self._on_table_event(ev)
+                    taken += 1
+                    if taken >= GROUP_MOST or self._steady() - began >= GROUP_S:
+                        break
+                    ev = self.table.next_waiting()
+            if self._held:  # offered past the group's room (the first try after a refusal takes one)
+                self._write_held()
+        except StoreError:
+            pass  # held, in order: written by the log's retry (`_retry_loop`) or the next event
 
     def link_stuck(self) -> tuple[str, str] | None:
         """Why the table link no longer does its work though its task runs (Chinese, English), or None; asked
