@@ -21,14 +21,11 @@ import pytest
 import pytest_asyncio
 
 from drivers.clock import SteadyWallClock
-from table_controller.config import parse_config
 from table_controller.referee import session
 from table_controller.service import TableService
-from table_controller.tournament.broker import LocalBroker
-from table_controller.tournament.web import HubService
 from table_controller.web import app as web_app
 from test_browser import OPERATOR, REFEREE, _auth, _http, _populate, _until
-from test_small_screens import MEASURE
+from test_small_screens import MEASURE, venue
 from tests.clocks import FakeTime
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -121,30 +118,17 @@ async def places(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict
     base = tmp_path_factory.mktemp("a11y")
     clock = FakeTime(time.time())
     every, web_app.HEALTH_EVERY_S = web_app.HEALTH_EVERY_S, 0.5
-    broker = LocalBroker(base / "broker")
-    broker.start()
-    hub = HubService(broker.url, "cup", base / "hub", port=0)
-    await hub.start()
-    svc = TableService(parse_config({
-        "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0, "name": "1号桌"},
-        "players": [{"position": i + 1, "name": n} for i, n in enumerate(["张伟", "李娜", "王芳", "陈杰"])],
-        "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE},
-        "tournament": {"broker": broker.url, "name": "cup", "table_id": "t1"},
-    }, source="test"), base / "table", wall_clock=SteadyWallClock(wall=lambda: clock.wall, mono=lambda: clock.mono))
-    await svc.start()
     try:
-        await svc.controller.wait_linked(10)
-        async with _http(svc) as http:
-            await _populate(svc, http)
-            r = await http.post("/api/referee/appeal", json={"position": 2, "text": "我没有亮牌"}, headers=_auth(REFEREE))
-            assert r.status_code == 200, r.text
-        await _until(lambda: "t1" in hub.hub.tables and hub.hub.tables["t1"].state is not None)
-        yield {"table": f"http://127.0.0.1:{svc.port}", "hub": f"http://127.0.0.1:{hub.bound_port}", "svc": svc,
-               "clock": clock}
+        async with venue(base, wall_clock=SteadyWallClock(wall=lambda: clock.wall, mono=lambda: clock.mono)) as (svc, hub):
+            async with _http(svc) as http:
+                await _populate(svc, http)
+                r = await http.post("/api/referee/appeal", json={"position": 2, "text": "我没有亮牌"},
+                                    headers=_auth(REFEREE))
+                assert r.status_code == 200, r.text
+            await _until(lambda: "t1" in hub.hub.tables and hub.hub.tables["t1"].state is not None)
+            yield {"table": f"http://127.0.0.1:{svc.port}", "hub": f"http://127.0.0.1:{hub.bound_port}", "svc": svc,
+                   "clock": clock}
     finally:
-        await svc.stop()
-        await hub.stop()
-        broker.stop()
         web_app.HEALTH_EVERY_S = every
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -127,20 +128,7 @@ MEASURE = """() => {
 async def places(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict[str, Any]]:
     """A table in its second hand (a confirmed win on the sheet, a read waiting, a penalty, an appeal, a jam at
     2号位) publishing to a hub over a real Mosquitto; the table's and the hub's addresses."""
-    base = tmp_path_factory.mktemp("small")
-    broker = LocalBroker(base / "broker")
-    broker.start()
-    hub = HubService(broker.url, "cup", base / "hub", port=0)
-    await hub.start()
-    svc = TableService(parse_config({
-        "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0, "name": "1号桌"},
-        "players": [{"position": i + 1, "name": n} for i, n in enumerate(["张伟", "李娜", "王芳", "陈杰"])],
-        "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE},
-        "tournament": {"broker": broker.url, "name": "cup", "table_id": "t1"},
-    }, source="test"), base / "table")
-    await svc.start()
-    try:
-        await svc.controller.wait_linked(10)
+    async with venue(tmp_path_factory.mktemp("small")) as (svc, hub):
         async with _http(svc) as http:
             await _populate(svc, http)
             ref, op = _auth(REFEREE), _auth(OPERATOR)
@@ -156,6 +144,26 @@ async def places(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict
         await _until(lambda: bool(svc.controller.state.faults))
         await _until(lambda: "t1" in hub.hub.tables and hub.hub.tables["t1"].state is not None)
         yield {"table": f"http://127.0.0.1:{svc.port}", "hub": f"http://127.0.0.1:{hub.bound_port}", "svc": svc}
+
+
+@contextlib.asynccontextmanager
+async def venue(base: Path, **service: Any) -> AsyncIterator[tuple[TableService, HubService]]:
+    """1号桌 on the simulator (张伟 李娜 王芳 陈杰), linked, publishing as t1 to a hub of "cup" over a real Mosquitto;
+    `service`: more of TableService's arguments (a wall clock)."""
+    broker = LocalBroker(base / "broker")
+    broker.start()
+    hub = HubService(broker.url, "cup", base / "hub", port=0)
+    await hub.start()
+    svc = TableService(parse_config({
+        "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0, "name": "1号桌"},
+        "players": [{"position": i + 1, "name": n} for i, n in enumerate(["张伟", "李娜", "王芳", "陈杰"])],
+        "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE},
+        "tournament": {"broker": broker.url, "name": "cup", "table_id": "t1"},
+    }, source="test"), base / "table", **service)
+    await svc.start()
+    try:
+        await svc.controller.wait_linked(10)
+        yield svc, hub
     finally:
         await svc.stop()
         await hub.stop()
