@@ -98,7 +98,7 @@ MEASURE = """() => {
     const [hi, lo] = [lum(mix(rgb(cs.color), ground, alpha)), lum(ground)].sort((a, b) => b - a);
     const ratio = (hi + 0.05) / (lo + 0.05), px = parseFloat(cs.fontSize);
     const need = px >= 24 || (+cs.fontWeight >= 700 && px >= 18.66) ? 3 : 4.5;
-    if (ratio < need && cs.animationName === "none") {  // (an overdue timer blinks to half on purpose)
+    if (ratio < need && cs.animationName === "none") {  // (an overdue timer blinks to half for its first 3 s)
       out.contrast.push([name(el), n.textContent.trim().slice(0, 16), +ratio.toFixed(2), need]);
     }
   }
