@@ -511,6 +511,13 @@ PAGE = """<!doctype html>
   /* the table's name, round, hand and state stay on one line: a long alert wraps in its own cell */
   #tables td:not(.alerts), #tables th { white-space: nowrap; }
   .pair-actions { margin: 0.5rem 2rem; }
+  /* the organiser's credential, asked in the page's own dialog (#cred) */
+  dialog { background: #0b2216; color: #f4f1e6; border: 2px solid #c9b77a; border-radius: 8px; padding: 1rem 1.5rem;
+           font-size: 1.2rem; max-width: min(32rem, calc(100% - 2rem)); }
+  dialog::backdrop { background: rgba(0, 0, 0, 0.6); }
+  dialog h2 { margin: 0 0 0.6rem; font-size: 1.4rem; } dialog p { margin: 0.5rem 0; }
+  dialog label { display: block; margin: 0.4rem 0 0.2rem; }
+  dialog input { font-size: 1.2rem; width: 100%; box-sizing: border-box; }
   #org { margin: 1.5rem 2rem; font-size: 1.1rem; } #org select, #org input { font-size: 1.1rem; margin: 0.2rem; }
   #org p { margin: 0.4rem 0; } .out { color: #e8c26a; }
   /* a player's name and number, and each round's entry (第2轮 3号桌 4), never break inside */
@@ -544,7 +551,8 @@ PAGE = """<!doctype html>
 <div id="attention" class="attention" data-testid="attention" hidden></div>
 <table data-testid="standings"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
 <h2 id="pair-title"></h2>
-<p class="pair-actions"><button id="publish" type="button"></button> <span id="published" class="muted"></span></p>
+<p class="pair-actions"><button id="publish" type="button"></button>
+<span id="published" class="muted" role="status" aria-atomic="true" data-testid="published"></span></p>
 <table id="pairs" data-testid="pairings"><thead><tr id="phead"></tr></thead><tbody id="prows"></tbody></table>
 <h2 id="tables-title"></h2>
 <table id="tables" data-testid="tables"><thead><tr id="thead"></tr></thead><tbody id="trows"></tbody></table>
@@ -555,7 +563,18 @@ PAGE = """<!doctype html>
 <span id="org-table-actions"></span></p>
 <p><select id="org-player" aria-label="选手"></select> <span id="org-player-actions"></span></p>
 <p><input id="org-name" maxlength="40" aria-label="陪打姓名（不在报名名单上）"> <span id="org-stand-in-actions"></span></p>
-<p id="org-result" class="muted" data-testid="organiser-result"></p><ol id="org-log" data-testid="organiser-log"></ol></details>
+<p id="org-result" class="muted" role="status" aria-atomic="true" data-testid="organiser-result"></p><ol id="org-log" data-testid="organiser-log"></ol></details>
+<dialog id="cred" aria-labelledby="cred-title" aria-describedby="cred-what" data-testid="organiser-credential">
+<form id="cred-form" method="dialog" autocomplete="on">
+<h2 id="cred-title">组织者凭证</h2>
+<p id="cred-what"></p>
+<input id="cred-user" type="text" autocomplete="username" value="organiser" hidden>
+<label for="cred-token" id="cred-label">组织者凭证</label>
+<input id="cred-token" type="password" autocomplete="current-password" autocapitalize="off" spellcheck="false"
+  maxlength="200" aria-describedby="cred-error">
+<p id="cred-error" class="bad" role="alert" data-testid="organiser-credential-error"></p>
+<p><button id="cred-ok" type="submit">确定</button> <button id="cred-cancel" type="button">取消</button></p>
+</form></dialog>
 <footer><span id="status" class="muted"></span> · <a id="csv" href="/api/standings.csv" download></a>
  · <a id="archive" href="/api/archive.zip" download></a></footer>
 <script>
@@ -565,10 +584,12 @@ const I18N = {
   zh: { title: "{t} · 排名", lang: "English", head: ["名次", "选手", "标准分", "比赛分", "各轮"], tables: "各桌进度",
         thead: ["桌", "轮", "盘", "状态", "比赛计时", "已收事件", "需处理"], timeUp: "时间到", attention: "需要裁判长处理：", standIn: "陪打", stats: "技术统计",
         shead: ["选手", "盘数", "和牌", "自摸", "点炮", "和牌率", "点炮率", "平均和牌", "最大和牌"], since: "{n} 分钟", noHands: "尚无打完的牌局", final: "最终", round: "第{n}轮", prov: "暂定", filling: "补齐中", none: "暂无成绩",
-        csv: "导出排名 CSV", archive: "下载赛事档案（ZIP）", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
+        csv: "导出排名 CSV", archive: "下载赛事档案（ZIP）", unfinished: "尚未打完本轮：{names}（编排仍会变动）", publish: "发布到各桌（组织者）", ask: "组织者凭证", askPublish: "发布第 {n} 轮编排到各桌",
+        credOk: "确定", credCancel: "取消", credEmpty: "请输入组织者凭证", noAnswer: "赛事服务器没有回应，请再试一次",
+        refused: "未记录：{e}", sent: "已发布第 {n} 轮编排 · {s}", failed: "发布失败：{e}",
         pair: "第 {n} 轮编排（建议，按排名）", phead: ["桌", "1号位", "2号位", "3号位", "4号位"], again: "再次相遇 {n} 对", bye: "轮空：{names}",
         ok: "已连接赛事服务器", down: "赛事服务器未连接", updated: "更新于 {s}", bad: "异常消息 {n} 条", hand: "第 {n} 盘",
-        sep: "、", alertSep: "；", tableSep: "　", provMark: "（{p}）",
+        sep: "、", colon: "：", alertSep: "；", tableSep: "　", provMark: "（{p}）",
         org: "组织者操作（需组织者凭证）", reason: "原因（记入记录）", done: "已记录：{a}", tableOut: "停用：{r}", ended: "组织者按现有成绩结束",
         playerOut: "不参加编排：{r}", outs: "停用的桌：{t}", playersOut: "不参加编排：{names}", standInName: "陪打姓名（不在报名名单上）",
         standIns: "陪打补位：{names}", handsFrom: "第{a}盘起", handsSpan: "第{a}-{b}盘", satIn: "替补 {h}",
@@ -578,13 +599,15 @@ const I18N = {
         thead: ["Table", "Round", "Hand", "Phase", "Session clock", "Events", "Needs attention"], timeUp: "time up", attention: "Needs the chief referee: ", standIn: "stand-in", stats: "Player statistics",
         shead: ["Player", "Hands", "Wins", "Self-drawn", "Fed", "Win rate", "Feed rate", "Avg win", "Biggest win"], since: "{n} min", final: "final", round: "R{n}", prov: "provisional", filling: "catching up",
         csv: "Standings as CSV", archive: "The tournament's record (ZIP)", unfinished: "still playing this round: {names} (the seating may change)",
-        publish: "Publish to the tables (organiser)", ask: "Organiser credential", sent: "round {n} seating published · {s}",
+        publish: "Publish to the tables (organiser)", ask: "Organiser credential",
+        askPublish: "publish round {n}'s seating to the tables", credOk: "OK", credCancel: "Cancel",
+        credEmpty: "type the organiser credential", noAnswer: "the hub did not answer: try again", refused: "not recorded: {e}", sent: "round {n} seating published · {s}",
         failed: "publishing failed: {e}",
         pair: "Round {n} seating (proposed, by rank)", phead: ["Table", "Chair 1", "Chair 2", "Chair 3", "Chair 4"],
         again: "{n} pairs meet again", bye: "sitting out: {names}",
         none: "no results yet", noHands: "no hands played yet", ok: "broker connected", down: "broker not connected", updated: "updated {s}",
         bad: "{n} malformed messages", hand: "hand {n}",
-        sep: ", ", alertSep: "; ", tableSep: " · ", provMark: " ({p})",
+        sep: ", ", colon: ": ", alertSep: "; ", tableSep: " · ", provMark: " ({p})",
         org: "Organiser's decisions (organiser credential)", reason: "reason (kept in the record)", done: "recorded: {a}",
         tableOut: "out of service: {r}", ended: "ended by the organiser with the scores so far",
         playerOut: "out of the seating: {r}", outs: "tables out of service: {t}", playersOut: "out of the seating: {names}",
@@ -665,16 +688,77 @@ function alertText(x) {
 }
 let pairs = null;
 let published = null;
+// why the last publishing was refused (409: no results yet, every table out): shown until the next try, where the
+// next fetch's redraw wrote over it within 3 s
+let publishRefused = "";
+/** A refusal's words: the hub's detail (Chinese first, then English), else its status. */
+const detail = (body, status) => (typeof body.detail === "string" && body.detail) || String(status);
+/** A live region's words (#published, #org-result): written only when they change, so the redraw at each fetch says
+ *  nothing; the same words for a second action (a second table taken out) said again all the same. */
+function tell(el, text, again) {
+  if (el.textContent !== text) el.textContent = text;
+  else if (again && text) { el.textContent = ""; setTimeout(() => { el.textContent = text; }, 150); }
+}
+// ---- the organiser's credential ------------------------------------------------------------------------------
+// Asked in the page's own dialog (#cred: a password field with its label, Chinese first), at each action, and kept
+// nowhere: the page is the players' kiosk too, and a credential kept in the tab let anyone at the screen publish a
+// seating after the organiser had once. It was `prompt()`: the credential shown as typed on a screen people stand
+// around, nothing a password manager could fill, no label for a screen reader. A wrong one (401) or one held (429)
+// is said in the dialog, which stays open for another try; Escape or 取消 sends nothing and gives the focus back.
+// The field has no name: the form never sends it anywhere itself, so it is in no address and no log.
+let asking = null;
+let sending = false;
+function asOrganiser(what, send) {
+  if (asking) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    asking = { send, resolve, opener: document.activeElement };
+    $("cred-what").textContent = what;
+    $("cred-error").textContent = "";
+    $("cred-token").value = "";
+    $("cred").showModal();
+    $("cred-token").focus();
+  });
+}
+function credDone(answer) {
+  const a = asking;
+  if (!a) return;
+  asking = null;
+  $("cred-token").value = "";
+  if ($("cred").open) $("cred").close();
+  if (a.opener && a.opener.isConnected) a.opener.focus();
+  a.resolve(answer);
+}
+$("cred").addEventListener("cancel", (e) => { if (sending) e.preventDefault(); });  // its answer is on its way
+$("cred").addEventListener("close", () => credDone(null));
+$("cred-cancel").onclick = () => { if (!sending) credDone(null); };
+$("cred-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const field = $("cred-token"), token = field.value, a = asking;
+  if (!a || sending) return;
+  if (!token) { $("cred-error").textContent = t("credEmpty"); field.focus(); return; }
+  sending = true;
+  $("cred-ok").disabled = $("cred-cancel").disabled = true;
+  let r = null, body = {};
+  try { r = await a.send(token); body = await r.clone().json().catch(() => ({})); } catch (err) { r = null; }
+  sending = false;
+  $("cred-ok").disabled = $("cred-cancel").disabled = false;
+  field.value = "";
+  if (r === null || r.status === 401 || r.status === 429) {
+    tell($("cred-error"), r === null ? t("noAnswer") : detail(body, r.status), true);
+    field.focus();
+    return;
+  }
+  credDone(r);
+});
 async function publishSeating() {
   if (pairs.unfinished && pairs.unfinished.length && !confirm(t("unfinished", { names: pairs.unfinished.join(t("sep")) }))) return;
-  // asked each time, never kept: the page is the players' kiosk too, and a credential kept in the
-  // tab let anyone at the screen publish a seating after the organiser had once
-  const token = prompt(t("ask")) || "";
-  if (!token) return;
-  const r = await fetch(`/api/pairings/publish?round=${pairs.round}`, { method: "POST", headers: { Authorization: "Bearer " + token } });
+  const round = pairs.round;
+  const r = await asOrganiser(t("askPublish", { n: round }), (token) =>
+    fetch(`/api/pairings/publish?round=${round}`, { method: "POST", headers: { Authorization: "Bearer " + token } }));
+  if (!r) return;
   const body = await r.json().catch(() => ({}));
+  publishRefused = r.ok ? "" : detail(body, r.status);
   if (r.ok) published = { round: body.round, tables: body.tables };
-  else { $("published").textContent = t("failed", { e: body.detail || r.status }); return; }
   renderPairs();
 }
 function renderPairs() {
@@ -682,8 +766,9 @@ function renderPairs() {
   $("phead").innerHTML = I18N[lang].phead.map((h) => `<th>${esc(h)}</th>`).join("");
   $("publish").textContent = t("publish");
   $("publish").hidden = !pairs || !pairs.tables.length;
-  if (published) $("published").textContent = t("sent", { n: published.round, s: published.tables.map((x) => x.table_name).join(t("sep")) });
-  else if (pairs && pairs.unfinished && pairs.unfinished.length) $("published").textContent = t("unfinished", { names: pairs.unfinished.join(t("sep")) });
+  tell($("published"), publishRefused ? t("failed", { e: publishRefused })
+    : published ? t("sent", { n: published.round, s: published.tables.map((x) => x.table_name).join(t("sep")) })
+    : pairs && pairs.unfinished && pairs.unfinished.length ? t("unfinished", { names: pairs.unfinished.join(t("sep")) }) : "");
   if (!pairs || !pairs.tables.length) { $("pair-title").textContent = ""; $("prows").innerHTML = ""; return; }
   $("pair-title").innerHTML = `<a href="/api/pairings?format=text">${esc(t("pair", { n: pairs.round }))}</a>`;
   $("prows").innerHTML = pairs.tables.map((x) => `<tr data-table="${esc(x.table_id)}"><td>${esc(x.table_name)}${
@@ -742,17 +827,19 @@ function renderOrganiser() {
   }).join("");
 }
 async function decide(action) {
-  // asked each time, never kept, as for publishing
-  const token = prompt(t("ask")) || "";
-  if (!token) return;
+  // the credential asked each time, never kept, as for publishing; the dialog names the decision and whom it is on
   const body = { action, reason: $("org-reason").value };
-  if (TABLE_ACTIONS.includes(action)) body.table_id = $("org-table").value;
-  else if (STAND_IN_ACTIONS.includes(action)) body.name = $("org-name").value.trim();
-  else body.player = $("org-player").value;
-  const r = await fetch("/api/organiser", { method: "POST", headers: { Authorization: "Bearer " + token, "Content-Type": "application/json" },
-                                            body: JSON.stringify(body) });
+  const chosen = (id) => { const o = $(id).selectedOptions[0]; return o ? o.textContent : ""; };
+  let whom;
+  if (TABLE_ACTIONS.includes(action)) { body.table_id = $("org-table").value; whom = chosen("org-table"); }
+  else if (STAND_IN_ACTIONS.includes(action)) { body.name = $("org-name").value.trim(); whom = body.name; }
+  else { body.player = $("org-player").value; whom = chosen("org-player"); }
+  const words = (org.actions[action] || {})[lang] || action;
+  const r = await asOrganiser(words + (whom ? t("colon") + whom : ""), (token) => fetch("/api/organiser", {
+    method: "POST", headers: { Authorization: "Bearer " + token, "Content-Type": "application/json" }, body: JSON.stringify(body) }));
+  if (!r) return;
   const got = await r.json().catch(() => ({}));
-  $("org-result").textContent = r.ok ? t("done", { a: (org.actions[action] || {})[lang] || action }) : t("failed", { e: got.detail || r.status });
+  tell($("org-result"), r.ok ? t("done", { a: words }) : t("refused", { e: detail(got, r.status) }), true);
   if (r.ok) { $("org-reason").value = ""; $("org-name").value = ""; poll(); }
 }
 // the biggest win's fans in the page's language (a hub from before kept only the Chinese names)
@@ -775,7 +862,18 @@ function alignHead(id) {
   if (!row) return;
   [...head.children].forEach((th, i) => th.classList.toggle("num", !!(row.children[i] && row.children[i].classList.contains("num"))));
 }
+/** The page drawn again with the focus where it was: the tables' and the seating's rows are written anew at each
+ *  fetch, and a link or a button focused in them (a table's 牌谱, the seating's page) lost the focus to the page's
+ *  body, the next Tab starting at the top. Found again by its id, its data-testid or its address. */
 function render() {
+  const was = document.activeElement;
+  const key = was && was !== document.body && (was.id ? "#" + CSS.escape(was.id)
+    : was.dataset.testid ? `[data-testid="${CSS.escape(was.dataset.testid)}"]`
+    : was.getAttribute("href") ? `a[href="${CSS.escape(was.getAttribute("href"))}"]` : null);
+  draw();
+  if (key && !was.isConnected) { const again = document.querySelector(key); if (again) again.focus(); }
+}
+function draw() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   $("title").textContent = t("title", { t: TOURNAMENT });
   document.title = $("title").textContent;
@@ -786,6 +884,9 @@ function render() {
   $("tables-title").textContent = t("tables");
   $("csv").textContent = t("csv");
   $("archive").textContent = t("archive");
+  $("cred-title").textContent = $("cred-label").textContent = t("ask");
+  $("cred-ok").textContent = t("credOk");
+  $("cred-cancel").textContent = t("credCancel");
   if (!last) return;
   $("rows").innerHTML = last.players.length ? last.players.map(playerRow).join("")
     : `<tr><td colspan="5" class="muted">${esc(t("none"))}</td></tr>`;
@@ -830,7 +931,11 @@ async function poll() {
     const q = await fetch("/api/pairings", { cache: "no-cache" });
     if (q.ok) pairs = await q.json();
     const pub = await fetch("/api/pairings/published", { cache: "no-cache" });
-    if (pub.ok) published = await pub.json();
+    if (pub.ok) {  // a seating published since (from another page, by the API): an earlier refusal is no longer news
+      const was = JSON.stringify(published);
+      published = await pub.json();
+      if (JSON.stringify(published) !== was) publishRefused = "";
+    }
     const st = await fetch("/api/stats", { cache: "no-cache" });
     if (st.ok) stats = await st.json();
     const og = await fetch("/api/organiser", { cache: "no-cache" });

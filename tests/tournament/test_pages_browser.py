@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -37,13 +38,19 @@ async def browser(chromium: Any) -> AsyncIterator[Any]:
 
 
 @contextlib.asynccontextmanager
-async def hub_page(browser: Any, hub: HubService, organiser: str | None = None) -> AsyncIterator[Any]:
-    """Debian's Chromium on the hub's standings page; `organiser`: the credential typed when asked."""
+async def hub_page(browser: Any, hub: HubService) -> AsyncIterator[Any]:
+    """Debian's Chromium on the hub's standings page."""
     page = await browser.new_page()
-    if organiser is not None:
-        page.on("dialog", lambda d: asyncio.ensure_future(d.accept(organiser)))
     await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
     yield page
+
+
+async def as_organiser(page: Any, selector: str, credential: str) -> None:
+    """`selector` clicked, and the organiser's credential typed into the page's dialog when it asks (#cred)."""
+    await page.click(selector)
+    await page.wait_for_selector("#cred[open]", timeout=5000)
+    await page.fill("#cred-token", credential)
+    await page.press("#cred-token", "Enter")
 
 
 @contextlib.asynccontextmanager
@@ -179,9 +186,10 @@ async def test_the_organiser_publishes_round_2s_seating_and_the_referee_keys_it_
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{hub.bound_port}") as http:
             wrong = await http.post("/api/pairings/publish", headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401 and t1.controller.state.seating_offer is None
-        async with hub_page(browser, hub, organiser="org-secret-1") as page:
+        async with hub_page(browser, hub) as page:
             await page.wait_for_selector('[data-testid=pairings] tr[data-table="t1"]', timeout=5000)
-            await page.click("#publish")
+            page.on("dialog", lambda d: asyncio.ensure_future(d.accept()))  # round 1 still being played: publish anyway
+            await as_organiser(page, "#publish", "org-secret-1")
             await page.wait_for_function("document.querySelector('#published').textContent.includes('已发布第 2 轮')",
                                          timeout=5000)
             await until(lambda: all(svc.controller.state.seating_offer for svc in tables), 10,
@@ -374,35 +382,54 @@ async def test_the_english_page_has_no_chinese_punctuation_nor_fan_names(
         await hub.stop()
 
 
-async def test_the_organisers_credential_is_asked_at_each_publish_and_not_kept(
-        tmp_path: Path, broker: Broker, browser: Any) -> None:
-    """The standings page is the players' kiosk too. Once the organiser had published from it, the
-    credential stayed in the tab and the next click on 发布到各桌 published with no question asked:
-    anyone at the screen could post a seating. Now each publish asks; cancelling posts nothing."""
-    async with _hub_after_three_rounds(tmp_path, broker, browser, organizer_token="org-9") as (hub, browser):
+async def test_the_organisers_credential_is_asked_in_a_password_field_each_time_and_kept_nowhere(
+        tmp_path: Path, broker: Broker, browser: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """The standings page is the players' kiosk too. The credential was asked with the browser's `prompt()`: shown
+    as typed on a screen people stand around, nothing a password manager could fill, no label for a screen reader.
+    Now the page's own dialog asks, a password field labelled 组织者凭证 that a password manager may fill; a wrong
+    one is said there, the field empty for another try, and posts nothing; the right one publishes and is gone (in
+    no address, storage, field, page or log line) so the next publish asks again, and Escape then posts nothing
+    and gives the focus back to 发布到各桌."""
+    secret, wrong = "org-9-secret", "org-8-wrong"
+    caplog.set_level(logging.DEBUG)
+    async with _hub_after_three_rounds(tmp_path, broker, browser, organizer_token=secret) as (hub, browser):
         page = await browser.new_page()
-        asked: list[str] = []
-
-        async def answer(dialog: Any) -> None:
-            asked.append(dialog.type)
-            if dialog.type == "confirm":  # round 3 still being played: publish anyway
-                await dialog.accept()
-            elif asked.count("prompt") == 1:
-                await dialog.accept("org-9")
-            else:
-                await dialog.dismiss()  # someone at the kiosk, without the credential
-
-        page.on("dialog", lambda d: asyncio.ensure_future(answer(d)))
+        page.on("dialog", lambda d: asyncio.ensure_future(d.accept()))  # round 3 still being played: publish anyway
         await page.goto(f"http://127.0.0.1:{hub.bound_port}/")
         await page.wait_for_selector("#publish", state="visible", timeout=5000)
         await page.click("#publish")
-        await page.wait_for_function(
-            "document.querySelector('#published').textContent.includes('已发布第 4 轮')", timeout=5000)
+        await page.wait_for_selector("#cred[open]", timeout=5000)
+        field = await page.evaluate("""() => { const f = document.activeElement;
+          return [f.id, f.type, f.autocomplete, f.labels[0].textContent, f.name, $('cred-what').textContent]; }""")
+        assert field == ["cred-token", "password", "current-password", "组织者凭证", "", "发布第 4 轮编排到各桌"], field
+        await page.keyboard.type(wrong)
+        await page.keyboard.press("Enter")
+        await page.wait_for_function("$('cred-error').textContent.includes('组织者凭证错误')", timeout=5000)
+        assert await page.evaluate("[$('cred').open, document.activeElement.id, $('cred-token').value]") \
+            == [True, "cred-token", ""]
+        assert hub.hub.published() is None
+        await page.keyboard.type(secret)
+        await page.keyboard.press("Enter")
+        await page.wait_for_function("$('published').textContent.includes('已发布第 4 轮')", timeout=5000)
+        assert await page.evaluate("[$('cred').open, document.activeElement.id]") == [False, "publish"]
         first = hub.hub.published()
+        assert first is not None and first["round"] == 4
+        kept = await page.evaluate("""() => [location.href, JSON.stringify({ ...sessionStorage }),
+          JSON.stringify({ ...localStorage }), document.documentElement.outerHTML,
+          [...document.querySelectorAll('input')].map((i) => i.value).join(' '),
+          performance.getEntries().map((e) => e.name).join(' ')]""")
+        assert not [k for k in kept if secret in k or wrong in k]
         await page.click("#publish")
-        await until(lambda: asked.count("prompt") == 2, 5, "the credential to be asked again")
+        await page.wait_for_selector("#cred[open]", timeout=5000)
+        assert await page.input_value("#cred-token") == ""  # asked again, nothing filled in
+        await page.keyboard.press("Escape")  # someone at the kiosk, without the credential
+        await page.wait_for_selector("#cred", state="hidden", timeout=5000)
+        assert await page.evaluate("document.activeElement.id") == "publish"
         await asyncio.sleep(0.5)
         assert hub.hub.published() == first  # nothing posted again
+    logged = [r.getMessage() + repr(r.__dict__) for r in caplog.records]
+    assert any("/api/pairings/publish" in line for line in logged), "the hub's requests are logged, and read here"
+    assert not [line for line in logged if secret in line or wrong in line]
 
 
 async def test_a_tv_kiosk_turns_the_page_through_a_halls_standings(
@@ -486,21 +513,21 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
         table.sim.raise_fault("jam", where="S")  # and it stays: the board is broken
         await until(lambda: all(hub.hub.tables.get(t) is not None and hub.hub.tables[t].state is not None
                                 for t in ("t1", "t2")) and hub.hub.tables["t1"].alerts, 10, "both tables at the hub")
-        async with hub_page(browser, hub, organiser="org-secret-1") as page:
+        async with hub_page(browser, hub) as page:
             await page.wait_for_selector("[data-testid=attention]:not([hidden])", timeout=10000)
             assert "卡牌" in await page.inner_text("[data-testid=attention]")
             await page.click("#org-title")  # open the organiser's section
             await page.wait_for_selector('#org-table option[value="t1"]', state="attached", timeout=5000)
             await page.select_option("#org-table", "t1")
             await page.fill("#org-reason", "升降台故障，无法修复")
-            await page.click('button[data-action="round_end"]')
+            await as_organiser(page, 'button[data-action="round_end"]', "org-secret-1")
             await page.wait_for_function("document.querySelector('[data-testid=organiser-result]')"
                                          ".textContent.includes('已记录')", timeout=5000)
             await page.wait_for_function("document.querySelector('[data-testid=tables] tr[data-table=\"t1\"]').textContent"
                                          ".includes('组织者按现有成绩结束')", timeout=5000)
             await page.select_option("#org-table", "t1")
             await page.fill("#org-reason", "升降台故障")
-            await page.click('button[data-action="table_out"]')
+            await as_organiser(page, 'button[data-action="table_out"]', "org-secret-1")
             await page.wait_for_selector("[data-testid=out-t1]", timeout=5000)
             assert "停用：升降台故障" in await page.inner_text("[data-testid=out-t1]")
             assert "卡牌" in await page.inner_text("[data-testid=alerts-t1]")  # still said in its row
@@ -515,7 +542,7 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
             assert "15" in li and "暂定" not in li
             await page.select_option("#org-player", "id:A05")
             await page.fill("#org-reason", "退赛")
-            await page.click('button[data-action="player_out"]')
+            await as_organiser(page, 'button[data-action="player_out"]', "org-secret-1")
             await page.wait_for_selector('tr[data-player="赵强"] [data-testid=out]', timeout=5000)
             assert "不参加编排：退赛" in await page.inner_text('tr[data-player="赵强"]')
             log_text = await page.inner_text("[data-testid=organiser-log]")
@@ -524,7 +551,7 @@ async def test_the_organiser_takes_a_broken_table_out_and_a_player_out_of_the_se
             assert "停用此桌（不参加编排）：一号桌" in log_text and "结束本轮：一号桌 第1轮" in log_text and "t1" not in log_text
             # a stand-in (陪打) for the seating, by name
             await page.fill("#org-name", "替补甲")
-            await page.click('button[data-action="stand_in"]')
+            await as_organiser(page, 'button[data-action="stand_in"]', "org-secret-1")
             await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
                                          ".includes('陪打补位：替补甲')", timeout=5000)
         assert [d["action"] for d in hub.hub.decisions()] == ["round_end", "table_out", "player_out", "stand_in"]
@@ -544,18 +571,18 @@ async def test_a_reason_or_name_with_dollar_signs_is_shown_as_typed(tmp_path: Pa
     await hub.start()
     reason = "押金$$5 与 $& 及 $' 和 $`"
     try:
-        async with hub_page(browser, hub, organiser="org-secret-1") as page:
+        async with hub_page(browser, hub) as page:
             await page.click("#org-title")
             await page.wait_for_selector('#org-player option[value="id:A02"]', state="attached", timeout=5000)
             await page.select_option("#org-player", "id:A02")
             await page.fill("#org-reason", reason)
-            await page.click('button[data-action="player_out"]')
+            await as_organiser(page, 'button[data-action="player_out"]', "org-secret-1")
             await page.wait_for_function("document.querySelector('[data-testid=pairings]').textContent"
                                          ".includes('不参加编排：乙')", timeout=5000)
             assert f"不参加编排：乙（{reason}）" in await page.inner_text("[data-testid=pairings]")
             await page.select_option("#org-table", "t1")
             await page.fill("#org-reason", reason)
-            await page.click('button[data-action="table_out"]')
+            await as_organiser(page, 'button[data-action="table_out"]', "org-secret-1")
             await page.wait_for_selector("[data-testid=out-t1]", timeout=5000)
             assert await page.inner_text("[data-testid=out-t1]") == f"停用：{reason}"
             log_text = await page.inner_text("[data-testid=organiser-log]")

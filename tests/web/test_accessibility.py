@@ -7,11 +7,14 @@ with Escape (Cancel) sending nothing and giving the focus back; each focusable n
 accessibility tree; the language switch said in its own language; the contrast of every text and of every form
 control's text (values, placeholders, disabled fields) in each state the referee meets: a turn timer warning and
 run out, the clock paused, the session's warnings and its end, a table fault; and what a screen reader is told
-(live regions): a fault, a session warning, time up, a turn run out, once each, and no countdown second by second.
+(live regions): a fault, a session warning, time up, a turn run out, once each, and no countdown second by second;
+an overdue timer's blink ending (none with less motion); the focus kept over a redraw (the appeals' buttons, the
+hub's rows); the hub's organiser credential asked in a named password field and what came of it said.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
@@ -35,6 +38,8 @@ REFEREE_PAGES = ["/", "/win", "/penalties", "/scoresheet", "/replay?hand=1", "/?
 #: every page whose text is measured, in play; and those showing the clocks and timers, in their other states
 TEXT_PAGES = ["/", "/win", "/penalties", "/scoresheet", "/replay?hand=1", "/public", "/overlay"]
 CLOCK_PAGES = ["/", "/public", "/scoresheet"]
+#: the hub's organiser credential (typed into the hub page's dialog)
+ORGANISER = "org-credential-7Qx2"
 
 # Each shown control that takes the focus, numbered (data-kb), the details opened (their summary opens them by
 # Enter); the focus taken away, so the first Tab starts at the page's top.
@@ -119,7 +124,8 @@ async def places(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict
     clock = FakeTime(time.time())
     every, web_app.HEALTH_EVERY_S = web_app.HEALTH_EVERY_S, 0.5
     try:
-        async with venue(base, wall_clock=SteadyWallClock(wall=lambda: clock.wall, mono=lambda: clock.mono)) as (svc, hub):
+        async with venue(base, organizer_token=ORGANISER,
+                         wall_clock=SteadyWallClock(wall=lambda: clock.wall, mono=lambda: clock.mono)) as (svc, hub):
             async with _http(svc) as http:
                 await _populate(svc, http)
                 r = await http.post("/api/referee/appeal", json={"position": 2, "text": "我没有亮牌"},
@@ -127,7 +133,7 @@ async def places(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict
                 assert r.status_code == 200, r.text
             await _until(lambda: "t1" in hub.hub.tables and hub.hub.tables["t1"].state is not None)
             yield {"table": f"http://127.0.0.1:{svc.port}", "hub": f"http://127.0.0.1:{hub.bound_port}", "svc": svc,
-                   "clock": clock}
+                   "clock": clock, "hub_service": hub}
     finally:
         web_app.HEALTH_EVERY_S = every
 
@@ -188,10 +194,20 @@ async def test_every_control_is_reached_by_tab_and_shows_the_focus(chromium: Any
             assert r.status_code == 200, r.text
         await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
         assert await page.evaluate("document.activeElement.id") == "win-confirm"
+        # the hub once it has the table's play (each message it files has the page fetch and draw its rows again)
+        hub = places["hub_service"].hub
+        await _until(lambda: hub.tables["t1"].state["seq"] == svc.controller.state.seq)
         await page.goto(places["hub"] + "/")
         await page.wait_for_selector('[data-player="王芳"]')
+        await page.wait_for_timeout(500)
         names, missed, unseen = await _tab_through(page)
         assert len(names) >= 15 and not missed and not unseen, (names, missed, unseen)
+        # its rows drawn again at a fetch keep the focus on their link (it went to the page's body: the next Tab
+        # started at the top)
+        for link in ('[data-testid="records-t1"]', "#pair-title a"):
+            await page.focus(link)
+            await page.evaluate("poll()")
+            assert await page.evaluate(f"document.activeElement.matches('{link}')"), link
 
 
 async def test_a_confirmation_closed_by_escape_sends_nothing_and_gives_the_focus_back(
@@ -394,3 +410,186 @@ async def test_the_hub_says_a_table_that_needs_the_chief_referee(chromium: Any, 
         await context.close()
         svc.sim.clear_fault("motor")
         await _until(lambda: not svc.controller.state.faults)
+
+
+async def _fresh_turn(http: Any, svc: TableService, clock: FakeTime, tile: str) -> tuple[str, float]:
+    """A discard keyed: the next seat's turn starts; (that seat, the seconds until its turn runs out)."""
+    turn = svc.controller.state.hand["turn"]["seat"]
+    r = await http.post("/api/play", json={"type": "discard", "seat": turn, "tile": tile}, headers=_auth(OPERATOR))
+    assert r.status_code == 200, r.text
+    now = svc.controller.state.hand["turn"]
+    return now["seat"], now["since"] + now["limit_s"] - svc.controller.now()
+
+
+# The seat's turn timer: its classes and the animations running on it now
+TIMER = """(seat) => { const el = document.querySelector(`[data-timer="${seat}"]`);
+  return { cls: el.className, text: el.textContent, animations: el.getAnimations().length,
+           opacity: getComputedStyle(el).opacity }; }"""
+
+
+async def test_an_overdue_turn_blinks_a_few_times_then_stays_red_and_never_with_less_motion(
+        chromium: Any, places: dict[str, Any]) -> None:
+    """A turn run out blinked its timer to half opacity without end (WCAG 2.2.2: a blink past 5 s needs a way to
+    stop it): now it blinks for its first 3 s over (three blinks), then stays red, still counting 超时 N 秒; where the
+    system asks for less motion (prefers-reduced-motion) it never blinks."""
+    svc, clock = places["svc"], places["clock"]
+    ref = _auth(REFEREE)
+    async with _referee(chromium, places) as page, _http(svc) as http:
+        running = session(svc.controller.state.actions)
+        if running and running["ended_at"] is None:
+            assert (await http.post("/api/referee/session/end", headers=ref)).status_code == 200
+        assert (await http.post("/api/referee/session/start", json={"minutes": 60}, headers=ref)).status_code == 200
+        seat, left = await _fresh_turn(http, svc, clock, "1p")
+        await _current(page, places, "/")
+        await _tick(http, clock, left + 1)  # a second over
+        await page.wait_for_function(f"({TIMER})('{seat}').cls.includes('overdue')")
+        first = await page.evaluate(TIMER, seat)
+        assert first["animations"] == 1, first  # blinking
+        await _tick(http, clock, 3)  # four seconds over: steady, red, counting on
+        await page.wait_for_function(f"({TIMER})('{seat}').animations === 0", timeout=3000)
+        steady = await page.evaluate(TIMER, seat)
+        assert steady["cls"] == "timer overdue" and steady["opacity"] == "1" and "超时" in steady["text"], steady
+        await page.wait_for_timeout(1200)
+        assert (await page.evaluate(TIMER, seat))["animations"] == 0
+
+        await page.emulate_media(reduced_motion="reduce")
+        seat, left = await _fresh_turn(http, svc, clock, "2p")
+        await _tick(http, clock, left + 0.5)
+        await page.wait_for_function(f"({TIMER})('{seat}').cls.includes('overdue')")
+        for _ in range(4):  # in its blinking second, at a quarter second apart: never a blink
+            quiet = await page.evaluate(TIMER, seat)
+            assert quiet["animations"] == 0 and quiet["opacity"] == "1", quiet
+            await page.wait_for_timeout(250)
+
+
+async def test_the_appeals_buttons_keep_the_focus_when_the_list_is_drawn_again(
+        chromium: Any, places: dict[str, Any]) -> None:
+    """On the Score sheet the referee tabs to 驳回 beside a waiting appeal; another appeal keyed meanwhile (another
+    referee's page) drew the list again and the focus went to the page's body: the next Tab started at the top.
+    Now the button keeps it; an appeal decided meanwhile (its buttons gone) leaves the focus on its line, which says
+    the decision, and the next Tab goes on to the next appeal's field."""
+    svc = places["svc"]
+    ref = _auth(REFEREE)
+
+    async def appeal(text: str) -> int:
+        r = await http.post("/api/referee/appeal", json={"position": 3, "text": text}, headers=ref)
+        assert r.status_code == 200, r.text
+        return int(r.json()["seq"])
+
+    async with _referee(chromium, places) as page, _http(svc) as http:
+        first, second = await appeal("对裁决有异议"), await appeal("计时有误")
+        await _current(page, places, "/scoresheet")
+        await page.focus(f'[data-dismiss="{first}"]')
+        await page.keyboard.press("Shift+Tab")
+        await page.keyboard.press("Tab")  # by keyboard: on 驳回, showing the focus
+        assert await page.evaluate("document.activeElement.dataset.dismiss") == str(first)
+        await appeal("第三件申诉")
+        await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+        await page.wait_for_function(f"document.querySelectorAll('#appeals [data-appeal]').length >= 3")
+        assert await page.evaluate("document.activeElement.dataset.dismiss") == str(first)
+        r = await http.post("/api/referee/appeal/ruling", json={"appeal": first, "upheld": False, "note": "维持原判"},
+                            headers=ref)
+        assert r.status_code == 200, r.text
+        await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
+        await page.wait_for_function(f"!document.querySelector('[data-dismiss=\"{first}\"]')")
+        assert await page.evaluate("document.activeElement.dataset.appeal") == str(first)
+        assert "驳回" in await page.evaluate("document.activeElement.textContent")
+        await page.keyboard.press("Tab")
+        assert await page.evaluate("document.activeElement.dataset.note") == str(second)
+
+
+async def _ax(page: Any) -> list[dict[str, Any]]:
+    """Chromium's accessibility tree of the page: each node's role, name, description and whether it has the focus."""
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        tree = await cdp.send("Accessibility.getFullAXTree")
+    finally:
+        await cdp.detach()
+    out = []
+    for n in tree["nodes"]:
+        if n.get("ignored"):
+            continue
+        props = {p["name"]: p["value"].get("value") for p in n.get("properties", [])}
+        out.append({"role": n.get("role", {}).get("value"), "name": n.get("name", {}).get("value"),
+                    "description": n.get("description", {}).get("value"), "focused": bool(props.get("focused"))})
+    return out
+
+
+async def test_the_hubs_organiser_is_asked_in_a_named_field_by_keyboard_and_told_what_came_of_it(
+        chromium: Any, places: dict[str, Any]) -> None:
+    """The hub asked for the organiser's credential with `prompt()`, and what came of the decision (#org-result) and
+    of publishing (#published) was said to nobody: no live region. Now, by keyboard alone: 退出编排 pressed with Enter
+    opens the page's dialog with the focus in its password field, named 组织者凭证 in Chromium's accessibility tree,
+    the dialog described by what it is for; a wrong credential is said at once; Escape closes it doing nothing and
+    the focus is back on the button. The right one records the decision, said once, and so are the next decision
+    and a refusal (未记录); publishing is said once; the page's redraw at each fetch says none of it again."""
+    hub = places["hub_service"].hub
+    context = await chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = await context.new_page()
+        page.on("dialog", lambda d: asyncio.ensure_future(d.accept()))  # round 1 still being played: publish anyway
+        await page.goto(places["hub"] + "/")
+        await page.wait_for_selector('[data-player="王芳"]')
+        await page.focus("#org-title")
+        await page.keyboard.press("Enter")  # the organiser's section opened
+        await page.select_option("#org-player", "name:陈杰")
+        await page.evaluate(LISTEN)
+        await page.focus('button[data-action="player_out"]')
+        await page.keyboard.press("Enter")
+        await page.wait_for_selector("#cred[open]")
+        nodes = await _ax(page)
+        focused = [n for n in nodes if n["focused"] and n["role"] != "RootWebArea"]  # (the document has it too)
+        assert [(n["role"], n["name"]) for n in focused] == [("textbox", "组织者凭证")], focused
+        assert await page.evaluate("[document.activeElement.type, document.activeElement.autocomplete]") \
+            == ["password", "current-password"]
+        dialog = [n for n in nodes if n["role"] == "dialog"]
+        assert [(n["name"], n["description"]) for n in dialog] == [("组织者凭证", "退出编排（退赛或未到）：陈杰")], dialog
+        await page.keyboard.type("not-the-credential")
+        await page.keyboard.press("Enter")
+        await page.wait_for_function("window.__said.length >= 1")
+        assert await _said(page) == [["cred-error", "组织者凭证错误 / wrong organiser credential"]]
+        assert await page.evaluate("document.activeElement.id") == "cred-token"
+        await page.keyboard.press("Escape")
+        await page.wait_for_selector("#cred", state="hidden")
+        assert await page.evaluate("document.activeElement.dataset.action") == "player_out"
+        assert hub.decisions() == []
+
+        async def decide(action: str) -> str:
+            """`action` by keyboard with the right credential: what is said of it (once), the focus back on it."""
+            count = len(await _said(page))
+            await page.focus(f'button[data-action="{action}"]')
+            await page.keyboard.press("Enter")
+            await page.wait_for_selector("#cred[open]")
+            await page.keyboard.type(ORGANISER)
+            await page.keyboard.press("Enter")
+            await page.wait_for_function(f"window.__said.length > {count}")
+            await page.wait_for_timeout(300)
+            said = (await _said(page))[count:]
+            assert len(said) == 1 and said[0][0] == "org-result", said
+            assert await page.evaluate("document.activeElement.dataset.action") == action
+            return str(said[0][1])
+
+        assert await decide("player_out") == "已记录：退出编排（退赛或未到）"
+        await page.select_option("#org-player", "name:陈杰")
+        assert await decide("player_back") == "已记录：恢复编排"
+        assert [d["action"] for d in hub.decisions()] == ["player_out", "player_back"]
+        await page.select_option("#org-player", "name:陈杰")
+        refused = await decide("player_back")  # in the seating already: the hub's words, Chinese first
+        assert refused == "未记录：陈杰 未退出编排 / the player is in the seating", refused
+        assert len(hub.decisions()) == 2
+
+        count = len(await _said(page))
+        await page.focus("#publish")
+        await page.keyboard.press("Enter")
+        await page.wait_for_selector("#cred[open]")
+        await page.keyboard.type(ORGANISER)
+        await page.keyboard.press("Enter")
+        await page.wait_for_function(f"window.__said.length > {count}")
+        said = (await _said(page))[count:]
+        assert len(said) == 1 and said[0][0] == "published" and said[0][1].startswith("已发布第 2 轮编排"), said
+        for _ in range(3):  # fetched again (the hub's live channel, its fallback): nothing said again
+            await page.evaluate("poll()")
+            await page.wait_for_timeout(300)
+        assert len(await _said(page)) == count + 1, await _said(page)
+    finally:
+        await context.close()

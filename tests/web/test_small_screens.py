@@ -99,7 +99,7 @@ MEASURE = """() => {
     const [hi, lo] = [lum(mix(rgb(cs.color), ground, alpha)), lum(ground)].sort((a, b) => b - a);
     const ratio = (hi + 0.05) / (lo + 0.05), px = parseFloat(cs.fontSize);
     const need = px >= 24 || (+cs.fontWeight >= 700 && px >= 18.66) ? 3 : 4.5;
-    if (ratio < need && cs.animationName === "none") {  // (an overdue timer blinks to half on purpose)
+    if (ratio < need && cs.animationName === "none") {  // (an overdue timer blinks to half for its first 3 s)
       out.contrast.push([name(el), n.textContent.trim().slice(0, 16), +ratio.toFixed(2), need]);
     }
   }
@@ -147,12 +147,13 @@ async def places(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict
 
 
 @contextlib.asynccontextmanager
-async def venue(base: Path, **service: Any) -> AsyncIterator[tuple[TableService, HubService]]:
-    """1号桌 on the simulator (张伟 李娜 王芳 陈杰), linked, publishing as t1 to a hub of "cup" over a real Mosquitto;
-    `service`: more of TableService's arguments (a wall clock)."""
+async def venue(base: Path, organizer_token: str = "",
+                **service: Any) -> AsyncIterator[tuple[TableService, HubService]]:
+    """1号桌 on the simulator (张伟 李娜 王芳 陈杰), linked, publishing as t1 to a hub of "cup" over a real Mosquitto
+    (with `organizer_token`, the organiser's credential); `service`: more of TableService's arguments (a wall clock)."""
     broker = LocalBroker(base / "broker")
     broker.start()
-    hub = HubService(broker.url, "cup", base / "hub", port=0)
+    hub = HubService(broker.url, "cup", base / "hub", port=0, organizer_token=organizer_token)
     await hub.start()
     svc = TableService(parse_config({
         "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0, "name": "1号桌"},

@@ -706,6 +706,9 @@ function fmtMin(sec) {
   const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
   return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(r).padStart(2, "0");
 }
+/** Seconds an overdue turn's timer blinks (three blinks) before it stays red: it blinked without end, and a blink past
+ *  5 s with no way to stop it fails WCAG 2.2.2; counted on the table's clock, so a seat drawn again still stops. */
+const OVERDUE_BLINK_S = 3;
 function renderTimers() {
   if (!state) return;
   const now = serverNow();
@@ -729,7 +732,9 @@ function renderTimers() {
     if (!el) return;
     if (attr === "data-claim" && left <= 0) return; // the claim window has simply closed
     const warnAt = Math.min(5, turn.limit_s / 3);
-    el.className = "timer " + (held ? "paused" : left <= 0 ? "overdue" : left <= warnAt ? "warning" : "ok");
+    // run out: it blinks for its first OVERDUE_BLINK_S, then stays red and counts on (超时 N 秒)
+    el.className = "timer " + (held ? "paused" : left <= 0 ? (-left < OVERDUE_BLINK_S ? "overdue blink" : "overdue")
+      : left <= warnAt ? "warning" : "ok");
     el.textContent = (held ? "⏸ " : "") + label + " " + (left > 0 ? t("secs", { n: Math.ceil(left) }) : t("overdue", { n: Math.floor(-left) }));
   };
   show(hand.turn, "data-timer", t("turn." + ((hand.turn && hand.turn.kind) || "discard")));
@@ -1487,13 +1492,27 @@ function renderAppeals() {
   appealsDrawn = html;
   const typed = {};  // a decision's reasons being typed survive the live updates
   document.querySelectorAll("[data-note]").forEach((i) => { typed[i.dataset.note] = i.value; });
-  const active = document.activeElement;
-  const focused = active && active.dataset && active.dataset.note !== undefined
-    ? { note: active.dataset.note, from: active.selectionStart, to: active.selectionEnd } : null;
+  // the control focused in the list (a reason's field, 支持 or 驳回) keeps the focus: the buttons lost it to the page's
+  // body (the next Tab started at the top) when another appeal was keyed or decided meanwhile; one whose appeal
+  // was decided (its buttons gone) leaves the focus on that appeal's line, which now says the decision
+  const active = $("appeals").contains(document.activeElement) ? document.activeElement : null;
+  const mark = active && ["note", "uphold", "dismiss", "appeal"].find((k) => active.dataset[k] !== undefined);
+  const focused = mark ? { mark, seq: active.dataset[mark], from: active.selectionStart, to: active.selectionEnd } : null;
   $("appeals").innerHTML = html;
   document.querySelectorAll("[data-note]").forEach((i) => { i.value = typed[i.dataset.note] || ""; });
-  const again = focused && document.querySelector(`[data-note="${focused.note}"]`);
-  if (again) { again.focus(); again.setSelectionRange(focused.from, focused.to); }
+  if (focused) {
+    const again = document.querySelector(`#appeals [data-${focused.mark}="${focused.seq}"]`);
+    const line = document.querySelector(`#appeals [data-appeal="${focused.seq}"]`);
+    if (again) {
+      if (again === line) line.tabIndex = -1;
+      again.focus();
+      if (focused.mark === "note") again.setSelectionRange(focused.from, focused.to);
+    } else {  // its line (the decision now), else the list (its round closed meanwhile): never the page's top
+      const to = line || $("appeals");
+      to.tabIndex = -1;
+      to.focus();
+    }
+  }
   document.querySelectorAll("[data-uphold], [data-dismiss]").forEach((b) => b.addEventListener("click", () => {
     const seq = Number(b.dataset.uphold || b.dataset.dismiss);
     const note = document.querySelector(`[data-note="${seq}"]`).value;
