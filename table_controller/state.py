@@ -552,7 +552,8 @@ def _apply_one(state: TableState, ev: Event) -> TableState:
             **({"last_walls": True} if s.phase_by_table and s.phase in WALLS_UP else {}),
         }
     elif t in ("table.dice", "operator.dice") and s.hand is not None:
-        _apply_throw(s.hand, d, ev.seq, keyed=t == "operator.dice", walls_down=walls_down(s))
+        _apply_throw(s.hand, d, ev.seq, keyed=t == "operator.dice", walls_down=walls_down(s),
+                     dice_unit_down=_dice_unit_down(s))
     elif t in ("table.dice", "operator.dice") and s.hand is None and not s.hands and d.get("seat") in SEATS:
         # before the round's first hand: 定庄, the throw that chooses its first dealer
         from table_controller.seating import first_dealer_throw, method_of
@@ -1176,8 +1177,29 @@ def walls_down(s: TableState) -> tuple[str, str] | None:
             f"the walls are not up yet (the table: {s.phase.replace('_', ' ')})")
 
 
+def _dice_unit_down(s: TableState) -> bool:
+    """Whether a fault the table reported stops its dice unit (protocol.md §9 `dice`): it reports no throw then."""
+    from drivers.faults import BY_CODE
+
+    return any("dice" in kind.blocks for code in s.faults
+               if str(code).isdigit() and (kind := BY_CODE.get(int(code))) is not None)
+
+
+def _report_due(hand: dict[str, Any], wind: Any, dice_unit_down: bool) -> bool:
+    """Whether the board will still report the throw of `wind` keyed now (the throw the hand waits for): its dice
+    unit throws the ruleset's dice and is not faulted, and it has not reported this throw already in a form the
+    hand could not take (a face of 7, a die short, no side named: the operator keyed the throw in its place).
+    Where the board owes no report, its next throw is a throw of its own (国标's dealer again on a 5 or a 9)."""
+    table_dice = hand.get("table_dice")
+    if dice_unit_down or table_dice == 0 or (table_dice is not None and table_dice != hand.get("dice_count")):
+        return False
+    turn = len(hand["throws"])
+    return not any((ig.get("seat") == wind and ig.get("reason")) or ig.get("seat") not in SEATS
+                   for ig in hand.get("ignored_throws", ()) if ig.get("turn") == turn and not ig.get("keyed"))
+
+
 def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool = False,
-                 walls_down: tuple[str, str] | None = None) -> None:
+                 walls_down: tuple[str, str] | None = None, dice_unit_down: bool = False) -> None:
     """Record a throw (the table's dice, or dice keyed by the operator); when the ruleset's
     throws are complete, compute the wall break.
 
@@ -1188,7 +1210,14 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool 
     the hand without a break. Before, a throw after the break or out of turn was logged as a throw like any
     other (东家掷骰：5、1), and players read the break as thrown twice. So is a throw while the table says its
     walls are not up (`walls_down`: why, as `walls_down` gave it): a press of the dice button while the set was
-    still built set the break, and the dealer's throw once the walls rose was 不计：本盘骰子已掷完."""
+    still built set the break, and the dealer's throw once the walls rose was 不计：本盘骰子已掷完.
+
+    A keyed throw the board will still report (`_report_due`: its cable was out, or the operator keyed faster than
+    the dice settled) waits for that report (`report_due`, the throw's index): the same faces are the same throw;
+    other faces are the board's reading of it (or a player's throw before the next was due) and the keyed throw,
+    the referee's ruling, stands: the report is set aside saying so and the hand tells the referee
+    (`dice_dispute`). Before, a differing report was a throw of its own, and under 国标 a keyed 5 or 9 took it as
+    the dealer's second throw: the wall broken on a throw nobody made."""
     from table_controller.rules import DealError, deal_plan, next_thrower
 
     rs = _ruleset(hand["ruleset"])
@@ -1198,20 +1227,32 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool 
     def aside(note: str, note_en: str, **more: Any) -> None:
         hand.setdefault("ignored_throws", []).append(
             {"seq": seq, "seat": wind, "side": d.get("seat"), "dice": dice, "note": note, "note_en": note_en,
-             **({"keyed": True} if keyed else {}), **more})
+             "turn": len(hand["throws"]), **({"keyed": True} if keyed else {}), **more})
 
     if hand.get("ended"):
         aside("本盘已结束", "the hand is over")
         return
     last = hand["throws"][-1] if hand["throws"] else None
-    if (not keyed and last is not None and last.get("keyed") and not last.get("reported") and last["seat"] == wind
-            and sorted(last["dice"]) == sorted(dice)):
+    if (not keyed and last is not None and hand.get("report_due") == len(hand["throws"]) - 1
+            and last["seat"] == wind):
         # the board's report of the throw the operator keyed (its link was out, its report late): one throw,
-        # the first report's; under 国标 a dealer's 5 or 9 took it as the dealer's second throw
+        # the keyed one; under 国标 a dealer's 5 or 9 took it as the dealer's second throw
         hand["throws"][-1] = {**last, "reported": seq}
-        shown = "、".join(map(str, last["dice"]))
-        aside(f"{SEAT_NAMES.get(wind, wind)}家此次掷骰已录入（{shown}），牌桌所报为同一次",
-              f"the same throw as the one keyed ({', '.join(map(str, last['dice']))})")
+        del hand["report_due"]
+        shown, shown_en = "、".join(map(str, last["dice"])), ", ".join(map(str, last["dice"]))
+        if sorted(last["dice"]) == sorted(dice):
+            aside(f"{SEAT_NAMES.get(wind, wind)}家此次掷骰已录入（{shown}），牌桌所报为同一次",
+                  f"the same throw as the one keyed ({shown_en})")
+            return
+        got, got_en = "、".join(map(str, dice)), ", ".join(map(str, dice))
+        aside(f"{SEAT_NAMES.get(wind, wind)}家此次掷骰已录入（{shown}），牌桌所报（{got}）与录入不符，以录入为准",
+              f"the table reported {got_en} for the throw keyed as {shown_en}: the keyed throw stands")
+        hand["dice_dispute"] = {
+            "seq": seq, "seat": wind, "keyed": list(last["dice"]), "reported": dice,
+            "text": f"牌桌所报{SEAT_NAMES.get(wind, wind)}家掷骰（{got}）与录入（{shown}）不符：以录入为准，牌桌所报不计；"
+                    f"请核对桌上的骰子",
+            "text_en": f"the table reported {wind}'s throw as {got_en}, keyed as {shown_en}: the keyed throw stands, "
+                       f"the table's is not counted; check the dice on the table"}
         return
     if hand["deal"] is not None:
         aside("本盘骰子已掷完，已开门", "the dice are all thrown: the break is set")
@@ -1227,6 +1268,7 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool 
         aside(f"应由{SEAT_NAMES[hand['next_thrower']]}家掷骰", f"{hand['next_thrower']} throws next")
         return
     throw = {"seat": wind, "side": d.get("seat"), "dice": dice, **({"keyed": True} if keyed else {})}
+    due = keyed and _report_due(hand, wind, dice_unit_down)
     throws = [tuple(th["dice"]) for th in hand["throws"]] + [tuple(dice)]
     try:
         after = next_thrower(rs, throws)
@@ -1246,6 +1288,9 @@ def _apply_throw(hand: dict[str, Any], d: dict[str, Any], seq: int, keyed: bool 
         aside(why, str(exc), reason=str(exc))
         return
     hand["throws"].append(throw)
+    hand.pop("report_due", None)  # a report still due of an earlier throw is a throw of its own now
+    if due:
+        hand["report_due"] = len(hand["throws"]) - 1
     hand["next_thrower"] = after
     hand["error"] = None
     if deal is not None:

@@ -122,3 +122,38 @@ def test_only_a_phase_the_table_reported_while_linked_holds_a_throw_back() -> No
                        Event(4, 2.5, "table", "table.phase", {"phase": "walls_raised"}),
                        Event(5, 3.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 4]})]
     assert fold(up).hand["deal"] is not None
+
+
+def test_a_keyed_throw_that_broke_the_wall_stands_against_the_boards_differing_report() -> None:
+    """竞技 (one throw): the keyed 3 and 4 broke the wall; the board's late report of that throw reads 3 and 5. It was
+    set aside as 本盘骰子已掷完 and nobody was told the table read the dice otherwise; now the line says the reading
+    differs and the keyed throw stands, and the hand tells the referee (`dice_dispute`). A second report is a throw
+    of its own again (after the break)."""
+    events = _start("jingji")
+    _add(events, "operator", "operator.dice", {"seat": "E", "wind": "E", "dice": [3, 4], "by": "operator"})
+    deal = fold(events).hand["deal"]
+    _add(events, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 5]})
+    s = fold(events)
+    assert s.hand["deal"] == deal and s.hand["dice_dispute"]["reported"] == [3, 5]
+    assert s.log[-1]["text"].endswith("（不计：东家此次掷骰已录入（3、4），牌桌所报（3、5）与录入不符，以录入为准）")
+    _add(events, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [6, 6]})
+    s = fold(events)
+    assert s.log[-1]["text"].endswith("（不计：本盘骰子已掷完，已开门）") and s.hand["dice_dispute"]["reported"] == [3, 5]
+
+
+@pytest.mark.parametrize("before", [
+    [("table", "table.fault_raised", {"code": 9, "where": "dice"})],  # the dice unit faulted: it reports nothing
+    [("table", "table.dice", {"seat": None, "dice": [2, 3]})],  # the board's report named no side
+])
+def test_a_throw_keyed_where_the_board_reports_none_leaves_the_next_press_a_throw(
+        before: list[tuple[str, str, dict]]) -> None:
+    """国标: the dealer's 2 and 3 keyed (a 5: the dealer throws again) where the board will not report it; the
+    dealer's next throw on the board, 3 and 2 again, is the second throw, not that report."""
+    events = _start("mcr")
+    for source, type_, data in before:
+        _add(events, source, type_, data)
+    _add(events, "operator", "operator.dice", {"seat": "E", "wind": "E", "dice": [2, 3], "by": "operator"})
+    _add(events, "table", "table.dice", {"seat": "E", "wind": "E", "dice": [3, 2]})
+    hand = fold(events).hand
+    assert [th["dice"] for th in hand["throws"]] == [[2, 3], [3, 2]] and hand["deal"] is not None
+    assert "dice_dispute" not in hand

@@ -213,6 +213,67 @@ async def test_the_boards_report_of_a_throw_keyed_by_hand_is_one_throw_the_first
         await service.stop()
 
 
+async def test_the_boards_report_differing_from_a_keyed_throw_is_not_a_second_throw(tmp_path: Path) -> None:
+    """国标: the operator keys the dealer's 2 and 3 (a 5: the dealer throws again), then the board reports that throw
+    read otherwise, 4 and 1 (its dice unit read the faces wrong, or a player threw again before the second throw was
+    due). It was taken as the dealer's second throw: the wall broken on (2, 3) then (4, 1), a throw nobody made. The
+    keyed throw is the referee's ruling and stands; the report is kept, its line says why it is not counted, and the
+    hand tells the referee of the disagreement (Chinese first); the dealer's next press is the second throw."""
+    service = await service_at(tmp_path, "mcr", 500)
+    c, sim = service.controller, service.sim
+    assert c is not None and sim is not None
+    try:
+        dealer = await walls_up(service)
+        start = c.state.seq
+        c.record_dice("E", [2, 3], by="op")
+        board_event(service, DICE, bytes([SIDES.index(dealer), 2, 4, 1]))
+        await until(lambda: len(logged(service, "table.dice", start)) == 1)
+        line = logged(service, "table.dice", start)[0]
+        assert line["text"] == ("东家掷骰：4、1（共 5 点）（不计：东家此次掷骰已录入（2、3），牌桌所报（4、1）与录入不符，"
+                                "以录入为准）"), line
+        assert line["text_en"].endswith("(not counted: the table reported 4, 1 for the throw keyed as 2, 3: "
+                                        "the keyed throw stands)"), line
+        hand = c.state.hand
+        assert hand is not None and [th["dice"] for th in hand["throws"]] == [[2, 3]] and hand["deal"] is None
+        assert hand["next_thrower"] == "E" and hand["error"] is None
+        told = hand["dice_dispute"]
+        assert told["seat"] == "E" and told["keyed"] == [2, 3] and told["reported"] == [4, 1], told
+        assert told["text"].startswith("牌桌所报东家掷骰（4、1）与录入（2、3）不符：以录入为准"), told
+        assert "the keyed throw stands" in told["text_en"], told
+        await asyncio.sleep(2 * DEBOUNCE_S)
+        sim.press_button(dealer)  # the dealer's second throw, on the board
+        await until(lambda: c.state.hand and c.state.hand["deal"])
+        hand = c.state.hand
+        assert hand is not None and [th["dice"] for th in hand["throws"]][0] == [2, 3] and len(hand["throws"]) == 2
+        assert hand["throws"][1]["seat"] == "E" and "不计" not in logged(service, "table.dice", start)[-1]["text"]
+    finally:
+        await service.stop()
+
+
+async def test_a_throw_keyed_for_one_the_board_set_aside_awaits_no_report(tmp_path: Path) -> None:
+    """国标: the board reports the dealer's throw with a face of 7 (set aside), the operator keys the throw as the
+    dice lie, 2 and 3 (a 5: the dealer throws again), and the dealer's second press comes up 3 and 2. The board had
+    reported its throw already, so the press is the second throw; it was taken for the board's late report of the
+    keyed one (不计：…牌桌所报为同一次) and the hand waited for a throw already made."""
+    service = await service_at(tmp_path, "mcr", 500)
+    c = service.controller
+    assert c is not None
+    try:
+        dealer = await walls_up(service)
+        start = c.state.seq
+        board_event(service, DICE, bytes([SIDES.index(dealer), 2, 2, 7]))
+        await until(lambda: logged(service, "table.dice", start))
+        c.record_dice("E", [2, 3], by="op")
+        board_event(service, DICE, bytes([SIDES.index(dealer), 2, 3, 2]))
+        await until(lambda: len(logged(service, "table.dice", start)) == 2)
+        assert "不计" not in logged(service, "table.dice", start)[-1]["text"]
+        hand = c.state.hand
+        assert hand is not None and [th["dice"] for th in hand["throws"]] == [[2, 3], [3, 2]] and hand["deal"]
+        assert hand.get("dice_dispute") is None
+    finally:
+        await service.stop()
+
+
 async def test_a_throw_keyed_on_a_page_that_had_not_shown_the_boards_report_is_refused(tmp_path: Path) -> None:
     """The reverse: the board reports the dealer's 2 and 3 (国标: a 5, the dealer throws again) and the operator,
     whose page has not shown it yet, keys the same throw. It was taken as the dealer's second throw; it is

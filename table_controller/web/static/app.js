@@ -434,6 +434,11 @@ function renderDice(hand) {
   $("break").innerHTML = text.split(" · ").map((part) => `<span class="nowrap">${esc(part)}</span>`).join(" · ");
   $("last-warn").textContent = warn;
   $("deal-error").textContent = (hand && hand.error) || "";
+  // the board read a keyed throw otherwise (state._apply_throw): the keyed throw stands; the operator and referee
+  // are told, to check the dice on the table (written only when the words change: an alert is said as it changes)
+  const dispute = hand && hand.dice_dispute;
+  const disputed = dispute ? (lang === "en" && dispute.text_en ? dispute.text_en : dispute.text) : "";
+  if ($("dice-dispute").textContent !== disputed) $("dice-dispute").textContent = disputed;
   renderDiceForm(hand);
   renderPlayForm(hand);
 }
