@@ -25,7 +25,7 @@ from table_controller import chatter, snapshot
 from table_controller.config import TableConfig
 from table_controller.journal import journal_fields
 from table_controller.stamps import stamp_clock
-from table_controller.state import SEATS, TableState, apply, fold, seat_of_position, walls_down
+from table_controller.state import SEATS, TableState, apply, dice_refusal, fold, seat_of_position, walls_down
 from table_controller.store import PEOPLE, REQUEST, Event, EventStore, StoreError
 from table_controller.supervise import Progress, end_tasks, finish, held_at
 from table_controller.tiles import SEAT_NAMES
@@ -1184,10 +1184,10 @@ class Controller:
             raise ActionError("没有进行中的牌局 / no hand in play")
         if hand.get("deal") is not None:
             raise ActionError("本盘已开门，骰子已定 / the dice are thrown: the break is set")
-        if (down := walls_down(self.state)) is not None:
-            # as the table's own report now would not count (`state._apply_throw`): said, not logged
-            raise ActionError(f"{down[0]}：牌墙升起后再由{SEAT_NAMES[hand.get('next_thrower') or 'E']}家掷骰、录入 / "
-                              f"{down[1]}: key the throw made once they are")
+        if (refused := dice_refusal(self.state)) is not None:
+            # as the table's own report now would not count (`state._apply_throw`): said, not logged; the page's
+            # form is disabled on the same words (`projection._base` `dice_refused`)
+            raise ActionError(f"{refused[0]} / {refused[1]}")
         if seat not in SEATS:
             raise ActionError(f"未知座位 {seat!r} / unknown seat (E, S, W or N)", status=422)
         want = hand.get("next_thrower")

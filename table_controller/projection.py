@@ -16,6 +16,7 @@ from table_controller.appeals import standing
 from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.penalties import catalogue
 from table_controller.scoring import referee_scored, win_options
+from table_controller.state import dice_refusal
 from table_controller.timers import timer_rules
 
 #: The keys of a scored result that say nothing about the tiles held.
@@ -82,6 +83,10 @@ def _base(state: Any) -> dict[str, Any]:
     out["exhaustive_due"] = out["settles_draw"] and R.exhaustive_due(state)
     out["referee_scored"] = referee_scored(state.ruleset)  # 裁判计分: the Win page asks for the points
     out["win_options"] = win_options(state.ruleset)  # what else only the referee can give a win read
+    # 录入骰子 refused now, and why (the walls not up, as the table says): the form is shown disabled with these words,
+    # by the function the API refuses with (`state.dice_refusal`), so the page never offers what the table refuses
+    refused = dice_refusal(state)
+    out["dice_refused"] = None if refused is None else {"text": refused[0], "text_en": refused[1]}
     out["riichi_record"] = _riichi_record(state.hand)
     out["next_hand"] = _next_hand(state)
     return out

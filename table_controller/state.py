@@ -1177,6 +1177,19 @@ def walls_down(s: TableState) -> tuple[str, str] | None:
             f"the walls are not up yet (the table: {s.phase.replace('_', ' ')})")
 
 
+def dice_refusal(s: TableState) -> tuple[str, str] | None:
+    """Why a throw keyed now (`POST /api/dice`) is refused while the hand waits for its break: the table says its
+    walls are not up (`walls_down`), so its own report would not count; in Chinese and English, None when it is
+    taken. One function for the API's refusal (`Controller.record_dice`) and the page's form (`projection._base`
+    `dice_refused`): the page offered 录入骰子 while the walls were built, and pressing it got this 409."""
+    hand = s.hand
+    if hand is None or hand.get("ended") or hand.get("deal") is not None or (down := walls_down(s)) is None:
+        return None
+    seat = hand.get("next_thrower") or "E"
+    return (f"{down[0]}：牌墙升起后再由{SEAT_NAMES[seat]}家掷骰、录入",
+            f"{down[1]}: key the throw made once they are")
+
+
 def _dice_unit_down(s: TableState) -> bool:
     """Whether a fault the table reported stops its dice unit (protocol.md §9 `dice`): it reports no throw then."""
     from drivers.faults import BY_CODE

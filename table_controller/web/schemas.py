@@ -52,6 +52,9 @@ class StateOut(_Open):
                                  "the engine does not score); the win read carries options.points or options.pays")
     win_options: list[str] = Field(default_factory=list, description="options of a win read only the referee can give "
                                    "(points, special, wildcard, horses): the Win page shows their fields")
+    dice_refused: dict[str, str] | None = Field(None, description="why a throw keyed now (POST /api/dice) is refused "
+                                                "while the hand waits for its break (its walls not up, as the table "
+                                                "says): text (Chinese), text_en; null when it is taken")
     exhaustive: dict[str, Any] | None = Field(description="the 查叫 at 荒牌: flower_pigs, ready, not_ready, refunds, payments")
     scoresheet: dict[str, Any]
     camera: dict[str, Any] | None = Field(description="the camera's last status; null without a camera")

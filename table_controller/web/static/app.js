@@ -590,6 +590,10 @@ function renderDiceForm(hand) {
   const waiting = !!choosing.length || !!(hand && !hand.ended && !hand.deal && hand.next_thrower);
   f.hidden = !waiting;
   if (!waiting) return;
+  // refused now (the walls not up, as the table says): shown disabled with the API's own words
+  // (state.dice_refused, from the function POST /api/dice refuses with); before, it was offered and answered 409
+  const refused = !choosing.length && state && state.dice_refused;
+  for (const el of f.elements) el.disabled = !!refused;
   const next = choosing.length ? SEATS[choosing[0] - 1] : hand.next_thrower;
   const thrower = choosing.length ? `fd:${state.round}:${choosing.join()}:${(state.next_hand.first_dealer.throws || []).length}`
     : `${hand.hand_no}:${hand.next_thrower}:${(hand.throws || []).length}`;
@@ -600,7 +604,8 @@ function renderDiceForm(hand) {
   if (choosing.length) { $("dice-hint").textContent = t("dice.firstDealer"); return; }
   const m = hand.dice_count;
   let hint = "";
-  if (hand.error) hint = t("dice.retry");
+  if (refused) hint = lang === "en" && refused.text_en ? refused.text_en : refused.text;
+  else if (hand.error) hint = t("dice.retry");
   else if (hand.table_dice === 0) hint = t("dice.none", { m });
   else if (hand.table_dice && m && hand.table_dice !== m) hint = t("dice.fewer", { n: hand.table_dice, m });
   $("dice-hint").textContent = hint;
