@@ -86,17 +86,23 @@ class ButtonWatch:
         return ended
 
 
+def where(key: str) -> tuple[str, str]:
+    """Button `key` (`side:button`, as `key_of` makes it) named by its chair, Chinese and English: 2号位开始键."""
+    side, _, button = key.partition(":")
+    chair = SEATS.index(side) + 1
+    return f"{chair}号位{BUTTON_ZH.get(button, button)}", f"chair {chair} {BUTTON_EN.get(button, button)}"
+
+
 def notice(key: str, presses: int, window_s: float, seq: int, at: float) -> dict[str, Any]:
     """The notice shown beside the faults while `key` chatters: the fault list's fields (`name_zh`, `where_zh`,
     `remedy_zh` and their English), and the count of reports since it began."""
     side, _, button = key.partition(":")
-    chair = SEATS.index(side) + 1
     dice = button == "dice"
+    where_zh, where_en = where(key)
     return {"key": key, "seat": side, "button": button, "seq": seq, "since": at, "presses": presses,
             "window_s": window_s, "code": "button_chatter",
             "name_zh": "按键抖动或卡住", "name_en": "button chattering or stuck",
-            "where_zh": f"{chair}号位{BUTTON_ZH.get(button, button)}",
-            "where": f"chair {chair} {BUTTON_EN.get(button, button)}",
+            "where_zh": where_zh, "where": where_en,
             "remedy_zh": f"已连续触发 {presses} 次，" + (DICE_REMEDY_ZH if dice else REMEDY_ZH),
             "remedy_en": f"reported {presses} times; " + (DICE_REMEDY_EN if dice else REMEDY_EN)}
 

@@ -1,9 +1,9 @@
 """The controller service: table events in, log append, state fold, live fan-out to the display.
 
-Every accepted event goes through `accept()` or `offer()`, which append it to the SQLite log, fold it into
-the state and publish it; the table's events waiting together are folded ahead and written in one
-transaction (`_grouped`), and none is published, journaled or followed up before its transaction is on disk. Operator actions become table commands only after
-their event is in the log, so the record never misses a cause.
+Every accepted event goes through `accept()` or `offer()`, which fold it into the state, append it to the
+SQLite log and publish it; the table's events waiting together are folded ahead and written in one
+transaction (`_grouped`), and none is published, journaled or followed up before its transaction is on disk.
+Operator actions become table commands only after their event is in the log, so the record never misses a cause.
 """
 
 from __future__ import annotations
@@ -248,10 +248,12 @@ class Controller:
 
     # -- the log ---------------------------------------------------------------------------------
     def accept(self, source: str, type: str, data: dict[str, Any]) -> Event:
-        """Append, fold, publish — in that order, so nothing shown is missing from the record.
+        """Fold, append, publish: folded ahead (`_grouped`), shown only once it is on disk, so nothing shown is
+        missing from the record.
 
-        Raises `StoreError` when the log cannot be written (the action is then not done); events
-        held from the table or the camera meanwhile are written first, so the order stays. While the log is folded at start (`recover`) nothing is accepted: the fold has not seen it."""
+        Raises `StoreError` when the log cannot be written (the action is then not done, the state as before);
+        events held from the table or the camera meanwhile are written first, so the order stays. While the log
+        is folded at start (`recover`) nothing is accepted: the fold has not seen it."""
         if self.recovering is not None:
             raise ActionError(RECOVERING_ZH, status=503)
         self._write_held()

@@ -76,7 +76,7 @@ def describe_en(ev: Event) -> str:
         count, expected = d.get("count"), d.get("expected")
         return f"tiles counted: {count}" + (f", should be {expected}" if expected not in (None, count) else "")
     if t in ("controller.button_chatter", "controller.button_chatter_ended"):
-        where = chatter.notice(known, 0, 0, 0, 0)["where"] if (known := chatter.key_of(d)) else str(d.get("key", ""))
+        where = chatter.where(known)[1] if (known := chatter.key_of(d)) else str(d.get("key", ""))
         if t.endswith("_ended"):
             return f"button chatter stopped: {where}, reported {d.get('presses', 0)} times (each one recorded)"
         return (f"button chattering or stuck: {where} reported {d.get('presses', 0)} times in {d.get('window_s', '')} s; "

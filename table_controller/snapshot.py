@@ -42,8 +42,9 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 def code_version() -> str:
     """A hash of what the fold runs: its sources, the ruleset files it may read, the scoring libraries. Computed
-    once per rulesets folder in a process (`ruleset.folder`), as the rulesets are read once (`ruleset.in_use`): the
-    version says what this process folds with, an edit made while it runs counts from its restart."""
+    once per rulesets folder in a process (`ruleset.folder`), as the rulesets are read once (`ruleset.in_use`), and
+    first at the start's fold (`restore`), before the table plays: the version says what this process folds with,
+    an edit made while it runs counts from its restart."""
     return _code_version(ruleset.folder(), str(ruleset.PACKAGED))
 
 
@@ -88,7 +89,11 @@ def save(store: EventStore, state: TableState) -> bool:
 def restore(store: EventStore, progress: Callable[[int, int], None] | None = None) -> tuple[TableState, int]:
     """The state after the whole log, from the snapshot and the events after it where one fits;
     also how many events were folded (the whole log's count when no snapshot served).
-    `progress(done, total)` hears how far the fold is every `CHUNK` events (the display says it)."""
+    `progress(done, total)` hears how far the fold is every `CHUNK` events (the display says it).
+    The code version is taken here whether or not a snapshot is kept: asked first at the first save, it hashed a
+    ruleset file edited after the start had read it, and the restarted process took a snapshot folded by the
+    old file for its own."""
+    code_version()
     start = _load(store)
     after = 0 if start is None else start.seq
     if progress is not None:  # before the events are read: a long log's read alone takes a while

@@ -397,7 +397,7 @@ def describe(ev: Event) -> str:
         return f"点牌：{count} 张{off}"
     if t in ("controller.button_chatter", "controller.button_chatter_ended"):
         key = str(d.get("key", ""))
-        where = chatter.notice(known, 0, 0, 0, 0)["where_zh"] if (known := chatter.key_of(d)) else key
+        where = chatter.where(known)[0] if (known := chatter.key_of(d)) else key
         if t.endswith("_ended"):
             return f"按键抖动已停止：{where}，共触发 {d.get('presses', 0)} 次（每次均已记录）"
         return (f"按键抖动或卡住：{where} {d.get('window_s', '')} 秒内触发 {d.get('presses', 0)} 次；"

@@ -421,51 +421,23 @@ class EventStore:
 
     def append(self, source: str, type: str, data: dict[str, Any], at: float,
                table_cursor: tuple[int, int] | None = None) -> Event:
-        """Write one event durably and return it with its sequence number.
+        """Write one event durably and return it with its sequence number: a group of one (`append_group`),
+        numbered and written under one hold of the lock.
 
         `table_cursor` (the table's boot id and its number for this event) is kept with the event
         in one transaction: after a restart the host asks the table to replay only what came
         after it (docs/protocol.md §5), so nothing the log holds is logged twice and nothing the
         log missed is lost.
         """
-        if source not in SOURCES:
-            raise ValueError(f"unknown event source {source!r}; allowed: {', '.join(SOURCES)}")
-        payload = json.dumps(data, ensure_ascii=False, sort_keys=True)
         request = REQUEST.get() if source in PEOPLE else None
-        newer = NEEDS_SCHEMA.get(type, 1) > self._schema
         with self._lock:
             try:
-                if table_cursor is None and request is None and not newer:
-                    cur = self._db.execute(
-                        "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)", (at, source, type, payload)
-                    )
-                else:
-                    self._db.execute("BEGIN IMMEDIATE")
-                    try:
-                        cur = self._db.execute(
-                            "INSERT INTO events (at, source, type, data) VALUES (?, ?, ?, ?)",
-                            (at, source, type, payload))
-                        if table_cursor is not None:
-                            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
-                                             (cursor_text(table_cursor),))
-                        if newer:  # with the event: no older reader ever sees it in a log marked for it
-                            schema = raise_schema(self._db, [type])
-                        if request is not None:
-                            self._db.execute("DELETE FROM requests WHERE at < ?", (at - REQUEST_KEEP_S,))
-                            self._db.execute("INSERT OR REPLACE INTO requests (slot, fingerprint, seq, at)"
-                                             " VALUES (?, ?, ?, ?)", (*request, cur.lastrowid, at))
-                        self._db.execute("COMMIT")
-                    except BaseException:
-                        if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
-                            self._db.execute("ROLLBACK")
-                        raise
-                    if newer:
-                        self._schema = schema
+                seq = self._next_seq()
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot append to the event log {self.path}: {exc}") from None
-            seq = cur.lastrowid
-        assert seq is not None
-        return Event(seq=seq, at=at, source=source, type=type, data=json.loads(payload))
+            ev = self.event(seq, source, type, data, at)
+            self._append_group([ev], table_cursor, {seq: request} if request is not None else None)
+        return ev
 
     def next_seq(self) -> int:
         """The number the next event will be given: past every number this log ever gave (a salvage's lost
@@ -497,36 +469,41 @@ class EventStore:
         them `table_cursor` (the table's newest) and each person's request key (`requests`, by seq: `REQUEST`)."""
         if not events:
             return
-        newer = {e.type for e in events if NEEDS_SCHEMA.get(e.type, 1) > self._schema}
         with self._lock:
+            self._append_group(events, table_cursor, requests)
+
+    def _append_group(self, events: list[Event], table_cursor: tuple[int, int] | None,
+                      requests: dict[int, tuple[str, str]] | None) -> None:
+        """`append_group` with the lock held."""
+        newer = {e.type for e in events if NEEDS_SCHEMA.get(e.type, 1) > self._schema}
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    first = self._next_seq()
-                    if [e.seq for e in events] != list(range(first, first + len(events))):
-                        raise sqlite3.IntegrityError(f"events numbered {events[0].seq}..{events[-1].seq}, "
-                                                     f"the log's next is {first}")
-                    self._db.executemany(
-                        "INSERT INTO events (seq, at, source, type, data) VALUES (?, ?, ?, ?, ?)",
-                        [(e.seq, e.at, e.source, e.type, json.dumps(e.data, ensure_ascii=False, sort_keys=True))
-                         for e in events])
-                    if table_cursor is not None:
-                        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
-                                         (cursor_text(table_cursor),))
-                    schema = raise_schema(self._db, newer) if newer else self._schema
-                    for seq, request in (requests or {}).items():
-                        at = next(e.at for e in events if e.seq == seq)
-                        self._db.execute("DELETE FROM requests WHERE at < ?", (at - REQUEST_KEEP_S,))
-                        self._db.execute("INSERT OR REPLACE INTO requests (slot, fingerprint, seq, at)"
-                                         " VALUES (?, ?, ?, ?)", (*request, seq, at))
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
-                        self._db.execute("ROLLBACK")
-                    raise
-                self._schema = schema
-            except sqlite3.Error as exc:
-                raise StoreError(f"cannot append to the event log {self.path}: {exc}") from None
+                first = self._next_seq()
+                if [e.seq for e in events] != list(range(first, first + len(events))):
+                    raise sqlite3.IntegrityError(f"events numbered {events[0].seq}..{events[-1].seq}, "
+                                                 f"the log's next is {first}")
+                self._db.executemany(
+                    "INSERT INTO events (seq, at, source, type, data) VALUES (?, ?, ?, ?, ?)",
+                    [(e.seq, e.at, e.source, e.type, json.dumps(e.data, ensure_ascii=False, sort_keys=True))
+                     for e in events])
+                if table_cursor is not None:
+                    self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('table_cursor', ?)",
+                                     (cursor_text(table_cursor),))
+                schema = raise_schema(self._db, newer) if newer else self._schema
+                for seq, request in (requests or {}).items():
+                    at = next(e.at for e in events if e.seq == seq)
+                    self._db.execute("DELETE FROM requests WHERE at < ?", (at - REQUEST_KEEP_S,))
+                    self._db.execute("INSERT OR REPLACE INTO requests (slot, fingerprint, seq, at)"
+                                     " VALUES (?, ?, ?, ?)", (*request, seq, at))
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:  # SQLite may have rolled back already (disk full)
+                    self._db.execute("ROLLBACK")
+                raise
+            self._schema = schema
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot append to the event log {self.path}: {exc}") from None
 
     def restore(self, rows: list[tuple[int, float, str, str, str]], table_cursor: tuple[int, int] | None,
                 last_seq: int = 0) -> None:

@@ -25,7 +25,7 @@ A part can also stop doing its work without ending: the table's link loop held f
 (a port's close that never returns, a wait on a table the driver no longer feeds) left the table unrecorded while the
 loop turned and the pings went on, STATUS= saying 等待牌桌. Such a part is asked whether it is `stuck` (the link:
 `Controller.link_stuck`, no sign of life for `STUCK_S` where its work is waiting: frames, a reconnection tried, an
-event taken); a server is asked whether it answers its own health check (`answering`: the display's `/api/health`
+event taken); a server is asked whether it answers its own health check (`answers_health`: the display's `/api/health`
 over loopback). Both before each ping (`alive`); a stuck part is an end as any other, named where it was held
 (`held_at`). A table simply unplugged is no hang: its driver tries again every few seconds, which is life.
 
@@ -48,7 +48,7 @@ log = logging.getLogger("table_controller.supervise")
 #: host's 5 s connect; 1 s between heartbeats while linked), below `WatchdogSec=` (60 s) less a ping (30 s), so that
 #: the service says why itself before systemd's SIGABRT would.
 STUCK_S = 25.0
-#: How long the display has to answer its own health check (`answering`), each of two tries.
+#: How long the display has to answer its own health check (`answers_health`), each of two tries.
 ANSWER_S = 5.0
 
 

@@ -3,7 +3,10 @@ and gets exactly the state the whole log folds to; a snapshot that does not fit 
 
 from __future__ import annotations
 
+import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,3 +152,32 @@ def test_a_house_rulesets_packaged_base_is_in_the_code_version(tmp_path: Path,
     assert snapshot.code_version() != old
     monkeypatch.setattr(ruleset, "PACKAGED", again)
     assert snapshot.code_version() == old  # the same files: the same version (its snapshot is used)
+
+
+def test_a_ruleset_edited_before_the_first_snapshot_does_not_label_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      session: Path) -> None:
+    """The version was computed when first asked, and a log with no snapshot first asks at its first save, long
+    after the start read the rulesets: a ruleset file edited meanwhile (the config watch says the edit waits for
+    the restart) labelled a snapshot folded by the old file with the new file's version, and the restarted
+    process, reading the new file, took that snapshot for its own."""
+    from table_controller.rules.ruleset import ENV_DIR
+
+    venue = _shipped_copy(tmp_path / "venue")
+    monkeypatch.setenv(ENV_DIR, str(venue))
+    store = _copy(session, tmp_path)
+    assert store.get_snapshot() is None  # the log's first start with snapshots
+    events = store.since(0)
+    state, folded = snapshot.restore(store)  # the start: the log folded with the files as they are
+    assert folded == len(events)
+    mcr = venue / "mcr.toml"
+    text = mcr.read_text(encoding="utf-8")
+    assert "min_fan = 8 " in text
+    mcr.write_text(text.replace("min_fan = 8 ", "min_fan = 6 "), encoding="utf-8")  # edited while the table plays
+    assert snapshot.save(store, state)
+    store.close()
+    restarted = subprocess.run(  # the service restarted on the edited file: its own process, its own version
+        [sys.executable, "-c", "import sys; from table_controller import snapshot; "
+         "from table_controller.store import EventStore; print(snapshot.restore(EventStore(sys.argv[1]))[1])",
+         str(tmp_path / "events.sqlite3")],
+        env={**os.environ, ENV_DIR: str(venue)}, capture_output=True, text=True, timeout=60, check=True)
+    assert int(restarted.stdout) == len(events)  # folded whole: the snapshot is of the file before the edit
