@@ -235,17 +235,20 @@ def test_a_network_camera_that_goes_silent_is_opened_again(dorothys) -> None:
             assert stream.grab()[0] is not None
             cam.hang()
             hung = time.monotonic()
-            codes = []
+            codes, failed = [], 0
             while time.monotonic() - hung < 15:
                 frame, status = stream.grab()
                 codes.append(status.code)
-                # back once a frame comes after the stall was shown: a frame sent before the hang may still be read
-                # first, and on a loaded machine later than 0.5 s (the test broke on it: codes ['ok'])
-                if frame is not None and "unplugged" in codes:
+                failed += frame is None
+                # back once a frame comes after a grab failed on the silent stream: a frame sent before the hang may
+                # still be read first, and on a loaded machine later than 0.5 s (the test broke on it: codes ['ok'])
+                if frame is not None and failed:
                     break
             back = time.monotonic() - hung
             assert frame is not None and status.ok and back < 6, (back, codes)
-            assert "unplugged" in codes  # shown meanwhile
+            # the stall was seen: a grab failed; "unplugged" (unplugged_after=2 in a row) only when the reopened
+            # stream's first frame came later than the next grab (a CI run saw the reopen answer at once: all 'ok')
+            assert failed >= 1, codes
         finally:
             stream.close()
 
