@@ -22,6 +22,7 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -56,14 +57,33 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+#: Linux's SO_TIMESTAMPNS (asm-generic; Python names it not): each datagram stamped by the kernel as it is sent.
+SO_TIMESTAMPNS = 35
+_TIMESPEC = struct.Struct("@ll")
+
+
 class Heard:
-    """What a process sent to the notify socket: each datagram's fields, with when it came."""
+    """What a process sent to the notify socket: each datagram's fields, with when it was sent.
+
+    When is the kernel's stamp (`SO_TIMESTAMPNS`), on `time.monotonic()`'s scale: the time this test reads a datagram
+    is not the service's. On a loaded machine the test read two pings queued meanwhile 35 µs apart, and their gaps'
+    mean (0.24 s) failed the service's 0.3 s cadence."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.messages: list[tuple[float, dict[str, str]]] = []
+        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
 
-    def until(self, done: Callable[[dict[str, str]], bool], timeout: float, proc: subprocess.Popen[str]) -> dict[str, str]:
+    def _receive(self) -> tuple[float, bytes]:
+        """One datagram and when it was sent; its stamp moved from the wall clock to the monotonic one."""
+        data, ancillary, _, _ = self.sock.recvmsg(4096, socket.CMSG_SPACE(_TIMESPEC.size))
+        stamps = [item for level, kind, item in ancillary if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS]
+        assert stamps, f"no kernel stamp on {data!r}"
+        sec, nsec = _TIMESPEC.unpack(stamps[0][:_TIMESPEC.size])
+        return sec + nsec / 1e9 - (time.time() - time.monotonic()), data
+
+    def until(self, done: Callable[[dict[str, str]], bool], timeout: float,
+              proc: subprocess.Popen[str] | None = None) -> dict[str, str]:
         """Read datagrams until one satisfies `done` (returned); fails if the process ends or time runs out."""
         deadline = time.monotonic() + timeout
         while True:
@@ -71,12 +91,12 @@ class Heard:
             assert left > 0, f"not heard in {timeout} s: {self.messages}"
             self.sock.settimeout(min(left, 0.2))
             try:
-                data = self.sock.recv(4096)
+                sent, data = self._receive()
             except TimeoutError:
-                assert proc.poll() is None, f"ended with {proc.returncode}: {self.messages}"
+                assert proc is None or proc.poll() is None, f"ended with {proc.returncode}: {self.messages}"
                 continue
             fields = dict(line.split("=", 1) for line in data.decode("utf-8").splitlines())
-            self.messages.append((time.monotonic(), fields))
+            self.messages.append((sent, fields))
             if done(fields):
                 return fields
 
@@ -147,6 +167,25 @@ def _end(proc: subprocess.Popen[str]) -> int:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_heard_times_each_message_when_it_was_sent_not_when_this_test_read_it(
+        notify_socket: tuple[str, socket.socket]) -> None:
+    """The cadence asserted below is the service's: two pings 0.3 s apart, read together a second late (this test
+    starved of the CPU), are still 0.3 s apart."""
+    address, sock = notify_socket
+    heard = Heard(sock)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as service:
+        first = time.monotonic()
+        service.sendto(b"WATCHDOG=1", address)
+        time.sleep(0.3)
+        service.sendto(b"WATCHDOG=1", address)
+        time.sleep(1.0)
+        read_at = time.monotonic()
+        for _ in range(2):
+            heard.until(lambda f: f.get("WATCHDOG") == "1", 5)
+    pings = heard.pings()
+    assert pings[1] - pings[0] > 0.29 and pings[1] < read_at - 0.99, [p - first for p in pings]
 
 
 def test_ready_once_the_display_answers_then_pings_at_half_the_watchdog_and_stopping_at_sigterm(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -20,12 +21,14 @@ from typing import Any
 
 import pytest
 
+from drivers.clock import SystemClock
 from table_controller import supervise
 from table_controller.config import parse_config
 from table_controller.notify import table_status
 from table_controller.runner import serve_until_signalled
 from table_controller.service import TableService
 from table_controller.store import StoreError
+from tablesim.sim import SimTable
 
 
 class Steady:
@@ -118,6 +121,16 @@ class Running:
         return await asyncio.wait_for(self.task, 20)
 
 
+def _hold_number(pty: str) -> int:
+    """The pty's number kept from the next pty made on this machine while its table is unplugged.
+
+    Its master's close (the simulator's) removes `/dev/pts/N` at once, but the kernel gives N to the next pty made
+    by anyone: another test's simulator, whose port this table's driver, trying its path again, then took and
+    linked to (its reconnects stopped; the other test's controller, finding its port taken, never linked). A slave
+    end held open keeps N in use while the path is gone; closed once the service is stopped."""
+    return os.open(pty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+
+
 async def _until(check: Callable[[], Any], seconds: float = 10.0) -> None:
     async with asyncio.timeout(seconds):
         while not check():
@@ -170,22 +183,30 @@ async def test_a_table_unplugged_is_waited_for_and_never_restarted(tmp_path: Pat
     steady = Steady()
     service = TableService(_config(), tmp_path, serve_http=False, steady_clock=steady)
     await service.start()
+    other = SimTable(seed=1, clock=SystemClock())
+    number: int | None = None
     try:
         controller = service.controller
         assert controller is not None and service.sim is not None
         await controller.wait_linked(10)
         table = controller.table
+        number = _hold_number(controller.config.table.link)
         await service.sim.close()
         await _until(lambda: not controller.state.link.get("up"))
+        # another table's pty made meanwhile (another test's, on another worker) is not the one unplugged
+        assert await other.serve_pty() != controller.config.table.link
         for _ in range(4):
             tried = table.health.reconnects
             await _until(lambda: table.health.reconnects > tried)
             assert service.supervisor.check(), service.supervisor.why()
             steady.t += supervise.STUCK_S + 5
-        assert not service.supervisor.ended
+        assert not service.supervisor.ended and not controller.state.link.get("up")
         assert table_status(controller.health_report()).startswith("等待牌桌"), table_status(controller.health_report())
     finally:
         await service.stop()
+        await other.close()
+        if number is not None:
+            os.close(number)
 
 
 async def test_a_display_that_listens_but_answers_nobody_stops_the_pings(
