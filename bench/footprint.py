@@ -12,7 +12,8 @@ is installed):
    heavy ones by name, and whether a table without a camera loads cv2, numpy or onnxruntime at all;
 3. RSS after start, and after `--hands` hands played by the demo's simulated players (sim://, fast);
 4. idle with one page open (a public `/ws` socket, as the display's page holds): CPU % and the
-   process's wakeups per second (its threads' context switches), with and without a log mirror;
+   process's wakeups per second (its threads' voluntary context switches: each a sleep ended; the preemptions
+   by other work on a shared machine counted apart), with and without a log mirror;
    Under systemd's watchdog (`--watchdog SECONDS`, the unit's `WatchdogSec=`; systemd's is 60): the same idle
    once more with a real notify socket as `$NOTIFY_SOCKET` and `$WATCHDOG_USEC` set as systemd sets them, the
    pings (WATCHDOG=1, each after the display answered its own health check) and status lines counted;
@@ -137,8 +138,9 @@ def write_config(where: Path, link: str, port: int, demo: bool = False, mirror: 
 
 # -- what the kernel says of a process -------------------------------------------------------------
 def proc_status(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM in KiB, and the threads' context switches summed (each a wakeup or a preemption)."""
-    out: dict[str, int] = {"rss_kib": 0, "hwm_kib": 0, "threads": 0, "switches": 0}
+    """VmRSS and VmHWM in KiB, and the threads' context switches summed: voluntary (`switches`: each a sleep that
+    ended, a wakeup) and not (`preempted`: the CPU taken by other work, which a loaded machine adds and a Pi does not)."""
+    out: dict[str, int] = {"rss_kib": 0, "hwm_kib": 0, "threads": 0, "switches": 0, "preempted": 0}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
         if key == "VmRSS":
@@ -151,7 +153,8 @@ def proc_status(pid: int) -> dict[str, int]:
         except OSError:  # a thread that ended meanwhile
             continue
         out["threads"] += 1
-        out["switches"] += sum(int(n) for n in re.findall(r"(?:voluntary|nonvoluntary)_ctxt_switches:\s+(\d+)", text))
+        out["switches"] += sum(int(n) for n in re.findall(r"^voluntary_ctxt_switches:\s+(\d+)", text, re.M))
+        out["preempted"] += sum(int(n) for n in re.findall(r"^nonvoluntary_ctxt_switches:\s+(\d+)", text, re.M))
     return out
 
 
@@ -287,7 +290,8 @@ async def one_page_idle(port: int, pid: int, seconds: float, notify: NotifySocke
         sent1 = notify.snapshot() if notify is not None else {}
         sent = {k: sent1.get(k, 0) - sent0.get(k, 0) for k in ("WATCHDOG", "STATUS")} if notify is not None else {}
         return {"cpu_pct": round(100 * (cpu1 - cpu0) / dt, 2), "cpu_s": round(cpu1 - cpu0, 3),
-                "switches": st1["switches"] - st0["switches"], "seconds": round(dt, 2),
+                "switches": st1["switches"] - st0["switches"], "preempted": st1["preempted"] - st0["preempted"],
+                "seconds": round(dt, 2),
                 **({"pings": sent["WATCHDOG"], "statuses": sent["STATUS"]} if notify is not None else {}),
                 "wakeups_per_s": round((st1["switches"] - st0["switches"]) / dt, 1),
                 "threads": st1["threads"], "messages_per_s": round(received / dt, 2),
@@ -525,7 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     if "idle_watched" in started:
         idles.append((f"  under systemd's watchdog (WatchdogSec={args.watchdog:g})", started["idle_watched"]))
     for name, idle in idles:
-        print(f"{name}: CPU {idle['cpu_pct']:.2f} %, {idle['wakeups_per_s']:.1f} wakeups/s, {idle['threads']} threads, "
+        print(f"{name}: CPU {idle['cpu_pct']:.2f} %, {idle['wakeups_per_s']:.1f} wakeups/s "
+              f"({idle['preempted'] / idle['seconds']:.1f}/s more preempted), {idle['threads']} threads, "
               f"{idle['messages_per_s']:.2f} messages/s to the page, {idle['written_bytes_per_hour'] / 1024:.0f} KiB "
               "written an hour" + (f", {idle['pings']} pings and {idle['statuses']} status lines sent in "
                                    f"{idle['seconds']:.0f} s" if "pings" in idle else ""))
