@@ -12,14 +12,19 @@ is installed):
    heavy ones by name, and whether a table without a camera loads cv2, numpy or onnxruntime at all;
 3. RSS after start, and after `--hands` hands played by the demo's simulated players (sim://, fast);
 4. idle with one page open (a public `/ws` socket, as the display's page holds): CPU % and the
-   process's wakeups per second (its threads' context switches), with and without a log mirror;
+   process's wakeups per second (its threads' voluntary context switches: each a sleep ended; the preemptions
+   by other work on a shared machine counted apart), with and without a log mirror;
+   Under systemd's watchdog (`--watchdog SECONDS`, the unit's `WatchdogSec=`; systemd's is 60): the same idle
+   once more with a real notify socket as `$NOTIFY_SOCKET` and `$WATCHDOG_USEC` set as systemd sets them, the
+   pings (WATCHDOG=1, each after the display answered its own health check) and status lines counted;
 5. what reaches the card: bytes written per event, per hand and per hour (`/proc/PID/io`
    write_bytes, the file system's blocks; wchar, what the process wrote), the files' growth (the
    log, its WAL and its frames per commit, the mirror), stdout bytes (the journal's share), and
    fsyncs per event; as fast as the players go, and at a table's pace alone and publishing to a
    tournament's broker (a local Mosquitto).
 
-Run: `nice -n 15 .venv/bin/python bench/footprint.py [--hands 50] [--idle 10] [--starts 3] [--paced 3]`.
+Run: `nice -n 15 .venv/bin/python bench/footprint.py [--hands 50] [--idle 10] [--starts 3] [--paced 3]
+[--watchdog 60]`.
 Prints the figures (x86, shared cores: note the load printed with them) and a final JSON line.
 """
 
@@ -35,9 +40,11 @@ import re
 import shutil
 import signal
 import sqlite3
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,9 +67,53 @@ HEAVY = ("cv2", "numpy", "onnxruntime", "PIL", "scipy", "aiomqtt", "paho", "play
 HANDS_PER_HOUR = 10
 
 
-def env() -> dict[str, str]:
+def env(extra: dict[str, str] | None = None) -> dict[str, str]:
     paths = [str(ROOT), str(ROOT / "hardware-sim"), os.environ.get("PYTHONPATH", "")]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p), "PYTHONUNBUFFERED": "1"}
+    base = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")}
+    return {**base, "PYTHONPATH": os.pathsep.join(p for p in paths if p), "PYTHONUNBUFFERED": "1", **(extra or {})}
+
+
+class NotifySocket:
+    """systemd's side of sd_notify(3): a datagram socket the service is given as `$NOTIFY_SOCKET`, its messages
+    counted by a thread of this process (never the service's wakeups)."""
+
+    def __init__(self, path: Path, watchdog_s: float) -> None:
+        self.path = path
+        self.watchdog_s = watchdog_s
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.sock.settimeout(0.2)
+        self.counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def env(self) -> dict[str, str]:
+        """As systemd sets it for a unit with `WatchdogSec=` (no WATCHDOG_PID: the service is the main process)."""
+        return {"NOTIFY_SOCKET": str(self.path), "WATCHDOG_USEC": str(round(self.watchdog_s * 1e6))}
+
+    def _read(self) -> None:
+        while not self._done.is_set():
+            try:
+                data = self.sock.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with self._lock:
+                for line in data.decode("utf-8", "replace").splitlines():
+                    key = line.partition("=")[0]
+                    self.counts[key] = self.counts.get(key, 0) + 1
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self.counts)
+
+    def close(self) -> None:
+        self._done.set()
+        self._thread.join(5)
+        self.sock.close()
 
 
 def free_port() -> int:
@@ -87,8 +138,9 @@ def write_config(where: Path, link: str, port: int, demo: bool = False, mirror: 
 
 # -- what the kernel says of a process -------------------------------------------------------------
 def proc_status(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM in KiB, and the threads' context switches summed (each a wakeup or a preemption)."""
-    out: dict[str, int] = {"rss_kib": 0, "hwm_kib": 0, "threads": 0, "switches": 0}
+    """VmRSS and VmHWM in KiB, and the threads' context switches summed: voluntary (`switches`: each a sleep that
+    ended, a wakeup) and not (`preempted`: the CPU taken by other work, which a loaded machine adds and a Pi does not)."""
+    out: dict[str, int] = {"rss_kib": 0, "hwm_kib": 0, "threads": 0, "switches": 0, "preempted": 0}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
         if key == "VmRSS":
@@ -101,7 +153,8 @@ def proc_status(pid: int) -> dict[str, int]:
         except OSError:  # a thread that ended meanwhile
             continue
         out["threads"] += 1
-        out["switches"] += sum(int(n) for n in re.findall(r"(?:voluntary|nonvoluntary)_ctxt_switches:\s+(\d+)", text))
+        out["switches"] += sum(int(n) for n in re.findall(r"^voluntary_ctxt_switches:\s+(\d+)", text, re.M))
+        out["preempted"] += sum(int(n) for n in re.findall(r"^nonvoluntary_ctxt_switches:\s+(\d+)", text, re.M))
     return out
 
 
@@ -149,7 +202,7 @@ class Service:
 
 
 def start_service(config: Path, port: int, where: Path, importtime: bool = False,
-                  strace: Path | None = None) -> Service:
+                  strace: Path | None = None, notify: NotifySocket | None = None) -> Service:
     cmd = [PYTHON, *(["-X", "importtime"] if importtime else []), "-m", "table_controller.cli", "run",
            "--config", str(config)]
     if strace is not None:  # only the syscalls counted are stopped at (seccomp): the rest run at full speed
@@ -157,7 +210,8 @@ def start_service(config: Path, port: int, where: Path, importtime: bool = False
                "-e", "trace=fsync,fdatasync,write,pwrite64,writev,openat", *cmd]
     out, err = where / f"stdout-{port}.txt", where / f"stderr-{port}.txt"
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env(), stdout=out.open("wb"), stderr=err.open("wb"))
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env(notify.env() if notify is not None else None),
+                            stdout=out.open("wb"), stderr=err.open("wb"))
     return Service(proc, port, t0, out, err)
 
 
@@ -215,11 +269,13 @@ def import_report(stderr: str) -> dict[str, Any]:
             "heavy_loaded": [h for h in HEAVY if h in modules or any(m.startswith(h + ".") for m in modules)]}
 
 
-async def one_page_idle(port: int, pid: int, seconds: float) -> dict[str, float]:
-    """A public page's socket held open for `seconds`: the service's CPU % and wakeups a second meanwhile."""
+async def one_page_idle(port: int, pid: int, seconds: float, notify: NotifySocket | None = None) -> dict[str, float]:
+    """A public page's socket held open for `seconds`: the service's CPU % and wakeups a second meanwhile (and,
+    under the watchdog, the pings and status lines systemd was sent)."""
     async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
         await ws.recv()  # the snapshot: the page is up
         await asyncio.sleep(1.0)  # what the start left behind settles
+        sent0 = notify.snapshot() if notify is not None else {}
         io0, cpu0, st0, t0 = proc_io(pid), cpu_seconds(pid), proc_status(pid), time.perf_counter()
         received = 0
         end = t0 + seconds
@@ -230,15 +286,20 @@ async def one_page_idle(port: int, pid: int, seconds: float) -> dict[str, float]
             except asyncio.TimeoutError:
                 break
         dt = time.perf_counter() - t0
-        io1, st1 = proc_io(pid), proc_status(pid)
-        return {"cpu_pct": round(100 * (cpu_seconds(pid) - cpu0) / dt, 2),
+        io1, st1, cpu1 = proc_io(pid), proc_status(pid), cpu_seconds(pid)
+        sent1 = notify.snapshot() if notify is not None else {}
+        sent = {k: sent1.get(k, 0) - sent0.get(k, 0) for k in ("WATCHDOG", "STATUS")} if notify is not None else {}
+        return {"cpu_pct": round(100 * (cpu1 - cpu0) / dt, 2), "cpu_s": round(cpu1 - cpu0, 3),
+                "switches": st1["switches"] - st0["switches"], "preempted": st1["preempted"] - st0["preempted"],
+                "seconds": round(dt, 2),
+                **({"pings": sent["WATCHDOG"], "statuses": sent["STATUS"]} if notify is not None else {}),
                 "wakeups_per_s": round((st1["switches"] - st0["switches"]) / dt, 1),
                 "threads": st1["threads"], "messages_per_s": round(received / dt, 2),
                 "written_bytes_per_hour": round((io1["write_bytes"] - io0["write_bytes"]) / dt * 3600),
                 "wchar_per_hour": round((io1["wchar"] - io0["wchar"]) / dt * 3600)}
 
 
-def measure_start_and_idle(tmp: Path, starts: int, idle_s: float, bar: tqdm) -> dict[str, Any]:
+def measure_start_and_idle(tmp: Path, starts: int, idle_s: float, bar: tqdm, watchdog_s: float = 0.0) -> dict[str, Any]:
     sim, pty = start_sim(tmp)
     out: dict[str, Any] = {"starts": []}
     try:
@@ -273,6 +334,21 @@ def measure_start_and_idle(tmp: Path, starts: int, idle_s: float, bar: tqdm) -> 
         out["idle_mirrored"] = asyncio.run(one_page_idle(port, service.pid, idle_s))
         service.stop()
         bar.update(1)
+        if watchdog_s > 0:  # as systemd runs it: a ping every watchdog_s / 2, each after the display's health check
+            where = tmp / "watched"
+            where.mkdir()
+            notify = NotifySocket(where / "notify", watchdog_s)
+            try:
+                port = free_port()
+                service = start_service(write_config(where, pty, port), port, where, notify=notify)
+                wait_answers(service)
+                time.sleep(1.0)
+                out["idle_watched"] = {"watchdog_s": watchdog_s,
+                                       **asyncio.run(one_page_idle(port, service.pid, idle_s, notify))}
+                service.stop()
+            finally:
+                notify.close()
+            bar.update(1)
     finally:
         sim.send_signal(signal.SIGINT)
         sim.wait(30)
@@ -375,6 +451,7 @@ def measure_hands(tmp: Path, hands: int, bar: tqdm, mirrored: bool = False, turn
         counts = strace_counts(traced)  # the whole run (start, hands, stop): per event of the whole log
         out["syscalls"] = counts
         out["fsyncs_per_event"] = round((counts.get("fsync", 0) + counts.get("fdatasync", 0)) / events1, 2)
+        out["fsyncs_per_hand"] = round(out["fsyncs_per_event"] * out["events_per_hand"], 1)
     out["write_bytes_per_hand"] = round(out["write_bytes_per_event"] * out["events_per_hand"])
     return out
 
@@ -411,17 +488,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=50, help="hands the demo's players play (default 50)")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds idle with one page open (default 10)")
     parser.add_argument("--starts", type=int, default=3, help="cold starts timed (default 3)")
+    parser.add_argument("--watchdog", type=float, default=0.0, metavar="SECONDS",
+                        help="also idle under systemd's watchdog, WatchdogSec= SECONDS (the units': 60), a real notify "
+                             "socket counting the pings (default 0: not measured)")
     parser.add_argument("--paced", type=int, default=3,
                         help="hands played at a table's pace, alone and publishing to a local Mosquitto "
                              "(default 3; 0: none)")
     args = parser.parse_args(argv)
     if args.hands < 1 or args.starts < 1:  # the figures are per hand played and of the first start
         parser.error("--hands and --starts must be 1 or more")
+    if args.watchdog < 0:
+        parser.error("--watchdog must be 0 (none) or more")
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="footprint-") as tmp_name:
         tmp = Path(tmp_name)
-        with tqdm(total=args.starts + 2, desc="starts", unit="start", file=sys.stderr) as bar:
-            started = measure_start_and_idle(tmp, args.starts, args.idle, bar)
+        with tqdm(total=args.starts + 2 + (args.watchdog > 0), desc="starts", unit="start", file=sys.stderr) as bar:
+            started = measure_start_and_idle(tmp, args.starts, args.idle, bar, args.watchdog)
         with tqdm(total=args.hands, desc="hands", unit="hand", file=sys.stderr) as bar:
             played = measure_hands(tmp, args.hands, bar, mirrored=False)
         with tqdm(total=args.hands, desc="hands, mirrored", unit="hand", file=sys.stderr) as bar:
@@ -443,10 +525,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"RSS after start: {st['rss_kib'] / 1024:.1f} MiB ({st['threads']} threads); after {played['hands']} hands: "
           f"{played['rss_kib'] / 1024:.1f} MiB (peak {played['hwm_kib'] / 1024:.1f}, {played['threads']} threads; "
           f"heavy libraries mapped: {', '.join(played['libraries']) or 'none'})")
-    for name, idle in (("idle, one page open", started["idle"]), ("  with a log mirror", started["idle_mirrored"])):
-        print(f"{name}: CPU {idle['cpu_pct']:.2f} %, {idle['wakeups_per_s']:.1f} wakeups/s, {idle['threads']} threads, "
+    idles = [("idle, one page open", started["idle"]), ("  with a log mirror", started["idle_mirrored"])]
+    if "idle_watched" in started:
+        idles.append((f"  under systemd's watchdog (WatchdogSec={args.watchdog:g})", started["idle_watched"]))
+    for name, idle in idles:
+        print(f"{name}: CPU {idle['cpu_pct']:.2f} %, {idle['wakeups_per_s']:.1f} wakeups/s "
+              f"({idle['preempted'] / idle['seconds']:.1f}/s more preempted), {idle['threads']} threads, "
               f"{idle['messages_per_s']:.2f} messages/s to the page, {idle['written_bytes_per_hour'] / 1024:.0f} KiB "
-              "written an hour")
+              "written an hour" + (f", {idle['pings']} pings and {idle['statuses']} status lines sent in "
+                                   f"{idle['seconds']:.0f} s" if "pings" in idle else ""))
     print(f"play: {played['events_per_hand']:.0f} events a hand; written {played['write_bytes_per_event']} B/event "
           f"(wchar {played['wchar_per_event']} B), {played['write_bytes_per_hand'] / 1024:.0f} KiB a hand, "
           f"{per_hour / 2**20:.1f} MiB an hour at {HANDS_PER_HOUR} hands; fsyncs/event "

@@ -165,8 +165,9 @@ class Controller:
         self._log_failed_at: float | None = None
         self._held: deque[_Held] = deque()  # in order; written before anything newer
         #: the group being folded, to be written in one transaction (`_grouped`), and the number its next event gets
+        #: (None until its first event asks the log: a group of heartbeats alone runs nothing on it)
         self._group: list[_Written] | None = None
-        self._group_seq = 0
+        self._group_seq: int | None = None
         self._showing = False  # a written group's events being shown (`_show`): an offer meanwhile waits its turn
         self._refused = False  # the log refused the last write: the next try writes one event
         self._steady = steady
@@ -312,7 +313,7 @@ class Controller:
         if self._group is not None:
             yield
             return
-        before, self._group, self._group_seq = self.state, [], self.store.next_seq()
+        before, self._group, self._group_seq = self.state, [], None
         try:
             yield
         finally:
@@ -406,6 +407,8 @@ class Controller:
             with self._grouped():
                 return self._append(source, type, data, table_cursor, held)
         at = self._wall_clock()
+        if self._group_seq is None:  # the group's first event: the log's next number, asked once per group
+            self._group_seq = self.store.next_seq()
         seq = self._group_seq
         if type.startswith("play."):
             data = self._with_payment(source, type, data, at, seq)

@@ -116,6 +116,25 @@ async def test_a_lone_event_is_written_at_once_in_a_group_of_its_own(tmp_path: P
         assert counted.count == 1 and [e.type for e in store.since(start)] == ["table.button"]
 
 
+async def test_an_idle_tables_heartbeats_run_nothing_on_the_log(tmp_path: Path) -> None:
+    """The board's heartbeat each second is taken by the link loop as any table event, but is no row of the log
+    (`TRANSIENT`). Each one's group asked the log for its next number first (two SELECTs and their read locks on
+    the card's files, every second of an idle day on a Pi) to number events it never had; the number is asked
+    for by the group's first event now, and a quiet linked table runs no statement at all."""
+    async with linked_table(tmp_path) as service:
+        c, sim, store = service.controller, service.sim, service.store
+        assert c is not None and c.table is not None and sim is not None and store is not None
+        ran: list[str] = []
+        store._db.set_trace_callback(ran.append)  # noqa: SLF001 - the log's own connection
+        beats, start = c.table.health.frames_received, c.state.seq
+        await until(lambda: c.table.health.frames_received >= beats + 3 and not c.table.events_waiting(), 10)
+        assert ran == [] and c.state.seq == start
+        sim.newer_event(BUTTON, bytes([SIDES.index("N"), START]))  # an event: numbered and written as before
+        await until(lambda: c.state.seq == start + 1)
+        assert [e.type for e in store.since(start)] == ["table.button"]
+        assert any(sql.lstrip().upper().startswith("INSERT INTO EVENTS") for sql in ran)
+
+
 CHILD = textwrap.dedent("""
     import asyncio, sys
     from pathlib import Path

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -81,6 +82,32 @@ def test_footprint_without_paced_hands_skips_them(tmp_path: Path) -> None:
     assert footprint.measure_paced(tmp_path, 0) == {}  # it started a service and divided by the 0 hands played
     with pytest.raises(SystemExit):  # its figures are per hand and of the first start: refused before starting
         footprint.main(["--hands", "0"])
+
+
+def test_the_footprints_notify_socket_counts_what_the_service_tells_systemd(tmp_path: Path) -> None:
+    """`footprint.py --watchdog`: the service's own `Notifier` (as `tablectl run` speaks to systemd) is heard on the
+    bench's socket, its pings and status lines counted apart; a negative watchdog is refused before starting."""
+    from table_controller.notify import Notifier
+
+    footprint = _load("footprint")
+    heard = footprint.NotifySocket(tmp_path / "notify", 60.0)
+    try:
+        assert heard.env() == {"NOTIFY_SOCKET": str(tmp_path / "notify"), "WATCHDOG_USEC": "60000000"}
+        notifier = Notifier.from_environ({**heard.env(), "WATCHDOG_PID": ""})
+        assert notifier.ping_s == 30.0
+        notifier.ready("牌桌已连接")
+        for _ in range(3):
+            notifier.send("WATCHDOG=1")
+        notifier.status("等待牌桌")
+        notifier.close()
+        deadline = time.monotonic() + 5
+        while heard.snapshot().get("STATUS", 0) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert heard.snapshot() == {"READY": 1, "STATUS": 2, "WATCHDOG": 3}
+    finally:
+        heard.close()
+    with pytest.raises(SystemExit):
+        footprint.main(["--watchdog", "-1"])
 
 
 def test_the_scoring_bench_refuses_a_hand_the_rules_no_longer_take(monkeypatch: pytest.MonkeyPatch) -> None:

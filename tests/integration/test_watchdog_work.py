@@ -276,3 +276,39 @@ async def test_a_link_loop_held_while_connecting_is_stuck_and_a_quiet_linked_tab
         assert "Controller._link_loop → integration/test_watchdog_work.py:" in zh and "never_opens）" in zh and en.startswith("the table link stopped (stuck: trying to connect"), en
     finally:
         await service.stop()
+
+
+async def test_a_display_over_https_answers_each_pings_health_check_without_loading_a_ca_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, self_signed: tuple[Path, Path]) -> None:
+    """Over https (`[display] tls_cert`) the check before each ping is a TLS connection to the service itself, whose
+    certificate is not checked (its own, for whatever name): no CA store is needed. Each check made
+    `ssl.create_default_context()`, which read and parsed the system's CA bundle (22 ms of CPU here, 5-8x that on a
+    Pi, every 30 s) to check nothing. The real service answers over TLS, plain http to it does not, and no check
+    loads a CA store (each OpenSSL load called through, counted)."""
+    import ssl
+
+    cert, key = self_signed
+    config = parse_config({"table": {"link": "sim://", "sim_speed": 1000},
+                           "display": {"host": "127.0.0.1", "port": 0, "operator_token": "op-watch-1",
+                                       "referee_token": "ref-watch-1", "tls_cert": str(cert), "tls_key": str(key)}},
+                          source="test")
+    service = TableService(config, tmp_path)
+    await service.start()
+    try:
+        server = service._served.server
+        loaded: list[str] = []
+        for name in ("set_default_verify_paths", "load_verify_locations", "load_default_certs"):
+            def counted(self: ssl.SSLContext, *args: Any, _real: Any = getattr(ssl.SSLContext, name),
+                        _name: str = name, **kwargs: Any) -> Any:
+                loaded.append(_name)
+                return _real(self, *args, **kwargs)
+
+            monkeypatch.setattr(ssl.SSLContext, name, counted)
+        for _ in range(3):
+            assert await service.supervisor.alive()  # the service's own check: over TLS, answered
+            assert await supervise.answers_health(server, tls=True) is None
+        assert loaded == []
+        plain = await supervise.answers_health(server, tls=False, timeout_s=2.0)  # the check really goes over TLS
+        assert plain is not None and plain[1].startswith("/api/health: "), plain
+    finally:
+        await service.stop()
