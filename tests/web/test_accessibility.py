@@ -233,15 +233,19 @@ async def test_a_confirmation_closed_by_escape_sends_nothing_and_gives_the_focus
         assert svc.controller.state.seq == seq and not svc.controller.state.hand.get("ended")
 
 
-async def _ax_unnamed(page: Any) -> list[Any]:
-    """Focusable nodes of Chromium's accessibility tree without a name (what a screen reader says of them)."""
+async def _ax_nodes(page: Any) -> list[dict[str, Any]]:
+    """The nodes of Chromium's accessibility tree of the page, as a screen reader is given them."""
     cdp = await page.context.new_cdp_session(page)
     try:
-        tree = await cdp.send("Accessibility.getFullAXTree")
+        return list((await cdp.send("Accessibility.getFullAXTree"))["nodes"])
     finally:
         await cdp.detach()
+
+
+async def _ax_unnamed(page: Any) -> list[Any]:
+    """Focusable nodes of Chromium's accessibility tree without a name (what a screen reader says of them)."""
     out = []
-    for n in tree["nodes"]:
+    for n in await _ax_nodes(page):
         props = {p["name"]: p["value"].get("value") for p in n.get("properties", [])}
         if not n.get("ignored") and props.get("focusable") and not str(n.get("name", {}).get("value") or "").strip():
             out.append(n.get("role", {}).get("value"))
@@ -500,13 +504,8 @@ async def test_the_appeals_buttons_keep_the_focus_when_the_list_is_drawn_again(
 
 async def _ax(page: Any) -> list[dict[str, Any]]:
     """Chromium's accessibility tree of the page: each node's role, name, description and whether it has the focus."""
-    cdp = await page.context.new_cdp_session(page)
-    try:
-        tree = await cdp.send("Accessibility.getFullAXTree")
-    finally:
-        await cdp.detach()
     out = []
-    for n in tree["nodes"]:
+    for n in await _ax_nodes(page):
         if n.get("ignored"):
             continue
         props = {p["name"]: p["value"].get("value") for p in n.get("properties", [])}
