@@ -32,7 +32,9 @@ def _up(port: int, ctl: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + 30
     while True:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
+            health = httpx.get(f"http://127.0.0.1:{port}/api/health")
+            # up once the log is folded: while it is (under load, an empty one too) every other route answers 503
+            if health.status_code == 200 and health.json().get("recovering") is None:
                 return
         except httpx.HTTPError:
             pass

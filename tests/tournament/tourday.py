@@ -181,7 +181,11 @@ class Day:
 
     def wait_table(self, tid: str) -> None:
         t = self.table[tid]
-        until(lambda: self.http.get(f"{t.url}/api/health", timeout=2).status_code == 200, 60, f"{tid}'s display")
+        def up() -> bool:  # the display answers and its log is folded (while it is, other routes answer 503)
+            health = self.http.get(f"{t.url}/api/health", timeout=2)
+            return health.status_code == 200 and health.json().get("recovering") is None
+
+        until(up, 60, f"{tid}'s display")
 
     def pull_plug(self, tid: str) -> None:
         """The table's Pi loses power: no goodbye to the broker, nothing flushed."""
