@@ -83,11 +83,15 @@ class RulesetWatch:
         """Said when the files' content differs from what was last said (or from the start's): a save that
         changes nothing, or the same edit saved again, is not said twice."""
         from table_controller.rules import RulesError, load_ruleset
+        from table_controller.rules.ruleset import ruleset_files
 
         stamps = self._stamps()
         if stamps == self.stamps:
             return
-        self.stamps = stamps
+        # the chain as the files say now: an edit of `extends` puts another base in it, looked at from now on (it was
+        # taken once at the start, and the new base's own edits went unsaid)
+        self.files = ruleset_files(self.ruleset, self.directory) or self.files[:1]  # gone: its own path still looked at
+        self.stamps = self._stamps()
         digest = self._digest()
         if digest == self.said:
             return

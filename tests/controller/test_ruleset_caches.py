@@ -177,3 +177,34 @@ async def test_a_running_table_plays_its_ruleset_file_as_started_and_says_an_edi
          "timer_rules; print(catalogue('mcr').get('false_win').amount, timer_rules('mcr').claim_s)"],
         capture_output=True, text=True, timeout=60, env={**os.environ, ENV_DIR: str(venue)})
     assert restarted.stdout.split() == ["30", "5"], restarted.stderr
+
+
+async def test_an_edit_that_changes_extends_is_said_and_the_new_bases_edits_are_said_too(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The watch took the file's `extends` chain once, at the start: a venue's club.toml moved from base_a to
+    base_b was said, but base_b's own edits after it were never looked at (the restart would fold them unsaid).
+    The chain is read again at each edit: the new base is looked at from then on; the old one no more."""
+    from table_controller.config_watch import RulesetWatch
+
+    caplog.set_level(logging.WARNING, logger="table_controller.config_watch")
+    for base in ("base_a", "base_b"):
+        (tmp_path / f"{base}.toml").write_text(f'extends = "mcr"\nid = "{base}"\nname_zh = "{base}"\nname_en = "{base}"\n', encoding="utf-8")
+    club = tmp_path / "club.toml"
+    club.write_text('extends = "base_a"\nid = "club"\nname_zh = "俱乐部"\nname_en = "club"\n', encoding="utf-8")
+    watch = RulesetWatch("club", str(tmp_path))
+    await _save(club, 'extends = "base_b"\nid = "club"\nname_zh = "俱乐部"\nname_en = "club"\n')
+    watch.look()
+    assert len(_said(caplog, "takes effect whole at the next restart")) == 1
+    await _save(tmp_path / "base_b.toml", 'extends = "mcr"\nid = "base_b"\nname_zh = "base_b（改）"\nname_en = "b"\n')
+    watch.look()
+    changed = _said(caplog, "takes effect whole at the next restart")
+    assert len(changed) == 2 and "base_b.toml" in changed[-1].message_zh, [r.getMessage() for r in changed]
+    await _save(tmp_path / "base_a.toml", 'extends = "mcr"\nid = "base_a"\nname_zh = "base_a（改）"\nname_en = "a"\n')
+    watch.look()  # no longer played: nothing to say
+    assert len(_said(caplog, "takes effect whole at the next restart")) == 2
+    club.unlink()  # taken away and put back: both said, the watch does not lose the file
+    watch.look()
+    assert len(_said(caplog, "cannot be read")) == 1
+    await _save(club, 'extends = "base_a"\nid = "club"\nname_zh = "俱乐部"\nname_en = "club"\n')
+    watch.look()  # base_a as edited above: a change from the start's, said
+    assert len(_said(caplog, "takes effect whole at the next restart")) == 3
