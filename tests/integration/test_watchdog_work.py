@@ -12,10 +12,11 @@ closed, its pty removed) is waited for and never restarted over and over: its dr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,20 @@ def _hold_number(pty: str) -> int:
     return os.open(pty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
 
 
+@contextlib.asynccontextmanager
+async def _linked(tmp_path: Path, steady: "Steady") -> AsyncIterator[tuple[TableService, Any]]:
+    """The service on the simulator's pty (no display), its link stalls timed on `steady`, linked; stopped after."""
+    service = TableService(_config(), tmp_path, serve_http=False, steady_clock=steady)
+    await service.start()
+    try:
+        controller = service.controller
+        assert controller is not None
+        await controller.wait_linked(10)
+        yield service, controller
+    finally:
+        await service.stop()
+
+
 async def _until(check: Callable[[], Any], seconds: float = 10.0) -> None:
     async with asyncio.timeout(seconds):
         while not check():
@@ -240,31 +255,18 @@ async def test_a_link_loop_held_while_connecting_is_stuck_and_a_quiet_linked_tab
     """The controller's own link loop held in its connect (an opener that never returns; `open_table` bounds its own
     at 10 s) is stuck past `STUCK_S`; a linked table with nothing waiting for the loop is not, however long."""
     steady = Steady()
-    config = _config()
-    service = TableService(config, tmp_path, serve_http=False, steady_clock=steady)
-    await service.start()
-    try:
-        controller = service.controller
-        assert controller is not None
-        await controller.wait_linked(10)
+    async with _linked(tmp_path, steady) as (service, controller):
         for _ in range(3):  # linked: the board's heartbeats taken as they come
             beats = controller.table.health.frames_received
             await _until(lambda: controller.table.health.frames_received > beats and not controller.table.events_waiting())
             assert service.supervisor.check()
             steady.t += supervise.STUCK_S + 1
-    finally:
-        await service.stop()
     never: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
     async def never_opens(url: str) -> Any:
         return await never
 
-    service = TableService(config, tmp_path, serve_http=False, steady_clock=steady)
-    await service.start()
-    try:
-        controller = service.controller
-        assert controller is not None
-        await controller.wait_linked(10)
+    async with _linked(tmp_path, steady) as (service, controller):
         controller._open_table = never_opens
         await controller.table.close()  # the events end: the loop opens the table again, and is held there
         await _until(lambda: controller.table is None and "never_opens" in supervise.held_at(controller.tasks[0]))
@@ -274,8 +276,6 @@ async def test_a_link_loop_held_while_connecting_is_stuck_and_a_quiet_linked_tab
         zh, en = service.supervisor.why()
         assert zh.startswith(f"牌桌连接已停止（卡住：{supervise.STUCK_S:.0f} 秒未完成连接牌桌，停在 "), zh
         assert "Controller._link_loop → integration/test_watchdog_work.py:" in zh and "never_opens）" in zh and en.startswith("the table link stopped (stuck: trying to connect"), en
-    finally:
-        await service.stop()
 
 
 async def test_a_display_over_https_answers_each_pings_health_check_without_loading_a_ca_store(
