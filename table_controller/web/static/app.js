@@ -2167,7 +2167,11 @@ async function act(path, body) {
   action.answered = steady();
   const data = await res.json().catch(() => ({}));
   const detail = Array.isArray(data.detail) ? data.detail.join("; ") : (data.detail || data.error || res.status);
-  const repeat = res.headers.get("Idempotent-Replayed") === "true";
+  // a double tap's two answers may come in either order (two connections): the second said for the
+  // key is the repeat, whichever the service replayed (before, the first press's answer coming last
+  // said only 已记录, as if one tap)
+  const repeat = res.headers.get("Idempotent-Replayed") === "true" || (res.ok && action.saidOk === true);
+  if (res.ok) action.saidOk = true;
   const text = res.ok ? t(repeat ? "repeat" : "ok") + ` #${data.seq}` : `✗ ${detail}`;
   // the answer to an action pressed before the last one (a slow link) names it: it is not the last one's
   say(latestKey === action.key ? text : `${what}${t("colon")}${text}`, res.ok);
