@@ -36,6 +36,10 @@ log = logging.getLogger("table_controller.controller")
 LOG_RETRY_S = 1.0
 #: How long a reconnect waits after the n-th failed attempt (seconds), capped at the last.
 RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
+#: A link that fell sooner than this after it came up counts as a failed attempt: the next connect waits the
+#: backoff. A board that identifies and falls at once (a firmware crash loop, a bridge that drops each
+#: connection) was linked again at once, over and over: two events in the log each time, as fast as it answered.
+STEADY_LINK_S = 5.0
 #: A group commit (`Controller._grouped`): the table's events waiting when the link loop looks are written in one
 #: transaction, at most `GROUP_MOST` of them and as many as are folded within `GROUP_S` (the steady clock), so the
 #: first of them is shown at most that much later than alone, and a fault behind a chattering button's flood is
@@ -704,7 +708,7 @@ class Controller:
                 attempt += 1
                 await asyncio.sleep(delay)
                 continue
-            attempt = 0
+            up_at = self._steady()
             self.offer("link", "link.up", _identity(self.table))
             self._resync_due = True
             self._resync_when_replayed()
@@ -727,6 +731,11 @@ class Controller:
             except Exception:
                 log.debug("close after link loss failed", exc_info=True)
             self.table = None
+            if self._steady() - up_at >= STEADY_LINK_S:
+                attempt = 0  # a link that held: linked again at once
+                continue
+            await asyncio.sleep(RECONNECT_BACKOFF[min(attempt, len(RECONNECT_BACKOFF) - 1)])
+            attempt += 1
 
     def _take_table_events(self, first: Any) -> None:
         """`first` and the table's events waiting behind it, in order, written as one group (`_grouped`): at most
