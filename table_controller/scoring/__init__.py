@@ -164,8 +164,10 @@ def win_options(ruleset: str) -> list[str]:
     winners (一炮多响: they count from the discarder), `first_turn` where 天胡 / 地胡 score. An
     engine module whose scorer reads other options gives its own list instead (`win_options(table)`: riichi's
     立直, 一发, 宝牌 / 里宝牌 indicators and 本场), so a venue's copy under its own id asks for them too."""
-    if referee_scored(ruleset):
-        return ["points", "special", "wildcard"]
+    if referee_scored(ruleset):  # the wildcard only where a 百搭 or 癞子 is turned up (福建, 武汉)
+        from table_controller.scoring.manual import wildcard_kinds
+
+        return ["points", "special"] + (["wildcard"] if wildcard_kinds(ruleset_file(ruleset)) else [])
     rs = ruleset_file(ruleset)
     if not scored(ruleset) or rs is None:
         return []

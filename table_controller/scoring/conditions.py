@@ -1,5 +1,5 @@
 """门槛: conditions a win must meet whatever it is worth (内蒙: 有刻, 开门, 幺九或箭刻; 合肥: 八枝; 武汉: 开口,
-红中不在手), named by a ruleset in
+红中不在手, 癞子不作吃碰杠), named by a ruleset in
 `[win_conditions] require`. Each is a small check whose docstring is the rule, registered under its Chinese
 name, so a ruleset with such conditions is data; a win that misses one is refused with its reason."""
 
@@ -94,6 +94,18 @@ def opened_any(v: View) -> bool:
 def no_red_dragon_held(v: View) -> bool:
     """红中留在手上不能胡 (seed 004 武汉): no 红中 among the concealed tiles or the winning tile."""
     return RED_DRAGON not in v.hand.concealed and v.hand.win_tile != RED_DRAGON
+
+
+@condition("癞子不作吃碰杠", "laizi_as_plain",
+           "癞子不能用来吃、碰、杠，打出的癞子不能和 / the 癞子 is never in a chow, pung or kong, nor won on when discarded")
+def laizi_not_plain(v: View) -> bool:
+    """持有或打出的癞子不能当普通牌来叫牌，即自己不能用来吃碰杠，打出去别人也不能用来吃碰杠胡 (seed 004 武汉, 癞子 3): no
+    meld laid down holds the 癞子 kind (`options.wildcard`), and the win is not on a 癞子 another seat gave (a
+    discard, a robbed kong); a 癞子 drawn or held stands for any tile. Without a 癞子 named it holds."""
+    if v.wildcard is None:
+        return True
+    claimed = not v.hand.self_drawn and v.hand.win_tile == v.wildcard
+    return not claimed and all(v.wildcard not in m.tiles for m in v.hand.melds)
 
 
 def required(table: Mapping[str, Any] | None, ruleset: str = "") -> tuple[Condition, ...]:

@@ -11,7 +11,8 @@ pair, or seven pairs / 十三幺 for 13-tile hands, a wildcard standing for any 
 - `options.pays`: `{seat: amount}` paid to the winner, where the table's rule is other;
 - `options.special`: the name of a special hand the ruleset allows whatever its shape (上海
   乱风向, 八花 ...): the shape is not checked, the name is recorded;
-- `options.wildcard`: the 百搭 / 癞子 kind of the hand (福建, 武汉), turned up on the wall.
+- `options.wildcard`: the 百搭 / 癞子 kind of the hand (福建, 武汉), turned up on the wall: only where the
+  ruleset turns one up (`[indicators.baida]`, `[indicators.laizi]`), and only a kind it can make.
 """
 
 from __future__ import annotations
@@ -44,6 +45,38 @@ def _ruleset(ruleset: str) -> Any:
     return rs
 
 
+#: The indicators whose kind plays as any tile (福建 百搭, 武汉 癞子); 宝牌 (riichi) only scores.
+WILD_INDICATORS = ("baida", "laizi")
+
+
+def wildcard_kinds(rs: Any) -> frozenset[str]:
+    """The kinds a turned-up tile can make the ruleset's 百搭 or 癞子 (walls.md: 武汉's never 红中); empty where the
+    ruleset turns none up (台湾, 合肥, 内蒙 ...), so a wildcard named there is a slip, not a rule."""
+    playing = [k for k in rs.tile_spec.kinds() if not rs.tile_spec.is_bonus(k)]
+    return frozenset(made for rule in rs.indicators if rule.name in WILD_INDICATORS for k in playing
+                     for made in rule.kinds(k, rs.tile_spec.ranks).values() if made is not None)
+
+
+def _wildcard(hand: HandInput, rs: Any) -> str | None:
+    """The hand's `options.wildcard`, refused (`bad_field`) where the ruleset has no such tile or cannot make it."""
+    wildcard = hand.options.get("wildcard")
+    if wildcard is None:
+        return None
+    field = "options.wildcard"
+    if not isinstance(wildcard, str) or not T.is_tile(wildcard):
+        raise ScoringError("bad_field", f"百搭、癞子须是一张牌的代码，不是 {wildcard!r} / the 百搭 or 癞子 is a tile code, "
+                           f"not {wildcard!r}", field)
+    kinds = wildcard_kinds(rs)
+    if not kinds:
+        raise ScoringError("bad_field", f"本规则没有百搭或癞子（{rs.name_zh}不翻牌作百搭），请删去 / {rs.id} turns up no "
+                           f"wildcard: leave options.wildcard out", field)
+    if wildcard not in kinds:
+        name = "或".join(dict.fromkeys(r.name_zh for r in rs.indicators if r.name in WILD_INDICATORS))
+        raise ScoringError("bad_field", f"{T.tile_name(wildcard)}不会是{name}（{rs.name_zh}翻出任何牌都不会以它为{name}）/ "
+                           f"no turned-up tile makes {wildcard} the {rs.id} wildcard", field)
+    return wildcard
+
+
 def _size(rs: Any) -> int:
     """Tiles held before the win (13; 台湾 16)."""
     return min(rs.hand_sizes.values())
@@ -62,6 +95,7 @@ def score_json(data: Any, ruleset: str) -> dict[str, Any]:
         raise ScoringError("too_many_copies", "each flower is laid out once", "flowers")
     hand = HandInput.from_json({k: v for k, v in data.items() if k != "flowers"}, size=_size(rs))
     hand = replace(hand, flowers=tuple(flowers))
+    _wildcard(hand, rs)
     return score(hand, ruleset, rs.tile_spec.kinds(), rs.tile_spec.is_bonus).to_json()
 
 
@@ -77,7 +111,7 @@ def waits(hand: HandInput, ruleset: str) -> list[str]:
     rs = _ruleset(ruleset)
     playing = tuple(k for k in rs.tile_spec.kinds() if not rs.tile_spec.is_bonus(k))
     held = Counter(list(hand.concealed) + [t for m in hand.melds for t in m.tiles])
-    wildcard = hand.options.get("wildcard")
+    wildcard = _wildcard(hand, rs)
     conditions = for_ruleset(ruleset)
     return [k for k in playing if held[k] < 4 and is_winning(hand.with_win(k), playing, wildcard)
             and refusal(hand.with_win(k), conditions, wildcard) is None]
@@ -88,15 +122,18 @@ def score(hand: HandInput, ruleset: str, kinds: tuple[str, ...], is_bonus: Any =
     opts = hand.options
     wildcard = opts.get("wildcard")
     if wildcard is not None and (not isinstance(wildcard, str) or wildcard not in kinds or is_bonus(wildcard)):
-        raise ScoringError("bad_field", f"百搭/癞子 must be one of the ruleset's tiles, not {wildcard!r}",
-                           "options.wildcard")
+        raise ScoringError("bad_field", f"百搭、癞子须是本规则的牌，不是 {wildcard!r} / the 百搭 or 癞子 is one of the "
+                           f"ruleset's tiles, not {wildcard!r}", "options.wildcard")
     playing = [k for k in kinds if not is_bonus(k)]
+    name = _name_zh(ruleset)
     for t in hand.all_tiles():
-        if t not in playing:
-            raise ScoringError("bad_tile", f"{t} is not among this ruleset's tiles", "concealed")
+        if t not in playing:  # a tile, but not this ruleset's (东 in 合肥's 108): "not a tile code" misled
+            raise ScoringError("bad_tile", f"{T.tile_name(t)}（{t}）不是{name}的牌 / {t} is not among this "
+                               "ruleset's tiles", "concealed")
     for f in hand.flowers:
         if not is_bonus(f) or (T.is_flower(f) and f not in kinds):
-            raise ScoringError("bad_tile", f"{f} is not among this ruleset's flowers", "flowers")
+            raise ScoringError("bad_tile", f"{T.tile_name(f)}（{f}）不是{name}的花牌 / {f} is not among this "
+                               "ruleset's flowers", "flowers")
     special = opts.get("special")
     if special is not None and (not isinstance(special, str) or not special.strip() or len(special) > 20):
         raise ScoringError("bad_field", "the special hand's name, 1 to 20 characters", "options.special")
@@ -116,6 +153,14 @@ def score(hand: HandInput, ruleset: str, kinds: tuple[str, ...], is_bonus: Any =
         details["special"] = special.strip()
     return ScoreResult(True, ruleset, (Fan(name, total),), total, max(payers.values(), default=0),
                        collect(hand.winner, payers), details=details)
+
+
+def _name_zh(ruleset: str) -> str:
+    """The ruleset's Chinese name for a message (本规则 where its file is gone)."""
+    from table_controller.scoring import ruleset_file
+
+    rs = ruleset_file(ruleset)
+    return str(rs.name_zh) if rs is not None else "本规则"
 
 
 def _payers(hand: HandInput) -> dict[str, int] | None:

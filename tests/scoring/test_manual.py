@@ -89,7 +89,8 @@ def test_what_only_the_referee_can_give_a_win_read_per_ruleset() -> None:
     assert win_options("jipinghu") == ["first_turn"] and win_options("nanning") == ["first_turn"]  # 天胡, 地胡
     assert win_options("tuidaohu") == ["wildcard", "horses", "horse_origin", "first_turn"]  # 鬼牌, 买马 (一炮多响)
     assert win_options("riichi") == ["riichi", "ippatsu", "dora", "ura_dora", "honba", "first_turn"]
-    assert win_options("shanghai") == ["points", "special", "wildcard"]  # 裁判计分
+    assert win_options("shanghai") == ["points", "special"]  # 裁判计分; no 百搭 turned up (seed 000 范文七)
+    assert win_options("fujian") == win_options("wuhan") == ["points", "special", "wildcard"]  # 百搭, 癞子
     assert win_options("klondike") == []
 
 

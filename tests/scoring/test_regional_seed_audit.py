@@ -92,6 +92,66 @@ def test_wuhan_waits_leave_out_a_hand_holding_hongzhong(capsys: pytest.CaptureFi
     assert json.loads(capsys.readouterr().out)["waits"] == []
 
 
+# -- 武汉 癞子 (seed 004 "3、持有或打出的[癞子]不能当普通牌来叫牌，即自己不能用来吃碰杠，打出去别人也不能用来吃碰杠胡";
+# "如果翻出"北"，跳过"红中"，"发财"是"癞子""; walls.md: 红中 is never 癞子) ----------------------------------------
+
+def _laizi(concealed: str, tile: str, laizi: str, melds: list[dict[str, Any]] | None = None,
+           win: str = "discard") -> dict[str, Any]:
+    return score_json({"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles(concealed), "win_tile": tile,
+                       "win": win, "discarder": "E" if win == "discard" else None, "melds": melds or [CHI],
+                       "options": {"points": 4, "wildcard": laizi}}, "wuhan")
+
+
+def test_wuhan_laizi_stands_for_a_tile_held_or_drawn() -> None:
+    assert _laizi("456m789m666z3p", "5s", "3p")["valid"]  # 3p, the 癞子, pairs the 5s: 软胡
+    assert _laizi("456m789m666z5s", "3p", "3p", win="self_draw")["valid"]  # a 癞子 drawn pairs the 5s
+
+
+@pytest.mark.parametrize("concealed,tile,melds,win", [
+    ("456m789m666z5s", "3p", [CHI], "discard"),      # 打出去别人也不能用来…胡: won on a discarded 癞子 (3p)
+    ("456m789m666z5s", "3p", [CHI], "rob_kong"),     # nor robbed from a kong
+    ("456m789m666z5s", "5s", [{"type": "pung", "tiles": "333p", "from": "W"}], "discard"),  # 自己不能用来…碰
+    ("456m789m666z5s", "5s", [{"type": "chi", "tiles": "234p", "from": "E"}], "discard"),   # …吃
+    ("456m789m666z5s", "5s", [kong("3333p")], "discard"),                                    # …杠
+])
+def test_wuhan_laizi_is_never_claimed_or_melded_as_a_plain_tile(concealed: str, tile: str,
+                                                                melds: list[dict[str, Any]], win: str) -> None:
+    """Before, each of these was paid: the 癞子 played as the plain tile the seed says it cannot be."""
+    hand = {"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles(concealed), "win_tile": tile,
+            "win": win, "discarder": "E", "melds": melds, "options": {"points": 4, "wildcard": "3p"}}
+    refused = score_json(hand, "wuhan")
+    assert (refused["valid"], refused["reason"]) == (False, "laizi_as_plain"), refused
+    assert refused["message"].startswith("不够和牌条件（癞子不作吃碰杠）：癞子不能用来吃、碰、杠，打出的癞子不能和"), refused
+
+
+def test_wuhan_hongzhong_is_never_laizi_and_a_ruleset_without_one_takes_no_wildcard() -> None:
+    """Before, the referee's 癞子 could be 红中 (no turned-up tile makes it), and 台湾, 合肥 or 内蒙, which turn no
+    百搭 or 癞子 up, took any wildcard named: 台湾's 123456789m 234p 11p 6s 中 won on 8s, 中 standing for 7s."""
+    from table_controller.scoring import win_options
+
+    with pytest.raises(ScoringError) as err:
+        _laizi("456m789m666z5s", "5s", "7z")
+    assert err.value.field == "options.wildcard" and err.value.message.startswith("中不会是癞子"), err.value.message
+    taiwan = {"seat_wind": "S", "prevalent_wind": "E", "concealed": parse_tiles("123456789m234p11p6s7z"),
+              "win_tile": "8s", "win": "discard", "discarder": "E", "options": {"points": 4, "wildcard": "7z"}}
+    for ruleset in ("taiwan", "hefei", "neimeng"):
+        with pytest.raises(ScoringError) as err:
+            score_json({**taiwan, "concealed": parse_tiles("123456789m11p6s7z")} if ruleset != "taiwan" else taiwan,
+                       ruleset)
+        assert err.value.field == "options.wildcard" and err.value.message.startswith("本规则没有百搭或癞子"), ruleset
+        assert "wildcard" not in win_options(ruleset), ruleset  # the Win page asks for none
+    assert "wildcard" in win_options("wuhan") and "wildcard" in win_options("fujian")
+
+
+def test_a_tile_outside_the_rulesets_set_is_named_in_chinese() -> None:
+    """合肥 plays 108 tiles: 东 read in a hand was "读牌中有不是牌的代码" (not a tile code), which 东 is."""
+    from table_controller.scoring.errors import chinese_first
+
+    with pytest.raises(ScoringError) as err:
+        read("hefei", "123456789m11p1z1z", "1z")
+    assert chinese_first(err.value, "hand.").startswith("东（1z）不是合肥麻将的牌"), err.value
+
+
 # -- 十万 (seed 000 范文四) ---------------------------------------------------------------------------------------
 
 def test_shiwan_tiles_run_to_ten_and_have_no_dragons() -> None:
