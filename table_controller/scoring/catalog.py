@@ -19,7 +19,8 @@ def fan_table(ruleset: str) -> list[dict[str, Any]]:
 
     if referee_scored(ruleset):  # no table of values to show: `scoring(ruleset)` would call it unknown
         return [{"name": "裁判计分", "value": 0,
-                 "rule": "裁判计分: the rule text gives no scoring; the referee gives the points "
+                 "rule": "规则原文没有计分：裁判给分（点炮者付或自摸各家付 options.points，或逐家 options.pays），"
+                         "本表只核对牌型与门槛 / the rule text gives no scoring: the referee gives the points "
                          "(options.points, options.pays), the shape is checked"}] + rows(for_ruleset(ruleset))
     return _fan_rows(ruleset) + rows(for_ruleset(ruleset))
 

@@ -152,6 +152,16 @@ def test_a_tile_outside_the_rulesets_set_is_named_in_chinese() -> None:
     assert chinese_first(err.value, "hand.").startswith("东（1z）不是合肥麻将的牌"), err.value
 
 
+@pytest.mark.parametrize("ruleset", ["neimeng", "fujian", "wuhan", "hefei", "taiwan"])
+def test_the_referee_scored_fan_tables_say_their_rule_in_chinese_first(ruleset: str) -> None:
+    """The Win page's fan table of a 裁判计分 ruleset: its first row read "裁判计分: the rule text gives no scoring; the
+    referee gives the points ...", English after the name; the 门槛 rows below it were Chinese first."""
+    for row in fan_table(ruleset):
+        before = row["rule"].split(" / ")[0].split(" (seed")[0]
+        assert not any("a" <= ch.lower() <= "z" for ch in before.replace("options.points", "").replace(
+            "options.pays", "")), (ruleset, row)
+
+
 # -- 十万 (seed 000 范文四) ---------------------------------------------------------------------------------------
 
 def test_shiwan_tiles_run_to_ten_and_have_no_dragons() -> None:
