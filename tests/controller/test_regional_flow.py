@@ -156,3 +156,21 @@ def test_hebei_the_dealer_keeps_the_deal_on_a_win_and_on_huangzhuang(tmp_path: P
     assert _next(c).dealer_position == 1
     _play(c, 3, "W", hand)
     assert _next(c).dealer_position == 2  # 庄家的下一家
+
+
+def test_taiwan_keeps_no_tiles_back_unless_a_house_file_keeps_sixteen(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """台湾's seeds (003, 004) say nothing of 荒牌: the wall is drawn to its last tile (walls.md). Seed 000 范文八 counts a
+    144-tile, 16-tile game with "海底牌16张" kept back without naming a region: `reserve = 16` in a house file (the
+    option taiwan.toml names) leaves 16 of the 79 standing tiles undrawn."""
+    from table_controller.rules import deal_plan
+
+    standing = 144 - (17 + 16 * 3)
+    plan = deal_plan(load_ruleset("taiwan"), (4, 5, 1))
+    assert (len(plan.live), len(plan.dead)) == (standing, 0)
+    (tmp_path / "taiwan16.toml").write_text('id = "taiwan16"\nname_zh = "台湾麻将（留十六张）"\nname_en = "Taiwan, 16 kept"\n'
+                                            'extends = "taiwan"\n[wall]\nreserve = 16\n', encoding="utf-8")
+    monkeypatch.setenv("TABLECTL_RULESETS_DIR", str(tmp_path))
+    kept = deal_plan(load_ruleset("taiwan16"), (4, 5, 1))
+    assert (len(kept.live), len(kept.dead)) == (standing - 16, 16)
+    assert kept.state_after(live_drawn=standing - 16).exhausted
