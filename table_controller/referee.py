@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from table_controller import settlements
 from table_controller.penalties import PenaltyError, catalogue
 from table_controller.rules.ruleset import folder
-from table_controller.scoring.errors import ScoringError
+from table_controller.scoring.errors import ScoringError, chinese_first
 from table_controller.store import Event
 from table_controller.tiles import seat_name
 from table_controller.timers import timer_rules
@@ -506,14 +506,17 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     stopped = stopped_seats(s.actions, record["hand_no"])
     try:
         result = score_json(hand_in, s.ruleset)
-    except ScoringError as exc:
-        result = {"valid": False, "reason": "bad_hand", "message": str(exc)}
+    except ScoringError as exc:  # the referee reads Chinese first (a fifth 5p seen on the table: 同一张牌超过 4 张)
+        result = {"valid": False, "reason": "bad_hand", "message": chinese_first(exc, "hand.")}
     konger = konger_elsewhere(s.hand, hand_in)
     if konger:  # before: "visible.5p: 4 visible and 1 in the hand: a set has 4 of 5p", in English only
         tile = hand_in.get("win_tile")
         result = {"valid": False, "reason": "not_robbed",
                   "message": f"抢杠和：加杠{tile_name(tile)}的是{seat_name(konger)}家，点炮方应选{seat_name(konger)}家 / "
                              f"rob_kong: the added kong of {tile} is {konger}'s: name {konger} as the discarder"}
+    against = read_against_record(s.hand, hand_in) if not konger else None
+    if against is not None:  # the record says otherwise: the wrong seat would pay, or a flower would be two
+        result = {**result, "valid": False, "reason": against[0], "message": against[1]}
     unrobbable = kong_not_added(s.hand, hand_in, s.ruleset)
     if unrobbable:  # before the scorer's words: a 明杠's four tiles read as "a set has 4 of 6p", in English
         result = {**result, "valid": False, "reason": "not_added_kong", "message": unrobbable}
@@ -544,6 +547,42 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     if held is not None:
         result = {**result, "valid": False, "reason": "furiten", "message": held}
     record["result"] = result
+
+
+def read_against_record(hand: dict[str, Any] | None, read: dict[str, Any]) -> tuple[str, str] | None:
+    """What a win read says that the play record contradicts, as (reason, words), or None. The record is
+    taken where it speaks plainly and no further (a table keeping no play record, or one the camera missed a
+    discard of, has nothing to say): a win on a discard naming as 点炮方 a seat other than the one whose
+    discard of the winning tile is the last play of the record (the wrong seat would pay), and a flower read
+    tile (1f..8f) read in the winner's hand that the record shows another seat laid out (each exists once)."""
+    from table_controller.tiles import tile_name
+
+    if not hand:
+        return None
+    winner, tile, named = read.get("seat_wind", read.get("winner")), read.get("win_tile"), read.get("discarder")
+    pools = hand.get("discards") or {}
+    last = max(((seat, d) for seat, pool in pools.items() for d in pool),
+               key=lambda sd: float(sd[1].get("seq") or 0), default=None)
+    if read.get("win", "discard") == "discard" and last is not None and named in SEATS:
+        seat, d = last
+        if (seat != named and seat != winner and d.get("tile") == tile and not d.get("claimed")
+                and float(d.get("seq") or 0) >= float(hand.get("play_seq") or 0)):
+            return ("wrong_discarder",
+                    f"点炮方：记录中最后打出{tile_name(str(tile))}的是{seat_name(seat)}家，不是{seat_name(named)}家"
+                    f"（应选{seat_name(seat)}家，或先更正打牌记录） / discarder: the record's last play is {seat}'s "
+                    f"discard of {tile}, not {named}'s (name {seat}, or correct the play record first)")
+    flowers = read.get("flowers") if isinstance(read.get("flowers"), list) else []
+    for seat, laid in (hand.get("flowers") or {}).items():
+        if seat == winner:
+            continue
+        # a flower tile (1f..8f) exists once; 南京's 白 and the like, laid out as flowers, have four copies
+        shared = [f for f in flowers if isinstance(f, str) and f.endswith("f") and f in (laid or [])]
+        if shared:
+            return ("flower_elsewhere",
+                    f"花牌：{tile_name(str(shared[0]))}在记录中是{seat_name(seat)}家补的花，每张花牌只有一张"
+                    f"（读牌或补花记录有误） / flowers: the record has {shared[0]} laid out by {seat}; each flower "
+                    "exists once (the read or the flower record is wrong)")
+    return None
 
 
 def konger_elsewhere(hand: dict[str, Any], read: dict[str, Any]) -> str | None:
