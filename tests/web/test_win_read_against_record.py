@@ -8,16 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from test_api import OPERATOR, REFEREE, _client, bearer  # type: ignore[import-not-found]
-
-# N: 123456789m 34p 99s, waiting on 2p / 5p
-N_HAND = "1m 2m 3m 4m 5m 6m 7m 8m 9m 3p 4p 9s 9s".split()
+from test_api import REFEREE, _client, bearer  # type: ignore[import-not-found]
+from test_mcr_win_flags import N_HAND, _play  # type: ignore[import-not-found]
 
 
-def _play(c: Any, *bodies: dict[str, Any]) -> None:
-    for body in bodies:
-        r = c.post("/api/play", json=body, headers=bearer(OPERATOR))
-        assert r.status_code == 200, (body, r.text)
+def _hand(discarder: str, **more: Any) -> dict[str, Any]:
+    """N's read: 123456789m 34p 99s winning on 5p discarded by `discarder`."""
+    return {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "concealed": N_HAND,
+            "win_tile": "5p", "win": "discard", "discarder": discarder, **more}
 
 
 def _read(c: Any, hand: dict[str, Any]) -> dict[str, Any]:
@@ -32,8 +30,7 @@ def test_a_win_naming_the_wrong_discarder_is_refused_saying_whose_discard_it_was
     with c:
         _play(c, {"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "1z"},
               {"type": "discard", "seat": "S", "tile": "2z"}, {"type": "discard", "seat": "W", "tile": "5p"})
-        hand = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "concealed": N_HAND,
-                "win_tile": "5p", "win": "discard", "discarder": "S"}
+        hand = _hand("S")
         result = _read(c, hand)
         assert result["valid"] is False and result["reason"] == "wrong_discarder", result
         assert result["message"].startswith("点炮方：记录中最后打出五筒的是西家，不是南家"), result
@@ -53,8 +50,7 @@ def test_a_record_that_does_not_speak_plainly_leaves_the_discarder_to_the_refere
     with c:
         _play(c, {"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "1z"},
               {"type": "discard", "seat": "S", "tile": "2z"})
-        hand = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "concealed": N_HAND,
-                "win_tile": "5p", "win": "discard", "discarder": "W"}
+        hand = _hand("W")
         result = _read(c, hand)
         assert result["valid"] is True, result
     c.store.close()  # type: ignore[attr-defined]
@@ -67,8 +63,7 @@ def test_a_flower_the_record_has_at_another_seat_is_refused(tmp_path: Path) -> N
         _play(c, {"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "1z"},
               {"type": "flower", "seat": "S", "tile": "2f"}, {"type": "discard", "seat": "S", "tile": "2z"},
               {"type": "discard", "seat": "W", "tile": "5p"})
-        hand = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "concealed": N_HAND,
-                "win_tile": "5p", "win": "discard", "discarder": "W", "flowers": ["1f", "2f"]}
+        hand = _hand("W", flowers=["1f", "2f"])
         result = _read(c, hand)
         assert result["valid"] is False and result["reason"] == "flower_elsewhere", result
         assert result["message"].startswith("花牌：夏在记录中是南家补的花"), result
@@ -85,8 +80,7 @@ def test_a_fifth_copy_seen_on_the_table_is_said_in_chinese_first(tmp_path: Path)
         _play(c, {"type": "deal_done"}, {"type": "discard", "seat": "E", "tile": "9s"},
               {"type": "discard", "seat": "S", "tile": "9s"}, {"type": "discard", "seat": "W", "tile": "9s"},
               {"type": "discard", "seat": "N", "tile": "1z"}, {"type": "discard", "seat": "E", "tile": "5p"})
-        hand = {"seat_wind": "N", "prevalent_wind": "E", "melds": [], "concealed": N_HAND,
-                "win_tile": "5p", "win": "discard", "discarder": "E"}
+        hand = _hand("E")
         result = _read(c, hand)
         assert result["valid"] is False and result["reason"] == "bad_hand", result
         assert result["message"].startswith("同一张牌超过 4 张"), result
