@@ -213,10 +213,13 @@ class ThreadTransport(_QueueReader):
             data = self._wq.get()
             if data is None or self._stop.is_set():
                 return
+            # counted before the write: a board (the simulator's USB backend) takes the bytes, and counts them
+            # read, inside it; counted after, they stayed in flight and an auto clock waited HOLD_LIMIT at each jump
+            LEDGER.wrote(len(data))
             try:
                 self._write(data)
-                LEDGER.wrote(len(data))
             except Exception as exc:  # noqa: BLE001
+                LEDGER.read(len(data))  # not taken: nobody will read them
                 self._post(TransportError(f"{self.url}: write failed ({exc})", "unplugged"))
                 return
 
