@@ -347,6 +347,19 @@ async def _said(page: Any) -> list[list[str]]:
     return await page.evaluate("window.__said")
 
 
+async def _page_time(page: Any, ms: int) -> None:
+    """`ms` pass on the page's clock (Playwright's `page.clock`, installed before the page opened) at once, its timers
+    run on the way: the countdowns tick and say what they say without the test waiting for them (it waited them out
+    in real time). A second at a time, each after a message from the service: the page's watchdog drops a socket
+    silent for 2.5 s of its time (health every 0.5 s here), and a page time that ran on alone would hear none."""
+    while ms > 0:
+        step = min(ms, 1000)
+        await page.clock.run_for(step)
+        ms -= step
+        if ms > 0:
+            await page.wait_for_function("steady() - heard < 500")
+
+
 async def test_a_fault_a_turn_run_out_and_the_session_clock_are_said_once_and_no_countdown_is_read(
         chromium: Any, places: dict[str, Any]) -> None:
     """A screen reader on the referee's page hears, each once: a turn run out (东 … 出牌超时), a table fault (卡牌),
@@ -364,13 +377,14 @@ async def test_a_fault_a_turn_run_out_and_the_session_clock_are_said_once_and_no
         turn = svc.controller.state.hand["turn"]["seat"]
         r = await http.post("/api/play", json={"type": "discard", "seat": turn, "tile": "9s"}, headers=op)
         assert r.status_code == 200, r.text
+        await page.clock.install()
         await _current(page, places, "/scoresheet")  # not the Table page: what is said is said on every page
         await page.evaluate(LISTEN)
-        await page.wait_for_timeout(3000)  # the turn's seconds and the session's count down: nothing said
+        await _page_time(page, 3000)  # the turn's seconds and the session's count down: nothing said
         assert await _said(page) == []
         await _tick(http, clock, 16)
         await page.wait_for_function("window.__said.length >= 1")
-        await page.wait_for_timeout(1500)  # still run out a second and more later: said once
+        await _page_time(page, 1500)  # still run out a second and more later: said once
         said = await _said(page)
         assert len(said) == 1 and "超时" in said[0][1], said
         svc.sim.raise_fault("jam", where="S")
@@ -382,14 +396,14 @@ async def test_a_fault_a_turn_run_out_and_the_session_clock_are_said_once_and_no
         await page.wait_for_function("window.__said.length >= 4")
         await _tick(http, clock, 5 * 60)
         await page.wait_for_function("window.__said.length >= 5")
-        await page.wait_for_timeout(1500)
+        await _page_time(page, 1500)
         said = [text for _, text in await _said(page)]
         assert len(said) == 5, said
         assert "15" in said[2] and "5" in said[3] and "比赛时间到" in said[4], said
         # the page opened again in the same tab: what was said is not said again (the fault, the clock's end)
         await _current(page, places, "/win")
         await page.evaluate(LISTEN)
-        await page.wait_for_timeout(1500)
+        await _page_time(page, 1500)
         assert await _said(page) == []
         svc.sim.clear_fault("jam")
         await _until(lambda: not svc.controller.state.faults)
@@ -402,12 +416,13 @@ async def test_the_hub_says_a_table_that_needs_the_chief_referee(chromium: Any, 
     context = await chromium.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = await context.new_page()
+        await page.clock.install()
         await page.goto(places["hub"] + "/")
         await page.wait_for_selector('[data-player="王芳"]')
         await page.evaluate(LISTEN)
         svc.sim.raise_fault("motor", where="E")
         await page.wait_for_function("window.__said.length >= 1", timeout=15000)
-        await page.wait_for_timeout(2000)
+        await page.clock.run_for(2000)  # the banner's minutes since counted on the page's clock (no watchdog here)
         said = await _said(page)
         assert len(said) == 1 and "1号桌" in said[0][1] and "电机" in said[0][1], said
     finally:
@@ -444,6 +459,7 @@ async def test_an_overdue_turn_blinks_a_few_times_then_stays_red_and_never_with_
             assert (await http.post("/api/referee/session/end", headers=ref)).status_code == 200
         assert (await http.post("/api/referee/session/start", json={"minutes": 60}, headers=ref)).status_code == 200
         seat, left = await _fresh_turn(http, svc, clock, "1p")
+        await page.clock.install()
         await _current(page, places, "/")
         await _tick(http, clock, left + 1)  # a second over
         await page.wait_for_function(f"({TIMER})('{seat}').cls.includes('overdue')")
@@ -453,7 +469,7 @@ async def test_an_overdue_turn_blinks_a_few_times_then_stays_red_and_never_with_
         await page.wait_for_function(f"({TIMER})('{seat}').animations === 0", timeout=3000)
         steady = await page.evaluate(TIMER, seat)
         assert steady["cls"] == "timer overdue" and steady["opacity"] == "1" and "超时" in steady["text"], steady
-        await page.wait_for_timeout(1200)
+        await _page_time(page, 1200)
         assert (await page.evaluate(TIMER, seat))["animations"] == 0
 
         await page.emulate_media(reduced_motion="reduce")
@@ -463,7 +479,7 @@ async def test_an_overdue_turn_blinks_a_few_times_then_stays_red_and_never_with_
         for _ in range(4):  # in its blinking second, at a quarter second apart: never a blink
             quiet = await page.evaluate(TIMER, seat)
             assert quiet["animations"] == 0 and quiet["opacity"] == "1", quiet
-            await page.wait_for_timeout(250)
+            await _page_time(page, 250)
 
 
 async def test_the_appeals_buttons_keep_the_focus_when_the_list_is_drawn_again(
