@@ -36,6 +36,10 @@ IDENTIFY_TIMEOUT = 3.0
 COMMAND_TIMEOUT = 15.0
 BACKOFF_FIRST = 0.1
 BACKOFF_MAX = 5.0
+#: A link that falls within this long of coming up does not start the backoff again: a board that answers
+#: the handshake and then drops (a firmware crash loop, a bridge dropping each connection) was linked again
+#: every 0.1 s for as long as it ran, a link_up and a link_down each time (the controller's `STEADY_LINK_S`).
+STEADY_LINK = 5.0
 
 DIALECTS = ("mahjong-link", "remote-control")
 
@@ -106,6 +110,7 @@ class Table(BaseTable):
         self._refused = False  # this connection's table speaks another protocol version: read nothing more
         self._last_error: TableError | None = None  # why the last connection ended, in words
         self.reconnects = 0
+        self._up_at = 0.0  # when the link last came up, on `clock`: a link that fell soon keeps the backoff
         #: Why the port would not open on the last try (None once it opened): a connect that times
         #: out says this, not what the link heard, when the port never opened at all.
         self.open_error: str | None = None
@@ -202,7 +207,12 @@ class Table(BaseTable):
                 self.health.up = False
                 self._up.clear()
                 self._emit("link_down", {"reason": reason})
-                backoff = BACKOFF_FIRST
+                held = self.clock.now() - self._up_at
+                if held >= STEADY_LINK:
+                    backoff = BACKOFF_FIRST  # a link that held: tried again after the first, short wait
+                else:
+                    log.info("table %s: the link fell %.1f s after it came up; next try in %g s",
+                             self.url, held, backoff)
             await self._drop_transport()
             if not self._reconnect:
                 if self._first is not None and not self._first.done():
@@ -229,6 +239,7 @@ class Table(BaseTable):
         try:
             st = await self._handshake()
             self.health.up = True
+            self._up_at = self.clock.now()
             self._kick()  # the pump recomputes its deadline: silence detection starts now
             self._up.set()
             if self._first is not None and not self._first.done():
