@@ -1631,9 +1631,12 @@ function sayOnce(kind, keys, text, urgent) {
   if (fresh && words) speak(words, urgent);
 }
 function announceFaults() {
-  const keys = state.faults.map((f) => `${f.code}:${f.where || ""}`);
+  // a chattering button's notice too, as the faults list shows it: shown and never said, a referee who does not
+  // see the screen never heard of it; keyed by its button, so its climbing count is not read again
+  const notices = [...state.faults, ...(state.buttons || [])];
+  const keys = notices.map((f) => `${f.code}:${f.where || ""}`);
   const before = saidBefore().faults || [];
-  const fresh = state.faults.filter((f, i) => !before.includes(keys[i]));
+  const fresh = notices.filter((f, i) => !before.includes(keys[i]));
   sayOnce("faults", keys, fresh.length ? t("said.fault", { f: fresh.map(faultLine).join(lang === "zh" ? "；" : "; ") }) : "", true);
 }
 
