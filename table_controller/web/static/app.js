@@ -2274,6 +2274,17 @@ $("pin-form").addEventListener("submit", async (e) => {
     changingPin = false;
   }
 });
+// Escape closes 更改凭证 as the page's confirmations are cancelled (取消): what was typed in it dropped (a PIN left
+// in a closed form is one the next hand on the tablet finds), the focus back on its summary; before, it stayed
+// open over the page with the PIN typed, closed only by its summary
+$("pin-change").addEventListener("keydown", (e) => {
+  const box = $("pin-change");
+  if (e.key !== "Escape" || !box.open) return;
+  e.preventDefault();
+  $("pin-form").reset();
+  box.open = false;
+  box.querySelector("summary").focus();
+});
 /** Whether the hand's confirmed wins have ended it (the service's `referee.ended_by_wins`): a win where the hand
  *  ends at one, the third under 血战; a hand that plays on after wins (血战, 血流) is not ended by them yet. */
 function endedByWins() {
