@@ -107,15 +107,23 @@ def flow_of(ruleset: str) -> Any:
     return _flow_of(ruleset, folder())
 
 
-@lru_cache(maxsize=32)
 def _flow_of(ruleset: str, directory: str) -> Any:
     from table_controller.hand.rules import FlowRules
     from table_controller.scoring import ScoringError
 
     try:
-        return FlowRules.for_ruleset(ruleset)
-    except (ScoringError, KeyError, ValueError):
+        return _flow_read(ruleset, directory)
+    except (ScoringError, KeyError, ValueError):  # not kept: a file put right is read as it is then
         return FlowRules(ruleset=ruleset)
+
+
+@lru_cache(maxsize=32)
+def _flow_read(ruleset: str, directory: str) -> Any:
+    """`flow_of` of a file that reads. A file that does not raises, and is not kept: kept, a house file saved with a
+    typo was played with the default flow (first win ends the hand, chows, flowers) after it was put right."""
+    from table_controller.hand.rules import FlowRules
+
+    return FlowRules.for_ruleset(ruleset)
 
 
 def settles_draw(ruleset: str) -> bool:

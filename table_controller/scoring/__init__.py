@@ -62,10 +62,19 @@ def _check_tiles(hand: HandInput, ruleset: str) -> None:
                                         "flower laid out (flowers)", "win")
 
 
-@lru_cache(maxsize=64)
 def _kinds(ruleset: str, directory: str) -> tuple[Any | None, frozenset[str]]:
-    rs = _ruleset_file(ruleset, directory)
-    return rs, frozenset(rs.tile_spec.kinds()) if rs is not None else frozenset()
+    try:
+        return _kinds_read(ruleset, directory)
+    except Exception:  # RulesetError: unknown id or a broken file; not kept (`_ruleset_file`)
+        return None, frozenset()
+
+
+@lru_cache(maxsize=64)
+def _kinds_read(ruleset: str, directory: str) -> tuple[Any, frozenset[str]]:
+    from table_controller.rules.ruleset import in_use
+
+    rs = in_use(ruleset, directory)
+    return rs, frozenset(rs.tile_spec.kinds())
 
 
 def ruleset_tiles(ruleset: str) -> tuple[Any | None, frozenset[str]]:
@@ -95,8 +104,9 @@ def ruleset_file(ruleset: str) -> Any | None:
     return _ruleset_file(ruleset, folder())
 
 
-@lru_cache(maxsize=64)
 def _ruleset_file(ruleset: str, directory: str) -> Any | None:
+    """`in_use`'s read (which keeps a file that reads), None for one that does not: that None is not kept, or a
+    house file saved with a typo stayed unknown to the process (UnknownRuleset, no tile check) after it was put right."""
     from table_controller.rules.ruleset import in_use
 
     try:

@@ -76,15 +76,22 @@ def engines() -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-@lru_cache(maxsize=None)
 def _engine(ruleset: str, directory: str) -> str | None:
     from table_controller.rules import RulesError
-    from table_controller.rules.ruleset import in_use
 
     try:
-        rs = in_use(ruleset, directory)
-    except RulesError:  # an unknown id or a broken file is named where it is used
+        return _engine_read(ruleset, directory)
+    except RulesError:  # an unknown id or a broken file is named where it is used; not kept (`_engine_read`)
         return None
+
+
+@lru_cache(maxsize=None)
+def _engine_read(ruleset: str, directory: str) -> str | None:
+    """`_engine` of a file that reads. A file that does not raises, and is not kept: kept as "not scored", a house
+    file saved with a typo stayed unscored in the process (裁判计分, its checks skipped) after it was put right."""
+    from table_controller.rules.ruleset import in_use
+
+    rs = in_use(ruleset, directory)
     table = rs.sections.get("scoring")
     if not isinstance(table, Mapping):
         return None
@@ -162,15 +169,22 @@ def family(ruleset: str) -> str:
     return _family(ruleset, folder())
 
 
-@lru_cache(maxsize=None)
 def _family(ruleset: str, directory: str) -> str:
     from table_controller.rules import RulesError
-    from table_controller.rules.ruleset import in_use
 
     try:
-        return in_use(ruleset, directory).family
-    except RulesError:  # an unknown id or a broken file is named where it is used
+        return _family_read(ruleset, directory)
+    except RulesError:  # an unknown id or a broken file is named where it is used; not kept (`_family_read`)
         return ruleset
+
+
+@lru_cache(maxsize=None)
+def _family_read(ruleset: str, directory: str) -> str:
+    """`_family` of a file that reads. A file that does not raises, and is not kept: kept, a house file saved with a
+    typo was its own family (no engine's hooks) in the process after it was put right."""
+    from table_controller.rules.ruleset import in_use
+
+    return in_use(ruleset, directory).family
 
 
 @lru_cache(maxsize=None)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.supervise import Supervisor
+from table_controller.supervise import Supervisor, finish
 from table_controller.tournament.broker_config import HUB_USER
 
 log = logging.getLogger("table_controller.tournament.demo")
@@ -75,6 +75,8 @@ class TournamentDemo:
     _broker: Any = None
     _organiser: asyncio.Task[None] | None = None
     _watching: asyncio.Task[None] | None = None
+    #: the stop under way or done (`stop`)
+    _stop_run: asyncio.Future[None] | None = None
     #: each table's restarts (monotonic times), by its place in `services`
     _restarts: dict[int, list[float]] = field(default_factory=dict)
     #: the tables left stopped after too many restarts, by their place in `services`
@@ -237,7 +239,15 @@ class TournamentDemo:
 
     async def stop(self) -> None:
         """The watch and the organiser first (a table's restart under way ends there: its stop done whole, no new
-        table started), then the tables, the hub and the broker last."""
+        table started), then the tables, the hub and the broker last. Done whole though the caller be cancelled
+        meanwhile, whose cancellation is then raised (`supervise.finish`, as the tables' and the hub's own stops):
+        a Ctrl-C again during the first table's stop left the other tables, the hub and Mosquitto running. Once: a
+        stop called again waits for the first."""
+        if self._stop_run is None:
+            self._stop_run = asyncio.ensure_future(self._stop())
+        await finish(self._stop_run)
+
+    async def _stop(self) -> None:
         for task in (self._watching, self._organiser):
             if task is not None:
                 task.cancel()

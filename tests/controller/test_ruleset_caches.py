@@ -24,7 +24,8 @@ from table_controller.penalties import catalogue
 from table_controller.referee import flow_of
 from table_controller.rules import deal_plan, load_ruleset
 from table_controller.rules.ruleset import ENV_DIR, PACKAGED
-from table_controller.scoring.config import scoring
+from table_controller.scoring import ruleset_file, ruleset_tiles
+from table_controller.scoring.config import family, scored, scoring
 from table_controller.state import hand_plan
 from table_controller.timers import timer_rules
 
@@ -101,6 +102,32 @@ def test_an_edit_in_place_after_one_part_was_read_leaves_every_part_as_read(
     read = deal_plan(load_ruleset("mcr", venue), dice=(3, 4), dice2=(2, 5)).break_stack
     _copy(venue, EDITS)
     assert _parts() == (10, 3, False, read, 8)
+
+
+CLUB = 'extends = "sichuan"\nid = "club"\nname_zh = "俱乐部"\nname_en = "Club"\n[dice]\ncount = 2\n'
+
+
+def _club_as_read() -> tuple[bool, str, bool, bool, bool]:
+    """What the process makes of the house file `club` (四川 with its dice said again): scored, its family, its
+    file, 东 among its tiles, chows in its flow."""
+    kinds = ruleset_tiles("club")[1]
+    return scored("club"), family("club"), ruleset_file("club") is not None, "1z" in kinds, flow_of("club").chow
+
+
+def test_a_ruleset_file_that_did_not_read_is_read_again_once_put_right(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A house file saved with a typo ([dice] cuont) is asked for (a page, `tablectl check`, the config watch's
+    reload), then put right: the same process reads it as it is now. The failure was kept by the caches over the
+    read (scored, family, the file, its tiles, its flow): the club stayed 裁判计分 and its own family, unknown to
+    the record (UnknownRuleset) and played with chows and honours until a restart."""
+    folder = tmp_path / "venue"
+    folder.mkdir()
+    monkeypatch.setenv(ENV_DIR, str(folder))
+    (folder / "club.toml").write_text(CLUB.replace("count = 2", "cuont = 2"), encoding="utf-8")
+    assert _club_as_read() == (False, "club", False, False, True)  # as if unknown: named where it is configured
+    (folder / "club.toml").write_text(CLUB, encoding="utf-8")
+    assert _club_as_read() == (True, "sichuan", True, False, False)
+    assert scoring("club")["family"] == "sichuan"
 
 
 def _said(caplog: pytest.LogCaptureFixture, words: str) -> list[logging.LogRecord]:

@@ -200,3 +200,34 @@ async def test_a_demo_stopped_while_a_table_restarts_stops_it_whole_and_starts_n
     finally:
         if not stopped:
             await demo.stop()
+
+
+async def test_a_demo_whose_stop_is_cancelled_midway_still_stops_every_table_the_hub_and_the_broker(
+        tmp_path: Path) -> None:
+    """The demo's stop cancelled while it stops its first table (a second Ctrl-C, the runner's own timeout): the
+    stop runs to its end and the cancellation comes out once it is done (`supervise.finish`, as the tables' and the
+    hub's stops). Before, it came out of the first table's stop and ended the demo's there: the second table, the
+    hub and Mosquitto were left running. A stop asked again waits for the first."""
+    import asyncio
+
+    demo = TournamentDemo(2, tmp_path, port=0, speed=1000.0, turn_seconds=0.0, hand_seconds=0.05)
+    await demo.start()
+    mosquitto = demo._broker.proc
+    first, second = demo.services
+    try:
+        stopping = asyncio.ensure_future(demo.stop())
+        for _ in range(200_000):  # caught in the first table's stop
+            if first.supervisor.stopping:
+                break
+            await asyncio.sleep(0)
+        assert first.supervisor.stopping and not second.supervisor.stopping, "caught mid-stop"
+        stopping.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await stopping
+        for service in (first, second):
+            assert service.supervisor.stopping and service.controller.table is None
+        assert demo.hub.supervisor.stopping
+        assert mosquitto.poll() is not None
+    finally:
+        await asyncio.wait_for(demo.stop(), 30)
+    assert mosquitto.poll() is not None

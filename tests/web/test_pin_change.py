@@ -84,6 +84,38 @@ async def _log_in(page: Any, pin: str) -> None:
 
 
 @pytest.mark.browser
+async def test_escape_closes_the_pin_change_dropping_what_was_typed_and_gives_the_focus_back(
+        tmp_path: Path, chromium: Any) -> None:
+    """更改凭证 opened and the current PIN typed, then Escape, as the page's confirmations are cancelled: the
+    disclosure closes, what was typed in it is gone, and the focus is back on its summary (the next Enter opens it
+    again). Before, Escape did nothing: it stayed open over the page with the PIN typed, closed only by its
+    summary."""
+    svc = await _start(_config(tmp_path))
+    device = await chromium.new_context()
+    try:
+        page = await device.new_page()
+        await page.goto(f"http://127.0.0.1:{svc.port}/")
+        await _log_in(page, OLD)
+        await page.focus("#pin-change summary")
+        await page.keyboard.press("Enter")
+        await page.wait_for_function("document.getElementById('pin-change').open")
+        await page.keyboard.press("Tab")
+        await page.keyboard.type(OLD)
+        assert await page.input_value("#pin-form input[name=old]") == OLD
+        await page.keyboard.press("Escape")
+        assert await page.evaluate("document.getElementById('pin-change').open") is False
+        assert [await page.input_value(f"#pin-form input[name={n}]") for n in ("old", "fresh", "again")] == [""] * 3
+        assert await page.evaluate("document.activeElement.matches('#pin-change summary')")
+        await page.keyboard.press("Escape")  # closed: nothing more happens, the focus stays
+        assert await page.evaluate("document.activeElement.matches('#pin-change summary')")
+        await page.keyboard.press("Enter")
+        await page.wait_for_function("document.getElementById('pin-change').open")
+    finally:
+        await device.close()
+        await svc.stop()
+
+
+@pytest.mark.browser
 async def test_a_pin_changed_on_the_page_ends_every_device_on_the_old_one_and_holds_after_a_restart(
         tmp_path: Path, chromium: Any) -> None:
     path = _config(tmp_path)

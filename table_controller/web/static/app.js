@@ -1631,9 +1631,12 @@ function sayOnce(kind, keys, text, urgent) {
   if (fresh && words) speak(words, urgent);
 }
 function announceFaults() {
-  const keys = state.faults.map((f) => `${f.code}:${f.where || ""}`);
+  // a chattering button's notice too, as the faults list shows it: shown and never said, a referee who does not
+  // see the screen never heard of it; keyed by its button, so its climbing count is not read again
+  const notices = [...state.faults, ...(state.buttons || [])];
+  const keys = notices.map((f) => `${f.code}:${f.where || ""}`);
   const before = saidBefore().faults || [];
-  const fresh = state.faults.filter((f, i) => !before.includes(keys[i]));
+  const fresh = notices.filter((f, i) => !before.includes(keys[i]));
   sayOnce("faults", keys, fresh.length ? t("said.fault", { f: fresh.map(faultLine).join(lang === "zh" ? "；" : "; ") }) : "", true);
 }
 
@@ -2270,6 +2273,17 @@ $("pin-form").addEventListener("submit", async (e) => {
   } finally {
     changingPin = false;
   }
+});
+// Escape closes 更改凭证 as the page's confirmations are cancelled (取消): what was typed in it dropped (a PIN left
+// in a closed form is one the next hand on the tablet finds), the focus back on its summary; before, it stayed
+// open over the page with the PIN typed, closed only by its summary
+$("pin-change").addEventListener("keydown", (e) => {
+  const box = $("pin-change");
+  if (e.key !== "Escape" || !box.open) return;
+  e.preventDefault();
+  $("pin-form").reset();
+  box.open = false;
+  box.querySelector("summary").focus();
 });
 /** Whether the hand's confirmed wins have ended it (the service's `referee.ended_by_wins`): a win where the hand
  *  ends at one, the third under 血战; a hand that plays on after wins (血战, 血流) is not ended by them yet. */

@@ -1,0 +1,68 @@
+"""A chattering button (按键抖动或卡住, `chatter.py`) told to a referee who does not see the screen: real Chromium on the
+service over the simulator's real pty. The notice is listed with the table's faults (#faults, no live region); it is
+said by the page's alarm (#alarm, role=alert) as a table fault is, once, its climbing count not read again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.messages import SEATS as SIDES
+from table_controller.config import parse_config
+from table_controller.service import TableService
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+REFEREE = "ref-chatter-said-4"
+BUTTON, START = 0x93, 1  # protocol.md §7: the board's `button` event, 开始键
+#: Each text a live region takes (what a screen reader says), in `window.__said` (as test_accessibility listens)
+LISTEN = """() => {
+  window.__said = [];
+  const live = "[aria-live]:not([aria-live=off]), [role=alert], [role=status], [role=log], [role=timer]";
+  const last = new Map();
+  new MutationObserver((records) => {
+    for (const r of records) {
+      const node = r.target.nodeType === Node.ELEMENT_NODE ? r.target : r.target.parentElement;
+      const region = node && node.closest(live);
+      if (!region || !region.checkVisibility()) continue;
+      const text = region.textContent.trim();
+      if (text && last.get(region) !== text) { last.set(region, text); window.__said.push([region.id, text]); }
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}"""
+
+
+async def test_a_chattering_button_is_said_once_as_a_table_fault_is(tmp_path: Path, chromium: Any) -> None:
+    """北's start button reports itself 60 times in a burst: the referee's Table page lists the notice with its count
+    and its alarm says 按键抖动或卡住（4号位开始键）… once. Before, `announceFaults` said the table's faults only: the
+    notice was shown, never said."""
+    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
+                           "display": {"port": 0, "operator_token": "op-chatter-said-5", "referee_token": REFEREE}},
+                          source="test")
+    svc = TableService(config, tmp_path)
+    await svc.start()
+    context = await chromium.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        c, sim = svc.controller, svc.sim
+        assert c is not None and sim is not None
+        await c.wait_linked(10)
+        page = await context.new_page()
+        await page.goto(f"http://127.0.0.1:{svc.port}/")
+        await page.fill("#token", REFEREE)
+        await page.click("#login button[type=submit]")
+        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        await page.wait_for_function(f"window.__lastSeq >= {c.state.seq}")
+        await page.evaluate(LISTEN)
+        for _ in range(60):
+            sim.newer_event(BUTTON, bytes([SIDES.index("N"), START]))
+        await page.wait_for_function("[...document.querySelectorAll('#faults li')].some((li) => "
+                                     "li.textContent.includes('已连续触发 60 次'))", timeout=15000)
+        await page.wait_for_timeout(300)
+        said = await page.evaluate("window.__said")
+        chatter = [(region, text) for region, text in said if "按键抖动或卡住" in text]
+        assert len(chatter) == 1 and chatter[0][0] == "alarm" and "4号位开始键" in chatter[0][1], said
+    finally:
+        await context.close()
+        await svc.stop()
