@@ -141,8 +141,9 @@ class TileReader:
         self.calibration = self.calibration.for_frame(frame)
         plane = warp_to_plane(frame, self.calibration)
         mask = foreground_mask(plane)
-        candidates = find_candidates(plane, mask)
-        self.occluded = occluded_zones(mask, candidates)
+        chips: list[Candidate] = []
+        candidates = find_candidates(plane, mask, chips)
+        self.occluded = occluded_zones(mask, candidates + chips)  # a chip hides no tile
         return frame, candidates
 
     def read(self, frame: np.ndarray) -> list[TileReading]:

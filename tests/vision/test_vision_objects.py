@@ -67,3 +67,28 @@ def test_a_cut_keeps_the_pieces_that_show_seams() -> None:
     seams[72:] = 0.0  # three tiles, then a hand resting against the row: the two clear of it stay
     assert detect._seamed(pieces, seams) == pieces[:2]
     assert detect._seamed(pieces[:1], np.zeros(30)) == pieces[:1]  # one piece needs no seam
+
+
+def test_a_chip_on_the_felt_is_not_a_tile(dorothys, reader: TileReader) -> None:
+    """A scoring chip (a disc about a tile's size) was a single blob the size checks took for a tile,
+    and the network read it as one with confidence (here a back; in a hand's play, after rulings,
+    faces: a discard recorded that later left). Its round outline now tells it from a tile; the
+    tiles around it read as before, and its zone is still read (a chip hides no tile)."""
+    import cv2
+
+    scene = render_scene(dorothys, 0, SceneOptions(tiles=40))
+    reader.calibration = None
+    clean = [(r.kind, np.mean(r.quad, axis=0)) for r in reader.read(cv2.GaussianBlur(scene.image, (3, 3), 0))]
+    for spot, zone in (((440, 290), "discard:W"), ((320, 330), "flower:N"), ((840, 290), "discard:S")):
+        for colour in ((200, 70, 60), (40, 120, 200)):  # a blue and an orange chip (BGR), as the bench draws them
+            img = scene.image.copy()
+            cv2.circle(img, spot, 18, colour, -1)
+            img = cv2.GaussianBlur(img, (3, 3), 0)
+            reader.calibration = None
+            readings = reader.read(img)
+            on_chip = [r for r in readings if np.linalg.norm(np.mean(r.quad, axis=0) - spot) < 15]
+            assert on_chip == [], (spot, colour, [(r.kind, r.confidence, r.accepted) for r in on_chip])
+            assert zone not in reader.occluded
+            assert len(readings) == len(clean)  # every tile read as without the chip, nothing more
+            for kind, c in clean:
+                assert any(r.kind == kind and np.linalg.norm(np.mean(r.quad, axis=0) - c) < 3 for r in readings)
