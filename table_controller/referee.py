@@ -7,6 +7,7 @@ computed from the actions that are not undone, so an undo never rewrites history
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -522,7 +523,11 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
         result = {"valid": False, "reason": "not_robbed",
                   "message": f"抢杠和：加杠{tile_name(tile)}的是{seat_name(konger)}家，点炮方应选{seat_name(konger)}家 / "
                              f"rob_kong: the added kong of {tile} is {konger}'s: name {konger} as the discarder"}
-    against = read_against_record(s.hand, hand_in) if not konger else None
+    # a win whose confirmation was undone, read again to put it right where play went on (血战): its discard stands
+    undone = [(a.get("discarder"), a.get("win_tile")) for a in s.actions
+              if a["type"] == "referee.win_confirm" and a.get("undone") and not a.get("error")
+              and a.get("hand_no") == record["hand_no"] and a.get("seat") == record["seat"]]
+    against = read_against_record(s.hand, hand_in, undone) if not konger else None
     if against is not None:  # the record says otherwise: the wrong seat would pay, or a flower would be two
         result = {**result, "valid": False, "reason": against[0], "message": against[1]}
     unrobbable = kong_not_added(s.hand, hand_in, s.ruleset)
@@ -557,12 +562,16 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     record["result"] = result
 
 
-def read_against_record(hand: dict[str, Any] | None, read: dict[str, Any]) -> tuple[str, str] | None:
+def read_against_record(hand: dict[str, Any] | None, read: dict[str, Any],
+                        undone: Collection[tuple[Any, Any]] = ()) -> tuple[str, str] | None:
     """What a win read says that the play record contradicts, as (reason, words), or None. The record is
     taken where it speaks plainly and no further (a table keeping no play record, or one the camera missed a
     discard of, has nothing to say): a win on a discard naming as 点炮方 a seat other than the one whose
     discard of the winning tile is the last play of the record (the wrong seat would pay), and a flower read
-    tile (1f..8f) read in the winner's hand that the record shows another seat laid out (each exists once)."""
+    tile (1f..8f) read in the winner's hand that the record shows another seat laid out (each exists once).
+    `undone`: (点炮方, tile) of the winner's wins on a discard whose confirmation was undone; read again to put
+    one right after play went on (血战: a later seat's discard of the same tile the newest), it names its own
+    discard, not the newest (before, refused naming a seat the winner, out by then, never won on)."""
     from table_controller.tiles import tile_name
 
     if not hand:
@@ -571,7 +580,7 @@ def read_against_record(hand: dict[str, Any] | None, read: dict[str, Any]) -> tu
     pools = hand.get("discards") or {}
     last = max(((seat, d) for seat, pool in pools.items() for d in pool),
                key=lambda sd: float(sd[1].get("seq") or 0), default=None)
-    if read.get("win", "discard") == "discard" and last is not None and named in SEATS:
+    if read.get("win", "discard") == "discard" and last is not None and named in SEATS and (named, tile) not in undone:
         seat, d = last
         if (seat != named and seat != winner and d.get("tile") == tile and not d.get("claimed")
                 and float(d.get("seq") or 0) >= float(hand.get("play_seq") or 0)):

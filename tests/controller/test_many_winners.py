@@ -353,6 +353,29 @@ def test_a_blood_battle_win_undone_after_play_went_on_leaves_the_turn_and_the_dr
     assert again["turn"]["seat"] == "E" and _claimable(again, "N")
 
 
+def test_a_blood_battle_win_undone_after_play_went_on_is_read_again_on_its_own_discard() -> None:
+    """S's win on E's 4p is confirmed (S is out), W later throws a 4p nobody takes, and the referee undoes the
+    confirmation to put the read right. The read again, naming E, was refused (`wrong_discarder`: 记录中最后打出四筒的是
+    西家) though S, out by then, never could have won on W's 4p; it stands, and confirmed, E's 4p is the one won on.
+    A read naming another seat than the undone win's is still held against the record."""
+    log = Log("sichuan")
+    sichuan_hand(log)
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))   # S is out
+    for seat, tile in (("W", "1s"), ("N", "2s"), ("E", "3s"), ("W", "4p")):
+        play(log, "discard", seat=seat, tile=tile)
+    conf = [a for a in log.state().actions if a["type"] == "referee.win_confirm"][-1]
+    log.ref("referee.undo", reason="读错了，重读", target=conf["seq"])
+    log.ref("referee.win_read", hand=win("S", S_WINS, "4p", discarder="N"))
+    assert log.state().actions[-1]["result"]["reason"] == "wrong_discarder"
+    log.ref("referee.win_read", hand=win("S", S_WINS, "4p", discarder="E"))
+    result = log.state().actions[-1]["result"]
+    assert result["valid"] is True, result
+    log.ref("referee.win_confirm")
+    pools = log.state().hand["discards"]
+    assert (pools["E"][0]["tile"], pools["E"][0].get("won_by")) == ("4p", "S")
+    assert not pools["W"][-1]["claimed"]
+
+
 def test_a_win_confirmed_again_after_the_discarder_threw_the_same_tile_again_marks_the_discard_won_on() -> None:
     log = Log("xueliu")
     sichuan_hand(log)                                              # E's 4p
