@@ -205,6 +205,47 @@ def play_of(s: "TableState", seq: Any) -> Event | None:
     return None if ins is None else Event(seq, ins["at"], "referee", ins["type"], dict(ins["data"]))
 
 
+def not_a_play(s: "TableState", seq: Any) -> str:
+    """Why a correction naming `seq` finds no play of the hand in play to put right or insert beside,
+    saying what `seq` is where the state knows: a record of a hand that has ended, the next having started
+    (its record stands: the fold would correct the hand in play, never that one); else that it is no play of
+    this hand."""
+    assert s.hand is not None
+    hand_no = s.hand["hand_no"]
+    named = next((a for a in s.actions if a["seq"] == seq), None) if isinstance(seq, int) else None
+    if named is not None and named["type"] == TYPE and named.get("hand_no") not in (None, hand_no):
+        return _closed(s, seq, f"第 {named['hand_no']} 盘的更正", f"a correction of hand {named['hand_no']}")
+    start = s.hand_base.seq if s.hand_base is not None else None
+    if isinstance(seq, int) and not isinstance(seq, bool) and start is not None and 0 < seq < start:
+        return _closed(s, seq, "本盘开始之前的记录", "before this hand")
+    return f"#{seq} 不是本盘的行牌记录 / #{seq} is no play of hand {hand_no}"
+
+
+def _closed(s: "TableState", seq: Any, what: str, what_en: str) -> str:
+    """The refusal of a correction (or its undo) of a hand that has ended, the next having started."""
+    now = f"（第 {s.hand['hand_no']} 盘已开始）" if s.hand is not None else ""
+    return (f"上一手已结束{now}，不能再更正或撤销：#{seq} 是{what}，那一盘的记录已定 / the hand it belongs to "
+            f"has ended and the next has started: #{seq} ({what_en}) can no longer be corrected or undone")
+
+
+def closed_undo(s: "TableState", d: dict[str, Any]) -> str | None:
+    """Why an undo of a correction is refused once its hand has ended and the next has started: the fold
+    folds again only the hand in play, so the undo took the correction out of the ended hand's record
+    (牌谱) while its payments, its score sheet row and the next hands stayed as corrected. Only for an
+    undo being taken (`referee.refuse_new`): one in a log folds as it did."""
+    from table_controller.referee import last_undoable
+
+    last = last_undoable(s.actions)
+    if last is None or last["type"] != TYPE or last.get("error") or last.get("hand_no") is None:
+        return None
+    if d.get("target") is not None and str(d["target"]) != str(last["seq"]):
+        return None  # not the one to undo: said by `stale.undo_refusal`, `referee._undo`
+    if s.hand is not None and s.hand["hand_no"] == last["hand_no"]:
+        return None
+    return _closed(s, last["seq"], f"第 {last['hand_no']} 盘的更正（{last.get('now') or '作废'}）",
+                   f"a correction of hand {last['hand_no']}")
+
+
 def check(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     """Fold a `referee.play_correct` into its action `record`: what it corrects or inserts and how, in
     words. Raises `RefereeError` (no such play in the hand, void already, nothing changed) or
@@ -226,7 +267,7 @@ def check(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     target = d.get("target")
     ev = play_of(s, target)
     if ev is None:
-        raise RefereeError(f"#{target} 不是本盘的行牌记录 / #{target} is no play of hand {s.hand['hand_no']}")
+        raise RefereeError(not_a_play(s, target))
     if ev.type not in FIELDS:
         raise RefereeError(f"#{target}（{describe(ev)}）不能更正 / #{target} ({ev.type}) cannot be corrected")
     void = d.get("void") is True
@@ -289,7 +330,7 @@ def _check_insert(s: "TableState", d: dict[str, Any], record: dict[str, Any], re
     anchor = play_of(s, target if target is not None else d[places[0]])
     named = target if target is not None else d[places[0]]
     if anchor is None:
-        raise RefereeError(f"#{named} 不是本盘的行牌记录 / #{named} is no play of hand {s.hand['hand_no'] if s.hand else ''}")
+        raise RefereeError(not_a_play(s, named))
     after = bool(places) and places[0] == "insert_after"
     if anchor.type == "play.deal_done" and not after:
         raise RefereeError("起牌完毕之前没有行牌可补录 / nothing is played before the deal is done")
@@ -407,3 +448,4 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
         old = step(old, a, p.recorded) if a is not None else old
         new = step(new, b, p.recorded) if b is not None else new
     return None
+

@@ -1,0 +1,46 @@
+"""Corrections of the record (`referee.play_correct`) that are refused, and why, Chinese first: a play or a
+correction of a hand that has ended (the next started), a correction named in place of a play, a 补杠 said
+concealed too, and the play a confirmed win was won on corrected away while the win stands. Nothing is
+logged, and the hand stays as it was."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from table_controller.referee import validate
+from table_controller.state import fold
+
+from test_play_corrections_fold import _dealt, _kong_hand, _refused  # type: ignore[import-not-found]
+from test_referee_fold import Log  # type: ignore[import-not-found]
+
+
+def _undo_refused(log: Log, **body: Any) -> str:
+    with pytest.raises(ValueError) as err:
+        validate(log.state(), "referee.undo", {"reason": "记错了", **body})
+    return str(err.value)
+
+
+def test_a_correction_of_a_hand_that_has_ended_is_neither_undone_nor_made_once_the_next_has_started() -> None:
+    """Hand 1's kong corrected to W after the hand ended (allowed: the next has not started), then hand 2
+    started: the undo of that correction was taken, and took it out of hand 1's record (牌谱) while W stayed
+    paid for the kong; a new correction of hand 1's kong was refused as "#7 不是本盘的行牌记录". Both are
+    refused saying hand 1 has ended, and nothing changes."""
+    log, kong = _kong_hand()
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    fix = log.ref("referee.play_correct", target=kong, seat="W", reason="是西家暗杠")
+    inserted = log.ref("referee.play_correct", insert_after=kong, reason="漏记",
+                       play={"type": "discard", "seat": "W", "tile": "9p"})
+    log.ref("referee.undo", reason="补录有误", target=inserted.seq)  # within hand 1: taken
+    log.start(hand_no=2, dealer=2)
+    before = log.state()
+    assert before.hands[-1]["kong_payments"][0]["seat"] == "W"
+    why = _undo_refused(log, target=fix.seq)
+    assert why.startswith("上一手已结束（第 2 盘已开始），不能再更正或撤销：") and f"#{fix.seq} 是第 1 盘的更正" in why, why
+    assert _undo_refused(log).startswith("上一手已结束")  # the page named no target: the last action is meant
+    for body in ({"target": kong, "seat": "N"}, {"target": kong, "void": True}, {"target": fix.seq, "seat": "N"},
+                 {"insert_after": kong, "play": {"type": "discard", "seat": "N", "tile": "1m"}},
+                 {"target": inserted.seq, "void": True}):
+        assert _refused(log, reason="看错", **body).startswith("上一手已结束（第 2 盘已开始），不能再更正或撤销"), body
+    assert fold(log.events).hands == before.hands and fold(log.events).actions == before.actions
