@@ -207,14 +207,22 @@ def play_of(s: "TableState", seq: Any) -> Event | None:
 
 def not_a_play(s: "TableState", seq: Any) -> str:
     """Why a correction naming `seq` finds no play of the hand in play to put right or insert beside,
-    saying what `seq` is where the state knows: a record of a hand that has ended, the next having started
-    (its record stands: the fold would correct the hand in play, never that one); else that it is no play of
-    this hand."""
+    saying what `seq` is where the state knows: a correction (the referee is pointed to the play it put
+    right), or a record of a hand that has ended, the next having started (its record stands: the fold
+    would correct the hand in play, never that one); else that it is no play of this hand."""
     assert s.hand is not None
     hand_no = s.hand["hand_no"]
     named = next((a for a in s.actions if a["seq"] == seq), None) if isinstance(seq, int) else None
     if named is not None and named["type"] == TYPE and named.get("hand_no") not in (None, hand_no):
         return _closed(s, seq, f"第 {named['hand_no']} 盘的更正", f"a correction of hand {named['hand_no']}")
+    if named is not None and named["type"] == TYPE:
+        target = named.get("target")
+        if named.get("error") or named.get("undone"):
+            how, how_en = ("未成立", "refused") if named.get("error") else ("已撤销", "undone")
+            return f"#{seq} 是{how}的更正，不是行牌记录 / #{seq} is a correction, {how_en}, not a play"
+        return (f"#{seq} 是更正（{named.get('now') or '作废'}），不是行牌记录：它更正的是 #{target}，"
+                f"要再改请更正 #{target}（或撤销 #{seq}）/ #{seq} is a correction, not a play: it put #{target} "
+                f"right; correct #{target} itself (or undo #{seq})")
     start = s.hand_base.seq if s.hand_base is not None else None
     if isinstance(seq, int) and not isinstance(seq, bool) and start is not None and 0 < seq < start:
         return _closed(s, seq, "本盘开始之前的记录", "before this hand")

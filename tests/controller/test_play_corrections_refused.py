@@ -44,3 +44,20 @@ def test_a_correction_of_a_hand_that_has_ended_is_neither_undone_nor_made_once_t
                  {"target": inserted.seq, "void": True}):
         assert _refused(log, reason="看错", **body).startswith("上一手已结束（第 2 盘已开始），不能再更正或撤销"), body
     assert fold(log.events).hands == before.hands and fold(log.events).actions == before.actions
+
+
+def test_a_correction_named_in_place_of_a_play_points_to_the_play_it_put_right() -> None:
+    """The referee's page lists corrections beside the plays: naming the correction's #, the refusal said
+    only "#12 不是本盘的行牌记录". It says which play that correction put right."""
+    log = _dealt()
+    e = log.add("operator", "play.discard", {"seat": "E", "tile": "1z"})
+    log.add("operator", "play.discard", {"seat": "S", "tile": "2m"})
+    fix = log.ref("referee.play_correct", target=e.seq, tile="2z", reason="看错")
+    why = _refused(log, target=fix.seq, tile="3z", reason="还是看错")
+    assert why.startswith(f"#{fix.seq} 是更正（东家打出 南），不是行牌记录：它更正的是 #{e.seq}，要再改请更正 #{e.seq}"), why
+    assert _refused(log, insert_before=fix.seq, reason="漏记", play={"type": "flower", "seat": "E", "tile": "1f"}) \
+        .startswith(f"#{fix.seq} 是更正")
+    log.ref("referee.undo", reason="原来没错")
+    assert _refused(log, target=fix.seq, tile="3z", reason="x").startswith(f"#{fix.seq} 是已撤销的更正，不是行牌记录")
+    assert _refused(log, target=999, tile="3z", reason="x").startswith("#999 不是本盘的行牌记录")
+    validate(log.state(), "referee.play_correct", {"target": e.seq, "tile": "3z", "reason": "看错"})  # the play: taken
