@@ -61,3 +61,30 @@ def test_a_correction_named_in_place_of_a_play_points_to_the_play_it_put_right()
     assert _refused(log, target=fix.seq, tile="3z", reason="x").startswith(f"#{fix.seq} 是已撤销的更正，不是行牌记录")
     assert _refused(log, target=999, tile="3z", reason="x").startswith("#999 不是本盘的行牌记录")
     validate(log.state(), "referee.play_correct", {"target": e.seq, "tile": "3z", "reason": "看错"})  # the play: taken
+
+
+def test_an_added_kong_said_concealed_too_is_refused_keyed_inserted_or_corrected() -> None:
+    """A 补杠 is the fourth tile added to a pung laid out: it cannot be concealed. Keyed, inserted or corrected
+    both ways, it was taken (the fold made it the pung's kong, paid as 补杠, face up); it is refused saying why."""
+    from table_controller.controller import _play_problem
+
+    log = _dealt()
+    log.add("operator", "play.discard", {"seat": "E", "tile": "5p"})
+    log.add("operator", "play.claim", {"seat": "W", "kind": "pung", "tiles": ["5p"] * 3, "from": "E"})
+    w = log.add("operator", "play.discard", {"seat": "W", "tile": "9m"})
+    log.add("operator", "play.discard", {"seat": "N", "tile": "1z"})
+    log.add("operator", "play.discard", {"seat": "E", "tile": "2z"})
+    log.add("operator", "play.discard", {"seat": "S", "tile": "3z"})
+    both = {"seat": "W", "tiles": ["5p"] * 4, "added": True, "concealed": True}
+    why = _play_problem(log.state().hand, "play.kong", both)
+    assert why is not None and why.startswith("补杠是在碰出的刻子上加一张，牌是亮出的：不能同时是暗杠"), why
+    assert _refused(log, insert_before=w.seq, reason="漏记", play={"type": "kong", **both}) \
+        .startswith("补录后不成立：补杠是在碰出的刻子上加一张")
+    added = log.add("operator", "play.kong", {"seat": "W", "tiles": ["5p"] * 4, "added": True})
+    assert _refused(log, target=added.seq, concealed=True, reason="是暗杠").startswith(
+        "更正后不成立：补杠是在碰出的刻子上加一张，牌是亮出的：不能同时是暗杠")
+    s = log.state()
+    concealed = log.add("operator", "play.kong", {"seat": "W", "tiles": ["7s"] * 4, "concealed": True})
+    assert _refused(log, target=concealed.seq, added=True, reason="是补杠").startswith("更正后不成立：补杠是在碰出的刻子上")
+    log.events.pop()
+    assert fold(log.events).hand == s.hand
