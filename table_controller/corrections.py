@@ -444,6 +444,9 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
     if not changed:
         return None
     word = "撤销更正" if type != TYPE else "补录" if d.get("play") is not None and d.get("target") is None else "更正"
+    won_on = _won_on_moved(s, steps)
+    if won_on:
+        return f"不能{word}：{won_on}"
     old = new = _start(s)
     checking = False
     for p, a, b in steps:
@@ -457,3 +460,51 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
         new = step(new, b, p.recorded) if b is not None else new
     return None
 
+
+#: The plays a win on a discard or a robbed kong follows: the last of them before the confirmation is the one won on.
+MOVES = ("play.discard", "play.claim", "play.kong", "play.flower")
+
+
+def _rests_on(win: dict[str, Any], ev: Event) -> bool:
+    """Whether play `ev` is the one confirmed win `win` was won on: the discarder's discard of the tile
+    (a win on a discard), or its 补杠 of it (抢杠和)."""
+    seat, tile = ev.data.get("seat"), win.get("win_tile")
+    if win.get("win_kind") == "discard":
+        return ev.type == "play.discard" and seat == win.get("discarder") and ev.data.get("tile") == tile
+    return ev.type == "play.kong" and bool(ev.data.get("added")) and not ev.data.get("concealed") \
+        and seat == win.get("discarder") and tile in (ev.data.get("tiles") or [])
+
+
+def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event | None]]) -> str | None:
+    """Why a change of the hand's plays (`steps`: each as it stands and as it would) is refused where it
+    takes away the play a confirmed win was won on: the discard voided, its tile or seat changed, the
+    robbed 补杠 made another kong, or a play put in between it and the win. The win would stand on a
+    discard the record no longer holds (paid by a seat that did not deal it in); its undo comes first.
+    A win whose play the record did not show as its last before the confirmation (an older log) is left."""
+    from table_controller.referee import confirmed_wins
+    from table_controller.state import describe
+    from table_controller.tiles import seat_name, tile_name
+
+    assert s.hand is not None
+    wins = {w["seq"]: w for w in confirmed_wins(s.actions, s.hand["hand_no"])
+            if w.get("win_kind") in ("discard", "rob_kong")}
+    if not wins:
+        return None
+    was: tuple[Placed, Event] | None = None
+    now: tuple[Placed, Event] | None = None
+    for p, a, b in steps:
+        win = wins.get(int(p.play.seq)) if p.by is None and p.play.type == "referee.win_confirm" else None
+        if win is not None and was is not None and _rests_on(win, was[1]) and not (
+                now is not None and now[0].ident == was[0].ident and _rests_on(win, now[1])):
+            robbed = win.get("win_kind") == "rob_kong"
+            who = f"{seat_name(win['seat'])}家和{tile_name(str(win.get('win_tile')))}"
+            what = f"抢杠和 #{win['seq']}（{who}）抢的补杠" if robbed else f"和牌 #{win['seq']}（{who}）和的那张牌"
+            return (f"#{was[0].ident}（{describe(was[1])}）是已确认的{what}：和牌成立期间不能作废、改牌、改家，也不能在它与和牌之间"
+                    f"补录行牌；请先撤销该和牌确认 / #{was[0].ident} is the {'added kong' if robbed else 'discard'} "
+                    f"confirmed win #{win['seq']} was won on: it cannot be corrected away while the win stands; "
+                    f"undo the win first")
+        if a is not None and a.type in MOVES:
+            was = (p, a)
+        if b is not None and b.type in MOVES:
+            now = (p, b)
+    return None

@@ -88,3 +88,58 @@ def test_an_added_kong_said_concealed_too_is_refused_keyed_inserted_or_corrected
     assert _refused(log, target=concealed.seq, added=True, reason="是补杠").startswith("更正后不成立：补杠是在碰出的刻子上")
     log.events.pop()
     assert fold(log.events).hand == s.hand
+
+
+PAIRS = {"seat_wind": "E", "concealed": "11223344m55667p", "win_tile": "7p", "win": "discard", "discarder": "S"}
+
+
+def _won_on_7p() -> tuple[Log, int, int, int]:
+    """四川: E wins 七对 on S's 7p, confirmed; the log, E's earlier discard, S's 7p and the confirmation's seqs."""
+    log = _dealt("sichuan")
+    for seat, suit in (("E", "s"), ("S", "m"), ("W", "m"), ("N", "m")):
+        log.add("operator", "play.missing", {"seat": seat, "suit": suit})
+    e = log.add("operator", "play.discard", {"seat": "E", "tile": "1s"})
+    won_on = log.add("operator", "play.discard", {"seat": "S", "tile": "7p"})
+    log.ref("referee.win_read", hand=PAIRS)
+    confirm = log.ref("referee.win_confirm")
+    assert not log.state().actions[-1].get("error") and log.state().hand["winners"] == ["E"]
+    return log, e.seq, won_on.seq, confirm.seq
+
+
+def test_the_discard_a_confirmed_win_was_won_on_is_not_corrected_away_while_the_win_stands() -> None:
+    """E's 七对 on S's 7p confirmed, S paying: the 7p corrected to 8p, or voided, was taken, and the win stood on a
+    discard the record no longer held, S still paying. Refused, saying the win must be undone first; a play put
+    in between the discard and the win too. Another play is corrected as before, and after the win's undo the
+    discard is."""
+    log, e, won_on, confirm = _won_on_7p()
+    before = log.state()
+    for body in ({"target": won_on, "tile": "8p"}, {"target": won_on, "void": True},
+                 {"target": won_on, "play": {"type": "kong", "seat": "S", "tiles": ["7p"] * 4, "concealed": True}},
+                 {"insert_after": won_on, "play": {"type": "discard", "seat": "W", "tile": "1m"}}):
+        why = _refused(log, reason="看错", **body)
+        assert why.startswith(f"不能{'补录' if 'insert_after' in body else '更正'}：#{won_on}（南家打出 七筒）是已确认的和牌 "
+                              f"#{confirm}（东家和七筒）和的那张牌：和牌成立期间不能作废、改牌、改家"), why
+        assert "请先撤销该和牌确认" in why
+    assert fold(log.events).hand == before.hand
+    validate(before, "referee.play_correct", {"target": e, "tile": "2s", "reason": "看错"})  # another play: taken
+    log.ref("referee.undo", reason="先撤销和牌", target=confirm)
+    validate(log.state(), "referee.play_correct", {"target": won_on, "tile": "8p", "reason": "看错"})
+
+
+def test_the_added_kong_a_confirmed_robbing_took_is_not_corrected_away_while_the_win_stands() -> None:
+    """国标: N robs W's 补杠 of 5p (抢杠和), confirmed. The kong voided or made W's concealed kong was taken, and
+    the 抢杠和 stood on no 补杠; refused, saying the win must be undone first."""
+    log = _dealt()
+    log.add("operator", "play.discard", {"seat": "E", "tile": "5p"})
+    log.add("operator", "play.claim", {"seat": "W", "kind": "pung", "tiles": ["5p"] * 3, "from": "E"})
+    for seat, tile in (("W", "9m"), ("N", "1z"), ("E", "2z"), ("S", "3z")):
+        log.add("operator", "play.discard", {"seat": seat, "tile": tile})
+    kong = log.add("operator", "play.kong", {"seat": "W", "tiles": ["5p"] * 4, "added": True})
+    log.ref("referee.win_read", hand={"seat_wind": "N", "prevalent_wind": "E", "melds": [], "win": "rob_kong",
+                                      "concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 3p 4p 9s 9s".split(),
+                                      "win_tile": "5p", "discarder": "W"})
+    confirm = log.ref("referee.win_confirm")
+    assert not log.state().actions[-1].get("error"), log.state().actions[-1]
+    for body in ({"void": True}, {"added": False, "concealed": True}, {"seat": "S"}):
+        why = _refused(log, target=kong.seq, reason="看错", **body)
+        assert why.startswith(f"不能更正：#{kong.seq}（西家补杠 五筒）是已确认的抢杠和 #{confirm.seq}（北家和五筒）抢的补杠"), why
