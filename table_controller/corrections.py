@@ -224,8 +224,9 @@ def not_a_play(s: "TableState", seq: Any) -> str:
                 f"要再改请更正 #{target}（或撤销 #{seq}）/ #{seq} is a correction, not a play: it put #{target} "
                 f"right; correct #{target} itself (or undo #{seq})")
     start = s.hand_base.seq if s.hand_base is not None else None
-    if isinstance(seq, int) and not isinstance(seq, bool) and start is not None and 0 < seq < start:
-        return _closed(s, seq, "本盘开始之前的记录", "before this hand")
+    ended = s.rounds or any(h.get("hand_no") != hand_no for h in s.hands)  # a hand before this one: closed
+    if isinstance(seq, int) and not isinstance(seq, bool) and start is not None and 0 < seq < start and ended:
+        return _closed(s, seq, f"本盘开始（#{start}）之前的记录", f"before this hand, from #{start}")
     return f"#{seq} 不是本盘的行牌记录 / #{seq} is no play of hand {hand_no}"
 
 
