@@ -1461,7 +1461,7 @@ def _passed_by(hand: dict[str, Any], seat: Any, frm: Any) -> str | None:
 def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | None:
     """A play whose tiles cannot be what it says: a tile the ruleset does not play with (an honour
     under 四川), a flower discarded or a suit tile laid out as one, a pung or kong not all one
-    tile, a chow not a run, a 补杠 without its pung, a meld of a flower (南京 中发白). A camera's misread or a mis-key is named
+    tile, a chow not a run, a 补杠 without its pung or said concealed too, a meld of a flower (南京 中发白). A camera's misread or a mis-key is named
     here; before (twelfth session) the live record took each of them."""
     from table_controller import tiles as T
     from table_controller.scoring import ruleset_tiles
@@ -1501,6 +1501,9 @@ def _shape_problem(hand: dict[str, Any], type: str, d: dict[str, Any]) -> str | 
     if type == "play.kong":
         if len(tiles) != 4 or not faces or len(set(faces)) != 1:
             return "杠须为四张同样的牌 / a kong is four of one tile"
+        if d.get("added") and d.get("concealed"):  # the fold made it the pung's kong, paid as 补杠, and shown face up
+            return ("补杠是在碰出的刻子上加一张，牌是亮出的：不能同时是暗杠（补杠或暗杠，二选一）/ an added kong (补杠) "
+                    "is made on an exposed pung: it cannot also be concealed")
         if d.get("added") and not any(m.get("type") == "pung" and (m.get("tiles") or [None])[0] == faces[0]
                                       for m in (hand.get("melds") or {}).get(d.get("seat")) or []):
             return (f"补杠须已碰出{T.tile_name(faces[0])} / an added kong needs "

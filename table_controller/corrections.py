@@ -205,6 +205,56 @@ def play_of(s: "TableState", seq: Any) -> Event | None:
     return None if ins is None else Event(seq, ins["at"], "referee", ins["type"], dict(ins["data"]))
 
 
+def not_a_play(s: "TableState", seq: Any) -> str:
+    """Why a correction naming `seq` finds no play of the hand in play to put right or insert beside,
+    saying what `seq` is where the state knows: a correction (the referee is pointed to the play it put
+    right), or a record of a hand that has ended, the next having started (its record stands: the fold
+    would correct the hand in play, never that one); else that it is no play of this hand."""
+    assert s.hand is not None
+    hand_no = s.hand["hand_no"]
+    named = next((a for a in s.actions if a["seq"] == seq), None) if isinstance(seq, int) else None
+    if named is not None and named["type"] == TYPE and named.get("hand_no") not in (None, hand_no):
+        return _closed(s, seq, f"第 {named['hand_no']} 盘的更正", f"a correction of hand {named['hand_no']}")
+    if named is not None and named["type"] == TYPE:
+        target = named.get("target")
+        if named.get("error") or named.get("undone"):
+            how, how_en = ("未成立", "refused") if named.get("error") else ("已撤销", "undone")
+            return f"#{seq} 是{how}的更正，不是行牌记录 / #{seq} is a correction, {how_en}, not a play"
+        return (f"#{seq} 是更正（{named.get('now') or '作废'}），不是行牌记录：它更正的是 #{target}，"
+                f"要再改请更正 #{target}（或撤销 #{seq}）/ #{seq} is a correction, not a play: it put #{target} "
+                f"right; correct #{target} itself (or undo #{seq})")
+    start = s.hand_base.seq if s.hand_base is not None else None
+    ended = s.rounds or any(h.get("hand_no") != hand_no for h in s.hands)  # a hand before this one: closed
+    if isinstance(seq, int) and not isinstance(seq, bool) and start is not None and 0 < seq < start and ended:
+        return _closed(s, seq, f"本盘开始（#{start}）之前的记录", f"before this hand, from #{start}")
+    return f"#{seq} 不是本盘的行牌记录 / #{seq} is no play of hand {hand_no}"
+
+
+def _closed(s: "TableState", seq: Any, what: str, what_en: str) -> str:
+    """The refusal of a correction (or its undo) of a hand that has ended, the next having started."""
+    now = f"（第 {s.hand['hand_no']} 盘已开始）" if s.hand is not None else ""
+    return (f"上一手已结束{now}，不能再更正或撤销：#{seq} 是{what}，那一盘的记录已定 / the hand it belongs to "
+            f"has ended and the next has started: #{seq} ({what_en}) can no longer be corrected or undone")
+
+
+def closed_undo(s: "TableState", d: dict[str, Any]) -> str | None:
+    """Why an undo of a correction is refused once its hand has ended and the next has started: the fold
+    folds again only the hand in play, so the undo took the correction out of the ended hand's record
+    (牌谱) while its payments, its score sheet row and the next hands stayed as corrected. Only for an
+    undo being taken (`referee.refuse_new`): one in a log folds as it did."""
+    from table_controller.referee import last_undoable
+
+    last = last_undoable(s.actions)
+    if last is None or last["type"] != TYPE or last.get("error") or last.get("hand_no") is None:
+        return None
+    if d.get("target") is not None and str(d["target"]) != str(last["seq"]):
+        return None  # not the one to undo: said by `stale.undo_refusal`, `referee._undo`
+    if s.hand is not None and s.hand["hand_no"] == last["hand_no"]:
+        return None
+    return _closed(s, last["seq"], f"第 {last['hand_no']} 盘的更正（{last.get('now') or '作废'}）",
+                   f"a correction of hand {last['hand_no']}")
+
+
 def check(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     """Fold a `referee.play_correct` into its action `record`: what it corrects or inserts and how, in
     words. Raises `RefereeError` (no such play in the hand, void already, nothing changed) or
@@ -226,7 +276,7 @@ def check(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     target = d.get("target")
     ev = play_of(s, target)
     if ev is None:
-        raise RefereeError(f"#{target} 不是本盘的行牌记录 / #{target} is no play of hand {s.hand['hand_no']}")
+        raise RefereeError(not_a_play(s, target))
     if ev.type not in FIELDS:
         raise RefereeError(f"#{target}（{describe(ev)}）不能更正 / #{target} ({ev.type}) cannot be corrected")
     void = d.get("void") is True
@@ -289,7 +339,7 @@ def _check_insert(s: "TableState", d: dict[str, Any], record: dict[str, Any], re
     anchor = play_of(s, target if target is not None else d[places[0]])
     named = target if target is not None else d[places[0]]
     if anchor is None:
-        raise RefereeError(f"#{named} 不是本盘的行牌记录 / #{named} is no play of hand {s.hand['hand_no'] if s.hand else ''}")
+        raise RefereeError(not_a_play(s, named))
     after = bool(places) and places[0] == "insert_after"
     if anchor.type == "play.deal_done" and not after:
         raise RefereeError("起牌完毕之前没有行牌可补录 / nothing is played before the deal is done")
@@ -395,6 +445,9 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
     if not changed:
         return None
     word = "撤销更正" if type != TYPE else "补录" if d.get("play") is not None and d.get("target") is None else "更正"
+    won_on = _won_on_moved(s, steps)
+    if won_on:
+        return f"不能{word}：{won_on}"
     old = new = _start(s)
     checking = False
     for p, a, b in steps:
@@ -406,4 +459,53 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
                 return f"{word}后{at}不成立：{why}"
         old = step(old, a, p.recorded) if a is not None else old
         new = step(new, b, p.recorded) if b is not None else new
+    return None
+
+
+#: The plays a win on a discard or a robbed kong follows: the last of them before the confirmation is the one won on.
+MOVES = ("play.discard", "play.claim", "play.kong", "play.flower")
+
+
+def _rests_on(win: dict[str, Any], ev: Event) -> bool:
+    """Whether play `ev` is the one confirmed win `win` was won on: the discarder's discard of the tile
+    (a win on a discard), or its 补杠 of it (抢杠和)."""
+    seat, tile = ev.data.get("seat"), win.get("win_tile")
+    if win.get("win_kind") == "discard":
+        return ev.type == "play.discard" and seat == win.get("discarder") and ev.data.get("tile") == tile
+    return ev.type == "play.kong" and bool(ev.data.get("added")) and not ev.data.get("concealed") \
+        and seat == win.get("discarder") and tile in (ev.data.get("tiles") or [])
+
+
+def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event | None]]) -> str | None:
+    """Why a change of the hand's plays (`steps`: each as it stands and as it would) is refused where it
+    takes away the play a confirmed win was won on: the discard voided, its tile or seat changed, the
+    robbed 补杠 made another kong, or a play put in between it and the win. The win would stand on a
+    discard the record no longer holds (paid by a seat that did not deal it in); its undo comes first.
+    A win whose play the record did not show as its last before the confirmation (an older log) is left."""
+    from table_controller.referee import confirmed_wins
+    from table_controller.state import describe
+    from table_controller.tiles import seat_name, tile_name
+
+    assert s.hand is not None
+    wins = {w["seq"]: w for w in confirmed_wins(s.actions, s.hand["hand_no"])
+            if w.get("win_kind") in ("discard", "rob_kong")}
+    if not wins:
+        return None
+    was: tuple[Placed, Event] | None = None
+    now: tuple[Placed, Event] | None = None
+    for p, a, b in steps:
+        win = wins.get(int(p.play.seq)) if p.by is None and p.play.type == "referee.win_confirm" else None
+        if win is not None and was is not None and _rests_on(win, was[1]) and not (
+                now is not None and now[0].ident == was[0].ident and _rests_on(win, now[1])):
+            robbed = win.get("win_kind") == "rob_kong"
+            who = f"{seat_name(win['seat'])}家和{tile_name(str(win.get('win_tile')))}"
+            what = f"抢杠和 #{win['seq']}（{who}）抢的补杠" if robbed else f"和牌 #{win['seq']}（{who}）和的那张牌"
+            return (f"#{was[0].ident}（{describe(was[1])}）是已确认的{what}：和牌成立期间不能作废、改牌、改家，也不能在它与和牌之间"
+                    f"补录行牌；请先撤销该和牌确认 / #{was[0].ident} is the {'added kong' if robbed else 'discard'} "
+                    f"confirmed win #{win['seq']} was won on: it cannot be corrected away while the win stands; "
+                    f"undo the win first")
+        if a is not None and a.type in MOVES:
+            was = (p, a)
+        if b is not None and b.type in MOVES:
+            now = (p, b)
     return None

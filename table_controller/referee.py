@@ -1190,11 +1190,12 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
         if why:
             raise AppealError(why)
     if type in ("referee.play_correct", "referee.undo"):
-        # the hand as corrected (or as recorded again) must still fit the rules of play
-        from table_controller.corrections import refusal
+        # the hand as corrected (or as recorded again) must still fit the rules of play; a correction of a
+        # hand that has ended, the next having started, is not undone (the fold corrects the hand in play)
+        from table_controller.corrections import closed_undo, refusal
         from table_controller.state import _step
 
-        why = refusal(s, type, data, _step)
+        why = (closed_undo(s, data) if type == "referee.undo" else None) or refusal(s, type, data, _step)
         if why:
             raise RefereeError(why)
 
