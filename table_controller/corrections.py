@@ -137,7 +137,9 @@ def insertions(actions: list[dict[str, Any]], hand_no: Any) -> dict[int, dict[st
 def layout(events: Iterable[Event], inserts: dict[int, dict[str, Any]], start: int) -> list[Placed]:
     """The hand's steps in play order: each logged event, and the plays inserted right before and right
     after it (a later insertion nearer its anchor), and beside those, numbered between the logged
-    events around them (`start`: the seq of the hand's start, before its first event)."""
+    events around them (`start`: the seq of the hand's start, before its first event). A play inserted
+    beside an inserted play names it by its correction's seq, which is also that correction's event in
+    the log: only plays are places, else it would be folded there too."""
     if not inserts:
         return [Placed(e, e) for e in events]
     near: dict[tuple[int, bool], list[int]] = {}
@@ -152,8 +154,11 @@ def layout(events: Iterable[Event], inserts: dict[int, dict[str, Any]], start: i
         for by in reversed(near.get((ident, True), [])):
             put(by, None)
 
-    for e in events:
-        put(e.seq, e)
+    for e in events:  # only a play is a place: a correction's own event shares the seq naming its play
+        if e.type.startswith("play."):
+            put(e.seq, e)
+        else:
+            order.append((e, e.seq))
     placed: list[Placed] = []
     run: list[int] = []
     prev: float = start
