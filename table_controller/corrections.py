@@ -375,6 +375,46 @@ def rework(before: "TableState", ev: Event, after: "TableState", step: Step) -> 
     return step(s, ev, ev)
 
 
+def _after_the_win(actions: list[dict[str, Any]], hand_no: Any,
+                   steps: list[tuple[Placed, Event | None, Event | None]]) -> str | None:
+    """Why the plays in force as corrected (`steps`: each step, as in force now and then) put a play between
+    a confirmed win on a discard and that discard (a play inserted after it, a claim of the tile won on):
+    the win's read no longer follows the record, which the fold would not say (the confirmation stands on
+    the read). The discard won on is the last play in force before the read, the read's 点炮方's of its
+    winning tile (else the record does not speak plainly); one changed or voided is not this question.
+    None where no confirmed win on a discard has a play put after its discard."""
+    from table_controller.referee import confirmed_wins
+    from table_controller.state import describe
+    from table_controller.tiles import seat_name, tile_name
+
+    reads = {a["seq"]: a for a in actions if a["type"] == "referee.win_read"}
+    at = {p.ident: i for i, (p, _, _) in enumerate(steps)}
+    for win in confirmed_wins(actions, hand_no):
+        read = reads.get(win.get("read_seq"))
+        said = (read or {}).get("hand") or {}
+        if read is None or read["seq"] not in at or said.get("win", "discard") != "discard":
+            continue
+        r = at[read["seq"]]
+        won_on = next((i for i in range(r - 1, -1, -1)
+                       if (ev := steps[i][1]) is not None and ev.type.startswith("play.")), None)
+        if won_on is None:
+            continue
+        _, was, now = steps[won_on]
+        assert was is not None
+        if was != now or was.type != "play.discard" or \
+                (was.data.get("seat"), was.data.get("tile")) != (said.get("discarder"), said.get("win_tile")):
+            continue  # the record does not speak plainly of the discard won on, or it is put right
+        put = next((b for _, _, b in steps[won_on + 1:r] if b is not None and b.type.startswith("play.")), None)
+        if put is None:
+            continue
+        seat, tile = was.data["seat"], was.data["tile"]
+        return (f"#{win['seq']} 已确认{seat_name(str(win.get('seat')))}家和{seat_name(seat)}家打出的"
+                f"{tile_name(tile)}，和牌之前不能再有行牌（{describe(put)}）；确有此事请先撤销确认和牌，"
+                f"更正后重新读牌 / the confirmed win #{win['seq']} is on {seat}'s discard of {tile}: "
+                f"no play ({put.type}) comes between; undo the confirmation, correct, then read the win again")
+    return None
+
+
 def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | None:
     """Why a correction (or the undo of one) cannot be taken now: the hand as it would then stand
     breaks a rule at the play it changes or inserts, or at a later one (the checks keyed play passes,
@@ -400,6 +440,9 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
     if not changed:
         return None
     word = "撤销更正" if type != TYPE else "补录" if d.get("play") is not None and d.get("target") is None else "更正"
+    between = _after_the_win(s.actions, hand_no, steps)
+    if between:
+        return f"{word}后不成立：{between}"
     old = new = _start(s)
     checking = False
     for p, a, b in steps:
