@@ -137,7 +137,9 @@ def insertions(actions: list[dict[str, Any]], hand_no: Any) -> dict[int, dict[st
 def layout(events: Iterable[Event], inserts: dict[int, dict[str, Any]], start: int) -> list[Placed]:
     """The hand's steps in play order: each logged event, and the plays inserted right before and right
     after it (a later insertion nearer its anchor), and beside those, numbered between the logged
-    events around them (`start`: the seq of the hand's start, before its first event)."""
+    events around them (`start`: the seq of the hand's start, before its first event). A play inserted
+    beside an inserted play names it by its correction's seq, which is also that correction's event in
+    the log: only plays are places, else it would be folded there too."""
     if not inserts:
         return [Placed(e, e) for e in events]
     near: dict[tuple[int, bool], list[int]] = {}
@@ -152,8 +154,11 @@ def layout(events: Iterable[Event], inserts: dict[int, dict[str, Any]], start: i
         for by in reversed(near.get((ident, True), [])):
             put(by, None)
 
-    for e in events:
-        put(e.seq, e)
+    for e in events:  # only a play is a place: a correction's own event shares the seq naming its play
+        if e.type.startswith("play."):
+            put(e.seq, e)
+        else:
+            order.append((e, e.seq))
     placed: list[Placed] = []
     run: list[int] = []
     prev: float = start
@@ -466,9 +471,11 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
 MOVES = ("play.discard", "play.claim", "play.kong", "play.flower")
 
 
-def _rests_on(win: dict[str, Any], ev: Event) -> bool:
+def _rests_on(win: dict[str, Any], ev: Event | None) -> bool:
     """Whether play `ev` is the one confirmed win `win` was won on: the discarder's discard of the tile
-    (a win on a discard), or its 补杠 of it (抢杠和)."""
+    (a win on a discard), or its 补杠 of it (抢杠和); not a play voided (None)."""
+    if ev is None:
+        return False
     seat, tile = ev.data.get("seat"), win.get("win_tile")
     if win.get("win_kind") == "discard":
         return ev.type == "play.discard" and seat == win.get("discarder") and ev.data.get("tile") == tile
@@ -493,6 +500,7 @@ def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event
         return None
     was: tuple[Placed, Event] | None = None
     now: tuple[Placed, Event] | None = None
+    kept = {p.ident: b for p, a, b in steps if b is not None}  # each play as it would stand
     for p, a, b in steps:
         win = wins.get(int(p.play.seq)) if p.by is None and p.play.type == "referee.win_confirm" else None
         if win is not None and was is not None and _rests_on(win, was[1]) and not (
@@ -500,6 +508,11 @@ def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event
             robbed = win.get("win_kind") == "rob_kong"
             who = f"{seat_name(win['seat'])}家和{tile_name(str(win.get('win_tile')))}"
             what = f"抢杠和 #{win['seq']}（{who}）抢的补杠" if robbed else f"和牌 #{win['seq']}（{who}）和的那张牌"
+            if now is not None and now[0].ident != was[0].ident and _rests_on(win, kept.get(was[0].ident)):
+                return (f"#{was[0].ident}（{describe(was[1])}）是已确认的{what}，和牌之前不能再有行牌"
+                        f"（{describe(now[1])}）；确有此事请先撤销该和牌确认，更正后重新读牌 / "
+                        f"the confirmed win #{win['seq']} rests on #{was[0].ident}: no play ({now[1].type}) "
+                        f"comes between; undo the confirmation, correct, then read the win again")
             return (f"#{was[0].ident}（{describe(was[1])}）是已确认的{what}：和牌成立期间不能作废、改牌、改家，也不能在它与和牌之间"
                     f"补录行牌；请先撤销该和牌确认 / #{was[0].ident} is the {'added kong' if robbed else 'discard'} "
                     f"confirmed win #{win['seq']} was won on: it cannot be corrected away while the win stands; "

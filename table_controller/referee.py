@@ -1043,10 +1043,44 @@ def _stacks_refuse(s: "TableState", read: dict[str, Any], payments: dict[str, in
     return _REFUSALS.get(why or "", why)
 
 
+def undo_target_refusal(s: "TableState", target: Any) -> str | None:
+    """Why `target` names nothing an undo can take, whatever came last: an undo (to have what it undid
+    back, that action is taken again), a refused action (it had no effect), a play (put right by a
+    correction), nothing in the record; None for an action an undo takes (or no target: the last).
+    Said so that the referee is not told only that it is not the last action, as if one came after."""
+    if target is None:
+        return None
+    seq = int(target)
+    named = next((a for a in s.actions if a["seq"] == seq), None)
+    if named is None:
+        play = s.hand_events.find(seq) if s.hand is not None else None
+        if play is not None and play.type.startswith("play."):
+            from table_controller.state import describe
+
+            return (f"#{seq}（{describe(play)}）是行牌记录，不是裁判操作：记错的行牌请用更正牌谱 / "
+                    f"#{seq} is a play, not a referee action: correct it (referee.play_correct)")
+        return f"#{seq} 不是可撤销的裁判操作：记录中没有这一项 / #{seq} is no referee action to undo"
+    if named["type"] == "referee.undo":
+        undone = next((a for a in s.actions if a["seq"] == named.get("target")), None)
+        what = f"撤销 #{named.get('target')}" + (f" {ACTION_ZH.get(undone['type'], undone['type'])}" if undone else "")
+        return (f"#{seq} 这是一次撤销（{what}），不能再撤销；要恢复被撤销的操作，请重新做一次 / "
+                f"#{seq} is an undo (of #{named.get('target')}): an undo cannot be undone; take that action again")
+    if named["type"] not in UNDOABLE:
+        return (f"#{seq}（{ACTION_ZH.get(named['type'], named['type'])}）不能撤销 / "
+                f"#{seq} ({named['type']}) cannot be undone")
+    if named.get("error"):
+        return (f"#{seq}（{ACTION_ZH.get(named['type'], named['type'])}）未被接受，没有生效，无需撤销 / "
+                f"#{seq} was refused: it had no effect, nothing to undo")
+    return None
+
+
 def _undo(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     reason = str(d.get("reason", "")).strip()
     if not reason:
         raise RefereeError("撤销须说明理由 / an undo needs a reason")
+    why = undo_target_refusal(s, d.get("target"))
+    if why:
+        raise RefereeError(why)
     target = last_undoable(s.actions)
     if target is None:
         raise RefereeError("没有可撤销的裁判操作 / nothing to undo")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from table_controller.referee import ACTION_ZH, UNDOABLE, last_undoable
+from table_controller.referee import ACTION_ZH, UNDOABLE, last_undoable, undo_target_refusal
 
 if TYPE_CHECKING:
     from table_controller.state import TableState
@@ -92,12 +92,16 @@ def undo_refusal(s: "TableState", target: Any) -> str | None:
     if target is None:
         return None
     last = last_undoable(s.actions)
+    why = undo_target_refusal(s, target)  # an undo, a play, a refused action: said as such
+    if why:
+        zh, _, en = why.partition(" / ")
+        now = f"；现在最后一次裁判操作是 {_named(last, s.actions)}" if last else ""
+        return f"未撤销：{zh}{now} / not undone: {en}" + (f"; the last one is #{last['seq']}" if last else "")
     if last is None or last["seq"] == int(target):
         return None
     named = next((a for a in s.actions if a["seq"] == int(target)), None)
-    if named is None or named["type"] not in UNDOABLE or named.get("error"):
-        return (f"未撤销：#{target} 不是可撤销的裁判操作；现在最后一次裁判操作是 {_named(last, s.actions)} / "
-                f"not undone: #{target} is no referee action to undo; the last one is #{last['seq']}")
+    if named is None:
+        return None
     if named.get("undone"):
         undo = next((a for a in s.actions if a["seq"] == (named.get("undo") or {}).get("seq")), None)
         by = _named(undo, s.actions) if undo else f"#{(named.get('undo') or {}).get('seq')}"

@@ -262,3 +262,83 @@ def test_an_insertion_folds_the_same_from_a_snapshot_and_an_old_style_log_is_unt
     whole = fold(log.events)
     assert goes_on.hand == whole.hand and goes_on.log == whole.log and goes_on.actions == whole.actions
     assert whole.hand["flowers"]["S"] == ["6f"]
+
+
+def test_a_play_inserted_beside_an_inserted_play_is_folded_once_in_its_place() -> None:
+    """S's two flowers were both missed: the first is inserted before S's discard, the second after that
+    inserted one (named by its correction's seq). It was folded twice: beside the inserted play and again
+    beside the correction's own event in the log (S had 梅 兰 兰, the wall three short); it is folded once,
+    numbered between its neighbours."""
+    from table_controller.corrections import insertions, layout
+
+    log = _dealt()
+    log.add("operator", "play.discard", {"seat": "E", "tile": "1z"})
+    s_discard = log.add("operator", "play.discard", {"seat": "S", "tile": "2m"})
+    log.add("operator", "play.discard", {"seat": "W", "tile": "3m"})
+    before = log.state()
+    first = log.ref("referee.play_correct", insert_before=s_discard.seq, reason="漏记",
+                    play={"type": "flower", "seat": "S", "tile": "5f"})
+    second = log.ref("referee.play_correct", insert_after=first.seq, reason="漏记",
+                     play={"type": "flower", "seat": "S", "tile": "6f"})
+    after = log.state()
+    assert after.hand["flowers"]["S"] == ["5f", "6f"]
+    assert after.hand["tiles_left"] == before.hand["tiles_left"] - 2
+    assert after.hand["discards"] == before.hand["discards"] and after.hand["turn"] == before.hand["turn"]
+    steps = [(p.play.seq, p.by) for p in layout(after.hand_events, insertions(after.actions, 1), after.hand_base.seq)]
+    inserted = [(seq, by) for seq, by in steps if by is not None]
+    assert [by for _, by in inserted] == [first.seq, second.seq]
+    assert s_discard.seq - 1 < inserted[0][0] < inserted[1][0] < s_discard.seq
+    texts = [line["text"] for line in after.log]
+    assert texts.count(f"南家补花 兰（裁判补录 #{second.seq}）") == 1
+    at = texts.index(f"南家补花 兰（裁判补录 #{second.seq}）")
+    assert texts[at - 1] == f"南家补花 梅（裁判补录 #{first.seq}）" and texts[at + 1] == "南家打出 二万", texts
+    # one inserted before the inserted one goes between it and E's discard; the fold from a snapshot agrees
+    third = log.ref("referee.play_correct", insert_before=first.seq, reason="漏记",
+                    play={"type": "flower", "seat": "S", "tile": "7f"})
+    mid = pickle.loads(pickle.dumps(fold(log.events), protocol=5))
+    assert mid.hand["flowers"]["S"] == ["7f", "5f", "6f"]
+    assert mid.hand["tiles_left"] == before.hand["tiles_left"] - 3
+    log.add("operator", "play.discard", {"seat": "N", "tile": "4m"})
+    goes_on = apply(mid, log.events[-1])
+    assert goes_on.hand == fold(log.events).hand
+    log.events.pop()
+    log.ref("referee.undo", reason="记错了")
+    assert log.state().hand["flowers"]["S"] == ["5f", "6f"] and third.seq
+
+
+def test_an_undo_naming_an_undo_or_a_play_says_so_rather_than_that_it_is_not_the_last() -> None:
+    """The referee undoes a correction, then presses 撤销 again naming that undo (to have the correction
+    back), or names a play's seq: it was refused as "只能撤销最后一次裁判操作" (the fold) or "不是可撤销的
+    裁判操作" (the page), as if some other action had come after; it says what the target is, Chinese first."""
+    import pytest
+
+    from table_controller.referee import validate
+    from table_controller.stale import undo_refusal
+
+    log = _dealt()
+    log.add("operator", "play.discard", {"seat": "E", "tile": "1z"})
+    s = log.add("operator", "play.discard", {"seat": "S", "tile": "2m"})
+    late = log.ref("referee.penalty", seat="E", code="late_5")
+    fix = log.ref("referee.play_correct", target=s.seq, tile="3m", reason="看错")
+    undo = log.ref("referee.undo", target=fix.seq, reason="原来没错")
+    state = log.state()
+    said = undo_refusal(state, undo.seq)
+    assert said is not None and said.startswith(f"未撤销：#{undo.seq} 这是一次撤销（撤销 #{fix.seq} 更正牌谱），不能再撤销"), said
+    assert " / not undone: " in said and "is an undo" in said
+    with pytest.raises(ValueError, match=f"^#{undo.seq} 这是一次撤销（撤销 #{fix.seq} 更正牌谱），不能再撤销"):
+        validate(state, "referee.undo", {"target": undo.seq, "reason": "要更正", "by": "referee"})
+    played = undo_refusal(state, s.seq)
+    assert played is not None and played.startswith(
+        f"未撤销：#{s.seq}（南家打出 二万）是行牌记录，不是裁判操作：记错的行牌请用更正牌谱"), played
+    with pytest.raises(ValueError, match=f"^#{s.seq}（南家打出 二万）是行牌记录"):
+        validate(state, "referee.undo", {"target": s.seq, "reason": "x", "by": "referee"})
+    # the last action named is undone as before; with nothing left to undo, an undo named is still said to be one
+    assert undo_refusal(state, late.seq) is None
+    log.ref("referee.undo", target=late.seq, reason="罚错了")
+    bare = log.state()
+    said = undo_refusal(bare, undo.seq)
+    assert said is not None and said.startswith(f"未撤销：#{undo.seq} 这是一次撤销"), said
+    with pytest.raises(ValueError, match=f"^#{undo.seq} 这是一次撤销"):  # was: 没有可撤销的裁判操作
+        validate(bare, "referee.undo", {"target": undo.seq, "reason": "x", "by": "referee"})
+    assert not bare.actions[-1].get("error") and next(a for a in bare.actions if a["seq"] == late.seq)["undone"]
+    assert fold(log.events).hand["discards"]["S"][0]["tile"] == "2m"

@@ -117,8 +117,9 @@ def test_the_discard_a_confirmed_win_was_won_on_is_not_corrected_away_while_the_
                  {"target": won_on, "play": {"type": "kong", "seat": "S", "tiles": ["7p"] * 4, "concealed": True}},
                  {"insert_after": won_on, "play": {"type": "discard", "seat": "W", "tile": "1m"}}):
         why = _refused(log, reason="看错", **body)
+        put = "，和牌之前不能再有行牌（西家打出 一万）" if "insert_after" in body else "：和牌成立期间不能作废、改牌、改家"
         assert why.startswith(f"不能{'补录' if 'insert_after' in body else '更正'}：#{won_on}（南家打出 七筒）是已确认的和牌 "
-                              f"#{confirm}（东家和七筒）和的那张牌：和牌成立期间不能作废、改牌、改家"), why
+                              f"#{confirm}（东家和七筒）和的那张牌{put}"), why
         assert "请先撤销该和牌确认" in why
     assert fold(log.events).hand == before.hand
     validate(before, "referee.play_correct", {"target": e, "tile": "2s", "reason": "看错"})  # another play: taken
