@@ -14,7 +14,7 @@ from typing import Any
 from drivers.clock import Clock
 from drivers.errors import TableError, TransportError
 from drivers.link import LinkHealth
-from drivers.table import BaseTable, Capabilities, TableInfo, TableStatus
+from drivers.table import BACKOFF_FIRST, STEADY_LINK, BaseTable, Capabilities, TableInfo, TableStatus
 from drivers.transport import Transport, open_transport
 
 log = logging.getLogger(__name__)
@@ -134,8 +134,12 @@ class RemoteTable(BaseTable):
             raise TableError(f"the table did not echo {raw.hex(' ')} after {TRIES} tries", "no_answer")
 
     async def _keepalive(self) -> None:
-        """Ping now and then; on silence report link_down and reconnect with backoff."""
-        backoff = 0.1
+        """Ping now and then; on silence report link_down and reconnect with backoff. The backoff doubles
+        over failed tries and over links that fell within `STEADY_LINK` of coming up (a board that echoes
+        and drops: it was linked again every couple of seconds, the wait started over at each link up);
+        a link that held is tried again after the first wait."""
+        backoff = BACKOFF_FIRST
+        up_at = self.clock.now()
         while not self._closing:
             await self.clock.sleep(KEEPALIVE if self.health.up else backoff)
             try:
@@ -147,11 +151,17 @@ class RemoteTable(BaseTable):
                     self.health.reconnects += 1
                     await self._drop_transport()
                     await self._connect()
-                    backoff = 0.1
+                    up_at = self.clock.now()
             except TableError as exc:
                 if self.health.up:
                     self.health.up = False
                     self._emit("link_down", {"reason": exc.code})
+                    held = self.clock.now() - up_at
+                    if held >= STEADY_LINK:
+                        backoff = BACKOFF_FIRST
+                        continue
+                    log.info("table %s: the link fell %.1f s after it came up; next try in %g s",
+                             self.url, held, backoff * 2)
                 backoff = min(backoff * 2, BACKOFF_MAX)
 
     async def _command(self, name: str, **fields: Any) -> dict[str, Any]:
