@@ -85,3 +85,56 @@ def test_a_play_put_between_the_discard_won_on_and_the_confirmed_win_is_refused_
     s = _take(log, s, "referee.play_correct", insert_after=seqs["W"], play={"type": "discard", "seat": "N", "tile": "3s"})
     assert [d["tile"] for d in s.hand["discards"]["N"]] == ["3s"] and s.hand["winners"] == []
     assert _seen(fold(log.events).hand) == _seen(s.hand)
+
+
+def test_a_win_of_a_hand_that_has_ended_is_not_undone_once_the_next_has_started() -> None:
+    """Before: hand 2 in play, the undo of hand 1's confirmed win was taken: hand 1's score-sheet row went to
+    和牌（待确认） at 0 points while hand 2 was played, its dealer chosen on that win, and no read could confirm
+    it again (a read goes to the hand in play). Refused, as a correction of hand 1 is, saying why; so is the
+    undo of hand 1's read once its confirmation was undone and the hand ended again as a draw."""
+    from table_controller.scoresheet import compute
+
+    log, won, _ = _won()
+    confirm = next(a for a in won.actions if a["type"] == "referee.win_confirm")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    log.start(hand_no=2, dealer=2)
+    before = log.state()
+    row = compute(before)["rows"][0]
+    assert row["result"] == "win" and row["points"]["4"] > 0
+    for body in ({}, {"target": confirm["seq"]}):  # the page names no target: the last action is meant
+        with pytest.raises(ValueError) as err:
+            validate(before, "referee.undo", {"reason": "读错", **body})
+        assert str(err.value).startswith(f"上一手已结束（第 2 盘已开始），不能再撤销：#{confirm['seq']} 是第 1 盘的确认和牌"
+                                         "（北家和二筒），那一盘的结果已定：庄家轮转、第 2 盘的庄家和各家得分都以它为准"), err.value
+        assert " / hand 1 has ended and hand 2 has started" in str(err.value)
+    assert compute(log.state())["rows"][0] == row and log.state().actions == before.actions
+    # undone within hand 1 (taken), the hand ended again as a draw: its read, left, is settled with hand 2 too
+    log, won, _ = _won()
+    read = next(a for a in won.actions if a["type"] == "referee.win_read")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    validate(log.state(), "referee.undo", {"reason": "读错"})
+    log.ref("referee.undo", reason="读错")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    log.start(hand_no=2, dealer=2)
+    with pytest.raises(ValueError) as err:
+        validate(log.state(), "referee.undo", {"reason": "读错"})
+    assert str(err.value).startswith(f"上一手已结束（第 2 盘已开始），不能再撤销：#{read['seq']} 是第 1 盘的和牌读牌（北家）"), err.value
+
+
+def test_a_check_of_hands_at_a_draw_is_not_undone_once_the_next_hand_has_started() -> None:
+    """A riichi draw's 查叫 (不听罚符) pays and says who was ready, the dealer's 连庄 resting on it: undone with
+    hand 2 in play, hand 1's row lost its payments. Refused the same way; before hand 2 it is taken."""
+    from table_controller.scoresheet import compute
+    from test_furiten import S_READY, _table  # type: ignore[import-not-found]
+
+    log = _table(("E", "9p"), ("S", "9s"))
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    hands = {"S": {"concealed": S_READY}, "E": {"concealed": []}, "W": {"concealed": []}, "N": {"concealed": []}}
+    ruling = log.ref("referee.exhaustive", hands=hands)
+    validate(log.state(), "referee.undo", {"reason": "看错"})  # hand 1 not yet followed: taken
+    log.start(hand_no=2, dealer=2)
+    row = compute(log.state())["rows"][0]
+    assert row["exhaustive_points"] == {"1": -1000, "2": 3000, "3": -1000, "4": -1000}
+    with pytest.raises(ValueError) as err:
+        validate(log.state(), "referee.undo", {"reason": "看错", "target": ruling.seq})
+    assert str(err.value).startswith(f"上一手已结束（第 2 盘已开始），不能再撤销：#{ruling.seq} 是第 1 盘的查叫，"), err.value
