@@ -450,7 +450,7 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
     if not changed:
         return None
     word = "撤销更正" if type != TYPE else "补录" if d.get("play") is not None and d.get("target") is None else "更正"
-    won_on = _won_on_moved(s, steps)
+    won_on = _won_on_moved(s, steps) or _drawn_on_moved(s, steps)
     if won_on:
         return f"不能{word}：{won_on}"
     old = new = _start(s)
@@ -520,5 +520,49 @@ def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event
         if a is not None and a.type in MOVES:
             was = (p, a)
         if b is not None and b.type in MOVES:
+            now = (p, b)
+    return None
+
+
+def _drawn_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event | None]]) -> str | None:
+    """Why a change of the hand's plays is refused where it moves the last play before a confirmed self-drawn
+    win (自摸, 杠上开花, 花上): a play put between it and the win (the winner's discard, flower or kong, another
+    seat's claim), or that play voided, made another kind or given to another seat. The winner drew the tile
+    won on right after it (its turn, or the replacement of its kong or flower): with a play in between the
+    read, its 杠上开花 and its flowers no longer follow the record (a kong put there undid the confirmation
+    silently, the read wanting a kong it did not show). A tile put right in that play leaves the win. The
+    confirmation is undone first; then corrected and read again."""
+    from table_controller.referee import confirmed_wins
+    from table_controller.scoring.hand import SELF_DRAWN
+    from table_controller.state import describe
+    from table_controller.tiles import seat_name
+
+    assert s.hand is not None
+    wins = {w["seq"]: w for w in confirmed_wins(s.actions, s.hand["hand_no"]) if w.get("win_kind") in SELF_DRAWN}
+    if not wins:
+        return None
+    was: tuple[Placed, Event] | None = None
+    now: tuple[Placed, Event] | None = None
+    kept = {p.ident: b for p, a, b in steps if b is not None}  # each play as it would stand
+    for p, a, b in steps:
+        win = wins.get(int(p.play.seq)) if p.by is None and p.play.type == "referee.win_confirm" else None
+        if win is not None and was is not None and not (
+                now is not None and now[0].ident == was[0].ident and now[1].type == was[1].type
+                and now[1].data.get("seat") == was[1].data.get("seat")):
+            who = f"#{win['seq']}（{seat_name(str(win['seat']))}家自摸）"
+            stays = kept.get(was[0].ident)
+            if now is not None and now[0].ident != was[0].ident and stays is not None \
+                    and stays.type == was[1].type and stays.data.get("seat") == was[1].data.get("seat"):
+                return (f"#{was[0].ident}（{describe(was[1])}）之后是已确认的自摸 {who}，和牌之前不能再有行牌"
+                        f"（{describe(now[1])}）；确有此事请先撤销该和牌确认，更正后重新读牌 / the confirmed "
+                        f"self-drawn win #{win['seq']} follows #{was[0].ident}: no play ({now[1].type}) comes "
+                        "between; undo the confirmation, correct, then read the win again")
+            return (f"#{was[0].ident}（{describe(was[1])}）是已确认的自摸 {who}之前的最后一步：和牌成立期间不能作废、改家、"
+                    f"改为另一种行牌，也不能在它与和牌之间补录行牌；请先撤销该和牌确认 / #{was[0].ident} is the "
+                    f"last play before the confirmed self-drawn win #{win['seq']}: it cannot be voided or moved "
+                    "while the win stands; undo the win first")
+        if a is not None and a.type.startswith("play."):
+            was = (p, a)
+        if b is not None and b.type.startswith("play."):
             now = (p, b)
     return None

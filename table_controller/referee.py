@@ -1074,6 +1074,41 @@ def undo_target_refusal(s: "TableState", target: Any) -> str | None:
     return None
 
 
+#: A hand's result as the referee rules it: settled once the next hand has started (`settled_undo`).
+RESULTS = ("referee.win_read", "referee.win_confirm", "referee.exhaustive")
+
+
+def settled_undo(s: "TableState", d: dict[str, Any]) -> str | None:
+    """Why an undo of a hand's win read, win confirmation or 查叫 is refused once that hand has ended and
+    the next has started: the dealer rotation, the next hand's dealer and the scores rest on it, as on
+    its plays (`corrections.closed_undo`). Before, the confirmation was undone: the ended hand's row went
+    to 和牌（待确认） at 0 points while the next was played, with no way to confirm it again (a read goes
+    to the hand in play). Only for an undo being taken (`refuse_new`): one in a log folds as it did."""
+    last = last_undoable(s.actions)
+    if last is None or last["type"] not in RESULTS or last.get("error") or last.get("hand_no") is None:
+        return None
+    if d.get("target") is not None and str(d["target"]) != str(last["seq"]):
+        return None  # not the one to undo: said by `undo_target_refusal`, `_undo`
+    if s.hand is None or s.hand["hand_no"] == last["hand_no"]:
+        return None
+    from table_controller.tiles import tile_name
+
+    no, now = last["hand_no"], s.hand["hand_no"]
+    who = seat_name(str(last["seat"])) if last.get("seat") in SEATS else "?"
+    if last["type"] == "referee.win_confirm":
+        how = "自摸" if last.get("win_kind") == "self_draw" or not last.get("win_tile") \
+            else f"和{tile_name(str(last['win_tile']))}"
+        what, what_en = f"第 {no} 盘的确认和牌（{who}家{how}）", f"hand {no}'s confirmed win, {last.get('seat')}"
+    elif last["type"] == "referee.win_read":
+        what, what_en = f"第 {no} 盘的和牌读牌（{who}家）", f"hand {no}'s win read, {last.get('seat')}"
+    else:
+        what, what_en = f"第 {no} 盘的查叫", f"hand {no}'s check of hands at the draw"
+    return (f"上一手已结束（第 {now} 盘已开始），不能再撤销：#{last['seq']} 是{what}，那一盘的结果已定："
+            f"庄家轮转、第 {now} 盘的庄家和各家得分都以它为准 / hand {no} has ended and hand {now} has started: "
+            f"#{last['seq']} ({what_en}) can no longer be undone: the dealer rotation, hand {now}'s dealer "
+            "and the scores rest on it")
+
+
 def _undo(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> None:
     reason = str(d.get("reason", "")).strip()
     if not reason:
@@ -1224,12 +1259,13 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
         if why:
             raise AppealError(why)
     if type in ("referee.play_correct", "referee.undo"):
-        # the hand as corrected (or as recorded again) must still fit the rules of play; a correction of a
-        # hand that has ended, the next having started, is not undone (the fold corrects the hand in play)
+        # the hand as corrected (or as recorded again) must still fit the rules of play; a correction, a win
+        # or a 查叫 of a hand that has ended, the next having started, is not undone (its record is settled)
         from table_controller.corrections import closed_undo, refusal
         from table_controller.state import _step
 
-        why = (closed_undo(s, data) if type == "referee.undo" else None) or refusal(s, type, data, _step)
+        undo = type == "referee.undo"
+        why = (closed_undo(s, data) or settled_undo(s, data) if undo else None) or refusal(s, type, data, _step)
         if why:
             raise RefereeError(why)
 

@@ -1,7 +1,9 @@
 """Corrections (更正牌谱) and their undos after a win is confirmed (`corrections.refusal`, `rework`): a play
 put right before the discard won on folds the hand again with the win standing and its undo puts the hand
 back; a play put between the discard won on and the win (a play inserted after it, a claim of the tile won
-on) no longer lets the confirmed read follow the record, and is refused until the confirmation is undone."""
+on) no longer lets the confirmed read follow the record, and is refused until the confirmation is undone; so
+does a play put between a confirmed self-drawn win and the play the winner drew after. Once the next hand has
+started, the ended hand's win, read and 查叫 are not undone."""
 
 from __future__ import annotations
 
@@ -85,3 +87,88 @@ def test_a_play_put_between_the_discard_won_on_and_the_confirmed_win_is_refused_
     s = _take(log, s, "referee.play_correct", insert_after=seqs["W"], play={"type": "discard", "seat": "N", "tile": "3s"})
     assert [d["tile"] for d in s.hand["discards"]["N"]] == ["3s"] and s.hand["winners"] == []
     assert _seen(fold(log.events).hand) == _seen(s.hand)
+
+
+def test_a_win_of_a_hand_that_has_ended_is_not_undone_once_the_next_has_started() -> None:
+    """Before: hand 2 in play, the undo of hand 1's confirmed win was taken: hand 1's score-sheet row went to
+    和牌（待确认） at 0 points while hand 2 was played, its dealer chosen on that win, and no read could confirm
+    it again (a read goes to the hand in play). Refused, as a correction of hand 1 is, saying why; so is the
+    undo of hand 1's read once its confirmation was undone and the hand ended again as a draw."""
+    from table_controller.scoresheet import compute
+
+    log, won, _ = _won()
+    confirm = next(a for a in won.actions if a["type"] == "referee.win_confirm")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    log.start(hand_no=2, dealer=2)
+    before = log.state()
+    row = compute(before)["rows"][0]
+    assert row["result"] == "win" and row["points"]["4"] > 0
+    for body in ({}, {"target": confirm["seq"]}):  # the page names no target: the last action is meant
+        with pytest.raises(ValueError) as err:
+            validate(before, "referee.undo", {"reason": "读错", **body})
+        assert str(err.value).startswith(f"上一手已结束（第 2 盘已开始），不能再撤销：#{confirm['seq']} 是第 1 盘的确认和牌"
+                                         "（北家和二筒），那一盘的结果已定：庄家轮转、第 2 盘的庄家和各家得分都以它为准"), err.value
+        assert " / hand 1 has ended and hand 2 has started" in str(err.value)
+    assert compute(log.state())["rows"][0] == row and log.state().actions == before.actions
+    # undone within hand 1 (taken), the hand ended again as a draw: its read, left, is settled with hand 2 too
+    log, won, _ = _won()
+    read = next(a for a in won.actions if a["type"] == "referee.win_read")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "win"})
+    validate(log.state(), "referee.undo", {"reason": "读错"})
+    log.ref("referee.undo", reason="读错")
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    log.start(hand_no=2, dealer=2)
+    with pytest.raises(ValueError) as err:
+        validate(log.state(), "referee.undo", {"reason": "读错"})
+    assert str(err.value).startswith(f"上一手已结束（第 2 盘已开始），不能再撤销：#{read['seq']} 是第 1 盘的和牌读牌（北家）"), err.value
+
+
+def test_a_check_of_hands_at_a_draw_is_not_undone_once_the_next_hand_has_started() -> None:
+    """A riichi draw's 查叫 (不听罚符) pays and says who was ready, the dealer's 连庄 resting on it: undone with
+    hand 2 in play, hand 1's row lost its payments. Refused the same way; before hand 2 it is taken."""
+    from table_controller.scoresheet import compute
+    from test_furiten import S_READY, _table  # type: ignore[import-not-found]
+
+    log = _table(("E", "9p"), ("S", "9s"))
+    log.add("operator", "operator.hand_end", {"hand_no": 1, "result": "draw"})
+    hands = {"S": {"concealed": S_READY}, "E": {"concealed": []}, "W": {"concealed": []}, "N": {"concealed": []}}
+    ruling = log.ref("referee.exhaustive", hands=hands)
+    validate(log.state(), "referee.undo", {"reason": "看错"})  # hand 1 not yet followed: taken
+    log.start(hand_no=2, dealer=2)
+    row = compute(log.state())["rows"][0]
+    assert row["exhaustive_points"] == {"1": -1000, "2": 3000, "3": -1000, "4": -1000}
+    with pytest.raises(ValueError) as err:
+        validate(log.state(), "referee.undo", {"reason": "看错", "target": ruling.seq})
+    assert str(err.value).startswith(f"上一手已结束（第 2 盘已开始），不能再撤销：#{ruling.seq} 是第 1 盘的查叫，"), err.value
+
+
+def test_a_play_put_between_the_draw_a_confirmed_self_drawn_win_was_won_on_and_the_win_is_refused() -> None:
+    """N self-draws after W's 三筒 (自摸, read and confirmed). Before: N's discard, N's flower or E's pung of that
+    三筒 inserted after it was taken, the record then saying N discarded (or never drew) before winning on its
+    draw; W's 三筒 voided too (N winning out of turn); and N's concealed kong put there undid the confirmation
+    silently (the read, wanting a kong for 杠上开花, no longer scored). Refused, naming the play put there; W's
+    三筒 put right as another tile leaves the win, and so does a play put before it."""
+    log = _dealt()
+    seqs = {w: log.add("operator", "play.discard", {"seat": w, "tile": t}).seq
+            for w, t in (("E", "1z"), ("S", "9s"), ("W", "3p"))}
+    s = _take(log, log.state(), "referee.win_read", hand={**READ, "win": "self_draw", "discarder": None})
+    won = _take(log, s, "referee.win_confirm")
+    confirm = won.actions[-1]
+    assert won.hand["winners"] == ["N"] and confirm["win_kind"] == "self_draw"
+    for play, said in (({"type": "discard", "seat": "N", "tile": "3s"}, "北家打出 三条"),
+                       ({"type": "flower", "seat": "N", "tile": "5f"}, "北家补花 梅"),
+                       ({"type": "kong", "seat": "N", "tiles": ["1p"] * 4, "concealed": True}, "北家暗杠"),
+                       ({"type": "claim", "seat": "E", "from": "W", "kind": "pung", "tiles": ["3p"] * 3},
+                        "东家碰 三筒 三筒 三筒")):
+        why = _refused(log, won, insert_after=seqs["W"], play=play)
+        assert why.startswith(f"不能补录：#{seqs['W']}（西家打出 三筒）之后是已确认的自摸 #{confirm['seq']}（北家自摸），"
+                              f"和牌之前不能再有行牌（{said}）；确有此事请先撤销该和牌确认，更正后重新读牌"), why
+        assert " / the confirmed self-drawn win" in why
+    for body in ({"target": seqs["W"], "void": True}, {"target": seqs["W"], "seat": "N"},
+                 {"target": seqs["W"], "play": {"type": "flower", "seat": "W", "tile": "5f"}}):
+        assert _refused(log, won, **body).startswith(
+            f"不能更正：#{seqs['W']}（西家打出 三筒）是已确认的自摸 #{confirm['seq']}（北家自摸）之前的最后一步"), body
+    s = _take(log, won, "referee.play_correct", target=seqs["W"], tile="4p")
+    assert s.hand["winners"] == ["N"] and not s.actions[-2].get("error") and not s.actions[-2]["undone"]
+    s = _take(log, s, "referee.play_correct", insert_before=seqs["W"], play={"type": "flower", "seat": "W", "tile": "6f"})
+    assert s.hand["winners"] == ["N"] and s.hand["flowers"]["W"] == ["6f"]

@@ -82,6 +82,8 @@ NOT_VERBATIM = {
     "申诉 #16 已裁决：支持（…）": "stale.ruled_already", "补录后其后 #12（南家打出 二万）不成立：未轮到南家": "corrections",
     "马牌：一万→西 …（中马 1 张）": "win.horsesRead, the tiles and seats listed",
     "第 1 盘北家的和牌读牌（#12）尚待确认，不能开始新一盘": "referee.win_waiting, the read and the step refused named",
+    "上一手已结束（第 2 盘已开始），不能再撤销：#12 是第 1 盘的确认和牌（北家和二筒），那一盘的结果已定":
+        "referee.settled_undo, the action named",
 }
 #: In a quote, what stands for a number, a seat or more text (N, #21, ……, 东), and the colon between a message's parts
 QUOTE_GAP = re.compile(r"N|\d+|#|……|…|编号|[东南西北]|：|\s+")
