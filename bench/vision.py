@@ -7,7 +7,9 @@ rulings on the tiles it was unsure of in four other frames (no enrollment), the 
 and `mahjong-detector` on the same frames when it is installed.
 Run: `nice -n 15 .venv/bin/python bench/vision.py [--scenes N]`; `--dev` runs the dev sets instead
 (kmahjongg alphabet, egypt, held-out drawn sets: in trained typefaces, in brush typefaces never
-trained on, and those with characters filling the face): tune on those.
+trained on, and those with characters filling the face): tune on those. On alphabet and egypt
+(letters, hieroglyphs) the network alone only guesses (`read_by_chance`): their figures are the
+enrolled ones. A style whose art is not installed stops the bench at once, naming its package.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from tablesim.scenes.render import SceneOptions, enrollment_layout, render_scene
 from vision.enroll import Enrollment
 from vision.kinds import FACE_KINDS, FLOWERS, SUITED_AND_HONOURS
 from vision.reader import SECOND_LOOK_BELOW, TileReader
-from vision.tileart import DEV_STYLES, RESERVED_STYLES, load_style
+from vision.tileart import DEV_STYLES, RESERVED_STYLES, TileArtError, load_style
 
 EVAL_SEED = 90_000
 #: Dev sets, for tuning: kmahjongg's alphabet and egypt (never trained on; their flowers are
@@ -43,6 +45,8 @@ ENROLL_SEED = 70_000
 #: Frames of play whose unsure tiles the referee rules on, in the "learning from the referee" run.
 LEARN_SEED = 60_000
 LEARN_FRAMES = 4
+#: What the network alone gets right by guessing among the 34 suit/honour kinds.
+CHANCE_34 = round(1 / 34, 4)
 MJD_NAMES = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 
 
@@ -142,6 +146,31 @@ def _faces(style: str) -> tuple:
     return load_style(style)
 
 
+def read_by_chance(style: str) -> bool:
+    """Whether the network alone can only guess this style's faces: kmahjongg's alphabet and egypt
+    draw letters and hieroglyphs, never Chinese tiles, so its top-1 there is about `CHANCE_34`
+    (0.03-0.05 measured) by design; those sets are read through an enrollment or the referee's
+    rulings, whose figures are the ones docs/vision.md gives for them."""
+    return style in DEV_STYLES
+
+
+def network_alone_lines(style: str, base: dict) -> list[str]:
+    """The network-alone top-1 lines: with its target where the network can read the art, and
+    said to be a guess where it cannot (a bare 0.04 beside "target >= 0.99" on alphabet was taken
+    for a broken reader, while the enrolled figures below are that set's)."""
+    if read_by_chance(style):
+        why = (f"network alone, art never trained on (not Chinese tiles): a guess, chance {CHANCE_34}; "
+               "no target, read this set's enrolled figures below")
+        return [f"top-1, 34 suit/honour kinds {base['top1_34']}   ({why})",
+                f"top-1, flowers and seasons  {base['top1_flowers']}   (the same)",
+                f"at threshold: coverage {base['coverage_at_threshold']}, accuracy {base['accuracy_at_threshold']}   "
+                "(the same)"]
+    return [f"top-1, 34 suit/honour kinds {base['top1_34']}   (target >= 0.99)",
+            f"top-1, flowers and seasons  {base['top1_flowers']}   (target >= 0.97)",
+            f"at threshold: coverage {base['coverage_at_threshold']}, accuracy {base['accuracy_at_threshold']}   "
+            "(target >= 0.95 and >= 0.999)"]
+
+
 def bench_dev_crops(model: Path | None, sets: int = 8, one_look: bool = False) -> dict:
     """The network alone on crops (as training makes them) of `sets` held-out drawn sets, in the
     typefaces training uses and in the brush typefaces it never sees, and of characters alone
@@ -204,7 +233,10 @@ def read_scenes(reader: TileReader, scenes: list) -> tuple[list, list[float]]:
 
 def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None, one_look: bool = False,
                 second_model: Path | None = None, size: tuple[int, int] = SceneOptions.size) -> dict:
-    """`size`: the camera's frame (the same felt filling it): a sharper camera than the issue's 1280x960."""
+    """One style's figures. `base` is the network alone, no enrollment and no rulings: on kmahjongg's
+    alphabet and egypt that is a guess (`read_by_chance`, `base_by_chance` in the result; top-1
+    ~0.04), and their figures are `enrolled`, `learned` and `enrolled_then_rulings`. `size`: the
+    camera's frame (the same felt filling it): a sharper camera than the issue's 1280x960."""
     faces = _faces(style)
     opts = SceneOptions(size=size)
     scenes = [render_scene(faces, EVAL_SEED + i, opts) for i in tqdm(range(n_scenes), desc=f"{style}: rendering")]
@@ -245,7 +277,8 @@ def bench_style(style: str, n_scenes: int, mjd: bool, model: Path | None = None,
     after_rulings = {**score(pairs_le), "rulings": rulings_e}
     learned = {**score(pairs_l), "rulings": rulings, "frames": LEARN_FRAMES,
                "frame_ms_median": round(1000 * statistics.median(times_l), 1)}
-    out = {"style": style, "scenes": n_scenes, "frame_size": list(size), "base": base, "enrolled": after,
+    out = {"style": style, "scenes": n_scenes, "frame_size": list(size), "base": base,
+           "base_by_chance": read_by_chance(style), "enrolled": after,
            "learned": learned,
            "enrolled_then_rulings": after_rulings,
            "frame_ms_median": round(1000 * statistics.median(times), 1),
@@ -281,6 +314,12 @@ def main() -> None:
     except ValueError:
         ap.error(f"--size {args.size!r}: give the frame as WxH, e.g. 2560x1920")
     styles = args.styles.split(",") if args.styles else DEV_SETS if args.dev else RESERVED_STYLES
+    for style in styles:  # art not installed: said now, in its words, not after minutes of the styles before it
+        if not style.startswith("drawn-heldout"):
+            try:
+                load_style(style)
+            except TileArtError as exc:
+                ap.exit(2, f"{ap.prog}: {style}: {exc}\n")
     if args.dev:
         crops = bench_dev_crops(args.model, one_look=args.one_look)
         for name, r in crops.items():
@@ -297,10 +336,7 @@ def main() -> None:
         b, e = r["base"], r["enrolled"]
         print(f"\n== {r['style']} ({r['scenes']} scenes, {r['tiles_per_frame']} tiles/frame)")
         print(f"detection recall            {b['recall']:.4f}")
-        print(f"top-1, 34 suit/honour kinds {b['top1_34']}   (target >= 0.99)")
-        print(f"top-1, flowers and seasons  {b['top1_flowers']}   (target >= 0.97)")
-        print(f"at threshold: coverage {b['coverage_at_threshold']}, accuracy {b['accuracy_at_threshold']}   "
-              "(target >= 0.95 and >= 0.999)")
+        print("\n".join(network_alone_lines(r["style"], b)))
         print(f"rotation ok {b['rotation_ok']}, zone ok {b['zone_ok']}")
         print(f"after enrollment: top-1 all 42 {e['top1_all']} (34: {e['top1_34']}, flowers: {e['top1_flowers']}), "
               f"gain {round((e['top1_all'] or 0) - (b['top1_all'] or 0), 4)}   (target >= 0.998)")
@@ -326,7 +362,9 @@ def main() -> None:
                   f"(of detected {m['top1_34_of_detected']}), {m['frame_ms_median']} ms/frame")
         elif "mahjong_detector" in r:
             print("mahjong-detector: not installed (pip install mahjong-detector)")
-        print("worst kinds:", sorted(b["per_kind"].items(), key=lambda kv: kv[1])[:8])
+        worst = e if r["base_by_chance"] else b  # a guess's worst kinds say nothing
+        print("worst kinds" + (" (enrolled)" if worst is e else "") + ":",
+              sorted(worst["per_kind"].items(), key=lambda kv: kv[1])[:8])
     print("\nJSON", json.dumps(results))
 
 
