@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.clock import VirtualClock
+from drivers.clock import Clock, VirtualClock
 from drivers.errors import TableError
 from drivers.table import Table, open_table
 from tablesim import SimTable
 
 
-async def start(transport: str, clock: VirtualClock, **sim_args: object) -> tuple[SimTable, Table]:
-    sim = SimTable(seed=5, clock=clock, **sim_args)  # type: ignore[arg-type]
+async def start(transport: str, clock: Clock, board: type[SimTable] = SimTable, seed: int = 5,
+                **sim_args: object) -> tuple[SimTable, Table]:
+    """`board` (a `SimTable` or a kind of one) served over `transport`, and the host's table linked to it."""
+    sim = board(seed=seed, clock=clock, **sim_args)  # type: ignore[arg-type]
     options = {}
     if transport == "pty":
         url = await sim.serve_pty()

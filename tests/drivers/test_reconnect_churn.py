@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from drivers.clock import Clock, SystemClock, VirtualClock
-from drivers.table import BACKOFF_FIRST, BACKOFF_MAX, STEADY_LINK, Table, open_table
+from drivers.table import BACKOFF_FIRST, BACKOFF_MAX, STEADY_LINK, Table
 from tablesim import SimTable
+
+from test_reconnect import start  # type: ignore[import-not-found]
 
 
 class _CrashLoopingBoard(SimTable):
@@ -42,17 +44,9 @@ class _CrashLoopingBoard(SimTable):
         self.brown_out()
 
 
-async def _start(transport: str, clock: VirtualClock) -> tuple[_CrashLoopingBoard, Table]:
-    sim = _CrashLoopingBoard(seed=11, clock=clock)
-    options: dict[str, Any] = {}
-    if transport == "pty":
-        url = await sim.serve_pty()
-    elif transport == "usb":
-        url, options = "usb://1a86:7523", {"usb_backend": await sim.serve_usb(0x1A86, 0x7523)}
-    else:
-        url = f"socket://127.0.0.1:{await sim.serve_tcp(0)}"
-    table = await open_table(url, clock=clock, **options)
-    assert isinstance(table, Table)
+async def _start(transport: str, clock: Clock) -> tuple[_CrashLoopingBoard, Table]:
+    sim, table = await start(transport, clock, board=_CrashLoopingBoard, seed=11)
+    assert isinstance(sim, _CrashLoopingBoard)
     return sim, table
 
 

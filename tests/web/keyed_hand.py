@@ -50,3 +50,12 @@ async def dealt(svc: TableService, http: httpx.AsyncClient) -> Callable[..., Awa
     await play(type="deal_done")
     return play
 
+
+async def logged_in(context: Any, svc: TableService, token: str, role: str) -> Any:
+    """A page of `svc` opened in the browser `context`, logged in with `token` as `role` (operator, referee)."""
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{svc.port}/")
+    await page.fill("#token", token)
+    await page.click("#login button[type=submit]")
+    await page.wait_for_function(f"document.body.dataset.role === '{role}'")
+    return page

@@ -13,25 +13,13 @@ from drivers.messages import SEATS as SIDES
 from table_controller.config import parse_config
 from table_controller.service import TableService
 
+from keyed_hand import logged_in  # type: ignore[import-not-found]
+from test_accessibility import LISTEN  # type: ignore[import-not-found]  # each text a live region says
+
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 REFEREE = "ref-chatter-said-4"
 BUTTON, START = 0x93, 1  # protocol.md §7: the board's `button` event, 开始键
-#: Each text a live region takes (what a screen reader says), in `window.__said` (as test_accessibility listens)
-LISTEN = """() => {
-  window.__said = [];
-  const live = "[aria-live]:not([aria-live=off]), [role=alert], [role=status], [role=log], [role=timer]";
-  const last = new Map();
-  new MutationObserver((records) => {
-    for (const r of records) {
-      const node = r.target.nodeType === Node.ELEMENT_NODE ? r.target : r.target.parentElement;
-      const region = node && node.closest(live);
-      if (!region || !region.checkVisibility()) continue;
-      const text = region.textContent.trim();
-      if (text && last.get(region) !== text) { last.set(region, text); window.__said.push([region.id, text]); }
-    }
-  }).observe(document.body, { subtree: true, childList: true, characterData: true });
-}"""
 
 
 async def test_a_chattering_button_is_said_once_as_a_table_fault_is(tmp_path: Path, chromium: Any) -> None:
@@ -48,11 +36,7 @@ async def test_a_chattering_button_is_said_once_as_a_table_fault_is(tmp_path: Pa
         c, sim = svc.controller, svc.sim
         assert c is not None and sim is not None
         await c.wait_linked(10)
-        page = await context.new_page()
-        await page.goto(f"http://127.0.0.1:{svc.port}/")
-        await page.fill("#token", REFEREE)
-        await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        page = await logged_in(context, svc, REFEREE, "referee")
         await page.wait_for_function(f"window.__lastSeq >= {c.state.seq}")
         await page.evaluate(LISTEN)
         for _ in range(60):

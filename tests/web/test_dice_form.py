@@ -21,6 +21,8 @@ from table_controller.config import parse_config
 from table_controller.controller import side_of_wind
 from table_controller.service import TableService
 
+from keyed_hand import logged_in  # type: ignore[import-not-found]
+
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 OPERATOR, REFEREE = "op-dice-form-1", "ref-dice-form-2"
@@ -52,11 +54,7 @@ async def test_the_dice_form_is_disabled_saying_why_while_the_walls_are_not_up(t
         c, sim = svc.controller, svc.sim
         assert c is not None and sim is not None
         await c.wait_linked(10)
-        page = await context.new_page()
-        await page.goto(f"http://127.0.0.1:{svc.port}/")
-        await page.fill("#token", OPERATOR)
-        await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role === 'operator'")
+        page = await logged_in(context, svc, OPERATOR, "operator")
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
             r = await http.post("/api/hand/start", headers=OP)
             assert r.status_code == 200, r.text
