@@ -1,9 +1,10 @@
 """A refusal or a rescoring that quotes the hand as read stays the referee's. A confirmation refused at the fold
 says 和牌不成立：{the read's message}, and today's rules' verdict on one kept as confirmed (`rescored`) carries that
 message too; a read's message names what only the hand shows (振听: 自己打过所听的二筒, the hand's wait). Such a
-confirmation is in a log whenever the fold refuses what was taken (a correction of the plays since, a ruleset
-edited since): the public read it in the action list (`error`, `rescored`), the log's line (（无效：…）), the
-record's `refused` (sent to the hub too) and the score sheet's `rescored`. Over the real display (HTTP and the
+confirmation is in a log whenever the fold refuses what was taken (a correction of the plays since, taken before
+`corrections._win_voided` refused it; a ruleset edited since): the public read it in the action list (`error`,
+`rescored`), the log's line (（无效：…）), the record's `refused` (sent to the hub too) and the score sheet's
+`rescored`. Over the real display (HTTP and the
 public socket), on a real SQLite log."""
 
 from __future__ import annotations
