@@ -450,7 +450,7 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
     if not changed:
         return None
     word = "撤销更正" if type != TYPE else "补录" if d.get("play") is not None and d.get("target") is None else "更正"
-    won_on = _won_on_moved(s, steps) or _drawn_on_moved(s, steps)
+    won_on = _won_on_moved(s, steps) or _drawn_on_moved(s, steps) or _win_voided(s, type, d)
     if won_on:
         return f"不能{word}：{won_on}"
     old = new = _start(s)
@@ -465,6 +465,31 @@ def refusal(s: "TableState", type: str, d: dict[str, Any], step: Step) -> str | 
         old = step(old, a, p.recorded) if a is not None else old
         new = step(new, b, p.recorded) if b is not None else new
     return None
+
+
+def _win_voided(s: "TableState", type: str, d: dict[str, Any]) -> str | None:
+    """Why a change of the hand's plays is refused where a confirmed win would no longer stand on the hand as
+    corrected: the read, scored again on it, refused (振听 or 过胡不胡 where the winner's or another seat's discard
+    is put right to a tile the hand waits on, a flower put at another seat): the fold then refused the confirmation
+    and the win was gone from the sheet without a word. The confirmation is undone first; then corrected and read
+    again. Said to the referee only (a refusal is not logged): it may name the hand's waits."""
+    from table_controller.referee import confirmed_wins
+    from table_controller.state import apply
+    from table_controller.tiles import seat_name
+
+    assert s.hand is not None
+    hand_no = s.hand["hand_no"]
+    wins = confirmed_wins(s.actions, hand_no)
+    if not wins:
+        return None
+    after = apply(s, Event(s.seq + 1, s.last_at or 0.0, "referee", type, d))
+    refused = {a["seq"]: a for a in after.actions if a["type"] == "referee.win_confirm" and a.get("error")}
+    lost = next((w for w in wins if w["seq"] in refused), None)
+    if lost is None:
+        return None
+    why = str(refused[lost["seq"]]["error"])
+    return (f"已确认的和牌 #{lost['seq']}（{seat_name(lost['seat'])}家）将不再成立：{why}；确有此事请先撤销该和牌确认，"
+            f"更正后重新读牌 / the confirmed win #{lost['seq']} would no longer stand: undo its confirmation first")
 
 
 #: The plays a win on a discard or a robbed kong follows: the last of them before the confirmation is the one won on.

@@ -15,6 +15,7 @@ from table_controller import scoresheet
 from table_controller.appeals import standing
 from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.penalties import catalogue
+from table_controller.refusal_public import public_error, public_rescored
 from table_controller.scoring import referee_scored, win_options
 from table_controller.state import dice_refusal
 from table_controller.timers import timer_rules
@@ -235,6 +236,10 @@ def _public_action(a: dict[str, Any]) -> dict[str, Any]:
             a["insert"] = {"anchor": ins.get("anchor"), "after": ins.get("after"), "type": ins.get("type")}
     if "result" in a:
         a["result"] = _public_result(a["result"])
+    if a.get("error"):  # a confirmation's refusal quoted the read's message (振听's waits): said, not quoted
+        a["error"] = public_error(a)
+    if a.get("rescored"):
+        a["rescored"] = public_rescored(a)
     if a.get("type") in ("referee.camera_confirm", "referee.camera_dismiss"):  # a tile laid down (查叫): not named
         a = camera_public(a)
     return a

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from table_controller.log_en import describe_en
+from table_controller.refusal_public import public_error
 from table_controller.scoresheet import RESULT_ZH
 from table_controller.state import SEATS, TableState, describe, fold
 from table_controller.store import Event
@@ -182,7 +183,7 @@ class _Round:
             if action is not None and action.get("undone"):
                 line["undone"] = True
             if action is not None and action.get("error"):
-                line["refused"] = action["error"]
+                line["refused"] = action["error"] if referee else public_error(action)
             if referee and ev.type == "referee.win_read":
                 line["hand"] = ev.data.get("hand")
             if referee and ev.type == "referee.exhaustive":

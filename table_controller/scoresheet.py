@@ -396,10 +396,12 @@ def _result_zh(result: str, h: dict[str, Any]) -> str:
 
 
 def _rescored(now: dict[str, Any], seats: dict[str, Any]) -> dict[str, Any]:
-    """What today's rules make of a confirmed win, per chair as the sheet counts: its fan total and points,
-    or why it would not stand."""
+    """What today's rules make of a confirmed win, per chair as the sheet counts: its fan total and points, or
+    that it would not stand. Not why: the sheet is public (the public view, /api/scoresheet, its CSV, the rounds)
+    and why may be the read's message quoting the hand (振听: 自己打过所听的二筒); the confirmation's own
+    `rescored` keeps it for the referee and `tablectl check`."""
     if not now.get("valid"):
-        return {"valid": False, "message": now.get("message", "")}
+        return {"valid": False}
     pays = {str(seats[w]): int(v) for w, v in (now.get("payments") or {}).items() if w in seats}
     return {"valid": True, "fan_total": now.get("total"), "points": {p: pays.get(p, 0) for p in POSITIONS}}
 

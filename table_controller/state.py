@@ -18,6 +18,7 @@ from table_controller import chatter, corrections
 from table_controller.camera_public import CAMERA_TILE_EVENTS, camera_public
 from table_controller.corrections import HandEvents
 from table_controller.log_en import action_en, describe_en
+from table_controller.refusal_public import public_error, quotes_read
 from table_controller.rules.ruleset import folder
 from table_controller.store import Event
 from table_controller.substitutes import sitting
@@ -270,6 +271,7 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
         text = f"裁判补录（{where}）：{action['now']}（{action['reason']}）"  # a play never keyed, put in
     elif action is not None and action["type"] == corrections.TYPE and action.get("now"):
         text = f"裁判更正 #{action['target']}：{action['now']}（{action['reason']}）"  # as corrected only: public
+    plain = text
     if action is not None and action.get("error"):
         text += f"（无效：{action['error']}）"
     if ev.type == "play.claim" and s is not None and s.hand is not None and any(
@@ -286,6 +288,10 @@ def _log_line(ev: Event, s: "TableState | None" = None) -> dict[str, Any]:
         public, public_en = describe(hidden), describe_en(hidden)
         if public != text or public_en != line["text_en"]:
             line["public"], line["public_en"] = public, public_en
+    elif action is not None and action.get("error") and quotes_read(action):  # its words may quote the read
+        withheld = {**action, "error": public_error(action)}
+        line["public"] = f"{plain}（无效：{withheld['error']}）"
+        line["public_en"] = action_en(withheld, describe_en(ev))
     return line
 
 

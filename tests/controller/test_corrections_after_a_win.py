@@ -172,3 +172,26 @@ def test_a_play_put_between_the_draw_a_confirmed_self_drawn_win_was_won_on_and_t
     assert s.hand["winners"] == ["N"] and not s.actions[-2].get("error") and not s.actions[-2]["undone"]
     s = _take(log, s, "referee.play_correct", insert_before=seqs["W"], play={"type": "flower", "seat": "W", "tile": "6f"})
     assert s.hand["winners"] == ["N"] and s.hand["flowers"]["W"] == ["6f"]
+
+
+def test_a_correction_the_confirmed_read_no_longer_stands_on_is_refused_until_it_is_undone() -> None:
+    """N's win read with 梅 (5f) among its flowers, confirmed; S's 梅 put in before S's discard: the read, scored
+    again on the record as corrected, has a flower the record lays out at S (flower_elsewhere). Before, the
+    correction was taken and the fold refused the confirmation: the win left the sheet without a word, and its
+    refusal (the read's message, which may name the hand's waits: 振听) stood on the public action. Refused
+    while the confirmation stands; once it is undone, taken."""
+    log = _dealt()
+    seqs = {w: log.add("operator", "play.discard", {"seat": w, "tile": t}).seq
+            for w, t in (("E", "1z"), ("S", "9s"), ("W", "2p"))}
+    s = _take(log, log.state(), "referee.win_read", hand={**READ, "flowers": ["5f"]})
+    s = _take(log, s, "referee.win_confirm")
+    confirm = s.actions[-1]
+    assert s.hand["winners"] == ["N"] and not confirm.get("error")
+    flower = {"insert_before": seqs["S"], "play": {"type": "flower", "seat": "S", "tile": "5f"}}
+    why = _refused(log, s, **flower)
+    assert why.startswith(f"不能补录：已确认的和牌 #{confirm['seq']}（北家）将不再成立：和牌不成立：花牌：梅在记录中是南家补的花"), why
+    assert why.endswith("确有此事请先撤销该和牌确认，更正后重新读牌 / the confirmed win "
+                        f"#{confirm['seq']} would no longer stand: undo its confirmation first"), why
+    s = _take(log, s, "referee.undo", target=confirm["seq"])
+    s = _take(log, s, "referee.play_correct", **flower)
+    assert s.hand["flowers"]["S"] == ["5f"] and s.hand["winners"] == []
