@@ -492,7 +492,7 @@ def _win_voided(s: "TableState", type: str, d: dict[str, Any]) -> str | None:
             f"更正后重新读牌 / the confirmed win #{lost['seq']} would no longer stand: undo its confirmation first")
 
 
-#: The plays a win on a discard or a robbed kong follows: the last of them before the confirmation is the one won on.
+#: The plays a win on a discard or a robbed kong follows: the last of them before its read is the one won on.
 MOVES = ("play.discard", "play.claim", "play.kong", "play.flower")
 
 
@@ -508,26 +508,39 @@ def _rests_on(win: dict[str, Any], ev: Event | None) -> bool:
         and seat == win.get("discarder") and tile in (ev.data.get("tiles") or [])
 
 
+def _placed_wins(wins: list[dict[str, Any]]) -> dict[tuple[int, str], dict[str, Any]]:
+    """Confirmed wins by where they stand in the hand's steps: at their read, as the fold places them
+    (`state.after_win`: the discard won on, the draw, the turn), not at the confirmation, which may come
+    after play went on (血战, 血流: a confirmation undone then and confirmed again on the same read). A
+    win without its read's seq (an older log) stands at its confirmation."""
+    out: dict[tuple[int, str], dict[str, Any]] = {}
+    for w in wins:
+        read = w.get("read_seq")
+        out[(int(read), "referee.win_read") if isinstance(read, int) else (int(w["seq"]), "referee.win_confirm")] = w
+    return out
+
+
 def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event | None]]) -> str | None:
     """Why a change of the hand's plays (`steps`: each as it stands and as it would) is refused where it
     takes away the play a confirmed win was won on: the discard voided, its tile or seat changed, the
     robbed 补杠 made another kong, or a play put in between it and the win. The win would stand on a
     discard the record no longer holds (paid by a seat that did not deal it in); its undo comes first.
-    A win whose play the record did not show as its last before the confirmation (an older log) is left."""
+    A win stands where it was read (`_placed_wins`); one whose play the record did not show as its last
+    before it (an older log) is left."""
     from table_controller.referee import confirmed_wins
     from table_controller.state import describe
     from table_controller.tiles import seat_name, tile_name
 
     assert s.hand is not None
-    wins = {w["seq"]: w for w in confirmed_wins(s.actions, s.hand["hand_no"])
-            if w.get("win_kind") in ("discard", "rob_kong")}
+    wins = _placed_wins([w for w in confirmed_wins(s.actions, s.hand["hand_no"])
+                         if w.get("win_kind") in ("discard", "rob_kong")])
     if not wins:
         return None
     was: tuple[Placed, Event] | None = None
     now: tuple[Placed, Event] | None = None
     kept = {p.ident: b for p, a, b in steps if b is not None}  # each play as it would stand
     for p, a, b in steps:
-        win = wins.get(int(p.play.seq)) if p.by is None and p.play.type == "referee.win_confirm" else None
+        win = wins.get((int(p.play.seq), p.play.type)) if p.by is None else None
         if win is not None and was is not None and _rests_on(win, was[1]) and not (
                 now is not None and now[0].ident == was[0].ident and _rests_on(win, now[1])):
             robbed = win.get("win_kind") == "rob_kong"
@@ -563,14 +576,14 @@ def _drawn_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Eve
     from table_controller.tiles import seat_name
 
     assert s.hand is not None
-    wins = {w["seq"]: w for w in confirmed_wins(s.actions, s.hand["hand_no"]) if w.get("win_kind") in SELF_DRAWN}
+    wins = _placed_wins([w for w in confirmed_wins(s.actions, s.hand["hand_no"]) if w.get("win_kind") in SELF_DRAWN])
     if not wins:
         return None
     was: tuple[Placed, Event] | None = None
     now: tuple[Placed, Event] | None = None
     kept = {p.ident: b for p, a, b in steps if b is not None}  # each play as it would stand
     for p, a, b in steps:
-        win = wins.get(int(p.play.seq)) if p.by is None and p.play.type == "referee.win_confirm" else None
+        win = wins.get((int(p.play.seq), p.play.type)) if p.by is None else None
         if win is not None and was is not None and not (
                 now is not None and now[0].ident == was[0].ident and now[1].type == was[1].type
                 and now[1].data.get("seat") == was[1].data.get("seat")):

@@ -1045,8 +1045,10 @@ def _stacks_refuse(s: "TableState", read: dict[str, Any], payments: dict[str, in
 
 def undo_target_refusal(s: "TableState", target: Any) -> str | None:
     """Why `target` names nothing an undo can take, whatever came last: an undo (to have what it undid
-    back, that action is taken again), a refused action (it had no effect), a play (put right by a
-    correction), nothing in the record; None for an action an undo takes (or no target: the last).
+    back, that action is taken again), a refused action not the last (it had no effect; the last one is
+    undone as before, marked so: the page names it, and the next undo then reaches the one before), a
+    play (put right by a correction), nothing in the record; None for an action an undo takes (or no
+    target: the last).
     Said so that the referee is not told only that it is not the last action, as if one came after."""
     if target is None:
         return None
@@ -1068,7 +1070,8 @@ def undo_target_refusal(s: "TableState", target: Any) -> str | None:
     if named["type"] not in UNDOABLE:
         return (f"#{seq}（{ACTION_ZH.get(named['type'], named['type'])}）不能撤销 / "
                 f"#{seq} ({named['type']}) cannot be undone")
-    if named.get("error"):
+    if named.get("error") and named is not last_undoable(s.actions):
+        # the last one, refused, is undone as before (no effect): the page names it, and a log's undo of it folds as it did
         return (f"#{seq}（{ACTION_ZH.get(named['type'], named['type'])}）未被接受，没有生效，无需撤销 / "
                 f"#{seq} was refused: it had no effect, nothing to undo")
     return None

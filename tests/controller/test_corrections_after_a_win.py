@@ -195,3 +195,41 @@ def test_a_correction_the_confirmed_read_no_longer_stands_on_is_refused_until_it
     s = _take(log, s, "referee.undo", target=confirm["seq"])
     s = _take(log, s, "referee.play_correct", **flower)
     assert s.hand["flowers"]["S"] == ["5f"] and s.hand["winners"] == []
+
+
+def test_a_win_confirmed_again_after_play_went_on_is_checked_where_it_was_read() -> None:
+    """血战/血流: a confirmation undone after play went on and confirmed again on the same read (no new read) stands
+    where it was read, as the fold places it (`state.after_win`: its draw, its turn, the discard won on). The checks
+    took its place from the new confirmation: under 血流 E's second 四筒 (thrown after S's win) was the one won on,
+    and could not be put right, while E's first, the one the win took, could be voided with the win standing;
+    a self-drawn win's "last play before the draw" was N's discard made after it (no void, nothing put after it),
+    while E's discard before the draw could be voided."""
+    from test_many_winners import S_WINS, play, read_and_confirm, sichuan_hand, win  # type: ignore[import-not-found]
+
+    log = Log("xueliu")
+    sichuan_hand(log)                                              # E's 4p
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))   # 血流: S plays on
+    for seat, tile in (("W", "1s"), ("N", "2s"), ("E", "4p")):     # E throws a second 4p, nobody takes it
+        play(log, "discard", seat=seat, tile=tile)
+    conf = [a for a in log.state().actions if a["type"] == "referee.win_confirm"][-1]
+    log.ref("referee.undo", reason="读错了", target=conf["seq"])
+    log.ref("referee.win_confirm")
+    s = log.state()
+    first, second = (d["seq"] for d in s.hand["discards"]["E"])
+    assert _refused(log, s, target=first, void=True).startswith(f"不能更正：#{first}（东家打出 四筒）是已确认的和牌")
+    assert not validate(s, "referee.play_correct", {"target": second, "tile": "5p", "reason": "看错", "by": "referee"})
+
+    log = Log("sichuan")
+    sichuan_hand(log)                                              # E's 4p; S draws and wins on its draw
+    read_and_confirm(log, win("S", S_WINS, "1p", how="self_draw"))  # S is out
+    for seat, tile in (("W", "1s"), ("N", "2s")):
+        play(log, "discard", seat=seat, tile=tile)
+    conf = [a for a in log.state().actions if a["type"] == "referee.win_confirm"][-1]
+    log.ref("referee.undo", reason="读错了", target=conf["seq"])
+    log.ref("referee.win_confirm")
+    s = log.state()
+    e4p, n2s = s.hand["discards"]["E"][0]["seq"], s.hand["discards"]["N"][0]["seq"]
+    assert _refused(log, s, target=e4p, void=True).startswith(f"不能更正：#{e4p}（东家打出 四筒）是已确认的自摸")
+    assert not validate(s, "referee.play_correct", {"target": n2s, "void": True, "reason": "没打", "by": "referee"})
+    assert not validate(s, "referee.play_correct", {"insert_after": n2s, "reason": "漏记", "by": "referee",
+                                                    "play": {"type": "discard", "seat": "E", "tile": "5s"}})

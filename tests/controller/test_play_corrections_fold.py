@@ -342,3 +342,36 @@ def test_an_undo_naming_an_undo_or_a_play_says_so_rather_than_that_it_is_not_the
         validate(bare, "referee.undo", {"target": undo.seq, "reason": "x", "by": "referee"})
     assert not bare.actions[-1].get("error") and next(a for a in bare.actions if a["seq"] == late.seq)["undone"]
     assert fold(log.events).hand["discards"]["S"][0]["tile"] == "2m"
+
+
+def test_an_undo_naming_a_refused_action_that_is_the_last_still_takes_it_as_before() -> None:
+    """A log holding a refused action (a confirmation with no read, logged before the page checked it) as the last
+    one to undo: the page names it (`last_action`), and its undo was taken, marking it undone (no effect), so that
+    the next undo reached the penalty before it. Refused since as "没有生效，无需撤销", the fold of such a log
+    changed (the penalty stayed) and the page could undo nothing: it names that action, and an undo naming the
+    one before it is not the last. A refused action that is not the last is still said to be one."""
+    import pytest
+
+    from table_controller.referee import last_undoable, validate
+    from table_controller.stale import undo_refusal
+
+    log = _dealt()
+    late = log.ref("referee.penalty", seat="E", code="late_5")
+    bad = log.ref("referee.win_confirm")
+    state = log.state()
+    assert state.actions[-1]["error"] and last_undoable(state.actions)["seq"] == bad.seq
+    assert undo_refusal(state, bad.seq) is None
+    validate(state, "referee.undo", {"target": bad.seq, "reason": "误按", "by": "referee"})
+    first = log.ref("referee.undo", target=bad.seq, reason="误按")
+    second = log.ref("referee.undo", target=late.seq, reason="罚错了")
+    folded = log.state()
+    by_seq = {a["seq"]: a for a in folded.actions}
+    assert not by_seq[first.seq].get("error") and not by_seq[second.seq].get("error"), by_seq[first.seq]
+    assert by_seq[bad.seq]["undone"] and by_seq[late.seq]["undone"]
+    # a refused action behind the last one is said to be refused, not to be "not the last"
+    log.events[-2:] = []
+    again = log.ref("referee.penalty", seat="S", code="late_5")
+    state = log.state()
+    assert last_undoable(state.actions)["seq"] == again.seq
+    with pytest.raises(ValueError, match=f"^#{bad.seq}（确认和牌）未被接受，没有生效"):
+        validate(state, "referee.undo", {"target": bad.seq, "reason": "x", "by": "referee"})
