@@ -520,6 +520,25 @@ def _placed_wins(wins: list[dict[str, Any]]) -> dict[tuple[int, str], dict[str, 
     return out
 
 
+def _at_wins(steps: list[tuple[Placed, Event | None, Event | None]], wins: dict[tuple[int, str], dict[str, Any]],
+            counts: Callable[[str], bool]) -> Iterator[tuple[dict[str, Any], tuple[Placed, Event],
+                                                                tuple[Placed, Event] | None, dict[Any, Event]]]:
+    """Each confirmed win of `wins` (by where it stands, `_placed_wins`) met in `steps`, with the last play of a
+    type that `counts` before it as the hand stands (`was`) and as it would (`now`, None: none), and each play
+    as it would stand (`kept`, by its ident); a win with no such play before it is not met."""
+    was: tuple[Placed, Event] | None = None
+    now: tuple[Placed, Event] | None = None
+    kept = {p.ident: b for p, a, b in steps if b is not None}
+    for p, a, b in steps:
+        win = wins.get((int(p.play.seq), p.play.type)) if p.by is None else None
+        if win is not None and was is not None:
+            yield win, was, now, kept
+        if a is not None and counts(a.type):
+            was = (p, a)
+        if b is not None and counts(b.type):
+            now = (p, b)
+
+
 def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event | None]]) -> str | None:
     """Why a change of the hand's plays (`steps`: each as it stands and as it would) is refused where it
     takes away the play a confirmed win was won on: the discard voided, its tile or seat changed, the
@@ -536,12 +555,8 @@ def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event
                          if w.get("win_kind") in ("discard", "rob_kong")])
     if not wins:
         return None
-    was: tuple[Placed, Event] | None = None
-    now: tuple[Placed, Event] | None = None
-    kept = {p.ident: b for p, a, b in steps if b is not None}  # each play as it would stand
-    for p, a, b in steps:
-        win = wins.get((int(p.play.seq), p.play.type)) if p.by is None else None
-        if win is not None and was is not None and _rests_on(win, was[1]) and not (
+    for win, was, now, kept in _at_wins(steps, wins, MOVES.__contains__):
+        if _rests_on(win, was[1]) and not (
                 now is not None and now[0].ident == was[0].ident and _rests_on(win, now[1])):
             robbed = win.get("win_kind") == "rob_kong"
             who = f"{seat_name(win['seat'])}家和{tile_name(str(win.get('win_tile')))}"
@@ -555,10 +570,6 @@ def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event
                     f"补录行牌；请先撤销该和牌确认 / #{was[0].ident} is the {'added kong' if robbed else 'discard'} "
                     f"confirmed win #{win['seq']} was won on: it cannot be corrected away while the win stands; "
                     f"undo the win first")
-        if a is not None and a.type in MOVES:
-            was = (p, a)
-        if b is not None and b.type in MOVES:
-            now = (p, b)
     return None
 
 
@@ -579,12 +590,8 @@ def _drawn_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Eve
     wins = _placed_wins([w for w in confirmed_wins(s.actions, s.hand["hand_no"]) if w.get("win_kind") in SELF_DRAWN])
     if not wins:
         return None
-    was: tuple[Placed, Event] | None = None
-    now: tuple[Placed, Event] | None = None
-    kept = {p.ident: b for p, a, b in steps if b is not None}  # each play as it would stand
-    for p, a, b in steps:
-        win = wins.get((int(p.play.seq), p.play.type)) if p.by is None else None
-        if win is not None and was is not None and not (
+    for win, was, now, kept in _at_wins(steps, wins, lambda type_: type_.startswith("play.")):
+        if not (
                 now is not None and now[0].ident == was[0].ident and now[1].type == was[1].type
                 and now[1].data.get("seat") == was[1].data.get("seat")):
             who = f"#{win['seq']}（{seat_name(str(win['seat']))}家自摸）"
@@ -599,8 +606,4 @@ def _drawn_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Eve
                     f"改为另一种行牌，也不能在它与和牌之间补录行牌；请先撤销该和牌确认 / #{was[0].ident} is the "
                     f"last play before the confirmed self-drawn win #{win['seq']}: it cannot be voided or moved "
                     "while the win stands; undo the win first")
-        if a is not None and a.type.startswith("play."):
-            was = (p, a)
-        if b is not None and b.type.startswith("play."):
-            now = (p, b)
     return None

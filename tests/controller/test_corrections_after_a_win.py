@@ -204,16 +204,10 @@ def test_a_win_confirmed_again_after_play_went_on_is_checked_where_it_was_read()
     and could not be put right, while E's first, the one the win took, could be voided with the win standing;
     a self-drawn win's "last play before the draw" was N's discard made after it (no void, nothing put after it),
     while E's discard before the draw could be voided."""
-    from test_many_winners import S_WINS, play, read_and_confirm, sichuan_hand, win  # type: ignore[import-not-found]
+    from test_many_winners import (  # type: ignore[import-not-found]
+        S_WINS, confirmed_again_after_a_second_4p, play, read_and_confirm, sichuan_hand, win)
 
-    log = Log("xueliu")
-    sichuan_hand(log)                                              # E's 4p
-    read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))   # 血流: S plays on
-    for seat, tile in (("W", "1s"), ("N", "2s"), ("E", "4p")):     # E throws a second 4p, nobody takes it
-        play(log, "discard", seat=seat, tile=tile)
-    conf = [a for a in log.state().actions if a["type"] == "referee.win_confirm"][-1]
-    log.ref("referee.undo", reason="读错了", target=conf["seq"])
-    log.ref("referee.win_confirm")
+    log = confirmed_again_after_a_second_4p()
     s = log.state()
     first, second = (d["seq"] for d in s.hand["discards"]["E"])
     assert _refused(log, s, target=first, void=True).startswith(f"不能更正：#{first}（东家打出 四筒）是已确认的和牌")

@@ -376,7 +376,9 @@ def test_a_blood_battle_win_undone_after_play_went_on_is_read_again_on_its_own_d
     assert not pools["W"][-1]["claimed"]
 
 
-def test_a_win_confirmed_again_after_the_discarder_threw_the_same_tile_again_marks_the_discard_won_on() -> None:
+def confirmed_again_after_a_second_4p() -> Log:
+    """血流: S's win on E's 四筒 confirmed, play going on to E's second 四筒, then the confirmation undone and
+    confirmed again on the same read."""
     log = Log("xueliu")
     sichuan_hand(log)                                              # E's 4p
     read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))   # 血流: S plays on
@@ -385,6 +387,11 @@ def test_a_win_confirmed_again_after_the_discarder_threw_the_same_tile_again_mar
     conf = [a for a in log.state().actions if a["type"] == "referee.win_confirm"][-1]
     log.ref("referee.undo", reason="读错了", target=conf["seq"])
     log.ref("referee.win_confirm")
+    return log
+
+
+def test_a_win_confirmed_again_after_the_discarder_threw_the_same_tile_again_marks_the_discard_won_on() -> None:
+    log = confirmed_again_after_a_second_4p()
     pool = log.state().hand["discards"]["E"]
     assert [(d["tile"], d["claimed"], d.get("won_by")) for d in pool] == [("4p", True, "S"), ("4p", False, None)]
 

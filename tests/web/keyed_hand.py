@@ -6,12 +6,15 @@ Shared by the tests that key plays (`test_play_corrections`, `test_opening_turn`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from table_controller.config import parse_config
 from table_controller.service import TableService
 
 #: the operator's credential every service of these tests is started with
@@ -49,6 +52,23 @@ async def dealt(svc: TableService, http: httpx.AsyncClient) -> Callable[..., Awa
 
     await play(type="deal_done")
     return play
+
+
+@contextlib.asynccontextmanager
+async def served_page(tmp_path: Path, chromium: Any, settings: dict[str, Any], token: str,
+                      role: str) -> AsyncIterator[tuple[TableService, Any]]:
+    """A service of `settings` on the simulator (linked) and a 1280×720 page of it logged in with `token` as
+    `role`; both closed after."""
+    svc = TableService(parse_config(settings, source="test"), tmp_path)
+    await svc.start()
+    context = await chromium.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        assert svc.controller is not None and svc.sim is not None
+        await svc.controller.wait_linked(10)
+        yield svc, await logged_in(context, svc, token, role)
+    finally:
+        await context.close()
+        await svc.stop()
 
 
 async def logged_in(context: Any, svc: TableService, token: str, role: str) -> Any:

@@ -10,33 +10,25 @@ from typing import Any
 import pytest
 
 from drivers.messages import SEATS as SIDES
-from table_controller.config import parse_config
-from table_controller.service import TableService
 
-from keyed_hand import logged_in  # type: ignore[import-not-found]
+from keyed_hand import served_page  # type: ignore[import-not-found]
 from test_accessibility import LISTEN  # type: ignore[import-not-found]  # each text a live region says
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 REFEREE = "ref-chatter-said-4"
 BUTTON, START = 0x93, 1  # protocol.md §7: the board's `button` event, 开始键
+#: The table of this test: the simulator at its pace, the credentials of its pages
+SETTINGS: dict[str, Any] = {"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
+              "display": {"port": 0, "operator_token": "op-chatter-said-5", "referee_token": REFEREE}}
 
 
 async def test_a_chattering_button_is_said_once_as_a_table_fault_is(tmp_path: Path, chromium: Any) -> None:
     """北's start button reports itself 60 times in a burst: the referee's Table page lists the notice with its count
     and its alarm says 按键抖动或卡住（4号位开始键）… once. Before, `announceFaults` said the table's faults only: the
     notice was shown, never said."""
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 2, "sim_speed": 1000.0},
-                           "display": {"port": 0, "operator_token": "op-chatter-said-5", "referee_token": REFEREE}},
-                          source="test")
-    svc = TableService(config, tmp_path)
-    await svc.start()
-    context = await chromium.new_context(viewport={"width": 1280, "height": 720})
-    try:
+    async with served_page(tmp_path, chromium, SETTINGS, REFEREE, "referee") as (svc, page):
         c, sim = svc.controller, svc.sim
-        assert c is not None and sim is not None
-        await c.wait_linked(10)
-        page = await logged_in(context, svc, REFEREE, "referee")
         await page.wait_for_function(f"window.__lastSeq >= {c.state.seq}")
         await page.evaluate(LISTEN)
         for _ in range(60):
@@ -47,6 +39,3 @@ async def test_a_chattering_button_is_said_once_as_a_table_fault_is(tmp_path: Pa
         said = await page.evaluate("window.__said")
         chatter = [(region, text) for region, text in said if "按键抖动或卡住" in text]
         assert len(chatter) == 1 and chatter[0][0] == "alarm" and "4号位开始键" in chatter[0][1], said
-    finally:
-        await context.close()
-        await svc.stop()

@@ -17,16 +17,18 @@ import httpx
 import pytest
 
 from drivers.messages import SEATS as SIDES
-from table_controller.config import parse_config
 from table_controller.controller import side_of_wind
-from table_controller.service import TableService
 
-from keyed_hand import logged_in  # type: ignore[import-not-found]
+from keyed_hand import served_page  # type: ignore[import-not-found]
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 OPERATOR, REFEREE = "op-dice-form-1", "ref-dice-form-2"
 OP = {"Authorization": f"Bearer {OPERATOR}"}
+#: The table of this test: the simulator at its pace, the credentials of its pages
+SETTINGS: dict[str, Any] = {"table": {"link": "sim://", "sim_seed": 3, "sim_speed": 50.0},
+              "rules": {"ruleset": "jingji"},
+              "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE}}
 DICE = 0x92  # protocol.md §7: the board's `dice` event
 FORM = '[data-testid="dice-form"]'
 
@@ -43,18 +45,8 @@ async def test_the_dice_form_is_disabled_saying_why_while_the_walls_are_not_up(t
     `building`. The form is shown disabled with the refusal the API gives (the same words, Chinese first); once the
     fault clears and the walls rise it is enabled, and the throw keyed there breaks the wall. The board's late
     report of that throw, read as other faces, is not counted and the page tells the operator."""
-    config = parse_config({"table": {"link": "sim://", "sim_seed": 3, "sim_speed": 50.0},
-                           "rules": {"ruleset": "jingji"},
-                           "display": {"port": 0, "operator_token": OPERATOR, "referee_token": REFEREE}},
-                          source="test")
-    svc = TableService(config, tmp_path)
-    await svc.start()
-    context = await chromium.new_context(viewport={"width": 1280, "height": 720})
-    try:
+    async with served_page(tmp_path, chromium, SETTINGS, OPERATOR, "operator") as (svc, page):
         c, sim = svc.controller, svc.sim
-        assert c is not None and sim is not None
-        await c.wait_linked(10)
-        page = await logged_in(context, svc, OPERATOR, "operator")
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{svc.port}") as http:
             r = await http.post("/api/hand/start", headers=OP)
             assert r.status_code == 200, r.text
@@ -92,6 +84,3 @@ async def test_the_dice_form_is_disabled_saying_why_while_the_walls_are_not_up(t
             assert told == "牌桌所报东家掷骰（5、2）与录入（3、4）不符：以录入为准，牌桌所报不计；请核对桌上的骰子", told
             assert c.state.hand["deal"]["dice"] == [3, 4]
         await page.close()
-    finally:
-        await context.close()
-        await svc.stop()
