@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from table_controller import settlements
 from table_controller.penalties import PenaltyError, catalogue
@@ -524,7 +524,8 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
                   "message": f"抢杠和：加杠{tile_name(tile)}的是{seat_name(konger)}家，点炮方应选{seat_name(konger)}家 / "
                              f"rob_kong: the added kong of {tile} is {konger}'s: name {konger} as the discarder"}
     # a win whose confirmation was undone, read again to put it right where play went on (血战): its discard stands
-    undone = [(a.get("discarder"), a.get("win_tile")) for a in s.actions
+    undone = [Undone(a.get("discarder"), a.get("win_tile"), (a.get("restore") or {}).get("won_on"),
+                     float(a.get("read_seq") or a["seq"]), float(a["undo"]["seq"])) for a in s.actions
               if a["type"] == "referee.win_confirm" and a.get("undone") and not a.get("error")
               and a.get("hand_no") == record["hand_no"] and a.get("seat") == record["seat"]]
     against = read_against_record(s.hand, hand_in, undone) if not konger else None
@@ -562,16 +563,29 @@ def _win_read(s: "TableState", d: dict[str, Any], record: dict[str, Any]) -> Non
     record["result"] = result
 
 
+class Undone(NamedTuple):
+    """A win on a discard whose confirmation was undone, as `read_against_record` holds a read again to it."""
+
+    discarder: Any
+    tile: Any
+    won_on: Any  # the seq of the discard won on, as the fold placed it (`state.after_win`); None: none recorded
+    since: float  # where the win stood from (its read, `corrections._placed_wins`) ...
+    until: float  # ... to its undo
+
+
 def read_against_record(hand: dict[str, Any] | None, read: dict[str, Any],
-                        undone: Collection[tuple[Any, Any]] = ()) -> tuple[str, str] | None:
+                        undone: Collection[Undone] = ()) -> tuple[str, str] | None:
     """What a win read says that the play record contradicts, as (reason, words), or None. The record is
     taken where it speaks plainly and no further (a table keeping no play record, or one the camera missed a
     discard of, has nothing to say): a win on a discard naming as 点炮方 a seat other than the one whose
     discard of the winning tile is the last play of the record (the wrong seat would pay), and a flower read
     tile (1f..8f) read in the winner's hand that the record shows another seat laid out (each exists once).
-    `undone`: (点炮方, tile) of the winner's wins on a discard whose confirmation was undone; read again to put
-    one right after play went on (血战: a later seat's discard of the same tile the newest), it names its own
-    discard, not the newest (before, refused naming a seat the winner, out by then, never won on)."""
+    `undone`: the winner's wins on a discard whose confirmation was undone. One read again to put it right
+    after play went on (血战: a later seat's discard of the same tile the newest) names its own discard, not
+    the newest (before, refused naming a seat the winner, out by then, never won on): where that very discard
+    is still in the record, not won on by the winner since, and the newest was thrown while the win stood.
+    A read naming the undone win's 点炮方 for a discard thrown after the undo is held to the record (before,
+    the same 点炮方 and tile let it pass, and that seat paid for a discard nobody won on)."""
     from table_controller.tiles import tile_name
 
     if not hand:
@@ -580,10 +594,12 @@ def read_against_record(hand: dict[str, Any] | None, read: dict[str, Any],
     pools = hand.get("discards") or {}
     last = max(((seat, d) for seat, pool in pools.items() for d in pool),
                key=lambda sd: float(sd[1].get("seq") or 0), default=None)
-    if read.get("win", "discard") == "discard" and last is not None and named in SEATS and (named, tile) not in undone:
+    if read.get("win", "discard") == "discard" and last is not None and named in SEATS:
         seat, d = last
+        newest = float(d.get("seq") or 0)
         if (seat != named and seat != winner and d.get("tile") == tile and not d.get("claimed")
-                and float(d.get("seq") or 0) >= float(hand.get("play_seq") or 0)):
+                and newest >= float(hand.get("play_seq") or 0)
+                and not any(_read_again(pools.get(named) or [], winner, named, tile, newest, u) for u in undone)):
             return ("wrong_discarder",
                     f"点炮方：记录中最后打出{tile_name(str(tile))}的是{seat_name(seat)}家，不是{seat_name(named)}家"
                     f"（应选{seat_name(seat)}家，或先更正打牌记录） / discarder: the record's last play is {seat}'s "
@@ -600,6 +616,17 @@ def read_against_record(hand: dict[str, Any] | None, read: dict[str, Any],
                     f"（读牌或补花记录有误） / flowers: the record has {shared[0]} laid out by {seat}; each flower "
                     "exists once (the read or the flower record is wrong)")
     return None
+
+
+def _read_again(pool: list[dict[str, Any]], winner: Any, named: Any, tile: Any, newest: float, u: Undone) -> bool:
+    """Whether a read naming `named` (whose discards are `pool`) is the undone win `u` read again, the record's
+    newest discard of the tile (at `newest`) thrown while `u` stood: `u`'s own discard, by its seq, still in the
+    record as `named`'s `tile` and not taken since (into a meld, or won on by the winner again)."""
+    if (u.discarder, u.tile) != (named, tile) or u.won_on is None or not u.since <= newest < u.until:
+        return False
+    own = next((d for d in pool if float(d.get("seq") or 0) == float(u.won_on)), None)
+    return own is not None and own.get("tile") == tile and not (
+        own.get("claimed") and own.get("won_by") in (None, winner))
 
 
 def konger_elsewhere(hand: dict[str, Any], read: dict[str, Any]) -> str | None:

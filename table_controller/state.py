@@ -885,8 +885,13 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     A win confirmed after plays made since it was read (again, after an undo, where play went on)
     leaves the turn and the draws where those plays put them.
     """
+    discarder = win.get("discarder")
+    on = _won_on(hand, win)
     restore = {"turn": hand.get("turn"), "claim": hand.get("claim"), "pending_draw": hand.get("pending_draw"),
                "live_drawn": hand.get("live_drawn", 0), "won_discard": None, "won_seq": hand.get("won_seq"),
+               # the discard won on (its seq), claimed by this win or by one before it on the same discard:
+               # what a read again after an undo is held to (`referee.read_against_record`)
+               "won_on": hand["discards"][discarder][on]["seq"] if on is not None else None,
                "robbed": _rob_kong(hand, win) if win.get("win_kind") == "rob_kong" else None,
                "play_seq": hand.get("play_seq"),
                # keys the hand did not have yet (no draw counted, no win): an undo leaves them out again
@@ -904,16 +909,11 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
     out = set(hand.get("out") or [])
     if flow.continue_after_win == "blood_battle":
         out |= {w["seat"] for w in wins}
-    discarder = win.get("discarder")
     if win.get("win_kind") == "discard" and discarder in SEATS:
         pool = hand["discards"][discarder]
-        read = int(win.get("read_seq") or win.get("seq") or 0)
-        for i in range(len(pool) - 1, -1, -1):  # the newest before the win was read (not one discarded since)
-            if pool[i].get("tile") == win.get("win_tile") and int(pool[i].get("seq") or 0) <= read:
-                if not pool[i].get("claimed"):
-                    pool[i] = {**pool[i], "claimed": True, "won_by": seat}
-                    restore["won_discard"] = [discarder, i]
-                break
+        if on is not None and not pool[on].get("claimed"):
+            pool[on] = {**pool[on], "claimed": True, "won_by": seat}
+            restore["won_discard"] = [discarder, on]
         from table_controller.referee import discard_of
 
         same = [w["seat"] for w in wins if discard_of(w) == discard_of(win)]
@@ -938,6 +938,18 @@ def after_win(hand: dict[str, Any], win: dict[str, Any], flow: Any, wins: list[d
         hand["turn"] = _turn(next_playing(seat, out), "discard", at, hand.get("ruleset", ""))
     _wall_now(hand)
     return restore
+
+
+def _won_on(hand: dict[str, Any], win: dict[str, Any]) -> int | None:
+    """Where in the discarder's pool the discard a win on a discard was won on lies: its newest of the tile
+    before the win was read (not one discarded since); None for another win, or where the record has none."""
+    discarder = win.get("discarder")
+    if win.get("win_kind") != "discard" or discarder not in SEATS:
+        return None
+    pool = (hand.get("discards") or {}).get(discarder) or []
+    read = int(win.get("read_seq") or win.get("seq") or 0)
+    return next((i for i in range(len(pool) - 1, -1, -1)
+                 if pool[i].get("tile") == win.get("win_tile") and int(pool[i].get("seq") or 0) <= read), None)
 
 
 def _rob_kong(hand: dict[str, Any], win: dict[str, Any]) -> dict[str, Any] | None:

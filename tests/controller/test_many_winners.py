@@ -451,3 +451,49 @@ def test_a_hand_ended_by_three_blood_battle_wins_has_no_check() -> None:
     assert referee_view(state)["exhaustive_due"] is False
     with pytest.raises(RefereeError, match="荒牌"):
         validate(state, "referee.exhaustive", {"hands": {"E": {"concealed": "1m 1m 2m 3m 4m 6m 7m 8m 5p 6p 7p 9p 9p".split()}}})
+
+
+def test_an_undone_win_stands_for_a_read_again_on_its_own_discard_only_not_for_a_later_one_of_the_same_tile(
+) -> None:
+    """An undone win's discard stands for a read naming its 点炮方 only where the read is that win read again:
+    its very discard (by seq) still in the record, the record's last discard of the tile thrown while it stood.
+    Before, any undone win with the same (点炮方, tile) let a read name that seat: S's win on E's 四筒 confirmed and
+    undone (a wrong confirmation), S playing on and winning on W's 四筒, the read naming E passed and E paid for a
+    discard nobody won on; so under 血流 once the win on E's 四筒 was confirmed again and S won on W's too, and
+    under 血战 once E's 四筒 was put right to 五筒 after the undo (E threw no 四筒)."""
+    log = Log("sichuan")
+    sichuan_hand(log)                                              # E's 4p
+    conf = read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    log.ref("referee.undo", reason="确认错了，南家没有和", target=conf["seq"])
+    for seat, tile in (("S", "9s"), ("W", "4p")):                 # S plays on; W's 4p is the one S wins on
+        play(log, "discard", seat=seat, tile=tile)
+    log.ref("referee.win_read", hand=win("S", S_WINS, "4p", discarder="E"))
+    result = log.state().actions[-1]["result"]
+    assert result["reason"] == "wrong_discarder" and "最后打出四筒的是西家" in result["message"], result
+    log.ref("referee.win_read", hand=win("S", S_WINS, "4p", discarder="W"))
+    assert log.state().actions[-1]["result"]["valid"] is True
+
+    log = Log("xueliu")                                            # 血流: the undone win confirmed again first
+    sichuan_hand(log)
+    conf = read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    log.ref("referee.undo", reason="读错了", target=conf["seq"])
+    log.ref("referee.win_confirm")                                 # E's 4p won on again, S plays on
+    for seat, tile in (("W", "1s"), ("N", "2s"), ("E", "3s"), ("S", "9s"), ("W", "4p")):
+        play(log, "discard", seat=seat, tile=tile)
+    log.ref("referee.win_read", hand=win("S", S_WINS, "4p", discarder="E"))
+    result = log.state().actions[-1]["result"]
+    assert result["reason"] == "wrong_discarder", result
+    read_and_confirm(log, win("S", S_WINS, "4p", discarder="W"))
+    pools = log.state().hand["discards"]
+    assert [d.get("won_by") for d in (pools["E"][0], pools["W"][-1])] == ["S", "S"]
+
+    log = Log("sichuan")                                           # 血战: the undone win's discard put right since
+    sichuan_hand(log)
+    conf = read_and_confirm(log, win("S", S_WINS, "4p", discarder="E"))
+    for seat, tile in (("W", "1s"), ("N", "2s"), ("E", "3s"), ("W", "4p")):
+        play(log, "discard", seat=seat, tile=tile)
+    log.ref("referee.undo", reason="读错了", target=conf["seq"])
+    e4p = log.state().hand["discards"]["E"][0]["seq"]
+    log.ref("referee.play_correct", target=e4p, tile="5p", reason="东家打的是五筒")
+    log.ref("referee.win_read", hand=win("S", S_WINS, "4p", discarder="E"))
+    assert log.state().actions[-1]["result"]["reason"] == "wrong_discarder"   # E threw no 四筒 to pay for
