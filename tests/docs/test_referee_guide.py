@@ -137,11 +137,11 @@ async def test_every_control_the_guide_names_is_on_the_page_it_names(service: Ta
         for name, path in PAGES.items():
             await page.goto(f"http://127.0.0.1:{service.port}{path}")
             # the page logs in by itself with the tab's credential: awaited, not raced by a PIN typed meanwhile
-            await page.wait_for_function("document.body.dataset.role")
+            await page.wait_for_function("document.body?.dataset.role")
             if path != "/public" and await page.evaluate("document.body.dataset.role") != "referee":
                 await page.fill("#token", REFEREE)
                 await page.click("#login button[type=submit]")
-                await page.wait_for_function("document.body.dataset.role === 'referee'")
+                await page.wait_for_function("document.body?.dataset.role === 'referee'")
             await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
             main = "page-table" if path == "/public" else "page-" + ("table" if path == "/" else path[1:])
             controls[name] = await page.evaluate(CONTROLS_JS, main)

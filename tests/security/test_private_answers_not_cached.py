@@ -97,10 +97,10 @@ async def test_a_logged_out_tablets_browser_profile_holds_no_hand_as_read(servic
             async with page.expect_response(lambda r: "/api/referee/hands/" in r.url and r.status == 200) as got:
                 await page.fill("#token", REFEREE)
                 await page.click("#login button[type=submit]")
-                await page.wait_for_function("document.body.dataset.role === 'referee'")
+                await page.wait_for_function("document.body?.dataset.role === 'referee'")
             assert '"7m","8m","9m"' in await (await got.value).text()  # the page had the hand as read
             await page.click("#logout")
-            await page.wait_for_function("document.body.dataset.role === 'viewer' && window.__lastSeq > 0")
+            await page.wait_for_function("document.body?.dataset.role === 'viewer' && window.__lastSeq > 0")
             await asyncio.sleep(1.0)  # the cache's writes reach the disk
         finally:
             await context.close()

@@ -77,5 +77,5 @@ async def logged_in(context: Any, svc: TableService, token: str, role: str) -> A
     await page.goto(f"http://127.0.0.1:{svc.port}/")
     await page.fill("#token", token)
     await page.click("#login button[type=submit]")
-    await page.wait_for_function(f"document.body.dataset.role === '{role}'")
+    await page.wait_for_function(f"document.body?.dataset.role === '{role}'")
     return page

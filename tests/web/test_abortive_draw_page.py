@@ -63,7 +63,7 @@ async def test_four_winds_marked_refused_early_then_pressed_and_the_dealer_deals
     await page.goto(f"http://127.0.0.1:{svc.port}/")
     await page.fill("#token", OPERATOR)
     await page.click("#login button[type=submit]")
-    await page.wait_for_function("document.body.dataset.role === 'operator'")
+    await page.wait_for_function("document.body?.dataset.role === 'operator'")
     button = "[data-testid=abortive-keys] [data-testid=abortive-four_winds]"
     await page.wait_for_selector(f"{button}.shown")
     names = await page.locator("[data-testid=abortive-keys] button").all_text_contents()

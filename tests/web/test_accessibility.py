@@ -147,7 +147,7 @@ async def _referee(chromium: Any, places: dict[str, Any]) -> AsyncIterator[Any]:
         await page.goto(places["table"] + "/")
         await page.fill("#token", REFEREE)
         await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        await page.wait_for_function("document.body?.dataset.role === 'referee'")
         yield page
     finally:
         await context.close()

@@ -155,7 +155,7 @@ async def _open(browser: Any, svc: TableService, path: str, token: str | None = 
     if token:
         await page.fill("#token", token)
         await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role && document.body.dataset.role !== 'viewer'")
+        await page.wait_for_function("document.body?.dataset.role && document.body?.dataset.role !== 'viewer'")
     await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
     return page
 
@@ -182,7 +182,7 @@ async def test_after_a_login_the_page_is_current_only_once_the_referees_channel_
     await page.wait_for_function(f"window.__lastSeq >= {seq}")  # the public view
     await page.fill("#token", REFEREE)
     await page.click("#login button[type=submit]")
-    await page.wait_for_function("document.body.dataset.role === 'referee'")
+    await page.wait_for_function("document.body?.dataset.role === 'referee'")
     await _until(lambda: bool(held))  # the referee's snapshot is on its way
     assert await page.evaluate("[window.__lastSeq, state.view]") == [None, "public"]  # before: [seq, "public"]
     for ws, message in held:
@@ -230,7 +230,7 @@ async def test_page_reconnects_after_a_restart_and_shows_every_missed_event(tmp_
     seen = first.controller.state.seq
     assert await page.inner_text("[data-testid=link]") == "已连接"
     await first.stop()
-    await page.wait_for_function("document.body.dataset.connected === '0'")
+    await page.wait_for_function("document.body?.dataset.connected === '0'")
     # the service gone, the page says so: before, its badge went on saying 已连接 (the table's last link state)
     assert "与服务断开" in await page.inner_text("[data-testid=link]")
 
@@ -267,7 +267,7 @@ async def test_a_referee_page_whose_pin_became_the_operators_at_a_restart_takes_
     page = await _open(browser, first, "/", token=REFEREE)
     assert await page.evaluate("document.body.dataset.role") == "referee"
     await first.stop()
-    await page.wait_for_function("document.body.dataset.connected === '0'")
+    await page.wait_for_function("document.body?.dataset.connected === '0'")
     swapped = parse_config({
         "table": {"link": "sim://", "sim_seed": 11, "sim_speed": 1000.0}, "rules": {"ruleset": "mcr"},
         "display": {"port": port, "operator_token": REFEREE, "referee_token": "ref-browser-new"},
@@ -275,7 +275,7 @@ async def test_a_referee_page_whose_pin_became_the_operators_at_a_restart_takes_
     second = TableService(swapped, tmp_path)
     await second.start()
     try:
-        await page.wait_for_function("document.body.dataset.role === 'operator' && document.body.dataset.connected === '1'",
+        await page.wait_for_function("document.body?.dataset.role === 'operator' && document.body?.dataset.connected === '1'",
                                      timeout=15000)
         assert await page.inner_text("#role") == "操作员"
         assert await page.evaluate("sessionStorage.getItem('token')") == REFEREE
@@ -737,7 +737,7 @@ async def test_the_display_over_https_keeps_the_referees_credential_off_the_air(
             await page.goto(f"https://127.0.0.1:{svc.port}/penalties")
             await page.fill("#token", REFEREE)
             await page.click("#login button[type=submit]")
-            await page.wait_for_function("document.body.dataset.role === 'referee'")
+            await page.wait_for_function("document.body?.dataset.role === 'referee'")
             await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")  # the socket, over wss
             await page.select_option("#penalty-form select[name=seat]", "S")
             await page.select_option("#penalty-code", "warning")

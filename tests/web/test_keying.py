@@ -58,7 +58,7 @@ async def _keying_page(svc: TableService, chromium: Any, viewport: tuple[int, in
     await page.goto(f"http://127.0.0.1:{svc.port}/")
     await page.fill("#token", OPERATOR)
     await page.click("#login button[type=submit]")
-    await page.wait_for_function("document.body.dataset.role === 'operator'")
+    await page.wait_for_function("document.body?.dataset.role === 'operator'")
     await page.wait_for_selector(f"{FORM}:not([hidden])")
     return page
 

@@ -68,7 +68,7 @@ async def _win_read(svc: TableService) -> None:
 async def _log_in(page: Any, svc: TableService) -> None:
     await page.fill("#token", REFEREE)
     await page.click("#login button[type=submit]")
-    await page.wait_for_function("document.body.dataset.role === 'referee'")
+    await page.wait_for_function("document.body?.dataset.role === 'referee'")
     await page.wait_for_function(f"window.__lastSeq >= {svc.controller.state.seq}")
 
 
@@ -146,7 +146,7 @@ async def test_a_pin_typed_while_the_page_logs_in_by_itself_is_not_lost_nor_an_e
         await go_while_held("/penalties", "op-tablet-5531")  # another credential: kept for its own 登录
         assert await page.input_value("#token") == "op-tablet-5531"
         await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role === 'operator'")
+        await page.wait_for_function("document.body?.dataset.role === 'operator'")
         assert await page.input_value("#token") == ""
     finally:
         whoami.release.set()
@@ -176,7 +176,7 @@ async def test_a_login_pressed_while_the_pages_own_login_answers_is_not_undone_b
         await _until(lambda: whoami.held)
         await page.fill("#token", "op-tablet-5531")
         await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role === 'operator'")
+        await page.wait_for_function("document.body?.dataset.role === 'operator'")
         assert await page.evaluate("window.__whoami") == 1  # the operator's
         whoami.release.set()  # the page's own login answers now, after the operator's
         await page.wait_for_function("window.__whoami === 2")  # read (before: the page made the referee's)
@@ -202,7 +202,7 @@ async def test_logging_out_leaves_no_read_hand_in_the_tab_nor_in_its_history(ser
         assert await page.input_value("#win-form input[name=concealed]") == " ".join(CONCEALED)  # filled in
         # 退出 on the Win page itself: the page is the public one, and says so
         await page.click("#logout")
-        await page.wait_for_function("document.body.dataset.role === 'viewer' && window.__lastSeq > 0")
+        await page.wait_for_function("document.body?.dataset.role === 'viewer' && window.__lastSeq > 0")
         assert not await _secret_in_document(page)
         assert "已退出" in await page.inner_text("#action-msg")
         assert await page.evaluate("sessionStorage.getItem('token')") is None
@@ -210,9 +210,9 @@ async def test_logging_out_leaves_no_read_hand_in_the_tab_nor_in_its_history(ser
         await _log_in(page, service)
         await page.wait_for_selector('[data-tile="9m"]')
         await page.goto(base + "/scoresheet")
-        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        await page.wait_for_function("document.body?.dataset.role === 'referee'")
         await page.click("#logout")
-        await page.wait_for_function("document.body.dataset.role === 'viewer'")
+        await page.wait_for_function("document.body?.dataset.role === 'viewer'")
         await page.go_back()
         await page.wait_for_function("location.pathname === '/win' && window.__lastSeq > 0")
         await page.wait_for_timeout(300)  # renders after the snapshot
@@ -266,7 +266,7 @@ async def test_an_action_without_an_answer_is_asked_about_before_the_credential_
         assert len(asked) == 1 and "还有操作没有得到回应" in asked[0] and "罚分" in asked[0], asked
         assert await page.evaluate("document.body.dataset.role") == "referee"
         await page.click("#logout")  # logs out anyway
-        await page.wait_for_function("document.body.dataset.role === 'viewer' && window.__lastSeq > 0")
+        await page.wait_for_function("document.body?.dataset.role === 'viewer' && window.__lastSeq > 0")
         # Nothing is left in the tab to ask about (the list the page asks from every ASK_EVERY_MS, kept in
         # sessionStorage over the reload): a 没有记录 could only come from asking about one, so none can come
         # later. Before, the list went over the reload and a page without the credential asked from it: this
@@ -307,7 +307,7 @@ async def test_a_page_reloaded_while_its_address_is_held_keeps_the_pin_and_logs_
         await page.wait_for_function("document.getElementById('role').textContent.startsWith('尝试次数过多')")
         assert await page.evaluate("[document.body.dataset.role, sessionStorage.getItem('token')]") == [
             "viewer", REFEREE]  # before: ["viewer", null]
-        await page.wait_for_function("document.body.dataset.role === 'referee'", timeout=8000)
+        await page.wait_for_function("document.body?.dataset.role === 'referee'", timeout=8000)
         assert time.monotonic() - started < 5  # asked again after its Retry-After (2 s), not after a minute
         assert await page.text_content("#role") == "裁判"
     finally:

@@ -44,7 +44,7 @@ async def test_a_service_back_on_another_log_is_shown_as_that_log(tmp_path: Path
     seen = first.controller.state.seq
     assert (await page.inner_text("#log")).count("迟到") == 6
     await first.stop()
-    await page.wait_for_function("document.body.dataset.connected === '0'")
+    await page.wait_for_function("document.body?.dataset.connected === '0'")
     second = TableService(_config(port=port), tmp_path / "b")
     await second.start()
     try:
@@ -52,7 +52,7 @@ async def test_a_service_back_on_another_log_is_shown_as_that_log(tmp_path: Path
         await _penalties(second, "W", seen + 2)
         head = second.controller.state.seq
         await page.wait_for_function(f"window.__lastSeq === {head}", timeout=15000)
-        await page.wait_for_function("document.body.dataset.connected === '1'")
+        await page.wait_for_function("document.body?.dataset.connected === '1'")
         shown = await page.eval_on_selector_all("#log li",
                                                 "els => els.map(e => [Number(e.dataset.seq), e.textContent])")
         logged = [[line["seq"], line["text"]] for line in reversed(second.controller.state.log[-60:])]
@@ -141,7 +141,7 @@ async def test_a_page_through_many_events_and_five_drops_keeps_one_socket_and_it
             wifi.cut()
             await asyncio.sleep(0.4)
         await page.wait_for_function(f"window.__lastSeq === {svc.controller.state.seq}", timeout=30000)
-        await page.wait_for_function("document.body.dataset.connected === '1'")
+        await page.wait_for_function("document.body?.dataset.connected === '1'")
         after = await _size(page, cdp)
         assert len(sockets) == 1 and len(opened) >= 5, (len(sockets), len(opened))  # each reset: a new one
         assert await page.locator("#actions tr[data-seq]").count() == 30

@@ -80,7 +80,7 @@ def _changes(svc: TableService) -> list[dict[str, Any]]:
 async def _log_in(page: Any, pin: str) -> None:
     await page.fill("#token", pin)
     await page.click("#login button[type=submit]")
-    await page.wait_for_function("document.body.dataset.role === 'referee' && window.__lastSeq > 0")
+    await page.wait_for_function("document.body?.dataset.role === 'referee' && window.__lastSeq > 0")
 
 
 @pytest.mark.browser
@@ -139,7 +139,7 @@ async def test_a_pin_changed_on_the_page_ends_every_device_on_the_old_one_and_ho
         assert await tablet.evaluate("sessionStorage.getItem('token')") == NEW
         assert [await tablet.input_value(f"#pin-form input[name={n}]") for n in ("old", "fresh", "again")] == [""] * 3
         # the other device, logged in with the old PIN, is logged out at once and told why
-        await other.wait_for_function("document.body.dataset.role === 'viewer'", timeout=10000)
+        await other.wait_for_function("document.body?.dataset.role === 'viewer'", timeout=10000)
         assert "裁判凭证已更改" in await other.inner_text("#action-msg")
         assert await other.evaluate("sessionStorage.getItem('token')") is None
         assert await _role(svc, OLD) == 401 and await _role(svc, NEW) == "referee"

@@ -196,11 +196,11 @@ async def _walk(chromium: Any, places: dict[str, Any], size: str) -> dict[str, d
                 await page.goto(places["table"] + path)
                 # the page's own login with the tab's credential answered first: read at once, its role was not
                 # there yet, and the PIN typed then raced it (登录 on the field it emptied: 请先输入凭证 beside 退出)
-                await page.wait_for_function("document.body.dataset.role")
+                await page.wait_for_function("document.body?.dataset.role")
                 if role != "viewer" and not await page.evaluate("document.body.dataset.role === " + repr(role)):
                     await page.fill("#token", OPERATOR if role == "operator" else REFEREE)
                     await page.click("#login button[type=submit]")
-                    await page.wait_for_function(f"document.body.dataset.role === {role!r}")
+                    await page.wait_for_function(f"document.body?.dataset.role === {role!r}")
                 await page.wait_for_function(f"window.__lastSeq >= {seq}")
                 if path == "/penalties" and role == "viewer":  # a refusal's message (✗ 需要裁判权限) is main text too
                     await page.click("#penalty-submit")
@@ -268,7 +268,7 @@ async def test_names_stay_in_english_too(chromium: Any, places: dict[str, Any]) 
         await page.goto(places["table"] + "/scoresheet")
         await page.fill("#token", REFEREE)
         await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        await page.wait_for_function("document.body?.dataset.role === 'referee'")
         await page.click("#lang")
         assert await page.get_attribute("#round-form input[name=id2]", "aria-label") == "chair 2 reg. no. (optional)"
         assert await page.get_attribute("#clock-reason", "aria-label") == "why (a table jam …)"
@@ -285,7 +285,7 @@ async def test_a_phone_keys_a_discard_and_a_penalty_by_tapping(chromium: Any, pl
         await page.goto(places["table"] + "/")
         await page.fill("#token", REFEREE)
         await page.tap("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role === 'referee'")
+        await page.wait_for_function("document.body?.dataset.role === 'referee'")
         discards = lambda: sum(map(len, svc.controller.state.hand["discards"].values()))  # noqa: E731
         before = discards()
         await page.tap("#play-form input[name=tiles]")

@@ -71,7 +71,7 @@ async def test_a_wifi_that_drops_without_a_close_is_noticed_and_the_page_catches
     assert await page.inner_text("[data-testid=link]") == "已连接"
     wifi.freeze()
     frozen = time.monotonic()
-    await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
+    await page.wait_for_function("document.body?.dataset.connected === '0'", timeout=10000)
     noticed = time.monotonic() - frozen
     assert noticed < 3 * quick_health + 2.5, noticed
     assert "秒没有收到服务的消息" in await page.inner_text("[data-testid=link]")
@@ -82,7 +82,7 @@ async def test_a_wifi_that_drops_without_a_close_is_noticed_and_the_page_catches
     assert await page.locator("#actions tr[data-seq]").count() == 0  # not shown: it never arrived
     wifi.thaw()
     await page.wait_for_function(f"window.__lastSeq === {service.controller.state.seq}", timeout=10000)
-    await page.wait_for_function("document.body.dataset.connected === '1'", timeout=5000)
+    await page.wait_for_function("document.body?.dataset.connected === '1'", timeout=5000)
     assert await page.inner_text("[data-testid=link]") == "已连接"
     assert await page.locator("#actions tr[data-seq]").count() == 1
 
@@ -100,10 +100,10 @@ async def test_a_tablet_clock_stepped_back_does_not_blind_the_watchdog(
     await page.evaluate("window.__skewMs = -3600 * 1000")
     wifi.freeze()
     frozen = time.monotonic()
-    await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
+    await page.wait_for_function("document.body?.dataset.connected === '0'", timeout=10000)
     assert time.monotonic() - frozen < 3 * quick_health + 2.5
     wifi.thaw()
-    await page.wait_for_function("document.body.dataset.connected === '1'", timeout=10000)
+    await page.wait_for_function("document.body?.dataset.connected === '1'", timeout=10000)
 
 
 async def test_a_quiet_delayed_broadcast_is_not_taken_for_a_dead_link(service: TableService, browser: Any,
@@ -120,7 +120,7 @@ async def test_a_quiet_delayed_broadcast_is_not_taken_for_a_dead_link(service: T
     await page.clock.install()
     await page.clock.pause_at(time.time() * 1000 + 1000)  # (installed flowing, the page opened a second socket)
     await page.goto(f"http://127.0.0.1:{service.port}/public?delay=30")
-    await page.wait_for_function("document.body.dataset.connected === '1'", timeout=5000)
+    await page.wait_for_function("document.body?.dataset.connected === '1'", timeout=5000)
     for _ in range(8):
         heard = len(frames)
         end = time.monotonic() + 2.0
@@ -430,12 +430,12 @@ async def test_a_page_back_after_a_long_drop_shows_what_a_fresh_page_shows(
     # minutes away: its clock stepped past the watchdog's wait (nothing was heard since the freeze), not
     # sat out (2-2.5 s a test; the 520 events alone outlasted it)
     await page.clock.run_for(_silent_wait_ms(quick_health))
-    await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
+    await page.wait_for_function("document.body?.dataset.connected === '0'", timeout=10000)
     wifi.thaw()
     # at least (not exactly) the log's head: the table's own count of its tiles after the hand can land
     # just after it is read (the wait for the watchdog used to outlast it)
     await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=15000)
-    await page.wait_for_function("document.body.dataset.connected === '1'", timeout=5000)
+    await page.wait_for_function("document.body?.dataset.connected === '1'", timeout=5000)
     fresh = await _open(browser, service, service.port, where, token=REFEREE)
     main = "#page-" + {"/": "table", "/penalties": "penalties", "/scoresheet": "scoresheet", "/win": "win"}[where]
     await fresh.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}", timeout=15000)
@@ -463,7 +463,7 @@ async def test_a_catch_up_of_hundreds_of_missed_events_draws_the_page_once(
     wifi.freeze()
     await _ruled_and_undone(service, 235)
     await page.clock.run_for(_silent_wait_ms(quick_health))  # nothing heard since the freeze
-    await page.wait_for_function("document.body.dataset.connected === '0'", timeout=10000)
+    await page.wait_for_function("document.body?.dataset.connected === '0'", timeout=10000)
     drawn = await page.evaluate("window.__draws")
     wifi.thaw()
     await page.wait_for_function(f"window.__lastSeq === {service.controller.state.seq}", timeout=15000)
@@ -496,10 +496,10 @@ async def test_a_page_on_a_link_with_seconds_of_latency_connects_and_stays(servi
         await page.goto(f"http://127.0.0.1:{slow.port}/penalties", timeout=30000)
         await page.fill("#token", REFEREE)
         await page.click("#login button[type=submit]")
-        await page.wait_for_function("document.body.dataset.role === 'referee'", timeout=30000)
+        await page.wait_for_function("document.body?.dataset.role === 'referee'", timeout=30000)
         await _until(lambda: bool(said), 30)  # two round trips after the socket was opened
         assert said[0]["type"] == "snapshot", said[0]
-        await page.wait_for_function("document.body.dataset.connected === '1' && window.__lastSeq >= "
+        await page.wait_for_function("document.body?.dataset.connected === '1' && window.__lastSeq >= "
                                      f"{service.controller.state.seq}", timeout=45000)
         opened = len(sockets)
         # and it stays: the health that follows the snapshot, then two more a health interval apart, late

@@ -59,12 +59,12 @@ async def test_names_and_notes_are_shown_as_text_on_every_page(tmp_path: Path, c
                     await page.goto(f"http://127.0.0.1:{service.port}{path}")
                     # logged in once, on the first page: the next ones log in by themselves with the tab's
                     # credential, awaited (a PIN typed meanwhile raced that login); the on-air pages have no login
-                    await page.wait_for_function("document.body.dataset.role")
+                    await page.wait_for_function("document.body?.dataset.role")
                     if (who == "referee" and await page.evaluate("document.body.dataset.role") != "referee"
                             and await page.is_visible("#token")):
                         await page.fill("#token", REFEREE)
                         await page.click("#login button[type=submit]")
-                        await page.wait_for_function("document.body.dataset.role === 'referee'")
+                        await page.wait_for_function("document.body?.dataset.role === 'referee'")
                     await page.wait_for_function(f"window.__lastSeq >= {service.controller.state.seq}")
                     if who == "viewer":
                         assert await page.evaluate("document.body.dataset.role") == "viewer", path
