@@ -1109,13 +1109,15 @@ RESULTS = ("referee.win_read", "referee.win_confirm", "referee.exhaustive")
 
 
 def settled_undo(s: "TableState", d: dict[str, Any]) -> str | None:
-    """Why an undo of a hand's win read, win confirmation or 查叫 is refused once that hand has ended and
-    the next has started: the dealer rotation, the next hand's dealer and the scores rest on it, as on
-    its plays (`corrections.closed_undo`). Before, the confirmation was undone: the ended hand's row went
+    """Why an undo of a hand's win read, win confirmation, 查叫 or a penalty that had it dealt again
+    (`redeal`: riichi's 错和, the hand ended 中止 on it) is refused once that hand has ended and the next has
+    started: the dealer rotation, the next hand's dealer and the scores rest on it, as on its plays
+    (`corrections.closed_undo`). Another penalty only moves points, and is undone as before. Before, the confirmation was undone: the ended hand's row went
     to 和牌（待确认） at 0 points while the next was played, with no way to confirm it again (a read goes
     to the hand in play). Only for an undo being taken (`refuse_new`): one in a log folds as it did."""
     last = last_undoable(s.actions)
-    if last is None or last["type"] not in RESULTS or last.get("error") or last.get("hand_no") is None:
+    settles = last is not None and (last["type"] in RESULTS or last["type"] == "referee.penalty" and last.get("redeal"))
+    if last is None or not settles or last.get("error") or last.get("hand_no") is None:
         return None
     if d.get("target") is not None and str(d["target"]) != str(last["seq"]):
         return None  # not the one to undo: said by `undo_target_refusal`, `_undo`
@@ -1131,6 +1133,9 @@ def settled_undo(s: "TableState", d: dict[str, Any]) -> str | None:
         what, what_en = f"第 {no} 盘的确认和牌（{who}家{how}）", f"hand {no}'s confirmed win, {last.get('seat')}"
     elif last["type"] == "referee.win_read":
         what, what_en = f"第 {no} 盘的和牌读牌（{who}家）", f"hand {no}'s win read, {last.get('seat')}"
+    elif last["type"] == "referee.penalty":  # one that had the hand dealt again (riichi's 错和): 中止 rests on it
+        what = f"第 {no} 盘的罚分（{who}家{last.get('name_zh') or last.get('code')}，本盘作废重打）"
+        what_en = f"hand {no}'s penalty on {last.get('seat')} that had it dealt again"
     else:
         what, what_en = f"第 {no} 盘的查叫", f"hand {no}'s check of hands at the draw"
     return (f"上一手已结束（第 {now} 盘已开始），不能再撤销：#{last['seq']} 是{what}，那一盘的结果已定："

@@ -248,3 +248,27 @@ def test_a_chombo_found_at_the_draw_pays_no_noten_payments(table: Controller) ->
     assert c.state.hands[-1]["result"] == "abandoned" and len(c.state.hands) == 1
     assert _held(c) == {"1": 29000, "2": 17000, "3": 27000, "4": 27000}
     assert (c._coming().dealer_position, c._coming().honba) == (1, 0)
+
+
+def test_a_chombo_that_had_the_hand_dealt_again_is_not_undone_once_the_next_hand_has_started(
+        table: Controller) -> None:
+    """北's 错和 (redeal) ended hand 1 中止 and the same dealer deals hand 2. Undone in hand 2, before: taken, the
+    8000 went back while hand 1 stayed 中止 for a ruling no longer standing and its redeal was played on. Refused as
+    the undo of that hand's win is (`referee.settled_undo`); a penalty that only moves points is undone as before."""
+    c = table
+    _riichi_by_south(c)
+    c.referee_action("referee.penalty", {"seat": "N", "code": "false_win"}, by="ref")
+    chombo = c.state.actions[-1]["seq"]
+    c.accept("operator", "operator.hand_end", {"hand_no": 1, "result": "abandoned"})
+    _start(c)
+    held = _held(c)
+    with pytest.raises(ActionError) as err:
+        c.referee_action("referee.undo", {"reason": "裁错", "target": chombo}, by="ref")
+    assert str(err.value).startswith(f"上一手已结束（第 2 盘已开始），不能再撤销：#{chombo} 是第 1 盘的罚分（北家错和（诈和，"
+                                     "チョンボ），本盘作废重打），那一盘的结果已定"), err.value
+    assert _held(c) == held and not [a for a in c.state.actions if a.get("undone")]
+    c.referee_action("referee.penalty", {"seat": "W", "code": "other", "amount": 1000}, by="ref")
+    c.accept("operator", "operator.hand_end", {"hand_no": 2, "result": "abandoned"})
+    _start(c)
+    c.referee_action("referee.undo", {"reason": "裁错"}, by="ref")  # a point penalty of hand 2, in hand 3: taken
+    assert _held(c) == held
