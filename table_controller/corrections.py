@@ -575,7 +575,8 @@ def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event
 
 def _drawn_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event | None]]) -> str | None:
     """Why a change of the hand's plays is refused where it moves the last play before a confirmed self-drawn
-    win (自摸, 杠上开花, 花上): a play put between it and the win (the winner's discard, flower or kong, another
+    win (自摸, 杠上开花, 花上; a discard, claim, kong or flower: a 定缺 or 立直 moves no draw, and a win on the
+    deal, 天和, has none): a play put between it and the win (the winner's discard, flower or kong, another
     seat's claim), or that play voided, made another kind or given to another seat. The winner drew the tile
     won on right after it (its turn, or the replacement of its kong or flower): with a play in between the
     read, its 杠上开花 and its flowers no longer follow the record (a kong put there undid the confirmation
@@ -590,7 +591,7 @@ def _drawn_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Eve
     wins = _placed_wins([w for w in confirmed_wins(s.actions, s.hand["hand_no"]) if w.get("win_kind") in SELF_DRAWN])
     if not wins:
         return None
-    for win, was, now, kept in _at_wins(steps, wins, lambda type_: type_.startswith("play.")):
+    for win, was, now, kept in _at_wins(steps, wins, MOVES.__contains__):  # a 定缺 or 立直 moves no draw
         if not (
                 now is not None and now[0].ident == was[0].ident and now[1].type == was[1].type
                 and now[1].data.get("seat") == was[1].data.get("seat")):

@@ -144,3 +144,19 @@ def test_the_added_kong_a_confirmed_robbing_took_is_not_corrected_away_while_the
     for body in ({"void": True}, {"added": False, "concealed": True}, {"seat": "S"}):
         why = _refused(log, target=kong.seq, reason="看错", **body)
         assert why.startswith(f"不能更正：#{kong.seq}（西家补杠 五筒）是已确认的抢杠和 #{confirm.seq}（北家和五筒）抢的补杠"), why
+
+
+def test_a_forgotten_declaration_after_the_last_one_is_keyed_under_a_confirmed_win_on_the_deal() -> None:
+    """四川: E (the dealer) wins 天和 on the deal, confirmed; N's 定缺 was never keyed. Inserted after W's, it was
+    refused as a play put between a self-drawn win and the draw it was won on (the last 定缺 taken for that draw):
+    a 定缺 moves no turn and no tile, so it is taken, and so is a 定缺's suit put right."""
+    log = _dealt("sichuan")
+    missing = {seat: log.add("operator", "play.missing", {"seat": seat, "suit": suit}).seq
+               for seat, suit in (("E", "s"), ("S", "m"), ("W", "m"))}
+    log.ref("referee.win_read", hand={**PAIRS, "win": "self_draw", "discarder": None})
+    log.ref("referee.win_confirm")
+    s = log.state()
+    assert not s.actions[-1].get("error") and s.hand["winners"] == ["E"]
+    for body in ({"insert_after": missing["W"], "play": {"type": "missing", "seat": "N", "suit": "p"}},
+                 {"target": missing["W"], "suit": "p"}):
+        validate(s, "referee.play_correct", {**body, "reason": "漏记", "by": "referee"})
