@@ -353,7 +353,7 @@ function stacksOf(deal, now, ended) {
   for (const p of (deal.tail || []).slice(0, tail)) add(p, "dealt");
   add(now ? now.next_draw : (deal.live || [])[0], "next");
   add(now ? now.next_replacement : (deal.tail || [])[0], "tail");
-  for (const p of deal.dead || []) add(p, "dead");
+  for (const p of (now && now.dead) || deal.dead || []) add(p, "dead"); // 留牌 moves with the 海底 (state._wall_now)
   add(now ? now.last_live : deal.last_live, "last");
   // 买马 / 钓鱼: once a win is read or the hand has ended, the tiles the referee turns up from the tail
   if (ended) for (const p of (now && now.hand_end) || (deal.hand_end && deal.hand_end.positions) || []) add(p, "handend");
