@@ -412,3 +412,14 @@ def test_huangfan_as_written() -> None:
         for b in range(1, 7):
             want = 2 if {(a, b), (b, a)} & pairs2 else 1 if {(a, b), (b, a)} & pairs1 else 0
             assert dice_huangfan((a, b)) == want, (a, b)
+
+
+def test_dealer_by_as_written() -> None:
+    """"1号位 throws; the sum counts positions ..." for every ruleset of the table, except those walls.md names in
+    "`sichuan`: each player throws once; the highest total deals" (`[dice] dealer_by`)."""
+    section = _section("Choosing seats and the first dealer by dice")
+    highest = set(re.findall(r"^- `([a-z]+)`: each player throws once; the highest total deals", section, re.M))
+    assert highest == {"sichuan"}, highest
+    for row in _table_rows():
+        for rid in _expected(row)[0]:
+            assert load_ruleset(rid).dealer_by == ("highest" if rid in highest else "count"), rid
