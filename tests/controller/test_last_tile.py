@@ -151,4 +151,8 @@ def test_the_reserve_moves_with_the_haidi_on_the_live_record(ruleset: str, dice:
     assert now["tail_drawn"] == 1 and now["last_live"] == {"hainan": "W12b", "riichi": "W12t"}[ruleset]
     assert len(now["dead"]) == size and now["dead"][:3] == reserve
     assert "S02t" not in now["dead"] and now["dead"][-1] == "S02b"
+    if ruleset == "riichi":  # its 杠宝牌: the 4th tail stack's top beside the 3rd's (W17t); no other ruleset turns one
+        assert now["indicators"] == {"dora": ["W17t", "W16t"]}
+    else:
+        assert "indicators" not in now
     assert "dead" not in fold(_play_to("tuidaohu", [3, 4], 80)).hand["wall_now"]  # no reserve, nothing to move

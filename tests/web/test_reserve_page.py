@@ -38,3 +38,24 @@ async def test_the_reserve_marked_moves_with_the_haidi_after_a_flower(tmp_path: 
         assert deal["last_live"] in marked and deal["tail"][0] not in marked
         assert await table.eval_on_selector_all("[data-pos].last", "els => els.map(e => e.dataset.pos)") == [
             now["last_live"]]
+
+
+async def test_the_kong_indicator_is_marked_after_a_kong(tmp_path: Path, browser: Any) -> None:
+    """riichi: each kong turns up one more 宝牌指示牌 beside the first (the 4th tail stack's top, `kan_step`); the
+    page marks both. Before, it marked the deal's first only."""
+    async with _running(_config(ruleset="riichi"), tmp_path / "own") as svc:
+        ctl = svc.controller
+        async with _http(svc) as http:
+            r = await http.post("/api/hand/start", headers=_auth(OPERATOR))
+            assert r.status_code == 200, r.text
+            await _until(lambda: ctl.state.phase == "walls_raised")
+            await _throw_all(svc)
+            for body in ({"type": "deal_done"}, {"type": "kong", "seat": "E", "tiles": ["1m"] * 4, "concealed": True}):
+                r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
+                assert r.status_code == 200, r.text
+        table = await _open(browser, svc, "/", token=OPERATOR)
+        now = ctl.state.hand["wall_now"]
+        assert now["tail_drawn"] == 1 and len(now["indicators"]["dora"]) == 2
+        await table.wait_for_selector("[data-pos].indicator")
+        marked = await table.eval_on_selector_all("[data-pos].indicator", "els => els.map(e => e.dataset.pos)")
+        assert sorted(marked) == sorted(now["indicators"]["dora"])

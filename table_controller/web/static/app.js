@@ -357,7 +357,7 @@ function stacksOf(deal, now, ended) {
   add(now ? now.last_live : deal.last_live, "last");
   // 买马 / 钓鱼: once a win is read or the hand has ended, the tiles the referee turns up from the tail
   if (ended) for (const p of (now && now.hand_end) || (deal.hand_end && deal.hand_end.positions) || []) add(p, "handend");
-  for (const v of Object.values(deal.indicators || {})) {
+  for (const v of Object.values((now && now.indicators) || deal.indicators || {})) { // riichi: one more per kong
     for (const p of [].concat(v && v.position ? v.position : v)) if (typeof p === "string") add(p, "indicator");
   }
   return marks;
