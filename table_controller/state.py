@@ -1061,6 +1061,15 @@ def _wall_now(hand: dict[str, Any]) -> None:
         hand["wall_now"] = {"live_drawn": live, "tail_drawn": tail, "live_left": st.live_left,
                             "next_draw": st.next_draw, "next_replacement": st.next_replacement,
                             "last_live": st.last_live}
+        if st.plan.ruleset.reserve:
+            # 留牌 (海南's 15, riichi's dead wall): still that many standing after each replacement, so it moves with
+            # the 海底; the deal's `dead` is where it stood before any (walls.md "海底 ... moves as replacement tiles
+            # are taken"). The Table page marked the deal's, leaving a tile between the 海底 and the 留牌 unmarked.
+            hand["wall_now"]["dead"] = list(st.dead())
+        if any(rule.kan_step for rule in st.plan.ruleset.indicators):
+            # riichi's 杠宝牌: each replacement turns up one more indicator (`WallState.indicator_positions`); the page
+            # marked the deal's first only, and the referee looked for the kong's in the dead wall unaided
+            hand["wall_now"]["indicators"] = {k: list(v) for k, v in st.indicator_positions().items()}
         if st.plan.ruleset.hand_end is not None:  # 买马 / 钓鱼: the tiles turned up when the hand ends
             hand["wall_now"]["hand_end"] = list(st.hand_end_tiles())
         must = int(_flow_value(hand["ruleset"], "must_win_last") or 0)

@@ -123,3 +123,36 @@ def test_the_demo_referee_reads_no_horse_from_the_self_drawn_winners_tile() -> N
     assert drawn in standing and len(standing) == 3
     assert turned_up(hand, plan, wall) == {"horses": [wall[p] for p in standing]}  # won on a discard
     assert turned_up(hand, plan, wall, self_drawn=True) == {"horses": [wall[p] for p in standing if p != drawn]}
+
+
+@pytest.mark.parametrize("ruleset,dice,play,reserve", [
+    # 海南 1+1: k = S03, the 留牌 the last 15 of the front order (W13b .. S02b), the 海底 W13t; E's opening 补花
+    # takes S02t from the tail, so W13t joins the 15 and the 海底 is W12b
+    ("hainan", [1, 1], ("play.flower", {"seat": "E", "tile": "1f"}), ["W13t", "W13b", "W14t"]),
+    # riichi 1+1 (17-stack walls): k = S03, the dead wall the 7 tail stacks W13 .. S02, 海底 W12b; E's 暗杠 takes
+    # the 岭上 S02t
+    ("riichi", [1, 1], ("play.kong", {"seat": "E", "tiles": ["1m"] * 4, "concealed": True}), ["W12b", "W13t", "W13b"]),
+])
+def test_the_reserve_moves_with_the_haidi_on_the_live_record(ruleset: str, dice: list[int],
+                                                             play: tuple[str, dict[str, Any]], reserve: list[str]) -> None:
+    """walls.md: the live wall is exhausted when only the ruleset's reserve stands (海南 15, riichi's dead wall), and
+    the 海底 "moves as replacement tiles are taken from the tail": so does the reserve, still that many tiles. The
+    record's `wall_now.dead` is where it stands now, which the Table page marks; before, the page marked the deal's
+    (`deal.dead`): after a replacement the old 海底 stood unmarked between the new 海底 and the reserve, and the
+    replacement taken was still marked as reserve."""
+    start = {"hand_no": 1, "ruleset": ruleset, "dealer_position": 1}
+    events = [Event(1, 0.0, "operator", "operator.hand_start", start),
+              Event(2, 1.0, "table", "table.dice", {"seat": "E", "wind": "E", "dice": dice}),
+              Event(3, 2.0, "demo", play[0], play[1])]
+    hand = fold(events).hand
+    size = {"hainan": 15, "riichi": 14}[ruleset]
+    assert len(hand["deal"]["dead"]) == size and hand["deal"]["dead"][0] == reserve[1]
+    now = hand["wall_now"]
+    assert now["tail_drawn"] == 1 and now["last_live"] == {"hainan": "W12b", "riichi": "W12t"}[ruleset]
+    assert len(now["dead"]) == size and now["dead"][:3] == reserve
+    assert "S02t" not in now["dead"] and now["dead"][-1] == "S02b"
+    if ruleset == "riichi":  # its 杠宝牌: the 4th tail stack's top beside the 3rd's (W17t); no other ruleset turns one
+        assert now["indicators"] == {"dora": ["W17t", "W16t"]}
+    else:
+        assert "indicators" not in now
+    assert "dead" not in fold(_play_to("tuidaohu", [3, 4], 80)).hand["wall_now"]  # no reserve, nothing to move

@@ -353,11 +353,11 @@ function stacksOf(deal, now, ended) {
   for (const p of (deal.tail || []).slice(0, tail)) add(p, "dealt");
   add(now ? now.next_draw : (deal.live || [])[0], "next");
   add(now ? now.next_replacement : (deal.tail || [])[0], "tail");
-  for (const p of deal.dead || []) add(p, "dead");
+  for (const p of (now && now.dead) || deal.dead || []) add(p, "dead"); // 留牌 moves with the 海底 (state._wall_now)
   add(now ? now.last_live : deal.last_live, "last");
   // 买马 / 钓鱼: once a win is read or the hand has ended, the tiles the referee turns up from the tail
   if (ended) for (const p of (now && now.hand_end) || (deal.hand_end && deal.hand_end.positions) || []) add(p, "handend");
-  for (const v of Object.values(deal.indicators || {})) {
+  for (const v of Object.values((now && now.indicators) || deal.indicators || {})) { // riichi: one more per kong
     for (const p of [].concat(v && v.position ? v.position : v)) if (typeof p === "string") add(p, "indicator");
   }
   return marks;
