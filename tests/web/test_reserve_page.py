@@ -14,20 +14,26 @@ from test_browser import browser  # noqa: F401  (the browser tests' fixtures, pe
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
+async def _after(svc: Any, *plays: dict[str, Any]) -> None:
+    """The hand started, the walls up, the dice thrown, and `plays` keyed by the operator."""
+    ctl = svc.controller
+    async with _http(svc) as http:
+        r = await http.post("/api/hand/start", headers=_auth(OPERATOR))
+        assert r.status_code == 200, r.text
+        await _until(lambda: ctl.state.phase == "walls_raised")
+        await _throw_all(svc)
+        for body in plays:
+            r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
+            assert r.status_code == 200, r.text
+
+
 async def test_the_reserve_marked_moves_with_the_haidi_after_a_flower(tmp_path: Path, browser: Any) -> None:
     """海南 keeps 15 tiles back. E's opening 补花 takes the first tail tile: the page marks 15 tiles of 留牌 from the
     tile after the new 海底, the old 海底 among them, and not the replacement taken. Before, it marked the deal's 15:
     the old 海底 stood unmarked between the 海底 and the 留牌, the replacement drawn still marked 留牌."""
     async with _running(_config(ruleset="hainan"), tmp_path / "own") as svc:
         ctl = svc.controller
-        async with _http(svc) as http:
-            r = await http.post("/api/hand/start", headers=_auth(OPERATOR))
-            assert r.status_code == 200, r.text
-            await _until(lambda: ctl.state.phase == "walls_raised")
-            await _throw_all(svc)
-            for body in ({"type": "deal_done"}, {"type": "flower", "seat": "E", "tile": "1f"}):
-                r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
-                assert r.status_code == 200, r.text
+        await _after(svc, {"type": "deal_done"}, {"type": "flower", "seat": "E", "tile": "1f"})
         table = await _open(browser, svc, "/", token=OPERATOR)
         hand = ctl.state.hand
         now, deal = hand["wall_now"], hand["deal"]
@@ -45,14 +51,7 @@ async def test_the_kong_indicator_is_marked_after_a_kong(tmp_path: Path, browser
     page marks both. Before, it marked the deal's first only."""
     async with _running(_config(ruleset="riichi"), tmp_path / "own") as svc:
         ctl = svc.controller
-        async with _http(svc) as http:
-            r = await http.post("/api/hand/start", headers=_auth(OPERATOR))
-            assert r.status_code == 200, r.text
-            await _until(lambda: ctl.state.phase == "walls_raised")
-            await _throw_all(svc)
-            for body in ({"type": "deal_done"}, {"type": "kong", "seat": "E", "tiles": ["1m"] * 4, "concealed": True}):
-                r = await http.post("/api/play", json=body, headers=_auth(OPERATOR))
-                assert r.status_code == 200, r.text
+        await _after(svc, {"type": "deal_done"}, {"type": "kong", "seat": "E", "tiles": ["1m"] * 4, "concealed": True})
         table = await _open(browser, svc, "/", token=OPERATOR)
         now = ctl.state.hand["wall_now"]
         assert now["tail_drawn"] == 1 and len(now["indicators"]["dora"]) == 2
