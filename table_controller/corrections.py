@@ -242,18 +242,11 @@ def _closed(s: "TableState", seq: Any, what: str, what_en: str) -> str:
             f"has ended and the next has started: #{seq} ({what_en}) can no longer be corrected or undone")
 
 
-def closed_undo(s: "TableState", d: dict[str, Any]) -> str | None:
-    """Why an undo of a correction is refused once its hand has ended and the next has started: the fold
-    folds again only the hand in play, so the undo took the correction out of the ended hand's record
-    (牌谱) while its payments, its score sheet row and the next hands stayed as corrected. Only for an
-    undo being taken (`referee.refuse_new`): one in a log folds as it did."""
-    from table_controller.referee import last_undoable
-
-    last = last_undoable(s.actions)
-    if last is None or last["type"] != TYPE or last.get("error") or last.get("hand_no") is None:
-        return None
-    if d.get("target") is not None and str(d["target"]) != str(last["seq"]):
-        return None  # not the one to undo: said by `stale.undo_refusal`, `referee._undo`
+def closed_undo(s: "TableState", last: dict[str, Any]) -> str | None:
+    """Why the undo of correction `last` (the last undoable action, `referee.settled_undo`) is refused once its
+    hand has ended and the next has started: the fold folds again only the hand in play, so the undo took the
+    correction out of the ended hand's record (牌谱) while its payments, its score sheet row and the next hands
+    stayed as corrected."""
     if s.hand is not None and s.hand["hand_no"] == last["hand_no"]:
         return None
     return _closed(s, last["seq"], f"第 {last['hand_no']} 盘的更正（{last.get('now') or '作废'}）",
@@ -573,6 +566,11 @@ def _won_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event
     return None
 
 
+def _same_step(ev: Event | None, was: Event) -> bool:
+    """Whether play `ev` (None: voided) is still the step `was` was: the same kind of play by the same seat."""
+    return ev is not None and ev.type == was.type and ev.data.get("seat") == was.data.get("seat")
+
+
 def _drawn_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Event | None]]) -> str | None:
     """Why a change of the hand's plays is refused where it moves the last play before a confirmed self-drawn
     win (自摸, 杠上开花, 花上; a discard, claim, kong or flower: a 定缺 or 立直 moves no draw, and a win on the
@@ -592,13 +590,9 @@ def _drawn_on_moved(s: "TableState", steps: list[tuple[Placed, Event | None, Eve
     if not wins:
         return None
     for win, was, now, kept in _at_wins(steps, wins, MOVES.__contains__):  # a 定缺 or 立直 moves no draw
-        if not (
-                now is not None and now[0].ident == was[0].ident and now[1].type == was[1].type
-                and now[1].data.get("seat") == was[1].data.get("seat")):
+        if not (now is not None and now[0].ident == was[0].ident and _same_step(now[1], was[1])):
             who = f"#{win['seq']}（{seat_name(str(win['seat']))}家自摸）"
-            stays = kept.get(was[0].ident)
-            if now is not None and now[0].ident != was[0].ident and stays is not None \
-                    and stays.type == was[1].type and stays.data.get("seat") == was[1].data.get("seat"):
+            if now is not None and now[0].ident != was[0].ident and _same_step(kept.get(was[0].ident), was[1]):
                 return (f"#{was[0].ident}（{describe(was[1])}）之后是已确认的自摸 {who}，和牌之前不能再有行牌"
                         f"（{describe(now[1])}）；确有此事请先撤销该和牌确认，更正后重新读牌 / the confirmed "
                         f"self-drawn win #{win['seq']} follows #{was[0].ident}: no play ({now[1].type}) comes "

@@ -1109,19 +1109,24 @@ RESULTS = ("referee.win_read", "referee.win_confirm", "referee.exhaustive")
 
 
 def settled_undo(s: "TableState", d: dict[str, Any]) -> str | None:
-    """Why an undo of a hand's win read, win confirmation, 查叫 or a penalty that had it dealt again
-    (`redeal`: riichi's 错和, the hand ended 中止 on it) is refused once that hand has ended and the next has
-    started: the dealer rotation, the next hand's dealer and the scores rest on it, as on its plays
-    (`corrections.closed_undo`). Another penalty only moves points, and is undone as before. Before, the confirmation was undone: the ended hand's row went
-    to 和牌（待确认） at 0 points while the next was played, with no way to confirm it again (a read goes
-    to the hand in play). Only for an undo being taken (`refuse_new`): one in a log folds as it did."""
+    """Why an undo of a hand's win read, win confirmation, 查叫, a penalty that had it dealt again (`redeal`:
+    riichi's 错和, the hand ended 中止 on it) or a correction of its plays (`corrections.closed_undo`) is refused
+    once that hand has ended and the next has started: the dealer rotation, the next hand's dealer and the
+    scores rest on it. Another penalty only moves points, and is undone as before. Before, the confirmation
+    was undone: the ended hand's row went to 和牌（待确认） at 0 points while the next was played, with no way
+    to confirm it again (a read goes to the hand in play). Only for an undo being taken (`refuse_new`): one in
+    a log folds as it did."""
+    from table_controller import corrections
+
     last = last_undoable(s.actions)
-    settles = last is not None and (last["type"] in RESULTS or last["type"] == "referee.penalty" and last.get("redeal"))
-    if last is None or not settles or last.get("error") or last.get("hand_no") is None:
+    if last is None or last.get("error") or last.get("hand_no") is None:
         return None
     if d.get("target") is not None and str(d["target"]) != str(last["seq"]):
         return None  # not the one to undo: said by `undo_target_refusal`, `_undo`
-    if s.hand is None or s.hand["hand_no"] == last["hand_no"]:
+    if last["type"] == corrections.TYPE:
+        return corrections.closed_undo(s, last)
+    settles = last["type"] in RESULTS or last["type"] == "referee.penalty" and last.get("redeal")
+    if not settles or s.hand is None or s.hand["hand_no"] == last["hand_no"]:
         return None
     from table_controller.tiles import tile_name
 
@@ -1296,11 +1301,10 @@ def refuse_new(s: "TableState", type: str, data: dict[str, Any]) -> None:
     if type in ("referee.play_correct", "referee.undo"):
         # the hand as corrected (or as recorded again) must still fit the rules of play; a correction, a win
         # or a 查叫 of a hand that has ended, the next having started, is not undone (its record is settled)
-        from table_controller.corrections import closed_undo, refusal
+        from table_controller.corrections import refusal
         from table_controller.state import _step
 
-        undo = type == "referee.undo"
-        why = (closed_undo(s, data) or settled_undo(s, data) if undo else None) or refusal(s, type, data, _step)
+        why = (settled_undo(s, data) if type == "referee.undo" else None) or refusal(s, type, data, _step)
         if why:
             raise RefereeError(why)
 
